@@ -1,0 +1,97 @@
+package gpu
+
+import "math"
+
+// LayerNorm normalises each row of x [rows, dim] to zero mean and unit variance (biased
+// variance, eps inside the square root) and applies weight and bias when non-nil. y may alias x.
+func (d *Device) LayerNorm(y, x []float32, rows, dim int, eps float32, weight, bias []float32) {
+	d.Parallel(rows, func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			xr := x[r*dim : (r+1)*dim]
+			yr := y[r*dim : (r+1)*dim]
+			var mean float64
+			for _, v := range xr {
+				mean += float64(v)
+			}
+			mean /= float64(dim)
+			var vs float64
+			for _, v := range xr {
+				dv := float64(v) - mean
+				vs += dv * dv
+			}
+			inv := float32(1 / math.Sqrt(vs/float64(dim)+float64(eps)))
+			m := float32(mean)
+			for i, v := range xr {
+				o := (v - m) * inv
+				if weight != nil {
+					o *= weight[i]
+				}
+				if bias != nil {
+					o += bias[i]
+				}
+				yr[i] = o
+			}
+		}
+	})
+}
+
+// RMSNorm computes y = x·rsqrt(mean(x²)+eps)·weight per row of x [rows, dim] (weight may be
+// nil), in float32 as torch does. y may alias x.
+func (d *Device) RMSNorm(y, x []float32, rows, dim int, eps float32, weight []float32) {
+	d.Parallel(rows, func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			xr := x[r*dim : (r+1)*dim]
+			yr := y[r*dim : (r+1)*dim]
+			var ss float64
+			for _, v := range xr {
+				ss += float64(v) * float64(v)
+			}
+			inv := float32(1 / math.Sqrt(float64(float32(ss/float64(dim))+eps)))
+			for i, v := range xr {
+				o := v * inv
+				if weight != nil {
+					o *= weight[i]
+				}
+				yr[i] = o
+			}
+		}
+	})
+}
+
+// GroupNorm normalises x [C, hw] (one image, channels first) over groups of C/groups channels
+// and applies per-channel gamma and beta (nil means 1 and 0). y may alias x.
+func (d *Device) GroupNorm(y, x []float32, channels, hw, groups int, eps float32, gamma, beta []float32) {
+	cpg := channels / groups
+	d.Parallel(groups, func(lo, hi int) {
+		for g := lo; g < hi; g++ {
+			seg := x[g*cpg*hw : (g+1)*cpg*hw]
+			var mean float64
+			for _, v := range seg {
+				mean += float64(v)
+			}
+			mean /= float64(len(seg))
+			var vs float64
+			for _, v := range seg {
+				dv := float64(v) - mean
+				vs += dv * dv
+			}
+			inv := float32(1 / math.Sqrt(vs/float64(len(seg))+float64(eps)))
+			m := float32(mean)
+			for c := g * cpg; c < (g+1)*cpg; c++ {
+				sc, sh := inv, -m*inv
+				if gamma != nil {
+					sc *= gamma[c]
+					sh *= gamma[c]
+				}
+				if beta != nil {
+					sh += beta[c]
+				}
+				xs := x[c*hw : (c+1)*hw]
+				ys := y[c*hw : (c+1)*hw]
+				for i, v := range xs {
+					ys[i] = v*sc + sh
+				}
+			}
+		}
+	})
+}

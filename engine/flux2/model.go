@@ -1,0 +1,255 @@
+// Package flux2 is the FLUX.2 diffusion transformer (diffusers Flux2Transformer2DModel) as
+// FLUX.2-klein uses it: double-stream blocks with separate text and image weights, then
+// single-stream (parallel attention + SwiGLU) blocks over the joint [text; image] sequence,
+// modulated by one shared set of timestep-derived shift/scale/gate vectors per block kind,
+// with 4-axis interleaved rotary position embeddings.
+//
+// Weights stay in the memory-mapped checkpoint (bf16, zero-copy) and are read block by block
+// during Forward.
+package flux2
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"sync"
+
+	"kleinbild/gpu"
+	"kleinbild/weights"
+)
+
+// Model is a loaded FLUX.2 transformer. Forward may be called repeatedly; calls are
+// serialised by the caller (the Device runs one generation at a time). Close must not race
+// with Forward (it waits for a running Forward to finish).
+type Model struct {
+	cfg Config
+	dev *gpu.Device
+
+	mu   sync.RWMutex // Forward holds it shared, Close exclusively
+	ckpt *weights.Checkpoint
+
+	xEmbed, ctxEmbed         gpu.Weight
+	timeLin1, timeLin2       gpu.Weight
+	modImg, modTxt, modSingl gpu.Weight
+	normOut, projOut         gpu.Weight
+	double                   []doubleBlock
+	single                   []singleBlock
+
+	wsMu sync.Mutex
+	ws   []float32 // scratch buffers kept between Forward calls
+
+	// trace, when set (tests), receives intermediate activations under the names of the
+	// reference's forward hooks. The slices are only valid during the call.
+	trace func(name string, v []float32)
+}
+
+type doubleBlock struct {
+	toQ, toK, toV, toOut           gpu.Weight // image stream attention
+	addQ, addK, addV, toAddOut     gpu.Weight // text stream attention
+	ffIn, ffOut, ffCtxIn, ffCtxOut gpu.Weight
+	normQ, normK                   []float32 // per-head RMSNorm weights, image
+	normAddQ, normAddK             []float32 // text
+}
+
+type singleBlock struct {
+	qkvMLP, out  gpu.Weight // to_qkv_mlp_proj [3·hidden + 2·mlp, hidden], to_out [hidden, hidden + mlp]
+	normQ, normK []float32
+}
+
+// Load opens the transformer folder dir (config.json plus the safetensors file(s)) and checks
+// every tensor's presence, dtype and shape before returning.
+func Load(dir string, dev *gpu.Device) (*Model, error) {
+	if dev == nil {
+		return nil, errors.New("flux2: nil gpu.Device")
+	}
+	cfg, err := LoadConfig(filepath.Join(dir, "config.json"))
+	if err != nil {
+		return nil, err
+	}
+	ckpt, err := weights.Open(dir)
+	if err != nil {
+		return nil, fmt.Errorf("flux2: %w", err)
+	}
+	m := &Model{cfg: cfg, dev: dev, ckpt: ckpt}
+	if err := m.bind(); err != nil {
+		ckpt.Close()
+		return nil, fmt.Errorf("flux2: %s: %w", dir, err)
+	}
+	return m, nil
+}
+
+// binder collects weight views and every problem found, so that Load reports them together.
+type binder struct {
+	ckpt *weights.Checkpoint
+	errs []error
+}
+
+func (b *binder) fail(err error) { b.errs = append(b.errs, err) }
+
+// matrix returns the [out, in] tensor name as a gpu.Weight: a zero-copy view for BF16 and F32,
+// a converted copy for F16.
+func (b *binder) matrix(name string, out, in int) gpu.Weight {
+	t, err := b.ckpt.TensorShape(name, out, in)
+	if err != nil {
+		b.fail(err)
+		return gpu.Weight{}
+	}
+	w := gpu.Weight{Out: out, In: in}
+	if t.DType == weights.BF16 {
+		w.BF16, err = t.BF16()
+	} else {
+		w.F32, err = t.Float32()
+	}
+	if err != nil {
+		b.fail(err)
+	}
+	return w
+}
+
+// vector returns a 1-D tensor converted to float32.
+func (b *binder) vector(name string, n int) []float32 {
+	t, err := b.ckpt.TensorShape(name, n)
+	if err != nil {
+		b.fail(err)
+		return nil
+	}
+	v, err := t.Float32()
+	if err != nil {
+		b.fail(err)
+	}
+	return v
+}
+
+var blockIndex = regexp.MustCompile(`^(transformer_blocks|single_transformer_blocks)\.(\d+)\.`)
+
+func (m *Model) bind() error {
+	c := m.cfg
+	d, mlp, hd := c.Hidden(), c.MLPHidden(), c.AttentionHeadDim
+	b := &binder{ckpt: m.ckpt}
+
+	m.xEmbed = b.matrix("x_embedder.weight", d, c.InChannels)
+	m.ctxEmbed = b.matrix("context_embedder.weight", d, c.JointAttentionDim)
+	m.timeLin1 = b.matrix("time_guidance_embed.timestep_embedder.linear_1.weight", d, c.TimestepGuidanceChannels)
+	m.timeLin2 = b.matrix("time_guidance_embed.timestep_embedder.linear_2.weight", d, d)
+	m.modImg = b.matrix("double_stream_modulation_img.linear.weight", 6*d, d)
+	m.modTxt = b.matrix("double_stream_modulation_txt.linear.weight", 6*d, d)
+	m.modSingl = b.matrix("single_stream_modulation.linear.weight", 3*d, d)
+	m.normOut = b.matrix("norm_out.linear.weight", 2*d, d)
+	m.projOut = b.matrix("proj_out.weight", c.OutChannels, d)
+
+	m.double = make([]doubleBlock, c.NumLayers)
+	for i := range m.double {
+		p := fmt.Sprintf("transformer_blocks.%d.", i)
+		m.double[i] = doubleBlock{
+			toQ:      b.matrix(p+"attn.to_q.weight", d, d),
+			toK:      b.matrix(p+"attn.to_k.weight", d, d),
+			toV:      b.matrix(p+"attn.to_v.weight", d, d),
+			toOut:    b.matrix(p+"attn.to_out.0.weight", d, d),
+			addQ:     b.matrix(p+"attn.add_q_proj.weight", d, d),
+			addK:     b.matrix(p+"attn.add_k_proj.weight", d, d),
+			addV:     b.matrix(p+"attn.add_v_proj.weight", d, d),
+			toAddOut: b.matrix(p+"attn.to_add_out.weight", d, d),
+			ffIn:     b.matrix(p+"ff.linear_in.weight", 2*mlp, d),
+			ffOut:    b.matrix(p+"ff.linear_out.weight", d, mlp),
+			ffCtxIn:  b.matrix(p+"ff_context.linear_in.weight", 2*mlp, d),
+			ffCtxOut: b.matrix(p+"ff_context.linear_out.weight", d, mlp),
+			normQ:    b.vector(p+"attn.norm_q.weight", hd),
+			normK:    b.vector(p+"attn.norm_k.weight", hd),
+			normAddQ: b.vector(p+"attn.norm_added_q.weight", hd),
+			normAddK: b.vector(p+"attn.norm_added_k.weight", hd),
+		}
+	}
+	m.single = make([]singleBlock, c.NumSingleLayers)
+	for i := range m.single {
+		p := fmt.Sprintf("single_transformer_blocks.%d.", i)
+		m.single[i] = singleBlock{
+			qkvMLP: b.matrix(p+"attn.to_qkv_mlp_proj.weight", 3*d+2*mlp, d),
+			out:    b.matrix(p+"attn.to_out.weight", d, d+mlp),
+			normQ:  b.vector(p+"attn.norm_q.weight", hd),
+			normK:  b.vector(p+"attn.norm_k.weight", hd),
+		}
+	}
+
+	// Blocks beyond the configured counts mean config.json does not describe these weights.
+	for _, name := range m.ckpt.Names() {
+		g := blockIndex.FindStringSubmatch(name)
+		if g == nil {
+			continue
+		}
+		i, err := strconv.Atoi(g[2])
+		limit := c.NumLayers
+		if g[1] == "single_transformer_blocks" {
+			limit = c.NumSingleLayers
+		}
+		if err != nil || i >= limit {
+			b.fail(fmt.Errorf("tensor %q is beyond the %d %s of config.json", name, limit, g[1]))
+			break
+		}
+	}
+
+	const maxReported = 8
+	if len(b.errs) > maxReported {
+		more := len(b.errs) - maxReported
+		b.errs = append(b.errs[:maxReported], fmt.Errorf("... and %d more tensor problems", more))
+	}
+	return errors.Join(b.errs...)
+}
+
+// Config returns the model's configuration.
+func (m *Model) Config() Config { return m.cfg }
+
+// Release drops the mapped weight pages from memory (they are read again from disk when
+// Forward next runs) and frees the scratch buffers. The model stays usable.
+func (m *Model) Release() {
+	m.wsMu.Lock()
+	m.ws = nil
+	m.wsMu.Unlock()
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if m.ckpt != nil {
+		m.ckpt.Release()
+	}
+}
+
+// Close unmaps the weights. Forward afterwards returns an error. Closing twice is harmless.
+func (m *Model) Close() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.wsMu.Lock()
+	m.ws = nil
+	m.wsMu.Unlock()
+	if m.ckpt == nil {
+		return nil
+	}
+	err := m.ckpt.Close()
+	m.ckpt = nil
+	m.double, m.single = nil, nil
+	if err != nil {
+		return fmt.Errorf("flux2: close: %w", err)
+	}
+	return nil
+}
+
+// scratch returns a buffer of n floats, reusing the one kept from the previous Forward when
+// it is large enough. Its contents are arbitrary.
+func (m *Model) scratch(n int) []float32 {
+	m.wsMu.Lock()
+	b := m.ws
+	m.ws = nil
+	m.wsMu.Unlock()
+	if cap(b) < n {
+		b = make([]float32, n)
+	}
+	return b[:n]
+}
+
+// keep stores b for the next Forward.
+func (m *Model) keep(b []float32) {
+	m.wsMu.Lock()
+	if cap(b) > cap(m.ws) {
+		m.ws = b
+	}
+	m.wsMu.Unlock()
+}

@@ -1,0 +1,145 @@
+package qwen3
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"kleinbild/gpu"
+	"kleinbild/weights"
+)
+
+// Load opens a text_encoder folder: config.json plus model.safetensors or a sharded
+// checkpoint with model.safetensors.index.json. Every tensor the encoder needs is checked
+// (presence, shape, dtype) before it returns. Matrices stay bf16 (or f32) views into the
+// memory-mapped files; only the small norm vectors are converted to float32.
+func Load(dir string, dev *gpu.Device) (*Encoder, error) {
+	cfg, err := LoadConfig(filepath.Join(dir, "config.json"))
+	if err != nil {
+		return nil, err // names the file already
+	}
+	ckpt, err := weights.Open(dir)
+	if err != nil {
+		return nil, fmt.Errorf("qwen3: weights: %w", err)
+	}
+	e, err := newEncoder(cfg, dev, ckpt)
+	if err != nil {
+		ckpt.Close()
+		return nil, fmt.Errorf("qwen3: %w", err)
+	}
+	return e, nil
+}
+
+// tensorLoader reads the encoder's tensors from a checkpoint, checking shapes and dtypes.
+type tensorLoader struct {
+	ckpt   *weights.Checkpoint
+	prefix string // "model." for Qwen3ForCausalLM checkpoints, "" for Qwen3Model
+}
+
+func newEncoder(cfg Config, dev *gpu.Device, ckpt *weights.Checkpoint) (*Encoder, error) {
+	ld := tensorLoader{ckpt: ckpt, prefix: "model."}
+	if !ckpt.Has("model.embed_tokens.weight") && ckpt.Has("embed_tokens.weight") {
+		ld.prefix = ""
+	}
+	e := &Encoder{cfg: cfg, dev: dev, ckpt: ckpt}
+	var err error
+	if e.embed, err = ld.matrix("embed_tokens.weight", cfg.VocabSize, cfg.HiddenSize); err != nil {
+		return nil, err
+	}
+	if e.norm, err = ld.vector("norm.weight", cfg.HiddenSize); err != nil {
+		return nil, err
+	}
+	e.layers = make([]decoderLayer, cfg.NumHiddenLayers)
+	for i := range e.layers {
+		if err := ld.layer(&e.layers[i], i, cfg); err != nil {
+			return nil, err
+		}
+	}
+	return e, nil
+}
+
+func (ld tensorLoader) layer(l *decoderLayer, i int, cfg Config) error {
+	p := fmt.Sprintf("layers.%d.", i)
+	h, q, kv, inter := cfg.HiddenSize, cfg.QDim(), cfg.KVDim(), cfg.IntermediateSize
+	mats := []struct {
+		name    string
+		dst     *gpu.Weight
+		out, in int
+	}{
+		{"self_attn.q_proj.weight", &l.q, q, h},
+		{"self_attn.k_proj.weight", &l.k, kv, h},
+		{"self_attn.v_proj.weight", &l.v, kv, h},
+		{"self_attn.o_proj.weight", &l.o, h, q},
+		{"mlp.gate_proj.weight", &l.gate, inter, h},
+		{"mlp.up_proj.weight", &l.up, inter, h},
+		{"mlp.down_proj.weight", &l.down, h, inter},
+	}
+	for _, m := range mats {
+		w, err := ld.matrix(p+m.name, m.out, m.in)
+		if err != nil {
+			return err
+		}
+		*m.dst = w
+	}
+	vecs := []struct {
+		name string
+		dst  *[]float32
+		n    int
+	}{
+		{"input_layernorm.weight", &l.inputNorm, h},
+		{"post_attention_layernorm.weight", &l.postNorm, h},
+		{"self_attn.q_norm.weight", &l.qNorm, cfg.HeadDim},
+		{"self_attn.k_norm.weight", &l.kNorm, cfg.HeadDim},
+	}
+	if cfg.AttentionBias {
+		vecs = append(vecs, []struct {
+			name string
+			dst  *[]float32
+			n    int
+		}{
+			{"self_attn.q_proj.bias", &l.qBias, q},
+			{"self_attn.k_proj.bias", &l.kBias, kv},
+			{"self_attn.v_proj.bias", &l.vBias, kv},
+			{"self_attn.o_proj.bias", &l.oBias, h},
+		}...)
+	}
+	for _, v := range vecs {
+		x, err := ld.vector(p+v.name, v.n)
+		if err != nil {
+			return err
+		}
+		*v.dst = x
+	}
+	return nil
+}
+
+// matrix returns a [out, in] weight as a zero-copy view (bf16 or f32).
+func (ld tensorLoader) matrix(name string, out, in int) (gpu.Weight, error) {
+	t, err := ld.ckpt.TensorShape(ld.prefix+name, out, in)
+	if err != nil {
+		return gpu.Weight{}, err
+	}
+	w := gpu.Weight{Out: out, In: in}
+	switch t.DType {
+	case weights.BF16:
+		w.BF16, err = t.BF16()
+	case weights.F32:
+		w.F32, err = t.Float32()
+	default:
+		err = fmt.Errorf("%s: tensor %q is %s, want BF16 or F32", t.File, t.Name, t.DType)
+	}
+	return w, err
+}
+
+// vector returns a 1-D tensor of n elements converted to float32.
+func (ld tensorLoader) vector(name string, n int) ([]float32, error) {
+	t, err := ld.ckpt.TensorShape(ld.prefix+name, n)
+	if err != nil {
+		return nil, err
+	}
+	v, err := t.Float32()
+	if err != nil {
+		return nil, err
+	}
+	// Own the values: F32 tensors come back as views into the mapping, which Close unmaps.
+	return append([]float32(nil), v...), nil
+}

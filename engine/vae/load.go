@@ -1,0 +1,298 @@
+package vae
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"kleinbild/gpu"
+	"kleinbild/weights"
+)
+
+// conv is a 2-D convolution: kernel [out, in, k, k] as a gpu.Weight, bias [out].
+type conv struct {
+	w       gpu.Weight
+	b       []float32
+	in, out int
+	k       int
+}
+
+// groupNorm holds a GroupNorm's per-channel affine parameters.
+type groupNorm struct {
+	gamma, beta []float32
+}
+
+// linear is a Linear layer (PyTorch layout) with bias.
+type linear struct {
+	w gpu.Weight
+	b []float32
+}
+
+// resnet is diffusers' ResnetBlock2D without time embedding: norm1 silu conv1 norm2 silu
+// conv2, plus the input (through a 1×1 conv when the channel count changes).
+type resnet struct {
+	in, out      int
+	norm1, norm2 groupNorm
+	conv1, conv2 conv
+	shortcut     *conv
+}
+
+// attention is the one-head self-attention of the mid blocks.
+type attention struct {
+	channels   int
+	norm       groupNorm
+	q, k, v, o linear
+}
+
+// midBlock is resnet, attention (optional), resnet.
+type midBlock struct {
+	res0, res1 resnet
+	attn       *attention
+}
+
+// level is one resolution level: resnets, then an optional stride-2 down- or nearest ×2
+// up-sampling conv.
+type level struct {
+	resnets []resnet
+	resize  *conv
+}
+
+type encoder struct {
+	convIn  conv
+	levels  []level
+	mid     midBlock
+	normOut groupNorm
+	convOut conv
+	quant   *conv // only the first LatentChannels output channels (the mode) are kept
+}
+
+type decoder struct {
+	postQuant *conv
+	convIn    conv
+	mid       midBlock
+	levels    []level
+	normOut   groupNorm
+	convOut   conv
+}
+
+// loader reads and validates tensors, collecting every problem instead of stopping at the
+// first one.
+type loader struct {
+	ck   *weights.Checkpoint
+	errs []error
+}
+
+func (l *loader) fail(err error) {
+	l.errs = append(l.errs, err)
+}
+
+// tensor returns the named float tensor after checking its shape and dtype.
+func (l *loader) tensor(name string, shape ...int) *weights.Tensor {
+	t, err := l.ck.TensorShape(name, shape...)
+	if err != nil {
+		l.fail(err)
+		return nil
+	}
+	switch t.DType {
+	case weights.BF16, weights.F16, weights.F32:
+		return t
+	}
+	l.fail(fmt.Errorf("%s: tensor %q has dtype %s, want a float type", t.File, name, t.DType))
+	return nil
+}
+
+// vec reads a 1-D float tensor as a float32 copy (so it outlives the mapping).
+func (l *loader) vec(name string, n int) []float32 {
+	t := l.tensor(name, n)
+	if t == nil {
+		return nil
+	}
+	v := make([]float32, n)
+	if err := t.ReadFloat32(v); err != nil {
+		l.fail(err)
+		return nil
+	}
+	return v
+}
+
+// weight reads a matrix or conv kernel with the given shape as a gpu.Weight [shape[0],
+// prod(shape[1:])]: a zero-copy view of BF16 or F32 data, a converted copy for F16.
+func (l *loader) weight(name string, shape ...int) gpu.Weight {
+	t := l.tensor(name, shape...)
+	if t == nil {
+		return gpu.Weight{}
+	}
+	w := gpu.Weight{Out: shape[0], In: t.Numel() / shape[0]}
+	var err error
+	if t.DType == weights.BF16 {
+		w.BF16, err = t.BF16()
+	} else {
+		w.F32, err = t.Float32()
+	}
+	if err != nil {
+		l.fail(err)
+	}
+	return w
+}
+
+func (l *loader) conv(name string, out, in, k int) conv {
+	return conv{
+		w:   l.weight(name+".weight", out, in, k, k),
+		b:   l.vec(name+".bias", out),
+		in:  in,
+		out: out,
+		k:   k,
+	}
+}
+
+func (l *loader) norm(name string, c int) groupNorm {
+	return groupNorm{gamma: l.vec(name+".weight", c), beta: l.vec(name+".bias", c)}
+}
+
+func (l *loader) linear(name string, out, in int) linear {
+	return linear{w: l.weight(name+".weight", out, in), b: l.vec(name+".bias", out)}
+}
+
+func (l *loader) resnet(name string, in, out int) resnet {
+	r := resnet{
+		in:    in,
+		out:   out,
+		norm1: l.norm(name+".norm1", in),
+		conv1: l.conv(name+".conv1", out, in, 3),
+		norm2: l.norm(name+".norm2", out),
+		conv2: l.conv(name+".conv2", out, out, 3),
+	}
+	if in != out {
+		sc := l.conv(name+".conv_shortcut", out, in, 1)
+		r.shortcut = &sc
+	}
+	return r
+}
+
+func (l *loader) mid(name string, c int, withAttn bool) midBlock {
+	m := midBlock{res0: l.resnet(name+".resnets.0", c, c)}
+	if withAttn {
+		a := name + ".attentions.0"
+		m.attn = &attention{
+			channels: c,
+			norm:     l.norm(a+".group_norm", c),
+			q:        l.linear(a+".to_q", c, c),
+			k:        l.linear(a+".to_k", c, c),
+			v:        l.linear(a+".to_v", c, c),
+			o:        l.linear(a+".to_out.0", c, c),
+		}
+	}
+	m.res1 = l.resnet(name+".resnets.1", c, c)
+	return m
+}
+
+func (l *loader) encoder(cfg Config) encoder {
+	ch := cfg.BlockOutChannels
+	e := encoder{convIn: l.conv("encoder.conv_in", ch[0], cfg.InChannels, 3)}
+	prev := ch[0]
+	for i, out := range ch {
+		var lv level
+		for j := range cfg.LayersPerBlock {
+			in := out
+			if j == 0 {
+				in = prev
+			}
+			lv.resnets = append(lv.resnets, l.resnet(fmt.Sprintf("encoder.down_blocks.%d.resnets.%d", i, j), in, out))
+		}
+		if i < len(ch)-1 {
+			d := l.conv(fmt.Sprintf("encoder.down_blocks.%d.downsamplers.0.conv", i), out, out, 3)
+			lv.resize = &d
+		}
+		e.levels = append(e.levels, lv)
+		prev = out
+	}
+	top := ch[len(ch)-1]
+	e.mid = l.mid("encoder.mid_block", top, cfg.MidBlockAddAttention)
+	e.normOut = l.norm("encoder.conv_norm_out", top)
+	e.convOut = l.conv("encoder.conv_out", 2*cfg.LatentChannels, top, 3)
+	if cfg.UseQuantConv {
+		q := l.conv("quant_conv", 2*cfg.LatentChannels, 2*cfg.LatentChannels, 1)
+		// The mode is the first LatentChannels channels: keep only those output rows.
+		lc := cfg.LatentChannels
+		q.out = lc
+		q.w.Out = lc
+		if q.w.BF16 != nil {
+			q.w.BF16 = q.w.BF16[:lc*q.w.In]
+		}
+		if q.w.F32 != nil {
+			q.w.F32 = q.w.F32[:lc*q.w.In]
+		}
+		if q.b != nil {
+			q.b = q.b[:lc]
+		}
+		e.quant = &q
+	}
+	return e
+}
+
+func (l *loader) decoder(cfg Config) decoder {
+	ch := cfg.decoderChannels()
+	top := ch[len(ch)-1]
+	var d decoder
+	if cfg.UsePostQuantConv {
+		p := l.conv("post_quant_conv", cfg.LatentChannels, cfg.LatentChannels, 1)
+		d.postQuant = &p
+	}
+	d.convIn = l.conv("decoder.conv_in", top, cfg.LatentChannels, 3)
+	d.mid = l.mid("decoder.mid_block", top, cfg.MidBlockAddAttention)
+	prev := top
+	for i := range ch {
+		out := ch[len(ch)-1-i]
+		var lv level
+		for j := range cfg.LayersPerBlock + 1 {
+			in := out
+			if j == 0 {
+				in = prev
+			}
+			lv.resnets = append(lv.resnets, l.resnet(fmt.Sprintf("decoder.up_blocks.%d.resnets.%d", i, j), in, out))
+		}
+		if i < len(ch)-1 {
+			u := l.conv(fmt.Sprintf("decoder.up_blocks.%d.upsamplers.0.conv", i), out, out, 3)
+			lv.resize = &u
+		}
+		d.levels = append(d.levels, lv)
+		prev = out
+	}
+	d.normOut = l.norm("decoder.conv_norm_out", ch[0])
+	d.convOut = l.conv("decoder.conv_out", cfg.OutChannels, ch[0], 3)
+	return d
+}
+
+// batchNorm reads bn.running_mean/var and returns mean and sqrt(var+eps), both float32 as
+// the pipeline computes them.
+func (l *loader) batchNorm(c int, eps float64) (mean, std []float32) {
+	mean = l.vec("bn.running_mean", c)
+	v := l.vec("bn.running_var", c)
+	if mean == nil || v == nil {
+		return nil, nil
+	}
+	std = make([]float32, c)
+	for i, x := range v {
+		s := x + float32(eps)
+		if !(s > 0) || math.IsInf(float64(s), 0) {
+			l.fail(fmt.Errorf("tensor %q: running variance %v at channel %d gives no valid standard deviation", "bn.running_var", x, i))
+			continue
+		}
+		std[i] = float32(math.Sqrt(float64(s)))
+	}
+	return mean, std
+}
+
+// maxLoadErrors caps how many tensor problems a load error lists.
+const maxLoadErrors = 20
+
+func (l *loader) err() error {
+	if len(l.errs) == 0 {
+		return nil
+	}
+	errs := l.errs
+	if len(errs) > maxLoadErrors {
+		errs = append(errs[:maxLoadErrors:maxLoadErrors], fmt.Errorf("... and %d more problems", len(l.errs)-maxLoadErrors))
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,146 @@
+package engine
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"kleinbild/weights"
+)
+
+// embedCache keeps prompt embeddings so a repeated prompt skips the text encoder: the last
+// few in memory, and optionally all recent ones on disk (bounded in bytes, oldest evicted).
+type embedCache struct {
+	dir      string // "" disables the disk tier
+	maxBytes int64
+	modelKey string
+	mem      []cachedEmbed // most recent last
+}
+
+type cachedEmbed struct {
+	prompt string
+	emb    []float32
+}
+
+const memEmbeds = 4
+
+// DefaultCacheBytes bounds the on-disk embedding cache when Options.CacheBytes is 0.
+const DefaultCacheBytes = 1 << 30
+
+func newEmbedCache(dir string, maxBytes int64, info ModelInfo) *embedCache {
+	if maxBytes <= 0 {
+		maxBytes = DefaultCacheBytes
+	}
+	// The model key changes when the text encoder files change.
+	h := sha256.New()
+	abs, _ := filepath.Abs(info.Dir)
+	fmt.Fprintln(h, abs)
+	files, _ := filepath.Glob(filepath.Join(info.Dir, "text_encoder", "*"))
+	sort.Strings(files)
+	for _, f := range files {
+		if st, err := os.Stat(f); err == nil {
+			fmt.Fprintln(h, filepath.Base(f), st.Size(), st.ModTime().UnixNano())
+		}
+	}
+	return &embedCache{dir: dir, maxBytes: maxBytes, modelKey: hex.EncodeToString(h.Sum(nil))}
+}
+
+func (c *embedCache) path(prompt string) string {
+	h := sha256.Sum256([]byte(c.modelKey + "\x00" + prompt))
+	return filepath.Join(c.dir, hex.EncodeToString(h[:16])+".safetensors")
+}
+
+func (c *embedCache) get(prompt string) ([]float32, bool) {
+	for i := len(c.mem) - 1; i >= 0; i-- {
+		if c.mem[i].prompt == prompt {
+			e := c.mem[i]
+			c.mem = append(append(c.mem[:i:i], c.mem[i+1:]...), e)
+			return e.emb, true
+		}
+	}
+	if c.dir == "" {
+		return nil, false
+	}
+	p := c.path(prompt)
+	f, err := weights.OpenFile(p)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	if f.Metadata["prompt"] != prompt || f.Metadata["model"] != c.modelKey {
+		return nil, false
+	}
+	t, err := f.Tensor("prompt_embeds")
+	if err != nil || t.DType != weights.F32 {
+		return nil, false
+	}
+	emb := make([]float32, t.Numel())
+	if t.ReadFloat32(emb) != nil {
+		return nil, false
+	}
+	now := time.Now()
+	os.Chtimes(p, now, now)
+	c.remember(prompt, emb)
+	return emb, true
+}
+
+func (c *embedCache) remember(prompt string, emb []float32) {
+	c.mem = append(c.mem, cachedEmbed{prompt, emb})
+	if len(c.mem) > memEmbeds {
+		c.mem = c.mem[len(c.mem)-memEmbeds:]
+	}
+}
+
+// put stores an embedding; disk errors only cost a future re-encode, so they are ignored.
+func (c *embedCache) put(prompt string, emb []float32) {
+	c.remember(prompt, emb)
+	if c.dir == "" || int64(len(emb))*4 > c.maxBytes {
+		return
+	}
+	if os.MkdirAll(c.dir, 0o755) != nil {
+		return
+	}
+	err := weights.WriteFile(c.path(prompt), []weights.OutTensor{{Name: "prompt_embeds", Shape: []int{len(emb)}, F32: emb}},
+		map[string]string{"prompt": prompt, "model": c.modelKey})
+	if err == nil {
+		c.evict()
+	}
+}
+
+// evict deletes the least recently used files until the folder fits in maxBytes.
+func (c *embedCache) evict() {
+	entries, err := os.ReadDir(c.dir)
+	if err != nil {
+		return
+	}
+	type file struct {
+		path string
+		size int64
+		used time.Time
+	}
+	var files []file
+	var total int64
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".safetensors") {
+			continue
+		}
+		if info, err := e.Info(); err == nil {
+			files = append(files, file{filepath.Join(c.dir, e.Name()), info.Size(), info.ModTime()})
+			total += info.Size()
+		}
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].used.Before(files[j].used) })
+	for _, f := range files {
+		if total <= c.maxBytes {
+			break
+		}
+		if os.Remove(f.path) == nil {
+			total -= f.size
+		}
+	}
+}

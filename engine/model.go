@@ -1,0 +1,163 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+
+	"kleinbild/engine/flux2"
+	"kleinbild/engine/qwen3"
+	"kleinbild/engine/tokenizer"
+	"kleinbild/engine/vae"
+	"kleinbild/gpu"
+)
+
+// Options tune how a Model uses memory.
+type Options struct {
+	// KeepEncoder keeps the text encoder mapped between generations. When false the encoder
+	// is released after encoding whenever available RAM is short (see Model.Generate).
+	KeepEncoder bool
+	// CacheDir, when set, persists prompt embeddings there (bounded by CacheBytes).
+	CacheDir   string
+	CacheBytes int64
+}
+
+// Model is an opened model folder. Weights are memory-mapped lazily; the text encoder is
+// loaded on demand and may be released between generations. A Model runs one generation
+// at a time (Generate serialises callers).
+type Model struct {
+	info ModelInfo
+	dev  *gpu.Device
+	opts Options
+
+	mu     sync.Mutex // serialises Generate and guards the lazily loaded parts
+	tok    *tokenizer.Tokenizer
+	enc    *qwen3.Encoder
+	flux   *flux2.Model
+	vae    *vae.VAE
+	embeds *embedCache
+}
+
+// Open validates a model folder and maps its transformer and VAE. The tokenizer and text
+// encoder are loaded on first use.
+func Open(dir string, dev *gpu.Device, opts Options) (*Model, error) {
+	info, err := Inspect(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := info.MissingError(); err != nil {
+		return nil, err
+	}
+	m := &Model{info: info, dev: dev, opts: opts}
+	if m.flux, err = flux2.Load(filepath.Join(dir, "transformer"), dev); err != nil {
+		return nil, fmt.Errorf("load transformer: %w", err)
+	}
+	if m.vae, err = vae.Load(filepath.Join(dir, "vae"), dev); err != nil {
+		m.flux.Close()
+		return nil, fmt.Errorf("load VAE: %w", err)
+	}
+	m.embeds = newEmbedCache(opts.CacheDir, opts.CacheBytes, info)
+	return m, nil
+}
+
+// Info describes the opened model.
+func (m *Model) Info() ModelInfo { return m.info }
+
+// Device is the compute device the model runs on.
+func (m *Model) Device() *gpu.Device { return m.dev }
+
+// tokenizer loads the tokenizer once.
+func (m *Model) tokenizer() (*tokenizer.Tokenizer, error) {
+	if m.tok == nil {
+		t, err := tokenizer.Load(filepath.Join(m.info.Dir, "tokenizer"))
+		if err != nil {
+			return nil, fmt.Errorf("load tokenizer: %w", err)
+		}
+		m.tok = t
+	}
+	return m.tok, nil
+}
+
+// encoder maps the text encoder on demand.
+func (m *Model) encoder() (*qwen3.Encoder, error) {
+	if m.enc == nil {
+		e, err := qwen3.Load(filepath.Join(m.info.Dir, "text_encoder"), m.dev)
+		if err != nil {
+			return nil, fmt.Errorf("load text encoder: %w", err)
+		}
+		m.enc = e
+	}
+	return m.enc, nil
+}
+
+// ReleaseEncoder unmaps the text encoder; it is reloaded on the next uncached prompt.
+func (m *Model) ReleaseEncoder() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.releaseEncoder()
+}
+
+func (m *Model) releaseEncoder() {
+	if m.enc != nil {
+		m.enc.Release()
+		m.enc.Close()
+		m.enc = nil
+	}
+}
+
+// Tokens returns the chat-templated, padded token ids and attention mask of a prompt.
+func (m *Model) Tokens(prompt string) (ids, mask []int, err error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	tok, err := m.tokenizer()
+	if err != nil {
+		return nil, nil, err
+	}
+	ids, mask = tok.EncodeChat(prompt, tokenizer.MaxLength)
+	return ids, mask, nil
+}
+
+// EncodePrompt returns the prompt embedding [512, 3·hidden] the transformer reads.
+func (m *Model) EncodePrompt(ctx context.Context, prompt string, progress func(done, total int)) ([]float32, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.encodePrompt(ctx, prompt, progress)
+}
+
+func (m *Model) encodePrompt(ctx context.Context, prompt string, progress func(done, total int)) ([]float32, error) {
+	if e, ok := m.embeds.get(prompt); ok {
+		return e, nil
+	}
+	tok, err := m.tokenizer()
+	if err != nil {
+		return nil, err
+	}
+	ids, mask := tok.EncodeChat(prompt, tokenizer.MaxLength)
+	enc, err := m.encoder()
+	if err != nil {
+		return nil, err
+	}
+	emb, err := enc.Encode(ctx, ids, mask, qwen3.DefaultLayers, progress)
+	if err != nil {
+		return nil, fmt.Errorf("encode prompt: %w", err)
+	}
+	m.embeds.put(prompt, emb)
+	return emb, nil
+}
+
+// Close releases every mapping of the model.
+func (m *Model) Close() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.releaseEncoder()
+	var errs []error
+	if m.flux != nil {
+		errs = append(errs, m.flux.Close())
+	}
+	if m.vae != nil {
+		errs = append(errs, m.vae.Close())
+	}
+	return errors.Join(errs...)
+}

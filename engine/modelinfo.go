@@ -1,0 +1,147 @@
+package engine
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// ModelInfo describes a model folder without loading it.
+type ModelInfo struct {
+	Dir string
+	// Name is "klein-4B", "klein-9B" or "custom" (from the transformer width).
+	Name string
+	// Distilled is true for the 4-step distilled models (model_index.json "is_distilled").
+	Distilled bool
+	// Missing lists required files that are absent, relative to Dir.
+	Missing []string
+	// WeightBytes is the size of all weight files (what gets memory-mapped).
+	WeightBytes int64
+	// DefaultSteps and DefaultGuidance follow the variant.
+	DefaultSteps    int
+	DefaultGuidance float64
+}
+
+// Variant is a human-readable variant name, e.g. "klein-4B distilled".
+func (m ModelInfo) Variant() string {
+	if m.Distilled {
+		return m.Name + " distilled"
+	}
+	return m.Name + " base"
+}
+
+// OK reports whether nothing is missing.
+func (m ModelInfo) OK() bool { return len(m.Missing) == 0 }
+
+// requiredFiles are the files every model folder must have (relative paths). The text
+// encoder weights are either one file or shards with an index, checked separately.
+var requiredFiles = []string{
+	"model_index.json",
+	"scheduler/scheduler_config.json",
+	"text_encoder/config.json",
+	"tokenizer/tokenizer.json",
+	"transformer/config.json",
+	"transformer/diffusion_pytorch_model.safetensors",
+	"vae/config.json",
+	"vae/diffusion_pytorch_model.safetensors",
+}
+
+// Inspect checks a model folder and reports its variant and exactly which files are
+// missing. It returns an error only when dir itself is unusable or model_index.json is
+// unreadable; missing files are listed in ModelInfo.Missing.
+func Inspect(dir string) (ModelInfo, error) {
+	info := ModelInfo{Dir: dir, Name: "custom"}
+	st, err := os.Stat(dir)
+	if err != nil {
+		return info, fmt.Errorf("model folder: %w", err)
+	}
+	if !st.IsDir() {
+		return info, fmt.Errorf("model folder %s is not a folder", dir)
+	}
+	for _, rel := range requiredFiles {
+		fi, err := os.Stat(filepath.Join(dir, rel))
+		if err != nil {
+			info.Missing = append(info.Missing, rel)
+			continue
+		}
+		if strings.HasSuffix(rel, ".safetensors") {
+			info.WeightBytes += fi.Size()
+		}
+	}
+	// Text encoder: a single file, or an index plus every shard it names.
+	te := filepath.Join(dir, "text_encoder")
+	if fi, err := os.Stat(filepath.Join(te, "model.safetensors")); err == nil {
+		info.WeightBytes += fi.Size()
+	} else if raw, err := os.ReadFile(filepath.Join(te, "model.safetensors.index.json")); err == nil {
+		var idx struct {
+			WeightMap map[string]string `json:"weight_map"`
+		}
+		if err := json.Unmarshal(raw, &idx); err != nil {
+			info.Missing = append(info.Missing, "text_encoder/model.safetensors.index.json (unreadable: "+err.Error()+")")
+		}
+		seen := map[string]bool{}
+		for _, shard := range idx.WeightMap {
+			if seen[shard] {
+				continue
+			}
+			seen[shard] = true
+			fi, err := os.Stat(filepath.Join(te, shard))
+			if err != nil {
+				info.Missing = append(info.Missing, "text_encoder/"+shard)
+				continue
+			}
+			info.WeightBytes += fi.Size()
+		}
+	} else {
+		info.Missing = append(info.Missing, "text_encoder/model.safetensors (or model.safetensors.index.json with its shards)")
+	}
+
+	raw, err := os.ReadFile(filepath.Join(dir, "model_index.json"))
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return info, nil
+		}
+		return info, fmt.Errorf("read %s: %w", filepath.Join(dir, "model_index.json"), err)
+	}
+	var idx struct {
+		Class       string `json:"_class_name"`
+		IsDistilled bool   `json:"is_distilled"`
+	}
+	if err := json.Unmarshal(raw, &idx); err != nil {
+		return info, fmt.Errorf("%s: malformed JSON: %w", filepath.Join(dir, "model_index.json"), err)
+	}
+	if idx.Class != "" && idx.Class != "Flux2KleinPipeline" {
+		return info, fmt.Errorf("%s: pipeline class %q is not Flux2KleinPipeline", filepath.Join(dir, "model_index.json"), idx.Class)
+	}
+	info.Distilled = idx.IsDistilled
+	info.DefaultSteps, info.DefaultGuidance = 50, 4.0
+	if info.Distilled {
+		info.DefaultSteps, info.DefaultGuidance = 4, 1.0
+	}
+	if raw, err := os.ReadFile(filepath.Join(dir, "transformer", "config.json")); err == nil {
+		var tc struct {
+			Heads   int `json:"num_attention_heads"`
+			HeadDim int `json:"attention_head_dim"`
+		}
+		if json.Unmarshal(raw, &tc) == nil {
+			switch tc.Heads * tc.HeadDim {
+			case 3072:
+				info.Name = "klein-4B"
+			case 4096:
+				info.Name = "klein-9B"
+			}
+		}
+	}
+	return info, nil
+}
+
+// MissingError formats the missing-file list as one plain sentence.
+func (m ModelInfo) MissingError() error {
+	if m.OK() {
+		return nil
+	}
+	return fmt.Errorf("model folder %s is incomplete: missing %s", m.Dir, strings.Join(m.Missing, ", "))
+}

@@ -1,0 +1,49 @@
+package engine
+
+import (
+	"fmt"
+	"image"
+	"path/filepath"
+	"time"
+
+	"kleinbild/engine/imageio"
+)
+
+// Metadata describes a finished generation for the PNG it is saved as: everything needed
+// to reproduce it (prompt, seed, size, steps, guidance, schedule, model, references).
+func Metadata(info ModelInfo, req Request, res *Result, software string, took time.Duration) (imageio.Metadata, error) {
+	meta := imageio.Metadata{
+		Prompt:   req.Prompt,
+		Seed:     res.Seed,
+		Width:    res.WidthPx,
+		Height:   res.HeightPx,
+		Steps:    res.Steps,
+		Guidance: res.Guidance,
+		Schedule: res.Schedule,
+		Model:    filepath.Base(filepath.Clean(info.Dir)),
+		Variant:  info.Variant(),
+		Software: "kleinbild " + software,
+		Created:  time.Now().UTC().Truncate(time.Second),
+		Duration: took,
+	}
+	if !info.Distilled {
+		meta.NegativePrompt = ""
+	}
+	for _, p := range req.References {
+		sum, err := imageio.SHA256File(p)
+		if err != nil {
+			return meta, fmt.Errorf("reference %s: %w", p, err)
+		}
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			abs = p
+		}
+		meta.References = append(meta.References, imageio.Reference{Path: abs, SHA256: sum})
+	}
+	return meta, nil
+}
+
+// SavePNG writes img with its metadata atomically (no partial file under path, ever).
+func SavePNG(path string, img image.Image, meta imageio.Metadata) error {
+	return imageio.WritePNG(path, img, meta)
+}

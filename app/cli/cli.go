@@ -1,0 +1,111 @@
+// Package cli implements kleinbild's subcommands (tokens, encode, generate, info, ...).
+// Their flags and output formats are used by scripts and outside checks: keep them stable.
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Version is the software version written into image metadata.
+const Version = "0.1.0"
+
+// command is one subcommand.
+type command struct {
+	name, summary string
+	run           func(args []string, stdout, stderr io.Writer) error
+}
+
+func commands() []command {
+	return []command{
+		{"generate", "generate an image from a prompt (and optional reference images)", runGenerate},
+		{"tokens", "print the Qwen3 chat-template token ids of a prompt as JSON", runTokens},
+		{"encode", "write the text encoder's prompt embedding as safetensors", runEncode},
+		{"info", "check a model folder and describe it", runInfo},
+		{"version", "print the version", func(_ []string, stdout, _ io.Writer) error {
+			_, err := fmt.Fprintln(stdout, "kleinbild", Version)
+			return err
+		}},
+	}
+}
+
+// Usage writes the top-level help.
+func Usage(w io.Writer) {
+	fmt.Fprintln(w, "Kleinbild: local FLUX.2-klein image generation.")
+	fmt.Fprintln(w, "\nUsage:\n  kleinbild                 open the desktop app\n  kleinbild gui [flags]     open the desktop app with options (see kleinbild gui -h)\n  kleinbild COMMAND [flags]")
+	fmt.Fprintln(w, "\nCommands:")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "\nRun 'kleinbild COMMAND -h' for a command's flags.")
+}
+
+// Run executes a subcommand and returns the process exit code: 0 success, 1 failure,
+// 2 usage error.
+func Run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		Usage(stdout)
+		return 0
+	}
+	for _, c := range commands() {
+		if c.name != args[0] {
+			continue
+		}
+		err := c.run(args[1:], stdout, stderr)
+		switch {
+		case err == nil:
+			return 0
+		case errors.Is(err, flag.ErrHelp):
+			return 0
+		case errors.Is(err, errUsage):
+			fmt.Fprintf(stderr, "kleinbild %s: %v\n", c.name, strings.TrimPrefix(err.Error(), errUsage.Error()+": "))
+			return 2
+		default:
+			fmt.Fprintf(stderr, "kleinbild %s: error: %v\n", c.name, err)
+			return 1
+		}
+	}
+	fmt.Fprintf(stderr, "kleinbild: unknown command %q\n\n", args[0])
+	Usage(stderr)
+	return 2
+}
+
+var errUsage = errors.New("usage")
+
+func usageErr(format string, a ...any) error {
+	return fmt.Errorf("%w: %s", errUsage, fmt.Sprintf(format, a...))
+}
+
+// newFlags makes a FlagSet whose errors are returned, not printed and exited on.
+func newFlags(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("kleinbild "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return fs
+}
+
+// parse parses flags, allowing flags after positional arguments as users expect.
+func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	var rest []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, usageErr("%v", err)
+		}
+		if fs.NArg() == 0 {
+			return rest, nil
+		}
+		rest = append(rest, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
+
+// listFlag collects a repeatable string flag.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }

@@ -1,0 +1,223 @@
+package cli
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"kleinbild/engine"
+	"kleinbild/gpu"
+	"kleinbild/weights"
+)
+
+// runGenerate: kleinbild generate -d MODEL_DIR -p PROMPT -o OUT.png [-W 256] [-H 256] [-s STEPS]
+// [-S SEED] [-g GUIDANCE] [-i REF.png ...] [--linear|--power] [--latents noise.safetensors]
+// [--embeddings emb.safetensors] [--dump DIR] [-v|-q]. Flags follow flux2.c where they overlap.
+func runGenerate(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("generate", stderr)
+	dir := fs.String("d", "", "model folder (Hugging Face layout)")
+	prompt := fs.String("p", "", "prompt")
+	out := fs.String("o", "", "output PNG file")
+	width := fs.Int("W", 0, "width in pixels, multiple of 16 (default 256, or the first reference's width)")
+	height := fs.Int("H", 0, "height in pixels, multiple of 16 (default 256, or the first reference's height)")
+	steps := fs.Int("s", 0, "denoising steps (default: 4 distilled, 50 base)")
+	seed := fs.Int64("S", -1, "seed (default: random; always printed)")
+	guidance := fs.Float64("g", 0, "guidance scale for base models (default 4.0; ignored by distilled models)")
+	var refs listFlag
+	fs.Var(&refs, "i", "reference image (repeat for several)")
+	linear := fs.Bool("linear", false, "linear sigma schedule instead of the shifted default")
+	power := fs.Bool("power", false, "power sigma schedule instead of the shifted default")
+	latentsPath := fs.String("latents", "", "initial noise: safetensors with tensor `latents` [1,128,H/16,W/16]")
+	embPath := fs.String("embeddings", "", "prompt embedding: safetensors with tensor `prompt_embeds` [1,512,3·hidden]")
+	dumpDir := fs.String("dump", "", "write every intermediate tensor as DIR/NAME.safetensors")
+	verbose := fs.Bool("v", false, "verbose: per-phase timings")
+	quiet := fs.Bool("q", false, "quiet: print only the seed and errors")
+	noCache := fs.Bool("no-cache", false, "do not read or write the prompt-embedding cache")
+	rest, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(refs) > 0 {
+		refs = append(refs, rest...) // "-i a.png b.png" as flux2.c allows
+	} else if len(rest) > 0 {
+		return usageErr("unexpected argument %q", rest[0])
+	}
+	if *dir == "" || *out == "" {
+		return usageErr("-d MODEL_DIR and -o OUT.png are required")
+	}
+	if *linear && *power {
+		return usageErr("--linear and --power exclude each other")
+	}
+	if *verbose && *quiet {
+		return usageErr("-v and -q exclude each other")
+	}
+	if err := checkOutputDir(*out); err != nil {
+		return err
+	}
+	req := engine.Request{
+		Prompt: *prompt, WidthPx: *width, HeightPx: *height, Steps: *steps,
+		Guidance: *guidance, References: refs,
+	}
+	for _, side := range []struct {
+		name string
+		v    int
+	}{{"width (-W)", *width}, {"height (-H)", *height}} {
+		if side.v != 0 {
+			if _, err := engine.ValidateSize(side.name, side.v); err != nil {
+				return usageErr("%v", err)
+			}
+		}
+	}
+	switch {
+	case *linear:
+		req.Schedule = "linear"
+	case *power:
+		req.Schedule = "power"
+	}
+	if *seed < 0 {
+		var b [8]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return err
+		}
+		*seed = int64(binary.LittleEndian.Uint64(b[:]) >> 1)
+	}
+	req.Seed = uint64(*seed)
+	if *latentsPath != "" {
+		if req.Latents, err = readTensor(*latentsPath, "latents"); err != nil {
+			return err
+		}
+	}
+	if *embPath != "" {
+		if req.PromptEmbeds, err = readTensor(*embPath, "prompt_embeds"); err != nil {
+			return err
+		}
+	}
+	if *dumpDir != "" {
+		if err := os.MkdirAll(*dumpDir, 0o755); err != nil {
+			return fmt.Errorf("dump folder: %w", err)
+		}
+		req.Dump = func(name string, shape []int, data []float32) error {
+			return weights.WriteFile(filepath.Join(*dumpDir, name+".safetensors"),
+				[]weights.OutTensor{{Name: name, Shape: shape, F32: data}}, nil)
+		}
+	}
+	fmt.Fprintf(stdout, "Seed: %d\n", req.Seed)
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	opts := engine.Options{}
+	if !*noCache {
+		if c, err := os.UserCacheDir(); err == nil {
+			opts.CacheDir = filepath.Join(c, "kleinbild", "embeddings")
+		}
+	}
+	t0 := time.Now()
+	model, err := engine.Open(*dir, gpu.Default(), opts)
+	if err != nil {
+		return err
+	}
+	defer model.Close()
+	if !*quiet {
+		fmt.Fprintf(stderr, "Model: %s (%s), backend %s\n", model.Info().Dir, model.Info().Variant(), model.Device().Name())
+	}
+	var lastLine string
+	progress := func(p engine.Progress) {
+		if *quiet {
+			return
+		}
+		line := progressLine(p)
+		if line != lastLine {
+			lastLine = line
+			fmt.Fprintf(stderr, "\r\033[K%s", line)
+		}
+	}
+	res, err := model.Generate(ctx, req, progress)
+	if !*quiet {
+		fmt.Fprint(stderr, "\r\033[K")
+	}
+	if err != nil {
+		return err
+	}
+	meta, err := engine.Metadata(model.Info(), req, res, Version, time.Since(t0))
+	if err != nil {
+		return err
+	}
+	if err := engine.SavePNG(*out, res.Image, meta); err != nil {
+		return err
+	}
+	if *dumpDir != "" {
+		if err := engine.SavePNG(filepath.Join(*dumpDir, "image.png"), res.Image, meta); err != nil {
+			return err
+		}
+	}
+	if !*quiet {
+		fmt.Fprintf(stderr, "Wrote %s (%d×%d, %d steps) in %.1f s\n", *out, res.WidthPx, res.HeightPx, res.Steps, time.Since(t0).Seconds())
+	}
+	if *verbose {
+		for _, ph := range []engine.Phase{engine.PhaseLoading, engine.PhaseEncoding, engine.PhaseRefs, engine.PhaseDenoise, engine.PhaseDecoding} {
+			if d, ok := res.Timings[ph]; ok {
+				fmt.Fprintf(stderr, "  %-10s %8.3f s\n", ph, d.Seconds())
+			}
+		}
+	}
+	return nil
+}
+
+func progressLine(p engine.Progress) string {
+	switch p.Phase {
+	case engine.PhaseDenoise:
+		return fmt.Sprintf("Step %d/%d  block %d/%d  %.0f s", p.Step, p.Steps, p.Block, p.Blocks, p.Elapsed.Seconds())
+	case engine.PhaseEncoding:
+		if p.Blocks > 0 {
+			return fmt.Sprintf("Encoding prompt  layer %d/%d  %.0f s", p.Block, p.Blocks, p.Elapsed.Seconds())
+		}
+		return "Encoding prompt"
+	case engine.PhaseRefs:
+		return fmt.Sprintf("Encoding reference %d/%d", p.Step, p.Steps)
+	case engine.PhaseDecoding:
+		return fmt.Sprintf("Decoding  %.0f s", p.Elapsed.Seconds())
+	default:
+		return strings.ToUpper(string(p.Phase[:1])) + string(p.Phase[1:])
+	}
+}
+
+// checkOutputDir fails early (before any compute) when the output cannot be written.
+func checkOutputDir(out string) error {
+	d := filepath.Dir(out)
+	st, err := os.Stat(d)
+	if err != nil {
+		return fmt.Errorf("output folder: %w", err)
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("output folder %s is not a folder", d)
+	}
+	if st, err := os.Stat(out); err == nil && st.IsDir() {
+		return fmt.Errorf("output %s is a folder", out)
+	}
+	return nil
+}
+
+// readTensor reads one float tensor from a safetensors file as float32.
+func readTensor(path, name string) ([]float32, error) {
+	f, err := weights.OpenFile(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	t, err := f.Tensor(name)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float32, t.Numel())
+	if err := t.ReadFloat32(out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}

@@ -1,0 +1,86 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+
+	"kleinbild/engine/qwen3"
+	"kleinbild/engine/tokenizer"
+	"kleinbild/gpu"
+	"kleinbild/weights"
+)
+
+// runTokens: kleinbild tokens -d MODEL_DIR -p PROMPT
+// prints {"input_ids": [...], "attention_mask": [...]} (512 each).
+func runTokens(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("tokens", stderr)
+	dir := fs.String("d", "", "model folder (with tokenizer/)")
+	prompt := fs.String("p", "", "prompt")
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	if *dir == "" {
+		return usageErr("-d MODEL_DIR is required")
+	}
+	tok, err := tokenizer.Load(filepath.Join(*dir, "tokenizer"))
+	if err != nil {
+		return err
+	}
+	ids, mask := tok.EncodeChat(*prompt, tokenizer.MaxLength)
+	out, err := json.Marshal(struct {
+		InputIDs      []int `json:"input_ids"`
+		AttentionMask []int `json:"attention_mask"`
+	}{ids, mask})
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "%s\n", out)
+	return err
+}
+
+// runEncode: kleinbild encode -d MODEL_DIR -p PROMPT -o emb.safetensors
+// writes tensor prompt_embeds float32 [1, 512, 3·hidden].
+func runEncode(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("encode", stderr)
+	dir := fs.String("d", "", "model folder (with tokenizer/ and text_encoder/)")
+	prompt := fs.String("p", "", "prompt")
+	out := fs.String("o", "", "output .safetensors file")
+	quiet := fs.Bool("q", false, "print nothing on success")
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	if *dir == "" || *out == "" {
+		return usageErr("-d MODEL_DIR and -o OUT.safetensors are required")
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	tok, err := tokenizer.Load(filepath.Join(*dir, "tokenizer"))
+	if err != nil {
+		return err
+	}
+	enc, err := qwen3.Load(filepath.Join(*dir, "text_encoder"), gpu.Default())
+	if err != nil {
+		return err
+	}
+	defer enc.Close()
+	ids, mask := tok.EncodeChat(*prompt, tokenizer.MaxLength)
+	emb, err := enc.Encode(ctx, ids, mask, qwen3.DefaultLayers, nil)
+	if err != nil {
+		return err
+	}
+	width := len(emb) / len(ids)
+	err = weights.WriteFile(*out, []weights.OutTensor{{Name: "prompt_embeds", Shape: []int{1, len(ids), width}, F32: emb}},
+		map[string]string{"prompt": *prompt, "format": "pt"})
+	if err != nil {
+		return err
+	}
+	if !*quiet {
+		fmt.Fprintf(stdout, "wrote %s: prompt_embeds [1, %d, %d]\n", *out, len(ids), width)
+	}
+	return nil
+}

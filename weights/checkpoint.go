@@ -19,7 +19,7 @@ type Checkpoint struct {
 }
 
 // Open opens a checkpoint. path may be a .safetensors file, a .safetensors.index.json file,
-// or a folder holding either (an index wins over loose files).
+// or a folder holding either (an index wins over loose files; hidden files are ignored).
 func Open(path string) (*Checkpoint, error) {
 	st, err := os.Stat(path)
 	if err != nil {
@@ -35,64 +35,121 @@ func Open(path string) (*Checkpoint, error) {
 		}
 		return newCheckpoint(path, []*File{f})
 	}
-	idx, _ := filepath.Glob(filepath.Join(path, "*.safetensors.index.json"))
+	// os.ReadDir rather than filepath.Glob: the folder name may contain glob metacharacters.
+	entries, err := os.ReadDir(path)
+	if err != nil {
+		return nil, fmt.Errorf("open checkpoint: %w", err)
+	}
+	var idx, shards []string
+	for _, e := range entries {
+		name := e.Name()
+		if strings.HasPrefix(name, ".") || e.IsDir() {
+			continue
+		}
+		switch {
+		case strings.HasSuffix(name, ".safetensors.index.json"):
+			idx = append(idx, filepath.Join(path, name))
+		case strings.HasSuffix(name, ".safetensors"):
+			shards = append(shards, filepath.Join(path, name))
+		}
+	}
 	if len(idx) > 1 {
 		return nil, fmt.Errorf("%s: several safetensors index files: %s", path, strings.Join(idx, ", "))
 	}
 	if len(idx) == 1 {
 		return openIndex(idx[0])
 	}
-	shards, _ := filepath.Glob(filepath.Join(path, "*.safetensors"))
 	if len(shards) == 0 {
 		return nil, fmt.Errorf("%s: no .safetensors file or index in this folder", path)
 	}
-	sort.Strings(shards)
-	return openFiles(path, shards)
+	return openFiles(path, shards) // ReadDir sorts by name
 }
 
+// openIndex opens a Hugging Face style sharded checkpoint:
+// {"metadata": {...}, "weight_map": {"tensor name": "shard file name", ...}}. Shards must be
+// plain file names in the index's folder, and every listed tensor must be in its shard.
 func openIndex(indexPath string) (*Checkpoint, error) {
 	raw, err := os.ReadFile(indexPath)
 	if err != nil {
 		return nil, fmt.Errorf("read safetensors index: %w", err)
 	}
-	var idx struct {
-		WeightMap map[string]string `json:"weight_map"`
-	}
-	if err := json.Unmarshal(raw, &idx); err != nil {
-		return nil, fmt.Errorf("%s: malformed index JSON: %w", indexPath, err)
-	}
-	if len(idx.WeightMap) == 0 {
-		return nil, fmt.Errorf("%s: index has no weight_map entries", indexPath)
+	weightMap, err := parseIndex(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: malformed index: %w", indexPath, err)
 	}
 	dir := filepath.Dir(indexPath)
 	seen := map[string]bool{}
 	var shards []string
-	for name, shard := range idx.WeightMap {
-		if shard == "" || filepath.IsAbs(shard) || strings.Contains(shard, "..") || strings.ContainsAny(shard, `/\`) {
-			return nil, fmt.Errorf("%s: tensor %q maps to invalid shard name %q", indexPath, name, shard)
+	for _, e := range weightMap {
+		if !validShardName(e.shard) {
+			return nil, fmt.Errorf("%s: tensor %q maps to invalid shard name %q (want a file name in the index's folder)", indexPath, e.tensor, e.shard)
 		}
-		if !seen[shard] {
-			seen[shard] = true
-			shards = append(shards, filepath.Join(dir, shard))
+		if !seen[e.shard] {
+			seen[e.shard] = true
+			shards = append(shards, filepath.Join(dir, e.shard))
 		}
 	}
 	sort.Strings(shards)
 	c, err := openFiles(indexPath, shards)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", indexPath, err)
 	}
-	for name, shard := range idx.WeightMap {
-		f := c.where[name]
+	for _, e := range weightMap {
+		f := c.where[e.tensor]
 		if f == nil {
 			c.Close()
-			return nil, fmt.Errorf("%s: index lists tensor %q in %s, which does not hold it", indexPath, name, shard)
+			return nil, fmt.Errorf("%s: index lists tensor %q in %s, which does not hold it", indexPath, e.tensor, e.shard)
 		}
-		if filepath.Base(f.Path) != shard {
+		if filepath.Base(f.Path) != e.shard {
 			c.Close()
-			return nil, fmt.Errorf("%s: index lists tensor %q in %s, but it is in %s", indexPath, name, shard, filepath.Base(f.Path))
+			return nil, fmt.Errorf("%s: index lists tensor %q in %s, but it is in %s", indexPath, e.tensor, e.shard, filepath.Base(f.Path))
 		}
 	}
 	return c, nil
+}
+
+type indexEntry struct{ tensor, shard string }
+
+// parseIndex extracts the weight_map of an index file, rejecting duplicate tensor names.
+func parseIndex(raw []byte) ([]indexEntry, error) {
+	fields, err := objectFields(raw)
+	if err != nil {
+		return nil, err
+	}
+	var wm json.RawMessage
+	for _, fl := range fields {
+		if fl.key == "weight_map" {
+			wm = fl.val
+		}
+	}
+	if wm == nil || jsonKind(wm) == "null" {
+		return nil, errors.New("no weight_map")
+	}
+	entries, err := objectFields(wm)
+	if err != nil {
+		return nil, fmt.Errorf("weight_map: %w", err)
+	}
+	if len(entries) == 0 {
+		return nil, errors.New("weight_map is empty")
+	}
+	out := make([]indexEntry, len(entries))
+	for i, e := range entries {
+		if k := jsonKind(e.val); k != "a string" {
+			return nil, fmt.Errorf("weight_map: tensor %q maps to %s, want a shard file name", e.key, k)
+		}
+		out[i].tensor = e.key
+		if err := json.Unmarshal(e.val, &out[i].shard); err != nil {
+			return nil, fmt.Errorf("weight_map: tensor %q: %w", e.key, err)
+		}
+	}
+	return out, nil
+}
+
+// validShardName accepts plain file names only: no separators, no "." or "..", nothing
+// absolute or otherwise outside the index's folder.
+func validShardName(s string) bool {
+	return s != "" && s != "." && s != ".." && !strings.ContainsAny(s, `/\`+"\x00") &&
+		filepath.IsLocal(s) && filepath.Base(s) == s
 }
 
 func openFiles(path string, paths []string) (*Checkpoint, error) {
@@ -149,7 +206,7 @@ func (c *Checkpoint) Has(name string) bool { _, ok := c.where[name]; return ok }
 // Tensor returns the named tensor; a missing one gives an error listing the files searched.
 func (c *Checkpoint) Tensor(name string) (*Tensor, error) {
 	if f, ok := c.where[name]; ok {
-		return f.tensors[name], nil
+		return f.Tensor(name)
 	}
 	return nil, fmt.Errorf("%w: %q not in %s", ErrNotFound, name, strings.Join(c.Files(), ", "))
 }
@@ -167,10 +224,11 @@ func (c *Checkpoint) TensorShape(name string, shape ...int) (*Tensor, error) {
 }
 
 // Release asks the kernel to drop the mapped pages of every file (they are re-read from disk
-// if used again). Use it after a model is no longer needed, e.g. the text encoder after encoding.
+// if used again, so tensors stay valid). Use it after a model is no longer needed, e.g. the
+// text encoder after encoding. It is advisory: failures are ignored.
 func (c *Checkpoint) Release() {
 	for _, f := range c.files {
-		dontNeed(f.data)
+		_ = f.release()
 	}
 }
 

@@ -7,6 +7,9 @@ import (
 	"syscall"
 )
 
+// mmapped reports that mapFile returns real memory mappings on this platform.
+const mmapped = true
+
 // mapFile maps f read-only. An empty file maps to an empty slice.
 func mapFile(f *os.File, size int64) ([]byte, func() error, error) {
 	if size == 0 {
@@ -17,15 +20,4 @@ func mapFile(f *os.File, size int64) ([]byte, func() error, error) {
 		return nil, nil, err
 	}
 	return data, func() error { return syscall.Munmap(data) }, nil
-}
-
-// dontNeed tells the kernel the pages of b may be dropped (they are file-backed and
-// read-only, so they come back from disk if touched again).
-func dontNeed(b []byte) {
-	if len(b) == 0 {
-		return
-	}
-	// Align to the page that contains b[0]; MADV_DONTNEED on a read-only file
-	// mapping only drops clean page-cache references.
-	_ = syscall.Madvise(b, syscall.MADV_DONTNEED)
 }

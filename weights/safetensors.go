@@ -1,24 +1,32 @@
 // Package weights reads (and writes) safetensors checkpoints: the file format, dtypes and
 // sharded folders. It maps files read-only and hands out tensors as views into the mapping;
 // it does no model math.
+//
+// Files are validated completely when opened, so a corrupt or truncated file gives an error
+// naming the file (and tensor) rather than a crash later. A file that is truncated or
+// rewritten in place by another program while it is mapped cannot be detected that way: the
+// operating system then faults on access, as with any memory-mapped file.
 package weights
 
 import (
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"os"
-	"sort"
 	"unsafe"
 )
 
 // MaxHeaderBytes caps the JSON header of a safetensors file (the format's own limit is 100 MB).
 const MaxHeaderBytes = 100 << 20
 
+// ErrNotFound is wrapped by errors about missing tensors.
+var ErrNotFound = errors.New("tensor not found")
+
 // Tensor is one named tensor of a safetensors file: a typed view of bytes in the mapping.
-// Its data stays on disk (page cache) until it is read.
+// Its data stays on disk (page cache) until it is read. Views returned by its methods are
+// read-only (writing to a mapped file's view faults) and must not be used after the file or
+// checkpoint is closed.
 type Tensor struct {
 	Name  string
 	DType DType
@@ -37,7 +45,8 @@ func (t *Tensor) typeErr(want DType) error {
 	return fmt.Errorf("%s: tensor %q is %s, want %s", t.File, t.Name, t.DType, want)
 }
 
-// BF16 returns the tensor's bfloat16 bit patterns without copying.
+// BF16 returns the tensor's bfloat16 bit patterns, without copying unless the data is not
+// 2-byte aligned in memory.
 func (t *Tensor) BF16() ([]uint16, error) {
 	if t.DType != BF16 {
 		return nil, t.typeErr(BF16)
@@ -45,7 +54,8 @@ func (t *Tensor) BF16() ([]uint16, error) {
 	return viewU16(t.data), nil
 }
 
-// F16 returns the tensor's IEEE half bit patterns without copying.
+// F16 returns the tensor's IEEE half bit patterns, without copying unless the data is not
+// 2-byte aligned in memory.
 func (t *Tensor) F16() ([]uint16, error) {
 	if t.DType != F16 {
 		return nil, t.typeErr(F16)
@@ -53,13 +63,12 @@ func (t *Tensor) F16() ([]uint16, error) {
 	return viewU16(t.data), nil
 }
 
-// Float32 returns the tensor as float32: a view for F32 tensors, a converted copy for BF16/F16.
-// Integer tensors are an error.
+// Float32 returns the tensor as float32: a read-only view for (aligned) F32 tensors, a
+// converted copy for BF16/F16. Integer tensors are an error.
 func (t *Tensor) Float32() ([]float32, error) {
-	switch t.DType {
-	case F32:
-		if uintptr(unsafe.Pointer(unsafe.SliceData(t.data)))%4 == 0 || len(t.data) == 0 {
-			return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(t.data))), len(t.data)/4), nil
+	if t.DType == F32 {
+		if v, ok := view[float32](t.data); ok {
+			return v, nil
 		}
 	}
 	out := make([]float32, t.Numel())
@@ -76,6 +85,10 @@ func (t *Tensor) ReadFloat32(dst []float32) error {
 	}
 	switch t.DType {
 	case F32:
+		if v, ok := view[float32](t.data); ok {
+			copy(dst, v)
+			return nil
+		}
 		for i := range dst {
 			dst[i] = math.Float32frombits(binary.LittleEndian.Uint32(t.data[4*i:]))
 		}
@@ -95,6 +108,10 @@ func (t *Tensor) Int64() ([]int64, error) {
 		return nil, t.typeErr(I64)
 	}
 	out := make([]int64, t.Numel())
+	if v, ok := view[int64](t.data); ok {
+		copy(out, v)
+		return out, nil
+	}
 	for i := range out {
 		out[i] = int64(binary.LittleEndian.Uint64(t.data[8*i:]))
 	}
@@ -122,14 +139,28 @@ func (t *Tensor) CheckShape(want ...int) error {
 	return nil
 }
 
-// viewU16 reinterprets b as uint16 values; it copies when b is not 2-byte aligned.
-func viewU16(b []byte) []uint16 {
+// hostLittleEndian reports whether views of little-endian file data can be used directly.
+func hostLittleEndian() bool { return binary.NativeEndian.Uint16([]byte{1, 0}) == 1 }
+
+// view reinterprets little-endian bytes as []E without copying. It reports false when the
+// data is not aligned for E or the host is big-endian; callers then decode a copy.
+func view[E float32 | int64 | uint16](b []byte) ([]E, bool) {
+	var zero E
+	size := int(unsafe.Sizeof(zero))
 	if len(b) == 0 {
-		return nil
+		return []E{}, true
 	}
 	p := unsafe.Pointer(unsafe.SliceData(b))
-	if uintptr(p)%2 == 0 {
-		return unsafe.Slice((*uint16)(p), len(b)/2)
+	if uintptr(p)%uintptr(unsafe.Alignof(zero)) != 0 || !hostLittleEndian() {
+		return nil, false
+	}
+	return unsafe.Slice((*E)(p), len(b)/size), true
+}
+
+// viewU16 reinterprets b as uint16 values; it copies when b is not 2-byte aligned.
+func viewU16(b []byte) []uint16 {
+	if v, ok := view[uint16](b); ok {
+		return v
 	}
 	out := make([]uint16, len(b)/2)
 	for i := range out {
@@ -151,6 +182,8 @@ type File struct {
 	Path     string
 	Metadata map[string]string
 	data     []byte
+	mapped   bool // data is a memory mapping of the whole file (may be advised away)
+	closed   bool
 	unmap    func() error
 	tensors  map[string]*Tensor
 	names    []string
@@ -158,22 +191,33 @@ type File struct {
 
 // OpenFile maps a safetensors file and validates its header completely before returning.
 func OpenFile(path string) (*File, error) {
+	// Stat before opening: opening a FIFO would block.
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("open safetensors: %w", err)
+	}
+	if !st.Mode().IsRegular() {
+		if st.IsDir() {
+			return nil, fmt.Errorf("open safetensors %s: is a directory", path)
+		}
+		return nil, fmt.Errorf("open safetensors %s: not a regular file (%s)", path, st.Mode().Type())
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("open safetensors: %w", err)
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
+	if st, err = f.Stat(); err != nil {
 		return nil, fmt.Errorf("open safetensors %s: %w", path, err)
 	}
-	if st.IsDir() {
-		return nil, fmt.Errorf("open safetensors %s: is a directory", path)
+	size := st.Size()
+	if size < 8 {
+		return nil, fmt.Errorf("%s: not a safetensors file: %d bytes, shorter than the 8-byte header length", path, size)
 	}
-	if st.Size() < 8 {
-		return nil, fmt.Errorf("%s: not a safetensors file: %d bytes, shorter than the 8-byte header length", path, st.Size())
+	if uint64(size) > math.MaxInt {
+		return nil, fmt.Errorf("%s: %d bytes is too large to map on this platform", path, size)
 	}
-	data, unmap, err := mapFile(f, st.Size())
+	data, unmap, err := mapFile(f, size)
 	if err != nil {
 		return nil, fmt.Errorf("map %s: %w", path, err)
 	}
@@ -183,10 +227,12 @@ func OpenFile(path string) (*File, error) {
 		return nil, err
 	}
 	sf.unmap = unmap
+	sf.mapped = mmapped
 	return sf, nil
 }
 
 // ParseBytes parses a complete safetensors image held in memory (tests, fuzzing, small files).
+// name is used in errors and as the tensors' File. The tensors are views of data.
 func ParseBytes(name string, data []byte) (*File, error) {
 	sf, err := parse(name, data)
 	if err != nil {
@@ -196,93 +242,14 @@ func ParseBytes(name string, data []byte) (*File, error) {
 	return sf, nil
 }
 
-type headerEntry struct {
-	DType       string   `json:"dtype"`
-	Shape       []int64  `json:"shape"`
-	DataOffsets []uint64 `json:"data_offsets"`
-}
-
-func parse(path string, data []byte) (*File, error) {
-	if len(data) < 8 {
-		return nil, fmt.Errorf("%s: not a safetensors file: %d bytes", path, len(data))
-	}
-	hlen := binary.LittleEndian.Uint64(data[:8])
-	if hlen > MaxHeaderBytes {
-		return nil, fmt.Errorf("%s: header length %d exceeds the %d-byte limit (corrupt or not safetensors)", path, hlen, MaxHeaderBytes)
-	}
-	if hlen > uint64(len(data)-8) {
-		return nil, fmt.Errorf("%s: header length %d runs past the end of the %d-byte file (truncated?)", path, hlen, len(data))
-	}
-	hdr := data[8 : 8+hlen]
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(hdr, &raw); err != nil {
-		return nil, fmt.Errorf("%s: malformed JSON header: %w", path, err)
-	}
-	body := data[8+hlen:]
-	sf := &File{Path: path, data: data, tensors: make(map[string]*Tensor, len(raw))}
-	type span struct {
-		lo, hi uint64
-		name   string
-	}
-	var spans []span
-	for name, msg := range raw {
-		if name == "__metadata__" {
-			if err := json.Unmarshal(msg, &sf.Metadata); err != nil {
-				return nil, fmt.Errorf("%s: __metadata__ must map strings to strings: %w", path, err)
-			}
-			continue
-		}
-		var e headerEntry
-		if err := json.Unmarshal(msg, &e); err != nil {
-			return nil, fmt.Errorf("%s: tensor %q: malformed header entry: %w", path, name, err)
-		}
-		dt, err := ParseDType(e.DType)
-		if err != nil {
-			return nil, fmt.Errorf("%s: tensor %q: %w", path, name, err)
-		}
-		if len(e.DataOffsets) != 2 {
-			return nil, fmt.Errorf("%s: tensor %q: data_offsets must have 2 entries, has %d", path, name, len(e.DataOffsets))
-		}
-		lo, hi := e.DataOffsets[0], e.DataOffsets[1]
-		if lo > hi || hi > uint64(len(body)) {
-			return nil, fmt.Errorf("%s: tensor %q: byte range [%d, %d) outside the %d-byte data section (truncated?)", path, name, lo, hi, len(body))
-		}
-		shape := make([]int, len(e.Shape))
-		n := uint64(1)
-		for i, d := range e.Shape {
-			if d < 0 || d > math.MaxInt32 {
-				return nil, fmt.Errorf("%s: tensor %q: invalid dimension %d in shape %v", path, name, d, e.Shape)
-			}
-			shape[i] = int(d)
-			if d != 0 && n > math.MaxInt64/uint64(d)/8 {
-				return nil, fmt.Errorf("%s: tensor %q: shape %v is too large", path, name, e.Shape)
-			}
-			n *= uint64(d)
-		}
-		if want := n * uint64(dt.Size()); hi-lo != want {
-			return nil, fmt.Errorf("%s: tensor %q: shape %v of %s needs %d bytes, data_offsets give %d", path, name, e.Shape, dt, want, hi-lo)
-		}
-		sf.tensors[name] = &Tensor{Name: name, DType: dt, Shape: shape, File: path, data: body[lo:hi:hi]}
-		sf.names = append(sf.names, name)
-		if hi > lo {
-			spans = append(spans, span{lo, hi, name})
-		}
-	}
-	sort.Slice(spans, func(i, j int) bool { return spans[i].lo < spans[j].lo })
-	for i := 1; i < len(spans); i++ {
-		if spans[i].lo < spans[i-1].hi {
-			return nil, fmt.Errorf("%s: tensors %q and %q overlap in the data section", path, spans[i-1].name, spans[i].name)
-		}
-	}
-	sort.Strings(sf.names)
-	return sf, nil
-}
-
 // Names lists the tensor names, sorted.
 func (f *File) Names() []string { return append([]string(nil), f.names...) }
 
 // Tensor returns the named tensor or an error naming the file it looked in.
 func (f *File) Tensor(name string) (*Tensor, error) {
+	if f.closed {
+		return nil, fmt.Errorf("%s: tensor %q requested after the file was closed", f.Path, name)
+	}
 	if t, ok := f.tensors[name]; ok {
 		return t, nil
 	}
@@ -290,18 +257,26 @@ func (f *File) Tensor(name string) (*Tensor, error) {
 }
 
 // Has reports whether the file holds the named tensor.
-func (f *File) Has(name string) bool { _, ok := f.tensors[name]; return ok }
+func (f *File) Has(name string) bool { _, ok := f.tensors[name]; return ok && !f.closed }
 
 // Close unmaps the file. Tensors obtained from it must not be used afterwards.
 func (f *File) Close() error {
-	if f.unmap == nil {
+	if f.closed {
 		return nil
 	}
-	err := f.unmap()
-	f.unmap = nil
-	f.data = nil
+	f.closed = true
+	var err error
+	if f.unmap != nil {
+		err = f.unmap()
+	}
+	f.unmap, f.data = nil, nil
 	return err
 }
 
-// ErrNotFound is wrapped by errors about missing tensors.
-var ErrNotFound = errors.New("tensor not found")
+// release advises the kernel that the file's mapped pages may be dropped.
+func (f *File) release() error {
+	if f.closed || !f.mapped {
+		return nil
+	}
+	return dontNeed(f.data, f.data)
+}

@@ -8,10 +8,14 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
+	"strings"
+	"unicode/utf8"
+	"unsafe"
 )
 
-// OutTensor is a tensor to write: exactly one of F32, BF16, I64 or U8 is set.
+// OutTensor is a tensor to write: exactly one of F32, BF16, I64, U8 or F16 is set (a
+// non-nil empty slice counts as set; with none set the tensor is an empty U8 tensor).
 type OutTensor struct {
 	Name  string
 	Shape []int
@@ -19,45 +23,111 @@ type OutTensor struct {
 	BF16  []uint16
 	I64   []int64
 	U8    []uint8
+	F16   []uint16 // IEEE half bit patterns
 }
 
-func (t OutTensor) dtype() (DType, int) {
-	switch {
-	case t.F32 != nil:
-		return F32, len(t.F32)
-	case t.BF16 != nil:
-		return BF16, len(t.BF16)
-	case t.I64 != nil:
-		return I64, len(t.I64)
-	default:
-		return U8, len(t.U8)
+// dtype returns the tensor's dtype and element count, or an error if several data fields
+// are set.
+func (t OutTensor) dtype() (DType, int, error) {
+	dt, n, set := U8, len(t.U8), 0
+	if t.U8 != nil {
+		set++
 	}
+	if t.F32 != nil {
+		dt, n, set = F32, len(t.F32), set+1
+	}
+	if t.BF16 != nil {
+		dt, n, set = BF16, len(t.BF16), set+1
+	}
+	if t.I64 != nil {
+		dt, n, set = I64, len(t.I64), set+1
+	}
+	if t.F16 != nil {
+		dt, n, set = F16, len(t.F16), set+1
+	}
+	if set > 1 {
+		return 0, 0, fmt.Errorf("tensor %q has %d data fields set, want one", t.Name, set)
+	}
+	return dt, n, nil
+}
+
+// bytes returns the tensor's data as little-endian bytes (a view on little-endian hosts).
+func (t OutTensor) bytes(dt DType) []byte {
+	switch dt {
+	case F32:
+		return leBytes(t.F32, func(b []byte, v float32) { binary.LittleEndian.PutUint32(b, math.Float32bits(v)) })
+	case BF16:
+		return leBytes(t.BF16, binary.LittleEndian.PutUint16)
+	case F16:
+		return leBytes(t.F16, binary.LittleEndian.PutUint16)
+	case I64:
+		return leBytes(t.I64, func(b []byte, v int64) { binary.LittleEndian.PutUint64(b, uint64(v)) })
+	}
+	return t.U8
+}
+
+func leBytes[E float32 | uint16 | int64](s []E, put func([]byte, E)) []byte {
+	size := int(unsafe.Sizeof(*new(E)))
+	if len(s) == 0 {
+		return nil
+	}
+	if hostLittleEndian() {
+		return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*size)
+	}
+	b := make([]byte, len(s)*size)
+	for i, v := range s {
+		put(b[i*size:], v)
+	}
+	return b
 }
 
 // WriteFile writes tensors as a safetensors file atomically: a temporary file in the same
-// folder, synced, then renamed over path. Tensors are stored sorted by name.
+// folder, synced, then renamed over path. Tensors are stored sorted by name; the header is
+// padded with spaces to a multiple of 8 bytes so that the data section is 8-byte aligned.
 func WriteFile(path string, tensors []OutTensor, metadata map[string]string) error {
-	ts := append([]OutTensor(nil), tensors...)
-	sort.Slice(ts, func(i, j int) bool { return ts[i].Name < ts[j].Name })
+	ts := slices.Clone(tensors)
+	slices.SortFunc(ts, func(a, b OutTensor) int { return strings.Compare(a.Name, b.Name) })
 	header := map[string]any{}
+	for k, v := range metadata {
+		if !utf8.ValidString(k) || !utf8.ValidString(v) {
+			return fmt.Errorf("write %s: metadata %q is not valid UTF-8", path, k)
+		}
+	}
 	if len(metadata) > 0 {
 		header["__metadata__"] = metadata
 	}
+	dts := make([]DType, len(ts))
 	var off uint64
-	for _, t := range ts {
-		dt, n := t.dtype()
-		if n != numel(t.Shape) {
-			return fmt.Errorf("write %s: tensor %q has %d values for shape %v", path, t.Name, n, t.Shape)
-		}
-		if _, dup := header[t.Name]; dup {
+	for i, t := range ts {
+		switch {
+		case t.Name == "__metadata__":
+			return fmt.Errorf("write %s: %q is reserved and cannot name a tensor", path, t.Name)
+		case !utf8.ValidString(t.Name):
+			return fmt.Errorf("write %s: tensor name %q is not valid UTF-8", path, t.Name)
+		case i > 0 && ts[i-1].Name == t.Name:
 			return fmt.Errorf("write %s: duplicate tensor %q", path, t.Name)
 		}
-		size := uint64(n * dt.Size())
+		dt, n, err := t.dtype()
+		if err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+		dims := make([]int64, len(t.Shape))
+		for j, d := range t.Shape {
+			dims[j] = int64(d)
+		}
+		size, err := shapeBytes(dims, dt)
+		if err != nil {
+			return fmt.Errorf("write %s: tensor %q: %w", path, t.Name, err)
+		}
+		if uint64(n) != size/uint64(dt.Size()) {
+			return fmt.Errorf("write %s: tensor %q has %d values for shape %v", path, t.Name, n, t.Shape)
+		}
 		shape := t.Shape
 		if shape == nil {
 			shape = []int{}
 		}
 		header[t.Name] = map[string]any{"dtype": dt.String(), "shape": shape, "data_offsets": []uint64{off, off + size}}
+		dts[i] = dt
 		off += size
 	}
 	hj, err := json.Marshal(header)
@@ -70,28 +140,15 @@ func WriteFile(path string, tensors []OutTensor, metadata map[string]string) err
 	return WriteAtomic(path, func(w *bufio.Writer) error {
 		var lb [8]byte
 		binary.LittleEndian.PutUint64(lb[:], uint64(len(hj)))
-		w.Write(lb[:])
-		w.Write(hj)
-		var b [8]byte
-		for _, t := range ts {
-			switch dt, _ := t.dtype(); dt {
-			case F32:
-				for _, v := range t.F32 {
-					binary.LittleEndian.PutUint32(b[:], math.Float32bits(v))
-					w.Write(b[:4])
-				}
-			case BF16:
-				for _, v := range t.BF16 {
-					binary.LittleEndian.PutUint16(b[:], v)
-					w.Write(b[:2])
-				}
-			case I64:
-				for _, v := range t.I64 {
-					binary.LittleEndian.PutUint64(b[:], uint64(v))
-					w.Write(b[:8])
-				}
-			case U8:
-				w.Write(t.U8)
+		if _, err := w.Write(lb[:]); err != nil {
+			return err
+		}
+		if _, err := w.Write(hj); err != nil {
+			return err
+		}
+		for i, t := range ts {
+			if _, err := w.Write(t.bytes(dts[i])); err != nil {
+				return err
 			}
 		}
 		return nil
@@ -99,35 +156,55 @@ func WriteFile(path string, tensors []OutTensor, metadata map[string]string) err
 }
 
 // WriteAtomic creates path through a temporary file in the same folder: fill writes the
-// content, then the file is flushed, synced and renamed into place. On any error the
-// temporary file is removed and an existing file at path is left untouched.
-func WriteAtomic(path string, fill func(w *bufio.Writer) error) (err error) {
+// content, then the file is flushed, synced and renamed into place. On any error (or a panic
+// in fill) the temporary file is removed and an existing file at path is left untouched.
+// The new file keeps the permissions of the file it replaces, or gets 0644.
+func WriteAtomic(path string, fill func(w *bufio.Writer) error) error {
 	dir := filepath.Dir(path)
+	perm := os.FileMode(0o644)
+	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
+		perm = st.Mode().Perm()
+	}
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
+	done := false
 	defer func() {
-		if err != nil {
+		if !done { // error or panic
 			tmp.Close()
 			os.Remove(tmp.Name())
 		}
 	}()
 	w := bufio.NewWriterSize(tmp, 1<<20)
-	if err = fill(w); err != nil {
+	if err := fill(w); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err = w.Flush(); err != nil {
+	if err := w.Flush(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err = tmp.Sync(); err != nil {
+	if err := tmp.Chmod(perm); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err = tmp.Close(); err != nil {
+	if err := tmp.Sync(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
+	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	done = true
+	syncDir(dir)
 	return nil
+}
+
+// syncDir makes a rename in dir durable where the platform supports syncing a folder; it is
+// best effort (the new file is complete either way).
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
 }

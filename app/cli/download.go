@@ -1,0 +1,167 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+
+	"kleinbild/engine/hub"
+	"kleinbild/gpu"
+)
+
+// runDownload: kleinbild download [--variant klein-4b] -o DIR [--token T] [--connections N] [-q]
+// fetches a model from Hugging Face into DIR (running it again resumes), then checks it;
+// kleinbild download --verify -o DIR checks an existing folder (a download, another tool's
+// folder or a Hugging Face cache snapshot) including full hashes.
+func runDownload(args []string, stdout, stderr io.Writer) error {
+	var ids []string
+	for _, v := range hub.Variants() {
+		ids = append(ids, v.ID)
+	}
+	fs := newFlags("download", stderr)
+	variant := fs.String("variant", "klein-4b", "model to fetch: "+strings.Join(ids, ", ")+" (the 9B ones are gated: they need a token)")
+	out := fs.String("o", "", "model folder to create, resume or (with --verify) check")
+	token := fs.String("token", "", "Hugging Face access token (default: $HF_TOKEN, else the token saved by hf auth login)")
+	conns := fs.Int("connections", 4, "parallel connections, 1..16")
+	verify := fs.Bool("verify", false, "check the folder instead of downloading: files, headers, tensor shapes and full hashes")
+	quiet := fs.Bool("q", false, "quiet: print only errors")
+	rest, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return usageErr("unexpected argument %q", rest[0])
+	}
+	if *out == "" {
+		return usageErr("-o DIR is required")
+	}
+	if *conns < 1 || *conns > 16 {
+		return usageErr("--connections %d out of range 1..16", *conns)
+	}
+	v, err := hub.VariantByID(*variant)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	variantSet := false
+	fs.Visit(func(f *flag.Flag) { variantSet = variantSet || f.Name == "variant" })
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	opts := hub.Options{Token: *token, Connections: *conns}
+	if *verify {
+		return verifyFolder(ctx, *out, v, variantSet, opts, *quiet, stdout, stderr)
+	}
+
+	if !*quiet {
+		fmt.Fprintf(stderr, "Downloading %s (%s) to %s\n", v.Repo, v.Title, *out)
+		var last time.Time
+		opts.Progress = func(p hub.Progress) {
+			if p.Note != "" {
+				fmt.Fprintf(stderr, "\r\033[K%s\n", p.Note)
+			}
+			if p.Phase != hub.PhaseDone && time.Since(last) < time.Second {
+				return
+			}
+			last = time.Now()
+			fmt.Fprintf(stderr, "\r\033[K%s", downloadLine(p))
+		}
+	}
+	res, err := hub.Download(ctx, v.Repo, *out, opts)
+	if !*quiet {
+		fmt.Fprint(stderr, "\r\033[K")
+	}
+	if err != nil {
+		return err
+	}
+	if !*quiet {
+		fmt.Fprintf(stderr, "Downloaded %d files (%s; %s fetched now, %s were already there) in %s\n",
+			res.Files, hub.FormatBytes(res.Bytes), hub.FormatBytes(res.Fetched), hub.FormatBytes(res.Reused), res.Elapsed.Round(time.Second))
+	}
+	rep, err := hub.Validate(ctx, *out, hub.ValidateOptions{Device: gpu.Default()})
+	if err != nil {
+		return err
+	}
+	if err := rep.Err(); err != nil {
+		return err
+	}
+	if !*quiet {
+		fmt.Fprintf(stdout, "Model ready: %s (%s)\n", *out, rep.Info.Variant())
+	}
+	return nil
+}
+
+// verifyFolder checks a model folder: structure, safetensors headers, tensor shapes, and
+// hashes against the Hub listing (when --variant is given and the Hub answers), else the
+// download manifest, else the blob names of a Hugging Face cache snapshot.
+func verifyFolder(ctx context.Context, dir string, v hub.Variant, online bool, opts hub.Options, quiet bool, stdout, stderr io.Writer) error {
+	vo := hub.ValidateOptions{Hash: true, Device: gpu.Default()}
+	if online {
+		l, err := hub.List(ctx, v.Repo, opts)
+		switch {
+		case err == nil:
+			vo.Expected = l
+		case ctx.Err() != nil:
+			return err
+		default:
+			fmt.Fprintf(stderr, "Could not fetch the file list of %s (%v): comparing with local records only\n", v.Repo, err)
+		}
+	}
+	if !quiet {
+		var last time.Time
+		vo.Progress = func(p hub.HashProgress) {
+			if time.Since(last) < time.Second && p.Bytes < p.TotalBytes {
+				return
+			}
+			last = time.Now()
+			fmt.Fprintf(stderr, "\r\033[KHashing  %s / %s  %s", hub.FormatBytes(p.Bytes), hub.FormatBytes(p.TotalBytes), p.File)
+		}
+	}
+	rep, err := hub.Validate(ctx, dir, vo)
+	if !quiet {
+		fmt.Fprint(stderr, "\r\033[K")
+	}
+	if err != nil {
+		return err
+	}
+	hashes := "no hashes to compare with (no manifest, not a Hugging Face cache snapshot; give --variant to fetch them)"
+	if rep.HashSource != "" {
+		hashes = fmt.Sprintf("%d hashed against the %s", rep.Hashed, rep.HashSource)
+	}
+	if rep.OK() {
+		if !quiet {
+			fmt.Fprintf(stdout, "OK: %s is a complete %s model (%d files checked, %s)\n", dir, rep.Info.Variant(), rep.Files, hashes)
+		}
+		return nil
+	}
+	for _, p := range rep.Problems {
+		fmt.Fprintf(stdout, "  %s\n", p)
+	}
+	noun := "problems"
+	if len(rep.Problems) == 1 {
+		noun = "problem"
+	}
+	return fmt.Errorf("%s: %d %s found (%d files checked, %s)", dir, len(rep.Problems), noun, rep.Files, hashes)
+}
+
+// downloadLine formats one progress line: phase, bytes, percentage, rate, ETA, file.
+func downloadLine(p hub.Progress) string {
+	switch p.Phase {
+	case hub.PhaseListing:
+		return "Listing " + p.Repo
+	case hub.PhaseChecking:
+		return fmt.Sprintf("Checking existing files  %s / %s  %3.0f%%  %s", hub.FormatBytes(p.Bytes), hub.FormatBytes(p.TotalBytes), 100*p.Fraction(), p.File)
+	case hub.PhaseDone:
+		return fmt.Sprintf("Done  %s", hub.FormatBytes(p.TotalBytes))
+	}
+	line := fmt.Sprintf("%s  %s / %s  %3.0f%%  %s/s", strings.ToUpper(string(p.Phase[:1]))+string(p.Phase[1:]),
+		hub.FormatBytes(p.Bytes), hub.FormatBytes(p.TotalBytes), 100*p.Fraction(), hub.FormatBytes(int64(p.Rate)))
+	if p.ETA > 0 {
+		line += "  ETA " + p.ETA.Round(time.Second).String()
+	}
+	return line + "  " + p.File
+}

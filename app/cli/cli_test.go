@@ -208,3 +208,28 @@ func TestInfo(t *testing.T) {
 		t.Fatalf("empty folder: exit %d: %s", code, errOut)
 	}
 }
+
+func TestInfoFindsTruncatedWeights(t *testing.T) {
+	dir := t.TempDir()
+	tiny := golden.TinyModel(t)
+	for _, rel := range []string{"model_index.json", "scheduler/scheduler_config.json", "text_encoder/config.json",
+		"text_encoder/model.safetensors", "tokenizer/tokenizer.json", "tokenizer/tokenizer_config.json",
+		"transformer/config.json", "transformer/diffusion_pytorch_model.safetensors", "vae/config.json",
+		"vae/diffusion_pytorch_model.safetensors"} {
+		raw, err := os.ReadFile(filepath.Join(tiny, rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rel == "vae/diffusion_pytorch_model.safetensors" {
+			raw = raw[:len(raw)/2]
+		}
+		os.MkdirAll(filepath.Dir(filepath.Join(dir, rel)), 0o755)
+		if err := os.WriteFile(filepath.Join(dir, rel), raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, errOut := run(t, "info", "-d", dir)
+	if code != 1 || !strings.Contains(out+errOut, "vae/diffusion_pytorch_model.safetensors") {
+		t.Fatalf("exit %d: %s %s", code, out, errOut)
+	}
+}

@@ -1,13 +1,18 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 
 	"kleinbild/engine"
+	"kleinbild/engine/hub"
+	"kleinbild/gpu"
 )
 
-// runInfo: kleinbild info -d MODEL_DIR — validates a model folder and describes it.
+// runInfo: kleinbild info -d MODEL_DIR — validates a model folder in place (files present,
+// JSON readable, every safetensors header and tensor shape consistent with config.json)
+// and describes it.
 func runInfo(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("info", stderr)
 	dir := fs.String("d", "", "model folder")
@@ -17,13 +22,17 @@ func runInfo(args []string, stdout, stderr io.Writer) error {
 	if *dir == "" {
 		return usageErr("-d MODEL_DIR is required")
 	}
-	info, err := engine.Inspect(*dir)
+	rep, err := hub.Validate(context.Background(), *dir, hub.ValidateOptions{Device: gpu.Default()})
 	if err != nil {
 		return err
 	}
+	info := rep.Info
 	fmt.Fprintf(stdout, "model:    %s\nvariant:  %s\nweights:  %.2f GB\nsteps:    %d (default)\n", info.Dir, info.Variant(), float64(info.WeightBytes)/1e9, info.DefaultSteps)
 	if avail, ok := engine.AvailableRAM(); ok {
 		fmt.Fprintf(stdout, "RAM available: %.1f GB\n", float64(avail)/1e9)
 	}
-	return info.MissingError()
+	for _, p := range rep.Problems {
+		fmt.Fprintf(stdout, "problem:  %s\n", p)
+	}
+	return rep.Err()
 }

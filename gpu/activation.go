@@ -1,7 +1,5 @@
 package gpu
 
-import "math"
-
 // SiLU computes y = x·sigmoid(x) element-wise. y may alias x.
 func (d *Device) SiLU(y, x []float32) {
 	d.Parallel(len(x), func(lo, hi int) {
@@ -11,7 +9,7 @@ func (d *Device) SiLU(y, x []float32) {
 	})
 }
 
-func silu(v float32) float32 { return v / (1 + float32(math.Exp(float64(-v)))) }
+func silu(v float32) float32 { return v / (1 + expf(-v)) }
 
 // SwiGLU computes y[r, j] = silu(x[r, j])·x[r, hidden+j] for x [rows, 2·hidden] (the
 // gate half first), giving y [rows, hidden]. y must not overlap x.
@@ -31,26 +29,11 @@ func (d *Device) SwiGLU(y, x []float32, rows, hidden int) {
 func (d *Device) SoftmaxRows(x []float32, rows, cols int) {
 	d.Parallel(rows, func(lo, hi int) {
 		for r := lo; r < hi; r++ {
-			softmax(x[r*cols : (r+1)*cols])
+			row := x[r*cols : (r+1)*cols]
+			inv := 1 / expShifted(row)
+			for i := range row {
+				row[i] *= inv
+			}
 		}
 	})
-}
-
-func softmax(row []float32) {
-	m := float32(math.Inf(-1))
-	for _, v := range row {
-		if v > m {
-			m = v
-		}
-	}
-	var s float32
-	for i, v := range row {
-		e := float32(math.Exp(float64(v - m)))
-		row[i] = e
-		s += e
-	}
-	inv := 1 / s
-	for i := range row {
-		row[i] *= inv
-	}
 }

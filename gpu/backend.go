@@ -1,7 +1,3 @@
-// Package gpu is Kleinbild's compute layer: a small Backend interface (matrix multiply) that
-// each backend implements (OpenBLAS via cgo, Accelerate on macOS, pure Go), and Device, which
-// builds every kernel the models need (linear layers on bf16/f32 weights, norms, attention,
-// rotary embeddings, convolutions, ...) on top of it, parallel over the machine's cores.
 package gpu
 
 // Backend is what a compute backend must provide: single-precision GEMM on row-major data.

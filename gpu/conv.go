@@ -3,6 +3,7 @@ package gpu
 // ConvParams describes a 2-D convolution of one image [InC, InH, InW] (channels first) by a
 // kernel Weight{Out: OutC, In: InC·KH·KW} ([OutC, InC, KH, KW] row-major). Padding is zeros
 // and may differ per side (the FLUX VAE pads only right and bottom before its stride-2 convs).
+// A Stride of 0 means 1.
 type ConvParams struct {
 	InC, InH, InW                        int
 	KH, KW, Stride                       int
@@ -11,51 +12,59 @@ type ConvParams struct {
 
 // OutSize returns the output height and width.
 func (p ConvParams) OutSize() (h, w int) {
-	h = (p.InH+p.PadTop+p.PadBottom-p.KH)/p.Stride + 1
-	w = (p.InW+p.PadLeft+p.PadRight-p.KW)/p.Stride + 1
+	s := max(p.Stride, 1)
+	h = (p.InH+p.PadTop+p.PadBottom-p.KH)/s + 1
+	w = (p.InW+p.PadLeft+p.PadRight-p.KW)/s + 1
 	return h, w
 }
 
-// convTile is the number of output pixels unfolded (im2col) at a time.
-const convTile = 4096
+// convTile is the largest number of output pixels unfolded (im2col) at a time; convColFloats
+// caps the unfolded tile (kdim × pixels) at 8 MiB so that wide kernels use fewer pixels.
+const (
+	convTile      = 4096
+	convMinTile   = 256
+	convColFloats = 1 << 21
+)
 
 // Conv2D computes out [w.Out, outH, outW] = conv(in, w) + bias (bias may be nil) as im2col
 // tiles multiplied by the kernel matrix.
+//
+// A bf16 kernel is widened into a pooled buffer on every call rather than cached: that costs
+// one pass over O·C·KH·KW values against 2·O·C·KH·KW·outH·outW flops of product, under 1% for
+// every VAE layer (smallest output 64×64 pixels at a 512² image), and a cache would have to
+// trust that the caller never reuses the slice's memory. Callers that convolve tiny images by
+// big bf16 kernels many times can widen the kernel once themselves (Weight.F32).
 func (d *Device) Conv2D(out, in []float32, w Weight, bias []float32, p ConvParams) {
+	p.Stride = max(p.Stride, 1)
 	oh, ow := p.OutSize()
+	if oh <= 0 || ow <= 0 || w.Out == 0 {
+		return
+	}
 	npix := oh * ow
 	kdim := p.InC * p.KH * p.KW
+	wf := w.F32
+	if wf == nil {
+		buf := d.convKernels.get(len(w.BF16))
+		defer d.convKernels.put(buf)
+		wf = *buf
+		d.widenParallel(wf, w.BF16)
+	}
 	if p.KH == 1 && p.KW == 1 && p.Stride == 1 && p.PadTop == 0 && p.PadLeft == 0 && p.PadBottom == 0 && p.PadRight == 0 {
 		// 1×1 convolution: out = W · in directly.
-		wf := d.weightF32(w)
 		d.backend.Sgemm(false, false, w.Out, npix, kdim, 1, wf, kdim, in, npix, 0, out, npix)
 	} else {
-		wf := d.weightF32(w)
-		tile := min(convTile, npix)
-		col := make([]float32, kdim*tile)
+		tile := min(npix, max(convMinTile, min(convTile, convColFloats/max(kdim, 1))))
+		buf := d.convCols.get(kdim * tile)
+		defer d.convCols.put(buf)
 		for p0 := 0; p0 < npix; p0 += tile {
 			n := min(tile, npix-p0)
-			// col[kidx, j] for output pixel p0+j.
+			col := (*buf)[:kdim*n]
 			d.Parallel(kdim, func(lo, hi int) {
 				for kidx := lo; kidx < hi; kidx++ {
-					c := kidx / (p.KH * p.KW)
-					ky := (kidx / p.KW) % p.KH
-					kx := kidx % p.KW
-					row := col[kidx*n : (kidx+1)*n]
-					plane := in[c*p.InH*p.InW : (c+1)*p.InH*p.InW]
-					for j := 0; j < n; j++ {
-						pix := p0 + j
-						y := (pix/ow)*p.Stride + ky - p.PadTop
-						x := (pix%ow)*p.Stride + kx - p.PadLeft
-						if y < 0 || y >= p.InH || x < 0 || x >= p.InW {
-							row[j] = 0
-						} else {
-							row[j] = plane[y*p.InW+x]
-						}
-					}
+					im2colRow(col[kidx*n:(kidx+1)*n], in, kidx, p0, ow, p)
 				}
 			})
-			d.backend.Sgemm(false, false, w.Out, n, kdim, 1, wf, kdim, col[:kdim*n], n, 0, out[p0:], npix)
+			d.backend.Sgemm(false, false, w.Out, n, kdim, 1, wf, kdim, col, n, 0, out[p0:], npix)
 		}
 	}
 	if bias != nil {
@@ -71,16 +80,42 @@ func (d *Device) Conv2D(out, in []float32, w Weight, bias []float32, p ConvParam
 	}
 }
 
-// weightF32 returns the weight as float32 (a view for f32, a converted copy for bf16).
-func (d *Device) weightF32(w Weight) []float32 {
-	if w.F32 != nil {
-		return w.F32
-	}
-	out := make([]float32, len(w.BF16))
-	d.Parallel(len(out), func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			out[i] = bf16(w.BF16[i])
+// im2colRow fills row[j] with the input value that kernel element kidx (= (c·KH + ky)·KW + kx)
+// meets at output pixel p0+j (row-major over the output, ow wide), zero in the padding.
+func im2colRow(row, in []float32, kidx, p0, ow int, p ConvParams) {
+	c := kidx / (p.KH * p.KW)
+	ky := (kidx / p.KW) % p.KH
+	kx := kidx % p.KW
+	plane := in[c*p.InH*p.InW : (c+1)*p.InH*p.InW]
+	for j := 0; j < len(row); {
+		pix := p0 + j
+		oy, ox0 := pix/ow, pix%ow
+		seg := row[j : j+min(ow-ox0, len(row)-j)]
+		j += len(seg)
+		y := oy*p.Stride + ky - p.PadTop
+		if y < 0 || y >= p.InH {
+			clear(seg)
+			continue
 		}
-	})
-	return out
+		src := plane[y*p.InW : (y+1)*p.InW]
+		x0 := ox0*p.Stride + kx - p.PadLeft // input column of seg[0]
+		if p.Stride == 1 {
+			// Valid part seg[a:b] is a contiguous copy; zeros either side.
+			a := min(max(0, -x0), len(seg))
+			b := max(a, min(len(seg), p.InW-x0))
+			clear(seg[:a])
+			if b > a {
+				copy(seg[a:b], src[x0+a:x0+b])
+			}
+			clear(seg[b:])
+			continue
+		}
+		for t := range seg {
+			if x := x0 + t*p.Stride; x >= 0 && x < p.InW {
+				seg[t] = src[x]
+			} else {
+				seg[t] = 0
+			}
+		}
+	}
 }

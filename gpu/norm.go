@@ -19,17 +19,18 @@ func (d *Device) LayerNorm(y, x []float32, rows, dim int, eps float32, weight, b
 				dv := float64(v) - mean
 				vs += dv * dv
 			}
-			inv := float32(1 / math.Sqrt(vs/float64(dim)+float64(eps)))
-			m := float32(mean)
+			inv := 1 / math.Sqrt(vs/float64(dim)+float64(eps))
+			// float64 arithmetic costs the same as float32 in scalar code and keeps x - mean
+			// exact when the row's spread is small against its mean.
 			for i, v := range xr {
-				o := (v - m) * inv
+				o := (float64(v) - mean) * inv
 				if weight != nil {
-					o *= weight[i]
+					o *= float64(weight[i])
 				}
 				if bias != nil {
-					o += bias[i]
+					o += float64(bias[i])
 				}
-				yr[i] = o
+				yr[i] = float32(o)
 			}
 		}
 	})
@@ -75,21 +76,22 @@ func (d *Device) GroupNorm(y, x []float32, channels, hw, groups int, eps float32
 				dv := float64(v) - mean
 				vs += dv * dv
 			}
-			inv := float32(1 / math.Sqrt(vs/float64(len(seg))+float64(eps)))
-			m := float32(mean)
+			inv := 1 / math.Sqrt(vs/float64(len(seg))+float64(eps))
 			for c := g * cpg; c < (g+1)*cpg; c++ {
-				sc, sh := inv, -m*inv
+				// y = x·sc + sh in float64 (as cheap as float32 here): no cancellation error
+				// when the group's spread is small against its mean.
+				sc, sh := inv, -mean*inv
 				if gamma != nil {
-					sc *= gamma[c]
-					sh *= gamma[c]
+					sc *= float64(gamma[c])
+					sh *= float64(gamma[c])
 				}
 				if beta != nil {
-					sh += beta[c]
+					sh += float64(beta[c])
 				}
 				xs := x[c*hw : (c+1)*hw]
 				ys := y[c*hw : (c+1)*hw]
 				for i, v := range xs {
-					ys[i] = v*sc + sh
+					ys[i] = float32(float64(v)*sc + sh)
 				}
 			}
 		}

@@ -126,11 +126,11 @@ func expShiftedGo(row []float32) float32 {
 			m = v
 		}
 	}
-	var s float32
+	var s float64 // as cheap as float32 in scalar code, and exact enough for long rows
 	for i, v := range row {
 		e := expf(v - m)
 		row[i] = e
-		s += e
+		s += float64(e)
 	}
-	return s
+	return float32(s)
 }

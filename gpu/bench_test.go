@@ -1,12 +1,11 @@
 package gpu
 
-// Benchmarks on the model's real shapes, per backend, reporting GFLOP/s. Run for example
+// Benchmarks on the model's real shapes, per backend, reporting GFLOP/s. For example
 //
-//	go test ./gpu/ -run '^$' -bench 'Linear|Attention' -benchtime 3x
+//	go test ./gpu/ -run '^$' -bench 'Linear/openblas|Attention/openblas' -benchtime 3x
 //
-// (purego takes seconds per product: add -bench '/openblas/' to skip it). Numbers measured on
-// the 2-core development machine are in the speed notes of the package documentation
-// (doc.go).
+// (purego takes seconds per product). Measured numbers and what was learnt from them are in the
+// package documentation (doc.go, "Speed notes").
 
 import (
 	"fmt"

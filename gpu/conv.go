@@ -29,11 +29,12 @@ const (
 // Conv2D computes out [w.Out, outH, outW] = conv(in, w) + bias (bias may be nil) as im2col
 // tiles multiplied by the kernel matrix.
 //
-// A bf16 kernel is widened into a pooled buffer on every call rather than cached: that costs
-// one pass over O·C·KH·KW values against 2·O·C·KH·KW·outH·outW flops of product, under 1% for
-// every VAE layer (smallest output 64×64 pixels at a 512² image), and a cache would have to
-// trust that the caller never reuses the slice's memory. Callers that convolve tiny images by
-// big bf16 kernels many times can widen the kernel once themselves (Weight.F32).
+// A bf16 kernel is widened into a pooled buffer on every call rather than cached: that is one
+// pass over O·C·KH·KW values against 2·O·C·KH·KW·outH·outW flops of product, about 1% for the
+// VAE's 512-channel layers on a 64×64 latent (512² image) and less for bigger images, and a
+// cache keyed by the slice would have to trust that its memory is never reused. Callers that
+// convolve tiny images by big bf16 kernels many times can widen the kernel once themselves
+// (Weight.F32).
 func (d *Device) Conv2D(out, in []float32, w Weight, bias []float32, p ConvParams) {
 	p.Stride = max(p.Stride, 1)
 	oh, ow := p.OutSize()

@@ -24,20 +24,37 @@
 // parallel in between (see Device.Attention). A Device may still be shared by goroutines: its
 // scratch buffers come from pools, and concurrent backend calls are safe, only not faster.
 //
-// # Speed notes (2 cores, shared machine; GFLOP/s, medians)
+// # Speed notes
 //
-// See bench_test.go for the benchmarks; the table of the last measurement is in the report of
-// the change that added it and summarised here:
-//   - f32 GEMM through cgo reaches what OpenBLAS reaches from C on the same shapes.
-//   - bf16 weights (widened 256 rows at a time into pooled buffers) run within a few percent
-//     of f32 weights: widening is one pass over the tile against 2·rows flops per weight.
-//   - attention at 768 tokens × 24 heads × 128: the exp pass went from math.Exp (9.5 ns per
-//     score per core) to an AVX2 polynomial (0.7 ns per score on 2 cores), leaving the products
-//     at about 80% of the time. Running (head, tile) items concurrently was 2.3× slower
-//     (OpenBLAS oversubscription), so they run sequentially.
-//   - Conv2D: im2col costs 5–8% of the product for 3×3 VAE layers; caching converted bf16
-//     kernels would save under 1% (one pass over the kernel per call) and is not done.
-//   - Tried and dropped: converting the next bf16 tile on a goroutine while the product of the
-//     current one runs (within noise: the conversion is 2–4% of the time and competes with
-//     OpenBLAS for the same two cores).
+// Measured with bench_test.go and a plain-C cblas_sgemm program on the same shapes, on a
+// 2-core AVX-512 machine shared with other jobs (load 1–2); GFLOP/s, best (median) of 3 runs,
+// interleaved. "auto" is OpenBLAS's own kernel pick (Cooperlake); the environment variable
+// OPENBLAS_CORETYPE=Haswell, set on some machines, forces AVX2 kernels that are 1.6× slower
+// per core.
+//
+//	shape (rows × in → out)  kernels  C sgemm NT   Linear f32   Linear bf16
+//	768 × 3072 → 9216        auto     162 (94)     179 (145)    160 (126)
+//	512 × 2560 → 9728        auto     189 (142)    166 (164)    139 (137)
+//	2048 × 2048 → 2048       auto     236 (142)    150 (143)    148 (101)
+//	768 × 3072 → 9216        Haswell  115 (101)    106 (100)    109 (95)
+//	512 × 2560 → 9728        Haswell  105 (100)    122 (95)      97 (89)
+//	2048 × 2048 → 2048       Haswell  105 (101)    124 (101)    121 (95)
+//	purego (gonum), the three shapes: f32 11–13, bf16 11–14
+//	attention 768 tokens × 24 heads × 128 (nominal 4·L²·H·D flops): auto 73 (54),
+//	causal 127 (83); Haswell 57 (56), causal 88 (85); purego 8, causal 17
+//
+// What the measurements showed:
+//   - f32 weights through cgo run at the rate of OpenBLAS called from C.
+//   - bf16 weights are widened (AVX2, about 12 GB/s) in tiles of up to 32 MiB into pooled
+//     buffers: 0–15% below f32 weights (the widening pass is memory-bound and costs more,
+//     relatively, the faster the kernels). 256-row tiles were about 20% slower than f32,
+//     because every tile's Sgemm re-packs all of x.
+//   - Attention: exp(scores) went from math.Exp (about 9 ns per score per core) to an AVX2
+//     polynomial (0.7 ns per score on 2 cores); the kernel now runs at about 90% of its
+//     products alone. Concurrent (head, tile) items were 2.3–4× slower (see Threading); query
+//     tiles of 256 or 768 rows instead of 128 gained under 10% in the products.
+//   - Conv2D: im2col costs 5–8% of the product for 3×3 VAE layers.
+//   - Tried and dropped: widening the next bf16 tile on a goroutine while the current tile's
+//     product runs (no gain within noise: widening is a few percent of the time and competes
+//     with OpenBLAS for the same two cores).
 package gpu

@@ -2,10 +2,7 @@
 
 package gpu
 
-// hasAVX2FMA is fixed at start-up from CPUID (read-only afterwards).
-var hasAVX2FMA = cpuHasAVX2FMA()
-
-func cpuHasAVX2FMA() bool
+import "kleinbild/gpu/internal/cpufeat"
 
 //go:noescape
 func maxAVX2(x []float32) float32
@@ -17,7 +14,7 @@ func expShiftedAVX2(x []float32, m float32) float32
 // AVX2+FMA machines the bulk runs 8 lanes at a time with the same polynomial as expf.
 func expShifted(row []float32) float32 {
 	n8 := len(row) &^ 7
-	if !hasAVX2FMA || n8 == 0 {
+	if !cpufeat.AVX2FMA() || n8 == 0 {
 		return expShiftedGo(row)
 	}
 	m := maxAVX2(row[:n8])

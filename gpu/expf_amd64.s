@@ -114,33 +114,6 @@ GLOBL expConsts<>(SB), RODATA|NOPTR, $384
 #define ONE expConsts<>+320(SB)
 #define BIAS expConsts<>+352(SB)
 
-// func cpuHasAVX2FMA() bool
-TEXT ·cpuHasAVX2FMA(SB), NOSPLIT, $0-1
-	MOVL $1, AX
-	XORL CX, CX
-	CPUID
-	// ECX: FMA (bit 12), OSXSAVE (27), AVX (28).
-	ANDL $0x18001000, CX
-	CMPL CX, $0x18001000
-	JNE  no
-	// XCR0: the OS saves xmm (bit 1) and ymm (bit 2) state.
-	XORL CX, CX
-	XGETBV
-	ANDL $6, AX
-	CMPL AX, $6
-	JNE  no
-	// Leaf 7: EBX bit 5 is AVX2.
-	MOVL $7, AX
-	XORL CX, CX
-	CPUID
-	BTL  $5, BX
-	JCC  no
-	MOVB $1, ret+0(FP)
-	RET
-no:
-	MOVB $0, ret+0(FP)
-	RET
-
 // func maxAVX2(x []float32) float32
 // len(x) must be a positive multiple of 8.
 TEXT ·maxAVX2(SB), NOSPLIT, $0-28

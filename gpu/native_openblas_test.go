@@ -22,4 +22,8 @@ func TestDefaultIsOpenBLAS(t *testing.T) {
 	if got, want := b.Threads(), runtime.NumCPU(); got != want {
 		t.Errorf("OpenBLAS threads = %d, want %d (cores)", got, want)
 	}
+	if b.CoreName() == "" {
+		t.Error("OpenBLAS reports no core name")
+	}
+	t.Logf("OpenBLAS kernels: %s, %d threads", b.CoreName(), b.Threads())
 }

@@ -22,6 +22,9 @@ func bytesPerRun(n int, fn func()) uint64 {
 // only small change (goroutine closures; gonum's own per-call blocks with purego), far below
 // the scratch sizes (Linear 512 KiB, Attention 150 KiB, Conv2D 2.3 MiB).
 func TestScratchReuse(t *testing.T) {
+	if raceEnabled {
+		t.Skip("sync.Pool drops buffers at random under the race detector")
+	}
 	forEachDevice(t, func(t *testing.T, d *Device) {
 		r := newRand(t)
 		x := randn(r, 64*512, 0)

@@ -61,7 +61,7 @@ func TestExpShifted(t *testing.T) {
 		for i, v := range got {
 			norm[i] = v / s
 		}
-		check(t, "expShifted", norm, ref, 1e-6)
+		check(t, "expShifted", norm, ref, tolElem)
 		if n > 3 && (got[n/2] != 0 || got[n/3] != 0) {
 			t.Errorf("n=%d: masked entries got %v, %v, want 0", n, got[n/2], got[n/3])
 		}

@@ -2,6 +2,8 @@
 
 package gpu
 
+import "kleinbild/gpu/internal/cpufeat"
+
 //go:noescape
 func widenBF16AVX2(dst []float32, src []uint16)
 
@@ -9,7 +11,7 @@ func widenBF16AVX2(dst []float32, src []uint16)
 // machines the bulk goes 16 values per instruction pair (zero-extend, shift).
 func widenBF16(dst []float32, src []uint16) {
 	n16 := len(src) &^ 15
-	if !hasAVX2FMA || n16 == 0 {
+	if !cpufeat.AVX2FMA() || n16 == 0 {
 		widenBF16Go(dst, src)
 		return
 	}

@@ -25,6 +25,9 @@ func commands() []command {
 		{"tokens", "print the Qwen3 chat-template token ids of a prompt as JSON", runTokens},
 		{"encode", "write the text encoder's prompt embedding as safetensors", runEncode},
 		{"info", "check a model folder and describe it", runInfo},
+		{"download", "download a model from Hugging Face (resumable), or --verify a folder", runDownload},
+		{"randmodel", "write a random-weight model folder in the real layout (for benchmarks)", runRandModel},
+		{"bench", "time end-to-end generations and report per-phase speed and memory", runBench},
 		{"version", "print the version", func(_ []string, stdout, _ io.Writer) error {
 			_, err := fmt.Fprintln(stdout, "kleinbild", Version)
 			return err

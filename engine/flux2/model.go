@@ -80,10 +80,26 @@ func Load(dir string, dev *gpu.Device) (*Model, error) {
 	return m, nil
 }
 
+// TensorSpec is the name and shape of one tensor a transformer checkpoint must hold.
+type TensorSpec struct {
+	Name  string
+	Shape []int
+}
+
+// TensorSpecs lists every tensor Load reads for cfg (bf16 in the real checkpoints), in load
+// order. It is the list Load checks: both come from the same binding code.
+func TensorSpecs(cfg Config) []TensorSpec {
+	b := &binder{}
+	(&Model{cfg: cfg}).bindTensors(b)
+	return b.specs
+}
+
 // binder collects weight views and every problem found, so that Load reports them together.
+// Without a checkpoint it only records the tensors asked for (see TensorSpecs).
 type binder struct {
-	ckpt *weights.Checkpoint
-	errs []error
+	ckpt  *weights.Checkpoint
+	errs  []error
+	specs []TensorSpec
 }
 
 func (b *binder) fail(err error) { b.errs = append(b.errs, err) }
@@ -91,6 +107,10 @@ func (b *binder) fail(err error) { b.errs = append(b.errs, err) }
 // matrix returns the [out, in] tensor name as a gpu.Weight: a zero-copy view for BF16 and F32,
 // a converted copy for F16.
 func (b *binder) matrix(name string, out, in int) gpu.Weight {
+	if b.ckpt == nil {
+		b.specs = append(b.specs, TensorSpec{name, []int{out, in}})
+		return gpu.Weight{}
+	}
 	t, err := b.ckpt.TensorShape(name, out, in)
 	if err != nil {
 		b.fail(err)
@@ -110,6 +130,10 @@ func (b *binder) matrix(name string, out, in int) gpu.Weight {
 
 // vector returns a 1-D tensor converted to float32.
 func (b *binder) vector(name string, n int) []float32 {
+	if b.ckpt == nil {
+		b.specs = append(b.specs, TensorSpec{name, []int{n}})
+		return nil
+	}
 	t, err := b.ckpt.TensorShape(name, n)
 	if err != nil {
 		b.fail(err)
@@ -126,8 +150,39 @@ var blockIndex = regexp.MustCompile(`^(transformer_blocks|single_transformer_blo
 
 func (m *Model) bind() error {
 	c := m.cfg
-	d, mlp, hd := c.Hidden(), c.MLPHidden(), c.AttentionHeadDim
 	b := &binder{ckpt: m.ckpt}
+	m.bindTensors(b)
+
+	// Blocks beyond the configured counts mean config.json does not describe these weights.
+	for _, name := range m.ckpt.Names() {
+		g := blockIndex.FindStringSubmatch(name)
+		if g == nil {
+			continue
+		}
+		i, err := strconv.Atoi(g[2])
+		limit := c.NumLayers
+		if g[1] == "single_transformer_blocks" {
+			limit = c.NumSingleLayers
+		}
+		if err != nil || i >= limit {
+			b.fail(fmt.Errorf("tensor %q is beyond the %d %s of config.json", name, limit, g[1]))
+			break
+		}
+	}
+
+	const maxReported = 8
+	if len(b.errs) > maxReported {
+		more := len(b.errs) - maxReported
+		b.errs = append(b.errs[:maxReported], fmt.Errorf("... and %d more tensor problems", more))
+	}
+	return errors.Join(b.errs...)
+}
+
+// bindTensors binds every weight of the model through b (or, without a checkpoint, only
+// records their names and shapes).
+func (m *Model) bindTensors(b *binder) {
+	c := m.cfg
+	d, mlp, hd := c.Hidden(), c.MLPHidden(), c.AttentionHeadDim
 
 	m.xEmbed = b.matrix("x_embedder.weight", d, c.InChannels)
 	m.ctxEmbed = b.matrix("context_embedder.weight", d, c.JointAttentionDim)
@@ -171,30 +226,6 @@ func (m *Model) bind() error {
 			normK:  b.vector(p+"attn.norm_k.weight", hd),
 		}
 	}
-
-	// Blocks beyond the configured counts mean config.json does not describe these weights.
-	for _, name := range m.ckpt.Names() {
-		g := blockIndex.FindStringSubmatch(name)
-		if g == nil {
-			continue
-		}
-		i, err := strconv.Atoi(g[2])
-		limit := c.NumLayers
-		if g[1] == "single_transformer_blocks" {
-			limit = c.NumSingleLayers
-		}
-		if err != nil || i >= limit {
-			b.fail(fmt.Errorf("tensor %q is beyond the %d %s of config.json", name, limit, g[1]))
-			break
-		}
-	}
-
-	const maxReported = 8
-	if len(b.errs) > maxReported {
-		more := len(b.errs) - maxReported
-		b.errs = append(b.errs[:maxReported], fmt.Errorf("... and %d more tensor problems", more))
-	}
-	return errors.Join(b.errs...)
 }
 
 // Config returns the model's configuration.

@@ -29,10 +29,29 @@ func Load(dir string, dev *gpu.Device) (*Encoder, error) {
 	return e, nil
 }
 
+// TensorSpec is the name and shape of one tensor a text encoder checkpoint must hold.
+type TensorSpec struct {
+	Name  string
+	Shape []int
+}
+
+// TensorSpecs lists every tensor Load reads for cfg, with the Qwen3ForCausalLM names of the
+// real checkpoints ("model." prefix; the tied lm_head is not read), in model order: the
+// embedding, the decoder layers, the final norm. It is the list Load checks: both come from
+// the same binding code.
+func TensorSpecs(cfg Config) []TensorSpec {
+	var specs []TensorSpec
+	ld := tensorLoader{prefix: "model.", record: &specs}
+	_ = ld.bind(&Encoder{cfg: cfg}) // recording never fails
+	return specs
+}
+
 // tensorLoader reads the encoder's tensors from a checkpoint, checking shapes and dtypes.
+// With record set it reads nothing and only lists the tensors asked for.
 type tensorLoader struct {
 	ckpt   *weights.Checkpoint
 	prefix string // "model." for Qwen3ForCausalLM checkpoints, "" for Qwen3Model
+	record *[]TensorSpec
 }
 
 func newEncoder(cfg Config, dev *gpu.Device, ckpt *weights.Checkpoint) (*Encoder, error) {
@@ -41,20 +60,29 @@ func newEncoder(cfg Config, dev *gpu.Device, ckpt *weights.Checkpoint) (*Encoder
 		ld.prefix = ""
 	}
 	e := &Encoder{cfg: cfg, dev: dev, ckpt: ckpt}
-	var err error
-	if e.embed, err = ld.matrix("embed_tokens.weight", cfg.VocabSize, cfg.HiddenSize); err != nil {
+	if err := ld.bind(e); err != nil {
 		return nil, err
 	}
-	if e.norm, err = ld.vector("norm.weight", cfg.HiddenSize); err != nil {
-		return nil, err
+	return e, nil
+}
+
+// bind loads every weight of e (whose cfg is set), stopping at the first problem.
+func (ld tensorLoader) bind(e *Encoder) error {
+	cfg := e.cfg
+	var err error
+	if e.embed, err = ld.matrix("embed_tokens.weight", cfg.VocabSize, cfg.HiddenSize); err != nil {
+		return err
 	}
 	e.layers = make([]decoderLayer, cfg.NumHiddenLayers)
 	for i := range e.layers {
 		if err := ld.layer(&e.layers[i], i, cfg); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return e, nil
+	if e.norm, err = ld.vector("norm.weight", cfg.HiddenSize); err != nil {
+		return err
+	}
+	return nil
 }
 
 func (ld tensorLoader) layer(l *decoderLayer, i int, cfg Config) error {
@@ -114,6 +142,10 @@ func (ld tensorLoader) layer(l *decoderLayer, i int, cfg Config) error {
 
 // matrix returns a [out, in] weight as a zero-copy view (bf16 or f32).
 func (ld tensorLoader) matrix(name string, out, in int) (gpu.Weight, error) {
+	if ld.record != nil {
+		*ld.record = append(*ld.record, TensorSpec{ld.prefix + name, []int{out, in}})
+		return gpu.Weight{}, nil
+	}
 	t, err := ld.ckpt.TensorShape(ld.prefix+name, out, in)
 	if err != nil {
 		return gpu.Weight{}, err
@@ -132,6 +164,10 @@ func (ld tensorLoader) matrix(name string, out, in int) (gpu.Weight, error) {
 
 // vector returns a 1-D tensor of n elements converted to float32.
 func (ld tensorLoader) vector(name string, n int) ([]float32, error) {
+	if ld.record != nil {
+		*ld.record = append(*ld.record, TensorSpec{ld.prefix + name, []int{n}})
+		return nil, nil
+	}
 	t, err := ld.ckpt.TensorShape(ld.prefix+name, n)
 	if err != nil {
 		return nil, err

@@ -75,11 +75,36 @@ type decoder struct {
 	convOut   conv
 }
 
+// TensorSpec is the name and shape of one tensor a VAE checkpoint must hold.
+type TensorSpec struct {
+	Name  string
+	Shape []int
+}
+
+// TensorSpecs lists every tensor Load reads for cfg (bf16 in the real checkpoint), in load
+// order: encoder, decoder, then bn.running_mean and bn.running_var. The real file also holds
+// the int64 scalar bn.num_batches_tracked, which nothing reads. It is the list Load checks:
+// both come from the same binding code.
+func TensorSpecs(cfg Config) []TensorSpec {
+	l := &loader{}
+	l.bind(cfg)
+	return l.specs
+}
+
 // loader reads and validates tensors, collecting every problem instead of stopping at the
-// first one.
+// first one. Without a checkpoint it reads nothing and only records the tensors asked for.
 type loader struct {
-	ck   *weights.Checkpoint
-	errs []error
+	ck    *weights.Checkpoint
+	errs  []error
+	specs []TensorSpec
+}
+
+// bind reads every tensor of the model described by cfg.
+func (l *loader) bind(cfg Config) (enc encoder, dec decoder, bnMean, bnStd []float32) {
+	enc = l.encoder(cfg)
+	dec = l.decoder(cfg)
+	bnMean, bnStd = l.batchNorm(cfg.PatchedChannels(), cfg.BatchNormEps)
+	return enc, dec, bnMean, bnStd
 }
 
 func (l *loader) fail(err error) {
@@ -88,6 +113,10 @@ func (l *loader) fail(err error) {
 
 // tensor returns the named float tensor after checking its shape and dtype.
 func (l *loader) tensor(name string, shape ...int) *weights.Tensor {
+	if l.ck == nil {
+		l.specs = append(l.specs, TensorSpec{name, append([]int(nil), shape...)})
+		return nil
+	}
 	t, err := l.ck.TensorShape(name, shape...)
 	if err != nil {
 		l.fail(err)

@@ -50,9 +50,7 @@ func Load(dir string, dev *gpu.Device) (*VAE, error) {
 	}
 	l := &loader{ck: ck}
 	v := &VAE{cfg: cfg, dev: dev, ck: ck}
-	v.enc = l.encoder(cfg)
-	v.dec = l.decoder(cfg)
-	v.bnMean, v.bnStd = l.batchNorm(cfg.PatchedChannels(), cfg.BatchNormEps)
+	v.enc, v.dec, v.bnMean, v.bnStd = l.bind(cfg)
 	if err := l.err(); err != nil {
 		ck.Close()
 		return nil, fmt.Errorf("load VAE from %s: %w", dir, err)

@@ -1,0 +1,582 @@
+// Package bench times end-to-end FLUX.2-klein generations through the engine (engine.Open,
+// Model.Generate, PNG saving) and reports every phase: model open, tokenizer, prompt
+// encoding, each denoising step, VAE decoding, saving, with the achieved GFLOP/s of each
+// compute phase (from the cost model in flops.go), the matrix-product peak of the same device
+// measured in the same process, peak memory, and sanity statistics of the activations. It is
+// meant for the full-size random-weight models of package randmodel; it prints nothing
+// itself (see Report.WriteTable, and Options.Log for progress lines).
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"kleinbild/engine"
+	"kleinbild/engine/flux2"
+	"kleinbild/engine/qwen3"
+	"kleinbild/engine/tokenizer"
+	"kleinbild/engine/vae"
+	"kleinbild/gpu"
+)
+
+// Options configure a benchmark.
+type Options struct {
+	ModelDir string
+	// Sizes are the square image sizes (pixels) to generate, in order. The first size runs
+	// twice: with a new prompt, then again with the same prompt (the embedding cache makes
+	// the second encode ~free); later sizes reuse the cached prompt.
+	Sizes []int
+	// Steps per generation (0: the variant's default).
+	Steps  int
+	Prompt string
+	Seed   uint64
+	// Device to run on (nil: gpu.Default()).
+	Device *gpu.Device
+	// PeakReps is the number of timed repetitions of each GEMM peak measurement (after one
+	// warm-up); negative skips the measurement, 0 means 3.
+	PeakReps int
+	// Software is recorded in the saved PNGs' metadata.
+	Software string
+	// Log, if non-nil, receives one line per progress event worth showing.
+	Log func(format string, args ...any)
+}
+
+// CacheDir is where the bench command keeps its random-weight models by default:
+// <user cache dir>/kleinbild/bench ($XDG_CACHE_HOME or ~/.cache on Linux).
+func CacheDir() (string, error) {
+	c, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("bench: %w", err)
+	}
+	return filepath.Join(c, "kleinbild", "bench"), nil
+}
+
+// DefaultPrompt is the prompt generated when Options.Prompt is empty.
+const DefaultPrompt = "A red cube on a blue table, studio lighting, 35mm photo"
+
+// Report is the outcome of a benchmark; it marshals to the JSON the bench command writes.
+type Report struct {
+	Started time.Time `json:"started"`
+	Machine Machine   `json:"machine"`
+	Model   ModelInfo `json:"model"`
+	// Peak is measured before the generations, PeakEnd after them: on a shared machine the
+	// load can change in between.
+	Peak    *GEMMPeak `json:"gemm_peak,omitempty"`
+	PeakEnd *GEMMPeak `json:"gemm_peak_end,omitempty"`
+	// Creation is set by callers that wrote the random model just before (see randmodel).
+	Creation *Creation `json:"model_creation,omitempty"`
+	// OpenS is engine.Open (config checks, mapping and validating transformer and VAE).
+	OpenS float64 `json:"open_s"`
+	// TokenizerLoadS is loading tokenizer.json; TokenizeS one chat-template tokenization.
+	TokenizerLoadS float64      `json:"tokenizer_load_s"`
+	TokenizeS      float64      `json:"tokenize_s"`
+	Runs           []Generation `json:"runs"`
+	// LoadAvgEnd is the load average after the last run (Machine.LoadAvg is before the first).
+	LoadAvgEnd []float64 `json:"load_avg_end,omitempty"`
+	// PeakRSS is the process's VmHWM over the whole benchmark; PeakAnon the largest sampled
+	// RssAnon (private anonymous memory, i.e. without the mapped weight files).
+	PeakRSS  uint64 `json:"peak_rss_bytes"`
+	PeakAnon uint64 `json:"peak_anon_bytes"`
+}
+
+// Creation describes how the benchmarked random model was written.
+type Creation struct {
+	Seconds     float64 `json:"seconds"`
+	WeightBytes int64   `json:"weight_bytes"`
+	MBPerSecond float64 `json:"mb_per_s"`
+}
+
+// Machine describes where the benchmark ran.
+type Machine struct {
+	CPU        string    `json:"cpu,omitempty"`
+	CPUs       int       `json:"cpus"`
+	GOMAXPROCS int       `json:"gomaxprocs"`
+	Backend    string    `json:"backend"`
+	GOOS       string    `json:"goos"`
+	GOARCH     string    `json:"goarch"`
+	LoadAvg    []float64 `json:"load_avg,omitempty"`
+}
+
+// ModelInfo describes the benchmarked model.
+type ModelInfo struct {
+	Dir               string `json:"dir"`
+	Variant           string `json:"variant"`
+	WeightBytes       int64  `json:"weight_bytes"`
+	EncoderParams     int64  `json:"encoder_params"`
+	TransformerParams int64  `json:"transformer_params"`
+	VAEParams         int64  `json:"vae_params"`
+}
+
+// Phase is one timed piece of a run. GFLOP is the cost-model work (0 for phases that are not
+// compute), GFLOPS the achieved rate.
+type Phase struct {
+	Name    string  `json:"name"`
+	Seconds float64 `json:"seconds"`
+	GFLOP   float64 `json:"gflop,omitempty"`
+	GFLOPS  float64 `json:"gflops,omitempty"`
+	// MajorFaults counts the pages read from disk during the phase (mapped weights that were
+	// not in the page cache): a slow phase with many is I/O-bound, not compute-bound.
+	MajorFaults uint64 `json:"major_faults"`
+}
+
+// Stat summarises a tensor the generation produced: root mean square, largest magnitude and
+// the number of NaN/Inf values.
+type Stat struct {
+	RMS       float64 `json:"rms"`
+	MaxAbs    float64 `json:"max_abs"`
+	NonFinite int     `json:"non_finite"`
+}
+
+// Generation is one timed generation of a benchmark.
+type Generation struct {
+	Label        string `json:"label"`
+	Width        int    `json:"width"`
+	Height       int    `json:"height"`
+	Steps        int    `json:"steps"`
+	ImageTokens  int    `json:"image_tokens"`
+	PromptCached bool   `json:"prompt_cached"`
+	// Phases in order: prepare (request checks), encode, step 1..n, decode, save, and total.
+	Phases []Phase `json:"phases"`
+	// EncoderLayers is the number of encoder layers run (0 when the prompt was cached).
+	EncoderLayers int `json:"encoder_layers"`
+	// PeakRSS is VmHWM during this run (since a reset before it when the kernel allows,
+	// else since the process started: PeakRSSSinceStart); PeakAnon the largest sampled RssAnon.
+	PeakRSS           uint64 `json:"peak_rss_bytes"`
+	PeakRSSSinceStart bool   `json:"peak_rss_since_start,omitempty"`
+	PeakAnon          uint64 `json:"peak_anon_bytes"`
+	// Stats of prompt_embeds, latents_init, latents_step<i>, latents_final and image.
+	Stats map[string]Stat `json:"stats"`
+}
+
+// Phase returns the named phase of the generation (zero if absent).
+func (r *Generation) Phase(name string) Phase {
+	for _, p := range r.Phases {
+		if p.Name == name {
+			return p
+		}
+	}
+	return Phase{}
+}
+
+// Run opens the model, measures the GEMM peak and runs the generations.
+func Run(ctx context.Context, opts Options) (*Report, error) {
+	if len(opts.Sizes) == 0 {
+		return nil, errors.New("bench: no image sizes")
+	}
+	for _, s := range opts.Sizes {
+		if _, err := engine.ValidateSize("size", s); err != nil {
+			return nil, fmt.Errorf("bench: %w", err)
+		}
+	}
+	dev := opts.Device
+	if dev == nil {
+		dev = gpu.Default()
+	}
+	prompt := opts.Prompt
+	if prompt == "" {
+		prompt = DefaultPrompt
+	}
+	logf := opts.Log
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+
+	rep := &Report{Started: time.Now().UTC().Truncate(time.Second)}
+	rep.Machine = Machine{CPU: cpuModel(), CPUs: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0),
+		Backend: dev.Name(), GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, LoadAvg: loadAverage()}
+	mem := startSampler(100 * time.Millisecond)
+	defer func() {
+		if mem != nil {
+			mem.finish()
+		}
+	}()
+
+	// Costs and sizes from the configs.
+	teCfg, err := qwen3.LoadConfig(filepath.Join(opts.ModelDir, "text_encoder", "config.json"))
+	if err != nil {
+		return nil, fmt.Errorf("bench: %w", err)
+	}
+	trCfg, err := flux2.LoadConfig(filepath.Join(opts.ModelDir, "transformer", "config.json"))
+	if err != nil {
+		return nil, fmt.Errorf("bench: %w", err)
+	}
+	vaeCfg, err := vae.LoadConfig(filepath.Join(opts.ModelDir, "vae", "config.json"))
+	if err != nil {
+		return nil, fmt.Errorf("bench: %w", err)
+	}
+	rep.Model = modelInfo(opts.ModelDir, teCfg, trCfg, vaeCfg)
+
+	peak := func() (*GEMMPeak, error) {
+		if opts.PeakReps < 0 {
+			return nil, nil
+		}
+		reps := opts.PeakReps
+		if reps == 0 {
+			reps = 3
+		}
+		logf("Measuring the GEMM peak (768×3072 · 3072×9216, sgemm and bf16 Linear)")
+		p, err := measurePeak(ctx, dev, reps)
+		if err != nil {
+			return nil, fmt.Errorf("bench: GEMM peak: %w", err)
+		}
+		debug.FreeOSMemory() // hand the test matrices back so they do not count in the runs' RssAnon
+		logf("GEMM peak: sgemm %.1f GFLOP/s, bf16 Linear %.1f GFLOP/s", p.SgemmGFLOPS, p.LinearBF16GFLOPS)
+		return &p, nil
+	}
+	if rep.Peak, err = peak(); err != nil {
+		return nil, err
+	}
+
+	t := time.Now()
+	m, err := engine.Open(opts.ModelDir, dev, engine.Options{}) // no disk cache: the first encode is real
+	if err != nil {
+		return nil, fmt.Errorf("bench: %w", err)
+	}
+	defer m.Close()
+	rep.OpenS = time.Since(t).Seconds()
+	rep.Model.Variant = m.Info().Variant()
+	rep.Model.WeightBytes = m.Info().WeightBytes
+	logf("Opened %s (%s) in %.2f s", opts.ModelDir, rep.Model.Variant, rep.OpenS)
+
+	t = time.Now()
+	if _, _, err := m.Tokens(prompt); err != nil {
+		return nil, fmt.Errorf("bench: %w", err)
+	}
+	first := time.Since(t)
+	t = time.Now()
+	ids, _, err := m.Tokens(prompt)
+	if err != nil {
+		return nil, fmt.Errorf("bench: %w", err)
+	}
+	rep.TokenizeS = time.Since(t).Seconds()
+	rep.TokenizerLoadS = max(first.Seconds()-rep.TokenizeS, 0)
+
+	if len(ids) != tokenizer.MaxLength {
+		return nil, fmt.Errorf("bench: tokenizer gave %d ids, want %d", len(ids), tokenizer.MaxLength)
+	}
+	costs := costModel{enc: EncoderFLOPs(teCfg, len(ids), maxLayer(qwen3.DefaultLayers)), tr: trCfg, vae: vaeCfg, txt: len(ids)}
+	tmp, err := os.MkdirTemp("", "kleinbild-bench-")
+	if err != nil {
+		return nil, fmt.Errorf("bench: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+
+	type plan struct {
+		size  int
+		label string
+	}
+	var plans []plan
+	for i, s := range opts.Sizes {
+		if i == 0 {
+			plans = append(plans, plan{s, fmt.Sprintf("%d² new prompt", s)}, plan{s, fmt.Sprintf("%d² same prompt", s)})
+		} else {
+			plans = append(plans, plan{s, fmt.Sprintf("%d² same prompt", s)})
+		}
+	}
+	var peakRSS uint64 // VmHWM folded in before every reset (runOne resets it)
+	foldPeak := func() {
+		if st, ok := readStatus(); ok {
+			peakRSS = max(peakRSS, st.VmHWM)
+		}
+	}
+	for i, p := range plans {
+		foldPeak()
+		req := engine.Request{Prompt: prompt, WidthPx: p.size, HeightPx: p.size, Steps: opts.Steps, Seed: opts.Seed}
+		run, err := runOne(ctx, m, req, p.label, costs, filepath.Join(tmp, fmt.Sprintf("run%d.png", i)), opts.Software, logf)
+		if err != nil {
+			return rep, fmt.Errorf("bench: %s: %w", p.label, err)
+		}
+		rep.Runs = append(rep.Runs, run)
+		logf("%s: total %.1f s", p.label, run.Phase("total").Seconds)
+	}
+	if rep.PeakEnd, err = peak(); err != nil {
+		return rep, err
+	}
+	rep.LoadAvgEnd = loadAverage()
+	rep.PeakAnon, _ = mem.finish()
+	mem = nil
+	foldPeak()
+	rep.PeakRSS = peakRSS
+	return rep, nil
+}
+
+// costModel holds what the per-phase FLOP counts need.
+type costModel struct {
+	enc float64 // one prompt encoding
+	tr  flux2.Config
+	vae vae.Config
+	txt int // text tokens
+}
+
+// runOne runs one generation and saves its PNG, timing every phase.
+func runOne(ctx context.Context, m *engine.Model, req engine.Request, label string, costs costModel, png, software string, logf func(string, ...any)) (Generation, error) {
+	resetOK := resetPeakRSS()
+	mem := startSampler(100 * time.Millisecond)
+	stats := map[string]Stat{}
+	req.Dump = func(name string, _ []int, data []float32) error {
+		stats[name] = statOf(data)
+		return nil
+	}
+	faults := func() uint64 { n, _ := majorFaults(); return n }
+	var (
+		stepEnd      = map[int]time.Duration{}
+		stepFaults   = map[int]uint64{}
+		encLayers    int
+		encFaults    = faults() // at the end of encoding (still the start when cached)
+		lastProgress = time.Now()
+	)
+	startFaults := encFaults
+	progress := func(p engine.Progress) {
+		switch {
+		case p.Phase == engine.PhaseEncoding && p.Blocks > 0:
+			encLayers = max(encLayers, p.Block)
+			if p.Block == p.Blocks {
+				encFaults = faults()
+			}
+		case p.Phase == engine.PhaseDenoise && p.Block == p.Blocks && p.Preview != nil:
+			stepEnd[p.Step] = p.Elapsed
+			stepFaults[p.Step] = faults()
+			logf("%s: step %d/%d done at %.1f s", label, p.Step, p.Steps, p.Elapsed.Seconds())
+		}
+		if now := time.Now(); now.Sub(lastProgress) > 15*time.Second {
+			lastProgress = now
+			switch p.Phase {
+			case engine.PhaseDenoise:
+				logf("%s: step %d/%d, block %d/%d, %.0f s", label, p.Step, p.Steps, p.Block, p.Blocks, p.Elapsed.Seconds())
+			default:
+				logf("%s: %s, %d/%d, %.0f s", label, p.Phase, p.Block, p.Blocks, p.Elapsed.Seconds())
+			}
+		}
+	}
+	start := time.Now()
+	res, err := m.Generate(ctx, req, progress)
+	gen := time.Since(start)
+	decFaults := faults()
+	if err != nil {
+		mem.finish()
+		return Generation{}, err
+	}
+	t := time.Now()
+	meta, err := engine.Metadata(m.Info(), req, res, software, gen)
+	if err == nil {
+		err = engine.SavePNG(png, res.Image, meta)
+	}
+	save := time.Since(t)
+	if err != nil {
+		mem.finish()
+		return Generation{}, err
+	}
+	total := time.Since(start)
+	saveFaults := faults()
+	anon, _ := mem.finish()
+
+	run := Generation{Label: label, Width: res.WidthPx, Height: res.HeightPx, Steps: res.Steps,
+		ImageTokens: res.WidthPx / 16 * res.HeightPx / 16, PeakAnon: anon, Stats: stats,
+		EncoderLayers: encLayers, PromptCached: encLayers == 0, PeakRSSSinceStart: !resetOK}
+	if st, ok := readStatus(); ok {
+		run.PeakRSS = st.VmHWM
+	}
+	secs := func(d time.Duration) float64 { return d.Seconds() }
+	phase := func(name string, d time.Duration, flop float64, faults uint64) Phase {
+		p := Phase{Name: name, Seconds: secs(d), MajorFaults: faults}
+		if flop > 0 {
+			p.GFLOP = flop / 1e9
+			if d > 0 {
+				p.GFLOPS = flop / 1e9 / d.Seconds()
+			}
+		}
+		return p
+	}
+	tm := res.Timings
+	encFLOP := 0.0
+	if !run.PromptCached {
+		encFLOP = costs.enc
+	}
+	// Page faults are attributed at the progress reports nearest to the phase boundaries (the
+	// prepare phase's go to encode).
+	run.Phases = append(run.Phases,
+		phase("prepare", tm[engine.PhaseLoading], 0, 0),
+		phase("encode", tm[engine.PhaseEncoding], encFLOP, encFaults-startFaults))
+	stepFLOP := TransformerFLOPs(costs.tr, costs.txt, run.ImageTokens)
+	prev, prevFaults := tm[engine.PhaseLoading]+tm[engine.PhaseEncoding]+tm[engine.PhaseRefs], encFaults
+	for s := 1; s <= res.Steps; s++ {
+		end, ok := stepEnd[s]
+		if !ok {
+			return Generation{}, fmt.Errorf("no progress report for the end of step %d", s)
+		}
+		run.Phases = append(run.Phases, phase(fmt.Sprintf("step %d", s), end-prev, stepFLOP, stepFaults[s]-prevFaults))
+		prev, prevFaults = end, stepFaults[s]
+	}
+	decFLOP := VAEDecodeFLOPs(costs.vae, res.HeightPx/8, res.WidthPx/8)
+	run.Phases = append(run.Phases,
+		phase("decode", tm[engine.PhaseDecoding], decFLOP, decFaults-prevFaults),
+		phase("save", save, 0, saveFaults-decFaults),
+		phase("total", total, encFLOP+float64(res.Steps)*stepFLOP+decFLOP, saveFaults-startFaults))
+	return run, nil
+}
+
+// statOf summarises values.
+func statOf(v []float32) Stat {
+	var s Stat
+	var sum float64
+	n := 0
+	for _, x := range v {
+		f := float64(x)
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			s.NonFinite++
+			continue
+		}
+		sum += f * f
+		s.MaxAbs = max(s.MaxAbs, math.Abs(f))
+		n++
+	}
+	if n > 0 {
+		s.RMS = math.Sqrt(sum / float64(n))
+	}
+	return s
+}
+
+func maxLayer(layers []int) int {
+	m := 0
+	for _, l := range layers {
+		m = max(m, l)
+	}
+	return m
+}
+
+// modelInfo counts parameters from the configs.
+func modelInfo(dir string, te qwen3.Config, tr flux2.Config, v vae.Config) ModelInfo {
+	var enc, trans, va [][]int
+	for _, s := range qwen3.TensorSpecs(te) {
+		enc = append(enc, s.Shape)
+	}
+	for _, s := range flux2.TensorSpecs(tr) {
+		trans = append(trans, s.Shape)
+	}
+	for _, s := range vae.TensorSpecs(v) {
+		va = append(va, s.Shape)
+	}
+	return ModelInfo{Dir: dir, EncoderParams: paramCount(enc), TransformerParams: paramCount(trans), VAEParams: paramCount(va)}
+}
+
+// WriteTable prints the report as a table: one column per run, one row per phase (seconds
+// and GFLOP/s), then memory and sanity rows.
+func (r *Report) WriteTable(w io.Writer) error {
+	var b strings.Builder
+	gb := func(n uint64) string { return fmt.Sprintf("%.2f GB", float64(n)/1e9) }
+	fmt.Fprintf(&b, "Model:    %s (%s, %.2f GB of weights; encoder %.2fB, transformer %.2fB, VAE %.0fM parameters)\n",
+		r.Model.Dir, r.Model.Variant, float64(r.Model.WeightBytes)/1e9, float64(r.Model.EncoderParams)/1e9,
+		float64(r.Model.TransformerParams)/1e9, float64(r.Model.VAEParams)/1e6)
+	fmt.Fprintf(&b, "Machine:  %s, %d CPUs (GOMAXPROCS %d), backend %s, load average %s before, %s after\n",
+		orUnknown(r.Machine.CPU), r.Machine.CPUs, r.Machine.GOMAXPROCS, r.Machine.Backend, loads(r.Machine.LoadAvg), loads(r.LoadAvgEnd))
+	for _, pk := range []struct {
+		when string
+		p    *GEMMPeak
+	}{{"before", r.Peak}, {"after", r.PeakEnd}} {
+		if p := pk.p; p != nil {
+			fmt.Fprintf(&b, "GEMM peak %-6s (%d×%d · %d×%d): sgemm %.1f GFLOP/s, bf16 Linear %.1f GFLOP/s\n",
+				pk.when, p.M, p.K, p.K, p.N, p.SgemmGFLOPS, p.LinearBF16GFLOPS)
+		}
+	}
+	if c := r.Creation; c != nil {
+		fmt.Fprintf(&b, "Random model written in %.1f s: %.2f GB at %.0f MB/s\n", c.Seconds, float64(c.WeightBytes)/1e9, c.MBPerSecond)
+	}
+	fmt.Fprintf(&b, "Open (load) %.2f s, tokenizer load %.2f s, tokenize %.3f ms\n\n", r.OpenS, r.TokenizerLoadS, 1000*r.TokenizeS)
+
+	// Rows: the union of phase names in first-seen order.
+	var names []string
+	seen := map[string]bool{}
+	for _, run := range r.Runs {
+		for _, p := range run.Phases {
+			if !seen[p.Name] {
+				seen[p.Name] = true
+				names = append(names, p.Name)
+			}
+		}
+	}
+	const colW = 28
+	fmt.Fprintf(&b, "%-22s", "")
+	for _, run := range r.Runs {
+		fmt.Fprintf(&b, "| %-*s", colW, run.Label)
+	}
+	fmt.Fprintf(&b, "\n%-22s", "phase")
+	for range r.Runs {
+		fmt.Fprintf(&b, "| %-*s", colW, "        s GFLOP/s  majflt")
+	}
+	b.WriteString("\n" + strings.Repeat("-", 22) + strings.Repeat("+"+strings.Repeat("-", colW+1), len(r.Runs)) + "\n")
+	row := func(name string, cell func(run *Generation) string) {
+		fmt.Fprintf(&b, "%-22s", name)
+		for i := range r.Runs {
+			fmt.Fprintf(&b, "| %-*s", colW, cell(&r.Runs[i]))
+		}
+		b.WriteByte('\n')
+	}
+	for _, name := range names {
+		row(name, func(run *Generation) string {
+			for _, p := range run.Phases {
+				if p.Name != name {
+					continue
+				}
+				gf := ""
+				if p.GFLOPS > 0 {
+					gf = fmt.Sprintf("%.1f", p.GFLOPS)
+				}
+				return fmt.Sprintf("%9.3f %6s %8d", p.Seconds, gf, p.MajorFaults)
+			}
+			return ""
+		})
+	}
+	row("peak RSS (VmHWM)", func(run *Generation) string {
+		s := gb(run.PeakRSS)
+		if run.PeakRSSSinceStart {
+			s += " (since start)"
+		}
+		return s
+	})
+	row("peak RssAnon (private)", func(run *Generation) string { return gb(run.PeakAnon) })
+	for _, k := range []string{"prompt_embeds", "latents_init", "latents_final", "image"} {
+		row(k+" rms/max", func(run *Generation) string {
+			s, ok := run.Stats[k]
+			if !ok {
+				return ""
+			}
+			out := fmt.Sprintf("%.3g / %.3g", s.RMS, s.MaxAbs)
+			if s.NonFinite > 0 {
+				out += fmt.Sprintf(" (%d NaN/Inf!)", s.NonFinite)
+			}
+			return out
+		})
+	}
+	fmt.Fprintf(&b, "\nWhole benchmark: peak RSS %s (includes mapped weight pages), peak RssAnon %s\n", gb(r.PeakRSS), gb(r.PeakAnon))
+	b.WriteString("GFLOP/s from the cost model (matrix products + attention); no encode work when the prompt embedding was cached.\n")
+	b.WriteString("majflt: major page faults (pages read from disk, e.g. weights not in the page cache).\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func loads(l []float64) string {
+	if len(l) == 0 {
+		return "?"
+	}
+	parts := make([]string, len(l))
+	for i, v := range l {
+		parts[i] = fmt.Sprintf("%.2f", v)
+	}
+	return strings.Join(parts, " ")
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown CPU"
+	}
+	return s
+}

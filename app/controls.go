@@ -1,0 +1,410 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"kleinbild/engine/imageio"
+	"kleinbild/resources"
+)
+
+// Side limits offered in the UI (the engine accepts more, but quality degrades beyond 1792).
+const (
+	minSide  = 64
+	maxSide  = 1792
+	maxSteps = 200
+)
+
+type sizePreset struct {
+	label string
+	w, h  int
+}
+
+// sizePresets are the sizes offered in the size menu; "Custom" covers everything else.
+var sizePresets = []sizePreset{
+	{"Square 256 × 256", 256, 256},
+	{"Square 512 × 512", 512, 512},
+	{"Square 768 × 768", 768, 768},
+	{"Square 1024 × 1024", 1024, 1024},
+	{"Portrait 3:4 · 768 × 1024", 768, 1024},
+	{"Landscape 4:3 · 1024 × 768", 1024, 768},
+	{"Portrait 9:16 · 576 × 1024", 576, 1024},
+	{"Landscape 16:9 · 1024 × 576", 1024, 576},
+}
+
+const customSize = "Custom"
+
+// schedules maps the schedule menu's labels to Request.Schedule values.
+var schedules = []struct{ label, value string }{
+	{"Flow (default)", "flow"},
+	{"Linear", "linear"},
+	{"Power", "power"},
+}
+
+// errInvalidForm means a field is invalid; the field shows why.
+var errInvalidForm = errors.New("some settings are invalid")
+
+// controls are the generation settings in the side panel.
+type controls struct {
+	prompt    *shortcutEntry
+	promptErr *widget.Label
+
+	preset        *widget.Select
+	width, height *shortcutEntry
+	sizeErr       *widget.Label
+	syncing       bool // set while code updates the size widgets
+
+	steps        *shortcutEntry
+	stepsErr     *widget.Label
+	stepsDefault int
+
+	guidance    *widget.Slider
+	guidanceVal *widget.Label
+	guidanceBox *fyne.Container
+	// guidanceDefault is the variant's default, replaced on a model change unless edited.
+	guidanceDefault float64
+
+	schedule *widget.Select
+
+	seed       *shortcutEntry
+	seedErr    *widget.Label
+	seedLocked bool
+	lock       *widget.Button
+	dice       *widget.Button
+
+	generate *widget.Button
+}
+
+// form is the validated content of the controls.
+type form struct {
+	prompt        string
+	width, height int
+	steps         int
+	guidance      float64
+	schedule      string
+	seed          uint64
+	seedGiven     bool
+}
+
+func (u *UI) buildControls() fyne.CanvasObject {
+	c := &u.ctl
+	c.prompt = newShortcutEntry(true, u.Generate)
+	c.prompt.SetPlaceHolder("Describe the image you want…")
+	c.prompt.SetMinRowsVisible(5)
+	c.promptErr = fieldError()
+
+	var labels []string
+	for _, p := range sizePresets {
+		labels = append(labels, p.label)
+	}
+	c.preset = widget.NewSelect(append(labels, customSize), func(s string) {
+		if c.syncing {
+			return
+		}
+		for _, p := range sizePresets {
+			if p.label == s {
+				u.setSize(p.w, p.h)
+			}
+		}
+	})
+	c.width = newShortcutEntry(false, u.Generate)
+	c.height = newShortcutEntry(false, u.Generate)
+	c.sizeErr = fieldError()
+	for _, e := range []*shortcutEntry{c.width, c.height} {
+		e.OnChanged = func(string) {
+			if !c.syncing {
+				u.checkSize()
+			}
+		}
+	}
+	swap := widget.NewButtonWithIcon("", theme.NewThemedResource(resources.Swap), func() {
+		u.setSize(atoiOr(c.height.Text, 0), atoiOr(c.width.Text, 0))
+	})
+	swap.Importance = widget.LowImportance
+	times := widget.NewLabel("×")
+	sizeRow := container.NewBorder(nil, nil, nil, swap,
+		container.New(layout.NewGridLayoutWithColumns(2),
+			container.NewBorder(nil, nil, nil, times, c.width), c.height))
+
+	c.steps = newShortcutEntry(false, u.Generate)
+	c.steps.SetPlaceHolder("auto")
+	c.steps.OnChanged = func(string) { u.checkSteps() }
+	c.stepsErr = fieldError()
+
+	c.guidance = widget.NewSlider(1, 10)
+	c.guidance.Step = 0.5
+	c.guidanceVal = widget.NewLabel("4.0")
+	c.guidance.OnChanged = func(v float64) { c.guidanceVal.SetText(strconv.FormatFloat(v, 'f', 1, 64)) }
+	c.guidance.SetValue(4)
+	c.guidanceBox = container.NewVBox(sectionTitle("Guidance"),
+		container.NewBorder(nil, nil, nil, c.guidanceVal, c.guidance),
+		hint("How closely the image follows the prompt (base models only)."))
+
+	var schedLabels []string
+	for _, s := range schedules {
+		schedLabels = append(schedLabels, s.label)
+	}
+	c.schedule = widget.NewSelect(schedLabels, nil)
+	c.schedule.SetSelectedIndex(0)
+
+	c.seed = newShortcutEntry(false, u.Generate)
+	c.seed.SetPlaceHolder("random")
+	c.seed.OnChanged = func(string) { u.checkSeed() }
+	c.seedErr = fieldError()
+	c.dice = widget.NewButtonWithIcon("", theme.NewThemedResource(resources.Dice), func() {
+		c.seed.SetText(strconv.FormatUint(randomSeed(), 10))
+	})
+	c.lock = widget.NewButtonWithIcon("", theme.NewThemedResource(resources.LockOpen), func() { u.setSeedLocked(!c.seedLocked) })
+	seedRow := container.NewBorder(nil, nil, nil, container.NewHBox(c.dice, c.lock), c.seed)
+
+	c.generate = widget.NewButtonWithIcon("Generate", theme.NewThemedResource(resources.Sparkles), u.generateOrCancel)
+	c.generate.Importance = widget.HighImportance
+
+	return container.NewVBox(
+		sectionTitle("Prompt"), c.prompt, c.promptErr,
+		hint("Ctrl+Enter (⌘+Enter on macOS) generates."),
+		spacer(4),
+		sectionTitle("Size"), c.preset, sizeRow, c.sizeErr,
+		spacer(4),
+		container.New(layout.NewGridLayoutWithColumns(2),
+			container.NewVBox(sectionTitle("Steps"), c.steps),
+			container.NewVBox(sectionTitle("Schedule"), c.schedule)),
+		c.stepsErr,
+		c.guidanceBox,
+		spacer(4),
+		sectionTitle("Seed"), seedRow, c.seedErr,
+		spacer(4),
+		u.buildReferences(),
+		spacer(8),
+		c.generate,
+	)
+}
+
+// generateOrCancel is the main button's action.
+func (u *UI) generateOrCancel() {
+	if u.run != nil {
+		u.Cancel()
+		return
+	}
+	u.Generate()
+}
+
+// setSize puts w×h in the size fields and selects the matching preset.
+func (u *UI) setSize(w, h int) {
+	c := &u.ctl
+	c.syncing = true
+	c.width.SetText(strconv.Itoa(w))
+	c.height.SetText(strconv.Itoa(h))
+	c.syncing = false
+	u.checkSize()
+}
+
+// checkSize validates the size fields, shows or clears the inline message and keeps the
+// preset menu in step. It returns the valid size.
+func (u *UI) checkSize() (w, h int, ok bool) {
+	c := &u.ctl
+	w, wmsg := parseSide("Width", c.width.Text)
+	h, hmsg := parseSide("Height", c.height.Text)
+	msg := strings.TrimSpace(wmsg + " " + hmsg)
+	setFieldError(c.sizeErr, msg)
+	sel := customSize
+	for _, p := range sizePresets {
+		if p.w == w && p.h == h {
+			sel = p.label
+		}
+	}
+	if c.preset.Selected != sel {
+		c.syncing = true
+		c.preset.SetSelected(sel)
+		c.syncing = false
+	}
+	return w, h, msg == ""
+}
+
+// parseSide validates one side: a whole number, a multiple of 16, within minSide..maxSide.
+// msg says what is wrong in a sentence, or is "".
+func parseSide(name, text string) (v int, msg string) {
+	text = strings.TrimSpace(text)
+	v, err := strconv.Atoi(text)
+	switch {
+	case text == "":
+		return 0, name + " is empty: enter a size in pixels."
+	case err != nil:
+		return 0, fmt.Sprintf("%s %q is not a whole number of pixels.", name, text)
+	case v < minSide || v > maxSide:
+		return v, fmt.Sprintf("%s must be between %d and %d pixels.", name, minSide, maxSide)
+	case v%16 != 0:
+		lo := v / 16 * 16
+		return v, fmt.Sprintf("%s must be a multiple of 16: try %d or %d.", name, max(lo, minSide), min(lo+16, maxSide))
+	}
+	return v, ""
+}
+
+func (u *UI) checkSteps() (int, bool) {
+	text := strings.TrimSpace(u.ctl.steps.Text)
+	if text == "" {
+		setFieldError(u.ctl.stepsErr, "")
+		return 0, true // the variant's default
+	}
+	v, err := strconv.Atoi(text)
+	if err != nil || v < 1 || v > maxSteps {
+		setFieldError(u.ctl.stepsErr, fmt.Sprintf("Steps must be a whole number from 1 to %d.", maxSteps))
+		return 0, false
+	}
+	setFieldError(u.ctl.stepsErr, "")
+	return v, true
+}
+
+func (u *UI) checkSeed() (seed uint64, given, ok bool) {
+	text := strings.TrimSpace(u.ctl.seed.Text)
+	if text == "" {
+		setFieldError(u.ctl.seedErr, "")
+		return 0, false, true
+	}
+	v, err := strconv.ParseUint(text, 10, 64)
+	if err != nil {
+		setFieldError(u.ctl.seedErr, "The seed must be a whole number from 0 to 18446744073709551615 (or empty for a random one).")
+		return 0, false, false
+	}
+	setFieldError(u.ctl.seedErr, "")
+	return v, true, true
+}
+
+// setSeedLocked switches between keeping the seed (locked) and a new random one per run.
+func (u *UI) setSeedLocked(locked bool) {
+	c := &u.ctl
+	c.seedLocked = locked
+	if locked {
+		c.lock.SetIcon(theme.NewThemedResource(resources.Lock))
+		c.lock.Importance = widget.HighImportance
+	} else {
+		c.lock.SetIcon(theme.NewThemedResource(resources.LockOpen))
+		c.lock.Importance = widget.MediumImportance
+	}
+	c.lock.Refresh()
+}
+
+// readForm validates every field, showing inline messages; ok is false if any is invalid.
+func (u *UI) readForm() (form, bool) {
+	c := &u.ctl
+	f := form{prompt: strings.TrimSpace(c.prompt.Text)}
+	ok := true
+	if f.prompt == "" {
+		setFieldError(c.promptErr, "Describe the image first.")
+		ok = false
+	} else {
+		setFieldError(c.promptErr, "")
+	}
+	var sizeOK, stepsOK, seedOK bool
+	f.width, f.height, sizeOK = u.checkSize()
+	f.steps, stepsOK = u.checkSteps()
+	f.seed, f.seedGiven, seedOK = u.checkSeed()
+	ok = ok && sizeOK && stepsOK && seedOK
+	if !u.modelInfo.Distilled {
+		f.guidance = c.guidance.Value
+	}
+	f.schedule = schedules[max(0, c.schedule.SelectedIndex())].value
+	return f, ok
+}
+
+// applySettings fills the controls from remembered settings. Steps and guidance are kept
+// only for the model they were used with; another model starts from its own defaults.
+func (u *UI) applySettings(s settings) {
+	c := &u.ctl
+	c.prompt.SetText(s.Prompt)
+	w, h := s.Width, s.Height
+	if w == 0 || h == 0 {
+		w, h = 512, 512
+	}
+	u.setSize(w, h)
+	if s.ModelDir == u.modelDir {
+		if s.Steps > 0 {
+			c.steps.SetText(strconv.Itoa(s.Steps))
+		}
+		if s.Guidance > 0 {
+			c.guidance.SetValue(s.Guidance)
+		}
+	}
+	u.setSchedule(s.Schedule)
+	if s.SeedLocked {
+		c.seed.SetText(strconv.FormatUint(s.Seed, 10))
+	}
+	u.setSeedLocked(s.SeedLocked)
+}
+
+func (u *UI) setSchedule(value string) {
+	for i, s := range schedules {
+		if s.value == value {
+			u.ctl.schedule.SetSelectedIndex(i)
+			return
+		}
+	}
+	u.ctl.schedule.SetSelectedIndex(0)
+}
+
+// currentSettings captures the controls for remembering.
+func (u *UI) currentSettings(f form) settings {
+	s := u.settings
+	s.Prompt, s.Width, s.Height, s.Steps = f.prompt, f.width, f.height, f.steps
+	s.Guidance, s.Schedule = u.ctl.guidance.Value, f.schedule
+	s.Seed, s.SeedLocked = f.seed, u.ctl.seedLocked
+	return s
+}
+
+// RestoreSettings fills the controls from an image's metadata: prompt, size, steps,
+// guidance, schedule, the seed (locked, so the next run reproduces the image) and the
+// reference images that still exist.
+func (u *UI) RestoreSettings(m imageio.Metadata) {
+	c := &u.ctl
+	c.prompt.SetText(m.Prompt)
+	if m.Width > 0 && m.Height > 0 {
+		u.setSize(m.Width, m.Height)
+	}
+	if m.Steps > 0 {
+		c.steps.SetText(strconv.Itoa(m.Steps))
+	}
+	if m.Guidance > 0 {
+		c.guidance.SetValue(m.Guidance)
+	}
+	u.setSchedule(m.Schedule)
+	u.ReuseSeed(m.Seed)
+	u.refs = nil
+	var missing []string
+	for _, r := range m.References {
+		if err := u.addReference(r.Path); err != nil {
+			missing = append(missing, r.Path)
+		}
+	}
+	u.refreshRefs()
+	if len(missing) > 0 {
+		u.showNotice(fmt.Sprintf("Settings restored, but %d reference image(s) no longer exist: %s", len(missing), strings.Join(missing, ", ")))
+	} else {
+		u.setStatus("Settings restored.")
+	}
+}
+
+// ReuseSeed puts seed in the seed field and locks it.
+func (u *UI) ReuseSeed(seed uint64) {
+	u.ctl.seed.SetText(strconv.FormatUint(seed, 10))
+	u.setSeedLocked(true)
+}
+
+// randomSeed picks a new seed; 32 bits keep it short enough to read and type.
+func randomSeed() uint64 { return uint64(rand.Uint32()) }
+
+func atoiOr(s string, def int) int {
+	v, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil {
+		return def
+	}
+	return v
+}

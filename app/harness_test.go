@@ -1,0 +1,284 @@
+package app
+
+import (
+	"context"
+	"image"
+	"image/color"
+	"image/png"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+
+	"kleinbild/engine"
+	"kleinbild/engine/imageio"
+	"kleinbild/weights/golden"
+)
+
+// harness runs a UI on the test driver with its own event loop standing in for the Fyne
+// UI goroutine: background work posts closures, and the test goroutine runs them while it
+// waits, so all widget access stays on one goroutine as in the real app.
+type harness struct {
+	t   *testing.T
+	ui  *UI
+	win fyne.Window
+
+	mu     sync.Mutex
+	queue  []func()
+	closed bool
+}
+
+func (h *harness) post(fn func()) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.closed {
+		h.queue = append(h.queue, fn)
+	}
+}
+
+// pump runs the queued closures; it reports whether there were any.
+func (h *harness) pump() bool {
+	h.mu.Lock()
+	q := h.queue
+	h.queue = nil
+	h.mu.Unlock()
+	for _, fn := range q {
+		fn()
+	}
+	return len(q) > 0
+}
+
+// waitFor runs the event loop until cond holds, failing the test after a timeout.
+func (h *harness) waitFor(what string, timeout time.Duration, cond func() bool) {
+	h.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			h.t.Fatalf("timed out after %v waiting for %s (banner: %q)", timeout, what, h.ui.errorText())
+		}
+		if !h.pump() {
+			time.Sleep(2 * time.Millisecond)
+		}
+	}
+}
+
+// settle runs the loop until it has been quiet for a moment.
+func (h *harness) settle() {
+	quiet := 0
+	for quiet < 10 {
+		if h.pump() {
+			quiet = 0
+		} else {
+			quiet++
+			time.Sleep(2 * time.Millisecond)
+		}
+	}
+}
+
+// newHarness builds a UI over dataDir. modelDir "" leaves the model unset; open nil uses
+// the real engine.
+func newHarness(t *testing.T, dataDir, modelDir string, open OpenFunc) *harness {
+	t.Helper()
+	a := test.NewTempApp(t)
+	w := a.NewWindow("Kleinbild")
+	w.Resize(fyne.NewSize(1280, 860))
+	h := &harness{t: t, win: w}
+	u, err := newUI(a, w, Options{DataDir: dataDir, ModelDir: modelDir, Open: open}, h.post)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.ui = u
+	t.Cleanup(h.close)
+	h.waitFor("the gallery to load", 10*time.Second, func() bool { return isClosed(u.galleryReady) })
+	return h
+}
+
+// close shuts the UI down while still serving its posts, like the real app.
+func (h *harness) close() {
+	h.mu.Lock()
+	closed := h.closed
+	h.mu.Unlock()
+	if closed {
+		return
+	}
+	done := make(chan struct{})
+	go func() { h.ui.Close(); close(done) }()
+	for {
+		select {
+		case <-done:
+			h.mu.Lock()
+			h.closed = true
+			h.mu.Unlock()
+			h.win.Close()
+			return
+		default:
+			if !h.pump() {
+				time.Sleep(time.Millisecond)
+			}
+		}
+	}
+}
+
+func isClosed(c chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
+}
+
+// generate types a prompt, taps Generate and waits until the run has ended.
+func (h *harness) generate(prompt string) runOutcome {
+	h.t.Helper()
+	h.ui.ctl.prompt.SetText("")
+	test.Type(h.ui.ctl.prompt, prompt)
+	test.Tap(h.ui.ctl.generate)
+	r := h.ui.run
+	if r == nil {
+		h.t.Fatalf("Generate did not start (banner %q, size %q, prompt %q)", h.ui.errorText(), h.ui.ctl.sizeErr.Text, h.ui.ctl.promptErr.Text)
+	}
+	var out runOutcome
+	got := false
+	h.waitFor("the generation to finish", 60*time.Second, func() bool {
+		select {
+		case out = <-r.outcome:
+			got = true
+		default:
+		}
+		return got
+	})
+	r.outcome <- out // leave it for callers that read it again
+	return out
+}
+
+// fakeGen is a Generator that paints a flat colour derived from the seed. With block set it
+// reports progress and then waits until its context is cancelled.
+type fakeGen struct {
+	block   bool
+	calls   atomic.Int32
+	started chan struct{}
+
+	mu   sync.Mutex
+	reqs []engine.Request
+}
+
+func newFakeGen() *fakeGen { return &fakeGen{started: make(chan struct{}, 16)} }
+
+func (f *fakeGen) open(string) (Generator, error) { return f, nil }
+
+func (f *fakeGen) lastRequest() engine.Request {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.reqs[len(f.reqs)-1]
+}
+
+func (f *fakeGen) Generate(ctx context.Context, req engine.Request, progress func(engine.Progress)) (*engine.Result, error) {
+	f.calls.Add(1)
+	f.mu.Lock()
+	f.reqs = append(f.reqs, req)
+	f.mu.Unlock()
+	start := time.Now()
+	progress(engine.Progress{Phase: engine.PhaseLoading})
+	progress(engine.Progress{Phase: engine.PhaseEncoding, Block: 1, Blocks: 2, Elapsed: time.Since(start)})
+	f.started <- struct{}{}
+	steps := req.Steps
+	if steps == 0 {
+		steps = 4
+	}
+	if f.block {
+		progress(engine.Progress{Phase: engine.PhaseDenoise, Step: 1, Steps: steps, Elapsed: time.Since(start)})
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	c := color.NRGBA{R: uint8(req.Seed), G: uint8(req.Seed >> 8), B: uint8(req.Seed >> 16), A: 255}
+	for i := 1; i <= steps; i++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		prev := image.NewNRGBA(image.Rect(0, 0, req.WidthPx/8, req.HeightPx/8))
+		progress(engine.Progress{Phase: engine.PhaseDenoise, Step: i, Steps: steps, Block: 4, Blocks: 4, Elapsed: time.Since(start), Preview: prev})
+	}
+	progress(engine.Progress{Phase: engine.PhaseDecoding, Elapsed: time.Since(start)})
+	img := image.NewNRGBA(image.Rect(0, 0, req.WidthPx, req.HeightPx))
+	for i := 0; i < len(img.Pix); i += 4 {
+		img.Pix[i], img.Pix[i+1], img.Pix[i+2], img.Pix[i+3] = c.R, c.G, c.B, c.A
+	}
+	return &engine.Result{Image: img, Seed: req.Seed, WidthPx: req.WidthPx, HeightPx: req.HeightPx, Steps: steps, Schedule: req.Schedule}, nil
+}
+
+// findButton returns the button labelled text inside o (including widget internals).
+func findButton(o fyne.CanvasObject, text string) *widget.Button {
+	switch v := o.(type) {
+	case *widget.Button:
+		if v.Text == text {
+			return v
+		}
+		return nil
+	case *fyne.Container:
+		for _, c := range v.Objects {
+			if b := findButton(c, text); b != nil {
+				return b
+			}
+		}
+		return nil
+	case fyne.Widget:
+		for _, c := range test.WidgetRenderer(v).Objects() {
+			if b := findButton(c, text); b != nil {
+				return b
+			}
+		}
+	}
+	return nil
+}
+
+// tapDialogButton taps the button labelled text in the topmost dialog.
+func (h *harness) tapDialogButton(text string) {
+	h.t.Helper()
+	top := h.win.Canvas().Overlays().Top()
+	if top == nil {
+		h.t.Fatalf("no dialog is open (wanted button %q)", text)
+	}
+	b := findButton(top, text)
+	if b == nil {
+		h.t.Fatalf("the dialog has no %q button", text)
+	}
+	test.Tap(b)
+}
+
+// writeTestPNG writes a w×h PNG (with meta when given) and returns its path.
+func writeTestPNG(t *testing.T, dir, name string, w, h int, meta *imageio.Metadata) string {
+	t.Helper()
+	img := image.NewNRGBA(image.Rect(0, 0, w, h))
+	for i := range img.Pix {
+		img.Pix[i] = uint8(i * 7)
+	}
+	path := filepath.Join(dir, name)
+	var m imageio.Metadata
+	if meta != nil {
+		m = *meta
+	}
+	if meta == nil {
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if err := png.Encode(f, img); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	if err := imageio.WritePNG(path, img, m); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func tinyModel(t *testing.T) string { return golden.TinyModel(t) }

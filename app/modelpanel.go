@@ -1,0 +1,219 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/storage"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"kleinbild/engine"
+)
+
+var errNoModel = errors.New("choose a model folder first")
+
+// cleanDir turns what the user typed into an absolute folder path ("~/" expands to home).
+func cleanDir(dir string) string {
+	dir = strings.TrimSpace(dir)
+	if dir == "" {
+		return ""
+	}
+	if dir == "~" || strings.HasPrefix(dir, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			dir = filepath.Join(home, dir[1:])
+		}
+	}
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	return filepath.Clean(dir)
+}
+
+// inspectModel checks a model folder; the error names what is wrong or missing.
+func inspectModel(dir string) (engine.ModelInfo, error) {
+	if dir == "" {
+		return engine.ModelInfo{}, errNoModel
+	}
+	info, err := engine.Inspect(dir)
+	if err != nil {
+		return info, err
+	}
+	return info, info.MissingError()
+}
+
+// SetModelDir switches to the model folder dir after checking it; remember keeps it for
+// the next start. A problem is shown in the window and returned.
+func (u *UI) SetModelDir(dir string, remember bool) error {
+	if u.run != nil {
+		err := errors.New("wait for the current generation to finish (or cancel it) before switching models")
+		u.showError(err)
+		return err
+	}
+	dir = cleanDir(dir)
+	info, err := inspectModel(dir)
+	u.modelDir, u.modelInfo, u.modelErr = dir, info, err
+	if err != nil {
+		u.showError(fmt.Errorf("the model folder cannot be used: %w", err))
+	} else if remember {
+		u.settings.ModelDir = dir
+		u.remember(u.settings)
+	}
+	u.refreshModel()
+	return err
+}
+
+// refreshModel shows the model state in the header and adapts the controls to the variant.
+func (u *UI) refreshModel() {
+	b := u.modelBtn
+	switch {
+	case u.modelDir == "":
+		b.SetText("No model: choose one")
+		b.Importance = widget.WarningImportance
+	case u.modelErr != nil:
+		b.SetText("Model folder incomplete")
+		b.Importance = widget.DangerImportance
+	default:
+		b.SetText(modelLabel(u.modelInfo))
+		b.Importance = widget.LowImportance
+	}
+	b.Refresh()
+	if u.modelErr == nil && u.modelDir != "" && !u.modelInfo.Distilled {
+		u.ctl.guidanceBox.Show()
+	} else {
+		u.ctl.guidanceBox.Hide()
+	}
+	if def := u.modelInfo.DefaultSteps; def > 0 {
+		cur := strings.TrimSpace(u.ctl.steps.Text)
+		if cur == "" || cur == fmt.Sprint(u.ctl.stepsDefault) {
+			u.ctl.steps.SetText(fmt.Sprint(def))
+		}
+		u.ctl.stepsDefault = def
+		u.ctl.steps.SetPlaceHolder(fmt.Sprint(def))
+	}
+	if def := u.modelInfo.DefaultGuidance; def > 0 {
+		if old := u.ctl.guidanceDefault; old == 0 || u.ctl.guidance.Value == old {
+			u.ctl.guidance.SetValue(def)
+		}
+		u.ctl.guidanceDefault = def
+	}
+	u.updateViewer()
+}
+
+// modelLabel names a model for people: "klein-4B · distilled", or the folder name for
+// models of unknown width (like the tiny test model).
+func modelLabel(info engine.ModelInfo) string {
+	name := info.Name
+	if name == "" || name == "custom" {
+		name = filepath.Base(info.Dir)
+	}
+	if info.Distilled {
+		return name + " · distilled"
+	}
+	return name + " · base"
+}
+
+// modelReport describes a checked model folder in Markdown.
+func modelReport(info engine.ModelInfo, err error, mem memoryStatus) string {
+	if errors.Is(err, errNoModel) {
+		return "Choose the folder that holds `model_index.json`."
+	}
+	if err != nil {
+		if len(info.Missing) > 0 {
+			var b strings.Builder
+			b.WriteString("**This folder is incomplete.** Missing:\n\n")
+			for _, m := range info.Missing {
+				fmt.Fprintf(&b, "* `%s`\n", m)
+			}
+			return b.String()
+		}
+		return "**This folder cannot be used:** " + err.Error()
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "**✓ %s** · %d steps by default", modelLabel(info), info.DefaultSteps)
+	if !info.Distilled {
+		fmt.Fprintf(&b, ", guidance %.1f", info.DefaultGuidance)
+	}
+	fmt.Fprintf(&b, "\n\nWeights: **%s**", humanBytes(uint64(max(info.WeightBytes, 0))))
+	switch {
+	case !mem.Known:
+		b.WriteString(" · memory available: unknown on this system")
+	case mem.Total:
+		fmt.Fprintf(&b, " · memory installed: **%s**", humanBytes(mem.Bytes))
+	default:
+		fmt.Fprintf(&b, " · memory available now: **%s**", humanBytes(mem.Bytes))
+	}
+	if mem.Known && uint64(max(info.WeightBytes, 0)) > mem.Bytes {
+		b.WriteString("\n\n⚠ The weights are larger than the memory available: generation will be very slow " +
+			"(the system keeps reading them from disk). Close other programs or use a smaller model.")
+	}
+	return b.String()
+}
+
+// ShowModelDialog opens the model settings: choose a folder, see what it is and whether
+// it is complete, and the memory it needs against what the machine has.
+func (u *UI) ShowModelDialog() {
+	path := widget.NewEntry()
+	path.SetPlaceHolder("Model folder, e.g. ~/models/FLUX.2-klein-4B")
+	path.SetText(u.modelDir)
+	status := widget.NewRichTextFromMarkdown("")
+	status.Wrapping = fyne.TextWrapWord
+	mem := readMemory()
+	var use *widget.Button
+	check := func() {
+		info, err := inspectModel(cleanDir(path.Text))
+		status.ParseMarkdown(modelReport(info, err, mem))
+		if use != nil {
+			if err != nil {
+				use.Disable()
+			} else {
+				use.Enable()
+			}
+		}
+	}
+	path.OnChanged = func(string) { check() }
+	browse := widget.NewButtonWithIcon("Browse…", theme.FolderOpenIcon(), func() {
+		fd := dialog.NewFolderOpen(func(l fyne.ListableURI, err error) {
+			if err != nil {
+				u.showError(err)
+				return
+			}
+			if l != nil {
+				path.SetText(l.Path())
+			}
+		}, u.win)
+		if start := cleanDir(path.Text); start != "" {
+			if l, err := storage.ListerForURI(storage.NewFileURI(filepath.Dir(start))); err == nil {
+				fd.SetLocation(l)
+			}
+		}
+		fd.Resize(fyne.NewSize(800, 560))
+		fd.Show()
+	})
+	help := widget.NewRichTextFromMarkdown("No model yet? Run `kleinbild download` in a terminal to fetch FLUX.2-klein-4B. " +
+		"To try the app quickly, choose the tiny test model `tiny-flux2-klein` (random weights: it paints noise, fast).")
+	help.Wrapping = fyne.TextWrapWord
+	content := container.NewVBox(
+		container.NewBorder(nil, nil, nil, browse, path),
+		status,
+		widget.NewSeparator(),
+		help)
+	d := dialog.NewCustomWithoutButtons("Model", content, u.win)
+	cancel := widget.NewButton("Cancel", d.Hide)
+	use = widget.NewButtonWithIcon("Use this model", theme.ConfirmIcon(), func() {
+		if u.SetModelDir(path.Text, true) == nil {
+			d.Hide()
+		}
+	})
+	use.Importance = widget.HighImportance
+	d.SetButtons([]fyne.CanvasObject{cancel, use})
+	check()
+	d.Resize(fyne.NewSize(640, 380))
+	d.Show()
+}

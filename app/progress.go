@@ -1,0 +1,112 @@
+package app
+
+import (
+	"fmt"
+	"time"
+
+	"kleinbild/engine"
+)
+
+// progressTracker turns engine progress reports into a bar fraction and a status line with
+// the elapsed time and, while denoising, an estimate of the time left that counts down
+// between reports. Times are wall-clock durations since the run started.
+type progressTracker struct {
+	last         engine.Progress
+	lastAt       time.Duration
+	denoiseStart time.Duration
+	denoising    bool
+	frac         float64
+	left         time.Duration // estimated time left at lastAt, when hasLeft
+	hasLeft      bool
+}
+
+// phaseSpan is where a phase sits on the overall progress bar.
+func phaseSpan(p engine.Phase) (lo, hi float64) {
+	switch p {
+	case engine.PhaseLoading:
+		return 0, 0.02
+	case engine.PhaseEncoding:
+		return 0.02, 0.12
+	case engine.PhaseRefs:
+		return 0.12, 0.18
+	case engine.PhaseDenoise:
+		return 0.18, 0.92
+	case engine.PhaseDecoding:
+		return 0.92, 1
+	case engine.PhaseDone:
+		return 1, 1
+	}
+	return 0, 0
+}
+
+// update digests one report received at now.
+func (t *progressTracker) update(p engine.Progress, now time.Duration) {
+	t.last, t.lastAt = p, now
+	within := 0.0
+	if p.Blocks > 0 {
+		within = float64(p.Block) / float64(p.Blocks)
+	}
+	t.hasLeft = false
+	switch p.Phase {
+	case engine.PhaseRefs:
+		if p.Steps > 0 {
+			within = float64(p.Step-1) / float64(p.Steps)
+		}
+	case engine.PhaseDenoise:
+		if !t.denoising {
+			t.denoising, t.denoiseStart = true, now
+		}
+		if p.Steps > 0 {
+			within = (float64(max(p.Step-1, 0)) + within) / float64(p.Steps)
+		}
+		if spent := now - t.denoiseStart; within > 0 && spent > 0 {
+			t.left = time.Duration(float64(spent) * (1 - within) / within)
+			t.hasLeft = true
+		}
+	}
+	lo, hi := phaseSpan(p.Phase)
+	t.frac = lo + (hi-lo)*min(max(within, 0), 1)
+}
+
+// status is the bar fraction and status line at now.
+func (t *progressTracker) status(now time.Duration) (fraction float64, text string) {
+	p := t.last
+	switch p.Phase {
+	case engine.PhaseLoading, "":
+		text = "Loading the model…"
+	case engine.PhaseEncoding:
+		text = "Reading the prompt…"
+	case engine.PhaseRefs:
+		text = fmt.Sprintf("Encoding reference %d of %d…", p.Step, p.Steps)
+	case engine.PhaseDenoise:
+		text = fmt.Sprintf("Step %d of %d", p.Step, p.Steps)
+	case engine.PhaseDecoding:
+		text = "Decoding the image…"
+	case engine.PhaseDone:
+		text = "Saving…"
+	default:
+		text = string(p.Phase) + "…"
+	}
+	text += " · " + formatDuration(now)
+	if t.hasLeft {
+		if left := t.left - (now - t.lastAt); left > time.Second {
+			text += " · about " + formatDuration(left) + " left"
+		} else {
+			text += " · almost done"
+		}
+	}
+	return t.frac, text
+}
+
+// formatDuration prints short durations with tenths and long ones in minutes.
+func formatDuration(d time.Duration) string {
+	switch {
+	case d < 10*time.Second:
+		return fmt.Sprintf("%.1f s", d.Seconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%.0f s", d.Seconds())
+	case d < time.Hour:
+		return fmt.Sprintf("%d min %02d s", int(d.Minutes()), int(d.Seconds())%60)
+	}
+	return fmt.Sprintf("%d h %02d min", int(d.Hours()), int(d.Minutes())%60)
+}

@@ -1,0 +1,250 @@
+package app
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"image"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/storage"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"kleinbild/engine"
+	"kleinbild/engine/imageio"
+)
+
+// refCell is the side of a reference thumbnail in the side panel.
+const refCell = 88
+
+func (u *UI) buildReferences() fyne.CanvasObject {
+	add := widget.NewButtonWithIcon("Add…", theme.ContentAddIcon(), u.showAddReference)
+	add.Importance = widget.LowImportance
+	u.refsBox = container.NewGridWrap(fyne.NewSquareSize(refCell))
+	u.refsHint = hint("Drop images onto the window to edit them or borrow their look (up to 8). Dropping a Kleinbild PNG can restore its settings instead.")
+	u.refsBox.Hide()
+	return container.NewVBox(
+		container.NewBorder(nil, nil, nil, add, sectionTitle("References")),
+		u.refsBox, u.refsHint)
+}
+
+// isImageFile reports whether path has the extension of a format the engine reads.
+func isImageFile(path string) bool {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".png", ".jpg", ".jpeg", ".gif", ".bmp", ".tif", ".tiff", ".webp":
+		return true
+	}
+	return false
+}
+
+// imageExtensions are the file dialog's filter.
+func imageExtensions() []string {
+	var out []string
+	for _, e := range []string{".png", ".jpg", ".jpeg", ".gif", ".bmp", ".tif", ".tiff", ".webp"} {
+		out = append(out, e, strings.ToUpper(e))
+	}
+	return out
+}
+
+// addReference appends an image file to the references (without refreshing the view),
+// after checking that the engine can use it.
+func (u *UI) addReference(path string) error {
+	name := filepath.Base(path)
+	fi, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return fmt.Errorf("cannot use %s as a reference: %w", name, err)
+	case fi.IsDir():
+		return fmt.Errorf("cannot use %s as a reference: it is a folder, not an image", name)
+	case !isImageFile(path):
+		return fmt.Errorf("cannot use %s as a reference: it is not an image Kleinbild can read (%s)", name, imageio.Formats)
+	case slices.Contains(u.refs, path):
+		return nil
+	case len(u.refs) >= engine.MaxReferences:
+		return fmt.Errorf("at most %d reference images can be used at once", engine.MaxReferences)
+	}
+	w, h, err := imageSize(path)
+	if err != nil {
+		return fmt.Errorf("cannot use %s as a reference: %w", name, err)
+	}
+	if err := imageio.CheckReference(w, h); err != nil {
+		return fmt.Errorf("cannot use %s: %w", name, err)
+	}
+	u.refs = append(u.refs, path)
+	return nil
+}
+
+// imageSize reads an image file's size from its header.
+func imageSize(path string) (w, h int, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer f.Close()
+	cfg, _, err := image.DecodeConfig(bufio.NewReader(f))
+	if err != nil {
+		return 0, 0, fmt.Errorf("unreadable image: %w", err)
+	}
+	return cfg.Width, cfg.Height, nil
+}
+
+// AddReference adds an image file as a reference and shows it.
+func (u *UI) AddReference(path string) {
+	if err := u.addReference(path); err != nil {
+		u.showError(err)
+	}
+	u.refreshRefs()
+}
+
+func (u *UI) removeReference(path string) {
+	u.refs = slices.DeleteFunc(u.refs, func(p string) bool { return p == path })
+	u.refreshRefs()
+}
+
+// refreshRefs rebuilds the reference thumbnails.
+func (u *UI) refreshRefs() {
+	var cells []fyne.CanvasObject
+	for _, p := range u.refs {
+		th := newThumbImage(fyne.NewSquareSize(refCell))
+		u.loadFileThumb(th, p)
+		rm := widget.NewButtonWithIcon("", theme.CancelIcon(), func() { u.removeReference(p) })
+		rm.Importance = widget.LowImportance
+		cells = append(cells, container.NewStack(th,
+			container.NewVBox(container.NewHBox(layout.NewSpacer(), rm))))
+	}
+	u.refsBox.Objects = cells
+	u.refsBox.Refresh()
+	if len(u.refs) == 0 {
+		u.refsHint.Show()
+		u.refsBox.Hide()
+	} else {
+		u.refsHint.Hide()
+		u.refsBox.Show()
+	}
+}
+
+// loadFileThumb shows the thumbnail of an image file outside the gallery in th.
+func (u *UI) loadFileThumb(th *thumbImage, path string) {
+	if e, ok := u.galleryByPath(path); ok {
+		u.loadThumb(th, e.SHA256, path)
+		return
+	}
+	key, err := fileKey(path)
+	if err != nil {
+		th.setBroken()
+		return
+	}
+	u.loadThumb(th, key, path)
+}
+
+func (u *UI) galleryByPath(path string) (galleryEntry, bool) {
+	if u.gallery == nil {
+		return galleryEntry{}, false
+	}
+	return u.gallery.ByPath(path)
+}
+
+func (u *UI) showAddReference() {
+	d := dialog.NewFileOpen(func(rc fyne.URIReadCloser, err error) {
+		if err != nil {
+			u.showError(err)
+			return
+		}
+		if rc == nil {
+			return
+		}
+		rc.Close()
+		u.HandleDrop([]fyne.URI{rc.URI()})
+	}, u.win)
+	d.SetFilter(storage.NewExtensionFileFilter(imageExtensions()))
+	d.Resize(fyne.NewSize(800, 560))
+	d.Show()
+}
+
+// HandleDrop takes files dropped onto the window (or picked in the file dialog). Images
+// become references; a single PNG made by Kleinbild first asks whether to restore its
+// settings or use it as a reference.
+func (u *UI) HandleDrop(uris []fyne.URI) {
+	var paths []string
+	var errs []error
+	for _, uri := range uris {
+		if uri.Scheme() != "file" {
+			errs = append(errs, fmt.Errorf("cannot use %s: it is not a local file", uri.String()))
+			continue
+		}
+		paths = append(paths, uri.Path())
+	}
+	if len(paths) == 1 && strings.EqualFold(filepath.Ext(paths[0]), ".png") {
+		if meta, ok, err := imageio.ReadMetadata(paths[0]); err == nil && ok {
+			u.askRestore(paths[0], meta)
+			u.showError(errors.Join(errs...))
+			return
+		}
+	}
+	for _, p := range paths {
+		if err := u.addReference(p); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	u.refreshRefs()
+	u.showError(errors.Join(errs...))
+}
+
+// askRestore offers the two uses of a dropped Kleinbild PNG.
+func (u *UI) askRestore(path string, m imageio.Metadata) {
+	th := newThumbImage(fyne.NewSquareSize(120))
+	u.loadFileThumb(th, path)
+	summary := widget.NewLabel(describeMeta(m))
+	summary.Wrapping = fyne.TextWrapWord
+	prompt := widget.NewLabel("“" + ellipsize(m.Prompt, 240) + "”")
+	prompt.Wrapping = fyne.TextWrapWord
+	prompt.TextStyle.Italic = true
+	content := container.NewBorder(nil, nil, th, nil,
+		container.NewVBox(widget.NewLabel(filepath.Base(path)+" was made with Kleinbild."), prompt, summary))
+	d := dialog.NewCustomWithoutButtons("Restore settings?", content, u.win)
+	restore := widget.NewButton("Restore settings", func() { d.Hide(); u.RestoreSettings(m) })
+	restore.Importance = widget.HighImportance
+	asRef := widget.NewButton("Use as reference", func() { d.Hide(); u.AddReference(path) })
+	cancel := widget.NewButton("Cancel", d.Hide)
+	d.SetButtons([]fyne.CanvasObject{cancel, asRef, restore})
+	d.Resize(fyne.NewSize(560, 0))
+	d.Show()
+}
+
+// describeMeta is a one-line summary of how an image was made.
+func describeMeta(m imageio.Metadata) string {
+	parts := []string{fmt.Sprintf("%d × %d", m.Width, m.Height), fmt.Sprintf("seed %d", m.Seed)}
+	if m.Steps > 0 {
+		parts = append(parts, fmt.Sprintf("%d steps", m.Steps))
+	}
+	if m.Guidance > 0 && m.Guidance != 1 {
+		parts = append(parts, fmt.Sprintf("guidance %.1f", m.Guidance))
+	}
+	if m.Schedule != "" {
+		parts = append(parts, m.Schedule)
+	}
+	if m.Duration > 0 {
+		parts = append(parts, formatDuration(m.Duration))
+	}
+	if model := strings.TrimSpace(m.Model + " " + m.Variant); model != "" {
+		parts = append(parts, model)
+	}
+	return strings.Join(parts, " · ")
+}
+
+// ellipsize shortens s to at most n runes.
+func ellipsize(s string, n int) string {
+	r := []rune(strings.Join(strings.Fields(s), " "))
+	if len(r) <= n {
+		return string(r)
+	}
+	return string(r[:n-1]) + "…"
+}

@@ -1,0 +1,51 @@
+package app
+
+import (
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+)
+
+// revealCommand is the command that shows file in the system file manager: the containing
+// folder with xdg-open on Linux and other Unix systems, the file selected in Finder on
+// macOS and in Explorer on Windows.
+func revealCommand(file string) *exec.Cmd {
+	switch runtime.GOOS {
+	case "darwin":
+		return exec.Command("open", "-R", file)
+	case "windows":
+		return exec.Command("explorer", "/select,", file)
+	}
+	return exec.Command("xdg-open", filepath.Dir(file))
+}
+
+// reveal runs revealCommand and waits for the launcher (not the file manager) to finish.
+func reveal(file string) error {
+	cmd := revealCommand(file)
+	out, err := cmd.CombinedOutput()
+	if err != nil && runtime.GOOS != "windows" { // explorer exits 1 even on success
+		if len(out) > 0 {
+			return fmt.Errorf("could not open the folder with %s: %v: %s", cmd.Path, err, out)
+		}
+		return fmt.Errorf("could not open the folder with %s: %w", filepath.Base(cmd.Path), err)
+	}
+	return nil
+}
+
+// revealFolder opens dir itself in the file manager.
+func revealFolder(dir string) error {
+	var cmd *exec.Cmd
+	switch runtime.GOOS {
+	case "darwin":
+		cmd = exec.Command("open", dir)
+	case "windows":
+		cmd = exec.Command("explorer", dir)
+	default:
+		cmd = exec.Command("xdg-open", dir)
+	}
+	if out, err := cmd.CombinedOutput(); err != nil && runtime.GOOS != "windows" {
+		return fmt.Errorf("could not open %s with %s: %v %s", dir, filepath.Base(cmd.Path), err, out)
+	}
+	return nil
+}

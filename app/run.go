@@ -1,0 +1,307 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"io"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"time"
+
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"kleinbild/engine"
+	"kleinbild/engine/imageio"
+	"kleinbild/resources"
+)
+
+// progressInterval throttles progress updates that carry no news (same phase and step).
+const progressInterval = 50 * time.Millisecond
+
+// runState is one generation in progress.
+type runState struct {
+	cancel     context.CancelFunc
+	done       chan struct{}   // closed when the generating goroutine has returned
+	outcome    chan runOutcome // receives the result once the UI shows it
+	start      time.Time
+	tracker    progressTracker
+	cancelling bool
+}
+
+// runOutcome is how a generation ended.
+type runOutcome struct {
+	entry galleryEntry
+	saved bool
+	err   error
+}
+
+// Generate starts a generation from the current settings (the Generate button and
+// Ctrl/Cmd+Enter). Invalid fields show their message and nothing starts.
+func (u *UI) Generate() {
+	if _, err := u.startGenerate(); err != nil && !errors.Is(err, errInvalidForm) && !errors.Is(err, errBusy) {
+		u.showError(err)
+	}
+}
+
+var errBusy = errors.New("a generation is already running")
+
+// startGenerate validates the form and starts the generating goroutine.
+func (u *UI) startGenerate() (*runState, error) {
+	if u.run != nil {
+		return nil, errBusy
+	}
+	if u.modelDir == "" || u.modelErr != nil {
+		u.ShowModelDialog()
+		return nil, errNoModel
+	}
+	f, ok := u.readForm()
+	if !ok {
+		return nil, errInvalidForm
+	}
+	if !u.ctl.seedLocked || !f.seedGiven {
+		f.seed = randomSeed()
+		u.ctl.seed.SetText(strconv.FormatUint(f.seed, 10))
+	}
+	req := engine.Request{
+		Prompt: f.prompt, WidthPx: f.width, HeightPx: f.height, Steps: f.steps,
+		Seed: f.seed, Guidance: f.guidance, Schedule: f.schedule,
+		References: slices.Clone(u.refs),
+	}
+	info := u.modelInfo
+	variant := "base"
+	if info.Distilled {
+		variant = "distilled"
+	}
+	meta := imageio.Metadata{
+		Prompt: f.prompt, Seed: f.seed, Width: f.width, Height: f.height,
+		Steps: f.steps, Guidance: f.guidance, Schedule: f.schedule,
+		Model: filepath.Base(u.modelDir), Variant: variant, Software: "Kleinbild",
+	}
+	u.settings = u.currentSettings(f)
+	u.remember(u.settings)
+
+	ctx, cancel := context.WithCancel(u.life)
+	r := &runState{cancel: cancel, done: make(chan struct{}), outcome: make(chan runOutcome, 1), start: time.Now()}
+	u.run = r
+	u.followRun = true
+	setCanvasImage(u.view.image, nil) // the previews replace it
+	u.setRunning(true)
+	u.showProgress(r, engine.Progress{Phase: engine.PhaseLoading})
+	u.updateViewer()
+	u.bg.Add(2)
+	go u.execute(ctx, r, u.modelDir, req, meta)
+	go u.tick(r)
+	return r, nil
+}
+
+// Cancel stops the running generation.
+func (u *UI) Cancel() {
+	r := u.run
+	if r == nil || r.cancelling {
+		return
+	}
+	r.cancelling = true
+	r.cancel()
+	u.setRunning(true)
+	u.setStatus("Cancelling…")
+}
+
+// generatorFor returns the engine for dir, opening it the first time (the model stays
+// loaded between generations). Called from the generating goroutine.
+func (u *UI) generatorFor(dir string) (Generator, error) {
+	u.genMu.Lock()
+	defer u.genMu.Unlock()
+	if u.gen != nil && u.genDir == dir {
+		return u.gen, nil
+	}
+	if c, ok := u.gen.(io.Closer); ok {
+		c.Close()
+	}
+	u.gen, u.genDir = nil, ""
+	g, err := u.open(dir)
+	if err != nil {
+		return nil, fmt.Errorf("the model could not be opened: %w", err)
+	}
+	u.gen, u.genDir = g, dir
+	return g, nil
+}
+
+// execute runs on its own goroutine: generate, save to the gallery, report back.
+func (u *UI) execute(ctx context.Context, r *runState, dir string, req engine.Request, meta imageio.Metadata) {
+	defer u.bg.Done()
+	defer close(r.done)
+	defer r.cancel()
+	start := time.Now()
+	finish := func(out runOutcome, img image.Image) {
+		u.post(func() { u.finishRun(r, out, img) })
+	}
+	for _, p := range req.References {
+		sum, err := imageio.SHA256File(p)
+		if err != nil {
+			finish(runOutcome{err: fmt.Errorf("reference image %s cannot be read: %w", filepath.Base(p), err)}, nil)
+			return
+		}
+		meta.References = append(meta.References, imageio.Reference{Path: p, SHA256: sum})
+	}
+	gen, err := u.generatorFor(dir)
+	if err != nil {
+		finish(runOutcome{err: err}, nil)
+		return
+	}
+	var last engine.Progress
+	var lastSent time.Time
+	res, err := gen.Generate(ctx, req, func(p engine.Progress) {
+		now := time.Now()
+		if p.Phase == last.Phase && p.Step == last.Step && p.Preview == nil && now.Sub(lastSent) < progressInterval {
+			return
+		}
+		last, lastSent = p, now
+		u.post(func() { u.showProgress(r, p) })
+	})
+	if err == nil && (res == nil || res.Image == nil) {
+		err = errors.New("the engine returned no image")
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			err = context.Canceled
+		}
+		finish(runOutcome{err: err}, nil)
+		return
+	}
+	meta.Seed, meta.Steps = res.Seed, res.Steps
+	if res.Guidance > 0 {
+		meta.Guidance = res.Guidance
+	}
+	if res.Schedule != "" {
+		meta.Schedule = res.Schedule
+	}
+	meta.Width, meta.Height = res.Image.Rect.Dx(), res.Image.Rect.Dy()
+	meta.Created = time.Now()
+	meta.Duration = meta.Created.Sub(start)
+
+	select {
+	case <-u.galleryReady: // u.gallery is not written after this closes
+	case <-u.life.Done():
+		return // shutting down before the gallery has even loaded
+	}
+	g := u.gallery
+	if g == nil {
+		finish(runOutcome{err: errors.New("the image could not be saved because the gallery folder is unavailable")}, res.Image)
+		return
+	}
+	e, err := g.Add(res.Image, meta)
+	saved := e.File != ""
+	if saved {
+		// A missing thumbnail is made again from the PNG when needed.
+		_ = u.thumbs.Put(e.SHA256, res.Image)
+	}
+	finish(runOutcome{entry: e, saved: saved, err: err}, res.Image)
+}
+
+// tickInterval is how often the elapsed time and estimate refresh between reports.
+const tickInterval = 250 * time.Millisecond
+
+// tick keeps the progress line's clock running while r is in progress.
+func (u *UI) tick(r *runState) {
+	defer u.bg.Done()
+	t := time.NewTicker(tickInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-r.done:
+			return
+		case <-t.C:
+			u.post(func() { u.refreshProgress(r) })
+		}
+	}
+}
+
+// showProgress takes a progress report (UI goroutine).
+func (u *UI) showProgress(r *runState, p engine.Progress) {
+	if u.run != r {
+		return
+	}
+	r.tracker.update(p, time.Since(r.start))
+	if p.Preview != nil && u.followRun {
+		setCanvasImage(u.view.image, p.Preview)
+		u.updateViewer()
+	}
+	u.refreshProgress(r)
+}
+
+// refreshProgress redraws the progress bar and line (UI goroutine).
+func (u *UI) refreshProgress(r *runState) {
+	if u.run != r {
+		return
+	}
+	frac, text := r.tracker.status(time.Since(r.start))
+	if r.cancelling {
+		text = "Cancelling…"
+	}
+	u.view.bar.SetValue(frac)
+	u.view.progressText.SetText(text)
+}
+
+// finishRun shows how a generation ended (UI goroutine).
+func (u *UI) finishRun(r *runState, out runOutcome, img image.Image) {
+	if u.run == r {
+		u.run = nil
+	}
+	u.setRunning(false)
+	defer func() { r.outcome <- out }()
+	switch {
+	case errors.Is(out.err, context.Canceled):
+		u.setStatus("Generation cancelled.")
+		u.followRun = false
+		u.updateViewer()
+		return
+	case out.err != nil && !out.saved:
+		u.followRun = false
+		u.showError(fmt.Errorf("generation failed: %w", out.err))
+		if img != nil {
+			setCanvasImage(u.view.image, img)
+			u.followRun = true
+		}
+		u.updateViewer()
+		return
+	case out.err != nil:
+		u.showError(out.err)
+	}
+	u.followRun = false
+	u.refreshGallery()
+	u.selectEntry(out.entry.File, img)
+	u.setStatus(fmt.Sprintf("Done in %s · saved as %s", formatDuration(out.entry.Meta.Duration), out.entry.File))
+}
+
+// setRunning switches the main button and progress display between idle and running.
+func (u *UI) setRunning(running bool) {
+	b := u.ctl.generate
+	r := u.run
+	switch {
+	case !running || r == nil:
+		b.SetText("Generate")
+		b.SetIcon(theme.NewThemedResource(resources.Sparkles))
+		b.Importance = widget.HighImportance
+		b.Enable()
+		u.view.progress.Hide()
+	case r.cancelling:
+		b.SetText("Cancelling…")
+		b.Disable()
+	default:
+		b.SetText("Cancel")
+		b.SetIcon(theme.MediaStopIcon())
+		b.Importance = widget.DangerImportance
+		b.Enable()
+		u.view.progress.Show()
+	}
+	b.Refresh()
+	if running {
+		u.modelBtn.Disable()
+	} else {
+		u.modelBtn.Enable()
+	}
+}

@@ -1,0 +1,253 @@
+package app
+
+import (
+	"bufio"
+	"container/list"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"image"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+
+	"kleinbild/engine/imageio"
+	"kleinbild/weights"
+)
+
+// thumbSide is the longest side of a thumbnail in pixels (enough for 2× HiDPI grid cells).
+const thumbSide = 256
+
+// errThumbDropped is passed to requests dropped from an overfull queue (usually for cells
+// scrolled out of view long ago); the cell asks again when it is shown again.
+var errThumbDropped = errors.New("thumbnail request dropped")
+
+type thumbJob struct{ key, src string }
+
+// thumbnailer makes thumbnails off the UI goroutine: a memory LRU in front of PNG files in
+// a cache folder, filled by a few workers that take the most recent requests first (those
+// are the cells on screen). Callbacks run on a worker goroutine.
+type thumbnailer struct {
+	dir  string
+	side int
+
+	mu       sync.Mutex
+	cond     *sync.Cond
+	mem      *imageLRU
+	waiting  map[string][]func(image.Image, error)
+	queue    []thumbJob
+	maxQueue int
+	closed   bool
+	wg       sync.WaitGroup
+}
+
+// newThumbnailer starts workers over the cache folder dir, keeping up to memBytes of
+// decoded thumbnails in memory.
+func newThumbnailer(dir string, side, workers int, memBytes int64) *thumbnailer {
+	t := &thumbnailer{dir: dir, side: side, mem: newImageLRU(memBytes), waiting: map[string][]func(image.Image, error){}, maxQueue: 512}
+	t.cond = sync.NewCond(&t.mu)
+	for range max(1, workers) {
+		t.wg.Add(1)
+		go t.work()
+	}
+	return t
+}
+
+// fileKey is a cache key for a file outside the gallery: its path, size and time.
+func fileKey(path string) (string, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return "", err
+	}
+	h := sha256.Sum256([]byte(path + "\x00" + strconv.FormatInt(fi.Size(), 10) + "\x00" + strconv.FormatInt(fi.ModTime().UnixNano(), 10)))
+	return "f" + hex.EncodeToString(h[:16]), nil
+}
+
+// Get returns the thumbnail of src under key when it is in memory. Otherwise it returns
+// false and queues the work: done later runs with the thumbnail on a worker goroutine.
+func (t *thumbnailer) Get(key, src string, done func(image.Image, error)) (image.Image, bool) {
+	t.mu.Lock()
+	if img, ok := t.mem.get(key); ok {
+		t.mu.Unlock()
+		return img, true
+	}
+	if t.closed {
+		t.mu.Unlock()
+		return nil, false
+	}
+	cbs, queued := t.waiting[key]
+	t.waiting[key] = append(cbs, done)
+	var dropped []func(image.Image, error)
+	if !queued {
+		t.queue = append(t.queue, thumbJob{key, src})
+		if len(t.queue) > t.maxQueue {
+			old := t.queue[0]
+			t.queue = t.queue[1:]
+			dropped = t.waiting[old.key]
+			delete(t.waiting, old.key)
+		}
+		t.cond.Signal()
+	}
+	t.mu.Unlock()
+	for _, cb := range dropped {
+		cb(nil, errThumbDropped)
+	}
+	return nil, false
+}
+
+// Put stores the thumbnail of a freshly made image (memory and disk) without reading it back.
+func (t *thumbnailer) Put(key string, img image.Image) error {
+	th := downscale(img, t.side)
+	t.mu.Lock()
+	t.mem.add(key, th)
+	t.mu.Unlock()
+	return t.writeDisk(key, th)
+}
+
+// Remove forgets a thumbnail.
+func (t *thumbnailer) Remove(key string) {
+	t.mu.Lock()
+	t.mem.remove(key)
+	t.mu.Unlock()
+	os.Remove(t.diskPath(key))
+}
+
+// Close stops the workers; pending requests get an error.
+func (t *thumbnailer) Close() {
+	t.mu.Lock()
+	t.closed = true
+	pending := t.waiting
+	t.waiting = map[string][]func(image.Image, error){}
+	t.queue = nil
+	t.cond.Broadcast()
+	t.mu.Unlock()
+	for _, cbs := range pending {
+		for _, cb := range cbs {
+			cb(nil, errors.New("thumbnailer closed"))
+		}
+	}
+	t.wg.Wait()
+}
+
+func (t *thumbnailer) work() {
+	defer t.wg.Done()
+	for {
+		t.mu.Lock()
+		for len(t.queue) == 0 && !t.closed {
+			t.cond.Wait()
+		}
+		if t.closed {
+			t.mu.Unlock()
+			return
+		}
+		job := t.queue[len(t.queue)-1]
+		t.queue = t.queue[:len(t.queue)-1]
+		t.mu.Unlock()
+
+		img, err := t.load(job)
+
+		t.mu.Lock()
+		if err == nil {
+			t.mem.add(job.key, img)
+		}
+		cbs := t.waiting[job.key]
+		delete(t.waiting, job.key)
+		t.mu.Unlock()
+		for _, cb := range cbs {
+			cb(img, err)
+		}
+	}
+}
+
+func (t *thumbnailer) diskPath(key string) string { return filepath.Join(t.dir, key+".png") }
+
+// load reads the cached thumbnail file, or makes it from the source image.
+func (t *thumbnailer) load(job thumbJob) (image.Image, error) {
+	if f, err := os.Open(t.diskPath(job.key)); err == nil {
+		img, err := png.Decode(bufio.NewReader(f))
+		f.Close()
+		if err == nil {
+			return img, nil
+		}
+		os.Remove(t.diskPath(job.key)) // damaged cache file: make it again
+	}
+	img, err := decodeImageFile(job.src)
+	if err != nil {
+		return nil, err
+	}
+	th := downscale(img, t.side)
+	// A failing cache write only costs a later re-decode.
+	_ = t.writeDisk(job.key, th)
+	return th, nil
+}
+
+func (t *thumbnailer) writeDisk(key string, img image.Image) error {
+	if err := os.MkdirAll(t.dir, 0o755); err != nil {
+		return fmt.Errorf("thumbnail cache: %w", err)
+	}
+	enc := png.Encoder{CompressionLevel: png.BestSpeed}
+	return weights.WriteAtomic(t.diskPath(key), func(w *bufio.Writer) error { return enc.Encode(w, img) })
+}
+
+// decodeImageFile decodes an image file in any format the engine reads.
+func decodeImageFile(path string) (image.Image, error) {
+	img, err := imageio.Load(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot show %s: %w", filepath.Base(path), err)
+	}
+	return img, nil
+}
+
+// imageLRU keeps recently used images up to a byte budget. Not safe for concurrent use.
+type imageLRU struct {
+	budget, used int64
+	order        *list.List // front = most recent; values are *lruItem
+	items        map[string]*list.Element
+}
+
+type lruItem struct {
+	key  string
+	img  image.Image
+	size int64
+}
+
+func newImageLRU(budget int64) *imageLRU {
+	return &imageLRU{budget: budget, order: list.New(), items: map[string]*list.Element{}}
+}
+
+func imageBytes(img image.Image) int64 {
+	b := img.Bounds()
+	return int64(b.Dx()) * int64(b.Dy()) * 4
+}
+
+func (c *imageLRU) get(key string) (image.Image, bool) {
+	el, ok := c.items[key]
+	if !ok {
+		return nil, false
+	}
+	c.order.MoveToFront(el)
+	return el.Value.(*lruItem).img, true
+}
+
+func (c *imageLRU) add(key string, img image.Image) {
+	c.remove(key)
+	it := &lruItem{key: key, img: img, size: imageBytes(img)}
+	c.items[key] = c.order.PushFront(it)
+	c.used += it.size
+	for c.used > c.budget && c.order.Len() > 1 {
+		c.remove(c.order.Back().Value.(*lruItem).key)
+	}
+}
+
+func (c *imageLRU) remove(key string) {
+	if el, ok := c.items[key]; ok {
+		c.used -= el.Value.(*lruItem).size
+		c.order.Remove(el)
+		delete(c.items, key)
+	}
+}
+
+func (c *imageLRU) len() int { return c.order.Len() }

@@ -1,0 +1,120 @@
+package app
+
+import (
+	"image"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+)
+
+// thumbImage shows a thumbnail on a rounded placeholder; it remembers which key it shows so
+// late results for a recycled cell are ignored.
+type thumbImage struct {
+	widget.BaseWidget
+	size   fyne.Size
+	bg     *canvas.Rectangle
+	img    *canvas.Image
+	broken *widget.Icon
+	key    string
+}
+
+func newThumbImage(size fyne.Size) *thumbImage {
+	t := &thumbImage{size: size, bg: canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground)), img: &canvas.Image{}, broken: widget.NewIcon(theme.BrokenImageIcon())}
+	t.bg.CornerRadius = theme.InputRadiusSize()
+	t.img.FillMode = canvas.ImageFillContain
+	t.img.ScaleMode = canvas.ImageScaleSmooth
+	t.broken.Hide()
+	t.img.Hide()
+	t.ExtendBaseWidget(t)
+	return t
+}
+
+// CreateRenderer implements fyne.Widget.
+func (t *thumbImage) CreateRenderer() fyne.WidgetRenderer {
+	return widget.NewSimpleRenderer(container.NewStack(t.bg, t.img, container.NewCenter(t.broken)))
+}
+
+// MinSize implements fyne.CanvasObject.
+func (t *thumbImage) MinSize() fyne.Size { return t.size }
+
+func (t *thumbImage) setImage(img image.Image) {
+	t.broken.Hide()
+	setCanvasImage(t.img, img)
+}
+
+func (t *thumbImage) setBroken() {
+	setCanvasImage(t.img, nil)
+	t.broken.Show()
+}
+
+// setCanvasImage shows img in ci, hiding ci while there is none (an empty image is
+// invisible anyway, and Fyne's software painter cannot draw one).
+func setCanvasImage(ci *canvas.Image, img image.Image) {
+	ci.Image = img
+	if img == nil {
+		ci.Hide()
+		return
+	}
+	ci.Show()
+	ci.Refresh()
+}
+
+// tapThumb is a thumbnail that does something when tapped.
+type tapThumb struct {
+	thumbImage
+	onTap func()
+}
+
+func newTapThumb(size fyne.Size, onTap func()) *tapThumb {
+	t := &tapThumb{onTap: onTap}
+	t.size = size
+	t.bg = canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
+	t.bg.CornerRadius = theme.InputRadiusSize()
+	t.img = &canvas.Image{FillMode: canvas.ImageFillContain, ScaleMode: canvas.ImageScaleSmooth}
+	t.broken = widget.NewIcon(theme.BrokenImageIcon())
+	t.broken.Hide()
+	t.img.Hide()
+	t.ExtendBaseWidget(t)
+	return t
+}
+
+// Tapped implements fyne.Tappable.
+func (t *tapThumb) Tapped(*fyne.PointEvent) {
+	if t.onTap != nil {
+		t.onTap()
+	}
+}
+
+// Cursor implements desktop.Cursorable.
+func (t *tapThumb) Cursor() desktop.Cursor { return desktop.PointerCursor }
+
+// loadThumb shows the thumbnail of src (cache key key) in th, now if it is in memory or
+// when a worker has made it.
+func (u *UI) loadThumb(th *thumbImage, key, src string) {
+	th.key = key
+	img, ok := u.thumbs.Get(key, src, func(img image.Image, err error) {
+		if err == errThumbDropped {
+			return
+		}
+		u.post(func() {
+			if th.key != key {
+				return
+			}
+			if err != nil {
+				th.setBroken()
+				return
+			}
+			th.setImage(img)
+		})
+	})
+	if ok {
+		th.setImage(img)
+		return
+	}
+	th.broken.Hide()
+	setCanvasImage(th.img, nil)
+}

@@ -1,0 +1,330 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"image/color"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"kleinbild/engine"
+	"kleinbild/resources"
+)
+
+// UI is Kleinbild's window content and behaviour. Its methods run on the Fyne UI goroutine
+// (directly from widget callbacks, or through fyne.Do) unless their comment says otherwise.
+type UI struct {
+	app  fyne.App
+	win  fyne.Window
+	opts Options
+	open OpenFunc
+	// post runs fn on the UI goroutine: fyne.Do, or the test's own event loop.
+	post func(fn func())
+
+	dataDir      string
+	settingsPath string
+	settings     settings
+
+	gallery      *gallery // nil until loaded, or when it could not be opened
+	galleryReady chan struct{}
+	thumbs       *thumbnailer
+
+	modelDir  string
+	modelInfo engine.ModelInfo
+	modelErr  error // why modelDir cannot be used; nil when usable or unset
+
+	life context.Context // cancelled by Close; parent of every generation
+	stop context.CancelFunc
+	bg   sync.WaitGroup // background goroutines Close waits for
+
+	saveMu      sync.Mutex // guards pendingSave
+	pendingSave *settings
+	writeMu     sync.Mutex // serialises settings writes
+
+	genMu  sync.Mutex // guards gen and genDir (used by the generation goroutine)
+	gen    Generator
+	genDir string
+
+	run  *runState // the generation in progress, or nil
+	refs []string  // reference image paths
+
+	// shown is the gallery entry in the viewer, when shownOK.
+	shown   galleryEntry
+	shownOK bool
+	// followRun is true while the viewer shows the running generation's preview.
+	followRun bool
+
+	root     fyne.CanvasObject
+	banner   *banner
+	status   *widget.Label
+	modelBtn *widget.Button
+	ctl      controls
+	refsBox  *fyne.Container
+	refsHint *widget.RichText
+	view     viewer
+	gal      galleryView
+}
+
+// NewUI builds the Kleinbild interface into w: the generation controls, viewer and gallery.
+// It shows the window's content but not the window; the gallery loads in the background.
+func NewUI(a fyne.App, w fyne.Window, opts Options) (*UI, error) {
+	return newUI(a, w, opts, fyne.Do)
+}
+
+func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, error) {
+	dataDir := opts.DataDir
+	if dataDir == "" {
+		d, err := DefaultDataDir()
+		if err != nil {
+			return nil, err
+		}
+		dataDir = d
+	}
+	if err := os.MkdirAll(dataDir, 0o755); err != nil {
+		return nil, fmt.Errorf("data folder: %w", err)
+	}
+	u := &UI{
+		app: a, win: w, opts: opts, open: opts.Open,
+		dataDir:      dataDir,
+		settingsPath: filepath.Join(dataDir, "settings.json"),
+		galleryReady: make(chan struct{}),
+		thumbs:       newThumbnailer(filepath.Join(dataDir, "thumbs"), thumbSide, 2, 48<<20),
+	}
+	u.life, u.stop = context.WithCancel(context.Background())
+	// Once stopped, the window is going away: late results are dropped rather than run
+	// off the UI goroutine by a driver that has stopped its event loop.
+	u.post = func(fn func()) {
+		if u.life.Err() == nil {
+			post(fn)
+		}
+	}
+	if u.open == nil {
+		u.open = engineOpener(filepath.Join(dataDir, "cache", "prompts"))
+	}
+	set, setErr := loadSettings(u.settingsPath)
+	u.settings = set
+	u.build()
+	// The model first: it sets the variant's defaults, which remembered settings override.
+	switch {
+	case opts.ModelDir != "":
+		u.SetModelDir(opts.ModelDir, false)
+	case set.ModelDir != "":
+		u.SetModelDir(set.ModelDir, false)
+	default:
+		u.refreshModel()
+	}
+	u.applySettings(set)
+	if opts.Prompt != "" {
+		u.ctl.prompt.SetText(opts.Prompt)
+	}
+	if setErr != nil {
+		u.showError(setErr)
+	}
+
+	w.SetContent(u.root)
+	w.SetOnDropped(func(_ fyne.Position, uris []fyne.URI) { u.HandleDrop(uris) })
+	for _, sc := range generateShortcuts() {
+		w.Canvas().AddShortcut(sc, func(fyne.Shortcut) { u.Generate() })
+	}
+	w.Canvas().SetOnTypedKey(func(ev *fyne.KeyEvent) {
+		if ev.Name == fyne.KeyEscape && u.run != nil {
+			u.Cancel()
+		}
+	})
+	go u.loadGallery(filepath.Join(dataDir, "gallery"))
+	return u, nil
+}
+
+// Stop marks the window as going away: the running generation is cancelled and background
+// work no longer updates widgets. Call it when the window closes or the app stops; it is
+// safe from any goroutine and may be called more than once.
+func (u *UI) Stop() { u.stop() }
+
+// Close stops the UI, waits for background work and releases the engine and workers. Call
+// it once the window has closed.
+func (u *UI) Close() {
+	u.stop()
+	u.bg.Wait()
+	u.thumbs.Close()
+	u.genMu.Lock()
+	defer u.genMu.Unlock()
+	if c, ok := u.gen.(io.Closer); ok {
+		c.Close()
+	}
+	u.gen = nil
+}
+
+// loadGallery opens the gallery folder off the UI goroutine.
+func (u *UI) loadGallery(dir string) {
+	g, rep, err := openGallery(context.Background(), dir)
+	u.post(func() {
+		defer close(u.galleryReady)
+		if g == nil {
+			u.showError(fmt.Errorf("the gallery could not be opened, so new images cannot be saved: %w", err))
+			return
+		}
+		u.gallery = g
+		if err != nil {
+			u.showError(err)
+		}
+		u.setStatus("Images are saved in " + g.Dir())
+		switch {
+		case len(rep.Unreadable) > 0:
+			u.showNotice(fmt.Sprintf("%d file(s) in the gallery folder could not be read and are not shown: %s", len(rep.Unreadable), rep.Unreadable[0]))
+		case rep.Rebuilt && rep.Reason != "no index" && g.Len() > 0:
+			u.setStatus("The gallery index was rebuilt from the images (" + rep.Reason + ").")
+		}
+		u.refreshGallery()
+	})
+}
+
+// build creates the widget tree.
+func (u *UI) build() {
+	u.banner = newBanner()
+	u.status = widget.NewLabel("")
+	u.status.Truncation = fyne.TextTruncateEllipsis
+	u.status.SizeName = theme.SizeNameCaptionText
+
+	logo := canvas.NewImageFromResource(resources.Icon)
+	logo.FillMode = canvas.ImageFillContain
+	logo.SetMinSize(fyne.NewSquareSize(28))
+	title := widget.NewLabelWithStyle("Kleinbild", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	title.SizeName = theme.SizeNameSubHeadingText
+	u.modelBtn = widget.NewButtonWithIcon("No model", theme.StorageIcon(), u.ShowModelDialog)
+	u.modelBtn.Importance = widget.LowImportance
+	header := container.NewBorder(nil, nil,
+		container.NewHBox(logo, title), container.NewHBox(u.modelBtn))
+
+	controls := u.buildControls()
+	sideWidth := canvas.NewRectangle(color.Transparent)
+	sideWidth.SetMinSize(fyne.NewSize(330, 0))
+	side := container.NewStack(sideWidth, container.NewVScroll(container.NewPadded(controls)))
+
+	split := container.NewHSplit(u.buildViewer(), u.buildGallery())
+	split.Offset = 0.64
+
+	top := container.NewVBox(container.NewPadded(header), widget.NewSeparator(), u.banner.box)
+	bottom := container.NewVBox(widget.NewSeparator(), u.status)
+	u.root = container.NewBorder(top, bottom, container.NewHBox(side, widget.NewSeparator()), nil, split)
+}
+
+// setStatus shows a passing message in the status line.
+func (u *UI) setStatus(msg string) { u.status.SetText(msg) }
+
+// showError puts err in the banner in plain words.
+func (u *UI) showError(err error) {
+	if err == nil {
+		return
+	}
+	u.banner.show(err.Error(), true)
+}
+
+// showNotice puts an informational message in the banner.
+func (u *UI) showNotice(msg string) { u.banner.show(msg, false) }
+
+// errorText is the banner's message ("" when hidden), for tests.
+func (u *UI) errorText() string {
+	if !u.banner.box.Visible() {
+		return ""
+	}
+	return u.banner.text.Text
+}
+
+// banner is a dismissible message strip under the header.
+type banner struct {
+	bg   *canvas.Rectangle
+	icon *widget.Icon
+	text *widget.Label
+	box  *fyne.Container
+}
+
+func newBanner() *banner {
+	b := &banner{bg: canvas.NewRectangle(color.Transparent), icon: widget.NewIcon(theme.ErrorIcon()), text: widget.NewLabel("")}
+	b.bg.CornerRadius = theme.InputRadiusSize()
+	b.text.Wrapping = fyne.TextWrapWord
+	b.text.Selectable = true
+	closeBtn := widget.NewButtonWithIcon("", theme.CancelIcon(), func() { b.box.Hide() })
+	closeBtn.Importance = widget.LowImportance
+	row := container.NewBorder(nil, nil, b.icon, closeBtn, b.text)
+	b.box = container.NewPadded(container.NewStack(b.bg, container.NewPadded(row)))
+	b.box.Hide()
+	return b
+}
+
+func (b *banner) show(msg string, isError bool) {
+	c := theme.Color(theme.ColorNamePrimary)
+	b.icon.SetResource(theme.InfoIcon())
+	if isError {
+		c = theme.Color(theme.ColorNameError)
+		b.icon.SetResource(theme.ErrorIcon())
+	}
+	r, g, bl, _ := c.RGBA()
+	b.bg.FillColor = color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(bl >> 8), A: 0x38}
+	b.bg.Refresh()
+	b.text.SetText(sentence(msg))
+	b.box.Show()
+}
+
+// sentence starts msg with a capital letter (Go errors start in lower case).
+func sentence(msg string) string {
+	r, n := utf8.DecodeRuneInString(msg)
+	if n == 0 || !unicode.IsLower(r) {
+		return msg
+	}
+	return string(unicode.ToUpper(r)) + msg[n:]
+}
+
+// sectionTitle is a small bold heading for a group of controls.
+func sectionTitle(s string) *widget.Label {
+	return widget.NewLabelWithStyle(s, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+}
+
+// hint is a caption-sized secondary text.
+func hint(s string) *widget.RichText {
+	return hintAligned(s, fyne.TextAlignLeading)
+}
+
+func hintAligned(s string, align fyne.TextAlign) *widget.RichText {
+	rt := widget.NewRichText(&widget.TextSegment{Text: s, Style: widget.RichTextStyle{
+		Alignment: align, ColorName: theme.ColorNamePlaceHolder, SizeName: theme.SizeNameCaptionText,
+	}})
+	rt.Wrapping = fyne.TextWrapWord
+	return rt
+}
+
+// fieldError is a caption-sized error text, hidden while empty.
+func fieldError() *widget.Label {
+	l := widget.NewLabel("")
+	l.SizeName = theme.SizeNameCaptionText
+	l.Importance = widget.DangerImportance
+	l.Wrapping = fyne.TextWrapWord
+	l.Hide()
+	return l
+}
+
+// setFieldError shows msg under a field, or hides the label for "".
+func setFieldError(l *widget.Label, msg string) {
+	l.SetText(msg)
+	if msg == "" {
+		l.Hide()
+	} else {
+		l.Show()
+	}
+}
+
+// spacer returns a fixed vertical gap.
+func spacer(h float32) fyne.CanvasObject {
+	r := canvas.NewRectangle(color.Transparent)
+	r.SetMinSize(fyne.NewSize(0, h))
+	return r
+}

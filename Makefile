@@ -1,0 +1,78 @@
+# Kleinbild — local FLUX.2-klein image generation.
+# `make deps` once on a fresh Debian/Ubuntu machine (needs root or sudo), then `make run` or `make test`.
+
+GO        ?= go
+BIN       ?= kleinbild
+PKGS      := ./...
+SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+APT_PKGS  := gcc libc6-dev pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev \
+             libxinerama-dev libxi-dev libxxf86vm-dev libopenblas-dev \
+             xvfb xauth libgl1-mesa-dri xdotool imagemagick
+TINY      ?= ../shared/golden/model/tiny-flux2-klein
+MODEL     ?= $(TINY)
+SHOT      ?= screenshot.png
+FUZZTIME  ?= 15s
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+
+.PHONY: all deps build run test test-purego fuzz bench bench-gpu lint package screenshot check-screenshot clean
+
+all: build
+
+deps:
+	$(SUDO) apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y --no-install-recommends $(APT_PKGS)
+	$(GO) mod download
+
+build:
+	$(GO) build -o $(BIN) .
+
+# Opens the desktop app (pick a model folder in Settings; the tiny golden model works for a try).
+run: build
+	./$(BIN)
+
+# Everything CI checks: formatting, vet, all tests with the OpenBLAS backend, the pure-Go
+# backend without cgo, short fuzz runs of the parsers, and a real-window screenshot.
+test:
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	  if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
+	$(GO) vet $(PKGS)
+	$(GO) test -count=1 $(PKGS)
+	$(MAKE) test-purego
+	$(MAKE) fuzz
+	$(MAKE) check-screenshot
+
+test-purego:
+	CGO_ENABLED=0 $(GO) test -count=1 ./weights/... ./gpu/... ./engine/...
+
+fuzz:
+	$(GO) test -run='^$$' -fuzz=FuzzParse -fuzztime=$(FUZZTIME) ./weights
+
+# End-to-end benchmark on a full-size random klein-4B model (created once, ~16 GB, in
+# $$XDG_CACHE_HOME/kleinbild/bench): per-phase times, GFLOP/s and peak memory (25-30 min).
+bench: build
+	LANG=en_US.UTF-8 ./$(BIN) bench --tokenizer ../shared/golden/tokenizer --sizes 256,512 --steps 4 --json bench.json
+
+# Kernel micro-benchmarks (GEMM shapes of the real model, attention) for every backend.
+bench-gpu:
+	$(GO) test -run='^$$' -bench=. -benchtime=3x ./gpu/
+
+lint:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
+	$(GO) vet $(PKGS)
+	$(GO) run $(STATICCHECK) $(PKGS)
+
+package:
+	$(GO) tool fyne package --os linux --name Kleinbild --icon resources/icon.png
+
+# Runs the real app under Xvfb on the tiny model, generates once, captures the real window.
+screenshot: build
+	rm -f $(SHOT)
+	LIBGL_ALWAYS_SOFTWARE=1 LANG=en_US.UTF-8 xvfb-run -a -s "-screen 0 1400x1000x24" \
+	  .ci/screenshot.sh ./$(BIN) $(MODEL) $(SHOT)
+
+check-screenshot:
+	$(MAKE) screenshot SHOT=$(CURDIR)/.ci-screenshot.png
+	$(GO) run .ci/checkpng.go $(CURDIR)/.ci-screenshot.png 1000 700
+
+clean:
+	rm -f $(BIN) *.tar.xz .ci-screenshot.png

@@ -1,6 +1,5 @@
 package gpu
 
-import "math"
 
 // Add computes y = a + b element-wise. y may alias a or b.
 func (d *Device) Add(y, a, b []float32) {
@@ -54,6 +53,3 @@ func (d *Device) UpsampleNearest2x(y, x []float32, channels, h, w int) {
 		}
 	})
 }
-
-// bf16 widens bfloat16 bits to float32.
-func bf16(b uint16) float32 { return math.Float32frombits(uint32(b) << 16) }

@@ -1,6 +1,5 @@
 package gpu
 
-
 // Add computes y = a + b element-wise. y may alias a or b.
 func (d *Device) Add(y, a, b []float32) {
 	d.Parallel(len(y), func(lo, hi int) {

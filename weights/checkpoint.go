@@ -251,3 +251,9 @@ func (c *Checkpoint) Close() error {
 	}
 	return errors.Join(errs...)
 }
+
+// TensorSpec is the name and shape of one tensor a model checkpoint must hold.
+type TensorSpec struct {
+	Name  string
+	Shape []int
+}

@@ -81,10 +81,7 @@ func Load(dir string, dev *gpu.Device) (*Model, error) {
 }
 
 // TensorSpec is the name and shape of one tensor a transformer checkpoint must hold.
-type TensorSpec struct {
-	Name  string
-	Shape []int
-}
+type TensorSpec = weights.TensorSpec
 
 // TensorSpecs lists every tensor Load reads for cfg (bf16 in the real checkpoints), in load
 // order. It is the list Load checks: both come from the same binding code.
@@ -108,7 +105,7 @@ func (b *binder) fail(err error) { b.errs = append(b.errs, err) }
 // a converted copy for F16.
 func (b *binder) matrix(name string, out, in int) gpu.Weight {
 	if b.ckpt == nil {
-		b.specs = append(b.specs, TensorSpec{name, []int{out, in}})
+		b.specs = append(b.specs, TensorSpec{Name: name, Shape: []int{out, in}})
 		return gpu.Weight{}
 	}
 	t, err := b.ckpt.TensorShape(name, out, in)
@@ -131,7 +128,7 @@ func (b *binder) matrix(name string, out, in int) gpu.Weight {
 // vector returns a 1-D tensor converted to float32.
 func (b *binder) vector(name string, n int) []float32 {
 	if b.ckpt == nil {
-		b.specs = append(b.specs, TensorSpec{name, []int{n}})
+		b.specs = append(b.specs, TensorSpec{Name: name, Shape: []int{n}})
 		return nil
 	}
 	t, err := b.ckpt.TensorShape(name, n)

@@ -30,10 +30,7 @@ func Load(dir string, dev *gpu.Device) (*Encoder, error) {
 }
 
 // TensorSpec is the name and shape of one tensor a text encoder checkpoint must hold.
-type TensorSpec struct {
-	Name  string
-	Shape []int
-}
+type TensorSpec = weights.TensorSpec
 
 // TensorSpecs lists every tensor Load reads for cfg, with the Qwen3ForCausalLM names of the
 // real checkpoints ("model." prefix; the tied lm_head is not read), in model order: the
@@ -143,7 +140,7 @@ func (ld tensorLoader) layer(l *decoderLayer, i int, cfg Config) error {
 // matrix returns a [out, in] weight as a zero-copy view (bf16 or f32).
 func (ld tensorLoader) matrix(name string, out, in int) (gpu.Weight, error) {
 	if ld.record != nil {
-		*ld.record = append(*ld.record, TensorSpec{ld.prefix + name, []int{out, in}})
+		*ld.record = append(*ld.record, TensorSpec{Name: ld.prefix + name, Shape: []int{out, in}})
 		return gpu.Weight{}, nil
 	}
 	t, err := ld.ckpt.TensorShape(ld.prefix+name, out, in)
@@ -165,7 +162,7 @@ func (ld tensorLoader) matrix(name string, out, in int) (gpu.Weight, error) {
 // vector returns a 1-D tensor of n elements converted to float32.
 func (ld tensorLoader) vector(name string, n int) ([]float32, error) {
 	if ld.record != nil {
-		*ld.record = append(*ld.record, TensorSpec{ld.prefix + name, []int{n}})
+		*ld.record = append(*ld.record, TensorSpec{Name: ld.prefix + name, Shape: []int{n}})
 		return nil, nil
 	}
 	t, err := ld.ckpt.TensorShape(ld.prefix+name, n)

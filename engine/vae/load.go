@@ -76,10 +76,7 @@ type decoder struct {
 }
 
 // TensorSpec is the name and shape of one tensor a VAE checkpoint must hold.
-type TensorSpec struct {
-	Name  string
-	Shape []int
-}
+type TensorSpec = weights.TensorSpec
 
 // TensorSpecs lists every tensor Load reads for cfg (bf16 in the real checkpoint), in load
 // order: encoder, decoder, then bn.running_mean and bn.running_var. The real file also holds
@@ -114,7 +111,7 @@ func (l *loader) fail(err error) {
 // tensor returns the named float tensor after checking its shape and dtype.
 func (l *loader) tensor(name string, shape ...int) *weights.Tensor {
 	if l.ck == nil {
-		l.specs = append(l.specs, TensorSpec{name, append([]int(nil), shape...)})
+		l.specs = append(l.specs, TensorSpec{Name: name, Shape: append([]int(nil), shape...)})
 		return nil
 	}
 	t, err := l.ck.TensorShape(name, shape...)

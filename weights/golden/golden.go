@@ -4,6 +4,7 @@
 package golden
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -124,5 +125,41 @@ func Compare(t testing.TB, label string, got, want []float32, relTol float64) {
 	t.Logf("%s: rel-L2 %.3g (tol %.1g), max abs %.3g, n=%d", label, rel, relTol, mx, len(got))
 	if !(rel <= relTol) {
 		t.Errorf("%s: rel-L2 %.3g exceeds %.1g (max abs %.3g)", label, rel, relTol, mx)
+	}
+}
+
+// CheckSpecs fails the test unless specs lists exactly the tensors (names and shapes) of
+// the checkpoint in dir: the model code and the reference's files agree on the layout.
+func CheckSpecs(t testing.TB, dir string, specs []weights.TensorSpec) {
+	t.Helper()
+	ck, err := weights.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ck.Close()
+	got := map[string]string{}
+	for _, s := range specs {
+		got[s.Name] = fmt.Sprint(s.Shape)
+	}
+	names := ck.Names()
+	for _, name := range names {
+		tn, err := ck.Tensor(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := fmt.Sprint(tn.Shape)
+		switch g, ok := got[name]; {
+		case !ok:
+			t.Errorf("in checkpoint, not listed: %s %s", name, want)
+		case g != want:
+			t.Errorf("%s: listed with shape %s, checkpoint has %s", name, g, want)
+		}
+		delete(got, name)
+	}
+	for name, shape := range got {
+		t.Errorf("listed, not in checkpoint: %s %s", name, shape)
+	}
+	if len(specs) != len(names) {
+		t.Errorf("%d tensors listed, the checkpoint holds %d", len(specs), len(names))
 	}
 }

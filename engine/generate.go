@@ -140,8 +140,14 @@ func (m *Model) Generate(ctx context.Context, req Request, progress func(Progres
 	if err := dump("prompt_embeds", []int{1, txtLen, m.flux.Config().JointAttentionDim}, embeds); err != nil {
 		return nil, err
 	}
-	if !m.opts.KeepEncoder && memoryShort(m.info) {
-		m.releaseEncoder()
+	if !m.opts.KeepEncoder && m.enc != nil {
+		// The encoder's pages are not needed while denoising: drop them from this process
+		// (they stay in the page cache, so a new prompt maps them back cheaply), and unmap
+		// the encoder entirely when RAM is short.
+		m.enc.Release()
+		if memoryShort(m.info) {
+			m.releaseEncoder()
+		}
 	}
 	endPhase(PhaseEncoding)
 

@@ -204,3 +204,18 @@ func TestOpenIncompleteFolder(t *testing.T) {
 		t.Fatalf("error %v should list the missing files", err)
 	}
 }
+
+// After a generation the encoder's pages are released; encoding a new prompt must still
+// give the reference embedding.
+func TestEncoderUsableAfterRelease(t *testing.T) {
+	m := openModel(t, golden.TinyModel(t))
+	if _, err := m.Generate(context.Background(), Request{Prompt: "A red cube on a blue table", WidthPx: 32, HeightPx: 32}, nil); err != nil {
+		t.Fatal(err)
+	}
+	got, err := m.EncodePrompt(context.Background(), pipelineCases[1].prompt, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := golden.F32(t, golden.Open(t, "qwen3/qwen3_prompt1.safetensors"), "prompt_embeds")
+	golden.Compare(t, "prompt 1 after release", got, want, 1e-5)
+}

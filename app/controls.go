@@ -82,6 +82,10 @@ type controls struct {
 	dice       *widget.Button
 
 	generate *widget.Button
+	// fit says whether the generation fits in memory (see updateFit).
+	fit *widget.Label
+
+	box *fyne.Container // the whole panel
 }
 
 // form is the validated content of the controls.
@@ -137,13 +141,19 @@ func (u *UI) buildControls() fyne.CanvasObject {
 
 	c.steps = newShortcutEntry(false, u.Generate)
 	c.steps.SetPlaceHolder("auto")
-	c.steps.OnChanged = func(string) { u.checkSteps() }
+	c.steps.OnChanged = func(string) {
+		u.checkSteps()
+		u.updateFitSoon()
+	}
 	c.stepsErr = fieldError()
 
 	c.guidance = widget.NewSlider(1, 10)
 	c.guidance.Step = 0.5
 	c.guidanceVal = widget.NewLabel("4.0")
-	c.guidance.OnChanged = func(v float64) { c.guidanceVal.SetText(strconv.FormatFloat(v, 'f', 1, 64)) }
+	c.guidance.OnChanged = func(v float64) {
+		c.guidanceVal.SetText(strconv.FormatFloat(v, 'f', 1, 64))
+		u.updateFitSoon()
+	}
 	c.guidance.SetValue(4)
 	c.guidanceBox = container.NewVBox(sectionTitle("Guidance"),
 		container.NewBorder(nil, nil, nil, c.guidanceVal, c.guidance),
@@ -168,8 +178,12 @@ func (u *UI) buildControls() fyne.CanvasObject {
 
 	c.generate = widget.NewButtonWithIcon("Generate", theme.NewThemedResource(resources.Sparkles), u.generateOrCancel)
 	c.generate.Importance = widget.HighImportance
+	c.fit = widget.NewLabel("")
+	c.fit.Wrapping = fyne.TextWrapWord
+	c.fit.SizeName = theme.SizeNameCaptionText
+	c.fit.Hide()
 
-	return container.NewVBox(
+	c.box = container.NewVBox(
 		sectionTitle("Prompt"), c.prompt, c.promptErr,
 		hint("Ctrl+Enter (⌘+Enter on macOS) generates."),
 		spacer(4),
@@ -186,7 +200,9 @@ func (u *UI) buildControls() fyne.CanvasObject {
 		u.buildReferences(),
 		spacer(8),
 		c.generate,
+		c.fit,
 	)
+	return c.box
 }
 
 // generateOrCancel is the main button's action.
@@ -227,6 +243,7 @@ func (u *UI) checkSize() (w, h int, ok bool) {
 		c.preset.SetSelected(sel)
 		c.syncing = false
 	}
+	u.updateFitSoon()
 	return w, h, msg == ""
 }
 

@@ -17,6 +17,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"kleinbild/engine"
+	"kleinbild/engine/budget"
 	"kleinbild/engine/imageio"
 	"kleinbild/weights/golden"
 )
@@ -89,7 +90,7 @@ func newHarness(t *testing.T, dataDir, modelDir string, open OpenFunc) *harness 
 	w := a.NewWindow("Kleinbild")
 	w.Resize(fyne.NewSize(1280, 860))
 	h := &harness{t: t, win: w}
-	u, err := newUI(a, w, Options{DataDir: dataDir, ModelDir: modelDir, Open: open}, h.post)
+	u, err := newUI(a, w, Options{DataDir: dataDir, ModelDir: modelDir, Open: open, calibrate: fakeCalibrate}, h.post)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,3 +283,9 @@ func writeTestPNG(t *testing.T, dir, name string, w, h int, meta *imageio.Metada
 }
 
 func tinyModel(t *testing.T) string { return golden.TinyModel(t) }
+
+// fakeCalibrate stands in for the one-second kernel calibration (and its file in the
+// user's configuration folder).
+func fakeCalibrate(context.Context) (budget.Calibration, error) {
+	return budget.Calibration{Backend: "test", LinearGFLOPS: 10, AttentionGFLOPS: 10, ConvGFLOPS: 10, Measured: time.Now()}, nil
+}

@@ -103,6 +103,7 @@ func (u *UI) refreshModel() {
 		}
 		u.ctl.guidanceDefault = def
 	}
+	u.setFitModel()
 	u.updateViewer()
 }
 
@@ -179,33 +180,28 @@ func (u *UI) ShowModelDialog() {
 	}
 	path.OnChanged = func(string) { check() }
 	browse := widget.NewButtonWithIcon("Browse…", theme.FolderOpenIcon(), func() {
-		fd := dialog.NewFolderOpen(func(l fyne.ListableURI, err error) {
-			if err != nil {
-				u.showError(err)
-				return
-			}
-			if l != nil {
-				path.SetText(l.Path())
-			}
-		}, u.win)
-		if start := cleanDir(path.Text); start != "" {
-			if l, err := storage.ListerForURI(storage.NewFileURI(filepath.Dir(start))); err == nil {
-				fd.SetLocation(l)
-			}
-		}
-		fd.Resize(fyne.NewSize(800, 560))
-		fd.Show()
+		u.browseFolder(path.Text, func(dir string) { path.SetText(dir) })
 	})
-	help := widget.NewRichTextFromMarkdown("No model yet? Run `kleinbild download` in a terminal to fetch FLUX.2-klein-4B. " +
-		"To try the app quickly, choose the tiny test model `tiny-flux2-klein` (random weights: it paints noise, fast).")
+	help := widget.NewRichTextFromMarkdown("To try the app quickly, choose the tiny test model `tiny-flux2-klein` " +
+		"(random weights: it paints noise, fast).")
 	help.Wrapping = fyne.TextWrapWord
+	dl, release := u.newDownloadPanel()
 	content := container.NewVBox(
+		sectionTitle("Model folder"),
 		container.NewBorder(nil, nil, nil, browse, path),
 		status,
+		help,
 		widget.NewSeparator(),
-		help)
-	d := dialog.NewCustomWithoutButtons("Model", content, u.win)
-	cancel := widget.NewButton("Cancel", d.Hide)
+		dl.box)
+	d := dialog.NewCustomWithoutButtons("Model", container.NewVScroll(content), u.win)
+	u.modelDlg = d
+	d.SetOnClosed(func() {
+		release()
+		if u.modelDlg == d {
+			u.modelDlg = nil
+		}
+	})
+	cancel := widget.NewButton("Close", d.Hide)
 	use = widget.NewButtonWithIcon("Use this model", theme.ConfirmIcon(), func() {
 		if u.SetModelDir(path.Text, true) == nil {
 			d.Hide()
@@ -214,6 +210,34 @@ func (u *UI) ShowModelDialog() {
 	use.Importance = widget.HighImportance
 	d.SetButtons([]fyne.CanvasObject{cancel, use})
 	check()
-	d.Resize(fyne.NewSize(640, 380))
+	d.Resize(fyne.NewSize(680, 640))
 	d.Show()
+}
+
+// closeModelDialog closes the model dialog if it is open.
+func (u *UI) closeModelDialog() {
+	if d := u.modelDlg; d != nil {
+		u.modelDlg = nil
+		d.Hide()
+	}
+}
+
+// browseFolder lets the user pick a folder, starting near start, and passes its path to set.
+func (u *UI) browseFolder(start string, set func(string)) {
+	fd := dialog.NewFolderOpen(func(l fyne.ListableURI, err error) {
+		if err != nil {
+			u.showError(err)
+			return
+		}
+		if l != nil {
+			set(l.Path())
+		}
+	}, u.win)
+	if start := cleanDir(start); start != "" {
+		if l, err := storage.ListerForURI(storage.NewFileURI(filepath.Dir(start))); err == nil {
+			fd.SetLocation(l)
+		}
+	}
+	fd.Resize(fyne.NewSize(800, 560))
+	fd.Show()
 }

@@ -37,6 +37,9 @@ type Options struct {
 	QuitAfter bool
 	// Open opens a model folder; nil opens it with engine.Open on gpu.Default.
 	Open OpenFunc
+
+	// calibrate replaces the kernel-speed calibration (tests).
+	calibrate calibrateFunc
 }
 
 // embedCacheBytes bounds the on-disk cache of prompt embeddings (about 16 MB per prompt

@@ -129,6 +129,7 @@ func (u *UI) refreshRefs() {
 		u.refsHint.Hide()
 		u.refsBox.Show()
 	}
+	u.updateFitSoon()
 }
 
 // loadFileThumb shows the thumbnail of an image file outside the gallery in th.

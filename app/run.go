@@ -42,6 +42,14 @@ type runOutcome struct {
 // Generate starts a generation from the current settings (the Generate button and
 // Ctrl/Cmd+Enter). Invalid fields show their message and nothing starts.
 func (u *UI) Generate() {
+	if u.run != nil {
+		return
+	}
+	u.confirmFit(u.generateNow)
+}
+
+// generateNow starts a generation without asking about memory.
+func (u *UI) generateNow() {
 	if _, err := u.startGenerate(); err != nil && !errors.Is(err, errInvalidForm) && !errors.Is(err, errBusy) {
 		u.showError(err)
 	}

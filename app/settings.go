@@ -21,6 +21,11 @@ type settings struct {
 	Schedule   string  `json:"schedule,omitempty"`
 	Seed       uint64  `json:"seed,omitempty"`
 	SeedLocked bool    `json:"seed_locked,omitempty"`
+	// HFToken is the Hugging Face token, kept only when the user asked to remember it.
+	HFToken string `json:"hf_token,omitempty"`
+	// DownloadDir and DownloadVariant name an unfinished model download to offer resuming.
+	DownloadDir     string `json:"download_dir,omitempty"`
+	DownloadVariant string `json:"download_variant,omitempty"`
 }
 
 // loadSettings reads path. A missing file gives zero settings and no error; a corrupt one
@@ -69,6 +74,15 @@ func saveSettings(path string, s settings) error {
 	raw, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return fmt.Errorf("save settings: %w", err)
+	}
+	if s.HFToken != "" {
+		// WriteAtomic keeps the file's permissions: make it private before the token goes in.
+		if f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY, 0o600); err == nil {
+			f.Close()
+		}
+		if err := os.Chmod(path, 0o600); err != nil {
+			return fmt.Errorf("save settings: %w", err)
+		}
 	}
 	return weights.WriteAtomic(path, func(w *bufio.Writer) error {
 		_, err := w.Write(append(raw, '\n'))

@@ -14,10 +14,12 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"kleinbild/engine"
+	"kleinbild/engine/hub"
 	"kleinbild/resources"
 )
 
@@ -64,6 +66,13 @@ type UI struct {
 	// followRun is true while the viewer shows the running generation's preview.
 	followRun bool
 
+	dl       *downloadRun     // this session's model download, or nil
+	dlPanels []*downloadPanel // the download sections on screen
+	hubOpts  hub.Options      // base options of downloads (tests shorten intervals)
+	modelDlg dialog.Dialog    // the open model dialog, or nil
+
+	fit fitState
+
 	root     fyne.CanvasObject
 	banner   *banner
 	status   *widget.Label
@@ -100,6 +109,7 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 		galleryReady: make(chan struct{}),
 		thumbs:       newThumbnailer(filepath.Join(dataDir, "thumbs"), thumbSide, 2, 48<<20),
 	}
+	u.fit.calibrate = opts.calibrate
 	u.life, u.stop = context.WithCancel(context.Background())
 	// Once stopped, the window is going away: late results are dropped rather than run
 	// off the UI goroutine by a driver that has stopped its event loop.

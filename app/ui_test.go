@@ -419,7 +419,7 @@ func TestModelSetup(t *testing.T) {
 	if u.run != nil || h.win.Canvas().Overlays().Top() == nil {
 		t.Fatal("Generate without a model should open the model dialog")
 	}
-	h.tapDialogButton("Cancel")
+	h.tapDialogButton("Close")
 
 	// An incomplete folder is refused with the missing files named.
 	partial := t.TempDir()
@@ -467,7 +467,7 @@ func TestAutomateTakesScreenshot(t *testing.T) {
 	h := &harness{t: t, win: w}
 	shot := filepath.Join(t.TempDir(), "shot.png")
 	u, err := newUI(a, w, Options{DataDir: t.TempDir(), ModelDir: tinyModel(t), Prompt: "a lighthouse",
-		AutoGenerate: true, ScreenshotPath: shot, Open: fake.open}, h.post)
+		AutoGenerate: true, ScreenshotPath: shot, Open: fake.open, calibrate: fakeCalibrate}, h.post)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,14 +29,16 @@ type viewer struct {
 	bar          *widget.ProgressBar
 	progressText *widget.Label
 	setup        fyne.CanvasObject
-	empty        fyne.CanvasObject
-	info         *fyne.Container
-	prompt       *widget.Label
-	details      *widget.Label
-	lineage      *fyne.Container
-	deleteBtn    *widget.Button
-	busy         *widget.Activity
-	busyBox      *fyne.Container
+	// setupDownload is the download section of the setup guide.
+	setupDownload *downloadPanel
+	empty         fyne.CanvasObject
+	info          *fyne.Container
+	prompt        *widget.Label
+	details       *widget.Label
+	lineage       *fyne.Container
+	deleteBtn     *widget.Button
+	busy          *widget.Activity
+	busyBox       *fyne.Container
 }
 
 func (u *UI) buildViewer() fyne.CanvasObject {
@@ -119,15 +121,17 @@ func (u *UI) buildSetupGuide() fyne.CanvasObject {
 	title.SizeName = theme.SizeNameHeadingText
 	text := widget.NewRichTextFromMarkdown(
 		"Kleinbild makes images on this computer with a **FLUX.2-klein** model folder " +
-			"(Hugging Face layout: `model_index.json`, `transformer/`, `text_encoder/`, `vae/`, …).\n\n" +
-			"* Download one in a terminal: `kleinbild download` (klein-4B needs about 16 GB of disk and memory).\n" +
-			"* Just trying the app? Choose the **tiny test model** (`tiny-flux2-klein` in the golden test data): " +
+			"(Hugging Face layout: `model_index.json`, `transformer/`, `text_encoder/`, `vae/`, …). " +
+			"Download one below (klein-4B needs about 16 GB of disk and memory), or choose a folder you already have.\n\n" +
+			"Just trying the app? Choose the **tiny test model** (`tiny-flux2-klein` in the golden test data): " +
 			"it has random weights, so it paints colourful noise, in well under a second.")
 	text.Wrapping = fyne.TextWrapWord
 	choose := widget.NewButtonWithIcon("Choose model folder…", theme.FolderOpenIcon(), u.ShowModelDialog)
-	choose.Importance = widget.HighImportance
-	body := container.NewVBox(container.NewCenter(logo), title, text, container.NewCenter(choose))
-	return container.NewCenter(container.NewGridWrap(fyne.NewSize(460, 360), body))
+	dl, _ := u.newDownloadPanel() // lives as long as the window
+	u.view.setupDownload = dl
+	body := container.NewVBox(container.NewCenter(logo), title, text, container.NewCenter(choose),
+		widget.NewSeparator(), dl.box)
+	return container.NewCenter(container.NewGridWrap(fyne.NewSize(560, 640), container.NewVScroll(body)))
 }
 
 // buildEmptyGuide is shown when a model is ready but no image is selected.

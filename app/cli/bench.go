@@ -14,11 +14,13 @@ import (
 
 	"kleinbild/engine/bench"
 	"kleinbild/engine/randmodel"
+	"kleinbild/gpu"
 	"kleinbild/weights"
 )
 
 // runBench: kleinbild bench [--model DIR] [--variant klein-4b] [--seed N] [--tokenizer PATH]
-// [--sizes 256,512] [--steps 4] [--prompt TEXT] [--json bench.json] [--peak-reps 3] [-q].
+// [--sizes 256,512] [--steps 4] [--prompt TEXT] [--json bench.json] [--peak-reps 3]
+// [--backend NAME] [-q].
 // Without --model it benchmarks the cached random-weight model of the variant
 // (<user cache>/kleinbild/bench/<variant>), writing it first when it is missing or
 // incomplete (which needs --tokenizer). Prints a table to stdout and writes the figures as
@@ -35,6 +37,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	jsonPath := fs.String("json", "bench.json", "write the figures as JSON to this file (\"\" to skip)")
 	peakReps := fs.Int("peak-reps", 3, "timed repetitions of each GEMM peak measurement (0 skips it)")
 	quiet := fs.Bool("q", false, "quiet: print only the table and errors")
+	backend := fs.String("backend", "", "compute backend: "+strings.Join(gpu.Backends(), ", ")+" (default: "+gpu.Default().Name()+")")
 	rest, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -49,6 +52,10 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 			return usageErr("--sizes %q: want comma-separated multiples of 16", *sizes)
 		}
 		sz = append(sz, n)
+	}
+	dev, err := gpu.ByName(*backend)
+	if err != nil {
+		return usageErr("--backend: %v", err)
 	}
 	if *steps < 1 || *steps > 200 {
 		return usageErr("--steps %d out of range 1..200", *steps)
@@ -104,7 +111,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		reps = -1
 	}
 	rep, runErr := bench.Run(ctx, bench.Options{ModelDir: *dir, Sizes: sz, Steps: *steps, Prompt: *prompt,
-		PeakReps: reps, Software: Version, Log: logf})
+		PeakReps: reps, Software: Version, Device: dev, Log: logf})
 	if runErr != nil && (rep == nil || len(rep.Runs) == 0) {
 		return runErr
 	}

@@ -1,0 +1,420 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"kleinbild/engine/hub"
+)
+
+// tokensPage is where Hugging Face access tokens are created.
+const tokensPage = "https://huggingface.co/settings/tokens"
+
+// downloadRun is the model download of this session: running, paused or ended.
+type downloadRun struct {
+	variant hub.Variant
+	dir     string
+	cancel  context.CancelFunc
+	running bool
+	last    hub.Progress
+	err     error // why it stopped; context.Canceled when paused
+}
+
+// downloadPanel is the "Download" section of the model setup. The setup guide and the model
+// dialog each hold one; both show the session's single download.
+type downloadPanel struct {
+	variant  *widget.Select
+	dest     *widget.Entry
+	token    *widget.Entry
+	remember *widget.Check
+	start    *widget.Button
+	pause    *widget.Button
+	bar      *widget.ProgressBar
+	detail   *widget.Label
+	msg      *widget.RichText
+	cached   *fyne.Container
+	box      *fyne.Container
+
+	defaultDest string // the destination suggested for the selected variant
+}
+
+// variantLabel names a variant in the menu: title, approximate size, gated marker.
+func variantLabel(v hub.Variant) string {
+	s := fmt.Sprintf("%s · about %s", v.Title, humanBytes(uint64(max(v.ApproxBytes, 0))))
+	if v.Gated && !strings.Contains(v.Title, "gated") {
+		s += " · gated (token needed)"
+	}
+	return s
+}
+
+// defaultDownloadDir is where a variant is downloaded unless the user picks another folder.
+func (u *UI) defaultDownloadDir(v hub.Variant) string {
+	return filepath.Join(u.dataDir, "models", v.ID)
+}
+
+// partialDownload reports whether dir holds an unfinished download (hub's state folder, and
+// the model folder not yet complete).
+func partialDownload(dir string) bool {
+	if dir == "" {
+		return false
+	}
+	if _, err := os.Stat(filepath.Join(dir, hub.StateDir)); err != nil {
+		return false
+	}
+	_, err := inspectModel(dir)
+	return err != nil
+}
+
+// newDownloadPanel builds a download section and registers it for progress updates;
+// release unregisters it.
+func (u *UI) newDownloadPanel() (p *downloadPanel, release func()) {
+	p = &downloadPanel{}
+	variants := hub.Variants()
+	labels := make([]string, len(variants))
+	for i, v := range variants {
+		labels[i] = variantLabel(v)
+	}
+	p.dest = widget.NewEntry()
+	p.dest.SetPlaceHolder("Destination folder")
+	p.dest.OnChanged = func(string) { p.refresh(u) }
+	p.variant = widget.NewSelect(labels, func(string) {
+		v := p.selected()
+		cur := strings.TrimSpace(p.dest.Text)
+		def := u.defaultDownloadDir(v)
+		if cur == "" || cur == p.defaultDest {
+			p.dest.SetText(def)
+		}
+		p.defaultDest = def
+		p.refresh(u)
+	})
+	p.cached = container.NewVBox()
+	p.token = widget.NewPasswordEntry()
+	p.token.SetPlaceHolder("Hugging Face token (only for gated models)")
+	tok := u.settings.HFToken
+	if tok == "" {
+		tok = hub.DefaultToken()
+	}
+	p.token.SetText(tok)
+	p.remember = widget.NewCheck("Remember the token", nil)
+	p.remember.SetChecked(u.settings.HFToken != "")
+	p.start = widget.NewButtonWithIcon("Download", theme.DownloadIcon(), func() { u.startDownloadFrom(p) })
+	p.start.Importance = widget.HighImportance
+	p.pause = widget.NewButtonWithIcon("Pause", theme.MediaPauseIcon(), u.PauseDownload)
+	p.bar = widget.NewProgressBar()
+	p.detail = widget.NewLabel("")
+	p.detail.Wrapping = fyne.TextWrapWord
+	p.detail.SizeName = theme.SizeNameCaptionText
+	p.msg = widget.NewRichText()
+	p.msg.Wrapping = fyne.TextWrapWord
+
+	// Preselect the download of an earlier session, else the default variant.
+	idx := 0
+	dest := ""
+	if r := u.dl; r != nil {
+		dest = r.dir
+		idx = variantIndex(variants, r.variant.ID)
+	} else if s := u.settings; s.DownloadDir != "" {
+		dest = s.DownloadDir
+		idx = variantIndex(variants, s.DownloadVariant)
+	}
+	p.defaultDest = u.defaultDownloadDir(variants[idx])
+	if dest == "" {
+		dest = p.defaultDest
+	}
+	p.dest.SetText(dest)
+	p.variant.SetSelectedIndex(idx)
+
+	browse := widget.NewButtonWithIcon("", theme.FolderOpenIcon(), func() {
+		u.browseFolder(p.dest.Text, func(dir string) { p.dest.SetText(dir) })
+	})
+	p.box = container.NewVBox(
+		sectionTitle("Download a model"),
+		p.variant,
+		container.NewBorder(nil, nil, nil, browse, p.dest),
+		p.token, p.remember,
+		hint("Gated models need a free Hugging Face account, an accepted licence and a read token ("+tokensPage+")."),
+		container.NewHBox(p.start, p.pause),
+		p.bar, p.detail, p.msg,
+		p.cached,
+	)
+	u.dlPanels = append(u.dlPanels, p)
+	p.refresh(u)
+	p.refreshCached(u)
+	return p, func() {
+		for i, q := range u.dlPanels {
+			if q == p {
+				u.dlPanels = append(u.dlPanels[:i], u.dlPanels[i+1:]...)
+				return
+			}
+		}
+	}
+}
+
+func variantIndex(vs []hub.Variant, id string) int {
+	for i, v := range vs {
+		if v.ID == id {
+			return i
+		}
+	}
+	return 0
+}
+
+// selected is the variant chosen in the menu.
+func (p *downloadPanel) selected() hub.Variant {
+	vs := hub.Variants()
+	return vs[min(max(p.variant.SelectedIndex(), 0), len(vs)-1)]
+}
+
+// refresh shows the session's download state in p (UI goroutine).
+func (p *downloadPanel) refresh(u *UI) {
+	r := u.dl
+	running := r != nil && r.running
+	for _, w := range []fyne.Disableable{p.variant, p.dest, p.token, p.remember} {
+		if running {
+			w.Disable()
+		} else {
+			w.Enable()
+		}
+	}
+	dir := cleanDir(p.dest.Text)
+	mine := r != nil && r.dir == dir
+	switch {
+	case running:
+		p.start.SetText("Downloading…")
+		p.start.Disable()
+		p.pause.Show()
+	case (mine && r.last.Bytes > 0) || partialDownload(dir):
+		p.start.SetText("Resume download")
+		p.start.Enable()
+		p.pause.Hide()
+	default:
+		p.start.SetText("Download")
+		p.start.Enable()
+		p.pause.Hide()
+	}
+	if r != nil && (running || mine) {
+		p.bar.SetValue(r.last.Fraction())
+		p.bar.Show()
+		p.detail.SetText(downloadLine(r))
+		p.detail.Show()
+	} else {
+		p.bar.Hide()
+		p.detail.Hide()
+	}
+	if r != nil && mine && r.err != nil && !errors.Is(r.err, context.Canceled) {
+		p.msg.ParseMarkdown(downloadErrorText(r))
+		p.msg.Show()
+	} else {
+		p.msg.ParseMarkdown("")
+		p.msg.Hide()
+	}
+}
+
+// refreshCached lists the copies already in the Hugging Face cache.
+func (p *downloadPanel) refreshCached(u *UI) {
+	var objs []fyne.CanvasObject
+	for _, v := range hub.Variants() {
+		for _, snap := range hub.CachedSnapshots("", v.Repo) {
+			name := filepath.Base(snap)
+			if len(name) > 8 {
+				name = name[:8]
+			}
+			b := widget.NewButtonWithIcon("Use existing copy", theme.ConfirmIcon(), func() {
+				if u.SetModelDir(snap, true) == nil {
+					u.setStatus("Using the copy of " + v.Title + " in the Hugging Face cache.")
+					u.closeModelDialog()
+				}
+			})
+			objs = append(objs, container.NewBorder(nil, nil, nil, b,
+				widget.NewLabel(fmt.Sprintf("%s (cache snapshot %s)", v.Title, name))))
+		}
+	}
+	if len(objs) > 0 {
+		objs = append([]fyne.CanvasObject{sectionTitle("Already downloaded with Hugging Face tools")}, objs...)
+	}
+	p.cached.Objects = objs
+	p.cached.Refresh()
+}
+
+// downloadLine describes a download's progress in words.
+func downloadLine(r *downloadRun) string {
+	p := r.last
+	switch {
+	case r.err == nil && p.Phase == hub.PhaseDone:
+		return fmt.Sprintf("Downloaded %s · checking the folder…", hub.FormatBytes(p.TotalBytes))
+	case p.Phase == "" || p.Phase == hub.PhaseListing:
+		if !r.running {
+			return "Paused before the file list arrived."
+		}
+		return "Asking Hugging Face for the file list…"
+	}
+	s := fmt.Sprintf("%s of %s", hub.FormatBytes(p.Bytes), hub.FormatBytes(p.TotalBytes))
+	if !r.running {
+		return "Paused at " + s + "."
+	}
+	switch p.Phase {
+	case hub.PhaseChecking:
+		return "Checking files already here · " + s + " · " + p.File
+	case hub.PhaseVerifying:
+		return "Verifying · " + s
+	}
+	if p.Rate > 0 {
+		s += " · " + hub.FormatBytes(int64(p.Rate)) + "/s"
+	}
+	if p.ETA > 0 {
+		s += " · about " + formatDuration(p.ETA.Round(time.Second)) + " left"
+	}
+	if p.File != "" {
+		s += " · " + p.File
+	}
+	if p.Note != "" {
+		s += " · " + p.Note
+	}
+	return s
+}
+
+// downloadErrorText explains why a download stopped, in Markdown with the links to follow.
+func downloadErrorText(r *downloadRun) string {
+	page := hub.RepoPage(os.Getenv("HF_ENDPOINT"), r.variant.Repo)
+	var he *hub.HTTPError
+	tokenSent := errors.As(r.err, &he) && he.TokenSent
+	switch {
+	case errors.Is(r.err, hub.ErrAuth) && tokenSent:
+		return "**The Hugging Face token was not accepted** (mistyped or expired?). Check it or create a new read token at [" +
+			tokensPage + "](" + tokensPage + "), paste it above and press Resume."
+	case errors.Is(r.err, hub.ErrAuth):
+		return "**This model needs a Hugging Face access token.** Accept the licence on [its page](" + page + ") while logged in, " +
+			"create a read token at [" + tokensPage + "](" + tokensPage + "), paste it in the token field above and press Resume."
+	case errors.Is(r.err, hub.ErrForbidden):
+		return "**Access to this model is not granted yet.** Open [its page](" + page + "), log in and accept the licence, " +
+			"then press Resume (the token must be allowed to read gated repositories)."
+	case errors.Is(r.err, hub.ErrDiskFull):
+		return fmt.Sprintf("**The disk is full.** The model needs about %s in total; free some space and press Resume: "+
+			"what was downloaded so far is kept.", humanBytes(uint64(max(r.variant.ApproxBytes, 0))))
+	case errors.Is(r.err, errNotUsable):
+		return "**The download finished but the folder is not usable:** " + mdEscape(r.err.Error())
+	}
+	return "**The download stopped:** " + mdEscape(sentence(r.err.Error())) + ". Press Resume to try again."
+}
+
+var errNotUsable = errors.New("the downloaded folder failed its check")
+
+// mdEscape keeps Markdown syntax in error messages from being interpreted.
+func mdEscape(s string) string {
+	r := strings.NewReplacer("*", `\*`, "_", `\_`, "`", "\\`", "[", `\[`, "]", `\]`)
+	return r.Replace(s)
+}
+
+// refreshDownloads redraws every download panel.
+func (u *UI) refreshDownloads() {
+	for _, p := range u.dlPanels {
+		p.refresh(u)
+	}
+}
+
+// startDownloadFrom starts (or resumes) the download chosen in p.
+func (u *UI) startDownloadFrom(p *downloadPanel) {
+	dir := cleanDir(p.dest.Text)
+	if dir == "" {
+		u.showError(errors.New("choose a destination folder for the download"))
+		return
+	}
+	v := p.selected()
+	token := strings.TrimSpace(p.token.Text)
+	s := u.settings
+	s.HFToken = ""
+	if p.remember.Checked {
+		s.HFToken = token
+	}
+	s.DownloadDir, s.DownloadVariant = dir, v.ID
+	u.settings = s
+	u.remember(s)
+	u.StartDownload(v, dir, token)
+}
+
+// StartDownload fetches variant v into dir off the UI goroutine, resuming what an earlier
+// run left there; once complete and checked, the folder becomes the model. An empty token
+// uses hub.DefaultToken.
+func (u *UI) StartDownload(v hub.Variant, dir, token string) {
+	if u.dl != nil && u.dl.running {
+		u.showError(errors.New("a download is already running"))
+		return
+	}
+	ctx, cancel := context.WithCancel(u.life)
+	r := &downloadRun{variant: v, dir: dir, cancel: cancel, running: true}
+	if old := u.dl; old != nil && old.dir == dir {
+		r.last = old.last // keeps the bar in place until the first report
+	}
+	r.last.Phase = hub.PhaseListing
+	u.dl = r
+	u.refreshDownloads()
+	opts := u.hubOpts
+	opts.Token = token
+	opts.Progress = func(p hub.Progress) { u.post(func() { u.downloadProgress(r, p) }) }
+	u.bg.Add(1)
+	go func() {
+		defer u.bg.Done()
+		defer cancel()
+		_, err := hub.Download(ctx, v.Repo, dir, opts)
+		if err == nil {
+			var rep *hub.Report
+			rep, err = hub.Validate(ctx, dir, hub.ValidateOptions{})
+			if err == nil && !rep.OK() {
+				err = fmt.Errorf("%w: %w", errNotUsable, rep.Err())
+			}
+		}
+		if ctx.Err() != nil {
+			err = context.Canceled
+		}
+		u.post(func() { u.downloadFinished(r, err) })
+	}()
+}
+
+// PauseDownload stops the running download; starting it again resumes.
+func (u *UI) PauseDownload() {
+	if r := u.dl; r != nil && r.running {
+		r.cancel()
+		u.setStatus("Pausing the download…")
+	}
+}
+
+// downloadProgress takes a progress report (UI goroutine).
+func (u *UI) downloadProgress(r *downloadRun, p hub.Progress) {
+	if u.dl != r || !r.running {
+		return
+	}
+	r.last = p
+	u.refreshDownloads()
+}
+
+// downloadFinished shows how a download ended and selects the model (UI goroutine).
+func (u *UI) downloadFinished(r *downloadRun, err error) {
+	r.running, r.err = false, err
+	if u.dl != r {
+		return
+	}
+	switch {
+	case errors.Is(err, context.Canceled):
+		u.setStatus("Download paused: press Resume download to continue (also after a restart).")
+	case err != nil:
+		u.setStatus("The download stopped.")
+	default:
+		u.settings.DownloadDir, u.settings.DownloadVariant = "", ""
+		if u.SetModelDir(r.dir, true) == nil {
+			u.setStatus(fmt.Sprintf("%s is downloaded, checked and ready.", r.variant.Title))
+			u.closeModelDialog()
+		}
+		u.dl = nil
+	}
+	u.refreshDownloads()
+}

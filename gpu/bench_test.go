@@ -4,7 +4,7 @@ package gpu
 //
 //	go test ./gpu/ -run '^$' -bench 'Linear/openblas|Attention/openblas' -benchtime 3x
 //
-// (purego takes seconds per product). Measured numbers and what was learnt from them are in the
+// (purego takes seconds per product; onednn, where available, runs the bf16 rows on oneDNN). Measured numbers and what was learnt from them are in the
 // package documentation (doc.go, "Speed notes").
 
 import (

@@ -8,7 +8,11 @@
 // Which backends a binary holds is fixed at build time (see Backends, ByName, Default):
 //   - openblas: cgo and not -tags noblas, except on macOS and Windows (Debian: libopenblas-dev);
 //   - accelerate: macOS with cgo and not -tags noblas;
-//   - purego: always (gonum's Sgemm), the only one with CGO_ENABLED=0 or -tags noblas.
+//   - purego: always (gonum's Sgemm), the only one with CGO_ENABLED=0 or -tags noblas;
+//   - onednn: with openblas, where Intel's oneDNN (libdnnl.so.2, Debian libdnnl2) loads at run
+//     time and the CPU multiplies bf16 natively (AVX512-BF16 or AMX). Products by bf16 weights
+//     run on oneDNN with the activations rounded to bf16 (results about 1e-3 relative off the
+//     f32 path; 3–5× faster), all else on OpenBLAS. Never the default: opt in with ByName.
 //
 // The backend sub-packages do not import gpu: they satisfy Backend structurally. Every backend
 // passes the same conformance suite (conformance_test.go).
@@ -42,6 +46,18 @@
 //	purego (gonum), the three shapes: f32 11–13, bf16 11–14
 //	attention 768 tokens × 24 heads × 128 (nominal 4·L²·H·D flops): auto 73 (54),
 //	causal 127 (83); Haswell 57 (56), causal 88 (85); purego 8, causal 17
+//
+// onednn (oneDNN 2.6.3, AMX, 2 OpenMP threads; Linear with bf16 weights, 3 runs each, same
+// machine, later session; its f32 products are OpenBLAS's):
+//
+//	shape (rows × in → out)  kernels  openblas f32  openblas bf16  onednn bf16
+//	768 × 3072 → 9216        auto     173–179       170–203        540–889
+//	512 × 2560 → 9728        auto     166–180       174–181        375–748
+//	768 × 3072 → 9216        Haswell  139–144       120–136        443–461
+//	512 × 2560 → 9728        Haswell   97–104       118–128        397–513
+//	(oneDNN does not read OPENBLAS_CORETYPE: its lower Haswell-session rows reflect machine load.)
+//	klein-4B at 256², 4 steps (kleinbild bench): default 44–55 s per step (about 100 GFLOP/s),
+//	onednn 17–20 s per step (250–290 GFLOP/s), the bf16 products no longer dominating.
 //
 // What the measurements showed:
 //   - f32 weights through cgo run at the rate of OpenBLAS called from C.

@@ -6,7 +6,7 @@ BIN       ?= kleinbild
 PKGS      := ./...
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PKGS  := gcc libc6-dev pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev \
-             libxinerama-dev libxi-dev libxxf86vm-dev libopenblas-dev \
+             libxinerama-dev libxi-dev libxxf86vm-dev libopenblas-dev libdnnl-dev \
              xvfb xauth libgl1-mesa-dri xdotool imagemagick
 TINY      ?= ../shared/golden/model/tiny-flux2-klein
 MODEL     ?= $(TINY)

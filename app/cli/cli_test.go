@@ -233,3 +233,11 @@ func TestInfoFindsTruncatedWeights(t *testing.T) {
 		t.Fatalf("exit %d: %s %s", code, out, errOut)
 	}
 }
+
+func TestGenerateUnknownBackend(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "o.png")
+	code, _, errOut := run(t, "generate", "-d", golden.TinyModel(t), "-p", "x", "--backend", "abacus", "-o", out)
+	if code != 2 || !strings.Contains(errOut, "abacus") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+}

@@ -40,6 +40,7 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	verbose := fs.Bool("v", false, "verbose: per-phase timings")
 	quiet := fs.Bool("q", false, "quiet: print only the seed and errors")
 	noCache := fs.Bool("no-cache", false, "do not read or write the prompt-embedding cache")
+	backend := fs.String("backend", "", "compute backend: "+strings.Join(gpu.Backends(), ", ")+" (default: the exact f32-activation path; onednn is ~2.5x faster with bf16 activations, rel-L2 ~5e-3)")
 	rest, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -60,6 +61,10 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	}
 	if err := checkOutputDir(*out); err != nil {
 		return err
+	}
+	dev, err := gpu.ByName(*backend)
+	if err != nil {
+		return usageErr("--backend: %v", err)
 	}
 	req := engine.Request{
 		Prompt: *prompt, WidthPx: *width, HeightPx: *height, Steps: *steps,
@@ -119,7 +124,7 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	t0 := time.Now()
-	model, err := engine.Open(*dir, gpu.Default(), opts)
+	model, err := engine.Open(*dir, dev, opts)
 	if err != nil {
 		return err
 	}
@@ -128,18 +133,26 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "Model: %s (%s), backend %s\n", model.Info().Dir, model.Info().Variant(), model.Device().Name())
 	}
 	var lastLine string
+	var lastPhase engine.Phase
+	lastStep := -1
+	tty := isTerminal(stderr)
 	progress := func(p engine.Progress) {
-		if *quiet {
-			return
-		}
-		line := progressLine(p)
-		if line != lastLine {
-			lastLine = line
-			fmt.Fprintf(stderr, "\r\033[K%s", line)
+		switch {
+		case *quiet:
+		case tty: // one line, redrawn in place
+			if line := progressLine(p); line != lastLine {
+				lastLine = line
+				fmt.Fprintf(stderr, "\r\033[K%s", line)
+			}
+		case p.Phase != lastPhase || p.Step != lastStep: // logs: a line per phase and step
+			lastPhase, lastStep = p.Phase, p.Step
+			if p.Phase != engine.PhaseDone {
+				fmt.Fprintln(stderr, progressLine(engine.Progress{Phase: p.Phase, Step: p.Step, Steps: p.Steps, Elapsed: p.Elapsed}))
+			}
 		}
 	}
 	res, err := model.Generate(ctx, req, progress)
-	if !*quiet {
+	if !*quiet && tty {
 		fmt.Fprint(stderr, "\r\033[K")
 	}
 	if err != nil {
@@ -173,6 +186,9 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 func progressLine(p engine.Progress) string {
 	switch p.Phase {
 	case engine.PhaseDenoise:
+		if p.Blocks == 0 {
+			return fmt.Sprintf("Step %d/%d  %.0f s", p.Step, p.Steps, p.Elapsed.Seconds())
+		}
 		return fmt.Sprintf("Step %d/%d  block %d/%d  %.0f s", p.Step, p.Steps, p.Block, p.Blocks, p.Elapsed.Seconds())
 	case engine.PhaseEncoding:
 		if p.Blocks > 0 {
@@ -220,4 +236,14 @@ func readTensor(path, name string) ([]float32, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// isTerminal reports whether w is a character device (an interactive terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }

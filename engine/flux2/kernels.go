@@ -7,38 +7,17 @@ import (
 )
 
 // The element-wise steps below fuse what the reference does in several tensor ops, with the
-// same float32 rounding per step. gpu.Device has no strided or modulated variants of them.
+// same float32 rounding per step, where gpu.Device has no strided or gated variant.
 
 // modNorm writes dst[r] = (1 + scale)·LayerNorm(x[r]) + shift for rows of width dim, where
-// LayerNorm has no affine parameters (nn.LayerNorm(elementwise_affine=False)).
-// dst must not partially overlap x.
+// LayerNorm has no affine parameters (nn.LayerNorm(elementwise_affine=False)): the shared
+// LayerNorm kernel with weight 1 + scale and bias shift. dst must not partially overlap x.
 func modNorm(dev *gpu.Device, dst, x []float32, rows, dim int, eps float32, shift, scale []float32) {
 	scale1 := make([]float32, dim)
 	for i, s := range scale[:dim] {
 		scale1[i] = 1 + s
 	}
-	shift = shift[:dim]
-	dev.Parallel(rows, func(lo, hi int) {
-		for r := lo; r < hi; r++ {
-			xr := x[r*dim : (r+1)*dim]
-			yr := dst[r*dim : (r+1)*dim]
-			var mean float64
-			for _, v := range xr {
-				mean += float64(v)
-			}
-			mean /= float64(dim)
-			var vs float64
-			for _, v := range xr {
-				dv := float64(v) - mean
-				vs += dv * dv
-			}
-			inv := float32(1 / math.Sqrt(vs/float64(dim)+float64(eps)))
-			m := float32(mean)
-			for i, v := range xr {
-				yr[i] = scale1[i]*((v-m)*inv) + shift[i]
-			}
-		}
-	})
+	dev.LayerNorm(dst, x, rows, dim, eps, scale1, shift[:dim])
 }
 
 // gatedAdd computes x[r] += gate ⊙ y[r] for rows of width dim (the gated residual).

@@ -175,22 +175,28 @@ func (p *pass) result(c int) []float32 {
 	return out
 }
 
-func (v *VAE) decode(ctx context.Context, latent []float32, h, w int, progress func(done, total int)) ([]float32, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	d := &v.dec
+// progressSteps is the number of progress reports of a decode or encode pass: conv_in, the
+// mid block's two resnets and attention, every resnet and resampler, and the output.
+func progressSteps(mid midBlock, levels []level) int {
 	total := 2 + 2 // conv_in, output, mid resnets
-	if d.mid.attn != nil {
+	if mid.attn != nil {
 		total++
 	}
-	for _, lv := range d.levels {
+	for _, lv := range levels {
 		total += len(lv.resnets)
 		if lv.resize != nil {
 			total++
 		}
 	}
-	p := v.newPass(ctx, progress, total, v.decodeBufSize(h, w))
+	return total
+}
+
+func (v *VAE) decode(ctx context.Context, latent []float32, h, w int, progress func(done, total int)) ([]float32, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	d := &v.dec
+	p := v.newPass(ctx, progress, progressSteps(d.mid, d.levels), v.decodeBufSize(h, w))
 	p.h, p.w = h, w
 	copy(p.bufs[0], latent)
 	if d.postQuant != nil {
@@ -227,17 +233,7 @@ func (v *VAE) encode(ctx context.Context, img []float32, h, w int, progress func
 		return nil, err
 	}
 	e := &v.enc
-	total := 2 + 2 // conv_in, output, mid resnets
-	if e.mid.attn != nil {
-		total++
-	}
-	for _, lv := range e.levels {
-		total += len(lv.resnets)
-		if lv.resize != nil {
-			total++
-		}
-	}
-	p := v.newPass(ctx, progress, total, v.encodeBufSize(h, w))
+	p := v.newPass(ctx, progress, progressSteps(e.mid, e.levels), v.encodeBufSize(h, w))
 	p.h, p.w = h, w
 	copy(p.bufs[0], img)
 	p.convCur(e.convIn)

@@ -54,7 +54,7 @@ bench: build
 
 # Kernel micro-benchmarks (GEMM shapes of the real model, attention) for every backend.
 bench-gpu:
-	$(GO) test -run='^$$' -bench=. -benchtime=3x ./gpu/
+	$(GO) test -run='^$$' -bench=. -benchtime=3x ./gpu/cpu/
 
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)

@@ -6,10 +6,13 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
+	"strings"
 
 	"kleinbild/app"
 	"kleinbild/app/cli"
 	"kleinbild/app/desktop"
+	"kleinbild/gpu/backends"
 )
 
 func main() {
@@ -35,6 +38,7 @@ func runGUI(args []string) int {
 		fs.StringVar(&opts.Prompt, "prompt", "", "prompt to start with")
 		fs.BoolVar(&opts.AutoGenerate, "generate", false, "generate once at start")
 		fs.StringVar(&opts.ScreenshotPath, "screenshot", "", "after the generation, save a window screenshot here and quit")
+		fs.StringVar(&opts.Backend, "backend", "", "compute backend: "+strings.Join(backends.Names(), ", ")+" (default: the best CPU backend)")
 		if err := fs.Parse(args[1:]); err != nil {
 			if err == flag.ErrHelp {
 				return 0
@@ -43,6 +47,11 @@ func runGUI(args []string) int {
 		}
 		if fs.NArg() > 0 {
 			fmt.Fprintf(os.Stderr, "kleinbild gui: unexpected argument %q\n", fs.Arg(0))
+			return 2
+		}
+		if b := opts.Backend; b != "" && !strings.EqualFold(b, "default") &&
+			!slices.ContainsFunc(backends.Names(), func(n string) bool { return strings.EqualFold(n, b) }) {
+			fmt.Fprintf(os.Stderr, "kleinbild gui: unknown backend %q (available: %s)\n", b, strings.Join(backends.Names(), ", "))
 			return 2
 		}
 		opts.QuitAfter = opts.ScreenshotPath != ""

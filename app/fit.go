@@ -8,7 +8,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"kleinbild/engine/budget"
-	"kleinbild/gpu"
+	"kleinbild/gpu/backends"
 )
 
 // fitDebounce is how long the size must stay unchanged before the estimate is redone.
@@ -17,14 +17,22 @@ const fitDebounce = 150 * time.Millisecond
 // calibrateFunc measures (or loads) the machine's kernel speeds for time estimates.
 type calibrateFunc func(ctx context.Context) (budget.Calibration, error)
 
-// defaultCalibrate loads the stored calibration or measures one on gpu.Default (about a second).
-func defaultCalibrate(ctx context.Context) (budget.Calibration, error) {
-	path, err := budget.DefaultCalibrationPath()
-	if err != nil {
-		return budget.Calibration{}, err
+// defaultCalibrate returns a calibrateFunc that loads the stored calibration or measures one
+// (about a second) on the named backend (see backends.Open).
+func defaultCalibrate(backend string) calibrateFunc {
+	return func(ctx context.Context) (budget.Calibration, error) {
+		path, err := budget.DefaultCalibrationPath()
+		if err != nil {
+			return budget.Calibration{}, err
+		}
+		b, err := backends.Open(backend)
+		if err != nil {
+			return budget.Calibration{}, err
+		}
+		defer b.Close()
+		c, _, err := budget.LoadOrCalibrate(ctx, b, path)
+		return c, err
 	}
-	c, _, err := budget.LoadOrCalibrate(ctx, gpu.Default(), path)
-	return c, err
 }
 
 // fitState is the "will it fit" estimate next to the Generate button.
@@ -113,7 +121,7 @@ func (u *UI) updateFit() {
 		f.started = true
 		calibrate := f.calibrate
 		if calibrate == nil {
-			calibrate = defaultCalibrate
+			calibrate = defaultCalibrate(u.opts.Backend)
 		}
 		u.bg.Add(1)
 		go func() {

@@ -7,9 +7,11 @@ package app
 
 import (
 	"context"
+	"errors"
 
 	"kleinbild/engine"
 	"kleinbild/gpu"
+	"kleinbild/gpu/backends"
 )
 
 // Generator produces images; *engine.Model implements it, tests use fakes.
@@ -35,7 +37,10 @@ type Options struct {
 	ScreenshotPath string
 	// QuitAfter quits the application once the automatic run is over.
 	QuitAfter bool
-	// Open opens a model folder; nil opens it with engine.Open on gpu.Default.
+	// Backend names the compute backend (one of backends.Names); "" is backends.Default.
+	// The default Open opens the model on it, and kernel speeds are calibrated on it.
+	Backend string
+	// Open opens a model folder; nil opens it with engine.Open on Backend.
 	Open OpenFunc
 
 	// calibrate replaces the kernel-speed calibration (tests).
@@ -46,10 +51,31 @@ type Options struct {
 // for klein-4B), which makes seed variations of one prompt skip the text encoder.
 const embedCacheBytes = 512 << 20
 
-// engineOpener is the default OpenFunc: engine.Open on gpu.Default with the prompt cache
-// in the data folder.
-func engineOpener(cacheDir string) OpenFunc {
+// engineOpener is the default OpenFunc: engine.Open on the named backend (see
+// backends.Open) with the prompt cache in the data folder. Each model gets its own backend,
+// closed with it.
+func engineOpener(cacheDir, backend string) OpenFunc {
 	return func(dir string) (Generator, error) {
-		return engine.Open(dir, gpu.Default(), engine.Options{CacheDir: cacheDir, CacheBytes: embedCacheBytes})
+		b, err := backends.Open(backend)
+		if err != nil {
+			return nil, err
+		}
+		m, err := engine.Open(dir, b, engine.Options{CacheDir: cacheDir, CacheBytes: embedCacheBytes})
+		if err != nil {
+			b.Close()
+			return nil, err
+		}
+		return &ownedModel{Model: m, b: b}, nil
 	}
+}
+
+// ownedModel is a Model that closes its backend with it.
+type ownedModel struct {
+	*engine.Model
+	b gpu.Backend
+}
+
+// Close closes the model, then its backend.
+func (m *ownedModel) Close() error {
+	return errors.Join(m.Model.Close(), m.b.Close())
 }

@@ -119,7 +119,7 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 		}
 	}
 	if u.open == nil {
-		u.open = engineOpener(filepath.Join(dataDir, "cache", "prompts"))
+		u.open = engineOpener(filepath.Join(dataDir, "cache", "prompts"), opts.Backend)
 	}
 	set, setErr := loadSettings(u.settingsPath)
 	u.settings = set

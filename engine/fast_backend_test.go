@@ -6,8 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"kleinbild/engine/vae"
-	"kleinbild/gpu"
+	"kleinbild/gpu/backends"
 	"kleinbild/weights/golden"
 )
 
@@ -24,13 +23,14 @@ const fastBackendTol = 3e-2
 // where it is unavailable) and compares prompt embeddings, final latents and decoded images
 // with the float32 reference at a bf16-appropriate tolerance.
 func TestPipelineFastBackend(t *testing.T) {
-	if !slices.Contains(gpu.Backends(), "onednn") {
-		t.Skipf("onednn backend unavailable (backends: %v)", gpu.Backends())
+	if !slices.Contains(backends.Names(), "onednn") {
+		t.Skipf("onednn backend unavailable (backends: %v)", backends.Names())
 	}
-	dev, err := gpu.ByName("onednn")
+	dev, err := backends.Open("onednn")
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer dev.Close()
 	for _, c := range pipelineCases {
 		t.Run(c.name, func(t *testing.T) {
 			f := golden.Open(t, "pipeline/"+c.name+".safetensors")
@@ -61,7 +61,7 @@ func TestPipelineFastBackend(t *testing.T) {
 			golden.Compare(t, "prompt_embeds", dumps["prompt_embeds"], pe, fastBackendTol)
 			last := c.steps - 1
 			want, _ := golden.F32(t, f, fmt.Sprintf("step%d_latents_after", last))
-			golden.Compare(t, "final latents", dumps[fmt.Sprintf("latents_step%d", last)], vae.Unpack(want, latentChannels, gh, gw), fastBackendTol)
+			golden.Compare(t, "final latents", dumps[fmt.Sprintf("latents_step%d", last)], unpack(want, latentChannels, gh*gw), fastBackendTol)
 			img, _ := golden.F32(t, f, "vae_decode_output")
 			golden.Compare(t, "decoded image", dumps["image"], img, fastBackendTol)
 		})

@@ -11,20 +11,56 @@ import (
 	"kleinbild/engine/sched"
 	"kleinbild/engine/torchrand"
 	"kleinbild/engine/vae"
+	"kleinbild/gpu"
 )
 
 // latentChannels is the transformer's token width: 32 VAE channels patchified 2×2.
 const latentChannels = 128
 
-// reference is one preprocessed, encoded reference image.
-type reference struct {
-	tokens []float32 // packed [h·w, 128], bn-normalised
-	ids    []int64   // [h·w·4]
-	w, h   int       // latent grid (pixels / 16)
+// previewChannels are the patchified channels the step preview reads (VAE channels 0–2).
+const previewChannels = 12
+
+// tensors allocates F32 tensors on a backend and frees them all at once.
+type tensors struct {
+	b   gpu.Backend
+	all []gpu.Tensor
+}
+
+func (ts *tensors) alloc(what string, shape ...int) (gpu.Tensor, error) {
+	t, err := ts.b.Alloc(gpu.F32, shape...)
+	if err != nil {
+		return gpu.Tensor{}, fmt.Errorf("allocate %s %v: %w", what, shape, err)
+	}
+	ts.all = append(ts.all, t)
+	return t, nil
+}
+
+func (ts *tensors) upload(what string, data []float32, shape ...int) (gpu.Tensor, error) {
+	t, err := gpu.FromHost(ts.b, data, shape...)
+	if err != nil {
+		return gpu.Tensor{}, fmt.Errorf("upload %s %v: %w", what, shape, err)
+	}
+	ts.all = append(ts.all, t)
+	return t, nil
+}
+
+// own adds a tensor made elsewhere (by the VAE) to the set.
+func (ts *tensors) own(t gpu.Tensor) { ts.all = append(ts.all, t) }
+
+// free waits for the queued work (whose error, if any, the caller has already met or no
+// longer needs) and frees every tensor.
+func (ts *tensors) free() {
+	_ = ts.b.Sync()
+	for _, t := range ts.all {
+		ts.b.Free(t)
+	}
+	ts.all = nil
 }
 
 // Generate runs one request. progress (may be nil) is called from the generating goroutine.
-// The context is checked before every transformer block, so cancellation is prompt.
+// The context is checked before every transformer block, so cancellation is prompt. All
+// tensor math runs on the model's backend; the host reads the latents back once per step
+// (for the preview) and the image at the end.
 func (m *Model) Generate(ctx context.Context, req Request, progress func(Progress)) (*Result, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -59,8 +95,8 @@ func (m *Model) Generate(ctx context.Context, req Request, progress func(Progres
 	if steps == 0 {
 		steps = m.info.DefaultSteps
 	}
-	if steps < 1 || steps > 200 {
-		return nil, fmt.Errorf("steps %d out of range 1..200", steps)
+	if steps < 1 || steps > MaxSteps {
+		return nil, fmt.Errorf("steps %d out of range 1..%d", steps, MaxSteps)
 	}
 	guidance := req.Guidance
 	if guidance == 0 {
@@ -91,7 +127,7 @@ func (m *Model) Generate(ctx context.Context, req Request, progress func(Progres
 		preps = append(preps, prepared{pix, w, h})
 	}
 
-	// Output size: given, else the first reference's, else 256².
+	// Output size: given, else the first reference's, else DefaultSizePx.
 	width, height := req.WidthPx, req.HeightPx
 	if width == 0 && len(preps) > 0 {
 		width = preps[0].w
@@ -100,10 +136,10 @@ func (m *Model) Generate(ctx context.Context, req Request, progress func(Progres
 		height = preps[0].h
 	}
 	if width == 0 {
-		width = 256
+		width = DefaultSizePx
 	}
 	if height == 0 {
-		height = 256
+		height = DefaultSizePx
 	}
 	var err error
 	if width, err = ValidateSize("width", width); err != nil {
@@ -114,6 +150,13 @@ func (m *Model) Generate(ctx context.Context, req Request, progress func(Progres
 	}
 	gw, gh := width/16, height/16 // latent token grid
 	nTarget := gw * gh
+	if req.Latents != nil && len(req.Latents) != latentChannels*nTarget {
+		return nil, fmt.Errorf("initial latents have %d values, want 128×%d×%d = %d for %d×%d px", len(req.Latents), gh, gw, latentChannels*nTarget, width, height)
+	}
+	sc, err := sched.ByName(schedule, steps, nTarget)
+	if err != nil {
+		return nil, err
+	}
 	endPhase(PhaseLoading)
 
 	// Text.
@@ -133,11 +176,16 @@ func (m *Model) Generate(ctx context.Context, req Request, progress func(Progres
 			return nil, err
 		}
 	}
-	txtLen := len(embeds) / m.flux.Config().JointAttentionDim
-	if txtLen*m.flux.Config().JointAttentionDim != len(embeds) || txtLen == 0 {
-		return nil, fmt.Errorf("prompt embeddings have %d values, not a multiple of the transformer's text width %d", len(embeds), m.flux.Config().JointAttentionDim)
+	fc := m.flux.Config()
+	txtDim := fc.JointAttentionDim
+	txtLen := len(embeds) / txtDim
+	if txtLen*txtDim != len(embeds) || txtLen == 0 {
+		return nil, fmt.Errorf("prompt embeddings have %d values, not a multiple of the transformer's text width %d", len(embeds), txtDim)
 	}
-	if err := dump("prompt_embeds", []int{1, txtLen, m.flux.Config().JointAttentionDim}, embeds); err != nil {
+	if useCFG && len(negEmbeds) != len(embeds) {
+		return nil, fmt.Errorf("negative prompt embeddings have %d values, want %d like the prompt's", len(negEmbeds), len(embeds))
+	}
+	if err := dump("prompt_embeds", []int{1, txtLen, txtDim}, embeds); err != nil {
 		return nil, err
 	}
 	if !m.opts.KeepEncoder && m.enc != nil {
@@ -149,115 +197,155 @@ func (m *Model) Generate(ctx context.Context, req Request, progress func(Progres
 			m.releaseEncoder()
 		}
 	}
+
+	// Every tensor of this generation, freed on return (errors and cancellation included).
+	ts := &tensors{b: m.b}
+	defer ts.free()
+	txt, err := ts.upload("prompt embeddings", embeds, txtLen, txtDim)
+	if err != nil {
+		return nil, err
+	}
+	var negTxt gpu.Tensor
+	if useCFG {
+		if negTxt, err = ts.upload("negative prompt embeddings", negEmbeds, txtLen, txtDim); err != nil {
+			return nil, err
+		}
+	}
 	endPhase(PhaseEncoding)
 
-	// References through the VAE encoder.
-	var refs []reference
+	// Joint image sequence: target tokens, then reference tokens.
+	nTotal := nTarget
+	for _, p := range preps {
+		nTotal += (p.h / 16) * (p.w / 16)
+	}
+	img, err := ts.alloc("image tokens", nTotal, latentChannels)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]int64, 0, nTotal*4)
+	ids = append(ids, flux2.ImageIDs(gh, gw, 0)...)
+
+	// References through the VAE encoder, packed straight into their rows of img.
+	off := nTarget
 	for i, p := range preps {
 		report(Progress{Phase: PhaseRefs, Step: i + 1, Steps: len(preps)})
-		lat, err := m.vae.Encode(ctx, p.pix, p.h, p.w, nil)
-		if err != nil {
+		rh, rw := p.h/16, p.w/16
+		if err := m.encodeReference(ctx, p.pix, p.h, p.w, img.Rows(off, off+rh*rw, latentChannels)); err != nil {
 			return nil, fmt.Errorf("encode reference %d: %w", i+1, err)
 		}
-		rh, rw := p.h/16, p.w/16
-		patch := vae.Patchify(lat, 32, p.h/8, p.w/8)
-		m.vae.Normalize(patch, rh, rw)
-		refs = append(refs, reference{
-			tokens: vae.Pack(patch, latentChannels, rh, rw),
-			ids:    flux2.ImageIDs(rh, rw, int64(10+10*i)),
-			w:      rw, h: rh,
-		})
+		ids = append(ids, flux2.ImageIDs(rh, rw, int64(10+10*i))...)
+		off += rh * rw
 	}
 	if len(preps) > 0 {
 		endPhase(PhaseRefs)
 	}
 
-	// Initial noise [128, gh, gw] (NCHW without batch), torch-compatible.
+	// Initial noise [128, gh, gw] (NCHW without batch), torch-compatible, packed to tokens
+	// x [nTarget, 128] on the backend. lat holds the unpacked latents from then on.
 	latents := req.Latents
 	if latents == nil {
-		latents = torchrand.New(req.Seed).Randn(latentChannels * gh * gw)
-	} else if len(latents) != latentChannels*gh*gw {
-		return nil, fmt.Errorf("initial latents have %d values, want 128×%d×%d = %d for %d×%d px", len(latents), gh, gw, latentChannels*gh*gw, width, height)
+		latents = torchrand.New(req.Seed).Randn(latentChannels * nTarget)
 	}
 	if err := dump("latents_init", []int{1, latentChannels, gh, gw}, latents); err != nil {
 		return nil, err
 	}
-	x := vae.Pack(latents, latentChannels, gh, gw) // [nTarget, 128]
-
-	sc, err := sched.ByName(schedule, steps, nTarget)
+	lat, err := ts.upload("initial latents", latents, latentChannels, gh, gw)
 	if err != nil {
 		return nil, err
 	}
-
-	// Joint image sequence: target tokens then reference tokens.
-	nTotal := nTarget
-	for _, r := range refs {
-		nTotal += len(r.tokens) / latentChannels
+	x, err := ts.alloc("latent tokens", nTarget, latentChannels)
+	if err != nil {
+		return nil, err
 	}
-	img := make([]float32, nTotal*latentChannels)
-	ids := make([]int64, 0, nTotal*4)
-	ids = append(ids, flux2.ImageIDs(gh, gw, 0)...)
-	off := nTarget * latentChannels
-	for _, r := range refs {
-		copy(img[off:], r.tokens)
-		off += len(r.tokens)
-		ids = append(ids, r.ids...)
+	m.b.Transpose(x, lat, latentChannels, nTarget)
+
+	vel, err := ts.alloc("velocity", nTotal, latentChannels)
+	if err != nil {
+		return nil, err
+	}
+	var unc gpu.Tensor
+	if useCFG {
+		if unc, err = ts.alloc("unconditional velocity", nTotal, latentChannels); err != nil {
+			return nil, err
+		}
 	}
 	txtIDs := flux2.TextIDs(txtLen)
-	blocks := m.flux.Config().NumLayers + m.flux.Config().NumSingleLayers
+	blocks := fc.Blocks()
 	passes := 1
 	if useCFG {
 		passes = 2
 	}
+	// The host reads only the preview channels back after a step, all of them when dumping.
+	host := make([]float32, previewChannels*nTarget)
+	if req.Dump != nil {
+		host = make([]float32, latentChannels*nTarget)
+	}
 
 	for i := 0; i < steps; i++ {
-		copy(img, x)
-		in := flux2.Input{Img: img, ImgIDs: ids, Txt: embeds, TxtIDs: txtIDs, Timestep: sc.TimestepPassed(i)}
+		m.b.Copy(img.Rows(0, nTarget, latentChannels), x)
+		in := flux2.Input{Img: img, ImgIDs: ids, Txt: txt, TxtIDs: txtIDs, Timestep: sc.TimestepPassed(i)}
 		blockProgress := func(pass int) func(b, total int) {
 			return func(b, total int) {
 				report(Progress{Phase: PhaseDenoise, Step: i + 1, Steps: steps, Block: pass*blocks + b, Blocks: passes * blocks})
 			}
 		}
-		out, err := m.flux.Forward(ctx, in, blockProgress(0))
-		if err != nil {
+		if err := m.flux.Forward(ctx, in, vel, blockProgress(0)); err != nil {
 			return nil, fmt.Errorf("denoising step %d: %w", i+1, err)
 		}
-		v := out[:nTarget*latentChannels]
+		v := vel.Rows(0, nTarget, latentChannels)
 		if useCFG {
-			in.Txt = negEmbeds
-			unc, err := m.flux.Forward(ctx, in, blockProgress(1))
-			if err != nil {
+			in.Txt = negTxt
+			if err := m.flux.Forward(ctx, in, unc, blockProgress(1)); err != nil {
 				return nil, fmt.Errorf("denoising step %d (unconditional): %w", i+1, err)
 			}
-			g := float32(guidance)
-			for j := range v {
-				u := unc[j]
-				v[j] = u + g*(v[j]-u)
-			}
+			m.b.Guidance(v, unc.Rows(0, nTarget, latentChannels), float32(guidance))
 		}
-		sched.EulerStep(x, v, sc.Sigmas[i], sc.Sigmas[i+1])
-		nchw := vae.Unpack(x, latentChannels, gh, gw)
-		if err := dump(fmt.Sprintf("latents_step%d", i), []int{1, latentChannels, gh, gw}, nchw); err != nil {
+		// Euler: x += (σ' − σ)·v, the difference in float32 as the reference scheduler.
+		m.b.AddScaled(x, v, sc.Sigmas[i+1]-sc.Sigmas[i])
+		m.b.Transpose(lat, x, nTarget, latentChannels)
+		if err := m.b.Read(host, lat.Slice(0, len(host))); err != nil {
+			return nil, fmt.Errorf("denoising step %d: %w", i+1, err)
+		}
+		if err := dump(fmt.Sprintf("latents_step%d", i), []int{1, latentChannels, gh, gw}, host); err != nil {
 			return nil, err
 		}
-		report(Progress{Phase: PhaseDenoise, Step: i + 1, Steps: steps, Block: passes * blocks, Blocks: passes * blocks, Preview: m.preview(nchw, gh, gw)})
+		p := Progress{Phase: PhaseDenoise, Step: i + 1, Steps: steps, Block: passes * blocks, Blocks: passes * blocks}
+		if progress != nil {
+			p.Preview = m.preview(host, gh, gw)
+		}
+		report(p)
 	}
 	endPhase(PhaseDenoise)
 
-	// Decode.
+	// Decode: lat holds the final unpacked latents.
 	report(Progress{Phase: PhaseDecoding})
-	final := vae.Unpack(x, latentChannels, gh, gw)
+	final, err := gpu.ToHost(m.b, lat)
+	if err != nil {
+		return nil, fmt.Errorf("decode: read latents: %w", err)
+	}
 	if err := dump("latents_final", []int{1, latentChannels, gh, gw}, final); err != nil {
 		return nil, err
 	}
-	den := append([]float32(nil), final...)
-	m.vae.Denormalize(den, gh, gw)
-	lat := vae.Unpatchify(den, latentChannels, gh, gw) // [32, 2gh, 2gw]
-	pix, err := m.vae.Decode(ctx, lat, 2*gh, 2*gw, func(done, total int) {
+	den, err := ts.alloc("denormalised latents", latentChannels, gh, gw)
+	if err != nil {
+		return nil, err
+	}
+	m.vae.Denormalize(den, lat, gh, gw)
+	z, err := ts.alloc("VAE latents", latentChannels/4, 2*gh, 2*gw)
+	if err != nil {
+		return nil, err
+	}
+	m.b.Unpatchify(z, den, latentChannels, gh, gw)
+	pixT, err := m.vae.DecodeTensor(ctx, z, 2*gh, 2*gw, func(done, total int) {
 		report(Progress{Phase: PhaseDecoding, Block: done, Blocks: total})
 	})
 	if err != nil {
 		return nil, fmt.Errorf("decode: %w", err)
+	}
+	ts.own(pixT)
+	pix, err := gpu.ToHost(m.b, pixT)
+	if err != nil {
+		return nil, fmt.Errorf("decode: read image: %w", err)
 	}
 	if err := dump("image", []int{1, 3, height, width}, pix); err != nil {
 		return nil, err
@@ -276,6 +364,35 @@ func (m *Model) Generate(ctx context.Context, req Request, progress func(Progres
 	}
 	report(Progress{Phase: PhaseDone, Step: steps, Steps: steps})
 	return res, nil
+}
+
+// encodeReference runs a preprocessed reference image pix [3, h, w] through the VAE
+// encoder and writes its packed, normalised tokens [(h/16)·(w/16), 128] into dst.
+func (m *Model) encodeReference(ctx context.Context, pix []float32, h, w int, dst gpu.Tensor) error {
+	ts := &tensors{b: m.b}
+	defer ts.free()
+	in, err := ts.upload("reference image", pix, 3, h, w)
+	if err != nil {
+		return err
+	}
+	lat, err := m.vae.EncodeTensor(ctx, in, h, w, nil) // [32, h/8, w/8]
+	if err != nil {
+		return err
+	}
+	ts.own(lat)
+	rh, rw := h/16, w/16
+	patch, err := ts.alloc("patchified reference latents", latentChannels, rh, rw)
+	if err != nil {
+		return err
+	}
+	m.b.Patchify(patch, lat, latentChannels/4, h/8, w/8)
+	norm, err := ts.alloc("normalised reference latents", latentChannels, rh, rw)
+	if err != nil {
+		return err
+	}
+	m.vae.Normalize(norm, patch, rh, rw)
+	m.b.Transpose(dst, norm, latentChannels, rh*rw)
+	return m.b.Sync() // before the deferred free, so that no error of this work is lost
 }
 
 // memoryShort reports whether available RAM is too small to keep the text encoder mapped

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"kleinbild/engine/vae"
 	"kleinbild/gpu"
+	"kleinbild/gpu/backends"
 	"kleinbild/weights/golden"
 )
 
@@ -60,7 +60,7 @@ func baseModel(t *testing.T) string {
 
 func openModel(t *testing.T, dir string) *Model {
 	t.Helper()
-	m, err := Open(dir, gpu.Default(), Options{})
+	m, err := Open(dir, backends.Default(), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func TestPipelineGolden(t *testing.T) {
 			golden.Compare(t, "prompt_embeds", dumps["prompt_embeds"], pe, 1e-5)
 			for i := 0; i < c.steps; i++ {
 				want, _ := golden.F32(t, f, fmt.Sprintf("step%d_latents_after", i))
-				golden.Compare(t, fmt.Sprintf("latents after step %d", i), dumps[fmt.Sprintf("latents_step%d", i)], vae.Unpack(want, latentChannels, gh, gw), 1e-5)
+				golden.Compare(t, fmt.Sprintf("latents after step %d", i), dumps[fmt.Sprintf("latents_step%d", i)], unpack(want, latentChannels, gh*gw), 1e-5)
 			}
 			img, _ := golden.F32(t, f, "vae_decode_output")
 			golden.Compare(t, "decoded image", dumps["image"], img, 1e-5)
@@ -134,6 +134,18 @@ func TestPipelineGolden(t *testing.T) {
 			}
 		})
 	}
+}
+
+// unpack turns tokens [hw, c] into [c, hw] (the pipeline's _unpack_latents_with_ids for
+// the ids it builds), for comparing the reference's packed latents with the dumps.
+func unpack(x []float32, c, hw int) []float32 {
+	out := make([]float32, len(x))
+	for ci := range c {
+		for p := range hw {
+			out[ci*hw+p] = x[p*c+ci]
+		}
+	}
+	return out
 }
 
 func abs(v int) int {
@@ -199,7 +211,7 @@ func TestGenerateCancel(t *testing.T) {
 func TestOpenIncompleteFolder(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "model_index.json"), []byte(`{"_class_name":"Flux2KleinPipeline","is_distilled":true}`), 0o644)
-	_, err := Open(dir, gpu.Default(), Options{})
+	_, err := Open(dir, backends.Default(), Options{})
 	if err == nil || !strings.Contains(err.Error(), "transformer/diffusion_pytorch_model.safetensors") || !strings.Contains(err.Error(), "tokenizer/tokenizer.json") {
 		t.Fatalf("error %v should list the missing files", err)
 	}
@@ -218,4 +230,77 @@ func TestEncoderUsableAfterRelease(t *testing.T) {
 	}
 	want, _ := golden.F32(t, golden.Open(t, "qwen3/qwen3_prompt1.safetensors"), "prompt_embeds")
 	golden.Compare(t, "prompt 1 after release", got, want, 1e-5)
+}
+
+// TestGenerateFreesTensors checks that a generation (with references, and one cancelled
+// midway) frees every tensor it allocates: after the transformer releases its kept
+// activations, the backend holds what it held before.
+func TestGenerateFreesTensors(t *testing.T) {
+	m := openModel(t, golden.TinyModel(t))
+	b := m.Backend()
+	req := Request{Prompt: "x", WidthPx: 32, HeightPx: 48, Seed: 3,
+		References: []string{golden.Path(t, "pipeline", "i2i_ref_83x69.png")}}
+	// The first run loads the text encoder and caches the prompt's embedding.
+	if _, err := m.Generate(context.Background(), req, nil); err != nil {
+		t.Fatal(err)
+	}
+	m.flux.Release()
+	before := b.Memory().Resident
+	if _, err := m.Generate(context.Background(), req, nil); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	_, err := m.Generate(ctx, req, func(p Progress) {
+		if p.Phase == PhaseDenoise && p.Step == 2 {
+			cancel()
+		}
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled run: %v, want context.Canceled", err)
+	}
+	m.flux.Release()
+	if after := b.Memory().Resident; after != before {
+		t.Errorf("backend holds %d bytes after two generations, %d before", after, before)
+	}
+	t.Logf("resident %d bytes, peak %d", before, b.Memory().Peak)
+}
+
+// lossyBackend fails every Flush once lost is set, as a device that went away would.
+type lossyBackend struct {
+	gpu.Backend
+	lost bool
+}
+
+var errDeviceLost = errors.New("device lost")
+
+func (b *lossyBackend) Flush() error {
+	if b.lost {
+		return errDeviceLost
+	}
+	return b.Backend.Flush()
+}
+
+// TestGenerateBackendError checks that a backend error comes back wrapped with the phase it
+// happened in and that the generation's tensors are freed.
+func TestGenerateBackendError(t *testing.T) {
+	b := &lossyBackend{Backend: backends.Default()}
+	m, err := Open(golden.TinyModel(t), b, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	before := b.Memory().Resident
+	_, err = m.Generate(context.Background(), Request{Prompt: "x", WidthPx: 32, HeightPx: 32, Seed: 1}, func(p Progress) {
+		if p.Phase == PhaseDenoise && p.Step == 2 {
+			b.lost = true
+		}
+	})
+	if !errors.Is(err, errDeviceLost) || !strings.Contains(err.Error(), "denoising step 2") {
+		t.Fatalf("error %v, want device lost in denoising step 2", err)
+	}
+	t.Log(err)
+	m.flux.Release()
+	if after := b.Memory().Resident; after != before {
+		t.Errorf("backend holds %d bytes after the failed generation, %d before", after, before)
+	}
 }

@@ -29,7 +29,7 @@ type Options struct {
 // at a time (Generate serialises callers).
 type Model struct {
 	info ModelInfo
-	dev  *gpu.Device
+	b    gpu.Backend
 	opts Options
 
 	mu     sync.Mutex // serialises Generate and guards the lazily loaded parts
@@ -40,9 +40,12 @@ type Model struct {
 	embeds *embedCache
 }
 
-// Open validates a model folder and maps its transformer and VAE. The tokenizer and text
-// encoder are loaded on first use.
-func Open(dir string, dev *gpu.Device, opts Options) (*Model, error) {
+// Open validates a model folder and loads its transformer and VAE onto the backend b. The
+// tokenizer and text encoder are loaded on first use. The caller keeps b open until Close.
+func Open(dir string, b gpu.Backend, opts Options) (*Model, error) {
+	if b == nil {
+		return nil, errors.New("engine: nil gpu.Backend")
+	}
 	info, err := Inspect(dir)
 	if err != nil {
 		return nil, err
@@ -50,13 +53,22 @@ func Open(dir string, dev *gpu.Device, opts Options) (*Model, error) {
 	if err := info.MissingError(); err != nil {
 		return nil, err
 	}
-	m := &Model{info: info, dev: dev, opts: opts}
-	if m.flux, err = flux2.Load(filepath.Join(dir, "transformer"), dev); err != nil {
+	m := &Model{info: info, b: b, opts: opts}
+	if m.flux, err = flux2.Load(filepath.Join(dir, "transformer"), b); err != nil {
 		return nil, fmt.Errorf("load transformer: %w", err)
 	}
-	if m.vae, err = vae.Load(filepath.Join(dir, "vae"), dev); err != nil {
+	if c := m.flux.Config(); c.InChannels != latentChannels || c.OutChannels != latentChannels {
+		m.flux.Close()
+		return nil, fmt.Errorf("load transformer: %d input and %d output channels, want %d", c.InChannels, c.OutChannels, latentChannels)
+	}
+	if m.vae, err = vae.Load(filepath.Join(dir, "vae"), b); err != nil {
 		m.flux.Close()
 		return nil, fmt.Errorf("load VAE: %w", err)
+	}
+	if c := m.vae.Config(); c.PatchedChannels() != latentChannels {
+		m.vae.Close()
+		m.flux.Close()
+		return nil, fmt.Errorf("load VAE: %d latent channels, want %d", c.LatentChannels, latentChannels/4)
 	}
 	m.embeds = newEmbedCache(opts.CacheDir, opts.CacheBytes, info)
 	return m, nil
@@ -65,8 +77,8 @@ func Open(dir string, dev *gpu.Device, opts Options) (*Model, error) {
 // Info describes the opened model.
 func (m *Model) Info() ModelInfo { return m.info }
 
-// Device is the compute device the model runs on.
-func (m *Model) Device() *gpu.Device { return m.dev }
+// Backend is the compute backend the model runs on.
+func (m *Model) Backend() gpu.Backend { return m.b }
 
 // tokenizer loads the tokenizer once.
 func (m *Model) tokenizer() (*tokenizer.Tokenizer, error) {
@@ -83,7 +95,7 @@ func (m *Model) tokenizer() (*tokenizer.Tokenizer, error) {
 // encoder maps the text encoder on demand.
 func (m *Model) encoder() (*qwen3.Encoder, error) {
 	if m.enc == nil {
-		e, err := qwen3.Load(filepath.Join(m.info.Dir, "text_encoder"), m.dev)
+		e, err := qwen3.Load(filepath.Join(m.info.Dir, "text_encoder"), m.b)
 		if err != nil {
 			return nil, fmt.Errorf("load text encoder: %w", err)
 		}
@@ -119,7 +131,7 @@ func (m *Model) Tokens(prompt string) (ids, mask []int, err error) {
 	return ids, mask, nil
 }
 
-// EncodePrompt returns the prompt embedding [512, 3·hidden] the transformer reads.
+// EncodePrompt returns the prompt embedding [TextTokens, 3·hidden] the transformer reads.
 func (m *Model) EncodePrompt(ctx context.Context, prompt string, progress func(done, total int)) ([]float32, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -147,7 +159,7 @@ func (m *Model) encodePrompt(ctx context.Context, prompt string, progress func(d
 	return emb, nil
 }
 
-// Close releases every mapping of the model.
+// Close frees the model's tensors and releases every mapping; the backend stays open.
 func (m *Model) Close() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -117,9 +117,9 @@ func Inspect(dir string) (ModelInfo, error) {
 		return info, fmt.Errorf("%s: pipeline class %q is not Flux2KleinPipeline", filepath.Join(dir, "model_index.json"), idx.Class)
 	}
 	info.Distilled = idx.IsDistilled
-	info.DefaultSteps, info.DefaultGuidance = 50, 4.0
+	info.DefaultSteps, info.DefaultGuidance = DefaultStepsBase, DefaultGuidance
 	if info.Distilled {
-		info.DefaultSteps, info.DefaultGuidance = 4, 1.0
+		info.DefaultSteps, info.DefaultGuidance = DefaultStepsDistilled, 1.0 // no guidance
 	}
 	if raw, err := os.ReadFile(filepath.Join(dir, "transformer", "config.json")); err == nil {
 		var tc struct {

@@ -24,13 +24,15 @@ const (
 type Request struct {
 	Prompt string
 	// WidthPx and HeightPx are the output size; 0 means "from the first reference image" when
-	// there is one, else 256. Both are floored to multiples of 16.
+	// there is one, else DefaultSizePx. Both are floored to multiples of 16.
 	WidthPx, HeightPx int
-	// Steps is the number of denoising steps; 0 picks the variant's default (4 distilled, 50 base).
+	// Steps is the number of denoising steps (1..MaxSteps); 0 picks the variant's default
+	// (DefaultStepsDistilled or DefaultStepsBase).
 	Steps int
 	// Seed selects the initial noise (torch-compatible CPU randn).
 	Seed uint64
-	// Guidance is the CFG scale for base models; 0 picks the default (4.0). Ignored by distilled models.
+	// Guidance is the CFG scale for base models; 0 picks DefaultGuidance. Ignored by
+	// distilled models.
 	Guidance float64
 	// Schedule is "flow" (default, the reference's shifted schedule), "linear" or "power".
 	Schedule string
@@ -38,7 +40,7 @@ type Request struct {
 	References []string
 	// Latents optionally replaces the seeded noise: [128, H/16, W/16] (NCHW without batch).
 	Latents []float32
-	// PromptEmbeds optionally replaces text encoding: [512, 3·hidden].
+	// PromptEmbeds optionally replaces text encoding: [TextTokens, 3·hidden].
 	PromptEmbeds []float32
 	// Dump, when set, receives every intermediate tensor (name, shape, values).
 	Dump func(name string, shape []int, data []float32) error

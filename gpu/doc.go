@@ -1,76 +1,17 @@
-// Package gpu is Kleinbild's compute layer: a small Backend interface (matrix multiply) that
-// each backend implements (OpenBLAS via cgo, Accelerate on macOS, pure Go), and Device, which
-// builds every kernel the models need (linear layers on bf16/f32 weights, norms, attention,
-// rotary embeddings, convolutions, ...) on top of it, parallel over the machine's cores.
+// Package gpu is Kleinbild's compute layer: the Tensor type (a view of memory owned by a
+// backend) and the Backend interface holding every operation the models run (linear layers
+// on f32 or bf16 weights, attention, norms, activations, rotary embeddings, convolutions,
+// latent layouts, the Euler update). The engine's models are sequences of Backend calls; the
+// host touches data only at upload and read-back.
 //
-// # Backends
+// Implementations live in sub-packages: cpu (OpenBLAS, Accelerate, pure Go or oneDNN GEMM
+// under Go kernels; weights stay zero-copy views of the memory-mapped checkpoint) and webgpu
+// (WGSL kernels on Metal, Vulkan or Direct3D 12). Package backends lists and opens them by
+// name, and gputest is the conformance suite each one runs from its own test.
 //
-// Which backends a binary holds is fixed at build time (see Backends, ByName, Default):
-//   - openblas: cgo and not -tags noblas, except on macOS and Windows (Debian: libopenblas-dev);
-//   - accelerate: macOS with cgo and not -tags noblas;
-//   - purego: always (gonum's Sgemm), the only one with CGO_ENABLED=0 or -tags noblas;
-//   - onednn: with openblas, where Intel's oneDNN (libdnnl.so.2, Debian libdnnl2) loads at run
-//     time and the CPU multiplies bf16 natively (AVX512-BF16 or AMX). Products by bf16 weights
-//     run on oneDNN with the activations rounded to bf16 (results about 1e-3 relative off the
-//     f32 path; 3–5× faster), all else on OpenBLAS. Never the default: opt in with ByName.
+// # Adding a backend
 //
-// The backend sub-packages do not import gpu: they satisfy Backend structurally. Every backend
-// passes the same conformance suite (conformance_test.go).
-//
-// # Threading
-//
-// Go kernels (norms, activations, softmax, im2col, bf16 widening) split rows or elements over
-// the Device's workers (GOMAXPROCS). Products are single Sgemm calls that the backend runs on
-// all cores by itself (OpenBLAS sizes its pool to the core count). No kernel calls the backend
-// from several goroutines at once: OpenBLAS serialises concurrent multi-threaded calls on a
-// lock while its idle threads spin, so running attention's (head, query tile) items on
-// concurrent goroutines was 2.3× slower than running them one by one with the Go work
-// parallel in between (see Device.Attention). A Device may still be shared by goroutines: its
-// scratch buffers come from pools, and concurrent backend calls are safe, only not faster.
-//
-// # Speed notes
-//
-// Measured with bench_test.go and a plain-C cblas_sgemm program on the same shapes, on a
-// 2-core AVX-512 machine shared with other jobs (load 1–2); GFLOP/s, best (median) of 3 runs,
-// interleaved. "auto" is OpenBLAS's own kernel pick (Cooperlake); the environment variable
-// OPENBLAS_CORETYPE=Haswell, set on some machines, forces AVX2 kernels that are 1.6× slower
-// per core.
-//
-//	shape (rows × in → out)  kernels  C sgemm NT   Linear f32   Linear bf16
-//	768 × 3072 → 9216        auto     162 (94)     179 (145)    160 (126)
-//	512 × 2560 → 9728        auto     189 (142)    166 (164)    139 (137)
-//	2048 × 2048 → 2048       auto     236 (142)    150 (143)    148 (101)
-//	768 × 3072 → 9216        Haswell  115 (101)    106 (100)    109 (95)
-//	512 × 2560 → 9728        Haswell  105 (100)    122 (95)      97 (89)
-//	2048 × 2048 → 2048       Haswell  105 (101)    124 (101)    121 (95)
-//	purego (gonum), the three shapes: f32 11–13, bf16 11–14
-//	attention 768 tokens × 24 heads × 128 (nominal 4·L²·H·D flops): auto 73 (54),
-//	causal 127 (83); Haswell 57 (56), causal 88 (85); purego 8, causal 17
-//
-// onednn (oneDNN 2.6.3, AMX, 2 OpenMP threads; Linear with bf16 weights, 3 runs each, same
-// machine, later session; its f32 products are OpenBLAS's):
-//
-//	shape (rows × in → out)  kernels  openblas f32  openblas bf16  onednn bf16
-//	768 × 3072 → 9216        auto     173–179       170–203        540–889
-//	512 × 2560 → 9728        auto     166–180       174–181        375–748
-//	768 × 3072 → 9216        Haswell  139–144       120–136        443–461
-//	512 × 2560 → 9728        Haswell   97–104       118–128        397–513
-//	(oneDNN does not read OPENBLAS_CORETYPE: its lower Haswell-session rows reflect machine load.)
-//	klein-4B at 256², 4 steps (kleinbild bench): default 44–55 s per step (about 100 GFLOP/s),
-//	onednn 17–20 s per step (250–290 GFLOP/s), the bf16 products no longer dominating.
-//
-// What the measurements showed:
-//   - f32 weights through cgo run at the rate of OpenBLAS called from C.
-//   - bf16 weights are widened (AVX2, about 12 GB/s) in tiles of up to 32 MiB into pooled
-//     buffers: 0–15% below f32 weights (the widening pass is memory-bound and costs more,
-//     relatively, the faster the kernels). 256-row tiles were about 20% slower than f32,
-//     because every tile's Sgemm re-packs all of x.
-//   - Attention: exp(scores) went from math.Exp (about 9 ns per score per core) to an AVX2
-//     polynomial (0.7 ns per score on 2 cores); the kernel now runs at about 90% of its
-//     products alone. Concurrent (head, tile) items were 2.3–4× slower (see Threading); query
-//     tiles of 256 or 768 rows instead of 128 gained under 10% in the products.
-//   - Conv2D: im2col costs 5–8% of the product for 3×3 VAE layers.
-//   - Tried and dropped: widening the next bf16 tile on a goroutine while the current tile's
-//     product runs (no gain within noise: widening is a few percent of the time and competes
-//     with OpenBLAS for the same two cores).
+// Implement Backend (validate arguments with the Check* functions of this package, keep the
+// first error for Read/Flush/Sync), then call gputest.Run from the new package's test and add
+// it to package backends.
 package gpu

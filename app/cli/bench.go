@@ -12,9 +12,9 @@ import (
 	"strconv"
 	"strings"
 
+	"kleinbild/engine"
 	"kleinbild/engine/bench"
 	"kleinbild/engine/randmodel"
-	"kleinbild/gpu"
 	"kleinbild/weights"
 )
 
@@ -37,7 +37,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	jsonPath := fs.String("json", "bench.json", "write the figures as JSON to this file (\"\" to skip)")
 	peakReps := fs.Int("peak-reps", 3, "timed repetitions of each GEMM peak measurement (0 skips it)")
 	quiet := fs.Bool("q", false, "quiet: print only the table and errors")
-	backend := fs.String("backend", "", "compute backend: "+strings.Join(gpu.Backends(), ", ")+" (default: "+gpu.Default().Name()+")")
+	backend := backendFlag(fs, " (default: the best CPU backend)")
 	rest, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -53,13 +53,14 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		}
 		sz = append(sz, n)
 	}
-	dev, err := gpu.ByName(*backend)
+	if *steps < 1 || *steps > engine.MaxSteps {
+		return usageErr("--steps %d out of range 1..%d", *steps, engine.MaxSteps)
+	}
+	b, err := openBackend(*backend)
 	if err != nil {
-		return usageErr("--backend: %v", err)
+		return err
 	}
-	if *steps < 1 || *steps > 200 {
-		return usageErr("--steps %d out of range 1..200", *steps)
-	}
+	defer b.Close()
 	logf := func(format string, a ...any) {
 		if !*quiet {
 			fmt.Fprintf(stderr, format+"\n", a...)
@@ -111,7 +112,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		reps = -1
 	}
 	rep, runErr := bench.Run(ctx, bench.Options{ModelDir: *dir, Sizes: sz, Steps: *steps, Prompt: *prompt,
-		PeakReps: reps, Software: Version, Device: dev, Log: logf})
+		PeakReps: reps, Software: Version, Backend: b, Log: logf})
 	if runErr != nil && (rep == nil || len(rep.Runs) == 0) {
 		return runErr
 	}
@@ -121,12 +122,12 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *jsonPath != "" {
-		b, err := json.MarshalIndent(rep, "", "  ")
+		raw, err := json.MarshalIndent(rep, "", "  ")
 		if err != nil {
 			return err
 		}
 		if err := weights.WriteAtomic(*jsonPath, func(w *bufio.Writer) error {
-			_, err := w.Write(append(b, '\n'))
+			_, err := w.Write(append(raw, '\n'))
 			return err
 		}); err != nil {
 			return err

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"kleinbild/engine/hub"
-	"kleinbild/gpu"
+	"kleinbild/gpu/backends"
 )
 
 // runDownload: kleinbild download [--variant klein-4b] -o DIR [--token T] [--connections N] [-q]
@@ -82,7 +82,9 @@ func runDownload(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "Downloaded %d files (%s; %s fetched now, %s were already there) in %s\n",
 			res.Files, hub.FormatBytes(res.Bytes), hub.FormatBytes(res.Fetched), hub.FormatBytes(res.Reused), res.Elapsed.Round(time.Second))
 	}
-	rep, err := hub.Validate(ctx, *out, hub.ValidateOptions{Device: gpu.Default()})
+	b := backends.Default() // the CPU backend only maps the weights to check them
+	defer b.Close()
+	rep, err := hub.Validate(ctx, *out, hub.ValidateOptions{Backend: b})
 	if err != nil {
 		return err
 	}
@@ -99,7 +101,9 @@ func runDownload(args []string, stdout, stderr io.Writer) error {
 // hashes against the Hub listing (when --variant is given and the Hub answers), else the
 // download manifest, else the blob names of a Hugging Face cache snapshot.
 func verifyFolder(ctx context.Context, dir string, v hub.Variant, online bool, opts hub.Options, quiet bool, stdout, stderr io.Writer) error {
-	vo := hub.ValidateOptions{Hash: true, Device: gpu.Default()}
+	b := backends.Default() // the CPU backend only maps the weights to check them
+	defer b.Close()
+	vo := hub.ValidateOptions{Hash: true, Backend: b}
 	if online {
 		l, err := hub.List(ctx, v.Repo, opts)
 		switch {

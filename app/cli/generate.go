@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"kleinbild/engine"
-	"kleinbild/gpu"
 	"kleinbild/weights"
 )
 
@@ -25,11 +24,11 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	dir := fs.String("d", "", "model folder (Hugging Face layout)")
 	prompt := fs.String("p", "", "prompt")
 	out := fs.String("o", "", "output PNG file")
-	width := fs.Int("W", 0, "width in pixels, multiple of 16 (default 256, or the first reference's width)")
-	height := fs.Int("H", 0, "height in pixels, multiple of 16 (default 256, or the first reference's height)")
-	steps := fs.Int("s", 0, "denoising steps (default: 4 distilled, 50 base)")
+	width := fs.Int("W", 0, fmt.Sprintf("width in pixels, multiple of 16 (default %d, or the first reference's width)", engine.DefaultSizePx))
+	height := fs.Int("H", 0, fmt.Sprintf("height in pixels, multiple of 16 (default %d, or the first reference's height)", engine.DefaultSizePx))
+	steps := fs.Int("s", 0, fmt.Sprintf("denoising steps (default: %d distilled, %d base)", engine.DefaultStepsDistilled, engine.DefaultStepsBase))
 	seed := fs.Int64("S", -1, "seed (default: random; always printed)")
-	guidance := fs.Float64("g", 0, "guidance scale for base models (default 4.0; ignored by distilled models)")
+	guidance := fs.Float64("g", 0, fmt.Sprintf("guidance scale for base models (default %.1f; ignored by distilled models)", engine.DefaultGuidance))
 	var refs listFlag
 	fs.Var(&refs, "i", "reference image (repeat for several)")
 	linear := fs.Bool("linear", false, "linear sigma schedule instead of the shifted default")
@@ -40,7 +39,7 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	verbose := fs.Bool("v", false, "verbose: per-phase timings")
 	quiet := fs.Bool("q", false, "quiet: print only the seed and errors")
 	noCache := fs.Bool("no-cache", false, "do not read or write the prompt-embedding cache")
-	backend := fs.String("backend", "", "compute backend: "+strings.Join(gpu.Backends(), ", ")+" (default: the exact f32-activation path; onednn is ~2.5x faster with bf16 activations, rel-L2 ~5e-3)")
+	backend := backendFlag(fs, " (default: the best CPU backend, the exact f32-activation path; onednn is ~2.5x faster with bf16 activations, rel-L2 ~5e-3)")
 	rest, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -62,10 +61,11 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	if err := checkOutputDir(*out); err != nil {
 		return err
 	}
-	dev, err := gpu.ByName(*backend)
+	b, err := openBackend(*backend)
 	if err != nil {
-		return usageErr("--backend: %v", err)
+		return err
 	}
+	defer b.Close()
 	req := engine.Request{
 		Prompt: *prompt, WidthPx: *width, HeightPx: *height, Steps: *steps,
 		Guidance: *guidance, References: refs,
@@ -87,11 +87,11 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 		req.Schedule = "power"
 	}
 	if *seed < 0 {
-		var b [8]byte
-		if _, err := rand.Read(b[:]); err != nil {
+		var raw [8]byte
+		if _, err := rand.Read(raw[:]); err != nil {
 			return err
 		}
-		*seed = int64(binary.LittleEndian.Uint64(b[:]) >> 1)
+		*seed = int64(binary.LittleEndian.Uint64(raw[:]) >> 1)
 	}
 	req.Seed = uint64(*seed)
 	if *latentsPath != "" {
@@ -124,13 +124,13 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	t0 := time.Now()
-	model, err := engine.Open(*dir, dev, opts)
+	model, err := engine.Open(*dir, b, opts)
 	if err != nil {
 		return err
 	}
 	defer model.Close()
 	if !*quiet {
-		fmt.Fprintf(stderr, "Model: %s (%s), backend %s\n", model.Info().Dir, model.Info().Variant(), model.Device().Name())
+		fmt.Fprintf(stderr, "Model: %s (%s), backend %s\n", model.Info().Dir, model.Info().Variant(), model.Backend().Name())
 	}
 	var lastLine string
 	var lastPhase engine.Phase

@@ -7,7 +7,7 @@ import (
 
 	"kleinbild/engine"
 	"kleinbild/engine/hub"
-	"kleinbild/gpu"
+	"kleinbild/gpu/backends"
 )
 
 // runInfo: kleinbild info -d MODEL_DIR — validates a model folder in place (files present,
@@ -22,7 +22,10 @@ func runInfo(args []string, stdout, stderr io.Writer) error {
 	if *dir == "" {
 		return usageErr("-d MODEL_DIR is required")
 	}
-	rep, err := hub.Validate(context.Background(), *dir, hub.ValidateOptions{Device: gpu.Default()})
+	// The CPU backend only maps the weights to check them.
+	b := backends.Default()
+	defer b.Close()
+	rep, err := hub.Validate(context.Background(), *dir, hub.ValidateOptions{Backend: b})
 	if err != nil {
 		return err
 	}

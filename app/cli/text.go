@@ -11,7 +11,6 @@ import (
 
 	"kleinbild/engine/qwen3"
 	"kleinbild/engine/tokenizer"
-	"kleinbild/gpu"
 	"kleinbild/weights"
 )
 
@@ -51,19 +50,25 @@ func runEncode(args []string, stdout, stderr io.Writer) error {
 	prompt := fs.String("p", "", "prompt")
 	out := fs.String("o", "", "output .safetensors file")
 	quiet := fs.Bool("q", false, "print nothing on success")
+	backend := backendFlag(fs, " (default: the best CPU backend)")
 	if _, err := parse(fs, args); err != nil {
 		return err
 	}
 	if *dir == "" || *out == "" {
 		return usageErr("-d MODEL_DIR and -o OUT.safetensors are required")
 	}
+	b, err := openBackend(*backend)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	tok, err := tokenizer.Load(filepath.Join(*dir, "tokenizer"))
 	if err != nil {
 		return err
 	}
-	enc, err := qwen3.Load(filepath.Join(*dir, "text_encoder"), gpu.Default())
+	enc, err := qwen3.Load(filepath.Join(*dir, "text_encoder"), b)
 	if err != nil {
 		return err
 	}

@@ -26,6 +26,7 @@ import (
 	"kleinbild/engine/tokenizer"
 	"kleinbild/engine/vae"
 	"kleinbild/gpu"
+	"kleinbild/gpu/backends"
 )
 
 // Options configure a benchmark.
@@ -39,8 +40,8 @@ type Options struct {
 	Steps  int
 	Prompt string
 	Seed   uint64
-	// Device to run on (nil: gpu.Default()).
-	Device *gpu.Device
+	// Backend to run on (nil: backends.Default()).
+	Backend gpu.Backend
 	// PeakReps is the number of timed repetitions of each GEMM peak measurement (after one
 	// warm-up); negative skips the measurement, 0 means 3.
 	PeakReps int
@@ -86,6 +87,11 @@ type Report struct {
 	// RssAnon (private anonymous memory, i.e. without the mapped weight files).
 	PeakRSS  uint64 `json:"peak_rss_bytes"`
 	PeakAnon uint64 `json:"peak_anon_bytes"`
+	// Backend is the backend's own memory accounting (gpu.Backend.Memory) over the whole
+	// benchmark: tensors it allocated (device memory on a GPU) at peak, and the weight bytes
+	// it views in place (CPU backends) or holds (copied weights count in the peak).
+	BackendPeak   int64 `json:"backend_peak_bytes"`
+	BackendViewed int64 `json:"backend_viewed_bytes"`
 }
 
 // Creation describes how the benchmarked random model was written.
@@ -97,10 +103,13 @@ type Creation struct {
 
 // Machine describes where the benchmark ran.
 type Machine struct {
-	CPU        string    `json:"cpu,omitempty"`
-	CPUs       int       `json:"cpus"`
-	GOMAXPROCS int       `json:"gomaxprocs"`
-	Backend    string    `json:"backend"`
+	CPU        string `json:"cpu,omitempty"`
+	CPUs       int    `json:"cpus"`
+	GOMAXPROCS int    `json:"gomaxprocs"`
+	Backend    string `json:"backend"`
+	// Device and DeviceKind describe what the backend runs on (gpu.Backend.Info).
+	Device     string    `json:"device,omitempty"`
+	DeviceKind string    `json:"device_kind,omitempty"`
 	GOOS       string    `json:"goos"`
 	GOARCH     string    `json:"goarch"`
 	LoadAvg    []float64 `json:"load_avg,omitempty"`
@@ -153,6 +162,9 @@ type Generation struct {
 	PeakRSS           uint64 `json:"peak_rss_bytes"`
 	PeakRSSSinceStart bool   `json:"peak_rss_since_start,omitempty"`
 	PeakAnon          uint64 `json:"peak_anon_bytes"`
+	// BackendPeak is the most memory the backend held in tensors during this run
+	// (gpu.Backend.Memory after ResetPeak: activations and, on a GPU, the weights).
+	BackendPeak int64 `json:"backend_peak_bytes"`
 	// Stats of prompt_embeds, latents_init, latents_step<i>, latents_final and image.
 	Stats map[string]Stat `json:"stats"`
 }
@@ -177,9 +189,10 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 			return nil, fmt.Errorf("bench: %w", err)
 		}
 	}
-	dev := opts.Device
-	if dev == nil {
-		dev = gpu.Default()
+	b := opts.Backend
+	if b == nil {
+		b = backends.Default()
+		defer b.Close()
 	}
 	prompt := opts.Prompt
 	if prompt == "" {
@@ -192,7 +205,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 
 	rep := &Report{Started: time.Now().UTC().Truncate(time.Second)}
 	rep.Machine = Machine{CPU: cpuModel(), CPUs: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0),
-		Backend: dev.Name(), GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, LoadAvg: loadAverage()}
+		Backend: b.Name(), Device: b.Info().Name, DeviceKind: string(b.Info().Kind), GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, LoadAvg: loadAverage()}
 	mem := startSampler(100 * time.Millisecond)
 	defer func() {
 		if mem != nil {
@@ -224,7 +237,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 			reps = 3
 		}
 		logf("Measuring the GEMM peak (768×3072 · 3072×9216, sgemm and bf16 Linear)")
-		p, err := measurePeak(ctx, dev, reps)
+		p, err := measurePeak(ctx, b, reps)
 		if err != nil {
 			return nil, fmt.Errorf("bench: GEMM peak: %w", err)
 		}
@@ -235,9 +248,10 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if rep.Peak, err = peak(); err != nil {
 		return nil, err
 	}
+	b.ResetPeak() // the GEMM peak's test tensors are not the model's
 
 	t := time.Now()
-	m, err := engine.Open(opts.ModelDir, dev, engine.Options{}) // no disk cache: the first encode is real
+	m, err := engine.Open(opts.ModelDir, b, engine.Options{}) // no disk cache: the first encode is real
 	if err != nil {
 		return nil, fmt.Errorf("bench: %w", err)
 	}
@@ -263,7 +277,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if len(ids) != tokenizer.MaxLength {
 		return nil, fmt.Errorf("bench: tokenizer gave %d ids, want %d", len(ids), tokenizer.MaxLength)
 	}
-	costs := costModel{enc: EncoderFLOPs(teCfg, len(ids), maxLayer(qwen3.DefaultLayers)), tr: trCfg, vae: vaeCfg, txt: len(ids)}
+	costs := costModel{te: teCfg, tr: trCfg, vae: vaeCfg, txt: len(ids)}
 	tmp, err := os.MkdirTemp("", "kleinbild-bench-")
 	if err != nil {
 		return nil, fmt.Errorf("bench: %w", err)
@@ -288,14 +302,18 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 			peakRSS = max(peakRSS, st.VmHWM)
 		}
 	}
+	rep.BackendPeak = b.Memory().Peak // open and tokenization
+	rep.BackendViewed = b.Memory().Viewed
 	for i, p := range plans {
 		foldPeak()
 		req := engine.Request{Prompt: prompt, WidthPx: p.size, HeightPx: p.size, Steps: opts.Steps, Seed: opts.Seed}
-		run, err := runOne(ctx, m, req, p.label, costs, filepath.Join(tmp, fmt.Sprintf("run%d.png", i)), opts.Software, logf)
+		run, err := runOne(ctx, m, b, req, p.label, costs, filepath.Join(tmp, fmt.Sprintf("run%d.png", i)), opts.Software, logf)
 		if err != nil {
 			return rep, fmt.Errorf("bench: %s: %w", p.label, err)
 		}
 		rep.Runs = append(rep.Runs, run)
+		rep.BackendPeak = max(rep.BackendPeak, run.BackendPeak)
+		rep.BackendViewed = max(rep.BackendViewed, b.Memory().Viewed)
 		logf("%s: total %.1f s", p.label, run.Phase("total").Seconds)
 	}
 	if rep.PeakEnd, err = peak(); err != nil {
@@ -309,17 +327,10 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	return rep, nil
 }
 
-// costModel holds what the per-phase FLOP counts need.
-type costModel struct {
-	enc float64 // one prompt encoding
-	tr  flux2.Config
-	vae vae.Config
-	txt int // text tokens
-}
-
 // runOne runs one generation and saves its PNG, timing every phase.
-func runOne(ctx context.Context, m *engine.Model, req engine.Request, label string, costs costModel, png, software string, logf func(string, ...any)) (Generation, error) {
+func runOne(ctx context.Context, m *engine.Model, b gpu.Backend, req engine.Request, label string, costs costModel, png, software string, logf func(string, ...any)) (Generation, error) {
 	resetOK := resetPeakRSS()
+	b.ResetPeak()
 	mem := startSampler(100 * time.Millisecond)
 	stats := map[string]Stat{}
 	req.Dump = func(name string, _ []int, data []float32) error {
@@ -385,6 +396,7 @@ func runOne(ctx context.Context, m *engine.Model, req engine.Request, label stri
 	if st, ok := readStatus(); ok {
 		run.PeakRSS = st.VmHWM
 	}
+	run.BackendPeak = b.Memory().Peak
 	secs := func(d time.Duration) float64 { return d.Seconds() }
 	phase := func(name string, d time.Duration, flop float64, faults uint64) Phase {
 		p := Phase{Name: name, Seconds: secs(d), MajorFaults: faults}
@@ -399,14 +411,14 @@ func runOne(ctx context.Context, m *engine.Model, req engine.Request, label stri
 	tm := res.Timings
 	encFLOP := 0.0
 	if !run.PromptCached {
-		encFLOP = costs.enc
+		encFLOP = costs.encode()
 	}
 	// Page faults are attributed at the progress reports nearest to the phase boundaries (the
 	// prepare phase's go to encode).
 	run.Phases = append(run.Phases,
 		phase("prepare", tm[engine.PhaseLoading], 0, 0),
 		phase("encode", tm[engine.PhaseEncoding], encFLOP, encFaults-startFaults))
-	stepFLOP := TransformerFLOPs(costs.tr, costs.txt, run.ImageTokens)
+	stepFLOP := costs.step(run.ImageTokens)
 	prev, prevFaults := tm[engine.PhaseLoading]+tm[engine.PhaseEncoding]+tm[engine.PhaseRefs], encFaults
 	for s := 1; s <= res.Steps; s++ {
 		end, ok := stepEnd[s]
@@ -416,7 +428,8 @@ func runOne(ctx context.Context, m *engine.Model, req engine.Request, label stri
 		run.Phases = append(run.Phases, phase(fmt.Sprintf("step %d", s), end-prev, stepFLOP, stepFaults[s]-prevFaults))
 		prev, prevFaults = end, stepFaults[s]
 	}
-	decFLOP := VAEDecodeFLOPs(costs.vae, res.HeightPx/8, res.WidthPx/8)
+	sf := costs.vae.ScaleFactor()
+	decFLOP := costs.decode(res.HeightPx/sf, res.WidthPx/sf)
 	run.Phases = append(run.Phases,
 		phase("decode", tm[engine.PhaseDecoding], decFLOP, decFaults-prevFaults),
 		phase("save", save, 0, saveFaults-decFaults),
@@ -445,14 +458,6 @@ func statOf(v []float32) Stat {
 	return s
 }
 
-func maxLayer(layers []int) int {
-	m := 0
-	for _, l := range layers {
-		m = max(m, l)
-	}
-	return m
-}
-
 // modelInfo counts parameters from the configs.
 func modelInfo(dir string, te qwen3.Config, tr flux2.Config, v vae.Config) ModelInfo {
 	var enc, trans, va [][]int
@@ -473,11 +478,16 @@ func modelInfo(dir string, te qwen3.Config, tr flux2.Config, v vae.Config) Model
 func (r *Report) WriteTable(w io.Writer) error {
 	var b strings.Builder
 	gb := func(n uint64) string { return fmt.Sprintf("%.2f GB", float64(n)/1e9) }
+	mb := func(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/1e6) }
 	fmt.Fprintf(&b, "Model:    %s (%s, %.2f GB of weights; encoder %.2fB, transformer %.2fB, VAE %.0fM parameters)\n",
 		r.Model.Dir, r.Model.Variant, float64(r.Model.WeightBytes)/1e9, float64(r.Model.EncoderParams)/1e9,
 		float64(r.Model.TransformerParams)/1e9, float64(r.Model.VAEParams)/1e6)
+	backend := r.Machine.Backend
+	if m := r.Machine; m.DeviceKind != "" && m.DeviceKind != string(gpu.KindCPU) {
+		backend += fmt.Sprintf(" on %s (%s)", m.Device, m.DeviceKind)
+	}
 	fmt.Fprintf(&b, "Machine:  %s, %d CPUs (GOMAXPROCS %d), backend %s, load average %s before, %s after\n",
-		orUnknown(r.Machine.CPU), r.Machine.CPUs, r.Machine.GOMAXPROCS, r.Machine.Backend, loads(r.Machine.LoadAvg), loads(r.LoadAvgEnd))
+		orUnknown(r.Machine.CPU), r.Machine.CPUs, r.Machine.GOMAXPROCS, backend, loads(r.Machine.LoadAvg), loads(r.LoadAvgEnd))
 	for _, pk := range []struct {
 		when string
 		p    *GEMMPeak
@@ -543,6 +553,7 @@ func (r *Report) WriteTable(w io.Writer) error {
 		return s
 	})
 	row("peak RssAnon (private)", func(run *Generation) string { return gb(run.PeakAnon) })
+	row("peak backend tensors", func(run *Generation) string { return mb(run.BackendPeak) })
 	for _, k := range []string{"prompt_embeds", "latents_init", "latents_final", "image"} {
 		row(k+" rms/max", func(run *Generation) string {
 			s, ok := run.Stats[k]
@@ -556,7 +567,8 @@ func (r *Report) WriteTable(w io.Writer) error {
 			return out
 		})
 	}
-	fmt.Fprintf(&b, "\nWhole benchmark: peak RSS %s (includes mapped weight pages), peak RssAnon %s\n", gb(r.PeakRSS), gb(r.PeakAnon))
+	fmt.Fprintf(&b, "\nWhole benchmark: peak RSS %s (includes mapped weight pages), peak RssAnon %s; backend %s: peak %s in tensors, %s of weights viewed in place\n",
+		gb(r.PeakRSS), gb(r.PeakAnon), r.Machine.Backend, mb(r.BackendPeak), mb(r.BackendViewed))
 	b.WriteString("GFLOP/s from the cost model (matrix products + attention); no encode work when the prompt embedding was cached.\n")
 	b.WriteString("majflt: major page faults (pages read from disk, e.g. weights not in the page cache).\n")
 	_, err := io.WriteString(w, b.String())

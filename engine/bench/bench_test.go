@@ -20,10 +20,13 @@ import (
 
 func relErr(got, want float64) float64 { return math.Abs(got-want) / math.Abs(want) }
 
-// TestTransformerFLOPs checks the count for the real klein-4B shapes against the closed form:
-// every block applies 4d² + 3·d·mlp weights per token (a double block's token goes through
-// its own stream's weights only), plus the text and image embedders, proj_out, the
-// once-per-pass timestep/modulation linears, and 4·L²·d of attention per block.
+// TestTransformerFLOPs checks the count the benchmark uses (flux2.Config.ForwardFLOPs) for
+// the real klein-4B shapes against the closed form: every block applies 4d² + 3·d·mlp
+// weights per token (a double block's token goes through its own stream's weights only),
+// plus the text and image embedders, proj_out, the once-per-pass timestep/modulation
+// linears, and 4·L²·d of attention per block. It also counts every weight matrix of the
+// checkpoint (flux2.TensorSpecs) with the rows it multiplies, so that a weight the formula
+// forgets fails the test.
 func TestTransformerFLOPs(t *testing.T) {
 	cfg := flux2.Config{PatchSize: 1, InChannels: 128, OutChannels: 128, NumLayers: 5, NumSingleLayers: 20,
 		AttentionHeadDim: 128, NumAttentionHeads: 24, JointAttentionDim: 7680, TimestepGuidanceChannels: 256,
@@ -33,20 +36,65 @@ func TestTransformerFLOPs(t *testing.T) {
 	perToken := 4*d*d + 3*d*mlp
 	once := 256*d + d*d + 2*6*d*d + 3*d*d + 2*d*d
 	want := 2*(25*perToken*l+7680*d*txt+2*128*d*img+once) + 25*4*l*l*d
-	if got := TransformerFLOPs(cfg, txt, img); relErr(got, want) > 1e-12 {
-		t.Errorf("TransformerFLOPs = %.6g, want %.6g", got, want)
+	lin, attn := cfg.ForwardFLOPs(txt, img)
+	c := costModel{tr: cfg, txt: txt}
+	if got := c.step(img); relErr(got, want) > 1e-12 || got != lin+attn {
+		t.Errorf("transformer step = %.6g FLOPs, want %.6g", got, want)
+	}
+	if wantAttn := 25 * 4 * l * l * d; attn != wantAttn {
+		t.Errorf("attention %.6g FLOPs, want %.6g", attn, wantAttn)
+	}
+	var specs float64
+	for _, s := range flux2.TensorSpecs(cfg) {
+		if len(s.Shape) == 2 {
+			specs += 2 * float64(transformerRows(s.Name, txt, img)) * float64(s.Shape[0]) * float64(s.Shape[1])
+		}
+	}
+	if relErr(lin, specs) > 1e-12 {
+		t.Errorf("linear %.6g FLOPs, the checkpoint's weights make %.6g", lin, specs)
 	}
 }
 
-// TestEncoderFLOPs: the tiny Qwen3 layer has 9216 weights; 27 of its 28 layers run.
+// transformerRows is how many token rows a transformer weight multiplies.
+func transformerRows(name string, txt, img int) int {
+	switch {
+	case strings.HasPrefix(name, "single_transformer_blocks."):
+		return txt + img
+	case strings.HasPrefix(name, "transformer_blocks."):
+		if strings.Contains(name, ".add_") || strings.Contains(name, ".to_add_out.") || strings.Contains(name, ".ff_context.") {
+			return txt
+		}
+		return img
+	case strings.HasPrefix(name, "context_embedder."):
+		return txt
+	case strings.HasPrefix(name, "x_embedder."), strings.HasPrefix(name, "proj_out."):
+		return img
+	default: // timestep embedder, modulations, norm_out: computed once per pass
+		return 1
+	}
+}
+
+// TestEncoderFLOPs: the tiny Qwen3 layer has 9216 weights; 27 of its 28 layers run, with
+// causal attention (2·L²·q_dim per layer: the half of the scores the mask leaves).
 func TestEncoderFLOPs(t *testing.T) {
 	cfg, err := qwen3.LoadConfig(filepath.Join(golden.TinyModel(t), "text_encoder"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := 2*512*9216*27.0 + 27*4*512*512*32.0
-	if got := EncoderFLOPs(cfg, 512, 27); relErr(got, want) > 1e-12 {
-		t.Errorf("EncoderFLOPs = %.6g, want %.6g", got, want)
+	want := 2*512*9216*27.0 + 27*2*512*512*32.0
+	c := costModel{te: cfg, txt: 512}
+	if got := c.encode(); relErr(got, want) > 1e-12 {
+		t.Errorf("encoder FLOPs = %.6g, want %.6g", got, want)
+	}
+	// The weights of one layer, from the checkpoint's list of tensors.
+	var perLayer float64
+	for _, s := range qwen3.TensorSpecs(cfg) {
+		if strings.HasPrefix(s.Name, "model.layers.0.") && len(s.Shape) == 2 {
+			perLayer += float64(s.Shape[0] * s.Shape[1])
+		}
+	}
+	if lin, _ := cfg.EncodeFLOPs(512, 27); lin != 2*512*27*perLayer {
+		t.Errorf("linear %.6g FLOPs, the checkpoint's weights make %.6g", lin, 2*512*27*perLayer)
 	}
 }
 
@@ -57,8 +105,8 @@ func TestVAEDecodeFLOPs(t *testing.T) {
 	cfg := vae.Config{OutChannels: 3, LatentChannels: 2, BlockOutChannels: []int{4, 8}, LayersPerBlock: 1,
 		MidBlockAddAttention: true, UsePostQuantConv: true}
 	const want = 2 * (16 + 576 + 9216 + 1280 + 9216 + 9216 + 7424 + 4608 + 1728)
-	if got := VAEDecodeFLOPs(cfg, 2, 2); got != want {
-		t.Errorf("VAEDecodeFLOPs = %v, want %v", got, want)
+	if got := (costModel{vae: cfg}).decode(2, 2); got != want {
+		t.Errorf("VAE decode FLOPs = %v, want %v", got, want)
 	}
 }
 
@@ -112,8 +160,11 @@ func TestRunTiny(t *testing.T) {
 				t.Errorf("%s: %s stats %+v: want finite and O(1)", r.Label, k, s)
 			}
 		}
-		if r.PeakAnon == 0 || r.PeakRSS == 0 {
-			t.Errorf("%s: no memory figures (%d, %d)", r.Label, r.PeakRSS, r.PeakAnon)
+		if r.PeakAnon == 0 || r.PeakRSS == 0 || r.BackendPeak <= 0 {
+			t.Errorf("%s: no memory figures (%d, %d, backend %d)", r.Label, r.PeakRSS, r.PeakAnon, r.BackendPeak)
+		}
+		if r.BackendPeak > rep.BackendPeak {
+			t.Errorf("%s: backend peak %d above the whole benchmark's %d", r.Label, r.BackendPeak, rep.BackendPeak)
 		}
 	}
 	if r := rep.Runs[2]; r.Width != 32 || r.ImageTokens != 4 {
@@ -123,7 +174,7 @@ func TestRunTiny(t *testing.T) {
 	if err := rep.WriteTable(&table); err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{"64² new prompt", "64² same prompt", "32² same prompt", "step 2", "peak RssAnon"} {
+	for _, s := range []string{"64² new prompt", "64² same prompt", "32² same prompt", "step 2", "peak RssAnon", "peak backend tensors"} {
 		if !strings.Contains(table.String(), s) {
 			t.Errorf("table lacks %q:\n%s", s, table.String())
 		}

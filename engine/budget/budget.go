@@ -3,10 +3,10 @@ package budget
 import (
 	"fmt"
 	"image"
-	"math"
 	"strings"
 
 	"kleinbild/engine"
+	"kleinbild/engine/imageio"
 )
 
 // Reserve is the memory counted for everything besides the model's big buffers: the Go
@@ -14,22 +14,20 @@ import (
 // user interface and images.
 const Reserve = 640 << 20
 
-// maxRefArea is the pixel area above which the pipeline downsizes a reference image.
-const maxRefArea = 1024 * 1024
-
 // Request describes a planned generation.
 type Request struct {
 	// WidthPx and HeightPx are the output size (floored to multiples of 16).
 	WidthPx, HeightPx int
 	// References is the number of reference images. Their sizes after preprocessing are
-	// RefSizes when given, else assumed to be the output size (capped at 1024² pixels like
-	// the pipeline does).
+	// RefSizes when given, else assumed to be the output size (resized like the pipeline
+	// does: imageio.TargetSize).
 	References int
 	RefSizes   []image.Point
-	// Steps is the number of denoising steps; 0 means the model's default (4 distilled, 50 base).
+	// Steps is the number of denoising steps; 0 means the model's default
+	// (engine.DefaultStepsDistilled or DefaultStepsBase).
 	Steps int
-	// Guidance is the CFG scale of base models (0 means 4): above 1 every step runs the
-	// transformer twice. Distilled models ignore it.
+	// Guidance is the CFG scale of base models (0 means engine.DefaultGuidance): above 1
+	// every step runs the transformer twice. Distilled models ignore it.
 	Guidance float64
 	// PromptCached skips the text encoder (the prompt's embedding is in the cache).
 	PromptCached bool
@@ -134,11 +132,11 @@ type Report struct {
 
 // Estimate predicts memory and time of a generation of m at the requested size on mc.
 func Estimate(m Model, req Request, mc Machine) (Report, error) {
-	w, err := engine.ValidateSize("width", orDefault(req.WidthPx, 256))
+	w, err := engine.ValidateSize("width", orDefault(req.WidthPx, engine.DefaultSizePx))
 	if err != nil {
 		return Report{}, err
 	}
-	h, err := engine.ValidateSize("height", orDefault(req.HeightPx, 256))
+	h, err := engine.ValidateSize("height", orDefault(req.HeightPx, engine.DefaultSizePx))
 	if err != nil {
 		return Report{}, err
 	}
@@ -157,23 +155,23 @@ func Estimate(m Model, req Request, mc Machine) (Report, error) {
 
 	e.Steps = req.Steps
 	if e.Steps == 0 {
-		e.Steps = 50
+		e.Steps = engine.DefaultStepsBase
 		if m.Distilled {
-			e.Steps = 4
+			e.Steps = engine.DefaultStepsDistilled
 		}
 	}
-	if e.Steps < 1 || e.Steps > 200 {
-		return Report{}, fmt.Errorf("steps %d out of range 1..200", e.Steps)
+	if e.Steps < 1 || e.Steps > engine.MaxSteps {
+		return Report{}, fmt.Errorf("steps %d out of range 1..%d", e.Steps, engine.MaxSteps)
 	}
 	e.Passes = 1
-	if g := orDefaultF(req.Guidance, 4); !m.Distilled && g > 1 {
+	if g := orDefaultF(req.Guidance, engine.DefaultGuidance); !m.Distilled && g > 1 {
 		e.Passes = 2
 	}
 
 	refs := refSizes(req, w, h)
-	e.ImageTokens = (w / 16) * (h / 16)
+	e.ImageTokens = imageTokens(w, h)
 	for _, r := range refs {
-		e.RefTokens += (r.X / 16) * (r.Y / 16)
+		e.RefTokens += imageTokens(r.X, r.Y)
 	}
 	e.Tokens = TextTokens + e.ImageTokens + e.RefTokens
 
@@ -190,7 +188,7 @@ func Estimate(m Model, req Request, mc Machine) (Report, error) {
 	nImg := e.ImageTokens + e.RefTokens
 	latents := int64(nImg) * int64(tc.InChannels) * f32 * int64(4+e.Passes) // packed tokens, noise, outputs
 	mem.TransformerScratch += latents
-	dec := vaeDecode(vc, h/8, w/8)
+	dec := vaeDecode(vc, h/vc.ScaleFactor(), w/vc.ScaleFactor())
 	mem.DecodeScratch = dec.bytes(3 * int64(w) * int64(h) * 2) // decoded image and its copy
 	for _, r := range refs {
 		enc := vaeEncode(vc, r.Y, r.X)
@@ -233,11 +231,11 @@ func phases(m Model, req Request, refs []image.Point, w, h int, e Report, rates 
 		encode = encoderWork(m.Encoder, TextTokens)
 	}
 	for _, r := range refs {
-		ref = ref.add(vaeEncode(m.VAE, r.Y, r.X).work)
+		ref = ref.add(vaeWork(m.VAE.EncodeFLOPs(r.Y, r.X)))
 	}
 	step := transformerWork(m.Transformer, TextTokens, e.ImageTokens+e.RefTokens)
 	denoise = step.scale(float64(e.Steps * e.Passes))
-	decode = vaeDecode(m.VAE, h/8, w/8).work
+	decode = vaeWork(m.VAE.DecodeFLOPs(h/m.VAE.ScaleFactor(), w/m.VAE.ScaleFactor()))
 	flops = Phases{encode.Total(), ref.Total(), denoise.Total(), decode.Total()}
 	secs = Phases{encode.Seconds(rates), ref.Seconds(rates), denoise.Seconds(rates), decode.Seconds(rates)}
 	return flops, secs
@@ -248,20 +246,22 @@ func refSizes(req Request, w, h int) []image.Point {
 	if len(req.RefSizes) > 0 {
 		out := make([]image.Point, len(req.RefSizes))
 		for i, r := range req.RefSizes {
-			out[i] = image.Pt(r.X/16*16, r.Y/16*16)
+			out[i] = image.Pt(r.X/imageio.SizeMultiple*imageio.SizeMultiple, r.Y/imageio.SizeMultiple*imageio.SizeMultiple)
 		}
 		return out
 	}
-	rw, rh := w, h
-	if area := w * h; area > maxRefArea {
-		s := math.Sqrt(float64(maxRefArea) / float64(area))
-		rw, rh = int(float64(w)*s)/16*16, int(float64(h)*s)/16*16
-	}
+	_, _, rw, rh := imageio.TargetSize(w, h)
 	out := make([]image.Point, req.References)
 	for i := range out {
 		out[i] = image.Pt(rw, rh)
 	}
 	return out
+}
+
+// imageTokens is the number of transformer tokens of a w×h image: one per 16×16 pixels
+// (engine.SizeMultiple: the VAE's 8× downscale, then 2×2 latent patches).
+func imageTokens(w, h int) int {
+	return (w / engine.SizeMultiple) * (h / engine.SizeMultiple)
 }
 
 func orDefault(v, def int) int {

@@ -16,13 +16,14 @@ import (
 
 // Calibration holds kernel speeds measured on this machine, in GFLOP/s.
 type Calibration struct {
-	// Backend is the gpu.Device backend measured; a calibration of another backend is stale.
+	// Backend is the name of the gpu.Backend measured; a calibration of another backend is
+	// stale.
 	Backend string `json:"backend"`
-	// LinearGFLOPS: Device.Linear with bf16 weights (the transformer and text encoder).
+	// LinearGFLOPS: Backend.Linear with bf16 weights (the transformer and text encoder).
 	LinearGFLOPS float64 `json:"linear_gflops"`
-	// AttentionGFLOPS: Device.Attention (scores and weighted sums).
+	// AttentionGFLOPS: Backend.Attention (scores and weighted sums).
 	AttentionGFLOPS float64 `json:"attention_gflops"`
-	// ConvGFLOPS: Device.Conv2D 3×3 (the VAE).
+	// ConvGFLOPS: Backend.Conv2D 3×3 (the VAE).
 	ConvGFLOPS float64   `json:"conv_gflops"`
 	Measured   time.Time `json:"measured"`
 }
@@ -47,15 +48,15 @@ func defaultSizes() calibSizes {
 	return calibSizes{rows: 512, in: 3072, out: 3072, seq: 1024, heads: 4, ch: 128, side: 128, minTime: 300 * time.Millisecond}
 }
 
-// Calibrate measures the three kernel rates on dev (about a second). The machine should be
+// Calibrate measures the three kernel rates on b (about a second). The machine should be
 // otherwise idle; ctx is checked between runs.
-func Calibrate(ctx context.Context, dev *gpu.Device) (Calibration, error) {
-	return calibrate(ctx, dev, defaultSizes())
+func Calibrate(ctx context.Context, b gpu.Backend) (Calibration, error) {
+	return calibrate(ctx, b, defaultSizes())
 }
 
-func calibrate(ctx context.Context, dev *gpu.Device, s calibSizes) (Calibration, error) {
-	if dev == nil {
-		return Calibration{}, errors.New("calibrate: nil gpu.Device")
+func calibrate(ctx context.Context, b gpu.Backend, s calibSizes) (c Calibration, err error) {
+	if b == nil {
+		return Calibration{}, errors.New("calibrate: no gpu.Backend")
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	randF := func(n int) []float32 {
@@ -72,46 +73,81 @@ func calibrate(ctx context.Context, dev *gpu.Device, s calibSizes) (Calibration,
 		}
 		return v
 	}
-	c := Calibration{Backend: dev.Name(), Measured: time.Now().UTC()}
-	var err error
+	// Every tensor made here is freed on return; a failed allocation ends the calibration.
+	var held []gpu.Tensor
+	defer func() {
+		for _, t := range held {
+			b.Free(t)
+		}
+	}()
+	keep := func(t gpu.Tensor, e error) gpu.Tensor {
+		if e != nil && err == nil {
+			err = fmt.Errorf("calibrate: %w", e)
+		}
+		held = append(held, t)
+		return t
+	}
+	input := func(n int) gpu.Tensor { return keep(gpu.FromHost(b, randF(n))) }
+	output := func(n int) gpu.Tensor { return keep(b.Alloc(gpu.F32, n)) }
+	c = Calibration{Backend: b.Name(), Measured: time.Now().UTC()}
 
-	x, y := randF(s.rows*s.in), make([]float32, s.rows*s.out)
-	wt := gpu.Weight{Out: s.out, In: s.in, BF16: randBF16(s.out * s.in)}
+	x, y := input(s.rows*s.in), output(s.rows*s.out)
+	wt := keep(b.WeightBF16(randBF16(s.out*s.in), s.out, s.in))
+	if err != nil {
+		return Calibration{}, err
+	}
 	linear := 2 * float64(s.rows) * float64(s.in) * float64(s.out)
-	if c.LinearGFLOPS, err = rate(ctx, s.minTime, linear, func() { dev.Linear(y, x, s.rows, wt, nil) }); err != nil {
+	if c.LinearGFLOPS, err = rate(ctx, b, s.minTime, linear, func() { b.Linear(y, x, wt, gpu.Tensor{}, s.rows) }); err != nil {
 		return Calibration{}, err
 	}
 
 	const hd = 128
 	n := s.seq * s.heads * hd
-	q, k, v, o := randF(n), randF(n), randF(n), make([]float32, n)
+	q, k, v, o := input(n), input(n), input(n), output(n)
+	if err != nil {
+		return Calibration{}, err
+	}
 	p := gpu.AttnParams{SeqQ: s.seq, SeqK: s.seq, Heads: s.heads, KVHeads: s.heads, HeadDim: hd}
 	attn := 4 * float64(s.seq) * float64(s.seq) * float64(hd) * float64(s.heads)
-	if c.AttentionGFLOPS, err = rate(ctx, s.minTime, attn, func() { dev.Attention(o, q, k, v, p) }); err != nil {
+	if c.AttentionGFLOPS, err = rate(ctx, b, s.minTime, attn, func() { b.Attention(o, q, k, v, p) }); err != nil {
 		return Calibration{}, err
 	}
 
-	in, out := randF(s.ch*s.side*s.side), make([]float32, s.ch*s.side*s.side)
-	kern := gpu.Weight{Out: s.ch, In: s.ch * 9, BF16: randBF16(s.ch * s.ch * 9)}
+	in, out := input(s.ch*s.side*s.side), output(s.ch*s.side*s.side)
+	kern := keep(b.WeightBF16(randBF16(s.ch*s.ch*9), s.ch, s.ch*9))
+	if err != nil {
+		return Calibration{}, err
+	}
 	cp := gpu.ConvParams{InC: s.ch, InH: s.side, InW: s.side, KH: 3, KW: 3, Stride: 1, PadTop: 1, PadLeft: 1, PadBottom: 1, PadRight: 1}
-	conv := convFLOPs(s.ch, s.ch, 3, int64(s.side)*int64(s.side))
-	if c.ConvGFLOPS, err = rate(ctx, s.minTime, conv, func() { dev.Conv2D(out, in, kern, nil, cp) }); err != nil {
+	conv := 2 * float64(s.ch) * float64(s.ch) * 9 * float64(s.side) * float64(s.side)
+	if c.ConvGFLOPS, err = rate(ctx, b, s.minTime, conv, func() { b.Conv2D(out, in, kern, gpu.Tensor{}, cp) }); err != nil {
 		return Calibration{}, err
 	}
 	return c, nil
 }
 
-// rate runs fn once to warm up, then until minTime has passed (at least twice), and returns
-// GFLOP/s.
-func rate(ctx context.Context, minTime time.Duration, flops float64, fn func()) (float64, error) {
-	fn()
+// rate runs op once to warm up, then until minTime has passed (at least twice), waiting for
+// the backend after each run, and returns GFLOP/s.
+func rate(ctx context.Context, b gpu.Backend, minTime time.Duration, flops float64, op func()) (float64, error) {
+	run := func() error {
+		op()
+		if err := b.Sync(); err != nil {
+			return fmt.Errorf("calibrate: %w", err)
+		}
+		return nil
+	}
+	if err := run(); err != nil {
+		return 0, err
+	}
 	start := time.Now()
 	runs := 0
 	for runs < 2 || time.Since(start) < minTime {
 		if err := ctx.Err(); err != nil {
 			return 0, fmt.Errorf("calibrate: %w", err)
 		}
-		fn()
+		if err := run(); err != nil {
+			return 0, err
+		}
 		runs++
 	}
 	return flops * float64(runs) / time.Since(start).Seconds() / 1e9, nil
@@ -170,21 +206,21 @@ func (c Calibration) Save(path string) error {
 	return nil
 }
 
-// LoadOrCalibrate returns the calibration stored at path when it was measured for dev's
-// backend, else measures one (Calibrate) and stores it. measured tells which happened.
-func LoadOrCalibrate(ctx context.Context, dev *gpu.Device, path string) (c Calibration, measured bool, err error) {
-	return loadOrCalibrate(ctx, dev, path, Calibrate)
+// LoadOrCalibrate returns the calibration stored at path when it was measured for backend
+// b, else measures one (Calibrate) and stores it. measured tells which happened.
+func LoadOrCalibrate(ctx context.Context, b gpu.Backend, path string) (c Calibration, measured bool, err error) {
+	return loadOrCalibrate(ctx, b, path, Calibrate)
 }
 
-func loadOrCalibrate(ctx context.Context, dev *gpu.Device, path string, measure func(context.Context, *gpu.Device) (Calibration, error)) (Calibration, bool, error) {
-	if dev == nil {
-		return Calibration{}, false, errors.New("calibrate: nil gpu.Device")
+func loadOrCalibrate(ctx context.Context, b gpu.Backend, path string, measure func(context.Context, gpu.Backend) (Calibration, error)) (Calibration, bool, error) {
+	if b == nil {
+		return Calibration{}, false, errors.New("calibrate: no gpu.Backend")
 	}
 	c, err := LoadCalibration(path)
-	if err == nil && c.Backend == dev.Name() {
+	if err == nil && c.Backend == b.Name() {
 		return c, false, nil
 	}
-	if c, err = measure(ctx, dev); err != nil {
+	if c, err = measure(ctx, b); err != nil {
 		return Calibration{}, false, err
 	}
 	return c, true, c.Save(path)

@@ -1,13 +1,15 @@
 package budget
 
 import (
+	"kleinbild/engine"
 	"kleinbild/engine/flux2"
 	"kleinbild/engine/qwen3"
 	"kleinbild/engine/vae"
+	"kleinbild/gpu/cpu"
 )
 
 // TextTokens is the prompt length the transformer always sees (padded chat template).
-const TextTokens = 512
+const TextTokens = engine.TextTokens
 
 // Work is the floating-point work of a phase, split by the kernel that does it (each runs at
 // its own measured rate).
@@ -38,81 +40,82 @@ func (w Work) Seconds(c Calibration) float64 {
 
 const f32 = 4 // bytes per activation value
 
-// transformerWork is one Forward over txt text and img image tokens: 2 FLOPs per weight
-// per token through every block (each token uses one stream's weights in the double
-// blocks), plus 4·S²·hidden of attention per block.
+// transformerWork is one Forward over txt text and img image tokens (flux2.Config.ForwardFLOPs).
 func transformerWork(c flux2.Config, txt, img int) Work {
-	d, mlp := float64(c.Hidden()), float64(c.MLPHidden())
-	s := float64(txt + img)
-	double := 4*d*d + 3*d*mlp
-	single := (3*d+2*mlp)*d + d*(d+mlp)
-	lin := s*(float64(c.NumLayers)*double+float64(c.NumSingleLayers)*single) +
-		float64(txt)*float64(c.JointAttentionDim)*d + float64(img)*float64(c.InChannels+c.OutChannels)*d +
-		float64(c.TimestepGuidanceChannels)*d + 18*d*d // timestep embedding and modulations, once per call
-	return Work{Linear: 2 * lin, Attention: float64(c.Blocks()) * 4 * s * s * d}
+	lin, attn := c.ForwardFLOPs(txt, img)
+	return Work{Linear: lin, Attention: attn}
 }
 
-// transformerScratchBytes is the activation buffer Forward carves its work areas from (and
-// keeps between calls): S·(7·hidden + 3·mlp + 2·head_dim) floats (flux2 bufferSizes).
+// transformerScratchBytes is the activation tensor Forward carves its work areas from (and
+// keeps between calls): flux2.Config.ForwardActivations.
 func transformerScratchBytes(c flux2.Config, s int) int64 {
-	return int64(s) * int64(7*c.Hidden()+3*c.MLPHidden()+2*c.AttentionHeadDim) * f32
+	return int64(c.ForwardActivations(s)) * f32
 }
 
-// transformerKernelBytes are the device's pooled tiles during a Forward: attention scores
-// for 128 query rows and bf16→f32 weight tiles of 256 rows.
+// transformerKernelBytes are the CPU backend's pooled tiles during a Forward: attention
+// scores and the widest bf16→f32 weight tile (gpu/cpu's AttentionScratchFloats and
+// LinearScratchFloats, over the checkpoint's weight matrices).
 func transformerKernelBytes(c flux2.Config, s int) int64 {
-	widest := max(c.Hidden()+c.MLPHidden(), c.JointAttentionDim)
-	return int64(128*s+128+256*widest) * f32
+	tile := 0
+	for _, t := range flux2.TensorSpecs(c) {
+		if len(t.Shape) == 2 {
+			tile = max(tile, cpu.LinearScratchFloats(t.Shape[1], t.Shape[0]))
+		}
+	}
+	return int64(cpu.AttentionScratchFloats(s)+tile) * f32
 }
 
-// encoderWork is a prompt through the layers the engine runs (causal attention: half the
-// score matrix).
+// encoderWork is a prompt through the layers the engine runs (qwen3.Config.EncodeFLOPs).
 func encoderWork(c qwen3.Config, tokens int) Work {
-	layers := float64(encoderLayers(c))
-	t := float64(tokens)
-	h, q, kv, in := float64(c.HiddenSize), float64(c.QDim()), float64(c.KVDim()), float64(c.IntermediateSize)
-	perTok := h*q + 2*h*kv + q*h + 3*h*in
-	return Work{Linear: 2 * t * layers * perTok, Attention: layers * 2 * t * t * q}
+	lin, attn := c.EncodeFLOPs(tokens, encoderLayers(c))
+	return Work{Linear: lin, Attention: attn}
 }
 
-// encoderBytes are the encoder's activations for one prompt (qwen3 newActivations, the
-// stacked output and the device tiles).
+// vaeWork is the work of a VAE pass (vae.Config.DecodeFLOPs, EncodeFLOPs).
+func vaeWork(f vae.FLOPs) Work {
+	return Work{Linear: f.Linear, Attention: f.Attention, Conv: f.Conv}
+}
+
+// encoderBytes are the encoder's activations for one prompt (qwen3 newActivations), the
+// stacked output on the host and the CPU backend's tiles (the widest bf16 weight tile of a
+// layer and the attention scores).
 func encoderBytes(c qwen3.Config, tokens int) int64 {
-	h, q, kv, in, hd := c.HiddenSize, c.QDim(), c.KVDim(), c.IntermediateSize, c.HeadDim
-	act := tokens * (3*h + 2*q + 2*kv + 2*in + 2*hd)
-	out := tokens * len(qwen3.DefaultLayers) * h
-	tiles := 256*max(in, q, h) + 128*tokens
-	return int64(act+out+tiles) * f32
+	return encoderActivationBytes(c, tokens) + int64(tokens*len(qwen3.DefaultLayers)*c.HiddenSize)*f32 + encoderKernelBytes(c, tokens)
 }
 
-// vaeWalk is the work and largest activation (values) of a VAE pass.
+// encoderActivationBytes are the tensors a prompt's encoding allocates on the backend:
+// residual stream, norm output, q, k, v, attention output, gate, up, sub-block output and
+// the RoPE tables (qwen3 newActivations).
+func encoderActivationBytes(c qwen3.Config, tokens int) int64 {
+	h, q, kv, in, hd := c.HiddenSize, c.QDim(), c.KVDim(), c.IntermediateSize, c.HeadDim
+	return int64(tokens*(3*h+2*q+2*kv+2*in+2*hd)) * f32
+}
+
+// encoderKernelBytes are the CPU backend's pooled tiles of an encoding: the widest bf16
+// weight tile of a layer's projections and the attention scores.
+func encoderKernelBytes(c qwen3.Config, tokens int) int64 {
+	h, q, kv, in := c.HiddenSize, c.QDim(), c.KVDim(), c.IntermediateSize
+	tile := max(cpu.LinearScratchFloats(h, q), cpu.LinearScratchFloats(h, kv), cpu.LinearScratchFloats(q, h),
+		cpu.LinearScratchFloats(h, in), cpu.LinearScratchFloats(in, h))
+	return int64(tile+cpu.AttentionScratchFloats(tokens)) * f32
+}
+
+// vaeWalk is the largest activation (values) and the CPU backend's pooled tiles of a VAE
+// pass.
 type vaeWalk struct {
-	work   Work
 	maxBuf int64 // the engine allocates three buffers of this many values
-	cols   int64 // largest im2col tile (gpu.Conv2D)
-	kernel int64 // largest bf16 kernel widened to float32
+	cols   int64 // largest im2col tile (gpu/cpu ConvScratchFloats)
+	kernel int64 // largest bf16 kernel widened to float32 (ConvKernelScratchFloats)
 	attnHW int   // tokens of the mid-block attention
 }
 
-// gpu.Conv2D's im2col tiling: at most convTile output pixels, at least convMinTile, and
-// about convColFloats values per tile.
-const (
-	convTile      = 4096
-	convMinTile   = 256
-	convColFloats = 1 << 21
-)
-
-func convFLOPs(in, out, k int, pix int64) float64 {
-	return 2 * float64(in) * float64(out) * float64(k*k) * float64(pix)
-}
-
+// conv records a k×k convolution from in to out channels with pix output pixels (1×1
+// convolutions multiply the input directly: no im2col tile).
 func (w *vaeWalk) conv(in, out, k int, pix int64) {
-	w.work.Conv += convFLOPs(in, out, k, pix)
-	kdim := int64(in * k * k)
-	w.kernel = max(w.kernel, kdim*int64(out))
+	kdim := in * k * k
+	w.kernel = max(w.kernel, int64(cpu.ConvKernelScratchFloats(out, kdim)))
 	if k > 1 {
-		tile := min(pix, max(convMinTile, min(convTile, convColFloats/kdim)))
-		w.cols = max(w.cols, kdim*tile)
+		w.cols = max(w.cols, int64(cpu.ConvScratchFloats(kdim, int(pix))))
 	}
 }
 
@@ -124,9 +127,7 @@ func (w *vaeWalk) resnet(in, out int, pix int64) {
 	}
 }
 
-func (w *vaeWalk) attention(c int, pix int64) {
-	w.work.Linear += 4 * 2 * float64(c) * float64(c) * float64(pix)
-	w.work.Attention += 4 * float64(pix) * float64(pix) * float64(c)
+func (w *vaeWalk) attention(pix int64) {
 	w.attnHW = int(pix)
 }
 
@@ -152,7 +153,7 @@ func vaeDecode(c vae.Config, h, w int) vaeWalk {
 	v.conv(c.LatentChannels, top, 3, hw)
 	v.resnet(top, top, hw)
 	if c.MidBlockAddAttention {
-		v.attention(top, hw)
+		v.attention(hw)
 		v.maxBuf = max(v.maxBuf, 2*int64(top)*hw)
 	}
 	v.resnet(top, top, hw)
@@ -207,7 +208,7 @@ func vaeEncode(c vae.Config, H, W int) vaeWalk {
 	top := ch[len(ch)-1]
 	v.resnet(top, top, pix())
 	if c.MidBlockAddAttention {
-		v.attention(top, pix())
+		v.attention(pix())
 		v.maxBuf = max(v.maxBuf, 2*int64(top)*pix())
 	}
 	v.resnet(top, top, pix())
@@ -219,11 +220,17 @@ func vaeEncode(c vae.Config, H, W int) vaeWalk {
 	return v
 }
 
-// bytes is the memory of a VAE pass: three rotating buffers, the device's im2col tile,
-// widened bf16 kernel and attention score tile, plus ioValues of input and output.
+// bytes is the memory of a VAE pass: the backend's three rotating buffers
+// (allocatedBytes) plus the CPU backend's im2col tile, widened bf16 kernel and attention
+// score tile.
 func (v vaeWalk) bytes(ioValues int64) int64 {
-	scores := int64(128 * (v.attnHW + 1))
-	return (3*v.maxBuf + v.cols + v.kernel + scores + ioValues) * f32
+	return v.allocatedBytes(ioValues) + (v.cols+v.kernel+int64(cpu.AttentionScratchFloats(v.attnHW)))*f32
+}
+
+// allocatedBytes are the tensors of a VAE pass on the backend: three rotating buffers plus
+// ioValues of input and output.
+func (v vaeWalk) allocatedBytes(ioValues int64) int64 {
+	return (3*v.maxBuf + ioValues) * f32
 }
 
 // vaeParams counts the autoencoder's weights (encoder, decoder, quant convs, batch norm).

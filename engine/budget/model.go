@@ -25,8 +25,9 @@ import (
 // Model is what the estimate needs to know about a model: its network shapes and the sizes
 // of its weight files.
 type Model struct {
-	// Name is "klein-4B", "klein-9B" or "custom"; Distilled models default to 4 steps
-	// without guidance, base models to 50 steps with guidance 4.
+	// Name is "klein-4B", "klein-9B" or "custom"; Distilled models default to
+	// engine.DefaultStepsDistilled steps without guidance, base models to DefaultStepsBase
+	// steps with DefaultGuidance.
 	Name      string
 	Distilled bool
 

@@ -9,143 +9,238 @@ import (
 	"kleinbild/gpu"
 )
 
-// Input is one transformer call (batch 1).
+// Input is one transformer call (batch 1) on tensors of the model's backend.
 type Input struct {
-	Img      []float32 // [N, in_channels] packed latent tokens: target tokens, then reference tokens
-	ImgIDs   []int64   // [N·4] position ids (T, H, W, L) of the image tokens (ImageIDs)
-	Txt      []float32 // [L, joint_attention_dim] text embeddings (all tokens, padding included)
-	TxtIDs   []int64   // [L·4] position ids of the text tokens (TextIDs)
-	Timestep float32   // what the pipeline passes: scheduler timestep / 1000 (≈ sigma)
+	Img      gpu.Tensor // [N, in_channels] packed latent tokens: target tokens, then reference tokens
+	ImgIDs   []int64    // [N·4] position ids (T, H, W, L) of the image tokens (ImageIDs)
+	Txt      gpu.Tensor // [L, joint_attention_dim] text embeddings (all tokens, padding included); zero when L = 0
+	TxtIDs   []int64    // [L·4] position ids of the text tokens (TextIDs)
+	Timestep float32    // what the pipeline passes: scheduler timestep / 1000 (≈ sigma)
 }
 
-// check validates the lengths of in against the config and returns N and L.
-func (in Input) check(c Config) (n, l int, err error) {
-	if len(in.ImgIDs)%idCols != 0 {
-		return 0, 0, fmt.Errorf("flux2: ImgIDs has %d values, not a multiple of %d", len(in.ImgIDs), idCols)
+// HostInput is Input with host slices, for ForwardHost.
+type HostInput struct {
+	Img      []float32 // [N, in_channels]
+	ImgIDs   []int64   // [N·4]
+	Txt      []float32 // [L, joint_attention_dim]
+	TxtIDs   []int64   // [L·4]
+	Timestep float32
+}
+
+// checkInput validates the lengths of an input (img and txt values) against the config and
+// returns N and L.
+func checkInput(c Config, imgLen, txtLen int, imgIDs, txtIDs []int64, timestep float32) (n, l int, err error) {
+	if len(imgIDs)%idCols != 0 {
+		return 0, 0, fmt.Errorf("flux2: ImgIDs has %d values, not a multiple of %d", len(imgIDs), idCols)
 	}
-	if len(in.TxtIDs)%idCols != 0 {
-		return 0, 0, fmt.Errorf("flux2: TxtIDs has %d values, not a multiple of %d", len(in.TxtIDs), idCols)
+	if len(txtIDs)%idCols != 0 {
+		return 0, 0, fmt.Errorf("flux2: TxtIDs has %d values, not a multiple of %d", len(txtIDs), idCols)
 	}
-	n, l = len(in.ImgIDs)/idCols, len(in.TxtIDs)/idCols
+	n, l = len(imgIDs)/idCols, len(txtIDs)/idCols
 	if n == 0 {
 		return 0, 0, errors.New("flux2: no image tokens")
 	}
-	if len(in.Img) != n*c.InChannels {
-		return 0, 0, fmt.Errorf("flux2: Img has %d values, want %d tokens × %d channels = %d", len(in.Img), n, c.InChannels, n*c.InChannels)
+	if imgLen != n*c.InChannels {
+		return 0, 0, fmt.Errorf("flux2: Img has %d values, want %d tokens × %d channels = %d", imgLen, n, c.InChannels, n*c.InChannels)
 	}
-	if len(in.Txt) != l*c.JointAttentionDim {
-		return 0, 0, fmt.Errorf("flux2: Txt has %d values, want %d tokens × %d = %d", len(in.Txt), l, c.JointAttentionDim, l*c.JointAttentionDim)
+	if txtLen != l*c.JointAttentionDim {
+		return 0, 0, fmt.Errorf("flux2: Txt has %d values, want %d tokens × %d = %d", txtLen, l, c.JointAttentionDim, l*c.JointAttentionDim)
 	}
-	if math.IsNaN(float64(in.Timestep)) || math.IsInf(float64(in.Timestep), 0) {
-		return 0, 0, fmt.Errorf("flux2: timestep %v is not finite", in.Timestep)
+	if math.IsNaN(float64(timestep)) || math.IsInf(float64(timestep), 0) {
+		return 0, 0, fmt.Errorf("flux2: timestep %v is not finite", timestep)
 	}
 	return n, l, nil
 }
 
-// modulation holds the per-call shift/scale/gate vectors (each [hidden]).
+// check validates in and out against the config and returns N and L.
+func (in Input) check(c Config, out gpu.Tensor) (n, l int, err error) {
+	n, l, err = checkInput(c, in.Img.Len(), in.Txt.Len(), in.ImgIDs, in.TxtIDs, in.Timestep)
+	if err != nil {
+		return 0, 0, err
+	}
+	if in.Img.DType() != gpu.F32 || (l > 0 && in.Txt.DType() != gpu.F32) {
+		return 0, 0, fmt.Errorf("flux2: Img is %v and Txt %v, want f32", in.Img.DType(), in.Txt.DType())
+	}
+	if out.DType() != gpu.F32 || out.Len() != n*c.OutChannels {
+		return 0, 0, fmt.Errorf("flux2: output %v, want f32 [%d, %d]", out, n, c.OutChannels)
+	}
+	return n, l, nil
+}
+
+// modulation holds the per-call shift/scale/gate vectors (each a [hidden] view of the
+// activation buffer).
 type modulation struct {
 	img, txt [2]modSet // double blocks: attention set, feed-forward set
 	single   modSet
-	outScale []float32 // norm_out: (scale, shift) order
-	outShift []float32
+	outScale gpu.Tensor // norm_out: (scale, shift) order
+	outShift gpu.Tensor
 }
 
-type modSet struct{ shift, scale, gate []float32 }
+type modSet struct{ shift, scale, gate gpu.Tensor }
 
-func splitSet(v []float32, d int) modSet {
-	return modSet{shift: v[:d], scale: v[d : 2*d], gate: v[2*d : 3*d]}
+func splitSet(v gpu.Tensor, d int) modSet {
+	return modSet{shift: v.Slice(0, d), scale: v.Slice(d, 2*d), gate: v.Slice(2*d, 3*d)}
 }
 
-// buffers are the per-call activations, carved from one scratch allocation.
+// buffers are the per-call activations, views of one activation tensor.
 type buffers struct {
-	h   []float32 // [S, d] joint hidden state: text rows, then image rows
-	nrm []float32 // [S, d] modulated LayerNorm output
-	big []float32 // [S, 3d + 2·mlp] q, k, v (double) / fused projection (single) / FF input
-	mid []float32 // [S, d + mlp] attention output / FF activation / single-block concat
-	tmp []float32 // [S, d] output projections
-	cos []float32 // [S, headDim] rotary tables
-	sin []float32
+	h     gpu.Tensor // [S, d] joint hidden state: text rows, then image rows
+	nrm   gpu.Tensor // [S, d] modulated LayerNorm output
+	big   gpu.Tensor // [S, 3d + 2·mlp] q, k, v (double) / fused projection (single) / FF input
+	mid   gpu.Tensor // [S, d + mlp] attention output / FF activation / single-block concat
+	tmp   gpu.Tensor // [S, d] output projections
+	cos   gpu.Tensor // [S, headDim] rotary tables
+	sin   gpu.Tensor
+	tproj gpu.Tensor // [timestep_guidance_channels] sinusoidal timestep embedding
+	th    gpu.Tensor // [d] timestep MLP hidden
+	temb  gpu.Tensor // [d] timestep embedding
+	st    gpu.Tensor // [d] SiLU(temb)
+	mod   gpu.Tensor // [17·d] modulation vectors: img 6d, txt 6d, single 3d, norm_out 2d
 }
 
-func bufferSizes(s, d, mlp, hd int) []int {
-	return []int{s * d, s * d, s * (3*d + 2*mlp), s * (d + mlp), s * d, s * hd, s * hd}
+// layout returns the sizes of the buffers fields, in order.
+func layout(c Config, s int) []int {
+	d, mlp, hd := c.Hidden(), c.MLPHidden(), c.AttentionHeadDim
+	return []int{s * d, s * d, s * (3*d + 2*mlp), s * (d + mlp), s * d, s * hd, s * hd,
+		c.TimestepGuidanceChannels, d, d, d, 17 * d}
 }
 
-// Forward runs the transformer on one input and returns the predicted velocity
-// [N, out_channels] for every image token (reference tokens included: the caller keeps the
-// first rows, the target tokens). progress, if non-nil, is called after each block with the
-// number of blocks done and the total. ctx is checked before every block; cancellation returns
-// an error wrapping ctx.Err().
-func (m *Model) Forward(ctx context.Context, in Input, progress func(block, total int)) ([]float32, error) {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	if m.ckpt == nil {
-		return nil, errors.New("flux2: Forward on a closed model")
+func carve(act gpu.Tensor, sizes []int) buffers {
+	var v [12]gpu.Tensor
+	off := 0
+	for i, z := range sizes {
+		v[i] = act.Slice(off, off+z)
+		off += z
 	}
+	return buffers{h: v[0], nrm: v[1], big: v[2], mid: v[3], tmp: v[4], cos: v[5], sin: v[6],
+		tproj: v[7], th: v[8], temb: v[9], st: v[10], mod: v[11]}
+}
+
+// ForwardHost runs Forward on host slices: it uploads the input to the model's backend and
+// returns the output [N, out_channels] read back. For tests and simple callers.
+func (m *Model) ForwardHost(ctx context.Context, in HostInput, progress func(block, total int)) ([]float32, error) {
 	c := m.cfg
-	n, l, err := in.check(c)
+	n, l, err := checkInput(c, len(in.Img), len(in.Txt), in.ImgIDs, in.TxtIDs, in.Timestep)
 	if err != nil {
 		return nil, err
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("flux2: before the first block: %w", err)
+	b := m.b
+	dev := Input{ImgIDs: in.ImgIDs, TxtIDs: in.TxtIDs, Timestep: in.Timestep}
+	if dev.Img, err = gpu.FromHost(b, in.Img, n, c.InChannels); err != nil {
+		return nil, fmt.Errorf("flux2: upload image tokens: %w", err)
 	}
-	dev := m.dev
-	s, d, mlp, hd := l+n, c.Hidden(), c.MLPHidden(), c.AttentionHeadDim
+	defer b.Free(dev.Img)
+	if l > 0 {
+		if dev.Txt, err = gpu.FromHost(b, in.Txt, l, c.JointAttentionDim); err != nil {
+			return nil, fmt.Errorf("flux2: upload text embeddings: %w", err)
+		}
+		defer b.Free(dev.Txt)
+	}
+	out, err := b.Alloc(gpu.F32, n, c.OutChannels)
+	if err != nil {
+		return nil, fmt.Errorf("flux2: output: %w", err)
+	}
+	defer b.Free(out)
+	if err := m.Forward(ctx, dev, out, progress); err != nil {
+		return nil, err
+	}
+	v, err := gpu.ToHost(b, out)
+	if err != nil {
+		return nil, fmt.Errorf("flux2: read output: %w", err)
+	}
+	return v, nil
+}
+
+// Forward runs the transformer on one input and writes the predicted velocity
+// [N, out_channels] for every image token (reference tokens included: the caller keeps the
+// first rows, the target tokens) into out, a tensor of the model's backend. The work may
+// still be queued when Forward returns: read out (or Sync) to wait for it. progress, if
+// non-nil, is called after each block has been enqueued with the number of blocks done and
+// the total. ctx and the backend's errors are checked before every block; cancellation
+// returns an error wrapping ctx.Err().
+func (m *Model) Forward(ctx context.Context, in Input, out gpu.Tensor, progress func(block, total int)) error {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if m.ckpt == nil {
+		return errors.New("flux2: Forward on a closed model")
+	}
+	c := m.cfg
+	n, l, err := in.check(c, out)
+	if err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("flux2: before the first block: %w", err)
+	}
+	dev := m.b
+	s, d := l+n, c.Hidden()
 	eps := float32(c.Eps)
 
-	sizes := bufferSizes(s, d, mlp, hd)
+	sizes := layout(c, s)
 	total := 0
 	for _, z := range sizes {
 		total += z
 	}
-	ws := m.scratch(total)
-	defer m.keep(ws)
-	var bufs [7][]float32
-	rest := ws
-	for i, z := range sizes {
-		bufs[i], rest = rest[:z:z], rest[z:]
+	act, err := m.activations(total)
+	if err != nil {
+		return fmt.Errorf("flux2: activations: %w", err)
 	}
-	b := buffers{h: bufs[0], nrm: bufs[1], big: bufs[2], mid: bufs[3], tmp: bufs[4], cos: bufs[5], sin: bufs[6]}
+	defer m.keep(act)
+	b := carve(act, sizes)
 
 	// Timestep embedding and all modulation vectors, once per call.
-	temb := m.timeEmbed(in.Timestep)
-	mod := m.modulations(temb)
+	mod, err := m.modulations(&b, in.Timestep)
+	if err != nil {
+		return err
+	}
 
 	// Input projections into the joint stream [text; image].
-	dev.Linear(b.h[:l*d], in.Txt, l, m.ctxEmbed, nil)
-	dev.Linear(b.h[l*d:], in.Img, n, m.xEmbed, nil)
-	m.emit("context_embedder", b.h[:l*d])
-	m.emit("x_embedder", b.h[l*d:])
+	txt, img := b.h.Slice(0, l*d), b.h.From(l*d)
+	if l > 0 {
+		dev.Linear(txt, in.Txt, m.ctxEmbed, gpu.Tensor{}, l)
+	}
+	dev.Linear(img, in.Img, m.xEmbed, gpu.Tensor{}, n)
+	if err := m.emit(traced{"context_embedder", txt}, traced{"x_embedder", img}); err != nil {
+		return err
+	}
 
-	// Rotary tables for [text; image] positions.
+	// Rotary tables for [text; image] positions, built on the host.
 	ids := make([]int64, 0, s*idCols)
 	ids = append(append(ids, in.TxtIDs...), in.ImgIDs...)
-	ropeTables(b.cos, b.sin, ids, c.AxesDimsRope, c.RopeTheta)
-	m.emit("rope_cos", b.cos)
-	m.emit("rope_sin", b.sin)
+	cos := make([]float32, b.cos.Len())
+	sin := make([]float32, b.sin.Len())
+	ropeTables(cos, sin, ids, c.AxesDimsRope, c.RopeTheta)
+	dev.Upload(b.cos, cos)
+	dev.Upload(b.sin, sin)
+	if err := m.emit(traced{"rope_cos", b.cos}, traced{"rope_sin", b.sin}); err != nil {
+		return err
+	}
 
 	blocks := c.Blocks()
 	for i := range m.double {
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("flux2: before double block %d: %w", i, err)
+		if err := m.beforeBlock(ctx, "double", i); err != nil {
+			return err
 		}
 		m.doubleBlock(&m.double[i], &b, &mod, l, n, eps)
 		if m.trace != nil {
-			m.emit(fmt.Sprintf("transformer_blocks.%d.out0", i), b.h[:l*d])
-			m.emit(fmt.Sprintf("transformer_blocks.%d.out1", i), b.h[l*d:])
+			if err := m.emit(traced{fmt.Sprintf("transformer_blocks.%d.out0", i), txt},
+				traced{fmt.Sprintf("transformer_blocks.%d.out1", i), img}); err != nil {
+				return err
+			}
 		}
 		if progress != nil {
 			progress(i+1, blocks)
 		}
 	}
 	for i := range m.single {
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("flux2: before single block %d: %w", i, err)
+		if err := m.beforeBlock(ctx, "single", i); err != nil {
+			return err
 		}
 		m.singleBlock(&m.single[i], &b, &mod, s, eps)
 		if m.trace != nil {
-			m.emit(fmt.Sprintf("single_transformer_blocks.%d", i), b.h)
+			if err := m.emit(traced{fmt.Sprintf("single_transformer_blocks.%d", i), b.h}); err != nil {
+				return err
+			}
 		}
 		if progress != nil {
 			progress(len(m.double)+i+1, blocks)
@@ -153,120 +248,153 @@ func (m *Model) Forward(ctx context.Context, in Input, progress func(block, tota
 	}
 
 	// Output: AdaLayerNormContinuous on the image rows, then proj_out.
-	img := b.h[l*d:]
-	modNorm(dev, b.nrm[:n*d], img, n, d, eps, mod.outShift, mod.outScale)
-	m.emit("norm_out", b.nrm[:n*d])
-	out := make([]float32, n*c.OutChannels)
-	dev.Linear(out, b.nrm[:n*d], n, m.projOut, nil)
-	m.emit("proj_out", out)
-	return out, nil
-}
-
-func (m *Model) emit(name string, v []float32) {
-	if m.trace != nil {
-		m.trace(name, v)
+	nrm := b.nrm.Slice(0, n*d)
+	dev.LayerNorm(nrm, img, mod.outScale, mod.outShift, n, d, eps)
+	dev.Linear(out, nrm, m.projOut, gpu.Tensor{}, n)
+	if err := m.emit(traced{"norm_out", nrm}, traced{"proj_out", out}); err != nil {
+		return err
 	}
-}
-
-// timeEmbed is Flux2TimestepGuidanceEmbeddings without guidance: the timestep is scaled by
-// 1000 in float32, embedded sinusoidally, then linear_1 → SiLU → linear_2.
-func (m *Model) timeEmbed(t float32) []float32 {
-	d := m.cfg.Hidden()
-	proj := timestepEmbedding(t*1000, m.cfg.TimestepGuidanceChannels)
-	h := make([]float32, d)
-	m.dev.Linear(h, proj, 1, m.timeLin1, nil)
-	temb := make([]float32, d)
-	m.dev.Linear(temb, silu(h), 1, m.timeLin2, nil)
-	m.emit("time_guidance_embed", temb)
-	return temb
-}
-
-// modulations computes every Flux2Modulation and the norm_out linear from SiLU(temb).
-func (m *Model) modulations(temb []float32) modulation {
-	d := m.cfg.Hidden()
-	st := silu(temb)
-	lin := func(w gpu.Weight) []float32 {
-		v := make([]float32, w.Out)
-		m.dev.Linear(v, st, 1, w, nil)
-		return v
+	if err := dev.Flush(); err != nil {
+		return fmt.Errorf("flux2: output: %w", err)
 	}
-	img, txt, single, out := lin(m.modImg), lin(m.modTxt), lin(m.modSingl), lin(m.normOut)
-	m.emit("double_stream_modulation_img", img)
-	m.emit("double_stream_modulation_txt", txt)
-	m.emit("single_stream_modulation", single)
+	return nil
+}
+
+// beforeBlock is the cancellation and error point before block i of the given kind.
+func (m *Model) beforeBlock(ctx context.Context, kind string, i int) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("flux2: before %s block %d: %w", kind, i, err)
+	}
+	if err := m.b.Flush(); err != nil {
+		return fmt.Errorf("flux2: before %s block %d: %w", kind, i, err)
+	}
+	return nil
+}
+
+// traced is one named intermediate for the trace hook.
+type traced struct {
+	name string
+	t    gpu.Tensor
+}
+
+// emit passes intermediates to the test hooks: mark gets the names, trace the tensors read
+// back. Without hooks it does nothing.
+func (m *Model) emit(ts ...traced) error {
+	for _, x := range ts {
+		if m.mark != nil {
+			m.mark(x.name)
+		}
+		if m.trace == nil {
+			continue
+		}
+		v, err := gpu.ToHost(m.b, x.t)
+		if err != nil {
+			return fmt.Errorf("flux2: trace %s: %w", x.name, err)
+		}
+		m.trace(x.name, v)
+	}
+	return nil
+}
+
+// modulations computes the timestep embedding (Flux2TimestepGuidanceEmbeddings without
+// guidance: the timestep scaled by 1000 in float32, embedded sinusoidally on the host, then
+// linear_1 → SiLU → linear_2), every Flux2Modulation and the norm_out linear from SiLU(temb).
+func (m *Model) modulations(b *buffers, t float32) (modulation, error) {
+	c, dev := m.cfg, m.b
+	d := c.Hidden()
+	none := gpu.Tensor{}
+	dev.Upload(b.tproj, timestepEmbedding(t*1000, c.TimestepGuidanceChannels))
+	dev.Linear(b.th, b.tproj, m.timeLin1, none, 1)
+	dev.SiLU(b.th, b.th)
+	dev.Linear(b.temb, b.th, m.timeLin2, none, 1)
+	dev.SiLU(b.st, b.temb)
+
+	img, txt := b.mod.Slice(0, 6*d), b.mod.Slice(6*d, 12*d)
+	single, out := b.mod.Slice(12*d, 15*d), b.mod.Slice(15*d, 17*d)
+	dev.Linear(img, b.st, m.modImg, none, 1)
+	dev.Linear(txt, b.st, m.modTxt, none, 1)
+	dev.Linear(single, b.st, m.modSingl, none, 1)
+	dev.Linear(out, b.st, m.normOut, none, 1)
+	if err := m.emit(traced{"time_guidance_embed", b.temb}, traced{"double_stream_modulation_img", img},
+		traced{"double_stream_modulation_txt", txt}, traced{"single_stream_modulation", single}); err != nil {
+		return modulation{}, err
+	}
 	return modulation{
-		img:      [2]modSet{splitSet(img, d), splitSet(img[3*d:], d)},
-		txt:      [2]modSet{splitSet(txt, d), splitSet(txt[3*d:], d)},
+		img:      [2]modSet{splitSet(img, d), splitSet(img.From(3*d), d)},
+		txt:      [2]modSet{splitSet(txt, d), splitSet(txt.From(3*d), d)},
 		single:   splitSet(single, d),
-		outScale: out[:d],
-		outShift: out[d : 2*d],
-	}
+		outScale: out.Slice(0, d),
+		outShift: out.Slice(d, 2*d),
+	}, nil
 }
 
 // doubleBlock is Flux2TransformerBlock: text and image streams with their own weights and
 // modulations, joint attention over [text; image].
 func (m *Model) doubleBlock(w *doubleBlock, b *buffers, mod *modulation, l, n int, eps float32) {
-	dev, c := m.dev, m.cfg
+	dev, c := m.b, m.cfg
 	s, d, mlp, hd, heads := l+n, c.Hidden(), c.MLPHidden(), c.AttentionHeadDim, c.NumAttentionHeads
-	ld := l * d
-	txt, img := b.h[:ld], b.h[ld:s*d]
-	txtN, imgN := b.nrm[:ld], b.nrm[ld:s*d]
+	ld, sd := l*d, s*d
+	none := gpu.Tensor{}
+	txt, img := b.h.Slice(0, ld), b.h.Slice(ld, sd)
+	txtN, imgN := b.nrm.Slice(0, ld), b.nrm.Slice(ld, sd)
+	tmpT, tmpI := b.tmp.Slice(0, ld), b.tmp.Slice(ld, sd)
 
 	// Attention.
-	modNorm(dev, txtN, txt, l, d, eps, mod.txt[0].shift, mod.txt[0].scale)
-	modNorm(dev, imgN, img, n, d, eps, mod.img[0].shift, mod.img[0].scale)
-	q, k, v := b.big[:s*d], b.big[s*d:2*s*d], b.big[2*s*d:3*s*d]
-	dev.Linear(q[:ld], txtN, l, w.addQ, nil)
-	dev.Linear(k[:ld], txtN, l, w.addK, nil)
-	dev.Linear(v[:ld], txtN, l, w.addV, nil)
-	dev.Linear(q[ld:], imgN, n, w.toQ, nil)
-	dev.Linear(k[ld:], imgN, n, w.toK, nil)
-	dev.Linear(v[ld:], imgN, n, w.toV, nil)
-	rmsNormHeads(dev, q[:ld], l, d, heads, hd, eps, w.normAddQ)
-	rmsNormHeads(dev, k[:ld], l, d, heads, hd, eps, w.normAddK)
-	rmsNormHeads(dev, q[ld:], n, d, heads, hd, eps, w.normQ)
-	rmsNormHeads(dev, k[ld:], n, d, heads, hd, eps, w.normK)
-	dev.RoPE(q, s, heads, hd, d, b.cos, b.sin, true)
-	dev.RoPE(k, s, heads, hd, d, b.cos, b.sin, true)
-	att := b.mid[:s*d]
+	dev.LayerNorm(txtN, txt, mod.txt[0].scale, mod.txt[0].shift, l, d, eps)
+	dev.LayerNorm(imgN, img, mod.img[0].scale, mod.img[0].shift, n, d, eps)
+	q, k, v := b.big.Slice(0, sd), b.big.Slice(sd, 2*sd), b.big.Slice(2*sd, 3*sd)
+	dev.Linear(q.Slice(0, ld), txtN, w.addQ, none, l)
+	dev.Linear(k.Slice(0, ld), txtN, w.addK, none, l)
+	dev.Linear(v.Slice(0, ld), txtN, w.addV, none, l)
+	dev.Linear(q.From(ld), imgN, w.toQ, none, n)
+	dev.Linear(k.From(ld), imgN, w.toK, none, n)
+	dev.Linear(v.From(ld), imgN, w.toV, none, n)
+	dev.HeadRMSNorm(q.Slice(0, ld), w.normAddQ, l, d, heads, hd, eps)
+	dev.HeadRMSNorm(k.Slice(0, ld), w.normAddK, l, d, heads, hd, eps)
+	dev.HeadRMSNorm(q.From(ld), w.normQ, n, d, heads, hd, eps)
+	dev.HeadRMSNorm(k.From(ld), w.normK, n, d, heads, hd, eps)
+	dev.RoPE(q, b.cos, b.sin, s, heads, hd, d, true)
+	dev.RoPE(k, b.cos, b.sin, s, heads, hd, d, true)
+	att := b.mid.Slice(0, sd)
 	dev.Attention(att, q, k, v, m.attnParams(s, d, d, d))
-	dev.Linear(b.tmp[:ld], att[:ld], l, w.toAddOut, nil)
-	dev.Linear(b.tmp[ld:s*d], att[ld:], n, w.toOut, nil)
-	gatedAdd(dev, txt, b.tmp[:ld], l, d, mod.txt[0].gate)
-	gatedAdd(dev, img, b.tmp[ld:s*d], n, d, mod.img[0].gate)
+	dev.Linear(tmpT, att.Slice(0, ld), w.toAddOut, none, l)
+	dev.Linear(tmpI, att.From(ld), w.toOut, none, n)
+	dev.GatedAdd(txt, tmpT, mod.txt[0].gate, l, d)
+	dev.GatedAdd(img, tmpI, mod.img[0].gate, n, d)
 
 	// Feed-forward (SwiGLU) per stream.
-	modNorm(dev, txtN, txt, l, d, eps, mod.txt[1].shift, mod.txt[1].scale)
-	modNorm(dev, imgN, img, n, d, eps, mod.img[1].shift, mod.img[1].scale)
-	ffIn, act := b.big[:s*2*mlp], b.mid[:s*mlp]
-	dev.Linear(ffIn[:l*2*mlp], txtN, l, w.ffCtxIn, nil)
-	dev.Linear(ffIn[l*2*mlp:], imgN, n, w.ffIn, nil)
-	dev.SwiGLU(act, ffIn, s, mlp)
-	dev.Linear(b.tmp[:ld], act[:l*mlp], l, w.ffCtxOut, nil)
-	dev.Linear(b.tmp[ld:s*d], act[l*mlp:], n, w.ffOut, nil)
-	gatedAdd(dev, txt, b.tmp[:ld], l, d, mod.txt[1].gate)
-	gatedAdd(dev, img, b.tmp[ld:s*d], n, d, mod.img[1].gate)
+	dev.LayerNorm(txtN, txt, mod.txt[1].scale, mod.txt[1].shift, l, d, eps)
+	dev.LayerNorm(imgN, img, mod.img[1].scale, mod.img[1].shift, n, d, eps)
+	lm := l * 2 * mlp
+	ffIn, act := b.big.Slice(0, s*2*mlp), b.mid.Slice(0, s*mlp)
+	dev.Linear(ffIn.Slice(0, lm), txtN, w.ffCtxIn, none, l)
+	dev.Linear(ffIn.From(lm), imgN, w.ffIn, none, n)
+	dev.SwiGLU(act, ffIn, s, mlp, 0, 0)
+	dev.Linear(tmpT, act.Slice(0, l*mlp), w.ffCtxOut, none, l)
+	dev.Linear(tmpI, act.From(l*mlp), w.ffOut, none, n)
+	dev.GatedAdd(txt, tmpT, mod.txt[1].gate, l, d)
+	dev.GatedAdd(img, tmpI, mod.img[1].gate, n, d)
 }
 
 // singleBlock is Flux2SingleTransformerBlock: one fused projection to [q | k | v | mlp_in],
 // attention and SwiGLU in parallel, one fused output projection of [attn | mlp].
 func (m *Model) singleBlock(w *singleBlock, b *buffers, mod *modulation, s int, eps float32) {
-	dev, c := m.dev, m.cfg
+	dev, c := m.b, m.cfg
 	d, mlp, hd, heads := c.Hidden(), c.MLPHidden(), c.AttentionHeadDim, c.NumAttentionHeads
 	pw, cw := 3*d+2*mlp, d+mlp
 
-	modNorm(dev, b.nrm, b.h, s, d, eps, mod.single.shift, mod.single.scale)
-	p := b.big[:s*pw]
-	dev.Linear(p, b.nrm, s, w.qkvMLP, nil)
-	rmsNormHeads(dev, p, s, pw, heads, hd, eps, w.normQ)
-	rmsNormHeads(dev, p[d:], s, pw, heads, hd, eps, w.normK)
-	dev.RoPE(p, s, heads, hd, pw, b.cos, b.sin, true)
-	dev.RoPE(p[d:], s, heads, hd, pw, b.cos, b.sin, true)
-	cat := b.mid[:s*cw]
-	dev.Attention(cat, p, p[d:], p[2*d:], m.attnParams(s, pw, pw, cw))
-	swiGLUStrided(dev, cat[d:], p[3*d:], s, mlp, pw, cw)
-	dev.Linear(b.tmp, cat, s, w.out, nil)
-	gatedAdd(dev, b.h, b.tmp, s, d, mod.single.gate)
+	dev.LayerNorm(b.nrm, b.h, mod.single.scale, mod.single.shift, s, d, eps)
+	p := b.big.Slice(0, s*pw)
+	dev.Linear(p, b.nrm, w.qkvMLP, gpu.Tensor{}, s)
+	dev.HeadRMSNorm(p, w.normQ, s, pw, heads, hd, eps)
+	dev.HeadRMSNorm(p.From(d), w.normK, s, pw, heads, hd, eps)
+	dev.RoPE(p, b.cos, b.sin, s, heads, hd, pw, true)
+	dev.RoPE(p.From(d), b.cos, b.sin, s, heads, hd, pw, true)
+	cat := b.mid.Slice(0, s*cw)
+	dev.Attention(cat, p, p.From(d), p.From(2*d), m.attnParams(s, pw, pw, cw))
+	dev.SwiGLU(cat.From(d), p.From(3*d), s, mlp, pw, cw)
+	dev.Linear(b.tmp, cat, w.out, gpu.Tensor{}, s)
+	dev.GatedAdd(b.h, b.tmp, mod.single.gate, s, d)
 }
 
 // attnParams describes the unmasked joint self-attention over s tokens with the given row

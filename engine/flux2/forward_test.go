@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"kleinbild/gpu"
+	"kleinbild/gpu/backends"
 	"kleinbild/weights/golden"
 )
 
@@ -26,7 +26,7 @@ const (
 
 func loadTiny(t testing.TB) *Model {
 	t.Helper()
-	m, err := Load(filepath.Join(golden.TinyModel(t), "transformer"), gpu.Default())
+	m, err := Load(filepath.Join(golden.TinyModel(t), "transformer"), backends.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func loadTiny(t testing.TB) *Model {
 // goldenCase is one transformer/*.safetensors forward call with its sidecar's grid layout.
 type goldenCase struct {
 	name      string
-	in        Input
+	in        HostInput
 	output    []float32
 	noisePred []float32
 	target    [2]int
@@ -63,7 +63,7 @@ func readCase(t *testing.T, path string) goldenCase {
 	txtIDs, _ := golden.I64(t, f, "txt_ids")
 	gc.output, _ = golden.F32(t, f, "output")
 	gc.noisePred, _ = golden.F32(t, f, "noise_pred")
-	gc.in = Input{Img: img, ImgIDs: imgIDs, Txt: txt, TxtIDs: txtIDs, Timestep: ts[0]}
+	gc.in = HostInput{Img: img, ImgIDs: imgIDs, Txt: txt, TxtIDs: txtIDs, Timestep: ts[0]}
 
 	raw, err := os.ReadFile(strings.TrimSuffix(path, ".safetensors") + ".json")
 	if err != nil {
@@ -110,7 +110,7 @@ func TestGoldenForward(t *testing.T) {
 			}
 
 			calls := 0
-			out, err := m.Forward(context.Background(), gc.in, func(block, total int) {
+			out, err := m.ForwardHost(context.Background(), gc.in, func(block, total int) {
 				calls++
 				if block != calls || total != 4 {
 					t.Errorf("progress(%d, %d) at call %d, want (%d, 4)", block, total, calls, calls)
@@ -136,7 +136,7 @@ func TestGoldenIntermediates(t *testing.T) {
 	got := map[string][]float32{}
 	m.trace = func(name string, v []float32) { got[name] = slices.Clone(v) }
 	defer func() { m.trace = nil }()
-	if _, err := m.Forward(context.Background(), gc.in, nil); err != nil {
+	if _, err := m.ForwardHost(context.Background(), gc.in, nil); err != nil {
 		t.Fatal(err)
 	}
 

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"kleinbild/gpu"
+	"kleinbild/gpu/backends"
 	"kleinbild/weights"
 	"kleinbild/weights/golden"
 )
@@ -116,7 +117,7 @@ func TestLoadErrors(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := writeModel(t, tc.cfg, tc.tensors)
-			m, err := Load(dir, gpu.Default())
+			m, err := Load(dir, backends.Default())
 			if err == nil {
 				m.Close()
 				t.Fatal("Load succeeded")
@@ -135,7 +136,7 @@ func TestLoadErrors(t *testing.T) {
 		if err := weights.WriteFile(filepath.Join(dir, weightFile), base, nil); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Load(dir, gpu.Default()); err == nil || !errors.Is(err, os.ErrNotExist) {
+		if _, err := Load(dir, backends.Default()); err == nil || !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("Load without config.json: %v, want ErrNotExist", err)
 		}
 	})
@@ -144,7 +145,7 @@ func TestLoadErrors(t *testing.T) {
 		if err := os.Remove(filepath.Join(dir, weightFile)); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Load(dir, gpu.Default()); err == nil {
+		if _, err := Load(dir, backends.Default()); err == nil {
 			t.Error("Load without safetensors succeeded")
 		}
 	})
@@ -158,7 +159,7 @@ func TestLoadErrors(t *testing.T) {
 		if err := os.Truncate(p, st.Size()/2); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Load(dir, gpu.Default()); err == nil {
+		if _, err := Load(dir, backends.Default()); err == nil {
 			t.Error("Load of a truncated file succeeded")
 		}
 	})
@@ -172,13 +173,13 @@ func TestLoadF32(t *testing.T) {
 		weights.BF16ToF32(f, x.BF16)
 		tensors[i] = weights.OutTensor{Name: x.Name, Shape: x.Shape, F32: f}
 	}
-	m, err := Load(writeModel(t, tinyConfig(t), tensors), gpu.Default())
+	m, err := Load(writeModel(t, tinyConfig(t), tensors), backends.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer m.Close()
 	gc := readCase(t, golden.Path(t, "transformer", "i2i_2x3_ref1_sigma0.75.safetensors"))
-	out, err := m.Forward(context.Background(), gc.in, nil)
+	out, err := m.ForwardHost(context.Background(), gc.in, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,22 +223,22 @@ func TestForwardBadInput(t *testing.T) {
 	good := gc.in
 	cases := []struct {
 		name string
-		edit func(*Input)
+		edit func(*HostInput)
 		want string
 	}{
-		{"img short", func(in *Input) { in.Img = in.Img[:len(in.Img)-1] }, "Img has"},
-		{"img ids ragged", func(in *Input) { in.ImgIDs = in.ImgIDs[:len(in.ImgIDs)-1] }, "ImgIDs"},
-		{"img ids extra token", func(in *Input) { in.ImgIDs = append(slices.Clone(in.ImgIDs), 0, 9, 9, 0) }, "Img has"},
-		{"no image", func(in *Input) { in.Img, in.ImgIDs = nil, nil }, "no image tokens"},
-		{"txt long", func(in *Input) { in.Txt = append(slices.Clone(in.Txt), 1) }, "Txt has"},
-		{"txt ids short", func(in *Input) { in.TxtIDs = in.TxtIDs[:len(in.TxtIDs)-4] }, "Txt has"},
-		{"txt ids ragged", func(in *Input) { in.TxtIDs = in.TxtIDs[:3] }, "TxtIDs"},
-		{"nan timestep", func(in *Input) { in.Timestep = float32(math.NaN()) }, "timestep"},
+		{"img short", func(in *HostInput) { in.Img = in.Img[:len(in.Img)-1] }, "Img has"},
+		{"img ids ragged", func(in *HostInput) { in.ImgIDs = in.ImgIDs[:len(in.ImgIDs)-1] }, "ImgIDs"},
+		{"img ids extra token", func(in *HostInput) { in.ImgIDs = append(slices.Clone(in.ImgIDs), 0, 9, 9, 0) }, "Img has"},
+		{"no image", func(in *HostInput) { in.Img, in.ImgIDs = nil, nil }, "no image tokens"},
+		{"txt long", func(in *HostInput) { in.Txt = append(slices.Clone(in.Txt), 1) }, "Txt has"},
+		{"txt ids short", func(in *HostInput) { in.TxtIDs = in.TxtIDs[:len(in.TxtIDs)-4] }, "Txt has"},
+		{"txt ids ragged", func(in *HostInput) { in.TxtIDs = in.TxtIDs[:3] }, "TxtIDs"},
+		{"nan timestep", func(in *HostInput) { in.Timestep = float32(math.NaN()) }, "timestep"},
 	}
 	for _, tc := range cases {
 		in := good
 		tc.edit(&in)
-		if _, err := m.Forward(context.Background(), in, nil); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := m.ForwardHost(context.Background(), in, nil); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want one mentioning %q", tc.name, err, tc.want)
 		}
 	}
@@ -245,16 +246,70 @@ func TestForwardBadInput(t *testing.T) {
 	// No text at all is a valid (if unusual) call.
 	in := good
 	in.Txt, in.TxtIDs = nil, nil
-	if _, err := m.Forward(context.Background(), in, nil); err != nil {
+	if _, err := m.ForwardHost(context.Background(), in, nil); err != nil {
 		t.Errorf("Forward without text: %v", err)
 	}
 
 	if err := m.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.Forward(context.Background(), good, nil); err == nil {
+	if _, err := m.ForwardHost(context.Background(), good, nil); err == nil {
 		t.Error("Forward after Close succeeded")
 	}
+}
+
+// TestForwardBadTensors checks Forward's validation of device tensors.
+func TestForwardBadTensors(t *testing.T) {
+	m := loadTiny(t)
+	b := m.b
+	gc := readCase(t, golden.Path(t, "transformer", "t2i_2x3_sigma0.3.safetensors"))
+	c := m.Config()
+	n, l := len(gc.in.ImgIDs)/4, len(gc.in.TxtIDs)/4
+	img, err := gpu.FromHost(b, gc.in.Img, n, c.InChannels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Free(img)
+	txt, err := gpu.FromHost(b, gc.in.Txt, l, c.JointAttentionDim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Free(txt)
+	bits := make([]uint16, len(gc.in.Img))
+	weights.F32ToBF16(bits, gc.in.Img)
+	img16, err := b.WeightBF16(bits, n, c.InChannels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Free(img16)
+	out, err := b.Alloc(gpu.F32, n+1, c.OutChannels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Free(out)
+	in := Input{Img: img, ImgIDs: gc.in.ImgIDs, Txt: txt, TxtIDs: gc.in.TxtIDs, Timestep: gc.in.Timestep}
+	if err := m.Forward(context.Background(), in, out, nil); err == nil || !strings.Contains(err.Error(), "output") {
+		t.Errorf("Forward into a too large output: %v, want an error mentioning the output", err)
+	}
+	good := out.Slice(0, n*c.OutChannels)
+	bad := in
+	bad.Img = img16
+	if err := m.Forward(context.Background(), bad, good, nil); err == nil || !strings.Contains(err.Error(), "f32") {
+		t.Errorf("Forward of bf16 image tokens: %v, want an error mentioning f32", err)
+	}
+	bad = in
+	bad.Txt = gpu.Tensor{}
+	if err := m.Forward(context.Background(), bad, good, nil); err == nil || !strings.Contains(err.Error(), "Txt has") {
+		t.Errorf("Forward without the text tensor: %v, want an error mentioning Txt", err)
+	}
+	if err := m.Forward(context.Background(), in, good, nil); err != nil {
+		t.Fatal(err)
+	}
+	got, err := gpu.ToHost(b, good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden.Compare(t, "output (device Forward)", got, gc.output, outputTol)
 }
 
 func TestForwardCancel(t *testing.T) {
@@ -263,7 +318,7 @@ func TestForwardCancel(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := m.Forward(ctx, gc.in, func(int, int) { t.Error("progress called after cancellation") })
+	_, err := m.ForwardHost(ctx, gc.in, func(int, int) { t.Error("progress called after cancellation") })
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("Forward with a cancelled context: %v, want context.Canceled", err)
 	}
@@ -272,7 +327,7 @@ func TestForwardCancel(t *testing.T) {
 	ctx, cancel = context.WithCancel(context.Background())
 	defer cancel()
 	var calls []int
-	_, err = m.Forward(ctx, gc.in, func(block, total int) {
+	_, err = m.ForwardHost(ctx, gc.in, func(block, total int) {
 		calls = append(calls, block)
 		if block == 1 {
 			cancel()
@@ -286,7 +341,7 @@ func TestForwardCancel(t *testing.T) {
 	}
 
 	// The model still works afterwards.
-	out, err := m.Forward(context.Background(), gc.in, nil)
+	out, err := m.ForwardHost(context.Background(), gc.in, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

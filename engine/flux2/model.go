@@ -4,8 +4,9 @@
 // modulated by one shared set of timestep-derived shift/scale/gate vectors per block kind,
 // with 4-axis interleaved rotary position embeddings.
 //
-// Weights stay in the memory-mapped checkpoint (bf16, zero-copy) and are read block by block
-// during Forward.
+// Every operation runs on a gpu.Backend. On a CPU backend the weights stay in the
+// memory-mapped checkpoint (bf16, zero-copy) and are read block by block during Forward; a
+// device backend holds copies.
 package flux2
 
 import (
@@ -21,48 +22,53 @@ import (
 )
 
 // Model is a loaded FLUX.2 transformer. Forward may be called repeatedly; calls are
-// serialised by the caller (the Device runs one generation at a time). Close must not race
+// serialised by the caller (a backend runs one generation at a time). Close must not race
 // with Forward (it waits for a running Forward to finish).
 type Model struct {
 	cfg Config
-	dev *gpu.Device
+	b   gpu.Backend
 
-	mu   sync.RWMutex // Forward holds it shared, Close exclusively
-	ckpt *weights.Checkpoint
+	mu      sync.RWMutex // Forward holds it shared, Close exclusively
+	ckpt    *weights.Checkpoint
+	weights []gpu.Tensor // every weight tensor, freed by Close
 
-	xEmbed, ctxEmbed         gpu.Weight
-	timeLin1, timeLin2       gpu.Weight
-	modImg, modTxt, modSingl gpu.Weight
-	normOut, projOut         gpu.Weight
+	xEmbed, ctxEmbed         gpu.Tensor
+	timeLin1, timeLin2       gpu.Tensor
+	modImg, modTxt, modSingl gpu.Tensor
+	normOut, projOut         gpu.Tensor
 	double                   []doubleBlock
 	single                   []singleBlock
 
-	wsMu sync.Mutex
-	ws   []float32 // scratch buffers kept between Forward calls
+	actMu sync.Mutex
+	act   gpu.Tensor // activation buffer kept between Forward calls (zero: none)
 
 	// trace, when set (tests), receives intermediate activations under the names of the
-	// reference's forward hooks. The slices are only valid during the call.
+	// reference's forward hooks, read back from the backend. The slices are only valid
+	// during the call.
 	trace func(name string, v []float32)
+	// mark, when set (benchmarks), is called with the same names without reading anything.
+	mark func(name string)
 }
 
 type doubleBlock struct {
-	toQ, toK, toV, toOut           gpu.Weight // image stream attention
-	addQ, addK, addV, toAddOut     gpu.Weight // text stream attention
-	ffIn, ffOut, ffCtxIn, ffCtxOut gpu.Weight
-	normQ, normK                   []float32 // per-head RMSNorm weights, image
-	normAddQ, normAddK             []float32 // text
+	toQ, toK, toV, toOut           gpu.Tensor // image stream attention
+	addQ, addK, addV, toAddOut     gpu.Tensor // text stream attention
+	ffIn, ffOut, ffCtxIn, ffCtxOut gpu.Tensor
+	normQ, normK                   gpu.Tensor // per-head RMSNorm weights [headDim], image
+	normAddQ, normAddK             gpu.Tensor // text
 }
 
 type singleBlock struct {
-	qkvMLP, out  gpu.Weight // to_qkv_mlp_proj [3·hidden + 2·mlp, hidden], to_out [hidden, hidden + mlp]
-	normQ, normK []float32
+	qkvMLP, out  gpu.Tensor // to_qkv_mlp_proj [3·hidden + 2·mlp, hidden], to_out [hidden, hidden + mlp]
+	normQ, normK gpu.Tensor
 }
 
-// Load opens the transformer folder dir (config.json plus the safetensors file(s)) and checks
-// every tensor's presence, dtype and shape before returning.
-func Load(dir string, dev *gpu.Device) (*Model, error) {
-	if dev == nil {
-		return nil, errors.New("flux2: nil gpu.Device")
+// Load opens the transformer folder dir (config.json plus the safetensors file(s)), checks
+// every tensor's presence, dtype and shape, and makes them weight tensors of b: views of the
+// memory-mapped checkpoint on a CPU backend, copies on a device backend.
+func Load(dir string, b gpu.Backend) (*Model, error) {
+	if b == nil {
+		return nil, errors.New("flux2: nil gpu.Backend")
 	}
 	cfg, err := LoadConfig(filepath.Join(dir, "config.json"))
 	if err != nil {
@@ -72,8 +78,9 @@ func Load(dir string, dev *gpu.Device) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("flux2: %w", err)
 	}
-	m := &Model{cfg: cfg, dev: dev, ckpt: ckpt}
+	m := &Model{cfg: cfg, b: b, ckpt: ckpt}
 	if err := m.bind(); err != nil {
+		m.freeWeights()
 		ckpt.Close()
 		return nil, fmt.Errorf("flux2: %s: %w", dir, err)
 	}
@@ -91,64 +98,85 @@ func TensorSpecs(cfg Config) []TensorSpec {
 	return b.specs
 }
 
-// binder collects weight views and every problem found, so that Load reports them together.
-// Without a checkpoint it only records the tensors asked for (see TensorSpecs).
+// binder collects weight tensors and every problem found, so that Load reports them
+// together. Without a checkpoint it only records the tensors asked for (see TensorSpecs).
 type binder struct {
-	ckpt  *weights.Checkpoint
-	errs  []error
-	specs []TensorSpec
+	ckpt    *weights.Checkpoint
+	b       gpu.Backend
+	weights []gpu.Tensor
+	errs    []error
+	specs   []TensorSpec
 }
 
 func (b *binder) fail(err error) { b.errs = append(b.errs, err) }
 
-// matrix returns the [out, in] tensor name as a gpu.Weight: a zero-copy view for BF16 and F32,
-// a converted copy for F16.
-func (b *binder) matrix(name string, out, in int) gpu.Weight {
+// keep records a weight tensor made by the backend (or the error making it).
+func (b *binder) keep(name string, t gpu.Tensor, err error) gpu.Tensor {
+	if err != nil {
+		b.fail(fmt.Errorf("%s: %w", name, err))
+		return gpu.Tensor{}
+	}
+	b.weights = append(b.weights, t)
+	return t
+}
+
+// matrix returns the [out, in] tensor name as a weight tensor: BF16 and F32 checkpoint data
+// as they are (zero-copy on a CPU backend), F16 converted to float32.
+func (b *binder) matrix(name string, out, in int) gpu.Tensor {
 	if b.ckpt == nil {
 		b.specs = append(b.specs, TensorSpec{Name: name, Shape: []int{out, in}})
-		return gpu.Weight{}
+		return gpu.Tensor{}
 	}
 	t, err := b.ckpt.TensorShape(name, out, in)
 	if err != nil {
 		b.fail(err)
-		return gpu.Weight{}
+		return gpu.Tensor{}
 	}
-	w := gpu.Weight{Out: out, In: in}
 	if t.DType == weights.BF16 {
-		w.BF16, err = t.BF16()
-	} else {
-		w.F32, err = t.Float32()
+		bits, err := t.BF16()
+		if err != nil {
+			b.fail(err)
+			return gpu.Tensor{}
+		}
+		w, err := b.b.WeightBF16(bits, out, in)
+		return b.keep(name, w, err)
 	}
+	f, err := t.Float32()
 	if err != nil {
 		b.fail(err)
+		return gpu.Tensor{}
 	}
-	return w
+	w, err := b.b.WeightF32(f, out, in)
+	return b.keep(name, w, err)
 }
 
-// vector returns a 1-D tensor converted to float32.
-func (b *binder) vector(name string, n int) []float32 {
+// vector returns a 1-D tensor as a float32 weight tensor holding its own copy.
+func (b *binder) vector(name string, n int) gpu.Tensor {
 	if b.ckpt == nil {
 		b.specs = append(b.specs, TensorSpec{Name: name, Shape: []int{n}})
-		return nil
+		return gpu.Tensor{}
 	}
 	t, err := b.ckpt.TensorShape(name, n)
 	if err != nil {
 		b.fail(err)
-		return nil
+		return gpu.Tensor{}
 	}
-	v, err := t.Float32()
-	if err != nil {
+	v := make([]float32, n)
+	if err := t.ReadFloat32(v); err != nil {
 		b.fail(err)
+		return gpu.Tensor{}
 	}
-	return v
+	w, err := b.b.WeightF32(v, n)
+	return b.keep(name, w, err)
 }
 
 var blockIndex = regexp.MustCompile(`^(transformer_blocks|single_transformer_blocks)\.(\d+)\.`)
 
 func (m *Model) bind() error {
 	c := m.cfg
-	b := &binder{ckpt: m.ckpt}
+	b := &binder{ckpt: m.ckpt, b: m.b}
 	m.bindTensors(b)
+	m.weights = b.weights
 
 	// Blocks beyond the configured counts mean config.json does not describe these weights.
 	for _, name := range m.ckpt.Names() {
@@ -228,12 +256,15 @@ func (m *Model) bindTensors(b *binder) {
 // Config returns the model's configuration.
 func (m *Model) Config() Config { return m.cfg }
 
-// Release drops the mapped weight pages from memory (they are read again from disk when
-// Forward next runs) and frees the scratch buffers. The model stays usable.
+// Release frees the activation buffer kept between Forward calls and drops the mapped
+// weight pages from memory (they are read again from disk when Forward next runs on a CPU
+// backend). Weight tensors a device backend copied stay resident until Close. The model
+// stays usable.
 func (m *Model) Release() {
-	m.wsMu.Lock()
-	m.ws = nil
-	m.wsMu.Unlock()
+	m.actMu.Lock()
+	m.b.Free(m.act)
+	m.act = gpu.Tensor{}
+	m.actMu.Unlock()
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	if m.ckpt != nil {
@@ -241,16 +272,19 @@ func (m *Model) Release() {
 	}
 }
 
-// Close unmaps the weights. Forward afterwards returns an error. Closing twice is harmless.
+// Close frees the weight and activation tensors and unmaps the checkpoint. Forward
+// afterwards returns an error. Closing twice is harmless.
 func (m *Model) Close() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.wsMu.Lock()
-	m.ws = nil
-	m.wsMu.Unlock()
+	m.actMu.Lock()
+	m.b.Free(m.act)
+	m.act = gpu.Tensor{}
+	m.actMu.Unlock()
 	if m.ckpt == nil {
 		return nil
 	}
+	m.freeWeights()
 	err := m.ckpt.Close()
 	m.ckpt = nil
 	m.double, m.single = nil, nil
@@ -260,24 +294,34 @@ func (m *Model) Close() error {
 	return nil
 }
 
-// scratch returns a buffer of n floats, reusing the one kept from the previous Forward when
-// it is large enough. Its contents are arbitrary.
-func (m *Model) scratch(n int) []float32 {
-	m.wsMu.Lock()
-	b := m.ws
-	m.ws = nil
-	m.wsMu.Unlock()
-	if cap(b) < n {
-		b = make([]float32, n)
+// freeWeights frees every weight tensor.
+func (m *Model) freeWeights() {
+	for _, w := range m.weights {
+		m.b.Free(w)
 	}
-	return b[:n]
+	m.weights = nil
 }
 
-// keep stores b for the next Forward.
-func (m *Model) keep(b []float32) {
-	m.wsMu.Lock()
-	if cap(b) > cap(m.ws) {
-		m.ws = b
+// activations returns an F32 tensor of at least n elements, reusing the one kept from the
+// previous Forward when it is large enough. Its contents are arbitrary.
+func (m *Model) activations(n int) (gpu.Tensor, error) {
+	m.actMu.Lock()
+	t := m.act
+	m.act = gpu.Tensor{}
+	m.actMu.Unlock()
+	if t.Len() >= n {
+		return t, nil
 	}
-	m.wsMu.Unlock()
+	m.b.Free(t)
+	return m.b.Alloc(gpu.F32, n)
+}
+
+// keep stores t for the next Forward (freeing the smaller of t and the one kept).
+func (m *Model) keep(t gpu.Tensor) {
+	m.actMu.Lock()
+	defer m.actMu.Unlock()
+	if t.Len() > m.act.Len() {
+		t, m.act = m.act, t
+	}
+	m.b.Free(t)
 }

@@ -54,10 +54,10 @@ type ValidateOptions struct {
 	// of a Hugging Face cache snapshot (whose files are symlinks to blobs named by hash).
 	Hash     bool
 	Expected *Listing
-	// Device, when set, also binds the transformer, VAE and text encoder (mapping only, no
-	// compute) and loads the tokenizer, which checks every tensor's presence, dtype and
-	// shape against config.json.
-	Device *gpu.Device
+	// Backend, when set, also loads the transformer, VAE and text encoder on it (no compute;
+	// on a CPU backend the weights are only mapped, a GPU backend copies them) and loads the
+	// tokenizer, which checks every tensor's presence, dtype and shape against config.json.
+	Backend gpu.Backend
 	// Progress, when set, receives hashing progress (called from Validate's goroutine).
 	Progress func(HashProgress)
 }
@@ -115,7 +115,7 @@ var weightFolders = []string{"text_encoder", "transformer", "vae"}
 // Validate checks a model folder in place and reports precisely what is missing or corrupt:
 // the files engine.Inspect requires, every JSON file, the header and layout of every
 // safetensors file (a truncated file is caught here) and the consistency of shard indexes;
-// optionally hashes (opts.Hash) and tensor shapes (opts.Device). It returns an error only
+// optionally hashes (opts.Hash) and tensor shapes (opts.Backend). It returns an error only
 // when dir cannot be examined at all or ctx ends.
 func Validate(ctx context.Context, dir string, opts ValidateOptions) (*Report, error) {
 	st, err := os.Stat(dir)
@@ -204,8 +204,8 @@ func Validate(ctx context.Context, dir string, opts ValidateOptions) (*Report, e
 		ck.Close()
 	}
 
-	if opts.Device != nil {
-		r.deepCheck(dir, opts.Device)
+	if opts.Backend != nil {
+		r.deepCheck(dir, opts.Backend)
 	}
 	if opts.Hash {
 		if err := r.hashCheck(ctx, dir, opts); err != nil {
@@ -266,23 +266,23 @@ func stripPath(err error, path string) string {
 }
 
 // deepCheck binds each network whose files passed the structural checks.
-func (r *Report) deepCheck(dir string, dev *gpu.Device) {
+func (r *Report) deepCheck(dir string, b gpu.Backend) {
 	if !r.has("transformer/") {
-		if m, err := flux2.Load(filepath.Join(dir, "transformer"), dev); err != nil {
+		if m, err := flux2.Load(filepath.Join(dir, "transformer"), b); err != nil {
 			r.add("transformer/", Corrupt, err.Error())
 		} else {
 			m.Close()
 		}
 	}
 	if !r.has("vae/") {
-		if v, err := vae.Load(filepath.Join(dir, "vae"), dev); err != nil {
+		if v, err := vae.Load(filepath.Join(dir, "vae"), b); err != nil {
 			r.add("vae/", Corrupt, err.Error())
 		} else {
 			v.Close()
 		}
 	}
 	if !r.has("text_encoder/") {
-		if e, err := qwen3.Load(filepath.Join(dir, "text_encoder"), dev); err != nil {
+		if e, err := qwen3.Load(filepath.Join(dir, "text_encoder"), b); err != nil {
 			r.add("text_encoder/", Corrupt, err.Error())
 		} else {
 			e.Close()

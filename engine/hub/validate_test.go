@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"kleinbild/gpu"
+	"kleinbild/gpu/backends"
 	"kleinbild/weights"
 	"kleinbild/weights/golden"
 )
@@ -62,7 +62,7 @@ func problems(r *Report) string {
 }
 
 func TestValidateGoodFolder(t *testing.T) {
-	r, err := Validate(context.Background(), golden.TinyModel(t), ValidateOptions{Device: gpu.Default(), Hash: true})
+	r, err := Validate(context.Background(), golden.TinyModel(t), ValidateOptions{Backend: backends.Default(), Hash: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +186,7 @@ func TestValidateMissingShard(t *testing.T) {
 	idx, _ := json.Marshal(map[string]any{"metadata": map[string]any{}, "weight_map": wm})
 	os.WriteFile(filepath.Join(te, "model.safetensors.index.json"), idx, 0o644)
 
-	r, err := Validate(context.Background(), dir, ValidateOptions{Device: gpu.Default()})
+	r, err := Validate(context.Background(), dir, ValidateOptions{Backend: backends.Default()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +204,7 @@ func TestValidateTruncatedSafetensors(t *testing.T) {
 	rel := "transformer/diffusion_pytorch_model.safetensors"
 	data := readGolden(t, rel)
 	replaceFile(t, dir, rel, data[:len(data)*2/3])
-	r, err := Validate(context.Background(), dir, ValidateOptions{Device: gpu.Default()})
+	r, err := Validate(context.Background(), dir, ValidateOptions{Backend: backends.Default()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,7 +240,7 @@ func TestValidateJSONAndShapes(t *testing.T) {
 	if len(r.Problems) != 1 || r.Problems[0].Path != "scheduler/scheduler_config.json" || r.Problems[0].Kind != Corrupt {
 		t.Fatalf("got:\n%s", problems(r))
 	}
-	r, _ = Validate(context.Background(), dir, ValidateOptions{Device: gpu.Default()})
+	r, _ = Validate(context.Background(), dir, ValidateOptions{Backend: backends.Default()})
 	if len(r.Problems) != 2 || r.Problems[1].Path != "transformer/" || !strings.Contains(r.Problems[1].Detail, "single_transformer_blocks.2") {
 		t.Fatalf("got:\n%s", problems(r))
 	}

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"kleinbild/gpu"
 	"kleinbild/weights"
 )
 
@@ -42,8 +41,8 @@ func BenchmarkLayers4B(b *testing.B) {
 		RMSNormEps: 1e-6, RopeTheta: 1e6}
 	h, q, kv, inter := cfg.HiddenSize, cfg.QDim(), cfg.KVDim(), cfg.IntermediateSize
 	rng := rand.New(rand.NewPCG(1, 2))
-	mat := func(out, in int) gpu.Weight {
-		return gpu.Weight{Out: out, In: in, BF16: randomBF16(rng, out*in, in)}
+	mat := func(out, in int) matrix {
+		return matrix{out: out, in: in, bf16: randomBF16(rng, out*in, in)}
 	}
 	layer := decoderLayer{
 		inputNorm: randomNorm(rng, h), postNorm: randomNorm(rng, h),
@@ -51,9 +50,10 @@ func BenchmarkLayers4B(b *testing.B) {
 		q: mat(q, h), k: mat(kv, h), v: mat(kv, h), o: mat(h, q),
 		gate: mat(inter, h), up: mat(inter, h), down: mat(h, inter),
 	}
-	e := &Encoder{cfg: cfg, dev: gpu.Default(), norm: randomNorm(rng, h),
-		embed:  gpu.Weight{Out: cfg.VocabSize, In: h, BF16: randomBF16(rng, cfg.VocabSize*h, 1)},
+	e := &Encoder{cfg: cfg, b: testBackend(), norm: randomNorm(rng, h),
+		embed:  matrix{out: cfg.VocabSize, in: h, bf16: randomBF16(rng, cfg.VocabSize*h, 1)},
 		layers: []decoderLayer{layer, layer}}
+	defer e.Close()
 	ids, mask := make([]int, seq), make([]int, seq)
 	for i := range ids {
 		ids[i] = rng.IntN(cfg.VocabSize)
@@ -86,5 +86,5 @@ func BenchmarkLayers4B(b *testing.B) {
 	perLayer := elapsed.Seconds() / float64(n*numLayers)
 	b.ReportMetric(perLayer*1e3, "ms/layer")
 	b.ReportMetric(flopsPerLayer/perLayer/1e9, "GFLOP/s")
-	b.Logf("backend %s: %d runs, %.1f GFLOP per layer, output rms %.3g", e.dev.Name(), n, flopsPerLayer/1e9, math.Sqrt(ss/float64(len(out))))
+	b.Logf("backend %s: %d runs, %.1f GFLOP per layer, output rms %.3g", e.b.Name(), n, flopsPerLayer/1e9, math.Sqrt(ss/float64(len(out))))
 }

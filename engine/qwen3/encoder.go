@@ -13,6 +13,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"sync"
 	"sync/atomic"
 
 	"kleinbild/gpu"
@@ -24,16 +26,28 @@ import (
 var DefaultLayers = []int{9, 18, 27}
 
 // Encoder is a loaded Qwen3 model. Its weights are read-only views into the checkpoint's
-// mapping and each call allocates its own activations, so concurrent calls are as safe as
-// the Device they share.
+// mapping, made into backend tensors on first use (views again on the CPU backends), and
+// each call allocates its own activations, so concurrent calls are as safe as the Backend
+// they share.
 type Encoder struct {
 	cfg    Config
-	dev    *gpu.Device
+	b      gpu.Backend
 	ckpt   *weights.Checkpoint // nil for encoders built in memory (benchmarks)
-	embed  gpu.Weight          // [vocab, hidden]
+	embed  matrix              // [vocab, hidden], gathered on the host
 	norm   []float32           // final RMSNorm [hidden]
 	layers []decoderLayer
+
+	mu     sync.RWMutex // held for reading while a pass runs, for writing to (un)bind
+	bound  bound        // the backend tensors made so far
 	closed atomic.Bool
+}
+
+// bound holds the backend tensors of the weights: layers 0..len(layers)-1 and, once a pass
+// needed it, the final norm.
+type bound struct {
+	bd     binder
+	layers []layerTensors
+	norm   gpu.Tensor
 }
 
 // Config returns the validated model configuration.
@@ -63,7 +77,18 @@ func (e *Encoder) Encode(ctx context.Context, ids, mask []int, layers []int, pro
 	h := e.cfg.HiddenSize
 	width := len(layers) * h
 	out := make([]float32, len(ids)*width)
-	err = e.forward(ctx, ids, realTokens, upto, progress, func(index int, hs []float32) {
+	var hs []float32
+	err = e.forward(ctx, ids, realTokens, upto, progress, func(index int, x gpu.Tensor) error {
+		if !slices.Contains(layers, index) {
+			return nil
+		}
+		if hs == nil {
+			hs = make([]float32, x.Len())
+		}
+		if err := e.b.Read(hs, x); err != nil {
+			return fmt.Errorf("qwen3: encode: hidden state %d: %w", index, err)
+		}
+		// Stack the state per token (host work: the output layout).
 		for k, l := range layers {
 			if l != index {
 				continue
@@ -72,6 +97,7 @@ func (e *Encoder) Encode(ctx context.Context, ids, mask []int, layers []int, pro
 				copy(out[t*width+k*h:t*width+(k+1)*h], hs[t*h:(t+1)*h])
 			}
 		}
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -90,8 +116,13 @@ func (e *Encoder) HiddenStates(ctx context.Context, ids, mask []int, upto int) (
 		return nil, err
 	}
 	states := make([][]float32, 0, upto+1)
-	err = e.forward(ctx, ids, realTokens, upto, nil, func(_ int, hs []float32) {
-		states = append(states, append([]float32(nil), hs...))
+	err = e.forward(ctx, ids, realTokens, upto, nil, func(index int, x gpu.Tensor) error {
+		hs, err := gpu.ToHost(e.b, x)
+		if err != nil {
+			return fmt.Errorf("qwen3: hidden state %d: %w", index, err)
+		}
+		states = append(states, hs)
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -99,45 +130,131 @@ func (e *Encoder) HiddenStates(ctx context.Context, ids, mask []int, upto int) (
 	return states, nil
 }
 
-// Release asks the kernel to drop the checkpoint's mapped pages (they are read again from
-// disk if the encoder runs again). Call it once the prompts are encoded.
+// Release frees the encoder's backend tensors and asks the kernel to drop the checkpoint's
+// mapped pages; both come back (the pages read again from disk, the tensors made again) if
+// the encoder runs again. Call it once the prompts are encoded. It waits for running calls.
 func (e *Encoder) Release() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.unbind()
 	if e.ckpt != nil && !e.closed.Load() {
 		e.ckpt.Release()
 	}
 }
 
-// Close unmaps the checkpoint. The encoder cannot be used afterwards.
+// Close frees the backend tensors and unmaps the checkpoint. The encoder cannot be used
+// afterwards. It waits for running calls.
 func (e *Encoder) Close() error {
-	if !e.closed.CompareAndSwap(false, true) || e.ckpt == nil {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.closed.CompareAndSwap(false, true) {
+		return nil
+	}
+	e.unbind()
+	if e.ckpt == nil {
 		return nil
 	}
 	return e.ckpt.Close()
 }
 
+// unbind frees the backend tensors; e.mu is held for writing.
+func (e *Encoder) unbind() {
+	e.bound.bd.free()
+	e.bound = bound{}
+}
+
+// acquire makes sure the backend tensors of layers 0..upto-1 (and of the final norm when
+// upto is the number of layers) exist and holds e.mu for reading; the caller calls the
+// returned release when its pass is done.
+func (e *Encoder) acquire(upto int) (release func(), err error) {
+	needNorm := upto == e.cfg.NumHiddenLayers
+	ready := func() bool {
+		return len(e.bound.layers) >= upto && (!needNorm || !e.bound.norm.IsZero())
+	}
+	for {
+		e.mu.RLock()
+		if e.closed.Load() {
+			e.mu.RUnlock()
+			return nil, errors.New("qwen3: encoder is closed")
+		}
+		if ready() {
+			return e.mu.RUnlock, nil
+		}
+		e.mu.RUnlock()
+		if err := e.bind(upto, needNorm); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// bind makes the missing backend tensors of layers 0..upto-1 and, with norm, of the final
+// norm.
+func (e *Encoder) bind(upto int, norm bool) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed.Load() {
+		return errors.New("qwen3: encoder is closed")
+	}
+	bd := &e.bound.bd
+	bd.b = e.b
+	for l := len(e.bound.layers); l < upto && bd.err == nil; l++ {
+		lt := bd.layer(&e.layers[l])
+		if bd.err == nil {
+			e.bound.layers = append(e.bound.layers, lt)
+		}
+	}
+	if norm && e.bound.norm.IsZero() && bd.err == nil {
+		e.bound.norm = bd.vector(e.norm)
+	}
+	if err := bd.err; err != nil {
+		e.unbind()
+		return fmt.Errorf("qwen3: weights to %s: %w", e.b.Name(), err)
+	}
+	return nil
+}
+
 // forward runs decoder layers 0..upto-1 on checked inputs and calls visit with every hidden
-// state 0..upto in order; hs is only valid during the call. The first realTokens tokens are
-// real, the rest right padding.
-func (e *Encoder) forward(ctx context.Context, ids []int, realTokens, upto int, progress func(done, total int), visit func(index int, hs []float32)) error {
+// state 0..upto in order (a tensor only valid during the call: visit reads it back if it
+// needs it). The first realTokens tokens are real, the rest right padding.
+func (e *Encoder) forward(ctx context.Context, ids []int, realTokens, upto int, progress func(done, total int), visit func(index int, hs gpu.Tensor) error) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("qwen3: encode cancelled: %w", err)
 	}
+	release, err := e.acquire(upto)
+	if err != nil {
+		return err
+	}
+	defer release()
+	b := e.b
 	seq, h := len(ids), e.cfg.HiddenSize
-	a := newActivations(e.cfg, seq)
-	e.dev.Parallel(seq, func(lo, hi int) {
-		for t := lo; t < hi; t++ {
-			e.embedRow(a.x[t*h:(t+1)*h], ids[t])
-		}
-	})
-	visit(0, a.x)
+	a, err := newActivations(b, e.cfg, seq)
+	if err != nil {
+		return fmt.Errorf("qwen3: encode: activations for %d tokens: %w", seq, err)
+	}
+	defer a.free(b)
+
+	// The embedding rows are gathered on the host: the table never goes to the backend.
+	emb := make([]float32, seq*h)
+	for t, id := range ids {
+		e.embedRow(emb[t*h:(t+1)*h], id)
+	}
+	b.Upload(a.x, emb)
+	if err := visit(0, a.x); err != nil {
+		return err
+	}
 	n := e.cfg.NumHiddenLayers
 	for l := range upto {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("qwen3: encode cancelled before layer %d of %d: %w", l, upto, err)
 		}
-		e.layers[l].forward(e.dev, e.cfg, a, realTokens)
+		e.bound.layers[l].forward(b, e.cfg, a, realTokens)
+		if err := b.Flush(); err != nil {
+			return fmt.Errorf("qwen3: encode: layer %d: %w", l, err)
+		}
 		if l+1 < n {
-			visit(l+1, a.x)
+			if err := visit(l+1, a.x); err != nil {
+				return err
+			}
 		}
 		if progress != nil {
 			progress(l+1, upto)
@@ -145,20 +262,22 @@ func (e *Encoder) forward(ctx context.Context, ids []int, realTokens, upto int, 
 	}
 	if upto == n {
 		// transformers replaces the last hidden state by the final norm of it.
-		e.dev.RMSNorm(a.xn, a.x, seq, h, float32(e.cfg.RMSNormEps), e.norm)
-		visit(n, a.xn)
+		b.RMSNorm(a.xn, a.x, e.bound.norm, seq, h, float32(e.cfg.RMSNormEps))
+		if err := visit(n, a.xn); err != nil {
+			return err
+		}
 	}
-	return nil
+	return b.Sync()
 }
 
 // embedRow writes the float32 embedding of token id into dst.
 func (e *Encoder) embedRow(dst []float32, id int) {
 	h := e.cfg.HiddenSize
-	if e.embed.BF16 != nil {
-		weights.BF16ToF32(dst, e.embed.BF16[id*h:(id+1)*h])
+	if e.embed.bf16 != nil {
+		weights.BF16ToF32(dst, e.embed.bf16[id*h:(id+1)*h])
 		return
 	}
-	copy(dst, e.embed.F32[id*h:(id+1)*h])
+	copy(dst, e.embed.f32[id*h:(id+1)*h])
 }
 
 // checkInputs validates ids and mask (and that the encoder is open) and returns the number

@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
+	"sync"
 	"testing"
 
 	"kleinbild/gpu"
+	"kleinbild/gpu/backends"
 	"kleinbild/weights/golden"
 )
 
@@ -15,9 +18,12 @@ import (
 // ~1e-6 between its float32 and float64 runs (golden/tolerances.json).
 const relTol = 1e-5
 
+// testBackend is the default backend, shared by the package's tests.
+var testBackend = sync.OnceValue(func() gpu.Backend { return backends.Default() })
+
 func loadTiny(t *testing.T) *Encoder {
 	t.Helper()
-	e, err := Load(filepath.Join(golden.TinyModel(t), "text_encoder"), gpu.Default())
+	e, err := Load(filepath.Join(golden.TinyModel(t), "text_encoder"), testBackend())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,5 +198,86 @@ func TestClosedEncoder(t *testing.T) {
 	}
 	if _, err := e.Encode(context.Background(), ids, mask, DefaultLayers, nil); err == nil {
 		t.Error("encode after Close: no error")
+	}
+}
+
+// TestReleaseFreesTensors checks the backend's accounting: the weights become tensors on
+// first use (only the layers a call needs), Release and Close free them, and every call
+// frees its activations.
+func TestReleaseFreesTensors(t *testing.T) {
+	b := testBackend()
+	before := b.Memory()
+	e, err := Load(filepath.Join(golden.TinyModel(t), "text_encoder"), b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if m := b.Memory(); m.Viewed != before.Viewed || m.Resident != before.Resident {
+		t.Errorf("after Load: %+v, want the %+v of before (tensors are made on first use)", m, before)
+	}
+	ids, mask := promptInputs(t, 1)
+	if _, err := e.Encode(context.Background(), ids, mask, []int{3}, nil); err != nil {
+		t.Fatal(err)
+	}
+	three := b.Memory()
+	if three.Viewed <= before.Viewed || three.Resident != before.Resident {
+		t.Errorf("after encoding 3 layers: %+v (before %+v): want more viewed weights, no activations left", three, before)
+	}
+	if _, err := e.Encode(context.Background(), ids, mask, DefaultLayers, nil); err != nil {
+		t.Fatal(err)
+	}
+	all := b.Memory()
+	if all.Viewed <= three.Viewed || all.Resident != before.Resident {
+		t.Errorf("after encoding 27 layers: %+v (3 layers %+v)", all, three)
+	}
+	e.Release()
+	if m := b.Memory(); m.Viewed != before.Viewed {
+		t.Errorf("after Release: %d bytes viewed, want %d", m.Viewed, before.Viewed)
+	}
+	if _, err := e.Encode(context.Background(), ids, mask, DefaultLayers, nil); err != nil {
+		t.Fatal(err)
+	}
+	if m := b.Memory(); m.Viewed != all.Viewed {
+		t.Errorf("after encoding again: %d bytes viewed, want %d", m.Viewed, all.Viewed)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if m := b.Memory(); m.Viewed != before.Viewed || m.Resident != before.Resident {
+		t.Errorf("after Close: %+v, want %+v", m, before)
+	}
+}
+
+// TestConcurrentEncode runs encodes side by side with Release calls: each result must equal
+// the one of a call alone.
+func TestConcurrentEncode(t *testing.T) {
+	e := loadTiny(t)
+	ids, mask := promptInputs(t, 2)
+	want, err := e.Encode(context.Background(), ids, mask, DefaultLayers, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	for i := range errs {
+		wg.Go(func() {
+			if i == 0 {
+				for range 3 {
+					e.Release()
+				}
+				return
+			}
+			got, err := e.Encode(context.Background(), ids, mask, DefaultLayers, nil)
+			if err == nil && !slices.Equal(got, want) {
+				err = fmt.Errorf("encode %d differs from the encode alone", i)
+			}
+			errs[i] = err
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
 	}
 }

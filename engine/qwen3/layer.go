@@ -6,84 +6,189 @@ import (
 	"kleinbild/gpu"
 )
 
-// decoderLayer is one Qwen3DecoderLayer: pre-norm self-attention (per-head RMSNorm on q and k
-// before rotate-half RoPE, grouped-query attention) and a pre-norm SwiGLU MLP, each added to
-// the residual stream.
+// matrix is a [out, in] weight as the checkpoint holds it: a zero-copy bf16 or f32 view of
+// the mapping (exactly one of BF16 and F32 is set).
+type matrix struct {
+	out, in int
+	bf16    []uint16
+	f32     []float32
+}
+
+// decoderLayer is one Qwen3DecoderLayer as read from the checkpoint (host views and owned
+// vector copies): pre-norm self-attention (per-head RMSNorm on q and k before rotate-half
+// RoPE, grouped-query attention) and a pre-norm SwiGLU MLP, each added to the residual
+// stream.
 type decoderLayer struct {
 	inputNorm, postNorm []float32 // [hidden]
 	qNorm, kNorm        []float32 // [head_dim], shared by all heads
-	q, k, v, o          gpu.Weight
+	q, k, v, o          matrix
 	qBias, kBias        []float32 // nil unless attention_bias
 	vBias, oBias        []float32
-	gate, up, down      gpu.Weight
+	gate, up, down      matrix
 }
 
-// activations are the buffers of one forward pass over seq tokens, allocated once per call
-// and reused by every layer.
+// layerTensors are a decoderLayer's weights on the backend. Absent biases are the zero
+// Tensor.
+type layerTensors struct {
+	inputNorm, postNorm gpu.Tensor
+	qNorm, kNorm        gpu.Tensor
+	q, k, v, o          gpu.Tensor
+	qBias, kBias        gpu.Tensor
+	vBias, oBias        gpu.Tensor
+	gate, up, down      gpu.Tensor
+}
+
+// binder creates backend tensors from host weights, remembering them for Free and keeping
+// the first error.
+type binder struct {
+	b   gpu.Backend
+	all []gpu.Tensor
+	err error
+}
+
+func (bd *binder) keep(t gpu.Tensor, err error) gpu.Tensor {
+	if err != nil {
+		if bd.err == nil {
+			bd.err = err
+		}
+		return gpu.Tensor{}
+	}
+	bd.all = append(bd.all, t)
+	return t
+}
+
+// matrix returns m as a read-only [out, in] tensor (a view of the mapping on the CPU).
+func (bd *binder) matrix(m matrix) gpu.Tensor {
+	if bd.err != nil {
+		return gpu.Tensor{}
+	}
+	if m.bf16 != nil {
+		return bd.keep(bd.b.WeightBF16(m.bf16, m.out, m.in))
+	}
+	return bd.keep(bd.b.WeightF32(m.f32, m.out, m.in))
+}
+
+// vector returns v (an owned copy) as a read-only tensor; nil gives the zero Tensor.
+func (bd *binder) vector(v []float32) gpu.Tensor {
+	if bd.err != nil || v == nil {
+		return gpu.Tensor{}
+	}
+	return bd.keep(bd.b.WeightF32(v, len(v)))
+}
+
+// free releases every tensor made so far.
+func (bd *binder) free() {
+	for _, t := range bd.all {
+		bd.b.Free(t)
+	}
+	bd.all = nil
+}
+
+func (bd *binder) layer(l *decoderLayer) layerTensors {
+	return layerTensors{
+		inputNorm: bd.vector(l.inputNorm), postNorm: bd.vector(l.postNorm),
+		qNorm: bd.vector(l.qNorm), kNorm: bd.vector(l.kNorm),
+		q: bd.matrix(l.q), k: bd.matrix(l.k), v: bd.matrix(l.v), o: bd.matrix(l.o),
+		qBias: bd.vector(l.qBias), kBias: bd.vector(l.kBias),
+		vBias: bd.vector(l.vBias), oBias: bd.vector(l.oBias),
+		gate: bd.matrix(l.gate), up: bd.matrix(l.up), down: bd.matrix(l.down),
+	}
+}
+
+// activations are the backend tensors of one forward pass over seq tokens, allocated once
+// per call and reused by every layer.
 type activations struct {
 	seq   int
-	x     []float32 // residual stream [seq, hidden]
-	xn    []float32 // normed input of a sub-block [seq, hidden]
-	q     []float32 // [seq, heads·head_dim]
-	k, v  []float32 // [seq, kv_heads·head_dim]
-	attn  []float32 // attention output [seq, heads·head_dim]
-	gate  []float32 // [seq, intermediate]
-	up    []float32 // [seq, intermediate]
-	delta []float32 // sub-block output before the residual add [seq, hidden]
-	cos   []float32 // RoPE tables [seq, head_dim]
-	sin   []float32
+	x     gpu.Tensor // residual stream [seq, hidden]
+	xn    gpu.Tensor // normed input of a sub-block [seq, hidden]
+	q     gpu.Tensor // [seq, heads·head_dim]
+	k, v  gpu.Tensor // [seq, kv_heads·head_dim]
+	attn  gpu.Tensor // attention output [seq, heads·head_dim]
+	gate  gpu.Tensor // [seq, intermediate]
+	up    gpu.Tensor // [seq, intermediate]
+	delta gpu.Tensor // sub-block output before the residual add [seq, hidden]
+	cos   gpu.Tensor // RoPE tables [seq, head_dim]
+	sin   gpu.Tensor
+	all   []gpu.Tensor
 }
 
-func newActivations(cfg Config, seq int) *activations {
-	h, q, kv, inter := cfg.HiddenSize, cfg.QDim(), cfg.KVDim(), cfg.IntermediateSize
-	a := &activations{
-		seq:   seq,
-		x:     make([]float32, seq*h),
-		xn:    make([]float32, seq*h),
-		q:     make([]float32, seq*q),
-		k:     make([]float32, seq*kv),
-		v:     make([]float32, seq*kv),
-		attn:  make([]float32, seq*q),
-		gate:  make([]float32, seq*inter),
-		up:    make([]float32, seq*inter),
-		delta: make([]float32, seq*h),
+// newActivations allocates the buffers of a pass over seq tokens and uploads the RoPE
+// tables. On error nothing stays allocated.
+func newActivations(b gpu.Backend, cfg Config, seq int) (*activations, error) {
+	h, q, kv, inter, hd := cfg.HiddenSize, cfg.QDim(), cfg.KVDim(), cfg.IntermediateSize, cfg.HeadDim
+	a := &activations{seq: seq}
+	alloc := []struct {
+		dst   *gpu.Tensor
+		width int
+	}{
+		{&a.x, h}, {&a.xn, h}, {&a.q, q}, {&a.k, kv}, {&a.v, kv}, {&a.attn, q},
+		{&a.gate, inter}, {&a.up, inter}, {&a.delta, h},
 	}
-	a.cos, a.sin = ropeTables(seq, cfg.HeadDim, cfg.RopeTheta)
-	return a
+	for _, t := range alloc {
+		x, err := b.Alloc(gpu.F32, seq, t.width)
+		if err != nil {
+			a.free(b)
+			return nil, err
+		}
+		*t.dst = x
+		a.all = append(a.all, x)
+	}
+	cos, sin := ropeTables(seq, hd, cfg.RopeTheta)
+	for _, t := range []struct {
+		dst  *gpu.Tensor
+		data []float32
+	}{{&a.cos, cos}, {&a.sin, sin}} {
+		x, err := gpu.FromHost(b, t.data, seq, hd)
+		if err != nil {
+			a.free(b)
+			return nil, err
+		}
+		*t.dst = x
+		a.all = append(a.all, x)
+	}
+	return a, nil
 }
 
-// forward runs the layer in place on a.x. realTokens is the number of non-padding tokens
-// (padding is on the right): every query, padded or not, attends causally to real keys only.
-func (l *decoderLayer) forward(dev *gpu.Device, cfg Config, a *activations, realTokens int) {
+func (a *activations) free(b gpu.Backend) {
+	for _, t := range a.all {
+		b.Free(t)
+	}
+	a.all = nil
+}
+
+// forward enqueues the layer, in place on a.x. realTokens is the number of non-padding
+// tokens (padding is on the right): every query, padded or not, attends causally to real
+// keys only.
+func (l *layerTensors) forward(b gpu.Backend, cfg Config, a *activations, realTokens int) {
 	seq, h, hd := a.seq, cfg.HiddenSize, cfg.HeadDim
 	nh, nkv := cfg.NumAttentionHeads, cfg.NumKeyValueHeads
 	eps := float32(cfg.RMSNormEps)
 
 	// Self-attention.
-	dev.RMSNorm(a.xn, a.x, seq, h, eps, l.inputNorm)
-	dev.Linear(a.q, a.xn, seq, l.q, l.qBias)
-	dev.Linear(a.k, a.xn, seq, l.k, l.kBias)
-	dev.Linear(a.v, a.xn, seq, l.v, l.vBias)
-	dev.RMSNorm(a.q, a.q, seq*nh, hd, eps, l.qNorm) // rows of head_dim: one per (token, head)
-	dev.RMSNorm(a.k, a.k, seq*nkv, hd, eps, l.kNorm)
-	dev.RoPE(a.q, seq, nh, hd, nh*hd, a.cos, a.sin, false)
-	dev.RoPE(a.k, seq, nkv, hd, nkv*hd, a.cos, a.sin, false)
-	dev.Attention(a.attn, a.q, a.k, a.v, gpu.AttnParams{
+	b.RMSNorm(a.xn, a.x, l.inputNorm, seq, h, eps)
+	b.Linear(a.q, a.xn, l.q, l.qBias, seq)
+	b.Linear(a.k, a.xn, l.k, l.kBias, seq)
+	b.Linear(a.v, a.xn, l.v, l.vBias, seq)
+	b.HeadRMSNorm(a.q, l.qNorm, seq, nh*hd, nh, hd, eps) // one norm per (token, head)
+	b.HeadRMSNorm(a.k, l.kNorm, seq, nkv*hd, nkv, hd, eps)
+	b.RoPE(a.q, a.cos, a.sin, seq, nh, hd, nh*hd, false)
+	b.RoPE(a.k, a.cos, a.sin, seq, nkv, hd, nkv*hd, false)
+	b.Attention(a.attn, a.q, a.k, a.v, gpu.AttnParams{
 		SeqQ: seq, SeqK: seq,
 		Heads: nh, KVHeads: nkv, HeadDim: hd,
 		Scale:    float32(1 / math.Sqrt(float64(hd))),
 		Causal:   true,
 		KeyValid: realTokens,
 	})
-	dev.Linear(a.delta, a.attn, seq, l.o, l.oBias)
-	dev.Add(a.x, a.x, a.delta)
+	b.Linear(a.delta, a.attn, l.o, l.oBias, seq)
+	b.Add(a.x, a.x, a.delta)
 
 	// MLP: down(silu(gate(x)) · up(x)).
-	dev.RMSNorm(a.xn, a.x, seq, h, eps, l.postNorm)
-	dev.Linear(a.gate, a.xn, seq, l.gate, nil)
-	dev.Linear(a.up, a.xn, seq, l.up, nil)
-	dev.SiLU(a.gate, a.gate)
-	dev.Mul(a.gate, a.gate, a.up)
-	dev.Linear(a.delta, a.gate, seq, l.down, nil)
-	dev.Add(a.x, a.x, a.delta)
+	b.RMSNorm(a.xn, a.x, l.postNorm, seq, h, eps)
+	b.Linear(a.gate, a.xn, l.gate, gpu.Tensor{}, seq)
+	b.Linear(a.up, a.xn, l.up, gpu.Tensor{}, seq)
+	b.SiLU(a.gate, a.gate)
+	b.Mul(a.gate, a.gate, a.up)
+	b.Linear(a.delta, a.gate, l.down, gpu.Tensor{}, seq)
+	b.Add(a.x, a.x, a.delta)
 }

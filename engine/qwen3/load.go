@@ -1,6 +1,7 @@
 package qwen3
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 
@@ -11,8 +12,13 @@ import (
 // Load opens a text_encoder folder: config.json plus model.safetensors or a sharded
 // checkpoint with model.safetensors.index.json. Every tensor the encoder needs is checked
 // (presence, shape, dtype) before it returns. Matrices stay bf16 (or f32) views into the
-// memory-mapped files; only the small norm vectors are converted to float32.
-func Load(dir string, dev *gpu.Device) (*Encoder, error) {
+// memory-mapped files; only the small norm vectors are converted to float32. The backend
+// tensors are made from them on first use (views of the mapping on the CPU backends, a copy
+// on a GPU) and dropped by Release and Close.
+func Load(dir string, b gpu.Backend) (*Encoder, error) {
+	if b == nil {
+		return nil, errors.New("qwen3: nil backend")
+	}
 	cfg, err := LoadConfig(filepath.Join(dir, "config.json"))
 	if err != nil {
 		return nil, err // names the file already
@@ -21,7 +27,7 @@ func Load(dir string, dev *gpu.Device) (*Encoder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("qwen3: weights: %w", err)
 	}
-	e, err := newEncoder(cfg, dev, ckpt)
+	e, err := newEncoder(cfg, b, ckpt)
 	if err != nil {
 		ckpt.Close()
 		return nil, fmt.Errorf("qwen3: %w", err)
@@ -51,12 +57,12 @@ type tensorLoader struct {
 	record *[]TensorSpec
 }
 
-func newEncoder(cfg Config, dev *gpu.Device, ckpt *weights.Checkpoint) (*Encoder, error) {
+func newEncoder(cfg Config, b gpu.Backend, ckpt *weights.Checkpoint) (*Encoder, error) {
 	ld := tensorLoader{ckpt: ckpt, prefix: "model."}
 	if !ckpt.Has("model.embed_tokens.weight") && ckpt.Has("embed_tokens.weight") {
 		ld.prefix = ""
 	}
-	e := &Encoder{cfg: cfg, dev: dev, ckpt: ckpt}
+	e := &Encoder{cfg: cfg, b: b, ckpt: ckpt}
 	if err := ld.bind(e); err != nil {
 		return nil, err
 	}
@@ -87,7 +93,7 @@ func (ld tensorLoader) layer(l *decoderLayer, i int, cfg Config) error {
 	h, q, kv, inter := cfg.HiddenSize, cfg.QDim(), cfg.KVDim(), cfg.IntermediateSize
 	mats := []struct {
 		name    string
-		dst     *gpu.Weight
+		dst     *matrix
 		out, in int
 	}{
 		{"self_attn.q_proj.weight", &l.q, q, h},
@@ -138,21 +144,21 @@ func (ld tensorLoader) layer(l *decoderLayer, i int, cfg Config) error {
 }
 
 // matrix returns a [out, in] weight as a zero-copy view (bf16 or f32).
-func (ld tensorLoader) matrix(name string, out, in int) (gpu.Weight, error) {
+func (ld tensorLoader) matrix(name string, out, in int) (matrix, error) {
 	if ld.record != nil {
 		*ld.record = append(*ld.record, TensorSpec{Name: ld.prefix + name, Shape: []int{out, in}})
-		return gpu.Weight{}, nil
+		return matrix{}, nil
 	}
 	t, err := ld.ckpt.TensorShape(ld.prefix+name, out, in)
 	if err != nil {
-		return gpu.Weight{}, err
+		return matrix{}, err
 	}
-	w := gpu.Weight{Out: out, In: in}
+	w := matrix{out: out, in: in}
 	switch t.DType {
 	case weights.BF16:
-		w.BF16, err = t.BF16()
+		w.bf16, err = t.BF16()
 	case weights.F32:
-		w.F32, err = t.Float32()
+		w.f32, err = t.Float32()
 	default:
 		err = fmt.Errorf("%s: tensor %q is %s, want BF16 or F32", t.File, t.Name, t.DType)
 	}

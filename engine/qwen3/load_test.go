@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"kleinbild/gpu"
 	"kleinbild/weights"
 	"kleinbild/weights/golden"
 )
@@ -126,7 +125,7 @@ func TestLoadErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			e, err := Load(c.dir(t), gpu.Default())
+			e, err := Load(c.dir(t), testBackend())
 			if err == nil {
 				e.Close()
 				t.Fatal("no error")
@@ -148,7 +147,7 @@ func TestLoadVariants(t *testing.T) {
 	ids, mask := promptInputs(t, 0)
 	want, _ := golden.F32(t, golden.Open(t, "qwen3/qwen3_prompt0.safetensors"), "prompt_embeds")
 	check := func(t *testing.T, dir string) {
-		e, err := Load(dir, gpu.Default())
+		e, err := Load(dir, testBackend())
 		if err != nil {
 			t.Fatal(err)
 		}

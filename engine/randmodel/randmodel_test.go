@@ -17,7 +17,7 @@ import (
 	"kleinbild/engine/flux2"
 	"kleinbild/engine/qwen3"
 	"kleinbild/engine/vae"
-	"kleinbild/gpu"
+	"kleinbild/gpu/backends"
 	"kleinbild/weights"
 	"kleinbild/weights/golden"
 )
@@ -271,7 +271,7 @@ func TestDeterministic(t *testing.T) {
 // TestTinyGenerates runs the real engine on the random tiny model: the image must be finite
 // and not constant.
 func TestTinyGenerates(t *testing.T) {
-	m, err := engine.Open(tinyModel(t, 1), gpu.Default(), engine.Options{})
+	m, err := engine.Open(tinyModel(t, 1), backends.Default(), engine.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,5 +1,6 @@
-// Package sched holds the flow-matching sigma schedules and the Euler step of the
-// FLUX.2-klein sampler.
+// Package sched holds the flow-matching sigma schedules of the FLUX.2-klein sampler. The
+// Euler step itself, x += (sigma[i+1] − sigma[i])·v with the difference taken in float32,
+// runs on the compute backend (gpu.Backend.AddScaled).
 //
 // The default schedule ("flow") reproduces Flux2KleinPipeline + FlowMatchEulerDiscreteScheduler
 // bit for bit: sigmas = linspace(1, 1/n, n) in float64, cast to float32, exponentially time
@@ -161,17 +162,4 @@ func ByName(name string, n, seqLen int) (Schedule, error) {
 		return Power(n, alpha), nil
 	}
 	return Schedule{}, fmt.Errorf("unknown schedule %q (want one of %s)", name, strings.Join(Names, ", "))
-}
-
-// EulerStep advances x in place by one flow-matching Euler step with velocity v:
-// x += (sigmaNext − sigma)·v, every operation rounded to float32 like
-// FlowMatchEulerDiscreteScheduler.step. x and v must have the same length.
-func EulerStep(x, v []float32, sigma, sigmaNext float32) {
-	if len(x) != len(v) {
-		panic(fmt.Sprintf("sched.EulerStep: len(x) = %d, len(v) = %d", len(x), len(v)))
-	}
-	dt := sigmaNext - sigma
-	for i, vi := range v {
-		x[i] += float32(dt * vi)
-	}
 }

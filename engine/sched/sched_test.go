@@ -7,6 +7,8 @@ import (
 	"os"
 	"testing"
 
+	"kleinbild/gpu"
+	"kleinbild/gpu/backends"
 	"kleinbild/weights/golden"
 )
 
@@ -87,19 +89,24 @@ func TestEulerLoopMatchesDiffusers(t *testing.T) {
 		t.Fatalf("schedule %v / %v, want %v / %v", s.Sigmas, s.Timesteps, sig, ts)
 	}
 	x0, _ := golden.F32(t, f, "sample_0")
-	x := append([]float32(nil), x0...)
+	b := backends.Default()
+	x := upload(t, b, x0)
+	defer b.Free(x)
 	for i := 0; i < 4; i++ {
 		v, _ := golden.F32(t, f, fmt.Sprintf("model_output_%d", i))
-		EulerStep(x, v, s.Sigmas[i], s.Sigmas[i+1])
+		vt := upload(t, b, v)
+		eulerStep(b, x, vt, s.Sigmas[i], s.Sigmas[i+1])
+		got := download(t, b, x)
+		b.Free(vt)
 		want, _ := golden.F32(t, f, fmt.Sprintf("sample_%d", i+1))
-		golden.Compare(t, fmt.Sprintf("sample_%d", i+1), x, want, 1e-6)
+		golden.Compare(t, fmt.Sprintf("sample_%d", i+1), got, want, 1e-6)
 		diff := 0
-		for j := range x {
-			if math.Float32bits(x[j]) != math.Float32bits(want[j]) {
+		for j := range got {
+			if math.Float32bits(got[j]) != math.Float32bits(want[j]) {
 				diff++
 			}
 		}
-		t.Logf("sample_%d: %d of %d values not bit-exact", i+1, diff, len(x))
+		t.Logf("sample_%d: %d of %d values not bit-exact", i+1, diff, len(got))
 	}
 }
 
@@ -158,10 +165,38 @@ func TestLinearAndPower(t *testing.T) {
 	}
 }
 
+// eulerStep is the pipeline's Euler step on a backend: x += (sigmaNext − sigma)·v, the
+// difference rounded to float32 first.
+func eulerStep(b gpu.Backend, x, v gpu.Tensor, sigma, sigmaNext float32) {
+	b.AddScaled(x, v, sigmaNext-sigma)
+}
+
+func upload(t *testing.T, b gpu.Backend, v []float32) gpu.Tensor {
+	t.Helper()
+	x, err := gpu.FromHost(b, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x
+}
+
+func download(t *testing.T, b gpu.Backend, x gpu.Tensor) []float32 {
+	t.Helper()
+	v, err := gpu.ToHost(b, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
 func TestEulerStep(t *testing.T) {
-	x := []float32{1, -2, 3}
-	EulerStep(x, []float32{4, 0.5, -1}, 0.75, 0.5)
-	if want := []float32{0, -2.125, 3.25}; equalBits(x, want) >= 0 {
-		t.Errorf("EulerStep = %v, want %v", x, want)
+	b := backends.Default()
+	x := upload(t, b, []float32{1, -2, 3})
+	defer b.Free(x)
+	v := upload(t, b, []float32{4, 0.5, -1})
+	defer b.Free(v)
+	eulerStep(b, x, v, 0.75, 0.5)
+	if got, want := download(t, b, x), []float32{0, -2.125, 3.25}; equalBits(got, want) >= 0 {
+		t.Errorf("Euler step = %v, want %v", got, want)
 	}
 }

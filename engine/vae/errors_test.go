@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"kleinbild/gpu"
 	"kleinbild/weights"
 	"kleinbild/weights/golden"
 )
@@ -150,9 +151,9 @@ func TestLoadErrors(t *testing.T) {
 		_, err := Load(writeVAE(t, base, `{}`), device())
 		wantErr(t, err, "encoder.conv_in.weight", "[16 3 3 3]", "more problems")
 	})
-	t.Run("nil device", func(t *testing.T) {
+	t.Run("nil backend", func(t *testing.T) {
 		_, err := Load(writeVAE(t, base, ""), nil)
-		wantErr(t, err, "nil device")
+		wantErr(t, err, "nil backend")
 	})
 }
 
@@ -193,6 +194,27 @@ func TestBadSizes(t *testing.T) {
 			t.Logf("Encode %s: %v", c.name, err)
 		}
 	}
+	// The tensor versions check the same, and the dtype.
+	b := v.Backend()
+	latT := upload(t, b, lat, len(lat))
+	if _, err := v.DecodeTensor(ctx, latT, 4, 5, nil); err == nil {
+		t.Error("DecodeTensor length mismatch: no error")
+	}
+	imgT := upload(t, b, img, len(img))
+	if _, err := v.EncodeTensor(ctx, imgT, 32, 40, nil); err == nil {
+		t.Error("EncodeTensor length mismatch: no error")
+	}
+	bits := make([]uint16, len(lat))
+	bf, err := b.WeightBF16(bits, 32, 4, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Free(bf)
+	if _, err := v.DecodeTensor(ctx, bf, 4, 6, nil); err == nil {
+		t.Error("DecodeTensor of a bf16 tensor: no error")
+	} else {
+		t.Logf("DecodeTensor of a bf16 tensor: %v", err)
+	}
 }
 
 func TestClosed(t *testing.T) {
@@ -212,10 +234,25 @@ func TestClosed(t *testing.T) {
 	if _, err := v.Encode(context.Background(), make([]float32, 3*16*16), 16, 16, nil); err == nil {
 		t.Error("Encode after Close: no error")
 	}
-	// The BatchNorm statistics are copies and stay usable.
-	x := make([]float32, 128)
-	v.Normalize(x, 1, 1)
-	v.Denormalize(x, 1, 1)
+	b := v.Backend()
+	lat := upload(t, b, make([]float32, 32*2*2), 32, 2, 2)
+	if _, err := v.DecodeTensor(context.Background(), lat, 2, 2, nil); err == nil {
+		t.Error("DecodeTensor after Close: no error")
+	}
+	img := upload(t, b, make([]float32, 3*16*16), 3, 16, 16)
+	if _, err := v.EncodeTensor(context.Background(), img, 16, 16, nil); err == nil {
+		t.Error("EncodeTensor after Close: no error")
+	}
+	// The BatchNorm statistics are freed with the weights: the backend reports the use.
+	x := upload(t, b, make([]float32, 128), 128)
+	for name, op := range map[string]func(y, x gpu.Tensor, h, w int){"Normalize": v.Normalize, "Denormalize": v.Denormalize} {
+		op(x, x, 1, 1)
+		if err := b.Sync(); err == nil {
+			t.Errorf("%s after Close: no error", name)
+		} else {
+			t.Logf("%s after Close: %v", name, err)
+		}
+	}
 }
 
 func TestCancel(t *testing.T) {
@@ -261,5 +298,36 @@ func TestCancel(t *testing.T) {
 		if last != 3 || total <= 3 {
 			t.Errorf("encode=%v: stopped at %d/%d, want 3/(>3)", enc, last, total)
 		}
+	}
+}
+
+// TestMemory checks the backend's accounting: Load makes the weight tensors, a pass frees
+// its activations and Close frees the weights.
+func TestMemory(t *testing.T) {
+	b := device()
+	before := b.Memory()
+	v, err := Load(filepath.Join(golden.TinyModel(t), "vae"), b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loaded := b.Memory()
+	if loaded.Viewed <= before.Viewed {
+		t.Errorf("after Load: %+v, before %+v: no weights viewed", loaded, before)
+	}
+	b.ResetPeak()
+	if _, err := v.Decode(context.Background(), make([]float32, 32*4*6), 4, 6, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.Encode(context.Background(), make([]float32, 3*32*48), 32, 48, nil); err != nil {
+		t.Fatal(err)
+	}
+	if m := b.Memory(); m.Resident != loaded.Resident || m.Peak <= loaded.Resident {
+		t.Errorf("after a decode and an encode: %+v, want resident %d and a higher peak", m, loaded.Resident)
+	}
+	if err := v.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if m := b.Memory(); m.Viewed != before.Viewed || m.Resident != before.Resident {
+		t.Errorf("after Close: %+v, want %+v", m, before)
 	}
 }

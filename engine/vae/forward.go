@@ -2,6 +2,7 @@ package vae
 
 import (
 	"context"
+	"fmt"
 	"math"
 
 	"kleinbild/gpu"
@@ -10,32 +11,51 @@ import (
 // normEps is the GroupNorm epsilon of every norm in the VAE (resnets, attention, outputs).
 const normEps = 1e-6
 
-// pass is the state of one Encode or Decode: three activation buffers of the largest
-// activation size that rotate through the blocks (the current activation lives in
+// pass is the state of one Encode or Decode: three backend activation tensors of the
+// largest activation size that rotate through the blocks (the current activation lives in
 // bufs[cur], the other two are scratch), plus cancellation and progress bookkeeping.
 // Peak memory is therefore three times the largest activation: for the real decoder the
 // 256-channel full-resolution tensor, 3 × 256 MB at 512² and 3 × 1 GB at 1024².
 type pass struct {
 	v           *VAE
-	dev         *gpu.Device
+	b           gpu.Backend
+	op          string // "vae decode" or "vae encode", for errors
 	ctx         context.Context
 	progress    func(done, total int)
 	done, total int
-	bufs        [3][]float32
+	bufs        [3]gpu.Tensor
 	cur         int
 	h, w        int // spatial size of the current activation
 }
 
-func (v *VAE) newPass(ctx context.Context, progress func(done, total int), total, bufSize int) *pass {
-	p := &pass{v: v, dev: v.dev, ctx: ctx, progress: progress, total: total}
+// newPass allocates the pass's buffers; on error nothing stays allocated.
+func (v *VAE) newPass(ctx context.Context, op string, progress func(done, total int), total, bufSize int) (*pass, error) {
+	p := &pass{v: v, b: v.b, op: op, ctx: ctx, progress: progress, total: total}
 	for i := range p.bufs {
-		p.bufs[i] = make([]float32, bufSize)
+		t, err := v.b.Alloc(gpu.F32, bufSize)
+		if err != nil {
+			p.free()
+			return nil, fmt.Errorf("%s: activations of %d values: %w", op, bufSize, err)
+		}
+		p.bufs[i] = t
 	}
-	return p
+	return p, nil
 }
 
-// step reports one finished block and returns the context's error, if any.
+// free releases the buffers.
+func (p *pass) free() {
+	for i, t := range p.bufs {
+		p.b.Free(t)
+		p.bufs[i] = gpu.Tensor{}
+	}
+}
+
+// step submits the work of one finished block, reports it and returns the backend's or the
+// context's error, if any.
 func (p *pass) step() error {
+	if err := p.b.Flush(); err != nil {
+		return fmt.Errorf("%s: %w", p.op, err)
+	}
 	p.done++
 	if p.progress != nil {
 		p.progress(p.done, p.total)
@@ -46,11 +66,11 @@ func (p *pass) step() error {
 func (p *pass) hw() int { return p.h * p.w }
 
 // scratch returns the i-th (1 or 2) buffer after the current one.
-func (p *pass) scratch(i int) []float32 { return p.bufs[(p.cur+i)%3] }
+func (p *pass) scratch(i int) gpu.Tensor { return p.bufs[(p.cur+i)%3] }
 
 // conv runs c on in [c.in, h, w] into out. stride2 selects the downsampler's stride-2 conv
 // after zero padding right and bottom by one; otherwise "same" padding (k/2) is used.
-func (p *pass) conv(out, in []float32, c conv, h, w int, stride2 bool) {
+func (p *pass) conv(out, in gpu.Tensor, c conv, h, w int, stride2 bool) {
 	cp := gpu.ConvParams{InC: c.in, InH: h, InW: w, KH: c.k, KW: c.k, Stride: 1}
 	if stride2 {
 		cp.Stride, cp.PadBottom, cp.PadRight = 2, 1, 1
@@ -59,7 +79,7 @@ func (p *pass) conv(out, in []float32, c conv, h, w int, stride2 bool) {
 		cp.PadTop, cp.PadLeft, cp.PadBottom, cp.PadRight = pad, pad, pad, pad
 	}
 	oh, ow := cp.OutSize()
-	p.dev.Conv2D(out[:c.out*oh*ow], in[:c.in*h*w], c.w, c.b, cp)
+	p.b.Conv2D(out.Slice(0, c.out*oh*ow), in.Slice(0, c.in*h*w), c.w, c.b, cp)
 }
 
 // convCur applies a same-padded conv to the current activation, moving it to the next buffer.
@@ -69,29 +89,30 @@ func (p *pass) convCur(c conv) {
 }
 
 // normAct computes y = silu(GroupNorm(x)) for x [c, hw]; y may alias x.
-func (p *pass) normAct(y, x []float32, n groupNorm, c int) {
+func (p *pass) normAct(y, x gpu.Tensor, n groupNorm, c int) {
 	hw := p.hw()
-	p.dev.GroupNorm(y[:c*hw], x[:c*hw], c, hw, p.v.cfg.NormNumGroups, normEps, n.gamma, n.beta)
-	p.dev.SiLU(y[:c*hw], y[:c*hw])
+	y = y.Slice(0, c*hw)
+	p.b.GroupNorm(y, x.Slice(0, c*hw), n.gamma, n.beta, c, hw, p.v.cfg.NormNumGroups, normEps)
+	p.b.SiLU(y, y)
 }
 
 // resnet runs a ResnetBlock2D on the current activation.
 func (p *pass) resnet(r *resnet) {
 	hw := p.hw()
-	x := p.bufs[p.cur][:r.in*hw]
+	x := p.bufs[p.cur].Slice(0, r.in*hw)
 	a, b := p.scratch(1), p.scratch(2)
 	p.normAct(a, x, r.norm1, r.in)
 	p.conv(b, a, r.conv1, p.h, p.w, false)
 	p.normAct(b, b, r.norm2, r.out)
-	out := a[:r.out*hw]
+	out := a.Slice(0, r.out*hw)
 	p.conv(out, b, r.conv2, p.h, p.w, false)
 	res := x
 	if r.shortcut != nil {
-		res = b[:r.out*hw]
+		res = b.Slice(0, r.out*hw)
 		p.conv(res, x, *r.shortcut, p.h, p.w, false)
 	}
 	// diffusers: (input_tensor + hidden_states) / output_scale_factor, with the factor 1.
-	p.dev.Add(out, res, out)
+	p.b.Add(out, res, out)
 	p.cur = (p.cur + 1) % 3
 }
 
@@ -100,24 +121,25 @@ func (p *pass) resnet(r *resnet) {
 func (p *pass) attention(a *attention) {
 	c, hw := a.channels, p.hw()
 	n := c * hw
-	x := p.bufs[p.cur][:n]
+	x := p.bufs[p.cur].Slice(0, n)
 	// The buffer sizes leave room for two [hw, C] matrices in each scratch buffer.
 	s1, s2 := p.scratch(1), p.scratch(2)
-	tokens, q := s1[:n], s1[n:2*n]
-	k, v := s2[:n], s2[n:2*n]
+	tokens, q := s1.Slice(0, n), s1.Slice(n, 2*n)
+	k, v := s2.Slice(0, n), s2.Slice(n, 2*n)
 	// GroupNorm over [C, hw] (the same as on [B, C, H, W]), then tokens [hw, C].
-	p.dev.GroupNorm(k, x, c, hw, p.v.cfg.NormNumGroups, normEps, a.norm.gamma, a.norm.beta)
-	transpose(p.dev, tokens, k, c, hw)
-	p.dev.Linear(q, tokens, hw, a.q.w, a.q.b)
-	p.dev.Linear(k, tokens, hw, a.k.w, a.k.b)
-	p.dev.Linear(v, tokens, hw, a.v.w, a.v.b)
-	p.dev.Attention(tokens, q, k, v, gpu.AttnParams{
+	p.b.GroupNorm(k, x, a.norm.gamma, a.norm.beta, c, hw, p.v.cfg.NormNumGroups, normEps)
+	p.b.Transpose(tokens, k, c, hw)
+	p.b.Linear(q, tokens, a.q.w, a.q.b, hw)
+	p.b.Linear(k, tokens, a.k.w, a.k.b, hw)
+	p.b.Linear(v, tokens, a.v.w, a.v.b, hw)
+	p.b.Attention(tokens, q, k, v, gpu.AttnParams{
 		SeqQ: hw, SeqK: hw, Heads: 1, KVHeads: 1, HeadDim: c,
 		Scale: float32(1 / math.Sqrt(float64(c))),
 	})
-	p.dev.Linear(q, tokens, hw, a.o.w, a.o.b)
-	// Back to [C, hw] plus the residual; rescale_output_factor is 1.
-	addTransposed(p.dev, x, q, c, hw)
+	p.b.Linear(q, tokens, a.o.w, a.o.b, hw)
+	// Back to [C, hw] (into k, free again) plus the residual; rescale_output_factor is 1.
+	p.b.Transpose(k, q, hw, c)
+	p.b.Add(x, x, k)
 }
 
 func (p *pass) mid(m *midBlock) error {
@@ -148,7 +170,7 @@ func (p *pass) resnets(lv *level) error {
 // upsample is Upsample2D: nearest ×2, then a 3×3 conv.
 func (p *pass) upsample(c conv) {
 	up := p.scratch(1)
-	p.dev.UpsampleNearest2x(up[:c.in*4*p.hw()], p.bufs[p.cur][:c.in*p.hw()], c.in, p.h, p.w)
+	p.b.UpsampleNearest2x(up.Slice(0, c.in*4*p.hw()), p.bufs[p.cur].Slice(0, c.in*p.hw()), c.in, p.h, p.w)
 	p.h, p.w = 2*p.h, 2*p.w
 	p.conv(p.scratch(2), up, c, p.h, p.w, false)
 	p.cur = (p.cur + 2) % 3
@@ -168,11 +190,19 @@ func (p *pass) output(n groupNorm, c conv) {
 	p.convCur(c)
 }
 
-// result copies the current activation [c, h, w] out of the work buffers.
-func (p *pass) result(c int) []float32 {
-	out := make([]float32, c*p.hw())
-	copy(out, p.bufs[p.cur])
-	return out
+// result copies the current activation [c, h, w] out of the work buffers into a new
+// tensor.
+func (p *pass) result(c int) (gpu.Tensor, error) {
+	out, err := p.b.Alloc(gpu.F32, c, p.h, p.w)
+	if err != nil {
+		return gpu.Tensor{}, fmt.Errorf("%s: output: %w", p.op, err)
+	}
+	p.b.Copy(out, p.bufs[p.cur].Slice(0, out.Len()))
+	if err := p.b.Flush(); err != nil {
+		p.b.Free(out)
+		return gpu.Tensor{}, fmt.Errorf("%s: %w", p.op, err)
+	}
+	return out, nil
 }
 
 // progressSteps is the number of progress reports of a decode or encode pass: conv_in, the
@@ -191,69 +221,77 @@ func progressSteps(mid midBlock, levels []level) int {
 	return total
 }
 
-func (v *VAE) decode(ctx context.Context, latent []float32, h, w int, progress func(done, total int)) ([]float32, error) {
+func (v *VAE) decode(ctx context.Context, latent gpu.Tensor, h, w int, progress func(done, total int)) (gpu.Tensor, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return gpu.Tensor{}, err
 	}
 	d := &v.dec
-	p := v.newPass(ctx, progress, progressSteps(d.mid, d.levels), v.decodeBufSize(h, w))
+	p, err := v.newPass(ctx, "vae decode", progress, progressSteps(d.mid, d.levels), v.decodeBufSize(h, w))
+	if err != nil {
+		return gpu.Tensor{}, err
+	}
+	defer p.free()
 	p.h, p.w = h, w
-	copy(p.bufs[0], latent)
+	p.b.Copy(p.bufs[0].Slice(0, latent.Len()), latent)
 	if d.postQuant != nil {
 		p.convCur(*d.postQuant)
 	}
 	p.convCur(d.convIn)
 	if err := p.step(); err != nil {
-		return nil, err
+		return gpu.Tensor{}, err
 	}
 	if err := p.mid(&d.mid); err != nil {
-		return nil, err
+		return gpu.Tensor{}, err
 	}
 	for i := range d.levels {
 		lv := &d.levels[i]
 		if err := p.resnets(lv); err != nil {
-			return nil, err
+			return gpu.Tensor{}, err
 		}
 		if lv.resize != nil {
 			p.upsample(*lv.resize)
 			if err := p.step(); err != nil {
-				return nil, err
+				return gpu.Tensor{}, err
 			}
 		}
 	}
 	p.output(d.normOut, d.convOut)
 	if err := p.step(); err != nil {
-		return nil, err
+		return gpu.Tensor{}, err
 	}
-	return p.result(d.convOut.out), nil
+	return p.result(d.convOut.out)
 }
 
-func (v *VAE) encode(ctx context.Context, img []float32, h, w int, progress func(done, total int)) ([]float32, error) {
+func (v *VAE) encode(ctx context.Context, img gpu.Tensor, h, w int, progress func(done, total int)) (gpu.Tensor, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return gpu.Tensor{}, err
 	}
 	e := &v.enc
-	p := v.newPass(ctx, progress, progressSteps(e.mid, e.levels), v.encodeBufSize(h, w))
+	p, err := v.newPass(ctx, "vae encode", progress, progressSteps(e.mid, e.levels), v.encodeBufSize(h, w))
+	if err != nil {
+		return gpu.Tensor{}, err
+	}
+	defer p.free()
 	p.h, p.w = h, w
-	copy(p.bufs[0], img)
+	p.b.Copy(p.bufs[0].Slice(0, img.Len()), img)
 	p.convCur(e.convIn)
 	if err := p.step(); err != nil {
-		return nil, err
+		return gpu.Tensor{}, err
 	}
 	for i := range e.levels {
 		lv := &e.levels[i]
 		if err := p.resnets(lv); err != nil {
-			return nil, err
+			return gpu.Tensor{}, err
 		}
 		if lv.resize != nil {
 			p.downsample(*lv.resize)
 			if err := p.step(); err != nil {
-				return nil, err
+				return gpu.Tensor{}, err
 			}
 		}
 	}
 	if err := p.mid(&e.mid); err != nil {
-		return nil, err
+		return gpu.Tensor{}, err
 	}
 	p.output(e.normOut, e.convOut)
 	lc := v.cfg.LatentChannels
@@ -261,9 +299,9 @@ func (v *VAE) encode(ctx context.Context, img []float32, h, w int, progress func
 		p.convCur(*e.quant)
 	}
 	if err := p.step(); err != nil {
-		return nil, err
+		return gpu.Tensor{}, err
 	}
-	return p.result(lc), nil
+	return p.result(lc)
 }
 
 // decodeBufSize is the largest activation (values) of a decode of an h×w latent.
@@ -303,43 +341,4 @@ func (v *VAE) encodeBufSize(h, w int) int {
 		n = max(n, 2*e.mid.attn.channels*h*w) // attention scratch
 	}
 	return max(n, max(e.convOut.in, e.convOut.out)*h*w)
-}
-
-// transposeBlock is the tile side of the blocked transposes.
-const transposeBlock = 32
-
-// transpose writes dst [cols, rows] = srcᵀ for src [rows, cols].
-func transpose(dev *gpu.Device, dst, src []float32, rows, cols int) {
-	dev.Parallel((cols+transposeBlock-1)/transposeBlock, func(lo, hi int) {
-		for j0 := lo * transposeBlock; j0 < min(hi*transposeBlock, cols); j0 += transposeBlock {
-			j1 := min(j0+transposeBlock, cols)
-			for i0 := 0; i0 < rows; i0 += transposeBlock {
-				i1 := min(i0+transposeBlock, rows)
-				for j := j0; j < j1; j++ {
-					d := dst[j*rows : (j+1)*rows]
-					for i := i0; i < i1; i++ {
-						d[i] = src[i*cols+j]
-					}
-				}
-			}
-		}
-	})
-}
-
-// addTransposed computes x[c, p] += t[p, c] for x [channels, hw] and t [hw, channels].
-func addTransposed(dev *gpu.Device, x, t []float32, channels, hw int) {
-	dev.Parallel((channels+transposeBlock-1)/transposeBlock, func(lo, hi int) {
-		for c0 := lo * transposeBlock; c0 < min(hi*transposeBlock, channels); c0 += transposeBlock {
-			c1 := min(c0+transposeBlock, channels)
-			for p0 := 0; p0 < hw; p0 += transposeBlock {
-				p1 := min(p0+transposeBlock, hw)
-				for c := c0; c < c1; c++ {
-					row := x[c*hw : (c+1)*hw]
-					for q := p0; q < p1; q++ {
-						row[q] += t[q*channels+c]
-					}
-				}
-			}
-		}
-	})
 }

@@ -1,9 +1,18 @@
 package vae
 
 import (
+	"fmt"
 	"image"
 	"math"
 )
+
+// checkLen panics with a descriptive message when a caller passes a slice that does not
+// match the dimensions it states (a programming error, not bad data).
+func checkLen(fn string, n, c, h, w int) {
+	if c <= 0 || h <= 0 || w <= 0 || n != c*h*w {
+		panic(fmt.Sprintf("vae.%s: %d values for shape [%d, %d, %d]", fn, n, c, h, w))
+	}
+}
 
 // toUnit maps a decoded value to [0, 1] as VaeImageProcessor.postprocess does:
 // (x/2 + 0.5).clamp(0, 1) in float32. NaN stays NaN.

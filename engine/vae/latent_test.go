@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"kleinbild/gpu"
 )
 
 func randSlice(r *rand.Rand, n int) []float32 {
@@ -14,11 +16,14 @@ func randSlice(r *rand.Rand, n int) []float32 {
 	return x
 }
 
+// TestPatchifyLayout checks the backend's latent layout ops the pipeline uses (Patchify,
+// Unpatchify, and Transpose as pack/unpack) index by index on random data.
 func TestPatchifyLayout(t *testing.T) {
+	b := device()
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, s := range []struct{ c, h, w int }{{1, 2, 2}, {3, 4, 6}, {7, 10, 2}, {32, 8, 14}} {
 		x := randSlice(r, s.c*s.h*s.w)
-		p := Patchify(x, s.c, s.h, s.w)
+		p := patchify(t, b, x, s.c, s.h, s.w)
 		h2, w2 := s.h/2, s.w/2
 		for c := range s.c {
 			for y := range s.h {
@@ -30,27 +35,44 @@ func TestPatchifyLayout(t *testing.T) {
 				}
 			}
 		}
-		exact(t, "Unpatchify(Patchify)", Unpatchify(p, 4*s.c, h2, w2), x)
+		exact(t, "Unpatchify(Patchify)", unpatchify(t, b, p, 4*s.c, h2, w2), x)
 
-		pk := Pack(x, s.c, s.h, s.w)
+		pk := pack(t, b, x, s.c, s.h*s.w)
 		for c := range s.c {
 			for q := range s.h * s.w {
 				if pk[q*s.c+c] != x[c*s.h*s.w+q] {
-					t.Fatalf("%v: Pack token %d channel %d wrong", s, q, c)
+					t.Fatalf("%v: pack token %d channel %d wrong", s, q, c)
 				}
 			}
 		}
-		exact(t, "Unpack(Pack)", Unpack(pk, s.c, s.h, s.w), x)
+		exact(t, "unpack(pack)", unpack(t, b, pk, s.c, s.h*s.w), x)
 	}
 }
 
-func TestLayoutPanics(t *testing.T) {
+// TestLayoutErrors checks that bad layout arguments are reported by the backend (at the
+// next Sync) and that the host conversions panic on them.
+func TestLayoutErrors(t *testing.T) {
+	b := device()
+	x := upload(t, b, make([]float32, 48), 48)
+	y, err := b.Alloc(gpu.F32, 48)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Free(y) })
 	for name, fn := range map[string]func(){
-		"Patchify odd":         func() { Patchify(make([]float32, 3*3*4), 3, 3, 4) },
-		"Patchify length":      func() { Patchify(make([]float32, 10), 1, 2, 2) },
-		"Unpatchify channels":  func() { Unpatchify(make([]float32, 6*2*2), 6, 2, 2) },
-		"Pack zero":            func() { Pack(nil, 0, 1, 1) },
-		"Unpack length":        func() { Unpack(make([]float32, 5), 2, 1, 2) },
+		"Patchify odd":        func() { b.Patchify(y, x, 3, 3, 4) },
+		"Patchify length":     func() { b.Patchify(y, x.Slice(0, 10), 1, 2, 8) },
+		"Unpatchify channels": func() { b.Unpatchify(y, x, 6, 2, 2) },
+		"pack length":         func() { b.Transpose(y, x, 7, 7) },
+	} {
+		fn()
+		if err := b.Sync(); err == nil {
+			t.Errorf("%s: no error", name)
+		} else {
+			t.Logf("%s: %v", name, err)
+		}
+	}
+	for name, fn := range map[string]func(){
 		"ToNP length":          func() { ToNP(make([]float32, 5), 1, 2) },
 		"ToRGB negative width": func() { ToRGB(nil, 1, -1) },
 	} {

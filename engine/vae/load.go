@@ -9,23 +9,21 @@ import (
 	"kleinbild/weights"
 )
 
-// conv is a 2-D convolution: kernel [out, in, k, k] as a gpu.Weight, bias [out].
+// conv is a 2-D convolution: kernel [out, in·k·k] ([out, in, k, k] row-major), bias [out].
 type conv struct {
-	w       gpu.Weight
-	b       []float32
+	w, b    gpu.Tensor
 	in, out int
 	k       int
 }
 
-// groupNorm holds a GroupNorm's per-channel affine parameters.
+// groupNorm holds a GroupNorm's per-channel affine parameters [channels].
 type groupNorm struct {
-	gamma, beta []float32
+	gamma, beta gpu.Tensor
 }
 
-// linear is a Linear layer (PyTorch layout) with bias.
+// linear is a Linear layer (PyTorch layout: w [out, in]) with bias [out].
 type linear struct {
-	w gpu.Weight
-	b []float32
+	w, b gpu.Tensor
 }
 
 // resnet is diffusers' ResnetBlock2D without time embedding: norm1 silu conv1 norm2 silu
@@ -88,16 +86,38 @@ func TensorSpecs(cfg Config) []TensorSpec {
 	return l.specs
 }
 
-// loader reads and validates tensors, collecting every problem instead of stopping at the
-// first one. Without a checkpoint it reads nothing and only records the tensors asked for.
+// loader reads and validates tensors and makes them backend tensors, collecting every
+// problem instead of stopping at the first one. Without a checkpoint it reads nothing and
+// only records the tensors asked for.
 type loader struct {
-	ck    *weights.Checkpoint
-	errs  []error
-	specs []TensorSpec
+	ck      *weights.Checkpoint
+	b       gpu.Backend
+	tensors []gpu.Tensor // every tensor made, for Free
+	errs    []error
+	specs   []TensorSpec
+}
+
+// keep records a tensor made by the backend (or its error).
+func (l *loader) keep(t gpu.Tensor, err error) gpu.Tensor {
+	if err != nil {
+		err = fmt.Errorf("weights to the %s backend: %w", l.b.Name(), err)
+		l.fail(err)
+		return gpu.Tensor{}
+	}
+	l.tensors = append(l.tensors, t)
+	return t
+}
+
+// free releases every tensor made.
+func (l *loader) free() {
+	for _, t := range l.tensors {
+		l.b.Free(t)
+	}
+	l.tensors = nil
 }
 
 // bind reads every tensor of the model described by cfg.
-func (l *loader) bind(cfg Config) (enc encoder, dec decoder, bnMean, bnStd []float32) {
+func (l *loader) bind(cfg Config) (enc encoder, dec decoder, bnMean, bnStd gpu.Tensor) {
 	enc = l.encoder(cfg)
 	dec = l.decoder(cfg)
 	bnMean, bnStd = l.batchNorm(cfg.PatchedChannels(), cfg.BatchNormEps)
@@ -127,8 +147,8 @@ func (l *loader) tensor(name string, shape ...int) *weights.Tensor {
 	return nil
 }
 
-// vec reads a 1-D float tensor as a float32 copy (so it outlives the mapping).
-func (l *loader) vec(name string, n int) []float32 {
+// hostVec reads a 1-D float tensor as a float32 copy (so it outlives the mapping).
+func (l *loader) hostVec(name string, n int) []float32 {
 	t := l.tensor(name, n)
 	if t == nil {
 		return nil
@@ -141,34 +161,70 @@ func (l *loader) vec(name string, n int) []float32 {
 	return v
 }
 
-// weight reads a matrix or conv kernel with the given shape as a gpu.Weight [shape[0],
-// prod(shape[1:])]: a zero-copy view of BF16 or F32 data, a converted copy for F16.
-func (l *loader) weight(name string, shape ...int) gpu.Weight {
+// vec reads a 1-D float tensor into a backend tensor made from a float32 copy.
+func (l *loader) vec(name string, n int) gpu.Tensor {
+	return l.keepF32(l.hostVec(name, n))
+}
+
+// making reports whether backend tensors are made: not when only recording specs, nor
+// after a problem (the load fails; the checks go on).
+func (l *loader) making() bool { return l.b != nil && len(l.errs) == 0 }
+
+// keepF32 makes an owned float32 vector (nil: none) a backend tensor.
+func (l *loader) keepF32(v []float32) gpu.Tensor {
+	if v == nil || !l.making() {
+		return gpu.Tensor{}
+	}
+	return l.keep(l.b.WeightF32(v, len(v)))
+}
+
+// weight reads a matrix or conv kernel with the given shape as a backend tensor [shape[0],
+// prod(shape[1:])] made from a zero-copy view of BF16 or F32 data (a converted copy for
+// F16). rows, if positive, keeps only the first rows output rows.
+func (l *loader) weight(name string, rows int, shape ...int) gpu.Tensor {
 	t := l.tensor(name, shape...)
 	if t == nil {
-		return gpu.Weight{}
+		return gpu.Tensor{}
 	}
-	w := gpu.Weight{Out: shape[0], In: t.Numel() / shape[0]}
-	var err error
+	out, in := shape[0], t.Numel()/shape[0]
+	if rows > 0 {
+		out = rows
+	}
+	if !l.making() {
+		return gpu.Tensor{}
+	}
 	if t.DType == weights.BF16 {
-		w.BF16, err = t.BF16()
-	} else {
-		w.F32, err = t.Float32()
+		v, err := t.BF16()
+		if err != nil {
+			l.fail(err)
+			return gpu.Tensor{}
+		}
+		return l.keep(l.b.WeightBF16(v[:out*in], out, in))
 	}
+	v, err := t.Float32()
 	if err != nil {
 		l.fail(err)
+		return gpu.Tensor{}
 	}
-	return w
+	return l.keep(l.b.WeightF32(v[:out*in], out, in))
 }
 
 func (l *loader) conv(name string, out, in, k int) conv {
-	return conv{
-		w:   l.weight(name+".weight", out, in, k, k),
-		b:   l.vec(name+".bias", out),
+	return l.convRows(name, out, in, k, out)
+}
+
+// convRows reads a conv and keeps its first rows output channels.
+func (l *loader) convRows(name string, out, in, k, rows int) conv {
+	c := conv{
+		w:   l.weight(name+".weight", rows, out, in, k, k),
 		in:  in,
-		out: out,
+		out: rows,
 		k:   k,
 	}
+	if b := l.hostVec(name+".bias", out); b != nil {
+		c.b = l.keepF32(b[:rows])
+	}
+	return c
 }
 
 func (l *loader) norm(name string, c int) groupNorm {
@@ -176,7 +232,7 @@ func (l *loader) norm(name string, c int) groupNorm {
 }
 
 func (l *loader) linear(name string, out, in int) linear {
-	return linear{w: l.weight(name+".weight", out, in), b: l.vec(name+".bias", out)}
+	return linear{w: l.weight(name+".weight", 0, out, in), b: l.vec(name+".bias", out)}
 }
 
 func (l *loader) resnet(name string, in, out int) resnet {
@@ -237,20 +293,9 @@ func (l *loader) encoder(cfg Config) encoder {
 	e.normOut = l.norm("encoder.conv_norm_out", top)
 	e.convOut = l.conv("encoder.conv_out", 2*cfg.LatentChannels, top, 3)
 	if cfg.UseQuantConv {
-		q := l.conv("quant_conv", 2*cfg.LatentChannels, 2*cfg.LatentChannels, 1)
 		// The mode is the first LatentChannels channels: keep only those output rows.
 		lc := cfg.LatentChannels
-		q.out = lc
-		q.w.Out = lc
-		if q.w.BF16 != nil {
-			q.w.BF16 = q.w.BF16[:lc*q.w.In]
-		}
-		if q.w.F32 != nil {
-			q.w.F32 = q.w.F32[:lc*q.w.In]
-		}
-		if q.b != nil {
-			q.b = q.b[:lc]
-		}
+		q := l.convRows("quant_conv", 2*lc, 2*lc, 1, lc)
 		e.quant = &q
 	}
 	return e
@@ -291,22 +336,22 @@ func (l *loader) decoder(cfg Config) decoder {
 
 // batchNorm reads bn.running_mean/var and returns mean and sqrt(var+eps), both float32 as
 // the pipeline computes them.
-func (l *loader) batchNorm(c int, eps float64) (mean, std []float32) {
-	mean = l.vec("bn.running_mean", c)
-	v := l.vec("bn.running_var", c)
-	if mean == nil || v == nil {
-		return nil, nil
+func (l *loader) batchNorm(c int, eps float64) (mean, std gpu.Tensor) {
+	m := l.hostVec("bn.running_mean", c)
+	v := l.hostVec("bn.running_var", c)
+	if m == nil || v == nil {
+		return gpu.Tensor{}, gpu.Tensor{}
 	}
-	std = make([]float32, c)
+	sd := make([]float32, c)
 	for i, x := range v {
 		s := x + float32(eps)
 		if !(s > 0) || math.IsInf(float64(s), 0) {
 			l.fail(fmt.Errorf("tensor %q: running variance %v at channel %d gives no valid standard deviation", "bn.running_var", x, i))
 			continue
 		}
-		std[i] = float32(math.Sqrt(float64(s)))
+		sd[i] = float32(math.Sqrt(float64(s)))
 	}
-	return mean, std
+	return l.keepF32(m), l.keepF32(sd)
 }
 
 // maxLoadErrors caps how many tensor problems a load error lists.

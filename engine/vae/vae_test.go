@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"kleinbild/gpu"
+	"kleinbild/gpu/backends"
 	"kleinbild/weights"
 	"kleinbild/weights/golden"
 )
@@ -18,14 +19,60 @@ const stageTol = 1e-5
 
 var sizes = []struct{ h, w int }{{32, 48}, {48, 80}, {64, 64}}
 
-var (
-	devOnce sync.Once
-	dev     *gpu.Device
-)
+// device is the default backend, shared by the package's tests.
+var device = sync.OnceValue(func() gpu.Backend { return backends.Default() })
 
-func device() *gpu.Device {
-	devOnce.Do(func() { dev = gpu.Default() })
-	return dev
+// upload puts data on b as a tensor of the given shape, freed when the test ends.
+func upload(t testing.TB, b gpu.Backend, data []float32, shape ...int) gpu.Tensor {
+	t.Helper()
+	x, err := gpu.FromHost(b, data, shape...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Free(x) })
+	return x
+}
+
+// download reads x back, failing the test on a backend error.
+func download(t testing.TB, b gpu.Backend, x gpu.Tensor) []float32 {
+	t.Helper()
+	out, err := gpu.ToHost(b, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// apply runs op from an upload of x into a new tensor of len(x) values on b and returns
+// the result read back.
+func apply(t testing.TB, b gpu.Backend, x []float32, op func(y, x gpu.Tensor)) []float32 {
+	t.Helper()
+	in := upload(t, b, x)
+	y, err := b.Alloc(gpu.F32, len(x))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Free(y) })
+	op(y, in)
+	return download(t, b, y)
+}
+
+// pack is the pipeline's _pack_latents on b: [c, h·w] to tokens [h·w, c].
+func pack(t testing.TB, b gpu.Backend, x []float32, c, hw int) []float32 {
+	return apply(t, b, x, func(y, x gpu.Tensor) { b.Transpose(y, x, c, hw) })
+}
+
+// unpack inverts pack: tokens [h·w, c] to [c, h·w].
+func unpack(t testing.TB, b gpu.Backend, x []float32, c, hw int) []float32 {
+	return apply(t, b, x, func(y, x gpu.Tensor) { b.Transpose(y, x, hw, c) })
+}
+
+func patchify(t testing.TB, b gpu.Backend, x []float32, c, h, w int) []float32 {
+	return apply(t, b, x, func(y, x gpu.Tensor) { b.Patchify(y, x, c, h, w) })
+}
+
+func unpatchify(t testing.TB, b gpu.Backend, x []float32, c, h, w int) []float32 {
+	return apply(t, b, x, func(y, x gpu.Tensor) { b.Unpatchify(y, x, c, h, w) })
 }
 
 func loadTiny(t *testing.T) *VAE {
@@ -62,7 +109,7 @@ func exact(t *testing.T, label string, got, want []float32) {
 	}
 }
 
-// checkIDs verifies the token order Pack/Unpack assume: token row·w + col has ids (t, row, col, 0).
+// checkIDs verifies the token order pack/unpack assume: token row·w + col has ids (t, row, col, 0).
 func checkIDs(t *testing.T, ids []int64, shape []int, h, w int, tc int64) {
 	t.Helper()
 	if len(shape) != 3 || shape[1] != h*w || shape[2] != 4 {
@@ -88,18 +135,18 @@ func TestDecodeGolden(t *testing.T) {
 			ids, idShape := golden.I64(t, f, "latent_ids")
 			checkIDs(t, ids, idShape, h2, w2, 0)
 
-			unpacked := Unpack(packed, pc, h2, w2)
+			b := v.Backend()
+			unpacked := unpack(t, b, packed, pc, h2*w2)
 			want, _ := golden.F32(t, f, "unpacked")
 			exact(t, "unpacked", unpacked, want)
 
 			// Each stage runs on the reference input of that stage.
-			den := append([]float32(nil), want...)
-			v.Denormalize(den, h2, w2)
+			den := apply(t, b, want, func(y, x gpu.Tensor) { v.Denormalize(y, x, h2, w2) })
 			want, _ = golden.F32(t, f, "bn_denormalized")
 			golden.Compare(t, "bn_denormalized", den, want, stageTol)
 			exact(t, "bn_denormalized", den, want)
 
-			unp := Unpatchify(want, pc, h2, w2)
+			unp := unpatchify(t, b, want, pc, h2, w2)
 			want, _ = golden.F32(t, f, "unpatchified")
 			exact(t, "unpatchified", unp, want)
 
@@ -186,17 +233,17 @@ func TestEncodeGolden(t *testing.T) {
 			want, _ := golden.F32(t, f, "latent_mode")
 			golden.Compare(t, "latent_mode", lat, want, stageTol)
 
-			pat := Patchify(want, lc, lh, lw)
+			b := v.Backend()
+			pat := patchify(t, b, want, lc, lh, lw)
 			want, _ = golden.F32(t, f, "patchified")
 			exact(t, "patchified", pat, want)
 
-			norm := append([]float32(nil), want...)
-			v.Normalize(norm, lh/2, lw/2)
+			norm := apply(t, b, want, func(y, x gpu.Tensor) { v.Normalize(y, x, lh/2, lw/2) })
 			want, _ = golden.F32(t, f, "image_latents")
 			golden.Compare(t, "image_latents", norm, want, stageTol)
 			exact(t, "image_latents", norm, want)
 
-			packed := Pack(want, pc, lh/2, lw/2)
+			packed := pack(t, b, want, pc, lh/2*lw/2)
 			want, _ = golden.F32(t, f, "packed")
 			exact(t, "packed", packed, want)
 
@@ -207,36 +254,68 @@ func TestEncodeGolden(t *testing.T) {
 }
 
 // TestChain runs encode -> patchify -> normalize -> pack -> unpack -> denormalize ->
-// unpatchify -> decode end to end and checks the layout inverses on the way.
+// unpatchify -> decode end to end on the backend, as the pipeline does, and checks the
+// layout inverses on the way.
 func TestChain(t *testing.T) {
 	v := loadTiny(t)
+	b := v.Backend()
 	f := golden.Open(t, "vae/encode_48x80.safetensors")
 	img, _ := golden.F32(t, f, "image")
-	lat, err := v.Encode(context.Background(), img, 48, 80, nil)
+	lc, pc := v.Config().LatentChannels, v.Config().PatchedChannels()
+	n := lc * 6 * 10
+	imgT := upload(t, b, img, 3, 48, 80)
+	latT, err := v.EncodeTensor(context.Background(), imgT, 48, 80, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	lc, pc := v.Config().LatentChannels, v.Config().PatchedChannels()
-	x := Patchify(lat, lc, 6, 10)
-	exact(t, "Unpatchify(Patchify)", Unpatchify(x, pc, 3, 5), lat)
-	v.Normalize(x, 3, 5)
+	t.Cleanup(func() { b.Free(latT) })
+	if s := latT.Shape(); len(s) != 3 || s[0] != lc || s[1] != 6 || s[2] != 10 {
+		t.Errorf("EncodeTensor shape %v, want [%d 6 10]", s, lc)
+	}
+	lat := download(t, b, latT)
+	hostLat, err := v.Encode(context.Background(), img, 48, 80, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exact(t, "EncodeTensor = Encode", lat, hostLat)
+
+	tmp := make([]gpu.Tensor, 3)
+	for i := range tmp {
+		if tmp[i], err = b.Alloc(gpu.F32, n); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { b.Free(tmp[i]) })
+	}
+	x, y, z := tmp[0], tmp[1], tmp[2]
+	b.Patchify(x, latT, lc, 6, 10)
+	b.Unpatchify(y, x, pc, 3, 5)
+	exact(t, "Unpatchify(Patchify)", download(t, b, y), lat)
+	patched := download(t, b, x)
+	v.Normalize(x, x, 3, 5) // in place
 	want, _ := golden.F32(t, f, "packed")
-	packed := Pack(x, pc, 3, 5)
-	golden.Compare(t, "chained packed", packed, want, stageTol)
-	y := Unpack(packed, pc, 3, 5)
-	exact(t, "Unpack(Pack)", y, x)
-	v.Denormalize(y, 3, 5)
-	rt, _ := golden.Errors(y, Patchify(lat, lc, 6, 10))
+	b.Transpose(y, x, pc, 15)
+	golden.Compare(t, "chained packed", download(t, b, y), want, stageTol)
+	b.Transpose(z, y, 15, pc)
+	exact(t, "unpack(pack)", download(t, b, z), download(t, b, x))
+	v.Denormalize(z, z, 3, 5) // in place
+	rt, _ := golden.Errors(download(t, b, z), patched)
 	if rt > 1e-6 {
 		t.Errorf("Denormalize(Normalize) rel-L2 %.3g", rt)
 	}
-	dec, err := v.Decode(context.Background(), Unpatchify(y, pc, 3, 5), 6, 10, nil)
+	b.Unpatchify(y, z, pc, 3, 5)
+	dec, err := v.DecodeTensor(context.Background(), y.Reshape(lc, 6, 10), 6, 10, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(dec) != 3*48*80 {
-		t.Fatalf("decoded %d values", len(dec))
+	t.Cleanup(func() { b.Free(dec) })
+	if s := dec.Shape(); len(s) != 3 || s[0] != 3 || s[1] != 48 || s[2] != 80 {
+		t.Fatalf("DecodeTensor shape %v, want [3 48 80]", s)
 	}
+	hostDec, err := v.Decode(context.Background(), download(t, b, y), 6, 10, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exact(t, "DecodeTensor = Decode", download(t, b, dec), hostDec)
 }
 
 func TestLoadConfig(t *testing.T) {

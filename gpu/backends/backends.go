@@ -1,0 +1,79 @@
+// Package backends lists the compute backends compiled into this binary and opens them by
+// name: the CPU backends of package cpu (a GEMM provider under the Go kernels) and, where built,
+// GPU backends.
+//
+// Which CPU providers a binary holds is fixed at build time:
+//   - openblas: cgo and not -tags noblas, except on macOS and Windows (Debian: libopenblas-dev);
+//   - accelerate: macOS with cgo and not -tags noblas;
+//   - purego: always (gonum's Sgemm), the only one with CGO_ENABLED=0 or -tags noblas;
+//   - onednn: with openblas, where Intel's oneDNN (libdnnl.so.2) loads at run time and the CPU
+//     multiplies bf16 natively; never the default (it rounds activations to bf16).
+package backends
+
+import (
+	"fmt"
+	"strings"
+
+	"kleinbild/gpu"
+	"kleinbild/gpu/cpu"
+	"kleinbild/gpu/cpu/purego"
+)
+
+// entry is one backend compiled into this binary.
+type entry struct {
+	name string
+	open func() (gpu.Backend, error)
+}
+
+// cpuEntry is the entry of a CPU backend on a GEMM provider that cannot fail to open.
+func cpuEntry(name string, blas func() cpu.BLAS) entry {
+	return entry{name, func() (gpu.Backend, error) { return cpu.New(blas()), nil }}
+}
+
+// cpuEntries lists the CPU backends of this build, best first: the native BLAS of the
+// platform (see native_*.go) and then the pure-Go fallback, which is always there.
+func cpuEntries() []entry {
+	return append(nativeEntries(), cpuEntry("purego", func() cpu.BLAS { return purego.New() }))
+}
+
+// entries lists every backend of this build: the CPU ones, then the GPU ones (gpu_entries.go).
+func entries() []entry { return append(cpuEntries(), gpuEntries()...) }
+
+// Names returns the names of the backends compiled into this binary, best first. "purego" is
+// always among them. Use it to offer a choice (CLI flag, settings) and Open to open one.
+func Names() []string {
+	var names []string
+	for _, e := range entries() {
+		names = append(names, e.name)
+	}
+	return names
+}
+
+// Default returns the best CPU backend compiled into this binary: OpenBLAS where cgo is on
+// (not on macOS or Windows, and not with -tags noblas), Accelerate on macOS with cgo, and the
+// pure-Go backend otherwise. It never fails.
+func Default() gpu.Backend {
+	b, err := cpuEntries()[0].open()
+	if err != nil { // cannot happen: CPU providers of the first rank always open
+		return cpu.New(purego.New())
+	}
+	return b
+}
+
+// Open returns the named backend (see Names); the name is case-insensitive and "" or
+// "default" means Default.
+func Open(name string) (gpu.Backend, error) {
+	if name == "" || strings.EqualFold(name, "default") {
+		return Default(), nil
+	}
+	for _, e := range entries() {
+		if strings.EqualFold(name, e.name) {
+			b, err := e.open()
+			if err != nil {
+				return nil, fmt.Errorf("backends: open %s: %w", e.name, err)
+			}
+			return b, nil
+		}
+	}
+	return nil, fmt.Errorf("backends: backend %q is not compiled into this binary (available: %s)", name, strings.Join(Names(), ", "))
+}

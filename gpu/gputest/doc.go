@@ -1,0 +1,48 @@
+// Package gputest is the conformance suite of gpu.Backend implementations, the way gonum's
+// blas/testblas serves every BLAS: each backend runs it from its own test,
+//
+//	func TestConformance(t *testing.T) { gputest.Run(t, mybackend.New(), gputest.Options{}) }
+//
+// Run executes every test below as a subtest; the exported Test* functions run one of them
+// (gputest.TestLinear(t, b, opts)).
+//
+// Every op of gpu.Backend runs on fresh random inputs (seeded by the test's name: reproducible)
+// against a float64 reference written out plainly in this package, at odd sizes (1, 7, 129,
+// non-multiples of any tile) next to the models' real ones. Outputs are poisoned with NaN
+// (Upload before the op) so that an element the op forgets to write fails; strided layouts
+// check that the gaps between rows are left alone. Tensors are placed at varying offsets inside
+// larger buffers (views made with Slice, odd offsets included, BF16 weights too) whose guard
+// elements around the view must survive every op, and inputs must come back unchanged.
+//
+// # Tolerances
+//
+// Comparisons use the relative L2 error ‖got − ref‖/‖ref‖ and the max abs error
+// ≤ 10·tol·max|ref|; every element must be finite. The bounds sit 3–10× above the errors
+// measured on the CPU backends (set Options.LogErrors to log every comparison):
+//   - GEMM-based ops (Linear, Attention, Conv2D): tolGemm(k) = 2e-7·√k for a reduction of
+//     length k (8e-7 at k ≤ 16, 1.1e-5 at k = 3072). bf16 weights are compared with the
+//     float64 product of the same bf16-rounded weights, so they are held to the same bound.
+//   - element-wise and row-wise ops (norms, activations, RoPE): tolElem = 3e-7.
+//   - copies and exact ops (Copy, Transpose, Patchify, Unpatchify, UpsampleNearest2x, Add,
+//     Mul, GatedAdd, AddScaled, Guidance, BatchNorm, Read of BF16 weights): bit-for-bit equality
+//     with the float32 formula the op documents (GatedAdd x + float32(gate·y), AddScaled
+//     y + float32(s·x), Guidance u + float32(g·float32(c − u)), BatchNorm
+//     float32(float32(x − mean)/std) and float32(x·std) + mean).
+//   - Options.BF16Activations (onednn): the bf16-weight Linear rounds its activations to
+//     bfloat16 and is compared with the float64 product of bf16-rounded x and w, at tolGemm too.
+//
+// Options.TolScale multiplies every tolerance but the exact ones; backends should pass at 1.
+//
+// # Errors, memory and concurrency
+//
+// Ops given bad arguments (too-short tensors, bad dimensions, missing operands, a BF16 operand
+// where F32 is needed, a tensor of another backend) must not panic or run, and the next Sync,
+// Flush or Read must return an error naming the op (the first one when several failed), after
+// which the error is cleared. Freeing the zero Tensor or another backend's tensor and using a
+// freed tensor must not panic. Memory must count Alloc and Free in Resident exactly (back to
+// the start after freeing), weights in Resident or Viewed, and keep Peak ≥ Resident.
+// TestConcurrentUse calls the backend from several goroutines (skip it with
+// Options.NoConcurrency where the backend does not support that).
+//
+// Each test frees the tensors it made; a test leaves the backend as it found it.
+package gputest

@@ -1,6 +1,0 @@
-//go:build !race
-
-package gpu
-
-// raceEnabled: the race detector makes sync.Pool drop buffers on purpose.
-const raceEnabled = false

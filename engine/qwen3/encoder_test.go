@@ -219,26 +219,30 @@ func TestReleaseFreesTensors(t *testing.T) {
 	if _, err := e.Encode(context.Background(), ids, mask, []int{3}, nil); err != nil {
 		t.Fatal(err)
 	}
+	// Weights are viewed (CPU) or copied (GPU): count both. Activations are freed after each
+	// call, which a viewing backend shows as an unchanged Resident.
+	held := func(m gpu.MemStats) int64 { return m.Viewed + m.Resident }
+	views := func(m gpu.MemStats) bool { return m.Viewed > before.Viewed }
 	three := b.Memory()
-	if three.Viewed <= before.Viewed || three.Resident != before.Resident {
-		t.Errorf("after encoding 3 layers: %+v (before %+v): want more viewed weights, no activations left", three, before)
+	if held(three) <= held(before) || (views(three) && three.Resident != before.Resident) {
+		t.Errorf("after encoding 3 layers: %+v (before %+v): want more weights, no activations left", three, before)
 	}
 	if _, err := e.Encode(context.Background(), ids, mask, DefaultLayers, nil); err != nil {
 		t.Fatal(err)
 	}
 	all := b.Memory()
-	if all.Viewed <= three.Viewed || all.Resident != before.Resident {
+	if held(all) <= held(three) || (views(all) && all.Resident != before.Resident) {
 		t.Errorf("after encoding 27 layers: %+v (3 layers %+v)", all, three)
 	}
 	e.Release()
-	if m := b.Memory(); m.Viewed != before.Viewed {
-		t.Errorf("after Release: %d bytes viewed, want %d", m.Viewed, before.Viewed)
+	if m := b.Memory(); held(m) != held(before) {
+		t.Errorf("after Release: %+v, want %+v", m, before)
 	}
 	if _, err := e.Encode(context.Background(), ids, mask, DefaultLayers, nil); err != nil {
 		t.Fatal(err)
 	}
-	if m := b.Memory(); m.Viewed != all.Viewed {
-		t.Errorf("after encoding again: %d bytes viewed, want %d", m.Viewed, all.Viewed)
+	if m := b.Memory(); held(m) != held(all) {
+		t.Errorf("after encoding again: %+v, want %+v", m, all)
 	}
 	if err := e.Close(); err != nil {
 		t.Fatal(err)

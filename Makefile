@@ -7,14 +7,15 @@ PKGS      := ./...
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PKGS  := gcc libc6-dev pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev \
              libxinerama-dev libxi-dev libxxf86vm-dev libopenblas-dev libdnnl-dev \
-             xvfb xauth libgl1-mesa-dri xdotool imagemagick
+             xvfb xauth libgl1-mesa-dri xdotool imagemagick \
+             mesa-vulkan-drivers libvulkan1
 TINY      ?= ../shared/golden/model/tiny-flux2-klein
 MODEL     ?= $(TINY)
 SHOT      ?= screenshot.png
 FUZZTIME  ?= 15s
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: all deps build run test test-purego fuzz bench bench-gpu lint package screenshot check-screenshot clean
+.PHONY: all deps build run test test-webgpu test-purego fuzz bench bench-gpu lint package screenshot check-screenshot clean
 
 all: build
 
@@ -30,16 +31,24 @@ build:
 run: build
 	./$(BIN)
 
-# Everything CI checks: formatting, vet, all tests with the OpenBLAS backend, the pure-Go
-# backend without cgo, short fuzz runs of the parsers, and a real-window screenshot.
+# Everything CI checks: formatting, vet, all tests with the OpenBLAS backend (the WebGPU
+# conformance suite on Mesa's software Vulkan included, required), the golden model tests again
+# on WebGPU, the pure-Go backend without cgo, short fuzz runs of the parsers, and a
+# real-window screenshot.
 test:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet $(PKGS)
-	$(GO) test -count=1 $(PKGS)
+	KLEINBILD_REQUIRE_WEBGPU=1 $(GO) test -count=1 $(PKGS)
+	$(MAKE) test-webgpu
 	$(MAKE) test-purego
 	$(MAKE) fuzz
 	$(MAKE) check-screenshot
+
+# The golden model tests (text encoder, transformer, VAE, whole pipeline) on the WebGPU
+# backend: the best adapter present, Mesa's software Vulkan (llvmpipe) on CI.
+test-webgpu:
+	KLEINBILD_BACKEND=webgpu KLEINBILD_REQUIRE_WEBGPU=1 $(GO) test -count=1 ./gpu/backends ./engine/qwen3 ./engine/flux2 ./engine/vae ./engine
 
 test-purego:
 	CGO_ENABLED=0 $(GO) test -count=1 ./weights/... ./gpu/... ./engine/...

@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	fyne.io/fyne/v2 v2.7.1
+	github.com/cogentcore/webgpu v0.23.0
 	github.com/x448/float16 v0.8.4
 	golang.org/x/image v0.47.0
 	golang.org/x/text v0.43.0

@@ -6,13 +6,10 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"slices"
-	"strings"
 
 	"kleinbild/app"
 	"kleinbild/app/cli"
 	"kleinbild/app/desktop"
-	"kleinbild/gpu/backends"
 )
 
 func main() {
@@ -38,7 +35,7 @@ func runGUI(args []string) int {
 		fs.StringVar(&opts.Prompt, "prompt", "", "prompt to start with")
 		fs.BoolVar(&opts.AutoGenerate, "generate", false, "generate once at start")
 		fs.StringVar(&opts.ScreenshotPath, "screenshot", "", "after the generation, save a window screenshot here and quit")
-		fs.StringVar(&opts.Backend, "backend", "", "compute backend: "+strings.Join(backends.Names(), ", ")+" (default: the best CPU backend)")
+		fs.StringVar(&opts.Backend, "backend", "", cli.BackendHelp()+". For this session; the app's model settings choose it for good")
 		if err := fs.Parse(args[1:]); err != nil {
 			if err == flag.ErrHelp {
 				return 0
@@ -49,9 +46,8 @@ func runGUI(args []string) int {
 			fmt.Fprintf(os.Stderr, "kleinbild gui: unexpected argument %q\n", fs.Arg(0))
 			return 2
 		}
-		if b := opts.Backend; b != "" && !strings.EqualFold(b, "default") &&
-			!slices.ContainsFunc(backends.Names(), func(n string) bool { return strings.EqualFold(n, b) }) {
-			fmt.Fprintf(os.Stderr, "kleinbild gui: unknown backend %q (available: %s)\n", b, strings.Join(backends.Names(), ", "))
+		if err := cli.CheckBackend(opts.Backend); err != nil {
+			fmt.Fprintf(os.Stderr, "kleinbild gui: %v\n", err)
 			return 2
 		}
 		opts.QuitAfter = opts.ScreenshotPath != ""

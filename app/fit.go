@@ -2,37 +2,38 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 
 	"kleinbild/engine/budget"
+	"kleinbild/gpu"
 	"kleinbild/gpu/backends"
 )
 
 // fitDebounce is how long the size must stay unchanged before the estimate is redone.
 const fitDebounce = 150 * time.Millisecond
 
-// calibrateFunc measures (or loads) the machine's kernel speeds for time estimates.
-type calibrateFunc func(ctx context.Context) (budget.Calibration, error)
+// calibrateFunc measures (or loads) the kernel speeds of a device (an ID as OpenFunc takes)
+// for time estimates.
+type calibrateFunc func(ctx context.Context, device string) (budget.Calibration, error)
 
-// defaultCalibrate returns a calibrateFunc that loads the stored calibration or measures one
-// (about a second) on the named backend (see backends.Open).
-func defaultCalibrate(backend string) calibrateFunc {
-	return func(ctx context.Context) (budget.Calibration, error) {
-		path, err := budget.DefaultCalibrationPath()
-		if err != nil {
-			return budget.Calibration{}, err
-		}
-		b, err := backends.Open(backend)
-		if err != nil {
-			return budget.Calibration{}, err
-		}
-		defer b.Close()
-		c, _, err := budget.LoadOrCalibrate(ctx, b, path)
-		return c, err
+// defaultCalibrate loads the stored calibration of the device or measures one (about a
+// second) and stores it (see calibrationPath).
+func defaultCalibrate(ctx context.Context, device string) (budget.Calibration, error) {
+	b, err := openDevice(device)
+	if err != nil {
+		return budget.Calibration{}, err
 	}
+	defer b.Close()
+	path, err := calibrationPath(b)
+	if err != nil {
+		return budget.Calibration{}, err
+	}
+	c, _, err := budget.LoadOrCalibrate(ctx, b, path)
+	return c, err
 }
 
 // fitState is the "will it fit" estimate next to the Generate button.
@@ -41,8 +42,9 @@ type fitState struct {
 	dir       string        // the folder model was read from
 	calib     budget.Calibration
 	calibrate calibrateFunc
-	started   bool // calibration started
-	seq       int  // debounce generation
+	started   bool   // calibration started
+	device    string // the device ID calib is (being) measured on
+	seq       int    // debounce generation
 	// machine reads the memory figures; nil means budget.ThisMachine (tests replace it).
 	machine func(budget.Calibration) budget.Machine
 }
@@ -97,7 +99,38 @@ func (u *UI) estimate() (budget.Report, bool) {
 		machine = budget.ThisMachine
 	}
 	rep, err := budget.Estimate(*f.model, req, machine(f.calib))
-	return rep, err == nil
+	if err != nil {
+		return rep, false
+	}
+	if d, ok := u.deviceFor(u.effectiveDevice()); ok {
+		rep = onDevice(rep, d)
+	}
+	return rep, true
+}
+
+// onDevice adds a GPU's own memory to an estimate: when the device reports it (WebGPU does
+// not), the weights and activations must fit there too.
+func onDevice(rep budget.Report, d backends.Device) budget.Report {
+	mem := d.Info.MemoryBytes
+	if d.Info.Kind == gpu.KindCPU || mem <= 0 {
+		return rep
+	}
+	name := d.Info.Name
+	if name == "" {
+		name = d.ID
+	}
+	if rep.PeakBytes > mem {
+		rep.Verdict = budget.DoesNotFit
+		rep.Message = fmt.Sprintf("Does not fit on %s: this needs about %s of graphics memory (weights and buffers); the device has %s. Choose a smaller size, or the CPU in the model settings.",
+			name, humanBytes(uint64(rep.PeakBytes)), humanBytes(uint64(mem)))
+		return rep
+	}
+	// The device's memory is what the line compares with from here on.
+	rep.AvailableBytes, rep.TotalBytes = mem, mem
+	if rep.Verdict == budget.Fits {
+		rep.Message = fmt.Sprintf("Fits: needs about %s of the %s on %s.", humanBytes(uint64(max(rep.PeakBytes, 0))), humanBytes(uint64(mem)), name)
+	}
+	return rep
 }
 
 // checkStepsQuiet parses the steps field without showing a message (0: the default).
@@ -117,22 +150,25 @@ func (u *UI) updateFit() {
 		l.Hide()
 		return
 	}
-	if f := &u.fit; !f.started {
-		f.started = true
+	if f, dev := &u.fit, u.effectiveDevice(); !f.started || f.device != dev {
+		// Once per device: another device's speeds would mislead.
+		f.started, f.device, f.calib = true, dev, budget.Calibration{}
 		calibrate := f.calibrate
 		if calibrate == nil {
-			calibrate = defaultCalibrate(u.opts.Backend)
+			calibrate = defaultCalibrate
 		}
 		u.bg.Add(1)
 		go func() {
 			defer u.bg.Done()
-			c, err := calibrate(u.life)
+			c, err := calibrate(u.life, dev)
 			if err != nil {
 				return // estimates simply carry no time
 			}
 			u.post(func() {
-				u.fit.calib = c
-				u.updateFit()
+				if u.fit.device == dev {
+					u.fit.calib = c
+					u.updateFit()
+				}
 			})
 		}()
 	}

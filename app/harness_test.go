@@ -19,6 +19,8 @@ import (
 	"kleinbild/engine"
 	"kleinbild/engine/budget"
 	"kleinbild/engine/imageio"
+	"kleinbild/gpu"
+	"kleinbild/gpu/backends"
 	"kleinbild/weights/golden"
 )
 
@@ -90,7 +92,7 @@ func newHarness(t *testing.T, dataDir, modelDir string, open OpenFunc) *harness 
 	w := a.NewWindow("Kleinbild")
 	w.Resize(fyne.NewSize(1280, 860))
 	h := &harness{t: t, win: w}
-	u, err := newUI(a, w, Options{DataDir: dataDir, ModelDir: modelDir, Open: open, calibrate: fakeCalibrate}, h.post)
+	u, err := newUI(a, w, Options{DataDir: dataDir, ModelDir: modelDir, Open: open, calibrate: fakeCalibrate, devices: fakeDevices}, h.post)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,13 +168,26 @@ type fakeGen struct {
 	calls   atomic.Int32
 	started chan struct{}
 
-	mu   sync.Mutex
-	reqs []engine.Request
+	mu      sync.Mutex
+	reqs    []engine.Request
+	devices []string // the device of each open
 }
 
 func newFakeGen() *fakeGen { return &fakeGen{started: make(chan struct{}, 16)} }
 
-func (f *fakeGen) open(string) (Generator, error) { return f, nil }
+func (f *fakeGen) open(_, device string) (Generator, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.devices = append(f.devices, device)
+	return f, nil
+}
+
+// opened returns the devices the model was opened on, in order.
+func (f *fakeGen) opened() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.devices...)
+}
 
 func (f *fakeGen) lastRequest() engine.Request {
 	f.mu.Lock()
@@ -286,6 +301,16 @@ func tinyModel(t *testing.T) string { return golden.TinyModel(t) }
 
 // fakeCalibrate stands in for the one-second kernel calibration (and its file in the
 // user's configuration folder).
-func fakeCalibrate(context.Context) (budget.Calibration, error) {
+func fakeCalibrate(context.Context, string) (budget.Calibration, error) {
 	return budget.Calibration{Backend: "test", LinearGFLOPS: 10, AttentionGFLOPS: 10, ConvGFLOPS: 10, Measured: time.Now()}, nil
+}
+
+// fakeDevices stands in for backends.Devices: two CPU backends (the first automatic) and a
+// discrete GPU with 8 GB.
+func fakeDevices() []backends.Device {
+	return []backends.Device{
+		{ID: "openblas", Backend: "openblas", Auto: true, Info: gpu.DeviceInfo{Name: "Test CPU", Kind: gpu.KindCPU, API: "OpenBLAS", MemoryBytes: 16e9}},
+		{ID: "purego", Backend: "purego", Info: gpu.DeviceInfo{Name: "Test CPU", Kind: gpu.KindCPU, API: "Go (gonum)", MemoryBytes: 16e9}},
+		{ID: "webgpu:0", Backend: "webgpu", Info: gpu.DeviceInfo{Name: "Test GPU", Kind: gpu.KindDiscrete, API: "Vulkan", MemoryBytes: 8e9}},
+	}
 }

@@ -186,17 +186,21 @@ func (u *UI) ShowModelDialog() {
 		"(random weights: it paints noise, fast).")
 	help.Wrapping = fyne.TextWrapWord
 	dl, release := u.newDownloadPanel()
+	devBox, releaseDev := u.newDeviceSection()
 	content := container.NewVBox(
 		sectionTitle("Model folder"),
 		container.NewBorder(nil, nil, nil, browse, path),
 		status,
 		help,
 		widget.NewSeparator(),
+		devBox,
+		widget.NewSeparator(),
 		dl.box)
 	d := dialog.NewCustomWithoutButtons("Model", container.NewVScroll(content), u.win)
 	u.modelDlg = d
 	d.SetOnClosed(func() {
 		release()
+		releaseDev()
 		if u.modelDlg == d {
 			u.modelDlg = nil
 		}

@@ -19,8 +19,10 @@ type Generator interface {
 	Generate(ctx context.Context, req engine.Request, progress func(engine.Progress)) (*engine.Result, error)
 }
 
-// OpenFunc opens a validated model folder for generation.
-type OpenFunc func(dir string) (Generator, error)
+// OpenFunc opens a validated model folder for generation on a compute device: an ID of
+// backends.Devices, "" for backends.Default, or "cpu" for backends.DefaultCPU (after a GPU
+// failure).
+type OpenFunc func(dir, device string) (Generator, error)
 
 // Options configure a UI.
 type Options struct {
@@ -37,26 +39,28 @@ type Options struct {
 	ScreenshotPath string
 	// QuitAfter quits the application once the automatic run is over.
 	QuitAfter bool
-	// Backend names the compute backend (one of backends.Names); "" is backends.Default.
-	// The default Open opens the model on it, and kernel speeds are calibrated on it.
+	// Backend is the compute device for this session (an ID of backends.Devices, or
+	// "webgpu" for the best adapter), overriding the one chosen in the settings until the
+	// user chooses another; "" uses the settings' choice (automatic by default).
 	Backend string
-	// Open opens a model folder; nil opens it with engine.Open on Backend.
+	// Open opens a model folder on a device; nil opens it with engine.Open.
 	Open OpenFunc
 
 	// calibrate replaces the kernel-speed calibration (tests).
 	calibrate calibrateFunc
+	// devices replaces backends.Devices (tests).
+	devices func() []backends.Device
 }
 
 // embedCacheBytes bounds the on-disk cache of prompt embeddings (about 16 MB per prompt
 // for klein-4B), which makes seed variations of one prompt skip the text encoder.
 const embedCacheBytes = 512 << 20
 
-// engineOpener is the default OpenFunc: engine.Open on the named backend (see
-// backends.Open) with the prompt cache in the data folder. Each model gets its own backend,
-// closed with it.
-func engineOpener(cacheDir, backend string) OpenFunc {
-	return func(dir string) (Generator, error) {
-		b, err := backends.Open(backend)
+// engineOpener is the default OpenFunc: engine.Open on the device (see openDevice) with the
+// prompt cache in the data folder. Each model gets its own backend, closed with it.
+func engineOpener(cacheDir string) OpenFunc {
+	return func(dir, device string) (Generator, error) {
+		b, err := openDevice(device)
 		if err != nil {
 			return nil, err
 		}

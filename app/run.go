@@ -30,6 +30,9 @@ type runState struct {
 	start      time.Time
 	tracker    progressTracker
 	cancelling bool
+	// device is the device ID the run opens the model on; gpuName its backend when that is
+	// a GPU ("" for a CPU or when unknown), to tell GPU failures apart.
+	device, gpuName string
 }
 
 // runOutcome is how a generation ended.
@@ -37,6 +40,8 @@ type runOutcome struct {
 	entry galleryEntry
 	saved bool
 	err   error
+	// gpuFailed is true when err came from the GPU the run was on (see deviceFailure).
+	gpuFailed bool
 }
 
 // Generate starts a generation from the current settings (the Generate button and
@@ -100,6 +105,8 @@ func (u *UI) startGenerate() (*runState, error) {
 	u.setRunning(true)
 	u.showProgress(r, engine.Progress{Phase: engine.PhaseLoading})
 	u.updateViewer()
+	r.device = u.effectiveDevice()
+	r.gpuName = u.gpuBackendOf(r.device)
 	u.bg.Add(2)
 	go u.execute(ctx, r, u.modelDir, req, meta)
 	go u.tick(r)
@@ -118,23 +125,24 @@ func (u *UI) Cancel() {
 	u.setStatus("Cancelling…")
 }
 
-// generatorFor returns the engine for dir, opening it the first time (the model stays
-// loaded between generations). Called from the generating goroutine.
-func (u *UI) generatorFor(dir string) (Generator, error) {
+// generatorFor returns the engine for dir on device, opening it the first time (the model
+// stays loaded between generations; another folder or device reopens it). Called from the
+// generating goroutine.
+func (u *UI) generatorFor(dir, device string) (Generator, error) {
 	u.genMu.Lock()
 	defer u.genMu.Unlock()
-	if u.gen != nil && u.genDir == dir {
+	if u.gen != nil && u.genDir == dir && u.genDevice == device {
 		return u.gen, nil
 	}
 	if c, ok := u.gen.(io.Closer); ok {
 		c.Close()
 	}
-	u.gen, u.genDir = nil, ""
-	g, err := u.open(dir)
+	u.gen, u.genDir, u.genDevice = nil, "", ""
+	g, err := u.open(dir, device)
 	if err != nil {
 		return nil, fmt.Errorf("the model could not be opened: %w", err)
 	}
-	u.gen, u.genDir = g, dir
+	u.gen, u.genDir, u.genDevice = g, dir, device
 	return g, nil
 }
 
@@ -155,9 +163,9 @@ func (u *UI) execute(ctx context.Context, r *runState, dir string, req engine.Re
 		}
 		meta.References = append(meta.References, imageio.Reference{Path: p, SHA256: sum})
 	}
-	gen, err := u.generatorFor(dir)
+	gen, err := u.generatorFor(dir, r.device)
 	if err != nil {
-		finish(runOutcome{err: err}, nil)
+		finish(runOutcome{err: err, gpuFailed: deviceFailure(err, nil, r.gpuName)}, nil)
 		return
 	}
 	var last engine.Progress
@@ -177,7 +185,7 @@ func (u *UI) execute(ctx context.Context, r *runState, dir string, req engine.Re
 		if ctx.Err() != nil {
 			err = context.Canceled
 		}
-		finish(runOutcome{err: err}, nil)
+		finish(runOutcome{err: err, gpuFailed: deviceFailure(err, gen, r.gpuName)}, nil)
 		return
 	}
 	meta.Seed, meta.Steps = res.Seed, res.Steps
@@ -269,7 +277,11 @@ func (u *UI) finishRun(r *runState, out runOutcome, img image.Image) {
 		return
 	case out.err != nil && !out.saved:
 		u.followRun = false
-		u.showError(fmt.Errorf("generation failed: %w", out.err))
+		if out.gpuFailed {
+			u.fallBackToCPU(out.err.Error())
+		} else {
+			u.showError(fmt.Errorf("generation failed: %w", out.err))
+		}
 		if img != nil {
 			setCanvasImage(u.view.image, img)
 			u.followRun = true

@@ -21,6 +21,9 @@ type settings struct {
 	Schedule   string  `json:"schedule,omitempty"`
 	Seed       uint64  `json:"seed,omitempty"`
 	SeedLocked bool    `json:"seed_locked,omitempty"`
+	// Device is the compute device chosen in the settings (a backends.Devices ID); empty is
+	// automatic.
+	Device string `json:"device,omitempty"`
 	// HFToken is the Hugging Face token, kept only when the user asked to remember it.
 	HFToken string `json:"hf_token,omitempty"`
 	// DownloadDir and DownloadVariant name an unfinished model download to offer resuming.

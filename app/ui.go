@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"unicode"
 	"unicode/utf8"
@@ -53,9 +54,12 @@ type UI struct {
 	pendingSave *settings
 	writeMu     sync.Mutex // serialises settings writes
 
-	genMu  sync.Mutex // guards gen and genDir (used by the generation goroutine)
-	gen    Generator
-	genDir string
+	genMu     sync.Mutex // guards gen, genDir and genDevice (used by the generation goroutine)
+	gen       Generator
+	genDir    string
+	genDevice string // the device ID gen was opened on
+
+	dev deviceState
 
 	run  *runState // the generation in progress, or nil
 	refs []string  // reference image paths
@@ -119,10 +123,14 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 		}
 	}
 	if u.open == nil {
-		u.open = engineOpener(filepath.Join(dataDir, "cache", "prompts"), opts.Backend)
+		u.open = engineOpener(filepath.Join(dataDir, "cache", "prompts"))
 	}
 	set, setErr := loadSettings(u.settingsPath)
 	u.settings = set
+	u.dev.choice = set.Device
+	if opts.Backend != "" && !strings.EqualFold(opts.Backend, "default") {
+		u.dev.choice = opts.Backend
+	}
 	u.build()
 	// The model first: it sets the variant's defaults, which remembered settings override.
 	switch {
@@ -152,6 +160,7 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 		}
 	})
 	go u.loadGallery(filepath.Join(dataDir, "gallery"))
+	u.probeDevices()
 	return u, nil
 }
 

@@ -467,7 +467,7 @@ func TestAutomateTakesScreenshot(t *testing.T) {
 	h := &harness{t: t, win: w}
 	shot := filepath.Join(t.TempDir(), "shot.png")
 	u, err := newUI(a, w, Options{DataDir: t.TempDir(), ModelDir: tinyModel(t), Prompt: "a lighthouse",
-		AutoGenerate: true, ScreenshotPath: shot, Open: fake.open, calibrate: fakeCalibrate}, h.post)
+		AutoGenerate: true, ScreenshotPath: shot, Open: fake.open, calibrate: fakeCalibrate, devices: fakeDevices}, h.post)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,24 +2,108 @@ package cli
 
 import (
 	"flag"
+	"fmt"
+	"io"
+	"strconv"
 	"strings"
 
 	"kleinbild/gpu"
 	"kleinbild/gpu/backends"
 )
 
-// backendFlag adds the --backend flag: the compiled backends (backends.Names, best first),
-// note appended to its help.
-func backendFlag(fs *flag.FlagSet, note string) *string {
-	return fs.String("backend", "", "compute backend: "+strings.Join(backends.Names(), ", ")+note)
+// BackendHelp is the help of a --backend flag (also the app's, in main.go).
+func BackendHelp() string { return backendHelp() }
+
+// CheckBackend returns an error naming the available devices when id is not a device this
+// binary knows (see kleinbild devices); it opens nothing.
+func CheckBackend(id string) error {
+	id = strings.TrimSpace(id)
+	if knownDevice(id) {
+		return nil
+	}
+	msg := fmt.Sprintf("unknown device %q", id)
+	if _, err := backends.Open(id); err != nil {
+		msg = plainBackendError(err, id)
+	}
+	return fmt.Errorf("--backend %s: %s; 'kleinbild devices' lists the devices", id, msg)
 }
 
-// openBackend opens the backend of a --backend flag ("" opens backends.Default); an unknown
-// name is a usage error.
-func openBackend(name string) (gpu.Backend, error) {
-	b, err := backends.Open(name)
+// backendHelp describes the --backend values without probing GPU adapters (which takes tens
+// of milliseconds): the compiled backends and, where WebGPU is compiled, "webgpu:N".
+func backendHelp() string {
+	names := backends.Names()
+	s := "compute device: " + strings.Join(names, ", ")
+	for _, n := range names {
+		if n == "webgpu" {
+			s += ", webgpu:N (webgpu = the best GPU adapter, a software one included when it is the only one; webgpu:N = adapter N)"
+			break
+		}
+	}
+	return s + "; 'kleinbild devices' lists them. Default: a real GPU when there is one, else the best CPU backend (the exact f32-activation path); $" + backends.EnvBackend + " overrides it"
+}
+
+// backendFlag adds the --backend flag, note appended to its help.
+func backendFlag(fs *flag.FlagSet, note string) *string {
+	return fs.String("backend", "", backendHelp()+note)
+}
+
+// knownDevice reports whether id names a device this binary could open: a compiled backend
+// (backends.Names), "default", or "webgpu:N" where WebGPU is compiled.
+func knownDevice(id string) bool {
+	if id == "" || strings.EqualFold(id, "default") {
+		return true
+	}
+	webgpu := false
+	for _, n := range backends.Names() {
+		if strings.EqualFold(n, id) {
+			return true
+		}
+		webgpu = webgpu || n == "webgpu"
+	}
+	name, idx, ok := strings.Cut(id, ":")
+	if !ok || !webgpu || !strings.EqualFold(name, "webgpu") {
+		return false
+	}
+	n, err := strconv.Atoi(idx)
+	return err == nil && n >= 0
+}
+
+// openBackend opens the device of a --backend flag ("" opens backends.Default). A name this
+// binary does not know is a usage error (exit 2); a known device that fails to open (no such
+// adapter, no driver) is an error (exit 1).
+func openBackend(id string) (gpu.Backend, error) {
+	id = strings.TrimSpace(id)
+	if err := CheckBackend(id); err != nil {
+		return nil, fmt.Errorf("%w: %w", errUsage, err)
+	}
+	b, err := backends.Open(id)
 	if err != nil {
-		return nil, usageErr("--backend: %v", err)
+		return nil, fmt.Errorf("cannot open the compute device %s: %s; 'kleinbild devices' lists the devices", id, plainBackendError(err, id))
 	}
 	return b, nil
+}
+
+// plainBackendError is err's message without the registry's prefixes ("backends: open ID: ").
+func plainBackendError(err error, id string) string {
+	msg := strings.TrimPrefix(err.Error(), "backends: ")
+	for _, p := range []string{"open " + id + ": ", fmt.Sprintf("%q: ", id)} {
+		msg = strings.TrimPrefix(msg, p)
+	}
+	return msg
+}
+
+// deviceLine describes the device b runs on, e.g. "webgpu:0 llvmpipe (software, Vulkan)".
+// id is what the user asked for; an explicit "webgpu:N" stays, anything else shows b's name.
+func deviceLine(id string, b gpu.Backend) string {
+	name := b.Name()
+	if strings.Contains(id, ":") {
+		name = strings.ToLower(strings.TrimSpace(id))
+	}
+	i := b.Info()
+	return fmt.Sprintf("%s %s (%s, %s)", name, i.Name, i.Kind, i.API)
+}
+
+// printDevice writes the "Device: ..." line.
+func printDevice(w io.Writer, id string, b gpu.Backend) {
+	fmt.Fprintf(w, "Device: %s\n", deviceLine(id, b))
 }

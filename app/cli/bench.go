@@ -20,7 +20,7 @@ import (
 
 // runBench: kleinbild bench [--model DIR] [--variant klein-4b] [--seed N] [--tokenizer PATH]
 // [--sizes 256,512] [--steps 4] [--prompt TEXT] [--json bench.json] [--peak-reps 3]
-// [--backend NAME] [-q].
+// [--backend ID] [-q].
 // Without --model it benchmarks the cached random-weight model of the variant
 // (<user cache>/kleinbild/bench/<variant>), writing it first when it is missing or
 // incomplete (which needs --tokenizer). Prints a table to stdout and writes the figures as
@@ -37,7 +37,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	jsonPath := fs.String("json", "bench.json", "write the figures as JSON to this file (\"\" to skip)")
 	peakReps := fs.Int("peak-reps", 3, "timed repetitions of each GEMM peak measurement (0 skips it)")
 	quiet := fs.Bool("q", false, "quiet: print only the table and errors")
-	backend := backendFlag(fs, " (default: the best CPU backend)")
+	backend := backendFlag(fs, "")
 	rest, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -66,6 +66,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stderr, format+"\n", a...)
 		}
 	}
+	logf("Device: %s", deviceLine(*backend, b))
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()

@@ -28,6 +28,7 @@ func commands() []command {
 		{"download", "download a model from Hugging Face (resumable), or --verify a folder", runDownload},
 		{"randmodel", "write a random-weight model folder in the real layout (for benchmarks)", runRandModel},
 		{"bench", "time end-to-end generations and report per-phase speed and memory", runBench},
+		{"devices", "list the compute devices (CPU backends, GPU adapters) that --backend takes", runDevices},
 		{"version", "print the version", func(_ []string, stdout, _ io.Writer) error {
 			_, err := fmt.Fprintln(stdout, "kleinbild", Version)
 			return err

@@ -42,7 +42,7 @@ func runTokens(args []string, stdout, stderr io.Writer) error {
 	return err
 }
 
-// runEncode: kleinbild encode -d MODEL_DIR -p PROMPT -o emb.safetensors
+// runEncode: kleinbild encode -d MODEL_DIR -p PROMPT -o emb.safetensors [--backend ID]
 // writes tensor prompt_embeds float32 [1, 512, 3·hidden].
 func runEncode(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("encode", stderr)
@@ -50,7 +50,7 @@ func runEncode(args []string, stdout, stderr io.Writer) error {
 	prompt := fs.String("p", "", "prompt")
 	out := fs.String("o", "", "output .safetensors file")
 	quiet := fs.Bool("q", false, "print nothing on success")
-	backend := backendFlag(fs, " (default: the best CPU backend)")
+	backend := backendFlag(fs, "")
 	if _, err := parse(fs, args); err != nil {
 		return err
 	}

@@ -49,22 +49,15 @@ func Names() []string {
 	return names
 }
 
-// Default returns the best CPU backend compiled into this binary: OpenBLAS where cgo is on
-// (not on macOS or Windows, and not with -tags noblas), Accelerate on macOS with cgo, and the
-// pure-Go backend otherwise. It never fails.
-func Default() gpu.Backend {
-	b, err := cpuEntries()[0].open()
-	if err != nil { // cannot happen: CPU providers of the first rank always open
-		return cpu.New(purego.New())
-	}
-	return b
-}
-
-// Open returns the named backend (see Names); the name is case-insensitive and "" or
-// "default" means Default.
+// Open returns the named backend (see Names) or device (see Devices: "webgpu:N" opens one
+// adapter); names are case-insensitive and "" or "default" means Default.
 func Open(name string) (gpu.Backend, error) {
+	name = strings.TrimSpace(name)
 	if name == "" || strings.EqualFold(name, "default") {
 		return Default(), nil
+	}
+	if b, ok, err := openAdapter(name); ok {
+		return b, err
 	}
 	for _, e := range entries() {
 		if strings.EqualFold(name, e.name) {

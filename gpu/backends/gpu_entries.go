@@ -1,6 +1,23 @@
 package backends
 
-// gpuEntries lists the GPU backends of this build, after the CPU ones in Names. None yet:
-// the WebGPU helper replaces this file to add "webgpu" (opening it may fail where no adapter
-// is found; Open then returns the error).
-func gpuEntries() []entry { return nil }
+import (
+	"kleinbild/gpu"
+	"kleinbild/gpu/webgpu"
+)
+
+// gpuEntries lists the GPU backends of this build, after the CPU ones in Names: "webgpu"
+// wherever it is compiled (cgo), whether or not an adapter is present: Open then fails with
+// the reason (no Vulkan, Metal or Direct3D 12 device). It opens the best adapter (see
+// webgpu.Options); Default's policy (devices.go) decides when it is the default.
+func gpuEntries() []entry {
+	if !webgpu.Compiled {
+		return nil
+	}
+	return []entry{{"webgpu", func() (gpu.Backend, error) {
+		b, err := webgpu.New(webgpu.Options{Adapter: -1})
+		if err != nil {
+			return nil, err
+		}
+		return b, nil
+	}}}
+}

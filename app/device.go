@@ -1,0 +1,298 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"unicode"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"kleinbild/engine/budget"
+	"kleinbild/gpu"
+	"kleinbild/gpu/backends"
+)
+
+// cpuFallback is the device ID the app uses after a GPU failure: backends.DefaultCPU.
+const cpuFallback = "cpu"
+
+// openDevice opens a device ID: one of backends.Devices, "webgpu" (the best adapter), ""
+// (backends.Default) or cpuFallback.
+func openDevice(id string) (gpu.Backend, error) {
+	if id == cpuFallback {
+		return backends.DefaultCPU(), nil
+	}
+	return backends.Open(id)
+}
+
+// deviceReporter is implemented by generators that know the device they run on (the
+// engine's models, through their backend).
+type deviceReporter interface {
+	computeDevice() (backend string, info gpu.DeviceInfo)
+}
+
+// computeDevice names the backend and device the model runs on.
+func (m *ownedModel) computeDevice() (string, gpu.DeviceInfo) { return m.b.Name(), m.b.Info() }
+
+// deviceState is the compute device choice (UI goroutine).
+type deviceState struct {
+	// list is what backends.Devices found; probed is false until the probe has returned.
+	list   []backends.Device
+	probed bool
+	// choice is the device chosen ("" automatic): the saved preference, or Options.Backend
+	// for this session.
+	choice string
+	// fallback, when set, is the GPU failure that moved generations to the CPU until the
+	// user chooses a device again; the saved preference stays.
+	fallback string
+	// sel, note and retry are the settings' widgets while the model dialog is open.
+	sel   *widget.Select
+	note  *widget.Label
+	retry *fyne.Container
+	// labels maps the select's options to device IDs.
+	labels map[string]string
+}
+
+// effectiveDevice is the device ID the next model is opened on.
+func (u *UI) effectiveDevice() string {
+	if u.dev.fallback != "" {
+		return cpuFallback
+	}
+	return u.dev.choice
+}
+
+// probeDevices lists the devices off the UI goroutine (probing GPU adapters takes about
+// 100 ms) and then shows them.
+func (u *UI) probeDevices() {
+	list := u.opts.devices
+	if list == nil {
+		list = backends.Devices
+	}
+	u.bg.Add(1)
+	go func() {
+		defer u.bg.Done()
+		ds := list()
+		u.post(func() {
+			u.dev.list, u.dev.probed = ds, true
+			u.refreshDeviceSelect()
+			u.updateFitSoon()
+		})
+	}()
+}
+
+// deviceFor finds the device an ID stands for: "" the automatic one, "cpu" the first CPU
+// device, a backend name its first device; ok is false when it is not (yet) known.
+func (u *UI) deviceFor(id string) (backends.Device, bool) {
+	for _, d := range u.dev.list {
+		switch {
+		case id == "" && d.Auto,
+			id == cpuFallback && d.Info.Kind == gpu.KindCPU,
+			id != "" && strings.EqualFold(d.ID, id):
+			return d, true
+		}
+	}
+	for _, d := range u.dev.list {
+		if id != "" && strings.EqualFold(d.Backend, id) {
+			return d, true
+		}
+	}
+	return backends.Device{}, false
+}
+
+// gpuBackendOf is the backend name of id when it is a GPU device, else "".
+func (u *UI) gpuBackendOf(id string) string {
+	if id == cpuFallback {
+		return ""
+	}
+	if d, ok := u.deviceFor(id); ok {
+		if d.Info.Kind == gpu.KindCPU {
+			return ""
+		}
+		return d.Backend
+	}
+	if name, _, ok := strings.Cut(id, ":"); ok {
+		return strings.ToLower(name) // "webgpu:N" of an adapter not listed (any more)
+	}
+	return ""
+}
+
+// deviceFailure reports whether err is a failure of the GPU a generation ran on: gen's
+// device when it reports one, else gpuName (the backend of the device that was to be
+// opened; "" for a CPU). Backends start their errors with their name ("webgpu: device
+// lost ..."), and the engine wraps them.
+func deviceFailure(err error, gen Generator, gpuName string) bool {
+	if err == nil || errors.Is(err, context.Canceled) {
+		return false
+	}
+	if r, ok := gen.(deviceReporter); ok {
+		name, info := r.computeDevice()
+		gpuName = ""
+		if info.Kind != gpu.KindCPU {
+			gpuName = name
+		}
+	}
+	return gpuName != "" && strings.Contains(err.Error(), gpuName+":")
+}
+
+// fallBackToCPU makes the next generations use the CPU after the GPU failed with msg, and
+// says so (UI goroutine).
+func (u *UI) fallBackToCPU(msg string) {
+	u.dev.fallback = msg
+	u.banner.show(fmt.Sprintf("The GPU failed: %s. The next run uses the CPU.", strings.TrimSuffix(msg, ".")), true)
+	u.refreshDeviceSelect()
+	u.updateFitSoon()
+}
+
+// chooseDevice makes id ("" automatic) the device of the next generations and remembers it;
+// it ends a CPU fallback.
+func (u *UI) chooseDevice(id string) {
+	if id == u.dev.choice && u.dev.fallback == "" {
+		return
+	}
+	u.dev.choice, u.dev.fallback = id, ""
+	u.settings.Device = id
+	u.remember(u.settings)
+	u.refreshDeviceSelect()
+	u.updateFitSoon()
+}
+
+// autoLabel is the select's first option.
+func (u *UI) autoLabel() string {
+	if d, ok := u.deviceFor(""); ok {
+		return "Automatic (" + d.Label() + ")"
+	}
+	return "Automatic"
+}
+
+// choiceLabel is the select's option for a device ID that is not in the list.
+func choiceLabel(id string) string {
+	if strings.EqualFold(id, "webgpu") {
+		return "webgpu — the best GPU adapter"
+	}
+	return id + " — not found on this computer"
+}
+
+// newDeviceSection builds the "Compute device" settings; release forgets its widgets when
+// the dialog closes.
+func (u *UI) newDeviceSection() (box fyne.CanvasObject, release func()) {
+	sel := widget.NewSelect(nil, nil)
+	sel.PlaceHolder = "Looking for devices…"
+	note := widget.NewLabel("")
+	note.Wrapping = fyne.TextWrapWord
+	note.SizeName = theme.SizeNameCaptionText
+	retry := widget.NewButton("Try the GPU again", func() {
+		u.chooseDevice(u.dev.choice)
+	})
+	u.dev.sel, u.dev.note = sel, note
+	retryBox := container.NewHBox(retry)
+	u.dev.retry = retryBox
+	u.refreshDeviceSelect()
+	box = container.NewVBox(sectionTitle("Compute device"), sel, note, retryBox)
+	return box, func() {
+		if u.dev.sel == sel {
+			u.dev.sel, u.dev.note, u.dev.retry = nil, nil, nil
+		}
+	}
+}
+
+// refreshDeviceSelect shows the devices and the choice in the open settings (UI goroutine).
+func (u *UI) refreshDeviceSelect() {
+	sel := u.dev.sel
+	if sel == nil {
+		return
+	}
+	sel.OnChanged = nil
+	if !u.dev.probed {
+		sel.Options = nil
+		sel.Disable()
+		u.setDeviceNote()
+		sel.Refresh()
+		return
+	}
+	u.dev.labels = map[string]string{}
+	opts := []string{u.autoLabel()}
+	u.dev.labels[opts[0]] = ""
+	current := opts[0]
+	for _, d := range u.dev.list {
+		l := d.Label()
+		opts = append(opts, l)
+		u.dev.labels[l] = d.ID
+		if u.dev.choice != "" && strings.EqualFold(d.ID, u.dev.choice) {
+			current = l
+		}
+	}
+	if c := u.dev.choice; c != "" && current == opts[0] {
+		l := choiceLabel(c)
+		opts = append(opts, l)
+		u.dev.labels[l] = c
+		current = l
+	}
+	sel.Options = opts
+	sel.Enable()
+	sel.SetSelected(current)
+	sel.OnChanged = func(label string) {
+		if id, ok := u.dev.labels[label]; ok {
+			u.chooseDevice(id)
+		}
+	}
+	u.setDeviceNote()
+	sel.Refresh()
+}
+
+// setDeviceNote explains the choice under the select: a CPU fallback in force, or what the
+// devices are.
+func (u *UI) setDeviceNote() {
+	note, retry := u.dev.note, u.dev.retry
+	if note == nil {
+		return
+	}
+	if msg := u.dev.fallback; msg != "" {
+		note.SetText("Using the CPU for now: the GPU failed (" + msg + "). Your choice is kept for the next start.")
+		note.Importance = widget.WarningImportance
+		retry.Show()
+	} else {
+		note.SetText("The model is opened on this device for the next generation. Automatic uses a graphics card when there is one, else the processor.")
+		note.Importance = widget.MediumImportance
+		retry.Hide()
+	}
+	note.Refresh()
+}
+
+// calibrationPath is where the kernel speeds of b's device are kept: one file per backend
+// and device next to budget.DefaultCalibrationPath, e.g.
+// calibration-webgpu-nvidia-h100-80gb-hbm3.json, so switching devices keeps each one's.
+func calibrationPath(b gpu.Backend) (string, error) {
+	def, err := budget.DefaultCalibrationPath()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(filepath.Dir(def), "calibration-"+slug(b.Name()+"-"+b.Info().Name)+".json"), nil
+}
+
+// slug is s in lower case with runs of anything but letters and digits as one "-".
+func slug(s string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(s) {
+		if r < 0x80 && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
+			b.WriteRune(r)
+			dash = false
+		} else if !dash && b.Len() > 0 {
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	out := strings.TrimSuffix(b.String(), "-")
+	if len(out) > 80 {
+		out = out[:80]
+	}
+	if out == "" {
+		out = "device"
+	}
+	return out
+}

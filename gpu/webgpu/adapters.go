@@ -1,0 +1,102 @@
+//go:build cgo
+
+package webgpu
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/cogentcore/webgpu/wgpu"
+
+	"kleinbild/gpu"
+)
+
+// Adapters lists every WebGPU adapter of the primary APIs (Vulkan, Metal, Direct3D 12) in the
+// order Options.Adapter indexes them. No adapter is not an error: the list is empty.
+func Adapters() ([]gpu.DeviceInfo, error) {
+	quietLogs()
+	inst := wgpu.CreateInstance(nil) // a descriptor makes this binding pass uninitialised extras
+	if inst == nil {
+		return nil, fmt.Errorf("webgpu: cannot create an instance")
+	}
+	defer inst.Release()
+	ads := inst.EnumerateAdapters(&wgpu.InstanceEnumerateAdapterOptons{Backends: wgpu.InstanceBackendPrimary})
+	infos := make([]gpu.DeviceInfo, len(ads))
+	for i, a := range ads {
+		infos[i] = adapterInfo(a)
+		a.Release()
+	}
+	return infos, nil
+}
+
+// adapterInfo describes a. WebGPU does not report device memory: MemoryBytes stays 0.
+func adapterInfo(a *wgpu.Adapter) gpu.DeviceInfo {
+	ai := a.GetInfo()
+	lim := a.GetLimits().Limits
+	name := ai.Name
+	if name == "" || name == "0x0" {
+		name = ai.DriverDescription
+	}
+	kind := gpu.KindOther
+	switch ai.AdapterType {
+	case wgpu.AdapterTypeDiscreteGPU:
+		kind = gpu.KindDiscrete
+	case wgpu.AdapterTypeIntegratedGPU:
+		kind = gpu.KindIntegrated
+	case wgpu.AdapterTypeCPU:
+		kind = gpu.KindSoftware
+	}
+	api := "other"
+	switch ai.BackendType {
+	case wgpu.BackendTypeVulkan:
+		api = "Vulkan"
+	case wgpu.BackendTypeMetal:
+		api = "Metal"
+	case wgpu.BackendTypeD3D12:
+		api = "D3D12"
+	case wgpu.BackendTypeD3D11:
+		api = "D3D11"
+	case wgpu.BackendTypeOpenGL, wgpu.BackendTypeOpenGLES:
+		api = "OpenGL"
+	}
+	return gpu.DeviceInfo{
+		Name:            name,
+		Kind:            kind,
+		API:             api,
+		MaxBufferBytes:  int64(lim.MaxBufferSize),
+		MaxBindingBytes: int64(lim.MaxStorageBufferBindingSize),
+	}
+}
+
+// kindRank orders adapter kinds for Options.Adapter = -1 (lower is better).
+func kindRank(k gpu.DeviceKind) int {
+	switch k {
+	case gpu.KindDiscrete:
+		return 0
+	case gpu.KindIntegrated:
+		return 1
+	case gpu.KindSoftware:
+		return 3
+	}
+	return 2
+}
+
+// pickAdapter returns the index of the best adapter of infos (stable: the first of the best
+// kind), or -1 when there is none.
+func pickAdapter(infos []gpu.DeviceInfo) int {
+	if len(infos) == 0 {
+		return -1
+	}
+	idx := make([]int, len(infos))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(kindRank(infos[a].Kind), kindRank(infos[b].Kind)) })
+	return idx[0]
+}
+
+// quietLogs keeps wgpu-native's warnings ("No config found!", missing Vulkan extensions)
+// off stderr: they mean nothing to a user; errors still reach the backend's error scopes.
+// The level is the native library's process-wide setting; setting it again is harmless.
+func quietLogs() { wgpu.SetLogLevel(wgpu.LogLevelError) }

@@ -1,0 +1,23 @@
+//go:build !cgo
+
+package webgpu
+
+import (
+	"errors"
+
+	"kleinbild/gpu"
+)
+
+// Backend is the WebGPU backend; without cgo it cannot be created.
+type Backend struct{ gpu.Backend }
+
+var errNoCgo = errors.New("webgpu: built without cgo")
+
+// Adapters lists no adapters without cgo.
+func Adapters() ([]gpu.DeviceInfo, error) { return nil, nil }
+
+// New fails without cgo.
+func New(opts Options) (*Backend, error) { return nil, errNoCgo }
+
+// Compiled reports whether this build holds the WebGPU backend (it needs cgo).
+const Compiled = false

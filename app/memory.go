@@ -1,10 +1,7 @@
 package app
 
 import (
-	"os/exec"
-	"runtime"
 	"strconv"
-	"strings"
 
 	"kleinbild/engine"
 )
@@ -18,22 +15,11 @@ type memoryStatus struct {
 	Total bool
 }
 
-// readMemory reports available RAM: MemAvailable on Linux, installed memory (sysctl
-// hw.memsize) on macOS, unknown elsewhere.
+// readMemory reports the RAM the fit check uses (engine.RAMForModels: available RAM on
+// Linux, installed RAM on macOS, unknown elsewhere).
 func readMemory() memoryStatus {
-	switch runtime.GOOS {
-	case "linux", "android":
-		b, ok := engine.AvailableRAM()
-		return memoryStatus{Bytes: b, Known: ok}
-	case "darwin":
-		out, err := exec.Command("sysctl", "-n", "hw.memsize").Output()
-		if err != nil {
-			return memoryStatus{}
-		}
-		b, err := strconv.ParseUint(strings.TrimSpace(string(out)), 10, 64)
-		return memoryStatus{Bytes: b, Known: err == nil, Total: true}
-	}
-	return memoryStatus{}
+	b, total, ok := engine.RAMForModels()
+	return memoryStatus{Bytes: b, Known: ok, Total: total}
 }
 
 // humanBytes formats a byte count as "7.8 GB" (decimal units, like file managers).

@@ -13,9 +13,26 @@ func AvailableRAM() (bytes uint64, ok bool) {
 	return meminfoField("MemAvailable:")
 }
 
-// TotalRAM returns the machine's physical memory where known.
+// TotalRAM returns the machine's physical memory where known (MemTotal on Linux,
+// hw.memsize on macOS).
 func TotalRAM() (bytes uint64, ok bool) {
+	if b, ok := physicalRAM(); ok {
+		return b, true
+	}
 	return meminfoField("MemTotal:")
+}
+
+// RAMForModels is the memory the fit check compares a generation against: the RAM
+// available now where the system reports it (Linux), else the installed RAM (macOS; total is
+// then true). ok is false where neither can be read.
+func RAMForModels() (bytes uint64, total, ok bool) {
+	if b, ok := AvailableRAM(); ok {
+		return b, false, true
+	}
+	if b, ok := TotalRAM(); ok {
+		return b, true, true
+	}
+	return 0, false, false
 }
 
 func meminfoField(key string) (uint64, bool) {

@@ -1,6 +1,7 @@
 package backends
 
 import (
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -15,17 +16,20 @@ func TestOpen(t *testing.T) {
 	if !slices.Contains(names, "purego") {
 		t.Fatalf("Names() = %v lacks purego", names)
 	}
-	if names[0] != Default().Name() {
-		t.Errorf("Names()[0] = %q, Default() = %q", names[0], Default().Name())
+	if names[0] != DefaultCPU().Name() {
+		t.Errorf("Names()[0] = %q, DefaultCPU() = %q", names[0], DefaultCPU().Name())
 	}
+	def := Default()
+	defer def.Close()
 	for _, n := range []string{"", "default", "DEFAULT"} {
 		b, err := Open(n)
 		if err != nil {
 			t.Fatalf("Open(%q): %v", n, err)
 		}
-		if b.Name() != Default().Name() {
-			t.Errorf("Open(%q) = %q, want %q", n, b.Name(), Default().Name())
+		if b.Name() != def.Name() {
+			t.Errorf("Open(%q) = %q, want %q", n, b.Name(), def.Name())
 		}
+		b.Close()
 	}
 	for _, n := range names {
 		b, err := Open(strings.ToUpper(n))
@@ -49,7 +53,10 @@ func TestOpen(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "purego") {
 		t.Errorf("Open(no-such-backend) error %v, want one listing the backends", err)
 	}
-	if Default().Info().Kind != gpu.KindCPU {
-		t.Errorf("Default() is not a CPU backend: %+v", Default().Info())
+	if DefaultCPU().Info().Kind != gpu.KindCPU {
+		t.Errorf("DefaultCPU() is not a CPU backend: %+v", DefaultCPU().Info())
+	}
+	if k := def.Info().Kind; k == gpu.KindSoftware && os.Getenv(EnvBackend) == "" {
+		t.Errorf("Default() picked a software adapter: %+v", def.Info())
 	}
 }

@@ -67,3 +67,23 @@ func TestDefaultFromEnv(t *testing.T) {
 		t.Fatalf("%s=%s but Default() is %s", EnvBackend, id, b.Name())
 	}
 }
+
+// TestOpenWebGPURepeatedly: opening and closing the WebGPU backend many times in one process
+// keeps working (lavapipe refused a new device now and then; webgpu.New starts over then).
+func TestOpenWebGPURepeatedly(t *testing.T) {
+	b, err := Open("webgpu")
+	if err != nil {
+		if os.Getenv("KLEINBILD_REQUIRE_WEBGPU") == "1" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	b.Close()
+	for i := 0; i < 20; i++ {
+		b, err := Open("webgpu")
+		if err != nil {
+			t.Fatalf("open %d: %v", i+2, err)
+		}
+		b.Close()
+	}
+}

@@ -14,11 +14,12 @@ import (
 	"kleinbild/gpu/cpu/openblas"
 )
 
-// TestDefaultIsOpenBLAS: where OpenBLAS is compiled in, it is the default and uses every core.
+// TestDefaultIsOpenBLAS: where OpenBLAS is compiled in, it is the default CPU backend (the
+// default without a real GPU) and uses every core.
 func TestDefaultIsOpenBLAS(t *testing.T) {
-	d := Default()
+	d := DefaultCPU()
 	if d.Name() != "openblas" {
-		t.Fatalf("Default() = %q, want openblas", d.Name())
+		t.Fatalf("DefaultCPU() = %q, want openblas", d.Name())
 	}
 	c, ok := d.(*cpu.Backend)
 	if !ok {

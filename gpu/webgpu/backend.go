@@ -9,6 +9,7 @@ import (
 	"math"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/cogentcore/webgpu/wgpu"
 
@@ -68,11 +69,31 @@ func (x *buffer) Bytes() int64 { return x.bytes }
 
 // New opens the adapter opts.Adapter (an index into Adapters(), -1 for the best one) and
 // creates a device with the adapter's own limits.
+//
+// Device creation fails now and then on lavapipe after several devices were created and
+// released in one process (seen once in 8–20 opens, "failed to request device"); New then
+// starts over from a new instance, up to four times.
 func New(opts Options) (*Backend, error) {
+	var err error
+	for attempt := 0; attempt < 4; attempt++ {
+		if attempt > 0 {
+			time.Sleep(time.Duration(attempt*attempt) * 50 * time.Millisecond)
+		}
+		var b *Backend
+		var retry bool
+		if b, retry, err = openOnce(opts); err == nil || !retry {
+			return b, err
+		}
+	}
+	return nil, err
+}
+
+// openOnce is one attempt of New; retry reports whether a failure may be transient.
+func openOnce(opts Options) (_ *Backend, retry bool, _ error) {
 	quietLogs()
 	inst := wgpu.CreateInstance(nil) // a descriptor makes this binding pass uninitialised extras
 	if inst == nil {
-		return nil, errors.New("webgpu: cannot create an instance")
+		return nil, false, errors.New("webgpu: cannot create an instance")
 	}
 	ads := inst.EnumerateAdapters(&wgpu.InstanceEnumerateAdapterOptons{Backends: wgpu.InstanceBackendPrimary})
 	infos := make([]gpu.DeviceInfo, len(ads))
@@ -92,12 +113,12 @@ func New(opts Options) (*Backend, error) {
 	}
 	if len(ads) == 0 {
 		inst.Release()
-		return nil, errors.New("webgpu: no adapter (no Vulkan, Metal or Direct3D 12 device found)")
+		return nil, false, errors.New("webgpu: no adapter (no Vulkan, Metal or Direct3D 12 device found)")
 	}
 	if pick >= len(ads) {
 		release(-1)
 		inst.Release()
-		return nil, fmt.Errorf("webgpu: adapter %d does not exist (%d adapters)", opts.Adapter, len(ads))
+		return nil, false, fmt.Errorf("webgpu: adapter %d does not exist (%d adapters)", opts.Adapter, len(ads))
 	}
 	release(pick)
 	ad := ads[pick]
@@ -109,7 +130,7 @@ func New(opts Options) (*Backend, error) {
 	if err != nil {
 		ad.Release()
 		inst.Release()
-		return nil, fmt.Errorf("webgpu: opening %s: %w", infos[pick].Name, err)
+		return nil, true, fmt.Errorf("webgpu: opening %s: %w", infos[pick].Name, err)
 	}
 	b := &Backend{
 		info:    infos[pick],
@@ -124,7 +145,7 @@ func New(opts Options) (*Backend, error) {
 	b.info.MaxBindingBytes = int64(b.lim.MaxStorageBufferBindingSize)
 	b.scopes = newScopes(dev)
 	b.scopes.push()
-	return b, nil
+	return b, false, nil
 }
 
 // Name is "webgpu".

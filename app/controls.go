@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/engine"
 	"kleinbild/engine/imageio"
 	"kleinbild/resources"
 )
@@ -318,6 +319,9 @@ func (u *UI) readForm() (form, bool) {
 	if f.prompt == "" {
 		setFieldError(c.promptErr, "Describe the image first.")
 		ok = false
+	} else if engine.ValidatePrompt(f.prompt) != nil {
+		setFieldError(c.promptErr, fmt.Sprintf("The prompt is too long: %d KB, at most %d KB.", len(f.prompt)>>10, engine.MaxPromptBytes>>10))
+		ok = false
 	} else {
 		setFieldError(c.promptErr, "")
 	}
@@ -337,7 +341,9 @@ func (u *UI) readForm() (form, bool) {
 // only for the model they were used with; another model starts from its own defaults.
 func (u *UI) applySettings(s settings) {
 	c := &u.ctl
-	c.prompt.SetText(s.Prompt)
+	if engine.ValidatePrompt(s.Prompt) == nil {
+		c.prompt.SetText(s.Prompt)
+	}
 	w, h := s.Width, s.Height
 	if w == 0 || h == 0 {
 		w, h = 512, 512
@@ -382,7 +388,12 @@ func (u *UI) currentSettings(f form) settings {
 // reference images that still exist.
 func (u *UI) RestoreSettings(m imageio.Metadata) {
 	c := &u.ctl
-	c.prompt.SetText(m.Prompt)
+	// A prompt beyond the limit (the metadata reader takes up to 16 MB) stays out of the
+	// field: no generation could use it, and a field that large is slow to lay out.
+	promptErr := engine.ValidatePrompt(m.Prompt)
+	if promptErr == nil {
+		c.prompt.SetText(m.Prompt)
+	}
 	if m.Width > 0 && m.Height > 0 {
 		u.setSize(m.Width, m.Height)
 	}
@@ -402,7 +413,9 @@ func (u *UI) RestoreSettings(m imageio.Metadata) {
 		}
 	}
 	u.refreshRefs()
-	if len(missing) > 0 {
+	if promptErr != nil {
+		u.showNotice(fmt.Sprintf("Settings restored, but not the prompt: it is %d KB long, at most %d KB are allowed.", len(m.Prompt)>>10, engine.MaxPromptBytes>>10))
+	} else if len(missing) > 0 {
 		u.showNotice(fmt.Sprintf("Settings restored, but %d reference image(s) no longer exist: %s", len(missing), strings.Join(missing, ", ")))
 	} else {
 		u.setStatus("Settings restored.")

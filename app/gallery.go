@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,12 +17,17 @@ import (
 	"time"
 
 	"kleinbild/engine/imageio"
+	"kleinbild/internal/safefile"
 	"kleinbild/weights"
 )
 
 // galleryIndexVersion is bumped whenever the index layout changes; an index of another
 // version is rebuilt from the PNGs.
 const galleryIndexVersion = 1
+
+// maxGalleryIndexBytes bounds the index file read at start (it holds every image's
+// metadata; a larger one is rebuilt from the PNGs).
+const maxGalleryIndexBytes = 256 << 20
 
 // galleryIndexName is the gallery's index file. It is only a cache: the PNGs and their
 // metadata are the truth.
@@ -80,7 +86,7 @@ func openGallery(ctx context.Context, dir string) (*gallery, galleryLoad, error)
 	}
 	g := &gallery{dir: dir, byFile: map[string]*galleryEntry{}}
 	known := map[string]*galleryEntry{}
-	raw, err := os.ReadFile(filepath.Join(dir, galleryIndexName))
+	raw, err := safefile.ReadRegular(filepath.Join(dir, galleryIndexName), maxGalleryIndexBytes)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		rep.Reason = "no index"
@@ -122,6 +128,16 @@ func openGallery(ctx context.Context, dir string) (*gallery, galleryLoad, error)
 		fi, err := de.Info()
 		if err != nil {
 			continue
+		}
+		if !fi.Mode().IsRegular() {
+			// A FIFO, device or socket named *.png would block or never end the scan;
+			// a symlink counts if it leads to a regular file.
+			if fi.Mode()&fs.ModeSymlink == 0 {
+				continue
+			}
+			if st, err := os.Stat(filepath.Join(dir, name)); err != nil || !st.Mode().IsRegular() {
+				continue
+			}
 		}
 		if e := known[name]; e != nil && e.Size == fi.Size() && e.ModTime == fi.ModTime().UnixNano() && e.SHA256 != "" {
 			g.insertLocked(e)
@@ -346,10 +362,15 @@ func (g *gallery) freeName(t time.Time, seed uint64) (string, error) {
 	return "", fmt.Errorf("no free file name for %s in %s", base, g.dir)
 }
 
-// Delete removes an image file and its entry.
+// Delete removes an image file and its entry. file must be a plain file name in the
+// gallery folder ("." , "..", paths, hidden files and the index are refused), naming a
+// file or symlink (not a folder) or nothing.
 func (g *gallery) Delete(file string) error {
-	if file == "" || file != filepath.Base(file) {
+	if !plainFileName(file) || file == galleryIndexName {
 		return fmt.Errorf("delete: %q is not a gallery file", file)
+	}
+	if fi, err := os.Lstat(filepath.Join(g.dir, file)); err == nil && fi.IsDir() {
+		return fmt.Errorf("delete: %q is a folder, not a gallery file", file)
 	}
 	if err := os.Remove(filepath.Join(g.dir, file)); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("delete %s: %w", file, err)
@@ -359,4 +380,11 @@ func (g *gallery) Delete(file string) error {
 	g.items = slices.DeleteFunc(g.items, func(e *galleryEntry) bool { return e.File == file })
 	g.mu.Unlock()
 	return g.saveIndex()
+}
+
+// plainFileName reports whether name is a single, visible file name: not empty, ".", "..",
+// a hidden name or anything with a path separator or volume.
+func plainFileName(name string) bool {
+	return name != "" && !strings.HasPrefix(name, ".") && filepath.Base(name) == name &&
+		!strings.ContainsAny(name, `/\`) && filepath.VolumeName(name) == "" && filepath.IsLocal(name)
 }

@@ -20,6 +20,7 @@ import (
 
 	"kleinbild/engine"
 	"kleinbild/engine/imageio"
+	"kleinbild/internal/safefile"
 )
 
 // refCell is the side of a reference thumbnail in the side panel.
@@ -57,6 +58,28 @@ func imageExtensions() []string {
 // addReference appends an image file to the references (without refreshing the view),
 // after checking that the engine can use it.
 func (u *UI) addReference(path string) error {
+	if err := checkReferenceFile(path); err != nil {
+		return err
+	}
+	return u.appendReference(path)
+}
+
+// appendReference adds a checked reference unless it is there already or the list is full.
+func (u *UI) appendReference(path string) error {
+	switch {
+	case slices.Contains(u.refs, path):
+		return nil
+	case len(u.refs) >= engine.MaxReferences:
+		return fmt.Errorf("at most %d reference images can be used at once", engine.MaxReferences)
+	}
+	u.refs = append(u.refs, path)
+	return nil
+}
+
+// checkReferenceFile checks that path is an image file the engine can use as a reference,
+// from its header. It touches no UI state and does not block on special files (a FIFO is
+// refused at once), so it may run off the UI goroutine.
+func checkReferenceFile(path string) error {
 	name := filepath.Base(path)
 	fi, err := os.Stat(path)
 	switch {
@@ -66,10 +89,6 @@ func (u *UI) addReference(path string) error {
 		return fmt.Errorf("cannot use %s as a reference: it is a folder, not an image", name)
 	case !isImageFile(path):
 		return fmt.Errorf("cannot use %s as a reference: it is not an image Kleinbild can read (%s)", name, imageio.Formats)
-	case slices.Contains(u.refs, path):
-		return nil
-	case len(u.refs) >= engine.MaxReferences:
-		return fmt.Errorf("at most %d reference images can be used at once", engine.MaxReferences)
 	}
 	w, h, err := imageSize(path)
 	if err != nil {
@@ -78,13 +97,12 @@ func (u *UI) addReference(path string) error {
 	if err := imageio.CheckReference(w, h); err != nil {
 		return fmt.Errorf("cannot use %s: %w", name, err)
 	}
-	u.refs = append(u.refs, path)
 	return nil
 }
 
-// imageSize reads an image file's size from its header.
+// imageSize reads an image file's size from its header (regular files only).
 func imageSize(path string) (w, h int, err error) {
-	f, err := os.Open(path)
+	f, _, err := safefile.OpenRegular(path, imageio.MaxFileBytes)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -172,8 +190,15 @@ func (u *UI) showAddReference() {
 
 // HandleDrop takes files dropped onto the window (or picked in the file dialog). Images
 // become references; a single PNG made by Kleinbild first asks whether to restore its
-// settings or use it as a reference.
+// settings or use it as a reference. The files are read on a background goroutine (a slow
+// disk or a large file never stalls the window); the result is applied through u.post.
 func (u *UI) HandleDrop(uris []fyne.URI) {
+	u.handleDrop(uris)
+}
+
+// handleDrop is HandleDrop; the channel is closed once the drop has been applied.
+func (u *UI) handleDrop(uris []fyne.URI) <-chan struct{} {
+	done := make(chan struct{})
 	var paths []string
 	var errs []error
 	for _, uri := range uris {
@@ -183,20 +208,39 @@ func (u *UI) HandleDrop(uris []fyne.URI) {
 		}
 		paths = append(paths, uri.Path())
 	}
-	if len(paths) == 1 && strings.EqualFold(filepath.Ext(paths[0]), ".png") {
-		if meta, ok, err := imageio.ReadMetadata(paths[0]); err == nil && ok {
-			u.askRestore(paths[0], meta)
+	u.bg.Add(1)
+	go func() {
+		defer u.bg.Done()
+		if len(paths) == 1 && strings.EqualFold(filepath.Ext(paths[0]), ".png") {
+			if meta, ok, err := imageio.ReadMetadata(paths[0]); err == nil && ok {
+				u.post(func() {
+					defer close(done)
+					u.askRestore(paths[0], meta)
+					u.showError(errors.Join(errs...))
+				})
+				return
+			}
+		}
+		checks := make([]error, len(paths))
+		for i, p := range paths {
+			checks[i] = checkReferenceFile(p)
+		}
+		u.post(func() {
+			defer close(done)
+			for i, p := range paths {
+				err := checks[i]
+				if err == nil {
+					err = u.appendReference(p)
+				}
+				if err != nil {
+					errs = append(errs, err)
+				}
+			}
+			u.refreshRefs()
 			u.showError(errors.Join(errs...))
-			return
-		}
-	}
-	for _, p := range paths {
-		if err := u.addReference(p); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	u.refreshRefs()
-	u.showError(errors.Join(errs...))
+		})
+	}()
+	return done
 }
 
 // askRestore offers the two uses of a dropped Kleinbild PNG.

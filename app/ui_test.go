@@ -208,7 +208,7 @@ func TestDropAddsReferences(t *testing.T) {
 	dir := t.TempDir()
 	a := writeTestPNG(t, dir, "a.png", 96, 80, nil)
 	b := writeTestPNG(t, dir, "b.png", 64, 64, nil)
-	u.HandleDrop([]fyne.URI{storage.NewFileURI(a), storage.NewFileURI(b)})
+	h.drop([]fyne.URI{storage.NewFileURI(a), storage.NewFileURI(b)})
 	if len(u.refs) != 2 || u.refs[0] != a || u.refs[1] != b {
 		t.Fatalf("refs = %v", u.refs)
 	}
@@ -231,12 +231,12 @@ func TestDropAddsReferences(t *testing.T) {
 	// Not an image, and too small.
 	txt := filepath.Join(dir, "notes.txt")
 	os.WriteFile(txt, []byte("hello"), 0o644)
-	u.HandleDrop([]fyne.URI{storage.NewFileURI(txt)})
+	h.drop([]fyne.URI{storage.NewFileURI(txt)})
 	if !strings.Contains(u.errorText(), "Cannot use notes.txt as a reference: it is not an image") {
 		t.Errorf("banner after dropping text: %q", u.errorText())
 	}
 	tiny := writeTestPNG(t, dir, "tiny.png", 8, 8, nil)
-	u.HandleDrop([]fyne.URI{storage.NewFileURI(tiny)})
+	h.drop([]fyne.URI{storage.NewFileURI(tiny)})
 	if !strings.Contains(u.errorText(), "too small") || len(u.refs) != 1 {
 		t.Errorf("banner after dropping a tiny image: %q (refs %v)", u.errorText(), u.refs)
 	}
@@ -266,7 +266,7 @@ func TestDropKleinbildPNGOffersRestore(t *testing.T) {
 		References: []imageio.Reference{{Path: ref}, {Path: filepath.Join(dir, "gone.png")}},
 	})
 
-	u.HandleDrop([]fyne.URI{storage.NewFileURI(p)})
+	h.drop([]fyne.URI{storage.NewFileURI(p)})
 	if len(u.refs) != 0 {
 		t.Fatalf("a Kleinbild PNG was added without asking")
 	}
@@ -284,7 +284,7 @@ func TestDropKleinbildPNGOffersRestore(t *testing.T) {
 		t.Errorf("missing reference not reported: %q", u.errorText())
 	}
 
-	u.HandleDrop([]fyne.URI{storage.NewFileURI(p)})
+	h.drop([]fyne.URI{storage.NewFileURI(p)})
 	h.tapDialogButton("Use as reference")
 	if len(u.refs) != 2 || u.refs[1] != p {
 		t.Errorf("after 'Use as reference': refs %v", u.refs)

@@ -191,7 +191,7 @@ func (u *UI) showEntry(e galleryEntry, full image.Image) {
 	u.followRun = false
 	path := u.gallery.Path(e)
 	if e.HasMeta {
-		v.prompt.SetText(e.Meta.Prompt)
+		v.prompt.SetText(clipRunes(e.Meta.Prompt, wrapRunes)) // wrapped: see wrapRunes
 		v.details.SetText(describeEntry(e))
 	} else {
 		v.prompt.SetText(e.File)

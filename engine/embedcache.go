@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -15,10 +16,14 @@ import (
 
 // embedCache keeps prompt embeddings so a repeated prompt skips the text encoder: the last
 // few in memory, and optionally all recent ones on disk (bounded in bytes, oldest evicted).
+// Entries are keyed on the text encoder's files and the compute backend (backends differ in
+// precision: onednn computes in bf16), checked for shape and finiteness when read from
+// disk, and handed out as copies.
 type embedCache struct {
 	dir      string // "" disables the disk tier
 	maxBytes int64
 	modelKey string
+	width    int           // values per token: 3·hidden of the text encoder
 	mem      []cachedEmbed // most recent last
 }
 
@@ -32,12 +37,15 @@ const memEmbeds = 4
 // DefaultCacheBytes bounds the on-disk embedding cache when Options.CacheBytes is 0.
 const DefaultCacheBytes = 1 << 30
 
-func newEmbedCache(dir string, maxBytes int64, info ModelInfo) *embedCache {
+// newEmbedCache makes the cache of a model's embeddings [TextTokens, width] as computed on
+// the named backend.
+func newEmbedCache(dir string, maxBytes int64, info ModelInfo, backend string, width int) *embedCache {
 	if maxBytes <= 0 {
 		maxBytes = DefaultCacheBytes
 	}
-	// The model key changes when the text encoder files change.
+	// The model key changes when the text encoder files or the backend change.
 	h := sha256.New()
+	fmt.Fprintf(h, "backend %q\n", backend)
 	abs, _ := filepath.Abs(info.Dir)
 	fmt.Fprintln(h, abs)
 	files, _ := filepath.Glob(filepath.Join(info.Dir, "text_encoder", "*"))
@@ -47,7 +55,12 @@ func newEmbedCache(dir string, maxBytes int64, info ModelInfo) *embedCache {
 			fmt.Fprintln(h, filepath.Base(f), st.Size(), st.ModTime().UnixNano())
 		}
 	}
-	return &embedCache{dir: dir, maxBytes: maxBytes, modelKey: hex.EncodeToString(h.Sum(nil))}
+	return &embedCache{dir: dir, maxBytes: maxBytes, modelKey: hex.EncodeToString(h.Sum(nil)), width: width}
+}
+
+// valid reports whether emb has the shape of a prompt embedding and only finite values.
+func (c *embedCache) valid(emb []float32) bool {
+	return len(emb) == TextTokens*c.width && firstNonFinite(emb) < 0
 }
 
 func (c *embedCache) path(prompt string) string {
@@ -55,18 +68,36 @@ func (c *embedCache) path(prompt string) string {
 	return filepath.Join(c.dir, hex.EncodeToString(h[:16])+".safetensors")
 }
 
+// get returns a copy of the prompt's cached embedding. A disk entry of the wrong shape or
+// with non-finite values is deleted.
 func (c *embedCache) get(prompt string) ([]float32, bool) {
 	for i := len(c.mem) - 1; i >= 0; i-- {
 		if c.mem[i].prompt == prompt {
 			e := c.mem[i]
 			c.mem = append(append(c.mem[:i:i], c.mem[i+1:]...), e)
-			return e.emb, true
+			return slices.Clone(e.emb), true
 		}
 	}
 	if c.dir == "" {
 		return nil, false
 	}
 	p := c.path(prompt)
+	emb, ok := c.read(p, prompt)
+	if !ok {
+		return nil, false
+	}
+	if !c.valid(emb) {
+		os.Remove(p)
+		return nil, false
+	}
+	now := time.Now()
+	os.Chtimes(p, now, now)
+	c.remember(prompt, emb)
+	return slices.Clone(emb), true
+}
+
+// read loads the entry at p if it is the prompt's, of this model and shaped [TextTokens, width].
+func (c *embedCache) read(p, prompt string) ([]float32, bool) {
 	f, err := weights.OpenFile(p)
 	if err != nil {
 		return nil, false
@@ -76,19 +107,18 @@ func (c *embedCache) get(prompt string) ([]float32, bool) {
 		return nil, false
 	}
 	t, err := f.Tensor("prompt_embeds")
-	if err != nil || t.DType != weights.F32 {
+	if err != nil || t.DType != weights.F32 || t.CheckShape(TextTokens, c.width) != nil {
+		os.Remove(p) // ours by its name and metadata, but unusable
 		return nil, false
 	}
 	emb := make([]float32, t.Numel())
 	if t.ReadFloat32(emb) != nil {
 		return nil, false
 	}
-	now := time.Now()
-	os.Chtimes(p, now, now)
-	c.remember(prompt, emb)
 	return emb, true
 }
 
+// remember keeps emb (owned by the cache from now on) in the memory tier.
 func (c *embedCache) remember(prompt string, emb []float32) {
 	c.mem = append(c.mem, cachedEmbed{prompt, emb})
 	if len(c.mem) > memEmbeds {
@@ -96,8 +126,13 @@ func (c *embedCache) remember(prompt string, emb []float32) {
 	}
 }
 
-// put stores an embedding; disk errors only cost a future re-encode, so they are ignored.
+// put stores a copy of an embedding (one of another shape or with non-finite values is not
+// stored); disk errors only cost a future re-encode, so they are ignored.
 func (c *embedCache) put(prompt string, emb []float32) {
+	if !c.valid(emb) {
+		return
+	}
+	emb = slices.Clone(emb)
 	c.remember(prompt, emb)
 	if c.dir == "" || int64(len(emb))*4 > c.maxBytes {
 		return
@@ -105,7 +140,7 @@ func (c *embedCache) put(prompt string, emb []float32) {
 	if os.MkdirAll(c.dir, 0o755) != nil {
 		return
 	}
-	err := weights.WriteFile(c.path(prompt), []weights.OutTensor{{Name: "prompt_embeds", Shape: []int{len(emb)}, F32: emb}},
+	err := weights.WriteFile(c.path(prompt), []weights.OutTensor{{Name: "prompt_embeds", Shape: []int{TextTokens, c.width}, F32: emb}},
 		map[string]string{"prompt": prompt, "model": c.modelKey})
 	if err == nil {
 		c.evict()

@@ -8,7 +8,6 @@ import (
 
 	"kleinbild/engine/flux2"
 	"kleinbild/engine/imageio"
-	"kleinbild/engine/sched"
 	"kleinbild/engine/torchrand"
 	"kleinbild/engine/vae"
 	"kleinbild/gpu"
@@ -16,9 +15,6 @@ import (
 
 // latentChannels is the transformer's token width: 32 VAE channels patchified 2×2.
 const latentChannels = 128
-
-// previewChannels are the patchified channels the step preview reads (VAE channels 0–2).
-const previewChannels = 12
 
 // tensors allocates F32 tensors on a backend and frees them all at once.
 type tensors struct {
@@ -98,6 +94,12 @@ func (m *Model) Generate(ctx context.Context, req Request, progress func(Progres
 	if steps < 1 || steps > MaxSteps {
 		return nil, fmt.Errorf("steps %d out of range 1..%d", steps, MaxSteps)
 	}
+	if err := ValidateGuidance(req.Guidance); err != nil {
+		return nil, err
+	}
+	if err := ValidatePrompt(req.Prompt); err != nil {
+		return nil, err
+	}
 	guidance := req.Guidance
 	if guidance == 0 {
 		guidance = m.info.DefaultGuidance
@@ -116,7 +118,7 @@ func (m *Model) Generate(ctx context.Context, req Request, progress func(Progres
 	}
 	var preps []prepared
 	for i, path := range req.References {
-		img, err := imageio.Load(path)
+		img, err := imageio.LoadReference(path)
 		if err != nil {
 			return nil, fmt.Errorf("reference %d: %w", i+1, err)
 		}
@@ -153,7 +155,10 @@ func (m *Model) Generate(ctx context.Context, req Request, progress func(Progres
 	if req.Latents != nil && len(req.Latents) != latentChannels*nTarget {
 		return nil, fmt.Errorf("initial latents have %d values, want 128×%d×%d = %d for %d×%d px", len(req.Latents), gh, gw, latentChannels*nTarget, width, height)
 	}
-	sc, err := sched.ByName(schedule, steps, nTarget)
+	if err := CheckFinite("initial latents", req.Latents); err != nil {
+		return nil, err
+	}
+	sc, err := m.info.Scheduler.ByName(schedule, steps, nTarget)
 	if err != nil {
 		return nil, err
 	}
@@ -162,6 +167,9 @@ func (m *Model) Generate(ctx context.Context, req Request, progress func(Progres
 	// Text.
 	report(Progress{Phase: PhaseEncoding})
 	embeds := req.PromptEmbeds
+	if err := CheckFinite("prompt embeddings", embeds); err != nil {
+		return nil, err
+	}
 	if embeds == nil {
 		embeds, err = m.encodePrompt(ctx, req.Prompt, func(done, total int) {
 			report(Progress{Phase: PhaseEncoding, Block: done, Blocks: total})
@@ -275,11 +283,9 @@ func (m *Model) Generate(ctx context.Context, req Request, progress func(Progres
 	if useCFG {
 		passes = 2
 	}
-	// The host reads only the preview channels back after a step, all of them when dumping.
-	host := make([]float32, previewChannels*nTarget)
-	if req.Dump != nil {
-		host = make([]float32, latentChannels*nTarget)
-	}
+	// The host reads the latents back after every step (128·tokens values: small next to
+	// a step's work) to check them and draw the preview.
+	host := make([]float32, latentChannels*nTarget)
 
 	for i := 0; i < steps; i++ {
 		m.b.Copy(img.Rows(0, nTarget, latentChannels), x)
@@ -303,8 +309,11 @@ func (m *Model) Generate(ctx context.Context, req Request, progress func(Progres
 		// Euler: x += (σ' − σ)·v, the difference in float32 as the reference scheduler.
 		m.b.AddScaled(x, v, sc.Sigmas[i+1]-sc.Sigmas[i])
 		m.b.Transpose(lat, x, nTarget, latentChannels)
-		if err := m.b.Read(host, lat.Slice(0, len(host))); err != nil {
+		if err := m.b.Read(host, lat); err != nil {
 			return nil, fmt.Errorf("denoising step %d: %w", i+1, err)
+		}
+		if j := firstNonFinite(host); j >= 0 {
+			return nil, fmt.Errorf("denoising step %d produced non-finite latents (%s) — the transformer weights may be corrupt; %s", i+1, nonFiniteName(float64(host[j])), corruptHint)
 		}
 		if err := dump(fmt.Sprintf("latents_step%d", i), []int{1, latentChannels, gh, gw}, host); err != nil {
 			return nil, err
@@ -317,12 +326,9 @@ func (m *Model) Generate(ctx context.Context, req Request, progress func(Progres
 	}
 	endPhase(PhaseDenoise)
 
-	// Decode: lat holds the final unpacked latents.
+	// Decode: lat holds the final unpacked latents, host their checked copy.
 	report(Progress{Phase: PhaseDecoding})
-	final, err := gpu.ToHost(m.b, lat)
-	if err != nil {
-		return nil, fmt.Errorf("decode: read latents: %w", err)
-	}
+	final := host
 	if err := dump("latents_final", []int{1, latentChannels, gh, gw}, final); err != nil {
 		return nil, err
 	}
@@ -346,6 +352,9 @@ func (m *Model) Generate(ctx context.Context, req Request, progress func(Progres
 	pix, err := gpu.ToHost(m.b, pixT)
 	if err != nil {
 		return nil, fmt.Errorf("decode: read image: %w", err)
+	}
+	if j := firstNonFinite(pix); j >= 0 {
+		return nil, fmt.Errorf("decode: the VAE decoder produced non-finite pixels (%s) — the VAE weights may be corrupt; %s", nonFiniteName(float64(pix[j])), corruptHint)
 	}
 	if err := dump("image", []int{1, 3, height, width}, pix); err != nil {
 		return nil, err
@@ -391,6 +400,13 @@ func (m *Model) encodeReference(ctx context.Context, pix []float32, h, w int, ds
 		return err
 	}
 	m.vae.Normalize(norm, patch, rh, rw)
+	host, err := gpu.ToHost(m.b, norm) // 128·tokens values, read before the deferred free
+	if err != nil {
+		return err
+	}
+	if j := firstNonFinite(host); j >= 0 {
+		return fmt.Errorf("the VAE encoder produced non-finite latents (%s) — the VAE weights may be corrupt; %s", nonFiniteName(float64(host[j])), corruptHint)
+	}
 	m.b.Transpose(dst, norm, latentChannels, rh*rw)
 	return m.b.Sync() // before the deferred free, so that no error of this work is lost
 }

@@ -70,7 +70,7 @@ func Open(dir string, b gpu.Backend, opts Options) (*Model, error) {
 		m.flux.Close()
 		return nil, fmt.Errorf("load VAE: %d latent channels, want %d", c.LatentChannels, latentChannels/4)
 	}
-	m.embeds = newEmbedCache(opts.CacheDir, opts.CacheBytes, info)
+	m.embeds = newEmbedCache(opts.CacheDir, opts.CacheBytes, info, b.Name(), m.flux.Config().JointAttentionDim)
 	return m, nil
 }
 
@@ -154,6 +154,9 @@ func (m *Model) encodePrompt(ctx context.Context, prompt string, progress func(d
 	emb, err := enc.Encode(ctx, ids, mask, qwen3.DefaultLayers, progress)
 	if err != nil {
 		return nil, fmt.Errorf("encode prompt: %w", err)
+	}
+	if j := firstNonFinite(emb); j >= 0 {
+		return nil, fmt.Errorf("encode prompt: the text encoder produced non-finite embeddings (%s) — its weights may be corrupt; %s", nonFiniteName(float64(emb[j])), corruptHint)
 	}
 	m.embeds.put(prompt, emb)
 	return emb, nil

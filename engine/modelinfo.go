@@ -1,12 +1,17 @@
 package engine
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+
+	"kleinbild/engine/sched"
+	"kleinbild/internal/safefile"
 )
 
 // ModelInfo describes a model folder without loading it.
@@ -23,6 +28,9 @@ type ModelInfo struct {
 	// DefaultSteps and DefaultGuidance follow the variant.
 	DefaultSteps    int
 	DefaultGuidance float64
+	// Scheduler is scheduler/scheduler_config.json, checked (the zero Config, the FLUX.2
+	// default, when the file is missing; Missing then lists it, as diffusers needs it too).
+	Scheduler sched.Config
 }
 
 // Variant is a human-readable variant name, e.g. "klein-4B distilled".
@@ -36,11 +44,14 @@ func (m ModelInfo) Variant() string {
 // OK reports whether nothing is missing.
 func (m ModelInfo) OK() bool { return len(m.Missing) == 0 }
 
+// schedulerConfig is the scheduler's settings, relative to the model folder.
+const schedulerConfig = "scheduler/scheduler_config.json"
+
 // requiredFiles are the files every model folder must have (relative paths). The text
 // encoder weights are either one file or shards with an index, checked separately.
 var requiredFiles = []string{
 	"model_index.json",
-	"scheduler/scheduler_config.json",
+	schedulerConfig,
 	"text_encoder/config.json",
 	"tokenizer/tokenizer.json",
 	"transformer/config.json",
@@ -75,7 +86,7 @@ func Inspect(dir string) (ModelInfo, error) {
 	te := filepath.Join(dir, "text_encoder")
 	if fi, err := os.Stat(filepath.Join(te, "model.safetensors")); err == nil {
 		info.WeightBytes += fi.Size()
-	} else if raw, err := os.ReadFile(filepath.Join(te, "model.safetensors.index.json")); err == nil {
+	} else if raw, err := safefile.ReadRegular(filepath.Join(te, "model.safetensors.index.json"), safefile.MaxIndexBytes); err == nil {
 		var idx struct {
 			WeightMap map[string]string `json:"weight_map"`
 		}
@@ -99,29 +110,26 @@ func Inspect(dir string) (ModelInfo, error) {
 		info.Missing = append(info.Missing, "text_encoder/model.safetensors (or model.safetensors.index.json with its shards)")
 	}
 
-	raw, err := os.ReadFile(filepath.Join(dir, "model_index.json"))
+	raw, err := safefile.ReadRegular(filepath.Join(dir, "model_index.json"), safefile.MaxConfigBytes)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return info, nil
 		}
 		return info, fmt.Errorf("read %s: %w", filepath.Join(dir, "model_index.json"), err)
 	}
-	var idx struct {
-		Class       string `json:"_class_name"`
-		IsDistilled bool   `json:"is_distilled"`
+	if info.Distilled, err = parseModelIndex(raw); err != nil {
+		return info, fmt.Errorf("%s: %w", filepath.Join(dir, "model_index.json"), err)
 	}
-	if err := json.Unmarshal(raw, &idx); err != nil {
-		return info, fmt.Errorf("%s: malformed JSON: %w", filepath.Join(dir, "model_index.json"), err)
+	if !slices.Contains(info.Missing, schedulerConfig) {
+		if info.Scheduler, err = sched.LoadConfig(filepath.Join(dir, schedulerConfig)); err != nil {
+			return info, err
+		}
 	}
-	if idx.Class != "" && idx.Class != "Flux2KleinPipeline" {
-		return info, fmt.Errorf("%s: pipeline class %q is not Flux2KleinPipeline", filepath.Join(dir, "model_index.json"), idx.Class)
-	}
-	info.Distilled = idx.IsDistilled
 	info.DefaultSteps, info.DefaultGuidance = DefaultStepsBase, DefaultGuidance
 	if info.Distilled {
 		info.DefaultSteps, info.DefaultGuidance = DefaultStepsDistilled, 1.0 // no guidance
 	}
-	if raw, err := os.ReadFile(filepath.Join(dir, "transformer", "config.json")); err == nil {
+	if raw, err := safefile.ReadRegular(filepath.Join(dir, "transformer", "config.json"), safefile.MaxConfigBytes); err == nil {
 		var tc struct {
 			Heads   int `json:"num_attention_heads"`
 			HeadDim int `json:"attention_head_dim"`
@@ -136,6 +144,36 @@ func Inspect(dir string) (ModelInfo, error) {
 		}
 	}
 	return info, nil
+}
+
+// parseModelIndex checks the text of model_index.json: a JSON object whose _class_name,
+// when given, is Flux2KleinPipeline and whose scheduler entry, when given, names
+// FlowMatchEulerDiscreteScheduler (the only sampler implemented). It returns is_distilled.
+func parseModelIndex(raw []byte) (distilled bool, err error) {
+	var idx struct {
+		Class       string          `json:"_class_name"`
+		IsDistilled bool            `json:"is_distilled"`
+		Scheduler   json.RawMessage `json:"scheduler"`
+	}
+	if err := json.Unmarshal(raw, &idx); err != nil {
+		return false, fmt.Errorf("malformed JSON: %w", err)
+	}
+	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '{' {
+		return false, errors.New("malformed JSON: want an object")
+	}
+	if idx.Class != "" && idx.Class != "Flux2KleinPipeline" {
+		return false, fmt.Errorf("pipeline class %q is not Flux2KleinPipeline", idx.Class)
+	}
+	if len(idx.Scheduler) > 0 && string(idx.Scheduler) != "null" {
+		var lib []string
+		if err := json.Unmarshal(idx.Scheduler, &lib); err != nil || len(lib) != 2 {
+			return false, fmt.Errorf(`field "scheduler" is %.40s, want ["diffusers", "FlowMatchEulerDiscreteScheduler"]`, idx.Scheduler)
+		}
+		if lib[1] != "FlowMatchEulerDiscreteScheduler" {
+			return false, fmt.Errorf(`field "scheduler" names %q: only FlowMatchEulerDiscreteScheduler is supported`, lib[1])
+		}
+	}
+	return idx.IsDistilled, nil
 }
 
 // MissingError formats the missing-file list as one plain sentence.

@@ -8,7 +8,7 @@ import (
 // preview projects normalised, patchified latents [128, gh, gw] to a small RGB image at
 // twice the grid resolution: VAE latent channels 0, 1, 2 (before patchify) as R, G, B with a
 // fixed contrast. It is a cheap progress picture, not a decode, and reads only the first
-// previewChannels channels of lat (all the host reads back when not dumping).
+// 12 channels of lat.
 func (m *Model) preview(lat []float32, gh, gw int) image.Image {
 	img := image.NewNRGBA(image.Rect(0, 0, 2*gw, 2*gh))
 	plane := gh * gw

@@ -7,6 +7,7 @@ package engine
 import (
 	"fmt"
 	"image"
+	"math"
 	"time"
 )
 
@@ -18,6 +19,15 @@ const (
 	SizeMultiple = 16
 	// MaxReferences caps the number of reference images of one request.
 	MaxReferences = 8
+	// MaxPromptBytes caps a prompt's length. The text encoder reads only the first
+	// TextTokens tokens (a few KB of text); the cap keeps prompts, and the metadata that
+	// records them, small enough for any text field.
+	MaxPromptBytes = 64 << 10
+	// MinGuidance and MaxGuidance bound Request.Guidance (0 picks the default). 1 turns
+	// classifier-free guidance off; scales far above the usual 2..10 only saturate the
+	// image (and overflow float32 at about 1e38).
+	MinGuidance = 1
+	MaxGuidance = 30
 )
 
 // Request is one generation.
@@ -31,8 +41,9 @@ type Request struct {
 	Steps int
 	// Seed selects the initial noise (torch-compatible CPU randn).
 	Seed uint64
-	// Guidance is the CFG scale for base models; 0 picks DefaultGuidance. Ignored by
-	// distilled models.
+	// Guidance is the CFG scale for base models: 0 picks DefaultGuidance, else a finite
+	// number in MinGuidance..MaxGuidance (see ValidateGuidance). Ignored by distilled
+	// models, but validated for them too.
 	Guidance float64
 	// Schedule is "flow" (default, the reference's shifted schedule), "linear" or "power".
 	Schedule string
@@ -83,6 +94,26 @@ type Result struct {
 	Timings map[Phase]time.Duration
 	// Latents are the final latents [128, H/16, W/16].
 	Latents []float32
+}
+
+// ValidateGuidance checks a guidance scale: 0 (the default) or a finite number in
+// MinGuidance..MaxGuidance.
+func ValidateGuidance(g float64) error {
+	if g == 0 || g >= MinGuidance && g <= MaxGuidance { // false for NaN
+		return nil
+	}
+	if math.IsNaN(g) || math.IsInf(g, 0) {
+		return fmt.Errorf("guidance %v is not a number: use %d..%d (0 for the default)", g, MinGuidance, MaxGuidance)
+	}
+	return fmt.Errorf("guidance %g is out of range: use %d..%d (0 for the default)", g, MinGuidance, MaxGuidance)
+}
+
+// ValidatePrompt checks a prompt's length.
+func ValidatePrompt(prompt string) error {
+	if len(prompt) > MaxPromptBytes {
+		return fmt.Errorf("prompt is %d bytes long: at most %d are allowed (the text encoder reads only its first %d tokens)", len(prompt), MaxPromptBytes, TextTokens)
+	}
+	return nil
 }
 
 // ValidateSize checks one side length and returns it floored to a multiple of 16.

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"kleinbild/internal/safefile"
 )
 
 // Checkpoint is a set of safetensors files read as one: a single file, a sharded checkpoint
@@ -69,7 +71,7 @@ func Open(path string) (*Checkpoint, error) {
 // {"metadata": {...}, "weight_map": {"tensor name": "shard file name", ...}}. Shards must be
 // plain file names in the index's folder, and every listed tensor must be in its shard.
 func openIndex(indexPath string) (*Checkpoint, error) {
-	raw, err := os.ReadFile(indexPath)
+	raw, err := safefile.ReadRegular(indexPath, safefile.MaxIndexBytes)
 	if err != nil {
 		return nil, fmt.Errorf("read safetensors index: %w", err)
 	}
@@ -256,4 +258,38 @@ func (c *Checkpoint) Close() error {
 type TensorSpec struct {
 	Name  string
 	Shape []int
+}
+
+// Count returns n such that tensors named prefix+"0.…" through prefix+"(n-1).…" all exist
+// and none named prefix+"n.…" does: the number of consecutive numbered blocks of a stack
+// (e.g. Count("model.layers.")). Loaders compare it with their config before allocating
+// anything per block.
+func (c *Checkpoint) Count(prefix string) int {
+	present := map[int]bool{}
+	for name := range c.where {
+		rest, ok := strings.CutPrefix(name, prefix)
+		if !ok {
+			continue
+		}
+		digits, _, ok := strings.Cut(rest, ".")
+		if !ok || digits == "" || len(digits) > 9 || (len(digits) > 1 && digits[0] == '0') {
+			continue
+		}
+		i := 0
+		for _, r := range digits {
+			if r < '0' || r > '9' {
+				i = -1
+				break
+			}
+			i = 10*i + int(r-'0')
+		}
+		if i >= 0 {
+			present[i] = true
+		}
+	}
+	n := 0
+	for present[n] {
+		n++
+	}
+	return n
 }

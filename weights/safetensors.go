@@ -13,8 +13,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"unsafe"
+
+	"kleinbild/internal/safefile"
 )
 
 // MaxHeaderBytes caps the JSON header of a safetensors file (the format's own limit is 100 MB).
@@ -191,25 +192,11 @@ type File struct {
 
 // OpenFile maps a safetensors file and validates its header completely before returning.
 func OpenFile(path string) (*File, error) {
-	// Stat before opening: opening a FIFO would block.
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, fmt.Errorf("open safetensors: %w", err)
-	}
-	if !st.Mode().IsRegular() {
-		if st.IsDir() {
-			return nil, fmt.Errorf("open safetensors %s: is a directory", path)
-		}
-		return nil, fmt.Errorf("open safetensors %s: not a regular file (%s)", path, st.Mode().Type())
-	}
-	f, err := os.Open(path)
+	f, st, err := safefile.OpenRegular(path, 0) // a FIFO or device is refused, not mapped
 	if err != nil {
 		return nil, fmt.Errorf("open safetensors: %w", err)
 	}
 	defer f.Close()
-	if st, err = f.Stat(); err != nil {
-		return nil, fmt.Errorf("open safetensors %s: %w", path, err)
-	}
 	size := st.Size()
 	if size < 8 {
 		return nil, fmt.Errorf("%s: not a safetensors file: %d bytes, shorter than the 8-byte header length", path, size)

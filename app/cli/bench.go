@@ -127,7 +127,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		if err := weights.WriteAtomic(*jsonPath, func(w *bufio.Writer) error {
+		if err := weights.WriteOutput(*jsonPath, func(w *bufio.Writer) error {
 			_, err := w.Write(append(raw, '\n'))
 			return err
 		}); err != nil {

@@ -58,7 +58,13 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	if *verbose && *quiet {
 		return usageErr("-v and -q exclude each other")
 	}
-	if err := checkOutputDir(*out); err != nil {
+	if err := engine.ValidateGuidance(*guidance); err != nil {
+		return usageErr("-g: %v", err)
+	}
+	if err := engine.ValidatePrompt(*prompt); err != nil {
+		return usageErr("-p: %v", err)
+	}
+	if err := weights.CheckOutput(*out); err != nil {
 		return err
 	}
 	b, err := openBackend(*backend)
@@ -101,9 +107,15 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 		if req.Latents, err = readTensor(*latentsPath, "latents"); err != nil {
 			return err
 		}
+		if err := engine.CheckFinite("the latents in "+*latentsPath, req.Latents); err != nil {
+			return err
+		}
 	}
 	if *embPath != "" {
 		if req.PromptEmbeds, err = readTensor(*embPath, "prompt_embeds"); err != nil {
+			return err
+		}
+		if err := engine.CheckFinite("the prompt embeddings in "+*embPath, req.PromptEmbeds); err != nil {
 			return err
 		}
 	}
@@ -205,22 +217,6 @@ func progressLine(p engine.Progress) string {
 	default:
 		return strings.ToUpper(string(p.Phase[:1])) + string(p.Phase[1:])
 	}
-}
-
-// checkOutputDir fails early (before any compute) when the output cannot be written.
-func checkOutputDir(out string) error {
-	d := filepath.Dir(out)
-	st, err := os.Stat(d)
-	if err != nil {
-		return fmt.Errorf("output folder: %w", err)
-	}
-	if !st.IsDir() {
-		return fmt.Errorf("output folder %s is not a folder", d)
-	}
-	if st, err := os.Stat(out); err == nil && st.IsDir() {
-		return fmt.Errorf("output %s is a folder", out)
-	}
-	return nil
 }
 
 // readTensor reads one float tensor from a safetensors file as float32.

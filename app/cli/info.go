@@ -4,18 +4,22 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 
 	"kleinbild/engine"
 	"kleinbild/engine/hub"
 	"kleinbild/gpu/backends"
 )
 
-// runInfo: kleinbild info -d MODEL_DIR — validates a model folder in place (files present,
-// JSON readable, every safetensors header and tensor shape consistent with config.json)
-// and describes it.
+// runInfo: kleinbild info -d MODEL_DIR [--deep] — validates a model folder in place (files
+// present, JSON readable, every safetensors header and tensor shape consistent with
+// config.json) and describes it. --deep also reads every weight and names the tensors
+// holding NaN or infinite values (which make every image black).
 func runInfo(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("info", stderr)
 	dir := fs.String("d", "", "model folder")
+	deep := fs.Bool("deep", false, "also read every weight tensor and report NaN or Inf values (reads the whole model)")
 	if _, err := parse(fs, args); err != nil {
 		return err
 	}
@@ -37,5 +41,40 @@ func runInfo(args []string, stdout, stderr io.Writer) error {
 	for _, p := range rep.Problems {
 		fmt.Fprintf(stdout, "problem:  %s\n", p)
 	}
-	return rep.Err()
+	if err := rep.Err(); err != nil || !*deep {
+		return err
+	}
+	return scanWeights(*dir, stdout, stderr)
+}
+
+// scanWeights runs engine.ScanWeights with progress on stderr and reports what it found.
+func scanWeights(dir string, stdout, stderr io.Writer) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	tty := isTerminal(stderr)
+	lastPct, lastComp := -1, ""
+	bad, err := engine.ScanWeights(ctx, dir, func(p engine.ScanProgress) {
+		pct := int(100 * p.Bytes / max(p.TotalBytes, 1))
+		switch {
+		case tty && pct != lastPct:
+			fmt.Fprintf(stderr, "\r\033[KScanning weights: %s, %d%%", p.Component, pct)
+		case !tty && p.Component != lastComp:
+			fmt.Fprintf(stderr, "Scanning %s weights\n", p.Component)
+		}
+		lastPct, lastComp = pct, p.Component
+	})
+	if tty {
+		fmt.Fprint(stderr, "\r\033[K")
+	}
+	if err != nil {
+		return err
+	}
+	if len(bad) == 0 {
+		fmt.Fprintln(stdout, "scan:     every weight is finite (no NaN or Inf)")
+		return nil
+	}
+	for _, b := range bad {
+		fmt.Fprintf(stdout, "problem:  %s\n", b)
+	}
+	return fmt.Errorf("model folder %s has %d weight tensor(s) with NaN or Inf values, the first: %s (the files are corrupt: download them again)", dir, len(bad), bad[0])
 }

@@ -57,6 +57,9 @@ func runEncode(args []string, stdout, stderr io.Writer) error {
 	if *dir == "" || *out == "" {
 		return usageErr("-d MODEL_DIR and -o OUT.safetensors are required")
 	}
+	if err := weights.CheckOutput(*out); err != nil {
+		return err
+	}
 	b, err := openBackend(*backend)
 	if err != nil {
 		return err

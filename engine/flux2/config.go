@@ -5,7 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
+
+	"kleinbild/internal/safefile"
 )
 
 // Config is the transformer's config.json (diffusers Flux2Transformer2DModel constructor
@@ -60,7 +61,7 @@ type rawConfig struct {
 // diffusers' defaults when absent (patch_size 1, out_channels = in_channels,
 // timestep_guidance_channels 256, mlp_ratio 3, rope_theta 2000, eps 1e-6).
 func LoadConfig(path string) (Config, error) {
-	raw, err := os.ReadFile(path)
+	raw, err := safefile.ReadRegular(path, safefile.MaxConfigBytes)
 	if err != nil {
 		return Config{}, fmt.Errorf("flux2 config: %w", err)
 	}

@@ -102,7 +102,7 @@ func TestLoadErrors(t *testing.T) {
 		{"fewer blocks in config", cfgWith("num_single_layers", 1), base,
 			[]string{"single_transformer_blocks.1.", "beyond"}},
 		{"more blocks in config", cfgWith("num_layers", 3), base,
-			[]string{"transformer_blocks.2.attn.to_q.weight"}},
+			[]string{"config.json", `"num_layers" is 3`, "hold 2 transformer_blocks"}},
 		{"config missing field", cfgWith("num_layers", nil), base,
 			[]string{"config.json", "num_layers"}},
 		{"config missing axes", cfgWith("axes_dims_rope", nil), base,

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 
 	"kleinbild/gpu"
@@ -174,6 +175,15 @@ var blockIndex = regexp.MustCompile(`^(transformer_blocks|single_transformer_blo
 
 func (m *Model) bind() error {
 	c := m.cfg
+	// Compare the block counts with the weights before binding anything per block.
+	for _, stack := range []struct {
+		field, prefix string
+		n             int
+	}{{"num_layers", "transformer_blocks.", c.NumLayers}, {"num_single_layers", "single_transformer_blocks.", c.NumSingleLayers}} {
+		if have := m.ckpt.Count(stack.prefix); have < stack.n {
+			return fmt.Errorf("config.json field %q is %d, but the weights hold %d %s", stack.field, stack.n, have, strings.TrimSuffix(stack.prefix, "."))
+		}
+	}
 	b := &binder{ckpt: m.ckpt, b: m.b}
 	m.bindTensors(b)
 	m.weights = b.weights

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -94,7 +95,7 @@ type task struct {
 	mu       sync.Mutex
 	st       partState
 	pf       partFile
-	pending  int // ranges not yet complete
+	pending  int64 // range requests not yet complete
 	lastSave time.Time
 	dirty    bool
 	changed  bool // the server's copy changed: discard the partial data after the run
@@ -108,10 +109,38 @@ const (
 	jobFinalize
 )
 
+// job is one unit of work; a jobRange spans [lo, hi), which the feeder splits into
+// requests of at most ChunkBytes, so that planning takes memory per hole, not per chunk.
 type job struct {
 	t      *task
 	kind   jobKind
 	lo, hi int64
+}
+
+// requests yields j's requests: j itself, or the chunks of a range.
+func (j job) requests(chunk int64) iter.Seq[job] {
+	return func(yield func(job) bool) {
+		if j.kind != jobRange {
+			yield(j)
+			return
+		}
+		for lo := j.lo; lo < j.hi; {
+			r := j
+			r.lo, r.hi = lo, chunkEnd(lo, j.hi, chunk)
+			if !yield(r) {
+				return
+			}
+			lo = r.hi
+		}
+	}
+}
+
+// count is the number of requests of j.
+func (j job) count(chunk int64) int64 {
+	if j.kind != jobRange {
+		return 1
+	}
+	return chunkCount(j.lo, j.hi, chunk)
 }
 
 func (d *download) run(ctx context.Context) (*Result, error) {
@@ -139,9 +168,6 @@ func (d *download) run(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 	res.Reused = reused
-	if err := d.checkSpace(tasks); err != nil {
-		return nil, err
-	}
 	d.rep.set(func(p *Progress) { p.Phase = PhaseDownloading })
 
 	runCtx, cancel := context.WithCancelCause(ctx)
@@ -164,17 +190,23 @@ func (d *download) run(ctx context.Context) (*Result, error) {
 		cancel(err)
 	}
 	ch := make(chan job)
+	var requests int64
+	for _, j := range jobs {
+		requests += j.count(d.o.ChunkBytes)
+	}
 	go func() {
 		defer close(ch)
 		for _, j := range jobs {
-			select {
-			case ch <- j:
-			case <-runCtx.Done():
-				return
+			for r := range j.requests(d.o.ChunkBytes) {
+				select {
+				case ch <- r:
+				case <-runCtx.Done():
+					return
+				}
 			}
 		}
 	}()
-	for range min(d.o.Connections, max(len(jobs), 1)) {
+	for range min(int64(d.o.Connections), max(requests, 1)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -211,8 +243,9 @@ func (d *download) run(ctx context.Context) (*Result, error) {
 	return res, nil
 }
 
-// prepare decides, per file, whether it is done, and builds the jobs of the others: small
-// files first, then the ranges of the large files in listing order.
+// prepare decides, per file, whether it is done, checks that the disk can hold the rest and
+// builds the jobs of the others: small files first, then the missing ranges of the large
+// files in listing order. Part files are created only once the space is known to suffice.
 func (d *download) prepare(ctx context.Context) (tasks []*task, jobs []job, reused int64, err error) {
 	var toCheck []*task
 	for _, f := range d.l.Files {
@@ -270,6 +303,17 @@ func (d *download) prepare(ctx context.Context) (tasks []*task, jobs []job, reus
 		d.rep.set(func(p *Progress) { p.TotalBytes = d.l.TotalBytes() })
 	}
 
+	for _, t := range tasks {
+		if err := checkSize(t.f.Size); err != nil { // parseListing checked it already
+			return tasks, nil, reused, fmt.Errorf("%s: %w", t.f.Path, err)
+		}
+		if !t.small {
+			d.loadPart(t)
+		}
+	}
+	if err := d.checkSpace(tasks); err != nil {
+		return tasks, nil, reused, err
+	}
 	var small, large []job
 	for _, t := range tasks {
 		if t.small {
@@ -281,28 +325,26 @@ func (d *download) prepare(ctx context.Context) (tasks []*task, jobs []job, reus
 		}
 		reused += t.st.doneBytes()
 		d.rep.done.Add(t.st.doneBytes())
-		ranges := t.st.missing(d.o.ChunkBytes)
-		t.pending = len(ranges)
-		if t.pending == 0 {
+		gaps := t.st.gaps()
+		if len(gaps) == 0 {
 			large = append(large, job{t: t, kind: jobFinalize})
 		}
-		for _, r := range ranges {
-			large = append(large, job{t: t, kind: jobRange, lo: r[0], hi: r[1]})
+		for _, g := range gaps {
+			t.pending += chunkCount(g[0], g[1], d.o.ChunkBytes)
+			large = append(large, job{t: t, kind: jobRange, lo: g[0], hi: g[1]})
 		}
 	}
 	return tasks, append(small, large...), reused, nil
 }
 
-// openPart opens (or creates) the part file of t and loads its state, discarding a state
-// that belongs to another version of the file or does not match the part file.
-func (d *download) openPart(t *task) error {
-	if err := os.MkdirAll(filepath.Dir(t.part), 0o755); err != nil {
-		return d.writeError(t, err)
-	}
+// loadPart loads the saved state of t's partial download, discarding (with the part file)
+// a state that is unreadable, belongs to another version of the file or does not match the
+// part file. It creates nothing.
+func (d *download) loadPart(t *task) {
 	st, err := readPartState(t.stateAt)
-	keep := err == nil && st.matches(t.f) && st.valid()
+	keep := err == nil && st.matches(t.f)
 	if keep {
-		if fi, err := os.Stat(t.part); err != nil || fi.Size() != t.f.Size {
+		if fi, err := os.Stat(t.part); err != nil || !fi.Mode().IsRegular() || fi.Size() != t.f.Size {
 			keep = false
 		}
 	}
@@ -312,6 +354,13 @@ func (d *download) openPart(t *task) error {
 		os.Remove(t.part)
 	}
 	t.st = st
+}
+
+// openPart opens (or creates) the part file of t, sized to the file (loadPart ran before).
+func (d *download) openPart(t *task) error {
+	if err := os.MkdirAll(filepath.Dir(t.part), 0o755); err != nil {
+		return d.writeError(t, err)
+	}
 	pf, err := d.o.openPart(t.part)
 	if err != nil {
 		return d.writeError(t, err)
@@ -327,17 +376,24 @@ func (d *download) openPart(t *task) error {
 }
 
 // checkSpace fails early when the folder's filesystem cannot hold what is left to fetch.
+// Sizes are bounded by parseListing, so the sum cannot overflow.
 func (d *download) checkSpace(tasks []*task) error {
-	var need int64
+	var need, most int64
+	var largest *task
 	for _, t := range tasks {
-		need += t.f.Size - t.st.doneBytes()
+		n := t.f.Size - t.st.doneBytes()
+		need += n
+		if largest == nil || n > most {
+			largest, most = t, n
+		}
 	}
 	free, ok := diskFree(d.dir)
 	const margin = 64 << 20
 	if !ok || need == 0 || uint64(need)+margin <= free {
 		return nil
 	}
-	return fmt.Errorf("%w: %s needs %s more but only %s are free on the disk holding %s", ErrDiskFull, d.l.Repo, FormatBytes(need), FormatBytes(int64(free)), d.dir)
+	return fmt.Errorf("%w: %s needs %s more (the largest, %s, %d bytes) but only %s are free on the disk holding %s",
+		ErrDiskFull, d.l.Repo, FormatBytes(need), largest.f.Path, most, FormatBytes(int64(min(free, 1<<62))), d.dir)
 }
 
 func (d *download) do(ctx context.Context, j job) error {
@@ -421,7 +477,11 @@ func (d *download) getRange(ctx context.Context, t *task, off, hi int64) (int64,
 		}
 		return 0, d.c.statusError(resp, d.l.Repo, gated)
 	}
-	if tag := resp.Header.Get("ETag"); tag != "" {
+	tag := resp.Header.Get("ETag")
+	if len(tag) > maxETagBytes || !printableASCII(tag) {
+		tag = "" // unusable as a validator (and not to be saved or echoed)
+	}
+	if tag != "" {
 		t.mu.Lock()
 		old := t.st.ETag
 		if old == "" {
@@ -429,7 +489,7 @@ func (d *download) getRange(ctx context.Context, t *task, off, hi int64) (int64,
 		}
 		t.mu.Unlock()
 		if old != "" && old != tag {
-			return 0, d.changed(t, fmt.Sprintf("its ETag changed from %s to %s", old, tag))
+			return 0, d.changed(t, fmt.Sprintf("its ETag changed from %q to %q", old, tag))
 		}
 	} else if resp.StatusCode == http.StatusOK && etag != "" {
 		return 0, d.changed(t, "the server ignored If-Range")

@@ -4,7 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Sentinel errors, matched with errors.Is. Returned errors wrap them with plain-words
@@ -68,6 +71,9 @@ func (e *HTTPError) Error() string {
 
 func (e *HTTPError) detail() string {
 	if e.Message != "" {
+		if !printableText(e.Message) {
+			return ": " + strconv.Quote(e.Message)
+		}
 		return ": " + e.Message
 	}
 	return ""
@@ -124,4 +130,14 @@ func permanent(err error) error {
 		return nil
 	}
 	return &permanentError{err}
+}
+
+// printableText reports whether s is valid UTF-8 without control or invisible characters.
+func printableText(s string) bool {
+	for _, r := range s {
+		if r == utf8.RuneError || !unicode.IsPrint(r) {
+			return false
+		}
+	}
+	return true
 }

@@ -13,6 +13,21 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Limits on what a listing may claim, checked before anything is planned or written.
+const (
+	// maxFileBytes bounds one listed file (the largest FLUX.2 weight file is about 16 GB).
+	maxFileBytes = 256 << 30
+	// maxListedFiles bounds the needed files of one listing (a real one has about 20), so
+	// that sums of sizes cannot overflow.
+	maxListedFiles = 10_000
+	// maxListingBytes bounds the listing's JSON.
+	maxListingBytes = 64 << 20
+	// maxNameBytes bounds a listed path; maxElemBytes one element of it.
+	maxNameBytes, maxElemBytes = 1024, 255
 )
 
 // RemoteFile is one file of a repository as the Hub lists it.
@@ -150,7 +165,10 @@ func (c *client) list(ctx context.Context, repo string) (*Listing, error) {
 		if resp.StatusCode != http.StatusOK {
 			return 0, c.statusError(resp, repo, "")
 		}
-		body, err = io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+		body, err = io.ReadAll(io.LimitReader(resp.Body, maxListingBytes+1))
+		if err == nil && len(body) > maxListingBytes {
+			return 0, permanent(fmt.Errorf("listing of %s: the Hub API sent more than %d bytes", repo, maxListingBytes))
+		}
 		return 0, err
 	})
 	if err != nil {
@@ -186,6 +204,9 @@ func parseListing(repo string, body []byte) (*Listing, error) {
 	if err := json.Unmarshal(body, &m); err != nil {
 		return nil, fmt.Errorf("listing of %s: malformed JSON from the Hub API: %w", repo, err)
 	}
+	if m.SHA != "" && (len(m.SHA) > 64 || !hexRE.MatchString(m.SHA)) {
+		return nil, fmt.Errorf("listing of %s: malformed commit hash %q", repo, m.SHA)
+	}
 	l := &Listing{Repo: repo, Commit: m.SHA}
 	if g := strings.TrimSpace(string(m.Gated)); g != "" && g != "false" && g != "null" {
 		l.Gated = true
@@ -197,8 +218,14 @@ func parseListing(repo string, body []byte) (*Listing, error) {
 			l.Skipped++
 			continue
 		}
-		if !filepath.IsLocal(filepath.FromSlash(p)) || strings.Contains(p, `\`) || seen[p] {
-			return nil, fmt.Errorf("listing of %s: unusable file name %q", repo, p)
+		if err := checkName(p); err != nil {
+			return nil, fmt.Errorf("listing of %s: unusable file name %q: %w", repo, p, err)
+		}
+		if seen[p] {
+			return nil, fmt.Errorf("listing of %s: file name %q listed twice", repo, p)
+		}
+		if len(seen) == maxListedFiles {
+			return nil, fmt.Errorf("listing of %s: more than %d needed files", repo, maxListedFiles)
 		}
 		seen[p] = true
 		f := RemoteFile{Path: p}
@@ -217,8 +244,8 @@ func parseListing(repo string, body []byte) (*Listing, error) {
 		default:
 			return nil, fmt.Errorf("listing of %s: no size for %s (was the listing requested with blobs=true?)", repo, p)
 		}
-		if f.Size < 0 {
-			return nil, fmt.Errorf("listing of %s: %s has a negative size", repo, p)
+		if err := checkSize(f.Size); err != nil {
+			return nil, fmt.Errorf("listing of %s: %s: %w", repo, p, err)
 		}
 		l.Files = append(l.Files, f)
 	}
@@ -240,6 +267,54 @@ func parseListing(repo string, body []byte) (*Listing, error) {
 		return nil, fmt.Errorf("%s does not look like a FLUX.2-klein repository in diffusers layout: it lacks %s", repo, strings.Join(missing, ", "))
 	}
 	return l, nil
+}
+
+// checkName reports why the listed path p (forward slashes) cannot be a file name in a model
+// folder: it must be a relative path of printable characters (no control, format or
+// invisible characters, no invalid UTF-8), without empty, "." or ".." elements, and free of
+// the characters Windows refuses or reinterprets (\ : * ? " < > |, a trailing dot or space).
+func checkName(p string) error {
+	switch {
+	case p == "":
+		return errors.New("empty name")
+	case len(p) > maxNameBytes:
+		return fmt.Errorf("longer than %d bytes", maxNameBytes)
+	case !utf8.ValidString(p) || strings.ContainsRune(p, utf8.RuneError):
+		return errors.New("not valid UTF-8")
+	}
+	for _, r := range p {
+		if !unicode.IsPrint(r) {
+			return fmt.Errorf("contains the control or invisible character %U", r)
+		}
+		if strings.ContainsRune(`\:*?"<>|`, r) {
+			return fmt.Errorf("contains %q", r)
+		}
+	}
+	for _, e := range strings.Split(p, "/") {
+		switch {
+		case e == "" || e == "." || e == "..":
+			return errors.New(`not a relative path without empty, "." or ".." elements`)
+		case len(e) > maxElemBytes:
+			return fmt.Errorf("a path element is longer than %d bytes", maxElemBytes)
+		case strings.HasSuffix(e, ".") || strings.HasSuffix(e, " "):
+			return errors.New("a path element ends in a dot or space")
+		}
+	}
+	if !filepath.IsLocal(filepath.FromSlash(p)) {
+		return errors.New("not a local path on this system")
+	}
+	return nil
+}
+
+// checkSize refuses negative sizes and sizes over maxFileBytes.
+func checkSize(n int64) error {
+	switch {
+	case n < 0:
+		return fmt.Errorf("negative size %d", n)
+	case n > maxFileBytes:
+		return fmt.Errorf("claims %d bytes (%s); files over %s are refused", n, FormatBytes(n), FormatBytes(maxFileBytes))
+	}
+	return nil
 }
 
 // errNoListing is returned by readManifest when a folder holds no download manifest.

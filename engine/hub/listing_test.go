@@ -223,8 +223,22 @@ func TestPartStateRanges(t *testing.T) {
 	if len(s.Done) != 2 || s.Done[0] != [2]int64{0, 30} || s.doneBytes() != 40 || !s.valid() {
 		t.Fatalf("merged %v", s.Done)
 	}
-	got := s.missing(15)
+	if g := s.gaps(); len(g) != 2 || g[0] != [2]int64{30, 50} || g[1] != [2]int64{60, 100} {
+		t.Fatalf("gaps %v", g)
+	}
+	var got [][2]int64
+	var n int64
+	for _, g := range s.gaps() {
+		j := job{kind: jobRange, lo: g[0], hi: g[1]}
+		n += j.count(15)
+		for r := range j.requests(15) {
+			got = append(got, [2]int64{r.lo, r.hi})
+		}
+	}
 	want := [][2]int64{{30, 45}, {45, 50}, {60, 75}, {75, 90}, {90, 100}}
+	if n != int64(len(want)) {
+		t.Errorf("count %d, want %d", n, len(want))
+	}
 	if len(got) != len(want) {
 		t.Fatalf("missing %v, want %v", got, want)
 	}

@@ -97,23 +97,41 @@ func (s *partState) doneBytes() int64 {
 	return n
 }
 
-// missing returns the incomplete byte ranges, split into pieces of at most chunk bytes.
-func (s *partState) missing(chunk int64) [][2]int64 {
+// gaps returns the incomplete byte ranges (one per hole, so at most len(Done)+1).
+func (s *partState) gaps() [][2]int64 {
 	var out [][2]int64
-	split := func(lo, hi int64) {
-		for lo < hi {
-			end := min(lo+chunk, hi)
-			out = append(out, [2]int64{lo, end})
-			lo = end
-		}
-	}
 	var at int64
 	for _, r := range s.Done {
-		split(at, r[0])
+		if r[0] > at {
+			out = append(out, [2]int64{at, r[0]})
+		}
 		at = r[1]
 	}
-	split(at, s.Size)
+	if at < s.Size {
+		out = append(out, [2]int64{at, s.Size})
+	}
 	return out
+}
+
+// chunkCount is the number of requests of at most chunk (> 0) bytes that cover hi-lo bytes.
+func chunkCount(lo, hi, chunk int64) int64 {
+	n := hi - lo
+	if n <= 0 {
+		return 0
+	}
+	c := n / chunk
+	if n%chunk != 0 {
+		c++
+	}
+	return c
+}
+
+// chunkEnd is the end of the request of at most chunk bytes that starts at lo, below hi.
+func chunkEnd(lo, hi, chunk int64) int64 {
+	if hi-lo > chunk {
+		return lo + chunk
+	}
+	return hi
 }
 
 // paths of a file's partial download.
@@ -125,16 +143,108 @@ func partStatePath(dir, rel string) string {
 	return filepath.Join(dir, StateDir, filepath.FromSlash(rel)+partStateSuffix)
 }
 
+// Limits of the part state file: far above what a download writes (a few ranges per
+// connection), far below what could exhaust memory.
+const (
+	maxStateBytes  = 1 << 20
+	maxStateRanges = 10_000
+	maxETagBytes   = 1024
+)
+
+// readPartState reads and checks the part state at path (a regular file of at most
+// maxStateBytes).
 func readPartState(path string) (partState, error) {
-	var s partState
-	raw, err := os.ReadFile(path)
+	raw, err := readSmallFile(path, maxStateBytes)
 	if err != nil {
-		return s, err
+		return partState{}, err
 	}
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return s, fmt.Errorf("%s: %w", path, err)
+	s, err := parsePartState(raw)
+	if err != nil {
+		return partState{}, fmt.Errorf("%s: %w", path, err)
 	}
 	return s, nil
+}
+
+// parsePartState decodes a part state and checks every field: the version, a listable path,
+// a size within maxFileBytes, well-formed hashes, a printable ETag, and sorted, disjoint
+// ranges inside the file.
+func parsePartState(raw []byte) (partState, error) {
+	var s partState
+	if len(raw) > maxStateBytes {
+		return s, fmt.Errorf("part state larger than %d bytes", maxStateBytes)
+	}
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return partState{}, fmt.Errorf("malformed part state: %w", err)
+	}
+	var err error
+	switch {
+	case s.Version != stateVersion:
+		err = fmt.Errorf("part state version %d, want %d", s.Version, stateVersion)
+	case checkName(s.Path) != nil:
+		err = fmt.Errorf("part state for the unusable file name %q: %w", s.Path, checkName(s.Path))
+	case checkSize(s.Size) != nil:
+		err = fmt.Errorf("part state of %s: %w", s.Path, checkSize(s.Size))
+	case s.SHA256 != "" && (len(s.SHA256) != 64 || !hexRE.MatchString(s.SHA256)):
+		err = fmt.Errorf("part state of %s: malformed sha256 %q", s.Path, s.SHA256)
+	case s.BlobID != "" && (len(s.BlobID) != 40 || !hexRE.MatchString(s.BlobID)):
+		err = fmt.Errorf("part state of %s: malformed blob id %q", s.Path, s.BlobID)
+	case len(s.ETag) > maxETagBytes || !printableASCII(s.ETag):
+		err = fmt.Errorf("part state of %s: malformed ETag %q", s.Path, s.ETag)
+	case len(s.Done) > maxStateRanges:
+		err = fmt.Errorf("part state of %s: %d ranges, at most %d expected", s.Path, len(s.Done), maxStateRanges)
+	case !s.valid():
+		err = fmt.Errorf("part state of %s: ranges not sorted, disjoint and inside the %d-byte file", s.Path, s.Size)
+	}
+	if err != nil {
+		return partState{}, err
+	}
+	if s.Done == nil {
+		s.Done = [][2]int64{}
+	}
+	return s, nil
+}
+
+// printableASCII reports whether s holds only printable ASCII characters.
+func printableASCII(s string) bool {
+	for i := range len(s) {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// readSmallFile reads path, which must be a regular file of at most limit bytes (checked
+// before opening too, so that a FIFO does not block).
+func readSmallFile(path string, limit int64) ([]byte, error) {
+	if st, err := os.Stat(path); err != nil {
+		return nil, err
+	} else if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	if st.Size() > limit {
+		return nil, fmt.Errorf("%s: %d bytes, at most %d expected", path, st.Size(), limit)
+	}
+	raw, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(raw)) > limit {
+		return nil, fmt.Errorf("%s: more than %d bytes", path, limit)
+	}
+	return raw, nil
 }
 
 // writeJSON writes v as JSON atomically (temporary file, sync, rename).
@@ -168,17 +278,43 @@ type manifestFile struct {
 
 func manifestPath(dir string) string { return filepath.Join(dir, StateDir, manifestName) }
 
+// maxManifestBytes bounds the manifest file.
+const maxManifestBytes = 16 << 20
+
 func readManifest(dir string) (*manifest, error) {
-	raw, err := os.ReadFile(manifestPath(dir))
+	raw, err := readSmallFile(manifestPath(dir), maxManifestBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, errNoListing
 	}
 	if err != nil {
+		return nil, fmt.Errorf("unreadable download manifest: %w", err)
+	}
+	m, err := parseManifest(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: unreadable download manifest: %w", manifestPath(dir), err)
+	}
+	return m, nil
+}
+
+// parseManifest decodes a manifest and checks its version, file names and sizes.
+func parseManifest(raw []byte) (*manifest, error) {
+	var m manifest
+	if err := json.Unmarshal(raw, &m); err != nil {
 		return nil, err
 	}
-	var m manifest
-	if err := json.Unmarshal(raw, &m); err != nil || m.Version != stateVersion {
-		return nil, fmt.Errorf("%s: unreadable download manifest", manifestPath(dir))
+	if m.Version != stateVersion {
+		return nil, fmt.Errorf("version %d, want %d", m.Version, stateVersion)
+	}
+	if len(m.Files) > maxListedFiles {
+		return nil, fmt.Errorf("more than %d files", maxListedFiles)
+	}
+	for _, f := range m.Files {
+		if err := checkName(f.Path); err != nil {
+			return nil, fmt.Errorf("unusable file name %q: %w", f.Path, err)
+		}
+		if err := checkSize(f.Size); err != nil {
+			return nil, fmt.Errorf("%s: %w", f.Path, err)
+		}
 	}
 	return &m, nil
 }

@@ -16,6 +16,7 @@ import (
 	"kleinbild/engine"
 	"kleinbild/engine/flux2"
 	"kleinbild/engine/qwen3"
+	"kleinbild/engine/sched"
 	"kleinbild/engine/tokenizer"
 	"kleinbild/engine/vae"
 	"kleinbild/gpu"
@@ -126,9 +127,20 @@ func Validate(ctx context.Context, dir string, opts ValidateOptions) (*Report, e
 		return nil, fmt.Errorf("model folder %s is not a folder", dir)
 	}
 	r := &Report{Dir: dir}
+	// The scheduler's settings are checked as the engine reads them (sched.LoadConfig), and
+	// reported under their own file rather than as a failure of engine.Inspect.
+	const schedPath = "scheduler/scheduler_config.json"
+	schedFull := filepath.Join(dir, filepath.FromSlash(schedPath))
+	schedBad := false
+	if _, err := os.Lstat(schedFull); err == nil {
+		if _, err := sched.LoadConfig(schedFull); err != nil {
+			schedBad = true
+			r.add(schedPath, Corrupt, strings.ReplaceAll(err.Error(), schedFull, schedPath))
+		}
+	}
 	info, err := engine.Inspect(dir)
 	r.Info = info
-	if err != nil {
+	if err != nil && !(schedBad && strings.Contains(err.Error(), "scheduler")) {
 		r.add("model_index.json", Corrupt, err.Error())
 	}
 	for _, m := range info.Missing {
@@ -163,7 +175,7 @@ func Validate(ctx context.Context, dir string, opts ValidateOptions) (*Report, e
 			continue // missing required files are reported above
 		}
 		r.Files++
-		if !json.Valid(raw) {
+		if !json.Valid(raw) && !r.has(p) {
 			r.add(p, Corrupt, fmt.Sprintf("not valid JSON (%d bytes; truncated?)", len(raw)))
 		}
 	}

@@ -241,7 +241,7 @@ func TestValidateJSONAndShapes(t *testing.T) {
 		t.Fatalf("got:\n%s", problems(r))
 	}
 	r, _ = Validate(context.Background(), dir, ValidateOptions{Backend: backends.Default()})
-	if len(r.Problems) != 2 || r.Problems[1].Path != "transformer/" || !strings.Contains(r.Problems[1].Detail, "single_transformer_blocks.2") {
+	if len(r.Problems) != 2 || r.Problems[1].Path != "transformer/" || !strings.Contains(r.Problems[1].Detail, "num_single_layers") {
 		t.Fatalf("got:\n%s", problems(r))
 	}
 }

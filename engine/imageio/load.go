@@ -4,6 +4,7 @@
 package imageio
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"image"
@@ -11,11 +12,13 @@ import (
 	_ "image/jpeg"
 	_ "image/png"
 	"io"
-	"os"
+	"io/fs"
 
 	_ "golang.org/x/image/bmp"
 	_ "golang.org/x/image/tiff"
 	_ "golang.org/x/image/webp"
+
+	"kleinbild/internal/safefile"
 )
 
 // MaxPixels is the largest image Load accepts: 64 Mi pixels (8192×8192). The size is read
@@ -25,41 +28,83 @@ const MaxPixels = 64 << 20
 // Formats lists the file formats Load decodes.
 const Formats = "PNG, JPEG, GIF, BMP, TIFF or WebP"
 
+// MaxFileBytes is the largest image file Load reads (an uncompressed 16-bit RGBA TIFF of
+// 8192×8192 pixels is 512 MiB).
+const MaxFileBytes = 1 << 30
+
 // Load decodes the image file at path (the first frame for animated formats). It refuses
-// images over MaxPixels before decoding them; errors name the file.
+// what is not a regular file (a FIFO, a device, a folder), empty files, files over
+// MaxFileBytes and images over MaxPixels, the last before decoding them; errors name the file.
 func Load(path string) (image.Image, error) {
-	f, err := os.Open(path)
+	return load(path, nil)
+}
+
+// LoadReference is Load for a reference image: the size limits of CheckReference are also
+// applied to the header, so an unusable image is refused before its pixels are decoded.
+func LoadReference(path string) (image.Image, error) {
+	return load(path, CheckReference)
+}
+
+func load(path string, check func(w, h int) error) (image.Image, error) {
+	f, st, err := safefile.OpenRegular(path, MaxFileBytes)
 	if err != nil {
-		return nil, fmt.Errorf("image %s: %w", path, err)
+		return nil, fmt.Errorf("image %s: %w", path, pathless(err, path))
 	}
 	defer f.Close()
-	img, err := decode(f)
+	if st.Size() == 0 {
+		return nil, fmt.Errorf("image %s: is empty", path)
+	}
+	img, err := decode(f, check)
 	if err != nil {
 		return nil, fmt.Errorf("image %s: %w", path, err)
 	}
 	return img, nil
 }
 
-// decode checks the header, then decodes r (which must be seekable back to its start).
-func decode(r io.ReadSeeker) (image.Image, error) {
+// pathless drops the *fs.PathError layer naming path (the caller names it already).
+func pathless(err error, path string) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Path == path {
+		return pe.Err
+	}
+	return err
+}
+
+// CheckHeader reads an image header from r and applies the limits Load applies before
+// decoding: a known format, a non-empty size of at most MaxPixels, and check (if not nil).
+func CheckHeader(r io.Reader, check func(w, h int) error) (image.Config, string, error) {
 	cfg, format, err := image.DecodeConfig(r)
 	if err != nil {
 		if errors.Is(err, image.ErrFormat) {
-			return nil, fmt.Errorf("unsupported image format (want %s)", Formats)
+			return cfg, "", fmt.Errorf("unsupported image format (want %s)", Formats)
 		}
-		return nil, fmt.Errorf("unreadable image header: %w", err)
+		return cfg, format, fmt.Errorf("unreadable image header: %w", err)
 	}
 	if cfg.Width <= 0 || cfg.Height <= 0 {
-		return nil, fmt.Errorf("%s image has an empty size %d×%d", format, cfg.Width, cfg.Height)
+		return cfg, format, fmt.Errorf("%s image has an empty size %d×%d", format, cfg.Width, cfg.Height)
 	}
 	if px := int64(cfg.Width) * int64(cfg.Height); px > MaxPixels {
-		return nil, fmt.Errorf("%s image is %d×%d = %.1f megapixels; at most %d megapixels (%d×%d) are accepted",
+		return cfg, format, fmt.Errorf("%s image is %d×%d = %.1f megapixels; at most %d megapixels (%d×%d) are accepted",
 			format, cfg.Width, cfg.Height, float64(px)/(1<<20), MaxPixels>>20, 8192, 8192)
+	}
+	if check != nil {
+		if err := check(cfg.Width, cfg.Height); err != nil {
+			return cfg, format, err
+		}
+	}
+	return cfg, format, nil
+}
+
+// decode checks the header, then decodes r (which must be seekable back to its start).
+func decode(r io.ReadSeeker, check func(w, h int) error) (image.Image, error) {
+	_, format, err := CheckHeader(bufio.NewReaderSize(r, 64<<10), check)
+	if err != nil {
+		return nil, err
 	}
 	if _, err := r.Seek(0, io.SeekStart); err != nil {
 		return nil, err
 	}
-	img, _, err := image.Decode(r)
+	img, _, err := image.Decode(bufio.NewReaderSize(r, 64<<10))
 	if err != nil {
 		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("%s image is truncated: %w", format, err)

@@ -15,11 +15,11 @@ import (
 	"image/png"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 	"time"
 
+	"kleinbild/internal/safefile"
 	"kleinbild/weights"
 )
 
@@ -149,8 +149,9 @@ func (m Metadata) Parameters() string {
 // pngSignature starts every PNG file.
 const pngSignature = "\x89PNG\r\n\x1a\n"
 
-// WritePNG encodes img as PNG with m embedded and writes it atomically to path (a
-// temporary file renamed into place: no partial file, an existing file survives errors).
+// WritePNG encodes img as PNG with m embedded and writes it to path with
+// weights.WriteOutput: atomically (a temporary file renamed into place: no partial file, an
+// existing file survives errors), through symlinks, directly to a device or pipe.
 //
 // Chunks inserted after IHDR: iTXt "kleinbild" with the JSON of m (the authoritative copy),
 // iTXt/tEXt "prompt", "negative_prompt", "seed", "steps", "guidance", "size", "schedule",
@@ -164,7 +165,7 @@ func WritePNG(path string, img image.Image, m Metadata) error {
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	return weights.WriteAtomic(path, func(w *bufio.Writer) error {
+	return weights.WriteOutput(path, func(w *bufio.Writer) error {
 		_, err := w.Write(data)
 		return err
 	})
@@ -268,7 +269,7 @@ const (
 // error) for a valid PNG without Kleinbild metadata. The whole file is walked and every
 // chunk CRC verified, so a damaged or truncated file is reported as an error.
 func ReadMetadata(path string) (m Metadata, ok bool, err error) {
-	f, err := os.Open(path)
+	f, _, err := safefile.OpenRegular(path, MaxFileBytes)
 	if err != nil {
 		return Metadata{}, false, fmt.Errorf("read metadata: %w", err)
 	}
@@ -405,7 +406,7 @@ func noEOF(err error) error {
 
 // SHA256File returns the hex SHA-256 of the file at path (to identify reference images).
 func SHA256File(path string) (string, error) {
-	f, err := os.Open(path)
+	f, _, err := safefile.OpenRegular(path, MaxFileBytes)
 	if err != nil {
 		return "", fmt.Errorf("hash: %w", err)
 	}

@@ -194,7 +194,7 @@ func TestLoadErrors(t *testing.T) {
 		{"too large", "huge.png", pngHeader(100000, 100000), "megapixels"},
 		{"too large for int32", "huge2.png", pngHeader(1<<31-1, 1<<31-1), "image header"},
 		{"unsupported", "notes.txt", []byte("just some text, not an image at all"), "unsupported image format"},
-		{"empty", "empty.png", nil, "unsupported image format"},
+		{"empty", "empty.png", nil, "is empty"},
 		{"truncated", "cut.png", truncated, "cut.png"},
 		{"corrupt", "bad.png", corrupt, "bad.png"},
 		{"header only", "hdr.png", pngHeader(80, 80), "hdr.png"},

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"kleinbild/internal/safefile"
 )
 
 // Config is the part of a transformers Qwen3 config.json the encoder uses, validated.
@@ -45,6 +47,19 @@ var knownFields = map[string]bool{
 	"rope_parameters": true, "attention_bias": true, "attention_dropout": true,
 	"use_sliding_window": true, "sliding_window": true, "max_window_layers": true, "layer_types": true,
 }
+
+// Upper bounds on the sizes config.json may give: far above every Qwen3 model (at most
+// 151936 tokens, width 5120, 25600 in the MLP, 64 layers of 64 heads of 128), and low
+// enough that products of two cannot overflow and nothing sized by them is absurd. The
+// tensors of the checkpoint must then match (see Load).
+const (
+	maxVocabSize = 1 << 20
+	maxWidth     = 1 << 18
+	maxHeads     = 1 << 10
+	maxHeadDim   = 1 << 12
+	// MaxLayers bounds num_hidden_layers.
+	MaxLayers = 1 << 10
+)
 
 // knownArchitectures are the transformers classes whose weights this package reads.
 var knownArchitectures = map[string]bool{"Qwen3ForCausalLM": true, "Qwen3Model": true}
@@ -85,7 +100,7 @@ func LoadConfig(path string) (Config, error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		path = filepath.Join(path, "config.json")
 	}
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadRegular(path, safefile.MaxConfigBytes)
 	if err != nil {
 		return Config{}, fmt.Errorf("qwen3 config: %w", err)
 	}
@@ -144,19 +159,20 @@ func (r *rawConfig) validate() (Config, error) {
 		name string
 		src  *int
 		dst  *int
+		max  int
 	}{
-		{"vocab_size", r.VocabSize, &c.VocabSize},
-		{"hidden_size", r.HiddenSize, &c.HiddenSize},
-		{"intermediate_size", r.IntermediateSize, &c.IntermediateSize},
-		{"num_hidden_layers", r.NumHiddenLayers, &c.NumHiddenLayers},
-		{"num_attention_heads", r.NumAttentionHeads, &c.NumAttentionHeads},
-		{"num_key_value_heads", r.NumKeyValueHeads, &c.NumKeyValueHeads},
+		{"vocab_size", r.VocabSize, &c.VocabSize, maxVocabSize},
+		{"hidden_size", r.HiddenSize, &c.HiddenSize, maxWidth},
+		{"intermediate_size", r.IntermediateSize, &c.IntermediateSize, maxWidth},
+		{"num_hidden_layers", r.NumHiddenLayers, &c.NumHiddenLayers, MaxLayers},
+		{"num_attention_heads", r.NumAttentionHeads, &c.NumAttentionHeads, maxHeads},
+		{"num_key_value_heads", r.NumKeyValueHeads, &c.NumKeyValueHeads, maxHeads},
 	} {
 		if f.src == nil {
 			return Config{}, fmt.Errorf("field %q is missing", f.name)
 		}
-		if *f.src <= 0 {
-			return Config{}, fmt.Errorf("field %q is %d, want a positive integer", f.name, *f.src)
+		if *f.src <= 0 || *f.src > f.max {
+			return Config{}, fmt.Errorf("field %q is %d, want 1..%d", f.name, *f.src, f.max)
 		}
 		*f.dst = *f.src
 	}
@@ -173,8 +189,11 @@ func (r *rawConfig) validate() (Config, error) {
 		}
 		c.HeadDim = c.HiddenSize / c.NumAttentionHeads
 	}
-	if c.HeadDim <= 0 || c.HeadDim%2 != 0 {
-		return Config{}, fmt.Errorf(`field "head_dim" is %d, want a positive even integer (rotary embeddings pair its halves)`, c.HeadDim)
+	if c.HeadDim <= 0 || c.HeadDim > maxHeadDim || c.HeadDim%2 != 0 {
+		return Config{}, fmt.Errorf(`field "head_dim" is %d, want an even integer in 2..%d (rotary embeddings pair its halves)`, c.HeadDim, maxHeadDim)
+	}
+	if c.QDim() > maxWidth {
+		return Config{}, fmt.Errorf(`fields "num_attention_heads" × "head_dim" = %d×%d, want at most %d`, c.NumAttentionHeads, c.HeadDim, maxWidth)
 	}
 	if r.HiddenAct != nil && *r.HiddenAct != "silu" {
 		return Config{}, fmt.Errorf(`field "hidden_act" is %q, only "silu" is supported`, *r.HiddenAct)

@@ -30,7 +30,7 @@ func Load(dir string, b gpu.Backend) (*Encoder, error) {
 	e, err := newEncoder(cfg, b, ckpt)
 	if err != nil {
 		ckpt.Close()
-		return nil, fmt.Errorf("qwen3: %w", err)
+		return nil, fmt.Errorf("qwen3: %s: %w", dir, err)
 	}
 	return e, nil
 }
@@ -61,6 +61,11 @@ func newEncoder(cfg Config, b gpu.Backend, ckpt *weights.Checkpoint) (*Encoder, 
 	ld := tensorLoader{ckpt: ckpt, prefix: "model."}
 	if !ckpt.Has("model.embed_tokens.weight") && ckpt.Has("embed_tokens.weight") {
 		ld.prefix = ""
+	}
+	// Compare the layer count with the weights before allocating anything per layer.
+	if n := ckpt.Count(ld.prefix + "layers."); n < cfg.NumHiddenLayers {
+		return nil, fmt.Errorf(`config.json field "num_hidden_layers" is %d, but the weights hold %d layers (%slayers.0 to %d)`,
+			cfg.NumHiddenLayers, n, ld.prefix, n-1)
 	}
 	e := &Encoder{cfg: cfg, b: b, ckpt: ckpt}
 	if err := ld.bind(e); err != nil {

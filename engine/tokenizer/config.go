@@ -5,8 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"slices"
+
+	"kleinbild/internal/safefile"
 )
 
 // tokenizerConfig holds the fields of tokenizer_config.json that change encoding.
@@ -18,7 +19,7 @@ type tokenizerConfig struct {
 // applyConfig reads tokenizer_config.json if present: the pad token (a string or an
 // {"content": ...} object) and split_special_tokens. Without the file, PadID is used.
 func (t *Tokenizer) applyConfig(path string) error {
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadRegular(path, safefile.MaxConfigBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return t.checkID(t.pad, "pad id")
 	}

@@ -1,11 +1,16 @@
 package tokenizer
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
+
+	"kleinbild/weights/golden"
 )
 
 // FuzzEncode checks on arbitrary input that Encode does not panic, returns only ids of
@@ -46,4 +51,49 @@ func containsAddedToken(tok *Tokenizer, s string) bool {
 		}
 	}
 	return false
+}
+
+// FuzzLoadTokenizerJSON parses arbitrary tokenizer.json text: it must return a tokenizer
+// or an error, never panic, hang or allocate without bound; a tokenizer it returns must
+// encode and decode text with ids of real tokens.
+func FuzzLoadTokenizerJSON(f *testing.F) {
+	tiny, err := os.ReadFile(filepath.Join("testdata", "tiny", "tokenizer.json"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(string(tiny))
+	var doc map[string]any
+	if err := json.Unmarshal(tiny, &doc); err != nil {
+		f.Fatal(err)
+	}
+	model := doc["model"].(map[string]any)
+	var pairs []any
+	for _, m := range model["merges"].([]any) {
+		a, b, _ := strings.Cut(m.(string), " ")
+		pairs = append(pairs, []any{a, b})
+	}
+	model["merges"] = pairs
+	if paired, err := json.Marshal(doc); err == nil {
+		f.Add(string(paired))
+	}
+	// The head of the real Qwen3 file (truncated, so an error) and small broken documents.
+	if real, err := os.ReadFile(golden.Path(f, "tokenizer", "tokenizer.json")); err == nil {
+		f.Add(string(real[:4096]))
+	}
+	for _, s := range []string{``, `{}`, `null`, `[]`, `{"model": {}}`, `{"model": {"vocab": {"a": 0}, "merges": []}}`,
+		`{"model": {"vocab": {"a": 99999999999}, "merges": [["a", "b"]]}}`, `{"x": [[[[[[]]]]]]}`, `{"x": "\ud800"}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, data string) {
+		tok, err := parse(data)
+		if err != nil {
+			return
+		}
+		for _, id := range tok.Encode("Hello, wörld <|im_end|> 123") {
+			if id < 0 || id >= len(tok.tokens) {
+				t.Fatalf("id %d out of range", id)
+			}
+		}
+		tok.Decode([]int{0, len(tok.tokens) - 1, len(tok.tokens), -1})
+	})
 }

@@ -243,33 +243,88 @@ func (s *jsonScanner) uint(limit int) (int, error) {
 	return v, nil
 }
 
-// skip consumes any value and returns its raw text.
+// maxDepth bounds the nesting of skipped values, as encoding/json's limit does. Real
+// tokenizer.json files nest a few levels.
+const maxDepth = 10000
+
+// skip consumes any value and returns its raw text. It walks nested objects and arrays
+// with an explicit stack (no recursion), so a deeply nested document costs one byte per
+// level up to maxDepth and then fails.
 func (s *jsonScanner) skip() (string, error) {
-	c := s.peek()
+	s.skipSpace()
 	start := s.pos
-	switch c {
-	case '{':
-		err := s.object(func(string) error { _, err := s.skip(); return err })
-		return s.data[start:s.pos], err
-	case '[':
-		err := s.array(func() error { _, err := s.skip(); return err })
-		return s.data[start:s.pos], err
-	case '"':
-		_, err := s.str()
-		return s.data[start:s.pos], err
-	case 0:
-		return "", s.errorf("unexpected end of data")
-	default:
-		// Numbers and literals: take the run up to the next delimiter; encoding/json
-		// validates the captured sections that are used.
-		i := s.pos
-		for i < len(s.data) && strings.IndexByte(",}] \t\r\n", s.data[i]) < 0 {
-			i++
+	var open []byte // the '{' and '[' not yet closed, innermost last
+	for {
+		// A value is expected at s.pos.
+		switch c := s.peek(); c {
+		case '{', '[':
+			if len(open) >= maxDepth {
+				return "", s.errorf("values nested more than %d levels deep", maxDepth)
+			}
+			s.pos++
+			open = append(open, c)
+			if s.peek() == c+2 { // '{'+2 == '}', '['+2 == ']'
+				s.pos++
+				open = open[:len(open)-1]
+				break
+			}
+			if c == '{' {
+				if err := s.key(); err != nil {
+					return "", err
+				}
+			}
+			continue
+		case '"':
+			if _, err := s.str(); err != nil {
+				return "", err
+			}
+		case 0:
+			return "", s.errorf("unexpected end of data")
+		default:
+			// Numbers and literals: take the run up to the next delimiter; encoding/json
+			// validates the captured sections that are used.
+			i := s.pos
+			for i < len(s.data) && strings.IndexByte(",}] \t\r\n", s.data[i]) < 0 {
+				i++
+			}
+			if i == s.pos {
+				return "", s.errorf("unexpected %q", c)
+			}
+			s.pos = i
 		}
-		if i == s.pos {
-			return "", s.errorf("unexpected %q", c)
+		// A value ended: close containers until a ',' asks for the next value.
+		for {
+			if len(open) == 0 {
+				return s.data[start:s.pos], nil
+			}
+			top := open[len(open)-1]
+			c := s.peek()
+			if c == top+2 {
+				s.pos++
+				open = open[:len(open)-1]
+				continue
+			}
+			if c != ',' {
+				if top == '{' {
+					return "", s.errorf("want ',' or '}' in object")
+				}
+				return "", s.errorf("want ',' or ']' in array")
+			}
+			s.pos++
+			if top == '{' {
+				if err := s.key(); err != nil {
+					return "", err
+				}
+			}
+			break
 		}
-		s.pos = i
-		return s.data[start:s.pos], nil
 	}
+}
+
+// key reads an object key and the ':' after it.
+func (s *jsonScanner) key() error {
+	if _, err := s.str(); err != nil {
+		return err
+	}
+	return s.expect(':')
 }

@@ -3,15 +3,20 @@ package tokenizer
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
+
+	"kleinbild/internal/safefile"
 )
 
 // maxTokenID bounds the ids accepted from files (Qwen3 uses 151669), so a corrupt file
 // cannot make Load allocate an absurd id table.
 const maxTokenID = 1<<24 - 1
+
+// maxVocabHoles is the slack allowed between the number of vocabulary entries and their
+// largest id (trained vocabularies number their tokens 0..n-1).
+const maxVocabHoles = 1 << 16
 
 // Load reads tokenizer.json (required) and tokenizer_config.json (optional) from dir, the
 // model's tokenizer folder. Only the configuration Qwen2/Qwen3 tokenizers use is
@@ -21,7 +26,7 @@ const maxTokenID = 1<<24 - 1
 // rather than tokenized differently from the reference.
 func Load(dir string) (*Tokenizer, error) {
 	path := filepath.Join(dir, "tokenizer.json")
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadRegular(path, safefile.MaxTokenizerBytes)
 	if err != nil {
 		return nil, fmt.Errorf("tokenizer: %w", err)
 	}
@@ -163,6 +168,9 @@ func parse(data string) (*Tokenizer, error) {
 		return nil, errors.New("model has no merges")
 	case len(sec.vocab) == 0:
 		return nil, errors.New("model.vocab is empty")
+	case sec.maxVocabID > 2*len(sec.vocab)+maxVocabHoles:
+		// The id table has maxVocabID+1 entries: keep it proportional to the file.
+		return nil, fmt.Errorf("model.vocab: largest id %d for %d tokens; ids must be nearly dense", sec.maxVocabID, len(sec.vocab))
 	}
 
 	t := &Tokenizer{bytes: newByteLevel(), pad: PadID}

@@ -1,11 +1,14 @@
 package vae
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"kleinbild/internal/safefile"
 )
 
 // Config is the subset of diffusers' AutoencoderKLFlux2 config.json that shapes the network.
@@ -56,16 +59,29 @@ func LoadConfig(path string) (Config, error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		path = filepath.Join(path, "config.json")
 	}
-	raw, err := os.ReadFile(path)
+	raw, err := safefile.ReadRegular(path, safefile.MaxConfigBytes)
 	if err != nil {
 		return Config{}, fmt.Errorf("read VAE config: %w", err)
 	}
+	cfg, err := parseConfig(raw)
+	if err != nil {
+		return Config{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return cfg, nil
+}
+
+// parseConfig decodes and validates the text of a VAE config.json: a JSON object whose
+// absent keys take the AutoencoderKLFlux2 defaults.
+func parseConfig(raw []byte) (Config, error) {
+	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '{' {
+		return Config{}, errors.New("malformed VAE config: want a JSON object")
+	}
 	cfg := defaultConfig()
 	if err := json.Unmarshal(raw, &cfg); err != nil {
-		return Config{}, fmt.Errorf("%s: malformed VAE config: %w", path, err)
+		return Config{}, fmt.Errorf("malformed VAE config: %w", err)
 	}
 	if err := cfg.Validate(); err != nil {
-		return Config{}, fmt.Errorf("%s: %w", path, err)
+		return Config{}, err
 	}
 	return cfg, nil
 }
@@ -84,24 +100,37 @@ func (c Config) ScaleFactor() int { return 1 << (len(c.BlockOutChannels) - 1) }
 // PatchedChannels is the channel count of patchified latents (128 for FLUX.2).
 func (c Config) PatchedChannels() int { return 4 * c.LatentChannels }
 
+// Bounds on config.json sizes: far above FLUX.2's VAE (2 layers per block, at most 512
+// channels) and low enough that nothing sized by them is absurd before the checkpoint's
+// tensors are compared with them.
+const (
+	maxLayersPerBlock = 64
+	maxChannels       = 1 << 16
+)
+
 // Validate checks that the config describes a network this package implements.
 func (c Config) Validate() error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
-	if c.InChannels <= 0 || c.OutChannels <= 0 || c.LatentChannels <= 0 {
-		bad("in_channels %d, out_channels %d, latent_channels %d must be positive", c.InChannels, c.OutChannels, c.LatentChannels)
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"in_channels", c.InChannels}, {"out_channels", c.OutChannels}, {"latent_channels", c.LatentChannels}} {
+		if f.v <= 0 || f.v > maxChannels {
+			bad("%s %d must be in 1..%d", f.name, f.v, maxChannels)
+		}
 	}
-	if c.LayersPerBlock <= 0 {
-		bad("layers_per_block %d must be positive", c.LayersPerBlock)
+	if c.LayersPerBlock <= 0 || c.LayersPerBlock > maxLayersPerBlock {
+		bad("layers_per_block %d must be in 1..%d", c.LayersPerBlock, maxLayersPerBlock)
 	}
-	if c.NormNumGroups <= 0 {
-		bad("norm_num_groups %d must be positive", c.NormNumGroups)
+	if c.NormNumGroups <= 0 || c.NormNumGroups > maxChannels {
+		bad("norm_num_groups %d must be in 1..%d", c.NormNumGroups, maxChannels)
 	}
 	if c.ActFn != "silu" && c.ActFn != "swish" {
 		bad("act_fn %q is not supported (want silu)", c.ActFn)
 	}
-	if !(c.BatchNormEps >= 0) {
-		bad("batch_norm_eps %v must be non-negative", c.BatchNormEps)
+	if !(c.BatchNormEps >= 0 && c.BatchNormEps <= 1) {
+		bad("batch_norm_eps %v must be in [0, 1]", c.BatchNormEps)
 	}
 	if len(c.PatchSize) != 2 || c.PatchSize[0] != 2 || c.PatchSize[1] != 2 {
 		bad("patch_size %v is not supported (want [2, 2])", c.PatchSize)
@@ -128,8 +157,8 @@ func (c Config) Validate() error {
 	}
 	for _, chans := range [][]int{c.BlockOutChannels, c.DecoderBlockOutChannels} {
 		for _, ch := range chans {
-			if ch <= 0 || (c.NormNumGroups > 0 && ch%c.NormNumGroups != 0) {
-				bad("block channel count %d must be a positive multiple of norm_num_groups %d", ch, c.NormNumGroups)
+			if ch <= 0 || ch > maxChannels || (c.NormNumGroups > 0 && ch%c.NormNumGroups != 0) {
+				bad("block channel count %d must be a positive multiple of norm_num_groups %d, at most %d", ch, c.NormNumGroups, maxChannels)
 			}
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	"kleinbild/gpu"
 	"kleinbild/weights"
@@ -114,6 +115,33 @@ func (l *loader) free() {
 		l.b.Free(t)
 	}
 	l.tensors = nil
+}
+
+// checkCounts compares the numbers of levels and resnets cfg describes with the blocks the
+// checkpoint holds, before anything is allocated per block.
+func checkCounts(cfg Config, ck *weights.Checkpoint) error {
+	n := len(cfg.BlockOutChannels)
+	for _, side := range []struct{ prefix, field string }{
+		{"encoder.down_blocks.", "block_out_channels"}, {"decoder.up_blocks.", "block_out_channels"},
+	} {
+		if have := ck.Count(side.prefix); have < n {
+			return fmt.Errorf("field %q has %d levels, but the weights hold %d %s", side.field, n, have, strings.TrimSuffix(side.prefix, "."))
+		}
+	}
+	for i := range n {
+		for _, stack := range []struct {
+			prefix string
+			want   int
+		}{
+			{fmt.Sprintf("encoder.down_blocks.%d.resnets.", i), cfg.LayersPerBlock},
+			{fmt.Sprintf("decoder.up_blocks.%d.resnets.", i), cfg.LayersPerBlock + 1},
+		} {
+			if have := ck.Count(stack.prefix); have < stack.want {
+				return fmt.Errorf("field \"layers_per_block\" is %d, but the weights hold %d %s", cfg.LayersPerBlock, have, strings.TrimSuffix(stack.prefix, "."))
+			}
+		}
+	}
+	return nil
 }
 
 // bind reads every tensor of the model described by cfg.

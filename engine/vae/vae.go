@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 
 	"kleinbild/gpu"
 	"kleinbild/weights"
@@ -51,6 +52,10 @@ func Load(dir string, b gpu.Backend) (*VAE, error) {
 	ck, err := weights.Open(dir)
 	if err != nil {
 		return nil, fmt.Errorf("load VAE weights: %w", err)
+	}
+	if err := checkCounts(cfg, ck); err != nil {
+		ck.Close()
+		return nil, fmt.Errorf("load VAE: %s: %w", filepath.Join(dir, "config.json"), err)
 	}
 	l := &loader{ck: ck, b: b}
 	v := &VAE{cfg: cfg, b: b, ck: ck}

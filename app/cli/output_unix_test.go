@@ -1,0 +1,132 @@
+//go:build unix
+
+package cli
+
+import (
+	"bytes"
+	"image/png"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"kleinbild/weights/golden"
+)
+
+// genArgs is a quick generation with the tiny model writing to out.
+func genArgs(t *testing.T, out string) []string {
+	return []string{"generate", "-d", golden.TinyModel(t), "-p", "x", "-W", "64", "-H", "64", "-s", "1", "-S", "1", "-q", "--no-cache", "-o", out}
+}
+
+// runWithin is run with a deadline, so that an output that blocks fails the test.
+func runWithin(t *testing.T, d time.Duration, args ...string) (code int, stderr string) {
+	t.Helper()
+	type result struct {
+		code int
+		errs string
+	}
+	done := make(chan result, 1)
+	go func() {
+		var o, e bytes.Buffer
+		done <- result{Run(args, &o, &e), e.String()}
+	}()
+	select {
+	case r := <-done:
+		return r.code, r.errs
+	case <-time.After(d):
+		t.Fatalf("%v still running after %v", args, d)
+	}
+	return 0, ""
+}
+
+// -o through a symlink writes its target and keeps the link; -o a FIFO streams the PNG into
+// it; -o /dev/null succeeds and leaves the device. Before the fix each of them was replaced
+// by a regular file (as root /dev/null too; as non-root the image was computed first and
+// the write then failed).
+func TestGenerateOutputTargets(t *testing.T) {
+	tmp := t.TempDir()
+	os.Mkdir(filepath.Join(tmp, "real"), 0o755)
+	link := filepath.Join(tmp, "link.png")
+	os.Symlink("real/out.png", link)
+	if code, errs := runWithin(t, 2*time.Minute, genArgs(t, link)...); code != 0 {
+		t.Fatalf("symlink output: exit %d: %s", code, errs)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		t.Errorf("the symlink was replaced: %v %v", fi.Mode(), err)
+	}
+	if f, err := os.Open(filepath.Join(tmp, "real", "out.png")); err != nil {
+		t.Errorf("symlink target not written: %v", err)
+	} else if _, err := png.Decode(f); err != nil {
+		t.Errorf("symlink target: %v", err)
+	}
+
+	fifo := filepath.Join(tmp, "fifo.png")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip(err)
+	}
+	got := make(chan []byte, 1)
+	go func() {
+		f, err := os.Open(fifo)
+		if err != nil {
+			got <- nil
+			return
+		}
+		b, _ := io.ReadAll(f)
+		f.Close()
+		got <- b
+	}()
+	if code, errs := runWithin(t, 2*time.Minute, genArgs(t, fifo)...); code != 0 {
+		t.Fatalf("FIFO output: exit %d: %s", code, errs)
+	}
+	select {
+	case b := <-got:
+		if _, err := png.Decode(bytes.NewReader(b)); err != nil {
+			t.Errorf("FIFO reader got %d bytes: %v", len(b), err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("FIFO reader got nothing")
+	}
+	if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&fs.ModeNamedPipe == 0 {
+		t.Errorf("the FIFO was replaced: %v %v", fi.Mode(), err)
+	}
+
+	if code, errs := runWithin(t, 2*time.Minute, genArgs(t, "/dev/null")...); code != 0 {
+		t.Errorf("-o /dev/null: exit %d: %s", code, errs)
+	}
+	if fi, err := os.Lstat("/dev/null"); err != nil || fi.Mode()&fs.ModeCharDevice == 0 {
+		t.Fatalf("/dev/null is no longer a device: %v %v", fi.Mode(), err)
+	}
+	if entries, _ := os.ReadDir(tmp); len(entries) != 3 {
+		t.Errorf("left in the output folder: %v", entries)
+	}
+}
+
+// An output that cannot be written is refused before the model is even opened: the model
+// folder here does not exist, so an error about it means the output was checked too late
+// (before the fix: generate and encode only found out after computing).
+func TestOutputCheckedBeforeWork(t *testing.T) {
+	tmp := t.TempDir()
+	missing := filepath.Join(tmp, "no-model")
+	cases := []struct{ out, want string }{
+		{tmp, "is a directory"},
+		{filepath.Join(tmp, "no", "o.png"), "output folder"},
+	}
+	if st, err := os.Stat("/proc/self"); err == nil && st.IsDir() {
+		cases = append(cases, struct{ out, want string }{"/proc/kleinbild-test.png", "cannot create a file in /proc"})
+	}
+	for _, c := range cases {
+		for _, cmd := range []string{"generate", "encode"} {
+			code, errs := runWithin(t, 30*time.Second, cmd, "-d", missing, "-p", "x", "-o", c.out)
+			if code != 1 || !strings.Contains(errs, c.want) || strings.Contains(errs, "no-model") {
+				t.Errorf("%s -o %s: exit %d, %q; want exit 1 mentioning %q", cmd, c.out, code, errs, c.want)
+			}
+		}
+	}
+	if fi, err := os.Stat(tmp); err != nil || !fi.IsDir() {
+		t.Fatal("output folder replaced")
+	}
+}

@@ -1,0 +1,52 @@
+//go:build unix
+
+package app
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/storage"
+)
+
+// Dropping a FIFO named like an image (alone, so it is first probed for Kleinbild
+// metadata, or with other files) neither blocks the UI goroutine nor the drop: it is
+// refused with a message and the other files are added. Before the fix HandleDrop opened
+// the FIFO on the UI goroutine and blocked until a writer appeared.
+func TestDropFIFODoesNotBlock(t *testing.T) {
+	h := newHarness(t, t.TempDir(), tinyModel(t), newFakeGen().open)
+	u := h.ui
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "pipe.png")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip(err)
+	}
+	good := writeTestPNG(t, dir, "good.png", 64, 64, nil)
+	zero := filepath.Join(dir, "zero.png")
+	os.Symlink("/dev/zero", zero)
+
+	returned := make(chan (<-chan struct{}), 1)
+	go func() { returned <- u.handleDrop([]fyne.URI{storage.NewFileURI(fifo)}) }()
+	var done <-chan struct{}
+	select {
+	case done = <-returned:
+	case <-time.After(5 * time.Second):
+		t.Fatal("HandleDrop blocked on a FIFO")
+	}
+	h.waitFor("the FIFO drop", 10*time.Second, func() bool { return closedChan(done) })
+	if len(u.refs) != 0 || !strings.Contains(u.errorText(), "pipe.png") || !strings.Contains(u.errorText(), "named pipe") {
+		t.Errorf("after dropping a FIFO: refs %v, banner %q", u.refs, u.errorText())
+	}
+	h.drop([]fyne.URI{storage.NewFileURI(fifo), storage.NewFileURI(zero), storage.NewFileURI(good)})
+	if len(u.refs) != 1 || u.refs[0] != good {
+		t.Errorf("refs %v, want only good.png", u.refs)
+	}
+	if !strings.Contains(u.errorText(), "character device") {
+		t.Errorf("banner %q", u.errorText())
+	}
+}

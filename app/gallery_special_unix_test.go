@@ -1,0 +1,85 @@
+//go:build unix
+
+package app
+
+import (
+	"context"
+	"image"
+	"os"
+	"path/filepath"
+	"slices"
+	"syscall"
+	"testing"
+	"time"
+
+	"kleinbild/engine/imageio"
+)
+
+// A FIFO named *.png (or index.json) in the gallery folder does not stop the gallery from
+// loading, and images are still saved; before the fix the scan blocked opening the FIFO.
+func TestGalleryIgnoresFIFOs(t *testing.T) {
+	dir := t.TempDir()
+	writeTestPNG(t, dir, "plain.png", 16, 16, nil)
+	for _, name := range []string{"fifo.png", "index.json"} {
+		if err := syscall.Mkfifo(filepath.Join(dir, name), 0o644); err != nil {
+			t.Skip(err)
+		}
+	}
+	os.Symlink(filepath.Join(dir, "fifo.png"), filepath.Join(dir, "link.png"))
+	os.Symlink("/dev/zero", filepath.Join(dir, "zero.png"))
+	type opened struct {
+		g   *gallery
+		rep galleryLoad
+		err error
+	}
+	done := make(chan opened, 1)
+	go func() {
+		g, rep, err := openGallery(context.Background(), dir)
+		done <- opened{g, rep, err}
+	}()
+	var o opened
+	select {
+	case o = <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("openGallery blocked on a FIFO")
+	}
+	if o.err != nil || o.g.Len() != 1 || len(o.rep.Unreadable) != 0 || !o.rep.Rebuilt {
+		t.Fatalf("gallery: %v, %d entries, %+v", o.err, o.g.Len(), o.rep)
+	}
+	if _, err := o.g.Add(image.NewNRGBA(image.Rect(0, 0, 8, 8)), imageio.Metadata{Prompt: "new", Seed: 2}); err != nil {
+		t.Fatalf("saving next to a FIFO: %v", err)
+	}
+	if o.g.Len() != 2 {
+		t.Errorf("%d entries after Add", o.g.Len())
+	}
+}
+
+// Delete refuses ".", "..", hidden names, paths and folders; before the fix "." and ".."
+// passed the check (and were handed to os.Remove).
+func TestGalleryDeleteRefusesNonFiles(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "gallery")
+	g, _, err := openGallery(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
+	for _, name := range []string{"", ".", "..", "../escape.png", "a/b.png", ".hidden.png", "index.json", "sub"} {
+		if err := g.Delete(name); err == nil {
+			t.Errorf("Delete(%q) accepted", name)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "sub")); err != nil {
+		t.Error("a folder in the gallery was removed")
+	}
+	p := writeTestPNG(t, dir, "x.png", 16, 16, nil)
+	if err := g.Delete("x.png"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(p); !os.IsNotExist(err) {
+		t.Error("x.png not deleted")
+	}
+	names, _ := os.ReadDir(dir)
+	if !slices.ContainsFunc(names, func(e os.DirEntry) bool { return e.Name() == "index.json" }) {
+		t.Error("index missing after Delete")
+	}
+}

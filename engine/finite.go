@@ -1,0 +1,163 @@
+package engine
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"path/filepath"
+
+	"kleinbild/weights"
+)
+
+// corruptHint ends the errors about non-finite values a network produced.
+const corruptHint = "run kleinbild info --deep to scan the weights"
+
+// firstNonFinite returns the index of the first NaN or ±Inf in v, or -1.
+func firstNonFinite(v []float32) int {
+	for i, x := range v {
+		if x-x != 0 { // NaN for NaN and ±Inf, 0 for every finite x
+			return i
+		}
+	}
+	return -1
+}
+
+// nonFiniteName spells a non-finite value.
+func nonFiniteName(x float64) string {
+	switch {
+	case math.IsNaN(x):
+		return "NaN"
+	case x > 0:
+		return "+Inf"
+	}
+	return "-Inf"
+}
+
+// CheckFinite fails when v holds a NaN or an infinity, naming what v is, the first bad
+// value and how many there are.
+func CheckFinite(what string, v []float32) error {
+	i := firstNonFinite(v)
+	if i < 0 {
+		return nil
+	}
+	n := 0
+	for _, x := range v[i:] {
+		if x-x != 0 {
+			n++
+		}
+	}
+	return fmt.Errorf("%s contain non-finite values: %d of %d, the first (value %d) is %s", what, n, len(v), i, nonFiniteName(float64(v[i])))
+}
+
+// weightComponents are the model folder's parts that hold weights, in scan order.
+var weightComponents = []string{"text_encoder", "transformer", "vae"}
+
+// BadTensor is a weight tensor holding NaN or infinite values.
+type BadTensor struct {
+	Component string // "transformer", ...
+	File      string // path of the safetensors file
+	Name      string
+	DType     weights.DType
+	// Count is the number of non-finite values, First the index of the first, Value its
+	// spelling ("NaN", "+Inf", "-Inf").
+	Count, First int
+	Value        string
+}
+
+func (b BadTensor) String() string {
+	return fmt.Sprintf("%s tensor %q (%s, %s): %d non-finite values, the first at index %d is %s",
+		b.Component, b.Name, b.DType, filepath.Base(b.File), b.Count, b.First, b.Value)
+}
+
+// ScanProgress reports ScanWeights' progress in bytes over all components.
+type ScanProgress struct {
+	Component         string
+	Bytes, TotalBytes int64
+}
+
+// ScanWeights reads every floating-point weight tensor (BF16, F16, F32) of the model
+// folder's text encoder, transformer and VAE and returns the tensors holding NaN or ±Inf,
+// in file order. progress (may be nil) is called after each tensor. It reads the bit
+// patterns in place, without converting, and drops each file's pages when done with it.
+func ScanWeights(ctx context.Context, dir string, progress func(ScanProgress)) ([]BadTensor, error) {
+	var cks []*weights.Checkpoint
+	defer func() {
+		for _, c := range cks {
+			c.Close()
+		}
+	}()
+	var total int64
+	for _, comp := range weightComponents {
+		c, err := weights.Open(filepath.Join(dir, comp))
+		if err != nil {
+			return nil, fmt.Errorf("scan %s: %w", comp, err)
+		}
+		cks = append(cks, c)
+		total += c.MappedBytes()
+	}
+	var bad []BadTensor
+	var done int64
+	for i, c := range cks {
+		comp := weightComponents[i]
+		for _, name := range c.Names() {
+			if err := ctx.Err(); err != nil {
+				return bad, err
+			}
+			t, err := c.Tensor(name)
+			if err != nil {
+				return bad, fmt.Errorf("scan %s: %w", comp, err)
+			}
+			if n, first, val := scanTensor(t); n > 0 {
+				bad = append(bad, BadTensor{Component: comp, File: t.File, Name: name, DType: t.DType, Count: n, First: first, Value: val})
+			}
+			done += int64(len(t.Bytes()))
+			if progress != nil {
+				progress(ScanProgress{Component: comp, Bytes: done, TotalBytes: total})
+			}
+		}
+		c.Release()
+	}
+	return bad, nil
+}
+
+// scanTensor counts the non-finite values of a float tensor (others have none): those whose
+// exponent bits are all ones.
+func scanTensor(t *weights.Tensor) (n, first int, value string) {
+	b := t.Bytes()
+	first = -1
+	note := func(i int, x float64) {
+		if n == 0 {
+			first, value = i, nonFiniteName(x)
+		}
+		n++
+	}
+	switch t.DType {
+	case weights.F32:
+		for i := 0; i+4 <= len(b); i += 4 {
+			if u := binary.LittleEndian.Uint32(b[i:]); u&0x7f800000 == 0x7f800000 {
+				note(i/4, float64(math.Float32frombits(u)))
+			}
+		}
+	case weights.BF16:
+		for i := 0; i+2 <= len(b); i += 2 {
+			if u := binary.LittleEndian.Uint16(b[i:]); u&0x7f80 == 0x7f80 {
+				note(i/2, float64(math.Float32frombits(uint32(u)<<16)))
+			}
+		}
+	case weights.F16:
+		for i := 0; i+2 <= len(b); i += 2 {
+			if u := binary.LittleEndian.Uint16(b[i:]); u&0x7c00 == 0x7c00 {
+				x := math.Inf(1)
+				switch {
+				case u&0x3ff != 0:
+					x = math.NaN()
+				case u&0x8000 != 0:
+					x = math.Inf(-1)
+				}
+				note(i/2, x)
+			}
+		}
+	}
+	return n, first, value
+}

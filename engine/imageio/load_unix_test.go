@@ -1,0 +1,44 @@
+//go:build unix
+
+package imageio
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// A FIFO or a link to /dev/zero as an image is refused at once: before the fix opening the
+// FIFO blocked forever. Also the PNG metadata reader and the hash (the gallery's scan).
+func TestLoadSpecialFilesQuickly(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "ref.png")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip(err)
+	}
+	zero := filepath.Join(dir, "zero.png")
+	os.Symlink("/dev/zero", zero)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for _, p := range []string{fifo, zero} {
+			if _, err := LoadReference(p); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+				t.Errorf("LoadReference(%s) = %v", p, err)
+			}
+			if _, _, err := ReadMetadata(p); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+				t.Errorf("ReadMetadata(%s) = %v", p, err)
+			}
+			if _, err := SHA256File(p); err == nil {
+				t.Errorf("SHA256File(%s) succeeded", p)
+			}
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("blocked on a FIFO")
+	}
+}

@@ -1,0 +1,67 @@
+//go:build unix
+
+package engine_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"kleinbild/engine"
+	"kleinbild/engine/flux2"
+	"kleinbild/engine/qwen3"
+	"kleinbild/engine/tokenizer"
+	"kleinbild/engine/vae"
+)
+
+// Config files and tokenizer.json that are FIFOs or links to /dev/zero are refused at once:
+// before, the FIFO blocked every loader forever and /dev/zero was read until memory ran out.
+func TestSpecialConfigFilesRefusedQuickly(t *testing.T) {
+	for _, kind := range []string{"fifo", "zero"} {
+		dir := t.TempDir()
+		mk := func(rel string) string {
+			p := filepath.Join(dir, rel)
+			os.MkdirAll(filepath.Dir(p), 0o755)
+			var err error
+			if kind == "fifo" {
+				err = syscall.Mkfifo(p, 0o644)
+			} else {
+				err = os.Symlink("/dev/zero", p)
+			}
+			if err != nil {
+				t.Skip(err)
+			}
+			return p
+		}
+		want := map[string]string{"fifo": "named pipe", "zero": "character device"}[kind]
+		loaders := []struct {
+			name string
+			load func() error
+		}{
+			{"qwen3", func() error { _, err := qwen3.LoadConfig(mk("text_encoder/config.json")); return err }},
+			{"flux2", func() error { _, err := flux2.LoadConfig(mk("transformer/config.json")); return err }},
+			{"vae", func() error { _, err := vae.LoadConfig(mk("vae/config.json")); return err }},
+			{"tokenizer", func() error {
+				mk("tokenizer/tokenizer.json")
+				_, err := tokenizer.Load(filepath.Join(dir, "tokenizer"))
+				return err
+			}},
+			{"model_index", func() error { mk("model_index.json"); _, err := engine.Inspect(dir); return err }},
+		}
+		for _, l := range loaders {
+			done := make(chan error, 1)
+			go func() { done <- l.load() }()
+			select {
+			case err := <-done:
+				if err == nil || !strings.Contains(err.Error(), want) {
+					t.Errorf("%s %s: %v, want %q", kind, l.name, err, want)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatalf("%s %s: still blocked after 5 s", kind, l.name)
+			}
+		}
+	}
+}

@@ -69,7 +69,7 @@ func TestPastedLongPromptIsNotWrapped(t *testing.T) {
 	h := newHarness(t, t.TempDir(), "", newFakeGen().open)
 	c := &h.ui.ctl
 	c.prompt.SetText("")
-	cb := h.win.Clipboard()
+	cb := fyne.CurrentApp().Clipboard()
 	cb.SetContent(longPrompt(32 << 10))
 	c.prompt.TypedShortcut(&fyne.ShortcutPaste{Clipboard: cb})
 	if len(c.prompt.Text) != 32<<10 || c.prompt.Wrapping != fyne.TextWrapOff {

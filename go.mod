@@ -3,6 +3,7 @@ module kleinbild
 go 1.26.0
 
 require (
+	envfix/fynelocale v0.0.0
 	fyne.io/fyne/v2 v2.7.1
 	github.com/cogentcore/webgpu v0.23.0
 	github.com/x448/float16 v0.8.4
@@ -62,3 +63,5 @@ require (
 )
 
 tool fyne.io/tools/cmd/fyne
+
+replace envfix/fynelocale => ./internal/fynelocale

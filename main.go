@@ -3,9 +3,11 @@
 package main
 
 import (
+	_ "envfix/fynelocale" // first of all: keeps Fyne from complaining about LANG=C.UTF-8
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 
 	"kleinbild/app"
 	"kleinbild/app/cli"
@@ -13,11 +15,27 @@ import (
 )
 
 func main() {
-	args := os.Args[1:]
-	if len(args) == 0 || args[0] == "gui" {
-		os.Exit(runGUI(args))
+	if gui, flags := route(os.Args[1:]); gui {
+		os.Exit(runGUI(flags))
 	}
-	os.Exit(cli.Run(args, os.Stdout, os.Stderr))
+	os.Exit(cli.Run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// route tells the desktop app from a subcommand: no arguments, "gui [flags]", or flags with
+// no subcommand ("kleinbild --data DIR") open the app, and flags are what runGUI parses;
+// anything else (a command name, help, -h) goes to cli.Run.
+func route(args []string) (gui bool, flags []string) {
+	switch {
+	case len(args) == 0:
+		return true, nil
+	case args[0] == "gui":
+		return true, args[1:]
+	case args[0] == "-h" || args[0] == "-help" || args[0] == "--help":
+		return false, nil
+	case strings.HasPrefix(args[0], "-"):
+		return true, args
+	}
+	return false, nil
 }
 
 func fail(err error) int {
@@ -25,10 +43,10 @@ func fail(err error) int {
 	return 1
 }
 
-// runGUI opens the desktop app. args is empty or starts with "gui".
+// runGUI opens the desktop app with the gui flags (see route).
 func runGUI(args []string) int {
 	var opts app.Options
-	if len(args) > 0 {
+	if args != nil {
 		fs := flag.NewFlagSet("kleinbild gui", flag.ContinueOnError)
 		fs.StringVar(&opts.ModelDir, "model", "", "model folder to use (remembered otherwise)")
 		fs.StringVar(&opts.DataDir, "data", "", "data folder for the gallery and settings")
@@ -36,7 +54,7 @@ func runGUI(args []string) int {
 		fs.BoolVar(&opts.AutoGenerate, "generate", false, "generate once at start")
 		fs.StringVar(&opts.ScreenshotPath, "screenshot", "", "after the generation, save a window screenshot here and quit")
 		fs.StringVar(&opts.Backend, "backend", "", cli.BackendHelp()+". For this session; the app's model settings choose it for good")
-		if err := fs.Parse(args[1:]); err != nil {
+		if err := fs.Parse(args); err != nil {
 			if err == flag.ErrHelp {
 				return 0
 			}

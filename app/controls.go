@@ -18,10 +18,10 @@ import (
 	"kleinbild/resources"
 )
 
-// Side limits offered in the UI (the engine accepts more, but quality degrades beyond 1792).
+// Side limits: engine.CheckSize's, the rule the CLI applies too.
 const (
-	minSide  = 64
-	maxSide  = 1792
+	minSide  = engine.MinSidePx
+	maxSide  = engine.MaxSidePx
 	maxSteps = 200
 )
 

@@ -165,6 +165,7 @@ func (h *harness) generate(prompt string) runOutcome {
 // reports progress and then waits until its context is cancelled.
 type fakeGen struct {
 	block   bool
+	fail    error // when set, Generate reports progress with a preview and then fails with it
 	calls   atomic.Int32
 	started chan struct{}
 
@@ -208,8 +209,12 @@ func (f *fakeGen) Generate(ctx context.Context, req engine.Request, progress fun
 	if steps == 0 {
 		steps = 4
 	}
-	if f.block {
-		progress(engine.Progress{Phase: engine.PhaseDenoise, Step: 1, Steps: steps, Elapsed: time.Since(start)})
+	if f.block || f.fail != nil {
+		prev := image.NewNRGBA(image.Rect(0, 0, max(1, req.WidthPx/8), max(1, req.HeightPx/8)))
+		progress(engine.Progress{Phase: engine.PhaseDenoise, Step: 1, Steps: steps, Elapsed: time.Since(start), Preview: prev})
+		if f.fail != nil {
+			return nil, f.fail
+		}
 		<-ctx.Done()
 		return nil, ctx.Err()
 	}

@@ -60,10 +60,13 @@ func (u *UI) SetModelDir(dir string, remember bool) error {
 	info, err := inspectModel(dir)
 	u.modelDir, u.modelInfo, u.modelErr = dir, info, err
 	if err != nil {
-		u.showError(fmt.Errorf("the model folder cannot be used: %w", err))
-	} else if remember {
-		u.settings.ModelDir = dir
-		u.remember(u.settings)
+		u.showErrorAbout(topicModel, fmt.Errorf("the model folder cannot be used: %w", err))
+	} else {
+		u.clearBanner(topicModel)
+		if remember {
+			u.settings.ModelDir = dir
+			u.remember(u.settings)
+		}
 	}
 	u.refreshModel()
 	return err

@@ -117,13 +117,16 @@ func imageSize(path string) (w, h int, err error) {
 // AddReference adds an image file as a reference and shows it.
 func (u *UI) AddReference(path string) {
 	if err := u.addReference(path); err != nil {
-		u.showError(err)
+		u.showErrorAbout(topicRefs, err)
+	} else {
+		u.clearBanner(topicRefs)
 	}
 	u.refreshRefs()
 }
 
 func (u *UI) removeReference(path string) {
 	u.refs = slices.DeleteFunc(u.refs, func(p string) bool { return p == path })
+	u.clearBanner(topicRefs) // the reference it was about may be the one removed
 	u.refreshRefs()
 }
 
@@ -237,7 +240,11 @@ func (u *UI) handleDrop(uris []fyne.URI) <-chan struct{} {
 				}
 			}
 			u.refreshRefs()
-			u.showError(errors.Join(errs...))
+			if len(errs) > 0 {
+				u.showErrorAbout(topicRefs, errors.Join(errs...))
+			} else {
+				u.clearBanner(topicRefs)
+			}
 		})
 	}()
 	return done

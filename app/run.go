@@ -42,6 +42,8 @@ type runOutcome struct {
 	err   error
 	// gpuFailed is true when err came from the GPU the run was on (see deviceFailure).
 	gpuFailed bool
+	// refFailed is true when err is about a reference image that cannot be read.
+	refFailed bool
 }
 
 // Generate starts a generation from the current settings (the Generate button and
@@ -55,7 +57,12 @@ func (u *UI) Generate() {
 
 // generateNow starts a generation without asking about memory.
 func (u *UI) generateNow() {
-	if _, err := u.startGenerate(); err != nil && !errors.Is(err, errInvalidForm) && !errors.Is(err, errBusy) {
+	_, err := u.startGenerate()
+	switch {
+	case err == nil, errors.Is(err, errInvalidForm), errors.Is(err, errBusy):
+	case errors.Is(err, errNoModel):
+		u.showErrorAbout(topicModel, err)
+	default:
 		u.showError(err)
 	}
 }
@@ -101,6 +108,8 @@ func (u *UI) startGenerate() (*runState, error) {
 	r := &runState{cancel: cancel, done: make(chan struct{}), outcome: make(chan runOutcome, 1), start: time.Now()}
 	u.run = r
 	u.followRun = true
+	// Passing messages (a seed locked, settings restored) belong to before the run.
+	u.setStatus("")
 	setCanvasImage(u.view.image, nil) // the previews replace it
 	u.setRunning(true)
 	u.showProgress(r, engine.Progress{Phase: engine.PhaseLoading})
@@ -158,7 +167,7 @@ func (u *UI) execute(ctx context.Context, r *runState, dir string, req engine.Re
 	for _, p := range req.References {
 		sum, err := imageio.SHA256File(p)
 		if err != nil {
-			finish(runOutcome{err: fmt.Errorf("reference image %s cannot be read: %w", filepath.Base(p), err)}, nil)
+			finish(runOutcome{err: fmt.Errorf("reference image %s cannot be read: %w", filepath.Base(p), err), refFailed: true}, nil)
 			return
 		}
 		meta.References = append(meta.References, imageio.Reference{Path: p, SHA256: sum})
@@ -272,29 +281,55 @@ func (u *UI) finishRun(r *runState, out runOutcome, img image.Image) {
 	switch {
 	case errors.Is(out.err, context.Canceled):
 		u.setStatus("Generation cancelled.")
-		u.followRun = false
-		u.updateViewer()
+		u.leaveRun()
 		return
 	case out.err != nil && !out.saved:
-		u.followRun = false
 		if out.gpuFailed {
 			u.fallBackToCPU(out.err.Error())
 		} else {
-			u.showError(fmt.Errorf("generation failed: %w", out.err))
+			topic := topicRun
+			if out.refFailed {
+				topic = topicRefs
+			}
+			u.showErrorAbout(topic, fmt.Errorf("generation failed: %w", out.err))
 		}
 		if img != nil {
+			// Made but not saved: the image stays on screen, without a gallery caption.
 			setCanvasImage(u.view.image, img)
 			u.followRun = true
+			u.updateViewer()
+			return
 		}
-		u.updateViewer()
+		u.leaveRun()
 		return
 	case out.err != nil:
 		u.showError(out.err)
+	}
+	if out.err == nil {
+		// A good run settles what earlier failures were about.
+		u.clearBanner(topicModel, topicRefs, topicRun)
 	}
 	u.followRun = false
 	u.refreshGallery()
 	u.selectEntry(out.entry.File, img)
 	u.setStatus(fmt.Sprintf("Done in %s · saved as %s", formatDuration(out.entry.Meta.Duration), out.entry.File))
+}
+
+// leaveRun takes the viewer off a run that ended without an image: the gallery image that
+// was selected before shows again with its caption and buttons, or the empty state when
+// there was none (or it has gone), so the viewer never shows a stale preview under another
+// image's caption.
+func (u *UI) leaveRun() {
+	if !u.followRun {
+		u.updateViewer() // the user had moved on to a gallery image; it is still shown
+		return
+	}
+	u.followRun = false
+	if u.shownOK && u.gallery != nil && u.gallery.IndexOf(u.shown.File) >= 0 {
+		u.selectEntry(u.shown.File, nil)
+		return
+	}
+	u.clearShown()
 }
 
 // setRunning switches the main button and progress display between idle and running.

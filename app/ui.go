@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -240,16 +241,43 @@ func (u *UI) build() {
 // setStatus shows a passing message in the status line.
 func (u *UI) setStatus(msg string) { u.status.SetText(msg) }
 
+// bannerTopic is the condition a banner message belongs to: the message goes when its
+// condition goes (see clearBanner).
+type bannerTopic int
+
+const (
+	topicOther bannerTopic = iota // stays until dismissed or replaced
+	topicModel                    // no usable model: goes once one is chosen
+	topicRefs                     // a reference image problem: goes after a good run or once the reference is removed
+	topicRun                      // a failed generation: goes after a good run
+)
+
 // showError puts err in the banner in plain words.
-func (u *UI) showError(err error) {
+func (u *UI) showError(err error) { u.showErrorAbout(topicOther, err) }
+
+// showErrorAbout puts err in the banner as a message about topic.
+func (u *UI) showErrorAbout(topic bannerTopic, err error) {
 	if err == nil {
 		return
 	}
 	u.banner.show(err.Error(), true)
+	u.banner.topic = topic
 }
 
 // showNotice puts an informational message in the banner.
-func (u *UI) showNotice(msg string) { u.banner.show(msg, false) }
+func (u *UI) showNotice(msg string) {
+	u.banner.show(msg, false)
+	u.banner.topic = topicOther
+}
+
+// clearBanner hides the banner when its message is about one of topics.
+func (u *UI) clearBanner(topics ...bannerTopic) {
+	b := u.banner
+	if b.box.Visible() && slices.Contains(topics, b.topic) {
+		b.box.Hide()
+		b.topic = topicOther
+	}
+}
 
 // errorText is the banner's message ("" when hidden), for tests.
 func (u *UI) errorText() string {
@@ -265,6 +293,8 @@ type banner struct {
 	icon *widget.Icon
 	text *widget.Label
 	box  *fyne.Container
+	// topic is the condition the message shown belongs to.
+	topic bannerTopic
 }
 
 func newBanner() *banner {

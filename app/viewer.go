@@ -37,8 +37,11 @@ type viewer struct {
 	details       *widget.Label
 	lineage       *fyne.Container
 	deleteBtn     *widget.Button
-	busy          *widget.Activity
-	busyBox       *fyne.Container
+	// reuseBtn and seedBtn restore the shown image's settings; disabled for an image
+	// without Kleinbild metadata, which has none.
+	reuseBtn, seedBtn *widget.Button
+	busy              *widget.Activity
+	busyBox           *fyne.Container
 }
 
 func (u *UI) buildViewer() fyne.CanvasObject {
@@ -78,12 +81,12 @@ func (u *UI) buildViewer() fyne.CanvasObject {
 	v.lineage = container.NewHBox()
 
 	reuse := widget.NewButtonWithIcon("Reuse settings", theme.ContentUndoIcon(), func() {
-		if u.shownOK {
+		if u.shownOK && u.shown.HasMeta {
 			u.RestoreSettings(u.shown.Meta)
 		}
 	})
 	seed := widget.NewButtonWithIcon("Reuse seed", theme.NewThemedResource(resources.Dice), func() {
-		if u.shownOK {
+		if u.shownOK && u.shown.HasMeta {
 			u.ReuseSeed(u.shown.Meta.Seed)
 			u.setStatus(fmt.Sprintf("Seed %d locked for the next generations.", u.shown.Meta.Seed))
 		}
@@ -97,6 +100,7 @@ func (u *UI) buildViewer() fyne.CanvasObject {
 	copyPath := iconButton(theme.ContentCopyIcon(), u.copyShownPath)
 	folder := iconButton(theme.FolderOpenIcon(), u.revealShown)
 	v.deleteBtn = iconButton(theme.DeleteIcon(), u.confirmDeleteShown)
+	v.reuseBtn, v.seedBtn = reuse, seed
 	actions := container.NewBorder(nil, nil,
 		container.NewHBox(reuse, seed, asRef), container.NewHBox(saveAs, copyPath, folder, v.deleteBtn))
 	v.info = container.NewVBox(v.prompt, v.details, v.lineage, actions)
@@ -193,9 +197,13 @@ func (u *UI) showEntry(e galleryEntry, full image.Image) {
 	if e.HasMeta {
 		v.prompt.SetText(clipRunes(e.Meta.Prompt, wrapRunes)) // wrapped: see wrapRunes
 		v.details.SetText(describeEntry(e))
+		v.reuseBtn.Enable()
+		v.seedBtn.Enable()
 	} else {
 		v.prompt.SetText(e.File)
-		v.details.SetText("No Kleinbild metadata.")
+		v.details.SetText(noSettingsText)
+		v.reuseBtn.Disable()
+		v.seedBtn.Disable()
 	}
 	u.showLineage(e)
 	switch {
@@ -222,6 +230,9 @@ func (u *UI) showEntry(e galleryEntry, full image.Image) {
 	v.image.Refresh()
 	u.updateViewer()
 }
+
+// noSettingsText explains why an image without Kleinbild metadata offers no reuse.
+const noSettingsText = "No Kleinbild settings in this image (it was not made by Kleinbild), so there are none to reuse."
 
 // describeEntry is the detail line under the prompt.
 func describeEntry(e galleryEntry) string {

@@ -116,6 +116,27 @@ func ValidatePrompt(prompt string) error {
 	return nil
 }
 
+// Side limits of a requested output size: what the app and the CLI accept from users. The
+// model works within them (quality degrades beyond MaxSidePx); the engine itself accepts
+// MinSizePx..MaxSizePx so that sizes taken from reference images or latents still work.
+const (
+	MinSidePx = 64
+	MaxSidePx = 1792
+)
+
+// CheckSize is the one rule for an output side a user asks for, shared by the app and the
+// CLI: a whole multiple of SizeMultiple within MinSidePx..MaxSidePx. It never rounds.
+func CheckSize(px int) error {
+	if px < MinSidePx || px > MaxSidePx {
+		return fmt.Errorf("%d px is out of range: use a multiple of %d between %d and %d", px, SizeMultiple, MinSidePx, MaxSidePx)
+	}
+	if px%SizeMultiple != 0 {
+		lo := px / SizeMultiple * SizeMultiple
+		return fmt.Errorf("%d px is not a multiple of %d: try %d or %d", px, SizeMultiple, max(lo, MinSidePx), min(lo+SizeMultiple, MaxSidePx))
+	}
+	return nil
+}
+
 // ValidateSize checks one side length and returns it floored to a multiple of 16.
 func ValidateSize(name string, px int) (int, error) {
 	if px < MinSizePx || px > MaxSizePx {

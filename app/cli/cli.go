@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 )
 
@@ -76,6 +77,9 @@ func Run(args []string, stdout, stderr io.Writer) int {
 	Usage(stderr)
 	return 2
 }
+
+// stdin is where -p - reads the prompt from; tests replace it.
+var stdin io.Reader = os.Stdin
 
 var errUsage = errors.New("usage")
 

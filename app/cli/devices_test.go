@@ -105,7 +105,7 @@ func TestBackendOpenErrors(t *testing.T) {
 // TestGenerateVerbosePrintsDevice: -v names the device once, before the work starts.
 func TestGenerateVerbosePrintsDevice(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "o.png")
-	code, _, errOut := run(t, "generate", "-d", golden.TinyModel(t), "-p", "x", "-W", "32", "-H", "32", "-S", "1",
+	code, _, errOut := run(t, "generate", "-d", golden.TinyModel(t), "-p", "x", "-W", "64", "-H", "64", "-S", "1",
 		"--no-cache", "--backend", "purego", "-v", "-o", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -113,7 +113,7 @@ func TestGenerateVerbosePrintsDevice(t *testing.T) {
 	if n := strings.Count(errOut, "Device: "); n != 1 || !strings.HasPrefix(errOut, "Device: purego ") || !strings.Contains(errOut, "(cpu, ") {
 		t.Errorf("want one leading \"Device: purego ... (cpu, ...)\" line, got %d:\n%s", n, errOut)
 	}
-	_, _, errOut = run(t, "generate", "-d", golden.TinyModel(t), "-p", "x", "-W", "32", "-H", "32", "-S", "1",
+	_, _, errOut = run(t, "generate", "-d", golden.TinyModel(t), "-p", "x", "-W", "64", "-H", "64", "-S", "1",
 		"--no-cache", "--backend", "purego", "-o", out)
 	if strings.Contains(errOut, "Device: ") {
 		t.Errorf("the device line without -v:\n%s", errOut)

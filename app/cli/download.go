@@ -59,22 +59,18 @@ func runDownload(args []string, stdout, stderr io.Writer) error {
 
 	if !*quiet {
 		fmt.Fprintf(stderr, "Downloading %s (%s) to %s\n", v.Repo, v.Title, *out)
-		var last time.Time
+	}
+	status := newStatusLine(stderr, isTerminal(stderr))
+	if !*quiet {
 		opts.Progress = func(p hub.Progress) {
 			if p.Note != "" {
-				fmt.Fprintf(stderr, "\r\033[K%s\n", p.Note)
+				status.note(p.Note)
 			}
-			if p.Phase != hub.PhaseDone && time.Since(last) < time.Second {
-				return
-			}
-			last = time.Now()
-			fmt.Fprintf(stderr, "\r\033[K%s", downloadLine(p))
+			status.show(downloadLine(p), p.Phase == hub.PhaseDone)
 		}
 	}
 	res, err := hub.Download(ctx, v.Repo, *out, opts)
-	if !*quiet {
-		fmt.Fprint(stderr, "\r\033[K")
-	}
+	status.clear()
 	if err != nil {
 		return err
 	}
@@ -115,20 +111,14 @@ func verifyFolder(ctx context.Context, dir string, v hub.Variant, online bool, o
 			fmt.Fprintf(stderr, "Could not fetch the file list of %s (%v): comparing with local records only\n", v.Repo, err)
 		}
 	}
+	status := newStatusLine(stderr, isTerminal(stderr))
 	if !quiet {
-		var last time.Time
 		vo.Progress = func(p hub.HashProgress) {
-			if time.Since(last) < time.Second && p.Bytes < p.TotalBytes {
-				return
-			}
-			last = time.Now()
-			fmt.Fprintf(stderr, "\r\033[KHashing  %s / %s  %s", hub.FormatBytes(p.Bytes), hub.FormatBytes(p.TotalBytes), p.File)
+			status.show(fmt.Sprintf("Hashing  %s / %s  %s", hub.FormatBytes(p.Bytes), hub.FormatBytes(p.TotalBytes), p.File), p.Bytes >= p.TotalBytes)
 		}
 	}
 	rep, err := hub.Validate(ctx, dir, vo)
-	if !quiet {
-		fmt.Fprint(stderr, "\r\033[K")
-	}
+	status.clear()
 	if err != nil {
 		return err
 	}
@@ -168,4 +158,53 @@ func downloadLine(p hub.Progress) string {
 		line += "  ETA " + p.ETA.Round(time.Second).String()
 	}
 	return line + "  " + p.File
+}
+
+// statusLine shows progress on a terminal as one line redrawn in place; into a pipe or a
+// file it writes plain lines, fewer of them, and no control codes.
+type statusLine struct {
+	w     io.Writer
+	tty   bool
+	every time.Duration // the least time between two shown lines
+	last  time.Time
+	shown bool // a terminal line is on screen
+}
+
+func newStatusLine(w io.Writer, tty bool) *statusLine {
+	every := time.Second
+	if !tty {
+		every = 10 * time.Second
+	}
+	return &statusLine{w: w, tty: tty, every: every}
+}
+
+// show displays line, at most once per s.every unless force is set.
+func (s *statusLine) show(line string, force bool) {
+	if !force && time.Since(s.last) < s.every {
+		return
+	}
+	s.last = time.Now()
+	if !s.tty {
+		fmt.Fprintln(s.w, line)
+		return
+	}
+	fmt.Fprintf(s.w, "\r\033[K%s", line)
+	s.shown = true
+}
+
+// note prints a line that stays (above the redrawn one on a terminal).
+func (s *statusLine) note(line string) {
+	if s.tty {
+		fmt.Fprint(s.w, "\r\033[K")
+		s.shown = false
+	}
+	fmt.Fprintln(s.w, line)
+}
+
+// clear removes the redrawn line from a terminal.
+func (s *statusLine) clear() {
+	if s.tty && s.shown {
+		fmt.Fprint(s.w, "\r\033[K")
+		s.shown = false
+	}
 }

@@ -37,7 +37,7 @@ func TestGenerateRejectsNonFiniteLatents(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "o.png")
-	code, _, errOut := run(t, "generate", "-d", golden.TinyModel(t), "-p", "x", "-W", "32", "-H", "32", "--latents", lp, "-o", out, "-q")
+	code, _, errOut := run(t, "generate", "-d", golden.TinyModel(t), "-p", "x", "--latents", lp, "-o", out, "-q")
 	if code != 1 || !strings.Contains(errOut, "non-finite") || !strings.Contains(errOut, "noise.safetensors") {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}

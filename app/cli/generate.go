@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/binary"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -22,10 +23,10 @@ import (
 func runGenerate(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("generate", stderr)
 	dir := fs.String("d", "", "model folder (Hugging Face layout)")
-	prompt := fs.String("p", "", "prompt")
+	prompt := fs.String("p", "", "prompt (required; - reads it from standard input)")
 	out := fs.String("o", "", "output PNG file")
-	width := fs.Int("W", 0, fmt.Sprintf("width in pixels, multiple of 16 (default %d, or the first reference's width)", engine.DefaultSizePx))
-	height := fs.Int("H", 0, fmt.Sprintf("height in pixels, multiple of 16 (default %d, or the first reference's height)", engine.DefaultSizePx))
+	width := fs.Int("W", 0, fmt.Sprintf("width in pixels, a multiple of %d in %d..%d (default %d, or the first reference's width)", engine.SizeMultiple, engine.MinSidePx, engine.MaxSidePx, engine.DefaultSizePx))
+	height := fs.Int("H", 0, fmt.Sprintf("height in pixels, a multiple of %d in %d..%d (default %d, or the first reference's height)", engine.SizeMultiple, engine.MinSidePx, engine.MaxSidePx, engine.DefaultSizePx))
 	steps := fs.Int("s", 0, fmt.Sprintf("denoising steps (default: %d distilled, %d base)", engine.DefaultStepsDistilled, engine.DefaultStepsBase))
 	seed := fs.Int64("S", -1, "seed (default: random; always printed)")
 	guidance := fs.Float64("g", 0, fmt.Sprintf("guidance scale for base models (default %.1f; ignored by distilled models)", engine.DefaultGuidance))
@@ -33,7 +34,7 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	fs.Var(&refs, "i", "reference image (repeat for several)")
 	linear := fs.Bool("linear", false, "linear sigma schedule instead of the shifted default")
 	power := fs.Bool("power", false, "power sigma schedule instead of the shifted default")
-	latentsPath := fs.String("latents", "", "initial noise: safetensors with tensor `latents` [1,128,H/16,W/16]")
+	latentsPath := fs.String("latents", "", "initial noise: safetensors with tensor `latents` [1,128,H/16,W/16] (sets the size when -W/-H are not given)")
 	embPath := fs.String("embeddings", "", "prompt embedding: safetensors with tensor `prompt_embeds` [1,512,3·hidden]")
 	dumpDir := fs.String("dump", "", "write every intermediate tensor as DIR/NAME.safetensors")
 	verbose := fs.Bool("v", false, "verbose: per-phase timings")
@@ -49,8 +50,28 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	} else if len(rest) > 0 {
 		return usageErr("unexpected argument %q", rest[0])
 	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if *dir == "" || *out == "" {
 		return usageErr("-d MODEL_DIR and -o OUT.png are required")
+	}
+	if !set["p"] {
+		return usageErr("-p PROMPT is required (-p - reads it from standard input)")
+	}
+	if *prompt == "-" {
+		if *prompt, err = readPrompt(stdin); err != nil {
+			return err
+		}
+	}
+	for _, side := range []struct {
+		flag string
+		v    int
+	}{{"W", *width}, {"H", *height}} {
+		if set[side.flag] {
+			if err := engine.CheckSize(side.v); err != nil {
+				return usageErr("-%s: %v", side.flag, err)
+			}
+		}
 	}
 	if *linear && *power {
 		return usageErr("--linear and --power exclude each other")
@@ -79,16 +100,6 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 		Prompt: *prompt, WidthPx: *width, HeightPx: *height, Steps: *steps,
 		Guidance: *guidance, References: refs,
 	}
-	for _, side := range []struct {
-		name string
-		v    int
-	}{{"width (-W)", *width}, {"height (-H)", *height}} {
-		if side.v != 0 {
-			if _, err := engine.ValidateSize(side.name, side.v); err != nil {
-				return usageErr("%v", err)
-			}
-		}
-	}
 	switch {
 	case *linear:
 		req.Schedule = "linear"
@@ -104,15 +115,24 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	}
 	req.Seed = uint64(*seed)
 	if *latentsPath != "" {
-		if req.Latents, err = readTensor(*latentsPath, "latents"); err != nil {
+		var shape []int
+		if req.Latents, shape, err = readTensor(*latentsPath, "latents"); err != nil {
 			return err
+		}
+		if len(shape) == 4 { // [1,128,H/16,W/16]: the noise fixes the size unless -W/-H say otherwise
+			if req.WidthPx == 0 {
+				req.WidthPx = shape[3] * engine.SizeMultiple
+			}
+			if req.HeightPx == 0 {
+				req.HeightPx = shape[2] * engine.SizeMultiple
+			}
 		}
 		if err := engine.CheckFinite("the latents in "+*latentsPath, req.Latents); err != nil {
 			return err
 		}
 	}
 	if *embPath != "" {
-		if req.PromptEmbeds, err = readTensor(*embPath, "prompt_embeds"); err != nil {
+		if req.PromptEmbeds, _, err = readTensor(*embPath, "prompt_embeds"); err != nil {
 			return err
 		}
 		if err := engine.CheckFinite("the prompt embeddings in "+*embPath, req.PromptEmbeds); err != nil {
@@ -128,7 +148,6 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 				[]weights.OutTensor{{Name: name, Shape: shape, F32: data}}, nil)
 		}
 	}
-	fmt.Fprintf(stdout, "Seed: %d\n", req.Seed)
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -144,6 +163,7 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer model.Close()
+	fmt.Fprintf(stdout, "Seed: %d\n", req.Seed) // only once the model folder has proven usable
 	if !*quiet {
 		fmt.Fprintf(stderr, "Model: %s (%s), backend %s\n", model.Info().Dir, model.Info().Variant(), model.Backend().Name())
 	}
@@ -219,22 +239,32 @@ func progressLine(p engine.Progress) string {
 	}
 }
 
-// readTensor reads one float tensor from a safetensors file as float32.
-func readTensor(path, name string) ([]float32, error) {
+// readTensor reads one float tensor from a safetensors file as float32, with its shape.
+func readTensor(path, name string) ([]float32, []int, error) {
 	f, err := weights.OpenFile(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
 	t, err := f.Tensor(name)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out := make([]float32, t.Numel())
 	if err := t.ReadFloat32(out); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return out, nil
+	return out, t.Shape, nil
+}
+
+// readPrompt reads a prompt from r (for -p -), dropping one trailing newline.
+func readPrompt(r io.Reader) (string, error) {
+	raw, err := io.ReadAll(io.LimitReader(r, engine.MaxPromptBytes+2))
+	if err != nil {
+		return "", fmt.Errorf("reading the prompt from standard input: %w", err)
+	}
+	s := strings.TrimSuffix(string(raw), "\n")
+	return strings.TrimSuffix(s, "\r"), nil
 }
 
 // isTerminal reports whether w is a character device (an interactive terminal).

@@ -1,0 +1,3 @@
+module envfix/fynelocale
+
+go 1.26.0

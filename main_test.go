@@ -1,0 +1,61 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// Issue 12, item 11: "kleinbild --data DIR" (gui flags without "gui") opens the app with
+// those flags instead of failing as an unknown command.
+func TestRoute(t *testing.T) {
+	for _, c := range []struct {
+		args  []string
+		gui   bool
+		flags []string
+	}{
+		{nil, true, nil},
+		{[]string{"gui"}, true, []string{}},
+		{[]string{"gui", "--data", "D"}, true, []string{"--data", "D"}},
+		{[]string{"--data", "D"}, true, []string{"--data", "D"}},
+		{[]string{"-data=D", "-prompt", "a cat"}, true, []string{"-data=D", "-prompt", "a cat"}},
+		{[]string{"generate", "-p", "x"}, false, nil},
+		{[]string{"help"}, false, nil},
+		{[]string{"-h"}, false, nil},
+		{[]string{"--help"}, false, nil},
+	} {
+		gui, flags := route(c.args)
+		if gui != c.gui || !slices.Equal(flags, c.flags) || gui && (flags == nil) != (c.flags == nil) {
+			t.Errorf("route(%q) = %v, %q; want %v, %q", c.args, gui, flags, c.gui, c.flags)
+		}
+	}
+}
+
+// Issue 12, item 11: under LANG=C.UTF-8 (the Debian and container default) Fyne printed
+// "Fyne error: Error parsing user locale C" before every subcommand's own output.
+func TestSubcommandsQuietUnderCLocale(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "kleinbild")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	for _, loc := range []string{"C.UTF-8", "C", "POSIX"} {
+		cmd := exec.Command(bin, "help")
+		cmd.Env = append(slices.DeleteFunc(os.Environ(), func(kv string) bool {
+			return strings.HasPrefix(kv, "LANG=") || strings.HasPrefix(kv, "LC_") || strings.HasPrefix(kv, "LANGUAGE=")
+		}), "LANG="+loc)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("LANG=%s: %v\n%s", loc, err, stderr.String())
+		}
+		if stderr.Len() > 0 {
+			t.Errorf("LANG=%s: kleinbild help wrote to stderr:\n%s", loc, stderr.String())
+		}
+	}
+}

@@ -309,6 +309,7 @@ func (u *UI) setSeedLocked(locked bool) {
 		c.lock.Importance = widget.MediumImportance
 	}
 	c.lock.Refresh()
+	u.formChanged()
 }
 
 // readForm validates every field, showing inline messages; ok is false if any is invalid.
@@ -349,7 +350,11 @@ func (u *UI) applySettings(s settings) {
 		w, h = 512, 512
 	}
 	u.setSize(w, h)
-	if s.ModelDir == u.modelDir {
+	formModel := s.FormModel
+	if formModel == "" {
+		formModel = s.ModelDir
+	}
+	if formModel == u.modelDir {
 		if s.Steps > 0 {
 			c.steps.SetText(strconv.Itoa(s.Steps))
 		}
@@ -380,6 +385,7 @@ func (u *UI) currentSettings(f form) settings {
 	s.Prompt, s.Width, s.Height, s.Steps = f.prompt, f.width, f.height, f.steps
 	s.Guidance, s.Schedule = u.ctl.guidance.Value, f.schedule
 	s.Seed, s.SeedLocked = f.seed, u.ctl.seedLocked
+	s.FormModel = u.modelDir
 	return s
 }
 

@@ -2,11 +2,16 @@ package app
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -28,6 +33,51 @@ type downloadRun struct {
 	running bool
 	last    hub.Progress
 	err     error // why it stopped; context.Canceled when paused
+	offline bool  // the latest request could not reach Hugging Face (retrying quietly)
+}
+
+// noConnection reports whether err means Hugging Face could not be reached at all: the
+// name did not resolve or no connection could be opened.
+func noConnection(err error) bool {
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		return true
+	}
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return true
+	}
+	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENETUNREACH) || errors.Is(err, syscall.EHOSTUNREACH)
+}
+
+// watchTransport tells report about every request: whether it failed to connect.
+type watchTransport struct {
+	base   http.RoundTripper
+	report func(offline bool)
+}
+
+func (w watchTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := w.base.RoundTrip(req)
+	if err != nil && req.Context().Err() == nil {
+		if noConnection(err) {
+			w.report(true)
+		}
+	} else if err == nil {
+		w.report(false)
+	}
+	return resp, err
+}
+
+// startLabel is the start button's label for the state of a stopped download in dir.
+func startLabel(r *downloadRun, dir string) string {
+	mine := r != nil && r.dir == dir
+	switch {
+	case (mine && r.last.Bytes > 0) || partialDownload(dir):
+		return "Resume download"
+	case mine && r.err != nil && !errors.Is(r.err, context.Canceled):
+		return "Try again"
+	}
+	return "Download"
 }
 
 // downloadPanel is the "Download" section of the model setup. The setup guide and the model
@@ -40,6 +90,7 @@ type downloadPanel struct {
 	start    *widget.Button
 	pause    *widget.Button
 	bar      *widget.ProgressBar
+	busy     *widget.ProgressBarInfinite // while the total is unknown
 	detail   *widget.Label
 	msg      *widget.RichText
 	cached   *fyne.Container
@@ -111,6 +162,8 @@ func (u *UI) newDownloadPanel() (p *downloadPanel, release func()) {
 	p.start.Importance = widget.HighImportance
 	p.pause = widget.NewButtonWithIcon("Pause", theme.MediaPauseIcon(), u.PauseDownload)
 	p.bar = widget.NewProgressBar()
+	p.busy = widget.NewProgressBarInfinite()
+	p.busy.Hide()
 	p.detail = widget.NewLabel("")
 	p.detail.Wrapping = fyne.TextWrapWord
 	p.detail.SizeName = theme.SizeNameCaptionText
@@ -144,7 +197,7 @@ func (u *UI) newDownloadPanel() (p *downloadPanel, release func()) {
 		p.token, p.remember,
 		hint("Gated models need a free Hugging Face account, an accepted licence and a read token ("+tokensPage+")."),
 		container.NewHBox(p.start, p.pause),
-		p.bar, p.detail, p.msg,
+		p.bar, p.busy, p.detail, p.msg,
 		p.cached,
 	)
 	u.dlPanels = append(u.dlPanels, p)
@@ -193,25 +246,43 @@ func (p *downloadPanel) refresh(u *UI) {
 		p.start.SetText("Downloading…")
 		p.start.Disable()
 		p.pause.Show()
-	case (mine && r.last.Bytes > 0) || partialDownload(dir):
-		p.start.SetText("Resume download")
-		p.start.Enable()
-		p.pause.Hide()
 	default:
-		p.start.SetText("Download")
+		p.start.SetText(startLabel(r, dir))
 		p.start.Enable()
 		p.pause.Hide()
 	}
+	p.pause.SetText("Pause")
+	if running && r.last.TotalBytes <= 0 {
+		p.pause.SetText("Stop")
+	}
+	line := ""
 	if r != nil && (running || mine) {
+		line = downloadLine(r)
+	}
+	switch {
+	case line == "":
+		p.bar.Hide()
+		p.busy.Hide()
+	case r.last.TotalBytes <= 0: // the size is not known yet
+		p.bar.Hide()
+		if running {
+			p.busy.Show()
+		} else {
+			p.busy.Hide()
+		}
+	default:
+		p.busy.Hide()
 		p.bar.SetValue(r.last.Fraction())
 		p.bar.Show()
-		p.detail.SetText(downloadLine(r))
-		p.detail.Show()
-	} else {
-		p.bar.Hide()
-		p.detail.Hide()
 	}
-	if r != nil && mine && r.err != nil && !errors.Is(r.err, context.Canceled) {
+	p.detail.SetText(line)
+	p.detail.Hidden = line == ""
+	p.detail.Refresh()
+	if running && r.offline {
+		p.msg.ParseMarkdown("**No connection to Hugging Face.** Check that this computer is online; " +
+			"the download keeps trying in the background.")
+		p.msg.Show()
+	} else if r != nil && mine && r.err != nil && !errors.Is(r.err, context.Canceled) {
 		p.msg.ParseMarkdown(downloadErrorText(r))
 		p.msg.Show()
 	} else {
@@ -252,14 +323,20 @@ func downloadLine(r *downloadRun) string {
 	switch {
 	case r.err == nil && p.Phase == hub.PhaseDone:
 		return fmt.Sprintf("Downloaded %s · checking the folder…", hub.FormatBytes(p.TotalBytes))
-	case p.Phase == "" || p.Phase == hub.PhaseListing:
-		if !r.running {
-			return "Paused before the file list arrived."
+	case p.Phase == "" || p.Phase == hub.PhaseListing || p.TotalBytes <= 0:
+		switch {
+		case r.running:
+			return "Asking Hugging Face for the list of files…"
+		case errors.Is(r.err, context.Canceled):
+			return "Stopped before the list of files arrived."
 		}
-		return "Asking Hugging Face for the file list…"
+		return ""
 	}
 	s := fmt.Sprintf("%s of %s", hub.FormatBytes(p.Bytes), hub.FormatBytes(p.TotalBytes))
 	if !r.running {
+		if r.err != nil && !errors.Is(r.err, context.Canceled) {
+			return "Stopped at " + s + "."
+		}
 		return "Paused at " + s + "."
 	}
 	switch p.Phase {
@@ -286,25 +363,28 @@ func downloadLine(r *downloadRun) string {
 // downloadErrorText explains why a download stopped, in Markdown with the links to follow.
 func downloadErrorText(r *downloadRun) string {
 	page := hub.RepoPage(os.Getenv("HF_ENDPOINT"), r.variant.Repo)
+	again := startLabel(r, r.dir)
 	var he *hub.HTTPError
 	tokenSent := errors.As(r.err, &he) && he.TokenSent
 	switch {
 	case errors.Is(r.err, hub.ErrAuth) && tokenSent:
 		return "**The Hugging Face token was not accepted** (mistyped or expired?). Check it or create a new read token at [" +
-			tokensPage + "](" + tokensPage + "), paste it above and press Resume."
+			tokensPage + "](" + tokensPage + "), paste it above and press " + again + "."
 	case errors.Is(r.err, hub.ErrAuth):
 		return "**This model needs a Hugging Face access token.** Accept the licence on [its page](" + page + ") while logged in, " +
-			"create a read token at [" + tokensPage + "](" + tokensPage + "), paste it in the token field above and press Resume."
+			"create a read token at [" + tokensPage + "](" + tokensPage + "), paste it in the token field above and press " + again + "."
 	case errors.Is(r.err, hub.ErrForbidden):
 		return "**Access to this model is not granted yet.** Open [its page](" + page + "), log in and accept the licence, " +
-			"then press Resume (the token must be allowed to read gated repositories)."
+			"then press " + again + " (the token must be allowed to read gated repositories)."
 	case errors.Is(r.err, hub.ErrDiskFull):
-		return fmt.Sprintf("**The disk is full.** The model needs about %s in total; free some space and press Resume: "+
-			"what was downloaded so far is kept.", humanBytes(uint64(max(r.variant.ApproxBytes, 0))))
+		return fmt.Sprintf("**The disk is full.** The model needs about %s in total; free some space and press %s: "+
+			"what was downloaded so far is kept.", humanBytes(uint64(max(r.variant.ApproxBytes, 0))), again)
+	case noConnection(r.err):
+		return "**No connection to Hugging Face.** Check that this computer is online, then press " + again + "."
 	case errors.Is(r.err, errNotUsable):
 		return "**The download finished but the folder is not usable:** " + mdEscape(r.err.Error())
 	}
-	return "**The download stopped:** " + mdEscape(sentence(r.err.Error())) + ". Press Resume to try again."
+	return "**The download stopped:** " + mdEscape(sentence(r.err.Error())) + ". Press " + again + " to continue."
 }
 
 var errNotUsable = errors.New("the downloaded folder failed its check")
@@ -361,6 +441,33 @@ func (u *UI) StartDownload(v hub.Variant, dir, token string) {
 	opts := u.hubOpts
 	opts.Token = token
 	opts.Progress = func(p hub.Progress) { u.post(func() { u.downloadProgress(r, p) }) }
+	base := http.DefaultTransport
+	if opts.HTTPClient != nil {
+		c := *opts.HTTPClient
+		if c.Transport != nil {
+			base = c.Transport
+		}
+		opts.HTTPClient = &c
+	} else {
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.ForceAttemptHTTP2 = false // separate connections for parallel ranges, as hub does
+		t.TLSNextProto = map[string]func(string, *tls.Conn) http.RoundTripper{}
+		t.MaxIdleConnsPerHost = max(opts.Connections, 4)
+		t.ResponseHeaderTimeout = 60 * time.Second
+		base = t
+		opts.HTTPClient = &http.Client{}
+	}
+	var offline atomic.Bool
+	opts.HTTPClient.Transport = watchTransport{base: base, report: func(off bool) {
+		if offline.Swap(off) != off {
+			u.post(func() {
+				if u.dl == r && r.running {
+					r.offline = off
+					u.refreshDownloads()
+				}
+			})
+		}
+	}}
 	u.bg.Add(1)
 	go func() {
 		defer u.bg.Done()
@@ -399,13 +506,15 @@ func (u *UI) downloadProgress(r *downloadRun, p hub.Progress) {
 
 // downloadFinished shows how a download ended and selects the model (UI goroutine).
 func (u *UI) downloadFinished(r *downloadRun, err error) {
-	r.running, r.err = false, err
+	r.running, r.err, r.offline = false, err, false
 	if u.dl != r {
 		return
 	}
 	switch {
 	case errors.Is(err, context.Canceled):
 		u.setStatus("Download paused: press Resume download to continue (also after a restart).")
+	case noConnection(err):
+		u.setStatus("No connection to Hugging Face: the download stopped.")
 	case err != nil:
 		u.setStatus("The download stopped.")
 	default:

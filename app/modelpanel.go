@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"kleinbild/engine"
+	"kleinbild/engine/hub"
 )
 
 var errNoModel = errors.New("choose a model folder first")
@@ -48,6 +50,46 @@ func inspectModel(dir string) (engine.ModelInfo, error) {
 	return info, info.MissingError()
 }
 
+// validateModel runs the structural check of `kleinbild info` (hub.Validate without
+// hashing) on dir; the error names the first broken file in plain words.
+func validateModel(ctx context.Context, dir string) error {
+	rep, err := hub.Validate(ctx, dir, hub.ValidateOptions{})
+	if err != nil || rep.OK() {
+		return err
+	}
+	q := rep.Problems[0]
+	what := "is damaged or incomplete (truncated?)"
+	if q.Kind == hub.Missing {
+		what = "is missing"
+	}
+	msg := q.Path + " " + what
+	if n := len(rep.Problems) - 1; n > 0 {
+		msg += fmt.Sprintf(", and %d more problem(s)", n)
+	}
+	return errors.New(msg + ": download the model again or choose another folder")
+}
+
+// checkModelLater validates dir in the background; if it is still the model when the check
+// ends and the check fails, the model becomes unusable with a plain message.
+func (u *UI) checkModelLater(dir string) {
+	u.bg.Add(1)
+	go func() {
+		defer u.bg.Done()
+		err := validateModel(u.life, dir)
+		if err == nil || u.life.Err() != nil {
+			return
+		}
+		u.post(func() {
+			if u.modelDir != dir || u.modelErr != nil || u.run != nil {
+				return
+			}
+			u.modelErr = err
+			u.showErrorAbout(topicModel, fmt.Errorf("the model folder cannot be used: %w", err))
+			u.refreshModel()
+		})
+	}()
+}
+
 // SetModelDir switches to the model folder dir after checking it; remember keeps it for
 // the next start. A problem is shown in the window and returned.
 func (u *UI) SetModelDir(dir string, remember bool) error {
@@ -63,6 +105,7 @@ func (u *UI) SetModelDir(dir string, remember bool) error {
 		u.showErrorAbout(topicModel, fmt.Errorf("the model folder cannot be used: %w", err))
 	} else {
 		u.clearBanner(topicModel)
+		u.checkModelLater(dir)
 		if remember {
 			u.settings.ModelDir = dir
 			u.remember(u.settings)
@@ -170,16 +213,46 @@ func (u *UI) ShowModelDialog() {
 	status.Wrapping = fyne.TextWrapWord
 	mem := readMemory()
 	var use *widget.Button
+	checking := widget.NewProgressBarInfinite()
+	checking.Hide()
+	gen := 0 // the latest check; older results are dropped
 	check := func() {
-		info, err := inspectModel(cleanDir(path.Text))
-		status.ParseMarkdown(modelReport(info, err, mem))
+		gen++
+		my := gen
+		dir := cleanDir(path.Text)
+		info, err := inspectModel(dir)
 		if use != nil {
-			if err != nil {
-				use.Disable()
-			} else {
-				use.Enable()
-			}
+			use.Disable()
 		}
+		if err != nil {
+			checking.Hide()
+			status.ParseMarkdown(modelReport(info, err, mem))
+			return
+		}
+		status.ParseMarkdown("Checking the model files…")
+		checking.Show()
+		u.bg.Add(1)
+		go func() {
+			defer u.bg.Done()
+			verr := validateModel(u.life, dir)
+			u.post(func() {
+				if my != gen {
+					return
+				}
+				checking.Hide()
+				if verr != nil {
+					status.Segments = []widget.RichTextSegment{&widget.TextSegment{
+						Style: widget.RichTextStyleStrong, Text: "This folder cannot be used: "},
+						&widget.TextSegment{Style: widget.RichTextStyleInline, Text: verr.Error()}}
+					status.Refresh()
+					return
+				}
+				status.ParseMarkdown(modelReport(info, nil, mem))
+				if use != nil {
+					use.Enable()
+				}
+			})
+		}()
 	}
 	path.OnChanged = func(string) { check() }
 	browse := widget.NewButtonWithIcon("Browse…", theme.FolderOpenIcon(), func() {
@@ -193,6 +266,7 @@ func (u *UI) ShowModelDialog() {
 	content := container.NewVBox(
 		sectionTitle("Model folder"),
 		container.NewBorder(nil, nil, nil, browse, path),
+		checking,
 		status,
 		help,
 		widget.NewSeparator(),

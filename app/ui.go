@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -54,6 +55,10 @@ type UI struct {
 	saveMu      sync.Mutex // guards pendingSave
 	pendingSave *settings
 	writeMu     sync.Mutex // serialises settings writes
+	// formTimer writes the edited form after a pause in typing (see formChanged);
+	// formWatched is set once the remembered settings are in the controls.
+	formTimer   *time.Timer
+	formWatched bool
 
 	genMu     sync.Mutex // guards gen, genDir and genDevice (used by the generation goroutine)
 	gen       Generator
@@ -146,6 +151,7 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 	if opts.Prompt != "" {
 		u.ctl.prompt.SetText(opts.Prompt)
 	}
+	u.watchForm()
 	if setErr != nil {
 		u.showError(setErr)
 	}
@@ -175,6 +181,7 @@ func (u *UI) Stop() { u.stop() }
 func (u *UI) Close() {
 	u.stop()
 	u.bg.Wait()
+	u.flushForm()
 	u.thumbs.Close()
 	u.genMu.Lock()
 	defer u.genMu.Unlock()
@@ -198,9 +205,12 @@ func (u *UI) loadGallery(dir string) {
 			u.showError(err)
 		}
 		u.setStatus("Images are saved in " + g.Dir())
+		notice := u.unreadableNotice(rep.Unreadable)
 		switch {
+		case notice != "":
+			u.showNotice(notice)
 		case len(rep.Unreadable) > 0:
-			u.showNotice(fmt.Sprintf("%d file(s) in the gallery folder could not be read and are not shown: %s", len(rep.Unreadable), rep.Unreadable[0]))
+			// the same files were reported on an earlier start
 		case rep.Rebuilt && rep.Reason != "no index" && g.Len() > 0:
 			u.setStatus("The gallery index was rebuilt from the images (" + rep.Reason + ").")
 		}

@@ -126,9 +126,9 @@ func (u *UI) buildSetupGuide() fyne.CanvasObject {
 	text := widget.NewRichTextFromMarkdown(
 		"Kleinbild makes images on this computer with a **FLUX.2-klein** model folder " +
 			"(Hugging Face layout: `model_index.json`, `transformer/`, `text_encoder/`, `vae/`, …). " +
-			"Download one below (klein-4B needs about 16 GB of disk and memory), or choose a folder you already have.\n\n" +
-			"Just trying the app? Choose the **tiny test model** (`tiny-flux2-klein` in the golden test data): " +
-			"it has random weights, so it paints colourful noise, in well under a second.")
+			"To get one, press **Download** below: Kleinbild fetches the model from Hugging Face " +
+			"(klein-4B needs about 16 GB of disk and memory) and opens it when it is done. " +
+			"If you already have a model folder, press **Choose model folder…** and pick it.")
 	text.Wrapping = fyne.TextWrapWord
 	choose := widget.NewButtonWithIcon("Choose model folder…", theme.FolderOpenIcon(), u.ShowModelDialog)
 	dl, _ := u.newDownloadPanel() // lives as long as the window

@@ -1,0 +1,146 @@
+package app
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+
+	"kleinbild/engine/imageio"
+)
+
+// Issue 12, defect 7: edits to the form are kept across a restart without pressing
+// Generate.
+func TestFormEditsSurviveRestart(t *testing.T) {
+	data := t.TempDir()
+	model := tinyModel(t)
+	fake := newFakeGen()
+	h := newHarness(t, data, model, fake.open)
+	c := &h.ui.ctl
+	c.prompt.SetText("a red fox in the snow")
+	c.width.SetText("384")
+	c.height.SetText("256")
+	c.steps.SetText("3")
+	c.seed.SetText("4242")
+	h.ui.setSeedLocked(true)
+	h.settle()
+	h.close() // quit at once, before the debounce has written anything
+
+	h2 := newHarness(t, data, model, fake.open)
+	c2 := &h2.ui.ctl
+	if c2.prompt.Text != "a red fox in the snow" || c2.width.Text != "384" || c2.height.Text != "256" ||
+		c2.steps.Text != "3" || c2.seed.Text != "4242" || !c2.seedLocked {
+		t.Errorf("after restart: prompt %q, size %s×%s, steps %q, seed %q locked %v",
+			c2.prompt.Text, c2.width.Text, c2.height.Text, c2.steps.Text, c2.seed.Text, c2.seedLocked)
+	}
+
+	// An edit is also written on its own after a pause, without closing.
+	c2.prompt.SetText("a grey wolf")
+	c2.seed.SetText("")
+	h2.ui.setSeedLocked(false)
+	time.Sleep(formSaveDelay + 300*time.Millisecond)
+	s, err := loadSettings(h2.ui.settingsPath)
+	if err != nil || s.Prompt != "a grey wolf" || s.SeedLocked {
+		t.Errorf("settings after a pause: prompt %q, seed locked %v, err %v", s.Prompt, s.SeedLocked, err)
+	}
+}
+
+// Issue 12, defect 10: the first-start page speaks to end users: how to get a model (the
+// download button, or a folder of their own), not the developers' golden test data.
+func TestWelcomeTextSpeaksToUsers(t *testing.T) {
+	h := newHarness(t, t.TempDir(), "", newFakeGen().open)
+	var text string
+	var walk func(o fyne.CanvasObject)
+	walk = func(o fyne.CanvasObject) {
+		switch w := o.(type) {
+		case *widget.RichText:
+			text += w.String() + "\n"
+		case *fyne.Container:
+			for _, c := range w.Objects {
+				walk(c)
+			}
+		case *container.Scroll:
+			walk(w.Content)
+		}
+	}
+	walk(h.ui.view.setup)
+	low := strings.ToLower(text)
+	for _, bad := range []string{"golden", "test data", "tiny test model", "tiny-flux2-klein"} {
+		if strings.Contains(low, bad) {
+			t.Errorf("welcome text mentions %q: %s", bad, text)
+		}
+	}
+	for _, good := range []string{"download", "choose model folder"} {
+		if !strings.Contains(low, good) {
+			t.Errorf("welcome text does not say how to get a model (%q): %s", good, text)
+		}
+	}
+}
+
+// Issue 12, defect 8: unreadable gallery files are all named (the first few and a count),
+// and the notice shows once per set of files rather than on every start.
+func TestUnreadableGalleryNoticeOncePerSet(t *testing.T) {
+	data := t.TempDir()
+	gal := filepath.Join(data, "gallery")
+	if err := os.MkdirAll(gal, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"b1", "b2", "b3"} {
+		if err := os.WriteFile(filepath.Join(gal, n+".png"), []byte("not a png"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fake := newFakeGen()
+	h := newHarness(t, data, tinyModel(t), fake.open)
+	msg := h.ui.errorText()
+	for _, n := range []string{"3 file", "b1.png", "b2.png", "b3.png"} {
+		if !strings.Contains(msg, n) {
+			t.Errorf("notice %q does not name %s", msg, n)
+		}
+	}
+	h.settle()
+	h.close()
+
+	h = newHarness(t, data, tinyModel(t), fake.open)
+	if msg := h.ui.errorText(); strings.Contains(msg, "could not be read") {
+		t.Errorf("the same files are reported again on the next start: %q", msg)
+	}
+	h.settle()
+	h.close()
+
+	for i := 4; i <= 8; i++ {
+		if err := os.WriteFile(filepath.Join(gal, fmt.Sprintf("b%d.png", i)), []byte("not a png"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h = newHarness(t, data, tinyModel(t), fake.open)
+	if msg := h.ui.errorText(); !strings.Contains(msg, "8 file") || !strings.Contains(msg, "and 3 more") {
+		t.Errorf("a new set of unreadable files: notice %q, want 8 files with the first five named", msg)
+	}
+}
+
+// Issue 12, defect 8: Reuse settings restores the references that still exist and names
+// the missing ones.
+func TestRestoreSettingsKeepsExistingReferences(t *testing.T) {
+	data := t.TempDir()
+	refDir := t.TempDir()
+	kept := writeTestPNG(t, refDir, "kept.png", 64, 64, nil)
+	gone := filepath.Join(refDir, "gone.png")
+	h := newHarness(t, data, tinyModel(t), newFakeGen().open)
+	u := h.ui
+	u.RestoreSettings(imageio.Metadata{Prompt: "a bridge", Width: 256, Height: 256, Steps: 2, Seed: 5,
+		References: []imageio.Reference{{Path: kept}, {Path: gone}}})
+	h.settle()
+	if len(u.refs) != 1 || u.refs[0] != kept {
+		t.Errorf("references after restore: %v, want [%s]", u.refs, kept)
+	}
+	if msg := u.errorText(); !strings.Contains(msg, "gone.png") || strings.Contains(msg, "kept.png") {
+		t.Errorf("notice %q should name the missing reference only", msg)
+	}
+}

@@ -109,116 +109,29 @@ type vaeWalk struct {
 	attnHW int   // tokens of the mid-block attention
 }
 
-// conv records a k×k convolution from in to out channels with pix output pixels (1×1
-// convolutions multiply the input directly: no im2col tile).
-func (w *vaeWalk) conv(in, out, k int, pix int64) {
-	kdim := in * k * k
-	w.kernel = max(w.kernel, int64(cpu.ConvKernelScratchFloats(out, kdim)))
-	if k > 1 {
-		w.cols = max(w.cols, int64(cpu.ConvScratchFloats(kdim, int(pix))))
-	}
-}
-
-func (w *vaeWalk) resnet(in, out int, pix int64) {
-	w.conv(in, out, 3, pix)
-	w.conv(out, out, 3, pix)
-	if in != out {
-		w.conv(in, out, 1, pix)
-	}
-}
-
-func (w *vaeWalk) attention(pix int64) {
-	w.attnHW = int(pix)
-}
-
-func decoderChannels(c vae.Config) []int {
-	if len(c.DecoderBlockOutChannels) > 0 {
-		return c.DecoderBlockOutChannels
-	}
-	return c.BlockOutChannels
-}
-
-// vaeDecode walks the decoder of a latent of h×w (image 8h×8w), mirroring vae.decode and
-// vae.decodeBufSize.
-func vaeDecode(c vae.Config, h, w int) vaeWalk {
-	var v vaeWalk
-	ch := decoderChannels(c)
-	n := len(ch)
-	top := ch[n-1]
-	hw := int64(h) * int64(w)
-	v.maxBuf = int64(max(c.LatentChannels, top)) * hw
-	if c.UsePostQuantConv {
-		v.conv(c.LatentChannels, c.LatentChannels, 1, hw)
-	}
-	v.conv(c.LatentChannels, top, 3, hw)
-	v.resnet(top, top, hw)
-	if c.MidBlockAddAttention {
-		v.attention(hw)
-		v.maxBuf = max(v.maxBuf, 2*int64(top)*hw)
-	}
-	v.resnet(top, top, hw)
-	prev := top
-	for i := range n {
-		out := ch[n-1-i]
-		for j := range c.LayersPerBlock + 1 {
-			in := out
-			if j == 0 {
-				in = prev
-			}
-			v.resnet(in, out, hw)
-			v.maxBuf = max(v.maxBuf, int64(max(in, out))*hw)
+// walkVAE sizes a pass over the products ls (vae.Config.DecodeLayers, EncodeLayers).
+// 1×1 convolutions multiply the input directly: no im2col tile.
+func walkVAE(ls []vae.Layer) vaeWalk {
+	v := vaeWalk{maxBuf: vae.ActivationValues(ls)}
+	for _, l := range ls {
+		if l.IsAttention() {
+			v.attnHW = int(l.Pixels)
+			continue
 		}
-		if i < n-1 {
-			hw *= 4
-			v.conv(out, out, 3, hw)
-			v.maxBuf = max(v.maxBuf, int64(out)*hw)
+		kdim := l.In * l.K * l.K
+		v.kernel = max(v.kernel, int64(cpu.ConvKernelScratchFloats(l.Out, kdim)))
+		if l.K > 1 {
+			v.cols = max(v.cols, int64(cpu.ConvScratchFloats(kdim, int(l.Pixels))))
 		}
-		prev = out
 	}
-	v.conv(ch[0], c.OutChannels, 3, hw)
-	v.maxBuf = max(v.maxBuf, int64(max(ch[0], c.OutChannels))*hw)
 	return v
 }
 
-// vaeEncode walks the encoder of an H×W image, mirroring vae.encode and vae.encodeBufSize.
-func vaeEncode(c vae.Config, H, W int) vaeWalk {
-	var v vaeWalk
-	ch := c.BlockOutChannels
-	h, w := H, W
-	pix := func() int64 { return int64(h) * int64(w) }
-	v.conv(c.InChannels, ch[0], 3, pix())
-	v.maxBuf = int64(max(c.InChannels, ch[0])) * pix()
-	prev := ch[0]
-	for i, out := range ch {
-		for j := range c.LayersPerBlock {
-			in := out
-			if j == 0 {
-				in = prev
-			}
-			v.resnet(in, out, pix())
-			v.maxBuf = max(v.maxBuf, int64(max(in, out))*pix())
-		}
-		if i < len(ch)-1 {
-			h, w = (h-1)/2+1, (w-1)/2+1
-			v.conv(out, out, 3, pix())
-			v.maxBuf = max(v.maxBuf, int64(out)*pix())
-		}
-		prev = out
-	}
-	top := ch[len(ch)-1]
-	v.resnet(top, top, pix())
-	if c.MidBlockAddAttention {
-		v.attention(pix())
-		v.maxBuf = max(v.maxBuf, 2*int64(top)*pix())
-	}
-	v.resnet(top, top, pix())
-	v.conv(top, 2*c.LatentChannels, 3, pix())
-	v.maxBuf = max(v.maxBuf, int64(max(top, 2*c.LatentChannels))*pix())
-	if c.UseQuantConv {
-		v.conv(2*c.LatentChannels, c.LatentChannels, 1, pix())
-	}
-	return v
-}
+// vaeDecode sizes the decode of a latent of h×w (image 8h×8w).
+func vaeDecode(c vae.Config, h, w int) vaeWalk { return walkVAE(c.DecodeLayers(h, w)) }
+
+// vaeEncode sizes the encode of an H×W image.
+func vaeEncode(c vae.Config, H, W int) vaeWalk { return walkVAE(c.EncodeLayers(H, W)) }
 
 // bytes is the memory of a VAE pass: the backend's three rotating buffers
 // (allocatedBytes) plus the CPU backend's im2col tile, widened bf16 kernel and attention
@@ -276,7 +189,7 @@ func vaeParams(c vae.Config) int64 {
 	norm(top)
 	conv(top, 2*c.LatentChannels, 3)
 	conv(2*c.LatentChannels, 2*c.LatentChannels, 1)
-	dch := decoderChannels(c)
+	dch := c.DecoderChannels()
 	dtop := dch[len(dch)-1]
 	conv(c.LatentChannels, c.LatentChannels, 1)
 	conv(c.LatentChannels, dtop, 3)

@@ -86,8 +86,8 @@ func parseConfig(raw []byte) (Config, error) {
 	return cfg, nil
 }
 
-// decoderChannels returns the decoder's channels per level, finest first.
-func (c Config) decoderChannels() []int {
+// DecoderChannels returns the decoder's channels per level, finest first.
+func (c Config) DecoderChannels() []int {
 	if len(c.DecoderBlockOutChannels) > 0 {
 		return c.DecoderBlockOutChannels
 	}

@@ -306,39 +306,10 @@ func (v *VAE) encode(ctx context.Context, img gpu.Tensor, h, w int, progress fun
 
 // decodeBufSize is the largest activation (values) of a decode of an h×w latent.
 func (v *VAE) decodeBufSize(h, w int) int {
-	d := &v.dec
-	hw := h * w
-	n := max(v.cfg.LatentChannels, d.convIn.out) * hw
-	if d.mid.attn != nil {
-		n = max(n, 2*d.mid.attn.channels*hw) // attention scratch
-	}
-	for _, lv := range d.levels {
-		for _, r := range lv.resnets {
-			n = max(n, max(r.in, r.out)*hw)
-		}
-		if lv.resize != nil {
-			hw *= 4
-			n = max(n, lv.resize.out*hw)
-		}
-	}
-	return max(n, max(d.convOut.in, d.convOut.out)*hw)
+	return int(ActivationValues(v.cfg.DecodeLayers(h, w)))
 }
 
 // encodeBufSize is the largest activation (values) of an encode of an h×w image.
 func (v *VAE) encodeBufSize(h, w int) int {
-	e := &v.enc
-	n := max(e.convIn.in, e.convIn.out) * h * w
-	for _, lv := range e.levels {
-		for _, r := range lv.resnets {
-			n = max(n, max(r.in, r.out)*h*w)
-		}
-		if lv.resize != nil {
-			h, w = (h-1)/2+1, (w-1)/2+1
-			n = max(n, lv.resize.out*h*w)
-		}
-	}
-	if e.mid.attn != nil {
-		n = max(n, 2*e.mid.attn.channels*h*w) // attention scratch
-	}
-	return max(n, max(e.convOut.in, e.convOut.out)*h*w)
+	return int(ActivationValues(v.cfg.EncodeLayers(h, w)))
 }

@@ -330,7 +330,7 @@ func (l *loader) encoder(cfg Config) encoder {
 }
 
 func (l *loader) decoder(cfg Config) decoder {
-	ch := cfg.decoderChannels()
+	ch := cfg.DecoderChannels()
 	top := ch[len(ch)-1]
 	var d decoder
 	if cfg.UsePostQuantConv {

@@ -366,44 +366,27 @@ func (b *Backend) Alloc(dtype gpu.DType, shape ...int) (gpu.Tensor, error) {
 
 // WeightF32 copies data into a new read-only tensor.
 func (b *Backend) WeightF32(data []float32, shape ...int) (gpu.Tensor, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	n, err := checkShape(shape)
-	if err != nil {
-		return gpu.Tensor{}, err
-	}
-	if n != len(data) {
-		return gpu.Tensor{}, fmt.Errorf("webgpu: WeightF32: %d values do not fill shape %v", len(data), shape)
-	}
-	x, err := b.newBuffer(gpu.F32, n, shape[len(shape)-1])
-	if err != nil {
-		return gpu.Tensor{}, err
-	}
-	x.weight = true
-	b.flushLocked(false)
-	for i, buf := range x.bufs {
-		lo := i * max(x.chunkElems, 1)
-		hi := n
-		if x.chunkElems > 0 {
-			hi = min(n, lo+x.chunkElems)
-		}
-		b.write(buf, 0, f32Bytes(data[lo:hi]))
-	}
-	return gpu.NewTensor(x, 0, gpu.F32, shape...), nil
+	return b.weight("WeightF32", gpu.F32, len(data), shape, func(lo, hi int) []byte { return f32Bytes(data[lo:hi]) })
 }
 
 // WeightBF16 copies bits into a new read-only tensor (kept as bf16 on the device).
 func (b *Backend) WeightBF16(bits []uint16, shape ...int) (gpu.Tensor, error) {
+	return b.weight("WeightBF16", gpu.BF16, len(bits), shape, func(lo, hi int) []byte { return bf16Bytes(bits[lo:hi]) })
+}
+
+// weight creates a read-only tensor of n values and fills its buffers (one per row chunk
+// for weights larger than one binding) with bytes(lo, hi), the bytes of values [lo, hi).
+func (b *Backend) weight(op string, dtype gpu.DType, n int, shape []int, bytes func(lo, hi int) []byte) (gpu.Tensor, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	n, err := checkShape(shape)
+	elems, err := checkShape(shape)
 	if err != nil {
 		return gpu.Tensor{}, err
 	}
-	if n != len(bits) {
-		return gpu.Tensor{}, fmt.Errorf("webgpu: WeightBF16: %d values do not fill shape %v", len(bits), shape)
+	if elems != n {
+		return gpu.Tensor{}, fmt.Errorf("webgpu: %s: %d values do not fill shape %v", op, n, shape)
 	}
-	x, err := b.newBuffer(gpu.BF16, n, shape[len(shape)-1])
+	x, err := b.newBuffer(dtype, n, shape[len(shape)-1])
 	if err != nil {
 		return gpu.Tensor{}, err
 	}
@@ -415,9 +398,9 @@ func (b *Backend) WeightBF16(bits []uint16, shape ...int) (gpu.Tensor, error) {
 		if x.chunkElems > 0 {
 			hi = min(n, lo+x.chunkElems)
 		}
-		b.write(buf, 0, bf16Bytes(bits[lo:hi]))
+		b.write(buf, 0, bytes(lo, hi))
 	}
-	return gpu.NewTensor(x, 0, gpu.BF16, shape...), nil
+	return gpu.NewTensor(x, 0, dtype, shape...), nil
 }
 
 // write copies data into buf at byte offset off in pieces (queue writes are staged).

@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"kleinbild/app"
-	"kleinbild/app/cli"
 	"kleinbild/app/desktop"
+	"kleinbild/cli"
 )
 
 func main() {

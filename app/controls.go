@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/app/settings"
 	"kleinbild/engine"
 	"kleinbild/engine/imageio"
 	"kleinbild/resources"
@@ -340,7 +341,7 @@ func (u *UI) readForm() (form, bool) {
 
 // applySettings fills the controls from remembered settings. Steps and guidance are kept
 // only for the model they were used with; another model starts from its own defaults.
-func (u *UI) applySettings(s settings) {
+func (u *UI) applySettings(s settings.Settings) {
 	c := &u.ctl
 	if engine.ValidatePrompt(s.Prompt) == nil {
 		c.prompt.SetText(s.Prompt)
@@ -380,7 +381,7 @@ func (u *UI) setSchedule(value string) {
 }
 
 // currentSettings captures the controls for remembering.
-func (u *UI) currentSettings(f form) settings {
+func (u *UI) currentSettings(f form) settings.Settings {
 	s := u.settings
 	s.Prompt, s.Width, s.Height, s.Steps = f.prompt, f.width, f.height, f.steps
 	s.Guidance, s.Schedule = u.ctl.guidance.Value, f.schedule

@@ -11,6 +11,7 @@ import (
 
 	"fyne.io/fyne/v2/test"
 
+	"kleinbild/app/settings"
 	"kleinbild/engine"
 	"kleinbild/engine/budget"
 	"kleinbild/gpu"
@@ -28,9 +29,9 @@ func (h *harness) openDeviceSettings() {
 }
 
 // savedSettings reads settings.json once the background writes are done.
-func (h *harness) savedSettings() settings {
+func (h *harness) savedSettings() settings.Settings {
 	h.t.Helper()
-	var s settings
+	var s settings.Settings
 	h.waitFor("the settings to be saved", 5*time.Second, func() bool {
 		h.ui.saveMu.Lock()
 		pending := h.ui.pendingSave != nil
@@ -41,7 +42,7 @@ func (h *harness) savedSettings() settings {
 		h.ui.writeMu.Lock()
 		defer h.ui.writeMu.Unlock()
 		var err error
-		s, err = loadSettings(h.ui.settingsPath)
+		s, err = settings.Load(h.ui.settingsPath)
 		return err == nil
 	})
 	return s
@@ -125,7 +126,7 @@ func (g *gpuGen) computeDevice() (string, gpu.DeviceInfo) {
 // fallback and can end it.
 func TestGPUFailureFallsBackToCPU(t *testing.T) {
 	data := t.TempDir()
-	if err := saveSettings(filepath.Join(data, "settings.json"), settings{Device: "webgpu:0"}); err != nil {
+	if err := settings.Save(filepath.Join(data, "settings.json"), settings.Settings{Device: "webgpu:0"}); err != nil {
 		t.Fatal(err)
 	}
 	cpuGen := newFakeGen()

@@ -19,6 +19,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/app/humanize"
 	"kleinbild/engine/hub"
 )
 
@@ -101,7 +102,7 @@ type downloadPanel struct {
 
 // variantLabel names a variant in the menu: title, approximate size, gated marker.
 func variantLabel(v hub.Variant) string {
-	s := fmt.Sprintf("%s · about %s", v.Title, humanBytes(uint64(max(v.ApproxBytes, 0))))
+	s := fmt.Sprintf("%s · about %s", v.Title, humanize.Bytes(uint64(max(v.ApproxBytes, 0))))
 	if v.Gated && !strings.Contains(v.Title, "gated") {
 		s += " · gated (token needed)"
 	}
@@ -349,7 +350,7 @@ func downloadLine(r *downloadRun) string {
 		s += " · " + hub.FormatBytes(int64(p.Rate)) + "/s"
 	}
 	if p.ETA > 0 {
-		s += " · about " + formatDuration(p.ETA.Round(time.Second)) + " left"
+		s += " · about " + humanize.Duration(p.ETA.Round(time.Second)) + " left"
 	}
 	if p.File != "" {
 		s += " · " + p.File
@@ -378,7 +379,7 @@ func downloadErrorText(r *downloadRun) string {
 			"then press " + again + " (the token must be allowed to read gated repositories)."
 	case errors.Is(r.err, hub.ErrDiskFull):
 		return fmt.Sprintf("**The disk is full.** The model needs about %s in total; free some space and press %s: "+
-			"what was downloaded so far is kept.", humanBytes(uint64(max(r.variant.ApproxBytes, 0))), again)
+			"what was downloaded so far is kept.", humanize.Bytes(uint64(max(r.variant.ApproxBytes, 0))), again)
 	case noConnection(r.err):
 		return "**No connection to Hugging Face.** Check that this computer is online, then press " + again + "."
 	case errors.Is(r.err, errNotUsable):

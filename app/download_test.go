@@ -24,6 +24,7 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/app/settings"
 	"kleinbild/engine/budget"
 	"kleinbild/engine/hub"
 )
@@ -262,7 +263,7 @@ func TestDownloadPauseResumeAcrossRestart(t *testing.T) {
 	}
 	h2.settle()
 	h2.close()
-	s, err := loadSettings(filepath.Join(data, "settings.json"))
+	s, err := settings.Load(filepath.Join(data, "settings.json"))
 	if err != nil || s.ModelDir != dest || s.DownloadDir != "" || s.HFToken != "" {
 		t.Errorf("settings %+v (%v)", s, err)
 	}
@@ -297,7 +298,7 @@ func TestDownloadNeedsToken(t *testing.T) {
 		t.Errorf("model %v, message visible %v", u.modelErr, p.msg.Visible())
 	}
 	h.settle()
-	if s, _ := loadSettings(filepath.Join(data, "settings.json")); s.HFToken != "hf_test" {
+	if s, _ := settings.Load(filepath.Join(data, "settings.json")); s.HFToken != "hf_test" {
 		t.Errorf("token not remembered: %+v", s)
 	}
 }
@@ -386,18 +387,4 @@ func TestGenerateAsksWhenItDoesNotFit(t *testing.T) {
 		t.Fatal("'Generate anyway' did not start the generation")
 	}
 	h.waitFor("the run", 10*time.Second, func() bool { return u.run == nil })
-}
-
-func TestRememberedTokenIsPrivate(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "settings.json")
-	if err := saveSettings(path, settings{Prompt: "x"}); err != nil {
-		t.Fatal(err)
-	}
-	if err := saveSettings(path, settings{HFToken: "hf_secret"}); err != nil {
-		t.Fatal(err)
-	}
-	st, err := os.Stat(path)
-	if err != nil || st.Mode().Perm() != 0o600 {
-		t.Errorf("settings with a token: mode %v (%v), want 0600", st.Mode().Perm(), err)
-	}
 }

@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/app/humanize"
 	"kleinbild/engine/budget"
 	"kleinbild/gpu"
 	"kleinbild/gpu/backends"
@@ -122,13 +123,13 @@ func onDevice(rep budget.Report, d backends.Device) budget.Report {
 	if rep.PeakBytes > mem {
 		rep.Verdict = budget.DoesNotFit
 		rep.Message = fmt.Sprintf("Does not fit on %s: this needs about %s of graphics memory (weights and buffers); the device has %s. Choose a smaller size, or the CPU in the model settings.",
-			name, humanBytes(uint64(rep.PeakBytes)), humanBytes(uint64(mem)))
+			name, humanize.Bytes(uint64(rep.PeakBytes)), humanize.Bytes(uint64(mem)))
 		return rep
 	}
 	// The device's memory is what the line compares with from here on.
 	rep.AvailableBytes, rep.TotalBytes = mem, mem
 	if rep.Verdict == budget.Fits {
-		rep.Message = fmt.Sprintf("Fits: needs about %s of the %s on %s.", humanBytes(uint64(max(rep.PeakBytes, 0))), humanBytes(uint64(mem)), name)
+		rep.Message = fmt.Sprintf("Fits: needs about %s of the %s on %s.", humanize.Bytes(uint64(max(rep.PeakBytes, 0))), humanize.Bytes(uint64(mem)), name)
 	}
 	return rep
 }
@@ -191,13 +192,13 @@ func (u *UI) updateFit() {
 func fitText(rep budget.Report) string {
 	var s string
 	if rep.Verdict == budget.Fits {
-		s = "Fits: needs about " + humanBytes(uint64(max(rep.PeakBytes, 0))) + " of " +
-			humanBytes(uint64(max(rep.AvailableBytes, 0))) + " available"
+		s = "Fits: needs about " + humanize.Bytes(uint64(max(rep.PeakBytes, 0))) + " of " +
+			humanize.Bytes(uint64(max(rep.AvailableBytes, 0))) + " available"
 	} else {
 		s = rep.Message
 	}
 	if rep.Seconds > 0 {
-		s += " · about " + formatDuration(time.Duration(rep.Seconds*float64(time.Second)))
+		s += " · about " + humanize.Duration(time.Duration(rep.Seconds*float64(time.Second)))
 	}
 	return s
 }

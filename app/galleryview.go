@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"image"
 
+	"kleinbild/app/reveal"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
@@ -43,7 +45,7 @@ func (u *UI) buildGallery() fyne.CanvasObject {
 		}
 		dir := u.gallery.Dir()
 		go func() {
-			if err := revealFolder(dir); err != nil {
+			if err := reveal.Folder(dir); err != nil {
 				u.post(func() { u.showError(err) })
 			}
 		}()

@@ -15,6 +15,8 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/app/humanize"
+	"kleinbild/app/sysmem"
 	"kleinbild/engine"
 	"kleinbild/engine/hub"
 )
@@ -167,7 +169,7 @@ func modelLabel(info engine.ModelInfo) string {
 }
 
 // modelReport describes a checked model folder in Markdown.
-func modelReport(info engine.ModelInfo, err error, mem memoryStatus) string {
+func modelReport(info engine.ModelInfo, err error, mem sysmem.Status) string {
 	if errors.Is(err, errNoModel) {
 		return "Choose the folder that holds `model_index.json`."
 	}
@@ -187,14 +189,14 @@ func modelReport(info engine.ModelInfo, err error, mem memoryStatus) string {
 	if !info.Distilled {
 		fmt.Fprintf(&b, ", guidance %.1f", info.DefaultGuidance)
 	}
-	fmt.Fprintf(&b, "\n\nWeights: **%s**", humanBytes(uint64(max(info.WeightBytes, 0))))
+	fmt.Fprintf(&b, "\n\nWeights: **%s**", humanize.Bytes(uint64(max(info.WeightBytes, 0))))
 	switch {
 	case !mem.Known:
 		b.WriteString(" · memory available: unknown on this system")
 	case mem.Total:
-		fmt.Fprintf(&b, " · memory installed: **%s**", humanBytes(mem.Bytes))
+		fmt.Fprintf(&b, " · memory installed: **%s**", humanize.Bytes(mem.Bytes))
 	default:
-		fmt.Fprintf(&b, " · memory available now: **%s**", humanBytes(mem.Bytes))
+		fmt.Fprintf(&b, " · memory available now: **%s**", humanize.Bytes(mem.Bytes))
 	}
 	if mem.Known && uint64(max(info.WeightBytes, 0)) > mem.Bytes {
 		b.WriteString("\n\n⚠ The weights are larger than the memory available: generation will be very slow " +
@@ -211,7 +213,7 @@ func (u *UI) ShowModelDialog() {
 	path.SetText(u.modelDir)
 	status := widget.NewRichTextFromMarkdown("")
 	status.Wrapping = fyne.TextWrapWord
-	mem := readMemory()
+	mem := sysmem.Read()
 	var use *widget.Button
 	checking := widget.NewProgressBarInfinite()
 	checking.Hide()

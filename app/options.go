@@ -28,7 +28,7 @@ type OpenFunc func(dir, device string) (Generator, error)
 type Options struct {
 	// ModelDir is the model folder for this session; empty uses the remembered one.
 	ModelDir string
-	// DataDir holds the gallery, thumbnails and settings; empty uses DefaultDataDir.
+	// DataDir holds the gallery, thumbnails and settings; empty uses settings.DefaultDataDir.
 	DataDir string
 	// Prompt pre-fills the prompt.
 	Prompt string

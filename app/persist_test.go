@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/app/settings"
 	"kleinbild/engine/imageio"
 )
 
@@ -45,7 +46,7 @@ func TestFormEditsSurviveRestart(t *testing.T) {
 	c2.seed.SetText("")
 	h2.ui.setSeedLocked(false)
 	time.Sleep(formSaveDelay + 300*time.Millisecond)
-	s, err := loadSettings(h2.ui.settingsPath)
+	s, err := settings.Load(h2.ui.settingsPath)
 	if err != nil || s.Prompt != "a grey wolf" || s.SeedLocked {
 		t.Errorf("settings after a pause: prompt %q, seed locked %v, err %v", s.Prompt, s.SeedLocked, err)
 	}

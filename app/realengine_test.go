@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"kleinbild/app/thumbcache"
 	"kleinbild/engine/imageio"
 )
 
@@ -23,7 +24,7 @@ func TestGenerateRealTinyModel(t *testing.T) {
 		t.Fatalf("gallery has %d images", u.gallery.Len())
 	}
 	e, _ := u.gallery.At(0)
-	img, err := decodeImageFile(u.gallery.Path(e))
+	img, err := thumbcache.DecodeFile(u.gallery.Path(e))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,8 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/app/humanize"
+	"kleinbild/app/thumbcache"
 	"kleinbild/engine"
 	"kleinbild/engine/imageio"
 	"kleinbild/internal/safefile"
@@ -159,7 +161,7 @@ func (u *UI) loadFileThumb(th *thumbImage, path string) {
 		u.loadThumb(th, e.SHA256, path)
 		return
 	}
-	key, err := fileKey(path)
+	key, err := thumbcache.FileKey(path)
 	if err != nil {
 		th.setBroken()
 		return
@@ -284,7 +286,7 @@ func describeMeta(m imageio.Metadata) string {
 		parts = append(parts, m.Schedule)
 	}
 	if m.Duration > 0 {
-		parts = append(parts, formatDuration(m.Duration))
+		parts = append(parts, humanize.Duration(m.Duration))
 	}
 	if model := strings.TrimSpace(m.Model + " " + m.Variant); model != "" {
 		parts = append(parts, model)

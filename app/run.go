@@ -14,6 +14,8 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/app/humanize"
+	"kleinbild/app/progress"
 	"kleinbild/engine"
 	"kleinbild/engine/imageio"
 	"kleinbild/resources"
@@ -28,7 +30,7 @@ type runState struct {
 	done       chan struct{}   // closed when the generating goroutine has returned
 	outcome    chan runOutcome // receives the result once the UI shows it
 	start      time.Time
-	tracker    progressTracker
+	tracker    progress.Tracker
 	cancelling bool
 	// device is the device ID the run opens the model on; gpuName its backend when that is
 	// a GPU ("" for a CPU or when unknown), to tell GPU failures apart.
@@ -250,7 +252,7 @@ func (u *UI) showProgress(r *runState, p engine.Progress) {
 	if u.run != r {
 		return
 	}
-	r.tracker.update(p, time.Since(r.start))
+	r.tracker.Update(p, time.Since(r.start))
 	if p.Preview != nil && u.followRun {
 		setCanvasImage(u.view.image, p.Preview)
 		u.updateViewer()
@@ -263,7 +265,7 @@ func (u *UI) refreshProgress(r *runState) {
 	if u.run != r {
 		return
 	}
-	frac, text := r.tracker.status(time.Since(r.start))
+	frac, text := r.tracker.Status(time.Since(r.start))
 	if r.cancelling {
 		text = "Cancelling…"
 	}
@@ -312,7 +314,7 @@ func (u *UI) finishRun(r *runState, out runOutcome, img image.Image) {
 	u.followRun = false
 	u.refreshGallery()
 	u.selectEntry(out.entry.File, img)
-	u.setStatus(fmt.Sprintf("Done in %s · saved as %s", formatDuration(out.entry.Meta.Duration), out.entry.File))
+	u.setStatus(fmt.Sprintf("Done in %s · saved as %s", humanize.Duration(out.entry.Meta.Duration), out.entry.File))
 }
 
 // leaveRun takes the viewer off a run that ended without an image: the gallery image that

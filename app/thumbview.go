@@ -3,6 +3,8 @@ package app
 import (
 	"image"
 
+	"kleinbild/app/thumbcache"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
@@ -97,7 +99,7 @@ func (t *tapThumb) Cursor() desktop.Cursor { return desktop.PointerCursor }
 func (u *UI) loadThumb(th *thumbImage, key, src string) {
 	th.key = key
 	img, ok := u.thumbs.Get(key, src, func(img image.Image, err error) {
-		if err == errThumbDropped {
+		if err == thumbcache.ErrDropped {
 			return
 		}
 		u.post(func() {

@@ -21,6 +21,8 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/app/settings"
+	"kleinbild/app/thumbcache"
 	"kleinbild/engine"
 	"kleinbild/engine/hub"
 	"kleinbild/resources"
@@ -38,11 +40,11 @@ type UI struct {
 
 	dataDir      string
 	settingsPath string
-	settings     settings
+	settings     settings.Settings
 
 	gallery      *gallery // nil until loaded, or when it could not be opened
 	galleryReady chan struct{}
-	thumbs       *thumbnailer
+	thumbs       *thumbcache.Thumbnailer
 
 	modelDir  string
 	modelInfo engine.ModelInfo
@@ -53,7 +55,7 @@ type UI struct {
 	bg   sync.WaitGroup // background goroutines Close waits for
 
 	saveMu      sync.Mutex // guards pendingSave
-	pendingSave *settings
+	pendingSave *settings.Settings
 	writeMu     sync.Mutex // serialises settings writes
 	// formTimer writes the edited form after a pause in typing (see formChanged);
 	// formWatched is set once the remembered settings are in the controls.
@@ -103,7 +105,7 @@ func NewUI(a fyne.App, w fyne.Window, opts Options) (*UI, error) {
 func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, error) {
 	dataDir := opts.DataDir
 	if dataDir == "" {
-		d, err := DefaultDataDir()
+		d, err := settings.DefaultDataDir()
 		if err != nil {
 			return nil, err
 		}
@@ -117,7 +119,7 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 		dataDir:      dataDir,
 		settingsPath: filepath.Join(dataDir, "settings.json"),
 		galleryReady: make(chan struct{}),
-		thumbs:       newThumbnailer(filepath.Join(dataDir, "thumbs"), thumbSide, 2, 48<<20),
+		thumbs:       thumbcache.New(filepath.Join(dataDir, "thumbs"), thumbcache.Side, 2, 48<<20),
 	}
 	u.fit.calibrate = opts.calibrate
 	u.life, u.stop = context.WithCancel(context.Background())
@@ -131,7 +133,7 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 	if u.open == nil {
 		u.open = engineOpener(filepath.Join(dataDir, "cache", "prompts"))
 	}
-	set, setErr := loadSettings(u.settingsPath)
+	set, setErr := settings.Load(u.settingsPath)
 	u.settings = set
 	u.dev.choice = set.Device
 	if opts.Backend != "" && !strings.EqualFold(opts.Backend, "default") {

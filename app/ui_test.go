@@ -14,6 +14,8 @@ import (
 	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/test"
 
+	"kleinbild/app/settings"
+	"kleinbild/app/sysmem"
 	"kleinbild/engine/imageio"
 )
 
@@ -107,7 +109,7 @@ func TestGenerateSavesToGallery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var s settings
+	var s settings.Settings
 	if err := json.Unmarshal(raw, &s); err != nil || s.Prompt != "a red fox in the snow" || s.Width != 256 || !s.SeedLocked {
 		t.Errorf("settings.json = %s (%v)", raw, err)
 	}
@@ -431,7 +433,7 @@ func TestModelSetup(t *testing.T) {
 	if !u.view.setup.Visible() {
 		t.Error("setup guide hidden for an unusable model")
 	}
-	md := modelReport(u.modelInfo, u.modelErr, memoryStatus{})
+	md := modelReport(u.modelInfo, u.modelErr, sysmem.Status{})
 	if !strings.Contains(md, "Missing") || !strings.Contains(md, "`vae/config.json`") {
 		t.Errorf("model report %q", md)
 	}
@@ -445,7 +447,7 @@ func TestModelSetup(t *testing.T) {
 	if !u.view.empty.Visible() || u.view.setup.Visible() {
 		t.Error("setup guide still shown with a usable model")
 	}
-	md = modelReport(u.modelInfo, nil, memoryStatus{Bytes: 1000, Known: true})
+	md = modelReport(u.modelInfo, nil, sysmem.Status{Bytes: 1000, Known: true})
 	if !strings.Contains(md, "distilled") || !strings.Contains(md, "larger than the memory available") {
 		t.Errorf("model report %q", md)
 	}

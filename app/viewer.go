@@ -17,6 +17,8 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/app/reveal"
+	"kleinbild/app/thumbcache"
 	"kleinbild/resources"
 )
 
@@ -214,7 +216,7 @@ func (u *UI) showEntry(e galleryEntry, full image.Image) {
 		th, _ := u.thumbs.Get(e.SHA256, path, func(image.Image, error) {})
 		setCanvasImage(v.image, th)
 		go func() {
-			img, err := decodeImageFile(path)
+			img, err := thumbcache.DecodeFile(path)
 			u.post(func() {
 				if !u.shownOK || u.shown.File != e.File || u.followRun {
 					return
@@ -349,7 +351,7 @@ func (u *UI) revealShown() {
 	}
 	p := u.gallery.Path(u.shown)
 	go func() {
-		if err := reveal(p); err != nil {
+		if err := reveal.File(p); err != nil {
 			u.post(func() { u.showError(err) })
 		}
 	}()

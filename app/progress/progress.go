@@ -1,16 +1,19 @@
-package app
+// Package progress turns the engine's progress reports into a bar fraction and a status
+// line with the elapsed time and an estimate of the time left.
+package progress
 
 import (
 	"fmt"
 	"time"
 
+	"kleinbild/app/humanize"
 	"kleinbild/engine"
 )
 
-// progressTracker turns engine progress reports into a bar fraction and a status line with
+// Tracker turns engine progress reports into a bar fraction and a status line with
 // the elapsed time and, while denoising, an estimate of the time left that counts down
 // between reports. Times are wall-clock durations since the run started.
-type progressTracker struct {
+type Tracker struct {
 	last         engine.Progress
 	lastAt       time.Duration
 	denoiseStart time.Duration
@@ -39,8 +42,8 @@ func phaseSpan(p engine.Phase) (lo, hi float64) {
 	return 0, 0
 }
 
-// update digests one report received at now.
-func (t *progressTracker) update(p engine.Progress, now time.Duration) {
+// Update digests one report received at now.
+func (t *Tracker) Update(p engine.Progress, now time.Duration) {
 	t.last, t.lastAt = p, now
 	within := 0.0
 	if p.Blocks > 0 {
@@ -68,8 +71,8 @@ func (t *progressTracker) update(p engine.Progress, now time.Duration) {
 	t.frac = lo + (hi-lo)*min(max(within, 0), 1)
 }
 
-// status is the bar fraction and status line at now.
-func (t *progressTracker) status(now time.Duration) (fraction float64, text string) {
+// Status is the bar fraction and status line at now.
+func (t *Tracker) Status(now time.Duration) (fraction float64, text string) {
 	p := t.last
 	switch p.Phase {
 	case engine.PhaseLoading, "":
@@ -87,26 +90,13 @@ func (t *progressTracker) status(now time.Duration) (fraction float64, text stri
 	default:
 		text = string(p.Phase) + "…"
 	}
-	text += " · " + formatDuration(now)
+	text += " · " + humanize.Duration(now)
 	if t.hasLeft {
 		if left := t.left - (now - t.lastAt); left > time.Second {
-			text += " · about " + formatDuration(left) + " left"
+			text += " · about " + humanize.Duration(left) + " left"
 		} else {
 			text += " · almost done"
 		}
 	}
 	return t.frac, text
-}
-
-// formatDuration prints short durations with tenths and long ones in minutes.
-func formatDuration(d time.Duration) string {
-	switch {
-	case d < 10*time.Second:
-		return fmt.Sprintf("%.1f s", d.Seconds())
-	case d < time.Minute:
-		return fmt.Sprintf("%.0f s", d.Seconds())
-	case d < time.Hour:
-		return fmt.Sprintf("%d min %02d s", int(d.Minutes()), int(d.Seconds())%60)
-	}
-	return fmt.Sprintf("%d h %02d min", int(d.Hours()), int(d.Minutes())%60)
 }

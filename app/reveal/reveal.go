@@ -1,4 +1,5 @@
-package app
+// Package reveal shows files and folders in the system file manager.
+package reveal
 
 import (
 	"fmt"
@@ -7,10 +8,10 @@ import (
 	"runtime"
 )
 
-// revealCommand is the command that shows file in the system file manager: the containing
+// command is the command that shows file in the system file manager: the containing
 // folder with xdg-open on Linux and other Unix systems, the file selected in Finder on
 // macOS and in Explorer on Windows.
-func revealCommand(file string) *exec.Cmd {
+func command(file string) *exec.Cmd {
 	switch runtime.GOOS {
 	case "darwin":
 		return exec.Command("open", "-R", file)
@@ -20,9 +21,10 @@ func revealCommand(file string) *exec.Cmd {
 	return exec.Command("xdg-open", filepath.Dir(file))
 }
 
-// reveal runs revealCommand and waits for the launcher (not the file manager) to finish.
-func reveal(file string) error {
-	cmd := revealCommand(file)
+// File shows file in the system file manager (its folder on Linux, the file selected in
+// Finder or Explorer) and waits for the launcher, not the file manager, to finish.
+func File(file string) error {
+	cmd := command(file)
 	out, err := cmd.CombinedOutput()
 	if err != nil && runtime.GOOS != "windows" { // explorer exits 1 even on success
 		if len(out) > 0 {
@@ -33,8 +35,8 @@ func reveal(file string) error {
 	return nil
 }
 
-// revealFolder opens dir itself in the file manager.
-func revealFolder(dir string) error {
+// Folder opens dir itself in the file manager.
+func Folder(dir string) error {
 	var cmd *exec.Cmd
 	switch runtime.GOOS {
 	case "darwin":

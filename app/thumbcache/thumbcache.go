@@ -1,4 +1,6 @@
-package app
+// Package thumbcache makes and keeps image thumbnails: a memory LRU in front of PNG files in
+// a cache folder, filled off the UI goroutine by a few workers.
+package thumbcache
 
 import (
 	"bufio"
@@ -18,19 +20,19 @@ import (
 	"kleinbild/weights"
 )
 
-// thumbSide is the longest side of a thumbnail in pixels (enough for 2× HiDPI grid cells).
-const thumbSide = 256
+// Side is the longest side of a gallery thumbnail in pixels (enough for 2× HiDPI grid cells).
+const Side = 256
 
-// errThumbDropped is passed to requests dropped from an overfull queue (usually for cells
+// ErrDropped is passed to requests dropped from an overfull queue (usually for cells
 // scrolled out of view long ago); the cell asks again when it is shown again.
-var errThumbDropped = errors.New("thumbnail request dropped")
+var ErrDropped = errors.New("thumbnail request dropped")
 
 type thumbJob struct{ key, src string }
 
-// thumbnailer makes thumbnails off the UI goroutine: a memory LRU in front of PNG files in
+// Thumbnailer makes thumbnails off the UI goroutine: a memory LRU in front of PNG files in
 // a cache folder, filled by a few workers that take the most recent requests first (those
 // are the cells on screen). Callbacks run on a worker goroutine.
-type thumbnailer struct {
+type Thumbnailer struct {
 	dir  string
 	side int
 
@@ -44,10 +46,10 @@ type thumbnailer struct {
 	wg       sync.WaitGroup
 }
 
-// newThumbnailer starts workers over the cache folder dir, keeping up to memBytes of
-// decoded thumbnails in memory.
-func newThumbnailer(dir string, side, workers int, memBytes int64) *thumbnailer {
-	t := &thumbnailer{dir: dir, side: side, mem: newImageLRU(memBytes), waiting: map[string][]func(image.Image, error){}, maxQueue: 512}
+// New starts workers over the cache folder dir making thumbnails of at most side pixels,
+// keeping up to memBytes of decoded thumbnails in memory.
+func New(dir string, side, workers int, memBytes int64) *Thumbnailer {
+	t := &Thumbnailer{dir: dir, side: side, mem: newImageLRU(memBytes), waiting: map[string][]func(image.Image, error){}, maxQueue: 512}
 	t.cond = sync.NewCond(&t.mu)
 	for range max(1, workers) {
 		t.wg.Add(1)
@@ -56,8 +58,8 @@ func newThumbnailer(dir string, side, workers int, memBytes int64) *thumbnailer 
 	return t
 }
 
-// fileKey is a cache key for a file outside the gallery: its path, size and time.
-func fileKey(path string) (string, error) {
+// FileKey is a cache key for a file outside the gallery: its path, size and time.
+func FileKey(path string) (string, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return "", err
@@ -68,7 +70,7 @@ func fileKey(path string) (string, error) {
 
 // Get returns the thumbnail of src under key when it is in memory. Otherwise it returns
 // false and queues the work: done later runs with the thumbnail on a worker goroutine.
-func (t *thumbnailer) Get(key, src string, done func(image.Image, error)) (image.Image, bool) {
+func (t *Thumbnailer) Get(key, src string, done func(image.Image, error)) (image.Image, bool) {
 	t.mu.Lock()
 	if img, ok := t.mem.get(key); ok {
 		t.mu.Unlock()
@@ -93,14 +95,14 @@ func (t *thumbnailer) Get(key, src string, done func(image.Image, error)) (image
 	}
 	t.mu.Unlock()
 	for _, cb := range dropped {
-		cb(nil, errThumbDropped)
+		cb(nil, ErrDropped)
 	}
 	return nil, false
 }
 
 // Put stores the thumbnail of a freshly made image (memory and disk) without reading it back.
-func (t *thumbnailer) Put(key string, img image.Image) error {
-	th := downscale(img, t.side)
+func (t *Thumbnailer) Put(key string, img image.Image) error {
+	th := Downscale(img, t.side)
 	t.mu.Lock()
 	t.mem.add(key, th)
 	t.mu.Unlock()
@@ -108,7 +110,7 @@ func (t *thumbnailer) Put(key string, img image.Image) error {
 }
 
 // Remove forgets a thumbnail.
-func (t *thumbnailer) Remove(key string) {
+func (t *Thumbnailer) Remove(key string) {
 	t.mu.Lock()
 	t.mem.remove(key)
 	t.mu.Unlock()
@@ -116,7 +118,7 @@ func (t *thumbnailer) Remove(key string) {
 }
 
 // Close stops the workers; pending requests get an error.
-func (t *thumbnailer) Close() {
+func (t *Thumbnailer) Close() {
 	t.mu.Lock()
 	t.closed = true
 	pending := t.waiting
@@ -132,7 +134,7 @@ func (t *thumbnailer) Close() {
 	t.wg.Wait()
 }
 
-func (t *thumbnailer) work() {
+func (t *Thumbnailer) work() {
 	defer t.wg.Done()
 	for {
 		t.mu.Lock()
@@ -162,10 +164,10 @@ func (t *thumbnailer) work() {
 	}
 }
 
-func (t *thumbnailer) diskPath(key string) string { return filepath.Join(t.dir, key+".png") }
+func (t *Thumbnailer) diskPath(key string) string { return filepath.Join(t.dir, key+".png") }
 
 // load reads the cached thumbnail file, or makes it from the source image.
-func (t *thumbnailer) load(job thumbJob) (image.Image, error) {
+func (t *Thumbnailer) load(job thumbJob) (image.Image, error) {
 	if f, err := os.Open(t.diskPath(job.key)); err == nil {
 		img, err := png.Decode(bufio.NewReader(f))
 		f.Close()
@@ -174,17 +176,17 @@ func (t *thumbnailer) load(job thumbJob) (image.Image, error) {
 		}
 		os.Remove(t.diskPath(job.key)) // damaged cache file: make it again
 	}
-	img, err := decodeImageFile(job.src)
+	img, err := DecodeFile(job.src)
 	if err != nil {
 		return nil, err
 	}
-	th := downscale(img, t.side)
+	th := Downscale(img, t.side)
 	// A failing cache write only costs a later re-decode.
 	_ = t.writeDisk(job.key, th)
 	return th, nil
 }
 
-func (t *thumbnailer) writeDisk(key string, img image.Image) error {
+func (t *Thumbnailer) writeDisk(key string, img image.Image) error {
 	if err := os.MkdirAll(t.dir, 0o755); err != nil {
 		return fmt.Errorf("thumbnail cache: %w", err)
 	}
@@ -192,8 +194,8 @@ func (t *thumbnailer) writeDisk(key string, img image.Image) error {
 	return weights.WriteAtomic(t.diskPath(key), func(w *bufio.Writer) error { return enc.Encode(w, img) })
 }
 
-// decodeImageFile decodes an image file in any format the engine reads.
-func decodeImageFile(path string) (image.Image, error) {
+// DecodeFile decodes an image file in any format the engine reads.
+func DecodeFile(path string) (image.Image, error) {
 	img, err := imageio.Load(path)
 	if err != nil {
 		return nil, fmt.Errorf("cannot show %s: %w", filepath.Base(path), err)

@@ -1,4 +1,4 @@
-package app
+package thumbcache
 
 import (
 	"image"
@@ -16,8 +16,8 @@ func toRGBA(img image.Image) *image.RGBA {
 	return out
 }
 
-// fitSize scales w×h down (never up) to fit in maxSide×maxSide, keeping the aspect ratio.
-func fitSize(w, h, maxSide int) (int, int) {
+// FitSize scales w×h down (never up) to fit in maxSide×maxSide, keeping the aspect ratio.
+func FitSize(w, h, maxSide int) (int, int) {
 	if w <= maxSide && h <= maxSide {
 		return w, h
 	}
@@ -27,13 +27,13 @@ func fitSize(w, h, maxSide int) (int, int) {
 	return max(1, (w*maxSide+h/2)/h), maxSide
 }
 
-// downscale shrinks img to fit in maxSide×maxSide with a box filter (each output pixel is
+// Downscale shrinks img to fit in maxSide×maxSide with a box filter (each output pixel is
 // the mean of the source pixels it covers), which is what thumbnails need. Smaller images
 // are returned as RGBA copies at their own size.
-func downscale(img image.Image, maxSide int) *image.RGBA {
+func Downscale(img image.Image, maxSide int) *image.RGBA {
 	src := toRGBA(img)
 	sw, sh := src.Rect.Dx(), src.Rect.Dy()
-	dw, dh := fitSize(sw, sh, maxSide)
+	dw, dh := FitSize(sw, sh, maxSide)
 	if dw == sw && dh == sh {
 		return src
 	}

@@ -1,0 +1,34 @@
+// Package humanize writes byte counts and durations the way people read them.
+package humanize
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// Bytes formats a byte count as "7.8 GB" (decimal units, like file managers).
+func Bytes(b uint64) string {
+	switch {
+	case b >= 1e9:
+		return strconv.FormatFloat(float64(b)/1e9, 'f', 1, 64) + " GB"
+	case b >= 1e6:
+		return strconv.FormatFloat(float64(b)/1e6, 'f', 1, 64) + " MB"
+	case b >= 1e3:
+		return strconv.FormatFloat(float64(b)/1e3, 'f', 0, 64) + " kB"
+	}
+	return strconv.FormatUint(b, 10) + " B"
+}
+
+// Duration prints short durations with tenths and long ones in minutes.
+func Duration(d time.Duration) string {
+	switch {
+	case d < 10*time.Second:
+		return fmt.Sprintf("%.1f s", d.Seconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%.0f s", d.Seconds())
+	case d < time.Hour:
+		return fmt.Sprintf("%d min %02d s", int(d.Minutes()), int(d.Seconds())%60)
+	}
+	return fmt.Sprintf("%d h %02d min", int(d.Hours()), int(d.Minutes())%60)
+}

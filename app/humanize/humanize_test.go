@@ -1,0 +1,22 @@
+package humanize
+
+import (
+	"testing"
+	"time"
+)
+
+func TestDuration(t *testing.T) {
+	for d, want := range map[time.Duration]string{1500 * time.Millisecond: "1.5 s", 42 * time.Second: "42 s", 125 * time.Second: "2 min 05 s", 2*time.Hour + 3*time.Minute: "2 h 03 min"} {
+		if got := Duration(d); got != want {
+			t.Errorf("Duration(%v) = %q, want %q", d, got, want)
+		}
+	}
+}
+
+func TestBytes(t *testing.T) {
+	for b, want := range map[uint64]string{0: "0 B", 999: "999 B", 1500: "2 kB", 7_800_000_000: "7.8 GB", 12_345_678: "12.3 MB"} {
+		if got := Bytes(b); got != want {
+			t.Errorf("Bytes(%d) = %q, want %q", b, got, want)
+		}
+	}
+}

@@ -1,0 +1,37 @@
+package progress
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"kleinbild/engine"
+)
+
+func TestProgressEstimate(t *testing.T) {
+	var tr Tracker
+	tr.Update(engine.Progress{Phase: engine.PhaseLoading}, 0)
+	if _, s := tr.Status(500 * time.Millisecond); s != "Loading the model… · 0.5 s" {
+		t.Errorf("loading: %q", s)
+	}
+	tr.Update(engine.Progress{Phase: engine.PhaseDenoise, Step: 1, Steps: 4}, 2*time.Second)
+	f, s := tr.Status(2 * time.Second)
+	if f != 0.18 || s != "Step 1 of 4 · 2.0 s" {
+		t.Errorf("denoise start: %v %q", f, s)
+	}
+	// One of four steps took 3 s: 9 s left, counting down between reports.
+	tr.Update(engine.Progress{Phase: engine.PhaseDenoise, Step: 1, Steps: 4, Block: 10, Blocks: 10}, 5*time.Second)
+	if _, s := tr.Status(5 * time.Second); !strings.HasSuffix(s, "about 9.0 s left") {
+		t.Errorf("after one step: %q", s)
+	}
+	if _, s := tr.Status(8 * time.Second); !strings.HasSuffix(s, "about 6.0 s left") {
+		t.Errorf("3 s later: %q", s)
+	}
+	if _, s := tr.Status(20 * time.Second); !strings.HasSuffix(s, "almost done") {
+		t.Errorf("overdue: %q", s)
+	}
+	tr.Update(engine.Progress{Phase: engine.PhaseDecoding, Block: 1, Blocks: 2}, 14*time.Second)
+	if f, s := tr.Status(14 * time.Second); f != 0.96 || s != "Decoding the image… · 14 s" {
+		t.Errorf("decoding: %v %q", f, s)
+	}
+}

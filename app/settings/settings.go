@@ -1,0 +1,79 @@
+// Package settings stores what the app remembers between runs (settings.json in the data
+// folder) and knows where that data folder is by default.
+package settings
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+
+	"kleinbild/weights"
+)
+
+// Settings is what the app remembers between runs (settings.json in the data folder).
+type Settings struct {
+	ModelDir   string  `json:"model_dir,omitempty"`
+	Prompt     string  `json:"prompt,omitempty"`
+	Width      int     `json:"width,omitempty"`
+	Height     int     `json:"height,omitempty"`
+	Steps      int     `json:"steps,omitempty"`
+	Guidance   float64 `json:"guidance,omitempty"`
+	Schedule   string  `json:"schedule,omitempty"`
+	Seed       uint64  `json:"seed,omitempty"`
+	SeedLocked bool    `json:"seed_locked,omitempty"`
+	// FormModel is the model folder the steps and guidance were set for; empty means
+	// ModelDir (settings from before it was kept).
+	FormModel string `json:"form_model,omitempty"`
+	// ReportedUnreadable is the set of unreadable gallery files last reported (sorted names
+	// joined by "/", which no file name contains), so the notice about them shows once
+	// rather than on every start.
+	ReportedUnreadable string `json:"reported_unreadable,omitempty"`
+	// Device is the compute device chosen in the settings (a backends.Devices ID); empty is
+	// automatic.
+	Device string `json:"device,omitempty"`
+	// HFToken is the Hugging Face token, kept only when the user asked to remember it.
+	HFToken string `json:"hf_token,omitempty"`
+	// DownloadDir and DownloadVariant name an unfinished model download to offer resuming.
+	DownloadDir     string `json:"download_dir,omitempty"`
+	DownloadVariant string `json:"download_variant,omitempty"`
+}
+
+// Load reads path. A missing file gives zero settings and no error; a corrupt one gives
+// zero settings and an error worth showing (the file is rewritten on the next save).
+func Load(path string) (Settings, error) {
+	var s Settings
+	raw, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return s, nil
+	}
+	if err != nil {
+		return s, fmt.Errorf("read settings: %w", err)
+	}
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return Settings{}, fmt.Errorf("settings file %s is damaged and was reset: %w", path, err)
+	}
+	return s, nil
+}
+
+// Save writes s to path atomically; a file holding a token is readable by its owner only.
+func Save(path string, s Settings) error {
+	raw, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return fmt.Errorf("save settings: %w", err)
+	}
+	if s.HFToken != "" {
+		// WriteAtomic keeps the file's permissions: make it private before the token goes in.
+		if f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY, 0o600); err == nil {
+			f.Close()
+		}
+		if err := os.Chmod(path, 0o600); err != nil {
+			return fmt.Errorf("save settings: %w", err)
+		}
+	}
+	return weights.WriteAtomic(path, func(w *bufio.Writer) error {
+		_, err := w.Write(append(raw, '\n'))
+		return err
+	})
+}

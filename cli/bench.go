@@ -119,7 +119,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	// After a failure or an interrupt, the generations that finished are still reported.
 	rep.Creation = created
-	if err := rep.WriteTable(stdout); err != nil {
+	if err := rep.WriteTable(infoWriter(*jsonPath, stdout, stderr)); err != nil { // the JSON alone when it goes to stdout
 		return err
 	}
 	if *jsonPath != "" {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"kleinbild/engine"
+	"kleinbild/engine/imageio"
 	"kleinbild/weights"
 )
 
@@ -24,7 +25,7 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("generate", stderr)
 	dir := fs.String("d", "", "model folder (Hugging Face layout)")
 	prompt := fs.String("p", "", "prompt (required; - reads it from standard input)")
-	out := fs.String("o", "", "output PNG file")
+	out := fs.String("o", "", "output PNG file (- writes it to standard output)")
 	width := fs.Int("W", 0, fmt.Sprintf("width in pixels, a multiple of %d in %d..%d (default %d, or the first reference's width)", engine.SizeMultiple, engine.MinSidePx, engine.MaxSidePx, engine.DefaultSizePx))
 	height := fs.Int("H", 0, fmt.Sprintf("height in pixels, a multiple of %d in %d..%d (default %d, or the first reference's height)", engine.SizeMultiple, engine.MinSidePx, engine.MaxSidePx, engine.DefaultSizePx))
 	steps := fs.Int("s", 0, fmt.Sprintf("denoising steps (default: %d distilled, %d base)", engine.DefaultStepsDistilled, engine.DefaultStepsBase))
@@ -85,8 +86,11 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	if err := engine.ValidatePrompt(*prompt); err != nil {
 		return usageErr("-p: %v", err)
 	}
-	if err := weights.CheckOutput(*out); err != nil {
-		return err
+	info := infoWriter(*out, stdout, stderr) // the seed goes to stderr when the image goes to stdout
+	if *out != "-" {
+		if err := weights.CheckOutput(*out); err != nil {
+			return err
+		}
 	}
 	b, err := openBackend(*backend)
 	if err != nil {
@@ -163,7 +167,7 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer model.Close()
-	fmt.Fprintf(stdout, "Seed: %d\n", req.Seed) // only once the model folder has proven usable
+	fmt.Fprintf(info, "Seed: %d\n", req.Seed) // only once the model folder has proven usable
 	if !*quiet {
 		fmt.Fprintf(stderr, "Model: %s (%s), backend %s\n", model.Info().Dir, model.Info().Variant(), model.Backend().Name())
 	}
@@ -197,7 +201,15 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := engine.SavePNG(*out, res.Image, meta); err != nil {
+	if *out == "-" {
+		data, err := imageio.EncodePNG(res.Image, meta)
+		if err != nil {
+			return fmt.Errorf("write the image to standard output: %w", err)
+		}
+		if _, err := stdout.Write(data); err != nil {
+			return fmt.Errorf("write the image to standard output: %w", err)
+		}
+	} else if err := engine.SavePNG(*out, res.Image, meta); err != nil {
 		return err
 	}
 	if *dumpDir != "" {
@@ -206,7 +218,7 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if !*quiet {
-		fmt.Fprintf(stderr, "Wrote %s (%d×%d, %d steps) in %.1f s\n", *out, res.WidthPx, res.HeightPx, res.Steps, time.Since(t0).Seconds())
+		fmt.Fprintf(stderr, "Wrote %s (%d×%d, %d steps) in %.1f s\n", outName(*out), res.WidthPx, res.HeightPx, res.Steps, time.Since(t0).Seconds())
 	}
 	if *verbose {
 		for _, ph := range []engine.Phase{engine.PhaseLoading, engine.PhaseEncoding, engine.PhaseRefs, engine.PhaseDenoise, engine.PhaseDecoding} {
@@ -275,4 +287,12 @@ func isTerminal(w io.Writer) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// outName names the output file in messages.
+func outName(path string) string {
+	if path == "-" {
+		return "the image to standard output"
+	}
+	return path
 }

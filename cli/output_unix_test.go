@@ -4,6 +4,7 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
 	"image/png"
 	"io"
 	"io/fs"
@@ -128,5 +129,56 @@ func TestOutputCheckedBeforeWork(t *testing.T) {
 	}
 	if fi, err := os.Stat(tmp); err != nil || !fi.IsDir() {
 		t.Fatal("output folder replaced")
+	}
+}
+
+// isWholePNG tells whether b is exactly one PNG file: the signature first, the IEND chunk
+// last, and decodable.
+func isWholePNG(b []byte) bool {
+	iend := []byte{0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xae, 0x42, 0x60, 0x82}
+	if !bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")) || !bytes.HasSuffix(b, iend) {
+		return false
+	}
+	_, err := png.Decode(bytes.NewReader(b))
+	return err == nil
+}
+
+// With the image on standard output (-o -, or -o /dev/stdout which is a /dev/fd path to
+// the same pipe), standard output carries the PNG alone and the seed goes to stderr. Before
+// the fix "Seed: 1" preceded the PNG bytes.
+func TestGenerateToStdout(t *testing.T) {
+	var o, e bytes.Buffer
+	if code := Run(genArgs(t, "-"), &o, &e); code != 0 {
+		t.Fatalf("-o -: exit %d: %s", code, e.String())
+	}
+	if !isWholePNG(o.Bytes()) {
+		t.Errorf("-o -: standard output is not exactly a PNG (%d bytes, starting %q)", o.Len(), o.Bytes()[:min(o.Len(), 16)])
+	}
+	if !strings.Contains(e.String(), "Seed: 1") {
+		t.Errorf("-o -: no seed on stderr: %q", e.String())
+	}
+
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	got := make(chan []byte, 1)
+	go func() {
+		b, _ := io.ReadAll(r)
+		got <- b
+	}()
+	e.Reset()
+	code := Run(genArgs(t, fmt.Sprintf("/dev/fd/%d", w.Fd())), w, &e)
+	w.Close()
+	b := <-got
+	if code != 0 {
+		t.Fatalf("-o /dev/fd/N: exit %d: %s", code, e.String())
+	}
+	if !isWholePNG(b) {
+		t.Errorf("-o the standard output's pipe: it got not exactly a PNG (%d bytes, starting %q)", len(b), b[:min(len(b), 16)])
+	}
+	if !strings.Contains(e.String(), "Seed: 1") {
+		t.Errorf("-o the standard output's pipe: no seed on stderr: %q", e.String())
 	}
 }

@@ -88,7 +88,7 @@ func runEncode(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if !*quiet {
-		fmt.Fprintf(stdout, "wrote %s: prompt_embeds [1, %d, %d]\n", *out, len(ids), width)
+		fmt.Fprintf(infoWriter(*out, stdout, stderr), "wrote %s: prompt_embeds [1, %d, %d]\n", *out, len(ids), width)
 	}
 	return nil
 }

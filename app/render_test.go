@@ -50,18 +50,24 @@ func TestRenderMasters(t *testing.T) {
 	}
 }
 
-// renderHarness is a harness whose window shows nothing that changes between runs or
+// renderHarness is a harness whose window looks as in the app (its theme, laid out again
+// once wrapped text knows its width) and shows nothing that changes between runs or
 // machines: a fixed size, the data folder "data" relative to a fresh working folder (the
 // window names it), and a fixed machine for the fit line.
 func renderHarness(t *testing.T, model string) *harness {
 	t.Chdir(t.TempDir())
 	h := newHarness(t, "data", model, newFakeGen().open)
+	h.ui.app.Settings().SetTheme(Theme())
 	h.ui.fit.machine = func(c budget.Calibration) budget.Machine {
 		return budget.Machine{AvailableBytes: 16e9, TotalBytes: 32e9, Rates: c}
 	}
-	h.win.Resize(renderSize)
-	h.settle()
 	h.ui.updateFit()
+	h.settle()
+	// The test driver lays the window out once; wrapped text learns its height in that
+	// pass, so a second one (as a real window gets) places what follows it.
+	h.win.Resize(renderSize.SubtractWidthHeight(1, 1))
+	h.settle()
+	h.win.Resize(renderSize)
 	h.settle()
 	return h
 }

@@ -112,7 +112,7 @@ func (u *UI) startGenerate() (*runState, error) {
 	u.followRun = true
 	// Passing messages (a seed locked, settings restored) belong to before the run.
 	u.setStatus("")
-	setCanvasImage(u.view.image, nil) // the previews replace it
+	u.view.setImage(nil) // the previews replace it
 	u.setRunning(true)
 	u.showProgress(r, engine.Progress{Phase: engine.PhaseLoading})
 	u.updateViewer()
@@ -254,7 +254,7 @@ func (u *UI) showProgress(r *runState, p engine.Progress) {
 	}
 	r.tracker.Update(p, time.Since(r.start))
 	if p.Preview != nil && u.followRun {
-		setCanvasImage(u.view.image, p.Preview)
+		u.view.setImage(p.Preview)
 		u.updateViewer()
 	}
 	u.refreshProgress(r)
@@ -297,7 +297,7 @@ func (u *UI) finishRun(r *runState, out runOutcome, img image.Image) {
 		}
 		if img != nil {
 			// Made but not saved: the image stays on screen, without a gallery caption.
-			setCanvasImage(u.view.image, img)
+			u.view.setImage(img)
 			u.followRun = true
 			u.updateViewer()
 			return

@@ -167,6 +167,7 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 		if ev.Name == fyne.KeyEscape && u.run != nil {
 			u.Cancel()
 		}
+		u.viewerKey(w.Canvas(), u.view.image, ev)
 	})
 	go u.loadGallery(filepath.Join(dataDir, "gallery"))
 	u.probeDevices()

@@ -25,7 +25,8 @@ import (
 // viewer is the central area: the image being made or looked at, its details and actions,
 // or a guide when there is nothing to show.
 type viewer struct {
-	image        *canvas.Image
+	// image shows the run's preview or the selected image, zoomable.
+	image        *zoomImage
 	imageArea    *fyne.Container
 	progress     *fyne.Container
 	bar          *widget.ProgressBar
@@ -42,15 +43,40 @@ type viewer struct {
 	// reuseBtn and seedBtn restore the shown image's settings; disabled for an image
 	// without Kleinbild metadata, which has none.
 	reuseBtn, seedBtn *widget.Button
-	busy              *widget.Activity
-	busyBox           *fyne.Container
+	copyImageBtn      *widget.Button
+	// actions is the row of buttons under the image; it wraps, so more can be added.
+	actions *fyne.Container
+	busy    *widget.Activity
+	busyBox *fyne.Container
+
+	// zoom is the zoom bar under the image: its hint, zoom level and buttons.
+	zoom *zoomBar
+	// full is the open full-size window, or nil.
+	full *fullView
+	// copyPNG puts PNG data on the system clipboard (tests replace it).
+	copyPNG func(png []byte) error
+}
+
+// setImage shows img (nil for none) in the viewer and the full-size window.
+func (v *viewer) setImage(img image.Image) {
+	v.image.SetImage(img)
+	if v.full != nil {
+		v.full.zoom.image.SetImage(img)
+	}
+}
+
+// fitImage shows the whole image again, in the viewer and the full-size window.
+func (v *viewer) fitImage() {
+	v.image.Fit()
+	if v.full != nil {
+		v.full.zoom.image.Fit()
+	}
 }
 
 func (u *UI) buildViewer() fyne.CanvasObject {
 	v := &u.view
-	v.image = &canvas.Image{FillMode: canvas.ImageFillContain, ScaleMode: canvas.ImageScaleSmooth}
-	v.image.SetMinSize(fyne.NewSquareSize(160))
-	v.image.Hide()
+	v.copyPNG = (&systemClipboard{}).writePNG
+	v.image = newZoomImage()
 
 	v.bar = widget.NewProgressBar()
 	v.bar.TextFormatter = func() string { return "" }
@@ -69,7 +95,9 @@ func (u *UI) buildViewer() fyne.CanvasObject {
 	v.busy = widget.NewActivity()
 	v.busyBox = container.NewCenter(container.NewGridWrap(fyne.NewSquareSize(48), v.busy))
 	v.busyBox.Hide()
-	v.imageArea = container.NewStack(backdrop, container.NewPadded(v.image), v.busyBox, v.progress)
+	v.zoom = newZoomBar(v.image, theme.ViewFullScreenIcon(), "Full-size view (F)", u.openFullView)
+	v.imageArea = container.NewBorder(nil, v.zoom.box, nil, nil,
+		container.NewStack(backdrop, container.NewPadded(v.image), v.busyBox, v.progress))
 
 	v.setup = u.buildSetupGuide()
 	v.empty = u.buildEmptyGuide()
@@ -98,20 +126,30 @@ func (u *UI) buildViewer() fyne.CanvasObject {
 			u.AddReference(u.gallery.Path(u.shown))
 		}
 	})
-	saveAs := iconButton(theme.DocumentSaveIcon(), u.saveShownAs)
-	copyPath := iconButton(theme.ContentCopyIcon(), u.copyShownPath)
-	folder := iconButton(theme.FolderOpenIcon(), u.revealShown)
-	v.deleteBtn = iconButton(theme.DeleteIcon(), u.confirmDeleteShown)
+	v.copyImageBtn = actionButton("Copy image", theme.ContentCopyIcon(), u.copyShownImage)
+	copyPath := actionButton("Copy path", theme.ContentPasteIcon(), u.copyShownPath)
+	saveAs := actionButton("Save as…", theme.DocumentSaveIcon(), u.saveShownAs)
+	folder := actionButton("Show in folder", theme.FolderOpenIcon(), u.revealShown)
+	v.deleteBtn = actionButton("Delete", theme.DeleteIcon(), u.confirmDeleteShown)
 	v.reuseBtn, v.seedBtn = reuse, seed
-	actions := container.NewBorder(nil, nil,
-		container.NewHBox(reuse, seed, asRef), container.NewHBox(saveAs, copyPath, folder, v.deleteBtn))
-	v.info = container.NewVBox(v.prompt, v.details, v.lineage, actions)
+	v.actions = container.New(layout.NewRowWrapLayout(),
+		reuse, seed, asRef, v.copyImageBtn, copyPath, saveAs, folder, v.deleteBtn)
+	v.info = container.NewVBox(v.prompt, v.details, v.lineage, v.actions)
 	v.info.Hide()
 
 	return container.NewBorder(nil, v.info, nil, nil,
 		container.NewPadded(container.NewStack(v.imageArea, v.setup, v.empty)))
 }
 
+// actionButton is a low-key button with an icon and a label.
+func actionButton(label string, icon fyne.Resource, tapped func()) *widget.Button {
+	b := widget.NewButtonWithIcon(label, icon, tapped)
+	b.Importance = widget.LowImportance
+	return b
+}
+
+// iconButton is a low-key button with only an icon; give it a label next to it, or use
+// actionButton.
 func iconButton(icon fyne.Resource, tapped func()) *widget.Button {
 	b := widget.NewButtonWithIcon("", icon, tapped)
 	b.Importance = widget.LowImportance
@@ -193,8 +231,14 @@ func (u *UI) updateViewer() {
 // showEntry puts a gallery image in the viewer; full is its decoded image when at hand.
 func (u *UI) showEntry(e galleryEntry, full image.Image) {
 	v := &u.view
+	if !u.shownOK || u.shown.File != e.File || u.followRun {
+		v.fitImage() // a new image starts fitted
+	}
 	u.shown, u.shownOK = e, true
 	u.followRun = false
+	if v.full != nil {
+		v.full.win.SetTitle(e.File + " – Kleinbild")
+	}
 	path := u.gallery.Path(e)
 	if e.HasMeta {
 		v.prompt.SetText(clipRunes(e.Meta.Prompt, wrapRunes)) // wrapped: see wrapRunes
@@ -210,11 +254,11 @@ func (u *UI) showEntry(e galleryEntry, full image.Image) {
 	u.showLineage(e)
 	switch {
 	case full != nil:
-		setCanvasImage(v.image, full)
+		v.setImage(full)
 	default:
 		// The thumbnail first (when at hand), the full image once decoded.
 		th, _ := u.thumbs.Get(e.SHA256, path, func(image.Image, error) {})
-		setCanvasImage(v.image, th)
+		v.setImage(th)
 		go func() {
 			img, err := thumbcache.DecodeFile(path)
 			u.post(func() {
@@ -225,11 +269,10 @@ func (u *UI) showEntry(e galleryEntry, full image.Image) {
 					u.showError(err)
 					return
 				}
-				setCanvasImage(v.image, img)
+				v.setImage(img)
 			})
 		}()
 	}
-	v.image.Refresh()
 	u.updateViewer()
 }
 
@@ -288,7 +331,7 @@ func (u *UI) showLineage(e galleryEntry) {
 func (u *UI) clearShown() {
 	u.shownOK = false
 	u.shown = galleryEntry{}
-	setCanvasImage(u.view.image, nil)
+	u.view.setImage(nil)
 	u.updateViewer()
 }
 
@@ -343,6 +386,116 @@ func (u *UI) copyShownPath() {
 	p := u.gallery.Path(u.shown)
 	u.app.Clipboard().SetContent(p)
 	u.setStatus("Copied " + p)
+}
+
+// copyShownImage puts the shown image's pixels on the system clipboard, as PNG.
+func (u *UI) copyShownImage() {
+	if !u.shownOK {
+		return
+	}
+	path, name, write := u.gallery.Path(u.shown), u.shown.File, u.view.copyPNG
+	u.view.copyImageBtn.Disable()
+	u.bg.Add(1)
+	go func() {
+		defer u.bg.Done()
+		data, err := pngFileBytes(path)
+		if err == nil {
+			err = write(data)
+		}
+		u.post(func() {
+			u.view.copyImageBtn.Enable()
+			if err != nil {
+				u.showError(fmt.Errorf("the image could not be copied to the clipboard: %w", err))
+				return
+			}
+			u.setStatus("Copied the image " + name + " to the clipboard.")
+		})
+	}()
+}
+
+// viewerKey handles the viewer's keys typed on canvas c, whose zoomable image is z:
+// ← → (and Home, End) show the previous or next gallery image, Delete deletes the shown
+// one, + − zoom, 0 fits, 1 shows actual size and F opens the full-size view. Nothing
+// happens while a widget (a text field) has the keyboard focus.
+func (u *UI) viewerKey(c fyne.Canvas, z *zoomImage, ev *fyne.KeyEvent) {
+	if c.Focused() != nil {
+		return
+	}
+	switch ev.Name {
+	case fyne.KeyLeft:
+		u.browse(-1)
+	case fyne.KeyRight:
+		u.browse(1)
+	case fyne.KeyHome:
+		u.browse(-u.galleryLen())
+	case fyne.KeyEnd:
+		u.browse(u.galleryLen())
+	case fyne.KeyDelete:
+		u.deleteShownNow()
+	case fyne.KeyPlus, fyne.KeyEqual, fyne.KeyAsterisk:
+		z.ZoomIn()
+	case fyne.KeyMinus:
+		z.ZoomOut()
+	case fyne.Key0:
+		z.Fit()
+	case fyne.Key1:
+		z.Actual()
+	case fyne.KeyF:
+		if c == u.win.Canvas() {
+			u.openFullView()
+		}
+	}
+}
+
+// browse shows the gallery image delta places from the shown one (or the first one
+// when none is shown).
+func (u *UI) browse(delta int) {
+	if u.gallery == nil {
+		return
+	}
+	if !u.shownOK || u.followRun {
+		if e, ok := u.gallery.At(0); ok && u.run == nil {
+			u.selectEntry(e.File, nil)
+		}
+		return
+	}
+	if e, ok := u.neighbour(u.shown, delta); ok {
+		u.selectEntry(e.File, nil)
+	}
+}
+
+// neighbour is the gallery image delta places from e in the gallery's order, stopping
+// at the first and last; ok is false when that is e itself or e is not in the gallery.
+func (u *UI) neighbour(e galleryEntry, delta int) (galleryEntry, bool) {
+	if u.gallery == nil {
+		return galleryEntry{}, false
+	}
+	i := u.gallery.IndexOf(e.File)
+	n := u.gallery.Len()
+	if i < 0 || n == 0 {
+		return galleryEntry{}, false
+	}
+	j := min(n-1, max(0, i+delta))
+	if j == i {
+		return galleryEntry{}, false
+	}
+	return u.gallery.At(j)
+}
+
+// deleteShownNow deletes the shown image (the Delete key) and shows its neighbour.
+func (u *UI) deleteShownNow() {
+	if !u.shownOK || u.followRun {
+		return
+	}
+	e := u.shown
+	next, ok := u.neighbour(e, 1)
+	if !ok {
+		next, ok = u.neighbour(e, -1)
+	}
+	u.deleteEntry(e)
+	if ok && u.gallery.IndexOf(e.File) < 0 {
+		u.selectEntry(next.File, nil)
+	}
 }
 
 func (u *UI) revealShown() {

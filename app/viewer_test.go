@@ -1,0 +1,421 @@
+package app
+
+import (
+	"bytes"
+	"errors"
+	"image"
+	"image/draw"
+	"image/png"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+
+	"kleinbild/engine/imageio"
+)
+
+// galleryHarness starts a UI over a gallery of n plain PNGs of different widths.
+func galleryHarness(t *testing.T, n int) *harness {
+	t.Helper()
+	data := t.TempDir()
+	dir := filepath.Join(data, "gallery")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		writeTestPNG(t, dir, string(rune('a'+i))+".png", 40+8*i, 30, nil)
+	}
+	h := newHarness(t, data, tinyModel(t), newFakeGen().open)
+	if h.ui.gallery.Len() != n {
+		t.Fatalf("gallery has %d images, want %d", h.ui.gallery.Len(), n)
+	}
+	return h
+}
+
+// at is the gallery's i-th entry.
+func (h *harness) at(i int) galleryEntry {
+	h.t.Helper()
+	e, ok := h.ui.gallery.At(i)
+	if !ok {
+		h.t.Fatalf("no gallery entry %d", i)
+	}
+	return e
+}
+
+// key types a key on canvas c as the window does when no widget has the focus.
+func key(c fyne.Canvas, name fyne.KeyName) {
+	c.OnTypedKey()(&fyne.KeyEvent{Name: name})
+}
+
+// waitShownImage waits until the viewer shows e's full image.
+func (h *harness) waitShownImage(e galleryEntry) {
+	h.t.Helper()
+	w := 0
+	if img, err := decodeImageFile(h.ui.gallery.Path(e)); err == nil {
+		w = img.Bounds().Dx()
+	}
+	h.waitFor("the image of "+e.File, 5*time.Second, func() bool {
+		img := h.ui.view.image.Image
+		return h.ui.shownOK && h.ui.shown.File == e.File && img != nil && img.Bounds().Dx() == w
+	})
+}
+
+func TestArrowKeysBrowseTheGallery(t *testing.T) {
+	h := galleryHarness(t, 3)
+	u := h.ui
+	c := h.win.Canvas()
+
+	// With nothing shown, an arrow shows the first image.
+	key(c, fyne.KeyRight)
+	if !u.shownOK || u.shown.File != h.at(0).File {
+		t.Fatalf("after → with nothing shown: %q (shown %v), want %q", u.shown.File, u.shownOK, h.at(0).File)
+	}
+	for _, step := range []struct {
+		key  fyne.KeyName
+		want int
+	}{
+		{fyne.KeyRight, 1}, {fyne.KeyRight, 2}, {fyne.KeyRight, 2}, // stops at the last
+		{fyne.KeyLeft, 1}, {fyne.KeyHome, 0}, {fyne.KeyLeft, 0}, {fyne.KeyEnd, 2},
+	} {
+		key(c, step.key)
+		if want := h.at(step.want).File; u.shown.File != want {
+			t.Fatalf("after %s: shown %q, want %q", step.key, u.shown.File, want)
+		}
+	}
+	h.waitShownImage(h.at(2))
+	if got := u.gal.grid; got == nil {
+		t.Fatal("no grid")
+	}
+
+	// While a text field has the focus, the keys are the field's.
+	for _, entry := range []fyne.Focusable{u.ctl.prompt, u.ctl.seed} {
+		c.Focus(entry)
+		key(c, fyne.KeyLeft)
+		key(c, fyne.KeyHome)
+		key(c, fyne.KeyDelete)
+		if u.shown.File != h.at(2).File || u.gallery.Len() != 3 {
+			t.Errorf("keys acted while %T had the focus: shown %q, %d images", entry, u.shown.File, u.gallery.Len())
+		}
+		c.Unfocus()
+	}
+	key(c, fyne.KeyLeft)
+	if u.shown.File != h.at(1).File {
+		t.Errorf("after unfocusing, ← shows %q, want %q", u.shown.File, h.at(1).File)
+	}
+}
+
+func TestNeighbourStopsAtTheEnds(t *testing.T) {
+	h := galleryHarness(t, 3)
+	u := h.ui
+	first, mid, last := h.at(0), h.at(1), h.at(2)
+	for _, c := range []struct {
+		e     galleryEntry
+		delta int
+		want  string
+	}{
+		{mid, 1, last.File}, {mid, -1, first.File}, {mid, -100, first.File}, {mid, 100, last.File},
+		{first, -1, ""}, {last, 1, ""}, {mid, 0, ""}, {galleryEntry{File: "gone.png"}, 1, ""},
+	} {
+		got, ok := u.neighbour(c.e, c.delta)
+		if ok != (c.want != "") || got.File != c.want {
+			t.Errorf("neighbour(%s, %d) = %q, %v; want %q", c.e.File, c.delta, got.File, ok, c.want)
+		}
+	}
+}
+
+func TestDeleteKeyDeletesTheShownImage(t *testing.T) {
+	h := galleryHarness(t, 3)
+	u := h.ui
+	c := h.win.Canvas()
+	mid, last := h.at(1), h.at(2)
+	u.selectEntry(mid.File, nil)
+	h.settle()
+
+	c.Focus(u.ctl.prompt)
+	key(c, fyne.KeyDelete)
+	c.Unfocus()
+	if u.gallery.Len() != 3 {
+		t.Fatalf("Delete in the prompt deleted an image")
+	}
+
+	key(c, fyne.KeyDelete)
+	if u.gallery.IndexOf(mid.File) >= 0 {
+		t.Fatalf("%s is still in the gallery", mid.File)
+	}
+	if _, err := os.Stat(filepath.Join(u.gallery.Dir(), mid.File)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("%s still on disk: %v", mid.File, err)
+	}
+	if !u.shownOK || u.shown.File != last.File {
+		t.Errorf("after deleting, shown %q (%v), want the next image %q", u.shown.File, u.shownOK, last.File)
+	}
+	// The last image's neighbour is the one before it.
+	key(c, fyne.KeyDelete)
+	if !u.shownOK || u.shown.File != h.at(0).File || u.gallery.Len() != 1 {
+		t.Errorf("after deleting the last: shown %q, %d images", u.shown.File, u.gallery.Len())
+	}
+	key(c, fyne.KeyDelete)
+	if u.shownOK || u.gallery.Len() != 0 {
+		t.Errorf("after deleting the only image: shown %v, %d images", u.shownOK, u.gallery.Len())
+	}
+	key(c, fyne.KeyDelete) // nothing shown: nothing happens
+}
+
+func TestZoomKeysButtonsAndMouse(t *testing.T) {
+	h := galleryHarness(t, 1)
+	u := h.ui
+	c := h.win.Canvas()
+	e := h.at(0)
+	u.selectEntry(e.File, nil)
+	h.waitShownImage(e)
+	z := u.view.image
+	if z.Size().Width < 300 {
+		t.Fatalf("image area only %v", z.Size())
+	}
+	fit := z.Percent()
+	if !z.Fitted() || fit <= 100 || u.view.zoom.level.Text == "" || !strings.HasPrefix(u.view.zoom.level.Text, "Fit") {
+		t.Fatalf("a small image starts fitted and enlarged: fitted %v, %d%%, level %q", z.Fitted(), fit, u.view.zoom.level.Text)
+	}
+
+	key(c, fyne.KeyPlus)
+	if z.Fitted() || z.Percent() != fit*5/4 && z.Percent() != fit*5/4+1 {
+		t.Errorf("after +: fitted %v, %d%%, want about %d%%", z.Fitted(), z.Percent(), fit*5/4)
+	}
+	key(c, fyne.Key0)
+	if !z.Fitted() || z.Percent() != fit {
+		t.Errorf("after 0: fitted %v, %d%%", z.Fitted(), z.Percent())
+	}
+	key(c, fyne.Key1)
+	if z.Percent() != 100 || u.view.zoom.level.Text != "100%" {
+		t.Errorf("after 1: %d%%, level %q", z.Percent(), u.view.zoom.level.Text)
+	}
+	key(c, fyne.KeyMinus) // already the smallest the limits allow for a small image
+	if z.Percent() != 100 {
+		t.Errorf("after − at actual size: %d%%", z.Percent())
+	}
+
+	// Zoom keys do nothing while typing.
+	c.Focus(u.ctl.prompt)
+	key(c, fyne.Key0)
+	c.Unfocus()
+	if z.Fitted() {
+		t.Error("0 typed in the prompt fitted the image")
+	}
+
+	// The level button and a double click switch between fit and 100 %.
+	test.Tap(u.view.zoom.level)
+	if !z.Fitted() {
+		t.Error("the level button did not fit the image")
+	}
+	z.DoubleTapped(&fyne.PointEvent{Position: fyne.NewPos(10, 10)})
+	if z.Percent() != 100 {
+		t.Errorf("double click: %d%%, want 100", z.Percent())
+	}
+	z.DoubleTapped(&fyne.PointEvent{})
+	if !z.Fitted() {
+		t.Error("second double click did not fit")
+	}
+
+	// The wheel zooms, the buttons zoom, dragging pans a zoomed image within bounds.
+	z.Scrolled(&fyne.ScrollEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(20, 20)}, Scrolled: fyne.NewDelta(0, 30)})
+	if z.Fitted() || z.Percent() <= fit {
+		t.Errorf("after scrolling up: fitted %v, %d%%", z.Fitted(), z.Percent())
+	}
+	p := z.Percent()
+	test.Tap(u.view.zoom.in)
+	if z.Percent() <= p {
+		t.Errorf("zoom-in button: %d%% after %d%%", z.Percent(), p)
+	}
+	test.Tap(u.view.zoom.out)
+	if z.Percent() >= p+p/4 {
+		t.Errorf("zoom-out button: %d%%", z.Percent())
+	}
+	for range 50 {
+		z.Dragged(&fyne.DragEvent{Dragged: fyne.NewDelta(500, 500)})
+	}
+	z.DragEnd()
+	if z.view.off.X > 0 || z.view.off.Y > 0 {
+		t.Errorf("dragging moved the image off its edge: offset %v", z.view.off)
+	}
+	// Only the visible part is drawn.
+	for range 40 {
+		z.ZoomIn()
+	}
+	if b := z.raster.Image.Bounds(); b.Dx() >= 40 {
+		t.Errorf("at %d%% the whole image (%v) is drawn", z.Percent(), b)
+	}
+
+	// A new image starts fitted.
+	h.generate("another")
+	h.settle()
+	if !z.Fitted() {
+		t.Error("the new image is not fitted")
+	}
+}
+
+func TestFullSizeView(t *testing.T) {
+	h := galleryHarness(t, 2)
+	u := h.ui
+	first, second := h.at(0), h.at(1)
+	u.selectEntry(first.File, nil)
+	h.waitShownImage(first)
+
+	key(h.win.Canvas(), fyne.KeyF)
+	f := u.view.full
+	if f == nil {
+		t.Fatal("F did not open the full-size view")
+	}
+	if f.zoom.image.Image != u.view.image.Image || !strings.Contains(f.win.Title(), first.File) {
+		t.Errorf("full-size view shows another image, title %q", f.win.Title())
+	}
+	fc := f.win.Canvas()
+	key(fc, fyne.KeyPlus)
+	if f.zoom.image.Fitted() || !u.view.image.Fitted() {
+		t.Error("+ in the full-size view should zoom it, not the viewer")
+	}
+	key(fc, fyne.KeyRight)
+	h.waitShownImage(second)
+	if f.zoom.image.Image != u.view.image.Image || !f.zoom.image.Fitted() || !strings.Contains(f.win.Title(), second.File) {
+		t.Errorf("→ in the full-size view: its image follows %v, fitted %v, title %q",
+			f.zoom.image.Image == u.view.image.Image, f.zoom.image.Fitted(), f.win.Title())
+	}
+	test.Tap(u.view.zoom.extra) // brings the open window forward
+	if u.view.full != f {
+		t.Error("a second full-size view was opened")
+	}
+	key(fc, fyne.KeyEscape)
+	if u.view.full != nil {
+		t.Error("Esc did not close the full-size view")
+	}
+	test.Tap(u.view.zoom.extra)
+	if u.view.full == nil {
+		t.Fatal("the full-size button did not open the view")
+	}
+	test.Tap(u.view.full.zoom.extra)
+	if u.view.full != nil {
+		t.Error("the close button did not close the full-size view")
+	}
+}
+
+// pixels returns img as NRGBA from the origin.
+func pixels(img image.Image) *image.NRGBA {
+	out := image.NewNRGBA(image.Rect(0, 0, img.Bounds().Dx(), img.Bounds().Dy()))
+	draw.Draw(out, out.Bounds(), img, img.Bounds().Min, draw.Src)
+	return out
+}
+
+func TestCopyImagePutsThePixelsOnTheClipboard(t *testing.T) {
+	h := galleryHarness(t, 1)
+	u := h.ui
+	var mu sync.Mutex
+	var got []byte
+	u.view.copyPNG = func(b []byte) error {
+		mu.Lock()
+		defer mu.Unlock()
+		got = b
+		return nil
+	}
+	e := h.at(0)
+	u.selectEntry(e.File, nil)
+	h.settle()
+	test.Tap(findButton(u.view.info, "Copy image"))
+	h.waitFor("the status", 5*time.Second, func() bool { return strings.Contains(u.status.Text, "Copied the image") })
+	mu.Lock()
+	data := got
+	mu.Unlock()
+	img, err := png.Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatalf("the clipboard holds no PNG: %v", err)
+	}
+	want, err := imageio.Load(u.gallery.Path(e))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := pixels(img), pixels(want); a.Rect != b.Rect || !bytes.Equal(a.Pix, b.Pix) {
+		t.Errorf("clipboard image %v differs from the file's %v", a.Rect, b.Rect)
+	}
+	if u.view.copyImageBtn.Disabled() {
+		t.Error("Copy image stays disabled")
+	}
+
+	// "Copy path" still copies the path, as text.
+	test.Tap(findButton(u.view.info, "Copy path"))
+	if p := u.app.Clipboard().Content(); p != u.gallery.Path(e) {
+		t.Errorf("Copy path put %q on the clipboard", p)
+	}
+
+	// A clipboard that fails gives a message, not a crash.
+	u.view.copyPNG = func([]byte) error { return errors.New("no display") }
+	test.Tap(findButton(u.view.info, "Copy image"))
+	h.waitFor("the error", 5*time.Second, func() bool { return u.errorText() != "" })
+	if msg := u.errorText(); !strings.Contains(msg, "could not be copied to the clipboard") || !strings.Contains(msg, "no display") {
+		t.Errorf("banner %q", msg)
+	}
+}
+
+// Without a display the real clipboard reports that it cannot be used.
+func TestSystemClipboardWithoutDisplay(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("X11 clipboard only")
+	}
+	t.Setenv("DISPLAY", "")
+	c := &systemClipboard{}
+	for range 2 {
+		if err := c.writePNG([]byte("x")); err == nil || !strings.Contains(err.Error(), "clipboard cannot be used") {
+			t.Errorf("writePNG without a display: %v", err)
+		}
+	}
+}
+
+// Issue 12: the viewer's buttons say what they do, with a label or a hover hint.
+func TestViewerButtonsAreLabelled(t *testing.T) {
+	h := galleryHarness(t, 1)
+	u := h.ui
+	u.selectEntry(h.at(0).File, nil)
+	h.settle()
+	var walk func(o fyne.CanvasObject)
+	n := 0
+	walk = func(o fyne.CanvasObject) {
+		switch v := o.(type) {
+		case *hoverButton:
+			n++
+			if v.tip == "" {
+				t.Errorf("icon button without a hint")
+			}
+			return
+		case *widget.Button:
+			n++
+			if v.Text == "" {
+				t.Errorf("button without a label")
+			}
+			return
+		case *fyne.Container:
+			for _, c := range v.Objects {
+				walk(c)
+			}
+		}
+	}
+	walk(u.view.info)
+	walk(u.view.zoom.box)
+	if n < 12 {
+		t.Errorf("found %d buttons, want the 8 actions and 4 zoom buttons", n)
+	}
+
+	// Hovering an icon button names it.
+	b := u.view.zoom.in
+	b.MouseIn(&desktop.MouseEvent{})
+	if u.view.zoom.hint.Text != "Zoom in (+)" {
+		t.Errorf("hint while hovering zoom in: %q", u.view.zoom.hint.Text)
+	}
+	b.MouseOut()
+	if u.view.zoom.hint.Text != zoomHelp {
+		t.Errorf("hint after hovering: %q", u.view.zoom.hint.Text)
+	}
+}

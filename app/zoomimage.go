@@ -1,0 +1,254 @@
+package app
+
+import (
+	"image"
+	"image/draw"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/widget"
+)
+
+// zoomImage shows an image fitted to its area, or zoomed and panned: the mouse wheel
+// zooms around the pointer, dragging pans, a double click switches between fitted and
+// actual size. Only the visible part of the image is drawn, so deep zooms stay cheap,
+// and the widget clips what it draws (it is Scrollable).
+type zoomImage struct {
+	widget.BaseWidget
+
+	// Image is the image shown, nil for none; change it with SetImage.
+	Image image.Image
+	// OnChanged, when set, is called after the zoom changed.
+	OnChanged func()
+
+	sub     image.Image // Image, in a form with SubImage
+	view    zoomView
+	area    fyne.Size // the size view was computed for
+	pointer fyne.Position
+	hover   bool
+	raster  *canvas.Image
+	crop    image.Rectangle // the part of sub in raster
+}
+
+func newZoomImage() *zoomImage {
+	z := &zoomImage{view: zoomView{fit: true}}
+	z.raster = &canvas.Image{FillMode: canvas.ImageFillStretch, ScaleMode: canvas.ImageScaleSmooth}
+	z.raster.Hide()
+	z.ExtendBaseWidget(z)
+	return z
+}
+
+// subImager is an image that can hand out a part of itself without copying.
+type subImager interface {
+	image.Image
+	SubImage(r image.Rectangle) image.Image
+}
+
+// SetImage shows img (nil for none). An image of another resolution replacing a zoomed
+// one (a thumbnail's full image, a preview's result) keeps the same part on screen.
+func (z *zoomImage) SetImage(img image.Image) {
+	old := z.imgSize()
+	z.Image = img
+	z.sub = nil
+	z.crop = image.Rectangle{}
+	if img != nil {
+		if s, ok := img.(subImager); ok {
+			z.sub = s
+		} else {
+			rgba := image.NewNRGBA(img.Bounds())
+			draw.Draw(rgba, rgba.Bounds(), img, img.Bounds().Min, draw.Src)
+			z.sub = rgba
+		}
+		z.view = rescaleView(z.view, old, z.imgSize())
+		if old == (image.Point{}) {
+			z.view.fit = true
+		}
+	}
+	z.update()
+}
+
+// imgSize is the shown image's size in pixels, zero for none.
+func (z *zoomImage) imgSize() image.Point {
+	if z.Image == nil {
+		return image.Point{}
+	}
+	return z.Image.Bounds().Size()
+}
+
+// actualScale is the scale at which one image pixel is one screen pixel.
+func (z *zoomImage) actualScale() float32 {
+	if c := fyne.CurrentApp().Driver().CanvasForObject(z); c != nil && c.Scale() > 0 {
+		return 1 / c.Scale()
+	}
+	return 1
+}
+
+// Fitted reports whether the whole image is fitted to the area.
+func (z *zoomImage) Fitted() bool { return z.view.fit }
+
+// Percent is the zoom in percent of the actual size (0 with no image).
+func (z *zoomImage) Percent() int {
+	z.layoutView(z.Size())
+	if z.Image == nil || z.view.scale <= 0 {
+		return 0
+	}
+	return int(z.view.scale/z.actualScale()*100 + 0.5)
+}
+
+// Fit shows the whole image.
+func (z *zoomImage) Fit() {
+	z.view = zoomView{fit: true}
+	z.update()
+}
+
+// Actual shows the image at one image pixel per screen pixel, around the pointer or the
+// centre.
+func (z *zoomImage) Actual() { z.zoomTo(z.actualScale(), z.pivot()) }
+
+// ZoomIn magnifies by one step around the pointer or the centre.
+func (z *zoomImage) ZoomIn() { z.zoomBy(zoomStep, z.pivot()) }
+
+// ZoomOut shrinks by one step around the pointer or the centre.
+func (z *zoomImage) ZoomOut() { z.zoomBy(1/zoomStep, z.pivot()) }
+
+// ToggleActual switches between the fitted view and actual size around at.
+func (z *zoomImage) ToggleActual(at fyne.Position) {
+	if z.view.fit {
+		z.zoomTo(z.actualScale(), at)
+		return
+	}
+	z.Fit()
+}
+
+// pivot is the point zoom keys and buttons zoom around: the pointer when over the
+// image, else the centre.
+func (z *zoomImage) pivot() fyne.Position {
+	if z.hover {
+		return z.pointer
+	}
+	s := z.Size()
+	return fyne.NewPos(s.Width/2, s.Height/2)
+}
+
+func (z *zoomImage) zoomBy(factor float32, at fyne.Position) {
+	z.layoutView(z.Size())
+	z.zoomTo(z.view.scale*factor, at)
+}
+
+func (z *zoomImage) zoomTo(scale float32, at fyne.Position) {
+	if z.Image == nil {
+		return
+	}
+	size := z.Size()
+	z.layoutView(size)
+	z.view = zoomTo(z.view, scale, at, z.imgSize(), size, z.actualScale())
+	z.update()
+}
+
+// layoutView fits or clamps the view to an area of size.
+func (z *zoomImage) layoutView(size fyne.Size) {
+	img := z.imgSize()
+	switch {
+	case z.view.fit:
+		z.view = fittedView(img, size)
+	case size != z.area:
+		z.view.off = clampOffset(z.view.off, img, z.view.scale, size)
+	}
+	z.area = size
+}
+
+// update redraws after a change of image or view and tells OnChanged.
+func (z *zoomImage) update() {
+	z.Refresh()
+	if z.OnChanged != nil {
+		z.OnChanged()
+	}
+}
+
+// Scrolled zooms around the pointer (vertical scrolling) or pans (horizontal).
+func (z *zoomImage) Scrolled(ev *fyne.ScrollEvent) {
+	if z.Image == nil {
+		return
+	}
+	if ev.Scrolled.DY != 0 {
+		z.zoomBy(wheelFactor(ev.Scrolled.DY), ev.Position)
+		return
+	}
+	if ev.Scrolled.DX != 0 {
+		z.pan(fyne.NewDelta(ev.Scrolled.DX, 0))
+	}
+}
+
+// Dragged pans the image.
+func (z *zoomImage) Dragged(ev *fyne.DragEvent) { z.pan(ev.Dragged) }
+
+// DragEnd ends a pan.
+func (z *zoomImage) DragEnd() {}
+
+func (z *zoomImage) pan(d fyne.Delta) {
+	if z.Image == nil {
+		return
+	}
+	z.layoutView(z.Size())
+	v := panBy(z.view, d, z.imgSize(), z.Size())
+	if v != z.view {
+		z.view = v
+		z.Refresh()
+	}
+}
+
+// DoubleTapped switches between fitted and actual size around the pointer.
+func (z *zoomImage) DoubleTapped(ev *fyne.PointEvent) { z.ToggleActual(ev.Position) }
+
+// MouseIn notes the pointer, the zoom keys' pivot.
+func (z *zoomImage) MouseIn(ev *desktop.MouseEvent) { z.hover, z.pointer = true, ev.Position }
+
+// MouseMoved notes the pointer.
+func (z *zoomImage) MouseMoved(ev *desktop.MouseEvent) { z.hover, z.pointer = true, ev.Position }
+
+// MouseOut forgets the pointer.
+func (z *zoomImage) MouseOut() { z.hover = false }
+
+// MinSize is small: the image shrinks with the window.
+func (z *zoomImage) MinSize() fyne.Size { return fyne.NewSquareSize(160) }
+
+// CreateRenderer implements fyne.Widget.
+func (z *zoomImage) CreateRenderer() fyne.WidgetRenderer { return &zoomRenderer{z: z} }
+
+type zoomRenderer struct{ z *zoomImage }
+
+func (r *zoomRenderer) Layout(size fyne.Size) {
+	z := r.z
+	z.layoutView(size)
+	src, pos, sz, ok := visibleCrop(z.view, z.imgSize(), size)
+	if z.sub == nil || !ok {
+		z.raster.Hide()
+		return
+	}
+	z.raster.Move(pos)
+	z.raster.Resize(sz)
+	mode := canvas.ImageScaleSmooth
+	if z.view.scale >= 2*z.actualScale() {
+		mode = canvas.ImageScalePixels // crisp pixels when magnified
+	}
+	origin := z.sub.Bounds().Min
+	if src != z.crop || z.raster.Image == nil || mode != z.raster.ScaleMode {
+		z.crop = src
+		z.raster.ScaleMode = mode
+		z.raster.Image = z.sub.(subImager).SubImage(src.Add(origin))
+		z.raster.Refresh()
+	}
+	z.raster.Show()
+}
+
+func (r *zoomRenderer) MinSize() fyne.Size { return r.z.MinSize() }
+
+func (r *zoomRenderer) Refresh() {
+	r.Layout(r.z.Size())
+	canvas.Refresh(r.z.raster)
+}
+
+func (r *zoomRenderer) Objects() []fyne.CanvasObject { return []fyne.CanvasObject{r.z.raster} }
+
+func (r *zoomRenderer) Destroy() {}

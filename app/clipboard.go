@@ -8,6 +8,8 @@ import (
 	"sync"
 
 	"golang.design/x/clipboard"
+
+	"kleinbild/app/thumbcache"
 )
 
 // systemClipboard puts images on the system clipboard (Fyne's clipboard holds only
@@ -36,7 +38,7 @@ func (c *systemClipboard) writePNG(data []byte) error {
 
 // pngFileBytes decodes the image file at path and encodes it as PNG.
 func pngFileBytes(path string) ([]byte, error) {
-	img, err := decodeImageFile(path)
+	img, err := thumbcache.DecodeFile(path)
 	if err != nil {
 		return nil, err
 	}

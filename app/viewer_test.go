@@ -19,6 +19,7 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/app/thumbcache"
 	"kleinbild/engine/imageio"
 )
 
@@ -59,7 +60,7 @@ func key(c fyne.Canvas, name fyne.KeyName) {
 func (h *harness) waitShownImage(e galleryEntry) {
 	h.t.Helper()
 	w := 0
-	if img, err := decodeImageFile(h.ui.gallery.Path(e)); err == nil {
+	if img, err := thumbcache.DecodeFile(h.ui.gallery.Path(e)); err == nil {
 		w = img.Bounds().Dx()
 	}
 	h.waitFor("the image of "+e.File, 5*time.Second, func() bool {

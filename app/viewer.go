@@ -17,6 +17,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/app/gallery"
 	"kleinbild/resources"
 )
 
@@ -99,7 +100,7 @@ func (u *UI) buildViewer() fyne.CanvasObject {
 	saveAs := iconButton(theme.DocumentSaveIcon(), u.saveShownAs)
 	copyPath := iconButton(theme.ContentCopyIcon(), u.copyShownPath)
 	folder := iconButton(theme.FolderOpenIcon(), u.revealShown)
-	v.deleteBtn = iconButton(theme.DeleteIcon(), u.confirmDeleteShown)
+	v.deleteBtn = iconButton(theme.DeleteIcon(), u.deleteShown)
 	v.reuseBtn, v.seedBtn = reuse, seed
 	actions := container.NewBorder(nil, nil,
 		container.NewHBox(reuse, seed, asRef), container.NewHBox(saveAs, copyPath, folder, v.deleteBtn))
@@ -189,7 +190,7 @@ func (u *UI) updateViewer() {
 }
 
 // showEntry puts a gallery image in the viewer; full is its decoded image when at hand.
-func (u *UI) showEntry(e galleryEntry, full image.Image) {
+func (u *UI) showEntry(e gallery.Entry, full image.Image) {
 	v := &u.view
 	u.shown, u.shownOK = e, true
 	u.followRun = false
@@ -235,7 +236,7 @@ func (u *UI) showEntry(e galleryEntry, full image.Image) {
 const noSettingsText = "No Kleinbild settings in this image (it was not made by Kleinbild), so there are none to reuse."
 
 // describeEntry is the detail line under the prompt.
-func describeEntry(e galleryEntry) string {
+func describeEntry(e gallery.Entry) string {
 	s := describeMeta(e.Meta)
 	if !e.Meta.Created.IsZero() {
 		s += " · " + e.Meta.Created.Local().Format("2 Jan 2006 15:04")
@@ -251,10 +252,10 @@ func describeEntry(e galleryEntry) string {
 }
 
 // showLineage lists the gallery images e was made from and those made from e.
-func (u *UI) showLineage(e galleryEntry) {
+func (u *UI) showLineage(e gallery.Entry) {
 	v := &u.view
 	var objs []fyne.CanvasObject
-	add := func(label string, list []galleryEntry) {
+	add := func(label string, list []gallery.Entry) {
 		if len(list) == 0 {
 			return
 		}
@@ -285,7 +286,7 @@ func (u *UI) showLineage(e galleryEntry) {
 // clearShown empties the viewer.
 func (u *UI) clearShown() {
 	u.shownOK = false
-	u.shown = galleryEntry{}
+	u.shown = gallery.Entry{}
 	setCanvasImage(u.view.image, nil)
 	u.updateViewer()
 }
@@ -353,38 +354,4 @@ func (u *UI) revealShown() {
 			u.post(func() { u.showError(err) })
 		}
 	}()
-}
-
-func (u *UI) confirmDeleteShown() {
-	if !u.shownOK {
-		return
-	}
-	e := u.shown
-	d := dialog.NewConfirm("Delete image?",
-		fmt.Sprintf("%s will be deleted from the gallery folder. This cannot be undone.", e.File),
-		func(ok bool) {
-			if ok {
-				u.deleteEntry(e)
-			}
-		}, u.win)
-	d.SetConfirmText("Delete")
-	d.SetDismissText("Cancel")
-	d.SetConfirmImportance(widget.DangerImportance)
-	d.Show()
-}
-
-// deleteEntry removes an image from the gallery and the disk.
-func (u *UI) deleteEntry(e galleryEntry) {
-	if err := u.gallery.Delete(e.File); err != nil {
-		u.showError(err)
-	}
-	if _, dup := u.gallery.ByHash(e.SHA256); !dup {
-		u.thumbs.Remove(e.SHA256)
-	}
-	if u.shownOK && u.shown.File == e.File {
-		u.clearShown()
-	}
-	u.gal.grid.UnselectAll()
-	u.refreshGallery()
-	u.setStatus("Deleted " + e.File)
 }

@@ -1,0 +1,105 @@
+package gallery
+
+import (
+	"context"
+	"image"
+	"image/png"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"kleinbild/engine/imageio"
+)
+
+func TestReconcilesWithDisk(t *testing.T) {
+	dir := t.TempDir()
+	g, rep, err := Open(context.Background(), dir, Options{})
+	if err != nil || g.Len() != 0 || !rep.Rebuilt {
+		t.Fatalf("new gallery: %v, %d entries, %+v", err, g.Len(), rep)
+	}
+	img := image.NewNRGBA(image.Rect(0, 0, 32, 32))
+	t0 := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+	a, err := g.Add(img, imageio.Metadata{Prompt: "a", Seed: 1, Created: t0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := g.Add(img, imageio.Metadata{Prompt: "b", Seed: 1, Created: t0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.File == b.File {
+		t.Fatalf("two images got the same file name %s", a.File)
+	}
+
+	// Behind the gallery's back: a PNG without metadata, one with, a stale temp file of an
+	// interrupted write, a fresh one (maybe still being written), a damaged PNG, a deleted image.
+	writeTestPNG(t, dir, "plain.png", 16, 16, nil)
+	writeTestPNG(t, dir, "copied.png", 16, 16, &imageio.Metadata{Prompt: "copied", Created: t0.Add(time.Hour)})
+	stale := filepath.Join(dir, ".x.png.tmp-123")
+	fresh := filepath.Join(dir, ".y.png.tmp-456")
+	os.WriteFile(stale, []byte("partial"), 0o644)
+	os.WriteFile(fresh, []byte("partial"), 0o644)
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(stale, old, old)
+	os.WriteFile(filepath.Join(dir, "broken.png"), []byte("\x89PNG\r\n\x1a\nrubbish"), 0o644)
+	os.Remove(filepath.Join(dir, a.File))
+
+	g2, rep, err := Open(context.Background(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Rebuilt || len(rep.Unreadable) != 1 || rep.Unreadable[0] != "broken.png" {
+		t.Errorf("report %+v", rep)
+	}
+	var names []string
+	for i := range g2.Len() {
+		e, _ := g2.At(i)
+		names = append(names, e.File)
+	}
+	// Newest first: copied (t0+1h), then plain (file time: now), b (t0)... plain has no
+	// metadata, so its file time (now) sorts it first.
+	if len(names) != 3 || names[0] != "plain.png" || names[1] != "copied.png" || names[2] != b.File {
+		t.Errorf("entries %v", names)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Error("stale temporary file left behind")
+	}
+	if _, err := os.Stat(fresh); err != nil {
+		t.Error("a fresh temporary file (a write in progress) was removed")
+	}
+	if e, ok := g2.ByPath(filepath.Join(dir, "copied.png")); !ok || !e.HasMeta || e.Meta.Prompt != "copied" {
+		t.Errorf("copied.png: %+v %v", e, ok)
+	}
+	if e, ok := g2.ByPath(filepath.Join(dir, "plain.png")); !ok || e.HasMeta || e.SHA256 == "" {
+		t.Errorf("plain.png: %+v %v", e, ok)
+	}
+	if _, err := g2.Delete("../escape.png"); err == nil {
+		t.Error("Delete accepted a path outside the gallery")
+	}
+}
+
+// writeTestPNG writes a w×h PNG (with meta when given) and returns its path.
+func writeTestPNG(t testing.TB, dir, name string, w, h int, meta *imageio.Metadata) string {
+	t.Helper()
+	img := image.NewNRGBA(image.Rect(0, 0, w, h))
+	for i := range img.Pix {
+		img.Pix[i] = uint8(i * 7)
+	}
+	path := filepath.Join(dir, name)
+	if meta != nil {
+		if err := imageio.WritePNG(path, img, *meta); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := png.Encode(f, img); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}

@@ -314,7 +314,9 @@ func (g *galleryView) deleteEntries(es []gallery.Entry) {
 			}
 		}
 	}
+	u.bg.Add(1) // Close waits for the index write
 	go func() {
+		defer u.bg.Done()
 		batch, err := lib.Delete(files...)
 		u.post(func() {
 			for _, f := range files {
@@ -373,7 +375,9 @@ func (g *galleryView) undo() {
 	}
 	lib := u.gallery
 	g.hideUndo()
+	u.bg.Add(1) // Close waits for the index write
 	go func() {
+		defer u.bg.Done()
 		es, err := lib.Restore(batch)
 		u.post(func() {
 			if err != nil {
@@ -424,7 +428,9 @@ func (u *UI) toggleFavourite(e gallery.Entry) {
 	if lib == nil {
 		return
 	}
+	u.bg.Add(1) // Close waits for the index write
 	go func() {
+		defer u.bg.Done()
 		ne, err := lib.ToggleFavourite(e.File)
 		u.post(func() {
 			if err != nil {

@@ -3,40 +3,71 @@ package app
 import (
 	"fmt"
 	"image"
+	"slices"
+	"strings"
 
 	"kleinbild/app/reveal"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"kleinbild/app/gallery"
 )
 
 // galleryCell is the side of a gallery thumbnail cell.
 const galleryCell = 112
 
-// galleryView is the grid of saved images.
+// galleryView is the grid of saved images with its search, favourites filter, selection
+// mode and the Undo strip of the last deletion. The grid shows visible: the gallery's
+// images that pass the filter, newest first.
 type galleryView struct {
+	u *UI
+
 	grid    *widget.GridWrap
 	count   *widget.Label
-	empty   fyne.CanvasObject
-	syncing bool // set while code changes the selection
+	empty   fyne.CanvasObject // shown while the gallery has no image
+	noMatch *widget.Label     // shown while the filter hides every image
+	search  *widget.Entry
+	favs    *widget.Check
+	syncing bool // set while code changes the grid's selection
+
+	filter  gallery.Filter
+	visible []gallery.Entry
+
+	// root is the whole view; header holds its two top rows.
+	root, header *fyne.Container
+
+	// Selection mode: taps check cells, "Delete N" deletes the checked ones. normalBar
+	// (search, favourites, Select) and selectBar take turns as the header's second row.
+	selecting  bool
+	checked    map[string]bool
+	normalBar  *fyne.Container
+	selectBar  *fyne.Container
+	selLabel   *widget.Label
+	deleteSel  *widget.Button
+	pendingDel map[string]bool // files whose deletion is under way
+
+	// The Undo strip of the last deletion.
+	undoBar   *fyne.Container
+	undoText  *widget.Label
+	undoBtn   *widget.Button
+	undoBatch string
 }
 
 func (u *UI) buildGallery() fyne.CanvasObject {
 	g := &u.gal
-	g.grid = widget.NewGridWrap(u.galleryLen,
-		// The padding lets the grid's selection and hover highlight show around the image.
-		func() fyne.CanvasObject { return container.NewPadded(newThumbImage(fyne.NewSquareSize(galleryCell))) },
-		u.updateGalleryCell)
-	g.grid.OnSelected = func(id widget.GridWrapItemID) {
-		if g.syncing || u.gallery == nil {
-			return
-		}
-		if e, ok := u.gallery.At(id); ok {
-			u.showEntry(e, nil)
-		}
-	}
+	g.u = u
+	g.checked = map[string]bool{}
+	g.pendingDel = map[string]bool{}
+	g.grid = widget.NewGridWrap(func() int { return len(g.visible) },
+		func() fyne.CanvasObject { return newGalleryCellView(g.starTapped) },
+		g.updateCell)
+	g.grid.OnSelected = g.cellSelected
+
 	g.count = widget.NewLabel("")
 	g.count.SizeName = theme.SizeNameCaptionText
 	open := iconButton(theme.FolderOpenIcon(), func() {
@@ -50,63 +81,467 @@ func (u *UI) buildGallery() fyne.CanvasObject {
 			}
 		}()
 	})
-	header := container.NewBorder(nil, nil, sectionTitle("Gallery"), container.NewHBox(g.count, open))
+	selectBtn := widget.NewButton("Select", func() { g.setSelecting(true) })
+	selectBtn.Importance = widget.LowImportance
+
+	g.selLabel = widget.NewLabel("")
+	g.deleteSel = widget.NewButtonWithIcon("Delete", theme.DeleteIcon(), g.deleteChecked)
+	g.deleteSel.Importance = widget.DangerImportance
+	done := widget.NewButton("Done", func() { g.setSelecting(false) })
+	g.selectBar = container.NewBorder(nil, nil, g.selLabel, container.NewHBox(g.deleteSel, done))
+	g.selectBar.Hide()
+
+	g.search = widget.NewEntry()
+	g.search.SetPlaceHolder("Search prompts")
+	g.search.OnChanged = func(s string) {
+		g.filter.Text = s
+		g.refresh()
+	}
+	g.favs = widget.NewCheck("Favourites", func(on bool) {
+		g.filter.Favourites = on
+		g.refresh()
+	})
+	g.normalBar = container.NewBorder(nil, nil, nil, container.NewHBox(g.favs, selectBtn), g.search)
+	g.header = container.NewVBox(
+		container.NewBorder(nil, nil, sectionTitle("Gallery"), container.NewHBox(g.count, open)),
+		container.NewStack(g.normalBar, g.selectBar))
+
 	emptyText := hintAligned("Every image you generate is saved here, with its prompt and settings.", fyne.TextAlignCenter)
 	g.empty = container.NewCenter(container.NewGridWrap(fyne.NewSize(220, 80), emptyText))
-	return container.NewBorder(container.NewPadded(header), nil, nil, nil, container.NewStack(g.grid, g.empty))
+	g.noMatch = widget.NewLabel("")
+	g.noMatch.Alignment = fyne.TextAlignCenter
+	g.noMatch.Wrapping = fyne.TextWrapWord
+	g.noMatch.Hide()
+
+	g.undoText = widget.NewLabel("")
+	g.undoText.Truncation = fyne.TextTruncateEllipsis
+	g.undoBtn = widget.NewButtonWithIcon("Undo", theme.ContentUndoIcon(), g.undo)
+	closeUndo := iconButton(theme.CancelIcon(), g.hideUndo)
+	g.undoBar = container.NewPadded(container.NewBorder(nil, nil, nil, container.NewHBox(g.undoBtn, closeUndo), g.undoText))
+	g.undoBar.Hide()
+
+	u.win.Canvas().AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyZ, Modifier: fyne.KeyModifierShortcutDefault},
+		func(fyne.Shortcut) { g.undo() })
+	body := container.NewStack(g.grid, g.empty, container.NewCenter(container.NewGridWrap(fyne.NewSize(220, 80), g.noMatch)))
+	g.root = container.NewBorder(container.NewPadded(g.header), g.undoBar, nil, nil, body)
+	return g.root
 }
 
-func (u *UI) galleryLen() int {
-	if u.gallery == nil {
-		return 0
-	}
-	return u.gallery.Len()
-}
-
-func (u *UI) updateGalleryCell(id widget.GridWrapItemID, obj fyne.CanvasObject) {
-	th := obj.(*fyne.Container).Objects[0].(*thumbImage)
-	e, ok := u.gallery.At(id)
-	if !ok {
-		th.key = ""
-		th.setImage(nil)
+// updateCell shows visible[id] in a recycled cell.
+func (g *galleryView) updateCell(id widget.GridWrapItemID, obj fyne.CanvasObject) {
+	c := obj.(*galleryCellView)
+	if id < 0 || id >= len(g.visible) || g.u.gallery == nil {
+		c.file = ""
+		c.thumb.key = ""
+		c.thumb.setImage(nil)
 		return
 	}
-	u.loadThumb(th, e.SHA256, u.gallery.Path(e))
+	e := g.visible[id]
+	c.file = e.File
+	c.setFavourite(e.Favourite)
+	c.setCheck(g.selecting, g.checked[e.File])
+	g.u.loadThumb(c.thumb, e.SHA256, g.u.gallery.Path(e))
 }
 
-// refreshGallery redraws the grid after the gallery changed.
-func (u *UI) refreshGallery() {
-	g := &u.gal
-	n := u.galleryLen()
-	switch n {
-	case 0:
+// cellSelected shows the tapped image, or checks it in selection mode.
+func (g *galleryView) cellSelected(id widget.GridWrapItemID) {
+	if g.syncing || id < 0 || id >= len(g.visible) {
+		return
+	}
+	e := g.visible[id]
+	if !g.selecting {
+		g.u.showEntry(e, nil)
+		return
+	}
+	g.checked[e.File] = !g.checked[e.File]
+	g.syncing = true
+	g.grid.Unselect(id)
+	g.syncing = false
+	g.grid.RefreshItem(id)
+	g.updateSelectBar()
+}
+
+// refresh filters the gallery again and redraws the grid after it or the filter changed.
+func (g *galleryView) refresh() {
+	u := g.u
+	g.visible = nil
+	total := 0
+	if u.gallery != nil {
+		g.visible = u.gallery.Find(g.filter)
+		total = u.gallery.Len()
+	}
+	n := len(g.visible)
+	switch {
+	case total == 0:
 		g.count.SetText("")
-		g.empty.Show()
-	case 1:
+	case n < total:
+		g.count.SetText(fmt.Sprintf("%d of %d", n, total))
+	case n == 1:
 		g.count.SetText("1 image")
-		g.empty.Hide()
 	default:
 		g.count.SetText(fmt.Sprintf("%d images", n))
+	}
+	if total == 0 {
+		g.empty.Show()
+	} else {
 		g.empty.Hide()
 	}
+	switch {
+	case total == 0 || n > 0:
+		g.noMatch.Hide()
+	case g.filter.Favourites && strings.TrimSpace(g.filter.Text) == "":
+		g.noMatch.SetText("No favourites yet. Star an image to find it here.")
+		g.noMatch.Show()
+	default:
+		g.noMatch.SetText("No image matches.")
+		g.noMatch.Show()
+	}
+	for f := range g.checked {
+		if g.indexOf(f) < 0 {
+			delete(g.checked, f)
+		}
+	}
+	g.updateSelectBar()
 	g.grid.Refresh()
+	g.syncSelection()
 	u.updateViewer()
 }
+
+// indexOf is the position of file in the grid, or -1.
+func (g *galleryView) indexOf(file string) int {
+	return slices.IndexFunc(g.visible, func(e gallery.Entry) bool { return e.File == file })
+}
+
+// syncSelection selects the viewer's image in the grid (none when it is not shown there).
+func (g *galleryView) syncSelection() {
+	u := g.u
+	g.syncing = true
+	defer func() { g.syncing = false }()
+	i := -1
+	if u.shownOK && !g.selecting {
+		i = g.indexOf(u.shown.File)
+	}
+	if i < 0 {
+		g.grid.UnselectAll()
+		return
+	}
+	g.grid.Select(i)
+}
+
+// setSelecting enters or leaves selection mode.
+func (g *galleryView) setSelecting(on bool) {
+	g.selecting = on
+	clear(g.checked)
+	if on {
+		g.normalBar.Hide()
+		g.selectBar.Show()
+	} else {
+		g.selectBar.Hide()
+		g.normalBar.Show()
+	}
+	g.header.Refresh()
+	g.updateSelectBar()
+	g.grid.Refresh()
+	g.syncSelection()
+}
+
+func (g *galleryView) updateSelectBar() {
+	n := len(g.checkedEntries())
+	g.selLabel.SetText(fmt.Sprintf("%d selected", n))
+	if n == 0 {
+		g.deleteSel.SetText("Delete")
+		g.deleteSel.Disable()
+		return
+	}
+	g.deleteSel.SetText(fmt.Sprintf("Delete %d", n))
+	g.deleteSel.Enable()
+}
+
+// checkedEntries are the checked images in grid order.
+func (g *galleryView) checkedEntries() []gallery.Entry {
+	var out []gallery.Entry
+	for _, e := range g.visible {
+		if g.checked[e.File] {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// deleteChecked moves the checked images to the trash and leaves selection mode.
+func (g *galleryView) deleteChecked() {
+	es := g.checkedEntries()
+	g.setSelecting(false)
+	g.deleteEntries(es)
+}
+
+// typedKey handles a key the window did not give to a widget: Escape leaves selection
+// mode. It reports whether it used the key.
+func (g *galleryView) typedKey(ev *fyne.KeyEvent) bool {
+	if ev.Name == fyne.KeyEscape && g.selecting {
+		g.setSelecting(false)
+		return true
+	}
+	return false
+}
+
+// deleteEntries moves images to the trash (off the UI goroutine) and offers Undo. When the
+// viewer's image goes, the viewer moves on to the next image in the grid.
+func (g *galleryView) deleteEntries(es []gallery.Entry) {
+	u := g.u
+	lib := u.gallery
+	if lib == nil {
+		return
+	}
+	var files []string
+	for _, e := range es {
+		if !g.pendingDel[e.File] && lib.IndexOf(e.File) >= 0 {
+			files = append(files, e.File)
+			g.pendingDel[e.File] = true
+		}
+	}
+	if len(files) == 0 {
+		return
+	}
+	// The image to show next if the shown one goes: the first one after it that stays.
+	next := ""
+	if u.shownOK && slices.Contains(files, u.shown.File) {
+		if i := g.indexOf(u.shown.File); i >= 0 {
+			order := append(slices.Clone(g.visible[i+1:]), reversed(g.visible[:i])...)
+			for _, e := range order {
+				if !slices.Contains(files, e.File) && !g.pendingDel[e.File] {
+					next = e.File
+					break
+				}
+			}
+		}
+	}
+	u.bg.Add(1) // Close waits for the index write
+	go func() {
+		defer u.bg.Done()
+		batch, err := lib.Delete(files...)
+		u.post(func() {
+			for _, f := range files {
+				delete(g.pendingDel, f)
+			}
+			if err != nil {
+				u.showError(fmt.Errorf("could not move to the trash: %w", err))
+			}
+			g.refresh()
+			if u.shownOK && slices.Contains(files, u.shown.File) && lib.IndexOf(u.shown.File) < 0 {
+				if next != "" && lib.IndexOf(next) >= 0 {
+					u.selectEntry(next, nil)
+				} else {
+					u.clearShown()
+				}
+			}
+			if batch == "" {
+				return
+			}
+			msg := "Moved " + files[0] + " to the trash."
+			if len(files) > 1 {
+				msg = fmt.Sprintf("Moved %d images to the trash.", len(files))
+			}
+			g.showUndo(batch, msg)
+			u.setStatus(msg)
+		})
+	}()
+}
+
+func reversed(es []gallery.Entry) []gallery.Entry {
+	out := slices.Clone(es)
+	slices.Reverse(out)
+	return out
+}
+
+// showUndo offers to bring back the deletion batch.
+func (g *galleryView) showUndo(batch, msg string) {
+	g.undoBatch = batch
+	g.undoText.SetText(msg)
+	g.undoBar.Show()
+	g.root.Refresh() // the strip takes its room at the bottom
+}
+
+func (g *galleryView) hideUndo() {
+	g.undoBatch = ""
+	g.undoBar.Hide()
+	g.root.Refresh()
+}
+
+// undo restores the last deletion (off the UI goroutine) and shows a restored image.
+func (g *galleryView) undo() {
+	u := g.u
+	batch := g.undoBatch
+	if batch == "" || u.gallery == nil {
+		return
+	}
+	lib := u.gallery
+	g.hideUndo()
+	u.bg.Add(1) // Close waits for the index write
+	go func() {
+		defer u.bg.Done()
+		es, err := lib.Restore(batch)
+		u.post(func() {
+			if err != nil {
+				u.showError(fmt.Errorf("could not restore from the trash: %w", err))
+			}
+			g.refresh()
+			switch len(es) {
+			case 0:
+				return
+			case 1:
+				u.setStatus("Restored " + es[0].File)
+			default:
+				u.setStatus(fmt.Sprintf("Restored %d images.", len(es)))
+			}
+			u.selectEntry(es[0].File, nil)
+		})
+	}()
+}
+
+// starTapped toggles the favourite of the image in a cell.
+func (g *galleryView) starTapped(file string) {
+	if e, ok := g.entry(file); ok {
+		g.u.toggleFavourite(e)
+	}
+}
+
+// entry returns the visible image file.
+func (g *galleryView) entry(file string) (gallery.Entry, bool) {
+	if i := g.indexOf(file); i >= 0 {
+		return g.visible[i], true
+	}
+	return gallery.Entry{}, false
+}
+
+// deleteEntry moves an image to the trash and offers Undo. It is the one way the UI deletes.
+func (u *UI) deleteEntry(e gallery.Entry) { u.gal.deleteEntries([]gallery.Entry{e}) }
+
+// deleteShown moves the viewer's image to the trash.
+func (u *UI) deleteShown() {
+	if u.shownOK {
+		u.deleteEntry(u.shown)
+	}
+}
+
+// toggleFavourite stars or unstars an image (saved off the UI goroutine).
+func (u *UI) toggleFavourite(e gallery.Entry) {
+	lib := u.gallery
+	if lib == nil {
+		return
+	}
+	u.bg.Add(1) // Close waits for the index write
+	go func() {
+		defer u.bg.Done()
+		ne, err := lib.ToggleFavourite(e.File)
+		u.post(func() {
+			if err != nil {
+				u.showError(err)
+				return
+			}
+			if u.shownOK && u.shown.File == ne.File {
+				u.shown.Favourite = ne.Favourite
+			}
+			u.gal.refresh()
+		})
+	}()
+}
+
+// galleryLen is the number of images the grid shows.
+func (u *UI) galleryLen() int { return len(u.gal.visible) }
+
+// visibleEntries are the images the grid shows, in its order (newest first, filtered); the
+// slice is replaced, never changed, when the gallery or filter changes. Browsing with the
+// arrow keys follows it.
+func (u *UI) visibleEntries() []gallery.Entry { return u.gal.visible }
+
+// visibleIndex is the position of file among visibleEntries, or -1.
+func (u *UI) visibleIndex(file string) int { return u.gal.indexOf(file) }
+
+// refreshGallery redraws the grid after the gallery changed.
+func (u *UI) refreshGallery() { u.gal.refresh() }
 
 // selectEntry shows the gallery image file in the viewer and selects it in the grid.
 func (u *UI) selectEntry(file string, full image.Image) {
 	if u.gallery == nil {
 		return
 	}
-	i := u.gallery.IndexOf(file)
-	e, ok := u.gallery.At(i)
+	e, ok := u.gallery.ByFile(file)
 	if !ok {
 		return
 	}
 	u.showEntry(e, full)
-	g := &u.gal
-	g.syncing = true
-	g.grid.UnselectAll()
-	g.grid.Select(i)
-	g.syncing = false
+	u.gal.syncSelection()
 }
+
+// forgetThumbs removes the cached thumbnails of images gone from the trash for good, unless
+// the same picture is still in lib (runs off the UI goroutine).
+func (u *UI) forgetThumbs(lib *gallery.Gallery, gone []gallery.Entry) {
+	for _, e := range gone {
+		if e.SHA256 == "" {
+			continue
+		}
+		if lib != nil {
+			if _, dup := lib.ByHash(e.SHA256); dup {
+				continue
+			}
+		}
+		u.thumbs.Remove(e.SHA256)
+	}
+}
+
+// galleryCellView is one grid cell: the thumbnail, a star to mark it a favourite and, in
+// selection mode, a check box.
+type galleryCellView struct {
+	widget.BaseWidget
+	thumb *thumbImage
+	star  *widget.Button
+	check *widget.Icon
+	file  string
+}
+
+func newGalleryCellView(onStar func(file string)) *galleryCellView {
+	// The check keeps its room when empty, so the cell's layout never changes.
+	c := &galleryCellView{thumb: newThumbImage(fyne.NewSquareSize(galleryCell)), check: widget.NewIcon(nil)}
+	c.star = iconButton(starOutline, func() {
+		if c.file != "" {
+			onStar(c.file)
+		}
+	})
+	c.ExtendBaseWidget(c)
+	return c
+}
+
+// CreateRenderer implements fyne.Widget.
+func (c *galleryCellView) CreateRenderer() fyne.WidgetRenderer {
+	// The padding lets the grid's selection and hover highlight show around the image.
+	top := container.NewHBox(c.check, layout.NewSpacer(), c.star)
+	return widget.NewSimpleRenderer(container.NewStack(container.NewPadded(c.thumb), container.NewBorder(top, nil, nil, nil)))
+}
+
+func (c *galleryCellView) setFavourite(on bool) {
+	if on {
+		c.star.SetIcon(starFilled)
+	} else {
+		c.star.SetIcon(starOutline)
+	}
+}
+
+func (c *galleryCellView) setCheck(selecting, checked bool) {
+	switch {
+	case !selecting:
+		c.check.SetResource(nil)
+	case checked:
+		c.check.SetResource(theme.CheckButtonCheckedIcon())
+	default:
+		c.check.SetResource(theme.CheckButtonIcon())
+	}
+}
+
+// The star icons (Material Design "star" and "star_border", Apache 2.0).
+var (
+	starOutline = theme.NewThemedResource(fyne.NewStaticResource("star-outline.svg", []byte(
+		`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><path d="M22 9.24l-7.19-.62L12 2 9.19 8.63 2 9.24l5.46 4.73L5.82 21 12 17.27 18.18 21l-1.63-7.03L22 9.24zM12 15.4l-3.76 2.27 1-4.28-3.32-2.88 4.38-.38L12 6.1l1.71 4.04 4.38.38-3.32 2.88 1 4.28L12 15.4z"/></svg>`)))
+	starFilled = theme.NewColoredResource(fyne.NewStaticResource("star.svg", []byte(
+		`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><path d="M12 17.27L18.18 21l-1.64-7.03L22 9.24l-7.19-.61L12 2 9.19 8.63 2 9.24l5.46 4.73L5.82 21z"/></svg>`)), theme.ColorNameWarning)
+)

@@ -18,6 +18,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/app/gallery"
 	"kleinbild/app/humanize"
 	"kleinbild/app/thumbcache"
 	"kleinbild/engine"
@@ -169,9 +170,9 @@ func (u *UI) loadFileThumb(th *thumbImage, path string) {
 	u.loadThumb(th, key, path)
 }
 
-func (u *UI) galleryByPath(path string) (galleryEntry, bool) {
+func (u *UI) galleryByPath(path string) (gallery.Entry, bool) {
 	if u.gallery == nil {
-		return galleryEntry{}, false
+		return gallery.Entry{}, false
 	}
 	return u.gallery.ByPath(path)
 }

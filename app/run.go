@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/app/gallery"
 	"kleinbild/app/humanize"
 	"kleinbild/app/progress"
 	"kleinbild/engine"
@@ -39,7 +40,7 @@ type runState struct {
 
 // runOutcome is how a generation ended.
 type runOutcome struct {
-	entry galleryEntry
+	entry gallery.Entry
 	saved bool
 	err   error
 	// gpuFailed is true when err came from the GPU the run was on (see deviceFailure).

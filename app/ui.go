@@ -21,6 +21,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/app/gallery"
 	"kleinbild/app/settings"
 	"kleinbild/app/thumbcache"
 	"kleinbild/engine"
@@ -42,7 +43,7 @@ type UI struct {
 	settingsPath string
 	settings     settings.Settings
 
-	gallery      *gallery // nil until loaded, or when it could not be opened
+	gallery      *gallery.Gallery // nil until loaded, or when it could not be opened
 	galleryReady chan struct{}
 	thumbs       *thumbcache.Thumbnailer
 
@@ -73,7 +74,7 @@ type UI struct {
 	refs []string  // reference image paths
 
 	// shown is the gallery entry in the viewer, when shownOK.
-	shown   galleryEntry
+	shown   gallery.Entry
 	shownOK bool
 	// followRun is true while the viewer shows the running generation's preview.
 	followRun bool
@@ -164,6 +165,9 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 		w.Canvas().AddShortcut(sc, func(fyne.Shortcut) { u.Generate() })
 	}
 	w.Canvas().SetOnTypedKey(func(ev *fyne.KeyEvent) {
+		if u.gal.typedKey(ev) {
+			return
+		}
 		if ev.Name == fyne.KeyEscape && u.run != nil {
 			u.Cancel()
 		}
@@ -196,7 +200,8 @@ func (u *UI) Close() {
 
 // loadGallery opens the gallery folder off the UI goroutine.
 func (u *UI) loadGallery(dir string) {
-	g, rep, err := openGallery(context.Background(), dir)
+	g, rep, err := gallery.Open(context.Background(), dir, gallery.Options{TrashDir: filepath.Join(u.dataDir, "trash")})
+	u.forgetThumbs(g, rep.Expired)
 	u.post(func() {
 		defer close(u.galleryReady)
 		if g == nil {

@@ -17,6 +17,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/app/gallery"
 	"kleinbild/app/reveal"
 	"kleinbild/app/thumbcache"
 	"kleinbild/resources"
@@ -130,7 +131,7 @@ func (u *UI) buildViewer() fyne.CanvasObject {
 	copyPath := actionButton("Copy path", theme.ContentPasteIcon(), u.copyShownPath)
 	saveAs := actionButton("Save as…", theme.DocumentSaveIcon(), u.saveShownAs)
 	folder := actionButton("Show in folder", theme.FolderOpenIcon(), u.revealShown)
-	v.deleteBtn = actionButton("Delete", theme.DeleteIcon(), u.confirmDeleteShown)
+	v.deleteBtn = actionButton("Delete", theme.DeleteIcon(), u.deleteShown)
 	v.reuseBtn, v.seedBtn = reuse, seed
 	v.actions = container.New(layout.NewRowWrapLayout(),
 		reuse, seed, asRef, v.copyImageBtn, copyPath, saveAs, folder, v.deleteBtn)
@@ -229,7 +230,7 @@ func (u *UI) updateViewer() {
 }
 
 // showEntry puts a gallery image in the viewer; full is its decoded image when at hand.
-func (u *UI) showEntry(e galleryEntry, full image.Image) {
+func (u *UI) showEntry(e gallery.Entry, full image.Image) {
 	v := &u.view
 	if !u.shownOK || u.shown.File != e.File || u.followRun {
 		v.fitImage() // a new image starts fitted
@@ -280,7 +281,7 @@ func (u *UI) showEntry(e galleryEntry, full image.Image) {
 const noSettingsText = "No Kleinbild settings in this image (it was not made by Kleinbild), so there are none to reuse."
 
 // describeEntry is the detail line under the prompt.
-func describeEntry(e galleryEntry) string {
+func describeEntry(e gallery.Entry) string {
 	s := describeMeta(e.Meta)
 	if !e.Meta.Created.IsZero() {
 		s += " · " + e.Meta.Created.Local().Format("2 Jan 2006 15:04")
@@ -296,10 +297,10 @@ func describeEntry(e galleryEntry) string {
 }
 
 // showLineage lists the gallery images e was made from and those made from e.
-func (u *UI) showLineage(e galleryEntry) {
+func (u *UI) showLineage(e gallery.Entry) {
 	v := &u.view
 	var objs []fyne.CanvasObject
-	add := func(label string, list []galleryEntry) {
+	add := func(label string, list []gallery.Entry) {
 		if len(list) == 0 {
 			return
 		}
@@ -330,7 +331,7 @@ func (u *UI) showLineage(e galleryEntry) {
 // clearShown empties the viewer.
 func (u *UI) clearShown() {
 	u.shownOK = false
-	u.shown = galleryEntry{}
+	u.shown = gallery.Entry{}
 	u.view.setImage(nil)
 	u.updateViewer()
 }
@@ -454,8 +455,8 @@ func (u *UI) browse(delta int) {
 		return
 	}
 	if !u.shownOK || u.followRun {
-		if e, ok := u.gallery.At(0); ok && u.run == nil {
-			u.selectEntry(e.File, nil)
+		if vis := u.visibleEntries(); len(vis) > 0 && u.run == nil {
+			u.selectEntry(vis[0].File, nil)
 		}
 		return
 	}
@@ -466,36 +467,27 @@ func (u *UI) browse(delta int) {
 
 // neighbour is the gallery image delta places from e in the gallery's order, stopping
 // at the first and last; ok is false when that is e itself or e is not in the gallery.
-func (u *UI) neighbour(e galleryEntry, delta int) (galleryEntry, bool) {
-	if u.gallery == nil {
-		return galleryEntry{}, false
-	}
-	i := u.gallery.IndexOf(e.File)
-	n := u.gallery.Len()
+func (u *UI) neighbour(e gallery.Entry, delta int) (gallery.Entry, bool) {
+	vis := u.visibleEntries() // the grid's order: search and favourites filters apply
+	i := u.visibleIndex(e.File)
+	n := len(vis)
 	if i < 0 || n == 0 {
-		return galleryEntry{}, false
+		return gallery.Entry{}, false
 	}
 	j := min(n-1, max(0, i+delta))
 	if j == i {
-		return galleryEntry{}, false
+		return gallery.Entry{}, false
 	}
-	return u.gallery.At(j)
+	return vis[j], true
 }
 
-// deleteShownNow deletes the shown image (the Delete key) and shows its neighbour.
+// deleteShownNow moves the shown image to the trash (the Delete key); the gallery then
+// shows its neighbour (see deleteEntry).
 func (u *UI) deleteShownNow() {
 	if !u.shownOK || u.followRun {
 		return
 	}
-	e := u.shown
-	next, ok := u.neighbour(e, 1)
-	if !ok {
-		next, ok = u.neighbour(e, -1)
-	}
-	u.deleteEntry(e)
-	if ok && u.gallery.IndexOf(e.File) < 0 {
-		u.selectEntry(next.File, nil)
-	}
+	u.deleteEntry(u.shown)
 }
 
 func (u *UI) revealShown() {
@@ -508,38 +500,4 @@ func (u *UI) revealShown() {
 			u.post(func() { u.showError(err) })
 		}
 	}()
-}
-
-func (u *UI) confirmDeleteShown() {
-	if !u.shownOK {
-		return
-	}
-	e := u.shown
-	d := dialog.NewConfirm("Delete image?",
-		fmt.Sprintf("%s will be deleted from the gallery folder. This cannot be undone.", e.File),
-		func(ok bool) {
-			if ok {
-				u.deleteEntry(e)
-			}
-		}, u.win)
-	d.SetConfirmText("Delete")
-	d.SetDismissText("Cancel")
-	d.SetConfirmImportance(widget.DangerImportance)
-	d.Show()
-}
-
-// deleteEntry removes an image from the gallery and the disk.
-func (u *UI) deleteEntry(e galleryEntry) {
-	if err := u.gallery.Delete(e.File); err != nil {
-		u.showError(err)
-	}
-	if _, dup := u.gallery.ByHash(e.SHA256); !dup {
-		u.thumbs.Remove(e.SHA256)
-	}
-	if u.shownOK && u.shown.File == e.File {
-		u.clearShown()
-	}
-	u.gal.grid.UnselectAll()
-	u.refreshGallery()
-	u.setStatus("Deleted " + e.File)
 }

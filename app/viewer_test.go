@@ -19,12 +19,13 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/app/gallery"
 	"kleinbild/app/thumbcache"
 	"kleinbild/engine/imageio"
 )
 
 // galleryHarness starts a UI over a gallery of n plain PNGs of different widths.
-func galleryHarness(t *testing.T, n int) *harness {
+func viewerHarness(t *testing.T, n int) *harness {
 	t.Helper()
 	data := t.TempDir()
 	dir := filepath.Join(data, "gallery")
@@ -42,7 +43,7 @@ func galleryHarness(t *testing.T, n int) *harness {
 }
 
 // at is the gallery's i-th entry.
-func (h *harness) at(i int) galleryEntry {
+func (h *harness) at(i int) gallery.Entry {
 	h.t.Helper()
 	e, ok := h.ui.gallery.At(i)
 	if !ok {
@@ -57,7 +58,7 @@ func key(c fyne.Canvas, name fyne.KeyName) {
 }
 
 // waitShownImage waits until the viewer shows e's full image.
-func (h *harness) waitShownImage(e galleryEntry) {
+func (h *harness) waitShownImage(e gallery.Entry) {
 	h.t.Helper()
 	w := 0
 	if img, err := thumbcache.DecodeFile(h.ui.gallery.Path(e)); err == nil {
@@ -70,7 +71,7 @@ func (h *harness) waitShownImage(e galleryEntry) {
 }
 
 func TestArrowKeysBrowseTheGallery(t *testing.T) {
-	h := galleryHarness(t, 3)
+	h := viewerHarness(t, 3)
 	u := h.ui
 	c := h.win.Canvas()
 
@@ -114,16 +115,16 @@ func TestArrowKeysBrowseTheGallery(t *testing.T) {
 }
 
 func TestNeighbourStopsAtTheEnds(t *testing.T) {
-	h := galleryHarness(t, 3)
+	h := viewerHarness(t, 3)
 	u := h.ui
 	first, mid, last := h.at(0), h.at(1), h.at(2)
 	for _, c := range []struct {
-		e     galleryEntry
+		e     gallery.Entry
 		delta int
 		want  string
 	}{
 		{mid, 1, last.File}, {mid, -1, first.File}, {mid, -100, first.File}, {mid, 100, last.File},
-		{first, -1, ""}, {last, 1, ""}, {mid, 0, ""}, {galleryEntry{File: "gone.png"}, 1, ""},
+		{first, -1, ""}, {last, 1, ""}, {mid, 0, ""}, {gallery.Entry{File: "gone.png"}, 1, ""},
 	} {
 		got, ok := u.neighbour(c.e, c.delta)
 		if ok != (c.want != "") || got.File != c.want {
@@ -133,7 +134,7 @@ func TestNeighbourStopsAtTheEnds(t *testing.T) {
 }
 
 func TestDeleteKeyDeletesTheShownImage(t *testing.T) {
-	h := galleryHarness(t, 3)
+	h := viewerHarness(t, 3)
 	u := h.ui
 	c := h.win.Canvas()
 	mid, last := h.at(1), h.at(2)
@@ -148,6 +149,8 @@ func TestDeleteKeyDeletesTheShownImage(t *testing.T) {
 	}
 
 	key(c, fyne.KeyDelete)
+	h.waitFor("the image to go to the trash", 10*time.Second, func() bool { return u.gallery.IndexOf(mid.File) < 0 })
+	h.settle()
 	if u.gallery.IndexOf(mid.File) >= 0 {
 		t.Fatalf("%s is still in the gallery", mid.File)
 	}
@@ -159,10 +162,14 @@ func TestDeleteKeyDeletesTheShownImage(t *testing.T) {
 	}
 	// The last image's neighbour is the one before it.
 	key(c, fyne.KeyDelete)
+	h.waitFor("the last image to go", 10*time.Second, func() bool { return u.gallery.Len() == 1 })
+	h.settle()
 	if !u.shownOK || u.shown.File != h.at(0).File || u.gallery.Len() != 1 {
 		t.Errorf("after deleting the last: shown %q, %d images", u.shown.File, u.gallery.Len())
 	}
 	key(c, fyne.KeyDelete)
+	h.waitFor("the only image to go", 10*time.Second, func() bool { return u.gallery.Len() == 0 })
+	h.settle()
 	if u.shownOK || u.gallery.Len() != 0 {
 		t.Errorf("after deleting the only image: shown %v, %d images", u.shownOK, u.gallery.Len())
 	}
@@ -170,7 +177,7 @@ func TestDeleteKeyDeletesTheShownImage(t *testing.T) {
 }
 
 func TestZoomKeysButtonsAndMouse(t *testing.T) {
-	h := galleryHarness(t, 1)
+	h := viewerHarness(t, 1)
 	u := h.ui
 	c := h.win.Canvas()
 	e := h.at(0)
@@ -262,7 +269,7 @@ func TestZoomKeysButtonsAndMouse(t *testing.T) {
 }
 
 func TestFullSizeView(t *testing.T) {
-	h := galleryHarness(t, 2)
+	h := viewerHarness(t, 2)
 	u := h.ui
 	first, second := h.at(0), h.at(1)
 	u.selectEntry(first.File, nil)
@@ -313,7 +320,7 @@ func pixels(img image.Image) *image.NRGBA {
 }
 
 func TestCopyImagePutsThePixelsOnTheClipboard(t *testing.T) {
-	h := galleryHarness(t, 1)
+	h := viewerHarness(t, 1)
 	u := h.ui
 	var mu sync.Mutex
 	var got []byte
@@ -377,7 +384,7 @@ func TestSystemClipboardWithoutDisplay(t *testing.T) {
 
 // Issue 12: the viewer's buttons say what they do, with a label or a hover hint.
 func TestViewerButtonsAreLabelled(t *testing.T) {
-	h := galleryHarness(t, 1)
+	h := viewerHarness(t, 1)
 	u := h.ui
 	u.selectEntry(h.at(0).File, nil)
 	h.settle()

@@ -1,8 +1,9 @@
-package app
+package gallery
 
 import (
 	"context"
 	"image"
+	"image/png"
 	"os"
 	"path/filepath"
 	"testing"
@@ -11,9 +12,9 @@ import (
 	"kleinbild/engine/imageio"
 )
 
-func TestGalleryReconcilesWithDisk(t *testing.T) {
+func TestReconcilesWithDisk(t *testing.T) {
 	dir := t.TempDir()
-	g, rep, err := openGallery(context.Background(), dir)
+	g, rep, err := Open(context.Background(), dir, Options{})
 	if err != nil || g.Len() != 0 || !rep.Rebuilt {
 		t.Fatalf("new gallery: %v, %d entries, %+v", err, g.Len(), rep)
 	}
@@ -44,7 +45,7 @@ func TestGalleryReconcilesWithDisk(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "broken.png"), []byte("\x89PNG\r\n\x1a\nrubbish"), 0o644)
 	os.Remove(filepath.Join(dir, a.File))
 
-	g2, rep, err := openGallery(context.Background(), dir)
+	g2, rep, err := Open(context.Background(), dir, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +74,32 @@ func TestGalleryReconcilesWithDisk(t *testing.T) {
 	if e, ok := g2.ByPath(filepath.Join(dir, "plain.png")); !ok || e.HasMeta || e.SHA256 == "" {
 		t.Errorf("plain.png: %+v %v", e, ok)
 	}
-	if err := g2.Delete("../escape.png"); err == nil {
+	if _, err := g2.Delete("../escape.png"); err == nil {
 		t.Error("Delete accepted a path outside the gallery")
 	}
+}
+
+// writeTestPNG writes a w×h PNG (with meta when given) and returns its path.
+func writeTestPNG(t testing.TB, dir, name string, w, h int, meta *imageio.Metadata) string {
+	t.Helper()
+	img := image.NewNRGBA(image.Rect(0, 0, w, h))
+	for i := range img.Pix {
+		img.Pix[i] = uint8(i * 7)
+	}
+	path := filepath.Join(dir, name)
+	if meta != nil {
+		if err := imageio.WritePNG(path, img, *meta); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := png.Encode(f, img); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

@@ -1,4 +1,4 @@
-package app
+package gallery
 
 import (
 	"bytes"
@@ -19,10 +19,10 @@ import (
 // holding its size and time take the index's trusted path.
 var fuzzMTime = time.Date(2025, 1, 2, 3, 4, 5, 6, time.UTC)
 
-// FuzzGalleryIndex opens a gallery folder holding one Kleinbild PNG and a fuzzed
+// FuzzIndex opens a gallery folder holding one Kleinbild PNG and a fuzzed
 // index.json: whatever the index holds, the gallery must open, list exactly the image on
 // disk, and leave an index that the next start reads without rebuilding.
-func FuzzGalleryIndex(f *testing.F) {
+func FuzzIndex(f *testing.F) {
 	// One image, and the index a real start writes for it, as the first seed.
 	png, err := imageio.EncodePNG(image.NewNRGBA(image.Rect(0, 0, 16, 16)),
 		imageio.Metadata{Prompt: "a castle", Seed: 3, Width: 16, Height: 16, Steps: 4})
@@ -40,16 +40,16 @@ func FuzzGalleryIndex(f *testing.F) {
 		if index == nil {
 			return nil
 		}
-		return os.WriteFile(filepath.Join(dir, galleryIndexName), index, 0o644)
+		return os.WriteFile(filepath.Join(dir, IndexName), index, 0o644)
 	}
 	seedDir := f.TempDir()
 	if err := setup(seedDir, nil); err != nil {
 		f.Fatal(err)
 	}
-	if _, _, err := openGallery(context.Background(), seedDir); err != nil {
+	if _, _, err := Open(context.Background(), seedDir, Options{}); err != nil {
 		f.Fatal(err)
 	}
-	valid, err := os.ReadFile(filepath.Join(seedDir, galleryIndexName))
+	valid, err := os.ReadFile(filepath.Join(seedDir, IndexName))
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -71,28 +71,28 @@ func FuzzGalleryIndex(f *testing.F) {
 		if err := setup(dir, index); err != nil {
 			t.Fatal(err)
 		}
-		g, _, err := openGallery(context.Background(), dir)
+		g, _, err := Open(context.Background(), dir, Options{})
 		if err != nil {
 			t.Fatalf("gallery did not open: %v", err)
 		}
-		if items := galleryItems(g); len(items) != 1 || items[0].File != "a.png" {
+		if items := entries(g); len(items) != 1 || items[0].File != "a.png" {
 			t.Fatalf("gallery lists %d images (%v), want a.png", len(items), items)
 		}
-		g2, rep, err := openGallery(context.Background(), dir)
+		g2, rep, err := Open(context.Background(), dir, Options{})
 		if err != nil {
 			t.Fatalf("second start: %v", err)
 		}
 		if rep.Rebuilt {
 			t.Fatalf("the index written by the first start is rebuilt by the second: %s", rep.Reason)
 		}
-		if a, b := galleryItems(g), galleryItems(g2); !reflect.DeepEqual(entryJSON(t, a), entryJSON(t, b)) {
+		if a, b := entries(g), entries(g2); !reflect.DeepEqual(entryJSON(t, a), entryJSON(t, b)) {
 			t.Fatalf("second start lists %v, first %v", b, a)
 		}
 	})
 }
 
-func galleryItems(g *gallery) []galleryEntry {
-	var out []galleryEntry
+func entries(g *Gallery) []Entry {
+	var out []Entry
 	for i := range g.Len() {
 		if e, ok := g.At(i); ok {
 			out = append(out, e)
@@ -101,7 +101,7 @@ func galleryItems(g *gallery) []galleryEntry {
 	return out
 }
 
-func entryJSON(t *testing.T, items []galleryEntry) string {
+func entryJSON(t *testing.T, items []Entry) string {
 	raw, err := json.Marshal(items)
 	if err != nil {
 		t.Fatalf("entries do not marshal: %v", err)

@@ -1,6 +1,6 @@
 //go:build unix
 
-package app
+package gallery
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 
 // A FIFO named *.png (or index.json) in the gallery folder does not stop the gallery from
 // loading, and images are still saved; before the fix the scan blocked opening the FIFO.
-func TestGalleryIgnoresFIFOs(t *testing.T) {
+func TestIgnoresFIFOs(t *testing.T) {
 	dir := t.TempDir()
 	writeTestPNG(t, dir, "plain.png", 16, 16, nil)
 	for _, name := range []string{"fifo.png", "index.json"} {
@@ -28,20 +28,20 @@ func TestGalleryIgnoresFIFOs(t *testing.T) {
 	os.Symlink(filepath.Join(dir, "fifo.png"), filepath.Join(dir, "link.png"))
 	os.Symlink("/dev/zero", filepath.Join(dir, "zero.png"))
 	type opened struct {
-		g   *gallery
-		rep galleryLoad
+		g   *Gallery
+		rep Report
 		err error
 	}
 	done := make(chan opened, 1)
 	go func() {
-		g, rep, err := openGallery(context.Background(), dir)
+		g, rep, err := Open(context.Background(), dir, Options{})
 		done <- opened{g, rep, err}
 	}()
 	var o opened
 	select {
 	case o = <-done:
 	case <-time.After(10 * time.Second):
-		t.Fatal("openGallery blocked on a FIFO")
+		t.Fatal("Open blocked on a FIFO")
 	}
 	if o.err != nil || o.g.Len() != 1 || len(o.rep.Unreadable) != 0 || !o.rep.Rebuilt {
 		t.Fatalf("gallery: %v, %d entries, %+v", o.err, o.g.Len(), o.rep)
@@ -56,15 +56,15 @@ func TestGalleryIgnoresFIFOs(t *testing.T) {
 
 // Delete refuses ".", "..", hidden names, paths and folders; before the fix "." and ".."
 // passed the check (and were handed to os.Remove).
-func TestGalleryDeleteRefusesNonFiles(t *testing.T) {
+func TestDeleteRefusesNonFiles(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "gallery")
-	g, _, err := openGallery(context.Background(), dir)
+	g, _, err := Open(context.Background(), dir, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
 	for _, name := range []string{"", ".", "..", "../escape.png", "a/b.png", ".hidden.png", "index.json", "sub"} {
-		if err := g.Delete(name); err == nil {
+		if _, err := g.Delete(name); err == nil {
 			t.Errorf("Delete(%q) accepted", name)
 		}
 	}
@@ -72,7 +72,7 @@ func TestGalleryDeleteRefusesNonFiles(t *testing.T) {
 		t.Error("a folder in the gallery was removed")
 	}
 	p := writeTestPNG(t, dir, "x.png", 16, 16, nil)
-	if err := g.Delete("x.png"); err != nil {
+	if _, err := g.Delete("x.png"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(p); !os.IsNotExist(err) {

@@ -1,0 +1,351 @@
+package app
+
+import (
+	"encoding/json"
+	"fmt"
+	"image"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
+
+	"kleinbild/app/gallery"
+	"kleinbild/engine/imageio"
+)
+
+// galleryHarness starts the UI over a gallery holding one image per prompt (the last
+// prompt newest).
+func galleryHarness(t *testing.T, data string, prompts ...string) *harness {
+	t.Helper()
+	dir := filepath.Join(data, "gallery")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+	for i, p := range prompts {
+		writeTestPNG(t, dir, fmt.Sprintf("img-%02d.png", i), 32, 24,
+			&imageio.Metadata{Prompt: p, Seed: uint64(i + 1), Width: 32, Height: 24, Created: t0.Add(time.Duration(i) * time.Minute)})
+	}
+	return newHarness(t, data, "", newFakeGen().open)
+}
+
+// visiblePrompts are the prompts of the grid's images in its order.
+func visiblePrompts(u *UI) []string {
+	var out []string
+	for _, e := range u.visibleEntries() {
+		out = append(out, e.Meta.Prompt)
+	}
+	return out
+}
+
+// galleryCellFor returns the grid cell showing file (the grid builds cells for its visible
+// area only).
+func galleryCellFor(t *testing.T, u *UI, file string) *galleryCellView {
+	t.Helper()
+	var found *galleryCellView
+	var walk func(o fyne.CanvasObject)
+	walk = func(o fyne.CanvasObject) {
+		switch v := o.(type) {
+		case *galleryCellView:
+			if v.file == file {
+				found = v
+			}
+		case *fyne.Container:
+			for _, c := range v.Objects {
+				walk(c)
+			}
+		case fyne.Widget:
+			for _, c := range test.WidgetRenderer(v).Objects() {
+				walk(c)
+			}
+		}
+	}
+	walk(u.gal.grid)
+	if found == nil {
+		t.Fatalf("no grid cell shows %s", file)
+	}
+	return found
+}
+
+// Deleting needs no confirmation: the image goes to the trash inside the data folder, the
+// viewer moves on to the next image, and Undo brings back the file, its entry (in the
+// index on disk too) and its thumbnail.
+func TestDeleteToTrashAndUndo(t *testing.T) {
+	data := t.TempDir()
+	h := galleryHarness(t, data, "a red castle", "a blue sea", "a green forest")
+	u := h.ui
+	u.selectEntry("img-01.png", nil)
+	h.settle()
+	path := filepath.Join(data, "gallery", "img-01.png")
+
+	test.Tap(u.view.deleteBtn)
+	if top := h.win.Canvas().Overlays().Top(); top != nil {
+		t.Fatal("deleting asked for confirmation although it can be undone")
+	}
+	h.waitFor("the image to go", 5*time.Second, func() bool { return u.gallery.Len() == 2 && u.gal.undoBar.Visible() })
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("the file is still in the gallery folder: %v", err)
+	}
+	trashed, _ := filepath.Glob(filepath.Join(data, "trash", "*-img-01.png"))
+	if len(trashed) != 1 {
+		t.Errorf("the file is not in the trash folder: %v", trashed)
+	}
+	if got := visiblePrompts(u); !slices.Equal(got, []string{"a green forest", "a red castle"}) {
+		t.Errorf("grid shows %q", got)
+	}
+	// The next image (older, below it in the grid) is shown.
+	if !u.shownOK || u.shown.File != "img-00.png" {
+		t.Errorf("viewer shows %q (ok %v), want the next image", u.shown.File, u.shownOK)
+	}
+	if !strings.Contains(u.gal.undoText.Text, "img-01.png") {
+		t.Errorf("undo strip says %q", u.gal.undoText.Text)
+	}
+
+	test.Tap(u.gal.undoBtn)
+	h.waitFor("the image to come back", 5*time.Second, func() bool { return u.gallery.Len() == 3 })
+	h.settle()
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("file not restored: %v", err)
+	}
+	if got := visiblePrompts(u); !slices.Equal(got, []string{"a green forest", "a blue sea", "a red castle"}) {
+		t.Errorf("grid shows %q after undo", got)
+	}
+	if !u.shownOK || u.shown.File != "img-01.png" || u.gal.undoBar.Visible() {
+		t.Errorf("after undo: viewer shows %q, undo strip visible %v", u.shown.File, u.gal.undoBar.Visible())
+	}
+	raw, err := os.ReadFile(filepath.Join(data, "gallery", gallery.IndexName))
+	if err != nil || !strings.Contains(string(raw), `"img-01.png"`) {
+		t.Errorf("index on disk lacks the restored entry: %v", err)
+	}
+	cell := galleryCellFor(t, u, "img-01.png")
+	h.waitFor("the restored thumbnail", 5*time.Second, func() bool { return cell.thumb.img.Image != nil })
+	if !u.gal.grid.Visible() || u.galleryLen() != 3 {
+		t.Error("grid not back to three images")
+	}
+	// Undo has nothing left to do.
+	u.gal.undo()
+	h.settle()
+	if u.gallery.Len() != 3 || u.errorText() != "" {
+		t.Errorf("a second undo: %d images, banner %q", u.gallery.Len(), u.errorText())
+	}
+}
+
+// Stars are saved in the gallery index and survive a restart; the Favourites filter shows
+// only starred images.
+func TestFavouritesPersistAndFilter(t *testing.T) {
+	data := t.TempDir()
+	h := galleryHarness(t, data, "one", "two", "three")
+	u := h.ui
+	test.Tap(galleryCellFor(t, u, "img-01.png").star)
+	h.waitFor("the star", 5*time.Second, func() bool {
+		e, _ := u.gallery.ByFile("img-01.png")
+		return e.Favourite
+	})
+	h.settle()
+	if c := galleryCellFor(t, u, "img-01.png"); c.star.Icon != starFilled {
+		t.Error("the cell's star is not filled")
+	}
+	if c := galleryCellFor(t, u, "img-00.png"); c.star.Icon != starOutline {
+		t.Error("an unstarred cell shows a filled star")
+	}
+	u.gal.favs.SetChecked(true)
+	if got := visiblePrompts(u); !slices.Equal(got, []string{"two"}) || u.gal.count.Text != "1 of 3" {
+		t.Errorf("favourites filter shows %q (%q)", got, u.gal.count.Text)
+	}
+	h.close()
+
+	h = newHarness(t, data, "", newFakeGen().open)
+	u = h.ui
+	if e, _ := u.gallery.ByFile("img-01.png"); !e.Favourite {
+		t.Fatal("the star was lost on restart")
+	}
+	u.gal.favs.SetChecked(true)
+	if got := visiblePrompts(u); !slices.Equal(got, []string{"two"}) {
+		t.Errorf("after restart the favourites filter shows %q", got)
+	}
+	// Unstarring under the filter takes the image out of it.
+	u.toggleFavourite(u.visibleEntries()[0])
+	h.waitFor("the image to leave the filter", 5*time.Second, func() bool { return u.galleryLen() == 0 })
+	if !u.gal.noMatch.Visible() || !strings.Contains(u.gal.noMatch.Text, "favourites") {
+		t.Errorf("empty favourites hint %q (visible %v)", u.gal.noMatch.Text, u.gal.noMatch.Visible())
+	}
+}
+
+// The search entry keeps images whose prompt holds every word typed, ignoring case; the
+// grid, its count and the order arrow keys follow change with it.
+func TestSearchFiltersByPrompt(t *testing.T) {
+	h := galleryHarness(t, t.TempDir(), "A red Castle", "a blue castle", "red fox", "castle of RED stone")
+	u := h.ui
+	test.Type(u.gal.search, "castle red")
+	if got := visiblePrompts(u); !slices.Equal(got, []string{"castle of RED stone", "A red Castle"}) {
+		t.Errorf("search shows %q", got)
+	}
+	if u.gal.count.Text != "2 of 4" || u.visibleIndex("img-00.png") != 1 || u.visibleIndex("img-01.png") != -1 {
+		t.Errorf("count %q, indexes %d %d", u.gal.count.Text, u.visibleIndex("img-00.png"), u.visibleIndex("img-01.png"))
+	}
+	// Selecting a cell shows the filtered list's image.
+	u.gal.grid.Select(1)
+	if !u.shownOK || u.shown.File != "img-00.png" {
+		t.Errorf("cell 1 showed %q", u.shown.File)
+	}
+	u.gal.search.SetText("green")
+	if u.galleryLen() != 0 || !u.gal.noMatch.Visible() || u.gal.empty.Visible() {
+		t.Errorf("no match: %d shown, hint %v, empty-gallery hint %v", u.galleryLen(), u.gal.noMatch.Visible(), u.gal.empty.Visible())
+	}
+	u.gal.search.SetText("")
+	if u.galleryLen() != 4 || u.gal.count.Text != "4 images" || u.gal.noMatch.Visible() {
+		t.Errorf("cleared search: %d shown, count %q", u.galleryLen(), u.gal.count.Text)
+	}
+}
+
+// In selection mode taps check cells, "Delete N" moves them all to the trash at once, and
+// one Undo brings them all back; Escape and Done leave the mode.
+func TestMultiSelectDeleteAndUndo(t *testing.T) {
+	data := t.TempDir()
+	h := galleryHarness(t, data, "p0", "p1", "p2", "p3", "p4")
+	u := h.ui
+	g := &u.gal
+	test.Tap(findButton(g.normalBar, "Select"))
+	if !g.selecting || !g.selectBar.Visible() || g.normalBar.Visible() || !g.deleteSel.Disabled() {
+		t.Fatal("selection mode not entered")
+	}
+	// Escape leaves it.
+	h.win.Canvas().OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeyEscape})
+	if g.selecting || !g.normalBar.Visible() {
+		t.Fatal("Escape did not leave selection mode")
+	}
+	test.Tap(findButton(g.normalBar, "Select"))
+	for _, i := range []int{0, 2, 2, 3} { // cell 2 checked and unchecked again
+		g.grid.Select(i)
+	}
+	if u.shownOK {
+		t.Error("a tap in selection mode opened the image")
+	}
+	if g.deleteSel.Text != "Delete 2" || g.deleteSel.Disabled() || g.selLabel.Text != "2 selected" {
+		t.Fatalf("selection bar %q %q", g.deleteSel.Text, g.selLabel.Text)
+	}
+	if galleryCellFor(t, u, "img-04.png").check.Resource != theme.CheckButtonCheckedIcon() {
+		t.Error("checked cell shows no check")
+	}
+	if galleryCellFor(t, u, "img-02.png").check.Resource != theme.CheckButtonIcon() {
+		t.Error("unchecked cell shows no empty check box")
+	}
+	test.Tap(g.deleteSel)
+	h.waitFor("the images to go", 5*time.Second, func() bool { return u.gallery.Len() == 3 && g.undoBar.Visible() })
+	if g.selecting {
+		t.Error("still in selection mode after deleting")
+	}
+	if got := visiblePrompts(u); !slices.Equal(got, []string{"p3", "p2", "p0"}) {
+		t.Errorf("grid shows %q", got)
+	}
+	if !strings.Contains(g.undoText.Text, "2 images") {
+		t.Errorf("undo strip says %q", g.undoText.Text)
+	}
+	if n, _ := filepath.Glob(filepath.Join(data, "trash", "*.png")); len(n) != 2 {
+		t.Errorf("trash holds %v", n)
+	}
+	test.Tap(g.undoBtn)
+	h.waitFor("the images to come back", 5*time.Second, func() bool { return u.gallery.Len() == 5 })
+	h.settle()
+	if got := visiblePrompts(u); !slices.Equal(got, []string{"p4", "p3", "p2", "p1", "p0"}) {
+		t.Errorf("grid shows %q after undo", got)
+	}
+	// Done leaves the mode too, and nothing stays checked.
+	test.Tap(findButton(g.normalBar, "Select"))
+	g.grid.Select(1)
+	test.Tap(findButton(g.selectBar, "Done"))
+	if g.selecting || len(g.checkedEntries()) != 0 {
+		t.Error("Done did not leave selection mode")
+	}
+}
+
+// Images deleted more than 30 days ago are removed from the trash for good at start, with
+// their cached thumbnails; younger ones stay.
+func TestTrashExpiresAtStart(t *testing.T) {
+	data := t.TempDir()
+	h := galleryHarness(t, data, "old", "young")
+	u := h.ui
+	old, _ := u.gallery.ByFile("img-00.png")
+	if err := u.thumbs.Put(old.SHA256, image.NewNRGBA(image.Rect(0, 0, 4, 4))); err != nil {
+		t.Fatal(err)
+	}
+	u.deleteEntry(old)
+	h.waitFor("the first delete", 5*time.Second, func() bool { return u.gallery.Len() == 1 })
+	young, _ := u.gallery.ByFile("img-01.png")
+	u.deleteEntry(young)
+	h.waitFor("the second delete", 5*time.Second, func() bool { return u.gallery.Len() == 0 })
+	h.close()
+
+	// Backdate the first deletion by 31 days in the trash's record.
+	idxPath := filepath.Join(data, "trash", gallery.IndexName)
+	raw, err := os.ReadFile(idxPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var idx map[string]any
+	if err := json.Unmarshal(raw, &idx); err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range idx["items"].([]any) {
+		m := it.(map[string]any)
+		if strings.HasSuffix(m["name"].(string), "img-00.png") {
+			m["deleted"] = time.Now().Add(-31 * 24 * time.Hour).Format(time.RFC3339Nano)
+		}
+	}
+	raw, _ = json.Marshal(idx)
+	if err := os.WriteFile(idxPath, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	h = newHarness(t, data, "", newFakeGen().open)
+	if n := h.ui.gallery.TrashLen(); n != 1 {
+		t.Errorf("%d images left in the trash, want the young one", n)
+	}
+	if left, _ := filepath.Glob(filepath.Join(data, "trash", "*-img-00.png")); len(left) != 0 {
+		t.Errorf("old image still in the trash: %v", left)
+	}
+	if left, _ := filepath.Glob(filepath.Join(data, "trash", "*-img-01.png")); len(left) != 1 {
+		t.Errorf("young image gone from the trash: %v", left)
+	}
+	if _, err := os.Stat(filepath.Join(data, "thumbs", old.SHA256+".png")); !os.IsNotExist(err) {
+		t.Errorf("the expired image's thumbnail is still cached: %v", err)
+	}
+}
+
+// A large gallery opens without reading every image: the grid makes thumbnails only for
+// the cells it shows, and searching it needs no file.
+func TestLargeGalleryMakesOnlyVisibleThumbnails(t *testing.T) {
+	const n = 400
+	prompts := make([]string, n)
+	for i := range prompts {
+		prompts[i] = fmt.Sprintf("picture %d", i)
+	}
+	data := t.TempDir()
+	h := galleryHarness(t, data, prompts...)
+	u := h.ui
+	if u.galleryLen() != n || u.gal.count.Text != fmt.Sprintf("%d images", n) {
+		t.Fatalf("grid shows %d images (%q)", u.galleryLen(), u.gal.count.Text)
+	}
+	thumbs := func() int {
+		des, _ := os.ReadDir(filepath.Join(data, "thumbs"))
+		return len(des)
+	}
+	h.waitFor("the first thumbnails", 10*time.Second, func() bool { return thumbs() > 0 })
+	h.settle()
+	time.Sleep(200 * time.Millisecond) // let the workers finish what they were given
+	h.settle()
+	t.Logf("%d thumbnails made", thumbs())
+	if got := thumbs(); got >= n/4 {
+		t.Errorf("%d thumbnails made for %d images, most of them not on screen", got, n)
+	}
+	test.Type(u.gal.search, "picture 39")
+	if got := visiblePrompts(u); len(got) != 14 || got[0] != "picture 399" { // 39, 139, 239, 339, 390–399
+		t.Errorf("search in a large gallery shows %d: %q", len(got), got)
+	}
+}

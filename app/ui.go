@@ -92,6 +92,7 @@ type UI struct {
 	refsHint *widget.RichText
 	view     viewer
 	gal      galleryView
+	split    *container.Split // viewer and gallery: side by side, or stacked in a narrow window
 }
 
 // NewUI builds the Kleinbild interface into w: the generation controls, viewer and gallery.
@@ -218,6 +219,9 @@ func (u *UI) loadGallery(dir string) {
 	})
 }
 
+// sidePanelWidth is the width of the generation controls.
+const sidePanelWidth = 300
+
 // build creates the widget tree.
 func (u *UI) build() {
 	u.banner = newBanner()
@@ -235,17 +239,19 @@ func (u *UI) build() {
 	header := container.NewBorder(nil, nil,
 		container.NewHBox(logo, title), container.NewHBox(u.modelBtn))
 
-	controls := u.buildControls()
+	// The side panel scrolls its form and keeps Generate in view (see buildControls).
 	sideWidth := canvas.NewRectangle(color.Transparent)
-	sideWidth.SetMinSize(fyne.NewSize(330, 0))
-	side := container.NewStack(sideWidth, container.NewVScroll(container.NewPadded(controls)))
+	sideWidth.SetMinSize(fyne.NewSize(sidePanelWidth, 0))
+	side := container.NewStack(sideWidth, u.buildControls())
 
 	split := container.NewHSplit(u.buildViewer(), u.buildGallery())
 	split.Offset = 0.64
+	u.split = split
 
 	top := container.NewVBox(container.NewPadded(header), widget.NewSeparator(), u.banner.box)
 	bottom := container.NewVBox(widget.NewSeparator(), u.status)
-	u.root = container.NewBorder(top, bottom, container.NewHBox(side, widget.NewSeparator()), nil, split)
+	u.root = container.NewBorder(top, bottom, container.NewHBox(side, widget.NewSeparator()), nil,
+		container.New(adaptiveSplit{split}, split))
 }
 
 // setStatus shows a passing message in the status line.
@@ -386,4 +392,53 @@ func spacer(h float32) fyne.CanvasObject {
 	r := canvas.NewRectangle(color.Transparent)
 	r.SetMinSize(fyne.NewSize(0, h))
 	return r
+}
+
+// cappedWidth lays out one object at most maxWidth wide, centred, at the full height. Its
+// minimum size is the object's, narrowed to maxWidth, so a wide guide never widens the window.
+type cappedWidth struct{ maxWidth float32 }
+
+// newCappedWidth puts obj in a cappedWidth layout.
+func newCappedWidth(maxWidth float32, obj fyne.CanvasObject) *fyne.Container {
+	return container.New(cappedWidth{maxWidth}, obj)
+}
+
+func (l cappedWidth) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	w := min(size.Width, l.maxWidth)
+	for _, o := range objs {
+		o.Resize(fyne.NewSize(w, size.Height))
+		o.Move(fyne.NewPos((size.Width-w)/2, 0))
+	}
+}
+
+func (l cappedWidth) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	var s fyne.Size
+	for _, o := range objs {
+		if o.Visible() {
+			s = s.Max(o.MinSize())
+		}
+	}
+	s.Width = min(s.Width, l.maxWidth)
+	return s
+}
+
+// adaptiveSplit lays out a split of the viewer and the gallery: side by side when the
+// window is wide enough for both, else one above the other. Its minimum size is the
+// stacked one's, so the window can be narrower than the two side by side.
+type adaptiveSplit struct{ split *container.Split }
+
+func (l adaptiveSplit) MinSize([]fyne.CanvasObject) fyne.Size {
+	a, b := l.split.Leading.MinSize(), l.split.Trailing.MinSize()
+	return fyne.NewSize(max(a.Width, b.Width), a.Height+b.Height+theme.Padding()*2)
+}
+
+func (l adaptiveSplit) Layout(_ []fyne.CanvasObject, size fyne.Size) {
+	a, b := l.split.Leading.MinSize(), l.split.Trailing.MinSize()
+	side := size.Width >= a.Width+b.Width+theme.Padding()*2
+	if l.split.Horizontal != side {
+		l.split.Horizontal = side
+		l.split.Refresh()
+	}
+	l.split.Move(fyne.NewPos(0, 0))
+	l.split.Resize(size)
 }

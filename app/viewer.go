@@ -135,7 +135,7 @@ func (u *UI) buildSetupGuide() fyne.CanvasObject {
 	u.view.setupDownload = dl
 	body := container.NewVBox(container.NewCenter(logo), title, text, container.NewCenter(choose),
 		widget.NewSeparator(), dl.box)
-	return container.NewCenter(container.NewGridWrap(fyne.NewSize(560, 640), container.NewVScroll(body)))
+	return newCappedWidth(560, container.NewVScroll(body))
 }
 
 // buildEmptyGuide is shown when a model is ready but no image is selected.

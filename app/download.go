@@ -188,7 +188,7 @@ func (u *UI) newDownloadPanel() (p *downloadPanel, release func()) {
 	p.variant.SetSelectedIndex(idx)
 
 	browse := widget.NewButtonWithIcon("", theme.FolderOpenIcon(), func() {
-		u.browseFolder(p.dest.Text, func(dir string) { p.dest.SetText(dir) })
+		u.browseFolder("Choose where to download the model", p.dest.Text, func(dir string) { p.dest.SetText(dir) })
 	})
 	// The progress follows the buttons directly, so it is in view on a short screen; the
 	// token, needed only for gated models, comes after it.

@@ -88,8 +88,7 @@ type UI struct {
 	status   *widget.Label
 	modelBtn *widget.Button
 	ctl      controls
-	refsBox  *fyne.Container
-	refsHint *widget.RichText
+	refsView refsSection
 	view     viewer
 	gal      galleryView
 	split    *container.Split // viewer and gallery: side by side, or stacked in a narrow window

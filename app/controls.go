@@ -185,7 +185,7 @@ func (u *UI) buildControls() fyne.CanvasObject {
 	c.fit.SizeName = theme.SizeNameCaptionText
 	c.fit.Hide()
 
-	c.box = container.NewVBox(
+	form := container.NewVBox(
 		sectionTitle("Prompt"), c.prompt, c.promptErr,
 		hint("Ctrl+Enter (⌘+Enter on macOS) generates."),
 		spacer(4),
@@ -200,10 +200,11 @@ func (u *UI) buildControls() fyne.CanvasObject {
 		sectionTitle("Seed"), seedRow, c.seedErr,
 		spacer(4),
 		u.buildReferences(),
-		spacer(8),
-		c.generate,
-		c.fit,
 	)
+	// Generate, its fit line and (while running) Cancel stay in view under the form, which
+	// scrolls on its own in a short window.
+	c.box = container.NewBorder(nil, container.NewPadded(container.NewVBox(c.generate, c.fit)), nil, nil,
+		container.NewVScroll(container.NewPadded(form)))
 	return c.box
 }
 

@@ -189,16 +189,18 @@ func (u *UI) newDownloadPanel() (p *downloadPanel, release func()) {
 	p.variant.SetSelectedIndex(idx)
 
 	browse := widget.NewButtonWithIcon("", theme.FolderOpenIcon(), func() {
-		u.browseFolder(p.dest.Text, func(dir string) { p.dest.SetText(dir) })
+		u.browseFolder("Choose where to download the model", p.dest.Text, func(dir string) { p.dest.SetText(dir) })
 	})
+	// The progress follows the buttons directly, so it is in view on a short screen; the
+	// token, needed only for gated models, comes after it.
 	p.box = container.NewVBox(
 		sectionTitle("Download a model"),
 		p.variant,
 		container.NewBorder(nil, nil, nil, browse, p.dest),
-		p.token, p.remember,
-		hint("Gated models need a free Hugging Face account, an accepted licence and a read token ("+tokensPage+")."),
 		container.NewHBox(p.start, p.pause),
 		p.bar, p.busy, p.detail, p.msg,
+		container.NewBorder(nil, nil, nil, p.remember, p.token),
+		hint("Gated models need a free Hugging Face account, an accepted licence and a read token ("+tokensPage+")."),
 		p.cached,
 	)
 	u.dlPanels = append(u.dlPanels, p)

@@ -11,7 +11,6 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
-	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -258,7 +257,7 @@ func (u *UI) ShowModelDialog() {
 	}
 	path.OnChanged = func(string) { check() }
 	browse := widget.NewButtonWithIcon("Browse…", theme.FolderOpenIcon(), func() {
-		u.browseFolder(path.Text, func(dir string) { path.SetText(dir) })
+		u.browseFolder("Choose the model folder", path.Text, func(dir string) { path.SetText(dir) })
 	})
 	help := widget.NewRichTextFromMarkdown("To try the app quickly, choose the tiny test model `tiny-flux2-klein` " +
 		"(random weights: it paints noise, fast).")
@@ -305,22 +304,19 @@ func (u *UI) closeModelDialog() {
 	}
 }
 
-// browseFolder lets the user pick a folder, starting near start, and passes its path to set.
-func (u *UI) browseFolder(start string, set func(string)) {
-	fd := dialog.NewFolderOpen(func(l fyne.ListableURI, err error) {
-		if err != nil {
-			u.showError(err)
-			return
+// browseFolder lets the user pick a folder in Kleinbild's chooser, titled title, starting
+// in the folder that holds start (else home), and passes its path to set.
+func (u *UI) browseFolder(title, start string, set func(string)) *fileChooser {
+	start = cleanDir(start)
+	return u.openChooser(title, chooseFolder, func() string {
+		home, _ := userDirs()
+		if start != "" && isDir(filepath.Dir(start)) {
+			return filepath.Dir(start)
 		}
-		if l != nil {
-			set(l.Path())
+		if home != "" && isDir(home) {
+			return home
 		}
-	}, u.win)
-	if start := cleanDir(start); start != "" {
-		if l, err := storage.ListerForURI(storage.NewFileURI(filepath.Dir(start))); err == nil {
-			fd.SetLocation(l)
-		}
-	}
-	fd.Resize(fyne.NewSize(800, 560))
-	fd.Show()
+		wd, _ := os.Getwd()
+		return wd
+	}, func(p []string) { set(p[0]) })
 }

@@ -7,6 +7,7 @@ import (
 	"image"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -14,7 +15,6 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/layout"
-	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -29,15 +29,48 @@ import (
 // refCell is the side of a reference thumbnail in the side panel.
 const refCell = 88
 
+// refsSection is the References part of the side panel: the Add… button, a thumbnail
+// with a remove button for each of u.refs, and a hint while there are none.
+type refsSection struct {
+	add  *widget.Button
+	grid *fyne.Container
+	hint *widget.RichText
+	box  *fyne.Container
+}
+
 func (u *UI) buildReferences() fyne.CanvasObject {
-	add := widget.NewButtonWithIcon("Add…", theme.ContentAddIcon(), u.showAddReference)
-	add.Importance = widget.LowImportance
-	u.refsBox = container.NewGridWrap(fyne.NewSquareSize(refCell))
-	u.refsHint = hint("Drop images onto the window to edit them or borrow their look (up to 8). Dropping a Kleinbild PNG can restore its settings instead.")
-	u.refsBox.Hide()
-	return container.NewVBox(
-		container.NewBorder(nil, nil, nil, add, sectionTitle("References")),
-		u.refsBox, u.refsHint)
+	r := &u.refsView
+	r.add = widget.NewButtonWithIcon("Add…", theme.ContentAddIcon(), func() { u.showAddReference() })
+	r.add.Importance = widget.LowImportance
+	r.grid = container.NewGridWrap(fyne.NewSquareSize(refCell))
+	r.hint = hint("Drop images onto the window, or press Add… to pick several at once, to edit them or borrow their look (up to 8). Dropping a Kleinbild PNG can restore its settings instead.")
+	r.grid.Hide()
+	r.box = container.NewVBox(
+		container.NewBorder(nil, nil, nil, r.add, sectionTitle("References")),
+		r.grid, r.hint)
+	return r.box
+}
+
+// show rebuilds the thumbnails of refs; thumb starts loading one, remove takes one away.
+func (r *refsSection) show(refs []string, thumb func(*thumbImage, string), remove func(string)) {
+	var cells []fyne.CanvasObject
+	for _, p := range refs {
+		th := newThumbImage(fyne.NewSquareSize(refCell))
+		thumb(th, p)
+		rm := widget.NewButtonWithIcon("", theme.CancelIcon(), func() { remove(p) })
+		rm.Importance = widget.LowImportance
+		cells = append(cells, container.NewStack(th,
+			container.NewVBox(container.NewHBox(layout.NewSpacer(), rm))))
+	}
+	r.grid.Objects = cells
+	r.grid.Refresh()
+	if len(refs) == 0 {
+		r.hint.Show()
+		r.grid.Hide()
+	} else {
+		r.hint.Hide()
+		r.grid.Show()
+	}
 }
 
 // isImageFile reports whether path has the extension of a format the engine reads.
@@ -47,15 +80,6 @@ func isImageFile(path string) bool {
 		return true
 	}
 	return false
-}
-
-// imageExtensions are the file dialog's filter.
-func imageExtensions() []string {
-	var out []string
-	for _, e := range []string{".png", ".jpg", ".jpeg", ".gif", ".bmp", ".tif", ".tiff", ".webp"} {
-		out = append(out, e, strings.ToUpper(e))
-	}
-	return out
 }
 
 // addReference appends an image file to the references (without refreshing the view),
@@ -135,24 +159,7 @@ func (u *UI) removeReference(path string) {
 
 // refreshRefs rebuilds the reference thumbnails.
 func (u *UI) refreshRefs() {
-	var cells []fyne.CanvasObject
-	for _, p := range u.refs {
-		th := newThumbImage(fyne.NewSquareSize(refCell))
-		u.loadFileThumb(th, p)
-		rm := widget.NewButtonWithIcon("", theme.CancelIcon(), func() { u.removeReference(p) })
-		rm.Importance = widget.LowImportance
-		cells = append(cells, container.NewStack(th,
-			container.NewVBox(container.NewHBox(layout.NewSpacer(), rm))))
-	}
-	u.refsBox.Objects = cells
-	u.refsBox.Refresh()
-	if len(u.refs) == 0 {
-		u.refsHint.Show()
-		u.refsBox.Hide()
-	} else {
-		u.refsHint.Hide()
-		u.refsBox.Show()
-	}
+	u.refsView.show(u.refs, u.loadFileThumb, u.removeReference)
 	u.updateFitSoon()
 }
 
@@ -177,34 +184,30 @@ func (u *UI) galleryByPath(path string) (gallery.Entry, bool) {
 	return u.gallery.ByPath(path)
 }
 
-func (u *UI) showAddReference() {
-	d := dialog.NewFileOpen(func(rc fyne.URIReadCloser, err error) {
-		if err != nil {
-			u.showError(err)
-			return
-		}
-		if rc == nil {
-			return
-		}
-		rc.Close()
-		u.HandleDrop([]fyne.URI{rc.URI()})
-	}, u.win)
-	d.SetFilter(storage.NewExtensionFileFilter(imageExtensions()))
-	d.Resize(fyne.NewSize(800, 560))
-	d.Show()
+// showAddReference opens the chooser for reference images: several can be picked at once.
+// It opens in the folder references were last added from, else the pictures folder.
+func (u *UI) showAddReference() *fileChooser {
+	last := u.settings.ReferenceDir
+	return u.openChooser("Add reference images", chooseImages, func() string {
+		home, cfg := userDirs()
+		return startFolder(last, home, cfg, runtime.GOOS)
+	}, func(paths []string) {
+		u.settings.ReferenceDir = filepath.Dir(paths[len(paths)-1])
+		u.remember(u.settings)
+		u.addReferenceFiles(paths, nil)
+	})
 }
 
-// HandleDrop takes files dropped onto the window (or picked in the file dialog). Images
-// become references; a single PNG made by Kleinbild first asks whether to restore its
-// settings or use it as a reference. The files are read on a background goroutine (a slow
-// disk or a large file never stalls the window); the result is applied through u.post.
+// HandleDrop takes files dropped onto the window. Images become references; a single PNG
+// made by Kleinbild first asks whether to restore its settings or use it as a reference.
+// The files are read on a background goroutine (a slow disk or a large file never stalls
+// the window); the result is applied through u.post.
 func (u *UI) HandleDrop(uris []fyne.URI) {
 	u.handleDrop(uris)
 }
 
 // handleDrop is HandleDrop; the channel is closed once the drop has been applied.
 func (u *UI) handleDrop(uris []fyne.URI) <-chan struct{} {
-	done := make(chan struct{})
 	var paths []string
 	var errs []error
 	for _, uri := range uris {
@@ -214,43 +217,73 @@ func (u *UI) handleDrop(uris []fyne.URI) <-chan struct{} {
 		}
 		paths = append(paths, uri.Path())
 	}
+	if len(paths) != 1 || !strings.EqualFold(filepath.Ext(paths[0]), ".png") {
+		return u.addReferenceFiles(paths, errs)
+	}
+	done := make(chan struct{})
 	u.bg.Add(1)
 	go func() {
 		defer u.bg.Done()
-		if len(paths) == 1 && strings.EqualFold(filepath.Ext(paths[0]), ".png") {
-			if meta, ok, err := imageio.ReadMetadata(paths[0]); err == nil && ok {
-				u.post(func() {
-					defer close(done)
-					u.askRestore(paths[0], meta)
-					u.showError(errors.Join(errs...))
-				})
-				return
-			}
+		if meta, ok, err := imageio.ReadMetadata(paths[0]); err == nil && ok {
+			u.post(func() {
+				defer close(done)
+				u.askRestore(paths[0], meta)
+				u.showError(errors.Join(errs...))
+			})
+			return
 		}
-		checks := make([]error, len(paths))
-		for i, p := range paths {
-			checks[i] = checkReferenceFile(p)
-		}
+		checks := checkReferenceFiles(paths)
 		u.post(func() {
 			defer close(done)
-			for i, p := range paths {
-				err := checks[i]
-				if err == nil {
-					err = u.appendReference(p)
-				}
-				if err != nil {
-					errs = append(errs, err)
-				}
-			}
-			u.refreshRefs()
-			if len(errs) > 0 {
-				u.showErrorAbout(topicRefs, errors.Join(errs...))
-			} else {
-				u.clearBanner(topicRefs)
-			}
+			u.applyReferences(paths, checks, errs)
 		})
 	}()
 	return done
+}
+
+// addReferenceFiles checks image files off the UI goroutine and adds those that can be
+// used as references; errs are earlier problems to report with theirs. The channel is
+// closed once the result is applied.
+func (u *UI) addReferenceFiles(paths []string, errs []error) <-chan struct{} {
+	done := make(chan struct{})
+	u.bg.Add(1)
+	go func() {
+		defer u.bg.Done()
+		checks := checkReferenceFiles(paths)
+		u.post(func() {
+			defer close(done)
+			u.applyReferences(paths, checks, errs)
+		})
+	}()
+	return done
+}
+
+// checkReferenceFiles runs checkReferenceFile on each path (any goroutine).
+func checkReferenceFiles(paths []string) []error {
+	checks := make([]error, len(paths))
+	for i, p := range paths {
+		checks[i] = checkReferenceFile(p)
+	}
+	return checks
+}
+
+// applyReferences adds the checked paths and reports the problems in the banner.
+func (u *UI) applyReferences(paths []string, checks, errs []error) {
+	for i, p := range paths {
+		err := checks[i]
+		if err == nil {
+			err = u.appendReference(p)
+		}
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	u.refreshRefs()
+	if len(errs) > 0 {
+		u.showErrorAbout(topicRefs, errors.Join(errs...))
+	} else {
+		u.clearBanner(topicRefs)
+	}
 }
 
 // askRestore offers the two uses of a dropped Kleinbild PNG.

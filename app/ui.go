@@ -91,10 +91,10 @@ type UI struct {
 	status   *widget.Label
 	modelBtn *widget.Button
 	ctl      controls
-	refsBox  *fyne.Container
-	refsHint *widget.RichText
+	refsView refsSection
 	view     viewer
 	gal      galleryView
+	split    *container.Split // viewer and gallery, side by side
 }
 
 // NewUI builds the Kleinbild interface into w: the generation controls, viewer and gallery.
@@ -226,6 +226,9 @@ func (u *UI) loadGallery(dir string) {
 	})
 }
 
+// sidePanelWidth is the width of the generation controls.
+const sidePanelWidth = 300
+
 // build creates the widget tree.
 func (u *UI) build() {
 	u.banner = newBanner()
@@ -243,17 +246,19 @@ func (u *UI) build() {
 	header := container.NewBorder(nil, nil,
 		container.NewHBox(logo, title), container.NewHBox(u.modelBtn))
 
-	controls := u.buildControls()
+	// The side panel scrolls its form and keeps Generate in view (see buildControls).
 	sideWidth := canvas.NewRectangle(color.Transparent)
-	sideWidth.SetMinSize(fyne.NewSize(330, 0))
-	side := container.NewStack(sideWidth, container.NewVScroll(container.NewPadded(controls)))
+	sideWidth.SetMinSize(fyne.NewSize(sidePanelWidth, 0))
+	side := container.NewStack(sideWidth, u.buildControls())
 
 	split := container.NewHSplit(u.buildViewer(), u.buildGallery())
 	split.Offset = 0.64
+	u.split = split
 
 	top := container.NewVBox(container.NewPadded(header), widget.NewSeparator(), u.banner.box)
 	bottom := container.NewVBox(widget.NewSeparator(), u.status)
-	u.root = container.NewBorder(top, bottom, container.NewHBox(side, widget.NewSeparator()), nil, split)
+	u.root = container.NewBorder(top, bottom, container.NewHBox(side, widget.NewSeparator()), nil,
+		split)
 }
 
 // setStatus shows a passing message in the status line.
@@ -394,4 +399,32 @@ func spacer(h float32) fyne.CanvasObject {
 	r := canvas.NewRectangle(color.Transparent)
 	r.SetMinSize(fyne.NewSize(0, h))
 	return r
+}
+
+// cappedWidth lays out one object at most maxWidth wide, centred, at the full height. Its
+// minimum size is the object's, narrowed to maxWidth, so a wide guide never widens the window.
+type cappedWidth struct{ maxWidth float32 }
+
+// newCappedWidth puts obj in a cappedWidth layout.
+func newCappedWidth(maxWidth float32, obj fyne.CanvasObject) *fyne.Container {
+	return container.New(cappedWidth{maxWidth}, obj)
+}
+
+func (l cappedWidth) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	w := min(size.Width, l.maxWidth)
+	for _, o := range objs {
+		o.Resize(fyne.NewSize(w, size.Height))
+		o.Move(fyne.NewPos((size.Width-w)/2, 0))
+	}
+}
+
+func (l cappedWidth) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	var s fyne.Size
+	for _, o := range objs {
+		if o.Visible() {
+			s = s.Max(o.MinSize())
+		}
+	}
+	s.Width = min(s.Width, l.maxWidth)
+	return s
 }

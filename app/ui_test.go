@@ -215,11 +215,11 @@ func TestDropAddsReferences(t *testing.T) {
 	if len(u.refs) != 2 || u.refs[0] != a || u.refs[1] != b {
 		t.Fatalf("refs = %v", u.refs)
 	}
-	if len(u.refsBox.Objects) != 2 || u.refsHint.Visible() {
-		t.Errorf("%d reference thumbnails shown", len(u.refsBox.Objects))
+	if len(u.refsView.grid.Objects) != 2 || u.refsView.hint.Visible() {
+		t.Errorf("%d reference thumbnails shown", len(u.refsView.grid.Objects))
 	}
 	h.waitFor("reference thumbnails", 5*time.Second, func() bool {
-		for _, o := range u.refsBox.Objects {
+		for _, o := range u.refsView.grid.Objects {
 			if o.(*fyne.Container).Objects[0].(*thumbImage).img.Image == nil {
 				return false
 			}
@@ -227,7 +227,7 @@ func TestDropAddsReferences(t *testing.T) {
 		return true
 	})
 	// Remove the second one with its button.
-	test.Tap(findButton(u.refsBox.Objects[1], ""))
+	test.Tap(findButton(u.refsView.grid.Objects[1], ""))
 	if len(u.refs) != 1 || u.refs[0] != a {
 		t.Fatalf("after remove: refs = %v", u.refs)
 	}

@@ -133,7 +133,7 @@ func (u *UI) buildViewer() fyne.CanvasObject {
 	folder := actionButton("Show in folder", theme.FolderOpenIcon(), u.revealShown)
 	v.deleteBtn = actionButton("Delete", theme.DeleteIcon(), u.deleteShown)
 	v.reuseBtn, v.seedBtn = reuse, seed
-	v.actions = container.New(layout.NewRowWrapLayout(),
+	v.actions = container.New(rowsLayout{maxRows: 3},
 		reuse, seed, asRef, v.copyImageBtn, copyPath, saveAs, folder, v.deleteBtn)
 	v.info = container.NewVBox(v.prompt, v.details, v.lineage, v.actions)
 	v.info.Hide()
@@ -176,7 +176,7 @@ func (u *UI) buildSetupGuide() fyne.CanvasObject {
 	u.view.setupDownload = dl
 	body := container.NewVBox(container.NewCenter(logo), title, text, container.NewCenter(choose),
 		widget.NewSeparator(), dl.box)
-	return container.NewCenter(container.NewGridWrap(fyne.NewSize(560, 640), container.NewVScroll(body)))
+	return newCappedWidth(560, container.NewVScroll(body))
 }
 
 // buildEmptyGuide is shown when a model is ready but no image is selected.

@@ -29,7 +29,9 @@ func Run(opts app.Options) error {
 	if err != nil {
 		return fmt.Errorf("start the interface: %w", err)
 	}
-	w.Resize(fyne.NewSize(1280, 860))
+	// Fits a 1366×768 laptop screen with its title bar and panel; the window can be made
+	// smaller still (see TestWindowFitsLaptopScreen) or larger.
+	w.Resize(fyne.NewSize(1280, 700))
 	w.CenterOnScreen()
 	w.SetMaster()
 	w.SetOnClosed(u.Stop)

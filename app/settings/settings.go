@@ -38,6 +38,9 @@ type Settings struct {
 	// DownloadDir and DownloadVariant name an unfinished model download to offer resuming.
 	DownloadDir     string `json:"download_dir,omitempty"`
 	DownloadVariant string `json:"download_variant,omitempty"`
+	// ReferenceDir is the folder reference images were last added from (where the file
+	// chooser opens).
+	ReferenceDir string `json:"reference_dir,omitempty"`
 }
 
 // Load reads path. A missing file gives zero settings and no error; a corrupt one gives

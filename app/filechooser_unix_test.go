@@ -1,0 +1,34 @@
+//go:build unix
+
+package app
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// FIFOs and other special files are not offered (opening one would block).
+func TestChooserSkipsSpecialFiles(t *testing.T) {
+	dir := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(dir, "pipe.png"), 0o644); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	writeTestPNG(t, dir, "real.png", 64, 64, nil)
+	os.Symlink(filepath.Join(dir, "real.png"), filepath.Join(dir, "link.png"))
+	os.Symlink(filepath.Join(dir, "pipe.png"), filepath.Join(dir, "linkpipe.png"))
+	os.Symlink(filepath.Join(dir, "missing"), filepath.Join(dir, "dangling.png"))
+	items, err := listDir(dir, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, it := range items {
+		names = append(names, it.name)
+	}
+	if got := strings.Join(names, ","); got != "link.png,real.png" {
+		t.Errorf("listed %s", got)
+	}
+}

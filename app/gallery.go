@@ -2,6 +2,7 @@ package app
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -200,6 +201,10 @@ func (g *gallery) insertLocked(e *galleryEntry) {
 func (g *gallery) sortLocked() {
 	slices.SortStableFunc(g.items, func(a, b *galleryEntry) int {
 		if c := b.created().Compare(a.created()); c != 0 {
+			return c
+		}
+		// Metadata times have whole seconds: the file times order images of one second.
+		if c := cmp.Compare(b.ModTime, a.ModTime); c != 0 {
 			return c
 		}
 		return strings.Compare(b.File, a.File)

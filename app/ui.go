@@ -92,6 +92,8 @@ type UI struct {
 	refsHint *widget.RichText
 	view     viewer
 	gal      galleryView
+	queue    *jobQueue // jobs waiting behind the running one
+	batch    batchGrid // the images of the last run that made several
 }
 
 // NewUI builds the Kleinbild interface into w: the generation controls, viewer and gallery.
@@ -240,7 +242,7 @@ func (u *UI) build() {
 	sideWidth.SetMinSize(fyne.NewSize(330, 0))
 	side := container.NewStack(sideWidth, container.NewVScroll(container.NewPadded(controls)))
 
-	split := container.NewHSplit(u.buildViewer(), u.buildGallery())
+	split := container.NewHSplit(container.NewBorder(nil, u.buildBatchGrid(), nil, nil, u.buildViewer()), u.buildGallery())
 	split.Offset = 0.64
 
 	top := container.NewVBox(container.NewPadded(header), widget.NewSeparator(), u.banner.box)

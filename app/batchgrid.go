@@ -2,8 +2,10 @@ package app
 
 import (
 	"fmt"
+	"image/color"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -18,8 +20,9 @@ const (
 // batchGrid shows the images of a run that made several, to pick one for the viewer. It
 // sits under the viewer and is hidden while there is no such run.
 type batchGrid struct {
-	files []string    // the gallery files shown, in order
-	tiles []*tapThumb // one per file
+	files []string            // the gallery files shown, in order
+	tiles []*tapThumb         // one per file
+	marks []*canvas.Rectangle // outlines over the tiles; the shown image's is drawn
 	title *widget.Label
 	rows  *fyne.Container
 	box   *fyne.Container
@@ -46,6 +49,7 @@ func (u *UI) showBatch(entries []galleryEntry) {
 	b := &u.batch
 	b.files = b.files[:0]
 	b.tiles = b.tiles[:0]
+	b.marks = b.marks[:0]
 	b.rows.RemoveAll()
 	var row *fyne.Container
 	for i, e := range entries {
@@ -55,10 +59,13 @@ func (u *UI) showBatch(entries []galleryEntry) {
 		}
 		file := e.File
 		t := newTapThumb(fyne.NewSquareSize(batchTile), func() { u.pickBatch(file) })
-		t.bg.StrokeWidth = 2
+		mark := canvas.NewRectangle(color.Transparent)
+		mark.StrokeWidth = 3
+		mark.CornerRadius = theme.InputRadiusSize()
 		b.files = append(b.files, file)
 		b.tiles = append(b.tiles, t)
-		row.Add(t)
+		b.marks = append(b.marks, mark)
+		row.Add(container.NewStack(t, mark))
 		if u.gallery != nil {
 			u.loadThumb(&t.thumbImage, e.SHA256, u.gallery.Path(e))
 		}
@@ -71,7 +78,7 @@ func (u *UI) showBatch(entries []galleryEntry) {
 // hideBatch takes the grid away.
 func (u *UI) hideBatch() {
 	b := &u.batch
-	b.files, b.tiles = nil, nil
+	b.files, b.tiles, b.marks = nil, nil, nil
 	b.rows.RemoveAll()
 	b.box.Hide()
 }
@@ -85,12 +92,12 @@ func (u *UI) pickBatch(file string) {
 // markBatch outlines the tile of the image in the viewer.
 func (u *UI) markBatch() {
 	b := &u.batch
-	for i, t := range b.tiles {
+	for i, m := range b.marks {
 		if u.shownOK && u.shown.File == b.files[i] {
-			t.bg.StrokeColor = theme.Color(theme.ColorNamePrimary)
+			m.StrokeColor = theme.Color(theme.ColorNamePrimary)
 		} else {
-			t.bg.StrokeColor = nil
+			m.StrokeColor = color.Transparent
 		}
-		t.bg.Refresh()
+		m.Refresh()
 	}
 }

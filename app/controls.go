@@ -187,8 +187,10 @@ func (u *UI) buildControls() fyne.CanvasObject {
 	}
 	c.count = widget.NewSelect(counts, func(string) { u.formChanged() })
 	c.count.SetSelectedIndex(0)
-	countRow := container.NewBorder(nil, nil, nil,
-		hint("seeds count up from the first"), c.count)
+	countHint := widget.NewLabel("seeds count up by one")
+	countHint.SizeName = theme.SizeNameCaptionText
+	countHint.Importance = widget.LowImportance
+	countRow := container.NewBorder(nil, nil, nil, countHint, c.count)
 
 	u.queue = newJobQueue(u.enqueueForm)
 	c.generate = widget.NewButtonWithIcon("Generate", theme.NewThemedResource(resources.Sparkles), u.generateOrCancel)

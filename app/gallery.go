@@ -351,7 +351,7 @@ func (g *gallery) Add(img image.Image, meta imageio.Metadata) (galleryEntry, err
 
 // freeName picks an unused file name from the creation time and seed.
 func (g *gallery) freeName(t time.Time, seed uint64) (string, error) {
-	base := "kleinbild-" + t.Format("20060102-150405") + "-" + strconv.FormatUint(seed, 10)
+	base := "kleinbild-" + t.Local().Format("20060102-150405") + "-" + strconv.FormatUint(seed, 10)
 	for i := 1; i < 1000; i++ {
 		name := base + ".png"
 		if i > 1 {

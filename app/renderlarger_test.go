@@ -5,7 +5,10 @@ import (
 	"testing"
 	"time"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
 
 	"kleinbild/engine/imageio"
 )
@@ -65,7 +68,7 @@ func TestRenderLargerQueuesTheImage(t *testing.T) {
 	test.Tap(u.ctl.generate)
 	waitStarted(t, h, fake)
 	u.selectEntry(src.File, nil)
-	btn := findButton(u.root, "Render larger")
+	btn := findIconButton(u.view.info, theme.ZoomInIcon().Name())
 	if btn == nil {
 		t.Fatal("the viewer has no 'Render larger' button")
 	}
@@ -115,6 +118,23 @@ func TestRenderLargerRefusesWithReason(t *testing.T) {
 	if fake.calls.Load() != 0 || len(u.queue.jobs) != 0 {
 		t.Error("a refused render-larger started or queued a job")
 	}
+}
+
+// findIconButton returns the button with the icon named icon inside o.
+func findIconButton(o fyne.CanvasObject, icon string) *widget.Button {
+	switch v := o.(type) {
+	case *widget.Button:
+		if v.Icon != nil && v.Icon.Name() == icon {
+			return v
+		}
+	case *fyne.Container:
+		for _, c := range v.Objects {
+			if b := findIconButton(c, icon); b != nil {
+				return b
+			}
+		}
+	}
+	return nil
 }
 
 func derefMeta(m *imageio.Metadata) imageio.Metadata {

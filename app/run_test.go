@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"image/color"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -93,6 +94,9 @@ func TestBatchSavesEachImageWithItsSeed(t *testing.T) {
 	test.Tap(u.batch.tiles[2])
 	if u.shown.File != out.entries[2].File || u.shown.Meta.Seed != 102 {
 		t.Errorf("after tapping the third tile the viewer shows %s (seed %d)", u.shown.File, u.shown.Meta.Seed)
+	}
+	if u.batch.marks[2].StrokeColor == color.Transparent || u.batch.marks[0].StrokeColor != color.Transparent {
+		t.Error("the outline does not mark the tile shown")
 	}
 	if !strings.Contains(u.status.Text, "3 images") {
 		t.Errorf("status %q", u.status.Text)

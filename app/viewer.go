@@ -102,7 +102,7 @@ func (u *UI) buildViewer() fyne.CanvasObject {
 	v.deleteBtn = iconButton(theme.DeleteIcon(), u.confirmDeleteShown)
 	v.reuseBtn, v.seedBtn = reuse, seed
 	actions := container.NewBorder(nil, nil,
-		container.NewHBox(reuse, seed, asRef, widget.NewButtonWithIcon("Render larger", theme.ZoomInIcon(), u.RenderLarger)), container.NewHBox(saveAs, copyPath, folder, v.deleteBtn))
+		container.NewHBox(reuse, seed, asRef), container.NewHBox(iconButton(theme.ZoomInIcon(), u.RenderLarger), saveAs, copyPath, folder, v.deleteBtn))
 	v.info = container.NewVBox(v.prompt, v.details, v.lineage, actions)
 	v.info.Hide()
 

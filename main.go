@@ -45,13 +45,14 @@ func fail(err error) int {
 
 // runGUI opens the desktop app with the gui flags (see route).
 func runGUI(args []string) int {
-	var opts app.Options
+	opts := app.Options{Version: cli.Version}
 	if args != nil {
 		fs := flag.NewFlagSet("kleinbild gui", flag.ContinueOnError)
 		fs.StringVar(&opts.ModelDir, "model", "", "model folder to use (remembered otherwise)")
 		fs.StringVar(&opts.DataDir, "data", "", "data folder for the gallery and settings")
 		fs.StringVar(&opts.Prompt, "prompt", "", "prompt to start with")
 		fs.BoolVar(&opts.AutoGenerate, "generate", false, "generate once at start")
+		fs.IntVar(&opts.Count, "count", 0, "images per run for --generate (1 to 16; default: the remembered setting)")
 		fs.StringVar(&opts.ScreenshotPath, "screenshot", "", "after the generation, save a window screenshot here and quit")
 		fs.StringVar(&opts.Backend, "backend", "", cli.BackendHelp()+". For this session; the app's model settings choose it for good")
 		if err := fs.Parse(args); err != nil {
@@ -66,6 +67,10 @@ func runGUI(args []string) int {
 		}
 		if err := cli.CheckBackend(opts.Backend); err != nil {
 			fmt.Fprintf(os.Stderr, "kleinbild gui: %v\n", err)
+			return 2
+		}
+		if opts.Count < 0 || opts.Count > 16 {
+			fmt.Fprintf(os.Stderr, "kleinbild gui: --count %d: use 1 to 16\n", opts.Count)
 			return 2
 		}
 		opts.QuitAfter = opts.ScreenshotPath != ""

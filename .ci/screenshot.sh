@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Runs the real app in a real X window (under the caller's Xvfb), generates once on the
-# given model, waits until the image is in the gallery and its thumbnail is drawn, and
-# captures the window from the X server (what a person would see).
-# Usage: screenshot.sh BINARY MODEL_DIR OUT.png
+# Runs the real app in a real X window (under the caller's Xvfb), generates one run of
+# COUNT images (default 4) on the given model, waits until they are all in the gallery with
+# their thumbnails (the run's grid then shows under the viewer), and captures the window
+# from the X server (what a person would see).
+# Usage: [COUNT=N] screenshot.sh BINARY MODEL_DIR OUT.png
 set -euo pipefail
 bin=$1 model=$2 out=$3
+count=${COUNT:-4}
 data=$(mktemp -d)
 stop() {
   kill "$pid" 2>/dev/null || true
@@ -13,14 +15,15 @@ stop() {
   rm -rf "$data"
 }
 trap stop EXIT
-"$bin" gui --model "$model" --data "$data" --prompt "A red cube on a blue table" --generate &
+"$bin" gui --model "$model" --data "$data" --prompt "A red cube on a blue table" --generate --count "$count" &
 pid=$!
+n() { find "$1" -maxdepth 1 -name '*.png' ! -name '.*' 2>/dev/null | wc -l; }
 for _ in $(seq 1 240); do
-  if ls "$data"/thumbs/*.png >/dev/null 2>&1 && ls "$data"/gallery/*.png >/dev/null 2>&1; then break; fi
+  if [ "$(n "$data/thumbs")" -ge "$count" ] && [ "$(n "$data/gallery")" -ge "$count" ]; then break; fi
   kill -0 "$pid" 2>/dev/null || { echo "screenshot: the app exited early" >&2; exit 1; }
   sleep 0.5
 done
-ls "$data"/gallery/*.png >/dev/null 2>&1 || { echo "screenshot: no image was generated within 2 minutes" >&2; exit 1; }
+[ "$(n "$data/gallery")" -ge "$count" ] || { echo "screenshot: $(n "$data/gallery") of $count images were generated within 2 minutes" >&2; exit 1; }
 sleep 2 # let the thumbnail and result view repaint
 win=$(xdotool search --name '^Kleinbild' | head -n 1)
 [ -n "$win" ] || { echo "screenshot: Kleinbild window not found" >&2; exit 1; }

@@ -17,7 +17,7 @@ import (
 const settleDelay = 700 * time.Millisecond
 
 // Automate performs the scripted session the Options ask for: with AutoGenerate it
-// generates once from the current settings and waits until the result is shown in the
+// generates once from the current settings (Count images when set) and waits until the result is shown in the
 // viewer and the gallery; with ScreenshotPath it then captures the window to that PNG
 // (atomically). Call it from its own goroutine once the window is showing; it returns the
 // generation's error, if any, after taking the screenshot anyway.
@@ -28,6 +28,9 @@ func (u *UI) Automate() error {
 		started := make(chan *runState, 1)
 		startErr := make(chan error, 1)
 		u.post(func() {
+			if u.opts.Count > 0 {
+				u.setCount(u.opts.Count)
+			}
 			r, err := u.startGenerate()
 			if err != nil {
 				u.showError(err)

@@ -83,6 +83,9 @@ type controls struct {
 	lock       *widget.Button
 	dice       *widget.Button
 
+	// count is the number of images per run (minCount..maxCount).
+	count *widget.Select
+
 	generate *widget.Button
 	// fit says whether the generation fits in memory (see updateFit).
 	fit *widget.Label
@@ -99,6 +102,7 @@ type form struct {
 	schedule      string
 	seed          uint64
 	seedGiven     bool
+	count         int
 }
 
 func (u *UI) buildControls() fyne.CanvasObject {
@@ -178,6 +182,18 @@ func (u *UI) buildControls() fyne.CanvasObject {
 	c.lock = widget.NewButtonWithIcon("", theme.NewThemedResource(resources.LockOpen), func() { u.setSeedLocked(!c.seedLocked) })
 	seedRow := container.NewBorder(nil, nil, nil, container.NewHBox(c.dice, c.lock), c.seed)
 
+	var counts []string
+	for n := minCount; n <= maxCount; n++ {
+		counts = append(counts, strconv.Itoa(n))
+	}
+	c.count = widget.NewSelect(counts, func(string) { u.formChanged() })
+	c.count.SetSelectedIndex(0)
+	countHint := widget.NewLabel("seeds count up by one")
+	countHint.SizeName = theme.SizeNameCaptionText
+	countHint.Importance = widget.LowImportance
+	countRow := container.NewBorder(nil, nil, nil, countHint, c.count)
+
+	u.queue = newJobQueue(u.enqueueForm)
 	c.generate = widget.NewButtonWithIcon("Generate", theme.NewThemedResource(resources.Sparkles), u.generateOrCancel)
 	c.generate.Importance = widget.HighImportance
 	c.fit = widget.NewLabel("")
@@ -199,11 +215,14 @@ func (u *UI) buildControls() fyne.CanvasObject {
 		spacer(4),
 		sectionTitle("Seed"), seedRow, c.seedErr,
 		spacer(4),
+		sectionTitle("Images per run"), countRow,
+		spacer(4),
 		u.buildReferences(),
 	)
 	// Generate, its fit line and (while running) Cancel stay in view under the form, which
 	// scrolls on its own in a short window.
-	c.box = container.NewBorder(nil, container.NewPadded(container.NewVBox(c.generate, c.fit)), nil, nil,
+	c.box = container.NewBorder(nil, container.NewPadded(container.NewVBox(
+		container.NewBorder(nil, nil, nil, u.queue.add, c.generate), u.queue.box, c.fit)), nil, nil,
 		container.NewVScroll(container.NewPadded(form)))
 	return c.box
 }
@@ -337,7 +356,16 @@ func (u *UI) readForm() (form, bool) {
 		f.guidance = c.guidance.Value
 	}
 	f.schedule = schedules[max(0, c.schedule.SelectedIndex())].value
+	f.count = u.count()
 	return f, ok
+}
+
+// count is the images-per-run setting.
+func (u *UI) count() int { return u.ctl.count.SelectedIndex() + minCount }
+
+// setCount sets the images-per-run setting, clamped to its range.
+func (u *UI) setCount(n int) {
+	u.ctl.count.SetSelectedIndex(min(max(n, minCount), maxCount) - minCount)
 }
 
 // applySettings fills the controls from remembered settings. Steps and guidance are kept
@@ -369,6 +397,7 @@ func (u *UI) applySettings(s settings.Settings) {
 		c.seed.SetText(strconv.FormatUint(s.Seed, 10))
 	}
 	u.setSeedLocked(s.SeedLocked)
+	u.setCount(s.Count)
 }
 
 func (u *UI) setSchedule(value string) {
@@ -387,6 +416,7 @@ func (u *UI) currentSettings(f form) settings.Settings {
 	s.Prompt, s.Width, s.Height, s.Steps = f.prompt, f.width, f.height, f.steps
 	s.Guidance, s.Schedule = u.ctl.guidance.Value, f.schedule
 	s.Seed, s.SeedLocked = f.seed, u.ctl.seedLocked
+	s.Count = f.count
 	s.FormModel = u.modelDir
 	return s
 }

@@ -34,6 +34,8 @@ type Options struct {
 	Prompt string
 	// AutoGenerate starts one generation as soon as the window is up (see UI.Automate).
 	AutoGenerate bool
+	// Count, when above 0, sets the images per run before the automatic generation.
+	Count int
 	// ScreenshotPath, when set, receives a PNG capture of the window after the automatic
 	// generation has finished and its result is shown.
 	ScreenshotPath string
@@ -43,6 +45,8 @@ type Options struct {
 	// "webgpu" for the best adapter), overriding the one chosen in the settings until the
 	// user chooses another; "" uses the settings' choice (automatic by default).
 	Backend string
+	// Version is the software version written into the images' metadata.
+	Version string
 	// Open opens a model folder on a device; nil opens it with engine.Open.
 	Open OpenFunc
 

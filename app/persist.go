@@ -115,6 +115,7 @@ func (u *UI) formSettings() settings.Settings {
 		s.Seed = n
 	}
 	s.FormModel = u.modelDir
+	s.Count = u.count()
 	return s
 }
 

@@ -25,13 +25,17 @@ import (
 // progressInterval throttles progress updates that carry no news (same phase and step).
 const progressInterval = 50 * time.Millisecond
 
-// runState is one generation in progress.
+// runState is one job in progress: its images are made one after another.
 type runState struct {
+	job        *job
 	cancel     context.CancelFunc
-	done       chan struct{}   // closed when the generating goroutine has returned
-	outcome    chan runOutcome // receives the result once the UI shows it
-	start      time.Time
-	tracker    progress.Tracker
+	done       chan struct{}    // closed when the generating goroutine has returned
+	outcome    chan runOutcome  // receives the result once the UI shows it
+	began      time.Time        // when the run started
+	start      time.Time        // when the current image was started
+	tracker    progress.Tracker // the current image's progress
+	index      int              // the image being made, from 0 (UI goroutine)
+	entries    []gallery.Entry  // the images saved so far (UI goroutine)
 	cancelling bool
 	// device is the device ID the run opens the model on; gpuName its backend when that is
 	// a GPU ("" for a CPU or when unknown), to tell GPU failures apart.
@@ -40,9 +44,12 @@ type runState struct {
 
 // runOutcome is how a generation ended.
 type runOutcome struct {
+	// entry is the last image saved and saved whether the last image made was saved.
 	entry gallery.Entry
 	saved bool
-	err   error
+	// entries are all the images of the run that were saved, in order.
+	entries []gallery.Entry
+	err     error
 	// gpuFailed is true when err came from the GPU the run was on (see deviceFailure).
 	gpuFailed bool
 	// refFailed is true when err is about a reference image that cannot be read.
@@ -50,9 +57,11 @@ type runOutcome struct {
 }
 
 // Generate starts a generation from the current settings (the Generate button and
-// Ctrl/Cmd+Enter). Invalid fields show their message and nothing starts.
+// Ctrl/Cmd+Enter), or queues it while another runs. Invalid fields show their message and
+// nothing starts.
 func (u *UI) Generate() {
 	if u.run != nil {
+		u.enqueueForm()
 		return
 	}
 	u.confirmFit(u.generateNow)
@@ -61,6 +70,11 @@ func (u *UI) Generate() {
 // generateNow starts a generation without asking about memory.
 func (u *UI) generateNow() {
 	_, err := u.startGenerate()
+	u.reportStartError(err)
+}
+
+// reportStartError shows why a job did not start.
+func (u *UI) reportStartError(err error) {
 	switch {
 	case err == nil, errors.Is(err, errInvalidForm), errors.Is(err, errBusy):
 	case errors.Is(err, errNoModel):
@@ -71,6 +85,33 @@ func (u *UI) generateNow() {
 }
 
 var errBusy = errors.New("a generation is already running")
+
+// jobFromForm makes a job of the validated form and the references. The seed is the
+// locked one, or a new random one.
+func (u *UI) jobFromForm(f form) *job {
+	if !u.ctl.seedLocked || !f.seedGiven {
+		f.seed = randomSeed()
+	}
+	return &job{
+		req: engine.Request{
+			Prompt: f.prompt, WidthPx: f.width, HeightPx: f.height, Steps: f.steps,
+			Seed: f.seed, Guidance: f.guidance, Schedule: f.schedule,
+			References: slices.Clone(u.refs),
+		},
+		count: min(max(f.count, minCount), maxCount),
+	}
+}
+
+// enqueueForm queues a job from the current settings to run after the ones before it.
+func (u *UI) enqueueForm() {
+	f, ok := u.readForm()
+	if !ok {
+		return
+	}
+	u.settings = u.currentSettings(f)
+	u.remember(u.settings)
+	u.queue.push(u.jobFromForm(f))
+}
 
 // startGenerate validates the form and starts the generating goroutine.
 func (u *UI) startGenerate() (*runState, error) {
@@ -85,34 +126,43 @@ func (u *UI) startGenerate() (*runState, error) {
 	if !ok {
 		return nil, errInvalidForm
 	}
+	j := u.jobFromForm(f)
 	if !u.ctl.seedLocked || !f.seedGiven {
-		f.seed = randomSeed()
-		u.ctl.seed.SetText(strconv.FormatUint(f.seed, 10))
-	}
-	req := engine.Request{
-		Prompt: f.prompt, WidthPx: f.width, HeightPx: f.height, Steps: f.steps,
-		Seed: f.seed, Guidance: f.guidance, Schedule: f.schedule,
-		References: slices.Clone(u.refs),
-	}
-	info := u.modelInfo
-	variant := "base"
-	if info.Distilled {
-		variant = "distilled"
-	}
-	meta := imageio.Metadata{
-		Prompt: f.prompt, Seed: f.seed, Width: f.width, Height: f.height,
-		Steps: f.steps, Guidance: f.guidance, Schedule: f.schedule,
-		Model: filepath.Base(u.modelDir), Variant: variant, Software: "Kleinbild",
+		u.ctl.seed.SetText(strconv.FormatUint(j.req.Seed, 10))
 	}
 	u.settings = u.currentSettings(f)
 	u.remember(u.settings)
+	return u.startJob(j)
+}
 
+// startQueued starts the next queued job when nothing runs (UI goroutine).
+func (u *UI) startQueued() {
+	if u.run != nil || u.life.Err() != nil || len(u.queue.jobs) == 0 {
+		return
+	}
+	if u.modelDir == "" || u.modelErr != nil {
+		return // the jobs wait until a model is chosen and Generate is pressed
+	}
+	_, err := u.startJob(u.queue.pop())
+	u.reportStartError(err)
+}
+
+// startJob starts the generating goroutine for j (UI goroutine).
+func (u *UI) startJob(j *job) (*runState, error) {
+	if u.run != nil {
+		return nil, errBusy
+	}
+	if u.modelDir == "" || u.modelErr != nil {
+		return nil, errNoModel
+	}
 	ctx, cancel := context.WithCancel(u.life)
-	r := &runState{cancel: cancel, done: make(chan struct{}), outcome: make(chan runOutcome, 1), start: time.Now()}
+	r := &runState{job: j, cancel: cancel, done: make(chan struct{}), outcome: make(chan runOutcome, 1), start: time.Now()}
+	r.began = r.start
 	u.run = r
 	u.followRun = true
 	// Passing messages (a seed locked, settings restored) belong to before the run.
 	u.setStatus("")
+	u.hideBatch()
 	u.view.setImage(nil) // the previews replace it
 	u.setRunning(true)
 	u.showProgress(r, engine.Progress{Phase: engine.PhaseLoading})
@@ -120,9 +170,17 @@ func (u *UI) startGenerate() (*runState, error) {
 	r.device = u.effectiveDevice()
 	r.gpuName = u.gpuBackendOf(r.device)
 	u.bg.Add(2)
-	go u.execute(ctx, r, u.modelDir, req, meta)
+	go u.execute(ctx, r, u.modelDir, u.modelInfo, u.softwareVersion())
 	go u.tick(r)
 	return r, nil
+}
+
+// softwareVersion is the version written into the images' metadata.
+func (u *UI) softwareVersion() string {
+	if u.opts.Version != "" {
+		return u.opts.Version
+	}
+	return "dev"
 }
 
 // Cancel stops the running generation.
@@ -158,28 +216,75 @@ func (u *UI) generatorFor(dir, device string) (Generator, error) {
 	return g, nil
 }
 
-// execute runs on its own goroutine: generate, save to the gallery, report back.
-func (u *UI) execute(ctx context.Context, r *runState, dir string, req engine.Request, meta imageio.Metadata) {
+// execute runs on its own goroutine: generate each image of the job, save it to the
+// gallery as it is done, report back.
+func (u *UI) execute(ctx context.Context, r *runState, dir string, info engine.ModelInfo, version string) {
 	defer u.bg.Done()
 	defer close(r.done)
 	defer r.cancel()
-	start := time.Now()
+	var saved []gallery.Entry
 	finish := func(out runOutcome, img image.Image) {
+		out.entries = saved
+		if len(saved) > 0 && !out.saved {
+			out.entry = saved[len(saved)-1]
+		}
 		u.post(func() { u.finishRun(r, out, img) })
 	}
-	for _, p := range req.References {
-		sum, err := imageio.SHA256File(p)
-		if err != nil {
+	for _, p := range r.job.req.References {
+		if _, err := imageio.SHA256File(p); err != nil {
 			finish(runOutcome{err: fmt.Errorf("reference image %s cannot be read: %w", filepath.Base(p), err), refFailed: true}, nil)
 			return
 		}
-		meta.References = append(meta.References, imageio.Reference{Path: p, SHA256: sum})
 	}
 	gen, err := u.generatorFor(dir, r.device)
 	if err != nil {
 		finish(runOutcome{err: err, gpuFailed: deviceFailure(err, nil, r.gpuName)}, nil)
 		return
 	}
+	var indexErr error
+	var lastImg image.Image
+	for i := range r.job.count {
+		if ctx.Err() != nil {
+			finish(runOutcome{err: context.Canceled}, nil)
+			return
+		}
+		req := r.job.req
+		req.Seed += uint64(i)
+		req.References = slices.Clone(req.References)
+		if i > 0 {
+			u.post(func() { u.startImage(r, i) })
+		}
+		e, img, out := u.makeImage(ctx, r, gen, req, info, version)
+		if out != nil {
+			finish(*out, img)
+			return
+		}
+		saved = append(saved, e.Entry)
+		lastImg = img
+		if e.indexErr != nil {
+			indexErr = e.indexErr
+		}
+		entry := e.Entry
+		u.post(func() { u.imageDone(r, entry, e.indexErr) })
+	}
+	out := runOutcome{saved: true, err: indexErr}
+	if len(saved) > 0 {
+		out.entry = saved[len(saved)-1]
+	}
+	finish(out, lastImg)
+}
+
+// savedImage is an image saved to the gallery; indexErr is set when the gallery index
+// could not be updated (the image is saved all the same).
+type savedImage struct {
+	gallery.Entry
+	indexErr error
+}
+
+// makeImage generates one image and saves it to the gallery (generating goroutine). A
+// non-nil outcome means the run ends here (img is set when it was made but not saved).
+func (u *UI) makeImage(ctx context.Context, r *runState, gen Generator, req engine.Request, info engine.ModelInfo, version string) (savedImage, image.Image, *runOutcome) {
+	start := time.Now()
 	var last engine.Progress
 	var lastSent time.Time
 	res, err := gen.Generate(ctx, req, func(p engine.Progress) {
@@ -197,37 +302,54 @@ func (u *UI) execute(ctx context.Context, r *runState, dir string, req engine.Re
 		if ctx.Err() != nil {
 			err = context.Canceled
 		}
-		finish(runOutcome{err: err, gpuFailed: deviceFailure(err, gen, r.gpuName)}, nil)
-		return
+		return savedImage{}, nil, &runOutcome{err: err, gpuFailed: deviceFailure(err, gen, r.gpuName)}
 	}
-	meta.Seed, meta.Steps = res.Seed, res.Steps
-	if res.Guidance > 0 {
-		meta.Guidance = res.Guidance
+	// The same metadata as the command line writes: absolute reference paths, UTC, version.
+	meta, err := engine.Metadata(info, req, res, version, time.Since(start))
+	if err != nil {
+		return savedImage{}, res.Image, &runOutcome{err: fmt.Errorf("the image could not be described: %w", err), refFailed: true}
 	}
-	if res.Schedule != "" {
-		meta.Schedule = res.Schedule
+	if meta.Guidance == 0 {
+		meta.Guidance = req.Guidance
 	}
-	meta.Width, meta.Height = res.Image.Rect.Dx(), res.Image.Rect.Dy()
-	meta.Created = time.Now()
-	meta.Duration = meta.Created.Sub(start)
-
 	select {
 	case <-u.galleryReady: // u.gallery is not written after this closes
 	case <-u.life.Done():
-		return // shutting down before the gallery has even loaded
+		return savedImage{}, nil, &runOutcome{err: context.Canceled} // shutting down before the gallery has loaded
 	}
 	g := u.gallery
 	if g == nil {
-		finish(runOutcome{err: errors.New("the image could not be saved because the gallery folder is unavailable")}, res.Image)
-		return
+		return savedImage{}, res.Image, &runOutcome{err: errors.New("the image could not be saved because the gallery folder is unavailable")}
 	}
 	e, err := g.Add(res.Image, meta)
-	saved := e.File != ""
-	if saved {
-		// A missing thumbnail is made again from the PNG when needed.
-		_ = u.thumbs.Put(e.SHA256, res.Image)
+	if e.File == "" {
+		return savedImage{}, res.Image, &runOutcome{err: err}
 	}
-	finish(runOutcome{entry: e, saved: saved, err: err}, res.Image)
+	// A missing thumbnail is made again from the PNG when needed.
+	_ = u.thumbs.Put(e.SHA256, res.Image)
+	return savedImage{Entry: e, indexErr: err}, res.Image, nil
+}
+
+// startImage switches the progress display to image i of the run (UI goroutine).
+func (u *UI) startImage(r *runState, i int) {
+	r.index = i
+	r.tracker = progress.Tracker{}
+	r.start = time.Now()
+	u.refreshProgress(r)
+}
+
+// imageDone takes an image of the run that has been saved (UI goroutine): it shows in the
+// gallery at once, and in the run's grid when the run makes several.
+func (u *UI) imageDone(r *runState, e gallery.Entry, indexErr error) {
+	r.entries = append(r.entries, e)
+	u.refreshGallery()
+	if indexErr != nil {
+		u.showError(indexErr)
+	}
+	if r.job.count > 1 && u.run == r {
+		u.showBatch(r.entries)
+		u.setStatus(fmt.Sprintf("Image %d of %d saved as %s", len(r.entries), r.job.count, e.File))
+	}
 }
 
 // tickInterval is how often the elapsed time and estimate refresh between reports.
@@ -270,21 +392,31 @@ func (u *UI) refreshProgress(r *runState) {
 	if r.cancelling {
 		text = "Cancelling…"
 	}
+	if n := r.job.count; n > 1 {
+		text = fmt.Sprintf("Image %d of %d · %s", r.index+1, n, text)
+	}
 	u.view.bar.SetValue(frac)
 	u.view.progressText.SetText(text)
 }
 
-// finishRun shows how a generation ended (UI goroutine).
+// finishRun shows how a generation ended (UI goroutine) and starts the next queued job.
 func (u *UI) finishRun(r *runState, out runOutcome, img image.Image) {
 	if u.run == r {
 		u.run = nil
 	}
 	u.setRunning(false)
+	defer u.startQueued()
 	defer func() { r.outcome <- out }()
+	n := len(out.entries)
 	switch {
 	case errors.Is(out.err, context.Canceled):
-		u.setStatus("Generation cancelled.")
-		u.leaveRun()
+		if n == 0 {
+			u.setStatus("Generation cancelled.")
+			u.leaveRun()
+			return
+		}
+		u.showRunImages(r, out.entries, nil)
+		u.setStatus(fmt.Sprintf("Cancelled after %d of %d images; the finished ones are in the gallery.", n, r.job.count))
 		return
 	case out.err != nil && !out.saved:
 		if out.gpuFailed {
@@ -303,6 +435,10 @@ func (u *UI) finishRun(r *runState, out runOutcome, img image.Image) {
 			u.updateViewer()
 			return
 		}
+		if n > 0 {
+			u.showRunImages(r, out.entries, nil)
+			return
+		}
 		u.leaveRun()
 		return
 	case out.err != nil:
@@ -312,10 +448,30 @@ func (u *UI) finishRun(r *runState, out runOutcome, img image.Image) {
 		// A good run settles what earlier failures were about.
 		u.clearBanner(topicModel, topicRefs, topicRun)
 	}
+	if n == 0 {
+		u.leaveRun()
+		return
+	}
+	u.showRunImages(r, out.entries, img)
+	if n == 1 {
+		u.setStatus(fmt.Sprintf("Done in %s · saved as %s", humanize.Duration(out.entry.Meta.Duration), out.entry.File))
+	} else {
+		u.setStatus(fmt.Sprintf("Done: %d images in %s, saved in the gallery. Pick one in the grid.", n, humanize.Duration(time.Since(r.began))))
+	}
+}
+
+// showRunImages shows the images a run saved: a single one in the viewer; several as a
+// grid to pick from, with the first in the viewer. last is the last image decoded, if at
+// hand.
+func (u *UI) showRunImages(r *runState, entries []gallery.Entry, last image.Image) {
 	u.followRun = false
 	u.refreshGallery()
-	u.selectEntry(out.entry.File, img)
-	u.setStatus(fmt.Sprintf("Done in %s · saved as %s", humanize.Duration(out.entry.Meta.Duration), out.entry.File))
+	if r.job.count > 1 {
+		u.selectEntry(entries[0].File, nil)
+		u.showBatch(entries)
+		return
+	}
+	u.selectEntry(entries[len(entries)-1].File, last)
 }
 
 // leaveRun takes the viewer off a run that ended without an image: the gallery image that
@@ -357,6 +513,11 @@ func (u *UI) setRunning(running bool) {
 		u.view.progress.Show()
 	}
 	b.Refresh()
+	if running && r != nil {
+		u.queue.add.Show()
+	} else {
+		u.queue.add.Hide()
+	}
 	if running {
 		u.modelBtn.Disable()
 	} else {

@@ -95,6 +95,8 @@ type UI struct {
 	view     viewer
 	gal      galleryView
 	split    *container.Split // viewer and gallery, side by side
+	queue    *jobQueue        // jobs waiting behind the running one
+	batch    batchGrid        // the images of the last run that made several
 }
 
 // NewUI builds the Kleinbild interface into w: the generation controls, viewer and gallery.
@@ -251,7 +253,7 @@ func (u *UI) build() {
 	sideWidth.SetMinSize(fyne.NewSize(sidePanelWidth, 0))
 	side := container.NewStack(sideWidth, u.buildControls())
 
-	split := container.NewHSplit(u.buildViewer(), u.buildGallery())
+	split := container.NewHSplit(container.NewBorder(nil, u.buildBatchGrid(), nil, nil, u.buildViewer()), u.buildGallery())
 	split.Offset = 0.64
 	u.split = split
 

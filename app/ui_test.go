@@ -53,7 +53,7 @@ func TestGenerateSavesToGallery(t *testing.T) {
 		t.Errorf("gallery entry metadata = %+v", e.Meta)
 	}
 	meta, ok, err := imageio.ReadMetadata(u.gallery.Path(e))
-	if err != nil || !ok || meta.Prompt != req.Prompt || meta.Seed != req.Seed || meta.Software != "Kleinbild" || meta.Duration <= 0 {
+	if err != nil || !ok || meta.Prompt != req.Prompt || meta.Seed != req.Seed || meta.Software != "kleinbild dev" || meta.Duration <= 0 {
 		t.Errorf("PNG metadata = %+v, %v, %v", meta, ok, err)
 	}
 	if !u.shownOK || u.shown.File != e.File || u.view.image.Image == nil || !u.view.info.Visible() {

@@ -127,6 +127,7 @@ func (u *UI) buildViewer() fyne.CanvasObject {
 			u.AddReference(u.gallery.Path(u.shown))
 		}
 	})
+	larger := actionButton("Render larger", theme.ZoomInIcon(), u.RenderLarger)
 	v.copyImageBtn = actionButton("Copy image", theme.ContentCopyIcon(), u.copyShownImage)
 	copyPath := actionButton("Copy path", theme.ContentPasteIcon(), u.copyShownPath)
 	saveAs := actionButton("Save as…", theme.DocumentSaveIcon(), u.saveShownAs)
@@ -134,7 +135,7 @@ func (u *UI) buildViewer() fyne.CanvasObject {
 	v.deleteBtn = actionButton("Delete", theme.DeleteIcon(), u.deleteShown)
 	v.reuseBtn, v.seedBtn = reuse, seed
 	v.actions = container.New(rowsLayout{maxRows: 3},
-		reuse, seed, asRef, v.copyImageBtn, copyPath, saveAs, folder, v.deleteBtn)
+		reuse, seed, asRef, larger, v.copyImageBtn, copyPath, saveAs, folder, v.deleteBtn)
 	v.info = container.NewVBox(v.prompt, v.details, v.lineage, v.actions)
 	v.info.Hide()
 

@@ -5,6 +5,7 @@ package gallery
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -258,6 +259,10 @@ func (g *Gallery) sortLocked() {
 		if c := b.Created().Compare(a.Created()); c != 0 {
 			return c
 		}
+		// Metadata times have whole seconds: the file times order images of one second.
+		if c := cmp.Compare(b.ModTime, a.ModTime); c != 0 {
+			return c
+		}
 		return strings.Compare(b.File, a.File)
 	})
 }
@@ -385,7 +390,7 @@ func (g *Gallery) Add(img image.Image, meta imageio.Metadata) (Entry, error) {
 	if meta.Created.IsZero() {
 		meta.Created = time.Now()
 	}
-	base := "kleinbild-" + meta.Created.Format("20060102-150405") + "-" + strconv.FormatUint(meta.Seed, 10)
+	base := "kleinbild-" + meta.Created.Local().Format("20060102-150405") + "-" + strconv.FormatUint(meta.Seed, 10)
 	name, err := g.freeName(base, ".png")
 	if err != nil {
 		return Entry{}, err

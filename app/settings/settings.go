@@ -23,6 +23,8 @@ type Settings struct {
 	Schedule   string  `json:"schedule,omitempty"`
 	Seed       uint64  `json:"seed,omitempty"`
 	SeedLocked bool    `json:"seed_locked,omitempty"`
+	// Count is the number of images per run (0 means 1).
+	Count int `json:"count,omitempty"`
 	// FormModel is the model folder the steps and guidance were set for; empty means
 	// ModelDir (settings from before it was kept).
 	FormModel string `json:"form_model,omitempty"`

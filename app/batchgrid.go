@@ -1,0 +1,105 @@
+package app
+
+import (
+	"fmt"
+	"image/color"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"kleinbild/app/gallery"
+)
+
+// Batch grid geometry: tiles per row and their side.
+const (
+	batchColumns = 8
+	batchTile    = 72
+)
+
+// batchGrid shows the images of a run that made several, to pick one for the viewer. It
+// sits under the viewer and is hidden while there is no such run.
+type batchGrid struct {
+	files []string            // the gallery files shown, in order
+	tiles []*tapThumb         // one per file
+	marks []*canvas.Rectangle // outlines over the tiles; the shown image's is drawn
+	title *widget.Label
+	rows  *fyne.Container
+	box   *fyne.Container
+}
+
+// buildBatchGrid creates the (hidden) grid of a run's images.
+func (u *UI) buildBatchGrid() fyne.CanvasObject {
+	b := &u.batch
+	b.title = widget.NewLabel("")
+	b.title.SizeName = theme.SizeNameCaptionText
+	b.title.Truncation = fyne.TextTruncateEllipsis
+	closeBtn := widget.NewButtonWithIcon("", theme.CancelIcon(), u.hideBatch)
+	closeBtn.Importance = widget.LowImportance
+	b.rows = container.NewVBox()
+	// The scroll keeps a long row from widening the window.
+	b.box = container.NewVBox(container.NewBorder(nil, nil, nil, closeBtn, b.title),
+		container.NewHScroll(b.rows))
+	b.box.Hide()
+	return b.box
+}
+
+// showBatch shows entries (a run's images) in the grid.
+func (u *UI) showBatch(entries []gallery.Entry) {
+	b := &u.batch
+	b.files = b.files[:0]
+	b.tiles = b.tiles[:0]
+	b.marks = b.marks[:0]
+	b.rows.RemoveAll()
+	var row *fyne.Container
+	for i, e := range entries {
+		if i%batchColumns == 0 {
+			row = container.NewHBox()
+			b.rows.Add(row)
+		}
+		file := e.File
+		t := newTapThumb(fyne.NewSquareSize(batchTile), func() { u.pickBatch(file) })
+		mark := canvas.NewRectangle(color.Transparent)
+		mark.StrokeWidth = 3
+		mark.CornerRadius = theme.InputRadiusSize()
+		b.files = append(b.files, file)
+		b.tiles = append(b.tiles, t)
+		b.marks = append(b.marks, mark)
+		row.Add(container.NewStack(t, mark))
+		if u.gallery != nil {
+			u.loadThumb(&t.thumbImage, e.SHA256, u.gallery.Path(e))
+		}
+	}
+	b.title.SetText(fmt.Sprintf("This run: %d images. Tap one to see it large.", len(entries)))
+	b.box.Show()
+	u.markBatch()
+}
+
+// hideBatch takes the grid away.
+func (u *UI) hideBatch() {
+	b := &u.batch
+	b.files, b.tiles, b.marks = nil, nil, nil
+	b.rows.RemoveAll()
+	b.box.Hide()
+}
+
+// pickBatch shows a run's image in the viewer (a tile's tap).
+func (u *UI) pickBatch(file string) {
+	u.selectEntry(file, nil)
+	u.markBatch()
+}
+
+// markBatch outlines the tile of the image in the viewer.
+func (u *UI) markBatch() {
+	b := &u.batch
+	for i, m := range b.marks {
+		if u.shownOK && u.shown.File == b.files[i] {
+			m.StrokeColor = theme.Color(theme.ColorNamePrimary)
+		} else {
+			m.StrokeColor = color.Transparent
+		}
+		m.Refresh()
+	}
+}

@@ -1,0 +1,112 @@
+package app
+
+import (
+	"fmt"
+	"slices"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"kleinbild/engine"
+)
+
+// Limits of the images-per-run setting.
+const (
+	minCount = 1
+	maxCount = 16
+)
+
+// job is one generation waiting or running: a request and how many images to make from
+// it, with seeds req.Seed, req.Seed+1, …
+type job struct {
+	req   engine.Request
+	count int
+}
+
+// label is the job's line in the queue: a prompt snippet, the size and the image count.
+func (j *job) label() string {
+	s := fmt.Sprintf("%s · %d×%d", ellipsize(j.req.Prompt, 32), j.req.WidthPx, j.req.HeightPx)
+	if j.count > 1 {
+		s += fmt.Sprintf(" · %d images", j.count)
+	}
+	return s
+}
+
+// queueRow is one waiting job on screen.
+type queueRow struct {
+	job    *job
+	label  *widget.Label
+	remove *widget.Button
+}
+
+// jobQueue holds the jobs lined up behind the running one and shows them under the
+// Generate button, each with a ✕ to take it out. The jobs are lost when the app closes.
+type jobQueue struct {
+	jobs []*job
+	rows []queueRow
+
+	// add queues the form as it stands; shown only while a generation runs.
+	add   *widget.Button
+	title *widget.Label
+	list  *fyne.Container
+	box   *fyne.Container // title, rows and note; hidden while nothing waits
+}
+
+// newJobQueue builds the queue's widgets; onAdd is the "Add to queue" button's action.
+func newJobQueue(onAdd func()) *jobQueue {
+	q := &jobQueue{}
+	q.add = widget.NewButtonWithIcon("Add to queue", theme.ContentAddIcon(), onAdd)
+	q.add.Hide()
+	q.title = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	q.list = container.NewVBox()
+	note := hint("Queued jobs run one after another. Closing Kleinbild drops them.")
+	q.box = container.NewVBox(q.title, q.list, note)
+	q.box.Hide()
+	return q
+}
+
+// push adds j at the end.
+func (q *jobQueue) push(j *job) {
+	q.jobs = append(q.jobs, j)
+	q.refresh()
+}
+
+// pop takes the first job out, or returns nil.
+func (q *jobQueue) pop() *job {
+	if len(q.jobs) == 0 {
+		return nil
+	}
+	j := q.jobs[0]
+	q.jobs = q.jobs[1:]
+	q.refresh()
+	return j
+}
+
+// remove takes j out of the queue (its ✕).
+func (q *jobQueue) remove(j *job) {
+	q.jobs = slices.DeleteFunc(q.jobs, func(x *job) bool { return x == j })
+	q.refresh()
+}
+
+// refresh rebuilds the rows from the jobs.
+func (q *jobQueue) refresh() {
+	q.rows = q.rows[:0]
+	q.list.RemoveAll()
+	for i, j := range q.jobs {
+		l := widget.NewLabel(fmt.Sprintf("%d. %s", i+1, j.label()))
+		l.Truncation = fyne.TextTruncateEllipsis
+		l.SizeName = theme.SizeNameCaptionText
+		x := widget.NewButtonWithIcon("", theme.CancelIcon(), func() { q.remove(j) })
+		x.Importance = widget.LowImportance
+		q.rows = append(q.rows, queueRow{job: j, label: l, remove: x})
+		q.list.Add(container.NewBorder(nil, nil, nil, x, l))
+	}
+	if len(q.jobs) == 0 {
+		q.box.Hide()
+		return
+	}
+	q.title.SetText(fmt.Sprintf("Queued (%d)", len(q.jobs)))
+	q.box.Show()
+}

@@ -1,0 +1,90 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"kleinbild/app/gallery"
+	"kleinbild/engine"
+)
+
+// largerSize is the size "Render larger" renders a w×h image at: twice the area, the
+// aspect ratio kept, each side a multiple of 16 and at most maxSide. ok is false when the
+// image is already as large as that allows.
+func largerSize(w, h int) (nw, nh int, ok bool) {
+	if w <= 0 || h <= 0 {
+		return 0, 0, false
+	}
+	fw, fh := float64(w)*math.Sqrt2, float64(h)*math.Sqrt2
+	if m := max(fw, fh); m > maxSide {
+		fw, fh = fw*maxSide/m, fh*maxSide/m
+	}
+	round := func(v float64) int { return min(max(int(math.Round(v/16))*16, minSide), maxSide) }
+	nw, nh = round(fw), round(fh)
+	if nw*nh <= w*h {
+		return w, h, false
+	}
+	return nw, nh, true
+}
+
+// errNotLarger means the image is at the largest size already.
+var errNotLarger = errors.New("this image is already at the largest size Kleinbild makes")
+
+// renderLargerJob is the job that renders the gallery image e again at a larger size:
+// the same prompt, seed, steps, guidance and schedule, with the image itself as an
+// in-context reference first and its own references that still exist after it.
+func (u *UI) renderLargerJob(e gallery.Entry) (*job, error) {
+	if u.gallery == nil || !e.HasMeta {
+		return nil, errors.New("this image has no Kleinbild settings, so it cannot be rendered again")
+	}
+	m := e.Meta
+	w, h, ok := largerSize(m.Width, m.Height)
+	if !ok {
+		return nil, errNotLarger
+	}
+	refs := []string{u.gallery.Path(e)}
+	for _, r := range m.References {
+		if len(refs) >= engine.MaxReferences {
+			break
+		}
+		if checkReferenceFile(r.Path) == nil { // still there and usable
+			refs = append(refs, r.Path)
+		}
+	}
+	guidance := m.Guidance
+	if u.modelInfo.Distilled || engine.ValidateGuidance(guidance) != nil {
+		guidance = 0 // the model's default
+	}
+	return &job{
+		req: engine.Request{
+			Prompt: m.Prompt, WidthPx: w, HeightPx: h, Steps: m.Steps, Seed: m.Seed,
+			Guidance: guidance, Schedule: m.Schedule, References: refs,
+		},
+		count: 1,
+	}, nil
+}
+
+// RenderLarger re-renders the image in the viewer at a larger size (see renderLargerJob):
+// at once when nothing runs, otherwise after the queued jobs.
+func (u *UI) RenderLarger() {
+	if !u.shownOK {
+		return
+	}
+	j, err := u.renderLargerJob(u.shown)
+	if err != nil {
+		u.showNotice(sentence(err.Error()) + ".")
+		return
+	}
+	if u.run != nil {
+		u.queue.push(j)
+		u.setStatus(fmt.Sprintf("Queued: %s rendered at %d × %d.", u.shown.File, j.req.WidthPx, j.req.HeightPx))
+		return
+	}
+	if _, err := u.startJob(j); err != nil {
+		u.reportStartError(err)
+		if errors.Is(err, errNoModel) {
+			u.ShowModelDialog()
+		}
+	}
+}

@@ -1,0 +1,146 @@
+package app
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"kleinbild/app/gallery"
+	"kleinbild/engine/imageio"
+)
+
+func TestLargerSize(t *testing.T) {
+	cases := []struct {
+		w, h, nw, nh int
+		ok           bool
+	}{
+		{512, 512, 720, 720, true},
+		{256, 192, 368, 272, true},
+		{768, 1024, 1088, 1456, true},
+		{1024, 576, 1456, 816, true},
+		{1440, 1440, 1792, 1792, true},
+		{1024, 1792, 1024, 1792, false}, // the long side is at the limit already
+		{1792, 1792, 1792, 1792, false},
+		{0, 512, 0, 0, false},
+	}
+	for _, c := range cases {
+		nw, nh, ok := largerSize(c.w, c.h)
+		if nw != c.nw || nh != c.nh || ok != c.ok {
+			t.Errorf("largerSize(%d, %d) = %d, %d, %v; want %d, %d, %v", c.w, c.h, nw, nh, ok, c.nw, c.nh, c.ok)
+		}
+		if ok && (nw%16 != 0 || nh%16 != 0 || nw > maxSide || nh > maxSide) {
+			t.Errorf("largerSize(%d, %d) = %d × %d is not a valid size", c.w, c.h, nw, nh)
+		}
+	}
+}
+
+// Issue 12: "Render larger" on a gallery image queues (while another runs) a job at twice
+// the area with the same prompt, seed, steps and guidance, and the image itself and its
+// references that still exist as references.
+func TestRenderLargerQueuesTheImage(t *testing.T) {
+	fake := newFakeGen()
+	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
+	u := h.ui
+	refDir := t.TempDir()
+	ref := writeTestPNG(t, refDir, "ref.png", 64, 64, nil)
+	u.AddReference(ref)
+	if len(u.refs) != 1 {
+		t.Fatalf("reference not added: %q", u.errorText())
+	}
+	lockSeed(u, 4242)
+	u.setSize(256, 192)
+	u.ctl.steps.SetText("3")
+	out := h.generate("a lighthouse at dusk")
+	if out.err != nil {
+		t.Fatal(out.err)
+	}
+	src := out.entry
+	<-fake.started // the first run's
+
+	// A second run blocks, so the render-larger job waits in the queue.
+	fake.block = true
+	u.removeReference(ref)
+	u.ctl.prompt.SetText("something else")
+	test.Tap(u.ctl.generate)
+	waitStarted(t, h, fake)
+	u.selectEntry(src.File, nil)
+	btn := findIconButton(u.view.info, theme.ZoomInIcon().Name())
+	if btn == nil {
+		t.Fatal("the viewer has no 'Render larger' button")
+	}
+	test.Tap(btn)
+	if len(u.queue.jobs) != 1 {
+		t.Fatalf("%d jobs queued, want 1", len(u.queue.jobs))
+	}
+	j := u.queue.jobs[0]
+	r := j.req
+	if r.WidthPx != 368 || r.HeightPx != 272 || r.Seed != 4242 || r.Prompt != "a lighthouse at dusk" || r.Steps != 3 || j.count != 1 {
+		t.Errorf("queued request %+v (count %d)", r, j.count)
+	}
+	if len(r.References) != 2 || r.References[0] != u.gallery.Path(src) || r.References[1] != ref {
+		t.Errorf("references %v, want [%s %s]", r.References, u.gallery.Path(src), ref)
+	}
+	if r.Guidance != src.Meta.Guidance && !u.modelInfo.Distilled {
+		t.Errorf("guidance %v, image had %v", r.Guidance, src.Meta.Guidance)
+	}
+
+	// Once the running job is cancelled, the queued one runs with that request.
+	test.Tap(u.ctl.generate)
+	waitStarted(t, h, fake)
+	if got := fake.lastRequest(); got.WidthPx != 368 || got.Seed != 4242 || len(got.References) != 2 || got.References[0] != u.gallery.Path(src) {
+		t.Errorf("generator got %+v", got)
+	}
+	test.Tap(u.ctl.generate)
+	h.waitFor("the run to stop", 5*time.Second, func() bool { return u.run == nil })
+}
+
+// Issue 12: "Render larger" on an image without settings, or at the largest size, says why
+// and queues nothing.
+func TestRenderLargerRefusesWithReason(t *testing.T) {
+	fake := newFakeGen()
+	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
+	u := h.ui
+	for _, c := range []struct {
+		meta *imageio.Metadata
+		want string
+	}{
+		{nil, "no Kleinbild settings"},
+		{&imageio.Metadata{Prompt: "big", Width: 1792, Height: 1792, Seed: 1}, "already at the largest size"},
+	} {
+		if _, err := u.renderLargerJob(gallery.Entry{HasMeta: c.meta != nil, Meta: derefMeta(c.meta)}); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("error %v, want %q", err, c.want)
+		}
+	}
+	if fake.calls.Load() != 0 || len(u.queue.jobs) != 0 {
+		t.Error("a refused render-larger started or queued a job")
+	}
+}
+
+// findIconButton returns the button with the icon named icon inside o.
+func findIconButton(o fyne.CanvasObject, icon string) *widget.Button {
+	switch v := o.(type) {
+	case *widget.Button:
+		if v.Icon != nil && v.Icon.Name() == icon {
+			return v
+		}
+	case *fyne.Container:
+		for _, c := range v.Objects {
+			if b := findIconButton(c, icon); b != nil {
+				return b
+			}
+		}
+	}
+	return nil
+}
+
+func derefMeta(m *imageio.Metadata) imageio.Metadata {
+	if m == nil {
+		return imageio.Metadata{}
+	}
+	return *m
+}

@@ -1,0 +1,221 @@
+package app
+
+import (
+	"context"
+	"image/color"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2/test"
+
+	"kleinbild/engine"
+	"kleinbild/engine/imageio"
+)
+
+// blockAtSeed is a fakeGen that, for the request with seed block, reports progress and then
+// waits until it is cancelled.
+type blockAtSeed struct {
+	*fakeGen
+	block uint64
+}
+
+func (b *blockAtSeed) open(_, device string) (Generator, error) {
+	_, _ = b.fakeGen.open("", device)
+	return b, nil
+}
+
+func (b *blockAtSeed) Generate(ctx context.Context, req engine.Request, progress func(engine.Progress)) (*engine.Result, error) {
+	if req.Seed != b.block {
+		return b.fakeGen.Generate(ctx, req, progress)
+	}
+	b.mu.Lock()
+	b.reqs = append(b.reqs, req)
+	b.mu.Unlock()
+	progress(engine.Progress{Phase: engine.PhaseDenoise, Step: 1, Steps: 4})
+	b.started <- struct{}{}
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+// lockSeed puts seed in the seed field, locked.
+func lockSeed(u *UI, seed uint64) {
+	u.ctl.seed.SetText(strconv.FormatUint(seed, 10))
+	u.setSeedLocked(true)
+}
+
+// gallerySeeds returns the seeds in the gallery's PNG files, oldest first.
+func gallerySeeds(t *testing.T, u *UI) []uint64 {
+	t.Helper()
+	var seeds []uint64
+	for i := u.gallery.Len() - 1; i >= 0; i-- {
+		e, _ := u.gallery.At(i)
+		m, ok, err := imageio.ReadMetadata(u.gallery.Path(e))
+		if err != nil || !ok {
+			t.Fatalf("%s: metadata %v %v", e.File, ok, err)
+		}
+		seeds = append(seeds, m.Seed)
+	}
+	return seeds
+}
+
+// Issue 12: several images per run, seeds s, s+1, …, each saved with its own seed, then
+// shown as a grid to pick from.
+func TestBatchSavesEachImageWithItsSeed(t *testing.T) {
+	fake := newFakeGen()
+	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
+	u := h.ui
+	lockSeed(u, 100)
+	u.setCount(3)
+	out := h.generate("three foxes")
+	if out.err != nil || len(out.entries) != 3 {
+		t.Fatalf("outcome %v, %d entries", out.err, len(out.entries))
+	}
+	if got := gallerySeeds(t, u); len(got) != 3 || got[0] != 100 || got[1] != 101 || got[2] != 102 {
+		t.Errorf("gallery seeds %v, want [100 101 102]", got)
+	}
+	if fake.calls.Load() != 3 {
+		t.Errorf("generator called %d times", fake.calls.Load())
+	}
+	if !u.batch.box.Visible() || len(u.batch.tiles) != 3 {
+		t.Fatalf("batch grid visible %v with %d tiles, want 3", u.batch.box.Visible(), len(u.batch.tiles))
+	}
+	for i, f := range u.batch.files {
+		if f != out.entries[i].File {
+			t.Errorf("tile %d shows %s, want %s", i, f, out.entries[i].File)
+		}
+	}
+	if u.shown.File != out.entries[0].File {
+		t.Errorf("viewer shows %s, want the first of the run %s", u.shown.File, out.entries[0].File)
+	}
+	test.Tap(u.batch.tiles[2])
+	if u.shown.File != out.entries[2].File || u.shown.Meta.Seed != 102 {
+		t.Errorf("after tapping the third tile the viewer shows %s (seed %d)", u.shown.File, u.shown.Meta.Seed)
+	}
+	if u.batch.marks[2].StrokeColor == color.Transparent || u.batch.marks[0].StrokeColor != color.Transparent {
+		t.Error("the outline does not mark the tile shown")
+	}
+	if !strings.Contains(u.status.Text, "3 images") {
+		t.Errorf("status %q", u.status.Text)
+	}
+
+	// A run of one image hides the grid again.
+	u.setCount(1)
+	h.generate("one fox")
+	if u.batch.box.Visible() {
+		t.Error("the grid of the last run stays after a single-image run")
+	}
+}
+
+// Issue 12: an unlocked seed gives a random first seed, the rest follow it.
+func TestBatchRandomSeedsFollowOn(t *testing.T) {
+	fake := newFakeGen()
+	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
+	u := h.ui
+	u.setCount(2)
+	h.generate("two foxes")
+	got := gallerySeeds(t, u)
+	if len(got) != 2 || got[1] != got[0]+1 {
+		t.Errorf("seeds %v, want s, s+1", got)
+	}
+	if u.ctl.seed.Text != strconv.FormatUint(got[0], 10) {
+		t.Errorf("seed field %q, first seed %d", u.ctl.seed.Text, got[0])
+	}
+}
+
+// Issue 12: progress names the image of the run, and Cancel stops the whole run while the
+// finished images stay.
+func TestBatchCancelKeepsFinished(t *testing.T) {
+	fake := &blockAtSeed{fakeGen: newFakeGen(), block: 201}
+	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
+	u := h.ui
+	lockSeed(u, 200)
+	u.setCount(4)
+	test.Type(u.ctl.prompt, "four foxes")
+	test.Tap(u.ctl.generate)
+	if u.run == nil {
+		t.Fatal("the run did not start")
+	}
+	h.waitFor("the second image", 5*time.Second, func() bool {
+		return strings.HasPrefix(u.view.progressText.Text, "Image 2 of 4 · Step 1 of 4")
+	})
+	if u.gallery.Len() != 1 || !u.batch.box.Visible() || len(u.batch.tiles) != 1 {
+		t.Errorf("while the second image runs: gallery %d, grid visible %v with %d tiles", u.gallery.Len(), u.batch.box.Visible(), len(u.batch.tiles))
+	}
+	test.Tap(u.ctl.generate) // Cancel
+	h.waitFor("the run to stop", 5*time.Second, func() bool { return u.run == nil })
+	h.settle()
+	if got := gallerySeeds(t, u); len(got) != 1 || got[0] != 200 {
+		t.Errorf("gallery seeds %v after cancel, want [200]", got)
+	}
+	fake.mu.Lock()
+	started := len(fake.reqs)
+	fake.mu.Unlock()
+	if started != 2 {
+		t.Errorf("%d images were started, want 2 (the rest cancelled)", started)
+	}
+	if !strings.Contains(u.status.Text, "Cancelled after 1 of 4") || u.errorText() != "" {
+		t.Errorf("status %q, banner %q", u.status.Text, u.errorText())
+	}
+	if !u.shownOK || u.shown.Meta.Seed != 200 || !u.batch.box.Visible() || len(u.batch.tiles) != 1 {
+		t.Errorf("after cancel the viewer shows %v seed %d, grid %v", u.shownOK, u.shown.Meta.Seed, len(u.batch.tiles))
+	}
+	if u.ctl.generate.Text != "Generate" {
+		t.Errorf("button %q after cancel", u.ctl.generate.Text)
+	}
+}
+
+// Issue 12, defect 11: the GUI writes its metadata with engine.Metadata, as the command
+// line does: absolute reference paths, UTC time and the version. (Before, the GUI built it
+// by hand: the reference path as given, local time and "Kleinbild" with no version.)
+func TestGUIMetadataMatchesCLI(t *testing.T) {
+	fake := newFakeGen()
+	dir := t.TempDir()
+	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
+	u := h.ui
+	u.opts.Version = "9.8.7"
+	writeTestPNG(t, dir, "ref.png", 32, 32, nil)
+	t.Chdir(dir)
+	u.refs = []string{"ref.png"} // a relative path, as a typed one can be
+	out := h.generate("a fox with a reference")
+	if out.err != nil {
+		t.Fatal(out.err)
+	}
+	if loc := out.entry.Meta.Created.Location(); loc != time.UTC {
+		t.Errorf("creation time is in %v, want UTC", loc)
+	}
+	m, ok, err := imageio.ReadMetadata(u.gallery.Path(out.entry))
+	if err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	want := filepath.Join(dir, "ref.png")
+	if len(m.References) != 1 || m.References[0].Path != want {
+		t.Errorf("references %+v, want the absolute path %s", m.References, want)
+	}
+	if m.Software != "kleinbild 9.8.7" {
+		t.Errorf("software %q, want %q", m.Software, "kleinbild 9.8.7")
+	}
+	if m.Created.Location() != time.UTC || m.Created.IsZero() {
+		t.Errorf("stored time %v", m.Created)
+	}
+	if _, err := os.Stat(want); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Issue 12: the images-per-run setting is remembered like the other form fields.
+func TestCountIsRemembered(t *testing.T) {
+	data := t.TempDir()
+	fake := newFakeGen()
+	h := newHarness(t, data, tinyModel(t), fake.open)
+	h.ui.ctl.count.SetSelected("5")
+	h.settle()
+	h.close()
+	h2 := newHarness(t, data, tinyModel(t), fake.open)
+	if got := h2.ui.count(); got != 5 {
+		t.Errorf("after restart the count is %d, want 5", got)
+	}
+}

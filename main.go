@@ -15,10 +15,24 @@ import (
 )
 
 func main() {
+	noWaylandWithoutSession(os.Getenv, os.Setenv)
 	if gui, flags := route(os.Args[1:]); gui {
 		os.Exit(runGUI(flags))
 	}
 	os.Exit(cli.Run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// noWaylandWithoutSession points WAYLAND_DISPLAY at a socket path that does not exist when
+// there is no desktop session (no XDG_RUNTIME_DIR and no WAYLAND_DISPLAY: containers, CI,
+// ssh). Probing GPUs makes the Vulkan and EGL loaders try Wayland, and libwayland prints
+// "error: XDG_RUNTIME_DIR is invalid or not set in the environment." for every try (five
+// lines before each subcommand's output) unless the display name is an absolute path.
+// Without a session no Wayland connection could succeed anyway; a real session is left
+// alone.
+func noWaylandWithoutSession(getenv func(string) string, setenv func(string, string) error) {
+	if getenv("XDG_RUNTIME_DIR") == "" && getenv("WAYLAND_DISPLAY") == "" {
+		_ = setenv("WAYLAND_DISPLAY", "/nonexistent/kleinbild-no-wayland-session")
+	}
 }
 
 // route tells the desktop app from a subcommand: no arguments, "gui [flags]", or flags with

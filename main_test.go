@@ -59,3 +59,58 @@ func TestSubcommandsQuietUnderCLocale(t *testing.T) {
 		}
 	}
 }
+
+// Without a desktop session (no XDG_RUNTIME_DIR: containers, CI, ssh) libwayland printed
+// "error: XDG_RUNTIME_DIR is invalid or not set in the environment." five times before
+// every subcommand that looks for a GPU (info, generate, encode, bench, devices). (Progress
+// lines on stderr are generate's own.)
+func TestSubcommandsQuietWithoutSession(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	tiny := filepath.Join("..", "shared", "golden", "model", "tiny-flux2-klein")
+	if _, err := os.Stat(tiny); err != nil {
+		t.Skipf("tiny golden model: %v", err)
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "kleinbild")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		return strings.HasPrefix(kv, "XDG_RUNTIME_DIR=") || strings.HasPrefix(kv, "WAYLAND_DISPLAY=")
+	})
+	for _, args := range [][]string{
+		{"info", "-d", tiny},
+		{"devices"},
+		{"generate", "-d", tiny, "-p", "a red cube", "-W", "64", "-H", "64", "-o", filepath.Join(dir, "out.png")},
+	} {
+		cmd := exec.Command(bin, args...)
+		cmd.Env = env
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("kleinbild %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+		}
+		if strings.Contains(stderr.String(), "XDG_RUNTIME_DIR") {
+			t.Errorf("kleinbild %s complained about the missing session:\n%s", strings.Join(args, " "), stderr.String())
+		}
+	}
+}
+
+func TestNoWaylandWithoutSession(t *testing.T) {
+	for _, c := range []struct {
+		runtime, wayland, want string
+	}{
+		{"", "", "/nonexistent/kleinbild-no-wayland-session"},
+		{"/run/user/1000", "", ""},
+		{"", "wayland-1", "wayland-1"},
+		{"/run/user/1000", "wayland-0", "wayland-0"},
+	} {
+		env := map[string]string{"XDG_RUNTIME_DIR": c.runtime, "WAYLAND_DISPLAY": c.wayland}
+		noWaylandWithoutSession(func(k string) string { return env[k] }, func(k, v string) error { env[k] = v; return nil })
+		if env["WAYLAND_DISPLAY"] != c.want {
+			t.Errorf("XDG_RUNTIME_DIR=%q WAYLAND_DISPLAY=%q: got WAYLAND_DISPLAY=%q, want %q", c.runtime, c.wayland, env["WAYLAND_DISPLAY"], c.want)
+		}
+	}
+}

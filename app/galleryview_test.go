@@ -88,7 +88,7 @@ func TestDeleteToTrashAndUndo(t *testing.T) {
 	if top := h.win.Canvas().Overlays().Top(); top != nil {
 		t.Fatal("deleting asked for confirmation although it can be undone")
 	}
-	h.waitFor("the image to go", 5*time.Second, func() bool { return u.gallery.Len() == 2 && u.gal.undoBar.Visible() })
+	h.waitFor("the image to go", 5*time.Second, func() bool { return u.galleryLen() == 2 && u.gal.undoBar.Visible() })
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
 		t.Errorf("the file is still in the gallery folder: %v", err)
 	}
@@ -108,7 +108,8 @@ func TestDeleteToTrashAndUndo(t *testing.T) {
 	}
 
 	test.Tap(u.gal.undoBtn)
-	h.waitFor("the image to come back", 5*time.Second, func() bool { return u.gallery.Len() == 3 })
+	// Wait for what the UI shows (the storage is restored a moment before the UI hears of it).
+	h.waitFor("the image to come back", 5*time.Second, func() bool { return u.galleryLen() == 3 && !u.gal.undoBar.Visible() })
 	h.settle()
 	if _, err := os.Stat(path); err != nil {
 		t.Fatalf("file not restored: %v", err)
@@ -237,7 +238,7 @@ func TestMultiSelectDeleteAndUndo(t *testing.T) {
 		t.Error("unchecked cell shows no empty check box")
 	}
 	test.Tap(g.deleteSel)
-	h.waitFor("the images to go", 5*time.Second, func() bool { return u.gallery.Len() == 3 && g.undoBar.Visible() })
+	h.waitFor("the images to go", 5*time.Second, func() bool { return u.galleryLen() == 3 && g.undoBar.Visible() })
 	if g.selecting {
 		t.Error("still in selection mode after deleting")
 	}
@@ -251,7 +252,7 @@ func TestMultiSelectDeleteAndUndo(t *testing.T) {
 		t.Errorf("trash holds %v", n)
 	}
 	test.Tap(g.undoBtn)
-	h.waitFor("the images to come back", 5*time.Second, func() bool { return u.gallery.Len() == 5 })
+	h.waitFor("the images to come back", 5*time.Second, func() bool { return u.galleryLen() == 5 })
 	h.settle()
 	if got := visiblePrompts(u); !slices.Equal(got, []string{"p4", "p3", "p2", "p1", "p0"}) {
 		t.Errorf("grid shows %q after undo", got)
@@ -276,10 +277,10 @@ func TestTrashExpiresAtStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	u.deleteEntry(old)
-	h.waitFor("the first delete", 5*time.Second, func() bool { return u.gallery.Len() == 1 })
+	h.waitFor("the first delete", 5*time.Second, func() bool { return u.galleryLen() == 1 })
 	young, _ := u.gallery.ByFile("img-01.png")
 	u.deleteEntry(young)
-	h.waitFor("the second delete", 5*time.Second, func() bool { return u.gallery.Len() == 0 })
+	h.waitFor("the second delete", 5*time.Second, func() bool { return u.galleryLen() == 0 })
 	h.close()
 
 	// Backdate the first deletion by 31 days in the trash's record.

@@ -149,7 +149,7 @@ func TestDeleteKeyDeletesTheShownImage(t *testing.T) {
 	}
 
 	key(c, fyne.KeyDelete)
-	h.waitFor("the image to go to the trash", 10*time.Second, func() bool { return u.gallery.IndexOf(mid.File) < 0 })
+	h.waitFor("the image to go to the trash", 10*time.Second, func() bool { return u.visibleIndex(mid.File) < 0 })
 	h.settle()
 	if u.gallery.IndexOf(mid.File) >= 0 {
 		t.Fatalf("%s is still in the gallery", mid.File)
@@ -162,13 +162,13 @@ func TestDeleteKeyDeletesTheShownImage(t *testing.T) {
 	}
 	// The last image's neighbour is the one before it.
 	key(c, fyne.KeyDelete)
-	h.waitFor("the last image to go", 10*time.Second, func() bool { return u.gallery.Len() == 1 })
+	h.waitFor("the last image to go", 10*time.Second, func() bool { return u.galleryLen() == 1 })
 	h.settle()
 	if !u.shownOK || u.shown.File != h.at(0).File || u.gallery.Len() != 1 {
 		t.Errorf("after deleting the last: shown %q, %d images", u.shown.File, u.gallery.Len())
 	}
 	key(c, fyne.KeyDelete)
-	h.waitFor("the only image to go", 10*time.Second, func() bool { return u.gallery.Len() == 0 })
+	h.waitFor("the only image to go", 10*time.Second, func() bool { return u.galleryLen() == 0 })
 	h.settle()
 	if u.shownOK || u.gallery.Len() != 0 {
 		t.Errorf("after deleting the only image: shown %v, %d images", u.shownOK, u.gallery.Len())

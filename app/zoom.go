@@ -97,8 +97,11 @@ func wheelFactor(dy float32) float32 {
 	if isBad(dy) {
 		return 1
 	}
+	// A notch is 10 on macOS and 25 elsewhere (Fyne's scroll speeds), and fast turns come
+	// accelerated: each event zooms at most one step, so a notch is one step everywhere
+	// while a trackpad's small deltas still zoom smoothly.
 	f := float32(math.Pow(zoomStep, float64(dy)/10))
-	return min(2, max(0.5, f))
+	return min(zoomStep, max(1/zoomStep, f))
 }
 
 // visibleCrop is the part of an image of img pixels that v shows in area: the source

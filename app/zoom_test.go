@@ -138,8 +138,18 @@ func TestWheelFactor(t *testing.T) {
 	if f := wheelFactor(1); f <= 1 || f > 1.05 {
 		t.Errorf("small trackpad step: %v, want slightly above 1", f)
 	}
-	if wheelFactor(1e6) != 2 || wheelFactor(-1e6) != 0.5 || wheelFactor(float32(math.NaN())) != 1 {
-		t.Error("wheel factor not bounded")
+	// A notch on Linux and Windows is 25 (and accelerated turns more): still one step.
+	// (Before: 25 zoomed 1.75x per notch, three notches from 179 % to 956 %.)
+	for _, dy := range []float32{25, 125, 1e6} {
+		if f := wheelFactor(dy); !near(f, zoomStep) {
+			t.Errorf("wheel %v up: %v, want one step %v", dy, f, float32(zoomStep))
+		}
+		if f := wheelFactor(-dy); !near(f, 1/zoomStep) {
+			t.Errorf("wheel %v down: %v, want one step %v", dy, f, float32(1/zoomStep))
+		}
+	}
+	if wheelFactor(float32(math.NaN())) != 1 {
+		t.Error("NaN wheel zooms")
 	}
 }
 

@@ -29,7 +29,7 @@ func (u *UI) Automate() error {
 		startErr := make(chan error, 1)
 		u.post(func() {
 			if u.opts.Count > 0 {
-				u.setCount(u.opts.Count)
+				u.ctl.setCount(u.opts.Count)
 			}
 			r, err := u.startGenerate()
 			if err != nil {

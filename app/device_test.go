@@ -56,7 +56,7 @@ func TestDeviceChoicePersistsAndReopens(t *testing.T) {
 	fake := newFakeGen()
 	h := newHarness(t, data, tinyModel(t), fake.open)
 	u := h.ui
-	u.setSize(64, 64)
+	u.ctl.setSize(64, 64)
 	if out := h.generate("first"); out.err != nil {
 		t.Fatal(out.err)
 	}
@@ -140,7 +140,7 @@ func TestGPUFailureFallsBackToCPU(t *testing.T) {
 	}
 	h := newHarness(t, data, tinyModel(t), open)
 	u := h.ui
-	u.setSize(64, 64)
+	u.ctl.setSize(64, 64)
 	h.settle()
 
 	out := h.generate("on the GPU")
@@ -249,7 +249,7 @@ func TestFitLineUsesChosenDevice(t *testing.T) {
 	u.fit.machine = func(c budget.Calibration) budget.Machine {
 		return budget.Machine{AvailableBytes: 64e9, TotalBytes: 64e9, Rates: c}
 	}
-	u.setSize(1024, 1024)
+	u.ctl.setSize(1024, 1024)
 	h.settle()
 	u.updateFit()
 	if txt := u.ctl.fit.Text; !strings.HasPrefix(txt, "Fits") {

@@ -346,7 +346,7 @@ func TestFitLine(t *testing.T) {
 	})
 	first := fit.Text
 	t.Logf("512×512: %q", first)
-	u.setSize(1024, 1024)
+	u.ctl.setSize(1024, 1024)
 	h.waitFor("the fit line to follow the size", 5*time.Second, func() bool { return fit.Text != first })
 	t.Logf("1024×1024: %q", fit.Text)
 	u.ctl.width.SetText("1000")
@@ -365,7 +365,7 @@ func TestGenerateAsksWhenItDoesNotFit(t *testing.T) {
 	u.fit.machine = func(c budget.Calibration) budget.Machine {
 		return budget.Machine{AvailableBytes: 64 << 20, TotalBytes: 64 << 20, Rates: c}
 	}
-	u.setSize(1024, 1024)
+	u.ctl.setSize(1024, 1024)
 	h.waitFor("a warning", 5*time.Second, func() bool {
 		return u.ctl.fit.Visible() && u.ctl.fit.Importance == widget.DangerImportance
 	})

@@ -90,7 +90,7 @@ func (u *UI) estimate() (budget.Report, bool) {
 	if wmsg != "" || hmsg != "" {
 		return budget.Report{}, false
 	}
-	steps, _ := u.checkStepsQuiet()
+	steps, _ := u.ctl.checkStepsQuiet()
 	req := budget.Request{WidthPx: w, HeightPx: h, References: len(u.refs), Steps: steps}
 	if !f.model.Distilled {
 		req.Guidance = u.ctl.guidance.Value
@@ -135,8 +135,8 @@ func onDevice(rep budget.Report, d backends.Device) budget.Report {
 }
 
 // checkStepsQuiet parses the steps field without showing a message (0: the default).
-func (u *UI) checkStepsQuiet() (int, bool) {
-	v := atoiOr(u.ctl.steps.Text, 0)
+func (c *controls) checkStepsQuiet() (int, bool) {
+	v := atoiOr(c.steps.Text, 0)
 	return v, v >= 0 && v <= maxSteps
 }
 

@@ -61,15 +61,14 @@ const formSaveDelay = 400 * time.Millisecond
 
 // watchForm remembers the form whenever the user edits it (called once the remembered
 // settings are in the controls, so restoring them writes nothing).
-func (u *UI) watchForm() {
-	c := &u.ctl
+func (c *controls) watchForm() {
 	for _, e := range []*shortcutEntry{c.prompt, c.width, c.height, c.steps, c.seed} {
 		prev := e.OnChanged
 		e.OnChanged = func(s string) {
 			if prev != nil {
 				prev(s)
 			}
-			u.formChanged()
+			c.formChanged()
 		}
 	}
 	prevG := c.guidance.OnChanged
@@ -77,23 +76,22 @@ func (u *UI) watchForm() {
 		if prevG != nil {
 			prevG(v)
 		}
-		u.formChanged()
+		c.formChanged()
 	}
 	prevS := c.schedule.OnChanged
 	c.schedule.OnChanged = func(v string) {
 		if prevS != nil {
 			prevS(v)
 		}
-		u.formChanged()
+		c.formChanged()
 	}
-	u.formWatched = true
+	c.formWatched = true
 }
 
 // formSettings is u.settings with the form as it stands, valid or not: fields that do
 // not hold a usable value keep their remembered one.
-func (u *UI) formSettings() settings.Settings {
-	c := &u.ctl
-	s := u.settings
+func (c *controls) formSettings() settings.Settings {
+	s := c.u.settings
 	if engine.ValidatePrompt(c.prompt.Text) == nil {
 		s.Prompt = c.prompt.Text
 	}
@@ -114,46 +112,46 @@ func (u *UI) formSettings() settings.Settings {
 	if n, err := strconv.ParseUint(strings.TrimSpace(c.seed.Text), 10, 64); err == nil {
 		s.Seed = n
 	}
-	s.FormModel = u.modelDir
-	s.Count = u.count()
+	s.FormModel = c.u.modelDir
+	s.Count = c.countValue()
 	return s
 }
 
 // formChanged remembers the form after an edit (UI goroutine). The file is written after
 // a short pause in editing, and at the latest when the UI closes.
-func (u *UI) formChanged() {
-	if !u.formWatched || u.life.Err() != nil {
+func (c *controls) formChanged() {
+	if !c.formWatched || c.u.life.Err() != nil {
 		return
 	}
-	u.settings = u.formSettings()
-	s := u.settings
-	u.saveMu.Lock()
-	defer u.saveMu.Unlock()
-	u.pendingSave = &s
-	if u.formTimer == nil {
-		u.formTimer = time.AfterFunc(formSaveDelay, u.flushForm)
+	c.u.settings = c.formSettings()
+	s := c.u.settings
+	c.u.saveMu.Lock()
+	defer c.u.saveMu.Unlock()
+	c.u.pendingSave = &s
+	if c.formTimer == nil {
+		c.formTimer = time.AfterFunc(formSaveDelay, c.flushForm)
 	} else {
-		u.formTimer.Reset(formSaveDelay)
+		c.formTimer.Reset(formSaveDelay)
 	}
 }
 
 // flushForm writes the pending settings, if any; safe from any goroutine.
-func (u *UI) flushForm() {
-	u.saveMu.Lock()
-	if u.formTimer != nil {
-		u.formTimer.Stop()
+func (c *controls) flushForm() {
+	c.u.saveMu.Lock()
+	if c.formTimer != nil {
+		c.formTimer.Stop()
 	}
-	u.saveMu.Unlock()
-	u.writeMu.Lock()
-	defer u.writeMu.Unlock()
-	u.saveMu.Lock()
-	p := u.pendingSave
-	u.pendingSave = nil
-	u.saveMu.Unlock()
+	c.u.saveMu.Unlock()
+	c.u.writeMu.Lock()
+	defer c.u.writeMu.Unlock()
+	c.u.saveMu.Lock()
+	p := c.u.pendingSave
+	c.u.pendingSave = nil
+	c.u.saveMu.Unlock()
 	if p == nil {
 		return
 	}
-	if err := settings.Save(u.settingsPath, *p); err != nil {
-		u.post(func() { u.showError(fmt.Errorf("settings could not be saved: %w", err)) })
+	if err := settings.Save(c.u.settingsPath, *p); err != nil {
+		c.u.post(func() { c.u.showError(fmt.Errorf("settings could not be saved: %w", err)) })
 	}
 }

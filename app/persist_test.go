@@ -29,7 +29,7 @@ func TestFormEditsSurviveRestart(t *testing.T) {
 	c.height.SetText("256")
 	c.steps.SetText("3")
 	c.seed.SetText("4242")
-	h.ui.setSeedLocked(true)
+	h.ui.ctl.setSeedLocked(true)
 	h.settle()
 	h.close() // quit at once, before the debounce has written anything
 
@@ -44,7 +44,7 @@ func TestFormEditsSurviveRestart(t *testing.T) {
 	// An edit is also written on its own after a pause, without closing.
 	c2.prompt.SetText("a grey wolf")
 	c2.seed.SetText("")
-	h2.ui.setSeedLocked(false)
+	h2.ui.ctl.setSeedLocked(false)
 	time.Sleep(formSaveDelay + 300*time.Millisecond)
 	s, err := settings.Load(h2.ui.settingsPath)
 	if err != nil || s.Prompt != "a grey wolf" || s.SeedLocked {

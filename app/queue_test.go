@@ -43,7 +43,7 @@ func TestQueueRunsJobsInOrder(t *testing.T) {
 		u.ctl.prompt.SetText(p)
 		if p == "third" {
 			u.ctl.width.SetText("320")
-			u.setCount(2)
+			u.ctl.setCount(2)
 			test.Tap(u.queue.add)
 		} else {
 			u.Generate() // the Generate action (Ctrl+Enter) queues while a run is in progress

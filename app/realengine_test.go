@@ -14,7 +14,7 @@ import (
 func TestGenerateRealTinyModel(t *testing.T) {
 	h := newHarness(t, t.TempDir(), tinyModel(t), nil)
 	u := h.ui
-	u.setSize(64, 64)
+	u.ctl.setSize(64, 64)
 	start := time.Now()
 	out := h.generate("a tiny test image")
 	if out.err != nil {

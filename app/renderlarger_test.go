@@ -53,7 +53,7 @@ func TestRenderLargerQueuesTheImage(t *testing.T) {
 		t.Fatalf("reference not added: %q", u.errorText())
 	}
 	lockSeed(u, 4242)
-	u.setSize(256, 192)
+	u.ctl.setSize(256, 192)
 	u.ctl.steps.SetText("3")
 	out := h.generate("a lighthouse at dusk")
 	if out.err != nil {

@@ -104,11 +104,11 @@ func (u *UI) jobFromForm(f form) *job {
 
 // enqueueForm queues a job from the current settings to run after the ones before it.
 func (u *UI) enqueueForm() {
-	f, ok := u.readForm()
+	f, ok := u.ctl.readForm()
 	if !ok {
 		return
 	}
-	u.settings = u.currentSettings(f)
+	u.settings = u.ctl.currentSettings(f)
 	u.remember(u.settings)
 	u.queue.push(u.jobFromForm(f))
 }
@@ -122,7 +122,7 @@ func (u *UI) startGenerate() (*runState, error) {
 		u.ShowModelDialog()
 		return nil, errNoModel
 	}
-	f, ok := u.readForm()
+	f, ok := u.ctl.readForm()
 	if !ok {
 		return nil, errInvalidForm
 	}
@@ -130,7 +130,7 @@ func (u *UI) startGenerate() (*runState, error) {
 	if !u.ctl.seedLocked || !f.seedGiven {
 		u.ctl.seed.SetText(strconv.FormatUint(j.req.Seed, 10))
 	}
-	u.settings = u.currentSettings(f)
+	u.settings = u.ctl.currentSettings(f)
 	u.remember(u.settings)
 	return u.startJob(j)
 }

@@ -44,7 +44,7 @@ func (b *blockAtSeed) Generate(ctx context.Context, req engine.Request, progress
 // lockSeed puts seed in the seed field, locked.
 func lockSeed(u *UI, seed uint64) {
 	u.ctl.seed.SetText(strconv.FormatUint(seed, 10))
-	u.setSeedLocked(true)
+	u.ctl.setSeedLocked(true)
 }
 
 // gallerySeeds returns the seeds in the gallery's PNG files, oldest first.
@@ -69,7 +69,7 @@ func TestBatchSavesEachImageWithItsSeed(t *testing.T) {
 	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
 	u := h.ui
 	lockSeed(u, 100)
-	u.setCount(3)
+	u.ctl.setCount(3)
 	out := h.generate("three foxes")
 	if out.err != nil || len(out.entries) != 3 {
 		t.Fatalf("outcome %v, %d entries", out.err, len(out.entries))
@@ -103,7 +103,7 @@ func TestBatchSavesEachImageWithItsSeed(t *testing.T) {
 	}
 
 	// A run of one image hides the grid again.
-	u.setCount(1)
+	u.ctl.setCount(1)
 	h.generate("one fox")
 	if u.batch.box.Visible() {
 		t.Error("the grid of the last run stays after a single-image run")
@@ -115,7 +115,7 @@ func TestBatchRandomSeedsFollowOn(t *testing.T) {
 	fake := newFakeGen()
 	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
 	u := h.ui
-	u.setCount(2)
+	u.ctl.setCount(2)
 	h.generate("two foxes")
 	got := gallerySeeds(t, u)
 	if len(got) != 2 || got[1] != got[0]+1 {
@@ -133,7 +133,7 @@ func TestBatchCancelKeepsFinished(t *testing.T) {
 	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
 	u := h.ui
 	lockSeed(u, 200)
-	u.setCount(4)
+	u.ctl.setCount(4)
 	test.Type(u.ctl.prompt, "four foxes")
 	test.Tap(u.ctl.generate)
 	if u.run == nil {
@@ -215,7 +215,7 @@ func TestCountIsRemembered(t *testing.T) {
 	h.settle()
 	h.close()
 	h2 := newHarness(t, data, tinyModel(t), fake.open)
-	if got := h2.ui.count(); got != 5 {
+	if got := h2.ui.ctl.countValue(); got != 5 {
 		t.Errorf("after restart the count is %d, want 5", got)
 	}
 }

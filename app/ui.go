@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -58,10 +57,6 @@ type UI struct {
 	saveMu      sync.Mutex // guards pendingSave
 	pendingSave *settings.Settings
 	writeMu     sync.Mutex // serialises settings writes
-	// formTimer writes the edited form after a pause in typing (see formChanged);
-	// formWatched is set once the remembered settings are in the controls.
-	formTimer   *time.Timer
-	formWatched bool
 
 	genMu     sync.Mutex // guards gen, genDir and genDevice (used by the generation goroutine)
 	gen       Generator
@@ -124,6 +119,7 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 		galleryReady: make(chan struct{}),
 		thumbs:       thumbcache.New(filepath.Join(dataDir, "thumbs"), thumbcache.Side, 2, 48<<20),
 	}
+	u.ctl.u = u
 	u.fit.calibrate = opts.calibrate
 	u.life, u.stop = context.WithCancel(context.Background())
 	// Once stopped, the window is going away: late results are dropped rather than run
@@ -152,11 +148,11 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 	default:
 		u.refreshModel()
 	}
-	u.applySettings(set)
+	u.ctl.applySettings(set)
 	if opts.Prompt != "" {
 		u.ctl.prompt.SetText(opts.Prompt)
 	}
-	u.watchForm()
+	u.ctl.watchForm()
 	if setErr != nil {
 		u.showError(setErr)
 	}
@@ -190,7 +186,7 @@ func (u *UI) Stop() { u.stop() }
 func (u *UI) Close() {
 	u.stop()
 	u.bg.Wait()
-	u.flushForm()
+	u.ctl.flushForm()
 	u.thumbs.Close()
 	u.genMu.Lock()
 	defer u.genMu.Unlock()
@@ -251,7 +247,7 @@ func (u *UI) build() {
 	// The side panel scrolls its form and keeps Generate in view (see buildControls).
 	sideWidth := canvas.NewRectangle(color.Transparent)
 	sideWidth.SetMinSize(fyne.NewSize(sidePanelWidth, 0))
-	side := container.NewStack(sideWidth, u.buildControls())
+	side := container.NewStack(sideWidth, u.ctl.buildControls())
 
 	split := container.NewHSplit(container.NewBorder(nil, u.buildBatchGrid(), nil, nil, u.buildViewer()), u.buildGallery())
 	split.Offset = 0.64

@@ -28,7 +28,7 @@ func TestGenerateSavesToGallery(t *testing.T) {
 	if !u.view.empty.Visible() || u.view.setup.Visible() {
 		t.Fatal("with a model and no images the viewer should invite to generate")
 	}
-	h.ui.setSize(256, 192)
+	h.ui.ctl.setSize(256, 192)
 
 	out := h.generate("a red fox in the snow")
 	if out.err != nil {

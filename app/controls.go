@@ -156,7 +156,7 @@ func (c *controls) buildControls() fyne.CanvasObject {
 	c.steps.SetPlaceHolder("auto")
 	c.steps.OnChanged = func(string) {
 		c.checkSteps()
-		c.u.updateFitSoon()
+		c.u.fit.updateSoon()
 	}
 	c.stepsErr = fieldError()
 
@@ -165,7 +165,7 @@ func (c *controls) buildControls() fyne.CanvasObject {
 	c.guidanceVal = widget.NewLabel("4.0")
 	c.guidance.OnChanged = func(v float64) {
 		c.guidanceVal.SetText(strconv.FormatFloat(v, 'f', 1, 64))
-		c.u.updateFitSoon()
+		c.u.fit.updateSoon()
 	}
 	c.guidance.SetValue(4)
 	c.guidanceBox = container.NewVBox(sectionTitle("Guidance"),
@@ -270,7 +270,7 @@ func (c *controls) checkSize() (w, h int, ok bool) {
 		c.preset.SetSelected(sel)
 		c.syncing = false
 	}
-	c.u.updateFitSoon()
+	c.u.fit.updateSoon()
 	return w, h, msg == ""
 }
 

@@ -80,7 +80,7 @@ func (u *UI) probeDevices() {
 		u.post(func() {
 			u.dev.list, u.dev.probed = ds, true
 			u.refreshDeviceSelect()
-			u.updateFitSoon()
+			u.fit.updateSoon()
 		})
 	}()
 }
@@ -145,7 +145,7 @@ func (u *UI) fallBackToCPU(msg string) {
 	u.dev.fallback = msg
 	u.banner.show(fmt.Sprintf("The GPU failed: %s. The next run uses the CPU.", strings.TrimSuffix(msg, ".")), true)
 	u.refreshDeviceSelect()
-	u.updateFitSoon()
+	u.fit.updateSoon()
 }
 
 // chooseDevice makes id ("" automatic) the device of the next generations and remembers it;
@@ -158,7 +158,7 @@ func (u *UI) chooseDevice(id string) {
 	u.settings.Device = id
 	u.remember(u.settings)
 	u.refreshDeviceSelect()
-	u.updateFitSoon()
+	u.fit.updateSoon()
 }
 
 // autoLabel is the select's first option.

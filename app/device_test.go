@@ -251,13 +251,13 @@ func TestFitLineUsesChosenDevice(t *testing.T) {
 	}
 	u.ctl.setSize(1024, 1024)
 	h.settle()
-	u.updateFit()
+	u.fit.update()
 	if txt := u.ctl.fit.Text; !strings.HasPrefix(txt, "Fits") {
 		t.Fatalf("fit line %q on the CPU", txt)
 	}
 	u.chooseDevice("webgpu:0") // 8 GB in fakeDevices: klein-4B at 1024² needs more
 	h.settle()
-	u.updateFit()
+	u.fit.update()
 	if txt := u.ctl.fit.Text; !strings.Contains(txt, "Does not fit on Test GPU") {
 		t.Errorf("fit line %q on an 8 GB GPU", txt)
 	}

@@ -150,7 +150,7 @@ func (u *UI) refreshModel() {
 		}
 		u.ctl.guidanceDefault = def
 	}
-	u.setFitModel()
+	u.fit.setModel()
 	u.updateViewer()
 }
 

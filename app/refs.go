@@ -160,7 +160,7 @@ func (u *UI) removeReference(path string) {
 // refreshRefs rebuilds the reference thumbnails.
 func (u *UI) refreshRefs() {
 	u.refsView.show(u.refs, u.loadFileThumb, u.removeReference)
-	u.updateFitSoon()
+	u.fit.updateSoon()
 }
 
 // loadFileThumb shows the thumbnail of an image file outside the gallery in th.

@@ -64,7 +64,7 @@ func (u *UI) Generate() {
 		u.enqueueForm()
 		return
 	}
-	u.confirmFit(u.generateNow)
+	u.fit.confirm(u.generateNow)
 }
 
 // generateNow starts a generation without asking about memory.

@@ -79,7 +79,7 @@ type UI struct {
 	hubOpts  hub.Options      // base options of downloads (tests shorten intervals)
 	modelDlg dialog.Dialog    // the open model dialog, or nil
 
-	fit fitState
+	fit fitLine
 
 	root     fyne.CanvasObject
 	banner   *banner
@@ -120,6 +120,7 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 		thumbs:       thumbcache.New(filepath.Join(dataDir, "thumbs"), thumbcache.Side, 2, 48<<20),
 	}
 	u.ctl.u = u
+	u.fit.u = u
 	u.fit.calibrate = opts.calibrate
 	u.life, u.stop = context.WithCancel(context.Background())
 	// Once stopped, the window is going away: late results are dropped rather than run

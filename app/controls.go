@@ -90,7 +90,7 @@ type controls struct {
 	count *widget.Select
 
 	generate *widget.Button
-	// fit says whether the generation fits in memory (see updateFit).
+	// fit says whether the generation fits in memory (see fitLine.update).
 	fit *widget.Label
 
 	box *fyne.Container // the whole panel
@@ -224,7 +224,7 @@ func (c *controls) buildControls() fyne.CanvasObject {
 		spacer(4),
 		sectionTitle("Images per run"), countRow,
 		spacer(4),
-		c.u.buildReferences(),
+		c.u.refs.build(),
 	)
 	// Generate, its fit line and (while running) Cancel stay in view under the form, which
 	// scrolls on its own in a short window.
@@ -447,14 +447,14 @@ func (c *controls) restoreSettings(m imageio.Metadata) {
 	}
 	c.setSchedule(m.Schedule)
 	c.reuseSeed(m.Seed)
-	c.u.refs = nil
+	c.u.refs.paths = nil
 	var missing []string
 	for _, r := range m.References {
-		if err := c.u.addReference(r.Path); err != nil {
+		if err := c.u.refs.addReference(r.Path); err != nil {
 			missing = append(missing, r.Path)
 		}
 	}
-	c.u.refreshRefs()
+	c.u.refs.refresh()
 	if promptErr != nil {
 		c.u.showNotice(fmt.Sprintf("Settings restored, but not the prompt: it is %d KB long, at most %d KB are allowed.", len(m.Prompt)>>10, engine.MaxPromptBytes>>10))
 	} else if len(missing) > 0 {

@@ -53,7 +53,7 @@ type fitLine struct {
 	machine func(budget.Calibration) budget.Machine
 }
 
-// setFitModel reads the shapes of the current model for estimates (UI goroutine).
+// setModel reads the shapes of the current model for estimates (UI goroutine).
 func (f *fitLine) setModel() {
 	if f.u.modelDir == f.dir && f.model != nil {
 		return
@@ -67,7 +67,7 @@ func (f *fitLine) setModel() {
 	f.updateSoon()
 }
 
-// updateFitSoon redoes the estimate once the settings have been still for fitDebounce.
+// updateSoon redoes the estimate once the settings have been still for fitDebounce.
 func (f *fitLine) updateSoon() {
 	f.seq++
 	seq := f.seq
@@ -92,7 +92,7 @@ func (f *fitLine) estimate() (budget.Report, bool) {
 		return budget.Report{}, false
 	}
 	steps, _ := f.u.ctl.checkStepsQuiet()
-	req := budget.Request{WidthPx: w, HeightPx: h, References: len(f.u.refs), Steps: steps}
+	req := budget.Request{WidthPx: w, HeightPx: h, References: len(f.u.refs.paths), Steps: steps}
 	if !f.model.Distilled {
 		req.Guidance = f.u.ctl.guidance.Value
 	}
@@ -141,7 +141,7 @@ func (c *controls) checkStepsQuiet() (int, bool) {
 	return v, v >= 0 && v <= maxSteps
 }
 
-// updateFit shows the estimate under the Generate button (UI goroutine) and starts the
+// update shows the estimate under the Generate button (UI goroutine) and starts the
 // one-time calibration that adds time estimates.
 func (f *fitLine) update() {
 	l := f.u.ctl.fit
@@ -204,7 +204,7 @@ func fitText(rep budget.Report) string {
 	return s
 }
 
-// confirmFit asks before a generation that will not fit in memory: run is called when the
+// confirm asks before a generation that will not fit in memory: run is called when the
 // user agrees, or at once when the estimate does not object.
 func (f *fitLine) confirm(run func()) {
 	rep, ok := f.estimate()

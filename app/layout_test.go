@@ -120,8 +120,8 @@ func TestWindowFitsLaptopScreen(t *testing.T) {
 		uris = append(uris, storage.NewFileURI(writeTestPNG(t, dir, n, 96, 80, nil)))
 	}
 	h.drop(uris)
-	if len(u.refs) != 3 {
-		t.Fatalf("refs %v", u.refs)
+	if len(u.refs.paths) != 3 {
+		t.Fatalf("refs %v", u.refs.paths)
 	}
 	h.waitFor("the fit line", 10*time.Second, func() bool { return u.ctl.fit.Visible() && u.ctl.fit.Text != "" })
 

@@ -138,8 +138,8 @@ func TestRestoreSettingsKeepsExistingReferences(t *testing.T) {
 	u.RestoreSettings(imageio.Metadata{Prompt: "a bridge", Width: 256, Height: 256, Steps: 2, Seed: 5,
 		References: []imageio.Reference{{Path: kept}, {Path: gone}}})
 	h.settle()
-	if len(u.refs) != 1 || u.refs[0] != kept {
-		t.Errorf("references after restore: %v, want [%s]", u.refs, kept)
+	if len(u.refs.paths) != 1 || u.refs.paths[0] != kept {
+		t.Errorf("references after restore: %v, want [%s]", u.refs.paths, kept)
 	}
 	if msg := u.errorText(); !strings.Contains(msg, "gone.png") || strings.Contains(msg, "kept.png") {
 		t.Errorf("notice %q should name the missing reference only", msg)

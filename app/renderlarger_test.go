@@ -49,7 +49,7 @@ func TestRenderLargerQueuesTheImage(t *testing.T) {
 	refDir := t.TempDir()
 	ref := writeTestPNG(t, refDir, "ref.png", 64, 64, nil)
 	u.AddReference(ref)
-	if len(u.refs) != 1 {
+	if len(u.refs.paths) != 1 {
 		t.Fatalf("reference not added: %q", u.errorText())
 	}
 	lockSeed(u, 4242)
@@ -64,7 +64,7 @@ func TestRenderLargerQueuesTheImage(t *testing.T) {
 
 	// A second run blocks, so the render-larger job waits in the queue.
 	fake.block = true
-	u.removeReference(ref)
+	u.refs.remove(ref)
 	u.ctl.prompt.SetText("something else")
 	test.Tap(u.ctl.generate)
 	waitStarted(t, h, fake)

@@ -96,7 +96,7 @@ func (u *UI) jobFromForm(f form) *job {
 		req: engine.Request{
 			Prompt: f.prompt, WidthPx: f.width, HeightPx: f.height, Steps: f.steps,
 			Seed: f.seed, Guidance: f.guidance, Schedule: f.schedule,
-			References: slices.Clone(u.refs),
+			References: slices.Clone(u.refs.paths),
 		},
 		count: min(max(f.count, minCount), maxCount),
 	}

@@ -179,7 +179,7 @@ func TestGUIMetadataMatchesCLI(t *testing.T) {
 	u.opts.Version = "9.8.7"
 	writeTestPNG(t, dir, "ref.png", 32, 32, nil)
 	t.Chdir(dir)
-	u.refs = []string{"ref.png"} // a relative path, as a typed one can be
+	u.refs.paths = []string{"ref.png"} // a relative path, as a typed one can be
 	out := h.generate("a fox with a reference")
 	if out.err != nil {
 		t.Fatal(out.err)

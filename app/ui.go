@@ -65,8 +65,7 @@ type UI struct {
 
 	dev deviceState
 
-	run  *runState // the generation in progress, or nil
-	refs []string  // reference image paths
+	run *runState // the generation in progress, or nil
 
 	// shown is the gallery entry in the viewer, when shownOK.
 	shown   gallery.Entry
@@ -86,7 +85,7 @@ type UI struct {
 	status   *widget.Label
 	modelBtn *widget.Button
 	ctl      controls
-	refsView refsSection
+	refs     refsSection
 	view     viewer
 	gal      galleryView
 	split    *container.Split // viewer and gallery, side by side
@@ -121,6 +120,7 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 	}
 	u.ctl.u = u
 	u.fit.u = u
+	u.refs.u = u
 	u.fit.calibrate = opts.calibrate
 	u.life, u.stop = context.WithCancel(context.Background())
 	// Once stopped, the window is going away: late results are dropped rather than run

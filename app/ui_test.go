@@ -212,14 +212,14 @@ func TestDropAddsReferences(t *testing.T) {
 	a := writeTestPNG(t, dir, "a.png", 96, 80, nil)
 	b := writeTestPNG(t, dir, "b.png", 64, 64, nil)
 	h.drop([]fyne.URI{storage.NewFileURI(a), storage.NewFileURI(b)})
-	if len(u.refs) != 2 || u.refs[0] != a || u.refs[1] != b {
-		t.Fatalf("refs = %v", u.refs)
+	if len(u.refs.paths) != 2 || u.refs.paths[0] != a || u.refs.paths[1] != b {
+		t.Fatalf("refs = %v", u.refs.paths)
 	}
-	if len(u.refsView.grid.Objects) != 2 || u.refsView.hint.Visible() {
-		t.Errorf("%d reference thumbnails shown", len(u.refsView.grid.Objects))
+	if len(u.refs.grid.Objects) != 2 || u.refs.hint.Visible() {
+		t.Errorf("%d reference thumbnails shown", len(u.refs.grid.Objects))
 	}
 	h.waitFor("reference thumbnails", 5*time.Second, func() bool {
-		for _, o := range u.refsView.grid.Objects {
+		for _, o := range u.refs.grid.Objects {
 			if o.(*fyne.Container).Objects[0].(*thumbImage).img.Image == nil {
 				return false
 			}
@@ -227,9 +227,9 @@ func TestDropAddsReferences(t *testing.T) {
 		return true
 	})
 	// Remove the second one with its button.
-	test.Tap(findButton(u.refsView.grid.Objects[1], ""))
-	if len(u.refs) != 1 || u.refs[0] != a {
-		t.Fatalf("after remove: refs = %v", u.refs)
+	test.Tap(findButton(u.refs.grid.Objects[1], ""))
+	if len(u.refs.paths) != 1 || u.refs.paths[0] != a {
+		t.Fatalf("after remove: refs = %v", u.refs.paths)
 	}
 	// Not an image, and too small.
 	txt := filepath.Join(dir, "notes.txt")
@@ -240,8 +240,8 @@ func TestDropAddsReferences(t *testing.T) {
 	}
 	tiny := writeTestPNG(t, dir, "tiny.png", 8, 8, nil)
 	h.drop([]fyne.URI{storage.NewFileURI(tiny)})
-	if !strings.Contains(u.errorText(), "too small") || len(u.refs) != 1 {
-		t.Errorf("banner after dropping a tiny image: %q (refs %v)", u.errorText(), u.refs)
+	if !strings.Contains(u.errorText(), "too small") || len(u.refs.paths) != 1 {
+		t.Errorf("banner after dropping a tiny image: %q (refs %v)", u.errorText(), u.refs.paths)
 	}
 
 	// The reference reaches the engine and its hash the metadata.
@@ -270,7 +270,7 @@ func TestDropKleinbildPNGOffersRestore(t *testing.T) {
 	})
 
 	h.drop([]fyne.URI{storage.NewFileURI(p)})
-	if len(u.refs) != 0 {
+	if len(u.refs.paths) != 0 {
 		t.Fatalf("a Kleinbild PNG was added without asking")
 	}
 	h.tapDialogButton("Restore settings")
@@ -280,8 +280,8 @@ func TestDropKleinbildPNGOffersRestore(t *testing.T) {
 		t.Errorf("restored: prompt %q, %s×%s, steps %s, seed %s (locked %v), schedule %q",
 			c.prompt.Text, c.width.Text, c.height.Text, c.steps.Text, c.seed.Text, c.seedLocked, c.schedule.Selected)
 	}
-	if len(u.refs) != 1 || u.refs[0] != ref {
-		t.Errorf("restored references %v", u.refs)
+	if len(u.refs.paths) != 1 || u.refs.paths[0] != ref {
+		t.Errorf("restored references %v", u.refs.paths)
 	}
 	if !strings.Contains(u.errorText(), "gone.png") {
 		t.Errorf("missing reference not reported: %q", u.errorText())
@@ -289,8 +289,8 @@ func TestDropKleinbildPNGOffersRestore(t *testing.T) {
 
 	h.drop([]fyne.URI{storage.NewFileURI(p)})
 	h.tapDialogButton("Use as reference")
-	if len(u.refs) != 2 || u.refs[1] != p {
-		t.Errorf("after 'Use as reference': refs %v", u.refs)
+	if len(u.refs.paths) != 2 || u.refs.paths[1] != p {
+		t.Errorf("after 'Use as reference': refs %v", u.refs.paths)
 	}
 }
 
@@ -324,8 +324,8 @@ func TestGallerySurvivesRestartAndShowsLineage(t *testing.T) {
 	}
 	h2.waitFor("the full image", 5*time.Second, func() bool { return u.view.image.Image != nil })
 	test.Tap(findButton(u.view.info, "Use as reference"))
-	if len(u.refs) != 1 || u.refs[0] != u.gallery.Path(e) {
-		t.Fatalf("refs %v", u.refs)
+	if len(u.refs.paths) != 1 || u.refs.paths[0] != u.gallery.Path(e) {
+		t.Fatalf("refs %v", u.refs.paths)
 	}
 	child := h2.generate("the lighthouse at night")
 	if child.err != nil {

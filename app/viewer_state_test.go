@@ -176,7 +176,7 @@ func TestMessagesClearWithTheirCondition(t *testing.T) {
 	if out.err == nil || !strings.Contains(u.errorText(), "ref.png") {
 		t.Fatalf("run with a vanished reference: %v, banner %q", out.err, u.errorText())
 	}
-	u.removeReference(ref)
+	u.refs.remove(ref)
 	if u.errorText() != "" {
 		t.Errorf("banner %q stays after removing the bad reference", u.errorText())
 	}

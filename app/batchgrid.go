@@ -95,7 +95,7 @@ func (u *UI) pickBatch(file string) {
 func (u *UI) markBatch() {
 	b := &u.batch
 	for i, m := range b.marks {
-		if u.shownOK && u.shown.File == b.files[i] {
+		if u.view.shownOK && u.view.shown.File == b.files[i] {
 			m.StrokeColor = theme.Color(theme.ColorNamePrimary)
 		} else {
 			m.StrokeColor = color.Transparent

@@ -150,7 +150,7 @@ func (g *galleryView) cellSelected(id widget.GridWrapItemID) {
 	}
 	e := g.visible[id]
 	if !g.selecting {
-		g.u.showEntry(e, nil)
+		g.u.view.showEntry(e, nil)
 		return
 	}
 	g.checked[e.File] = !g.checked[e.File]
@@ -204,7 +204,7 @@ func (g *galleryView) refresh() {
 	g.updateSelectBar()
 	g.grid.Refresh()
 	g.syncSelection()
-	u.updateViewer()
+	u.view.update()
 }
 
 // indexOf is the position of file in the grid, or -1.
@@ -218,8 +218,8 @@ func (g *galleryView) syncSelection() {
 	g.syncing = true
 	defer func() { g.syncing = false }()
 	i := -1
-	if u.shownOK && !g.selecting {
-		i = g.indexOf(u.shown.File)
+	if u.view.shownOK && !g.selecting {
+		i = g.indexOf(u.view.shown.File)
 	}
 	if i < 0 {
 		g.grid.UnselectAll()
@@ -305,8 +305,8 @@ func (g *galleryView) deleteEntries(es []gallery.Entry) {
 	}
 	// The image to show next if the shown one goes: the first one after it that stays.
 	next := ""
-	if u.shownOK && slices.Contains(files, u.shown.File) {
-		if i := g.indexOf(u.shown.File); i >= 0 {
+	if u.view.shownOK && slices.Contains(files, u.view.shown.File) {
+		if i := g.indexOf(u.view.shown.File); i >= 0 {
 			order := append(slices.Clone(g.visible[i+1:]), reversed(g.visible[:i])...)
 			for _, e := range order {
 				if !slices.Contains(files, e.File) && !g.pendingDel[e.File] {
@@ -328,11 +328,11 @@ func (g *galleryView) deleteEntries(es []gallery.Entry) {
 				u.showError(fmt.Errorf("could not move to the trash: %w", err))
 			}
 			g.refresh()
-			if u.shownOK && slices.Contains(files, u.shown.File) && lib.IndexOf(u.shown.File) < 0 {
+			if u.view.shownOK && slices.Contains(files, u.view.shown.File) && lib.IndexOf(u.view.shown.File) < 0 {
 				if next != "" && lib.IndexOf(next) >= 0 {
 					u.selectEntry(next, nil)
 				} else {
-					u.clearShown()
+					u.view.clearShown()
 				}
 			}
 			if batch == "" {
@@ -419,8 +419,8 @@ func (u *UI) deleteEntry(e gallery.Entry) { u.gal.deleteEntries([]gallery.Entry{
 
 // deleteShown moves the viewer's image to the trash.
 func (u *UI) deleteShown() {
-	if u.shownOK {
-		u.deleteEntry(u.shown)
+	if u.view.shownOK {
+		u.deleteEntry(u.view.shown)
 	}
 }
 
@@ -439,8 +439,8 @@ func (u *UI) toggleFavourite(e gallery.Entry) {
 				u.showError(err)
 				return
 			}
-			if u.shownOK && u.shown.File == ne.File {
-				u.shown.Favourite = ne.Favourite
+			if u.view.shownOK && u.view.shown.File == ne.File {
+				u.view.shown.Favourite = ne.Favourite
 			}
 			u.gal.refresh()
 		})
@@ -470,7 +470,7 @@ func (u *UI) selectEntry(file string, full image.Image) {
 	if !ok {
 		return
 	}
-	u.showEntry(e, full)
+	u.view.showEntry(e, full)
 	u.gal.syncSelection()
 }
 

@@ -100,8 +100,8 @@ func TestDeleteToTrashAndUndo(t *testing.T) {
 		t.Errorf("grid shows %q", got)
 	}
 	// The next image (older, below it in the grid) is shown.
-	if !u.shownOK || u.shown.File != "img-00.png" {
-		t.Errorf("viewer shows %q (ok %v), want the next image", u.shown.File, u.shownOK)
+	if !u.view.shownOK || u.view.shown.File != "img-00.png" {
+		t.Errorf("viewer shows %q (ok %v), want the next image", u.view.shown.File, u.view.shownOK)
 	}
 	if !strings.Contains(u.gal.undoText.Text, "img-01.png") {
 		t.Errorf("undo strip says %q", u.gal.undoText.Text)
@@ -116,8 +116,8 @@ func TestDeleteToTrashAndUndo(t *testing.T) {
 	if got := visiblePrompts(u); !slices.Equal(got, []string{"a green forest", "a blue sea", "a red castle"}) {
 		t.Errorf("grid shows %q after undo", got)
 	}
-	if !u.shownOK || u.shown.File != "img-01.png" || u.gal.undoBar.Visible() {
-		t.Errorf("after undo: viewer shows %q, undo strip visible %v", u.shown.File, u.gal.undoBar.Visible())
+	if !u.view.shownOK || u.view.shown.File != "img-01.png" || u.gal.undoBar.Visible() {
+		t.Errorf("after undo: viewer shows %q, undo strip visible %v", u.view.shown.File, u.gal.undoBar.Visible())
 	}
 	raw, err := os.ReadFile(filepath.Join(data, "gallery", gallery.IndexName))
 	if err != nil || !strings.Contains(string(raw), `"img-01.png"`) {
@@ -191,8 +191,8 @@ func TestSearchFiltersByPrompt(t *testing.T) {
 	}
 	// Selecting a cell shows the filtered list's image.
 	u.gal.grid.Select(1)
-	if !u.shownOK || u.shown.File != "img-00.png" {
-		t.Errorf("cell 1 showed %q", u.shown.File)
+	if !u.view.shownOK || u.view.shown.File != "img-00.png" {
+		t.Errorf("cell 1 showed %q", u.view.shown.File)
 	}
 	u.gal.search.SetText("green")
 	if u.galleryLen() != 0 || !u.gal.noMatch.Visible() || u.gal.empty.Visible() {
@@ -224,7 +224,7 @@ func TestMultiSelectDeleteAndUndo(t *testing.T) {
 	for _, i := range []int{0, 2, 2, 3} { // cell 2 checked and unchecked again
 		g.grid.Select(i)
 	}
-	if u.shownOK {
+	if u.view.shownOK {
 		t.Error("a tap in selection mode opened the image")
 	}
 	if g.deleteSel.Text != "Delete 2" || g.deleteSel.Disabled() || g.selLabel.Text != "2 selected" {

@@ -151,7 +151,7 @@ func (u *UI) refreshModel() {
 		u.ctl.guidanceDefault = def
 	}
 	u.fit.setModel()
-	u.updateViewer()
+	u.view.update()
 }
 
 // modelLabel names a model for people: "klein-4B · distilled", or the folder name for

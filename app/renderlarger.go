@@ -68,17 +68,17 @@ func (u *UI) renderLargerJob(e gallery.Entry) (*job, error) {
 // RenderLarger re-renders the image in the viewer at a larger size (see renderLargerJob):
 // at once when nothing runs, otherwise after the queued jobs.
 func (u *UI) RenderLarger() {
-	if !u.shownOK {
+	if !u.view.shownOK {
 		return
 	}
-	j, err := u.renderLargerJob(u.shown)
+	j, err := u.renderLargerJob(u.view.shown)
 	if err != nil {
 		u.showNotice(sentence(err.Error()) + ".")
 		return
 	}
 	if u.run != nil {
 		u.queue.push(j)
-		u.setStatus(fmt.Sprintf("Queued: %s rendered at %d × %d.", u.shown.File, j.req.WidthPx, j.req.HeightPx))
+		u.setStatus(fmt.Sprintf("Queued: %s rendered at %d × %d.", u.view.shown.File, j.req.WidthPx, j.req.HeightPx))
 		return
 	}
 	if _, err := u.startJob(j); err != nil {

@@ -159,14 +159,14 @@ func (u *UI) startJob(j *job) (*runState, error) {
 	r := &runState{job: j, cancel: cancel, done: make(chan struct{}), outcome: make(chan runOutcome, 1), start: time.Now()}
 	r.began = r.start
 	u.run = r
-	u.followRun = true
+	u.view.followRun = true
 	// Passing messages (a seed locked, settings restored) belong to before the run.
 	u.setStatus("")
 	u.hideBatch()
 	u.view.setImage(nil) // the previews replace it
 	u.setRunning(true)
 	u.showProgress(r, engine.Progress{Phase: engine.PhaseLoading})
-	u.updateViewer()
+	u.view.update()
 	r.device = u.effectiveDevice()
 	r.gpuName = u.gpuBackendOf(r.device)
 	u.bg.Add(2)
@@ -376,9 +376,9 @@ func (u *UI) showProgress(r *runState, p engine.Progress) {
 		return
 	}
 	r.tracker.Update(p, time.Since(r.start))
-	if p.Preview != nil && u.followRun {
+	if p.Preview != nil && u.view.followRun {
 		u.view.setImage(p.Preview)
-		u.updateViewer()
+		u.view.update()
 	}
 	u.refreshProgress(r)
 }
@@ -431,8 +431,8 @@ func (u *UI) finishRun(r *runState, out runOutcome, img image.Image) {
 		if img != nil {
 			// Made but not saved: the image stays on screen, without a gallery caption.
 			u.view.setImage(img)
-			u.followRun = true
-			u.updateViewer()
+			u.view.followRun = true
+			u.view.update()
 			return
 		}
 		if n > 0 {
@@ -464,7 +464,7 @@ func (u *UI) finishRun(r *runState, out runOutcome, img image.Image) {
 // grid to pick from, with the first in the viewer. last is the last image decoded, if at
 // hand.
 func (u *UI) showRunImages(r *runState, entries []gallery.Entry, last image.Image) {
-	u.followRun = false
+	u.view.followRun = false
 	u.refreshGallery()
 	if r.job.count > 1 {
 		u.selectEntry(entries[0].File, nil)
@@ -479,16 +479,16 @@ func (u *UI) showRunImages(r *runState, entries []gallery.Entry, last image.Imag
 // there was none (or it has gone), so the viewer never shows a stale preview under another
 // image's caption.
 func (u *UI) leaveRun() {
-	if !u.followRun {
-		u.updateViewer() // the user had moved on to a gallery image; it is still shown
+	if !u.view.followRun {
+		u.view.update() // the user had moved on to a gallery image; it is still shown
 		return
 	}
-	u.followRun = false
-	if u.shownOK && u.gallery != nil && u.gallery.IndexOf(u.shown.File) >= 0 {
-		u.selectEntry(u.shown.File, nil)
+	u.view.followRun = false
+	if u.view.shownOK && u.gallery != nil && u.gallery.IndexOf(u.view.shown.File) >= 0 {
+		u.selectEntry(u.view.shown.File, nil)
 		return
 	}
-	u.clearShown()
+	u.view.clearShown()
 }
 
 // setRunning switches the main button and progress display between idle and running.

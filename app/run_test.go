@@ -88,12 +88,12 @@ func TestBatchSavesEachImageWithItsSeed(t *testing.T) {
 			t.Errorf("tile %d shows %s, want %s", i, f, out.entries[i].File)
 		}
 	}
-	if u.shown.File != out.entries[0].File {
-		t.Errorf("viewer shows %s, want the first of the run %s", u.shown.File, out.entries[0].File)
+	if u.view.shown.File != out.entries[0].File {
+		t.Errorf("viewer shows %s, want the first of the run %s", u.view.shown.File, out.entries[0].File)
 	}
 	test.Tap(u.batch.tiles[2])
-	if u.shown.File != out.entries[2].File || u.shown.Meta.Seed != 102 {
-		t.Errorf("after tapping the third tile the viewer shows %s (seed %d)", u.shown.File, u.shown.Meta.Seed)
+	if u.view.shown.File != out.entries[2].File || u.view.shown.Meta.Seed != 102 {
+		t.Errorf("after tapping the third tile the viewer shows %s (seed %d)", u.view.shown.File, u.view.shown.Meta.Seed)
 	}
 	if u.batch.marks[2].StrokeColor == color.Transparent || u.batch.marks[0].StrokeColor != color.Transparent {
 		t.Error("the outline does not mark the tile shown")
@@ -160,8 +160,8 @@ func TestBatchCancelKeepsFinished(t *testing.T) {
 	if !strings.Contains(u.status.Text, "Cancelled after 1 of 4") || u.errorText() != "" {
 		t.Errorf("status %q, banner %q", u.status.Text, u.errorText())
 	}
-	if !u.shownOK || u.shown.Meta.Seed != 200 || !u.batch.box.Visible() || len(u.batch.tiles) != 1 {
-		t.Errorf("after cancel the viewer shows %v seed %d, grid %v", u.shownOK, u.shown.Meta.Seed, len(u.batch.tiles))
+	if !u.view.shownOK || u.view.shown.Meta.Seed != 200 || !u.batch.box.Visible() || len(u.batch.tiles) != 1 {
+		t.Errorf("after cancel the viewer shows %v seed %d, grid %v", u.view.shownOK, u.view.shown.Meta.Seed, len(u.batch.tiles))
 	}
 	if u.ctl.generate.Text != "Generate" {
 		t.Errorf("button %q after cancel", u.ctl.generate.Text)

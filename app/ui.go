@@ -67,12 +67,6 @@ type UI struct {
 
 	run *runState // the generation in progress, or nil
 
-	// shown is the gallery entry in the viewer, when shownOK.
-	shown   gallery.Entry
-	shownOK bool
-	// followRun is true while the viewer shows the running generation's preview.
-	followRun bool
-
 	dl       *downloadRun     // this session's model download, or nil
 	dlPanels []*downloadPanel // the download sections on screen
 	hubOpts  hub.Options      // base options of downloads (tests shorten intervals)
@@ -121,6 +115,7 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 	u.ctl.u = u
 	u.fit.u = u
 	u.refs.u = u
+	u.view.u = u
 	u.fit.calibrate = opts.calibrate
 	u.life, u.stop = context.WithCancel(context.Background())
 	// Once stopped, the window is going away: late results are dropped rather than run
@@ -170,7 +165,7 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 		if ev.Name == fyne.KeyEscape && u.run != nil {
 			u.Cancel()
 		}
-		u.viewerKey(w.Canvas(), u.view.image, ev)
+		u.view.typedKey(w.Canvas(), u.view.image, ev)
 	})
 	go u.loadGallery(filepath.Join(dataDir, "gallery"))
 	u.probeDevices()
@@ -250,7 +245,7 @@ func (u *UI) build() {
 	sideWidth.SetMinSize(fyne.NewSize(sidePanelWidth, 0))
 	side := container.NewStack(sideWidth, u.ctl.buildControls())
 
-	split := container.NewHSplit(container.NewBorder(nil, u.buildBatchGrid(), nil, nil, u.buildViewer()), u.buildGallery())
+	split := container.NewHSplit(container.NewBorder(nil, u.buildBatchGrid(), nil, nil, u.view.build()), u.buildGallery())
 	split.Offset = 0.64
 	u.split = split
 

@@ -56,7 +56,7 @@ func TestGenerateSavesToGallery(t *testing.T) {
 	if err != nil || !ok || meta.Prompt != req.Prompt || meta.Seed != req.Seed || meta.Software != "kleinbild dev" || meta.Duration <= 0 {
 		t.Errorf("PNG metadata = %+v, %v, %v", meta, ok, err)
 	}
-	if !u.shownOK || u.shown.File != e.File || u.view.image.Image == nil || !u.view.info.Visible() {
+	if !u.view.shownOK || u.view.shown.File != e.File || u.view.image.Image == nil || !u.view.info.Visible() {
 		t.Errorf("the result is not shown in the viewer")
 	}
 	if u.view.prompt.Text != req.Prompt || !strings.Contains(u.view.details.Text, "seed "+strconv.FormatUint(req.Seed, 10)) {
@@ -85,8 +85,8 @@ func TestGenerateSavesToGallery(t *testing.T) {
 	if first == second {
 		t.Errorf("unlocked seed did not change between runs (%d)", first)
 	}
-	if newest, _ := u.gallery.At(0); newest.Meta.Seed != second || u.shown.File != newest.File {
-		t.Errorf("newest entry seed %d (want %d), shown %s", newest.Meta.Seed, second, u.shown.File)
+	if newest, _ := u.gallery.At(0); newest.Meta.Seed != second || u.view.shown.File != newest.File {
+		t.Errorf("newest entry seed %d (want %d), shown %s", newest.Meta.Seed, second, u.view.shown.File)
 	}
 
 	// A locked seed is kept.
@@ -319,7 +319,7 @@ func TestGallerySurvivesRestartAndShowsLineage(t *testing.T) {
 
 	// Select it in the grid; use it as a reference; the new image is its child.
 	u.gal.grid.Select(0)
-	if !u.shownOK || u.shown.File != e.File {
+	if !u.view.shownOK || u.view.shown.File != e.File {
 		t.Fatal("selecting a gallery cell did not show it")
 	}
 	h2.waitFor("the full image", 5*time.Second, func() bool { return u.view.image.Image != nil })

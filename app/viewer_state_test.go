@@ -51,8 +51,8 @@ func TestImageWithoutMetadataCannotBeReused(t *testing.T) {
 	// An image with settings enables them again.
 	out := h.generate("a lighthouse")
 	h.settle()
-	if !u.shownOK || u.shown.File != out.entry.File || reuse.Disabled() || seed.Disabled() {
-		t.Errorf("generated image: shown %v, reuse disabled %v, seed disabled %v", u.shown.File, reuse.Disabled(), seed.Disabled())
+	if !u.view.shownOK || u.view.shown.File != out.entry.File || reuse.Disabled() || seed.Disabled() {
+		t.Errorf("generated image: shown %v, reuse disabled %v, seed disabled %v", u.view.shown.File, reuse.Disabled(), seed.Disabled())
 	}
 }
 
@@ -88,9 +88,9 @@ func TestViewerAfterCancelOrFailureShowsTheSelectedImage(t *testing.T) {
 	u.Cancel()
 	h.waitFor("the run to stop", 5*time.Second, func() bool { return u.run == nil })
 	h.settle()
-	if u.shownOK || u.view.info.Visible() || u.view.imageArea.Visible() || !u.view.empty.Visible() {
+	if u.view.shownOK || u.view.info.Visible() || u.view.imageArea.Visible() || !u.view.empty.Visible() {
 		t.Errorf("after cancelling with nothing selected: shownOK %v, info %v, image area %v, empty %v",
-			u.shownOK, u.view.info.Visible(), u.view.imageArea.Visible(), u.view.empty.Visible())
+			u.view.shownOK, u.view.info.Visible(), u.view.imageArea.Visible(), u.view.empty.Visible())
 	}
 
 	fake.block = false
@@ -103,8 +103,8 @@ func TestViewerAfterCancelOrFailureShowsTheSelectedImage(t *testing.T) {
 			img := u.view.image.Image
 			return img != nil && img.Bounds().Dx() == want.Meta.Width && img.Bounds().Dy() == want.Meta.Height
 		})
-		if !u.shownOK || u.shown.File != want.File || !u.view.info.Visible() || !u.view.imageArea.Visible() {
-			t.Errorf("%s: shown %q (ok %v), info %v, image area %v", when, u.shown.File, u.shownOK, u.view.info.Visible(), u.view.imageArea.Visible())
+		if !u.view.shownOK || u.view.shown.File != want.File || !u.view.info.Visible() || !u.view.imageArea.Visible() {
+			t.Errorf("%s: shown %q (ok %v), info %v, image area %v", when, u.view.shown.File, u.view.shownOK, u.view.info.Visible(), u.view.imageArea.Visible())
 		}
 		if u.view.prompt.Text != "the keeper" {
 			t.Errorf("%s: caption %q", when, u.view.prompt.Text)
@@ -182,7 +182,7 @@ func TestMessagesClearWithTheirCondition(t *testing.T) {
 	}
 
 	// The seed-lock notice goes when a run starts.
-	u.selectEntry(u.shown.File, nil)
+	u.selectEntry(u.view.shown.File, nil)
 	h.settle()
 	test.Tap(findButton(u.view.info, "Reuse seed"))
 	if !strings.Contains(u.status.Text, "locked") {

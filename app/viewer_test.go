@@ -66,7 +66,7 @@ func (h *harness) waitShownImage(e gallery.Entry) {
 	}
 	h.waitFor("the image of "+e.File, 5*time.Second, func() bool {
 		img := h.ui.view.image.Image
-		return h.ui.shownOK && h.ui.shown.File == e.File && img != nil && img.Bounds().Dx() == w
+		return h.ui.view.shownOK && h.ui.view.shown.File == e.File && img != nil && img.Bounds().Dx() == w
 	})
 }
 
@@ -77,8 +77,8 @@ func TestArrowKeysBrowseTheGallery(t *testing.T) {
 
 	// With nothing shown, an arrow shows the first image.
 	key(c, fyne.KeyRight)
-	if !u.shownOK || u.shown.File != h.at(0).File {
-		t.Fatalf("after → with nothing shown: %q (shown %v), want %q", u.shown.File, u.shownOK, h.at(0).File)
+	if !u.view.shownOK || u.view.shown.File != h.at(0).File {
+		t.Fatalf("after → with nothing shown: %q (shown %v), want %q", u.view.shown.File, u.view.shownOK, h.at(0).File)
 	}
 	for _, step := range []struct {
 		key  fyne.KeyName
@@ -88,8 +88,8 @@ func TestArrowKeysBrowseTheGallery(t *testing.T) {
 		{fyne.KeyLeft, 1}, {fyne.KeyHome, 0}, {fyne.KeyLeft, 0}, {fyne.KeyEnd, 2},
 	} {
 		key(c, step.key)
-		if want := h.at(step.want).File; u.shown.File != want {
-			t.Fatalf("after %s: shown %q, want %q", step.key, u.shown.File, want)
+		if want := h.at(step.want).File; u.view.shown.File != want {
+			t.Fatalf("after %s: shown %q, want %q", step.key, u.view.shown.File, want)
 		}
 	}
 	h.waitShownImage(h.at(2))
@@ -103,14 +103,14 @@ func TestArrowKeysBrowseTheGallery(t *testing.T) {
 		key(c, fyne.KeyLeft)
 		key(c, fyne.KeyHome)
 		key(c, fyne.KeyDelete)
-		if u.shown.File != h.at(2).File || u.gallery.Len() != 3 {
-			t.Errorf("keys acted while %T had the focus: shown %q, %d images", entry, u.shown.File, u.gallery.Len())
+		if u.view.shown.File != h.at(2).File || u.gallery.Len() != 3 {
+			t.Errorf("keys acted while %T had the focus: shown %q, %d images", entry, u.view.shown.File, u.gallery.Len())
 		}
 		c.Unfocus()
 	}
 	key(c, fyne.KeyLeft)
-	if u.shown.File != h.at(1).File {
-		t.Errorf("after unfocusing, ← shows %q, want %q", u.shown.File, h.at(1).File)
+	if u.view.shown.File != h.at(1).File {
+		t.Errorf("after unfocusing, ← shows %q, want %q", u.view.shown.File, h.at(1).File)
 	}
 }
 
@@ -126,7 +126,7 @@ func TestNeighbourStopsAtTheEnds(t *testing.T) {
 		{mid, 1, last.File}, {mid, -1, first.File}, {mid, -100, first.File}, {mid, 100, last.File},
 		{first, -1, ""}, {last, 1, ""}, {mid, 0, ""}, {gallery.Entry{File: "gone.png"}, 1, ""},
 	} {
-		got, ok := u.neighbour(c.e, c.delta)
+		got, ok := u.view.neighbour(c.e, c.delta)
 		if ok != (c.want != "") || got.File != c.want {
 			t.Errorf("neighbour(%s, %d) = %q, %v; want %q", c.e.File, c.delta, got.File, ok, c.want)
 		}
@@ -157,21 +157,21 @@ func TestDeleteKeyDeletesTheShownImage(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(u.gallery.Dir(), mid.File)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("%s still on disk: %v", mid.File, err)
 	}
-	if !u.shownOK || u.shown.File != last.File {
-		t.Errorf("after deleting, shown %q (%v), want the next image %q", u.shown.File, u.shownOK, last.File)
+	if !u.view.shownOK || u.view.shown.File != last.File {
+		t.Errorf("after deleting, shown %q (%v), want the next image %q", u.view.shown.File, u.view.shownOK, last.File)
 	}
 	// The last image's neighbour is the one before it.
 	key(c, fyne.KeyDelete)
 	h.waitFor("the last image to go", 10*time.Second, func() bool { return u.gallery.Len() == 1 })
 	h.settle()
-	if !u.shownOK || u.shown.File != h.at(0).File || u.gallery.Len() != 1 {
-		t.Errorf("after deleting the last: shown %q, %d images", u.shown.File, u.gallery.Len())
+	if !u.view.shownOK || u.view.shown.File != h.at(0).File || u.gallery.Len() != 1 {
+		t.Errorf("after deleting the last: shown %q, %d images", u.view.shown.File, u.gallery.Len())
 	}
 	key(c, fyne.KeyDelete)
 	h.waitFor("the only image to go", 10*time.Second, func() bool { return u.gallery.Len() == 0 })
 	h.settle()
-	if u.shownOK || u.gallery.Len() != 0 {
-		t.Errorf("after deleting the only image: shown %v, %d images", u.shownOK, u.gallery.Len())
+	if u.view.shownOK || u.gallery.Len() != 0 {
+		t.Errorf("after deleting the only image: shown %v, %d images", u.view.shownOK, u.gallery.Len())
 	}
 	key(c, fyne.KeyDelete) // nothing shown: nothing happens
 }

@@ -87,7 +87,7 @@ func (u *UI) hideBatch() {
 
 // pickBatch shows a run's image in the viewer (a tile's tap).
 func (u *UI) pickBatch(file string) {
-	u.selectEntry(file, nil)
+	u.gal.selectEntry(file, nil)
 	u.markBatch()
 }
 

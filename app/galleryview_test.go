@@ -38,7 +38,7 @@ func galleryHarness(t *testing.T, data string, prompts ...string) *harness {
 // visiblePrompts are the prompts of the grid's images in its order.
 func visiblePrompts(u *UI) []string {
 	var out []string
-	for _, e := range u.visibleEntries() {
+	for _, e := range u.gal.visible {
 		out = append(out, e.Meta.Prompt)
 	}
 	return out
@@ -80,7 +80,7 @@ func TestDeleteToTrashAndUndo(t *testing.T) {
 	data := t.TempDir()
 	h := galleryHarness(t, data, "a red castle", "a blue sea", "a green forest")
 	u := h.ui
-	u.selectEntry("img-01.png", nil)
+	u.gal.selectEntry("img-01.png", nil)
 	h.settle()
 	path := filepath.Join(data, "gallery", "img-01.png")
 
@@ -125,7 +125,7 @@ func TestDeleteToTrashAndUndo(t *testing.T) {
 	}
 	cell := galleryCellFor(t, u, "img-01.png")
 	h.waitFor("the restored thumbnail", 5*time.Second, func() bool { return cell.thumb.img.Image != nil })
-	if !u.gal.grid.Visible() || u.galleryLen() != 3 {
+	if !u.gal.grid.Visible() || len(u.gal.visible) != 3 {
 		t.Error("grid not back to three images")
 	}
 	// Undo has nothing left to do.
@@ -170,8 +170,8 @@ func TestFavouritesPersistAndFilter(t *testing.T) {
 		t.Errorf("after restart the favourites filter shows %q", got)
 	}
 	// Unstarring under the filter takes the image out of it.
-	u.toggleFavourite(u.visibleEntries()[0])
-	h.waitFor("the image to leave the filter", 5*time.Second, func() bool { return u.galleryLen() == 0 })
+	u.gal.toggleFavourite(u.gal.visible[0])
+	h.waitFor("the image to leave the filter", 5*time.Second, func() bool { return len(u.gal.visible) == 0 })
 	if !u.gal.noMatch.Visible() || !strings.Contains(u.gal.noMatch.Text, "favourites") {
 		t.Errorf("empty favourites hint %q (visible %v)", u.gal.noMatch.Text, u.gal.noMatch.Visible())
 	}
@@ -186,8 +186,8 @@ func TestSearchFiltersByPrompt(t *testing.T) {
 	if got := visiblePrompts(u); !slices.Equal(got, []string{"castle of RED stone", "A red Castle"}) {
 		t.Errorf("search shows %q", got)
 	}
-	if u.gal.count.Text != "2 of 4" || u.visibleIndex("img-00.png") != 1 || u.visibleIndex("img-01.png") != -1 {
-		t.Errorf("count %q, indexes %d %d", u.gal.count.Text, u.visibleIndex("img-00.png"), u.visibleIndex("img-01.png"))
+	if u.gal.count.Text != "2 of 4" || u.gal.indexOf("img-00.png") != 1 || u.gal.indexOf("img-01.png") != -1 {
+		t.Errorf("count %q, indexes %d %d", u.gal.count.Text, u.gal.indexOf("img-00.png"), u.gal.indexOf("img-01.png"))
 	}
 	// Selecting a cell shows the filtered list's image.
 	u.gal.grid.Select(1)
@@ -195,12 +195,12 @@ func TestSearchFiltersByPrompt(t *testing.T) {
 		t.Errorf("cell 1 showed %q", u.view.shown.File)
 	}
 	u.gal.search.SetText("green")
-	if u.galleryLen() != 0 || !u.gal.noMatch.Visible() || u.gal.empty.Visible() {
-		t.Errorf("no match: %d shown, hint %v, empty-gallery hint %v", u.galleryLen(), u.gal.noMatch.Visible(), u.gal.empty.Visible())
+	if len(u.gal.visible) != 0 || !u.gal.noMatch.Visible() || u.gal.empty.Visible() {
+		t.Errorf("no match: %d shown, hint %v, empty-gallery hint %v", len(u.gal.visible), u.gal.noMatch.Visible(), u.gal.empty.Visible())
 	}
 	u.gal.search.SetText("")
-	if u.galleryLen() != 4 || u.gal.count.Text != "4 images" || u.gal.noMatch.Visible() {
-		t.Errorf("cleared search: %d shown, count %q", u.galleryLen(), u.gal.count.Text)
+	if len(u.gal.visible) != 4 || u.gal.count.Text != "4 images" || u.gal.noMatch.Visible() {
+		t.Errorf("cleared search: %d shown, count %q", len(u.gal.visible), u.gal.count.Text)
 	}
 }
 
@@ -275,10 +275,10 @@ func TestTrashExpiresAtStart(t *testing.T) {
 	if err := u.thumbs.Put(old.SHA256, image.NewNRGBA(image.Rect(0, 0, 4, 4))); err != nil {
 		t.Fatal(err)
 	}
-	u.deleteEntry(old)
+	u.gal.deleteEntry(old)
 	h.waitFor("the first delete", 5*time.Second, func() bool { return u.gallery.Len() == 1 })
 	young, _ := u.gallery.ByFile("img-01.png")
-	u.deleteEntry(young)
+	u.gal.deleteEntry(young)
 	h.waitFor("the second delete", 5*time.Second, func() bool { return u.gallery.Len() == 0 })
 	h.close()
 
@@ -329,8 +329,8 @@ func TestLargeGalleryMakesOnlyVisibleThumbnails(t *testing.T) {
 	data := t.TempDir()
 	h := galleryHarness(t, data, prompts...)
 	u := h.ui
-	if u.galleryLen() != n || u.gal.count.Text != fmt.Sprintf("%d images", n) {
-		t.Fatalf("grid shows %d images (%q)", u.galleryLen(), u.gal.count.Text)
+	if len(u.gal.visible) != n || u.gal.count.Text != fmt.Sprintf("%d images", n) {
+		t.Fatalf("grid shows %d images (%q)", len(u.gal.visible), u.gal.count.Text)
 	}
 	thumbs := func() int {
 		des, _ := os.ReadDir(filepath.Join(data, "thumbs"))

@@ -342,7 +342,7 @@ func (u *UI) startImage(r *runState, i int) {
 // gallery at once, and in the run's grid when the run makes several.
 func (u *UI) imageDone(r *runState, e gallery.Entry, indexErr error) {
 	r.entries = append(r.entries, e)
-	u.refreshGallery()
+	u.gal.refresh()
 	if indexErr != nil {
 		u.showError(indexErr)
 	}
@@ -465,13 +465,13 @@ func (u *UI) finishRun(r *runState, out runOutcome, img image.Image) {
 // hand.
 func (u *UI) showRunImages(r *runState, entries []gallery.Entry, last image.Image) {
 	u.view.followRun = false
-	u.refreshGallery()
+	u.gal.refresh()
 	if r.job.count > 1 {
-		u.selectEntry(entries[0].File, nil)
+		u.gal.selectEntry(entries[0].File, nil)
 		u.showBatch(entries)
 		return
 	}
-	u.selectEntry(entries[len(entries)-1].File, last)
+	u.gal.selectEntry(entries[len(entries)-1].File, last)
 }
 
 // leaveRun takes the viewer off a run that ended without an image: the gallery image that
@@ -485,7 +485,7 @@ func (u *UI) leaveRun() {
 	}
 	u.view.followRun = false
 	if u.view.shownOK && u.gallery != nil && u.gallery.IndexOf(u.view.shown.File) >= 0 {
-		u.selectEntry(u.view.shown.File, nil)
+		u.gal.selectEntry(u.view.shown.File, nil)
 		return
 	}
 	u.view.clearShown()

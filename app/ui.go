@@ -116,6 +116,7 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 	u.fit.u = u
 	u.refs.u = u
 	u.view.u = u
+	u.gal.u = u
 	u.fit.calibrate = opts.calibrate
 	u.life, u.stop = context.WithCancel(context.Background())
 	// Once stopped, the window is going away: late results are dropped rather than run
@@ -216,7 +217,7 @@ func (u *UI) loadGallery(dir string) {
 		case rep.Rebuilt && rep.Reason != "no index" && g.Len() > 0:
 			u.setStatus("The gallery index was rebuilt from the images (" + rep.Reason + ").")
 		}
-		u.refreshGallery()
+		u.gal.refresh()
 	})
 }
 
@@ -245,7 +246,7 @@ func (u *UI) build() {
 	sideWidth.SetMinSize(fyne.NewSize(sidePanelWidth, 0))
 	side := container.NewStack(sideWidth, u.ctl.buildControls())
 
-	split := container.NewHSplit(container.NewBorder(nil, u.buildBatchGrid(), nil, nil, u.view.build()), u.buildGallery())
+	split := container.NewHSplit(container.NewBorder(nil, u.buildBatchGrid(), nil, nil, u.view.build()), u.gal.build())
 	split.Offset = 0.64
 	u.split = split
 

@@ -306,7 +306,7 @@ func TestGallerySurvivesRestartAndShowsLineage(t *testing.T) {
 
 	h2 := newHarness(t, data, tinyModel(t), fake.open)
 	u := h2.ui
-	if u.gallery.Len() != 1 || u.galleryLen() != 1 {
+	if u.gallery.Len() != 1 || len(u.gal.visible) != 1 {
 		t.Fatalf("after restart the gallery has %d images", u.gallery.Len())
 	}
 	e, _ := u.gallery.At(0)
@@ -342,7 +342,7 @@ func TestGallerySurvivesRestartAndShowsLineage(t *testing.T) {
 	}
 
 	// Reuse settings from the first image.
-	u.selectEntry(e.File, nil)
+	u.gal.selectEntry(e.File, nil)
 	test.Tap(findButton(u.view.info, "Reuse settings"))
 	if u.ctl.prompt.Text != "an old lighthouse" || u.ctl.seed.Text != strconv.FormatUint(e.Meta.Seed, 10) || !u.ctl.seedLocked {
 		t.Errorf("reuse settings: prompt %q seed %q", u.ctl.prompt.Text, u.ctl.seed.Text)

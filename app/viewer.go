@@ -139,7 +139,7 @@ func (v *viewer) build() fyne.CanvasObject {
 	copyPath := actionButton("Copy path", theme.ContentPasteIcon(), v.copyShownPath)
 	saveAs := actionButton("Save as…", theme.DocumentSaveIcon(), v.saveShownAs)
 	folder := actionButton("Show in folder", theme.FolderOpenIcon(), v.revealShown)
-	v.deleteBtn = actionButton("Delete", theme.DeleteIcon(), v.u.deleteShown)
+	v.deleteBtn = actionButton("Delete", theme.DeleteIcon(), v.u.gal.deleteShown)
 	v.reuseBtn, v.seedBtn = reuse, seed
 	v.actions = container.New(rowsLayout{maxRows: 3},
 		reuse, seed, asRef, larger, v.copyImageBtn, copyPath, saveAs, folder, v.deleteBtn)
@@ -317,7 +317,7 @@ func (v *viewer) showLineage(e gallery.Entry) {
 				objs = append(objs, widget.NewLabel(fmt.Sprintf("+%d", len(list)-i)))
 				break
 			}
-			th := newTapThumb(fyne.NewSquareSize(44), func() { v.u.selectEntry(p.File, nil) })
+			th := newTapThumb(fyne.NewSquareSize(44), func() { v.u.gal.selectEntry(p.File, nil) })
 			v.u.loadThumb(&th.thumbImage, p.SHA256, v.u.gallery.Path(p))
 			objs = append(objs, th)
 		}
@@ -433,9 +433,9 @@ func (v *viewer) typedKey(c fyne.Canvas, z *zoomImage, ev *fyne.KeyEvent) {
 	case fyne.KeyRight:
 		v.browse(1)
 	case fyne.KeyHome:
-		v.browse(-v.u.galleryLen())
+		v.browse(-len(v.u.gal.visible))
 	case fyne.KeyEnd:
-		v.browse(v.u.galleryLen())
+		v.browse(len(v.u.gal.visible))
 	case fyne.KeyDelete:
 		v.deleteShownNow()
 	case fyne.KeyPlus, fyne.KeyEqual, fyne.KeyAsterisk:
@@ -460,21 +460,21 @@ func (v *viewer) browse(delta int) {
 		return
 	}
 	if !v.shownOK || v.followRun {
-		if vis := v.u.visibleEntries(); len(vis) > 0 && v.u.run == nil {
-			v.u.selectEntry(vis[0].File, nil)
+		if vis := v.u.gal.visible; len(vis) > 0 && v.u.run == nil {
+			v.u.gal.selectEntry(vis[0].File, nil)
 		}
 		return
 	}
 	if e, ok := v.neighbour(v.shown, delta); ok {
-		v.u.selectEntry(e.File, nil)
+		v.u.gal.selectEntry(e.File, nil)
 	}
 }
 
 // neighbour is the gallery image delta places from e in the gallery's order, stopping
 // at the first and last; ok is false when that is e itself or e is not in the gallery.
 func (v *viewer) neighbour(e gallery.Entry, delta int) (gallery.Entry, bool) {
-	vis := v.u.visibleEntries() // the grid's order: search and favourites filters apply
-	i := v.u.visibleIndex(e.File)
+	vis := v.u.gal.visible // the grid's order: search and favourites filters apply
+	i := v.u.gal.indexOf(e.File)
 	n := len(vis)
 	if i < 0 || n == 0 {
 		return gallery.Entry{}, false
@@ -492,7 +492,7 @@ func (v *viewer) deleteShownNow() {
 	if !v.shownOK || v.followRun {
 		return
 	}
-	v.u.deleteEntry(v.shown)
+	v.u.gal.deleteEntry(v.shown)
 }
 
 func (v *viewer) revealShown() {

@@ -26,7 +26,7 @@ func TestImageWithoutMetadataCannotBeReused(t *testing.T) {
 		t.Fatalf("gallery has %d images, want the plain PNG", u.gallery.Len())
 	}
 	u.ctl.prompt.SetText("my own prompt")
-	u.selectEntry("holiday.png", nil)
+	u.gal.selectEntry("holiday.png", nil)
 	h.settle()
 	reuse := findButton(u.view.info, "Reuse settings")
 	seed := findButton(u.view.info, "Reuse seed")
@@ -182,7 +182,7 @@ func TestMessagesClearWithTheirCondition(t *testing.T) {
 	}
 
 	// The seed-lock notice goes when a run starts.
-	u.selectEntry(u.view.shown.File, nil)
+	u.gal.selectEntry(u.view.shown.File, nil)
 	h.settle()
 	test.Tap(findButton(u.view.info, "Reuse seed"))
 	if !strings.Contains(u.status.Text, "locked") {

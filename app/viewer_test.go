@@ -138,7 +138,7 @@ func TestDeleteKeyDeletesTheShownImage(t *testing.T) {
 	u := h.ui
 	c := h.win.Canvas()
 	mid, last := h.at(1), h.at(2)
-	u.selectEntry(mid.File, nil)
+	u.gal.selectEntry(mid.File, nil)
 	h.settle()
 
 	c.Focus(u.ctl.prompt)
@@ -181,7 +181,7 @@ func TestZoomKeysButtonsAndMouse(t *testing.T) {
 	u := h.ui
 	c := h.win.Canvas()
 	e := h.at(0)
-	u.selectEntry(e.File, nil)
+	u.gal.selectEntry(e.File, nil)
 	h.waitShownImage(e)
 	z := u.view.image
 	if z.Size().Width < 300 {
@@ -272,7 +272,7 @@ func TestFullSizeView(t *testing.T) {
 	h := viewerHarness(t, 2)
 	u := h.ui
 	first, second := h.at(0), h.at(1)
-	u.selectEntry(first.File, nil)
+	u.gal.selectEntry(first.File, nil)
 	h.waitShownImage(first)
 
 	key(h.win.Canvas(), fyne.KeyF)
@@ -331,7 +331,7 @@ func TestCopyImagePutsThePixelsOnTheClipboard(t *testing.T) {
 		return nil
 	}
 	e := h.at(0)
-	u.selectEntry(e.File, nil)
+	u.gal.selectEntry(e.File, nil)
 	h.settle()
 	test.Tap(findButton(u.view.info, "Copy image"))
 	h.waitFor("the status", 5*time.Second, func() bool { return strings.Contains(u.status.Text, "Copied the image") })
@@ -386,7 +386,7 @@ func TestSystemClipboardWithoutDisplay(t *testing.T) {
 func TestViewerButtonsAreLabelled(t *testing.T) {
 	h := viewerHarness(t, 1)
 	u := h.ui
-	u.selectEntry(h.at(0).File, nil)
+	u.gal.selectEntry(h.at(0).File, nil)
 	h.settle()
 	var walk func(o fyne.CanvasObject)
 	n := 0

@@ -355,7 +355,7 @@ func (c *controls) readForm() (form, bool) {
 	f.steps, stepsOK = c.checkSteps()
 	f.seed, f.seedGiven, seedOK = c.checkSeed()
 	ok = ok && sizeOK && stepsOK && seedOK
-	if !c.u.modelInfo.Distilled {
+	if !c.u.model.info.Distilled {
 		f.guidance = c.guidance.Value
 	}
 	f.schedule = schedules[max(0, c.schedule.SelectedIndex())].value
@@ -386,7 +386,7 @@ func (c *controls) applySettings(s settings.Settings) {
 	if formModel == "" {
 		formModel = s.ModelDir
 	}
-	if formModel == c.u.modelDir {
+	if formModel == c.u.model.dir {
 		if s.Steps > 0 {
 			c.steps.SetText(strconv.Itoa(s.Steps))
 		}
@@ -419,7 +419,7 @@ func (c *controls) currentSettings(f form) settings.Settings {
 	s.Guidance, s.Schedule = c.guidance.Value, f.schedule
 	s.Seed, s.SeedLocked = f.seed, c.seedLocked
 	s.Count = f.count
-	s.FormModel = c.u.modelDir
+	s.FormModel = c.u.model.dir
 	return s
 }
 

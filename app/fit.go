@@ -55,12 +55,12 @@ type fitLine struct {
 
 // setModel reads the shapes of the current model for estimates (UI goroutine).
 func (f *fitLine) setModel() {
-	if f.u.modelDir == f.dir && f.model != nil {
+	if f.u.model.dir == f.dir && f.model != nil {
 		return
 	}
-	f.model, f.dir = nil, f.u.modelDir
-	if f.u.modelDir != "" && f.u.modelErr == nil {
-		if m, err := budget.ForFolder(f.u.modelInfo); err == nil {
+	f.model, f.dir = nil, f.u.model.dir
+	if f.u.model.dir != "" && f.u.model.err == nil {
+		if m, err := budget.ForFolder(f.u.model.info); err == nil {
 			f.model = &m
 		}
 	}
@@ -104,7 +104,7 @@ func (f *fitLine) estimate() (budget.Report, bool) {
 	if err != nil {
 		return rep, false
 	}
-	if d, ok := f.u.deviceFor(f.u.effectiveDevice()); ok {
+	if d, ok := f.u.model.deviceFor(f.u.model.effectiveDevice()); ok {
 		rep = onDevice(rep, d)
 	}
 	return rep, true
@@ -152,7 +152,7 @@ func (f *fitLine) update() {
 		l.Hide()
 		return
 	}
-	if dev := f.u.effectiveDevice(); !f.started || f.device != dev {
+	if dev := f.u.model.effectiveDevice(); !f.started || f.device != dev {
 		// Once per device: another device's speeds would mislead.
 		f.started, f.device, f.calib = true, dev, budget.Calibration{}
 		calibrate := f.calibrate

@@ -162,17 +162,17 @@ func TestSetupGuideShowsDownloadProgress(t *testing.T) {
 	}
 	h.win.Resize(laptopWindow)
 	p := u.view.setupDownload
-	u.dl = &downloadRun{variant: p.selected(), dir: cleanDir(p.dest.Text), running: true, cancel: func() {},
+	u.model.dl = &downloadRun{variant: p.selected(), dir: cleanDir(p.dest.Text), running: true, cancel: func() {},
 		last: hub.Progress{Phase: hub.PhaseDownloading, Bytes: 3 << 30, TotalBytes: 16 << 30, Rate: 12e6, ETA: 20 * time.Minute,
 			File: filepath.Join("transformer", "diffusion_pytorch_model-00001-of-00002.safetensors")}}
-	u.refreshDownloads()
+	u.model.refreshDownloads()
 	requireShown(t, h.win, "download progress", p.bar, p.detail, p.pause)
 
 	// Before the size is known, the busy bar takes the same place.
-	u.dl.last = hub.Progress{Phase: hub.PhaseListing}
-	u.refreshDownloads()
+	u.model.dl.last = hub.Progress{Phase: hub.PhaseListing}
+	u.model.refreshDownloads()
 	requireShown(t, h.win, "download progress", p.busy, p.detail)
-	u.dl.running = false
-	u.dl = nil
-	u.refreshDownloads()
+	u.model.dl.running = false
+	u.model.dl = nil
+	u.model.refreshDownloads()
 }

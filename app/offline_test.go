@@ -30,7 +30,7 @@ func TestDownloadWithoutConnection(t *testing.T) {
 	offlineHub(t)
 	h := newHarness(t, t.TempDir(), "", newFakeGen().open)
 	u := h.ui
-	u.hubOpts = hub.Options{RetryDelay: 2 * time.Second, MaxRetryDelay: 2 * time.Second, MaxRetries: 3,
+	u.model.hubOpts = hub.Options{RetryDelay: 2 * time.Second, MaxRetryDelay: 2 * time.Second, MaxRetries: 3,
 		ProgressInterval: 10 * time.Millisecond}
 	p := u.view.setupDownload
 	test.Tap(p.start)
@@ -40,16 +40,16 @@ func TestDownloadWithoutConnection(t *testing.T) {
 	h.waitFor("the no-connection notice", 1500*time.Millisecond, func() bool {
 		return strings.Contains(p.msg.String(), "No connection to Hugging Face")
 	})
-	if !u.dl.running || !p.msg.Visible() {
-		t.Errorf("notice should show while still retrying: running %v, visible %v", u.dl.running, p.msg.Visible())
+	if !u.model.dl.running || !p.msg.Visible() {
+		t.Errorf("notice should show while still retrying: running %v, visible %v", u.model.dl.running, p.msg.Visible())
 	}
 	test.Tap(p.pause)
-	h.waitFor("the stop", 5*time.Second, func() bool { return !u.dl.running })
+	h.waitFor("the stop", 5*time.Second, func() bool { return !u.model.dl.running })
 
 	// Retries used up: a plain message, no Go error text, a button that says what it does.
-	u.hubOpts = hub.Options{RetryDelay: time.Millisecond, MaxRetryDelay: time.Millisecond, MaxRetries: 2}
+	u.model.hubOpts = hub.Options{RetryDelay: time.Millisecond, MaxRetryDelay: time.Millisecond, MaxRetries: 2}
 	test.Tap(p.start)
-	h.waitFor("the download to stop", 10*time.Second, func() bool { return !u.dl.running })
+	h.waitFor("the download to stop", 10*time.Second, func() bool { return !u.model.dl.running })
 	msg := p.msg.String()
 	for _, bad := range []string{"dial", "tcp", "127.0.0.1", "giving up", "Paused"} {
 		if strings.Contains(msg, bad) || strings.Contains(p.detail.Text, bad) {
@@ -153,13 +153,13 @@ func TestModelFolderCheckedWhenChosen(t *testing.T) {
 
 	// Choosing it directly (setup page, remembered folder): found in the background.
 	u.SetModelDir(broken, true)
-	h.waitFor("the background check", 10*time.Second, func() bool { return u.modelErr != nil })
+	h.waitFor("the background check", 10*time.Second, func() bool { return u.model.err != nil })
 	banner := u.errorText()
 	if !strings.Contains(banner, "vae/diffusion_pytorch_model.safetensors") || len(banner) > 240 {
 		t.Errorf("banner %q", banner)
 	}
-	if strings.Contains(u.modelBtn.Text, "distilled") {
-		t.Errorf("model button %q", u.modelBtn.Text)
+	if strings.Contains(u.model.button.Text, "distilled") {
+		t.Errorf("model button %q", u.model.button.Text)
 	}
 
 	// A good folder still passes.
@@ -167,7 +167,7 @@ func TestModelFolderCheckedWhenChosen(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.settle()
-	if u.modelErr != nil {
-		t.Errorf("tiny model: %v", u.modelErr)
+	if u.model.err != nil {
+		t.Errorf("tiny model: %v", u.model.err)
 	}
 }

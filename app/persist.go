@@ -112,7 +112,7 @@ func (c *controls) formSettings() settings.Settings {
 	if n, err := strconv.ParseUint(strings.TrimSpace(c.seed.Text), 10, 64); err == nil {
 		s.Seed = n
 	}
-	s.FormModel = c.u.modelDir
+	s.FormModel = c.u.model.dir
 	s.Count = c.countValue()
 	return s
 }

@@ -53,7 +53,7 @@ func (u *UI) renderLargerJob(e gallery.Entry) (*job, error) {
 		}
 	}
 	guidance := m.Guidance
-	if u.modelInfo.Distilled || engine.ValidateGuidance(guidance) != nil {
+	if u.model.info.Distilled || engine.ValidateGuidance(guidance) != nil {
 		guidance = 0 // the model's default
 	}
 	return &job{

@@ -118,7 +118,7 @@ func (u *UI) startGenerate() (*runState, error) {
 	if u.run != nil {
 		return nil, errBusy
 	}
-	if u.modelDir == "" || u.modelErr != nil {
+	if u.model.dir == "" || u.model.err != nil {
 		u.ShowModelDialog()
 		return nil, errNoModel
 	}
@@ -140,7 +140,7 @@ func (u *UI) startQueued() {
 	if u.run != nil || u.life.Err() != nil || len(u.queue.jobs) == 0 {
 		return
 	}
-	if u.modelDir == "" || u.modelErr != nil {
+	if u.model.dir == "" || u.model.err != nil {
 		return // the jobs wait until a model is chosen and Generate is pressed
 	}
 	_, err := u.startJob(u.queue.pop())
@@ -152,7 +152,7 @@ func (u *UI) startJob(j *job) (*runState, error) {
 	if u.run != nil {
 		return nil, errBusy
 	}
-	if u.modelDir == "" || u.modelErr != nil {
+	if u.model.dir == "" || u.model.err != nil {
 		return nil, errNoModel
 	}
 	ctx, cancel := context.WithCancel(u.life)
@@ -167,10 +167,10 @@ func (u *UI) startJob(j *job) (*runState, error) {
 	u.setRunning(true)
 	u.showProgress(r, engine.Progress{Phase: engine.PhaseLoading})
 	u.view.update()
-	r.device = u.effectiveDevice()
-	r.gpuName = u.gpuBackendOf(r.device)
+	r.device = u.model.effectiveDevice()
+	r.gpuName = u.model.gpuBackendOf(r.device)
 	u.bg.Add(2)
-	go u.execute(ctx, r, u.modelDir, u.modelInfo, u.softwareVersion())
+	go u.execute(ctx, r, u.model.dir, u.model.info, u.softwareVersion())
 	go u.tick(r)
 	return r, nil
 }
@@ -420,7 +420,7 @@ func (u *UI) finishRun(r *runState, out runOutcome, img image.Image) {
 		return
 	case out.err != nil && !out.saved:
 		if out.gpuFailed {
-			u.fallBackToCPU(out.err.Error())
+			u.model.fallBackToCPU(out.err.Error())
 		} else {
 			topic := topicRun
 			if out.refFailed {
@@ -519,8 +519,8 @@ func (u *UI) setRunning(running bool) {
 		u.queue.add.Hide()
 	}
 	if running {
-		u.modelBtn.Disable()
+		u.model.button.Disable()
 	} else {
-		u.modelBtn.Enable()
+		u.model.button.Enable()
 	}
 }

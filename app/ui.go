@@ -16,15 +16,12 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"kleinbild/app/gallery"
 	"kleinbild/app/settings"
 	"kleinbild/app/thumbcache"
-	"kleinbild/engine"
-	"kleinbild/engine/hub"
 	"kleinbild/resources"
 )
 
@@ -46,10 +43,6 @@ type UI struct {
 	galleryReady chan struct{}
 	thumbs       *thumbcache.Thumbnailer
 
-	modelDir  string
-	modelInfo engine.ModelInfo
-	modelErr  error // why modelDir cannot be used; nil when usable or unset
-
 	life context.Context // cancelled by Close; parent of every generation
 	stop context.CancelFunc
 	bg   sync.WaitGroup // background goroutines Close waits for
@@ -63,28 +56,22 @@ type UI struct {
 	genDir    string
 	genDevice string // the device ID gen was opened on
 
-	dev deviceState
-
 	run *runState // the generation in progress, or nil
 
-	dl       *downloadRun     // this session's model download, or nil
-	dlPanels []*downloadPanel // the download sections on screen
-	hubOpts  hub.Options      // base options of downloads (tests shorten intervals)
-	modelDlg dialog.Dialog    // the open model dialog, or nil
+	root   fyne.CanvasObject
+	banner *banner
+	status *widget.Label
+	split  *container.Split // viewer and gallery, side by side
+	queue  *jobQueue        // jobs waiting behind the running one
+	batch  batchGrid        // the images of the last run that made several
 
-	fit fitLine
-
-	root     fyne.CanvasObject
-	banner   *banner
-	status   *widget.Label
-	modelBtn *widget.Button
-	ctl      controls
-	refs     refsSection
-	view     viewer
-	gal      galleryView
-	split    *container.Split // viewer and gallery, side by side
-	queue    *jobQueue        // jobs waiting behind the running one
-	batch    batchGrid        // the images of the last run that made several
+	// The components, each owning its widgets and state.
+	ctl   controls
+	fit   fitLine
+	refs  refsSection
+	view  viewer
+	gal   galleryView
+	model modelSettings
 }
 
 // NewUI builds the Kleinbild interface into w: the generation controls, viewer and gallery.
@@ -117,6 +104,7 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 	u.refs.u = u
 	u.view.u = u
 	u.gal.u = u
+	u.model.u = u
 	u.fit.calibrate = opts.calibrate
 	u.life, u.stop = context.WithCancel(context.Background())
 	// Once stopped, the window is going away: late results are dropped rather than run
@@ -131,9 +119,9 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 	}
 	set, setErr := settings.Load(u.settingsPath)
 	u.settings = set
-	u.dev.choice = set.Device
+	u.model.dev.choice = set.Device
 	if opts.Backend != "" && !strings.EqualFold(opts.Backend, "default") {
-		u.dev.choice = opts.Backend
+		u.model.dev.choice = opts.Backend
 	}
 	u.build()
 	// The model first: it sets the variant's defaults, which remembered settings override.
@@ -143,7 +131,7 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 	case set.ModelDir != "":
 		u.SetModelDir(set.ModelDir, false)
 	default:
-		u.refreshModel()
+		u.model.refresh()
 	}
 	u.ctl.applySettings(set)
 	if opts.Prompt != "" {
@@ -169,7 +157,7 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 		u.view.typedKey(w.Canvas(), u.view.image, ev)
 	})
 	go u.loadGallery(filepath.Join(dataDir, "gallery"))
-	u.probeDevices()
+	u.model.probeDevices()
 	return u, nil
 }
 
@@ -236,10 +224,10 @@ func (u *UI) build() {
 	logo.SetMinSize(fyne.NewSquareSize(28))
 	title := widget.NewLabelWithStyle("Kleinbild", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	title.SizeName = theme.SizeNameSubHeadingText
-	u.modelBtn = widget.NewButtonWithIcon("No model", theme.StorageIcon(), u.ShowModelDialog)
-	u.modelBtn.Importance = widget.LowImportance
+	u.model.button = widget.NewButtonWithIcon("No model", theme.StorageIcon(), u.ShowModelDialog)
+	u.model.button.Importance = widget.LowImportance
 	header := container.NewBorder(nil, nil,
-		container.NewHBox(logo, title), container.NewHBox(u.modelBtn))
+		container.NewHBox(logo, title), container.NewHBox(u.model.button))
 
 	// The side panel scrolls its form and keeps Generate in view (see buildControls).
 	sideWidth := canvas.NewRectangle(color.Transparent)

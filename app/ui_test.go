@@ -393,8 +393,8 @@ func TestModelSetup(t *testing.T) {
 	if !u.view.setup.Visible() || u.view.empty.Visible() {
 		t.Fatal("without a model the setup guide should show")
 	}
-	if !strings.Contains(u.modelBtn.Text, "No model") {
-		t.Errorf("model button %q", u.modelBtn.Text)
+	if !strings.Contains(u.model.button.Text, "No model") {
+		t.Errorf("model button %q", u.model.button.Text)
 	}
 	test.Type(u.ctl.prompt, "x")
 	test.Tap(u.ctl.generate)
@@ -413,7 +413,7 @@ func TestModelSetup(t *testing.T) {
 	if !u.view.setup.Visible() {
 		t.Error("setup guide hidden for an unusable model")
 	}
-	md := modelReport(u.modelInfo, u.modelErr, sysmem.Status{})
+	md := modelReport(u.model.info, u.model.err, sysmem.Status{})
 	if !strings.Contains(md, "Missing") || !strings.Contains(md, "`vae/config.json`") {
 		t.Errorf("model report %q", md)
 	}
@@ -421,13 +421,13 @@ func TestModelSetup(t *testing.T) {
 	if err := u.SetModelDir(tinyModel(t), true); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(u.modelBtn.Text, "distilled") || u.ctl.steps.Text != "4" || u.ctl.guidanceBox.Visible() {
-		t.Errorf("model button %q, steps %q, guidance visible %v", u.modelBtn.Text, u.ctl.steps.Text, u.ctl.guidanceBox.Visible())
+	if !strings.Contains(u.model.button.Text, "distilled") || u.ctl.steps.Text != "4" || u.ctl.guidanceBox.Visible() {
+		t.Errorf("model button %q, steps %q, guidance visible %v", u.model.button.Text, u.ctl.steps.Text, u.ctl.guidanceBox.Visible())
 	}
 	if !u.view.empty.Visible() || u.view.setup.Visible() {
 		t.Error("setup guide still shown with a usable model")
 	}
-	md = modelReport(u.modelInfo, nil, sysmem.Status{Bytes: 1000, Known: true})
+	md = modelReport(u.model.info, nil, sysmem.Status{Bytes: 1000, Known: true})
 	if !strings.Contains(md, "distilled") || !strings.Contains(md, "larger than the memory available") {
 		t.Errorf("model report %q", md)
 	}
@@ -436,8 +436,8 @@ func TestModelSetup(t *testing.T) {
 
 	// The folder is remembered.
 	h2 := newHarness(t, data, "", fake.open)
-	if h2.ui.modelDir != tinyModel(t) || h2.ui.modelErr != nil {
-		t.Errorf("remembered model %q (%v)", h2.ui.modelDir, h2.ui.modelErr)
+	if h2.ui.model.dir != tinyModel(t) || h2.ui.model.err != nil {
+		t.Errorf("remembered model %q (%v)", h2.ui.model.dir, h2.ui.model.err)
 	}
 }
 

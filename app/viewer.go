@@ -180,7 +180,7 @@ func (v *viewer) buildSetupGuide() fyne.CanvasObject {
 			"If you already have a model folder, press **Choose model folder…** and pick it.")
 	text.Wrapping = fyne.TextWrapWord
 	choose := widget.NewButtonWithIcon("Choose model folder…", theme.FolderOpenIcon(), v.u.ShowModelDialog)
-	dl, _ := v.u.newDownloadPanel() // lives as long as the window
+	dl, _ := v.u.model.newDownloadPanel() // lives as long as the window
 	v.setupDownload = dl
 	body := container.NewVBox(container.NewCenter(logo), title, text, container.NewCenter(choose),
 		widget.NewSeparator(), dl.box)
@@ -202,7 +202,7 @@ func (v *viewer) buildEmptyGuide() fyne.CanvasObject {
 // update shows the right part of the viewer for the current state.
 func (v *viewer) update() {
 	live := v.followRun && (v.u.run != nil || v.image.Image != nil)
-	modelOK := v.u.modelDir != "" && v.u.modelErr == nil
+	modelOK := v.u.model.dir != "" && v.u.model.err == nil
 	switch {
 	case live || v.shownOK:
 		v.imageArea.Show()

@@ -31,7 +31,7 @@ func (u *UI) Automate() error {
 			if u.opts.Count > 0 {
 				u.ctl.setCount(u.opts.Count)
 			}
-			r, err := u.startGenerate()
+			r, err := u.run.startGenerate()
 			if err != nil {
 				u.showError(err)
 				startErr <- err

@@ -200,7 +200,7 @@ func (c *controls) buildControls() fyne.CanvasObject {
 	countHint.Importance = widget.LowImportance
 	countRow := container.NewBorder(nil, nil, nil, countHint, c.count)
 
-	c.u.queue = newJobQueue(c.u.enqueueForm)
+	c.u.run.queue = newJobQueue(c.u.run.enqueueForm)
 	c.generate = widget.NewButtonWithIcon("Generate", theme.NewThemedResource(resources.Sparkles), c.generateOrCancel)
 	c.generate.Importance = widget.HighImportance
 	c.fit = widget.NewLabel("")
@@ -229,14 +229,14 @@ func (c *controls) buildControls() fyne.CanvasObject {
 	// Generate, its fit line and (while running) Cancel stay in view under the form, which
 	// scrolls on its own in a short window.
 	c.box = container.NewBorder(nil, container.NewPadded(container.NewVBox(
-		container.NewBorder(nil, nil, nil, c.u.queue.add, c.generate), c.u.queue.box, c.fit)), nil, nil,
+		container.NewBorder(nil, nil, nil, c.u.run.queue.add, c.generate), c.u.run.queue.box, c.fit)), nil, nil,
 		container.NewVScroll(container.NewPadded(form)))
 	return c.box
 }
 
 // generateOrCancel is the main button's action.
 func (c *controls) generateOrCancel() {
-	if c.u.run != nil {
+	if c.u.run.cur != nil {
 		c.u.Cancel()
 		return
 	}

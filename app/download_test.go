@@ -374,17 +374,17 @@ func TestGenerateAsksWhenItDoesNotFit(t *testing.T) {
 	}
 	test.Type(u.ctl.prompt, "too big")
 	test.Tap(u.ctl.generate)
-	if u.run != nil {
+	if u.run.cur != nil {
 		t.Fatal("a generation that does not fit started without asking")
 	}
 	h.tapDialogButton("Cancel")
-	if u.run != nil || fake.calls.Load() != 0 {
+	if u.run.cur != nil || fake.calls.Load() != 0 {
 		t.Fatal("cancelled confirmation still generated")
 	}
 	test.Tap(u.ctl.generate)
 	h.tapDialogButton("Generate anyway")
-	if u.run == nil {
+	if u.run.cur == nil {
 		t.Fatal("'Generate anyway' did not start the generation")
 	}
-	h.waitFor("the run", 10*time.Second, func() bool { return u.run == nil })
+	h.waitFor("the run", 10*time.Second, func() bool { return u.run.cur == nil })
 }

@@ -143,7 +143,7 @@ func (h *harness) generate(prompt string) runOutcome {
 	h.ui.ctl.prompt.SetText("")
 	test.Type(h.ui.ctl.prompt, prompt)
 	test.Tap(h.ui.ctl.generate)
-	r := h.ui.run
+	r := h.ui.run.cur
 	if r == nil {
 		h.t.Fatalf("Generate did not start (banner %q, size %q, prompt %q)", h.ui.errorText(), h.ui.ctl.sizeErr.Text, h.ui.ctl.promptErr.Text)
 	}

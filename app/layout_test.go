@@ -146,7 +146,7 @@ func TestWindowFitsLaptopScreen(t *testing.T) {
 	}
 	requireShown(t, h.win, "Cancel and progress", u.ctl.generate, u.view.progressText, u.view.bar)
 	u.Cancel()
-	h.waitFor("the run to end", 10*time.Second, func() bool { return u.run == nil })
+	h.waitFor("the run to end", 10*time.Second, func() bool { return u.run.cur == nil })
 }
 
 // The first-start page shows the download's progress line without scrolling on a laptop

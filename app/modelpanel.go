@@ -101,7 +101,7 @@ func (m *modelSettings) checkModelLater(dir string) {
 			return
 		}
 		m.u.post(func() {
-			if m.dir != dir || m.err != nil || m.u.run != nil {
+			if m.dir != dir || m.err != nil || m.u.run.cur != nil {
 				return
 			}
 			m.err = err
@@ -117,7 +117,7 @@ func (u *UI) SetModelDir(dir string, remember bool) error { return u.model.setDi
 
 // setDir is SetModelDir.
 func (m *modelSettings) setDir(dir string, remember bool) error {
-	if m.u.run != nil {
+	if m.u.run.cur != nil {
 		err := errors.New("wait for the current generation to finish (or cancel it) before switching models")
 		m.u.showError(err)
 		return err

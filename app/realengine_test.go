@@ -41,11 +41,11 @@ func TestGenerateRealTinyModel(t *testing.T) {
 	}
 
 	// The model stays loaded: a second run reuses it.
-	gen := u.gen
+	gen := u.run.gen
 	if out := h.generate("a second tiny image"); out.err != nil {
 		t.Fatal(out.err)
 	}
-	if u.gen != gen {
+	if u.run.gen != gen {
 		t.Error("the engine was opened again for the same folder")
 	}
 }

@@ -74,10 +74,10 @@ func TestRenderLargerQueuesTheImage(t *testing.T) {
 		t.Fatal("the viewer has no 'Render larger' button")
 	}
 	test.Tap(btn)
-	if len(u.queue.jobs) != 1 {
-		t.Fatalf("%d jobs queued, want 1", len(u.queue.jobs))
+	if len(u.run.queue.jobs) != 1 {
+		t.Fatalf("%d jobs queued, want 1", len(u.run.queue.jobs))
 	}
-	j := u.queue.jobs[0]
+	j := u.run.queue.jobs[0]
 	r := j.req
 	if r.WidthPx != 368 || r.HeightPx != 272 || r.Seed != 4242 || r.Prompt != "a lighthouse at dusk" || r.Steps != 3 || j.count != 1 {
 		t.Errorf("queued request %+v (count %d)", r, j.count)
@@ -96,7 +96,7 @@ func TestRenderLargerQueuesTheImage(t *testing.T) {
 		t.Errorf("generator got %+v", got)
 	}
 	test.Tap(u.ctl.generate)
-	h.waitFor("the run to stop", 5*time.Second, func() bool { return u.run == nil })
+	h.waitFor("the run to stop", 5*time.Second, func() bool { return u.run.cur == nil })
 }
 
 // Issue 12: "Render larger" on an image without settings, or at the largest size, says why
@@ -112,11 +112,11 @@ func TestRenderLargerRefusesWithReason(t *testing.T) {
 		{nil, "no Kleinbild settings"},
 		{&imageio.Metadata{Prompt: "big", Width: 1792, Height: 1792, Seed: 1}, "already at the largest size"},
 	} {
-		if _, err := u.renderLargerJob(gallery.Entry{HasMeta: c.meta != nil, Meta: derefMeta(c.meta)}); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := u.run.renderLargerJob(gallery.Entry{HasMeta: c.meta != nil, Meta: derefMeta(c.meta)}); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("error %v, want %q", err, c.want)
 		}
 	}
-	if fake.calls.Load() != 0 || len(u.queue.jobs) != 0 {
+	if fake.calls.Load() != 0 || len(u.run.queue.jobs) != 0 {
 		t.Error("a refused render-larger started or queued a job")
 	}
 }

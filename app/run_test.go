@@ -80,10 +80,10 @@ func TestBatchSavesEachImageWithItsSeed(t *testing.T) {
 	if fake.calls.Load() != 3 {
 		t.Errorf("generator called %d times", fake.calls.Load())
 	}
-	if !u.batch.box.Visible() || len(u.batch.tiles) != 3 {
-		t.Fatalf("batch grid visible %v with %d tiles, want 3", u.batch.box.Visible(), len(u.batch.tiles))
+	if !u.run.batch.box.Visible() || len(u.run.batch.tiles) != 3 {
+		t.Fatalf("batch grid visible %v with %d tiles, want 3", u.run.batch.box.Visible(), len(u.run.batch.tiles))
 	}
-	for i, f := range u.batch.files {
+	for i, f := range u.run.batch.files {
 		if f != out.entries[i].File {
 			t.Errorf("tile %d shows %s, want %s", i, f, out.entries[i].File)
 		}
@@ -91,11 +91,11 @@ func TestBatchSavesEachImageWithItsSeed(t *testing.T) {
 	if u.view.shown.File != out.entries[0].File {
 		t.Errorf("viewer shows %s, want the first of the run %s", u.view.shown.File, out.entries[0].File)
 	}
-	test.Tap(u.batch.tiles[2])
+	test.Tap(u.run.batch.tiles[2])
 	if u.view.shown.File != out.entries[2].File || u.view.shown.Meta.Seed != 102 {
 		t.Errorf("after tapping the third tile the viewer shows %s (seed %d)", u.view.shown.File, u.view.shown.Meta.Seed)
 	}
-	if u.batch.marks[2].StrokeColor == color.Transparent || u.batch.marks[0].StrokeColor != color.Transparent {
+	if u.run.batch.marks[2].StrokeColor == color.Transparent || u.run.batch.marks[0].StrokeColor != color.Transparent {
 		t.Error("the outline does not mark the tile shown")
 	}
 	if !strings.Contains(u.status.Text, "3 images") {
@@ -105,7 +105,7 @@ func TestBatchSavesEachImageWithItsSeed(t *testing.T) {
 	// A run of one image hides the grid again.
 	u.ctl.setCount(1)
 	h.generate("one fox")
-	if u.batch.box.Visible() {
+	if u.run.batch.box.Visible() {
 		t.Error("the grid of the last run stays after a single-image run")
 	}
 }
@@ -136,17 +136,17 @@ func TestBatchCancelKeepsFinished(t *testing.T) {
 	u.ctl.setCount(4)
 	test.Type(u.ctl.prompt, "four foxes")
 	test.Tap(u.ctl.generate)
-	if u.run == nil {
+	if u.run.cur == nil {
 		t.Fatal("the run did not start")
 	}
 	h.waitFor("the second image", 5*time.Second, func() bool {
 		return strings.HasPrefix(u.view.progressText.Text, "Image 2 of 4 · Step 1 of 4")
 	})
-	if u.gallery.Len() != 1 || !u.batch.box.Visible() || len(u.batch.tiles) != 1 {
-		t.Errorf("while the second image runs: gallery %d, grid visible %v with %d tiles", u.gallery.Len(), u.batch.box.Visible(), len(u.batch.tiles))
+	if u.gallery.Len() != 1 || !u.run.batch.box.Visible() || len(u.run.batch.tiles) != 1 {
+		t.Errorf("while the second image runs: gallery %d, grid visible %v with %d tiles", u.gallery.Len(), u.run.batch.box.Visible(), len(u.run.batch.tiles))
 	}
 	test.Tap(u.ctl.generate) // Cancel
-	h.waitFor("the run to stop", 5*time.Second, func() bool { return u.run == nil })
+	h.waitFor("the run to stop", 5*time.Second, func() bool { return u.run.cur == nil })
 	h.settle()
 	if got := gallerySeeds(t, u); len(got) != 1 || got[0] != 200 {
 		t.Errorf("gallery seeds %v after cancel, want [200]", got)
@@ -160,8 +160,8 @@ func TestBatchCancelKeepsFinished(t *testing.T) {
 	if !strings.Contains(u.status.Text, "Cancelled after 1 of 4") || u.errorText() != "" {
 		t.Errorf("status %q, banner %q", u.status.Text, u.errorText())
 	}
-	if !u.view.shownOK || u.view.shown.Meta.Seed != 200 || !u.batch.box.Visible() || len(u.batch.tiles) != 1 {
-		t.Errorf("after cancel the viewer shows %v seed %d, grid %v", u.view.shownOK, u.view.shown.Meta.Seed, len(u.batch.tiles))
+	if !u.view.shownOK || u.view.shown.Meta.Seed != 200 || !u.run.batch.box.Visible() || len(u.run.batch.tiles) != 1 {
+		t.Errorf("after cancel the viewer shows %v seed %d, grid %v", u.view.shownOK, u.view.shown.Meta.Seed, len(u.run.batch.tiles))
 	}
 	if u.ctl.generate.Text != "Generate" {
 		t.Errorf("button %q after cancel", u.ctl.generate.Text)

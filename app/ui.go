@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"image/color"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -31,7 +30,6 @@ type UI struct {
 	app  fyne.App
 	win  fyne.Window
 	opts Options
-	open OpenFunc
 	// post runs fn on the UI goroutine: fyne.Do, or the test's own event loop.
 	post func(fn func())
 
@@ -51,19 +49,10 @@ type UI struct {
 	pendingSave *settings.Settings
 	writeMu     sync.Mutex // serialises settings writes
 
-	genMu     sync.Mutex // guards gen, genDir and genDevice (used by the generation goroutine)
-	gen       Generator
-	genDir    string
-	genDevice string // the device ID gen was opened on
-
-	run *runState // the generation in progress, or nil
-
 	root   fyne.CanvasObject
 	banner *banner
 	status *widget.Label
 	split  *container.Split // viewer and gallery, side by side
-	queue  *jobQueue        // jobs waiting behind the running one
-	batch  batchGrid        // the images of the last run that made several
 
 	// The components, each owning its widgets and state.
 	ctl   controls
@@ -72,6 +61,7 @@ type UI struct {
 	view  viewer
 	gal   galleryView
 	model modelSettings
+	run   runner
 }
 
 // NewUI builds the Kleinbild interface into w: the generation controls, viewer and gallery.
@@ -93,7 +83,7 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 		return nil, fmt.Errorf("data folder: %w", err)
 	}
 	u := &UI{
-		app: a, win: w, opts: opts, open: opts.Open,
+		app: a, win: w, opts: opts,
 		dataDir:      dataDir,
 		settingsPath: filepath.Join(dataDir, "settings.json"),
 		galleryReady: make(chan struct{}),
@@ -105,6 +95,11 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 	u.view.u = u
 	u.gal.u = u
 	u.model.u = u
+	u.run.u = u
+	u.run.open = opts.Open
+	if u.run.open == nil {
+		u.run.open = engineOpener(filepath.Join(dataDir, "cache", "prompts"))
+	}
 	u.fit.calibrate = opts.calibrate
 	u.life, u.stop = context.WithCancel(context.Background())
 	// Once stopped, the window is going away: late results are dropped rather than run
@@ -113,9 +108,6 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 		if u.life.Err() == nil {
 			post(fn)
 		}
-	}
-	if u.open == nil {
-		u.open = engineOpener(filepath.Join(dataDir, "cache", "prompts"))
 	}
 	set, setErr := settings.Load(u.settingsPath)
 	u.settings = set
@@ -151,7 +143,7 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 		if u.gal.typedKey(ev) {
 			return
 		}
-		if ev.Name == fyne.KeyEscape && u.run != nil {
+		if ev.Name == fyne.KeyEscape && u.run.cur != nil {
 			u.Cancel()
 		}
 		u.view.typedKey(w.Canvas(), u.view.image, ev)
@@ -173,12 +165,7 @@ func (u *UI) Close() {
 	u.bg.Wait()
 	u.ctl.flushForm()
 	u.thumbs.Close()
-	u.genMu.Lock()
-	defer u.genMu.Unlock()
-	if c, ok := u.gen.(io.Closer); ok {
-		c.Close()
-	}
-	u.gen = nil
+	u.run.closeGenerator()
 }
 
 // loadGallery opens the gallery folder off the UI goroutine.
@@ -234,7 +221,7 @@ func (u *UI) build() {
 	sideWidth.SetMinSize(fyne.NewSize(sidePanelWidth, 0))
 	side := container.NewStack(sideWidth, u.ctl.buildControls())
 
-	split := container.NewHSplit(container.NewBorder(nil, u.buildBatchGrid(), nil, nil, u.view.build()), u.gal.build())
+	split := container.NewHSplit(container.NewBorder(nil, u.run.buildBatchGrid(), nil, nil, u.view.build()), u.gal.build())
 	split.Offset = 0.64
 	u.split = split
 

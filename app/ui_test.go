@@ -74,10 +74,10 @@ func TestGenerateSavesToGallery(t *testing.T) {
 
 	// Ctrl+Enter in the prompt generates again; an unlocked seed changes.
 	u.ctl.prompt.TypedShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyReturn, Modifier: fyne.KeyModifierControl})
-	if u.run == nil {
+	if u.run.cur == nil {
 		t.Fatal("Ctrl+Enter did not start a generation")
 	}
-	h.waitFor("the second run", 10*time.Second, func() bool { return u.run == nil })
+	h.waitFor("the second run", 10*time.Second, func() bool { return u.run.cur == nil })
 	if u.gallery.Len() != 2 {
 		t.Fatalf("gallery has %d images after the second run", u.gallery.Len())
 	}
@@ -134,7 +134,7 @@ func TestCancelStopsPromptly(t *testing.T) {
 	}
 	start := time.Now()
 	test.Tap(u.ctl.generate) // now "Cancel"
-	h.waitFor("the run to stop", time.Second, func() bool { return u.run == nil })
+	h.waitFor("the run to stop", time.Second, func() bool { return u.run.cur == nil })
 	t.Logf("cancelled in %v", time.Since(start))
 	if u.gallery.Len() != 0 {
 		t.Errorf("a cancelled run added %d images", u.gallery.Len())
@@ -166,7 +166,7 @@ func TestInvalidSettingsAreRefused(t *testing.T) {
 			t.Errorf("%s×%s: inline message %q (visible %v), want %q", c.w, c.h, u.ctl.sizeErr.Text, u.ctl.sizeErr.Visible(), c.want)
 		}
 		test.Tap(u.ctl.generate)
-		if u.run != nil {
+		if u.run.cur != nil {
 			t.Fatalf("%s×%s: generation started", c.w, c.h)
 		}
 	}
@@ -181,19 +181,19 @@ func TestInvalidSettingsAreRefused(t *testing.T) {
 	}
 	u.ctl.steps.SetText("0")
 	test.Tap(u.ctl.generate)
-	if u.run != nil || !u.ctl.stepsErr.Visible() {
+	if u.run.cur != nil || !u.ctl.stepsErr.Visible() {
 		t.Errorf("steps 0 accepted")
 	}
 	u.ctl.steps.SetText("4")
 	u.ctl.seed.SetText("-3")
 	test.Tap(u.ctl.generate)
-	if u.run != nil || !u.ctl.seedErr.Visible() {
+	if u.run.cur != nil || !u.ctl.seedErr.Visible() {
 		t.Errorf("seed -3 accepted")
 	}
 	u.ctl.seed.SetText("")
 	u.ctl.prompt.SetText("  ")
 	test.Tap(u.ctl.generate)
-	if u.run != nil || !u.ctl.promptErr.Visible() {
+	if u.run.cur != nil || !u.ctl.promptErr.Visible() {
 		t.Errorf("empty prompt accepted")
 	}
 	if fake.calls.Load() != 0 {
@@ -398,7 +398,7 @@ func TestModelSetup(t *testing.T) {
 	}
 	test.Type(u.ctl.prompt, "x")
 	test.Tap(u.ctl.generate)
-	if u.run != nil || h.win.Canvas().Overlays().Top() == nil {
+	if u.run.cur != nil || h.win.Canvas().Overlays().Top() == nil {
 		t.Fatal("Generate without a model should open the model dialog")
 	}
 	h.tapDialogButton("Close")

@@ -201,7 +201,7 @@ func (v *viewer) buildEmptyGuide() fyne.CanvasObject {
 
 // update shows the right part of the viewer for the current state.
 func (v *viewer) update() {
-	live := v.followRun && (v.u.run != nil || v.image.Image != nil)
+	live := v.followRun && (v.u.run.cur != nil || v.image.Image != nil)
 	modelOK := v.u.model.dir != "" && v.u.model.err == nil
 	switch {
 	case live || v.shownOK:
@@ -217,12 +217,12 @@ func (v *viewer) update() {
 		v.setup.Hide()
 		v.empty.Show()
 	}
-	if v.u.run != nil {
+	if v.u.run.cur != nil {
 		v.progress.Show()
 	} else {
 		v.progress.Hide()
 	}
-	if v.u.run != nil && v.followRun && v.image.Image == nil {
+	if v.u.run.cur != nil && v.followRun && v.image.Image == nil {
 		v.busyBox.Show()
 		v.busy.Start()
 	} else {
@@ -460,7 +460,7 @@ func (v *viewer) browse(delta int) {
 		return
 	}
 	if !v.shownOK || v.followRun {
-		if vis := v.u.gal.visible; len(vis) > 0 && v.u.run == nil {
+		if vis := v.u.gal.visible; len(vis) > 0 && v.u.run.cur == nil {
 			v.u.gal.selectEntry(vis[0].File, nil)
 		}
 		return

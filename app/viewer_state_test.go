@@ -62,7 +62,7 @@ func startAndPreview(t *testing.T, h *harness, fake *fakeGen, prompt string) *ru
 	u := h.ui
 	u.ctl.prompt.SetText(prompt)
 	test.Tap(u.ctl.generate)
-	r := u.run
+	r := u.run.cur
 	if r == nil {
 		t.Fatalf("Generate did not start (banner %q)", u.errorText())
 	}
@@ -86,7 +86,7 @@ func TestViewerAfterCancelOrFailureShowsTheSelectedImage(t *testing.T) {
 	startAndPreview(t, h, fake, "first, cancelled")
 	h.waitFor("the preview", 5*time.Second, func() bool { return u.view.image.Image != nil })
 	u.Cancel()
-	h.waitFor("the run to stop", 5*time.Second, func() bool { return u.run == nil })
+	h.waitFor("the run to stop", 5*time.Second, func() bool { return u.run.cur == nil })
 	h.settle()
 	if u.view.shownOK || u.view.info.Visible() || u.view.imageArea.Visible() || !u.view.empty.Visible() {
 		t.Errorf("after cancelling with nothing selected: shownOK %v, info %v, image area %v, empty %v",
@@ -118,13 +118,13 @@ func TestViewerAfterCancelOrFailureShowsTheSelectedImage(t *testing.T) {
 		return img != nil && img.Bounds().Dx() == want.Meta.Width/8
 	})
 	u.Cancel()
-	h.waitFor("the run to stop", 5*time.Second, func() bool { return u.run == nil })
+	h.waitFor("the run to stop", 5*time.Second, func() bool { return u.run.cur == nil })
 	checkShown("after cancel")
 
 	fake.block = false
 	fake.fail = errors.New("out of memory")
 	startAndPreview(t, h, fake, "third, failing")
-	h.waitFor("the run to fail", 5*time.Second, func() bool { return u.run == nil })
+	h.waitFor("the run to fail", 5*time.Second, func() bool { return u.run.cur == nil })
 	checkShown("after failure")
 	if !strings.Contains(u.errorText(), "out of memory") {
 		t.Errorf("banner %q", u.errorText())
@@ -194,5 +194,5 @@ func TestMessagesClearWithTheirCondition(t *testing.T) {
 		t.Errorf("status %q stays while a run is going", u.status.Text)
 	}
 	u.Cancel()
-	h.waitFor("the run to stop", 5*time.Second, func() bool { return u.run == nil })
+	h.waitFor("the run to stop", 5*time.Second, func() bool { return u.run.cur == nil })
 }

@@ -33,16 +33,16 @@ func (h *harness) savedSettings() settings.Settings {
 	h.t.Helper()
 	var s settings.Settings
 	h.waitFor("the settings to be saved", 5*time.Second, func() bool {
-		h.ui.saveMu.Lock()
-		pending := h.ui.pendingSave != nil
-		h.ui.saveMu.Unlock()
+		h.ui.store.mu.Lock()
+		pending := h.ui.store.pending != nil
+		h.ui.store.mu.Unlock()
 		if pending {
 			return false
 		}
-		h.ui.writeMu.Lock()
-		defer h.ui.writeMu.Unlock()
+		h.ui.store.writeMu.Lock()
+		defer h.ui.store.writeMu.Unlock()
 		var err error
-		s, err = settings.Load(h.ui.settingsPath)
+		s, err = settings.Load(h.ui.store.path)
 		return err == nil
 	})
 	return s

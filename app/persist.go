@@ -5,32 +5,64 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"kleinbild/app/settings"
 	"kleinbild/engine"
 )
 
-// remember saves s in the background (UI goroutine). Writes are serialised and each
-// writes the newest settings, so the file ends up with the last call's.
+// settingsFile writes the settings file. Writes are serialised and each writes the
+// newest settings pending, so the file ends up with the last ones given.
+type settingsFile struct {
+	path    string
+	mu      sync.Mutex // guards pending (and what pend's callers do under it)
+	pending *settings.Settings
+	writeMu sync.Mutex // serialises writes
+}
+
+// pend makes s the settings to write next and runs locked, if not nil, under the lock.
+func (f *settingsFile) pend(s settings.Settings, locked func()) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.pending = &s
+	if locked != nil {
+		locked()
+	}
+}
+
+// withLock runs fn under the lock that guards the pending settings.
+func (f *settingsFile) withLock(fn func()) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	fn()
+}
+
+// write saves the pending settings, if any (any goroutine).
+func (f *settingsFile) write() error {
+	f.writeMu.Lock()
+	defer f.writeMu.Unlock()
+	f.mu.Lock()
+	p := f.pending
+	f.pending = nil
+	f.mu.Unlock()
+	if p == nil {
+		return nil // a later call's settings were written already
+	}
+	if err := settings.Save(f.path, *p); err != nil {
+		return fmt.Errorf("settings could not be saved: %w", err)
+	}
+	return nil
+}
+
+// remember saves s in the background (UI goroutine); see settingsFile.
 func (u *UI) remember(s settings.Settings) {
-	u.saveMu.Lock()
-	u.pendingSave = &s
-	u.saveMu.Unlock()
+	u.store.pend(s, nil)
 	u.bg.Add(1)
 	go func() {
 		defer u.bg.Done()
-		u.writeMu.Lock()
-		defer u.writeMu.Unlock()
-		u.saveMu.Lock()
-		p := u.pendingSave
-		u.pendingSave = nil
-		u.saveMu.Unlock()
-		if p == nil {
-			return // a later goroutine's settings were written already
-		}
-		if err := settings.Save(u.settingsPath, *p); err != nil {
-			u.post(func() { u.showError(fmt.Errorf("settings could not be saved: %w", err)) })
+		if err := u.store.write(); err != nil {
+			u.post(func() { u.showError(err) })
 		}
 	}()
 }
@@ -125,33 +157,23 @@ func (c *controls) formChanged() {
 	}
 	c.u.settings = c.formSettings()
 	s := c.u.settings
-	c.u.saveMu.Lock()
-	defer c.u.saveMu.Unlock()
-	c.u.pendingSave = &s
-	if c.formTimer == nil {
-		c.formTimer = time.AfterFunc(formSaveDelay, c.flushForm)
-	} else {
-		c.formTimer.Reset(formSaveDelay)
-	}
+	c.u.store.pend(s, func() {
+		if c.formTimer == nil {
+			c.formTimer = time.AfterFunc(formSaveDelay, c.flushForm)
+		} else {
+			c.formTimer.Reset(formSaveDelay)
+		}
+	})
 }
 
 // flushForm writes the pending settings, if any; safe from any goroutine.
 func (c *controls) flushForm() {
-	c.u.saveMu.Lock()
-	if c.formTimer != nil {
-		c.formTimer.Stop()
-	}
-	c.u.saveMu.Unlock()
-	c.u.writeMu.Lock()
-	defer c.u.writeMu.Unlock()
-	c.u.saveMu.Lock()
-	p := c.u.pendingSave
-	c.u.pendingSave = nil
-	c.u.saveMu.Unlock()
-	if p == nil {
-		return
-	}
-	if err := settings.Save(c.u.settingsPath, *p); err != nil {
-		c.u.post(func() { c.u.showError(fmt.Errorf("settings could not be saved: %w", err)) })
+	c.u.store.withLock(func() {
+		if c.formTimer != nil {
+			c.formTimer.Stop()
+		}
+	})
+	if err := c.u.store.write(); err != nil {
+		c.u.post(func() { c.u.showError(err) })
 	}
 }

@@ -46,7 +46,7 @@ func TestFormEditsSurviveRestart(t *testing.T) {
 	c2.seed.SetText("")
 	h2.ui.ctl.setSeedLocked(false)
 	time.Sleep(formSaveDelay + 300*time.Millisecond)
-	s, err := settings.Load(h2.ui.settingsPath)
+	s, err := settings.Load(h2.ui.store.path)
 	if err != nil || s.Prompt != "a grey wolf" || s.SeedLocked {
 		t.Errorf("settings after a pause: prompt %q, seed locked %v, err %v", s.Prompt, s.SeedLocked, err)
 	}

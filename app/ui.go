@@ -33,9 +33,9 @@ type UI struct {
 	// post runs fn on the UI goroutine: fyne.Do, or the test's own event loop.
 	post func(fn func())
 
-	dataDir      string
-	settingsPath string
-	settings     settings.Settings
+	dataDir  string
+	settings settings.Settings // as last remembered
+	store    settingsFile
 
 	gallery      *gallery.Gallery // nil until loaded, or when it could not be opened
 	galleryReady chan struct{}
@@ -44,10 +44,6 @@ type UI struct {
 	life context.Context // cancelled by Close; parent of every generation
 	stop context.CancelFunc
 	bg   sync.WaitGroup // background goroutines Close waits for
-
-	saveMu      sync.Mutex // guards pendingSave
-	pendingSave *settings.Settings
-	writeMu     sync.Mutex // serialises settings writes
 
 	root   fyne.CanvasObject
 	banner *banner
@@ -85,7 +81,7 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 	u := &UI{
 		app: a, win: w, opts: opts,
 		dataDir:      dataDir,
-		settingsPath: filepath.Join(dataDir, "settings.json"),
+		store:        settingsFile{path: filepath.Join(dataDir, "settings.json")},
 		galleryReady: make(chan struct{}),
 		thumbs:       thumbcache.New(filepath.Join(dataDir, "thumbs"), thumbcache.Side, 2, 48<<20),
 	}
@@ -109,7 +105,7 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 			post(fn)
 		}
 	}
-	set, setErr := settings.Load(u.settingsPath)
+	set, setErr := settings.Load(u.store.path)
 	u.settings = set
 	u.model.dev.choice = set.Device
 	if opts.Backend != "" && !strings.EqualFold(opts.Backend, "default") {

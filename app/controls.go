@@ -113,7 +113,8 @@ type form struct {
 	count         int
 }
 
-func (c *controls) buildControls() fyne.CanvasObject {
+// build creates the side panel: the form, the references and the Generate button.
+func (c *controls) build() fyne.CanvasObject {
 	c.prompt = newShortcutEntry(true, c.u.Generate)
 	c.prompt.SetPlaceHolder("Describe the image you want…")
 	c.prompt.SetMinRowsVisible(5)

@@ -45,10 +45,8 @@ type UI struct {
 	stop context.CancelFunc
 	bg   sync.WaitGroup // background goroutines Close waits for
 
-	root   fyne.CanvasObject
 	banner *banner
 	status *widget.Label
-	split  *container.Split // viewer and gallery, side by side
 
 	// The components, each owning its widgets and state.
 	ctl   controls
@@ -111,7 +109,7 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 	if opts.Backend != "" && !strings.EqualFold(opts.Backend, "default") {
 		u.model.dev.choice = opts.Backend
 	}
-	u.build()
+	root := u.build()
 	// The model first: it sets the variant's defaults, which remembered settings override.
 	switch {
 	case opts.ModelDir != "":
@@ -130,7 +128,7 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 		u.showError(setErr)
 	}
 
-	w.SetContent(u.root)
+	w.SetContent(root)
 	w.SetOnDropped(func(_ fyne.Position, uris []fyne.URI) { u.HandleDrop(uris) })
 	for _, sc := range generateShortcuts() {
 		w.Canvas().AddShortcut(sc, func(fyne.Shortcut) { u.Generate() })
@@ -195,8 +193,8 @@ func (u *UI) loadGallery(dir string) {
 // sidePanelWidth is the width of the generation controls.
 const sidePanelWidth = 300
 
-// build creates the widget tree.
-func (u *UI) build() {
+// build creates the widget tree and returns its root.
+func (u *UI) build() fyne.CanvasObject {
 	u.banner = newBanner()
 	u.status = widget.NewLabel("")
 	u.status.Truncation = fyne.TextTruncateEllipsis
@@ -212,18 +210,17 @@ func (u *UI) build() {
 	header := container.NewBorder(nil, nil,
 		container.NewHBox(logo, title), container.NewHBox(u.model.button))
 
-	// The side panel scrolls its form and keeps Generate in view (see buildControls).
+	// The side panel scrolls its form and keeps Generate in view (see controls.build).
 	sideWidth := canvas.NewRectangle(color.Transparent)
 	sideWidth.SetMinSize(fyne.NewSize(sidePanelWidth, 0))
-	side := container.NewStack(sideWidth, u.ctl.buildControls())
+	side := container.NewStack(sideWidth, u.ctl.build())
 
 	split := container.NewHSplit(container.NewBorder(nil, u.run.buildBatchGrid(), nil, nil, u.view.build()), u.gal.build())
 	split.Offset = 0.64
-	u.split = split
 
 	top := container.NewVBox(container.NewPadded(header), widget.NewSeparator(), u.banner.box)
 	bottom := container.NewVBox(widget.NewSeparator(), u.status)
-	u.root = container.NewBorder(top, bottom, container.NewHBox(side, widget.NewSeparator()), nil,
+	return container.NewBorder(top, bottom, container.NewHBox(side, widget.NewSeparator()), nil,
 		split)
 }
 

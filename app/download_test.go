@@ -388,3 +388,80 @@ func TestGenerateAsksWhenItDoesNotFit(t *testing.T) {
 	}
 	h.waitFor("the run", 10*time.Second, func() bool { return u.run.cur == nil })
 }
+
+// offlineHub points the Hub endpoint at a closed port: every request fails to connect.
+func offlineHub(t *testing.T) {
+	newTestHub(t, hub.Variants()[0].Repo) // isolates tokens and caches
+	srv := httptest.NewServer(nil)
+	url := srv.URL
+	srv.Close()
+	t.Setenv("HF_ENDPOINT", url)
+}
+
+// Issue 12, defect 1: without a connection the panel says so within seconds of the first
+// failed lookup, shows an indeterminate bar while the total is unknown, and speaks plainly.
+func TestDownloadWithoutConnection(t *testing.T) {
+	offlineHub(t)
+	h := newHarness(t, t.TempDir(), "", newFakeGen().open)
+	u := h.ui
+	u.model.hubOpts = hub.Options{RetryDelay: 2 * time.Second, MaxRetryDelay: 2 * time.Second, MaxRetries: 3,
+		ProgressInterval: 10 * time.Millisecond}
+	p := u.view.setupDownload
+	test.Tap(p.start)
+	if p.bar.Visible() || !p.busy.Visible() {
+		t.Errorf("while listing: determinate bar visible %v (value %v), indeterminate visible %v", p.bar.Visible(), p.bar.Value, p.busy.Visible())
+	}
+	h.waitFor("the no-connection notice", 1500*time.Millisecond, func() bool {
+		return strings.Contains(p.msg.String(), "No connection to Hugging Face")
+	})
+	if !u.model.dl.running || !p.msg.Visible() {
+		t.Errorf("notice should show while still retrying: running %v, visible %v", u.model.dl.running, p.msg.Visible())
+	}
+	test.Tap(p.pause)
+	h.waitFor("the stop", 5*time.Second, func() bool { return !u.model.dl.running })
+
+	// Retries used up: a plain message, no Go error text, a button that says what it does.
+	u.model.hubOpts = hub.Options{RetryDelay: time.Millisecond, MaxRetryDelay: time.Millisecond, MaxRetries: 2}
+	test.Tap(p.start)
+	h.waitFor("the download to stop", 10*time.Second, func() bool { return !u.model.dl.running })
+	msg := p.msg.String()
+	for _, bad := range []string{"dial", "tcp", "127.0.0.1", "giving up", "Paused"} {
+		if strings.Contains(msg, bad) || strings.Contains(p.detail.Text, bad) {
+			t.Errorf("technical or wrong words %q: message %q, detail %q", bad, msg, p.detail.Text)
+		}
+	}
+	if !strings.Contains(msg, "No connection to Hugging Face") || p.start.Text != "Try again" || !strings.Contains(msg, "Try again") {
+		t.Errorf("after failing: message %q, button %q", msg, p.start.Text)
+	}
+	if p.bar.Visible() && p.bar.Value >= 1 {
+		t.Errorf("the bar shows %v without a known total", p.bar.Value)
+	}
+}
+
+// The first-start page shows the download's progress line without scrolling on a laptop
+// screen. (Before: it sat below the visible area.)
+func TestSetupGuideShowsDownloadProgress(t *testing.T) {
+	h := newHarness(t, t.TempDir(), "", newFakeGen().open)
+	u := h.ui
+	if !u.view.setup.Visible() {
+		t.Fatal("no setup guide without a model")
+	}
+	if m := windowMin(h.win); m.Width > laptopWindow.Width || m.Height > laptopWindow.Height {
+		t.Errorf("the window cannot be smaller than %v", m)
+	}
+	h.win.Resize(laptopWindow)
+	p := u.view.setupDownload
+	u.model.dl = &downloadRun{variant: p.selected(), dir: cleanDir(p.dest.Text), running: true, cancel: func() {},
+		last: hub.Progress{Phase: hub.PhaseDownloading, Bytes: 3 << 30, TotalBytes: 16 << 30, Rate: 12e6, ETA: 20 * time.Minute,
+			File: filepath.Join("transformer", "diffusion_pytorch_model-00001-of-00002.safetensors")}}
+	u.model.refreshDownloads()
+	requireShown(t, h.win, "download progress", p.bar, p.detail, p.pause)
+
+	// Before the size is known, the busy bar takes the same place.
+	u.model.dl.last = hub.Progress{Phase: hub.PhaseListing}
+	u.model.refreshDownloads()
+	requireShown(t, h.win, "download progress", p.busy, p.detail)
+	u.model.dl.running = false
+	u.model.dl = nil
+	u.model.refreshDownloads()
+}

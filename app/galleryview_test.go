@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -347,5 +348,60 @@ func TestLargeGalleryMakesOnlyVisibleThumbnails(t *testing.T) {
 	test.Type(u.gal.search, "picture 39")
 	if got := visiblePrompts(u); len(got) != 14 || got[0] != "picture 399" { // 39, 139, 239, 339, 390–399
 		t.Errorf("search in a large gallery shows %d: %q", len(got), got)
+	}
+}
+
+func TestGallerySurvivesRestartAndShowsLineage(t *testing.T) {
+	data := t.TempDir()
+	fake := newFakeGen()
+	h1 := newHarness(t, data, tinyModel(t), fake.open)
+	first := h1.generate("an old lighthouse")
+	if first.err != nil {
+		t.Fatal(first.err)
+	}
+	h1.close()
+
+	h2 := newHarness(t, data, tinyModel(t), fake.open)
+	u := h2.ui
+	if u.gallery.Len() != 1 || len(u.gal.visible) != 1 {
+		t.Fatalf("after restart the gallery has %d images", u.gallery.Len())
+	}
+	e, _ := u.gallery.At(0)
+	if e.Meta.Prompt != "an old lighthouse" || e.Meta.Seed != first.entry.Meta.Seed || e.SHA256 != first.entry.SHA256 {
+		t.Errorf("restored entry %+v", e)
+	}
+	if u.gal.empty.Visible() {
+		t.Error("gallery still shows its empty hint")
+	}
+
+	// Select it in the grid; use it as a reference; the new image is its child.
+	u.gal.grid.Select(0)
+	if !u.view.shownOK || u.view.shown.File != e.File {
+		t.Fatal("selecting a gallery cell did not show it")
+	}
+	h2.waitFor("the full image", 5*time.Second, func() bool { return u.view.image.Image != nil })
+	test.Tap(findButton(u.view.info, "Use as reference"))
+	if len(u.refs.paths) != 1 || u.refs.paths[0] != u.gallery.Path(e) {
+		t.Fatalf("refs %v", u.refs.paths)
+	}
+	child := h2.generate("the lighthouse at night")
+	if child.err != nil {
+		t.Fatal(child.err)
+	}
+	if ps := u.gallery.Parents(child.entry); len(ps) != 1 || ps[0].File != e.File {
+		t.Errorf("parents of the new image: %+v", ps)
+	}
+	if cs := u.gallery.Children(e); len(cs) != 1 || cs[0].File != child.entry.File {
+		t.Errorf("children of the first image: %+v", cs)
+	}
+	if len(u.view.lineage.Objects) != 2 || !u.view.lineage.Visible() { // "Made from" + one thumbnail
+		t.Errorf("lineage row has %d objects", len(u.view.lineage.Objects))
+	}
+
+	// Reuse settings from the first image.
+	u.gal.selectEntry(e.File, nil)
+	test.Tap(findButton(u.view.info, "Reuse settings"))
+	if u.ctl.prompt.Text != "an old lighthouse" || u.ctl.seed.Text != strconv.FormatUint(e.Meta.Seed, 10) || !u.ctl.seedLocked {
+		t.Errorf("reuse settings: prompt %q seed %q", u.ctl.prompt.Text, u.ctl.seed.Text)
 	}
 }

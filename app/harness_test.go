@@ -7,6 +7,7 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -318,4 +319,28 @@ func fakeDevices() []backends.Device {
 		{ID: "purego", Backend: "purego", Info: gpu.DeviceInfo{Name: "Test CPU", Kind: gpu.KindCPU, API: "Go (gonum)", MemoryBytes: 16e9}},
 		{ID: "webgpu:0", Backend: "webgpu", Info: gpu.DeviceInfo{Name: "Test GPU", Kind: gpu.KindDiscrete, API: "Vulkan", MemoryBytes: 8e9}},
 	}
+}
+
+// findRichText returns the first RichText inside o whose text contains s.
+func findRichText(o fyne.CanvasObject, s string) *widget.RichText {
+	switch v := o.(type) {
+	case *widget.RichText:
+		if strings.Contains(v.String(), s) {
+			return v
+		}
+		return nil
+	case *fyne.Container:
+		for _, c := range v.Objects {
+			if r := findRichText(c, s); r != nil {
+				return r
+			}
+		}
+	case fyne.Widget:
+		for _, c := range test.WidgetRenderer(v).Objects() {
+			if r := findRichText(c, s); r != nil {
+				return r
+			}
+		}
+	}
+	return nil
 }

@@ -400,7 +400,7 @@ func (g *galleryView) undo() {
 // starTapped toggles the favourite of the image in a cell.
 func (g *galleryView) starTapped(file string) {
 	if e, ok := g.entry(file); ok {
-		g.u.gal.toggleFavourite(e)
+		g.toggleFavourite(e)
 	}
 }
 

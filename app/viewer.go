@@ -487,7 +487,7 @@ func (v *viewer) neighbour(e gallery.Entry, delta int) (gallery.Entry, bool) {
 }
 
 // deleteShownNow moves the shown image to the trash (the Delete key); the gallery then
-// shows its neighbour (see deleteEntry).
+// shows its neighbour (see galleryView.deleteEntry).
 func (v *viewer) deleteShownNow() {
 	if !v.shownOK || v.followRun {
 		return

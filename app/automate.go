@@ -29,9 +29,9 @@ func (u *UI) Automate() error {
 		startErr := make(chan error, 1)
 		u.post(func() {
 			if u.opts.Count > 0 {
-				u.setCount(u.opts.Count)
+				u.ctl.setCount(u.opts.Count)
 			}
-			r, err := u.startGenerate()
+			r, err := u.run.startGenerate()
 			if err != nil {
 				u.showError(err)
 				startErr <- err

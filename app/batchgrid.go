@@ -31,12 +31,12 @@ type batchGrid struct {
 }
 
 // buildBatchGrid creates the (hidden) grid of a run's images.
-func (u *UI) buildBatchGrid() fyne.CanvasObject {
-	b := &u.batch
+func (rn *runner) buildBatchGrid() fyne.CanvasObject {
+	b := &rn.batch
 	b.title = widget.NewLabel("")
 	b.title.SizeName = theme.SizeNameCaptionText
 	b.title.Truncation = fyne.TextTruncateEllipsis
-	closeBtn := widget.NewButtonWithIcon("", theme.CancelIcon(), u.hideBatch)
+	closeBtn := widget.NewButtonWithIcon("", theme.CancelIcon(), rn.hideBatch)
 	closeBtn.Importance = widget.LowImportance
 	b.rows = container.NewVBox()
 	// The scroll keeps a long row from widening the window.
@@ -47,8 +47,8 @@ func (u *UI) buildBatchGrid() fyne.CanvasObject {
 }
 
 // showBatch shows entries (a run's images) in the grid.
-func (u *UI) showBatch(entries []gallery.Entry) {
-	b := &u.batch
+func (rn *runner) showBatch(entries []gallery.Entry) {
+	b := &rn.batch
 	b.files = b.files[:0]
 	b.tiles = b.tiles[:0]
 	b.marks = b.marks[:0]
@@ -60,7 +60,7 @@ func (u *UI) showBatch(entries []gallery.Entry) {
 			b.rows.Add(row)
 		}
 		file := e.File
-		t := newTapThumb(fyne.NewSquareSize(batchTile), func() { u.pickBatch(file) })
+		t := newTapThumb(fyne.NewSquareSize(batchTile), func() { rn.pickBatch(file) })
 		mark := canvas.NewRectangle(color.Transparent)
 		mark.StrokeWidth = 3
 		mark.CornerRadius = theme.InputRadiusSize()
@@ -68,34 +68,34 @@ func (u *UI) showBatch(entries []gallery.Entry) {
 		b.tiles = append(b.tiles, t)
 		b.marks = append(b.marks, mark)
 		row.Add(container.NewStack(t, mark))
-		if u.gallery != nil {
-			u.loadThumb(&t.thumbImage, e.SHA256, u.gallery.Path(e))
+		if rn.u.gallery != nil {
+			rn.u.loadThumb(&t.thumbImage, e.SHA256, rn.u.gallery.Path(e))
 		}
 	}
 	b.title.SetText(fmt.Sprintf("This run: %d images. Tap one to see it large.", len(entries)))
 	b.box.Show()
-	u.markBatch()
+	rn.markBatch()
 }
 
 // hideBatch takes the grid away.
-func (u *UI) hideBatch() {
-	b := &u.batch
+func (rn *runner) hideBatch() {
+	b := &rn.batch
 	b.files, b.tiles, b.marks = nil, nil, nil
 	b.rows.RemoveAll()
 	b.box.Hide()
 }
 
 // pickBatch shows a run's image in the viewer (a tile's tap).
-func (u *UI) pickBatch(file string) {
-	u.selectEntry(file, nil)
-	u.markBatch()
+func (rn *runner) pickBatch(file string) {
+	rn.u.gal.selectEntry(file, nil)
+	rn.markBatch()
 }
 
 // markBatch outlines the tile of the image in the viewer.
-func (u *UI) markBatch() {
-	b := &u.batch
+func (rn *runner) markBatch() {
+	b := &rn.batch
 	for i, m := range b.marks {
-		if u.shownOK && u.shown.File == b.files[i] {
+		if rn.u.view.shownOK && rn.u.view.shown.File == b.files[i] {
 			m.StrokeColor = theme.Color(theme.ColorNamePrimary)
 		} else {
 			m.StrokeColor = color.Transparent

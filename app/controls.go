@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -57,6 +58,8 @@ var errInvalidForm = errors.New("some settings are invalid")
 
 // controls are the generation settings in the side panel.
 type controls struct {
+	u *UI
+
 	prompt    *shortcutEntry
 	promptErr *widget.Label
 
@@ -87,10 +90,15 @@ type controls struct {
 	count *widget.Select
 
 	generate *widget.Button
-	// fit says whether the generation fits in memory (see updateFit).
+	// fit says whether the generation fits in memory (see fitLine.update).
 	fit *widget.Label
 
 	box *fyne.Container // the whole panel
+
+	// formTimer writes the edited form after a pause in typing (see formChanged);
+	// formWatched is set once the remembered settings are in the controls.
+	formTimer   *time.Timer
+	formWatched bool
 }
 
 // form is the validated content of the controls.
@@ -105,9 +113,9 @@ type form struct {
 	count         int
 }
 
-func (u *UI) buildControls() fyne.CanvasObject {
-	c := &u.ctl
-	c.prompt = newShortcutEntry(true, u.Generate)
+// build creates the side panel: the form, the references and the Generate button.
+func (c *controls) build() fyne.CanvasObject {
+	c.prompt = newShortcutEntry(true, c.u.Generate)
 	c.prompt.SetPlaceHolder("Describe the image you want…")
 	c.prompt.SetMinRowsVisible(5)
 	c.promptErr = fieldError()
@@ -122,22 +130,22 @@ func (u *UI) buildControls() fyne.CanvasObject {
 		}
 		for _, p := range sizePresets {
 			if p.label == s {
-				u.setSize(p.w, p.h)
+				c.setSize(p.w, p.h)
 			}
 		}
 	})
-	c.width = newShortcutEntry(false, u.Generate)
-	c.height = newShortcutEntry(false, u.Generate)
+	c.width = newShortcutEntry(false, c.u.Generate)
+	c.height = newShortcutEntry(false, c.u.Generate)
 	c.sizeErr = fieldError()
 	for _, e := range []*shortcutEntry{c.width, c.height} {
 		e.OnChanged = func(string) {
 			if !c.syncing {
-				u.checkSize()
+				c.checkSize()
 			}
 		}
 	}
 	swap := widget.NewButtonWithIcon("", theme.NewThemedResource(resources.Swap), func() {
-		u.setSize(atoiOr(c.height.Text, 0), atoiOr(c.width.Text, 0))
+		c.setSize(atoiOr(c.height.Text, 0), atoiOr(c.width.Text, 0))
 	})
 	swap.Importance = widget.LowImportance
 	times := widget.NewLabel("×")
@@ -145,11 +153,11 @@ func (u *UI) buildControls() fyne.CanvasObject {
 		container.New(layout.NewGridLayoutWithColumns(2),
 			container.NewBorder(nil, nil, nil, times, c.width), c.height))
 
-	c.steps = newShortcutEntry(false, u.Generate)
+	c.steps = newShortcutEntry(false, c.u.Generate)
 	c.steps.SetPlaceHolder("auto")
 	c.steps.OnChanged = func(string) {
-		u.checkSteps()
-		u.updateFitSoon()
+		c.checkSteps()
+		c.u.fit.updateSoon()
 	}
 	c.stepsErr = fieldError()
 
@@ -158,7 +166,7 @@ func (u *UI) buildControls() fyne.CanvasObject {
 	c.guidanceVal = widget.NewLabel("4.0")
 	c.guidance.OnChanged = func(v float64) {
 		c.guidanceVal.SetText(strconv.FormatFloat(v, 'f', 1, 64))
-		u.updateFitSoon()
+		c.u.fit.updateSoon()
 	}
 	c.guidance.SetValue(4)
 	c.guidanceBox = container.NewVBox(sectionTitle("Guidance"),
@@ -172,29 +180,29 @@ func (u *UI) buildControls() fyne.CanvasObject {
 	c.schedule = widget.NewSelect(schedLabels, nil)
 	c.schedule.SetSelectedIndex(0)
 
-	c.seed = newShortcutEntry(false, u.Generate)
+	c.seed = newShortcutEntry(false, c.u.Generate)
 	c.seed.SetPlaceHolder("random")
-	c.seed.OnChanged = func(string) { u.checkSeed() }
+	c.seed.OnChanged = func(string) { c.checkSeed() }
 	c.seedErr = fieldError()
 	c.dice = widget.NewButtonWithIcon("", theme.NewThemedResource(resources.Dice), func() {
 		c.seed.SetText(strconv.FormatUint(randomSeed(), 10))
 	})
-	c.lock = widget.NewButtonWithIcon("", theme.NewThemedResource(resources.LockOpen), func() { u.setSeedLocked(!c.seedLocked) })
+	c.lock = widget.NewButtonWithIcon("", theme.NewThemedResource(resources.LockOpen), func() { c.setSeedLocked(!c.seedLocked) })
 	seedRow := container.NewBorder(nil, nil, nil, container.NewHBox(c.dice, c.lock), c.seed)
 
 	var counts []string
 	for n := minCount; n <= maxCount; n++ {
 		counts = append(counts, strconv.Itoa(n))
 	}
-	c.count = widget.NewSelect(counts, func(string) { u.formChanged() })
+	c.count = widget.NewSelect(counts, func(string) { c.formChanged() })
 	c.count.SetSelectedIndex(0)
 	countHint := widget.NewLabel("seeds count up by one")
 	countHint.SizeName = theme.SizeNameCaptionText
 	countHint.Importance = widget.LowImportance
 	countRow := container.NewBorder(nil, nil, nil, countHint, c.count)
 
-	u.queue = newJobQueue(u.enqueueForm)
-	c.generate = widget.NewButtonWithIcon("Generate", theme.NewThemedResource(resources.Sparkles), u.generateOrCancel)
+	c.u.run.queue = newJobQueue(c.u.run.enqueueForm)
+	c.generate = widget.NewButtonWithIcon("Generate", theme.NewThemedResource(resources.Sparkles), c.generateOrCancel)
 	c.generate.Importance = widget.HighImportance
 	c.fit = widget.NewLabel("")
 	c.fit.Wrapping = fyne.TextWrapWord
@@ -217,39 +225,37 @@ func (u *UI) buildControls() fyne.CanvasObject {
 		spacer(4),
 		sectionTitle("Images per run"), countRow,
 		spacer(4),
-		u.buildReferences(),
+		c.u.refs.build(),
 	)
 	// Generate, its fit line and (while running) Cancel stay in view under the form, which
 	// scrolls on its own in a short window.
 	c.box = container.NewBorder(nil, container.NewPadded(container.NewVBox(
-		container.NewBorder(nil, nil, nil, u.queue.add, c.generate), u.queue.box, c.fit)), nil, nil,
+		container.NewBorder(nil, nil, nil, c.u.run.queue.add, c.generate), c.u.run.queue.box, c.fit)), nil, nil,
 		container.NewVScroll(container.NewPadded(form)))
 	return c.box
 }
 
 // generateOrCancel is the main button's action.
-func (u *UI) generateOrCancel() {
-	if u.run != nil {
-		u.Cancel()
+func (c *controls) generateOrCancel() {
+	if c.u.run.cur != nil {
+		c.u.Cancel()
 		return
 	}
-	u.Generate()
+	c.u.Generate()
 }
 
 // setSize puts w×h in the size fields and selects the matching preset.
-func (u *UI) setSize(w, h int) {
-	c := &u.ctl
+func (c *controls) setSize(w, h int) {
 	c.syncing = true
 	c.width.SetText(strconv.Itoa(w))
 	c.height.SetText(strconv.Itoa(h))
 	c.syncing = false
-	u.checkSize()
+	c.checkSize()
 }
 
 // checkSize validates the size fields, shows or clears the inline message and keeps the
 // preset menu in step. It returns the valid size.
-func (u *UI) checkSize() (w, h int, ok bool) {
-	c := &u.ctl
+func (c *controls) checkSize() (w, h int, ok bool) {
 	w, wmsg := parseSide("Width", c.width.Text)
 	h, hmsg := parseSide("Height", c.height.Text)
 	msg := strings.TrimSpace(wmsg + " " + hmsg)
@@ -265,7 +271,7 @@ func (u *UI) checkSize() (w, h int, ok bool) {
 		c.preset.SetSelected(sel)
 		c.syncing = false
 	}
-	u.updateFitSoon()
+	c.u.fit.updateSoon()
 	return w, h, msg == ""
 }
 
@@ -288,39 +294,38 @@ func parseSide(name, text string) (v int, msg string) {
 	return v, ""
 }
 
-func (u *UI) checkSteps() (int, bool) {
-	text := strings.TrimSpace(u.ctl.steps.Text)
+func (c *controls) checkSteps() (int, bool) {
+	text := strings.TrimSpace(c.steps.Text)
 	if text == "" {
-		setFieldError(u.ctl.stepsErr, "")
+		setFieldError(c.stepsErr, "")
 		return 0, true // the variant's default
 	}
 	v, err := strconv.Atoi(text)
 	if err != nil || v < 1 || v > maxSteps {
-		setFieldError(u.ctl.stepsErr, fmt.Sprintf("Steps must be a whole number from 1 to %d.", maxSteps))
+		setFieldError(c.stepsErr, fmt.Sprintf("Steps must be a whole number from 1 to %d.", maxSteps))
 		return 0, false
 	}
-	setFieldError(u.ctl.stepsErr, "")
+	setFieldError(c.stepsErr, "")
 	return v, true
 }
 
-func (u *UI) checkSeed() (seed uint64, given, ok bool) {
-	text := strings.TrimSpace(u.ctl.seed.Text)
+func (c *controls) checkSeed() (seed uint64, given, ok bool) {
+	text := strings.TrimSpace(c.seed.Text)
 	if text == "" {
-		setFieldError(u.ctl.seedErr, "")
+		setFieldError(c.seedErr, "")
 		return 0, false, true
 	}
 	v, err := strconv.ParseUint(text, 10, 64)
 	if err != nil {
-		setFieldError(u.ctl.seedErr, "The seed must be a whole number from 0 to 18446744073709551615 (or empty for a random one).")
+		setFieldError(c.seedErr, "The seed must be a whole number from 0 to 18446744073709551615 (or empty for a random one).")
 		return 0, false, false
 	}
-	setFieldError(u.ctl.seedErr, "")
+	setFieldError(c.seedErr, "")
 	return v, true, true
 }
 
 // setSeedLocked switches between keeping the seed (locked) and a new random one per run.
-func (u *UI) setSeedLocked(locked bool) {
-	c := &u.ctl
+func (c *controls) setSeedLocked(locked bool) {
 	c.seedLocked = locked
 	if locked {
 		c.lock.SetIcon(theme.NewThemedResource(resources.Lock))
@@ -330,12 +335,11 @@ func (u *UI) setSeedLocked(locked bool) {
 		c.lock.Importance = widget.MediumImportance
 	}
 	c.lock.Refresh()
-	u.formChanged()
+	c.formChanged()
 }
 
 // readForm validates every field, showing inline messages; ok is false if any is invalid.
-func (u *UI) readForm() (form, bool) {
-	c := &u.ctl
+func (c *controls) readForm() (form, bool) {
 	f := form{prompt: strings.TrimSpace(c.prompt.Text)}
 	ok := true
 	if f.prompt == "" {
@@ -348,30 +352,29 @@ func (u *UI) readForm() (form, bool) {
 		setFieldError(c.promptErr, "")
 	}
 	var sizeOK, stepsOK, seedOK bool
-	f.width, f.height, sizeOK = u.checkSize()
-	f.steps, stepsOK = u.checkSteps()
-	f.seed, f.seedGiven, seedOK = u.checkSeed()
+	f.width, f.height, sizeOK = c.checkSize()
+	f.steps, stepsOK = c.checkSteps()
+	f.seed, f.seedGiven, seedOK = c.checkSeed()
 	ok = ok && sizeOK && stepsOK && seedOK
-	if !u.modelInfo.Distilled {
+	if !c.u.model.info.Distilled {
 		f.guidance = c.guidance.Value
 	}
 	f.schedule = schedules[max(0, c.schedule.SelectedIndex())].value
-	f.count = u.count()
+	f.count = c.countValue()
 	return f, ok
 }
 
 // count is the images-per-run setting.
-func (u *UI) count() int { return u.ctl.count.SelectedIndex() + minCount }
+func (c *controls) countValue() int { return c.count.SelectedIndex() + minCount }
 
 // setCount sets the images-per-run setting, clamped to its range.
-func (u *UI) setCount(n int) {
-	u.ctl.count.SetSelectedIndex(min(max(n, minCount), maxCount) - minCount)
+func (c *controls) setCount(n int) {
+	c.count.SetSelectedIndex(min(max(n, minCount), maxCount) - minCount)
 }
 
 // applySettings fills the controls from remembered settings. Steps and guidance are kept
 // only for the model they were used with; another model starts from its own defaults.
-func (u *UI) applySettings(s settings.Settings) {
-	c := &u.ctl
+func (c *controls) applySettings(s settings.Settings) {
 	if engine.ValidatePrompt(s.Prompt) == nil {
 		c.prompt.SetText(s.Prompt)
 	}
@@ -379,12 +382,12 @@ func (u *UI) applySettings(s settings.Settings) {
 	if w == 0 || h == 0 {
 		w, h = 512, 512
 	}
-	u.setSize(w, h)
+	c.setSize(w, h)
 	formModel := s.FormModel
 	if formModel == "" {
 		formModel = s.ModelDir
 	}
-	if formModel == u.modelDir {
+	if formModel == c.u.model.dir {
 		if s.Steps > 0 {
 			c.steps.SetText(strconv.Itoa(s.Steps))
 		}
@@ -392,40 +395,42 @@ func (u *UI) applySettings(s settings.Settings) {
 			c.guidance.SetValue(s.Guidance)
 		}
 	}
-	u.setSchedule(s.Schedule)
+	c.setSchedule(s.Schedule)
 	if s.SeedLocked {
 		c.seed.SetText(strconv.FormatUint(s.Seed, 10))
 	}
-	u.setSeedLocked(s.SeedLocked)
-	u.setCount(s.Count)
+	c.setSeedLocked(s.SeedLocked)
+	c.setCount(s.Count)
 }
 
-func (u *UI) setSchedule(value string) {
+func (c *controls) setSchedule(value string) {
 	for i, s := range schedules {
 		if s.value == value {
-			u.ctl.schedule.SetSelectedIndex(i)
+			c.schedule.SetSelectedIndex(i)
 			return
 		}
 	}
-	u.ctl.schedule.SetSelectedIndex(0)
+	c.schedule.SetSelectedIndex(0)
 }
 
 // currentSettings captures the controls for remembering.
-func (u *UI) currentSettings(f form) settings.Settings {
-	s := u.settings
+func (c *controls) currentSettings(f form) settings.Settings {
+	s := c.u.settings
 	s.Prompt, s.Width, s.Height, s.Steps = f.prompt, f.width, f.height, f.steps
-	s.Guidance, s.Schedule = u.ctl.guidance.Value, f.schedule
-	s.Seed, s.SeedLocked = f.seed, u.ctl.seedLocked
+	s.Guidance, s.Schedule = c.guidance.Value, f.schedule
+	s.Seed, s.SeedLocked = f.seed, c.seedLocked
 	s.Count = f.count
-	s.FormModel = u.modelDir
+	s.FormModel = c.u.model.dir
 	return s
 }
 
 // RestoreSettings fills the controls from an image's metadata: prompt, size, steps,
 // guidance, schedule, the seed (locked, so the next run reproduces the image) and the
 // reference images that still exist.
-func (u *UI) RestoreSettings(m imageio.Metadata) {
-	c := &u.ctl
+func (u *UI) RestoreSettings(m imageio.Metadata) { u.ctl.restoreSettings(m) }
+
+// restoreSettings is RestoreSettings.
+func (c *controls) restoreSettings(m imageio.Metadata) {
 	// A prompt beyond the limit (the metadata reader takes up to 16 MB) stays out of the
 	// field: no generation could use it, and a field that large is slow to lay out.
 	promptErr := engine.ValidatePrompt(m.Prompt)
@@ -433,7 +438,7 @@ func (u *UI) RestoreSettings(m imageio.Metadata) {
 		c.prompt.SetText(m.Prompt)
 	}
 	if m.Width > 0 && m.Height > 0 {
-		u.setSize(m.Width, m.Height)
+		c.setSize(m.Width, m.Height)
 	}
 	if m.Steps > 0 {
 		c.steps.SetText(strconv.Itoa(m.Steps))
@@ -441,29 +446,32 @@ func (u *UI) RestoreSettings(m imageio.Metadata) {
 	if m.Guidance > 0 {
 		c.guidance.SetValue(m.Guidance)
 	}
-	u.setSchedule(m.Schedule)
-	u.ReuseSeed(m.Seed)
-	u.refs = nil
+	c.setSchedule(m.Schedule)
+	c.reuseSeed(m.Seed)
+	c.u.refs.paths = nil
 	var missing []string
 	for _, r := range m.References {
-		if err := u.addReference(r.Path); err != nil {
+		if err := c.u.refs.addReference(r.Path); err != nil {
 			missing = append(missing, r.Path)
 		}
 	}
-	u.refreshRefs()
+	c.u.refs.refresh()
 	if promptErr != nil {
-		u.showNotice(fmt.Sprintf("Settings restored, but not the prompt: it is %d KB long, at most %d KB are allowed.", len(m.Prompt)>>10, engine.MaxPromptBytes>>10))
+		c.u.showNotice(fmt.Sprintf("Settings restored, but not the prompt: it is %d KB long, at most %d KB are allowed.", len(m.Prompt)>>10, engine.MaxPromptBytes>>10))
 	} else if len(missing) > 0 {
-		u.showNotice(fmt.Sprintf("Settings restored, but %d reference image(s) no longer exist: %s", len(missing), strings.Join(missing, ", ")))
+		c.u.showNotice(fmt.Sprintf("Settings restored, but %d reference image(s) no longer exist: %s", len(missing), strings.Join(missing, ", ")))
 	} else {
-		u.setStatus("Settings restored.")
+		c.u.setStatus("Settings restored.")
 	}
 }
 
 // ReuseSeed puts seed in the seed field and locks it.
-func (u *UI) ReuseSeed(seed uint64) {
-	u.ctl.seed.SetText(strconv.FormatUint(seed, 10))
-	u.setSeedLocked(true)
+func (u *UI) ReuseSeed(seed uint64) { u.ctl.reuseSeed(seed) }
+
+// reuseSeed is ReuseSeed.
+func (c *controls) reuseSeed(seed uint64) {
+	c.seed.SetText(strconv.FormatUint(seed, 10))
+	c.setSeedLocked(true)
 }
 
 // randomSeed picks a new seed; 32 bits keep it short enough to read and type.

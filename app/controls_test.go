@@ -3,6 +3,8 @@ package app
 import (
 	"strings"
 	"testing"
+
+	"fyne.io/fyne/v2/test"
 )
 
 func TestParseSide(t *testing.T) {
@@ -19,5 +21,62 @@ func TestParseSide(t *testing.T) {
 		if v != c.v || (c.want == "") != (msg == "") || !strings.Contains(msg, c.want) {
 			t.Errorf("parseSide(%q) = %d, %q; want %d, %q", c.in, v, msg, c.v, c.want)
 		}
+	}
+}
+
+func TestInvalidSettingsAreRefused(t *testing.T) {
+	fake := newFakeGen()
+	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
+	u := h.ui
+	test.Type(u.ctl.prompt, "anything")
+	cases := []struct{ w, h, want string }{
+		{"500", "512", "multiple of 16: try 496 or 512"},
+		{"512", "2048", "between 64 and 1792"},
+		{"32", "512", "between 64 and 1792"},
+		{"abc", "512", "not a whole number"},
+		{"", "512", "empty"},
+	}
+	for _, c := range cases {
+		u.ctl.width.SetText(c.w)
+		u.ctl.height.SetText(c.h)
+		if !u.ctl.sizeErr.Visible() || !strings.Contains(u.ctl.sizeErr.Text, c.want) {
+			t.Errorf("%s×%s: inline message %q (visible %v), want %q", c.w, c.h, u.ctl.sizeErr.Text, u.ctl.sizeErr.Visible(), c.want)
+		}
+		test.Tap(u.ctl.generate)
+		if u.run.cur != nil {
+			t.Fatalf("%s×%s: generation started", c.w, c.h)
+		}
+	}
+	u.ctl.width.SetText("768")
+	u.ctl.height.SetText("1024")
+	if u.ctl.sizeErr.Visible() || u.ctl.preset.Selected != "Portrait 3:4 · 768 × 1024" {
+		t.Errorf("valid size: message %q, preset %q", u.ctl.sizeErr.Text, u.ctl.preset.Selected)
+	}
+	u.ctl.preset.SetSelected("Landscape 16:9 · 1024 × 576")
+	if u.ctl.width.Text != "1024" || u.ctl.height.Text != "576" {
+		t.Errorf("preset set %s×%s", u.ctl.width.Text, u.ctl.height.Text)
+	}
+	u.ctl.steps.SetText("0")
+	test.Tap(u.ctl.generate)
+	if u.run.cur != nil || !u.ctl.stepsErr.Visible() {
+		t.Errorf("steps 0 accepted")
+	}
+	u.ctl.steps.SetText("4")
+	u.ctl.seed.SetText("-3")
+	test.Tap(u.ctl.generate)
+	if u.run.cur != nil || !u.ctl.seedErr.Visible() {
+		t.Errorf("seed -3 accepted")
+	}
+	u.ctl.seed.SetText("")
+	u.ctl.prompt.SetText("  ")
+	test.Tap(u.ctl.generate)
+	if u.run.cur != nil || !u.ctl.promptErr.Visible() {
+		t.Errorf("empty prompt accepted")
+	}
+	if fake.calls.Load() != 0 {
+		t.Errorf("generator called %d times", fake.calls.Load())
+	}
+	if u.errorText() != "" {
+		t.Errorf("field errors belong inline, banner shows %q", u.errorText())
 	}
 }

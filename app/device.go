@@ -59,36 +59,36 @@ type deviceState struct {
 }
 
 // effectiveDevice is the device ID the next model is opened on.
-func (u *UI) effectiveDevice() string {
-	if u.dev.fallback != "" {
+func (m *modelSettings) effectiveDevice() string {
+	if m.dev.fallback != "" {
 		return cpuFallback
 	}
-	return u.dev.choice
+	return m.dev.choice
 }
 
 // probeDevices lists the devices off the UI goroutine (probing GPU adapters takes about
 // 100 ms) and then shows them.
-func (u *UI) probeDevices() {
-	list := u.opts.devices
+func (m *modelSettings) probeDevices() {
+	list := m.u.opts.devices
 	if list == nil {
 		list = backends.Devices
 	}
-	u.bg.Add(1)
+	m.u.bg.Add(1)
 	go func() {
-		defer u.bg.Done()
+		defer m.u.bg.Done()
 		ds := list()
-		u.post(func() {
-			u.dev.list, u.dev.probed = ds, true
-			u.refreshDeviceSelect()
-			u.updateFitSoon()
+		m.u.post(func() {
+			m.dev.list, m.dev.probed = ds, true
+			m.refreshDeviceSelect()
+			m.u.fit.updateSoon()
 		})
 	}()
 }
 
 // deviceFor finds the device an ID stands for: "" the automatic one, "cpu" the first CPU
 // device, a backend name its first device; ok is false when it is not (yet) known.
-func (u *UI) deviceFor(id string) (backends.Device, bool) {
-	for _, d := range u.dev.list {
+func (m *modelSettings) deviceFor(id string) (backends.Device, bool) {
+	for _, d := range m.dev.list {
 		switch {
 		case id == "" && d.Auto,
 			id == cpuFallback && d.Info.Kind == gpu.KindCPU,
@@ -96,7 +96,7 @@ func (u *UI) deviceFor(id string) (backends.Device, bool) {
 			return d, true
 		}
 	}
-	for _, d := range u.dev.list {
+	for _, d := range m.dev.list {
 		if id != "" && strings.EqualFold(d.Backend, id) {
 			return d, true
 		}
@@ -105,11 +105,11 @@ func (u *UI) deviceFor(id string) (backends.Device, bool) {
 }
 
 // gpuBackendOf is the backend name of id when it is a GPU device, else "".
-func (u *UI) gpuBackendOf(id string) string {
+func (m *modelSettings) gpuBackendOf(id string) string {
 	if id == cpuFallback {
 		return ""
 	}
-	if d, ok := u.deviceFor(id); ok {
+	if d, ok := m.deviceFor(id); ok {
 		if d.Info.Kind == gpu.KindCPU {
 			return ""
 		}
@@ -141,29 +141,29 @@ func deviceFailure(err error, gen Generator, gpuName string) bool {
 
 // fallBackToCPU makes the next generations use the CPU after the GPU failed with msg, and
 // says so (UI goroutine).
-func (u *UI) fallBackToCPU(msg string) {
-	u.dev.fallback = msg
-	u.banner.show(fmt.Sprintf("The GPU failed: %s. The next run uses the CPU.", strings.TrimSuffix(msg, ".")), true)
-	u.refreshDeviceSelect()
-	u.updateFitSoon()
+func (m *modelSettings) fallBackToCPU(msg string) {
+	m.dev.fallback = msg
+	m.u.banner.show(fmt.Sprintf("The GPU failed: %s. The next run uses the CPU.", strings.TrimSuffix(msg, ".")), true)
+	m.refreshDeviceSelect()
+	m.u.fit.updateSoon()
 }
 
 // chooseDevice makes id ("" automatic) the device of the next generations and remembers it;
 // it ends a CPU fallback.
-func (u *UI) chooseDevice(id string) {
-	if id == u.dev.choice && u.dev.fallback == "" {
+func (m *modelSettings) chooseDevice(id string) {
+	if id == m.dev.choice && m.dev.fallback == "" {
 		return
 	}
-	u.dev.choice, u.dev.fallback = id, ""
-	u.settings.Device = id
-	u.remember(u.settings)
-	u.refreshDeviceSelect()
-	u.updateFitSoon()
+	m.dev.choice, m.dev.fallback = id, ""
+	m.u.settings.Device = id
+	m.u.remember(m.u.settings)
+	m.refreshDeviceSelect()
+	m.u.fit.updateSoon()
 }
 
 // autoLabel is the select's first option.
-func (u *UI) autoLabel() string {
-	if d, ok := u.deviceFor(""); ok {
+func (m *modelSettings) autoLabel() string {
+	if d, ok := m.deviceFor(""); ok {
 		return "Automatic (" + d.Label() + ")"
 	}
 	return "Automatic"
@@ -179,79 +179,79 @@ func choiceLabel(id string) string {
 
 // newDeviceSection builds the "Compute device" settings; release forgets its widgets when
 // the dialog closes.
-func (u *UI) newDeviceSection() (box fyne.CanvasObject, release func()) {
+func (m *modelSettings) newDeviceSection() (box fyne.CanvasObject, release func()) {
 	sel := widget.NewSelect(nil, nil)
 	sel.PlaceHolder = "Looking for devices…"
 	note := widget.NewLabel("")
 	note.Wrapping = fyne.TextWrapWord
 	note.SizeName = theme.SizeNameCaptionText
 	retry := widget.NewButton("Try the GPU again", func() {
-		u.chooseDevice(u.dev.choice)
+		m.chooseDevice(m.dev.choice)
 	})
-	u.dev.sel, u.dev.note = sel, note
+	m.dev.sel, m.dev.note = sel, note
 	retryBox := container.NewHBox(retry)
-	u.dev.retry = retryBox
-	u.refreshDeviceSelect()
+	m.dev.retry = retryBox
+	m.refreshDeviceSelect()
 	box = container.NewVBox(sectionTitle("Compute device"), sel, note, retryBox)
 	return box, func() {
-		if u.dev.sel == sel {
-			u.dev.sel, u.dev.note, u.dev.retry = nil, nil, nil
+		if m.dev.sel == sel {
+			m.dev.sel, m.dev.note, m.dev.retry = nil, nil, nil
 		}
 	}
 }
 
 // refreshDeviceSelect shows the devices and the choice in the open settings (UI goroutine).
-func (u *UI) refreshDeviceSelect() {
-	sel := u.dev.sel
+func (m *modelSettings) refreshDeviceSelect() {
+	sel := m.dev.sel
 	if sel == nil {
 		return
 	}
 	sel.OnChanged = nil
-	if !u.dev.probed {
+	if !m.dev.probed {
 		sel.Options = nil
 		sel.Disable()
-		u.setDeviceNote()
+		m.setDeviceNote()
 		sel.Refresh()
 		return
 	}
-	u.dev.labels = map[string]string{}
-	opts := []string{u.autoLabel()}
-	u.dev.labels[opts[0]] = ""
+	m.dev.labels = map[string]string{}
+	opts := []string{m.autoLabel()}
+	m.dev.labels[opts[0]] = ""
 	current := opts[0]
-	for _, d := range u.dev.list {
+	for _, d := range m.dev.list {
 		l := d.Label()
 		opts = append(opts, l)
-		u.dev.labels[l] = d.ID
-		if u.dev.choice != "" && strings.EqualFold(d.ID, u.dev.choice) {
+		m.dev.labels[l] = d.ID
+		if m.dev.choice != "" && strings.EqualFold(d.ID, m.dev.choice) {
 			current = l
 		}
 	}
-	if c := u.dev.choice; c != "" && current == opts[0] {
+	if c := m.dev.choice; c != "" && current == opts[0] {
 		l := choiceLabel(c)
 		opts = append(opts, l)
-		u.dev.labels[l] = c
+		m.dev.labels[l] = c
 		current = l
 	}
 	sel.Options = opts
 	sel.Enable()
 	sel.SetSelected(current)
 	sel.OnChanged = func(label string) {
-		if id, ok := u.dev.labels[label]; ok {
-			u.chooseDevice(id)
+		if id, ok := m.dev.labels[label]; ok {
+			m.chooseDevice(id)
 		}
 	}
-	u.setDeviceNote()
+	m.setDeviceNote()
 	sel.Refresh()
 }
 
 // setDeviceNote explains the choice under the select: a CPU fallback in force, or what the
 // devices are.
-func (u *UI) setDeviceNote() {
-	note, retry := u.dev.note, u.dev.retry
+func (m *modelSettings) setDeviceNote() {
+	note, retry := m.dev.note, m.dev.retry
 	if note == nil {
 		return
 	}
-	if msg := u.dev.fallback; msg != "" {
+	if msg := m.dev.fallback; msg != "" {
 		note.SetText("Using the CPU for now: the GPU failed (" + msg + "). Your choice is kept for the next start.")
 		note.Importance = widget.WarningImportance
 		retry.Show()

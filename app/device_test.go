@@ -24,7 +24,7 @@ func (h *harness) openDeviceSettings() {
 	h.t.Helper()
 	h.ui.ShowModelDialog()
 	h.waitFor("the device list", 5*time.Second, func() bool {
-		return h.ui.dev.sel != nil && len(h.ui.dev.sel.Options) > 0
+		return h.ui.model.dev.sel != nil && len(h.ui.model.dev.sel.Options) > 0
 	})
 }
 
@@ -33,16 +33,16 @@ func (h *harness) savedSettings() settings.Settings {
 	h.t.Helper()
 	var s settings.Settings
 	h.waitFor("the settings to be saved", 5*time.Second, func() bool {
-		h.ui.saveMu.Lock()
-		pending := h.ui.pendingSave != nil
-		h.ui.saveMu.Unlock()
+		h.ui.store.mu.Lock()
+		pending := h.ui.store.pending != nil
+		h.ui.store.mu.Unlock()
 		if pending {
 			return false
 		}
-		h.ui.writeMu.Lock()
-		defer h.ui.writeMu.Unlock()
+		h.ui.store.writeMu.Lock()
+		defer h.ui.store.writeMu.Unlock()
 		var err error
-		s, err = settings.Load(h.ui.settingsPath)
+		s, err = settings.Load(h.ui.store.path)
 		return err == nil
 	})
 	return s
@@ -56,7 +56,7 @@ func TestDeviceChoicePersistsAndReopens(t *testing.T) {
 	fake := newFakeGen()
 	h := newHarness(t, data, tinyModel(t), fake.open)
 	u := h.ui
-	u.setSize(64, 64)
+	u.ctl.setSize(64, 64)
 	if out := h.generate("first"); out.err != nil {
 		t.Fatal(out.err)
 	}
@@ -65,7 +65,7 @@ func TestDeviceChoicePersistsAndReopens(t *testing.T) {
 	}
 
 	h.openDeviceSettings()
-	sel := u.dev.sel
+	sel := u.model.dev.sel
 	ds := fakeDevices()
 	want := []string{"Automatic (" + ds[0].Label() + ")", ds[0].Label(), ds[1].Label(), ds[2].Label()}
 	if !slices.Equal(sel.Options, want) {
@@ -99,11 +99,11 @@ func TestDeviceChoicePersistsAndReopens(t *testing.T) {
 	fake2 := newFakeGen()
 	h2 := newHarness(t, data, tinyModel(t), fake2.open)
 	h2.openDeviceSettings()
-	if got := h2.ui.dev.sel.Selected; got != ds[2].Label() {
+	if got := h2.ui.model.dev.sel.Selected; got != ds[2].Label() {
 		t.Errorf("after restart the select shows %q, want %q", got, ds[2].Label())
 	}
 	// Automatic again.
-	h2.ui.dev.sel.SetSelectedIndex(0)
+	h2.ui.model.dev.sel.SetSelectedIndex(0)
 	if got := h2.savedSettings().Device; got != "" {
 		t.Errorf("saved device %q after choosing Automatic", got)
 	}
@@ -140,7 +140,7 @@ func TestGPUFailureFallsBackToCPU(t *testing.T) {
 	}
 	h := newHarness(t, data, tinyModel(t), open)
 	u := h.ui
-	u.setSize(64, 64)
+	u.ctl.setSize(64, 64)
 	h.settle()
 
 	out := h.generate("on the GPU")
@@ -152,8 +152,8 @@ func TestGPUFailureFallsBackToCPU(t *testing.T) {
 		!strings.HasSuffix(msg, "The next run uses the CPU.") {
 		t.Errorf("banner %q", msg)
 	}
-	if u.effectiveDevice() != cpuFallback {
-		t.Errorf("next device %q, want the CPU", u.effectiveDevice())
+	if u.model.effectiveDevice() != cpuFallback {
+		t.Errorf("next device %q, want the CPU", u.model.effectiveDevice())
 	}
 	if got := h.savedSettings().Device; got != "webgpu:0" {
 		t.Errorf("the saved choice changed to %q", got)
@@ -167,15 +167,15 @@ func TestGPUFailureFallsBackToCPU(t *testing.T) {
 	}
 
 	h.openDeviceSettings()
-	if got := u.dev.sel.Selected; got != fakeDevices()[2].Label() {
+	if got := u.model.dev.sel.Selected; got != fakeDevices()[2].Label() {
 		t.Errorf("select shows %q, want the saved choice", got)
 	}
-	if !strings.Contains(u.dev.note.Text, "Using the CPU for now") || !u.dev.retry.Visible() {
-		t.Errorf("note %q (retry visible %v): want the fallback explained", u.dev.note.Text, u.dev.retry.Visible())
+	if !strings.Contains(u.model.dev.note.Text, "Using the CPU for now") || !u.model.dev.retry.Visible() {
+		t.Errorf("note %q (retry visible %v): want the fallback explained", u.model.dev.note.Text, u.model.dev.retry.Visible())
 	}
-	test.Tap(findButton(u.dev.retry, "Try the GPU again"))
-	if u.effectiveDevice() != "webgpu:0" || u.dev.retry.Visible() {
-		t.Errorf("after retry: device %q, retry visible %v", u.effectiveDevice(), u.dev.retry.Visible())
+	test.Tap(findButton(u.model.dev.retry, "Try the GPU again"))
+	if u.model.effectiveDevice() != "webgpu:0" || u.model.dev.retry.Visible() {
+		t.Errorf("after retry: device %q, retry visible %v", u.model.effectiveDevice(), u.model.dev.retry.Visible())
 	}
 }
 
@@ -249,15 +249,15 @@ func TestFitLineUsesChosenDevice(t *testing.T) {
 	u.fit.machine = func(c budget.Calibration) budget.Machine {
 		return budget.Machine{AvailableBytes: 64e9, TotalBytes: 64e9, Rates: c}
 	}
-	u.setSize(1024, 1024)
+	u.ctl.setSize(1024, 1024)
 	h.settle()
-	u.updateFit()
+	u.fit.update()
 	if txt := u.ctl.fit.Text; !strings.HasPrefix(txt, "Fits") {
 		t.Fatalf("fit line %q on the CPU", txt)
 	}
-	u.chooseDevice("webgpu:0") // 8 GB in fakeDevices: klein-4B at 1024² needs more
+	u.model.chooseDevice("webgpu:0") // 8 GB in fakeDevices: klein-4B at 1024² needs more
 	h.settle()
-	u.updateFit()
+	u.fit.update()
 	if txt := u.ctl.fit.Text; !strings.Contains(txt, "Does not fit on Test GPU") {
 		t.Errorf("fit line %q on an 8 GB GPU", txt)
 	}

@@ -110,8 +110,8 @@ func variantLabel(v hub.Variant) string {
 }
 
 // defaultDownloadDir is where a variant is downloaded unless the user picks another folder.
-func (u *UI) defaultDownloadDir(v hub.Variant) string {
-	return filepath.Join(u.dataDir, "models", v.ID)
+func (m *modelSettings) defaultDownloadDir(v hub.Variant) string {
+	return filepath.Join(m.u.dataDir, "models", v.ID)
 }
 
 // partialDownload reports whether dir holds an unfinished download (hub's state folder, and
@@ -129,7 +129,7 @@ func partialDownload(dir string) bool {
 
 // newDownloadPanel builds a download section and registers it for progress updates;
 // release unregisters it.
-func (u *UI) newDownloadPanel() (p *downloadPanel, release func()) {
+func (m *modelSettings) newDownloadPanel() (p *downloadPanel, release func()) {
 	p = &downloadPanel{}
 	variants := hub.Variants()
 	labels := make([]string, len(variants))
@@ -138,30 +138,30 @@ func (u *UI) newDownloadPanel() (p *downloadPanel, release func()) {
 	}
 	p.dest = widget.NewEntry()
 	p.dest.SetPlaceHolder("Destination folder")
-	p.dest.OnChanged = func(string) { p.refresh(u) }
+	p.dest.OnChanged = func(string) { p.refresh(m.u) }
 	p.variant = widget.NewSelect(labels, func(string) {
 		v := p.selected()
 		cur := strings.TrimSpace(p.dest.Text)
-		def := u.defaultDownloadDir(v)
+		def := m.defaultDownloadDir(v)
 		if cur == "" || cur == p.defaultDest {
 			p.dest.SetText(def)
 		}
 		p.defaultDest = def
-		p.refresh(u)
+		p.refresh(m.u)
 	})
 	p.cached = container.NewVBox()
 	p.token = widget.NewPasswordEntry()
 	p.token.SetPlaceHolder("Hugging Face token (only for gated models)")
-	tok := u.settings.HFToken
+	tok := m.u.settings.HFToken
 	if tok == "" {
 		tok = hub.DefaultToken()
 	}
 	p.token.SetText(tok)
 	p.remember = widget.NewCheck("Remember the token", nil)
-	p.remember.SetChecked(u.settings.HFToken != "")
-	p.start = widget.NewButtonWithIcon("Download", theme.DownloadIcon(), func() { u.startDownloadFrom(p) })
+	p.remember.SetChecked(m.u.settings.HFToken != "")
+	p.start = widget.NewButtonWithIcon("Download", theme.DownloadIcon(), func() { m.startDownloadFrom(p) })
 	p.start.Importance = widget.HighImportance
-	p.pause = widget.NewButtonWithIcon("Pause", theme.MediaPauseIcon(), u.PauseDownload)
+	p.pause = widget.NewButtonWithIcon("Pause", theme.MediaPauseIcon(), m.pauseDownload)
 	p.bar = widget.NewProgressBar()
 	p.busy = widget.NewProgressBarInfinite()
 	p.busy.Hide()
@@ -174,14 +174,14 @@ func (u *UI) newDownloadPanel() (p *downloadPanel, release func()) {
 	// Preselect the download of an earlier session, else the default variant.
 	idx := 0
 	dest := ""
-	if r := u.dl; r != nil {
+	if r := m.dl; r != nil {
 		dest = r.dir
 		idx = variantIndex(variants, r.variant.ID)
-	} else if s := u.settings; s.DownloadDir != "" {
+	} else if s := m.u.settings; s.DownloadDir != "" {
 		dest = s.DownloadDir
 		idx = variantIndex(variants, s.DownloadVariant)
 	}
-	p.defaultDest = u.defaultDownloadDir(variants[idx])
+	p.defaultDest = m.defaultDownloadDir(variants[idx])
 	if dest == "" {
 		dest = p.defaultDest
 	}
@@ -189,7 +189,7 @@ func (u *UI) newDownloadPanel() (p *downloadPanel, release func()) {
 	p.variant.SetSelectedIndex(idx)
 
 	browse := widget.NewButtonWithIcon("", theme.FolderOpenIcon(), func() {
-		u.browseFolder("Choose where to download the model", p.dest.Text, func(dir string) { p.dest.SetText(dir) })
+		m.browseFolder("Choose where to download the model", p.dest.Text, func(dir string) { p.dest.SetText(dir) })
 	})
 	// The progress follows the buttons directly, so it is in view on a short screen; the
 	// token, needed only for gated models, comes after it.
@@ -203,13 +203,13 @@ func (u *UI) newDownloadPanel() (p *downloadPanel, release func()) {
 		hint("Gated models need a free Hugging Face account, an accepted licence and a read token ("+tokensPage+")."),
 		p.cached,
 	)
-	u.dlPanels = append(u.dlPanels, p)
-	p.refresh(u)
-	p.refreshCached(u)
+	m.dlPanels = append(m.dlPanels, p)
+	p.refresh(m.u)
+	p.refreshCached(m.u)
 	return p, func() {
-		for i, q := range u.dlPanels {
+		for i, q := range m.dlPanels {
 			if q == p {
-				u.dlPanels = append(u.dlPanels[:i], u.dlPanels[i+1:]...)
+				m.dlPanels = append(m.dlPanels[:i], m.dlPanels[i+1:]...)
 				return
 			}
 		}
@@ -233,7 +233,7 @@ func (p *downloadPanel) selected() hub.Variant {
 
 // refresh shows the session's download state in p (UI goroutine).
 func (p *downloadPanel) refresh(u *UI) {
-	r := u.dl
+	r := u.model.dl
 	running := r != nil && r.running
 	for _, w := range []fyne.Disableable{p.variant, p.dest, p.token, p.remember} {
 		if running {
@@ -306,7 +306,7 @@ func (p *downloadPanel) refreshCached(u *UI) {
 			b := widget.NewButtonWithIcon("Use existing copy", theme.ConfirmIcon(), func() {
 				if u.SetModelDir(snap, true) == nil {
 					u.setStatus("Using the copy of " + v.Title + " in the Hugging Face cache.")
-					u.closeModelDialog()
+					u.model.closeDialog()
 				}
 			})
 			objs = append(objs, container.NewBorder(nil, nil, nil, b,
@@ -399,51 +399,54 @@ func mdEscape(s string) string {
 }
 
 // refreshDownloads redraws every download panel.
-func (u *UI) refreshDownloads() {
-	for _, p := range u.dlPanels {
-		p.refresh(u)
+func (m *modelSettings) refreshDownloads() {
+	for _, p := range m.dlPanels {
+		p.refresh(m.u)
 	}
 }
 
 // startDownloadFrom starts (or resumes) the download chosen in p.
-func (u *UI) startDownloadFrom(p *downloadPanel) {
+func (m *modelSettings) startDownloadFrom(p *downloadPanel) {
 	dir := cleanDir(p.dest.Text)
 	if dir == "" {
-		u.showError(errors.New("choose a destination folder for the download"))
+		m.u.showError(errors.New("choose a destination folder for the download"))
 		return
 	}
 	v := p.selected()
 	token := strings.TrimSpace(p.token.Text)
-	s := u.settings
+	s := m.u.settings
 	s.HFToken = ""
 	if p.remember.Checked {
 		s.HFToken = token
 	}
 	s.DownloadDir, s.DownloadVariant = dir, v.ID
-	u.settings = s
-	u.remember(s)
-	u.StartDownload(v, dir, token)
+	m.u.settings = s
+	m.u.remember(s)
+	m.startDownload(v, dir, token)
 }
 
 // StartDownload fetches variant v into dir off the UI goroutine, resuming what an earlier
 // run left there; once complete and checked, the folder becomes the model. An empty token
 // uses hub.DefaultToken.
-func (u *UI) StartDownload(v hub.Variant, dir, token string) {
-	if u.dl != nil && u.dl.running {
-		u.showError(errors.New("a download is already running"))
+func (u *UI) StartDownload(v hub.Variant, dir, token string) { u.model.startDownload(v, dir, token) }
+
+// startDownload is StartDownload.
+func (m *modelSettings) startDownload(v hub.Variant, dir, token string) {
+	if m.dl != nil && m.dl.running {
+		m.u.showError(errors.New("a download is already running"))
 		return
 	}
-	ctx, cancel := context.WithCancel(u.life)
+	ctx, cancel := context.WithCancel(m.u.life)
 	r := &downloadRun{variant: v, dir: dir, cancel: cancel, running: true}
-	if old := u.dl; old != nil && old.dir == dir {
+	if old := m.dl; old != nil && old.dir == dir {
 		r.last = old.last // keeps the bar in place until the first report
 	}
 	r.last.Phase = hub.PhaseListing
-	u.dl = r
-	u.refreshDownloads()
-	opts := u.hubOpts
+	m.dl = r
+	m.refreshDownloads()
+	opts := m.hubOpts
 	opts.Token = token
-	opts.Progress = func(p hub.Progress) { u.post(func() { u.downloadProgress(r, p) }) }
+	opts.Progress = func(p hub.Progress) { m.u.post(func() { m.downloadProgress(r, p) }) }
 	base := http.DefaultTransport
 	if opts.HTTPClient != nil {
 		c := *opts.HTTPClient
@@ -463,17 +466,17 @@ func (u *UI) StartDownload(v hub.Variant, dir, token string) {
 	var offline atomic.Bool
 	opts.HTTPClient.Transport = watchTransport{base: base, report: func(off bool) {
 		if offline.Swap(off) != off {
-			u.post(func() {
-				if u.dl == r && r.running {
+			m.u.post(func() {
+				if m.dl == r && r.running {
 					r.offline = off
-					u.refreshDownloads()
+					m.refreshDownloads()
 				}
 			})
 		}
 	}}
-	u.bg.Add(1)
+	m.u.bg.Add(1)
 	go func() {
-		defer u.bg.Done()
+		defer m.u.bg.Done()
 		defer cancel()
 		_, err := hub.Download(ctx, v.Repo, dir, opts)
 		if err == nil {
@@ -486,47 +489,50 @@ func (u *UI) StartDownload(v hub.Variant, dir, token string) {
 		if ctx.Err() != nil {
 			err = context.Canceled
 		}
-		u.post(func() { u.downloadFinished(r, err) })
+		m.u.post(func() { m.downloadFinished(r, err) })
 	}()
 }
 
 // PauseDownload stops the running download; starting it again resumes.
-func (u *UI) PauseDownload() {
-	if r := u.dl; r != nil && r.running {
+func (u *UI) PauseDownload() { u.model.pauseDownload() }
+
+// pauseDownload is PauseDownload.
+func (m *modelSettings) pauseDownload() {
+	if r := m.dl; r != nil && r.running {
 		r.cancel()
-		u.setStatus("Pausing the download…")
+		m.u.setStatus("Pausing the download…")
 	}
 }
 
 // downloadProgress takes a progress report (UI goroutine).
-func (u *UI) downloadProgress(r *downloadRun, p hub.Progress) {
-	if u.dl != r || !r.running {
+func (m *modelSettings) downloadProgress(r *downloadRun, p hub.Progress) {
+	if m.dl != r || !r.running {
 		return
 	}
 	r.last = p
-	u.refreshDownloads()
+	m.refreshDownloads()
 }
 
 // downloadFinished shows how a download ended and selects the model (UI goroutine).
-func (u *UI) downloadFinished(r *downloadRun, err error) {
+func (m *modelSettings) downloadFinished(r *downloadRun, err error) {
 	r.running, r.err, r.offline = false, err, false
-	if u.dl != r {
+	if m.dl != r {
 		return
 	}
 	switch {
 	case errors.Is(err, context.Canceled):
-		u.setStatus("Download paused: press Resume download to continue (also after a restart).")
+		m.u.setStatus("Download paused: press Resume download to continue (also after a restart).")
 	case noConnection(err):
-		u.setStatus("No connection to Hugging Face: the download stopped.")
+		m.u.setStatus("No connection to Hugging Face: the download stopped.")
 	case err != nil:
-		u.setStatus("The download stopped.")
+		m.u.setStatus("The download stopped.")
 	default:
-		u.settings.DownloadDir, u.settings.DownloadVariant = "", ""
-		if u.SetModelDir(r.dir, true) == nil {
-			u.setStatus(fmt.Sprintf("%s is downloaded, checked and ready.", r.variant.Title))
-			u.closeModelDialog()
+		m.u.settings.DownloadDir, m.u.settings.DownloadVariant = "", ""
+		if m.setDir(r.dir, true) == nil {
+			m.u.setStatus(fmt.Sprintf("%s is downloaded, checked and ready.", r.variant.Title))
+			m.closeDialog()
 		}
-		u.dl = nil
+		m.dl = nil
 	}
-	u.refreshDownloads()
+	m.refreshDownloads()
 }

@@ -195,7 +195,7 @@ func TestDownloadPauseResumeAcrossRestart(t *testing.T) {
 	fake := newFakeGen()
 	h := newHarness(t, data, "", fake.open)
 	u := h.ui
-	u.hubOpts = fastHub()
+	u.model.hubOpts = fastHub()
 	p := u.view.setupDownload
 	dest := filepath.Join(data, "models", "klein-4b")
 	if p.dest.Text != dest || p.start.Text != "Download" || p.pause.Visible() || p.bar.Visible() {
@@ -207,27 +207,27 @@ func TestDownloadPauseResumeAcrossRestart(t *testing.T) {
 
 	test.Tap(p.start)
 	h.waitFor("download progress", 10*time.Second, func() bool {
-		return u.dl.last.Phase == hub.PhaseDownloading && u.dl.last.Bytes > 0 && p.bar.Value > 0
+		return u.model.dl.last.Phase == hub.PhaseDownloading && u.model.dl.last.Bytes > 0 && p.bar.Value > 0
 	})
 	if !p.pause.Visible() || p.start.Disabled() == false || !strings.Contains(p.detail.Text, " of ") {
 		t.Errorf("while downloading: pause visible %v, start %q, detail %q", p.pause.Visible(), p.start.Text, p.detail.Text)
 	}
 	// The model dialog shows the same download.
 	u.ShowModelDialog()
-	dp := u.dlPanels[len(u.dlPanels)-1]
+	dp := u.model.dlPanels[len(u.model.dlPanels)-1]
 	h.waitFor("progress in the dialog", 5*time.Second, func() bool { return dp.bar.Visible() && dp.pause.Visible() })
 	h.tapDialogButton("Close")
-	if len(u.dlPanels) != 1 {
-		t.Errorf("%d download panels registered after closing the dialog", len(u.dlPanels))
+	if len(u.model.dlPanels) != 1 {
+		t.Errorf("%d download panels registered after closing the dialog", len(u.model.dlPanels))
 	}
 
 	test.Tap(p.pause)
-	h.waitFor("the pause", 5*time.Second, func() bool { return !u.dl.running })
+	h.waitFor("the pause", 5*time.Second, func() bool { return !u.model.dl.running })
 	if p.start.Text != "Resume download" || p.pause.Visible() || !strings.HasPrefix(p.detail.Text, "Paused at") {
 		t.Errorf("paused: button %q, detail %q", p.start.Text, p.detail.Text)
 	}
-	if !partialDownload(dest) || u.modelDir != "" || u.errorText() != "" {
-		t.Fatalf("paused: partial %v, model %q, banner %q", partialDownload(dest), u.modelDir, u.errorText())
+	if !partialDownload(dest) || u.model.dir != "" || u.errorText() != "" {
+		t.Fatalf("paused: partial %v, model %q, banner %q", partialDownload(dest), u.model.dir, u.errorText())
 	}
 	h.close()
 
@@ -235,7 +235,7 @@ func TestDownloadPauseResumeAcrossRestart(t *testing.T) {
 	th.release()
 	h2 := newHarness(t, data, "", fake.open)
 	u2 := h2.ui
-	u2.hubOpts = fastHub()
+	u2.model.hubOpts = fastHub()
 	p2 := u2.view.setupDownload
 	if p2.dest.Text != dest || p2.start.Text != "Resume download" {
 		t.Fatalf("after restart: dest %q, button %q", p2.dest.Text, p2.start.Text)
@@ -243,13 +243,13 @@ func TestDownloadPauseResumeAcrossRestart(t *testing.T) {
 	before := th.served.Load()
 	test.Tap(p2.start)
 	h2.waitFor("the download to complete and the model to be selected", 30*time.Second, func() bool {
-		return u2.modelDir == dest && u2.dl == nil
+		return u2.model.dir == dest && u2.model.dl == nil
 	})
 	if fetched := th.served.Load() - before; fetched >= th.total() {
 		t.Errorf("resume fetched %d bytes of %d: nothing was reused", fetched, th.total())
 	}
-	if u2.modelErr != nil || u2.errorText() != "" {
-		t.Fatalf("model %v, banner %q", u2.modelErr, u2.errorText())
+	if u2.model.err != nil || u2.errorText() != "" {
+		t.Fatalf("model %v, banner %q", u2.model.err, u2.errorText())
 	}
 	if _, err := inspectModel(dest); err != nil {
 		t.Errorf("inspect: %v", err)
@@ -258,8 +258,8 @@ func TestDownloadPauseResumeAcrossRestart(t *testing.T) {
 	if err != nil || !rep.OK() {
 		t.Errorf("validate: %v %v", err, rep.Err())
 	}
-	if u2.view.setup.Visible() || !strings.Contains(u2.modelBtn.Text, "distilled") || !strings.Contains(u2.status.Text, "ready") {
-		t.Errorf("after download: setup visible %v, model button %q, status %q", u2.view.setup.Visible(), u2.modelBtn.Text, u2.status.Text)
+	if u2.view.setup.Visible() || !strings.Contains(u2.model.button.Text, "distilled") || !strings.Contains(u2.status.Text, "ready") {
+		t.Errorf("after download: setup visible %v, model button %q, status %q", u2.view.setup.Visible(), u2.model.button.Text, u2.status.Text)
 	}
 	h2.settle()
 	h2.close()
@@ -275,15 +275,15 @@ func TestDownloadNeedsToken(t *testing.T) {
 	data := t.TempDir()
 	h := newHarness(t, data, "", newFakeGen().open)
 	u := h.ui
-	u.hubOpts = fastHub()
+	u.model.hubOpts = fastHub()
 	p := u.view.setupDownload
 	if p.token.Text != "" {
 		t.Fatalf("token prefilled with %q", p.token.Text)
 	}
 	test.Tap(p.start)
-	h.waitFor("the download to fail", 10*time.Second, func() bool { return u.dl != nil && !u.dl.running })
-	if !errors.Is(u.dl.err, hub.ErrAuth) || !p.msg.Visible() || !strings.Contains(p.msg.String(), "needs a Hugging Face access token") {
-		t.Fatalf("error %v, message %q", u.dl.err, p.msg.String())
+	h.waitFor("the download to fail", 10*time.Second, func() bool { return u.model.dl != nil && !u.model.dl.running })
+	if !errors.Is(u.model.dl.err, hub.ErrAuth) || !p.msg.Visible() || !strings.Contains(p.msg.String(), "needs a Hugging Face access token") {
+		t.Fatalf("error %v, message %q", u.model.dl.err, p.msg.String())
 	}
 	if !hasLink(p.msg, tokensPage) || !hasLink(p.msg, th.srv.URL+"/"+th.repo) {
 		t.Errorf("message lacks the token and licence links: %+v", p.msg.Segments)
@@ -293,9 +293,9 @@ func TestDownloadNeedsToken(t *testing.T) {
 	test.Type(p.token, "hf_test")
 	test.Tap(p.remember)
 	test.Tap(p.start)
-	h.waitFor("the download to complete", 30*time.Second, func() bool { return u.dl == nil && u.modelDir != "" })
-	if u.modelErr != nil || p.msg.Visible() {
-		t.Errorf("model %v, message visible %v", u.modelErr, p.msg.Visible())
+	h.waitFor("the download to complete", 30*time.Second, func() bool { return u.model.dl == nil && u.model.dir != "" })
+	if u.model.err != nil || p.msg.Visible() {
+		t.Errorf("model %v, message visible %v", u.model.err, p.msg.Visible())
 	}
 	h.settle()
 	if s, _ := settings.Load(filepath.Join(data, "settings.json")); s.HFToken != "hf_test" {
@@ -332,8 +332,8 @@ func TestUseCachedSnapshot(t *testing.T) {
 		t.Fatal("no 'Use existing copy' button for the cached snapshot")
 	}
 	test.Tap(b)
-	if u.modelDir != snap || u.modelErr != nil {
-		t.Errorf("model %q (%v)", u.modelDir, u.modelErr)
+	if u.model.dir != snap || u.model.err != nil {
+		t.Errorf("model %q (%v)", u.model.dir, u.model.err)
 	}
 }
 
@@ -346,7 +346,7 @@ func TestFitLine(t *testing.T) {
 	})
 	first := fit.Text
 	t.Logf("512×512: %q", first)
-	u.setSize(1024, 1024)
+	u.ctl.setSize(1024, 1024)
 	h.waitFor("the fit line to follow the size", 5*time.Second, func() bool { return fit.Text != first })
 	t.Logf("1024×1024: %q", fit.Text)
 	u.ctl.width.SetText("1000")
@@ -365,7 +365,7 @@ func TestGenerateAsksWhenItDoesNotFit(t *testing.T) {
 	u.fit.machine = func(c budget.Calibration) budget.Machine {
 		return budget.Machine{AvailableBytes: 64 << 20, TotalBytes: 64 << 20, Rates: c}
 	}
-	u.setSize(1024, 1024)
+	u.ctl.setSize(1024, 1024)
 	h.waitFor("a warning", 5*time.Second, func() bool {
 		return u.ctl.fit.Visible() && u.ctl.fit.Importance == widget.DangerImportance
 	})
@@ -374,17 +374,94 @@ func TestGenerateAsksWhenItDoesNotFit(t *testing.T) {
 	}
 	test.Type(u.ctl.prompt, "too big")
 	test.Tap(u.ctl.generate)
-	if u.run != nil {
+	if u.run.cur != nil {
 		t.Fatal("a generation that does not fit started without asking")
 	}
 	h.tapDialogButton("Cancel")
-	if u.run != nil || fake.calls.Load() != 0 {
+	if u.run.cur != nil || fake.calls.Load() != 0 {
 		t.Fatal("cancelled confirmation still generated")
 	}
 	test.Tap(u.ctl.generate)
 	h.tapDialogButton("Generate anyway")
-	if u.run == nil {
+	if u.run.cur == nil {
 		t.Fatal("'Generate anyway' did not start the generation")
 	}
-	h.waitFor("the run", 10*time.Second, func() bool { return u.run == nil })
+	h.waitFor("the run", 10*time.Second, func() bool { return u.run.cur == nil })
+}
+
+// offlineHub points the Hub endpoint at a closed port: every request fails to connect.
+func offlineHub(t *testing.T) {
+	newTestHub(t, hub.Variants()[0].Repo) // isolates tokens and caches
+	srv := httptest.NewServer(nil)
+	url := srv.URL
+	srv.Close()
+	t.Setenv("HF_ENDPOINT", url)
+}
+
+// Issue 12, defect 1: without a connection the panel says so within seconds of the first
+// failed lookup, shows an indeterminate bar while the total is unknown, and speaks plainly.
+func TestDownloadWithoutConnection(t *testing.T) {
+	offlineHub(t)
+	h := newHarness(t, t.TempDir(), "", newFakeGen().open)
+	u := h.ui
+	u.model.hubOpts = hub.Options{RetryDelay: 2 * time.Second, MaxRetryDelay: 2 * time.Second, MaxRetries: 3,
+		ProgressInterval: 10 * time.Millisecond}
+	p := u.view.setupDownload
+	test.Tap(p.start)
+	if p.bar.Visible() || !p.busy.Visible() {
+		t.Errorf("while listing: determinate bar visible %v (value %v), indeterminate visible %v", p.bar.Visible(), p.bar.Value, p.busy.Visible())
+	}
+	h.waitFor("the no-connection notice", 1500*time.Millisecond, func() bool {
+		return strings.Contains(p.msg.String(), "No connection to Hugging Face")
+	})
+	if !u.model.dl.running || !p.msg.Visible() {
+		t.Errorf("notice should show while still retrying: running %v, visible %v", u.model.dl.running, p.msg.Visible())
+	}
+	test.Tap(p.pause)
+	h.waitFor("the stop", 5*time.Second, func() bool { return !u.model.dl.running })
+
+	// Retries used up: a plain message, no Go error text, a button that says what it does.
+	u.model.hubOpts = hub.Options{RetryDelay: time.Millisecond, MaxRetryDelay: time.Millisecond, MaxRetries: 2}
+	test.Tap(p.start)
+	h.waitFor("the download to stop", 10*time.Second, func() bool { return !u.model.dl.running })
+	msg := p.msg.String()
+	for _, bad := range []string{"dial", "tcp", "127.0.0.1", "giving up", "Paused"} {
+		if strings.Contains(msg, bad) || strings.Contains(p.detail.Text, bad) {
+			t.Errorf("technical or wrong words %q: message %q, detail %q", bad, msg, p.detail.Text)
+		}
+	}
+	if !strings.Contains(msg, "No connection to Hugging Face") || p.start.Text != "Try again" || !strings.Contains(msg, "Try again") {
+		t.Errorf("after failing: message %q, button %q", msg, p.start.Text)
+	}
+	if p.bar.Visible() && p.bar.Value >= 1 {
+		t.Errorf("the bar shows %v without a known total", p.bar.Value)
+	}
+}
+
+// The first-start page shows the download's progress line without scrolling on a laptop
+// screen. (Before: it sat below the visible area.)
+func TestSetupGuideShowsDownloadProgress(t *testing.T) {
+	h := newHarness(t, t.TempDir(), "", newFakeGen().open)
+	u := h.ui
+	if !u.view.setup.Visible() {
+		t.Fatal("no setup guide without a model")
+	}
+	if m := windowMin(h.win); m.Width > laptopWindow.Width || m.Height > laptopWindow.Height {
+		t.Errorf("the window cannot be smaller than %v", m)
+	}
+	h.win.Resize(laptopWindow)
+	p := u.view.setupDownload
+	u.model.dl = &downloadRun{variant: p.selected(), dir: cleanDir(p.dest.Text), running: true, cancel: func() {},
+		last: hub.Progress{Phase: hub.PhaseDownloading, Bytes: 3 << 30, TotalBytes: 16 << 30, Rate: 12e6, ETA: 20 * time.Minute,
+			File: filepath.Join("transformer", "diffusion_pytorch_model-00001-of-00002.safetensors")}}
+	u.model.refreshDownloads()
+	requireShown(t, h.win, "download progress", p.bar, p.detail, p.pause)
+
+	// Before the size is known, the busy bar takes the same place.
+	u.model.dl.last = hub.Progress{Phase: hub.PhaseListing}
+	u.model.refreshDownloads()
+	requireShown(t, h.win, "download progress", p.busy, p.detail)
+	u.model.dl.running = false
+	u.model.dl = nil
+	u.model.refreshDownloads()
 }

@@ -128,7 +128,7 @@ func TestChooserAddsSeveralFiles(t *testing.T) {
 	data := t.TempDir()
 	h := newHarness(t, data, tinyModel(t), newFakeGen().open)
 	u := h.ui
-	c := u.showAddReference()
+	c := u.refs.showAdd()
 	h.chooserLoaded(c)
 	if c.dir != pictures {
 		t.Fatalf("chooser opened in %s, want %s", c.dir, pictures)
@@ -152,19 +152,19 @@ func TestChooserAddsSeveralFiles(t *testing.T) {
 	c.list.Select(itemIndex(c, "a.png"))
 	want = []string{want[0], want[2], want[1]}
 	test.Tap(c.ok)
-	h.waitFor("three references", 10*time.Second, func() bool { return len(u.refs) == 3 })
-	if !slices.Equal(u.refs, want) {
-		t.Errorf("refs %v, want %v", u.refs, want)
+	h.waitFor("three references", 10*time.Second, func() bool { return len(u.refs.paths) == 3 })
+	if !slices.Equal(u.refs.paths, want) {
+		t.Errorf("refs %v, want %v", u.refs.paths, want)
 	}
-	if len(u.refsView.grid.Objects) != 3 || u.refsView.hint.Visible() {
-		t.Errorf("%d thumbnails shown", len(u.refsView.grid.Objects))
+	if len(u.refs.grid.Objects) != 3 || u.refs.hint.Visible() {
+		t.Errorf("%d thumbnails shown", len(u.refs.grid.Objects))
 	}
 	if u.errorText() != "" {
 		t.Errorf("banner %q", u.errorText())
 	}
 
 	// The next chooser opens where the images came from, also after a restart.
-	c2 := u.showAddReference()
+	c2 := u.refs.showAdd()
 	h.chooserLoaded(c2)
 	if c2.dir != shots {
 		t.Errorf("second chooser opened in %s, want %s", c2.dir, shots)
@@ -173,7 +173,7 @@ func TestChooserAddsSeveralFiles(t *testing.T) {
 	h.settle()
 	h.close()
 	h2 := newHarness(t, data, tinyModel(t), newFakeGen().open)
-	c3 := h2.ui.showAddReference()
+	c3 := h2.ui.refs.showAdd()
 	h2.chooserLoaded(c3)
 	if c3.dir != shots {
 		t.Errorf("after a restart the chooser opened in %s, want %s", c3.dir, shots)
@@ -189,7 +189,7 @@ func TestChooserTypedPath(t *testing.T) {
 	img := writeTestPNG(t, sub, "cat.png", 96, 80, nil)
 	h := newHarness(t, t.TempDir(), tinyModel(t), newFakeGen().open)
 	u := h.ui
-	c := u.showAddReference()
+	c := u.refs.showAdd()
 	h.chooserLoaded(c)
 	enter := func(text string) {
 		c.path.SetText("")
@@ -212,13 +212,13 @@ func TestChooserTypedPath(t *testing.T) {
 	notes := filepath.Join(sub, "notes.txt")
 	os.WriteFile(notes, []byte("x"), 0o644)
 	enter(notes)
-	if !strings.Contains(c.msg.Text, "not an image") || len(u.refs) != 0 {
-		t.Errorf("a text file: message %q, refs %v", c.msg.Text, u.refs)
+	if !strings.Contains(c.msg.Text, "not an image") || len(u.refs.paths) != 0 {
+		t.Errorf("a text file: message %q, refs %v", c.msg.Text, u.refs.paths)
 	}
 	enter(img)
-	h.waitFor("the typed reference", 10*time.Second, func() bool { return len(u.refs) == 1 })
-	if u.refs[0] != img || h.win.Canvas().Overlays().Top() != nil {
-		t.Errorf("refs %v; chooser still open: %v", u.refs, h.win.Canvas().Overlays().Top() != nil)
+	h.waitFor("the typed reference", 10*time.Second, func() bool { return len(u.refs.paths) == 1 })
+	if u.refs.paths[0] != img || h.win.Canvas().Overlays().Top() != nil {
+		t.Errorf("refs %v; chooser still open: %v", u.refs.paths, h.win.Canvas().Overlays().Top() != nil)
 	}
 }
 
@@ -274,7 +274,7 @@ func TestChooserUnreadableFolder(t *testing.T) {
 	gone := filepath.Join(pictures, "gone")
 	os.MkdirAll(gone, 0o755)
 	h := newHarness(t, t.TempDir(), tinyModel(t), newFakeGen().open)
-	c := h.ui.showAddReference()
+	c := h.ui.refs.showAdd()
 	h.chooserLoaded(c)
 	os.Remove(gone)
 	c.list.Select(itemIndex(c, "gone"))
@@ -308,13 +308,13 @@ func TestBrowseModelFolder(t *testing.T) {
 	if strings.Contains(logged.String(), "favorite") {
 		t.Errorf("logged: %s", logged.String())
 	}
-	c := h.ui.browseFolder("Choose", "", func(string) {})
+	c := h.ui.model.browseFolder("Choose", "", func(string) {})
 	h.chooserLoaded(c)
 	if c.dir != os.Getenv("HOME") {
 		t.Errorf("without a start the folder chooser opens in %s, want home", c.dir)
 	}
 	var got string
-	c = h.ui.browseFolder("Choose", model, func(dir string) { got = dir })
+	c = h.ui.model.browseFolder("Choose", model, func(dir string) { got = dir })
 	h.chooserLoaded(c)
 	c.list.Select(itemIndex(c, filepath.Base(model)))
 	h.chooserLoaded(c)

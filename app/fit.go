@@ -37,8 +37,11 @@ func defaultCalibrate(ctx context.Context, device string) (budget.Calibration, e
 	return c, err
 }
 
-// fitState is the "will it fit" estimate next to the Generate button.
-type fitState struct {
+// fitLine is the "will it fit" estimate under the Generate button (the label is the
+// controls' fit).
+type fitLine struct {
+	u *UI
+
 	model     *budget.Model // the current model's shapes; nil when unknown
 	dir       string        // the folder model was read from
 	calib     budget.Calibration
@@ -50,29 +53,28 @@ type fitState struct {
 	machine func(budget.Calibration) budget.Machine
 }
 
-// setFitModel reads the shapes of the current model for estimates (UI goroutine).
-func (u *UI) setFitModel() {
-	f := &u.fit
-	if u.modelDir == f.dir && f.model != nil {
+// setModel reads the shapes of the current model for estimates (UI goroutine).
+func (f *fitLine) setModel() {
+	if f.u.model.dir == f.dir && f.model != nil {
 		return
 	}
-	f.model, f.dir = nil, u.modelDir
-	if u.modelDir != "" && u.modelErr == nil {
-		if m, err := budget.ForFolder(u.modelInfo); err == nil {
+	f.model, f.dir = nil, f.u.model.dir
+	if f.u.model.dir != "" && f.u.model.err == nil {
+		if m, err := budget.ForFolder(f.u.model.info); err == nil {
 			f.model = &m
 		}
 	}
-	u.updateFitSoon()
+	f.updateSoon()
 }
 
-// updateFitSoon redoes the estimate once the settings have been still for fitDebounce.
-func (u *UI) updateFitSoon() {
-	u.fit.seq++
-	seq := u.fit.seq
+// updateSoon redoes the estimate once the settings have been still for fitDebounce.
+func (f *fitLine) updateSoon() {
+	f.seq++
+	seq := f.seq
 	time.AfterFunc(fitDebounce, func() {
-		u.post(func() {
-			if seq == u.fit.seq {
-				u.updateFit()
+		f.u.post(func() {
+			if seq == f.seq {
+				f.update()
 			}
 		})
 	})
@@ -80,20 +82,19 @@ func (u *UI) updateFitSoon() {
 
 // estimate is the budget report for the current model and settings; ok is false when there
 // is no model or the size is invalid.
-func (u *UI) estimate() (budget.Report, bool) {
-	f := &u.fit
+func (f *fitLine) estimate() (budget.Report, bool) {
 	if f.model == nil {
 		return budget.Report{}, false
 	}
-	w, wmsg := parseSide("Width", u.ctl.width.Text)
-	h, hmsg := parseSide("Height", u.ctl.height.Text)
+	w, wmsg := parseSide("Width", f.u.ctl.width.Text)
+	h, hmsg := parseSide("Height", f.u.ctl.height.Text)
 	if wmsg != "" || hmsg != "" {
 		return budget.Report{}, false
 	}
-	steps, _ := u.checkStepsQuiet()
-	req := budget.Request{WidthPx: w, HeightPx: h, References: len(u.refs), Steps: steps}
+	steps, _ := f.u.ctl.checkStepsQuiet()
+	req := budget.Request{WidthPx: w, HeightPx: h, References: len(f.u.refs.paths), Steps: steps}
 	if !f.model.Distilled {
-		req.Guidance = u.ctl.guidance.Value
+		req.Guidance = f.u.ctl.guidance.Value
 	}
 	machine := f.machine
 	if machine == nil {
@@ -103,7 +104,7 @@ func (u *UI) estimate() (budget.Report, bool) {
 	if err != nil {
 		return rep, false
 	}
-	if d, ok := u.deviceFor(u.effectiveDevice()); ok {
+	if d, ok := f.u.model.deviceFor(f.u.model.effectiveDevice()); ok {
 		rep = onDevice(rep, d)
 	}
 	return rep, true
@@ -135,40 +136,40 @@ func onDevice(rep budget.Report, d backends.Device) budget.Report {
 }
 
 // checkStepsQuiet parses the steps field without showing a message (0: the default).
-func (u *UI) checkStepsQuiet() (int, bool) {
-	v := atoiOr(u.ctl.steps.Text, 0)
+func (c *controls) checkStepsQuiet() (int, bool) {
+	v := atoiOr(c.steps.Text, 0)
 	return v, v >= 0 && v <= maxSteps
 }
 
-// updateFit shows the estimate under the Generate button (UI goroutine) and starts the
+// update shows the estimate under the Generate button (UI goroutine) and starts the
 // one-time calibration that adds time estimates.
-func (u *UI) updateFit() {
-	l := u.ctl.fit
-	rep, ok := u.estimate()
+func (f *fitLine) update() {
+	l := f.u.ctl.fit
+	rep, ok := f.estimate()
 	// The panel's layout follows the line's visibility and height.
-	defer u.ctl.box.Refresh()
+	defer f.u.ctl.box.Refresh()
 	if !ok {
 		l.Hide()
 		return
 	}
-	if f, dev := &u.fit, u.effectiveDevice(); !f.started || f.device != dev {
+	if dev := f.u.model.effectiveDevice(); !f.started || f.device != dev {
 		// Once per device: another device's speeds would mislead.
 		f.started, f.device, f.calib = true, dev, budget.Calibration{}
 		calibrate := f.calibrate
 		if calibrate == nil {
 			calibrate = defaultCalibrate
 		}
-		u.bg.Add(1)
+		f.u.bg.Add(1)
 		go func() {
-			defer u.bg.Done()
-			c, err := calibrate(u.life, dev)
+			defer f.u.bg.Done()
+			c, err := calibrate(f.u.life, dev)
 			if err != nil {
 				return // estimates simply carry no time
 			}
-			u.post(func() {
-				if u.fit.device == dev {
-					u.fit.calib = c
-					u.updateFit()
+			f.u.post(func() {
+				if f.device == dev {
+					f.calib = c
+					f.update()
 				}
 			})
 		}()
@@ -203,10 +204,10 @@ func fitText(rep budget.Report) string {
 	return s
 }
 
-// confirmFit asks before a generation that will not fit in memory: run is called when the
+// confirm asks before a generation that will not fit in memory: run is called when the
 // user agrees, or at once when the estimate does not object.
-func (u *UI) confirmFit(run func()) {
-	rep, ok := u.estimate()
+func (f *fitLine) confirm(run func()) {
+	rep, ok := f.estimate()
 	if !ok || rep.Verdict != budget.DoesNotFit {
 		run()
 		return
@@ -215,7 +216,7 @@ func (u *UI) confirmFit(run func()) {
 		if yes {
 			run()
 		}
-	}, u.win)
+	}, f.u.win)
 	d.SetConfirmText("Generate anyway")
 	d.SetDismissText("Cancel")
 	d.Show()

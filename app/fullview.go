@@ -99,8 +99,7 @@ type fullView struct {
 
 // openFullView shows the shown image in its own full-screen window (or brings that
 // window forward).
-func (u *UI) openFullView() {
-	v := &u.view
+func (v *viewer) openFullView() {
 	if v.full != nil {
 		v.full.win.RequestFocus()
 		return
@@ -109,10 +108,10 @@ func (u *UI) openFullView() {
 		return
 	}
 	title := "Kleinbild"
-	if u.shownOK && !u.followRun {
-		title = u.shown.File + " – Kleinbild"
+	if v.shownOK && !v.followRun {
+		title = v.shown.File + " – Kleinbild"
 	}
-	w := u.app.NewWindow(title)
+	w := v.u.app.NewWindow(title)
 	z := newZoomImage()
 	f := &fullView{win: w}
 	f.zoom = newZoomBar(z, theme.CancelIcon(), "Close (Esc)", w.Close)
@@ -123,7 +122,7 @@ func (u *UI) openFullView() {
 			w.Close()
 			return
 		}
-		u.viewerKey(w.Canvas(), z, ev)
+		v.typedKey(w.Canvas(), z, ev)
 	})
 	w.SetOnClosed(func() {
 		if v.full == f {

@@ -58,9 +58,7 @@ type galleryView struct {
 	undoBatch string
 }
 
-func (u *UI) buildGallery() fyne.CanvasObject {
-	g := &u.gal
-	g.u = u
+func (g *galleryView) build() fyne.CanvasObject {
 	g.checked = map[string]bool{}
 	g.pendingDel = map[string]bool{}
 	g.grid = widget.NewGridWrap(func() int { return len(g.visible) },
@@ -71,13 +69,13 @@ func (u *UI) buildGallery() fyne.CanvasObject {
 	g.count = widget.NewLabel("")
 	g.count.SizeName = theme.SizeNameCaptionText
 	open := iconButton(theme.FolderOpenIcon(), func() {
-		if u.gallery == nil {
+		if g.u.gallery == nil {
 			return
 		}
-		dir := u.gallery.Dir()
+		dir := g.u.gallery.Dir()
 		go func() {
 			if err := reveal.Folder(dir); err != nil {
-				u.post(func() { u.showError(err) })
+				g.u.post(func() { g.u.showError(err) })
 			}
 		}()
 	})
@@ -120,7 +118,7 @@ func (u *UI) buildGallery() fyne.CanvasObject {
 	g.undoBar = container.NewPadded(container.NewBorder(nil, nil, nil, container.NewHBox(g.undoBtn, closeUndo), g.undoText))
 	g.undoBar.Hide()
 
-	u.win.Canvas().AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyZ, Modifier: fyne.KeyModifierShortcutDefault},
+	g.u.win.Canvas().AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyZ, Modifier: fyne.KeyModifierShortcutDefault},
 		func(fyne.Shortcut) { g.undo() })
 	body := container.NewStack(g.grid, g.empty, container.NewCenter(container.NewGridWrap(fyne.NewSize(220, 80), g.noMatch)))
 	g.root = container.NewBorder(container.NewPadded(g.header), g.undoBar, nil, nil, body)
@@ -150,7 +148,7 @@ func (g *galleryView) cellSelected(id widget.GridWrapItemID) {
 	}
 	e := g.visible[id]
 	if !g.selecting {
-		g.u.showEntry(e, nil)
+		g.u.view.showEntry(e, nil)
 		return
 	}
 	g.checked[e.File] = !g.checked[e.File]
@@ -204,7 +202,7 @@ func (g *galleryView) refresh() {
 	g.updateSelectBar()
 	g.grid.Refresh()
 	g.syncSelection()
-	u.updateViewer()
+	u.view.update()
 }
 
 // indexOf is the position of file in the grid, or -1.
@@ -218,8 +216,8 @@ func (g *galleryView) syncSelection() {
 	g.syncing = true
 	defer func() { g.syncing = false }()
 	i := -1
-	if u.shownOK && !g.selecting {
-		i = g.indexOf(u.shown.File)
+	if u.view.shownOK && !g.selecting {
+		i = g.indexOf(u.view.shown.File)
 	}
 	if i < 0 {
 		g.grid.UnselectAll()
@@ -305,8 +303,8 @@ func (g *galleryView) deleteEntries(es []gallery.Entry) {
 	}
 	// The image to show next if the shown one goes: the first one after it that stays.
 	next := ""
-	if u.shownOK && slices.Contains(files, u.shown.File) {
-		if i := g.indexOf(u.shown.File); i >= 0 {
+	if u.view.shownOK && slices.Contains(files, u.view.shown.File) {
+		if i := g.indexOf(u.view.shown.File); i >= 0 {
 			order := append(slices.Clone(g.visible[i+1:]), reversed(g.visible[:i])...)
 			for _, e := range order {
 				if !slices.Contains(files, e.File) && !g.pendingDel[e.File] {
@@ -328,11 +326,11 @@ func (g *galleryView) deleteEntries(es []gallery.Entry) {
 				u.showError(fmt.Errorf("could not move to the trash: %w", err))
 			}
 			g.refresh()
-			if u.shownOK && slices.Contains(files, u.shown.File) && lib.IndexOf(u.shown.File) < 0 {
+			if u.view.shownOK && slices.Contains(files, u.view.shown.File) && lib.IndexOf(u.view.shown.File) < 0 {
 				if next != "" && lib.IndexOf(next) >= 0 {
-					u.selectEntry(next, nil)
+					u.gal.selectEntry(next, nil)
 				} else {
-					u.clearShown()
+					u.view.clearShown()
 				}
 			}
 			if batch == "" {
@@ -394,7 +392,7 @@ func (g *galleryView) undo() {
 			default:
 				u.setStatus(fmt.Sprintf("Restored %d images.", len(es)))
 			}
-			u.selectEntry(es[0].File, nil)
+			u.gal.selectEntry(es[0].File, nil)
 		})
 	}()
 }
@@ -402,7 +400,7 @@ func (g *galleryView) undo() {
 // starTapped toggles the favourite of the image in a cell.
 func (g *galleryView) starTapped(file string) {
 	if e, ok := g.entry(file); ok {
-		g.u.toggleFavourite(e)
+		g.toggleFavourite(e)
 	}
 }
 
@@ -415,63 +413,49 @@ func (g *galleryView) entry(file string) (gallery.Entry, bool) {
 }
 
 // deleteEntry moves an image to the trash and offers Undo. It is the one way the UI deletes.
-func (u *UI) deleteEntry(e gallery.Entry) { u.gal.deleteEntries([]gallery.Entry{e}) }
+func (g *galleryView) deleteEntry(e gallery.Entry) { g.deleteEntries([]gallery.Entry{e}) }
 
 // deleteShown moves the viewer's image to the trash.
-func (u *UI) deleteShown() {
-	if u.shownOK {
-		u.deleteEntry(u.shown)
+func (g *galleryView) deleteShown() {
+	if g.u.view.shownOK {
+		g.deleteEntry(g.u.view.shown)
 	}
 }
 
 // toggleFavourite stars or unstars an image (saved off the UI goroutine).
-func (u *UI) toggleFavourite(e gallery.Entry) {
-	lib := u.gallery
+func (g *galleryView) toggleFavourite(e gallery.Entry) {
+	lib := g.u.gallery
 	if lib == nil {
 		return
 	}
-	u.bg.Add(1) // Close waits for the index write
+	g.u.bg.Add(1) // Close waits for the index write
 	go func() {
-		defer u.bg.Done()
+		defer g.u.bg.Done()
 		ne, err := lib.ToggleFavourite(e.File)
-		u.post(func() {
+		g.u.post(func() {
 			if err != nil {
-				u.showError(err)
+				g.u.showError(err)
 				return
 			}
-			if u.shownOK && u.shown.File == ne.File {
-				u.shown.Favourite = ne.Favourite
+			if g.u.view.shownOK && g.u.view.shown.File == ne.File {
+				g.u.view.shown.Favourite = ne.Favourite
 			}
-			u.gal.refresh()
+			g.refresh()
 		})
 	}()
 }
 
-// galleryLen is the number of images the grid shows.
-func (u *UI) galleryLen() int { return len(u.gal.visible) }
-
-// visibleEntries are the images the grid shows, in its order (newest first, filtered); the
-// slice is replaced, never changed, when the gallery or filter changes. Browsing with the
-// arrow keys follows it.
-func (u *UI) visibleEntries() []gallery.Entry { return u.gal.visible }
-
-// visibleIndex is the position of file among visibleEntries, or -1.
-func (u *UI) visibleIndex(file string) int { return u.gal.indexOf(file) }
-
-// refreshGallery redraws the grid after the gallery changed.
-func (u *UI) refreshGallery() { u.gal.refresh() }
-
 // selectEntry shows the gallery image file in the viewer and selects it in the grid.
-func (u *UI) selectEntry(file string, full image.Image) {
-	if u.gallery == nil {
+func (g *galleryView) selectEntry(file string, full image.Image) {
+	if g.u.gallery == nil {
 		return
 	}
-	e, ok := u.gallery.ByFile(file)
+	e, ok := g.u.gallery.ByFile(file)
 	if !ok {
 		return
 	}
-	u.showEntry(e, full)
-	u.gal.syncSelection()
+	g.u.view.showEntry(e, full)
+	g.syncSelection()
 }
 
 // forgetThumbs removes the cached thumbnails of images gone from the trash for good, unless

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -38,7 +39,7 @@ func galleryHarness(t *testing.T, data string, prompts ...string) *harness {
 // visiblePrompts are the prompts of the grid's images in its order.
 func visiblePrompts(u *UI) []string {
 	var out []string
-	for _, e := range u.visibleEntries() {
+	for _, e := range u.gal.visible {
 		out = append(out, e.Meta.Prompt)
 	}
 	return out
@@ -80,7 +81,7 @@ func TestDeleteToTrashAndUndo(t *testing.T) {
 	data := t.TempDir()
 	h := galleryHarness(t, data, "a red castle", "a blue sea", "a green forest")
 	u := h.ui
-	u.selectEntry("img-01.png", nil)
+	u.gal.selectEntry("img-01.png", nil)
 	h.settle()
 	path := filepath.Join(data, "gallery", "img-01.png")
 
@@ -88,7 +89,7 @@ func TestDeleteToTrashAndUndo(t *testing.T) {
 	if top := h.win.Canvas().Overlays().Top(); top != nil {
 		t.Fatal("deleting asked for confirmation although it can be undone")
 	}
-	h.waitFor("the image to go", 5*time.Second, func() bool { return u.galleryLen() == 2 && u.gal.undoBar.Visible() })
+	h.waitFor("the image to go", 5*time.Second, func() bool { return len(u.gal.visible) == 2 && u.gal.undoBar.Visible() })
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
 		t.Errorf("the file is still in the gallery folder: %v", err)
 	}
@@ -100,8 +101,8 @@ func TestDeleteToTrashAndUndo(t *testing.T) {
 		t.Errorf("grid shows %q", got)
 	}
 	// The next image (older, below it in the grid) is shown.
-	if !u.shownOK || u.shown.File != "img-00.png" {
-		t.Errorf("viewer shows %q (ok %v), want the next image", u.shown.File, u.shownOK)
+	if !u.view.shownOK || u.view.shown.File != "img-00.png" {
+		t.Errorf("viewer shows %q (ok %v), want the next image", u.view.shown.File, u.view.shownOK)
 	}
 	if !strings.Contains(u.gal.undoText.Text, "img-01.png") {
 		t.Errorf("undo strip says %q", u.gal.undoText.Text)
@@ -109,7 +110,7 @@ func TestDeleteToTrashAndUndo(t *testing.T) {
 
 	test.Tap(u.gal.undoBtn)
 	// Wait for what the UI shows (the storage is restored a moment before the UI hears of it).
-	h.waitFor("the image to come back", 5*time.Second, func() bool { return u.galleryLen() == 3 && !u.gal.undoBar.Visible() })
+	h.waitFor("the image to come back", 5*time.Second, func() bool { return len(u.gal.visible) == 3 && !u.gal.undoBar.Visible() })
 	h.settle()
 	if _, err := os.Stat(path); err != nil {
 		t.Fatalf("file not restored: %v", err)
@@ -117,8 +118,8 @@ func TestDeleteToTrashAndUndo(t *testing.T) {
 	if got := visiblePrompts(u); !slices.Equal(got, []string{"a green forest", "a blue sea", "a red castle"}) {
 		t.Errorf("grid shows %q after undo", got)
 	}
-	if !u.shownOK || u.shown.File != "img-01.png" || u.gal.undoBar.Visible() {
-		t.Errorf("after undo: viewer shows %q, undo strip visible %v", u.shown.File, u.gal.undoBar.Visible())
+	if !u.view.shownOK || u.view.shown.File != "img-01.png" || u.gal.undoBar.Visible() {
+		t.Errorf("after undo: viewer shows %q, undo strip visible %v", u.view.shown.File, u.gal.undoBar.Visible())
 	}
 	raw, err := os.ReadFile(filepath.Join(data, "gallery", gallery.IndexName))
 	if err != nil || !strings.Contains(string(raw), `"img-01.png"`) {
@@ -126,7 +127,7 @@ func TestDeleteToTrashAndUndo(t *testing.T) {
 	}
 	cell := galleryCellFor(t, u, "img-01.png")
 	h.waitFor("the restored thumbnail", 5*time.Second, func() bool { return cell.thumb.img.Image != nil })
-	if !u.gal.grid.Visible() || u.galleryLen() != 3 {
+	if !u.gal.grid.Visible() || len(u.gal.visible) != 3 {
 		t.Error("grid not back to three images")
 	}
 	// Undo has nothing left to do.
@@ -171,8 +172,8 @@ func TestFavouritesPersistAndFilter(t *testing.T) {
 		t.Errorf("after restart the favourites filter shows %q", got)
 	}
 	// Unstarring under the filter takes the image out of it.
-	u.toggleFavourite(u.visibleEntries()[0])
-	h.waitFor("the image to leave the filter", 5*time.Second, func() bool { return u.galleryLen() == 0 })
+	u.gal.toggleFavourite(u.gal.visible[0])
+	h.waitFor("the image to leave the filter", 5*time.Second, func() bool { return len(u.gal.visible) == 0 })
 	if !u.gal.noMatch.Visible() || !strings.Contains(u.gal.noMatch.Text, "favourites") {
 		t.Errorf("empty favourites hint %q (visible %v)", u.gal.noMatch.Text, u.gal.noMatch.Visible())
 	}
@@ -187,21 +188,21 @@ func TestSearchFiltersByPrompt(t *testing.T) {
 	if got := visiblePrompts(u); !slices.Equal(got, []string{"castle of RED stone", "A red Castle"}) {
 		t.Errorf("search shows %q", got)
 	}
-	if u.gal.count.Text != "2 of 4" || u.visibleIndex("img-00.png") != 1 || u.visibleIndex("img-01.png") != -1 {
-		t.Errorf("count %q, indexes %d %d", u.gal.count.Text, u.visibleIndex("img-00.png"), u.visibleIndex("img-01.png"))
+	if u.gal.count.Text != "2 of 4" || u.gal.indexOf("img-00.png") != 1 || u.gal.indexOf("img-01.png") != -1 {
+		t.Errorf("count %q, indexes %d %d", u.gal.count.Text, u.gal.indexOf("img-00.png"), u.gal.indexOf("img-01.png"))
 	}
 	// Selecting a cell shows the filtered list's image.
 	u.gal.grid.Select(1)
-	if !u.shownOK || u.shown.File != "img-00.png" {
-		t.Errorf("cell 1 showed %q", u.shown.File)
+	if !u.view.shownOK || u.view.shown.File != "img-00.png" {
+		t.Errorf("cell 1 showed %q", u.view.shown.File)
 	}
 	u.gal.search.SetText("green")
-	if u.galleryLen() != 0 || !u.gal.noMatch.Visible() || u.gal.empty.Visible() {
-		t.Errorf("no match: %d shown, hint %v, empty-gallery hint %v", u.galleryLen(), u.gal.noMatch.Visible(), u.gal.empty.Visible())
+	if len(u.gal.visible) != 0 || !u.gal.noMatch.Visible() || u.gal.empty.Visible() {
+		t.Errorf("no match: %d shown, hint %v, empty-gallery hint %v", len(u.gal.visible), u.gal.noMatch.Visible(), u.gal.empty.Visible())
 	}
 	u.gal.search.SetText("")
-	if u.galleryLen() != 4 || u.gal.count.Text != "4 images" || u.gal.noMatch.Visible() {
-		t.Errorf("cleared search: %d shown, count %q", u.galleryLen(), u.gal.count.Text)
+	if len(u.gal.visible) != 4 || u.gal.count.Text != "4 images" || u.gal.noMatch.Visible() {
+		t.Errorf("cleared search: %d shown, count %q", len(u.gal.visible), u.gal.count.Text)
 	}
 }
 
@@ -225,7 +226,7 @@ func TestMultiSelectDeleteAndUndo(t *testing.T) {
 	for _, i := range []int{0, 2, 2, 3} { // cell 2 checked and unchecked again
 		g.grid.Select(i)
 	}
-	if u.shownOK {
+	if u.view.shownOK {
 		t.Error("a tap in selection mode opened the image")
 	}
 	if g.deleteSel.Text != "Delete 2" || g.deleteSel.Disabled() || g.selLabel.Text != "2 selected" {
@@ -238,7 +239,7 @@ func TestMultiSelectDeleteAndUndo(t *testing.T) {
 		t.Error("unchecked cell shows no empty check box")
 	}
 	test.Tap(g.deleteSel)
-	h.waitFor("the images to go", 5*time.Second, func() bool { return u.galleryLen() == 3 && g.undoBar.Visible() })
+	h.waitFor("the images to go", 5*time.Second, func() bool { return len(u.gal.visible) == 3 && g.undoBar.Visible() })
 	if g.selecting {
 		t.Error("still in selection mode after deleting")
 	}
@@ -252,7 +253,7 @@ func TestMultiSelectDeleteAndUndo(t *testing.T) {
 		t.Errorf("trash holds %v", n)
 	}
 	test.Tap(g.undoBtn)
-	h.waitFor("the images to come back", 5*time.Second, func() bool { return u.galleryLen() == 5 })
+	h.waitFor("the images to come back", 5*time.Second, func() bool { return len(u.gal.visible) == 5 })
 	h.settle()
 	if got := visiblePrompts(u); !slices.Equal(got, []string{"p4", "p3", "p2", "p1", "p0"}) {
 		t.Errorf("grid shows %q after undo", got)
@@ -276,11 +277,11 @@ func TestTrashExpiresAtStart(t *testing.T) {
 	if err := u.thumbs.Put(old.SHA256, image.NewNRGBA(image.Rect(0, 0, 4, 4))); err != nil {
 		t.Fatal(err)
 	}
-	u.deleteEntry(old)
-	h.waitFor("the first delete", 5*time.Second, func() bool { return u.galleryLen() == 1 })
+	u.gal.deleteEntry(old)
+	h.waitFor("the first delete", 5*time.Second, func() bool { return len(u.gal.visible) == 1 })
 	young, _ := u.gallery.ByFile("img-01.png")
-	u.deleteEntry(young)
-	h.waitFor("the second delete", 5*time.Second, func() bool { return u.galleryLen() == 0 })
+	u.gal.deleteEntry(young)
+	h.waitFor("the second delete", 5*time.Second, func() bool { return len(u.gal.visible) == 0 })
 	h.close()
 
 	// Backdate the first deletion by 31 days in the trash's record.
@@ -330,8 +331,8 @@ func TestLargeGalleryMakesOnlyVisibleThumbnails(t *testing.T) {
 	data := t.TempDir()
 	h := galleryHarness(t, data, prompts...)
 	u := h.ui
-	if u.galleryLen() != n || u.gal.count.Text != fmt.Sprintf("%d images", n) {
-		t.Fatalf("grid shows %d images (%q)", u.galleryLen(), u.gal.count.Text)
+	if len(u.gal.visible) != n || u.gal.count.Text != fmt.Sprintf("%d images", n) {
+		t.Fatalf("grid shows %d images (%q)", len(u.gal.visible), u.gal.count.Text)
 	}
 	thumbs := func() int {
 		des, _ := os.ReadDir(filepath.Join(data, "thumbs"))
@@ -348,5 +349,60 @@ func TestLargeGalleryMakesOnlyVisibleThumbnails(t *testing.T) {
 	test.Type(u.gal.search, "picture 39")
 	if got := visiblePrompts(u); len(got) != 14 || got[0] != "picture 399" { // 39, 139, 239, 339, 390–399
 		t.Errorf("search in a large gallery shows %d: %q", len(got), got)
+	}
+}
+
+func TestGallerySurvivesRestartAndShowsLineage(t *testing.T) {
+	data := t.TempDir()
+	fake := newFakeGen()
+	h1 := newHarness(t, data, tinyModel(t), fake.open)
+	first := h1.generate("an old lighthouse")
+	if first.err != nil {
+		t.Fatal(first.err)
+	}
+	h1.close()
+
+	h2 := newHarness(t, data, tinyModel(t), fake.open)
+	u := h2.ui
+	if u.gallery.Len() != 1 || len(u.gal.visible) != 1 {
+		t.Fatalf("after restart the gallery has %d images", u.gallery.Len())
+	}
+	e, _ := u.gallery.At(0)
+	if e.Meta.Prompt != "an old lighthouse" || e.Meta.Seed != first.entry.Meta.Seed || e.SHA256 != first.entry.SHA256 {
+		t.Errorf("restored entry %+v", e)
+	}
+	if u.gal.empty.Visible() {
+		t.Error("gallery still shows its empty hint")
+	}
+
+	// Select it in the grid; use it as a reference; the new image is its child.
+	u.gal.grid.Select(0)
+	if !u.view.shownOK || u.view.shown.File != e.File {
+		t.Fatal("selecting a gallery cell did not show it")
+	}
+	h2.waitFor("the full image", 5*time.Second, func() bool { return u.view.image.Image != nil })
+	test.Tap(findButton(u.view.info, "Use as reference"))
+	if len(u.refs.paths) != 1 || u.refs.paths[0] != u.gallery.Path(e) {
+		t.Fatalf("refs %v", u.refs.paths)
+	}
+	child := h2.generate("the lighthouse at night")
+	if child.err != nil {
+		t.Fatal(child.err)
+	}
+	if ps := u.gallery.Parents(child.entry); len(ps) != 1 || ps[0].File != e.File {
+		t.Errorf("parents of the new image: %+v", ps)
+	}
+	if cs := u.gallery.Children(e); len(cs) != 1 || cs[0].File != child.entry.File {
+		t.Errorf("children of the first image: %+v", cs)
+	}
+	if len(u.view.lineage.Objects) != 2 || !u.view.lineage.Visible() { // "Made from" + one thumbnail
+		t.Errorf("lineage row has %d objects", len(u.view.lineage.Objects))
+	}
+
+	// Reuse settings from the first image.
+	u.gal.selectEntry(e.File, nil)
+	test.Tap(findButton(u.view.info, "Reuse settings"))
+	if u.ctl.prompt.Text != "an old lighthouse" || u.ctl.seed.Text != strconv.FormatUint(e.Meta.Seed, 10) || !u.ctl.seedLocked {
+		t.Errorf("reuse settings: prompt %q seed %q", u.ctl.prompt.Text, u.ctl.seed.Text)
 	}
 }

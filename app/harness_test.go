@@ -7,6 +7,7 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -143,7 +144,7 @@ func (h *harness) generate(prompt string) runOutcome {
 	h.ui.ctl.prompt.SetText("")
 	test.Type(h.ui.ctl.prompt, prompt)
 	test.Tap(h.ui.ctl.generate)
-	r := h.ui.run
+	r := h.ui.run.cur
 	if r == nil {
 		h.t.Fatalf("Generate did not start (banner %q, size %q, prompt %q)", h.ui.errorText(), h.ui.ctl.sizeErr.Text, h.ui.ctl.promptErr.Text)
 	}
@@ -318,4 +319,28 @@ func fakeDevices() []backends.Device {
 		{ID: "purego", Backend: "purego", Info: gpu.DeviceInfo{Name: "Test CPU", Kind: gpu.KindCPU, API: "Go (gonum)", MemoryBytes: 16e9}},
 		{ID: "webgpu:0", Backend: "webgpu", Info: gpu.DeviceInfo{Name: "Test GPU", Kind: gpu.KindDiscrete, API: "Vulkan", MemoryBytes: 8e9}},
 	}
+}
+
+// findRichText returns the first RichText inside o whose text contains s.
+func findRichText(o fyne.CanvasObject, s string) *widget.RichText {
+	switch v := o.(type) {
+	case *widget.RichText:
+		if strings.Contains(v.String(), s) {
+			return v
+		}
+		return nil
+	case *fyne.Container:
+		for _, c := range v.Objects {
+			if r := findRichText(c, s); r != nil {
+				return r
+			}
+		}
+	case fyne.Widget:
+		for _, c := range test.WidgetRenderer(v).Objects() {
+			if r := findRichText(c, s); r != nil {
+				return r
+			}
+		}
+	}
+	return nil
 }

@@ -20,6 +20,26 @@ import (
 	"kleinbild/engine/hub"
 )
 
+// modelSettings is the model folder in use and the model dialog: the folder's choice
+// and checks, the downloads and the compute device.
+type modelSettings struct {
+	u *UI
+
+	dir  string
+	info engine.ModelInfo
+	err  error // why dir cannot be used; nil when usable or unset
+
+	// button opens the model dialog from the header; dlg is the open dialog, or nil.
+	button *widget.Button
+	dlg    dialog.Dialog
+
+	dl       *downloadRun     // this session's model download, or nil
+	dlPanels []*downloadPanel // the download sections on screen
+	hubOpts  hub.Options      // base options of downloads (tests shorten intervals)
+
+	dev deviceState
+}
+
 var errNoModel = errors.New("choose a model folder first")
 
 // cleanDir turns what the user typed into an absolute folder path ("~/" expands to home).
@@ -72,86 +92,89 @@ func validateModel(ctx context.Context, dir string) error {
 
 // checkModelLater validates dir in the background; if it is still the model when the check
 // ends and the check fails, the model becomes unusable with a plain message.
-func (u *UI) checkModelLater(dir string) {
-	u.bg.Add(1)
+func (m *modelSettings) checkModelLater(dir string) {
+	m.u.bg.Add(1)
 	go func() {
-		defer u.bg.Done()
-		err := validateModel(u.life, dir)
-		if err == nil || u.life.Err() != nil {
+		defer m.u.bg.Done()
+		err := validateModel(m.u.life, dir)
+		if err == nil || m.u.life.Err() != nil {
 			return
 		}
-		u.post(func() {
-			if u.modelDir != dir || u.modelErr != nil || u.run != nil {
+		m.u.post(func() {
+			if m.dir != dir || m.err != nil || m.u.run.cur != nil {
 				return
 			}
-			u.modelErr = err
-			u.showErrorAbout(topicModel, fmt.Errorf("the model folder cannot be used: %w", err))
-			u.refreshModel()
+			m.err = err
+			m.u.showErrorAbout(topicModel, fmt.Errorf("the model folder cannot be used: %w", err))
+			m.refresh()
 		})
 	}()
 }
 
 // SetModelDir switches to the model folder dir after checking it; remember keeps it for
 // the next start. A problem is shown in the window and returned.
-func (u *UI) SetModelDir(dir string, remember bool) error {
-	if u.run != nil {
+func (u *UI) SetModelDir(dir string, remember bool) error { return u.model.setDir(dir, remember) }
+
+// setDir is SetModelDir.
+func (m *modelSettings) setDir(dir string, remember bool) error {
+	if m.u.run.cur != nil {
 		err := errors.New("wait for the current generation to finish (or cancel it) before switching models")
-		u.showError(err)
+		m.u.showError(err)
 		return err
 	}
 	dir = cleanDir(dir)
 	info, err := inspectModel(dir)
-	u.modelDir, u.modelInfo, u.modelErr = dir, info, err
+	m.dir, m.info, m.err = dir, info, err
 	if err != nil {
-		u.showErrorAbout(topicModel, fmt.Errorf("the model folder cannot be used: %w", err))
+		m.u.showErrorAbout(topicModel, fmt.Errorf("the model folder cannot be used: %w", err))
 	} else {
-		u.clearBanner(topicModel)
-		u.checkModelLater(dir)
+		m.u.clearBanner(topicModel)
+		m.checkModelLater(dir)
 		if remember {
-			u.settings.ModelDir = dir
-			u.remember(u.settings)
+			m.u.settings.ModelDir = dir
+			m.u.remember(m.u.settings)
 		}
 	}
-	u.refreshModel()
+	m.refresh()
 	return err
 }
 
-// refreshModel shows the model state in the header and adapts the controls to the variant.
-func (u *UI) refreshModel() {
-	b := u.modelBtn
+// refresh shows the model state in the header and adapts the controls to the variant.
+func (m *modelSettings) refresh() {
+	b := m.button
 	switch {
-	case u.modelDir == "":
+	case m.dir == "":
 		b.SetText("No model: choose one")
 		b.Importance = widget.WarningImportance
-	case u.modelErr != nil:
+	case m.err != nil:
 		b.SetText("Model folder incomplete")
 		b.Importance = widget.DangerImportance
 	default:
-		b.SetText(modelLabel(u.modelInfo))
+		b.SetText(modelLabel(m.info))
 		b.Importance = widget.LowImportance
 	}
 	b.Refresh()
-	if u.modelErr == nil && u.modelDir != "" && !u.modelInfo.Distilled {
-		u.ctl.guidanceBox.Show()
+	if m.err == nil && m.dir != "" && !m.info.Distilled {
+		m.u.ctl.guidanceBox.Show()
 	} else {
-		u.ctl.guidanceBox.Hide()
+		m.u.ctl.guidanceBox.Hide()
 	}
-	if def := u.modelInfo.DefaultSteps; def > 0 {
-		cur := strings.TrimSpace(u.ctl.steps.Text)
-		if cur == "" || cur == fmt.Sprint(u.ctl.stepsDefault) {
-			u.ctl.steps.SetText(fmt.Sprint(def))
+	if def := m.info.DefaultSteps; def > 0 {
+		cur := strings.TrimSpace(m.u.ctl.steps.Text)
+		if cur == "" || cur == fmt.Sprint(m.u.ctl.stepsDefault) {
+			m.u.ctl.steps.SetText(fmt.Sprint(def))
 		}
-		u.ctl.stepsDefault = def
-		u.ctl.steps.SetPlaceHolder(fmt.Sprint(def))
+		m.u.ctl.stepsDefault = def
+		m.u.ctl.steps.SetPlaceHolder(fmt.Sprint(def))
 	}
-	if def := u.modelInfo.DefaultGuidance; def > 0 {
-		if old := u.ctl.guidanceDefault; old == 0 || u.ctl.guidance.Value == old {
-			u.ctl.guidance.SetValue(def)
+	if def := m.info.DefaultGuidance; def > 0 {
+		if old := m.u.ctl.guidanceDefault; old == 0 || m.u.ctl.guidance.Value == old {
+			m.u.ctl.guidance.SetValue(def)
 		}
-		u.ctl.guidanceDefault = def
+		m.u.ctl.guidanceDefault = def
 	}
-	u.setFitModel()
-	u.updateViewer()
+	m.u.fit.setModel()
+	m.u.view.update()
 }
 
 // modelLabel names a model for people: "klein-4B · distilled", or the folder name for
@@ -206,10 +229,13 @@ func modelReport(info engine.ModelInfo, err error, mem sysmem.Status) string {
 
 // ShowModelDialog opens the model settings: choose a folder, see what it is and whether
 // it is complete, and the memory it needs against what the machine has.
-func (u *UI) ShowModelDialog() {
+func (u *UI) ShowModelDialog() { u.model.showDialog() }
+
+// showDialog is ShowModelDialog.
+func (m *modelSettings) showDialog() {
 	path := widget.NewEntry()
 	path.SetPlaceHolder("Model folder, e.g. ~/models/FLUX.2-klein-4B")
-	path.SetText(u.modelDir)
+	path.SetText(m.dir)
 	status := widget.NewRichTextFromMarkdown("")
 	status.Wrapping = fyne.TextWrapWord
 	mem := sysmem.Read()
@@ -232,11 +258,11 @@ func (u *UI) ShowModelDialog() {
 		}
 		status.ParseMarkdown("Checking the model files…")
 		checking.Show()
-		u.bg.Add(1)
+		m.u.bg.Add(1)
 		go func() {
-			defer u.bg.Done()
-			verr := validateModel(u.life, dir)
-			u.post(func() {
+			defer m.u.bg.Done()
+			verr := validateModel(m.u.life, dir)
+			m.u.post(func() {
 				if my != gen {
 					return
 				}
@@ -257,13 +283,13 @@ func (u *UI) ShowModelDialog() {
 	}
 	path.OnChanged = func(string) { check() }
 	browse := widget.NewButtonWithIcon("Browse…", theme.FolderOpenIcon(), func() {
-		u.browseFolder("Choose the model folder", path.Text, func(dir string) { path.SetText(dir) })
+		m.browseFolder("Choose the model folder", path.Text, func(dir string) { path.SetText(dir) })
 	})
 	help := widget.NewRichTextFromMarkdown("To try the app quickly, choose the tiny test model `tiny-flux2-klein` " +
 		"(random weights: it paints noise, fast).")
 	help.Wrapping = fyne.TextWrapWord
-	dl, release := u.newDownloadPanel()
-	devBox, releaseDev := u.newDeviceSection()
+	dl, release := m.newDownloadPanel()
+	devBox, releaseDev := m.newDeviceSection()
 	content := container.NewVBox(
 		sectionTitle("Model folder"),
 		container.NewBorder(nil, nil, nil, browse, path),
@@ -274,18 +300,18 @@ func (u *UI) ShowModelDialog() {
 		devBox,
 		widget.NewSeparator(),
 		dl.box)
-	d := dialog.NewCustomWithoutButtons("Model", container.NewVScroll(content), u.win)
-	u.modelDlg = d
+	d := dialog.NewCustomWithoutButtons("Model", container.NewVScroll(content), m.u.win)
+	m.dlg = d
 	d.SetOnClosed(func() {
 		release()
 		releaseDev()
-		if u.modelDlg == d {
-			u.modelDlg = nil
+		if m.dlg == d {
+			m.dlg = nil
 		}
 	})
 	cancel := widget.NewButton("Close", d.Hide)
 	use = widget.NewButtonWithIcon("Use this model", theme.ConfirmIcon(), func() {
-		if u.SetModelDir(path.Text, true) == nil {
+		if m.setDir(path.Text, true) == nil {
 			d.Hide()
 		}
 	})
@@ -296,19 +322,19 @@ func (u *UI) ShowModelDialog() {
 	d.Show()
 }
 
-// closeModelDialog closes the model dialog if it is open.
-func (u *UI) closeModelDialog() {
-	if d := u.modelDlg; d != nil {
-		u.modelDlg = nil
+// closeDialog closes the model dialog if it is open.
+func (m *modelSettings) closeDialog() {
+	if d := m.dlg; d != nil {
+		m.dlg = nil
 		d.Hide()
 	}
 }
 
 // browseFolder lets the user pick a folder in Kleinbild's chooser, titled title, starting
 // in the folder that holds start (else home), and passes its path to set.
-func (u *UI) browseFolder(title, start string, set func(string)) *fileChooser {
+func (m *modelSettings) browseFolder(title, start string, set func(string)) *fileChooser {
 	start = cleanDir(start)
-	return u.openChooser(title, chooseFolder, func() string {
+	return m.u.openChooser(title, chooseFolder, func() string {
 		home, _ := userDirs()
 		if start != "" && isDir(filepath.Dir(start)) {
 			return filepath.Dir(start)

@@ -5,32 +5,64 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"kleinbild/app/settings"
 	"kleinbild/engine"
 )
 
-// remember saves s in the background (UI goroutine). Writes are serialised and each
-// writes the newest settings, so the file ends up with the last call's.
+// settingsFile writes the settings file. Writes are serialised and each writes the
+// newest settings pending, so the file ends up with the last ones given.
+type settingsFile struct {
+	path    string
+	mu      sync.Mutex // guards pending (and what pend's callers do under it)
+	pending *settings.Settings
+	writeMu sync.Mutex // serialises writes
+}
+
+// pend makes s the settings to write next and runs locked, if not nil, under the lock.
+func (f *settingsFile) pend(s settings.Settings, locked func()) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.pending = &s
+	if locked != nil {
+		locked()
+	}
+}
+
+// withLock runs fn under the lock that guards the pending settings.
+func (f *settingsFile) withLock(fn func()) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	fn()
+}
+
+// write saves the pending settings, if any (any goroutine).
+func (f *settingsFile) write() error {
+	f.writeMu.Lock()
+	defer f.writeMu.Unlock()
+	f.mu.Lock()
+	p := f.pending
+	f.pending = nil
+	f.mu.Unlock()
+	if p == nil {
+		return nil // a later call's settings were written already
+	}
+	if err := settings.Save(f.path, *p); err != nil {
+		return fmt.Errorf("settings could not be saved: %w", err)
+	}
+	return nil
+}
+
+// remember saves s in the background (UI goroutine); see settingsFile.
 func (u *UI) remember(s settings.Settings) {
-	u.saveMu.Lock()
-	u.pendingSave = &s
-	u.saveMu.Unlock()
+	u.store.pend(s, nil)
 	u.bg.Add(1)
 	go func() {
 		defer u.bg.Done()
-		u.writeMu.Lock()
-		defer u.writeMu.Unlock()
-		u.saveMu.Lock()
-		p := u.pendingSave
-		u.pendingSave = nil
-		u.saveMu.Unlock()
-		if p == nil {
-			return // a later goroutine's settings were written already
-		}
-		if err := settings.Save(u.settingsPath, *p); err != nil {
-			u.post(func() { u.showError(fmt.Errorf("settings could not be saved: %w", err)) })
+		if err := u.store.write(); err != nil {
+			u.post(func() { u.showError(err) })
 		}
 	}()
 }
@@ -61,15 +93,14 @@ const formSaveDelay = 400 * time.Millisecond
 
 // watchForm remembers the form whenever the user edits it (called once the remembered
 // settings are in the controls, so restoring them writes nothing).
-func (u *UI) watchForm() {
-	c := &u.ctl
+func (c *controls) watchForm() {
 	for _, e := range []*shortcutEntry{c.prompt, c.width, c.height, c.steps, c.seed} {
 		prev := e.OnChanged
 		e.OnChanged = func(s string) {
 			if prev != nil {
 				prev(s)
 			}
-			u.formChanged()
+			c.formChanged()
 		}
 	}
 	prevG := c.guidance.OnChanged
@@ -77,23 +108,22 @@ func (u *UI) watchForm() {
 		if prevG != nil {
 			prevG(v)
 		}
-		u.formChanged()
+		c.formChanged()
 	}
 	prevS := c.schedule.OnChanged
 	c.schedule.OnChanged = func(v string) {
 		if prevS != nil {
 			prevS(v)
 		}
-		u.formChanged()
+		c.formChanged()
 	}
-	u.formWatched = true
+	c.formWatched = true
 }
 
 // formSettings is u.settings with the form as it stands, valid or not: fields that do
 // not hold a usable value keep their remembered one.
-func (u *UI) formSettings() settings.Settings {
-	c := &u.ctl
-	s := u.settings
+func (c *controls) formSettings() settings.Settings {
+	s := c.u.settings
 	if engine.ValidatePrompt(c.prompt.Text) == nil {
 		s.Prompt = c.prompt.Text
 	}
@@ -114,46 +144,36 @@ func (u *UI) formSettings() settings.Settings {
 	if n, err := strconv.ParseUint(strings.TrimSpace(c.seed.Text), 10, 64); err == nil {
 		s.Seed = n
 	}
-	s.FormModel = u.modelDir
-	s.Count = u.count()
+	s.FormModel = c.u.model.dir
+	s.Count = c.countValue()
 	return s
 }
 
 // formChanged remembers the form after an edit (UI goroutine). The file is written after
 // a short pause in editing, and at the latest when the UI closes.
-func (u *UI) formChanged() {
-	if !u.formWatched || u.life.Err() != nil {
+func (c *controls) formChanged() {
+	if !c.formWatched || c.u.life.Err() != nil {
 		return
 	}
-	u.settings = u.formSettings()
-	s := u.settings
-	u.saveMu.Lock()
-	defer u.saveMu.Unlock()
-	u.pendingSave = &s
-	if u.formTimer == nil {
-		u.formTimer = time.AfterFunc(formSaveDelay, u.flushForm)
-	} else {
-		u.formTimer.Reset(formSaveDelay)
-	}
+	c.u.settings = c.formSettings()
+	s := c.u.settings
+	c.u.store.pend(s, func() {
+		if c.formTimer == nil {
+			c.formTimer = time.AfterFunc(formSaveDelay, c.flushForm)
+		} else {
+			c.formTimer.Reset(formSaveDelay)
+		}
+	})
 }
 
 // flushForm writes the pending settings, if any; safe from any goroutine.
-func (u *UI) flushForm() {
-	u.saveMu.Lock()
-	if u.formTimer != nil {
-		u.formTimer.Stop()
-	}
-	u.saveMu.Unlock()
-	u.writeMu.Lock()
-	defer u.writeMu.Unlock()
-	u.saveMu.Lock()
-	p := u.pendingSave
-	u.pendingSave = nil
-	u.saveMu.Unlock()
-	if p == nil {
-		return
-	}
-	if err := settings.Save(u.settingsPath, *p); err != nil {
-		u.post(func() { u.showError(fmt.Errorf("settings could not be saved: %w", err)) })
+func (c *controls) flushForm() {
+	c.u.store.withLock(func() {
+		if c.formTimer != nil {
+			c.formTimer.Stop()
+		}
+	})
+	if err := c.u.store.write(); err != nil {
+		c.u.post(func() { c.u.showError(err) })
 	}
 }

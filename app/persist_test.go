@@ -29,7 +29,7 @@ func TestFormEditsSurviveRestart(t *testing.T) {
 	c.height.SetText("256")
 	c.steps.SetText("3")
 	c.seed.SetText("4242")
-	h.ui.setSeedLocked(true)
+	h.ui.ctl.setSeedLocked(true)
 	h.settle()
 	h.close() // quit at once, before the debounce has written anything
 
@@ -44,9 +44,9 @@ func TestFormEditsSurviveRestart(t *testing.T) {
 	// An edit is also written on its own after a pause, without closing.
 	c2.prompt.SetText("a grey wolf")
 	c2.seed.SetText("")
-	h2.ui.setSeedLocked(false)
+	h2.ui.ctl.setSeedLocked(false)
 	time.Sleep(formSaveDelay + 300*time.Millisecond)
-	s, err := settings.Load(h2.ui.settingsPath)
+	s, err := settings.Load(h2.ui.store.path)
 	if err != nil || s.Prompt != "a grey wolf" || s.SeedLocked {
 		t.Errorf("settings after a pause: prompt %q, seed locked %v, err %v", s.Prompt, s.SeedLocked, err)
 	}
@@ -138,8 +138,8 @@ func TestRestoreSettingsKeepsExistingReferences(t *testing.T) {
 	u.RestoreSettings(imageio.Metadata{Prompt: "a bridge", Width: 256, Height: 256, Steps: 2, Seed: 5,
 		References: []imageio.Reference{{Path: kept}, {Path: gone}}})
 	h.settle()
-	if len(u.refs) != 1 || u.refs[0] != kept {
-		t.Errorf("references after restore: %v, want [%s]", u.refs, kept)
+	if len(u.refs.paths) != 1 || u.refs.paths[0] != kept {
+		t.Errorf("references after restore: %v, want [%s]", u.refs.paths, kept)
 	}
 	if msg := u.errorText(); !strings.Contains(msg, "gone.png") || strings.Contains(msg, "kept.png") {
 		t.Errorf("notice %q should name the missing reference only", msg)

@@ -29,41 +29,41 @@ func TestQueueRunsJobsInOrder(t *testing.T) {
 	fake.block = true
 	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
 	u := h.ui
-	if u.queue.add.Visible() {
+	if u.run.queue.add.Visible() {
 		t.Error("'Add to queue' shows while nothing runs")
 	}
 	test.Type(u.ctl.prompt, "first")
 	test.Tap(u.ctl.generate)
 	waitStarted(t, h, fake)
-	if !u.queue.add.Visible() || u.queue.box.Visible() {
-		t.Errorf("while running: add button visible %v, queue list visible %v", u.queue.add.Visible(), u.queue.box.Visible())
+	if !u.run.queue.add.Visible() || u.run.queue.box.Visible() {
+		t.Errorf("while running: add button visible %v, queue list visible %v", u.run.queue.add.Visible(), u.run.queue.box.Visible())
 	}
 
 	for _, p := range []string{"second", "third", "fourth"} {
 		u.ctl.prompt.SetText(p)
 		if p == "third" {
 			u.ctl.width.SetText("320")
-			u.setCount(2)
-			test.Tap(u.queue.add)
+			u.ctl.setCount(2)
+			test.Tap(u.run.queue.add)
 		} else {
 			u.Generate() // the Generate action (Ctrl+Enter) queues while a run is in progress
 		}
 	}
-	if n := len(u.queue.jobs); n != 3 || !u.queue.box.Visible() || len(u.queue.rows) != 3 {
-		t.Fatalf("%d jobs queued (%d rows, visible %v), want 3", n, len(u.queue.rows), u.queue.box.Visible())
+	if n := len(u.run.queue.jobs); n != 3 || !u.run.queue.box.Visible() || len(u.run.queue.rows) != 3 {
+		t.Fatalf("%d jobs queued (%d rows, visible %v), want 3", n, len(u.run.queue.rows), u.run.queue.box.Visible())
 	}
-	if j := u.queue.jobs[1]; j.req.Prompt != "third" || j.req.WidthPx != 320 || j.count != 2 {
+	if j := u.run.queue.jobs[1]; j.req.Prompt != "third" || j.req.WidthPx != 320 || j.count != 2 {
 		t.Errorf("queued job %+v (count %d), want the form as it was", j.req, j.count)
 	}
-	if !strings.Contains(u.queue.rows[1].label.Text, "third") || !strings.Contains(u.queue.rows[1].label.Text, "2 images") {
-		t.Errorf("queue row %q", u.queue.rows[1].label.Text)
+	if !strings.Contains(u.run.queue.rows[1].label.Text, "third") || !strings.Contains(u.run.queue.rows[1].label.Text, "2 images") {
+		t.Errorf("queue row %q", u.run.queue.rows[1].label.Text)
 	}
-	if u.queue.title.Text != "Queued (3)" {
-		t.Errorf("queue title %q", u.queue.title.Text)
+	if u.run.queue.title.Text != "Queued (3)" {
+		t.Errorf("queue title %q", u.run.queue.title.Text)
 	}
 
-	test.Tap(u.queue.rows[1].remove) // take "third" out
-	if n := len(u.queue.jobs); n != 2 || u.queue.jobs[0].req.Prompt != "second" || u.queue.jobs[1].req.Prompt != "fourth" {
+	test.Tap(u.run.queue.rows[1].remove) // take "third" out
+	if n := len(u.run.queue.jobs); n != 2 || u.run.queue.jobs[0].req.Prompt != "second" || u.run.queue.jobs[1].req.Prompt != "fourth" {
 		t.Fatalf("after removing the middle job: %d jobs", n)
 	}
 
@@ -75,12 +75,12 @@ func TestQueueRunsJobsInOrder(t *testing.T) {
 			waitStarted(t, h, fake)
 		}
 	}
-	h.waitFor("the last run to stop", 5*time.Second, func() bool { return u.run == nil })
+	h.waitFor("the last run to stop", 5*time.Second, func() bool { return u.run.cur == nil })
 	if got := strings.Join(prompts, ","); got != "first,second,fourth" {
 		t.Errorf("jobs ran as %s, want first,second,fourth", got)
 	}
-	if fake.calls.Load() != 3 || len(u.queue.jobs) != 0 || u.queue.box.Visible() || u.queue.add.Visible() {
-		t.Errorf("after the queue: %d calls, %d queued, list visible %v", fake.calls.Load(), len(u.queue.jobs), u.queue.box.Visible())
+	if fake.calls.Load() != 3 || len(u.run.queue.jobs) != 0 || u.run.queue.box.Visible() || u.run.queue.add.Visible() {
+		t.Errorf("after the queue: %d calls, %d queued, list visible %v", fake.calls.Load(), len(u.run.queue.jobs), u.run.queue.box.Visible())
 	}
 }
 
@@ -100,7 +100,7 @@ func TestQueueStartsAfterSuccess(t *testing.T) {
 	u.ctl.prompt.SetText("last")
 	u.Generate()
 	test.Tap(u.ctl.generate) // cancel the first
-	h.waitFor("both queued jobs", 5*time.Second, func() bool { return u.gallery != nil && u.gallery.Len() == 2 && u.run == nil })
+	h.waitFor("both queued jobs", 5*time.Second, func() bool { return u.gallery != nil && u.gallery.Len() == 2 && u.run.cur == nil })
 	if got := gallerySeeds(t, u); got[0] != 8 || got[1] != 9 {
 		t.Errorf("seeds %v, want [8 9]", got)
 	}

@@ -30,17 +30,20 @@ import (
 const refCell = 88
 
 // refsSection is the References part of the side panel: the Add… button, a thumbnail
-// with a remove button for each of u.refs, and a hint while there are none.
+// with a remove button for each of paths, and a hint while there are none.
 type refsSection struct {
+	u     *UI
+	paths []string // reference image paths
+
 	add  *widget.Button
 	grid *fyne.Container
 	hint *widget.RichText
 	box  *fyne.Container
 }
 
-func (u *UI) buildReferences() fyne.CanvasObject {
-	r := &u.refsView
-	r.add = widget.NewButtonWithIcon("Add…", theme.ContentAddIcon(), func() { u.showAddReference() })
+// build creates the References section of the side panel.
+func (r *refsSection) build() fyne.CanvasObject {
+	r.add = widget.NewButtonWithIcon("Add…", theme.ContentAddIcon(), func() { r.showAdd() })
 	r.add.Importance = widget.LowImportance
 	r.grid = container.NewGridWrap(fyne.NewSquareSize(refCell))
 	r.hint = hint("Drop images onto the window, or press Add… to pick several at once, to edit them or borrow their look (up to 8). Dropping a Kleinbild PNG can restore its settings instead.")
@@ -84,22 +87,22 @@ func isImageFile(path string) bool {
 
 // addReference appends an image file to the references (without refreshing the view),
 // after checking that the engine can use it.
-func (u *UI) addReference(path string) error {
+func (r *refsSection) addReference(path string) error {
 	if err := checkReferenceFile(path); err != nil {
 		return err
 	}
-	return u.appendReference(path)
+	return r.appendReference(path)
 }
 
 // appendReference adds a checked reference unless it is there already or the list is full.
-func (u *UI) appendReference(path string) error {
+func (r *refsSection) appendReference(path string) error {
 	switch {
-	case slices.Contains(u.refs, path):
+	case slices.Contains(r.paths, path):
 		return nil
-	case len(u.refs) >= engine.MaxReferences:
+	case len(r.paths) >= engine.MaxReferences:
 		return fmt.Errorf("at most %d reference images can be used at once", engine.MaxReferences)
 	}
-	u.refs = append(u.refs, path)
+	r.paths = append(r.paths, path)
 	return nil
 }
 
@@ -142,31 +145,34 @@ func imageSize(path string) (w, h int, err error) {
 }
 
 // AddReference adds an image file as a reference and shows it.
-func (u *UI) AddReference(path string) {
-	if err := u.addReference(path); err != nil {
-		u.showErrorAbout(topicRefs, err)
+func (u *UI) AddReference(path string) { u.refs.addAndShow(path) }
+
+// addAndShow is AddReference.
+func (r *refsSection) addAndShow(path string) {
+	if err := r.addReference(path); err != nil {
+		r.u.showErrorAbout(topicRefs, err)
 	} else {
-		u.clearBanner(topicRefs)
+		r.u.clearBanner(topicRefs)
 	}
-	u.refreshRefs()
+	r.refresh()
 }
 
-func (u *UI) removeReference(path string) {
-	u.refs = slices.DeleteFunc(u.refs, func(p string) bool { return p == path })
-	u.clearBanner(topicRefs) // the reference it was about may be the one removed
-	u.refreshRefs()
+func (r *refsSection) remove(path string) {
+	r.paths = slices.DeleteFunc(r.paths, func(p string) bool { return p == path })
+	r.u.clearBanner(topicRefs) // the reference it was about may be the one removed
+	r.refresh()
 }
 
-// refreshRefs rebuilds the reference thumbnails.
-func (u *UI) refreshRefs() {
-	u.refsView.show(u.refs, u.loadFileThumb, u.removeReference)
-	u.updateFitSoon()
+// refresh rebuilds the reference thumbnails.
+func (r *refsSection) refresh() {
+	r.show(r.paths, r.loadFileThumb, r.remove)
+	r.u.fit.updateSoon()
 }
 
 // loadFileThumb shows the thumbnail of an image file outside the gallery in th.
-func (u *UI) loadFileThumb(th *thumbImage, path string) {
-	if e, ok := u.galleryByPath(path); ok {
-		u.loadThumb(th, e.SHA256, path)
+func (r *refsSection) loadFileThumb(th *thumbImage, path string) {
+	if e, ok := r.galleryByPath(path); ok {
+		r.u.loadThumb(th, e.SHA256, path)
 		return
 	}
 	key, err := thumbcache.FileKey(path)
@@ -174,27 +180,27 @@ func (u *UI) loadFileThumb(th *thumbImage, path string) {
 		th.setBroken()
 		return
 	}
-	u.loadThumb(th, key, path)
+	r.u.loadThumb(th, key, path)
 }
 
-func (u *UI) galleryByPath(path string) (gallery.Entry, bool) {
-	if u.gallery == nil {
+func (r *refsSection) galleryByPath(path string) (gallery.Entry, bool) {
+	if r.u.gallery == nil {
 		return gallery.Entry{}, false
 	}
-	return u.gallery.ByPath(path)
+	return r.u.gallery.ByPath(path)
 }
 
-// showAddReference opens the chooser for reference images: several can be picked at once.
+// showAdd opens the chooser for reference images: several can be picked at once.
 // It opens in the folder references were last added from, else the pictures folder.
-func (u *UI) showAddReference() *fileChooser {
-	last := u.settings.ReferenceDir
-	return u.openChooser("Add reference images", chooseImages, func() string {
+func (r *refsSection) showAdd() *fileChooser {
+	last := r.u.settings.ReferenceDir
+	return r.u.openChooser("Add reference images", chooseImages, func() string {
 		home, cfg := userDirs()
 		return startFolder(last, home, cfg, runtime.GOOS)
 	}, func(paths []string) {
-		u.settings.ReferenceDir = filepath.Dir(paths[len(paths)-1])
-		u.remember(u.settings)
-		u.addReferenceFiles(paths, nil)
+		r.u.settings.ReferenceDir = filepath.Dir(paths[len(paths)-1])
+		r.u.remember(r.u.settings)
+		r.addFiles(paths, nil)
 	})
 }
 
@@ -218,7 +224,7 @@ func (u *UI) handleDrop(uris []fyne.URI) <-chan struct{} {
 		paths = append(paths, uri.Path())
 	}
 	if len(paths) != 1 || !strings.EqualFold(filepath.Ext(paths[0]), ".png") {
-		return u.addReferenceFiles(paths, errs)
+		return u.refs.addFiles(paths, errs)
 	}
 	done := make(chan struct{})
 	u.bg.Add(1)
@@ -235,24 +241,24 @@ func (u *UI) handleDrop(uris []fyne.URI) <-chan struct{} {
 		checks := checkReferenceFiles(paths)
 		u.post(func() {
 			defer close(done)
-			u.applyReferences(paths, checks, errs)
+			u.refs.apply(paths, checks, errs)
 		})
 	}()
 	return done
 }
 
-// addReferenceFiles checks image files off the UI goroutine and adds those that can be
+// addFiles checks image files off the UI goroutine and adds those that can be
 // used as references; errs are earlier problems to report with theirs. The channel is
 // closed once the result is applied.
-func (u *UI) addReferenceFiles(paths []string, errs []error) <-chan struct{} {
+func (r *refsSection) addFiles(paths []string, errs []error) <-chan struct{} {
 	done := make(chan struct{})
-	u.bg.Add(1)
+	r.u.bg.Add(1)
 	go func() {
-		defer u.bg.Done()
+		defer r.u.bg.Done()
 		checks := checkReferenceFiles(paths)
-		u.post(func() {
+		r.u.post(func() {
 			defer close(done)
-			u.applyReferences(paths, checks, errs)
+			r.apply(paths, checks, errs)
 		})
 	}()
 	return done
@@ -267,29 +273,29 @@ func checkReferenceFiles(paths []string) []error {
 	return checks
 }
 
-// applyReferences adds the checked paths and reports the problems in the banner.
-func (u *UI) applyReferences(paths []string, checks, errs []error) {
+// apply adds the checked paths and reports the problems in the banner.
+func (r *refsSection) apply(paths []string, checks, errs []error) {
 	for i, p := range paths {
 		err := checks[i]
 		if err == nil {
-			err = u.appendReference(p)
+			err = r.appendReference(p)
 		}
 		if err != nil {
 			errs = append(errs, err)
 		}
 	}
-	u.refreshRefs()
+	r.refresh()
 	if len(errs) > 0 {
-		u.showErrorAbout(topicRefs, errors.Join(errs...))
+		r.u.showErrorAbout(topicRefs, errors.Join(errs...))
 	} else {
-		u.clearBanner(topicRefs)
+		r.u.clearBanner(topicRefs)
 	}
 }
 
 // askRestore offers the two uses of a dropped Kleinbild PNG.
 func (u *UI) askRestore(path string, m imageio.Metadata) {
 	th := newThumbImage(fyne.NewSquareSize(120))
-	u.loadFileThumb(th, path)
+	u.refs.loadFileThumb(th, path)
 	summary := widget.NewLabel(describeMeta(m))
 	summary.Wrapping = fyne.TextWrapWord
 	prompt := widget.NewLabel("“" + ellipsize(m.Prompt, 240) + "”")

@@ -61,7 +61,7 @@ func renderHarness(t *testing.T, model string) *harness {
 	h.ui.fit.machine = func(c budget.Calibration) budget.Machine {
 		return budget.Machine{AvailableBytes: 16e9, TotalBytes: 32e9, Rates: c}
 	}
-	h.ui.updateFit()
+	h.ui.fit.update()
 	h.settle()
 	// The test driver lays the window out once; wrapped text learns its height in that
 	// pass, so a second one (as a real window gets) places what follows it.

@@ -34,8 +34,8 @@ var errNotLarger = errors.New("this image is already at the largest size Kleinbi
 // renderLargerJob is the job that renders the gallery image e again at a larger size:
 // the same prompt, seed, steps, guidance and schedule, with the image itself as an
 // in-context reference first and its own references that still exist after it.
-func (u *UI) renderLargerJob(e gallery.Entry) (*job, error) {
-	if u.gallery == nil || !e.HasMeta {
+func (rn *runner) renderLargerJob(e gallery.Entry) (*job, error) {
+	if rn.u.gallery == nil || !e.HasMeta {
 		return nil, errors.New("this image has no Kleinbild settings, so it cannot be rendered again")
 	}
 	m := e.Meta
@@ -43,7 +43,7 @@ func (u *UI) renderLargerJob(e gallery.Entry) (*job, error) {
 	if !ok {
 		return nil, errNotLarger
 	}
-	refs := []string{u.gallery.Path(e)}
+	refs := []string{rn.u.gallery.Path(e)}
 	for _, r := range m.References {
 		if len(refs) >= engine.MaxReferences {
 			break
@@ -53,7 +53,7 @@ func (u *UI) renderLargerJob(e gallery.Entry) (*job, error) {
 		}
 	}
 	guidance := m.Guidance
-	if u.modelInfo.Distilled || engine.ValidateGuidance(guidance) != nil {
+	if rn.u.model.info.Distilled || engine.ValidateGuidance(guidance) != nil {
 		guidance = 0 // the model's default
 	}
 	return &job{
@@ -67,24 +67,27 @@ func (u *UI) renderLargerJob(e gallery.Entry) (*job, error) {
 
 // RenderLarger re-renders the image in the viewer at a larger size (see renderLargerJob):
 // at once when nothing runs, otherwise after the queued jobs.
-func (u *UI) RenderLarger() {
-	if !u.shownOK {
+func (u *UI) RenderLarger() { u.run.renderLarger() }
+
+// renderLarger is RenderLarger.
+func (rn *runner) renderLarger() {
+	if !rn.u.view.shownOK {
 		return
 	}
-	j, err := u.renderLargerJob(u.shown)
+	j, err := rn.renderLargerJob(rn.u.view.shown)
 	if err != nil {
-		u.showNotice(sentence(err.Error()) + ".")
+		rn.u.showNotice(sentence(err.Error()) + ".")
 		return
 	}
-	if u.run != nil {
-		u.queue.push(j)
-		u.setStatus(fmt.Sprintf("Queued: %s rendered at %d × %d.", u.shown.File, j.req.WidthPx, j.req.HeightPx))
+	if rn.cur != nil {
+		rn.queue.push(j)
+		rn.u.setStatus(fmt.Sprintf("Queued: %s rendered at %d × %d.", rn.u.view.shown.File, j.req.WidthPx, j.req.HeightPx))
 		return
 	}
-	if _, err := u.startJob(j); err != nil {
-		u.reportStartError(err)
+	if _, err := rn.startJob(j); err != nil {
+		rn.reportStartError(err)
 		if errors.Is(err, errNoModel) {
-			u.ShowModelDialog()
+			rn.u.ShowModelDialog()
 		}
 	}
 }

@@ -49,11 +49,11 @@ func TestRenderLargerQueuesTheImage(t *testing.T) {
 	refDir := t.TempDir()
 	ref := writeTestPNG(t, refDir, "ref.png", 64, 64, nil)
 	u.AddReference(ref)
-	if len(u.refs) != 1 {
+	if len(u.refs.paths) != 1 {
 		t.Fatalf("reference not added: %q", u.errorText())
 	}
 	lockSeed(u, 4242)
-	u.setSize(256, 192)
+	u.ctl.setSize(256, 192)
 	u.ctl.steps.SetText("3")
 	out := h.generate("a lighthouse at dusk")
 	if out.err != nil {
@@ -64,20 +64,20 @@ func TestRenderLargerQueuesTheImage(t *testing.T) {
 
 	// A second run blocks, so the render-larger job waits in the queue.
 	fake.block = true
-	u.removeReference(ref)
+	u.refs.remove(ref)
 	u.ctl.prompt.SetText("something else")
 	test.Tap(u.ctl.generate)
 	waitStarted(t, h, fake)
-	u.selectEntry(src.File, nil)
+	u.gal.selectEntry(src.File, nil)
 	btn := findIconButton(u.view.info, theme.ZoomInIcon().Name())
 	if btn == nil {
 		t.Fatal("the viewer has no 'Render larger' button")
 	}
 	test.Tap(btn)
-	if len(u.queue.jobs) != 1 {
-		t.Fatalf("%d jobs queued, want 1", len(u.queue.jobs))
+	if len(u.run.queue.jobs) != 1 {
+		t.Fatalf("%d jobs queued, want 1", len(u.run.queue.jobs))
 	}
-	j := u.queue.jobs[0]
+	j := u.run.queue.jobs[0]
 	r := j.req
 	if r.WidthPx != 368 || r.HeightPx != 272 || r.Seed != 4242 || r.Prompt != "a lighthouse at dusk" || r.Steps != 3 || j.count != 1 {
 		t.Errorf("queued request %+v (count %d)", r, j.count)
@@ -85,7 +85,7 @@ func TestRenderLargerQueuesTheImage(t *testing.T) {
 	if len(r.References) != 2 || r.References[0] != u.gallery.Path(src) || r.References[1] != ref {
 		t.Errorf("references %v, want [%s %s]", r.References, u.gallery.Path(src), ref)
 	}
-	if r.Guidance != src.Meta.Guidance && !u.modelInfo.Distilled {
+	if r.Guidance != src.Meta.Guidance && !u.model.info.Distilled {
 		t.Errorf("guidance %v, image had %v", r.Guidance, src.Meta.Guidance)
 	}
 
@@ -96,7 +96,7 @@ func TestRenderLargerQueuesTheImage(t *testing.T) {
 		t.Errorf("generator got %+v", got)
 	}
 	test.Tap(u.ctl.generate)
-	h.waitFor("the run to stop", 5*time.Second, func() bool { return u.run == nil })
+	h.waitFor("the run to stop", 5*time.Second, func() bool { return u.run.cur == nil })
 }
 
 // Issue 12: "Render larger" on an image without settings, or at the largest size, says why
@@ -112,11 +112,11 @@ func TestRenderLargerRefusesWithReason(t *testing.T) {
 		{nil, "no Kleinbild settings"},
 		{&imageio.Metadata{Prompt: "big", Width: 1792, Height: 1792, Seed: 1}, "already at the largest size"},
 	} {
-		if _, err := u.renderLargerJob(gallery.Entry{HasMeta: c.meta != nil, Meta: derefMeta(c.meta)}); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := u.run.renderLargerJob(gallery.Entry{HasMeta: c.meta != nil, Meta: derefMeta(c.meta)}); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("error %v, want %q", err, c.want)
 		}
 	}
-	if fake.calls.Load() != 0 || len(u.queue.jobs) != 0 {
+	if fake.calls.Load() != 0 || len(u.run.queue.jobs) != 0 {
 		t.Error("a refused render-larger started or queued a job")
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"fyne.io/fyne/v2/theme"
@@ -24,6 +25,33 @@ import (
 
 // progressInterval throttles progress updates that carry no news (same phase and step).
 const progressInterval = 50 * time.Millisecond
+
+// runner makes images: the generation in progress, the queue behind it, the grid of
+// the last run's images and the opened generator.
+type runner struct {
+	u *UI
+	// open opens a generator on a model folder (Options.Open, or the engine).
+	open OpenFunc
+
+	genMu     sync.Mutex // guards gen, genDir and genDevice (used by the generation goroutine)
+	gen       Generator
+	genDir    string
+	genDevice string // the device ID gen was opened on
+
+	cur   *runState // the generation in progress, or nil
+	queue *jobQueue // jobs waiting behind the running one
+	batch batchGrid // the images of the last run that made several
+}
+
+// closeGenerator releases the opened generator (once no generation runs).
+func (rn *runner) closeGenerator() {
+	rn.genMu.Lock()
+	defer rn.genMu.Unlock()
+	if c, ok := rn.gen.(io.Closer); ok {
+		c.Close()
+	}
+	rn.gen = nil
+}
 
 // runState is one job in progress: its images are made one after another.
 type runState struct {
@@ -59,28 +87,31 @@ type runOutcome struct {
 // Generate starts a generation from the current settings (the Generate button and
 // Ctrl/Cmd+Enter), or queues it while another runs. Invalid fields show their message and
 // nothing starts.
-func (u *UI) Generate() {
-	if u.run != nil {
-		u.enqueueForm()
+func (u *UI) Generate() { u.run.generate() }
+
+// generate is Generate.
+func (rn *runner) generate() {
+	if rn.cur != nil {
+		rn.enqueueForm()
 		return
 	}
-	u.confirmFit(u.generateNow)
+	rn.u.fit.confirm(rn.generateNow)
 }
 
 // generateNow starts a generation without asking about memory.
-func (u *UI) generateNow() {
-	_, err := u.startGenerate()
-	u.reportStartError(err)
+func (rn *runner) generateNow() {
+	_, err := rn.startGenerate()
+	rn.reportStartError(err)
 }
 
 // reportStartError shows why a job did not start.
-func (u *UI) reportStartError(err error) {
+func (rn *runner) reportStartError(err error) {
 	switch {
 	case err == nil, errors.Is(err, errInvalidForm), errors.Is(err, errBusy):
 	case errors.Is(err, errNoModel):
-		u.showErrorAbout(topicModel, err)
+		rn.u.showErrorAbout(topicModel, err)
 	default:
-		u.showError(err)
+		rn.u.showError(err)
 	}
 }
 
@@ -88,138 +119,141 @@ var errBusy = errors.New("a generation is already running")
 
 // jobFromForm makes a job of the validated form and the references. The seed is the
 // locked one, or a new random one.
-func (u *UI) jobFromForm(f form) *job {
-	if !u.ctl.seedLocked || !f.seedGiven {
+func (rn *runner) jobFromForm(f form) *job {
+	if !rn.u.ctl.seedLocked || !f.seedGiven {
 		f.seed = randomSeed()
 	}
 	return &job{
 		req: engine.Request{
 			Prompt: f.prompt, WidthPx: f.width, HeightPx: f.height, Steps: f.steps,
 			Seed: f.seed, Guidance: f.guidance, Schedule: f.schedule,
-			References: slices.Clone(u.refs),
+			References: slices.Clone(rn.u.refs.paths),
 		},
 		count: min(max(f.count, minCount), maxCount),
 	}
 }
 
 // enqueueForm queues a job from the current settings to run after the ones before it.
-func (u *UI) enqueueForm() {
-	f, ok := u.readForm()
+func (rn *runner) enqueueForm() {
+	f, ok := rn.u.ctl.readForm()
 	if !ok {
 		return
 	}
-	u.settings = u.currentSettings(f)
-	u.remember(u.settings)
-	u.queue.push(u.jobFromForm(f))
+	rn.u.settings = rn.u.ctl.currentSettings(f)
+	rn.u.remember(rn.u.settings)
+	rn.queue.push(rn.jobFromForm(f))
 }
 
 // startGenerate validates the form and starts the generating goroutine.
-func (u *UI) startGenerate() (*runState, error) {
-	if u.run != nil {
+func (rn *runner) startGenerate() (*runState, error) {
+	if rn.cur != nil {
 		return nil, errBusy
 	}
-	if u.modelDir == "" || u.modelErr != nil {
-		u.ShowModelDialog()
+	if rn.u.model.dir == "" || rn.u.model.err != nil {
+		rn.u.ShowModelDialog()
 		return nil, errNoModel
 	}
-	f, ok := u.readForm()
+	f, ok := rn.u.ctl.readForm()
 	if !ok {
 		return nil, errInvalidForm
 	}
-	j := u.jobFromForm(f)
-	if !u.ctl.seedLocked || !f.seedGiven {
-		u.ctl.seed.SetText(strconv.FormatUint(j.req.Seed, 10))
+	j := rn.jobFromForm(f)
+	if !rn.u.ctl.seedLocked || !f.seedGiven {
+		rn.u.ctl.seed.SetText(strconv.FormatUint(j.req.Seed, 10))
 	}
-	u.settings = u.currentSettings(f)
-	u.remember(u.settings)
-	return u.startJob(j)
+	rn.u.settings = rn.u.ctl.currentSettings(f)
+	rn.u.remember(rn.u.settings)
+	return rn.startJob(j)
 }
 
 // startQueued starts the next queued job when nothing runs (UI goroutine).
-func (u *UI) startQueued() {
-	if u.run != nil || u.life.Err() != nil || len(u.queue.jobs) == 0 {
+func (rn *runner) startQueued() {
+	if rn.cur != nil || rn.u.life.Err() != nil || len(rn.queue.jobs) == 0 {
 		return
 	}
-	if u.modelDir == "" || u.modelErr != nil {
+	if rn.u.model.dir == "" || rn.u.model.err != nil {
 		return // the jobs wait until a model is chosen and Generate is pressed
 	}
-	_, err := u.startJob(u.queue.pop())
-	u.reportStartError(err)
+	_, err := rn.startJob(rn.queue.pop())
+	rn.reportStartError(err)
 }
 
 // startJob starts the generating goroutine for j (UI goroutine).
-func (u *UI) startJob(j *job) (*runState, error) {
-	if u.run != nil {
+func (rn *runner) startJob(j *job) (*runState, error) {
+	if rn.cur != nil {
 		return nil, errBusy
 	}
-	if u.modelDir == "" || u.modelErr != nil {
+	if rn.u.model.dir == "" || rn.u.model.err != nil {
 		return nil, errNoModel
 	}
-	ctx, cancel := context.WithCancel(u.life)
+	ctx, cancel := context.WithCancel(rn.u.life)
 	r := &runState{job: j, cancel: cancel, done: make(chan struct{}), outcome: make(chan runOutcome, 1), start: time.Now()}
 	r.began = r.start
-	u.run = r
-	u.followRun = true
+	rn.cur = r
+	rn.u.view.followRun = true
 	// Passing messages (a seed locked, settings restored) belong to before the run.
-	u.setStatus("")
-	u.hideBatch()
-	u.view.setImage(nil) // the previews replace it
-	u.setRunning(true)
-	u.showProgress(r, engine.Progress{Phase: engine.PhaseLoading})
-	u.updateViewer()
-	r.device = u.effectiveDevice()
-	r.gpuName = u.gpuBackendOf(r.device)
-	u.bg.Add(2)
-	go u.execute(ctx, r, u.modelDir, u.modelInfo, u.softwareVersion())
-	go u.tick(r)
+	rn.u.setStatus("")
+	rn.hideBatch()
+	rn.u.view.setImage(nil) // the previews replace it
+	rn.setRunning(true)
+	rn.showProgress(r, engine.Progress{Phase: engine.PhaseLoading})
+	rn.u.view.update()
+	r.device = rn.u.model.effectiveDevice()
+	r.gpuName = rn.u.model.gpuBackendOf(r.device)
+	rn.u.bg.Add(2)
+	go rn.execute(ctx, r, rn.u.model.dir, rn.u.model.info, rn.softwareVersion())
+	go rn.tick(r)
 	return r, nil
 }
 
 // softwareVersion is the version written into the images' metadata.
-func (u *UI) softwareVersion() string {
-	if u.opts.Version != "" {
-		return u.opts.Version
+func (rn *runner) softwareVersion() string {
+	if rn.u.opts.Version != "" {
+		return rn.u.opts.Version
 	}
 	return "dev"
 }
 
 // Cancel stops the running generation.
-func (u *UI) Cancel() {
-	r := u.run
+func (u *UI) Cancel() { u.run.cancel() }
+
+// cancel is Cancel.
+func (rn *runner) cancel() {
+	r := rn.cur
 	if r == nil || r.cancelling {
 		return
 	}
 	r.cancelling = true
 	r.cancel()
-	u.setRunning(true)
-	u.setStatus("Cancelling…")
+	rn.setRunning(true)
+	rn.u.setStatus("Cancelling…")
 }
 
 // generatorFor returns the engine for dir on device, opening it the first time (the model
 // stays loaded between generations; another folder or device reopens it). Called from the
 // generating goroutine.
-func (u *UI) generatorFor(dir, device string) (Generator, error) {
-	u.genMu.Lock()
-	defer u.genMu.Unlock()
-	if u.gen != nil && u.genDir == dir && u.genDevice == device {
-		return u.gen, nil
+func (rn *runner) generatorFor(dir, device string) (Generator, error) {
+	rn.genMu.Lock()
+	defer rn.genMu.Unlock()
+	if rn.gen != nil && rn.genDir == dir && rn.genDevice == device {
+		return rn.gen, nil
 	}
-	if c, ok := u.gen.(io.Closer); ok {
+	if c, ok := rn.gen.(io.Closer); ok {
 		c.Close()
 	}
-	u.gen, u.genDir, u.genDevice = nil, "", ""
-	g, err := u.open(dir, device)
+	rn.gen, rn.genDir, rn.genDevice = nil, "", ""
+	g, err := rn.open(dir, device)
 	if err != nil {
 		return nil, fmt.Errorf("the model could not be opened: %w", err)
 	}
-	u.gen, u.genDir, u.genDevice = g, dir, device
+	rn.gen, rn.genDir, rn.genDevice = g, dir, device
 	return g, nil
 }
 
 // execute runs on its own goroutine: generate each image of the job, save it to the
 // gallery as it is done, report back.
-func (u *UI) execute(ctx context.Context, r *runState, dir string, info engine.ModelInfo, version string) {
-	defer u.bg.Done()
+func (rn *runner) execute(ctx context.Context, r *runState, dir string, info engine.ModelInfo, version string) {
+	defer rn.u.bg.Done()
 	defer close(r.done)
 	defer r.cancel()
 	var saved []gallery.Entry
@@ -228,7 +262,7 @@ func (u *UI) execute(ctx context.Context, r *runState, dir string, info engine.M
 		if len(saved) > 0 && !out.saved {
 			out.entry = saved[len(saved)-1]
 		}
-		u.post(func() { u.finishRun(r, out, img) })
+		rn.u.post(func() { rn.finishRun(r, out, img) })
 	}
 	for _, p := range r.job.req.References {
 		if _, err := imageio.SHA256File(p); err != nil {
@@ -236,7 +270,7 @@ func (u *UI) execute(ctx context.Context, r *runState, dir string, info engine.M
 			return
 		}
 	}
-	gen, err := u.generatorFor(dir, r.device)
+	gen, err := rn.generatorFor(dir, r.device)
 	if err != nil {
 		finish(runOutcome{err: err, gpuFailed: deviceFailure(err, nil, r.gpuName)}, nil)
 		return
@@ -252,9 +286,9 @@ func (u *UI) execute(ctx context.Context, r *runState, dir string, info engine.M
 		req.Seed += uint64(i)
 		req.References = slices.Clone(req.References)
 		if i > 0 {
-			u.post(func() { u.startImage(r, i) })
+			rn.u.post(func() { rn.startImage(r, i) })
 		}
-		e, img, out := u.makeImage(ctx, r, gen, req, info, version)
+		e, img, out := rn.makeImage(ctx, r, gen, req, info, version)
 		if out != nil {
 			finish(*out, img)
 			return
@@ -265,7 +299,7 @@ func (u *UI) execute(ctx context.Context, r *runState, dir string, info engine.M
 			indexErr = e.indexErr
 		}
 		entry := e.Entry
-		u.post(func() { u.imageDone(r, entry, e.indexErr) })
+		rn.u.post(func() { rn.imageDone(r, entry, e.indexErr) })
 	}
 	out := runOutcome{saved: true, err: indexErr}
 	if len(saved) > 0 {
@@ -283,7 +317,7 @@ type savedImage struct {
 
 // makeImage generates one image and saves it to the gallery (generating goroutine). A
 // non-nil outcome means the run ends here (img is set when it was made but not saved).
-func (u *UI) makeImage(ctx context.Context, r *runState, gen Generator, req engine.Request, info engine.ModelInfo, version string) (savedImage, image.Image, *runOutcome) {
+func (rn *runner) makeImage(ctx context.Context, r *runState, gen Generator, req engine.Request, info engine.ModelInfo, version string) (savedImage, image.Image, *runOutcome) {
 	start := time.Now()
 	var last engine.Progress
 	var lastSent time.Time
@@ -293,7 +327,7 @@ func (u *UI) makeImage(ctx context.Context, r *runState, gen Generator, req engi
 			return
 		}
 		last, lastSent = p, now
-		u.post(func() { u.showProgress(r, p) })
+		rn.u.post(func() { rn.showProgress(r, p) })
 	})
 	if err == nil && (res == nil || res.Image == nil) {
 		err = errors.New("the engine returned no image")
@@ -313,11 +347,11 @@ func (u *UI) makeImage(ctx context.Context, r *runState, gen Generator, req engi
 		meta.Guidance = req.Guidance
 	}
 	select {
-	case <-u.galleryReady: // u.gallery is not written after this closes
-	case <-u.life.Done():
+	case <-rn.u.galleryReady: // u.gallery is not written after this closes
+	case <-rn.u.life.Done():
 		return savedImage{}, nil, &runOutcome{err: context.Canceled} // shutting down before the gallery has loaded
 	}
-	g := u.gallery
+	g := rn.u.gallery
 	if g == nil {
 		return savedImage{}, res.Image, &runOutcome{err: errors.New("the image could not be saved because the gallery folder is unavailable")}
 	}
@@ -326,29 +360,29 @@ func (u *UI) makeImage(ctx context.Context, r *runState, gen Generator, req engi
 		return savedImage{}, res.Image, &runOutcome{err: err}
 	}
 	// A missing thumbnail is made again from the PNG when needed.
-	_ = u.thumbs.Put(e.SHA256, res.Image)
+	_ = rn.u.thumbs.Put(e.SHA256, res.Image)
 	return savedImage{Entry: e, indexErr: err}, res.Image, nil
 }
 
 // startImage switches the progress display to image i of the run (UI goroutine).
-func (u *UI) startImage(r *runState, i int) {
+func (rn *runner) startImage(r *runState, i int) {
 	r.index = i
 	r.tracker = progress.Tracker{}
 	r.start = time.Now()
-	u.refreshProgress(r)
+	rn.refreshProgress(r)
 }
 
 // imageDone takes an image of the run that has been saved (UI goroutine): it shows in the
 // gallery at once, and in the run's grid when the run makes several.
-func (u *UI) imageDone(r *runState, e gallery.Entry, indexErr error) {
+func (rn *runner) imageDone(r *runState, e gallery.Entry, indexErr error) {
 	r.entries = append(r.entries, e)
-	u.refreshGallery()
+	rn.u.gal.refresh()
 	if indexErr != nil {
-		u.showError(indexErr)
+		rn.u.showError(indexErr)
 	}
-	if r.job.count > 1 && u.run == r {
-		u.showBatch(r.entries)
-		u.setStatus(fmt.Sprintf("Image %d of %d saved as %s", len(r.entries), r.job.count, e.File))
+	if r.job.count > 1 && rn.cur == r {
+		rn.showBatch(r.entries)
+		rn.u.setStatus(fmt.Sprintf("Image %d of %d saved as %s", len(r.entries), r.job.count, e.File))
 	}
 }
 
@@ -356,8 +390,8 @@ func (u *UI) imageDone(r *runState, e gallery.Entry, indexErr error) {
 const tickInterval = 250 * time.Millisecond
 
 // tick keeps the progress line's clock running while r is in progress.
-func (u *UI) tick(r *runState) {
-	defer u.bg.Done()
+func (rn *runner) tick(r *runState) {
+	defer rn.u.bg.Done()
 	t := time.NewTicker(tickInterval)
 	defer t.Stop()
 	for {
@@ -365,27 +399,27 @@ func (u *UI) tick(r *runState) {
 		case <-r.done:
 			return
 		case <-t.C:
-			u.post(func() { u.refreshProgress(r) })
+			rn.u.post(func() { rn.refreshProgress(r) })
 		}
 	}
 }
 
 // showProgress takes a progress report (UI goroutine).
-func (u *UI) showProgress(r *runState, p engine.Progress) {
-	if u.run != r {
+func (rn *runner) showProgress(r *runState, p engine.Progress) {
+	if rn.cur != r {
 		return
 	}
 	r.tracker.Update(p, time.Since(r.start))
-	if p.Preview != nil && u.followRun {
-		u.view.setImage(p.Preview)
-		u.updateViewer()
+	if p.Preview != nil && rn.u.view.followRun {
+		rn.u.view.setImage(p.Preview)
+		rn.u.view.update()
 	}
-	u.refreshProgress(r)
+	rn.refreshProgress(r)
 }
 
 // refreshProgress redraws the progress bar and line (UI goroutine).
-func (u *UI) refreshProgress(r *runState) {
-	if u.run != r {
+func (rn *runner) refreshProgress(r *runState) {
+	if rn.cur != r {
 		return
 	}
 	frac, text := r.tracker.Status(time.Since(r.start))
@@ -395,113 +429,113 @@ func (u *UI) refreshProgress(r *runState) {
 	if n := r.job.count; n > 1 {
 		text = fmt.Sprintf("Image %d of %d · %s", r.index+1, n, text)
 	}
-	u.view.bar.SetValue(frac)
-	u.view.progressText.SetText(text)
+	rn.u.view.bar.SetValue(frac)
+	rn.u.view.progressText.SetText(text)
 }
 
 // finishRun shows how a generation ended (UI goroutine) and starts the next queued job.
-func (u *UI) finishRun(r *runState, out runOutcome, img image.Image) {
-	if u.run == r {
-		u.run = nil
+func (rn *runner) finishRun(r *runState, out runOutcome, img image.Image) {
+	if rn.cur == r {
+		rn.cur = nil
 	}
-	u.setRunning(false)
-	defer u.startQueued()
+	rn.setRunning(false)
+	defer rn.startQueued()
 	defer func() { r.outcome <- out }()
 	n := len(out.entries)
 	switch {
 	case errors.Is(out.err, context.Canceled):
 		if n == 0 {
-			u.setStatus("Generation cancelled.")
-			u.leaveRun()
+			rn.u.setStatus("Generation cancelled.")
+			rn.leaveRun()
 			return
 		}
-		u.showRunImages(r, out.entries, nil)
-		u.setStatus(fmt.Sprintf("Cancelled after %d of %d images; the finished ones are in the gallery.", n, r.job.count))
+		rn.showRunImages(r, out.entries, nil)
+		rn.u.setStatus(fmt.Sprintf("Cancelled after %d of %d images; the finished ones are in the gallery.", n, r.job.count))
 		return
 	case out.err != nil && !out.saved:
 		if out.gpuFailed {
-			u.fallBackToCPU(out.err.Error())
+			rn.u.model.fallBackToCPU(out.err.Error())
 		} else {
 			topic := topicRun
 			if out.refFailed {
 				topic = topicRefs
 			}
-			u.showErrorAbout(topic, fmt.Errorf("generation failed: %w", out.err))
+			rn.u.showErrorAbout(topic, fmt.Errorf("generation failed: %w", out.err))
 		}
 		if img != nil {
 			// Made but not saved: the image stays on screen, without a gallery caption.
-			u.view.setImage(img)
-			u.followRun = true
-			u.updateViewer()
+			rn.u.view.setImage(img)
+			rn.u.view.followRun = true
+			rn.u.view.update()
 			return
 		}
 		if n > 0 {
-			u.showRunImages(r, out.entries, nil)
+			rn.showRunImages(r, out.entries, nil)
 			return
 		}
-		u.leaveRun()
+		rn.leaveRun()
 		return
 	case out.err != nil:
-		u.showError(out.err)
+		rn.u.showError(out.err)
 	}
 	if out.err == nil {
 		// A good run settles what earlier failures were about.
-		u.clearBanner(topicModel, topicRefs, topicRun)
+		rn.u.clearBanner(topicModel, topicRefs, topicRun)
 	}
 	if n == 0 {
-		u.leaveRun()
+		rn.leaveRun()
 		return
 	}
-	u.showRunImages(r, out.entries, img)
+	rn.showRunImages(r, out.entries, img)
 	if n == 1 {
-		u.setStatus(fmt.Sprintf("Done in %s · saved as %s", humanize.Duration(out.entry.Meta.Duration), out.entry.File))
+		rn.u.setStatus(fmt.Sprintf("Done in %s · saved as %s", humanize.Duration(out.entry.Meta.Duration), out.entry.File))
 	} else {
-		u.setStatus(fmt.Sprintf("Done: %d images in %s, saved in the gallery. Pick one in the grid.", n, humanize.Duration(time.Since(r.began))))
+		rn.u.setStatus(fmt.Sprintf("Done: %d images in %s, saved in the gallery. Pick one in the grid.", n, humanize.Duration(time.Since(r.began))))
 	}
 }
 
 // showRunImages shows the images a run saved: a single one in the viewer; several as a
 // grid to pick from, with the first in the viewer. last is the last image decoded, if at
 // hand.
-func (u *UI) showRunImages(r *runState, entries []gallery.Entry, last image.Image) {
-	u.followRun = false
-	u.refreshGallery()
+func (rn *runner) showRunImages(r *runState, entries []gallery.Entry, last image.Image) {
+	rn.u.view.followRun = false
+	rn.u.gal.refresh()
 	if r.job.count > 1 {
-		u.selectEntry(entries[0].File, nil)
-		u.showBatch(entries)
+		rn.u.gal.selectEntry(entries[0].File, nil)
+		rn.showBatch(entries)
 		return
 	}
-	u.selectEntry(entries[len(entries)-1].File, last)
+	rn.u.gal.selectEntry(entries[len(entries)-1].File, last)
 }
 
 // leaveRun takes the viewer off a run that ended without an image: the gallery image that
 // was selected before shows again with its caption and buttons, or the empty state when
 // there was none (or it has gone), so the viewer never shows a stale preview under another
 // image's caption.
-func (u *UI) leaveRun() {
-	if !u.followRun {
-		u.updateViewer() // the user had moved on to a gallery image; it is still shown
+func (rn *runner) leaveRun() {
+	if !rn.u.view.followRun {
+		rn.u.view.update() // the user had moved on to a gallery image; it is still shown
 		return
 	}
-	u.followRun = false
-	if u.shownOK && u.gallery != nil && u.gallery.IndexOf(u.shown.File) >= 0 {
-		u.selectEntry(u.shown.File, nil)
+	rn.u.view.followRun = false
+	if rn.u.view.shownOK && rn.u.gallery != nil && rn.u.gallery.IndexOf(rn.u.view.shown.File) >= 0 {
+		rn.u.gal.selectEntry(rn.u.view.shown.File, nil)
 		return
 	}
-	u.clearShown()
+	rn.u.view.clearShown()
 }
 
 // setRunning switches the main button and progress display between idle and running.
-func (u *UI) setRunning(running bool) {
-	b := u.ctl.generate
-	r := u.run
+func (rn *runner) setRunning(running bool) {
+	b := rn.u.ctl.generate
+	r := rn.cur
 	switch {
 	case !running || r == nil:
 		b.SetText("Generate")
 		b.SetIcon(theme.NewThemedResource(resources.Sparkles))
 		b.Importance = widget.HighImportance
 		b.Enable()
-		u.view.progress.Hide()
+		rn.u.view.progress.Hide()
 	case r.cancelling:
 		b.SetText("Cancelling…")
 		b.Disable()
@@ -510,17 +544,17 @@ func (u *UI) setRunning(running bool) {
 		b.SetIcon(theme.MediaStopIcon())
 		b.Importance = widget.DangerImportance
 		b.Enable()
-		u.view.progress.Show()
+		rn.u.view.progress.Show()
 	}
 	b.Refresh()
 	if running && r != nil {
-		u.queue.add.Show()
+		rn.queue.add.Show()
 	} else {
-		u.queue.add.Hide()
+		rn.queue.add.Hide()
 	}
 	if running {
-		u.modelBtn.Disable()
+		rn.u.model.button.Disable()
 	} else {
-		u.modelBtn.Enable()
+		rn.u.model.button.Enable()
 	}
 }

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"image/color"
 	"os"
 	"path/filepath"
@@ -10,8 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/test"
 
+	"kleinbild/app/settings"
+	"kleinbild/app/thumbcache"
 	"kleinbild/engine"
 	"kleinbild/engine/imageio"
 )
@@ -44,7 +49,7 @@ func (b *blockAtSeed) Generate(ctx context.Context, req engine.Request, progress
 // lockSeed puts seed in the seed field, locked.
 func lockSeed(u *UI, seed uint64) {
 	u.ctl.seed.SetText(strconv.FormatUint(seed, 10))
-	u.setSeedLocked(true)
+	u.ctl.setSeedLocked(true)
 }
 
 // gallerySeeds returns the seeds in the gallery's PNG files, oldest first.
@@ -69,7 +74,7 @@ func TestBatchSavesEachImageWithItsSeed(t *testing.T) {
 	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
 	u := h.ui
 	lockSeed(u, 100)
-	u.setCount(3)
+	u.ctl.setCount(3)
 	out := h.generate("three foxes")
 	if out.err != nil || len(out.entries) != 3 {
 		t.Fatalf("outcome %v, %d entries", out.err, len(out.entries))
@@ -80,22 +85,22 @@ func TestBatchSavesEachImageWithItsSeed(t *testing.T) {
 	if fake.calls.Load() != 3 {
 		t.Errorf("generator called %d times", fake.calls.Load())
 	}
-	if !u.batch.box.Visible() || len(u.batch.tiles) != 3 {
-		t.Fatalf("batch grid visible %v with %d tiles, want 3", u.batch.box.Visible(), len(u.batch.tiles))
+	if !u.run.batch.box.Visible() || len(u.run.batch.tiles) != 3 {
+		t.Fatalf("batch grid visible %v with %d tiles, want 3", u.run.batch.box.Visible(), len(u.run.batch.tiles))
 	}
-	for i, f := range u.batch.files {
+	for i, f := range u.run.batch.files {
 		if f != out.entries[i].File {
 			t.Errorf("tile %d shows %s, want %s", i, f, out.entries[i].File)
 		}
 	}
-	if u.shown.File != out.entries[0].File {
-		t.Errorf("viewer shows %s, want the first of the run %s", u.shown.File, out.entries[0].File)
+	if u.view.shown.File != out.entries[0].File {
+		t.Errorf("viewer shows %s, want the first of the run %s", u.view.shown.File, out.entries[0].File)
 	}
-	test.Tap(u.batch.tiles[2])
-	if u.shown.File != out.entries[2].File || u.shown.Meta.Seed != 102 {
-		t.Errorf("after tapping the third tile the viewer shows %s (seed %d)", u.shown.File, u.shown.Meta.Seed)
+	test.Tap(u.run.batch.tiles[2])
+	if u.view.shown.File != out.entries[2].File || u.view.shown.Meta.Seed != 102 {
+		t.Errorf("after tapping the third tile the viewer shows %s (seed %d)", u.view.shown.File, u.view.shown.Meta.Seed)
 	}
-	if u.batch.marks[2].StrokeColor == color.Transparent || u.batch.marks[0].StrokeColor != color.Transparent {
+	if u.run.batch.marks[2].StrokeColor == color.Transparent || u.run.batch.marks[0].StrokeColor != color.Transparent {
 		t.Error("the outline does not mark the tile shown")
 	}
 	if !strings.Contains(u.status.Text, "3 images") {
@@ -103,9 +108,9 @@ func TestBatchSavesEachImageWithItsSeed(t *testing.T) {
 	}
 
 	// A run of one image hides the grid again.
-	u.setCount(1)
+	u.ctl.setCount(1)
 	h.generate("one fox")
-	if u.batch.box.Visible() {
+	if u.run.batch.box.Visible() {
 		t.Error("the grid of the last run stays after a single-image run")
 	}
 }
@@ -115,7 +120,7 @@ func TestBatchRandomSeedsFollowOn(t *testing.T) {
 	fake := newFakeGen()
 	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
 	u := h.ui
-	u.setCount(2)
+	u.ctl.setCount(2)
 	h.generate("two foxes")
 	got := gallerySeeds(t, u)
 	if len(got) != 2 || got[1] != got[0]+1 {
@@ -133,20 +138,20 @@ func TestBatchCancelKeepsFinished(t *testing.T) {
 	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
 	u := h.ui
 	lockSeed(u, 200)
-	u.setCount(4)
+	u.ctl.setCount(4)
 	test.Type(u.ctl.prompt, "four foxes")
 	test.Tap(u.ctl.generate)
-	if u.run == nil {
+	if u.run.cur == nil {
 		t.Fatal("the run did not start")
 	}
 	h.waitFor("the second image", 5*time.Second, func() bool {
 		return strings.HasPrefix(u.view.progressText.Text, "Image 2 of 4 · Step 1 of 4")
 	})
-	if u.gallery.Len() != 1 || !u.batch.box.Visible() || len(u.batch.tiles) != 1 {
-		t.Errorf("while the second image runs: gallery %d, grid visible %v with %d tiles", u.gallery.Len(), u.batch.box.Visible(), len(u.batch.tiles))
+	if u.gallery.Len() != 1 || !u.run.batch.box.Visible() || len(u.run.batch.tiles) != 1 {
+		t.Errorf("while the second image runs: gallery %d, grid visible %v with %d tiles", u.gallery.Len(), u.run.batch.box.Visible(), len(u.run.batch.tiles))
 	}
 	test.Tap(u.ctl.generate) // Cancel
-	h.waitFor("the run to stop", 5*time.Second, func() bool { return u.run == nil })
+	h.waitFor("the run to stop", 5*time.Second, func() bool { return u.run.cur == nil })
 	h.settle()
 	if got := gallerySeeds(t, u); len(got) != 1 || got[0] != 200 {
 		t.Errorf("gallery seeds %v after cancel, want [200]", got)
@@ -160,8 +165,8 @@ func TestBatchCancelKeepsFinished(t *testing.T) {
 	if !strings.Contains(u.status.Text, "Cancelled after 1 of 4") || u.errorText() != "" {
 		t.Errorf("status %q, banner %q", u.status.Text, u.errorText())
 	}
-	if !u.shownOK || u.shown.Meta.Seed != 200 || !u.batch.box.Visible() || len(u.batch.tiles) != 1 {
-		t.Errorf("after cancel the viewer shows %v seed %d, grid %v", u.shownOK, u.shown.Meta.Seed, len(u.batch.tiles))
+	if !u.view.shownOK || u.view.shown.Meta.Seed != 200 || !u.run.batch.box.Visible() || len(u.run.batch.tiles) != 1 {
+		t.Errorf("after cancel the viewer shows %v seed %d, grid %v", u.view.shownOK, u.view.shown.Meta.Seed, len(u.run.batch.tiles))
 	}
 	if u.ctl.generate.Text != "Generate" {
 		t.Errorf("button %q after cancel", u.ctl.generate.Text)
@@ -179,7 +184,7 @@ func TestGUIMetadataMatchesCLI(t *testing.T) {
 	u.opts.Version = "9.8.7"
 	writeTestPNG(t, dir, "ref.png", 32, 32, nil)
 	t.Chdir(dir)
-	u.refs = []string{"ref.png"} // a relative path, as a typed one can be
+	u.refs.paths = []string{"ref.png"} // a relative path, as a typed one can be
 	out := h.generate("a fox with a reference")
 	if out.err != nil {
 		t.Fatal(out.err)
@@ -215,7 +220,175 @@ func TestCountIsRemembered(t *testing.T) {
 	h.settle()
 	h.close()
 	h2 := newHarness(t, data, tinyModel(t), fake.open)
-	if got := h2.ui.count(); got != 5 {
+	if got := h2.ui.ctl.countValue(); got != 5 {
 		t.Errorf("after restart the count is %d, want 5", got)
+	}
+}
+
+func TestGenerateSavesToGallery(t *testing.T) {
+	data := t.TempDir()
+	fake := newFakeGen()
+	h := newHarness(t, data, tinyModel(t), fake.open)
+	u := h.ui
+	if !u.view.empty.Visible() || u.view.setup.Visible() {
+		t.Fatal("with a model and no images the viewer should invite to generate")
+	}
+	h.ui.ctl.setSize(256, 192)
+
+	out := h.generate("a red fox in the snow")
+	if out.err != nil {
+		t.Fatalf("generation failed: %v", out.err)
+	}
+	if got := fake.calls.Load(); got != 1 {
+		t.Fatalf("generator called %d times, want 1", got)
+	}
+	req := fake.lastRequest()
+	if req.Prompt != "a red fox in the snow" || req.WidthPx != 256 || req.HeightPx != 192 || req.Steps != 4 {
+		t.Errorf("request = %+v", req)
+	}
+	shownSeed, err := strconv.ParseUint(u.ctl.seed.Text, 10, 64)
+	if err != nil || shownSeed != req.Seed {
+		t.Errorf("seed field %q, request seed %d", u.ctl.seed.Text, req.Seed)
+	}
+	if u.gallery.Len() != 1 {
+		t.Fatalf("gallery has %d images, want 1", u.gallery.Len())
+	}
+	e, _ := u.gallery.At(0)
+	if e.Meta.Prompt != req.Prompt || e.Meta.Seed != req.Seed || e.Meta.Width != 256 || e.Meta.Height != 192 {
+		t.Errorf("gallery entry metadata = %+v", e.Meta)
+	}
+	meta, ok, err := imageio.ReadMetadata(u.gallery.Path(e))
+	if err != nil || !ok || meta.Prompt != req.Prompt || meta.Seed != req.Seed || meta.Software != "kleinbild dev" || meta.Duration <= 0 {
+		t.Errorf("PNG metadata = %+v, %v, %v", meta, ok, err)
+	}
+	if !u.view.shownOK || u.view.shown.File != e.File || u.view.image.Image == nil || !u.view.info.Visible() {
+		t.Errorf("the result is not shown in the viewer")
+	}
+	if u.view.prompt.Text != req.Prompt || !strings.Contains(u.view.details.Text, "seed "+strconv.FormatUint(req.Seed, 10)) {
+		t.Errorf("viewer shows %q / %q", u.view.prompt.Text, u.view.details.Text)
+	}
+	if u.gal.count.Text != "1 image" || u.gal.empty.Visible() {
+		t.Errorf("gallery header %q", u.gal.count.Text)
+	}
+	if u.ctl.generate.Text != "Generate" || u.view.progress.Visible() {
+		t.Errorf("the UI did not return to idle: button %q", u.ctl.generate.Text)
+	}
+	if txt := u.errorText(); txt != "" {
+		t.Errorf("unexpected banner %q", txt)
+	}
+
+	// Ctrl+Enter in the prompt generates again; an unlocked seed changes.
+	u.ctl.prompt.TypedShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyReturn, Modifier: fyne.KeyModifierControl})
+	if u.run.cur == nil {
+		t.Fatal("Ctrl+Enter did not start a generation")
+	}
+	h.waitFor("the second run", 10*time.Second, func() bool { return u.run.cur == nil })
+	if u.gallery.Len() != 2 {
+		t.Fatalf("gallery has %d images after the second run", u.gallery.Len())
+	}
+	first, second := req.Seed, fake.lastRequest().Seed
+	if first == second {
+		t.Errorf("unlocked seed did not change between runs (%d)", first)
+	}
+	if newest, _ := u.gallery.At(0); newest.Meta.Seed != second || u.view.shown.File != newest.File {
+		t.Errorf("newest entry seed %d (want %d), shown %s", newest.Meta.Seed, second, u.view.shown.File)
+	}
+
+	// A locked seed is kept.
+	test.Tap(u.ctl.lock)
+	if !u.ctl.seedLocked {
+		t.Fatal("lock button did not lock the seed")
+	}
+	h.generate("a red fox in the snow")
+	if got := fake.lastRequest().Seed; got != second {
+		t.Errorf("locked seed: got %d, want %d", got, second)
+	}
+	// The dice picks a new one, still locked.
+	test.Tap(u.ctl.dice)
+	if u.ctl.seed.Text == strconv.FormatUint(second, 10) {
+		t.Errorf("dice kept the seed")
+	}
+
+	// Settings are remembered.
+	h.settle()
+	raw, err := os.ReadFile(filepath.Join(data, "settings.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s settings.Settings
+	if err := json.Unmarshal(raw, &s); err != nil || s.Prompt != "a red fox in the snow" || s.Width != 256 || !s.SeedLocked {
+		t.Errorf("settings.json = %s (%v)", raw, err)
+	}
+}
+
+func TestCancelStopsPromptly(t *testing.T) {
+	fake := newFakeGen()
+	fake.block = true
+	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
+	u := h.ui
+	test.Type(u.ctl.prompt, "a slow painting")
+	test.Tap(u.ctl.generate)
+	select {
+	case <-fake.started:
+	case <-time.After(5 * time.Second):
+		t.Fatal("generator was not called")
+	}
+	h.waitFor("progress", 5*time.Second, func() bool { return strings.HasPrefix(u.view.progressText.Text, "Step 1 of 4") })
+	if u.ctl.generate.Text != "Cancel" || !u.view.progress.Visible() {
+		t.Fatalf("while running: button %q, progress visible %v", u.ctl.generate.Text, u.view.progress.Visible())
+	}
+	start := time.Now()
+	test.Tap(u.ctl.generate) // now "Cancel"
+	h.waitFor("the run to stop", time.Second, func() bool { return u.run.cur == nil })
+	t.Logf("cancelled in %v", time.Since(start))
+	if u.gallery.Len() != 0 {
+		t.Errorf("a cancelled run added %d images", u.gallery.Len())
+	}
+	if u.errorText() != "" || !strings.Contains(u.status.Text, "cancelled") {
+		t.Errorf("banner %q, status %q", u.errorText(), u.status.Text)
+	}
+	if u.ctl.generate.Text != "Generate" || u.view.progress.Visible() {
+		t.Errorf("after cancel: button %q", u.ctl.generate.Text)
+	}
+}
+
+// TestGenerateRealTinyModel needs the real engine: it generates through engine.Open on
+// gpu.Default with the tiny golden model, exactly as the app does.
+func TestGenerateRealTinyModel(t *testing.T) {
+	h := newHarness(t, t.TempDir(), tinyModel(t), nil)
+	u := h.ui
+	u.ctl.setSize(64, 64)
+	start := time.Now()
+	out := h.generate("a tiny test image")
+	if out.err != nil {
+		t.Fatalf("real engine: %v", out.err)
+	}
+	t.Logf("generated in %v (engine %v)", time.Since(start), out.entry.Meta.Duration)
+	if u.gallery.Len() != 1 {
+		t.Fatalf("gallery has %d images", u.gallery.Len())
+	}
+	e, _ := u.gallery.At(0)
+	img, err := thumbcache.DecodeFile(u.gallery.Path(e))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := img.Bounds(); b.Dx() != 64 || b.Dy() != 64 {
+		t.Errorf("image is %v, want 64×64", b)
+	}
+	meta, ok, err := imageio.ReadMetadata(u.gallery.Path(e))
+	if err != nil || !ok || meta.Prompt != "a tiny test image" || meta.Steps != 4 || meta.Width != 64 || !strings.HasSuffix(meta.Variant, "distilled") {
+		t.Errorf("metadata %+v (%v, %v)", meta, ok, err)
+	}
+	if got := u.ctl.seed.Text; got == "" || meta.Seed == 0 && got != "0" {
+		t.Errorf("seed field %q, metadata seed %d", got, meta.Seed)
+	}
+
+	// The model stays loaded: a second run reuses it.
+	gen := u.run.gen
+	if out := h.generate("a second tiny image"); out.err != nil {
+		t.Fatal(out.err)
+	}
+	if u.run.gen != gen {
+		t.Error("the engine was opened again for the same folder")
 	}
 }

@@ -4,28 +4,23 @@ import (
 	"context"
 	"fmt"
 	"image/color"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
-	"time"
 	"unicode"
 	"unicode/utf8"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"kleinbild/app/gallery"
 	"kleinbild/app/settings"
 	"kleinbild/app/thumbcache"
-	"kleinbild/engine"
-	"kleinbild/engine/hub"
 	"kleinbild/resources"
 )
 
@@ -35,68 +30,32 @@ type UI struct {
 	app  fyne.App
 	win  fyne.Window
 	opts Options
-	open OpenFunc
 	// post runs fn on the UI goroutine: fyne.Do, or the test's own event loop.
 	post func(fn func())
 
-	dataDir      string
-	settingsPath string
-	settings     settings.Settings
+	dataDir  string
+	settings settings.Settings // as last remembered
+	store    settingsFile
 
 	gallery      *gallery.Gallery // nil until loaded, or when it could not be opened
 	galleryReady chan struct{}
 	thumbs       *thumbcache.Thumbnailer
 
-	modelDir  string
-	modelInfo engine.ModelInfo
-	modelErr  error // why modelDir cannot be used; nil when usable or unset
-
 	life context.Context // cancelled by Close; parent of every generation
 	stop context.CancelFunc
 	bg   sync.WaitGroup // background goroutines Close waits for
 
-	saveMu      sync.Mutex // guards pendingSave
-	pendingSave *settings.Settings
-	writeMu     sync.Mutex // serialises settings writes
-	// formTimer writes the edited form after a pause in typing (see formChanged);
-	// formWatched is set once the remembered settings are in the controls.
-	formTimer   *time.Timer
-	formWatched bool
+	banner *banner
+	status *widget.Label
 
-	genMu     sync.Mutex // guards gen, genDir and genDevice (used by the generation goroutine)
-	gen       Generator
-	genDir    string
-	genDevice string // the device ID gen was opened on
-
-	dev deviceState
-
-	run  *runState // the generation in progress, or nil
-	refs []string  // reference image paths
-
-	// shown is the gallery entry in the viewer, when shownOK.
-	shown   gallery.Entry
-	shownOK bool
-	// followRun is true while the viewer shows the running generation's preview.
-	followRun bool
-
-	dl       *downloadRun     // this session's model download, or nil
-	dlPanels []*downloadPanel // the download sections on screen
-	hubOpts  hub.Options      // base options of downloads (tests shorten intervals)
-	modelDlg dialog.Dialog    // the open model dialog, or nil
-
-	fit fitState
-
-	root     fyne.CanvasObject
-	banner   *banner
-	status   *widget.Label
-	modelBtn *widget.Button
-	ctl      controls
-	refsView refsSection
-	view     viewer
-	gal      galleryView
-	split    *container.Split // viewer and gallery, side by side
-	queue    *jobQueue        // jobs waiting behind the running one
-	batch    batchGrid        // the images of the last run that made several
+	// The components, each owning its widgets and state.
+	ctl   controls
+	fit   fitLine
+	refs  refsSection
+	view  viewer
+	gal   galleryView
+	model modelSettings
+	run   runner
 }
 
 // NewUI builds the Kleinbild interface into w: the generation controls, viewer and gallery.
@@ -118,11 +77,22 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 		return nil, fmt.Errorf("data folder: %w", err)
 	}
 	u := &UI{
-		app: a, win: w, opts: opts, open: opts.Open,
+		app: a, win: w, opts: opts,
 		dataDir:      dataDir,
-		settingsPath: filepath.Join(dataDir, "settings.json"),
+		store:        settingsFile{path: filepath.Join(dataDir, "settings.json")},
 		galleryReady: make(chan struct{}),
 		thumbs:       thumbcache.New(filepath.Join(dataDir, "thumbs"), thumbcache.Side, 2, 48<<20),
+	}
+	u.ctl.u = u
+	u.fit.u = u
+	u.refs.u = u
+	u.view.u = u
+	u.gal.u = u
+	u.model.u = u
+	u.run.u = u
+	u.run.open = opts.Open
+	if u.run.open == nil {
+		u.run.open = engineOpener(filepath.Join(dataDir, "cache", "prompts"))
 	}
 	u.fit.calibrate = opts.calibrate
 	u.life, u.stop = context.WithCancel(context.Background())
@@ -133,16 +103,13 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 			post(fn)
 		}
 	}
-	if u.open == nil {
-		u.open = engineOpener(filepath.Join(dataDir, "cache", "prompts"))
-	}
-	set, setErr := settings.Load(u.settingsPath)
+	set, setErr := settings.Load(u.store.path)
 	u.settings = set
-	u.dev.choice = set.Device
+	u.model.dev.choice = set.Device
 	if opts.Backend != "" && !strings.EqualFold(opts.Backend, "default") {
-		u.dev.choice = opts.Backend
+		u.model.dev.choice = opts.Backend
 	}
-	u.build()
+	root := u.build()
 	// The model first: it sets the variant's defaults, which remembered settings override.
 	switch {
 	case opts.ModelDir != "":
@@ -150,18 +117,18 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 	case set.ModelDir != "":
 		u.SetModelDir(set.ModelDir, false)
 	default:
-		u.refreshModel()
+		u.model.refresh()
 	}
-	u.applySettings(set)
+	u.ctl.applySettings(set)
 	if opts.Prompt != "" {
 		u.ctl.prompt.SetText(opts.Prompt)
 	}
-	u.watchForm()
+	u.ctl.watchForm()
 	if setErr != nil {
 		u.showError(setErr)
 	}
 
-	w.SetContent(u.root)
+	w.SetContent(root)
 	w.SetOnDropped(func(_ fyne.Position, uris []fyne.URI) { u.HandleDrop(uris) })
 	for _, sc := range generateShortcuts() {
 		w.Canvas().AddShortcut(sc, func(fyne.Shortcut) { u.Generate() })
@@ -170,13 +137,13 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 		if u.gal.typedKey(ev) {
 			return
 		}
-		if ev.Name == fyne.KeyEscape && u.run != nil {
+		if ev.Name == fyne.KeyEscape && u.run.cur != nil {
 			u.Cancel()
 		}
-		u.viewerKey(w.Canvas(), u.view.image, ev)
+		u.view.typedKey(w.Canvas(), u.view.image, ev)
 	})
 	go u.loadGallery(filepath.Join(dataDir, "gallery"))
-	u.probeDevices()
+	u.model.probeDevices()
 	return u, nil
 }
 
@@ -190,14 +157,9 @@ func (u *UI) Stop() { u.stop() }
 func (u *UI) Close() {
 	u.stop()
 	u.bg.Wait()
-	u.flushForm()
+	u.ctl.flushForm()
 	u.thumbs.Close()
-	u.genMu.Lock()
-	defer u.genMu.Unlock()
-	if c, ok := u.gen.(io.Closer); ok {
-		c.Close()
-	}
-	u.gen = nil
+	u.run.closeGenerator()
 }
 
 // loadGallery opens the gallery folder off the UI goroutine.
@@ -224,15 +186,15 @@ func (u *UI) loadGallery(dir string) {
 		case rep.Rebuilt && rep.Reason != "no index" && g.Len() > 0:
 			u.setStatus("The gallery index was rebuilt from the images (" + rep.Reason + ").")
 		}
-		u.refreshGallery()
+		u.gal.refresh()
 	})
 }
 
 // sidePanelWidth is the width of the generation controls.
 const sidePanelWidth = 300
 
-// build creates the widget tree.
-func (u *UI) build() {
+// build creates the widget tree and returns its root.
+func (u *UI) build() fyne.CanvasObject {
 	u.banner = newBanner()
 	u.status = widget.NewLabel("")
 	u.status.Truncation = fyne.TextTruncateEllipsis
@@ -243,23 +205,22 @@ func (u *UI) build() {
 	logo.SetMinSize(fyne.NewSquareSize(28))
 	title := widget.NewLabelWithStyle("Kleinbild", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	title.SizeName = theme.SizeNameSubHeadingText
-	u.modelBtn = widget.NewButtonWithIcon("No model", theme.StorageIcon(), u.ShowModelDialog)
-	u.modelBtn.Importance = widget.LowImportance
+	u.model.button = widget.NewButtonWithIcon("No model", theme.StorageIcon(), u.ShowModelDialog)
+	u.model.button.Importance = widget.LowImportance
 	header := container.NewBorder(nil, nil,
-		container.NewHBox(logo, title), container.NewHBox(u.modelBtn))
+		container.NewHBox(logo, title), container.NewHBox(u.model.button))
 
-	// The side panel scrolls its form and keeps Generate in view (see buildControls).
+	// The side panel scrolls its form and keeps Generate in view (see controls.build).
 	sideWidth := canvas.NewRectangle(color.Transparent)
 	sideWidth.SetMinSize(fyne.NewSize(sidePanelWidth, 0))
-	side := container.NewStack(sideWidth, u.buildControls())
+	side := container.NewStack(sideWidth, u.ctl.build())
 
-	split := container.NewHSplit(container.NewBorder(nil, u.buildBatchGrid(), nil, nil, u.buildViewer()), u.buildGallery())
+	split := container.NewHSplit(container.NewBorder(nil, u.run.buildBatchGrid(), nil, nil, u.view.build()), u.gal.build())
 	split.Offset = 0.64
-	u.split = split
 
 	top := container.NewVBox(container.NewPadded(header), widget.NewSeparator(), u.banner.box)
 	bottom := container.NewVBox(widget.NewSeparator(), u.status)
-	u.root = container.NewBorder(top, bottom, container.NewHBox(side, widget.NewSeparator()), nil,
+	return container.NewBorder(top, bottom, container.NewHBox(side, widget.NewSeparator()), nil,
 		split)
 }
 

@@ -26,6 +26,14 @@ import (
 // viewer is the central area: the image being made or looked at, its details and actions,
 // or a guide when there is nothing to show.
 type viewer struct {
+	u *UI
+
+	// shown is the gallery entry in the viewer, when shownOK.
+	shown   gallery.Entry
+	shownOK bool
+	// followRun is true while the viewer shows the running generation's preview.
+	followRun bool
+
 	// image shows the run's preview or the selected image, zoomable.
 	image        *zoomImage
 	imageArea    *fyne.Container
@@ -74,8 +82,7 @@ func (v *viewer) fitImage() {
 	}
 }
 
-func (u *UI) buildViewer() fyne.CanvasObject {
-	v := &u.view
+func (v *viewer) build() fyne.CanvasObject {
 	v.copyPNG = (&systemClipboard{}).writePNG
 	v.image = newZoomImage()
 
@@ -96,12 +103,12 @@ func (u *UI) buildViewer() fyne.CanvasObject {
 	v.busy = widget.NewActivity()
 	v.busyBox = container.NewCenter(container.NewGridWrap(fyne.NewSquareSize(48), v.busy))
 	v.busyBox.Hide()
-	v.zoom = newZoomBar(v.image, theme.ViewFullScreenIcon(), "Full-size view (F)", u.openFullView)
+	v.zoom = newZoomBar(v.image, theme.ViewFullScreenIcon(), "Full-size view (F)", v.openFullView)
 	v.imageArea = container.NewBorder(nil, v.zoom.box, nil, nil,
 		container.NewStack(backdrop, container.NewPadded(v.image), v.busyBox, v.progress))
 
-	v.setup = u.buildSetupGuide()
-	v.empty = u.buildEmptyGuide()
+	v.setup = v.buildSetupGuide()
+	v.empty = v.buildEmptyGuide()
 
 	v.prompt = widget.NewLabel("")
 	v.prompt.Wrapping = fyne.TextWrapWord
@@ -112,27 +119,27 @@ func (u *UI) buildViewer() fyne.CanvasObject {
 	v.lineage = container.NewHBox()
 
 	reuse := widget.NewButtonWithIcon("Reuse settings", theme.ContentUndoIcon(), func() {
-		if u.shownOK && u.shown.HasMeta {
-			u.RestoreSettings(u.shown.Meta)
+		if v.shownOK && v.shown.HasMeta {
+			v.u.RestoreSettings(v.shown.Meta)
 		}
 	})
 	seed := widget.NewButtonWithIcon("Reuse seed", theme.NewThemedResource(resources.Dice), func() {
-		if u.shownOK && u.shown.HasMeta {
-			u.ReuseSeed(u.shown.Meta.Seed)
-			u.setStatus(fmt.Sprintf("Seed %d locked for the next generations.", u.shown.Meta.Seed))
+		if v.shownOK && v.shown.HasMeta {
+			v.u.ReuseSeed(v.shown.Meta.Seed)
+			v.u.setStatus(fmt.Sprintf("Seed %d locked for the next generations.", v.shown.Meta.Seed))
 		}
 	})
 	asRef := widget.NewButtonWithIcon("Use as reference", theme.ContentAddIcon(), func() {
-		if u.shownOK {
-			u.AddReference(u.gallery.Path(u.shown))
+		if v.shownOK {
+			v.u.AddReference(v.u.gallery.Path(v.shown))
 		}
 	})
-	larger := actionButton("Render larger", theme.ZoomInIcon(), u.RenderLarger)
-	v.copyImageBtn = actionButton("Copy image", theme.ContentCopyIcon(), u.copyShownImage)
-	copyPath := actionButton("Copy path", theme.ContentPasteIcon(), u.copyShownPath)
-	saveAs := actionButton("Save as…", theme.DocumentSaveIcon(), u.saveShownAs)
-	folder := actionButton("Show in folder", theme.FolderOpenIcon(), u.revealShown)
-	v.deleteBtn = actionButton("Delete", theme.DeleteIcon(), u.deleteShown)
+	larger := actionButton("Render larger", theme.ZoomInIcon(), v.u.RenderLarger)
+	v.copyImageBtn = actionButton("Copy image", theme.ContentCopyIcon(), v.copyShownImage)
+	copyPath := actionButton("Copy path", theme.ContentPasteIcon(), v.copyShownPath)
+	saveAs := actionButton("Save as…", theme.DocumentSaveIcon(), v.saveShownAs)
+	folder := actionButton("Show in folder", theme.FolderOpenIcon(), v.revealShown)
+	v.deleteBtn = actionButton("Delete", theme.DeleteIcon(), v.u.gal.deleteShown)
 	v.reuseBtn, v.seedBtn = reuse, seed
 	v.actions = container.New(rowsLayout{maxRows: 3},
 		reuse, seed, asRef, larger, v.copyImageBtn, copyPath, saveAs, folder, v.deleteBtn)
@@ -159,7 +166,7 @@ func iconButton(icon fyne.Resource, tapped func()) *widget.Button {
 }
 
 // buildSetupGuide is shown while no usable model is configured.
-func (u *UI) buildSetupGuide() fyne.CanvasObject {
+func (v *viewer) buildSetupGuide() fyne.CanvasObject {
 	logo := canvas.NewImageFromResource(resources.Icon)
 	logo.FillMode = canvas.ImageFillContain
 	logo.SetMinSize(fyne.NewSquareSize(96))
@@ -172,16 +179,16 @@ func (u *UI) buildSetupGuide() fyne.CanvasObject {
 			"(klein-4B needs about 16 GB of disk and memory) and opens it when it is done. " +
 			"If you already have a model folder, press **Choose model folder…** and pick it.")
 	text.Wrapping = fyne.TextWrapWord
-	choose := widget.NewButtonWithIcon("Choose model folder…", theme.FolderOpenIcon(), u.ShowModelDialog)
-	dl, _ := u.newDownloadPanel() // lives as long as the window
-	u.view.setupDownload = dl
+	choose := widget.NewButtonWithIcon("Choose model folder…", theme.FolderOpenIcon(), v.u.ShowModelDialog)
+	dl, _ := v.u.model.newDownloadPanel() // lives as long as the window
+	v.setupDownload = dl
 	body := container.NewVBox(container.NewCenter(logo), title, text, container.NewCenter(choose),
 		widget.NewSeparator(), dl.box)
 	return newCappedWidth(560, container.NewVScroll(body))
 }
 
 // buildEmptyGuide is shown when a model is ready but no image is selected.
-func (u *UI) buildEmptyGuide() fyne.CanvasObject {
+func (v *viewer) buildEmptyGuide() fyne.CanvasObject {
 	icon := widget.NewIcon(theme.NewThemedResource(resources.Sparkles))
 	iconBox := container.NewGridWrap(fyne.NewSquareSize(64), icon)
 	title := widget.NewLabelWithStyle("Describe an image and press Generate", fyne.TextAlignCenter, fyne.TextStyle{Bold: true})
@@ -192,13 +199,12 @@ func (u *UI) buildEmptyGuide() fyne.CanvasObject {
 		container.NewVBox(container.NewCenter(iconBox), title, text)))
 }
 
-// updateViewer shows the right part of the viewer for the current state.
-func (u *UI) updateViewer() {
-	v := &u.view
-	live := u.followRun && (u.run != nil || v.image.Image != nil)
-	modelOK := u.modelDir != "" && u.modelErr == nil
+// update shows the right part of the viewer for the current state.
+func (v *viewer) update() {
+	live := v.followRun && (v.u.run.cur != nil || v.image.Image != nil)
+	modelOK := v.u.model.dir != "" && v.u.model.err == nil
 	switch {
-	case live || u.shownOK:
+	case live || v.shownOK:
 		v.imageArea.Show()
 		v.setup.Hide()
 		v.empty.Hide()
@@ -211,19 +217,19 @@ func (u *UI) updateViewer() {
 		v.setup.Hide()
 		v.empty.Show()
 	}
-	if u.run != nil {
+	if v.u.run.cur != nil {
 		v.progress.Show()
 	} else {
 		v.progress.Hide()
 	}
-	if u.run != nil && u.followRun && v.image.Image == nil {
+	if v.u.run.cur != nil && v.followRun && v.image.Image == nil {
 		v.busyBox.Show()
 		v.busy.Start()
 	} else {
 		v.busy.Stop()
 		v.busyBox.Hide()
 	}
-	if u.shownOK && !live {
+	if v.shownOK && !live {
 		v.info.Show()
 	} else {
 		v.info.Hide()
@@ -231,17 +237,16 @@ func (u *UI) updateViewer() {
 }
 
 // showEntry puts a gallery image in the viewer; full is its decoded image when at hand.
-func (u *UI) showEntry(e gallery.Entry, full image.Image) {
-	v := &u.view
-	if !u.shownOK || u.shown.File != e.File || u.followRun {
+func (v *viewer) showEntry(e gallery.Entry, full image.Image) {
+	if !v.shownOK || v.shown.File != e.File || v.followRun {
 		v.fitImage() // a new image starts fitted
 	}
-	u.shown, u.shownOK = e, true
-	u.followRun = false
+	v.shown, v.shownOK = e, true
+	v.followRun = false
 	if v.full != nil {
 		v.full.win.SetTitle(e.File + " – Kleinbild")
 	}
-	path := u.gallery.Path(e)
+	path := v.u.gallery.Path(e)
 	if e.HasMeta {
 		v.prompt.SetText(clipRunes(e.Meta.Prompt, wrapRunes)) // wrapped: see wrapRunes
 		v.details.SetText(describeEntry(e))
@@ -253,29 +258,29 @@ func (u *UI) showEntry(e gallery.Entry, full image.Image) {
 		v.reuseBtn.Disable()
 		v.seedBtn.Disable()
 	}
-	u.showLineage(e)
+	v.showLineage(e)
 	switch {
 	case full != nil:
 		v.setImage(full)
 	default:
 		// The thumbnail first (when at hand), the full image once decoded.
-		th, _ := u.thumbs.Get(e.SHA256, path, func(image.Image, error) {})
+		th, _ := v.u.thumbs.Get(e.SHA256, path, func(image.Image, error) {})
 		v.setImage(th)
 		go func() {
 			img, err := thumbcache.DecodeFile(path)
-			u.post(func() {
-				if !u.shownOK || u.shown.File != e.File || u.followRun {
+			v.u.post(func() {
+				if !v.shownOK || v.shown.File != e.File || v.followRun {
 					return
 				}
 				if err != nil {
-					u.showError(err)
+					v.u.showError(err)
 					return
 				}
 				v.setImage(img)
 			})
 		}()
 	}
-	u.updateViewer()
+	v.update()
 }
 
 // noSettingsText explains why an image without Kleinbild metadata offers no reuse.
@@ -298,8 +303,7 @@ func describeEntry(e gallery.Entry) string {
 }
 
 // showLineage lists the gallery images e was made from and those made from e.
-func (u *UI) showLineage(e gallery.Entry) {
-	v := &u.view
+func (v *viewer) showLineage(e gallery.Entry) {
 	var objs []fyne.CanvasObject
 	add := func(label string, list []gallery.Entry) {
 		if len(list) == 0 {
@@ -313,13 +317,13 @@ func (u *UI) showLineage(e gallery.Entry) {
 				objs = append(objs, widget.NewLabel(fmt.Sprintf("+%d", len(list)-i)))
 				break
 			}
-			th := newTapThumb(fyne.NewSquareSize(44), func() { u.selectEntry(p.File, nil) })
-			u.loadThumb(&th.thumbImage, p.SHA256, u.gallery.Path(p))
+			th := newTapThumb(fyne.NewSquareSize(44), func() { v.u.gal.selectEntry(p.File, nil) })
+			v.u.loadThumb(&th.thumbImage, p.SHA256, v.u.gallery.Path(p))
 			objs = append(objs, th)
 		}
 	}
-	add("Made from", u.gallery.Parents(e))
-	add("Used in", u.gallery.Children(e))
+	add("Made from", v.u.gallery.Parents(e))
+	add("Used in", v.u.gallery.Children(e))
 	v.lineage.Objects = objs
 	v.lineage.Refresh()
 	if len(objs) == 0 {
@@ -330,21 +334,21 @@ func (u *UI) showLineage(e gallery.Entry) {
 }
 
 // clearShown empties the viewer.
-func (u *UI) clearShown() {
-	u.shownOK = false
-	u.shown = gallery.Entry{}
-	u.view.setImage(nil)
-	u.updateViewer()
+func (v *viewer) clearShown() {
+	v.shownOK = false
+	v.shown = gallery.Entry{}
+	v.setImage(nil)
+	v.update()
 }
 
-func (u *UI) saveShownAs() {
-	if !u.shownOK {
+func (v *viewer) saveShownAs() {
+	if !v.shownOK {
 		return
 	}
-	src := u.gallery.Path(u.shown)
+	src := v.u.gallery.Path(v.shown)
 	d := dialog.NewFileSave(func(wc fyne.URIWriteCloser, err error) {
 		if err != nil {
-			u.showError(err)
+			v.u.showError(err)
 			return
 		}
 		if wc == nil {
@@ -352,16 +356,16 @@ func (u *UI) saveShownAs() {
 		}
 		go func() {
 			err := copyFileTo(wc, src)
-			u.post(func() {
+			v.u.post(func() {
 				if err != nil {
-					u.showError(fmt.Errorf("the image could not be saved: %w", err))
+					v.u.showError(fmt.Errorf("the image could not be saved: %w", err))
 					return
 				}
-				u.setStatus("Saved a copy as " + wc.URI().Path())
+				v.u.setStatus("Saved a copy as " + wc.URI().Path())
 			})
 		}()
-	}, u.win)
-	d.SetFileName(u.shown.File)
+	}, v.u.win)
+	d.SetFileName(v.shown.File)
 	d.Resize(fyne.NewSize(800, 560))
 	d.Show()
 }
@@ -381,59 +385,59 @@ func copyFileTo(wc io.WriteCloser, src string) error {
 	return wc.Close()
 }
 
-func (u *UI) copyShownPath() {
-	if !u.shownOK {
+func (v *viewer) copyShownPath() {
+	if !v.shownOK {
 		return
 	}
-	p := u.gallery.Path(u.shown)
-	u.app.Clipboard().SetContent(p)
-	u.setStatus("Copied " + p)
+	p := v.u.gallery.Path(v.shown)
+	v.u.app.Clipboard().SetContent(p)
+	v.u.setStatus("Copied " + p)
 }
 
 // copyShownImage puts the shown image's pixels on the system clipboard, as PNG.
-func (u *UI) copyShownImage() {
-	if !u.shownOK {
+func (v *viewer) copyShownImage() {
+	if !v.shownOK {
 		return
 	}
-	path, name, write := u.gallery.Path(u.shown), u.shown.File, u.view.copyPNG
-	u.view.copyImageBtn.Disable()
-	u.bg.Add(1)
+	path, name, write := v.u.gallery.Path(v.shown), v.shown.File, v.copyPNG
+	v.copyImageBtn.Disable()
+	v.u.bg.Add(1)
 	go func() {
-		defer u.bg.Done()
+		defer v.u.bg.Done()
 		data, err := pngFileBytes(path)
 		if err == nil {
 			err = write(data)
 		}
-		u.post(func() {
-			u.view.copyImageBtn.Enable()
+		v.u.post(func() {
+			v.copyImageBtn.Enable()
 			if err != nil {
-				u.showError(fmt.Errorf("the image could not be copied to the clipboard: %w", err))
+				v.u.showError(fmt.Errorf("the image could not be copied to the clipboard: %w", err))
 				return
 			}
-			u.setStatus("Copied the image " + name + " to the clipboard.")
+			v.u.setStatus("Copied the image " + name + " to the clipboard.")
 		})
 	}()
 }
 
-// viewerKey handles the viewer's keys typed on canvas c, whose zoomable image is z:
+// typedKey handles the viewer's keys typed on canvas c, whose zoomable image is z:
 // ← → (and Home, End) show the previous or next gallery image, Delete deletes the shown
 // one, + − zoom, 0 fits, 1 shows actual size and F opens the full-size view. Nothing
 // happens while a widget (a text field) has the keyboard focus.
-func (u *UI) viewerKey(c fyne.Canvas, z *zoomImage, ev *fyne.KeyEvent) {
+func (v *viewer) typedKey(c fyne.Canvas, z *zoomImage, ev *fyne.KeyEvent) {
 	if c.Focused() != nil {
 		return
 	}
 	switch ev.Name {
 	case fyne.KeyLeft:
-		u.browse(-1)
+		v.browse(-1)
 	case fyne.KeyRight:
-		u.browse(1)
+		v.browse(1)
 	case fyne.KeyHome:
-		u.browse(-u.galleryLen())
+		v.browse(-len(v.u.gal.visible))
 	case fyne.KeyEnd:
-		u.browse(u.galleryLen())
+		v.browse(len(v.u.gal.visible))
 	case fyne.KeyDelete:
-		u.deleteShownNow()
+		v.deleteShownNow()
 	case fyne.KeyPlus, fyne.KeyEqual, fyne.KeyAsterisk:
 		z.ZoomIn()
 	case fyne.KeyMinus:
@@ -443,34 +447,34 @@ func (u *UI) viewerKey(c fyne.Canvas, z *zoomImage, ev *fyne.KeyEvent) {
 	case fyne.Key1:
 		z.Actual()
 	case fyne.KeyF:
-		if c == u.win.Canvas() {
-			u.openFullView()
+		if c == v.u.win.Canvas() {
+			v.openFullView()
 		}
 	}
 }
 
 // browse shows the gallery image delta places from the shown one (or the first one
 // when none is shown).
-func (u *UI) browse(delta int) {
-	if u.gallery == nil {
+func (v *viewer) browse(delta int) {
+	if v.u.gallery == nil {
 		return
 	}
-	if !u.shownOK || u.followRun {
-		if vis := u.visibleEntries(); len(vis) > 0 && u.run == nil {
-			u.selectEntry(vis[0].File, nil)
+	if !v.shownOK || v.followRun {
+		if vis := v.u.gal.visible; len(vis) > 0 && v.u.run.cur == nil {
+			v.u.gal.selectEntry(vis[0].File, nil)
 		}
 		return
 	}
-	if e, ok := u.neighbour(u.shown, delta); ok {
-		u.selectEntry(e.File, nil)
+	if e, ok := v.neighbour(v.shown, delta); ok {
+		v.u.gal.selectEntry(e.File, nil)
 	}
 }
 
 // neighbour is the gallery image delta places from e in the gallery's order, stopping
 // at the first and last; ok is false when that is e itself or e is not in the gallery.
-func (u *UI) neighbour(e gallery.Entry, delta int) (gallery.Entry, bool) {
-	vis := u.visibleEntries() // the grid's order: search and favourites filters apply
-	i := u.visibleIndex(e.File)
+func (v *viewer) neighbour(e gallery.Entry, delta int) (gallery.Entry, bool) {
+	vis := v.u.gal.visible // the grid's order: search and favourites filters apply
+	i := v.u.gal.indexOf(e.File)
 	n := len(vis)
 	if i < 0 || n == 0 {
 		return gallery.Entry{}, false
@@ -483,22 +487,22 @@ func (u *UI) neighbour(e gallery.Entry, delta int) (gallery.Entry, bool) {
 }
 
 // deleteShownNow moves the shown image to the trash (the Delete key); the gallery then
-// shows its neighbour (see deleteEntry).
-func (u *UI) deleteShownNow() {
-	if !u.shownOK || u.followRun {
+// shows its neighbour (see galleryView.deleteEntry).
+func (v *viewer) deleteShownNow() {
+	if !v.shownOK || v.followRun {
 		return
 	}
-	u.deleteEntry(u.shown)
+	v.u.gal.deleteEntry(v.shown)
 }
 
-func (u *UI) revealShown() {
-	if !u.shownOK {
+func (v *viewer) revealShown() {
+	if !v.shownOK {
 		return
 	}
-	p := u.gallery.Path(u.shown)
+	p := v.u.gallery.Path(v.shown)
 	go func() {
 		if err := reveal.File(p); err != nil {
-			u.post(func() { u.showError(err) })
+			v.u.post(func() { v.u.showError(err) })
 		}
 	}()
 }

@@ -66,7 +66,7 @@ func (h *harness) waitShownImage(e gallery.Entry) {
 	}
 	h.waitFor("the image of "+e.File, 5*time.Second, func() bool {
 		img := h.ui.view.image.Image
-		return h.ui.shownOK && h.ui.shown.File == e.File && img != nil && img.Bounds().Dx() == w
+		return h.ui.view.shownOK && h.ui.view.shown.File == e.File && img != nil && img.Bounds().Dx() == w
 	})
 }
 
@@ -77,8 +77,8 @@ func TestArrowKeysBrowseTheGallery(t *testing.T) {
 
 	// With nothing shown, an arrow shows the first image.
 	key(c, fyne.KeyRight)
-	if !u.shownOK || u.shown.File != h.at(0).File {
-		t.Fatalf("after → with nothing shown: %q (shown %v), want %q", u.shown.File, u.shownOK, h.at(0).File)
+	if !u.view.shownOK || u.view.shown.File != h.at(0).File {
+		t.Fatalf("after → with nothing shown: %q (shown %v), want %q", u.view.shown.File, u.view.shownOK, h.at(0).File)
 	}
 	for _, step := range []struct {
 		key  fyne.KeyName
@@ -88,8 +88,8 @@ func TestArrowKeysBrowseTheGallery(t *testing.T) {
 		{fyne.KeyLeft, 1}, {fyne.KeyHome, 0}, {fyne.KeyLeft, 0}, {fyne.KeyEnd, 2},
 	} {
 		key(c, step.key)
-		if want := h.at(step.want).File; u.shown.File != want {
-			t.Fatalf("after %s: shown %q, want %q", step.key, u.shown.File, want)
+		if want := h.at(step.want).File; u.view.shown.File != want {
+			t.Fatalf("after %s: shown %q, want %q", step.key, u.view.shown.File, want)
 		}
 	}
 	h.waitShownImage(h.at(2))
@@ -103,14 +103,14 @@ func TestArrowKeysBrowseTheGallery(t *testing.T) {
 		key(c, fyne.KeyLeft)
 		key(c, fyne.KeyHome)
 		key(c, fyne.KeyDelete)
-		if u.shown.File != h.at(2).File || u.gallery.Len() != 3 {
-			t.Errorf("keys acted while %T had the focus: shown %q, %d images", entry, u.shown.File, u.gallery.Len())
+		if u.view.shown.File != h.at(2).File || u.gallery.Len() != 3 {
+			t.Errorf("keys acted while %T had the focus: shown %q, %d images", entry, u.view.shown.File, u.gallery.Len())
 		}
 		c.Unfocus()
 	}
 	key(c, fyne.KeyLeft)
-	if u.shown.File != h.at(1).File {
-		t.Errorf("after unfocusing, ← shows %q, want %q", u.shown.File, h.at(1).File)
+	if u.view.shown.File != h.at(1).File {
+		t.Errorf("after unfocusing, ← shows %q, want %q", u.view.shown.File, h.at(1).File)
 	}
 }
 
@@ -126,7 +126,7 @@ func TestNeighbourStopsAtTheEnds(t *testing.T) {
 		{mid, 1, last.File}, {mid, -1, first.File}, {mid, -100, first.File}, {mid, 100, last.File},
 		{first, -1, ""}, {last, 1, ""}, {mid, 0, ""}, {gallery.Entry{File: "gone.png"}, 1, ""},
 	} {
-		got, ok := u.neighbour(c.e, c.delta)
+		got, ok := u.view.neighbour(c.e, c.delta)
 		if ok != (c.want != "") || got.File != c.want {
 			t.Errorf("neighbour(%s, %d) = %q, %v; want %q", c.e.File, c.delta, got.File, ok, c.want)
 		}
@@ -138,7 +138,7 @@ func TestDeleteKeyDeletesTheShownImage(t *testing.T) {
 	u := h.ui
 	c := h.win.Canvas()
 	mid, last := h.at(1), h.at(2)
-	u.selectEntry(mid.File, nil)
+	u.gal.selectEntry(mid.File, nil)
 	h.settle()
 
 	c.Focus(u.ctl.prompt)
@@ -149,7 +149,7 @@ func TestDeleteKeyDeletesTheShownImage(t *testing.T) {
 	}
 
 	key(c, fyne.KeyDelete)
-	h.waitFor("the image to go to the trash", 10*time.Second, func() bool { return u.visibleIndex(mid.File) < 0 })
+	h.waitFor("the image to go to the trash", 10*time.Second, func() bool { return u.gal.indexOf(mid.File) < 0 })
 	h.settle()
 	if u.gallery.IndexOf(mid.File) >= 0 {
 		t.Fatalf("%s is still in the gallery", mid.File)
@@ -157,21 +157,21 @@ func TestDeleteKeyDeletesTheShownImage(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(u.gallery.Dir(), mid.File)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("%s still on disk: %v", mid.File, err)
 	}
-	if !u.shownOK || u.shown.File != last.File {
-		t.Errorf("after deleting, shown %q (%v), want the next image %q", u.shown.File, u.shownOK, last.File)
+	if !u.view.shownOK || u.view.shown.File != last.File {
+		t.Errorf("after deleting, shown %q (%v), want the next image %q", u.view.shown.File, u.view.shownOK, last.File)
 	}
 	// The last image's neighbour is the one before it.
 	key(c, fyne.KeyDelete)
-	h.waitFor("the last image to go", 10*time.Second, func() bool { return u.galleryLen() == 1 })
+	h.waitFor("the last image to go", 10*time.Second, func() bool { return len(u.gal.visible) == 1 })
 	h.settle()
-	if !u.shownOK || u.shown.File != h.at(0).File || u.gallery.Len() != 1 {
-		t.Errorf("after deleting the last: shown %q, %d images", u.shown.File, u.gallery.Len())
+	if !u.view.shownOK || u.view.shown.File != h.at(0).File || u.gallery.Len() != 1 {
+		t.Errorf("after deleting the last: shown %q, %d images", u.view.shown.File, u.gallery.Len())
 	}
 	key(c, fyne.KeyDelete)
-	h.waitFor("the only image to go", 10*time.Second, func() bool { return u.galleryLen() == 0 })
+	h.waitFor("the only image to go", 10*time.Second, func() bool { return len(u.gal.visible) == 0 })
 	h.settle()
-	if u.shownOK || u.gallery.Len() != 0 {
-		t.Errorf("after deleting the only image: shown %v, %d images", u.shownOK, u.gallery.Len())
+	if u.view.shownOK || u.gallery.Len() != 0 {
+		t.Errorf("after deleting the only image: shown %v, %d images", u.view.shownOK, u.gallery.Len())
 	}
 	key(c, fyne.KeyDelete) // nothing shown: nothing happens
 }
@@ -181,7 +181,7 @@ func TestZoomKeysButtonsAndMouse(t *testing.T) {
 	u := h.ui
 	c := h.win.Canvas()
 	e := h.at(0)
-	u.selectEntry(e.File, nil)
+	u.gal.selectEntry(e.File, nil)
 	h.waitShownImage(e)
 	z := u.view.image
 	if z.Size().Width < 300 {
@@ -274,7 +274,7 @@ func TestFullSizeView(t *testing.T) {
 	h := viewerHarness(t, 2)
 	u := h.ui
 	first, second := h.at(0), h.at(1)
-	u.selectEntry(first.File, nil)
+	u.gal.selectEntry(first.File, nil)
 	h.waitShownImage(first)
 
 	key(h.win.Canvas(), fyne.KeyF)
@@ -333,7 +333,7 @@ func TestCopyImagePutsThePixelsOnTheClipboard(t *testing.T) {
 		return nil
 	}
 	e := h.at(0)
-	u.selectEntry(e.File, nil)
+	u.gal.selectEntry(e.File, nil)
 	h.settle()
 	test.Tap(findButton(u.view.info, "Copy image"))
 	h.waitFor("the status", 5*time.Second, func() bool { return strings.Contains(u.status.Text, "Copied the image") })
@@ -388,7 +388,7 @@ func TestSystemClipboardWithoutDisplay(t *testing.T) {
 func TestViewerButtonsAreLabelled(t *testing.T) {
 	h := viewerHarness(t, 1)
 	u := h.ui
-	u.selectEntry(h.at(0).File, nil)
+	u.gal.selectEntry(h.at(0).File, nil)
 	h.settle()
 	var walk func(o fyne.CanvasObject)
 	n := 0
@@ -427,5 +427,125 @@ func TestViewerButtonsAreLabelled(t *testing.T) {
 	b.MouseOut()
 	if u.view.zoom.hint.Text != zoomHelp {
 		t.Errorf("hint after hovering: %q", u.view.zoom.hint.Text)
+	}
+}
+
+// Issue 12, defect 2: an image without Kleinbild metadata has no settings to restore, so
+// "Reuse settings" and "Reuse seed" are disabled and the viewer says why.
+func TestImageWithoutMetadataCannotBeReused(t *testing.T) {
+	data := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(data, "gallery"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeTestPNG(t, filepath.Join(data, "gallery"), "holiday.png", 64, 48, nil)
+	fake := newFakeGen()
+	h := newHarness(t, data, tinyModel(t), fake.open)
+	u := h.ui
+	if u.gallery.Len() != 1 {
+		t.Fatalf("gallery has %d images, want the plain PNG", u.gallery.Len())
+	}
+	u.ctl.prompt.SetText("my own prompt")
+	u.gal.selectEntry("holiday.png", nil)
+	h.settle()
+	reuse := findButton(u.view.info, "Reuse settings")
+	seed := findButton(u.view.info, "Reuse seed")
+	if reuse == nil || seed == nil {
+		t.Fatal("reuse buttons not found")
+	}
+	if !reuse.Disabled() || !seed.Disabled() {
+		t.Errorf("reuse settings disabled %v, reuse seed disabled %v; want both disabled", reuse.Disabled(), seed.Disabled())
+	}
+	if !strings.Contains(strings.ToLower(u.view.details.Text), "no kleinbild settings") {
+		t.Errorf("details %q do not say why nothing can be reused", u.view.details.Text)
+	}
+	test.Tap(reuse)
+	test.Tap(seed)
+	if u.ctl.prompt.Text != "my own prompt" || u.ctl.seedLocked {
+		t.Errorf("after tapping: prompt %q, seed locked %v", u.ctl.prompt.Text, u.ctl.seedLocked)
+	}
+	if strings.Contains(u.status.Text, "restored") || strings.Contains(u.status.Text, "locked") {
+		t.Errorf("status %q reports a reuse that did not happen", u.status.Text)
+	}
+
+	// An image with settings enables them again.
+	out := h.generate("a lighthouse")
+	h.settle()
+	if !u.view.shownOK || u.view.shown.File != out.entry.File || reuse.Disabled() || seed.Disabled() {
+		t.Errorf("generated image: shown %v, reuse disabled %v, seed disabled %v", u.view.shown.File, reuse.Disabled(), seed.Disabled())
+	}
+}
+
+// startAndPreview starts a generation on a blocking or failing fake and waits until it runs.
+func startAndPreview(t *testing.T, h *harness, fake *fakeGen, prompt string) *runState {
+	t.Helper()
+	u := h.ui
+	u.ctl.prompt.SetText(prompt)
+	test.Tap(u.ctl.generate)
+	r := u.run.cur
+	if r == nil {
+		t.Fatalf("Generate did not start (banner %q)", u.errorText())
+	}
+	select {
+	case <-fake.started:
+	case <-time.After(5 * time.Second):
+		t.Fatal("generator was not called")
+	}
+	return r
+}
+
+// Issue 12, defect 3: after a cancelled or failed run the viewer shows the image its
+// caption and buttons belong to, or the empty state.
+func TestViewerAfterCancelOrFailureShowsTheSelectedImage(t *testing.T) {
+	fake := newFakeGen()
+	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
+	u := h.ui
+
+	// With nothing selected before, a cancelled run leaves the empty state.
+	fake.block = true
+	startAndPreview(t, h, fake, "first, cancelled")
+	h.waitFor("the preview", 5*time.Second, func() bool { return u.view.image.Image != nil })
+	u.Cancel()
+	h.waitFor("the run to stop", 5*time.Second, func() bool { return u.run.cur == nil })
+	h.settle()
+	if u.view.shownOK || u.view.info.Visible() || u.view.imageArea.Visible() || !u.view.empty.Visible() {
+		t.Errorf("after cancelling with nothing selected: shownOK %v, info %v, image area %v, empty %v",
+			u.view.shownOK, u.view.info.Visible(), u.view.imageArea.Visible(), u.view.empty.Visible())
+	}
+
+	fake.block = false
+	out := h.generate("the keeper")
+	h.settle()
+	want := out.entry
+	checkShown := func(when string) {
+		t.Helper()
+		h.waitFor("the selected image "+when, 5*time.Second, func() bool {
+			img := u.view.image.Image
+			return img != nil && img.Bounds().Dx() == want.Meta.Width && img.Bounds().Dy() == want.Meta.Height
+		})
+		if !u.view.shownOK || u.view.shown.File != want.File || !u.view.info.Visible() || !u.view.imageArea.Visible() {
+			t.Errorf("%s: shown %q (ok %v), info %v, image area %v", when, u.view.shown.File, u.view.shownOK, u.view.info.Visible(), u.view.imageArea.Visible())
+		}
+		if u.view.prompt.Text != "the keeper" {
+			t.Errorf("%s: caption %q", when, u.view.prompt.Text)
+		}
+	}
+
+	fake.block = true
+	startAndPreview(t, h, fake, "second, cancelled")
+	h.waitFor("the preview", 5*time.Second, func() bool {
+		img := u.view.image.Image
+		return img != nil && img.Bounds().Dx() == want.Meta.Width/8
+	})
+	u.Cancel()
+	h.waitFor("the run to stop", 5*time.Second, func() bool { return u.run.cur == nil })
+	checkShown("after cancel")
+
+	fake.block = false
+	fake.fail = errors.New("out of memory")
+	startAndPreview(t, h, fake, "third, failing")
+	h.waitFor("the run to fail", 5*time.Second, func() bool { return u.run.cur == nil })
+	checkShown("after failure")
+	if !strings.Contains(u.errorText(), "out of memory") {
+		t.Errorf("banner %q", u.errorText())
 	}
 }

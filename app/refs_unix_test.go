@@ -39,12 +39,12 @@ func TestDropFIFODoesNotBlock(t *testing.T) {
 		t.Fatal("HandleDrop blocked on a FIFO")
 	}
 	h.waitFor("the FIFO drop", 10*time.Second, func() bool { return closedChan(done) })
-	if len(u.refs) != 0 || !strings.Contains(u.errorText(), "pipe.png") || !strings.Contains(u.errorText(), "named pipe") {
-		t.Errorf("after dropping a FIFO: refs %v, banner %q", u.refs, u.errorText())
+	if len(u.refs.paths) != 0 || !strings.Contains(u.errorText(), "pipe.png") || !strings.Contains(u.errorText(), "named pipe") {
+		t.Errorf("after dropping a FIFO: refs %v, banner %q", u.refs.paths, u.errorText())
 	}
 	h.drop([]fyne.URI{storage.NewFileURI(fifo), storage.NewFileURI(zero), storage.NewFileURI(good)})
-	if len(u.refs) != 1 || u.refs[0] != good {
-		t.Errorf("refs %v, want only good.png", u.refs)
+	if len(u.refs.paths) != 1 || u.refs.paths[0] != good {
+		t.Errorf("refs %v, want only good.png", u.refs.paths)
 	}
 	if !strings.Contains(u.errorText(), "character device") {
 		t.Errorf("banner %q", u.errorText())

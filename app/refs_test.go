@@ -1,0 +1,121 @@
+package app
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/storage"
+	"fyne.io/fyne/v2/test"
+
+	"kleinbild/engine/imageio"
+)
+
+func TestDropAddsReferences(t *testing.T) {
+	fake := newFakeGen()
+	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
+	u := h.ui
+	dir := t.TempDir()
+	a := writeTestPNG(t, dir, "a.png", 96, 80, nil)
+	b := writeTestPNG(t, dir, "b.png", 64, 64, nil)
+	h.drop([]fyne.URI{storage.NewFileURI(a), storage.NewFileURI(b)})
+	if len(u.refs.paths) != 2 || u.refs.paths[0] != a || u.refs.paths[1] != b {
+		t.Fatalf("refs = %v", u.refs.paths)
+	}
+	if len(u.refs.grid.Objects) != 2 || u.refs.hint.Visible() {
+		t.Errorf("%d reference thumbnails shown", len(u.refs.grid.Objects))
+	}
+	h.waitFor("reference thumbnails", 5*time.Second, func() bool {
+		for _, o := range u.refs.grid.Objects {
+			if o.(*fyne.Container).Objects[0].(*thumbImage).img.Image == nil {
+				return false
+			}
+		}
+		return true
+	})
+	// Remove the second one with its button.
+	test.Tap(findButton(u.refs.grid.Objects[1], ""))
+	if len(u.refs.paths) != 1 || u.refs.paths[0] != a {
+		t.Fatalf("after remove: refs = %v", u.refs.paths)
+	}
+	// Not an image, and too small.
+	txt := filepath.Join(dir, "notes.txt")
+	os.WriteFile(txt, []byte("hello"), 0o644)
+	h.drop([]fyne.URI{storage.NewFileURI(txt)})
+	if !strings.Contains(u.errorText(), "Cannot use notes.txt as a reference: it is not an image") {
+		t.Errorf("banner after dropping text: %q", u.errorText())
+	}
+	tiny := writeTestPNG(t, dir, "tiny.png", 8, 8, nil)
+	h.drop([]fyne.URI{storage.NewFileURI(tiny)})
+	if !strings.Contains(u.errorText(), "too small") || len(u.refs.paths) != 1 {
+		t.Errorf("banner after dropping a tiny image: %q (refs %v)", u.errorText(), u.refs.paths)
+	}
+
+	// The reference reaches the engine and its hash the metadata.
+	out := h.generate("make it blue")
+	if out.err != nil {
+		t.Fatal(out.err)
+	}
+	if got := fake.lastRequest().References; len(got) != 1 || got[0] != a {
+		t.Errorf("request references %v", got)
+	}
+	sum, _ := imageio.SHA256File(a)
+	if refs := out.entry.Meta.References; len(refs) != 1 || refs[0].Path != a || refs[0].SHA256 != sum {
+		t.Errorf("metadata references %+v", refs)
+	}
+}
+
+func TestDropKleinbildPNGOffersRestore(t *testing.T) {
+	fake := newFakeGen()
+	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
+	u := h.ui
+	dir := t.TempDir()
+	ref := writeTestPNG(t, dir, "ref.png", 64, 64, nil)
+	p := writeTestPNG(t, dir, "castle.png", 80, 64, &imageio.Metadata{
+		Prompt: "a castle on a hill", Seed: 1234, Width: 768, Height: 512, Steps: 3, Schedule: "linear",
+		References: []imageio.Reference{{Path: ref}, {Path: filepath.Join(dir, "gone.png")}},
+	})
+
+	h.drop([]fyne.URI{storage.NewFileURI(p)})
+	if len(u.refs.paths) != 0 {
+		t.Fatalf("a Kleinbild PNG was added without asking")
+	}
+	h.tapDialogButton("Restore settings")
+	c := u.ctl
+	if c.prompt.Text != "a castle on a hill" || c.width.Text != "768" || c.height.Text != "512" ||
+		c.steps.Text != "3" || c.seed.Text != "1234" || !c.seedLocked || c.schedule.Selected != "Linear" {
+		t.Errorf("restored: prompt %q, %s×%s, steps %s, seed %s (locked %v), schedule %q",
+			c.prompt.Text, c.width.Text, c.height.Text, c.steps.Text, c.seed.Text, c.seedLocked, c.schedule.Selected)
+	}
+	if len(u.refs.paths) != 1 || u.refs.paths[0] != ref {
+		t.Errorf("restored references %v", u.refs.paths)
+	}
+	if !strings.Contains(u.errorText(), "gone.png") {
+		t.Errorf("missing reference not reported: %q", u.errorText())
+	}
+
+	h.drop([]fyne.URI{storage.NewFileURI(p)})
+	h.tapDialogButton("Use as reference")
+	if len(u.refs.paths) != 2 || u.refs.paths[1] != p {
+		t.Errorf("after 'Use as reference': refs %v", u.refs.paths)
+	}
+}
+
+// drop drops uris onto the window and runs the event loop until the drop is applied.
+func (h *harness) drop(uris []fyne.URI) {
+	h.t.Helper()
+	done := h.ui.handleDrop(uris)
+	h.waitFor("the drop to be applied", 10*time.Second, func() bool { return closedChan(done) })
+}
+
+func closedChan(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -16,6 +17,10 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"kleinbild/app/thumbcache"
+	"kleinbild/internal/safefile"
+	"kleinbild/weights"
 )
 
 // chooseWhat is what a fileChooser picks.
@@ -24,21 +29,27 @@ type chooseWhat int
 const (
 	chooseImages chooseWhat = iota // one or more image files
 	chooseFolder                   // one folder
+	chooseSave                     // a file to save a copy of an image as
 )
 
 // dirItem is one entry of a listed folder.
 type dirItem struct {
 	name string
 	dir  bool
+	key  string // an image file's thumbnail cache key ("" when unknown)
 }
+
+// chooserThumb is the side of the thumbnails in a chooser's list.
+const chooserThumb = 28
 
 // fileChooser is Kleinbild's file and folder picker: a path that can be typed, shortcuts to
 // the parent, home and pictures folders, and the folder's subfolders and image files, of
-// which several can be ticked. Folders are read off the UI goroutine.
+// which several can be ticked. Folders are read off the UI goroutine. In save mode it has a
+// file name to edit, lists image files only for reference and writes a copy of src.
 type fileChooser struct {
 	u    *UI
 	what chooseWhat
-	done func(paths []string) // called with what was chosen; not called on Cancel
+	done func(paths []string) // called with what was chosen (saved); not called on Cancel
 
 	dir     string    // the folder shown ("" until the first listing arrives)
 	items   []dirItem // its subfolders, then its files
@@ -46,7 +57,14 @@ type fileChooser struct {
 	loading bool      // a listing is on its way
 	gen     int       // the latest listing; older results are dropped
 
+	// Save mode: the file copied, and whether a save is under way.
+	src    string
+	saving bool
+	// thumbsAsked counts the thumbnails the list asked for (rows on screen only).
+	thumbsAsked int
+
 	path *widget.Entry
+	name *widget.Entry // the file name (save mode)
 	list *widget.List
 	msg  *widget.Label
 	ok   *widget.Button
@@ -58,6 +76,27 @@ type fileChooser struct {
 // exactly one folder).
 func (u *UI) openChooser(title string, what chooseWhat, start func() string, done func([]string)) *fileChooser {
 	c := &fileChooser{u: u, what: what, done: done}
+	c.build(title)
+	c.load(func() (string, error) { return start(), nil })
+	return c
+}
+
+// openSaveChooser shows a chooser that saves a copy of the image file src, named name at
+// first, in the folder start returns (run off the UI goroutine). It asks before replacing a
+// file; saved receives the new file's path.
+func (u *UI) openSaveChooser(title, src, name string, start func() string, saved func(path string)) *fileChooser {
+	c := &fileChooser{u: u, what: chooseSave, src: src, done: func(p []string) { saved(p[0]) }}
+	c.name = widget.NewEntry()
+	c.name.SetText(name)
+	c.name.OnSubmitted = func(string) { c.confirm() }
+	c.build(title)
+	c.load(func() (string, error) { return start(), nil })
+	return c
+}
+
+// build makes the chooser's widgets and shows its dialog.
+func (c *fileChooser) build(title string) {
+	u := c.u
 	c.path = widget.NewEntry()
 	c.path.SetPlaceHolder("Type a folder or file path and press Enter")
 	c.path.OnSubmitted = c.submit
@@ -89,7 +128,8 @@ func (u *UI) openChooser(title string, what chooseWhat, start func() string, don
 	}
 	c.list = widget.NewList(func() int { return len(c.items) },
 		func() fyne.CanvasObject {
-			return container.NewBorder(nil, nil, widget.NewIcon(theme.FolderIcon()), nil, widget.NewLabel(""))
+			th := newThumbImage(fyne.NewSquareSize(chooserThumb))
+			return container.NewBorder(nil, nil, container.NewHBox(widget.NewIcon(theme.FolderIcon()), th), nil, widget.NewLabel(""))
 		},
 		c.updateRow)
 	c.list.OnSelected = c.tapped
@@ -97,9 +137,13 @@ func (u *UI) openChooser(title string, what chooseWhat, start func() string, don
 	c.msg.Wrapping = fyne.TextWrapWord
 	c.msg.SizeName = theme.SizeNameCaptionText
 
+	bottom := fyne.CanvasObject(c.msg)
+	if c.what == chooseSave {
+		bottom = container.NewVBox(container.NewBorder(nil, nil, widget.NewLabel("File name"), nil, c.name), c.msg)
+	}
 	c.dlg = dialog.NewCustomWithoutButtons(title, container.NewBorder(
 		container.NewVBox(c.path, container.NewHBox(up, home, pics)),
-		c.msg, nil, nil, c.list), u.win)
+		bottom, nil, nil, c.list), u.win)
 	cancel := widget.NewButton("Cancel", c.dlg.Hide)
 	c.ok = widget.NewButtonWithIcon("", theme.ConfirmIcon(), c.confirm)
 	c.ok.Importance = widget.HighImportance
@@ -108,29 +152,50 @@ func (u *UI) openChooser(title string, what chooseWhat, start func() string, don
 	win := u.win.Canvas().Size()
 	c.dlg.Resize(fyne.NewSize(min(760, win.Width-32), min(560, win.Height-32)))
 	c.dlg.Show()
-	c.load(func() (string, error) { return start(), nil })
-	return c
 }
 
+// updateRow shows items[id] in a list row: a folder, or an image file with its thumbnail
+// (made off the UI goroutine, and only for the rows the list shows).
 func (c *fileChooser) updateRow(id widget.ListItemID, o fyne.CanvasObject) {
 	if id < 0 || id >= len(c.items) {
 		return
 	}
 	it := c.items[id]
 	row := o.(*fyne.Container)
-	icon, label := row.Objects[1].(*widget.Icon), row.Objects[0].(*widget.Label)
+	left := row.Objects[1].(*fyne.Container)
+	icon, th, label := left.Objects[0].(*widget.Icon), left.Objects[1].(*thumbImage), row.Objects[0].(*widget.Label)
+	label.Importance = widget.MediumImportance
 	switch {
 	case it.dir:
 		icon.SetResource(theme.FolderIcon())
+	case c.what == chooseSave:
+		icon.SetResource(theme.FileImageIcon())
+		label.Importance = widget.LowImportance // there for reference: a copy goes beside it
 	case slices.Contains(c.picked, filepath.Join(c.dir, it.name)):
 		icon.SetResource(theme.CheckButtonCheckedIcon())
 	default:
 		icon.SetResource(theme.CheckButtonIcon())
 	}
 	label.SetText(it.name)
+	switch {
+	case it.dir:
+		th.key = ""
+		th.Hide()
+	case it.key == "":
+		th.key = ""
+		th.Show()
+		th.setBroken()
+	default:
+		th.Show()
+		if th.key != it.key {
+			c.thumbsAsked++
+			c.u.loadThumb(th, it.key, filepath.Join(c.dir, it.name))
+		}
+	}
 }
 
-// tapped opens a folder or ticks (unticks) a file.
+// tapped opens a folder or ticks (unticks) a file; in save mode a file's name becomes the
+// name to save as.
 func (c *fileChooser) tapped(id widget.ListItemID) {
 	c.list.UnselectAll()
 	if id < 0 || id >= len(c.items) {
@@ -138,12 +203,15 @@ func (c *fileChooser) tapped(id widget.ListItemID) {
 	}
 	it := c.items[id]
 	p := filepath.Join(c.dir, it.name)
-	if it.dir {
+	switch {
+	case it.dir:
 		c.open(p)
-		return
+	case c.what == chooseSave:
+		c.name.SetText(it.name)
+	default:
+		c.toggle(p)
+		c.list.RefreshItem(id)
 	}
-	c.toggle(p)
-	c.list.RefreshItem(id)
 }
 
 // toggle ticks or unticks the file p.
@@ -158,6 +226,15 @@ func (c *fileChooser) toggle(p string) {
 
 // refreshOK labels the confirm button with what it will do.
 func (c *fileChooser) refreshOK() {
+	if c.what == chooseSave {
+		c.ok.SetText("Save")
+		if c.dir == "" || c.loading || c.saving {
+			c.ok.Disable()
+		} else {
+			c.ok.Enable()
+		}
+		return
+	}
 	if c.what == chooseFolder {
 		c.ok.SetText("Use this folder")
 		if c.dir == "" || c.loading {
@@ -183,6 +260,9 @@ func (c *fileChooser) confirm() {
 		out = []string{c.dir}
 	case c.what == chooseImages && len(c.picked) > 0:
 		out = slices.Clone(c.picked)
+	case c.what == chooseSave && c.dir != "" && !c.loading:
+		c.save(expandPath(c.name.Text, c.dir))
+		return
 	default:
 		return
 	}
@@ -209,7 +289,7 @@ func (c *fileChooser) load(where func() (string, error)) {
 		dir, err := where()
 		var items []dirItem
 		if err == nil {
-			items, err = listDir(dir, c.what == chooseImages)
+			items, err = listDir(dir, c.what != chooseFolder)
 		}
 		u.post(func() {
 			if my != c.gen {
@@ -217,6 +297,11 @@ func (c *fileChooser) load(where func() (string, error)) {
 			}
 			c.loading = false
 			var pick errPickFile
+			if errors.As(err, &pick) && c.what == chooseSave {
+				c.refreshOK()
+				c.save(pick.path)
+				return
+			}
 			if errors.As(err, &pick) {
 				if !slices.Contains(c.picked, pick.path) {
 					c.picked = append(c.picked, pick.path)
@@ -252,14 +337,40 @@ func (c *fileChooser) summary() string {
 			files++
 		}
 	}
-	if c.what == chooseFolder {
-		return fmt.Sprintf("%d folder(s). Open the folder you want and press Use this folder.", dirs)
+	what := countList(files, "image", "images", dirs, "folder", "folders")
+	switch {
+	case c.what == chooseFolder && dirs == 0:
+		return "No folders here. Press Use this folder to choose this one."
+	case c.what == chooseFolder:
+		return what + ". Open the folder you want and press Use this folder."
+	case c.what == chooseSave && what == "":
+		return "This folder is empty. Type a file name and press Save."
+	case c.what == chooseSave:
+		return what + " here. Open the folder to save in, type a file name and press Save."
+	case files == 0 && dirs == 0:
+		return "No images here."
+	case files == 0:
+		return "No images here (" + what + ")."
 	}
-	s := fmt.Sprintf("%d image(s), %d folder(s). Tick the images to add; you can tick images in several folders.", files, dirs)
-	if files == 0 {
-		s = fmt.Sprintf("No images here (%d folder(s)).", dirs)
+	return what + ". Tick the images to add; you can tick images in several folders."
+}
+
+// countList counts things in words, leaving out what there are none of: (6, 1) gives
+// "6 images, 1 folder"; (0, 0) gives "".
+func countList(n1 int, one1, many1 string, n2 int, one2, many2 string) string {
+	var parts []string
+	for _, p := range []struct {
+		n         int
+		one, many string
+	}{{n1, one1, many1}, {n2, one2, many2}} {
+		switch {
+		case p.n == 1:
+			parts = append(parts, "1 "+p.one)
+		case p.n > 1:
+			parts = append(parts, fmt.Sprintf("%d %s", p.n, p.many))
+		}
 	}
-	return s
+	return strings.Join(parts, ", ")
 }
 
 // submit takes the typed path: a folder is opened; an image file is added with the ticked
@@ -272,6 +383,10 @@ func (c *fileChooser) submit(text string) {
 	c.load(func() (string, error) {
 		fi, err := os.Stat(p)
 		switch {
+		case c.what == chooseSave && (err == nil && fi.IsDir()):
+			return p, nil
+		case c.what == chooseSave:
+			return "", errPickFile{p} // save checks it
 		case err != nil:
 			return "", fmt.Errorf("%s: %w", p, plainFSError(err))
 		case fi.IsDir():
@@ -350,7 +465,8 @@ func listDir(dir string, images bool) ([]dirItem, error) {
 		case mode.IsDir():
 			items = append(items, dirItem{name: name, dir: true})
 		case mode.IsRegular() && images && isImageFile(name):
-			items = append(items, dirItem{name: name})
+			key, _ := thumbcache.FileKey(filepath.Join(dir, name))
+			items = append(items, dirItem{name: name, key: key})
 		}
 	}
 	slices.SortFunc(items, func(a, b dirItem) int {
@@ -442,4 +558,125 @@ func startFolder(last, home, configHome, goos string) string {
 func isDir(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.IsDir()
+}
+
+// save writes the copy to target (save mode): the checks and the copy run off the UI
+// goroutine, and an existing file is replaced only once the user agrees.
+func (c *fileChooser) save(target string) {
+	if c.saving || target == "" {
+		return
+	}
+	if filepath.Ext(target) == "" {
+		target += filepath.Ext(c.src)
+	}
+	c.saving = true
+	c.refreshOK()
+	u, src := c.u, c.src
+	u.bg.Add(1)
+	go func() {
+		defer u.bg.Done()
+		exists, err := checkSaveTarget(src, target)
+		u.post(func() {
+			if err != nil {
+				c.failSave(err)
+				return
+			}
+			if !exists {
+				c.writeCopy(target)
+				return
+			}
+			d := dialog.NewConfirm("Replace "+filepath.Base(target)+"?",
+				"A file with this name already exists in "+filepath.Dir(target)+". Replace it with a copy of this image?",
+				func(ok bool) {
+					if ok {
+						c.writeCopy(target)
+						return
+					}
+					c.saving = false
+					c.refreshOK()
+				}, u.win)
+			d.SetConfirmText("Replace")
+			d.SetDismissText("Cancel")
+			d.Show()
+		})
+	}()
+}
+
+// writeCopy copies the image to target off the UI goroutine and closes the chooser.
+func (c *fileChooser) writeCopy(target string) {
+	u, src := c.u, c.src
+	u.bg.Add(1)
+	go func() {
+		defer u.bg.Done()
+		err := copyFileAtomic(src, target)
+		u.post(func() {
+			if err != nil {
+				c.failSave(err)
+				return
+			}
+			c.saving = false
+			c.dlg.Hide()
+			c.done([]string{target})
+		})
+	}()
+}
+
+// failSave shows why the copy was not saved; the chooser stays open to try again.
+func (c *fileChooser) failSave(err error) {
+	c.saving = false
+	c.msg.SetText(sentence(err.Error()) + ".")
+	c.refreshOK()
+}
+
+// checkSaveTarget reports whether a copy of src can be saved as target and whether a file
+// is there already: the folder must exist, and target must be a new name or an ordinary
+// file other than src (never a folder or a device).
+func checkSaveTarget(src, target string) (exists bool, err error) {
+	name := filepath.Base(target)
+	if want := filepath.Ext(src); !strings.EqualFold(filepath.Ext(target), want) {
+		return false, fmt.Errorf("the copy keeps the image's format, so its name must end in %s", want)
+	}
+	dir := filepath.Dir(target)
+	switch fi, err := os.Stat(dir); {
+	case err != nil:
+		return false, fmt.Errorf("the folder %s cannot be used: %w", dir, plainFSError(err))
+	case !fi.IsDir():
+		return false, fmt.Errorf("%s is not a folder", dir)
+	}
+	fi, err := os.Stat(target)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("%s cannot be used: %w", name, plainFSError(err))
+	case fi.IsDir():
+		return false, fmt.Errorf("%s is a folder: type a file name to save the copy as", name)
+	case !fi.Mode().IsRegular():
+		return false, fmt.Errorf("%s is %s, not a file an image can be saved in", name, safefile.Describe(fi.Mode()))
+	}
+	if sfi, err := os.Stat(src); err == nil && os.SameFile(sfi, fi) {
+		return false, fmt.Errorf("%s is the image itself: choose another name or folder", name)
+	}
+	return true, nil
+}
+
+// copyFileAtomic copies src to target through a temporary file in target's folder, so
+// target is either the old file or the whole copy.
+func copyFileAtomic(src, target string) error {
+	err := weights.WriteOutput(target, func(w *bufio.Writer) error {
+		f, err := os.Open(src)
+		if err != nil {
+			return fmt.Errorf("the image %s cannot be read: %w", filepath.Base(src), plainFSError(err))
+		}
+		defer f.Close()
+		_, err = io.Copy(w, f)
+		return err
+	})
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, fs.ErrPermission):
+		return fmt.Errorf("the copy could not be saved: Kleinbild may not write in the folder %s (permission denied)", filepath.Dir(target))
+	}
+	return fmt.Errorf("the copy could not be saved: %w", err)
 }

@@ -1,18 +1,15 @@
 package app
 
 import (
-	"bufio"
 	"fmt"
 	"image"
-	"io"
-	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -64,6 +61,8 @@ type viewer struct {
 	full *fullView
 	// copyPNG puts PNG data on the system clipboard (tests replace it).
 	copyPNG func(png []byte) error
+	// saveChooser is the last "Save as…" chooser opened (for tests).
+	saveChooser *fileChooser
 }
 
 // setImage shows img (nil for none) in the viewer and the full-size window.
@@ -341,48 +340,22 @@ func (v *viewer) clearShown() {
 	v.update()
 }
 
+// saveShownAs saves a copy of the shown image where the user chooses, with Kleinbild's
+// chooser (a typed path works); it opens in the folder saved in last.
 func (v *viewer) saveShownAs() {
 	if !v.shownOK {
 		return
 	}
-	src := v.u.gallery.Path(v.shown)
-	d := dialog.NewFileSave(func(wc fyne.URIWriteCloser, err error) {
-		if err != nil {
-			v.u.showError(err)
-			return
-		}
-		if wc == nil {
-			return
-		}
-		go func() {
-			err := copyFileTo(wc, src)
-			v.u.post(func() {
-				if err != nil {
-					v.u.showError(fmt.Errorf("the image could not be saved: %w", err))
-					return
-				}
-				v.u.setStatus("Saved a copy as " + wc.URI().Path())
-			})
-		}()
-	}, v.u.win)
-	d.SetFileName(v.shown.File)
-	d.Resize(fyne.NewSize(800, 560))
-	d.Show()
-}
-
-// copyFileTo copies src into wc and closes wc.
-func copyFileTo(wc io.WriteCloser, src string) error {
-	f, err := os.Open(src)
-	if err != nil {
-		wc.Close()
-		return err
-	}
-	defer f.Close()
-	if _, err := io.Copy(wc, bufio.NewReader(f)); err != nil {
-		wc.Close()
-		return err
-	}
-	return wc.Close()
+	u := v.u
+	last := u.settings.SaveDir
+	v.saveChooser = u.openSaveChooser("Save a copy", u.gallery.Path(v.shown), v.shown.File, func() string {
+		home, cfg := userDirs()
+		return startFolder(last, home, cfg, runtime.GOOS)
+	}, func(path string) {
+		u.settings.SaveDir = filepath.Dir(path)
+		u.remember(u.settings)
+		u.setStatus("Saved a copy as " + path)
+	})
 }
 
 func (v *viewer) copyShownPath() {

@@ -43,6 +43,8 @@ type Settings struct {
 	// ReferenceDir is the folder reference images were last added from (where the file
 	// chooser opens).
 	ReferenceDir string `json:"reference_dir,omitempty"`
+	// SaveDir is the folder "Save as…" last saved a copy in (where its chooser opens).
+	SaveDir string `json:"save_dir,omitempty"`
 }
 
 // Load reads path. A missing file gives zero settings and no error; a corrupt one gives

@@ -56,13 +56,18 @@ type galleryView struct {
 	undoText  *widget.Label
 	undoBtn   *widget.Button
 	undoBatch string
+
+	// menu is the open (or last) context menu of a cell.
+	menu *widget.PopUpMenu
+	// revealFile shows a file in the file manager (nil: reveal.File; tests replace it).
+	revealFile func(path string) error
 }
 
 func (g *galleryView) build() fyne.CanvasObject {
 	g.checked = map[string]bool{}
 	g.pendingDel = map[string]bool{}
 	g.grid = widget.NewGridWrap(func() int { return len(g.visible) },
-		func() fyne.CanvasObject { return newGalleryCellView(g.starTapped) },
+		func() fyne.CanvasObject { return newGalleryCellView(g.starTapped, g.showCellMenu) },
 		g.updateCell)
 	g.grid.OnSelected = g.cellSelected
 
@@ -475,18 +480,19 @@ func (u *UI) forgetThumbs(lib *gallery.Gallery, gone []gallery.Entry) {
 }
 
 // galleryCellView is one grid cell: the thumbnail, a star to mark it a favourite and, in
-// selection mode, a check box.
+// selection mode, a check box. A right click (secondary tap) opens its context menu.
 type galleryCellView struct {
 	widget.BaseWidget
-	thumb *thumbImage
-	star  *widget.Button
-	check *widget.Icon
-	file  string
+	thumb  *thumbImage
+	star   *widget.Button
+	check  *widget.Icon
+	file   string
+	onMenu func(file string, at fyne.Position)
 }
 
-func newGalleryCellView(onStar func(file string)) *galleryCellView {
+func newGalleryCellView(onStar func(file string), onMenu func(file string, at fyne.Position)) *galleryCellView {
 	// The check keeps its room when empty, so the cell's layout never changes.
-	c := &galleryCellView{thumb: newThumbImage(fyne.NewSquareSize(galleryCell)), check: widget.NewIcon(nil)}
+	c := &galleryCellView{thumb: newThumbImage(fyne.NewSquareSize(galleryCell)), check: widget.NewIcon(nil), onMenu: onMenu}
 	c.star = iconButton(starOutline, func() {
 		if c.file != "" {
 			onStar(c.file)
@@ -501,6 +507,91 @@ func (c *galleryCellView) CreateRenderer() fyne.WidgetRenderer {
 	// The padding lets the grid's selection and hover highlight show around the image.
 	top := container.NewHBox(c.check, layout.NewSpacer(), c.star)
 	return widget.NewSimpleRenderer(container.NewStack(container.NewPadded(c.thumb), container.NewBorder(top, nil, nil, nil)))
+}
+
+// TappedSecondary implements fyne.SecondaryTappable: it opens the cell's context menu.
+func (c *galleryCellView) TappedSecondary(ev *fyne.PointEvent) {
+	if c.file != "" && c.onMenu != nil {
+		c.onMenu(c.file, ev.AbsolutePosition)
+	}
+}
+
+// showCellMenu opens the context menu of the image file at the window position at. Its
+// actions act on that image; the viewer keeps showing what it shows.
+func (g *galleryView) showCellMenu(file string, at fyne.Position) {
+	e, ok := g.entry(file)
+	if !ok || g.u.gallery == nil {
+		return
+	}
+	if g.menu != nil {
+		g.menu.Hide()
+	}
+	g.menu = widget.NewPopUpMenu(g.cellMenu(e), g.u.win.Canvas())
+	g.menu.ShowAtPosition(at)
+}
+
+// cellMenu is the context menu of the gallery image e.
+func (g *galleryView) cellMenu(e gallery.Entry) *fyne.Menu {
+	u := g.u
+	path := u.gallery.Path(e)
+	item := func(label string, icon fyne.Resource, action func()) *fyne.MenuItem {
+		it := fyne.NewMenuItem(label, action)
+		it.Icon = icon
+		return it
+	}
+	reuse := item("Reuse settings", theme.ContentUndoIcon(), func() { u.RestoreSettings(e.Meta) })
+	reuse.Disabled = !e.HasMeta // nothing to restore (see noSettingsText)
+	fav := item("Favourite", starOutline, func() { g.toggleFavourite(e) })
+	if e.Favourite {
+		fav = item("Unfavourite", starFilled, func() { g.toggleFavourite(e) })
+	}
+	return fyne.NewMenu("",
+		item("Render larger", theme.ZoomInIcon(), func() { u.run.renderLargerEntry(e) }),
+		item("Use as reference", theme.ContentAddIcon(), func() { u.AddReference(path) }),
+		reuse,
+		fav,
+		fyne.NewMenuItemSeparator(),
+		item("Copy image", theme.ContentCopyIcon(), func() { g.copyEntryImage(e) }),
+		item("Show in folder", theme.FolderOpenIcon(), func() { g.revealEntry(e) }),
+		fyne.NewMenuItemSeparator(),
+		item("Delete", theme.DeleteIcon(), func() { g.deleteEntry(e) }),
+	)
+}
+
+// copyEntryImage puts the pixels of the gallery image e on the clipboard, as PNG (read off
+// the UI goroutine).
+func (g *galleryView) copyEntryImage(e gallery.Entry) {
+	u := g.u
+	path, write := u.gallery.Path(e), u.view.copyPNG
+	u.bg.Add(1)
+	go func() {
+		defer u.bg.Done()
+		data, err := pngFileBytes(path)
+		if err == nil {
+			err = write(data)
+		}
+		u.post(func() {
+			if err != nil {
+				u.showError(fmt.Errorf("the image could not be copied to the clipboard: %w", err))
+				return
+			}
+			u.setStatus("Copied the image " + e.File + " to the clipboard.")
+		})
+	}()
+}
+
+// revealEntry shows the gallery image e in the system file manager.
+func (g *galleryView) revealEntry(e gallery.Entry) {
+	show := g.revealFile
+	if show == nil {
+		show = reveal.File
+	}
+	p := g.u.gallery.Path(e)
+	go func() {
+		if err := show(p); err != nil {
+			g.u.post(func() { g.u.showError(err) })
+		}
+	}()
 }
 
 func (c *galleryCellView) setFavourite(on bool) {

@@ -71,17 +71,22 @@ func (u *UI) RenderLarger() { u.run.renderLarger() }
 
 // renderLarger is RenderLarger.
 func (rn *runner) renderLarger() {
-	if !rn.u.view.shownOK {
-		return
+	if rn.u.view.shownOK {
+		rn.renderLargerEntry(rn.u.view.shown)
 	}
-	j, err := rn.renderLargerJob(rn.u.view.shown)
+}
+
+// renderLargerEntry re-renders the gallery image e at a larger size, whatever the viewer
+// shows: at once when nothing runs, otherwise after the queued jobs.
+func (rn *runner) renderLargerEntry(e gallery.Entry) {
+	j, err := rn.renderLargerJob(e)
 	if err != nil {
 		rn.u.showNotice(sentence(err.Error()) + ".")
 		return
 	}
 	if rn.cur != nil {
 		rn.queue.push(j)
-		rn.u.setStatus(fmt.Sprintf("Queued: %s rendered at %d × %d.", rn.u.view.shown.File, j.req.WidthPx, j.req.HeightPx))
+		rn.u.setStatus(fmt.Sprintf("Queued: %s rendered at %d × %d.", e.File, j.req.WidthPx, j.req.HeightPx))
 		return
 	}
 	if _, err := rn.startJob(j); err != nil {

@@ -189,6 +189,8 @@ func (c *fileChooser) updateRow(id widget.ListItemID, o fyne.CanvasObject) {
 		th.Show()
 		if th.key != it.key {
 			c.thumbsAsked++
+		}
+		if th.key != it.key || (th.img.Image == nil && !th.broken.Visible()) { // new, or not made yet (or dropped)
 			c.u.loadThumb(th, it.key, filepath.Join(c.dir, it.name))
 		}
 	}

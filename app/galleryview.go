@@ -560,25 +560,7 @@ func (g *galleryView) cellMenu(e gallery.Entry) *fyne.Menu {
 
 // copyEntryImage puts the pixels of the gallery image e on the clipboard, as PNG (read off
 // the UI goroutine).
-func (g *galleryView) copyEntryImage(e gallery.Entry) {
-	u := g.u
-	path, write := u.gallery.Path(e), u.view.copyPNG
-	u.bg.Add(1)
-	go func() {
-		defer u.bg.Done()
-		data, err := pngFileBytes(path)
-		if err == nil {
-			err = write(data)
-		}
-		u.post(func() {
-			if err != nil {
-				u.showError(fmt.Errorf("the image could not be copied to the clipboard: %w", err))
-				return
-			}
-			u.setStatus("Copied the image " + e.File + " to the clipboard.")
-		})
-	}()
-}
+func (g *galleryView) copyEntryImage(e gallery.Entry) { g.u.view.copyImage(e, nil) }
 
 // revealEntry shows the gallery image e in the system file manager.
 func (g *galleryView) revealEntry(e gallery.Entry) {

@@ -372,8 +372,14 @@ func (v *viewer) copyShownImage() {
 	if !v.shownOK {
 		return
 	}
-	path, name, write := v.u.gallery.Path(v.shown), v.shown.File, v.copyPNG
 	v.copyImageBtn.Disable()
+	v.copyImage(v.shown, v.copyImageBtn.Enable)
+}
+
+// copyImage puts the pixels of gallery image e on the clipboard (read and encoded off the
+// UI goroutine) and says how it went; done, when set, runs afterwards on the UI goroutine.
+func (v *viewer) copyImage(e gallery.Entry, done func()) {
+	path, write := v.u.gallery.Path(e), v.copyPNG
 	v.u.bg.Add(1)
 	go func() {
 		defer v.u.bg.Done()
@@ -382,12 +388,14 @@ func (v *viewer) copyShownImage() {
 			err = write(data)
 		}
 		v.u.post(func() {
-			v.copyImageBtn.Enable()
+			if done != nil {
+				done()
+			}
 			if err != nil {
 				v.u.showError(fmt.Errorf("the image could not be copied to the clipboard: %w", err))
 				return
 			}
-			v.u.setStatus("Copied the image " + name + " to the clipboard.")
+			v.u.setStatus("Copied the image " + e.File + " to the clipboard.")
 		})
 	}()
 }

@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"kleinbild/engine"
+	"kleinbild/engine/budget"
 )
 
 // waitStarted waits until the fake generator has been called once more.
@@ -264,4 +265,66 @@ func findLabel(o fyne.CanvasObject, text string) *widget.Label {
 		}
 	}
 	return nil
+}
+
+// Issue 12: jobs queued with Generate and "Render larger" are checked against memory
+// like Generate's own runs, by the job's own size: one that does not fit asks, and is not
+// queued when the user declines. (Before, both queued without asking.)
+func TestQueuedJobAsksWhenItDoesNotFit(t *testing.T) {
+	fake := newFakeGen()
+	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
+	u := h.ui
+	lockSeed(u, 5)
+	u.ctl.setSize(720, 720)
+	src := h.generate("a harbour").entry
+
+	// 1 GiB: the tiny model fits at 64 × 64 (0.7 GB) but not at 1024 × 1024 (1.2 GB).
+	u.fit.machine = func(c budget.Calibration) budget.Machine {
+		return budget.Machine{AvailableBytes: 1 << 30, TotalBytes: 1 << 30, Rates: c}
+	}
+	u.ctl.setSize(64, 64)
+	if rep, ok := u.fit.estimate(); !ok || rep.Verdict == budget.DoesNotFit {
+		t.Fatalf("64 × 64 should fit in 1 GiB: %v %q", ok, rep.Message)
+	}
+	fake.block = true
+	u.ctl.prompt.SetText("running")
+	test.Tap(u.ctl.generate)
+	waitStarted(t, h, fake)
+	if u.run.cur == nil || h.win.Canvas().Overlays().Top() != nil {
+		t.Fatal("a run that fits did not start at once")
+	}
+
+	// Render larger makes a 1024 × 1024 job, though the form says 64 × 64.
+	u.gal.selectEntry(src.File, nil)
+	u.RenderLarger()
+	if len(u.run.queue.jobs) != 0 {
+		t.Fatal("a render-larger job that does not fit was queued without asking")
+	}
+	h.tapDialogButton("Cancel")
+	if len(u.run.queue.jobs) != 0 {
+		t.Fatal("declined, the job was queued all the same")
+	}
+	u.RenderLarger()
+	h.tapDialogButton("Queue anyway")
+	if len(u.run.queue.jobs) != 1 || u.run.queue.jobs[0].req.WidthPx != 1024 {
+		t.Fatalf("'Queue anyway' queued %d jobs", len(u.run.queue.jobs))
+	}
+
+	// A job from the form is judged by its own size too.
+	u.ctl.setSize(1024, 1024)
+	u.ctl.prompt.SetText("too big")
+	u.Generate()
+	h.tapDialogButton("Cancel")
+	if len(u.run.queue.jobs) != 1 {
+		t.Fatalf("declined, %d jobs are queued, want 1", len(u.run.queue.jobs))
+	}
+	u.ctl.setSize(64, 64)
+	u.Generate() // fits: queued without a question
+	if len(u.run.queue.jobs) != 2 || h.win.Canvas().Overlays().Top() != nil {
+		t.Fatalf("a job that fits: %d queued, dialog open %v", len(u.run.queue.jobs), h.win.Canvas().Overlays().Top() != nil)
+	}
+	test.Tap(u.run.queue.rows[0].remove)
+	test.Tap(u.run.queue.rows[0].remove)
+	u.Cancel()
+	h.waitFor("the run to stop", 5*time.Second, func() bool { return u.run.cur == nil })
 }

@@ -79,15 +79,24 @@ func (rn *runner) renderLarger() {
 		rn.u.showNotice(sentence(err.Error()) + ".")
 		return
 	}
+	file := rn.u.view.shown.File
 	if rn.cur != nil {
-		rn.queue.push(j)
-		rn.u.setStatus(fmt.Sprintf("Queued: %s rendered at %d × %d.", rn.u.view.shown.File, j.req.WidthPx, j.req.HeightPx))
+		rn.u.fit.confirmJob(j, "Queue", func() {
+			rn.u.setStatus(fmt.Sprintf("Queued: %s rendered at %d × %d.", file, j.req.WidthPx, j.req.HeightPx))
+			rn.enqueue(j) // starts it (and clears the line) if the run has ended meanwhile
+		})
 		return
 	}
-	if _, err := rn.startJob(j); err != nil {
-		rn.reportStartError(err)
-		if errors.Is(err, errNoModel) {
-			rn.u.ShowModelDialog()
+	rn.u.fit.confirmJob(j, "Generate", func() {
+		if rn.cur != nil { // another run started while the question was open
+			rn.enqueue(j)
+			return
 		}
-	}
+		if _, err := rn.startJob(j); err != nil {
+			rn.reportStartError(err)
+			if errors.Is(err, errNoModel) {
+				rn.u.ShowModelDialog()
+			}
+		}
+	})
 }

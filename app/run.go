@@ -175,7 +175,15 @@ func (rn *runner) enqueueForm() {
 	}
 	rn.u.settings = rn.u.ctl.currentSettings(f)
 	rn.u.remember(rn.u.settings)
-	rn.queue.push(rn.jobFromForm(f))
+	j := rn.jobFromForm(f)
+	rn.u.fit.confirmJob(j, "Queue", func() { rn.enqueue(j) })
+}
+
+// enqueue puts j at the end of the queue; it starts at once when the run it was meant to
+// wait for has ended meanwhile (while the memory question was open).
+func (rn *runner) enqueue(j *job) {
+	rn.queue.push(j)
+	rn.startQueued()
 }
 
 // startGenerate validates the form and starts the generating goroutine.

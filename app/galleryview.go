@@ -56,6 +56,8 @@ type galleryView struct {
 	undoText  *widget.Label
 	undoBtn   *widget.Button
 	undoBatch string
+
+	hidden hiddenNotice // says when the filter hides images just made (gallerynotice.go)
 }
 
 func (g *galleryView) build() fyne.CanvasObject {
@@ -103,6 +105,7 @@ func (g *galleryView) build() fyne.CanvasObject {
 	g.header = container.NewVBox(
 		container.NewBorder(nil, nil, sectionTitle("Gallery"), container.NewHBox(g.count, open)),
 		container.NewStack(g.normalBar, g.selectBar))
+	g.header.Add(g.buildHiddenNotice())
 
 	emptyText := hintAligned("Every image you generate is saved here, with its prompt and settings.", fyne.TextAlignCenter)
 	g.empty = container.NewCenter(container.NewGridWrap(fyne.NewSize(220, 80), emptyText))
@@ -202,6 +205,7 @@ func (g *galleryView) refresh() {
 	g.updateSelectBar()
 	g.grid.Refresh()
 	g.syncSelection()
+	g.updateHiddenNotice()
 	u.view.update()
 }
 

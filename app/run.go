@@ -440,6 +440,7 @@ func (rn *runner) startImage(r *runState, i int) {
 func (rn *runner) imageDone(r *runState, e gallery.Entry, indexErr error) {
 	r.entries = append(r.entries, e)
 	rn.u.gal.refresh()
+	rn.u.gal.noteNew(e.File) // says so when the gallery's filter hides it
 	if indexErr != nil {
 		rn.u.showError(indexErr)
 	}

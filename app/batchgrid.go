@@ -87,19 +87,23 @@ func (rn *runner) hideBatch() {
 
 // pickBatch shows a run's image in the viewer (a tile's tap).
 func (rn *runner) pickBatch(file string) {
-	rn.u.gal.selectEntry(file, nil)
-	rn.markBatch()
+	rn.u.gal.selectEntry(file, nil) // the viewer then moves the outline (markBatch)
 }
 
-// markBatch outlines the tile of the image in the viewer.
+// markBatch outlines the tile of the image the viewer shows, and none when that image is
+// not in the grid or the viewer follows a run's previews. The viewer calls it whenever it
+// changes, so the outline follows gallery picks and arrow keys as well as taps here.
 func (rn *runner) markBatch() {
 	b := &rn.batch
+	v := &rn.u.view
 	for i, m := range b.marks {
-		if rn.u.view.shownOK && rn.u.view.shown.File == b.files[i] {
-			m.StrokeColor = theme.Color(theme.ColorNamePrimary)
-		} else {
-			m.StrokeColor = color.Transparent
+		c := color.Color(color.Transparent)
+		if v.shownOK && !v.followRun && v.shown.File == b.files[i] {
+			c = theme.Color(theme.ColorNamePrimary)
 		}
-		m.Refresh()
+		if m.StrokeColor != c {
+			m.StrokeColor = c
+			m.Refresh()
+		}
 	}
 }

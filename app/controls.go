@@ -201,7 +201,7 @@ func (c *controls) build() fyne.CanvasObject {
 	countHint.Importance = widget.LowImportance
 	countRow := container.NewBorder(nil, nil, nil, countHint, c.count)
 
-	c.u.run.queue = newJobQueue(c.u.run.enqueueForm)
+	c.u.run.queue = newJobQueue(c.u.run.enqueueForm, c.u.run.resumeQueue)
 	c.generate = widget.NewButtonWithIcon("Generate", theme.NewThemedResource(resources.Sparkles), c.generateOrCancel)
 	c.generate.Importance = widget.HighImportance
 	c.fit = widget.NewLabel("")

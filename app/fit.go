@@ -96,6 +96,27 @@ func (f *fitLine) estimate() (budget.Report, bool) {
 	if !f.model.Distilled {
 		req.Guidance = f.u.ctl.guidance.Value
 	}
+	return f.estimateFor(req)
+}
+
+// estimateJob is the budget report for j on the current model and device, from the job's
+// own size, steps, guidance and references rather than the form's.
+func (f *fitLine) estimateJob(j *job) (budget.Report, bool) {
+	if f.model == nil {
+		return budget.Report{}, false
+	}
+	req := budget.Request{WidthPx: j.req.WidthPx, HeightPx: j.req.HeightPx, References: len(j.req.References), Steps: j.req.Steps}
+	if !f.model.Distilled {
+		req.Guidance = j.req.Guidance
+	}
+	return f.estimateFor(req)
+}
+
+// estimateFor is the budget report for req on the current model and device.
+func (f *fitLine) estimateFor(req budget.Request) (budget.Report, bool) {
+	if f.model == nil {
+		return budget.Report{}, false
+	}
 	machine := f.machine
 	if machine == nil {
 		machine = budget.ThisMachine
@@ -208,16 +229,28 @@ func fitText(rep budget.Report) string {
 // user agrees, or at once when the estimate does not object.
 func (f *fitLine) confirm(run func()) {
 	rep, ok := f.estimate()
+	f.ask(rep, ok, rep.Message, "Generate", run)
+}
+
+// confirmJob asks, as confirm does, before j is queued or started (verb names that on the
+// dialog's button: "Queue", "Generate"), judging by the job's own settings.
+func (f *fitLine) confirmJob(j *job, verb string, run func()) {
+	rep, ok := f.estimateJob(j)
+	f.ask(rep, ok, fmt.Sprintf("%d × %d px: %s", j.req.WidthPx, j.req.HeightPx, rep.Message), verb, run)
+}
+
+// ask shows the "may not fit" dialog for rep with msg when it does not fit, else runs run.
+func (f *fitLine) ask(rep budget.Report, ok bool, msg, verb string, run func()) {
 	if !ok || rep.Verdict != budget.DoesNotFit {
 		run()
 		return
 	}
-	d := dialog.NewConfirm("This may not fit in memory", rep.Message+"\n\nGenerate anyway?", func(yes bool) {
+	d := dialog.NewConfirm("This may not fit in memory", msg+"\n\n"+verb+" anyway?", func(yes bool) {
 		if yes {
 			run()
 		}
 	}, f.u.win)
-	d.SetConfirmText("Generate anyway")
+	d.SetConfirmText(verb + " anyway")
 	d.SetDismissText("Cancel")
 	d.Show()
 }

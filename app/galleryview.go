@@ -61,6 +61,7 @@ type galleryView struct {
 	menu *widget.PopUpMenu
 	// revealFile shows a file in the file manager (nil: reveal.File; tests replace it).
 	revealFile func(path string) error
+	hidden     hiddenNotice // says when the filter hides images just made (gallerynotice.go)
 }
 
 func (g *galleryView) build() fyne.CanvasObject {
@@ -108,6 +109,7 @@ func (g *galleryView) build() fyne.CanvasObject {
 	g.header = container.NewVBox(
 		container.NewBorder(nil, nil, sectionTitle("Gallery"), container.NewHBox(g.count, open)),
 		container.NewStack(g.normalBar, g.selectBar))
+	g.header.Add(g.buildHiddenNotice())
 
 	emptyText := hintAligned("Every image you generate is saved here, with its prompt and settings.", fyne.TextAlignCenter)
 	g.empty = container.NewCenter(container.NewGridWrap(fyne.NewSize(220, 80), emptyText))
@@ -207,6 +209,7 @@ func (g *galleryView) refresh() {
 	g.updateSelectBar()
 	g.grid.Refresh()
 	g.syncSelection()
+	g.updateHiddenNotice()
 	u.view.update()
 }
 

@@ -43,26 +43,39 @@ type queueRow struct {
 
 // jobQueue holds the jobs lined up behind the running one and shows them under the
 // Generate button, each with a ✕ to take it out. The jobs are lost when the app closes.
+// After a failure that would fail the next jobs too the queue is paused: the jobs stay
+// until the user resumes it.
 type jobQueue struct {
-	jobs []*job
-	rows []queueRow
+	jobs   []*job
+	rows   []queueRow
+	paused bool
 
 	// add queues the form as it stands; shown only while a generation runs.
 	add   *widget.Button
 	title *widget.Label
 	list  *fyne.Container
 	box   *fyne.Container // title, rows and note; hidden while nothing waits
+	// pausedRow says the queue is paused, with the Resume button; shown while paused.
+	pausedRow *fyne.Container
+	resume    *widget.Button
 }
 
-// newJobQueue builds the queue's widgets; onAdd is the "Add to queue" button's action.
-func newJobQueue(onAdd func()) *jobQueue {
+// newJobQueue builds the queue's widgets; onAdd is the "Add to queue" button's action and
+// onResume the Resume button's.
+func newJobQueue(onAdd, onResume func()) *jobQueue {
 	q := &jobQueue{}
 	q.add = widget.NewButtonWithIcon("Add to queue", theme.ContentAddIcon(), onAdd)
 	q.add.Hide()
 	q.title = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	q.list = container.NewVBox()
 	note := hint("Queued jobs run one after another. Closing Kleinbild drops them.")
-	q.box = container.NewVBox(q.title, q.list, note)
+	pausedText := widget.NewLabel("Queue paused after an error")
+	pausedText.Importance = widget.WarningImportance
+	pausedText.Truncation = fyne.TextTruncateEllipsis
+	q.resume = widget.NewButtonWithIcon("Resume", theme.MediaPlayIcon(), onResume)
+	q.pausedRow = container.NewBorder(nil, nil, nil, q.resume, pausedText)
+	q.pausedRow.Hide()
+	q.box = container.NewVBox(q.title, q.pausedRow, q.list, note)
 	q.box.Hide()
 	return q
 }
@@ -90,8 +103,22 @@ func (q *jobQueue) remove(j *job) {
 	q.refresh()
 }
 
+// setPaused pauses or resumes the queue (a queue with no jobs is never paused).
+func (q *jobQueue) setPaused(on bool) {
+	q.paused = on
+	q.refresh()
+}
+
 // refresh rebuilds the rows from the jobs.
 func (q *jobQueue) refresh() {
+	if len(q.jobs) == 0 {
+		q.paused = false
+	}
+	if q.paused {
+		q.pausedRow.Show()
+	} else {
+		q.pausedRow.Hide()
+	}
 	q.rows = q.rows[:0]
 	q.list.RemoveAll()
 	for i, j := range q.jobs {

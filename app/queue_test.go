@@ -1,11 +1,19 @@
 package app
 
 import (
+	"context"
+	"errors"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+
+	"kleinbild/engine"
+	"kleinbild/engine/budget"
 )
 
 // waitStarted waits until the fake generator has been called once more.
@@ -104,4 +112,219 @@ func TestQueueStartsAfterSuccess(t *testing.T) {
 	if got := gallerySeeds(t, u); got[0] != 8 || got[1] != 9 {
 		t.Errorf("seeds %v, want [8 9]", got)
 	}
+}
+
+// failAtSeed is a fakeGen that, for the request with seed seed, waits until release is
+// closed and then fails with err.
+type failAtSeed struct {
+	*fakeGen
+	seed    uint64
+	err     error
+	release chan struct{}
+}
+
+func (f *failAtSeed) open(_, device string) (Generator, error) {
+	_, _ = f.fakeGen.open("", device)
+	return f, nil
+}
+
+func (f *failAtSeed) Generate(ctx context.Context, req engine.Request, progress func(engine.Progress)) (*engine.Result, error) {
+	if req.Seed != f.seed {
+		return f.fakeGen.Generate(ctx, req, progress)
+	}
+	f.calls.Add(1)
+	progress(engine.Progress{Phase: engine.PhaseDenoise, Step: 1, Steps: 4})
+	f.started <- struct{}{}
+	select {
+	case <-f.release:
+		return nil, f.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// queueJob queues a job with the form as it stands and seed while a run is in progress.
+func queueJob(t *testing.T, u *UI, prompt string, seed uint64) {
+	t.Helper()
+	lockSeed(u, seed)
+	u.ctl.prompt.SetText(prompt)
+	n := len(u.run.queue.jobs)
+	u.Generate()
+	if len(u.run.queue.jobs) != n+1 {
+		t.Fatalf("%q was not queued (banner %q)", prompt, u.errorText())
+	}
+}
+
+// Issue 12: a failure the next jobs would repeat (here: out of memory) pauses the queue
+// instead of failing every job in turn: the jobs stay listed under "Queue paused after an
+// error", ✕ still takes one out, and Resume goes on with the rest. (Before, each queued job
+// started right after the failure.)
+func TestQueuePausesAfterRepeatingFailure(t *testing.T) {
+	fake := &failAtSeed{fakeGen: newFakeGen(), seed: 1, err: errors.New("webgpu: out of memory allocating 2 GB"), release: make(chan struct{})}
+	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
+	u := h.ui
+	u.ctl.setSize(64, 64)
+	lockSeed(u, 1)
+	test.Type(u.ctl.prompt, "fails")
+	test.Tap(u.ctl.generate)
+	waitStarted(t, h, fake.fakeGen)
+	queueJob(t, u, "second", 2)
+	queueJob(t, u, "third", 3)
+	q := u.run.queue
+	if q.paused || q.pausedRow.Visible() {
+		t.Fatal("the queue shows paused before any failure")
+	}
+
+	close(fake.release)
+	h.waitFor("the run to fail", 5*time.Second, func() bool { return u.run.cur == nil })
+	h.settle()
+	if u.run.cur != nil || fake.calls.Load() != 1 {
+		t.Fatalf("after the failure %d runs were started, want only the failed one", fake.calls.Load())
+	}
+	if !q.paused || !q.pausedRow.Visible() || !q.box.Visible() || len(q.jobs) != 2 || len(q.rows) != 2 {
+		t.Fatalf("paused %v (line visible %v), %d jobs listed, want 2 waiting", q.paused, q.pausedRow.Visible(), len(q.rows))
+	}
+	if findLabel(q.pausedRow, "Queue paused after an error") == nil || q.resume.Text != "Resume" {
+		t.Error("the paused line does not say so or has no Resume button")
+	}
+	if !strings.Contains(u.errorText(), "out of memory") {
+		t.Errorf("banner %q", u.errorText())
+	}
+
+	test.Tap(q.rows[0].remove) // ✕ on "second" still works while paused
+	if len(q.jobs) != 1 || q.jobs[0].req.Prompt != "third" || !q.paused {
+		t.Fatalf("after ✕: %d jobs, paused %v", len(q.jobs), q.paused)
+	}
+	test.Tap(q.resume)
+	h.waitFor("the resumed job", 5*time.Second, func() bool { return u.run.cur == nil && u.gallery.Len() == 1 })
+	if got := gallerySeeds(t, u); got[0] != 3 {
+		t.Errorf("the resumed queue made seed %d, want 3", got[0])
+	}
+	if q.paused || q.box.Visible() || len(q.jobs) != 0 {
+		t.Errorf("after the queue ran: paused %v, list visible %v, %d jobs", q.paused, q.box.Visible(), len(q.jobs))
+	}
+}
+
+// Issue 12: a failure of one job's own (a reference that has gone, a size the model does
+// not take) fails only that job; the queue goes on without pausing.
+func TestQueueGoesOnAfterJobFailure(t *testing.T) {
+	fake := &blockAtSeed{fakeGen: newFakeGen(), block: 1}
+	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
+	u := h.ui
+	u.ctl.setSize(64, 64)
+	lockSeed(u, 1)
+	test.Type(u.ctl.prompt, "blocked")
+	test.Tap(u.ctl.generate)
+	waitStarted(t, h, fake.fakeGen)
+
+	ref := writeTestPNG(t, t.TempDir(), "ref.png", 64, 64, nil)
+	u.AddReference(ref)
+	if len(u.refs.paths) != 1 {
+		t.Fatalf("reference not added: %q", u.errorText())
+	}
+	queueJob(t, u, "with a reference that goes", 2)
+	u.refs.remove(ref)
+	// A job with a size the model does not take (as an old image's settings could give).
+	u.run.queue.push(&job{req: engine.Request{Prompt: "odd size", WidthPx: 100, HeightPx: 64, Seed: 3}, count: 1})
+	queueJob(t, u, "fine", 4)
+	if err := os.Remove(ref); err != nil {
+		t.Fatal(err)
+	}
+
+	test.Tap(u.ctl.generate) // cancel the first
+	h.waitFor("the queue to run", 5*time.Second, func() bool {
+		return u.run.cur == nil && len(u.run.queue.jobs) == 0 && u.gallery.Len() > 0
+	})
+	h.settle()
+	if got := gallerySeeds(t, u); len(got) != 1 || got[0] != 4 {
+		t.Errorf("gallery seeds %v, want only the good job's [4]", got)
+	}
+	if u.run.queue.paused {
+		t.Error("a job's own failure paused the queue")
+	}
+	fake.mu.Lock()
+	n := len(fake.reqs)
+	fake.mu.Unlock()
+	if n != 2 {
+		t.Errorf("the generator got %d requests, want 2 (the failed jobs never reach it)", n)
+	}
+}
+
+// findLabel returns the label with text inside o.
+func findLabel(o fyne.CanvasObject, text string) *widget.Label {
+	switch v := o.(type) {
+	case *widget.Label:
+		if v.Text == text {
+			return v
+		}
+	case *fyne.Container:
+		for _, c := range v.Objects {
+			if l := findLabel(c, text); l != nil {
+				return l
+			}
+		}
+	}
+	return nil
+}
+
+// Issue 12: jobs queued with Generate and "Render larger" are checked against memory
+// like Generate's own runs, by the job's own size: one that does not fit asks, and is not
+// queued when the user declines. (Before, both queued without asking.)
+func TestQueuedJobAsksWhenItDoesNotFit(t *testing.T) {
+	fake := newFakeGen()
+	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
+	u := h.ui
+	lockSeed(u, 5)
+	u.ctl.setSize(720, 720)
+	src := h.generate("a harbour").entry
+
+	// 1 GiB: the tiny model fits at 64 × 64 (0.7 GB) but not at 1024 × 1024 (1.2 GB).
+	u.fit.machine = func(c budget.Calibration) budget.Machine {
+		return budget.Machine{AvailableBytes: 1 << 30, TotalBytes: 1 << 30, Rates: c}
+	}
+	u.ctl.setSize(64, 64)
+	if rep, ok := u.fit.estimate(); !ok || rep.Verdict == budget.DoesNotFit {
+		t.Fatalf("64 × 64 should fit in 1 GiB: %v %q", ok, rep.Message)
+	}
+	fake.block = true
+	u.ctl.prompt.SetText("running")
+	test.Tap(u.ctl.generate)
+	waitStarted(t, h, fake)
+	if u.run.cur == nil || h.win.Canvas().Overlays().Top() != nil {
+		t.Fatal("a run that fits did not start at once")
+	}
+
+	// Render larger makes a 1024 × 1024 job, though the form says 64 × 64.
+	u.gal.selectEntry(src.File, nil)
+	u.RenderLarger()
+	if len(u.run.queue.jobs) != 0 {
+		t.Fatal("a render-larger job that does not fit was queued without asking")
+	}
+	h.tapDialogButton("Cancel")
+	if len(u.run.queue.jobs) != 0 {
+		t.Fatal("declined, the job was queued all the same")
+	}
+	u.RenderLarger()
+	h.tapDialogButton("Queue anyway")
+	if len(u.run.queue.jobs) != 1 || u.run.queue.jobs[0].req.WidthPx != 1024 {
+		t.Fatalf("'Queue anyway' queued %d jobs", len(u.run.queue.jobs))
+	}
+
+	// A job from the form is judged by its own size too.
+	u.ctl.setSize(1024, 1024)
+	u.ctl.prompt.SetText("too big")
+	u.Generate()
+	h.tapDialogButton("Cancel")
+	if len(u.run.queue.jobs) != 1 {
+		t.Fatalf("declined, %d jobs are queued, want 1", len(u.run.queue.jobs))
+	}
+	u.ctl.setSize(64, 64)
+	u.Generate() // fits: queued without a question
+	if len(u.run.queue.jobs) != 2 || h.win.Canvas().Overlays().Top() != nil {
+		t.Fatalf("a job that fits: %d queued, dialog open %v", len(u.run.queue.jobs), h.win.Canvas().Overlays().Top() != nil)
+	}
+	test.Tap(u.run.queue.rows[0].remove)
+	test.Tap(u.run.queue.rows[0].remove)
+	u.Cancel()
+	h.waitFor("the run to stop", 5*time.Second, func() bool { return u.run.cur == nil })
 }

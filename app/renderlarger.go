@@ -85,14 +85,22 @@ func (rn *runner) renderLargerEntry(e gallery.Entry) {
 		return
 	}
 	if rn.cur != nil {
-		rn.queue.push(j)
-		rn.u.setStatus(fmt.Sprintf("Queued: %s rendered at %d × %d.", e.File, j.req.WidthPx, j.req.HeightPx))
+		rn.u.fit.confirmJob(j, "Queue", func() {
+			rn.u.setStatus(fmt.Sprintf("Queued: %s rendered at %d × %d.", e.File, j.req.WidthPx, j.req.HeightPx))
+			rn.enqueue(j) // starts it (and clears the line) if the run has ended meanwhile
+		})
 		return
 	}
-	if _, err := rn.startJob(j); err != nil {
-		rn.reportStartError(err)
-		if errors.Is(err, errNoModel) {
-			rn.u.ShowModelDialog()
+	rn.u.fit.confirmJob(j, "Generate", func() {
+		if rn.cur != nil { // another run started while the question was open
+			rn.enqueue(j)
+			return
 		}
-	}
+		if _, err := rn.startJob(j); err != nil {
+			rn.reportStartError(err)
+			if errors.Is(err, errNoModel) {
+				rn.u.ShowModelDialog()
+			}
+		}
+	})
 }

@@ -82,6 +82,40 @@ type runOutcome struct {
 	gpuFailed bool
 	// refFailed is true when err is about a reference image that cannot be read.
 	refFailed bool
+	// jobFailed is true when err is about this job's own settings (its size, steps…).
+	jobFailed bool
+}
+
+// pausesQueue reports whether the run failed in a way the next jobs would too (the model
+// cannot be opened, the device failed, memory ran out, the gallery cannot be written),
+// rather than because of this job's own references or settings.
+func (o runOutcome) pausesQueue() bool {
+	return o.err != nil && !o.saved && !errors.Is(o.err, context.Canceled) && !o.refFailed && !o.jobFailed
+}
+
+// checkJob checks the parts of a request that belong to the job alone, so that a bad job
+// fails by itself before the model is opened: its size, steps, guidance, prompt and the
+// count of its references (a job made by hand or from an old image's settings may have
+// any of them wrong).
+func checkJob(req engine.Request) error {
+	for _, side := range []struct {
+		name string
+		px   int
+	}{{"width", req.WidthPx}, {"height", req.HeightPx}} {
+		if err := engine.CheckSize(side.px); err != nil {
+			return fmt.Errorf("the %s: %w", side.name, err)
+		}
+	}
+	if req.Steps < 0 || req.Steps > engine.MaxSteps {
+		return fmt.Errorf("%d steps is out of range: use 1 to %d", req.Steps, engine.MaxSteps)
+	}
+	if len(req.References) > engine.MaxReferences {
+		return fmt.Errorf("%d reference images: at most %d can be used", len(req.References), engine.MaxReferences)
+	}
+	if err := engine.ValidateGuidance(req.Guidance); err != nil {
+		return err
+	}
+	return engine.ValidatePrompt(req.Prompt)
 }
 
 // Generate starts a generation from the current settings (the Generate button and
@@ -141,7 +175,15 @@ func (rn *runner) enqueueForm() {
 	}
 	rn.u.settings = rn.u.ctl.currentSettings(f)
 	rn.u.remember(rn.u.settings)
-	rn.queue.push(rn.jobFromForm(f))
+	j := rn.jobFromForm(f)
+	rn.u.fit.confirmJob(j, "Queue", func() { rn.enqueue(j) })
+}
+
+// enqueue puts j at the end of the queue; it starts at once when the run it was meant to
+// wait for has ended meanwhile (while the memory question was open).
+func (rn *runner) enqueue(j *job) {
+	rn.queue.push(j)
+	rn.startQueued()
 }
 
 // startGenerate validates the form and starts the generating goroutine.
@@ -166,16 +208,29 @@ func (rn *runner) startGenerate() (*runState, error) {
 	return rn.startJob(j)
 }
 
-// startQueued starts the next queued job when nothing runs (UI goroutine).
+// startQueued starts the next queued job when nothing runs and the queue is not paused
+// (UI goroutine).
 func (rn *runner) startQueued() {
-	if rn.cur != nil || rn.u.life.Err() != nil || len(rn.queue.jobs) == 0 {
+	if rn.cur != nil || rn.u.life.Err() != nil || len(rn.queue.jobs) == 0 || rn.queue.paused {
 		return
 	}
 	if rn.u.model.dir == "" || rn.u.model.err != nil {
-		return // the jobs wait until a model is chosen and Generate is pressed
+		rn.queue.setPaused(true) // the jobs wait until a model is chosen and Resume is pressed
+		return
 	}
 	_, err := rn.startJob(rn.queue.pop())
 	rn.reportStartError(err)
+}
+
+// resumeQueue goes on with a paused queue (its Resume button): the next job starts now,
+// or when the running one ends. Without a usable model it asks for one first.
+func (rn *runner) resumeQueue() {
+	if rn.u.model.dir == "" || rn.u.model.err != nil {
+		rn.u.ShowModelDialog()
+		return
+	}
+	rn.queue.setPaused(false)
+	rn.startQueued()
 }
 
 // startJob starts the generating goroutine for j (UI goroutine).
@@ -264,7 +319,15 @@ func (rn *runner) execute(ctx context.Context, r *runState, dir string, info eng
 		}
 		rn.u.post(func() { rn.finishRun(r, out, img) })
 	}
+	if err := checkJob(r.job.req); err != nil {
+		finish(runOutcome{err: err, jobFailed: true}, nil)
+		return
+	}
 	for _, p := range r.job.req.References {
+		if err := checkReferenceFile(p); err != nil {
+			finish(runOutcome{err: err, refFailed: true}, nil)
+			return
+		}
 		if _, err := imageio.SHA256File(p); err != nil {
 			finish(runOutcome{err: fmt.Errorf("reference image %s cannot be read: %w", filepath.Base(p), err), refFailed: true}, nil)
 			return
@@ -377,6 +440,7 @@ func (rn *runner) startImage(r *runState, i int) {
 func (rn *runner) imageDone(r *runState, e gallery.Entry, indexErr error) {
 	r.entries = append(r.entries, e)
 	rn.u.gal.refresh()
+	rn.u.gal.noteNew(e.File) // says so when the gallery's filter hides it
 	if indexErr != nil {
 		rn.u.showError(indexErr)
 	}
@@ -453,6 +517,10 @@ func (rn *runner) finishRun(r *runState, out runOutcome, img image.Image) {
 		rn.u.setStatus(fmt.Sprintf("Cancelled after %d of %d images; the finished ones are in the gallery.", n, r.job.count))
 		return
 	case out.err != nil && !out.saved:
+		if out.pausesQueue() && len(rn.queue.jobs) > 0 {
+			// The next jobs would fail the same way: they wait for the user's Resume.
+			rn.queue.setPaused(true)
+		}
 		if out.gpuFailed {
 			rn.u.model.fallBackToCPU(out.err.Error())
 		} else {

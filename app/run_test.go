@@ -182,7 +182,7 @@ func TestGUIMetadataMatchesCLI(t *testing.T) {
 	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
 	u := h.ui
 	u.opts.Version = "9.8.7"
-	writeTestPNG(t, dir, "ref.png", 32, 32, nil)
+	writeTestPNG(t, dir, "ref.png", 64, 64, nil) // the smallest reference the engine takes
 	t.Chdir(dir)
 	u.refs.paths = []string{"ref.png"} // a relative path, as a typed one can be
 	out := h.generate("a fox with a reference")

@@ -233,6 +233,7 @@ func (v *viewer) update() {
 	} else {
 		v.info.Hide()
 	}
+	v.u.run.markBatch() // the run's grid outlines the image shown
 }
 
 // showEntry puts a gallery image in the viewer; full is its decoded image when at hand.

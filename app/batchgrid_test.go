@@ -1,0 +1,65 @@
+package app
+
+import (
+	"image/color"
+	"testing"
+
+	"fyne.io/fyne/v2"
+)
+
+// markedTiles returns the indexes of the batch grid's outlined tiles.
+func markedTiles(u *UI) []int {
+	var on []int
+	for i, m := range u.run.batch.marks {
+		if m.StrokeColor != nil && m.StrokeColor != color.Transparent {
+			on = append(on, i)
+		}
+	}
+	return on
+}
+
+// Issue 12: the batch grid's outline follows the viewer, not only taps in the grid: a
+// gallery pick of an image outside the run clears it, the arrow keys move it, and a
+// gallery pick of one of the run's images outlines that tile. (Before, the outline stayed
+// on the last tapped tile.)
+func TestBatchOutlineFollowsViewer(t *testing.T) {
+	fake := newFakeGen()
+	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
+	u := h.ui
+	u.ctl.setSize(64, 64)
+	lockSeed(u, 10)
+	h.generate("an older image")
+	older := u.view.shown
+	lockSeed(u, 20)
+	u.ctl.setCount(3)
+	out := h.generate("three foxes")
+	if len(out.entries) != 3 || len(u.run.batch.marks) != 3 {
+		t.Fatalf("%d entries, %d tiles", len(out.entries), len(u.run.batch.marks))
+	}
+	check := func(when string, want ...int) {
+		t.Helper()
+		got := markedTiles(u)
+		if len(got) != len(want) || len(want) == 1 && got[0] != want[0] {
+			t.Errorf("%s: tiles %v outlined, want %v (viewer shows %s)", when, got, want, u.view.shown.File)
+		}
+	}
+	check("after the run", 0)
+
+	u.gal.selectEntry(older.File, nil) // a gallery tap on an image outside the run
+	check("an image outside the run")
+
+	u.gal.selectEntry(out.entries[2].File, nil) // a gallery tap on one of the run
+	check("the run's third image picked in the gallery", 2)
+
+	// The gallery is newest first: ← goes to the newer image, → to the older one.
+	c := h.win.Canvas()
+	c.Unfocus()
+	key(c, fyne.KeyRight)
+	if u.view.shown.File != out.entries[1].File {
+		t.Fatalf("→ shows %s, want %s", u.view.shown.File, out.entries[1].File)
+	}
+	check("→ from the third image", 1)
+	key(c, fyne.KeyEnd)
+	check("End (the oldest, outside the run)")
+	h.settle()
+}

@@ -1,0 +1,86 @@
+package app
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+)
+
+// hiddenNotice is the line under the gallery's search that says when images just made
+// are hidden by the search or the Favourites filter, with a button that clears the filter.
+// It goes once the images show (the filter changed) or when dismissed.
+type hiddenNotice struct {
+	files []string // the new images the filter hides, newest last
+	bar   *fyne.Container
+	text  *widget.Label
+}
+
+// buildHiddenNotice creates the (hidden) notice.
+func (g *galleryView) buildHiddenNotice() fyne.CanvasObject {
+	n := &g.hidden
+	n.text = widget.NewLabel("")
+	n.text.Wrapping = fyne.TextWrapWord
+	n.text.Importance = widget.WarningImportance
+	show := widget.NewButton("Clear", g.clearFilter)
+	dismiss := iconButton(theme.CancelIcon(), func() {
+		n.files = nil
+		g.updateHiddenNotice()
+	})
+	n.bar = container.NewBorder(nil, nil, nil, container.NewHBox(show, dismiss), n.text)
+	n.bar.Hide()
+	return n.bar
+}
+
+// noteNew tells the gallery that file was just made: when the filter hides it, the notice
+// says so (UI goroutine, after refresh).
+func (g *galleryView) noteNew(file string) {
+	if g.u.gallery == nil || g.indexOf(file) >= 0 || slices.Contains(g.hidden.files, file) {
+		return
+	}
+	g.hidden.files = append(g.hidden.files, file)
+	g.updateHiddenNotice()
+}
+
+// updateHiddenNotice forgets the new images that show now (or are gone) and shows or hides
+// the notice.
+func (g *galleryView) updateHiddenNotice() {
+	n := &g.hidden
+	if n.bar == nil {
+		return
+	}
+	if g.u.gallery == nil {
+		n.files = nil
+	}
+	n.files = slices.DeleteFunc(n.files, func(f string) bool {
+		_, ok := g.u.gallery.ByFile(f)
+		return !ok || g.indexOf(f) >= 0
+	})
+	if len(n.files) == 0 {
+		n.bar.Hide()
+		return
+	}
+	by := "the search"
+	switch search := strings.TrimSpace(g.filter.Text) != ""; {
+	case search && g.filter.Favourites:
+		by = "the search and the Favourites filter"
+	case g.filter.Favourites:
+		by = "the Favourites filter"
+	}
+	if len(n.files) == 1 {
+		n.text.SetText("The new image is hidden by " + by + ".")
+	} else {
+		n.text.SetText(fmt.Sprintf("%d new images are hidden by %s.", len(n.files), by))
+	}
+	n.bar.Show()
+}
+
+// clearFilter empties the search and turns the Favourites filter off (the notice's Clear).
+func (g *galleryView) clearFilter() {
+	g.search.SetText("")     // refreshes through OnChanged, which drops the notice
+	g.favs.SetChecked(false) // likewise
+}

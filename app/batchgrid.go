@@ -36,8 +36,7 @@ func (rn *runner) buildBatchGrid() fyne.CanvasObject {
 	b.title = widget.NewLabel("")
 	b.title.SizeName = theme.SizeNameCaptionText
 	b.title.Truncation = fyne.TextTruncateEllipsis
-	closeBtn := widget.NewButtonWithIcon("", theme.CancelIcon(), rn.hideBatch)
-	closeBtn.Importance = widget.LowImportance
+	closeBtn := newTipButton(rn.u.tips, theme.CancelIcon(), "Close", rn.hideBatch)
 	b.rows = container.NewVBox()
 	// The scroll keeps a long row from widening the window.
 	b.box = container.NewVBox(container.NewBorder(nil, nil, nil, closeBtn, b.title),

@@ -83,8 +83,8 @@ type controls struct {
 	seed       *shortcutEntry
 	seedErr    *widget.Label
 	seedLocked bool
-	lock       *widget.Button
-	dice       *widget.Button
+	lock       *tipButton
+	dice       *tipButton
 
 	// count is the number of images per run (minCount..maxCount).
 	count *widget.Select
@@ -144,10 +144,9 @@ func (c *controls) build() fyne.CanvasObject {
 			}
 		}
 	}
-	swap := widget.NewButtonWithIcon("", theme.NewThemedResource(resources.Swap), func() {
+	swap := newTipButton(c.u.tips, theme.NewThemedResource(resources.Swap), "Swap width and height", func() {
 		c.setSize(atoiOr(c.height.Text, 0), atoiOr(c.width.Text, 0))
 	})
-	swap.Importance = widget.LowImportance
 	times := widget.NewLabel("×")
 	sizeRow := container.NewBorder(nil, nil, nil, swap,
 		container.New(layout.NewGridLayoutWithColumns(2),
@@ -184,10 +183,12 @@ func (c *controls) build() fyne.CanvasObject {
 	c.seed.SetPlaceHolder("random")
 	c.seed.OnChanged = func(string) { c.checkSeed() }
 	c.seedErr = fieldError()
-	c.dice = widget.NewButtonWithIcon("", theme.NewThemedResource(resources.Dice), func() {
+	c.dice = newTipButton(c.u.tips, theme.NewThemedResource(resources.Dice), "Pick a random seed", func() {
 		c.seed.SetText(strconv.FormatUint(randomSeed(), 10))
 	})
-	c.lock = widget.NewButtonWithIcon("", theme.NewThemedResource(resources.LockOpen), func() { c.setSeedLocked(!c.seedLocked) })
+	c.dice.Importance = widget.MediumImportance
+	c.lock = newTipButton(c.u.tips, theme.NewThemedResource(resources.LockOpen), lockTip(false), func() { c.setSeedLocked(!c.seedLocked) })
+	c.lock.Importance = widget.MediumImportance
 	seedRow := container.NewBorder(nil, nil, nil, container.NewHBox(c.dice, c.lock), c.seed)
 
 	var counts []string
@@ -201,7 +202,7 @@ func (c *controls) build() fyne.CanvasObject {
 	countHint.Importance = widget.LowImportance
 	countRow := container.NewBorder(nil, nil, nil, countHint, c.count)
 
-	c.u.run.queue = newJobQueue(c.u.run.enqueueForm, c.u.run.resumeQueue)
+	c.u.run.queue = newJobQueue(c.u.tips, c.u.run.enqueueForm, c.u.run.resumeQueue)
 	c.generate = widget.NewButtonWithIcon("Generate", theme.NewThemedResource(resources.Sparkles), c.generateOrCancel)
 	c.generate.Importance = widget.HighImportance
 	c.fit = widget.NewLabel("")
@@ -327,6 +328,7 @@ func (c *controls) checkSeed() (seed uint64, given, ok bool) {
 // setSeedLocked switches between keeping the seed (locked) and a new random one per run.
 func (c *controls) setSeedLocked(locked bool) {
 	c.seedLocked = locked
+	c.lock.tip = lockTip(locked)
 	if locked {
 		c.lock.SetIcon(theme.NewThemedResource(resources.Lock))
 		c.lock.Importance = widget.HighImportance
@@ -483,4 +485,12 @@ func atoiOr(s string, def int) int {
 		return def
 	}
 	return v
+}
+
+// lockTip names what the seed lock button does.
+func lockTip(locked bool) string {
+	if locked {
+		return "Seed kept: press for a new random seed each time"
+	}
+	return "Keep this seed for the next images"
 }

@@ -188,9 +188,10 @@ func (m *modelSettings) newDownloadPanel() (p *downloadPanel, release func()) {
 	p.dest.SetText(dest)
 	p.variant.SetSelectedIndex(idx)
 
-	browse := widget.NewButtonWithIcon("", theme.FolderOpenIcon(), func() {
+	browse := newTipButton(m.u.tips, theme.FolderOpenIcon(), "Choose the download folder", func() {
 		m.browseFolder("Choose where to download the model", p.dest.Text, func(dir string) { p.dest.SetText(dir) })
 	})
+	browse.Importance = widget.MediumImportance
 	// The progress follows the buttons directly, so it is in view on a short screen; the
 	// token, needed only for gated models, comes after it.
 	p.box = container.NewVBox(

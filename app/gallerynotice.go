@@ -27,7 +27,7 @@ func (g *galleryView) buildHiddenNotice() fyne.CanvasObject {
 	n.text.Wrapping = fyne.TextWrapWord
 	n.text.Importance = widget.WarningImportance
 	show := widget.NewButton("Clear", g.clearFilter)
-	dismiss := iconButton(theme.CancelIcon(), func() {
+	dismiss := newTipButton(g.u.tips, theme.CancelIcon(), "Dismiss", func() {
 		n.files = nil
 		g.updateHiddenNotice()
 	})

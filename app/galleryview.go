@@ -68,13 +68,13 @@ func (g *galleryView) build() fyne.CanvasObject {
 	g.checked = map[string]bool{}
 	g.pendingDel = map[string]bool{}
 	g.grid = widget.NewGridWrap(func() int { return len(g.visible) },
-		func() fyne.CanvasObject { return newGalleryCellView(g.starTapped, g.showCellMenu) },
+		func() fyne.CanvasObject { return newGalleryCellView(g.u.tips, g.starTapped, g.showCellMenu) },
 		g.updateCell)
 	g.grid.OnSelected = g.cellSelected
 
 	g.count = widget.NewLabel("")
 	g.count.SizeName = theme.SizeNameCaptionText
-	open := iconButton(theme.FolderOpenIcon(), func() {
+	open := newTipButton(g.u.tips, theme.FolderOpenIcon(), "Show the gallery folder", func() {
 		if g.u.gallery == nil {
 			return
 		}
@@ -121,7 +121,7 @@ func (g *galleryView) build() fyne.CanvasObject {
 	g.undoText = widget.NewLabel("")
 	g.undoText.Truncation = fyne.TextTruncateEllipsis
 	g.undoBtn = widget.NewButtonWithIcon("Undo", theme.ContentUndoIcon(), g.undo)
-	closeUndo := iconButton(theme.CancelIcon(), g.hideUndo)
+	closeUndo := newTipButton(g.u.tips, theme.CancelIcon(), "Close", g.hideUndo)
 	g.undoBar = container.NewPadded(container.NewBorder(nil, nil, nil, container.NewHBox(g.undoBtn, closeUndo), g.undoText))
 	g.undoBar.Hide()
 
@@ -487,16 +487,16 @@ func (u *UI) forgetThumbs(lib *gallery.Gallery, gone []gallery.Entry) {
 type galleryCellView struct {
 	widget.BaseWidget
 	thumb  *thumbImage
-	star   *widget.Button
+	star   *tipButton
 	check  *widget.Icon
 	file   string
 	onMenu func(file string, at fyne.Position)
 }
 
-func newGalleryCellView(onStar func(file string), onMenu func(file string, at fyne.Position)) *galleryCellView {
+func newGalleryCellView(tips *tipLayer, onStar func(file string), onMenu func(file string, at fyne.Position)) *galleryCellView {
 	// The check keeps its room when empty, so the cell's layout never changes.
 	c := &galleryCellView{thumb: newThumbImage(fyne.NewSquareSize(galleryCell)), check: widget.NewIcon(nil), onMenu: onMenu}
-	c.star = iconButton(starOutline, func() {
+	c.star = newTipButton(tips, starOutline, "Mark as favourite", func() {
 		if c.file != "" {
 			onStar(c.file)
 		}
@@ -582,8 +582,10 @@ func (g *galleryView) revealEntry(e gallery.Entry) {
 func (c *galleryCellView) setFavourite(on bool) {
 	if on {
 		c.star.SetIcon(starFilled)
+		c.star.tip = "Remove from favourites"
 	} else {
 		c.star.SetIcon(starOutline)
+		c.star.tip = "Mark as favourite"
 	}
 }
 

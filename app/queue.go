@@ -38,7 +38,7 @@ func (j *job) label() string {
 type queueRow struct {
 	job    *job
 	label  *widget.Label
-	remove *widget.Button
+	remove *tipButton
 }
 
 // jobQueue holds the jobs lined up behind the running one and shows them under the
@@ -46,6 +46,7 @@ type queueRow struct {
 // After a failure that would fail the next jobs too the queue is paused: the jobs stay
 // until the user resumes it.
 type jobQueue struct {
+	tips   *tipLayer // tooltips of the rows' ✕ buttons
 	jobs   []*job
 	rows   []queueRow
 	paused bool
@@ -62,8 +63,8 @@ type jobQueue struct {
 
 // newJobQueue builds the queue's widgets; onAdd is the "Add to queue" button's action and
 // onResume the Resume button's.
-func newJobQueue(onAdd, onResume func()) *jobQueue {
-	q := &jobQueue{}
+func newJobQueue(tips *tipLayer, onAdd, onResume func()) *jobQueue {
+	q := &jobQueue{tips: tips}
 	q.add = widget.NewButtonWithIcon("Add to queue", theme.ContentAddIcon(), onAdd)
 	q.add.Hide()
 	q.title = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
@@ -125,8 +126,7 @@ func (q *jobQueue) refresh() {
 		l := widget.NewLabel(fmt.Sprintf("%d. %s", i+1, j.label()))
 		l.Truncation = fyne.TextTruncateEllipsis
 		l.SizeName = theme.SizeNameCaptionText
-		x := widget.NewButtonWithIcon("", theme.CancelIcon(), func() { q.remove(j) })
-		x.Importance = widget.LowImportance
+		x := newTipButton(q.tips, theme.CancelIcon(), "Remove from the queue", func() { q.remove(j) })
 		q.rows = append(q.rows, queueRow{job: j, label: l, remove: x})
 		q.list.Add(container.NewBorder(nil, nil, nil, x, l))
 	}

@@ -60,8 +60,7 @@ func (r *refsSection) show(refs []string, thumb func(*thumbImage, string), remov
 	for _, p := range refs {
 		th := newThumbImage(fyne.NewSquareSize(refCell))
 		thumb(th, p)
-		rm := widget.NewButtonWithIcon("", theme.CancelIcon(), func() { remove(p) })
-		rm.Importance = widget.LowImportance
+		rm := newTipButton(r.u.tips, theme.CancelIcon(), "Remove this reference", func() { remove(p) })
 		cells = append(cells, container.NewStack(th,
 			container.NewVBox(container.NewHBox(layout.NewSpacer(), rm))))
 	}

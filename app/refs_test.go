@@ -37,7 +37,7 @@ func TestDropAddsReferences(t *testing.T) {
 		return true
 	})
 	// Remove the second one with its button.
-	test.Tap(findButton(u.refs.grid.Objects[1], ""))
+	test.Tap(findTipButton(u.refs.grid.Objects[1], "Remove this reference"))
 	if len(u.refs.paths) != 1 || u.refs.paths[0] != a {
 		t.Fatalf("after remove: refs = %v", u.refs.paths)
 	}

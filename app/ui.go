@@ -47,6 +47,8 @@ type UI struct {
 
 	banner *banner
 	status *widget.Label
+	// tips shows the icon buttons' tooltips above the window content.
+	tips *tipLayer
 
 	// The components, each owning its widgets and state.
 	ctl   controls
@@ -109,6 +111,7 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 	if opts.Backend != "" && !strings.EqualFold(opts.Backend, "default") {
 		u.model.dev.choice = opts.Backend
 	}
+	u.tips = newTipLayer(w.Canvas(), u.post)
 	root := u.build()
 	// The model first: it sets the variant's defaults, which remembered settings override.
 	switch {
@@ -128,7 +131,7 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 		u.showError(setErr)
 	}
 
-	w.SetContent(root)
+	w.SetContent(u.tips.wrap(root))
 	w.SetOnDropped(func(_ fyne.Position, uris []fyne.URI) { u.HandleDrop(uris) })
 	for _, sc := range generateShortcuts() {
 		w.Canvas().AddShortcut(sc, func(fyne.Shortcut) { u.Generate() })
@@ -195,7 +198,7 @@ const sidePanelWidth = 300
 
 // build creates the widget tree and returns its root.
 func (u *UI) build() fyne.CanvasObject {
-	u.banner = newBanner()
+	u.banner = newBanner(u.tips)
 	u.status = widget.NewLabel("")
 	u.status.Truncation = fyne.TextTruncateEllipsis
 	u.status.SizeName = theme.SizeNameCaptionText
@@ -283,13 +286,12 @@ type banner struct {
 	topic bannerTopic
 }
 
-func newBanner() *banner {
+func newBanner(tips *tipLayer) *banner {
 	b := &banner{bg: canvas.NewRectangle(color.Transparent), icon: widget.NewIcon(theme.ErrorIcon()), text: widget.NewLabel("")}
 	b.bg.CornerRadius = theme.InputRadiusSize()
 	b.text.Wrapping = fyne.TextWrapWord
 	b.text.Selectable = true
-	closeBtn := widget.NewButtonWithIcon("", theme.CancelIcon(), func() { b.box.Hide() })
-	closeBtn.Importance = widget.LowImportance
+	closeBtn := newTipButton(tips, theme.CancelIcon(), "Close this message", func() { b.box.Hide() })
 	row := container.NewBorder(nil, nil, b.icon, closeBtn, b.text)
 	b.box = container.NewPadded(container.NewStack(b.bg, container.NewPadded(row)))
 	b.box.Hide()

@@ -102,7 +102,7 @@ func (v *viewer) build() fyne.CanvasObject {
 	v.busy = widget.NewActivity()
 	v.busyBox = container.NewCenter(container.NewGridWrap(fyne.NewSquareSize(48), v.busy))
 	v.busyBox.Hide()
-	v.zoom = newZoomBar(v.image, theme.ViewFullScreenIcon(), "Full-size view (F)", v.openFullView)
+	v.zoom = newZoomBar(v.u.tips, v.image, theme.ViewFullScreenIcon(), "Full-size view (F)", v.openFullView)
 	v.imageArea = container.NewBorder(nil, v.zoom.box, nil, nil,
 		container.NewStack(backdrop, container.NewPadded(v.image), v.busyBox, v.progress))
 
@@ -152,14 +152,6 @@ func (v *viewer) build() fyne.CanvasObject {
 // actionButton is a low-key button with an icon and a label.
 func actionButton(label string, icon fyne.Resource, tapped func()) *widget.Button {
 	b := widget.NewButtonWithIcon(label, icon, tapped)
-	b.Importance = widget.LowImportance
-	return b
-}
-
-// iconButton is a low-key button with only an icon; give it a label next to it, or use
-// actionButton.
-func iconButton(icon fyne.Resource, tapped func()) *widget.Button {
-	b := widget.NewButtonWithIcon("", icon, tapped)
 	b.Importance = widget.LowImportance
 	return b
 }

@@ -394,7 +394,7 @@ func TestViewerButtonsAreLabelled(t *testing.T) {
 	n := 0
 	walk = func(o fyne.CanvasObject) {
 		switch v := o.(type) {
-		case *hoverButton:
+		case *tipButton:
 			n++
 			if v.tip == "" {
 				t.Errorf("icon button without a hint")
@@ -418,15 +418,17 @@ func TestViewerButtonsAreLabelled(t *testing.T) {
 		t.Errorf("found %d buttons, want the 8 actions and 4 zoom buttons", n)
 	}
 
-	// Hovering an icon button names it.
+	// Hovering an icon button names it in a tooltip.
 	b := u.view.zoom.in
+	u.tips.after = func(_ time.Duration, fn func()) func() { fn(); return func() {} }
 	b.MouseIn(&desktop.MouseEvent{})
-	if u.view.zoom.hint.Text != "Zoom in (+)" {
-		t.Errorf("hint while hovering zoom in: %q", u.view.zoom.hint.Text)
+	h.settle()
+	if u.tips.owner != b || u.tips.text.Text != "Zoom in (+)" || !u.tips.box.Visible() {
+		t.Errorf("tooltip while hovering zoom in: %q (shown %v)", u.tips.text.Text, u.tips.box.Visible())
 	}
 	b.MouseOut()
-	if u.view.zoom.hint.Text != zoomHelp {
-		t.Errorf("hint after hovering: %q", u.view.zoom.hint.Text)
+	if u.tips.box.Visible() {
+		t.Error("tooltip still shown after hovering")
 	}
 }
 

@@ -19,7 +19,8 @@ type zoomImage struct {
 
 	// Image is the image shown, nil for none; change it with SetImage.
 	Image image.Image
-	// OnChanged, when set, is called after the zoom changed.
+	// OnChanged, when set, is called after the zoom changed, also when a fitted image's
+	// scale changed with the widget's size.
 	OnChanged func()
 
 	sub     image.Image // Image, in a form with SubImage
@@ -29,6 +30,7 @@ type zoomImage struct {
 	hover   bool
 	raster  *canvas.Image
 	crop    image.Rectangle // the part of sub in raster
+	telling bool            // OnChanged is running
 }
 
 func newZoomImage() *zoomImage {
@@ -161,9 +163,17 @@ func (z *zoomImage) layoutView(size fyne.Size) {
 // update redraws after a change of image or view and tells OnChanged.
 func (z *zoomImage) update() {
 	z.Refresh()
-	if z.OnChanged != nil {
-		z.OnChanged()
+	z.changed()
+}
+
+// changed tells OnChanged, unless it is running already (it may lay the widget out).
+func (z *zoomImage) changed() {
+	if z.OnChanged == nil || z.telling {
+		return
 	}
+	z.telling = true
+	defer func() { z.telling = false }()
+	z.OnChanged()
 }
 
 // Scrolled zooms around the pointer (vertical scrolling) or pans (horizontal).
@@ -220,7 +230,12 @@ type zoomRenderer struct{ z *zoomImage }
 
 func (r *zoomRenderer) Layout(size fyne.Size) {
 	z := r.z
+	scale := z.view.scale
 	z.layoutView(size)
+	if z.view.fit && z.view.scale != scale {
+		// A fitted image's scale follows the size: the zoom level shown changes.
+		defer z.changed()
+	}
 	src, pos, sz, ok := visibleCrop(z.view, z.imgSize(), size)
 	if z.sub == nil || !ok {
 		z.raster.Hide()

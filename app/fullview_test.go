@@ -1,0 +1,63 @@
+package app
+
+import (
+	"fmt"
+	"testing"
+
+	"fyne.io/fyne/v2"
+)
+
+// fitLabel is what the zoom bar of z should show while fitted.
+func fitLabel(t *testing.T, z *zoomImage) string {
+	t.Helper()
+	if z.Size().IsZero() {
+		t.Fatal("the zoom image has not been laid out")
+	}
+	p := z.Percent()
+	if p <= 0 {
+		t.Fatalf("fit percentage %d for an image in %v", p, z.Size())
+	}
+	return fmt.Sprintf("Fit (%d%%)", p)
+}
+
+// Issue 12: the zoom level follows the image area's size. (Before: the full-size view
+// said "Fit (0%)", worked out before its window was laid out, and neither label changed
+// when its window was resized.)
+func TestZoomLevelFollowsSize(t *testing.T) {
+	h := viewerHarness(t, 1)
+	u := h.ui
+	e := h.at(0)
+	u.gal.selectEntry(e.File, nil)
+	h.waitShownImage(e)
+
+	check := func(what string, b *zoomBar) {
+		t.Helper()
+		if !b.image.Fitted() {
+			t.Fatalf("%s: not fitted", what)
+		}
+		if want := fitLabel(t, b.image); b.level.Text != want {
+			t.Errorf("%s: zoom level %q, want %q (image area %v)", what, b.level.Text, want, b.image.Size())
+		}
+	}
+	check("viewer", u.view.zoom)
+
+	u.view.openFullView()
+	f := u.view.full
+	if f == nil {
+		t.Fatal("the full-size view did not open")
+	}
+	check("full-size view", f.zoom)
+	before := f.zoom.level.Text
+	f.win.Resize(fyne.NewSize(500, 400))
+	check("resized full-size view", f.zoom)
+	if f.zoom.level.Text == before {
+		t.Errorf("full-size view: zoom level %q did not change with the window", before)
+	}
+
+	before = u.view.zoom.level.Text
+	h.win.Resize(fyne.NewSize(1000, 700))
+	check("resized viewer", u.view.zoom)
+	if u.view.zoom.level.Text == before {
+		t.Errorf("viewer: zoom level %q did not change with the window", before)
+	}
+}

@@ -68,7 +68,9 @@ func (g *galleryView) build() fyne.CanvasObject {
 	g.checked = map[string]bool{}
 	g.pendingDel = map[string]bool{}
 	g.grid = widget.NewGridWrap(func() int { return len(g.visible) },
-		func() fyne.CanvasObject { return newGalleryCellView(g.u.tips, g.starTapped, g.showCellMenu) },
+		func() fyne.CanvasObject {
+			return newGalleryCellView(g.u.tips, g.cellTapped, g.starTapped, g.showCellMenu)
+		},
 		g.updateCell)
 	g.grid.OnSelected = g.cellSelected
 
@@ -164,6 +166,23 @@ func (g *galleryView) cellSelected(id widget.GridWrapItemID) {
 	g.syncing = false
 	g.grid.RefreshItem(id)
 	g.updateSelectBar()
+}
+
+// cellTapped is a click on the cell showing file: in selection mode it ticks or unticks
+// it, else it selects it in the grid and shows it.
+func (g *galleryView) cellTapped(file string) {
+	id := g.indexOf(file)
+	if id < 0 {
+		return
+	}
+	if g.selecting {
+		g.cellSelected(id)
+		return
+	}
+	g.grid.Select(id) // selects and, through OnSelected, shows it, unless already selected
+	if v := g.u.view; !v.shownOK || v.followRun || v.shown.File != file {
+		g.cellSelected(id)
+	}
 }
 
 // refresh filters the gallery again and redraws the grid after it or the filter changed.
@@ -490,12 +509,13 @@ type galleryCellView struct {
 	star   *tipButton
 	check  *widget.Icon
 	file   string
+	onTap  func(file string)
 	onMenu func(file string, at fyne.Position)
 }
 
-func newGalleryCellView(tips *tipLayer, onStar func(file string), onMenu func(file string, at fyne.Position)) *galleryCellView {
+func newGalleryCellView(tips *tipLayer, onTap, onStar func(file string), onMenu func(file string, at fyne.Position)) *galleryCellView {
 	// The check keeps its room when empty, so the cell's layout never changes.
-	c := &galleryCellView{thumb: newThumbImage(fyne.NewSquareSize(galleryCell)), check: widget.NewIcon(nil), onMenu: onMenu}
+	c := &galleryCellView{thumb: newThumbImage(fyne.NewSquareSize(galleryCell)), check: widget.NewIcon(nil), onTap: onTap, onMenu: onMenu}
 	c.star = newTipButton(tips, starOutline, "Mark as favourite", func() {
 		if c.file != "" {
 			onStar(c.file)
@@ -510,6 +530,15 @@ func (c *galleryCellView) CreateRenderer() fyne.WidgetRenderer {
 	// The padding lets the grid's selection and hover highlight show around the image.
 	top := container.NewHBox(c.check, layout.NewSpacer(), c.star)
 	return widget.NewSimpleRenderer(container.NewStack(container.NewPadded(c.thumb), container.NewBorder(top, nil, nil, nil)))
+}
+
+// Tapped implements fyne.Tappable. A cell that takes secondary taps must take primary ones
+// too: a real window sends a click to the topmost object taking any kind of tap, so without
+// this the grid under the cell never hears of it and nothing gets selected.
+func (c *galleryCellView) Tapped(*fyne.PointEvent) {
+	if c.file != "" && c.onTap != nil {
+		c.onTap(c.file)
+	}
 }
 
 // TappedSecondary implements fyne.SecondaryTappable: it opens the cell's context menu.

@@ -406,3 +406,38 @@ func TestGallerySurvivesRestartAndShowsLineage(t *testing.T) {
 		t.Errorf("reuse settings: prompt %q seed %q", u.ctl.prompt.Text, u.ctl.seed.Text)
 	}
 }
+
+// A click on a cell shows its image (and ticks it in selection mode). The cell takes
+// secondary taps for its menu, so it must take primary ones itself: a real window gives a
+// click to the topmost object taking any kind of tap, and the grid under the cell never saw
+// it (before: clicking a thumbnail did nothing in the real window once the menu existed).
+func TestClickingACellShowsIt(t *testing.T) {
+	h := galleryHarness(t, t.TempDir(), "a red castle", "a blue sea", "a green forest")
+	u := h.ui
+	h.settle()
+	cell := galleryCellFor(t, u, "img-01.png")
+	tappable, ok := any(cell).(fyne.Tappable)
+	if !ok {
+		t.Fatal("gallery cells take secondary taps but not primary ones: clicks never reach the grid")
+	}
+	tappable.Tapped(&fyne.PointEvent{})
+	h.settle()
+	if !u.view.shownOK || u.view.shown.File != "img-01.png" {
+		t.Fatalf("after a click the viewer shows %q (%v)", u.view.shown.File, u.view.shownOK)
+	}
+	tappable.Tapped(&fyne.PointEvent{}) // again: still shown, nothing else happens
+	h.settle()
+	if u.view.shown.File != "img-01.png" {
+		t.Fatalf("a second click shows %q", u.view.shown.File)
+	}
+	// In selection mode a click ticks and unticks.
+	u.gal.setSelecting(true)
+	tappable.Tapped(&fyne.PointEvent{})
+	if !u.gal.checked["img-01.png"] {
+		t.Error("a click in selection mode did not tick the image")
+	}
+	tappable.Tapped(&fyne.PointEvent{})
+	if u.gal.checked["img-01.png"] {
+		t.Error("a second click in selection mode did not untick it")
+	}
+}

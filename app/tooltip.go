@@ -27,6 +27,7 @@ type tipLayer struct {
 	after func(d time.Duration, fn func()) (stop func())
 
 	root  *fyne.Container // the window content: what wrap was given, and the tip above it
+	layer *fyne.Container // the layer above the content holding box
 	box   *fyne.Container // the tip, placed by hand
 	bg    *canvas.Rectangle
 	text  *canvas.Text
@@ -52,7 +53,8 @@ func afterFunc(d time.Duration, fn func()) func() {
 
 // wrap returns the window content: content with the tooltips above it.
 func (l *tipLayer) wrap(content fyne.CanvasObject) fyne.CanvasObject {
-	l.root = container.NewStack(content, container.NewWithoutLayout(l.box))
+	l.layer = container.NewWithoutLayout(l.box)
+	l.root = container.NewStack(content, l.layer)
 	return l.root
 }
 
@@ -81,7 +83,9 @@ func (l *tipLayer) show(b *tipButton) {
 	l.box.Move(tipPosition(b.at.Subtract(l.root.Position()), b.Size(), size, l.root.Size()))
 	l.owner = b
 	l.box.Show()
-	l.box.Refresh()
+	// Refresh the layer, not the box: a real window's canvas does not know an object that
+	// was hidden when it was built, so refreshing the box itself repaints nothing.
+	l.layer.Refresh()
 }
 
 // hide hides b's tip if it shows.
@@ -91,6 +95,7 @@ func (l *tipLayer) hide(b *tipButton) {
 	}
 	l.owner = nil
 	l.box.Hide()
+	l.layer.Refresh()
 }
 
 // tipPosition places a tip of size tip for a button at btn of size size inside an area:

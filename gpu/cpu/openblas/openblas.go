@@ -52,12 +52,7 @@ func (*Backend) CoreName() string { return C.GoString(C.openblas_get_corename())
 // Sgemm implements cpu.BLAS: C = alpha·op(A)·op(B) + beta·C, row-major. It panics if a slice
 // is too short for the given sizes and strides.
 func (*Backend) Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	blasargs.Check(transA, transB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc)
-	if m == 0 || n == 0 {
-		return
-	}
-	if k == 0 {
-		blasargs.ScaleC(m, n, beta, c, ldc)
+	if !blasargs.Prepare(transA, transB, m, n, k, beta, len(a), lda, len(b), ldb, c, ldc) {
 		return
 	}
 	C.sgemm_row_major(cbool(transA), cbool(transB), C.int(m), C.int(n), C.int(k), C.float(alpha),

@@ -66,3 +66,18 @@ func ScaleC(m, n int, beta float32, c []float32, ldc int) {
 		}
 	}
 }
+
+// Prepare checks a row-major Sgemm call (see Check) and does the calls that need no BLAS:
+// an empty C, and k == 0 (C = beta·C, see ScaleC). It reports whether the backend must still
+// call its BLAS, which then sees only non-empty, in-bounds operands.
+func Prepare(transA, transB bool, m, n, k int, beta float32, lenA, lda, lenB, ldb int, c []float32, ldc int) bool {
+	Check(transA, transB, m, n, k, lenA, lda, lenB, ldb, len(c), ldc)
+	if m == 0 || n == 0 {
+		return false
+	}
+	if k == 0 {
+		ScaleC(m, n, beta, c, ldc)
+		return false
+	}
+	return true
+}

@@ -71,3 +71,22 @@ func equal(a, b []float32) bool {
 	}
 	return len(a) == len(b)
 }
+
+func TestPrepare(t *testing.T) {
+	c := []float32{1, 2, 3, 4}
+	if Prepare(false, false, 0, 2, 3, 0, 0, 3, 6, 2, nil, 2) {
+		t.Error("empty C needs a BLAS call")
+	}
+	if Prepare(false, false, 2, 2, 0, 0.5, 0, 1, 0, 2, c, 2) || c[0] != 0.5 || c[3] != 2 {
+		t.Errorf("k = 0: BLAS call asked or C = %v, want beta·C", c)
+	}
+	if !Prepare(false, false, 2, 2, 1, 0, 2, 1, 2, 2, c, 2) {
+		t.Error("a real product needs no BLAS call")
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("a short C did not panic")
+		}
+	}()
+	Prepare(false, false, 2, 2, 1, 0, 2, 1, 2, 2, c[:3], 2)
+}

@@ -48,50 +48,6 @@ func normals(r *rand.Rand, n int, mean float64) []float32 {
 	return x
 }
 
-// normalsBF16 returns n bfloat16 weights ~ N(0, std²), as bits and widened to float64.
-func normalsBF16(r *rand.Rand, n int, std float64) ([]uint16, []float64) {
-	bits := make([]uint16, n)
-	wide := make([]float64, n)
-	for i := range bits {
-		bits[i] = uint16(math.Float32bits(float32(std*r.NormFloat64())) >> 16)
-		wide[i] = float64(math.Float32frombits(uint32(bits[i]) << 16))
-	}
-	return bits, wide
-}
-
-func nanSlice(n int) []float32 {
-	x := make([]float32, n)
-	for i := range x {
-		x[i] = float32(math.NaN())
-	}
-	return x
-}
-
-func widen64(x []float32) []float64 {
-	y := make([]float64, len(x))
-	for i, v := range x {
-		y[i] = float64(v)
-	}
-	return y
-}
-
-func softmax64(row []float64) []float64 {
-	m := math.Inf(-1)
-	for _, v := range row {
-		m = max(m, v)
-	}
-	out := make([]float64, len(row))
-	var s float64
-	for i, v := range row {
-		out[i] = math.Exp(v - m)
-		s += out[i]
-	}
-	for i := range out {
-		out[i] /= s
-	}
-	return out
-}
-
 // tolRowwise is the rel-L2 tolerance of element-wise and row-wise float32 kernels (measured
 // ≤ 1e-7: a few float32 roundings per element).
 const tolRowwise = 3e-7

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"kleinbild/gpu"
+	"kleinbild/gpu/internal/refmath"
 )
 
 // The ops that moved here from the engine must keep its float32 rounding bit for bit: each is
@@ -95,7 +96,7 @@ func TestPortedOpsExact(t *testing.T) {
 		// SwiGLU: strided equals dense row by row, gaps untouched.
 		const sr, hid, xs, ys = 4, 6, 15, 9
 		sx := normals(r, sr*xs, 0)
-		st, so := mustF32(t, b, sx), mustF32(t, b, nanSlice(sr*ys))
+		st, so := mustF32(t, b, sx), mustF32(t, b, refmath.NaNs(sr*ys))
 		b.SwiGLU(so, st, sr, hid, xs, ys)
 		got := mustRead(t, b, so)
 		for rr := range sr {
@@ -162,7 +163,7 @@ func TestConcurrentUse(t *testing.T) {
 		r := seededRand(t)
 		const rows, in, out = 9, 64, 300
 		x := mustF32(t, b, normals(r, rows*in, 0), rows, in)
-		bits, _ := normalsBF16(r, out*in, 0.1)
+		bits, _ := refmath.RandBF16(r, out*in, 0.1)
 		w, err := b.WeightBF16(bits, out, in)
 		if err != nil {
 			t.Fatal(err)
@@ -171,7 +172,7 @@ func TestConcurrentUse(t *testing.T) {
 		q, k, v := mustF32(t, b, normals(r, 130*16, 0)), mustF32(t, b, normals(r, 130*16, 0)), mustF32(t, b, normals(r, 130*16, 0))
 		cp := gpu.ConvParams{InC: 3, InH: 9, InW: 9, KH: 3, KW: 3, Stride: 2, PadBottom: 1, PadRight: 1}
 		img := mustF32(t, b, normals(r, 3*81, 0))
-		cbits, _ := normalsBF16(r, 4*27, 0.2)
+		cbits, _ := refmath.RandBF16(r, 4*27, 0.2)
 		cw, err := b.WeightBF16(cbits, 4, 27)
 		if err != nil {
 			t.Fatal(err)

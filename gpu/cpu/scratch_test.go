@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"kleinbild/gpu"
+	"kleinbild/gpu/internal/refmath"
 )
 
 // bytesPerRun returns the average heap bytes allocated by fn after one warm-up call.
@@ -31,7 +32,7 @@ func TestScratchReuse(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *Backend) {
 		r := seededRand(t)
 		x := mustF32(t, b, normals(r, 64*512, 0), 64, 512)
-		wb, _ := normalsBF16(r, 1000*512, 0.05)
+		wb, _ := refmath.RandBF16(r, 1000*512, 0.05)
 		w, err := b.WeightBF16(wb, 1000, 512)
 		if err != nil {
 			t.Fatal(err)
@@ -45,7 +46,7 @@ func TestScratchReuse(t *testing.T) {
 		attn := bytesPerRun(10, func() { b.Attention(out, q, q, q, p) })
 
 		in := mustF32(t, b, normals(r, 16*64*64, 0))
-		cb, _ := normalsBF16(r, 32*16*9, 0.1)
+		cb, _ := refmath.RandBF16(r, 32*16*9, 0.1)
 		cw, err := b.WeightBF16(cb, 32, 16*9)
 		if err != nil {
 			t.Fatal(err)

@@ -1,6 +1,8 @@
 package cpu
 
 import (
+	"kleinbild/gpu/internal/refmath"
+
 	"math"
 	"testing"
 )
@@ -43,7 +45,7 @@ func TestExpShifted(t *testing.T) {
 			row[n/2] = -math.MaxFloat32
 			row[n/3] = float32(math.Inf(-1))
 		}
-		ref := softmax64(widen64(row)) // normalised: compare shapes, then the sum separately
+		ref := refmath.Softmax(refmath.Widen(row)) // normalised: compare shapes, then the sum separately
 		m := math.Inf(-1)
 		for _, v := range row {
 			m = max(m, float64(v))
@@ -83,7 +85,7 @@ func TestWidenBF16(t *testing.T) {
 	src[3], src[17], src[20] = 0x7fc0, 0xff80, 0x0001 // NaN, -Inf, subnormal
 	for start := 0; start < 2; start++ {
 		for n := 0; start+n <= len(src); n++ {
-			dst := nanSlice(n + 1)
+			dst := refmath.NaNs(n + 1)
 			dst[n] = 42
 			widenBF16(dst, src[start:start+n])
 			for i := 0; i < n; i++ {

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"kleinbild/gpu"
+	"kleinbild/gpu/internal/refmath"
 )
 
 // TestLinearSmoke: a tiny Linear with bias by f32 and bf16 weights, exactly.
@@ -45,7 +46,7 @@ func TestLinearEmpty(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			y := mustF32(t, b, nanSlice(6), 2, 3)
+			y := mustF32(t, b, refmath.NaNs(6), 2, 3)
 			b.Linear(y, x, w, mustF32(t, b, []float32{1, 2, 3}), 2)
 			got := mustRead(t, b, y)
 			for i, v := range got {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"kleinbild/gpu"
+	"kleinbild/gpu/internal/refmath"
 )
 
 func refSiLU(v float64) float64 { return v / (1 + math.Exp(-v)) }
@@ -60,7 +61,7 @@ func TestSwiGLU(t *testing.T, b gpu.Backend, o Options) {
 			}
 		}
 		x := strided(xd, rows, 2*hidden, xs)
-		init := strided(nans(rows*hidden), rows, hidden, ys)
+		init := strided(refmath.NaNs(rows*hidden), rows, hidden, ys)
 		lb := label("rows=%d hidden=%d xStride=%d yStride=%d", rows, hidden, sh[2], sh[3])
 		xt, y := e.in(x), e.tensor(init, false)
 		b.SwiGLU(y.t, xt.t, rows, hidden, sh[2], sh[3])
@@ -185,7 +186,7 @@ func TestCopy(t *testing.T, b gpu.Backend, o Options) {
 	}
 
 	// BF16: a weight copied into an allocated BF16 tensor, read back widened.
-	bits, wide := e.randBF16(1001, 1)
+	bits, wide := refmath.RandBF16(e.r, 1001, 1)
 	w := e.weightBF16(bits)
 	dst, err := b.Alloc(gpu.BF16, 1001)
 	if err != nil {
@@ -219,9 +220,9 @@ func TestRoPE(t *testing.T, b gpu.Backend, o Options) {
 			}
 			want := make([]float64, 0, seq*heads*hd)
 			for s := 0; s < seq; s++ {
-				c, sn := f64(cos[s*hd:(s+1)*hd]), f64(sin[s*hd:(s+1)*hd])
+				c, sn := refmath.Widen(cos[s*hd:(s+1)*hd]), refmath.Widen(sin[s*hd:(s+1)*hd])
 				for h := 0; h < heads; h++ {
-					v := f64(x[s*stride+off+h*hd : s*stride+off+(h+1)*hd])
+					v := refmath.Widen(x[s*stride+off+h*hd : s*stride+off+(h+1)*hd])
 					o := make([]float64, hd)
 					for i := range o {
 						var rot float64 // the partner element, sign included

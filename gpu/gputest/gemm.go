@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"kleinbild/gpu"
+	"kleinbild/gpu/internal/refmath"
 )
 
 // --- Linear -----------------------------------------------------------------------------------
@@ -56,10 +57,10 @@ func TestLinear(t *testing.T, b gpu.Backend, o Options) {
 		x := e.randn(rows*in, 0)
 		bias := e.randn(out, 0)
 		std := 1 / math.Sqrt(float64(in))
-		bits, wide := e.randBF16(out*in, std)
+		bits, wide := refmath.RandBF16(e.r, out*in, std)
 		wf32 := e.randScaled(out*in, std)
 		// The float64 references dominate the run time: compute them once without bias.
-		ref32 := refLinear(x, rows, in, out, f64(wf32), nil)
+		ref32 := refLinear(x, rows, in, out, refmath.Widen(wf32), nil)
 		ref16 := refLinear(e.bf16Activations(x), rows, in, out, wide, nil)
 		for _, withBias := range []bool{false, true} {
 			var bb []float32
@@ -110,24 +111,6 @@ func addBias(ref []float64, bias []float32, inner int) []float64 {
 
 // --- Attention --------------------------------------------------------------------------------
 
-// refSoftmax is the softmax of row in float64.
-func refSoftmax(row []float64) []float64 {
-	m := math.Inf(-1)
-	for _, v := range row {
-		m = max(m, v)
-	}
-	out := make([]float64, len(row))
-	var s float64
-	for i, v := range row {
-		out[i] = math.Exp(v - m)
-		s += out[i]
-	}
-	for i := range out {
-		out[i] /= s
-	}
-	return out
-}
-
 // refAttention computes attention in float64 straight from the definition, dense [SeqQ,
 // Heads·HeadDim]; masked keys are left out (they weigh exactly 0).
 func refAttention(q, k, v []float32, p gpu.AttnParams) []float64 {
@@ -152,7 +135,7 @@ func refAttention(q, k, v []float32, p gpu.AttnParams) []float64 {
 				scores = append(scores, s*float64(p.Scale))
 				keys = append(keys, j)
 			}
-			w := refSoftmax(scores)
+			w := refmath.Softmax(scores)
 			o := out[(i*p.Heads+h)*p.HeadDim : (i*p.Heads+h+1)*p.HeadDim]
 			for n, j := range keys {
 				vr := v[j*p.VStride+kvh*p.HeadDim : j*p.VStride+(kvh+1)*p.HeadDim]
@@ -341,7 +324,7 @@ func TestConv2D(t *testing.T, b gpu.Backend, o Options) {
 		img := e.randn(p.InC*p.InH*p.InW, 0)
 		bias := e.randn(c.outC, 0)
 		std := 1 / math.Sqrt(float64(kdim))
-		bits, wide := e.randBF16(c.outC*kdim, std)
+		bits, wide := refmath.RandBF16(e.r, c.outC*kdim, std)
 		wf32 := e.randScaled(c.outC*kdim, std)
 		oh, ow := p.OutSize()
 		// Every combination on small cases; on large ones f32 with bias and bf16 without.
@@ -359,7 +342,7 @@ func TestConv2D(t *testing.T, b gpu.Backend, o Options) {
 				w := e.weight(wf32, c.outC, kdim)
 				b.Conv2D(out.t, in.t, w.t, bt, p)
 				if ref32 == nil {
-					ref32 = refConv(img, f64(wf32), nil, c.outC, p)
+					ref32 = refConv(img, refmath.Widen(wf32), nil, c.outC, p)
 				}
 				e.check(lb+" f32", e.read(lb, out), addBias(ref32, bb, oh*ow), tolGemm(kdim))
 			}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"kleinbild/gpu"
+	"kleinbild/gpu/internal/refmath"
 )
 
 // Options adapts the suite to a backend.
@@ -164,7 +165,7 @@ func (e *env) tensor(data []float32, input bool, shape ...int) *buf {
 func (e *env) in(data []float32, shape ...int) *buf { return e.tensor(data, true, shape...) }
 
 // out makes an output tensor of n NaNs.
-func (e *env) out(n int, shape ...int) *buf { return e.tensor(nans(n), false, shape...) }
+func (e *env) out(n int, shape ...int) *buf { return e.tensor(refmath.NaNs(n), false, shape...) }
 
 // weight makes a read-only F32 weight tensor (WeightF32) viewing data at a rotating offset.
 func (e *env) weight(data []float32, shape ...int) *buf {
@@ -355,33 +356,6 @@ func (e *env) randScaled(n int, std float64) []float32 {
 		x[i] = float32(std * e.r.NormFloat64())
 	}
 	return x
-}
-
-// randBF16 returns n bfloat16 values ~ N(0, std²), as bits and widened to float64.
-func (e *env) randBF16(n int, std float64) ([]uint16, []float64) {
-	bits := make([]uint16, n)
-	wide := make([]float64, n)
-	for i := range bits {
-		bits[i] = uint16(math.Float32bits(float32(std*e.r.NormFloat64())) >> 16)
-		wide[i] = float64(math.Float32frombits(uint32(bits[i]) << 16))
-	}
-	return bits, wide
-}
-
-func nans(n int) []float32 {
-	x := make([]float32, n)
-	for i := range x {
-		x[i] = float32(math.NaN())
-	}
-	return x
-}
-
-func f64(x []float32) []float64 {
-	y := make([]float64, len(x))
-	for i, v := range x {
-		y[i] = float64(v)
-	}
-	return y
 }
 
 func f32(x []float64) []float32 {

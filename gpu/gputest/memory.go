@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"kleinbild/gpu"
+	"kleinbild/gpu/internal/refmath"
 )
 
 // TestAllocUploadRead checks the round trip of host data through Alloc, Upload and Read (also
@@ -88,7 +89,7 @@ func TestAllocUploadRead(t *testing.T, b gpu.Backend, o Options) {
 	e.checkExact("WeightF32", got, wf)
 	b.Free(w)
 
-	bits, wide := e.randBF16(1001, 3)
+	bits, wide := refmath.RandBF16(e.r, 1001, 3)
 	bits[0], bits[1], bits[2] = 0x7f80, 0xff80, 0x8000 // +Inf, −Inf, −0
 	wide[0], wide[1], wide[2] = math.Inf(1), math.Inf(-1), math.Copysign(0, -1)
 	wb, err := b.WeightBF16(bits, 11, 91)
@@ -375,14 +376,14 @@ func TestConcurrentUse(t *testing.T, b gpu.Backend, o Options) {
 	e := newEnv(t, b, o)
 	const rows, in, out = 9, 64, 300
 	x := e.randn(rows*in, 0)
-	bits, wide := e.randBF16(out*in, 0.1)
+	bits, wide := refmath.RandBF16(e.r, out*in, 0.1)
 	wantLin := refLinear(e.bf16Activations(x), rows, in, out, wide, nil)
 	ap := gpu.AttnParams{SeqQ: 130, SeqK: 130, Heads: 2, HeadDim: 8, Causal: true}
 	q, k, v := e.randn(130*16, 0), e.randn(130*16, 0), e.randn(130*16, 0)
 	wantAttn := refAttention(q, k, v, ap)
 	cp := gpu.ConvParams{InC: 3, InH: 9, InW: 9, KH: 3, KW: 3, Stride: 2, PadBottom: 1, PadRight: 1}
 	img := e.randn(3*81, 0)
-	cbits, cwide := e.randBF16(4*27, 0.2)
+	cbits, cwide := refmath.RandBF16(e.r, 4*27, 0.2)
 	wantConv := refConv(img, cwide, nil, 4, cp)
 
 	xt, wt := e.in(x, rows, in), e.weightBF16(bits, out, in)
@@ -406,7 +407,7 @@ func TestConcurrentUse(t *testing.T, b gpu.Backend, o Options) {
 			}
 			for it2 := 0; it2 < 5; it2++ {
 				for _, o := range outs {
-					b.Upload(o, nans(o.Len()))
+					b.Upload(o, refmath.NaNs(o.Len()))
 				}
 				b.Linear(outs[0], xt.t, wt.t, gpu.Tensor{}, rows)
 				b.Attention(outs[1], qt.t, kt.t, vt.t, ap)

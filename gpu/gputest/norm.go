@@ -5,13 +5,14 @@ import (
 	"testing"
 
 	"kleinbild/gpu"
+	"kleinbild/gpu/internal/refmath"
 )
 
 // refLayerNorm is (x − mean)/sqrt(var + eps)·(1 + scale) + shift per row (nil: 0).
 func refLayerNorm(x []float32, rows, dim int, eps float64, scale, shift []float32) []float64 {
 	want := make([]float64, rows*dim)
 	for i := 0; i < rows; i++ {
-		xr := f64(x[i*dim : (i+1)*dim])
+		xr := refmath.Widen(x[i*dim : (i+1)*dim])
 		var mean, vs float64
 		for _, v := range xr {
 			mean += v
@@ -152,7 +153,7 @@ func TestHeadRMSNorm(t *testing.T, b gpu.Backend, o Options) {
 				for h := 0; h < heads; h++ {
 					lo := r*stride + off + h*hd
 					want = append(want, refRMS(x[lo:lo+hd], eps, w)...)
-					gotN = append(gotN, f64(got[lo:lo+hd])...)
+					gotN = append(gotN, refmath.Widen(got[lo:lo+hd])...)
 					for i := lo; i < lo+hd; i++ {
 						changed[i] = true
 					}
@@ -187,7 +188,7 @@ func TestGroupNorm(t *testing.T, b gpu.Backend, o Options) {
 			cpg := channels / groups
 			want := make([]float64, channels*hw)
 			for gi := 0; gi < groups; gi++ {
-				seg := f64(x[gi*cpg*hw : (gi+1)*cpg*hw])
+				seg := refmath.Widen(x[gi*cpg*hw : (gi+1)*cpg*hw])
 				var mean, vs float64
 				for _, v := range seg {
 					mean += v

@@ -41,25 +41,14 @@ func measurePeak(ctx context.Context, b gpu.Backend, reps int) (p GEMMPeak, err 
 	wb := make([]uint16, p.N*p.K)                   // and as bf16; the values do not matter
 	weights.F32ToBF16(wb, wf)
 
-	var held []gpu.Tensor
-	defer func() {
-		for _, t := range held {
-			b.Free(t)
-		}
-	}()
-	keep := func(t gpu.Tensor, e error) gpu.Tensor {
-		if e != nil && err == nil {
-			err = fmt.Errorf("GEMM peak: %w", e)
-		}
-		held = append(held, t)
-		return t
-	}
-	x := keep(gpu.FromHost(b, randn(p.M*p.K, 1), p.M, p.K))
-	y := keep(b.Alloc(gpu.F32, p.M, p.N))
-	w32 := keep(b.WeightF32(wf, p.N, p.K))
-	w16 := keep(b.WeightBF16(wb, p.N, p.K))
-	if err != nil {
-		return p, err
+	h := gpu.Held{B: b}
+	defer h.Free()
+	x := h.Keep(gpu.FromHost(b, randn(p.M*p.K, 1), p.M, p.K))
+	y := h.Keep(b.Alloc(gpu.F32, p.M, p.N))
+	w32 := h.Keep(b.WeightF32(wf, p.N, p.K))
+	w16 := h.Keep(b.WeightBF16(wb, p.N, p.K))
+	if h.Err != nil {
+		return p, fmt.Errorf("GEMM peak: %w", h.Err)
 	}
 	flops := 2 * float64(p.M) * float64(p.K) * float64(p.N)
 

@@ -74,27 +74,16 @@ func calibrate(ctx context.Context, b gpu.Backend, s calibSizes) (c Calibration,
 		return v
 	}
 	// Every tensor made here is freed on return; a failed allocation ends the calibration.
-	var held []gpu.Tensor
-	defer func() {
-		for _, t := range held {
-			b.Free(t)
-		}
-	}()
-	keep := func(t gpu.Tensor, e error) gpu.Tensor {
-		if e != nil && err == nil {
-			err = fmt.Errorf("calibrate: %w", e)
-		}
-		held = append(held, t)
-		return t
-	}
-	input := func(n int) gpu.Tensor { return keep(gpu.FromHost(b, randF(n))) }
-	output := func(n int) gpu.Tensor { return keep(b.Alloc(gpu.F32, n)) }
+	h := gpu.Held{B: b}
+	defer h.Free()
+	input := func(n int) gpu.Tensor { return h.Keep(gpu.FromHost(b, randF(n))) }
+	output := func(n int) gpu.Tensor { return h.Keep(b.Alloc(gpu.F32, n)) }
 	c = Calibration{Backend: b.Name(), Measured: time.Now().UTC()}
 
 	x, y := input(s.rows*s.in), output(s.rows*s.out)
-	wt := keep(b.WeightBF16(randBF16(s.out*s.in), s.out, s.in))
-	if err != nil {
-		return Calibration{}, err
+	wt := h.Keep(b.WeightBF16(randBF16(s.out*s.in), s.out, s.in))
+	if h.Err != nil {
+		return Calibration{}, fmt.Errorf("calibrate: %w", h.Err)
 	}
 	linear := 2 * float64(s.rows) * float64(s.in) * float64(s.out)
 	if c.LinearGFLOPS, err = rate(ctx, b, s.minTime, linear, func() { b.Linear(y, x, wt, gpu.Tensor{}, s.rows) }); err != nil {
@@ -104,8 +93,8 @@ func calibrate(ctx context.Context, b gpu.Backend, s calibSizes) (c Calibration,
 	const hd = 128
 	n := s.seq * s.heads * hd
 	q, k, v, o := input(n), input(n), input(n), output(n)
-	if err != nil {
-		return Calibration{}, err
+	if h.Err != nil {
+		return Calibration{}, fmt.Errorf("calibrate: %w", h.Err)
 	}
 	p := gpu.AttnParams{SeqQ: s.seq, SeqK: s.seq, Heads: s.heads, KVHeads: s.heads, HeadDim: hd}
 	attn := 4 * float64(s.seq) * float64(s.seq) * float64(hd) * float64(s.heads)
@@ -114,9 +103,9 @@ func calibrate(ctx context.Context, b gpu.Backend, s calibSizes) (c Calibration,
 	}
 
 	in, out := input(s.ch*s.side*s.side), output(s.ch*s.side*s.side)
-	kern := keep(b.WeightBF16(randBF16(s.ch*s.ch*9), s.ch, s.ch*9))
-	if err != nil {
-		return Calibration{}, err
+	kern := h.Keep(b.WeightBF16(randBF16(s.ch*s.ch*9), s.ch, s.ch*9))
+	if h.Err != nil {
+		return Calibration{}, fmt.Errorf("calibrate: %w", h.Err)
 	}
 	cp := gpu.ConvParams{InC: s.ch, InH: s.side, InW: s.side, KH: 3, KW: 3, Stride: 1, PadTop: 1, PadLeft: 1, PadBottom: 1, PadRight: 1}
 	conv := 2 * float64(s.ch) * float64(s.ch) * 9 * float64(s.side) * float64(s.side)

@@ -159,7 +159,7 @@ func (e *Encoder) Close() error {
 
 // unbind frees the backend tensors; e.mu is held for writing.
 func (e *Encoder) unbind() {
-	e.bound.bd.free()
+	e.bound.bd.Free()
 	e.bound = bound{}
 }
 
@@ -196,17 +196,17 @@ func (e *Encoder) bind(upto int, norm bool) error {
 		return errors.New("qwen3: encoder is closed")
 	}
 	bd := &e.bound.bd
-	bd.b = e.b
-	for l := len(e.bound.layers); l < upto && bd.err == nil; l++ {
+	bd.B = e.b
+	for l := len(e.bound.layers); l < upto && bd.Err == nil; l++ {
 		lt := bd.layer(&e.layers[l])
-		if bd.err == nil {
+		if bd.Err == nil {
 			e.bound.layers = append(e.bound.layers, lt)
 		}
 	}
-	if norm && e.bound.norm.IsZero() && bd.err == nil {
+	if norm && e.bound.norm.IsZero() && bd.Err == nil {
 		e.bound.norm = bd.vector(e.norm)
 	}
-	if err := bd.err; err != nil {
+	if err := bd.Err; err != nil {
 		e.unbind()
 		return fmt.Errorf("qwen3: weights to %s: %w", e.b.Name(), err)
 	}

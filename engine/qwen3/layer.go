@@ -38,50 +38,27 @@ type layerTensors struct {
 	gate, up, down      gpu.Tensor
 }
 
-// binder creates backend tensors from host weights, remembering them for Free and keeping
-// the first error.
-type binder struct {
-	b   gpu.Backend
-	all []gpu.Tensor
-	err error
-}
-
-func (bd *binder) keep(t gpu.Tensor, err error) gpu.Tensor {
-	if err != nil {
-		if bd.err == nil {
-			bd.err = err
-		}
-		return gpu.Tensor{}
-	}
-	bd.all = append(bd.all, t)
-	return t
-}
+// binder creates backend tensors from host weights, holding them for Free and keeping
+// the first error (gpu.Held).
+type binder struct{ gpu.Held }
 
 // matrix returns m as a read-only [out, in] tensor (a view of the mapping on the CPU).
 func (bd *binder) matrix(m matrix) gpu.Tensor {
-	if bd.err != nil {
+	if bd.Err != nil {
 		return gpu.Tensor{}
 	}
 	if m.bf16 != nil {
-		return bd.keep(bd.b.WeightBF16(m.bf16, m.out, m.in))
+		return bd.Keep(bd.B.WeightBF16(m.bf16, m.out, m.in))
 	}
-	return bd.keep(bd.b.WeightF32(m.f32, m.out, m.in))
+	return bd.Keep(bd.B.WeightF32(m.f32, m.out, m.in))
 }
 
 // vector returns v (an owned copy) as a read-only tensor; nil gives the zero Tensor.
 func (bd *binder) vector(v []float32) gpu.Tensor {
-	if bd.err != nil || v == nil {
+	if bd.Err != nil || v == nil {
 		return gpu.Tensor{}
 	}
-	return bd.keep(bd.b.WeightF32(v, len(v)))
-}
-
-// free releases every tensor made so far.
-func (bd *binder) free() {
-	for _, t := range bd.all {
-		bd.b.Free(t)
-	}
-	bd.all = nil
+	return bd.Keep(bd.B.WeightF32(v, len(v)))
 }
 
 func (bd *binder) layer(l *decoderLayer) layerTensors {

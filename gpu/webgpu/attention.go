@@ -77,3 +77,9 @@ func (b *Backend) Attention(out, q, k, v gpu.Tensor, p gpu.AttnParams) {
 		uint32(p.QStride), uint32(p.KStride), uint32(p.VStride), uint32(p.OutStride), qb, kb, vb, ob, bool32(p.Causal), uint32(slices), f32u(p.Scale)},
 		gx, gy, 1)
 }
+
+// attentionVariants lists the variants of attention for head dims up to 128, reference first.
+func attentionVariants() []variantSpec { return []variantSpec{{name: "tiled-slices"}} }
+
+// attention512Variants lists the variants of the VAE's head-dim-512 attention, reference first.
+func attention512Variants() []variantSpec { return []variantSpec{{name: "untiled-slices"}} }

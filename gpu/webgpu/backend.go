@@ -29,7 +29,8 @@ type Backend struct {
 	lim     wgpu.Limits
 	scopes  *scopes
 
-	pipes map[string]*pipeline
+	pipes    map[string]*pipeline
+	variants map[string]string // kernel family -> variant set by SetVariant (variant.go)
 
 	pending   []dispatch
 	toRelease []*wgpu.Buffer // freed while pending work may still bind them

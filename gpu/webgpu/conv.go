@@ -46,3 +46,6 @@ func (b *Backend) Conv2D(out, in, w, bias gpu.Tensor, p gpu.ConvParams) {
 		uint32(p.InH), uint32(p.InW), uint32(p.KH), uint32(p.KW), uint32(p.Stride), uint32(p.PadTop), uint32(p.PadLeft), uint32(ow)},
 		uint32((npix+63)/64), uint32((outC+63)/64), 1)
 }
+
+// convVariants lists Conv2D's kernel variants, reference first.
+func convVariants() []variantSpec { return []variantSpec{{name: "t64x64-r4x4"}} }

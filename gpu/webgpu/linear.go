@@ -74,3 +74,6 @@ func (b *Backend) Linear(y, x, w, bias gpu.Tensor, rows int) {
 		o0 = o1
 	}
 }
+
+// linearVariants lists Linear's kernel variants, reference first.
+func linearVariants() []variantSpec { return []variantSpec{{name: "t64x64-r4x4"}} }

@@ -7,8 +7,8 @@ import (
 
 	"github.com/x448/float16"
 
-	"kleinbild/weights/golden"
 	"kleinbild/weights/gguf"
+	"kleinbild/weights/golden"
 )
 
 // goldenTypes are the types with vectors in golden gguf/dequant (one <TYPE>.gguf each).

@@ -4,8 +4,8 @@ import (
 	"os"
 	"testing"
 
-	"kleinbild/weights/golden"
 	"kleinbild/weights/gguf"
+	"kleinbild/weights/golden"
 )
 
 // FuzzParse feeds arbitrary bytes to the GGUF parser. Whatever parses must be consistent:

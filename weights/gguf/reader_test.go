@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"kleinbild/weights/golden"
 	"kleinbild/weights/gguf"
+	"kleinbild/weights/golden"
 )
 
 // image builds GGUF files for tests: metadata and tensors laid out as gguf-py writes them.

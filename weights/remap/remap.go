@@ -191,3 +191,20 @@ func unmapped(what string, names []string) error {
 
 // Has reports whether the plan makes the named target.
 func (p Plan) Has(name string) bool { _, ok := p[name]; return ok }
+
+// Shapes returns the targets' shapes given the shapes of the source tensors (by source name).
+func (p Plan) Shapes(src map[string][]int) (Shapes, error) {
+	out := make(Shapes, len(p))
+	for name, s := range p {
+		sh, ok := src[s.Name]
+		if !ok {
+			return nil, fmt.Errorf("%s: source tensor %s missing", name, s.Name)
+		}
+		t, err := s.Shape(sh)
+		if err != nil {
+			return nil, err
+		}
+		out[name] = t
+	}
+	return out, nil
+}

@@ -3,6 +3,7 @@ package remap
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"strconv"
 )
 
@@ -180,10 +181,13 @@ func VAEConfig(s Shapes, groups int) ([]byte, error) {
 	if r.err != nil {
 		return nil, fmt.Errorf("vae config: %w", r.err)
 	}
-	patch := 0
-	for p := 1; p*p*latent <= bn; p++ {
-		if p*p*latent == bn {
-			patch = p
+	patch := 0 // bn normalises the patchified latent: latent * patch^2 channels
+	if bn%latent == 0 {
+		p := int(math.Sqrt(float64(bn / latent)))
+		for _, c := range []int{p - 1, p, p + 1} {
+			if c > 0 && c*c == bn/latent {
+				patch = c
+			}
 		}
 	}
 	if levels == 0 || perBlock == 0 || patch == 0 {

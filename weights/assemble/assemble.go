@@ -22,6 +22,11 @@ import (
 // holds views of src's mappings: src must stay open while it is used, and closing the result
 // does not close src.
 func FromCheckpoint(src *weights.Checkpoint, plan remap.Plan) (*weights.Checkpoint, error) {
+	return fromCheckpoint(src, plan, nil)
+}
+
+// fromCheckpoint is FromCheckpoint with closer run when the result is closed.
+func fromCheckpoint(src *weights.Checkpoint, plan remap.Plan, closer func() error) (*weights.Checkpoint, error) {
 	var tensors []weights.TensorData
 	for _, name := range plan.Targets() {
 		s := plan[name]
@@ -35,7 +40,7 @@ func FromCheckpoint(src *weights.Checkpoint, plan remap.Plan) (*weights.Checkpoi
 		}
 		tensors = append(tensors, td)
 	}
-	f, err := weights.NewFile(src.Path, tensors, nil)
+	f, err := weights.NewFile(src.Path, tensors, closer)
 	if err != nil {
 		return nil, err
 	}

@@ -68,7 +68,7 @@ test-purego:
 
 # Every parser of outside data has a fuzz target; each runs FUZZTIME (longer: make fuzz
 # FUZZTIME=5m). Minimising a new input is capped so that short runs still execute widely.
-FUZZ_TARGETS := weights:FuzzParse weights:FuzzParseIndex engine/tokenizer:FuzzEncode \
+FUZZ_TARGETS := weights:FuzzParse weights:FuzzParseIndex weights/gguf:FuzzParse weights/remap:FuzzPlans engine/tokenizer:FuzzEncode \
                 engine/tokenizer:FuzzLoadTokenizerJSON engine/sched:FuzzSchedulerConfig \
                 engine/qwen3:FuzzQwen3Config engine/flux2:FuzzFlux2Config engine/vae:FuzzVAEConfig \
                 engine:FuzzModelIndex engine/imageio:FuzzImageHeader engine/imageio:FuzzReadMetadata \

@@ -1,0 +1,55 @@
+package weights
+
+import (
+	"fmt"
+	"math"
+	"sort"
+)
+
+// TensorData is one tensor of a File assembled from data already in memory: views of
+// another format's mapping (a GGUF file) or converted copies (dequantized weights).
+type TensorData struct {
+	Name  string
+	DType DType
+	Shape []int
+	Data  []byte // little-endian, len = DType.Size() * number of elements
+}
+
+// NewFile makes a File of tensors held in memory. path names it in errors and as the
+// tensors' File. closer, if not nil, runs once on Close (for instance to unmap the file the
+// data is a view of). Sizes, shapes and names are checked as for a safetensors file.
+func NewFile(path string, tensors []TensorData, closer func() error) (*File, error) {
+	f := &File{Path: path, Metadata: map[string]string{}, tensors: make(map[string]*Tensor, len(tensors)), unmap: closer}
+	if f.unmap == nil {
+		f.unmap = func() error { return nil }
+	}
+	for _, td := range tensors {
+		if _, dup := f.tensors[td.Name]; dup {
+			return nil, fmt.Errorf("%s: tensor %q given twice", path, td.Name)
+		}
+		if td.DType.Size() == 0 {
+			return nil, fmt.Errorf("%s: tensor %q has unknown dtype %s", path, td.Name, td.DType)
+		}
+		n := 1
+		for _, d := range td.Shape {
+			if d < 0 || (d > 0 && n > math.MaxInt/td.DType.Size()/d) {
+				return nil, fmt.Errorf("%s: tensor %q has invalid shape %v", path, td.Name, td.Shape)
+			}
+			n *= d
+		}
+		if n*td.DType.Size() != len(td.Data) {
+			return nil, fmt.Errorf("%s: tensor %q: shape %v of %s needs %d bytes, has %d", path, td.Name, td.Shape, td.DType, n*td.DType.Size(), len(td.Data))
+		}
+		f.tensors[td.Name] = &Tensor{Name: td.Name, DType: td.DType, Shape: append([]int(nil), td.Shape...), File: path, data: td.Data}
+		f.names = append(f.names, td.Name)
+	}
+	sort.Strings(f.names)
+	return f, nil
+}
+
+// NewCheckpoint reads files as one checkpoint, as Open does for the shards of a folder; a
+// tensor name in two files is an error. The checkpoint owns the files: closing it closes
+// them (also when NewCheckpoint fails).
+func NewCheckpoint(path string, files ...*File) (*Checkpoint, error) {
+	return newCheckpoint(path, files)
+}

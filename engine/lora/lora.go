@@ -12,7 +12,6 @@
 package lora
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -273,6 +272,3 @@ func readScalar(t *weights.Tensor) (float64, error) {
 	}
 	return x, nil
 }
-
-// errNoTerms is returned by Stack methods for an empty stack.
-var errNoTerms = errors.New("lora: no adapters")

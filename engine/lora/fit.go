@@ -1,7 +1,10 @@
 package lora
 
 import (
+	"cmp"
+	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -94,6 +97,11 @@ type Summary struct {
 	DoubleBlocks, Singles int    // highest block index + 1 adapted
 	Hidden                int    // transformer width read from the shapes (0: unknown)
 	Fits                  string // "FLUX.2-klein 4B", "FLUX.2-klein 9B", "FLUX.1", … ("" unknown)
+
+	// From the file's metadata where present (modelspec.*, kohya's ss_*):
+	Name      string   // modelspec.title, else ss_output_name
+	BaseModel string   // modelspec.architecture, else ss_base_model_version
+	Triggers  []string // modelspec.trigger_phrase (comma-separated), else the most frequent ss_tag_frequency tags
 }
 
 // hiddenFromOut lists the modules whose output (not input) size is the transformer width.
@@ -135,6 +143,9 @@ func (a *Adapter) Summary() Summary {
 	}
 	slices.Sort(s.Kinds)
 	slices.Sort(s.Ranks)
+	s.Name = firstOf(a.Metadata, "modelspec.title", "ss_output_name")
+	s.BaseModel = firstOf(a.Metadata, "modelspec.architecture", "ss_base_model_version")
+	s.Triggers = triggers(a.Metadata)
 	switch s.Hidden {
 	case 3072:
 		s.Fits = "FLUX.2-klein 4B"
@@ -181,4 +192,44 @@ func blockNumber(module, prefix string) (int, bool) {
 	num, _, _ := strings.Cut(rest, ".")
 	n, err := strconv.Atoi(num)
 	return n, err == nil
+}
+
+func firstOf(md map[string]string, keys ...string) string {
+	for _, k := range keys {
+		if v := strings.TrimSpace(md[k]); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// maxTriggers caps the trigger words listed.
+const maxTriggers = 5
+
+// triggers reads modelspec.trigger_phrase, else the most frequent tags of kohya's
+// ss_tag_frequency ({"dataset": {"tag": count}}).
+func triggers(md map[string]string) []string {
+	var out []string
+	if p := md["modelspec.trigger_phrase"]; strings.TrimSpace(p) != "" {
+		for _, t := range strings.Split(p, ",") {
+			if t = strings.TrimSpace(t); t != "" && len(out) < maxTriggers {
+				out = append(out, t)
+			}
+		}
+		return out
+	}
+	var freq map[string]map[string]float64
+	if json.Unmarshal([]byte(md["ss_tag_frequency"]), &freq) != nil {
+		return nil
+	}
+	count := map[string]float64{}
+	for _, tags := range freq {
+		for t, n := range tags {
+			count[strings.TrimSpace(t)] += n
+		}
+	}
+	delete(count, "")
+	tags := slices.Sorted(maps.Keys(count))
+	slices.SortStableFunc(tags, func(a, b string) int { return cmp.Compare(count[b], count[a]) })
+	return tags[:min(maxTriggers, len(tags))]
 }

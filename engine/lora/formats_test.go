@@ -351,3 +351,24 @@ func TestCheck(t *testing.T) {
 		t.Errorf("partial: %v", err)
 	}
 }
+
+// TestSummaryMetadata: name, base model and trigger words from modelspec.* and ss_* metadata.
+func TestSummaryMetadata(t *testing.T) {
+	ts := []tens{mat("lora_unet_img_in.lora_down.weight", 2, 8), mat("lora_unet_img_in.lora_up.weight", 16, 2)}
+	a := parse(t, map[string]string{"ss_output_name": "cats", "ss_base_model_version": "flux2_klein_4b",
+		"ss_tag_frequency": `{"ds1": {"cat": 3, " sks": 9}, "ds2": {"cat": 7, "hat": 1}}`}, ts...)
+	s := a.Summary()
+	if s.Name != "cats" || s.BaseModel != "flux2_klein_4b" || fmt.Sprint(s.Triggers) != "[cat sks hat]" || s.Hidden != 16 {
+		t.Errorf("summary %+v", s)
+	}
+	a = parse(t, map[string]string{"modelspec.title": "Cats", "modelspec.trigger_phrase": "sks cat, wearing hat ,", "ss_output_name": "x"}, ts...)
+	if s := a.Summary(); s.Name != "Cats" || fmt.Sprint(s.Triggers) != "[sks cat wearing hat]" {
+		t.Errorf("summary %+v", s)
+	}
+	if n := a.Bytes(); n != 4*(2*8+16*2) {
+		t.Errorf("Bytes %d", n)
+	}
+	if f := (Stack{{Adapter: a, Strength: 1}}).FLOPsPerToken(Transformer); f != 2*2*(8+16) {
+		t.Errorf("FLOPs %v", f)
+	}
+}

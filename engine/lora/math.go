@@ -200,3 +200,49 @@ func applyKron(y, x []float32, w1, w2 Matrix, scale float64) {
 		}
 	}
 }
+
+// FLOPsPerToken is the work of the term's run-time product for one token (multiply-adds
+// counted as 2): 2·rank·(in + out) for LoRA; for LoKr x·w2ᵀ then w1·(…), with w2 applied
+// through its factors when decomposed (w1 is tiny and taken dense).
+func (t *Term) FLOPsPerToken() float64 {
+	if t.Kind == LoRA {
+		return 2 * float64(t.Rank) * float64(t.In+t.Out)
+	}
+	r1, c1 := t.W1.Shape()
+	r2, c2 := t.W2.Shape()
+	w2 := float64(r2 * c2)
+	if t.W2.Decomposed() {
+		w2 = float64(t.W2.A.Cols) * float64(r2+c2)
+	}
+	return 2 * (float64(c1)*w2 + float64(r1)*float64(c1)*float64(r2))
+}
+
+// FLOPsPerToken sums the run-time work of every active term of comp for one token.
+func (s Stack) FLOPsPerToken(comp Component) float64 {
+	var f float64
+	for _, terms := range s.Modules(comp) {
+		for _, t := range terms {
+			f += t.FLOPsPerToken()
+		}
+	}
+	return f
+}
+
+// Bytes is the memory the adapter's factors take (float32; fused-qkv terms share A).
+func (a *Adapter) Bytes() int64 {
+	seen := map[*float32]bool{}
+	var n int64
+	add := func(m Matrix) {
+		if len(m.Data) == 0 || seen[&m.Data[0]] {
+			return
+		}
+		seen[&m.Data[0]] = true
+		n += 4 * int64(len(m.Data))
+	}
+	for _, t := range a.Terms {
+		for _, m := range []Matrix{t.A, t.B, t.W1.Full, t.W1.A, t.W1.B, t.W2.Full, t.W2.A, t.W2.B} {
+			add(m)
+		}
+	}
+	return n
+}

@@ -1,0 +1,41 @@
+package lora
+
+import (
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"kleinbild/engine/flux2"
+	"kleinbild/weights/golden"
+)
+
+// TestWriteRandom: a random adapter in each format covers every layer of the tiny transformer
+// with the asked rank and fits it exactly.
+func TestWriteRandom(t *testing.T) {
+	cfg, err := flux2.LoadConfig(filepath.Join(golden.TinyModel(t), "transformer", "config.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	layers := LayersOf(flux2.TensorSpecs(cfg))
+	for _, f := range []Format{FormatDiffusers, FormatBFL, FormatKohya, FormatLyCORIS} {
+		path := filepath.Join(t.TempDir(), "random.safetensors")
+		if err := WriteRandom(path, layers, RandomOptions{Rank: 3, Alpha: 6, Format: f, Seed: 1}); err != nil {
+			t.Fatalf("%v: %v", f, err)
+		}
+		a, err := Open(path)
+		if err != nil {
+			t.Fatalf("%v: %v", f, err)
+		}
+		s := a.Summary()
+		scale := float32(2) // alpha 6 / rank 3; BFL files carry no alpha
+		if f == FormatBFL {
+			scale = 1
+		}
+		if a.Format != f || len(a.Terms) != len(layers) || !slices.Equal(s.Ranks, []int{3}) || a.Terms[0].Scale != scale {
+			t.Errorf("%v: read back as %v with %d terms for %d layers, ranks %v, scale %v", f, a.Format, len(a.Terms), len(layers), s.Ranks, a.Terms[0].Scale)
+		}
+		if err := a.Check(map[Component]Layers{Transformer: layers}, false); err != nil {
+			t.Errorf("%v: %v", f, err)
+		}
+	}
+}

@@ -276,3 +276,5 @@ func TestStartStepTable(t *testing.T) {
 		}
 	}
 }
+
+func pillowRGB(rgb []uint8, w, h int) imageio.Pillow { return imageio.NewPillowRGB(rgb, w, h) }

@@ -338,3 +338,71 @@ func TestStartStepErrors(t *testing.T) {
 		t.Errorf("tiny strength: t_start %d, %v; want 27 (one step)", ts, err)
 	}
 }
+
+// TestSizes covers the size rules the golden cases do not reach: the 1024² pre-resize,
+// sides under 16 px, masks of another size and mode, and a crop mask of another size.
+func TestSizes(t *testing.T) {
+	big := image.NewNRGBA(image.Rect(0, 0, 1100, 1000))
+	for i := range big.Pix {
+		big.Pix[i] = uint8(i)
+	}
+	got, err := Image(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// s = sqrt(1024²/(1100·1000)): 1073×976, floored to 1072×976, then stretched.
+	if got.W != 1072 || got.H != 976 {
+		t.Errorf("1100×1000 image processed to %d×%d, want 1072×976", got.W, got.H)
+	}
+	ref, err := Reference(image.NewGray(image.Rect(0, 0, 70, 20)))
+	if err != nil || ref.W != 64 || ref.H != 16 {
+		t.Errorf("70×20 reference: %d×%d, %v; want 64×16", ref.W, ref.H, err)
+	}
+	for _, sz := range [][2]int{{15, 64}, {64, 8}} {
+		small := image.NewGray(image.Rect(0, 0, sz[0], sz[1]))
+		if _, err := Image(small); err == nil {
+			t.Errorf("%d×%d image accepted", sz[0], sz[1])
+		}
+		if _, err := Reference(small); err == nil {
+			t.Errorf("%d×%d reference accepted", sz[0], sz[1])
+		}
+	}
+	// A half-white RGBA mask at half size: resized, L, binarised.
+	m := image.NewNRGBA(image.Rect(0, 0, 32, 24))
+	for y := 0; y < 24; y++ {
+		for x := 16; x < 32; x++ {
+			copy(m.Pix[m.PixOffset(x, y):], []uint8{255, 255, 255, 255})
+		}
+		for x := 0; x < 16; x++ {
+			m.Pix[m.PixOffset(x, y)+3] = 255
+		}
+	}
+	bin, err := Mask(m, 64, 48)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bin[10*64+5] != 0 || bin[10*64+60] != 1 {
+		t.Errorf("resized mask: left %d, right %d; want 0, 1", bin[10*64+5], bin[10*64+60])
+	}
+	if _, err := Mask(m, 0, 48); err == nil {
+		t.Error("empty mask size accepted")
+	}
+	// padding_mask_crop with a mask of another size: resized to the image's first.
+	src := image.NewNRGBA(image.Rect(0, 0, 96, 64))
+	half := image.NewGray(image.Rect(0, 0, 48, 32))
+	for y := 10; y < 20; y++ {
+		for x := 20; x < 30; x++ {
+			half.Pix[y*48+x] = 255
+		}
+	}
+	crop, err := CropForMask(src, half, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !crop.Box.In(image.Rect(0, 0, 96, 64)) || crop.Image.W != 96 || crop.Image.H != 64 || len(crop.OriginalMask) != 96*64 {
+		t.Errorf("crop box %v, image %d×%d", crop.Box, crop.Image.W, crop.Image.H)
+	}
+	if _, err := CropForMask(src, image.NewGray(image.Rect(0, 0, 96, 64)), 4); err == nil {
+		t.Error("padding_mask_crop with an empty mask accepted")
+	}
+}

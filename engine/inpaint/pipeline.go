@@ -54,29 +54,16 @@ type Output struct {
 // latents make one host round trip per step (128 values per token).
 func Run(ctx context.Context, tr *flux2.Model, v *vae.VAE, job Job) (Output, error) {
 	b := v.Backend()
-	img := job.Image
-	if img.W%Multiple != 0 || img.H%Multiple != 0 || img.W <= 0 || img.H <= 0 || len(img.Pix) != img.W*img.H*3 {
-		return Output{}, fmt.Errorf("inpaint: image %d×%d (%d bytes) is not a positive multiple of %d", img.W, img.H, len(img.Pix), Multiple)
-	}
-	gw, gh := img.W/Multiple, img.H/Multiple
-	n := gw * gh
-	if len(job.Mask) != n {
-		return Output{}, fmt.Errorf("inpaint: mask has %d token weights, want %d×%d", len(job.Mask), gw, gh)
-	}
-	tStart, err := StartStep(job.Steps, job.Strength)
+	txtDim := tr.Config().JointAttentionDim
+	tStart, err := job.check(txtDim)
 	if err != nil {
 		return Output{}, err
 	}
-	fc := tr.Config()
-	txtDim := fc.JointAttentionDim
+	img := job.Image
+	gw, gh := img.W/Multiple, img.H/Multiple
+	n := gw * gh
 	txtLen := len(job.Prompt) / txtDim
-	if txtLen == 0 || txtLen*txtDim != len(job.Prompt) {
-		return Output{}, fmt.Errorf("inpaint: prompt embeddings have %d values, not a multiple of %d", len(job.Prompt), txtDim)
-	}
 	cfg := job.Negative != nil
-	if cfg && len(job.Negative) != len(job.Prompt) {
-		return Output{}, fmt.Errorf("inpaint: negative prompt embeddings have %d values, want %d", len(job.Negative), len(job.Prompt))
-	}
 	observe := func(name string, data []float32) {
 		if job.Observe != nil {
 			job.Observe(name, data)
@@ -92,28 +79,12 @@ func Run(ctx context.Context, tr *flux2.Model, v *vae.VAE, job Job) (Output, err
 		}
 		return held.Keep(t, nil), nil
 	}
-
-	// Joint image sequence: target tokens, the image's own tokens, the reference's.
-	nTotal := 2 * n
-	if job.Reference != nil {
-		nTotal += (job.Reference.W / Multiple) * (job.Reference.H / Multiple)
-	}
-	tokens, err := alloc("image tokens", nTotal, Channels)
+	tokens, ids, imgLat, err := condition(ctx, v, job, held)
 	if err != nil {
 		return Output{}, err
 	}
-	ids := append(flux2.ImageIDs(gh, gw, 0), flux2.ImageIDs(gh, gw, 10)...)
-	imgLat, err := encode(ctx, v, img, tokens.Rows(n, 2*n, Channels))
-	if err != nil {
-		return Output{}, fmt.Errorf("inpaint: encode image: %w", err)
-	}
+	nTotal := len(ids) / 4
 	observe("image_latents_packed", imgLat)
-	if r := job.Reference; r != nil {
-		if _, err := encode(ctx, v, *r, tokens.Rows(2*n, nTotal, Channels)); err != nil {
-			return Output{}, fmt.Errorf("inpaint: encode reference: %w", err)
-		}
-		ids = append(ids, flux2.ImageIDs(r.H/Multiple, r.W/Multiple, 20)...)
-	}
 
 	sc := sched.Flow(job.Steps, n)
 	noise := Pack(torchrand.New(job.Seed).Randn(Channels * n))
@@ -183,6 +154,58 @@ func Run(ctx context.Context, tr *flux2.Model, v *vae.VAE, job Job) (Output, err
 	}
 	observe("decoded", dec)
 	return Output{TStart: tStart, Latents: x, Decoded: dec}, nil
+}
+
+// check validates the job for a transformer with text width txtDim and returns the start
+// step.
+func (job Job) check(txtDim int) (int, error) {
+	img := job.Image
+	if img.W%Multiple != 0 || img.H%Multiple != 0 || img.W <= 0 || img.H <= 0 || len(img.Pix) != img.W*img.H*3 {
+		return 0, fmt.Errorf("inpaint: image %d×%d (%d bytes) is not a positive multiple of %d", img.W, img.H, len(img.Pix), Multiple)
+	}
+	if r := job.Reference; r != nil && (r.W%Multiple != 0 || r.H%Multiple != 0 || r.W <= 0 || r.H <= 0 || len(r.Pix) != r.W*r.H*3) {
+		return 0, fmt.Errorf("inpaint: reference %d×%d (%d bytes) is not a positive multiple of %d", r.W, r.H, len(r.Pix), Multiple)
+	}
+	if gw, gh := img.W/Multiple, img.H/Multiple; len(job.Mask) != gw*gh {
+		return 0, fmt.Errorf("inpaint: mask has %d token weights, want %d×%d", len(job.Mask), gw, gh)
+	}
+	if txtLen := len(job.Prompt) / txtDim; txtLen == 0 || txtLen*txtDim != len(job.Prompt) {
+		return 0, fmt.Errorf("inpaint: prompt embeddings have %d values, not a multiple of %d", len(job.Prompt), txtDim)
+	}
+	if job.Negative != nil && len(job.Negative) != len(job.Prompt) {
+		return 0, fmt.Errorf("inpaint: negative prompt embeddings have %d values, want %d", len(job.Negative), len(job.Prompt))
+	}
+	return StartStep(job.Steps, job.Strength)
+}
+
+// condition allocates the joint image sequence [target; image; reference] (tokens, held by
+// held), encodes the image (T = 10) and the optional reference (T = 20) into their rows and
+// returns the position ids of all rows and the image's packed latents on the host.
+func condition(ctx context.Context, v *vae.VAE, job Job, held *gpu.Held) (gpu.Tensor, []int64, []float32, error) {
+	img := job.Image
+	gw, gh := img.W/Multiple, img.H/Multiple
+	n := gw * gh
+	nTotal := 2 * n
+	if job.Reference != nil {
+		nTotal += (job.Reference.W / Multiple) * (job.Reference.H / Multiple)
+	}
+	tokens, err := v.Backend().Alloc(gpu.F32, nTotal, Channels)
+	if err != nil {
+		return gpu.Tensor{}, nil, nil, fmt.Errorf("inpaint: allocate image tokens: %w", err)
+	}
+	held.Keep(tokens, nil)
+	ids := append(flux2.ImageIDs(gh, gw, 0), flux2.ImageIDs(gh, gw, 10)...)
+	imgLat, err := encode(ctx, v, img, tokens.Rows(n, 2*n, Channels))
+	if err != nil {
+		return gpu.Tensor{}, nil, nil, fmt.Errorf("inpaint: encode image: %w", err)
+	}
+	if r := job.Reference; r != nil {
+		if _, err := encode(ctx, v, *r, tokens.Rows(2*n, nTotal, Channels)); err != nil {
+			return gpu.Tensor{}, nil, nil, fmt.Errorf("inpaint: encode reference: %w", err)
+		}
+		ids = append(ids, flux2.ImageIDs(r.H/Multiple, r.W/Multiple, 20)...)
+	}
+	return tokens, ids, imgLat, nil
 }
 
 // release waits for the queued work (whose error the caller has met or no longer needs)

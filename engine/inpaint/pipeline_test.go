@@ -150,3 +150,49 @@ func checkPixels(t *testing.T, label string, got, want []uint8) {
 		t.Errorf("%s: a byte differs by %d levels", label, worst)
 	}
 }
+
+// TestRunRejects: bad jobs fail with an error before any work, a cancelled context stops
+// the run, and Progress counts the steps actually run.
+func TestRunRejects(t *testing.T) {
+	tr, v := loadModels(t)
+	c := caseNamed(t, "softmask")
+	img, _, tokMask := c.prepared(t)
+	prompt, _ := golden.F32(t, c.open(t), "prompt_embeds")
+	good := Job{Image: img, Mask: tokMask, Prompt: prompt, Steps: 4, Strength: 0.6, Seed: 1}
+	for name, mod := range map[string]func(*Job){
+		"short mask":       func(j *Job) { j.Mask = j.Mask[1:] },
+		"strength 0":       func(j *Job) { j.Strength = 0 },
+		"strength 1.5":     func(j *Job) { j.Strength = 1.5 },
+		"no steps":         func(j *Job) { j.Steps = 0 },
+		"ragged prompt":    func(j *Job) { j.Prompt = j.Prompt[1:] },
+		"empty prompt":     func(j *Job) { j.Prompt = nil },
+		"short negative":   func(j *Job) { j.Negative = j.Prompt[:96] },
+		"image not 16":     func(j *Job) { j.Image = RGB{Pix: make([]uint8, 40*32*3), W: 40, H: 32} },
+		"short pixels":     func(j *Job) { j.Image.Pix = j.Image.Pix[3:] },
+		"reference not 16": func(j *Job) { j.Reference = &RGB{Pix: make([]uint8, 20*16*3), W: 20, H: 16} },
+	} {
+		j := good
+		mod(&j)
+		if _, err := Run(context.Background(), tr, v, j); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Run(ctx, tr, v, good); err == nil {
+		t.Error("cancelled run succeeded")
+	}
+	var steps []int
+	good.Progress = func(step, total int) {
+		if total != 3 {
+			t.Errorf("progress total %d, want 3 steps run", total)
+		}
+		steps = append(steps, step)
+	}
+	if _, err := Run(context.Background(), tr, v, good); err != nil {
+		t.Fatal(err)
+	}
+	if len(steps) != 3 || steps[2] != 3 {
+		t.Errorf("progress %v, want [1 2 3]", steps)
+	}
+}

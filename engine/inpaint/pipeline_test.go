@@ -2,8 +2,10 @@ package inpaint
 
 import (
 	"context"
+	"image"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 
@@ -194,5 +196,71 @@ func TestRunRejects(t *testing.T) {
 	}
 	if len(steps) != 3 || steps[2] != 3 {
 		t.Errorf("progress %v, want [1 2 3]", steps)
+	}
+}
+
+// TestPrepareFinish runs user-level inputs through Prepare, Run and Finish: the crop case
+// gives the pipeline's final picture (within one level), and an all-black mask with
+// keepUnmasked gives back the input's pixels exactly.
+func TestPrepareFinish(t *testing.T) {
+	tr, v := loadModels(t)
+	for _, prefix := range []string{"padcrop", "mask_all_black"} {
+		c := caseNamed(t, prefix)
+		t.Run(c.name, func(t *testing.T) {
+			pad := -1
+			if c.PadCrop != nil {
+				pad = *c.PadCrop
+			}
+			in, err := Prepare(c.load(t, c.ImagePNG), c.load(t, c.MaskPNG), pad)
+			if err != nil {
+				t.Fatal(err)
+			}
+			prompt, _ := golden.F32(t, c.open(t), "prompt_embeds")
+			out, err := Run(context.Background(), tr, v, Job{Image: in.Image, Mask: in.Mask, Prompt: prompt, Steps: c.Steps, Strength: c.Strength, Seed: c.Seed})
+			if err != nil {
+				t.Fatal(err)
+			}
+			keep := c.PadCrop == nil
+			pic, err := in.Finish(out.Decoded, keep, DefaultFeather)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b := pic.Bounds(); b.Dx() != c.InputWH[0] || b.Dy() != c.InputWH[1] {
+				t.Fatalf("picture %v, want %v", b, c.InputWH)
+			}
+			got := RGB{Pix: make([]uint8, 0, len(pic.Pix)/4*3), W: pic.Rect.Dx(), H: pic.Rect.Dy()}
+			for i := 0; i < len(pic.Pix); i += 4 {
+				got.Pix = append(got.Pix, pic.Pix[i:i+3]...)
+			}
+			if keep {
+				want, err := Image(c.load(t, c.ImagePNG))
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkPixels(t, "kept input", got.Pix, want.Pix)
+				for i := range got.Pix {
+					if got.Pix[i] != want.Pix[i] {
+						t.Fatalf("byte %d: %d, want the input's %d", i, got.Pix[i], want.Pix[i])
+					}
+				}
+				return
+			}
+			checkPixels(t, "image_uint8", got.Pix, u8(t, c, "image_uint8"))
+		})
+	}
+	if in, err := Prepare(image.NewGray(image.Rect(0, 0, 64, 64)), image.NewGray(image.Rect(0, 0, 64, 64)), -1); err != nil {
+		t.Fatal(err)
+	} else if _, err := in.Finish(make([]float32, 10), false, 0); err == nil {
+		t.Error("Finish accepted a wrong-sized picture")
+	}
+}
+
+func TestMaskNote(t *testing.T) {
+	if s := MaskNote(image.NewGray(image.Rect(0, 0, 64, 48)), 64, 48); s != "" {
+		t.Errorf("matching grey mask: %q", s)
+	}
+	s := MaskNote(image.NewNRGBA(image.Rect(0, 0, 32, 24)), 64, 48)
+	if !strings.Contains(s, "32×24 to 64×48") || !strings.Contains(s, "greyscale") {
+		t.Errorf("note %q", s)
 	}
 }

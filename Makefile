@@ -73,7 +73,8 @@ FUZZ_TARGETS := weights:FuzzParse weights:FuzzParseIndex weights/gguf:FuzzParse 
                 engine/qwen3:FuzzQwen3Config engine/flux2:FuzzFlux2Config engine/vae:FuzzVAEConfig \
                 engine:FuzzModelIndex engine/imageio:FuzzImageHeader engine/imageio:FuzzReadMetadata \
                 engine/hub:FuzzParseListing engine/hub:FuzzPartState app/gallery:FuzzIndex app/settings:FuzzSettings \
-                engine/lora:FuzzParseAdapter
+                engine/lora:FuzzParseAdapter \
+                engine/inpaint:FuzzParsePadding
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; fn=$${t#*:}; \
 	  echo "fuzz $$pkg $$fn ($(FUZZTIME))"; \

@@ -42,11 +42,15 @@ func unrollAttention(src, vload string) string {
 // The flash variants (attention_flash.wgsl), largest workgroup memory first. Names encode
 // the parameters (see flashConfig.name).
 var (
-	flashQ32K32 = flashConfig{bq: 32, bk: 32, rq: 4, rk: 4, or: 4, stageV: true}         // 39 KB at d 128
-	flashQ32K16 = flashConfig{bq: 32, bk: 16, rq: 4, rk: 2, or: 4, stageV: true}         // 29 KB
-	flashQ32C32 = flashConfig{bq: 32, bk: 16, rq: 4, rk: 2, or: 4, dc: 32, stageV: true} // 16 KB
-	flash512Q32 = flashConfig{bq: 32, bk: 32, rq: 2, rk: 2, or: 4, dc: 64}               // 24 KB at any d
-	flash512Q16 = flashConfig{bq: 16, bk: 32, rq: 2, rk: 2, or: 2, dc: 64}               // 16 KB
+	flashQ32K32C64 = flashConfig{bq: 32, bk: 32, rq: 4, rk: 4, or: 4, dc: 64, stageV: true} // 31 KB
+	flashQ32K32    = flashConfig{bq: 32, bk: 32, rq: 4, rk: 4, or: 4, stageV: true}         // 39 KB at d 128
+	flashQ64K32C64 = flashConfig{bq: 64, bk: 32, rq: 4, rk: 4, or: 4, dc: 64, stageV: true} // 45 KB
+	flashQ32K16    = flashConfig{bq: 32, bk: 16, rq: 4, rk: 2, or: 4, stageV: true}         // 29 KB at d 128
+	flashQ32K16C32 = flashConfig{bq: 32, bk: 16, rq: 4, rk: 2, or: 4, dc: 32}               // 11 KB
+	flash512Q32    = flashConfig{bq: 32, bk: 32, rq: 2, rk: 2, or: 4, dc: 64}               // 26 KB at any d
+	flash512Q16    = flashConfig{bq: 16, bk: 32, rq: 2, rk: 2, or: 2, dc: 32}               // 11 KB
+	flash128       = []flashConfig{flashQ32K32C64, flashQ32K32, flashQ64K32C64, flashQ32K16, flashQ32K16C32}
+	flash512       = []flashConfig{flash512Q32, flash512Q16}
 )
 
 // Names of the kernels kept from before the flash kernels, to measure old against new.
@@ -59,7 +63,7 @@ const (
 // Every list ends with the legacy kernel, which fits any adapter.
 func attentionVariants() []variantSpec {
 	var vs []variantSpec
-	for _, f := range []flashConfig{flashQ32K32, flashQ32K16, flashQ32C32} {
+	for _, f := range flash128 {
 		vs = append(vs, variantSpec{name: f.name("fa"), fits: f.fits(tiledMaxHeadDim)})
 	}
 	return append(vs,
@@ -71,15 +75,15 @@ func attentionVariants() []variantSpec {
 // above 128), reference first.
 func attention512Variants() []variantSpec {
 	var vs []variantSpec
-	for _, f := range []flashConfig{flash512Q32, flash512Q16} {
-		vs = append(vs, variantSpec{name: f.name("fa"), fits: f.fits(0)})
+	for _, f := range flash512 {
+		vs = append(vs, variantSpec{name: f.name("fa"), fits: f.fits(512)})
 	}
 	return append(vs, variantSpec{name: legacy})
 }
 
 // flashVariant returns the flash kernel named name, if it is one.
 func flashVariant(name string) (flashConfig, bool) {
-	for _, f := range []flashConfig{flashQ32K32, flashQ32K16, flashQ32C32, flash512Q32, flash512Q16} {
+	for _, f := range append(flash128[:len(flash128):len(flash128)], flash512...) {
 		if f.name("fa") == name {
 			return f, true
 		}
@@ -107,6 +111,12 @@ func queriesPerDispatch(p gpu.AttnParams, nk, bq int, budget float64) int {
 // the variant of FamilyAttention (head dims up to 128) or FamilyAttention512 (larger) this
 // backend runs. Head dims that are no multiple of 4 run the legacy kernels.
 func (b *Backend) Attention(out, q, k, v gpu.Tensor, p gpu.AttnParams) {
+	b.attention(out, q, k, v, p, 0)
+}
+
+// attention is Attention with the flash kernels' dispatches bounded to budget FLOPs (0: the
+// device's attentionDispatchFLOPs).
+func (b *Backend) attention(out, q, k, v gpu.Tensor, p gpu.AttnParams, budget float64) {
 	if !b.begin() {
 		return
 	}
@@ -137,16 +147,18 @@ func (b *Backend) Attention(out, q, k, v gpu.Tensor, p gpu.AttnParams) {
 	}
 	name := b.Variant(family)
 	if f, ok := flashVariant(name); ok && p.HeadDim%4 == 0 {
-		b.flashAttention(c, f, p, [4]uint32{qb, kb, vb, ob})
+		if budget == 0 {
+			budget = b.attentionDispatchFLOPs()
+		}
+		b.flashAttention(c, f, p, [4]uint32{qb, kb, vb, ob}, budget)
 		return
 	}
 	b.legacyAttention(c, name == legacyTiled, p, [4]uint32{qb, kb, vb, ob})
 }
 
-// flashAttention queues the flash kernel f over query ranges of at most
-// attentionDispatchFLOPs each; offs are the element offsets of q, k, v and out in their
-// bindings.
-func (b *Backend) flashAttention(c *call, f flashConfig, p gpu.AttnParams, offs [4]uint32) {
+// flashAttention queues the flash kernel f over query ranges of at most budget FLOPs each;
+// offs are the element offsets of q, k, v and out in their bindings.
+func (b *Backend) flashAttention(c *call, f flashConfig, p gpu.AttnParams, offs [4]uint32, budget float64) {
 	vec4 := p.HeadDim%4 == 0 && p.QStride%4 == 0 && p.KStride%4 == 0 && p.VStride%4 == 0 && p.OutStride%4 == 0
 	for _, o := range offs {
 		vec4 = vec4 && o%4 == 0
@@ -160,7 +172,7 @@ func (b *Backend) flashAttention(c *call, f flashConfig, p gpu.AttnParams, offs 
 		k.src = f.flashSource(p.HeadDim, vec4)
 	}
 	nk := p.VisibleKeys()
-	step := queriesPerDispatch(p, nk, f.bq, b.attentionDispatchFLOPs())
+	step := queriesPerDispatch(p, nk, f.bq, budget)
 	scale2 := float32(float64(p.Scale) * math.Log2E)
 	for q0 := 0; q0 < p.SeqQ; q0 += step {
 		qblocks := (min(step, p.SeqQ-q0) + f.bq - 1) / f.bq

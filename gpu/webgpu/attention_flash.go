@@ -53,8 +53,16 @@ func (f flashConfig) sharedBytes(d int) int {
 	if f.stageV {
 		kvn = max(kvn, f.bk*(d/4+1))
 	}
+	pp, rp := f.pitches()
+	return 16*(f.bq*(dc/4+1)+kvn) + 4*(f.bq*pp+f.bq*rp+f.bq)
+}
+
+// pitches are the row pitches (floats) of P and red: the TK threads of an S row group write
+// TK consecutive floats, and the row groups of a 32-thread warp land TK banks apart.
+func (f flashConfig) pitches() (pp, rp int) {
 	tk := f.bk / f.rk
-	return 16*(f.bq*(dc/4+1)+kvn) + 4*(f.bq*(f.bk+1)+f.bq*(tk+1)+f.bq)
+	pad := max(1, tk/f.rq)
+	return f.bk + pad, tk + pad
 }
 
 // fits reports whether an adapter with limits lim can run the kernel up to head dim maxD.
@@ -72,6 +80,7 @@ func (f flashConfig) flashSource(d int, vec4 bool) string {
 	dc := f.chunk(d)
 	tk := f.bk / f.rk
 	wg := f.wg()
+	pp, rp := f.pitches()
 	td := wg / (f.bq / f.or)
 	d4 := d / 4
 	nv := (d4 + td - 1) / td
@@ -80,9 +89,9 @@ func (f flashConfig) flashSource(d int, vec4 bool) string {
 	if f.stageV {
 		kvn = max(kvn, f.bk*vrow)
 	}
-	unroll := 1 // head-dim vec4 steps per iteration of the S loop
-	for _, u := range []int{4, 3, 2} {
-		if (dc/4)%u == 0 {
+	unroll := 1 // head-dim vec4 steps per iteration of the S loop: about 32 dot products
+	for _, u := range []int{8, 4, 3, 2} {
+		if (dc/4)%u == 0 && f.rq*f.rk*u <= 32 {
 			unroll = u
 			break
 		}
@@ -93,7 +102,7 @@ func (f flashConfig) flashSource(d int, vec4 bool) string {
 		v int
 	}{{"D", d}, {"DC", dc}, {"BQ", f.bq}, {"BK", f.bk}, {"TK", tk}, {"TD", td}, {"WG", wg},
 		{"QROW", qrow}, {"KROW", krow}, {"VROW", vrow}, {"KVN", kvn}, {"EU", unroll},
-		{"QN", f.bq * qrow}, {"PN", f.bq * (f.bk + 1)}, {"RN", f.bq * (tk + 1)}} {
+		{"QN", f.bq * qrow}, {"PN", f.bq * pp}, {"RN", f.bq * rp}, {"PP", pp}, {"RP", rp}} {
 		fmt.Fprintf(&consts, "const %s = %du;\n", c.n, c.v)
 	}
 	elem, loaders := "f32", ""
@@ -220,7 +229,7 @@ func (g flashGen) mask() string {
 			fmt.Fprintf(&b, "\t\t\t\ts_%d_%d = select(-1.0e30, s_%d_%d * p.scale2, key < nkw && (p.causal == 0u || key <= row));\n", a, k, a, k)
 			fmt.Fprintf(&b, "\t\t\t\tmx = max(mx, s_%d_%d);\n\t\t\t}\n", a, k)
 		}
-		fmt.Fprintf(&b, "\t\t\tred[(sq * %du + %du) * (TK + 1u) + sk] = mx;\n\t\t}\n", g.f.rq, a)
+		fmt.Fprintf(&b, "\t\t\tred[(sq * %du + %du) * RP + sk] = mx;\n\t\t}\n", g.f.rq, a)
 	}
 	return b.String()
 }
@@ -239,11 +248,11 @@ func (g flashGen) softmax() string {
 	for a := range g.f.rq {
 		fmt.Fprintf(&b, "\t\t{\n\t\t\tlet rr = sq * %du + %du;\n\t\t\tvar mn = m_%d;\n", g.f.rq, a, a)
 		for t := range g.tk {
-			fmt.Fprintf(&b, "\t\t\tmn = max(mn, red[rr * (TK + 1u) + %du]);\n", t)
+			fmt.Fprintf(&b, "\t\t\tmn = max(mn, red[rr * RP + %du]);\n", t)
 		}
 		fmt.Fprintf(&b, "\t\t\tif (sk == 0u) { corr[rr] = exp2f(m_%d - mn); }\n\t\t\tm_%d = mn;\n", a, a)
 		for k := range g.f.rk {
-			fmt.Fprintf(&b, "\t\t\tpsh[rr * (BK + 1u) + sk + %du] = exp2f(s_%d_%d - mn);\n", k*g.tk, a, k)
+			fmt.Fprintf(&b, "\t\t\tpsh[rr * PP + sk + %du] = exp2f(s_%d_%d - mn);\n", k*g.tk, a, k)
 		}
 		b.WriteString("\t\t}\n")
 	}
@@ -283,7 +292,7 @@ func (g flashGen) pv() string {
 			}
 		}
 		for r := range g.f.or {
-			fmt.Fprintf(&b, "\t\t\t\t{\n\t\t\t\t\tlet pr = psh[(oq * %du + %du) * (BK + 1u) + kk];\n\t\t\t\t\tl_%d += pr;\n", g.f.or, r, r)
+			fmt.Fprintf(&b, "\t\t\t\t{\n\t\t\t\t\tlet pr = psh[(oq * %du + %du) * PP + kk];\n\t\t\t\t\tl_%d += pr;\n", g.f.or, r, r)
 			for c := range g.nv {
 				fmt.Fprintf(&b, "\t\t\t\t\to_%d_%d += pr * v_%d;\n", r, c, c)
 			}

@@ -5,7 +5,11 @@ package webgpu
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
+
+	"github.com/cogentcore/webgpu/wgpu"
 
 	"kleinbild/gpu"
 	"kleinbild/gpu/gputest"
@@ -39,15 +43,86 @@ func TestAttentionVariants(t *testing.T) {
 				{"keyvalid", gpu.AttnParams{SeqQ: 33, SeqK: 100, Heads: 1, HeadDim: 512, KeyValid: 41}, 0},
 				{"causal-GQA-strided", gpu.AttnParams{SeqQ: 40, SeqK: 40, Heads: 2, KVHeads: 1, HeadDim: 256, Causal: true}, 3},
 			} {
-				checkAttention(t, b, c.name, c.p, c.pad)
+				checkAttention(t, b, c.name, c.p, c.pad, 0)
 			}
 		})
 	}
 }
 
+// TestAttentionDispatchSplit runs the flash kernels over query ranges of a few query blocks
+// each (a dispatch budget of 2 MFLOP), causal and grouped-query, with vec4 and scalar loads.
+func TestAttentionDispatchSplit(t *testing.T) {
+	b := open(t)
+	for _, c := range []struct {
+		name string
+		p    gpu.AttnParams
+		pad  int
+	}{
+		{"split-GQA-causal", gpu.AttnParams{SeqQ: 200, SeqK: 200, Heads: 4, KVHeads: 2, HeadDim: 32, Causal: true}, 0},
+		{"split-keyvalid-strided", gpu.AttnParams{SeqQ: 150, SeqK: 90, Heads: 2, HeadDim: 64, KeyValid: 70}, 1},
+		{"split-d512", gpu.AttnParams{SeqQ: 100, SeqK: 50, Heads: 1, HeadDim: 512}, 0},
+	} {
+		checkAttention(t, b, c.name, c.p, c.pad, 2e6)
+	}
+}
+
+func TestQueriesPerDispatch(t *testing.T) {
+	p := gpu.AttnParams{SeqQ: 4608, SeqK: 4608, Heads: 24, HeadDim: 128}
+	perQuery := 4.0 * 4608 * 128 * 24
+	for _, c := range []struct {
+		budget float64
+		want   int
+	}{
+		{0, 32},                  // at least one block
+		{perQuery * 31, 32},      // less than a block: one block
+		{perQuery * 100, 96},     // whole blocks only
+		{perQuery * 10000, 9984}, // more than the queries: still whole blocks
+	} {
+		if got := queriesPerDispatch(p, 4608, 32, c.budget); got != c.want {
+			t.Errorf("queriesPerDispatch(budget %g) = %d, want %d", c.budget, got, c.want)
+		}
+	}
+}
+
+// TestAttentionVariantsFit checks that every attention family keeps a flash variant under
+// WebGPU's default limits (16 KB of workgroup memory, 256 invocations), and drops the
+// variants that need more.
+func TestAttentionVariantsFit(t *testing.T) {
+	def := wgpu.Limits{MaxComputeWorkgroupStorageSize: 16384, MaxComputeInvocationsPerWorkgroup: 256, MaxComputeWorkgroupSizeX: 256}
+	for _, fam := range []string{FamilyAttention, FamilyAttention512} {
+		var fit, dropped []string
+		for _, v := range familyVariants(fam) {
+			if v.fits == nil || v.fits(def) {
+				fit = append(fit, v.name)
+			} else {
+				dropped = append(dropped, v.name)
+			}
+		}
+		if len(fit) == 0 || !strings.HasPrefix(fit[0], "fa-") || len(dropped) == 0 {
+			t.Errorf("%s under default limits: runs %v, drops %v; want a flash variant first and some dropped", fam, fit, dropped)
+		}
+	}
+	for _, f := range append(flash128[:len(flash128):len(flash128)], flash512...) {
+		maxD := 128
+		if slices.Contains(flash512, f) {
+			maxD = 512
+		}
+		need := f.sharedBytes(maxD)
+		lim := wgpu.Limits{MaxComputeWorkgroupStorageSize: uint32(need), MaxComputeInvocationsPerWorkgroup: 256, MaxComputeWorkgroupSizeX: 256}
+		if !f.fits(maxD)(lim) {
+			t.Errorf("%s does not fit %d bytes, which it needs", f.name("fa"), need)
+		}
+		lim.MaxComputeWorkgroupStorageSize--
+		if f.fits(maxD)(lim) {
+			t.Errorf("%s fits one byte less than the %d it needs", f.name("fa"), need)
+		}
+	}
+}
+
 // checkAttention runs one attention case on random data against a float64 reference
-// (rel-L2 ≤ 2e-7·√max(keys, headDim), the conformance suite's tolerance).
-func checkAttention(t *testing.T, b *Backend, name string, p gpu.AttnParams, pad int) {
+// (rel-L2 ≤ 2e-7·√max(keys, headDim), the conformance suite's tolerance), with dispatches of
+// at most budget FLOPs (0: the default).
+func checkAttention(t *testing.T, b *Backend, name string, p gpu.AttnParams, pad int, budget float64) {
 	t.Helper()
 	kvh := p.KVHeads
 	if kvh == 0 {
@@ -84,7 +159,7 @@ func checkAttention(t *testing.T, b *Backend, name string, p gpu.AttnParams, pad
 			b.Free(x)
 		}
 	}()
-	b.Attention(out, q, k, v, p)
+	b.attention(out, q, k, v, p, budget)
 	got := make([]float32, n)
 	if err := b.Read(got, out); err != nil {
 		t.Fatalf("%s: %v", name, err)

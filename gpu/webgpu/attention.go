@@ -39,19 +39,43 @@ func unrollAttention(src, vload string) string {
 	return strings.NewReplacer("//RESCALE//", rescale.String(), "//ACCUM//", accum.String()).Replace(src)
 }
 
-// The flash variants (attention_flash.wgsl), largest workgroup memory first. Names encode
-// the parameters (see flashConfig.name).
-var (
-	flashQ32K32C64 = flashConfig{bq: 32, bk: 32, rq: 4, rk: 4, or: 4, dc: 64, stageV: true} // 31 KB
-	flashQ32K32    = flashConfig{bq: 32, bk: 32, rq: 4, rk: 4, or: 4, stageV: true}         // 39 KB at d 128
-	flashQ64K32C64 = flashConfig{bq: 64, bk: 32, rq: 4, rk: 4, or: 4, dc: 64, stageV: true} // 45 KB
-	flashQ32K16    = flashConfig{bq: 32, bk: 16, rq: 4, rk: 2, or: 4, stageV: true}         // 29 KB at d 128
-	flashQ32K16C32 = flashConfig{bq: 32, bk: 16, rq: 4, rk: 2, or: 4, dc: 32}               // 11 KB
-	flash512Q32    = flashConfig{bq: 32, bk: 32, rq: 2, rk: 2, or: 4, dc: 64}               // 26 KB at any d
-	flash512Q16    = flashConfig{bq: 16, bk: 32, rq: 2, rk: 2, or: 2, dc: 32}               // 11 KB
-	flash128       = []flashConfig{flashQ32K32C64, flashQ32K32, flashQ64K32C64, flashQ32K16, flashQ32K16C32}
-	flash512       = []flashConfig{flash512Q32, flash512Q16}
-)
+// Attention kernels. The flash kernel (attention_flash.wgsl, generated per variant, head dim
+// and load width by attention_flash.go) is FlashAttention-2 on plain WGSL: a workgroup owns a
+// block of queries, computes each score of a key tile once (register-blocked, 4×4 or 4×2 per
+// thread), updates the softmax online once per tile in base 2 (log2 e folded into the scale),
+// and adds P·V register-blocked (4 rows × 16 dims per thread at head dim 128); causal blocks
+// skip the tiles above the diagonal, and long calls are split over query ranges
+// (attentionDispatchFLOPs). The legacy kernels stay as variants for comparison: the tiled one
+// computes every score once per 32-dim slice of the head (4 times at head dim 128: 2.5 FLOPs
+// per useful FLOP, 4 exponentials per score), the untiled one 16 times at the VAE's head dim
+// 512 (8.5 FLOPs per useful FLOP); the flash kernels spend 1.01–1.04 (padding of the last
+// tiles), 1.12–1.18 for Qwen3's causal 512 tokens (the masked halves of the diagonal tiles).
+//
+// Measured on lavapipe (llvmpipe, LLVM 15, 256-bit; 2 cores of an AMD EPYC shared with other
+// jobs, so ±50 %), useful GFLOP/s, new reference variant vs legacy-tiled / legacy:
+// klein-4B joint attention, head dim 128, 768 tokens: 1.7 vs 0.07–0.14 / 0.15–0.25; 1536
+// tokens: 1.4 vs 0.12 / 0.17; 4608 tokens: 1.1 vs – / 0.18; Qwen3 causal 512 tokens, 4:1 grouped heads: 1.6–2.1 vs
+// 0.07–0.17 / 0.10; VAE head dim 512, 1024 tokens: 0.6–1.6 vs 0.06–0.07. No GPU was
+// available to measure real rates.
+
+// flashVariants lists the flash kernels (attention_flash.wgsl) of FamilyAttention (head dims up
+// to 128) or FamilyAttention512, in the order the family lists them; names encode the
+// parameters (flashConfig.name). The comments give the workgroup memory at head dim 128 or 512.
+func flashVariants(family string) []flashConfig {
+	if family == FamilyAttention512 {
+		return []flashConfig{
+			{bq: 32, bk: 32, rq: 2, rk: 2, or: 4, dc: 64}, // 26 KB (any head dim), 256 threads
+			{bq: 16, bk: 32, rq: 2, rk: 2, or: 2, dc: 32}, // 11 KB: fits WebGPU's default limits
+		}
+	}
+	return []flashConfig{
+		{bq: 32, bk: 32, rq: 4, rk: 4, or: 4, dc: 64, stageV: true}, // 31 KB: the reference; fits Apple GPUs and lavapipe
+		{bq: 32, bk: 32, rq: 4, rk: 4, or: 4, stageV: true},         // 39 KB: Q loaded once
+		{bq: 64, bk: 32, rq: 4, rk: 4, or: 4, dc: 64, stageV: true}, // 45 KB, 128 threads
+		{bq: 32, bk: 16, rq: 4, rk: 2, or: 4, stageV: true},         // 29 KB: Q loaded once
+		{bq: 32, bk: 16, rq: 4, rk: 2, or: 4, dc: 32},               // 11 KB: fits WebGPU's default limits
+	}
+}
 
 // Names of the kernels kept from before the flash kernels, to measure old against new.
 const (
@@ -63,7 +87,7 @@ const (
 // Every list ends with the legacy kernel, which fits any adapter.
 func attentionVariants() []variantSpec {
 	var vs []variantSpec
-	for _, f := range flash128 {
+	for _, f := range flashVariants(FamilyAttention) {
 		vs = append(vs, variantSpec{name: f.name("fa"), fits: f.fits(tiledMaxHeadDim)})
 	}
 	return append(vs,
@@ -75,7 +99,7 @@ func attentionVariants() []variantSpec {
 // above 128), reference first.
 func attention512Variants() []variantSpec {
 	var vs []variantSpec
-	for _, f := range flash512 {
+	for _, f := range flashVariants(FamilyAttention512) {
 		vs = append(vs, variantSpec{name: f.name("fa"), fits: f.fits(512)})
 	}
 	return append(vs, variantSpec{name: legacy})
@@ -83,7 +107,7 @@ func attention512Variants() []variantSpec {
 
 // flashVariant returns the flash kernel named name, if it is one.
 func flashVariant(name string) (flashConfig, bool) {
-	for _, f := range append(flash128[:len(flash128):len(flash128)], flash512...) {
+	for _, f := range append(flashVariants(FamilyAttention), flashVariants(FamilyAttention512)...) {
 		if f.name("fa") == name {
 			return f, true
 		}

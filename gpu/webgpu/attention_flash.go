@@ -194,9 +194,13 @@ func (g flashGen) sinit() string {
 
 func (g flashGen) loadK() string {
 	var b strings.Builder
-	g.tileLoad(&b, "\t\t\t", "kvsh", g.f.bk, g.dc4, g.dc4+1, "j0 + r < nkw", "ldk(kbase + (j0 + r) * p.ks + c0 + c * 4u)")
+	inHead := "" // the last chunk may end beyond the head: zeros there
+	if g.d4%g.dc4 != 0 {
+		inHead = " && c0 + c * 4u < D"
+	}
+	g.tileLoad(&b, "\t\t\t", "kvsh", g.f.bk, g.dc4, g.dc4+1, "j0 + r < nkw"+inHead, "ldk(kbase + (j0 + r) * p.ks + c0 + c * 4u)")
 	if g.dc4 != g.d4 {
-		g.tileLoad(&b, "\t\t\t", "qsh", g.f.bq, g.dc4, g.dc4+1, "i0 + r < p.seqQ", "ldq(qbase + (i0 + r) * p.qs + c0 + c * 4u)")
+		g.tileLoad(&b, "\t\t\t", "qsh", g.f.bq, g.dc4, g.dc4+1, "i0 + r < p.seqQ"+inHead, "ldq(qbase + (i0 + r) * p.qs + c0 + c * 4u)")
 	}
 	return b.String()
 }

@@ -71,6 +71,15 @@ func TestAttentionDispatchSplit(t *testing.T) {
 	}
 }
 
+// TestAttentionLongKeys runs the default variants on key sequences as long as the models'
+// (klein-4B at 1024²: 4608 tokens; the VAE at 1024²: 16384 at head dim 512): llvmpipe stops a
+// loop after 65535 iterations per invocation, which the legacy head-dim-512 kernel hits.
+func TestAttentionLongKeys(t *testing.T) {
+	b := open(t)
+	checkAttention(t, b, "klein-1024²", gpu.AttnParams{SeqQ: 40, SeqK: 4608, Heads: 1, HeadDim: 128, KeyValid: 4600}, 0, 0)
+	checkAttention(t, b, "vae-1024²", gpu.AttnParams{SeqQ: 20, SeqK: 16384, Heads: 1, HeadDim: 512}, 0, 0)
+}
+
 func TestQueriesPerDispatch(t *testing.T) {
 	p := gpu.AttnParams{SeqQ: 4608, SeqK: 4608, Heads: 24, HeadDim: 128}
 	perQuery := 4.0 * 4608 * 128 * 24

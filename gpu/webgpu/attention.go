@@ -191,8 +191,17 @@ func (b *Backend) flashAttention(c *call, f flashConfig, p gpu.AttnParams, offs 
 	if vec4 {
 		name += "/v4"
 	}
+	// Write the source only when the pipeline run will use is not compiled yet (its key as
+	// Backend.pipeline forms it; a key that does not match only costs the writing).
 	k := &kernel{name: name, nOut: 1, nIn: 3}
-	if b.pipes[name+"/"] == nil || b.pipes[name+"//rw"] == nil {
+	key := name + "/"
+	for _, in := range c.binds[c.nOut:] {
+		if in.buf == c.binds[0].buf {
+			key += "/rw"
+			break
+		}
+	}
+	if b.pipes[key] == nil {
 		k.src = f.flashSource(p.HeadDim, vec4)
 	}
 	nk := p.VisibleKeys()

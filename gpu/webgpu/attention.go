@@ -24,8 +24,9 @@ var (
 	attentionTiledKernel = kernel{name: "attention-tiled", src: commonWGSL + unrollAttention(attentionTiledWGSL, "vsh[vo + min(%du, dn - 1u)]"), nOut: 1, nIn: 3}
 )
 
-// tiledMaxHeadDim is the largest head dim of the tiled kernel (its workgroup memory holds
-// 64·32 query values); larger ones (the VAE's 512) run the untiled kernel.
+// tiledMaxHeadDim is the largest head dim of FamilyAttention and of the legacy tiled kernel
+// (its workgroup memory holds 64·32 query values); larger ones (the VAE's 512) run
+// FamilyAttention512.
 const tiledMaxHeadDim = 128
 
 // unrollAttention writes out the per-lane loops of attention.wgsl (see there why): lanes

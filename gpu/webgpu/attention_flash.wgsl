@@ -17,11 +17,14 @@
 // Finally out = O / l (0 where no key is visible).
 //
 // Workgroup arrays are laid out without bank conflicts: rows of Q, K and V are padded by one
-// vec4 (threads reading different rows at the same column hit different banks), P and red by
-// one float; threads sharing a row read the same word (a broadcast).
+// vec4 (8 threads reading 8 rows at one column hit 8 different 4-bank groups); the rows of P
+// and red are padded so that the S row groups of a 32-thread warp write TK banks apart
+// (attention_flash.go: pitches); threads sharing a row read the same word (a broadcast).
 //
-// Every loop but the key-tile loop is unrolled (llvmpipe stops a loop after 65535 iterations
-// in total per invocation); the head-dim loop of S runs D/16 times per tile, the P·V loop BK/4.
+// Loads, stores and the loops over a thread's block are unrolled; the head-dim loop of S runs
+// D/(4·EU) times per key tile (EU vec4 steps per iteration) and the P·V loop BK/4 times, so no
+// loop runs more than about keys/2 times per invocation: llvmpipe stops a loop after 65535
+// iterations in total per invocation, so the kernels handle up to about 131000 keys there.
 struct P { seqQ: u32, nk: u32, heads: u32, group: u32, qs: u32, ks: u32, vs: u32, os: u32,
 	qb: u32, kb: u32, vb: u32, ob: u32, causal: u32, scale2: f32, qblocks: u32, q0: u32 }
 @group(0) @binding(0) var<uniform> p: P;

@@ -57,8 +57,7 @@ func unrollAttention(src, vload string) string {
 // models' shapes with fewer heads: klein-4B joint attention, head dim 128, 768 tokens:
 // 1.7–2.1 vs 0.07–0.16 / 0.15–0.25; 1536 tokens: 1.4 vs 0.12 / 0.17; 4608 tokens: 1.1 vs – /
 // 0.18; Qwen3 causal 512 tokens, 4:1 grouped heads: 1.4–2.1 vs 0.07–0.17 / 0.10–0.12; VAE head
-// dim 512, 1024 tokens: 0.6–1.6 vs – / 0.05–0.07. No GPU was
-// available to measure real rates.
+// dim 512, 1024 tokens: 0.6–1.6 vs – / 0.05–0.07. No GPU was available to measure real rates.
 
 // flashVariants lists the flash kernels (attention_flash.wgsl) of FamilyAttention (head dims up
 // to 128) or FamilyAttention512, in the order the family lists them; names encode the

@@ -13,7 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"kleinbild/engine"
-	"kleinbild/engine/budget"
+	"kleinbild/estimate"
 )
 
 // waitStarted waits until the fake generator has been called once more.
@@ -279,11 +279,11 @@ func TestQueuedJobAsksWhenItDoesNotFit(t *testing.T) {
 	src := h.generate("a harbour").entry
 
 	// 1 GiB: the tiny model fits at 64 × 64 (0.7 GB) but not at 1024 × 1024 (1.2 GB).
-	u.fit.machine = func(c budget.Calibration) budget.Machine {
-		return budget.Machine{AvailableBytes: 1 << 30, TotalBytes: 1 << 30, Rates: c}
+	u.fit.machine = func(c estimate.Calibration) estimate.Machine {
+		return estimate.Machine{AvailableBytes: 1 << 30, TotalBytes: 1 << 30, Rates: c}
 	}
 	u.ctl.setSize(64, 64)
-	if rep, ok := u.fit.estimate(); !ok || rep.Verdict == budget.DoesNotFit {
+	if rep, ok := u.fit.estimate(); !ok || rep.Verdict == estimate.DoesNotFit {
 		t.Fatalf("64 × 64 should fit in 1 GiB: %v %q", ok, rep.Message)
 	}
 	fake.block = true

@@ -14,7 +14,7 @@ import (
 
 	"fyne.io/fyne/v2"
 
-	"kleinbild/engine/budget"
+	"kleinbild/estimate"
 	"kleinbild/weights"
 )
 
@@ -58,8 +58,8 @@ func renderHarness(t *testing.T, model string) *harness {
 	t.Chdir(t.TempDir())
 	h := newHarness(t, "data", model, newFakeGen().open)
 	h.ui.app.Settings().SetTheme(Theme())
-	h.ui.fit.machine = func(c budget.Calibration) budget.Machine {
-		return budget.Machine{AvailableBytes: 16e9, TotalBytes: 32e9, Rates: c}
+	h.ui.fit.machine = func(c estimate.Calibration) estimate.Machine {
+		return estimate.Machine{AvailableBytes: 16e9, TotalBytes: 32e9, Rates: c}
 	}
 	h.ui.fit.update()
 	h.settle()

@@ -12,9 +12,9 @@ import (
 	"strconv"
 	"strings"
 
+	"kleinbild/bench"
 	"kleinbild/engine"
-	"kleinbild/engine/bench"
-	"kleinbild/engine/randmodel"
+	"kleinbild/randmodel"
 	"kleinbild/weights"
 )
 

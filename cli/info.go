@@ -7,8 +7,8 @@ import (
 	"os"
 	"os/signal"
 
+	"kleinbild/download"
 	"kleinbild/engine"
-	"kleinbild/engine/hub"
 	"kleinbild/gpu/backends"
 )
 
@@ -29,7 +29,7 @@ func runInfo(args []string, stdout, stderr io.Writer) error {
 	// The CPU backend only maps the weights to check them.
 	b := backends.Default()
 	defer b.Close()
-	rep, err := hub.Validate(context.Background(), *dir, hub.ValidateOptions{Backend: b})
+	rep, err := download.Validate(context.Background(), *dir, download.ValidateOptions{Backend: b})
 	if err != nil {
 		return err
 	}

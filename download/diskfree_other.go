@@ -1,6 +1,6 @@
 //go:build !linux && !darwin
 
-package hub
+package download
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package hub
+package download
 
 import (
 	"os"

@@ -1,5 +1,5 @@
 //go:build !race
 
-package budget
+package estimate
 
 const raceEnabled = false

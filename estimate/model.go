@@ -1,4 +1,4 @@
-// Package budget answers "will it fit, and how long will it take" before a generation: it
+// Package estimate answers "will it fit, and how long will it take" before a generation: it
 // compares a model's memory needs at a given image size with the RAM available, and
 // estimates the time from the FLOPs of each phase and kernel rates measured once on this
 // machine (see Calibrate).
@@ -7,7 +7,7 @@
 // (kept between calls), the text encoder's activations, the VAE's three rotating
 // full-resolution buffers, plus the weight pages each phase touches (weights are
 // memory-mapped: pages of a phase not running can be evicted and are re-read from disk).
-package budget
+package estimate
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-// Package hub fetches FLUX.2-klein model folders from the Hugging Face Hub and checks model
+// Package download fetches FLUX.2-klein model folders from the Hugging Face Hub and checks model
 // folders on disk.
 //
 // Download lists a repository through the Hub API, keeps only the files the engine reads
@@ -11,7 +11,7 @@
 // Validate checks a folder in place (one made by Download, by another tool, or a Hugging
 // Face cache snapshot whose files are symlinks into blobs/) and reports precisely what is
 // missing or corrupt.
-package hub
+package download
 
 import (
 	"fmt"

@@ -13,8 +13,8 @@ import (
 
 	"kleinbild/engine/flux2"
 	"kleinbild/engine/qwen3"
-	"kleinbild/engine/randmodel"
 	"kleinbild/engine/vae"
+	"kleinbild/randmodel"
 	"kleinbild/weights/golden"
 )
 

@@ -1,6 +1,6 @@
 //go:build race
 
-package budget
+package estimate
 
 // raceEnabled: the race detector makes sync.Pool drop buffers at random, so allocation
 // counts differ from normal runs.

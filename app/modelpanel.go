@@ -15,9 +15,9 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"kleinbild/app/humanize"
-	"kleinbild/app/sysmem"
 	"kleinbild/download"
 	"kleinbild/engine"
+	"kleinbild/internal/sysmem"
 )
 
 // modelSettings is the model folder in use and the model dialog: the folder's choice

@@ -8,6 +8,7 @@ import (
 	"image"
 	"image/png"
 	"io/fs"
+	"kleinbild/internal/atomicfile"
 	"os"
 	"path/filepath"
 	"testing"
@@ -15,7 +16,6 @@ import (
 	"fyne.io/fyne/v2"
 
 	"kleinbild/estimate"
-	"kleinbild/weights"
 )
 
 // update rewrites the rendered-output masters: go test ./app -run TestRenderMasters -update
@@ -153,5 +153,5 @@ func writePNGFile(path string, img image.Image) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return weights.WriteAtomic(path, func(w *bufio.Writer) error { return png.Encode(w, img) })
+	return atomicfile.WriteAtomic(path, func(w *bufio.Writer) error { return png.Encode(w, img) })
 }

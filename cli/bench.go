@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"kleinbild/internal/atomicfile"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -15,7 +16,6 @@ import (
 	"kleinbild/bench"
 	"kleinbild/engine"
 	"kleinbild/randmodel"
-	"kleinbild/weights"
 )
 
 // runBench: kleinbild bench [--model DIR] [--variant klein-4b] [--seed N] [--tokenizer PATH]
@@ -127,7 +127,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		if err := weights.WriteOutput(*jsonPath, func(w *bufio.Writer) error {
+		if err := atomicfile.WriteOutput(*jsonPath, func(w *bufio.Writer) error {
 			_, err := w.Write(append(raw, '\n'))
 			return err
 		}); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"kleinbild/internal/sysmem"
 	"os"
 	"os/signal"
 
@@ -35,7 +36,7 @@ func runInfo(args []string, stdout, stderr io.Writer) error {
 	}
 	info := rep.Info
 	fmt.Fprintf(stdout, "model:    %s\nvariant:  %s\nweights:  %.2f GB\nsteps:    %d (default)\n", info.Dir, info.Variant(), float64(info.WeightBytes)/1e9, info.DefaultSteps)
-	if avail, ok := engine.AvailableRAM(); ok {
+	if avail, ok := sysmem.AvailableRAM(); ok {
 		fmt.Fprintf(stdout, "RAM available: %.1f GB\n", float64(avail)/1e9)
 	}
 	for _, p := range rep.Problems {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"kleinbild/internal/atomicfile"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -14,8 +15,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"kleinbild/weights"
 )
 
 // Result summarises a finished download.
@@ -681,7 +680,7 @@ func (d *download) fetchSmall(ctx context.Context, t *task) error {
 	if err := os.MkdirAll(filepath.Dir(t.final), 0o755); err != nil {
 		return permanent(d.writeError(t, err))
 	}
-	if err := weights.WriteAtomic(t.final, func(w *bufio.Writer) error {
+	if err := atomicfile.WriteAtomic(t.final, func(w *bufio.Writer) error {
 		_, err := w.Write(data)
 		return err
 	}); err != nil {

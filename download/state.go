@@ -8,11 +8,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"kleinbild/internal/atomicfile"
 	"os"
 	"path/filepath"
 	"slices"
-
-	"kleinbild/weights"
 )
 
 // StateDir is the folder, inside a model folder, holding partial downloads and the manifest.
@@ -252,7 +251,7 @@ func writeJSON(path string, v any) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return weights.WriteAtomic(path, func(w *bufio.Writer) error {
+	return atomicfile.WriteAtomic(path, func(w *bufio.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", " ")
 		return enc.Encode(v)

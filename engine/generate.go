@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"kleinbild/internal/sysmem"
 	"math"
 	"time"
 
@@ -415,7 +416,7 @@ func (m *Model) encodeReference(ctx context.Context, pix []float32, h, w int, ds
 // next to the transformer during denoising (the pages would be evicted anyway; releasing
 // them first avoids thrashing).
 func memoryShort(info ModelInfo) bool {
-	avail, ok := AvailableRAM()
+	avail, ok := sysmem.AvailableRAM()
 	if !ok {
 		return false
 	}

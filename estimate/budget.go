@@ -3,6 +3,7 @@ package estimate
 import (
 	"fmt"
 	"image"
+	"kleinbild/internal/sysmem"
 	"strings"
 
 	"kleinbild/engine"
@@ -45,13 +46,13 @@ type Machine struct {
 	Rates Calibration
 }
 
-// ThisMachine reads the current memory figures (engine.AvailableRAM, engine.TotalRAM).
+// ThisMachine reads the current memory figures (sysmem.AvailableRAM, sysmem.TotalRAM).
 func ThisMachine(rates Calibration) Machine {
 	m := Machine{Rates: rates}
-	if v, ok := engine.AvailableRAM(); ok {
+	if v, ok := sysmem.AvailableRAM(); ok {
 		m.AvailableBytes = v
 	}
-	if v, ok := engine.TotalRAM(); ok {
+	if v, ok := sysmem.TotalRAM(); ok {
 		m.TotalBytes = v
 	}
 	return m

@@ -19,6 +19,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"kleinbild/internal/atomicfile"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,7 +28,6 @@ import (
 	"kleinbild/engine/flux2"
 	"kleinbild/engine/qwen3"
 	"kleinbild/engine/vae"
-	"kleinbild/weights"
 )
 
 // Variant selects the model size.
@@ -374,7 +374,7 @@ func prepareDir(dir string) error {
 		if err := os.MkdirAll(p, 0o755); err != nil {
 			return fmt.Errorf("randmodel: %w", err)
 		}
-		stale, _ := filepath.Glob(filepath.Join(p, ".*.tmp-*")) // weights.WriteAtomic's temporaries
+		stale, _ := filepath.Glob(filepath.Join(p, ".*.tmp-*")) // atomicfile.WriteAtomic's temporaries
 		for _, s := range stale {
 			if err := os.Remove(s); err != nil {
 				return fmt.Errorf("randmodel: remove stale temporary file: %w", err)
@@ -399,7 +399,7 @@ func writeMarker(dir string, opts Options, complete bool) error {
 
 // writeBytes writes a small file atomically.
 func writeBytes(path string, b []byte) error {
-	if err := weights.WriteAtomic(path, func(w *bufio.Writer) error {
+	if err := atomicfile.WriteAtomic(path, func(w *bufio.Writer) error {
 		_, err := w.Write(b)
 		return err
 	}); err != nil {

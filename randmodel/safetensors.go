@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"kleinbild/internal/atomicfile"
 	"runtime"
 	"slices"
 	"strings"
@@ -193,7 +194,7 @@ func (f *filePlan) writeData(ctx context.Context, w io.Writer, workers int, prog
 
 // write creates the file at path atomically (a temporary file, then a rename).
 func (f *filePlan) write(ctx context.Context, path string, workers int, progress func(n int64)) error {
-	return weights.WriteAtomic(path, func(w *bufio.Writer) error {
+	return atomicfile.WriteAtomic(path, func(w *bufio.Writer) error {
 		if _, err := w.Write(f.header); err != nil {
 			return err
 		}

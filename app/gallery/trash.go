@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"kleinbild/internal/atomicfile"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,7 +15,6 @@ import (
 	"time"
 
 	"kleinbild/internal/safefile"
-	"kleinbild/weights"
 )
 
 // trashVersion is the layout version of the trash's index.
@@ -117,7 +117,7 @@ func (g *Gallery) saveTrash() error {
 	if err := os.MkdirAll(g.trash, 0o755); err != nil {
 		return fmt.Errorf("trash folder: %w", err)
 	}
-	return weights.WriteAtomic(filepath.Join(g.trash, IndexName), func(w *bufio.Writer) error {
+	return atomicfile.WriteAtomic(filepath.Join(g.trash, IndexName), func(w *bufio.Writer) error {
 		_, err := w.Write(raw)
 		return err
 	})

@@ -7,9 +7,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"kleinbild/internal/atomicfile"
 	"os"
-
-	"kleinbild/weights"
 )
 
 // Settings is what the app remembers between runs (settings.json in the data folder).
@@ -79,7 +78,7 @@ func Save(path string, s Settings) error {
 			return fmt.Errorf("save settings: %w", err)
 		}
 	}
-	return weights.WriteAtomic(path, func(w *bufio.Writer) error {
+	return atomicfile.WriteAtomic(path, func(w *bufio.Writer) error {
 		_, err := w.Write(append(raw, '\n'))
 		return err
 	})

@@ -1,7 +1,6 @@
-// Package sysmem reports the memory the fit check and the model panel go by.
+// Package sysmem reports the machine's memory: what the engine's memory check, the estimate,
+// the fit line and the model panel go by.
 package sysmem
-
-import "kleinbild/engine"
 
 // Status describes the machine's memory for the model panel.
 type Status struct {
@@ -12,9 +11,9 @@ type Status struct {
 	Total bool
 }
 
-// Read reports the RAM the fit check uses (engine.RAMForModels: available RAM on Linux,
+// Read reports the RAM the fit check uses (RAMForModels: available RAM on Linux,
 // installed RAM on macOS, unknown elsewhere).
 func Read() Status {
-	b, total, ok := engine.RAMForModels()
+	b, total, ok := RAMForModels()
 	return Status{Bytes: b, Known: ok, Total: total}
 }

@@ -1,6 +1,6 @@
 //go:build darwin
 
-package engine
+package sysmem
 
 import (
 	"os/exec"

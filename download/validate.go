@@ -14,11 +14,7 @@ import (
 	"strings"
 
 	"kleinbild/engine"
-	"kleinbild/engine/flux2"
-	"kleinbild/engine/qwen3"
 	"kleinbild/engine/sched"
-	"kleinbild/engine/tokenizer"
-	"kleinbild/engine/vae"
 	"kleinbild/gpu"
 	"kleinbild/weights"
 )
@@ -217,7 +213,7 @@ func Validate(ctx context.Context, dir string, opts ValidateOptions) (*Report, e
 	}
 
 	if opts.Backend != nil {
-		r.deepCheck(dir, opts.Backend)
+		r.deepCheck(engine.FolderSource(info), opts.Backend)
 	}
 	if opts.Hash {
 		if err := r.hashCheck(ctx, dir, opts); err != nil {
@@ -278,30 +274,17 @@ func stripPath(err error, path string) string {
 }
 
 // deepCheck binds each network whose files passed the structural checks.
-func (r *Report) deepCheck(dir string, b gpu.Backend) {
-	if !r.has("transformer/") {
-		if m, err := flux2.Load(filepath.Join(dir, "transformer"), b); err != nil {
-			r.add("transformer/", Corrupt, err.Error())
-		} else {
-			m.Close()
+func (r *Report) deepCheck(src engine.Source, b gpu.Backend) {
+	for _, c := range []engine.Component{engine.Transformer, engine.VAE, engine.TextEncoder} {
+		if r.has(string(c) + "/") {
+			continue
 		}
-	}
-	if !r.has("vae/") {
-		if v, err := vae.Load(filepath.Join(dir, "vae"), b); err != nil {
-			r.add("vae/", Corrupt, err.Error())
-		} else {
-			v.Close()
-		}
-	}
-	if !r.has("text_encoder/") {
-		if e, err := qwen3.Load(filepath.Join(dir, "text_encoder"), b); err != nil {
-			r.add("text_encoder/", Corrupt, err.Error())
-		} else {
-			e.Close()
+		if err := engine.CheckLoad(src, c, b); err != nil {
+			r.add(string(c)+"/", Corrupt, err.Error())
 		}
 	}
 	if !r.has("tokenizer/") {
-		if _, err := tokenizer.Load(filepath.Join(dir, "tokenizer")); err != nil {
+		if _, err := src.Tokenizer(); err != nil {
 			r.add("tokenizer/", Corrupt, err.Error())
 		}
 	}

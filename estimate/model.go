@@ -11,10 +11,7 @@ package estimate
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 
 	"kleinbild/engine"
 	"kleinbild/engine/flux2"
@@ -39,40 +36,32 @@ type Model struct {
 	TransformerBytes, VAEBytes, EncoderBytes int64
 }
 
-// ForFolder reads the configs and weight sizes of a model folder (as engine.Inspect found it).
+// ForFolder is ForSource on a model folder as engine.Inspect found it.
 func ForFolder(info engine.ModelInfo) (Model, error) {
+	return ForSource(engine.FolderSource(info))
+}
+
+// ForSource reads the configs and weight sizes of a model.
+func ForSource(src engine.Source) (Model, error) {
+	info := src.Info()
 	if err := info.MissingError(); err != nil {
 		return Model{}, err
 	}
 	m := Model{Name: info.Name, Distilled: info.Distilled}
 	var err error
-	if m.Transformer, err = flux2.LoadConfig(filepath.Join(info.Dir, "transformer", "config.json")); err != nil {
+	if m.Transformer, err = src.TransformerConfig(); err != nil {
 		return Model{}, err
 	}
-	if m.VAE, err = vae.LoadConfig(filepath.Join(info.Dir, "vae")); err != nil {
+	if m.VAE, err = src.VAEConfig(); err != nil {
 		return Model{}, err
 	}
-	if m.Encoder, err = qwen3.LoadConfig(filepath.Join(info.Dir, "text_encoder")); err != nil {
+	if m.Encoder, err = src.EncoderConfig(); err != nil {
 		return Model{}, err
 	}
-	m.TransformerBytes = weightBytes(filepath.Join(info.Dir, "transformer"))
-	m.VAEBytes = weightBytes(filepath.Join(info.Dir, "vae"))
-	m.EncoderBytes = weightBytes(filepath.Join(info.Dir, "text_encoder"))
+	m.TransformerBytes = src.WeightBytes(engine.Transformer)
+	m.VAEBytes = src.WeightBytes(engine.VAE)
+	m.EncoderBytes = src.WeightBytes(engine.TextEncoder)
 	return m, nil
-}
-
-// weightBytes sums the sizes of the *.safetensors files of a folder.
-func weightBytes(dir string) int64 {
-	entries, _ := os.ReadDir(dir)
-	var n int64
-	for _, e := range entries {
-		if strings.HasSuffix(e.Name(), ".safetensors") && !strings.HasPrefix(e.Name(), ".") {
-			if fi, err := e.Info(); err == nil {
-				n += fi.Size()
-			}
-		}
-	}
-	return n
 }
 
 // Preset returns the published FLUX.2-klein models ("klein-4B" or "klein-9B", as

@@ -20,11 +20,11 @@ import (
 	"kleinbild/resources"
 )
 
-// Side limits: engine.CheckSize's, the rule the CLI applies too.
+// Side and step limits: engine.CheckSize's and engine.MaxSteps, the rules the CLI applies too.
 const (
 	minSide  = engine.MinSidePx
 	maxSide  = engine.MaxSidePx
-	maxSteps = 200
+	maxSteps = engine.MaxSteps
 )
 
 type sizePreset struct {

@@ -148,30 +148,6 @@ func (m *Model) EncodePrompt(ctx context.Context, prompt string, progress func(d
 	return m.encodePrompt(ctx, prompt, progress)
 }
 
-func (m *Model) encodePrompt(ctx context.Context, prompt string, progress func(done, total int)) ([]float32, error) {
-	if e, ok := m.embeds.get(prompt); ok {
-		return e, nil
-	}
-	tok, err := m.tokenizer()
-	if err != nil {
-		return nil, err
-	}
-	ids, mask := tok.EncodeChat(prompt, tokenizer.MaxLength)
-	enc, err := m.encoder()
-	if err != nil {
-		return nil, err
-	}
-	emb, err := enc.Encode(ctx, ids, mask, qwen3.DefaultLayers, progress)
-	if err != nil {
-		return nil, fmt.Errorf("encode prompt: %w", err)
-	}
-	if j := firstNonFinite(emb); j >= 0 {
-		return nil, fmt.Errorf("encode prompt: the text encoder produced non-finite embeddings (%s) — its weights may be corrupt; %s", nonFiniteName(float64(emb[j])), corruptHint)
-	}
-	m.embeds.put(prompt, emb)
-	return emb, nil
-}
-
 // Close frees the model's tensors and releases every mapping; the backend stays open.
 func (m *Model) Close() error {
 	m.mu.Lock()

@@ -133,47 +133,19 @@ type Report struct {
 
 // Estimate predicts memory and time of a generation of m at the requested size on mc.
 func Estimate(m Model, req Request, mc Machine) (Report, error) {
-	w, err := engine.ValidateSize("width", orDefault(req.WidthPx, engine.DefaultSizePx))
+	p, err := plan(m, req)
 	if err != nil {
 		return Report{}, err
 	}
-	h, err := engine.ValidateSize("height", orDefault(req.HeightPx, engine.DefaultSizePx))
-	if err != nil {
-		return Report{}, err
-	}
-	if n := max(req.References, len(req.RefSizes)); req.References < 0 || n > engine.MaxReferences {
-		return Report{}, fmt.Errorf("%d reference images: use 0..%d", n, engine.MaxReferences)
-	}
-	if err := m.validate(); err != nil {
-		return Report{}, err
-	}
-	for i, r := range req.RefSizes {
-		if r.X < engine.MinSizePx || r.Y < engine.MinSizePx || r.X > engine.MaxSizePx || r.Y > engine.MaxSizePx {
-			return Report{}, fmt.Errorf("reference %d: size %d×%d px out of range %d..%d", i+1, r.X, r.Y, engine.MinSizePx, engine.MaxSizePx)
-		}
-	}
+	w, h, refs := p.WidthPx, p.HeightPx, p.Refs
 	e := Report{AvailableBytes: int64(mc.AvailableBytes), TotalBytes: int64(mc.TotalBytes)}
-
-	e.Steps = req.Steps
-	if e.Steps == 0 {
-		e.Steps = engine.DefaultStepsBase
-		if m.Distilled {
-			e.Steps = engine.DefaultStepsDistilled
-		}
-	}
-	if e.Steps < 1 || e.Steps > engine.MaxSteps {
-		return Report{}, fmt.Errorf("steps %d out of range 1..%d", e.Steps, engine.MaxSteps)
-	}
+	e.Steps = p.Steps
 	e.Passes = 1
-	if g := orDefaultF(req.Guidance, engine.DefaultGuidance); !m.Distilled && g > 1 {
+	if p.CFG {
 		e.Passes = 2
 	}
-
-	refs := refSizes(req, w, h)
-	e.ImageTokens = imageTokens(w, h)
-	for _, r := range refs {
-		e.RefTokens += imageTokens(r.X, r.Y)
-	}
+	e.ImageTokens = p.ImageTokens()
+	e.RefTokens = p.RefTokens()
 	e.Tokens = TextTokens + e.ImageTokens + e.RefTokens
 
 	// Memory.
@@ -242,41 +214,37 @@ func phases(m Model, req Request, refs []image.Point, w, h int, e Report, rates 
 	return flops, secs
 }
 
-// refSizes returns the preprocessed reference sizes.
-func refSizes(req Request, w, h int) []image.Point {
-	if len(req.RefSizes) > 0 {
-		out := make([]image.Point, len(req.RefSizes))
-		for i, r := range req.RefSizes {
-			out[i] = image.Pt(r.X/imageio.SizeMultiple*imageio.SizeMultiple, r.Y/imageio.SizeMultiple*imageio.SizeMultiple)
+// plan is the engine's Plan of req for m (engine.NewPlan: defaults, sizes, steps), with the
+// references sized as the pipeline will size them: RefSizes floored to multiples of
+// engine.SizeMultiple where given, else as imageio.TargetSize makes a reference of the
+// output's size.
+func plan(m Model, req Request) (engine.Plan, error) {
+	n := max(req.References, len(req.RefSizes))
+	if req.References < 0 || n > engine.MaxReferences {
+		return engine.Plan{}, fmt.Errorf("%d reference images: use 0..%d", n, engine.MaxReferences)
+	}
+	if err := m.validate(); err != nil {
+		return engine.Plan{}, err
+	}
+	var refs []image.Point
+	for i, r := range req.RefSizes {
+		if r.X < engine.EngineMinSidePx || r.Y < engine.EngineMinSidePx || r.X > engine.EngineMaxSidePx || r.Y > engine.EngineMaxSidePx {
+			return engine.Plan{}, fmt.Errorf("reference %d: size %d×%d px out of range %d..%d", i+1, r.X, r.Y, engine.EngineMinSidePx, engine.EngineMaxSidePx)
 		}
-		return out
+		refs = append(refs, image.Pt(r.X/engine.SizeMultiple*engine.SizeMultiple, r.Y/engine.SizeMultiple*engine.SizeMultiple))
 	}
-	_, _, rw, rh := imageio.TargetSize(w, h)
-	out := make([]image.Point, req.References)
-	for i := range out {
-		out[i] = image.Pt(rw, rh)
+	ereq := engine.Request{WidthPx: req.WidthPx, HeightPx: req.HeightPx, Steps: req.Steps, Guidance: req.Guidance, References: make([]string, n)}
+	p, err := engine.NewPlan(ereq, m.Distilled, refs)
+	if err != nil {
+		return engine.Plan{}, err
 	}
-	return out
-}
-
-// imageTokens is the number of transformer tokens of a w×h image: one per 16×16 pixels
-// (engine.SizeMultiple: the VAE's 8× downscale, then 2×2 latent patches).
-func imageTokens(w, h int) int {
-	return (w / engine.SizeMultiple) * (h / engine.SizeMultiple)
-}
-
-func orDefault(v, def int) int {
-	if v == 0 {
-		return def
+	if len(refs) == 0 && n > 0 {
+		_, _, rw, rh := imageio.TargetSize(p.WidthPx, p.HeightPx)
+		for range n {
+			p.Refs = append(p.Refs, image.Pt(rw, rh))
+		}
 	}
-	return v
-}
-
-func orDefaultF(v, def float64) float64 {
-	if v == 0 {
-		return def
-	}
-	return v
+	return p, nil
 }
 
 // gb formats bytes as decimal gigabytes with one decimal.

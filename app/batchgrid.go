@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"image/color"
+	"kleinbild/app/widgets"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -36,7 +37,7 @@ func (rn *runner) buildBatchGrid() fyne.CanvasObject {
 	b.title = widget.NewLabel("")
 	b.title.SizeName = theme.SizeNameCaptionText
 	b.title.Truncation = fyne.TextTruncateEllipsis
-	closeBtn := newTipButton(rn.u.tips, theme.CancelIcon(), "Close", rn.hideBatch)
+	closeBtn := widgets.NewTipButton(rn.u.tips, theme.CancelIcon(), "Close", rn.hideBatch)
 	b.rows = container.NewVBox()
 	// The scroll keeps a long row from widening the window.
 	b.box = container.NewVBox(container.NewBorder(nil, nil, nil, closeBtn, b.title),

@@ -3,6 +3,7 @@ package app
 import (
 	"errors"
 	"fmt"
+	"kleinbild/app/widgets"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -60,15 +61,15 @@ var errInvalidForm = errors.New("some settings are invalid")
 type controls struct {
 	u *UI
 
-	prompt    *shortcutEntry
+	prompt    *widgets.ShortcutEntry
 	promptErr *widget.Label
 
 	preset        *widget.Select
-	width, height *shortcutEntry
+	width, height *widgets.ShortcutEntry
 	sizeErr       *widget.Label
 	syncing       bool // set while code updates the size widgets
 
-	steps        *shortcutEntry
+	steps        *widgets.ShortcutEntry
 	stepsErr     *widget.Label
 	stepsDefault int
 
@@ -80,11 +81,11 @@ type controls struct {
 
 	schedule *widget.Select
 
-	seed       *shortcutEntry
+	seed       *widgets.ShortcutEntry
 	seedErr    *widget.Label
 	seedLocked bool
-	lock       *tipButton
-	dice       *tipButton
+	lock       *widgets.TipButton
+	dice       *widgets.TipButton
 
 	// count is the number of images per run (minCount..maxCount).
 	count *widget.Select
@@ -115,7 +116,7 @@ type form struct {
 
 // build creates the side panel: the form, the references and the Generate button.
 func (c *controls) build() fyne.CanvasObject {
-	c.prompt = newShortcutEntry(true, c.u.Generate)
+	c.prompt = widgets.NewShortcutEntry(true, c.u.Generate)
 	c.prompt.SetPlaceHolder("Describe the image you want…")
 	c.prompt.SetMinRowsVisible(5)
 	c.promptErr = fieldError()
@@ -134,17 +135,17 @@ func (c *controls) build() fyne.CanvasObject {
 			}
 		}
 	})
-	c.width = newShortcutEntry(false, c.u.Generate)
-	c.height = newShortcutEntry(false, c.u.Generate)
+	c.width = widgets.NewShortcutEntry(false, c.u.Generate)
+	c.height = widgets.NewShortcutEntry(false, c.u.Generate)
 	c.sizeErr = fieldError()
-	for _, e := range []*shortcutEntry{c.width, c.height} {
+	for _, e := range []*widgets.ShortcutEntry{c.width, c.height} {
 		e.OnChanged = func(string) {
 			if !c.syncing {
 				c.checkSize()
 			}
 		}
 	}
-	swap := newTipButton(c.u.tips, theme.NewThemedResource(resources.Swap), "Swap width and height", func() {
+	swap := widgets.NewTipButton(c.u.tips, theme.NewThemedResource(resources.Swap), "Swap width and height", func() {
 		c.setSize(atoiOr(c.height.Text, 0), atoiOr(c.width.Text, 0))
 	})
 	times := widget.NewLabel("×")
@@ -152,7 +153,7 @@ func (c *controls) build() fyne.CanvasObject {
 		container.New(layout.NewGridLayoutWithColumns(2),
 			container.NewBorder(nil, nil, nil, times, c.width), c.height))
 
-	c.steps = newShortcutEntry(false, c.u.Generate)
+	c.steps = widgets.NewShortcutEntry(false, c.u.Generate)
 	c.steps.SetPlaceHolder("auto")
 	c.steps.OnChanged = func(string) {
 		c.checkSteps()
@@ -179,15 +180,15 @@ func (c *controls) build() fyne.CanvasObject {
 	c.schedule = widget.NewSelect(schedLabels, nil)
 	c.schedule.SetSelectedIndex(0)
 
-	c.seed = newShortcutEntry(false, c.u.Generate)
+	c.seed = widgets.NewShortcutEntry(false, c.u.Generate)
 	c.seed.SetPlaceHolder("random")
 	c.seed.OnChanged = func(string) { c.checkSeed() }
 	c.seedErr = fieldError()
-	c.dice = newTipButton(c.u.tips, theme.NewThemedResource(resources.Dice), "Pick a random seed", func() {
+	c.dice = widgets.NewTipButton(c.u.tips, theme.NewThemedResource(resources.Dice), "Pick a random seed", func() {
 		c.seed.SetText(strconv.FormatUint(randomSeed(), 10))
 	})
 	c.dice.Importance = widget.MediumImportance
-	c.lock = newTipButton(c.u.tips, theme.NewThemedResource(resources.LockOpen), lockTip(false), func() { c.setSeedLocked(!c.seedLocked) })
+	c.lock = widgets.NewTipButton(c.u.tips, theme.NewThemedResource(resources.LockOpen), lockTip(false), func() { c.setSeedLocked(!c.seedLocked) })
 	c.lock.Importance = widget.MediumImportance
 	seedRow := container.NewBorder(nil, nil, nil, container.NewHBox(c.dice, c.lock), c.seed)
 
@@ -328,7 +329,7 @@ func (c *controls) checkSeed() (seed uint64, given, ok bool) {
 // setSeedLocked switches between keeping the seed (locked) and a new random one per run.
 func (c *controls) setSeedLocked(locked bool) {
 	c.seedLocked = locked
-	c.lock.tip = lockTip(locked)
+	c.lock.Tip = lockTip(locked)
 	if locked {
 		c.lock.SetIcon(theme.NewThemedResource(resources.Lock))
 		c.lock.Importance = widget.HighImportance

@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"kleinbild/app/widgets"
 	"net"
 	"net/http"
 	"os"
@@ -188,7 +189,7 @@ func (m *modelSettings) newDownloadPanel() (p *downloadPanel, release func()) {
 	p.dest.SetText(dest)
 	p.variant.SetSelectedIndex(idx)
 
-	browse := newTipButton(m.u.tips, theme.FolderOpenIcon(), "Choose the download folder", func() {
+	browse := widgets.NewTipButton(m.u.tips, theme.FolderOpenIcon(), "Choose the download folder", func() {
 		m.browseFolder("Choose where to download the model", p.dest.Text, func(dir string) { p.dest.SetText(dir) })
 	})
 	browse.Importance = widget.MediumImportance

@@ -2,13 +2,14 @@ package app
 
 import (
 	"fmt"
+	"kleinbild/app/widgets"
 	"testing"
 
 	"fyne.io/fyne/v2"
 )
 
 // fitLabel is what the zoom bar of z should show while fitted.
-func fitLabel(t *testing.T, z *zoomImage) string {
+func fitLabel(t *testing.T, z *widgets.ZoomImage) string {
 	t.Helper()
 	if z.Size().IsZero() {
 		t.Fatal("the zoom image has not been laid out")

@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"kleinbild/app/widgets"
 	"slices"
 	"strings"
 
@@ -27,7 +28,7 @@ func (g *galleryView) buildHiddenNotice() fyne.CanvasObject {
 	n.text.Wrapping = fyne.TextWrapWord
 	n.text.Importance = widget.WarningImportance
 	show := widget.NewButton("Clear", g.clearFilter)
-	dismiss := newTipButton(g.u.tips, theme.CancelIcon(), "Dismiss", func() {
+	dismiss := widgets.NewTipButton(g.u.tips, theme.CancelIcon(), "Dismiss", func() {
 		n.files = nil
 		g.updateHiddenNotice()
 	})

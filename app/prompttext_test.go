@@ -1,6 +1,7 @@
 package app
 
 import (
+	"kleinbild/app/widgets"
 	"strings"
 	"testing"
 
@@ -87,7 +88,7 @@ func TestPastedLongPromptIsNotWrapped(t *testing.T) {
 func BenchmarkPromptField(b *testing.B) {
 	a := test.NewTempApp(b)
 	w := a.NewWindow("bench")
-	e := newShortcutEntry(true, nil)
+	e := widgets.NewShortcutEntry(true, nil)
 	w.SetContent(e)
 	w.Resize(fyne.NewSize(400, 300))
 	long := longPrompt(engine.MaxPromptBytes)

@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"kleinbild/app/widgets"
 	"slices"
 
 	"fyne.io/fyne/v2"
@@ -38,7 +39,7 @@ func (j *job) label() string {
 type queueRow struct {
 	job    *job
 	label  *widget.Label
-	remove *tipButton
+	remove *widgets.TipButton
 }
 
 // jobQueue holds the jobs lined up behind the running one and shows them under the
@@ -46,7 +47,7 @@ type queueRow struct {
 // After a failure that would fail the next jobs too the queue is paused: the jobs stay
 // until the user resumes it.
 type jobQueue struct {
-	tips   *tipLayer // tooltips of the rows' ✕ buttons
+	tips   *widgets.TipLayer // tooltips of the rows' ✕ buttons
 	jobs   []*job
 	rows   []queueRow
 	paused bool
@@ -63,7 +64,7 @@ type jobQueue struct {
 
 // newJobQueue builds the queue's widgets; onAdd is the "Add to queue" button's action and
 // onResume the Resume button's.
-func newJobQueue(tips *tipLayer, onAdd, onResume func()) *jobQueue {
+func newJobQueue(tips *widgets.TipLayer, onAdd, onResume func()) *jobQueue {
 	q := &jobQueue{tips: tips}
 	q.add = widget.NewButtonWithIcon("Add to queue", theme.ContentAddIcon(), onAdd)
 	q.add.Hide()
@@ -126,7 +127,7 @@ func (q *jobQueue) refresh() {
 		l := widget.NewLabel(fmt.Sprintf("%d. %s", i+1, j.label()))
 		l.Truncation = fyne.TextTruncateEllipsis
 		l.SizeName = theme.SizeNameCaptionText
-		x := newTipButton(q.tips, theme.CancelIcon(), "Remove from the queue", func() { q.remove(j) })
+		x := widgets.NewTipButton(q.tips, theme.CancelIcon(), "Remove from the queue", func() { q.remove(j) })
 		q.rows = append(q.rows, queueRow{job: j, label: l, remove: x})
 		q.list.Add(container.NewBorder(nil, nil, nil, x, l))
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"kleinbild/app/widgets"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -60,7 +61,7 @@ func (r *refsSection) show(refs []string, thumb func(*thumbImage, string), remov
 	for _, p := range refs {
 		th := newThumbImage(fyne.NewSquareSize(refCell))
 		thumb(th, p)
-		rm := newTipButton(r.u.tips, theme.CancelIcon(), "Remove this reference", func() { remove(p) })
+		rm := widgets.NewTipButton(r.u.tips, theme.CancelIcon(), "Remove this reference", func() { remove(p) })
 		cells = append(cells, container.NewStack(th,
 			container.NewVBox(container.NewHBox(layout.NewSpacer(), rm))))
 	}

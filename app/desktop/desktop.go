@@ -5,6 +5,7 @@ package desktop
 
 import (
 	"fmt"
+	"kleinbild/app/widgets"
 
 	"fyne.io/fyne/v2"
 	fyneapp "fyne.io/fyne/v2/app"
@@ -22,7 +23,7 @@ const AppID = "io.github.kleinbild"
 func Run(opts app.Options) error {
 	a := fyneapp.NewWithID(AppID)
 	a.SetIcon(resources.Icon)
-	a.Settings().SetTheme(app.Theme())
+	a.Settings().SetTheme(widgets.Theme())
 	w := a.NewWindow("Kleinbild")
 	w.SetIcon(resources.Icon)
 	u, err := app.NewUI(a, w, opts)

@@ -1,4 +1,4 @@
-package app
+package widgets
 
 import (
 	"unicode/utf8"
@@ -6,16 +6,16 @@ import (
 	"fyne.io/fyne/v2"
 )
 
-// wrapRunes bounds the text a multi-line field word-wraps. Fyne measures the rest of a
+// WrapRunes bounds the text a multi-line field word-wraps. Fyne measures the rest of a
 // paragraph for every row it breaks, which is quadratic in the paragraph's length (1,000
 // runes cost ~0.2 s, 16 KB 11 s, 64 KB over two minutes): a field wraps while the sum of
-// its paragraphs' squared lengths stays within wrapRunes², and scrolls sideways beyond
+// its paragraphs' squared lengths stays within WrapRunes², and scrolls sideways beyond
 // (64 KB then take ~0.4 s).
-const wrapRunes = 1000
+const WrapRunes = 1000
 
-// fieldWrapping is the wrapping a multi-line field uses for text.
-func fieldWrapping(text string) fyne.TextWrap {
-	const budget = wrapRunes * wrapRunes
+// FieldWrapping is the wrapping a multi-line field uses for text.
+func FieldWrapping(text string) fyne.TextWrap {
+	const budget = WrapRunes * WrapRunes
 	cost, n := 0, 0
 	for _, r := range text {
 		if r == '\n' {
@@ -30,8 +30,8 @@ func fieldWrapping(text string) fyne.TextWrap {
 	return fyne.TextWrapWord
 }
 
-// clipRunes shortens s to at most n runes, ending it with "…" when cut.
-func clipRunes(s string, n int) string {
+// ClipRunes shortens s to at most n runes, ending it with "…" when cut.
+func ClipRunes(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}

@@ -1,4 +1,4 @@
-package app
+package widgets
 
 import (
 	"time"
@@ -14,12 +14,12 @@ import (
 // tipDelay is how long the pointer rests on a button before its tooltip shows.
 const tipDelay = 500 * time.Millisecond
 
-// tipLayer draws the tooltips of one window, at most one at a time, above the window's
+// TipLayer draws the tooltips of one window, at most one at a time, above the window's
 // content. It is part of the content rather than a canvas overlay: Fyne sends the pointer
 // only to the topmost overlay, so a pop-up would take the hover from its button and
 // swallow the next click. The tip is made of plain canvas objects, which take no pointer
 // events, so the widgets under it keep working.
-type tipLayer struct {
+type TipLayer struct {
 	canvas fyne.Canvas
 	// post runs a function on the UI goroutine.
 	post func(func())
@@ -31,18 +31,27 @@ type tipLayer struct {
 	box   *fyne.Container // the tip, placed by hand
 	bg    *canvas.Rectangle
 	text  *canvas.Text
-	owner *tipButton // whose tip shows, nil for none
+	owner *TipButton // whose tip shows, nil for none
 }
 
-// newTipLayer makes the tooltip layer for the window of c; post runs a function on the
+// NewTipLayer makes the tooltip layer for the window of c; post runs a function on the
 // UI goroutine. Give the window's content to wrap.
-func newTipLayer(c fyne.Canvas, post func(func())) *tipLayer {
-	l := &tipLayer{canvas: c, post: post, after: afterFunc}
+func NewTipLayer(c fyne.Canvas, post func(func())) *TipLayer {
+	l := &TipLayer{canvas: c, post: post, after: afterFunc}
 	l.bg = canvas.NewRectangle(theme.Color(theme.ColorNameOverlayBackground))
 	l.text = canvas.NewText("", theme.Color(theme.ColorNameForeground))
 	l.box = container.NewWithoutLayout(l.bg, l.text)
 	l.box.Hide()
 	return l
+}
+
+// SetTimer replaces how the layer waits before showing a tip (tests show tips at once).
+func (l *TipLayer) SetTimer(after func(d time.Duration, fn func()) (stop func())) { l.after = after }
+
+// Showing reports the tip on screen: the button it belongs to, its text and whether it is
+// visible.
+func (l *TipLayer) Showing() (owner *TipButton, text string, visible bool) {
+	return l.owner, l.text.Text, l.box.Visible()
 }
 
 // afterFunc runs fn after d on a timer goroutine.
@@ -52,15 +61,15 @@ func afterFunc(d time.Duration, fn func()) func() {
 }
 
 // wrap returns the window content: content with the tooltips above it.
-func (l *tipLayer) wrap(content fyne.CanvasObject) fyne.CanvasObject {
+func (l *TipLayer) Wrap(content fyne.CanvasObject) fyne.CanvasObject {
 	l.layer = container.NewWithoutLayout(l.box)
 	l.root = container.NewStack(content, l.layer)
 	return l.root
 }
 
 // show shows b's tip next to it, hiding any other.
-func (l *tipLayer) show(b *tipButton) {
-	if l.root == nil || b.tip == "" {
+func (l *TipLayer) show(b *TipButton) {
+	if l.root == nil || b.Tip == "" {
 		return
 	}
 	if l.canvas != nil && l.canvas.Overlays().Top() != nil {
@@ -68,7 +77,7 @@ func (l *tipLayer) show(b *tipButton) {
 		return
 	}
 	pad := theme.InnerPadding() / 2
-	l.text.Text = b.tip
+	l.text.Text = b.Tip
 	l.text.TextSize = theme.CaptionTextSize()
 	l.text.Color = theme.Color(theme.ColorNameForeground)
 	l.text.Move(fyne.NewPos(pad, pad))
@@ -89,7 +98,7 @@ func (l *tipLayer) show(b *tipButton) {
 }
 
 // hide hides b's tip if it shows.
-func (l *tipLayer) hide(b *tipButton) {
+func (l *TipLayer) hide(b *TipButton) {
 	if l.owner != b {
 		return
 	}
@@ -113,21 +122,21 @@ func tipPosition(btn fyne.Position, size, tip, area fyne.Size) fyne.Position {
 	return fyne.NewPos(x, y)
 }
 
-// tipButton is an icon button with a tooltip: resting the pointer on it for tipDelay
-// shows tip in its window's tipLayer (Fyne 2.7 buttons have no tooltips).
-type tipButton struct {
+// TipButton is an icon button with a tooltip: resting the pointer on it for tipDelay
+// shows tip in its window's TipLayer (Fyne 2.7 buttons have no tooltips).
+type TipButton struct {
 	widget.Button
-	tip  string
-	tips *tipLayer
+	Tip  string
+	tips *TipLayer
 	at   fyne.Position // the button's position in the canvas, noted on MouseIn
 	stop func()        // cancels the pending tip, nil for none
 	wait int           // counts hovers, so a timer from an earlier one does nothing
 }
 
-// newTipButton makes a low-key icon button named tip, shown as a tooltip in tips (nil
+// NewTipButton makes a low-key icon button named tip, shown as a tooltip in tips (nil
 // for none).
-func newTipButton(tips *tipLayer, icon fyne.Resource, tip string, tapped func()) *tipButton {
-	b := &tipButton{tip: tip, tips: tips}
+func NewTipButton(tips *TipLayer, icon fyne.Resource, tip string, tapped func()) *TipButton {
+	b := &TipButton{Tip: tip, tips: tips}
 	b.Icon = icon
 	b.OnTapped = tapped
 	b.Importance = widget.LowImportance
@@ -136,11 +145,11 @@ func newTipButton(tips *tipLayer, icon fyne.Resource, tip string, tapped func())
 }
 
 // MouseIn starts the wait for the tip.
-func (b *tipButton) MouseIn(ev *desktop.MouseEvent) {
+func (b *TipButton) MouseIn(ev *desktop.MouseEvent) {
 	b.Button.MouseIn(ev)
 	b.at = ev.AbsolutePosition.Subtract(ev.Position)
 	b.cancelTip()
-	if b.tips == nil || b.tip == "" {
+	if b.tips == nil || b.Tip == "" {
 		return
 	}
 	n := b.wait
@@ -154,25 +163,25 @@ func (b *tipButton) MouseIn(ev *desktop.MouseEvent) {
 }
 
 // MouseOut hides the tip.
-func (b *tipButton) MouseOut() {
+func (b *TipButton) MouseOut() {
 	b.Button.MouseOut()
 	b.cancelTip()
 }
 
 // Tapped hides the tip and does what the button does.
-func (b *tipButton) Tapped(ev *fyne.PointEvent) {
+func (b *TipButton) Tapped(ev *fyne.PointEvent) {
 	b.cancelTip()
 	b.Button.Tapped(ev)
 }
 
 // Hide hides the button and its tip.
-func (b *tipButton) Hide() {
+func (b *TipButton) Hide() {
 	b.cancelTip()
 	b.Button.Hide()
 }
 
 // cancelTip stops a pending tip and hides a shown one.
-func (b *tipButton) cancelTip() {
+func (b *TipButton) cancelTip() {
 	b.wait++
 	if b.stop != nil {
 		b.stop()

@@ -1,4 +1,4 @@
-package app
+package widgets
 
 import (
 	"image/color"

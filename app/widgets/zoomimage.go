@@ -1,4 +1,4 @@
-package app
+package widgets
 
 import (
 	"image"
@@ -10,11 +10,11 @@ import (
 	"fyne.io/fyne/v2/widget"
 )
 
-// zoomImage shows an image fitted to its area, or zoomed and panned: the mouse wheel
+// ZoomImage shows an image fitted to its area, or zoomed and panned: the mouse wheel
 // zooms around the pointer, dragging pans, a double click switches between fitted and
 // actual size. Only the visible part of the image is drawn, so deep zooms stay cheap,
 // and the widget clips what it draws (it is Scrollable).
-type zoomImage struct {
+type ZoomImage struct {
 	widget.BaseWidget
 
 	// Image is the image shown, nil for none; change it with SetImage.
@@ -33,8 +33,8 @@ type zoomImage struct {
 	telling bool            // OnChanged is running
 }
 
-func newZoomImage() *zoomImage {
-	z := &zoomImage{view: zoomView{fit: true}}
+func NewZoomImage() *ZoomImage {
+	z := &ZoomImage{view: zoomView{fit: true}}
 	z.raster = &canvas.Image{FillMode: canvas.ImageFillStretch, ScaleMode: canvas.ImageScaleSmooth}
 	z.raster.Hide()
 	z.ExtendBaseWidget(z)
@@ -49,7 +49,7 @@ type subImager interface {
 
 // SetImage shows img (nil for none). An image of another resolution replacing a zoomed
 // one (a thumbnail's full image, a preview's result) keeps the same part on screen.
-func (z *zoomImage) SetImage(img image.Image) {
+func (z *ZoomImage) SetImage(img image.Image) {
 	old := z.imgSize()
 	z.Image = img
 	z.sub = nil
@@ -71,7 +71,7 @@ func (z *zoomImage) SetImage(img image.Image) {
 }
 
 // imgSize is the shown image's size in pixels, zero for none.
-func (z *zoomImage) imgSize() image.Point {
+func (z *ZoomImage) imgSize() image.Point {
 	if z.Image == nil {
 		return image.Point{}
 	}
@@ -79,18 +79,24 @@ func (z *zoomImage) imgSize() image.Point {
 }
 
 // actualScale is the scale at which one image pixel is one screen pixel.
-func (z *zoomImage) actualScale() float32 {
+func (z *ZoomImage) actualScale() float32 {
 	if c := fyne.CurrentApp().Driver().CanvasForObject(z); c != nil && c.Scale() > 0 {
 		return 1 / c.Scale()
 	}
 	return 1
 }
 
+// Offset is where the image's top-left corner sits in the view (zero or negative).
+func (z *ZoomImage) Offset() fyne.Position { return z.view.off }
+
+// Shown is the raster drawn now: the visible part of the image at screen resolution.
+func (z *ZoomImage) Shown() image.Image { return z.raster.Image }
+
 // Fitted reports whether the whole image is fitted to the area.
-func (z *zoomImage) Fitted() bool { return z.view.fit }
+func (z *ZoomImage) Fitted() bool { return z.view.fit }
 
 // Percent is the zoom in percent of the actual size (0 with no image).
-func (z *zoomImage) Percent() int {
+func (z *ZoomImage) Percent() int {
 	z.layoutView(z.Size())
 	if z.Image == nil || z.view.scale <= 0 {
 		return 0
@@ -99,23 +105,23 @@ func (z *zoomImage) Percent() int {
 }
 
 // Fit shows the whole image.
-func (z *zoomImage) Fit() {
+func (z *ZoomImage) Fit() {
 	z.view = zoomView{fit: true}
 	z.update()
 }
 
 // Actual shows the image at one image pixel per screen pixel, around the pointer or the
 // centre.
-func (z *zoomImage) Actual() { z.zoomTo(z.actualScale(), z.pivot()) }
+func (z *ZoomImage) Actual() { z.zoomTo(z.actualScale(), z.Pivot()) }
 
 // ZoomIn magnifies by one step around the pointer or the centre.
-func (z *zoomImage) ZoomIn() { z.zoomBy(zoomStep, z.pivot()) }
+func (z *ZoomImage) ZoomIn() { z.zoomBy(zoomStep, z.Pivot()) }
 
 // ZoomOut shrinks by one step around the pointer or the centre.
-func (z *zoomImage) ZoomOut() { z.zoomBy(1/zoomStep, z.pivot()) }
+func (z *ZoomImage) ZoomOut() { z.zoomBy(1/zoomStep, z.Pivot()) }
 
 // ToggleActual switches between the fitted view and actual size around at.
-func (z *zoomImage) ToggleActual(at fyne.Position) {
+func (z *ZoomImage) ToggleActual(at fyne.Position) {
 	if z.view.fit {
 		z.zoomTo(z.actualScale(), at)
 		return
@@ -125,7 +131,7 @@ func (z *zoomImage) ToggleActual(at fyne.Position) {
 
 // pivot is the point zoom keys and buttons zoom around: the pointer when over the
 // image, else the centre.
-func (z *zoomImage) pivot() fyne.Position {
+func (z *ZoomImage) Pivot() fyne.Position {
 	if z.hover {
 		return z.pointer
 	}
@@ -133,12 +139,12 @@ func (z *zoomImage) pivot() fyne.Position {
 	return fyne.NewPos(s.Width/2, s.Height/2)
 }
 
-func (z *zoomImage) zoomBy(factor float32, at fyne.Position) {
+func (z *ZoomImage) zoomBy(factor float32, at fyne.Position) {
 	z.layoutView(z.Size())
 	z.zoomTo(z.view.scale*factor, at)
 }
 
-func (z *zoomImage) zoomTo(scale float32, at fyne.Position) {
+func (z *ZoomImage) zoomTo(scale float32, at fyne.Position) {
 	if z.Image == nil {
 		return
 	}
@@ -149,7 +155,7 @@ func (z *zoomImage) zoomTo(scale float32, at fyne.Position) {
 }
 
 // layoutView fits or clamps the view to an area of size.
-func (z *zoomImage) layoutView(size fyne.Size) {
+func (z *ZoomImage) layoutView(size fyne.Size) {
 	img := z.imgSize()
 	switch {
 	case z.view.fit:
@@ -161,13 +167,13 @@ func (z *zoomImage) layoutView(size fyne.Size) {
 }
 
 // update redraws after a change of image or view and tells OnChanged.
-func (z *zoomImage) update() {
+func (z *ZoomImage) update() {
 	z.Refresh()
 	z.changed()
 }
 
 // changed tells OnChanged, unless it is running already (it may lay the widget out).
-func (z *zoomImage) changed() {
+func (z *ZoomImage) changed() {
 	if z.OnChanged == nil || z.telling {
 		return
 	}
@@ -177,7 +183,7 @@ func (z *zoomImage) changed() {
 }
 
 // Scrolled zooms around the pointer (vertical scrolling) or pans (horizontal).
-func (z *zoomImage) Scrolled(ev *fyne.ScrollEvent) {
+func (z *ZoomImage) Scrolled(ev *fyne.ScrollEvent) {
 	if z.Image == nil {
 		return
 	}
@@ -191,12 +197,12 @@ func (z *zoomImage) Scrolled(ev *fyne.ScrollEvent) {
 }
 
 // Dragged pans the image.
-func (z *zoomImage) Dragged(ev *fyne.DragEvent) { z.pan(ev.Dragged) }
+func (z *ZoomImage) Dragged(ev *fyne.DragEvent) { z.pan(ev.Dragged) }
 
 // DragEnd ends a pan.
-func (z *zoomImage) DragEnd() {}
+func (z *ZoomImage) DragEnd() {}
 
-func (z *zoomImage) pan(d fyne.Delta) {
+func (z *ZoomImage) pan(d fyne.Delta) {
 	if z.Image == nil {
 		return
 	}
@@ -209,24 +215,24 @@ func (z *zoomImage) pan(d fyne.Delta) {
 }
 
 // DoubleTapped switches between fitted and actual size around the pointer.
-func (z *zoomImage) DoubleTapped(ev *fyne.PointEvent) { z.ToggleActual(ev.Position) }
+func (z *ZoomImage) DoubleTapped(ev *fyne.PointEvent) { z.ToggleActual(ev.Position) }
 
 // MouseIn notes the pointer, the zoom keys' pivot.
-func (z *zoomImage) MouseIn(ev *desktop.MouseEvent) { z.hover, z.pointer = true, ev.Position }
+func (z *ZoomImage) MouseIn(ev *desktop.MouseEvent) { z.hover, z.pointer = true, ev.Position }
 
 // MouseMoved notes the pointer.
-func (z *zoomImage) MouseMoved(ev *desktop.MouseEvent) { z.hover, z.pointer = true, ev.Position }
+func (z *ZoomImage) MouseMoved(ev *desktop.MouseEvent) { z.hover, z.pointer = true, ev.Position }
 
 // MouseOut forgets the pointer.
-func (z *zoomImage) MouseOut() { z.hover = false }
+func (z *ZoomImage) MouseOut() { z.hover = false }
 
 // MinSize is small: the image shrinks with the window.
-func (z *zoomImage) MinSize() fyne.Size { return fyne.NewSquareSize(160) }
+func (z *ZoomImage) MinSize() fyne.Size { return fyne.NewSquareSize(160) }
 
 // CreateRenderer implements fyne.Widget.
-func (z *zoomImage) CreateRenderer() fyne.WidgetRenderer { return &zoomRenderer{z: z} }
+func (z *ZoomImage) CreateRenderer() fyne.WidgetRenderer { return &zoomRenderer{z: z} }
 
-type zoomRenderer struct{ z *zoomImage }
+type zoomRenderer struct{ z *ZoomImage }
 
 func (r *zoomRenderer) Layout(size fyne.Size) {
 	z := r.z

@@ -1,4 +1,4 @@
-package app
+package widgets
 
 import (
 	"fyne.io/fyne/v2"
@@ -6,8 +6,8 @@ import (
 	"fyne.io/fyne/v2/widget"
 )
 
-// isGenerateShortcut reports whether s is Ctrl+Enter or Cmd+Enter.
-func isGenerateShortcut(s fyne.Shortcut) bool {
+// IsGenerateShortcut reports whether s is Ctrl+Enter or Cmd+Enter.
+func IsGenerateShortcut(s fyne.Shortcut) bool {
 	cs, ok := s.(*desktop.CustomShortcut)
 	if !ok || (cs.KeyName != fyne.KeyReturn && cs.KeyName != fyne.KeyEnter) {
 		return false
@@ -15,8 +15,8 @@ func isGenerateShortcut(s fyne.Shortcut) bool {
 	return cs.Modifier == fyne.KeyModifierControl || cs.Modifier == fyne.KeyModifierSuper
 }
 
-// generateShortcuts are the shortcuts that start a generation when no entry has the focus.
-func generateShortcuts() []fyne.Shortcut {
+// GenerateShortcuts are the shortcuts that start a generation when no entry has the focus.
+func GenerateShortcuts() []fyne.Shortcut {
 	var out []fyne.Shortcut
 	for _, k := range []fyne.KeyName{fyne.KeyReturn, fyne.KeyEnter} {
 		for _, m := range []fyne.KeyModifier{fyne.KeyModifierControl, fyne.KeyModifierSuper} {
@@ -26,15 +26,15 @@ func generateShortcuts() []fyne.Shortcut {
 	return out
 }
 
-// shortcutEntry is an Entry on which Ctrl/Cmd+Enter generates: a focused entry receives
+// ShortcutEntry is an Entry on which Ctrl/Cmd+Enter generates: a focused entry receives
 // every shortcut, so the window-wide shortcut would never fire while typing.
-type shortcutEntry struct {
+type ShortcutEntry struct {
 	widget.Entry
 	onGenerate func()
 }
 
-func newShortcutEntry(multiLine bool, onGenerate func()) *shortcutEntry {
-	e := &shortcutEntry{onGenerate: onGenerate}
+func NewShortcutEntry(multiLine bool, onGenerate func()) *ShortcutEntry {
+	e := &ShortcutEntry{onGenerate: onGenerate}
 	e.MultiLine = multiLine
 	if multiLine {
 		e.Wrapping = fyne.TextWrapWord
@@ -45,9 +45,9 @@ func newShortcutEntry(multiLine bool, onGenerate func()) *shortcutEntry {
 
 // TypedShortcut runs the generate action on Ctrl/Cmd+Enter and passes the rest on. Before a
 // paste into a multi-line entry it stops word wrapping when the pasted text holds a long
-// paragraph (see fieldWrapping).
-func (e *shortcutEntry) TypedShortcut(s fyne.Shortcut) {
-	if isGenerateShortcut(s) && e.onGenerate != nil {
+// paragraph (see FieldWrapping).
+func (e *ShortcutEntry) TypedShortcut(s fyne.Shortcut) {
+	if IsGenerateShortcut(s) && e.onGenerate != nil {
 		e.onGenerate()
 		return
 	}
@@ -60,20 +60,20 @@ func (e *shortcutEntry) TypedShortcut(s fyne.Shortcut) {
 }
 
 // SetText replaces the text and picks a multi-line entry's wrapping for it.
-func (e *shortcutEntry) SetText(text string) {
+func (e *ShortcutEntry) SetText(text string) {
 	e.unwrapFor(text)
 	e.Entry.SetText(text)
 	e.adaptWrapping(e.Text)
 }
 
 // TypedRune inserts a typed character and stops word wrapping when the paragraph grows long.
-func (e *shortcutEntry) TypedRune(r rune) {
+func (e *ShortcutEntry) TypedRune(r rune) {
 	e.Entry.TypedRune(r)
 	e.adaptWrapping(e.Text)
 }
 
 // TypedKey handles a key (deletions may make word wrapping affordable again).
-func (e *shortcutEntry) TypedKey(k *fyne.KeyEvent) {
+func (e *ShortcutEntry) TypedKey(k *fyne.KeyEvent) {
 	e.Entry.TypedKey(k)
 	e.adaptWrapping(e.Text)
 }
@@ -81,18 +81,18 @@ func (e *shortcutEntry) TypedKey(k *fyne.KeyEvent) {
 // unwrapFor turns word wrapping off before a multi-line entry takes text that is too long
 // to wrap. Turning it on waits for adaptWrapping after the change: wrapping the old, long
 // text would cost what this avoids.
-func (e *shortcutEntry) unwrapFor(text string) {
-	if e.MultiLine && e.Wrapping != fyne.TextWrapOff && fieldWrapping(text) == fyne.TextWrapOff {
+func (e *ShortcutEntry) unwrapFor(text string) {
+	if e.MultiLine && e.Wrapping != fyne.TextWrapOff && FieldWrapping(text) == fyne.TextWrapOff {
 		e.Wrapping = fyne.TextWrapOff // the text change that follows lays the entry out again
 	}
 }
 
-// adaptWrapping sets a multi-line entry's wrapping for its current text (see fieldWrapping).
-func (e *shortcutEntry) adaptWrapping(text string) {
+// adaptWrapping sets a multi-line entry's wrapping for its current text (see FieldWrapping).
+func (e *ShortcutEntry) adaptWrapping(text string) {
 	if !e.MultiLine {
 		return
 	}
-	if w := fieldWrapping(text); w != e.Wrapping {
+	if w := FieldWrapping(text); w != e.Wrapping {
 		e.Wrapping = w
 		e.Refresh()
 	}

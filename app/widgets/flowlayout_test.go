@@ -1,4 +1,4 @@
-package app
+package widgets
 
 import (
 	"testing"
@@ -8,7 +8,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 )
 
-// The rows layout asks for the narrowest width that holds its objects in maxRows rows, and
+// The rows layout asks for the narrowest width that holds its objects in MaxRows rows, and
 // at that width (and wider) places every object inside its bounds without overlap.
 func TestRowsLayout(t *testing.T) {
 	var objs []fyne.CanvasObject
@@ -19,16 +19,16 @@ func TestRowsLayout(t *testing.T) {
 	}
 	pad := theme.Padding()
 	for _, rows := range []int{1, 2, 3, 7} {
-		l := rowsLayout{maxRows: rows}
+		l := RowsLayout{MaxRows: rows}
 		m := l.MinSize(objs)
 		if n, _ := wrapRows(visibleSizes(objs), m.Width, pad); n > rows {
-			t.Errorf("maxRows %d: min width %v needs %d rows", rows, m.Width, n)
+			t.Errorf("MaxRows %d: min width %v needs %d rows", rows, m.Width, n)
 		}
 		if n, _ := wrapRows(visibleSizes(objs), m.Width-2, pad); n <= rows && rows < len(objs) {
-			t.Errorf("maxRows %d: min width %v is not the narrowest (%v also fits)", rows, m.Width, m.Width-2)
+			t.Errorf("MaxRows %d: min width %v is not the narrowest (%v also fits)", rows, m.Width, m.Width-2)
 		}
 		if want := float32(rows)*30 + float32(rows-1)*pad; m.Height > want+0.5 {
-			t.Errorf("maxRows %d: min height %v, want at most %v", rows, m.Height, want)
+			t.Errorf("MaxRows %d: min height %v, want at most %v", rows, m.Height, want)
 		}
 		for _, w := range []float32{m.Width, m.Width + 37, 2000} {
 			l.Layout(objs, fyne.NewSize(w, m.Height))
@@ -46,7 +46,7 @@ func TestRowsLayout(t *testing.T) {
 			}
 		}
 	}
-	if m := (rowsLayout{maxRows: 2}).MinSize(nil); m != (fyne.Size{}) {
+	if m := (RowsLayout{MaxRows: 2}).MinSize(nil); m != (fyne.Size{}) {
 		t.Errorf("empty: %v", m)
 	}
 }

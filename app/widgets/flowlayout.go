@@ -1,15 +1,15 @@
-package app
+package widgets
 
 import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/theme"
 )
 
-// rowsLayout places objects left to right, wrapping to a new row when one is full, like
+// RowsLayout places objects left to right, wrapping to a new row when one is full, like
 // Fyne's row-wrap layout, but its minimum size is the narrowest width at which the objects
-// fit in at most maxRows rows (Fyne's asks for one object per row, which makes a row of
+// fit in at most MaxRows rows (Fyne's asks for one object per row, which makes a row of
 // buttons as tall as a column of them and the window needlessly tall).
-type rowsLayout struct{ maxRows int }
+type RowsLayout struct{ MaxRows int }
 
 // wrapRows packs sizes greedily into rows no wider than width; it returns the number of
 // rows and the height they take.
@@ -43,8 +43,8 @@ func visibleSizes(objects []fyne.CanvasObject) []fyne.Size {
 }
 
 // MinSize is the narrowest width (found by bisection) at which the visible objects fit in
-// maxRows rows, with their height there.
-func (l rowsLayout) MinSize(objects []fyne.CanvasObject) fyne.Size {
+// MaxRows rows, with their height there.
+func (l RowsLayout) MinSize(objects []fyne.CanvasObject) fyne.Size {
 	sizes := visibleSizes(objects)
 	if len(sizes) == 0 {
 		return fyne.Size{}
@@ -57,7 +57,7 @@ func (l rowsLayout) MinSize(objects []fyne.CanvasObject) fyne.Size {
 	}
 	for hi-lo > 1 {
 		mid := (lo + hi) / 2
-		if rows, _ := wrapRows(sizes, mid, pad); rows <= max(1, l.maxRows) {
+		if rows, _ := wrapRows(sizes, mid, pad); rows <= max(1, l.MaxRows) {
 			hi = mid
 		} else {
 			lo = mid
@@ -68,7 +68,7 @@ func (l rowsLayout) MinSize(objects []fyne.CanvasObject) fyne.Size {
 }
 
 // Layout places the visible objects in rows at their minimum sizes.
-func (l rowsLayout) Layout(objects []fyne.CanvasObject, size fyne.Size) {
+func (l RowsLayout) Layout(objects []fyne.CanvasObject, size fyne.Size) {
 	pad := theme.Padding()
 	x, y, rowH := float32(0), float32(0), float32(0)
 	for _, o := range objects {

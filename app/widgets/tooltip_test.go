@@ -1,8 +1,6 @@
-package app
+package widgets
 
 import (
-	"errors"
-	"fmt"
 	"testing"
 	"time"
 
@@ -18,7 +16,7 @@ import (
 // tipWindow is a window with a tooltip layer whose timers fire only when the test says.
 type tipWindow struct {
 	win     fyne.Window
-	tips    *tipLayer
+	tips    *TipLayer
 	pending []*func() // the timers started; a stopped one is nil
 }
 
@@ -26,7 +24,7 @@ func newTipWindow(t *testing.T, size fyne.Size) *tipWindow {
 	t.Helper()
 	a := test.NewTempApp(t)
 	tw := &tipWindow{win: a.NewWindow("tips")}
-	tw.tips = newTipLayer(tw.win.Canvas(), func(fn func()) { fn() })
+	tw.tips = NewTipLayer(tw.win.Canvas(), func(fn func()) { fn() })
 	tw.tips.after = func(d time.Duration, fn func()) func() {
 		if d != tipDelay {
 			t.Errorf("tip delay %v, want %v", d, tipDelay)
@@ -59,7 +57,7 @@ func (tw *tipWindow) elapseStopped(fns []func()) {
 }
 
 // hover moves the pointer onto b.
-func hover(b *tipButton) {
+func hover(b *TipButton) {
 	abs := fyne.CurrentApp().Driver().AbsolutePositionForObject(b)
 	at := fyne.NewPos(3, 3)
 	b.MouseIn(&desktop.MouseEvent{PointEvent: fyne.PointEvent{AbsolutePosition: abs.Add(at), Position: at}})
@@ -79,9 +77,9 @@ func overlaps(p1 fyne.Position, s1 fyne.Size, p2 fyne.Position, s2 fyne.Size) bo
 func TestTooltipShowsAndHides(t *testing.T) {
 	tw := newTipWindow(t, fyne.NewSize(400, 300))
 	tapped := 0
-	right := newTipButton(tw.tips, theme.CancelIcon(), "Close this long message strip", func() { tapped++ })
-	left := newTipButton(tw.tips, theme.ZoomInIcon(), "Zoom in", nil)
-	tw.win.SetContent(tw.tips.wrap(container.NewBorder(container.NewHBox(left, layout.NewSpacer(), right), nil, nil, nil)))
+	right := NewTipButton(tw.tips, theme.CancelIcon(), "Close this long message strip", func() { tapped++ })
+	left := NewTipButton(tw.tips, theme.ZoomInIcon(), "Zoom in", nil)
+	tw.win.SetContent(tw.tips.Wrap(container.NewBorder(container.NewHBox(left, layout.NewSpacer(), right), nil, nil, nil)))
 	shown := func() bool { return tw.tips.box.Visible() }
 
 	hover(right)
@@ -89,7 +87,7 @@ func TestTooltipShowsAndHides(t *testing.T) {
 		t.Fatal("tip shown before the delay")
 	}
 	tw.elapse()
-	if !shown() || tw.tips.text.Text != right.tip || tw.tips.owner != right {
+	if !shown() || tw.tips.text.Text != right.Tip || tw.tips.owner != right {
 		t.Fatalf("after the delay: shown %v, text %q", shown(), tw.tips.text.Text)
 	}
 	pos, size := tw.tipRect()
@@ -155,8 +153,8 @@ func TestTooltipShowsAndHides(t *testing.T) {
 // Behind a dialog the layer shows nothing (it would be drawn under the dialog).
 func TestTooltipNotUnderDialog(t *testing.T) {
 	tw := newTipWindow(t, fyne.NewSize(400, 300))
-	b := newTipButton(tw.tips, theme.CancelIcon(), "Close", nil)
-	tw.win.SetContent(tw.tips.wrap(container.NewHBox(b)))
+	b := NewTipButton(tw.tips, theme.CancelIcon(), "Close", nil)
+	tw.win.SetContent(tw.tips.Wrap(container.NewHBox(b)))
 	widget.ShowPopUp(widget.NewLabel("dialog"), tw.win.Canvas())
 	hover(b)
 	tw.elapse()
@@ -182,103 +180,4 @@ func TestTipPosition(t *testing.T) {
 			t.Errorf("%s: %v, want %v", c.name, got, c.want)
 		}
 	}
-}
-
-// unnamedButtons lists the buttons under o, hidden ones too, that have neither text nor
-// a tooltip.
-func unnamedButtons(o fyne.CanvasObject) []fyne.CanvasObject {
-	switch v := o.(type) {
-	case *tipButton:
-		if v.Text == "" && v.tip == "" {
-			return []fyne.CanvasObject{v}
-		}
-		return nil
-	case *widget.Button:
-		if v.Text == "" {
-			return []fyne.CanvasObject{v}
-		}
-		return nil
-	case *fyne.Container:
-		var bad []fyne.CanvasObject
-		for _, c := range v.Objects {
-			bad = append(bad, unnamedButtons(c)...)
-		}
-		return bad
-	case fyne.Widget:
-		var bad []fyne.CanvasObject
-		for _, c := range test.WidgetRenderer(v).Objects() {
-			bad = append(bad, unnamedButtons(c)...)
-		}
-		return bad
-	}
-	return nil
-}
-
-// Issue 12: every button in the window says what it does, with its text or a tooltip.
-// (Before: the seed, size swap, gallery, undo, banner and reference buttons were bare
-// icons.)
-func TestEveryButtonIsNamed(t *testing.T) {
-	h := viewerHarness(t, 2)
-	u := h.ui
-	e := h.at(0)
-	u.gal.selectEntry(e.File, nil)
-	h.waitShownImage(e)
-	u.AddReference(writeTestPNG(t, t.TempDir(), "ref.png", 256, 192, nil))
-	h.settle()
-	if len(u.refs.paths) != 1 {
-		t.Fatalf("references %v", u.refs.paths)
-	}
-	u.showError(errors.New("something went wrong"))
-	h.settle()
-	if !u.banner.box.Visible() {
-		t.Fatal("no banner")
-	}
-	// A queued job (its row has a ✕), with the queue paused (Resume).
-	u.ctl.prompt.SetText("a queued job")
-	f, ok := u.ctl.readForm()
-	if !ok {
-		t.Fatal("the form does not read")
-	}
-	u.run.queue.push(u.run.jobFromForm(f))
-	u.run.queue.setPaused(true)
-	u.view.openFullView()
-	if u.view.full == nil {
-		t.Fatal("no full-size view")
-	}
-	for name, w := range map[string]fyne.Window{"main window": h.win, "full-size view": u.view.full.win} {
-		for _, b := range unnamedButtons(w.Canvas().Content()) {
-			t.Errorf("%s: a button with neither text nor a tooltip: %s", name, describe(b))
-		}
-	}
-}
-
-// describe names a button by its icon.
-func describe(o fyne.CanvasObject) string {
-	if b, ok := o.(*widget.Button); ok && b.Icon != nil {
-		return "icon " + b.Icon.Name()
-	}
-	return fmt.Sprintf("%T at %v", o, o.Position())
-}
-
-// findTipButton returns the button with the tooltip tip inside o, or nil.
-func findTipButton(o fyne.CanvasObject, tip string) *tipButton {
-	switch v := o.(type) {
-	case *tipButton:
-		if v.tip == tip {
-			return v
-		}
-	case *fyne.Container:
-		for _, c := range v.Objects {
-			if b := findTipButton(c, tip); b != nil {
-				return b
-			}
-		}
-	case fyne.Widget:
-		for _, c := range test.WidgetRenderer(v).Objects() {
-			if b := findTipButton(c, tip); b != nil {
-				return b
-			}
-		}
-	}
-	return nil
 }

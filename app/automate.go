@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"image"
 	"image/png"
-	"kleinbild/internal/atomicfile"
 	"time"
 
 	"fyne.io/fyne/v2/driver/software"
+
+	"kleinbild/internal/atomicfile"
 )
 
 // settleDelay lets the window draw the final state before it is captured.

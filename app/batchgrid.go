@@ -3,7 +3,6 @@ package app
 import (
 	"fmt"
 	"image/color"
-	"kleinbild/app/widgets"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -12,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"kleinbild/app/gallery"
+	"kleinbild/app/widgets"
 )
 
 // Batch grid geometry: tiles per row and their side.

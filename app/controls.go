@@ -3,7 +3,6 @@ package app
 import (
 	"errors"
 	"fmt"
-	"kleinbild/app/widgets"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"kleinbild/app/settings"
+	"kleinbild/app/widgets"
 	"kleinbild/engine"
 	"kleinbild/engine/imageio"
 	"kleinbild/resources"
@@ -121,37 +121,7 @@ func (c *controls) build() fyne.CanvasObject {
 	c.prompt.SetMinRowsVisible(5)
 	c.promptErr = fieldError()
 
-	var labels []string
-	for _, p := range sizePresets {
-		labels = append(labels, p.label)
-	}
-	c.preset = widget.NewSelect(append(labels, customSize), func(s string) {
-		if c.syncing {
-			return
-		}
-		for _, p := range sizePresets {
-			if p.label == s {
-				c.setSize(p.w, p.h)
-			}
-		}
-	})
-	c.width = widgets.NewShortcutEntry(false, c.u.Generate)
-	c.height = widgets.NewShortcutEntry(false, c.u.Generate)
-	c.sizeErr = fieldError()
-	for _, e := range []*widgets.ShortcutEntry{c.width, c.height} {
-		e.OnChanged = func(string) {
-			if !c.syncing {
-				c.checkSize()
-			}
-		}
-	}
-	swap := widgets.NewTipButton(c.u.tips, theme.NewThemedResource(resources.Swap), "Swap width and height", func() {
-		c.setSize(atoiOr(c.height.Text, 0), atoiOr(c.width.Text, 0))
-	})
-	times := widget.NewLabel("×")
-	sizeRow := container.NewBorder(nil, nil, nil, swap,
-		container.New(layout.NewGridLayoutWithColumns(2),
-			container.NewBorder(nil, nil, nil, times, c.width), c.height))
+	sizeRow := c.buildSize()
 
 	c.steps = widgets.NewShortcutEntry(false, c.u.Generate)
 	c.steps.SetPlaceHolder("auto")
@@ -235,6 +205,42 @@ func (c *controls) build() fyne.CanvasObject {
 		container.NewBorder(nil, nil, nil, c.u.run.queue.add, c.generate), c.u.run.queue.box, c.fit)), nil, nil,
 		container.NewVScroll(container.NewPadded(form)))
 	return c.box
+}
+
+// buildSize makes the size preset, the width and height fields and the swap button, and
+// returns the row of the fields.
+func (c *controls) buildSize() fyne.CanvasObject {
+	var labels []string
+	for _, p := range sizePresets {
+		labels = append(labels, p.label)
+	}
+	c.preset = widget.NewSelect(append(labels, customSize), func(s string) {
+		if c.syncing {
+			return
+		}
+		for _, p := range sizePresets {
+			if p.label == s {
+				c.setSize(p.w, p.h)
+			}
+		}
+	})
+	c.width = widgets.NewShortcutEntry(false, c.u.Generate)
+	c.height = widgets.NewShortcutEntry(false, c.u.Generate)
+	c.sizeErr = fieldError()
+	for _, e := range []*widgets.ShortcutEntry{c.width, c.height} {
+		e.OnChanged = func(string) {
+			if !c.syncing {
+				c.checkSize()
+			}
+		}
+	}
+	swap := widgets.NewTipButton(c.u.tips, theme.NewThemedResource(resources.Swap), "Swap width and height", func() {
+		c.setSize(atoiOr(c.height.Text, 0), atoiOr(c.width.Text, 0))
+	})
+	times := widget.NewLabel("×")
+	return container.NewBorder(nil, nil, nil, swap,
+		container.New(layout.NewGridLayoutWithColumns(2),
+			container.NewBorder(nil, nil, nil, times, c.width), c.height))
 }
 
 // generateOrCancel is the main button's action.

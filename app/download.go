@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"kleinbild/app/widgets"
 	"net"
 	"net/http"
 	"os"
@@ -21,6 +20,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"kleinbild/app/humanize"
+	"kleinbild/app/widgets"
 	"kleinbild/download"
 )
 

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"kleinbild/internal/atomicfile"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -20,6 +19,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"kleinbild/app/thumbcache"
+	"kleinbild/internal/atomicfile"
 	"kleinbild/internal/safefile"
 )
 

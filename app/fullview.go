@@ -2,12 +2,13 @@ package app
 
 import (
 	"fmt"
-	"kleinbild/app/widgets"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"kleinbild/app/widgets"
 )
 
 // zoomHelp is the zoom bar's hint.

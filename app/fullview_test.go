@@ -2,10 +2,11 @@ package app
 
 import (
 	"fmt"
-	"kleinbild/app/widgets"
 	"testing"
 
 	"fyne.io/fyne/v2"
+
+	"kleinbild/app/widgets"
 )
 
 // fitLabel is what the zoom bar of z should show while fitted.

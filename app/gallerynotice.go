@@ -2,7 +2,6 @@ package app
 
 import (
 	"fmt"
-	"kleinbild/app/widgets"
 	"slices"
 	"strings"
 
@@ -10,6 +9,8 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"kleinbild/app/widgets"
 )
 
 // hiddenNotice is the line under the gallery's search that says when images just made

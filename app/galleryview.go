@@ -3,11 +3,11 @@ package app
 import (
 	"fmt"
 	"image"
-	"kleinbild/app/widgets"
 	"slices"
 	"strings"
 
 	"kleinbild/app/reveal"
+	"kleinbild/app/widgets"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"

@@ -2,7 +2,6 @@ package app
 
 import (
 	"fmt"
-	"kleinbild/app/widgets"
 	"slices"
 	"strconv"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"kleinbild/app/settings"
+	"kleinbild/app/widgets"
 	"kleinbild/engine"
 )
 

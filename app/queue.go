@@ -2,7 +2,6 @@ package app
 
 import (
 	"fmt"
-	"kleinbild/app/widgets"
 	"slices"
 
 	"fyne.io/fyne/v2"
@@ -10,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/app/widgets"
 	"kleinbild/engine"
 )
 

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"kleinbild/app/widgets"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/test"
 
+	"kleinbild/app/widgets"
 	"kleinbild/engine/imageio"
 )
 

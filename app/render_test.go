@@ -8,15 +8,15 @@ import (
 	"image"
 	"image/png"
 	"io/fs"
-	"kleinbild/app/widgets"
-	"kleinbild/internal/atomicfile"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"fyne.io/fyne/v2"
 
+	"kleinbild/app/widgets"
 	"kleinbild/estimate"
+	"kleinbild/internal/atomicfile"
 )
 
 // update rewrites the rendered-output masters: go test ./app -run TestRenderMasters -update

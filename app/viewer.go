@@ -3,7 +3,6 @@ package app
 import (
 	"fmt"
 	"image"
-	"kleinbild/app/widgets"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -18,6 +17,7 @@ import (
 	"kleinbild/app/gallery"
 	"kleinbild/app/reveal"
 	"kleinbild/app/thumbcache"
+	"kleinbild/app/widgets"
 	"kleinbild/resources"
 )
 

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"kleinbild/internal/atomicfile"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 
 	"kleinbild/bench"
 	"kleinbild/engine"
+	"kleinbild/internal/atomicfile"
 	"kleinbild/randmodel"
 )
 

@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"kleinbild/internal/atomicfile"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 
 	"kleinbild/engine"
 	"kleinbild/engine/imageio"
+	"kleinbild/internal/atomicfile"
 	"kleinbild/weights"
 )
 

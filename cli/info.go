@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"kleinbild/internal/sysmem"
 	"os"
 	"os/signal"
 
 	"kleinbild/download"
 	"kleinbild/engine"
 	"kleinbild/gpu/backends"
+	"kleinbild/internal/sysmem"
 )
 
 // runInfo: kleinbild info -d MODEL_DIR [--deep] — validates a model folder in place (files

@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"kleinbild/internal/atomicfile"
 	"os"
 	"os/signal"
 	"path/filepath"
 
 	"kleinbild/engine/qwen3"
 	"kleinbild/engine/tokenizer"
+	"kleinbild/internal/atomicfile"
 	"kleinbild/weights"
 )
 

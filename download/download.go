@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"iter"
-	"kleinbild/internal/atomicfile"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -15,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"kleinbild/internal/atomicfile"
 )
 
 // Result summarises a finished download.

@@ -8,10 +8,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"kleinbild/internal/atomicfile"
 	"os"
 	"path/filepath"
 	"slices"
+
+	"kleinbild/internal/atomicfile"
 )
 
 // StateDir is the folder, inside a model folder, holding partial downloads and the manifest.

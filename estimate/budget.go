@@ -3,11 +3,11 @@ package estimate
 import (
 	"fmt"
 	"image"
-	"kleinbild/internal/sysmem"
 	"strings"
 
 	"kleinbild/engine"
 	"kleinbild/engine/imageio"
+	"kleinbild/internal/sysmem"
 )
 
 // Reserve is the memory counted for everything besides the model's big buffers: the Go

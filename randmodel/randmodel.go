@@ -19,7 +19,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"kleinbild/internal/atomicfile"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,6 +27,7 @@ import (
 	"kleinbild/engine/flux2"
 	"kleinbild/engine/qwen3"
 	"kleinbild/engine/vae"
+	"kleinbild/internal/atomicfile"
 )
 
 // Variant selects the model size.

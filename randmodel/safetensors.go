@@ -8,12 +8,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"kleinbild/internal/atomicfile"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
 
+	"kleinbild/internal/atomicfile"
 	"kleinbild/weights"
 )
 

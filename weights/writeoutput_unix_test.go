@@ -6,7 +6,6 @@ import (
 	"bufio"
 	"io"
 	"io/fs"
-	"kleinbild/internal/atomicfile"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"kleinbild/internal/atomicfile"
 	"kleinbild/weights"
 )
 

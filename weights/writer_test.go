@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"kleinbild/internal/atomicfile"
 	"math"
 	"os"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"kleinbild/internal/atomicfile"
 	"kleinbild/weights"
 )
 

@@ -5,12 +5,12 @@ package desktop
 
 import (
 	"fmt"
-	"kleinbild/app/widgets"
 
 	"fyne.io/fyne/v2"
 	fyneapp "fyne.io/fyne/v2/app"
 
 	"kleinbild/app"
+	"kleinbild/app/widgets"
 	"kleinbild/resources"
 )
 

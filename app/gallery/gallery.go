@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"image"
 	"io/fs"
-	"kleinbild/internal/atomicfile"
 	"os"
 	"path/filepath"
 	"slices"
@@ -22,6 +21,7 @@ import (
 	"time"
 
 	"kleinbild/engine/imageio"
+	"kleinbild/internal/atomicfile"
 	"kleinbild/internal/safefile"
 )
 

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"kleinbild/internal/atomicfile"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"kleinbild/internal/atomicfile"
 	"kleinbild/internal/safefile"
 )
 

@@ -7,8 +7,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"kleinbild/internal/atomicfile"
 	"os"
+
+	"kleinbild/internal/atomicfile"
 )
 
 // Settings is what the app remembers between runs (settings.json in the data folder).

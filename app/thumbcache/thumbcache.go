@@ -11,13 +11,13 @@ import (
 	"fmt"
 	"image"
 	"image/png"
-	"kleinbild/internal/atomicfile"
 	"os"
 	"path/filepath"
 	"strconv"
 	"sync"
 
 	"kleinbild/engine/imageio"
+	"kleinbild/internal/atomicfile"
 )
 
 // Side is the longest side of a gallery thumbnail in pixels (enough for 2× HiDPI grid cells).

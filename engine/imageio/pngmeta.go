@@ -14,12 +14,12 @@ import (
 	"image"
 	"image/png"
 	"io"
-	"kleinbild/internal/atomicfile"
 	"math"
 	"strconv"
 	"strings"
 	"time"
 
+	"kleinbild/internal/atomicfile"
 	"kleinbild/internal/safefile"
 )
 

@@ -105,11 +105,7 @@ func (f *fitLine) estimateJob(j *job) (estimate.Report, bool) {
 	if f.model == nil {
 		return estimate.Report{}, false
 	}
-	req := estimate.Request{WidthPx: j.req.WidthPx, HeightPx: j.req.HeightPx, References: len(j.req.References), Steps: j.req.Steps}
-	if !f.model.Distilled {
-		req.Guidance = j.req.Guidance
-	}
-	return f.estimateFor(req)
+	return f.estimateFor(j.EstimateRequest(f.model.Distilled))
 }
 
 // estimateFor is the budget report for req on the current model and device.
@@ -236,7 +232,7 @@ func (f *fitLine) confirm(run func()) {
 // dialog's button: "Queue", "Generate"), judging by the job's own settings.
 func (f *fitLine) confirmJob(j *job, verb string, run func()) {
 	rep, ok := f.estimateJob(j)
-	f.ask(rep, ok, fmt.Sprintf("%d × %d px: %s", j.req.WidthPx, j.req.HeightPx, rep.Message), verb, run)
+	f.ask(rep, ok, fmt.Sprintf("%d × %d px: %s", j.Req.WidthPx, j.Req.HeightPx, rep.Message), verb, run)
 }
 
 // ask shows the "may not fit" dialog for rep with msg when it does not fit, else runs run.

@@ -9,31 +9,18 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/app/jobs"
 	"kleinbild/app/widgets"
-	"kleinbild/engine"
 )
 
 // Limits of the images-per-run setting.
 const (
-	minCount = 1
-	maxCount = 16
+	minCount = jobs.MinCount
+	maxCount = jobs.MaxCount
 )
 
-// job is one generation waiting or running: a request and how many images to make from
-// it, with seeds req.Seed, req.Seed+1, …
-type job struct {
-	req   engine.Request
-	count int
-}
-
-// label is the job's line in the queue: a prompt snippet, the size and the image count.
-func (j *job) label() string {
-	s := fmt.Sprintf("%s · %d×%d", ellipsize(j.req.Prompt, 32), j.req.WidthPx, j.req.HeightPx)
-	if j.count > 1 {
-		s += fmt.Sprintf(" · %d images", j.count)
-	}
-	return s
-}
+// job is one generation waiting or running (package jobs).
+type job = jobs.Job
 
 // queueRow is one waiting job on screen.
 type queueRow struct {
@@ -124,7 +111,7 @@ func (q *jobQueue) refresh() {
 	q.rows = q.rows[:0]
 	q.list.RemoveAll()
 	for i, j := range q.jobs {
-		l := widget.NewLabel(fmt.Sprintf("%d. %s", i+1, j.label()))
+		l := widget.NewLabel(fmt.Sprintf("%d. %s", i+1, j.Label()))
 		l.Truncation = fyne.TextTruncateEllipsis
 		l.SizeName = theme.SizeNameCaptionText
 		x := widgets.NewTipButton(q.tips, theme.CancelIcon(), "Remove from the queue", func() { q.remove(j) })

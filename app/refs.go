@@ -20,6 +20,7 @@ import (
 
 	"kleinbild/app/gallery"
 	"kleinbild/app/humanize"
+	"kleinbild/app/jobs"
 	"kleinbild/app/thumbcache"
 	"kleinbild/app/widgets"
 	"kleinbild/engine"
@@ -298,7 +299,7 @@ func (u *UI) askRestore(path string, m imageio.Metadata) {
 	u.refs.loadFileThumb(th, path)
 	summary := widget.NewLabel(describeMeta(m))
 	summary.Wrapping = fyne.TextWrapWord
-	prompt := widget.NewLabel("“" + ellipsize(m.Prompt, 240) + "”")
+	prompt := widget.NewLabel("“" + jobs.Ellipsize(m.Prompt, 240) + "”")
 	prompt.Wrapping = fyne.TextWrapWord
 	prompt.TextStyle.Italic = true
 	content := container.NewBorder(nil, nil, th, nil,
@@ -332,13 +333,4 @@ func describeMeta(m imageio.Metadata) string {
 		parts = append(parts, model)
 	}
 	return strings.Join(parts, " · ")
-}
-
-// ellipsize shortens s to at most n runes.
-func ellipsize(s string, n int) string {
-	r := []rune(strings.Join(strings.Fields(s), " "))
-	if len(r) <= n {
-		return string(r)
-	}
-	return string(r[:n-1]) + "…"
 }

@@ -80,7 +80,7 @@ func (f *fitLine) updateSoon() {
 	})
 }
 
-// estimate is the budget report for the current model and settings; ok is false when there
+// estimate is the estimate (package estimate) for the current model and settings; ok is false when there
 // is no model or the size is invalid.
 func (f *fitLine) estimate() (estimate.Report, bool) {
 	if f.model == nil {
@@ -99,7 +99,7 @@ func (f *fitLine) estimate() (estimate.Report, bool) {
 	return f.estimateFor(req)
 }
 
-// estimateJob is the budget report for j on the current model and device, from the job's
+// estimateJob is the estimate (package estimate) for j on the current model and device, from the job's
 // own size, steps, guidance and references rather than the form's.
 func (f *fitLine) estimateJob(j *job) (estimate.Report, bool) {
 	if f.model == nil {
@@ -108,7 +108,7 @@ func (f *fitLine) estimateJob(j *job) (estimate.Report, bool) {
 	return f.estimateFor(j.EstimateRequest(f.model.Distilled))
 }
 
-// estimateFor is the budget report for req on the current model and device.
+// estimateFor is the estimate (package estimate) for req on the current model and device.
 func (f *fitLine) estimateFor(req estimate.Request) (estimate.Report, bool) {
 	if f.model == nil {
 		return estimate.Report{}, false

@@ -9,7 +9,7 @@ import (
 )
 
 // The FLOP counts come from the model packages (qwen3.Config.EncodeFLOPs,
-// flux2.Config.ForwardFLOPs, vae.Config.DecodeFLOPs), the same functions package budget
+// flux2.Config.ForwardFLOPs, vae.Config.DecodeFLOPs), the same functions package estimate
 // estimates times with: 2 FLOPs per multiply-add of every matrix product (Linear,
 // convolution) for the rows it really sees, plus attention's two products (QKᵀ and PV; the
 // text encoder's causal attention counts the half its mask leaves). Norms, activations,

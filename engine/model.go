@@ -23,7 +23,7 @@ type Options struct {
 	CacheBytes int64
 }
 
-// Model is an opened model folder. Weights are memory-mapped lazily; the text encoder is
+// Model is an opened model (see Source). Weights are memory-mapped lazily; the text encoder is
 // loaded on demand and may be released between generations. A Model runs one generation
 // at a time (Generate serialises callers).
 type Model struct {

@@ -1,7 +1,7 @@
-// Package engine runs FLUX.2-klein: it opens a model folder in the Hugging Face layout and
-// turns a Request (prompt, size, seed, reference images) into an image, reporting progress
-// and honouring cancellation. It holds no UI code and prints nothing; the CLI and the app
-// call Model.Generate.
+// Package engine runs FLUX.2-klein: it opens a model (a Source: today a folder in the
+// Hugging Face layout) and turns a Request (prompt, size, seed, reference images), made a
+// Plan, into an image, reporting progress and honouring cancellation. It holds no UI code
+// and prints nothing; the CLI and the app call Model.Generate.
 package engine
 
 import (

@@ -58,13 +58,13 @@ test-webgpu:
 # The packages that need no cgo must build for the platforms CI cannot run: vet them for macOS
 # and Windows so platform files (memory probes, file mapping, data folders) cannot break
 # silently. (The Fyne UI packages need cgo for those targets and are left out.)
-PORTABLE  := ./weights/... ./gpu/... ./engine/... ./internal/...
+PORTABLE  := ./weights/... ./gpu/... ./engine/... ./internal/... ./download/... ./estimate/... ./bench/... ./randmodel/...
 portability:
 	GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 $(GO) vet $(PORTABLE)
 	GOOS=windows GOARCH=amd64 CGO_ENABLED=0 $(GO) vet $(PORTABLE)
 
 test-purego:
-	CGO_ENABLED=0 $(GO) test -count=1 ./weights/... ./gpu/... ./engine/... ./internal/...
+	CGO_ENABLED=0 $(GO) test -count=1 $(PORTABLE)
 
 # Every parser of outside data has a fuzz target; each runs FUZZTIME (longer: make fuzz
 # FUZZTIME=5m). Minimising a new input is capped so that short runs still execute widely.
@@ -72,7 +72,7 @@ FUZZ_TARGETS := weights:FuzzParse weights:FuzzParseIndex weights/gguf:FuzzParse 
                 engine/tokenizer:FuzzLoadTokenizerJSON engine/sched:FuzzSchedulerConfig \
                 engine/qwen3:FuzzQwen3Config engine/flux2:FuzzFlux2Config engine/vae:FuzzVAEConfig \
                 engine:FuzzModelIndex engine/imageio:FuzzImageHeader engine/imageio:FuzzReadMetadata \
-                engine/hub:FuzzParseListing engine/hub:FuzzPartState app/gallery:FuzzIndex app/settings:FuzzSettings \
+                download:FuzzParseListing download:FuzzPartState app/gallery:FuzzIndex app/settings:FuzzSettings \
                 engine/lora:FuzzParseAdapter \
                 engine/inpaint:FuzzParsePadding
 fuzz:

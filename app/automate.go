@@ -10,7 +10,7 @@ import (
 
 	"fyne.io/fyne/v2/driver/software"
 
-	"kleinbild/weights"
+	"kleinbild/internal/atomicfile"
 )
 
 // settleDelay lets the window draw the final state before it is captured.
@@ -57,7 +57,7 @@ func (u *UI) Automate() error {
 	if img == nil {
 		return errors.Join(runErr, errors.New("the window could not be captured"))
 	}
-	err := weights.WriteAtomic(u.opts.ScreenshotPath, func(w *bufio.Writer) error { return png.Encode(w, img) })
+	err := atomicfile.WriteAtomic(u.opts.ScreenshotPath, func(w *bufio.Writer) error { return png.Encode(w, img) })
 	return errors.Join(runErr, err)
 }
 

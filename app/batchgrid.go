@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"kleinbild/app/gallery"
+	"kleinbild/app/widgets"
 )
 
 // Batch grid geometry: tiles per row and their side.
@@ -36,7 +37,7 @@ func (rn *runner) buildBatchGrid() fyne.CanvasObject {
 	b.title = widget.NewLabel("")
 	b.title.SizeName = theme.SizeNameCaptionText
 	b.title.Truncation = fyne.TextTruncateEllipsis
-	closeBtn := newTipButton(rn.u.tips, theme.CancelIcon(), "Close", rn.hideBatch)
+	closeBtn := widgets.NewTipButton(rn.u.tips, theme.CancelIcon(), "Close", rn.hideBatch)
 	b.rows = container.NewVBox()
 	// The scroll keeps a long row from widening the window.
 	b.box = container.NewVBox(container.NewBorder(nil, nil, nil, closeBtn, b.title),

@@ -15,16 +15,17 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"kleinbild/app/settings"
+	"kleinbild/app/widgets"
 	"kleinbild/engine"
 	"kleinbild/engine/imageio"
 	"kleinbild/resources"
 )
 
-// Side limits: engine.CheckSize's, the rule the CLI applies too.
+// Side and step limits: engine.CheckSize's and engine.MaxSteps, the rules the CLI applies too.
 const (
 	minSide  = engine.MinSidePx
 	maxSide  = engine.MaxSidePx
-	maxSteps = 200
+	maxSteps = engine.MaxSteps
 )
 
 type sizePreset struct {
@@ -60,15 +61,15 @@ var errInvalidForm = errors.New("some settings are invalid")
 type controls struct {
 	u *UI
 
-	prompt    *shortcutEntry
+	prompt    *widgets.ShortcutEntry
 	promptErr *widget.Label
 
 	preset        *widget.Select
-	width, height *shortcutEntry
+	width, height *widgets.ShortcutEntry
 	sizeErr       *widget.Label
 	syncing       bool // set while code updates the size widgets
 
-	steps        *shortcutEntry
+	steps        *widgets.ShortcutEntry
 	stepsErr     *widget.Label
 	stepsDefault int
 
@@ -80,11 +81,11 @@ type controls struct {
 
 	schedule *widget.Select
 
-	seed       *shortcutEntry
+	seed       *widgets.ShortcutEntry
 	seedErr    *widget.Label
 	seedLocked bool
-	lock       *tipButton
-	dice       *tipButton
+	lock       *widgets.TipButton
+	dice       *widgets.TipButton
 
 	// count is the number of images per run (minCount..maxCount).
 	count *widget.Select
@@ -115,44 +116,14 @@ type form struct {
 
 // build creates the side panel: the form, the references and the Generate button.
 func (c *controls) build() fyne.CanvasObject {
-	c.prompt = newShortcutEntry(true, c.u.Generate)
+	c.prompt = widgets.NewShortcutEntry(true, c.u.Generate)
 	c.prompt.SetPlaceHolder("Describe the image you want…")
 	c.prompt.SetMinRowsVisible(5)
 	c.promptErr = fieldError()
 
-	var labels []string
-	for _, p := range sizePresets {
-		labels = append(labels, p.label)
-	}
-	c.preset = widget.NewSelect(append(labels, customSize), func(s string) {
-		if c.syncing {
-			return
-		}
-		for _, p := range sizePresets {
-			if p.label == s {
-				c.setSize(p.w, p.h)
-			}
-		}
-	})
-	c.width = newShortcutEntry(false, c.u.Generate)
-	c.height = newShortcutEntry(false, c.u.Generate)
-	c.sizeErr = fieldError()
-	for _, e := range []*shortcutEntry{c.width, c.height} {
-		e.OnChanged = func(string) {
-			if !c.syncing {
-				c.checkSize()
-			}
-		}
-	}
-	swap := newTipButton(c.u.tips, theme.NewThemedResource(resources.Swap), "Swap width and height", func() {
-		c.setSize(atoiOr(c.height.Text, 0), atoiOr(c.width.Text, 0))
-	})
-	times := widget.NewLabel("×")
-	sizeRow := container.NewBorder(nil, nil, nil, swap,
-		container.New(layout.NewGridLayoutWithColumns(2),
-			container.NewBorder(nil, nil, nil, times, c.width), c.height))
+	sizeRow := c.buildSize()
 
-	c.steps = newShortcutEntry(false, c.u.Generate)
+	c.steps = widgets.NewShortcutEntry(false, c.u.Generate)
 	c.steps.SetPlaceHolder("auto")
 	c.steps.OnChanged = func(string) {
 		c.checkSteps()
@@ -179,15 +150,15 @@ func (c *controls) build() fyne.CanvasObject {
 	c.schedule = widget.NewSelect(schedLabels, nil)
 	c.schedule.SetSelectedIndex(0)
 
-	c.seed = newShortcutEntry(false, c.u.Generate)
+	c.seed = widgets.NewShortcutEntry(false, c.u.Generate)
 	c.seed.SetPlaceHolder("random")
 	c.seed.OnChanged = func(string) { c.checkSeed() }
 	c.seedErr = fieldError()
-	c.dice = newTipButton(c.u.tips, theme.NewThemedResource(resources.Dice), "Pick a random seed", func() {
+	c.dice = widgets.NewTipButton(c.u.tips, theme.NewThemedResource(resources.Dice), "Pick a random seed", func() {
 		c.seed.SetText(strconv.FormatUint(randomSeed(), 10))
 	})
 	c.dice.Importance = widget.MediumImportance
-	c.lock = newTipButton(c.u.tips, theme.NewThemedResource(resources.LockOpen), lockTip(false), func() { c.setSeedLocked(!c.seedLocked) })
+	c.lock = widgets.NewTipButton(c.u.tips, theme.NewThemedResource(resources.LockOpen), lockTip(false), func() { c.setSeedLocked(!c.seedLocked) })
 	c.lock.Importance = widget.MediumImportance
 	seedRow := container.NewBorder(nil, nil, nil, container.NewHBox(c.dice, c.lock), c.seed)
 
@@ -234,6 +205,42 @@ func (c *controls) build() fyne.CanvasObject {
 		container.NewBorder(nil, nil, nil, c.u.run.queue.add, c.generate), c.u.run.queue.box, c.fit)), nil, nil,
 		container.NewVScroll(container.NewPadded(form)))
 	return c.box
+}
+
+// buildSize makes the size preset, the width and height fields and the swap button, and
+// returns the row of the fields.
+func (c *controls) buildSize() fyne.CanvasObject {
+	var labels []string
+	for _, p := range sizePresets {
+		labels = append(labels, p.label)
+	}
+	c.preset = widget.NewSelect(append(labels, customSize), func(s string) {
+		if c.syncing {
+			return
+		}
+		for _, p := range sizePresets {
+			if p.label == s {
+				c.setSize(p.w, p.h)
+			}
+		}
+	})
+	c.width = widgets.NewShortcutEntry(false, c.u.Generate)
+	c.height = widgets.NewShortcutEntry(false, c.u.Generate)
+	c.sizeErr = fieldError()
+	for _, e := range []*widgets.ShortcutEntry{c.width, c.height} {
+		e.OnChanged = func(string) {
+			if !c.syncing {
+				c.checkSize()
+			}
+		}
+	}
+	swap := widgets.NewTipButton(c.u.tips, theme.NewThemedResource(resources.Swap), "Swap width and height", func() {
+		c.setSize(atoiOr(c.height.Text, 0), atoiOr(c.width.Text, 0))
+	})
+	times := widget.NewLabel("×")
+	return container.NewBorder(nil, nil, nil, swap,
+		container.New(layout.NewGridLayoutWithColumns(2),
+			container.NewBorder(nil, nil, nil, times, c.width), c.height))
 }
 
 // generateOrCancel is the main button's action.
@@ -328,7 +335,7 @@ func (c *controls) checkSeed() (seed uint64, given, ok bool) {
 // setSeedLocked switches between keeping the seed (locked) and a new random one per run.
 func (c *controls) setSeedLocked(locked bool) {
 	c.seedLocked = locked
-	c.lock.tip = lockTip(locked)
+	c.lock.Tip = lockTip(locked)
 	if locked {
 		c.lock.SetIcon(theme.NewThemedResource(resources.Lock))
 		c.lock.Importance = widget.HighImportance

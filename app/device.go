@@ -13,7 +13,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"kleinbild/engine/budget"
+	"kleinbild/estimate"
 	"kleinbild/gpu"
 	"kleinbild/gpu/backends"
 )
@@ -264,10 +264,10 @@ func (m *modelSettings) setDeviceNote() {
 }
 
 // calibrationPath is where the kernel speeds of b's device are kept: one file per backend
-// and device next to budget.DefaultCalibrationPath, e.g.
+// and device next to estimate.DefaultCalibrationPath, e.g.
 // calibration-webgpu-nvidia-h100-80gb-hbm3.json, so switching devices keeps each one's.
 func calibrationPath(b gpu.Backend) (string, error) {
-	def, err := budget.DefaultCalibrationPath()
+	def, err := estimate.DefaultCalibrationPath()
 	if err != nil {
 		return "", err
 	}

@@ -13,7 +13,7 @@ import (
 
 	"kleinbild/app/settings"
 	"kleinbild/engine"
-	"kleinbild/engine/budget"
+	"kleinbild/estimate"
 	"kleinbild/gpu"
 	"kleinbild/gpu/backends"
 )
@@ -206,23 +206,23 @@ func TestCPUErrorsDoNotFallBack(t *testing.T) {
 // TestFitOnDeviceMemory: a GPU that reports its memory is what the estimate is checked
 // against; CPUs and GPUs of unknown memory keep the RAM estimate.
 func TestFitOnDeviceMemory(t *testing.T) {
-	m, err := budget.Preset("klein-4B", true)
+	m, err := estimate.Preset("klein-4B", true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := budget.Estimate(m, budget.Request{WidthPx: 1024, HeightPx: 1024}, budget.Machine{AvailableBytes: 64e9, TotalBytes: 64e9})
-	if err != nil || rep.Verdict != budget.Fits {
+	rep, err := estimate.Estimate(m, estimate.Request{WidthPx: 1024, HeightPx: 1024}, estimate.Machine{AvailableBytes: 64e9, TotalBytes: 64e9})
+	if err != nil || rep.Verdict != estimate.Fits {
 		t.Fatalf("%v %v", rep.Verdict, err)
 	}
 	small := backends.Device{ID: "webgpu:0", Backend: "webgpu", Info: gpu.DeviceInfo{Name: "Small GPU", Kind: gpu.KindDiscrete, MemoryBytes: 4e9}}
 	got := onDevice(rep, small)
-	if got.Verdict != budget.DoesNotFit || !strings.Contains(got.Message, "Small GPU") || !strings.Contains(got.Message, "4.0 GB") {
+	if got.Verdict != estimate.DoesNotFit || !strings.Contains(got.Message, "Small GPU") || !strings.Contains(got.Message, "4.0 GB") {
 		t.Errorf("small GPU: %v %q", got.Verdict, got.Message)
 	}
 	big := small
 	big.Info.MemoryBytes = 80e9
 	got = onDevice(rep, big)
-	if got.Verdict != budget.Fits || got.AvailableBytes != 80e9 || !strings.Contains(fitText(got), "of 80.0 GB") {
+	if got.Verdict != estimate.Fits || got.AvailableBytes != 80e9 || !strings.Contains(fitText(got), "of 80.0 GB") {
 		t.Errorf("big GPU: %v %q", got.Verdict, fitText(got))
 	}
 	unknown := small
@@ -241,13 +241,13 @@ func TestFitOnDeviceMemory(t *testing.T) {
 func TestFitLineUsesChosenDevice(t *testing.T) {
 	h := newHarness(t, t.TempDir(), tinyModel(t), newFakeGen().open)
 	u := h.ui
-	m, err := budget.Preset("klein-4B", true)
+	m, err := estimate.Preset("klein-4B", true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	u.fit.model = &m
-	u.fit.machine = func(c budget.Calibration) budget.Machine {
-		return budget.Machine{AvailableBytes: 64e9, TotalBytes: 64e9, Rates: c}
+	u.fit.machine = func(c estimate.Calibration) estimate.Machine {
+		return estimate.Machine{AvailableBytes: 64e9, TotalBytes: 64e9, Rates: c}
 	}
 	u.ctl.setSize(1024, 1024)
 	h.settle()
@@ -276,7 +276,7 @@ func TestCalibrationPathPerDevice(t *testing.T) {
 	if filepath.Base(a) != "calibration-webgpu-nvidia-h100-80gb-hbm3.json" || a == b || b == c {
 		t.Errorf("paths %s, %s, %s", a, b, c)
 	}
-	def, _ := budget.DefaultCalibrationPath()
+	def, _ := estimate.DefaultCalibrationPath()
 	if filepath.Dir(a) != filepath.Dir(def) {
 		t.Errorf("%s is not beside %s", a, def)
 	}

@@ -20,7 +20,8 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"kleinbild/app/humanize"
-	"kleinbild/engine/hub"
+	"kleinbild/app/widgets"
+	"kleinbild/download"
 )
 
 // tokensPage is where Hugging Face access tokens are created.
@@ -28,11 +29,11 @@ const tokensPage = "https://huggingface.co/settings/tokens"
 
 // downloadRun is the model download of this session: running, paused or ended.
 type downloadRun struct {
-	variant hub.Variant
+	variant download.Variant
 	dir     string
 	cancel  context.CancelFunc
 	running bool
-	last    hub.Progress
+	last    download.Progress
 	err     error // why it stopped; context.Canceled when paused
 	offline bool  // the latest request could not reach Hugging Face (retrying quietly)
 }
@@ -101,7 +102,7 @@ type downloadPanel struct {
 }
 
 // variantLabel names a variant in the menu: title, approximate size, gated marker.
-func variantLabel(v hub.Variant) string {
+func variantLabel(v download.Variant) string {
 	s := fmt.Sprintf("%s · about %s", v.Title, humanize.Bytes(uint64(max(v.ApproxBytes, 0))))
 	if v.Gated && !strings.Contains(v.Title, "gated") {
 		s += " · gated (token needed)"
@@ -110,7 +111,7 @@ func variantLabel(v hub.Variant) string {
 }
 
 // defaultDownloadDir is where a variant is downloaded unless the user picks another folder.
-func (m *modelSettings) defaultDownloadDir(v hub.Variant) string {
+func (m *modelSettings) defaultDownloadDir(v download.Variant) string {
 	return filepath.Join(m.u.dataDir, "models", v.ID)
 }
 
@@ -120,7 +121,7 @@ func partialDownload(dir string) bool {
 	if dir == "" {
 		return false
 	}
-	if _, err := os.Stat(filepath.Join(dir, hub.StateDir)); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, download.StateDir)); err != nil {
 		return false
 	}
 	_, err := inspectModel(dir)
@@ -131,7 +132,7 @@ func partialDownload(dir string) bool {
 // release unregisters it.
 func (m *modelSettings) newDownloadPanel() (p *downloadPanel, release func()) {
 	p = &downloadPanel{}
-	variants := hub.Variants()
+	variants := download.Variants()
 	labels := make([]string, len(variants))
 	for i, v := range variants {
 		labels[i] = variantLabel(v)
@@ -154,7 +155,7 @@ func (m *modelSettings) newDownloadPanel() (p *downloadPanel, release func()) {
 	p.token.SetPlaceHolder("Hugging Face token (only for gated models)")
 	tok := m.u.settings.HFToken
 	if tok == "" {
-		tok = hub.DefaultToken()
+		tok = download.DefaultToken()
 	}
 	p.token.SetText(tok)
 	p.remember = widget.NewCheck("Remember the token", nil)
@@ -188,7 +189,7 @@ func (m *modelSettings) newDownloadPanel() (p *downloadPanel, release func()) {
 	p.dest.SetText(dest)
 	p.variant.SetSelectedIndex(idx)
 
-	browse := newTipButton(m.u.tips, theme.FolderOpenIcon(), "Choose the download folder", func() {
+	browse := widgets.NewTipButton(m.u.tips, theme.FolderOpenIcon(), "Choose the download folder", func() {
 		m.browseFolder("Choose where to download the model", p.dest.Text, func(dir string) { p.dest.SetText(dir) })
 	})
 	browse.Importance = widget.MediumImportance
@@ -217,7 +218,7 @@ func (m *modelSettings) newDownloadPanel() (p *downloadPanel, release func()) {
 	}
 }
 
-func variantIndex(vs []hub.Variant, id string) int {
+func variantIndex(vs []download.Variant, id string) int {
 	for i, v := range vs {
 		if v.ID == id {
 			return i
@@ -227,8 +228,8 @@ func variantIndex(vs []hub.Variant, id string) int {
 }
 
 // selected is the variant chosen in the menu.
-func (p *downloadPanel) selected() hub.Variant {
-	vs := hub.Variants()
+func (p *downloadPanel) selected() download.Variant {
+	vs := download.Variants()
 	return vs[min(max(p.variant.SelectedIndex(), 0), len(vs)-1)]
 }
 
@@ -298,8 +299,8 @@ func (p *downloadPanel) refresh(u *UI) {
 // refreshCached lists the copies already in the Hugging Face cache.
 func (p *downloadPanel) refreshCached(u *UI) {
 	var objs []fyne.CanvasObject
-	for _, v := range hub.Variants() {
-		for _, snap := range hub.CachedSnapshots("", v.Repo) {
+	for _, v := range download.Variants() {
+		for _, snap := range download.CachedSnapshots("", v.Repo) {
 			name := filepath.Base(snap)
 			if len(name) > 8 {
 				name = name[:8]
@@ -325,9 +326,9 @@ func (p *downloadPanel) refreshCached(u *UI) {
 func downloadLine(r *downloadRun) string {
 	p := r.last
 	switch {
-	case r.err == nil && p.Phase == hub.PhaseDone:
-		return fmt.Sprintf("Downloaded %s · checking the folder…", hub.FormatBytes(p.TotalBytes))
-	case p.Phase == "" || p.Phase == hub.PhaseListing || p.TotalBytes <= 0:
+	case r.err == nil && p.Phase == download.PhaseDone:
+		return fmt.Sprintf("Downloaded %s · checking the folder…", download.FormatBytes(p.TotalBytes))
+	case p.Phase == "" || p.Phase == download.PhaseListing || p.TotalBytes <= 0:
 		switch {
 		case r.running:
 			return "Asking Hugging Face for the list of files…"
@@ -336,7 +337,7 @@ func downloadLine(r *downloadRun) string {
 		}
 		return ""
 	}
-	s := fmt.Sprintf("%s of %s", hub.FormatBytes(p.Bytes), hub.FormatBytes(p.TotalBytes))
+	s := fmt.Sprintf("%s of %s", download.FormatBytes(p.Bytes), download.FormatBytes(p.TotalBytes))
 	if !r.running {
 		if r.err != nil && !errors.Is(r.err, context.Canceled) {
 			return "Stopped at " + s + "."
@@ -344,13 +345,13 @@ func downloadLine(r *downloadRun) string {
 		return "Paused at " + s + "."
 	}
 	switch p.Phase {
-	case hub.PhaseChecking:
+	case download.PhaseChecking:
 		return "Checking files already here · " + s + " · " + p.File
-	case hub.PhaseVerifying:
+	case download.PhaseVerifying:
 		return "Verifying · " + s
 	}
 	if p.Rate > 0 {
-		s += " · " + hub.FormatBytes(int64(p.Rate)) + "/s"
+		s += " · " + download.FormatBytes(int64(p.Rate)) + "/s"
 	}
 	if p.ETA > 0 {
 		s += " · about " + humanize.Duration(p.ETA.Round(time.Second)) + " left"
@@ -366,21 +367,21 @@ func downloadLine(r *downloadRun) string {
 
 // downloadErrorText explains why a download stopped, in Markdown with the links to follow.
 func downloadErrorText(r *downloadRun) string {
-	page := hub.RepoPage(os.Getenv("HF_ENDPOINT"), r.variant.Repo)
+	page := download.RepoPage(os.Getenv("HF_ENDPOINT"), r.variant.Repo)
 	again := startLabel(r, r.dir)
-	var he *hub.HTTPError
+	var he *download.HTTPError
 	tokenSent := errors.As(r.err, &he) && he.TokenSent
 	switch {
-	case errors.Is(r.err, hub.ErrAuth) && tokenSent:
+	case errors.Is(r.err, download.ErrAuth) && tokenSent:
 		return "**The Hugging Face token was not accepted** (mistyped or expired?). Check it or create a new read token at [" +
 			tokensPage + "](" + tokensPage + "), paste it above and press " + again + "."
-	case errors.Is(r.err, hub.ErrAuth):
+	case errors.Is(r.err, download.ErrAuth):
 		return "**This model needs a Hugging Face access token.** Accept the licence on [its page](" + page + ") while logged in, " +
 			"create a read token at [" + tokensPage + "](" + tokensPage + "), paste it in the token field above and press " + again + "."
-	case errors.Is(r.err, hub.ErrForbidden):
+	case errors.Is(r.err, download.ErrForbidden):
 		return "**Access to this model is not granted yet.** Open [its page](" + page + "), log in and accept the licence, " +
 			"then press " + again + " (the token must be allowed to read gated repositories)."
-	case errors.Is(r.err, hub.ErrDiskFull):
+	case errors.Is(r.err, download.ErrDiskFull):
 		return fmt.Sprintf("**The disk is full.** The model needs about %s in total; free some space and press %s: "+
 			"what was downloaded so far is kept.", humanize.Bytes(uint64(max(r.variant.ApproxBytes, 0))), again)
 	case noConnection(r.err):
@@ -428,11 +429,13 @@ func (m *modelSettings) startDownloadFrom(p *downloadPanel) {
 
 // StartDownload fetches variant v into dir off the UI goroutine, resuming what an earlier
 // run left there; once complete and checked, the folder becomes the model. An empty token
-// uses hub.DefaultToken.
-func (u *UI) StartDownload(v hub.Variant, dir, token string) { u.model.startDownload(v, dir, token) }
+// uses download.DefaultToken.
+func (u *UI) StartDownload(v download.Variant, dir, token string) {
+	u.model.startDownload(v, dir, token)
+}
 
 // startDownload is StartDownload.
-func (m *modelSettings) startDownload(v hub.Variant, dir, token string) {
+func (m *modelSettings) startDownload(v download.Variant, dir, token string) {
 	if m.dl != nil && m.dl.running {
 		m.u.showError(errors.New("a download is already running"))
 		return
@@ -442,12 +445,12 @@ func (m *modelSettings) startDownload(v hub.Variant, dir, token string) {
 	if old := m.dl; old != nil && old.dir == dir {
 		r.last = old.last // keeps the bar in place until the first report
 	}
-	r.last.Phase = hub.PhaseListing
+	r.last.Phase = download.PhaseListing
 	m.dl = r
 	m.refreshDownloads()
 	opts := m.hubOpts
 	opts.Token = token
-	opts.Progress = func(p hub.Progress) { m.u.post(func() { m.downloadProgress(r, p) }) }
+	opts.Progress = func(p download.Progress) { m.u.post(func() { m.downloadProgress(r, p) }) }
 	base := http.DefaultTransport
 	if opts.HTTPClient != nil {
 		c := *opts.HTTPClient
@@ -479,10 +482,10 @@ func (m *modelSettings) startDownload(v hub.Variant, dir, token string) {
 	go func() {
 		defer m.u.bg.Done()
 		defer cancel()
-		_, err := hub.Download(ctx, v.Repo, dir, opts)
+		_, err := download.Download(ctx, v.Repo, dir, opts)
 		if err == nil {
-			var rep *hub.Report
-			rep, err = hub.Validate(ctx, dir, hub.ValidateOptions{})
+			var rep *download.Report
+			rep, err = download.Validate(ctx, dir, download.ValidateOptions{})
 			if err == nil && !rep.OK() {
 				err = fmt.Errorf("%w: %w", errNotUsable, rep.Err())
 			}
@@ -506,7 +509,7 @@ func (m *modelSettings) pauseDownload() {
 }
 
 // downloadProgress takes a progress report (UI goroutine).
-func (m *modelSettings) downloadProgress(r *downloadRun, p hub.Progress) {
+func (m *modelSettings) downloadProgress(r *downloadRun, p download.Progress) {
 	if m.dl != r || !r.running {
 		return
 	}

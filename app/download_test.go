@@ -25,8 +25,8 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"kleinbild/app/settings"
-	"kleinbild/engine/budget"
-	"kleinbild/engine/hub"
+	"kleinbild/download"
+	"kleinbild/estimate"
 )
 
 // testHub imitates the Hugging Face Hub serving the tiny model as one repository: the
@@ -51,7 +51,7 @@ func newTestHub(t *testing.T, repo string) *testHub {
 			return err
 		}
 		rel, _ := filepath.Rel(root, p)
-		if !hub.Needed(filepath.ToSlash(rel)) {
+		if !download.Needed(filepath.ToSlash(rel)) {
 			return nil
 		}
 		b, err := os.ReadFile(p)
@@ -182,13 +182,13 @@ func (c *countWriter) Write(b []byte) (int, error) {
 }
 
 // fastHub are download options for tests: frequent reports, small ranges.
-func fastHub() hub.Options {
-	return hub.Options{Connections: 4, ChunkBytes: 512 << 10, ProgressInterval: 10 * time.Millisecond,
+func fastHub() download.Options {
+	return download.Options{Connections: 4, ChunkBytes: 512 << 10, ProgressInterval: 10 * time.Millisecond,
 		RetryDelay: time.Millisecond, MaxRetryDelay: 5 * time.Millisecond, StallTimeout: 10 * time.Second}
 }
 
 func TestDownloadPauseResumeAcrossRestart(t *testing.T) {
-	th := newTestHub(t, hub.Variants()[0].Repo)
+	th := newTestHub(t, download.Variants()[0].Repo)
 	th.hold()
 	defer th.release()
 	data := t.TempDir()
@@ -207,7 +207,7 @@ func TestDownloadPauseResumeAcrossRestart(t *testing.T) {
 
 	test.Tap(p.start)
 	h.waitFor("download progress", 10*time.Second, func() bool {
-		return u.model.dl.last.Phase == hub.PhaseDownloading && u.model.dl.last.Bytes > 0 && p.bar.Value > 0
+		return u.model.dl.last.Phase == download.PhaseDownloading && u.model.dl.last.Bytes > 0 && p.bar.Value > 0
 	})
 	if !p.pause.Visible() || p.start.Disabled() == false || !strings.Contains(p.detail.Text, " of ") {
 		t.Errorf("while downloading: pause visible %v, start %q, detail %q", p.pause.Visible(), p.start.Text, p.detail.Text)
@@ -254,7 +254,7 @@ func TestDownloadPauseResumeAcrossRestart(t *testing.T) {
 	if _, err := inspectModel(dest); err != nil {
 		t.Errorf("inspect: %v", err)
 	}
-	rep, err := hub.Validate(context.Background(), dest, hub.ValidateOptions{Hash: true})
+	rep, err := download.Validate(context.Background(), dest, download.ValidateOptions{Hash: true})
 	if err != nil || !rep.OK() {
 		t.Errorf("validate: %v %v", err, rep.Err())
 	}
@@ -270,7 +270,7 @@ func TestDownloadPauseResumeAcrossRestart(t *testing.T) {
 }
 
 func TestDownloadNeedsToken(t *testing.T) {
-	th := newTestHub(t, hub.Variants()[0].Repo)
+	th := newTestHub(t, download.Variants()[0].Repo)
 	th.token = "hf_test"
 	data := t.TempDir()
 	h := newHarness(t, data, "", newFakeGen().open)
@@ -282,7 +282,7 @@ func TestDownloadNeedsToken(t *testing.T) {
 	}
 	test.Tap(p.start)
 	h.waitFor("the download to fail", 10*time.Second, func() bool { return u.model.dl != nil && !u.model.dl.running })
-	if !errors.Is(u.model.dl.err, hub.ErrAuth) || !p.msg.Visible() || !strings.Contains(p.msg.String(), "needs a Hugging Face access token") {
+	if !errors.Is(u.model.dl.err, download.ErrAuth) || !p.msg.Visible() || !strings.Contains(p.msg.String(), "needs a Hugging Face access token") {
 		t.Fatalf("error %v, message %q", u.model.dl.err, p.msg.String())
 	}
 	if !hasLink(p.msg, tokensPage) || !hasLink(p.msg, th.srv.URL+"/"+th.repo) {
@@ -313,8 +313,8 @@ func hasLink(rt *widget.RichText, url string) bool {
 }
 
 func TestUseCachedSnapshot(t *testing.T) {
-	newTestHub(t, hub.Variants()[0].Repo) // isolates the Hugging Face cache
-	snap := filepath.Join(hub.CacheDir(), "models--black-forest-labs--FLUX.2-klein-4B", "snapshots", "abcdef0123")
+	newTestHub(t, download.Variants()[0].Repo) // isolates the Hugging Face cache
+	snap := filepath.Join(download.CacheDir(), "models--black-forest-labs--FLUX.2-klein-4B", "snapshots", "abcdef0123")
 	if err := os.MkdirAll(snap, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -362,8 +362,8 @@ func TestGenerateAsksWhenItDoesNotFit(t *testing.T) {
 	fake := newFakeGen()
 	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
 	u := h.ui
-	u.fit.machine = func(c budget.Calibration) budget.Machine {
-		return budget.Machine{AvailableBytes: 64 << 20, TotalBytes: 64 << 20, Rates: c}
+	u.fit.machine = func(c estimate.Calibration) estimate.Machine {
+		return estimate.Machine{AvailableBytes: 64 << 20, TotalBytes: 64 << 20, Rates: c}
 	}
 	u.ctl.setSize(1024, 1024)
 	h.waitFor("a warning", 5*time.Second, func() bool {
@@ -391,7 +391,7 @@ func TestGenerateAsksWhenItDoesNotFit(t *testing.T) {
 
 // offlineHub points the Hub endpoint at a closed port: every request fails to connect.
 func offlineHub(t *testing.T) {
-	newTestHub(t, hub.Variants()[0].Repo) // isolates tokens and caches
+	newTestHub(t, download.Variants()[0].Repo) // isolates tokens and caches
 	srv := httptest.NewServer(nil)
 	url := srv.URL
 	srv.Close()
@@ -404,7 +404,7 @@ func TestDownloadWithoutConnection(t *testing.T) {
 	offlineHub(t)
 	h := newHarness(t, t.TempDir(), "", newFakeGen().open)
 	u := h.ui
-	u.model.hubOpts = hub.Options{RetryDelay: 2 * time.Second, MaxRetryDelay: 2 * time.Second, MaxRetries: 3,
+	u.model.hubOpts = download.Options{RetryDelay: 2 * time.Second, MaxRetryDelay: 2 * time.Second, MaxRetries: 3,
 		ProgressInterval: 10 * time.Millisecond}
 	p := u.view.setupDownload
 	test.Tap(p.start)
@@ -421,7 +421,7 @@ func TestDownloadWithoutConnection(t *testing.T) {
 	h.waitFor("the stop", 5*time.Second, func() bool { return !u.model.dl.running })
 
 	// Retries used up: a plain message, no Go error text, a button that says what it does.
-	u.model.hubOpts = hub.Options{RetryDelay: time.Millisecond, MaxRetryDelay: time.Millisecond, MaxRetries: 2}
+	u.model.hubOpts = download.Options{RetryDelay: time.Millisecond, MaxRetryDelay: time.Millisecond, MaxRetries: 2}
 	test.Tap(p.start)
 	h.waitFor("the download to stop", 10*time.Second, func() bool { return !u.model.dl.running })
 	msg := p.msg.String()
@@ -452,13 +452,13 @@ func TestSetupGuideShowsDownloadProgress(t *testing.T) {
 	h.win.Resize(laptopWindow)
 	p := u.view.setupDownload
 	u.model.dl = &downloadRun{variant: p.selected(), dir: cleanDir(p.dest.Text), running: true, cancel: func() {},
-		last: hub.Progress{Phase: hub.PhaseDownloading, Bytes: 3 << 30, TotalBytes: 16 << 30, Rate: 12e6, ETA: 20 * time.Minute,
+		last: download.Progress{Phase: download.PhaseDownloading, Bytes: 3 << 30, TotalBytes: 16 << 30, Rate: 12e6, ETA: 20 * time.Minute,
 			File: filepath.Join("transformer", "diffusion_pytorch_model-00001-of-00002.safetensors")}}
 	u.model.refreshDownloads()
 	requireShown(t, h.win, "download progress", p.bar, p.detail, p.pause)
 
 	// Before the size is known, the busy bar takes the same place.
-	u.model.dl.last = hub.Progress{Phase: hub.PhaseListing}
+	u.model.dl.last = download.Progress{Phase: download.PhaseListing}
 	u.model.refreshDownloads()
 	requireShown(t, h.win, "download progress", p.busy, p.detail)
 	u.model.dl.running = false

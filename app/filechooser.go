@@ -19,8 +19,8 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"kleinbild/app/thumbcache"
+	"kleinbild/internal/atomicfile"
 	"kleinbild/internal/safefile"
-	"kleinbild/weights"
 )
 
 // chooseWhat is what a fileChooser picks.
@@ -665,7 +665,7 @@ func checkSaveTarget(src, target string) (exists bool, err error) {
 // copyFileAtomic copies src to target through a temporary file in target's folder, so
 // target is either the old file or the whole copy.
 func copyFileAtomic(src, target string) error {
-	err := weights.WriteOutput(target, func(w *bufio.Writer) error {
+	err := atomicfile.WriteOutput(target, func(w *bufio.Writer) error {
 		f, err := os.Open(src)
 		if err != nil {
 			return fmt.Errorf("the image %s cannot be read: %w", filepath.Base(src), plainFSError(err))

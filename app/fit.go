@@ -9,7 +9,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"kleinbild/app/humanize"
-	"kleinbild/engine/budget"
+	"kleinbild/estimate"
 	"kleinbild/gpu"
 	"kleinbild/gpu/backends"
 )
@@ -19,21 +19,21 @@ const fitDebounce = 150 * time.Millisecond
 
 // calibrateFunc measures (or loads) the kernel speeds of a device (an ID as OpenFunc takes)
 // for time estimates.
-type calibrateFunc func(ctx context.Context, device string) (budget.Calibration, error)
+type calibrateFunc func(ctx context.Context, device string) (estimate.Calibration, error)
 
 // defaultCalibrate loads the stored calibration of the device or measures one (about a
 // second) and stores it (see calibrationPath).
-func defaultCalibrate(ctx context.Context, device string) (budget.Calibration, error) {
+func defaultCalibrate(ctx context.Context, device string) (estimate.Calibration, error) {
 	b, err := openDevice(device)
 	if err != nil {
-		return budget.Calibration{}, err
+		return estimate.Calibration{}, err
 	}
 	defer b.Close()
 	path, err := calibrationPath(b)
 	if err != nil {
-		return budget.Calibration{}, err
+		return estimate.Calibration{}, err
 	}
-	c, _, err := budget.LoadOrCalibrate(ctx, b, path)
+	c, _, err := estimate.LoadOrCalibrate(ctx, b, path)
 	return c, err
 }
 
@@ -42,15 +42,15 @@ func defaultCalibrate(ctx context.Context, device string) (budget.Calibration, e
 type fitLine struct {
 	u *UI
 
-	model     *budget.Model // the current model's shapes; nil when unknown
-	dir       string        // the folder model was read from
-	calib     budget.Calibration
+	model     *estimate.Model // the current model's shapes; nil when unknown
+	dir       string          // the folder model was read from
+	calib     estimate.Calibration
 	calibrate calibrateFunc
 	started   bool   // calibration started
 	device    string // the device ID calib is (being) measured on
 	seq       int    // debounce generation
-	// machine reads the memory figures; nil means budget.ThisMachine (tests replace it).
-	machine func(budget.Calibration) budget.Machine
+	// machine reads the memory figures; nil means estimate.ThisMachine (tests replace it).
+	machine func(estimate.Calibration) estimate.Machine
 }
 
 // setModel reads the shapes of the current model for estimates (UI goroutine).
@@ -60,7 +60,7 @@ func (f *fitLine) setModel() {
 	}
 	f.model, f.dir = nil, f.u.model.dir
 	if f.u.model.dir != "" && f.u.model.err == nil {
-		if m, err := budget.ForFolder(f.u.model.info); err == nil {
+		if m, err := estimate.ForFolder(f.u.model.info); err == nil {
 			f.model = &m
 		}
 	}
@@ -80,48 +80,44 @@ func (f *fitLine) updateSoon() {
 	})
 }
 
-// estimate is the budget report for the current model and settings; ok is false when there
+// estimate is the estimate (package estimate) for the current model and settings; ok is false when there
 // is no model or the size is invalid.
-func (f *fitLine) estimate() (budget.Report, bool) {
+func (f *fitLine) estimate() (estimate.Report, bool) {
 	if f.model == nil {
-		return budget.Report{}, false
+		return estimate.Report{}, false
 	}
 	w, wmsg := parseSide("Width", f.u.ctl.width.Text)
 	h, hmsg := parseSide("Height", f.u.ctl.height.Text)
 	if wmsg != "" || hmsg != "" {
-		return budget.Report{}, false
+		return estimate.Report{}, false
 	}
 	steps, _ := f.u.ctl.checkStepsQuiet()
-	req := budget.Request{WidthPx: w, HeightPx: h, References: len(f.u.refs.paths), Steps: steps}
+	req := estimate.Request{WidthPx: w, HeightPx: h, References: len(f.u.refs.paths), Steps: steps}
 	if !f.model.Distilled {
 		req.Guidance = f.u.ctl.guidance.Value
 	}
 	return f.estimateFor(req)
 }
 
-// estimateJob is the budget report for j on the current model and device, from the job's
+// estimateJob is the estimate (package estimate) for j on the current model and device, from the job's
 // own size, steps, guidance and references rather than the form's.
-func (f *fitLine) estimateJob(j *job) (budget.Report, bool) {
+func (f *fitLine) estimateJob(j *job) (estimate.Report, bool) {
 	if f.model == nil {
-		return budget.Report{}, false
+		return estimate.Report{}, false
 	}
-	req := budget.Request{WidthPx: j.req.WidthPx, HeightPx: j.req.HeightPx, References: len(j.req.References), Steps: j.req.Steps}
-	if !f.model.Distilled {
-		req.Guidance = j.req.Guidance
-	}
-	return f.estimateFor(req)
+	return f.estimateFor(j.EstimateRequest(f.model.Distilled))
 }
 
-// estimateFor is the budget report for req on the current model and device.
-func (f *fitLine) estimateFor(req budget.Request) (budget.Report, bool) {
+// estimateFor is the estimate (package estimate) for req on the current model and device.
+func (f *fitLine) estimateFor(req estimate.Request) (estimate.Report, bool) {
 	if f.model == nil {
-		return budget.Report{}, false
+		return estimate.Report{}, false
 	}
 	machine := f.machine
 	if machine == nil {
-		machine = budget.ThisMachine
+		machine = estimate.ThisMachine
 	}
-	rep, err := budget.Estimate(*f.model, req, machine(f.calib))
+	rep, err := estimate.Estimate(*f.model, req, machine(f.calib))
 	if err != nil {
 		return rep, false
 	}
@@ -133,7 +129,7 @@ func (f *fitLine) estimateFor(req budget.Request) (budget.Report, bool) {
 
 // onDevice adds a GPU's own memory to an estimate: when the device reports it (WebGPU does
 // not), the weights and activations must fit there too.
-func onDevice(rep budget.Report, d backends.Device) budget.Report {
+func onDevice(rep estimate.Report, d backends.Device) estimate.Report {
 	mem := d.Info.MemoryBytes
 	if d.Info.Kind == gpu.KindCPU || mem <= 0 {
 		return rep
@@ -143,14 +139,14 @@ func onDevice(rep budget.Report, d backends.Device) budget.Report {
 		name = d.ID
 	}
 	if rep.PeakBytes > mem {
-		rep.Verdict = budget.DoesNotFit
+		rep.Verdict = estimate.DoesNotFit
 		rep.Message = fmt.Sprintf("Does not fit on %s: this needs about %s of graphics memory (weights and buffers); the device has %s. Choose a smaller size, or the CPU in the model settings.",
 			name, humanize.Bytes(uint64(rep.PeakBytes)), humanize.Bytes(uint64(mem)))
 		return rep
 	}
 	// The device's memory is what the line compares with from here on.
 	rep.AvailableBytes, rep.TotalBytes = mem, mem
-	if rep.Verdict == budget.Fits {
+	if rep.Verdict == estimate.Fits {
 		rep.Message = fmt.Sprintf("Fits: needs about %s of the %s on %s.", humanize.Bytes(uint64(max(rep.PeakBytes, 0))), humanize.Bytes(uint64(mem)), name)
 	}
 	return rep
@@ -175,7 +171,7 @@ func (f *fitLine) update() {
 	}
 	if dev := f.u.model.effectiveDevice(); !f.started || f.device != dev {
 		// Once per device: another device's speeds would mislead.
-		f.started, f.device, f.calib = true, dev, budget.Calibration{}
+		f.started, f.device, f.calib = true, dev, estimate.Calibration{}
 		calibrate := f.calibrate
 		if calibrate == nil {
 			calibrate = defaultCalibrate
@@ -197,11 +193,11 @@ func (f *fitLine) update() {
 	}
 	l.SetText(fitText(rep))
 	switch rep.Verdict {
-	case budget.Fits:
+	case estimate.Fits:
 		l.Importance = widget.SuccessImportance
-	case budget.Tight:
+	case estimate.Tight:
 		l.Importance = widget.WarningImportance
-	case budget.DoesNotFit:
+	case estimate.DoesNotFit:
 		l.Importance = widget.DangerImportance
 	default:
 		l.Importance = widget.MediumImportance
@@ -211,9 +207,9 @@ func (f *fitLine) update() {
 }
 
 // fitText is the estimate in one short line when it fits, else the full explanation.
-func fitText(rep budget.Report) string {
+func fitText(rep estimate.Report) string {
 	var s string
-	if rep.Verdict == budget.Fits {
+	if rep.Verdict == estimate.Fits {
 		s = "Fits: needs about " + humanize.Bytes(uint64(max(rep.PeakBytes, 0))) + " of " +
 			humanize.Bytes(uint64(max(rep.AvailableBytes, 0))) + " available"
 	} else {
@@ -236,12 +232,12 @@ func (f *fitLine) confirm(run func()) {
 // dialog's button: "Queue", "Generate"), judging by the job's own settings.
 func (f *fitLine) confirmJob(j *job, verb string, run func()) {
 	rep, ok := f.estimateJob(j)
-	f.ask(rep, ok, fmt.Sprintf("%d × %d px: %s", j.req.WidthPx, j.req.HeightPx, rep.Message), verb, run)
+	f.ask(rep, ok, fmt.Sprintf("%d × %d px: %s", j.Req.WidthPx, j.Req.HeightPx, rep.Message), verb, run)
 }
 
 // ask shows the "may not fit" dialog for rep with msg when it does not fit, else runs run.
-func (f *fitLine) ask(rep budget.Report, ok bool, msg, verb string, run func()) {
-	if !ok || rep.Verdict != budget.DoesNotFit {
+func (f *fitLine) ask(rep estimate.Report, ok bool, msg, verb string, run func()) {
+	if !ok || rep.Verdict != estimate.DoesNotFit {
 		run()
 		return
 	}

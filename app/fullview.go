@@ -7,34 +7,36 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"kleinbild/app/widgets"
 )
 
 // zoomHelp is the zoom bar's hint.
 const zoomHelp = "Scroll to zoom, drag to move, ← → for the other images"
 
-// zoomBar is the row under a zoomImage: a hint, the zoom level, which switches between
+// zoomBar is the row under a widgets.ZoomImage: a hint, the zoom level, which switches between
 // fitted and actual size, and the zoom buttons (with tooltips).
 type zoomBar struct {
-	image   *zoomImage
+	image   *widgets.ZoomImage
 	hint    *widget.Label
 	level   *widget.Button
-	out, in *tipButton
-	extra   *tipButton // full-size view, or close in the full-size window
+	out, in *widgets.TipButton
+	extra   *widgets.TipButton // full-size view, or close in the full-size window
 	box     *fyne.Container
 }
 
 // newZoomBar builds the bar for z, its tooltips shown in tips; extraIcon, extraTip and
 // extra add a last button.
-func newZoomBar(tips *tipLayer, z *zoomImage, extraIcon fyne.Resource, extraTip string, extra func()) *zoomBar {
+func newZoomBar(tips *widgets.TipLayer, z *widgets.ZoomImage, extraIcon fyne.Resource, extraTip string, extra func()) *zoomBar {
 	b := &zoomBar{image: z}
 	b.hint = widget.NewLabel(zoomHelp)
 	b.hint.SizeName = theme.SizeNameCaptionText
 	b.hint.Truncation = fyne.TextTruncateEllipsis
 	b.hint.Importance = widget.LowImportance
-	b.out = newTipButton(tips, theme.ZoomOutIcon(), "Zoom out (−)", z.ZoomOut)
-	b.in = newTipButton(tips, theme.ZoomInIcon(), "Zoom in (+)", z.ZoomIn)
-	b.extra = newTipButton(tips, extraIcon, extraTip, extra)
-	b.level = widget.NewButton("Fit", func() { z.ToggleActual(z.pivot()) })
+	b.out = widgets.NewTipButton(tips, theme.ZoomOutIcon(), "Zoom out (−)", z.ZoomOut)
+	b.in = widgets.NewTipButton(tips, theme.ZoomInIcon(), "Zoom in (+)", z.ZoomIn)
+	b.extra = widgets.NewTipButton(tips, extraIcon, extraTip, extra)
+	b.level = widget.NewButton("Fit", func() { z.ToggleActual(z.Pivot()) })
 	b.level.Importance = widget.LowImportance
 	z.OnChanged = b.refresh
 	b.box = container.NewBorder(nil, nil, nil,
@@ -78,12 +80,12 @@ func (v *viewer) openFullView() {
 		title = v.shown.File + " – Kleinbild"
 	}
 	w := v.u.app.NewWindow(title)
-	z := newZoomImage()
+	z := widgets.NewZoomImage()
 	f := &fullView{win: w}
-	tips := newTipLayer(w.Canvas(), v.u.post)
+	tips := widgets.NewTipLayer(w.Canvas(), v.u.post)
 	f.zoom = newZoomBar(tips, z, theme.CancelIcon(), "Close (Esc)", w.Close)
 	z.SetImage(v.image.Image)
-	w.SetContent(tips.wrap(container.NewBorder(nil, container.NewPadded(f.zoom.box), nil, nil, z)))
+	w.SetContent(tips.Wrap(container.NewBorder(nil, container.NewPadded(f.zoom.box), nil, nil, z)))
 	w.Canvas().SetOnTypedKey(func(ev *fyne.KeyEvent) {
 		if ev.Name == fyne.KeyEscape {
 			w.Close()

@@ -5,10 +5,12 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
+
+	"kleinbild/app/widgets"
 )
 
 // fitLabel is what the zoom bar of z should show while fitted.
-func fitLabel(t *testing.T, z *zoomImage) string {
+func fitLabel(t *testing.T, z *widgets.ZoomImage) string {
 	t.Helper()
 	if z.Size().IsZero() {
 		t.Fatal("the zoom image has not been laid out")

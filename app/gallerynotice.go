@@ -9,6 +9,8 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"kleinbild/app/widgets"
 )
 
 // hiddenNotice is the line under the gallery's search that says when images just made
@@ -27,7 +29,7 @@ func (g *galleryView) buildHiddenNotice() fyne.CanvasObject {
 	n.text.Wrapping = fyne.TextWrapWord
 	n.text.Importance = widget.WarningImportance
 	show := widget.NewButton("Clear", g.clearFilter)
-	dismiss := newTipButton(g.u.tips, theme.CancelIcon(), "Dismiss", func() {
+	dismiss := widgets.NewTipButton(g.u.tips, theme.CancelIcon(), "Dismiss", func() {
 		n.files = nil
 		g.updateHiddenNotice()
 	})

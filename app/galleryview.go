@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"kleinbild/app/reveal"
+	"kleinbild/app/widgets"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -76,7 +77,7 @@ func (g *galleryView) build() fyne.CanvasObject {
 
 	g.count = widget.NewLabel("")
 	g.count.SizeName = theme.SizeNameCaptionText
-	open := newTipButton(g.u.tips, theme.FolderOpenIcon(), "Show the gallery folder", func() {
+	open := widgets.NewTipButton(g.u.tips, theme.FolderOpenIcon(), "Show the gallery folder", func() {
 		if g.u.gallery == nil {
 			return
 		}
@@ -123,7 +124,7 @@ func (g *galleryView) build() fyne.CanvasObject {
 	g.undoText = widget.NewLabel("")
 	g.undoText.Truncation = fyne.TextTruncateEllipsis
 	g.undoBtn = widget.NewButtonWithIcon("Undo", theme.ContentUndoIcon(), g.undo)
-	closeUndo := newTipButton(g.u.tips, theme.CancelIcon(), "Close", g.hideUndo)
+	closeUndo := widgets.NewTipButton(g.u.tips, theme.CancelIcon(), "Close", g.hideUndo)
 	g.undoBar = container.NewPadded(container.NewBorder(nil, nil, nil, container.NewHBox(g.undoBtn, closeUndo), g.undoText))
 	g.undoBar.Hide()
 
@@ -506,17 +507,17 @@ func (u *UI) forgetThumbs(lib *gallery.Gallery, gone []gallery.Entry) {
 type galleryCellView struct {
 	widget.BaseWidget
 	thumb  *thumbImage
-	star   *tipButton
+	star   *widgets.TipButton
 	check  *widget.Icon
 	file   string
 	onTap  func(file string)
 	onMenu func(file string, at fyne.Position)
 }
 
-func newGalleryCellView(tips *tipLayer, onTap, onStar func(file string), onMenu func(file string, at fyne.Position)) *galleryCellView {
+func newGalleryCellView(tips *widgets.TipLayer, onTap, onStar func(file string), onMenu func(file string, at fyne.Position)) *galleryCellView {
 	// The check keeps its room when empty, so the cell's layout never changes.
 	c := &galleryCellView{thumb: newThumbImage(fyne.NewSquareSize(galleryCell)), check: widget.NewIcon(nil), onTap: onTap, onMenu: onMenu}
-	c.star = newTipButton(tips, starOutline, "Mark as favourite", func() {
+	c.star = widgets.NewTipButton(tips, starOutline, "Mark as favourite", func() {
 		if c.file != "" {
 			onStar(c.file)
 		}
@@ -611,10 +612,10 @@ func (g *galleryView) revealEntry(e gallery.Entry) {
 func (c *galleryCellView) setFavourite(on bool) {
 	if on {
 		c.star.SetIcon(starFilled)
-		c.star.tip = "Remove from favourites"
+		c.star.Tip = "Remove from favourites"
 	} else {
 		c.star.SetIcon(starOutline)
-		c.star.tip = "Mark as favourite"
+		c.star.Tip = "Mark as favourite"
 	}
 }
 

@@ -191,7 +191,7 @@ func TestGalleryCellMenuRenderLarger(t *testing.T) {
 	if len(u.run.queue.jobs) != 1 {
 		t.Fatalf("%d jobs queued (banner %q)", len(u.run.queue.jobs), u.errorText())
 	}
-	r := u.run.queue.jobs[0].req
+	r := u.run.queue.jobs[0].Req
 	if r.Prompt != "a red castle" || r.Seed != 1 || len(r.References) == 0 || r.References[0] != filepath.Join(data, "gallery", "img-00.png") {
 		t.Errorf("queued %+v", r)
 	}

@@ -18,8 +18,8 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"kleinbild/engine"
-	"kleinbild/engine/budget"
 	"kleinbild/engine/imageio"
+	"kleinbild/estimate"
 	"kleinbild/gpu"
 	"kleinbild/gpu/backends"
 	"kleinbild/weights/golden"
@@ -307,8 +307,8 @@ func tinyModel(t *testing.T) string { return golden.TinyModel(t) }
 
 // fakeCalibrate stands in for the one-second kernel calibration (and its file in the
 // user's configuration folder).
-func fakeCalibrate(context.Context, string) (budget.Calibration, error) {
-	return budget.Calibration{Backend: "test", LinearGFLOPS: 10, AttentionGFLOPS: 10, ConvGFLOPS: 10, Measured: time.Now()}, nil
+func fakeCalibrate(context.Context, string) (estimate.Calibration, error) {
+	return estimate.Calibration{Backend: "test", LinearGFLOPS: 10, AttentionGFLOPS: 10, ConvGFLOPS: 10, Measured: time.Now()}, nil
 }
 
 // fakeDevices stands in for backends.Devices: two CPU backends (the first automatic) and a

@@ -15,9 +15,9 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"kleinbild/app/humanize"
-	"kleinbild/app/sysmem"
+	"kleinbild/download"
 	"kleinbild/engine"
-	"kleinbild/engine/hub"
+	"kleinbild/internal/sysmem"
 )
 
 // modelSettings is the model folder in use and the model dialog: the folder's choice
@@ -35,7 +35,7 @@ type modelSettings struct {
 
 	dl       *downloadRun     // this session's model download, or nil
 	dlPanels []*downloadPanel // the download sections on screen
-	hubOpts  hub.Options      // base options of downloads (tests shorten intervals)
+	hubOpts  download.Options // base options of downloads (tests shorten intervals)
 
 	dev deviceState
 }
@@ -71,16 +71,16 @@ func inspectModel(dir string) (engine.ModelInfo, error) {
 	return info, info.MissingError()
 }
 
-// validateModel runs the structural check of `kleinbild info` (hub.Validate without
+// validateModel runs the structural check of `kleinbild info` (download.Validate without
 // hashing) on dir; the error names the first broken file in plain words.
 func validateModel(ctx context.Context, dir string) error {
-	rep, err := hub.Validate(ctx, dir, hub.ValidateOptions{})
+	rep, err := download.Validate(ctx, dir, download.ValidateOptions{})
 	if err != nil || rep.OK() {
 		return err
 	}
 	q := rep.Problems[0]
 	what := "is damaged or incomplete (truncated?)"
-	if q.Kind == hub.Missing {
+	if q.Kind == download.Missing {
 		what = "is missing"
 	}
 	msg := q.Path + " " + what

@@ -11,7 +11,7 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
-	"kleinbild/app/sysmem"
+	"kleinbild/internal/sysmem"
 )
 
 func TestModelSetup(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"kleinbild/app/settings"
+	"kleinbild/app/widgets"
 	"kleinbild/engine"
 )
 
@@ -94,7 +95,7 @@ const formSaveDelay = 400 * time.Millisecond
 // watchForm remembers the form whenever the user edits it (called once the remembered
 // settings are in the controls, so restoring them writes nothing).
 func (c *controls) watchForm() {
-	for _, e := range []*shortcutEntry{c.prompt, c.width, c.height, c.steps, c.seed} {
+	for _, e := range []*widgets.ShortcutEntry{c.prompt, c.width, c.height, c.steps, c.seed} {
 		prev := e.OnChanged
 		e.OnChanged = func(s string) {
 			if prev != nil {

@@ -7,6 +7,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
+	"kleinbild/app/widgets"
 	"kleinbild/engine"
 	"kleinbild/engine/imageio"
 )
@@ -87,7 +88,7 @@ func TestPastedLongPromptIsNotWrapped(t *testing.T) {
 func BenchmarkPromptField(b *testing.B) {
 	a := test.NewTempApp(b)
 	w := a.NewWindow("bench")
-	e := newShortcutEntry(true, nil)
+	e := widgets.NewShortcutEntry(true, nil)
 	w.SetContent(e)
 	w.Resize(fyne.NewSize(400, 300))
 	long := longPrompt(engine.MaxPromptBytes)

@@ -9,36 +9,24 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"kleinbild/engine"
+	"kleinbild/app/jobs"
+	"kleinbild/app/widgets"
 )
 
 // Limits of the images-per-run setting.
 const (
-	minCount = 1
-	maxCount = 16
+	minCount = jobs.MinCount
+	maxCount = jobs.MaxCount
 )
 
-// job is one generation waiting or running: a request and how many images to make from
-// it, with seeds req.Seed, req.Seed+1, …
-type job struct {
-	req   engine.Request
-	count int
-}
-
-// label is the job's line in the queue: a prompt snippet, the size and the image count.
-func (j *job) label() string {
-	s := fmt.Sprintf("%s · %d×%d", ellipsize(j.req.Prompt, 32), j.req.WidthPx, j.req.HeightPx)
-	if j.count > 1 {
-		s += fmt.Sprintf(" · %d images", j.count)
-	}
-	return s
-}
+// job is one generation waiting or running (package jobs).
+type job = jobs.Job
 
 // queueRow is one waiting job on screen.
 type queueRow struct {
 	job    *job
 	label  *widget.Label
-	remove *tipButton
+	remove *widgets.TipButton
 }
 
 // jobQueue holds the jobs lined up behind the running one and shows them under the
@@ -46,7 +34,7 @@ type queueRow struct {
 // After a failure that would fail the next jobs too the queue is paused: the jobs stay
 // until the user resumes it.
 type jobQueue struct {
-	tips   *tipLayer // tooltips of the rows' ✕ buttons
+	tips   *widgets.TipLayer // tooltips of the rows' ✕ buttons
 	jobs   []*job
 	rows   []queueRow
 	paused bool
@@ -63,7 +51,7 @@ type jobQueue struct {
 
 // newJobQueue builds the queue's widgets; onAdd is the "Add to queue" button's action and
 // onResume the Resume button's.
-func newJobQueue(tips *tipLayer, onAdd, onResume func()) *jobQueue {
+func newJobQueue(tips *widgets.TipLayer, onAdd, onResume func()) *jobQueue {
 	q := &jobQueue{tips: tips}
 	q.add = widget.NewButtonWithIcon("Add to queue", theme.ContentAddIcon(), onAdd)
 	q.add.Hide()
@@ -123,10 +111,10 @@ func (q *jobQueue) refresh() {
 	q.rows = q.rows[:0]
 	q.list.RemoveAll()
 	for i, j := range q.jobs {
-		l := widget.NewLabel(fmt.Sprintf("%d. %s", i+1, j.label()))
+		l := widget.NewLabel(fmt.Sprintf("%d. %s", i+1, j.Label()))
 		l.Truncation = fyne.TextTruncateEllipsis
 		l.SizeName = theme.SizeNameCaptionText
-		x := newTipButton(q.tips, theme.CancelIcon(), "Remove from the queue", func() { q.remove(j) })
+		x := widgets.NewTipButton(q.tips, theme.CancelIcon(), "Remove from the queue", func() { q.remove(j) })
 		q.rows = append(q.rows, queueRow{job: j, label: l, remove: x})
 		q.list.Add(container.NewBorder(nil, nil, nil, x, l))
 	}

@@ -13,7 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"kleinbild/engine"
-	"kleinbild/engine/budget"
+	"kleinbild/estimate"
 )
 
 // waitStarted waits until the fake generator has been called once more.
@@ -60,8 +60,8 @@ func TestQueueRunsJobsInOrder(t *testing.T) {
 	if n := len(u.run.queue.jobs); n != 3 || !u.run.queue.box.Visible() || len(u.run.queue.rows) != 3 {
 		t.Fatalf("%d jobs queued (%d rows, visible %v), want 3", n, len(u.run.queue.rows), u.run.queue.box.Visible())
 	}
-	if j := u.run.queue.jobs[1]; j.req.Prompt != "third" || j.req.WidthPx != 320 || j.count != 2 {
-		t.Errorf("queued job %+v (count %d), want the form as it was", j.req, j.count)
+	if j := u.run.queue.jobs[1]; j.Req.Prompt != "third" || j.Req.WidthPx != 320 || j.Count != 2 {
+		t.Errorf("queued job %+v (count %d), want the form as it was", j.Req, j.Count)
 	}
 	if !strings.Contains(u.run.queue.rows[1].label.Text, "third") || !strings.Contains(u.run.queue.rows[1].label.Text, "2 images") {
 		t.Errorf("queue row %q", u.run.queue.rows[1].label.Text)
@@ -71,7 +71,7 @@ func TestQueueRunsJobsInOrder(t *testing.T) {
 	}
 
 	test.Tap(u.run.queue.rows[1].remove) // take "third" out
-	if n := len(u.run.queue.jobs); n != 2 || u.run.queue.jobs[0].req.Prompt != "second" || u.run.queue.jobs[1].req.Prompt != "fourth" {
+	if n := len(u.run.queue.jobs); n != 2 || u.run.queue.jobs[0].Req.Prompt != "second" || u.run.queue.jobs[1].Req.Prompt != "fourth" {
 		t.Fatalf("after removing the middle job: %d jobs", n)
 	}
 
@@ -192,7 +192,7 @@ func TestQueuePausesAfterRepeatingFailure(t *testing.T) {
 	}
 
 	test.Tap(q.rows[0].remove) // ✕ on "second" still works while paused
-	if len(q.jobs) != 1 || q.jobs[0].req.Prompt != "third" || !q.paused {
+	if len(q.jobs) != 1 || q.jobs[0].Req.Prompt != "third" || !q.paused {
 		t.Fatalf("after ✕: %d jobs, paused %v", len(q.jobs), q.paused)
 	}
 	test.Tap(q.resume)
@@ -225,7 +225,7 @@ func TestQueueGoesOnAfterJobFailure(t *testing.T) {
 	queueJob(t, u, "with a reference that goes", 2)
 	u.refs.remove(ref)
 	// A job with a size the model does not take (as an old image's settings could give).
-	u.run.queue.push(&job{req: engine.Request{Prompt: "odd size", WidthPx: 100, HeightPx: 64, Seed: 3}, count: 1})
+	u.run.queue.push(&job{Req: engine.Request{Prompt: "odd size", WidthPx: 100, HeightPx: 64, Seed: 3}, Count: 1})
 	queueJob(t, u, "fine", 4)
 	if err := os.Remove(ref); err != nil {
 		t.Fatal(err)
@@ -279,11 +279,11 @@ func TestQueuedJobAsksWhenItDoesNotFit(t *testing.T) {
 	src := h.generate("a harbour").entry
 
 	// 1 GiB: the tiny model fits at 64 × 64 (0.7 GB) but not at 1024 × 1024 (1.2 GB).
-	u.fit.machine = func(c budget.Calibration) budget.Machine {
-		return budget.Machine{AvailableBytes: 1 << 30, TotalBytes: 1 << 30, Rates: c}
+	u.fit.machine = func(c estimate.Calibration) estimate.Machine {
+		return estimate.Machine{AvailableBytes: 1 << 30, TotalBytes: 1 << 30, Rates: c}
 	}
 	u.ctl.setSize(64, 64)
-	if rep, ok := u.fit.estimate(); !ok || rep.Verdict == budget.DoesNotFit {
+	if rep, ok := u.fit.estimate(); !ok || rep.Verdict == estimate.DoesNotFit {
 		t.Fatalf("64 × 64 should fit in 1 GiB: %v %q", ok, rep.Message)
 	}
 	fake.block = true
@@ -306,7 +306,7 @@ func TestQueuedJobAsksWhenItDoesNotFit(t *testing.T) {
 	}
 	u.RenderLarger()
 	h.tapDialogButton("Queue anyway")
-	if len(u.run.queue.jobs) != 1 || u.run.queue.jobs[0].req.WidthPx != 1024 {
+	if len(u.run.queue.jobs) != 1 || u.run.queue.jobs[0].Req.WidthPx != 1024 {
 		t.Fatalf("'Queue anyway' queued %d jobs", len(u.run.queue.jobs))
 	}
 

@@ -20,7 +20,9 @@ import (
 
 	"kleinbild/app/gallery"
 	"kleinbild/app/humanize"
+	"kleinbild/app/jobs"
 	"kleinbild/app/thumbcache"
+	"kleinbild/app/widgets"
 	"kleinbild/engine"
 	"kleinbild/engine/imageio"
 	"kleinbild/internal/safefile"
@@ -60,7 +62,7 @@ func (r *refsSection) show(refs []string, thumb func(*thumbImage, string), remov
 	for _, p := range refs {
 		th := newThumbImage(fyne.NewSquareSize(refCell))
 		thumb(th, p)
-		rm := newTipButton(r.u.tips, theme.CancelIcon(), "Remove this reference", func() { remove(p) })
+		rm := widgets.NewTipButton(r.u.tips, theme.CancelIcon(), "Remove this reference", func() { remove(p) })
 		cells = append(cells, container.NewStack(th,
 			container.NewVBox(container.NewHBox(layout.NewSpacer(), rm))))
 	}
@@ -297,7 +299,7 @@ func (u *UI) askRestore(path string, m imageio.Metadata) {
 	u.refs.loadFileThumb(th, path)
 	summary := widget.NewLabel(describeMeta(m))
 	summary.Wrapping = fyne.TextWrapWord
-	prompt := widget.NewLabel("“" + ellipsize(m.Prompt, 240) + "”")
+	prompt := widget.NewLabel("“" + jobs.Ellipsize(m.Prompt, 240) + "”")
 	prompt.Wrapping = fyne.TextWrapWord
 	prompt.TextStyle.Italic = true
 	content := container.NewBorder(nil, nil, th, nil,
@@ -331,13 +333,4 @@ func describeMeta(m imageio.Metadata) string {
 		parts = append(parts, model)
 	}
 	return strings.Join(parts, " · ")
-}
-
-// ellipsize shortens s to at most n runes.
-func ellipsize(s string, n int) string {
-	r := []rune(strings.Join(strings.Fields(s), " "))
-	if len(r) <= n {
-		return string(r)
-	}
-	return string(r[:n-1]) + "…"
 }

@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/test"
 
+	"kleinbild/app/widgets"
 	"kleinbild/engine/imageio"
 )
 
@@ -118,4 +119,27 @@ func closedChan(c <-chan struct{}) bool {
 	default:
 		return false
 	}
+}
+
+// findTipButton returns the button with the tooltip tip inside o, or nil.
+func findTipButton(o fyne.CanvasObject, tip string) *widgets.TipButton {
+	switch v := o.(type) {
+	case *widgets.TipButton:
+		if v.Tip == tip {
+			return v
+		}
+	case *fyne.Container:
+		for _, c := range v.Objects {
+			if b := findTipButton(c, tip); b != nil {
+				return b
+			}
+		}
+	case fyne.Widget:
+		for _, c := range test.WidgetRenderer(v).Objects() {
+			if b := findTipButton(c, tip); b != nil {
+				return b
+			}
+		}
+	}
+	return nil
 }

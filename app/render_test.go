@@ -14,8 +14,9 @@ import (
 
 	"fyne.io/fyne/v2"
 
-	"kleinbild/engine/budget"
-	"kleinbild/weights"
+	"kleinbild/app/widgets"
+	"kleinbild/estimate"
+	"kleinbild/internal/atomicfile"
 )
 
 // update rewrites the rendered-output masters: go test ./app -run TestRenderMasters -update
@@ -57,9 +58,9 @@ func TestRenderMasters(t *testing.T) {
 func renderHarness(t *testing.T, model string) *harness {
 	t.Chdir(t.TempDir())
 	h := newHarness(t, "data", model, newFakeGen().open)
-	h.ui.app.Settings().SetTheme(Theme())
-	h.ui.fit.machine = func(c budget.Calibration) budget.Machine {
-		return budget.Machine{AvailableBytes: 16e9, TotalBytes: 32e9, Rates: c}
+	h.ui.app.Settings().SetTheme(widgets.Theme())
+	h.ui.fit.machine = func(c estimate.Calibration) estimate.Machine {
+		return estimate.Machine{AvailableBytes: 16e9, TotalBytes: 32e9, Rates: c}
 	}
 	h.ui.fit.update()
 	h.settle()
@@ -153,5 +154,5 @@ func writePNGFile(path string, img image.Image) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return weights.WriteAtomic(path, func(w *bufio.Writer) error { return png.Encode(w, img) })
+	return atomicfile.WriteAtomic(path, func(w *bufio.Writer) error { return png.Encode(w, img) })
 }

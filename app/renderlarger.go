@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"kleinbild/app/gallery"
+	"kleinbild/app/jobs"
 	"kleinbild/engine"
 )
 
@@ -56,13 +57,10 @@ func (rn *runner) renderLargerJob(e gallery.Entry) (*job, error) {
 	if rn.u.model.info.Distilled || engine.ValidateGuidance(guidance) != nil {
 		guidance = 0 // the model's default
 	}
-	return &job{
-		req: engine.Request{
-			Prompt: m.Prompt, WidthPx: w, HeightPx: h, Steps: m.Steps, Seed: m.Seed,
-			Guidance: guidance, Schedule: m.Schedule, References: refs,
-		},
-		count: 1,
-	}, nil
+	return jobs.New(engine.Request{
+		Prompt: m.Prompt, WidthPx: w, HeightPx: h, Steps: m.Steps, Seed: m.Seed,
+		Guidance: guidance, Schedule: m.Schedule, References: refs,
+	}, 1), nil
 }
 
 // RenderLarger re-renders the image in the viewer at a larger size (see renderLargerJob):
@@ -86,7 +84,7 @@ func (rn *runner) renderLargerEntry(e gallery.Entry) {
 	}
 	if rn.cur != nil {
 		rn.u.fit.confirmJob(j, "Queue", func() {
-			rn.u.setStatus(fmt.Sprintf("Queued: %s rendered at %d × %d.", e.File, j.req.WidthPx, j.req.HeightPx))
+			rn.u.setStatus(fmt.Sprintf("Queued: %s rendered at %d × %d.", e.File, j.Req.WidthPx, j.Req.HeightPx))
 			rn.enqueue(j) // starts it (and clears the line) if the run has ended meanwhile
 		})
 		return

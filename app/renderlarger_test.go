@@ -78,9 +78,9 @@ func TestRenderLargerQueuesTheImage(t *testing.T) {
 		t.Fatalf("%d jobs queued, want 1", len(u.run.queue.jobs))
 	}
 	j := u.run.queue.jobs[0]
-	r := j.req
-	if r.WidthPx != 368 || r.HeightPx != 272 || r.Seed != 4242 || r.Prompt != "a lighthouse at dusk" || r.Steps != 3 || j.count != 1 {
-		t.Errorf("queued request %+v (count %d)", r, j.count)
+	r := j.Req
+	if r.WidthPx != 368 || r.HeightPx != 272 || r.Seed != 4242 || r.Prompt != "a lighthouse at dusk" || r.Steps != 3 || j.Count != 1 {
+		t.Errorf("queued request %+v (count %d)", r, j.Count)
 	}
 	if len(r.References) != 2 || r.References[0] != u.gallery.Path(src) || r.References[1] != ref {
 		t.Errorf("references %v, want [%s %s]", r.References, u.gallery.Path(src), ref)

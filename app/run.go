@@ -17,6 +17,7 @@ import (
 
 	"kleinbild/app/gallery"
 	"kleinbild/app/humanize"
+	"kleinbild/app/jobs"
 	"kleinbild/app/progress"
 	"kleinbild/engine"
 	"kleinbild/engine/imageio"
@@ -93,31 +94,6 @@ func (o runOutcome) pausesQueue() bool {
 	return o.err != nil && !o.saved && !errors.Is(o.err, context.Canceled) && !o.refFailed && !o.jobFailed
 }
 
-// checkJob checks the parts of a request that belong to the job alone, so that a bad job
-// fails by itself before the model is opened: its size, steps, guidance, prompt and the
-// count of its references (a job made by hand or from an old image's settings may have
-// any of them wrong).
-func checkJob(req engine.Request) error {
-	for _, side := range []struct {
-		name string
-		px   int
-	}{{"width", req.WidthPx}, {"height", req.HeightPx}} {
-		if err := engine.CheckSize(side.px); err != nil {
-			return fmt.Errorf("the %s: %w", side.name, err)
-		}
-	}
-	if req.Steps < 0 || req.Steps > engine.MaxSteps {
-		return fmt.Errorf("%d steps is out of range: use 1 to %d", req.Steps, engine.MaxSteps)
-	}
-	if len(req.References) > engine.MaxReferences {
-		return fmt.Errorf("%d reference images: at most %d can be used", len(req.References), engine.MaxReferences)
-	}
-	if err := engine.ValidateGuidance(req.Guidance); err != nil {
-		return err
-	}
-	return engine.ValidatePrompt(req.Prompt)
-}
-
 // Generate starts a generation from the current settings (the Generate button and
 // Ctrl/Cmd+Enter), or queues it while another runs. Invalid fields show their message and
 // nothing starts.
@@ -157,14 +133,11 @@ func (rn *runner) jobFromForm(f form) *job {
 	if !rn.u.ctl.seedLocked || !f.seedGiven {
 		f.seed = randomSeed()
 	}
-	return &job{
-		req: engine.Request{
-			Prompt: f.prompt, WidthPx: f.width, HeightPx: f.height, Steps: f.steps,
-			Seed: f.seed, Guidance: f.guidance, Schedule: f.schedule,
-			References: slices.Clone(rn.u.refs.paths),
-		},
-		count: min(max(f.count, minCount), maxCount),
-	}
+	return jobs.New(engine.Request{
+		Prompt: f.prompt, WidthPx: f.width, HeightPx: f.height, Steps: f.steps,
+		Seed: f.seed, Guidance: f.guidance, Schedule: f.schedule,
+		References: slices.Clone(rn.u.refs.paths),
+	}, f.count)
 }
 
 // enqueueForm queues a job from the current settings to run after the ones before it.
@@ -201,7 +174,7 @@ func (rn *runner) startGenerate() (*runState, error) {
 	}
 	j := rn.jobFromForm(f)
 	if !rn.u.ctl.seedLocked || !f.seedGiven {
-		rn.u.ctl.seed.SetText(strconv.FormatUint(j.req.Seed, 10))
+		rn.u.ctl.seed.SetText(strconv.FormatUint(j.Req.Seed, 10))
 	}
 	rn.u.settings = rn.u.ctl.currentSettings(f)
 	rn.u.remember(rn.u.settings)
@@ -319,11 +292,11 @@ func (rn *runner) execute(ctx context.Context, r *runState, dir string, info eng
 		}
 		rn.u.post(func() { rn.finishRun(r, out, img) })
 	}
-	if err := checkJob(r.job.req); err != nil {
+	if err := jobs.Check(r.job.Req); err != nil {
 		finish(runOutcome{err: err, jobFailed: true}, nil)
 		return
 	}
-	for _, p := range r.job.req.References {
+	for _, p := range r.job.Req.References {
 		if err := checkReferenceFile(p); err != nil {
 			finish(runOutcome{err: err, refFailed: true}, nil)
 			return
@@ -340,12 +313,12 @@ func (rn *runner) execute(ctx context.Context, r *runState, dir string, info eng
 	}
 	var indexErr error
 	var lastImg image.Image
-	for i := range r.job.count {
+	for i := range r.job.Count {
 		if ctx.Err() != nil {
 			finish(runOutcome{err: context.Canceled}, nil)
 			return
 		}
-		req := r.job.req
+		req := r.job.Req
 		req.Seed += uint64(i)
 		req.References = slices.Clone(req.References)
 		if i > 0 {
@@ -444,9 +417,9 @@ func (rn *runner) imageDone(r *runState, e gallery.Entry, indexErr error) {
 	if indexErr != nil {
 		rn.u.showError(indexErr)
 	}
-	if r.job.count > 1 && rn.cur == r {
+	if r.job.Count > 1 && rn.cur == r {
 		rn.showBatch(r.entries)
-		rn.u.setStatus(fmt.Sprintf("Image %d of %d saved as %s", len(r.entries), r.job.count, e.File))
+		rn.u.setStatus(fmt.Sprintf("Image %d of %d saved as %s", len(r.entries), r.job.Count, e.File))
 	}
 }
 
@@ -490,7 +463,7 @@ func (rn *runner) refreshProgress(r *runState) {
 	if r.cancelling {
 		text = "Cancelling…"
 	}
-	if n := r.job.count; n > 1 {
+	if n := r.job.Count; n > 1 {
 		text = fmt.Sprintf("Image %d of %d · %s", r.index+1, n, text)
 	}
 	rn.u.view.bar.SetValue(frac)
@@ -514,7 +487,7 @@ func (rn *runner) finishRun(r *runState, out runOutcome, img image.Image) {
 			return
 		}
 		rn.showRunImages(r, out.entries, nil)
-		rn.u.setStatus(fmt.Sprintf("Cancelled after %d of %d images; the finished ones are in the gallery.", n, r.job.count))
+		rn.u.setStatus(fmt.Sprintf("Cancelled after %d of %d images; the finished ones are in the gallery.", n, r.job.Count))
 		return
 	case out.err != nil && !out.saved:
 		if out.pausesQueue() && len(rn.queue.jobs) > 0 {
@@ -568,7 +541,7 @@ func (rn *runner) finishRun(r *runState, out runOutcome, img image.Image) {
 func (rn *runner) showRunImages(r *runState, entries []gallery.Entry, last image.Image) {
 	rn.u.view.followRun = false
 	rn.u.gal.refresh()
-	if r.job.count > 1 {
+	if r.job.Count > 1 {
 		rn.u.gal.selectEntry(entries[0].File, nil)
 		rn.showBatch(entries)
 		return

@@ -21,6 +21,7 @@ import (
 	"kleinbild/app/gallery"
 	"kleinbild/app/settings"
 	"kleinbild/app/thumbcache"
+	"kleinbild/app/widgets"
 	"kleinbild/resources"
 )
 
@@ -48,7 +49,7 @@ type UI struct {
 	banner *banner
 	status *widget.Label
 	// tips shows the icon buttons' tooltips above the window content.
-	tips *tipLayer
+	tips *widgets.TipLayer
 
 	// The components, each owning its widgets and state.
 	ctl   controls
@@ -111,7 +112,7 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 	if opts.Backend != "" && !strings.EqualFold(opts.Backend, "default") {
 		u.model.dev.choice = opts.Backend
 	}
-	u.tips = newTipLayer(w.Canvas(), u.post)
+	u.tips = widgets.NewTipLayer(w.Canvas(), u.post)
 	root := u.build()
 	// The model first: it sets the variant's defaults, which remembered settings override.
 	switch {
@@ -131,9 +132,9 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 		u.showError(setErr)
 	}
 
-	w.SetContent(u.tips.wrap(root))
+	w.SetContent(u.tips.Wrap(root))
 	w.SetOnDropped(func(_ fyne.Position, uris []fyne.URI) { u.HandleDrop(uris) })
-	for _, sc := range generateShortcuts() {
+	for _, sc := range widgets.GenerateShortcuts() {
 		w.Canvas().AddShortcut(sc, func(fyne.Shortcut) { u.Generate() })
 	}
 	w.Canvas().SetOnTypedKey(func(ev *fyne.KeyEvent) {
@@ -286,12 +287,12 @@ type banner struct {
 	topic bannerTopic
 }
 
-func newBanner(tips *tipLayer) *banner {
+func newBanner(tips *widgets.TipLayer) *banner {
 	b := &banner{bg: canvas.NewRectangle(color.Transparent), icon: widget.NewIcon(theme.ErrorIcon()), text: widget.NewLabel("")}
 	b.bg.CornerRadius = theme.InputRadiusSize()
 	b.text.Wrapping = fyne.TextWrapWord
 	b.text.Selectable = true
-	closeBtn := newTipButton(tips, theme.CancelIcon(), "Close this message", func() { b.box.Hide() })
+	closeBtn := widgets.NewTipButton(tips, theme.CancelIcon(), "Close this message", func() { b.box.Hide() })
 	row := container.NewBorder(nil, nil, b.icon, closeBtn, b.text)
 	b.box = container.NewPadded(container.NewStack(b.bg, container.NewPadded(row)))
 	b.box.Hide()

@@ -17,6 +17,7 @@ import (
 	"kleinbild/app/gallery"
 	"kleinbild/app/reveal"
 	"kleinbild/app/thumbcache"
+	"kleinbild/app/widgets"
 	"kleinbild/resources"
 )
 
@@ -32,7 +33,7 @@ type viewer struct {
 	followRun bool
 
 	// image shows the run's preview or the selected image, zoomable.
-	image        *zoomImage
+	image        *widgets.ZoomImage
 	imageArea    *fyne.Container
 	progress     *fyne.Container
 	bar          *widget.ProgressBar
@@ -83,7 +84,7 @@ func (v *viewer) fitImage() {
 
 func (v *viewer) build() fyne.CanvasObject {
 	v.copyPNG = (&systemClipboard{}).writePNG
-	v.image = newZoomImage()
+	v.image = widgets.NewZoomImage()
 
 	v.bar = widget.NewProgressBar()
 	v.bar.TextFormatter = func() string { return "" }
@@ -140,7 +141,7 @@ func (v *viewer) build() fyne.CanvasObject {
 	folder := actionButton("Show in folder", theme.FolderOpenIcon(), v.revealShown)
 	v.deleteBtn = actionButton("Delete", theme.DeleteIcon(), v.u.gal.deleteShown)
 	v.reuseBtn, v.seedBtn = reuse, seed
-	v.actions = container.New(rowsLayout{maxRows: 3},
+	v.actions = container.New(widgets.RowsLayout{MaxRows: 3},
 		reuse, seed, asRef, larger, v.copyImageBtn, copyPath, saveAs, folder, v.deleteBtn)
 	v.info = container.NewVBox(v.prompt, v.details, v.lineage, v.actions)
 	v.info.Hide()
@@ -240,7 +241,7 @@ func (v *viewer) showEntry(e gallery.Entry, full image.Image) {
 	}
 	path := v.u.gallery.Path(e)
 	if e.HasMeta {
-		v.prompt.SetText(clipRunes(e.Meta.Prompt, wrapRunes)) // wrapped: see wrapRunes
+		v.prompt.SetText(widgets.ClipRunes(e.Meta.Prompt, widgets.WrapRunes)) // wrapped: see widgets.WrapRunes
 		v.details.SetText(describeEntry(e))
 		v.reuseBtn.Enable()
 		v.seedBtn.Enable()
@@ -397,7 +398,7 @@ func (v *viewer) copyImage(e gallery.Entry, done func()) {
 // ← → (and Home, End) show the previous or next gallery image, Delete deletes the shown
 // one, + − zoom, 0 fits, 1 shows actual size and F opens the full-size view. Nothing
 // happens while a widget (a text field) has the keyboard focus.
-func (v *viewer) typedKey(c fyne.Canvas, z *zoomImage, ev *fyne.KeyEvent) {
+func (v *viewer) typedKey(c fyne.Canvas, z *widgets.ZoomImage, ev *fyne.KeyEvent) {
 	if c.Focused() != nil {
 		return
 	}

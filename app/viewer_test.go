@@ -21,6 +21,7 @@ import (
 
 	"kleinbild/app/gallery"
 	"kleinbild/app/thumbcache"
+	"kleinbild/app/widgets"
 	"kleinbild/engine/imageio"
 )
 
@@ -251,14 +252,14 @@ func TestZoomKeysButtonsAndMouse(t *testing.T) {
 		z.Dragged(&fyne.DragEvent{Dragged: fyne.NewDelta(500, 500)})
 	}
 	z.DragEnd()
-	if z.view.off.X > 0 || z.view.off.Y > 0 {
-		t.Errorf("dragging moved the image off its edge: offset %v", z.view.off)
+	if z.Offset().X > 0 || z.Offset().Y > 0 {
+		t.Errorf("dragging moved the image off its edge: offset %v", z.Offset())
 	}
 	// Only the visible part is drawn.
 	for range 40 {
 		z.ZoomIn()
 	}
-	if b := z.raster.Image.Bounds(); b.Dx() >= 40 {
+	if b := z.Shown().Bounds(); b.Dx() >= 40 {
 		t.Errorf("at %d%% the whole image (%v) is drawn", z.Percent(), b)
 	}
 
@@ -394,9 +395,9 @@ func TestViewerButtonsAreLabelled(t *testing.T) {
 	n := 0
 	walk = func(o fyne.CanvasObject) {
 		switch v := o.(type) {
-		case *tipButton:
+		case *widgets.TipButton:
 			n++
-			if v.tip == "" {
+			if v.Tip == "" {
 				t.Errorf("icon button without a hint")
 			}
 			return
@@ -420,14 +421,14 @@ func TestViewerButtonsAreLabelled(t *testing.T) {
 
 	// Hovering an icon button names it in a tooltip.
 	b := u.view.zoom.in
-	u.tips.after = func(_ time.Duration, fn func()) func() { fn(); return func() {} }
+	u.tips.SetTimer(func(_ time.Duration, fn func()) func() { fn(); return func() {} })
 	b.MouseIn(&desktop.MouseEvent{})
 	h.settle()
-	if u.tips.owner != b || u.tips.text.Text != "Zoom in (+)" || !u.tips.box.Visible() {
-		t.Errorf("tooltip while hovering zoom in: %q (shown %v)", u.tips.text.Text, u.tips.box.Visible())
+	if owner, text, visible := u.tips.Showing(); owner != b || text != "Zoom in (+)" || !visible {
+		t.Errorf("tooltip while hovering zoom in: %q (shown %v)", text, visible)
 	}
 	b.MouseOut()
-	if u.tips.box.Visible() {
+	if _, _, visible := u.tips.Showing(); visible {
 		t.Error("tooltip still shown after hovering")
 	}
 }

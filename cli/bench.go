@@ -12,10 +12,10 @@ import (
 	"strconv"
 	"strings"
 
+	"kleinbild/bench"
 	"kleinbild/engine"
-	"kleinbild/engine/bench"
-	"kleinbild/engine/randmodel"
-	"kleinbild/weights"
+	"kleinbild/internal/atomicfile"
+	"kleinbild/randmodel"
 )
 
 // runBench: kleinbild bench [--model DIR] [--variant klein-4b] [--seed N] [--tokenizer PATH]
@@ -127,7 +127,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		if err := weights.WriteOutput(*jsonPath, func(w *bufio.Writer) error {
+		if err := atomicfile.WriteOutput(*jsonPath, func(w *bufio.Writer) error {
 			_, err := w.Write(append(raw, '\n'))
 			return err
 		}); err != nil {

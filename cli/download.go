@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"kleinbild/engine/hub"
+	"kleinbild/download"
 	"kleinbild/gpu/backends"
 )
 
@@ -20,7 +20,7 @@ import (
 // folder or a Hugging Face cache snapshot) including full hashes.
 func runDownload(args []string, stdout, stderr io.Writer) error {
 	var ids []string
-	for _, v := range hub.Variants() {
+	for _, v := range download.Variants() {
 		ids = append(ids, v.ID)
 	}
 	fs := newFlags("download", stderr)
@@ -43,7 +43,7 @@ func runDownload(args []string, stdout, stderr io.Writer) error {
 	if *conns < 1 || *conns > 16 {
 		return usageErr("--connections %d out of range 1..16", *conns)
 	}
-	v, err := hub.VariantByID(*variant)
+	v, err := download.VariantByID(*variant)
 	if err != nil {
 		return usageErr("%v", err)
 	}
@@ -52,7 +52,7 @@ func runDownload(args []string, stdout, stderr io.Writer) error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	opts := hub.Options{Token: *token, Connections: *conns}
+	opts := download.Options{Token: *token, Connections: *conns}
 	if *verify {
 		return verifyFolder(ctx, *out, v, variantSet, opts, *quiet, stdout, stderr)
 	}
@@ -62,25 +62,25 @@ func runDownload(args []string, stdout, stderr io.Writer) error {
 	}
 	status := newStatusLine(stderr, isTerminal(stderr))
 	if !*quiet {
-		opts.Progress = func(p hub.Progress) {
+		opts.Progress = func(p download.Progress) {
 			if p.Note != "" {
 				status.note(p.Note)
 			}
-			status.show(downloadLine(p), p.Phase == hub.PhaseDone)
+			status.show(downloadLine(p), p.Phase == download.PhaseDone)
 		}
 	}
-	res, err := hub.Download(ctx, v.Repo, *out, opts)
+	res, err := download.Download(ctx, v.Repo, *out, opts)
 	status.clear()
 	if err != nil {
 		return err
 	}
 	if !*quiet {
 		fmt.Fprintf(stderr, "Downloaded %d files (%s; %s fetched now, %s were already there) in %s\n",
-			res.Files, hub.FormatBytes(res.Bytes), hub.FormatBytes(res.Fetched), hub.FormatBytes(res.Reused), res.Elapsed.Round(time.Second))
+			res.Files, download.FormatBytes(res.Bytes), download.FormatBytes(res.Fetched), download.FormatBytes(res.Reused), res.Elapsed.Round(time.Second))
 	}
 	b := backends.Default() // the CPU backend only maps the weights to check them
 	defer b.Close()
-	rep, err := hub.Validate(ctx, *out, hub.ValidateOptions{Backend: b})
+	rep, err := download.Validate(ctx, *out, download.ValidateOptions{Backend: b})
 	if err != nil {
 		return err
 	}
@@ -96,12 +96,12 @@ func runDownload(args []string, stdout, stderr io.Writer) error {
 // verifyFolder checks a model folder: structure, safetensors headers, tensor shapes, and
 // hashes against the Hub listing (when --variant is given and the Hub answers), else the
 // download manifest, else the blob names of a Hugging Face cache snapshot.
-func verifyFolder(ctx context.Context, dir string, v hub.Variant, online bool, opts hub.Options, quiet bool, stdout, stderr io.Writer) error {
+func verifyFolder(ctx context.Context, dir string, v download.Variant, online bool, opts download.Options, quiet bool, stdout, stderr io.Writer) error {
 	b := backends.Default() // the CPU backend only maps the weights to check them
 	defer b.Close()
-	vo := hub.ValidateOptions{Hash: true, Backend: b}
+	vo := download.ValidateOptions{Hash: true, Backend: b}
 	if online {
-		l, err := hub.List(ctx, v.Repo, opts)
+		l, err := download.List(ctx, v.Repo, opts)
 		switch {
 		case err == nil:
 			vo.Expected = l
@@ -113,11 +113,11 @@ func verifyFolder(ctx context.Context, dir string, v hub.Variant, online bool, o
 	}
 	status := newStatusLine(stderr, isTerminal(stderr))
 	if !quiet {
-		vo.Progress = func(p hub.HashProgress) {
-			status.show(fmt.Sprintf("Hashing  %s / %s  %s", hub.FormatBytes(p.Bytes), hub.FormatBytes(p.TotalBytes), p.File), p.Bytes >= p.TotalBytes)
+		vo.Progress = func(p download.HashProgress) {
+			status.show(fmt.Sprintf("Hashing  %s / %s  %s", download.FormatBytes(p.Bytes), download.FormatBytes(p.TotalBytes), p.File), p.Bytes >= p.TotalBytes)
 		}
 	}
-	rep, err := hub.Validate(ctx, dir, vo)
+	rep, err := download.Validate(ctx, dir, vo)
 	status.clear()
 	if err != nil {
 		return err
@@ -143,17 +143,17 @@ func verifyFolder(ctx context.Context, dir string, v hub.Variant, online bool, o
 }
 
 // downloadLine formats one progress line: phase, bytes, percentage, rate, ETA, file.
-func downloadLine(p hub.Progress) string {
+func downloadLine(p download.Progress) string {
 	switch p.Phase {
-	case hub.PhaseListing:
+	case download.PhaseListing:
 		return "Listing " + p.Repo
-	case hub.PhaseChecking:
-		return fmt.Sprintf("Checking existing files  %s / %s  %3.0f%%  %s", hub.FormatBytes(p.Bytes), hub.FormatBytes(p.TotalBytes), 100*p.Fraction(), p.File)
-	case hub.PhaseDone:
-		return fmt.Sprintf("Done  %s", hub.FormatBytes(p.TotalBytes))
+	case download.PhaseChecking:
+		return fmt.Sprintf("Checking existing files  %s / %s  %3.0f%%  %s", download.FormatBytes(p.Bytes), download.FormatBytes(p.TotalBytes), 100*p.Fraction(), p.File)
+	case download.PhaseDone:
+		return fmt.Sprintf("Done  %s", download.FormatBytes(p.TotalBytes))
 	}
 	line := fmt.Sprintf("%s  %s / %s  %3.0f%%  %s/s", strings.ToUpper(string(p.Phase[:1]))+string(p.Phase[1:]),
-		hub.FormatBytes(p.Bytes), hub.FormatBytes(p.TotalBytes), 100*p.Fraction(), hub.FormatBytes(int64(p.Rate)))
+		download.FormatBytes(p.Bytes), download.FormatBytes(p.TotalBytes), 100*p.Fraction(), download.FormatBytes(int64(p.Rate)))
 	if p.ETA > 0 {
 		line += "  ETA " + p.ETA.Round(time.Second).String()
 	}

@@ -15,6 +15,7 @@ import (
 
 	"kleinbild/engine"
 	"kleinbild/engine/imageio"
+	"kleinbild/internal/atomicfile"
 	"kleinbild/weights"
 )
 
@@ -88,7 +89,7 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	}
 	info := infoWriter(*out, stdout, stderr) // the seed goes to stderr when the image goes to stdout
 	if *out != "-" {
-		if err := weights.CheckOutput(*out); err != nil {
+		if err := atomicfile.CheckOutput(*out); err != nil {
 			return err
 		}
 	}

@@ -7,9 +7,10 @@ import (
 	"os"
 	"os/signal"
 
+	"kleinbild/download"
 	"kleinbild/engine"
-	"kleinbild/engine/hub"
 	"kleinbild/gpu/backends"
+	"kleinbild/internal/sysmem"
 )
 
 // runInfo: kleinbild info -d MODEL_DIR [--deep] — validates a model folder in place (files
@@ -29,13 +30,13 @@ func runInfo(args []string, stdout, stderr io.Writer) error {
 	// The CPU backend only maps the weights to check them.
 	b := backends.Default()
 	defer b.Close()
-	rep, err := hub.Validate(context.Background(), *dir, hub.ValidateOptions{Backend: b})
+	rep, err := download.Validate(context.Background(), *dir, download.ValidateOptions{Backend: b})
 	if err != nil {
 		return err
 	}
 	info := rep.Info
 	fmt.Fprintf(stdout, "model:    %s\nvariant:  %s\nweights:  %.2f GB\nsteps:    %d (default)\n", info.Dir, info.Variant(), float64(info.WeightBytes)/1e9, info.DefaultSteps)
-	if avail, ok := engine.AvailableRAM(); ok {
+	if avail, ok := sysmem.AvailableRAM(); ok {
 		fmt.Fprintf(stdout, "RAM available: %.1f GB\n", float64(avail)/1e9)
 	}
 	for _, p := range rep.Problems {

@@ -8,7 +8,7 @@ import (
 	"os/signal"
 	"time"
 
-	"kleinbild/engine/randmodel"
+	"kleinbild/randmodel"
 )
 
 // runRandModel: kleinbild randmodel -o DIR [--variant klein-4b|klein-9b|tiny] [--seed N]

@@ -11,6 +11,7 @@ import (
 
 	"kleinbild/engine/qwen3"
 	"kleinbild/engine/tokenizer"
+	"kleinbild/internal/atomicfile"
 	"kleinbild/weights"
 )
 
@@ -57,7 +58,7 @@ func runEncode(args []string, stdout, stderr io.Writer) error {
 	if *dir == "" || *out == "" {
 		return usageErr("-d MODEL_DIR and -o OUT.safetensors are required")
 	}
-	if err := weights.CheckOutput(*out); err != nil {
+	if err := atomicfile.CheckOutput(*out); err != nil {
 		return err
 	}
 	b, err := openBackend(*backend)

@@ -3,7 +3,7 @@ package engine
 import "kleinbild/engine/tokenizer"
 
 // Pipeline defaults and limits: the one definition of each, shared by Generate, Inspect and
-// the tools that estimate a generation's cost (engine/budget).
+// the tools that estimate a generation's cost (package estimate).
 const (
 	// DefaultSizePx is the output side length when a request gives none and has no
 	// reference image.

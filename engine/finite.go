@@ -50,9 +50,6 @@ func CheckFinite(what string, v []float32) error {
 	return fmt.Errorf("%s contain non-finite values: %d of %d, the first (value %d) is %s", what, n, len(v), i, nonFiniteName(float64(v[i])))
 }
 
-// weightComponents are the model folder's parts that hold weights, in scan order.
-var weightComponents = []string{"text_encoder", "transformer", "vae"}
-
 // BadTensor is a weight tensor holding NaN or infinite values.
 type BadTensor struct {
 	Component string // "transformer", ...
@@ -76,20 +73,26 @@ type ScanProgress struct {
 	Bytes, TotalBytes int64
 }
 
-// ScanWeights reads every floating-point weight tensor (BF16, F16, F32) of the model
-// folder's text encoder, transformer and VAE and returns the tensors holding NaN or ±Inf,
-// in file order. progress (may be nil) is called after each tensor. It reads the bit
-// patterns in place, without converting, and drops each file's pages when done with it.
+// ScanWeights is ScanSource on the model folder dir (read as by OpenFolder, without the
+// checks of Inspect: a folder missing other files is scanned all the same).
 func ScanWeights(ctx context.Context, dir string, progress func(ScanProgress)) ([]BadTensor, error) {
-	var cks []*weights.Checkpoint
+	return ScanSource(ctx, &folder{info: ModelInfo{Dir: dir}}, progress)
+}
+
+// ScanSource reads every floating-point weight tensor (BF16, F16, F32) of the model's text
+// encoder, transformer and VAE and returns the tensors holding NaN or ±Inf, in file order.
+// progress (may be nil) is called after each tensor. It reads the bit patterns in place,
+// without converting, and drops each file's pages when done with it.
+func ScanSource(ctx context.Context, src Source, progress func(ScanProgress)) ([]BadTensor, error) {
+	var cks []weights.Source
 	defer func() {
 		for _, c := range cks {
 			c.Close()
 		}
 	}()
 	var total int64
-	for _, comp := range weightComponents {
-		c, err := weights.Open(filepath.Join(dir, comp))
+	for _, comp := range WeightComponents {
+		c, err := src.Tensors(comp)
 		if err != nil {
 			return nil, fmt.Errorf("scan %s: %w", comp, err)
 		}
@@ -99,7 +102,7 @@ func ScanWeights(ctx context.Context, dir string, progress func(ScanProgress)) (
 	var bad []BadTensor
 	var done int64
 	for i, c := range cks {
-		comp := weightComponents[i]
+		comp := string(WeightComponents[i])
 		for _, name := range c.Names() {
 			if err := ctx.Err(); err != nil {
 				return bad, err

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"sync"
 
 	"kleinbild/engine/flux2"
@@ -24,11 +23,12 @@ type Options struct {
 	CacheBytes int64
 }
 
-// Model is an opened model folder. Weights are memory-mapped lazily; the text encoder is
+// Model is an opened model (see Source). Weights are memory-mapped lazily; the text encoder is
 // loaded on demand and may be released between generations. A Model runs one generation
 // at a time (Generate serialises callers).
 type Model struct {
 	info ModelInfo
+	src  Source
 	b    gpu.Backend
 	opts Options
 
@@ -40,28 +40,38 @@ type Model struct {
 	embeds *embedCache
 }
 
-// Open validates a model folder and loads its transformer and VAE onto the backend b. The
-// tokenizer and text encoder are loaded on first use. The caller keeps b open until Close.
+// Open validates a model folder (OpenFolder) and opens it as OpenSource does.
 func Open(dir string, b gpu.Backend, opts Options) (*Model, error) {
 	if b == nil {
 		return nil, errors.New("engine: nil gpu.Backend")
 	}
-	info, err := Inspect(dir)
+	src, err := OpenFolder(dir)
 	if err != nil {
 		return nil, err
 	}
+	return OpenSource(src, b, opts)
+}
+
+// OpenSource loads the transformer and VAE of src onto the backend b. The tokenizer and
+// text encoder are loaded on first use. The caller keeps b open until Close.
+func OpenSource(src Source, b gpu.Backend, opts Options) (*Model, error) {
+	if b == nil {
+		return nil, errors.New("engine: nil gpu.Backend")
+	}
+	info := src.Info()
 	if err := info.MissingError(); err != nil {
 		return nil, err
 	}
-	m := &Model{info: info, b: b, opts: opts}
-	if m.flux, err = flux2.Load(filepath.Join(dir, "transformer"), b); err != nil {
+	m := &Model{info: info, src: src, b: b, opts: opts}
+	var err error
+	if m.flux, err = loadTransformer(src, b); err != nil {
 		return nil, fmt.Errorf("load transformer: %w", err)
 	}
 	if c := m.flux.Config(); c.InChannels != latentChannels || c.OutChannels != latentChannels {
 		m.flux.Close()
 		return nil, fmt.Errorf("load transformer: %d input and %d output channels, want %d", c.InChannels, c.OutChannels, latentChannels)
 	}
-	if m.vae, err = vae.Load(filepath.Join(dir, "vae"), b); err != nil {
+	if m.vae, err = loadVAE(src, b); err != nil {
 		m.flux.Close()
 		return nil, fmt.Errorf("load VAE: %w", err)
 	}
@@ -83,7 +93,7 @@ func (m *Model) Backend() gpu.Backend { return m.b }
 // tokenizer loads the tokenizer once.
 func (m *Model) tokenizer() (*tokenizer.Tokenizer, error) {
 	if m.tok == nil {
-		t, err := tokenizer.Load(filepath.Join(m.info.Dir, "tokenizer"))
+		t, err := m.src.Tokenizer()
 		if err != nil {
 			return nil, fmt.Errorf("load tokenizer: %w", err)
 		}
@@ -95,7 +105,7 @@ func (m *Model) tokenizer() (*tokenizer.Tokenizer, error) {
 // encoder maps the text encoder on demand.
 func (m *Model) encoder() (*qwen3.Encoder, error) {
 	if m.enc == nil {
-		e, err := qwen3.Load(filepath.Join(m.info.Dir, "text_encoder"), m.b)
+		e, err := loadEncoder(m.src, m.b)
 		if err != nil {
 			return nil, fmt.Errorf("load text encoder: %w", err)
 		}
@@ -136,30 +146,6 @@ func (m *Model) EncodePrompt(ctx context.Context, prompt string, progress func(d
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.encodePrompt(ctx, prompt, progress)
-}
-
-func (m *Model) encodePrompt(ctx context.Context, prompt string, progress func(done, total int)) ([]float32, error) {
-	if e, ok := m.embeds.get(prompt); ok {
-		return e, nil
-	}
-	tok, err := m.tokenizer()
-	if err != nil {
-		return nil, err
-	}
-	ids, mask := tok.EncodeChat(prompt, tokenizer.MaxLength)
-	enc, err := m.encoder()
-	if err != nil {
-		return nil, err
-	}
-	emb, err := enc.Encode(ctx, ids, mask, qwen3.DefaultLayers, progress)
-	if err != nil {
-		return nil, fmt.Errorf("encode prompt: %w", err)
-	}
-	if j := firstNonFinite(emb); j >= 0 {
-		return nil, fmt.Errorf("encode prompt: the text encoder produced non-finite embeddings (%s) — its weights may be corrupt; %s", nonFiniteName(float64(emb[j])), corruptHint)
-	}
-	m.embeds.put(prompt, emb)
-	return emb, nil
 }
 
 // Close frees the model's tensors and releases every mapping; the backend stays open.

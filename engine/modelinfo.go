@@ -125,10 +125,7 @@ func Inspect(dir string) (ModelInfo, error) {
 			return info, err
 		}
 	}
-	info.DefaultSteps, info.DefaultGuidance = DefaultStepsBase, DefaultGuidance
-	if info.Distilled {
-		info.DefaultSteps, info.DefaultGuidance = DefaultStepsDistilled, 1.0 // no guidance
-	}
+	info.DefaultSteps, info.DefaultGuidance = StepsFor(info.Distilled), GuidanceFor(info.Distilled)
 	if raw, err := safefile.ReadRegular(filepath.Join(dir, "transformer", "config.json"), safefile.MaxConfigBytes); err == nil {
 		var tc struct {
 			Heads   int `json:"num_attention_heads"`

@@ -1,7 +1,7 @@
-// Package engine runs FLUX.2-klein: it opens a model folder in the Hugging Face layout and
-// turns a Request (prompt, size, seed, reference images) into an image, reporting progress
-// and honouring cancellation. It holds no UI code and prints nothing; the CLI and the app
-// call Model.Generate.
+// Package engine runs FLUX.2-klein: it opens a model (a Source: today a folder in the
+// Hugging Face layout) and turns a Request (prompt, size, seed, reference images), made a
+// Plan, into an image, reporting progress and honouring cancellation. It holds no UI code
+// and prints nothing; the CLI and the app call Model.Generate.
 package engine
 
 import (
@@ -9,14 +9,20 @@ import (
 	"image"
 	"math"
 	"time"
+
+	"kleinbild/engine/imageio"
 )
 
-// Size limits of the output image, per side, in pixels. Sizes are floored to multiples of
+// What the engine accepts for a side of the output image, in pixels (ValidateSize): wider
+// than the rule for sizes users ask for (CheckSize, MinSidePx..MaxSidePx), so that sizes
+// taken from reference images or latents still work. Sizes are floored to multiples of
 // SizeMultiple like the reference pipeline does.
 const (
-	MinSizePx    = 16
-	MaxSizePx    = 4096
-	SizeMultiple = 16
+	EngineMinSidePx = 16
+	EngineMaxSidePx = 4096
+	// SizeMultiple is the pixels of one latent token per side: the VAE's 8× downscale, then
+	// 2×2 patches. Reference images are floored to it too (imageio.SizeMultiple).
+	SizeMultiple = imageio.SizeMultiple
 	// MaxReferences caps the number of reference images of one request.
 	MaxReferences = 8
 	// MaxPromptBytes caps a prompt's length. The text encoder reads only the first
@@ -118,7 +124,7 @@ func ValidatePrompt(prompt string) error {
 
 // Side limits of a requested output size: what the app and the CLI accept from users. The
 // model works within them (quality degrades beyond MaxSidePx); the engine itself accepts
-// MinSizePx..MaxSizePx so that sizes taken from reference images or latents still work.
+// EngineMinSidePx..EngineMaxSidePx so that sizes taken from reference images or latents still work.
 const (
 	MinSidePx = 64
 	MaxSidePx = 1792
@@ -137,10 +143,11 @@ func CheckSize(px int) error {
 	return nil
 }
 
-// ValidateSize checks one side length and returns it floored to a multiple of 16.
+// ValidateSize is the engine's rule for one side: EngineMinSidePx..EngineMaxSidePx, floored
+// to a multiple of SizeMultiple (NewPlan applies it).
 func ValidateSize(name string, px int) (int, error) {
-	if px < MinSizePx || px > MaxSizePx {
-		return 0, fmt.Errorf("%s %d px is out of range: use %d..%d (multiples of %d)", name, px, MinSizePx, MaxSizePx, SizeMultiple)
+	if px < EngineMinSidePx || px > EngineMaxSidePx {
+		return 0, fmt.Errorf("%s %d px is out of range: use %d..%d (multiples of %d)", name, px, EngineMinSidePx, EngineMaxSidePx, SizeMultiple)
 	}
 	return px / SizeMultiple * SizeMultiple, nil
 }

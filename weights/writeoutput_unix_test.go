@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"kleinbild/internal/atomicfile"
 	"kleinbild/weights"
 )
 
@@ -65,10 +66,10 @@ func TestWriteOutputFollowsSymlinks(t *testing.T) {
 	os.Symlink(filepath.Join(real, "new.png"), dangling)
 
 	for _, p := range []string{link, chain} {
-		if err := weights.CheckOutput(p); err != nil {
+		if err := atomicfile.CheckOutput(p); err != nil {
 			t.Fatal(err)
 		}
-		if err := weights.WriteOutput(p, writeString("via "+filepath.Base(p))); err != nil {
+		if err := atomicfile.WriteOutput(p, writeString("via "+filepath.Base(p))); err != nil {
 			t.Fatal(err)
 		}
 		if fi, err := os.Lstat(p); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
@@ -81,7 +82,7 @@ func TestWriteOutputFollowsSymlinks(t *testing.T) {
 	if fi, _ := os.Stat(target); fi.Mode().Perm() != 0o600 {
 		t.Errorf("target permissions %v, want 0600 kept", fi.Mode().Perm())
 	}
-	if err := weights.WriteOutput(dangling, writeString("created")); err != nil {
+	if err := atomicfile.WriteOutput(dangling, writeString("created")); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := os.ReadFile(filepath.Join(real, "new.png")); string(got) != "created" {
@@ -96,7 +97,7 @@ func TestWriteOutputFollowsSymlinks(t *testing.T) {
 	}
 	loop := filepath.Join(root, "loop")
 	os.Symlink("loop", loop)
-	if err := weights.WriteOutput(loop, writeString("x")); err == nil || !strings.Contains(err.Error(), "symbolic links") {
+	if err := atomicfile.WriteOutput(loop, writeString("x")); err == nil || !strings.Contains(err.Error(), "symbolic links") {
 		t.Errorf("symlink loop: %v", err)
 	}
 }
@@ -110,7 +111,7 @@ func TestWriteOutputFIFO(t *testing.T) {
 		t.Skip(err)
 	}
 	within(t, 5*time.Second, func() {
-		if err := weights.CheckOutput(fifo); err != nil {
+		if err := atomicfile.CheckOutput(fifo); err != nil {
 			t.Errorf("CheckOutput(FIFO without reader) = %v", err)
 		}
 	})
@@ -128,11 +129,11 @@ func TestWriteOutputFIFO(t *testing.T) {
 	// With the reader waiting, the check must not open the FIFO: that would end the
 	// reader's stream before anything was written (and the write would then block).
 	time.Sleep(50 * time.Millisecond)
-	if err := weights.CheckOutput(fifo); err != nil {
+	if err := atomicfile.CheckOutput(fifo); err != nil {
 		t.Errorf("CheckOutput(FIFO with reader) = %v", err)
 	}
 	within(t, 10*time.Second, func() {
-		if err := weights.WriteOutput(fifo, writeString("streamed")); err != nil {
+		if err := atomicfile.WriteOutput(fifo, writeString("streamed")); err != nil {
 			t.Error(err)
 		}
 		if s := <-got; s != "streamed" {
@@ -155,10 +156,10 @@ func TestWriteOutputDevices(t *testing.T) {
 		if _, err := os.Stat(dev); err != nil {
 			t.Skip(err)
 		}
-		if err := weights.CheckOutput(dev); err != nil {
+		if err := atomicfile.CheckOutput(dev); err != nil {
 			t.Errorf("CheckOutput(%s) = %v", dev, err)
 		}
-		err := weights.WriteOutput(dev, writeString(strings.Repeat("x", 3000)))
+		err := atomicfile.WriteOutput(dev, writeString(strings.Repeat("x", 3000)))
 		if want := dev == "/dev/full"; (err != nil) != want || (want && !strings.Contains(err.Error(), "no space left")) {
 			t.Errorf("WriteOutput(%s) = %v", dev, err)
 		}
@@ -185,17 +186,17 @@ func TestWriteOutputDevices(t *testing.T) {
 // leaving anything behind.
 func TestCheckOutput(t *testing.T) {
 	dir := t.TempDir()
-	if err := weights.CheckOutput(filepath.Join(dir, "new.png")); err != nil {
+	if err := atomicfile.CheckOutput(filepath.Join(dir, "new.png")); err != nil {
 		t.Errorf("new file: %v", err)
 	}
 	for _, tc := range []struct{ path, want string }{
 		{dir, "is a directory"},
 		{filepath.Join(dir, "missing", "x.png"), "does not exist"},
 	} {
-		if err := weights.CheckOutput(tc.path); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if err := atomicfile.CheckOutput(tc.path); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("CheckOutput(%s) = %v, want %q", tc.path, err, tc.want)
 		}
-		if err := weights.WriteOutput(tc.path, writeString("x")); err == nil {
+		if err := atomicfile.WriteOutput(tc.path, writeString("x")); err == nil {
 			t.Errorf("WriteOutput(%s) succeeded", tc.path)
 		}
 	}
@@ -205,7 +206,7 @@ func TestCheckOutput(t *testing.T) {
 	if os.Geteuid() != 0 {
 		ro := filepath.Join(dir, "ro")
 		os.Mkdir(ro, 0o555)
-		if err := weights.CheckOutput(filepath.Join(ro, "x.png")); err == nil || !strings.Contains(err.Error(), "permission denied") {
+		if err := atomicfile.CheckOutput(filepath.Join(ro, "x.png")); err == nil || !strings.Contains(err.Error(), "permission denied") {
 			t.Errorf("read-only folder: %v", err)
 		}
 	}
@@ -230,10 +231,10 @@ func TestWriteOutputProcFdPipe(t *testing.T) {
 	got := make(chan string, 1)
 	go func() { b, _ := io.ReadAll(r); got <- string(b) }()
 	within(t, 10*time.Second, func() {
-		if err := weights.CheckOutput(path); err != nil {
+		if err := atomicfile.CheckOutput(path); err != nil {
 			t.Errorf("CheckOutput(%s) = %v", path, err)
 		}
-		if err := weights.WriteOutput(path, writeString("through the pipe")); err != nil {
+		if err := atomicfile.WriteOutput(path, writeString("through the pipe")); err != nil {
 			t.Errorf("WriteOutput(%s) = %v", path, err)
 		}
 		w.Close()

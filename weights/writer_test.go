@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"kleinbild/internal/atomicfile"
 	"kleinbild/weights"
 )
 
@@ -222,7 +223,7 @@ func TestWriteAtomic(t *testing.T) {
 	}
 
 	boom := errors.New("boom")
-	err := weights.WriteAtomic(path, func(w *bufio.Writer) error {
+	err := atomicfile.WriteAtomic(path, func(w *bufio.Writer) error {
 		w.WriteString("partial content that must never be seen")
 		return boom
 	})
@@ -237,7 +238,7 @@ func TestWriteAtomic(t *testing.T) {
 				t.Error("panic in fill was swallowed")
 			}
 		}()
-		weights.WriteAtomic(path, func(w *bufio.Writer) error {
+		atomicfile.WriteAtomic(path, func(w *bufio.Writer) error {
 			w.Write(make([]byte, 2<<20)) // past the buffer: reaches the temp file
 			panic("fill panicked")
 		})
@@ -250,7 +251,7 @@ func TestWriteAtomic(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(sub, "keep"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := weights.WriteAtomic(sub, func(w *bufio.Writer) error { _, err := w.WriteString("x"); return err }); err == nil {
+	if err := atomicfile.WriteAtomic(sub, func(w *bufio.Writer) error { _, err := w.WriteString("x"); return err }); err == nil {
 		t.Error("writing over a non-empty folder succeeded")
 	}
 	os.RemoveAll(sub)

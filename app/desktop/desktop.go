@@ -10,6 +10,7 @@ import (
 	fyneapp "fyne.io/fyne/v2/app"
 
 	"kleinbild/app"
+	"kleinbild/app/widgets"
 	"kleinbild/resources"
 )
 
@@ -22,7 +23,7 @@ const AppID = "io.github.kleinbild"
 func Run(opts app.Options) error {
 	a := fyneapp.NewWithID(AppID)
 	a.SetIcon(resources.Icon)
-	a.Settings().SetTheme(app.Theme())
+	a.Settings().SetTheme(widgets.Theme())
 	w := a.NewWindow("Kleinbild")
 	w.SetIcon(resources.Icon)
 	u, err := app.NewUI(a, w, opts)

@@ -21,8 +21,8 @@ import (
 	"time"
 
 	"kleinbild/engine/imageio"
+	"kleinbild/internal/atomicfile"
 	"kleinbild/internal/safefile"
-	"kleinbild/weights"
 )
 
 // indexVersion is bumped whenever the index layout changes; an index of another version is
@@ -278,7 +278,7 @@ func (g *Gallery) saveIndex() error {
 	if err != nil {
 		return fmt.Errorf("gallery index: %w", err)
 	}
-	return weights.WriteAtomic(filepath.Join(g.dir, IndexName), func(w *bufio.Writer) error {
+	return atomicfile.WriteAtomic(filepath.Join(g.dir, IndexName), func(w *bufio.Writer) error {
 		_, err := w.Write(raw)
 		return err
 	})

@@ -13,8 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"kleinbild/internal/atomicfile"
 	"kleinbild/internal/safefile"
-	"kleinbild/weights"
 )
 
 // trashVersion is the layout version of the trash's index.
@@ -117,7 +117,7 @@ func (g *Gallery) saveTrash() error {
 	if err := os.MkdirAll(g.trash, 0o755); err != nil {
 		return fmt.Errorf("trash folder: %w", err)
 	}
-	return weights.WriteAtomic(filepath.Join(g.trash, IndexName), func(w *bufio.Writer) error {
+	return atomicfile.WriteAtomic(filepath.Join(g.trash, IndexName), func(w *bufio.Writer) error {
 		_, err := w.Write(raw)
 		return err
 	})

@@ -9,7 +9,7 @@ import (
 	"fmt"
 	"os"
 
-	"kleinbild/weights"
+	"kleinbild/internal/atomicfile"
 )
 
 // Settings is what the app remembers between runs (settings.json in the data folder).
@@ -79,7 +79,7 @@ func Save(path string, s Settings) error {
 			return fmt.Errorf("save settings: %w", err)
 		}
 	}
-	return weights.WriteAtomic(path, func(w *bufio.Writer) error {
+	return atomicfile.WriteAtomic(path, func(w *bufio.Writer) error {
 		_, err := w.Write(append(raw, '\n'))
 		return err
 	})

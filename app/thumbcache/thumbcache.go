@@ -17,7 +17,7 @@ import (
 	"sync"
 
 	"kleinbild/engine/imageio"
-	"kleinbild/weights"
+	"kleinbild/internal/atomicfile"
 )
 
 // Side is the longest side of a gallery thumbnail in pixels (enough for 2× HiDPI grid cells).
@@ -191,7 +191,7 @@ func (t *Thumbnailer) writeDisk(key string, img image.Image) error {
 		return fmt.Errorf("thumbnail cache: %w", err)
 	}
 	enc := png.Encoder{CompressionLevel: png.BestSpeed}
-	return weights.WriteAtomic(t.diskPath(key), func(w *bufio.Writer) error { return enc.Encode(w, img) })
+	return atomicfile.WriteAtomic(t.diskPath(key), func(w *bufio.Writer) error { return enc.Encode(w, img) })
 }
 
 // DecodeFile decodes an image file in any format the engine reads.

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 
 	"kleinbild/internal/safefile"
 )
@@ -55,12 +57,16 @@ type rawConfig struct {
 	GuidanceEmbeds           *bool    `json:"guidance_embeds"`
 }
 
-// LoadConfig reads and validates a transformer config.json. The fields that define tensor
+// LoadConfig reads and validates a transformer config.json, given the file or the folder
+// holding it (as qwen3.LoadConfig and vae.LoadConfig take theirs). The fields that define tensor
 // shapes (in_channels, num_layers, num_single_layers, attention_head_dim,
 // num_attention_heads, joint_attention_dim, axes_dims_rope) are required; the others take
 // diffusers' defaults when absent (patch_size 1, out_channels = in_channels,
 // timestep_guidance_channels 256, mlp_ratio 3, rope_theta 2000, eps 1e-6).
 func LoadConfig(path string) (Config, error) {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		path = filepath.Join(path, "config.json")
+	}
 	raw, err := safefile.ReadRegular(path, safefile.MaxConfigBytes)
 	if err != nil {
 		return Config{}, fmt.Errorf("flux2 config: %w", err)

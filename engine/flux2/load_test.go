@@ -360,3 +360,17 @@ func TestExpf(t *testing.T) {
 		t.Error("expf limits wrong")
 	}
 }
+
+// LoadConfig takes the transformer folder as well as its config.json, like qwen3's and
+// vae's LoadConfig.
+func TestLoadConfigFolder(t *testing.T) {
+	dir := filepath.Join(golden.TinyModel(t), "transformer")
+	fromDir, err := LoadConfig(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromFile, err := LoadConfig(filepath.Join(dir, "config.json"))
+	if err != nil || fromDir.Hidden() != fromFile.Hidden() || fromDir.NumLayers != fromFile.NumLayers || fromDir.JointAttentionDim != fromFile.JointAttentionDim {
+		t.Fatalf("folder %+v, file %+v (%v)", fromDir, fromFile, err)
+	}
+}

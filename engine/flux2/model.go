@@ -30,7 +30,7 @@ type Model struct {
 	b   gpu.Backend
 
 	mu      sync.RWMutex // Forward holds it shared, Close exclusively
-	ckpt    *weights.Checkpoint
+	ckpt    weights.Source
 	weights []gpu.Tensor // every weight tensor, freed by Close
 
 	xEmbed, ctxEmbed         gpu.Tensor
@@ -79,11 +79,25 @@ func Load(dir string, b gpu.Backend) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("flux2: %w", err)
 	}
-	m := &Model{cfg: cfg, b: b, ckpt: ckpt}
+	m, err := LoadFrom(dir, cfg, ckpt, b)
+	if err != nil {
+		ckpt.Close()
+		return nil, err
+	}
+	return m, nil
+}
+
+// LoadFrom binds the transformer cfg describes to the tensors of src, checked as by Load;
+// where names src in errors. The model owns src from then on (Close closes it); on error
+// the caller still does.
+func LoadFrom(where string, cfg Config, src weights.Source, b gpu.Backend) (*Model, error) {
+	if b == nil {
+		return nil, errors.New("flux2: nil gpu.Backend")
+	}
+	m := &Model{cfg: cfg, b: b, ckpt: src}
 	if err := m.bind(); err != nil {
 		m.freeWeights()
-		ckpt.Close()
-		return nil, fmt.Errorf("flux2: %s: %w", dir, err)
+		return nil, fmt.Errorf("flux2: %s: %w", where, err)
 	}
 	return m, nil
 }
@@ -102,7 +116,7 @@ func TensorSpecs(cfg Config) []TensorSpec {
 // binder collects weight tensors and every problem found, so that Load reports them
 // together. Without a checkpoint it only records the tensors asked for (see TensorSpecs).
 type binder struct {
-	ckpt    *weights.Checkpoint
+	ckpt    weights.Source
 	b       gpu.Backend
 	weights []gpu.Tensor
 	errs    []error

@@ -19,8 +19,8 @@ import (
 	"strings"
 	"time"
 
+	"kleinbild/internal/atomicfile"
 	"kleinbild/internal/safefile"
-	"kleinbild/weights"
 )
 
 // MetadataKey is the keyword of the iTXt chunk holding the JSON form of Metadata.
@@ -150,7 +150,7 @@ func (m Metadata) Parameters() string {
 const pngSignature = "\x89PNG\r\n\x1a\n"
 
 // WritePNG encodes img as PNG with m embedded and writes it to path with
-// weights.WriteOutput: atomically (a temporary file renamed into place: no partial file, an
+// atomicfile.WriteOutput: atomically (a temporary file renamed into place: no partial file, an
 // existing file survives errors), through symlinks, directly to a device or pipe.
 //
 // Chunks inserted after IHDR: iTXt "kleinbild" with the JSON of m (the authoritative copy),
@@ -165,7 +165,7 @@ func WritePNG(path string, img image.Image, m Metadata) error {
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	return weights.WriteOutput(path, func(w *bufio.Writer) error {
+	return atomicfile.WriteOutput(path, func(w *bufio.Writer) error {
 		_, err := w.Write(data)
 		return err
 	})

@@ -32,9 +32,9 @@ var DefaultLayers = []int{9, 18, 27}
 type Encoder struct {
 	cfg    Config
 	b      gpu.Backend
-	ckpt   *weights.Checkpoint // nil for encoders built in memory (benchmarks)
-	embed  matrix              // [vocab, hidden], gathered on the host
-	norm   []float32           // final RMSNorm [hidden]
+	ckpt   weights.Source // nil for encoders built in memory (benchmarks)
+	embed  matrix         // [vocab, hidden], gathered on the host
+	norm   []float32      // final RMSNorm [hidden]
 	layers []decoderLayer
 
 	mu     sync.RWMutex // held for reading while a pass runs, for writing to (un)bind

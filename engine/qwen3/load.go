@@ -27,10 +27,24 @@ func Load(dir string, b gpu.Backend) (*Encoder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("qwen3: weights: %w", err)
 	}
-	e, err := newEncoder(cfg, b, ckpt)
+	e, err := LoadFrom(dir, cfg, ckpt, b)
 	if err != nil {
 		ckpt.Close()
-		return nil, fmt.Errorf("qwen3: %s: %w", dir, err)
+		return nil, err
+	}
+	return e, nil
+}
+
+// LoadFrom binds the encoder cfg describes to the tensors of src, checked as by Load; where
+// names src in errors. The encoder owns src from then on (Close closes it); on error the
+// caller still does.
+func LoadFrom(where string, cfg Config, src weights.Source, b gpu.Backend) (*Encoder, error) {
+	if b == nil {
+		return nil, errors.New("qwen3: nil backend")
+	}
+	e, err := newEncoder(cfg, b, src)
+	if err != nil {
+		return nil, fmt.Errorf("qwen3: %s: %w", where, err)
 	}
 	return e, nil
 }
@@ -52,12 +66,12 @@ func TensorSpecs(cfg Config) []TensorSpec {
 // tensorLoader reads the encoder's tensors from a checkpoint, checking shapes and dtypes.
 // With record set it reads nothing and only lists the tensors asked for.
 type tensorLoader struct {
-	ckpt   *weights.Checkpoint
+	ckpt   weights.Source
 	prefix string // "model." for Qwen3ForCausalLM checkpoints, "" for Qwen3Model
 	record *[]TensorSpec
 }
 
-func newEncoder(cfg Config, b gpu.Backend, ckpt *weights.Checkpoint) (*Encoder, error) {
+func newEncoder(cfg Config, b gpu.Backend, ckpt weights.Source) (*Encoder, error) {
 	ld := tensorLoader{ckpt: ckpt, prefix: "model."}
 	if !ckpt.Has("model.embed_tokens.weight") && ckpt.Has("embed_tokens.weight") {
 		ld.prefix = ""

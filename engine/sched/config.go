@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -33,8 +35,12 @@ type Config struct {
 	Shift float64
 }
 
-// LoadConfig reads and checks a scheduler_config.json. Errors name the file and the field.
+// LoadConfig reads and checks a scheduler_config.json, given the file or the folder holding
+// it (like the models' LoadConfig). Errors name the file and the field.
 func LoadConfig(path string) (Config, error) {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		path = filepath.Join(path, "scheduler_config.json")
+	}
 	data, err := safefile.ReadRegular(path, safefile.MaxConfigBytes)
 	if err != nil {
 		return Config{}, fmt.Errorf("scheduler config: %w", err)

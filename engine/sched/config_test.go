@@ -138,3 +138,16 @@ func FuzzSchedulerConfig(f *testing.F) {
 		}
 	})
 }
+
+// LoadConfig takes the scheduler folder as well as the file, like the models' LoadConfig.
+func TestLoadConfigFolder(t *testing.T) {
+	dir := filepath.Join(golden.TinyModel(t), "scheduler")
+	fromDir, err := LoadConfig(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromFile, err := LoadConfig(filepath.Join(dir, "scheduler_config.json"))
+	if err != nil || fromDir != fromFile {
+		t.Fatalf("folder %+v, file %+v (%v)", fromDir, fromFile, err)
+	}
+}

@@ -4,7 +4,7 @@ package vae
 // channels with Pixels output pixels, or (K == 0) the mid block's attention over Pixels
 // tokens of Out channels. DecodeLayers and EncodeLayers are the one description of the
 // network's shape that the FLOP counts, the activation buffer size (ActivationValues) and the
-// memory estimator (package budget) derive from.
+// memory estimator (package estimate) derive from.
 type Layer struct {
 	In, Out, K int
 	Pixels     int64

@@ -91,7 +91,7 @@ func TensorSpecs(cfg Config) []TensorSpec {
 // problem instead of stopping at the first one. Without a checkpoint it reads nothing and
 // only records the tensors asked for.
 type loader struct {
-	ck      *weights.Checkpoint
+	ck      weights.Source
 	b       gpu.Backend
 	tensors []gpu.Tensor // every tensor made, for Free
 	errs    []error
@@ -119,7 +119,7 @@ func (l *loader) free() {
 
 // checkCounts compares the numbers of levels and resnets cfg describes with the blocks the
 // checkpoint holds, before anything is allocated per block.
-func checkCounts(cfg Config, ck *weights.Checkpoint) error {
+func checkCounts(cfg Config, ck weights.Source) error {
 	n := len(cfg.BlockOutChannels)
 	for _, side := range []struct{ prefix, field string }{
 		{"encoder.down_blocks.", "block_out_channels"}, {"decoder.up_blocks.", "block_out_channels"},

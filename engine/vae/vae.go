@@ -30,7 +30,7 @@ import (
 type VAE struct {
 	cfg     Config
 	b       gpu.Backend
-	ck      *weights.Checkpoint
+	ck      weights.Source
 	tensors []gpu.Tensor // every weight tensor, for Close
 	enc     encoder
 	dec     decoder
@@ -53,16 +53,29 @@ func Load(dir string, b gpu.Backend) (*VAE, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load VAE weights: %w", err)
 	}
-	if err := checkCounts(cfg, ck); err != nil {
+	v, err := LoadFrom(dir, cfg, ck, b)
+	if err != nil {
 		ck.Close()
+		return nil, err
+	}
+	return v, nil
+}
+
+// LoadFrom binds the VAE cfg describes to the tensors of src, checked as by Load; dir names
+// the folder of src and its config.json in errors. The VAE owns src from then on (Close
+// closes it); on error the caller still does.
+func LoadFrom(dir string, cfg Config, src weights.Source, b gpu.Backend) (*VAE, error) {
+	if b == nil {
+		return nil, errors.New("load VAE: nil backend")
+	}
+	if err := checkCounts(cfg, src); err != nil {
 		return nil, fmt.Errorf("load VAE: %s: %w", filepath.Join(dir, "config.json"), err)
 	}
-	l := &loader{ck: ck, b: b}
-	v := &VAE{cfg: cfg, b: b, ck: ck}
+	l := &loader{ck: src, b: b}
+	v := &VAE{cfg: cfg, b: b, ck: src}
 	v.enc, v.dec, v.bnMean, v.bnStd = l.bind(cfg)
 	if err := l.err(); err != nil {
 		l.free()
-		ck.Close()
 		return nil, fmt.Errorf("load VAE from %s: %w", dir, err)
 	}
 	v.tensors = l.tensors

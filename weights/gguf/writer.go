@@ -8,7 +8,7 @@ import (
 	"io"
 	"math"
 
-	"kleinbild/weights"
+	"kleinbild/internal/atomicfile"
 )
 
 // KV is one metadata entry to write.
@@ -45,11 +45,11 @@ type OutTensor struct {
 	Data  []byte
 }
 
-// Write creates a GGUF v3 file at path atomically (weights.WriteAtomic): metadata in the
+// Write creates a GGUF v3 file at path atomically (atomicfile.WriteAtomic): metadata in the
 // order given, tensors in the order given, each at the next multiple of general.alignment
 // (DefaultAlignment when kv has none), as llama.cpp's writers lay them out.
 func Write(path string, kv []KV, tensors []OutTensor) error {
-	return weights.WriteAtomic(path, func(w *bufio.Writer) error { return Encode(w, kv, tensors) })
+	return atomicfile.WriteAtomic(path, func(w *bufio.Writer) error { return Encode(w, kv, tensors) })
 }
 
 // Encode writes a GGUF v3 image to w (see Write).

@@ -1,0 +1,89 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+
+	"kleinbild/app/widgets"
+)
+
+// unnamedButtons lists the buttons under o, hidden ones too, that have neither text nor
+// a tooltip.
+func unnamedButtons(o fyne.CanvasObject) []fyne.CanvasObject {
+	switch v := o.(type) {
+	case *widgets.TipButton:
+		if v.Text == "" && v.Tip == "" {
+			return []fyne.CanvasObject{v}
+		}
+		return nil
+	case *widget.Button:
+		if v.Text == "" {
+			return []fyne.CanvasObject{v}
+		}
+		return nil
+	case *fyne.Container:
+		var bad []fyne.CanvasObject
+		for _, c := range v.Objects {
+			bad = append(bad, unnamedButtons(c)...)
+		}
+		return bad
+	case fyne.Widget:
+		var bad []fyne.CanvasObject
+		for _, c := range test.WidgetRenderer(v).Objects() {
+			bad = append(bad, unnamedButtons(c)...)
+		}
+		return bad
+	}
+	return nil
+}
+
+// Issue 12: every button in the window says what it does, with its text or a tooltip.
+// (Before: the seed, size swap, gallery, undo, banner and reference buttons were bare
+// icons.)
+func TestEveryButtonIsNamed(t *testing.T) {
+	h := viewerHarness(t, 2)
+	u := h.ui
+	e := h.at(0)
+	u.gal.selectEntry(e.File, nil)
+	h.waitShownImage(e)
+	u.AddReference(writeTestPNG(t, t.TempDir(), "ref.png", 256, 192, nil))
+	h.settle()
+	if len(u.refs.paths) != 1 {
+		t.Fatalf("references %v", u.refs.paths)
+	}
+	u.showError(errors.New("something went wrong"))
+	h.settle()
+	if !u.banner.box.Visible() {
+		t.Fatal("no banner")
+	}
+	// A queued job (its row has a ✕), with the queue paused (Resume).
+	u.ctl.prompt.SetText("a queued job")
+	f, ok := u.ctl.readForm()
+	if !ok {
+		t.Fatal("the form does not read")
+	}
+	u.run.queue.push(u.run.jobFromForm(f))
+	u.run.queue.setPaused(true)
+	u.view.openFullView()
+	if u.view.full == nil {
+		t.Fatal("no full-size view")
+	}
+	for name, w := range map[string]fyne.Window{"main window": h.win, "full-size view": u.view.full.win} {
+		for _, b := range unnamedButtons(w.Canvas().Content()) {
+			t.Errorf("%s: a button with neither text nor a tooltip: %s", name, describe(b))
+		}
+	}
+}
+
+// describe names a button by its icon.
+func describe(o fyne.CanvasObject) string {
+	if b, ok := o.(*widget.Button); ok && b.Icon != nil {
+		return "icon " + b.Icon.Name()
+	}
+	return fmt.Sprintf("%T at %v", o, o.Position())
+}

@@ -1,0 +1,84 @@
+// Package jobs is what the app's form becomes before it runs, without any Fyne: a Job (one
+// request, made Count times with seeds counting up), the checks a job must pass before a
+// model is opened, its line in the queue and the request the estimate prices it by. The
+// app's runner, queue and fit line use it.
+package jobs
+
+import (
+	"fmt"
+	"strings"
+
+	"kleinbild/engine"
+	"kleinbild/estimate"
+)
+
+// Limits of the images-per-run setting.
+const (
+	MinCount = 1
+	MaxCount = 16
+)
+
+// Job is one generation waiting or running: a request and how many images to make from
+// it, with seeds Req.Seed, Req.Seed+1, …
+type Job struct {
+	Req   engine.Request
+	Count int
+}
+
+// New makes a job of req run count times, count clamped to MinCount..MaxCount.
+func New(req engine.Request, count int) *Job {
+	return &Job{Req: req, Count: min(max(count, MinCount), MaxCount)}
+}
+
+// Label is the job's line in the queue: a prompt snippet, the size and the image count.
+func (j *Job) Label() string {
+	s := fmt.Sprintf("%s · %d×%d", Ellipsize(j.Req.Prompt, 32), j.Req.WidthPx, j.Req.HeightPx)
+	if j.Count > 1 {
+		s += fmt.Sprintf(" · %d images", j.Count)
+	}
+	return s
+}
+
+// Check checks the parts of a request that belong to the job alone, so that a bad job
+// fails by itself before the model is opened: its size (engine.CheckSize, the rule users
+// are held to), steps, guidance, prompt and the count of its references (a job made by
+// hand or from an old image's settings may have any of them wrong).
+func Check(req engine.Request) error {
+	for _, side := range []struct {
+		name string
+		px   int
+	}{{"width", req.WidthPx}, {"height", req.HeightPx}} {
+		if err := engine.CheckSize(side.px); err != nil {
+			return fmt.Errorf("the %s: %w", side.name, err)
+		}
+	}
+	if req.Steps < 0 || req.Steps > engine.MaxSteps {
+		return fmt.Errorf("%d steps is out of range: use 1 to %d", req.Steps, engine.MaxSteps)
+	}
+	if len(req.References) > engine.MaxReferences {
+		return fmt.Errorf("%d reference images: at most %d can be used", len(req.References), engine.MaxReferences)
+	}
+	if err := engine.ValidateGuidance(req.Guidance); err != nil {
+		return err
+	}
+	return engine.ValidatePrompt(req.Prompt)
+}
+
+// EstimateRequest is the request the estimate prices the job by, for a model of the given
+// variant: the job's own size, steps, references and (base models) guidance.
+func (j *Job) EstimateRequest(distilled bool) estimate.Request {
+	req := estimate.Request{WidthPx: j.Req.WidthPx, HeightPx: j.Req.HeightPx, References: len(j.Req.References), Steps: j.Req.Steps}
+	if !distilled {
+		req.Guidance = j.Req.Guidance
+	}
+	return req
+}
+
+// Ellipsize shortens s, its white space folded, to at most n runes.
+func Ellipsize(s string, n int) string {
+	r := []rune(strings.Join(strings.Fields(s), " "))
+	if len(r) <= n {
+		return string(r)
+	}
+	return string(r[:n-1]) + "…"
+}

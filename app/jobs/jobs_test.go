@@ -1,0 +1,64 @@
+package jobs
+
+import (
+	"strings"
+	"testing"
+
+	"kleinbild/engine"
+)
+
+func TestCheck(t *testing.T) {
+	ok := engine.Request{Prompt: "a cat", WidthPx: 256, HeightPx: 512, Steps: 4, Guidance: 4}
+	if err := Check(ok); err != nil {
+		t.Fatalf("a good request: %v", err)
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(*engine.Request)
+		want string
+	}{
+		{"width off the grid", func(r *engine.Request) { r.WidthPx = 100 }, "the width: 100 px is not a multiple of 16: try 96 or 112"},
+		{"height too large", func(r *engine.Request) { r.HeightPx = 4096 }, "the height: 4096 px is out of range"},
+		{"zero size (no default for a job)", func(r *engine.Request) { r.WidthPx = 0 }, "the width: 0 px is out of range"},
+		{"steps", func(r *engine.Request) { r.Steps = engine.MaxSteps + 1 }, "201 steps is out of range: use 1 to 200"},
+		{"references", func(r *engine.Request) { r.References = make([]string, engine.MaxReferences+1) }, "9 reference images: at most 8 can be used"},
+		{"guidance", func(r *engine.Request) { r.Guidance = 0.5 }, "guidance 0.5 is out of range"},
+		{"prompt", func(r *engine.Request) { r.Prompt = strings.Repeat("x", engine.MaxPromptBytes+1) }, "prompt is 65537 bytes long"},
+	} {
+		req := ok
+		tc.edit(&req)
+		if err := Check(req); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+func TestNewClampsCount(t *testing.T) {
+	for _, tc := range []struct{ in, want int }{{0, MinCount}, {-3, MinCount}, {5, 5}, {MaxCount + 1, MaxCount}} {
+		if j := New(engine.Request{}, tc.in); j.Count != tc.want {
+			t.Errorf("New(count %d).Count = %d, want %d", tc.in, j.Count, tc.want)
+		}
+	}
+}
+
+func TestLabel(t *testing.T) {
+	j := New(engine.Request{Prompt: "a  red\ncube on a blue table in the evening light", WidthPx: 320, HeightPx: 192}, 3)
+	if got, want := j.Label(), "a red cube on a blue table in t… · 320×192 · 3 images"; got != want {
+		t.Errorf("Label() = %q, want %q", got, want)
+	}
+	j.Count = 1
+	if got, want := j.Label(), "a red cube on a blue table in t… · 320×192"; got != want {
+		t.Errorf("Label() = %q, want %q", got, want)
+	}
+}
+
+func TestEstimateRequest(t *testing.T) {
+	j := New(engine.Request{WidthPx: 512, HeightPx: 256, Steps: 7, Guidance: 3, References: []string{"a.png", "b.png"}}, 1)
+	base := j.EstimateRequest(false)
+	if base.WidthPx != 512 || base.HeightPx != 256 || base.Steps != 7 || base.References != 2 || base.Guidance != 3 {
+		t.Errorf("base model: %+v", base)
+	}
+	if d := j.EstimateRequest(true); d.Guidance != 0 {
+		t.Errorf("distilled model: guidance %v, want 0 (none)", d.Guidance)
+	}
+}

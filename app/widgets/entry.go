@@ -1,0 +1,99 @@
+package widgets
+
+import (
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/widget"
+)
+
+// IsGenerateShortcut reports whether s is Ctrl+Enter or Cmd+Enter.
+func IsGenerateShortcut(s fyne.Shortcut) bool {
+	cs, ok := s.(*desktop.CustomShortcut)
+	if !ok || (cs.KeyName != fyne.KeyReturn && cs.KeyName != fyne.KeyEnter) {
+		return false
+	}
+	return cs.Modifier == fyne.KeyModifierControl || cs.Modifier == fyne.KeyModifierSuper
+}
+
+// GenerateShortcuts are the shortcuts that start a generation when no entry has the focus.
+func GenerateShortcuts() []fyne.Shortcut {
+	var out []fyne.Shortcut
+	for _, k := range []fyne.KeyName{fyne.KeyReturn, fyne.KeyEnter} {
+		for _, m := range []fyne.KeyModifier{fyne.KeyModifierControl, fyne.KeyModifierSuper} {
+			out = append(out, &desktop.CustomShortcut{KeyName: k, Modifier: m})
+		}
+	}
+	return out
+}
+
+// ShortcutEntry is an Entry on which Ctrl/Cmd+Enter generates: a focused entry receives
+// every shortcut, so the window-wide shortcut would never fire while typing.
+type ShortcutEntry struct {
+	widget.Entry
+	onGenerate func()
+}
+
+func NewShortcutEntry(multiLine bool, onGenerate func()) *ShortcutEntry {
+	e := &ShortcutEntry{onGenerate: onGenerate}
+	e.MultiLine = multiLine
+	if multiLine {
+		e.Wrapping = fyne.TextWrapWord
+	}
+	e.ExtendBaseWidget(e)
+	return e
+}
+
+// TypedShortcut runs the generate action on Ctrl/Cmd+Enter and passes the rest on. Before a
+// paste into a multi-line entry it stops word wrapping when the pasted text holds a long
+// paragraph (see FieldWrapping).
+func (e *ShortcutEntry) TypedShortcut(s fyne.Shortcut) {
+	if IsGenerateShortcut(s) && e.onGenerate != nil {
+		e.onGenerate()
+		return
+	}
+	if p, ok := s.(*fyne.ShortcutPaste); ok && e.MultiLine && p.Clipboard != nil {
+		// The paste lands inside the current text: judge the worst case, both joined.
+		e.unwrapFor(e.Text + p.Clipboard.Content())
+	}
+	e.Entry.TypedShortcut(s)
+	e.adaptWrapping(e.Text)
+}
+
+// SetText replaces the text and picks a multi-line entry's wrapping for it.
+func (e *ShortcutEntry) SetText(text string) {
+	e.unwrapFor(text)
+	e.Entry.SetText(text)
+	e.adaptWrapping(e.Text)
+}
+
+// TypedRune inserts a typed character and stops word wrapping when the paragraph grows long.
+func (e *ShortcutEntry) TypedRune(r rune) {
+	e.Entry.TypedRune(r)
+	e.adaptWrapping(e.Text)
+}
+
+// TypedKey handles a key (deletions may make word wrapping affordable again).
+func (e *ShortcutEntry) TypedKey(k *fyne.KeyEvent) {
+	e.Entry.TypedKey(k)
+	e.adaptWrapping(e.Text)
+}
+
+// unwrapFor turns word wrapping off before a multi-line entry takes text that is too long
+// to wrap. Turning it on waits for adaptWrapping after the change: wrapping the old, long
+// text would cost what this avoids.
+func (e *ShortcutEntry) unwrapFor(text string) {
+	if e.MultiLine && e.Wrapping != fyne.TextWrapOff && FieldWrapping(text) == fyne.TextWrapOff {
+		e.Wrapping = fyne.TextWrapOff // the text change that follows lays the entry out again
+	}
+}
+
+// adaptWrapping sets a multi-line entry's wrapping for its current text (see FieldWrapping).
+func (e *ShortcutEntry) adaptWrapping(text string) {
+	if !e.MultiLine {
+		return
+	}
+	if w := FieldWrapping(text); w != e.Wrapping {
+		e.Wrapping = w
+		e.Refresh()
+	}
+}

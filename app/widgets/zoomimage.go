@@ -1,0 +1,275 @@
+package widgets
+
+import (
+	"image"
+	"image/draw"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/widget"
+)
+
+// ZoomImage shows an image fitted to its area, or zoomed and panned: the mouse wheel
+// zooms around the pointer, dragging pans, a double click switches between fitted and
+// actual size. Only the visible part of the image is drawn, so deep zooms stay cheap,
+// and the widget clips what it draws (it is Scrollable).
+type ZoomImage struct {
+	widget.BaseWidget
+
+	// Image is the image shown, nil for none; change it with SetImage.
+	Image image.Image
+	// OnChanged, when set, is called after the zoom changed, also when a fitted image's
+	// scale changed with the widget's size.
+	OnChanged func()
+
+	sub     image.Image // Image, in a form with SubImage
+	view    zoomView
+	area    fyne.Size // the size view was computed for
+	pointer fyne.Position
+	hover   bool
+	raster  *canvas.Image
+	crop    image.Rectangle // the part of sub in raster
+	telling bool            // OnChanged is running
+}
+
+func NewZoomImage() *ZoomImage {
+	z := &ZoomImage{view: zoomView{fit: true}}
+	z.raster = &canvas.Image{FillMode: canvas.ImageFillStretch, ScaleMode: canvas.ImageScaleSmooth}
+	z.raster.Hide()
+	z.ExtendBaseWidget(z)
+	return z
+}
+
+// subImager is an image that can hand out a part of itself without copying.
+type subImager interface {
+	image.Image
+	SubImage(r image.Rectangle) image.Image
+}
+
+// SetImage shows img (nil for none). An image of another resolution replacing a zoomed
+// one (a thumbnail's full image, a preview's result) keeps the same part on screen.
+func (z *ZoomImage) SetImage(img image.Image) {
+	old := z.imgSize()
+	z.Image = img
+	z.sub = nil
+	z.crop = image.Rectangle{}
+	if img != nil {
+		if s, ok := img.(subImager); ok {
+			z.sub = s
+		} else {
+			rgba := image.NewNRGBA(img.Bounds())
+			draw.Draw(rgba, rgba.Bounds(), img, img.Bounds().Min, draw.Src)
+			z.sub = rgba
+		}
+		z.view = rescaleView(z.view, old, z.imgSize())
+		if old == (image.Point{}) {
+			z.view.fit = true
+		}
+	}
+	z.update()
+}
+
+// imgSize is the shown image's size in pixels, zero for none.
+func (z *ZoomImage) imgSize() image.Point {
+	if z.Image == nil {
+		return image.Point{}
+	}
+	return z.Image.Bounds().Size()
+}
+
+// actualScale is the scale at which one image pixel is one screen pixel.
+func (z *ZoomImage) actualScale() float32 {
+	if c := fyne.CurrentApp().Driver().CanvasForObject(z); c != nil && c.Scale() > 0 {
+		return 1 / c.Scale()
+	}
+	return 1
+}
+
+// Offset is where the image's top-left corner sits in the view (zero or negative).
+func (z *ZoomImage) Offset() fyne.Position { return z.view.off }
+
+// Shown is the raster drawn now: the visible part of the image at screen resolution.
+func (z *ZoomImage) Shown() image.Image { return z.raster.Image }
+
+// Fitted reports whether the whole image is fitted to the area.
+func (z *ZoomImage) Fitted() bool { return z.view.fit }
+
+// Percent is the zoom in percent of the actual size (0 with no image).
+func (z *ZoomImage) Percent() int {
+	z.layoutView(z.Size())
+	if z.Image == nil || z.view.scale <= 0 {
+		return 0
+	}
+	return int(z.view.scale/z.actualScale()*100 + 0.5)
+}
+
+// Fit shows the whole image.
+func (z *ZoomImage) Fit() {
+	z.view = zoomView{fit: true}
+	z.update()
+}
+
+// Actual shows the image at one image pixel per screen pixel, around the pointer or the
+// centre.
+func (z *ZoomImage) Actual() { z.zoomTo(z.actualScale(), z.Pivot()) }
+
+// ZoomIn magnifies by one step around the pointer or the centre.
+func (z *ZoomImage) ZoomIn() { z.zoomBy(zoomStep, z.Pivot()) }
+
+// ZoomOut shrinks by one step around the pointer or the centre.
+func (z *ZoomImage) ZoomOut() { z.zoomBy(1/zoomStep, z.Pivot()) }
+
+// ToggleActual switches between the fitted view and actual size around at.
+func (z *ZoomImage) ToggleActual(at fyne.Position) {
+	if z.view.fit {
+		z.zoomTo(z.actualScale(), at)
+		return
+	}
+	z.Fit()
+}
+
+// pivot is the point zoom keys and buttons zoom around: the pointer when over the
+// image, else the centre.
+func (z *ZoomImage) Pivot() fyne.Position {
+	if z.hover {
+		return z.pointer
+	}
+	s := z.Size()
+	return fyne.NewPos(s.Width/2, s.Height/2)
+}
+
+func (z *ZoomImage) zoomBy(factor float32, at fyne.Position) {
+	z.layoutView(z.Size())
+	z.zoomTo(z.view.scale*factor, at)
+}
+
+func (z *ZoomImage) zoomTo(scale float32, at fyne.Position) {
+	if z.Image == nil {
+		return
+	}
+	size := z.Size()
+	z.layoutView(size)
+	z.view = zoomTo(z.view, scale, at, z.imgSize(), size, z.actualScale())
+	z.update()
+}
+
+// layoutView fits or clamps the view to an area of size.
+func (z *ZoomImage) layoutView(size fyne.Size) {
+	img := z.imgSize()
+	switch {
+	case z.view.fit:
+		z.view = fittedView(img, size)
+	case size != z.area:
+		z.view.off = clampOffset(z.view.off, img, z.view.scale, size)
+	}
+	z.area = size
+}
+
+// update redraws after a change of image or view and tells OnChanged.
+func (z *ZoomImage) update() {
+	z.Refresh()
+	z.changed()
+}
+
+// changed tells OnChanged, unless it is running already (it may lay the widget out).
+func (z *ZoomImage) changed() {
+	if z.OnChanged == nil || z.telling {
+		return
+	}
+	z.telling = true
+	defer func() { z.telling = false }()
+	z.OnChanged()
+}
+
+// Scrolled zooms around the pointer (vertical scrolling) or pans (horizontal).
+func (z *ZoomImage) Scrolled(ev *fyne.ScrollEvent) {
+	if z.Image == nil {
+		return
+	}
+	if ev.Scrolled.DY != 0 {
+		z.zoomBy(wheelFactor(ev.Scrolled.DY), ev.Position)
+		return
+	}
+	if ev.Scrolled.DX != 0 {
+		z.pan(fyne.NewDelta(ev.Scrolled.DX, 0))
+	}
+}
+
+// Dragged pans the image.
+func (z *ZoomImage) Dragged(ev *fyne.DragEvent) { z.pan(ev.Dragged) }
+
+// DragEnd ends a pan.
+func (z *ZoomImage) DragEnd() {}
+
+func (z *ZoomImage) pan(d fyne.Delta) {
+	if z.Image == nil {
+		return
+	}
+	z.layoutView(z.Size())
+	v := panBy(z.view, d, z.imgSize(), z.Size())
+	if v != z.view {
+		z.view = v
+		z.Refresh()
+	}
+}
+
+// DoubleTapped switches between fitted and actual size around the pointer.
+func (z *ZoomImage) DoubleTapped(ev *fyne.PointEvent) { z.ToggleActual(ev.Position) }
+
+// MouseIn notes the pointer, the zoom keys' pivot.
+func (z *ZoomImage) MouseIn(ev *desktop.MouseEvent) { z.hover, z.pointer = true, ev.Position }
+
+// MouseMoved notes the pointer.
+func (z *ZoomImage) MouseMoved(ev *desktop.MouseEvent) { z.hover, z.pointer = true, ev.Position }
+
+// MouseOut forgets the pointer.
+func (z *ZoomImage) MouseOut() { z.hover = false }
+
+// MinSize is small: the image shrinks with the window.
+func (z *ZoomImage) MinSize() fyne.Size { return fyne.NewSquareSize(160) }
+
+// CreateRenderer implements fyne.Widget.
+func (z *ZoomImage) CreateRenderer() fyne.WidgetRenderer { return &zoomRenderer{z: z} }
+
+type zoomRenderer struct{ z *ZoomImage }
+
+func (r *zoomRenderer) Layout(size fyne.Size) {
+	z := r.z
+	scale := z.view.scale
+	z.layoutView(size)
+	if z.view.fit && z.view.scale != scale {
+		// A fitted image's scale follows the size: the zoom level shown changes.
+		defer z.changed()
+	}
+	src, pos, sz, ok := visibleCrop(z.view, z.imgSize(), size)
+	if z.sub == nil || !ok {
+		z.raster.Hide()
+		return
+	}
+	z.raster.Move(pos)
+	z.raster.Resize(sz)
+	mode := canvas.ImageScaleSmooth
+	if z.view.scale >= 2*z.actualScale() {
+		mode = canvas.ImageScalePixels // crisp pixels when magnified
+	}
+	origin := z.sub.Bounds().Min
+	if src != z.crop || z.raster.Image == nil || mode != z.raster.ScaleMode {
+		z.crop = src
+		z.raster.ScaleMode = mode
+		z.raster.Image = z.sub.(subImager).SubImage(src.Add(origin))
+		z.raster.Refresh()
+	}
+	z.raster.Show()
+}
+
+func (r *zoomRenderer) MinSize() fyne.Size { return r.z.MinSize() }
+
+func (r *zoomRenderer) Refresh() {
+	r.Layout(r.z.Size())
+	canvas.Refresh(r.z.raster)
+}
+
+func (r *zoomRenderer) Objects() []fyne.CanvasObject { return []fyne.CanvasObject{r.z.raster} }
+
+func (r *zoomRenderer) Destroy() {}

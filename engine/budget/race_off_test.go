@@ -1,5 +1,0 @@
-//go:build !race
-
-package budget
-
-const raceEnabled = false

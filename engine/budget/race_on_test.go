@@ -1,7 +1,0 @@
-//go:build race
-
-package budget
-
-// raceEnabled: the race detector makes sync.Pool drop buffers at random, so allocation
-// counts differ from normal runs.
-const raceEnabled = true

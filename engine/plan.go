@@ -1,0 +1,122 @@
+package engine
+
+import (
+	"fmt"
+	"image"
+)
+
+// Plan is a Request checked and completed for one model: every default filled in and the
+// output size settled. NewPlan makes it, in one place; Generate runs it and the estimate
+// (package estimate) prices it.
+type Plan struct {
+	// Request is the request as given (prompt, seed, references, latents, embeddings, dump).
+	Request Request
+	// WidthPx and HeightPx are the output size: given, else the first reference's, else
+	// DefaultSizePx; floored to multiples of SizeMultiple.
+	WidthPx, HeightPx int
+	// Steps is the number of denoising steps (the variant's default when none was given).
+	Steps int
+	// Guidance is the guidance scale (DefaultGuidance when none was given).
+	Guidance float64
+	// CFG is true when classifier-free guidance runs: a base model and Guidance above 1.
+	CFG bool
+	// Schedule is the sigma schedule's name ("flow" when none was given).
+	Schedule string
+	// Refs are the reference images' sizes after preprocessing, in order.
+	Refs []image.Point
+}
+
+// StepsFor and GuidanceFor are the defaults of a variant: DefaultStepsDistilled and no
+// guidance (1) for distilled models, DefaultStepsBase and DefaultGuidance for base models.
+func StepsFor(distilled bool) int {
+	if distilled {
+		return DefaultStepsDistilled
+	}
+	return DefaultStepsBase
+}
+
+// GuidanceFor is the default guidance scale of a variant (see StepsFor).
+func GuidanceFor(distilled bool) float64 {
+	if distilled {
+		return 1.0 // no guidance
+	}
+	return DefaultGuidance
+}
+
+// CheckRequest checks what NewPlan checks before the sizes: the number of references, the
+// steps, the guidance scale and the prompt. Generate runs it before reading the
+// reference images, so that a bad request fails before any file is read.
+func CheckRequest(req Request, distilled bool) error {
+	if len(req.References) > MaxReferences {
+		return fmt.Errorf("%d reference images given: at most %d are supported", len(req.References), MaxReferences)
+	}
+	steps := req.Steps
+	if steps == 0 {
+		steps = StepsFor(distilled)
+	}
+	if steps < 1 || steps > MaxSteps {
+		return fmt.Errorf("steps %d out of range 1..%d", steps, MaxSteps)
+	}
+	if err := ValidateGuidance(req.Guidance); err != nil {
+		return err
+	}
+	return ValidatePrompt(req.Prompt)
+}
+
+// NewPlan checks req for a model of the given variant (CheckRequest), fills in its
+// defaults and settles the output size. refs are the sizes of the request's reference
+// images after preprocessing (imageio.Preprocess), in order; a zero side of the request
+// takes the first reference's.
+func NewPlan(req Request, distilled bool, refs []image.Point) (Plan, error) {
+	if err := CheckRequest(req, distilled); err != nil {
+		return Plan{}, err
+	}
+	p := Plan{Request: req, Steps: req.Steps, Guidance: req.Guidance, Schedule: req.Schedule, Refs: refs}
+	if p.Steps == 0 {
+		p.Steps = StepsFor(distilled)
+	}
+	if p.Guidance == 0 {
+		p.Guidance = GuidanceFor(distilled)
+	}
+	p.CFG = !distilled && p.Guidance > 1
+	if p.Schedule == "" {
+		p.Schedule = "flow"
+	}
+	width, height := req.WidthPx, req.HeightPx
+	if width == 0 && len(refs) > 0 {
+		width = refs[0].X
+	}
+	if height == 0 && len(refs) > 0 {
+		height = refs[0].Y
+	}
+	var err error
+	if p.WidthPx, err = ValidateSize("width", orDefault(width, DefaultSizePx)); err != nil {
+		return Plan{}, err
+	}
+	if p.HeightPx, err = ValidateSize("height", orDefault(height, DefaultSizePx)); err != nil {
+		return Plan{}, err
+	}
+	return p, nil
+}
+
+// Grid is the latent token grid of the output: SizeMultiple pixels a token.
+func (p Plan) Grid() (gw, gh int) { return p.WidthPx / SizeMultiple, p.HeightPx / SizeMultiple }
+
+// ImageTokens is the number of output tokens; RefTokens those of the references.
+func (p Plan) ImageTokens() int { gw, gh := p.Grid(); return gw * gh }
+
+// RefTokens is the number of transformer tokens of the references.
+func (p Plan) RefTokens() int {
+	n := 0
+	for _, r := range p.Refs {
+		n += (r.X / SizeMultiple) * (r.Y / SizeMultiple)
+	}
+	return n
+}
+
+func orDefault(v, def int) int {
+	if v == 0 {
+		return def
+	}
+	return v
+}

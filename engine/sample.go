@@ -1,0 +1,128 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"kleinbild/engine/flux2"
+	"kleinbild/engine/sched"
+	"kleinbild/engine/torchrand"
+	"kleinbild/gpu"
+)
+
+// sampler is the state of the sampling loop: the flow-matching Euler sampler of diffusers'
+// FlowMatchEulerDiscreteScheduler with classifier-free guidance.
+type sampler struct {
+	p       Plan
+	sc      sched.Schedule
+	text    textInput
+	img     gpu.Tensor // the joint image sequence: target tokens, then references
+	ids     []int64
+	txtIDs  []int64
+	x       gpu.Tensor // the target's latent tokens [nTarget, 128]
+	lat     gpu.Tensor // the same unpacked [128, gh, gw]
+	vel     gpu.Tensor // the transformer's output [nTotal, 128]
+	unc     gpu.Tensor // the unconditional output (CFG only)
+	host    []float32  // lat read back after every step
+	blocks  int
+	passes  int
+	nTarget int
+}
+
+// sample is the sampler stage: the initial noise (torch-compatible, or the request's
+// latents), then per step the transformer (a second, unconditional pass with CFG, blended
+// by the guidance scale) and an Euler step along the schedule. It returns the final latents
+// unpacked on the backend [128, gh, gw] and their checked copy on the host.
+func (m *Model) sample(ctx context.Context, r *run, p Plan, sc sched.Schedule, text textInput, img gpu.Tensor, ids []int64, ts *gpu.Held) (gpu.Tensor, []float32, error) {
+	s, err := m.newSampler(r, p, sc, text, img, ids, ts)
+	if err != nil {
+		return gpu.Tensor{}, nil, err
+	}
+	for i := 0; i < p.Steps; i++ {
+		if err := m.step(ctx, r, s, i); err != nil {
+			return gpu.Tensor{}, nil, err
+		}
+	}
+	r.endPhase(PhaseDenoise)
+	return s.lat, s.host, nil
+}
+
+// newSampler makes the initial latents x (and lat) and the transformer's outputs.
+func (m *Model) newSampler(r *run, p Plan, sc sched.Schedule, text textInput, img gpu.Tensor, ids []int64, ts *gpu.Held) (*sampler, error) {
+	gw, gh := p.Grid()
+	s := &sampler{p: p, sc: sc, text: text, img: img, ids: ids, txtIDs: flux2.TextIDs(text.n), nTarget: gw * gh, blocks: m.flux.Config().Blocks(), passes: 1}
+	nTotal := s.nTarget + p.RefTokens()
+	// Initial noise [128, gh, gw] (NCHW without batch), torch-compatible, packed to tokens
+	// x [nTarget, 128] on the backend. lat holds the unpacked latents from then on.
+	latents := p.Request.Latents
+	if latents == nil {
+		latents = torchrand.New(p.Request.Seed).Randn(latentChannels * s.nTarget)
+	}
+	if err := r.dump("latents_init", []int{1, latentChannels, gh, gw}, latents); err != nil {
+		return nil, err
+	}
+	var err error
+	if s.lat, err = upload(ts, "initial latents", latents, latentChannels, gh, gw); err != nil {
+		return nil, err
+	}
+	if s.x, err = alloc(ts, "latent tokens", s.nTarget, latentChannels); err != nil {
+		return nil, err
+	}
+	m.b.Transpose(s.x, s.lat, latentChannels, s.nTarget)
+	if s.vel, err = alloc(ts, "velocity", nTotal, latentChannels); err != nil {
+		return nil, err
+	}
+	if p.CFG {
+		if s.unc, err = alloc(ts, "unconditional velocity", nTotal, latentChannels); err != nil {
+			return nil, err
+		}
+		s.passes = 2
+	}
+	// The host reads the latents back after every step (128·tokens values: small next to
+	// a step's work) to check them and draw the preview.
+	s.host = make([]float32, latentChannels*s.nTarget)
+	return s, nil
+}
+
+// step runs denoising step i: the velocity (guided with CFG), the Euler update, the check
+// of the new latents, their dump and the preview.
+func (m *Model) step(ctx context.Context, r *run, s *sampler, i int) error {
+	p, n := s.p, s.nTarget
+	m.b.Copy(s.img.Rows(0, n, latentChannels), s.x)
+	in := flux2.Input{Img: s.img, ImgIDs: s.ids, Txt: s.text.txt, TxtIDs: s.txtIDs, Timestep: s.sc.TimestepPassed(i)}
+	blockProgress := func(pass int) func(b, total int) {
+		return func(b, total int) {
+			r.report(Progress{Phase: PhaseDenoise, Step: i + 1, Steps: p.Steps, Block: pass*s.blocks + b, Blocks: s.passes * s.blocks})
+		}
+	}
+	if err := m.flux.Forward(ctx, in, s.vel, blockProgress(0)); err != nil {
+		return fmt.Errorf("denoising step %d: %w", i+1, err)
+	}
+	v := s.vel.Rows(0, n, latentChannels)
+	if p.CFG {
+		in.Txt = s.text.neg
+		if err := m.flux.Forward(ctx, in, s.unc, blockProgress(1)); err != nil {
+			return fmt.Errorf("denoising step %d (unconditional): %w", i+1, err)
+		}
+		m.b.Guidance(v, s.unc.Rows(0, n, latentChannels), float32(p.Guidance))
+	}
+	// Euler: x += (σ' − σ)·v, the difference in float32 as the reference scheduler.
+	m.b.AddScaled(s.x, v, s.sc.Sigmas[i+1]-s.sc.Sigmas[i])
+	m.b.Transpose(s.lat, s.x, n, latentChannels)
+	if err := m.b.Read(s.host, s.lat); err != nil {
+		return fmt.Errorf("denoising step %d: %w", i+1, err)
+	}
+	if j := firstNonFinite(s.host); j >= 0 {
+		return fmt.Errorf("denoising step %d produced non-finite latents (%s) — the transformer weights may be corrupt; %s", i+1, nonFiniteName(float64(s.host[j])), corruptHint)
+	}
+	gw, gh := p.Grid()
+	if err := r.dump(fmt.Sprintf("latents_step%d", i), []int{1, latentChannels, gh, gw}, s.host); err != nil {
+		return err
+	}
+	done := Progress{Phase: PhaseDenoise, Step: i + 1, Steps: p.Steps, Block: s.passes * s.blocks, Blocks: s.passes * s.blocks}
+	if r.progress != nil {
+		done.Preview = m.preview(s.host, gh, gw)
+	}
+	r.report(done)
+	return nil
+}

@@ -1,0 +1,112 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"kleinbild/engine/qwen3"
+	"kleinbild/engine/tokenizer"
+	"kleinbild/gpu"
+	"kleinbild/internal/sysmem"
+)
+
+// textInput is the prompt's embeddings on the backend [n, JointAttentionDim]: txt, and neg
+// (the empty prompt's) when classifier-free guidance runs.
+type textInput struct {
+	txt, neg gpu.Tensor
+	n        int
+}
+
+// encodeText is the text stage: the prompt (and with CFG the empty prompt) through the
+// tokenizer and the Qwen3 encoder, or from the cache or the request's embeddings, uploaded.
+// It releases the encoder's pages afterwards unless Options.KeepEncoder.
+func (m *Model) encodeText(ctx context.Context, r *run, p Plan, ts *gpu.Held) (textInput, error) {
+	r.report(Progress{Phase: PhaseEncoding})
+	embeds := p.Request.PromptEmbeds
+	if err := CheckFinite("prompt embeddings", embeds); err != nil {
+		return textInput{}, err
+	}
+	var err error
+	if embeds == nil {
+		embeds, err = m.encodePrompt(ctx, p.Request.Prompt, func(done, total int) {
+			r.report(Progress{Phase: PhaseEncoding, Block: done, Blocks: total})
+		})
+		if err != nil {
+			return textInput{}, err
+		}
+	}
+	var negEmbeds []float32
+	if p.CFG {
+		if negEmbeds, err = m.encodePrompt(ctx, "", nil); err != nil {
+			return textInput{}, err
+		}
+	}
+	txtDim := m.flux.Config().JointAttentionDim
+	txtLen := len(embeds) / txtDim
+	if txtLen*txtDim != len(embeds) || txtLen == 0 {
+		return textInput{}, fmt.Errorf("prompt embeddings have %d values, not a multiple of the transformer's text width %d", len(embeds), txtDim)
+	}
+	if p.CFG && len(negEmbeds) != len(embeds) {
+		return textInput{}, fmt.Errorf("negative prompt embeddings have %d values, want %d like the prompt's", len(negEmbeds), len(embeds))
+	}
+	if err := r.dump("prompt_embeds", []int{1, txtLen, txtDim}, embeds); err != nil {
+		return textInput{}, err
+	}
+	if !m.opts.KeepEncoder && m.enc != nil {
+		// The encoder's pages are not needed while denoising: drop them from this process
+		// (they stay in the page cache, so a new prompt maps them back cheaply), and unmap
+		// the encoder entirely when RAM is short.
+		m.enc.Release()
+		if memoryShort(m.info) {
+			m.releaseEncoder()
+		}
+	}
+	in := textInput{n: txtLen}
+	if in.txt, err = upload(ts, "prompt embeddings", embeds, txtLen, txtDim); err != nil {
+		return textInput{}, err
+	}
+	if p.CFG {
+		if in.neg, err = upload(ts, "negative prompt embeddings", negEmbeds, txtLen, txtDim); err != nil {
+			return textInput{}, err
+		}
+	}
+	r.endPhase(PhaseEncoding)
+	return in, nil
+}
+
+// encodePrompt returns a prompt's embedding from the cache, else through the tokenizer and
+// the text encoder (cached afterwards).
+func (m *Model) encodePrompt(ctx context.Context, prompt string, progress func(done, total int)) ([]float32, error) {
+	if e, ok := m.embeds.get(prompt); ok {
+		return e, nil
+	}
+	tok, err := m.tokenizer()
+	if err != nil {
+		return nil, err
+	}
+	ids, mask := tok.EncodeChat(prompt, tokenizer.MaxLength)
+	enc, err := m.encoder()
+	if err != nil {
+		return nil, err
+	}
+	emb, err := enc.Encode(ctx, ids, mask, qwen3.DefaultLayers, progress)
+	if err != nil {
+		return nil, fmt.Errorf("encode prompt: %w", err)
+	}
+	if j := firstNonFinite(emb); j >= 0 {
+		return nil, fmt.Errorf("encode prompt: the text encoder produced non-finite embeddings (%s) — its weights may be corrupt; %s", nonFiniteName(float64(emb[j])), corruptHint)
+	}
+	m.embeds.put(prompt, emb)
+	return emb, nil
+}
+
+// memoryShort reports whether available RAM is too small to keep the text encoder mapped
+// next to the transformer during denoising (the pages would be evicted anyway; releasing
+// them first avoids thrashing).
+func memoryShort(info ModelInfo) bool {
+	avail, ok := sysmem.AvailableRAM()
+	if !ok {
+		return false
+	}
+	return avail < uint64(info.WeightBytes)+2<<30
+}

@@ -1,0 +1,303 @@
+package estimate
+
+import (
+	"fmt"
+	"image"
+	"strings"
+
+	"kleinbild/engine"
+	"kleinbild/engine/imageio"
+	"kleinbild/internal/sysmem"
+)
+
+// Reserve is the memory counted for everything besides the model's big buffers: the Go
+// runtime and its garbage-collection slack, the tokenizer, cached prompt embeddings, the
+// user interface and images.
+const Reserve = 640 << 20
+
+// Request describes a planned generation.
+type Request struct {
+	// WidthPx and HeightPx are the output size (floored to multiples of 16).
+	WidthPx, HeightPx int
+	// References is the number of reference images. Their sizes after preprocessing are
+	// RefSizes when given, else assumed to be the output size (resized like the pipeline
+	// does: imageio.TargetSize).
+	References int
+	RefSizes   []image.Point
+	// Steps is the number of denoising steps; 0 means the model's default
+	// (engine.DefaultStepsDistilled or DefaultStepsBase).
+	Steps int
+	// Guidance is the CFG scale of base models (0 means engine.DefaultGuidance): above 1
+	// every step runs the transformer twice. Distilled models ignore it.
+	Guidance float64
+	// PromptCached skips the text encoder (the prompt's embedding is in the cache).
+	PromptCached bool
+	// KeepEncoder mirrors engine.Options.KeepEncoder: the text encoder stays mapped even
+	// when memory is short.
+	KeepEncoder bool
+}
+
+// Machine is the memory and speed an estimate is made for.
+type Machine struct {
+	// AvailableBytes is what new allocations can take without swapping (0: unknown);
+	// TotalBytes the physical memory (0: unknown).
+	AvailableBytes, TotalBytes uint64
+	// Rates are the calibrated kernel speeds; without them no time is estimated.
+	Rates Calibration
+}
+
+// ThisMachine reads the current memory figures (sysmem.AvailableRAM, sysmem.TotalRAM).
+func ThisMachine(rates Calibration) Machine {
+	m := Machine{Rates: rates}
+	if v, ok := sysmem.AvailableRAM(); ok {
+		m.AvailableBytes = v
+	}
+	if v, ok := sysmem.TotalRAM(); ok {
+		m.TotalBytes = v
+	}
+	return m
+}
+
+// Verdict is the plain answer of an estimate.
+type Verdict string
+
+// The verdicts, best first.
+const (
+	Fits       Verdict = "fits"
+	Tight      Verdict = "tight"
+	DoesNotFit Verdict = "does not fit"
+	Unknown    Verdict = "unknown" // the available memory could not be read
+)
+
+// Memory itemises the bytes an estimate is built from.
+type Memory struct {
+	// Weights touched by a generation: all of the transformer and VAE, the text encoder's
+	// layers that run (not its whole file).
+	TransformerWeights, VAEWeights, EncoderWeights int64
+	// TransformerScratch is the transformer's activation buffer (kept between steps and
+	// generations) plus kernel tiles; EncoderScratch the text encoder's activations;
+	// DecodeScratch the VAE decoder's buffers (three of the largest activation: at 1024²
+	// px 3 × 1 GiB); RefScratch the VAE encoder's for the largest reference.
+	TransformerScratch, EncoderScratch, DecodeScratch, RefScratch int64
+	// Reserve is the fixed allowance for everything else.
+	Reserve int64
+}
+
+// Phases holds one number per phase of a generation.
+type Phases struct {
+	Encode, References, Denoise, Decode float64
+}
+
+// Total is the sum over the phases.
+func (p Phases) Total() float64 { return p.Encode + p.References + p.Denoise + p.Decode }
+
+// Report is the answer of Estimate for one model, request and machine.
+type Report struct {
+	Verdict Verdict
+	// Message explains the verdict in plain words, with the numbers that matter.
+	Message string
+
+	// PeakBytes is the memory to keep everything resident: the weights a generation touches
+	// (transformer, VAE, and the text encoder's running layers unless the prompt is cached)
+	// plus ActivationBytes. At or below AvailableBytes (and with the text encoder kept),
+	// nothing is re-read from disk after the first generation.
+	PeakBytes int64
+	// WorkingSetBytes is the largest single phase: its weights plus the activations alive
+	// then. At or below AvailableBytes each phase runs from memory, weights being paged in
+	// from disk between phases.
+	WorkingSetBytes int64
+	// ActivationBytes is the most allocated (non-file) memory at once, Reserve included.
+	// Above AvailableBytes the system swaps or kills the process.
+	ActivationBytes int64
+	// EncoderReleased is true when the engine will unmap the text encoder after encoding
+	// (memory short and KeepEncoder false): new prompts re-read it from disk.
+	EncoderReleased bool
+	// ReadBytes estimates what one generation with a new prompt re-reads from disk in the
+	// steady state (weights evicted for lack of memory); 0 when everything stays resident.
+	// The first generation after start reads all weights once regardless.
+	ReadBytes      int64
+	AvailableBytes int64
+	TotalBytes     int64
+	Memory         Memory
+
+	// Tokens is the transformer's sequence length: 512 text + image + reference tokens.
+	Tokens, ImageTokens, RefTokens int
+	// Steps and Passes (2 with guidance) are the transformer calls: Steps × Passes.
+	Steps, Passes int
+
+	// FLOPs and Seconds per phase; Seconds is the total time (0 without calibration).
+	FLOPs        Phases
+	PhaseSeconds Phases
+	Seconds      float64
+}
+
+// Estimate predicts memory and time of a generation of m at the requested size on mc.
+func Estimate(m Model, req Request, mc Machine) (Report, error) {
+	p, err := plan(m, req)
+	if err != nil {
+		return Report{}, err
+	}
+	w, h, refs := p.WidthPx, p.HeightPx, p.Refs
+	e := Report{AvailableBytes: int64(mc.AvailableBytes), TotalBytes: int64(mc.TotalBytes)}
+	e.Steps = p.Steps
+	e.Passes = 1
+	if p.CFG {
+		e.Passes = 2
+	}
+	e.ImageTokens = p.ImageTokens()
+	e.RefTokens = p.RefTokens()
+	e.Tokens = TextTokens + e.ImageTokens + e.RefTokens
+
+	// Memory.
+	tc, qc, vc := m.Transformer, m.Encoder, m.VAE
+	mem := Memory{
+		TransformerWeights: m.transformerBytes(),
+		VAEWeights:         m.vaeBytes(),
+		EncoderWeights:     m.encoderTouchedBytes(),
+		TransformerScratch: transformerScratchBytes(tc, e.Tokens) + transformerKernelBytes(tc, e.Tokens),
+		EncoderScratch:     encoderBytes(qc, TextTokens),
+		Reserve:            Reserve,
+	}
+	nImg := e.ImageTokens + e.RefTokens
+	latents := int64(nImg) * int64(tc.InChannels) * f32 * int64(4+e.Passes) // packed tokens, noise, outputs
+	mem.TransformerScratch += latents
+	dec := vaeDecode(vc, h/vc.ScaleFactor(), w/vc.ScaleFactor())
+	mem.DecodeScratch = dec.bytes(3 * int64(w) * int64(h) * 2) // decoded image and its copy
+	for _, r := range refs {
+		enc := vaeEncode(vc, r.Y, r.X)
+		mem.RefScratch = max(mem.RefScratch, enc.bytes(3*int64(r.X)*int64(r.Y)*2))
+	}
+	e.Memory = mem
+
+	// The transformer's scratch survives between calls, so it overlaps every other phase.
+	encPhase := mem.TransformerScratch
+	if !req.PromptCached {
+		encPhase += mem.EncoderScratch
+	}
+	activation := max(encPhase, mem.TransformerScratch+mem.RefScratch, mem.TransformerScratch+mem.DecodeScratch)
+	e.ActivationBytes = activation + mem.Reserve
+	working := max(mem.TransformerWeights, mem.VAEWeights)
+	if !req.PromptCached {
+		working = max(working, mem.EncoderWeights)
+	}
+	e.WorkingSetBytes = working + e.ActivationBytes
+
+	fileBytes := m.transformerBytes() + m.vaeBytes() + m.encoderFileBytes()
+	e.EncoderReleased = !req.KeepEncoder && mc.AvailableBytes > 0 && mc.AvailableBytes < uint64(fileBytes)+2<<30
+	e.PeakBytes = mem.TransformerWeights + mem.VAEWeights + e.ActivationBytes
+	if !req.PromptCached {
+		e.PeakBytes += mem.EncoderWeights
+	}
+
+	// Time.
+	e.FLOPs, e.PhaseSeconds = phases(m, req, refs, w, h, e, mc.Rates)
+	e.Seconds = e.PhaseSeconds.Total()
+
+	e.Verdict, e.Message = verdict(m, req, &e, w, h)
+	return e, nil
+}
+
+// phases returns FLOPs and seconds per phase.
+func phases(m Model, req Request, refs []image.Point, w, h int, e Report, rates Calibration) (flops, secs Phases) {
+	var encode, ref, denoise, decode Work
+	if !req.PromptCached {
+		encode = encoderWork(m.Encoder, TextTokens)
+	}
+	for _, r := range refs {
+		ref = ref.add(vaeWork(m.VAE.EncodeFLOPs(r.Y, r.X)))
+	}
+	step := transformerWork(m.Transformer, TextTokens, e.ImageTokens+e.RefTokens)
+	denoise = step.scale(float64(e.Steps * e.Passes))
+	decode = vaeWork(m.VAE.DecodeFLOPs(h/m.VAE.ScaleFactor(), w/m.VAE.ScaleFactor()))
+	flops = Phases{encode.Total(), ref.Total(), denoise.Total(), decode.Total()}
+	secs = Phases{encode.Seconds(rates), ref.Seconds(rates), denoise.Seconds(rates), decode.Seconds(rates)}
+	return flops, secs
+}
+
+// plan is the engine's Plan of req for m (engine.NewPlan: defaults, sizes, steps), with the
+// references sized as the pipeline will size them: RefSizes floored to multiples of
+// engine.SizeMultiple where given, else as imageio.TargetSize makes a reference of the
+// output's size.
+func plan(m Model, req Request) (engine.Plan, error) {
+	n := max(req.References, len(req.RefSizes))
+	if req.References < 0 || n > engine.MaxReferences {
+		return engine.Plan{}, fmt.Errorf("%d reference images: use 0..%d", n, engine.MaxReferences)
+	}
+	if err := m.validate(); err != nil {
+		return engine.Plan{}, err
+	}
+	var refs []image.Point
+	for i, r := range req.RefSizes {
+		if r.X < engine.EngineMinSidePx || r.Y < engine.EngineMinSidePx || r.X > engine.EngineMaxSidePx || r.Y > engine.EngineMaxSidePx {
+			return engine.Plan{}, fmt.Errorf("reference %d: size %d×%d px out of range %d..%d", i+1, r.X, r.Y, engine.EngineMinSidePx, engine.EngineMaxSidePx)
+		}
+		refs = append(refs, image.Pt(r.X/engine.SizeMultiple*engine.SizeMultiple, r.Y/engine.SizeMultiple*engine.SizeMultiple))
+	}
+	ereq := engine.Request{WidthPx: req.WidthPx, HeightPx: req.HeightPx, Steps: req.Steps, Guidance: req.Guidance, References: make([]string, n)}
+	p, err := engine.NewPlan(ereq, m.Distilled, refs)
+	if err != nil {
+		return engine.Plan{}, err
+	}
+	if len(refs) == 0 && n > 0 {
+		_, _, rw, rh := imageio.TargetSize(p.WidthPx, p.HeightPx)
+		for range n {
+			p.Refs = append(p.Refs, image.Pt(rw, rh))
+		}
+	}
+	return p, nil
+}
+
+// gb formats bytes as decimal gigabytes with one decimal.
+func gb(n int64) string { return fmt.Sprintf("%.1f GB", float64(n)/1e9) }
+
+// verdict classifies the estimate, sets ReadBytes and explains it.
+func verdict(m Model, req Request, e *Report, w, h int) (Verdict, string) {
+	avail := e.AvailableBytes
+	mem := e.Memory
+	enc := mem.EncoderWeights
+	if req.PromptCached {
+		enc = 0
+	}
+	size := fmt.Sprintf("%s at %d×%d px", variant(m), w, h)
+	needs := fmt.Sprintf("needs about %s with everything in memory (weights %s, buffers %s)", gb(e.PeakBytes), gb(e.PeakBytes-e.ActivationBytes), gb(e.ActivationBytes))
+	if avail <= 0 {
+		return Unknown, fmt.Sprintf("%s %s; the available memory is unknown.", size, needs)
+	}
+	hint := ""
+	if e.TotalBytes > avail && e.PeakBytes > avail && e.PeakBytes <= e.TotalBytes {
+		hint = fmt.Sprintf(" Closing other programs would help: the machine has %s in total.", gb(e.TotalBytes))
+	}
+	// What stays of the memory for the transformer's pages next to the buffers.
+	cached := avail - e.ActivationBytes
+	passes := int64(e.Steps * e.Passes)
+	switch {
+	case cached <= 0:
+		return DoesNotFit, fmt.Sprintf("Does not fit: %s needs %s of buffers alone; %s is available. Choose a smaller size.%s",
+			size, gb(e.ActivationBytes), gb(avail), hint)
+	case cached < mem.TransformerWeights/2:
+		return DoesNotFit, fmt.Sprintf("Does not fit: %s %s; %s available leaves %s for the transformer's %s of weights: every step would re-read most of them from disk. Choose a smaller model or size.%s",
+			size, needs, gb(avail), gb(cached), gb(mem.TransformerWeights), hint)
+	case e.PeakBytes <= avail && (!e.EncoderReleased || enc == 0):
+		return Fits, fmt.Sprintf("Fits: %s %s; %s available.", size, needs, gb(avail))
+	case mem.TransformerWeights+mem.VAEWeights+e.ActivationBytes <= avail:
+		e.ReadBytes = enc
+		return Tight, fmt.Sprintf("Tight: %s %s; %s available. The text encoder (%s) is released after encoding and re-read from disk for each new prompt: slower.%s",
+			size, needs, gb(avail), gb(mem.EncoderWeights), hint)
+	case e.WorkingSetBytes <= avail:
+		e.ReadBytes = enc + mem.TransformerWeights + mem.VAEWeights
+		return Tight, fmt.Sprintf("Tight: %s %s; %s available. Each phase fits on its own: weights are paged from disk between phases (about %s read per image): slower.%s",
+			size, needs, gb(avail), gb(e.ReadBytes), hint)
+	default:
+		e.ReadBytes = enc + mem.VAEWeights + passes*max(mem.TransformerWeights-cached, 0)
+		return Tight, fmt.Sprintf("Tight: %s %s; %s available, less than the transformer's %s plus buffers: its weights are re-read from disk at every step (about %s read per image): much slower.%s",
+			size, needs, gb(avail), gb(mem.TransformerWeights), gb(e.ReadBytes), hint)
+	}
+}
+
+func variant(m Model) string {
+	kind := "base"
+	if m.Distilled {
+		kind = "distilled"
+	}
+	return strings.TrimSpace(m.Name + " " + kind)
+}

@@ -1,8 +1,9 @@
 // Package webgpu is a gpu.Backend on WebGPU (wgpu-native through
 // github.com/cogentcore/webgpu): Vulkan on Linux, Metal on macOS, Direct3D 12 on Windows.
 //
-// Every op is a WGSL compute kernel (one file per op family: linear.wgsl, attention.wgsl,
-// norm.wgsl, elementwise.wgsl, layout.wgsl, rope.wgsl, conv.wgsl). Numerics are exact in the
+// Every op is a WGSL compute kernel; the sources are the package's *.wgsl files (linear.wgsl,
+// conv.wgsl, attention*.wgsl, norm.wgsl, elementwise.wgsl with RoPE, layout.wgsl, ...),
+// composed with the shared code of common.wgsl. Numerics are exact in the
 // sense of the CPU backend: activations and all arithmetic are float32, accumulation is
 // float32, and bf16 weights stay bf16 in device memory (two per 32-bit word, widened in the
 // shader by a shift).
@@ -53,9 +54,51 @@
 // before they are created.
 package webgpu
 
-// Options selects the adapter a Backend runs on.
+import "kleinbild/gpu"
+
+// # Variants and tuning
+//
+// The tunable kernel families (Families) each come in a few variants (variant.go). A backend
+// runs each family's reference variant unless a variant is forced (Options.Variants,
+// $KLEINBILD_WEBGPU_VARIANTS) or tuned: Tune (tune.go) times every variant on the model's
+// shapes, checks the fastest against the reference on random data and caches the choice per
+// adapter, driver and SourceHash; Options.Tuned applies a cached choice when the device
+// opens. Timing is wall time around Sync (cogentcore/webgpu v0.23 wraps neither compute-pass
+// timestamp writes nor the native in-encoder timestamps). Tune also measures the device's
+// matrix-product rate, which sets MaxDispatchFLOPs.
+//
+// # Limits and device memory
+//
+// New asks for the adapter's largest limits; Options.DefaultLimits asks for WebGPU's default
+// limits instead (16 KiB of workgroup memory, 128 MiB bindings, 256 MiB buffers, 256
+// invocations per workgroup), as a portable device would give, so that tests exercise the
+// fallback paths. WebGPU does not report device memory; deviceMemory (limits.go) fills
+// gpu.DeviceInfo.MemoryBytes where the platform says it, and MemorySource says from where.
+
+// Options selects the adapter a Backend runs on and how the device is set up.
 type Options struct {
 	// Adapter is an index into Adapters(); -1 picks the best: discrete, then integrated,
 	// then other; a software adapter only when it is the only one.
 	Adapter int
+	// DefaultLimits opens the device with WebGPU's default limits (see above) instead of
+	// the adapter's largest.
+	DefaultLimits bool
+	// Variants forces kernel variants, family to variant name (see Families, Variants);
+	// $KLEINBILD_WEBGPU_VARIANTS overrides it per family. Tuning leaves forced families alone.
+	Variants map[string]string
+	// Tuned applies the variants of the tuning cache (see Tune) for this adapter when their
+	// SourceHash still matches; families without a valid entry run their reference variant.
+	Tuned bool
+	// CacheDir is the tuning cache folder ("": <user cache dir>/kleinbild/tune).
+	CacheDir string
+}
+
+// Adapter is one WebGPU adapter as AdapterDetails lists it.
+type Adapter struct {
+	Info gpu.DeviceInfo
+	// MemorySource says where Info.MemoryBytes comes from ("unknown" when 0).
+	MemorySource string
+	// Driver is the driver's description (the tuning cache is per adapter and driver).
+	Driver string
+	key    string // adapter and driver identity (tuning cache)
 }

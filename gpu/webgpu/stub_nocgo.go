@@ -21,3 +21,6 @@ func New(opts Options) (*Backend, error) { return nil, errNoCgo }
 
 // Compiled reports whether this build holds the WebGPU backend (it needs cgo).
 const Compiled = false
+
+// AdapterDetails lists no adapters without cgo.
+func AdapterDetails() ([]Adapter, error) { return nil, nil }

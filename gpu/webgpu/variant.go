@@ -3,8 +3,14 @@
 package webgpu
 
 import (
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
 	"fmt"
+	"io/fs"
 	"slices"
+	"sort"
+	"strings"
 
 	"github.com/cogentcore/webgpu/wgpu"
 )
@@ -89,4 +95,89 @@ func (b *Backend) SetVariant(family, name string) error {
 	}
 	b.variants[family] = name
 	return nil
+}
+
+// Forced reports whether family's variant was forced through Options.Variants or
+// $KLEINBILD_WEBGPU_VARIANTS (tuning then leaves it alone).
+func (b *Backend) Forced(family string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.forced[family]
+}
+
+// EnvVariants names the environment variable that forces kernel variants for every backend
+// New opens, "family=variant" pairs separated by commas (for example
+// "linear=t64x64-r4x4,attention=tiled-slices"); it overrides Options.Variants for the
+// families it names. Tests use it to run the conformance suite on a non-default variant.
+const EnvVariants = "KLEINBILD_WEBGPU_VARIANTS"
+
+// ParseVariants parses a list of "family=variant" pairs separated by commas (the format of
+// $KLEINBILD_WEBGPU_VARIANTS). Unknown families are errors; whether the variant exists is
+// checked when a backend applies it (SetVariant).
+func ParseVariants(s string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		fam, name, ok := strings.Cut(f, "=")
+		fam, name = strings.TrimSpace(fam), strings.TrimSpace(name)
+		if !ok || name == "" {
+			return nil, fmt.Errorf("webgpu: variant %q: want family=variant", f)
+		}
+		if !slices.Contains(Families(), fam) {
+			return nil, fmt.Errorf("webgpu: variant %q: unknown kernel family %q (have %s)", f, fam, strings.Join(Families(), ", "))
+		}
+		out[fam] = name
+	}
+	return out, nil
+}
+
+// applyForced sets the variants of forced (from Options.Variants and the environment) and
+// marks those families as forced.
+func (b *Backend) applyForced(forced map[string]string) error {
+	fams := make([]string, 0, len(forced))
+	for f := range forced {
+		fams = append(fams, f)
+	}
+	sort.Strings(fams)
+	for _, f := range fams {
+		if err := b.SetVariant(f, forced[f]); err != nil {
+			return err
+		}
+		if b.forced == nil {
+			b.forced = map[string]bool{}
+		}
+		b.forced[f] = true
+	}
+	return nil
+}
+
+// wgslSources holds every kernel source of the package, for SourceHash.
+//
+//go:embed *.wgsl
+var wgslSources embed.FS
+
+// tuneFormat is bumped when the Go side of the kernels changes the meaning of a variant
+// name without any WGSL change (it is part of SourceHash).
+const tuneFormat = "1"
+
+// SourceHash identifies the kernels of family as compiled: a hash of every WGSL source of the
+// package (shared code is composed into several families, so any change re-tunes all of
+// them), the family's variant names and tuneFormat. Tuning caches are keyed by it.
+func SourceHash(family string) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "kleinbild-tune %s %s\n", tuneFormat, family)
+	for _, v := range familyVariants(family) {
+		fmt.Fprintf(h, "variant %s\n", v.name)
+	}
+	names, _ := fs.Glob(wgslSources, "*.wgsl")
+	sort.Strings(names)
+	for _, n := range names {
+		src, _ := wgslSources.ReadFile(n)
+		fmt.Fprintf(h, "file %s %d\n", n, len(src))
+		h.Write(src)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
 }

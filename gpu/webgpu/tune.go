@@ -1,0 +1,308 @@
+//go:build cgo
+
+package webgpu
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+)
+
+// TuneOptions configure Tune.
+type TuneOptions struct {
+	// Workloads per family (nil: ModelWorkloads); a family without one is not tuned.
+	Workloads map[string]Workload
+	// Force tunes every family again, ignoring the cache.
+	Force bool
+	// CacheDir is the cache folder ("": the backend's Options.CacheDir, else
+	// DefaultTuneDir); NoSave leaves the cache file alone.
+	CacheDir string
+	NoSave   bool
+	// Budget bounds the whole tuning (0: a minute). Each candidate gets an equal share, at
+	// least one timed run; candidates left when the budget is spent are not timed.
+	Budget time.Duration
+	// Reps is the most timed runs per candidate (0: 5); slow devices get fewer, by budget.
+	Reps int
+	// Progress, if set, is called before each candidate is timed.
+	Progress func(TuneProgress)
+	// CPU, if set, measures the CPU backend on the linear workload (device versus CPU, see
+	// backends): it returns the rate in GFLOP/s and the backend's name.
+	CPU func(ctx context.Context, w Workload) (gflops float64, name string, err error)
+}
+
+// TuneProgress is one step of tuning.
+type TuneProgress struct {
+	Family, Variant string
+	Done, Total     int // candidates timed so far, and in all
+}
+
+// TuneTolerance is the largest rel-L2 difference between a tuned variant's output and the
+// reference variant's on the tuning data (both are float32 with float32 accumulation: they
+// differ by summation order only, about 1e-6 at the model's reduction lengths).
+const TuneTolerance = 1e-4
+
+// TuneResult is what Tune did.
+type TuneResult struct {
+	Adapter   string // adapter name
+	Families  []FamilyTuning
+	GPUGFLOPS float64 // the device's rate on the linear workload
+	CPUGFLOPS float64 // the CPU backend's on the same workload (0: not measured)
+	CPUName   string
+	Shape     string // the linear workload
+	FromCache bool   // nothing was timed: the cache held every answer
+	Elapsed   time.Duration
+}
+
+// FamilyTuning is one family's outcome.
+type FamilyTuning struct {
+	Family, Variant string
+	Forced          bool               // forced: not tuned
+	Cached          bool               // taken from the cache
+	Seconds         map[string]float64 // variants timed: best run
+	RelL2           float64            // chosen against reference (0 when it is the reference)
+	Note            string             // why the reference was kept, or a skipped candidate
+}
+
+// Tune chooses each family's fastest variant on this device and caches the choice (see
+// doc.go). Families whose cache entry matches their SourceHash are not timed unless
+// opts.Force; forced families (Options.Variants, $KLEINBILD_WEBGPU_VARIANTS) keep their
+// variant. The linear workload is always timed when the cache lacks the device's rate; it
+// sets MaxDispatchFLOPs. A winner that differs from the reference by more than TuneTolerance
+// is rejected (the reference is kept and the reason noted).
+func (b *Backend) Tune(ctx context.Context, opts TuneOptions) (*TuneResult, error) {
+	start := time.Now()
+	ws := opts.Workloads
+	if ws == nil {
+		ws = ModelWorkloads()
+	}
+	dir := opts.CacheDir
+	if dir == "" {
+		dir = b.cacheDir
+	}
+	key := cacheKey(b.detail.key, b.defLim)
+	cache := loadTuneCache(dir, key)
+	if cache == nil || opts.Force {
+		cache = &TuneCache{Version: tuneCacheVersion, Adapter: key, Name: b.info.Name, Families: map[string]CachedFamily{}}
+	}
+	res := &TuneResult{Adapter: b.info.Name, FromCache: true}
+	dirty := false
+	lin, hasLin := ws[FamilyLinear]
+	measureRate := hasLin && (cache.GPUGFLOPS == 0 || cache.Shape != lin.Name || (opts.CPU != nil && cache.CPUGFLOPS == 0))
+
+	// Plan: which families are timed, with which candidates.
+	type plan struct {
+		family string
+		cands  []string
+	}
+	var plans []plan
+	total := 0
+	for _, f := range Families() {
+		_, ok := ws[f]
+		names := b.Variants(f)
+		ft := FamilyTuning{Family: f, Variant: b.Variant(f)}
+		switch {
+		case !ok || len(names) == 0:
+			continue
+		case b.Forced(f):
+			ft.Forced = true
+			if f == FamilyLinear && measureRate {
+				plans = append(plans, plan{f, []string{ft.Variant}})
+				total++
+			}
+		case !opts.Force && cache.Families[f].Hash == SourceHash(f) && contains(names, cache.Families[f].Variant) &&
+			!(f == FamilyLinear && measureRate):
+			ft.Variant, ft.Cached = cache.Families[f].Variant, true
+			if err := b.SetVariant(f, ft.Variant); err != nil {
+				return nil, err
+			}
+		case len(names) == 1 && !(f == FamilyLinear && measureRate):
+			ft.Variant = names[0]
+			cache.Families[f] = CachedFamily{Hash: SourceHash(f), Variant: names[0]}
+			dirty = true
+		default:
+			plans = append(plans, plan{f, names})
+			total += len(names)
+		}
+		res.Families = append(res.Families, ft)
+	}
+	budget := opts.Budget
+	if budget <= 0 {
+		budget = time.Minute
+	}
+	reps := opts.Reps
+	if reps <= 0 {
+		reps = 5
+	}
+	share := budget / time.Duration(max(total, 1))
+	done := 0
+	for _, p := range plans {
+		ft := res.family(p.family)
+		forced := ft.Forced
+		secs, note, err := b.timeFamily(ctx, ws[p.family], p.family, p.cands, func(v string) {
+			if opts.Progress != nil {
+				opts.Progress(TuneProgress{Family: p.family, Variant: v, Done: done, Total: total})
+			}
+			done++
+		}, reps, share, start, budget)
+		if err != nil {
+			return nil, err
+		}
+		res.FromCache = false
+		ft.Seconds, ft.Note = secs, note
+		best := ft.Variant
+		if !forced {
+			best = fastest(secs, p.cands[0])
+			if best != p.cands[0] {
+				d, err := b.compareVariants(ws[p.family], p.family, p.cands[0], best)
+				if err != nil {
+					return nil, err
+				}
+				ft.RelL2 = d
+				if d > TuneTolerance {
+					ft.Note = fmt.Sprintf("%s rejected: rel-L2 %.2g against the reference %s", best, d, p.cands[0])
+					best, ft.RelL2 = p.cands[0], 0
+				}
+			}
+			if err := b.SetVariant(p.family, best); err != nil {
+				return nil, err
+			}
+			ft.Variant = best
+			cache.Families[p.family] = CachedFamily{Hash: SourceHash(p.family), Variant: best, Seconds: secs}
+		}
+		if p.family == FamilyLinear && secs[best] > 0 {
+			cache.GPUGFLOPS, cache.Shape = ws[p.family].FLOPs/secs[best]/1e9, ws[p.family].Name
+		}
+	}
+	if measureRate && opts.CPU != nil {
+		g, name, err := opts.CPU(ctx, lin)
+		if err != nil {
+			return nil, fmt.Errorf("webgpu: tuning: CPU comparison: %w", err)
+		}
+		cache.CPUGFLOPS, cache.CPUBackend = g, name
+	}
+	b.SetMeasuredGFLOPS(cache.GPUGFLOPS)
+	res.GPUGFLOPS, res.CPUGFLOPS, res.CPUName, res.Shape = cache.GPUGFLOPS, cache.CPUGFLOPS, cache.CPUBackend, cache.Shape
+	if (dirty || !res.FromCache) && !opts.NoSave {
+		cache.Tuned = time.Now().UTC().Truncate(time.Second)
+		if err := saveTuneCache(dir, cache); err != nil {
+			return res, err
+		}
+	}
+	res.Elapsed = time.Since(start)
+	return res, nil
+}
+
+func (r *TuneResult) family(f string) *FamilyTuning {
+	for i := range r.Families {
+		if r.Families[i].Family == f {
+			return &r.Families[i]
+		}
+	}
+	r.Families = append(r.Families, FamilyTuning{Family: f})
+	return &r.Families[len(r.Families)-1]
+}
+
+// timeFamily times each candidate of family on w (restoring the family's variant after),
+// within share each and the overall budget since start. Candidates past the budget are
+// skipped with a note.
+func (b *Backend) timeFamily(ctx context.Context, w Workload, family string, cands []string, progress func(string),
+	reps int, share time.Duration, start time.Time, budget time.Duration) (map[string]float64, string, error) {
+	prev := b.Variant(family)
+	defer b.setVariantQuiet(family, prev)
+	p, err := w.Prepare(b)
+	if err != nil {
+		return nil, "", fmt.Errorf("webgpu: tuning %s: %w", family, err)
+	}
+	defer p.Free()
+	secs := map[string]float64{}
+	var skipped []string
+	for i, v := range cands {
+		if i > 0 && time.Since(start) > budget {
+			skipped = append(skipped, v)
+			continue
+		}
+		progress(v)
+		b.setVariantQuiet(family, v)
+		d, err := p.Time(ctx, reps, share)
+		if err != nil {
+			return nil, "", fmt.Errorf("webgpu: tuning %s variant %s: %w", family, v, err)
+		}
+		secs[v] = d.Seconds()
+	}
+	note := ""
+	if len(skipped) > 0 {
+		note = fmt.Sprintf("time budget spent: %v not timed", skipped)
+	}
+	return secs, note, nil
+}
+
+// setVariantQuiet sets a variant known to fit (forced flags untouched).
+func (b *Backend) setVariantQuiet(family, v string) {
+	if v != "" {
+		_ = b.SetVariant(family, v)
+	}
+}
+
+// compareVariants runs w with variants ref and cand and returns the rel-L2 difference of the
+// outputs (the family's variant is restored after).
+func (b *Backend) compareVariants(w Workload, family, ref, cand string) (float64, error) {
+	prev := b.Variant(family)
+	defer b.setVariantQuiet(family, prev)
+	p, err := w.Prepare(b)
+	if err != nil {
+		return 0, fmt.Errorf("webgpu: checking %s: %w", family, err)
+	}
+	defer p.Free()
+	b.setVariantQuiet(family, ref)
+	want, err := p.Output()
+	if err != nil {
+		return 0, fmt.Errorf("webgpu: checking %s variant %s: %w", family, ref, err)
+	}
+	b.setVariantQuiet(family, cand)
+	got, err := p.Output()
+	if err != nil {
+		return 0, fmt.Errorf("webgpu: checking %s variant %s: %w", family, cand, err)
+	}
+	return relL2(got, want), nil
+}
+
+// fastest is the variant with the least time (ties and an empty map: ref).
+func fastest(secs map[string]float64, ref string) string {
+	names := make([]string, 0, len(secs))
+	for n := range secs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	best, bt := ref, secs[ref]
+	for _, n := range names {
+		if t := secs[n]; t > 0 && (bt <= 0 || t < bt) {
+			best, bt = n, t
+		}
+	}
+	return best
+}
+
+func contains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// applyCache sets the cached variants of this adapter (families whose SourceHash matches
+// and that are not forced) and the measured rate.
+func (b *Backend) applyCache(dir string) {
+	c := loadTuneCache(dir, cacheKey(b.detail.key, b.defLim))
+	if c == nil {
+		return
+	}
+	for f, e := range c.Families {
+		if e.Hash == SourceHash(f) && !b.Forced(f) && contains(b.Variants(f), e.Variant) {
+			b.setVariantQuiet(f, e.Variant)
+		}
+	}
+	b.SetMeasuredGFLOPS(c.GPUGFLOPS)
+}

@@ -50,4 +50,3 @@ func ParseVariants(s string) (map[string]string, error) {
 	}
 	return out, nil
 }
-

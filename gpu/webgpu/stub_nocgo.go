@@ -3,6 +3,7 @@
 package webgpu
 
 import (
+	"context"
 	"errors"
 
 	"kleinbild/gpu"
@@ -24,3 +25,6 @@ const Compiled = false
 
 // AdapterDetails lists no adapters without cgo.
 func AdapterDetails() ([]Adapter, error) { return nil, nil }
+
+// Tune fails without cgo.
+func (b *Backend) Tune(context.Context, TuneOptions) (*TuneResult, error) { return nil, errNoCgo }

@@ -9,61 +9,6 @@ import (
 	"time"
 )
 
-// TuneOptions configure Tune.
-type TuneOptions struct {
-	// Workloads per family (nil: ModelWorkloads); a family without one is not tuned.
-	Workloads map[string]Workload
-	// Force tunes every family again, ignoring the cache.
-	Force bool
-	// CacheDir is the cache folder ("": the backend's Options.CacheDir, else
-	// DefaultTuneDir); NoSave leaves the cache file alone.
-	CacheDir string
-	NoSave   bool
-	// Budget bounds the whole tuning (0: a minute). Each candidate gets an equal share, at
-	// least one timed run; candidates left when the budget is spent are not timed.
-	Budget time.Duration
-	// Reps is the most timed runs per candidate (0: 5); slow devices get fewer, by budget.
-	Reps int
-	// Progress, if set, is called before each candidate is timed.
-	Progress func(TuneProgress)
-	// CPU, if set, measures the CPU backend on the linear workload (device versus CPU, see
-	// backends): it returns the rate in GFLOP/s and the backend's name.
-	CPU func(ctx context.Context, w Workload) (gflops float64, name string, err error)
-}
-
-// TuneProgress is one step of tuning.
-type TuneProgress struct {
-	Family, Variant string
-	Done, Total     int // candidates timed so far, and in all
-}
-
-// TuneTolerance is the largest rel-L2 difference between a tuned variant's output and the
-// reference variant's on the tuning data (both are float32 with float32 accumulation: they
-// differ by summation order only, about 1e-6 at the model's reduction lengths).
-const TuneTolerance = 1e-4
-
-// TuneResult is what Tune did.
-type TuneResult struct {
-	Adapter   string // adapter name
-	Families  []FamilyTuning
-	GPUGFLOPS float64 // the device's rate on the linear workload
-	CPUGFLOPS float64 // the CPU backend's on the same workload (0: not measured)
-	CPUName   string
-	Shape     string // the linear workload
-	FromCache bool   // nothing was timed: the cache held every answer
-	Elapsed   time.Duration
-}
-
-// FamilyTuning is one family's outcome.
-type FamilyTuning struct {
-	Family, Variant string
-	Forced          bool               // forced: not tuned
-	Cached          bool               // taken from the cache
-	Seconds         map[string]float64 // variants timed: best run
-	RelL2           float64            // chosen against reference (0 when it is the reference)
-	Note            string             // why the reference was kept, or a skipped candidate
-}
-
 // Tune chooses each family's fastest variant on this device and caches the choice (see
 // doc.go). Families whose cache entry matches their SourceHash are not timed unless
 // opts.Force; forced families (Options.Variants, $KLEINBILD_WEBGPU_VARIANTS) keep their
@@ -191,16 +136,6 @@ func (b *Backend) Tune(ctx context.Context, opts TuneOptions) (*TuneResult, erro
 	}
 	res.Elapsed = time.Since(start)
 	return res, nil
-}
-
-func (r *TuneResult) family(f string) *FamilyTuning {
-	for i := range r.Families {
-		if r.Families[i].Family == f {
-			return &r.Families[i]
-		}
-	}
-	r.Families = append(r.Families, FamilyTuning{Family: f})
-	return &r.Families[len(r.Families)-1]
 }
 
 // timeFamily times each candidate of family on w (restoring the family's variant after),

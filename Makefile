@@ -60,7 +60,7 @@ test-webgpu:
 # workgroup memory, 128 MiB bindings, 256 invocations), so that the paths for portable GPUs
 # run; then once per non-reference kernel variant, forced (about 1 min on llvmpipe each).
 test-webgpu-limits:
-	KLEINBILD_REQUIRE_WEBGPU=1 $(GO) test -count=1 -timeout 30m -run '^(TestConformanceDefaultLimits|TestForcedVariants)$$' ./gpu/webgpu
+	KLEINBILD_REQUIRE_WEBGPU=1 KLEINBILD_WEBGPU_SUITES=1 $(GO) test -count=1 -timeout 30m -run '^(TestConformanceDefaultLimits|TestForcedVariants)$$' ./gpu/webgpu
 
 # The packages that need no cgo must build for the platforms CI cannot run: vet them for macOS
 # and Windows so platform files (memory probes, file mapping, data folders) cannot break

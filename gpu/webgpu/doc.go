@@ -33,29 +33,6 @@
 // workgroup memory, online softmax); larger ones (the VAE's 512) run attention.wgsl, which
 // reads K and V from the buffers directly. Neither holds a score matrix.
 //
-// # Measured (llvmpipe, LLVM 15, 2 cores: correctness only)
-//
-// Full conformance suite at TolScale 1: passes in about 35–60 s. Linear 256×3072→3072:
-// 0.34 GFLOP/s (f32 and bf16 alike; the CPU backend does 180); attention seq 256, 8 heads,
-// head dim 128, untiled kernel: 0.056 GFLOP/s (the tiled kernel is about 3× slower there:
-// llvmpipe runs workgroup barriers slowly). Golden FLUX.2 transformer tests pass on it.
-// No GPU was available to measure real rates.
-//
-// llvmpipe quirks handled here: it ends any loop after 65535 iterations in total per
-// invocation (attention unrolls its inner loops; see attention.wgsl), and wgpu's blocking
-// device poll returns after 5 s whether or not the work is done (waits poll without
-// blocking until a completion callback fires).
-//
-// # Errors
-//
-// Validation errors of the device calls, out-of-memory on buffer creation (caught through an
-// error scope) and a lost device become the sticky error returned by the next Read, Flush or
-// Sync; a lost device keeps returning it. Buffers are checked against the adapter's limits
-// before they are created.
-package webgpu
-
-import "kleinbild/gpu"
-
 // # Variants and tuning
 //
 // The tunable kernel families (Families) each come in a few variants (variant.go). A backend
@@ -72,8 +49,44 @@ import "kleinbild/gpu"
 // New asks for the adapter's largest limits; Options.DefaultLimits asks for WebGPU's default
 // limits instead (16 KiB of workgroup memory, 128 MiB bindings, 256 MiB buffers, 256
 // invocations per workgroup), as a portable device would give, so that tests exercise the
-// fallback paths. WebGPU does not report device memory; deviceMemory (limits.go) fills
+// fallback paths. WebGPU does not report device memory; deviceMemory (limits_mem.go) fills
 // gpu.DeviceInfo.MemoryBytes where the platform says it, and MemorySource says from where.
+//
+// # Dispatch length
+//
+// MaxDispatchFLOPs (limits.go) is the work one dispatch may hold to run about
+// DispatchSeconds (0.1 s) on this device, from the measured rate (a conservative 100 GFLOP/s
+// before tuning); kernels that can split their work keep each dispatch under it, so that no
+// dispatch trips the Windows (2 s) or macOS watchdog. Verified on lavapipe only (no watchdog
+// there).
+//
+// # Measured (llvmpipe, LLVM 15, 2 cores: correctness only)
+//
+// Full conformance suite at TolScale 1: passes in about 35–60 s. Linear 256×3072→3072:
+// 0.34 GFLOP/s (f32 and bf16 alike; the CPU backend does 180); attention seq 256, 8 heads,
+// head dim 128, untiled kernel: 0.056 GFLOP/s (the tiled kernel is about 3× slower there:
+// llvmpipe runs workgroup barriers slowly). Golden FLUX.2 transformer tests pass on it.
+// `kleinbild bench --kernels --quick` (AMD EPYC, 2 cores shared, load average about 18):
+// f32 FMA rate 34–38 GFLOP/s, copy bandwidth 13.5–15 GB/s, linear 0.4–2.8 GFLOP/s and
+// attention 0.04–0.24 GFLOP/s at the scaled-down shapes (1–8 % and under 1 % of the FMA
+// rate). No GPU was available to measure real rates.
+//
+// llvmpipe quirks handled here: it ends any loop after 65535 iterations in total per
+// invocation (attention unrolls its inner loops; see attention.wgsl), and wgpu's blocking
+// device poll returns after 5 s whether or not the work is done (waits poll without
+// blocking until a completion callback fires).
+//
+// # Errors
+//
+// Validation errors of the device calls, out-of-memory on buffer creation (caught through an
+// error scope) and a lost device become the sticky error returned by the next Read, Flush or
+// Sync; a lost device keeps returning it. Buffers are checked against the adapter's limits
+// before they are created. Error scopes are open around all work on every platform,
+// Windows included (scope.go), so an out-of-memory error ends as an error naming the
+// allocation, never as an abort of the process.
+package webgpu
+
+import "kleinbild/gpu"
 
 // Options selects the adapter a Backend runs on and how the device is set up.
 type Options struct {

@@ -95,7 +95,11 @@ func writeTune(w io.Writer, res *webgpu.TuneResult) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "Device: %s GFLOP/s on %s\n", rateField(res.GPUGFLOPS), res.Shape)
+	scaled := ""
+	if res.Scale > 1 {
+		scaled = fmt.Sprintf(" (the model's shapes divided by %d: a slow device)", res.Scale)
+	}
+	fmt.Fprintf(w, "Device: %s GFLOP/s on %s%s\n", rateField(res.GPUGFLOPS), res.Shape, scaled)
 	if res.CPUGFLOPS > 0 {
 		def := "the CPU (it is faster)"
 		if res.GPUGFLOPS > res.CPUGFLOPS {

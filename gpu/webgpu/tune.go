@@ -17,9 +17,16 @@ import (
 // is rejected (the reference is kept and the reason noted).
 func (b *Backend) Tune(ctx context.Context, opts TuneOptions) (*TuneResult, error) {
 	start := time.Now()
-	ws := opts.Workloads
+	budget := opts.Budget
+	if budget <= 0 {
+		budget = time.Minute
+	}
+	ws, scale := opts.Workloads, 1
 	if ws == nil {
-		ws = ModelWorkloads()
+		var err error
+		if ws, scale, err = b.fitWorkloads(ctx, budget); err != nil {
+			return nil, err
+		}
 	}
 	dir := opts.CacheDir
 	if dir == "" {
@@ -30,7 +37,7 @@ func (b *Backend) Tune(ctx context.Context, opts TuneOptions) (*TuneResult, erro
 	if cache == nil || opts.Force {
 		cache = &TuneCache{Version: tuneCacheVersion, Adapter: key, Name: b.info.Name, Families: map[string]CachedFamily{}}
 	}
-	res := &TuneResult{Adapter: b.info.Name, FromCache: true}
+	res := &TuneResult{Adapter: b.info.Name, FromCache: true, Scale: scale}
 	dirty := false
 	lin, hasLin := ws[FamilyLinear]
 	measureRate := hasLin && (cache.GPUGFLOPS == 0 || cache.Shape != lin.Name || (opts.CPU != nil && cache.CPUGFLOPS == 0))
@@ -70,10 +77,6 @@ func (b *Backend) Tune(ctx context.Context, opts TuneOptions) (*TuneResult, erro
 			total += len(names)
 		}
 		res.Families = append(res.Families, ft)
-	}
-	budget := opts.Budget
-	if budget <= 0 {
-		budget = time.Minute
 	}
 	reps := opts.Reps
 	if reps <= 0 {
@@ -240,4 +243,38 @@ func (b *Backend) applyCache(dir string) {
 		}
 	}
 	b.SetMeasuredGFLOPS(c.GPUGFLOPS)
+}
+
+// tuneSafety is how much slower per FLOP than the probe's small Linear the tuning workloads
+// are assumed to run (attention reaches a few times less than Linear on every device seen).
+const tuneSafety = 4
+
+// fitWorkloads picks the largest ScaledModelWorkloads that tuning can time within budget on
+// this device: it times a small Linear (cheap everywhere) and assumes the model's workloads
+// run tuneSafety times slower per FLOP, each variant twice (warm-up and one timed run). On a
+// fast GPU the probe underestimates the rate (launch overhead dominates), which only errs
+// toward the full shapes fitting anyway; on a software adapter it shrinks the shapes.
+func (b *Backend) fitWorkloads(ctx context.Context, budget time.Duration) (map[string]Workload, int, error) {
+	probe := LinearWorkload(96, 192, 576, true)
+	p, err := probe.Prepare(b)
+	if err != nil {
+		return nil, 0, fmt.Errorf("webgpu: tuning probe: %w", err)
+	}
+	d, err := p.Time(ctx, 2, time.Second)
+	p.Free()
+	if err != nil {
+		return nil, 0, fmt.Errorf("webgpu: tuning probe: %w", err)
+	}
+	rate := probe.FLOPs / max(d.Seconds(), 1e-9) / tuneSafety
+	for _, scale := range []int{1, 2, 4, 8, 16} {
+		ws := ScaledModelWorkloads(scale)
+		var cost float64
+		for f, w := range ws {
+			cost += 2 * float64(len(b.Variants(f))) * w.FLOPs / rate
+		}
+		if cost <= budget.Seconds() {
+			return ws, scale, nil
+		}
+	}
+	return ScaledModelWorkloads(32), 32, nil
 }

@@ -7,7 +7,8 @@ import (
 
 // TuneOptions configure Tune.
 type TuneOptions struct {
-	// Workloads per family (nil: ModelWorkloads); a family without one is not tuned.
+	// Workloads per family (nil: ScaledModelWorkloads at the largest scale the budget allows
+	// on this device, 1 on a fast one); a family without one is not tuned.
 	Workloads map[string]Workload
 	// Force tunes every family again, ignoring the cache.
 	Force bool
@@ -47,7 +48,10 @@ type TuneResult struct {
 	CPUName   string
 	Shape     string // the linear workload
 	FromCache bool   // nothing was timed: the cache held every answer
-	Elapsed   time.Duration
+	// Scale is the divisor of the model's shapes tuning used (ScaledModelWorkloads): 1 on
+	// devices fast enough to time the real shapes within the budget, more on slow ones.
+	Scale   int
+	Elapsed time.Duration
 }
 
 // FamilyTuning is one family's outcome.

@@ -204,16 +204,22 @@ func toBF16(v []float32) []uint16 {
 }
 
 // ModelWorkloads are the shapes tuning times each family on: klein-4B at 512² (1024 image and
-// 512 text tokens, hidden 3072, 24 heads of 128), and the VAE decoder at 512² (a 3×3 conv of
-// 256 channels at 256×256 … scaled to 128×128 to bound the time; its 4096-token one-head
-// attention of dim 512).
-func ModelWorkloads() map[string]Workload {
+// 512 text tokens, hidden 3072, 24 heads of 128, MLP 9216), and the VAE decoder at 512² (a
+// 3×3 conv of 256 channels, at 128×128 to bound the time; its 4096-token one-head attention
+// of dim 512). It is ScaledModelWorkloads(1).
+func ModelWorkloads() map[string]Workload { return ScaledModelWorkloads(1) }
+
+// ScaledModelWorkloads divides ModelWorkloads' token counts, widths and image sides by d (head
+// dims stay): tuning on a slow device uses d > 1 to stay within its time budget.
+func ScaledModelWorkloads(d int) map[string]Workload {
+	d = max(d, 1)
+	sc := func(n int) int { return max(n/d, 1) }
 	return map[string]Workload{
-		FamilyLinear: LinearWorkload(1536, 3072, 9216, true),
-		FamilyConv: ConvWorkload(gpu.ConvParams{InC: 256, InH: 128, InW: 128, KH: 3, KW: 3,
-			PadTop: 1, PadLeft: 1, PadBottom: 1, PadRight: 1}, 256),
-		FamilyAttention:    AttentionWorkload(gpu.AttnParams{SeqQ: 1536, SeqK: 1536, Heads: 24, KVHeads: 24, HeadDim: 128}),
-		FamilyAttention512: AttentionWorkload(gpu.AttnParams{SeqQ: 4096, SeqK: 4096, Heads: 1, KVHeads: 1, HeadDim: 512}),
+		FamilyLinear: LinearWorkload(sc(1536), sc(3072), sc(9216), true),
+		FamilyConv: ConvWorkload(gpu.ConvParams{InC: sc(256), InH: sc(128), InW: sc(128), KH: 3, KW: 3,
+			PadTop: 1, PadLeft: 1, PadBottom: 1, PadRight: 1}, sc(256)),
+		FamilyAttention:    AttentionWorkload(gpu.AttnParams{SeqQ: sc(1536), SeqK: sc(1536), Heads: sc(24), KVHeads: sc(24), HeadDim: 128}),
+		FamilyAttention512: AttentionWorkload(gpu.AttnParams{SeqQ: sc(4096), SeqK: sc(4096), Heads: 1, KVHeads: 1, HeadDim: 512}),
 	}
 }
 

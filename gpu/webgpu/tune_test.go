@@ -201,3 +201,16 @@ func TestCacheFileAtomic(t *testing.T) {
 		t.Error("a cache file of another version was accepted")
 	}
 }
+
+// TestFitWorkloads: tuning uses the model's real shapes when the budget allows and shrinks
+// them (up to 32×) when it does not.
+func TestFitWorkloads(t *testing.T) {
+	b := openWith(t, Options{Adapter: -1})
+	ws, scale, err := b.fitWorkloads(context.Background(), 1000*time.Hour)
+	if err != nil || scale != 1 || ws[FamilyLinear].Name != ModelWorkloads()[FamilyLinear].Name {
+		t.Errorf("unbounded budget: scale %d, %v", scale, err)
+	}
+	if _, scale, err := b.fitWorkloads(context.Background(), time.Nanosecond); err != nil || scale != 32 {
+		t.Errorf("no budget: scale %d, want 32 (%v)", scale, err)
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"kleinbild/engine"
 	"kleinbild/engine/bench"
 	"kleinbild/engine/randmodel"
+	"kleinbild/gpu"
 	"kleinbild/weights"
 )
 
@@ -60,6 +61,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if *steps < 1 || *steps > engine.MaxSteps {
 		return usageErr("--steps %d out of range 1..%d", *steps, engine.MaxSteps)
 	}
+
 	b, err := openBackend(*backend)
 	if err != nil {
 		return err
@@ -71,20 +73,12 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	logf("Device: %s", deviceLine(*backend, b))
-	if *quick && !*kernels {
-		return usageErr("--quick needs --kernels")
-	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	var kern *bench.KernelReport
-	if *kernels {
-		if kern, err = bench.RunKernels(ctx, bench.KernelOptions{Backend: b, Quick: *quick, Log: logf}); err != nil {
-			return err
-		}
-		if err := kern.WriteTable(infoWriter(*jsonPath, stdout, stderr)); err != nil {
-			return err
-		}
+	kern, err := benchKernels(ctx, *kernels, *quick, b, infoWriter(*jsonPath, stdout, stderr), logf)
+	if err != nil {
+		return err
 	}
 	var created *bench.Creation
 	if *dir == "" {
@@ -153,4 +147,20 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		logf("Wrote %s", *jsonPath)
 	}
 	return runErr
+}
+
+// benchKernels runs `bench --kernels` (when on) and prints its table to w; --quick without
+// --kernels is a usage error.
+func benchKernels(ctx context.Context, on, quick bool, b gpu.Backend, w io.Writer, logf func(string, ...any)) (*bench.KernelReport, error) {
+	if !on {
+		if quick {
+			return nil, usageErr("--quick needs --kernels")
+		}
+		return nil, nil
+	}
+	kern, err := bench.RunKernels(ctx, bench.KernelOptions{Backend: b, Quick: quick, Log: logf})
+	if err != nil {
+		return nil, err
+	}
+	return kern, kern.WriteTable(w)
 }

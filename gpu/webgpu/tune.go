@@ -38,45 +38,12 @@ func (b *Backend) Tune(ctx context.Context, opts TuneOptions) (*TuneResult, erro
 		cache = &TuneCache{Version: tuneCacheVersion, Adapter: key, Name: b.info.Name, Families: map[string]CachedFamily{}}
 	}
 	res := &TuneResult{Adapter: b.info.Name, FromCache: true, Scale: scale}
-	dirty := false
 	lin, hasLin := ws[FamilyLinear]
 	measureRate := hasLin && (cache.GPUGFLOPS == 0 || cache.Shape != lin.Name || (opts.CPU != nil && cache.CPUGFLOPS == 0))
 
-	// Plan: which families are timed, with which candidates.
-	type plan struct {
-		family string
-		cands  []string
-	}
-	var plans []plan
-	total := 0
-	for _, f := range Families() {
-		_, ok := ws[f]
-		names := b.Variants(f)
-		ft := FamilyTuning{Family: f, Variant: b.Variant(f)}
-		switch {
-		case !ok || len(names) == 0:
-			continue
-		case b.Forced(f):
-			ft.Forced = true
-			if f == FamilyLinear && measureRate {
-				plans = append(plans, plan{f, []string{ft.Variant}})
-				total++
-			}
-		case !opts.Force && cache.Families[f].Hash == SourceHash(f) && contains(names, cache.Families[f].Variant) &&
-			!(f == FamilyLinear && measureRate):
-			ft.Variant, ft.Cached = cache.Families[f].Variant, true
-			if err := b.SetVariant(f, ft.Variant); err != nil {
-				return nil, err
-			}
-		case len(names) == 1 && !(f == FamilyLinear && measureRate):
-			ft.Variant = names[0]
-			cache.Families[f] = CachedFamily{Hash: SourceHash(f), Variant: names[0]}
-			dirty = true
-		default:
-			plans = append(plans, plan{f, names})
-			total += len(names)
-		}
-		res.Families = append(res.Families, ft)
+	plans, total, dirty, err := b.planTuning(ws, cache, res, opts.Force, measureRate)
+	if err != nil {
+		return nil, err
 	}
 	reps := opts.Reps
 	if reps <= 0 {
@@ -100,22 +67,9 @@ func (b *Backend) Tune(ctx context.Context, opts TuneOptions) (*TuneResult, erro
 		ft.Seconds, ft.Note = secs, note
 		best := ft.Variant
 		if !forced {
-			best = fastest(secs, p.cands[0])
-			if best != p.cands[0] {
-				d, err := b.compareVariants(ws[p.family], p.family, p.cands[0], best)
-				if err != nil {
-					return nil, err
-				}
-				ft.RelL2 = d
-				if d > TuneTolerance {
-					ft.Note = fmt.Sprintf("%s rejected: rel-L2 %.2g against the reference %s", best, d, p.cands[0])
-					best, ft.RelL2 = p.cands[0], 0
-				}
-			}
-			if err := b.SetVariant(p.family, best); err != nil {
+			if best, err = b.pickVariant(ws[p.family], p.family, p.cands, secs, ft); err != nil {
 				return nil, err
 			}
-			ft.Variant = best
 			cache.Families[p.family] = CachedFamily{Hash: SourceHash(p.family), Variant: best, Seconds: secs}
 		}
 		if p.family == FamilyLinear && secs[best] > 0 {
@@ -139,6 +93,70 @@ func (b *Backend) Tune(ctx context.Context, opts TuneOptions) (*TuneResult, erro
 	}
 	res.Elapsed = time.Since(start)
 	return res, nil
+}
+
+// tunePlan is one family to time, with its candidates.
+type tunePlan struct {
+	family string
+	cands  []string
+}
+
+// planTuning decides per family of ws whether it is timed (returned, with the number of
+// candidates in all), taken from the cache, forced or has one variant only, and records
+// that in res; dirty reports a cache entry added without timing.
+func (b *Backend) planTuning(ws map[string]Workload, cache *TuneCache, res *TuneResult, force, measureRate bool) (plans []tunePlan, total int, dirty bool, err error) {
+	for _, f := range Families() {
+		_, ok := ws[f]
+		names := b.Variants(f)
+		ft := FamilyTuning{Family: f, Variant: b.Variant(f)}
+		rate := f == FamilyLinear && measureRate // timed anyway, for the device's rate
+		switch {
+		case !ok || len(names) == 0:
+			continue
+		case b.Forced(f):
+			ft.Forced = true
+			if rate {
+				plans = append(plans, tunePlan{f, []string{ft.Variant}})
+				total++
+			}
+		case !force && !rate && cache.Families[f].Hash == SourceHash(f) && contains(names, cache.Families[f].Variant):
+			ft.Variant, ft.Cached = cache.Families[f].Variant, true
+			if err := b.SetVariant(f, ft.Variant); err != nil {
+				return nil, 0, false, err
+			}
+		case len(names) == 1 && !rate:
+			ft.Variant = names[0]
+			cache.Families[f] = CachedFamily{Hash: SourceHash(f), Variant: names[0]}
+			dirty = true
+		default:
+			plans = append(plans, tunePlan{f, names})
+			total += len(names)
+		}
+		res.Families = append(res.Families, ft)
+	}
+	return plans, total, dirty, nil
+}
+
+// pickVariant chooses the fastest of cands by secs, checks it against the reference
+// cands[0] (rejecting it beyond TuneTolerance, noted in ft) and sets it.
+func (b *Backend) pickVariant(w Workload, family string, cands []string, secs map[string]float64, ft *FamilyTuning) (string, error) {
+	best := fastest(secs, cands[0])
+	if best != cands[0] {
+		d, err := b.compareVariants(w, family, cands[0], best)
+		if err != nil {
+			return "", err
+		}
+		ft.RelL2 = d
+		if d > TuneTolerance {
+			ft.Note = fmt.Sprintf("%s rejected: rel-L2 %.2g against the reference %s", best, d, cands[0])
+			best, ft.RelL2 = cands[0], 0
+		}
+	}
+	if err := b.SetVariant(family, best); err != nil {
+		return "", err
+	}
+	ft.Variant = best
+	return best, nil
 }
 
 // timeFamily times each candidate of family on w (restoring the family's variant after),

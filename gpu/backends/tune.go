@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"strings"
 	"time"
 
 	"kleinbild/gpu"
@@ -67,4 +69,33 @@ func DefaultTuned(ctx context.Context, opts TuneOptions) (gpu.Backend, error) {
 		return Default(), nil
 	}
 	return defaultBackend(ctx, &opts)
+}
+
+// TuningMessage is what a user interface shows while DefaultTuned tunes (with the progress
+// of TuneOptions.Progress).
+const TuningMessage = "Tuning for this GPU, first run only"
+
+// DefaultNeedsTuning reports whether DefaultTuned would tune now: a real GPU (discrete or
+// integrated) has no measured speeds in the cache, no device override is set and
+// $KLEINBILD_NO_TUNE is not 1. It opens no device (a user interface asks it to decide
+// whether to show TuningMessage).
+func DefaultNeedsTuning() bool {
+	if envIsOne(EnvNoTune) || !webgpu.Compiled {
+		return false
+	}
+	if id := strings.TrimSpace(os.Getenv(EnvBackend)); id != "" && !strings.EqualFold(id, "default") {
+		return false
+	}
+	ads, err := webgpu.AdapterDetails()
+	if err != nil {
+		return false
+	}
+	for _, a := range ads {
+		if a.Info.Kind == gpu.KindDiscrete || a.Info.Kind == gpu.KindIntegrated {
+			if g, c := cachedSpeeds(a); g <= 0 || c <= 0 {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -74,3 +74,28 @@ func TestTuneMeasuresCPU(t *testing.T) {
 	}
 	t.Error("webgpu:0 missing from Devices")
 }
+
+// TestDefaultNeedsTuning: never with $KLEINBILD_NO_TUNE=1 or a device override, and never
+// for software adapters (the only ones on CI).
+func TestDefaultNeedsTuning(t *testing.T) {
+	t.Setenv(EnvNoTune, "1")
+	if DefaultNeedsTuning() {
+		t.Errorf("$%s=1 but DefaultNeedsTuning", EnvNoTune)
+	}
+	t.Setenv(EnvNoTune, "")
+	t.Setenv(EnvBackend, "purego")
+	if DefaultNeedsTuning() {
+		t.Errorf("$%s=purego but DefaultNeedsTuning", EnvBackend)
+	}
+	t.Setenv(EnvBackend, "")
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	real := false
+	if ads, err := webgpu.AdapterDetails(); err == nil {
+		for _, a := range ads {
+			real = real || a.Info.Kind == gpu.KindDiscrete || a.Info.Kind == gpu.KindIntegrated
+		}
+	}
+	if got := DefaultNeedsTuning(); got != real {
+		t.Errorf("empty cache: DefaultNeedsTuning %v, real GPU present %v", got, real)
+	}
+}

@@ -94,17 +94,32 @@ func TestTuneCache(t *testing.T) {
 	if err := saveTuneCache(dir, c); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.Tune(context.Background(), opts); err != nil {
+	third, err := b.Tune(context.Background(), opts)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if h := readCache(t, b, dir).Families[FamilyLinear].Hash; h != SourceHash(FamilyLinear) {
+	c = readCache(t, b, dir)
+	if h := c.Families[FamilyLinear].Hash; h != SourceHash(FamilyLinear) {
 		t.Errorf("after a hash change the linear entry has hash %q, want %q", h, SourceHash(FamilyLinear))
 	}
+	for _, f := range third.Families {
+		if f.Family == FamilyLinear && (f.Cached || (len(f.Seconds) == 0 && len(b.Variants(f.Family)) > 1)) {
+			t.Errorf("linear with a stale hash was not timed again: %+v", f)
+		}
+		if f.Family != FamilyLinear && len(b.Variants(f.Family)) > 1 && !f.Cached {
+			t.Errorf("%s was tuned again though only linear's hash changed", f.Family)
+		}
+	}
 
-	// Options.Tuned applies the cached rate (and variants) on open.
+	// Options.Tuned applies the cached variants and rate on open.
 	b2 := openWith(t, Options{Adapter: -1, CacheDir: dir, Tuned: true})
-	if b2.MeasuredGFLOPS() != res.GPUGFLOPS {
-		t.Errorf("Tuned open: rate %g, cached %g", b2.MeasuredGFLOPS(), res.GPUGFLOPS)
+	if b2.MeasuredGFLOPS() != c.GPUGFLOPS || c.GPUGFLOPS <= 0 {
+		t.Errorf("Tuned open: rate %g, cached %g", b2.MeasuredGFLOPS(), c.GPUGFLOPS)
+	}
+	for _, f := range Families() {
+		if got, want := b2.Variant(f), c.Families[f].Variant; got != want {
+			t.Errorf("Tuned open: %s runs %s, cache says %s", f, got, want)
+		}
 	}
 	b3 := openWith(t, Options{Adapter: -1, CacheDir: dir})
 	if b3.MeasuredGFLOPS() != 0 {

@@ -197,7 +197,7 @@ func (r *KernelReport) WriteTable(w io.Writer) error {
 	}
 	fmt.Fprintf(&b, "Kernels on %s%s\nf32 FMA peak: %s; copy bandwidth: %.1f GB/s; device peak: %.1f MB\n\n",
 		r.Device, quick, fma, r.CopyGBPS, float64(r.DevicePeak)/1e6)
-	fmt.Fprintf(&b, "%-18s %-46s %-16s %10s %9s %7s\n", "model", "kernel", "variant", "ms", "GFLOP/s", "% peak")
+	fmt.Fprintf(&b, "%-18s %-46s %-32s %10s %9s %7s\n", "model", "kernel", "variant", "ms", "GFLOP/s", "% peak")
 	for _, k := range r.Kernels {
 		pct := "-"
 		if k.PctPeak > 0 {
@@ -207,7 +207,7 @@ func (r *KernelReport) WriteTable(w io.Writer) error {
 		if v == "" {
 			v = "-"
 		}
-		fmt.Fprintf(&b, "%-18s %-46s %-16s %10.2f %9.2f %7s\n", k.Model, k.Kernel, v, 1e3*k.Seconds, k.GFLOPS, pct)
+		fmt.Fprintf(&b, "%-18s %-46s %-32s %10.2f %9.2f %7s\n", k.Model, k.Kernel, v, 1e3*k.Seconds, k.GFLOPS, pct)
 	}
 	b.WriteByte('\n')
 	_, err := io.WriteString(w, b.String())

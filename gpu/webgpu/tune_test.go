@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"kleinbild/internal/safefile"
@@ -227,5 +228,28 @@ func TestFitWorkloads(t *testing.T) {
 	}
 	if _, scale, err := b.fitWorkloads(context.Background(), time.Nanosecond); err != nil || scale != 32 {
 		t.Errorf("no budget: scale %d, want 32 (%v)", scale, err)
+	}
+}
+
+// TestSourceHashChanges: a change to any WGSL or Go source, or to a family's variant list,
+// changes the hash; test files do not count.
+func TestSourceHashChanges(t *testing.T) {
+	base := fstest.MapFS{"linear.wgsl": {Data: []byte("a")}, "gemm.go": {Data: []byte("package x")}, "x_test.go": {Data: []byte("t")}}
+	h0 := sourceHash("linear", []string{"v1", "v2"}, digestSources(base))
+	for name, fsys := range map[string]fstest.MapFS{
+		"wgsl edit": {"linear.wgsl": {Data: []byte("b")}, "gemm.go": {Data: []byte("package x")}, "x_test.go": {Data: []byte("t")}},
+		"go edit":   {"linear.wgsl": {Data: []byte("a")}, "gemm.go": {Data: []byte("package y")}, "x_test.go": {Data: []byte("t")}},
+		"new file":  {"linear.wgsl": {Data: []byte("a")}, "gemm.go": {Data: []byte("package x")}, "x_test.go": {Data: []byte("t")}, "c.wgsl": {}},
+	} {
+		if sourceHash("linear", []string{"v1", "v2"}, digestSources(fsys)) == h0 {
+			t.Errorf("%s: hash unchanged", name)
+		}
+	}
+	if sourceHash("linear", []string{"v1"}, digestSources(base)) == h0 {
+		t.Error("a variant list change left the hash unchanged")
+	}
+	test := fstest.MapFS{"linear.wgsl": {Data: []byte("a")}, "gemm.go": {Data: []byte("package x")}, "x_test.go": {Data: []byte("other")}}
+	if sourceHash("linear", []string{"v1", "v2"}, digestSources(test)) != h0 {
+		t.Error("a test file changed the hash")
 	}
 }

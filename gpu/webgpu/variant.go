@@ -10,6 +10,8 @@ import (
 	"io/fs"
 	"slices"
 	"sort"
+	"strings"
+	"sync"
 
 	"github.com/cogentcore/webgpu/wgpu"
 )
@@ -108,30 +110,57 @@ func (b *Backend) applyForced(forced map[string]string) error {
 	return nil
 }
 
-// wgslSources holds every kernel source of the package, for SourceHash.
+// kernelSources holds the package's kernel sources for SourceHash: the WGSL files and the Go
+// files, since some kernels are generated in Go (tile parameters, op codes, composed shared
+// code).
 //
-//go:embed *.wgsl
-var wgslSources embed.FS
+//go:embed *.wgsl *.go
+var kernelSources embed.FS
 
-// tuneFormat is bumped when the Go side of the kernels changes the meaning of a variant
-// name without any WGSL change (it is part of SourceHash).
+// tuneFormat is bumped when the meaning of the tuning cache changes without any source change
+// (it is part of SourceHash).
 const tuneFormat = "1"
 
-// SourceHash identifies the kernels of family as compiled: a hash of every WGSL source of the
-// package (shared code is composed into several families, so any change re-tunes all of
-// them), the family's variant names and tuneFormat. Tuning caches are keyed by it.
+// SourceHash identifies the kernels of family as compiled: a hash of the package's WGSL and
+// non-test Go sources (shared code is composed into several families and kernels are
+// generated in Go, so any change re-tunes every family), the family's variant names and
+// tuneFormat. Tuning caches are keyed by it.
 func SourceHash(family string) string {
-	h := sha256.New()
-	fmt.Fprintf(h, "kleinbild-tune %s %s\n", tuneFormat, family)
+	var names []string
 	for _, v := range familyVariants(family) {
-		fmt.Fprintf(h, "variant %s\n", v.name)
+		names = append(names, v.name)
 	}
-	names, _ := fs.Glob(wgslSources, "*.wgsl")
+	return sourceHash(family, names, sourcesDigest())
+}
+
+// sourcesDigest is the hash of the package's sources (computed once: they are embedded).
+var sourcesDigest = sync.OnceValue(func() []byte { return digestSources(kernelSources) })
+
+// digestSources hashes the *.wgsl and non-test *.go files of fsys.
+func digestSources(fsys fs.FS) []byte {
+	h := sha256.New()
+	wgsl, _ := fs.Glob(fsys, "*.wgsl")
+	gosrc, _ := fs.Glob(fsys, "*.go")
+	names := append(wgsl, gosrc...)
 	sort.Strings(names)
 	for _, n := range names {
-		src, _ := wgslSources.ReadFile(n)
+		if strings.HasSuffix(n, "_test.go") {
+			continue
+		}
+		src, _ := fs.ReadFile(fsys, n)
 		fmt.Fprintf(h, "file %s %d\n", n, len(src))
 		h.Write(src)
 	}
+	return h.Sum(nil)
+}
+
+// sourceHash combines a family, its variant names and the sources' digest.
+func sourceHash(family string, variants []string, digest []byte) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "kleinbild-tune %s %s\n", tuneFormat, family)
+	for _, v := range variants {
+		fmt.Fprintf(h, "variant %s\n", v)
+	}
+	h.Write(digest)
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }

@@ -98,7 +98,8 @@ func autoID(ds []Device) string {
 // gpuFaster is the default-device rule: a GPU is the automatic choice unless tuning has
 // measured it (gpu > 0) and the CPU backend (cpu > 0) on the same matrix product and the CPU
 // was at least as fast. A GPU not measured yet counts as faster: DefaultTuned measures it
-// before deciding, Default and Devices decide on the cached figures alone.
+// (again, when the kernels changed since) before deciding, Default and Devices decide on the
+// cached figures alone.
 func gpuFaster(gpuGFLOPS, cpuGFLOPS float64) bool {
 	return gpuGFLOPS <= 0 || cpuGFLOPS <= 0 || gpuGFLOPS > cpuGFLOPS
 }
@@ -130,7 +131,7 @@ func defaultBackend(ctx context.Context, tune *TuneOptions) (gpu.Backend, error)
 						continue
 					}
 					g, c := cachedSpeeds(a)
-					measure := tune != nil && (g <= 0 || c <= 0)
+					measure := tune != nil && (g <= 0 || c <= 0 || !webgpu.TuningCurrent(a))
 					if !measure && !gpuFaster(g, c) {
 						continue
 					}

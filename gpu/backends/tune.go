@@ -76,7 +76,8 @@ func DefaultTuned(ctx context.Context, opts TuneOptions) (gpu.Backend, error) {
 const TuningMessage = "Tuning for this GPU, first run only"
 
 // DefaultNeedsTuning reports whether DefaultTuned would tune now: a real GPU (discrete or
-// integrated) has no measured speeds in the cache, no device override is set and
+// integrated) has no measured speeds in the cache, or speeds measured with other kernel
+// sources, no device override is set and
 // $KLEINBILD_NO_TUNE is not 1. It opens no device (a user interface asks it to decide
 // whether to show TuningMessage).
 func DefaultNeedsTuning() bool {
@@ -92,7 +93,7 @@ func DefaultNeedsTuning() bool {
 	}
 	for _, a := range ads {
 		if a.Info.Kind == gpu.KindDiscrete || a.Info.Kind == gpu.KindIntegrated {
-			if g, c := cachedSpeeds(a); g <= 0 || c <= 0 {
+			if g, c := cachedSpeeds(a); g <= 0 || c <= 0 || !webgpu.TuningCurrent(a) {
 				return true
 			}
 		}

@@ -63,6 +63,10 @@ func TestTuneMeasuresCPU(t *testing.T) {
 	if res.GPUGFLOPS <= 0 || res.CPUGFLOPS <= 0 || res.CPUName == "" {
 		t.Fatalf("rates not measured: %+v", res)
 	}
+	ads, err := webgpu.AdapterDetails()
+	if err != nil || len(ads) == 0 || !webgpu.TuningCurrent(ads[0]) {
+		t.Errorf("after tuning, the cache of adapter 0 is not current (%v)", err)
+	}
 	for _, d := range Devices() {
 		if d.ID != "webgpu:0" {
 			continue

@@ -28,3 +28,6 @@ func AdapterDetails() ([]Adapter, error) { return nil, nil }
 
 // Tune fails without cgo.
 func (b *Backend) Tune(context.Context, TuneOptions) (*TuneResult, error) { return nil, errNoCgo }
+
+// TuningCurrent is false without cgo.
+func TuningCurrent(Adapter) bool { return false }

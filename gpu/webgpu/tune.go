@@ -296,3 +296,20 @@ func (b *Backend) fitWorkloads(ctx context.Context, budget time.Duration) (map[s
 	}
 	return ScaledModelWorkloads(32), 32, nil
 }
+
+// TuningCurrent reports whether the tuning cache of adapter a (default folder, adapter
+// limits) was written for these kernel sources: every family's entry matches its SourceHash.
+// After an update of the kernels the cached speeds are stale, and DefaultTuned in package
+// backends measures again.
+func TuningCurrent(a Adapter) bool {
+	c := CachedTuning(a, "", false)
+	if c == nil {
+		return false
+	}
+	for _, f := range Families() {
+		if e, ok := c.Families[f]; !ok || e.Hash != SourceHash(f) {
+			return false
+		}
+	}
+	return true
+}

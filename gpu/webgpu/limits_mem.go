@@ -15,7 +15,8 @@ import (
 // takes the number from the platform where it can:
 //   - Linux, AMD (amdgpu): /sys/class/drm/card*/device/mem_info_vram_total of the card
 //     whose PCI vendor and device IDs match the adapter's.
-//   - Linux, integrated GPUs: the host's RAM (/proc/meminfo MemTotal): they share it.
+//   - Linux, integrated GPUs and software adapters (lavapipe): the host's RAM (/proc/meminfo
+//     MemTotal): they allocate from it.
 //   - Linux, NVIDIA and Intel discrete: unknown (the proprietary driver has no sysfs entry
 //     and VK_EXT_memory_budget is not reachable through wgpu; NVML is not linked).
 //   - macOS: unknown (Metal's recommendedMaxWorkingSetSize is not reachable through wgpu).
@@ -28,7 +29,7 @@ import (
 const (
 	memUnknown   = "unknown"
 	memSysfsAMD  = "amdgpu sysfs mem_info_vram_total"
-	memHostRAM   = "host RAM (shared with the integrated GPU)"
+	memHostRAM   = "host RAM (shared)"
 	sysDRMGlob   = "/sys/class/drm/card*/device"
 	procMeminfo  = "/proc/meminfo"
 	maxSysfsSize = 4096
@@ -41,7 +42,7 @@ func deviceMemory(vendor, device uint32, kind gpu.DeviceKind) (int64, string) {
 		return 0, memUnknown
 	}
 	switch kind {
-	case gpu.KindIntegrated:
+	case gpu.KindIntegrated, gpu.KindSoftware:
 		if n := hostRAM(procMeminfo); n > 0 {
 			return n, memHostRAM
 		}

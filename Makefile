@@ -15,7 +15,7 @@ SHOT      ?= screenshot.png
 FUZZTIME  ?= 5s
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: all deps build run test test-webgpu test-purego portability fuzz bench bench-gpu lint package screenshot check-screenshot clean
+.PHONY: all deps build run test test-webgpu test-webgpu-limits test-purego portability fuzz bench bench-gpu lint package screenshot check-screenshot clean
 
 all: build
 
@@ -41,6 +41,7 @@ test:
 	$(GO) vet $(PKGS)
 	KLEINBILD_REQUIRE_WEBGPU=1 $(GO) test -count=1 $(PKGS)
 	$(MAKE) test-webgpu
+	$(MAKE) test-webgpu-limits
 	$(MAKE) test-purego
 	$(MAKE) portability
 	$(MAKE) fuzz
@@ -54,6 +55,12 @@ WEBGPU_TESTS := TestEncodePrompts|TestHiddenStatesPerLayer|TestEncodeCancel|Test
 test-webgpu:
 	KLEINBILD_BACKEND=webgpu KLEINBILD_REQUIRE_WEBGPU=1 $(GO) test -count=1 -timeout 40m -run '^($(WEBGPU_TESTS))$$' \
 	  ./gpu/backends ./engine/qwen3 ./engine/flux2 ./engine/vae ./engine
+
+# The conformance suite again on a device opened with WebGPU's default limits (16 KB of
+# workgroup memory, 128 MiB bindings, 256 invocations), so that the paths for portable GPUs
+# run; then once per non-reference kernel variant, forced (about 1 min on llvmpipe each).
+test-webgpu-limits:
+	KLEINBILD_REQUIRE_WEBGPU=1 KLEINBILD_WEBGPU_SUITES=1 $(GO) test -count=1 -timeout 30m -run '^(TestConformanceDefaultLimits|TestForcedVariants)$$' ./gpu/webgpu
 
 # The packages that need no cgo must build for the platforms CI cannot run: vet them for macOS
 # and Windows so platform files (memory probes, file mapping, data folders) cannot break
@@ -74,7 +81,8 @@ FUZZ_TARGETS := weights:FuzzParse weights:FuzzParseIndex weights/gguf:FuzzParse 
                 engine:FuzzModelIndex engine/imageio:FuzzImageHeader engine/imageio:FuzzReadMetadata \
                 download:FuzzParseListing download:FuzzPartState app/gallery:FuzzIndex app/settings:FuzzSettings \
                 engine/lora:FuzzParseAdapter \
-                engine/inpaint:FuzzParsePadding
+                engine/inpaint:FuzzParsePadding \
+                gpu/webgpu:FuzzTuneCache
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; fn=$${t#*:}; \
 	  echo "fuzz $$pkg $$fn ($(FUZZTIME))"; \

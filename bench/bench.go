@@ -49,6 +49,9 @@ type Options struct {
 	Software string
 	// Log, if non-nil, receives one line per progress event worth showing.
 	Log func(format string, args ...any)
+	// Single runs only the first size, once, with a new prompt (one generation: the end of
+	// `bench --kernels`).
+	Single bool
 }
 
 // CacheDir is where the bench command keeps its random-weight models by default:
@@ -75,6 +78,8 @@ type Report struct {
 	PeakEnd *GEMMPeak `json:"gemm_peak_end,omitempty"`
 	// Creation is set by callers that wrote the random model just before (see randmodel).
 	Creation *Creation `json:"model_creation,omitempty"`
+	// Kernels is set by callers that measured the kernels first (RunKernels).
+	Kernels *KernelReport `json:"kernels,omitempty"`
 	// OpenS is engine.Open (config checks, mapping and validating transformer and VAE).
 	OpenS float64 `json:"open_s"`
 	// TokenizerLoadS is loading tokenizer.json; TokenizeS one chat-template tokenization.
@@ -290,6 +295,10 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	var plans []plan
 	for i, s := range opts.Sizes {
+		if opts.Single {
+			plans = append(plans, plan{s, fmt.Sprintf("%d² new prompt", s)})
+			break
+		}
 		if i == 0 {
 			plans = append(plans, plan{s, fmt.Sprintf("%d² new prompt", s)}, plan{s, fmt.Sprintf("%d² same prompt", s)})
 		} else {

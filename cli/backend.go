@@ -39,7 +39,7 @@ func backendHelp() string {
 			break
 		}
 	}
-	return s + "; 'kleinbild devices' lists them. Default: a real GPU when there is one, else the best CPU backend (the exact f32-activation path); $" + backends.EnvBackend + " overrides it"
+	return s + "; 'kleinbild devices' lists them. Default: a real GPU when there is one and it is not measured slower than the CPU (see kleinbild tune), else the best CPU backend (the exact f32-activation path); $" + backends.EnvBackend + " overrides it"
 }
 
 // backendFlag adds the --backend flag, note appended to its help.

@@ -14,17 +14,20 @@ import (
 
 	"kleinbild/bench"
 	"kleinbild/engine"
+	"kleinbild/gpu"
 	"kleinbild/internal/atomicfile"
 	"kleinbild/randmodel"
 )
 
 // runBench: kleinbild bench [--model DIR] [--variant klein-4b] [--seed N] [--tokenizer PATH]
 // [--sizes 256,512] [--steps 4] [--prompt TEXT] [--json bench.json] [--peak-reps 3]
-// [--backend ID] [-q].
+// [--backend ID] [--kernels [--quick]] [-q].
 // Without --model it benchmarks the cached random-weight model of the variant
 // (<user cache>/kleinbild/bench/<variant>), writing it first when it is missing or
 // incomplete (which needs --tokenizer). Prints a table to stdout and writes the figures as
-// JSON.
+// JSON. --kernels first measures the device (f32 FMA rate, copy bandwidth) and each kernel
+// at the model's real shapes (bench.RunKernels; --quick scales the shapes down for
+// software adapters), then runs one generation of the first size for the per-phase table.
 func runBench(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("bench", stderr)
 	dir := fs.String("model", "", "model folder (default: the cached random-weight model of --variant, created if missing)")
@@ -37,6 +40,8 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	jsonPath := fs.String("json", "bench.json", "write the figures as JSON to this file (\"\" to skip)")
 	peakReps := fs.Int("peak-reps", 3, "timed repetitions of each GEMM peak measurement (0 skips it)")
 	quiet := fs.Bool("q", false, "quiet: print only the table and errors")
+	kernels := fs.Bool("kernels", false, "measure the device's FMA rate, copy bandwidth and every kernel at the model's shapes, then one generation")
+	quick := fs.Bool("quick", false, "with --kernels: shapes scaled down (software adapters)")
 	backend := backendFlag(fs, "")
 	rest, err := parse(fs, args)
 	if err != nil {
@@ -56,6 +61,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if *steps < 1 || *steps > engine.MaxSteps {
 		return usageErr("--steps %d out of range 1..%d", *steps, engine.MaxSteps)
 	}
+
 	b, err := openBackend(*backend)
 	if err != nil {
 		return err
@@ -70,6 +76,10 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	kern, err := benchKernels(ctx, *kernels, *quick, b, infoWriter(*jsonPath, stdout, stderr), logf)
+	if err != nil {
+		return err
+	}
 	var created *bench.Creation
 	if *dir == "" {
 		v, err := randmodel.ParseVariant(*variant)
@@ -113,12 +123,13 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		reps = -1
 	}
 	rep, runErr := bench.Run(ctx, bench.Options{ModelDir: *dir, Sizes: sz, Steps: *steps, Prompt: *prompt,
-		PeakReps: reps, Software: Version, Backend: b, Log: logf})
+		PeakReps: reps, Software: Version, Backend: b, Log: logf, Single: *kernels})
 	if runErr != nil && (rep == nil || len(rep.Runs) == 0) {
 		return runErr
 	}
 	// After a failure or an interrupt, the generations that finished are still reported.
 	rep.Creation = created
+	rep.Kernels = kern
 	if err := rep.WriteTable(infoWriter(*jsonPath, stdout, stderr)); err != nil { // the JSON alone when it goes to stdout
 		return err
 	}
@@ -136,4 +147,20 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		logf("Wrote %s", *jsonPath)
 	}
 	return runErr
+}
+
+// benchKernels runs `bench --kernels` (when on) and prints its table to w; --quick without
+// --kernels is a usage error.
+func benchKernels(ctx context.Context, on, quick bool, b gpu.Backend, w io.Writer, logf func(string, ...any)) (*bench.KernelReport, error) {
+	if !on {
+		if quick {
+			return nil, usageErr("--quick needs --kernels")
+		}
+		return nil, nil
+	}
+	kern, err := bench.RunKernels(ctx, bench.KernelOptions{Backend: b, Quick: quick, Log: logf})
+	if err != nil {
+		return nil, err
+	}
+	return kern, kern.WriteTable(w)
 }

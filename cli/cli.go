@@ -29,6 +29,7 @@ func commands() []command {
 		{"download", "download a model from Hugging Face (resumable), or --verify a folder", runDownload},
 		{"randmodel", "write a random-weight model folder in the real layout (for benchmarks)", runRandModel},
 		{"bench", "time end-to-end generations and report per-phase speed and memory", runBench},
+		{"tune", "tune the GPU's kernels for this device (cached; first runs do it on their own)", runTune},
 		{"devices", "list the compute devices (CPU backends, GPU adapters) that --backend takes", runDevices},
 		{"version", "print the version", func(_ []string, stdout, _ io.Writer) error {
 			_, err := fmt.Fprintln(stdout, "kleinbild", Version)

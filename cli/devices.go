@@ -20,17 +20,24 @@ type deviceJSON struct {
 	MaxBufferBytes  int64  `json:"max_buffer_bytes"`
 	MaxBindingBytes int64  `json:"max_binding_bytes"`
 	Default         bool   `json:"default"`
+	// Measured by tuning (0: not yet; CPU devices 0): the device's and the CPU backend's
+	// rate on the same matrix product, and where memory_bytes comes from for a GPU.
+	GFLOPS       float64 `json:"gflops"`
+	CPUGFLOPS    float64 `json:"cpu_gflops"`
+	MemorySource string  `json:"memory_source,omitempty"`
 }
 
 // devicesHeader is the first line of `kleinbild devices`.
-const devicesHeader = "ID\tKIND\tAPI\tNAME\tMEMORY\tMAX BUFFER\tMAX BINDING\tDEFAULT"
+const devicesHeader = "ID\tKIND\tAPI\tNAME\tMEMORY\tMAX BUFFER\tMAX BINDING\tDEFAULT\tGFLOPS\tCPU GFLOPS\tMEMORY FROM"
 
 // runDevices: kleinbild devices [--json] — lists the compute devices --backend takes, one a
 // line, tab-separated under a header: ID, kind (cpu, discrete, integrated, software, other),
 // API, name, memory, largest buffer and largest binding ("16.00 GB", "134.2 MB", "-" when
-// unknown or unlimited), and "*" in the DEFAULT column for the device used when
-// --backend is not given. --json prints an array of objects with the byte counts (0 when
-// unknown). Finding no GPU is not an error.
+// unknown or unlimited), "*" in the DEFAULT column for the device used when --backend is not
+// given, then for GPUs the matrix-product rates tuning measured on the device and on the CPU
+// backend ("-" until `kleinbild tune` or a first run has measured them; a GPU is the default
+// only when faster) and where the memory figure comes from. --json prints an array of
+// objects with the byte counts (0 when unknown). Finding no GPU is not an error.
 func runDevices(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("devices", stderr)
 	asJSON := fs.Bool("json", false, "print a JSON array instead of the table")
@@ -47,7 +54,8 @@ func runDevices(args []string, stdout, stderr io.Writer) error {
 		for _, d := range ds {
 			i := d.Info
 			out = append(out, deviceJSON{ID: d.ID, Backend: d.Backend, Name: i.Name, Kind: string(i.Kind), API: i.API,
-				MemoryBytes: i.MemoryBytes, MaxBufferBytes: i.MaxBufferBytes, MaxBindingBytes: i.MaxBindingBytes, Default: d.Auto})
+				MemoryBytes: i.MemoryBytes, MaxBufferBytes: i.MaxBufferBytes, MaxBindingBytes: i.MaxBindingBytes, Default: d.Auto,
+				GFLOPS: d.GFLOPS, CPUGFLOPS: d.CPUGFLOPS, MemorySource: d.MemorySource})
 		}
 		raw, err := json.MarshalIndent(out, "", "  ")
 		if err != nil {
@@ -64,8 +72,9 @@ func runDevices(args []string, stdout, stderr io.Writer) error {
 		if d.Auto {
 			def = "*"
 		}
-		fmt.Fprintf(&b, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", d.ID, i.Kind, field(i.API), field(i.Name),
-			gbField(i.MemoryBytes), gbField(i.MaxBufferBytes), gbField(i.MaxBindingBytes), def)
+		fmt.Fprintf(&b, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", d.ID, i.Kind, field(i.API), field(i.Name),
+			gbField(i.MemoryBytes), gbField(i.MaxBufferBytes), gbField(i.MaxBindingBytes), def,
+			rateField(d.GFLOPS), rateField(d.CPUGFLOPS), field(d.MemorySource))
 	}
 	_, err = io.WriteString(stdout, b.String())
 	return err
@@ -90,4 +99,12 @@ func gbField(n int64) string {
 		return fmt.Sprintf("%.2f GB", float64(n)/1e9)
 	}
 	return fmt.Sprintf("%.1f MB", float64(n)/1e6)
+}
+
+// rateField formats a measured rate in GFLOP/s, "-" when not measured.
+func rateField(g float64) string {
+	if g <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.3g", g)
 }

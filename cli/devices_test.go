@@ -9,7 +9,7 @@ import (
 	"kleinbild/weights/golden"
 )
 
-// TestDevicesTable: a header, then one tab-separated line of 8 fields per device; the CPU
+// TestDevicesTable: a header, then one tab-separated line of 11 fields per device; the CPU
 // backends are always listed and exactly one device is the default.
 func TestDevicesTable(t *testing.T) {
 	code, out, errOut := run(t, "devices")
@@ -24,8 +24,8 @@ func TestDevicesTable(t *testing.T) {
 	defaults := 0
 	for _, l := range lines[1:] {
 		f := strings.Split(l, "\t")
-		if len(f) != 8 {
-			t.Fatalf("line %q has %d fields, want 8", l, len(f))
+		if len(f) != 11 {
+			t.Fatalf("line %q has %d fields, want 11", l, len(f))
 		}
 		ids[f[0]] = f
 		switch f[7] {
@@ -57,7 +57,7 @@ func TestDevicesJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &ds); err != nil {
 		t.Fatalf("not a JSON array: %v\n%s", err, out)
 	}
-	keys := []string{"id", "backend", "name", "kind", "api", "memory_bytes", "max_buffer_bytes", "max_binding_bytes", "default"}
+	keys := []string{"id", "backend", "name", "kind", "api", "memory_bytes", "max_buffer_bytes", "max_binding_bytes", "default", "gflops", "cpu_gflops"}
 	found := false
 	for _, d := range ds {
 		for _, k := range keys {

@@ -1,6 +1,7 @@
 package backends
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"strconv"
@@ -27,6 +28,12 @@ type Device struct {
 	Info    gpu.DeviceInfo
 	// Auto is true for the device Default picks when no override is set.
 	Auto bool
+	// GFLOPS is the device's matrix-product rate measured by tuning (0: not measured yet);
+	// CPUGFLOPS the CPU backend's on the same product, measured at the same time. Both come
+	// from the tuning cache (see Tune); CPU devices leave them 0.
+	GFLOPS, CPUGFLOPS float64
+	// MemorySource says where Info.MemoryBytes comes from for a GPU ("unknown" when 0).
+	MemorySource string
 }
 
 // Label is a one-line description for menus and listings.
@@ -54,9 +61,13 @@ func Devices() []Device {
 		b.Close()
 	}
 	if webgpu.Compiled {
-		if infos, err := webgpu.Adapters(); err == nil {
-			for i, info := range infos {
-				ds = append(ds, Device{ID: fmt.Sprintf("webgpu:%d", i), Backend: "webgpu", Info: info})
+		if ads, err := webgpu.AdapterDetails(); err == nil {
+			for i, a := range ads {
+				d := Device{ID: fmt.Sprintf("webgpu:%d", i), Backend: "webgpu", Info: a.Info, MemorySource: a.MemorySource}
+				if c := webgpu.CachedTuning(a, "", false); c != nil {
+					d.GFLOPS, d.CPUGFLOPS = c.GPUGFLOPS, c.CPUGFLOPS
+				}
+				ds = append(ds, d)
 			}
 		}
 	}
@@ -68,11 +79,12 @@ func Devices() []Device {
 }
 
 // autoID is the device Default picks among ds: the first real GPU (discrete before
-// integrated), else the first CPU backend. A software adapter is never picked.
+// integrated) that is not known to be slower than the CPU, else the first CPU backend. A
+// software adapter is never picked. See gpuFaster.
 func autoID(ds []Device) string {
 	for _, kind := range []gpu.DeviceKind{gpu.KindDiscrete, gpu.KindIntegrated} {
 		for _, d := range ds {
-			if d.Backend == "webgpu" && d.Info.Kind == kind {
+			if d.Backend == "webgpu" && d.Info.Kind == kind && gpuFaster(d.GFLOPS, d.CPUGFLOPS) {
 				return d.ID
 			}
 		}
@@ -83,32 +95,78 @@ func autoID(ds []Device) string {
 	return "purego"
 }
 
+// gpuFaster is the default-device rule: a GPU is the automatic choice unless tuning has
+// measured it (gpu > 0) and the CPU backend (cpu > 0) on the same matrix product and the CPU
+// was at least as fast. A GPU not measured yet counts as faster: DefaultTuned measures it
+// (again, when the kernels changed since) before deciding, Default and Devices decide on the
+// cached figures alone.
+func gpuFaster(gpuGFLOPS, cpuGFLOPS float64) bool {
+	return gpuGFLOPS <= 0 || cpuGFLOPS <= 0 || gpuGFLOPS > cpuGFLOPS
+}
+
 // Default returns the backend to use when the user chose none: the device named by
 // $KLEINBILD_BACKEND when set (an unknown or failing one falls back as if unset), else a real
-// GPU through WebGPU when one is present (never a software adapter), else the best CPU
-// backend: OpenBLAS where cgo is on (not on macOS or Windows, and not with -tags noblas),
-// Accelerate on macOS with cgo, pure Go otherwise. It never fails.
+// GPU through WebGPU when one is present and not measured slower than the CPU (gpuFaster;
+// never a software adapter), else the best CPU backend: OpenBLAS where cgo is on (not on
+// macOS or Windows, and not with -tags noblas), Accelerate on macOS with cgo, pure Go
+// otherwise. It never fails and never tunes (see DefaultTuned); a GPU opens with its cached
+// tuning applied.
 func Default() gpu.Backend {
+	b, _ := defaultBackend(context.Background(), nil)
+	return b
+}
+
+// defaultBackend is Default, and with tune set DefaultTuned.
+func defaultBackend(ctx context.Context, tune *TuneOptions) (gpu.Backend, error) {
 	if id := strings.TrimSpace(os.Getenv(EnvBackend)); id != "" && !strings.EqualFold(id, "default") {
 		if b, err := Open(id); err == nil {
-			return b
+			return b, nil
 		}
 	}
 	if webgpu.Compiled {
-		if infos, err := webgpu.Adapters(); err == nil {
+		if ads, err := webgpu.AdapterDetails(); err == nil {
 			for _, kind := range []gpu.DeviceKind{gpu.KindDiscrete, gpu.KindIntegrated} {
-				for i, info := range infos {
-					if info.Kind != kind {
+				for i, a := range ads {
+					if a.Info.Kind != kind {
 						continue
 					}
-					if b, err := webgpu.New(webgpu.Options{Adapter: i}); err == nil {
-						return b
+					g, c := cachedSpeeds(a)
+					measure := tune != nil && (g <= 0 || c <= 0 || !webgpu.TuningCurrent(a))
+					if !measure && !gpuFaster(g, c) {
+						continue
 					}
+					b, err := webgpu.New(webgpu.Options{Adapter: i, Tuned: true})
+					if err != nil {
+						continue
+					}
+					if measure {
+						res, err := Tune(ctx, b, *tune)
+						if err != nil {
+							b.Close()
+							if ctx.Err() != nil {
+								return DefaultCPU(), ctx.Err()
+							}
+							continue
+						}
+						g, c = res.GPUGFLOPS, res.CPUGFLOPS
+					}
+					if gpuFaster(g, c) {
+						return b, nil
+					}
+					b.Close()
 				}
 			}
 		}
 	}
-	return DefaultCPU()
+	return DefaultCPU(), nil
+}
+
+// cachedSpeeds are the tuning cache's rates of adapter a (0 when not measured).
+func cachedSpeeds(a webgpu.Adapter) (gpuGFLOPS, cpuGFLOPS float64) {
+	if c := webgpu.CachedTuning(a, "", false); c != nil {
+		return c.GPUGFLOPS, c.CPUGFLOPS
+	}
+	return 0, 0
 }
 
 // DefaultCPU returns the best CPU backend of this build (see Default). It never fails; the
@@ -134,9 +192,11 @@ func openAdapter(id string) (gpu.Backend, bool, error) {
 	if !webgpu.Compiled {
 		return nil, true, fmt.Errorf("backends: %q: this binary was built without WebGPU (cgo)", id)
 	}
-	b, err := webgpu.New(webgpu.Options{Adapter: n})
+	b, err := webgpu.New(webgpu.Options{Adapter: n, Tuned: true})
 	if err != nil {
 		return nil, true, fmt.Errorf("backends: open %s: %w", id, err)
 	}
 	return b, true, nil
 }
+
+func envIsOne(name string) bool { return strings.TrimSpace(os.Getenv(name)) == "1" }

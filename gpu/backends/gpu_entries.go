@@ -8,13 +8,13 @@ import (
 // gpuEntries lists the GPU backends of this build, after the CPU ones in Names: "webgpu"
 // wherever it is compiled (cgo), whether or not an adapter is present: Open then fails with
 // the reason (no Vulkan, Metal or Direct3D 12 device). It opens the best adapter (see
-// webgpu.Options); Default's policy (devices.go) decides when it is the default.
+// webgpu.Options) with its cached tuning applied; Default's policy (devices.go) decides when it is the default.
 func gpuEntries() []entry {
 	if !webgpu.Compiled {
 		return nil
 	}
 	return []entry{{"webgpu", func() (gpu.Backend, error) {
-		b, err := webgpu.New(webgpu.Options{Adapter: -1})
+		b, err := webgpu.New(webgpu.Options{Adapter: -1, Tuned: true})
 		if err != nil {
 			return nil, err
 		}

@@ -25,13 +25,39 @@
 //   - element-wise and row-wise ops (norms, activations, RoPE): tolElem = 3e-7.
 //   - copies and exact ops (Copy, Transpose, Patchify, Unpatchify, UpsampleNearest2x, Add,
 //     Mul, GatedAdd, AddScaled, Guidance, BatchNorm, Read of BF16 weights): bit-for-bit equality
-//     with the float32 formula the op documents (GatedAdd x + float32(gate·y), AddScaled
+//     with the float32 formula the op documents (or, for a formula ending in a multiply-add,
+//     with that multiply-add fused: see "Contracted multiply-adds") (GatedAdd x + float32(gate·y), AddScaled
 //     y + float32(s·x), Guidance u + float32(g·float32(c − u)), BatchNorm
 //     float32(float32(x − mean)/std) and float32(x·std) + mean).
 //   - Options.BF16Activations (onednn): the bf16-weight Linear rounds its activations to
 //     bfloat16 and is compared with the float64 product of bf16-rounded x and w, at tolGemm too.
 //
 // Options.TolScale multiplies every tolerance but the exact ones; backends should pass at 1.
+//
+// # Contracted multiply-adds
+//
+// Shader compilers may contract a·b + c into one fused multiply-add (FMA), rounding once
+// instead of twice: WGSL allows it, and WGSL has no way to forbid it per expression (no
+// `precise`, no NoContraction decoration through naga; Metal compiles with fast math on by
+// default; Vulkan drivers contract SPIR-V without NoContraction). Decision: the suite allows
+// contraction everywhere, and the kernels do not try to prevent it. Per op:
+//   - tolerance-based ops (Linear, Attention, Conv2D, the norms, SiLU, SwiGLU, RoPE): the
+//     reference is float64 and pins no rounding; a fused step has at most the error of the
+//     unfused one (one rounding instead of two), so the rel-L2 bounds above hold unchanged
+//     (0 extra ulps).
+//   - AddScaled (y + s·x), GatedAdd (x + gate·y), Guidance (u + g·(c − u)) and the inverse
+//     BatchNorm (x·std + mean): the reference pins the unfused rounding (float32 of the
+//     product, then the add), as PyTorch's CPU kernels compute it. Each element must equal
+//     either that result or the fused one, float32(a·b + c) rounded once, bit for bit: at
+//     most ½ ulp of |a·b| apart before the final rounding, i.e. 1 ulp of the result where
+//     the product does not cancel against c. Nothing else is accepted. In a generation the
+//     difference is ≤ 2⁻²⁴ of each Euler update and guidance delta, far under the golden
+//     pipeline's rel-L2 1e-5.
+//   - Add, Mul, Copy, the layout ops, the forward BatchNorm ((x − mean)/std) and bf16 reads
+//     hold no multiply-add and stay bit-exact (0 ulps).
+//
+// Lavapipe (LLVM) does not contract these kernels: the fused alternative is exercised only
+// on GPUs that do (not verified here: no real GPU was available).
 //
 // # Errors, memory and concurrency
 //

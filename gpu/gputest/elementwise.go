@@ -112,21 +112,23 @@ func TestElementwise(t *testing.T, b gpu.Backend, o Options) {
 		for _, s := range []float32{0.75, -0.37, -0.0625, float32(0.3173 - 0.3518)} {
 			yt := e.tensor(c, false)
 			b.AddScaled(yt.t, at.t, s)
-			e.checkExact(label("AddScaled s=%v %s", s, lb), e.read(lb, yt), exactRef(c, a, func(y, x float32) float32 { return y + float32(s*x) }))
+			e.checkMulAdd(label("AddScaled s=%v %s", s, lb), e.read(lb, yt), exactRef(c, a, func(y, x float32) float32 { return y + float32(s*x) }),
+				exactRef(c, a, func(y, x float32) float32 { return fma32(s, x, y) }))
 		}
 		e.done(lb)
 	}
 }
 
-// TestGatedAdd checks GatedAdd: x[r] += float32(gate ⊙ y[r]) exactly.
+// TestGatedAdd checks GatedAdd: x[r] += float32(gate ⊙ y[r]) exactly (or fused, see doc.go).
 func TestGatedAdd(t *testing.T, b gpu.Backend, o Options) {
 	e := newEnv(t, b, o)
 	for _, sh := range [][2]int{{1, 1}, {1, 7}, {7, 129}, {129, 64}, {3, 3072}} {
 		rows, dim := sh[0], sh[1]
 		x, y, gate := e.randn(rows*dim, 0), e.randn(rows*dim, 0), e.randn(dim, 0)
-		want := make([]float32, rows*dim)
+		want, fused := make([]float32, rows*dim), make([]float32, rows*dim)
 		for i := range want {
 			want[i] = x[i] + float32(gate[i%dim]*y[i])
+			fused[i] = fma32(gate[i%dim], y[i], x[i])
 		}
 		lb := label("rows=%d dim=%d", rows, dim)
 		xt, yt := e.tensor(x, false, rows, dim), e.in(y, rows, dim)
@@ -137,25 +139,27 @@ func TestGatedAdd(t *testing.T, b gpu.Backend, o Options) {
 			gt = e.in(gate).t
 		}
 		b.GatedAdd(xt.t, yt.t, gt, rows, dim)
-		e.checkExact(lb, e.read(lb, xt), want)
+		e.checkMulAdd(lb, e.read(lb, xt), want, fused)
 		e.done(lb)
 	}
 }
 
-// TestGuidance checks Guidance: cond = uncond + float32(scale·float32(cond − uncond)) exactly.
+// TestGuidance checks Guidance: cond = uncond + float32(scale·float32(cond − uncond)) exactly
+// (or with the last multiply-add fused, see doc.go).
 func TestGuidance(t *testing.T, b gpu.Backend, o Options) {
 	e := newEnv(t, b, o)
 	for _, n := range elemSizes(o) {
 		c, u := e.randn(n, 0), e.randn(n, 0.3)
 		for _, g := range []float32{4, 1.5, 3.7, 1} {
-			want := make([]float32, n)
+			want, fused := make([]float32, n), make([]float32, n)
 			for i := range want {
 				want[i] = u[i] + float32(g*float32(c[i]-u[i]))
+				fused[i] = fma32(g, c[i]-u[i], u[i])
 			}
 			lb := label("n=%d scale=%v", n, g)
 			ct, ut := e.tensor(c, false), e.in(u)
 			b.Guidance(ct.t, ut.t, g)
-			e.checkExact(lb, e.read(lb, ct), want)
+			e.checkMulAdd(lb, e.read(lb, ct), want, fused)
 			e.done(lb)
 		}
 	}

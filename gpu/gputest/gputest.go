@@ -323,6 +323,36 @@ func (e *env) checkExact(label string, got, want []float32) {
 	}
 }
 
+// checkMulAdd is checkExact for ops whose formula ends in a multiply-add c + a·b that a shader
+// compiler may contract into one FMA (see doc.go): each element must equal, bit for bit, the
+// unfused result (want) or the fused one (fused), and at least one is required.
+func (e *env) checkMulAdd(label string, got, want, fused []float32) {
+	e.t.Helper()
+	if len(got) != len(want) || len(fused) != len(want) {
+		e.t.Fatalf("%s: got %d values, want %d", label, len(got), len(want))
+	}
+	nFused := 0
+	for i, w := range want {
+		switch {
+		case math.IsNaN(float64(got[i])):
+			e.t.Fatalf("%s: element %d is NaN, want %v", label, i, w)
+		case got[i] == w:
+		case got[i] == fused[i]:
+			nFused++
+		default:
+			e.t.Fatalf("%s: element %d = %v, want %v (or %v fused)", label, i, got[i], w, fused[i])
+		}
+	}
+	if e.o.LogErrors {
+		e.t.Logf("%s: exact (%d values, %d of them as a fused multiply-add)", label, len(want), nFused)
+	}
+}
+
+// fma32 is float32(a·b + c) rounded once from the exact value (through float64: a·b of two
+// float32 is exact there, so only the final float64 rounding precedes the float32 one; the
+// double rounding differs from a single one in rare ties only).
+func fma32(a, b, c float32) float32 { return float32(math.FMA(float64(a), float64(b), float64(c))) }
+
 // checkUntouched fails if any element of x outside the rows [r·stride, r·stride+width) differs
 // from orig (the gaps of a strided matrix must survive an op).
 func (e *env) checkUntouched(label string, x, orig []float32, rows, width, stride int) {

@@ -114,7 +114,8 @@ func TestPatchify(t *testing.T, b gpu.Backend, o Options) {
 }
 
 // TestBatchNorm checks BatchNorm in both directions against the float32 formulas (exact):
-// y = float32(x − mean)/std and y = float32(x·std) + mean, out of place and in place.
+// y = float32(x − mean)/std and y = float32(x·std) + mean (or fused, see doc.go), out of
+// place and in place.
 func TestBatchNorm(t *testing.T, b gpu.Backend, o Options) {
 	e := newEnv(t, b, o)
 	for _, sh := range [][2]int{{1, 1}, {7, 13}, {32, 129}, {128, 64 * 48}} {
@@ -125,23 +126,25 @@ func TestBatchNorm(t *testing.T, b gpu.Backend, o Options) {
 			std[i] = float32(math.Sqrt(0.1 + 3*e.r.Float64() + 1e-4))
 		}
 		for _, inverse := range []bool{false, true} {
-			want := make([]float32, len(x))
+			want, fused := make([]float32, len(x)), make([]float32, len(x))
 			for i, v := range x {
 				m, s := mean[i/hw], std[i/hw]
 				if inverse {
 					want[i] = float32(v*s) + m
+					fused[i] = fma32(v, s, m)
 				} else {
 					want[i] = float32(v-m) / s
+					fused[i] = want[i] // no multiply-add
 				}
 			}
 			lb := label("C=%d hw=%d inverse=%v", channels, hw, inverse)
 			xt, y := e.in(x, channels, hw), e.out(len(x), channels, hw)
 			mt, st := e.weight(mean), e.in(std)
 			b.BatchNorm(y.t, xt.t, mt.t, st.t, channels, hw, inverse)
-			e.checkExact(lb, e.read(lb, y), want)
+			e.checkMulAdd(lb, e.read(lb, y), want, fused)
 			xc := e.tensor(x, false, channels, hw)
 			b.BatchNorm(xc.t, xc.t, mt.t, st.t, channels, hw, inverse)
-			e.checkExact(lb+" in place", e.read(lb, xc), want)
+			e.checkMulAdd(lb+" in place", e.read(lb, xc), want, fused)
 			e.done(lb)
 		}
 	}

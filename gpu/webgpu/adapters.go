@@ -15,6 +15,17 @@ import (
 // Adapters lists every WebGPU adapter of the primary APIs (Vulkan, Metal, Direct3D 12) in the
 // order Options.Adapter indexes them. No adapter is not an error: the list is empty.
 func Adapters() ([]gpu.DeviceInfo, error) {
+	ads, err := AdapterDetails()
+	infos := make([]gpu.DeviceInfo, len(ads))
+	for i, a := range ads {
+		infos[i] = a.Info
+	}
+	return infos, err
+}
+
+// AdapterDetails lists the adapters as Adapters does, with what the device list and the
+// tuning cache need beyond gpu.DeviceInfo.
+func AdapterDetails() ([]Adapter, error) {
 	quietLogs()
 	inst := wgpu.CreateInstance(nil) // a descriptor makes this binding pass uninitialised extras
 	if inst == nil {
@@ -22,17 +33,32 @@ func Adapters() ([]gpu.DeviceInfo, error) {
 	}
 	defer inst.Release()
 	ads := inst.EnumerateAdapters(&wgpu.InstanceEnumerateAdapterOptons{Backends: wgpu.InstanceBackendPrimary})
-	infos := make([]gpu.DeviceInfo, len(ads))
+	out := make([]Adapter, len(ads))
 	for i, a := range ads {
-		infos[i] = adapterInfo(a)
+		out[i] = describeAdapter(a)
 		a.Release()
 	}
-	return infos, nil
+	return out, nil
 }
 
-// adapterInfo describes a. WebGPU does not report device memory: MemoryBytes stays 0.
-func adapterInfo(a *wgpu.Adapter) gpu.DeviceInfo {
+// describeAdapter describes a, with its device memory where the platform reports it
+// (limits_mem.go).
+func describeAdapter(a *wgpu.Adapter) Adapter {
 	ai := a.GetInfo()
+	info := adapterInfo(a, ai)
+	mem, src := deviceMemory(ai.VendorId, ai.DeviceId, info.Kind)
+	info.MemoryBytes = mem
+	return Adapter{Info: info, MemorySource: src, Driver: ai.DriverDescription,
+		key: adapterKey(ai)}
+}
+
+// adapterKey identifies an adapter and its driver for the tuning cache.
+func adapterKey(ai wgpu.AdapterInfo) string {
+	return fmt.Sprintf("%04x:%04x|%d|%s|%s|%s", ai.VendorId, ai.DeviceId, ai.BackendType, ai.Name, ai.DriverDescription, ai.Architecture)
+}
+
+// adapterInfo describes a from its info ai (MemoryBytes: see describeAdapter).
+func adapterInfo(a *wgpu.Adapter, ai wgpu.AdapterInfo) gpu.DeviceInfo {
 	lim := a.GetLimits().Limits
 	name := ai.Name
 	if name == "" || name == "0x0" {

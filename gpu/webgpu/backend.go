@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -22,6 +23,7 @@ import (
 type Backend struct {
 	mu      sync.Mutex
 	info    gpu.DeviceInfo
+	detail  Adapter
 	inst    *wgpu.Instance
 	adapter *wgpu.Adapter
 	dev     *wgpu.Device
@@ -31,6 +33,10 @@ type Backend struct {
 
 	pipes    map[string]*pipeline
 	variants map[string]string // kernel family -> variant set by SetVariant (variant.go)
+	forced   map[string]bool   // families whose variant was forced (Options.Variants, env)
+	gflops   float64           // measured matrix-product rate (tuning), 0 unknown
+	defLim   bool              // opened with WebGPU's default limits
+	cacheDir string            // tuning cache folder (Options.CacheDir)
 
 	pending   []dispatch
 	toRelease []*wgpu.Buffer // freed while pending work may still bind them
@@ -69,7 +75,8 @@ type buffer struct {
 func (x *buffer) Bytes() int64 { return x.bytes }
 
 // New opens the adapter opts.Adapter (an index into Adapters(), -1 for the best one) and
-// creates a device with the adapter's own limits.
+// creates a device with the adapter's own limits (or WebGPU's defaults, see Options), then
+// applies forced variants and, with opts.Tuned, the tuning cache.
 //
 // Device creation fails now and then on lavapipe after several devices were created and
 // released in one process (seen once in 8–20 opens, "failed to request device"); New then
@@ -83,10 +90,39 @@ func New(opts Options) (*Backend, error) {
 		var b *Backend
 		var retry bool
 		if b, retry, err = openOnce(opts); err == nil || !retry {
+			if err == nil {
+				err = b.configure(opts)
+			}
 			return b, err
 		}
 	}
 	return nil, err
+}
+
+// configure applies forced variants (Options.Variants, then $KLEINBILD_WEBGPU_VARIANTS) and,
+// with opts.Tuned, the cached tuning of this adapter; b is closed on error.
+func (b *Backend) configure(opts Options) error {
+	forced := map[string]string{}
+	for f, v := range opts.Variants {
+		forced[f] = v
+	}
+	env, err := ParseVariants(os.Getenv(EnvVariants))
+	if err != nil {
+		b.Close()
+		return fmt.Errorf("$%s: %w", EnvVariants, err)
+	}
+	for f, v := range env {
+		forced[f] = v
+	}
+	if err := b.applyForced(forced); err != nil {
+		b.Close()
+		return err
+	}
+	b.cacheDir = opts.CacheDir
+	if opts.Tuned {
+		b.applyCache(opts.CacheDir)
+	}
+	return nil
 }
 
 // openOnce is one attempt of New; retry reports whether a failure may be transient.
@@ -98,8 +134,10 @@ func openOnce(opts Options) (_ *Backend, retry bool, _ error) {
 	}
 	ads := inst.EnumerateAdapters(&wgpu.InstanceEnumerateAdapterOptons{Backends: wgpu.InstanceBackendPrimary})
 	infos := make([]gpu.DeviceInfo, len(ads))
+	details := make([]Adapter, len(ads))
 	for i, a := range ads {
-		infos[i] = adapterInfo(a)
+		details[i] = describeAdapter(a)
+		infos[i] = details[i].Info
 	}
 	pick := opts.Adapter
 	if pick < 0 {
@@ -124,6 +162,9 @@ func openOnce(opts Options) (_ *Backend, retry bool, _ error) {
 	release(pick)
 	ad := ads[pick]
 	lim := ad.GetLimits().Limits
+	if opts.DefaultLimits {
+		lim = defaultLimits(lim)
+	}
 	dev, err := ad.RequestDevice(&wgpu.DeviceDescriptor{
 		Label:          "kleinbild",
 		RequiredLimits: &wgpu.RequiredLimits{Limits: lim},
@@ -135,12 +176,19 @@ func openOnce(opts Options) (_ *Backend, retry bool, _ error) {
 	}
 	b := &Backend{
 		info:    infos[pick],
+		detail:  details[pick],
 		inst:    inst,
 		adapter: ad,
 		dev:     dev,
 		queue:   dev.GetQueue(),
 		lim:     dev.GetLimits().Limits,
 		pipes:   map[string]*pipeline{},
+		defLim:  opts.DefaultLimits,
+	}
+	if opts.DefaultLimits {
+		// wgpu-native reports the adapter's limits for the device; the kernels must
+		// see the limits asked for.
+		b.lim = lim
 	}
 	b.info.MaxBufferBytes = int64(b.lim.MaxBufferSize)
 	b.info.MaxBindingBytes = int64(b.lim.MaxStorageBufferBindingSize)

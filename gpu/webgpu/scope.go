@@ -1,4 +1,4 @@
-//go:build cgo && (linux || darwin)
+//go:build cgo
 
 package webgpu
 
@@ -8,10 +8,22 @@ package webgpu
 #include <string.h>
 
 // The error-scope entry points of wgpu-native, which package wgpu links but does not wrap
-// for the filters needed here. Weak references: they resolve against the wgpu-native static
-// library linked through package wgpu, and to NULL where it is absent (then scopes are off).
-extern void wgpuDevicePushErrorScope(void *device, uint32_t filter) __attribute__((weak));
-extern void wgpuDevicePopErrorScope(void *device, void (*cb)(uint32_t, char const *, void *), void *userdata) __attribute__((weak));
+// for the filters needed here. On ELF and Mach-O they are weak references: they resolve
+// against the wgpu-native static library linked through package wgpu, and to NULL where it is
+// absent (then scopes are off). PE/COFF (Windows) has no weak undefined symbols; there they
+// are plain references, which always resolve because package wgpu calls the same functions
+// itself (buffer.go, device.go), so the static library linked on Windows holds them.
+// Without scopes wgpu-native aborts the process on an uncaptured error (out of memory
+// included); with them every error becomes the backend's sticky error, on every platform.
+#if defined(_WIN32)
+#define KB_WEAK
+#define KB_HAVE(f) 1
+#else
+#define KB_WEAK __attribute__((weak))
+#define KB_HAVE(f) ((f) != NULL)
+#endif
+extern void wgpuDevicePushErrorScope(void *device, uint32_t filter) KB_WEAK;
+extern void wgpuDevicePopErrorScope(void *device, void (*cb)(uint32_t, char const *, void *), void *userdata) KB_WEAK;
 
 typedef struct {
 	uint32_t type;
@@ -29,18 +41,18 @@ static void kb_scope_cb(uint32_t type, char const *message, void *ud) {
 }
 
 static int kb_scopes_available(void) {
-	return wgpuDevicePushErrorScope != NULL && wgpuDevicePopErrorScope != NULL;
+	return KB_HAVE(wgpuDevicePushErrorScope) && KB_HAVE(wgpuDevicePopErrorScope);
 }
 
 // Buffer mapping with a C callback and C memory for its status: package wgpu passes the
 // address of a Go-heap cgo.Handle as the callback's userdata and keeps no reference to it, so
 // a garbage collection between MapAsync and the device poll can free it (observed: crashes
 // and lost reads after large allocations).
-extern void wgpuBufferMapAsync(void *buffer, uint32_t mode, size_t offset, size_t size, void (*cb)(uint32_t, void *), void *userdata) __attribute__((weak));
+extern void wgpuBufferMapAsync(void *buffer, uint32_t mode, size_t offset, size_t size, void (*cb)(uint32_t, void *), void *userdata) KB_WEAK;
 
 static void kb_map_cb(uint32_t status, void *ud) { *(volatile uint32_t *)ud = status; }
 
-static int kb_map_available(void) { return wgpuBufferMapAsync != NULL; }
+static int kb_map_available(void) { return KB_HAVE(wgpuBufferMapAsync); }
 
 static void kb_map_read(void *buffer, size_t size, uint32_t *status) {
 	*status = 0xffffffffu;
@@ -49,11 +61,11 @@ static void kb_map_read(void *buffer, size_t size, uint32_t *status) {
 
 // Completion markers: the callback of wgpuQueueOnSubmittedWorkDone sets a C flag once all
 // work submitted so far is done (package wgpu's wrapper has the handle problem above).
-extern void wgpuQueueOnSubmittedWorkDone(void *queue, void (*cb)(uint32_t, void *), void *userdata) __attribute__((weak));
+extern void wgpuQueueOnSubmittedWorkDone(void *queue, void (*cb)(uint32_t, void *), void *userdata) KB_WEAK;
 
 static void kb_done_cb(uint32_t status, void *ud) { *(volatile uint32_t *)ud = 1; }
 
-static int kb_done_available(void) { return wgpuQueueOnSubmittedWorkDone != NULL; }
+static int kb_done_available(void) { return KB_HAVE(wgpuQueueOnSubmittedWorkDone); }
 
 static uint32_t *kb_on_done(void *queue) {
 	uint32_t *flag = (uint32_t *)malloc(4);

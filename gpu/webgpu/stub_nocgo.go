@@ -3,6 +3,7 @@
 package webgpu
 
 import (
+	"context"
 	"errors"
 
 	"kleinbild/gpu"
@@ -21,3 +22,12 @@ func New(opts Options) (*Backend, error) { return nil, errNoCgo }
 
 // Compiled reports whether this build holds the WebGPU backend (it needs cgo).
 const Compiled = false
+
+// AdapterDetails lists no adapters without cgo.
+func AdapterDetails() ([]Adapter, error) { return nil, nil }
+
+// Tune fails without cgo.
+func (b *Backend) Tune(context.Context, TuneOptions) (*TuneResult, error) { return nil, errNoCgo }
+
+// TuningCurrent is false without cgo.
+func TuningCurrent(Adapter) bool { return false }

@@ -1,0 +1,129 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"kleinbild/gpu/backends"
+	"kleinbild/gpu/webgpu"
+)
+
+// runTune: kleinbild tune [--backend ID] [--force] [--quick] [--budget 60s] [-q] — tunes the
+// WebGPU device (default: the best adapter, "webgpu"): times each kernel family's variants on
+// the model's shapes, checks the winner against the reference variant, measures the device
+// and the CPU backend on the same matrix product, caches it all for this adapter, driver and
+// kernel sources, and prints the choices. Without --force, families whose cache entry is
+// still valid are not timed again. --quick times tiny shapes and writes no cache (a smoke test
+// on slow software adapters).
+func runTune(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("tune", stderr)
+	force := fs.Bool("force", false, "tune again even where the cache is valid")
+	quick := fs.Bool("quick", false, "time tiny shapes and leave the cache alone (for tests on software adapters)")
+	budget := fs.Duration("budget", time.Minute, "time budget of the whole tuning")
+	quiet := fs.Bool("q", false, "quiet: print only the table and errors")
+	backend := backendFlag(fs, " (a WebGPU device; default: webgpu, the best adapter)")
+	rest, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return usageErr("unexpected argument %q", rest[0])
+	}
+	if *budget <= 0 {
+		return usageErr("--budget %v: want a positive duration", *budget)
+	}
+	id := strings.TrimSpace(*backend)
+	if id == "" {
+		id = "webgpu"
+	}
+	b, err := openBackend(id)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	if _, ok := b.(*webgpu.Backend); !ok {
+		return usageErr("--backend %s: tuning is for WebGPU devices ('kleinbild devices' lists them)", id)
+	}
+	if !*quiet {
+		printDevice(stderr, id, b)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	opts := backends.TuneOptions{Force: *force, Budget: *budget}
+	if *quick {
+		opts.Workloads, opts.NoSave = webgpu.TinyWorkloads(), true
+	}
+	if !*quiet {
+		opts.Progress = func(p webgpu.TuneProgress) {
+			fmt.Fprintf(stderr, "Tuning %s: %s (%d of %d)\n", p.Family, p.Variant, p.Done+1, p.Total)
+		}
+	}
+	res, err := backends.Tune(ctx, b, opts)
+	if err != nil {
+		return err
+	}
+	return writeTune(stdout, res)
+}
+
+// writeTune prints the choices of res: one tab-aligned line per family (variant, how it was
+// chosen, the times of the variants timed), then the measured rates and the default rule.
+func writeTune(w io.Writer, res *webgpu.TuneResult) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "FAMILY\tVARIANT\tCHOSEN BY\tTIMES")
+	for _, f := range res.Families {
+		how := "tuned"
+		switch {
+		case f.Forced:
+			how = "forced"
+		case f.Cached:
+			how = "cache"
+		case len(f.Seconds) == 0:
+			how = "only variant"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", f.Family, f.Variant, how, timesField(f.Seconds))
+		if f.Note != "" {
+			fmt.Fprintf(tw, "\t\t\t(%s)\n", f.Note)
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	scaled := ""
+	if res.Scale > 1 {
+		scaled = fmt.Sprintf(" (the model's shapes divided by %d: a slow device)", res.Scale)
+	}
+	fmt.Fprintf(w, "Device: %s GFLOP/s on %s%s\n", rateField(res.GPUGFLOPS), res.Shape, scaled)
+	if res.CPUGFLOPS > 0 {
+		def := "the CPU (it is faster)"
+		if res.GPUGFLOPS > res.CPUGFLOPS {
+			def = "this GPU"
+		}
+		fmt.Fprintf(w, "CPU (%s): %s GFLOP/s on the same product; automatic default: %s\n", res.CPUName, rateField(res.CPUGFLOPS), def)
+	}
+	_, err := fmt.Fprintf(w, "Took %.1f s%s\n", res.Elapsed.Seconds(), map[bool]string{true: " (all from the cache)", false: ""}[res.FromCache])
+	return err
+}
+
+// timesField lists variant times as "name 12.3 ms", fastest first, "-" when none.
+func timesField(secs map[string]float64) string {
+	if len(secs) == 0 {
+		return "-"
+	}
+	names := make([]string, 0, len(secs))
+	for n := range secs {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool { return secs[names[i]] < secs[names[j]] })
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = fmt.Sprintf("%s %.3g ms", n, secs[n]*1e3)
+	}
+	return strings.Join(parts, ", ")
+}

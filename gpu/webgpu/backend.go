@@ -32,6 +32,8 @@ type Backend struct {
 	pipes    map[string]*pipeline
 	variants map[string]string // kernel family -> variant set by SetVariant (variant.go)
 
+	dispatchFLOPs float64 // bound on one Linear/Conv2D dispatch, 0: the default (gemm.go)
+
 	pending   []dispatch
 	toRelease []*wgpu.Buffer // freed while pending work may still bind them
 	params    *wgpu.Buffer   // uniform slots of the dispatches of one submission

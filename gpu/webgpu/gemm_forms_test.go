@@ -74,9 +74,18 @@ func TestGemmForms(t *testing.T) {
 				if strings.Contains(v, "-v1-") {
 					want = []string{"/interior"}
 				}
+				if fam == FamilyLinear {
+					want = append(want, "/rw1") // x shares y's buffer: x alone read_write
+				}
 				for _, w := range want {
 					if !hasPipe(b, fam+"/"+v+"/", w) {
 						t.Errorf("no %s form of %s was compiled", w, v)
+					}
+				}
+				for k := range b.pipes {
+					// the weight (input 1) and the bias (input 2) never alias an output
+					if i := strings.Index(k, "/rw"); i >= 0 && strings.HasPrefix(k, fam+"/") && k[i+3:] != "1" {
+						t.Errorf("pipeline %s binds the weight or bias read_write", k)
 					}
 				}
 			})

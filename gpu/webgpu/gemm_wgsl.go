@@ -67,9 +67,14 @@ func (c gemmCfg) valid() bool {
 	return wg >= 32 && wg%c.tn == 0 && c.kt%(wg/c.tn) == 0
 }
 
-// smem is the bytes of workgroup memory c uses (with the widest pads).
+// smem is the bytes of workgroup memory c uses in its largest form (the widest pads).
 func (c gemmCfg) smem() int {
-	return 4 * c.kt * (c.tm + 16 + c.tn + 16)
+	padA, padB := 0, 0
+	for _, v := range []int{1, 4, 8} {
+		padA = max(padA, bankPad(c.tm, c.kt, v))
+		padB = max(padB, bankPad(c.tn, c.kt, v))
+	}
+	return 4 * c.kt * (c.tm + padA + c.tn + padB)
 }
 
 // fits reports whether an adapter with limits lim can run c.

@@ -89,11 +89,13 @@ func (b *Backend) convLegacy(out, in, w, bias gpu.Tensor, p gpu.ConvParams) {
 
 // convVariants lists Conv2D's kernel variants, reference (the default) first: generated
 // tiles (gemm_wgsl.go; rows are output channels, columns pixels), then the first kernel.
+// The order is by measured speed (lavapipe, gemm_bench_test.go).
 func convVariants() []variantSpec {
 	var v []variantSpec
 	for _, c := range []gemmCfg{
-		{tm: 64, tn: 128, rm: 4, rn: 8, kt: 16, vec: 4},
 		{tm: 128, tn: 128, rm: 8, rn: 8, kt: 8, vec: 4},
+		{tm: 128, tn: 128, rm: 8, rn: 8, kt: 16, vec: 4},
+		{tm: 64, tn: 128, rm: 4, rn: 8, kt: 16, vec: 4},
 		{tm: 128, tn: 64, rm: 8, rn: 4, kt: 16, vec: 4},
 		{tm: 64, tn: 64, rm: 4, rn: 4, kt: 16, vec: 4},
 		{tm: 64, tn: 128, rm: 4, rn: 8, kt: 16, vec: 1},

@@ -434,7 +434,8 @@ func (l gatherLoader) fetch(s *strings.Builder, _ string) {
 	}
 	for q := range n {
 		fmt.Fprintf(s, "\t{\n\t\tlet iy = giy0 + i32(gky);\n\t\tlet ix = gix0 + i32(gkx);\n\t\tg%dv = 0.0;\n", q)
-		fmt.Fprintf(s, "\t\tif (%siy >= 0 && ix >= 0 && u32(iy) < p.inH && u32(ix) < p.inW) { g%dv = %s[p.bb + gic * gplane + u32(iy) * p.inW + u32(ix)]; }\n",
+		// a negative iy or ix is a large u32: one comparison per bound
+		fmt.Fprintf(s, "\t\tif (%su32(iy) < p.inH && u32(ix) < p.inW) { g%dv = %s[p.bb + gic * gplane + u32(iy) * p.inW + u32(ix)]; }\n",
 			valid, q, l.arr)
 		s.WriteString("\t\tgkx += gdkx;\n\t\tif (gkx >= p.kw) { gkx -= p.kw; gky += 1u; }\n")
 		s.WriteString("\t\tgky += gdky;\n\t\tif (gky >= p.kh) { gky -= p.kh; gic += 1u; }\n\t\tgic += gdic;\n\t}\n")

@@ -93,6 +93,7 @@ func (b *Backend) convLegacy(out, in, w, bias gpu.Tensor, p gpu.ConvParams) {
 func convVariants() []variantSpec {
 	var v []variantSpec
 	for _, c := range []gemmCfg{
+		{tm: 128, tn: 128, rm: 8, rn: 8, kt: 8, vec: 4, s4: true},
 		{tm: 128, tn: 128, rm: 8, rn: 8, kt: 8, vec: 4},
 		{tm: 128, tn: 128, rm: 8, rn: 8, kt: 16, vec: 4},
 		{tm: 64, tn: 128, rm: 4, rn: 8, kt: 16, vec: 4},

@@ -19,7 +19,7 @@ var webgpuDefaults = wgpu.Limits{MaxComputeWorkgroupStorageSize: 16384, MaxCompu
 // from their names, every form's workgroup arrays fit the bytes fits() counts, and under
 // WebGPU's default limits at least one generated variant is left (and the small-M tile fits).
 func TestGemmVariantLimits(t *testing.T) {
-	arrays := regexp.MustCompile(`var<workgroup> \w+: array<f32, (\d+)>`)
+	arrays := regexp.MustCompile(`var<workgroup> \w+: array<(f32|vec4<f32>), (\d+)>`)
 	for _, fam := range []string{FamilyLinear, FamilyConv} {
 		fitting := 0
 		for _, v := range familyVariants(fam) {
@@ -37,8 +37,12 @@ func TestGemmVariantLimits(t *testing.T) {
 				src := gemmSource(key)
 				bytes := 0
 				for _, m := range arrays.FindAllStringSubmatch(src, -1) {
-					n, _ := strconv.Atoi(m[1])
-					bytes += 4 * n
+					n, _ := strconv.Atoi(m[2])
+					if m[1] == "f32" {
+						bytes += 4 * n
+					} else {
+						bytes += 16 * n
+					}
 				}
 				if bytes == 0 || bytes > cfg.smem() {
 					t.Errorf("%s: %d bytes of workgroup memory, fits() counts %d", key, bytes, cfg.smem())

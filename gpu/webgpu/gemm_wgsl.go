@@ -29,25 +29,33 @@ import (
 // Every output is summed in k order in float32, as the reference kernel does.
 
 // gemmCfg is one variant's tile: tm×tn outputs per workgroup, rm×rn per thread, kt per step;
-// vec is the preferred load width along K (4, or 1 for scalar loads).
+// vec is the preferred load width along K (4, or 1 for scalar loads). With s4 a thread's
+// outputs are 4×4 blocks and it reads the tiles from workgroup memory a vec4 at a time
+// (4 reads per 16 products instead of 8).
 type gemmCfg struct {
 	tm, tn, rm, rn, kt, vec int
+	s4                      bool
 }
 
 func (c gemmCfg) tx() int { return c.tn / c.rn }
 func (c gemmCfg) ty() int { return c.tm / c.rm }
 func (c gemmCfg) wg() int { return c.tx() * c.ty() }
 
-// name encodes the parameters, e.g. "t128x64-r8x4-k16-v4-wg256".
+// name encodes the parameters, e.g. "t128x64-r8x4-k16-v4-wg256" ("-s4" appended with s4).
 func (c gemmCfg) name() string {
-	return fmt.Sprintf("t%dx%d-r%dx%d-k%d-v%d-wg%d", c.tm, c.tn, c.rm, c.rn, c.kt, c.vec, c.wg())
+	n := fmt.Sprintf("t%dx%d-r%dx%d-k%d-v%d-wg%d", c.tm, c.tn, c.rm, c.rn, c.kt, c.vec, c.wg())
+	if c.s4 {
+		n += "-s4"
+	}
+	return n
 }
 
 // parseGemm reads a name written by gemmCfg.name.
 func parseGemm(name string) (gemmCfg, bool) {
 	var c gemmCfg
 	var wg int
-	if _, err := fmt.Sscanf(name, "t%dx%d-r%dx%d-k%d-v%d-wg%d", &c.tm, &c.tn, &c.rm, &c.rn, &c.kt, &c.vec, &wg); err != nil {
+	c.s4 = strings.HasSuffix(name, "-s4")
+	if _, err := fmt.Sscanf(strings.TrimSuffix(name, "-s4"), "t%dx%d-r%dx%d-k%d-v%d-wg%d", &c.tm, &c.tn, &c.rm, &c.rn, &c.kt, &c.vec, &wg); err != nil {
 		return gemmCfg{}, false
 	}
 	if c.name() != name || !c.valid() {
@@ -60,7 +68,7 @@ func parseGemm(name string) (gemmCfg, bool) {
 // (vec4 accumulators), kt a multiple of 8 (a bf16 vector) and of the gather's k stride.
 func (c gemmCfg) valid() bool {
 	if c.tm <= 0 || c.tn <= 0 || c.rm <= 0 || c.rn <= 0 || c.kt <= 0 || c.tm%c.rm != 0 || c.tn%c.rn != 0 ||
-		c.rn%4 != 0 || c.kt%8 != 0 || (c.vec != 1 && c.vec != 4) {
+		c.rn%4 != 0 || c.kt%8 != 0 || (c.vec != 1 && c.vec != 4) || (c.s4 && c.rm%4 != 0) {
 		return false
 	}
 	wg := c.wg()
@@ -71,8 +79,8 @@ func (c gemmCfg) valid() bool {
 func (c gemmCfg) smem() int {
 	padA, padB := 0, 0
 	for _, v := range []int{1, 4, 8} {
-		padA = max(padA, bankPad(c.tm, c.kt, v))
-		padB = max(padB, bankPad(c.tn, c.kt, v))
+		padA = max(padA, bankPad(c.tm, c.kt, v, c.s4))
+		padB = max(padB, bankPad(c.tn, c.kt, v, c.s4))
 	}
 	return 4 * c.kt * (c.tm + padA + c.tn + padB)
 }
@@ -129,11 +137,16 @@ const gemmParams = `struct P { m: u32, n: u32, k: u32, ab: u32, bb: u32, yb: u32
 
 // bankPad returns the pad (0..16 elements) of a [kt][rows + pad] workgroup array that gives
 // the fewest bank conflicts (32 banks of 4 bytes) for the transposing stores of 32
-// consecutive threads, each storing vec values of one row along k.
-func bankPad(rows, kt, vec int) int {
+// consecutive threads, each storing vec values of one row along k; with s4 a multiple of 4
+// (rows of vec4).
+func bankPad(rows, kt, vec int, s4 bool) int {
 	per := kt / vec // loads per row of the tile
 	best, bestPad := 1<<30, 0
-	for pad := 0; pad <= 16; pad++ {
+	step := 1
+	if s4 {
+		step = 4
+	}
+	for pad := 0; pad <= 16; pad += step {
 		stride := rows + pad
 		worst := 0
 		for j := range vec {
@@ -158,13 +171,17 @@ func gemmSource(k gemmKey) string {
 	var s strings.Builder
 	s.WriteString(gemmParams)
 	w := func(format string, a ...any) { fmt.Fprintf(&s, format, a...) }
-	padA := bankPad(c.tm, c.kt, max(k.aVec, 1))
-	padB := bankPad(c.tn, c.kt, max(k.bVec, 1))
+	padA := bankPad(c.tm, c.kt, max(k.aVec, 1), c.s4)
+	padB := bankPad(c.tn, c.kt, max(k.bVec, 1), c.s4)
 	if k.bKind == opGather {
 		padB = 0 // stored along the tile's rows: conflict-free as is
 	}
 	sa, sb := c.tm+padA, c.tn+padB
-	w("var<workgroup> As: array<f32, %d>;\nvar<workgroup> Bs: array<f32, %d>;\n", c.kt*sa, c.kt*sb)
+	if c.s4 {
+		w("var<workgroup> As: array<vec4<f32>, %d>;\nvar<workgroup> Bs: array<vec4<f32>, %d>;\n", c.kt*sa/4, c.kt*sb/4)
+	} else {
+		w("var<workgroup> As: array<f32, %d>;\nvar<workgroup> Bs: array<f32, %d>;\n", c.kt*sa, c.kt*sb)
+	}
 	aArr, bArr := "W", "X"
 	if !k.conv {
 		aArr, bArr = "X", "W"
@@ -200,25 +217,71 @@ func gemmSource(k gemmKey) string {
 	a.fetch(&s, "k0")
 	bl.fetch(&s, "k0")
 	w("\t\t}\n\t\tfor (var kk = 0u; kk < %du; kk++) {\n", c.kt)
+	multiply(&s, c, sa, sb)
+	w("\t\t}\n\t\tworkgroupBarrier();\n\t}\n")
+	epilogue(&s, k)
+	w("}\n")
+	return s.String()
+}
+
+// multiply generates one k step of the product: each thread reads its rm values of A and
+// rn of B from workgroup memory and adds their products to its accumulators.
+func multiply(s *strings.Builder, c gemmCfg, sa, sb int) {
+	if c.s4 {
+		lanes := [4]string{"x", "y", "z", "w"}
+		for g := range c.rm / 4 {
+			fmt.Fprintf(s, "\t\t\tlet a%d = As[kk * %du + ty + %du];\n", g, sa/4, g*c.ty())
+		}
+		for q := range c.rn / 4 {
+			fmt.Fprintf(s, "\t\t\tlet b%d = Bs[kk * %du + tx + %du];\n", q, sb/4, q*c.tx())
+		}
+		for i := range c.rm {
+			for q := range c.rn / 4 {
+				fmt.Fprintf(s, "\t\t\tacc%d_%d += a%d.%s * b%d;\n", i, q, i/4, lanes[i%4], q)
+			}
+		}
+		return
+	}
 	for i := range c.rm {
-		w("\t\t\tlet a%d = As[kk * %du + ty + %du];\n", i, sa, i*c.ty())
+		fmt.Fprintf(s, "\t\t\tlet a%d = As[kk * %du + ty + %du];\n", i, sa, i*c.ty())
 	}
 	for q := range c.rn / 4 {
 		var e []string
 		for l := range 4 {
 			e = append(e, fmt.Sprintf("Bs[kk * %du + tx + %du]", sb, (4*q+l)*c.tx()))
 		}
-		w("\t\t\tlet b%d = vec4<f32>(%s);\n", q, strings.Join(e, ", "))
+		fmt.Fprintf(s, "\t\t\tlet b%d = vec4<f32>(%s);\n", q, strings.Join(e, ", "))
 	}
 	for i := range c.rm {
 		for q := range c.rn / 4 {
-			w("\t\t\tacc%d_%d += a%d * b%d;\n", i, q, i, q)
+			fmt.Fprintf(s, "\t\t\tacc%d_%d += a%d * b%d;\n", i, q, i, q)
 		}
 	}
-	w("\t\t}\n\t\tworkgroupBarrier();\n\t}\n")
-	epilogue(&s, k)
-	w("}\n")
-	return s.String()
+}
+
+// outRow and outCol are the tile row of a thread's output row i and the tile column of its
+// output column j: rows ty + i·(tm/rm) and columns tx + j·(tn/rn), or with s4 4×4 blocks
+// (4·ty + i%4 + (i/4)·tm/(rm/4) and likewise for columns).
+func outRow(c gemmCfg, i int) string {
+	if c.s4 {
+		return fmt.Sprintf("ty * 4u + %du", i%4+(i/4)*4*c.ty())
+	}
+	return fmt.Sprintf("ty + %du", i*c.ty())
+}
+
+func outCol(c gemmCfg, j int) string {
+	if c.s4 {
+		return fmt.Sprintf("tx * 4u + %du", j%4+(j/4)*4*c.tx())
+	}
+	return fmt.Sprintf("tx + %du", j*c.tx())
+}
+
+// sharedStore is the WGSL statement arr[idx] = val for a workgroup tile (of vec4 with s4).
+func sharedStore(c gemmCfg, arr, idx, val string) string {
+	if c.s4 {
+		return fmt.Sprintf("\t{ let si = %s; %s[si >> 2u][si & 3u] = %s; }\n", idx, arr, val)
+	}
+	return fmt.Sprintf("\t%s[%s] = %s;\n", arr, idx, val)
 }
 
 // epilogue writes the outputs (plus the bias of their column, or with conv of their row).
@@ -230,12 +293,12 @@ func epilogue(s *strings.Builder, k gemmKey) {
 		bias = "C[p.cb + row]"
 	}
 	for i := range c.rm {
-		fmt.Fprintf(s, "\t{\n\t\tlet row = m0 + ty + %du;\n", i*c.ty())
+		fmt.Fprintf(s, "\t{\n\t\tlet row = m0 + %s;\n", outRow(c, i))
 		if !k.interior {
 			s.WriteString("\t\tif (row < p.m) {\n")
 		}
 		for j := range c.rn {
-			fmt.Fprintf(s, "\t\t{\n\t\t\tlet col = n0 + tx + %du;\n", j*c.tx())
+			fmt.Fprintf(s, "\t\t{\n\t\t\tlet col = n0 + %s;\n", outCol(c, j))
 			cond := "true"
 			if !k.interior {
 				cond = "col < p.n"
@@ -371,7 +434,7 @@ func (l rowLoader) store(s *strings.Builder) {
 			fmt.Fprintf(s, "\tif (%se < %du) {\n", v, total)
 		}
 		put := func(j int, val string) {
-			fmt.Fprintf(s, "\t%s[(%sk + %du) * %du + %sr] = %s;\n", l.shared, v, j, l.stride, v, val)
+			s.WriteString(sharedStore(l.cfg, l.shared, fmt.Sprintf("(%sk + %du) * %du + %sr", v, j, l.stride, v), val))
 		}
 		switch {
 		case l.kind == opBF16 && l.vec == 8:
@@ -445,6 +508,6 @@ func (l gatherLoader) fetch(s *strings.Builder, _ string) {
 func (l gatherLoader) store(s *strings.Builder) {
 	d, n := l.per()
 	for q := range n {
-		fmt.Fprintf(s, "\tBs[(gkr + %du) * %du + gn] = g%dv;\n", q*d, l.stride, q)
+		s.WriteString(sharedStore(l.cfg, "Bs", fmt.Sprintf("(gkr + %du) * %du + gn", q*d, l.stride), fmt.Sprintf("g%dv", q)))
 	}
 }

@@ -117,13 +117,17 @@ func (b *Backend) linearLegacy(y, x, w, bias gpu.Tensor, rows, o0, o1 int) {
 const legacyVariant = "t64x64-r4x4"
 
 // linearVariants lists Linear's kernel variants, reference (the default) first: generated
-// tiles (gemm_wgsl.go), then the first kernel. The order is by measured speed (lavapipe,
-// gemm_bench_test.go); an adapter drops those it cannot hold and runs the first left.
+// tiles (gemm_wgsl.go), then the first kernel. 128×128 tiles of 8×8 were the fastest on
+// lavapipe (gemm_bench_test.go), with or without vec4 reads of workgroup memory (s4) within
+// its noise; s4 comes first for real GPUs, where it issues a quarter of the shared-memory
+// reads. An adapter drops the variants it cannot hold and runs the first left.
 func linearVariants() []variantSpec {
 	var v []variantSpec
 	for _, c := range []gemmCfg{
+		{tm: 128, tn: 128, rm: 8, rn: 8, kt: 16, vec: 4, s4: true},
+		{tm: 128, tn: 128, rm: 8, rn: 8, kt: 8, vec: 4, s4: true}, // the first that fits WebGPU's default limits
 		{tm: 128, tn: 128, rm: 8, rn: 8, kt: 16, vec: 4},
-		{tm: 128, tn: 128, rm: 8, rn: 8, kt: 8, vec: 4}, // the first that fits WebGPU's default limits
+		{tm: 128, tn: 128, rm: 8, rn: 8, kt: 8, vec: 4},
 		{tm: 128, tn: 64, rm: 8, rn: 4, kt: 16, vec: 4},
 		{tm: 64, tn: 128, rm: 4, rn: 8, kt: 16, vec: 4},
 		{tm: 64, tn: 64, rm: 4, rn: 4, kt: 16, vec: 4},

@@ -20,8 +20,10 @@ import (
 //     image, gathered as im2col on the fly by walking (channel, ky, kx) incrementally: no
 //     division per element.
 //   - Tiles are stored transposed, [kt][rows + pad], the pad chosen so that the transposing
-//     stores of one 32-thread group hit 32 different banks; the reads (thread (tx, ty) reads
-//     rows ty + i·(tm/rm) and columns tx + j·(tn/rn)) are conflict-free broadcasts.
+//     stores of one 32-thread group hit 32 different banks (at most 2 per bank with s4 and
+//     kt 16, whose pads are whole vec4s); the reads (thread (tx, ty) reads
+//     rows ty + i·(tm/rm) and columns tx + j·(tn/rn), or with s4 4×4 blocks a vec4 at a
+//     time) are conflict-free broadcasts.
 //   - The next tile is fetched into registers while the current one is multiplied.
 //   - An interior form (the whole dispatch inside M, N and a K that is a multiple of kt)
 //     has no bounds checks; the dispatcher splits a product into interior and edge parts.

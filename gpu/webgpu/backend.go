@@ -38,6 +38,8 @@ type Backend struct {
 	defLim   bool              // opened with WebGPU's default limits
 	cacheDir string            // tuning cache folder (Options.CacheDir)
 
+	dispatchFLOPs float64 // bound on one Linear/Conv2D dispatch, 0: the default (gemm.go)
+
 	pending   []dispatch
 	toRelease []*wgpu.Buffer // freed while pending work may still bind them
 	params    *wgpu.Buffer   // uniform slots of the dispatches of one submission

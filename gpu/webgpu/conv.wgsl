@@ -1,3 +1,5 @@
+// The first Conv2D kernel, kept as variant t64x64-r4x4 to measure the generated ones
+// (gemm_wgsl.go) against.
 // Conv2D as an implicit GEMM: out[oc, pix] = Σ_k w[oc, k]·col[k, pix] + bias[oc], k = (ic, kh,
 // kw), the im2col value col[k, pix] gathered from the input on the fly (zero in the padding).
 // Tiles of 64 output channels × 64 pixels per workgroup (16×16 threads, 4×4 each), k in steps

@@ -20,7 +20,7 @@ var copy16WGSL string
 
 var copy16Kernel = kernel{name: "copy16", src: copy16WGSL, nOut: 1, nIn: 1}
 
-var elementwiseKernel = kernel{name: "elementwise", src: commonWGSL + elementwiseWGSL, nOut: 1, nIn: 2}
+var elementwiseKernel = kernel{name: "elementwise", src: wgslConsts(elementwiseOps...) + commonWGSL + elementwiseWGSL, nOut: 1, nIn: 2}
 
 const (
 	ewAdd = iota

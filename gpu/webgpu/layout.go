@@ -11,7 +11,7 @@ import (
 //go:embed layout.wgsl
 var layoutWGSL string
 
-var layoutKernel = kernel{name: "layout", src: commonWGSL + layoutWGSL, nOut: 1, nIn: 3}
+var layoutKernel = kernel{name: "layout", src: wgslConsts(layoutOps...) + commonWGSL + layoutWGSL, nOut: 1, nIn: 3}
 
 const (
 	lyTranspose = iota

@@ -1,12 +1,13 @@
-// Index-mapping ops, one thread per output value (RoPE: per rotated pair), n threads.
-// mode 0 Transpose: y[c·rows + r] = x[r·cols + c] (a = rows, b = cols).
-// mode 1 Patchify: y[(ch·4 + dy·2 + dx), i, j] = x[ch, 2i + dy, 2j + dx] (a = h, b = w of x).
-// mode 2 Unpatchify: y[ch, 2i + dy, 2j + dx] = x[ch·4 + dy·2 + dx, i, j] (a = h, b = w of x).
-// mode 3 UpsampleNearest2x: y[ch, i, j] = x[ch, i/2, j/2] (a = h, b = w of x).
-// mode 4 SwiGLU: y[r·ys + j] = silu(x[r·xs + j])·x[r·xs + hidden + j] (a = hidden, b = xs, c = ys).
-// mode 5 BatchNorm: y = (x − mean[ch])/std[ch], or with e != 0 y = float32(x·std) + mean
+// Index-mapping ops, one thread per output value (RoPE: per rotated pair), n threads. The
+// LY_* mode codes are declared by layout.go.
+// LY_TRANSPOSE (Transpose): y[c·rows + r] = x[r·cols + c] (a = rows, b = cols).
+// LY_PATCHIFY (Patchify): y[(ch·4 + dy·2 + dx), i, j] = x[ch, 2i + dy, 2j + dx] (a = h, b = w of x).
+// LY_UNPATCHIFY (Unpatchify): y[ch, 2i + dy, 2j + dx] = x[ch·4 + dy·2 + dx, i, j] (a = h, b = w of x).
+// LY_UPSAMPLE (UpsampleNearest2x): y[ch, i, j] = x[ch, i/2, j/2] (a = h, b = w of x).
+// LY_SWIGLU (SwiGLU): y[r·ys + j] = silu(x[r·xs + j])·x[r·xs + hidden + j] (a = hidden, b = xs, c = ys).
+// LY_BATCHNORM (BatchNorm): y = (x − mean[ch])/std[ch], or with e != 0 y = float32(x·std) + mean
 //   (a = hw; u = mean, v = std).
-// mode 6 RoPE, in place on y (x unused): pair k of (s, h): a = heads, b = headDim, c = stride,
+// LY_ROPE (RoPE), in place on y (x unused): pair k of (s, h): a = heads, b = headDim, c = stride,
 //   e = interleaved; u = cos, v = sin.
 struct P { n: u32, mode: u32, yb: u32, xb: u32, ub: u32, vb: u32, a: u32, b: u32, c: u32, e: u32 }
 @group(0) @binding(0) var<uniform> p: P;
@@ -20,12 +21,12 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
 	let i = (wg.y * nwg.x + wg.x) * 256u + li;
 	if (i >= p.n) { return; }
 	switch p.mode {
-		case 0u: {
+		case LY_TRANSPOSE: {
 			let c = i / p.a;
 			let r = i % p.a;
 			y[p.yb + i] = x[p.xb + r * p.b + c];
 		}
-		case 1u: {
+		case LY_PATCHIFY: {
 			let ho = p.a / 2u;
 			let wo = p.b / 2u;
 			let j = i % wo;
@@ -37,7 +38,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
 			let dx = oc % 2u;
 			y[p.yb + i] = x[p.xb + (ch * p.a + 2u * ii + dy) * p.b + 2u * j + dx];
 		}
-		case 2u: {
+		case LY_UNPATCHIFY: {
 			let wo = 2u * p.b;
 			let ho = 2u * p.a;
 			let jj = i % wo;
@@ -47,7 +48,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
 			let ic = ch * 4u + (ii % 2u) * 2u + (jj % 2u);
 			y[p.yb + i] = x[p.xb + (ic * p.a + ii / 2u) * p.b + jj / 2u];
 		}
-		case 3u: {
+		case LY_UPSAMPLE: {
 			let wo = 2u * p.b;
 			let ho = 2u * p.a;
 			let jj = i % wo;
@@ -56,14 +57,14 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
 			let ch = t / ho;
 			y[p.yb + i] = x[p.xb + (ch * p.a + ii / 2u) * p.b + jj / 2u];
 		}
-		case 4u: {
+		case LY_SWIGLU: {
 			let j = i % p.a;
 			let r = i / p.a;
 			let g = x[p.xb + r * p.b + j];
 			let s = g / (1.0 + expf(-g));
 			y[p.yb + r * p.c + j] = s * x[p.xb + r * p.b + p.a + j];
 		}
-		case 5u: {
+		case LY_BATCHNORM: {
 			let ch = i / p.a;
 			if (p.e == 0u) {
 				y[p.yb + i] = (x[p.xb + i] - u[p.ub + ch]) / v[p.vb + ch];
@@ -72,7 +73,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
 				y[p.yb + i] = t + u[p.ub + ch];
 			}
 		}
-		case 6u: {
+		case LY_ROPE: {
 			let half = p.b / 2u;
 			let k = i % half;
 			let t = i / half;

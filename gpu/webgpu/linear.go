@@ -25,9 +25,10 @@ func weightKernel(w gpu.Tensor, f32, bf16 *kernel) (*kernel, string) {
 	return f32, "f32"
 }
 
-// Linear computes y[rows, out] = x[rows, in]·wᵀ + bias. A weight stored in several buffers
-// (larger than one binding) runs as one product per run of rows within a buffer; x and y are
-// bound whole (they are at most a binding each).
+// Linear computes y[rows, out] = x[rows, in]·wᵀ + bias with the variant of FamilyLinear
+// the backend runs. A weight stored in several buffers (larger than one binding) runs as one
+// product per run of rows within a buffer; x and y are bound whole (they are at most a
+// binding each).
 func (b *Backend) Linear(y, x, w, bias gpu.Tensor, rows int) {
 	if !b.begin() {
 		return
@@ -46,8 +47,7 @@ func (b *Backend) Linear(y, x, w, bias gpu.Tensor, rows int) {
 		b.fail(err)
 		return
 	}
-	k, key := weightKernel(w, &linearF32, &linearBF16)
-	maxRows := int(b.lim.MaxComputeWorkgroupsPerDimension) * 64
+	cfg, tiled := parseGemm(b.Variant(FamilyLinear))
 	for o0 := 0; o0 < out; {
 		o1 := out
 		if len(xw.bufs) > 1 && in > 0 {
@@ -60,20 +60,80 @@ func (b *Backend) Linear(y, x, w, bias gpu.Tensor, rows int) {
 				return
 			}
 		}
-		for r0 := 0; r0 < rows; r0 += maxRows {
-			r1 := min(rows, r0+maxRows)
-			c := b.newCall("Linear")
-			yb := c.out(y, r0*out, r1*out)
-			xb := c.in(x, r0*in, r1*in)
-			wb := c.in(w, o0*in, o1*in)
-			bb := c.in(bias, 0, out)
-			c.run(k, key, []uint32{uint32(r1 - r0), uint32(o1 - o0), uint32(in), xb + uint32(r0*in), yb + uint32(r0*out),
-				wb + uint32(o0*in), bb + uint32(o0), bool32(!bias.IsZero()), uint32(out), uint32(o0)},
-				uint32((o1-o0+63)/64), uint32((r1-r0+63)/64), 1)
+		if tiled {
+			b.linearTiled(cfg, y, x, w, bias, rows, o0, o1)
+		} else {
+			b.linearLegacy(y, x, w, bias, rows, o0, o1)
 		}
 		o0 = o1
 	}
 }
 
-// linearVariants lists Linear's kernel variants, reference first.
-func linearVariants() []variantSpec { return []variantSpec{{name: "t64x64-r4x4"}} }
+// linearTiled queues columns [o0, o1) of Linear as products of the generated tile cfg.
+func (b *Backend) linearTiled(cfg gemmCfg, y, x, w, bias gpu.Tensor, rows, o0, o1 int) {
+	out, in, _ := gpu.MatrixDims(w)
+	cfg = gemmTile(cfg, rows, b.lim)
+	bf16 := w.DType() == gpu.BF16
+	blocks := gemmBlocks(cfg, rows, o1-o0, in, b.maxDispatchFLOPs(), int(b.lim.MaxComputeWorkgroupsPerDimension), false)
+	for _, bl := range blocks {
+		r0, r1, c0, c1 := bl.m0, bl.m1, o0+bl.n0, o0+bl.n1
+		c := b.newCall("Linear")
+		yb := c.out(y, r0*out, r1*out)
+		xb := c.in(x, r0*in, r1*in) + uint32(r0*in)
+		wb := c.in(w, c0*in, c1*in) + uint32(c0*in)
+		bb := c.in(bias, 0, out)
+		key := gemmKey{cfg: cfg, aKind: opF32, bKind: opF32, aVec: rowVec(cfg, false, in, xb),
+			bVec: rowVec(cfg, bf16, in, wb), interior: bl.interior}
+		if bf16 {
+			key.bKind = opBF16
+		}
+		k, name := gemmKernel(key)
+		c.run(k, name, []uint32{uint32(r1 - r0), uint32(c1 - c0), uint32(in), xb, wb, yb + uint32(r0*out+c0),
+			bb + uint32(c0), bool32(!bias.IsZero()), uint32(out)},
+			uint32((c1-c0+cfg.tn-1)/cfg.tn), uint32((r1-r0+cfg.tm-1)/cfg.tm), 1)
+	}
+}
+
+// linearLegacy queues columns [o0, o1) of Linear with the first kernel (64×64 tiles,
+// linear.wgsl), kept as a variant to measure the generated ones against.
+func (b *Backend) linearLegacy(y, x, w, bias gpu.Tensor, rows, o0, o1 int) {
+	out, in, _ := gpu.MatrixDims(w)
+	k, key := weightKernel(w, &linearF32, &linearBF16)
+	maxRows := int(b.lim.MaxComputeWorkgroupsPerDimension) * 64
+	for r0 := 0; r0 < rows; r0 += maxRows {
+		r1 := min(rows, r0+maxRows)
+		c := b.newCall("Linear")
+		yb := c.out(y, r0*out, r1*out)
+		xb := c.in(x, r0*in, r1*in)
+		wb := c.in(w, o0*in, o1*in)
+		bb := c.in(bias, 0, out)
+		c.run(k, key, []uint32{uint32(r1 - r0), uint32(o1 - o0), uint32(in), xb + uint32(r0*in), yb + uint32(r0*out),
+			wb + uint32(o0*in), bb + uint32(o0), bool32(!bias.IsZero()), uint32(out), uint32(o0)},
+			uint32((o1-o0+63)/64), uint32((r1-r0+63)/64), 1)
+	}
+}
+
+// legacyVariant names the first 64×64 kernels (linear.wgsl, conv.wgsl).
+const legacyVariant = "t64x64-r4x4"
+
+// linearVariants lists Linear's kernel variants, reference (the default) first: generated
+// tiles (gemm_wgsl.go), then the first kernel. 128×128 tiles of 8×8 were the fastest on
+// lavapipe (gemm_bench_test.go), with or without vec4 reads of workgroup memory (s4) within
+// its noise; s4 comes first for real GPUs, where it issues a quarter of the shared-memory
+// reads. An adapter drops the variants it cannot hold and runs the first left.
+func linearVariants() []variantSpec {
+	var v []variantSpec
+	for _, c := range []gemmCfg{
+		{tm: 128, tn: 128, rm: 8, rn: 8, kt: 16, vec: 4, s4: true},
+		{tm: 128, tn: 128, rm: 8, rn: 8, kt: 8, vec: 4, s4: true}, // the first that fits WebGPU's default limits
+		{tm: 128, tn: 128, rm: 8, rn: 8, kt: 16, vec: 4},
+		{tm: 128, tn: 128, rm: 8, rn: 8, kt: 8, vec: 4},
+		{tm: 128, tn: 64, rm: 8, rn: 4, kt: 16, vec: 4},
+		{tm: 64, tn: 128, rm: 4, rn: 8, kt: 16, vec: 4},
+		{tm: 64, tn: 64, rm: 4, rn: 4, kt: 16, vec: 4},
+		{tm: 128, tn: 64, rm: 8, rn: 4, kt: 16, vec: 1},
+	} {
+		v = append(v, c.spec())
+	}
+	return append(v, variantSpec{name: legacyVariant})
+}

@@ -1,3 +1,5 @@
+// The first Linear kernel, kept as variant t64x64-r4x4 to measure the generated ones
+// (gemm_wgsl.go) against.
 // Linear: y[r, o] = Σ_k x[r, k]·w[o, k] + bias[o] for rows × n outputs, in float32, as tiles
 // of 64 rows × 64 outputs per workgroup (16×16 threads, 4×4 outputs each), k in steps of
 // 16 through workgroup memory. The weight loader wload (f32, or bf16 widened exactly: a bf16

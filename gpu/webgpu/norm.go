@@ -11,7 +11,7 @@ import (
 //go:embed norm.wgsl
 var normWGSL string
 
-var normKernel = kernel{name: "norm", src: normWGSL, nOut: 1, nIn: 3}
+var normKernel = kernel{name: "norm", src: wgslConsts(normOps...) + normWGSL, nOut: 1, nIn: 3}
 
 const (
 	normRMS = iota

@@ -1,12 +1,13 @@
 // Row norms: one workgroup of 256 threads per segment of d values (RMSNorm and LayerNorm rows,
 // HeadRMSNorm heads, GroupNorm groups). Sums are tree reductions in workgroup memory; the
 // mean and variance take two passes over the data (the second also corrects the mean by the
-// mean deviation), so that float32 keeps the accuracy of the CPU's float64 sums.
+// mean deviation), so that float32 keeps the accuracy of the CPU's float64 sums. The NORM_*
+// mode codes are declared by norm.go.
 //
-// mode 0 RMSNorm: y = x·inv·w, inv = 1/sqrt(float32(Σx²/d) + eps), segments s = (r, h) at
+// NORM_RMS: y = x·inv·w, inv = 1/sqrt(float32(Σx²/d) + eps), segments s = (r, h) at
 //   r·stride + h·d (heads per row).
-// mode 1 LayerNorm: y = (x − mean)·inv·(1 + scale) + shift, rows of d.
-// mode 2 GroupNorm: segments of d = cpg·hw values; y = x·sc + sh per channel,
+// NORM_LAYER: y = (x − mean)·inv·(1 + scale) + shift, rows of d.
+// NORM_GROUP: segments of d = cpg·hw values; y = x·sc + sh per channel,
 //   y = (x − mean)·(inv·gamma) + beta (x − mean first: no cancellation in float32).
 struct P { segs: u32, d: u32, heads: u32, stride: u32, xb: u32, yb: u32, wb: u32, vb: u32,
 	hasW: u32, hasV: u32, mode: u32, hw: u32, c0: u32, eps: f32 }
@@ -44,10 +45,10 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
 	if (s >= p.segs) { return; }
 	let d = p.d;
 	var base = s * d;
-	if (p.mode == 0u) { base = (s / p.heads) * p.stride + (s % p.heads) * d; }
+	if (p.mode == NORM_RMS) { base = (s / p.heads) * p.stride + (s % p.heads) * d; }
 	let xb = p.xb + base;
 	let yb = p.yb + base;
-	if (p.mode == 0u) {
+	if (p.mode == NORM_RMS) {
 		var ss = 0.0;
 		for (var i = li; i < d; i += 256u) { let t = x[xb + i]; ss += t * t; }
 		ss = reduce(li, ss);
@@ -69,7 +70,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
 	let vr = max(reduce(li, sq) / f32(d) - dm * dm, 0.0);
 	let mean = mean0 + dm;
 	let inv = invSqrt(vr + p.eps);
-	if (p.mode == 1u) {
+	if (p.mode == NORM_LAYER) {
 		for (var i = li; i < d; i += 256u) {
 			var o = (x[xb + i] - mean) * inv;
 			if (p.hasW != 0u) { o = o * (1.0 + w[p.wb + i]); }

@@ -15,10 +15,12 @@ import (
 )
 
 // kernel is one WGSL compute shader: bindings 1..nOut are read_write outputs, the next nIn
-// read-only inputs, binding 0 the uniform parameters. Entry point "main".
+// read-only inputs, binding 0 the uniform parameters. Entry point "main". A generated kernel
+// has gen instead of src, called once when its pipeline is first compiled.
 type kernel struct {
 	name      string
 	src       string
+	gen       func() string
 	nOut, nIn int
 }
 
@@ -37,21 +39,24 @@ func (p *pipeline) release() {
 	p.mod.Release()
 }
 
-// pipeline returns the compiled kernel k (variant key), compiling it on first use. rw
-// compiles the variant whose inputs are read_write storage too: WebGPU rejects a buffer
-// bound both read-only and writable in one dispatch, which in-place ops need.
-func (b *Backend) pipeline(k *kernel, key string, rw bool) (*pipeline, error) {
+// pipeline returns the compiled kernel k (variant key), compiling it on first use. Bit i
+// of rw marks input i (binding nOut+1+i) as read_write storage instead of read-only: WebGPU
+// rejects a buffer bound both read-only and writable in one dispatch (one usage scope),
+// so an input that lives in the same buffer as an output (an in-place op, or views of one
+// activation buffer) is declared read_write; every other input stays read-only.
+func (b *Backend) pipeline(k *kernel, key string, rw uint32) (*pipeline, error) {
 	full := k.name + "/" + key
-	if rw {
-		full += "/rw"
+	if rw != 0 {
+		full += fmt.Sprintf("/rw%x", rw)
 	}
 	if p, ok := b.pipes[full]; ok {
 		return p, nil
 	}
 	src := k.src
-	if rw {
-		src = strings.ReplaceAll(src, "var<storage, read>", "var<storage, read_write>")
+	if k.gen != nil {
+		src = k.gen()
 	}
+	src = readWrite(src, k.nOut, rw)
 	mod, err := b.dev.CreateShaderModule(&wgpu.ShaderModuleDescriptor{Label: full, WGSLDescriptor: &wgpu.ShaderModuleWGSLDescriptor{Code: src}})
 	if err != nil {
 		return nil, fmt.Errorf("webgpu: compiling kernel %s on %s: %w", full, b.info.Name, err)
@@ -60,7 +65,7 @@ func (b *Backend) pipeline(k *kernel, key string, rw bool) (*pipeline, error) {
 		Buffer: wgpu.BufferBindingLayout{Type: wgpu.BufferBindingTypeUniform}}}
 	for i := range k.nOut + k.nIn {
 		typ := wgpu.BufferBindingTypeStorage
-		if i >= k.nOut && !rw {
+		if i >= k.nOut && rw&(1<<(i-k.nOut)) == 0 {
 			typ = wgpu.BufferBindingTypeReadOnlyStorage
 		}
 		entries = append(entries, wgpu.BindGroupLayoutEntry{Binding: uint32(i + 1), Visibility: wgpu.ShaderStageCompute,
@@ -88,6 +93,17 @@ func (b *Backend) pipeline(k *kernel, key string, rw bool) (*pipeline, error) {
 	p := &pipeline{bgl: bgl, pl: pl, cp: cp, mod: mod}
 	b.pipes[full] = p
 	return p, nil
+}
+
+// readWrite declares the inputs marked in rw (bit i: binding nOut+1+i) read_write.
+func readWrite(src string, nOut int, rw uint32) string {
+	for i := 0; rw>>i != 0; i++ {
+		if rw&(1<<i) != 0 {
+			b := fmt.Sprintf("@binding(%d) var<storage, read>", nOut+1+i)
+			src = strings.ReplaceAll(src, b, fmt.Sprintf("@binding(%d) var<storage, read_write>", nOut+1+i))
+		}
+	}
+	return src
 }
 
 // binding is a byte range of a buffer bound to one kernel argument.
@@ -218,11 +234,11 @@ func (c *call) run(k *kernel, key string, params []uint32, gx, gy, gz uint32) {
 		b.fail(fmt.Errorf("webgpu: %s: %d×%d×%d workgroups exceed the limit %d", c.op, gx, gy, gz, lim))
 		return
 	}
-	rw := false
+	var rw uint32
 	for _, o := range c.binds[:c.nOut] {
-		for _, in := range c.binds[c.nOut:] {
+		for i, in := range c.binds[c.nOut:] {
 			if o.buf == in.buf {
-				rw = true
+				rw |= 1 << i
 			}
 		}
 	}

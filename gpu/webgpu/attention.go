@@ -116,13 +116,10 @@ func flashVariant(name string) (flashConfig, bool) {
 	return flashConfig{}, false
 }
 
-// defaultDispatchFLOPs bounds the work of one attention dispatch (4·queries·keys·headDim·heads
-// floating-point operations) until the device's measured speed sets it: 16 GFLOP is under
-// 0.2 s at 100 GFLOP/s, well inside the 2 s watchdog of Windows and macOS.
-const defaultDispatchFLOPs = 16e9
-
-// attentionDispatchFLOPs is the work one attention dispatch may do on this device.
-func (b *Backend) attentionDispatchFLOPs() float64 { return defaultDispatchFLOPs }
+// attentionDispatchFLOPs is the work (4·queries·keys·headDim·heads floating-point
+// operations) one attention dispatch may do on this device: the same bound as the matrix
+// products' (gemm.go), from the device's measured speed once tuning has run.
+func (b *Backend) attentionDispatchFLOPs() float64 { return b.maxDispatchFLOPs() }
 
 // queriesPerDispatch is how many queries one dispatch may serve so that it does at most
 // budget FLOPs: a multiple of the kernel's query block bq, at least one block.
@@ -195,13 +192,7 @@ func (b *Backend) flashAttention(c *call, f flashConfig, p gpu.AttnParams, offs 
 	// Write the source only when the pipeline run will use is not compiled yet (its key as
 	// Backend.pipeline forms it; a key that does not match only costs the writing).
 	k := &kernel{name: name, nOut: 1, nIn: 3}
-	key := name + "/"
-	for _, in := range c.binds[c.nOut:] {
-		if in.buf == c.binds[0].buf {
-			key += "/rw"
-			break
-		}
-	}
+	key := c.pipelineKey(name, "")
 	if b.pipes[key] == nil {
 		k.src = f.flashSource(p.HeadDim, vec4)
 	}

@@ -6,15 +6,10 @@ import (
 	"github.com/cogentcore/webgpu/wgpu"
 )
 
-// defaultDispatchFLOPs bounds the work of one matrix-product dispatch until the device's
-// speed is measured (SetDispatchFLOPs): 2^34 ≈ 17 GFLOP, about 0.1 s at 170 GFLOP/s, which
-// keeps even a slow integrated GPU well inside the 2 s watchdog of Windows and macOS.
-const defaultDispatchFLOPs = 1 << 34
-
 // SetDispatchFLOPs bounds the floating-point operations of one Linear or Conv2D dispatch
 // (larger products run as several dispatches over row or pixel ranges); n ≤ 0 restores the
-// default. Tuning sets it from the measured speed, so that no dispatch runs long enough to
-// trip a GPU watchdog.
+// default, MaxDispatchFLOPs (limits.go: the measured speed times DispatchSeconds), so that no
+// dispatch runs long enough to trip a GPU watchdog. Tests set it to force splitting.
 func (b *Backend) SetDispatchFLOPs(n float64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -25,7 +20,7 @@ func (b *Backend) maxDispatchFLOPs() float64 {
 	if b.dispatchFLOPs > 0 {
 		return b.dispatchFLOPs
 	}
-	return defaultDispatchFLOPs
+	return b.maxDispatchFLOPsLocked()
 }
 
 // smallM is the tile used for products of at most 8 rows (Linear on one token, Conv2D to

@@ -47,7 +47,7 @@ func (p *pipeline) release() {
 func (b *Backend) pipeline(k *kernel, key string, rw uint32) (*pipeline, error) {
 	full := k.name + "/" + key
 	if rw != 0 {
-		full += fmt.Sprintf("/rw%x", rw)
+		full += fmt.Sprintf("/rw%x", rw) // as call.pipelineKey
 	}
 	if p, ok := b.pipes[full]; ok {
 		return p, nil
@@ -215,6 +215,30 @@ func (b *Backend) dummy() binding {
 	return binding{buf: b.dummyBuf, size: 16}
 }
 
+// readWriteMask marks (bit i) the inputs that share a buffer with an output: those are bound
+// read_write (see Backend.pipeline).
+func (c *call) readWriteMask() uint32 {
+	var rw uint32
+	for _, o := range c.binds[:c.nOut] {
+		for i, in := range c.binds[c.nOut:] {
+			if o.buf == in.buf {
+				rw |= 1 << i
+			}
+		}
+	}
+	return rw
+}
+
+// pipelineKey is the key Backend.pipeline files kernel name's variant key under for this
+// call's bindings.
+func (c *call) pipelineKey(name, key string) string {
+	full := name + "/" + key
+	if rw := c.readWriteMask(); rw != 0 {
+		full += fmt.Sprintf("/rw%x", rw)
+	}
+	return full
+}
+
 // run queues kernel k (variant key) with the bound arguments, parameters and workgroup counts.
 func (c *call) run(k *kernel, key string, params []uint32, gx, gy, gz uint32) {
 	b := c.b
@@ -234,15 +258,7 @@ func (c *call) run(k *kernel, key string, params []uint32, gx, gy, gz uint32) {
 		b.fail(fmt.Errorf("webgpu: %s: %d×%d×%d workgroups exceed the limit %d", c.op, gx, gy, gz, lim))
 		return
 	}
-	var rw uint32
-	for _, o := range c.binds[:c.nOut] {
-		for i, in := range c.binds[c.nOut:] {
-			if o.buf == in.buf {
-				rw |= 1 << i
-			}
-		}
-	}
-	p, err := b.pipeline(k, key, rw)
+	p, err := b.pipeline(k, key, c.readWriteMask())
 	if err != nil {
 		b.fail(err)
 		return

@@ -12,6 +12,8 @@ import (
 	"kleinbild/app"
 	"kleinbild/app/desktop"
 	"kleinbild/cli"
+	"kleinbild/engine"
+	"kleinbild/weights"
 )
 
 func main() {
@@ -88,6 +90,12 @@ func runGUI(args []string) int {
 			return 2
 		}
 		opts.QuitAfter = opts.ScreenshotPath != ""
+		if opts.ScreenshotPath != "" {
+			if err := weights.CheckOutput(opts.ScreenshotPath, engine.ModelFiles(opts.ModelDir)...); err != nil {
+				fmt.Fprintf(os.Stderr, "kleinbild gui: --screenshot: %v\n", err)
+				return 1
+			}
+		}
 	}
 	if err := desktop.Run(opts); err != nil {
 		return fail(err)

@@ -88,7 +88,9 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	}
 	info := infoWriter(*out, stdout, stderr) // the seed goes to stderr when the image goes to stdout
 	if *out != "-" {
-		if err := weights.CheckOutput(*out); err != nil {
+		reads := append(engine.ModelFiles(*dir), refs...)
+		reads = append(reads, *latentsPath, *embPath)
+		if err := weights.CheckOutput(*out, reads...); err != nil {
 			return err
 		}
 	}

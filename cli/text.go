@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 
+	"kleinbild/engine"
 	"kleinbild/engine/qwen3"
 	"kleinbild/engine/tokenizer"
 	"kleinbild/weights"
@@ -57,7 +58,7 @@ func runEncode(args []string, stdout, stderr io.Writer) error {
 	if *dir == "" || *out == "" {
 		return usageErr("-d MODEL_DIR and -o OUT.safetensors are required")
 	}
-	if err := weights.CheckOutput(*out); err != nil {
+	if err := weights.CheckOutput(*out, engine.ModelFiles(*dir)...); err != nil {
 		return err
 	}
 	b, err := openBackend(*backend)

@@ -188,15 +188,24 @@ func encodeFile(path string, tensors []OutTensor, metadata map[string]string) (f
 // sits at path, a symlink included, is replaced by the new file. Files the user names go
 // through WriteOutput.
 func WriteAtomic(path string, fill func(w *bufio.Writer) error) error {
-	return writeAtomic(path, path, fill)
+	return writeAtomic(path, path, 0, fill)
 }
 
-// writeAtomic is WriteAtomic on path with errors naming name.
-func writeAtomic(name, path string, fill func(w *bufio.Writer) error) error {
+// WritePrivate is WriteAtomic for a file readable by its owner only (0600 from the start,
+// whatever the file it replaces allowed): settings holding a token.
+func WritePrivate(path string, fill func(w *bufio.Writer) error) error {
+	return writeAtomic(path, path, 0o600, fill)
+}
+
+// writeAtomic is WriteAtomic on path with errors naming name; perm 0 keeps the replaced
+// file's permissions (0644 for a new file).
+func writeAtomic(name, path string, perm os.FileMode, fill func(w *bufio.Writer) error) error {
 	dir := splitDir(path)
-	perm := os.FileMode(0o644)
-	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
-		perm = st.Mode().Perm()
+	if perm == 0 {
+		perm = 0o644
+		if st, err := os.Lstat(path); err == nil && st.Mode().IsRegular() {
+			perm = st.Mode().Perm()
+		}
 	}
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
@@ -247,7 +256,7 @@ func WriteOutput(path string, fill func(w *bufio.Writer) error) error {
 	if st != nil && isStream(st.Mode()) {
 		return writeStream(path, target, fill)
 	}
-	return writeAtomic(path, target, fill)
+	return writeAtomic(path, target, 0, fill)
 }
 
 // CheckOutput reports, before any work is done, whether WriteOutput(path) can succeed: the

@@ -20,6 +20,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"kleinbild/internal/safefile"
 )
 
 // DefaultEndpoint is the Hugging Face Hub. The HF_ENDPOINT environment variable overrides it,
@@ -155,7 +157,7 @@ func DefaultToken() string {
 	if path == "" {
 		path = filepath.Join(hfHome(), "token")
 	}
-	if raw, err := os.ReadFile(path); err == nil {
+	if raw, err := safefile.ReadRegular(path, safefile.MaxConfigBytes); err == nil {
 		return strings.TrimSpace(string(raw))
 	}
 	return ""

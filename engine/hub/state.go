@@ -13,6 +13,8 @@ import (
 	"slices"
 
 	"kleinbild/weights"
+
+	"kleinbild/internal/safefile"
 )
 
 // StateDir is the folder, inside a model folder, holding partial downloads and the manifest.
@@ -217,34 +219,7 @@ func printableASCII(s string) bool {
 // readSmallFile reads path, which must be a regular file of at most limit bytes (checked
 // before opening too, so that a FIFO does not block).
 func readSmallFile(path string, limit int64) ([]byte, error) {
-	if st, err := os.Stat(path); err != nil {
-		return nil, err
-	} else if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", path)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", path)
-	}
-	if st.Size() > limit {
-		return nil, fmt.Errorf("%s: %d bytes, at most %d expected", path, st.Size(), limit)
-	}
-	raw, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(raw)) > limit {
-		return nil, fmt.Errorf("%s: more than %d bytes", path, limit)
-	}
-	return raw, nil
+	return safefile.ReadRegular(path, limit)
 }
 
 // writeJSON writes v as JSON atomically (temporary file, sync, rename).

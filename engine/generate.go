@@ -53,11 +53,12 @@ func (ts *tensors) free() {
 	ts.all = nil
 }
 
-// Generate runs one request. progress (may be nil) is called from the generating goroutine.
+// generate runs one request for Generate (weightwatch.go), which watches the weight files.
+// progress (may be nil) is called from the generating goroutine.
 // The context is checked before every transformer block, so cancellation is prompt. All
 // tensor math runs on the model's backend; the host reads the latents back once per step
 // (for the preview) and the image at the end.
-func (m *Model) Generate(ctx context.Context, req Request, progress func(Progress)) (*Result, error) {
+func (m *Model) generate(ctx context.Context, req Request, progress func(Progress)) (*Result, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	start := time.Now()

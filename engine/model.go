@@ -38,6 +38,7 @@ type Model struct {
 	flux   *flux2.Model
 	vae    *vae.VAE
 	embeds *embedCache
+	watch  *weightWatch // the weight files as mapped: a run stops if they change
 }
 
 // Open validates a model folder and loads its transformer and VAE onto the backend b. The
@@ -53,7 +54,7 @@ func Open(dir string, b gpu.Backend, opts Options) (*Model, error) {
 	if err := info.MissingError(); err != nil {
 		return nil, err
 	}
-	m := &Model{info: info, b: b, opts: opts}
+	m := &Model{info: info, b: b, opts: opts, watch: newWeightWatch(dir)}
 	if m.flux, err = flux2.Load(filepath.Join(dir, "transformer"), b); err != nil {
 		return nil, fmt.Errorf("load transformer: %w", err)
 	}

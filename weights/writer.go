@@ -179,6 +179,15 @@ func encodeFile(path string, tensors []OutTensor, metadata map[string]string) (f
 	}, nil
 }
 
+// TempMarker is in the name of every temporary file the atomic writers create
+// (".NAME.tmp-kleinbild-123"), so that cleaners delete only their own leftovers.
+const TempMarker = ".tmp-kleinbild-"
+
+// IsTemp reports whether a file name is one of the atomic writers' temporaries.
+func IsTemp(name string) bool {
+	return strings.HasPrefix(name, ".") && strings.Contains(name, TempMarker)
+}
+
 // WriteAtomic creates path through a temporary file in the same folder: fill writes the
 // content, then the file is flushed, synced and renamed into place. On any error (or a panic
 // in fill) the temporary file is removed and an existing file at path is left untouched.
@@ -207,7 +216,7 @@ func writeAtomic(name, path string, perm os.FileMode, fill func(w *bufio.Writer)
 			perm = st.Mode().Perm()
 		}
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+TempMarker+"*")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", name, err)
 	}
@@ -296,7 +305,7 @@ func CheckOutput(path string, reads ...string) error {
 	case !dst.IsDir():
 		return fmt.Errorf("output folder %s is not a folder", dir)
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(target)+".tmp-*")
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(target)+TempMarker+"*")
 	if err != nil {
 		return fmt.Errorf("output %s: cannot create a file in %s: %w", path, dir, errors.Unwrap(err))
 	}

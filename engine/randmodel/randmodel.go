@@ -376,7 +376,7 @@ func prepareDir(dir string) error {
 		if err := os.MkdirAll(p, 0o755); err != nil {
 			return fmt.Errorf("randmodel: %w", err)
 		}
-		stale, _ := filepath.Glob(filepath.Join(p, ".*.tmp-*")) // weights.WriteAtomic's temporaries
+		stale, _ := filepath.Glob(filepath.Join(p, ".*"+weights.TempMarker+"*")) // weights.WriteAtomic's temporaries
 		for _, s := range stale {
 			if err := os.Remove(s); err != nil {
 				return fmt.Errorf("randmodel: remove stale temporary file: %w", err)

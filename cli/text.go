@@ -27,6 +27,9 @@ func runTokens(args []string, stdout, stderr io.Writer) error {
 	if *dir == "" {
 		return usageErr("-d MODEL_DIR is required")
 	}
+	if !flagSet(fs, "p") {
+		return usageErr("-p PROMPT is required")
+	}
 	tok, err := tokenizer.Load(filepath.Join(*dir, "tokenizer"))
 	if err != nil {
 		return err

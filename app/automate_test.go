@@ -57,14 +57,33 @@ func TestScreenshotIsAUserOutput(t *testing.T) {
 	}
 }
 
+// TestRememberedInvalidSettingsReset: a settings.json remembering an invalid width and an
+// unknown device does not block --generate: both are reset, with a notice (issue 23 item 13).
+func TestRememberedInvalidSettingsReset(t *testing.T) {
+	data := t.TempDir()
+	os.WriteFile(filepath.Join(data, "settings.json"), []byte(`{"width": 250, "height": 64, "device": "garbage"}`), 0o644)
+	u, fake, err := automateIn(t, data, tinyModel(t), "")
+	if err != nil {
+		t.Fatalf("generation with remembered invalid settings: %v", err)
+	}
+	if r := fake.lastRequest(); r.WidthPx == 250 || u.gallery.Len() != 1 {
+		t.Errorf("request %d×%d, %d images", r.WidthPx, r.HeightPx, u.gallery.Len())
+	}
+}
+
 // automate runs UI.Automate with a fake generator on model, screenshot to shot.
 func automate(t *testing.T, model, shot string) (*UI, *fakeGen, error) {
+	return automateIn(t, t.TempDir(), model, shot)
+}
+
+// automateIn is automate with the data folder data.
+func automateIn(t *testing.T, data, model, shot string) (*UI, *fakeGen, error) {
 	fake := newFakeGen()
 	a := test.NewTempApp(t)
 	w := a.NewWindow("Kleinbild")
 	w.Resize(fyne.NewSize(1280, 860))
 	h := &harness{t: t, win: w}
-	u, err := newUI(a, w, Options{DataDir: t.TempDir(), ModelDir: model, Prompt: "a lighthouse",
+	u, err := newUI(a, w, Options{DataDir: data, ModelDir: model, Prompt: "a lighthouse",
 		AutoGenerate: true, ScreenshotPath: shot, Open: fake.open, calibrate: fakeCalibrate, devices: fakeDevices}, h.post)
 	if err != nil {
 		t.Fatal(err)

@@ -86,23 +86,27 @@ func (m *Model) Generate(ctx context.Context, req Request, progress func(Progres
 	if err := m.watch.check(); err != nil {
 		return nil, err
 	}
-	ctx, stop := context.WithCancelCause(ctx)
-	defer stop(nil)
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if r := recover(); r != nil {
+			if c, ok := r.(weightsChanged); ok {
+				res, err = nil, c.err
+				return
+			}
 			res, err = nil, faultError(r, m.watch)
-		}
-		if cause := context.Cause(ctx); err != nil && errors.Is(cause, ErrWeightsChanged) {
-			res, err = nil, cause
 		}
 	}()
 	return m.generate(ctx, req, func(p Progress) {
 		if err := m.watch.check(); err != nil {
-			stop(err)
+			// Stop at once, before the next block reads the mapped weights: unwound
+			// (generate's deferred frees run) and returned as the error by the recover above.
+			panic(weightsChanged{err})
 		}
 		if progress != nil {
 			progress(p)
 		}
 	})
 }
+
+// weightsChanged carries a weight-file change out of generate to Generate.
+type weightsChanged struct{ err error }

@@ -118,9 +118,10 @@ done
 for comp in transformer vae; do
 	m=$WORK/m-trunc-$comp; copymodel "$m"
 	f=$m/$comp/diffusion_pytorch_model.safetensors
-	timeout -s KILL "$LIMIT" "$BIN" generate -p x -W 512 -H 512 -s 8 -S 1 -q --no-cache -d "$m" -o "$WORK/t.png" >/dev/null 2>"$WORK/err" &
+	timeout -s KILL "$LIMIT" "$BIN" generate -p x -W 512 -H 512 -s 8 -S 1 --no-cache -d "$m" -o "$WORK/t.png" >/dev/null 2>"$WORK/err" &
 	pid=$!
-	sleep 0.3
+	# Truncate once denoising runs (the weights are mapped and in use), not while loading.
+	for _ in $(seq 1 200); do grep -q 'Step 1/' "$WORK/err" 2>/dev/null && break; sleep 0.05; done
 	truncate -s 4096 "$f"
 	wait $pid
 	code=$?

@@ -81,9 +81,11 @@ func runGUI(args []string) int {
 			fmt.Fprintf(os.Stderr, "kleinbild gui: unexpected argument %q\n", fs.Arg(0))
 			return 2
 		}
-		if err := cli.CheckBackend(opts.Backend); err != nil {
-			fmt.Fprintf(os.Stderr, "kleinbild gui: %v\n", err)
-			return 2
+		if opts.Backend != "" {
+			if err := cli.CheckBackend(opts.Backend); err != nil {
+				fmt.Fprintf(os.Stderr, "kleinbild gui: %v\n", err)
+				return 2
+			}
 		}
 		if opts.Count < 0 || opts.Count > 16 {
 			fmt.Fprintf(os.Stderr, "kleinbild gui: --count %d: use 1 to 16\n", opts.Count)
@@ -95,6 +97,13 @@ func runGUI(args []string) int {
 				fmt.Fprintf(os.Stderr, "kleinbild gui: --screenshot: %v\n", err)
 				return 1
 			}
+		}
+	}
+	if opts.Backend == "" {
+		// A bad $KLEINBILD_BACKEND is not ignored without a word (the app then picks its
+		// device as usual).
+		if err := cli.CheckBackend(""); err != nil {
+			fmt.Fprintf(os.Stderr, "kleinbild: warning: %v\n", err)
 		}
 	}
 	if err := desktop.Run(opts); err != nil {

@@ -12,6 +12,8 @@ import (
 	"kleinbild/app"
 	"kleinbild/app/desktop"
 	"kleinbild/cli"
+	"kleinbild/engine"
+	"kleinbild/internal/atomicfile"
 )
 
 func main() {
@@ -79,15 +81,30 @@ func runGUI(args []string) int {
 			fmt.Fprintf(os.Stderr, "kleinbild gui: unexpected argument %q\n", fs.Arg(0))
 			return 2
 		}
-		if err := cli.CheckBackend(opts.Backend); err != nil {
-			fmt.Fprintf(os.Stderr, "kleinbild gui: %v\n", err)
-			return 2
+		if opts.Backend != "" {
+			if err := cli.CheckBackend(opts.Backend); err != nil {
+				fmt.Fprintf(os.Stderr, "kleinbild gui: %v\n", err)
+				return 2
+			}
 		}
 		if opts.Count < 0 || opts.Count > 16 {
 			fmt.Fprintf(os.Stderr, "kleinbild gui: --count %d: use 1 to 16\n", opts.Count)
 			return 2
 		}
 		opts.QuitAfter = opts.ScreenshotPath != ""
+		if opts.ScreenshotPath != "" {
+			if err := atomicfile.CheckOutput(opts.ScreenshotPath, engine.ModelFiles(opts.ModelDir)...); err != nil {
+				fmt.Fprintf(os.Stderr, "kleinbild gui: --screenshot: %v\n", err)
+				return 1
+			}
+		}
+	}
+	if opts.Backend == "" {
+		// A bad $KLEINBILD_BACKEND is not ignored without a word (the app then picks its
+		// device as usual).
+		if err := cli.CheckBackend(""); err != nil {
+			fmt.Fprintf(os.Stderr, "kleinbild: warning: %v\n", err)
+		}
 	}
 	if err := desktop.Run(opts); err != nil {
 		return fail(err)

@@ -10,6 +10,7 @@ import (
 
 	"fyne.io/fyne/v2/driver/software"
 
+	"kleinbild/engine"
 	"kleinbild/internal/atomicfile"
 )
 
@@ -19,7 +20,7 @@ const settleDelay = 700 * time.Millisecond
 // Automate performs the scripted session the Options ask for: with AutoGenerate it
 // generates once from the current settings (Count images when set) and waits until the result is shown in the
 // viewer and the gallery; with ScreenshotPath it then captures the window to that PNG
-// (atomically). Call it from its own goroutine once the window is showing; it returns the
+// (through atomicfile.WriteOutput, as generate -o writes). Call it from its own goroutine once the window is showing; it returns the
 // generation's error, if any, after taking the screenshot anyway.
 func (u *UI) Automate() error {
 	<-u.galleryReady
@@ -52,12 +53,17 @@ func (u *UI) Automate() error {
 	}
 	time.Sleep(settleDelay)
 	shot := make(chan image.Image, 1)
-	u.post(func() { shot <- u.captureWindow() })
+	var modelDir string
+	u.post(func() { modelDir = u.model.dir; shot <- u.captureWindow() })
 	img := <-shot
 	if img == nil {
 		return errors.Join(runErr, errors.New("the window could not be captured"))
 	}
-	err := atomicfile.WriteAtomic(u.opts.ScreenshotPath, func(w *bufio.Writer) error { return png.Encode(w, img) })
+	// A user-named output: the writer generate -o uses, never over the model's files.
+	if err := atomicfile.CheckOutput(u.opts.ScreenshotPath, engine.ModelFiles(modelDir)...); err != nil {
+		return errors.Join(runErr, err)
+	}
+	err := atomicfile.WriteOutput(u.opts.ScreenshotPath, func(w *bufio.Writer) error { return png.Encode(w, img) })
 	return errors.Join(runErr, err)
 }
 

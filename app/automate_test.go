@@ -1,7 +1,10 @@
 package app
 
 import (
+	"bytes"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -10,13 +13,77 @@ import (
 )
 
 func TestAutomateTakesScreenshot(t *testing.T) {
+	shot := filepath.Join(t.TempDir(), "shot.png")
+	u, fake, autoErr := automate(t, tinyModel(t), shot)
+	if autoErr != nil {
+		t.Fatal(autoErr)
+	}
+	if u.gallery.Len() != 1 || fake.lastRequest().Prompt != "a lighthouse" {
+		t.Errorf("automatic run: %d images, prompt %q", u.gallery.Len(), fake.lastRequest().Prompt)
+	}
+	w2, h2, err := imageSize(shot)
+	if err != nil || w2 < 100 || h2 < 100 {
+		t.Errorf("screenshot %dx%d: %v", w2, h2, err)
+	}
+}
+
+// TestScreenshotIsAUserOutput: --screenshot goes through the writer generate -o uses: a link
+// to a device stays a link and the device stays a device, and a model file is refused with
+// both paths named (issue 23 item 2: both were replaced by a PNG).
+func TestScreenshotIsAUserOutput(t *testing.T) {
+	tmp := t.TempDir()
+	devLink := filepath.Join(tmp, "null.png")
+	if err := os.Symlink(os.DevNull, devLink); err != nil {
+		t.Skip("no symlinks:", err)
+	}
+	if _, _, err := automate(t, tinyModel(t), devLink); err != nil {
+		t.Errorf("screenshot to a link to %s: %v", os.DevNull, err)
+	}
+	if st, err := os.Lstat(devLink); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link was replaced: %v %v", st, err)
+	}
+	model := filepath.Join(tmp, "model")
+	if err := os.CopyFS(model, os.DirFS(tinyModel(t))); err != nil {
+		t.Fatal(err)
+	}
+	victim := filepath.Join(model, "model_index.json")
+	before, _ := os.ReadFile(victim)
+	_, _, err := automate(t, model, victim)
+	if err == nil || !strings.Contains(err.Error(), victim) {
+		t.Errorf("screenshot over the model index: %v", err)
+	}
+	if after, _ := os.ReadFile(victim); !bytes.Equal(before, after) {
+		t.Errorf("the model index was overwritten")
+	}
+}
+
+// TestRememberedInvalidSettingsReset: a settings.json remembering an invalid width and an
+// unknown device does not block --generate: both are reset, with a notice (issue 23 item 13).
+func TestRememberedInvalidSettingsReset(t *testing.T) {
+	data := t.TempDir()
+	os.WriteFile(filepath.Join(data, "settings.json"), []byte(`{"width": 250, "height": 64, "device": "garbage"}`), 0o644)
+	u, fake, err := automateIn(t, data, tinyModel(t), "")
+	if err != nil {
+		t.Fatalf("generation with remembered invalid settings: %v", err)
+	}
+	if r := fake.lastRequest(); r.WidthPx == 250 || u.gallery.Len() != 1 {
+		t.Errorf("request %d×%d, %d images", r.WidthPx, r.HeightPx, u.gallery.Len())
+	}
+}
+
+// automate runs UI.Automate with a fake generator on model, screenshot to shot.
+func automate(t *testing.T, model, shot string) (*UI, *fakeGen, error) {
+	return automateIn(t, t.TempDir(), model, shot)
+}
+
+// automateIn is automate with the data folder data.
+func automateIn(t *testing.T, data, model, shot string) (*UI, *fakeGen, error) {
 	fake := newFakeGen()
 	a := test.NewTempApp(t)
 	w := a.NewWindow("Kleinbild")
 	w.Resize(fyne.NewSize(1280, 860))
 	h := &harness{t: t, win: w}
-	shot := filepath.Join(t.TempDir(), "shot.png")
-	u, err := newUI(a, w, Options{DataDir: t.TempDir(), ModelDir: tinyModel(t), Prompt: "a lighthouse",
+	u, err := newUI(a, w, Options{DataDir: data, ModelDir: model, Prompt: "a lighthouse",
 		AutoGenerate: true, ScreenshotPath: shot, Open: fake.open, calibrate: fakeCalibrate, devices: fakeDevices}, h.post)
 	if err != nil {
 		t.Fatal(err)
@@ -35,14 +102,5 @@ func TestAutomateTakesScreenshot(t *testing.T) {
 		}
 		return done
 	})
-	if autoErr != nil {
-		t.Fatal(autoErr)
-	}
-	if u.gallery.Len() != 1 || fake.lastRequest().Prompt != "a lighthouse" {
-		t.Errorf("automatic run: %d images, prompt %q", u.gallery.Len(), fake.lastRequest().Prompt)
-	}
-	w2, h2, err := imageSize(shot)
-	if err != nil || w2 < 100 || h2 < 100 {
-		t.Errorf("screenshot %dx%d: %v", w2, h2, err)
-	}
+	return u, fake, autoErr
 }

@@ -515,7 +515,7 @@ func picturesDir(home, configHome, goos string) string {
 // XDG_PICTURES_DIR="$HOME/Pictures"); "" when it is missing or names the home folder
 // itself (which the specification uses to disable it).
 func xdgUserDir(file, key, home string) string {
-	f, err := os.Open(file)
+	f, _, err := safefile.OpenRegular(file, safefile.MaxConfigBytes)
 	if err != nil {
 		return ""
 	}
@@ -666,7 +666,7 @@ func checkSaveTarget(src, target string) (exists bool, err error) {
 // target is either the old file or the whole copy.
 func copyFileAtomic(src, target string) error {
 	err := atomicfile.WriteOutput(target, func(w *bufio.Writer) error {
-		f, err := os.Open(src)
+		f, _, err := safefile.OpenRegular(src, 0)
 		if err != nil {
 			return fmt.Errorf("the image %s cannot be read: %w", filepath.Base(src), plainFSError(err))
 		}

@@ -22,6 +22,7 @@ import (
 	"kleinbild/app/settings"
 	"kleinbild/app/thumbcache"
 	"kleinbild/app/widgets"
+	"kleinbild/gpu/backends"
 	"kleinbild/resources"
 )
 
@@ -107,6 +108,9 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 		}
 	}
 	set, setErr := settings.Load(u.store.path)
+	if notes := set.Repair(backends.Names()); len(notes) > 0 && setErr == nil {
+		setErr = fmt.Errorf("settings: %s", strings.Join(notes, "; "))
+	}
 	u.settings = set
 	u.model.dev.choice = set.Device
 	if opts.Backend != "" && !strings.EqualFold(opts.Backend, "default") {

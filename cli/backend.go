@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 
@@ -16,8 +17,17 @@ func BackendHelp() string { return backendHelp() }
 
 // CheckBackend returns an error naming the available devices when id is not a device this
 // binary knows (see kleinbild devices); it opens nothing.
+//
+// Without an id the device of $KLEINBILD_BACKEND is checked the same way: a value this binary
+// does not know is an error, never silently replaced by the default.
 func CheckBackend(id string) error {
 	id = strings.TrimSpace(id)
+	if id == "" {
+		if env := envBackend(); !knownDevice(env) {
+			return fmt.Errorf("$%s=%q: unknown device; 'kleinbild devices' lists the devices (unset it for the default)", backends.EnvBackend, env)
+		}
+		return nil
+	}
 	if knownDevice(id) {
 		return nil
 	}
@@ -76,12 +86,23 @@ func openBackend(id string) (gpu.Backend, error) {
 	if err := CheckBackend(id); err != nil {
 		return nil, fmt.Errorf("%w: %w", errUsage, err)
 	}
+	if env := envBackend(); id == "" && env != "" && !strings.EqualFold(env, "default") {
+		// Opened here, not by backends.Default, which would fall back without a word.
+		b, err := backends.Open(env)
+		if err != nil {
+			return nil, fmt.Errorf("cannot open the compute device $%s=%s: %s; 'kleinbild devices' lists the devices", backends.EnvBackend, env, plainBackendError(err, env))
+		}
+		return b, nil
+	}
 	b, err := backends.Open(id)
 	if err != nil {
 		return nil, fmt.Errorf("cannot open the compute device %s: %s; 'kleinbild devices' lists the devices", id, plainBackendError(err, id))
 	}
 	return b, nil
 }
+
+// envBackend is the trimmed value of $KLEINBILD_BACKEND.
+func envBackend() string { return strings.TrimSpace(os.Getenv(backends.EnvBackend)) }
 
 // plainBackendError is err's message without the registry's prefixes ("backends: open ID: ").
 func plainBackendError(err error, id string) string {

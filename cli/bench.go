@@ -19,6 +19,9 @@ import (
 	"kleinbild/randmodel"
 )
 
+// maxPeakReps bounds --peak-reps (each repetition times every GEMM shape once).
+const maxPeakReps = 100
+
 // runBench: kleinbild bench [--model DIR] [--variant klein-4b] [--seed N] [--tokenizer PATH]
 // [--sizes 256,512] [--steps 4] [--prompt TEXT] [--json bench.json] [--peak-reps 3]
 // [--backend ID] [--kernels [--quick]] [-q].
@@ -53,10 +56,13 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	var sz []int
 	for _, f := range strings.Split(*sizes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n%16 != 0 {
-			return usageErr("--sizes %q: want comma-separated multiples of 16", *sizes)
+		if err != nil || n < engine.SizeMultiple || n%engine.SizeMultiple != 0 || n > engine.MaxSidePx {
+			return usageErr("--sizes %q: want comma-separated multiples of %d up to %d", *sizes, engine.SizeMultiple, engine.MaxSidePx)
 		}
 		sz = append(sz, n)
+	}
+	if *peakReps < 0 || *peakReps > maxPeakReps {
+		return usageErr("--peak-reps %d out of range 0..%d", *peakReps, maxPeakReps)
 	}
 	if *steps < 1 || *steps > engine.MaxSteps {
 		return usageErr("--steps %d out of range 1..%d", *steps, engine.MaxSteps)

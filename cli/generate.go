@@ -75,6 +75,9 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 	}
+	if set["s"] && (*steps < 1 || *steps > engine.MaxSteps) {
+		return usageErr("-s %d: use 1 to %d steps", *steps, engine.MaxSteps)
+	}
 	if *linear && *power {
 		return usageErr("--linear and --power exclude each other")
 	}
@@ -89,7 +92,9 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	}
 	info := infoWriter(*out, stdout, stderr) // the seed goes to stderr when the image goes to stdout
 	if *out != "-" {
-		if err := atomicfile.CheckOutput(*out); err != nil {
+		reads := append(engine.ModelFiles(*dir), refs...)
+		reads = append(reads, *latentsPath, *embPath)
+		if err := atomicfile.CheckOutput(*out, reads...); err != nil {
 			return err
 		}
 	}
@@ -124,21 +129,32 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 		if req.Latents, shape, err = readTensor(*latentsPath, "latents"); err != nil {
 			return err
 		}
-		if len(shape) == 4 { // [1,128,H/16,W/16]: the noise fixes the size unless -W/-H say otherwise
-			if req.WidthPx == 0 {
-				req.WidthPx = shape[3] * engine.SizeMultiple
-			}
-			if req.HeightPx == 0 {
-				req.HeightPx = shape[2] * engine.SizeMultiple
-			}
+		// [1,128,H/16,W/16]: the noise fixes the size unless -W/-H say otherwise.
+		if len(shape) != 4 || shape[0] != 1 || shape[1] != latentChannels {
+			return fmt.Errorf("--latents %s: tensor latents has shape %v, want [1,%d,H/16,W/16]", *latentsPath, shape, latentChannels)
+		}
+		if req.WidthPx == 0 {
+			req.WidthPx = shape[3] * engine.SizeMultiple
+		}
+		if req.HeightPx == 0 {
+			req.HeightPx = shape[2] * engine.SizeMultiple
+		}
+		if want := []int{1, latentChannels, req.HeightPx / engine.SizeMultiple, req.WidthPx / engine.SizeMultiple}; shape[2] != want[2] || shape[3] != want[3] {
+			return fmt.Errorf("--latents %s: tensor latents has shape %v, want %v for %d×%d px", *latentsPath, shape, want, req.WidthPx, req.HeightPx)
 		}
 		if err := engine.CheckFinite("the latents in "+*latentsPath, req.Latents); err != nil {
 			return err
 		}
 	}
 	if *embPath != "" {
-		if req.PromptEmbeds, _, err = readTensor(*embPath, "prompt_embeds"); err != nil {
+		var shape []int
+		if req.PromptEmbeds, shape, err = readTensor(*embPath, "prompt_embeds"); err != nil {
 			return err
+		}
+		// [1,512,3·hidden] as encode writes it (or [512,3·hidden]); the width is checked
+		// against the model once it is open.
+		if n := len(shape); n < 2 || n > 3 || n == 3 && shape[0] != 1 || shape[n-2] != engine.TextTokens || shape[n-1] < 1 {
+			return fmt.Errorf("--embeddings %s: tensor prompt_embeds has shape %v, want [1,%d,3·hidden]", *embPath, shape, engine.TextTokens)
 		}
 		if err := engine.CheckFinite("the prompt embeddings in "+*embPath, req.PromptEmbeds); err != nil {
 			return err
@@ -251,6 +267,9 @@ func progressLine(p engine.Progress) string {
 		return strings.ToUpper(string(p.Phase[:1])) + string(p.Phase[1:])
 	}
 }
+
+// latentChannels is the channel count of the packed latents --latents takes.
+const latentChannels = 128
 
 // readTensor reads one float tensor from a safetensors file as float32, with its shape.
 func readTensor(path, name string) ([]float32, []int, error) {

@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 
+	"kleinbild/engine"
 	"kleinbild/engine/qwen3"
 	"kleinbild/engine/tokenizer"
 	"kleinbild/internal/atomicfile"
@@ -26,6 +27,9 @@ func runTokens(args []string, stdout, stderr io.Writer) error {
 	}
 	if *dir == "" {
 		return usageErr("-d MODEL_DIR is required")
+	}
+	if !flagSet(fs, "p") {
+		return usageErr("-p PROMPT is required")
 	}
 	tok, err := tokenizer.Load(filepath.Join(*dir, "tokenizer"))
 	if err != nil {
@@ -58,7 +62,7 @@ func runEncode(args []string, stdout, stderr io.Writer) error {
 	if *dir == "" || *out == "" {
 		return usageErr("-d MODEL_DIR and -o OUT.safetensors are required")
 	}
-	if err := atomicfile.CheckOutput(*out); err != nil {
+	if err := atomicfile.CheckOutput(*out, engine.ModelFiles(*dir)...); err != nil {
 		return err
 	}
 	b, err := openBackend(*backend)

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"kleinbild/internal/safefile"
 )
 
 // CacheDir is huggingface_hub's cache of repositories: $HF_HUB_CACHE, else $HF_HOME/hub,
@@ -31,7 +33,7 @@ func CachedSnapshots(cacheDir, repo string) []string {
 		return nil
 	}
 	main := ""
-	if raw, err := os.ReadFile(filepath.Join(root, "refs", "main")); err == nil {
+	if raw, err := safefile.ReadRegular(filepath.Join(root, "refs", "main"), safefile.MaxConfigBytes); err == nil {
 		main = strings.TrimSpace(string(raw))
 	}
 	type snap struct {

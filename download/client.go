@@ -44,7 +44,10 @@ func newClient(o Options) (*client, error) {
 				return err
 			}
 		} else if len(via) >= 10 {
-			return errors.New("stopped after 10 redirects")
+			return permanent(errors.New("stopped after 10 redirects (a redirect loop?)"))
+		}
+		if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
+			return permanent(fmt.Errorf("the server redirected to a %q URL; only http and https are followed", req.URL.Scheme))
 		}
 		// huggingface_hub drops the token when a download is redirected to another host
 		// (the CDN URL is signed); Go's client alone would still send it to subdomains
@@ -108,6 +111,7 @@ var errStalled = errors.New("no data received for too long")
 // durable before failing; any progress resets the count.
 func (c *client) retry(ctx context.Context, what string, attempt func(ctx context.Context) (int64, error)) error {
 	failures := 0
+	lastData := time.Now()
 	for {
 		n, err := attempt(ctx)
 		if err == nil {
@@ -118,19 +122,29 @@ func (c *client) retry(ctx context.Context, what string, attempt func(ctx contex
 		}
 		var p *permanentError
 		if errors.As(err, &p) {
-			return p.err
+			return fmt.Errorf("%s: %w", what, p.err)
+		}
+		if malformed(err) {
+			return fmt.Errorf("%s: the server's answer is malformed: %w", what, err)
 		}
 		if n > 0 {
 			failures = 0
+			lastData = time.Now()
 		}
 		failures++
 		if failures > c.opts.MaxRetries {
 			return fmt.Errorf("%s: giving up after %d failed attempts: %w", what, failures, err)
 		}
+		if silent := time.Since(lastData); failures > 1 && silent > c.opts.GiveUpAfter {
+			return fmt.Errorf("%s: giving up after %d failed attempts and %s without data: %w", what, failures, silent.Round(time.Second), err)
+		}
 		wait := c.backoff(failures)
 		var ra *retryAfterError
 		if errors.As(err, &ra) && ra.after > wait {
-			wait = min(ra.after, 5*time.Minute)
+			wait = min(ra.after, maxRetryAfter)
+			if ra.after > maxRetryAfter {
+				err = fmt.Errorf("%w (the server asked to wait %s)", err, ra.after.Round(time.Second))
+			}
 		}
 		if c.onRetry != nil {
 			c.onRetry(what, err, wait)
@@ -154,6 +168,19 @@ func (c *client) backoff(n int) time.Duration {
 	d = min(d, c.opts.MaxRetryDelay)
 	jitter := time.Duration(rand.Int64N(int64(d)/2+1)) - d/4
 	return max(d+jitter, 0)
+}
+
+// maxRetryAfter caps the wait a server's Retry-After asks for (one try's wait; the
+// attempts stay bounded by MaxRetries and GiveUpAfter).
+const maxRetryAfter = 60 * time.Second
+
+// malformed reports transport errors that retrying cannot fix: an answer that is not HTTP,
+// bad header values, a URL scheme the client does not speak.
+func malformed(err error) bool {
+	s := err.Error()
+	return strings.Contains(s, "malformed HTTP") || strings.Contains(s, "malformed MIME") ||
+		strings.Contains(s, "bad Content-Length") || strings.Contains(s, "unsupported protocol scheme") ||
+		strings.Contains(s, "invalid header")
 }
 
 // stallReader aborts a response body (through cancel) when no data arrives for timeout.
@@ -200,7 +227,12 @@ func (r *retryNotes) add(what string, err error, wait time.Duration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.count++
-	r.note = fmt.Sprintf("%s: %v; retrying in %s", what, err, wait.Round(100*time.Millisecond))
+	r.note = retryNote(what, err, wait)
+}
+
+// retryNote says what failed and how long the download waits before trying again.
+func retryNote(what string, err error, wait time.Duration) string {
+	return fmt.Sprintf("%s: %v; retrying in %s", what, err, wait.Round(100*time.Millisecond))
 }
 
 func (r *retryNotes) take() (string, int) {

@@ -256,6 +256,11 @@ func (d *download) prepare(ctx context.Context) (tasks []*task, jobs []job, reus
 			stateAt: partStatePath(d.dir, f.Path),
 			small:   f.SHA256 == "" && f.Size <= d.o.ChunkBytes,
 		}
+		for _, rel := range []string{f.Path, StateDir + "/" + f.Path} {
+			if err := checkContained(d.dir, rel); err != nil {
+				return nil, nil, reused, err
+			}
+		}
 		if d.man.verified(f, t.final) {
 			d.rep.done.Add(f.Size)
 			d.rep.files.Add(1)
@@ -626,6 +631,9 @@ func (d *download) finalize(ctx context.Context, t *task) error {
 		}
 		return permanent(err)
 	}
+	if err := checkContained(d.dir, t.f.Path); err != nil {
+		return permanent(err)
+	}
 	if err := os.MkdirAll(filepath.Dir(t.final), 0o755); err != nil {
 		return permanent(d.writeError(t, err))
 	}
@@ -677,6 +685,9 @@ func (d *download) fetchSmall(ctx context.Context, t *task) error {
 	}
 	if err := verifyBytes(t.f, data); err != nil {
 		return permanent(fmt.Errorf("%w; nothing was written: run the download again", err))
+	}
+	if err := checkContained(d.dir, t.f.Path); err != nil {
+		return permanent(err)
 	}
 	if err := os.MkdirAll(filepath.Dir(t.final), 0o755); err != nil {
 		return permanent(d.writeError(t, err))

@@ -241,3 +241,20 @@ func TestParseManifestRejectsUnsafeNames(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// Issue 23, item 4: a symlinked subfolder in the target folder is refused, and nothing is
+// written through it (the listing's files used to land in the link's target).
+func TestDownloadRefusesSymlinkedSubfolder(t *testing.T) {
+	newFakeHub(t, testRepo, testRepoFiles(13))
+	dir, outside := t.TempDir(), t.TempDir()
+	if err := os.Symlink(outside, filepath.Join(dir, "tokenizer")); err != nil {
+		t.Skip(err)
+	}
+	_, err := Download(context.Background(), testRepo, dir, fastOptions())
+	if err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Fatalf("download through a symlinked subfolder: %v", err)
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+		t.Errorf("%d files written outside the folder", len(entries))
+	}
+}

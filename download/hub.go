@@ -20,6 +20,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"kleinbild/internal/safefile"
 )
 
 // DefaultEndpoint is the Hugging Face Hub. The HF_ENDPOINT environment variable overrides it,
@@ -88,6 +90,10 @@ type Options struct {
 	RetryDelay, MaxRetryDelay time.Duration
 	// StallTimeout aborts and retries a request that receives nothing for this long (default 60 s).
 	StallTimeout time.Duration
+	// GiveUpAfter ends a request's retries once it has received nothing for this long over
+	// at least two attempts (default 3 min): a dead connection fails in minutes, not after
+	// every retry's stall timeout and backoff.
+	GiveUpAfter time.Duration
 	// HTTPClient replaces the default client. Its CheckRedirect is wrapped so that the token
 	// never leaves the Hub host.
 	HTTPClient *http.Client
@@ -133,6 +139,9 @@ func (o Options) withDefaults() Options {
 	if o.StallTimeout <= 0 {
 		o.StallTimeout = 60 * time.Second
 	}
+	if o.GiveUpAfter <= 0 {
+		o.GiveUpAfter = 3 * time.Minute
+	}
 	if o.ProgressInterval <= 0 {
 		o.ProgressInterval = 500 * time.Millisecond
 	}
@@ -155,7 +164,7 @@ func DefaultToken() string {
 	if path == "" {
 		path = filepath.Join(hfHome(), "token")
 	}
-	if raw, err := os.ReadFile(path); err == nil {
+	if raw, err := safefile.ReadRegular(path, safefile.MaxConfigBytes); err == nil {
 		return strings.TrimSpace(string(raw))
 	}
 	return ""

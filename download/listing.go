@@ -151,7 +151,9 @@ func (c *client) list(ctx context.Context, repo string) (*Listing, error) {
 	u := c.apiURL(repo)
 	var body []byte
 	err := c.retry(ctx, "listing of "+repo, func(ctx context.Context) (int64, error) {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+		reqCtx, cancel := context.WithCancelCause(ctx)
+		defer cancel(nil)
+		req, err := http.NewRequestWithContext(reqCtx, http.MethodGet, u, nil)
 		if err != nil {
 			return 0, permanent(err)
 		}
@@ -159,17 +161,23 @@ func (c *client) list(ctx context.Context, repo string) (*Listing, error) {
 		req.Header.Set("Accept", "application/json")
 		resp, err := c.http.Do(req)
 		if err != nil {
-			return 0, err
+			return 0, requestError(reqCtx, err)
 		}
 		defer resp.Body.Close()
 		if resp.StatusCode != http.StatusOK {
 			return 0, c.statusError(resp, repo, "")
 		}
-		body, err = io.ReadAll(io.LimitReader(resp.Body, maxListingBytes+1))
+		// The stall timer that file bodies have: a body that stops arriving is abandoned.
+		sr := newStallReader(resp.Body, c.opts.StallTimeout, cancel)
+		defer sr.stop()
+		body, err = io.ReadAll(io.LimitReader(sr, maxListingBytes+1))
 		if err == nil && len(body) > maxListingBytes {
 			return 0, permanent(fmt.Errorf("listing of %s: the Hub API sent more than %d bytes", repo, maxListingBytes))
 		}
-		return 0, err
+		if err != nil {
+			return 0, requestError(reqCtx, err) // a partial listing is no progress
+		}
+		return 0, nil
 	})
 	if err != nil {
 		return nil, err

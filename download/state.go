@@ -3,6 +3,8 @@ package download
 import (
 	"bufio"
 	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +15,7 @@ import (
 	"slices"
 
 	"kleinbild/internal/atomicfile"
+	"kleinbild/internal/safefile"
 )
 
 // StateDir is the folder, inside a model folder, holding partial downloads and the manifest.
@@ -217,34 +220,7 @@ func printableASCII(s string) bool {
 // readSmallFile reads path, which must be a regular file of at most limit bytes (checked
 // before opening too, so that a FIFO does not block).
 func readSmallFile(path string, limit int64) ([]byte, error) {
-	if st, err := os.Stat(path); err != nil {
-		return nil, err
-	} else if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", path)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", path)
-	}
-	if st.Size() > limit {
-		return nil, fmt.Errorf("%s: %d bytes, at most %d expected", path, st.Size(), limit)
-	}
-	raw, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(raw)) > limit {
-		return nil, fmt.Errorf("%s: more than %d bytes", path, limit)
-	}
-	return raw, nil
+	return safefile.ReadRegular(path, limit)
 }
 
 // writeJSON writes v as JSON atomically (temporary file, sync, rename).
@@ -274,6 +250,33 @@ type manifestFile struct {
 	// Verified* describe the local file when its hash was last checked.
 	VerifiedSize    int64 `json:"verified_size,omitempty"`
 	VerifiedModTime int64 `json:"verified_mod_time_ns,omitempty"`
+	// VerifiedSample is the sha256 of the file's first and last MiB when it was verified:
+	// a re-run checks it (cheap) besides size and time, so a file changed in place without
+	// its size or time changing is fetched again. --verify still hashes everything.
+	VerifiedSample string `json:"verified_sample,omitempty"`
+}
+
+// sampleBytes is how much of each end of a file fileSample hashes.
+const sampleBytes = 1 << 20
+
+// fileSample hashes the first and last sampleBytes of the regular file at path (the whole
+// file when it is smaller than both together).
+func fileSample(path string) (string, error) {
+	f, st, err := safefile.OpenRegular(path, 0)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, io.NewSectionReader(f, 0, min(st.Size(), sampleBytes))); err != nil {
+		return "", err
+	}
+	if tail := max(st.Size()-sampleBytes, sampleBytes); tail < st.Size() {
+		if _, err := io.Copy(h, io.NewSectionReader(f, tail, st.Size()-tail)); err != nil {
+			return "", err
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 func manifestPath(dir string) string { return filepath.Join(dir, StateDir, manifestName) }
@@ -340,7 +343,11 @@ func (m *manifest) verified(f RemoteFile, path string) bool {
 	}
 	for _, e := range m.Files {
 		if e.RemoteFile == f {
-			return e.VerifiedSize == st.Size() && e.VerifiedModTime == st.ModTime().UnixNano() && st.Size() == f.Size
+			if e.VerifiedSize != st.Size() || e.VerifiedModTime != st.ModTime().UnixNano() || st.Size() != f.Size || e.VerifiedSample == "" {
+				return false
+			}
+			sample, err := fileSample(path)
+			return err == nil && sample == e.VerifiedSample
 		}
 	}
 	return false
@@ -352,7 +359,11 @@ func (m *manifest) markVerified(f RemoteFile, path string) {
 	if err != nil {
 		return
 	}
-	e := manifestFile{RemoteFile: f, VerifiedSize: st.Size(), VerifiedModTime: st.ModTime().UnixNano()}
+	sample, err := fileSample(path)
+	if err != nil {
+		return
+	}
+	e := manifestFile{RemoteFile: f, VerifiedSize: st.Size(), VerifiedModTime: st.ModTime().UnixNano(), VerifiedSample: sample}
 	for i := range m.Files {
 		if m.Files[i].Path == f.Path {
 			m.Files[i] = e

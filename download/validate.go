@@ -17,6 +17,8 @@ import (
 	"kleinbild/engine/sched"
 	"kleinbild/gpu"
 	"kleinbild/weights"
+
+	"kleinbild/internal/safefile"
 )
 
 // ProblemKind classifies a Problem.
@@ -166,8 +168,11 @@ func Validate(ctx context.Context, dir string, opts ValidateOptions) (*Report, e
 		}
 	}
 	for _, p := range jsonFiles {
-		raw, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
+		raw, err := safefile.ReadRegular(filepath.Join(dir, filepath.FromSlash(p)), safefile.MaxIndexBytes)
 		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) && !r.has(p) { // a FIFO, a device, too large
+				r.add(p, Corrupt, stripPath(err, filepath.Join(dir, filepath.FromSlash(p))))
+			}
 			continue // missing required files are reported above
 		}
 		r.Files++
@@ -238,7 +243,7 @@ func safetensorsFiles(dir, comp string) []string {
 			out = append(out, comp+"/"+n)
 		}
 		if strings.HasSuffix(n, ".safetensors.index.json") {
-			raw, err := os.ReadFile(filepath.Join(dir, comp, n))
+			raw, err := safefile.ReadRegular(filepath.Join(dir, comp, n), safefile.MaxIndexBytes)
 			if err != nil {
 				continue
 			}

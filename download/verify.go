@@ -8,14 +8,15 @@ import (
 	"fmt"
 	"hash"
 	"io"
-	"os"
+
+	"kleinbild/internal/safefile"
 )
 
 // checkFile verifies the file at path against f: its size, then the sha256 of LFS files or
 // the git blob id of others. progress (may be nil) receives the bytes hashed so far. It
 // returns an error wrapping ErrChecksum on a mismatch.
 func checkFile(ctx context.Context, path string, f RemoteFile, progress func(done int64)) error {
-	fh, err := os.Open(path)
+	fh, _, err := safefile.OpenRegular(path, 0)
 	if err != nil {
 		return err
 	}

@@ -140,7 +140,7 @@ func (c *embedCache) put(prompt string, emb []float32) {
 	if os.MkdirAll(c.dir, 0o755) != nil {
 		return
 	}
-	err := weights.WriteFile(c.path(prompt), []weights.OutTensor{{Name: "prompt_embeds", Shape: []int{TextTokens, c.width}, F32: emb}},
+	err := weights.WriteOwnedFile(c.path(prompt), []weights.OutTensor{{Name: "prompt_embeds", Shape: []int{TextTokens, c.width}, F32: emb}},
 		map[string]string{"prompt": prompt, "model": c.modelKey})
 	if err == nil {
 		c.evict()

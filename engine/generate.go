@@ -13,13 +13,14 @@ import (
 // latentChannels is the transformer's token width: 32 VAE channels patchified 2×2.
 const latentChannels = 128
 
-// Generate runs one request. progress (may be nil) is called from the generating goroutine.
+// generate runs one request for Generate (weightwatch.go), which watches the weight files.
+// progress (may be nil) is called from the generating goroutine.
 // The context is checked before every transformer block, so cancellation is prompt. All
 // tensor math runs on the model's backend; the host reads the latents back once per step
 // (for the preview) and the image at the end. The stages: the plan (plan.go, with the
 // reference images read: references.go), the text (text.go), the references through the
 // VAE encoder (references.go), the sampler (sample.go) and the decoder (decode.go).
-func (m *Model) Generate(ctx context.Context, req Request, progress func(Progress)) (*Result, error) {
+func (m *Model) generate(ctx context.Context, req Request, progress func(Progress)) (*Result, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	r := newRun(req, progress)

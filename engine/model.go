@@ -38,6 +38,7 @@ type Model struct {
 	flux   *flux2.Model
 	vae    *vae.VAE
 	embeds *embedCache
+	watch  *weightWatch // the weight files as mapped: a run stops if they change
 }
 
 // Open validates a model folder (OpenFolder) and opens it as OpenSource does.
@@ -62,7 +63,7 @@ func OpenSource(src Source, b gpu.Backend, opts Options) (*Model, error) {
 	if err := info.MissingError(); err != nil {
 		return nil, err
 	}
-	m := &Model{info: info, src: src, b: b, opts: opts}
+	m := &Model{info: info, src: src, b: b, opts: opts, watch: newWeightWatch(info.Dir)}
 	var err error
 	if m.flux, err = loadTransformer(src, b); err != nil {
 		return nil, fmt.Errorf("load transformer: %w", err)

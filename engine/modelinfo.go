@@ -47,17 +47,57 @@ func (m ModelInfo) OK() bool { return len(m.Missing) == 0 }
 // schedulerConfig is the scheduler's settings, relative to the model folder.
 const schedulerConfig = "scheduler/scheduler_config.json"
 
-// requiredFiles are the files every model folder must have (relative paths). The text
-// encoder weights are either one file or shards with an index, checked separately.
+// requiredFiles are the files every model folder must have (relative paths). The weights
+// are checked separately (weightFiles): each is one file or shards with an index.
 var requiredFiles = []string{
 	"model_index.json",
 	schedulerConfig,
 	"text_encoder/config.json",
 	"tokenizer/tokenizer.json",
 	"transformer/config.json",
-	"transformer/diffusion_pytorch_model.safetensors",
 	"vae/config.json",
-	"vae/diffusion_pytorch_model.safetensors",
+}
+
+// weightFiles names each component's single weight file; "NAME.index.json" with its shards
+// may stand in for it, as Hugging Face writes large checkpoints.
+var weightFiles = []struct{ comp, file string }{
+	{"text_encoder", "model.safetensors"},
+	{"transformer", "diffusion_pytorch_model.safetensors"},
+	{"vae", "diffusion_pytorch_model.safetensors"},
+}
+
+// inspectWeights adds the size of comp's weights to info, or what is missing: a single
+// file, or an index plus every shard it names.
+func inspectWeights(info *ModelInfo, dir, comp, file string) {
+	d := filepath.Join(dir, comp)
+	if fi, err := os.Stat(filepath.Join(d, file)); err == nil {
+		info.WeightBytes += fi.Size()
+		return
+	}
+	raw, err := safefile.ReadRegular(filepath.Join(d, file+".index.json"), safefile.MaxIndexBytes)
+	if err != nil {
+		info.Missing = append(info.Missing, comp+"/"+file+" (or "+file+".index.json with its shards)")
+		return
+	}
+	var idx struct {
+		WeightMap map[string]string `json:"weight_map"`
+	}
+	if err := json.Unmarshal(raw, &idx); err != nil {
+		info.Missing = append(info.Missing, comp+"/"+file+".index.json (unreadable: "+err.Error()+")")
+	}
+	seen := map[string]bool{}
+	for _, shard := range idx.WeightMap {
+		if seen[shard] {
+			continue
+		}
+		seen[shard] = true
+		fi, err := os.Stat(filepath.Join(d, shard))
+		if err != nil {
+			info.Missing = append(info.Missing, comp+"/"+shard)
+			continue
+		}
+		info.WeightBytes += fi.Size()
+	}
 }
 
 // Inspect checks a model folder and reports its variant and exactly which files are
@@ -82,32 +122,8 @@ func Inspect(dir string) (ModelInfo, error) {
 			info.WeightBytes += fi.Size()
 		}
 	}
-	// Text encoder: a single file, or an index plus every shard it names.
-	te := filepath.Join(dir, "text_encoder")
-	if fi, err := os.Stat(filepath.Join(te, "model.safetensors")); err == nil {
-		info.WeightBytes += fi.Size()
-	} else if raw, err := safefile.ReadRegular(filepath.Join(te, "model.safetensors.index.json"), safefile.MaxIndexBytes); err == nil {
-		var idx struct {
-			WeightMap map[string]string `json:"weight_map"`
-		}
-		if err := json.Unmarshal(raw, &idx); err != nil {
-			info.Missing = append(info.Missing, "text_encoder/model.safetensors.index.json (unreadable: "+err.Error()+")")
-		}
-		seen := map[string]bool{}
-		for _, shard := range idx.WeightMap {
-			if seen[shard] {
-				continue
-			}
-			seen[shard] = true
-			fi, err := os.Stat(filepath.Join(te, shard))
-			if err != nil {
-				info.Missing = append(info.Missing, "text_encoder/"+shard)
-				continue
-			}
-			info.WeightBytes += fi.Size()
-		}
-	} else {
-		info.Missing = append(info.Missing, "text_encoder/model.safetensors (or model.safetensors.index.json with its shards)")
+	for _, w := range weightFiles {
+		inspectWeights(&info, dir, w.comp, w.file)
 	}
 
 	raw, err := safefile.ReadRegular(filepath.Join(dir, "model_index.json"), safefile.MaxConfigBytes)

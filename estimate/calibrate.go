@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"kleinbild/gpu"
+
+	"kleinbild/internal/safefile"
 )
 
 // Calibration holds kernel speeds measured on this machine, in GFLOP/s.
@@ -155,7 +157,7 @@ func DefaultCalibrationPath() (string, error) {
 // LoadCalibration reads a calibration file. A missing file gives an error wrapping
 // fs.ErrNotExist; a file with invalid rates is an error too.
 func LoadCalibration(path string) (Calibration, error) {
-	raw, err := os.ReadFile(path)
+	raw, err := safefile.ReadRegular(path, safefile.MaxConfigBytes)
 	if err != nil {
 		return Calibration{}, fmt.Errorf("read calibration: %w", err)
 	}

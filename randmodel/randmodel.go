@@ -28,6 +28,7 @@ import (
 	"kleinbild/engine/qwen3"
 	"kleinbild/engine/vae"
 	"kleinbild/internal/atomicfile"
+	"kleinbild/internal/safefile"
 )
 
 // Variant selects the model size.
@@ -145,7 +146,7 @@ func Create(ctx context.Context, dir string, opts Options) (Stats, error) {
 	}
 	for _, name := range tokenizerFiles {
 		src := filepath.Join(tokDir, name)
-		b, err := os.ReadFile(src)
+		b, err := safefile.ReadRegular(src, safefile.MaxTokenizerBytes)
 		if errors.Is(err, os.ErrNotExist) && name != "tokenizer.json" {
 			continue
 		}
@@ -221,7 +222,7 @@ func writeConfigs(dir string, d variantDims, base bool) error {
 // seed and base flag (and the current generator format): nil if so, else an error saying
 // what differs or is missing. File contents are not read, only their sizes checked.
 func Check(dir string, opts Options) error {
-	raw, err := os.ReadFile(filepath.Join(dir, Marker))
+	raw, err := safefile.ReadRegular(filepath.Join(dir, Marker), safefile.MaxConfigBytes)
 	if err != nil {
 		return fmt.Errorf("randmodel: %w", err)
 	}
@@ -265,7 +266,7 @@ func plan(dir string, seed uint64) (files []*filePlan, index []byte, err error) 
 	var tie struct {
 		Tied *bool `json:"tie_word_embeddings"`
 	}
-	if raw, err := os.ReadFile(filepath.Join(dir, "text_encoder", "config.json")); err != nil {
+	if raw, err := safefile.ReadRegular(filepath.Join(dir, "text_encoder", "config.json"), safefile.MaxConfigBytes); err != nil {
 		return nil, nil, fmt.Errorf("randmodel: %w", err)
 	} else if err := json.Unmarshal(raw, &tie); err != nil {
 		return nil, nil, fmt.Errorf("randmodel: text_encoder/config.json: %w", err)
@@ -374,7 +375,7 @@ func prepareDir(dir string) error {
 		if err := os.MkdirAll(p, 0o755); err != nil {
 			return fmt.Errorf("randmodel: %w", err)
 		}
-		stale, _ := filepath.Glob(filepath.Join(p, ".*.tmp-*")) // atomicfile.WriteAtomic's temporaries
+		stale, _ := filepath.Glob(filepath.Join(p, ".*"+atomicfile.TempMarker+"*")) // atomicfile.WriteAtomic's temporaries
 		for _, s := range stale {
 			if err := os.Remove(s); err != nil {
 				return fmt.Errorf("randmodel: remove stale temporary file: %w", err)

@@ -86,12 +86,31 @@ func leBytes[E float32 | uint16 | int64](s []E, put func([]byte, E)) []byte {
 // file, through symlinks, directly to a device or pipe. Tensors are stored sorted by name; the header is
 // padded with spaces to a multiple of 8 bytes so that the data section is 8-byte aligned.
 func WriteFile(path string, tensors []OutTensor, metadata map[string]string) error {
+	fill, err := encodeFile(path, tensors, metadata)
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteOutput(path, fill)
+}
+
+// WriteOwnedFile writes tensors as WriteFile does, but with WriteAtomic: for files the
+// program owns (caches), where a symlink at path is replaced, never followed.
+func WriteOwnedFile(path string, tensors []OutTensor, metadata map[string]string) error {
+	fill, err := encodeFile(path, tensors, metadata)
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteAtomic(path, fill)
+}
+
+// encodeFile checks tensors and metadata and returns the writer of their safetensors file.
+func encodeFile(path string, tensors []OutTensor, metadata map[string]string) (func(w *bufio.Writer) error, error) {
 	ts := slices.Clone(tensors)
 	slices.SortFunc(ts, func(a, b OutTensor) int { return strings.Compare(a.Name, b.Name) })
 	header := map[string]any{}
 	for k, v := range metadata {
 		if !utf8.ValidString(k) || !utf8.ValidString(v) {
-			return fmt.Errorf("write %s: metadata %q is not valid UTF-8", path, k)
+			return nil, fmt.Errorf("write %s: metadata %q is not valid UTF-8", path, k)
 		}
 	}
 	if len(metadata) > 0 {
@@ -102,15 +121,15 @@ func WriteFile(path string, tensors []OutTensor, metadata map[string]string) err
 	for i, t := range ts {
 		switch {
 		case t.Name == "__metadata__":
-			return fmt.Errorf("write %s: %q is reserved and cannot name a tensor", path, t.Name)
+			return nil, fmt.Errorf("write %s: %q is reserved and cannot name a tensor", path, t.Name)
 		case !utf8.ValidString(t.Name):
-			return fmt.Errorf("write %s: tensor name %q is not valid UTF-8", path, t.Name)
+			return nil, fmt.Errorf("write %s: tensor name %q is not valid UTF-8", path, t.Name)
 		case i > 0 && ts[i-1].Name == t.Name:
-			return fmt.Errorf("write %s: duplicate tensor %q", path, t.Name)
+			return nil, fmt.Errorf("write %s: duplicate tensor %q", path, t.Name)
 		}
 		dt, n, err := t.dtype()
 		if err != nil {
-			return fmt.Errorf("write %s: %w", path, err)
+			return nil, fmt.Errorf("write %s: %w", path, err)
 		}
 		dims := make([]int64, len(t.Shape))
 		for j, d := range t.Shape {
@@ -118,10 +137,10 @@ func WriteFile(path string, tensors []OutTensor, metadata map[string]string) err
 		}
 		size, err := shapeBytes(dims, dt)
 		if err != nil {
-			return fmt.Errorf("write %s: tensor %q: %w", path, t.Name, err)
+			return nil, fmt.Errorf("write %s: tensor %q: %w", path, t.Name, err)
 		}
 		if uint64(n) != size/uint64(dt.Size()) {
-			return fmt.Errorf("write %s: tensor %q has %d values for shape %v", path, t.Name, n, t.Shape)
+			return nil, fmt.Errorf("write %s: tensor %q has %d values for shape %v", path, t.Name, n, t.Shape)
 		}
 		shape := t.Shape
 		if shape == nil {
@@ -133,12 +152,12 @@ func WriteFile(path string, tensors []OutTensor, metadata map[string]string) err
 	}
 	hj, err := json.Marshal(header)
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return nil, fmt.Errorf("write %s: %w", path, err)
 	}
 	for len(hj)%8 != 0 {
 		hj = append(hj, ' ')
 	}
-	return atomicfile.WriteOutput(path, func(w *bufio.Writer) error {
+	return func(w *bufio.Writer) error {
 		var lb [8]byte
 		binary.LittleEndian.PutUint64(lb[:], uint64(len(hj)))
 		if _, err := w.Write(lb[:]); err != nil {
@@ -153,5 +172,5 @@ func WriteFile(path string, tensors []OutTensor, metadata map[string]string) err
 			}
 		}
 		return nil
-	})
+	}, nil
 }

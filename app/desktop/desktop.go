@@ -10,6 +10,7 @@ import (
 	fyneapp "fyne.io/fyne/v2/app"
 
 	"kleinbild/app"
+	"kleinbild/app/settings"
 	"kleinbild/app/widgets"
 	"kleinbild/resources"
 )
@@ -20,7 +21,23 @@ const AppID = "io.github.kleinbild"
 // Run opens the Kleinbild window and blocks until it is closed. With opts.AutoGenerate or
 // opts.ScreenshotPath it runs UI.Automate once the window is up, and quits afterwards when
 // opts.QuitAfter or opts.ScreenshotPath is set; the automatic run's error is returned.
+//
+// The data folder is locked first: a second instance on the same folder is refused with
+// a message instead of overwriting the first one's gallery index.
 func Run(opts app.Options) error {
+	dataDir := opts.DataDir
+	if dataDir == "" {
+		d, err := settings.DefaultDataDir()
+		if err != nil {
+			return err
+		}
+		dataDir = d
+	}
+	release, err := settings.LockDataDir(dataDir)
+	if err != nil {
+		return err
+	}
+	defer release()
 	a := fyneapp.NewWithID(AppID)
 	a.SetIcon(resources.Icon)
 	a.Settings().SetTheme(widgets.Theme())

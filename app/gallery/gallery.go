@@ -219,9 +219,10 @@ func regularOrLink(dir, name string, fi fs.FileInfo) bool {
 }
 
 // removeStaleTemp deletes leftovers of atomic writes interrupted by a crash: hidden
-// ".name.tmp-*" files older than a minute (younger ones may belong to a running write).
+// temporaries of atomicfile's atomic writers (named with atomicfile.TempMarker) older than a minute
+// (younger ones may belong to a running write). A user's own ".x.tmp-1" files are kept.
 func removeStaleTemp(dir string, de os.DirEntry) {
-	if !strings.Contains(de.Name(), ".tmp-") || de.IsDir() {
+	if !atomicfile.IsTemp(de.Name()) || de.IsDir() {
 		return
 	}
 	if fi, err := de.Info(); err == nil && time.Since(fi.ModTime()) > time.Minute {

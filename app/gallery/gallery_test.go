@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"kleinbild/engine/imageio"
+	"kleinbild/internal/atomicfile"
 )
 
 func TestReconcilesWithDisk(t *testing.T) {
@@ -36,12 +37,15 @@ func TestReconcilesWithDisk(t *testing.T) {
 	// interrupted write, a fresh one (maybe still being written), a damaged PNG, a deleted image.
 	writeTestPNG(t, dir, "plain.png", 16, 16, nil)
 	writeTestPNG(t, dir, "copied.png", 16, 16, &imageio.Metadata{Prompt: "copied", Created: t0.Add(time.Hour)})
-	stale := filepath.Join(dir, ".x.png.tmp-123")
-	fresh := filepath.Join(dir, ".y.png.tmp-456")
+	stale := filepath.Join(dir, ".x.png"+atomicfile.TempMarker+"123")
+	fresh := filepath.Join(dir, ".y.png"+atomicfile.TempMarker+"456")
+	users := filepath.Join(dir, ".notes.tmp-1") // a user's own file: not the writer's marker
 	os.WriteFile(stale, []byte("partial"), 0o644)
 	os.WriteFile(fresh, []byte("partial"), 0o644)
+	os.WriteFile(users, []byte("mine"), 0o644)
 	old := time.Now().Add(-time.Hour)
 	os.Chtimes(stale, old, old)
+	os.Chtimes(users, old, old)
 	os.WriteFile(filepath.Join(dir, "broken.png"), []byte("\x89PNG\r\n\x1a\nrubbish"), 0o644)
 	os.Remove(filepath.Join(dir, a.File))
 
@@ -67,6 +71,9 @@ func TestReconcilesWithDisk(t *testing.T) {
 	}
 	if _, err := os.Stat(fresh); err != nil {
 		t.Error("a fresh temporary file (a write in progress) was removed")
+	}
+	if _, err := os.Stat(users); err != nil {
+		t.Error("a user's own .tmp- file was deleted (issue 23 item 14)")
 	}
 	if e, ok := g2.ByPath(filepath.Join(dir, "copied.png")); !ok || !e.HasMeta || e.Meta.Prompt != "copied" {
 		t.Errorf("copied.png: %+v %v", e, ok)

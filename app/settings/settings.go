@@ -10,6 +10,7 @@ import (
 	"os"
 
 	"kleinbild/internal/atomicfile"
+	"kleinbild/internal/safefile"
 )
 
 // Settings is what the app remembers between runs (settings.json in the data folder).
@@ -51,7 +52,7 @@ type Settings struct {
 // zero settings and an error worth showing (the file is rewritten on the next save).
 func Load(path string) (Settings, error) {
 	var s Settings
-	raw, err := os.ReadFile(path)
+	raw, err := safefile.ReadRegular(path, safefile.MaxConfigBytes)
 	if errors.Is(err, os.ErrNotExist) {
 		return s, nil
 	}
@@ -70,16 +71,11 @@ func Save(path string, s Settings) error {
 	if err != nil {
 		return fmt.Errorf("save settings: %w", err)
 	}
+	write := atomicfile.WriteAtomic
 	if s.HFToken != "" {
-		// WriteAtomic keeps the file's permissions: make it private before the token goes in.
-		if f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY, 0o600); err == nil {
-			f.Close()
-		}
-		if err := os.Chmod(path, 0o600); err != nil {
-			return fmt.Errorf("save settings: %w", err)
-		}
+		write = atomicfile.WritePrivate // private from the start, never through a link
 	}
-	return atomicfile.WriteAtomic(path, func(w *bufio.Writer) error {
+	return write(path, func(w *bufio.Writer) error {
 		_, err := w.Write(append(raw, '\n'))
 		return err
 	})

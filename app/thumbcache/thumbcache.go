@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"image"
 	"image/png"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -168,15 +169,21 @@ func (t *Thumbnailer) diskPath(key string) string { return filepath.Join(t.dir, 
 
 // load reads the cached thumbnail file, or makes it from the source image.
 func (t *Thumbnailer) load(job thumbJob) (image.Image, error) {
-	if f, err := os.Open(t.diskPath(job.key)); err == nil {
-		img, err := png.Decode(bufio.NewReader(f))
-		f.Close()
-		if err == nil {
-			return img, nil
+	// The shared decoder: only a regular file, its header checked against the thumbnail
+	// size before any pixel is decoded (a fake 65535×65535 header used to exhaust memory).
+	img, err := imageio.LoadChecked(t.diskPath(job.key), func(w, h int) error {
+		if w > t.side || h > t.side {
+			return fmt.Errorf("%d×%d is larger than a %d px thumbnail", w, h, t.side)
 		}
-		os.Remove(t.diskPath(job.key)) // damaged cache file: make it again
+		return nil
+	})
+	if err == nil {
+		return img, nil
 	}
-	img, err := DecodeFile(job.src)
+	if !errors.Is(err, fs.ErrNotExist) {
+		os.Remove(t.diskPath(job.key)) // damaged or foreign cache file: make it again
+	}
+	img, err = DecodeFile(job.src)
 	if err != nil {
 		return nil, err
 	}

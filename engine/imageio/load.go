@@ -45,6 +45,12 @@ func LoadReference(path string) (image.Image, error) {
 	return load(path, CheckReference)
 }
 
+// LoadChecked is Load with check (if not nil) also applied to the header before decoding:
+// the one decoder for every image read from disk (references, gallery images, thumbnails).
+func LoadChecked(path string, check func(w, h int) error) (image.Image, error) {
+	return load(path, check)
+}
+
 func load(path string, check func(w, h int) error) (image.Image, error) {
 	f, st, err := safefile.OpenRegular(path, MaxFileBytes)
 	if err != nil {

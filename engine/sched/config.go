@@ -52,8 +52,10 @@ func LoadConfig(path string) (Config, error) {
 	return c, nil
 }
 
-// schedulerFields lists the keys a FlowMatchEulerDiscreteScheduler config may carry;
-// anything else is refused rather than silently ignored.
+// schedulerFields lists the keys a FlowMatchEulerDiscreteScheduler config may carry. Keys
+// starting with "_" (diffusers' bookkeeping: _name_or_path, _use_default_values, …) never
+// change the numerics and are ignored, as diffusers ignores them; any other key is refused
+// rather than silently ignored, since it may be a setting this implementation lacks.
 var schedulerFields = map[string]bool{
 	"_class_name": true, "_diffusers_version": true, "num_train_timesteps": true, "shift": true,
 	"use_dynamic_shifting": true, "base_shift": true, "max_shift": true, "base_image_seq_len": true,
@@ -102,7 +104,7 @@ func ParseConfig(data []byte) (Config, error) {
 	}
 	var unknown []string
 	for k := range fields {
-		if !schedulerFields[k] {
+		if !schedulerFields[k] && !strings.HasPrefix(k, "_") {
 			unknown = append(unknown, fmt.Sprintf("%q", k))
 		}
 	}

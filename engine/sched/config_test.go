@@ -151,3 +151,18 @@ func TestLoadConfigFolder(t *testing.T) {
 		t.Fatalf("folder %+v, file %+v (%v)", fromDir, fromFile, err)
 	}
 }
+
+// TestConfigIgnoresBookkeepingKeys: keys diffusers writes for its own bookkeeping
+// (_name_or_path, _use_default_values) are ignored as diffusers ignores them, with the
+// numerics unchanged (issue 23 item 13: newer diffusers' _name_or_path broke the model).
+func TestConfigIgnoresBookkeepingKeys(t *testing.T) {
+	base := `"_class_name": "FlowMatchEulerDiscreteScheduler", "shift": 3.0, "use_dynamic_shifting": false`
+	want, err := ParseConfig([]byte("{" + base + "}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ParseConfig([]byte(`{` + base + `, "_name_or_path": "black-forest-labs/FLUX.2-klein-4B", "_use_default_values": ["shift_terminal"]}`))
+	if err != nil || got != want {
+		t.Errorf("with bookkeeping keys: %+v, %v; want %+v", got, err, want)
+	}
+}

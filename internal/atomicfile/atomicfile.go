@@ -15,6 +15,15 @@ import (
 	"kleinbild/internal/safefile"
 )
 
+// TempMarker is in the name of every temporary file the atomic writers create
+// (".NAME.tmp-kleinbild-123"), so that cleaners delete only their own leftovers.
+const TempMarker = ".tmp-kleinbild-"
+
+// IsTemp reports whether a file name is one of the atomic writers' temporaries.
+func IsTemp(name string) bool {
+	return strings.HasPrefix(name, ".") && strings.Contains(name, TempMarker)
+}
+
 // WriteAtomic creates path through a temporary file in the same folder: fill writes the
 // content, then the file is flushed, synced and renamed into place. On any error (or a panic
 // in fill) the temporary file is removed and an existing file at path is left untouched.
@@ -24,17 +33,26 @@ import (
 // sits at path, a symlink included, is replaced by the new file. Files the user names go
 // through WriteOutput.
 func WriteAtomic(path string, fill func(w *bufio.Writer) error) error {
-	return writeAtomic(path, path, fill)
+	return writeAtomic(path, path, 0, fill)
 }
 
-// writeAtomic is WriteAtomic on path with errors naming name.
-func writeAtomic(name, path string, fill func(w *bufio.Writer) error) error {
+// WritePrivate is WriteAtomic for a file readable by its owner only (0600 from the start,
+// whatever the file it replaces allowed): settings holding a token.
+func WritePrivate(path string, fill func(w *bufio.Writer) error) error {
+	return writeAtomic(path, path, 0o600, fill)
+}
+
+// writeAtomic is WriteAtomic on path with errors naming name; perm 0 keeps the replaced
+// file's permissions (0644 for a new file).
+func writeAtomic(name, path string, perm os.FileMode, fill func(w *bufio.Writer) error) error {
 	dir := splitDir(path)
-	perm := os.FileMode(0o644)
-	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
-		perm = st.Mode().Perm()
+	if perm == 0 {
+		perm = 0o644
+		if st, err := os.Lstat(path); err == nil && st.Mode().IsRegular() {
+			perm = st.Mode().Perm()
+		}
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+TempMarker+"*")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", name, err)
 	}
@@ -83,16 +101,30 @@ func WriteOutput(path string, fill func(w *bufio.Writer) error) error {
 	if st != nil && isStream(st.Mode()) {
 		return writeStream(path, target, fill)
 	}
-	return writeAtomic(path, target, fill)
+	return writeAtomic(path, target, 0, fill)
 }
 
 // CheckOutput reports, before any work is done, whether WriteOutput(path) can succeed: the
 // target's folder exists and a file can be created in it, or the device or pipe opens for
 // writing (a FIFO with no reader yet passes). Nothing is left behind.
-func CheckOutput(path string) error {
+//
+// reads names the files the run reads (model files, references, input tensors): an output
+// that resolves, after links, to one of them (the same file, hard links included) is
+// refused with a message naming both paths, so a run never replaces its own input.
+func CheckOutput(path string, reads ...string) error {
 	target, st, err := resolveOutput(path)
 	if err != nil {
 		return fmt.Errorf("output %s: %w", path, err)
+	}
+	if st != nil && st.Mode().IsRegular() {
+		for _, r := range reads {
+			if rst, err := os.Stat(r); err == nil && os.SameFile(st, rst) {
+				if r == path {
+					return fmt.Errorf("output %s is also an input of this run: choose another output file", path)
+				}
+				return fmt.Errorf("output %s is the file %s, which this run reads: choose another output file", path, r)
+			}
+		}
 	}
 	if st != nil && isStream(st.Mode()) {
 		if err := safefile.ProbeWrite(target); err != nil {
@@ -109,7 +141,7 @@ func CheckOutput(path string) error {
 	case !dst.IsDir():
 		return fmt.Errorf("output folder %s is not a folder", dir)
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(target)+".tmp-*")
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(target)+TempMarker+"*")
 	if err != nil {
 		return fmt.Errorf("output %s: cannot create a file in %s: %w", path, dir, errors.Unwrap(err))
 	}

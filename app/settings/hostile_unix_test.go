@@ -1,0 +1,62 @@
+//go:build unix
+
+package settings
+
+import (
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestLoadHostileFiles: settings.json as a FIFO or a link to /dev/zero is refused at once
+// with an error, not read forever (issue 23 item 5: the FIFO hung the app, /dev/zero ate
+// memory until it died).
+func TestLoadHostileFiles(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo.json")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip(err)
+	}
+	zero := filepath.Join(dir, "zero.json")
+	os.Symlink("/dev/zero", zero)
+	for _, p := range []string{fifo, zero} {
+		done := make(chan error, 1)
+		go func() { _, err := Load(p); done <- err }()
+		select {
+		case err := <-done:
+			if err == nil {
+				t.Errorf("%s: loaded without an error", p)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: Load blocked", p)
+		}
+	}
+}
+
+// TestSaveWithTokenIsPrivateAndAtomic: a settings file holding a token is written 0600
+// without opening what sits at the path (a FIFO there used to block the save).
+func TestSaveWithTokenIsPrivateAndAtomic(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "settings.json")
+	if err := syscall.Mkfifo(p, 0o644); err != nil {
+		t.Skip(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- Save(p, Settings{HFToken: "hf_x"}) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		if f, err := os.Open(p); err == nil {
+			f.Close()
+		}
+		t.Fatal("Save blocked on a FIFO")
+	}
+	st, err := os.Lstat(p)
+	if err != nil || !st.Mode().IsRegular() || st.Mode().Perm() != 0o600 {
+		t.Errorf("settings file %v: %v", st.Mode(), err)
+	}
+}

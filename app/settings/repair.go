@@ -1,0 +1,64 @@
+package settings
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"kleinbild/engine"
+)
+
+// maxCount is the most images per run the app offers.
+const maxCount = 16
+
+// Repair resets remembered values that are no longer valid (a width that is not a multiple
+// of 16 within range, steps or images per run out of range, a guidance out of range, a
+// device this build does not know) to their defaults, and returns one notice per value reset,
+// for the user. deviceNames are the backend names of this build (backends.Names); a device
+// "webgpu:N" is kept when webgpu is among them.
+func (s *Settings) Repair(deviceNames []string) []string {
+	var notes []string
+	for _, side := range []struct {
+		name string
+		v    *int
+	}{{"width", &s.Width}, {"height", &s.Height}} {
+		if *side.v != 0 && engine.CheckSize(*side.v) != nil {
+			notes = append(notes, fmt.Sprintf("the remembered %s %d was not valid and was reset to the default", side.name, *side.v))
+			*side.v = 0
+		}
+	}
+	if s.Steps < 0 || s.Steps > engine.MaxSteps {
+		notes = append(notes, fmt.Sprintf("the remembered %d steps were reset to the model's default", s.Steps))
+		s.Steps = 0
+	}
+	if s.Count < 0 || s.Count > maxCount {
+		notes = append(notes, fmt.Sprintf("the remembered %d images per run were reset to 1", s.Count))
+		s.Count = 0
+	}
+	if s.Guidance != 0 && engine.ValidateGuidance(s.Guidance) != nil {
+		notes = append(notes, fmt.Sprintf("the remembered guidance %v was reset to the model's default", s.Guidance))
+		s.Guidance = 0
+	}
+	if s.Device != "" && !knownDevice(s.Device, deviceNames) {
+		notes = append(notes, fmt.Sprintf("the remembered compute device %q is not available in this build and was reset to automatic", s.Device))
+		s.Device = ""
+	}
+	return notes
+}
+
+// knownDevice reports whether id is "default", one of names, or "webgpu:N" with webgpu in names.
+func knownDevice(id string, names []string) bool {
+	if strings.EqualFold(id, "default") {
+		return true
+	}
+	webgpu := false
+	for _, n := range names {
+		if strings.EqualFold(n, id) {
+			return true
+		}
+		webgpu = webgpu || n == "webgpu"
+	}
+	name, idx, ok := strings.Cut(id, ":")
+	n, err := strconv.Atoi(idx)
+	return ok && webgpu && strings.EqualFold(name, "webgpu") && err == nil && n >= 0
+}

@@ -1,0 +1,25 @@
+package settings
+
+import "testing"
+
+// TestRepair: invalid remembered values are reset with one notice each; valid ones are kept
+// (issue 23 item 13: a remembered invalid width or device blocked --generate).
+func TestRepair(t *testing.T) {
+	s := Settings{Width: 250, Height: 512, Steps: 9999, Count: 40, Guidance: 99, Device: "garbage"}
+	notes := s.Repair([]string{"openblas", "purego", "webgpu"})
+	if len(notes) != 5 {
+		t.Errorf("notices %q, want 5", notes)
+	}
+	if s.Width != 0 || s.Height != 512 || s.Steps != 0 || s.Count != 0 || s.Guidance != 0 || s.Device != "" {
+		t.Errorf("after repair: %+v", s)
+	}
+	ok := Settings{Width: 256, Height: 64, Steps: 4, Count: 2, Guidance: 4, Device: "webgpu:1"}
+	want := ok
+	if notes := ok.Repair([]string{"openblas", "webgpu"}); len(notes) != 0 || ok != want {
+		t.Errorf("valid settings changed: %+v, %q", ok, notes)
+	}
+	gone := Settings{Device: "webgpu:0"}
+	if notes := gone.Repair([]string{"purego"}); len(notes) != 1 || gone.Device != "" {
+		t.Errorf("webgpu device in a build without webgpu: %+v %q", gone, notes)
+	}
+}

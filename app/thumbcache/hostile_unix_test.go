@@ -1,0 +1,69 @@
+//go:build unix
+
+package thumbcache
+
+import (
+	"bytes"
+	"encoding/binary"
+	"hash/crc32"
+	"image"
+	"image/png"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// fakeHugePNG is a valid 1×1 PNG whose header claims w×h pixels (about 100 bytes).
+func fakeHugePNG(t *testing.T, w, h uint32) []byte {
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, image.NewGray(image.Rect(0, 0, 1, 1))); err != nil {
+		t.Fatal(err)
+	}
+	b := buf.Bytes()
+	// The IHDR chunk: length at 8, type at 12, data at 16 (width, height), CRC at 29.
+	binary.BigEndian.PutUint32(b[16:], w)
+	binary.BigEndian.PutUint32(b[20:], h)
+	binary.BigEndian.PutUint32(b[29:], crc32.ChecksumIEEE(b[12:29]))
+	return b
+}
+
+// TestHostileCacheFiles: a FIFO or a fake 65535×65535 PNG in the thumbnail folder neither
+// blocks loading (nor Close) nor decodes the claimed pixels; the thumbnail is made again
+// from its source (issue 23 items 5 and 6: the FIFO hung, the fake header allocated 17 GB).
+func TestHostileCacheFiles(t *testing.T) {
+	dir := t.TempDir()
+	src := writePNG(t, dir, "src.png", 200, 100)
+	cache := filepath.Join(dir, "thumbs")
+	os.MkdirAll(cache, 0o755)
+	if err := syscall.Mkfifo(filepath.Join(cache, "fifo.png"), 0o644); err != nil {
+		t.Skip(err)
+	}
+	os.WriteFile(filepath.Join(cache, "huge.png"), fakeHugePNG(t, 65535, 65535), 0o644)
+	th := New(cache, 64, 2, 1<<20)
+	for _, key := range []string{"fifo", "huge"} {
+		done := make(chan error, 1)
+		th.Get(key, src, func(img image.Image, err error) {
+			if err == nil && img.Bounds().Dx() != 64 {
+				t.Errorf("%s: thumbnail %v", key, img.Bounds())
+			}
+			done <- err
+		})
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("%s: %v", key, err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("%s: thumbnail loading blocked", key)
+		}
+	}
+	closed := make(chan struct{})
+	go func() { th.Close(); close(closed) }()
+	select {
+	case <-closed:
+	case <-time.After(30 * time.Second):
+		t.Fatal("Close blocked")
+	}
+}

@@ -1,0 +1,85 @@
+package cli
+
+import (
+	"bytes"
+	"image"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"kleinbild/weights"
+	"kleinbild/weights/golden"
+)
+
+// linkedModel makes a writable model folder: the small files copied, the weights linked to
+// the tiny golden model.
+func linkedModel(t *testing.T) string {
+	t.Helper()
+	src, dst := golden.TinyModel(t), filepath.Join(t.TempDir(), "model")
+	err := filepath.Walk(src, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		to := filepath.Join(dst, rel)
+		switch {
+		case fi.IsDir():
+			return os.MkdirAll(to, 0o755)
+		case strings.HasSuffix(p, ".safetensors"):
+			abs, _ := filepath.Abs(p)
+			return os.Symlink(abs, to)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(to, b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// TestOutputNeverAnInput: generate -o and encode -o refuse, before loading anything, an
+// output that is (after links) a model file, a reference or an input tensor, naming both
+// paths; the file is left as it was (issue 23 item 1: each exited 0 and replaced it).
+func TestOutputNeverAnInput(t *testing.T) {
+	model := linkedModel(t)
+	tmp := t.TempDir()
+	ref := filepath.Join(tmp, "ref.png")
+	var buf bytes.Buffer
+	png.Encode(&buf, image.NewRGBA(image.Rect(0, 0, 64, 64)))
+	os.WriteFile(ref, buf.Bytes(), 0o644)
+	lat := filepath.Join(tmp, "l.safetensors")
+	if err := weights.WriteFile(lat, []weights.OutTensor{{Name: "latents", Shape: []int{1, 128, 4, 4}, F32: make([]float32, 128*16)}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(tmp, "link.png")
+	os.Symlink(filepath.Join(model, "vae", "config.json"), link)
+	gen := []string{"generate", "-d", model, "-p", "x", "-W", "64", "-H", "64", "-s", "1", "-S", "1", "-q", "--no-cache"}
+	cases := []struct {
+		name, victim string
+		args         []string
+	}{
+		{"model index", filepath.Join(model, "model_index.json"), append(gen[:len(gen):len(gen)], "-o", filepath.Join(model, "model_index.json"))},
+		{"link into model", filepath.Join(model, "vae", "config.json"), append(gen[:len(gen):len(gen)], "-o", link)},
+		{"reference", ref, append(gen[:len(gen):len(gen)], "-i", ref, "-o", ref)},
+		{"latents", lat, append(gen[:len(gen):len(gen)], "--latents", lat, "-o", lat)},
+		{"encode over config", filepath.Join(model, "text_encoder", "config.json"),
+			[]string{"encode", "-d", model, "-p", "x", "-q", "-o", filepath.Join(model, "text_encoder", "config.json")}},
+	}
+	for _, c := range cases {
+		before, _ := os.ReadFile(c.victim)
+		code, _, errOut := run(t, c.args...)
+		after, _ := os.ReadFile(c.victim)
+		if code != 1 || !strings.Contains(errOut, "reads") && !strings.Contains(errOut, "also an input") {
+			t.Errorf("%s: exit %d, %s; want a refusal", c.name, code, errOut)
+		}
+		if !bytes.Equal(before, after) {
+			t.Errorf("%s: %s was overwritten", c.name, c.victim)
+		}
+	}
+}

@@ -1,0 +1,65 @@
+//go:build unix
+
+package engine
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"kleinbild/gpu/backends"
+	"kleinbild/weights/golden"
+)
+
+// TestEmbedCacheNeverWritesThroughLinks: a symlink or a FIFO planted at a cache entry's path
+// is replaced by the new entry; the link's target stays as it was, and the encode does not
+// block on the FIFO (issue 23 items 3 and 5: the target was overwritten, the FIFO hung).
+func TestEmbedCacheNeverWritesThroughLinks(t *testing.T) {
+	const prompt = "A red cube on a blue table"
+	for _, kind := range []string{"symlink", "fifo"} {
+		t.Run(kind, func(t *testing.T) {
+			m, err := Open(golden.TinyModel(t), backends.Default(), Options{CacheDir: t.TempDir()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer m.Close()
+			p := m.embeds.path(prompt)
+			os.MkdirAll(filepath.Dir(p), 0o755)
+			victim := filepath.Join(t.TempDir(), "victim")
+			os.WriteFile(victim, []byte("precious"), 0o644)
+			if kind == "symlink" {
+				err = os.Symlink(victim, p)
+			} else {
+				err = syscall.Mkfifo(p, 0o644)
+			}
+			if err != nil {
+				t.Skip(err)
+			}
+			done := make(chan error, 1)
+			go func() { _, err := m.EncodePrompt(context.Background(), prompt, nil); done <- err }()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatal(err)
+				}
+			case <-time.After(time.Minute):
+				if f, err := os.Open(p); err == nil { // a reader unblocks the writer
+					io.Copy(io.Discard, f)
+					f.Close()
+				}
+				<-done
+				t.Fatal("encoding blocked on the cache path")
+			}
+			if b, _ := os.ReadFile(victim); string(b) != "precious" {
+				t.Errorf("the link's target was overwritten: %q", b)
+			}
+			if st, err := os.Lstat(p); err != nil || !st.Mode().IsRegular() {
+				t.Errorf("cache entry is not a regular file: %v", err)
+			}
+		})
+	}
+}

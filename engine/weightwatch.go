@@ -1,0 +1,112 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"time"
+)
+
+// ErrWeightsChanged is matched (errors.Is) by the error of a run stopped because a weight
+// file changed on disk while it was mapped.
+var ErrWeightsChanged = errors.New("a weight file changed on disk")
+
+// weightWatch remembers the size and modification time of a model's weight files when they
+// were mapped. A file truncated while mapped would kill the process with SIGBUS on the next
+// access to a page past its end; checking before each transformer block and decoder stage
+// turns that into an error naming the file.
+type weightWatch struct{ files []watchedFile }
+
+type watchedFile struct {
+	path string
+	size int64
+	mod  time.Time
+}
+
+// newWeightWatch records the safetensors files of the model folder dir.
+func newWeightWatch(dir string) *weightWatch {
+	w := &weightWatch{}
+	for _, p := range ModelFiles(dir) {
+		if !strings.HasSuffix(p, ".safetensors") {
+			continue
+		}
+		if st, err := os.Stat(p); err == nil {
+			w.files = append(w.files, watchedFile{p, st.Size(), st.ModTime()})
+		}
+	}
+	return w
+}
+
+// check returns an error wrapping ErrWeightsChanged for the first file whose size or
+// modification time differs from when it was recorded (or that is gone).
+func (w *weightWatch) check() error {
+	if w == nil {
+		return nil
+	}
+	for _, f := range w.files {
+		st, err := os.Stat(f.path)
+		switch {
+		case err != nil:
+			return fmt.Errorf("%w: %s: %v; open the model again", ErrWeightsChanged, f.path, err)
+		case st.Size() != f.size:
+			return fmt.Errorf("%w: %s is now %d bytes, was %d while in use; open the model again", ErrWeightsChanged, f.path, st.Size(), f.size)
+		case !st.ModTime().Equal(f.mod):
+			return fmt.Errorf("%w: %s was modified while in use; open the model again", ErrWeightsChanged, f.path)
+		}
+	}
+	return nil
+}
+
+// faultError turns a memory fault recovered under debug.SetPanicOnFault (a mapped weight
+// file shrunk between two checks) into an error; other panics are passed on.
+func faultError(r any, w *weightWatch) error {
+	if e, ok := r.(runtime.Error); ok {
+		if _, addr := r.(interface{ Addr() uintptr }); addr {
+			if err := w.check(); err != nil {
+				return err
+			}
+			return fmt.Errorf("%w: memory fault reading mapped weights (%v)", ErrWeightsChanged, e)
+		}
+	}
+	panic(r)
+}
+
+// Generate runs one request. progress (may be nil) is called from the generating goroutine.
+// The context is checked before every transformer block, so cancellation is prompt. All
+// tensor math runs on the model's backend; the host reads the latents back once per step
+// (for the preview) and the image at the end. A weight file that changes on disk while
+// mapped stops the run with an error wrapping ErrWeightsChanged and naming the file: it is
+// checked before the run and at every progress report (before each block), and a memory
+// fault on the generating goroutine is recovered as the same error.
+func (m *Model) Generate(ctx context.Context, req Request, progress func(Progress)) (res *Result, err error) {
+	if err := m.watch.check(); err != nil {
+		return nil, err
+	}
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			if c, ok := r.(weightsChanged); ok {
+				res, err = nil, c.err
+				return
+			}
+			res, err = nil, faultError(r, m.watch)
+		}
+	}()
+	return m.generate(ctx, req, func(p Progress) {
+		if err := m.watch.check(); err != nil {
+			// Stop at once, before the next block reads the mapped weights: unwound
+			// (generate's deferred frees run) and returned as the error by the recover above.
+			panic(weightsChanged{err})
+		}
+		if progress != nil {
+			progress(p)
+		}
+	})
+}
+
+// weightsChanged carries a weight-file change out of generate to Generate.
+type weightsChanged struct{ err error }

@@ -1,0 +1,40 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"kleinbild/gpu/backends"
+	"kleinbild/weights/golden"
+)
+
+// TestTruncatedWeightsWhileMapped: a transformer or VAE file truncated after the model has
+// mapped it ends the next run with an error naming the file; the process stays up (issue 23
+// item 7: SIGBUS in the bf16 widening kernel killed it).
+func TestTruncatedWeightsWhileMapped(t *testing.T) {
+	for _, comp := range []string{"transformer", "vae"} {
+		t.Run(comp, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "model")
+			if err := os.CopyFS(dir, os.DirFS(golden.TinyModel(t))); err != nil {
+				t.Fatal(err)
+			}
+			m, err := Open(dir, backends.Default(), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer m.Close()
+			victim := filepath.Join(dir, comp, "diffusion_pytorch_model.safetensors")
+			if err := os.Truncate(victim, 4096); err != nil {
+				t.Fatal(err)
+			}
+			_, err = m.Generate(context.Background(), Request{Prompt: "x", WidthPx: 64, HeightPx: 64, Steps: 1, Seed: 1}, nil)
+			if !errors.Is(err, ErrWeightsChanged) || !strings.Contains(err.Error(), victim) {
+				t.Fatalf("run over a truncated %s: %v", comp, err)
+			}
+		})
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"kleinbild/engine/inpaint"
 	"kleinbild/engine/vae"
 	"kleinbild/gpu"
 )
@@ -27,8 +28,14 @@ func (m *Model) Generate(ctx context.Context, req Request, progress func(Progres
 		return nil, err
 	}
 	r.report(Progress{Phase: PhaseLoading})
-	refs, err := loadReferences(req.References)
+	inp, err := loadInpaint(req)
 	if err != nil {
+		return nil, err
+	}
+	var refs []reference
+	if inp != nil {
+		refs = inp.references()
+	} else if refs, err = loadReferences(req.References); err != nil {
 		return nil, err
 	}
 	p, err := NewPlan(req, m.info.Distilled, referenceSizes(refs))
@@ -59,7 +66,11 @@ func (m *Model) Generate(ctx context.Context, req Request, progress func(Progres
 	if err != nil {
 		return nil, err
 	}
-	lat, final, err := m.sample(ctx, r, p, sc, text, img, ids, ts)
+	var mask []float32
+	if inp != nil {
+		mask = inp.in.Mask
+	}
+	lat, final, err := m.sample(ctx, r, p, sc, text, img, ids, mask, ts)
 	if err != nil {
 		return nil, err
 	}
@@ -67,10 +78,17 @@ func (m *Model) Generate(ctx context.Context, req Request, progress func(Progres
 	if err != nil {
 		return nil, err
 	}
+	pic := vae.ToRGB(pix, p.HeightPx, p.WidthPx)
+	if inp != nil {
+		// The unmasked pixels pasted back, and a crop pasted into the full picture.
+		if pic, err = inp.in.Finish(pix, !req.RawUnmasked, inpaint.DefaultFeather); err != nil {
+			return nil, fmt.Errorf("inpainting %s: %w", req.Image, err)
+		}
+	}
 	res := &Result{
-		Image:   vae.ToRGB(pix, p.HeightPx, p.WidthPx),
+		Image:   pic,
 		Seed:    req.Seed,
-		WidthPx: p.WidthPx, HeightPx: p.HeightPx,
+		WidthPx: pic.Rect.Dx(), HeightPx: pic.Rect.Dy(),
 		Steps: p.Steps, Guidance: p.Guidance, Schedule: p.Schedule,
 		Timings: r.timings,
 		Latents: final,
@@ -78,7 +96,10 @@ func (m *Model) Generate(ctx context.Context, req Request, progress func(Progres
 	if !p.CFG {
 		res.Guidance = 1
 	}
-	r.report(Progress{Phase: PhaseDone, Step: p.Steps, Steps: p.Steps})
+	if p.Inpaint {
+		res.Strength = p.Strength
+	}
+	r.report(Progress{Phase: PhaseDone, Step: p.StepsRun(), Steps: p.StepsRun()})
 	return res, nil
 }
 

@@ -20,6 +20,10 @@ const latentChannels = 128
 // (for the preview) and the image at the end. The stages: the plan (plan.go, with the
 // reference images read: references.go), the text (text.go), the references through the
 // VAE encoder (references.go), the sampler (sample.go) and the decoder (decode.go).
+// Inpainting (Request.Image, inpaintinput.go) runs through the same stages: the prepared
+// image is the first reference, the sampler starts from its noised latents and blends
+// the kept region back after every step, and the decoded picture is finished by
+// inpaint.Inputs.Finish (pixels kept outside the mask, a crop pasted back).
 func (m *Model) Generate(ctx context.Context, req Request, progress func(Progress)) (*Result, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -78,7 +78,9 @@ func CheckRequest(req Request, distilled bool) error {
 // NewPlan checks req for a model of the given variant (CheckRequest), fills in its
 // defaults and settles the output size. refs are the sizes of the request's reference
 // images after preprocessing (imageio.Preprocess), in order; a zero side of the request
-// takes the first reference's.
+// takes the first reference's. For inpainting (Request.Image) refs[0] is the prepared
+// image's size, which the output takes whatever the request says, and the plan gets the
+// strength and the start step (inpaint.StartStep).
 func NewPlan(req Request, distilled bool, refs []image.Point) (Plan, error) {
 	if err := CheckRequest(req, distilled); err != nil {
 		return Plan{}, err

@@ -41,13 +41,18 @@ func (j *Job) Label() string {
 
 // Check checks the parts of a request that belong to the job alone, so that a bad job
 // fails by itself before the model is opened: its size (engine.CheckSize, the rule users
-// are held to), steps, guidance, prompt and the count of its references (a job made by
-// hand or from an old image's settings may have any of them wrong).
+// are held to; none for inpainting, whose output takes the image's size), steps, guidance,
+// prompt and the count of its references (a job made by hand or from an old image's
+// settings may have any of them wrong).
 func Check(req engine.Request) error {
-	for _, side := range []struct {
+	sides := []struct {
 		name string
 		px   int
-	}{{"width", req.WidthPx}, {"height", req.HeightPx}} {
+	}{{"width", req.WidthPx}, {"height", req.HeightPx}}
+	if req.Image != "" {
+		sides = nil // inpainting: the output takes the image's size
+	}
+	for _, side := range sides {
 		if err := engine.CheckSize(side.px); err != nil {
 			return fmt.Errorf("the %s: %w", side.name, err)
 		}

@@ -6,6 +6,7 @@ package jobs
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"kleinbild/engine"
@@ -30,9 +31,13 @@ func New(req engine.Request, count int) *Job {
 	return &Job{Req: req, Count: min(max(count, MinCount), MaxCount)}
 }
 
-// Label is the job's line in the queue: a prompt snippet, the size and the image count.
+// Label is the job's line in the queue: a prompt snippet, the size (for inpainting the
+// mode and the picture's file name) and the image count.
 func (j *Job) Label() string {
 	s := fmt.Sprintf("%s · %d×%d", Ellipsize(j.Req.Prompt, 32), j.Req.WidthPx, j.Req.HeightPx)
+	if mode := j.Req.Mode(); mode != "" { // the output takes the image's size
+		s = fmt.Sprintf("%s · %s %s", Ellipsize(j.Req.Prompt, 32), mode, filepath.Base(j.Req.Image))
+	}
 	if j.Count > 1 {
 		s += fmt.Sprintf(" · %d images", j.Count)
 	}

@@ -34,6 +34,7 @@ type inpaintMode struct {
 	size, hardness *widget.Slider
 	eraser         *widget.Check
 	padLabel       *widget.Label
+	strengthLabel  *widget.Label
 	genBtn         *widget.Button
 	win            fyne.Window
 }
@@ -51,6 +52,8 @@ func newInpaintMode(u *UI, path string, img image.Image) *inpaintMode {
 	m.eraser = widget.NewCheck("Eraser", func(on bool) { m.ed.erase = on })
 	m.strength = widget.NewSlider(0.05, 1)
 	m.strength.Step = 0.05
+	m.strengthLabel = widget.NewLabel("")
+	m.strength.OnChanged = func(v float64) { m.strengthLabel.SetText(fmt.Sprintf("%.2f", v)) }
 	m.strength.SetValue(engine.DefaultStrength)
 	m.padLabel = widget.NewLabel("")
 	return m
@@ -85,7 +88,7 @@ func (m *inpaintMode) content() fyne.CanvasObject {
 	)
 	m.genBtn = widget.NewButtonWithIcon("Generate", theme.MediaPlayIcon(), m.generate)
 	m.genBtn.Importance = widget.HighImportance
-	bottom := container.NewBorder(nil, nil, widget.NewLabel("Strength"), m.genBtn, m.strength)
+	bottom := container.NewBorder(nil, nil, container.NewHBox(widget.NewLabel("Strength"), m.strengthLabel), m.genBtn, m.strength)
 	return container.NewBorder(container.NewVBox(tools, extend), bottom, nil, nil, m.ed)
 }
 

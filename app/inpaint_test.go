@@ -124,6 +124,9 @@ func TestInpaintModeJob(t *testing.T) {
 	m.ed.brush = 16
 	m.ed.dab(image.Pt(20, 20))
 	m.strength.SetValue(0.6)
+	if m.strengthLabel.Text != "0.60" {
+		t.Errorf("strength label %q", m.strengthLabel.Text)
+	}
 	req, err := m.request("a cat", 7, dir)
 	if err != nil {
 		t.Fatal(err)
@@ -232,6 +235,14 @@ func TestInpaintModeEndToEnd(t *testing.T) {
 	in := meta.Inpaint
 	if in == nil || in.Mode != engine.ModeInpaint || in.Strength != 1 || in.Mask == nil || meta.Width != 64 || meta.Height != 64 {
 		t.Fatalf("metadata %+v, inpaint %+v", meta, in)
+	}
+	// Lineage: the result is made from the source image, which is used in the result.
+	src, _ := u.gallery.At(1)
+	if ps := u.gallery.Parents(out.entry); len(ps) != 1 || ps[0].File != src.File {
+		t.Errorf("parents of the result %v, want %s", ps, src.File)
+	}
+	if cs := u.gallery.Children(src); len(cs) != 1 || cs[0].File != out.entry.File {
+		t.Errorf("children of the source %v, want %s", cs, out.entry.File)
 	}
 	if sum, err := imageio.SHA256File(in.Mask.Path); err != nil || sum != in.Mask.SHA256 || !strings.HasPrefix(in.Mask.Path, filepath.Join(data, "masks")) {
 		t.Errorf("mask %+v: %s %v", in.Mask, sum, err)

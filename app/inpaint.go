@@ -179,10 +179,58 @@ func (v *viewer) openInpaint() *inpaintMode {
 		v.u.showError(err)
 		return nil
 	}
-	m := newInpaintMode(v.u, path, img)
-	m.win = v.u.app.NewWindow("Inpaint " + filepath.Base(path))
+	return v.u.showInpaint(path, img)
+}
+
+// showInpaint opens Inpaint mode for the picture img read from path.
+func (u *UI) showInpaint(path string, img image.Image) *inpaintMode {
+	m := newInpaintMode(u, path, img)
+	m.win = u.app.NewWindow("Inpaint " + filepath.Base(path))
 	m.win.SetContent(m.content())
 	m.win.Resize(fyne.NewSize(900, 700))
 	m.win.Show()
 	return m
+}
+
+// reuseInpaint is "Reuse settings" for an inpainted or outpainted image (ok false for any
+// other): the form's settings, then Inpaint mode on the picture it repainted with its mask
+// (or its outpainting) and strength restored. It returns the mode, nil when the picture or
+// the mask cannot be read (the error is shown).
+func (u *UI) reuseInpaint(meta imageio.Metadata) (m *inpaintMode, ok bool) {
+	in := meta.Inpaint
+	if in == nil {
+		return nil, false
+	}
+	u.RestoreSettings(meta)
+	img, err := imageio.Load(in.Image.Path)
+	if err != nil {
+		u.showError(fmt.Errorf("the repainted picture: %w", err))
+		return nil, true
+	}
+	var mask []uint8
+	b := img.Bounds()
+	if in.Mask != nil {
+		raw, err := imageio.Load(in.Mask.Path)
+		var p imageio.Pillow
+		if err == nil {
+			p, err = imageio.NewPillow(raw)
+		}
+		if err != nil {
+			u.showError(fmt.Errorf("the mask: %w", err))
+			return nil, true
+		}
+		mask = p.Resize(b.Dx(), b.Dy()).L()
+	}
+	m = u.showInpaint(in.Image.Path, img)
+	if mask != nil {
+		copy(m.ed.mask.Pix, mask)
+	}
+	if len(in.Outpaint) == 4 {
+		m.extend(inpaint.Padding{Left: in.Outpaint[0], Top: in.Outpaint[1], Right: in.Outpaint[2], Bottom: in.Outpaint[3]})
+	}
+	if in.Strength > 0 && in.Strength <= 1 {
+		m.strength.SetValue(in.Strength)
+	}
+	m.ed.render()
+	return m, true
 }

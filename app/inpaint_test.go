@@ -244,6 +244,20 @@ func TestInpaintModeEndToEnd(t *testing.T) {
 	if cs := u.gallery.Children(src); len(cs) != 1 || cs[0].File != out.entry.File {
 		t.Errorf("children of the source %v, want %s", cs, out.entry.File)
 	}
+	// Reuse settings on the result reopens Inpaint mode on the source with the mask and
+	// the strength.
+	again, ok := u.reuseInpaint(meta)
+	if !ok || again == nil {
+		t.Fatalf("reuse: %v %v (banner %q)", again, ok, u.errorText())
+	}
+	if again.path != u.gallery.Path(src) || again.strength.Value != 1 || masked(again.ed) != masked(m.ed) {
+		t.Errorf("reused: path %s, strength %v, %d masked pixels (want %d)", again.path, again.strength.Value, masked(again.ed), masked(m.ed))
+	}
+	wins := len(fyne.CurrentApp().Driver().AllWindows())
+	test.Tap(u.view.reuseBtn)
+	if n := len(fyne.CurrentApp().Driver().AllWindows()); n != wins+1 {
+		t.Errorf("Reuse settings on an inpainted image: %d windows, want %d", n, wins+1)
+	}
 	if sum, err := imageio.SHA256File(in.Mask.Path); err != nil || sum != in.Mask.SHA256 || !strings.HasPrefix(in.Mask.Path, filepath.Join(data, "masks")) {
 		t.Errorf("mask %+v: %s %v", in.Mask, sum, err)
 	}

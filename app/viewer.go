@@ -120,7 +120,9 @@ func (v *viewer) build() fyne.CanvasObject {
 
 	reuse := widget.NewButtonWithIcon("Reuse settings", theme.ContentUndoIcon(), func() {
 		if v.shownOK && v.shown.HasMeta {
-			v.u.RestoreSettings(v.shown.Meta)
+			if _, ok := v.u.reuseInpaint(v.shown.Meta); !ok { // inpaint.go
+				v.u.RestoreSettings(v.shown.Meta)
+			}
 		}
 	})
 	seed := widget.NewButtonWithIcon("Reuse seed", theme.NewThemedResource(resources.Dice), func() {

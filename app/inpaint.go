@@ -69,6 +69,8 @@ func (m *inpaintMode) content() fyne.CanvasObject {
 		widget.NewButtonWithIcon("Redo", theme.ContentRedoIcon(), m.ed.Redo),
 		widget.NewButtonWithIcon("Clear", theme.ContentClearIcon(), m.ed.Clear),
 		widget.NewButton("Invert", m.ed.Invert),
+		widget.NewCheck("Pan", func(on bool) { m.ed.pan = on }),
+		widget.NewButtonWithIcon("Fit", theme.ZoomFitIcon(), func() { m.ed.SetZoom(1, 0, 0) }),
 	)
 	w, h := m.ed.w, m.ed.h
 	side := func(label string, p func(d int) inpaint.Padding, n int) *widget.Button {

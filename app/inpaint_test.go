@@ -107,6 +107,46 @@ func TestMaskEditorStrokes(t *testing.T) {
 	}
 }
 
+// TestMaskEditorZoomPan: scrolling zooms about the pointer, painting keeps working on the
+// zoomed view (a tap paints the picture pixel under it), pan mode moves the view instead of
+// painting, and zoom 1 shows the whole picture again.
+func TestMaskEditorZoomPan(t *testing.T) {
+	test.NewTempApp(t)
+	e := newMaskEditor(testPicture())
+	w := test.NewTempWindow(t, e)
+	w.SetPadded(false)
+	w.Resize(fyne.NewSize(128, 96))
+	e.Resize(fyne.NewSize(128, 96))
+	e.brush, e.hardness = 1, 1
+
+	// Zoom 4× about widget (32, 24) = picture (16, 12): that point stays under the pointer.
+	e.SetZoom(4, 16, 12)
+	if v := e.view.Image.Bounds(); v.Dx() != 16 || v.Dy() != 12 {
+		t.Fatalf("visible part at zoom 4: %v", v)
+	}
+	if x, y := e.toPictureF(fyne.NewPos(32, 24)); x < 15 || x > 17 || y < 11 || y > 13 {
+		t.Errorf("zoom moved the point under the pointer to (%.1f, %.1f)", x, y)
+	}
+	p := e.toPicture(fyne.NewPos(64, 48))
+	e.Tapped(&fyne.PointEvent{Position: fyne.NewPos(64, 48)})
+	if e.mask.GrayAt(p.X, p.Y).Y != 255 || masked(e) > 4 {
+		t.Errorf("tap at zoom 4 painted %d pixels, (%d,%d) = %d", masked(e), p.X, p.Y, e.mask.GrayAt(p.X, p.Y).Y)
+	}
+	before := e.visible()
+	e.pan = true
+	n := masked(e)
+	e.Dragged(&fyne.DragEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(64, 48)}, Dragged: fyne.Delta{DX: -32}})
+	e.DragEnd()
+	if after := e.visible(); after.Min.X != before.Min.X+4 || masked(e) != n {
+		t.Errorf("pan by 32 px at 8 px a pixel: view %v -> %v, %d masked (was %d)", before, after, masked(e), n)
+	}
+	e.pan = false
+	e.Scrolled(&fyne.ScrollEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(10, 10)}, Scrolled: fyne.Delta{DY: -1000}})
+	if e.zoom != 1 || e.view.Image.Bounds() != image.Rect(0, 0, 64, 48) {
+		t.Errorf("zoomed out: zoom %v, visible %v", e.zoom, e.view.Image.Bounds())
+	}
+}
+
 // TestInpaintModeJob: the request Inpaint mode builds: the picture, the saved mask (an 8-bit
 // grey PNG that reads back as painted), the strength; refused without paint; Extend sets
 // outpainting (with the canvas shown) and refuses a canvas past the size limit. The

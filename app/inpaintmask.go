@@ -14,7 +14,7 @@ import (
 // maskEditor is the painting surface of Inpaint mode: the picture with its mask as a
 // translucent red overlay, painted by dragging (or tapping) with a round brush of a size
 // and hardness, or erased; strokes can be undone and redone, the mask cleared and
-// inverted. With outpainting padding set it shows the extended canvas instead (the new
+// inverted. Scrolling zooms about the pointer; in pan mode dragging moves the view. With outpainting padding set it shows the extended canvas instead (the new
 // area as the mask), and painting is off.
 type maskEditor struct {
 	widget.BaseWidget
@@ -31,6 +31,13 @@ type maskEditor struct {
 	// pad is the outpainting padding (zero: inpainting).
 	pad inpaint.Padding
 
+	// zoom (1 = the whole picture, up to maxMaskZoom) and centre (picture pixels) select the
+	// part shown; pan makes dragging move the view instead of painting. Scrolling zooms
+	// about the pointer.
+	zoom   float64
+	centre [2]float64
+	pan    bool
+
 	undo, redo []*image.Gray
 	stroking   bool
 	last       image.Point // the previous dab of the stroke, in picture pixels
@@ -41,7 +48,8 @@ type maskEditor struct {
 
 func newMaskEditor(src image.Image) *maskEditor {
 	b := src.Bounds()
-	e := &maskEditor{src: src, w: b.Dx(), h: b.Dy(), mask: image.NewGray(image.Rect(0, 0, b.Dx(), b.Dy())), brush: 32, hardness: 0.7}
+	e := &maskEditor{src: src, w: b.Dx(), h: b.Dy(), mask: image.NewGray(image.Rect(0, 0, b.Dx(), b.Dy())), brush: 32, hardness: 0.7, zoom: 1}
+	e.centre = [2]float64{float64(e.w) / 2, float64(e.h) / 2}
 	e.view = canvas.NewImageFromImage(nil)
 	e.view.FillMode = canvas.ImageFillContain
 	e.view.ScaleMode = canvas.ImageScalePixels
@@ -55,22 +63,62 @@ func (e *maskEditor) CreateRenderer() fyne.WidgetRenderer { return widget.NewSim
 // MinSize keeps the surface usable in a small window.
 func (e *maskEditor) MinSize() fyne.Size { return fyne.NewSize(200, 150) }
 
-// toPicture maps a position on the widget to picture pixels (the picture is fitted,
-// centred, as ImageFillContain draws it).
-func (e *maskEditor) toPicture(p fyne.Position) image.Point {
-	s := e.Size()
-	scale := math.Min(float64(s.Width)/float64(e.w), float64(s.Height)/float64(e.h))
-	if scale <= 0 {
-		return image.Point{}
+// maxMaskZoom is how far the editor zooms in.
+const maxMaskZoom = 16
+
+// visible is the part of the picture (or canvas) shown: the whole at zoom 1, else a
+// window of 1/zoom of each side around centre, kept inside.
+func (e *maskEditor) visible() image.Rectangle {
+	w, h := e.w, e.h
+	if !e.pad.IsZero() {
+		w, h = e.pad.Size(e.w, e.h)
 	}
-	ox := (float64(s.Width) - float64(e.w)*scale) / 2
-	oy := (float64(s.Height) - float64(e.h)*scale) / 2
-	return image.Pt(int(math.Floor((float64(p.X)-ox)/scale)), int(math.Floor((float64(p.Y)-oy)/scale)))
+	vw, vh := max(1, int(math.Round(float64(w)/e.zoom))), max(1, int(math.Round(float64(h)/e.zoom)))
+	x0 := min(max(0, int(math.Round(e.centre[0]-float64(vw)/2))), w-vw)
+	y0 := min(max(0, int(math.Round(e.centre[1]-float64(vh)/2))), h-vh)
+	return image.Rect(x0, y0, x0+vw, y0+vh)
+}
+
+// toPictureF maps a position on the widget to picture coordinates (the visible part is
+// fitted, centred, as ImageFillContain draws it).
+func (e *maskEditor) toPictureF(p fyne.Position) (float64, float64) {
+	s, v := e.Size(), e.visible()
+	scale := math.Min(float64(s.Width)/float64(v.Dx()), float64(s.Height)/float64(v.Dy()))
+	if scale <= 0 {
+		return 0, 0
+	}
+	ox := (float64(s.Width) - float64(v.Dx())*scale) / 2
+	oy := (float64(s.Height) - float64(v.Dy())*scale) / 2
+	return float64(v.Min.X) + (float64(p.X)-ox)/scale, float64(v.Min.Y) + (float64(p.Y)-oy)/scale
+}
+
+// toPicture is toPictureF in whole pixels.
+func (e *maskEditor) toPicture(p fyne.Position) image.Point {
+	x, y := e.toPictureF(p)
+	return image.Pt(int(math.Floor(x)), int(math.Floor(y)))
+}
+
+// Scrolled zooms in (scrolling up) or out about the pointer.
+func (e *maskEditor) Scrolled(ev *fyne.ScrollEvent) {
+	x, y := e.toPictureF(ev.Position)
+	e.SetZoom(e.zoom*math.Pow(1.25, float64(ev.Scrolled.DY)/10), x, y)
+}
+
+// SetZoom sets the zoom (clamped to 1..maxMaskZoom), keeping the picture point (x, y)
+// under the same place of the widget.
+func (e *maskEditor) SetZoom(z, x, y float64) {
+	z = min(max(z, 1), maxMaskZoom)
+	old := e.zoom
+	e.zoom = z
+	// The point's offset from the centre shrinks by old/z.
+	e.centre[0] = x - (x-e.centre[0])*old/z
+	e.centre[1] = y - (y-e.centre[1])*old/z
+	e.render()
 }
 
 // Tapped paints one dab.
 func (e *maskEditor) Tapped(ev *fyne.PointEvent) {
-	if !e.pad.IsZero() {
+	if !e.pad.IsZero() || e.pan {
 		return
 	}
 	e.snapshot()
@@ -78,9 +126,20 @@ func (e *maskEditor) Tapped(ev *fyne.PointEvent) {
 	e.render()
 }
 
-// Dragged paints (or erases) along the drag, dabs spaced a quarter of the brush apart.
+// Dragged paints (or erases) along the drag, dabs spaced a quarter of the brush apart; with
+// pan set it moves the view.
 func (e *maskEditor) Dragged(ev *fyne.DragEvent) {
-	if !e.pad.IsZero() {
+	if !e.pad.IsZero() && !e.pan {
+		return
+	}
+	if e.pan { // move the view with the pointer
+		v, s := e.visible(), e.Size()
+		scale := math.Min(float64(s.Width)/float64(v.Dx()), float64(s.Height)/float64(v.Dy()))
+		if scale > 0 {
+			e.centre[0] -= float64(ev.Dragged.DX) / scale
+			e.centre[1] -= float64(ev.Dragged.DY) / scale
+			e.render()
+		}
 		return
 	}
 	p := e.toPicture(ev.Position)
@@ -178,6 +237,7 @@ func (e *maskEditor) Invert() {
 // canvas.
 func (e *maskEditor) SetPadding(p inpaint.Padding) {
 	e.pad = p
+	e.zoom = 1 // the whole canvas
 	e.render()
 }
 
@@ -222,7 +282,10 @@ func (e *maskEditor) render() {
 		px[2] = uint8(uint32(px[2]) * (255 - a) / 255)
 		px[3] = 255
 	}
-	e.view.Image = pic
+	// Keep the centre where the view can be, then show the visible part.
+	v := e.visible()
+	e.centre = [2]float64{float64(v.Min.X) + float64(v.Dx())/2, float64(v.Min.Y) + float64(v.Dy())/2}
+	e.view.Image = pic.SubImage(v)
 	e.view.Refresh()
 	if e.changed != nil {
 		e.changed()

@@ -120,7 +120,9 @@ func (v *viewer) build() fyne.CanvasObject {
 
 	reuse := widget.NewButtonWithIcon("Reuse settings", theme.ContentUndoIcon(), func() {
 		if v.shownOK && v.shown.HasMeta {
-			v.u.RestoreSettings(v.shown.Meta)
+			if _, ok := v.u.reuseInpaint(v.shown.Meta); !ok { // inpaint.go
+				v.u.RestoreSettings(v.shown.Meta)
+			}
 		}
 	})
 	seed := widget.NewButtonWithIcon("Reuse seed", theme.NewThemedResource(resources.Dice), func() {
@@ -141,8 +143,9 @@ func (v *viewer) build() fyne.CanvasObject {
 	folder := actionButton("Show in folder", theme.FolderOpenIcon(), v.revealShown)
 	v.deleteBtn = actionButton("Delete", theme.DeleteIcon(), v.u.gal.deleteShown)
 	v.reuseBtn, v.seedBtn = reuse, seed
+	inpaintBtn := actionButton("Inpaint…", theme.ColorPaletteIcon(), func() { v.openInpaint() }) // inpaint.go
 	v.actions = container.New(widgets.RowsLayout{MaxRows: 3},
-		reuse, seed, asRef, larger, v.copyImageBtn, copyPath, saveAs, folder, v.deleteBtn)
+		reuse, seed, asRef, larger, inpaintBtn, v.copyImageBtn, copyPath, saveAs, folder, v.deleteBtn)
 	v.info = container.NewVBox(v.prompt, v.details, v.lineage, v.actions)
 	v.info.Hide()
 

@@ -21,7 +21,9 @@ import (
 
 // runGenerate: kleinbild generate -d MODEL_DIR -p PROMPT -o OUT.png [-W 256] [-H 256] [-s STEPS]
 // [-S SEED] [-g GUIDANCE] [-i REF.png ...] [--linear|--power] [--latents noise.safetensors]
-// [--embeddings emb.safetensors] [--dump DIR] [--backend ID] [-v|-q]. Flags follow flux2.c where they overlap.
+// [--embeddings emb.safetensors] [--dump DIR] [--backend ID] [-v|-q], and for inpainting --image IN.png
+// --mask MASK.png [--strength S] [--mask-crop PX] [--keep-unmasked=false] or --image IN.png
+// --outpaint L,T,R,B (inpaint.go). Flags follow flux2.c where they overlap.
 func runGenerate(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("generate", stderr)
 	dir := fs.String("d", "", "model folder (Hugging Face layout)")
@@ -43,6 +45,7 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	quiet := fs.Bool("q", false, "quiet: print only the seed and errors")
 	noCache := fs.Bool("no-cache", false, "do not read or write the prompt-embedding cache")
 	backend := backendFlag(fs, " (onednn is ~2.5x faster with bf16 activations, rel-L2 ~5e-3)")
+	inp := addInpaintFlags(fs) // --image, --mask, --strength, --mask-crop, --keep-unmasked, --outpaint (inpaint.go)
 	rest, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -90,6 +93,9 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	if err := engine.ValidatePrompt(*prompt); err != nil {
 		return usageErr("-p: %v", err)
 	}
+	if err := inp.check(set, refs, set["W"] || set["H"], *quiet, stderr); err != nil {
+		return err
+	}
 	info := infoWriter(*out, stdout, stderr) // the seed goes to stderr when the image goes to stdout
 	if *out != "-" {
 		reads := append(engine.ModelFiles(*dir), refs...)
@@ -110,6 +116,7 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 		Prompt: *prompt, WidthPx: *width, HeightPx: *height, Steps: *steps,
 		Guidance: *guidance, References: refs,
 	}
+	inp.fill(&req)
 	switch {
 	case *linear:
 		req.Schedule = "linear"

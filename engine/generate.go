@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"kleinbild/engine/inpaint"
 	"kleinbild/engine/vae"
 	"kleinbild/gpu"
 )
@@ -20,6 +21,10 @@ const latentChannels = 128
 // (for the preview) and the image at the end. The stages: the plan (plan.go, with the
 // reference images read: references.go), the text (text.go), the references through the
 // VAE encoder (references.go), the sampler (sample.go) and the decoder (decode.go).
+// Inpainting (Request.Image, inpaintinput.go) runs through the same stages: the prepared
+// image is the first reference, the sampler starts from its noised latents and blends
+// the kept region back after every step, and the decoded picture is finished by
+// inpaint.Inputs.Finish (pixels kept outside the mask, a crop pasted back).
 func (m *Model) generate(ctx context.Context, req Request, progress func(Progress)) (*Result, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -28,8 +33,14 @@ func (m *Model) generate(ctx context.Context, req Request, progress func(Progres
 		return nil, err
 	}
 	r.report(Progress{Phase: PhaseLoading})
-	refs, err := loadReferences(req.References)
+	inp, err := loadInpaint(req)
 	if err != nil {
+		return nil, err
+	}
+	var refs []reference
+	if inp != nil {
+		refs = inp.references()
+	} else if refs, err = loadReferences(req.References); err != nil {
 		return nil, err
 	}
 	p, err := NewPlan(req, m.info.Distilled, referenceSizes(refs))
@@ -60,7 +71,11 @@ func (m *Model) generate(ctx context.Context, req Request, progress func(Progres
 	if err != nil {
 		return nil, err
 	}
-	lat, final, err := m.sample(ctx, r, p, sc, text, img, ids, ts)
+	var mask []float32
+	if inp != nil {
+		mask = inp.in.Mask
+	}
+	lat, final, err := m.sample(ctx, r, p, sc, text, img, ids, mask, ts)
 	if err != nil {
 		return nil, err
 	}
@@ -68,10 +83,17 @@ func (m *Model) generate(ctx context.Context, req Request, progress func(Progres
 	if err != nil {
 		return nil, err
 	}
+	pic := vae.ToRGB(pix, p.HeightPx, p.WidthPx)
+	if inp != nil {
+		// The unmasked pixels pasted back, and a crop pasted into the full picture.
+		if pic, err = inp.in.Finish(pix, !req.RawUnmasked, inpaint.DefaultFeather); err != nil {
+			return nil, fmt.Errorf("inpainting %s: %w", req.Image, err)
+		}
+	}
 	res := &Result{
-		Image:   vae.ToRGB(pix, p.HeightPx, p.WidthPx),
+		Image:   pic,
 		Seed:    req.Seed,
-		WidthPx: p.WidthPx, HeightPx: p.HeightPx,
+		WidthPx: pic.Rect.Dx(), HeightPx: pic.Rect.Dy(),
 		Steps: p.Steps, Guidance: p.Guidance, Schedule: p.Schedule,
 		Timings: r.timings,
 		Latents: final,
@@ -79,7 +101,10 @@ func (m *Model) generate(ctx context.Context, req Request, progress func(Progres
 	if !p.CFG {
 		res.Guidance = 1
 	}
-	r.report(Progress{Phase: PhaseDone, Step: p.Steps, Steps: p.Steps})
+	if p.Inpaint {
+		res.Strength = p.Strength
+	}
+	r.report(Progress{Phase: PhaseDone, Step: p.StepsRun(), Steps: p.StepsRun()})
 	return res, nil
 }
 

@@ -40,7 +40,45 @@ func Metadata(info ModelInfo, req Request, res *Result, software string, took ti
 		}
 		meta.References = append(meta.References, imageio.Reference{Path: abs, SHA256: sum})
 	}
+	var err error
+	if req.Image != "" {
+		if meta.Inpaint, err = inpaintMetadata(req, res); err != nil {
+			return meta, err
+		}
+	}
 	return meta, nil
+}
+
+// inpaintMetadata records an inpainting request: the image and the mask (paths and
+// hashes), the mode and the settings.
+func inpaintMetadata(req Request, res *Result) (*imageio.Inpaint, error) {
+	ref := func(p string) (imageio.Reference, error) {
+		sum, err := imageio.SHA256File(p)
+		if err != nil {
+			return imageio.Reference{}, err
+		}
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			abs = p
+		}
+		return imageio.Reference{Path: abs, SHA256: sum}, nil
+	}
+	in := &imageio.Inpaint{Mode: req.Mode(), Strength: res.Strength, MaskCrop: req.MaskCrop, RawUnmasked: req.RawUnmasked}
+	var err error
+	if in.Image, err = ref(req.Image); err != nil {
+		return nil, fmt.Errorf("image %s: %w", req.Image, err)
+	}
+	if req.Mask != "" {
+		m, err := ref(req.Mask)
+		if err != nil {
+			return nil, fmt.Errorf("mask %s: %w", req.Mask, err)
+		}
+		in.Mask = &m
+	}
+	if o := req.Outpaint; !o.IsZero() {
+		in.Outpaint = []int{o.Left, o.Top, o.Right, o.Bottom}
+	}
+	return in, nil
 }
 
 // SavePNG writes img with its metadata atomically (no partial file under path, ever).

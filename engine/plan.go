@@ -3,6 +3,8 @@ package engine
 import (
 	"fmt"
 	"image"
+
+	"kleinbild/engine/inpaint"
 )
 
 // Plan is a Request checked and completed for one model: every default filled in and the
@@ -22,8 +24,15 @@ type Plan struct {
 	CFG bool
 	// Schedule is the sigma schedule's name ("flow" when none was given).
 	Schedule string
-	// Refs are the reference images' sizes after preprocessing, in order.
+	// Refs are the reference images' sizes after preprocessing, in order. For inpainting
+	// the first is the image to inpaint (its conditioning tokens), the second the extra
+	// reference, if any.
 	Refs []image.Point
+	// Inpaint is set for inpainting and outpainting (Request.Image): the schedule of Steps
+	// runs from step TStart, which Strength (the request's, or DefaultStrength) picks.
+	Inpaint  bool
+	Strength float64
+	TStart   int
 }
 
 // StepsFor and GuidanceFor are the defaults of a variant: DefaultStepsDistilled and no
@@ -60,13 +69,18 @@ func CheckRequest(req Request, distilled bool) error {
 	if err := ValidateGuidance(req.Guidance); err != nil {
 		return err
 	}
-	return ValidatePrompt(req.Prompt)
+	if err := ValidatePrompt(req.Prompt); err != nil {
+		return err
+	}
+	return checkInpaint(req)
 }
 
 // NewPlan checks req for a model of the given variant (CheckRequest), fills in its
 // defaults and settles the output size. refs are the sizes of the request's reference
 // images after preprocessing (imageio.Preprocess), in order; a zero side of the request
-// takes the first reference's.
+// takes the first reference's. For inpainting (Request.Image) refs[0] is the prepared
+// image's size, which the output takes whatever the request says, and the plan gets the
+// strength and the start step (inpaint.StartStep).
 func NewPlan(req Request, distilled bool, refs []image.Point) (Plan, error) {
 	if err := CheckRequest(req, distilled); err != nil {
 		return Plan{}, err
@@ -83,6 +97,12 @@ func NewPlan(req Request, distilled bool, refs []image.Point) (Plan, error) {
 		p.Schedule = "flow"
 	}
 	width, height := req.WidthPx, req.HeightPx
+	if req.Image != "" {
+		if err := p.planInpaint(); err != nil {
+			return Plan{}, err
+		}
+		width, height = refs[0].X, refs[0].Y
+	}
 	if width == 0 && len(refs) > 0 {
 		width = refs[0].X
 	}
@@ -98,6 +118,28 @@ func NewPlan(req Request, distilled bool, refs []image.Point) (Plan, error) {
 	}
 	return p, nil
 }
+
+// planInpaint fills in the inpainting part of p: the strength and the start step. The
+// output takes the image's size (Refs[0]), whatever the request's.
+func (p *Plan) planInpaint() error {
+	req := p.Request
+	if len(p.Refs) == 0 {
+		return fmt.Errorf("inpainting %s: the image's size is not known", req.Image)
+	}
+	p.Inpaint = true
+	p.Strength = req.Strength
+	if p.Strength == 0 {
+		p.Strength = DefaultStrength
+	}
+	var err error
+	if p.TStart, err = inpaint.StartStep(p.Steps, p.Strength); err != nil {
+		return fmt.Errorf("inpainting %s: %w", req.Image, err)
+	}
+	return nil
+}
+
+// StepsRun is the number of denoising steps that run: Steps, less TStart when inpainting.
+func (p Plan) StepsRun() int { return p.Steps - p.TStart }
 
 // Grid is the latent token grid of the output: SizeMultiple pixels a token.
 func (p Plan) Grid() (gw, gh int) { return p.WidthPx / SizeMultiple, p.HeightPx / SizeMultiple }

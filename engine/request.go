@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"kleinbild/engine/imageio"
+	"kleinbild/engine/inpaint"
 )
 
 // What the engine accepts for a side of the output image, in pixels (ValidateSize): wider
@@ -61,6 +62,25 @@ type Request struct {
 	PromptEmbeds []float32
 	// Dump, when set, receives every intermediate tensor (name, shape, values).
 	Dump func(name string, shape []int, data []float32) error
+
+	// Inpainting and outpainting (Flux2KleinInpaintPipeline, see NewPlan). Image, when set,
+	// is the picture to repaint: the output takes its size (floored to multiples of 16;
+	// WidthPx and HeightPx are ignored, as the pipeline ignores them) and it conditions
+	// the transformer as the first reference; References then holds at most one extra
+	// reference. Mask marks what to repaint (grey >= 128, resized and converted to L when
+	// it differs from the image); empty with Outpaint, which repaints the new border.
+	Image, Mask string
+	// Strength in (0, 1] picks the start step of the schedule (0: DefaultStrength).
+	Strength float64
+	// MaskCrop > 0 repaints only the mask's box grown by that many pixels, at the image's
+	// size, and pastes it back (padding_mask_crop); 0 repaints the whole picture.
+	MaskCrop int
+	// RawUnmasked keeps the decoded pixels outside the mask (the pipeline's output);
+	// by default the original's are pasted back there with a feathered seam.
+	RawUnmasked bool
+	// Outpaint extends the image by these pixels per side on a grey canvas and repaints
+	// the new area (Mask must then be empty).
+	Outpaint inpaint.Padding
 }
 
 // Phase names a stage of a generation, for progress display.
@@ -100,6 +120,10 @@ type Result struct {
 	Timings map[Phase]time.Duration
 	// Latents are the final latents [128, H/16, W/16].
 	Latents []float32
+
+	// Strength is the inpainting strength used (0 for text-to-image). Steps is then the
+	// schedule's length, of which the last ceil(Steps·Strength) or so ran.
+	Strength float64
 }
 
 // ValidateGuidance checks a guidance scale: 0 (the default) or a finite number in

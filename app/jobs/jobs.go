@@ -6,6 +6,7 @@ package jobs
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"kleinbild/engine"
@@ -30,9 +31,13 @@ func New(req engine.Request, count int) *Job {
 	return &Job{Req: req, Count: min(max(count, MinCount), MaxCount)}
 }
 
-// Label is the job's line in the queue: a prompt snippet, the size and the image count.
+// Label is the job's line in the queue: a prompt snippet, the size (for inpainting the
+// mode and the picture's file name) and the image count.
 func (j *Job) Label() string {
 	s := fmt.Sprintf("%s · %d×%d", Ellipsize(j.Req.Prompt, 32), j.Req.WidthPx, j.Req.HeightPx)
+	if mode := j.Req.Mode(); mode != "" { // the output takes the image's size
+		s = fmt.Sprintf("%s · %s %s", Ellipsize(j.Req.Prompt, 32), mode, filepath.Base(j.Req.Image))
+	}
 	if j.Count > 1 {
 		s += fmt.Sprintf(" · %d images", j.Count)
 	}
@@ -41,13 +46,18 @@ func (j *Job) Label() string {
 
 // Check checks the parts of a request that belong to the job alone, so that a bad job
 // fails by itself before the model is opened: its size (engine.CheckSize, the rule users
-// are held to), steps, guidance, prompt and the count of its references (a job made by
-// hand or from an old image's settings may have any of them wrong).
+// are held to; none for inpainting, whose output takes the image's size), steps, guidance,
+// prompt and the count of its references (a job made by hand or from an old image's
+// settings may have any of them wrong).
 func Check(req engine.Request) error {
-	for _, side := range []struct {
+	sides := []struct {
 		name string
 		px   int
-	}{{"width", req.WidthPx}, {"height", req.HeightPx}} {
+	}{{"width", req.WidthPx}, {"height", req.HeightPx}}
+	if req.Image != "" {
+		sides = nil // inpainting: the output takes the image's size
+	}
+	for _, side := range sides {
 		if err := engine.CheckSize(side.px); err != nil {
 			return fmt.Errorf("the %s: %w", side.name, err)
 		}

@@ -31,6 +31,13 @@ func TestCheck(t *testing.T) {
 			t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)
 		}
 	}
+	if got := New(engine.Request{Prompt: "a cat", Image: "/p/in.png", Mask: "m.png"}, 1).Label(); got != "a cat · inpaint in.png" {
+		t.Errorf("inpainting label %q", got)
+	}
+	// Inpainting takes the image's size: no size is checked.
+	if err := Check(engine.Request{Prompt: "a cat", Image: "in.png", Mask: "mask.png"}); err != nil {
+		t.Errorf("an inpainting job without a size: %v", err)
+	}
 }
 
 func TestNewClampsCount(t *testing.T) {

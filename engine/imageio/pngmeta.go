@@ -32,6 +32,18 @@ type Reference struct {
 	SHA256 string `json:"sha256"`
 }
 
+// Inpaint describes an inpainting or outpainting generation: the picture repainted, the
+// mask (its file and hash; none when outpainting built it) and the settings.
+type Inpaint struct {
+	Mode        string     `json:"mode"` // "inpaint" or "outpaint"
+	Image       Reference  `json:"image"`
+	Mask        *Reference `json:"mask,omitempty"`
+	Strength    float64    `json:"strength"`
+	MaskCrop    int        `json:"mask_crop,omitempty"`
+	Outpaint    []int      `json:"outpaint,omitempty"` // left, top, right, bottom px
+	RawUnmasked bool       `json:"raw_unmasked,omitempty"`
+}
+
 // Metadata describes how an image was generated. WritePNG stores it in the PNG.
 type Metadata struct {
 	Prompt         string
@@ -47,6 +59,7 @@ type Metadata struct {
 	Software       string
 	Created        time.Time
 	Duration       time.Duration // wall time of the generation
+	Inpaint        *Inpaint      // inpainting and outpainting only
 }
 
 // metadataJSON is the stored form: stable snake_case names, the duration in seconds.
@@ -66,6 +79,7 @@ type metadataJSON struct {
 	Software       string      `json:"software,omitempty"`
 	Created        *time.Time  `json:"created,omitempty"`
 	DurationS      float64     `json:"duration_s,omitempty"`
+	Inpaint        *Inpaint    `json:"inpaint,omitempty"`
 }
 
 // metadataFormat is the version of the JSON layout written by WritePNG.
@@ -77,7 +91,10 @@ func (m Metadata) MarshalJSON() ([]byte, error) {
 		Format: metadataFormat, Prompt: m.Prompt, NegativePrompt: m.NegativePrompt, Seed: m.Seed,
 		Width: m.Width, Height: m.Height, Steps: m.Steps, Guidance: m.Guidance,
 		Schedule: m.Schedule, Model: m.Model, Variant: m.Variant, References: m.References,
-		Software: m.Software, DurationS: m.Duration.Seconds(),
+		Software: m.Software, DurationS: m.Duration.Seconds(), Inpaint: m.Inpaint,
+	}
+	if m.Inpaint != nil && (math.IsNaN(m.Inpaint.Strength) || math.IsInf(m.Inpaint.Strength, 0)) {
+		return nil, fmt.Errorf("metadata: strength %v is not a finite number", m.Inpaint.Strength)
 	}
 	if math.IsNaN(m.Guidance) || math.IsInf(m.Guidance, 0) {
 		return nil, fmt.Errorf("metadata: guidance %v is not a finite number", m.Guidance)
@@ -108,7 +125,7 @@ func (m *Metadata) UnmarshalJSON(b []byte) error {
 		Prompt: j.Prompt, NegativePrompt: j.NegativePrompt, Seed: j.Seed,
 		Width: j.Width, Height: j.Height, Steps: j.Steps, Guidance: j.Guidance,
 		Schedule: j.Schedule, Model: j.Model, Variant: j.Variant, References: j.References,
-		Software: j.Software,
+		Software: j.Software, Inpaint: j.Inpaint,
 	}
 	if j.Created != nil {
 		m.Created = *j.Created
@@ -139,6 +156,9 @@ func (m Metadata) Parameters() string {
 	}
 	if m.Variant != "" {
 		fmt.Fprintf(&b, ", Variant: %s", m.Variant)
+	}
+	if m.Inpaint != nil {
+		fmt.Fprintf(&b, ", Denoising strength: %s", strconv.FormatFloat(m.Inpaint.Strength, 'g', -1, 64))
 	}
 	if m.Software != "" {
 		fmt.Fprintf(&b, ", Version: %s", m.Software)

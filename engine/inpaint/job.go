@@ -7,11 +7,11 @@ import (
 	"kleinbild/engine/vae"
 )
 
-// Inputs are the user's picture and mask prepared for Run, with what Finish needs to
+// Inputs are the user's picture and mask prepared for inpainting, with what Finish needs to
 // compose the final picture.
 type Inputs struct {
 	// Image is the picture at the processing size, Bin its binarised pixel mask (1 =
-	// repaint) and Mask the token mask, the three inputs of a Job.
+	// repaint) and Mask the token mask.
 	Image RGB
 	Bin   []uint8
 	Mask  []float32
@@ -48,7 +48,7 @@ func Prepare(img, mask image.Image, cropPad int) (Inputs, error) {
 	return in, err
 }
 
-// Finish turns the VAE's output [3, H, W] of a Run on these inputs into the final picture:
+// Finish turns the VAE's output [3, H, W] for these inputs into the final picture:
 // 8-bit RGB like the pipeline's PIL output, then, with keepUnmasked, KeepUnmasked with the
 // given feather against the preprocessed picture, and for a crop the paste back into the
 // full picture (Crop.Overlay), whose size it then has.

@@ -4,8 +4,7 @@
 // preprocessing, the mask on the 16-px token grid, the strength -> start step rule, the
 // start latents and the per-step blend with the re-noised original, padding_mask_crop's
 // crop box and paste-back, outpainting canvases, and the feathered "keep the unmasked
-// pixels" composite. Run (pipeline.go) strings them together with the transformer and
-// the VAE.
+// pixels" composite. engine.Model.Generate runs them in its stages (Request.Image).
 //
 // Latent tensors are packed tokens [N, 128] (row-major over the H/16 × W/16 grid, the
 // transformer's layout) unless a function says otherwise; pixel buffers are HWC bytes.

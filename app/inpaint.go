@@ -1,0 +1,238 @@
+package app
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"image"
+	"math"
+	"os"
+	"path/filepath"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"kleinbild/app/jobs"
+	"kleinbild/engine"
+	"kleinbild/engine/imageio"
+	"kleinbild/engine/inpaint"
+)
+
+// inpaintMode is Inpaint mode for one picture, in a window of its own: the mask editor
+// with its brush (size, hardness, eraser), Clear, Invert, Undo and Redo, the strength,
+// the Extend buttons (outpainting) and Generate, which repaints the masked region (or the
+// new canvas area) with the form's prompt.
+type inpaintMode struct {
+	u    *UI
+	path string // the picture's file
+	ed   *maskEditor
+	// strength is the inpainting strength, 0.05..1.
+	strength       *widget.Slider
+	size, hardness *widget.Slider
+	eraser         *widget.Check
+	padLabel       *widget.Label
+	strengthLabel  *widget.Label
+	genBtn         *widget.Button
+	win            fyne.Window
+}
+
+// newInpaintMode makes Inpaint mode for the picture img read from path.
+func newInpaintMode(u *UI, path string, img image.Image) *inpaintMode {
+	m := &inpaintMode{u: u, path: path, ed: newMaskEditor(img)}
+	m.size = widget.NewSlider(2, 256)
+	m.size.SetValue(m.ed.brush)
+	m.size.OnChanged = func(v float64) { m.ed.brush = v }
+	m.hardness = widget.NewSlider(0, 1)
+	m.hardness.Step = 0.05
+	m.hardness.SetValue(m.ed.hardness)
+	m.hardness.OnChanged = func(v float64) { m.ed.hardness = v }
+	m.eraser = widget.NewCheck("Eraser", func(on bool) { m.ed.erase = on })
+	m.strength = widget.NewSlider(0.05, 1)
+	m.strength.Step = 0.05
+	m.strengthLabel = widget.NewLabel("")
+	m.strength.OnChanged = func(v float64) { m.strengthLabel.SetText(fmt.Sprintf("%.2f", v)) }
+	m.strength.SetValue(engine.DefaultStrength)
+	m.padLabel = widget.NewLabel("")
+	return m
+}
+
+// content is the mode's window content.
+func (m *inpaintMode) content() fyne.CanvasObject {
+	tools := container.NewHBox(
+		widget.NewLabel("Brush"), container.NewGridWrap(fyne.NewSize(120, 36), m.size),
+		widget.NewLabel("Hardness"), container.NewGridWrap(fyne.NewSize(90, 36), m.hardness),
+		m.eraser,
+		widget.NewButtonWithIcon("Undo", theme.ContentUndoIcon(), m.ed.Undo),
+		widget.NewButtonWithIcon("Redo", theme.ContentRedoIcon(), m.ed.Redo),
+		widget.NewButtonWithIcon("Clear", theme.ContentClearIcon(), m.ed.Clear),
+		widget.NewButton("Invert", m.ed.Invert),
+		widget.NewCheck("Pan", func(on bool) { m.ed.pan = on }),
+		widget.NewButtonWithIcon("Fit", theme.ZoomFitIcon(), func() { m.ed.SetZoom(1, 0, 0) }),
+	)
+	w, h := m.ed.w, m.ed.h
+	side := func(label string, p func(d int) inpaint.Padding, n int) *widget.Button {
+		d := (n/4 + 15) / 16 * 16 // a quarter of the side, in whole tokens
+		return widget.NewButton(label, func() { m.extend(p(d)) })
+	}
+	extend := container.NewHBox(widget.NewLabel("Extend"),
+		side("Left", func(d int) inpaint.Padding { return inpaint.Padding{Left: d} }, w),
+		side("Right", func(d int) inpaint.Padding { return inpaint.Padding{Right: d} }, w),
+		side("Top", func(d int) inpaint.Padding { return inpaint.Padding{Top: d} }, h),
+		side("Bottom", func(d int) inpaint.Padding { return inpaint.Padding{Bottom: d} }, h),
+		widget.NewButton("16:9", func() { m.extendAspect(16, 9) }),
+		widget.NewButton("4:3", func() { m.extendAspect(4, 3) }),
+		widget.NewButton("1:1", func() { m.extendAspect(1, 1) }),
+		widget.NewButton("No extension", func() { m.extend(inpaint.Padding{}) }),
+		m.padLabel,
+	)
+	m.genBtn = widget.NewButtonWithIcon("Generate", theme.MediaPlayIcon(), m.generate)
+	m.genBtn.Importance = widget.HighImportance
+	bottom := container.NewBorder(nil, nil, container.NewHBox(widget.NewLabel("Strength"), m.strengthLabel), m.genBtn, m.strength)
+	return container.NewBorder(container.NewVBox(tools, extend), bottom, nil, nil, m.ed)
+}
+
+// extend sets the outpainting padding, refused (with a message) past the size limit.
+func (m *inpaintMode) extend(p inpaint.Padding) {
+	if err := engine.CheckOutpaint(p, m.ed.w, m.ed.h); err != nil {
+		m.padLabel.SetText(err.Error())
+		return
+	}
+	m.ed.SetPadding(p)
+	if p.IsZero() {
+		m.padLabel.SetText("")
+		return
+	}
+	cw, ch := p.Size(m.ed.w, m.ed.h)
+	m.padLabel.SetText(fmt.Sprintf("New canvas %d×%d", cw, ch))
+}
+
+// extendAspect extends the picture to the aspect ratio aw:ah.
+func (m *inpaintMode) extendAspect(aw, ah int) {
+	p, err := inpaint.PadToAspect(m.ed.w, m.ed.h, aw, ah)
+	if err != nil {
+		m.padLabel.SetText(err.Error())
+		return
+	}
+	m.extend(p)
+}
+
+// request is the inpainting (or outpainting) request for the picture: the mask is saved
+// as an 8-bit grey PNG named by its hash under dir (the data folder's masks), so that the
+// image's metadata and lineage can point to it.
+func (m *inpaintMode) request(prompt string, seed uint64, dir string) (engine.Request, error) {
+	// The slider's steps are 0.05; rounding drops their float residue (0.6000000000000001).
+	strength := math.Round(m.strength.Value*100) / 100
+	req := engine.Request{Prompt: prompt, Seed: seed, Image: m.path, Strength: strength}
+	if !m.ed.pad.IsZero() {
+		req.Outpaint = m.ed.pad
+		return req, nil
+	}
+	if !m.ed.Masked() {
+		return engine.Request{}, errors.New("paint the part of the picture to repaint first (or extend it)")
+	}
+	sum := sha256.Sum256(m.ed.mask.Pix)
+	name := fmt.Sprintf("%s-%dx%d.png", hex.EncodeToString(sum[:8]), m.ed.w, m.ed.h)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return engine.Request{}, fmt.Errorf("mask folder: %w", err)
+	}
+	req.Mask = filepath.Join(dir, name)
+	if err := imageio.WritePNG(req.Mask, m.ed.mask, imageio.Metadata{}); err != nil {
+		return engine.Request{}, fmt.Errorf("save the mask: %w", err)
+	}
+	return req, nil
+}
+
+// generate starts (or queues) the inpainting job with the form's prompt and seed.
+func (m *inpaintMode) generate() {
+	f, ok := m.u.ctl.readForm()
+	if !ok {
+		return
+	}
+	if !m.u.ctl.seedLocked || !f.seedGiven {
+		f.seed = randomSeed()
+	}
+	req, err := m.request(f.prompt, f.seed, filepath.Join(m.u.dataDir, "masks"))
+	if err != nil {
+		m.u.showError(err)
+		return
+	}
+	req.Steps, req.Guidance, req.Schedule = f.steps, f.guidance, f.schedule
+	j := jobs.New(req, 1)
+	if m.u.run.cur != nil {
+		m.u.run.enqueue(j)
+		return
+	}
+	_, err = m.u.run.startJob(j)
+	m.u.run.reportStartError(err)
+}
+
+// openInpaint opens Inpaint mode for the image the viewer shows, in a window of its own,
+// and returns it (nil when there is none).
+func (v *viewer) openInpaint() *inpaintMode {
+	if !v.shownOK || v.u.gallery == nil {
+		return nil
+	}
+	path := v.u.gallery.Path(v.shown)
+	img, err := imageio.Load(path)
+	if err != nil {
+		v.u.showError(err)
+		return nil
+	}
+	return v.u.showInpaint(path, img)
+}
+
+// showInpaint opens Inpaint mode for the picture img read from path.
+func (u *UI) showInpaint(path string, img image.Image) *inpaintMode {
+	m := newInpaintMode(u, path, img)
+	m.win = u.app.NewWindow("Inpaint " + filepath.Base(path))
+	m.win.SetContent(m.content())
+	m.win.Resize(fyne.NewSize(900, 700))
+	m.win.Show()
+	return m
+}
+
+// reuseInpaint is "Reuse settings" for an inpainted or outpainted image (ok false for any
+// other): the form's settings, then Inpaint mode on the picture it repainted with its mask
+// (or its outpainting) and strength restored. It returns the mode, nil when the picture or
+// the mask cannot be read (the error is shown).
+func (u *UI) reuseInpaint(meta imageio.Metadata) (m *inpaintMode, ok bool) {
+	in := meta.Inpaint
+	if in == nil {
+		return nil, false
+	}
+	u.RestoreSettings(meta)
+	img, err := imageio.Load(in.Image.Path)
+	if err != nil {
+		u.showError(fmt.Errorf("the repainted picture: %w", err))
+		return nil, true
+	}
+	var mask []uint8
+	b := img.Bounds()
+	if in.Mask != nil {
+		raw, err := imageio.Load(in.Mask.Path)
+		var p imageio.Pillow
+		if err == nil {
+			p, err = imageio.NewPillow(raw)
+		}
+		if err != nil {
+			u.showError(fmt.Errorf("the mask: %w", err))
+			return nil, true
+		}
+		mask = p.Resize(b.Dx(), b.Dy()).L()
+	}
+	m = u.showInpaint(in.Image.Path, img)
+	if mask != nil {
+		copy(m.ed.mask.Pix, mask)
+	}
+	if len(in.Outpaint) == 4 {
+		m.extend(inpaint.Padding{Left: in.Outpaint[0], Top: in.Outpaint[1], Right: in.Outpaint[2], Bottom: in.Outpaint[3]})
+	}
+	if in.Strength > 0 && in.Strength <= 1 {
+		m.strength.SetValue(in.Strength)
+	}
+	m.ed.render()
+	return m, true
+}

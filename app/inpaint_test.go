@@ -1,0 +1,304 @@
+package app
+
+import (
+	"image"
+	"image/color"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+
+	"kleinbild/engine"
+	"kleinbild/engine/imageio"
+	"kleinbild/engine/inpaint"
+)
+
+// testPicture is a 64×48 picture with a gradient.
+func testPicture() *image.NRGBA {
+	img := image.NewNRGBA(image.Rect(0, 0, 64, 48))
+	for y := 0; y < 48; y++ {
+		for x := 0; x < 64; x++ {
+			img.Set(x, y, color.NRGBA{uint8(4 * x), uint8(5 * y), 90, 255})
+		}
+	}
+	return img
+}
+
+func masked(e *maskEditor) int {
+	n := 0
+	for _, v := range e.mask.Pix {
+		if v >= 128 {
+			n++
+		}
+	}
+	return n
+}
+
+// TestMaskEditorStrokes: strokes through the test driver paint the mask where they go (the
+// picture fitted 2× in the widget), the eraser removes paint, undo and redo step through
+// the strokes, invert and clear work on the whole mask, and the overlay shows the mask.
+func TestMaskEditorStrokes(t *testing.T) {
+	test.NewTempApp(t)
+	e := newMaskEditor(testPicture())
+	w := test.NewTempWindow(t, e)
+	w.SetPadded(false)
+	w.Resize(fyne.NewSize(128, 96))
+	e.Resize(fyne.NewSize(128, 96))
+	e.brush, e.hardness = 8, 1
+
+	// A dab at widget (20, 20) is picture pixel (10, 10).
+	test.Drag(w.Canvas(), fyne.NewPos(20, 20), 10, 0)
+	if e.mask.GrayAt(10, 10).Y != 255 || e.mask.GrayAt(40, 40).Y != 0 {
+		t.Fatalf("dab: mask at (10,10) %d, at (40,40) %d", e.mask.GrayAt(10, 10).Y, e.mask.GrayAt(40, 40).Y)
+	}
+	one := masked(e)
+	// The overlay tints the painted pixel red.
+	if pic := e.view.Image.(*image.NRGBA); pic.NRGBAAt(10, 10).R <= testPicture().NRGBAAt(10, 10).R {
+		t.Errorf("overlay at a painted pixel: %v", pic.NRGBAAt(10, 10))
+	}
+
+	// A stroke from (10,30) to (50,30) in picture pixels paints a line between.
+	e.Dragged(&fyne.DragEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(20, 60)}})
+	e.Dragged(&fyne.DragEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(100, 60)}})
+	e.DragEnd()
+	for _, x := range []int{10, 30, 50} {
+		if e.mask.GrayAt(x, 30).Y != 255 {
+			t.Errorf("stroke: mask at (%d,30) is %d", x, e.mask.GrayAt(x, 30).Y)
+		}
+	}
+	two := masked(e)
+	if two <= one {
+		t.Fatalf("the stroke painted nothing (%d then %d pixels)", one, two)
+	}
+
+	e.erase = true
+	test.Drag(w.Canvas(), fyne.NewPos(60, 60), 1, 0)
+	if e.mask.GrayAt(30, 30).Y != 0 {
+		t.Errorf("eraser left %d at (30,30)", e.mask.GrayAt(30, 30).Y)
+	}
+	e.erase = false
+
+	e.Undo() // the eraser
+	if masked(e) != two {
+		t.Errorf("undo of the eraser: %d pixels, want %d", masked(e), two)
+	}
+	e.Undo() // the stroke
+	if masked(e) != one {
+		t.Errorf("undo of the stroke: %d pixels, want %d", masked(e), one)
+	}
+	e.Redo()
+	if masked(e) != two {
+		t.Errorf("redo: %d pixels, want %d", masked(e), two)
+	}
+	e.Invert()
+	if masked(e) != 64*48-two {
+		t.Errorf("invert: %d pixels, want %d", masked(e), 64*48-two)
+	}
+	e.Clear()
+	if e.Masked() {
+		t.Error("clear left paint")
+	}
+	e.Undo()
+	if masked(e) != 64*48-two {
+		t.Errorf("undo of clear: %d pixels", masked(e))
+	}
+}
+
+// TestMaskEditorZoomPan: scrolling zooms about the pointer, painting keeps working on the
+// zoomed view (a tap paints the picture pixel under it), pan mode moves the view instead of
+// painting, and zoom 1 shows the whole picture again.
+func TestMaskEditorZoomPan(t *testing.T) {
+	test.NewTempApp(t)
+	e := newMaskEditor(testPicture())
+	w := test.NewTempWindow(t, e)
+	w.SetPadded(false)
+	w.Resize(fyne.NewSize(128, 96))
+	e.Resize(fyne.NewSize(128, 96))
+	e.brush, e.hardness = 1, 1
+
+	// Zoom 4× about widget (32, 24) = picture (16, 12): that point stays under the pointer.
+	e.SetZoom(4, 16, 12)
+	if v := e.view.Image.Bounds(); v.Dx() != 16 || v.Dy() != 12 {
+		t.Fatalf("visible part at zoom 4: %v", v)
+	}
+	if x, y := e.toPictureF(fyne.NewPos(32, 24)); x < 15 || x > 17 || y < 11 || y > 13 {
+		t.Errorf("zoom moved the point under the pointer to (%.1f, %.1f)", x, y)
+	}
+	p := e.toPicture(fyne.NewPos(64, 48))
+	e.Tapped(&fyne.PointEvent{Position: fyne.NewPos(64, 48)})
+	if e.mask.GrayAt(p.X, p.Y).Y != 255 || masked(e) > 4 {
+		t.Errorf("tap at zoom 4 painted %d pixels, (%d,%d) = %d", masked(e), p.X, p.Y, e.mask.GrayAt(p.X, p.Y).Y)
+	}
+	before := e.visible()
+	e.pan = true
+	n := masked(e)
+	e.Dragged(&fyne.DragEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(64, 48)}, Dragged: fyne.Delta{DX: -32}})
+	e.DragEnd()
+	if after := e.visible(); after.Min.X != before.Min.X+4 || masked(e) != n {
+		t.Errorf("pan by 32 px at 8 px a pixel: view %v -> %v, %d masked (was %d)", before, after, masked(e), n)
+	}
+	e.pan = false
+	e.Scrolled(&fyne.ScrollEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(10, 10)}, Scrolled: fyne.Delta{DY: -1000}})
+	if e.zoom != 1 || e.view.Image.Bounds() != image.Rect(0, 0, 64, 48) {
+		t.Errorf("zoomed out: zoom %v, visible %v", e.zoom, e.view.Image.Bounds())
+	}
+}
+
+// TestInpaintModeJob: the request Inpaint mode builds: the picture, the saved mask (an 8-bit
+// grey PNG that reads back as painted), the strength; refused without paint; Extend sets
+// outpainting (with the canvas shown) and refuses a canvas past the size limit. The
+// engine's checks accept the requests.
+func TestInpaintModeJob(t *testing.T) {
+	test.NewTempApp(t)
+	m := newInpaintMode(nil, "/pictures/in.png", testPicture())
+	w := test.NewTempWindow(t, m.content())
+	w.Resize(fyne.NewSize(900, 600))
+	dir := filepath.Join(t.TempDir(), "masks")
+
+	if _, err := m.request("a cat", 7, dir); err == nil || !strings.Contains(err.Error(), "paint") {
+		t.Fatalf("an empty mask: error %v", err)
+	}
+	m.ed.brush = 16
+	m.ed.dab(image.Pt(20, 20))
+	m.strength.SetValue(0.6)
+	if m.strengthLabel.Text != "0.60" {
+		t.Errorf("strength label %q", m.strengthLabel.Text)
+	}
+	req, err := m.request("a cat", 7, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if req.Image != "/pictures/in.png" || req.Prompt != "a cat" || req.Seed != 7 || req.Strength != 0.6 || !req.Outpaint.IsZero() {
+		t.Errorf("request %+v", req)
+	}
+	if err := engine.CheckRequest(req, true); err != nil {
+		t.Errorf("the engine refuses the request: %v", err)
+	}
+	saved, err := imageio.Load(req.Mask)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin, err := inpaint.Mask(saved, 64, 48)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range bin {
+		if want := m.ed.mask.Pix[i] >= 128; (v == 1) != want {
+			t.Fatalf("saved mask pixel %d: %d, painted %d", i, v, m.ed.mask.Pix[i])
+		}
+	}
+
+	m.extendAspect(16, 9)
+	if m.ed.pad.IsZero() || !strings.Contains(m.padLabel.Text, "New canvas") {
+		t.Fatalf("16:9: padding %+v, label %q", m.ed.pad, m.padLabel.Text)
+	}
+	if cw, ch := m.ed.pad.Size(64, 48); cw*9 < ch*16-9*16 || pic(m).Bounds().Dx() != cw || pic(m).Bounds().Dy() != ch {
+		t.Errorf("16:9 canvas %d×%d, preview %v", cw, ch, pic(m).Bounds())
+	}
+	req, err = m.request("a cat", 7, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if req.Outpaint != m.ed.pad || req.Mask != "" {
+		t.Errorf("outpainting request %+v", req)
+	}
+	if err := engine.CheckRequest(req, true); err != nil {
+		t.Errorf("the engine refuses the outpainting request: %v", err)
+	}
+	m.extend(inpaint.Padding{Right: 5000})
+	if !strings.Contains(m.padLabel.Text, "4096 px") || m.ed.pad.Right == 5000 {
+		t.Errorf("too large: label %q, padding %+v", m.padLabel.Text, m.ed.pad)
+	}
+	m.extend(inpaint.Padding{Left: 16})
+	if m.ed.pad != (inpaint.Padding{Left: 16}) || pic(m).Bounds().Dx() != 80 {
+		t.Errorf("extend left: padding %+v, preview %v", m.ed.pad, pic(m).Bounds())
+	}
+	m.extend(inpaint.Padding{})
+	if !m.ed.pad.IsZero() || pic(m).Bounds().Dx() != 64 {
+		t.Errorf("no extension: padding %+v, preview %v", m.ed.pad, pic(m).Bounds())
+	}
+}
+
+func pic(m *inpaintMode) image.Image { return m.ed.view.Image }
+
+// TestInpaintModeEndToEnd: with the real tiny model, a generated image shown in the viewer
+// enters Inpaint mode through its button, a stroke is painted, and Generate repaints it:
+// the result goes to the gallery at the picture's size, with the mode, the strength and the
+// saved mask's hash in its metadata.
+func TestInpaintModeEndToEnd(t *testing.T) {
+	data := t.TempDir()
+	h := newHarness(t, data, tinyModel(t), nil)
+	u := h.ui
+	u.ctl.setSize(64, 64)
+	if out := h.generate("a tiny test image"); out.err != nil {
+		t.Fatal(out.err)
+	}
+	h.settle()
+	if !u.view.shownOK {
+		t.Fatal("the generated image is not shown")
+	}
+	m := u.view.openInpaint()
+	if m == nil {
+		t.Fatalf("Inpaint mode did not open (banner %q)", u.errorText())
+	}
+	m.win.Resize(fyne.NewSize(600, 500))
+	m.ed.brush = 24
+	m.ed.Tapped(&fyne.PointEvent{Position: fyne.NewPos(m.ed.Size().Width/2, m.ed.Size().Height/2)})
+	if !m.ed.Masked() {
+		t.Fatalf("the tap painted nothing (editor %v)", m.ed.Size())
+	}
+	m.strength.SetValue(1)
+	test.Tap(m.genBtn)
+	r := u.run.cur
+	if r == nil {
+		t.Fatalf("Generate did not start (banner %q)", u.errorText())
+	}
+	var out runOutcome
+	h.waitFor("the inpainting run", 60*time.Second, func() bool {
+		select {
+		case out = <-r.outcome:
+			return true
+		default:
+			return false
+		}
+	})
+	if out.err != nil {
+		t.Fatal(out.err)
+	}
+	if u.gallery.Len() != 2 {
+		t.Fatalf("gallery has %d images, want 2", u.gallery.Len())
+	}
+	meta := out.entry.Meta
+	in := meta.Inpaint
+	if in == nil || in.Mode != engine.ModeInpaint || in.Strength != 1 || in.Mask == nil || meta.Width != 64 || meta.Height != 64 {
+		t.Fatalf("metadata %+v, inpaint %+v", meta, in)
+	}
+	// Lineage: the result is made from the source image, which is used in the result.
+	src, _ := u.gallery.At(1)
+	if ps := u.gallery.Parents(out.entry); len(ps) != 1 || ps[0].File != src.File {
+		t.Errorf("parents of the result %v, want %s", ps, src.File)
+	}
+	if cs := u.gallery.Children(src); len(cs) != 1 || cs[0].File != out.entry.File {
+		t.Errorf("children of the source %v, want %s", cs, out.entry.File)
+	}
+	// Reuse settings on the result reopens Inpaint mode on the source with the mask and
+	// the strength.
+	again, ok := u.reuseInpaint(meta)
+	if !ok || again == nil {
+		t.Fatalf("reuse: %v %v (banner %q)", again, ok, u.errorText())
+	}
+	if again.path != u.gallery.Path(src) || again.strength.Value != 1 || masked(again.ed) != masked(m.ed) {
+		t.Errorf("reused: path %s, strength %v, %d masked pixels (want %d)", again.path, again.strength.Value, masked(again.ed), masked(m.ed))
+	}
+	wins := len(fyne.CurrentApp().Driver().AllWindows())
+	test.Tap(u.view.reuseBtn)
+	if n := len(fyne.CurrentApp().Driver().AllWindows()); n != wins+1 {
+		t.Errorf("Reuse settings on an inpainted image: %d windows, want %d", n, wins+1)
+	}
+	if sum, err := imageio.SHA256File(in.Mask.Path); err != nil || sum != in.Mask.SHA256 || !strings.HasPrefix(in.Mask.Path, filepath.Join(data, "masks")) {
+		t.Errorf("mask %+v: %s %v", in.Mask, sum, err)
+	}
+}

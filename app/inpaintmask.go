@@ -1,0 +1,293 @@
+package app
+
+import (
+	"image"
+	"math"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/widget"
+
+	"kleinbild/engine/inpaint"
+)
+
+// maskEditor is the painting surface of Inpaint mode: the picture with its mask as a
+// translucent red overlay, painted by dragging (or tapping) with a round brush of a size
+// and hardness, or erased; strokes can be undone and redone, the mask cleared and
+// inverted. Scrolling zooms about the pointer; in pan mode dragging moves the view. With outpainting padding set it shows the extended canvas instead (the new
+// area as the mask), and painting is off.
+type maskEditor struct {
+	widget.BaseWidget
+
+	src  image.Image
+	w, h int
+	// mask is the painted mask at the picture's size: 255 repaint, 0 keep.
+	mask *image.Gray
+	// brush is the brush diameter in picture pixels; hardness in 0..1 is the part of its
+	// radius painted fully (the rest fades out); erase paints 0.
+	brush    float64
+	hardness float64
+	erase    bool
+	// pad is the outpainting padding (zero: inpainting).
+	pad inpaint.Padding
+
+	// zoom (1 = the whole picture, up to maxMaskZoom) and centre (picture pixels) select the
+	// part shown; pan makes dragging move the view instead of painting. Scrolling zooms
+	// about the pointer.
+	zoom   float64
+	centre [2]float64
+	pan    bool
+
+	undo, redo []*image.Gray
+	stroking   bool
+	last       image.Point // the previous dab of the stroke, in picture pixels
+	view       *canvas.Image
+	// changed is called after every change of the mask or the padding (may be nil).
+	changed func()
+}
+
+func newMaskEditor(src image.Image) *maskEditor {
+	b := src.Bounds()
+	e := &maskEditor{src: src, w: b.Dx(), h: b.Dy(), mask: image.NewGray(image.Rect(0, 0, b.Dx(), b.Dy())), brush: 32, hardness: 0.7, zoom: 1}
+	e.centre = [2]float64{float64(e.w) / 2, float64(e.h) / 2}
+	e.view = canvas.NewImageFromImage(nil)
+	e.view.FillMode = canvas.ImageFillContain
+	e.view.ScaleMode = canvas.ImageScalePixels
+	e.ExtendBaseWidget(e)
+	e.render()
+	return e
+}
+
+func (e *maskEditor) CreateRenderer() fyne.WidgetRenderer { return widget.NewSimpleRenderer(e.view) }
+
+// MinSize keeps the surface usable in a small window.
+func (e *maskEditor) MinSize() fyne.Size { return fyne.NewSize(200, 150) }
+
+// maxMaskZoom is how far the editor zooms in.
+const maxMaskZoom = 16
+
+// visible is the part of the picture (or canvas) shown: the whole at zoom 1, else a
+// window of 1/zoom of each side around centre, kept inside.
+func (e *maskEditor) visible() image.Rectangle {
+	w, h := e.w, e.h
+	if !e.pad.IsZero() {
+		w, h = e.pad.Size(e.w, e.h)
+	}
+	vw, vh := max(1, int(math.Round(float64(w)/e.zoom))), max(1, int(math.Round(float64(h)/e.zoom)))
+	x0 := min(max(0, int(math.Round(e.centre[0]-float64(vw)/2))), w-vw)
+	y0 := min(max(0, int(math.Round(e.centre[1]-float64(vh)/2))), h-vh)
+	return image.Rect(x0, y0, x0+vw, y0+vh)
+}
+
+// toPictureF maps a position on the widget to picture coordinates (the visible part is
+// fitted, centred, as ImageFillContain draws it).
+func (e *maskEditor) toPictureF(p fyne.Position) (float64, float64) {
+	s, v := e.Size(), e.visible()
+	scale := math.Min(float64(s.Width)/float64(v.Dx()), float64(s.Height)/float64(v.Dy()))
+	if scale <= 0 {
+		return 0, 0
+	}
+	ox := (float64(s.Width) - float64(v.Dx())*scale) / 2
+	oy := (float64(s.Height) - float64(v.Dy())*scale) / 2
+	return float64(v.Min.X) + (float64(p.X)-ox)/scale, float64(v.Min.Y) + (float64(p.Y)-oy)/scale
+}
+
+// toPicture is toPictureF in whole pixels.
+func (e *maskEditor) toPicture(p fyne.Position) image.Point {
+	x, y := e.toPictureF(p)
+	return image.Pt(int(math.Floor(x)), int(math.Floor(y)))
+}
+
+// Scrolled zooms in (scrolling up) or out about the pointer.
+func (e *maskEditor) Scrolled(ev *fyne.ScrollEvent) {
+	x, y := e.toPictureF(ev.Position)
+	e.SetZoom(e.zoom*math.Pow(1.25, float64(ev.Scrolled.DY)/10), x, y)
+}
+
+// SetZoom sets the zoom (clamped to 1..maxMaskZoom), keeping the picture point (x, y)
+// under the same place of the widget.
+func (e *maskEditor) SetZoom(z, x, y float64) {
+	z = min(max(z, 1), maxMaskZoom)
+	old := e.zoom
+	e.zoom = z
+	// The point's offset from the centre shrinks by old/z.
+	e.centre[0] = x - (x-e.centre[0])*old/z
+	e.centre[1] = y - (y-e.centre[1])*old/z
+	e.render()
+}
+
+// Tapped paints one dab.
+func (e *maskEditor) Tapped(ev *fyne.PointEvent) {
+	if !e.pad.IsZero() || e.pan {
+		return
+	}
+	e.snapshot()
+	e.dab(e.toPicture(ev.Position))
+	e.render()
+}
+
+// Dragged paints (or erases) along the drag, dabs spaced a quarter of the brush apart; with
+// pan set it moves the view.
+func (e *maskEditor) Dragged(ev *fyne.DragEvent) {
+	if !e.pad.IsZero() && !e.pan {
+		return
+	}
+	if e.pan { // move the view with the pointer
+		v, s := e.visible(), e.Size()
+		scale := math.Min(float64(s.Width)/float64(v.Dx()), float64(s.Height)/float64(v.Dy()))
+		if scale > 0 {
+			e.centre[0] -= float64(ev.Dragged.DX) / scale
+			e.centre[1] -= float64(ev.Dragged.DY) / scale
+			e.render()
+		}
+		return
+	}
+	p := e.toPicture(ev.Position)
+	if !e.stroking {
+		e.stroking = true
+		e.snapshot()
+		e.dab(p)
+	} else {
+		dx, dy := float64(p.X-e.last.X), float64(p.Y-e.last.Y)
+		n := int(math.Ceil(math.Hypot(dx, dy) / math.Max(1, e.brush/4)))
+		from := e.last
+		for i := 1; i <= n; i++ {
+			e.dab(image.Pt(from.X+int(math.Round(dx*float64(i)/float64(n))), from.Y+int(math.Round(dy*float64(i)/float64(n)))))
+		}
+	}
+	e.last = p
+	e.render()
+}
+
+// DragEnd ends the stroke.
+func (e *maskEditor) DragEnd() { e.stroking = false }
+
+// dab paints one round brush mark centred at c: full strength within hardness·radius,
+// then a linear fade to the radius. Painting never lowers a value, erasing never raises one.
+func (e *maskEditor) dab(c image.Point) {
+	e.last = c
+	r := math.Max(0.5, e.brush/2)
+	core := r * math.Max(0, math.Min(1, e.hardness))
+	ri := int(math.Ceil(r))
+	for y := c.Y - ri; y <= c.Y+ri; y++ {
+		for x := c.X - ri; x <= c.X+ri; x++ {
+			if x < 0 || y < 0 || x >= e.w || y >= e.h {
+				continue
+			}
+			d := math.Hypot(float64(x-c.X), float64(y-c.Y))
+			if d > r {
+				continue
+			}
+			a := 1.0
+			if d > core {
+				a = (r - d) / (r - core)
+			}
+			i := y*e.mask.Stride + x
+			v := uint8(math.Round(255 * a))
+			if e.erase {
+				e.mask.Pix[i] = min(e.mask.Pix[i], 255-v)
+			} else {
+				e.mask.Pix[i] = max(e.mask.Pix[i], v)
+			}
+		}
+	}
+}
+
+// snapshot records the mask for undo before a change, and drops the redo history.
+func (e *maskEditor) snapshot() {
+	c := *e.mask
+	c.Pix = append([]uint8(nil), e.mask.Pix...)
+	e.undo = append(e.undo, &c)
+	e.redo = nil
+}
+
+// Undo and Redo step through the history of strokes, clears and inversions.
+func (e *maskEditor) Undo() { e.step(&e.undo, &e.redo) }
+
+// Redo redoes what Undo undid.
+func (e *maskEditor) Redo() { e.step(&e.redo, &e.undo) }
+
+func (e *maskEditor) step(from, to *[]*image.Gray) {
+	if len(*from) == 0 {
+		return
+	}
+	*to = append(*to, e.mask)
+	e.mask = (*from)[len(*from)-1]
+	*from = (*from)[:len(*from)-1]
+	e.render()
+}
+
+// Clear empties the mask; Invert swaps what is repainted and what is kept.
+func (e *maskEditor) Clear() {
+	e.snapshot()
+	clear(e.mask.Pix)
+	e.render()
+}
+
+// Invert swaps the repainted and the kept parts.
+func (e *maskEditor) Invert() {
+	e.snapshot()
+	for i, v := range e.mask.Pix {
+		e.mask.Pix[i] = 255 - v
+	}
+	e.render()
+}
+
+// SetPadding sets the outpainting padding (zero returns to inpainting) and shows the new
+// canvas.
+func (e *maskEditor) SetPadding(p inpaint.Padding) {
+	e.pad = p
+	e.zoom = 1 // the whole canvas
+	e.render()
+}
+
+// Masked reports whether any pixel would be repainted (grey 128 or more, the pipeline's
+// threshold).
+func (e *maskEditor) Masked() bool {
+	for _, v := range e.mask.Pix {
+		if v >= 128 {
+			return true
+		}
+	}
+	return false
+}
+
+// render draws the picture (or the outpainting canvas) with the mask as a translucent red
+// overlay.
+func (e *maskEditor) render() {
+	var pic *image.NRGBA
+	var mask []uint8
+	if e.pad.IsZero() {
+		pic = image.NewNRGBA(image.Rect(0, 0, e.w, e.h))
+		b := e.src.Bounds()
+		for y := 0; y < e.h; y++ {
+			for x := 0; x < e.w; x++ {
+				pic.Set(x, y, e.src.At(b.Min.X+x, b.Min.Y+y))
+			}
+		}
+		mask = e.mask.Pix
+	} else if canvas, m, err := inpaint.Outpaint(e.src, e.pad); err == nil {
+		pic, mask = canvas.NRGBA(), m
+	} else {
+		return // SetPadding's callers check the padding first
+	}
+	for i, v := range mask {
+		if v == 0 {
+			continue
+		}
+		a := uint32(v) * 140 / 255 // at most about 55 % red over the picture
+		px := pic.Pix[i*4 : i*4+4]
+		px[0] = uint8((uint32(px[0])*(255-a) + 255*a) / 255)
+		px[1] = uint8(uint32(px[1]) * (255 - a) / 255)
+		px[2] = uint8(uint32(px[2]) * (255 - a) / 255)
+		px[3] = 255
+	}
+	// Keep the centre where the view can be, then show the visible part.
+	v := e.visible()
+	e.centre = [2]float64{float64(v.Min.X) + float64(v.Dx())/2, float64(v.Min.Y) + float64(v.Dy())/2}
+	e.view.Image = pic.SubImage(v)
+	e.view.Refresh()
+	if e.changed != nil {
+		e.changed()
+	}
+}

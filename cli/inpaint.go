@@ -1,0 +1,98 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"io"
+
+	"kleinbild/engine"
+	"kleinbild/engine/imageio"
+	"kleinbild/engine/inpaint"
+)
+
+// inpaintFlags are generate's inpainting and outpainting flags:
+// --image IN.png --mask MASK.png [--strength S] [--mask-crop PX] [--keep-unmasked=false],
+// or --image IN.png --outpaint L,T,R,B. -i then adds one optional extra reference.
+type inpaintFlags struct {
+	image, mask, outpaint *string
+	strength              *float64
+	maskCrop              *int
+	keepUnmasked          *bool
+	pad                   inpaint.Padding // parsed --outpaint
+}
+
+func addInpaintFlags(fs *flag.FlagSet) *inpaintFlags {
+	return &inpaintFlags{
+		image:        fs.String("image", "", "inpaint this picture (with --mask or --outpaint); the output takes its size, floored to multiples of 16"),
+		mask:         fs.String("mask", "", "inpainting mask: white (grey >= 128) is repainted, black kept; resized and converted to grey if it differs from --image"),
+		strength:     fs.Float64("strength", engine.DefaultStrength, "inpainting strength in (0, 1]: how far into the schedule the repaint starts (1: from pure noise)"),
+		maskCrop:     fs.Int("mask-crop", 0, "repaint only the mask's box grown by PX pixels, at the image's size, and paste it back (0: the whole picture)"),
+		keepUnmasked: fs.Bool("keep-unmasked", true, "paste the original's pixels back outside the mask, with a feathered seam"),
+		outpaint:     fs.String("outpaint", "", "extend --image by L,T,R,B pixels on a grey canvas and paint the new area"),
+	}
+}
+
+// check validates the inpainting flags (set: the flags given; refs: the -i images; sized:
+// whether -W or -H was given) and, with --image, reads the image (and the mask) to check
+// the outpainting canvas and to say on stderr how the mask will be converted. Flag
+// problems are usage errors.
+func (f *inpaintFlags) check(set map[string]bool, refs []string, sized, quiet bool, stderr io.Writer) error {
+	if *f.image == "" {
+		for _, name := range []string{"mask", "strength", "mask-crop", "keep-unmasked", "outpaint"} {
+			if set[name] {
+				return usageErr("--%s needs --image", name)
+			}
+		}
+		return nil
+	}
+	switch {
+	case *f.mask == "" && *f.outpaint == "":
+		return usageErr("--image needs --mask MASK.png or --outpaint L,T,R,B")
+	case *f.mask != "" && *f.outpaint != "":
+		return usageErr("--mask and --outpaint exclude each other (outpainting builds its own mask)")
+	case sized:
+		return usageErr("-W and -H do not apply with --image: the output takes the image's size")
+	case len(refs) > 1:
+		return usageErr("-i: with --image at most one extra reference image is supported, %d given", len(refs))
+	}
+	if err := engine.ValidateStrength(*f.strength); err != nil {
+		return usageErr("--strength: %v", err)
+	}
+	if *f.maskCrop < 0 {
+		return usageErr("--mask-crop: %d px is negative (0 turns it off)", *f.maskCrop)
+	}
+	img, err := imageio.Load(*f.image)
+	if err != nil {
+		return fmt.Errorf("--image: %w", err)
+	}
+	w, h := img.Bounds().Dx(), img.Bounds().Dy()
+	if *f.outpaint != "" {
+		if f.pad, err = inpaint.ParsePadding(*f.outpaint); err != nil {
+			return usageErr("--outpaint: %v", err)
+		}
+		if f.pad.IsZero() {
+			return usageErr("--outpaint 0,0,0,0 extends nothing")
+		}
+		if err := engine.CheckOutpaint(f.pad, w, h); err != nil {
+			return usageErr("--outpaint: image %s: %v", *f.image, err)
+		}
+		return nil
+	}
+	mask, err := imageio.Load(*f.mask)
+	if err != nil {
+		return fmt.Errorf("--mask: %w", err)
+	}
+	if note := inpaint.MaskNote(mask, w, h); note != "" && !quiet {
+		fmt.Fprintf(stderr, "Note: %s: %s (the image %s is %d×%d)\n", *f.mask, note, *f.image, w, h)
+	}
+	return nil
+}
+
+// fill sets the request's inpainting fields from the checked flags.
+func (f *inpaintFlags) fill(req *engine.Request) {
+	if *f.image == "" {
+		return
+	}
+	req.Image, req.Mask, req.Outpaint = *f.image, *f.mask, f.pad
+	req.Strength, req.MaskCrop, req.RawUnmasked = *f.strength, *f.maskCrop, !*f.keepUnmasked
+}

@@ -101,6 +101,10 @@ func loadVAE(src Source, b gpu.Backend) (*vae.VAE, error) {
 	return v, nil
 }
 
+// LoadEncoder loads the text encoder of src onto b (the caller closes it): for callers that
+// encode prompts without a Model.
+func LoadEncoder(src Source, b gpu.Backend) (*qwen3.Encoder, error) { return loadEncoder(src, b) }
+
 // CheckLoad loads component c of src (TextEncoder, Transformer or VAE) onto b, checking
 // every tensor as Open does, and frees it again: the deep check of a model.
 func CheckLoad(src Source, c Component, b gpu.Backend) error {

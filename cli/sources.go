@@ -152,3 +152,12 @@ func sizeText(n int64) string {
 	}
 	return fmt.Sprintf("%.2f GB", float64(n)/1e9)
 }
+
+// benchSource is the model bench runs: nil for a diffusers folder (bench reads it itself),
+// else the Source the flags name.
+func (m *modelFlags) benchSource() (engine.Source, error) {
+	if m.folderOnly() {
+		return nil, nil
+	}
+	return m.source()
+}

@@ -144,3 +144,17 @@ func TestInfoSources(t *testing.T) {
 		}
 	}
 }
+
+// TestBenchTransformerFile benchmarks the tiny folder with a GGUF transformer in place of its
+// own: the run completes and the report names the variant the file gives.
+func TestBenchTransformerFile(t *testing.T) {
+	js := filepath.Join(t.TempDir(), "bench.json")
+	code, out, errOut := run(t, "bench", "--model", golden.TinyModel(t), "--transformer", golden.Path(t, "gguf/model/sdcpp/flux-2-klein-tiny-q8_0-q4_k.gguf"),
+		"--sizes", "32", "--steps", "1", "--peak-reps", "0", "--json", js, "-q")
+	if code != 0 {
+		t.Fatalf("bench: exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "step 1") || !strings.Contains(out, "custom distilled") {
+		t.Errorf("bench table:\n%s", out)
+	}
+}

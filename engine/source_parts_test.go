@@ -203,3 +203,30 @@ func fileOf(info ModelInfo, c Component) PartFile {
 	}
 	return PartFile{}
 }
+
+// TestEmbedCacheTextEncoderFile: a text encoder file in place of the folder's must not reuse
+// the folder encoder's cached embeddings (the same folder, the same prompt).
+func TestEmbedCacheTextEncoderFile(t *testing.T) {
+	cache := t.TempDir()
+	prompt := "A red cube on a blue table"
+	encode := func(o Overrides) []float32 {
+		src, err := OpenModelSource(golden.TinyModel(t), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := OpenSource(src, backends.Default(), Options{CacheDir: cache})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer m.Close()
+		emb, err := m.EncodePrompt(context.Background(), prompt, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return emb
+	}
+	encode(Overrides{})
+	got := encode(Overrides{TextEncoder: golden.Path(t, teQ8File)})
+	want, _ := golden.F32(t, golden.Open(t, "gguf/cases/qwen3_q8_0_prompt0.safetensors"), "prompt_embeds")
+	golden.Compare(t, "prompt_embeds after the folder's were cached", got, want, 1e-5)
+}

@@ -23,7 +23,8 @@ type ModelInfo struct {
 	Distilled bool
 	// Missing lists required files that are absent, relative to Dir.
 	Missing []string
-	// WeightBytes is the size of all weight files (what gets memory-mapped).
+	// WeightBytes is the size of all weight files (what gets memory-mapped), or for
+	// components read from single files what they take once loaded (Source.WeightBytes).
 	WeightBytes int64
 	// DefaultSteps and DefaultGuidance follow the variant.
 	DefaultSteps    int

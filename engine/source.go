@@ -42,7 +42,9 @@ type Source interface {
 	// Tensors opens component c's weights; the caller closes them (or hands them to a
 	// model's LoadFrom, which then owns them).
 	Tensors(c Component) (weights.Source, error)
-	// WeightBytes is the size of component c's weight files (0 when unknown).
+	// WeightBytes is the memory component c's weights take once loaded: the size of its
+	// weight files where they are mapped as stored, more where they are converted (a GGUF's
+	// quantized tensors become float32); 0 when unknown.
 	WeightBytes(c Component) int64
 	// Tokenizer loads the text encoder's tokenizer.
 	Tokenizer() (*tokenizer.Tokenizer, error)

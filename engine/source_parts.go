@@ -268,9 +268,11 @@ func (p *parts) Tensors(c Component) (weights.Source, error) {
 	return a.Checkpoint, nil
 }
 
+// WeightBytes is the memory a file's weights take once loaded (assemble's LoadedBytes: a
+// GGUF's quantized tensors count four bytes per weight), or the base's.
 func (p *parts) WeightBytes(c Component) int64 {
 	if f, ok := p.files[c]; ok {
-		return f.Bytes()
+		return f.LoadedBytes()
 	}
 	if p.base != nil {
 		return p.base.WeightBytes(c)

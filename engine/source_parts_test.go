@@ -230,3 +230,34 @@ func TestEmbedCacheTextEncoderFile(t *testing.T) {
 	want, _ := golden.F32(t, golden.Open(t, "gguf/cases/qwen3_q8_0_prompt0.safetensors"), "prompt_embeds")
 	golden.Compare(t, "prompt_embeds after the folder's were cached", got, want, 1e-5)
 }
+
+// TestOpenModelSourceHostile: a truncated GGUF, a text file and a missing file given as
+// components give errors that name the file, never a panic.
+func TestOpenModelSourceHostile(t *testing.T) {
+	tmp := t.TempDir()
+	full, err := os.ReadFile(golden.Path(t, q8mixFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(tmp, "cut.gguf")
+	text := filepath.Join(tmp, "notes.safetensors")
+	if os.WriteFile(cut, full[:len(full)/2], 0o644) != nil || os.WriteFile(text, []byte("hello"), 0o644) != nil {
+		t.Fatal("write")
+	}
+	for _, o := range []Overrides{
+		{Transformer: cut}, {TextEncoder: cut}, {VAE: text}, {Transformer: filepath.Join(tmp, "none.gguf")},
+		{Transformer: golden.Path(t, q8mixFile), Variant: ""}, // fine: the control
+	} {
+		src, err := OpenModelSource(golden.TinyModel(t), o)
+		name := firstNonEmpty(o.Transformer, o.TextEncoder, o.VAE)
+		if o.Transformer == golden.Path(t, q8mixFile) {
+			if err != nil || src == nil {
+				t.Errorf("control: %v", err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), filepath.Base(name)) {
+			t.Errorf("%+v: %v", o, err)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package assemble_test
 import (
 	"bytes"
 	"os"
+	"strings"
 	"testing"
 
 	"kleinbild/weights/assemble"
@@ -35,6 +36,9 @@ func TestDescribe(t *testing.T) {
 		st, _ := os.Stat(path)
 		if d.Checkpoint != nil || !bytes.Equal(d.Config, o.Config) || d.Naming != o.Naming || len(d.Types) != len(o.Types) || d.Bytes() != st.Size() || o.Bytes() != st.Size() {
 			t.Errorf("%s: described %+v, opened %+v", f.path, d, o)
+		}
+		if gguf := strings.HasSuffix(path, ".gguf"); gguf != (d.LoadedBytes() > d.Bytes()) || d.LoadedBytes() < d.Bytes() {
+			t.Errorf("%s: loaded %d bytes of a %d-byte file", f.path, d.LoadedBytes(), d.Bytes())
 		}
 		if err := d.Close(); err != nil {
 			t.Error(err)

@@ -25,6 +25,7 @@ type Component struct {
 	Names      []string       // source tensor names, in file order
 	Shapes     remap.Shapes   // target shapes, all of them (also those the plan leaves out)
 	size       int64
+	loaded     int64
 }
 
 // Close closes the checkpoint and the file under it (nothing for an Inspect result).
@@ -37,6 +38,11 @@ func (c *Component) Close() error {
 
 // Bytes is the size of the file.
 func (c *Component) Bytes() int64 { return c.size }
+
+// LoadedBytes is about the memory the opened weights take: the file's size (it is mapped),
+// and for a GGUF four bytes per weight of each quantized tensor (dequantized to float32)
+// instead of its packed size.
+func (c *Component) LoadedBytes() int64 { return c.loaded }
 
 // IsGGUF reports whether the file at path starts with the GGUF magic. The file is opened
 // through the guarded opener (a FIFO or device is refused).
@@ -62,6 +68,7 @@ type source struct {
 	gf     *gguf.File
 	ck     *weights.Checkpoint
 	size   int64
+	loaded int64 // bytes in memory once opened (GGUF); 0: size
 	// describe: build only the description (no checkpoint; the file is closed).
 	describe bool
 }
@@ -81,6 +88,12 @@ func openSource(path string) (*source, error) {
 		}
 		s.format = "gguf"
 		for _, t := range s.gf.Tensors() {
+			n := int64(t.Numel())
+			if dt, ok := plainTypes[t.Type]; ok {
+				s.loaded += n * int64(dt.Size())
+			} else {
+				s.loaded += 4 * n // dequantized to float32
+			}
 			s.names = append(s.names, t.Name)
 			s.shapes[t.Name] = t.Shape
 			s.types[t.Type.String()]++
@@ -126,7 +139,7 @@ func (s *source) build(path string, naming remap.Naming, full, load remap.Plan, 
 		s.close()
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	c := &Component{Path: path, Format: s.format, Naming: naming, Config: cfg, Types: s.types, Names: slices.Clone(s.names), Shapes: shapes, size: s.size}
+	c := &Component{Path: path, Format: s.format, Naming: naming, Config: cfg, Types: s.types, Names: slices.Clone(s.names), Shapes: shapes, size: s.size, loaded: max(s.loaded, s.size)}
 	if s.describe {
 		s.close()
 		return c, nil

@@ -78,7 +78,11 @@ func loadEncoder(src Source, b gpu.Backend) (*qwen3.Encoder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("qwen3: weights: %w", err)
 	}
-	e, err := qwen3.LoadFrom(src.Where(TextEncoder), cfg, ts, b)
+	layers := 0
+	if p, ok := src.(interface{ EncoderLayers() int }); ok {
+		layers = p.EncoderLayers() // a source that reads only the layers the pipeline runs
+	}
+	e, err := qwen3.LoadLayers(src.Where(TextEncoder), cfg, ts, b, layers)
 	if err != nil {
 		ts.Close()
 		return nil, err

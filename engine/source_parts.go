@@ -256,7 +256,7 @@ func (p *parts) Tensors(c Component) (weights.Source, error) {
 	case Transformer:
 		a, err = assemble.OpenTransformer(f.Path)
 	case TextEncoder:
-		a, err = assemble.OpenTextEncoder(f.Path, -1)
+		a, err = assemble.OpenTextEncoder(f.Path, p.EncoderLayers()-1)
 	case VAE:
 		a, err = assemble.OpenVAE(f.Path, p.vaeGroups)
 	default:
@@ -266,6 +266,15 @@ func (p *parts) Tensors(c Component) (weights.Source, error) {
 		return nil, err
 	}
 	return a.Checkpoint, nil
+}
+
+// EncoderLayers is the number of decoder layers read from a text encoder file: those the
+// pipeline runs (up to its deepest hidden state, 27 of Qwen3-4B's 36); 0 (all) for the base's.
+func (p *parts) EncoderLayers() int {
+	if _, ok := p.files[TextEncoder]; !ok {
+		return 0
+	}
+	return min(slices.Max(qwen3.DefaultLayers), p.enc.NumHiddenLayers)
 }
 
 // WeightBytes is the memory a file's weights take once loaded (assemble's LoadedBytes: a

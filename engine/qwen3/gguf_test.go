@@ -3,6 +3,7 @@ package qwen3
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"kleinbild/gpu/backends"
@@ -44,5 +45,46 @@ func TestGGUFEncode(t *testing.T) {
 			t.Fatal(err)
 		}
 		golden.Compare(t, fmt.Sprintf("qwen3_q8_0_prompt%d", k), got, want, relTol)
+	}
+}
+
+// TestLoadLayers reads only the decoder layers the pipeline runs (0..26 for hidden states 9,
+// 18, 27) from the GGUF text encoder: the prompt embeddings are the golden ones, the config
+// keeps all 28 layers, and asking for hidden state 28 is an error.
+func TestLoadLayers(t *testing.T) {
+	path := golden.Path(t, "gguf/model/comfyui/text_encoders/qwen3-tiny-Q8_0.gguf")
+	comp, err := assemble.OpenTextEncoder(path, 26)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := ParseConfig(comp.Config)
+	if err != nil || cfg.NumHiddenLayers != 28 {
+		comp.Close()
+		t.Fatalf("config: %v, %d layers", err, cfg.NumHiddenLayers)
+	}
+	if _, err := LoadFrom(path, cfg, comp.Checkpoint, backends.Default()); err == nil {
+		t.Error("LoadFrom accepted 27 of 28 layers")
+	}
+	e, err := LoadLayers(path, cfg, comp.Checkpoint, backends.Default(), 27)
+	if err != nil {
+		comp.Close()
+		t.Fatal(err)
+	}
+	defer e.Close()
+	c := golden.Open(t, "gguf/cases/qwen3_q8_0_prompt0.safetensors")
+	ids64, _ := golden.I64(t, c, "input_ids")
+	m64, _ := golden.I64(t, c, "attention_mask")
+	ids, mask := make([]int, len(ids64)), make([]int, len(m64))
+	for i := range ids {
+		ids[i], mask[i] = int(ids64[i]), int(m64[i])
+	}
+	want, _ := golden.F32(t, c, "prompt_embeds")
+	got, err := e.Encode(context.Background(), ids, mask, DefaultLayers, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden.Compare(t, "27 of 28 layers", got, want, relTol)
+	if _, err := e.Encode(context.Background(), ids, mask, []int{28}, nil); err == nil || !strings.Contains(err.Error(), "not read") {
+		t.Errorf("hidden state 28: %v", err)
 	}
 }

@@ -158,3 +158,17 @@ func TestBenchTransformerFile(t *testing.T) {
 		t.Errorf("bench table:\n%s", out)
 	}
 }
+
+// TestRandModelGGUF: randmodel --gguf writes Q8_0-mix files that bench runs in place of the
+// folder's transformer and text encoder.
+func TestRandModelGGUF(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "model")
+	if code, _, errOut := run(t, "randmodel", "-o", dir, "--variant", "tiny", "--gguf", "--tokenizer", golden.TinyModel(t), "-q"); code != 0 {
+		t.Fatalf("randmodel: exit %d: %s", code, errOut)
+	}
+	code, out, errOut := run(t, "bench", "--model", dir, "--transformer", filepath.Join(dir, "gguf", "transformer-Q8_0.gguf"),
+		"--text-encoder", filepath.Join(dir, "gguf", "text_encoder-Q8_0.gguf"), "--sizes", "32", "--steps", "1", "--peak-reps", "0", "--json", "", "-q")
+	if code != 0 || !strings.Contains(out, "step 1") {
+		t.Fatalf("bench: exit %d: %s\n%s", code, errOut, out)
+	}
+}

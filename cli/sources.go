@@ -70,7 +70,7 @@ func (m *modelFlags) open(b gpu.Backend, opts engine.Options) (*engine.Model, er
 // the folder checks of info take): no component file, and -d neither a file nor a ComfyUI
 // models folder.
 func (m *modelFlags) folderOnly() bool {
-	if !m.overrides().Empty() || *m.dir == "" {
+	if !m.overrides().Empty() || *m.variant != "" || *m.dir == "" {
 		return false
 	}
 	st, err := os.Stat(*m.dir)

@@ -175,8 +175,8 @@ func OpenModelSource(path string, o Overrides) (Source, error) {
 	if err != nil {
 		return nil, err
 	}
-	if o.Empty() {
+	if o.Empty() && o.Variant == "" {
 		return base, nil
 	}
-	return NewParts(base, o)
+	return NewParts(base, o) // files, or the variant chosen for the folder
 }

@@ -131,6 +131,9 @@ func TestOpenModelSource(t *testing.T) {
 		t.Fatalf("diffusers folder: %v, %+v", err, folder)
 	}
 
+	if base, err := OpenModelSource(tiny, Overrides{Variant: "base"}); err != nil || base.Info().Distilled || base.Info().DefaultSteps != StepsFor(false) {
+		t.Errorf("--variant base on a folder: %v", err)
+	}
 	over, err := OpenModelSource(tiny, Overrides{Transformer: golden.Path(t, sdcppFile)})
 	if err != nil {
 		t.Fatal(err)

@@ -32,6 +32,9 @@ import (
 // Options configure a benchmark.
 type Options struct {
 	ModelDir string
+	// Source, when set, is the model to run (e.g. files in place of ModelDir's components;
+	// engine.OpenModelSource); ModelDir then only names it in the report.
+	Source engine.Source
 	// Sizes are the square image sizes (pixels) to generate, in order. The first size runs
 	// twice: with a new prompt, then again with the same prompt (the embedding cache makes
 	// the second encode ~free); later sizes reuse the cached prompt.
@@ -219,15 +222,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}()
 
 	// Costs and sizes from the configs.
-	teCfg, err := qwen3.LoadConfig(filepath.Join(opts.ModelDir, "text_encoder", "config.json"))
-	if err != nil {
-		return nil, fmt.Errorf("bench: %w", err)
-	}
-	trCfg, err := flux2.LoadConfig(filepath.Join(opts.ModelDir, "transformer", "config.json"))
-	if err != nil {
-		return nil, fmt.Errorf("bench: %w", err)
-	}
-	vaeCfg, err := vae.LoadConfig(filepath.Join(opts.ModelDir, "vae", "config.json"))
+	teCfg, trCfg, vaeCfg, err := configs(opts)
 	if err != nil {
 		return nil, fmt.Errorf("bench: %w", err)
 	}
@@ -256,7 +251,11 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	b.ResetPeak() // the GEMM peak's test tensors are not the model's
 
 	t := time.Now()
-	m, err := engine.Open(opts.ModelDir, b, engine.Options{}) // no disk cache: the first encode is real
+	open := func() (*engine.Model, error) { return engine.Open(opts.ModelDir, b, engine.Options{}) } // no disk cache: the first encode is real
+	if opts.Source != nil {
+		open = func() (*engine.Model, error) { return engine.OpenSource(opts.Source, b, engine.Options{}) }
+	}
+	m, err := open()
 	if err != nil {
 		return nil, fmt.Errorf("bench: %w", err)
 	}
@@ -468,6 +467,32 @@ func statOf(v []float32) Stat {
 }
 
 // modelInfo counts parameters from the configs.
+// configs reads the components' configs from opts.Source, else from opts.ModelDir.
+func configs(opts Options) (qwen3.Config, flux2.Config, vae.Config, error) {
+	if src := opts.Source; src != nil {
+		te, err := src.EncoderConfig()
+		if err != nil {
+			return te, flux2.Config{}, vae.Config{}, err
+		}
+		tr, err := src.TransformerConfig()
+		if err != nil {
+			return te, tr, vae.Config{}, err
+		}
+		v, err := src.VAEConfig()
+		return te, tr, v, err
+	}
+	te, err := qwen3.LoadConfig(filepath.Join(opts.ModelDir, "text_encoder", "config.json"))
+	if err != nil {
+		return te, flux2.Config{}, vae.Config{}, err
+	}
+	tr, err := flux2.LoadConfig(filepath.Join(opts.ModelDir, "transformer", "config.json"))
+	if err != nil {
+		return te, tr, vae.Config{}, err
+	}
+	v, err := vae.LoadConfig(filepath.Join(opts.ModelDir, "vae", "config.json"))
+	return te, tr, v, err
+}
+
 func modelInfo(dir string, te qwen3.Config, tr flux2.Config, v vae.Config) ModelInfo {
 	var enc, trans, va [][]int
 	for _, s := range qwen3.TensorSpecs(te) {

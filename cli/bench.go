@@ -34,6 +34,7 @@ const maxPeakReps = 100
 func runBench(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("bench", stderr)
 	dir := fs.String("model", "", "model folder (default: the cached random-weight model of --variant, created if missing)")
+	modelArgs := addModelFlags(fs, dir, "transformer-variant")
 	variant := fs.String("variant", string(randmodel.Klein4B), "random model to use without --model: klein-4b, klein-9b or tiny")
 	seed := fs.Uint64("seed", 0, "seed of the random model's weights (without --model)")
 	tok := fs.String("tokenizer", "", "tokenizer folder (or model folder with tokenizer/) to create the random model with")
@@ -128,7 +129,11 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if reps <= 0 {
 		reps = -1
 	}
-	rep, runErr := bench.Run(ctx, bench.Options{ModelDir: *dir, Sizes: sz, Steps: *steps, Prompt: *prompt,
+	src, err := modelArgs.benchSource()
+	if err != nil {
+		return err
+	}
+	rep, runErr := bench.Run(ctx, bench.Options{ModelDir: *dir, Source: src, Sizes: sz, Steps: *steps, Prompt: *prompt,
 		PeakReps: reps, Software: Version, Backend: b, Log: logf, Single: *kernels})
 	if runErr != nil && (rep == nil || len(rep.Runs) == 0) {
 		return runErr

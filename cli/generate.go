@@ -26,7 +26,8 @@ import (
 // --outpaint L,T,R,B (inpaint.go). Flags follow flux2.c where they overlap.
 func runGenerate(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("generate", stderr)
-	dir := fs.String("d", "", "model folder (Hugging Face layout)")
+	dir := fs.String("d", "", "model: a diffusers folder, a ComfyUI models folder or a transformer file")
+	modelArgs := addModelFlags(fs, dir, "variant")
 	prompt := fs.String("p", "", "prompt (required; - reads it from standard input)")
 	out := fs.String("o", "", "output PNG file (- writes it to standard output)")
 	width := fs.Int("W", 0, fmt.Sprintf("width in pixels, a multiple of %d in %d..%d (default %d, or the first reference's width)", engine.SizeMultiple, engine.MinSidePx, engine.MaxSidePx, engine.DefaultSizePx))
@@ -57,7 +58,7 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if *dir == "" || *out == "" {
+	if !modelArgs.given() || *out == "" {
 		return usageErr("-d MODEL_DIR and -o OUT.png are required")
 	}
 	if !set["p"] {
@@ -186,7 +187,7 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	t0 := time.Now()
-	model, err := engine.Open(*dir, b, opts)
+	model, err := modelArgs.open(b, opts)
 	if err != nil {
 		return err
 	}

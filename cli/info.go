@@ -20,16 +20,20 @@ import (
 func runInfo(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("info", stderr)
 	dir := fs.String("d", "", "model folder")
+	modelArgs := addModelFlags(fs, dir, "variant")
 	deep := fs.Bool("deep", false, "also read every weight tensor and report NaN or Inf values (reads the whole model)")
 	if _, err := parse(fs, args); err != nil {
 		return err
 	}
-	if *dir == "" {
+	if !modelArgs.given() {
 		return usageErr("-d MODEL_DIR is required")
 	}
 	// The CPU backend only maps the weights to check them.
 	b := backends.Default()
 	defer b.Close()
+	if !modelArgs.folderOnly() {
+		return infoSource(modelArgs, *deep, b, stdout)
+	}
 	rep, err := download.Validate(context.Background(), *dir, download.ValidateOptions{Backend: b})
 	if err != nil {
 		return err

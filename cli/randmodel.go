@@ -12,7 +12,7 @@ import (
 )
 
 // runRandModel: kleinbild randmodel -o DIR [--variant klein-4b|klein-9b|tiny] [--seed N]
-// [--base] --tokenizer PATH [-q]. Writes a deterministic random-weight model folder in the
+// [--base] [--gguf] --tokenizer PATH [-q]. Writes a deterministic random-weight model folder in the
 // real layout (for benchmarks; the real weights are not needed).
 func runRandModel(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("randmodel", stderr)
@@ -22,6 +22,7 @@ func runRandModel(args []string, stdout, stderr io.Writer) error {
 	base := fs.Bool("base", false, "write the undistilled (base) variant's model_index.json")
 	tok := fs.String("tokenizer", "", "Qwen3 tokenizer folder with tokenizer.json (e.g. ../shared/golden/tokenizer), or a model folder with tokenizer/")
 	quiet := fs.Bool("q", false, "quiet: print only errors")
+	ggufMix := fs.Bool("gguf", false, "also write the transformer and text encoder as Q8_0-mix GGUF files under DIR/gguf (for --transformer/--text-encoder)")
 	rest, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -48,6 +49,11 @@ func runRandModel(args []string, stdout, stderr io.Writer) error {
 	}
 	if err != nil {
 		return err
+	}
+	if *ggufMix {
+		if err := randmodel.WriteGGUF(ctx, *out); err != nil {
+			return err
+		}
 	}
 	if !*quiet {
 		fmt.Fprintf(stdout, "Wrote %s (%s, seed %d): %d tensors in %d files, %.2f GB in %.1f s (%.0f MB/s)\n",

@@ -51,7 +51,8 @@ func runTokens(args []string, stdout, stderr io.Writer) error {
 // writes tensor prompt_embeds float32 [1, 512, 3·hidden].
 func runEncode(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("encode", stderr)
-	dir := fs.String("d", "", "model folder (with tokenizer/ and text_encoder/)")
+	dir := fs.String("d", "", "model: a diffusers folder (with tokenizer/ and text_encoder/), a ComfyUI models folder")
+	modelArgs := addModelFlags(fs, dir, "variant")
 	prompt := fs.String("p", "", "prompt")
 	out := fs.String("o", "", "output .safetensors file")
 	quiet := fs.Bool("q", false, "print nothing on success")
@@ -59,7 +60,7 @@ func runEncode(args []string, stdout, stderr io.Writer) error {
 	if _, err := parse(fs, args); err != nil {
 		return err
 	}
-	if *dir == "" || *out == "" {
+	if !modelArgs.given() || *out == "" {
 		return usageErr("-d MODEL_DIR and -o OUT.safetensors are required")
 	}
 	if err := atomicfile.CheckOutput(*out, engine.ModelFiles(*dir)...); err != nil {
@@ -72,11 +73,7 @@ func runEncode(args []string, stdout, stderr io.Writer) error {
 	defer b.Close()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	tok, err := tokenizer.Load(filepath.Join(*dir, "tokenizer"))
-	if err != nil {
-		return err
-	}
-	enc, err := qwen3.Load(filepath.Join(*dir, "text_encoder"), b)
+	tok, enc, err := modelArgs.encoder(b)
 	if err != nil {
 		return err
 	}

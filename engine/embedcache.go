@@ -55,6 +55,16 @@ func newEmbedCache(dir string, maxBytes int64, info ModelInfo, backend string, w
 			fmt.Fprintln(h, filepath.Base(f), st.Size(), st.ModTime().UnixNano())
 		}
 	}
+	for _, f := range info.Files { // a text encoder file in place of the folder's
+		if f.Component != TextEncoder {
+			continue
+		}
+		abs, _ := filepath.Abs(f.Path)
+		fmt.Fprintf(h, "text encoder file %q\n", abs)
+		if st, err := os.Stat(f.Path); err == nil {
+			fmt.Fprintln(h, st.Size(), st.ModTime().UnixNano())
+		}
+	}
 	return &embedCache{dir: dir, maxBytes: maxBytes, modelKey: hex.EncodeToString(h.Sum(nil)), width: width}
 }
 

@@ -23,7 +23,8 @@ type ModelInfo struct {
 	Distilled bool
 	// Missing lists required files that are absent, relative to Dir.
 	Missing []string
-	// WeightBytes is the size of all weight files (what gets memory-mapped).
+	// WeightBytes is the size of all weight files (what gets memory-mapped), or for
+	// components read from single files what they take once loaded (Source.WeightBytes).
 	WeightBytes int64
 	// DefaultSteps and DefaultGuidance follow the variant.
 	DefaultSteps    int
@@ -31,6 +32,12 @@ type ModelInfo struct {
 	// Scheduler is scheduler/scheduler_config.json, checked (the zero Config, the FLUX.2
 	// default, when the file is missing; Missing then lists it, as diffusers needs it too).
 	Scheduler sched.Config
+	// Files describes the components read from single files (GGUF, BFL, ComfyUI), in
+	// WeightComponents order; empty for a diffusers folder.
+	Files []PartFile
+	// Notes are facts about the model a user should know (a variant assumed, a choice made
+	// among several files), one sentence each.
+	Notes []string
 }
 
 // Variant is a human-readable variant name, e.g. "klein-4B distilled".

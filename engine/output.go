@@ -29,6 +29,9 @@ func Metadata(info ModelInfo, req Request, res *Result, software string, took ti
 	if !info.Distilled {
 		meta.NegativePrompt = ""
 	}
+	for _, f := range info.Files {
+		meta.ModelFiles = append(meta.ModelFiles, imageio.ModelFile{Component: string(f.Component), File: filepath.Base(f.Path), Types: f.TypeList()})
+	}
 	for _, p := range req.References {
 		sum, err := imageio.SHA256File(p)
 		if err != nil {

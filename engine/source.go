@@ -42,7 +42,9 @@ type Source interface {
 	// Tensors opens component c's weights; the caller closes them (or hands them to a
 	// model's LoadFrom, which then owns them).
 	Tensors(c Component) (weights.Source, error)
-	// WeightBytes is the size of component c's weight files (0 when unknown).
+	// WeightBytes is the memory component c's weights take once loaded: the size of its
+	// weight files where they are mapped as stored, more where they are converted (a GGUF's
+	// quantized tensors become float32); 0 when unknown.
 	WeightBytes(c Component) int64
 	// Tokenizer loads the text encoder's tokenizer.
 	Tokenizer() (*tokenizer.Tokenizer, error)
@@ -76,7 +78,11 @@ func loadEncoder(src Source, b gpu.Backend) (*qwen3.Encoder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("qwen3: weights: %w", err)
 	}
-	e, err := qwen3.LoadFrom(src.Where(TextEncoder), cfg, ts, b)
+	layers := 0
+	if p, ok := src.(interface{ EncoderLayers() int }); ok {
+		layers = p.EncoderLayers() // a source that reads only the layers the pipeline runs
+	}
+	e, err := qwen3.LoadLayers(src.Where(TextEncoder), cfg, ts, b, layers)
 	if err != nil {
 		ts.Close()
 		return nil, err
@@ -100,6 +106,10 @@ func loadVAE(src Source, b gpu.Backend) (*vae.VAE, error) {
 	}
 	return v, nil
 }
+
+// LoadEncoder loads the text encoder of src onto b (the caller closes it): for callers that
+// encode prompts without a Model.
+func LoadEncoder(src Source, b gpu.Backend) (*qwen3.Encoder, error) { return loadEncoder(src, b) }
 
 // CheckLoad loads component c of src (TextEncoder, Transformer or VAE) onto b, checking
 // every tensor as Open does, and frees it again: the deep check of a model.

@@ -185,3 +185,7 @@ func (c Config) validate() error {
 	}
 	return errors.Join(errs...)
 }
+
+// ParseConfig validates the text of a transformer config.json (as LoadConfig does for a
+// file), e.g. one inferred from a single weights file.
+func ParseConfig(data []byte) (Config, error) { return parseConfig(data) }

@@ -44,6 +44,14 @@ type Inpaint struct {
 	RawUnmasked bool       `json:"raw_unmasked,omitempty"`
 }
 
+// ModelFile names a model component read from a single file (a GGUF, a BFL or ComfyUI file)
+// and its storage types, so that an image can be traced to its model.
+type ModelFile struct {
+	Component string `json:"component"` // "transformer", "text_encoder" or "vae"
+	File      string `json:"file"`      // the file's name
+	Types     string `json:"types"`     // storage types, e.g. "Q8_0 x21, F16 x18, Q4_K x2"
+}
+
 // Metadata describes how an image was generated. WritePNG stores it in the PNG.
 type Metadata struct {
 	Prompt         string
@@ -55,6 +63,7 @@ type Metadata struct {
 	Schedule       string
 	Model          string // model folder name
 	Variant        string // e.g. "distilled" or "base"
+	ModelFiles     []ModelFile
 	References     []Reference
 	Software       string
 	Created        time.Time
@@ -75,6 +84,7 @@ type metadataJSON struct {
 	Schedule       string      `json:"schedule,omitempty"`
 	Model          string      `json:"model,omitempty"`
 	Variant        string      `json:"variant,omitempty"`
+	ModelFiles     []ModelFile `json:"model_files,omitempty"`
 	References     []Reference `json:"references,omitempty"`
 	Software       string      `json:"software,omitempty"`
 	Created        *time.Time  `json:"created,omitempty"`
@@ -90,7 +100,7 @@ func (m Metadata) MarshalJSON() ([]byte, error) {
 	j := metadataJSON{
 		Format: metadataFormat, Prompt: m.Prompt, NegativePrompt: m.NegativePrompt, Seed: m.Seed,
 		Width: m.Width, Height: m.Height, Steps: m.Steps, Guidance: m.Guidance,
-		Schedule: m.Schedule, Model: m.Model, Variant: m.Variant, References: m.References,
+		Schedule: m.Schedule, Model: m.Model, Variant: m.Variant, ModelFiles: m.ModelFiles, References: m.References,
 		Software: m.Software, DurationS: m.Duration.Seconds(), Inpaint: m.Inpaint,
 	}
 	if m.Inpaint != nil && (math.IsNaN(m.Inpaint.Strength) || math.IsInf(m.Inpaint.Strength, 0)) {
@@ -124,7 +134,7 @@ func (m *Metadata) UnmarshalJSON(b []byte) error {
 	*m = Metadata{
 		Prompt: j.Prompt, NegativePrompt: j.NegativePrompt, Seed: j.Seed,
 		Width: j.Width, Height: j.Height, Steps: j.Steps, Guidance: j.Guidance,
-		Schedule: j.Schedule, Model: j.Model, Variant: j.Variant, References: j.References,
+		Schedule: j.Schedule, Model: j.Model, Variant: j.Variant, ModelFiles: j.ModelFiles, References: j.References,
 		Software: j.Software, Inpaint: j.Inpaint,
 	}
 	if j.Created != nil {

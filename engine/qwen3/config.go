@@ -264,3 +264,7 @@ func (r *rawConfig) rope(c *Config) error {
 	}
 	return nil
 }
+
+// ParseConfig validates the text of a Qwen3 config.json (as LoadConfig does for a file),
+// e.g. one inferred from a single weights file.
+func ParseConfig(data []byte) (Config, error) { return parseConfig(data) }

@@ -36,6 +36,8 @@ type Encoder struct {
 	embed  matrix         // [vocab, hidden], gathered on the host
 	norm   []float32      // final RMSNorm [hidden]
 	layers []decoderLayer
+	// readLayers is how many decoder layers were read (0: all; see LoadLayers).
+	readLayers int
 
 	mu     sync.RWMutex // held for reading while a pass runs, for writing to (un)bind
 	bound  bound        // the backend tensors made so far
@@ -219,6 +221,9 @@ func (e *Encoder) bind(upto int, norm bool) error {
 func (e *Encoder) forward(ctx context.Context, ids []int, realTokens, upto int, progress func(done, total int), visit func(index int, hs gpu.Tensor) error) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("qwen3: encode cancelled: %w", err)
+	}
+	if upto > len(e.layers) {
+		return fmt.Errorf("qwen3: hidden state %d needs decoder layer %d, which was not read (%d of %d layers loaded)", upto, upto-1, len(e.layers), e.cfg.NumHiddenLayers)
 	}
 	release, err := e.acquire(upto)
 	if err != nil {

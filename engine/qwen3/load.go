@@ -72,16 +72,42 @@ type tensorLoader struct {
 }
 
 func newEncoder(cfg Config, b gpu.Backend, ckpt weights.Source) (*Encoder, error) {
+	return newEncoderLayers(cfg, b, ckpt, 0)
+}
+
+// LoadLayers is LoadFrom reading only decoder layers 0..layers-1 (0: all): for a checkpoint
+// that leaves out the layers above the deepest hidden state the pipeline takes (27 of
+// Qwen3-4B's 36). cfg keeps the model's full layer count, so hidden-state indices mean what
+// they mean for the whole model; asking for a hidden state above layers is an error.
+func LoadLayers(where string, cfg Config, src weights.Source, b gpu.Backend, layers int) (*Encoder, error) {
+	if b == nil {
+		return nil, errors.New("qwen3: nil backend")
+	}
+	if layers < 0 || layers > cfg.NumHiddenLayers {
+		return nil, fmt.Errorf("qwen3: %s: %d layers to read, the model has %d", where, layers, cfg.NumHiddenLayers)
+	}
+	e, err := newEncoderLayers(cfg, b, src, layers)
+	if err != nil {
+		return nil, fmt.Errorf("qwen3: %s: %w", where, err)
+	}
+	return e, nil
+}
+
+func newEncoderLayers(cfg Config, b gpu.Backend, ckpt weights.Source, layers int) (*Encoder, error) {
 	ld := tensorLoader{ckpt: ckpt, prefix: "model."}
 	if !ckpt.Has("model.embed_tokens.weight") && ckpt.Has("embed_tokens.weight") {
 		ld.prefix = ""
 	}
-	// Compare the layer count with the weights before allocating anything per layer.
-	if n := ckpt.Count(ld.prefix + "layers."); n < cfg.NumHiddenLayers {
-		return nil, fmt.Errorf(`config.json field "num_hidden_layers" is %d, but the weights hold %d layers (%slayers.0 to %d)`,
-			cfg.NumHiddenLayers, n, ld.prefix, n-1)
+	want := cfg.NumHiddenLayers
+	if layers > 0 {
+		want = layers
 	}
-	e := &Encoder{cfg: cfg, b: b, ckpt: ckpt}
+	// Compare the layer count with the weights before allocating anything per layer.
+	if n := ckpt.Count(ld.prefix + "layers."); n < want {
+		return nil, fmt.Errorf(`config.json field "num_hidden_layers" is %d, but the weights hold %d layers (%slayers.0 to %d)`,
+			want, n, ld.prefix, n-1)
+	}
+	e := &Encoder{cfg: cfg, b: b, ckpt: ckpt, readLayers: layers}
 	if err := ld.bind(e); err != nil {
 		return nil, err
 	}
@@ -95,7 +121,11 @@ func (ld tensorLoader) bind(e *Encoder) error {
 	if e.embed, err = ld.matrix("embed_tokens.weight", cfg.VocabSize, cfg.HiddenSize); err != nil {
 		return err
 	}
-	e.layers = make([]decoderLayer, cfg.NumHiddenLayers)
+	n := cfg.NumHiddenLayers
+	if e.readLayers > 0 {
+		n = e.readLayers
+	}
+	e.layers = make([]decoderLayer, n)
 	for i := range e.layers {
 		if err := ld.layer(&e.layers[i], i, cfg); err != nil {
 			return err

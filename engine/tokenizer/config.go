@@ -26,6 +26,11 @@ func (t *Tokenizer) applyConfig(path string) error {
 	if err != nil {
 		return err
 	}
+	return t.applyConfigJSON(data)
+}
+
+// applyConfigJSON applies the text of tokenizer_config.json (see applyConfig).
+func (t *Tokenizer) applyConfigJSON(data []byte) error {
 	var cfg tokenizerConfig
 	if err := json.Unmarshal(data, &cfg); err != nil {
 		return err

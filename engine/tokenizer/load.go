@@ -41,6 +41,28 @@ func Load(dir string) (*Tokenizer, error) {
 	return t, nil
 }
 
+// Parse builds a tokenizer from the text of tokenizer.json and, when config is not nil, of
+// tokenizer_config.json, with Load's checks: how a tokenizer shipped inside the binary
+// (package bundled) is loaded.
+func Parse(tokenizerJSON, config []byte) (*Tokenizer, error) {
+	if len(tokenizerJSON) > safefile.MaxTokenizerBytes {
+		return nil, fmt.Errorf("tokenizer: tokenizer.json is %d bytes, over %d", len(tokenizerJSON), safefile.MaxTokenizerBytes)
+	}
+	t, err := parse(string(tokenizerJSON))
+	if err != nil {
+		return nil, fmt.Errorf("tokenizer: tokenizer.json: %w", err)
+	}
+	if config == nil {
+		err = t.checkID(t.pad, "pad id")
+	} else {
+		err = t.applyConfigJSON(config)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("tokenizer: tokenizer_config.json: %w", err)
+	}
+	return t, nil
+}
+
 // sections holds what parse extracts from tokenizer.json: the big vocabulary and merges
 // decoded by the scanner, every other section as raw JSON.
 type sections struct {

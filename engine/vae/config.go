@@ -167,3 +167,7 @@ func (c Config) Validate() error {
 	}
 	return nil
 }
+
+// ParseConfig validates the text of a VAE config.json (as LoadConfig does for a file), e.g.
+// one inferred from a single weights file.
+func ParseConfig(data []byte) (Config, error) { return parseConfig(data) }

@@ -3,6 +3,7 @@ package assemble
 import (
 	"fmt"
 	"io"
+	"os"
 	"slices"
 
 	"kleinbild/internal/safefile"
@@ -23,10 +24,25 @@ type Component struct {
 	Types      map[string]int // storage type ("Q4_K", "BF16", ...) -> number of source tensors
 	Names      []string       // source tensor names, in file order
 	Shapes     remap.Shapes   // target shapes, all of them (also those the plan leaves out)
+	size       int64
+	loaded     int64
 }
 
-// Close closes the checkpoint and the file under it.
-func (c *Component) Close() error { return c.Checkpoint.Close() }
+// Close closes the checkpoint and the file under it (nothing for an Inspect result).
+func (c *Component) Close() error {
+	if c.Checkpoint == nil {
+		return nil
+	}
+	return c.Checkpoint.Close()
+}
+
+// Bytes is the size of the file.
+func (c *Component) Bytes() int64 { return c.size }
+
+// LoadedBytes is about the memory the opened weights take: the file's size (it is mapped),
+// and for a GGUF four bytes per weight of each quantized tensor (dequantized to float32)
+// instead of its packed size.
+func (c *Component) LoadedBytes() int64 { return c.loaded }
 
 // IsGGUF reports whether the file at path starts with the GGUF magic. The file is opened
 // through the guarded opener (a FIFO or device is refused).
@@ -51,6 +67,10 @@ type source struct {
 	types  map[string]int
 	gf     *gguf.File
 	ck     *weights.Checkpoint
+	size   int64
+	loaded int64 // bytes in memory once opened (GGUF); 0: size
+	// describe: build only the description (no checkpoint; the file is closed).
+	describe bool
 }
 
 func openSource(path string) (*source, error) {
@@ -59,12 +79,21 @@ func openSource(path string) (*source, error) {
 		return nil, err
 	}
 	s := &source{shapes: map[string][]int{}, types: map[string]int{}}
+	if fi, err := os.Stat(path); err == nil {
+		s.size = fi.Size()
+	}
 	if isGGUF {
 		if s.gf, err = gguf.Open(path); err != nil {
 			return nil, err
 		}
 		s.format = "gguf"
 		for _, t := range s.gf.Tensors() {
+			n := int64(t.Numel())
+			if dt, ok := plainTypes[t.Type]; ok {
+				s.loaded += n * int64(dt.Size())
+			} else {
+				s.loaded += 4 * n // dequantized to float32
+			}
 			s.names = append(s.names, t.Name)
 			s.shapes[t.Name] = t.Shape
 			s.types[t.Type.String()]++
@@ -110,7 +139,11 @@ func (s *source) build(path string, naming remap.Naming, full, load remap.Plan, 
 		s.close()
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	c := &Component{Path: path, Format: s.format, Naming: naming, Config: cfg, Types: s.types, Names: slices.Clone(s.names), Shapes: shapes}
+	c := &Component{Path: path, Format: s.format, Naming: naming, Config: cfg, Types: s.types, Names: slices.Clone(s.names), Shapes: shapes, size: s.size, loaded: max(s.loaded, s.size)}
+	if s.describe {
+		s.close()
+		return c, nil
+	}
 	if s.gf != nil {
 		c.Checkpoint, err = FromGGUF(s.gf, load) // owns s.gf from here
 	} else {
@@ -127,11 +160,18 @@ func (s *source) build(path string, naming remap.Naming, full, load remap.Plan, 
 
 // OpenTransformer reads a FLUX.2 transformer file: GGUF (ComfyUI-GGUF or stable-diffusion.cpp
 // layout) or safetensors (BFL single file, or diffusers names).
-func OpenTransformer(path string) (*Component, error) {
+func OpenTransformer(path string) (*Component, error) { return openTransformer(path, false) }
+
+// DescribeTransformer is OpenTransformer without the weights: naming, config, types and
+// shapes, from the header alone (nothing is dequantized). Checkpoint is nil.
+func DescribeTransformer(path string) (*Component, error) { return openTransformer(path, true) }
+
+func openTransformer(path string, describe bool) (*Component, error) {
 	s, err := openSource(path)
 	if err != nil {
 		return nil, err
 	}
+	s.describe = describe
 	plan, naming, err := remap.Transformer(s.names)
 	if err != nil {
 		s.close()
@@ -146,10 +186,18 @@ func OpenTransformer(path string) (*Component, error) {
 // qwen3.rope.freq_base, qwen3.attention.layer_norm_rms_epsilon and qwen3.context_length
 // go into the config.
 func OpenTextEncoder(path string, maxLayer int) (*Component, error) {
+	return openTextEncoder(path, maxLayer, false)
+}
+
+// DescribeTextEncoder is OpenTextEncoder without the weights (see DescribeTransformer).
+func DescribeTextEncoder(path string) (*Component, error) { return openTextEncoder(path, -1, true) }
+
+func openTextEncoder(path string, maxLayer int, describe bool) (*Component, error) {
 	s, err := openSource(path)
 	if err != nil {
 		return nil, err
 	}
+	s.describe = describe
 	full, naming, err := remap.TextEncoder(s.names, -1)
 	var load remap.Plan
 	if err == nil {
@@ -176,11 +224,17 @@ func OpenTextEncoder(path string, maxLayer int) (*Component, error) {
 
 // OpenVAE reads a FLUX.2 autoencoder file (BFL ae.safetensors or diffusers names). groups is
 // the GroupNorm group count, which the weights do not record (0: FLUX.2's 32).
-func OpenVAE(path string, groups int) (*Component, error) {
+func OpenVAE(path string, groups int) (*Component, error) { return openVAE(path, groups, false) }
+
+// DescribeVAE is OpenVAE without the weights (see DescribeTransformer).
+func DescribeVAE(path string, groups int) (*Component, error) { return openVAE(path, groups, true) }
+
+func openVAE(path string, groups int, describe bool) (*Component, error) {
 	s, err := openSource(path)
 	if err != nil {
 		return nil, err
 	}
+	s.describe = describe
 	plan, naming, err := remap.VAE(s.names)
 	if err != nil {
 		s.close()

@@ -1,0 +1,163 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"kleinbild/engine"
+	"kleinbild/engine/qwen3"
+	"kleinbild/engine/tokenizer"
+	"kleinbild/gpu"
+)
+
+// modelFlags are the flags that name a model's files beside -d: a file for one component
+// (GGUF or safetensors, in diffusers, BFL, ComfyUI, stable-diffusion.cpp or llama.cpp naming)
+// in place of that component of whatever -d names, the variant where the files do not tell,
+// and the VAE file's GroupNorm group count.
+type modelFlags struct {
+	dir                            *string
+	transformer, textEncoder, vaeF *string
+	variant                        *string
+	vaeGroups                      *int
+}
+
+// addModelFlags registers --transformer, --text-encoder, --vae, --variant and --vae-groups on
+// fs beside dir, the -d flag's value.
+func addModelFlags(fs *flag.FlagSet, dir *string, variantFlag string) *modelFlags {
+	return &modelFlags{
+		dir:         dir,
+		transformer: fs.String("transformer", "", "transformer file (GGUF or safetensors, any naming) in place of -d's"),
+		textEncoder: fs.String("text-encoder", "", "Qwen3 text encoder file (GGUF or safetensors) in place of -d's"),
+		vaeF:        fs.String("vae", "", "VAE file (BFL ae.safetensors or diffusers naming) in place of -d's"),
+		variant:     fs.String(variantFlag, "", "distilled or base, for a transformer file whose name does not tell"),
+		vaeGroups:   fs.Int("vae-groups", 0, "GroupNorm groups of a --vae file (default: -d's VAE config, else 32)"),
+	}
+}
+
+// given reports whether a model was named at all (-d or a component file).
+func (m *modelFlags) given() bool { return *m.dir != "" || !m.overrides().Empty() }
+
+func (m *modelFlags) overrides() engine.Overrides {
+	return engine.Overrides{Transformer: *m.transformer, TextEncoder: *m.textEncoder, VAE: *m.vaeF,
+		VAEGroups: *m.vaeGroups, Variant: *m.variant}
+}
+
+// source opens what the flags name (engine.OpenModelSource).
+func (m *modelFlags) source() (engine.Source, error) {
+	if v := *m.variant; v != "" && v != "distilled" && v != "base" {
+		return nil, usageErr("variant %q: want distilled or base", v)
+	}
+	if *m.vaeGroups < 0 {
+		return nil, usageErr("--vae-groups %d: want a positive count", *m.vaeGroups)
+	}
+	return engine.OpenModelSource(*m.dir, m.overrides())
+}
+
+// open opens the model the flags name on b.
+func (m *modelFlags) open(b gpu.Backend, opts engine.Options) (*engine.Model, error) {
+	src, err := m.source()
+	if err != nil {
+		return nil, err
+	}
+	return engine.OpenSource(src, b, opts)
+}
+
+// folderOnly reports whether the flags name a diffusers folder and nothing else (the path
+// the folder checks of info take): no component file, and -d neither a file nor a ComfyUI
+// models folder.
+func (m *modelFlags) folderOnly() bool {
+	if !m.overrides().Empty() || *m.variant != "" || *m.dir == "" {
+		return false
+	}
+	st, err := os.Stat(*m.dir)
+	if err != nil {
+		return true // the folder checks report it
+	}
+	if !st.IsDir() {
+		return false
+	}
+	_, err = os.Stat(filepath.Join(*m.dir, "model_index.json"))
+	return err == nil || engine.ComfyRoot(*m.dir) == ""
+}
+
+// printSource writes what info reports of a model with components from single files: the
+// model, each component's file, naming, storage types and bytes, notes and missing parts.
+func printSource(w io.Writer, src engine.Source) {
+	info := src.Info()
+	fmt.Fprintf(w, "model:    %s\nvariant:  %s\nweights:  %.2f GB\nsteps:    %d (default)\n", info.Dir, info.Variant(), float64(info.WeightBytes)/1e9, info.DefaultSteps)
+	files := map[engine.Component]engine.PartFile{}
+	for _, f := range info.Files {
+		files[f.Component] = f
+	}
+	for _, c := range engine.WeightComponents {
+		name := strings.ReplaceAll(string(c), "_", " ")
+		if f, ok := files[c]; ok {
+			fmt.Fprintf(w, "%-13s %s\n%-13s %s %s naming, %s, %s\n", name+":", f.Path, "", f.Format, f.Naming, f.TypeList(), sizeText(f.Bytes))
+		} else if src.WeightBytes(c) > 0 {
+			fmt.Fprintf(w, "%-13s %s (%s)\n", name+":", src.Where(c), sizeText(src.WeightBytes(c)))
+		}
+	}
+	for _, n := range info.Notes {
+		fmt.Fprintf(w, "note:     %s\n", n)
+	}
+	for _, m := range info.Missing {
+		fmt.Fprintf(w, "problem:  missing %s\n", m)
+	}
+}
+
+// infoSource is info for a model with components from single files: it describes each file
+// and loads every component to check it (the weights are read, quantized ones dequantized).
+func infoSource(m *modelFlags, deep bool, b gpu.Backend, stdout io.Writer) error {
+	if deep {
+		return usageErr("--deep reads diffusers folders only")
+	}
+	src, err := m.source()
+	if err != nil {
+		return err
+	}
+	printSource(stdout, src)
+	if err := src.Info().MissingError(); err != nil {
+		return err
+	}
+	for _, c := range engine.WeightComponents {
+		if err := engine.CheckLoad(src, c, b); err != nil {
+			return fmt.Errorf("%s: %w", filepath.Base(src.Where(c)), err)
+		}
+	}
+	return nil
+}
+
+// encoder loads the tokenizer and text encoder of the model the flags name.
+func (m *modelFlags) encoder(b gpu.Backend) (*tokenizer.Tokenizer, *qwen3.Encoder, error) {
+	src, err := m.source()
+	if err != nil {
+		return nil, nil, err
+	}
+	tok, err := src.Tokenizer()
+	if err != nil {
+		return nil, nil, err
+	}
+	enc, err := engine.LoadEncoder(src, b)
+	return tok, enc, err
+}
+
+// sizeText writes a byte count in GB, or MB below a gigabyte.
+func sizeText(n int64) string {
+	if n < 1e9 {
+		return fmt.Sprintf("%.1f MB", float64(n)/1e6)
+	}
+	return fmt.Sprintf("%.2f GB", float64(n)/1e9)
+}
+
+// benchSource is the model bench runs: nil for a diffusers folder (bench reads it itself),
+// else the Source the flags name.
+func (m *modelFlags) benchSource() (engine.Source, error) {
+	if m.folderOnly() {
+		return nil, nil
+	}
+	return m.source()
+}

@@ -1,0 +1,182 @@
+package engine
+
+import (
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"kleinbild/weights/assemble"
+)
+
+// ComfyUI's model subfolders per component; the older names (unet, clip) are read too.
+var comfyDirs = map[Component][]string{
+	Transformer: {"diffusion_models", "unet"},
+	TextEncoder: {"text_encoders", "clip"},
+	VAE:         {"vae"},
+}
+
+// ComfyRoot returns the folder holding ComfyUI's model subfolders when dir is a ComfyUI
+// models folder (dir itself, or dir/models for a ComfyUI installation), else "".
+func ComfyRoot(dir string) string {
+	for _, root := range []string{dir, filepath.Join(dir, "models")} {
+		for _, sub := range comfyDirs[Transformer] {
+			if st, err := os.Stat(filepath.Join(root, sub)); err == nil && st.IsDir() {
+				return root
+			}
+		}
+	}
+	return ""
+}
+
+// Combination is one usable set of files in a ComfyUI models folder.
+type Combination struct {
+	Transformer, TextEncoder, VAE string
+}
+
+// comfyFiles lists the weight files (.gguf, .safetensors) of component c under root.
+func comfyFiles(root string, c Component) []string {
+	var out []string
+	for _, sub := range comfyDirs[c] {
+		entries, _ := os.ReadDir(filepath.Join(root, sub))
+		for _, e := range entries {
+			n := e.Name()
+			if e.IsDir() || strings.HasPrefix(n, ".") || !(strings.HasSuffix(n, ".gguf") || strings.HasSuffix(n, ".safetensors")) {
+				continue
+			}
+			out = append(out, filepath.Join(root, sub, n))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// ComfyCombinations lists the usable combinations of a ComfyUI models folder (see ComfyRoot):
+// every FLUX.2 transformer file with every Qwen3 text encoder whose width its text input
+// takes (three hidden states of the encoder) and every FLUX.2 VAE with its latent width.
+// Files that are not such components (other models share these folders) are skipped.
+// groups is the VAE files' GroupNorm group count (0: 32).
+func ComfyCombinations(root string, groups int) []Combination {
+	type tr struct {
+		path  string
+		joint int
+		latCh int
+	}
+	var trs []tr
+	for _, f := range comfyFiles(root, Transformer) {
+		c, err := NewParts(nil, Overrides{Transformer: f})
+		if err != nil {
+			continue
+		}
+		cfg, _ := c.TransformerConfig()
+		trs = append(trs, tr{f, cfg.JointAttentionDim, cfg.InChannels})
+	}
+	encs := map[string]int{}
+	for _, f := range comfyFiles(root, TextEncoder) {
+		if c, err := assemble.DescribeTextEncoder(f); err == nil {
+			if h, ok := c.Shapes["model.norm.weight"]; ok && len(h) == 1 {
+				encs[f] = h[0]
+			}
+		}
+	}
+	vaes := map[string]int{}
+	for _, f := range comfyFiles(root, VAE) {
+		if c, err := NewParts(nil, Overrides{VAE: f, VAEGroups: groups}); err == nil {
+			cfg, _ := c.VAEConfig()
+			vaes[f] = cfg.PatchedChannels()
+		}
+	}
+	var out []Combination
+	for _, t := range trs {
+		for _, e := range slices.Sorted(maps.Keys(encs)) {
+			if 3*encs[e] != t.joint {
+				continue
+			}
+			for _, v := range slices.Sorted(maps.Keys(vaes)) {
+				if vaes[v] == t.latCh {
+					out = append(out, Combination{t.path, e, v})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// OpenComfy returns the model of a ComfyUI models folder: the files o names, and for the
+// others the first usable combination (by file name) that agrees with them. A GGUF
+// transformer is preferred over a safetensors one (it is why most people have both).
+// Info().Notes names the choice when there was one.
+func OpenComfy(dir string, o Overrides) (Source, error) {
+	root := ComfyRoot(dir)
+	if root == "" {
+		return nil, fmt.Errorf("%s is not a ComfyUI models folder (no diffusion_models/)", dir)
+	}
+	all := ComfyCombinations(root, o.VAEGroups)
+	combos := slices.DeleteFunc(slices.Clone(all), func(c Combination) bool {
+		return (o.Transformer != "" && c.Transformer != o.Transformer) ||
+			(o.TextEncoder != "" && c.TextEncoder != o.TextEncoder) || (o.VAE != "" && c.VAE != o.VAE)
+	})
+	slices.SortStableFunc(combos, func(a, b Combination) int {
+		ga, gb := strings.HasSuffix(a.Transformer, ".gguf"), strings.HasSuffix(b.Transformer, ".gguf")
+		switch {
+		case ga && !gb:
+			return -1
+		case gb && !ga:
+			return 1
+		}
+		return 0
+	})
+	pick := Combination{o.Transformer, o.TextEncoder, o.VAE}
+	if len(combos) > 0 {
+		pick = combos[0]
+	}
+	src, err := NewParts(nil, Overrides{Transformer: pick.Transformer, TextEncoder: pick.TextEncoder, VAE: pick.VAE, VAEGroups: o.VAEGroups, Variant: o.Variant})
+	if err != nil {
+		return nil, err
+	}
+	p := src.(*parts)
+	p.info.Dir = root
+	if len(all) == 0 {
+		p.info.Notes = append(p.info.Notes, fmt.Sprintf("%s holds no usable FLUX.2-klein transformer, Qwen3 text encoder and FLUX.2 VAE that fit together", root))
+	} else if len(all) > 1 {
+		p.info.Notes = append(p.info.Notes, fmt.Sprintf("%s holds %d usable combinations; using %s, %s, %s (choose with --transformer, --text-encoder, --vae)",
+			root, len(all), filepath.Base(pick.Transformer), filepath.Base(pick.TextEncoder), filepath.Base(pick.VAE)))
+	}
+	return p, nil
+}
+
+// OpenModelSource opens what path names as a Source: a diffusers folder, a ComfyUI models
+// folder, or a single transformer file (path "" : only the files o names). The files o names
+// take the place of those components.
+func OpenModelSource(path string, o Overrides) (Source, error) {
+	if path == "" {
+		if o.Empty() {
+			return nil, errNoModel
+		}
+		return NewParts(nil, o)
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("model: %w", err)
+	}
+	if !st.IsDir() {
+		if o.Transformer != "" {
+			return nil, fmt.Errorf("model %s is a file and --transformer names another (%s): give one", path, o.Transformer)
+		}
+		o.Transformer = path
+		return NewParts(nil, o)
+	}
+	if _, err := os.Stat(filepath.Join(path, "model_index.json")); err != nil && ComfyRoot(path) != "" {
+		return OpenComfy(path, o)
+	}
+	base, err := OpenFolder(path)
+	if err != nil {
+		return nil, err
+	}
+	if o.Empty() && o.Variant == "" {
+		return base, nil
+	}
+	return NewParts(base, o) // files, or the variant chosen for the folder
+}

@@ -172,22 +172,39 @@ func (r *Runtime) Add(y, x gpu.Tensor, rows int, module string) {
 	if r == nil {
 		return
 	}
+	r.AddUsing(r.scratch, y, x, rows, module)
+}
+
+// PerRow is the scratch (floats per row) AddUsing needs.
+func (r *Runtime) PerRow() int {
+	if r == nil {
+		return 0
+	}
+	return r.perRow
+}
+
+// AddUsing is Add with the caller's scratch tensor of at least rows·PerRow() floats (for
+// models whose passes may run concurrently).
+func (r *Runtime) AddUsing(scratch, y, x gpu.Tensor, rows int, module string) {
+	if r == nil {
+		return
+	}
 	b := r.b
 	none := gpu.Tensor{}
 	for _, t := range r.active[module] {
 		if t.kind == LoRA {
-			h := r.scratch.Slice(0, rows*t.rank)
-			o := r.scratch.Slice(rows*t.rank, rows*(t.rank+t.out))
+			h := scratch.Slice(0, rows*t.rank)
+			o := scratch.Slice(rows*t.rank, rows*(t.rank+t.out))
 			b.Linear(h, x, t.a, none, rows)
 			b.Linear(o, h, t.b, none, rows)
 			b.AddScaled(y, o, t.scale)
 			continue
 		}
 		nu, no := rows*t.c1*t.r2, rows*t.out
-		u := r.scratch.Slice(0, nu)
-		ut := r.scratch.Slice(nu, 2*nu)
-		v := r.scratch.Slice(2*nu, 2*nu+no)
-		vt := r.scratch.Slice(2*nu+no, 2*nu+2*no)
+		u := scratch.Slice(0, nu)
+		ut := scratch.Slice(nu, 2*nu)
+		v := scratch.Slice(2*nu, 2*nu+no)
+		vt := scratch.Slice(2*nu+no, 2*nu+2*no)
 		b.Linear(u, x, t.w2, none, rows*t.c1)  // [rows·c1, r2]
 		b.Transpose(ut, u, rows*t.c1, t.r2)    // [r2, rows·c1] = [r2·rows, c1]
 		b.Linear(v, ut, t.w1, none, t.r2*rows) // [r2·rows, r1] = [r2, rows·r1]

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"kleinbild/engine/imageio"
 	"kleinbild/engine/lora"
 	"kleinbild/weights/golden"
 )
@@ -166,5 +167,36 @@ func TestAdaptersRefused(t *testing.T) {
 	k1, k2 := textAdapterKey(lora.Stack{{Adapter: te, Strength: 1}}), textAdapterKey(lora.Stack{{Adapter: te, Strength: 0.5}})
 	if k1 == "" || k1 == k2 || textAdapterKey(lora.Stack{{Adapter: te, Strength: 0}}) != "" {
 		t.Errorf("text-encoder keys: %q %q", k1, k2)
+	}
+}
+
+// TestMetadataAdapters: the PNG metadata records each adapter's file name, SHA-256 and
+// strength, and reads them back.
+func TestMetadataAdapters(t *testing.T) {
+	path := golden.Path(t, "lora", "loras", "lora_kohya_r2_a1.safetensors")
+	a, err := lora.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := imageio.SHA256File(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := Request{Prompt: "p", Adapters: lora.Stack{{Adapter: a, Strength: -0.5}}}
+	meta, err := Metadata(ModelInfo{Dir: "m", Distilled: true}, req, &Result{Seed: 1, WidthPx: 16, HeightPx: 16, Steps: 1, Guidance: 1}, "test", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := json.Marshal(meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back imageio.Metadata
+	if err := json.Unmarshal(raw, &back); err != nil {
+		t.Fatal(err)
+	}
+	want := imageio.Adapter{File: "lora_kohya_r2_a1.safetensors", SHA256: sum, Strength: -0.5}
+	if len(back.Adapters) != 1 || back.Adapters[0] != want || len(sum) != 64 {
+		t.Errorf("adapters read back as %+v, want %+v (%s)", back.Adapters, want, raw)
 	}
 }

@@ -32,6 +32,14 @@ type Reference struct {
 	SHA256 string `json:"sha256"`
 }
 
+// Adapter identifies a LoRA/LoKr adapter applied to a generation: the file's name (no
+// folder), the SHA-256 of its bytes and its strength.
+type Adapter struct {
+	File     string  `json:"file"`
+	SHA256   string  `json:"sha256"`
+	Strength float32 `json:"strength"`
+}
+
 // Metadata describes how an image was generated. WritePNG stores it in the PNG.
 type Metadata struct {
 	Prompt         string
@@ -44,6 +52,7 @@ type Metadata struct {
 	Model          string // model folder name
 	Variant        string // e.g. "distilled" or "base"
 	References     []Reference
+	Adapters       []Adapter
 	Software       string
 	Created        time.Time
 	Duration       time.Duration // wall time of the generation
@@ -63,6 +72,7 @@ type metadataJSON struct {
 	Model          string      `json:"model,omitempty"`
 	Variant        string      `json:"variant,omitempty"`
 	References     []Reference `json:"references,omitempty"`
+	Adapters       []Adapter   `json:"adapters,omitempty"`
 	Software       string      `json:"software,omitempty"`
 	Created        *time.Time  `json:"created,omitempty"`
 	DurationS      float64     `json:"duration_s,omitempty"`
@@ -77,7 +87,7 @@ func (m Metadata) MarshalJSON() ([]byte, error) {
 		Format: metadataFormat, Prompt: m.Prompt, NegativePrompt: m.NegativePrompt, Seed: m.Seed,
 		Width: m.Width, Height: m.Height, Steps: m.Steps, Guidance: m.Guidance,
 		Schedule: m.Schedule, Model: m.Model, Variant: m.Variant, References: m.References,
-		Software: m.Software, DurationS: m.Duration.Seconds(),
+		Adapters: m.Adapters, Software: m.Software, DurationS: m.Duration.Seconds(),
 	}
 	if math.IsNaN(m.Guidance) || math.IsInf(m.Guidance, 0) {
 		return nil, fmt.Errorf("metadata: guidance %v is not a finite number", m.Guidance)
@@ -108,7 +118,7 @@ func (m *Metadata) UnmarshalJSON(b []byte) error {
 		Prompt: j.Prompt, NegativePrompt: j.NegativePrompt, Seed: j.Seed,
 		Width: j.Width, Height: j.Height, Steps: j.Steps, Guidance: j.Guidance,
 		Schedule: j.Schedule, Model: j.Model, Variant: j.Variant, References: j.References,
-		Software: j.Software,
+		Adapters: j.Adapters, Software: j.Software,
 	}
 	if j.Created != nil {
 		m.Created = *j.Created

@@ -37,6 +37,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	jsonPath := fs.String("json", "bench.json", "write the figures as JSON to this file (\"\" to skip)")
 	peakReps := fs.Int("peak-reps", 3, "timed repetitions of each GEMM peak measurement (0 skips it)")
 	quiet := fs.Bool("q", false, "quiet: print only the table and errors")
+	loras := addLoRAFlags(fs)
 	backend := backendFlag(fs, "")
 	rest, err := parse(fs, args)
 	if err != nil {
@@ -55,6 +56,10 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	if *steps < 1 || *steps > engine.MaxSteps {
 		return usageErr("--steps %d out of range 1..%d", *steps, engine.MaxSteps)
+	}
+	adapters, err := loras.open()
+	if err != nil {
+		return err
 	}
 	b, err := openBackend(*backend)
 	if err != nil {
@@ -113,7 +118,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		reps = -1
 	}
 	rep, runErr := bench.Run(ctx, bench.Options{ModelDir: *dir, Sizes: sz, Steps: *steps, Prompt: *prompt,
-		PeakReps: reps, Software: Version, Backend: b, Log: logf})
+		PeakReps: reps, Adapters: adapters, Software: Version, Backend: b, Log: logf})
 	if runErr != nil && (rep == nil || len(rep.Runs) == 0) {
 		return runErr
 	}

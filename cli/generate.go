@@ -42,6 +42,7 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	verbose := fs.Bool("v", false, "verbose: per-phase timings")
 	quiet := fs.Bool("q", false, "quiet: print only the seed and errors")
 	noCache := fs.Bool("no-cache", false, "do not read or write the prompt-embedding cache")
+	loras := addLoRAFlags(fs)
 	backend := backendFlag(fs, " (onednn is ~2.5x faster with bf16 activations, rel-L2 ~5e-3)")
 	rest, err := parse(fs, args)
 	if err != nil {
@@ -105,6 +106,10 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 		Prompt: *prompt, WidthPx: *width, HeightPx: *height, Steps: *steps,
 		Guidance: *guidance, References: refs,
 	}
+	if req.Adapters, err = loras.open(); err != nil {
+		return err
+	}
+	req.AdaptersPartial = *loras.partial
 	switch {
 	case *linear:
 		req.Schedule = "linear"

@@ -22,12 +22,18 @@ func runRandModel(args []string, stdout, stderr io.Writer) error {
 	base := fs.Bool("base", false, "write the undistilled (base) variant's model_index.json")
 	tok := fs.String("tokenizer", "", "Qwen3 tokenizer folder with tokenizer.json (e.g. ../shared/golden/tokenizer), or a model folder with tokenizer/")
 	quiet := fs.Bool("q", false, "quiet: print only errors")
+	randLoRA := addRandLoRAFlags(fs)
 	rest, err := parse(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(rest) > 0 {
 		return usageErr("unexpected argument %q", rest[0])
+	}
+	if v, err := randmodel.ParseVariant(*variant); err == nil {
+		if done, err := randLoRA.write(stdout, v, *seed, *quiet); done {
+			return err
+		}
 	}
 	if *out == "" || *tok == "" {
 		return usageErr("-o DIR and --tokenizer PATH are required")

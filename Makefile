@@ -50,7 +50,7 @@ test:
 # backend: the best adapter present, Mesa's software Vulkan (llvmpipe) on CI. Only the tests
 # that compute (golden numbers, cancellation, memory, errors from the device): parsing and
 # loading tests do not depend on the backend, and llvmpipe is slow (about 10 min for these).
-WEBGPU_TESTS := TestEncodePrompts|TestHiddenStatesPerLayer|TestEncodeCancel|TestReleaseFreesTensors|TestGoldenForward|TestGoldenIntermediates|TestForwardCancel|TestForwardBadTensors|TestDecodeGolden|TestEncodeGolden|TestChain|TestPatchifyLayout|TestMemory|TestCancel|TestPipelineGolden|TestGenerateCancel|TestGenerateFreesTensors|TestNonFinite.*|TestDefaultFromEnv|TestOpenWebGPURepeatedly
+WEBGPU_TESTS := TestEncodePrompts|TestHiddenStatesPerLayer|TestEncodeCancel|TestReleaseFreesTensors|TestGoldenForward|TestGoldenIntermediates|TestForwardCancel|TestForwardBadTensors|TestDecodeGolden|TestEncodeGolden|TestChain|TestPatchifyLayout|TestMemory|TestCancel|TestPipelineGolden|TestGenerateCancel|TestGenerateFreesTensors|TestNonFinite.*|TestDefaultFromEnv|TestOpenWebGPURepeatedly|TestAdaptersRunTime|TestLoRAPipelineStackLoKr
 test-webgpu:
 	KLEINBILD_BACKEND=webgpu KLEINBILD_REQUIRE_WEBGPU=1 $(GO) test -count=1 -timeout 40m -run '^($(WEBGPU_TESTS))$$' \
 	  ./gpu/backends ./engine/qwen3 ./engine/flux2 ./engine/vae ./engine

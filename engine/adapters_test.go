@@ -14,16 +14,22 @@ import (
 	"kleinbild/weights/golden"
 )
 
-// loraPipelineCases are the golden/lora pipeline cases; each sidecar gives the call.
-var loraPipelineCases = []string{
-	"t2i_lora_diffusers_48x48_4steps",
-	"t2i_lora_bfl_scale0.6_48x64_4steps",
-	"t2i_lora_stack_diffusers0.7_kohya-0.5_48x48_4steps",
-	"t2i_lokr_lycoris_48x48_4steps",
-	"t2i_base_cfg4_lora_diffusers_48x48_4steps",
-	"t2i_lora_diffusers_fused_48x48_4steps",
-	"i2i_lora_kohya_ref83x69_4steps",
-}
+// The golden/lora pipeline cases (each sidecar gives the call), in two tests:
+// TestLoRAPipelineStackLoKr (stacked LoRA formats and LoKr, the two that also run on WebGPU
+// in make test-webgpu, within its time) and TestLoRAPipelineGolden (the rest).
+var (
+	loraPipelineCases = []string{
+		"t2i_lora_diffusers_48x48_4steps",
+		"t2i_lora_bfl_scale0.6_48x64_4steps",
+		"t2i_base_cfg4_lora_diffusers_48x48_4steps",
+		"t2i_lora_diffusers_fused_48x48_4steps",
+		"i2i_lora_kohya_ref83x69_4steps",
+	}
+	loraPipelineStackLoKr = []string{
+		"t2i_lora_stack_diffusers0.7_kohya-0.5_48x48_4steps",
+		"t2i_lokr_lycoris_48x48_4steps",
+	}
+)
 
 // loraSidecar is what the tests read from a golden/lora pipeline sidecar.
 type loraSidecar struct {
@@ -50,90 +56,100 @@ type loraSidecar struct {
 // from final_latents_without_lora.
 func TestLoRAPipelineGolden(t *testing.T) {
 	for _, name := range loraPipelineCases {
-		t.Run(name, func(t *testing.T) {
-			var side loraSidecar
-			raw, err := os.ReadFile(golden.Path(t, "lora", "pipeline", name+".json"))
-			if err != nil {
-				t.Fatal(err)
+		t.Run(name, func(t *testing.T) { loraPipelineCase(t, name) })
+	}
+}
+
+// TestLoRAPipelineStackLoKr is TestLoRAPipelineGolden for the stacked (diffusers 0.7, kohya
+// −0.5) and the LoKr case.
+func TestLoRAPipelineStackLoKr(t *testing.T) {
+	for _, name := range loraPipelineStackLoKr {
+		t.Run(name, func(t *testing.T) { loraPipelineCase(t, name) })
+	}
+}
+
+func loraPipelineCase(t *testing.T, name string) {
+	var side loraSidecar
+	raw, err := os.ReadFile(golden.Path(t, "lora", "pipeline", name+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &side); err != nil {
+		t.Fatal(err)
+	}
+	f := golden.Open(t, "lora/pipeline/"+name+".safetensors")
+	dir := golden.TinyModel(t)
+	if !side.Distilled {
+		dir = baseModel(t)
+	}
+	m := openModel(t, dir)
+	dumps := map[string][]float32{}
+	req := Request{Prompt: side.Prompt, Steps: side.Steps, Seed: side.Seed,
+		Dump: func(name string, shape []int, data []float32) error {
+			dumps[name] = append([]float32(nil), data...)
+			return nil
+		}}
+	if side.Width != nil {
+		req.WidthPx = *side.Width
+	}
+	if side.Height != nil {
+		req.HeightPx = *side.Height
+	}
+	for _, r := range side.Refs {
+		req.References = append(req.References, golden.Path(t, "pipeline", filepath.Base(r)))
+	}
+	for _, l := range side.LoRA {
+		a, err := lora.Open(golden.Path(t, "lora", "loras", filepath.Base(l.File)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := l.Weight
+		if w == nil {
+			w = l.Multiplier
+		}
+		if w == nil {
+			t.Fatalf("sidecar gives %s no weight", l.File)
+		}
+		req.Adapters = append(req.Adapters, lora.Weighted{Adapter: a, Strength: *w})
+	}
+	if len(req.Adapters) == 0 {
+		t.Fatal("sidecar names no adapter")
+	}
+	res, err := m.Generate(context.Background(), req, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	init, shape := golden.F32(t, f, "initial_latents")
+	gh, gw := shape[2], shape[3]
+	if res.HeightPx != 16*gh || res.WidthPx != 16*gw {
+		t.Fatalf("output %dx%d, want %dx%d", res.WidthPx, res.HeightPx, 16*gw, 16*gh)
+	}
+	golden.Compare(t, "seeded initial latents", dumps["latents_init"], init, 0)
+	for i := range side.Steps {
+		want, _ := golden.F32(t, f, fmt.Sprintf("step%d_latents_after", i))
+		golden.Compare(t, fmt.Sprintf("latents after step %d", i), dumps[fmt.Sprintf("latents_step%d", i)], unpack(want, latentChannels, gh*gw), 1e-5)
+	}
+	without, _ := golden.F32(t, f, "final_latents_without_lora")
+	if rel, _ := golden.Errors(dumps[fmt.Sprintf("latents_step%d", side.Steps-1)], unpack(without, latentChannels, gh*gw)); rel < 1e-3 {
+		t.Errorf("final latents within %.2g of those without the adapters", rel)
+	}
+	img, _ := golden.F32(t, f, "vae_decode_output")
+	golden.Compare(t, "decoded image", dumps["image"], img, 1e-5)
+	u8, err := f.Tensor("image_uint8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := u8.Uint8()
+	worst := 0
+	for y := range res.HeightPx {
+		for x := range res.WidthPx {
+			for ch := range 3 {
+				worst = max(worst, abs(int(res.Image.Pix[y*res.Image.Stride+4*x+ch])-int(want[(y*res.WidthPx+x)*3+ch])))
 			}
-			if err := json.Unmarshal(raw, &side); err != nil {
-				t.Fatal(err)
-			}
-			f := golden.Open(t, "lora/pipeline/"+name+".safetensors")
-			dir := golden.TinyModel(t)
-			if !side.Distilled {
-				dir = baseModel(t)
-			}
-			m := openModel(t, dir)
-			dumps := map[string][]float32{}
-			req := Request{Prompt: side.Prompt, Steps: side.Steps, Seed: side.Seed,
-				Dump: func(name string, shape []int, data []float32) error {
-					dumps[name] = append([]float32(nil), data...)
-					return nil
-				}}
-			if side.Width != nil {
-				req.WidthPx = *side.Width
-			}
-			if side.Height != nil {
-				req.HeightPx = *side.Height
-			}
-			for _, r := range side.Refs {
-				req.References = append(req.References, golden.Path(t, "pipeline", filepath.Base(r)))
-			}
-			for _, l := range side.LoRA {
-				a, err := lora.Open(golden.Path(t, "lora", "loras", filepath.Base(l.File)))
-				if err != nil {
-					t.Fatal(err)
-				}
-				w := l.Weight
-				if w == nil {
-					w = l.Multiplier
-				}
-				if w == nil {
-					t.Fatalf("sidecar gives %s no weight", l.File)
-				}
-				req.Adapters = append(req.Adapters, lora.Weighted{Adapter: a, Strength: *w})
-			}
-			if len(req.Adapters) == 0 {
-				t.Fatal("sidecar names no adapter")
-			}
-			res, err := m.Generate(context.Background(), req, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			init, shape := golden.F32(t, f, "initial_latents")
-			gh, gw := shape[2], shape[3]
-			if res.HeightPx != 16*gh || res.WidthPx != 16*gw {
-				t.Fatalf("output %dx%d, want %dx%d", res.WidthPx, res.HeightPx, 16*gw, 16*gh)
-			}
-			golden.Compare(t, "seeded initial latents", dumps["latents_init"], init, 0)
-			for i := range side.Steps {
-				want, _ := golden.F32(t, f, fmt.Sprintf("step%d_latents_after", i))
-				golden.Compare(t, fmt.Sprintf("latents after step %d", i), dumps[fmt.Sprintf("latents_step%d", i)], unpack(want, latentChannels, gh*gw), 1e-5)
-			}
-			without, _ := golden.F32(t, f, "final_latents_without_lora")
-			if rel, _ := golden.Errors(dumps[fmt.Sprintf("latents_step%d", side.Steps-1)], unpack(without, latentChannels, gh*gw)); rel < 1e-3 {
-				t.Errorf("final latents within %.2g of those without the adapters", rel)
-			}
-			img, _ := golden.F32(t, f, "vae_decode_output")
-			golden.Compare(t, "decoded image", dumps["image"], img, 1e-5)
-			u8, err := f.Tensor("image_uint8")
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, _ := u8.Uint8()
-			worst := 0
-			for y := range res.HeightPx {
-				for x := range res.WidthPx {
-					for ch := range 3 {
-						worst = max(worst, abs(int(res.Image.Pix[y*res.Image.Stride+4*x+ch])-int(want[(y*res.WidthPx+x)*3+ch])))
-					}
-				}
-			}
-			if worst > 1 {
-				t.Errorf("8-bit image differs by up to %d levels (1 allowed)", worst)
-			}
-		})
+		}
+	}
+	if worst > 1 {
+		t.Errorf("8-bit image differs by up to %d levels (1 allowed)", worst)
 	}
 }
 

@@ -30,10 +30,13 @@ func runRandModel(args []string, stdout, stderr io.Writer) error {
 	if len(rest) > 0 {
 		return usageErr("unexpected argument %q", rest[0])
 	}
-	if v, err := randmodel.ParseVariant(*variant); err == nil {
-		if done, err := randLoRA.write(stdout, v, *seed, *quiet); done {
-			return err
+	if *randLoRA.out != "" {
+		v, err := randmodel.ParseVariant(*variant)
+		if err != nil {
+			return usageErr("%v", err)
 		}
+		_, err = randLoRA.write(stdout, v, *seed, *quiet)
+		return err
 	}
 	if *out == "" || *tok == "" {
 		return usageErr("-o DIR and --tokenizer PATH are required")

@@ -52,7 +52,8 @@ func NewRuntime(b gpu.Backend, comp Component) *Runtime {
 // Set makes s the active stack: it uploads the factors of terms not uploaded yet, frees
 // those of adapters no longer in s, and sets every term's scale (strength × the file's
 // scale). shapes gives each adaptable module's [out, in]; a term whose module is missing
-// or whose shape differs is an error (nothing changes then).
+// or whose shape differs is an error (nothing changes then); after a failed upload no
+// adapter applies until the next successful Set.
 func (r *Runtime) Set(s Stack, shapes Layers) error {
 	if err := s.Check(); err != nil {
 		return err
@@ -84,6 +85,7 @@ func (r *Runtime) Set(s Stack, shapes Layers) error {
 	}
 	active := map[string][]applied{}
 	perRow := 0
+	r.active, r.perRow = active, 0 // until the uploads succeed, nothing applies
 	for mod, terms := range mods {
 		for _, t := range terms {
 			d, err := r.upload(t.Term)

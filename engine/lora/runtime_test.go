@@ -3,6 +3,7 @@ package lora_test
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"kleinbild/engine/flux2"
@@ -58,6 +59,22 @@ func TestGoldenTransformerRuntime(t *testing.T) {
 			golden.Compare(t, "strength 0", run(t, lora.Stack{{Adapter: a, Strength: 0}}), base, outputTol)
 			golden.Compare(t, "strength 1 again", run(t, lora.Stack{{Adapter: a, Strength: 1}}), want, outputTol)
 		})
+	}
+	// A term for a layer the model lacks, or of another shape, is refused naming its key.
+	good := adapter(t, "lora_kohya_r2_a1.safetensors")
+	for _, c := range []struct {
+		name   string
+		change func(*lora.Term)
+	}{
+		{"missing", func(x *lora.Term) { x.Module = "transformer_blocks.9.attn.to_q" }},
+		{"shape", func(x *lora.Term) { x.Out++ }},
+	} {
+		bad := *good
+		bad.Terms = append([]lora.Term(nil), good.Terms...)
+		c.change(&bad.Terms[0])
+		if err := m.SetAdapters(lora.Stack{{Adapter: &bad, Strength: 1}}); err == nil || !strings.Contains(err.Error(), bad.Terms[0].Key) {
+			t.Errorf("%s: %v", c.name, err)
+		}
 	}
 	run(t, nil)
 }

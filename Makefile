@@ -51,7 +51,7 @@ test:
 # backend: the best adapter present, Mesa's software Vulkan (llvmpipe) on CI. Only the tests
 # that compute (golden numbers, cancellation, memory, errors from the device): parsing and
 # loading tests do not depend on the backend, and llvmpipe is slow (about 10 min for these).
-WEBGPU_TESTS := TestEncodePrompts|TestHiddenStatesPerLayer|TestEncodeCancel|TestReleaseFreesTensors|TestGoldenForward|TestGoldenIntermediates|TestForwardCancel|TestForwardBadTensors|TestDecodeGolden|TestEncodeGolden|TestChain|TestPatchifyLayout|TestMemory|TestCancel|TestPipelineGolden|TestGenerateCancel|TestGenerateFreesTensors|TestNonFinite.*|TestDefaultFromEnv|TestOpenWebGPURepeatedly|TestInpaintGolden|TestInpaintRejects|TestGGUFForward|TestGGUFEncode
+WEBGPU_TESTS := TestEncodePrompts|TestHiddenStatesPerLayer|TestEncodeCancel|TestReleaseFreesTensors|TestGoldenForward|TestGoldenIntermediates|TestForwardCancel|TestForwardBadTensors|TestDecodeGolden|TestEncodeGolden|TestChain|TestPatchifyLayout|TestMemory|TestCancel|TestPipelineGolden|TestGenerateCancel|TestGenerateFreesTensors|TestNonFinite.*|TestDefaultFromEnv|TestOpenWebGPURepeatedly|TestInpaintGolden|TestInpaintRejects|TestGGUFForward|TestGGUFEncode|TestAdaptersRunTime|TestLoRAPipelineStackLoKr
 # The inpainting golden cases run on WebGPU: a subset (strength < 1, a mask crop, a resized
 # image, the exact all-black mask); all nine take several minutes on lavapipe.
 WEBGPU_INPAINT_CASES := softmask,padcrop,nonmult16,mask_all_black

@@ -198,6 +198,8 @@ func (c *controls) build() fyne.CanvasObject {
 		sectionTitle("Images per run"), countRow,
 		spacer(4),
 		c.u.refs.build(),
+		spacer(4),
+		c.u.adapters.build(),
 	)
 	// Generate, its fit line and (while running) Cancel stay in view under the form, which
 	// scrolls on its own in a short window.

@@ -137,6 +137,7 @@ func (rn *runner) jobFromForm(f form) *job {
 		Prompt: f.prompt, WidthPx: f.width, HeightPx: f.height, Steps: f.steps,
 		Seed: f.seed, Guidance: f.guidance, Schedule: f.schedule,
 		References: slices.Clone(rn.u.refs.paths),
+		Adapters:   rn.u.adapters.stack(),
 	}, f.count)
 }
 

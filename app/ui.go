@@ -53,13 +53,14 @@ type UI struct {
 	tips *widgets.TipLayer
 
 	// The components, each owning its widgets and state.
-	ctl   controls
-	fit   fitLine
-	refs  refsSection
-	view  viewer
-	gal   galleryView
-	model modelSettings
-	run   runner
+	ctl      controls
+	fit      fitLine
+	refs     refsSection
+	adapters adaptersSection
+	view     viewer
+	gal      galleryView
+	model    modelSettings
+	run      runner
 }
 
 // NewUI builds the Kleinbild interface into w: the generation controls, viewer and gallery.
@@ -90,6 +91,7 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 	u.ctl.u = u
 	u.fit.u = u
 	u.refs.u = u
+	u.adapters.u = u
 	u.view.u = u
 	u.gal.u = u
 	u.model.u = u

@@ -22,6 +22,7 @@ import (
 
 	"kleinbild/engine"
 	"kleinbild/engine/flux2"
+	"kleinbild/engine/lora"
 	"kleinbild/engine/qwen3"
 	"kleinbild/engine/tokenizer"
 	"kleinbild/engine/vae"
@@ -48,6 +49,8 @@ type Options struct {
 	// PeakReps is the number of timed repetitions of each GEMM peak measurement (after one
 	// warm-up); negative skips the measurement, 0 means 3.
 	PeakReps int
+	// Adapters are applied to every generation (Request.Adapters).
+	Adapters lora.Stack
 	// Software is recorded in the saved PNGs' metadata.
 	Software string
 	// Log, if non-nil, receives one line per progress event worth showing.
@@ -314,7 +317,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	rep.BackendViewed = b.Memory().Viewed
 	for i, p := range plans {
 		foldPeak()
-		req := engine.Request{Prompt: prompt, WidthPx: p.size, HeightPx: p.size, Steps: opts.Steps, Seed: opts.Seed}
+		req := engine.Request{Prompt: prompt, WidthPx: p.size, HeightPx: p.size, Steps: opts.Steps, Seed: opts.Seed, Adapters: opts.Adapters}
 		run, err := runOne(ctx, m, b, req, p.label, costs, filepath.Join(tmp, fmt.Sprintf("run%d.png", i)), opts.Software, logf)
 		if err != nil {
 			return rep, fmt.Errorf("bench: %s: %w", p.label, err)

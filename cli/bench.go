@@ -46,6 +46,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	quiet := fs.Bool("q", false, "quiet: print only the table and errors")
 	kernels := fs.Bool("kernels", false, "measure the device's FMA rate, copy bandwidth and every kernel at the model's shapes, then one generation")
 	quick := fs.Bool("quick", false, "with --kernels: shapes scaled down (software adapters)")
+	loras := addLoRAFlags(fs)
 	backend := backendFlag(fs, "")
 	rest, err := parse(fs, args)
 	if err != nil {
@@ -68,7 +69,10 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if *steps < 1 || *steps > engine.MaxSteps {
 		return usageErr("--steps %d out of range 1..%d", *steps, engine.MaxSteps)
 	}
-
+	adapters, err := loras.open()
+	if err != nil {
+		return err
+	}
 	b, err := openBackend(*backend)
 	if err != nil {
 		return err
@@ -134,7 +138,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	rep, runErr := bench.Run(ctx, bench.Options{ModelDir: *dir, Source: src, Sizes: sz, Steps: *steps, Prompt: *prompt,
-		PeakReps: reps, Software: Version, Backend: b, Log: logf, Single: *kernels})
+		PeakReps: reps, Adapters: adapters, Software: Version, Backend: b, Log: logf, Single: *kernels})
 	if runErr != nil && (rep == nil || len(rep.Runs) == 0) {
 		return runErr
 	}

@@ -45,6 +45,7 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	verbose := fs.Bool("v", false, "verbose: per-phase timings")
 	quiet := fs.Bool("q", false, "quiet: print only the seed and errors")
 	noCache := fs.Bool("no-cache", false, "do not read or write the prompt-embedding cache")
+	loras := addLoRAFlags(fs)
 	backend := backendFlag(fs, " (onednn is ~2.5x faster with bf16 activations, rel-L2 ~5e-3)")
 	inp := addInpaintFlags(fs) // --image, --mask, --strength, --mask-crop, --keep-unmasked, --outpaint (inpaint.go)
 	rest, err := parse(fs, args)
@@ -118,6 +119,10 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 		Guidance: *guidance, References: refs,
 	}
 	inp.fill(&req)
+	if req.Adapters, err = loras.open(); err != nil {
+		return err
+	}
+	req.AdaptersPartial = *loras.partial
 	switch {
 	case *linear:
 		req.Schedule = "linear"

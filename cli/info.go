@@ -22,8 +22,12 @@ func runInfo(args []string, stdout, stderr io.Writer) error {
 	dir := fs.String("d", "", "model folder")
 	modelArgs := addModelFlags(fs, dir, "variant")
 	deep := fs.Bool("deep", false, "also read every weight tensor and report NaN or Inf values (reads the whole model)")
+	loraPath := fs.String("lora", "", "describe this LoRA/LoKr adapter file (with -d: and whether it fits the model)")
 	if _, err := parse(fs, args); err != nil {
 		return err
+	}
+	if *loraPath != "" {
+		return loraInfo(stdout, *loraPath, *dir)
 	}
 	if !modelArgs.given() {
 		return usageErr("-d MODEL_DIR is required")

@@ -23,12 +23,21 @@ func runRandModel(args []string, stdout, stderr io.Writer) error {
 	tok := fs.String("tokenizer", "", "Qwen3 tokenizer folder with tokenizer.json (e.g. ../shared/golden/tokenizer), or a model folder with tokenizer/")
 	quiet := fs.Bool("q", false, "quiet: print only errors")
 	ggufMix := fs.Bool("gguf", false, "also write the transformer and text encoder as Q8_0-mix GGUF files under DIR/gguf (for --transformer/--text-encoder)")
+	randLoRA := addRandLoRAFlags(fs)
 	rest, err := parse(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(rest) > 0 {
 		return usageErr("unexpected argument %q", rest[0])
+	}
+	if *randLoRA.out != "" {
+		v, err := randmodel.ParseVariant(*variant)
+		if err != nil {
+			return usageErr("%v", err)
+		}
+		_, err = randLoRA.write(stdout, v, *seed, *quiet)
+		return err
 	}
 	if *out == "" || *tok == "" {
 		return usageErr("-o DIR and --tokenizer PATH are required")

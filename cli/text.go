@@ -56,6 +56,7 @@ func runEncode(args []string, stdout, stderr io.Writer) error {
 	prompt := fs.String("p", "", "prompt")
 	out := fs.String("o", "", "output .safetensors file")
 	quiet := fs.Bool("q", false, "print nothing on success")
+	loras := addLoRAFlags(fs)
 	backend := backendFlag(fs, "")
 	if _, err := parse(fs, args); err != nil {
 		return err
@@ -78,6 +79,9 @@ func runEncode(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer enc.Close()
+	if err := setEncoderAdapters(enc, loras, stderr); err != nil {
+		return err
+	}
 	ids, mask := tok.EncodeChat(*prompt, tokenizer.MaxLength)
 	emb, err := enc.Encode(ctx, ids, mask, qwen3.DefaultLayers, nil)
 	if err != nil {

@@ -50,6 +50,9 @@ func (m *Model) generate(ctx context.Context, req Request, progress func(Progres
 	if err := checkLatents(p); err != nil {
 		return nil, err
 	}
+	if err := m.setAdapters(req.Adapters, req.AdaptersPartial); err != nil {
+		return nil, err
+	}
 	sc, err := m.info.Scheduler.ByName(p.Schedule, p.Steps, p.ImageTokens())
 	if err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"kleinbild/engine/flux2"
+	"kleinbild/engine/lora"
 	"kleinbild/engine/qwen3"
 	"kleinbild/engine/tokenizer"
 	"kleinbild/engine/vae"
@@ -39,6 +40,9 @@ type Model struct {
 	vae    *vae.VAE
 	embeds *embedCache
 	watch  *weightWatch // the weight files as mapped: a run stops if they change
+
+	adapters lora.Stack // applied by the transformer and the text encoder (adapters.go)
+	textKey  string     // the text-encoder adapters' part of the embedding cache key
 }
 
 // Open validates a model folder (OpenFolder) and opens it as OpenSource does.
@@ -109,6 +113,10 @@ func (m *Model) encoder() (*qwen3.Encoder, error) {
 		e, err := loadEncoder(m.src, m.b)
 		if err != nil {
 			return nil, fmt.Errorf("load text encoder: %w", err)
+		}
+		if err := e.SetAdapters(m.adapters); err != nil {
+			e.Close()
+			return nil, fmt.Errorf("text encoder adapters: %w", err)
 		}
 		m.enc = e
 	}

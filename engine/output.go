@@ -10,7 +10,7 @@ import (
 )
 
 // Metadata describes a finished generation for the PNG it is saved as: everything needed
-// to reproduce it (prompt, seed, size, steps, guidance, schedule, model, references).
+// to reproduce it (prompt, seed, size, steps, guidance, schedule, model, references, adapters).
 func Metadata(info ModelInfo, req Request, res *Result, software string, took time.Duration) (imageio.Metadata, error) {
 	meta := imageio.Metadata{
 		Prompt:   req.Prompt,
@@ -48,6 +48,13 @@ func Metadata(info ModelInfo, req Request, res *Result, software string, took ti
 		if meta.Inpaint, err = inpaintMetadata(req, res); err != nil {
 			return meta, err
 		}
+	}
+	for _, w := range req.Adapters {
+		sum, err := imageio.SHA256File(w.Adapter.Path)
+		if err != nil {
+			return meta, fmt.Errorf("adapter %s: %w", w.Adapter.Path, err)
+		}
+		meta.Adapters = append(meta.Adapters, imageio.Adapter{File: filepath.Base(w.Adapter.Path), SHA256: sum, Strength: w.Strength})
 	}
 	return meta, nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"kleinbild/engine/imageio"
 	"kleinbild/engine/inpaint"
+	"kleinbild/engine/lora"
 )
 
 // What the engine accepts for a side of the output image, in pixels (ValidateSize): wider
@@ -60,6 +61,11 @@ type Request struct {
 	Latents []float32
 	// PromptEmbeds optionally replaces text encoding: [TextTokens, 3·hidden].
 	PromptEmbeds []float32
+	// Adapters are LoRA/LoKr adapters (lora.Open) with their strengths, applied at run time
+	// (see Model.SetAdapters); AdaptersPartial accepts adapters with keys that match
+	// nothing in the model (listed by lora.Adapter.Check otherwise).
+	Adapters        lora.Stack
+	AdaptersPartial bool
 	// Dump, when set, receives every intermediate tensor (name, shape, values).
 	Dump func(name string, shape []int, data []float32) error
 

@@ -77,7 +77,8 @@ func (m *Model) encodeText(ctx context.Context, r *run, p Plan, ts *gpu.Held) (t
 // encodePrompt returns a prompt's embedding from the cache, else through the tokenizer and
 // the text encoder (cached afterwards).
 func (m *Model) encodePrompt(ctx context.Context, prompt string, progress func(done, total int)) ([]float32, error) {
-	if e, ok := m.embeds.get(prompt); ok {
+	key := prompt + m.textKey // text-encoder adapters change the embedding
+	if e, ok := m.embeds.get(key); ok {
 		return e, nil
 	}
 	tok, err := m.tokenizer()
@@ -96,7 +97,7 @@ func (m *Model) encodePrompt(ctx context.Context, prompt string, progress func(d
 	if j := firstNonFinite(emb); j >= 0 {
 		return nil, fmt.Errorf("encode prompt: the text encoder produced non-finite embeddings (%s) — its weights may be corrupt; %s", nonFiniteName(float64(emb[j])), corruptHint)
 	}
-	m.embeds.put(prompt, emb)
+	m.embeds.put(key, emb)
 	return emb, nil
 }
 

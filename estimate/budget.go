@@ -7,6 +7,7 @@ import (
 
 	"kleinbild/engine"
 	"kleinbild/engine/imageio"
+	"kleinbild/engine/lora"
 	"kleinbild/internal/sysmem"
 )
 
@@ -35,6 +36,10 @@ type Request struct {
 	// KeepEncoder mirrors engine.Options.KeepEncoder: the text encoder stays mapped even
 	// when memory is short.
 	KeepEncoder bool
+	// Adapters are the LoRA/LoKr adapters applied at run time: their factors add to the
+	// memory (lora.Adapter.Bytes) and their products to every transformer and text-encoder
+	// pass (lora.Stack.FLOPsPerToken).
+	Adapters lora.Stack
 }
 
 // Machine is the memory and speed an estimate is made for.
@@ -81,6 +86,8 @@ type Memory struct {
 	TransformerScratch, EncoderScratch, DecodeScratch, RefScratch int64
 	// Reserve is the fixed allowance for everything else.
 	Reserve int64
+	// AdapterWeights are the adapters' factors (float32), resident next to the weights.
+	AdapterWeights int64
 }
 
 // Phases holds one number per phase of a generation.
@@ -158,6 +165,9 @@ func Estimate(m Model, req Request, mc Machine) (Report, error) {
 		EncoderScratch:     encoderBytes(qc, TextTokens),
 		Reserve:            Reserve,
 	}
+	for _, w := range req.Adapters {
+		mem.AdapterWeights += w.Adapter.Bytes()
+	}
 	nImg := e.ImageTokens + e.RefTokens
 	latents := int64(nImg) * int64(tc.InChannels) * f32 * int64(4+e.Passes) // packed tokens, noise, outputs
 	mem.TransformerScratch += latents
@@ -180,11 +190,11 @@ func Estimate(m Model, req Request, mc Machine) (Report, error) {
 	if !req.PromptCached {
 		working = max(working, mem.EncoderWeights)
 	}
-	e.WorkingSetBytes = working + e.ActivationBytes
+	e.WorkingSetBytes = working + mem.AdapterWeights + e.ActivationBytes
 
 	fileBytes := m.transformerBytes() + m.vaeBytes() + m.encoderFileBytes()
 	e.EncoderReleased = !req.KeepEncoder && mc.AvailableBytes > 0 && mc.AvailableBytes < uint64(fileBytes)+2<<30
-	e.PeakBytes = mem.TransformerWeights + mem.VAEWeights + e.ActivationBytes
+	e.PeakBytes = mem.TransformerWeights + mem.VAEWeights + mem.AdapterWeights + e.ActivationBytes
 	if !req.PromptCached {
 		e.PeakBytes += mem.EncoderWeights
 	}
@@ -202,11 +212,13 @@ func phases(m Model, req Request, refs []image.Point, w, h int, e Report, rates 
 	var encode, ref, denoise, decode Work
 	if !req.PromptCached {
 		encode = encoderWork(m.Encoder, TextTokens)
+		encode.Linear += req.Adapters.FLOPsPerToken(lora.TextEncoder) * TextTokens
 	}
 	for _, r := range refs {
 		ref = ref.add(vaeWork(m.VAE.EncodeFLOPs(r.Y, r.X)))
 	}
 	step := transformerWork(m.Transformer, TextTokens, e.ImageTokens+e.RefTokens)
+	step.Linear += req.Adapters.FLOPsPerToken(lora.Transformer) * float64(TextTokens+e.ImageTokens+e.RefTokens)
 	denoise = step.scale(float64(e.Steps * e.Passes))
 	decode = vaeWork(m.VAE.DecodeFLOPs(h/m.VAE.ScaleFactor(), w/m.VAE.ScaleFactor()))
 	flops = Phases{encode.Total(), ref.Total(), denoise.Total(), decode.Total()}

@@ -187,6 +187,9 @@ func (m *Model) Forward(ctx context.Context, in Input, out gpu.Tensor, progress 
 	}
 	defer m.keep(act)
 	b := carve(act, sizes)
+	if err := m.ad.Prepare(s); err != nil {
+		return fmt.Errorf("flux2: %w", err)
+	}
 
 	// Timestep embedding and all modulation vectors, once per call.
 	mod, err := m.modulations(&b, in.Timestep)
@@ -197,9 +200,9 @@ func (m *Model) Forward(ctx context.Context, in Input, out gpu.Tensor, progress 
 	// Input projections into the joint stream [text; image].
 	txt, img := b.h.Slice(0, l*d), b.h.From(l*d)
 	if l > 0 {
-		dev.Linear(txt, in.Txt, m.ctxEmbed, gpu.Tensor{}, l)
+		m.linear(txt, in.Txt, m.ctxEmbed, l, "", "context_embedder")
 	}
-	dev.Linear(img, in.Img, m.xEmbed, gpu.Tensor{}, n)
+	m.linear(img, in.Img, m.xEmbed, n, "", "x_embedder")
 	if err := m.emit(traced{"context_embedder", txt}, traced{"x_embedder", img}); err != nil {
 		return err
 	}
@@ -250,7 +253,7 @@ func (m *Model) Forward(ctx context.Context, in Input, out gpu.Tensor, progress 
 	// Output: AdaLayerNormContinuous on the image rows, then proj_out.
 	nrm := b.nrm.Slice(0, n*d)
 	dev.LayerNorm(nrm, img, mod.outScale, mod.outShift, n, d, eps)
-	dev.Linear(out, nrm, m.projOut, gpu.Tensor{}, n)
+	m.linear(out, nrm, m.projOut, n, "", "proj_out")
 	if err := m.emit(traced{"norm_out", nrm}, traced{"proj_out", out}); err != nil {
 		return err
 	}
@@ -302,19 +305,18 @@ func (m *Model) emit(ts ...traced) error {
 func (m *Model) modulations(b *buffers, t float32) (modulation, error) {
 	c, dev := m.cfg, m.b
 	d := c.Hidden()
-	none := gpu.Tensor{}
 	dev.Upload(b.tproj, timestepEmbedding(t*1000, c.TimestepGuidanceChannels))
-	dev.Linear(b.th, b.tproj, m.timeLin1, none, 1)
+	m.linear(b.th, b.tproj, m.timeLin1, 1, "", "time_guidance_embed.timestep_embedder.linear_1")
 	dev.SiLU(b.th, b.th)
-	dev.Linear(b.temb, b.th, m.timeLin2, none, 1)
+	m.linear(b.temb, b.th, m.timeLin2, 1, "", "time_guidance_embed.timestep_embedder.linear_2")
 	dev.SiLU(b.st, b.temb)
 
 	img, txt := b.mod.Slice(0, 6*d), b.mod.Slice(6*d, 12*d)
 	single, out := b.mod.Slice(12*d, 15*d), b.mod.Slice(15*d, 17*d)
-	dev.Linear(img, b.st, m.modImg, none, 1)
-	dev.Linear(txt, b.st, m.modTxt, none, 1)
-	dev.Linear(single, b.st, m.modSingl, none, 1)
-	dev.Linear(out, b.st, m.normOut, none, 1)
+	m.linear(img, b.st, m.modImg, 1, "", "double_stream_modulation_img.linear")
+	m.linear(txt, b.st, m.modTxt, 1, "", "double_stream_modulation_txt.linear")
+	m.linear(single, b.st, m.modSingl, 1, "", "single_stream_modulation.linear")
+	m.linear(out, b.st, m.normOut, 1, "", "norm_out.linear")
 	if err := m.emit(traced{"time_guidance_embed", b.temb}, traced{"double_stream_modulation_img", img},
 		traced{"double_stream_modulation_txt", txt}, traced{"single_stream_modulation", single}); err != nil {
 		return modulation{}, err
@@ -334,7 +336,6 @@ func (m *Model) doubleBlock(w *doubleBlock, b *buffers, mod *modulation, l, n in
 	dev, c := m.b, m.cfg
 	s, d, mlp, hd, heads := l+n, c.Hidden(), c.MLPHidden(), c.AttentionHeadDim, c.NumAttentionHeads
 	ld, sd := l*d, s*d
-	none := gpu.Tensor{}
 	txt, img := b.h.Slice(0, ld), b.h.Slice(ld, sd)
 	txtN, imgN := b.nrm.Slice(0, ld), b.nrm.Slice(ld, sd)
 	tmpT, tmpI := b.tmp.Slice(0, ld), b.tmp.Slice(ld, sd)
@@ -343,12 +344,12 @@ func (m *Model) doubleBlock(w *doubleBlock, b *buffers, mod *modulation, l, n in
 	dev.LayerNorm(txtN, txt, mod.txt[0].scale, mod.txt[0].shift, l, d, eps)
 	dev.LayerNorm(imgN, img, mod.img[0].scale, mod.img[0].shift, n, d, eps)
 	q, k, v := b.big.Slice(0, sd), b.big.Slice(sd, 2*sd), b.big.Slice(2*sd, 3*sd)
-	dev.Linear(q.Slice(0, ld), txtN, w.addQ, none, l)
-	dev.Linear(k.Slice(0, ld), txtN, w.addK, none, l)
-	dev.Linear(v.Slice(0, ld), txtN, w.addV, none, l)
-	dev.Linear(q.From(ld), imgN, w.toQ, none, n)
-	dev.Linear(k.From(ld), imgN, w.toK, none, n)
-	dev.Linear(v.From(ld), imgN, w.toV, none, n)
+	m.linear(q.Slice(0, ld), txtN, w.addQ, l, w.prefix, "attn.add_q_proj")
+	m.linear(k.Slice(0, ld), txtN, w.addK, l, w.prefix, "attn.add_k_proj")
+	m.linear(v.Slice(0, ld), txtN, w.addV, l, w.prefix, "attn.add_v_proj")
+	m.linear(q.From(ld), imgN, w.toQ, n, w.prefix, "attn.to_q")
+	m.linear(k.From(ld), imgN, w.toK, n, w.prefix, "attn.to_k")
+	m.linear(v.From(ld), imgN, w.toV, n, w.prefix, "attn.to_v")
 	dev.HeadRMSNorm(q.Slice(0, ld), w.normAddQ, l, d, heads, hd, eps)
 	dev.HeadRMSNorm(k.Slice(0, ld), w.normAddK, l, d, heads, hd, eps)
 	dev.HeadRMSNorm(q.From(ld), w.normQ, n, d, heads, hd, eps)
@@ -357,8 +358,8 @@ func (m *Model) doubleBlock(w *doubleBlock, b *buffers, mod *modulation, l, n in
 	dev.RoPE(k, b.cos, b.sin, s, heads, hd, d, true)
 	att := b.mid.Slice(0, sd)
 	dev.Attention(att, q, k, v, m.attnParams(s, d, d, d))
-	dev.Linear(tmpT, att.Slice(0, ld), w.toAddOut, none, l)
-	dev.Linear(tmpI, att.From(ld), w.toOut, none, n)
+	m.linear(tmpT, att.Slice(0, ld), w.toAddOut, l, w.prefix, "attn.to_add_out")
+	m.linear(tmpI, att.From(ld), w.toOut, n, w.prefix, "attn.to_out.0")
 	dev.GatedAdd(txt, tmpT, mod.txt[0].gate, l, d)
 	dev.GatedAdd(img, tmpI, mod.img[0].gate, n, d)
 
@@ -367,11 +368,11 @@ func (m *Model) doubleBlock(w *doubleBlock, b *buffers, mod *modulation, l, n in
 	dev.LayerNorm(imgN, img, mod.img[1].scale, mod.img[1].shift, n, d, eps)
 	lm := l * 2 * mlp
 	ffIn, act := b.big.Slice(0, s*2*mlp), b.mid.Slice(0, s*mlp)
-	dev.Linear(ffIn.Slice(0, lm), txtN, w.ffCtxIn, none, l)
-	dev.Linear(ffIn.From(lm), imgN, w.ffIn, none, n)
+	m.linear(ffIn.Slice(0, lm), txtN, w.ffCtxIn, l, w.prefix, "ff_context.linear_in")
+	m.linear(ffIn.From(lm), imgN, w.ffIn, n, w.prefix, "ff.linear_in")
 	dev.SwiGLU(act, ffIn, s, mlp, 0, 0)
-	dev.Linear(tmpT, act.Slice(0, l*mlp), w.ffCtxOut, none, l)
-	dev.Linear(tmpI, act.From(l*mlp), w.ffOut, none, n)
+	m.linear(tmpT, act.Slice(0, l*mlp), w.ffCtxOut, l, w.prefix, "ff_context.linear_out")
+	m.linear(tmpI, act.From(l*mlp), w.ffOut, n, w.prefix, "ff.linear_out")
 	dev.GatedAdd(txt, tmpT, mod.txt[1].gate, l, d)
 	dev.GatedAdd(img, tmpI, mod.img[1].gate, n, d)
 }
@@ -385,7 +386,7 @@ func (m *Model) singleBlock(w *singleBlock, b *buffers, mod *modulation, s int, 
 
 	dev.LayerNorm(b.nrm, b.h, mod.single.scale, mod.single.shift, s, d, eps)
 	p := b.big.Slice(0, s*pw)
-	dev.Linear(p, b.nrm, w.qkvMLP, gpu.Tensor{}, s)
+	m.linear(p, b.nrm, w.qkvMLP, s, w.prefix, "attn.to_qkv_mlp_proj")
 	dev.HeadRMSNorm(p, w.normQ, s, pw, heads, hd, eps)
 	dev.HeadRMSNorm(p.From(d), w.normK, s, pw, heads, hd, eps)
 	dev.RoPE(p, b.cos, b.sin, s, heads, hd, pw, true)
@@ -393,7 +394,7 @@ func (m *Model) singleBlock(w *singleBlock, b *buffers, mod *modulation, s int, 
 	cat := b.mid.Slice(0, s*cw)
 	dev.Attention(cat, p, p.From(d), p.From(2*d), m.attnParams(s, pw, pw, cw))
 	dev.SwiGLU(cat.From(d), p.From(3*d), s, mlp, pw, cw)
-	dev.Linear(b.tmp, cat, w.out, gpu.Tensor{}, s)
+	m.linear(b.tmp, cat, w.out, s, w.prefix, "attn.to_out")
 	dev.GatedAdd(b.h, b.tmp, mod.single.gate, s, d)
 }
 

@@ -18,6 +18,7 @@ import (
 	"strings"
 	"sync"
 
+	"kleinbild/engine/lora"
 	"kleinbild/gpu"
 	"kleinbild/weights"
 )
@@ -40,6 +41,8 @@ type Model struct {
 	double                   []doubleBlock
 	single                   []singleBlock
 
+	ad *lora.Runtime // adapters applied at run time (nil: none)
+
 	actMu sync.Mutex
 	act   gpu.Tensor // activation buffer kept between Forward calls (zero: none)
 
@@ -52,6 +55,7 @@ type Model struct {
 }
 
 type doubleBlock struct {
+	prefix                         string     // "transformer_blocks.N." (adapter module names)
 	toQ, toK, toV, toOut           gpu.Tensor // image stream attention
 	addQ, addK, addV, toAddOut     gpu.Tensor // text stream attention
 	ffIn, ffOut, ffCtxIn, ffCtxOut gpu.Tensor
@@ -60,6 +64,7 @@ type doubleBlock struct {
 }
 
 type singleBlock struct {
+	prefix       string     // "single_transformer_blocks.N."
 	qkvMLP, out  gpu.Tensor // to_qkv_mlp_proj [3·hidden + 2·mlp, hidden], to_out [hidden, hidden + mlp]
 	normQ, normK gpu.Tensor
 }
@@ -247,6 +252,7 @@ func (m *Model) bindTensors(b *binder) {
 	for i := range m.double {
 		p := fmt.Sprintf("transformer_blocks.%d.", i)
 		m.double[i] = doubleBlock{
+			prefix:   p,
 			toQ:      b.matrix(p+"attn.to_q.weight", d, d),
 			toK:      b.matrix(p+"attn.to_k.weight", d, d),
 			toV:      b.matrix(p+"attn.to_v.weight", d, d),
@@ -269,6 +275,7 @@ func (m *Model) bindTensors(b *binder) {
 	for i := range m.single {
 		p := fmt.Sprintf("single_transformer_blocks.%d.", i)
 		m.single[i] = singleBlock{
+			prefix: p,
 			qkvMLP: b.matrix(p+"attn.to_qkv_mlp_proj.weight", 3*d+2*mlp, d),
 			out:    b.matrix(p+"attn.to_out.weight", d, d+mlp),
 			normQ:  b.vector(p+"attn.norm_q.weight", hd),
@@ -309,6 +316,8 @@ func (m *Model) Close() error {
 		return nil
 	}
 	m.freeWeights()
+	m.ad.Close()
+	m.ad = nil
 	err := m.ckpt.Close()
 	m.ckpt = nil
 	m.double, m.single = nil, nil

@@ -52,6 +52,14 @@ type ModelFile struct {
 	Types     string `json:"types"`     // storage types, e.g. "Q8_0 x21, F16 x18, Q4_K x2"
 }
 
+// Adapter identifies a LoRA/LoKr adapter applied to a generation: the file's name (no
+// folder), the SHA-256 of its bytes and its strength.
+type Adapter struct {
+	File     string  `json:"file"`
+	SHA256   string  `json:"sha256"`
+	Strength float32 `json:"strength"`
+}
+
 // Metadata describes how an image was generated. WritePNG stores it in the PNG.
 type Metadata struct {
 	Prompt         string
@@ -65,6 +73,7 @@ type Metadata struct {
 	Variant        string // e.g. "distilled" or "base"
 	ModelFiles     []ModelFile
 	References     []Reference
+	Adapters       []Adapter
 	Software       string
 	Created        time.Time
 	Duration       time.Duration // wall time of the generation
@@ -86,6 +95,7 @@ type metadataJSON struct {
 	Variant        string      `json:"variant,omitempty"`
 	ModelFiles     []ModelFile `json:"model_files,omitempty"`
 	References     []Reference `json:"references,omitempty"`
+	Adapters       []Adapter   `json:"adapters,omitempty"`
 	Software       string      `json:"software,omitempty"`
 	Created        *time.Time  `json:"created,omitempty"`
 	DurationS      float64     `json:"duration_s,omitempty"`
@@ -101,7 +111,7 @@ func (m Metadata) MarshalJSON() ([]byte, error) {
 		Format: metadataFormat, Prompt: m.Prompt, NegativePrompt: m.NegativePrompt, Seed: m.Seed,
 		Width: m.Width, Height: m.Height, Steps: m.Steps, Guidance: m.Guidance,
 		Schedule: m.Schedule, Model: m.Model, Variant: m.Variant, ModelFiles: m.ModelFiles, References: m.References,
-		Software: m.Software, DurationS: m.Duration.Seconds(), Inpaint: m.Inpaint,
+		Adapters: m.Adapters, Software: m.Software, DurationS: m.Duration.Seconds(), Inpaint: m.Inpaint,
 	}
 	if m.Inpaint != nil && (math.IsNaN(m.Inpaint.Strength) || math.IsInf(m.Inpaint.Strength, 0)) {
 		return nil, fmt.Errorf("metadata: strength %v is not a finite number", m.Inpaint.Strength)
@@ -135,7 +145,7 @@ func (m *Metadata) UnmarshalJSON(b []byte) error {
 		Prompt: j.Prompt, NegativePrompt: j.NegativePrompt, Seed: j.Seed,
 		Width: j.Width, Height: j.Height, Steps: j.Steps, Guidance: j.Guidance,
 		Schedule: j.Schedule, Model: j.Model, Variant: j.Variant, ModelFiles: j.ModelFiles, References: j.References,
-		Software: j.Software, Inpaint: j.Inpaint,
+		Adapters: j.Adapters, Software: j.Software, Inpaint: j.Inpaint,
 	}
 	if j.Created != nil {
 		m.Created = *j.Created

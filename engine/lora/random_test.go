@@ -1,4 +1,4 @@
-package lora
+package lora_test
 
 import (
 	"path/filepath"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"kleinbild/engine/flux2"
+	"kleinbild/engine/lora"
 	"kleinbild/weights/golden"
 )
 
@@ -16,25 +17,25 @@ func TestWriteRandom(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	layers := LayersOf(flux2.TensorSpecs(cfg))
-	for _, f := range []Format{FormatDiffusers, FormatBFL, FormatKohya, FormatLyCORIS} {
+	layers := lora.LayersOf(flux2.TensorSpecs(cfg))
+	for _, f := range []lora.Format{lora.FormatDiffusers, lora.FormatBFL, lora.FormatKohya, lora.FormatLyCORIS} {
 		path := filepath.Join(t.TempDir(), "random.safetensors")
-		if err := WriteRandom(path, layers, RandomOptions{Rank: 3, Alpha: 6, Format: f, Seed: 1}); err != nil {
+		if err := lora.WriteRandom(path, layers, lora.RandomOptions{Rank: 3, Alpha: 6, Format: f, Seed: 1}); err != nil {
 			t.Fatalf("%v: %v", f, err)
 		}
-		a, err := Open(path)
+		a, err := lora.Open(path)
 		if err != nil {
 			t.Fatalf("%v: %v", f, err)
 		}
 		s := a.Summary()
 		scale := float32(2) // alpha 6 / rank 3; BFL files carry no alpha
-		if f == FormatBFL {
+		if f == lora.FormatBFL {
 			scale = 1
 		}
 		if a.Format != f || len(a.Terms) != len(layers) || !slices.Equal(s.Ranks, []int{3}) || a.Terms[0].Scale != scale {
 			t.Errorf("%v: read back as %v with %d terms for %d layers, ranks %v, scale %v", f, a.Format, len(a.Terms), len(layers), s.Ranks, a.Terms[0].Scale)
 		}
-		if err := a.Check(map[Component]Layers{Transformer: layers}, false); err != nil {
+		if err := a.Check(map[lora.Component]lora.Layers{lora.Transformer: layers}, false); err != nil {
 			t.Errorf("%v: %v", f, err)
 		}
 	}

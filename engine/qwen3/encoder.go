@@ -17,6 +17,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"kleinbild/engine/lora"
 	"kleinbild/gpu"
 	"kleinbild/weights"
 )
@@ -39,8 +40,9 @@ type Encoder struct {
 	// readLayers is how many decoder layers were read (0: all; see LoadLayers).
 	readLayers int
 
-	mu     sync.RWMutex // held for reading while a pass runs, for writing to (un)bind
-	bound  bound        // the backend tensors made so far
+	ad     *lora.Runtime // text-encoder adapters applied at run time (nil: none)
+	mu     sync.RWMutex  // held for reading while a pass runs, for writing to (un)bind
+	bound  bound         // the backend tensors made so far
 	closed atomic.Bool
 }
 
@@ -153,6 +155,8 @@ func (e *Encoder) Close() error {
 		return nil
 	}
 	e.unbind()
+	e.ad.Close()
+	e.ad = nil
 	if e.ckpt == nil {
 		return nil
 	}
@@ -201,6 +205,7 @@ func (e *Encoder) bind(upto int, norm bool) error {
 	bd.B = e.b
 	for l := len(e.bound.layers); l < upto && bd.Err == nil; l++ {
 		lt := bd.layer(&e.layers[l])
+		lt.prefix = fmt.Sprintf("model.layers.%d.", l)
 		if bd.Err == nil {
 			e.bound.layers = append(e.bound.layers, lt)
 		}
@@ -237,6 +242,14 @@ func (e *Encoder) forward(ctx context.Context, ids []int, realTokens, upto int, 
 		return fmt.Errorf("qwen3: encode: activations for %d tokens: %w", seq, err)
 	}
 	defer a.free(b)
+	if e.ad.Active() {
+		t, err := b.Alloc(gpu.F32, seq*e.ad.PerRow())
+		if err != nil {
+			return fmt.Errorf("qwen3: encode: adapter scratch for %d tokens: %w", seq, err)
+		}
+		a.all = append(a.all, t)
+		a.ad, a.adTmp = e.ad, t
+	}
 
 	// The embedding rows are gathered on the host: the table never goes to the backend.
 	emb := make([]float32, seq*h)
@@ -321,3 +334,29 @@ func (e *Encoder) checkInputs(ids, mask []int) (int, error) {
 	}
 	return nReal, nil
 }
+
+// SetAdapters makes the text-encoder terms of s the adapters every pass applies at run time
+// (an empty stack: none); transformer terms are ignored. As flux2.Model.SetAdapters: the
+// base weights stay, factors are uploaded once per adapter, strengths only change scales.
+// It waits for running passes.
+func (e *Encoder) SetAdapters(s lora.Stack) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed.Load() {
+		return errors.New("qwen3: encoder is closed")
+	}
+	if len(s) == 0 && e.ad == nil {
+		return nil
+	}
+	if e.ad == nil {
+		e.ad = lora.NewRuntime(e.b, lora.TextEncoder)
+	}
+	if err := e.ad.Set(s, Layers(e.cfg)); err != nil {
+		return fmt.Errorf("qwen3: %w", err)
+	}
+	return nil
+}
+
+// Layers lists the encoder's linear layers under the Qwen3ForCausalLM names adapters use
+// (model.layers.N.self_attn.q_proj, …) with their [out, in].
+func Layers(cfg Config) lora.Layers { return lora.LayersOf(TensorSpecs(cfg)) }

@@ -3,6 +3,7 @@ package qwen3
 import (
 	"math"
 
+	"kleinbild/engine/lora"
 	"kleinbild/gpu"
 )
 
@@ -30,6 +31,7 @@ type decoderLayer struct {
 // layerTensors are a decoderLayer's weights on the backend. Absent biases are the zero
 // Tensor.
 type layerTensors struct {
+	prefix              string // "model.layers.N." (adapter module names)
 	inputNorm, postNorm gpu.Tensor
 	qNorm, kNorm        gpu.Tensor
 	q, k, v, o          gpu.Tensor
@@ -86,6 +88,8 @@ type activations struct {
 	delta gpu.Tensor // sub-block output before the residual add [seq, hidden]
 	cos   gpu.Tensor // RoPE tables [seq, head_dim]
 	sin   gpu.Tensor
+	ad    *lora.Runtime // text-encoder adapters (nil: none)
+	adTmp gpu.Tensor    // their scratch
 	all   []gpu.Tensor
 }
 
@@ -143,9 +147,9 @@ func (l *layerTensors) forward(b gpu.Backend, cfg Config, a *activations, realTo
 
 	// Self-attention.
 	b.RMSNorm(a.xn, a.x, l.inputNorm, seq, h, eps)
-	b.Linear(a.q, a.xn, l.q, l.qBias, seq)
-	b.Linear(a.k, a.xn, l.k, l.kBias, seq)
-	b.Linear(a.v, a.xn, l.v, l.vBias, seq)
+	l.linear(b, a, a.q, a.xn, l.q, l.qBias, "self_attn.q_proj")
+	l.linear(b, a, a.k, a.xn, l.k, l.kBias, "self_attn.k_proj")
+	l.linear(b, a, a.v, a.xn, l.v, l.vBias, "self_attn.v_proj")
 	b.HeadRMSNorm(a.q, l.qNorm, seq, nh*hd, nh, hd, eps) // one norm per (token, head)
 	b.HeadRMSNorm(a.k, l.kNorm, seq, nkv*hd, nkv, hd, eps)
 	b.RoPE(a.q, a.cos, a.sin, seq, nh, hd, nh*hd, false)
@@ -157,15 +161,24 @@ func (l *layerTensors) forward(b gpu.Backend, cfg Config, a *activations, realTo
 		Causal:   true,
 		KeyValid: realTokens,
 	})
-	b.Linear(a.delta, a.attn, l.o, l.oBias, seq)
+	l.linear(b, a, a.delta, a.attn, l.o, l.oBias, "self_attn.o_proj")
 	b.Add(a.x, a.x, a.delta)
 
 	// MLP: down(silu(gate(x)) · up(x)).
 	b.RMSNorm(a.xn, a.x, l.postNorm, seq, h, eps)
-	b.Linear(a.gate, a.xn, l.gate, gpu.Tensor{}, seq)
-	b.Linear(a.up, a.xn, l.up, gpu.Tensor{}, seq)
+	l.linear(b, a, a.gate, a.xn, l.gate, gpu.Tensor{}, "mlp.gate_proj")
+	l.linear(b, a, a.up, a.xn, l.up, gpu.Tensor{}, "mlp.up_proj")
 	b.SiLU(a.gate, a.gate)
 	b.Mul(a.gate, a.gate, a.up)
-	b.Linear(a.delta, a.gate, l.down, gpu.Tensor{}, seq)
+	l.linear(b, a, a.delta, a.gate, l.down, gpu.Tensor{}, "mlp.down_proj")
 	b.Add(a.x, a.x, a.delta)
+}
+
+// linear computes y = x·wᵀ + bias over the pass's tokens and adds the adapters' terms of
+// this layer's module name.
+func (l *layerTensors) linear(b gpu.Backend, a *activations, y, x, w, bias gpu.Tensor, name string) {
+	b.Linear(y, x, w, bias, a.seq)
+	if a.ad.Active() {
+		a.ad.AddUsing(a.adTmp, y, x, a.seq, l.prefix+name)
+	}
 }

@@ -1,0 +1,76 @@
+package cli
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"kleinbild/engine/imageio"
+	"kleinbild/weights/golden"
+)
+
+func TestParseLoRASpec(t *testing.T) {
+	for _, c := range []struct {
+		spec, path string
+		strength   float32
+		ok         bool
+	}{
+		{"a.safetensors", "a.safetensors", 1, true},
+		{"a.safetensors:0.7", "a.safetensors", 0.7, true},
+		{"a.safetensors:-0.5", "a.safetensors", -0.5, true},
+		{`C:\loras\a.safetensors`, `C:\loras\a.safetensors`, 1, true},
+		{`C:\loras\a.safetensors:2`, `C:\loras\a.safetensors`, 2, true},
+		{"", "", 0, false},
+		{":0.5", ":0.5", 1, true}, // a file named ":0.5"
+	} {
+		p, s, err := parseLoRASpec(c.spec)
+		if (err == nil) != c.ok || p != c.path || s != c.strength {
+			t.Errorf("%q: %q %v %v, want %q %v ok=%v", c.spec, p, s, err, c.path, c.strength, c.ok)
+		}
+	}
+}
+
+// TestGenerateLoRA: generate with two adapters (one negative) writes a PNG whose metadata
+// records both; info --lora describes a file and its fit; a strength out of range and a
+// missing file are refused naming the problem.
+func TestGenerateLoRA(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "x.png")
+	a := golden.Path(t, "lora", "loras", "lora_diffusers_r4_a8.safetensors")
+	k := golden.Path(t, "lora", "loras", "lora_kohya_r2_a1.safetensors")
+	code, _, errOut := run(t, "generate", "-d", golden.TinyModel(t), "-p", "x", "-W", "64", "-H", "64", "-s", "1", "-S", "1", "--no-cache", "-q",
+		"--lora", a+":0.7", "--lora", k+":-0.5", "-o", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	meta, ok, err := imageio.ReadMetadata(out)
+	if err != nil || !ok || len(meta.Adapters) != 2 || meta.Adapters[0].File != "lora_diffusers_r4_a8.safetensors" || meta.Adapters[1].Strength != -0.5 || len(meta.Adapters[0].SHA256) != 64 {
+		t.Errorf("metadata adapters %+v (ok %v, %v)", meta.Adapters, ok, err)
+	}
+	code, stdout, errOut := run(t, "info", "--lora", k, "-d", golden.TinyModel(t))
+	if code != 0 || !strings.Contains(stdout, "format:   kohya") || !strings.Contains(stdout, "rank:     2") || !strings.Contains(stdout, "model:    fits") {
+		t.Errorf("info --lora: exit %d\n%s%s", code, stdout, errOut)
+	}
+	for _, c := range []struct{ spec, want string }{
+		{k + ":9", "strength"},
+		{filepath.Join(dir, "missing.safetensors"), "missing.safetensors"},
+	} {
+		code, _, errOut := run(t, "generate", "-d", golden.TinyModel(t), "-p", "x", "-s", "1", "--no-cache", "--lora", c.spec, "-o", filepath.Join(dir, "y.png"))
+		if code == 0 || !strings.Contains(errOut, c.want) {
+			t.Errorf("--lora %s: exit %d, %q", c.spec, code, errOut)
+		}
+	}
+}
+
+// TestRandModelLoRA: randmodel --lora writes a random adapter that info reads back.
+func TestRandModelLoRA(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.safetensors")
+	code, _, errOut := run(t, "randmodel", "--variant", "tiny", "--lora", path, "--lora-rank", "3", "--lora-format", "lycoris", "-q")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	code, stdout, errOut := run(t, "info", "--lora", path, "-d", golden.TinyModel(t))
+	if code != 0 || !strings.Contains(stdout, "LoKr") || !strings.Contains(stdout, "model:    fits") {
+		t.Errorf("info: exit %d\n%s%s", code, stdout, errOut)
+	}
+}

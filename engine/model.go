@@ -58,7 +58,8 @@ func Open(dir string, b gpu.Backend, opts Options) (*Model, error) {
 }
 
 // OpenSource loads the transformer and VAE of src onto the backend b. The tokenizer and
-// text encoder are loaded on first use. The caller keeps b open until Close.
+// text encoder are loaded on first use; on a device backend the transformer and VAE make way
+// for the encoder while it runs (see unloadDenoiser). The caller keeps b open until Close.
 func OpenSource(src Source, b gpu.Backend, opts Options) (*Model, error) {
 	if b == nil {
 		return nil, errors.New("engine: nil gpu.Backend")
@@ -68,25 +69,63 @@ func OpenSource(src Source, b gpu.Backend, opts Options) (*Model, error) {
 		return nil, err
 	}
 	m := &Model{info: info, src: src, b: b, opts: opts, watch: newWeightWatch(info.Dir)}
-	var err error
-	if m.flux, err = loadTransformer(src, b); err != nil {
-		return nil, fmt.Errorf("load transformer: %w", err)
-	}
-	if c := m.flux.Config(); c.InChannels != latentChannels || c.OutChannels != latentChannels {
-		m.flux.Close()
-		return nil, fmt.Errorf("load transformer: %d input and %d output channels, want %d", c.InChannels, c.OutChannels, latentChannels)
-	}
-	if m.vae, err = loadVAE(src, b); err != nil {
-		m.flux.Close()
-		return nil, fmt.Errorf("load VAE: %w", err)
-	}
-	if c := m.vae.Config(); c.PatchedChannels() != latentChannels {
-		m.vae.Close()
-		m.flux.Close()
-		return nil, fmt.Errorf("load VAE: %d latent channels, want %d", c.LatentChannels, latentChannels/4)
+	if err := m.loadDenoiser(); err != nil {
+		return nil, err
 	}
 	m.embeds = newEmbedCache(opts.CacheDir, opts.CacheBytes, info, b.Name(), m.flux.Config().JointAttentionDim)
 	return m, nil
+}
+
+// loadDenoiser loads the transformer and the VAE onto the backend where they are not loaded
+// (at open, and again after the text encoder ran on a device: see unloadDenoiser).
+func (m *Model) loadDenoiser() error {
+	var err error
+	if m.flux == nil {
+		if m.flux, err = loadTransformer(m.src, m.b); err != nil {
+			return fmt.Errorf("load transformer: %w", err)
+		}
+		if c := m.flux.Config(); c.InChannels != latentChannels || c.OutChannels != latentChannels {
+			m.flux.Close()
+			m.flux = nil
+			return fmt.Errorf("load transformer: %d input and %d output channels, want %d", c.InChannels, c.OutChannels, latentChannels)
+		}
+	}
+	if m.vae == nil {
+		if m.vae, err = loadVAE(m.src, m.b); err != nil {
+			m.closeDenoiser()
+			return fmt.Errorf("load VAE: %w", err)
+		}
+		if c := m.vae.Config(); c.PatchedChannels() != latentChannels {
+			m.closeDenoiser()
+			return fmt.Errorf("load VAE: %d latent channels, want %d", c.LatentChannels, latentChannels/4)
+		}
+	}
+	return nil
+}
+
+// unloadDenoiser frees the transformer and the VAE before the text encoder runs on a device
+// backend (one that copies weights into its own memory), so that the device holds the
+// encoder or the transformer and VAE, never both: its peak is the larger of the two plus
+// activations, not their sum. encodeText loads them back once the encoder is released. On
+// the CPU backends the weights are views of the mapped files and stay.
+func (m *Model) unloadDenoiser() {
+	if m.b.Info().Kind != gpu.KindCPU {
+		_ = m.closeDenoiser() // a failure to unmap leaves nothing to undo: the tensors are freed
+	}
+}
+
+// closeDenoiser closes the transformer and the VAE (those loaded) and forgets them.
+func (m *Model) closeDenoiser() error {
+	var errs []error
+	if m.flux != nil {
+		errs = append(errs, m.flux.Close())
+		m.flux = nil
+	}
+	if m.vae != nil {
+		errs = append(errs, m.vae.Close())
+		m.vae = nil
+	}
+	return errors.Join(errs...)
 }
 
 // Info describes the opened model.
@@ -162,12 +201,5 @@ func (m *Model) Close() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.releaseEncoder()
-	var errs []error
-	if m.flux != nil {
-		errs = append(errs, m.flux.Close())
-	}
-	if m.vae != nil {
-		errs = append(errs, m.vae.Close())
-	}
-	return errors.Join(errs...)
+	return m.closeDenoiser()
 }

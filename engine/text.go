@@ -19,7 +19,8 @@ type textInput struct {
 
 // encodeText is the text stage: the prompt (and with CFG the empty prompt) through the
 // tokenizer and the Qwen3 encoder, or from the cache or the request's embeddings, uploaded.
-// It releases the encoder's pages afterwards unless Options.KeepEncoder.
+// It releases the encoder afterwards (endEncoding) and loads the transformer and VAE if they
+// made way for it.
 func (m *Model) encodeText(ctx context.Context, r *run, p Plan, ts *gpu.Held) (textInput, error) {
 	r.report(Progress{Phase: PhaseEncoding})
 	embeds := p.Request.PromptEmbeds
@@ -41,6 +42,9 @@ func (m *Model) encodeText(ctx context.Context, r *run, p Plan, ts *gpu.Held) (t
 			return textInput{}, err
 		}
 	}
+	if err := m.endEncoding(); err != nil {
+		return textInput{}, err
+	}
 	txtDim := m.flux.Config().JointAttentionDim
 	txtLen := len(embeds) / txtDim
 	if txtLen*txtDim != len(embeds) || txtLen == 0 {
@@ -51,15 +55,6 @@ func (m *Model) encodeText(ctx context.Context, r *run, p Plan, ts *gpu.Held) (t
 	}
 	if err := r.dump("prompt_embeds", []int{1, txtLen, txtDim}, embeds); err != nil {
 		return textInput{}, err
-	}
-	if !m.opts.KeepEncoder && m.enc != nil {
-		// The encoder's pages are not needed while denoising: drop them from this process
-		// (they stay in the page cache, so a new prompt maps them back cheaply), and unmap
-		// the encoder entirely when RAM is short.
-		m.enc.Release()
-		if memoryShort(m.info) {
-			m.releaseEncoder()
-		}
 	}
 	in := textInput{n: txtLen}
 	if in.txt, err = upload(ts, "prompt embeddings", embeds, txtLen, txtDim); err != nil {
@@ -75,7 +70,8 @@ func (m *Model) encodeText(ctx context.Context, r *run, p Plan, ts *gpu.Held) (t
 }
 
 // encodePrompt returns a prompt's embedding from the cache, else through the tokenizer and
-// the text encoder (cached afterwards).
+// the text encoder (cached afterwards), for which a device backend first frees the
+// transformer and VAE (unloadDenoiser; encodeText loads them back).
 func (m *Model) encodePrompt(ctx context.Context, prompt string, progress func(done, total int)) ([]float32, error) {
 	key := prompt + m.textKey // text-encoder adapters change the embedding
 	if e, ok := m.embeds.get(key); ok {
@@ -86,6 +82,7 @@ func (m *Model) encodePrompt(ctx context.Context, prompt string, progress func(d
 		return nil, err
 	}
 	ids, mask := tok.EncodeChat(prompt, tokenizer.MaxLength)
+	m.unloadDenoiser()
 	enc, err := m.encoder()
 	if err != nil {
 		return nil, err
@@ -99,6 +96,21 @@ func (m *Model) encodePrompt(ctx context.Context, prompt string, progress func(d
 	}
 	m.embeds.put(key, emb)
 	return emb, nil
+}
+
+// endEncoding releases the text encoder as Options ask and then loads the transformer and VAE
+// if the encoder made way for them (unloadDenoiser). The encoder's pages are not needed while
+// denoising: they are dropped from this process (they stay in the page cache, so a new prompt
+// maps them back cheaply) unless KeepEncoder, and the encoder is unmapped entirely when RAM is
+// short. On a device backend its tensors are freed in any case, before the transformer loads.
+func (m *Model) endEncoding() error {
+	if m.enc != nil && (!m.opts.KeepEncoder || m.b.Info().Kind != gpu.KindCPU) {
+		m.enc.Release()
+		if !m.opts.KeepEncoder && memoryShort(m.info) {
+			m.releaseEncoder()
+		}
+	}
+	return m.loadDenoiser()
 }
 
 // memoryShort reports whether available RAM is too small to keep the text encoder mapped

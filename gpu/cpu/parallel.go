@@ -1,9 +1,18 @@
 package cpu
 
-import "sync"
+import (
+	"runtime/debug"
+	"sync"
+)
 
 // parallel calls fn on disjoint sub-ranges [lo, hi) covering [0, n), concurrently over the
 // backend's workers. Small n runs inline.
+//
+// A worker goroutine runs with debug.SetPanicOnFault, so a memory fault there (a mapped
+// weight file truncated under the backend) becomes a panic; the first panic of any worker is
+// re-raised on the calling goroutine once all workers have returned, where the caller can
+// recover it (engine turns it into an error naming the file). Unrecovered, it still ends the
+// process, as a panic rather than a SIGBUS.
 func (b *Backend) parallel(n int, fn func(lo, hi int)) {
 	w := b.workers
 	if w > n {
@@ -15,18 +24,37 @@ func (b *Backend) parallel(n int, fn func(lo, hi int)) {
 		}
 		return
 	}
-	var wg sync.WaitGroup
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		fault any
+	)
 	chunk := (n + w - 1) / w
 	for lo := chunk; lo < n; lo += chunk {
 		hi := min(lo+chunk, n)
 		wg.Add(1)
 		go func(lo, hi int) {
 			defer wg.Done()
+			debug.SetPanicOnFault(true) // a fresh goroutine: nothing to restore
+			defer func() {
+				if r := recover(); r != nil {
+					mu.Lock()
+					if fault == nil {
+						fault = r
+					}
+					mu.Unlock()
+				}
+			}()
 			fn(lo, hi)
 		}(lo, hi)
 	}
-	fn(0, min(chunk, n)) // the first chunk runs on the calling goroutine
-	wg.Wait()
+	func() {
+		defer wg.Wait()      // the workers are done with the caller's buffers even if fn panics
+		fn(0, min(chunk, n)) // the first chunk runs on the calling goroutine
+	}()
+	if fault != nil {
+		panic(fault)
+	}
 }
 
 // scratch is a pool of float32 buffers, safe for concurrent use. A pooled buffer that is too

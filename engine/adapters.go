@@ -61,6 +61,9 @@ func (m *Model) SetAdapters(s lora.Stack, partial bool) error {
 }
 
 func (m *Model) setAdapters(s lora.Stack, partial bool) error {
+	if err := m.loadDenoiser(); err != nil { // a reload after encoding may have failed
+		return err
+	}
 	if err := m.CheckAdapters(s, partial); err != nil {
 		return err
 	}

@@ -11,6 +11,8 @@ import (
 
 	"kleinbild/engine/imageio"
 	"kleinbild/engine/lora"
+	"kleinbild/gpu"
+	"kleinbild/gpu/backends"
 	"kleinbild/weights/golden"
 )
 
@@ -68,7 +70,30 @@ func TestLoRAPipelineStackLoKr(t *testing.T) {
 	}
 }
 
-func loraPipelineCase(t *testing.T, name string) {
+// TestLoRAPipelineOnDevice: on a device backend the transformer makes way for the text
+// encoder and is loaded again (unloadDenoiser); the reloaded transformer must apply the
+// adapters too (it once came back without them).
+func TestLoRAPipelineOnDevice(t *testing.T) {
+	cpu := backends.Default()
+	if cpu.Info().Kind != gpu.KindCPU {
+		t.Skipf("backend %s is not a CPU backend", cpu.Name())
+	}
+	open := func(t *testing.T, dir string) *Model {
+		m, err := Open(dir, &deviceMemory{Backend: cpu}, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { m.Close() })
+		return m
+	}
+	for _, name := range loraPipelineStackLoKr {
+		t.Run(name, func(t *testing.T) { loraPipelineCaseOn(t, name, open) })
+	}
+}
+
+func loraPipelineCase(t *testing.T, name string) { loraPipelineCaseOn(t, name, openModel) }
+
+func loraPipelineCaseOn(t *testing.T, name string, openModel func(*testing.T, string) *Model) {
 	var side loraSidecar
 	raw, err := os.ReadFile(golden.Path(t, "lora", "pipeline", name+".json"))
 	if err != nil {

@@ -89,6 +89,12 @@ func (m *Model) loadDenoiser() error {
 			m.flux = nil
 			return fmt.Errorf("load transformer: %d input and %d output channels, want %d", c.InChannels, c.OutChannels, latentChannels)
 		}
+		if len(m.adapters) > 0 { // a reload after encoding keeps the stack (adapters.go)
+			if err := m.flux.SetAdapters(m.adapters); err != nil {
+				m.closeDenoiser()
+				return fmt.Errorf("load transformer: adapters: %w", err)
+			}
+		}
 	}
 	if m.vae == nil {
 		if m.vae, err = loadVAE(m.src, m.b); err != nil {

@@ -68,7 +68,7 @@ func OpenSource(src Source, b gpu.Backend, opts Options) (*Model, error) {
 	if err := info.MissingError(); err != nil {
 		return nil, err
 	}
-	m := &Model{info: info, src: src, b: b, opts: opts, watch: newWeightWatch(info.Dir)}
+	m := &Model{info: info, src: src, b: b, opts: opts, watch: newWeightWatch(info)}
 	if err := m.loadDenoiser(); err != nil {
 		return nil, err
 	}

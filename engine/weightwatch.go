@@ -27,13 +27,21 @@ type watchedFile struct {
 	mod  time.Time
 }
 
-// newWeightWatch records the safetensors files of the model folder dir.
-func newWeightWatch(dir string) *weightWatch {
+// newWeightWatch records the mapped weight files of a model: the safetensors files of its
+// folder (info.Dir) and the single files that replace components (info.Files: GGUF, BFL
+// and ComfyUI files).
+func newWeightWatch(info ModelInfo) *weightWatch {
 	w := &weightWatch{}
-	for _, p := range ModelFiles(dir) {
-		if !strings.HasSuffix(p, ".safetensors") {
+	paths := ModelFiles(info.Dir)
+	for _, f := range info.Files {
+		paths = append(paths, f.Path)
+	}
+	seen := map[string]bool{}
+	for _, p := range paths {
+		if seen[p] || !strings.HasSuffix(p, ".safetensors") && !strings.HasSuffix(p, ".gguf") {
 			continue
 		}
+		seen[p] = true
 		if st, err := os.Stat(p); err == nil {
 			w.files = append(w.files, watchedFile{p, st.Size(), st.ModTime()})
 		}

@@ -38,3 +38,33 @@ func TestTruncatedWeightsWhileMapped(t *testing.T) {
 		})
 	}
 }
+
+// TestTruncatedSingleFileWhileMapped: a transformer read from a single file (a GGUF that
+// replaces the folder's) is watched too: truncating it stops the run with an error naming
+// it (the watch once covered the folder's safetensors files only).
+func TestTruncatedSingleFileWhileMapped(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "flux.gguf")
+	raw, err := os.ReadFile(golden.Path(t, q8mixFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src, err := OpenModelSource(golden.TinyModel(t), Overrides{Transformer: file})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := OpenSource(src, backends.Default(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if err := os.Truncate(file, 4096); err != nil {
+		t.Fatal(err)
+	}
+	_, err = m.Generate(context.Background(), Request{Prompt: "x", WidthPx: 64, HeightPx: 64, Steps: 1, Seed: 1}, nil)
+	if !errors.Is(err, ErrWeightsChanged) || !strings.Contains(err.Error(), file) {
+		t.Fatalf("run over a truncated transformer file: %v", err)
+	}
+}

@@ -667,3 +667,12 @@ func (b *Backend) Close() error {
 	b.inst.Release()
 	return err
 }
+
+// WeightQuant is not implemented on WebGPU yet: it returns an error for every dtype, and the
+// caller dequantizes the weight to bf16 or f32 on the host instead.
+func (b *Backend) WeightQuant(dtype gpu.DType, raw []byte, shape ...int) (gpu.Tensor, error) {
+	if _, err := gpu.CheckQuant(dtype, raw, shape); err != nil {
+		return gpu.Tensor{}, fmt.Errorf("webgpu: %w", err)
+	}
+	return gpu.Tensor{}, fmt.Errorf("webgpu: WeightQuant: %v weights are not supported by this backend", dtype)
+}

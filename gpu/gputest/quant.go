@@ -88,8 +88,46 @@ func TestLinearQuant(t *testing.T, b gpu.Backend, o Options) {
 			}
 			b.Free(base)
 		}
+		testQuantExact(e, d)
 	}
 	testQuantErrors(e)
+}
+
+// testQuantExact multiplies the identity by a weight of dtype d ([8, 512], every other
+// block with a subnormal float16 scale), so that y = wᵀ holds the dequantized values
+// themselves: they must equal package quant's (ggml's) bit for bit.
+func testQuantExact(e *env, d gpu.DType) {
+	const in, out = 512, 8
+	_, bb := d.Block()
+	raw := randBlocks(e.r, d, out*in)
+	for blk := bb; blk < len(raw); blk += 2 * bb {
+		off := scaleFields[d][0]
+		binary.LittleEndian.PutUint16(raw[blk+off:], uint16(1+e.r.IntN(0x3ff)))
+	}
+	wide := make([]float32, out*in)
+	if err := quant.Dequantize(d, wide, raw); err != nil {
+		e.t.Fatal(err)
+	}
+	want := make([]float32, in*out)
+	for o := range out {
+		for r := range in {
+			want[r*out+o] = wide[o*in+r]
+		}
+	}
+	eye := make([]float32, in*in)
+	for i := range in {
+		eye[i*in+i] = 1
+	}
+	w, err := e.b.WeightQuant(d, raw, out, in)
+	if err != nil {
+		e.t.Fatalf("WeightQuant(%v): %v", d, err)
+	}
+	defer e.b.Free(w)
+	lb := label("%v identity·wᵀ", d)
+	x, y := e.in(eye, in, in), e.out(in*out, in, out)
+	e.b.Linear(y.t, x.t, w, gpu.Tensor{}, in)
+	e.checkExact(lb, e.read(lb, y), want)
+	e.done(lb)
 }
 
 // testQuantErrors: WeightQuant refuses bad sizes, and ops other than Linear refuse quantized

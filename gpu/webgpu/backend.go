@@ -545,7 +545,7 @@ func (b *Backend) Read(dst []float32, src gpu.Tensor) error {
 		return errors.New("webgpu: backend is closed")
 	}
 	x, err := b.own("Read", src)
-	if err == nil && len(dst) != src.Len() {
+	if err == nil && (len(dst) != src.Len() || src.DType().Quantized()) {
 		err = fmt.Errorf("webgpu: Read: %d values from %v", len(dst), src)
 	}
 	if err != nil {
@@ -666,13 +666,4 @@ func (b *Backend) Close() error {
 	b.adapter.Release()
 	b.inst.Release()
 	return err
-}
-
-// WeightQuant is not implemented on WebGPU yet: it returns an error for every dtype, and the
-// caller dequantizes the weight to bf16 or f32 on the host instead.
-func (b *Backend) WeightQuant(dtype gpu.DType, raw []byte, shape ...int) (gpu.Tensor, error) {
-	if _, err := gpu.CheckQuant(dtype, raw, shape); err != nil {
-		return gpu.Tensor{}, fmt.Errorf("webgpu: %w", err)
-	}
-	return gpu.Tensor{}, fmt.Errorf("webgpu: WeightQuant: %v weights are not supported by this backend", dtype)
 }

@@ -31,6 +31,18 @@ fn qf16(o: u32) -> f32 {
 	if (sign != 0u) { return -v; }
 	return v;
 }
+fn qu32(o: u32) -> u32 { return qbyte(o) | (qbyte(o + 1u) << 8u) | (qbyte(o + 2u) << 16u) | (qbyte(o + 3u) << 24u); }
+// kscale is ggml's get_scale_min_k4: 6-bit scale and min number j of Q4_K/Q5_K at byte s.
+fn kscale(s: u32, j: u32) -> vec2<u32> {
+	if (j < 4u) { return vec2<u32>(qbyte(s + j) & 63u, qbyte(s + j + 4u) & 63u); }
+	return vec2<u32>((qbyte(s + j + 4u) & 15u) | ((qbyte(s + j - 4u) >> 6u) << 4u),
+		(qbyte(s + j + 4u) >> 4u) | ((qbyte(s + j) >> 6u) << 4u));
+}
+// nib is nibble j of the 32 elements packed in 16 bytes at o (low nibbles first).
+fn nib(o: u32, j: u32) -> u32 {
+	if (j < 16u) { return qbyte(o + j) & 15u; }
+	return qbyte(o + j - 16u) >> 4u;
+}
 `
 
 // wloadQuant holds each supported type's loader.
@@ -47,22 +59,87 @@ var wloadQuant = map[gpu.DType]string{
 	let j = i % 256u;
 	let c = j / 64u;
 	let r = j % 64u;
-	let is = 2u * c + r / 32u;
-	let s = o + 4u;
-	var sc: u32;
-	var mn: u32;
-	if (is < 4u) {
-		sc = qbyte(s + is) & 63u;
-		mn = qbyte(s + is + 4u) & 63u;
-	} else {
-		sc = (qbyte(s + is + 4u) & 15u) | ((qbyte(s + is - 4u) >> 6u) << 4u);
-		mn = (qbyte(s + is + 4u) >> 4u) | ((qbyte(s + is) >> 6u) << 4u);
-	}
+	let sm = kscale(o + 4u, 2u * c + r / 32u);
 	var q = qbyte(o + 16u + 32u * c + r % 32u);
 	if (r >= 32u) { q = q >> 4u; } else { q = q & 15u; }
-	let dl = qf16(o) * f32(sc);
-	let ml = qf16(o + 2u) * f32(mn);
+	let dl = qf16(o) * f32(sm.x);
+	let ml = qf16(o + 2u) * f32(sm.y);
 	return dl * f32(q) - ml;
+}
+`,
+	// Q5_K: Q4_K plus a fifth bit, bit 2c (low nibbles) or 2c+1 (high) of qh[l].
+	gpu.Q5_K: `fn wload(i: u32) -> f32 {
+	let o = (i / 256u) * 176u;
+	let j = i % 256u;
+	let c = j / 64u;
+	let r = j % 64u;
+	let is = 2u * c + r / 32u;
+	let sm = kscale(o + 4u, is);
+	var q = qbyte(o + 48u + 32u * c + r % 32u);
+	if (r >= 32u) { q = q >> 4u; } else { q = q & 15u; }
+	q = q | (((qbyte(o + 16u + r % 32u) >> is) & 1u) << 4u);
+	let dl = qf16(o) * f32(sm.x);
+	let ml = qf16(o + 2u) * f32(sm.y);
+	return dl * f32(q) - ml;
+}
+`,
+	// Q4_0: {d f16, qs[16]}; (q − 8)·d.
+	gpu.Q4_0: `fn wload(i: u32) -> f32 {
+	let o = (i / 32u) * 18u;
+	return f32(i32(nib(o + 2u, i % 32u)) - 8) * qf16(o);
+}
+`,
+	// Q4_1: {d, m f16, qs[16]}; q·d + m.
+	gpu.Q4_1: `fn wload(i: u32) -> f32 {
+	let o = (i / 32u) * 20u;
+	return f32(nib(o + 4u, i % 32u)) * qf16(o) + qf16(o + 2u);
+}
+`,
+	// Q5_0: {d f16, qh u32, qs[16]}; the fifth bit of element j is bit j of qh; (q − 16)·d.
+	gpu.Q5_0: `fn wload(i: u32) -> f32 {
+	let o = (i / 32u) * 22u;
+	let j = i % 32u;
+	let q = nib(o + 6u, j) | (((qu32(o + 2u) >> j) & 1u) << 4u);
+	return f32(i32(q) - 16) * qf16(o);
+}
+`,
+	// Q5_1: {d, m f16, qh u32, qs[16]}; q·d + m.
+	gpu.Q5_1: `fn wload(i: u32) -> f32 {
+	let o = (i / 32u) * 24u;
+	let j = i % 32u;
+	let q = nib(o + 8u, j) | (((qu32(o + 4u) >> j) & 1u) << 4u);
+	return f32(q) * qf16(o) + qf16(o + 2u);
+}
+`,
+	// Q2_K: {scales[16], qs[64], d, dmin f16}; element j = 128h + 32s + 16half + l has
+	// q = qs[32h + 16half + l] >> 2s & 3 and scale byte j/16: (d·(sc&15))·q − dmin·(sc>>4).
+	gpu.Q2_K: `fn wload(i: u32) -> f32 {
+	let o = (i / 256u) * 84u;
+	let j = i % 256u;
+	let h = j / 128u;
+	let sh = (j % 128u) / 32u;
+	let q = (qbyte(o + 16u + 32u * h + j % 32u) >> (2u * sh)) & 3u;
+	let sc = qbyte(o + j / 16u);
+	let dl = qf16(o + 80u) * f32(sc & 15u);
+	let ml = qf16(o + 82u) * f32(sc >> 4u);
+	return dl * f32(q) - ml;
+}
+`,
+	// Q3_K: {hmask[32], qs[64], scales[12], d f16}; q as Q2_K's minus 4 unless hmask bit
+	// 4h + s of byte j%32 is set; scale j/16 (6 bits, stored +32): (d·(sc − 32))·q.
+	gpu.Q3_K: `fn wload(i: u32) -> f32 {
+	let o = (i / 256u) * 110u;
+	let j = i % 256u;
+	let h = j / 128u;
+	let sh = (j % 128u) / 32u;
+	var q = i32((qbyte(o + 32u + 32u * h + j % 32u) >> (2u * sh)) & 3u);
+	if ((qbyte(o + j % 32u) & (1u << (4u * h + sh))) == 0u) { q = q - 4; }
+	let is = j / 16u;
+	var lo: u32;
+	if (is < 8u) { lo = qbyte(o + 96u + is) & 15u; } else { lo = qbyte(o + 96u + is - 8u) >> 4u; }
+	let hi = (qbyte(o + 104u + is % 4u) >> (2u * (is / 4u))) & 3u;
+	let dl = qf16(o + 108u) * f32(i32(lo | (hi << 4u)) - 32);
+	return dl * f32(q);
 }
 `,
 	// Q6_K: {ql[128], qh[64], scales[16] int8, d f16}; (d·sc)·(q − 32).
@@ -83,7 +160,7 @@ var wloadQuant = map[gpu.DType]string{
 }
 
 // QuantTypes lists the quantized dtypes WeightQuant and Linear support on this backend.
-func QuantTypes() []gpu.DType { return []gpu.DType{gpu.Q8_0, gpu.Q4_K, gpu.Q6_K} }
+func QuantTypes() []gpu.DType { return gpu.QuantTypes() }
 
 // quantKernels are the Linear kernels by quantized weight, built on first use.
 var quantKernels = func() map[gpu.DType]*kernel {

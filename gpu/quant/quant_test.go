@@ -108,3 +108,26 @@ func TestErrors(t *testing.T) {
 		}
 	}
 }
+
+// FuzzDequantize decodes arbitrary bytes as every quant type: never a panic, and the values of
+// weights/gguf.Dequantize bit for bit (NaN payloads included).
+func FuzzDequantize(f *testing.F) {
+	f.Add(make([]byte, 210))
+	f.Add([]byte{0xff, 0x7c, 1, 2, 3})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, d := range gpu.QuantTypes() {
+			be, bb := d.Block()
+			n := len(data) / bb
+			src := data[:n*bb]
+			got, want := make([]float32, n*be), make([]float32, n*be)
+			if err := quant.Dequantize(d, got, src); err != nil {
+				t.Fatal(err)
+			}
+			if err := gguf.Dequantize(ggufType(t, d), want, src); err != nil {
+				t.Fatal(err)
+			}
+			sameBits(t, d.String(), got, want)
+			_ = quant.Dequantize(d, got[:max(len(got)-1, 0)], src) // a partial block: an error or nothing
+		}
+	})
+}

@@ -37,6 +37,13 @@ type Backend interface {
 	// fault when written); device backends copy it once. Ops never write to weight tensors.
 	WeightF32(data []float32, shape ...int) (Tensor, error)
 	WeightBF16(bits []uint16, shape ...int) (Tensor, error)
+	// WeightQuant returns a read-only tensor of a quantized dtype (Q8_0, Q4_K, ...: ggml's
+	// block formats, as GGUF stores them) holding raw, the packed blocks of the elements of
+	// shape in row-major order. The last dimension must be a whole number of blocks and raw
+	// exactly dtype.PackedBytes of the elements. As with WeightBF16, the CPU backend views
+	// raw (the caller keeps it unchanged) and device backends copy it, still packed. Such a
+	// tensor is only a Linear weight; a backend that lacks a type returns an error.
+	WeightQuant(dtype DType, raw []byte, shape ...int) (Tensor, error)
 	// Upload copies src into the F32 tensor dst (len(src) == dst.Len()); src may be reused
 	// as soon as Upload returns.
 	Upload(dst Tensor, src []float32)
@@ -62,8 +69,9 @@ type Backend interface {
 	Close() error
 
 	// Linear computes y[rows, out] = x[rows, in]·wᵀ + bias as torch.nn.Linear, where w is
-	// [out, in] (out, in = w's shape; F32 or BF16, widened exactly) and bias [out] or zero.
-	// y must not overlap x.
+	// [out, in] (out, in = w's shape; F32 or BF16, widened exactly, or a quantized dtype,
+	// dequantized exactly as ggml's dequantize_row_* does, products summed in float32) and
+	// bias [out] or zero. y must not overlap x.
 	Linear(y, x, w, bias Tensor, rows int)
 	// Attention computes out = softmax(q·kᵀ·scale + mask)·v per head (see AttnParams for
 	// layout, grouped-query heads and masks) without materialising the [SeqQ, SeqK] score

@@ -45,6 +45,46 @@ func need(op, name string, t Tensor, n int, weight bool) error {
 	return nil
 }
 
+// needMatrix is need for Linear's weight [out, in], which may also be quantized: then in
+// is a whole number of blocks and the view starts at a block boundary.
+func needMatrix(op string, w Tensor, out, in int) error {
+	if !w.dtype.Quantized() {
+		return need(op, "weight", w, out*in, true)
+	}
+	be, _ := w.dtype.Block()
+	if in%be != 0 || w.off%be != 0 {
+		return fmt.Errorf("gpu: %s: %s weight %v: rows of %d values from element %d are not whole %d-value blocks", op, w.dtype, w, in, w.off, be)
+	}
+	if w.n < out*in {
+		return fmt.Errorf("gpu: %s: weight has %d values, needs %d", op, w.n, out*in)
+	}
+	return nil
+}
+
+// CheckQuant validates the arguments of WeightQuant: a quantized dtype, a shape whose last
+// dimension is a whole number of blocks, and raw exactly the packed size. It returns the
+// number of elements.
+func CheckQuant(dtype DType, raw []byte, shape []int) (int, error) {
+	if !dtype.Quantized() {
+		return 0, fmt.Errorf("gpu: WeightQuant: %v is not a quantized type", dtype)
+	}
+	if len(shape) == 0 || !dimsOK(shape...) {
+		return 0, fmt.Errorf("gpu: WeightQuant: invalid shape %v", shape)
+	}
+	n := 1
+	for _, s := range shape {
+		n *= s
+	}
+	be, _ := dtype.Block()
+	if last := shape[len(shape)-1]; last%be != 0 {
+		return 0, fmt.Errorf("gpu: WeightQuant: %v rows of %d values are not whole %d-value blocks", dtype, last, be)
+	}
+	if want := dtype.PackedBytes(n); int64(len(raw)) != want {
+		return 0, fmt.Errorf("gpu: WeightQuant: %v %v needs %d bytes, got %d", dtype, shape, want, len(raw))
+	}
+	return n, nil
+}
+
 // optional is need for an operand that may be the zero Tensor.
 func optional(op, name string, t Tensor, n int) error {
 	if t.IsZero() {
@@ -86,7 +126,7 @@ func CheckLinear(y, x, w, bias Tensor, rows int) error {
 		return errDims(op, rows, out, in)
 	}
 	return firstErr(
-		need(op, "weight", w, out*in, true),
+		needMatrix(op, w, out, in),
 		need(op, "x", x, rows*in, false),
 		need(op, "y", y, rows*out, false),
 		optional(op, "bias", bias, out))
@@ -200,7 +240,7 @@ func CheckCopy(dst, src Tensor) error {
 	if dst.IsZero() || src.IsZero() {
 		return fmt.Errorf("gpu: Copy: missing operand")
 	}
-	if dst.dtype != src.dtype || dst.n != src.n {
+	if dst.dtype != src.dtype || dst.n != src.n || src.dtype.Quantized() {
 		return fmt.Errorf("gpu: Copy: %v into %v", src, dst)
 	}
 	return nil

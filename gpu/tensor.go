@@ -15,7 +15,62 @@ const (
 	BF16
 )
 
-// Size is the number of bytes per element.
+// The quantized weight types: ggml's block formats as GGUF files store them (see
+// WeightQuant). A tensor of one of them holds Len logical elements packed in whole blocks
+// (DType.Block); only Linear takes them, as its weight.
+const (
+	Q4_0 DType = iota + 16
+	Q4_1
+	Q5_0
+	Q5_1
+	Q8_0
+	Q2_K
+	Q3_K
+	Q4_K
+	Q5_K
+	Q6_K
+)
+
+// quantBlocks is each quant type's name, elements per block and bytes per block (ggml's
+// type_traits blck_size and type_size).
+var quantBlocks = map[DType]struct {
+	name          string
+	elems, nbytes int
+}{
+	Q4_0: {"q4_0", 32, 18}, Q4_1: {"q4_1", 32, 20}, Q5_0: {"q5_0", 32, 22}, Q5_1: {"q5_1", 32, 24},
+	Q8_0: {"q8_0", 32, 34}, Q2_K: {"q2_k", 256, 84}, Q3_K: {"q3_k", 256, 110},
+	Q4_K: {"q4_k", 256, 144}, Q5_K: {"q5_k", 256, 176}, Q6_K: {"q6_k", 256, 210},
+}
+
+// QuantTypes lists the quantized dtypes, in the order of their constants.
+func QuantTypes() []DType { return []DType{Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K} }
+
+// Quantized reports whether d is a block-quantized type.
+func (d DType) Quantized() bool { _, ok := quantBlocks[d]; return ok }
+
+// Block returns the elements per block and bytes per block of d: (1, Size) for F32 and
+// BF16, (0, 0) for an unknown type.
+func (d DType) Block() (elems, bytes int) {
+	if q, ok := quantBlocks[d]; ok {
+		return q.elems, q.nbytes
+	}
+	if s := d.Size(); s > 0 {
+		return 1, s
+	}
+	return 0, 0
+}
+
+// PackedBytes is the size of n elements of d (n a whole number of blocks; a partial last
+// block counts whole).
+func (d DType) PackedBytes(n int) int64 {
+	be, bb := d.Block()
+	if be == 0 {
+		return 0
+	}
+	return int64((n+be-1)/be) * int64(bb)
+}
+
+// Size is the number of bytes per element (0 for the quantized types: see Block).
 func (d DType) Size() int {
 	switch d {
 	case F32:
@@ -32,6 +87,9 @@ func (d DType) String() string {
 		return "f32"
 	case BF16:
 		return "bf16"
+	}
+	if q, ok := quantBlocks[d]; ok {
+		return q.name
 	}
 	return fmt.Sprintf("DType(%d)", uint8(d))
 }
@@ -85,8 +143,8 @@ func (t Tensor) Len() int { return t.n }
 // DType is the element type.
 func (t Tensor) DType() DType { return t.dtype }
 
-// Bytes is the size of the viewed elements.
-func (t Tensor) Bytes() int64 { return int64(t.n) * int64(t.dtype.Size()) }
+// Bytes is the size of the viewed elements (whole blocks for the quantized types).
+func (t Tensor) Bytes() int64 { return t.dtype.PackedBytes(t.n) }
 
 // Shape returns a copy of t's dimensions ([Len] for flat views).
 func (t Tensor) Shape() []int {

@@ -174,6 +174,8 @@ type buffer struct {
 	owner  *Backend
 	f32    []float32
 	bf16   []uint16
+	quant  []byte // packed blocks of a quantized weight (dtype one of gpu.QuantTypes)
+	n      int    // elements of a quantized weight
 	bytes  int64
 	dtype  gpu.DType
 	weight bool
@@ -232,6 +234,16 @@ func (b *Backend) WeightBF16(bits []uint16, shape ...int) (gpu.Tensor, error) {
 	return b.weight(gpu.BF16, len(bits), &buffer{owner: b, bf16: bits, bytes: int64(len(bits)) * 2, dtype: gpu.BF16, weight: true}, shape)
 }
 
+// WeightQuant returns a read-only tensor viewing raw, the packed blocks of a quantized
+// dtype (no copy; counted in Viewed). Linear dequantizes it a tile of rows at a time.
+func (b *Backend) WeightQuant(dtype gpu.DType, raw []byte, shape ...int) (gpu.Tensor, error) {
+	n, err := gpu.CheckQuant(dtype, raw, shape)
+	if err != nil {
+		return gpu.Tensor{}, fmt.Errorf("cpu: %w", err)
+	}
+	return b.weight(dtype, n, &buffer{owner: b, quant: raw, n: n, bytes: int64(len(raw)), dtype: dtype, weight: true}, shape)
+}
+
 func (b *Backend) weight(dtype gpu.DType, have int, m *buffer, shape []int) (gpu.Tensor, error) {
 	if len(shape) == 0 {
 		shape = []int{have}
@@ -266,7 +278,7 @@ func (b *Backend) Free(t gpu.Tensor) {
 		return
 	}
 	m.freed = true
-	m.f32, m.bf16 = nil, nil
+	m.f32, m.bf16, m.quant = nil, nil, nil
 	if m.weight {
 		b.mem.Viewed -= m.bytes
 	} else {
@@ -297,6 +309,8 @@ func (b *Backend) Read(dst []float32, src gpu.Tensor) error {
 	case a.failed():
 	case len(dst) != src.Len():
 		b.fail(fmt.Errorf("cpu: Read: %v into %d values", src, len(dst)))
+	case src.DType() != gpu.F32 && src.DType() != gpu.BF16:
+		b.fail(fmt.Errorf("cpu: Read: %v is not f32 or bf16", src))
 	case src.DType() == gpu.BF16:
 		widenBF16(dst, m.bf16[src.Offset():src.Offset()+src.Len()])
 	default:
@@ -346,8 +360,14 @@ func (a *args) buf(name string, t gpu.Tensor) *buffer {
 		return nil
 	}
 	size := len(m.f32)
-	if t.DType() == gpu.BF16 {
+	switch {
+	case t.DType() == gpu.BF16:
 		size = len(m.bf16)
+	case t.DType().Quantized():
+		size = m.n
+		if m.quant == nil {
+			size = 0
+		}
 	}
 	if t.DType() != m.dtype || t.Offset() < 0 || t.Len() < 0 || t.Offset() > size-t.Len() {
 		a.set("%s %v does not fit its buffer", name, t)
@@ -396,6 +416,11 @@ func (a *args) matrix(name string, t gpu.Tensor) matrix {
 	out, in, _ := gpu.MatrixDims(t)
 	w := matrix{out: out, in: in, isBF16: t.DType() == gpu.BF16}
 	lo, hi := t.Offset(), t.Offset()+out*in
+	if d := t.DType(); d.Quantized() {
+		// CheckLinear made the offset and rows whole blocks.
+		w.quant, w.qtype = m.quant[d.PackedBytes(lo):d.PackedBytes(hi)], d
+		return w
+	}
 	if w.isBF16 {
 		w.bf16 = m.bf16[lo:hi]
 	} else {
@@ -416,11 +441,13 @@ func (a *args) disjoint(name1 string, t1 gpu.Tensor, n1 int, name2 string, t2 gp
 }
 
 // matrix is a weight stored [out, in] row-major as in PyTorch's Linear (a conv kernel
-// [O, C, KH, KW] is matrix{out: O, in: C·KH·KW}). Exactly one of f32 and bf16 is set; both are
-// usually views into a memory-mapped checkpoint and are never modified.
+// [O, C, KH, KW] is matrix{out: O, in: C·KH·KW}). Exactly one of f32, bf16 and quant is set;
+// all are usually views into a memory-mapped checkpoint and are never modified.
 type matrix struct {
 	out, in int
 	isBF16  bool
 	f32     []float32
 	bf16    []uint16
+	quant   []byte    // packed blocks of qtype (Linear only)
+	qtype   gpu.DType // the quantized dtype of quant, or 0
 }

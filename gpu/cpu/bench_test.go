@@ -48,7 +48,25 @@ func benchSync(b *testing.B, be gpu.Backend) {
 	}
 }
 
-// BenchmarkLinear: y = x·Wᵀ with W stored [out, in] (PyTorch layout) as float32 and as bf16.
+// benchQuant returns random blocks of dtype d for n elements, with float16 scales of 2⁻⁷ at
+// the given byte offsets of each block (no NaN or subnormal values to slow the product).
+func benchQuant(d gpu.DType, n int, scales ...int) []byte {
+	r := rand.New(rand.NewPCG(3, 4))
+	be, bb := d.Block()
+	raw := make([]byte, n/be*bb)
+	for i := range raw {
+		raw[i] = byte(r.Uint32())
+	}
+	for blk := 0; blk < len(raw); blk += bb {
+		for _, o := range scales {
+			raw[blk+o], raw[blk+o+1] = 0x00, 0x20
+		}
+	}
+	return raw
+}
+
+// BenchmarkLinear: y = x·Wᵀ with W stored [out, in] (PyTorch layout) as float32, bf16 and the
+// quantized types of the published GGUF files (Q8_0, Q4_K, Q6_K).
 func BenchmarkLinear(b *testing.B) {
 	for _, sh := range gemmShapes {
 		xh := benchRand(sh.rows * sh.in)
@@ -61,10 +79,17 @@ func BenchmarkLinear(b *testing.B) {
 		for _, be := range testBackends() {
 			x := mustF32(b, be, xh, sh.rows, sh.in)
 			y := mustAlloc(b, be, sh.rows, sh.out)
-			for _, kind := range []string{"f32", "bf16"} {
+			for _, kind := range []string{"f32", "bf16", "q8_0", "q4_k", "q6_k"} {
 				w, err := be.WeightF32(wf, sh.out, sh.in)
-				if kind == "bf16" {
+				switch kind {
+				case "bf16":
 					w, err = be.WeightBF16(wb, sh.out, sh.in)
+				case "q8_0":
+					w, err = be.WeightQuant(gpu.Q8_0, benchQuant(gpu.Q8_0, sh.out*sh.in, 0), sh.out, sh.in)
+				case "q4_k":
+					w, err = be.WeightQuant(gpu.Q4_K, benchQuant(gpu.Q4_K, sh.out*sh.in, 0, 2), sh.out, sh.in)
+				case "q6_k":
+					w, err = be.WeightQuant(gpu.Q6_K, benchQuant(gpu.Q6_K, sh.out*sh.in, 208), sh.out, sh.in)
 				}
 				if err != nil {
 					b.Fatal(err)

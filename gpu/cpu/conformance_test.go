@@ -32,6 +32,7 @@ func TestConformance(t *testing.T) {
 				BF16Activations: name == "onednn", // rounds the activations of bf16 products
 				Short:           testing.Short(),
 				LogErrors:       *logErrors,
+				Quant:           gpu.QuantTypes(),
 			})
 		})
 	}

@@ -27,6 +27,11 @@
 // the kernels' pooled scratch (see LinearScratchFloats, AttentionScratchFloats,
 // ConvScratchFloats, ConvKernelScratchFloats) is not counted.
 //
+// Quantized weights (WeightQuant: ggml's Q4_0 ... Q6_K blocks) are views too. Linear
+// dequantizes them with package gpu/quant a tile of rows at a time, in parallel, into the same
+// pooled tile as bf16 weights (LinearScratchFloats), one Sgemm per tile: exact dequantized
+// values, float32 accumulation, no full-size float32 copy.
+//
 // # Threading
 //
 // Go kernels (norms, activations, softmax, im2col, bf16 widening, layouts) split rows or

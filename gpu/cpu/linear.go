@@ -1,6 +1,10 @@
 package cpu
 
-import "math"
+import (
+	"math"
+
+	"kleinbild/gpu/quant"
+)
 
 // bf16TileFloats bounds the widened weight tile of a bf16 Linear (32 MiB of float32). Each
 // tile is one Sgemm, and every Sgemm call re-packs all of x: with 256-row tiles the bf16 path
@@ -33,6 +37,8 @@ func (b *Backend) linear(y, x []float32, rows int, w matrix, bias []float32) {
 	switch {
 	case w.in == 0: // an empty product (providers reject a zero stride)
 		clear(y[:rows*w.out])
+	case w.quant != nil:
+		b.linearQuant(y, x, rows, w)
 	case !w.isBF16:
 		b.blas.Sgemm(false, true, rows, w.out, w.in, 1, x, w.in, w.f32, w.in, 0, y, w.out)
 	case b.bf16 != nil:
@@ -57,6 +63,25 @@ func (b *Backend) linear(y, x []float32, rows int, w matrix, bias []float32) {
 				}
 			}
 		})
+	}
+}
+
+// linearQuant is linear by a quantized weight: tiles of rows are dequantized (exactly, by
+// package quant) in parallel into the pooled tile buffer of the bf16 path, and each tile is
+// one Sgemm into the matching columns of y. No full-size float32 copy of the weight is made.
+func (b *Backend) linearQuant(y, x []float32, rows int, w matrix) {
+	tileRows := bf16TileRows(w.in, w.out)
+	buf := b.linearTiles.get(tileRows * w.in)
+	defer b.linearTiles.put(buf)
+	decode := quant.Decoder(w.qtype)
+	rowBytes := int(w.qtype.PackedBytes(w.in))
+	for o := 0; o < w.out; o += tileRows {
+		n := min(tileRows, w.out-o)
+		tile := (*buf)[:n*w.in]
+		b.parallel(n, func(lo, hi int) {
+			decode(tile[lo*w.in:hi*w.in], w.quant[(o+lo)*rowBytes:(o+hi)*rowBytes])
+		})
+		b.blas.Sgemm(false, true, rows, n, w.in, 1, x, w.in, tile, w.in, 0, y[o:], w.out)
 	}
 }
 

@@ -28,6 +28,9 @@ type Options struct {
 	// NoConcurrency skips TestConcurrentUse for a backend that does not support calls from
 	// several goroutines at once (the CPU backends do).
 	NoConcurrency bool
+	// Quant lists the quantized dtypes the backend's WeightQuant and Linear support (see
+	// TestLinearQuant); WeightQuant must refuse the others.
+	Quant []gpu.DType
 }
 
 // A test is one conformance test.
@@ -41,6 +44,7 @@ var tests = []test{
 	{"Memory", TestMemory},
 	{"Errors", TestErrors},
 	{"Linear", TestLinear},
+	{"LinearQuant", TestLinearQuant},
 	{"Attention", TestAttention},
 	{"Conv2D", TestConv2D},
 	{"LayerNorm", TestLayerNorm},

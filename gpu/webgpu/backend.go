@@ -545,7 +545,7 @@ func (b *Backend) Read(dst []float32, src gpu.Tensor) error {
 		return errors.New("webgpu: backend is closed")
 	}
 	x, err := b.own("Read", src)
-	if err == nil && len(dst) != src.Len() {
+	if err == nil && (len(dst) != src.Len() || src.DType().Quantized()) {
 		err = fmt.Errorf("webgpu: Read: %d values from %v", len(dst), src)
 	}
 	if err != nil {

@@ -31,10 +31,28 @@ func randF32(r *rand.Rand, n int, std float64) []float32 {
 	return v
 }
 
-// BenchmarkLinear runs Linear at the model's shapes (rows × in → out), bf16 and f32 weights.
+// randQuant returns n elements of dtype dt (Q8_0 or Q4_K) as random blocks with float16
+// scales (and Q4_K's dmin) of 2⁻⁷.
+func randQuant(r *rand.Rand, dt gpu.DType, n int) []byte {
+	be, bb := dt.Block()
+	raw := make([]byte, n/be*bb)
+	for i := range raw {
+		raw[i] = byte(r.Uint32())
+	}
+	for blk := 0; blk < len(raw); blk += bb {
+		raw[blk], raw[blk+1] = 0, 0x20
+		if dt == gpu.Q4_K {
+			raw[blk+2], raw[blk+3] = 0, 0x20
+		}
+	}
+	return raw
+}
+
+// BenchmarkLinear runs Linear at the model's shapes (rows × in → out), bf16, f32 and Q8_0
+// and Q4_K weights (random blocks with float16 scales of 2⁻⁷).
 func BenchmarkLinear(bb *testing.B) {
 	for _, s := range [][3]int{{768, 3072, 9216}, {512, 2560, 9728}, {256, 3072, 3072}} {
-		for _, dt := range []gpu.DType{gpu.BF16, gpu.F32} {
+		for _, dt := range []gpu.DType{gpu.BF16, gpu.F32, gpu.Q8_0, gpu.Q4_K} {
 			rows, in, out := s[0], s[1], s[2]
 			bb.Run(fmt.Sprintf("%dx%d-%d/%s", rows, in, out, dt), func(bb *testing.B) {
 				b := openB(bb)
@@ -46,7 +64,9 @@ func BenchmarkLinear(bb *testing.B) {
 				y, _ := b.Alloc(gpu.F32, rows, out)
 				wf := randF32(r, out*in, 0.02)
 				var w gpu.Tensor
-				if dt == gpu.BF16 {
+				if dt.Quantized() {
+					w, err = b.WeightQuant(dt, randQuant(r, dt, out*in), out, in)
+				} else if dt == gpu.BF16 {
 					bits := make([]uint16, len(wf))
 					for i, f := range wf {
 						bits[i] = uint16(f32u(f) >> 16)

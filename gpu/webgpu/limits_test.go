@@ -34,7 +34,7 @@ func TestConformanceDefaultLimits(t *testing.T) {
 			t.Errorf("family %s: no variant fits WebGPU's default limits", f)
 		}
 	}
-	gputest.Run(t, b, gputest.Options{Short: testing.Short(), LogErrors: *logErrors})
+	gputest.Run(t, b, gputest.Options{Short: testing.Short(), LogErrors: *logErrors, Quant: QuantTypes()})
 }
 
 // TestForcedVariants runs the conformance suite (short) once for every non-reference variant
@@ -51,7 +51,7 @@ func TestForcedVariants(t *testing.T) {
 				if b.Variant(f) != v {
 					t.Fatalf("forced %s=%s, runs %s", f, v, b.Variant(f))
 				}
-				gputest.Run(t, b, gputest.Options{Short: true, LogErrors: *logErrors})
+				gputest.Run(t, b, gputest.Options{Short: true, LogErrors: *logErrors, Quant: QuantTypes()})
 			})
 		}
 	}

@@ -60,7 +60,9 @@ func (b *Backend) Linear(y, x, w, bias gpu.Tensor, rows int) {
 				return
 			}
 		}
-		if tiled {
+		if w.DType().Quantized() {
+			b.linearQuant(y, x, w, bias, rows, o0, o1)
+		} else if tiled {
 			b.linearTiled(cfg, y, x, w, bias, rows, o0, o1)
 		} else {
 			b.linearLegacy(y, x, w, bias, rows, o0, o1)

@@ -38,7 +38,7 @@ func open(t *testing.T) *Backend {
 func TestConformance(t *testing.T) {
 	b := open(t)
 	// The full suite takes about 35 s on llvmpipe (2 cores); -short for less.
-	gputest.Run(t, b, gputest.Options{Short: testing.Short(), LogErrors: *logErrors})
+	gputest.Run(t, b, gputest.Options{Short: testing.Short(), LogErrors: *logErrors, Quant: QuantTypes()})
 }
 
 func TestAdapters(t *testing.T) {

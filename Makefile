@@ -85,7 +85,8 @@ FUZZ_TARGETS := weights:FuzzParse weights:FuzzParseIndex weights/gguf:FuzzParse 
                 download:FuzzParseListing download:FuzzPartState app/gallery:FuzzIndex app/settings:FuzzSettings \
                 engine/lora:FuzzParseAdapter \
                 engine/inpaint:FuzzParsePadding \
-                gpu/webgpu:FuzzTuneCache
+                gpu/webgpu:FuzzTuneCache \
+                gpu/quant:FuzzDequantize
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; fn=$${t#*:}; \
 	  echo "fuzz $$pkg $$fn ($(FUZZTIME))"; \

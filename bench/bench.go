@@ -192,13 +192,8 @@ func (r *Generation) Phase(name string) Phase {
 
 // Run opens the model, measures the GEMM peak and runs the generations.
 func Run(ctx context.Context, opts Options) (*Report, error) {
-	if len(opts.Sizes) == 0 {
-		return nil, errors.New("bench: no image sizes")
-	}
-	for _, s := range opts.Sizes {
-		if _, err := engine.ValidateSize("size", s); err != nil {
-			return nil, fmt.Errorf("bench: %w", err)
-		}
+	if err := validateSizes(opts.Sizes); err != nil {
+		return nil, err
 	}
 	b := opts.Backend
 	if b == nil {
@@ -214,9 +209,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		logf = func(string, ...any) {}
 	}
 
-	rep := &Report{Started: time.Now().UTC().Truncate(time.Second)}
-	rep.Machine = Machine{CPU: cpuModel(), CPUs: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0),
-		Backend: b.Name(), Device: b.Info().Name, DeviceKind: string(b.Info().Kind), GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, LoadAvg: loadAverage()}
+	rep := newReport(b)
 	mem := startSampler(100 * time.Millisecond)
 	defer func() {
 		if mem != nil {
@@ -231,34 +224,13 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	rep.Model = modelInfo(opts.ModelDir, teCfg, trCfg, vaeCfg)
 
-	peak := func() (*GEMMPeak, error) {
-		if opts.PeakReps < 0 {
-			return nil, nil
-		}
-		reps := opts.PeakReps
-		if reps == 0 {
-			reps = 3
-		}
-		logf("Measuring the GEMM peak (768×3072 · 3072×9216, sgemm and bf16 Linear)")
-		p, err := measurePeak(ctx, b, reps)
-		if err != nil {
-			return nil, fmt.Errorf("bench: GEMM peak: %w", err)
-		}
-		debug.FreeOSMemory() // hand the test matrices back so they do not count in the runs' RssAnon
-		logf("GEMM peak: sgemm %.1f GFLOP/s, bf16 Linear %.1f GFLOP/s", p.SgemmGFLOPS, p.LinearBF16GFLOPS)
-		return &p, nil
-	}
-	if rep.Peak, err = peak(); err != nil {
+	if rep.Peak, err = gemmPeak(ctx, b, opts.PeakReps, logf); err != nil {
 		return nil, err
 	}
 	b.ResetPeak() // the GEMM peak's test tensors are not the model's
 
 	t := time.Now()
-	open := func() (*engine.Model, error) { return engine.Open(opts.ModelDir, b, engine.Options{}) } // no disk cache: the first encode is real
-	if opts.Source != nil {
-		open = func() (*engine.Model, error) { return engine.OpenSource(opts.Source, b, engine.Options{}) }
-	}
-	m, err := open()
+	m, err := openModel(opts, b)
 	if err != nil {
 		return nil, fmt.Errorf("bench: %w", err)
 	}
@@ -268,7 +240,120 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	rep.Model.WeightBytes = m.Info().WeightBytes
 	logf("Opened %s (%s) in %.2f s", opts.ModelDir, rep.Model.Variant, rep.OpenS)
 
-	t = time.Now()
+	ids, err := timeTokenizer(m, prompt, rep)
+	if err != nil {
+		return nil, err
+	}
+	if len(ids) != tokenizer.MaxLength {
+		return nil, fmt.Errorf("bench: tokenizer gave %d ids, want %d", len(ids), tokenizer.MaxLength)
+	}
+	costs := costModel{te: teCfg, tr: trCfg, vae: vaeCfg, txt: len(ids)}
+	tmp, err := os.MkdirTemp("", "kleinbild-bench-")
+	if err != nil {
+		return nil, fmt.Errorf("bench: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+
+	plans := runPlans(opts.Sizes, opts.Single)
+	var rss rssPeak
+	rep.BackendPeak = b.Memory().Peak // open and tokenization
+	rep.BackendViewed = b.Memory().Viewed
+	if err := runGenerations(ctx, m, b, opts, prompt, plans, costs, tmp, rep, &rss, logf); err != nil {
+		return rep, err
+	}
+	if rep.PeakEnd, err = gemmPeak(ctx, b, opts.PeakReps, logf); err != nil {
+		return rep, err
+	}
+	rep.LoadAvgEnd = loadAverage()
+	rep.PeakAnon, _ = mem.finish()
+	mem = nil
+	rss.fold()
+	rep.PeakRSS = rss.max
+	return rep, nil
+}
+
+// newReport starts a report on b, stamped now, with the machine's description.
+func newReport(b gpu.Backend) *Report {
+	rep := &Report{Started: time.Now().UTC().Truncate(time.Second)}
+	rep.Machine = Machine{CPU: cpuModel(), CPUs: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0),
+		Backend: b.Name(), Device: b.Info().Name, DeviceKind: string(b.Info().Kind), GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, LoadAvg: loadAverage()}
+	return rep
+}
+
+// rssPeak accumulates the process's peak resident size (VmHWM) across resets.
+type rssPeak struct{ max uint64 }
+
+// fold takes the current VmHWM into the peak (runOne resets VmHWM, so fold before each run).
+func (p *rssPeak) fold() {
+	if st, ok := readStatus(); ok {
+		p.max = max(p.max, st.VmHWM)
+	}
+}
+
+// runGenerations runs the planned generations on m, saving their PNGs in dir and appending
+// them (with the backend's memory peaks) to rep.
+func runGenerations(ctx context.Context, m *engine.Model, b gpu.Backend, opts Options, prompt string, plans []runPlan,
+	costs costModel, dir string, rep *Report, rss *rssPeak, logf func(string, ...any)) error {
+	for i, p := range plans {
+		rss.fold()
+		req := engine.Request{Prompt: prompt, WidthPx: p.size, HeightPx: p.size, Steps: opts.Steps, Seed: opts.Seed, Adapters: opts.Adapters}
+		run, err := runOne(ctx, m, b, req, p.label, costs, filepath.Join(dir, fmt.Sprintf("run%d.png", i)), opts.Software, logf)
+		if err != nil {
+			return fmt.Errorf("bench: %s: %w", p.label, err)
+		}
+		rep.Runs = append(rep.Runs, run)
+		rep.BackendPeak = max(rep.BackendPeak, run.BackendPeak)
+		rep.BackendViewed = max(rep.BackendViewed, b.Memory().Viewed)
+		logf("%s: total %.1f s", p.label, run.Phase("total").Seconds)
+	}
+	return nil
+}
+
+// validateSizes checks that sizes is non-empty and every size is one the engine accepts.
+func validateSizes(sizes []int) error {
+	if len(sizes) == 0 {
+		return errors.New("bench: no image sizes")
+	}
+	for _, s := range sizes {
+		if _, err := engine.ValidateSize("size", s); err != nil {
+			return fmt.Errorf("bench: %w", err)
+		}
+	}
+	return nil
+}
+
+// gemmPeak measures the GEMM peak of b with reps timed repetitions (0: 3); negative reps
+// skips it and returns nil.
+func gemmPeak(ctx context.Context, b gpu.Backend, reps int, logf func(string, ...any)) (*GEMMPeak, error) {
+	if reps < 0 {
+		return nil, nil
+	}
+	if reps == 0 {
+		reps = 3
+	}
+	logf("Measuring the GEMM peak (768×3072 · 3072×9216, sgemm and bf16 Linear)")
+	p, err := measurePeak(ctx, b, reps)
+	if err != nil {
+		return nil, fmt.Errorf("bench: GEMM peak: %w", err)
+	}
+	debug.FreeOSMemory() // hand the test matrices back so they do not count in the runs' RssAnon
+	logf("GEMM peak: sgemm %.1f GFLOP/s, bf16 Linear %.1f GFLOP/s", p.SgemmGFLOPS, p.LinearBF16GFLOPS)
+	return &p, nil
+}
+
+// openModel opens opts.Source when set, else opts.ModelDir, on b without a disk cache (so
+// that the first encode is real).
+func openModel(opts Options, b gpu.Backend) (*engine.Model, error) {
+	if opts.Source != nil {
+		return engine.OpenSource(opts.Source, b, engine.Options{})
+	}
+	return engine.Open(opts.ModelDir, b, engine.Options{})
+}
+
+// timeTokenizer tokenizes prompt twice, recording in rep the tokenizer's load time (the
+// first call's extra time) and one tokenization's time; it returns the ids.
+func timeTokenizer(m *engine.Model, prompt string, rep *Report) ([]int, error) {
+	t := time.Now()
 	if _, _, err := m.Tokens(prompt); err != nil {
 		return nil, fmt.Errorf("bench: %w", err)
 	}
@@ -280,62 +365,31 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	rep.TokenizeS = time.Since(t).Seconds()
 	rep.TokenizerLoadS = max(first.Seconds()-rep.TokenizeS, 0)
+	return ids, nil
+}
 
-	if len(ids) != tokenizer.MaxLength {
-		return nil, fmt.Errorf("bench: tokenizer gave %d ids, want %d", len(ids), tokenizer.MaxLength)
-	}
-	costs := costModel{te: teCfg, tr: trCfg, vae: vaeCfg, txt: len(ids)}
-	tmp, err := os.MkdirTemp("", "kleinbild-bench-")
-	if err != nil {
-		return nil, fmt.Errorf("bench: %w", err)
-	}
-	defer os.RemoveAll(tmp)
+// runPlan is one generation of a benchmark: its image size and its label in the report.
+type runPlan struct {
+	size  int
+	label string
+}
 
-	type plan struct {
-		size  int
-		label string
-	}
-	var plans []plan
-	for i, s := range opts.Sizes {
-		if opts.Single {
-			plans = append(plans, plan{s, fmt.Sprintf("%d² new prompt", s)})
+// runPlans lists the generations for sizes: the first size with a new prompt and then the
+// same prompt, later sizes with the same prompt; single keeps only the first.
+func runPlans(sizes []int, single bool) []runPlan {
+	var plans []runPlan
+	for i, s := range sizes {
+		if single {
+			plans = append(plans, runPlan{s, fmt.Sprintf("%d² new prompt", s)})
 			break
 		}
 		if i == 0 {
-			plans = append(plans, plan{s, fmt.Sprintf("%d² new prompt", s)}, plan{s, fmt.Sprintf("%d² same prompt", s)})
+			plans = append(plans, runPlan{s, fmt.Sprintf("%d² new prompt", s)}, runPlan{s, fmt.Sprintf("%d² same prompt", s)})
 		} else {
-			plans = append(plans, plan{s, fmt.Sprintf("%d² same prompt", s)})
+			plans = append(plans, runPlan{s, fmt.Sprintf("%d² same prompt", s)})
 		}
 	}
-	var peakRSS uint64 // VmHWM folded in before every reset (runOne resets it)
-	foldPeak := func() {
-		if st, ok := readStatus(); ok {
-			peakRSS = max(peakRSS, st.VmHWM)
-		}
-	}
-	rep.BackendPeak = b.Memory().Peak // open and tokenization
-	rep.BackendViewed = b.Memory().Viewed
-	for i, p := range plans {
-		foldPeak()
-		req := engine.Request{Prompt: prompt, WidthPx: p.size, HeightPx: p.size, Steps: opts.Steps, Seed: opts.Seed, Adapters: opts.Adapters}
-		run, err := runOne(ctx, m, b, req, p.label, costs, filepath.Join(tmp, fmt.Sprintf("run%d.png", i)), opts.Software, logf)
-		if err != nil {
-			return rep, fmt.Errorf("bench: %s: %w", p.label, err)
-		}
-		rep.Runs = append(rep.Runs, run)
-		rep.BackendPeak = max(rep.BackendPeak, run.BackendPeak)
-		rep.BackendViewed = max(rep.BackendViewed, b.Memory().Viewed)
-		logf("%s: total %.1f s", p.label, run.Phase("total").Seconds)
-	}
-	if rep.PeakEnd, err = peak(); err != nil {
-		return rep, err
-	}
-	rep.LoadAvgEnd = loadAverage()
-	rep.PeakAnon, _ = mem.finish()
-	mem = nil
-	foldPeak()
-	rep.PeakRSS = peakRSS
-	return rep, nil
+	return plans
 }
 
 // runOne runs one generation and saves its PNG, timing every phase.

@@ -55,19 +55,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if len(rest) > 0 {
 		return usageErr("unexpected argument %q", rest[0])
 	}
-	var sz []int
-	for _, f := range strings.Split(*sizes, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < engine.SizeMultiple || n%engine.SizeMultiple != 0 || n > engine.MaxSidePx {
-			return usageErr("--sizes %q: want comma-separated multiples of %d up to %d", *sizes, engine.SizeMultiple, engine.MaxSidePx)
-		}
-		sz = append(sz, n)
-	}
-	if *peakReps < 0 || *peakReps > maxPeakReps {
-		return usageErr("--peak-reps %d out of range 0..%d", *peakReps, maxPeakReps)
-	}
-	if *steps < 1 || *steps > engine.MaxSteps {
-		return usageErr("--steps %d out of range 1..%d", *steps, engine.MaxSteps)
+	sz, err := checkBenchFlags(*sizes, *peakReps, *steps)
+	if err != nil {
+		return err
 	}
 	adapters, err := loras.open()
 	if err != nil {
@@ -93,39 +83,8 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	var created *bench.Creation
 	if *dir == "" {
-		v, err := randmodel.ParseVariant(*variant)
-		if err != nil {
-			return usageErr("%v", err)
-		}
-		cache, err := bench.CacheDir()
-		if err != nil {
+		if *dir, created, err = benchRandomModel(ctx, *variant, *seed, *tok, *quiet, stderr, logf); err != nil {
 			return err
-		}
-		name := string(v)
-		if *seed != 0 {
-			name += fmt.Sprintf("-seed%d", *seed)
-		}
-		*dir = filepath.Join(cache, name)
-		opts := randmodel.Options{Variant: v, Seed: *seed, Tokenizer: *tok}
-		if why := randmodel.Check(*dir, opts); why != nil {
-			if *tok == "" {
-				return usageErr("the random model %s is missing or incomplete (%v): pass --tokenizer PATH to create it", *dir, why)
-			}
-			logf("Writing the %s random-weight model to %s", v, *dir)
-			if !*quiet {
-				opts.Progress = randModelProgress(stderr)
-			}
-			st, err := randmodel.Create(ctx, *dir, opts)
-			if !*quiet {
-				fmt.Fprint(stderr, "\r\033[K")
-			}
-			if err != nil {
-				return err
-			}
-			created = &bench.Creation{Seconds: st.Elapsed.Seconds(), WeightBytes: st.WeightBytes, MBPerSecond: st.MBPerSecond()}
-			logf("Wrote %.2f GB in %.1f s (%.0f MB/s)", float64(st.WeightBytes)/1e9, st.Elapsed.Seconds(), st.MBPerSecond())
-		} else {
-			logf("Using the cached random-weight model %s", *dir)
 		}
 	}
 
@@ -148,20 +107,91 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if err := rep.WriteTable(infoWriter(*jsonPath, stdout, stderr)); err != nil { // the JSON alone when it goes to stdout
 		return err
 	}
-	if *jsonPath != "" {
-		raw, err := json.MarshalIndent(rep, "", "  ")
-		if err != nil {
-			return err
-		}
-		if err := atomicfile.WriteOutput(*jsonPath, func(w *bufio.Writer) error {
-			_, err := w.Write(append(raw, '\n'))
-			return err
-		}); err != nil {
-			return err
-		}
-		logf("Wrote %s", *jsonPath)
+	if err := writeBenchJSON(*jsonPath, rep, logf); err != nil {
+		return err
 	}
 	return runErr
+}
+
+// checkBenchFlags parses --sizes and checks it, --peak-reps and --steps.
+func checkBenchFlags(sizes string, peakReps, steps int) ([]int, error) {
+	var sz []int
+	for _, f := range strings.Split(sizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < engine.SizeMultiple || n%engine.SizeMultiple != 0 || n > engine.MaxSidePx {
+			return nil, usageErr("--sizes %q: want comma-separated multiples of %d up to %d", sizes, engine.SizeMultiple, engine.MaxSidePx)
+		}
+		sz = append(sz, n)
+	}
+	if peakReps < 0 || peakReps > maxPeakReps {
+		return nil, usageErr("--peak-reps %d out of range 0..%d", peakReps, maxPeakReps)
+	}
+	if steps < 1 || steps > engine.MaxSteps {
+		return nil, usageErr("--steps %d out of range 1..%d", steps, engine.MaxSteps)
+	}
+	return sz, nil
+}
+
+// benchRandomModel returns the folder of the cached random-weight model of variant and seed,
+// writing it first (from the tokenizer tok) when it is missing or incomplete; created
+// describes the writing, nil when the cached model was used.
+func benchRandomModel(ctx context.Context, variant string, seed uint64, tok string, quiet bool, stderr io.Writer,
+	logf func(string, ...any)) (dir string, created *bench.Creation, err error) {
+	v, err := randmodel.ParseVariant(variant)
+	if err != nil {
+		return "", nil, usageErr("%v", err)
+	}
+	cache, err := bench.CacheDir()
+	if err != nil {
+		return "", nil, err
+	}
+	name := string(v)
+	if seed != 0 {
+		name += fmt.Sprintf("-seed%d", seed)
+	}
+	dir = filepath.Join(cache, name)
+	opts := randmodel.Options{Variant: v, Seed: seed, Tokenizer: tok}
+	why := randmodel.Check(dir, opts)
+	if why == nil {
+		logf("Using the cached random-weight model %s", dir)
+		return dir, nil, nil
+	}
+	if tok == "" {
+		return "", nil, usageErr("the random model %s is missing or incomplete (%v): pass --tokenizer PATH to create it", dir, why)
+	}
+	logf("Writing the %s random-weight model to %s", v, dir)
+	if !quiet {
+		opts.Progress = randModelProgress(stderr)
+	}
+	st, err := randmodel.Create(ctx, dir, opts)
+	if !quiet {
+		fmt.Fprint(stderr, "\r\033[K")
+	}
+	if err != nil {
+		return "", nil, err
+	}
+	logf("Wrote %.2f GB in %.1f s (%.0f MB/s)", float64(st.WeightBytes)/1e9, st.Elapsed.Seconds(), st.MBPerSecond())
+	return dir, &bench.Creation{Seconds: st.Elapsed.Seconds(), WeightBytes: st.WeightBytes, MBPerSecond: st.MBPerSecond()}, nil
+}
+
+// writeBenchJSON writes rep as indented JSON to path with atomicfile.WriteOutput; an empty
+// path writes nothing.
+func writeBenchJSON(path string, rep *bench.Report, logf func(string, ...any)) error {
+	if path == "" {
+		return nil
+	}
+	raw, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := atomicfile.WriteOutput(path, func(w *bufio.Writer) error {
+		_, err := w.Write(append(raw, '\n'))
+		return err
+	}); err != nil {
+		return err
+	}
+	logf("Wrote %s", path)
+	return nil
 }
 
 // benchKernels runs `bench --kernels` (when on) and prints its table to w; --quick without

@@ -22,7 +22,7 @@ var allowedOpens = map[string]bool{
 	"internal/atomicfile/atomicfile.go:writeStream":  true, // a device or pipe, for writing
 	"internal/atomicfile/atomicfile.go:syncDir":      true, // a folder, to sync a rename
 	"download/state.go:openOSPart":                   true, // a part file, read-write
-	"download/download.go:syncDir":                   true,
+	"download/partfile.go:syncDir":                   true,
 	"internal/fynelocale/fynelocale.go:init":         true,
 	".ci/checkpng.go:main":                           true, // CI tool on CI's own output
 	"app/settings/lock.go:LockDataDir":               true, // the data folder lock, read-write

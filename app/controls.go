@@ -84,6 +84,9 @@ type controls struct {
 	seed       *widgets.ShortcutEntry
 	seedErr    *widget.Label
 	seedLocked bool
+	// lastSeed is the random seed the last run used (lastSeedSet once there was one).
+	lastSeed    uint64
+	lastSeedSet bool
 	lock       *widgets.TipButton
 	dice       *widgets.TipButton
 
@@ -151,14 +154,14 @@ func (c *controls) build() fyne.CanvasObject {
 	c.schedule.SetSelectedIndex(0)
 
 	c.seed = widgets.NewShortcutEntry(false, c.u.Generate)
-	c.seed.SetPlaceHolder("random")
-	c.seed.OnChanged = func(string) { c.checkSeed() }
+	c.seed.SetPlaceHolder(randomPlaceholder(0, false))
+	c.seed.OnChanged = func(string) { c.seedEdited() }
 	c.seedErr = fieldError()
 	c.dice = widgets.NewTipButton(c.u.tips, theme.NewThemedResource(resources.Dice), "Pick a random seed", func() {
 		c.seed.SetText(strconv.FormatUint(randomSeed(), 10))
 	})
 	c.dice.Importance = widget.MediumImportance
-	c.lock = widgets.NewTipButton(c.u.tips, theme.NewThemedResource(resources.LockOpen), lockTip(false), func() { c.setSeedLocked(!c.seedLocked) })
+	c.lock = widgets.NewTipButton(c.u.tips, theme.NewThemedResource(resources.LockOpen), lockTip(false), c.toggleSeedLocked)
 	c.lock.Importance = widget.MediumImportance
 	seedRow := container.NewBorder(nil, nil, nil, container.NewHBox(c.dice, c.lock), c.seed)
 
@@ -332,6 +335,46 @@ func (c *controls) checkSeed() (seed uint64, given, ok bool) {
 	return v, true, true
 }
 
+// seedEdited follows a change of the seed field: a typed number is the seed used (the
+// field switches to kept), an emptied field means a new random seed per image.
+func (c *controls) seedEdited() {
+	_, given, ok := c.checkSeed()
+	if ok && given != c.seedLocked {
+		c.setSeedLocked(given)
+	}
+}
+
+// toggleSeedLocked is the lock button: a kept seed becomes random (the field empties and
+// says "random"), a random one is kept (the last seed used, or a new one, fills the field).
+func (c *controls) toggleSeedLocked() {
+	if c.seedLocked {
+		c.setSeedLocked(false)
+		c.seed.SetText("")
+		return
+	}
+	seed := c.lastSeed
+	if !c.lastSeedSet {
+		seed = randomSeed()
+	}
+	c.seed.SetText(strconv.FormatUint(seed, 10))
+	c.setSeedLocked(true)
+}
+
+// usedRandomSeed shows the random seed a run picked in the empty field's placeholder, so
+// that random stays a visible state and the seed can still be read.
+func (c *controls) usedRandomSeed(seed uint64) {
+	c.lastSeed, c.lastSeedSet = seed, true
+	c.seed.SetPlaceHolder(randomPlaceholder(seed, true))
+}
+
+// randomPlaceholder is the seed field's text while it is empty (random).
+func randomPlaceholder(last uint64, known bool) string {
+	if !known {
+		return "random (a new seed per image)"
+	}
+	return fmt.Sprintf("random (last: %d)", last)
+}
+
 // setSeedLocked switches between keeping the seed (locked) and a new random one per run.
 func (c *controls) setSeedLocked(locked bool) {
 	c.seedLocked = locked
@@ -407,6 +450,8 @@ func (c *controls) applySettings(s settings.Settings) {
 	c.setSchedule(s.Schedule)
 	if s.SeedLocked {
 		c.seed.SetText(strconv.FormatUint(s.Seed, 10))
+	} else {
+		c.seed.SetText("")
 	}
 	c.setSeedLocked(s.SeedLocked)
 	c.setCount(s.Count)
@@ -497,7 +542,7 @@ func atoiOr(s string, def int) int {
 // lockTip names what the seed lock button does.
 func lockTip(locked bool) string {
 	if locked {
-		return "Seed kept: press for a new random seed each time"
+		return "Seed kept: press for a new random seed per image"
 	}
-	return "Keep this seed for the next images"
+	return "Random: press to keep a seed for the next images"
 }

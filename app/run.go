@@ -8,7 +8,6 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"sync"
 	"time"
 
@@ -127,10 +126,10 @@ func (rn *runner) reportStartError(err error) {
 
 var errBusy = errors.New("a generation is already running")
 
-// jobFromForm makes a job of the validated form and the references. The seed is the
-// locked one, or a new random one.
+// jobFromForm makes a job of the validated form and the references. The seed is the one
+// in the field, or a new random one when the field is empty.
 func (rn *runner) jobFromForm(f form) *job {
-	if !rn.u.ctl.seedLocked || !f.seedGiven {
+	if !f.seedGiven {
 		f.seed = randomSeed()
 	}
 	return jobs.New(engine.Request{
@@ -173,8 +172,8 @@ func (rn *runner) startGenerate() (*runState, error) {
 		return nil, errInvalidForm
 	}
 	j := rn.jobFromForm(f)
-	if !rn.u.ctl.seedLocked || !f.seedGiven {
-		rn.u.ctl.seed.SetText(strconv.FormatUint(j.Req.Seed, 10))
+	if !f.seedGiven {
+		rn.u.ctl.usedRandomSeed(j.Req.Seed)
 	}
 	rn.u.settings = rn.u.ctl.currentSettings(f)
 	rn.u.remember(rn.u.settings)

@@ -126,8 +126,9 @@ func TestBatchRandomSeedsFollowOn(t *testing.T) {
 	if len(got) != 2 || got[1] != got[0]+1 {
 		t.Errorf("seeds %v, want s, s+1", got)
 	}
-	if u.ctl.seed.Text != strconv.FormatUint(got[0], 10) {
-		t.Errorf("seed field %q, first seed %d", u.ctl.seed.Text, got[0])
+	// The field stays random (empty); its placeholder names the first seed used.
+	if u.ctl.seed.Text != "" || !strings.Contains(u.ctl.seed.PlaceHolder, strconv.FormatUint(got[0], 10)) {
+		t.Errorf("seed field %q (placeholder %q), first seed %d", u.ctl.seed.Text, u.ctl.seed.PlaceHolder, got[0])
 	}
 }
 

@@ -87,8 +87,8 @@ type controls struct {
 	// lastSeed is the random seed the last run used (lastSeedSet once there was one).
 	lastSeed    uint64
 	lastSeedSet bool
-	lock       *widgets.TipButton
-	dice       *widgets.TipButton
+	lock        *widgets.TipButton
+	dice        *widgets.TipButton
 
 	// count is the number of images per run (minCount..maxCount).
 	count *widget.Select

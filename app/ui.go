@@ -224,8 +224,10 @@ func (u *UI) build() fyne.CanvasObject {
 
 	top := container.NewVBox(container.NewPadded(header), widget.NewSeparator(), u.banner.box)
 	bottom := container.NewVBox(widget.NewSeparator(), u.status)
-	return container.NewBorder(top, bottom, container.NewHBox(side, widget.NewSeparator()), nil,
+	root := container.NewBorder(top, bottom, container.NewHBox(side, widget.NewSeparator()), nil,
 		split)
+	u.banner.root, u.banner.top = root, top
+	return root
 }
 
 // setStatus shows a passing message in the status line.
@@ -264,7 +266,7 @@ func (u *UI) showNotice(msg string) {
 func (u *UI) clearBanner(topics ...bannerTopic) {
 	b := u.banner
 	if b.box.Visible() && slices.Contains(topics, b.topic) {
-		b.box.Hide()
+		b.hide()
 		b.topic = topicOther
 	}
 }
@@ -285,6 +287,33 @@ type banner struct {
 	box  *fyne.Container
 	// topic is the condition the message shown belongs to.
 	topic bannerTopic
+	// root is the layout the banner sits in: it is laid out again whenever the banner
+	// appears, changes height or goes, so that nothing is drawn under it and no empty band
+	// stays behind.
+	root *fyne.Container
+	// top is the banner's row of root (with the header), whose height follows it.
+	top *fyne.Container
+}
+
+// relayout lays the window's content out again after the banner changed. A wrapped
+// message knows its height only once it has its width, so this repeats (a few times at
+// most) until the room given is the room the banner needs.
+func (b *banner) relayout() {
+	if b.root == nil {
+		return
+	}
+	for range 3 {
+		b.root.Refresh()
+		if b.top == nil || b.top.Size().Height == b.top.MinSize().Height {
+			return
+		}
+	}
+}
+
+// hide takes the banner away and gives its room back.
+func (b *banner) hide() {
+	b.box.Hide()
+	b.relayout()
 }
 
 func newBanner(tips *widgets.TipLayer) *banner {
@@ -292,7 +321,7 @@ func newBanner(tips *widgets.TipLayer) *banner {
 	b.bg.CornerRadius = theme.InputRadiusSize()
 	b.text.Wrapping = fyne.TextWrapWord
 	b.text.Selectable = true
-	closeBtn := widgets.NewTipButton(tips, theme.CancelIcon(), "Close this message", func() { b.box.Hide() })
+	closeBtn := widgets.NewTipButton(tips, theme.CancelIcon(), "Close this message", func() { b.hide() })
 	row := container.NewBorder(nil, nil, b.icon, closeBtn, b.text)
 	b.box = container.NewPadded(container.NewStack(b.bg, container.NewPadded(row)))
 	b.box.Hide()
@@ -311,6 +340,7 @@ func (b *banner) show(msg string, isError bool) {
 	b.bg.Refresh()
 	b.text.SetText(sentence(msg))
 	b.box.Show()
+	b.relayout()
 }
 
 // sentence starts msg with a capital letter (Go errors start in lower case).

@@ -20,12 +20,15 @@ import (
 func runTokens(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("tokens", stderr)
 	dir := fs.String("d", "", "model folder (with tokenizer/)")
-	prompt := fs.String("p", "", "prompt")
+	prompt := fs.String("p", "", "prompt (- reads it from standard input)")
 	if _, err := parse(fs, args); err != nil {
 		return err
 	}
 	if *dir == "" {
 		return usageErr("-d MODEL_DIR is required")
+	}
+	if err := stdinPrompt(prompt); err != nil {
+		return err
 	}
 	tok, err := tokenizer.Load(filepath.Join(*dir, "tokenizer"))
 	if err != nil {
@@ -48,7 +51,7 @@ func runTokens(args []string, stdout, stderr io.Writer) error {
 func runEncode(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("encode", stderr)
 	dir := fs.String("d", "", "model folder (with tokenizer/ and text_encoder/)")
-	prompt := fs.String("p", "", "prompt")
+	prompt := fs.String("p", "", "prompt (- reads it from standard input)")
 	out := fs.String("o", "", "output .safetensors file")
 	quiet := fs.Bool("q", false, "print nothing on success")
 	backend := backendFlag(fs, "")
@@ -59,6 +62,9 @@ func runEncode(args []string, stdout, stderr io.Writer) error {
 		return usageErr("-d MODEL_DIR and -o OUT.safetensors are required")
 	}
 	if err := atomicfile.CheckOutput(*out); err != nil {
+		return err
+	}
+	if err := stdinPrompt(prompt); err != nil {
 		return err
 	}
 	b, err := openBackend(*backend)
@@ -91,5 +97,18 @@ func runEncode(args []string, stdout, stderr io.Writer) error {
 	if !*quiet {
 		fmt.Fprintf(infoWriter(*out, stdout, stderr), "wrote %s: prompt_embeds [1, %d, %d]\n", *out, len(ids), width)
 	}
+	return nil
+}
+
+// stdinPrompt replaces a prompt of "-" by standard input (as generate -p - does).
+func stdinPrompt(prompt *string) error {
+	if *prompt != "-" {
+		return nil
+	}
+	p, err := readPrompt(stdin)
+	if err != nil {
+		return err
+	}
+	*prompt = p
 	return nil
 }

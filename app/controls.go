@@ -169,7 +169,10 @@ func (c *controls) build() fyne.CanvasObject {
 	for n := minCount; n <= maxCount; n++ {
 		counts = append(counts, strconv.Itoa(n))
 	}
-	c.count = widget.NewSelect(counts, func(string) { c.formChanged() })
+	c.count = widget.NewSelect(counts, func(string) {
+		c.formChanged()
+		c.u.fit.updateSoon() // the time shown covers every image
+	})
 	c.count.SetSelectedIndex(0)
 	countHint := widget.NewLabel("seeds count up by one")
 	countHint.SizeName = theme.SizeNameCaptionText

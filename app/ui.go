@@ -15,6 +15,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -137,6 +138,10 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 	for _, sc := range widgets.GenerateShortcuts() {
 		w.Canvas().AddShortcut(sc, func(fyne.Shortcut) { u.Generate() })
 	}
+	// Ctrl+Q (Cmd+Q) closes the window, which quits: the window's close handler stops the
+	// run and saves what is pending.
+	w.Canvas().AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyQ, Modifier: fyne.KeyModifierShortcutDefault},
+		func(fyne.Shortcut) { w.Close() })
 	w.Canvas().SetOnTypedKey(func(ev *fyne.KeyEvent) {
 		if u.gal.typedKey(ev) {
 			return

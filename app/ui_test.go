@@ -11,6 +11,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
@@ -283,4 +284,17 @@ func TestBannerTakesItsRoom(t *testing.T) {
 	if y := abs(u.gal.root).Y; y != viewY {
 		t.Errorf("gallery at %v after the banner went, was %v", y, viewY)
 	}
+}
+
+// TestCtrlQCloses: Ctrl+Q (Cmd+Q) closes the window, which quits the app. (Before: it did
+// nothing.)
+func TestCtrlQCloses(t *testing.T) {
+	h := newHarness(t, t.TempDir(), tinyModel(t), newFakeGen().open)
+	closed := false
+	h.win.SetOnClosed(func() { closed = true })
+	h.win.Canvas().(fyne.Shortcutable).TypedShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyQ, Modifier: fyne.KeyModifierShortcutDefault})
+	if !closed {
+		t.Error("Ctrl+Q did not close the window")
+	}
+	h.win = h.ui.app.NewWindow("spare") // the harness closes a window at the end; the test driver closes one only once
 }

@@ -373,9 +373,9 @@ func (c *controls) usedRandomSeed(seed uint64) {
 // randomPlaceholder is the seed field's text while it is empty (random).
 func randomPlaceholder(last uint64, known bool) string {
 	if !known {
-		return "random (a new seed per image)"
+		return "random"
 	}
-	return fmt.Sprintf("random (last: %d)", last)
+	return fmt.Sprintf("random, last %d", last)
 }
 
 // setSeedLocked switches between keeping the seed (locked) and a new random one per run.

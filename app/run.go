@@ -41,6 +41,7 @@ type runner struct {
 	cur   *runState // the generation in progress, or nil
 	queue *jobQueue // jobs waiting behind the running one
 	batch batchGrid // the images of the last run that made several
+	tuner deviceTuner
 }
 
 // closeGenerator releases the opened generator (once no generation runs).
@@ -295,6 +296,9 @@ func (rn *runner) execute(ctx context.Context, r *runState, dir string, info eng
 		finish(runOutcome{err: err, jobFailed: true}, nil)
 		return
 	}
+	if n := len(r.job.Req.References); n > 0 {
+		rn.setActivity(r, fmt.Sprintf("Checking the reference images (%d)…", n), 0)
+	}
 	for _, p := range r.job.Req.References {
 		if err := checkReferenceFile(p); err != nil {
 			finish(runOutcome{err: err, refFailed: true}, nil)
@@ -305,6 +309,11 @@ func (rn *runner) execute(ctx context.Context, r *runState, dir string, info eng
 			return
 		}
 	}
+	if err := rn.tuneIfNeeded(ctx, r, r.device); err != nil {
+		finish(runOutcome{err: err}, nil)
+		return
+	}
+	rn.setActivity(r, "Loading the model…", 0)
 	gen, err := rn.generatorFor(dir, r.device)
 	if err != nil {
 		finish(runOutcome{err: err, gpuFailed: deviceFailure(err, nil, r.gpuName)}, nil)

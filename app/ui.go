@@ -23,6 +23,7 @@ import (
 	"kleinbild/app/settings"
 	"kleinbild/app/thumbcache"
 	"kleinbild/app/widgets"
+	"kleinbild/gpu/backends"
 	"kleinbild/resources"
 )
 
@@ -95,6 +96,10 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 	u.model.u = u
 	u.run.u = u
 	u.run.open = opts.Open
+	u.run.tuner = deviceTuner{needs: backends.DefaultNeedsTuning, tune: backends.DefaultTuned}
+	if opts.Open != nil {
+		u.run.tuner = deviceTuner{} // a generator of the caller's (tests): no device to tune
+	}
 	if u.run.open == nil {
 		u.run.open = engineOpener(filepath.Join(dataDir, "cache", "prompts"))
 	}

@@ -95,6 +95,9 @@ func (t *Tracker) Status(now time.Duration) (fraction float64, text string) {
 		}
 	case engine.PhaseEncoding:
 		text = "Reading the prompt…"
+		if p.Blocks > 0 {
+			text = fmt.Sprintf("Reading the prompt (layer %d of %d)…", p.Block, p.Blocks)
+		}
 	case engine.PhaseRefs:
 		text = fmt.Sprintf("Encoding reference %d of %d…", p.Step, p.Steps)
 	case engine.PhaseDenoise:

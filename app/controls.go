@@ -4,12 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -505,18 +507,54 @@ func (c *controls) restoreSettings(m imageio.Metadata) {
 	}
 	c.setSchedule(m.Schedule)
 	c.reuseSeed(m.Seed)
-	c.u.refs.paths = nil
-	var missing []string
+	var notes []string
+	if promptErr != nil {
+		notes = append(notes, fmt.Sprintf("not the prompt: it is %d KB long, at most %d KB are allowed", len(m.Prompt)>>10, engine.MaxPromptBytes>>10))
+	}
+	var want []string
 	for _, r := range m.References {
-		if err := c.u.refs.addReference(r.Path); err != nil {
-			missing = append(missing, r.Path)
+		want = append(want, r.Path)
+	}
+	have := c.u.refs.paths
+	if len(have) == 0 || slices.Equal(have, want) {
+		c.restoreRefs(want, true, notes)
+		return
+	}
+	// The user's own references are not replaced without asking.
+	msg := fmt.Sprintf("The image was made with %d reference image(s). Replace your %d reference image(s) with them?", len(want), len(have))
+	if len(want) == 0 {
+		msg = fmt.Sprintf("The image was made without reference images. Remove your %d reference image(s)?", len(have))
+	}
+	d := dialog.NewConfirm("Replace the references?", msg, func(replace bool) {
+		if replace {
+			c.restoreRefs(want, true, notes)
+		} else {
+			c.restoreRefs(nil, false, append(notes, "not the reference images (yours are kept)"))
+		}
+	}, c.u.win)
+	d.SetConfirmText("Replace")
+	d.SetDismissText("Keep mine")
+	d.Show()
+}
+
+// restoreRefs ends a restore: with replace the references become paths (those that still
+// exist); notes are what was not restored, for the message.
+func (c *controls) restoreRefs(paths []string, replace bool, notes []string) {
+	if replace {
+		c.u.refs.paths = nil
+		var missing []string
+		for _, p := range paths {
+			if err := c.u.refs.addReference(p); err != nil {
+				missing = append(missing, p)
+			}
+		}
+		c.u.refs.refresh()
+		if len(missing) > 0 {
+			notes = append(notes, fmt.Sprintf("%d reference image(s) that no longer exist: %s", len(missing), strings.Join(missing, ", ")))
 		}
 	}
-	c.u.refs.refresh()
-	if promptErr != nil {
-		c.u.showNotice(fmt.Sprintf("Settings restored, but not the prompt: it is %d KB long, at most %d KB are allowed.", len(m.Prompt)>>10, engine.MaxPromptBytes>>10))
-	} else if len(missing) > 0 {
-		c.u.showNotice(fmt.Sprintf("Settings restored, but %d reference image(s) no longer exist: %s", len(missing), strings.Join(missing, ", ")))
+	if len(notes) > 0 {
+		c.u.showNotice("Settings restored, but " + strings.Join(notes, "; ") + ".")
 	} else {
 		c.u.setStatus("Settings restored.")
 	}

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2/test"
+
+	"kleinbild/engine/imageio"
 )
 
 func TestParseSide(t *testing.T) {
@@ -115,5 +117,31 @@ func TestTypedSeedIsUsed(t *testing.T) {
 	test.Tap(u.ctl.lock) // keep the last seed
 	if u.ctl.seed.Text != strconv.FormatUint(used, 10) || !u.ctl.seedLocked {
 		t.Errorf("keeping: field %q, want %d", u.ctl.seed.Text, used)
+	}
+}
+
+// TestRestoreAsksBeforeReplacingReferences: restoring an image's settings does not drop
+// the references the user added without asking. (Before: they silently went.)
+func TestRestoreAsksBeforeReplacingReferences(t *testing.T) {
+	h := newHarness(t, t.TempDir(), tinyModel(t), newFakeGen().open)
+	u := h.ui
+	ref := writeTestPNG(t, t.TempDir(), "mine.png", 64, 64, nil)
+	if err := u.refs.addReference(ref); err != nil {
+		t.Fatal(err)
+	}
+	u.refs.refresh()
+	meta := imageio.Metadata{Prompt: "a bridge", Width: 256, Height: 256, Steps: 2, Seed: 5}
+	u.RestoreSettings(meta)
+	if len(u.refs.paths) != 1 || h.win.Canvas().Overlays().Top() == nil {
+		t.Fatalf("references %v replaced without a question", u.refs.paths)
+	}
+	h.tapDialogButton("Keep mine")
+	if len(u.refs.paths) != 1 || u.ctl.prompt.Text != "a bridge" {
+		t.Errorf("keep mine: references %v, prompt %q", u.refs.paths, u.ctl.prompt.Text)
+	}
+	u.RestoreSettings(meta)
+	h.tapDialogButton("Replace")
+	if len(u.refs.paths) != 0 {
+		t.Errorf("replace: references %v", u.refs.paths)
 	}
 }

@@ -99,7 +99,8 @@ type controls struct {
 	// fit says whether the generation fits in memory (see fitLine.update).
 	fit *widget.Label
 
-	box *fyne.Container // the whole panel
+	box    *fyne.Container  // the whole panel
+	scroll *container.Scroll // the form's scroll (the references are at its end)
 
 	// formTimer writes the edited form after a pause in typing (see formChanged);
 	// formWatched is set once the remembered settings are in the controls.
@@ -209,9 +210,10 @@ func (c *controls) build() fyne.CanvasObject {
 	)
 	// Generate, its fit line and (while running) Cancel stay in view under the form, which
 	// scrolls on its own in a short window.
+	c.scroll = container.NewVScroll(container.NewPadded(form))
 	c.box = container.NewBorder(nil, container.NewPadded(container.NewVBox(
 		container.NewBorder(nil, nil, nil, c.u.run.queue.add, c.generate), c.u.run.queue.box, c.fit)), nil, nil,
-		container.NewVScroll(container.NewPadded(form)))
+		c.scroll)
 	return c.box
 }
 

@@ -99,7 +99,7 @@ type controls struct {
 	// fit says whether the generation fits in memory (see fitLine.update).
 	fit *widget.Label
 
-	box    *fyne.Container  // the whole panel
+	box    *fyne.Container   // the whole panel
 	scroll *container.Scroll // the form's scroll (the references are at its end)
 
 	// formTimer writes the edited form after a pause in typing (see formChanged);

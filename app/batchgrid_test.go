@@ -81,7 +81,12 @@ func TestLongRunKeepsWindowSize(t *testing.T) {
 	if !u.run.batch.box.Visible() || len(u.run.batch.tiles) != 12 {
 		t.Fatalf("grid visible %v with %d tiles", u.run.batch.box.Visible(), len(u.run.batch.tiles))
 	}
-	if twelve := windowMin(h.win); twelve.Height > two.Height || twelve.Width > two.Width {
+	twelve := windowMin(h.win)
+	if twelve.Height > two.Height || twelve.Width > two.Width {
 		t.Errorf("minimum window size after 12 images %v, after 2 images %v", twelve, two)
+	}
+	// A 1024×600 screen leaves about 1008×552 for the window (see desktop.fitWindow).
+	if twelve.Height > 552 || twelve.Width > 1008 {
+		t.Errorf("minimum window size after 12 images %v: larger than a 1024×600 screen allows", twelve)
 	}
 }

@@ -381,7 +381,7 @@ func TestGallerySurvivesRestartAndShowsLineage(t *testing.T) {
 		t.Fatal("selecting a gallery cell did not show it")
 	}
 	h2.waitFor("the full image", 5*time.Second, func() bool { return u.view.image.Image != nil })
-	test.Tap(findButton(u.view.info, "Use as reference"))
+	test.Tap(findButton(u.view.actions, "Use as reference"))
 	if len(u.refs.paths) != 1 || u.refs.paths[0] != u.gallery.Path(e) {
 		t.Fatalf("refs %v", u.refs.paths)
 	}
@@ -401,7 +401,7 @@ func TestGallerySurvivesRestartAndShowsLineage(t *testing.T) {
 
 	// Reuse settings from the first image.
 	u.gal.selectEntry(e.File, nil)
-	test.Tap(findButton(u.view.info, "Reuse settings"))
+	test.Tap(findButton(u.view.actions, "Reuse settings"))
 	if u.ctl.prompt.Text != "an old lighthouse" || u.ctl.seed.Text != strconv.FormatUint(e.Meta.Seed, 10) || !u.ctl.seedLocked {
 		t.Errorf("reuse settings: prompt %q seed %q", u.ctl.prompt.Text, u.ctl.seed.Text)
 	}

@@ -243,7 +243,7 @@ func TestMessagesClearWithTheirCondition(t *testing.T) {
 	// The seed-lock notice goes when a run starts.
 	u.gal.selectEntry(u.view.shown.File, nil)
 	h.settle()
-	test.Tap(findButton(u.view.info, "Reuse seed"))
+	test.Tap(findButton(u.view.actions, "Reuse seed"))
 	if !strings.Contains(u.status.Text, "locked") {
 		t.Fatalf("status %q after Reuse seed", u.status.Text)
 	}

@@ -227,7 +227,7 @@ func (z *ZoomImage) MouseMoved(ev *desktop.MouseEvent) { z.hover, z.pointer = tr
 func (z *ZoomImage) MouseOut() { z.hover = false }
 
 // MinSize is small: the image shrinks with the window.
-func (z *ZoomImage) MinSize() fyne.Size { return fyne.NewSquareSize(160) }
+func (z *ZoomImage) MinSize() fyne.Size { return fyne.NewSquareSize(96) }
 
 // CreateRenderer implements fyne.Widget.
 func (z *ZoomImage) CreateRenderer() fyne.WidgetRenderer { return &zoomRenderer{z: z} }

@@ -14,11 +14,8 @@ import (
 	"kleinbild/app/widgets"
 )
 
-// Batch grid geometry: tiles per row and their side.
-const (
-	batchColumns = 8
-	batchTile    = 72
-)
+// batchTile is the side of a batch grid tile.
+const batchTile = 72
 
 // batchGrid shows the images of a run that made several, to pick one for the viewer. It
 // sits under the viewer and is hidden while there is no such run.
@@ -38,8 +35,9 @@ func (rn *runner) buildBatchGrid() fyne.CanvasObject {
 	b.title.SizeName = theme.SizeNameCaptionText
 	b.title.Truncation = fyne.TextTruncateEllipsis
 	closeBtn := widgets.NewTipButton(rn.u.tips, theme.CancelIcon(), "Close", rn.hideBatch)
-	b.rows = container.NewVBox()
-	// The scroll keeps a long row from widening the window.
+	b.rows = container.NewHBox()
+	// One row in a horizontal scroll: a long run neither widens nor heightens the window,
+	// and a wide window shows as many tiles as fit.
 	b.box = container.NewVBox(container.NewBorder(nil, nil, nil, closeBtn, b.title),
 		container.NewHScroll(b.rows))
 	b.box.Hide()
@@ -53,12 +51,7 @@ func (rn *runner) showBatch(entries []gallery.Entry) {
 	b.tiles = b.tiles[:0]
 	b.marks = b.marks[:0]
 	b.rows.RemoveAll()
-	var row *fyne.Container
-	for i, e := range entries {
-		if i%batchColumns == 0 {
-			row = container.NewHBox()
-			b.rows.Add(row)
-		}
+	for _, e := range entries {
 		file := e.File
 		t := newTapThumb(fyne.NewSquareSize(batchTile), func() { rn.pickBatch(file) })
 		mark := canvas.NewRectangle(color.Transparent)
@@ -67,12 +60,12 @@ func (rn *runner) showBatch(entries []gallery.Entry) {
 		b.files = append(b.files, file)
 		b.tiles = append(b.tiles, t)
 		b.marks = append(b.marks, mark)
-		row.Add(container.NewStack(t, mark))
+		b.rows.Add(container.NewStack(t, mark))
 		if rn.u.gallery != nil {
 			rn.u.loadThumb(&t.thumbImage, e.SHA256, rn.u.gallery.Path(e))
 		}
 	}
-	b.title.SetText(fmt.Sprintf("This run: %d images. Tap one to see it large.", len(entries)))
+	b.title.SetText(fmt.Sprintf("This run: %d images. Click one to see it large.", len(entries)))
 	b.box.Show()
 	rn.markBatch()
 }

@@ -63,3 +63,30 @@ func TestBatchOutlineFollowsViewer(t *testing.T) {
 	check("End (the oldest, outside the run)")
 	h.settle()
 }
+
+// TestLongRunKeepsWindowSize: a 12-image run shows its grid in one scrolling row, so the
+// window's minimum size is what a 2-image run needs. (Before: rows of 8 tiles, and each
+// row raised the window's minimum height, pushing Generate off small screens.)
+func TestLongRunKeepsWindowSize(t *testing.T) {
+	fake := newFakeGen()
+	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
+	u := h.ui
+	u.ctl.setCount(2)
+	h.generate("two foxes")
+	h.settle()
+	two := windowMin(h.win)
+	u.ctl.setCount(12)
+	h.generate("twelve foxes")
+	h.settle()
+	if !u.run.batch.box.Visible() || len(u.run.batch.tiles) != 12 {
+		t.Fatalf("grid visible %v with %d tiles", u.run.batch.box.Visible(), len(u.run.batch.tiles))
+	}
+	twelve := windowMin(h.win)
+	if twelve.Height > two.Height || twelve.Width > two.Width {
+		t.Errorf("minimum window size after 12 images %v, after 2 images %v", twelve, two)
+	}
+	// A 1024×600 screen leaves about 1008×552 for the window (see desktop.fitWindow).
+	if twelve.Height > 552 || twelve.Width > 1008 {
+		t.Errorf("minimum window size after 12 images %v: larger than a 1024×600 screen allows", twelve)
+	}
+}

@@ -4,12 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -84,8 +86,11 @@ type controls struct {
 	seed       *widgets.ShortcutEntry
 	seedErr    *widget.Label
 	seedLocked bool
-	lock       *widgets.TipButton
-	dice       *widgets.TipButton
+	// lastSeed is the random seed the last run used (lastSeedSet once there was one).
+	lastSeed    uint64
+	lastSeedSet bool
+	lock        *widgets.TipButton
+	dice        *widgets.TipButton
 
 	// count is the number of images per run (minCount..maxCount).
 	count *widget.Select
@@ -94,7 +99,8 @@ type controls struct {
 	// fit says whether the generation fits in memory (see fitLine.update).
 	fit *widget.Label
 
-	box *fyne.Container // the whole panel
+	box    *fyne.Container   // the whole panel
+	scroll *container.Scroll // the form's scroll (the references are at its end)
 
 	// formTimer writes the edited form after a pause in typing (see formChanged);
 	// formWatched is set once the remembered settings are in the controls.
@@ -151,14 +157,14 @@ func (c *controls) build() fyne.CanvasObject {
 	c.schedule.SetSelectedIndex(0)
 
 	c.seed = widgets.NewShortcutEntry(false, c.u.Generate)
-	c.seed.SetPlaceHolder("random")
-	c.seed.OnChanged = func(string) { c.checkSeed() }
+	c.seed.SetPlaceHolder(randomPlaceholder(0, false))
+	c.seed.OnChanged = func(string) { c.seedEdited() }
 	c.seedErr = fieldError()
 	c.dice = widgets.NewTipButton(c.u.tips, theme.NewThemedResource(resources.Dice), "Pick a random seed", func() {
 		c.seed.SetText(strconv.FormatUint(randomSeed(), 10))
 	})
 	c.dice.Importance = widget.MediumImportance
-	c.lock = widgets.NewTipButton(c.u.tips, theme.NewThemedResource(resources.LockOpen), lockTip(false), func() { c.setSeedLocked(!c.seedLocked) })
+	c.lock = widgets.NewTipButton(c.u.tips, theme.NewThemedResource(resources.LockOpen), lockTip(false), c.toggleSeedLocked)
 	c.lock.Importance = widget.MediumImportance
 	seedRow := container.NewBorder(nil, nil, nil, container.NewHBox(c.dice, c.lock), c.seed)
 
@@ -166,7 +172,10 @@ func (c *controls) build() fyne.CanvasObject {
 	for n := minCount; n <= maxCount; n++ {
 		counts = append(counts, strconv.Itoa(n))
 	}
-	c.count = widget.NewSelect(counts, func(string) { c.formChanged() })
+	c.count = widget.NewSelect(counts, func(string) {
+		c.formChanged()
+		c.u.fit.updateSoon() // the time shown covers every image
+	})
 	c.count.SetSelectedIndex(0)
 	countHint := widget.NewLabel("seeds count up by one")
 	countHint.SizeName = theme.SizeNameCaptionText
@@ -203,9 +212,10 @@ func (c *controls) build() fyne.CanvasObject {
 	)
 	// Generate, its fit line and (while running) Cancel stay in view under the form, which
 	// scrolls on its own in a short window.
+	c.scroll = container.NewVScroll(container.NewPadded(form))
 	c.box = container.NewBorder(nil, container.NewPadded(container.NewVBox(
 		container.NewBorder(nil, nil, nil, c.u.run.queue.add, c.generate), c.u.run.queue.box, c.fit)), nil, nil,
-		container.NewVScroll(container.NewPadded(form)))
+		c.scroll)
 	return c.box
 }
 
@@ -334,6 +344,46 @@ func (c *controls) checkSeed() (seed uint64, given, ok bool) {
 	return v, true, true
 }
 
+// seedEdited follows a change of the seed field: a typed number is the seed used (the
+// field switches to kept), an emptied field means a new random seed per image.
+func (c *controls) seedEdited() {
+	_, given, ok := c.checkSeed()
+	if ok && given != c.seedLocked {
+		c.setSeedLocked(given)
+	}
+}
+
+// toggleSeedLocked is the lock button: a kept seed becomes random (the field empties and
+// says "random"), a random one is kept (the last seed used, or a new one, fills the field).
+func (c *controls) toggleSeedLocked() {
+	if c.seedLocked {
+		c.setSeedLocked(false)
+		c.seed.SetText("")
+		return
+	}
+	seed := c.lastSeed
+	if !c.lastSeedSet {
+		seed = randomSeed()
+	}
+	c.seed.SetText(strconv.FormatUint(seed, 10))
+	c.setSeedLocked(true)
+}
+
+// usedRandomSeed shows the random seed a run picked in the empty field's placeholder, so
+// that random stays a visible state and the seed can still be read.
+func (c *controls) usedRandomSeed(seed uint64) {
+	c.lastSeed, c.lastSeedSet = seed, true
+	c.seed.SetPlaceHolder(randomPlaceholder(seed, true))
+}
+
+// randomPlaceholder is the seed field's text while it is empty (random).
+func randomPlaceholder(last uint64, known bool) string {
+	if !known {
+		return "random"
+	}
+	return fmt.Sprintf("random, last %d", last)
+}
+
 // setSeedLocked switches between keeping the seed (locked) and a new random one per run.
 func (c *controls) setSeedLocked(locked bool) {
 	c.seedLocked = locked
@@ -409,6 +459,8 @@ func (c *controls) applySettings(s settings.Settings) {
 	c.setSchedule(s.Schedule)
 	if s.SeedLocked {
 		c.seed.SetText(strconv.FormatUint(s.Seed, 10))
+	} else {
+		c.seed.SetText("")
 	}
 	c.setSeedLocked(s.SeedLocked)
 	c.setCount(s.Count)
@@ -459,18 +511,54 @@ func (c *controls) restoreSettings(m imageio.Metadata) {
 	}
 	c.setSchedule(m.Schedule)
 	c.reuseSeed(m.Seed)
-	c.u.refs.paths = nil
-	var missing []string
+	var notes []string
+	if promptErr != nil {
+		notes = append(notes, fmt.Sprintf("not the prompt: it is %d KB long, at most %d KB are allowed", len(m.Prompt)>>10, engine.MaxPromptBytes>>10))
+	}
+	var want []string
 	for _, r := range m.References {
-		if err := c.u.refs.addReference(r.Path); err != nil {
-			missing = append(missing, r.Path)
+		want = append(want, r.Path)
+	}
+	have := c.u.refs.paths
+	if len(have) == 0 || slices.Equal(have, want) {
+		c.restoreRefs(want, true, notes)
+		return
+	}
+	// The user's own references are not replaced without asking.
+	msg := fmt.Sprintf("The image was made with %d reference image(s). Replace your %d reference image(s) with them?", len(want), len(have))
+	if len(want) == 0 {
+		msg = fmt.Sprintf("The image was made without reference images. Remove your %d reference image(s)?", len(have))
+	}
+	d := dialog.NewConfirm("Replace the references?", msg, func(replace bool) {
+		if replace {
+			c.restoreRefs(want, true, notes)
+		} else {
+			c.restoreRefs(nil, false, append(notes, "not the reference images (yours are kept)"))
+		}
+	}, c.u.win)
+	d.SetConfirmText("Replace")
+	d.SetDismissText("Keep mine")
+	d.Show()
+}
+
+// restoreRefs ends a restore: with replace the references become paths (those that still
+// exist); notes are what was not restored, for the message.
+func (c *controls) restoreRefs(paths []string, replace bool, notes []string) {
+	if replace {
+		c.u.refs.paths = nil
+		var missing []string
+		for _, p := range paths {
+			if err := c.u.refs.addReference(p); err != nil {
+				missing = append(missing, p)
+			}
+		}
+		c.u.refs.refresh()
+		if len(missing) > 0 {
+			notes = append(notes, fmt.Sprintf("%d reference image(s) that no longer exist: %s", len(missing), strings.Join(missing, ", ")))
 		}
 	}
-	c.u.refs.refresh()
-	if promptErr != nil {
-		c.u.showNotice(fmt.Sprintf("Settings restored, but not the prompt: it is %d KB long, at most %d KB are allowed.", len(m.Prompt)>>10, engine.MaxPromptBytes>>10))
-	} else if len(missing) > 0 {
-		c.u.showNotice(fmt.Sprintf("Settings restored, but %d reference image(s) no longer exist: %s", len(missing), strings.Join(missing, ", ")))
+	if len(notes) > 0 {
+		c.u.showNotice("Settings restored, but " + strings.Join(notes, "; ") + ".")
 	} else {
 		c.u.setStatus("Settings restored.")
 	}
@@ -499,7 +587,7 @@ func atoiOr(s string, def int) int {
 // lockTip names what the seed lock button does.
 func lockTip(locked bool) string {
 	if locked {
-		return "Seed kept: press for a new random seed each time"
+		return "Seed kept: press for a new random seed per image"
 	}
-	return "Keep this seed for the next images"
+	return "Random: press to keep a seed for the next images"
 }

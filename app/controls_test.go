@@ -1,10 +1,13 @@
 package app
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2/test"
+
+	"kleinbild/engine/imageio"
 )
 
 func TestParseSide(t *testing.T) {
@@ -78,5 +81,67 @@ func TestInvalidSettingsAreRefused(t *testing.T) {
 	}
 	if u.errorText() != "" {
 		t.Errorf("field errors belong inline, banner shows %q", u.errorText())
+	}
+}
+
+// TestTypedSeedIsUsed types a seed without touching the lock: that seed is the one used,
+// and the field keeps it. Emptied, the field is random, says so, and stays empty after a
+// run, with the seed used in its placeholder. (Before: a typed seed was replaced by a
+// random one unless the lock was pressed.)
+func TestTypedSeedIsUsed(t *testing.T) {
+	fake := newFakeGen()
+	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
+	u := h.ui
+	u.ctl.seed.SetText("")
+	test.Type(u.ctl.seed, "42")
+	if !u.ctl.seedLocked {
+		t.Errorf("a typed seed does not show as kept")
+	}
+	if out := h.generate("a lighthouse"); out.err != nil {
+		t.Fatalf("generate: %v", out.err)
+	}
+	if got := fake.lastRequest().Seed; got != 42 || u.ctl.seed.Text != "42" {
+		t.Errorf("typed seed 42: generated with %d, field %q", got, u.ctl.seed.Text)
+	}
+	test.Tap(u.ctl.lock) // back to random
+	if u.ctl.seed.Text != "" || u.ctl.seedLocked || !strings.Contains(u.ctl.seed.PlaceHolder, "random") {
+		t.Fatalf("random: field %q placeholder %q locked %v", u.ctl.seed.Text, u.ctl.seed.PlaceHolder, u.ctl.seedLocked)
+	}
+	if out := h.generate("a lighthouse"); out.err != nil {
+		t.Fatalf("generate: %v", out.err)
+	}
+	used := fake.lastRequest().Seed
+	if u.ctl.seed.Text != "" || !strings.Contains(u.ctl.seed.PlaceHolder, strconv.FormatUint(used, 10)) {
+		t.Errorf("after a random run: field %q placeholder %q, seed used %d", u.ctl.seed.Text, u.ctl.seed.PlaceHolder, used)
+	}
+	test.Tap(u.ctl.lock) // keep the last seed
+	if u.ctl.seed.Text != strconv.FormatUint(used, 10) || !u.ctl.seedLocked {
+		t.Errorf("keeping: field %q, want %d", u.ctl.seed.Text, used)
+	}
+}
+
+// TestRestoreAsksBeforeReplacingReferences: restoring an image's settings does not drop
+// the references the user added without asking. (Before: they silently went.)
+func TestRestoreAsksBeforeReplacingReferences(t *testing.T) {
+	h := newHarness(t, t.TempDir(), tinyModel(t), newFakeGen().open)
+	u := h.ui
+	ref := writeTestPNG(t, t.TempDir(), "mine.png", 64, 64, nil)
+	if err := u.refs.addReference(ref); err != nil {
+		t.Fatal(err)
+	}
+	u.refs.refresh()
+	meta := imageio.Metadata{Prompt: "a bridge", Width: 256, Height: 256, Steps: 2, Seed: 5}
+	u.RestoreSettings(meta)
+	if len(u.refs.paths) != 1 || h.win.Canvas().Overlays().Top() == nil {
+		t.Fatalf("references %v replaced without a question", u.refs.paths)
+	}
+	h.tapDialogButton("Keep mine")
+	if len(u.refs.paths) != 1 || u.ctl.prompt.Text != "a bridge" {
+		t.Errorf("keep mine: references %v, prompt %q", u.refs.paths, u.ctl.prompt.Text)
+	}
+	u.RestoreSettings(meta)
+	h.tapDialogButton("Replace")
+	if len(u.refs.paths) != 0 {
+		t.Errorf("replace: references %v", u.refs.paths)
 	}
 }

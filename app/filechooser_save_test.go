@@ -27,7 +27,7 @@ func saveHarness(t *testing.T, data string) (*harness, *fileChooser, string) {
 	u := h.ui
 	u.gal.selectEntry("img-00.png", nil)
 	h.settle()
-	b := findButton(u.view.info, "Save as…")
+	b := findButton(u.view.actions, "Save as…")
 	if b == nil {
 		t.Fatal("the viewer has no Save as… button")
 	}
@@ -104,7 +104,7 @@ func TestSaveAsIntoTypedFolder(t *testing.T) {
 	}
 
 	// The next Save as… opens there; a typed full path saves at once.
-	test.Tap(findButton(u.view.info, "Save as…"))
+	test.Tap(findButton(u.view.actions, "Save as…"))
 	c2 := u.view.saveChooser
 	h.chooserLoaded(c2)
 	if c2 == c || c2.dir != out {
@@ -173,7 +173,7 @@ func TestSaveAsAsksBeforeReplacing(t *testing.T) {
 	}
 	noTempFiles(t, out)
 
-	test.Tap(findButton(u.view.info, "Save as…"))
+	test.Tap(findButton(u.view.actions, "Save as…"))
 	c = u.view.saveChooser
 	h.chooserLoaded(c)
 	refused := func(name, want string) {

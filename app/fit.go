@@ -96,7 +96,15 @@ func (f *fitLine) estimate() (estimate.Report, bool) {
 	if !f.model.Distilled {
 		req.Guidance = f.u.ctl.guidance.Value
 	}
-	return f.estimateFor(req)
+	rep, ok := f.estimateFor(req)
+	rep.Seconds = runSeconds(rep.PhaseSeconds, f.u.ctl.countValue())
+	return rep, ok
+}
+
+// runSeconds is the time of a run of count images from one image's phases: the prompt is
+// encoded and the references read once, every image is denoised and decoded.
+func runSeconds(p estimate.Phases, count int) float64 {
+	return p.Encode + p.References + float64(max(count, 1))*(p.Denoise+p.Decode)
 }
 
 // estimateJob is the estimate (package estimate) for j on the current model and device, from the job's
@@ -105,7 +113,9 @@ func (f *fitLine) estimateJob(j *job) (estimate.Report, bool) {
 	if f.model == nil {
 		return estimate.Report{}, false
 	}
-	return f.estimateFor(j.EstimateRequest(f.model.Distilled))
+	rep, ok := f.estimateFor(j.EstimateRequest(f.model.Distilled))
+	rep.Seconds = runSeconds(rep.PhaseSeconds, j.Count)
+	return rep, ok
 }
 
 // estimateFor is the estimate (package estimate) for req on the current model and device.
@@ -191,7 +201,7 @@ func (f *fitLine) update() {
 			})
 		}()
 	}
-	l.SetText(fitText(rep))
+	l.SetText(fitTextFor(rep, f.u.ctl.countValue()))
 	switch rep.Verdict {
 	case estimate.Fits:
 		l.Importance = widget.SuccessImportance
@@ -217,6 +227,15 @@ func fitText(rep estimate.Report) string {
 	}
 	if rep.Seconds > 0 {
 		s += " · about " + humanize.Duration(time.Duration(rep.Seconds*float64(time.Second)))
+	}
+	return s
+}
+
+// fitTextFor is fitText for a run of count images: the time is the whole run's.
+func fitTextFor(rep estimate.Report, count int) string {
+	s := fitText(rep)
+	if count > 1 && rep.Seconds > 0 {
+		s += fmt.Sprintf(" for %d images", count)
 	}
 	return s
 }

@@ -52,11 +52,12 @@ type galleryView struct {
 	deleteSel  *widget.Button
 	pendingDel map[string]bool // files whose deletion is under way
 
-	// The Undo strip of the last deletion.
-	undoBar   *fyne.Container
-	undoText  *widget.Label
-	undoBtn   *widget.Button
-	undoBatch string
+	// The Undo strip of the last deletion; undos holds every deletion of this session
+	// that can still be undone, the last one last.
+	undoBar  *fyne.Container
+	undoText *widget.Label
+	undoBtn  *widget.Button
+	undos    []undoItem
 
 	// menu is the open (or last) context menu of a cell.
 	menu *widget.PopUpMenu
@@ -128,6 +129,9 @@ func (g *galleryView) build() fyne.CanvasObject {
 	g.undoBar = container.NewPadded(container.NewBorder(nil, nil, nil, container.NewHBox(g.undoBtn, closeUndo), g.undoText))
 	g.undoBar.Hide()
 
+	// Fyne 2.7 sends Ctrl+Z (Cmd+Z) as fyne.ShortcutUndo; the custom one is for drivers
+	// that do not.
+	g.u.win.Canvas().AddShortcut(&fyne.ShortcutUndo{}, func(fyne.Shortcut) { g.undo() })
 	g.u.win.Canvas().AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyZ, Modifier: fyne.KeyModifierShortcutDefault},
 		func(fyne.Shortcut) { g.undo() })
 	body := container.NewStack(g.grid, g.empty, container.NewCenter(container.NewGridWrap(fyne.NewSize(220, 80), g.noMatch)))
@@ -380,29 +384,54 @@ func reversed(es []gallery.Entry) []gallery.Entry {
 	return out
 }
 
-// showUndo offers to bring back the deletion batch.
+// undoItem is a deletion that Undo can bring back: its trash batch and what the strip says.
+type undoItem struct{ batch, msg string }
+
+// maxUndos is how many deletions Undo remembers.
+const maxUndos = 50
+
+// showUndo offers to bring back the deletion batch, after the earlier ones.
 func (g *galleryView) showUndo(batch, msg string) {
-	g.undoBatch = batch
-	g.undoText.SetText(msg)
-	g.undoBar.Show()
-	g.root.Refresh() // the strip takes its room at the bottom
+	g.undos = append(g.undos, undoItem{batch, msg})
+	if len(g.undos) > maxUndos {
+		g.undos = g.undos[len(g.undos)-maxUndos:]
+	}
+	g.showUndoBar()
 }
 
+// showUndoBar shows the strip for the last deletion that can be undone, or hides it.
+func (g *galleryView) showUndoBar() {
+	if len(g.undos) == 0 {
+		g.undoBar.Hide()
+	} else {
+		last := g.undos[len(g.undos)-1]
+		msg := last.msg
+		if n := len(g.undos); n > 1 {
+			msg += fmt.Sprintf(" (%d deletions can be undone)", n)
+		}
+		g.undoText.SetText(msg)
+		g.undoBar.Show()
+	}
+	g.root.Refresh() // the strip takes or gives back its room at the bottom
+}
+
+// hideUndo closes the strip; Ctrl+Z still undoes.
 func (g *galleryView) hideUndo() {
-	g.undoBatch = ""
 	g.undoBar.Hide()
 	g.root.Refresh()
 }
 
-// undo restores the last deletion (off the UI goroutine) and shows a restored image.
+// undo restores the last deletion not yet undone (off the UI goroutine) and shows a
+// restored image; the strip then offers the one before it.
 func (g *galleryView) undo() {
 	u := g.u
-	batch := g.undoBatch
-	if batch == "" || u.gallery == nil {
+	if len(g.undos) == 0 || u.gallery == nil {
 		return
 	}
+	batch := g.undos[len(g.undos)-1].batch
+	g.undos = g.undos[:len(g.undos)-1]
 	lib := u.gallery
-	g.hideUndo()
+	g.showUndoBar()
 	u.bg.Add(1) // Close waits for the index write
 	go func() {
 		defer u.bg.Done()

@@ -381,7 +381,7 @@ func TestGallerySurvivesRestartAndShowsLineage(t *testing.T) {
 		t.Fatal("selecting a gallery cell did not show it")
 	}
 	h2.waitFor("the full image", 5*time.Second, func() bool { return u.view.image.Image != nil })
-	test.Tap(findButton(u.view.info, "Use as reference"))
+	test.Tap(findButton(u.view.actions, "Use as reference"))
 	if len(u.refs.paths) != 1 || u.refs.paths[0] != u.gallery.Path(e) {
 		t.Fatalf("refs %v", u.refs.paths)
 	}
@@ -401,7 +401,7 @@ func TestGallerySurvivesRestartAndShowsLineage(t *testing.T) {
 
 	// Reuse settings from the first image.
 	u.gal.selectEntry(e.File, nil)
-	test.Tap(findButton(u.view.info, "Reuse settings"))
+	test.Tap(findButton(u.view.actions, "Reuse settings"))
 	if u.ctl.prompt.Text != "an old lighthouse" || u.ctl.seed.Text != strconv.FormatUint(e.Meta.Seed, 10) || !u.ctl.seedLocked {
 		t.Errorf("reuse settings: prompt %q seed %q", u.ctl.prompt.Text, u.ctl.seed.Text)
 	}
@@ -439,5 +439,39 @@ func TestClickingACellShowsIt(t *testing.T) {
 	tappable.Tapped(&fyne.PointEvent{})
 	if u.gal.checked["img-01.png"] {
 		t.Error("a second click in selection mode did not untick it")
+	}
+}
+
+// TestUndoSeveralDeletions deletes two images one after the other, then presses Ctrl+Z
+// (Fyne 2.7 sends fyne.ShortcutUndo) twice: both come back, the last one first. (Before:
+// the shortcut was never matched, and only the last deletion could be undone.)
+func TestUndoSeveralDeletions(t *testing.T) {
+	data := t.TempDir()
+	h := galleryHarness(t, data, "a red castle", "a blue sea", "a green forest")
+	u := h.ui
+	for i, f := range []string{"img-00.png", "img-02.png"} {
+		e, _ := u.gallery.ByFile(f)
+		u.gal.deleteEntry(e)
+		h.waitFor("the deletion", 5*time.Second, func() bool { return u.gallery.IndexOf(f) < 0 && len(u.gal.undos) == i+1 })
+	}
+	ctrlZ := func() {
+		t.Helper()
+		sc, ok := h.win.Canvas().(fyne.Shortcutable)
+		if !ok {
+			t.Fatal("the test canvas takes no shortcuts")
+		}
+		sc.TypedShortcut(&fyne.ShortcutUndo{})
+	}
+	ctrlZ()
+	h.waitFor("the second image back", 5*time.Second, func() bool { return u.gallery.IndexOf("img-02.png") >= 0 })
+	h.settle()
+	if u.gallery.IndexOf("img-00.png") >= 0 || !u.gal.undoBar.Visible() || !strings.Contains(u.gal.undoText.Text, "img-00.png") {
+		t.Fatalf("after one undo: strip visible %v says %q", u.gal.undoBar.Visible(), u.gal.undoText.Text)
+	}
+	ctrlZ()
+	h.waitFor("the first image back", 5*time.Second, func() bool { return u.gallery.IndexOf("img-00.png") >= 0 })
+	h.settle()
+	if u.gallery.Len() != 3 || u.gal.undoBar.Visible() {
+		t.Errorf("after two undos: %d images, strip visible %v", u.gallery.Len(), u.gal.undoBar.Visible())
 	}
 }

@@ -276,6 +276,7 @@ func checkReferenceFiles(paths []string) []error {
 
 // apply adds the checked paths and reports the problems in the banner.
 func (r *refsSection) apply(paths []string, checks, errs []error) {
+	var added []string
 	for i, p := range paths {
 		err := checks[i]
 		if err == nil {
@@ -283,13 +284,32 @@ func (r *refsSection) apply(paths []string, checks, errs []error) {
 		}
 		if err != nil {
 			errs = append(errs, err)
+		} else {
+			added = append(added, filepath.Base(p))
 		}
 	}
 	r.refresh()
+	r.tellAdded(added)
 	if len(errs) > 0 {
 		r.u.showErrorAbout(topicRefs, errors.Join(errs...))
 	} else {
 		r.u.clearBanner(topicRefs)
+	}
+}
+
+// tellAdded says which references were just added, and scrolls the form to them (they
+// sit at its end), so that a drop never changes the next run unseen.
+func (r *refsSection) tellAdded(names []string) {
+	if len(names) == 0 {
+		return
+	}
+	msg := "Added " + names[0] + " as a reference image."
+	if len(names) > 1 {
+		msg = fmt.Sprintf("Added %d reference images: %s.", len(names), strings.Join(names, ", "))
+	}
+	r.u.setStatus(msg)
+	if s := r.u.ctl.scroll; s != nil {
+		s.ScrollToBottom()
 	}
 }
 

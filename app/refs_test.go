@@ -143,3 +143,22 @@ func findTipButton(o fyne.CanvasObject, tip string) *widgets.TipButton {
 	}
 	return nil
 }
+
+// TestDropSaysWhatHappened: a dropped reference is named in the status line and the form
+// scrolls to the references, even when it was scrolled to the top. (Before: nothing
+// visible changed, and the next run silently used the file.)
+func TestDropSaysWhatHappened(t *testing.T) {
+	h := newHarness(t, t.TempDir(), tinyModel(t), newFakeGen().open)
+	u := h.ui
+	h.win.Resize(fyne.NewSize(1024, 560))
+	h.settle()
+	u.ctl.scroll.ScrollToTop()
+	h.drop([]fyne.URI{storage.NewFileURI(writeTestPNG(t, t.TempDir(), "pebble.png", 64, 64, nil))})
+	if len(u.refs.paths) != 1 || !strings.Contains(u.status.Text, "pebble.png") {
+		t.Errorf("references %v, status %q", u.refs.paths, u.status.Text)
+	}
+	t.Logf("form %v in %v, offset %v", u.ctl.scroll.Content.Size(), u.ctl.scroll.Size(), u.ctl.scroll.Offset)
+	if u.ctl.scroll.Content.Size().Height > u.ctl.scroll.Size().Height && u.ctl.scroll.Offset.Y <= 0 {
+		t.Errorf("the form stays at the top (offset %v) with the references out of view", u.ctl.scroll.Offset)
+	}
+}

@@ -69,7 +69,7 @@ func TestRenderLargerQueuesTheImage(t *testing.T) {
 	test.Tap(u.ctl.generate)
 	waitStarted(t, h, fake)
 	u.gal.selectEntry(src.File, nil)
-	btn := findIconButton(u.view.info, theme.ZoomInIcon().Name())
+	btn := findIconButton(u.view.actions, theme.ZoomInIcon().Name())
 	if btn == nil {
 		t.Fatal("the viewer has no 'Render larger' button")
 	}

@@ -8,7 +8,6 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"sync"
 	"time"
 
@@ -42,6 +41,7 @@ type runner struct {
 	cur   *runState // the generation in progress, or nil
 	queue *jobQueue // jobs waiting behind the running one
 	batch batchGrid // the images of the last run that made several
+	tuner deviceTuner
 }
 
 // closeGenerator releases the opened generator (once no generation runs).
@@ -127,10 +127,10 @@ func (rn *runner) reportStartError(err error) {
 
 var errBusy = errors.New("a generation is already running")
 
-// jobFromForm makes a job of the validated form and the references. The seed is the
-// locked one, or a new random one.
+// jobFromForm makes a job of the validated form and the references. The seed is the one
+// in the field, or a new random one when the field is empty.
 func (rn *runner) jobFromForm(f form) *job {
-	if !rn.u.ctl.seedLocked || !f.seedGiven {
+	if !f.seedGiven {
 		f.seed = randomSeed()
 	}
 	return jobs.New(engine.Request{
@@ -174,8 +174,8 @@ func (rn *runner) startGenerate() (*runState, error) {
 		return nil, errInvalidForm
 	}
 	j := rn.jobFromForm(f)
-	if !rn.u.ctl.seedLocked || !f.seedGiven {
-		rn.u.ctl.seed.SetText(strconv.FormatUint(j.Req.Seed, 10))
+	if !f.seedGiven {
+		rn.u.ctl.usedRandomSeed(j.Req.Seed)
 	}
 	rn.u.settings = rn.u.ctl.currentSettings(f)
 	rn.u.remember(rn.u.settings)
@@ -297,6 +297,9 @@ func (rn *runner) execute(ctx context.Context, r *runState, dir string, info eng
 		finish(runOutcome{err: err, jobFailed: true}, nil)
 		return
 	}
+	if n := len(r.job.Req.References); n > 0 {
+		rn.setActivity(r, fmt.Sprintf("Checking the reference images (%d)…", n), 0)
+	}
 	for _, p := range r.job.Req.References {
 		if err := checkReferenceFile(p); err != nil {
 			finish(runOutcome{err: err, refFailed: true}, nil)
@@ -307,6 +310,11 @@ func (rn *runner) execute(ctx context.Context, r *runState, dir string, info eng
 			return
 		}
 	}
+	if err := rn.tuneIfNeeded(ctx, r, r.device); err != nil {
+		finish(runOutcome{err: err}, nil)
+		return
+	}
+	rn.setActivity(r, "Loading the model…", 0)
 	gen, err := rn.generatorFor(dir, r.device)
 	if err != nil {
 		finish(runOutcome{err: err, gpuFailed: deviceFailure(err, nil, r.gpuName)}, nil)

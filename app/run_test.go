@@ -126,8 +126,9 @@ func TestBatchRandomSeedsFollowOn(t *testing.T) {
 	if len(got) != 2 || got[1] != got[0]+1 {
 		t.Errorf("seeds %v, want s, s+1", got)
 	}
-	if u.ctl.seed.Text != strconv.FormatUint(got[0], 10) {
-		t.Errorf("seed field %q, first seed %d", u.ctl.seed.Text, got[0])
+	// The field stays random (empty); its placeholder names the first seed used.
+	if u.ctl.seed.Text != "" || !strings.Contains(u.ctl.seed.PlaceHolder, strconv.FormatUint(got[0], 10)) {
+		t.Errorf("seed field %q (placeholder %q), first seed %d", u.ctl.seed.Text, u.ctl.seed.PlaceHolder, got[0])
 	}
 }
 
@@ -246,9 +247,9 @@ func TestGenerateSavesToGallery(t *testing.T) {
 	if req.Prompt != "a red fox in the snow" || req.WidthPx != 256 || req.HeightPx != 192 || req.Steps != 4 {
 		t.Errorf("request = %+v", req)
 	}
-	shownSeed, err := strconv.ParseUint(u.ctl.seed.Text, 10, 64)
-	if err != nil || shownSeed != req.Seed {
-		t.Errorf("seed field %q, request seed %d", u.ctl.seed.Text, req.Seed)
+	// The field stays random; the seed used shows in it.
+	if u.ctl.seed.Text != "" || !strings.HasSuffix(u.ctl.seed.PlaceHolder, " "+strconv.FormatUint(req.Seed, 10)) {
+		t.Errorf("seed field %q (placeholder %q), request seed %d", u.ctl.seed.Text, u.ctl.seed.PlaceHolder, req.Seed)
 	}
 	if u.gallery.Len() != 1 {
 		t.Fatalf("gallery has %d images, want 1", u.gallery.Len())
@@ -379,8 +380,8 @@ func TestGenerateRealTinyModel(t *testing.T) {
 	if err != nil || !ok || meta.Prompt != "a tiny test image" || meta.Steps != 4 || meta.Width != 64 || !strings.HasSuffix(meta.Variant, "distilled") {
 		t.Errorf("metadata %+v (%v, %v)", meta, ok, err)
 	}
-	if got := u.ctl.seed.Text; got == "" || meta.Seed == 0 && got != "0" {
-		t.Errorf("seed field %q, metadata seed %d", got, meta.Seed)
+	if got := u.ctl.seed.PlaceHolder; !strings.HasSuffix(got, " "+strconv.FormatUint(meta.Seed, 10)) {
+		t.Errorf("seed placeholder %q, metadata seed %d", got, meta.Seed)
 	}
 
 	// The model stays loaded: a second run reuses it.

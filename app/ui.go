@@ -15,6 +15,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -97,6 +98,10 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 	u.model.u = u
 	u.run.u = u
 	u.run.open = opts.Open
+	u.run.tuner = deviceTuner{needs: backends.DefaultNeedsTuning, tune: backends.DefaultTuned}
+	if opts.Open != nil {
+		u.run.tuner = deviceTuner{} // a generator of the caller's (tests): no device to tune
+	}
 	if u.run.open == nil {
 		u.run.open = engineOpener(filepath.Join(dataDir, "cache", "prompts"))
 	}
@@ -143,6 +148,10 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 	for _, sc := range widgets.GenerateShortcuts() {
 		w.Canvas().AddShortcut(sc, func(fyne.Shortcut) { u.Generate() })
 	}
+	// Ctrl+Q (Cmd+Q) closes the window, which quits: the window's close handler stops the
+	// run and saves what is pending.
+	w.Canvas().AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyQ, Modifier: fyne.KeyModifierShortcutDefault},
+		func(fyne.Shortcut) { w.Close() })
 	w.Canvas().SetOnTypedKey(func(ev *fyne.KeyEvent) {
 		if u.gal.typedKey(ev) {
 			return
@@ -230,8 +239,10 @@ func (u *UI) build() fyne.CanvasObject {
 
 	top := container.NewVBox(container.NewPadded(header), widget.NewSeparator(), u.banner.box)
 	bottom := container.NewVBox(widget.NewSeparator(), u.status)
-	return container.NewBorder(top, bottom, container.NewHBox(side, widget.NewSeparator()), nil,
+	root := container.NewBorder(top, bottom, container.NewHBox(side, widget.NewSeparator()), nil,
 		split)
+	u.banner.root, u.banner.top = root, top
+	return root
 }
 
 // setStatus shows a passing message in the status line.
@@ -270,7 +281,7 @@ func (u *UI) showNotice(msg string) {
 func (u *UI) clearBanner(topics ...bannerTopic) {
 	b := u.banner
 	if b.box.Visible() && slices.Contains(topics, b.topic) {
-		b.box.Hide()
+		b.hide()
 		b.topic = topicOther
 	}
 }
@@ -291,6 +302,33 @@ type banner struct {
 	box  *fyne.Container
 	// topic is the condition the message shown belongs to.
 	topic bannerTopic
+	// root is the layout the banner sits in: it is laid out again whenever the banner
+	// appears, changes height or goes, so that nothing is drawn under it and no empty band
+	// stays behind.
+	root *fyne.Container
+	// top is the banner's row of root (with the header), whose height follows it.
+	top *fyne.Container
+}
+
+// relayout lays the window's content out again after the banner changed. A wrapped
+// message knows its height only once it has its width, so this repeats (a few times at
+// most) until the room given is the room the banner needs.
+func (b *banner) relayout() {
+	if b.root == nil {
+		return
+	}
+	for range 3 {
+		b.root.Refresh()
+		if b.top == nil || b.top.Size().Height == b.top.MinSize().Height {
+			return
+		}
+	}
+}
+
+// hide takes the banner away and gives its room back.
+func (b *banner) hide() {
+	b.box.Hide()
+	b.relayout()
 }
 
 func newBanner(tips *widgets.TipLayer) *banner {
@@ -298,7 +336,7 @@ func newBanner(tips *widgets.TipLayer) *banner {
 	b.bg.CornerRadius = theme.InputRadiusSize()
 	b.text.Wrapping = fyne.TextWrapWord
 	b.text.Selectable = true
-	closeBtn := widgets.NewTipButton(tips, theme.CancelIcon(), "Close this message", func() { b.box.Hide() })
+	closeBtn := widgets.NewTipButton(tips, theme.CancelIcon(), "Close this message", func() { b.hide() })
 	row := container.NewBorder(nil, nil, b.icon, closeBtn, b.text)
 	b.box = container.NewPadded(container.NewStack(b.bg, container.NewPadded(row)))
 	b.box.Hide()
@@ -317,6 +355,7 @@ func (b *banner) show(msg string, isError bool) {
 	b.bg.Refresh()
 	b.text.SetText(sentence(msg))
 	b.box.Show()
+	b.relayout()
 }
 
 // sentence starts msg with a capital letter (Go errors start in lower case).

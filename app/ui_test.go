@@ -2,6 +2,7 @@ package app
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
@@ -241,7 +243,7 @@ func TestMessagesClearWithTheirCondition(t *testing.T) {
 	// The seed-lock notice goes when a run starts.
 	u.gal.selectEntry(u.view.shown.File, nil)
 	h.settle()
-	test.Tap(findButton(u.view.info, "Reuse seed"))
+	test.Tap(findButton(u.view.actions, "Reuse seed"))
 	if !strings.Contains(u.status.Text, "locked") {
 		t.Fatalf("status %q after Reuse seed", u.status.Text)
 	}
@@ -252,4 +254,47 @@ func TestMessagesClearWithTheirCondition(t *testing.T) {
 	}
 	u.Cancel()
 	h.waitFor("the run to stop", 5*time.Second, func() bool { return u.run.cur == nil })
+}
+
+// TestBannerTakesItsRoom shows a long error and takes it away again: while shown, the
+// form and the viewer start below it; once gone, they are back where they were, with no
+// empty band. (Before: the banner was drawn over the form, the viewer and the gallery
+// header, and left a band after it went, until the window was resized.)
+func TestBannerTakesItsRoom(t *testing.T) {
+	fake := newFakeGen()
+	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
+	u := h.ui
+	h.settle()
+	abs := func(o fyne.CanvasObject) fyne.Position {
+		return fyne.CurrentApp().Driver().AbsolutePositionForObject(o)
+	}
+	formY, viewY := abs(u.ctl.prompt).Y, abs(u.gal.root).Y
+	u.showErrorAbout(topicRefs, errors.New(strings.Repeat("one reference could not be read: unknown format. ", 6)))
+	bottom := abs(u.banner.box).Y + u.banner.box.Size().Height
+	if u.banner.box.Size().Height < u.banner.box.MinSize().Height-0.5 {
+		t.Errorf("banner %v high, needs %v", u.banner.box.Size().Height, u.banner.box.MinSize().Height)
+	}
+	if abs(u.ctl.prompt).Y < bottom || abs(u.gal.root).Y < bottom {
+		t.Errorf("banner ends at %v, over the form (%v) or the gallery (%v)", bottom, abs(u.ctl.prompt).Y, abs(u.gal.root).Y)
+	}
+	u.clearBanner(topicRefs)
+	if y := abs(u.ctl.prompt).Y; y != formY {
+		t.Errorf("form at %v after the banner went, was %v", y, formY)
+	}
+	if y := abs(u.gal.root).Y; y != viewY {
+		t.Errorf("gallery at %v after the banner went, was %v", y, viewY)
+	}
+}
+
+// TestCtrlQCloses: Ctrl+Q (Cmd+Q) closes the window, which quits the app. (Before: it did
+// nothing.)
+func TestCtrlQCloses(t *testing.T) {
+	h := newHarness(t, t.TempDir(), tinyModel(t), newFakeGen().open)
+	closed := false
+	h.win.SetOnClosed(func() { closed = true })
+	h.win.Canvas().(fyne.Shortcutable).TypedShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyQ, Modifier: fyne.KeyModifierShortcutDefault})
+	if !closed {
+		t.Error("Ctrl+Q did not close the window")
+	}
+	h.win = h.ui.app.NewWindow("spare") // the harness closes a window at the end; the test driver closes one only once
 }

@@ -146,11 +146,59 @@ func (v *viewer) build() fyne.CanvasObject {
 	inpaintBtn := actionButton("Inpaint…", theme.ColorPaletteIcon(), func() { v.openInpaint() }) // inpaint.go
 	v.actions = container.New(widgets.RowsLayout{MaxRows: 3},
 		reuse, seed, asRef, larger, inpaintBtn, v.copyImageBtn, copyPath, saveAs, folder, v.deleteBtn)
-	v.info = container.NewVBox(v.prompt, v.details, v.lineage, v.actions)
+	v.info = container.NewVBox(v.prompt, v.details, v.lineage)
 	v.info.Hide()
+	v.actions.Hide()
 
-	return container.NewBorder(nil, v.info, nil, nil,
-		container.NewPadded(container.NewStack(v.imageArea, v.setup, v.empty)))
+	// The prompt and details scroll on their own when the window is short: a long prompt
+	// never makes the window taller than the screen. The actions stay in view.
+	infoScroll := container.NewVScroll(v.info)
+	return container.NewBorder(nil, v.actions, nil, nil,
+		container.New(infoBelow{}, container.NewPadded(container.NewStack(v.imageArea, v.setup, v.empty)), infoScroll))
+}
+
+// infoBelow lays out the image (objects[0]) above the shown image's prompt and details
+// (objects[1], a vertical scroll): the details get the height they need, up to 45 % of
+// the area; the minimum asks for at most infoBelowMin of them, the rest scrolls.
+type infoBelow struct{}
+
+// infoBelowMin is the most height the details ask of the window.
+const infoBelowMin = 48
+
+// need is the height the details want and whether they are shown.
+func (infoBelow) need(info fyne.CanvasObject) (float32, bool) {
+	s, ok := info.(*container.Scroll)
+	if !ok || s.Content == nil || !s.Content.Visible() {
+		return 0, false
+	}
+	return s.Content.MinSize().Height, true
+}
+
+func (l infoBelow) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	main, info := objs[0], objs[1]
+	need, shown := l.need(info)
+	if !shown {
+		info.Hide()
+		main.Move(fyne.NewPos(0, 0))
+		main.Resize(size)
+		return
+	}
+	info.Show()
+	h := min(need, max(size.Height*0.45, min(need, infoBelowMin)))
+	mainH := max(size.Height-h, 0)
+	main.Move(fyne.NewPos(0, 0))
+	main.Resize(fyne.NewSize(size.Width, mainH))
+	info.Move(fyne.NewPos(0, mainH))
+	info.Resize(fyne.NewSize(size.Width, h))
+}
+
+func (l infoBelow) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	m := objs[0].MinSize()
+	if need, shown := l.need(objs[1]); shown {
+		m.Height += min(need, infoBelowMin)
+		m.Width = max(m.Width, objs[1].MinSize().Width)
+	}
+	return m
 }
 
 // actionButton is a low-key button with an icon and a label.
@@ -226,8 +274,10 @@ func (v *viewer) update() {
 	}
 	if v.shownOK && !live {
 		v.info.Show()
+		v.actions.Show()
 	} else {
 		v.info.Hide()
+		v.actions.Hide()
 	}
 	v.u.run.markBatch() // the run's grid outlines the image shown
 }

@@ -336,7 +336,7 @@ func TestCopyImagePutsThePixelsOnTheClipboard(t *testing.T) {
 	e := h.at(0)
 	u.gal.selectEntry(e.File, nil)
 	h.settle()
-	test.Tap(findButton(u.view.info, "Copy image"))
+	test.Tap(findButton(u.view.actions, "Copy image"))
 	h.waitFor("the status", 5*time.Second, func() bool { return strings.Contains(u.status.Text, "Copied the image") })
 	mu.Lock()
 	data := got
@@ -357,14 +357,14 @@ func TestCopyImagePutsThePixelsOnTheClipboard(t *testing.T) {
 	}
 
 	// "Copy path" still copies the path, as text.
-	test.Tap(findButton(u.view.info, "Copy path"))
+	test.Tap(findButton(u.view.actions, "Copy path"))
 	if p := u.app.Clipboard().Content(); p != u.gallery.Path(e) {
 		t.Errorf("Copy path put %q on the clipboard", p)
 	}
 
 	// A clipboard that fails gives a message, not a crash.
 	u.view.copyPNG = func([]byte) error { return errors.New("no display") }
-	test.Tap(findButton(u.view.info, "Copy image"))
+	test.Tap(findButton(u.view.actions, "Copy image"))
 	h.waitFor("the error", 5*time.Second, func() bool { return u.errorText() != "" })
 	if msg := u.errorText(); !strings.Contains(msg, "could not be copied to the clipboard") || !strings.Contains(msg, "no display") {
 		t.Errorf("banner %q", msg)
@@ -413,7 +413,7 @@ func TestViewerButtonsAreLabelled(t *testing.T) {
 			}
 		}
 	}
-	walk(u.view.info)
+	walk(u.view.actions)
 	walk(u.view.zoom.box)
 	if n < 12 {
 		t.Errorf("found %d buttons, want the 8 actions and 4 zoom buttons", n)
@@ -450,8 +450,8 @@ func TestImageWithoutMetadataCannotBeReused(t *testing.T) {
 	u.ctl.prompt.SetText("my own prompt")
 	u.gal.selectEntry("holiday.png", nil)
 	h.settle()
-	reuse := findButton(u.view.info, "Reuse settings")
-	seed := findButton(u.view.info, "Reuse seed")
+	reuse := findButton(u.view.actions, "Reuse settings")
+	seed := findButton(u.view.actions, "Reuse seed")
 	if reuse == nil || seed == nil {
 		t.Fatal("reuse buttons not found")
 	}

@@ -68,6 +68,9 @@ func TestOutputNeverAnInput(t *testing.T) {
 		{"link into model", filepath.Join(model, "vae", "config.json"), append(gen[:len(gen):len(gen)], "-o", link)},
 		{"reference", ref, append(gen[:len(gen):len(gen)], "-i", ref, "-o", ref)},
 		{"latents", lat, append(gen[:len(gen):len(gen)], "--latents", lat, "-o", lat)},
+		{"mask", ref, []string{"generate", "-d", model, "-p", "x", "-s", "1", "-S", "1", "-q", "--no-cache", "--image", ref, "--mask", ref, "-o", ref}},
+		{"replacing VAE file", lat, append(gen[:len(gen):len(gen)], "--vae", lat, "-o", lat)},
+		{"adapter", lat, append(gen[:len(gen):len(gen)], "--lora", lat, "-o", lat)},
 		{"encode over config", filepath.Join(model, "text_encoder", "config.json"),
 			[]string{"encode", "-d", model, "-p", "x", "-q", "-o", filepath.Join(model, "text_encoder", "config.json")}},
 	}

@@ -60,8 +60,9 @@ func TestGenerateNoSeedBeforeModelCheck(t *testing.T) {
 	}
 }
 
-// Item 11: one size rule for app and CLI (engine.CheckSize): no silent flooring, no
-// "0 means default" for an explicit flag, 64..1792.
+// Item 11: no silent flooring, no "0 means default" for an explicit flag. Issue 22: the CLI
+// takes every size the engine computes (16..4096) and warns outside 64..1792, the app's
+// range (TestGenerateSmallSizeAndJPEG).
 func TestGenerateSizeRule(t *testing.T) {
 	tmp := t.TempDir()
 	out := filepath.Join(tmp, "o.png")
@@ -72,9 +73,8 @@ func TestGenerateSizeRule(t *testing.T) {
 	}{
 		{[]string{"-W", "100"}, "-W: 100 px is not a multiple of 16: try 96 or 112"},
 		{[]string{"-W", "0"}, "-W: 0 px is out of range"},
-		{[]string{"-H", "48"}, "-H: 48 px is out of range: use a multiple of 16 between 64 and 1792"},
-		{[]string{"-H", "1808"}, "between 64 and 1792"},
-		{[]string{"-W", "4096"}, "between 64 and 1792"},
+		{[]string{"-H", "8"}, "-H: 8 px is out of range: use a multiple of 16 between 16 and 4096"},
+		{[]string{"-W", "4112"}, "between 16 and 4096"},
 	} {
 		code, stdout, errOut := run(t, append([]string{"generate", "-d", tiny, "-p", "x", "-o", out}, c.args...)...)
 		if code != 2 || !strings.Contains(errOut, c.want) {

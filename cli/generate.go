@@ -29,7 +29,8 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	dir := fs.String("d", "", "model: a diffusers folder, a ComfyUI models folder or a transformer file")
 	modelArgs := addModelFlags(fs, dir, "variant")
 	prompt := fs.String("p", "", "prompt (required; - reads it from standard input)")
-	out := fs.String("o", "", "output PNG file (- writes it to standard output)")
+	out := fs.String("o", "", "output image: .png, or .jpg/.jpeg (- writes PNG to standard output)")
+	quality := fs.Int("quality", 92, "JPEG quality 1..100 (for -o NAME.jpg)")
 	width := fs.Int("W", 0, fmt.Sprintf("width in pixels, a multiple of %d in %d..%d (default %d, or the first reference's width)", engine.SizeMultiple, engine.MinSidePx, engine.MaxSidePx, engine.DefaultSizePx))
 	height := fs.Int("H", 0, fmt.Sprintf("height in pixels, a multiple of %d in %d..%d (default %d, or the first reference's height)", engine.SizeMultiple, engine.MinSidePx, engine.MaxSidePx, engine.DefaultSizePx))
 	steps := fs.Int("s", 0, fmt.Sprintf("denoising steps (default: %d distilled, %d base)", engine.DefaultStepsDistilled, engine.DefaultStepsBase))
@@ -59,8 +60,8 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if !modelArgs.given() || *out == "" {
-		return usageErr("-d MODEL_DIR and -o OUT.png are required")
+	if err := requireDirOut(modelArgs.given(), *out); err != nil {
+		return err
 	}
 	if !set["p"] {
 		return usageErr("-p PROMPT is required (-p - reads it from standard input)")
@@ -75,8 +76,8 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 		v    int
 	}{{"W", *width}, {"H", *height}} {
 		if set[side.flag] {
-			if err := engine.CheckSize(side.v); err != nil {
-				return usageErr("-%s: %v", side.flag, err)
+			if err := checkSide(side.flag, side.v, stderr); err != nil {
+				return err
 			}
 		}
 	}
@@ -100,11 +101,18 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	}
 	info := infoWriter(*out, stdout, stderr) // the seed goes to stderr when the image goes to stdout
 	if *out != "-" {
-		reads := append(engine.ModelFiles(*dir), refs...)
-		reads = append(reads, *latentsPath, *embPath)
+		reads := append(modelArgs.files(), refs...)
+		reads = append(reads, *latentsPath, *embPath, *inp.image, *inp.mask)
+		reads = append(reads, loras.files()...)
 		if err := atomicfile.CheckOutput(*out, reads...); err != nil {
 			return err
 		}
+		if _, err := outputFormat(*out); err != nil {
+			return usageErr("%v", err)
+		}
+	}
+	if *quality < 1 || *quality > 100 {
+		return usageErr("--quality %d out of range 1..100", *quality)
 	}
 	b, err := openBackend(*backend)
 	if err != nil {
@@ -239,7 +247,7 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 		if _, err := stdout.Write(data); err != nil {
 			return fmt.Errorf("write the image to standard output: %w", err)
 		}
-	} else if err := engine.SavePNG(*out, res.Image, meta); err != nil {
+	} else if err := writeImage(*out, res.Image, meta, *quality); err != nil {
 		return err
 	}
 	if *dumpDir != "" {

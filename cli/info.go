@@ -43,7 +43,12 @@ func runInfo(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	info := rep.Info
-	fmt.Fprintf(stdout, "model:    %s\nvariant:  %s\nweights:  %.2f GB\nsteps:    %d (default)\n", info.Dir, info.Variant(), float64(info.WeightBytes)/1e9, info.DefaultSteps)
+	if rep.Err() != nil {
+		// Not a usable model: no variant or steps to report, only what is wrong.
+		fmt.Fprintf(stdout, "model:    %s (not usable)\n", *dir)
+	} else {
+		fmt.Fprintf(stdout, "model:    %s\nvariant:  %s\nweights:  %.2f GB\nsteps:    %d (default)\n", info.Dir, info.Variant(), float64(info.WeightBytes)/1e9, info.DefaultSteps)
+	}
 	if avail, ok := sysmem.AvailableRAM(); ok {
 		fmt.Fprintf(stdout, "RAM available: %.1f GB\n", float64(avail)/1e9)
 	}

@@ -176,3 +176,14 @@ func setEncoderAdapters(enc *qwen3.Encoder, l *loraFlags, stderr io.Writer) erro
 	}
 	return enc.SetAdapters(s)
 }
+
+// files lists the adapter files given (for the check that an output is none of them).
+func (l *loraFlags) files() []string {
+	var paths []string
+	for _, spec := range l.specs {
+		if path, _, err := parseLoRASpec(spec); err == nil {
+			paths = append(paths, path)
+		}
+	}
+	return paths
+}

@@ -161,3 +161,15 @@ func (m *modelFlags) benchSource() (engine.Source, error) {
 	}
 	return m.source()
 }
+
+// files lists the model files the flags name: -d's folder and the component files that
+// replace its parts (for the check that an output is none of them).
+func (m *modelFlags) files() []string {
+	files := engine.ModelFiles(*m.dir)
+	for _, f := range []string{*m.transformer, *m.textEncoder, *m.vaeF} {
+		if f != "" {
+			files = append(files, f)
+		}
+	}
+	return files
+}

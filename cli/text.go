@@ -9,7 +9,6 @@ import (
 	"os/signal"
 	"path/filepath"
 
-	"kleinbild/engine"
 	"kleinbild/engine/qwen3"
 	"kleinbild/engine/tokenizer"
 	"kleinbild/internal/atomicfile"
@@ -21,7 +20,7 @@ import (
 func runTokens(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("tokens", stderr)
 	dir := fs.String("d", "", "model folder (with tokenizer/)")
-	prompt := fs.String("p", "", "prompt")
+	prompt := fs.String("p", "", "prompt (- reads it from standard input)")
 	if _, err := parse(fs, args); err != nil {
 		return err
 	}
@@ -30,6 +29,9 @@ func runTokens(args []string, stdout, stderr io.Writer) error {
 	}
 	if !flagSet(fs, "p") {
 		return usageErr("-p PROMPT is required")
+	}
+	if err := stdinPrompt(prompt); err != nil {
+		return err
 	}
 	tok, err := tokenizer.Load(filepath.Join(*dir, "tokenizer"))
 	if err != nil {
@@ -53,7 +55,7 @@ func runEncode(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("encode", stderr)
 	dir := fs.String("d", "", "model: a diffusers folder (with tokenizer/ and text_encoder/), a ComfyUI models folder")
 	modelArgs := addModelFlags(fs, dir, "variant")
-	prompt := fs.String("p", "", "prompt")
+	prompt := fs.String("p", "", "prompt (- reads it from standard input)")
 	out := fs.String("o", "", "output .safetensors file")
 	quiet := fs.Bool("q", false, "print nothing on success")
 	loras := addLoRAFlags(fs)
@@ -64,7 +66,10 @@ func runEncode(args []string, stdout, stderr io.Writer) error {
 	if !modelArgs.given() || *out == "" {
 		return usageErr("-d MODEL_DIR and -o OUT.safetensors are required")
 	}
-	if err := atomicfile.CheckOutput(*out, engine.ModelFiles(*dir)...); err != nil {
+	if err := atomicfile.CheckOutput(*out, append(modelArgs.files(), loras.files()...)...); err != nil {
+		return err
+	}
+	if err := stdinPrompt(prompt); err != nil {
 		return err
 	}
 	b, err := openBackend(*backend)
@@ -96,5 +101,18 @@ func runEncode(args []string, stdout, stderr io.Writer) error {
 	if !*quiet {
 		fmt.Fprintf(infoWriter(*out, stdout, stderr), "wrote %s: prompt_embeds [1, %d, %d]\n", *out, len(ids), width)
 	}
+	return nil
+}
+
+// stdinPrompt replaces a prompt of "-" by standard input (as generate -p - does).
+func stdinPrompt(prompt *string) error {
+	if *prompt != "-" {
+		return nil
+	}
+	p, err := readPrompt(stdin)
+	if err != nil {
+		return err
+	}
+	*prompt = p
 	return nil
 }

@@ -47,17 +47,28 @@ func Run(opts app.Options) error {
 	if err != nil {
 		return fmt.Errorf("start the interface: %w", err)
 	}
-	// Fits a 1366×768 laptop screen with its title bar and panel; the window can be made
-	// smaller still (see TestWindowFitsLaptopScreen) or larger.
-	w.Resize(fyne.NewSize(1280, 700))
+	// The remembered size (or one that fits a 1366×768 laptop screen), made smaller once
+	// GLFW can tell the screen's size: the window fits the screen it opens on.
+	w.Resize(rememberedSize(a.Preferences()))
 	w.CenterOnScreen()
 	w.SetMaster()
-	w.SetOnClosed(u.Stop)
+	w.SetOnClosed(func() {
+		saveSize(a.Preferences(), w.Canvas().Size())
+		u.Stop()
+	})
 	a.Lifecycle().SetOnStopped(u.Stop)
 
+	fitScreen := func() {
+		want := rememberedSize(a.Preferences())
+		if s := fitWindow(want, workArea(w.Canvas().Scale()), fyne.NewSize(640, 400)); s != want {
+			w.Resize(s)
+			w.CenterOnScreen()
+		}
+	}
 	autoErr := make(chan error, 1)
 	if opts.AutoGenerate || opts.ScreenshotPath != "" {
 		a.Lifecycle().SetOnStarted(func() {
+			fitScreen()
 			go func() {
 				err := u.Automate()
 				autoErr <- err
@@ -67,6 +78,7 @@ func Run(opts app.Options) error {
 			}()
 		})
 	} else {
+		a.Lifecycle().SetOnStarted(fitScreen)
 		autoErr <- nil
 	}
 	w.ShowAndRun()

@@ -21,6 +21,18 @@ type Tracker struct {
 	frac         float64
 	left         time.Duration // estimated time left at lastAt, when hasLeft
 	hasLeft      bool
+	// activity is what the app does before the engine's first report (checking the
+	// references, tuning for the GPU), "" for the model's loading.
+	activity string
+}
+
+// SetActivity names the work under way before the engine reports (text, such as
+// "Checking the reference images…"), done the fraction of it finished (0..1; the bar
+// moves within the loading part). The engine's first report replaces it.
+func (t *Tracker) SetActivity(text string, done float64) {
+	t.activity = text
+	lo, hi := phaseSpan(engine.PhaseLoading)
+	t.frac = lo + (hi-lo)*min(max(done, 0), 1)
 }
 
 // phaseSpan is where a phase sits on the overall progress bar.
@@ -45,6 +57,7 @@ func phaseSpan(p engine.Phase) (lo, hi float64) {
 // Update digests one report received at now.
 func (t *Tracker) Update(p engine.Progress, now time.Duration) {
 	t.last, t.lastAt = p, now
+	t.activity = ""
 	within := 0.0
 	if p.Blocks > 0 {
 		within = float64(p.Block) / float64(p.Blocks)
@@ -77,8 +90,14 @@ func (t *Tracker) Status(now time.Duration) (fraction float64, text string) {
 	switch p.Phase {
 	case engine.PhaseLoading, "":
 		text = "Loading the model…"
+		if t.activity != "" {
+			text = t.activity
+		}
 	case engine.PhaseEncoding:
 		text = "Reading the prompt…"
+		if p.Blocks > 0 {
+			text = fmt.Sprintf("Reading the prompt (layer %d of %d)…", p.Block, p.Blocks)
+		}
 	case engine.PhaseRefs:
 		text = fmt.Sprintf("Encoding reference %d of %d…", p.Step, p.Steps)
 	case engine.PhaseDenoise:

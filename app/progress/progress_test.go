@@ -35,3 +35,18 @@ func TestProgressEstimate(t *testing.T) {
 		t.Errorf("decoding: %v %q", f, s)
 	}
 }
+
+// Before the engine reports, the line names what the app does (reading a reference is not
+// "Loading the model"), and the bar moves with it; the first report takes over.
+func TestActivityBeforeTheEngine(t *testing.T) {
+	var tr Tracker
+	tr.SetActivity("Checking the reference images (1)…", 0.5)
+	frac, s := tr.Status(time.Second)
+	if !strings.HasPrefix(s, "Checking the reference images (1)…") || frac <= 0 {
+		t.Errorf("activity: %v %q", frac, s)
+	}
+	tr.Update(engine.Progress{Phase: engine.PhaseEncoding}, 2*time.Second)
+	if _, s := tr.Status(2 * time.Second); !strings.HasPrefix(s, "Reading the prompt…") {
+		t.Errorf("after the first report: %q", s)
+	}
+}

@@ -23,7 +23,7 @@ type ZoomImage struct {
 	// scale changed with the widget's size.
 	OnChanged func()
 
-	sub     image.Image // Image, in a form with SubImage
+	sub     image.Image // Image, in a form draw.Draw copies from quickly
 	view    zoomView
 	area    fyne.Size // the size view was computed for
 	pointer fyne.Position
@@ -227,7 +227,7 @@ func (z *ZoomImage) MouseMoved(ev *desktop.MouseEvent) { z.hover, z.pointer = tr
 func (z *ZoomImage) MouseOut() { z.hover = false }
 
 // MinSize is small: the image shrinks with the window.
-func (z *ZoomImage) MinSize() fyne.Size { return fyne.NewSquareSize(160) }
+func (z *ZoomImage) MinSize() fyne.Size { return fyne.NewSquareSize(96) }
 
 // CreateRenderer implements fyne.Widget.
 func (z *ZoomImage) CreateRenderer() fyne.WidgetRenderer { return &zoomRenderer{z: z} }
@@ -257,10 +257,21 @@ func (r *zoomRenderer) Layout(size fyne.Size) {
 	if src != z.crop || z.raster.Image == nil || mode != z.raster.ScaleMode {
 		z.crop = src
 		z.raster.ScaleMode = mode
-		z.raster.Image = z.sub.(subImager).SubImage(src.Add(origin))
+		z.raster.Image = packedCopy(z.sub, src.Add(origin))
 		z.raster.Refresh()
 	}
 	z.raster.Show()
+}
+
+// packedCopy copies the part r of img into a new RGBA image whose rows are packed
+// (stride 4×width) and whose bounds start at (0,0). Fyne's GL driver uploads an
+// *image.RGBA's Pix as if it were packed and converts other images from (0,0), so a
+// SubImage handed to it directly is drawn sheared or shifted (visible with
+// ImageScalePixels, which skips the driver's own rescaling copy).
+func packedCopy(img image.Image, r image.Rectangle) *image.RGBA {
+	out := image.NewRGBA(image.Rect(0, 0, r.Dx(), r.Dy()))
+	draw.Draw(out, out.Rect, img, r.Min, draw.Src)
+	return out
 }
 
 func (r *zoomRenderer) MinSize() fyne.Size { return r.z.MinSize() }

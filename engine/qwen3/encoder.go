@@ -171,8 +171,9 @@ func (e *Encoder) unbind() {
 
 // acquire makes sure the backend tensors of layers 0..upto-1 (and of the final norm when
 // upto is the number of layers) exist and holds e.mu for reading; the caller calls the
-// returned release when its pass is done.
-func (e *Encoder) acquire(upto int) (release func(), err error) {
+// returned release when its pass is done. Binding stops between layers once ctx is done
+// (what is bound stays bound for the next pass).
+func (e *Encoder) acquire(ctx context.Context, upto int) (release func(), err error) {
 	needNorm := upto == e.cfg.NumHiddenLayers
 	ready := func() bool {
 		return len(e.bound.layers) >= upto && (!needNorm || !e.bound.norm.IsZero())
@@ -187,15 +188,16 @@ func (e *Encoder) acquire(upto int) (release func(), err error) {
 			return e.mu.RUnlock, nil
 		}
 		e.mu.RUnlock()
-		if err := e.bind(upto, needNorm); err != nil {
+		if err := e.bind(ctx, upto, needNorm); err != nil {
 			return nil, err
 		}
 	}
 }
 
 // bind makes the missing backend tensors of layers 0..upto-1 and, with norm, of the final
-// norm.
-func (e *Encoder) bind(upto int, norm bool) error {
+// norm. It returns ctx's error, keeping the layers bound so far, when ctx is done
+// between two layers.
+func (e *Encoder) bind(ctx context.Context, upto int, norm bool) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.closed.Load() {
@@ -204,6 +206,9 @@ func (e *Encoder) bind(upto int, norm bool) error {
 	bd := &e.bound.bd
 	bd.B = e.b
 	for l := len(e.bound.layers); l < upto && bd.Err == nil; l++ {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("qwen3: encode cancelled while binding layer %d of %d: %w", l, upto, err)
+		}
 		lt := bd.layer(&e.layers[l])
 		lt.prefix = fmt.Sprintf("model.layers.%d.", l)
 		if bd.Err == nil {
@@ -230,7 +235,7 @@ func (e *Encoder) forward(ctx context.Context, ids []int, realTokens, upto int, 
 	if upto > len(e.layers) {
 		return fmt.Errorf("qwen3: hidden state %d needs decoder layer %d, which was not read (%d of %d layers loaded)", upto, upto-1, len(e.layers), e.cfg.NumHiddenLayers)
 	}
-	release, err := e.acquire(upto)
+	release, err := e.acquire(ctx, upto)
 	if err != nil {
 		return err
 	}

@@ -285,3 +285,52 @@ func TestConcurrentEncode(t *testing.T) {
 		}
 	}
 }
+
+// countdownCtx is a context that is cancelled after its Err has been asked n times: it
+// stops work at an exact check point without timing.
+type countdownCtx struct {
+	context.Context
+	n int
+}
+
+func (c *countdownCtx) Err() error {
+	c.n--
+	if c.n < 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestEncodeCancelWhileBinding cancels while the layers' weights go to the backend (the
+// first pass after load or Release, seconds on the full-size model): binding stops
+// between layers, and the next pass binds the rest and encodes as before. (Before:
+// binding ran every layer and only then saw the cancel.)
+func TestEncodeCancelWhileBinding(t *testing.T) {
+	e := loadTiny(t)
+	ids, mask := promptInputs(t, 0)
+	want, err := e.Encode(context.Background(), ids, mask, DefaultLayers, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Release()
+	// Err calls: one as the pass starts, then one per layer bound.
+	_, err = e.Encode(&countdownCtx{Context: context.Background(), n: 2}, ids, mask, DefaultLayers, nil)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled while binding: err = %v, want context.Canceled", err)
+	}
+	if n, upto := len(e.bound.layers), slices.Max(DefaultLayers); n >= upto {
+		t.Errorf("%d layers bound after a cancel during binding, all the pass needs (%d)", n, upto)
+	}
+	got, err := e.Encode(context.Background(), ids, mask, DefaultLayers, nil)
+	if err != nil {
+		t.Fatalf("encode after a cancelled bind: %v", err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d values, want %d", len(got), len(want))
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			t.Fatalf("value %d: %v after a cancelled bind, %v before", i, got[i], want[i])
+		}
+	}
+}

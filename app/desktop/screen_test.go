@@ -1,0 +1,24 @@
+package desktop
+
+import (
+	"testing"
+
+	"fyne.io/fyne/v2"
+)
+
+// Issue 22 item 3: on a 1024×600 screen the window no longer opens at 1280×700 (cut off
+// at (−128, −50)); it fits, keeps a larger screen's size and never goes below its minimum.
+func TestFitWindow(t *testing.T) {
+	min := fyne.NewSize(640, 400)
+	for _, c := range []struct{ want, work, got fyne.Size }{
+		{defaultWindow, fyne.NewSize(1024, 600), fyne.NewSize(1008, 552)},
+		{defaultWindow, fyne.NewSize(1366, 740), fyne.NewSize(1280, 692)},
+		{defaultWindow, fyne.NewSize(2560, 1400), defaultWindow},
+		{defaultWindow, fyne.Size{}, defaultWindow},
+		{defaultWindow, fyne.NewSize(300, 200), min},
+	} {
+		if got := fitWindow(c.want, c.work, min); got != c.got {
+			t.Errorf("fitWindow(%v on %v) = %v, want %v", c.want, c.work, got, c.got)
+		}
+	}
+}

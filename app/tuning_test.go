@@ -1,0 +1,52 @@
+package app
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2/test"
+
+	"kleinbild/gpu"
+	"kleinbild/gpu/backends"
+	"kleinbild/gpu/webgpu"
+)
+
+// TestTuningIsShown: when the automatic device needs tuning, the first run says
+// "Tuning for this GPU, first run only" with a moving bar, then generates.
+func TestTuningIsShown(t *testing.T) {
+	fake := newFakeGen()
+	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
+	u := h.ui
+	release := make(chan struct{})
+	tuned := 0
+	u.run.tuner = deviceTuner{
+		needs: func() bool { return tuned == 0 },
+		tune: func(ctx context.Context, opts backends.TuneOptions) (gpu.Backend, error) {
+			opts.Progress(webgpu.TuneProgress{Family: "linear", Done: 2, Total: 4})
+			select {
+			case <-release:
+			case <-ctx.Done():
+			}
+			tuned++
+			return nil, nil
+		},
+	}
+	if u.model.effectiveDevice() != "" {
+		t.Skipf("the automatic device is %q here", u.model.effectiveDevice())
+	}
+	test.Type(u.ctl.prompt, "a lighthouse")
+	test.Tap(u.ctl.generate)
+	h.waitFor("the tuning message", 5*time.Second, func() bool {
+		return strings.Contains(u.view.progressText.Text, backends.TuningMessage) && strings.Contains(u.view.progressText.Text, "2 of 4")
+	})
+	if u.view.bar.Value <= 0 {
+		t.Errorf("the bar stands at %v while tuning is half done", u.view.bar.Value)
+	}
+	close(release)
+	h.waitFor("the run to end", 10*time.Second, func() bool { return u.run.cur == nil })
+	if fake.calls.Load() != 1 || tuned != 1 {
+		t.Errorf("generated %d times, tuned %d times", fake.calls.Load(), tuned)
+	}
+}

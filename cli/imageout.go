@@ -1,0 +1,102 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"image"
+	"image/jpeg"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"kleinbild/engine"
+	"kleinbild/engine/imageio"
+	"kleinbild/internal/atomicfile"
+)
+
+// imageFormats names the formats -o writes, by file name extension.
+const imageFormats = ".png, .jpg or .jpeg"
+
+// outputFormat is the format an output path asks for: "png" (also for "-" and a path
+// without extension, such as a device or a pipe) or "jpeg"; anything else is an error that
+// lists the formats, so that PNG bytes never land in a file named for another format.
+func outputFormat(path string) (string, error) {
+	switch ext := strings.ToLower(filepath.Ext(path)); ext {
+	case ".png", "":
+		return "png", nil
+	case ".jpg", ".jpeg":
+		return "jpeg", nil
+	default:
+		return "", fmt.Errorf("-o %s: cannot write %s images: use %s", path, ext, imageFormats)
+	}
+}
+
+// encodeImage encodes img in format with its metadata: PNG text chunks (imageio.EncodePNG),
+// or a JPEG at quality (1..100) with the AUTOMATIC1111 "parameters" text in a comment
+// segment, which JPEG readers show and image tools parse.
+func encodeImage(format string, img image.Image, meta imageio.Metadata, quality int) ([]byte, error) {
+	if format == "png" {
+		return imageio.EncodePNG(img, meta)
+	}
+	var body bytes.Buffer
+	if err := jpeg.Encode(&body, img, &jpeg.Options{Quality: quality}); err != nil {
+		return nil, fmt.Errorf("encode JPEG: %w", err)
+	}
+	raw := body.Bytes()
+	comment := []byte(meta.Parameters())
+	if len(comment) > 0xFFFF-2 {
+		comment = comment[:0xFFFF-2]
+	}
+	out := make([]byte, 0, len(raw)+len(comment)+4)
+	out = append(out, raw[:2]...) // SOI
+	out = append(out, 0xFF, 0xFE, byte((len(comment)+2)>>8), byte(len(comment)+2))
+	out = append(out, comment...)
+	return append(out, raw[2:]...), nil
+}
+
+// writeImage encodes img for path (see outputFormat) and writes it atomically.
+func writeImage(path string, img image.Image, meta imageio.Metadata, quality int) error {
+	format, err := outputFormat(path)
+	if err != nil {
+		return err
+	}
+	data, err := encodeImage(format, img, meta, quality)
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteOutput(path, func(w *bufio.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// requireDirOut names what is missing of the model (-d, or a component file) and -o.
+func requireDirOut(haveModel bool, out string) error {
+	switch {
+	case !haveModel && out == "":
+		return usageErr("-d MODEL_DIR and -o OUT.png are required")
+	case !haveModel:
+		return usageErr("-d MODEL_DIR is required")
+	case out == "":
+		return usageErr("-o OUT.png is required (- writes the image to standard output)")
+	}
+	return nil
+}
+
+// checkSide is the CLI's rule for -W/-H: a multiple of engine.SizeMultiple that the engine
+// computes correctly (engine.EngineMinSidePx..EngineMaxSidePx); outside the range the model
+// works well in (engine.MinSidePx..engine.MaxSidePx, the app's limits) it warns on stderr.
+func checkSide(flag string, px int, stderr io.Writer) error {
+	if px < engine.EngineMinSidePx || px > engine.EngineMaxSidePx {
+		return usageErr("-%s: %d px is out of range: use a multiple of %d between %d and %d", flag, px, engine.SizeMultiple, engine.EngineMinSidePx, engine.EngineMaxSidePx)
+	}
+	if px%engine.SizeMultiple != 0 {
+		lo := px / engine.SizeMultiple * engine.SizeMultiple
+		return usageErr("-%s: %d px is not a multiple of %d: try %d or %d", flag, px, engine.SizeMultiple, max(lo, engine.EngineMinSidePx), min(lo+engine.SizeMultiple, engine.EngineMaxSidePx))
+	}
+	if engine.CheckSize(px) != nil {
+		fmt.Fprintf(stderr, "kleinbild: warning: -%s %d is outside %d..%d, where the model works best: expect lower quality\n", flag, px, engine.MinSidePx, engine.MaxSidePx)
+	}
+	return nil
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"flag"
 	"fmt"
+	"image"
 	"io"
 	"os"
 	"os/signal"
@@ -71,48 +72,18 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	for _, side := range []struct {
-		flag string
-		v    int
-	}{{"W", *width}, {"H", *height}} {
-		if set[side.flag] {
-			if err := checkSide(side.flag, side.v, stderr); err != nil {
-				return err
-			}
-		}
-	}
-	if set["s"] && (*steps < 1 || *steps > engine.MaxSteps) {
-		return usageErr("-s %d: use 1 to %d steps", *steps, engine.MaxSteps)
-	}
-	if *linear && *power {
-		return usageErr("--linear and --power exclude each other")
-	}
-	if *verbose && *quiet {
-		return usageErr("-v and -q exclude each other")
-	}
-	if err := engine.ValidateGuidance(*guidance); err != nil {
-		return usageErr("-g: %v", err)
-	}
-	if err := engine.ValidatePrompt(*prompt); err != nil {
-		return usageErr("-p: %v", err)
+	if err := checkGenerateFlags(set, *width, *height, *steps, *guidance, *prompt, *linear && *power, *verbose && *quiet, stderr); err != nil {
+		return err
 	}
 	if err := inp.check(set, refs, set["W"] || set["H"], *quiet, stderr); err != nil {
 		return err
 	}
 	info := infoWriter(*out, stdout, stderr) // the seed goes to stderr when the image goes to stdout
-	if *out != "-" {
-		reads := append(modelArgs.files(), refs...)
-		reads = append(reads, *latentsPath, *embPath, *inp.image, *inp.mask)
-		reads = append(reads, loras.files()...)
-		if err := atomicfile.CheckOutput(*out, reads...); err != nil {
-			return err
-		}
-		if _, err := outputFormat(*out); err != nil {
-			return usageErr("%v", err)
-		}
-	}
-	if *quality < 1 || *quality > 100 {
-		return usageErr("--quality %d out of range 1..100", *quality)
+	reads := append(modelArgs.files(), refs...)
+	reads = append(reads, *latentsPath, *embPath, *inp.image, *inp.mask)
+	reads = append(reads, loras.files()...)
+	if err := checkGenerateOutput(*out, *quality, reads); err != nil {
+		return err
 	}
 	b, err := openBackend(*backend)
 	if err != nil {
@@ -131,74 +102,13 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	req.AdaptersPartial = *loras.partial
-	switch {
-	case *linear:
-		req.Schedule = "linear"
-	case *power:
-		req.Schedule = "power"
+	req.Schedule = scheduleFlag(*linear, *power)
+	if err := fillFromFiles(&req, seed, *latentsPath, *embPath, *dumpDir); err != nil {
+		return err
 	}
-	if *seed < 0 {
-		var raw [8]byte
-		if _, err := rand.Read(raw[:]); err != nil {
-			return err
-		}
-		*seed = int64(binary.LittleEndian.Uint64(raw[:]) >> 1)
-	}
-	req.Seed = uint64(*seed)
-	if *latentsPath != "" {
-		var shape []int
-		if req.Latents, shape, err = readTensor(*latentsPath, "latents"); err != nil {
-			return err
-		}
-		// [1,128,H/16,W/16]: the noise fixes the size unless -W/-H say otherwise.
-		if len(shape) != 4 || shape[0] != 1 || shape[1] != latentChannels {
-			return fmt.Errorf("--latents %s: tensor latents has shape %v, want [1,%d,H/16,W/16]", *latentsPath, shape, latentChannels)
-		}
-		if req.WidthPx == 0 {
-			req.WidthPx = shape[3] * engine.SizeMultiple
-		}
-		if req.HeightPx == 0 {
-			req.HeightPx = shape[2] * engine.SizeMultiple
-		}
-		if want := []int{1, latentChannels, req.HeightPx / engine.SizeMultiple, req.WidthPx / engine.SizeMultiple}; shape[2] != want[2] || shape[3] != want[3] {
-			return fmt.Errorf("--latents %s: tensor latents has shape %v, want %v for %d×%d px", *latentsPath, shape, want, req.WidthPx, req.HeightPx)
-		}
-		if err := engine.CheckFinite("the latents in "+*latentsPath, req.Latents); err != nil {
-			return err
-		}
-	}
-	if *embPath != "" {
-		var shape []int
-		if req.PromptEmbeds, shape, err = readTensor(*embPath, "prompt_embeds"); err != nil {
-			return err
-		}
-		// [1,512,3·hidden] as encode writes it (or [512,3·hidden]); the width is checked
-		// against the model once it is open.
-		if n := len(shape); n < 2 || n > 3 || n == 3 && shape[0] != 1 || shape[n-2] != engine.TextTokens || shape[n-1] < 1 {
-			return fmt.Errorf("--embeddings %s: tensor prompt_embeds has shape %v, want [1,%d,3·hidden]", *embPath, shape, engine.TextTokens)
-		}
-		if err := engine.CheckFinite("the prompt embeddings in "+*embPath, req.PromptEmbeds); err != nil {
-			return err
-		}
-	}
-	if *dumpDir != "" {
-		if err := os.MkdirAll(*dumpDir, 0o755); err != nil {
-			return fmt.Errorf("dump folder: %w", err)
-		}
-		req.Dump = func(name string, shape []int, data []float32) error {
-			return weights.WriteFile(filepath.Join(*dumpDir, name+".safetensors"),
-				[]weights.OutTensor{{Name: name, Shape: shape, F32: data}}, nil)
-		}
-	}
-
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	opts := engine.Options{}
-	if !*noCache {
-		if c, err := os.UserCacheDir(); err == nil {
-			opts.CacheDir = filepath.Join(c, "kleinbild", "embeddings")
-		}
-	}
+	opts := cacheOptions(*noCache)
 	t0 := time.Now()
 	model, err := modelArgs.open(b, opts)
 	if err != nil {
@@ -209,13 +119,210 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	if !*quiet {
 		fmt.Fprintf(stderr, "Model: %s (%s), backend %s\n", model.Info().Dir, model.Info().Variant(), model.Backend().Name())
 	}
+	tty := isTerminal(stderr)
+	progress := progressPrinter(stderr, *quiet, tty)
+	res, err := model.Generate(ctx, req, progress)
+	if !*quiet && tty {
+		fmt.Fprint(stderr, "\r\033[K")
+	}
+	if err != nil {
+		return err
+	}
+	meta, err := engine.Metadata(model.Info(), req, res, Version, time.Since(t0))
+	if err != nil {
+		return err
+	}
+	if err := writeResult(*out, *dumpDir, res.Image, meta, *quality, stdout); err != nil {
+		return err
+	}
+	if !*quiet {
+		fmt.Fprintf(stderr, "Wrote %s (%d×%d, %d steps) in %.1f s\n", outName(*out), res.WidthPx, res.HeightPx, res.Steps, time.Since(t0).Seconds())
+	}
+	if *verbose {
+		printTimings(stderr, res.Timings)
+	}
+	return nil
+}
+
+// fillFromFiles completes req from the flags that name files or draw a value: the seed
+// (random when negative; the drawn one is stored in seed), --latents, --embeddings and the
+// --dump folder.
+func fillFromFiles(req *engine.Request, seed *int64, latentsPath, embPath, dumpDir string) error {
+	if *seed < 0 {
+		s, err := randomSeed()
+		if err != nil {
+			return err
+		}
+		*seed = s
+	}
+	req.Seed = uint64(*seed)
+	if err := readLatentsFlag(req, latentsPath); err != nil {
+		return err
+	}
+	if err := readEmbeddingsFlag(req, embPath); err != nil {
+		return err
+	}
+	dump, err := dumpWriter(dumpDir)
+	req.Dump = dump
+	return err
+}
+
+// scheduleFlag is the Request.Schedule of --linear or --power ("" for the default).
+func scheduleFlag(linear, power bool) string {
+	switch {
+	case linear:
+		return "linear"
+	case power:
+		return "power"
+	}
+	return ""
+}
+
+// checkGenerateOutput refuses, before anything runs, an output that is one of the files the
+// run reads (reads), a format generate cannot write, or a JPEG quality out of range.
+func checkGenerateOutput(out string, quality int, reads []string) error {
+	if out != "-" {
+		if err := atomicfile.CheckOutput(out, reads...); err != nil {
+			return err
+		}
+		if _, err := outputFormat(out); err != nil {
+			return usageErr("%v", err)
+		}
+	}
+	if quality < 1 || quality > 100 {
+		return usageErr("--quality %d out of range 1..100", quality)
+	}
+	return nil
+}
+
+// dumpWriter returns the Request.Dump that writes each intermediate tensor as
+// DIR/NAME.safetensors (nil without a folder), creating the folder.
+func dumpWriter(dir string) (func(name string, shape []int, data []float32) error, error) {
+	if dir == "" {
+		return nil, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("dump folder: %w", err)
+	}
+	return func(name string, shape []int, data []float32) error {
+		return weights.WriteFile(filepath.Join(dir, name+".safetensors"),
+			[]weights.OutTensor{{Name: name, Shape: shape, F32: data}}, nil)
+	}, nil
+}
+
+// cacheOptions are the engine options of generate: the prompt-embedding cache in the user's
+// cache folder unless noCache.
+func cacheOptions(noCache bool) engine.Options {
+	opts := engine.Options{}
+	if !noCache {
+		if c, err := os.UserCacheDir(); err == nil {
+			opts.CacheDir = filepath.Join(c, "kleinbild", "embeddings")
+		}
+	}
+	return opts
+}
+
+// checkGenerateFlags checks generate's size, steps, schedule, verbosity, guidance and prompt
+// flags (set: the flags given) before anything is loaded: every failure is a usage error.
+func checkGenerateFlags(set map[string]bool, width, height, steps int, guidance float64, prompt string, linearAndPower, verboseAndQuiet bool, stderr io.Writer) error {
+	for _, side := range []struct {
+		flag string
+		v    int
+	}{{"W", width}, {"H", height}} {
+		if set[side.flag] {
+			if err := checkSide(side.flag, side.v, stderr); err != nil {
+				return err
+			}
+		}
+	}
+	if set["s"] && (steps < 1 || steps > engine.MaxSteps) {
+		return usageErr("-s %d: use 1 to %d steps", steps, engine.MaxSteps)
+	}
+	if linearAndPower {
+		return usageErr("--linear and --power exclude each other")
+	}
+	if verboseAndQuiet {
+		return usageErr("-v and -q exclude each other")
+	}
+	if err := engine.ValidateGuidance(guidance); err != nil {
+		return usageErr("-g: %v", err)
+	}
+	if err := engine.ValidatePrompt(prompt); err != nil {
+		return usageErr("-p: %v", err)
+	}
+	return nil
+}
+
+// printTimings prints the time of each phase (generate -v).
+func printTimings(stderr io.Writer, timings map[engine.Phase]time.Duration) {
+	for _, ph := range []engine.Phase{engine.PhaseLoading, engine.PhaseEncoding, engine.PhaseRefs, engine.PhaseDenoise, engine.PhaseDecoding} {
+		if d, ok := timings[ph]; ok {
+			fmt.Fprintf(stderr, "  %-10s %8.3f s\n", ph, d.Seconds())
+		}
+	}
+}
+
+// readLatentsFlag reads --latents into req: tensor latents [1,128,H/16,W/16], which sets the
+// size where -W/-H do not; its shape and values are checked.
+func readLatentsFlag(req *engine.Request, path string) error {
+	if path == "" {
+		return nil
+	}
+	var shape []int
+	var err error
+	if req.Latents, shape, err = readTensor(path, "latents"); err != nil {
+		return err
+	}
+	// [1,128,H/16,W/16]: the noise fixes the size unless -W/-H say otherwise.
+	if len(shape) != 4 || shape[0] != 1 || shape[1] != latentChannels {
+		return fmt.Errorf("--latents %s: tensor latents has shape %v, want [1,%d,H/16,W/16]", path, shape, latentChannels)
+	}
+	if req.WidthPx == 0 {
+		req.WidthPx = shape[3] * engine.SizeMultiple
+	}
+	if req.HeightPx == 0 {
+		req.HeightPx = shape[2] * engine.SizeMultiple
+	}
+	if want := []int{1, latentChannels, req.HeightPx / engine.SizeMultiple, req.WidthPx / engine.SizeMultiple}; shape[2] != want[2] || shape[3] != want[3] {
+		return fmt.Errorf("--latents %s: tensor latents has shape %v, want %v for %d×%d px", path, shape, want, req.WidthPx, req.HeightPx)
+	}
+	if err := engine.CheckFinite("the latents in "+path, req.Latents); err != nil {
+		return err
+	}
+	return nil
+}
+
+// readEmbeddingsFlag reads --embeddings into req: tensor prompt_embeds [1,512,3·hidden]
+// (the width is checked against the model once it is open) with finite values.
+func readEmbeddingsFlag(req *engine.Request, path string) error {
+	if path == "" {
+		return nil
+	}
+	var shape []int
+	var err error
+	if req.PromptEmbeds, shape, err = readTensor(path, "prompt_embeds"); err != nil {
+		return err
+	}
+	// [1,512,3·hidden] as encode writes it (or [512,3·hidden]); the width is checked
+	// against the model once it is open.
+	if n := len(shape); n < 2 || n > 3 || n == 3 && shape[0] != 1 || shape[n-2] != engine.TextTokens || shape[n-1] < 1 {
+		return fmt.Errorf("--embeddings %s: tensor prompt_embeds has shape %v, want [1,%d,3·hidden]", path, shape, engine.TextTokens)
+	}
+	if err := engine.CheckFinite("the prompt embeddings in "+path, req.PromptEmbeds); err != nil {
+		return err
+	}
+	return nil
+}
+
+// progressPrinter prints engine progress on stderr: one line redrawn in place on a terminal,
+// a line per phase and step in logs, nothing when quiet.
+func progressPrinter(stderr io.Writer, quiet, tty bool) func(engine.Progress) {
 	var lastLine string
 	var lastPhase engine.Phase
 	lastStep := -1
-	tty := isTerminal(stderr)
-	progress := func(p engine.Progress) {
+	return func(p engine.Progress) {
 		switch {
-		case *quiet:
+		case quiet:
 		case tty: // one line, redrawn in place
 			if line := progressLine(p); line != lastLine {
 				lastLine = line
@@ -228,41 +335,34 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 	}
-	res, err := model.Generate(ctx, req, progress)
-	if !*quiet && tty {
-		fmt.Fprint(stderr, "\r\033[K")
+}
+
+// randomSeed draws a seed from the system's random source (63 bits, printed as an int64).
+func randomSeed() (int64, error) {
+	var raw [8]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return 0, err
 	}
-	if err != nil {
-		return err
-	}
-	meta, err := engine.Metadata(model.Info(), req, res, Version, time.Since(t0))
-	if err != nil {
-		return err
-	}
-	if *out == "-" {
-		data, err := imageio.EncodePNG(res.Image, meta)
+	return int64(binary.LittleEndian.Uint64(raw[:]) >> 1), nil
+}
+
+// writeResult writes the image to out (- is standard output, PNG) and, with a dump folder,
+// its PNG there too.
+func writeResult(out, dumpDir string, img *image.NRGBA, meta imageio.Metadata, quality int, stdout io.Writer) error {
+	if out == "-" {
+		data, err := imageio.EncodePNG(img, meta)
 		if err != nil {
 			return fmt.Errorf("write the image to standard output: %w", err)
 		}
 		if _, err := stdout.Write(data); err != nil {
 			return fmt.Errorf("write the image to standard output: %w", err)
 		}
-	} else if err := writeImage(*out, res.Image, meta, *quality); err != nil {
+	} else if err := writeImage(out, img, meta, quality); err != nil {
 		return err
 	}
-	if *dumpDir != "" {
-		if err := engine.SavePNG(filepath.Join(*dumpDir, "image.png"), res.Image, meta); err != nil {
+	if dumpDir != "" {
+		if err := engine.SavePNG(filepath.Join(dumpDir, "image.png"), img, meta); err != nil {
 			return err
-		}
-	}
-	if !*quiet {
-		fmt.Fprintf(stderr, "Wrote %s (%d×%d, %d steps) in %.1f s\n", outName(*out), res.WidthPx, res.HeightPx, res.Steps, time.Since(t0).Seconds())
-	}
-	if *verbose {
-		for _, ph := range []engine.Phase{engine.PhaseLoading, engine.PhaseEncoding, engine.PhaseRefs, engine.PhaseDenoise, engine.PhaseDecoding} {
-			if d, ok := res.Timings[ph]; ok {
-				fmt.Fprintf(stderr, "  %-10s %8.3f s\n", ph, d.Seconds())
-			}
 		}
 	}
 	return nil

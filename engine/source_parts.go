@@ -278,7 +278,8 @@ func (p *parts) EncoderLayers() int {
 }
 
 // WeightBytes is the memory a file's weights take once loaded (assemble's LoadedBytes: a
-// GGUF's quantized tensors count four bytes per weight), or the base's.
+// GGUF's quantized Linear weights count packed, its other quantized tensors four bytes per
+// weight), or the base's.
 func (p *parts) WeightBytes(c Component) int64 {
 	if f, ok := p.files[c]; ok {
 		return f.LoadedBytes()

@@ -3,6 +3,7 @@ package gpu
 import (
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // DType is the element type of a Tensor.
@@ -44,6 +45,17 @@ var quantBlocks = map[DType]struct {
 
 // QuantTypes lists the quantized dtypes, in the order of their constants.
 func QuantTypes() []DType { return []DType{Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K} }
+
+// QuantByName returns the quantized dtype named name, case-insensitively ("Q8_0", "q4_k":
+// ggml's type names).
+func QuantByName(name string) (DType, bool) {
+	for _, d := range QuantTypes() {
+		if strings.EqualFold(quantBlocks[d].name, name) {
+			return d, true
+		}
+	}
+	return 0, false
+}
 
 // Quantized reports whether d is a block-quantized type.
 func (d DType) Quantized() bool { _, ok := quantBlocks[d]; return ok }

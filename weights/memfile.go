@@ -13,6 +13,9 @@ type TensorData struct {
 	DType DType
 	Shape []int
 	Data  []byte // little-endian, len = DType.Size() * number of elements
+	// Quant, when not nil, holds the tensor packed in a block-quantized format; Data is then
+	// nil and Quant.Decode makes it (DType F32) on first use.
+	Quant *Quant
 }
 
 // NewFile makes a File of tensors held in memory. path names it in errors and as the
@@ -37,10 +40,13 @@ func NewFile(path string, tensors []TensorData, closer func() error) (*File, err
 			}
 			n *= d
 		}
-		if n*td.DType.Size() != len(td.Data) {
+		if td.Quant != nil && (td.DType != F32 || td.Data != nil || td.Quant.Decode == nil) {
+			return nil, fmt.Errorf("%s: tensor %q: a quantized tensor must be F32 with no data and a decoder", path, td.Name)
+		}
+		if td.Quant == nil && n*td.DType.Size() != len(td.Data) {
 			return nil, fmt.Errorf("%s: tensor %q: shape %v of %s needs %d bytes, has %d", path, td.Name, td.Shape, td.DType, n*td.DType.Size(), len(td.Data))
 		}
-		f.tensors[td.Name] = &Tensor{Name: td.Name, DType: td.DType, Shape: append([]int(nil), td.Shape...), File: path, data: td.Data}
+		f.tensors[td.Name] = &Tensor{Name: td.Name, DType: td.DType, Shape: append([]int(nil), td.Shape...), File: path, data: td.Data, quant: newLazy(td.Quant)}
 		f.names = append(f.names, td.Name)
 	}
 	sort.Strings(f.names)

@@ -34,13 +34,20 @@ type Tensor struct {
 	Shape []int
 	File  string // path of the file that holds it
 	data  []byte
+	quant *lazyQuant // set for a tensor kept packed (see Quant)
 }
 
 // Numel is the number of elements (1 for a scalar).
 func (t *Tensor) Numel() int { return numel(t.Shape) }
 
 // Bytes returns the raw little-endian bytes (a view into the mapping: do not modify).
-func (t *Tensor) Bytes() []byte { return t.data }
+// A packed tensor is dequantized first (nil if that fails: Float32 says why).
+func (t *Tensor) Bytes() []byte {
+	if t.load() != nil {
+		return nil
+	}
+	return t.data
+}
 
 func (t *Tensor) typeErr(want DType) error {
 	return fmt.Errorf("%s: tensor %q is %s, want %s", t.File, t.Name, t.DType, want)
@@ -67,6 +74,9 @@ func (t *Tensor) F16() ([]uint16, error) {
 // Float32 returns the tensor as float32: a read-only view for (aligned) F32 tensors, a
 // converted copy for BF16/F16. Integer tensors are an error.
 func (t *Tensor) Float32() ([]float32, error) {
+	if err := t.load(); err != nil {
+		return nil, err
+	}
 	if t.DType == F32 {
 		if v, ok := view[float32](t.data); ok {
 			return v, nil
@@ -83,6 +93,9 @@ func (t *Tensor) Float32() ([]float32, error) {
 func (t *Tensor) ReadFloat32(dst []float32) error {
 	if len(dst) != t.Numel() {
 		return fmt.Errorf("%s: tensor %q has %d elements, buffer has %d", t.File, t.Name, t.Numel(), len(dst))
+	}
+	if err := t.load(); err != nil {
+		return err
 	}
 	switch t.DType {
 	case F32:

@@ -2,8 +2,11 @@ package flux2
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"testing"
 
+	"kleinbild/gpu"
 	"kleinbild/gpu/backends"
 	"kleinbild/weights/assemble"
 	"kleinbild/weights/golden"
@@ -59,4 +62,92 @@ func TestGGUFForward(t *testing.T) {
 			}
 		})
 	}
+}
+
+// quantCounter counts the packed weights a loader hands to the backend and the float32
+// elements of the 2-D weights it makes.
+type quantCounter struct {
+	gpu.Backend
+	refuse           bool // WeightQuant fails, as on a backend without quantized kernels
+	quant, f32Matrix int
+}
+
+func (c *quantCounter) WeightQuant(dt gpu.DType, raw []byte, shape ...int) (gpu.Tensor, error) {
+	if c.refuse {
+		return gpu.Tensor{}, errors.New("no quantized weights here")
+	}
+	c.quant++
+	return c.Backend.WeightQuant(dt, raw, shape...)
+}
+
+func (c *quantCounter) WeightF32(data []float32, shape ...int) (gpu.Tensor, error) {
+	if len(shape) == 2 {
+		c.f32Matrix += len(data)
+	}
+	return c.Backend.WeightF32(data, shape...)
+}
+
+// TestGGUFLoadKeepsQuantPacked loads the ComfyUI-GGUF Q8_0 mix on the CPU backend and checks
+// that every quantized Linear weight reaches the backend packed (WeightQuant), none as a
+// float32 copy, and that the forward still matches the golden output at outputTol; a
+// backend that refuses them gets float32 copies and the same output.
+func TestGGUFLoadKeepsQuantPacked(t *testing.T) {
+	for _, refuse := range []bool{false, true} {
+		t.Run(fmt.Sprintf("refuse=%v", refuse), func(t *testing.T) { testQuantPacked(t, refuse) })
+	}
+}
+
+func testQuantPacked(t *testing.T, refuse bool) {
+	const file = "gguf/model/comfyui/diffusion_models/flux-2-klein-tiny-Q8_0-mix.gguf"
+	comp, err := assemble.OpenTransformer(golden.Path(t, file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := ParseConfig(comp.Config)
+	if err != nil {
+		comp.Close()
+		t.Fatal(err)
+	}
+	packed, elems := 0, 0
+	for _, n := range comp.Checkpoint.Names() {
+		tn, _ := comp.Checkpoint.Tensor(n)
+		if q := tn.Quantized(); q != nil && len(tn.Shape) == 2 {
+			packed++
+			elems += tn.Numel()
+		}
+	}
+	if packed == 0 {
+		t.Fatal("the Q8_0 mix has no quantized matrix")
+	}
+	cb := &quantCounter{Backend: backends.DefaultCPU(), refuse: refuse}
+	m, err := LoadFrom(file, cfg, comp.Checkpoint, cb)
+	if err != nil {
+		comp.Close()
+		t.Fatal(err)
+	}
+	defer m.Close()
+	mem := cb.Memory()
+	t.Logf("%d packed matrices; backend resident %d bytes, viewed %d bytes; %d float32 matrix elements", packed, mem.Resident, mem.Viewed, cb.f32Matrix)
+	// The mix's other matrices are BF16: float32 matrices are only the refused Q8_0 ones.
+	wantQ, wantF := packed, 0
+	if refuse {
+		wantQ, wantF = 0, elems
+	}
+	if cb.quant != wantQ || cb.f32Matrix != wantF {
+		t.Errorf("%d WeightQuant calls and %d float32 matrix elements, want %d and %d", cb.quant, cb.f32Matrix, wantQ, wantF)
+	}
+	in := golden.Open(t, "gguf/cases/transformer_forward_inputs.safetensors")
+	out := golden.Open(t, "gguf/cases/transformer_forward_q8mix.safetensors")
+	const k = "t2i_2x3_sigma1.0"
+	img, _ := golden.F32(t, in, k+".hidden_states")
+	txt, _ := golden.F32(t, in, k+".encoder_hidden_states")
+	ts, _ := golden.F32(t, in, k+".timestep")
+	ii, _ := golden.I64(t, in, k+".img_ids")
+	ti, _ := golden.I64(t, in, k+".txt_ids")
+	want, _ := golden.F32(t, out, k+".output")
+	got, err := m.ForwardHost(context.Background(), HostInput{Img: img, ImgIDs: ii, Txt: txt, TxtIDs: ti, Timestep: ts[0]}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden.Compare(t, k, got, want, outputTol)
 }

@@ -140,8 +140,9 @@ func (b *binder) keep(name string, t gpu.Tensor, err error) gpu.Tensor {
 	return t
 }
 
-// matrix returns the [out, in] tensor name as a weight tensor: BF16 and F32 checkpoint data
-// as they are (zero-copy on a CPU backend), F16 converted to float32.
+// matrix returns the [out, in] tensor name as a Linear weight tensor: quantized data packed
+// (WeightQuant) where the backend takes it, BF16 and F32 checkpoint data as they are
+// (zero-copy on a CPU backend), the rest converted to float32.
 func (b *binder) matrix(name string, out, in int) gpu.Tensor {
 	if b.ckpt == nil {
 		b.specs = append(b.specs, TensorSpec{Name: name, Shape: []int{out, in}})
@@ -151,6 +152,13 @@ func (b *binder) matrix(name string, out, in int) gpu.Tensor {
 	if err != nil {
 		b.fail(err)
 		return gpu.Tensor{}
+	}
+	if q := t.Quantized(); q != nil {
+		if dt, ok := gpu.QuantByName(q.Type); ok {
+			if w, err := b.b.WeightQuant(dt, q.Data, out, in); err == nil {
+				return b.keep(name, w, nil)
+			} // refused: fall back to the dequantized float32 below
+		}
 	}
 	if t.DType == weights.BF16 {
 		bits, err := t.BF16()

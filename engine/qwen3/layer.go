@@ -5,14 +5,17 @@ import (
 
 	"kleinbild/engine/lora"
 	"kleinbild/gpu"
+	"kleinbild/weights"
 )
 
 // matrix is a [out, in] weight as the checkpoint holds it: a zero-copy bf16 or f32 view of
-// the mapping (exactly one of BF16 and F32 is set).
+// the mapping, or (for a Linear weight) a tensor kept packed, dequantized only if the
+// backend refuses it (exactly one of BF16, F32 and Packed is set).
 type matrix struct {
 	out, in int
 	bf16    []uint16
 	f32     []float32
+	packed  *weights.Tensor
 }
 
 // decoderLayer is one Qwen3DecoderLayer as read from the checkpoint (host views and owned
@@ -51,6 +54,19 @@ func (bd *binder) matrix(m matrix) gpu.Tensor {
 	}
 	if m.bf16 != nil {
 		return bd.Keep(bd.B.WeightBF16(m.bf16, m.out, m.in))
+	}
+	if m.packed != nil {
+		q := m.packed.Quantized()
+		if dt, ok := gpu.QuantByName(q.Type); ok {
+			if w, err := bd.B.WeightQuant(dt, q.Data, m.out, m.in); err == nil {
+				return bd.Keep(w, nil)
+			} // refused: fall back to the dequantized float32
+		}
+		f, err := m.packed.Float32()
+		if err != nil {
+			return bd.Keep(gpu.Tensor{}, err)
+		}
+		return bd.Keep(bd.B.WeightF32(f, m.out, m.in))
 	}
 	return bd.Keep(bd.B.WeightF32(m.f32, m.out, m.in))
 }

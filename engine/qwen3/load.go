@@ -118,7 +118,7 @@ func newEncoderLayers(cfg Config, b gpu.Backend, ckpt weights.Source, layers int
 func (ld tensorLoader) bind(e *Encoder) error {
 	cfg := e.cfg
 	var err error
-	if e.embed, err = ld.matrix("embed_tokens.weight", cfg.VocabSize, cfg.HiddenSize); err != nil {
+	if e.embed, err = ld.matrix("embed_tokens.weight", cfg.VocabSize, cfg.HiddenSize, false); err != nil {
 		return err
 	}
 	n := cfg.NumHiddenLayers
@@ -154,7 +154,7 @@ func (ld tensorLoader) layer(l *decoderLayer, i int, cfg Config) error {
 		{"mlp.down_proj.weight", &l.down, h, inter},
 	}
 	for _, m := range mats {
-		w, err := ld.matrix(p+m.name, m.out, m.in)
+		w, err := ld.matrix(p+m.name, m.out, m.in, true)
 		if err != nil {
 			return err
 		}
@@ -192,8 +192,9 @@ func (ld tensorLoader) layer(l *decoderLayer, i int, cfg Config) error {
 	return nil
 }
 
-// matrix returns a [out, in] weight as a zero-copy view (bf16 or f32).
-func (ld tensorLoader) matrix(name string, out, in int) (matrix, error) {
+// matrix returns a [out, in] weight as a zero-copy view (bf16 or f32), or for a Linear
+// weight (linear) stored quantized, the packed tensor.
+func (ld tensorLoader) matrix(name string, out, in int, linear bool) (matrix, error) {
 	if ld.record != nil {
 		*ld.record = append(*ld.record, TensorSpec{Name: ld.prefix + name, Shape: []int{out, in}})
 		return matrix{}, nil
@@ -203,6 +204,10 @@ func (ld tensorLoader) matrix(name string, out, in int) (matrix, error) {
 		return matrix{}, err
 	}
 	w := matrix{out: out, in: in}
+	if linear && t.Quantized() != nil {
+		w.packed = t
+		return w, nil
+	}
 	switch t.DType {
 	case weights.BF16:
 		w.bf16, err = t.BF16()

@@ -3,9 +3,9 @@
 // following a remap.Plan, so that the engine's loaders read it like a diffusers folder.
 //
 // Plain tensors (F32, F16, BF16) stay views of the file's mapping where the plan's op allows
-// (copy, row chunk, squeeze); a half swap makes a copy. Quantized GGUF tensors are
-// dequantized to float32 copies, bit-exact to ggml's decoders: exact, but four bytes per
-// weight — the reference path until the backends multiply packed blocks.
+// (copy, row chunk, squeeze); a half swap makes a copy. Quantized GGUF tensors stay packed
+// (weights.Tensor.Quantized: a loader hands them to the backend's WeightQuant) and are
+// dequantized to float32, bit-exact to ggml's decoders, only when read as float.
 package assemble
 
 import (
@@ -72,7 +72,8 @@ func apply(name string, s remap.Source, dt weights.DType, shape []int, data []by
 var plainTypes = map[gguf.Type]weights.DType{gguf.F32: weights.F32, gguf.F16: weights.F16, gguf.BF16: weights.BF16}
 
 // FromGGUF makes a checkpoint of plan's targets from the tensors of a GGUF file. F32, F16 and
-// BF16 tensors keep their type; quantized ones become float32. The result owns f: closing it
+// BF16 tensors keep their type; quantized ones are F32 tensors kept packed (see
+// weights.Tensor.Quantized) until read as float. The result owns f: closing it
 // closes f (also when FromGGUF fails).
 func FromGGUF(f *gguf.File, plan remap.Plan) (*weights.Checkpoint, error) {
 	tensors, err := ggufTensors(f, plan)
@@ -123,11 +124,16 @@ func ggufTensors(f *gguf.File, plan remap.Plan) ([]weights.TensorData, error) {
 		if err != nil {
 			return nil, fmt.Errorf("assemble %s: %w", name, err)
 		}
-		vals := make([]float32, len(packed)/max(rowBytes, 1)*perRow)
-		if err := gguf.Dequantize(t.Type, vals, packed); err != nil {
-			return nil, fmt.Errorf("assemble %s: %s: %w", name, t.Name, err)
+		typ, count := t.Type, len(packed)/max(rowBytes, 1)*perRow
+		decode := func() ([]byte, error) {
+			vals := make([]float32, count)
+			if err := gguf.Dequantize(typ, vals, packed); err != nil {
+				return nil, err
+			}
+			return f32Bytes(vals), nil
 		}
-		tensors = append(tensors, weights.TensorData{Name: name, DType: weights.F32, Shape: shape, Data: f32Bytes(vals)})
+		q := &weights.Quant{Type: typ.String(), Data: packed, Decode: decode}
+		tensors = append(tensors, weights.TensorData{Name: name, DType: weights.F32, Shape: shape, Quant: q})
 	}
 	return tensors, nil
 }

@@ -37,7 +37,9 @@ func TestDescribe(t *testing.T) {
 		if d.Checkpoint != nil || !bytes.Equal(d.Config, o.Config) || d.Naming != o.Naming || len(d.Types) != len(o.Types) || d.Bytes() != st.Size() || o.Bytes() != st.Size() {
 			t.Errorf("%s: described %+v, opened %+v", f.path, d, o)
 		}
-		if gguf := strings.HasSuffix(path, ".gguf"); gguf != (d.LoadedBytes() > d.Bytes()) || d.LoadedBytes() < d.Bytes() {
+		// Quantized Linear weights count packed; only the text encoder's quantized
+		// token_embd is dequantized, so only that file loads more than its size.
+		if grows := strings.Contains(path, "qwen3-tiny-Q8_0"); grows != (d.LoadedBytes() > d.Bytes()) || d.LoadedBytes() < d.Bytes() {
 			t.Errorf("%s: loaded %d bytes of a %d-byte file", f.path, d.LoadedBytes(), d.Bytes())
 		}
 		if err := d.Close(); err != nil {

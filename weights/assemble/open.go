@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
 
 	"kleinbild/internal/safefile"
 	"kleinbild/weights"
@@ -40,8 +41,10 @@ func (c *Component) Close() error {
 func (c *Component) Bytes() int64 { return c.size }
 
 // LoadedBytes is about the memory the opened weights take: the file's size (it is mapped),
-// and for a GGUF four bytes per weight of each quantized tensor (dequantized to float32)
-// instead of its packed size.
+// and for a GGUF four bytes per weight of each quantized tensor that is not a Linear weight
+// (token_embd: dequantized to float32) instead of its packed size. Quantized Linear weights
+// count packed: the loaders hand them to the backend as they are (a backend that refuses
+// them takes float32 copies, which this does not count).
 func (c *Component) LoadedBytes() int64 { return c.loaded }
 
 // IsGGUF reports whether the file at path starts with the GGUF magic. The file is opened
@@ -91,6 +94,8 @@ func openSource(path string) (*source, error) {
 			n := int64(t.Numel())
 			if dt, ok := plainTypes[t.Type]; ok {
 				s.loaded += n * int64(dt.Size())
+			} else if len(t.Shape) == 2 && !strings.HasPrefix(t.Name, "token_embd.") && !strings.Contains(t.Name, "embed_tokens") {
+				s.loaded += int64(len(t.Bytes())) // a Linear weight, kept packed
 			} else {
 				s.loaded += 4 * n // dequantized to float32
 			}

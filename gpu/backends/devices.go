@@ -43,6 +43,9 @@ func (d Device) Label() string {
 	if i.MemoryBytes > 0 {
 		s += fmt.Sprintf(", %.1f GB", float64(i.MemoryBytes)/1e9)
 	}
+	if d.GFLOPS > 0 && d.CPUGFLOPS > 0 { // measured by tuning: the app's device list shows both
+		s += fmt.Sprintf(", %.0f GFLOP/s (CPU %.0f)", d.GFLOPS, d.CPUGFLOPS)
+	}
 	return s
 }
 

@@ -87,3 +87,16 @@ func TestOpenWebGPURepeatedly(t *testing.T) {
 		b.Close()
 	}
 }
+
+// TestLabelShowsMeasuredSpeeds: once tuning has measured a GPU against the CPU, its label
+// (the app's device list) shows both rates; unmeasured devices show none.
+func TestLabelShowsMeasuredSpeeds(t *testing.T) {
+	d := Device{ID: "webgpu:0", Backend: "webgpu", Info: gpu.DeviceInfo{Name: "GPU", Kind: gpu.KindDiscrete, API: "Vulkan"}}
+	if l := d.Label(); strings.Contains(l, "GFLOP/s") {
+		t.Errorf("unmeasured device label %q shows a rate", l)
+	}
+	d.GFLOPS, d.CPUGFLOPS = 1234, 150
+	if l := d.Label(); !strings.Contains(l, "1234 GFLOP/s (CPU 150)") {
+		t.Errorf("measured device label %q does not show both rates", l)
+	}
+}

@@ -4,15 +4,15 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-	"time"
 )
 
 // nested returns n '[' then n ']'.
 func nested(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
 
 // TestDeepNesting loads a tokenizer.json whose unused "extra" section nests 3,000,000
-// arrays (6 MB): it must fail quickly with a clear error and little memory instead of
-// overflowing the stack. Nesting within the limit still loads.
+// arrays (6 MB): it must fail with a clear error, little memory and a bounded stack instead
+// of overflowing the stack (the work is bounded by what is allocated, not timed). Nesting
+// within the limit still loads.
 func TestDeepNesting(t *testing.T) {
 	tiny := string(mustJSON(t, tinyDoc(t)))
 	withExtra := func(v string) []byte { return []byte(`{"extra": ` + v + `,` + tiny[1:]) }
@@ -25,9 +25,7 @@ func TestDeepNesting(t *testing.T) {
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		start := time.Now()
 		_, err := Load(dir)
-		elapsed := time.Since(start)
 		runtime.ReadMemStats(&after)
 		if err == nil || !strings.Contains(err.Error(), "nested more than 10000 levels") || !strings.Contains(err.Error(), "tokenizer.json") {
 			t.Fatalf("%d levels: error %v, want one naming tokenizer.json and the nesting limit", n, err)
@@ -38,9 +36,6 @@ func TestDeepNesting(t *testing.T) {
 		}
 		if stack := after.StackInuse; stack > 8<<20 {
 			t.Errorf("%d levels: %d bytes of goroutine stacks in use", n, stack)
-		}
-		if elapsed > 2*time.Second {
-			t.Errorf("%d levels: took %v", n, elapsed)
 		}
 	}
 }

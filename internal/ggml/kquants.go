@@ -1,16 +1,16 @@
-package gguf
+package ggml
 
 import "encoding/binary"
 
 // K-quant super-blocks of 256 elements (ggml-quants.c dequantize_row_q{2..6}_K).
 
-// dequantQ2_K: block {scales[16] (low nibble scale, high nibble min), qs[64], d f16,
+// DequantQ2_K: block {scales[16] (low nibble scale, high nibble min), qs[64], d f16,
 // dmin f16}. Sixteen groups of 16 elements; value (d*scale)*q - dmin*min.
-func dequantQ2_K(dst []float32, src []byte) {
+func DequantQ2_K(dst []float32, src []byte) {
 	for b := 0; b < len(dst)/256; b++ {
 		blk, y := src[84*b:84*b+84], dst[256*b:256*b+256]
 		scales, qs := blk[0:16], blk[16:80]
-		d, dmin := f16(le16(blk[80:])), f16(le16(blk[82:]))
+		d, dmin := F16(le16(blk[80:])), F16(le16(blk[82:]))
 		is, o := 0, 0
 		for h := range 2 {
 			q := qs[32*h : 32*h+32]
@@ -47,14 +47,14 @@ func q3Scales(s []byte) [16]int8 {
 	return out
 }
 
-// dequantQ3_K: block {hmask[32], qs[64], scales[12], d f16}. q = two low bits from qs minus
+// DequantQ3_K: block {hmask[32], qs[64], scales[12], d f16}. q = two low bits from qs minus
 // 4 unless the hmask bit is set; value (d*(scale-32))*q.
-func dequantQ3_K(dst []float32, src []byte) {
+func DequantQ3_K(dst []float32, src []byte) {
 	for b := 0; b < len(dst)/256; b++ {
 		blk, y := src[110*b:110*b+110], dst[256*b:256*b+256]
 		hm, qs := blk[0:32], blk[32:96]
 		sc := q3Scales(blk[96:108])
-		d := f16(le16(blk[108:]))
+		d := F16(le16(blk[108:]))
 		is, o := 0, 0
 		m := byte(1)
 		for h := range 2 {
@@ -86,12 +86,12 @@ func scaleMinK4(j int, s []byte) (sc, mn byte) {
 	return (s[j+4] & 15) | ((s[j-4] >> 6) << 4), (s[j+4] >> 4) | ((s[j] >> 6) << 4)
 }
 
-// dequantQ4_K: block {d f16, dmin f16, scales[12], qs[128]}. Eight groups of 32; value
+// DequantQ4_K: block {d f16, dmin f16, scales[12], qs[128]}. Eight groups of 32; value
 // (d*scale)*q - dmin*min.
-func dequantQ4_K(dst []float32, src []byte) {
+func DequantQ4_K(dst []float32, src []byte) {
 	for b := 0; b < len(dst)/256; b++ {
 		blk, y := src[144*b:144*b+144], dst[256*b:256*b+256]
-		d, dmin := f16(le16(blk)), f16(le16(blk[2:]))
+		d, dmin := F16(le16(blk)), F16(le16(blk[2:]))
 		scales, qs := blk[4:16], blk[16:144]
 		for c := range 4 {
 			sc1, m1 := scaleMinK4(2*c, scales)
@@ -107,12 +107,12 @@ func dequantQ4_K(dst []float32, src []byte) {
 	}
 }
 
-// dequantQ5_K: block {d f16, dmin f16, scales[12], qh[32], qs[128]}: Q4_K plus a fifth bit
+// DequantQ5_K: block {d f16, dmin f16, scales[12], qh[32], qs[128]}: Q4_K plus a fifth bit
 // from qh (bit 2c for the low nibbles of group c, bit 2c+1 for the high ones).
-func dequantQ5_K(dst []float32, src []byte) {
+func DequantQ5_K(dst []float32, src []byte) {
 	for b := 0; b < len(dst)/256; b++ {
 		blk, y := src[176*b:176*b+176], dst[256*b:256*b+256]
-		d, dmin := f16(le16(blk)), f16(le16(blk[2:]))
+		d, dmin := F16(le16(blk)), F16(le16(blk[2:]))
 		scales, qh, qs := blk[4:16], blk[16:48], blk[48:176]
 		u1, u2 := byte(1), byte(2)
 		for c := range 4 {
@@ -138,12 +138,12 @@ func dequantQ5_K(dst []float32, src []byte) {
 	}
 }
 
-// dequantQ6_K: block {ql[128], qh[64], scales[16] int8, d f16}; q = 4 low bits from ql and
+// DequantQ6_K: block {ql[128], qh[64], scales[16] int8, d f16}; q = 4 low bits from ql and
 // 2 high bits from qh, minus 32; value (d*scale)*q.
-func dequantQ6_K(dst []float32, src []byte) {
+func DequantQ6_K(dst []float32, src []byte) {
 	for b := 0; b < len(dst)/256; b++ {
 		blk, y := src[210*b:210*b+210], dst[256*b:256*b+256]
-		d := f16(le16(blk[208:]))
+		d := F16(le16(blk[208:]))
 		for h := range 2 {
 			ql, qh := blk[64*h:64*h+64], blk[128+32*h:128+32*h+32]
 			sc := blk[192+8*h : 192+8*h+8]

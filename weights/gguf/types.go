@@ -1,5 +1,7 @@
 package gguf
 
+import "kleinbild/internal/ggml"
+
 import "fmt"
 
 // Type is a ggml tensor type: how a tensor's elements are stored (GGUF tensor info field).
@@ -54,17 +56,17 @@ type typeInfo struct {
 var types = map[Type]typeInfo{
 	F32:     {"F32", 1, 4, dequantF32},
 	F16:     {"F16", 1, 2, dequantF16},
-	Q4_0:    {"Q4_0", 32, 18, dequantQ4_0},
-	Q4_1:    {"Q4_1", 32, 20, dequantQ4_1},
-	Q5_0:    {"Q5_0", 32, 22, dequantQ5_0},
-	Q5_1:    {"Q5_1", 32, 24, dequantQ5_1},
-	Q8_0:    {"Q8_0", 32, 34, dequantQ8_0},
+	Q4_0:    {"Q4_0", 32, 18, ggml.DequantQ4_0},
+	Q4_1:    {"Q4_1", 32, 20, ggml.DequantQ4_1},
+	Q5_0:    {"Q5_0", 32, 22, ggml.DequantQ5_0},
+	Q5_1:    {"Q5_1", 32, 24, ggml.DequantQ5_1},
+	Q8_0:    {"Q8_0", 32, 34, ggml.DequantQ8_0},
 	Q8_1:    {"Q8_1", 32, 36, nil},
-	Q2_K:    {"Q2_K", 256, 84, dequantQ2_K},
-	Q3_K:    {"Q3_K", 256, 110, dequantQ3_K},
-	Q4_K:    {"Q4_K", 256, 144, dequantQ4_K},
-	Q5_K:    {"Q5_K", 256, 176, dequantQ5_K},
-	Q6_K:    {"Q6_K", 256, 210, dequantQ6_K},
+	Q2_K:    {"Q2_K", 256, 84, ggml.DequantQ2_K},
+	Q3_K:    {"Q3_K", 256, 110, ggml.DequantQ3_K},
+	Q4_K:    {"Q4_K", 256, 144, ggml.DequantQ4_K},
+	Q5_K:    {"Q5_K", 256, 176, ggml.DequantQ5_K},
+	Q6_K:    {"Q6_K", 256, 210, ggml.DequantQ6_K},
 	Q8_K:    {"Q8_K", 256, 292, nil},
 	IQ2_XXS: {"IQ2_XXS", 256, 66, nil},
 	IQ2_XS:  {"IQ2_XS", 256, 74, nil},

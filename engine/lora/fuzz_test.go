@@ -34,8 +34,10 @@ func FuzzParseAdapter(f *testing.F) {
 		for comp := range 2 {
 			for _, terms := range (Stack{{Adapter: a, Strength: -1.5}}).Modules(Component(comp)) {
 				t0 := terms[0]
-				work := 0                 // multiply-adds of ΔW: keep each input fast, so that no execution
-				for _, a := range terms { // outlives the fuzzing deadline
+				// The multiply-adds of ΔW: each input stays fast, so that no execution outlives
+				// the fuzzing deadline.
+				work := 0
+				for _, a := range terms {
 					work += t0.Out * t0.In * max(a.Rank, 1)
 				}
 				if t0.Out*t0.In > 1<<16 || work > 1<<20 {

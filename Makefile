@@ -51,7 +51,7 @@ test:
 # backend: the best adapter present, Mesa's software Vulkan (llvmpipe) on CI. Only the tests
 # that compute (golden numbers, cancellation, memory, errors from the device): parsing and
 # loading tests do not depend on the backend, and llvmpipe is slow (about 10 min for these).
-WEBGPU_TESTS := TestEncodePrompts|TestHiddenStatesPerLayer|TestEncodeCancel|TestReleaseFreesTensors|TestGoldenForward|TestGoldenIntermediates|TestForwardCancel|TestForwardBadTensors|TestDecodeGolden|TestEncodeGolden|TestChain|TestPatchifyLayout|TestMemory|TestCancel|TestPipelineGolden|TestGenerateCancel|TestGenerateFreesTensors|TestNonFinite.*|TestDefaultFromEnv|TestOpenWebGPURepeatedly|TestInpaintGolden|TestInpaintRejects|TestGGUFForward|TestGGUFEncode|TestAdaptersRunTime|TestLoRAPipelineStackLoKr
+WEBGPU_TESTS := TestEncodePrompts|TestHiddenStatesPerLayer|TestEncodeCancel|TestReleaseFreesTensors|TestGoldenForward|TestGoldenIntermediates|TestForwardCancel|TestForwardBadTensors|TestDecodeGolden|TestEncodeGolden|TestChain|TestPatchifyLayout|TestMemory|TestCancel|TestPipelineGolden|TestGenerateCancel|TestGenerateFreesTensors|TestNonFinite.*|TestDefaultFromEnv|TestOpenWebGPURepeatedly|TestInpaintGolden|TestInpaintRejects|TestGGUFForward|TestGGUFEncode|TestAdaptersRunTime|TestLoRAPipelineStackLoKr|TestLoRAPipelineGolden
 # All nine inpainting golden cases run on WebGPU (about 2–5 minutes on lavapipe); a
 # comma-separated list of name parts here runs a subset.
 WEBGPU_INPAINT_CASES :=

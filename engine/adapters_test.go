@@ -16,9 +16,9 @@ import (
 	"kleinbild/weights/golden"
 )
 
-// The golden/lora pipeline cases (each sidecar gives the call), in two tests:
-// TestLoRAPipelineStackLoKr (stacked LoRA formats and LoKr, the two that also run on WebGPU
-// in make test-webgpu, within its time) and TestLoRAPipelineGolden (the rest).
+// The golden/lora pipeline cases (each sidecar gives the call), in two tests (both also run
+// on WebGPU in make test-webgpu): TestLoRAPipelineStackLoKr (stacked LoRA formats and LoKr,
+// which TestLoRAPipelineOnDevice repeats) and TestLoRAPipelineGolden (the rest).
 var (
 	loraPipelineCases = []string{
 		"t2i_lora_diffusers_48x48_4steps",

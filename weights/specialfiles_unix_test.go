@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"kleinbild/internal/hangguard"
 	"kleinbild/weights"
 )
 
@@ -31,14 +32,14 @@ func TestOpenSpecialFilesQuickly(t *testing.T) {
 	for _, tc := range []struct{ path, want string }{
 		{fifo, "named pipe"}, {zeroIndex, "character device"}, {zeroShard, "character device"},
 	} {
-		within(t, 5*time.Second, func() {
+		hangguard.Within(t, 5*time.Second, func() {
 			_, err := weights.Open(tc.path)
 			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), tc.path) {
 				t.Errorf("Open(%s) = %v, want %q", tc.path, err, tc.want)
 			}
 		})
 	}
-	within(t, 5*time.Second, func() {
+	hangguard.Within(t, 5*time.Second, func() {
 		if _, err := weights.OpenFile(folder); err == nil || !strings.Contains(err.Error(), "is a directory") {
 			t.Errorf("OpenFile(folder) = %v", err)
 		}

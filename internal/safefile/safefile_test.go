@@ -7,21 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
-
-// within fails the test if fn has not returned after d (a regression that blocks must fail,
-// not hang the test binary).
-func within(t *testing.T, d time.Duration, fn func()) {
-	t.Helper()
-	done := make(chan struct{})
-	go func() { defer close(done); fn() }()
-	select {
-	case <-done:
-	case <-time.After(d):
-		t.Fatalf("still blocked after %v", d)
-	}
-}
 
 func TestReadRegular(t *testing.T) {
 	dir := t.TempDir()

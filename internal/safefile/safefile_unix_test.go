@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"kleinbild/internal/hangguard"
 )
 
 // A FIFO (with no writer) and a symlink to /dev/zero are refused at once: before the fix
@@ -29,7 +31,7 @@ func TestSpecialFilesRefusedQuickly(t *testing.T) {
 	for _, tc := range []struct{ path, want string }{
 		{fifo, "named pipe"}, {zero, "character device"}, {linkToFifo, "named pipe"},
 	} {
-		within(t, 5*time.Second, func() {
+		hangguard.Within(t, 5*time.Second, func() {
 			_, err := ReadRegular(tc.path, MaxConfigBytes)
 			if !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), tc.path) {
 				t.Errorf("ReadRegular(%s) = %v, want %q", tc.path, err, tc.want)

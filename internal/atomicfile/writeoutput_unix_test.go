@@ -1,6 +1,6 @@
 //go:build unix
 
-package weights_test
+package atomicfile_test
 
 import (
 	"bufio"
@@ -16,21 +16,8 @@ import (
 	"time"
 
 	"kleinbild/internal/atomicfile"
-	"kleinbild/weights"
+	"kleinbild/internal/hangguard"
 )
-
-// within fails the test if fn has not returned after d, so that a write that blocks fails
-// the test instead of hanging it.
-func within(t *testing.T, d time.Duration, fn func()) {
-	t.Helper()
-	done := make(chan struct{})
-	go func() { defer close(done); fn() }()
-	select {
-	case <-done:
-	case <-time.After(d):
-		t.Fatalf("still blocked after %v", d)
-	}
-}
 
 func writeString(s string) func(w *bufio.Writer) error {
 	return func(w *bufio.Writer) error { _, err := w.WriteString(s); return err }
@@ -110,7 +97,7 @@ func TestWriteOutputFIFO(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Skip(err)
 	}
-	within(t, 5*time.Second, func() {
+	hangguard.Within(t, 5*time.Second, func() {
 		if err := atomicfile.CheckOutput(fifo); err != nil {
 			t.Errorf("CheckOutput(FIFO without reader) = %v", err)
 		}
@@ -132,7 +119,7 @@ func TestWriteOutputFIFO(t *testing.T) {
 	if err := atomicfile.CheckOutput(fifo); err != nil {
 		t.Errorf("CheckOutput(FIFO with reader) = %v", err)
 	}
-	within(t, 10*time.Second, func() {
+	hangguard.Within(t, 10*time.Second, func() {
 		if err := atomicfile.WriteOutput(fifo, writeString("streamed")); err != nil {
 			t.Error(err)
 		}
@@ -149,7 +136,7 @@ func TestWriteOutputFIFO(t *testing.T) {
 }
 
 // Device outputs are streamed to and stay devices. /dev/null accepts the data, /dev/full
-// fails with ENOSPC; as root WriteFile used to rename a regular file over the node (tested
+// fails with ENOSPC; as root weights.WriteFile used to rename a regular file over the node (tested
 // on a private copy of the null device, made with mknod, so no system node is at risk).
 func TestWriteOutputDevices(t *testing.T) {
 	for _, dev := range []string{"/dev/null", "/dev/full"} {
@@ -174,11 +161,11 @@ func TestWriteOutputDevices(t *testing.T) {
 	if err := syscall.Mknod(node, syscall.S_IFCHR|0o666, 1<<8|3); err != nil { // makedev(1, 3)
 		t.Skip(err)
 	}
-	if err := weights.WriteFile(node, []weights.OutTensor{{Name: "x", Shape: []int{1}, F32: []float32{1}}}, nil); err != nil {
+	if err := atomicfile.WriteOutput(node, writeString("x")); err != nil {
 		t.Fatal(err)
 	}
 	if fi, err := os.Lstat(node); err != nil || fi.Mode()&fs.ModeCharDevice == 0 {
-		t.Fatalf("device node replaced by WriteFile: %v %v", fi.Mode(), err)
+		t.Fatalf("device node replaced by WriteOutput: %v %v", fi.Mode(), err)
 	}
 }
 
@@ -230,7 +217,7 @@ func TestWriteOutputProcFdPipe(t *testing.T) {
 	}
 	got := make(chan string, 1)
 	go func() { b, _ := io.ReadAll(r); got <- string(b) }()
-	within(t, 10*time.Second, func() {
+	hangguard.Within(t, 10*time.Second, func() {
 		if err := atomicfile.CheckOutput(path); err != nil {
 			t.Errorf("CheckOutput(%s) = %v", path, err)
 		}

@@ -13,7 +13,7 @@ import (
 	"kleinbild/internal/sysmem"
 )
 
-// runInfo: kleinbild info -d MODEL_DIR [--deep] — validates a model folder in place (files
+// runInfo: kleinbild info -d MODEL [--deep] — validates a model (folder or files) in place (files
 // present, JSON readable, every safetensors header and tensor shape consistent with
 // config.json) and describes it. --deep also reads every weight and names the tensors
 // holding NaN or infinite values (which make every image black).
@@ -36,7 +36,7 @@ func runInfo(args []string, stdout, stderr io.Writer) error {
 	b := backends.Default()
 	defer b.Close()
 	if !modelArgs.folderOnly() {
-		return infoSource(modelArgs, *deep, b, stdout)
+		return infoSource(modelArgs, *deep, b, stdout, stderr)
 	}
 	rep, err := download.Validate(context.Background(), *dir, download.ValidateOptions{Backend: b})
 	if err != nil {
@@ -58,16 +58,22 @@ func runInfo(args []string, stdout, stderr io.Writer) error {
 	if err := rep.Err(); err != nil || !*deep {
 		return err
 	}
-	return scanWeights(*dir, stdout, stderr)
+	return scanWeights(stdout, stderr, "model folder "+*dir, func(ctx context.Context, progress func(engine.ScanProgress)) ([]engine.BadTensor, error) {
+		return engine.ScanWeights(ctx, *dir, progress)
+	})
 }
 
-// scanWeights runs engine.ScanWeights with progress on stderr and reports what it found.
-func scanWeights(dir string, stdout, stderr io.Writer) error {
+// scanFunc scans a model's weights for NaN and Inf (engine.ScanWeights, engine.ScanSource).
+type scanFunc func(ctx context.Context, progress func(engine.ScanProgress)) ([]engine.BadTensor, error)
+
+// scanWeights runs scan with progress on stderr and reports what it found; what names the
+// model in the error.
+func scanWeights(stdout, stderr io.Writer, what string, scan scanFunc) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	tty := isTerminal(stderr)
 	lastPct, lastComp := -1, ""
-	bad, err := engine.ScanWeights(ctx, dir, func(p engine.ScanProgress) {
+	bad, err := scan(ctx, func(p engine.ScanProgress) {
 		pct := int(100 * p.Bytes / max(p.TotalBytes, 1))
 		switch {
 		case tty && pct != lastPct:
@@ -90,5 +96,5 @@ func scanWeights(dir string, stdout, stderr io.Writer) error {
 	for _, b := range bad {
 		fmt.Fprintf(stdout, "problem:  %s\n", b)
 	}
-	return fmt.Errorf("model folder %s has %d weight tensor(s) with NaN or Inf values, the first: %s (the files are corrupt: download them again)", dir, len(bad), bad[0])
+	return fmt.Errorf("%s has %d weight tensor(s) with NaN or Inf values, the first: %s (the files are corrupt: download them again)", what, len(bad), bad[0])
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -111,10 +112,7 @@ func printSource(w io.Writer, src engine.Source) {
 
 // infoSource is info for a model with components from single files: it describes each file
 // and loads every component to check it (the weights are read, quantized ones dequantized).
-func infoSource(m *modelFlags, deep bool, b gpu.Backend, stdout io.Writer) error {
-	if deep {
-		return usageErr("--deep reads diffusers folders only")
-	}
+func infoSource(m *modelFlags, deep bool, b gpu.Backend, stdout, stderr io.Writer) error {
 	src, err := m.source()
 	if err != nil {
 		return err
@@ -128,7 +126,24 @@ func infoSource(m *modelFlags, deep bool, b gpu.Backend, stdout io.Writer) error
 			return fmt.Errorf("%s: %w", filepath.Base(src.Where(c)), err)
 		}
 	}
-	return nil
+	if !deep {
+		return nil
+	}
+	return scanWeights(stdout, stderr, describeSource(src), func(ctx context.Context, progress func(engine.ScanProgress)) ([]engine.BadTensor, error) {
+		return engine.ScanSource(ctx, src, progress)
+	})
+}
+
+// describeSource names a model source in messages: its folder, or its component files.
+func describeSource(src engine.Source) string {
+	if d := src.Info().Dir; d != "" {
+		return "model folder " + d
+	}
+	var files []string
+	for _, c := range engine.WeightComponents {
+		files = append(files, src.Where(c))
+	}
+	return "model " + strings.Join(files, ", ")
 }
 
 // encoder loads the tokenizer and text encoder of the model the flags name.

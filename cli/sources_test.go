@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +9,7 @@ import (
 
 	"kleinbild/engine/imageio"
 	"kleinbild/weights"
+	"kleinbild/weights/gguf"
 	"kleinbild/weights/golden"
 )
 
@@ -142,6 +144,61 @@ func TestInfoSources(t *testing.T) {
 		if code, _, errOut := run(t, c.args...); code == 0 || !strings.Contains(errOut, c.want) {
 			t.Errorf("%q: exit %d: %s", c.args, code, errOut)
 		}
+	}
+}
+
+// TestInfoDeepSources: info --deep scans a model assembled from files (a GGUF transformer
+// among them) as it scans a folder: clean files pass, and a copy of the Q8_0 text encoder
+// whose first block scale is NaN is named (its 32 values decode to NaN).
+func TestInfoDeepSources(t *testing.T) {
+	comfy := comfyModels(t)
+	code, out, errOut := run(t, "info", "-d", comfy, "--vae-groups", "8", "--deep")
+	if code != 0 || !strings.Contains(out, "scan:     every weight is finite") {
+		t.Fatalf("clean ComfyUI folder: exit %d: %s\n%s", code, errOut, out)
+	}
+	te := golden.Path(t, "gguf/model/comfyui/text_encoders/qwen3-tiny-Q8_0.gguf")
+	f, err := gguf.Open(te)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var q *gguf.Tensor
+	for _, tt := range f.Tensors() {
+		if tt.Type == gguf.Q8_0 {
+			q = tt
+			break
+		}
+	}
+	if q == nil {
+		t.Fatal("no Q8_0 tensor in the golden text encoder")
+	}
+	name, head := q.Name, bytes.Clone(q.Bytes()[:68])
+	f.Close()
+	raw, err := os.ReadFile(te)
+	if err != nil {
+		t.Fatal(err)
+	}
+	off := bytes.Index(raw, head)
+	if off < 0 {
+		t.Fatalf("%s's blocks not found in the file", name)
+	}
+	raw[off], raw[off+1] = 0x00, 0x7e // f16 NaN as the first block's scale
+	bad := filepath.Join(t.TempDir(), "qwen3-nan.gguf")
+	if err := os.WriteFile(bad, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = run(t, "info", "-d", comfy, "--vae-groups", "8", "--text-encoder", bad, "--deep")
+	if code == 0 || !strings.Contains(out, "32 non-finite values") || !strings.Contains(errOut, "NaN or Inf") {
+		t.Errorf("NaN scale in %s: exit %d: %s\n%s", name, code, errOut, out)
+	}
+}
+
+// TestTokensSources: tokens on a ComfyUI folder (no tokenizer/ folder) uses the bundled
+// tokenizer, which gives the ids the golden tokenizer folder gives.
+func TestTokensSources(t *testing.T) {
+	_, want, _ := run(t, "tokens", "-d", golden.TinyModel(t), "-p", "a red cube")
+	code, got, errOut := run(t, "tokens", "-d", comfyModels(t), "-p", "a red cube")
+	if code != 0 || got != want || !strings.Contains(got, "input_ids") {
+		t.Errorf("ComfyUI folder: exit %d: %s\ngot  %.120s\nwant %.120s", code, errOut, got, want)
 	}
 }
 

@@ -9,17 +9,18 @@ import (
 	"os/signal"
 	"path/filepath"
 
+	"kleinbild/engine"
 	"kleinbild/engine/qwen3"
 	"kleinbild/engine/tokenizer"
 	"kleinbild/internal/atomicfile"
 	"kleinbild/weights"
 )
 
-// runTokens: kleinbild tokens -d MODEL_DIR -p PROMPT
+// runTokens: kleinbild tokens -d MODEL -p PROMPT
 // prints {"input_ids": [...], "attention_mask": [...]} (512 each).
 func runTokens(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("tokens", stderr)
-	dir := fs.String("d", "", "model folder (with tokenizer/)")
+	dir := fs.String("d", "", "model: a folder with tokenizer/, a ComfyUI models folder or a model file (these use the bundled Qwen3 tokenizer)")
 	prompt := fs.String("p", "", "prompt (- reads it from standard input)")
 	if _, err := parse(fs, args); err != nil {
 		return err
@@ -33,7 +34,7 @@ func runTokens(args []string, stdout, stderr io.Writer) error {
 	if err := stdinPrompt(prompt); err != nil {
 		return err
 	}
-	tok, err := tokenizer.Load(filepath.Join(*dir, "tokenizer"))
+	tok, err := tokensTokenizer(*dir)
 	if err != nil {
 		return err
 	}
@@ -47,6 +48,20 @@ func runTokens(args []string, stdout, stderr io.Writer) error {
 	}
 	_, err = fmt.Fprintf(stdout, "%s\n", out)
 	return err
+}
+
+// tokensTokenizer is the tokenizer of the model dir names: its tokenizer/ folder when it has
+// one (only that folder is read), else that of the model source -d opens, which for single
+// files and ComfyUI folders is the bundled Qwen3 tokenizer.
+func tokensTokenizer(dir string) (*tokenizer.Tokenizer, error) {
+	if st, err := os.Stat(filepath.Join(dir, "tokenizer")); err == nil && st.IsDir() {
+		return tokenizer.Load(filepath.Join(dir, "tokenizer"))
+	}
+	src, err := engine.OpenModelSource(dir, engine.Overrides{})
+	if err != nil {
+		return nil, err
+	}
+	return src.Tokenizer()
 }
 
 // runEncode: kleinbild encode -d MODEL_DIR -p PROMPT -o emb.safetensors [--backend ID]

@@ -111,10 +111,14 @@ func ScanSource(ctx context.Context, src Source, progress func(ScanProgress)) ([
 			if err != nil {
 				return bad, fmt.Errorf("scan %s: %w", comp, err)
 			}
-			if n, first, val := scanTensor(t); n > 0 {
+			dtype, b, err := scanBytes(t)
+			if err != nil {
+				return bad, fmt.Errorf("scan %s: %w", comp, err)
+			}
+			if n, first, val := scanTensor(dtype, b); n > 0 {
 				bad = append(bad, BadTensor{Component: comp, File: t.File, Name: name, DType: t.DType, Count: n, First: first, Value: val})
 			}
-			done += int64(len(t.Bytes()))
+			done += scanned(t, b)
 			if progress != nil {
 				progress(ScanProgress{Component: comp, Bytes: done, TotalBytes: total})
 			}
@@ -124,10 +128,32 @@ func ScanSource(ctx context.Context, src Source, progress func(ScanProgress)) ([
 	return bad, nil
 }
 
-// scanTensor counts the non-finite values of a float tensor (others have none): those whose
-// exponent bits are all ones.
-func scanTensor(t *weights.Tensor) (n, first int, value string) {
-	b := t.Bytes()
+// scanBytes returns the bytes to scan of t and their type: a block-quantized tensor (GGUF) is
+// dequantized into a transient float32 copy, not kept on the tensor, so that scanning a
+// quantized model does not grow to its float32 size.
+func scanBytes(t *weights.Tensor) (weights.DType, []byte, error) {
+	if q := t.Quantized(); q != nil {
+		b, err := q.Decode()
+		if err != nil {
+			return 0, nil, fmt.Errorf("%s: tensor %q (%s): %w", t.File, t.Name, q.Type, err)
+		}
+		return weights.F32, b, nil
+	}
+	return t.DType, t.Bytes(), nil
+}
+
+// scanned is the number of file bytes that scanning t covered (a quantized tensor's packed
+// size, not its decoded one), for progress against MappedBytes.
+func scanned(t *weights.Tensor, b []byte) int64 {
+	if q := t.Quantized(); q != nil {
+		return int64(len(q.Data))
+	}
+	return int64(len(b))
+}
+
+// scanTensor counts the non-finite values in the bytes b of a tensor of type dtype (other
+// than float types have none): those whose exponent bits are all ones.
+func scanTensor(dtype weights.DType, b []byte) (n, first int, value string) {
 	first = -1
 	note := func(i int, x float64) {
 		if n == 0 {
@@ -135,7 +161,7 @@ func scanTensor(t *weights.Tensor) (n, first int, value string) {
 		}
 		n++
 	}
-	switch t.DType {
+	switch dtype {
 	case weights.F32:
 		for i := 0; i+4 <= len(b); i += 4 {
 			if u := binary.LittleEndian.Uint32(b[i:]); u&0x7f800000 == 0x7f800000 {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/binary"
 	"math"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"kleinbild/weights"
+	"kleinbild/weights/gguf"
 	"kleinbild/weights/golden"
 )
 
@@ -212,9 +214,60 @@ func TestScanTensorDTypes(t *testing.T) {
 	defer f.Close()
 	for name, want := range map[string][3]any{"f16": {2, 1, "NaN"}, "bf16": {1, 2, "+Inf"}, "f32": {1, 2, "NaN"}, "i64": {0, -1, ""}} {
 		tt, _ := f.Tensor(name)
-		n, first, v := scanTensor(tt)
+		n, first, v := scanTensor(tt.DType, tt.Bytes())
 		if n != want[0] || first != want[1] || v != want[2] {
 			t.Errorf("%s: %d non-finite, first %d (%s); want %v", name, n, first, v, want)
 		}
+	}
+}
+
+// TestScanQuantized: a block-quantized tensor (GGUF) is scanned as its dequantized values,
+// through a transient copy that is not kept on the tensor. The packed Q8_0 block below has a
+// NaN scale, so all 32 values it decodes to are NaN; the tensor's own float data stays
+// unloaded, and progress counts the packed bytes.
+func TestScanQuantized(t *testing.T) {
+	vals := make([]float32, 64)
+	for i := range vals {
+		vals[i] = float32(i) - 20
+	}
+	packed, err := gguf.QuantizeQ8_0(vals)
+	if err != nil {
+		t.Fatal(err)
+	}
+	packed[34], packed[35] = 0x00, 0x7e // second block's f16 scale: NaN
+	decodes := 0
+	q := &weights.Quant{Type: "Q8_0", Data: packed, Decode: func() ([]byte, error) {
+		decodes++
+		out := make([]float32, len(vals))
+		if err := gguf.Dequantize(gguf.Q8_0, out, packed); err != nil {
+			return nil, err
+		}
+		b := make([]byte, 4*len(out))
+		for i, x := range out {
+			binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+		}
+		return b, nil
+	}}
+	f, err := weights.NewFile("q.gguf", []weights.TensorData{{Name: "w", DType: weights.F32, Shape: []int{2, 32}, Quant: q}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tt, err := f.Tensor("w")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dtype, b, err := scanBytes(tt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, first, v := scanTensor(dtype, b); n != 32 || first != 32 || v != "NaN" {
+		t.Errorf("quantized: %d non-finite, first %d (%s); want 32, 32, NaN", n, first, v)
+	}
+	if got := scanned(tt, b); got != int64(len(packed)) {
+		t.Errorf("progress counted %d bytes, want the packed %d", got, len(packed))
+	}
+	// The tensor did not keep the decoded copy: reading it as float decodes again.
+	if _, err := tt.Float32(); err != nil || decodes != 2 {
+		t.Errorf("decodes = %d (%v), want 2: the scan kept its float32 copy on the tensor", decodes, err)
 	}
 }

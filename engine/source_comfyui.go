@@ -36,6 +36,10 @@ type Combination struct {
 	Transformer, TextEncoder, VAE string
 }
 
+func (c Combination) transformer() string { return c.Transformer }
+func (c Combination) textEncoder() string { return c.TextEncoder }
+func (c Combination) vae() string         { return c.VAE }
+
 // comfyFiles lists the weight files (.gguf, .safetensors) of component c under root.
 func comfyFiles(root string, c Component) []string {
 	var out []string
@@ -114,9 +118,14 @@ func OpenComfy(dir string, o Overrides) (Source, error) {
 		return nil, fmt.Errorf("%s is not a ComfyUI models folder (no diffusion_models/)", dir)
 	}
 	all := ComfyCombinations(root, o.VAEGroups)
+	// A file o names from the folder picks the combinations holding it; one from elsewhere
+	// only replaces that component of the combination picked from the rest.
+	inAll := func(f string, part func(Combination) string) bool {
+		return f != "" && slices.ContainsFunc(all, func(c Combination) bool { return part(c) == f })
+	}
+	tr, te, va := inAll(o.Transformer, Combination.transformer), inAll(o.TextEncoder, Combination.textEncoder), inAll(o.VAE, Combination.vae)
 	combos := slices.DeleteFunc(slices.Clone(all), func(c Combination) bool {
-		return (o.Transformer != "" && c.Transformer != o.Transformer) ||
-			(o.TextEncoder != "" && c.TextEncoder != o.TextEncoder) || (o.VAE != "" && c.VAE != o.VAE)
+		return (tr && c.Transformer != o.Transformer) || (te && c.TextEncoder != o.TextEncoder) || (va && c.VAE != o.VAE)
 	})
 	slices.SortStableFunc(combos, func(a, b Combination) int {
 		ga, gb := strings.HasSuffix(a.Transformer, ".gguf"), strings.HasSuffix(b.Transformer, ".gguf")
@@ -128,9 +137,17 @@ func OpenComfy(dir string, o Overrides) (Source, error) {
 		}
 		return 0
 	})
-	pick := Combination{o.Transformer, o.TextEncoder, o.VAE}
+	var pick Combination
 	if len(combos) > 0 {
 		pick = combos[0]
+	}
+	for _, r := range []struct {
+		dst *string
+		f   string
+	}{{&pick.Transformer, o.Transformer}, {&pick.TextEncoder, o.TextEncoder}, {&pick.VAE, o.VAE}} {
+		if r.f != "" {
+			*r.dst = r.f
+		}
 	}
 	src, err := NewParts(nil, Overrides{Transformer: pick.Transformer, TextEncoder: pick.TextEncoder, VAE: pick.VAE, VAEGroups: o.VAEGroups, Variant: o.Variant})
 	if err != nil {

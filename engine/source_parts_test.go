@@ -196,6 +196,20 @@ func TestOpenModelSource(t *testing.T) {
 	if tok, err := comfy.Tokenizer(); err != nil || len(tok.Encode("a red cube")) == 0 {
 		t.Errorf("bundled tokenizer: %v", err)
 	}
+	// A file from outside the folder replaces only its component: the rest still comes from
+	// the folder (it once left transformer and VAE missing).
+	outside := filepath.Join(t.TempDir(), "my-qwen3.gguf")
+	if err := os.Symlink(golden.Path(t, teQ8File), outside); err != nil {
+		t.Fatal(err)
+	}
+	mixed, err := OpenModelSource(root, Overrides{TextEncoder: outside, VAEGroups: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info = mixed.Info()
+	if !info.OK() || mixed.Where(TextEncoder) != outside || filepath.Base(mixed.Where(Transformer)) != filepath.Base(q8mixFile) {
+		t.Errorf("ComfyUI folder with an outside text encoder: missing %q, text encoder %s, transformer %s", info.Missing, mixed.Where(TextEncoder), mixed.Where(Transformer))
+	}
 }
 
 func fileOf(info ModelInfo, c Component) PartFile {

@@ -142,16 +142,12 @@ func (bd *Binder) HostVector(name string, n int) []float32 {
 // Vector returns the named tensor of n elements as a float32 backend tensor made from a
 // copy of its own.
 func (bd *Binder) Vector(name string, n int) gpu.Tensor {
-	return bd.upload(name, bd.HostVector(name, n))
+	return bd.Upload(name, bd.HostVector(name, n))
 }
 
-// Upload makes the float32 values v (owned by the caller, kept unchanged while the tensor
-// lives; nil: none) a 1-D backend tensor; name says what it is in errors.
+// Upload makes the float32 values v (values of the model's own, unchanged while the tensor
+// lives; nil: none) a 1-D backend tensor; name says what they are in errors.
 func (bd *Binder) Upload(name string, v []float32) gpu.Tensor {
-	return bd.upload(name, v)
-}
-
-func (bd *Binder) upload(name string, v []float32) gpu.Tensor {
 	if v == nil || !bd.making() {
 		return gpu.Tensor{}
 	}
@@ -167,12 +163,12 @@ func (bd *Binder) Linear(name string, out, in int) gpu.Tensor {
 	return bd.make(name, m)
 }
 
-// Weight returns the named tensor of the given shape (a conv kernel [out, in, k, k], a
-// matrix [out, in]) as a backend tensor [rows, prod(shape[1:])], made as Linear makes
+// Weight returns the named tensor of shape [out, rest...] (a conv kernel [out, in, k, k], a
+// matrix [out, in]) as a backend tensor [rows, prod(rest)], made as Linear makes
 // unquantized data. rows, if positive, keeps only the first rows rows (output channels);
-// otherwise all shape[0] are kept.
-func (bd *Binder) Weight(name string, rows int, shape ...int) gpu.Tensor {
-	m := bd.matrix(name, rows, false, shape)
+// otherwise all out are kept.
+func (bd *Binder) Weight(name string, rows, out int, rest ...int) gpu.Tensor {
+	m := bd.matrix(name, rows, false, append([]int{out}, rest...))
 	return bd.make(name, m)
 }
 
@@ -184,7 +180,7 @@ func (bd *Binder) make(name string, m Matrix) gpu.Tensor {
 	return bd.keep(name, t, err)
 }
 
-// matrix reads the named tensor of the given shape as a Matrix [rows, Numel/shape[0]]
+// matrix reads the named tensor of the given shape as a Matrix [rows, prod(shape[1:])]
 // (rows <= 0: shape[0]) for a backend: a quantized Linear weight (packed) kept packed, BF16
 // and F32 data as views, F16 and other quantized data converted to float32. It reads no
 // data once a problem was found.
@@ -193,9 +189,12 @@ func (bd *Binder) matrix(name string, rows int, packed bool, shape []int) Matrix
 	if t == nil || bd.Failed() {
 		return Matrix{}
 	}
-	out, in := shape[0], t.Numel()/shape[0]
+	out, in := shape[0], 1
+	for _, d := range shape[1:] {
+		in *= d
+	}
 	if rows > 0 {
-		out = rows
+		out = min(rows, out)
 	}
 	m := Matrix{Out: out, In: in}
 	var err error

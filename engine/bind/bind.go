@@ -173,7 +173,7 @@ func (bd *Binder) Weight(name string, rows, out int, rest ...int) gpu.Tensor {
 }
 
 func (bd *Binder) make(name string, m Matrix) gpu.Tensor {
-	if m.empty() || !bd.making() {
+	if m.empty() {
 		return gpu.Tensor{}
 	}
 	t, err := m.Upload(bd.b)
@@ -183,10 +183,10 @@ func (bd *Binder) make(name string, m Matrix) gpu.Tensor {
 // matrix reads the named tensor of the given shape as a Matrix [rows, prod(shape[1:])]
 // (rows <= 0: shape[0]) for a backend: a quantized Linear weight (packed) kept packed, BF16
 // and F32 data as views, F16 and other quantized data converted to float32. It reads no
-// data once a problem was found.
+// data when no backend tensor is made (see making).
 func (bd *Binder) matrix(name string, rows int, packed bool, shape []int) Matrix {
 	t := bd.Tensor(name, shape...)
-	if t == nil || bd.Failed() {
+	if t == nil || !bd.making() {
 		return Matrix{}
 	}
 	out, in := shape[0], 1

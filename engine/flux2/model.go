@@ -18,6 +18,7 @@ import (
 	"strings"
 	"sync"
 
+	"kleinbild/engine/bind"
 	"kleinbild/engine/lora"
 	"kleinbild/gpu"
 	"kleinbild/weights"
@@ -32,7 +33,7 @@ type Model struct {
 
 	mu      sync.RWMutex // Forward holds it shared, Close exclusively
 	ckpt    weights.Source
-	weights []gpu.Tensor // every weight tensor, freed by Close
+	weights gpu.Held // every weight tensor, freed by Close
 
 	xEmbed, ctxEmbed         gpu.Tensor
 	timeLin1, timeLin2       gpu.Tensor
@@ -113,89 +114,9 @@ type TensorSpec = weights.TensorSpec
 // TensorSpecs lists every tensor Load reads for cfg (bf16 in the real checkpoints), in load
 // order. It is the list Load checks: both come from the same binding code.
 func TensorSpecs(cfg Config) []TensorSpec {
-	b := &binder{}
+	b := bind.Record()
 	(&Model{cfg: cfg}).bindTensors(b)
-	return b.specs
-}
-
-// binder collects weight tensors and every problem found, so that Load reports them
-// together. Without a checkpoint it only records the tensors asked for (see TensorSpecs).
-type binder struct {
-	ckpt    weights.Source
-	b       gpu.Backend
-	weights []gpu.Tensor
-	errs    []error
-	specs   []TensorSpec
-}
-
-func (b *binder) fail(err error) { b.errs = append(b.errs, err) }
-
-// keep records a weight tensor made by the backend (or the error making it).
-func (b *binder) keep(name string, t gpu.Tensor, err error) gpu.Tensor {
-	if err != nil {
-		b.fail(fmt.Errorf("%s: %w", name, err))
-		return gpu.Tensor{}
-	}
-	b.weights = append(b.weights, t)
-	return t
-}
-
-// matrix returns the [out, in] tensor name as a Linear weight tensor: quantized data packed
-// (WeightQuant) where the backend takes it, BF16 and F32 checkpoint data as they are
-// (zero-copy on a CPU backend), the rest converted to float32.
-func (b *binder) matrix(name string, out, in int) gpu.Tensor {
-	if b.ckpt == nil {
-		b.specs = append(b.specs, TensorSpec{Name: name, Shape: []int{out, in}})
-		return gpu.Tensor{}
-	}
-	t, err := b.ckpt.TensorShape(name, out, in)
-	if err != nil {
-		b.fail(err)
-		return gpu.Tensor{}
-	}
-	if q := t.Quantized(); q != nil {
-		if dt, ok := gpu.QuantByName(q.Type); ok {
-			if w, err := b.b.WeightQuant(dt, q.Data, out, in); err == nil {
-				return b.keep(name, w, nil)
-			} // refused: fall back to the dequantized float32 below
-		}
-	}
-	if t.DType == weights.BF16 {
-		bits, err := t.BF16()
-		if err != nil {
-			b.fail(err)
-			return gpu.Tensor{}
-		}
-		w, err := b.b.WeightBF16(bits, out, in)
-		return b.keep(name, w, err)
-	}
-	f, err := t.Float32()
-	if err != nil {
-		b.fail(err)
-		return gpu.Tensor{}
-	}
-	w, err := b.b.WeightF32(f, out, in)
-	return b.keep(name, w, err)
-}
-
-// vector returns a 1-D tensor as a float32 weight tensor holding its own copy.
-func (b *binder) vector(name string, n int) gpu.Tensor {
-	if b.ckpt == nil {
-		b.specs = append(b.specs, TensorSpec{Name: name, Shape: []int{n}})
-		return gpu.Tensor{}
-	}
-	t, err := b.ckpt.TensorShape(name, n)
-	if err != nil {
-		b.fail(err)
-		return gpu.Tensor{}
-	}
-	v := make([]float32, n)
-	if err := t.ReadFloat32(v); err != nil {
-		b.fail(err)
-		return gpu.Tensor{}
-	}
-	w, err := b.b.WeightF32(v, n)
-	return b.keep(name, w, err)
+	return b.Specs()
 }
 
 var blockIndex = regexp.MustCompile(`^(transformer_blocks|single_transformer_blocks)\.(\d+)\.`)
@@ -211,9 +132,9 @@ func (m *Model) bind() error {
 			return fmt.Errorf("config.json field %q is %d, but the weights hold %d %s", stack.field, stack.n, have, strings.TrimSuffix(stack.prefix, "."))
 		}
 	}
-	b := &binder{ckpt: m.ckpt, b: m.b}
+	b := bind.New(m.ckpt, m.b)
 	m.bindTensors(b)
-	m.weights = b.weights
+	m.weights = b.Made()
 
 	// Blocks beyond the configured counts mean config.json does not describe these weights.
 	for _, name := range m.ckpt.Names() {
@@ -227,56 +148,52 @@ func (m *Model) bind() error {
 			limit = c.NumSingleLayers
 		}
 		if err != nil || i >= limit {
-			b.fail(fmt.Errorf("tensor %q is beyond the %d %s of config.json", name, limit, g[1]))
+			b.Fail(fmt.Errorf("tensor %q is beyond the %d %s of config.json", name, limit, g[1]))
 			break
 		}
 	}
 
 	const maxReported = 8
-	if len(b.errs) > maxReported {
-		more := len(b.errs) - maxReported
-		b.errs = append(b.errs[:maxReported], fmt.Errorf("... and %d more tensor problems", more))
-	}
-	return errors.Join(b.errs...)
+	return b.Err(maxReported)
 }
 
 // bindTensors binds every weight of the model through b (or, without a checkpoint, only
 // records their names and shapes).
-func (m *Model) bindTensors(b *binder) {
+func (m *Model) bindTensors(b *bind.Binder) {
 	c := m.cfg
 	d, mlp, hd := c.Hidden(), c.MLPHidden(), c.AttentionHeadDim
 
-	m.xEmbed = b.matrix("x_embedder.weight", d, c.InChannels)
-	m.ctxEmbed = b.matrix("context_embedder.weight", d, c.JointAttentionDim)
-	m.timeLin1 = b.matrix("time_guidance_embed.timestep_embedder.linear_1.weight", d, c.TimestepGuidanceChannels)
-	m.timeLin2 = b.matrix("time_guidance_embed.timestep_embedder.linear_2.weight", d, d)
-	m.modImg = b.matrix("double_stream_modulation_img.linear.weight", 6*d, d)
-	m.modTxt = b.matrix("double_stream_modulation_txt.linear.weight", 6*d, d)
-	m.modSingl = b.matrix("single_stream_modulation.linear.weight", 3*d, d)
-	m.normOut = b.matrix("norm_out.linear.weight", 2*d, d)
-	m.projOut = b.matrix("proj_out.weight", c.OutChannels, d)
+	m.xEmbed = b.Linear("x_embedder.weight", d, c.InChannels)
+	m.ctxEmbed = b.Linear("context_embedder.weight", d, c.JointAttentionDim)
+	m.timeLin1 = b.Linear("time_guidance_embed.timestep_embedder.linear_1.weight", d, c.TimestepGuidanceChannels)
+	m.timeLin2 = b.Linear("time_guidance_embed.timestep_embedder.linear_2.weight", d, d)
+	m.modImg = b.Linear("double_stream_modulation_img.linear.weight", 6*d, d)
+	m.modTxt = b.Linear("double_stream_modulation_txt.linear.weight", 6*d, d)
+	m.modSingl = b.Linear("single_stream_modulation.linear.weight", 3*d, d)
+	m.normOut = b.Linear("norm_out.linear.weight", 2*d, d)
+	m.projOut = b.Linear("proj_out.weight", c.OutChannels, d)
 
 	m.double = make([]doubleBlock, c.NumLayers)
 	for i := range m.double {
 		p := fmt.Sprintf("transformer_blocks.%d.", i)
 		m.double[i] = doubleBlock{
 			prefix:   p,
-			toQ:      b.matrix(p+"attn.to_q.weight", d, d),
-			toK:      b.matrix(p+"attn.to_k.weight", d, d),
-			toV:      b.matrix(p+"attn.to_v.weight", d, d),
-			toOut:    b.matrix(p+"attn.to_out.0.weight", d, d),
-			addQ:     b.matrix(p+"attn.add_q_proj.weight", d, d),
-			addK:     b.matrix(p+"attn.add_k_proj.weight", d, d),
-			addV:     b.matrix(p+"attn.add_v_proj.weight", d, d),
-			toAddOut: b.matrix(p+"attn.to_add_out.weight", d, d),
-			ffIn:     b.matrix(p+"ff.linear_in.weight", 2*mlp, d),
-			ffOut:    b.matrix(p+"ff.linear_out.weight", d, mlp),
-			ffCtxIn:  b.matrix(p+"ff_context.linear_in.weight", 2*mlp, d),
-			ffCtxOut: b.matrix(p+"ff_context.linear_out.weight", d, mlp),
-			normQ:    b.vector(p+"attn.norm_q.weight", hd),
-			normK:    b.vector(p+"attn.norm_k.weight", hd),
-			normAddQ: b.vector(p+"attn.norm_added_q.weight", hd),
-			normAddK: b.vector(p+"attn.norm_added_k.weight", hd),
+			toQ:      b.Linear(p+"attn.to_q.weight", d, d),
+			toK:      b.Linear(p+"attn.to_k.weight", d, d),
+			toV:      b.Linear(p+"attn.to_v.weight", d, d),
+			toOut:    b.Linear(p+"attn.to_out.0.weight", d, d),
+			addQ:     b.Linear(p+"attn.add_q_proj.weight", d, d),
+			addK:     b.Linear(p+"attn.add_k_proj.weight", d, d),
+			addV:     b.Linear(p+"attn.add_v_proj.weight", d, d),
+			toAddOut: b.Linear(p+"attn.to_add_out.weight", d, d),
+			ffIn:     b.Linear(p+"ff.linear_in.weight", 2*mlp, d),
+			ffOut:    b.Linear(p+"ff.linear_out.weight", d, mlp),
+			ffCtxIn:  b.Linear(p+"ff_context.linear_in.weight", 2*mlp, d),
+			ffCtxOut: b.Linear(p+"ff_context.linear_out.weight", d, mlp),
+			normQ:    b.Vector(p+"attn.norm_q.weight", hd),
+			normK:    b.Vector(p+"attn.norm_k.weight", hd),
+			normAddQ: b.Vector(p+"attn.norm_added_q.weight", hd),
+			normAddK: b.Vector(p+"attn.norm_added_k.weight", hd),
 		}
 	}
 	m.single = make([]singleBlock, c.NumSingleLayers)
@@ -284,10 +201,10 @@ func (m *Model) bindTensors(b *binder) {
 		p := fmt.Sprintf("single_transformer_blocks.%d.", i)
 		m.single[i] = singleBlock{
 			prefix: p,
-			qkvMLP: b.matrix(p+"attn.to_qkv_mlp_proj.weight", 3*d+2*mlp, d),
-			out:    b.matrix(p+"attn.to_out.weight", d, d+mlp),
-			normQ:  b.vector(p+"attn.norm_q.weight", hd),
-			normK:  b.vector(p+"attn.norm_k.weight", hd),
+			qkvMLP: b.Linear(p+"attn.to_qkv_mlp_proj.weight", 3*d+2*mlp, d),
+			out:    b.Linear(p+"attn.to_out.weight", d, d+mlp),
+			normQ:  b.Vector(p+"attn.norm_q.weight", hd),
+			normK:  b.Vector(p+"attn.norm_k.weight", hd),
 		}
 	}
 }
@@ -337,10 +254,7 @@ func (m *Model) Close() error {
 
 // freeWeights frees every weight tensor.
 func (m *Model) freeWeights() {
-	for _, w := range m.weights {
-		m.b.Free(w)
-	}
-	m.weights = nil
+	m.weights.Free()
 }
 
 // activations returns an F32 tensor of at least n elements, reusing the one kept from the

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"kleinbild/engine/bind"
 	"kleinbild/weights"
 )
 
@@ -41,8 +42,8 @@ func BenchmarkLayers4B(b *testing.B) {
 		RMSNormEps: 1e-6, RopeTheta: 1e6}
 	h, q, kv, inter := cfg.HiddenSize, cfg.QDim(), cfg.KVDim(), cfg.IntermediateSize
 	rng := rand.New(rand.NewPCG(1, 2))
-	mat := func(out, in int) matrix {
-		return matrix{out: out, in: in, bf16: randomBF16(rng, out*in, in)}
+	mat := func(out, in int) bind.Matrix {
+		return bind.Matrix{Out: out, In: in, BF16: randomBF16(rng, out*in, in)}
 	}
 	layer := decoderLayer{
 		inputNorm: randomNorm(rng, h), postNorm: randomNorm(rng, h),
@@ -51,7 +52,7 @@ func BenchmarkLayers4B(b *testing.B) {
 		gate: mat(inter, h), up: mat(inter, h), down: mat(h, inter),
 	}
 	e := &Encoder{cfg: cfg, b: testBackend(), norm: randomNorm(rng, h),
-		embed:  matrix{out: cfg.VocabSize, in: h, bf16: randomBF16(rng, cfg.VocabSize*h, 1)},
+		embed:  bind.Matrix{Out: cfg.VocabSize, In: h, BF16: randomBF16(rng, cfg.VocabSize*h, 1)},
 		layers: []decoderLayer{layer, layer}}
 	defer e.Close()
 	ids, mask := make([]int, seq), make([]int, seq)

@@ -17,6 +17,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"kleinbild/engine/bind"
 	"kleinbild/engine/lora"
 	"kleinbild/gpu"
 	"kleinbild/weights"
@@ -34,7 +35,7 @@ type Encoder struct {
 	cfg    Config
 	b      gpu.Backend
 	ckpt   weights.Source // nil for encoders built in memory (benchmarks)
-	embed  matrix         // [vocab, hidden], gathered on the host
+	embed  bind.Matrix    // [vocab, hidden], gathered on the host
 	norm   []float32      // final RMSNorm [hidden]
 	layers []decoderLayer
 	// readLayers is how many decoder layers were read (0: all; see LoadLayers).
@@ -49,7 +50,7 @@ type Encoder struct {
 // bound holds the backend tensors of the weights: layers 0..len(layers)-1 and, once a pass
 // needed it, the final norm.
 type bound struct {
-	bd     binder
+	held   gpu.Held
 	layers []layerTensors
 	norm   gpu.Tensor
 }
@@ -165,7 +166,7 @@ func (e *Encoder) Close() error {
 
 // unbind frees the backend tensors; e.mu is held for writing.
 func (e *Encoder) unbind() {
-	e.bound.bd.Free()
+	e.bound.held.Free()
 	e.bound = bound{}
 }
 
@@ -203,22 +204,22 @@ func (e *Encoder) bind(ctx context.Context, upto int, norm bool) error {
 	if e.closed.Load() {
 		return errors.New("qwen3: encoder is closed")
 	}
-	bd := &e.bound.bd
-	bd.B = e.b
-	for l := len(e.bound.layers); l < upto && bd.Err == nil; l++ {
+	h := &e.bound.held
+	h.B = e.b
+	for l := len(e.bound.layers); l < upto && h.Err == nil; l++ {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("qwen3: encode cancelled while binding layer %d of %d: %w", l, upto, err)
 		}
-		lt := bd.layer(&e.layers[l])
+		lt := e.layers[l].upload(h)
 		lt.prefix = fmt.Sprintf("model.layers.%d.", l)
-		if bd.Err == nil {
+		if h.Err == nil {
 			e.bound.layers = append(e.bound.layers, lt)
 		}
 	}
-	if norm && e.bound.norm.IsZero() && bd.Err == nil {
-		e.bound.norm = bd.vector(e.norm)
+	if norm && e.bound.norm.IsZero() && h.Err == nil {
+		e.bound.norm = uploadVector(h, e.norm)
 	}
-	if err := bd.Err; err != nil {
+	if err := h.Err; err != nil {
 		e.unbind()
 		return fmt.Errorf("qwen3: weights to %s: %w", e.b.Name(), err)
 	}
@@ -296,11 +297,11 @@ func (e *Encoder) forward(ctx context.Context, ids []int, realTokens, upto int, 
 // embedRow writes the float32 embedding of token id into dst.
 func (e *Encoder) embedRow(dst []float32, id int) {
 	h := e.cfg.HiddenSize
-	if e.embed.bf16 != nil {
-		weights.BF16ToF32(dst, e.embed.bf16[id*h:(id+1)*h])
+	if e.embed.BF16 != nil {
+		weights.BF16ToF32(dst, e.embed.BF16[id*h:(id+1)*h])
 		return
 	}
-	copy(dst, e.embed.f32[id*h:(id+1)*h])
+	copy(dst, e.embed.F32[id*h:(id+1)*h])
 }
 
 // checkInputs validates ids and mask (and that the encoder is open) and returns the number

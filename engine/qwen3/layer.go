@@ -3,20 +3,10 @@ package qwen3
 import (
 	"math"
 
+	"kleinbild/engine/bind"
 	"kleinbild/engine/lora"
 	"kleinbild/gpu"
-	"kleinbild/weights"
 )
-
-// matrix is a [out, in] weight as the checkpoint holds it: a zero-copy bf16 or f32 view of
-// the mapping, or (for a Linear weight) a tensor kept packed, dequantized only if the
-// backend refuses it (exactly one of BF16, F32 and Packed is set).
-type matrix struct {
-	out, in int
-	bf16    []uint16
-	f32     []float32
-	packed  *weights.Tensor
-}
 
 // decoderLayer is one Qwen3DecoderLayer as read from the checkpoint (host views and owned
 // vector copies): pre-norm self-attention (per-head RMSNorm on q and k before rotate-half
@@ -25,10 +15,10 @@ type matrix struct {
 type decoderLayer struct {
 	inputNorm, postNorm []float32 // [hidden]
 	qNorm, kNorm        []float32 // [head_dim], shared by all heads
-	q, k, v, o          matrix
+	q, k, v, o          bind.Matrix
 	qBias, kBias        []float32 // nil unless attention_bias
 	vBias, oBias        []float32
-	gate, up, down      matrix
+	gate, up, down      bind.Matrix
 }
 
 // layerTensors are a decoderLayer's weights on the backend. Absent biases are the zero
@@ -43,51 +33,32 @@ type layerTensors struct {
 	gate, up, down      gpu.Tensor
 }
 
-// binder creates backend tensors from host weights, holding them for Free and keeping
-// the first error (gpu.Held).
-type binder struct{ gpu.Held }
-
-// matrix returns m as a read-only [out, in] tensor (a view of the mapping on the CPU).
-func (bd *binder) matrix(m matrix) gpu.Tensor {
-	if bd.Err != nil {
-		return gpu.Tensor{}
-	}
-	if m.bf16 != nil {
-		return bd.Keep(bd.B.WeightBF16(m.bf16, m.out, m.in))
-	}
-	if m.packed != nil {
-		q := m.packed.Quantized()
-		if dt, ok := gpu.QuantByName(q.Type); ok {
-			if w, err := bd.B.WeightQuant(dt, q.Data, m.out, m.in); err == nil {
-				return bd.Keep(w, nil)
-			} // refused: fall back to the dequantized float32
-		}
-		f, err := m.packed.Float32()
-		if err != nil {
-			return bd.Keep(gpu.Tensor{}, err)
-		}
-		return bd.Keep(bd.B.WeightF32(f, m.out, m.in))
-	}
-	return bd.Keep(bd.B.WeightF32(m.f32, m.out, m.in))
-}
-
-// vector returns v (an owned copy) as a read-only tensor; nil gives the zero Tensor.
-func (bd *binder) vector(v []float32) gpu.Tensor {
-	if bd.Err != nil || v == nil {
-		return gpu.Tensor{}
-	}
-	return bd.Keep(bd.B.WeightF32(v, len(v)))
-}
-
-func (bd *binder) layer(l *decoderLayer) layerTensors {
+// upload makes l's weights read-only tensors of h.B held by h (views of the mapping on the
+// CPU); absent biases, and every weight once h holds an error, give the zero Tensor.
+func (l *decoderLayer) upload(h *gpu.Held) layerTensors {
 	return layerTensors{
-		inputNorm: bd.vector(l.inputNorm), postNorm: bd.vector(l.postNorm),
-		qNorm: bd.vector(l.qNorm), kNorm: bd.vector(l.kNorm),
-		q: bd.matrix(l.q), k: bd.matrix(l.k), v: bd.matrix(l.v), o: bd.matrix(l.o),
-		qBias: bd.vector(l.qBias), kBias: bd.vector(l.kBias),
-		vBias: bd.vector(l.vBias), oBias: bd.vector(l.oBias),
-		gate: bd.matrix(l.gate), up: bd.matrix(l.up), down: bd.matrix(l.down),
+		inputNorm: uploadVector(h, l.inputNorm), postNorm: uploadVector(h, l.postNorm),
+		qNorm: uploadVector(h, l.qNorm), kNorm: uploadVector(h, l.kNorm),
+		q: uploadMatrix(h, l.q), k: uploadMatrix(h, l.k), v: uploadMatrix(h, l.v), o: uploadMatrix(h, l.o),
+		qBias: uploadVector(h, l.qBias), kBias: uploadVector(h, l.kBias),
+		vBias: uploadVector(h, l.vBias), oBias: uploadVector(h, l.oBias),
+		gate: uploadMatrix(h, l.gate), up: uploadMatrix(h, l.up), down: uploadMatrix(h, l.down),
 	}
+}
+
+func uploadMatrix(h *gpu.Held, m bind.Matrix) gpu.Tensor {
+	if h.Err != nil {
+		return gpu.Tensor{}
+	}
+	return h.Keep(m.Upload(h.B))
+}
+
+// uploadVector makes v (an owned copy; nil: none) a read-only tensor held by h.
+func uploadVector(h *gpu.Held, v []float32) gpu.Tensor {
+	if h.Err != nil || v == nil {
+		return gpu.Tensor{}
+	}
+	return h.Keep(h.B.WeightF32(v, len(v)))
 }
 
 // activations are the backend tensors of one forward pass over seq tokens, allocated once

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"kleinbild/engine/bind"
 	"kleinbild/gpu"
 	"kleinbild/weights"
 )
@@ -57,19 +58,14 @@ type TensorSpec = weights.TensorSpec
 // embedding, the decoder layers, the final norm. It is the list Load checks: both come from
 // the same binding code.
 func TensorSpecs(cfg Config) []TensorSpec {
-	var specs []TensorSpec
-	ld := tensorLoader{prefix: "model.", record: &specs}
-	_ = ld.bind(&Encoder{cfg: cfg}) // recording never fails
-	return specs
+	bd := bind.Record()
+	bd.SetPrefix("model.")
+	readWeights(bd, &Encoder{cfg: cfg})
+	return bd.Specs()
 }
 
-// tensorLoader reads the encoder's tensors from a checkpoint, checking shapes and dtypes.
-// With record set it reads nothing and only lists the tensors asked for.
-type tensorLoader struct {
-	ckpt   weights.Source
-	prefix string // "model." for Qwen3ForCausalLM checkpoints, "" for Qwen3Model
-	record *[]TensorSpec
-}
+// maxLoadErrors caps how many tensor problems a load error lists.
+const maxLoadErrors = 8
 
 func newEncoder(cfg Config, b gpu.Backend, ckpt weights.Source) (*Encoder, error) {
 	return newEncoderLayers(cfg, b, ckpt, 0)
@@ -94,55 +90,51 @@ func LoadLayers(where string, cfg Config, src weights.Source, b gpu.Backend, lay
 }
 
 func newEncoderLayers(cfg Config, b gpu.Backend, ckpt weights.Source, layers int) (*Encoder, error) {
-	ld := tensorLoader{ckpt: ckpt, prefix: "model."}
+	prefix := "model." // Qwen3ForCausalLM; Qwen3Model checkpoints have no prefix
 	if !ckpt.Has("model.embed_tokens.weight") && ckpt.Has("embed_tokens.weight") {
-		ld.prefix = ""
+		prefix = ""
 	}
 	want := cfg.NumHiddenLayers
 	if layers > 0 {
 		want = layers
 	}
 	// Compare the layer count with the weights before allocating anything per layer.
-	if n := ckpt.Count(ld.prefix + "layers."); n < want {
+	if n := ckpt.Count(prefix + "layers."); n < want {
 		return nil, fmt.Errorf(`config.json field "num_hidden_layers" is %d, but the weights hold %d layers (%slayers.0 to %d)`,
-			want, n, ld.prefix, n-1)
+			want, n, prefix, n-1)
 	}
 	e := &Encoder{cfg: cfg, b: b, ckpt: ckpt, readLayers: layers}
-	if err := ld.bind(e); err != nil {
+	bd := bind.New(ckpt, nil) // host views now; backend tensors on first use (Encoder.bind)
+	bd.SetPrefix(prefix)
+	readWeights(bd, e)
+	if err := bd.Err(maxLoadErrors); err != nil {
 		return nil, err
 	}
 	return e, nil
 }
 
-// bind loads every weight of e (whose cfg is set), stopping at the first problem.
-func (ld tensorLoader) bind(e *Encoder) error {
+// readWeights reads every weight of e (whose cfg is set) through bd: the matrices as host
+// views (Linear weights stored quantized kept packed), the vectors as float32 copies.
+func readWeights(bd *bind.Binder, e *Encoder) {
 	cfg := e.cfg
-	var err error
-	if e.embed, err = ld.matrix("embed_tokens.weight", cfg.VocabSize, cfg.HiddenSize, false); err != nil {
-		return err
-	}
+	e.embed = bd.Matrix("embed_tokens.weight", cfg.VocabSize, cfg.HiddenSize, false)
 	n := cfg.NumHiddenLayers
 	if e.readLayers > 0 {
 		n = e.readLayers
 	}
 	e.layers = make([]decoderLayer, n)
 	for i := range e.layers {
-		if err := ld.layer(&e.layers[i], i, cfg); err != nil {
-			return err
-		}
+		readLayer(bd, &e.layers[i], i, cfg)
 	}
-	if e.norm, err = ld.vector("norm.weight", cfg.HiddenSize); err != nil {
-		return err
-	}
-	return nil
+	e.norm = bd.HostVector("norm.weight", cfg.HiddenSize)
 }
 
-func (ld tensorLoader) layer(l *decoderLayer, i int, cfg Config) error {
+func readLayer(bd *bind.Binder, l *decoderLayer, i int, cfg Config) {
 	p := fmt.Sprintf("layers.%d.", i)
 	h, q, kv, inter := cfg.HiddenSize, cfg.QDim(), cfg.KVDim(), cfg.IntermediateSize
 	mats := []struct {
 		name    string
-		dst     *matrix
+		dst     *bind.Matrix
 		out, in int
 	}{
 		{"self_attn.q_proj.weight", &l.q, q, h},
@@ -154,11 +146,7 @@ func (ld tensorLoader) layer(l *decoderLayer, i int, cfg Config) error {
 		{"mlp.down_proj.weight", &l.down, h, inter},
 	}
 	for _, m := range mats {
-		w, err := ld.matrix(p+m.name, m.out, m.in, true)
-		if err != nil {
-			return err
-		}
-		*m.dst = w
+		*m.dst = bd.Matrix(p+m.name, m.out, m.in, true)
 	}
 	vecs := []struct {
 		name string
@@ -183,56 +171,6 @@ func (ld tensorLoader) layer(l *decoderLayer, i int, cfg Config) error {
 		}...)
 	}
 	for _, v := range vecs {
-		x, err := ld.vector(p+v.name, v.n)
-		if err != nil {
-			return err
-		}
-		*v.dst = x
+		*v.dst = bd.HostVector(p+v.name, v.n)
 	}
-	return nil
-}
-
-// matrix returns a [out, in] weight as a zero-copy view (bf16 or f32), or for a Linear
-// weight (linear) stored quantized, the packed tensor.
-func (ld tensorLoader) matrix(name string, out, in int, linear bool) (matrix, error) {
-	if ld.record != nil {
-		*ld.record = append(*ld.record, TensorSpec{Name: ld.prefix + name, Shape: []int{out, in}})
-		return matrix{}, nil
-	}
-	t, err := ld.ckpt.TensorShape(ld.prefix+name, out, in)
-	if err != nil {
-		return matrix{}, err
-	}
-	w := matrix{out: out, in: in}
-	if linear && t.Quantized() != nil {
-		w.packed = t
-		return w, nil
-	}
-	switch t.DType {
-	case weights.BF16:
-		w.bf16, err = t.BF16()
-	case weights.F32:
-		w.f32, err = t.Float32()
-	default:
-		err = fmt.Errorf("%s: tensor %q is %s, want BF16 or F32", t.File, t.Name, t.DType)
-	}
-	return w, err
-}
-
-// vector returns a 1-D tensor of n elements converted to float32.
-func (ld tensorLoader) vector(name string, n int) ([]float32, error) {
-	if ld.record != nil {
-		*ld.record = append(*ld.record, TensorSpec{Name: ld.prefix + name, Shape: []int{n}})
-		return nil, nil
-	}
-	t, err := ld.ckpt.TensorShape(ld.prefix+name, n)
-	if err != nil {
-		return nil, err
-	}
-	v, err := t.Float32()
-	if err != nil {
-		return nil, err
-	}
-	// Own the values: F32 tensors come back as views into the mapping, which Close unmaps.
-	return append([]float32(nil), v...), nil
 }

@@ -1,11 +1,11 @@
 package vae
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strings"
 
+	"kleinbild/engine/bind"
 	"kleinbild/gpu"
 	"kleinbild/weights"
 )
@@ -82,40 +82,13 @@ type TensorSpec = weights.TensorSpec
 // the int64 scalar bn.num_batches_tracked, which nothing reads. It is the list Load checks:
 // both come from the same binding code.
 func TensorSpecs(cfg Config) []TensorSpec {
-	l := &loader{}
+	l := reader{bind.Record()}
 	l.bind(cfg)
-	return l.specs
+	return l.Specs()
 }
 
-// loader reads and validates tensors and makes them backend tensors, collecting every
-// problem instead of stopping at the first one. Without a checkpoint it reads nothing and
-// only records the tensors asked for.
-type loader struct {
-	ck      weights.Source
-	b       gpu.Backend
-	tensors []gpu.Tensor // every tensor made, for Free
-	errs    []error
-	specs   []TensorSpec
-}
-
-// keep records a tensor made by the backend (or its error).
-func (l *loader) keep(t gpu.Tensor, err error) gpu.Tensor {
-	if err != nil {
-		err = fmt.Errorf("weights to the %s backend: %w", l.b.Name(), err)
-		l.fail(err)
-		return gpu.Tensor{}
-	}
-	l.tensors = append(l.tensors, t)
-	return t
-}
-
-// free releases every tensor made.
-func (l *loader) free() {
-	for _, t := range l.tensors {
-		l.b.Free(t)
-	}
-	l.tensors = nil
-}
+// reader walks the VAE's modules, reading each one's tensors through the binder.
+type reader struct{ *bind.Binder }
 
 // checkCounts compares the numbers of levels and resnets cfg describes with the blocks the
 // checkpoint holds, before anything is allocated per block.
@@ -145,125 +118,40 @@ func checkCounts(cfg Config, ck weights.Source) error {
 }
 
 // bind reads every tensor of the model described by cfg.
-func (l *loader) bind(cfg Config) (enc encoder, dec decoder, bnMean, bnStd gpu.Tensor) {
+func (l reader) bind(cfg Config) (enc encoder, dec decoder, bnMean, bnStd gpu.Tensor) {
 	enc = l.encoder(cfg)
 	dec = l.decoder(cfg)
 	bnMean, bnStd = l.batchNorm(cfg.PatchedChannels(), cfg.BatchNormEps)
 	return enc, dec, bnMean, bnStd
 }
 
-func (l *loader) fail(err error) {
-	l.errs = append(l.errs, err)
-}
-
-// tensor returns the named float tensor after checking its shape and dtype.
-func (l *loader) tensor(name string, shape ...int) *weights.Tensor {
-	if l.ck == nil {
-		l.specs = append(l.specs, TensorSpec{Name: name, Shape: append([]int(nil), shape...)})
-		return nil
-	}
-	t, err := l.ck.TensorShape(name, shape...)
-	if err != nil {
-		l.fail(err)
-		return nil
-	}
-	switch t.DType {
-	case weights.BF16, weights.F16, weights.F32:
-		return t
-	}
-	l.fail(fmt.Errorf("%s: tensor %q has dtype %s, want a float type", t.File, name, t.DType))
-	return nil
-}
-
-// hostVec reads a 1-D float tensor as a float32 copy (so it outlives the mapping).
-func (l *loader) hostVec(name string, n int) []float32 {
-	t := l.tensor(name, n)
-	if t == nil {
-		return nil
-	}
-	v := make([]float32, n)
-	if err := t.ReadFloat32(v); err != nil {
-		l.fail(err)
-		return nil
-	}
-	return v
-}
-
-// vec reads a 1-D float tensor into a backend tensor made from a float32 copy.
-func (l *loader) vec(name string, n int) gpu.Tensor {
-	return l.keepF32(l.hostVec(name, n))
-}
-
-// making reports whether backend tensors are made: not when only recording specs, nor
-// after a problem (the load fails; the checks go on).
-func (l *loader) making() bool { return l.b != nil && len(l.errs) == 0 }
-
-// keepF32 makes an owned float32 vector (nil: none) a backend tensor.
-func (l *loader) keepF32(v []float32) gpu.Tensor {
-	if v == nil || !l.making() {
-		return gpu.Tensor{}
-	}
-	return l.keep(l.b.WeightF32(v, len(v)))
-}
-
-// weight reads a matrix or conv kernel with the given shape as a backend tensor [shape[0],
-// prod(shape[1:])] made from a zero-copy view of BF16 or F32 data (a converted copy for
-// F16). rows, if positive, keeps only the first rows output rows.
-func (l *loader) weight(name string, rows int, shape ...int) gpu.Tensor {
-	t := l.tensor(name, shape...)
-	if t == nil {
-		return gpu.Tensor{}
-	}
-	out, in := shape[0], t.Numel()/shape[0]
-	if rows > 0 {
-		out = rows
-	}
-	if !l.making() {
-		return gpu.Tensor{}
-	}
-	if t.DType == weights.BF16 {
-		v, err := t.BF16()
-		if err != nil {
-			l.fail(err)
-			return gpu.Tensor{}
-		}
-		return l.keep(l.b.WeightBF16(v[:out*in], out, in))
-	}
-	v, err := t.Float32()
-	if err != nil {
-		l.fail(err)
-		return gpu.Tensor{}
-	}
-	return l.keep(l.b.WeightF32(v[:out*in], out, in))
-}
-
-func (l *loader) conv(name string, out, in, k int) conv {
+func (l reader) conv(name string, out, in, k int) conv {
 	return l.convRows(name, out, in, k, out)
 }
 
 // convRows reads a conv and keeps its first rows output channels.
-func (l *loader) convRows(name string, out, in, k, rows int) conv {
+func (l reader) convRows(name string, out, in, k, rows int) conv {
 	c := conv{
-		w:   l.weight(name+".weight", rows, out, in, k, k),
+		w:   l.Weight(name+".weight", rows, out, in, k, k),
 		in:  in,
 		out: rows,
 		k:   k,
 	}
-	if b := l.hostVec(name+".bias", out); b != nil {
-		c.b = l.keepF32(b[:rows])
+	if b := l.HostVector(name+".bias", out); b != nil {
+		c.b = l.Upload(name+".bias", b[:rows])
 	}
 	return c
 }
 
-func (l *loader) norm(name string, c int) groupNorm {
-	return groupNorm{gamma: l.vec(name+".weight", c), beta: l.vec(name+".bias", c)}
+func (l reader) norm(name string, c int) groupNorm {
+	return groupNorm{gamma: l.Vector(name+".weight", c), beta: l.Vector(name+".bias", c)}
 }
 
-func (l *loader) linear(name string, out, in int) linear {
-	return linear{w: l.weight(name+".weight", 0, out, in), b: l.vec(name+".bias", out)}
+func (l reader) linear(name string, out, in int) linear {
+	return linear{w: l.Weight(name+".weight", 0, out, in), b: l.Vector(name+".bias", out)}
 }
 
-func (l *loader) resnet(name string, in, out int) resnet {
+func (l reader) resnet(name string, in, out int) resnet {
 	r := resnet{
 		in:    in,
 		out:   out,
@@ -279,7 +167,7 @@ func (l *loader) resnet(name string, in, out int) resnet {
 	return r
 }
 
-func (l *loader) mid(name string, c int, withAttn bool) midBlock {
+func (l reader) mid(name string, c int, withAttn bool) midBlock {
 	m := midBlock{res0: l.resnet(name+".resnets.0", c, c)}
 	if withAttn {
 		a := name + ".attentions.0"
@@ -296,7 +184,7 @@ func (l *loader) mid(name string, c int, withAttn bool) midBlock {
 	return m
 }
 
-func (l *loader) encoder(cfg Config) encoder {
+func (l reader) encoder(cfg Config) encoder {
 	ch := cfg.BlockOutChannels
 	e := encoder{convIn: l.conv("encoder.conv_in", ch[0], cfg.InChannels, 3)}
 	prev := ch[0]
@@ -329,7 +217,7 @@ func (l *loader) encoder(cfg Config) encoder {
 	return e
 }
 
-func (l *loader) decoder(cfg Config) decoder {
+func (l reader) decoder(cfg Config) decoder {
 	ch := cfg.DecoderChannels()
 	top := ch[len(ch)-1]
 	var d decoder
@@ -364,9 +252,9 @@ func (l *loader) decoder(cfg Config) decoder {
 
 // batchNorm reads bn.running_mean/var and returns mean and sqrt(var+eps), both float32 as
 // the pipeline computes them.
-func (l *loader) batchNorm(c int, eps float64) (mean, std gpu.Tensor) {
-	m := l.hostVec("bn.running_mean", c)
-	v := l.hostVec("bn.running_var", c)
+func (l reader) batchNorm(c int, eps float64) (mean, std gpu.Tensor) {
+	m := l.HostVector("bn.running_mean", c)
+	v := l.HostVector("bn.running_var", c)
 	if m == nil || v == nil {
 		return gpu.Tensor{}, gpu.Tensor{}
 	}
@@ -374,24 +262,13 @@ func (l *loader) batchNorm(c int, eps float64) (mean, std gpu.Tensor) {
 	for i, x := range v {
 		s := x + float32(eps)
 		if !(s > 0) || math.IsInf(float64(s), 0) {
-			l.fail(fmt.Errorf("tensor %q: running variance %v at channel %d gives no valid standard deviation", "bn.running_var", x, i))
+			l.Fail(fmt.Errorf("tensor %q: running variance %v at channel %d gives no valid standard deviation", "bn.running_var", x, i))
 			continue
 		}
 		sd[i] = float32(math.Sqrt(float64(s)))
 	}
-	return l.keepF32(m), l.keepF32(sd)
+	return l.Upload("bn.running_mean", m), l.Upload("bn.running_var", sd)
 }
 
 // maxLoadErrors caps how many tensor problems a load error lists.
 const maxLoadErrors = 20
-
-func (l *loader) err() error {
-	if len(l.errs) == 0 {
-		return nil
-	}
-	errs := l.errs
-	if len(errs) > maxLoadErrors {
-		errs = append(errs[:maxLoadErrors:maxLoadErrors], fmt.Errorf("... and %d more problems", len(l.errs)-maxLoadErrors))
-	}
-	return errors.Join(errs...)
-}

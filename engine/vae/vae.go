@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"kleinbild/engine/bind"
 	"kleinbild/gpu"
 	"kleinbild/weights"
 )
@@ -31,7 +32,7 @@ type VAE struct {
 	cfg     Config
 	b       gpu.Backend
 	ck      weights.Source
-	tensors []gpu.Tensor // every weight tensor, for Close
+	tensors gpu.Held // every weight tensor, for Close
 	enc     encoder
 	dec     decoder
 	bnMean  gpu.Tensor // bn.running_mean [4·LatentChannels]
@@ -71,14 +72,14 @@ func LoadFrom(dir string, cfg Config, src weights.Source, b gpu.Backend) (*VAE, 
 	if err := checkCounts(cfg, src); err != nil {
 		return nil, fmt.Errorf("load VAE: %s: %w", filepath.Join(dir, "config.json"), err)
 	}
-	l := &loader{ck: src, b: b}
+	l := reader{bind.New(src, b)}
 	v := &VAE{cfg: cfg, b: b, ck: src}
 	v.enc, v.dec, v.bnMean, v.bnStd = l.bind(cfg)
-	if err := l.err(); err != nil {
-		l.free()
+	if err := l.Err(maxLoadErrors); err != nil {
+		l.Free()
 		return nil, fmt.Errorf("load VAE from %s: %w", dir, err)
 	}
-	v.tensors = l.tensors
+	v.tensors = l.Made()
 	return v, nil
 }
 
@@ -95,10 +96,7 @@ func (v *VAE) Close() error {
 	if v.ck == nil {
 		return nil
 	}
-	for _, t := range v.tensors {
-		v.b.Free(t)
-	}
-	v.tensors = nil
+	v.tensors.Free()
 	v.enc, v.dec = encoder{}, decoder{}
 	v.bnMean, v.bnStd = gpu.Tensor{}, gpu.Tensor{}
 	err := v.ck.Close()

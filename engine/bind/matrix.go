@@ -1,0 +1,71 @@
+package bind
+
+import (
+	"fmt"
+
+	"kleinbild/gpu"
+	"kleinbild/weights"
+)
+
+// Matrix is an [Out, In] weight as the checkpoint holds it, on the host: exactly one of BF16
+// and F32 (views of the mapping, or a converted copy) or Packed (a quantized tensor kept
+// packed) is set. The zero Matrix is none.
+type Matrix struct {
+	Out, In int
+	BF16    []uint16
+	F32     []float32
+	Packed  *weights.Tensor
+}
+
+func (m Matrix) empty() bool { return m.BF16 == nil && m.F32 == nil && m.Packed == nil }
+
+// Upload makes m a read-only backend tensor [Out, In] of b: a view of the mapping on a CPU
+// backend, a copy on a device. Packed data stays packed where b takes its type and is
+// dequantized to float32 where it refuses.
+func (m Matrix) Upload(b gpu.Backend) (gpu.Tensor, error) {
+	switch {
+	case m.BF16 != nil:
+		return b.WeightBF16(m.BF16, m.Out, m.In)
+	case m.Packed != nil:
+		q := m.Packed.Quantized()
+		if dt, ok := gpu.QuantByName(q.Type); ok {
+			if w, err := b.WeightQuant(dt, q.Data, m.Out, m.In); err == nil {
+				return w, nil
+			} // refused: fall back to the dequantized float32
+		}
+		f, err := m.Packed.Float32()
+		if err != nil {
+			return gpu.Tensor{}, err
+		}
+		return b.WeightF32(f, m.Out, m.In)
+	}
+	return b.WeightF32(m.F32, m.Out, m.In)
+}
+
+// Matrix returns the named [out, in] tensor as a host Matrix that holds views only: BF16 or
+// F32 data (a quantized tensor dequantized once), or for a Linear weight (linear) stored
+// quantized, the packed tensor. Other dtypes are a problem. It returns the zero Matrix when
+// recording or on a problem, and reads no data once a problem was found.
+func (bd *Binder) Matrix(name string, out, in int, linear bool) Matrix {
+	t := bd.lookup(name, []int{out, in})
+	if t == nil || bd.Failed() {
+		return Matrix{}
+	}
+	m := Matrix{Out: out, In: in}
+	var err error
+	switch {
+	case linear && t.Quantized() != nil:
+		m.Packed = t
+	case t.DType == weights.BF16:
+		m.BF16, err = t.BF16()
+	case t.DType == weights.F32:
+		m.F32, err = t.Float32()
+	default:
+		err = fmt.Errorf("%s: tensor %q is %s, want BF16 or F32", t.File, t.Name, t.DType)
+	}
+	if err != nil {
+		bd.Fail(err)
+		return Matrix{}
+	}
+	return m
+}

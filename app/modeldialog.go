@@ -43,10 +43,12 @@ type modelForm struct {
 	// "distilled" or "base" when chosen.
 	pick          *engine.Combination
 	variantChoice string
+	vaeGroups     int  // modelSpec.VAEGroups, kept from the model in use
 	quiet         bool // widgets are being set from a result: their OnChanged do nothing
 	gen           int  // the latest check; older results are dropped
 	res           formResult
-	ok            bool // res is usable
+	ok            bool   // res is usable
+	report        string // the Markdown shown in status
 }
 
 // formResult is what a check of the form found.
@@ -65,11 +67,16 @@ type formResult struct {
 // folder, pick's files stand in for the parts sp does not name.
 func readModelForm(ctx context.Context, sp modelSpec, pick *engine.Combination) formResult {
 	var r formResult
-	r.root, r.combos = comfyChoices(sp.Path)
-	if r.root != "" && pick != nil && slices.Contains(r.combos, *pick) {
-		sp.Transformer = firstOf(sp.Transformer, pick.Transformer)
-		sp.TextEncoder = firstOf(sp.TextEncoder, pick.TextEncoder)
-		sp.VAE = firstOf(sp.VAE, pick.VAE)
+	r.root, r.combos = comfyChoices(sp.Path, sp.VAEGroups)
+	if r.root != "" && len(r.combos) > 0 {
+		// The chosen combination (else the engine's) supplies the parts not replaced.
+		c := preferredCombo(r.combos)
+		if pick != nil && slices.Contains(r.combos, *pick) {
+			c = *pick
+		}
+		sp.Transformer = firstOf(sp.Transformer, c.Transformer)
+		sp.TextEncoder = firstOf(sp.TextEncoder, c.TextEncoder)
+		sp.VAE = firstOf(sp.VAE, c.VAE)
 	}
 	r.src, r.info, r.err = openSpec(sp)
 	if r.err == nil && r.root != "" {
@@ -179,7 +186,7 @@ func (m *modelSettings) showDialog() {
 // replace parts.
 func (f *modelForm) fill(sp modelSpec) {
 	f.path.SetText(sp.Path)
-	f.variantChoice = sp.Variant
+	f.variantChoice, f.vaeGroups = sp.Variant, sp.VAEGroups
 	if sp.Path != "" && isDir(sp.Path) && engine.ComfyRoot(sp.Path) != "" && !isFile(filepath.Join(sp.Path, "model_index.json")) {
 		f.pick = &engine.Combination{Transformer: sp.Transformer, TextEncoder: sp.TextEncoder, VAE: sp.VAE}
 		return
@@ -192,7 +199,7 @@ func (f *modelForm) fill(sp modelSpec) {
 // spec is the model the form names (without a ComfyUI combination: readModelForm adds it).
 func (f *modelForm) spec() modelSpec {
 	return modelSpec{Path: f.path.Text, Transformer: f.parts[engine.Transformer].Text,
-		TextEncoder: f.parts[engine.TextEncoder].Text, VAE: f.parts[engine.VAE].Text, Variant: f.variantChoice}.clean()
+		TextEncoder: f.parts[engine.TextEncoder].Text, VAE: f.parts[engine.VAE].Text, Variant: f.variantChoice, VAEGroups: f.vaeGroups}.clean()
 }
 
 // check reads the model the form names in the background and shows what was found.
@@ -209,10 +216,10 @@ func (f *modelForm) check() {
 		f.checking.Hide()
 		f.comboBox.Hide()
 		f.variantBox.Hide()
-		f.status.ParseMarkdown(sourceReport(engine.ModelInfo{}, errNoModel, f.mem, false))
+		f.setReport(sourceReport(engine.ModelInfo{}, errNoModel, f.mem, false))
 		return
 	}
-	f.status.ParseMarkdown("Reading the model…")
+	f.setReport("Reading the model…")
 	f.checking.Show()
 	pick := f.pick
 	u := f.m.u
@@ -262,17 +269,24 @@ func (f *modelForm) show(r formResult) {
 	f.quiet = false
 	switch {
 	case r.err != nil:
-		f.status.ParseMarkdown(sourceReport(r.info, r.err, f.mem, r.open))
+		f.setReport(sourceReport(r.info, r.err, f.mem, r.open))
 	case r.checkErr != nil:
 		f.status.Segments = []widget.RichTextSegment{&widget.TextSegment{
 			Style: widget.RichTextStyleStrong, Text: "This model cannot be used: "},
 			&widget.TextSegment{Style: widget.RichTextStyleInline, Text: r.checkErr.Error()}}
 		f.status.Refresh()
+		f.report = f.status.String()
 	default:
-		f.status.ParseMarkdown(sourceReport(r.info, nil, f.mem, r.open))
+		f.setReport(sourceReport(r.info, nil, f.mem, r.open))
 		f.ok = true
 		f.use.Enable()
 	}
+}
+
+// setReport shows md in the status.
+func (f *modelForm) setReport(md string) {
+	f.report = md
+	f.status.ParseMarkdown(md)
 }
 
 // comboChanged takes the ComfyUI combination chosen in the list.

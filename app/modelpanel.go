@@ -199,6 +199,11 @@ func modelLabel(info engine.ModelInfo) string {
 	name := info.Name
 	if name == "" || name == "custom" {
 		name = filepath.Base(info.Dir)
+		for _, f := range info.Files { // a part file's model is named by its transformer
+			if f.Component == engine.Transformer {
+				name = filepath.Base(f.Path)
+			}
+		}
 	}
 	if info.Distilled {
 		return name + " · distilled"

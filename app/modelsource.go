@@ -25,16 +25,22 @@ type modelSpec struct {
 	Transformer, TextEncoder, VAE string
 	// Variant is "distilled" or "base" when the user chose it ("": as the files say).
 	Variant string
+	// VAEGroups is the GroupNorm group count of a VAE file (0: the folder's VAE config, else
+	// FLUX.2's 32), as the command line's --vae-groups; the app offers no control for it
+	// (only non-FLUX.2 VAEs, like the tiny test model's, need it).
+	VAEGroups int
 }
 
 // specFromSettings is the model remembered in s.
 func specFromSettings(s settings.Settings) modelSpec {
-	return modelSpec{Path: s.ModelDir, Transformer: s.ModelTransformer, TextEncoder: s.ModelTextEncoder, VAE: s.ModelVAE, Variant: s.ModelVariant}
+	return modelSpec{Path: s.ModelDir, Transformer: s.ModelTransformer, TextEncoder: s.ModelTextEncoder, VAE: s.ModelVAE,
+		Variant: s.ModelVariant, VAEGroups: s.ModelVAEGroups}
 }
 
 // store writes the spec into s.
 func (sp modelSpec) store(s *settings.Settings) {
-	s.ModelDir, s.ModelTransformer, s.ModelTextEncoder, s.ModelVAE, s.ModelVariant = sp.Path, sp.Transformer, sp.TextEncoder, sp.VAE, sp.Variant
+	s.ModelDir, s.ModelTransformer, s.ModelTextEncoder, s.ModelVAE = sp.Path, sp.Transformer, sp.TextEncoder, sp.VAE
+	s.ModelVariant, s.ModelVAEGroups = sp.Variant, sp.VAEGroups
 }
 
 // clean makes every path of the spec absolute (see cleanDir).
@@ -50,12 +56,12 @@ func (sp modelSpec) empty() bool {
 
 // key identifies the spec: two specs with the same key open the same model.
 func (sp modelSpec) key() string {
-	return strings.Join([]string{sp.Path, sp.Transformer, sp.TextEncoder, sp.VAE, sp.Variant}, "\x00")
+	return strings.Join([]string{sp.Path, sp.Transformer, sp.TextEncoder, sp.VAE, sp.Variant, fmt.Sprint(sp.VAEGroups)}, "\x00")
 }
 
 // overrides are the spec's replacement files as the engine takes them.
 func (sp modelSpec) overrides() engine.Overrides {
-	return engine.Overrides{Transformer: sp.Transformer, TextEncoder: sp.TextEncoder, VAE: sp.VAE, Variant: sp.Variant}
+	return engine.Overrides{Transformer: sp.Transformer, TextEncoder: sp.TextEncoder, VAE: sp.VAE, Variant: sp.Variant, VAEGroups: sp.VAEGroups}
 }
 
 // openSpec reads what sp names once, as an engine.Source (headers and configs, no
@@ -82,19 +88,29 @@ func appMissing(missing []string) []string {
 	out := make([]string, len(missing))
 	for i, m := range missing {
 		if c, _, ok := strings.Cut(m, " (give a file with --"); ok {
-			m = strings.ReplaceAll(c, "_", " ") + " (choose a file for it under Replace parts)"
+			m = componentName(engine.Component(c)) + " (choose a file for it under Replace parts)"
 		}
 		out[i] = m
 	}
 	return out
 }
 
-// appNote is an engine note in the app's words: the command line's "(choose with …)" goes.
+// appNote is an engine note in the app's words: the command line's "(choose with …)" goes,
+// and the note on a ComfyUI folder's combinations, which the dialog lists. Markdown's
+// characters are escaped.
 func appNote(n string) string {
+	if strings.Contains(n, " usable combinations; using ") {
+		return ""
+	}
 	if i := strings.Index(n, " (choose with --"); i >= 0 {
 		n = n[:i]
 	}
-	return n
+	return mdPlain(n)
+}
+
+// mdPlain escapes the characters Markdown would take for emphasis or code.
+func mdPlain(s string) string {
+	return strings.NewReplacer(`\`, `\\`, "_", `\_`, "*", `\*`, "`", "\\`").Replace(s)
 }
 
 // checkSource is the structural check of a model before it is used: every component that
@@ -155,8 +171,8 @@ func variantOpen(src engine.Source) bool {
 }
 
 // comfyChoices lists the usable combinations of a ComfyUI models folder (nil when path is
-// not one, or is a diffusers folder).
-func comfyChoices(path string) (root string, combos []engine.Combination) {
+// not one, or is a diffusers folder); vaeGroups as modelSpec.VAEGroups.
+func comfyChoices(path string, vaeGroups int) (root string, combos []engine.Combination) {
 	if path == "" || !isDir(path) {
 		return "", nil
 	}
@@ -167,7 +183,18 @@ func comfyChoices(path string) (root string, combos []engine.Combination) {
 	if root == "" {
 		return "", nil
 	}
-	return root, engine.ComfyCombinations(root, 0)
+	return root, engine.ComfyCombinations(root, vaeGroups)
+}
+
+// preferredCombo is the combination the engine takes when none is chosen (OpenComfy): the
+// first with a GGUF transformer, else the first.
+func preferredCombo(combos []engine.Combination) engine.Combination {
+	for _, c := range combos {
+		if strings.HasSuffix(c.Transformer, ".gguf") {
+			return c
+		}
+	}
+	return combos[0]
 }
 
 // comboLabel names a ComfyUI combination by its file names.
@@ -228,12 +255,14 @@ func sourceReport(info engine.ModelInfo, err error, mem sysmem.Status, open bool
 	if len(info.Files) > 0 {
 		b.WriteString("\n\n")
 		for _, f := range info.Files {
-			fmt.Fprintf(&b, "* %s: `%s` (%s, %s naming) · %s · %s\n", componentName(f.Component), filepath.Base(f.Path),
+			fmt.Fprintf(&b, "* %s: `%s` (%s, %s naming) · `%s` · %s\n", componentName(f.Component), filepath.Base(f.Path),
 				strings.ToUpper(f.Format), f.Naming, f.TypeList(), humanize.Bytes(uint64(max(f.Bytes, 0))))
 		}
 	}
 	for _, n := range info.Notes {
-		fmt.Fprintf(&b, "\n\n%s", appNote(n))
+		if n := appNote(n); n != "" {
+			fmt.Fprintf(&b, "\n\n%s", n)
+		}
 	}
 	if err != nil {
 		return b.String()

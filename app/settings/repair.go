@@ -43,6 +43,10 @@ func (s *Settings) Repair(deviceNames []string) []string {
 		notes = append(notes, fmt.Sprintf("the remembered model variant %q was not valid and was reset to what the files say", s.ModelVariant))
 		s.ModelVariant = ""
 	}
+	if s.ModelVAEGroups < 0 || s.ModelVAEGroups > 1024 {
+		notes = append(notes, fmt.Sprintf("the remembered VAE group count %d was not valid and was reset to the default", s.ModelVAEGroups))
+		s.ModelVAEGroups = 0
+	}
 	if s.Device != "" && !knownDevice(s.Device, deviceNames) {
 		notes = append(notes, fmt.Sprintf("the remembered compute device %q is not available in this build and was reset to automatic", s.Device))
 		s.Device = ""

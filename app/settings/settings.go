@@ -55,6 +55,8 @@ type Settings struct {
 	// ModelVariant is "distilled" or "base" where the user chose it for a transformer file
 	// that does not tell; empty: as the files say.
 	ModelVariant string `json:"model_variant,omitempty"`
+	// ModelVAEGroups is the GroupNorm group count of ModelVAE (0: the default).
+	ModelVAEGroups int `json:"model_vae_groups,omitempty"`
 }
 
 // Load reads path. A missing file gives zero settings and no error; a corrupt one gives

@@ -8,7 +8,6 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
-	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -119,7 +118,7 @@ func (m *modelSettings) showDialog() {
 	f.variantBox = container.NewVBox(sectionTitle("Variant"), hint("The files do not say whether this is the distilled or the base model: choose."), f.variant)
 	f.variantBox.Hide()
 
-	folder := widget.NewButtonWithIcon("Folder…", theme.FolderOpenIcon(), func() {
+	folder := widget.NewButtonWithIcon("Browse…", theme.FolderOpenIcon(), func() {
 		m.browseFolder("Choose the model folder", f.path.Text, func(dir string) { f.path.SetText(dir) })
 	})
 	file := widget.NewButtonWithIcon("File…", theme.FileIcon(), func() {
@@ -132,7 +131,9 @@ func (m *modelSettings) showDialog() {
 		e.SetPlaceHolder(componentName(c) + " file")
 		e.OnChanged = func(string) { f.check() }
 		f.parts[c] = e
-		pick := widget.NewButtonWithIcon("", theme.FileIcon(), func() { m.browseWeightFile(e.Text, func(p string) { e.SetText(p) }) })
+		pick := widget.NewButtonWithIcon("", theme.FileIcon(), func() {
+			m.browseWeightFile(firstOf(e.Text, f.path.Text), func(p string) { e.SetText(p) })
+		})
 		clear := widget.NewButtonWithIcon("", theme.ContentClearIcon(), func() { e.SetText("") })
 		label := widget.NewLabel(componentName(c))
 		partsBox.Add(container.NewBorder(nil, nil, label, container.NewHBox(pick, clear), e))
@@ -317,31 +318,4 @@ func (f *modelForm) variantChanged(label string) {
 		return
 	}
 	f.check()
-}
-
-// browseWeightFile lets the user pick a GGUF or safetensors file, starting in the folder of
-// start (else home), and passes its path to set.
-func (m *modelSettings) browseWeightFile(start string, set func(string)) {
-	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
-		if err != nil || r == nil {
-			return
-		}
-		p := r.URI().Path()
-		r.Close()
-		set(p)
-	}, m.u.win)
-	d.SetFilter(storage.NewExtensionFileFilter([]string{".gguf", ".safetensors"}))
-	dir := cleanDir(start)
-	if dir != "" && !isDir(dir) {
-		dir = filepath.Dir(dir)
-	}
-	if dir == "" || !isDir(dir) {
-		dir, _ = userDirs()
-	}
-	if dir != "" {
-		if l, err := storage.ListerForURI(storage.NewFileURI(dir)); err == nil {
-			d.SetLocation(l)
-		}
-	}
-	d.Show()
 }

@@ -71,7 +71,11 @@ func openSpec(sp modelSpec) (engine.Source, engine.ModelInfo, error) {
 	if sp.empty() {
 		return nil, engine.ModelInfo{}, errNoModel
 	}
-	src, err := engine.OpenModelSource(sp.Path, sp.overrides())
+	path := sp.Path
+	if sp.Transformer != "" && sp.TextEncoder != "" && sp.VAE != "" && engine.ComfyRoot(path) != "" && !isFile(filepath.Join(path, "model_index.json")) {
+		path = "" // a ComfyUI folder's chosen files: the folder's other files need no reading
+	}
+	src, err := engine.OpenModelSource(path, sp.overrides())
 	if err != nil {
 		return nil, engine.ModelInfo{Dir: sp.Path}, err
 	}

@@ -48,6 +48,7 @@ type modelForm struct {
 	res           formResult
 	ok            bool   // res is usable
 	report        string // the Markdown shown in status
+	content       *fyne.Container
 }
 
 // formResult is what a check of the form found.
@@ -126,7 +127,7 @@ func (m *modelSettings) showDialog() {
 	})
 	partsBox := container.NewVBox(sectionTitle("Replace parts (optional)"),
 		hint("GGUF or safetensors files that take the place of the model's transformer, text encoder or VAE."))
-	for _, c := range engine.WeightComponents {
+	for _, c := range []engine.Component{engine.Transformer, engine.TextEncoder, engine.VAE} {
 		e := widget.NewEntry()
 		e.SetPlaceHolder(componentName(c) + " file")
 		e.OnChanged = func(string) { f.check() }
@@ -161,6 +162,7 @@ func (m *modelSettings) showDialog() {
 		devBox,
 		widget.NewSeparator(),
 		dl.box)
+	f.content = content
 	d := dialog.NewCustomWithoutButtons("Model", container.NewVScroll(content), m.u.win)
 	m.dlg, m.form = d, f
 	d.SetOnClosed(func() {
@@ -282,6 +284,7 @@ func (f *modelForm) show(r formResult) {
 		f.ok = true
 		f.use.Enable()
 	}
+	f.content.Refresh() // the parts shown or hidden change the layout
 }
 
 // setReport shows md in the status.

@@ -112,9 +112,19 @@ func appNote(n string) string {
 	return mdPlain(n)
 }
 
-// mdPlain escapes the characters Markdown would take for emphasis or code.
+// mdPlain makes s safe to show as Markdown in a RichText: Fyne's renderer splits words at
+// underscores (and ignores backslash escapes), so words with Markdown's characters (file
+// names like qwen3-4b-Q8_0.gguf) become code spans.
 func mdPlain(s string) string {
-	return strings.NewReplacer(`\`, `\\`, "_", `\_`, "*", `\*`, "`", "\\`").Replace(s)
+	words := strings.Split(s, " ")
+	for i, w := range words {
+		if strings.ContainsAny(w, "_*[]<>#") {
+			words[i] = "`" + strings.ReplaceAll(w, "`", "'") + "`"
+		} else {
+			words[i] = strings.ReplaceAll(w, "`", "'")
+		}
+	}
+	return strings.Join(words, " ")
 }
 
 // checkSource is the structural check of a model before it is used: every component that
@@ -237,7 +247,7 @@ func sourceReport(info engine.ModelInfo, err error, mem sysmem.Status, open bool
 	}
 	var b strings.Builder
 	if err != nil && len(info.Missing) == 0 {
-		return "**This model cannot be used:** " + err.Error()
+		return "**This model cannot be used:** " + mdPlain(err.Error())
 	}
 	if err != nil {
 		b.WriteString("**This model is incomplete.** Missing:\n\n")
@@ -245,7 +255,11 @@ func sourceReport(info engine.ModelInfo, err error, mem sysmem.Status, open bool
 			fmt.Fprintf(&b, "* `%s`\n", m)
 		}
 	} else {
-		fmt.Fprintf(&b, "**✓ %s** · %d steps by default", modelLabel(info), info.DefaultSteps)
+		if label := modelLabel(info); mdPlain(label) == label {
+			fmt.Fprintf(&b, "**✓ %s** · %d steps by default", label, info.DefaultSteps)
+		} else {
+			fmt.Fprintf(&b, "✓ %s · %d steps by default", mdPlain(label), info.DefaultSteps)
+		}
 		if !info.Distilled {
 			fmt.Fprintf(&b, ", guidance %.1f", info.DefaultGuidance)
 		}
@@ -260,7 +274,7 @@ func sourceReport(info engine.ModelInfo, err error, mem sysmem.Status, open bool
 		b.WriteString("\n\n")
 		for _, f := range info.Files {
 			fmt.Fprintf(&b, "* %s: `%s` (%s, %s naming) · `%s` · %s\n", componentName(f.Component), filepath.Base(f.Path),
-				strings.ToUpper(f.Format), f.Naming, f.TypeList(), humanize.Bytes(uint64(max(f.Bytes, 0))))
+				strings.Replace(f.Format, "gguf", "GGUF", 1), f.Naming, f.TypeList(), humanize.Bytes(uint64(max(f.Bytes, 0))))
 		}
 	}
 	for _, n := range info.Notes {

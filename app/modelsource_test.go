@@ -200,6 +200,22 @@ func TestModelSingleFileWithParts(t *testing.T) {
 	if !f.ok || !strings.Contains(st, "✓") || !strings.Contains(st, "llama.cpp") || !strings.Contains(st, "Q8_0 x197") {
 		t.Fatalf("completed: ok %v, status %q", f.ok, st)
 	}
+	// A damaged (truncated) file is refused with the reason.
+	raw, err := os.ReadFile(sd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(t.TempDir(), "flux-2-klein-cut.gguf")
+	if err := os.WriteFile(cut, raw[:len(raw)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.path.SetText(cut)
+	st = waitChecked(h, f)
+	if f.ok || !f.use.Disabled() || !strings.Contains(st, "cannot be used") || !strings.Contains(st, "past the end of the file") {
+		t.Errorf("truncated GGUF: ok %v, status %q", f.ok, st)
+	}
+	f.path.SetText(sd)
+	waitChecked(h, f)
 	h.tapDialogButton("Use this model")
 	h.settle()
 	if u.model.err != nil || len(u.model.info.Files) != 3 || u.model.spec.Path != sd {

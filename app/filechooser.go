@@ -168,6 +168,8 @@ func (c *fileChooser) updateRow(id widget.ListItemID, o fyne.CanvasObject) {
 	switch {
 	case it.dir:
 		icon.SetResource(theme.FolderIcon())
+	case c.what == chooseWeightFile:
+		icon.SetResource(theme.FileIcon())
 	case c.what == chooseSave:
 		icon.SetResource(theme.FileImageIcon())
 		label.Importance = widget.LowImportance // there for reference: a copy goes beside it
@@ -178,7 +180,7 @@ func (c *fileChooser) updateRow(id widget.ListItemID, o fyne.CanvasObject) {
 	}
 	label.SetText(it.name)
 	switch {
-	case it.dir:
+	case it.dir || c.what == chooseWeightFile:
 		th.key = ""
 		th.Hide()
 	case it.key == "":
@@ -210,6 +212,9 @@ func (c *fileChooser) tapped(id widget.ListItemID) {
 		c.open(p)
 	case c.what == chooseSave:
 		c.name.SetText(it.name)
+	case c.what == chooseWeightFile:
+		c.picked = []string{p}
+		c.confirm()
 	default:
 		c.toggle(p)
 		c.list.RefreshItem(id)
@@ -246,6 +251,10 @@ func (c *fileChooser) refreshOK() {
 		}
 		return
 	}
+	if c.what == chooseWeightFile {
+		weightFileOK(c.ok)
+		return
+	}
 	if len(c.picked) == 0 {
 		c.ok.SetText("Add")
 		c.ok.Disable()
@@ -260,7 +269,7 @@ func (c *fileChooser) confirm() {
 	switch {
 	case c.what == chooseFolder && c.dir != "":
 		out = []string{c.dir}
-	case c.what == chooseImages && len(c.picked) > 0:
+	case (c.what == chooseImages || c.what == chooseWeightFile) && len(c.picked) > 0:
 		out = slices.Clone(c.picked)
 	case c.what == chooseSave && c.dir != "" && !c.loading:
 		c.save(expandPath(c.name.Text, c.dir))
@@ -292,6 +301,9 @@ func (c *fileChooser) load(where func() (string, error)) {
 		var items []dirItem
 		if err == nil {
 			items, err = listDir(dir, c.what != chooseFolder)
+			if c.what == chooseWeightFile && err == nil {
+				items = listWeightFiles(dir, items)
+			}
 		}
 		u.post(func() {
 			if my != c.gen {
@@ -341,6 +353,8 @@ func (c *fileChooser) summary() string {
 	}
 	what := countList(files, "image", "images", dirs, "folder", "folders")
 	switch {
+	case c.what == chooseWeightFile:
+		return weightFilesSummary(files, dirs)
 	case c.what == chooseFolder && dirs == 0:
 		return "No folders here. Press Use this folder to choose this one."
 	case c.what == chooseFolder:
@@ -397,6 +411,10 @@ func (c *fileChooser) submit(text string) {
 			return "", fmt.Errorf("%s is a file, not a folder", p)
 		case !fi.Mode().IsRegular():
 			return "", fmt.Errorf("%s is not a regular file", p)
+		case c.what == chooseWeightFile && !isWeightFile(p):
+			return "", fmt.Errorf("%s is not a GGUF or safetensors file", filepath.Base(p))
+		case c.what == chooseWeightFile:
+			return "", errPickFile{p}
 		case !isImageFile(p):
 			return "", fmt.Errorf("%s is not an image Kleinbild can read", filepath.Base(p))
 		}

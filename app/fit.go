@@ -43,7 +43,7 @@ type fitLine struct {
 	u *UI
 
 	model     *estimate.Model // the current model's shapes; nil when unknown
-	dir       string          // the folder model was read from
+	dir       string          // the key of the model it was read from (modelSpec.key)
 	calib     estimate.Calibration
 	calibrate calibrateFunc
 	started   bool   // calibration started
@@ -55,12 +55,13 @@ type fitLine struct {
 
 // setModel reads the shapes of the current model for estimates (UI goroutine).
 func (f *fitLine) setModel() {
-	if f.u.model.dir == f.dir && f.model != nil {
+	key := f.u.model.spec.key()
+	if key == f.dir && f.model != nil {
 		return
 	}
-	f.model, f.dir = nil, f.u.model.dir
-	if f.u.model.dir != "" && f.u.model.err == nil {
-		if m, err := estimate.ForFolder(f.u.model.info); err == nil {
+	f.model, f.dir = nil, key
+	if src := f.u.model.src; src != nil && f.u.model.err == nil {
+		if m, err := estimate.ForSource(src); err == nil { // quantized files count as loaded
 			f.model = &m
 		}
 	}

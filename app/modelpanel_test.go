@@ -42,7 +42,7 @@ func TestModelSetup(t *testing.T) {
 	if !u.view.setup.Visible() {
 		t.Error("setup guide hidden for an unusable model")
 	}
-	md := modelReport(u.model.info, u.model.err, sysmem.Status{})
+	md := sourceReport(u.model.info, u.model.err, sysmem.Status{}, false)
 	if !strings.Contains(md, "Missing") || !strings.Contains(md, "`vae/config.json`") {
 		t.Errorf("model report %q", md)
 	}
@@ -56,7 +56,7 @@ func TestModelSetup(t *testing.T) {
 	if !u.view.empty.Visible() || u.view.setup.Visible() {
 		t.Error("setup guide still shown with a usable model")
 	}
-	md = modelReport(u.model.info, nil, sysmem.Status{Bytes: 1000, Known: true})
+	md = sourceReport(u.model.info, nil, sysmem.Status{Bytes: 1000, Known: true}, false)
 	if !strings.Contains(md, "distilled") || !strings.Contains(md, "larger than the memory available") {
 		t.Errorf("model report %q", md)
 	}

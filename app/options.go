@@ -19,7 +19,8 @@ type Generator interface {
 	Generate(ctx context.Context, req engine.Request, progress func(engine.Progress)) (*engine.Result, error)
 }
 
-// OpenFunc opens a validated model folder for generation on a compute device: an ID of
+// OpenFunc opens a validated model (dir: its folder or file, engine.ModelInfo.Dir) for
+// generation on a compute device: an ID of
 // backends.Devices, "" for backends.Default, or "cpu" for backends.DefaultCPU (after a GPU
 // failure).
 type OpenFunc func(dir, device string) (Generator, error)
@@ -47,7 +48,7 @@ type Options struct {
 	Backend string
 	// Version is the software version written into the images' metadata.
 	Version string
-	// Open opens a model folder on a device; nil opens it with engine.Open.
+	// Open opens a model on a device; nil opens it with the engine (engine.OpenSource).
 	Open OpenFunc
 
 	// calibrate replaces the kernel-speed calibration (tests).
@@ -60,15 +61,16 @@ type Options struct {
 // for klein-4B), which makes seed variations of one prompt skip the text encoder.
 const embedCacheBytes = 512 << 20
 
-// engineOpener is the default OpenFunc: engine.Open on the device (see openDevice) with the
-// prompt cache in the data folder. Each model gets its own backend, closed with it.
-func engineOpener(cacheDir string) OpenFunc {
-	return func(dir, device string) (Generator, error) {
+// engineOpener opens a model as the app read it (engine.OpenSource) on the device (see
+// openDevice) with the prompt cache in the data folder. Each model gets its own backend,
+// closed with it.
+func engineOpener(cacheDir string) sourceOpenFunc {
+	return func(src engine.Source, device string) (Generator, error) {
 		b, err := openDevice(device)
 		if err != nil {
 			return nil, err
 		}
-		m, err := engine.Open(dir, b, engine.Options{CacheDir: cacheDir, CacheBytes: embedCacheBytes})
+		m, err := engine.OpenSource(src, b, engine.Options{CacheDir: cacheDir, CacheBytes: embedCacheBytes})
 		if err != nil {
 			b.Close()
 			return nil, err

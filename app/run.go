@@ -30,12 +30,12 @@ const progressInterval = 50 * time.Millisecond
 // the last run's images and the opened generator.
 type runner struct {
 	u *UI
-	// open opens a generator on a model folder (Options.Open, or the engine).
-	open OpenFunc
+	// open opens a generator on a model (Options.Open, or the engine).
+	open sourceOpenFunc
 
 	genMu     sync.Mutex // guards gen, genDir and genDevice (used by the generation goroutine)
 	gen       Generator
-	genDir    string
+	genDir    string // the key of the model gen was opened on (modelSpec.key)
 	genDevice string // the device ID gen was opened on
 
 	cur   *runState // the generation in progress, or nil
@@ -230,7 +230,7 @@ func (rn *runner) startJob(j *job) (*runState, error) {
 	r.device = rn.u.model.effectiveDevice()
 	r.gpuName = rn.u.model.gpuBackendOf(r.device)
 	rn.u.bg.Add(2)
-	go rn.execute(ctx, r, rn.u.model.dir, rn.u.model.info, rn.softwareVersion())
+	go rn.execute(ctx, r, rn.u.model.runModel(), rn.u.model.info, rn.softwareVersion())
 	go rn.tick(r)
 	return r, nil
 }
@@ -258,30 +258,30 @@ func (rn *runner) cancel() {
 	rn.u.setStatus("Cancelling…")
 }
 
-// generatorFor returns the engine for dir on device, opening it the first time (the model
-// stays loaded between generations; another folder or device reopens it). Called from the
+// generatorFor returns the engine for mdl on device, opening it the first time (the model
+// stays loaded between generations; another model or device reopens it). Called from the
 // generating goroutine.
-func (rn *runner) generatorFor(dir, device string) (Generator, error) {
+func (rn *runner) generatorFor(mdl runModel, device string) (Generator, error) {
 	rn.genMu.Lock()
 	defer rn.genMu.Unlock()
-	if rn.gen != nil && rn.genDir == dir && rn.genDevice == device {
+	if rn.gen != nil && rn.genDir == mdl.key && rn.genDevice == device {
 		return rn.gen, nil
 	}
 	if c, ok := rn.gen.(io.Closer); ok {
 		c.Close()
 	}
 	rn.gen, rn.genDir, rn.genDevice = nil, "", ""
-	g, err := rn.open(dir, device)
+	g, err := rn.open(mdl.src, device)
 	if err != nil {
 		return nil, fmt.Errorf("the model could not be opened: %w", err)
 	}
-	rn.gen, rn.genDir, rn.genDevice = g, dir, device
+	rn.gen, rn.genDir, rn.genDevice = g, mdl.key, device
 	return g, nil
 }
 
 // execute runs on its own goroutine: generate each image of the job, save it to the
 // gallery as it is done, report back.
-func (rn *runner) execute(ctx context.Context, r *runState, dir string, info engine.ModelInfo, version string) {
+func (rn *runner) execute(ctx context.Context, r *runState, mdl runModel, info engine.ModelInfo, version string) {
 	defer rn.u.bg.Done()
 	defer close(r.done)
 	defer r.cancel()
@@ -315,7 +315,7 @@ func (rn *runner) execute(ctx context.Context, r *runState, dir string, info eng
 		return
 	}
 	rn.setActivity(r, "Loading the model…", 0)
-	gen, err := rn.generatorFor(dir, r.device)
+	gen, err := rn.generatorFor(mdl, r.device)
 	if err != nil {
 		finish(runOutcome{err: err, gpuFailed: deviceFailure(err, nil, r.gpuName)}, nil)
 		return

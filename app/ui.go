@@ -97,13 +97,11 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 	u.gal.u = u
 	u.model.u = u
 	u.run.u = u
-	u.run.open = opts.Open
+	u.run.open = engineOpener(filepath.Join(dataDir, "cache", "prompts"))
 	u.run.tuner = deviceTuner{needs: backends.DefaultNeedsTuning, tune: backends.DefaultTuned}
 	if opts.Open != nil {
+		u.run.open = folderOpener(opts.Open)
 		u.run.tuner = deviceTuner{} // a generator of the caller's (tests): no device to tune
-	}
-	if u.run.open == nil {
-		u.run.open = engineOpener(filepath.Join(dataDir, "cache", "prompts"))
 	}
 	u.fit.calibrate = opts.calibrate
 	u.life, u.stop = context.WithCancel(context.Background())
@@ -129,8 +127,8 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 	switch {
 	case opts.ModelDir != "":
 		u.SetModelDir(opts.ModelDir, false)
-	case set.ModelDir != "":
-		u.SetModelDir(set.ModelDir, false)
+	case !specFromSettings(set).empty():
+		u.model.setSpec(specFromSettings(set), false)
 	default:
 		u.model.refresh()
 	}
@@ -144,7 +142,11 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 	}
 
 	w.SetContent(u.tips.Wrap(root))
-	w.SetOnDropped(func(_ fyne.Position, uris []fyne.URI) { u.HandleDrop(uris) })
+	w.SetOnDropped(func(_ fyne.Position, uris []fyne.URI) {
+		if !u.model.takeDrop(uris) {
+			u.HandleDrop(uris)
+		}
+	})
 	for _, sc := range widgets.GenerateShortcuts() {
 		w.Canvas().AddShortcut(sc, func(fyne.Shortcut) { u.Generate() })
 	}

@@ -39,6 +39,14 @@ func (s *Settings) Repair(deviceNames []string) []string {
 		notes = append(notes, fmt.Sprintf("the remembered guidance %v was reset to the model's default", s.Guidance))
 		s.Guidance = 0
 	}
+	if s.ModelVariant != "" && s.ModelVariant != "distilled" && s.ModelVariant != "base" {
+		notes = append(notes, fmt.Sprintf("the remembered model variant %q was not valid and was reset to what the files say", s.ModelVariant))
+		s.ModelVariant = ""
+	}
+	if s.ModelVAEGroups < 0 || s.ModelVAEGroups > 1024 {
+		notes = append(notes, fmt.Sprintf("the remembered VAE group count %d was not valid and was reset to the default", s.ModelVAEGroups))
+		s.ModelVAEGroups = 0
+	}
 	if s.Device != "" && !knownDevice(s.Device, deviceNames) {
 		notes = append(notes, fmt.Sprintf("the remembered compute device %q is not available in this build and was reset to automatic", s.Device))
 		s.Device = ""

@@ -22,4 +22,14 @@ func TestRepair(t *testing.T) {
 	if notes := gone.Repair([]string{"purego"}); len(notes) != 1 || gone.Device != "" {
 		t.Errorf("webgpu device in a build without webgpu: %+v %q", gone, notes)
 	}
+	variant := Settings{ModelVariant: "turbo", ModelVAEGroups: -3}
+	if notes := variant.Repair(nil); len(notes) != 2 || variant.ModelVariant != "" || variant.ModelVAEGroups != 0 {
+		t.Errorf("invalid model variant: %+v %q", variant, notes)
+	}
+	for _, v := range []string{"distilled", "base"} {
+		s := Settings{ModelVariant: v}
+		if notes := s.Repair(nil); len(notes) != 0 || s.ModelVariant != v {
+			t.Errorf("variant %q: %+v %q", v, s, notes)
+		}
+	}
 }

@@ -46,6 +46,17 @@ type Settings struct {
 	ReferenceDir string `json:"reference_dir,omitempty"`
 	// SaveDir is the folder "Save as…" last saved a copy in (where its chooser opens).
 	SaveDir string `json:"save_dir,omitempty"`
+	// ModelTransformer, ModelTextEncoder and ModelVAE name GGUF or safetensors files that
+	// replace those parts of ModelDir (in a ComfyUI models folder, the chosen combination).
+	// ModelDir may also be a ComfyUI models folder or a single transformer file.
+	ModelTransformer string `json:"model_transformer,omitempty"`
+	ModelTextEncoder string `json:"model_text_encoder,omitempty"`
+	ModelVAE         string `json:"model_vae,omitempty"`
+	// ModelVariant is "distilled" or "base" where the user chose it for a transformer file
+	// that does not tell; empty: as the files say.
+	ModelVariant string `json:"model_variant,omitempty"`
+	// ModelVAEGroups is the GroupNorm group count of ModelVAE (0: the default).
+	ModelVAEGroups int `json:"model_vae_groups,omitempty"`
 }
 
 // Load reads path. A missing file gives zero settings and no error; a corrupt one gives

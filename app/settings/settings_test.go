@@ -13,7 +13,8 @@ func TestSettingsFile(t *testing.T) {
 	if s, err := Load(path); err != nil || s != (Settings{}) {
 		t.Errorf("missing file: %+v %v", s, err)
 	}
-	want := Settings{ModelDir: "/m", Prompt: "p", Width: 512, Height: 768, Steps: 4, Guidance: 3.5, Schedule: "power", Seed: 7, SeedLocked: true}
+	want := Settings{ModelDir: "/m", Prompt: "p", Width: 512, Height: 768, Steps: 4, Guidance: 3.5, Schedule: "power", Seed: 7, SeedLocked: true,
+		ModelTransformer: "/t.gguf", ModelTextEncoder: "/q.gguf", ModelVAE: "/ae.safetensors", ModelVariant: "base", ModelVAEGroups: 8}
 	if err := Save(path, want); err != nil {
 		t.Fatal(err)
 	}

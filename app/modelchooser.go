@@ -1,0 +1,73 @@
+package app
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"fyne.io/fyne/v2/widget"
+)
+
+// chooseWeightFile is the file chooser's mode that picks one GGUF or safetensors file: it
+// lists folders and those files, and tapping a file chooses it. (Its value stays clear of
+// the modes declared with iota in filechooser.go.)
+const chooseWeightFile chooseWhat = 64
+
+// listWeightFiles adds dir's GGUF and safetensors files to its folders (items as listDir
+// gives them for images: the folders come first and are kept).
+func listWeightFiles(dir string, items []dirItem) []dirItem {
+	items = slices.DeleteFunc(items, func(it dirItem) bool { return !it.dir })
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return items
+	}
+	var files []dirItem
+	for _, e := range entries {
+		name := e.Name()
+		if strings.HasPrefix(name, ".") || !isWeightFile(name) || !isFile(filepath.Join(dir, name)) {
+			continue
+		}
+		files = append(files, dirItem{name: name})
+	}
+	slices.SortFunc(files, func(a, b dirItem) int { return strings.Compare(strings.ToLower(a.name), strings.ToLower(b.name)) })
+	return append(items, files...)
+}
+
+// weightFileOK labels the chooser's confirm button in weight-file mode: a tap on a file
+// chooses it, so the button only says so.
+func weightFileOK(ok *widget.Button) {
+	ok.SetText("Tap a file to choose it")
+	ok.Disable()
+}
+
+// weightFilesSummary describes a listed folder in weight-file mode.
+func weightFilesSummary(files, dirs int) string {
+	what := countList(files, "model file", "model files", dirs, "folder", "folders")
+	if files == 0 {
+		if what == "" {
+			return "No GGUF or safetensors files here."
+		}
+		return "No GGUF or safetensors files here (" + what + ")."
+	}
+	return what + ". Tap the file to use."
+}
+
+// browseWeightFile lets the user pick a GGUF or safetensors file in Kleinbild's chooser,
+// starting in the folder of start (else home), and passes its path to set.
+func (m *modelSettings) browseWeightFile(start string, set func(string)) *fileChooser {
+	start = cleanDir(start)
+	return m.u.openChooser("Choose a model file (GGUF or safetensors)", chooseWeightFile, func() string {
+		switch {
+		case start != "" && isDir(start):
+			return start
+		case start != "" && isDir(filepath.Dir(start)):
+			return filepath.Dir(start)
+		}
+		if home, _ := userDirs(); home != "" && isDir(home) {
+			return home
+		}
+		wd, _ := os.Getwd()
+		return wd
+	}, func(p []string) { set(p[0]) })
+}

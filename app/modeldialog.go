@@ -1,0 +1,324 @@
+package app
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"kleinbild/engine"
+	"kleinbild/internal/sysmem"
+)
+
+// The variant choices offered when the files do not tell.
+const (
+	variantDistilledLabel = "Distilled (4 steps)"
+	variantBaseLabel      = "Base (more steps, guidance)"
+)
+
+// modelForm is the model dialog's form: the model's path, the files that replace its parts,
+// the ComfyUI combination and the variant, and what the latest check found. Checks read the
+// model off the UI goroutine; "Use this model" takes the Source the check read.
+type modelForm struct {
+	m *modelSettings
+
+	path       *widget.Entry
+	parts      map[engine.Component]*widget.Entry
+	combo      *widget.Select
+	comboBox   *fyne.Container
+	variant    *widget.RadioGroup
+	variantBox *fyne.Container
+	status     *widget.RichText
+	checking   *widget.ProgressBarInfinite
+	use        *widget.Button
+	mem        sysmem.Status
+
+	// pick is the ComfyUI combination chosen (nil: the engine's choice); variantChoice
+	// "distilled" or "base" when chosen.
+	pick          *engine.Combination
+	variantChoice string
+	vaeGroups     int  // modelSpec.VAEGroups, kept from the model in use
+	quiet         bool // widgets are being set from a result: their OnChanged do nothing
+	gen           int  // the latest check; older results are dropped
+	res           formResult
+	ok            bool   // res is usable
+	report        string // the Markdown shown in status
+	content       *fyne.Container
+}
+
+// formResult is what a check of the form found.
+type formResult struct {
+	spec     modelSpec // with a ComfyUI folder's combination pinned
+	src      engine.Source
+	info     engine.ModelInfo
+	err      error // openSpec's
+	checkErr error // checkSource's
+	open     bool  // variantOpen
+	root     string
+	combos   []engine.Combination
+}
+
+// readModelForm reads and checks the model sp names (off the UI goroutine). In a ComfyUI
+// folder, pick's files stand in for the parts sp does not name.
+func readModelForm(ctx context.Context, sp modelSpec, pick *engine.Combination) formResult {
+	var r formResult
+	r.root, r.combos = comfyChoices(sp.Path, sp.VAEGroups)
+	if r.root != "" && len(r.combos) > 0 {
+		// The chosen combination (else the engine's) supplies the parts not replaced.
+		c := preferredCombo(r.combos)
+		if pick != nil && slices.Contains(r.combos, *pick) {
+			c = *pick
+		}
+		sp.Transformer = firstOf(sp.Transformer, c.Transformer)
+		sp.TextEncoder = firstOf(sp.TextEncoder, c.TextEncoder)
+		sp.VAE = firstOf(sp.VAE, c.VAE)
+	}
+	r.src, r.info, r.err = openSpec(sp)
+	if r.err == nil && r.root != "" {
+		for _, f := range r.info.Files { // the combination used, so that it is what is remembered
+			switch f.Component {
+			case engine.Transformer:
+				sp.Transformer = f.Path
+			case engine.TextEncoder:
+				sp.TextEncoder = f.Path
+			case engine.VAE:
+				sp.VAE = f.Path
+			}
+		}
+	}
+	r.spec = sp
+	if r.err == nil {
+		r.checkErr = checkSource(ctx, r.src)
+	}
+	r.open = variantOpen(r.src)
+	return r
+}
+
+// ShowModelDialog opens the model settings: choose a model folder or file, replace parts,
+// see what it is and whether it is complete, and the memory it needs against what there is.
+func (u *UI) ShowModelDialog() { u.model.showDialog() }
+
+// showDialog is ShowModelDialog.
+func (m *modelSettings) showDialog() {
+	f := &modelForm{m: m, mem: sysmem.Read(), parts: map[engine.Component]*widget.Entry{}}
+	f.path = widget.NewEntry()
+	f.path.SetPlaceHolder("Model folder or file, e.g. ~/models/FLUX.2-klein-4B or ~/ComfyUI/models")
+	f.status = widget.NewRichTextFromMarkdown("")
+	f.status.Wrapping = fyne.TextWrapWord
+	f.checking = widget.NewProgressBarInfinite()
+	f.checking.Hide()
+	f.combo = widget.NewSelect(nil, f.comboChanged)
+	f.comboBox = container.NewVBox(sectionTitle("Combination"), hint("The ComfyUI folder holds several usable sets of files: choose one."), f.combo)
+	f.comboBox.Hide()
+	f.variant = widget.NewRadioGroup([]string{variantDistilledLabel, variantBaseLabel}, f.variantChanged)
+	f.variantBox = container.NewVBox(sectionTitle("Variant"), hint("The files do not say whether this is the distilled or the base model: choose."), f.variant)
+	f.variantBox.Hide()
+
+	folder := widget.NewButtonWithIcon("Browse…", theme.FolderOpenIcon(), func() {
+		m.browseFolder("Choose the model folder", f.path.Text, func(dir string) { f.path.SetText(dir) })
+	})
+	file := widget.NewButtonWithIcon("File…", theme.FileIcon(), func() {
+		m.browseWeightFile(f.path.Text, func(p string) { f.path.SetText(p) })
+	})
+	partsBox := container.NewVBox(sectionTitle("Replace parts (optional)"),
+		hint("GGUF or safetensors files that take the place of the model's transformer, text encoder or VAE."))
+	for _, c := range []engine.Component{engine.Transformer, engine.TextEncoder, engine.VAE} {
+		e := widget.NewEntry()
+		e.SetPlaceHolder(componentName(c) + " file")
+		e.OnChanged = func(string) { f.check() }
+		f.parts[c] = e
+		pick := widget.NewButtonWithIcon("", theme.FileIcon(), func() {
+			m.browseWeightFile(firstOf(e.Text, f.path.Text), func(p string) { e.SetText(p) })
+		})
+		clear := widget.NewButtonWithIcon("", theme.ContentClearIcon(), func() { e.SetText("") })
+		label := widget.NewLabel(componentName(c))
+		partsBox.Add(container.NewBorder(nil, nil, label, container.NewHBox(pick, clear), e))
+	}
+	f.fill(m.spec)
+	f.path.OnChanged = func(string) {
+		f.pick, f.variantChoice = nil, ""
+		f.check()
+	}
+
+	help := widget.NewRichTextFromMarkdown("A diffusers folder (`model_index.json`), a ComfyUI `models` folder, or a transformer file " +
+		"(`.gguf` or `.safetensors`); you can drop them on this window. To try the app quickly, choose the tiny test model " +
+		"`tiny-flux2-klein` (random weights: it paints noise, fast).")
+	help.Wrapping = fyne.TextWrapWord
+	dl, release := m.newDownloadPanel()
+	devBox, releaseDev := m.newDeviceSection()
+	content := container.NewVBox(
+		sectionTitle("Model"),
+		container.NewBorder(nil, nil, nil, container.NewHBox(folder, file), f.path),
+		f.comboBox, f.variantBox,
+		f.checking, f.status,
+		partsBox,
+		help,
+		widget.NewSeparator(),
+		devBox,
+		widget.NewSeparator(),
+		dl.box)
+	f.content = content
+	d := dialog.NewCustomWithoutButtons("Model", container.NewVScroll(content), m.u.win)
+	m.dlg, m.form = d, f
+	d.SetOnClosed(func() {
+		release()
+		releaseDev()
+		if m.dlg == d {
+			m.dlg, m.form = nil, nil
+		}
+	})
+	cancel := widget.NewButton("Close", d.Hide)
+	f.use = widget.NewButtonWithIcon("Use this model", theme.ConfirmIcon(), func() {
+		if f.ok && m.use(f.res.spec, f.res.src, f.res.info, nil, true, false) == nil {
+			d.Hide()
+		}
+	})
+	f.use.Importance = widget.HighImportance
+	d.SetButtons([]fyne.CanvasObject{cancel, f.use})
+	f.check()
+	d.Resize(fyne.NewSize(720, 680))
+	d.Show()
+}
+
+// fill puts sp into the form: a ComfyUI folder's files are its combination, other files
+// replace parts.
+func (f *modelForm) fill(sp modelSpec) {
+	f.path.SetText(sp.Path)
+	f.variantChoice, f.vaeGroups = sp.Variant, sp.VAEGroups
+	if sp.Path != "" && isDir(sp.Path) && engine.ComfyRoot(sp.Path) != "" && !isFile(filepath.Join(sp.Path, "model_index.json")) {
+		f.pick = &engine.Combination{Transformer: sp.Transformer, TextEncoder: sp.TextEncoder, VAE: sp.VAE}
+		return
+	}
+	f.parts[engine.Transformer].SetText(sp.Transformer)
+	f.parts[engine.TextEncoder].SetText(sp.TextEncoder)
+	f.parts[engine.VAE].SetText(sp.VAE)
+}
+
+// spec is the model the form names (without a ComfyUI combination: readModelForm adds it).
+func (f *modelForm) spec() modelSpec {
+	return modelSpec{Path: f.path.Text, Transformer: f.parts[engine.Transformer].Text,
+		TextEncoder: f.parts[engine.TextEncoder].Text, VAE: f.parts[engine.VAE].Text, Variant: f.variantChoice, VAEGroups: f.vaeGroups}.clean()
+}
+
+// check reads the model the form names in the background and shows what was found.
+func (f *modelForm) check() {
+	if f.quiet || f.use == nil {
+		return
+	}
+	f.gen++
+	my := f.gen
+	f.ok = false
+	f.use.Disable()
+	sp := f.spec()
+	if sp.empty() {
+		f.checking.Hide()
+		f.comboBox.Hide()
+		f.variantBox.Hide()
+		f.setReport(sourceReport(engine.ModelInfo{}, errNoModel, f.mem, false))
+		return
+	}
+	f.setReport("Reading the model…")
+	f.checking.Show()
+	pick := f.pick
+	u := f.m.u
+	u.bg.Add(1)
+	go func() {
+		defer u.bg.Done()
+		r := readModelForm(u.life, sp, pick)
+		u.post(func() {
+			if my == f.gen {
+				f.show(r)
+			}
+		})
+	}()
+}
+
+// show puts a check's result on screen (UI goroutine).
+func (f *modelForm) show(r formResult) {
+	f.res = r
+	f.checking.Hide()
+	f.quiet = true
+	if r.root != "" && len(r.combos) > 0 {
+		labels := make([]string, len(r.combos))
+		sel := ""
+		for i, c := range r.combos {
+			labels[i] = comboLabel(c)
+			if c.Transformer == r.spec.Transformer && c.TextEncoder == r.spec.TextEncoder && c.VAE == r.spec.VAE {
+				sel = labels[i]
+			}
+		}
+		f.combo.Options = labels
+		f.combo.SetSelected(sel)
+		f.combo.Refresh()
+		f.comboBox.Show()
+	} else {
+		f.comboBox.Hide()
+	}
+	if r.open {
+		if r.info.Distilled {
+			f.variant.SetSelected(variantDistilledLabel)
+		} else {
+			f.variant.SetSelected(variantBaseLabel)
+		}
+		f.variantBox.Show()
+	} else {
+		f.variantBox.Hide()
+	}
+	f.quiet = false
+	switch {
+	case r.err != nil:
+		f.setReport(sourceReport(r.info, r.err, f.mem, r.open))
+	case r.checkErr != nil:
+		f.status.Segments = []widget.RichTextSegment{&widget.TextSegment{
+			Style: widget.RichTextStyleStrong, Text: "This model cannot be used: "},
+			&widget.TextSegment{Style: widget.RichTextStyleInline, Text: r.checkErr.Error()}}
+		f.status.Refresh()
+		f.report = f.status.String()
+	default:
+		f.setReport(sourceReport(r.info, nil, f.mem, r.open))
+		f.ok = true
+		f.use.Enable()
+	}
+	f.content.Refresh() // the parts shown or hidden change the layout
+}
+
+// setReport shows md in the status.
+func (f *modelForm) setReport(md string) {
+	f.report = md
+	f.status.ParseMarkdown(md)
+}
+
+// comboChanged takes the ComfyUI combination chosen in the list.
+func (f *modelForm) comboChanged(label string) {
+	if f.quiet {
+		return
+	}
+	for _, c := range f.res.combos {
+		if comboLabel(c) == label {
+			f.pick = &c
+			f.check()
+			return
+		}
+	}
+}
+
+// variantChanged takes the variant chosen for files that do not tell.
+func (f *modelForm) variantChanged(label string) {
+	if f.quiet {
+		return
+	}
+	switch label {
+	case variantDistilledLabel:
+		f.variantChoice = "distilled"
+	case variantBaseLabel:
+		f.variantChoice = "base"
+	default:
+		return
+	}
+	f.check()
+}

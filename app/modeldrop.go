@@ -1,0 +1,122 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"fyne.io/fyne/v2"
+
+	"kleinbild/engine"
+	"kleinbild/weights/assemble"
+)
+
+// isFile reports whether p is an existing regular file.
+func isFile(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
+}
+
+// isWeightFile reports whether p names a GGUF or safetensors file.
+func isWeightFile(p string) bool {
+	ext := strings.ToLower(filepath.Ext(p))
+	return ext == ".gguf" || ext == ".safetensors"
+}
+
+// isModelFolder reports whether p is a diffusers model folder or a ComfyUI models folder.
+func isModelFolder(p string) bool {
+	return isDir(p) && (isFile(filepath.Join(p, "model_index.json")) || engine.ComfyRoot(p) != "")
+}
+
+// weightFilePart tells which part of a model a GGUF or safetensors file holds, from its
+// header (nothing is loaded).
+func weightFilePart(p string) (engine.Component, error) {
+	if c, err := assemble.DescribeTransformer(p); err == nil {
+		c.Close()
+		return engine.Transformer, nil
+	}
+	if c, err := assemble.DescribeTextEncoder(p); err == nil {
+		c.Close()
+		return engine.TextEncoder, nil
+	}
+	if c, err := assemble.DescribeVAE(p, 0); err == nil {
+		c.Close()
+		return engine.VAE, nil
+	}
+	return "", fmt.Errorf("%s is not a FLUX.2 transformer, Qwen3 text encoder or FLUX.2 VAE file Kleinbild can read", filepath.Base(p))
+}
+
+// takeDrop takes files dropped on the window that are the model's business: everything
+// while the model dialog is open, and otherwise model folders and GGUF or safetensors
+// files, which open the dialog with them. It reports whether it took the drop (UI goroutine).
+func (m *modelSettings) takeDrop(uris []fyne.URI) bool {
+	var paths []string
+	for _, u := range uris {
+		if u.Scheme() != "file" {
+			return false
+		}
+		paths = append(paths, u.Path())
+	}
+	if len(paths) == 0 {
+		return false
+	}
+	if m.form == nil {
+		for _, p := range paths {
+			if !isWeightFile(p) && !isModelFolder(p) {
+				return false
+			}
+		}
+		m.showDialog()
+	}
+	m.form.drop(paths)
+	return true
+}
+
+// droppedPart is a dropped path and what it is: a folder ("") or a part's file.
+type droppedPart struct {
+	path string
+	part engine.Component
+}
+
+// drop puts dropped folders and files into the form: a folder (or a transformer file while
+// the model is no folder) becomes the model, other files replace their part. Files are told
+// apart by their headers, off the UI goroutine.
+func (f *modelForm) drop(paths []string) {
+	u := f.m.u
+	u.bg.Add(1)
+	go func() {
+		defer u.bg.Done()
+		var got []droppedPart
+		var errs []error
+		for _, p := range paths {
+			if isDir(p) {
+				got = append(got, droppedPart{path: p})
+				continue
+			}
+			c, err := weightFilePart(p)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			got = append(got, droppedPart{path: p, part: c})
+		}
+		u.post(func() {
+			if f.m.form != f {
+				return
+			}
+			for _, d := range got {
+				switch {
+				case d.part == "":
+					f.path.SetText(d.path)
+				case d.part == engine.Transformer && !isDir(cleanDir(f.path.Text)):
+					f.path.SetText(d.path)
+				default:
+					f.parts[d.part].SetText(d.path)
+				}
+			}
+			u.showError(errors.Join(errs...))
+		})
+	}()
+}

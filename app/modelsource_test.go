@@ -1,0 +1,475 @@
+package app
+
+import (
+	"context"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"image"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/storage"
+
+	"kleinbild/app/settings"
+	"kleinbild/app/thumbcache"
+	"kleinbild/engine"
+	"kleinbild/engine/imageio"
+	"kleinbild/weights/golden"
+)
+
+// The golden GGUF, single-file and ComfyUI files of the tiny model (../shared/golden/gguf).
+const (
+	q8mixFile = "gguf/model/comfyui/diffusion_models/flux-2-klein-tiny-Q8_0-mix.gguf"
+	bflFlux   = "gguf/model/comfyui/diffusion_models/flux-2-klein-tiny.safetensors"
+	sdcppFile = "gguf/model/sdcpp/flux-2-klein-tiny-q8_0-q4_k.gguf"
+	teQ8File  = "gguf/model/comfyui/text_encoders/qwen3-tiny-Q8_0.gguf"
+	bflVAE    = "gguf/model/comfyui/vae/flux2-ae-tiny.safetensors"
+	// tinyVAEGroups is the GroupNorm group count of the tiny model's VAE, which its weights
+	// do not record (FLUX.2's is 32).
+	tinyVAEGroups = 8
+)
+
+// comfyFolder builds a ComfyUI installation of the golden files (symlinks) and returns its
+// models folder: both transformer files, the Q8_0 text encoder and the BFL autoencoder.
+func comfyFolder(t *testing.T) string {
+	t.Helper()
+	root := filepath.Join(t.TempDir(), "ComfyUI", "models")
+	for _, f := range []string{q8mixFile, bflFlux, teQ8File, bflVAE} {
+		dst := filepath.Join(root, strings.TrimPrefix(f, "gguf/model/comfyui/"))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(golden.Path(t, f), dst); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+// openForm opens the model dialog with the tiny VAE's group count and returns its form.
+func openForm(t *testing.T, h *harness) *modelForm {
+	t.Helper()
+	h.ui.model.spec.VAEGroups = tinyVAEGroups
+	h.ui.ShowModelDialog()
+	f := h.ui.model.form
+	if f == nil {
+		t.Fatal("no model form")
+	}
+	return f
+}
+
+// waitChecked waits until the form's latest check has ended and returns its status text.
+func waitChecked(h *harness, f *modelForm) string {
+	h.t.Helper()
+	h.waitFor("the model check", 20*time.Second, func() bool { return !f.checking.Visible() })
+	h.settle()
+	if len(f.status.Segments) == 0 {
+		h.t.Error("the status shows nothing")
+	}
+	return f.report
+}
+
+func partFile(info engine.ModelInfo, c engine.Component) engine.PartFile {
+	for _, f := range info.Files {
+		if f.Component == c {
+			return f
+		}
+	}
+	return engine.PartFile{}
+}
+
+// Issue 20: a ComfyUI models folder shows its usable combinations; the one picked is what
+// the model uses, its quant types are shown, and it is remembered, fitted and written into
+// the images' metadata.
+func TestModelDialogComfyUI(t *testing.T) {
+	data := t.TempDir()
+	comfy := comfyFolder(t)
+	fake := newFakeGen()
+	h := newHarness(t, data, "", fake.open)
+	u := h.ui
+	f := openForm(t, h)
+	f.path.SetText(filepath.Dir(comfy)) // the installation: its models/ folder is found
+	st := waitChecked(h, f)
+	if !f.ok || !f.comboBox.Visible() || len(f.combo.Options) != 2 {
+		t.Fatalf("ComfyUI folder: ok %v, combinations shown %v %q; status %q", f.ok, f.comboBox.Visible(), f.combo.Options, st)
+	}
+	// The GGUF transformer is the first choice, with its quant types and format.
+	for _, want := range []string{"flux-2-klein-tiny-Q8_0-mix.gguf", "qwen3-tiny-Q8_0.gguf", "flux2-ae-tiny.safetensors", "Q8_0 x", "GGUF", "distilled"} {
+		if !strings.Contains(st, want) {
+			t.Errorf("status lacks %q: %q", want, st)
+		}
+	}
+	if !strings.Contains(f.combo.Selected, "Q8_0-mix.gguf") {
+		t.Errorf("selected combination %q", f.combo.Selected)
+	}
+	ggufBytes := f.res.src.WeightBytes(engine.Transformer)
+
+	// Pick the BF16 single file.
+	i := slices.IndexFunc(f.combo.Options, func(s string) bool { return strings.HasPrefix(s, "flux-2-klein-tiny.safetensors") })
+	if i < 0 {
+		t.Fatalf("combinations %q", f.combo.Options)
+	}
+	f.combo.SetSelected(f.combo.Options[i])
+	st = waitChecked(h, f)
+	if !f.ok || !strings.Contains(st, "BF16 x") || strings.Contains(st, "Q8_0-mix") {
+		t.Fatalf("after picking the single file: ok %v, status %q", f.ok, st)
+	}
+	src := f.res.src
+	h.tapDialogButton("Use this model")
+	h.settle()
+	m := u.model
+	if m.err != nil || m.src != src || m.dlg != nil {
+		t.Fatalf("model after Use: err %v, same source %v", m.err, m.src == src)
+	}
+	if got := partFile(m.info, engine.Transformer).Path; filepath.Base(got) != "flux-2-klein-tiny.safetensors" {
+		t.Errorf("transformer in use %q", got)
+	}
+	if m.spec.Path != filepath.Dir(comfy) || filepath.Base(m.spec.Transformer) != "flux-2-klein-tiny.safetensors" || filepath.Base(m.spec.TextEncoder) != "qwen3-tiny-Q8_0.gguf" {
+		t.Errorf("spec %+v", m.spec)
+	}
+	// The fit line reads the model's sizes from the same Source.
+	h.waitFor("the fit line's model", 5*time.Second, func() bool { return u.fit.model != nil })
+	if got := u.fit.model.TransformerBytes; got != src.WeightBytes(engine.Transformer) || got == ggufBytes {
+		t.Errorf("fit line transformer bytes %d, want %d (GGUF's %d)", got, src.WeightBytes(engine.Transformer), ggufBytes)
+	}
+
+	// A generation names the files and their types in the PNG.
+	u.ctl.setSize(64, 64)
+	out := h.generate("comfy")
+	if out.err != nil {
+		t.Fatal(out.err)
+	}
+	meta, ok, err := imageio.ReadMetadata(u.gallery.Path(out.entry))
+	if err != nil || !ok {
+		t.Fatalf("metadata: %v %v", ok, err)
+	}
+	if len(meta.ModelFiles) != 3 || meta.ModelFiles[1].File != "flux-2-klein-tiny.safetensors" || !strings.Contains(meta.ModelFiles[1].Types, "BF16") ||
+		meta.ModelFiles[0].File != "qwen3-tiny-Q8_0.gguf" || !strings.Contains(meta.ModelFiles[0].Types, "Q8_0") {
+		t.Errorf("model files in the PNG: %+v", meta.ModelFiles)
+	}
+	h.settle()
+	h.close()
+
+	// Remembered: the next start uses the same files.
+	set, err := settings.Load(filepath.Join(data, "settings.json"))
+	if err != nil || filepath.Base(set.ModelTransformer) != "flux-2-klein-tiny.safetensors" || set.ModelVAEGroups != tinyVAEGroups {
+		t.Errorf("settings %+v (%v)", set, err)
+	}
+	h2 := newHarness(t, data, "", fake.open)
+	m2 := h2.ui.model
+	if m2.err != nil || m2.spec != m.spec || filepath.Base(partFile(m2.info, engine.Transformer).Path) != "flux-2-klein-tiny.safetensors" {
+		t.Errorf("after a restart: spec %+v, err %v", m2.spec, m2.err)
+	}
+	// The dialog shows the remembered combination.
+	f2 := openForm(t, h2)
+	waitChecked(h2, f2)
+	if !strings.HasPrefix(f2.combo.Selected, "flux-2-klein-tiny.safetensors") || !f2.ok {
+		t.Errorf("remembered combination shown as %q (ok %v)", f2.combo.Selected, f2.ok)
+	}
+}
+
+// Issue 20: a single transformer file lacks the other parts, named in the dialog; files
+// chosen for them complete it, with each part's quant types shown.
+func TestModelSingleFileWithParts(t *testing.T) {
+	h := newHarness(t, t.TempDir(), "", newFakeGen().open)
+	u := h.ui
+	sd := golden.Path(t, sdcppFile)
+	if err := u.SetModelDir(sd, false); err == nil || !strings.Contains(u.errorText(), "Text encoder") || !strings.Contains(u.errorText(), "VAE") {
+		t.Errorf("a lone transformer file: %v, banner %q", err, u.errorText())
+	}
+	if !strings.Contains(u.model.button.Text, "incomplete") {
+		t.Errorf("model button %q", u.model.button.Text)
+	}
+	f := openForm(t, h)
+	f.path.SetText(sd)
+	st := waitChecked(h, f)
+	if f.ok || !strings.Contains(st, "incomplete") || !strings.Contains(st, "Text encoder (choose a file") || !strings.Contains(st, "Q4_K x2") {
+		t.Errorf("status %q (ok %v)", st, f.ok)
+	}
+	f.parts[engine.TextEncoder].SetText(golden.Path(t, teQ8File))
+	f.parts[engine.VAE].SetText(golden.Path(t, bflVAE))
+	st = waitChecked(h, f)
+	if !f.ok || !strings.Contains(st, "✓") || !strings.Contains(st, "llama.cpp") || !strings.Contains(st, "Q8_0 x197") {
+		t.Fatalf("completed: ok %v, status %q", f.ok, st)
+	}
+	// A damaged (truncated) file is refused with the reason.
+	raw, err := os.ReadFile(sd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(t.TempDir(), "flux-2-klein-cut.gguf")
+	if err := os.WriteFile(cut, raw[:len(raw)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.path.SetText(cut)
+	st = waitChecked(h, f)
+	if f.ok || !f.use.Disabled() || !strings.Contains(st, "cannot be used") || !strings.Contains(st, "past the end of the file") {
+		t.Errorf("truncated GGUF: ok %v, status %q", f.ok, st)
+	}
+	f.path.SetText(sd)
+	waitChecked(h, f)
+	h.tapDialogButton("Use this model")
+	h.settle()
+	if u.model.err != nil || len(u.model.info.Files) != 3 || u.model.spec.Path != sd {
+		t.Errorf("model %+v: %v", u.model.spec, u.model.err)
+	}
+	if !strings.Contains(u.model.button.Text, "distilled") {
+		t.Errorf("model button %q", u.model.button.Text)
+	}
+}
+
+// Issue 20: a transformer file whose name does not tell distilled from base asks; the
+// choice is used and remembered.
+func TestModelVariantChoice(t *testing.T) {
+	data := t.TempDir()
+	raw, err := os.ReadFile(golden.Path(t, q8mixFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	anon := filepath.Join(t.TempDir(), "transformer.gguf")
+	if err := os.WriteFile(anon, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, data, "", newFakeGen().open)
+	u := h.ui
+	f := openForm(t, h)
+	f.path.SetText(tinyModel(t))
+	f.parts[engine.Transformer].SetText(anon)
+	st := waitChecked(h, f)
+	if !f.ok || !f.variantBox.Visible() || !strings.Contains(st, "cannot be told") || f.variant.Selected != variantDistilledLabel {
+		t.Fatalf("variant choice: ok %v, shown %v, selected %q, status %q", f.ok, f.variantBox.Visible(), f.variant.Selected, st)
+	}
+	f.variant.SetSelected(variantBaseLabel)
+	waitChecked(h, f)
+	if !f.ok || f.res.info.Distilled {
+		t.Fatalf("base chosen: ok %v, distilled %v", f.ok, f.res.info.Distilled)
+	}
+	h.tapDialogButton("Use this model")
+	h.settle()
+	if u.model.info.Distilled || !u.ctl.guidanceBox.Visible() || !strings.Contains(u.model.button.Text, "base") {
+		t.Errorf("base model: button %q, guidance shown %v", u.model.button.Text, u.ctl.guidanceBox.Visible())
+	}
+	if u.settings.ModelVariant != "base" {
+		t.Errorf("remembered variant %q", u.settings.ModelVariant)
+	}
+	// A file that tells (its name says klein) offers no choice.
+	f = openForm(t, h)
+	f.parts[engine.Transformer].SetText(golden.Path(t, q8mixFile))
+	waitChecked(h, f)
+	if f.variantBox.Visible() {
+		t.Error("variant choice offered for a file that tells")
+	}
+}
+
+// Issue 20: model folders and weight files dropped on the window go to the model dialog.
+func TestModelDrop(t *testing.T) {
+	comfy := comfyFolder(t)
+	h := newHarness(t, t.TempDir(), "", newFakeGen().open)
+	u := h.ui
+	png := writeTestPNG(t, t.TempDir(), "x.png", 8, 8, nil)
+	if u.model.takeDrop([]fyne.URI{storage.NewFileURI(png)}) || u.model.form != nil {
+		t.Fatal("an image drop was taken by the model dialog")
+	}
+	if !u.model.takeDrop([]fyne.URI{storage.NewFileURI(comfy)}) || u.model.form == nil {
+		t.Fatal("a ComfyUI folder drop did not open the model dialog")
+	}
+	f := u.model.form
+	f.vaeGroups = tinyVAEGroups
+	h.waitFor("the dropped folder", 10*time.Second, func() bool { return f.path.Text == comfy })
+	// A text encoder file replaces that part; a transformer file, while the model is a
+	// folder, too.
+	te, tr := golden.Path(t, teQ8File), golden.Path(t, sdcppFile)
+	if !u.model.takeDrop([]fyne.URI{storage.NewFileURI(te), storage.NewFileURI(tr)}) {
+		t.Fatal("drop on the open dialog not taken")
+	}
+	h.waitFor("the dropped files", 10*time.Second, func() bool {
+		return f.parts[engine.TextEncoder].Text == te && f.parts[engine.Transformer].Text == tr
+	})
+	st := waitChecked(h, f)
+	if !f.ok || !strings.Contains(st, "flux-2-klein-tiny-q8_0-q4_k.gguf") {
+		t.Errorf("after the drop: ok %v, status %q", f.ok, st)
+	}
+	// Something that is no model part is refused with its name.
+	if !u.model.takeDrop([]fyne.URI{storage.NewFileURI(png)}) {
+		t.Fatal("drop on the open dialog not taken")
+	}
+	h.waitFor("the refusal", 10*time.Second, func() bool { return strings.Contains(strings.ToLower(u.errorText()), "x.png is not") })
+}
+
+// recordingGen records the requests of the generator it wraps.
+type recordingGen struct {
+	Generator
+	mu   sync.Mutex
+	reqs []engine.Request
+}
+
+func (g *recordingGen) Generate(ctx context.Context, req engine.Request, progress func(engine.Progress)) (*engine.Result, error) {
+	g.mu.Lock()
+	g.reqs = append(g.reqs, req)
+	g.mu.Unlock()
+	return g.Generator.Generate(ctx, req, progress)
+}
+
+// Issue 18 and 20: choosing a model reads it once (openSpec) and generation opens that same
+// Source. A real run with GGUF parts in place of the tiny folder's gives the engine's image
+// for that Source, not the folder's BF16 one, and names the files in its metadata.
+func TestGenerateGGUFPartsRealEngine(t *testing.T) {
+	h := newHarness(t, t.TempDir(), "", nil)
+	u := h.ui
+	sp := modelSpec{Path: tinyModel(t), Transformer: golden.Path(t, q8mixFile), TextEncoder: golden.Path(t, teQ8File)}
+	if err := u.model.setSpec(sp, true); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var opened []engine.Source
+	var rec *recordingGen
+	open := u.run.open
+	u.run.open = func(src engine.Source, device string) (Generator, error) {
+		g, err := open(src, device)
+		mu.Lock()
+		defer mu.Unlock()
+		opened = append(opened, src)
+		rec = &recordingGen{Generator: g}
+		return rec, err
+	}
+	u.ctl.setSize(64, 64)
+	out := h.generate("A red cube on a blue table")
+	if out.err != nil {
+		t.Fatal(out.err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(opened) != 1 || opened[0] != u.model.src {
+		t.Fatalf("generation opened %d sources, the model's: %v", len(opened), len(opened) == 1 && opened[0] == u.model.src)
+	}
+	meta, ok, err := imageio.ReadMetadata(u.gallery.Path(out.entry))
+	if err != nil || !ok || len(meta.ModelFiles) != 2 {
+		t.Fatalf("metadata %+v (%v, %v)", meta, ok, err)
+	}
+	if meta.ModelFiles[0].File != "qwen3-tiny-Q8_0.gguf" || meta.ModelFiles[0].Types != "Q8_0 x197, F32 x113" ||
+		meta.ModelFiles[1].File != "flux-2-klein-tiny-Q8_0-mix.gguf" || !strings.Contains(meta.ModelFiles[1].Types, "Q8_0 x") {
+		t.Errorf("model files %+v", meta.ModelFiles)
+	}
+	got, err := thumbcache.DecodeFile(u.gallery.Path(out.entry))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The same request on the engine directly: from the same files it is the app's image
+	// (tolerance: one 8-bit level); from the BF16 folder it is not (the golden cases differ
+	// by 0.02-0.05, 6-12 levels).
+	req := rec.reqs[0]
+	engineImage := func(sp modelSpec) image.Image {
+		t.Helper()
+		src, _, err := openSpec(sp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := engineOpener(t.TempDir())(src, "cpu")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer g.(io.Closer).Close()
+		res, err := g.Generate(context.Background(), req, func(engine.Progress) {})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Image
+	}
+	if d := maxPixelDiff(got, engineImage(sp)); d > 1 {
+		t.Errorf("the app's image differs from the engine's for the same files by %d levels", d)
+	}
+	if d := maxPixelDiff(got, engineImage(modelSpec{Path: tinyModel(t)})); d < 3 {
+		t.Errorf("the app's image is the BF16 folder's (%d levels apart): the GGUF files were not used", d)
+	}
+}
+
+// maxPixelDiff is the largest difference of any RGB channel between a and b (256 when the
+// sizes differ).
+func maxPixelDiff(a, b image.Image) int {
+	if a.Bounds().Size() != b.Bounds().Size() {
+		return 256
+	}
+	worst := 0
+	ab, bb := a.Bounds(), b.Bounds()
+	for y := 0; y < ab.Dy(); y++ {
+		for x := 0; x < ab.Dx(); x++ {
+			r1, g1, b1, _ := a.At(ab.Min.X+x, ab.Min.Y+y).RGBA()
+			r2, g2, b2, _ := b.At(bb.Min.X+x, bb.Min.Y+y).RGBA()
+			for _, d := range []int{int(r1>>8) - int(r2>>8), int(g1>>8) - int(g2>>8), int(b1>>8) - int(b2>>8)} {
+				worst = max(worst, d, -d)
+			}
+		}
+	}
+	return worst
+}
+
+// Issue 20: the part files' chooser (Kleinbild's, in weight-file mode) lists folders and
+// GGUF/safetensors files only; tapping a file chooses it, and a typed path of one too.
+func TestBrowseWeightFile(t *testing.T) {
+	fakeHome(t)
+	comfy := comfyFolder(t)
+	dm := filepath.Join(comfy, "diffusion_models")
+	writeTestPNG(t, dm, "preview.png", 4, 4, nil)
+	os.Mkdir(filepath.Join(dm, "old"), 0o755)
+	h := newHarness(t, t.TempDir(), "", newFakeGen().open)
+	var got string
+	c := h.ui.model.browseWeightFile(filepath.Join(dm, "flux-2-klein-tiny.safetensors"), func(p string) { got = p })
+	h.chooserLoaded(c)
+	if names := itemNames(c); c.dir != dm || !slices.Equal(names, []string{"old", "flux-2-klein-tiny-Q8_0-mix.gguf", "flux-2-klein-tiny.safetensors"}) {
+		t.Fatalf("in %s: %q", c.dir, names)
+	}
+	if !strings.Contains(c.msg.Text, "2 model files") || !c.ok.Disabled() {
+		t.Errorf("summary %q, confirm enabled %v", c.msg.Text, !c.ok.Disabled())
+	}
+	c.list.Select(itemIndex(c, "flux-2-klein-tiny-Q8_0-mix.gguf"))
+	if got != filepath.Join(dm, "flux-2-klein-tiny-Q8_0-mix.gguf") {
+		t.Errorf("chose %q", got)
+	}
+	// A typed path: a GGUF file is chosen, an image refused.
+	got = ""
+	c = h.ui.model.browseWeightFile("", func(p string) { got = p })
+	h.chooserLoaded(c)
+	c.submit(filepath.Join(dm, "preview.png"))
+	h.chooserLoaded(c)
+	if got != "" || !strings.Contains(c.msg.Text, "not a GGUF or safetensors file") {
+		t.Errorf("typed image: chose %q, message %q", got, c.msg.Text)
+	}
+	c.submit(golden.Path(t, teQ8File))
+	h.chooserLoaded(c)
+	if got != golden.Path(t, teQ8File) {
+		t.Errorf("typed GGUF: chose %q", got)
+	}
+}
+
+// Issue 18: the app opens a model through engine.Source only: not through the download
+// package's validation, not by inspecting the folder again (engine.Inspect, engine.Open,
+// estimate.ForFolder) in the files that choose, check and run the model.
+func TestModelOpenedOnce(t *testing.T) {
+	banned := map[string]bool{"download.Validate": true, "engine.Inspect": true, "engine.Open": true, "estimate.ForFolder": true}
+	for _, file := range []string{"modelsource.go", "modeldialog.go", "modeldrop.go", "modelpanel.go", "run.go", "fit.go", "options.go"} {
+		f, err := parser.ParseFile(token.NewFileSet(), file, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			fn, ok := n.(*ast.FuncDecl)
+			if ok && fn.Name.Name == "inspectModel" { // the downloader's check of a finished download
+				return false
+			}
+			if sel, ok := n.(*ast.SelectorExpr); ok {
+				if x, ok := sel.X.(*ast.Ident); ok && banned[x.Name+"."+sel.Sel.Name] {
+					t.Errorf("%s calls %s.%s", file, x.Name, sel.Sel.Name)
+				}
+			}
+			return true
+		})
+	}
+}

@@ -3,6 +3,7 @@ package download
 import (
 	"context"
 	"fmt"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -248,4 +249,36 @@ func checkOfficial(repo string, l *Listing) error {
 		return fmt.Errorf("%s does not hold a FLUX.2 VAE and tokenizer in diffusers layout: it lacks %s", repo, strings.Join(missing, ", "))
 	}
 	return nil
+}
+
+// ListVariant fetches the listing of what DownloadVariant fetches for v: List of its
+// repository, or for an assembled model the files of every part with paths relative to
+// the model folder (for Validate's Expected).
+func ListVariant(ctx context.Context, v Variant, opts Options) (*Listing, error) {
+	if len(v.Parts) == 0 {
+		return List(ctx, v.Repo, opts)
+	}
+	o := opts.withDefaults()
+	c, err := newClient(o)
+	if err != nil {
+		return nil, err
+	}
+	out := &Listing{Repo: v.Repo}
+	for _, pt := range v.Parts {
+		l, err := c.listSel(ctx, pt.Repo, pt.selection())
+		if err != nil {
+			return nil, err
+		}
+		if pt.Dir == "" {
+			out.Commit = l.Commit
+		}
+		out.Gated = out.Gated || l.Gated
+		out.Skipped += l.Skipped
+		for _, f := range l.Files {
+			f.Path = path.Join(pt.Dir, f.Path)
+			out.Files = append(out.Files, f)
+		}
+	}
+	slices.SortFunc(out.Files, func(a, b RemoteFile) int { return strings.Compare(a.Path, b.Path) })
+	return out, nil
 }

@@ -22,6 +22,7 @@ import (
 	"kleinbild/app/humanize"
 	"kleinbild/app/widgets"
 	"kleinbild/download"
+	"kleinbild/engine"
 )
 
 // tokensPage is where Hugging Face access tokens are created.
@@ -86,6 +87,7 @@ func startLabel(r *downloadRun, dir string) string {
 // dialog each hold one; both show the session's single download.
 type downloadPanel struct {
 	variant  *widget.Select
+	note     *widget.Label // the chosen download's size and what it costs in quality
 	dest     *widget.Entry
 	token    *widget.Entry
 	remember *widget.Check
@@ -124,6 +126,9 @@ func partialDownload(dir string) bool {
 	if _, err := os.Stat(filepath.Join(dir, download.StateDir)); err != nil {
 		return false
 	}
+	if f := engine.FolderFiles(dir); f.Transformer != "" && f.TextEncoder != "" {
+		return assembledPending(dir) // both GGUF files in place: the official part came first
+	}
 	_, err := inspectModel(dir)
 	return err != nil
 }
@@ -132,7 +137,7 @@ func partialDownload(dir string) bool {
 // release unregisters it.
 func (m *modelSettings) newDownloadPanel() (p *downloadPanel, release func()) {
 	p = &downloadPanel{}
-	variants := download.Variants()
+	variants := download.Choices()
 	labels := make([]string, len(variants))
 	for i, v := range variants {
 		labels[i] = variantLabel(v)
@@ -140,8 +145,12 @@ func (m *modelSettings) newDownloadPanel() (p *downloadPanel, release func()) {
 	p.dest = widget.NewEntry()
 	p.dest.SetPlaceHolder("Destination folder")
 	p.dest.OnChanged = func(string) { p.refresh(m.u) }
+	p.note = widget.NewLabel("")
+	p.note.Wrapping = fyne.TextWrapWord
+	p.note.SizeName = theme.SizeNameCaptionText
 	p.variant = widget.NewSelect(labels, func(string) {
 		v := p.selected()
+		p.note.SetText(choiceNote(v))
 		cur := strings.TrimSpace(p.dest.Text)
 		def := m.defaultDownloadDir(v)
 		if cur == "" || cur == p.defaultDest {
@@ -177,10 +186,10 @@ func (m *modelSettings) newDownloadPanel() (p *downloadPanel, release func()) {
 	dest := ""
 	if r := m.dl; r != nil {
 		dest = r.dir
-		idx = variantIndex(variants, r.variant.ID)
+		idx = choiceIndex(r.variant.ID)
 	} else if s := m.u.settings; s.DownloadDir != "" {
 		dest = s.DownloadDir
-		idx = variantIndex(variants, s.DownloadVariant)
+		idx = choiceIndex(s.DownloadVariant)
 	}
 	p.defaultDest = m.defaultDownloadDir(variants[idx])
 	if dest == "" {
@@ -198,6 +207,7 @@ func (m *modelSettings) newDownloadPanel() (p *downloadPanel, release func()) {
 	p.box = container.NewVBox(
 		sectionTitle("Download a model"),
 		p.variant,
+		p.note,
 		container.NewBorder(nil, nil, nil, browse, p.dest),
 		container.NewHBox(p.start, p.pause),
 		p.bar, p.busy, p.detail, p.msg,
@@ -218,18 +228,9 @@ func (m *modelSettings) newDownloadPanel() (p *downloadPanel, release func()) {
 	}
 }
 
-func variantIndex(vs []download.Variant, id string) int {
-	for i, v := range vs {
-		if v.ID == id {
-			return i
-		}
-	}
-	return 0
-}
-
-// selected is the variant chosen in the menu.
+// selected is the download chosen in the menu (download.Choices).
 func (p *downloadPanel) selected() download.Variant {
-	vs := download.Variants()
+	vs := download.Choices()
 	return vs[min(max(p.variant.SelectedIndex(), 0), len(vs)-1)]
 }
 
@@ -244,6 +245,10 @@ func (p *downloadPanel) refresh(u *UI) {
 			w.Enable()
 		}
 	}
+	// While a download runs, its progress takes the place of the choice's note (in view on
+	// a short screen).
+	p.note.Hidden = running
+	p.note.Refresh()
 	dir := cleanDir(p.dest.Text)
 	mine := r != nil && r.dir == dir
 	switch {
@@ -427,7 +432,7 @@ func (m *modelSettings) startDownloadFrom(p *downloadPanel) {
 	m.startDownload(v, dir, token)
 }
 
-// StartDownload fetches variant v into dir off the UI goroutine, resuming what an earlier
+// StartDownload fetches variant v (one of download.Choices) into dir off the UI goroutine, resuming what an earlier
 // run left there; once complete and checked, the folder becomes the model. An empty token
 // uses download.DefaultToken.
 func (u *UI) StartDownload(v download.Variant, dir, token string) {
@@ -482,7 +487,7 @@ func (m *modelSettings) startDownload(v download.Variant, dir, token string) {
 	go func() {
 		defer m.u.bg.Done()
 		defer cancel()
-		_, err := download.Download(ctx, v.Repo, dir, opts)
+		_, err := download.DownloadVariant(ctx, v, dir, opts)
 		if err == nil {
 			var rep *download.Report
 			rep, err = download.Validate(ctx, dir, download.ValidateOptions{})

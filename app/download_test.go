@@ -35,7 +35,8 @@ type testHub struct {
 	srv   *httptest.Server
 	repo  string
 	files map[string][]byte
-	token string // when set, file downloads need it (a gated repository)
+	more  map[string]map[string][]byte // further repositories served (repo -> files)
+	token string                       // when set, file downloads need it (a gated repository)
 
 	gate     chan struct{} // while open, big files stop at their middle until it is closed
 	gateOnce sync.Once
@@ -87,7 +88,13 @@ func (h *testHub) hold()    { h.gate = make(chan struct{}) }
 func (h *testHub) release() { h.gateOnce.Do(func() { close(h.gate) }) }
 
 func (h *testHub) serve(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path == "/api/models/"+h.repo {
+	repo, files := h.repo, h.files
+	for name, f := range h.more {
+		if r.URL.Path == "/api/models/"+name || strings.HasPrefix(r.URL.Path, "/"+name+"/") {
+			repo, files = name, f
+		}
+	}
+	if r.URL.Path == "/api/models/"+repo {
 		type lfs struct {
 			SHA256 string `json:"sha256"`
 			Size   int64  `json:"size"`
@@ -99,9 +106,9 @@ func (h *testHub) serve(w http.ResponseWriter, r *http.Request) {
 			LFS       *lfs   `json:"lfs,omitempty"`
 		}
 		var sibs []sib
-		for p, b := range h.files {
+		for p, b := range files {
 			s := sib{RFilename: p, Size: int64(len(b)), BlobID: gitBlob(b)}
-			if strings.HasSuffix(p, ".safetensors") {
+			if strings.HasSuffix(p, ".safetensors") || strings.HasSuffix(p, ".gguf") {
 				sum := sha256.Sum256(b)
 				s.Size, s.BlobID = 135, strings.Repeat("ab", 20)
 				s.LFS = &lfs{SHA256: hex.EncodeToString(sum[:]), Size: int64(len(b))}
@@ -112,11 +119,11 @@ func (h *testHub) serve(w http.ResponseWriter, r *http.Request) {
 		if h.token != "" {
 			gated = "manual"
 		}
-		json.NewEncoder(w).Encode(map[string]any{"id": h.repo, "sha": strings.Repeat("c", 40), "gated": gated, "siblings": sibs})
+		json.NewEncoder(w).Encode(map[string]any{"id": repo, "sha": strings.Repeat("c", 40), "gated": gated, "siblings": sibs})
 		return
 	}
-	p, ok := strings.CutPrefix(r.URL.Path, "/"+h.repo+"/resolve/main/")
-	data, found := h.files[p]
+	p, ok := strings.CutPrefix(r.URL.Path, "/"+repo+"/resolve/main/")
+	data, found := files[p]
 	if !ok || !found {
 		w.Header().Set("X-Error-Code", "EntryNotFound")
 		http.NotFound(w, r)
@@ -201,7 +208,7 @@ func TestDownloadPauseResumeAcrossRestart(t *testing.T) {
 	if p.dest.Text != dest || p.start.Text != "Download" || p.pause.Visible() || p.bar.Visible() {
 		t.Fatalf("before: dest %q, button %q, pause visible %v", p.dest.Text, p.start.Text, p.pause.Visible())
 	}
-	if !strings.Contains(p.variant.Selected, "about 16.0 GB") || !strings.Contains(p.variant.Options[2], "gated") {
+	if !strings.Contains(p.variant.Selected, "about 16.0 GB") || !strings.Contains(p.variant.Options[choiceIndex("klein-9b")], "gated") {
 		t.Errorf("variant menu %q", p.variant.Options)
 	}
 

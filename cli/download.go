@@ -14,8 +14,10 @@ import (
 	"kleinbild/gpu/backends"
 )
 
-// runDownload: kleinbild download [--variant klein-4b] -o DIR [--token T] [--connections N] [-q]
-// fetches a model from Hugging Face into DIR (running it again resumes), then checks it;
+// runDownload: kleinbild download [--variant klein-4b] [--quant Q8_0|Q4_K_M] -o DIR [--token T]
+// [--connections N] [-q] fetches a model from Hugging Face into DIR (running it again
+// resumes), then checks it; --quant fetches the assembled model instead (a GGUF transformer
+// and text encoder with the official VAE and tokenizer);
 // kleinbild download --verify -o DIR checks an existing folder (a download, another tool's
 // folder or a Hugging Face cache snapshot) including full hashes.
 func runDownload(args []string, stdout, stderr io.Writer) error {
@@ -25,6 +27,8 @@ func runDownload(args []string, stdout, stderr io.Writer) error {
 	}
 	fs := newFlags("download", stderr)
 	variant := fs.String("variant", "klein-4b", "model to fetch: "+strings.Join(ids, ", ")+" (the 9B ones are gated: they need a token)")
+	quant := fs.String("quant", "", "fetch a smaller assembled model: the "+strings.Join(download.Quants(), " or ")+
+		" GGUF transformer and Qwen3 text encoder with the official VAE and tokenizer (klein-4b only)")
 	out := fs.String("o", "", "model folder to create, resume or (with --verify) check")
 	token := fs.String("token", "", "Hugging Face access token (default: $HF_TOKEN, else the token saved by hf auth login)")
 	conns := fs.Int("connections", 4, "parallel connections, 1..16")
@@ -47,8 +51,13 @@ func runDownload(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageErr("%v", err)
 	}
+	if *quant != "" {
+		if v, err = download.AssembledVariant(v, *quant); err != nil {
+			return usageErr("%v", err)
+		}
+	}
 	variantSet := false
-	fs.Visit(func(f *flag.Flag) { variantSet = variantSet || f.Name == "variant" })
+	fs.Visit(func(f *flag.Flag) { variantSet = variantSet || f.Name == "variant" || f.Name == "quant" })
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -58,7 +67,10 @@ func runDownload(args []string, stdout, stderr io.Writer) error {
 	}
 
 	if !*quiet {
-		fmt.Fprintf(stderr, "Downloading %s (%s) to %s\n", v.Repo, v.Title, *out)
+		fmt.Fprintf(stderr, "Downloading %s (%s) to %s\n", downloadSources(v), v.Title, *out)
+		if v.Quality != "" {
+			fmt.Fprintf(stderr, "About %s. %s\n", download.FormatBytes(v.ApproxBytes), v.Quality)
+		}
 	}
 	status := newStatusLine(stderr, isTerminal(stderr))
 	if !*quiet {
@@ -69,7 +81,7 @@ func runDownload(args []string, stdout, stderr io.Writer) error {
 			status.show(downloadLine(p), p.Phase == download.PhaseDone)
 		}
 	}
-	res, err := download.Download(ctx, v.Repo, *out, opts)
+	res, err := download.DownloadVariant(ctx, v, *out, opts)
 	status.clear()
 	if err != nil {
 		return err
@@ -101,7 +113,7 @@ func verifyFolder(ctx context.Context, dir string, v download.Variant, online bo
 	defer b.Close()
 	vo := download.ValidateOptions{Hash: true, Backend: b}
 	if online {
-		l, err := download.List(ctx, v.Repo, opts)
+		l, err := download.ListVariant(ctx, v, opts)
 		switch {
 		case err == nil:
 			vo.Expected = l
@@ -140,6 +152,23 @@ func verifyFolder(ctx context.Context, dir string, v download.Variant, online bo
 		noun = "problem"
 	}
 	return fmt.Errorf("%s: %d %s found (%d files checked, %s)", dir, len(rep.Problems), noun, rep.Files, hashes)
+}
+
+// downloadSources names where v's files come from: its repository, or for an assembled
+// model each repository with what it gives.
+func downloadSources(v download.Variant) string {
+	if len(v.Parts) == 0 {
+		return v.Repo
+	}
+	var s []string
+	for _, pt := range v.Parts {
+		what := "VAE, tokenizer"
+		if len(pt.Files) > 0 {
+			what = strings.Join(pt.Files, ", ")
+		}
+		s = append(s, fmt.Sprintf("%s (%s)", pt.Repo, what))
+	}
+	return strings.Join(s, " + ")
 }
 
 // downloadLine formats one progress line: phase, bytes, percentage, rate, ETA, file.

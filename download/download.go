@@ -48,6 +48,12 @@ func Download(ctx context.Context, repo, dir string, opts Options) (*Result, err
 	if err != nil {
 		return nil, err
 	}
+	return fetch(ctx, c, o, repo, diffusers, dir)
+}
+
+// fetch downloads the files sel keeps of repo into dir (see Download), reporting to
+// o.Progress.
+func fetch(ctx context.Context, c *client, o Options, repo string, sel selection, dir string) (*Result, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("model folder: %w", err)
 	}
@@ -56,7 +62,7 @@ func Download(ctx context.Context, repo, dir string, opts Options) (*Result, err
 	defer rep.close()
 	for restarts := 0; ; restarts++ {
 		rep.set(func(p *Progress) { p.Phase = PhaseListing })
-		l, err := c.list(ctx, repo)
+		l, err := c.listSel(ctx, repo, sel)
 		if err != nil {
 			return nil, err
 		}

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -38,14 +39,15 @@ type fakeHub struct {
 
 	mu          sync.Mutex
 	files       map[string]*fakeFile
-	etagSalt    string         // changes every ETag when set (a re-uploaded file)
-	failFirst   map[string]int // path -> number of 503 answers before serving
-	status      map[string]int // path -> fixed error status
-	dropAfter   int64          // close the connection after this many body bytes...
-	drops       int            // ...for this many more responses
-	requested   map[string]int // resolve requests per path
-	rangeReqs   int            // 206 answers
-	ifRangeFull int            // 200 answers to requests with If-Range (the file changed)
+	extra       map[string]map[string]*fakeFile // more repositories (repo -> files); their counters are keyed "repo/path"
+	etagSalt    string                          // changes every ETag when set (a re-uploaded file)
+	failFirst   map[string]int                  // path -> number of 503 answers before serving
+	status      map[string]int                  // path -> fixed error status
+	dropAfter   int64                           // close the connection after this many body bytes...
+	drops       int                             // ...for this many more responses
+	requested   map[string]int                  // resolve requests per path
+	rangeReqs   int                             // 206 answers
+	ifRangeFull int                             // 200 answers to requests with If-Range (the file changed)
 	onServe     func(total int64)
 
 	served      atomic.Int64 // body bytes of file content sent (hub + CDN)
@@ -128,9 +130,57 @@ func (h *fakeHub) etag(p string, f *fakeFile) string {
 	return `"` + sha([]byte(salt + p + string(f.served) + string(f.data)))[:32] + `"`
 }
 
-func (h *fakeHub) listing() []byte {
+func (h *fakeHub) listing() []byte { return h.listingOf(h.repo) }
+
+// addRepo serves another repository from the same hub.
+func (h *fakeHub) addRepo(repo string, files map[string]*fakeFile) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if h.extra == nil {
+		h.extra = map[string]map[string]*fakeFile{}
+	}
+	h.extra[repo] = files
+}
+
+// filesOf returns the files of repo (nil when the hub has no such repository); h.mu held.
+func (h *fakeHub) filesOf(repo string) map[string]*fakeFile {
+	if repo == h.repo {
+		return h.files
+	}
+	return h.extra[repo]
+}
+
+// route finds the repository a request path names: the listing (api) or a file (p).
+func (h *fakeHub) route(urlPath string) (repo, p string, api bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	repos := []string{h.repo}
+	for r := range h.extra {
+		repos = append(repos, r)
+	}
+	for _, r := range repos {
+		if urlPath == "/api/models/"+r {
+			return r, "", true
+		}
+		if rest, ok := strings.CutPrefix(urlPath, "/"+r+"/resolve/main/"); ok {
+			return r, rest, false
+		}
+	}
+	return "", "", false
+}
+
+// key is the counter key of repo's file p: p for the main repository, else repo/p.
+func (h *fakeHub) key(repo, p string) string {
+	if repo == h.repo {
+		return p
+	}
+	return repo + "/" + p
+}
+
+func (h *fakeHub) listingOf(repo string) []byte {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	files := h.filesOf(repo)
 	type lfs struct {
 		SHA256 string `json:"sha256"`
 		Size   int64  `json:"size"`
@@ -142,13 +192,13 @@ func (h *fakeHub) listing() []byte {
 		LFS       *lfs   `json:"lfs,omitempty"`
 	}
 	var sibs []sib
-	paths := make([]string, 0, len(h.files))
-	for p := range h.files {
+	paths := make([]string, 0, len(files))
+	for p := range files {
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
 	for _, p := range paths {
-		f := h.files[p]
+		f := files[p]
 		size := int64(len(f.data))
 		if f.listedSize != 0 {
 			size = f.listedSize
@@ -165,39 +215,39 @@ func (h *fakeHub) listing() []byte {
 	if h.gated {
 		gated = "manual"
 	}
-	b, _ := json.Marshal(map[string]any{"id": h.repo, "sha": strings.Repeat("c", 40), "gated": gated, "siblings": sibs})
+	b, _ := json.Marshal(map[string]any{"id": repo, "sha": strings.Repeat("c", 40), "gated": gated, "siblings": sibs})
 	return b
 }
 
 func (h *fakeHub) serveHub(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path == "/api/models/"+h.repo {
+	repo, p, api := h.route(r.URL.Path)
+	if api {
 		if r.URL.Query().Get("blobs") != "true" {
 			http.Error(w, "want blobs=true", http.StatusBadRequest)
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
-		w.Write(h.listing())
+		w.Write(h.listingOf(repo))
 		return
 	}
-	prefix := "/" + h.repo + "/resolve/main/"
-	if !strings.HasPrefix(r.URL.Path, prefix) {
+	if repo == "" {
 		w.Header().Set("X-Error-Code", "RepoNotFound")
 		http.NotFound(w, r)
 		return
 	}
-	p := strings.TrimPrefix(r.URL.Path, prefix)
 	auth := r.Header.Get("Authorization")
 	if auth != "" {
 		h.hubAuthSeen.Store(true)
 	}
+	k := h.key(repo, p)
 	h.mu.Lock()
-	h.requested[p]++
-	f := h.files[p]
-	fail := h.failFirst[p]
+	h.requested[k]++
+	f := h.filesOf(repo)[p]
+	fail := h.failFirst[k]
 	if fail > 0 {
-		h.failFirst[p]--
+		h.failFirst[k]--
 	}
-	status := h.status[p]
+	status := h.status[k]
 	h.mu.Unlock()
 	if h.gated && auth != "Bearer "+h.token {
 		w.Header().Set("X-Error-Code", "GatedRepo")
@@ -220,7 +270,7 @@ func (h *fakeHub) serveHub(w http.ResponseWriter, r *http.Request) {
 	}
 	if f.lfs {
 		// Like the Hub: LFS content lives on a CDN host, behind a signed URL.
-		http.Redirect(w, r, h.cdn.URL+"/blobs/"+sha(f.data)+"?path="+p+"&X-Signature=abc", http.StatusFound)
+		http.Redirect(w, r, h.cdn.URL+"/blobs/"+sha(f.data)+"?path="+url.QueryEscape(p)+"&repo="+url.QueryEscape(repo)+"&X-Signature=abc", http.StatusFound)
 		return
 	}
 	h.serveContent(w, r, p, f)
@@ -230,9 +280,9 @@ func (h *fakeHub) serveCDN(w http.ResponseWriter, r *http.Request) {
 	if r.Header.Get("Authorization") != "" {
 		h.cdnAuthSeen.Store(true)
 	}
-	p := r.URL.Query().Get("path")
+	p, repo := r.URL.Query().Get("path"), r.URL.Query().Get("repo")
 	h.mu.Lock()
-	f := h.files[p]
+	f := h.filesOf(repo)[p]
 	h.mu.Unlock()
 	if f == nil || !strings.HasPrefix(r.URL.Path, "/blobs/") {
 		http.NotFound(w, r)

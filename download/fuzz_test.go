@@ -32,7 +32,21 @@ func FuzzParseListing(f *testing.F) {
 	f.Add([]byte(`{"siblings": null, "gated": {}}`))
 	f.Add([]byte(`[[[[[[[[[[`))
 	f.Add([]byte(``))
+	f.Add((&fakeHub{repo: "o/m", files: map[string]*fakeFile{"flux-2-klein-4b-Q8_0.gguf": {data: []byte("GGUF"), lfs: true}}}).listing())
+	parts := Assembled()[0].Parts
 	f.Fuzz(func(t *testing.T, body []byte) {
+		// The assembled downloads' selections (one file of a GGUF repository; the official
+		// repository's VAE and tokenizer) keep only safe names they ask for.
+		for _, pt := range parts {
+			sel := pt.selection()
+			if l, err := parseListingSel("o/m", body, sel); err == nil {
+				for _, file := range l.Files {
+					if err := checkName(file.Path); err != nil || !sel.needed(file.Path) || checkSize(file.Size) != nil {
+						t.Fatalf("part %s accepted %q (%d bytes): %v", pt.Repo, file.Path, file.Size, err)
+					}
+				}
+			}
+		}
 		l, err := parseListing("o/m", body)
 		if err != nil {
 			if !printable(err.Error()) {

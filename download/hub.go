@@ -7,6 +7,9 @@
 // resumes after a cancellation, a crash or a restart from the partial state it keeps under
 // DIR/.kleinbild-download/, verifies every file (sha256 for LFS files, the git blob sha1 or
 // at least the size for small ones) and renames a file to its final name only once verified.
+// DownloadVariant also fetches assembled models (Assembled): a quantized GGUF transformer and
+// text encoder from their own repositories with the official VAE and tokenizer, 5 to 9 GB
+// instead of 16, each repository resumed and verified the same way.
 //
 // Validate checks a folder in place (one made by Download, by another tool, or a Hugging
 // Face cache snapshot whose files are symlinks into blobs/) and reports precisely what is
@@ -42,6 +45,12 @@ type Variant struct {
 	Gated bool
 	// ApproxBytes is roughly what Download fetches (the exact size comes from the listing).
 	ApproxBytes int64
+	// Quant, Quality and Parts are set for an assembled model (see Assembled): its
+	// quantization ("Q8_0"), what that costs in image quality (one sentence), and the
+	// repositories its files come from (Repo is then the official repository, which gives
+	// the VAE and tokenizer). DownloadVariant fetches either kind.
+	Quant, Quality string
+	Parts          []Part
 }
 
 // Variants lists the known FLUX.2-klein repositories, the default (klein-4b) first.

@@ -144,7 +144,22 @@ func List(ctx context.Context, repo string, opts Options) (*Listing, error) {
 	return c.list(ctx, repo)
 }
 
+// selection decides which files of a repository a download fetches (needed) and what the
+// listing must hold for the result to be usable (check, given the kept files).
+type selection struct {
+	needed func(p string) bool
+	check  func(repo string, l *Listing) error
+}
+
+// diffusers is the selection of a whole model repository in diffusers layout.
+var diffusers = selection{needed: Needed, check: checkDiffusers}
+
 func (c *client) list(ctx context.Context, repo string) (*Listing, error) {
+	return c.listSel(ctx, repo, diffusers)
+}
+
+// listSel fetches the listing of repo and keeps the files sel needs.
+func (c *client) listSel(ctx context.Context, repo string, sel selection) (*Listing, error) {
 	if !repoRE.MatchString(repo) {
 		return nil, fmt.Errorf("repository name %q is not of the form owner/name", repo)
 	}
@@ -182,7 +197,7 @@ func (c *client) list(ctx context.Context, repo string) (*Listing, error) {
 	if err != nil {
 		return nil, err
 	}
-	return parseListing(repo, body)
+	return parseListingSel(repo, body, sel)
 }
 
 // apiURL is <endpoint>/api/models/<repo>?blobs=true, with /revision/<rev> for anything but main.
@@ -207,7 +222,13 @@ func escapePath(p string) string {
 	return strings.Join(parts, "/")
 }
 
+// parseListing parses the listing of a whole model repository in diffusers layout.
 func parseListing(repo string, body []byte) (*Listing, error) {
+	return parseListingSel(repo, body, diffusers)
+}
+
+// parseListingSel parses a Hub API listing, keeping (and checking) the files sel needs.
+func parseListingSel(repo string, body []byte, sel selection) (*Listing, error) {
 	var m apiModel
 	if err := json.Unmarshal(body, &m); err != nil {
 		return nil, fmt.Errorf("listing of %s: malformed JSON from the Hub API: %w", repo, err)
@@ -222,7 +243,7 @@ func parseListing(repo string, body []byte) (*Listing, error) {
 	seen := map[string]bool{}
 	for _, s := range m.Siblings {
 		p := s.RFilename
-		if !Needed(p) {
+		if !sel.needed(p) {
 			l.Skipped++
 			continue
 		}
@@ -258,6 +279,14 @@ func parseListing(repo string, body []byte) (*Listing, error) {
 		l.Files = append(l.Files, f)
 	}
 	slices.SortFunc(l.Files, func(a, b RemoteFile) int { return strings.Compare(a.Path, b.Path) })
+	if err := sel.check(repo, l); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// checkDiffusers reports the files a diffusers-layout listing lacks for a usable folder.
+func checkDiffusers(repo string, l *Listing) error {
 	var missing []string
 	for _, p := range requiredRemote {
 		if _, ok := l.File(p); !ok {
@@ -272,9 +301,9 @@ func parseListing(repo string, body []byte) (*Listing, error) {
 		}
 	}
 	if len(missing) > 0 {
-		return nil, fmt.Errorf("%s does not look like a FLUX.2-klein repository in diffusers layout: it lacks %s", repo, strings.Join(missing, ", "))
+		return fmt.Errorf("%s does not look like a FLUX.2-klein repository in diffusers layout: it lacks %s", repo, strings.Join(missing, ", "))
 	}
-	return l, nil
+	return nil
 }
 
 // checkName reports why the listed path p (forward slashes) cannot be a file name in a model

@@ -114,7 +114,10 @@ var weightFolders = []string{"text_encoder", "transformer", "vae"}
 // Validate checks a model folder in place and reports precisely what is missing or corrupt:
 // the files engine.Inspect requires, every JSON file, the header and layout of every
 // safetensors file (a truncated file is caught here) and the consistency of shard indexes;
-// optionally hashes (opts.Hash) and tensor shapes (opts.Backend). It returns an error only
+// optionally hashes (opts.Hash) and tensor shapes (opts.Backend). A folder whose
+// transformer/ and text_encoder/ hold single GGUF files (an assembled download, see
+// engine.FolderFiles) is checked as the engine opens it: those files' headers instead of a
+// config and safetensors, and the hashes of the manifests inside them. It returns an error only
 // when dir cannot be examined at all or ctx ends.
 func Validate(ctx context.Context, dir string, opts ValidateOptions) (*Report, error) {
 	st, err := os.Stat(dir)
@@ -141,7 +144,11 @@ func Validate(ctx context.Context, dir string, opts ValidateOptions) (*Report, e
 	if err != nil && !(schedBad && strings.Contains(err.Error(), "scheduler")) {
 		r.add("model_index.json", Corrupt, err.Error())
 	}
+	files := engine.FolderFiles(dir) // an assembled model's GGUF transformer and text encoder
 	for _, m := range info.Missing {
+		if coveredByFile(files, m) {
+			continue
+		}
 		p, detail, _ := strings.Cut(m, " (")
 		detail = strings.TrimSuffix(detail, ")")
 		if strings.HasPrefix(detail, "unreadable") {
@@ -217,8 +224,12 @@ func Validate(ctx context.Context, dir string, opts ValidateOptions) (*Report, e
 		ck.Close()
 	}
 
-	if opts.Backend != nil {
-		r.deepCheck(engine.FolderSource(info), opts.Backend)
+	var src engine.Source = engine.FolderSource(info)
+	if !files.Empty() {
+		src = r.checkFolderFiles(dir, files)
+	}
+	if opts.Backend != nil && src != nil {
+		r.deepCheck(src, opts.Backend)
 	}
 	if opts.Hash {
 		if err := r.hashCheck(ctx, dir, opts); err != nil {
@@ -311,6 +322,12 @@ func (r *Report) hashCheck(ctx context.Context, dir string, opts ValidateOptions
 		default:
 			return err
 		}
+		if sub := componentManifests(dir); len(sub) > 0 {
+			if r.HashSource != "manifest" {
+				exp = &Listing{}
+			}
+			exp.Files, r.HashSource = append(exp.Files, sub...), "manifest"
+		}
 	}
 	if exp == nil || len(exp.Files) == 0 {
 		r.HashSource = ""
@@ -401,4 +418,62 @@ func cacheBlobListing(dir string) *Listing {
 		return nil
 	})
 	return l
+}
+
+// coveredByFile reports whether the file engine.Inspect lists as missing (m, with its
+// explanation) is not needed because files gives the component: a GGUF transformer's
+// folder needs no config or safetensors, and then model_index.json and the scheduler's
+// settings are optional (see engine.FolderFiles).
+func coveredByFile(files engine.Overrides, m string) bool {
+	if files.Transformer != "" && (strings.HasPrefix(m, "transformer/") || strings.HasPrefix(m, "model_index.json") || strings.HasPrefix(m, "scheduler/")) {
+		return true
+	}
+	return files.TextEncoder != "" && strings.HasPrefix(m, "text_encoder/")
+}
+
+// checkFolderFiles checks the headers of a folder's single component files (files) as the
+// engine reads them and returns the folder opened as the engine opens it (nil when a file
+// is broken: it is reported under its path).
+func (r *Report) checkFolderFiles(dir string, files engine.Overrides) engine.Source {
+	broken := false
+	for _, f := range []engine.Overrides{{Transformer: files.Transformer}, {TextEncoder: files.TextEncoder}} {
+		path := f.Transformer + f.TextEncoder
+		if path == "" {
+			continue
+		}
+		r.Files++
+		if _, err := engine.NewParts(nil, f); err != nil {
+			rel, _ := filepath.Rel(dir, path)
+			r.add(filepath.ToSlash(rel), Corrupt, strings.ReplaceAll(err.Error(), path, filepath.ToSlash(rel)))
+			broken = true
+		}
+	}
+	if broken {
+		return nil
+	}
+	src, err := engine.OpenModelSource(dir, engine.Overrides{})
+	if err != nil {
+		r.add("./", Corrupt, err.Error())
+		return nil
+	}
+	r.Info = src.Info()
+	return src
+}
+
+// componentManifests are the files the download manifests inside transformer/ and
+// text_encoder/ record (an assembled download keeps one per repository), with paths
+// relative to the model folder.
+func componentManifests(dir string) []RemoteFile {
+	var out []RemoteFile
+	for _, comp := range []string{"transformer", "text_encoder"} {
+		m, err := readManifest(filepath.Join(dir, comp))
+		if err != nil {
+			continue
+		}
+		for _, f := range m.Files {
+			f.Path = comp + "/" + f.Path
+			out = append(out, f.RemoteFile)
+		}
+	}
+	return out
 }

@@ -164,8 +164,9 @@ func OpenComfy(dir string, o Overrides) (Source, error) {
 	return p, nil
 }
 
-// OpenModelSource opens what path names as a Source: a diffusers folder, a ComfyUI models
-// folder, or a single transformer file (path "" : only the files o names). The files o names
+// OpenModelSource opens what path names as a Source: a diffusers folder (whose transformer/
+// and text_encoder/ may each hold one GGUF or single file instead, see FolderFiles), a
+// ComfyUI models folder, or a single transformer file (path "" : only the files o names). The files o names
 // take the place of those components.
 func OpenModelSource(path string, o Overrides) (Source, error) {
 	if path == "" {
@@ -191,6 +192,9 @@ func OpenModelSource(path string, o Overrides) (Source, error) {
 	base, err := OpenFolder(path)
 	if err != nil {
 		return nil, err
+	}
+	if src, err := openFolderParts(path, base, o); src != nil || err != nil {
+		return src, err // a GGUF (or single-file) transformer or text encoder in the folder
 	}
 	if o.Empty() && o.Variant == "" {
 		return base, nil

@@ -77,6 +77,9 @@ var ggufCases = []ggufCase{
 		}
 		return src
 	}},
+	// The same case from an assembled download's folder: GGUF files in transformer/ and
+	// text_encoder/, the tiny model's vae/ and tokenizer/, no model_index.json or scheduler/.
+	{"t2i_q8mix_teq8_48x48_4steps", "A red cube on a blue table", 48, 48, 31, "", openAssembled},
 }
 
 // TestGGUFPipelineGolden runs the golden GGUF pipeline cases end to end through

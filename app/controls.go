@@ -82,6 +82,7 @@ type controls struct {
 	guidanceDefault float64
 
 	schedule *widget.Select
+	noise    *widget.Select // the kind of initial noise (noisechoice.go)
 
 	seed       *widgets.ShortcutEntry
 	seedErr    *widget.Label
@@ -115,6 +116,7 @@ type form struct {
 	steps         int
 	guidance      float64
 	schedule      string
+	noise         string
 	seed          uint64
 	seedGiven     bool
 	count         int
@@ -167,6 +169,7 @@ func (c *controls) build() fyne.CanvasObject {
 	c.lock = widgets.NewTipButton(c.u.tips, theme.NewThemedResource(resources.LockOpen), lockTip(false), c.toggleSeedLocked)
 	c.lock.Importance = widget.MediumImportance
 	seedRow := container.NewBorder(nil, nil, nil, container.NewHBox(c.dice, c.lock), c.seed)
+	c.noise = newNoiseSelect(c.formChanged)
 
 	var counts []string
 	for n := minCount; n <= maxCount; n++ {
@@ -202,7 +205,7 @@ func (c *controls) build() fyne.CanvasObject {
 		c.stepsErr,
 		c.guidanceBox,
 		spacer(4),
-		sectionTitle("Seed"), seedRow, c.seedErr,
+		sectionTitle("Seed"), seedRow, c.seedErr, noiseRow(c.noise),
 		spacer(4),
 		sectionTitle("Images per run"), countRow,
 		spacer(4),
@@ -421,6 +424,7 @@ func (c *controls) readForm() (form, bool) {
 		f.guidance = c.guidance.Value
 	}
 	f.schedule = schedules[max(0, c.schedule.SelectedIndex())].value
+	f.noise = noiseValue(c.noise)
 	f.count = c.countValue()
 	return f, ok
 }
@@ -457,6 +461,7 @@ func (c *controls) applySettings(s settings.Settings) {
 		}
 	}
 	c.setSchedule(s.Schedule)
+	setNoise(c.noise, s.Noise)
 	if s.SeedLocked {
 		c.seed.SetText(strconv.FormatUint(s.Seed, 10))
 	} else {
@@ -480,7 +485,7 @@ func (c *controls) setSchedule(value string) {
 func (c *controls) currentSettings(f form) settings.Settings {
 	s := c.u.settings
 	s.Prompt, s.Width, s.Height, s.Steps = f.prompt, f.width, f.height, f.steps
-	s.Guidance, s.Schedule = c.guidance.Value, f.schedule
+	s.Guidance, s.Schedule, s.Noise = c.guidance.Value, f.schedule, f.noise
 	s.Seed, s.SeedLocked = f.seed, c.seedLocked
 	s.Count = f.count
 	s.FormModel = c.u.model.dir
@@ -488,7 +493,7 @@ func (c *controls) currentSettings(f form) settings.Settings {
 }
 
 // RestoreSettings fills the controls from an image's metadata: prompt, size, steps,
-// guidance, schedule, the seed (locked, so the next run reproduces the image) and the
+// guidance, schedule, noise, the seed (locked, so the next run reproduces the image) and the
 // reference images that still exist.
 func (u *UI) RestoreSettings(m imageio.Metadata) { u.ctl.restoreSettings(m) }
 
@@ -510,6 +515,7 @@ func (c *controls) restoreSettings(m imageio.Metadata) {
 		c.guidance.SetValue(m.Guidance)
 	}
 	c.setSchedule(m.Schedule)
+	setNoise(c.noise, m.Noise)
 	c.reuseSeed(m.Seed)
 	var notes []string
 	if promptErr != nil {

@@ -135,7 +135,7 @@ func (rn *runner) jobFromForm(f form) *job {
 	}
 	return jobs.New(engine.Request{
 		Prompt: f.prompt, WidthPx: f.width, HeightPx: f.height, Steps: f.steps,
-		Seed: f.seed, Guidance: f.guidance, Schedule: f.schedule,
+		Seed: f.seed, Guidance: f.guidance, Schedule: f.schedule, Noise: f.noise,
 		References: slices.Clone(rn.u.refs.paths),
 		Adapters:   rn.u.adapters.stack(),
 	}, f.count)

@@ -15,15 +15,17 @@ import (
 
 // Settings is what the app remembers between runs (settings.json in the data folder).
 type Settings struct {
-	ModelDir   string  `json:"model_dir,omitempty"`
-	Prompt     string  `json:"prompt,omitempty"`
-	Width      int     `json:"width,omitempty"`
-	Height     int     `json:"height,omitempty"`
-	Steps      int     `json:"steps,omitempty"`
-	Guidance   float64 `json:"guidance,omitempty"`
-	Schedule   string  `json:"schedule,omitempty"`
-	Seed       uint64  `json:"seed,omitempty"`
-	SeedLocked bool    `json:"seed_locked,omitempty"`
+	ModelDir string  `json:"model_dir,omitempty"`
+	Prompt   string  `json:"prompt,omitempty"`
+	Width    int     `json:"width,omitempty"`
+	Height   int     `json:"height,omitempty"`
+	Steps    int     `json:"steps,omitempty"`
+	Guidance float64 `json:"guidance,omitempty"`
+	Schedule string  `json:"schedule,omitempty"`
+	// Noise is the kind of initial noise (engine.NoiseTorch or NoiseStable; empty: torch).
+	Noise      string `json:"noise,omitempty"`
+	Seed       uint64 `json:"seed,omitempty"`
+	SeedLocked bool   `json:"seed_locked,omitempty"`
 	// Count is the number of images per run (0 means 1).
 	Count int `json:"count,omitempty"`
 	// FormModel is the model folder the steps and guidance were set for; empty means

@@ -67,6 +67,7 @@ type controls struct {
 	promptErr *widget.Label
 
 	preset        *widget.Select
+	aspect        *widget.Select // aspect ratios and "use the image's size" (aspect.go)
 	width, height *widgets.ShortcutEntry
 	sizeErr       *widget.Label
 	syncing       bool // set while code updates the size widgets
@@ -197,7 +198,7 @@ func (c *controls) build() fyne.CanvasObject {
 		sectionTitle("Prompt"), c.prompt, c.promptErr,
 		hint("Ctrl+Enter (⌘+Enter on macOS) generates."),
 		spacer(4),
-		sectionTitle("Size"), c.preset, sizeRow, c.sizeErr,
+		sectionTitle("Size"), c.preset, c.buildAspect(), sizeRow, c.sizeErr,
 		spacer(4),
 		container.New(layout.NewGridLayoutWithColumns(2),
 			container.NewVBox(sectionTitle("Steps"), c.steps),

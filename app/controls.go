@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -65,6 +66,7 @@ type controls struct {
 
 	prompt    *widgets.ShortcutEntry
 	promptErr *widget.Label
+	history   *promptHistory // recent prompts (prompthistory.go)
 
 	preset        *widget.Select
 	aspect        *widget.Select // aspect ratios and "use the image's size" (aspect.go)
@@ -129,6 +131,8 @@ func (c *controls) build() fyne.CanvasObject {
 	c.prompt.SetPlaceHolder("Describe the image you want…")
 	c.prompt.SetMinRowsVisible(5)
 	c.promptErr = fieldError()
+	c.history = newPromptHistory(filepath.Join(c.u.dataDir, "history.json"), c.u.tips, c.u.win.Canvas(),
+		func(p string) { c.prompt.SetText(p) }, func(err error) { c.u.post(func() { c.u.showError(err) }) })
 
 	sizeRow := c.buildSize()
 
@@ -195,7 +199,7 @@ func (c *controls) build() fyne.CanvasObject {
 	c.fit.Hide()
 
 	form := container.NewVBox(
-		sectionTitle("Prompt"), c.prompt, c.promptErr,
+		container.NewBorder(nil, nil, nil, c.history.button, sectionTitle("Prompt")), c.prompt, c.promptErr,
 		hint("Ctrl+Enter (⌘+Enter on macOS) generates."),
 		spacer(4),
 		sectionTitle("Size"), c.preset, c.buildAspect(), sizeRow, c.sizeErr,

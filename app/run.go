@@ -133,6 +133,7 @@ func (rn *runner) jobFromForm(f form) *job {
 	if !f.seedGiven {
 		f.seed = randomSeed()
 	}
+	rn.u.ctl.history.add(f.prompt)
 	return jobs.New(engine.Request{
 		Prompt: f.prompt, WidthPx: f.width, HeightPx: f.height, Steps: f.steps,
 		Seed: f.seed, Guidance: f.guidance, Schedule: f.schedule, Noise: f.noise,

@@ -346,6 +346,9 @@ func describeMeta(m imageio.Metadata) string {
 	if m.Schedule != "" {
 		parts = append(parts, m.Schedule)
 	}
+	if m.Noise == engine.NoiseStable {
+		parts = append(parts, "size-stable noise")
+	}
 	if m.Duration > 0 {
 		parts = append(parts, humanize.Duration(m.Duration))
 	}

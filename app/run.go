@@ -42,6 +42,9 @@ type runner struct {
 	queue *jobQueue // jobs waiting behind the running one
 	batch batchGrid // the images of the last run that made several
 	tuner deviceTuner
+	// notify puts the progress in the window title and reports runs that end in the
+	// background (notify.go).
+	notify *runNotifier
 }
 
 // closeGenerator releases the opened generator (once no generation runs).
@@ -478,6 +481,7 @@ func (rn *runner) refreshProgress(r *runState) {
 	}
 	rn.u.view.bar.SetValue(frac)
 	rn.u.view.progressText.SetText(text)
+	rn.notify.progress((float64(r.index) + frac) / float64(max(1, r.job.Count)))
 }
 
 // finishRun shows how a generation ended (UI goroutine) and starts the next queued job.
@@ -488,6 +492,7 @@ func (rn *runner) finishRun(r *runState, out runOutcome, img image.Image) {
 	rn.setRunning(false)
 	defer rn.startQueued()
 	defer func() { r.outcome <- out }()
+	defer func() { rn.notify.finished(finishedText(out, r.job.Count)) }()
 	n := len(out.entries)
 	switch {
 	case errors.Is(out.err, context.Canceled):

@@ -98,6 +98,7 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 	u.model.u = u
 	u.run.u = u
 	u.run.open = opts.Open
+	u.run.notify = newRunNotifier(a, w, func(fn func()) { u.post(fn) }) // u.post is set below
 	u.run.tuner = deviceTuner{needs: backends.DefaultNeedsTuning, tune: backends.DefaultTuned}
 	if opts.Open != nil {
 		u.run.tuner = deviceTuner{} // a generator of the caller's (tests): no device to tune

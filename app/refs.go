@@ -168,6 +168,7 @@ func (r *refsSection) remove(path string) {
 func (r *refsSection) refresh() {
 	r.show(r.paths, r.loadFileThumb, r.remove)
 	r.u.fit.updateSoon()
+	r.u.rememberRefs()
 }
 
 // loadFileThumb shows the thumbnail of an image file outside the gallery in th.

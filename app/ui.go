@@ -62,6 +62,7 @@ type UI struct {
 	gal      galleryView
 	model    modelSettings
 	run      runner
+	session  sessionState // the references and image remembered between runs (session.go)
 }
 
 // NewUI builds the Kleinbild interface into w: the generation controls, viewer and gallery.
@@ -136,6 +137,7 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 		u.model.refresh()
 	}
 	u.ctl.applySettings(set)
+	u.restoreSession(set)
 	if opts.Prompt != "" {
 		u.ctl.prompt.SetText(opts.Prompt)
 	}
@@ -207,6 +209,7 @@ func (u *UI) loadGallery(dir string) {
 			u.setStatus("The gallery index was rebuilt from the images (" + rep.Reason + ").")
 		}
 		u.gal.refresh()
+		u.showLastViewed()
 	})
 }
 

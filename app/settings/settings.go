@@ -46,6 +46,10 @@ type Settings struct {
 	// ReferenceDir is the folder reference images were last added from (where the file
 	// chooser opens).
 	ReferenceDir string `json:"reference_dir,omitempty"`
+	// References are the form's reference images, put back on the next start.
+	References []string `json:"references,omitempty"`
+	// LastViewed is the gallery file shown last, shown again on the next start.
+	LastViewed string `json:"last_viewed,omitempty"`
 	// SaveDir is the folder "Save as…" last saved a copy in (where its chooser opens).
 	SaveDir string `json:"save_dir,omitempty"`
 }

@@ -45,6 +45,8 @@ type runner struct {
 	// notify puts the progress in the window title and reports runs that end in the
 	// background (notify.go).
 	notify *runNotifier
+	// qfile keeps the pending jobs in the data folder (queuepersist.go).
+	qfile *queueFile
 }
 
 // closeGenerator releases the opened generator (once no generation runs).
@@ -223,6 +225,7 @@ func (rn *runner) startJob(j *job) (*runState, error) {
 	r := &runState{job: j, cancel: cancel, done: make(chan struct{}), outcome: make(chan runOutcome, 1), start: time.Now()}
 	r.began = r.start
 	rn.cur = r
+	rn.saveQueue() // the running job stays in the file until it ends
 	rn.u.view.followRun = true
 	// Passing messages (a seed locked, settings restored) belong to before the run.
 	rn.u.setStatus("")
@@ -425,6 +428,7 @@ func (rn *runner) startImage(r *runState, i int) {
 // gallery at once, and in the run's grid when the run makes several.
 func (rn *runner) imageDone(r *runState, e gallery.Entry, indexErr error) {
 	r.entries = append(r.entries, e)
+	rn.saveQueue() // the images made are not made again after a restart
 	rn.u.gal.refresh()
 	rn.u.gal.noteNew(e.File) // says so when the gallery's filter hides it
 	if indexErr != nil {
@@ -493,6 +497,7 @@ func (rn *runner) finishRun(r *runState, out runOutcome, img image.Image) {
 	defer rn.startQueued()
 	defer func() { r.outcome <- out }()
 	defer func() { rn.notify.finished(finishedText(out, r.job.Count)) }()
+	defer rn.saveQueue()
 	n := len(out.entries)
 	switch {
 	case errors.Is(out.err, context.Canceled):

@@ -138,6 +138,7 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 	}
 	u.ctl.applySettings(set)
 	u.restoreSession(set)
+	u.run.setUpQueue(filepath.Join(dataDir, "queue.json"))
 	if opts.Prompt != "" {
 		u.ctl.prompt.SetText(opts.Prompt)
 	}

@@ -88,6 +88,7 @@ FUZZ_TARGETS := weights:FuzzParse weights:FuzzParseIndex weights/gguf:FuzzParse 
                 engine/qwen3:FuzzQwen3Config engine/flux2:FuzzFlux2Config engine/vae:FuzzVAEConfig \
                 engine:FuzzModelIndex engine/imageio:FuzzImageHeader engine/imageio:FuzzReadMetadata \
                 download:FuzzParseListing download:FuzzPartState app/gallery:FuzzIndex app/settings:FuzzSettings \
+                app/history:FuzzParse app/jobs:FuzzParseQueue \
                 engine/lora:FuzzParseAdapter \
                 engine/inpaint:FuzzParsePadding \
                 gpu/webgpu:FuzzTuneCache \

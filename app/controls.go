@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -65,8 +66,10 @@ type controls struct {
 
 	prompt    *widgets.ShortcutEntry
 	promptErr *widget.Label
+	history   *promptHistory // recent prompts (prompthistory.go)
 
 	preset        *widget.Select
+	aspect        *widget.Select // aspect ratios and "use the image's size" (aspect.go)
 	width, height *widgets.ShortcutEntry
 	sizeErr       *widget.Label
 	syncing       bool // set while code updates the size widgets
@@ -82,6 +85,7 @@ type controls struct {
 	guidanceDefault float64
 
 	schedule *widget.Select
+	noise    *widget.Select // the kind of initial noise (noisechoice.go)
 
 	seed       *widgets.ShortcutEntry
 	seedErr    *widget.Label
@@ -115,6 +119,7 @@ type form struct {
 	steps         int
 	guidance      float64
 	schedule      string
+	noise         string
 	seed          uint64
 	seedGiven     bool
 	count         int
@@ -126,6 +131,8 @@ func (c *controls) build() fyne.CanvasObject {
 	c.prompt.SetPlaceHolder("Describe the image you want…")
 	c.prompt.SetMinRowsVisible(5)
 	c.promptErr = fieldError()
+	c.history = newPromptHistory(filepath.Join(c.u.dataDir, "history.json"), c.u.tips, c.u.win.Canvas(),
+		func(p string) { c.prompt.SetText(p) }, func(err error) { c.u.post(func() { c.u.showError(err) }) })
 
 	sizeRow := c.buildSize()
 
@@ -167,6 +174,7 @@ func (c *controls) build() fyne.CanvasObject {
 	c.lock = widgets.NewTipButton(c.u.tips, theme.NewThemedResource(resources.LockOpen), lockTip(false), c.toggleSeedLocked)
 	c.lock.Importance = widget.MediumImportance
 	seedRow := container.NewBorder(nil, nil, nil, container.NewHBox(c.dice, c.lock), c.seed)
+	c.noise = newNoiseSelect(c.formChanged)
 
 	var counts []string
 	for n := minCount; n <= maxCount; n++ {
@@ -191,10 +199,10 @@ func (c *controls) build() fyne.CanvasObject {
 	c.fit.Hide()
 
 	form := container.NewVBox(
-		sectionTitle("Prompt"), c.prompt, c.promptErr,
+		container.NewBorder(nil, nil, nil, c.history.button, sectionTitle("Prompt")), c.prompt, c.promptErr,
 		hint("Ctrl+Enter (⌘+Enter on macOS) generates."),
 		spacer(4),
-		sectionTitle("Size"), c.preset, sizeRow, c.sizeErr,
+		sectionTitle("Size"), c.preset, c.buildAspect(), sizeRow, c.sizeErr,
 		spacer(4),
 		container.New(layout.NewGridLayoutWithColumns(2),
 			container.NewVBox(sectionTitle("Steps"), c.steps),
@@ -202,7 +210,7 @@ func (c *controls) build() fyne.CanvasObject {
 		c.stepsErr,
 		c.guidanceBox,
 		spacer(4),
-		sectionTitle("Seed"), seedRow, c.seedErr,
+		sectionTitle("Seed"), seedRow, c.seedErr, noiseRow(c.noise),
 		spacer(4),
 		sectionTitle("Images per run"), countRow,
 		spacer(4),
@@ -421,6 +429,7 @@ func (c *controls) readForm() (form, bool) {
 		f.guidance = c.guidance.Value
 	}
 	f.schedule = schedules[max(0, c.schedule.SelectedIndex())].value
+	f.noise = noiseValue(c.noise)
 	f.count = c.countValue()
 	return f, ok
 }
@@ -457,6 +466,7 @@ func (c *controls) applySettings(s settings.Settings) {
 		}
 	}
 	c.setSchedule(s.Schedule)
+	setNoise(c.noise, s.Noise)
 	if s.SeedLocked {
 		c.seed.SetText(strconv.FormatUint(s.Seed, 10))
 	} else {
@@ -480,7 +490,7 @@ func (c *controls) setSchedule(value string) {
 func (c *controls) currentSettings(f form) settings.Settings {
 	s := c.u.settings
 	s.Prompt, s.Width, s.Height, s.Steps = f.prompt, f.width, f.height, f.steps
-	s.Guidance, s.Schedule = c.guidance.Value, f.schedule
+	s.Guidance, s.Schedule, s.Noise = c.guidance.Value, f.schedule, f.noise
 	s.Seed, s.SeedLocked = f.seed, c.seedLocked
 	s.Count = f.count
 	s.FormModel = c.u.model.dir
@@ -488,7 +498,7 @@ func (c *controls) currentSettings(f form) settings.Settings {
 }
 
 // RestoreSettings fills the controls from an image's metadata: prompt, size, steps,
-// guidance, schedule, the seed (locked, so the next run reproduces the image) and the
+// guidance, schedule, noise, the seed (locked, so the next run reproduces the image) and the
 // reference images that still exist.
 func (u *UI) RestoreSettings(m imageio.Metadata) { u.ctl.restoreSettings(m) }
 
@@ -510,6 +520,7 @@ func (c *controls) restoreSettings(m imageio.Metadata) {
 		c.guidance.SetValue(m.Guidance)
 	}
 	c.setSchedule(m.Schedule)
+	setNoise(c.noise, m.Noise)
 	c.reuseSeed(m.Seed)
 	var notes []string
 	if promptErr != nil {

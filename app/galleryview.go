@@ -50,6 +50,8 @@ type galleryView struct {
 	selectBar  *fyne.Container
 	selLabel   *widget.Label
 	deleteSel  *widget.Button
+	compareSel *widget.Button  // A/B compare of two checked images (compare.go)
+	cmp        *compareView    // the open A/B window, or nil
 	pendingDel map[string]bool // files whose deletion is under way
 
 	// The Undo strip of the last deletion; undos holds every deletion of this session
@@ -96,7 +98,8 @@ func (g *galleryView) build() fyne.CanvasObject {
 	g.deleteSel = widget.NewButtonWithIcon("Delete", theme.DeleteIcon(), g.deleteChecked)
 	g.deleteSel.Importance = widget.DangerImportance
 	done := widget.NewButton("Done", func() { g.setSelecting(false) })
-	g.selectBar = container.NewBorder(nil, nil, g.selLabel, container.NewHBox(g.deleteSel, done))
+	g.compareSel = g.newCompareButton()
+	g.selectBar = container.NewBorder(nil, nil, g.selLabel, container.NewHBox(g.compareSel, g.deleteSel, done))
 	g.selectBar.Hide()
 
 	g.search = widget.NewEntry()
@@ -278,6 +281,7 @@ func (g *galleryView) setSelecting(on bool) {
 func (g *galleryView) updateSelectBar() {
 	n := len(g.checkedEntries())
 	g.selLabel.SetText(fmt.Sprintf("%d selected", n))
+	g.updateCompareButton(n)
 	if n == 0 {
 		g.deleteSel.SetText("Delete")
 		g.deleteSel.Disable()

@@ -141,6 +141,7 @@ func (c *controls) formSettings() settings.Settings {
 	}
 	s.Guidance = c.guidance.Value
 	s.Schedule = schedules[max(0, c.schedule.SelectedIndex())].value
+	s.Noise = noiseValue(c.noise)
 	s.SeedLocked = c.seedLocked
 	if n, err := strconv.ParseUint(strings.TrimSpace(c.seed.Text), 10, 64); err == nil {
 		s.Seed = n

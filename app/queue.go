@@ -24,14 +24,16 @@ type job = jobs.Job
 
 // queueRow is one waiting job on screen.
 type queueRow struct {
-	job    *job
-	label  *widget.Label
-	remove *widgets.TipButton
+	job      *job
+	label    *widget.Label
+	remove   *widgets.TipButton
+	up, down *widgets.TipButton // move the job earlier or later (queueorder.go)
 }
 
 // jobQueue holds the jobs lined up behind the running one and shows them under the
-// Generate button, each with a ✕ to take it out. The jobs are lost when the app closes.
-// After a failure that would fail the next jobs too the queue is paused: the jobs stay
+// Generate button, each with ↑ ↓ to reorder it and a ✕ to take it out, and Cancel all.
+// The queue is saved in the data folder and comes back, paused, on the next start
+// (queuepersist.go). After a failure that would fail the next jobs too the queue is paused: the jobs stay
 // until the user resumes it.
 type jobQueue struct {
 	tips   *widgets.TipLayer // tooltips of the rows' ✕ buttons
@@ -47,6 +49,13 @@ type jobQueue struct {
 	// pausedRow says the queue is paused, with the Resume button; shown while paused.
 	pausedRow *fyne.Container
 	resume    *widget.Button
+	// pausedText says why the queue is paused.
+	pausedText *widget.Label
+	// cancelAll empties the queue and cancels the running job (its action: onCancelAll).
+	cancelAll   *widget.Button
+	onCancelAll func()
+	// changed, when set, is told the jobs after every change (to save them).
+	changed func(jobs []*job)
 }
 
 // newJobQueue builds the queue's widgets; onAdd is the "Add to queue" button's action and
@@ -57,14 +66,21 @@ func newJobQueue(tips *widgets.TipLayer, onAdd, onResume func()) *jobQueue {
 	q.add.Hide()
 	q.title = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	q.list = container.NewVBox()
-	note := hint("Queued jobs run one after another. Closing Kleinbild drops them.")
-	pausedText := widget.NewLabel("Queue paused after an error")
+	note := hint("Queued jobs run one after another. They are kept when Kleinbild closes.")
+	pausedText := widget.NewLabel(pausedAfterError)
 	pausedText.Importance = widget.WarningImportance
 	pausedText.Truncation = fyne.TextTruncateEllipsis
 	q.resume = widget.NewButtonWithIcon("Resume", theme.MediaPlayIcon(), onResume)
 	q.pausedRow = container.NewBorder(nil, nil, nil, q.resume, pausedText)
 	q.pausedRow.Hide()
-	q.box = container.NewVBox(q.title, q.pausedRow, q.list, note)
+	q.pausedText = pausedText
+	q.cancelAll = widget.NewButtonWithIcon("Cancel all", theme.CancelIcon(), func() {
+		if q.onCancelAll != nil {
+			q.onCancelAll()
+		}
+	})
+	q.cancelAll.Importance = widget.LowImportance
+	q.box = container.NewVBox(container.NewBorder(nil, nil, nil, q.cancelAll, q.title), q.pausedRow, q.list, note)
 	q.box.Hide()
 	return q
 }
@@ -95,8 +111,12 @@ func (q *jobQueue) remove(j *job) {
 // setPaused pauses or resumes the queue (a queue with no jobs is never paused).
 func (q *jobQueue) setPaused(on bool) {
 	q.paused = on
+	q.pausedText.SetText(pausedAfterError)
 	q.refresh()
 }
+
+// pausedAfterError is the paused row's usual text.
+const pausedAfterError = "Queue paused after an error"
 
 // refresh rebuilds the rows from the jobs.
 func (q *jobQueue) refresh() {
@@ -115,8 +135,13 @@ func (q *jobQueue) refresh() {
 		l.Truncation = fyne.TextTruncateEllipsis
 		l.SizeName = theme.SizeNameCaptionText
 		x := widgets.NewTipButton(q.tips, theme.CancelIcon(), "Remove from the queue", func() { q.remove(j) })
-		q.rows = append(q.rows, queueRow{job: j, label: l, remove: x})
-		q.list.Add(container.NewBorder(nil, nil, nil, x, l))
+		row := queueRow{job: j, label: l, remove: x}
+		row.up, row.down = q.moveButtons(i, j)
+		q.rows = append(q.rows, row)
+		q.list.Add(container.NewBorder(nil, nil, nil, container.NewHBox(row.up, row.down, x), l))
+	}
+	if q.changed != nil {
+		q.changed(q.jobs)
 	}
 	if len(q.jobs) == 0 {
 		q.box.Hide()

@@ -168,6 +168,7 @@ func (r *refsSection) remove(path string) {
 func (r *refsSection) refresh() {
 	r.show(r.paths, r.loadFileThumb, r.remove)
 	r.u.fit.updateSoon()
+	r.u.rememberRefs()
 }
 
 // loadFileThumb shows the thumbnail of an image file outside the gallery in th.
@@ -345,6 +346,9 @@ func describeMeta(m imageio.Metadata) string {
 	}
 	if m.Schedule != "" {
 		parts = append(parts, m.Schedule)
+	}
+	if m.Noise == engine.NoiseStable {
+		parts = append(parts, "size-stable noise")
 	}
 	if m.Duration > 0 {
 		parts = append(parts, humanize.Duration(m.Duration))

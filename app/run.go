@@ -42,6 +42,11 @@ type runner struct {
 	queue *jobQueue // jobs waiting behind the running one
 	batch batchGrid // the images of the last run that made several
 	tuner deviceTuner
+	// notify puts the progress in the window title and reports runs that end in the
+	// background (notify.go).
+	notify *runNotifier
+	// qfile keeps the pending jobs in the data folder (queuepersist.go).
+	qfile *queueFile
 }
 
 // closeGenerator releases the opened generator (once no generation runs).
@@ -133,9 +138,10 @@ func (rn *runner) jobFromForm(f form) *job {
 	if !f.seedGiven {
 		f.seed = randomSeed()
 	}
+	rn.u.ctl.history.add(f.prompt)
 	return jobs.New(engine.Request{
 		Prompt: f.prompt, WidthPx: f.width, HeightPx: f.height, Steps: f.steps,
-		Seed: f.seed, Guidance: f.guidance, Schedule: f.schedule,
+		Seed: f.seed, Guidance: f.guidance, Schedule: f.schedule, Noise: f.noise,
 		References: slices.Clone(rn.u.refs.paths),
 		Adapters:   rn.u.adapters.stack(),
 	}, f.count)
@@ -219,6 +225,7 @@ func (rn *runner) startJob(j *job) (*runState, error) {
 	r := &runState{job: j, cancel: cancel, done: make(chan struct{}), outcome: make(chan runOutcome, 1), start: time.Now()}
 	r.began = r.start
 	rn.cur = r
+	rn.saveQueue() // the running job stays in the file until it ends
 	rn.u.view.followRun = true
 	// Passing messages (a seed locked, settings restored) belong to before the run.
 	rn.u.setStatus("")
@@ -421,6 +428,7 @@ func (rn *runner) startImage(r *runState, i int) {
 // gallery at once, and in the run's grid when the run makes several.
 func (rn *runner) imageDone(r *runState, e gallery.Entry, indexErr error) {
 	r.entries = append(r.entries, e)
+	rn.saveQueue() // the images made are not made again after a restart
 	rn.u.gal.refresh()
 	rn.u.gal.noteNew(e.File) // says so when the gallery's filter hides it
 	if indexErr != nil {
@@ -477,6 +485,7 @@ func (rn *runner) refreshProgress(r *runState) {
 	}
 	rn.u.view.bar.SetValue(frac)
 	rn.u.view.progressText.SetText(text)
+	rn.notify.progress((float64(r.index) + frac) / float64(max(1, r.job.Count)))
 }
 
 // finishRun shows how a generation ended (UI goroutine) and starts the next queued job.
@@ -487,6 +496,8 @@ func (rn *runner) finishRun(r *runState, out runOutcome, img image.Image) {
 	rn.setRunning(false)
 	defer rn.startQueued()
 	defer func() { r.outcome <- out }()
+	defer func() { rn.notify.finished(finishedText(out, r.job.Count)) }()
+	defer rn.saveQueue()
 	n := len(out.entries)
 	switch {
 	case errors.Is(out.err, context.Canceled):

@@ -62,6 +62,7 @@ type UI struct {
 	gal      galleryView
 	model    modelSettings
 	run      runner
+	session  sessionState // the references and image remembered between runs (session.go)
 }
 
 // NewUI builds the Kleinbild interface into w: the generation controls, viewer and gallery.
@@ -98,6 +99,7 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 	u.model.u = u
 	u.run.u = u
 	u.run.open = engineOpener(filepath.Join(dataDir, "cache", "prompts"))
+	u.run.notify = newRunNotifier(a, w, func(fn func()) { u.post(fn) }) // u.post is set below
 	u.run.tuner = deviceTuner{needs: backends.DefaultNeedsTuning, tune: backends.DefaultTuned}
 	if opts.Open != nil {
 		u.run.open = folderOpener(opts.Open)
@@ -133,6 +135,8 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 		u.model.refresh()
 	}
 	u.ctl.applySettings(set)
+	u.restoreSession(set)
+	u.run.setUpQueue(filepath.Join(dataDir, "queue.json"))
 	if opts.Prompt != "" {
 		u.ctl.prompt.SetText(opts.Prompt)
 	}
@@ -208,6 +212,7 @@ func (u *UI) loadGallery(dir string) {
 			u.setStatus("The gallery index was rebuilt from the images (" + rep.Reason + ").")
 		}
 		u.gal.refresh()
+		u.showLastViewed()
 	})
 }
 

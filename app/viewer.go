@@ -289,6 +289,7 @@ func (v *viewer) showEntry(e gallery.Entry, full image.Image) {
 	}
 	v.shown, v.shownOK = e, true
 	v.followRun = false
+	v.u.rememberViewed(e.File)
 	if v.full != nil {
 		v.full.win.SetTitle(e.File + " – Kleinbild")
 	}

@@ -41,6 +41,7 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	fs.Var(&refs, "i", "reference image (repeat for several)")
 	linear := fs.Bool("linear", false, "linear sigma schedule instead of the shifted default")
 	power := fs.Bool("power", false, "power sigma schedule instead of the shifted default")
+	noise := noiseFlag(fs)
 	latentsPath := fs.String("latents", "", "initial noise: safetensors with tensor `latents` [1,128,H/16,W/16] (sets the size when -W/-H are not given)")
 	embPath := fs.String("embeddings", "", "prompt embedding: safetensors with tensor `prompt_embeds` [1,512,3·hidden]")
 	dumpDir := fs.String("dump", "", "write every intermediate tensor as DIR/NAME.safetensors")
@@ -95,7 +96,7 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	}
 	req := engine.Request{
 		Prompt: *prompt, WidthPx: *width, HeightPx: *height, Steps: *steps,
-		Guidance: *guidance, References: refs,
+		Guidance: *guidance, References: refs, Noise: *noise,
 	}
 	inp.fill(&req)
 	if req.Adapters, err = loras.open(); err != nil {
@@ -165,6 +166,19 @@ func fillFromFiles(req *engine.Request, seed *int64, latentsPath, embPath, dumpD
 	dump, err := dumpWriter(dumpDir)
 	req.Dump = dump
 	return err
+}
+
+// noiseFlag defines --noise, checked as it is parsed (a bad kind is a usage error).
+func noiseFlag(fs *flag.FlagSet) *string {
+	kind := engine.NoiseTorch
+	fs.Func("noise", fmt.Sprintf("initial noise: %s (torch-compatible, matches diffusers; depends on the size; the default) or %s (size-stable seeds: one seed keeps its composition at every size)", engine.NoiseTorch, engine.NoiseStable), func(s string) error {
+		if err := engine.ValidateNoise(s); err != nil || s == "" {
+			return fmt.Errorf("use %s or %s", engine.NoiseTorch, engine.NoiseStable)
+		}
+		kind = s
+		return nil
+	})
+	return &kind
 }
 
 // scheduleFlag is the Request.Schedule of --linear or --power ("" for the default).

@@ -104,6 +104,9 @@ func (m *Model) generate(ctx context.Context, req Request, progress func(Progres
 	if !p.CFG {
 		res.Guidance = 1
 	}
+	if req.Latents == nil {
+		res.Noise = NoiseName(req.Noise)
+	}
 	if p.Inpaint {
 		res.Strength = p.Strength
 	}

@@ -20,6 +20,7 @@ func Metadata(info ModelInfo, req Request, res *Result, software string, took ti
 		Steps:    res.Steps,
 		Guidance: res.Guidance,
 		Schedule: res.Schedule,
+		Noise:    res.Noise,
 		Model:    filepath.Base(filepath.Clean(info.Dir)),
 		Variant:  info.Variant(),
 		Software: "kleinbild " + software,

@@ -53,7 +53,7 @@ func GuidanceFor(distilled bool) float64 {
 }
 
 // CheckRequest checks what NewPlan checks before the sizes: the number of references, the
-// steps, the guidance scale, the adapters' strengths and the prompt (Generate checks the
+// steps, the guidance scale, the noise, the adapters' strengths and the prompt (Generate checks the
 // adapters' fit to the model, Model.CheckAdapters). Generate runs it before reading the
 // reference images, so that a bad request fails before any file is read.
 func CheckRequest(req Request, distilled bool) error {
@@ -68,6 +68,9 @@ func CheckRequest(req Request, distilled bool) error {
 		return fmt.Errorf("steps %d out of range 1..%d", steps, MaxSteps)
 	}
 	if err := ValidateGuidance(req.Guidance); err != nil {
+		return err
+	}
+	if err := ValidateNoise(req.Noise); err != nil {
 		return err
 	}
 	if err := req.Adapters.Check(); err != nil {

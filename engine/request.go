@@ -47,8 +47,11 @@ type Request struct {
 	// Steps is the number of denoising steps (1..MaxSteps); 0 picks the variant's default
 	// (DefaultStepsDistilled or DefaultStepsBase).
 	Steps int
-	// Seed selects the initial noise (torch-compatible CPU randn).
+	// Seed selects the initial noise, made as Noise says.
 	Seed uint64
+	// Noise is the kind of initial noise: "" or NoiseTorch (torch-compatible CPU randn,
+	// which depends on the size) or NoiseStable (size-stable seeds). See InitialNoise.
+	Noise string
 	// Guidance is the CFG scale for base models: 0 picks DefaultGuidance, else a finite
 	// number in MinGuidance..MaxGuidance (see ValidateGuidance). Ignored by distilled
 	// models, but validated for them too.
@@ -122,6 +125,9 @@ type Result struct {
 	Steps    int
 	Guidance float64
 	Schedule string
+	// Noise is the kind of initial noise used (NoiseTorch or NoiseStable); empty when the
+	// request gave the latents.
+	Noise string
 	// Timings per phase.
 	Timings map[Phase]time.Duration
 	// Latents are the final latents [128, H/16, W/16].

@@ -7,7 +7,6 @@ import (
 	"kleinbild/engine/flux2"
 	"kleinbild/engine/inpaint"
 	"kleinbild/engine/sched"
-	"kleinbild/engine/torchrand"
 	"kleinbild/gpu"
 )
 
@@ -65,11 +64,14 @@ func (m *Model) newSampler(r *run, p Plan, sc sched.Schedule, text textInput, im
 	gw, gh := p.Grid()
 	s := &sampler{p: p, sc: sc, text: text, img: img, ids: ids, txtIDs: flux2.TextIDs(text.n), nTarget: gw * gh, blocks: m.flux.Config().Blocks(), passes: 1}
 	nTotal := s.nTarget + p.RefTokens()
-	// Initial noise [128, gh, gw] (NCHW without batch), torch-compatible, packed to tokens
-	// x [nTarget, 128] on the backend. lat holds the unpacked latents from then on.
+	// Initial noise [128, gh, gw] (NCHW without batch), of the request's kind, packed to
+	// tokens x [nTarget, 128] on the backend. lat holds the unpacked latents from then on.
 	latents := p.Request.Latents
 	if latents == nil {
-		latents = torchrand.New(p.Request.Seed).Randn(latentChannels * s.nTarget)
+		var err error
+		if latents, err = InitialNoise(p.Request.Noise, p.Request.Seed, latentChannels, gw, gh); err != nil {
+			return nil, err
+		}
 	}
 	if p.Inpaint {
 		var err error

@@ -46,7 +46,7 @@ func (j *Job) Label() string {
 
 // Check checks the parts of a request that belong to the job alone, so that a bad job
 // fails by itself before the model is opened: its size (engine.CheckSize, the rule users
-// are held to; none for inpainting, whose output takes the image's size), steps, guidance,
+// are held to; none for inpainting, whose output takes the image's size), steps, guidance, noise,
 // prompt and the count of its references (a job made by hand or from an old image's
 // settings may have any of them wrong).
 func Check(req engine.Request) error {
@@ -69,6 +69,9 @@ func Check(req engine.Request) error {
 		return fmt.Errorf("%d reference images: at most %d can be used", len(req.References), engine.MaxReferences)
 	}
 	if err := engine.ValidateGuidance(req.Guidance); err != nil {
+		return err
+	}
+	if err := engine.ValidateNoise(req.Noise); err != nil {
 		return err
 	}
 	return engine.ValidatePrompt(req.Prompt)

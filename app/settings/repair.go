@@ -47,6 +47,14 @@ func (s *Settings) Repair(deviceNames []string) []string {
 		notes = append(notes, fmt.Sprintf("the remembered VAE group count %d was not valid and was reset to the default", s.ModelVAEGroups))
 		s.ModelVAEGroups = 0
 	}
+	if engine.ValidateNoise(s.Noise) != nil {
+		notes = append(notes, fmt.Sprintf("the remembered noise %q is unknown and was reset to torch-compatible", s.Noise))
+		s.Noise = ""
+	}
+	if len(s.References) > engine.MaxReferences {
+		notes = append(notes, fmt.Sprintf("only the first %d of %d remembered reference images were kept", engine.MaxReferences, len(s.References)))
+		s.References = s.References[:engine.MaxReferences]
+	}
 	if s.Device != "" && !knownDevice(s.Device, deviceNames) {
 		notes = append(notes, fmt.Sprintf("the remembered compute device %q is not available in this build and was reset to automatic", s.Device))
 		s.Device = ""

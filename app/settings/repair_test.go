@@ -1,6 +1,9 @@
 package settings
 
-import "testing"
+import (
+	"reflect"
+	"testing"
+)
 
 // TestRepair: invalid remembered values are reset with one notice each; valid ones are kept
 // (issue 23 item 13: a remembered invalid width or device blocked --generate).
@@ -15,7 +18,7 @@ func TestRepair(t *testing.T) {
 	}
 	ok := Settings{Width: 256, Height: 64, Steps: 4, Count: 2, Guidance: 4, Device: "webgpu:1"}
 	want := ok
-	if notes := ok.Repair([]string{"openblas", "webgpu"}); len(notes) != 0 || ok != want {
+	if notes := ok.Repair([]string{"openblas", "webgpu"}); len(notes) != 0 || !reflect.DeepEqual(ok, want) {
 		t.Errorf("valid settings changed: %+v, %q", ok, notes)
 	}
 	gone := Settings{Device: "webgpu:0"}

@@ -15,15 +15,17 @@ import (
 
 // Settings is what the app remembers between runs (settings.json in the data folder).
 type Settings struct {
-	ModelDir   string  `json:"model_dir,omitempty"`
-	Prompt     string  `json:"prompt,omitempty"`
-	Width      int     `json:"width,omitempty"`
-	Height     int     `json:"height,omitempty"`
-	Steps      int     `json:"steps,omitempty"`
-	Guidance   float64 `json:"guidance,omitempty"`
-	Schedule   string  `json:"schedule,omitempty"`
-	Seed       uint64  `json:"seed,omitempty"`
-	SeedLocked bool    `json:"seed_locked,omitempty"`
+	ModelDir string  `json:"model_dir,omitempty"`
+	Prompt   string  `json:"prompt,omitempty"`
+	Width    int     `json:"width,omitempty"`
+	Height   int     `json:"height,omitempty"`
+	Steps    int     `json:"steps,omitempty"`
+	Guidance float64 `json:"guidance,omitempty"`
+	Schedule string  `json:"schedule,omitempty"`
+	// Noise is the kind of initial noise (engine.NoiseTorch or NoiseStable; empty: torch).
+	Noise      string `json:"noise,omitempty"`
+	Seed       uint64 `json:"seed,omitempty"`
+	SeedLocked bool   `json:"seed_locked,omitempty"`
 	// Count is the number of images per run (0 means 1).
 	Count int `json:"count,omitempty"`
 	// FormModel is the model folder the steps and guidance were set for; empty means
@@ -44,6 +46,10 @@ type Settings struct {
 	// ReferenceDir is the folder reference images were last added from (where the file
 	// chooser opens).
 	ReferenceDir string `json:"reference_dir,omitempty"`
+	// References are the form's reference images, put back on the next start.
+	References []string `json:"references,omitempty"`
+	// LastViewed is the gallery file shown last, shown again on the next start.
+	LastViewed string `json:"last_viewed,omitempty"`
 	// SaveDir is the folder "Save as…" last saved a copy in (where its chooser opens).
 	SaveDir string `json:"save_dir,omitempty"`
 	// ModelTransformer, ModelTextEncoder and ModelVAE name GGUF or safetensors files that

@@ -69,6 +69,7 @@ type Metadata struct {
 	Steps          int
 	Guidance       float64
 	Schedule       string
+	Noise          string // the initial noise: "torch" or "stable" (engine.NoiseTorch, NoiseStable)
 	Model          string // model folder name
 	Variant        string // e.g. "distilled" or "base"
 	ModelFiles     []ModelFile
@@ -91,6 +92,7 @@ type metadataJSON struct {
 	Steps          int         `json:"steps"`
 	Guidance       float64     `json:"guidance"`
 	Schedule       string      `json:"schedule,omitempty"`
+	Noise          string      `json:"noise,omitempty"`
 	Model          string      `json:"model,omitempty"`
 	Variant        string      `json:"variant,omitempty"`
 	ModelFiles     []ModelFile `json:"model_files,omitempty"`
@@ -110,7 +112,7 @@ func (m Metadata) MarshalJSON() ([]byte, error) {
 	j := metadataJSON{
 		Format: metadataFormat, Prompt: m.Prompt, NegativePrompt: m.NegativePrompt, Seed: m.Seed,
 		Width: m.Width, Height: m.Height, Steps: m.Steps, Guidance: m.Guidance,
-		Schedule: m.Schedule, Model: m.Model, Variant: m.Variant, ModelFiles: m.ModelFiles, References: m.References,
+		Schedule: m.Schedule, Noise: m.Noise, Model: m.Model, Variant: m.Variant, ModelFiles: m.ModelFiles, References: m.References,
 		Adapters: m.Adapters, Software: m.Software, DurationS: m.Duration.Seconds(), Inpaint: m.Inpaint,
 	}
 	if m.Inpaint != nil && (math.IsNaN(m.Inpaint.Strength) || math.IsInf(m.Inpaint.Strength, 0)) {
@@ -144,7 +146,7 @@ func (m *Metadata) UnmarshalJSON(b []byte) error {
 	*m = Metadata{
 		Prompt: j.Prompt, NegativePrompt: j.NegativePrompt, Seed: j.Seed,
 		Width: j.Width, Height: j.Height, Steps: j.Steps, Guidance: j.Guidance,
-		Schedule: j.Schedule, Model: j.Model, Variant: j.Variant, ModelFiles: j.ModelFiles, References: j.References,
+		Schedule: j.Schedule, Noise: j.Noise, Model: j.Model, Variant: j.Variant, ModelFiles: j.ModelFiles, References: j.References,
 		Adapters: j.Adapters, Software: j.Software, Inpaint: j.Inpaint,
 	}
 	if j.Created != nil {
@@ -171,6 +173,9 @@ func (m Metadata) Parameters() string {
 	}
 	fmt.Fprintf(&b, ", CFG scale: %s, Seed: %d, Size: %dx%d",
 		strconv.FormatFloat(m.Guidance, 'g', -1, 64), m.Seed, m.Width, m.Height)
+	if m.Noise != "" {
+		fmt.Fprintf(&b, ", Noise: %s", m.Noise)
+	}
 	if m.Model != "" {
 		fmt.Fprintf(&b, ", Model: %s", m.Model)
 	}
@@ -195,7 +200,7 @@ const pngSignature = "\x89PNG\r\n\x1a\n"
 //
 // Chunks inserted after IHDR: iTXt "kleinbild" with the JSON of m (the authoritative copy),
 // iTXt/tEXt "prompt", "negative_prompt", "seed", "steps", "guidance", "size", "schedule",
-// "model", "Software", "Creation Time", and "parameters" in the AUTOMATIC1111 layout.
+// "noise", "model", "Software", "Creation Time", and "parameters" in the AUTOMATIC1111 layout.
 // Text that is not Latin-1 goes into iTXt (UTF-8).
 func WritePNG(path string, img image.Image, m Metadata) error {
 	if img == nil {
@@ -241,6 +246,9 @@ func EncodePNG(img image.Image, m Metadata) ([]byte, error) {
 	appendText(&out, "size", fmt.Sprintf("%dx%d", m.Width, m.Height))
 	if m.Schedule != "" {
 		appendText(&out, "schedule", m.Schedule)
+	}
+	if m.Noise != "" {
+		appendText(&out, "noise", m.Noise)
 	}
 	if m.Model != "" {
 		appendText(&out, "model", m.Model)

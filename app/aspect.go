@@ -1,0 +1,127 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"path/filepath"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"kleinbild/app/widgets"
+	"kleinbild/engine"
+)
+
+// aspectRatios are the aspect menu's ratios (width:height).
+var aspectRatios = []struct {
+	label string
+	w, h  int
+}{
+	{"1:1", 1, 1}, {"4:3", 4, 3}, {"3:2", 3, 2}, {"16:9", 16, 9},
+	{"9:16", 9, 16}, {"2:3", 2, 3}, {"3:4", 3, 4},
+}
+
+// aspectSize is the size of aspect rw:rh closest in area to area pixels: sides multiples of
+// engine.SizeMultiple within minSide..maxSide, the ratio kept as well as those allow.
+func aspectSize(rw, rh, area int) (w, h int) {
+	if rw <= 0 || rh <= 0 || area <= 0 {
+		return 512, 512
+	}
+	fw := math.Sqrt(float64(area) * float64(rw) / float64(rh))
+	return fitSides(fw, fw*float64(rh)/float64(rw))
+}
+
+// fitSides scales a size to fit minSide..maxSide on both sides, keeping its ratio where
+// that is possible, and rounds each side to the nearest multiple of engine.SizeMultiple.
+func fitSides(fw, fh float64) (w, h int) {
+	if s := float64(maxSide) / max(fw, fh); s < 1 {
+		fw, fh = fw*s, fh*s
+	}
+	if s := float64(minSide) / min(fw, fh); s > 1 {
+		fw, fh = min(fw*s, maxSide), min(fh*s, maxSide)
+	}
+	round := func(v float64) int {
+		m := float64(engine.SizeMultiple)
+		return min(max(int(math.Round(v/m))*engine.SizeMultiple, minSide), maxSide)
+	}
+	return round(fw), round(fh)
+}
+
+// imageSizeFor is an image's size made a valid output size (fitSides): the size itself
+// when it is one already.
+func imageSizeFor(iw, ih int) (w, h int) { return fitSides(float64(iw), float64(ih)) }
+
+// useSizeTip is the tooltip of the "use the image's size" button.
+const useSizeTip = "Use the image's size: the first reference's, or else the viewed image's"
+
+// buildAspect makes the aspect menu and the "use the image's size" button, the row under
+// the size preset menu.
+func (c *controls) buildAspect() fyne.CanvasObject {
+	var labels []string
+	for _, r := range aspectRatios {
+		labels = append(labels, r.label)
+	}
+	c.aspect = widget.NewSelect(labels, nil)
+	c.aspect.PlaceHolder = "Aspect ratio"
+	c.aspect.OnChanged = func(s string) {
+		if s == "" {
+			return
+		}
+		c.applyAspect(c.aspect.SelectedIndex())
+		c.aspect.ClearSelected() // a menu of actions: the fields show the result
+	}
+	use := widgets.NewTipButton(c.u.tips, theme.ViewFullScreenIcon(), useSizeTip, c.useImageSize)
+	use.Importance = widget.MediumImportance
+	return container.NewBorder(nil, nil, nil, use, c.aspect)
+}
+
+// applyAspect sets the size to aspect ratio i at about the current area (512² when the
+// fields hold no valid size).
+func (c *controls) applyAspect(i int) {
+	if i < 0 || i >= len(aspectRatios) {
+		return
+	}
+	area := 512 * 512
+	if w, msg := parseSide("Width", c.width.Text); msg == "" {
+		if h, msg := parseSide("Height", c.height.Text); msg == "" {
+			area = w * h
+		}
+	}
+	r := aspectRatios[i]
+	c.setSize(aspectSize(r.w, r.h, area))
+}
+
+// useImageSize sets the size to the first reference's, or else to the viewed gallery
+// image's, made a valid output size; it says where the size came from.
+func (c *controls) useImageSize() {
+	path, what, err := c.sizeSource()
+	if err == nil {
+		var iw, ih int
+		if iw, ih, err = imageSize(path); err == nil {
+			w, h := imageSizeFor(iw, ih)
+			c.setSize(w, h)
+			msg := fmt.Sprintf("Size set from %s %s: %d × %d.", what, filepath.Base(path), w, h)
+			if w != iw || h != ih {
+				msg = fmt.Sprintf("Size set from %s %s (%d × %d): %d × %d, the nearest size Kleinbild makes.", what, filepath.Base(path), iw, ih, w, h)
+			}
+			c.u.setStatus(msg)
+			return
+		}
+	}
+	c.u.setStatus("No size taken: " + err.Error())
+}
+
+// sizeSource is the image "use the image's size" reads: the first reference, or else the
+// gallery image in the viewer.
+func (c *controls) sizeSource() (path, what string, err error) {
+	if len(c.u.refs.paths) > 0 {
+		return c.u.refs.paths[0], "the reference", nil
+	}
+	if c.u.view.shownOK && c.u.gallery != nil {
+		return c.u.gallery.Path(c.u.view.shown), "the image", nil
+	}
+	return "", "", errors.New("add a reference image or pick an image in the gallery first")
+}

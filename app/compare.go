@@ -1,0 +1,131 @@
+package app
+
+import (
+	"image"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"kleinbild/app/gallery"
+	"kleinbild/app/thumbcache"
+	"kleinbild/resources"
+)
+
+// compareView is the A/B window: two gallery images side by side in a split whose divider
+// drags, each with its settings underneath, and a button that swaps the sides.
+type compareView struct {
+	win     fyne.Window
+	entries [2]gallery.Entry
+	images  [2]*canvas.Image
+	caps    [2]*widget.Label
+	split   *container.Split
+}
+
+// newCompareButton is the selection bar's Compare button (enabled with two images checked).
+func (g *galleryView) newCompareButton() *widget.Button {
+	b := widget.NewButtonWithIcon("Compare", theme.ViewRestoreIcon(), g.compareChecked)
+	b.Disable()
+	return b
+}
+
+// updateCompareButton enables Compare when exactly n == 2 images are checked.
+func (g *galleryView) updateCompareButton(n int) {
+	if n == 2 {
+		g.compareSel.Enable()
+	} else {
+		g.compareSel.Disable()
+	}
+}
+
+// compareChecked opens the A/B window on the two checked images (A the first in the grid).
+func (g *galleryView) compareChecked() {
+	if es := g.checkedEntries(); len(es) == 2 {
+		g.openCompare(es[0], es[1])
+	}
+}
+
+// openCompare shows a and b in the A/B window, opening it or bringing it forward.
+func (g *galleryView) openCompare(a, b gallery.Entry) {
+	if g.u.gallery == nil {
+		return
+	}
+	if g.cmp == nil {
+		g.cmp = g.newCompareView()
+	}
+	c := g.cmp
+	c.entries = [2]gallery.Entry{a, b}
+	for i, e := range c.entries {
+		c.show(i, nil, e)
+		g.loadCompareImage(c, i, e)
+	}
+	c.win.Show()
+	c.win.RequestFocus()
+}
+
+// newCompareView builds the A/B window; closing it forgets it.
+func (g *galleryView) newCompareView() *compareView {
+	c := &compareView{win: g.u.app.NewWindow("Compare – Kleinbild")}
+	var sides [2]fyne.CanvasObject
+	for i, name := range []string{"A", "B"} {
+		c.images[i] = canvas.NewImageFromImage(nil)
+		c.images[i].FillMode = canvas.ImageFillContain
+		c.images[i].ScaleMode = canvas.ImageScaleFastest
+		c.caps[i] = widget.NewLabel("")
+		c.caps[i].Wrapping = fyne.TextWrapWord
+		title := widget.NewLabelWithStyle(name, fyne.TextAlignCenter, fyne.TextStyle{Bold: true})
+		sides[i] = container.NewBorder(title, c.caps[i], nil, nil, c.images[i])
+	}
+	c.split = container.NewHSplit(sides[0], sides[1])
+	swap := widget.NewButtonWithIcon("Swap sides", theme.NewThemedResource(resources.Swap), func() {
+		g.openCompare(c.entries[1], c.entries[0])
+	})
+	c.win.SetContent(container.NewBorder(nil, container.NewPadded(container.NewBorder(nil, nil, nil, swap,
+		hint("Drag the divider to see more of one side."))), nil, nil, c.split))
+	c.win.Resize(fyne.NewSize(1100, 700))
+	c.win.SetOnClosed(func() {
+		if g.cmp == c {
+			g.cmp = nil
+		}
+	})
+	c.win.Canvas().SetOnTypedKey(func(ev *fyne.KeyEvent) {
+		if ev.Name == fyne.KeyEscape {
+			c.win.Close()
+		}
+	})
+	return c
+}
+
+// show puts img (nil: none yet) and e's settings on side i.
+func (c *compareView) show(i int, img image.Image, e gallery.Entry) {
+	c.images[i].Image = img
+	c.images[i].Refresh()
+	text := e.File
+	if e.HasMeta {
+		text += "\n" + describeMeta(e.Meta) + "\n" + e.Meta.Prompt
+	}
+	c.caps[i].SetText(text)
+}
+
+// loadCompareImage decodes e off the UI goroutine and shows it on side i, unless the
+// window has moved on to other images meanwhile.
+func (g *galleryView) loadCompareImage(c *compareView, i int, e gallery.Entry) {
+	path := g.u.gallery.Path(e)
+	g.u.bg.Add(1)
+	go func() {
+		defer g.u.bg.Done()
+		img, err := thumbcache.DecodeFile(path)
+		g.u.post(func() {
+			if g.cmp != c || c.entries[i].File != e.File {
+				return
+			}
+			if err != nil {
+				c.caps[i].SetText(e.File + "\nThe image cannot be read: " + err.Error())
+				return
+			}
+			c.show(i, img, e)
+		})
+	}()
+}

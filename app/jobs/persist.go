@@ -1,0 +1,170 @@
+package jobs
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+
+	"kleinbild/engine"
+	"kleinbild/engine/inpaint"
+	"kleinbild/internal/atomicfile"
+	"kleinbild/internal/safefile"
+)
+
+// Limits of a stored queue (queue.json in the data folder).
+const (
+	MaxStored     = 200      // jobs kept; later ones are dropped
+	maxQueueBytes = 32 << 20 // MaxStored prompts of engine.MaxPromptBytes and their settings
+	queueFormat   = 1
+)
+
+// StoredAdapter is an adapter of a stored job: its file and strength (opened again with
+// lora.Open when the queue is read back).
+type StoredAdapter struct {
+	Path     string  `json:"path"`
+	Strength float32 `json:"strength"`
+}
+
+// storedJob is a Job as queue.json holds it.
+type storedJob struct {
+	Prompt      string          `json:"prompt"`
+	Width       int             `json:"width,omitempty"`
+	Height      int             `json:"height,omitempty"`
+	Steps       int             `json:"steps,omitempty"`
+	Seed        uint64          `json:"seed"`
+	Guidance    float64         `json:"guidance,omitempty"`
+	Schedule    string          `json:"schedule,omitempty"`
+	Noise       string          `json:"noise,omitempty"`
+	References  []string        `json:"references,omitempty"`
+	Adapters    []StoredAdapter `json:"adapters,omitempty"`
+	Partial     bool            `json:"adapters_partial,omitempty"`
+	Count       int             `json:"count"`
+	Image       string          `json:"image,omitempty"`
+	Mask        string          `json:"mask,omitempty"`
+	Strength    float64         `json:"strength,omitempty"`
+	MaskCrop    int             `json:"mask_crop,omitempty"`
+	RawUnmasked bool            `json:"raw_unmasked,omitempty"`
+	Outpaint    *[4]int         `json:"outpaint,omitempty"`
+}
+
+type storedQueue struct {
+	Format int         `json:"format"`
+	Jobs   []storedJob `json:"jobs"`
+}
+
+// Stored is a job read back from a stored queue: its adapters are still to be opened
+// (Adapters, into Job.Req.Adapters).
+type Stored struct {
+	Job      *Job
+	Adapters []StoredAdapter
+}
+
+// EncodeQueue is the stored form of js, in order.
+func EncodeQueue(js []*Job) ([]byte, error) {
+	q := storedQueue{Format: queueFormat, Jobs: []storedJob{}}
+	for _, j := range js {
+		r := j.Req
+		s := storedJob{
+			Prompt: r.Prompt, Width: r.WidthPx, Height: r.HeightPx, Steps: r.Steps, Seed: r.Seed,
+			Guidance: r.Guidance, Schedule: r.Schedule, Noise: r.Noise, References: r.References,
+			Partial: r.AdaptersPartial, Count: j.Count, Image: r.Image, Mask: r.Mask,
+			Strength: r.Strength, MaskCrop: r.MaskCrop, RawUnmasked: r.RawUnmasked,
+		}
+		if o := r.Outpaint; !o.IsZero() {
+			s.Outpaint = &[4]int{o.Left, o.Top, o.Right, o.Bottom}
+		}
+		for _, a := range r.Adapters {
+			if a.Adapter == nil {
+				return nil, errors.New("a queued job has an adapter that is not open")
+			}
+			s.Adapters = append(s.Adapters, StoredAdapter{Path: a.Adapter.Path, Strength: a.Strength})
+		}
+		q.Jobs = append(q.Jobs, s)
+	}
+	return json.MarshalIndent(q, "", "  ")
+}
+
+// ParseQueue reads a stored queue. Jobs that fail Check (or have more adapters than any
+// form makes) are left out, each with a note saying why; at most MaxStored are kept.
+func ParseQueue(raw []byte) (jobs []Stored, notes []string, err error) {
+	var q storedQueue
+	if err := json.Unmarshal(raw, &q); err != nil {
+		return nil, nil, err
+	}
+	if q.Format > queueFormat {
+		return nil, nil, fmt.Errorf("queue format %d is newer than this program understands (%d)", q.Format, queueFormat)
+	}
+	for i, s := range q.Jobs {
+		if len(jobs) == MaxStored {
+			notes = append(notes, fmt.Sprintf("%d jobs beyond the first %d were left out", len(q.Jobs)-i, MaxStored))
+			break
+		}
+		req := engine.Request{
+			Prompt: s.Prompt, WidthPx: s.Width, HeightPx: s.Height, Steps: s.Steps, Seed: s.Seed,
+			Guidance: s.Guidance, Schedule: s.Schedule, Noise: s.Noise, References: s.References,
+			AdaptersPartial: s.Partial, Image: s.Image, Mask: s.Mask, Strength: s.Strength,
+			MaskCrop: s.MaskCrop, RawUnmasked: s.RawUnmasked,
+		}
+		if o := s.Outpaint; o != nil {
+			req.Outpaint = inpaint.Padding{Left: o[0], Top: o[1], Right: o[2], Bottom: o[3]}
+		}
+		if err := checkStored(req, s.Adapters); err != nil {
+			notes = append(notes, fmt.Sprintf("job %d (%s) was left out: %v", i+1, Ellipsize(s.Prompt, 32), err))
+			continue
+		}
+		jobs = append(jobs, Stored{Job: New(req, s.Count), Adapters: s.Adapters})
+	}
+	return jobs, notes, nil
+}
+
+// maxStoredAdapters bounds the adapters of a stored job (the form stacks a few).
+const maxStoredAdapters = 16
+
+// checkStored is Check plus what only a stored job can get wrong: its schedule, the
+// inpainting settings and the adapters' count.
+func checkStored(req engine.Request, adapters []StoredAdapter) error {
+	if err := Check(req); err != nil {
+		return err
+	}
+	switch req.Schedule {
+	case "", "flow", "linear", "power":
+	default:
+		return fmt.Errorf("unknown schedule %q", req.Schedule)
+	}
+	if len(adapters) > maxStoredAdapters {
+		return fmt.Errorf("%d adapters: at most %d", len(adapters), maxStoredAdapters)
+	}
+	return engine.CheckRequest(req, true) // with the inpainting fields' own checks
+}
+
+// LoadQueue reads the stored queue at path: nothing when there is none. A damaged file
+// gives no jobs and an error saying so (the next SaveQueue replaces it).
+func LoadQueue(path string) ([]Stored, []string, error) {
+	raw, err := safefile.ReadRegular(path, maxQueueBytes)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("read the queue: %w", err)
+	}
+	js, notes, err := ParseQueue(raw)
+	if err != nil {
+		return nil, nil, fmt.Errorf("the saved queue %s is damaged and was dropped: %w", path, err)
+	}
+	return js, notes, nil
+}
+
+// SaveQueue writes js to path atomically (an empty queue too, so that it is not read
+// back on the next start).
+func SaveQueue(path string, js []*Job) error {
+	raw, err := EncodeQueue(js)
+	if err != nil {
+		return fmt.Errorf("save the queue: %w", err)
+	}
+	return atomicfile.WriteAtomic(path, func(w *bufio.Writer) error {
+		_, err := w.Write(append(raw, '\n'))
+		return err
+	})
+}

@@ -1,0 +1,86 @@
+package jobs
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"kleinbild/engine"
+	"kleinbild/engine/inpaint"
+)
+
+// TestQueueRoundTrip: jobs saved and read back are the same requests and counts, in order;
+// an empty queue is saved as such; a missing file is no queue.
+func TestQueueRoundTrip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "queue.json")
+	if js, notes, err := LoadQueue(path); err != nil || len(js) != 0 || len(notes) != 0 {
+		t.Fatalf("missing file: %v %q %v", js, notes, err)
+	}
+	in := []*Job{
+		New(engine.Request{Prompt: "a fox ünïcödé", WidthPx: 512, HeightPx: 768, Steps: 4, Seed: 1 << 40, Guidance: 3.5, Schedule: "linear", Noise: engine.NoiseStable, References: []string{"/a/b.png"}}, 3),
+		New(engine.Request{Prompt: "repaint", Image: "/x/pic.png", Outpaint: inpaint.Padding{Left: 16, Bottom: 32}, Strength: 0.8}, 1),
+	}
+	if err := SaveQueue(path, in); err != nil {
+		t.Fatal(err)
+	}
+	got, notes, err := LoadQueue(path)
+	if err != nil || len(notes) != 0 || len(got) != len(in) {
+		t.Fatalf("loaded %d jobs, notes %q, error %v", len(got), notes, err)
+	}
+	for i := range in {
+		if !reflect.DeepEqual(got[i].Job.Req, in[i].Req) || got[i].Job.Count != in[i].Count {
+			t.Errorf("job %d: %+v ×%d, want %+v ×%d", i, got[i].Job.Req, got[i].Job.Count, in[i].Req, in[i].Count)
+		}
+	}
+	if err := SaveQueue(path, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got, _, err := LoadQueue(path); err != nil || len(got) != 0 {
+		t.Fatalf("empty queue read back as %d jobs (%v)", len(got), err)
+	}
+}
+
+// TestQueueBadJobsLeftOut: a job with a bad size, schedule or noise is left out with a
+// note, the others kept; a damaged file is an error and no jobs.
+func TestQueueBadJobsLeftOut(t *testing.T) {
+	raw := `{"format":1,"jobs":[
+		{"prompt":"ok","width":256,"height":256,"seed":1,"count":2},
+		{"prompt":"odd","width":250,"height":256,"seed":1,"count":1},
+		{"prompt":"sched","width":256,"height":256,"seed":1,"count":1,"schedule":"cosine"},
+		{"prompt":"noise","width":256,"height":256,"seed":1,"count":1,"noise":"perlin"},
+		{"prompt":"mask","width":256,"height":256,"seed":1,"count":1,"mask":"m.png"}]}`
+	js, notes, err := ParseQueue([]byte(raw))
+	if err != nil || len(js) != 1 || js[0].Job.Req.Prompt != "ok" || js[0].Job.Count != 2 || len(notes) != 4 {
+		t.Fatalf("jobs %d, notes %q, error %v", len(js), notes, err)
+	}
+	path := filepath.Join(t.TempDir(), "queue.json")
+	os.WriteFile(path, []byte(`{"jobs":[{`), 0o644)
+	if js, _, err := LoadQueue(path); err == nil || len(js) != 0 || !strings.Contains(err.Error(), "damaged") {
+		t.Fatalf("damaged file: %d jobs, error %v", len(js), err)
+	}
+}
+
+func FuzzParseQueue(f *testing.F) {
+	f.Add([]byte(`{"format":1,"jobs":[{"prompt":"ok","width":256,"height":256,"seed":1,"count":2,"adapters":[{"path":"a","strength":1}]}]}`))
+	f.Add([]byte(`{"format":1,"jobs":[{"prompt":"x","image":"i.png","outpaint":[1,2,3,4],"strength":0.5}]}`))
+	f.Add([]byte(`{"format":9}`))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		js, _, err := ParseQueue(raw)
+		if err != nil {
+			return
+		}
+		if len(js) > MaxStored {
+			t.Fatalf("%d jobs", len(js))
+		}
+		for _, s := range js {
+			if err := Check(s.Job.Req); err != nil || s.Job.Count < MinCount || s.Job.Count > MaxCount {
+				t.Fatalf("kept a job that fails its checks: %v, count %d", err, s.Job.Count)
+			}
+			if _, err := EncodeQueue([]*Job{s.Job}); err != nil {
+				t.Fatalf("a kept job cannot be saved: %v", err)
+			}
+		}
+	})
+}

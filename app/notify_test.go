@@ -1,0 +1,62 @@
+package app
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+)
+
+// TestProgressInTitleAndNotification: during a run the window title shows the progress
+// ("N% — Kleinbild") and goes back after it; a run that ends while the window is in the
+// background sends a notification naming the image, one in the foreground or cancelled
+// sends none.
+func TestProgressInTitleAndNotification(t *testing.T) {
+	fake := newFakeGen()
+	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
+	u := h.ui
+	u.ctl.setSize(64, 64)
+	base := h.win.Title()
+	var sent []*fyne.Notification
+	u.run.notify.send = func(n *fyne.Notification) { sent = append(sent, n) }
+
+	fake.block = true
+	u.ctl.prompt.SetText("a slow one")
+	test.Tap(u.ctl.generate)
+	<-fake.started
+	h.waitFor("the progress in the title", 10*time.Second, func() bool {
+		return strings.HasSuffix(h.win.Title(), "% — "+base) && h.win.Title() != "0% — "+base
+	})
+	u.run.notify.background = true
+	u.Cancel()
+	h.waitFor("the run to end", 10*time.Second, func() bool { return u.run.cur == nil })
+	if h.win.Title() != base || len(sent) != 0 {
+		t.Fatalf("after a cancel: title %q, notifications %d", h.win.Title(), len(sent))
+	}
+
+	fake.block = false
+	out := h.generate("a lighthouse")
+	if out.err != nil {
+		t.Fatal(out.err)
+	}
+	if len(sent) != 1 || !strings.Contains(sent[0].Content, out.entry.File) || h.win.Title() != base {
+		t.Fatalf("a run in the background: notifications %v, title %q", sent, h.win.Title())
+	}
+
+	u.run.notify.background = false
+	u.run.notify.send = h.ui.app.SendNotification
+	test.AssertNotificationSent(t, nil, func() { h.generate("in the foreground") })
+}
+
+func TestProgressTitle(t *testing.T) {
+	for _, c := range []struct {
+		frac float64
+		want string
+	}{{0, "0% — Kleinbild"}, {0.424, "42% — Kleinbild"}, {1, "100% — Kleinbild"}, {-1, "0% — Kleinbild"}, {2, "100% — Kleinbild"}} {
+		if got := progressTitle(c.frac, "Kleinbild"); got != c.want {
+			t.Errorf("progressTitle(%v) = %q, want %q", c.frac, got, c.want)
+		}
+	}
+}

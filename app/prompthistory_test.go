@@ -1,0 +1,42 @@
+package app
+
+import (
+	"testing"
+
+	"fyne.io/fyne/v2/test"
+)
+
+// TestPromptHistory: generated prompts are listed newest first, survive a restart, and
+// picking one from the button's menu puts it back in the prompt field.
+func TestPromptHistory(t *testing.T) {
+	data, model := t.TempDir(), tinyModel(t)
+	fake := newFakeGen()
+	h := newHarness(t, data, model, fake.open)
+	h.ui.ctl.setSize(64, 64)
+	for _, p := range []string{"a red fox", "a grey wolf", "a red fox"} {
+		if out := h.generate(p); out.err != nil {
+			t.Fatal(out.err)
+		}
+	}
+	h.close()
+
+	h2 := newHarness(t, data, model, fake.open)
+	c := &h2.ui.ctl
+	items := c.history.items().Items
+	if len(items) != 2 || items[0].Label != "a red fox" || items[1].Label != "a grey wolf" {
+		t.Fatalf("history after restart: %v", items)
+	}
+	c.prompt.SetText("something else")
+	b := findTipButton(c.box, recentPromptsTip)
+	if b == nil {
+		t.Fatal("no recent prompts button")
+	}
+	test.Tap(b)
+	if c.history.menu == nil || !c.history.menu.Visible() {
+		t.Fatal("the recent prompts menu did not open")
+	}
+	items[1].Action()
+	if c.prompt.Text != "a grey wolf" {
+		t.Fatalf("picked a grey wolf, the prompt is %q", c.prompt.Text)
+	}
+}

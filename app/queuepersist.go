@@ -1,0 +1,138 @@
+package app
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"kleinbild/app/jobs"
+	"kleinbild/engine/lora"
+)
+
+// queueFile keeps the jobs still to make (the running job's remaining images, then the
+// queue) in queue.json in the data folder, written atomically after every change, so that
+// they survive quitting. Writes run in the background, serialised, each writing the
+// newest list pending.
+type queueFile struct {
+	path    string
+	mu      sync.Mutex // guards pending
+	pending []*job
+	dirty   bool
+	writeMu sync.Mutex // serialises writes
+}
+
+// restoredPaused is the paused row's text for a queue brought back from the last session.
+const restoredPaused = "Queue kept from the last session"
+
+// setUpQueue connects the queue to its file and to Cancel all, and brings back the jobs
+// saved by the last session (paused, so that nothing starts unasked). Reading them, and
+// opening their adapters, happens off the UI goroutine.
+func (rn *runner) setUpQueue(path string) {
+	rn.qfile = &queueFile{path: path}
+	q := rn.queue
+	q.onCancelAll = rn.cancelAll
+	rn.u.bg.Add(1)
+	go func() {
+		defer rn.u.bg.Done()
+		stored, notes, err := jobs.LoadQueue(path)
+		var restored []*job
+		for _, s := range stored {
+			if err := openStoredAdapters(s); err != nil {
+				notes = append(notes, fmt.Sprintf("a job (%s) was left out: %v", jobs.Ellipsize(s.Job.Req.Prompt, 32), err))
+				continue
+			}
+			restored = append(restored, s.Job)
+		}
+		rn.u.post(func() { rn.restoreQueue(restored, notes, err) })
+	}()
+}
+
+// openStoredAdapters opens the adapters of a stored job into its request.
+func openStoredAdapters(s jobs.Stored) error {
+	for _, a := range s.Adapters {
+		ad, err := lora.Open(a.Path)
+		if err != nil {
+			return err
+		}
+		s.Job.Req.Adapters = append(s.Job.Req.Adapters, lora.Weighted{Adapter: ad, Strength: a.Strength})
+	}
+	return s.Job.Req.Adapters.Check()
+}
+
+// restoreQueue puts the restored jobs before any queued meanwhile, paused (UI goroutine);
+// from then on every change of the queue is saved.
+func (rn *runner) restoreQueue(restored []*job, notes []string, err error) {
+	q := rn.queue
+	q.changed = func([]*job) { rn.saveQueue() }
+	if err != nil {
+		rn.u.showError(err)
+	}
+	if len(notes) > 0 {
+		rn.u.showNotice("Some saved jobs could not be restored: " + strings.Join(notes, "; ") + ".")
+	}
+	if len(restored) == 0 {
+		rn.saveQueue()
+		return
+	}
+	q.jobs = append(restored, q.jobs...)
+	q.setPaused(true)
+	q.pausedText.SetText(restoredPaused)
+}
+
+// pendingJobs are the jobs still to make: the running job's remaining images (unless it
+// is being cancelled), then the queue (UI goroutine).
+func (rn *runner) pendingJobs() []*job {
+	var out []*job
+	if r := rn.cur; r != nil && !r.cancelling && len(r.entries) < r.job.Count {
+		rest := *r.job
+		rest.Req.Seed += uint64(len(r.entries))
+		rest.Count -= len(r.entries)
+		out = append(out, &rest)
+	}
+	return append(out, rn.queue.jobs...)
+}
+
+// saveQueue writes the pending jobs in the background (UI goroutine). Nothing is written
+// before the saved queue has been read back (setUpQueue), nor after the UI has stopped:
+// the run cancelled by quitting stays in the file.
+func (rn *runner) saveQueue() {
+	f := rn.qfile
+	if f == nil || rn.queue.changed == nil || rn.u.life.Err() != nil {
+		return
+	}
+	f.mu.Lock()
+	f.pending, f.dirty = slices.Clone(rn.pendingJobs()), true
+	f.mu.Unlock()
+	rn.u.bg.Add(1)
+	go func() {
+		defer rn.u.bg.Done()
+		if err := f.write(); err != nil {
+			rn.u.post(func() { rn.u.showError(err) })
+		}
+	}()
+}
+
+// write saves the pending list, if a newer one has not been written already.
+func (f *queueFile) write() error {
+	f.writeMu.Lock()
+	defer f.writeMu.Unlock()
+	f.mu.Lock()
+	js, dirty := f.pending, f.dirty
+	f.pending, f.dirty = nil, false
+	f.mu.Unlock()
+	if !dirty {
+		return nil
+	}
+	if err := jobs.SaveQueue(f.path, js); err != nil {
+		return fmt.Errorf("the queue could not be saved: %w", err)
+	}
+	return nil
+}
+
+// cancelAll empties the queue and cancels the running job (Cancel all).
+func (rn *runner) cancelAll() {
+	rn.queue.clear()
+	rn.cancel()
+	rn.saveQueue()
+}

@@ -1,0 +1,83 @@
+package app
+
+import (
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2/test"
+
+	"kleinbild/app/jobs"
+)
+
+func queuePrompts(q *jobQueue) []string {
+	var out []string
+	for _, j := range q.jobs {
+		out = append(out, j.Req.Prompt)
+	}
+	return out
+}
+
+// TestQueueReorderSurviveRestartCancelAll: queued jobs move up and down with their
+// arrows; quitting during a run keeps the running job and the queue in queue.json, and
+// the next start brings them back paused, in order; Cancel all empties the queue and
+// cancels the running job, and the emptied queue is what is saved.
+func TestQueueReorderSurviveRestartCancelAll(t *testing.T) {
+	data, model := t.TempDir(), tinyModel(t)
+	fake := newFakeGen()
+	fake.block = true
+	h := newHarness(t, data, model, fake.open)
+	u := h.ui
+	u.ctl.setSize(64, 64)
+	h.settle() // the saved queue (none) has been read
+	u.ctl.prompt.SetText("first")
+	test.Tap(u.ctl.generate)
+	waitStarted(t, h, fake)
+	for _, p := range []string{"second", "third", "fourth"} {
+		u.ctl.prompt.SetText(p)
+		u.Generate()
+	}
+	q := u.run.queue
+	if len(q.rows) != 3 || !q.rows[0].up.Disabled() || q.rows[0].down.Disabled() || !q.rows[2].down.Disabled() {
+		t.Fatalf("rows %d: the first cannot move down or the last can", len(q.rows))
+	}
+	test.Tap(q.rows[0].down) // second ↓: third, second, fourth
+	test.Tap(q.rows[2].up)   // fourth ↑: third, fourth, second
+	if got, want := queuePrompts(q), []string{"third", "fourth", "second"}; !slices.Equal(got, want) {
+		t.Fatalf("after ↓ and ↑: %q, want %q", got, want)
+	}
+	h.settle()
+	h.close() // quit while "first" runs
+
+	stored, _, err := jobs.LoadQueue(filepath.Join(data, "queue.json"))
+	if err != nil || len(stored) != 4 || stored[0].Job.Req.Prompt != "first" {
+		t.Fatalf("queue.json after quitting: %d jobs, error %v", len(stored), err)
+	}
+
+	fake2 := newFakeGen()
+	fake2.block = true
+	h2 := newHarness(t, data, model, fake2.open)
+	u2 := h2.ui
+	q2 := u2.run.queue
+	h2.waitFor("the saved queue", 5*time.Second, func() bool { return len(q2.jobs) == 4 })
+	if got, want := queuePrompts(q2), []string{"first", "third", "fourth", "second"}; !slices.Equal(got, want) ||
+		!q2.paused || q2.pausedText.Text != restoredPaused || u2.run.cur != nil {
+		t.Fatalf("restored queue %q (want %q), paused %v %q, running %v", got, want, q2.paused, q2.pausedText.Text, u2.run.cur != nil)
+	}
+	test.Tap(q2.resume)
+	waitStarted(t, h2, fake2)
+	if u2.run.cur == nil || u2.run.cur.job.Req.Prompt != "first" || len(q2.jobs) != 3 {
+		t.Fatalf("after Resume: running %v, %d queued", u2.run.cur != nil, len(q2.jobs))
+	}
+	test.Tap(q2.cancelAll)
+	h2.waitFor("the run to end", 5*time.Second, func() bool { return u2.run.cur == nil })
+	if len(q2.jobs) != 0 || q2.box.Visible() {
+		t.Fatalf("after Cancel all: %d queued", len(q2.jobs))
+	}
+	h2.settle()
+	h2.close()
+	if stored, _, err := jobs.LoadQueue(filepath.Join(data, "queue.json")); err != nil || len(stored) != 0 {
+		t.Fatalf("queue.json after Cancel all: %d jobs, error %v", len(stored), err)
+	}
+}

@@ -209,3 +209,46 @@ func roundBF16(f float32) uint16 {
 	u := math.Float32bits(f)
 	return uint16((u + 0x7fff + (u>>16)&1) >> 16)
 }
+
+// BenchmarkLinearF32Copy: Linear by an f32 weight as it runs (each tile copied in Go before the
+// product, see "Mapped weights" in doc.go) side by side with the single Sgemm on the weight as
+// it is that Linear ran before, per native provider, on the model shapes and on 64 rows (a
+// short prompt, where the product is closest to memory-bound and the copy costs most).
+func BenchmarkLinearF32Copy(b *testing.B) {
+	shapes := append([]struct {
+		name          string
+		rows, in, out int
+	}{{"flux-mlp-64x3072x9216", 64, 3072, 9216}}, gemmShapes...)
+	for _, sh := range shapes {
+		xh := benchRand(sh.rows * sh.in)
+		wf := benchRand(sh.out * sh.in)
+		flops := 2 * float64(sh.rows) * float64(sh.in) * float64(sh.out)
+		for _, p := range nativeTestProviders() {
+			be := New(p)
+			x := mustF32(b, be, xh, sh.rows, sh.in)
+			y := mustAlloc(b, be, sh.rows, sh.out)
+			w, err := be.WeightF32(wf, sh.out, sh.in)
+			if err != nil {
+				b.Fatal(err)
+			}
+			yh := make([]float32, sh.rows*sh.out)
+			for _, mode := range []string{"copied", "direct"} {
+				op := func() { be.Linear(y, x, w, gpu.Tensor{}, sh.rows) }
+				if mode == "direct" {
+					op = func() { p.Sgemm(false, true, sh.rows, sh.out, sh.in, 1, xh, sh.in, wf, sh.in, 0, yh, sh.out) }
+				}
+				b.Run(fmt.Sprintf("%s/%s/%s", be.Name(), sh.name, mode), func(b *testing.B) {
+					op() // warm-up: thread pools, scratch buffers
+					b.ResetTimer()
+					for b.Loop() {
+						op()
+					}
+					benchSync(b, be)
+					reportGFLOPs(b, flops)
+				})
+			}
+			be.Free(x)
+			be.Free(y)
+		}
+	}
+}

@@ -32,6 +32,23 @@
 // pooled tile as bf16 weights (LinearScratchFloats), one Sgemm per tile: exact dequantized
 // values, float32 accumulation, no full-size float32 copy.
 //
+// # Mapped weights
+//
+// Weights usually view a memory-mapped checkpoint. When the file shrinks under the mapping
+// (replaced or truncated on disk), reading the lost pages raises SIGBUS. In Go code,
+// debug.SetPanicOnFault (set by the engine around each run) turns that into a panic the engine
+// recovers as an error naming the file; in C code (OpenBLAS's or oneDNN's threads) it kills the
+// process. So weights reach the provider only through Go: f32 weights are copied a tile at a
+// time (Linear, LinearScratchFloats) or whole (Conv2D kernels, ConvKernelScratchFloats), bf16
+// ones widened (or, for oneDNN's native bf16 product, copied as bf16 a tile at a time),
+// quantized ones decoded, and the provider multiplies the copies; activations are never
+// mapped. TestMappedWeightFaultNative pins this per provider. The copy is one pass over the
+// weight per product. BenchmarkLinearF32Copy sets it beside the single Sgemm on the weight as
+// it is; on a 2-core AMD EPYC (Turin) at load average 20, best of 3 runs of 3 (GFLOP/s, copied
+// vs direct; the runs of one case spread by up to 50%): 64 × 3072 → 9216 13.0 vs 12.6,
+// 768 × 3072 → 9216 12.5 vs 16.0, 512 × 2560 → 9728 14.7 vs 16.9, 2048² 13.1 vs 16.2, so the
+// copy costs up to about 20% of a product, within the noise of that machine.
+//
 // # Threading
 //
 // Go kernels (norms, activations, softmax, im2col, bf16 widening, layouts) split rows or

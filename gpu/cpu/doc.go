@@ -43,11 +43,18 @@
 // ones widened (or, for oneDNN's native bf16 product, copied as bf16 a tile at a time),
 // quantized ones decoded, and the provider multiplies the copies; activations are never
 // mapped. TestMappedWeightFaultNative pins this per provider. The copy is one pass over the
-// weight per product. BenchmarkLinearF32Copy sets it beside the single Sgemm on the weight as
-// it is; on a 2-core AMD EPYC (Turin) at load average 20, best of 3 runs of 3 (GFLOP/s, copied
-// vs direct; the runs of one case spread by up to 50%): 64 × 3072 → 9216 13.0 vs 12.6,
-// 768 × 3072 → 9216 12.5 vs 16.0, 512 × 2560 → 9728 14.7 vs 16.9, 2048² 13.1 vs 16.2, so the
-// copy costs up to about 20% of a product, within the noise of that machine.
+// weight per product. BenchmarkLinearCopy sets it beside the single product on the weight as
+// it is; on a 2-core AMD EPYC (Turin) shared with other jobs (load average 14–22), best of 3
+// runs of 3, GFLOP/s copied vs direct (one case's runs spread by up to 50%):
+//
+//	shape (rows × in → out)   OpenBLAS f32     oneDNN bf16
+//	64 × 3072 → 9216          30.8 vs 33.6     135 vs 210
+//	768 × 3072 → 9216         31.7 vs 23.8     111 vs 141
+//	512 × 2560 → 9728         24.2 vs 27.2     71.6 vs 102
+//
+// so f32 weights cost little (the copy is small beside the product), while oneDNN's faster
+// bf16 product loses a quarter to a third: its tiles are smaller products, x is rounded to bf16
+// once per tile, and the copy is a larger share of a faster product.
 //
 // # Threading
 //

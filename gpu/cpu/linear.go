@@ -21,7 +21,7 @@ func bf16TileRows(in, out int) int {
 
 // LinearScratchFloats is the pooled scratch (float32 values) of a Linear by a weight [out, in]:
 // the weight tile (bf16 widened, quantized decoded, f32 copied). Linear by bf16 weights on a
-// BF16MatMuler copies its tiles as bf16, in half as many bytes.
+// BF16MatMuler copies its tiles as bf16, twice the rows in as many bytes.
 func LinearScratchFloats(in, out int) int { return bf16TileRows(in, out) * in }
 
 // linear computes y[rows, w.out] = x[rows, w.in]·Wᵀ (+ bias if non-nil), as torch.nn.Linear.
@@ -84,7 +84,8 @@ func (b *Backend) linearTiled(y, x []float32, rows int, w matrix, fill func(tile
 // time is copied in Go into a pooled buffer (package documentation, "Mapped weights") and
 // multiplied into the matching columns of y.
 func (b *Backend) linearNativeBF16(y, x []float32, rows int, w matrix) {
-	tileRows := bf16TileRows(w.in, w.out)
+	// Twice the rows of a float32 tile: the same bytes, and fewer (larger) products.
+	tileRows := max(min(max(256, (2*bf16TileFloats/max(w.in, 1))&^63), w.out), 0)
 	size := tileRows * w.in
 	buf, ok := b.bitsTiles.Get().(*[]uint16)
 	if !ok || cap(*buf) < size {

@@ -9,7 +9,8 @@ import (
 )
 
 // TestLinearManyTiles: a Linear whose weight spans several row tiles (bf16TileRows: 256, 256
-// and 88 rows here) puts each tile's product in its own columns of y, for f32 weights (copied
+// and 88 rows here; 512 and 88 for oneDNN's bf16 tiles) puts each tile's product in its own
+// columns of y, for f32 weights (copied
 // per tile), bf16 ones (widened per tile, or copied per tile for oneDNN's native product) and
 // every provider. Compared per tile with a float64 product of the same weights: rel-L2 ≤ 1e-5
 // and max abs ≤ 1e-4 for the f32 products; rel-L2 ≤ 1e-2 and max abs ≤ 0.05 where oneDNN

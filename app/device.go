@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"unicode"
@@ -73,6 +74,7 @@ func (m *modelSettings) probeDevices() {
 	if list == nil {
 		list = backends.Devices
 	}
+	env := os.Getenv(backends.EnvBackend)
 	m.u.bg.Add(1)
 	go func() {
 		defer m.u.bg.Done()
@@ -81,8 +83,35 @@ func (m *modelSettings) probeDevices() {
 			m.dev.list, m.dev.probed = ds, true
 			m.refreshDeviceSelect()
 			m.u.fit.updateSoon()
+			if msg := m.envBackendNotice(env); msg != "" {
+				m.u.addNotice(msg)
+			}
 		})
 	}()
+}
+
+// envBackendNotice says that env, the value of $KLEINBILD_BACKEND, names no device found
+// (which backends.Default silently replaces), and which device is used instead; it is ""
+// when env is unset, "default" or a device of the list (an ID, or a backend name such as
+// "webgpu" or "openblas"). Call it once the devices are probed.
+func (m *modelSettings) envBackendNotice(env string) string {
+	env = strings.TrimSpace(env)
+	if env == "" || strings.EqualFold(env, "default") {
+		return ""
+	}
+	for _, d := range m.dev.list {
+		if strings.EqualFold(d.ID, env) || strings.EqualFold(d.Backend, env) {
+			return ""
+		}
+	}
+	instead := "the automatic choice"
+	if d, ok := m.deviceFor(m.effectiveDevice()); ok {
+		instead = d.Label()
+	} else if c := m.effectiveDevice(); c != "" {
+		instead = c
+	}
+	return fmt.Sprintf("$%s=%q is not a compute device on this computer, so it is ignored: using %s instead. "+
+		"'kleinbild devices' lists the devices.", backends.EnvBackend, env, instead)
 }
 
 // deviceFor finds the device an ID stands for: "" the automatic one, "cpu" the first CPU

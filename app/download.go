@@ -445,6 +445,10 @@ func (m *modelSettings) startDownload(v download.Variant, dir, token string) {
 		m.u.showError(errors.New("a download is already running"))
 		return
 	}
+	if m.u.readOnly && m.u.inDataDir(dir) {
+		m.u.showError(fmt.Errorf("not downloading into %s: %w", dir, errReadOnlyWindow))
+		return
+	}
 	ctx, cancel := context.WithCancel(m.u.life)
 	r := &downloadRun{variant: v, dir: dir, cancel: cancel, running: true}
 	if old := m.dl; old != nil && old.dir == dir {

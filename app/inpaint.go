@@ -147,6 +147,10 @@ func (m *inpaintMode) request(prompt string, seed uint64, dir string) (engine.Re
 
 // generate starts (or queues) the inpainting job with the form's prompt and seed.
 func (m *inpaintMode) generate() {
+	if err := m.u.writable(); err != nil {
+		m.u.showError(err) // the mask would be written to the data folder
+		return
+	}
 	f, ok := m.u.ctl.readForm()
 	if !ok {
 		return

@@ -20,6 +20,9 @@ type settingsFile struct {
 	mu      sync.Mutex // guards pending (and what pend's callers do under it)
 	pending *settings.Settings
 	writeMu sync.Mutex // serialises writes
+
+	// readOnly drops the settings instead of writing them (a read-only window).
+	readOnly bool
 }
 
 // pend makes s the settings to write next and runs locked, if not nil, under the lock.
@@ -47,8 +50,8 @@ func (f *settingsFile) write() error {
 	p := f.pending
 	f.pending = nil
 	f.mu.Unlock()
-	if p == nil {
-		return nil // a later call's settings were written already
+	if p == nil || f.readOnly {
+		return nil // a later call's settings were written already, or nothing is
 	}
 	if err := settings.Save(f.path, *p); err != nil {
 		return fmt.Errorf("settings could not be saved: %w", err)

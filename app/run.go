@@ -106,6 +106,10 @@ func (u *UI) Generate() { u.run.generate() }
 
 // generate is Generate.
 func (rn *runner) generate() {
+	if err := rn.u.writable(); err != nil {
+		rn.u.showError(err)
+		return
+	}
 	if rn.cur != nil {
 		rn.enqueueForm()
 		return
@@ -168,6 +172,9 @@ func (rn *runner) enqueue(j *job) {
 
 // startGenerate validates the form and starts the generating goroutine.
 func (rn *runner) startGenerate() (*runState, error) {
+	if err := rn.u.writable(); err != nil {
+		return nil, err
+	}
 	if rn.cur != nil {
 		return nil, errBusy
 	}
@@ -215,6 +222,9 @@ func (rn *runner) resumeQueue() {
 
 // startJob starts the generating goroutine for j (UI goroutine).
 func (rn *runner) startJob(j *job) (*runState, error) {
+	if err := rn.u.writable(); err != nil {
+		return nil, err
+	}
 	if rn.cur != nil {
 		return nil, errBusy
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"image/color"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -39,6 +38,10 @@ type UI struct {
 	dataDir  string
 	settings settings.Settings // as last remembered
 	store    settingsFile
+	// readOnly is set when another instance holds the data folder: this window browses it
+	// and writes nothing there (see lockDataDir). unlock releases the folder's lock.
+	readOnly bool
+	unlock   func()
 
 	gallery      *gallery.Gallery // nil until loaded, or when it could not be opened
 	galleryReady chan struct{}
@@ -67,6 +70,8 @@ type UI struct {
 
 // NewUI builds the Kleinbild interface into w: the generation controls, viewer and gallery.
 // It shows the window's content but not the window; the gallery loads in the background.
+// It locks the data folder until Close; when another instance holds it, the window opens
+// read-only: it browses the gallery, generates nothing and writes nothing there.
 func NewUI(a fyne.App, w fyne.Window, opts Options) (*UI, error) {
 	return newUI(a, w, opts, fyne.Do)
 }
@@ -80,15 +85,24 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 		}
 		dataDir = d
 	}
-	if err := os.MkdirAll(dataDir, 0o755); err != nil {
-		return nil, fmt.Errorf("data folder: %w", err)
+	// The data folder is locked (and created) first: a second window on it is read-only
+	// rather than overwriting the first one's gallery index and settings.
+	unlock, readOnly, err := lockDataDir(dataDir)
+	if err != nil {
+		return nil, err
+	}
+	newThumbs := thumbcache.New
+	if readOnly {
+		newThumbs = thumbcache.NewReadOnly
 	}
 	u := &UI{
 		app: a, win: w, opts: opts,
 		dataDir:      dataDir,
-		store:        settingsFile{path: filepath.Join(dataDir, "settings.json")},
+		store:        settingsFile{path: filepath.Join(dataDir, "settings.json"), readOnly: readOnly},
+		readOnly:     readOnly,
+		unlock:       unlock,
 		galleryReady: make(chan struct{}),
-		thumbs:       thumbcache.New(filepath.Join(dataDir, "thumbs"), thumbcache.Side, 2, 48<<20),
+		thumbs:       newThumbs(filepath.Join(dataDir, "thumbs"), thumbcache.Side, 2, 48<<20),
 	}
 	u.ctl.u = u
 	u.fit.u = u
@@ -144,6 +158,9 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 	if setErr != nil {
 		u.showError(setErr)
 	}
+	if readOnly {
+		u.startReadOnly()
+	}
 
 	w.SetContent(u.tips.Wrap(root))
 	w.SetOnDropped(func(_ fyne.Position, uris []fyne.URI) {
@@ -185,11 +202,15 @@ func (u *UI) Close() {
 	u.ctl.flushForm()
 	u.thumbs.Close()
 	u.run.closeGenerator()
+	if u.unlock != nil {
+		u.unlock() // last: nothing of this window writes to the data folder any more
+		u.unlock = nil
+	}
 }
 
 // loadGallery opens the gallery folder off the UI goroutine.
 func (u *UI) loadGallery(dir string) {
-	g, rep, err := gallery.Open(context.Background(), dir, gallery.Options{TrashDir: filepath.Join(u.dataDir, "trash")})
+	g, rep, err := gallery.Open(context.Background(), dir, gallery.Options{TrashDir: filepath.Join(u.dataDir, "trash"), ReadOnly: u.readOnly})
 	u.forgetThumbs(g, rep.Expired)
 	u.post(func() {
 		defer close(u.galleryReady)
@@ -202,10 +223,13 @@ func (u *UI) loadGallery(dir string) {
 			u.showError(err)
 		}
 		u.setStatus("Images are saved in " + g.Dir())
+		if u.readOnly {
+			u.setStatus("Read-only: showing the images in " + g.Dir())
+		}
 		notice := u.unreadableNotice(rep.Unreadable)
 		switch {
 		case notice != "":
-			u.showNotice(notice)
+			u.addNotice(notice)
 		case len(rep.Unreadable) > 0:
 			// the same files were reported on an earlier start
 		case rep.Rebuilt && rep.Reason != "no index" && g.Len() > 0:
@@ -309,6 +333,8 @@ type banner struct {
 	box  *fyne.Container
 	// topic is the condition the message shown belongs to.
 	topic bannerTopic
+	// isError is whether the message shown is an error.
+	isError bool
 	// root is the layout the banner sits in: it is laid out again whenever the banner
 	// appears, changes height or goes, so that nothing is drawn under it and no empty band
 	// stays behind.
@@ -361,6 +387,7 @@ func (b *banner) show(msg string, isError bool) {
 	b.bg.FillColor = color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(bl >> 8), A: 0x38}
 	b.bg.Refresh()
 	b.text.SetText(sentence(msg))
+	b.isError = isError
 	b.box.Show()
 	b.relayout()
 }

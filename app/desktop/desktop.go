@@ -10,7 +10,6 @@ import (
 	fyneapp "fyne.io/fyne/v2/app"
 
 	"kleinbild/app"
-	"kleinbild/app/settings"
 	"kleinbild/app/widgets"
 	"kleinbild/resources"
 )
@@ -22,22 +21,9 @@ const AppID = "io.github.kleinbild"
 // opts.ScreenshotPath it runs UI.Automate once the window is up, and quits afterwards when
 // opts.QuitAfter or opts.ScreenshotPath is set; the automatic run's error is returned.
 //
-// The data folder is locked first: a second instance on the same folder is refused with
-// a message instead of overwriting the first one's gallery index.
+// The interface locks the data folder: a second instance on the same folder opens
+// read-only instead of overwriting the first one's gallery index (see app.NewUI).
 func Run(opts app.Options) error {
-	dataDir := opts.DataDir
-	if dataDir == "" {
-		d, err := settings.DefaultDataDir()
-		if err != nil {
-			return err
-		}
-		dataDir = d
-	}
-	release, err := settings.LockDataDir(dataDir)
-	if err != nil {
-		return err
-	}
-	defer release()
 	a := fyneapp.NewWithID(AppID)
 	a.SetIcon(resources.Icon)
 	a.Settings().SetTheme(widgets.Theme())

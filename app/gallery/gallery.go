@@ -92,7 +92,17 @@ type Options struct {
 	KeepTrash time.Duration
 	// Now is the clock for trash times; nil means time.Now.
 	Now func() time.Time
+	// ReadOnly opens the gallery for browsing only: Open reconciles the index with the PNGs
+	// in memory but writes, creates and removes nothing (no index or trash index save, no
+	// stale temporaries removed, nothing expired from the trash), and Add, Delete, Restore
+	// and the favourite setters fail with ErrReadOnly. For a second window on a data folder
+	// that another one holds.
+	ReadOnly bool
 }
+
+// ErrReadOnly is matched (errors.Is) by the error of a change to a gallery opened with
+// Options.ReadOnly.
+var ErrReadOnly = errors.New("the gallery is open read-only")
 
 // Gallery is the folder of saved generations with its index and trash. It is safe for
 // concurrent use; methods that change it do file IO and belong off the UI goroutine.
@@ -100,6 +110,8 @@ type Gallery struct {
 	dir   string
 	trash string
 	now   func() time.Time
+	// readOnly is Options.ReadOnly: nothing is written.
+	readOnly bool
 
 	mu     sync.RWMutex // guards items, byFile and trashItems
 	items  []*Entry     // newest first
@@ -118,10 +130,12 @@ type Gallery struct {
 // empties the trash of images older than opts.KeepTrash.
 func Open(ctx context.Context, dir string, opts Options) (*Gallery, Report, error) {
 	var rep Report
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, rep, fmt.Errorf("gallery folder: %w", err)
+	if !opts.ReadOnly {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, rep, fmt.Errorf("gallery folder: %w", err)
+		}
 	}
-	g := &Gallery{dir: dir, trash: opts.TrashDir, now: opts.Now, byFile: map[string]*Entry{}}
+	g := &Gallery{dir: dir, trash: opts.TrashDir, now: opts.Now, byFile: map[string]*Entry{}, readOnly: opts.ReadOnly}
 	if g.trash == "" {
 		g.trash = filepath.Join(dir, ".trash")
 	}
@@ -152,6 +166,9 @@ func Open(ctx context.Context, dir string, opts Options) (*Gallery, Report, erro
 	rep.Rebuilt = rep.Reason != ""
 
 	des, err := os.ReadDir(dir)
+	if opts.ReadOnly && errors.Is(err, os.ErrNotExist) {
+		return g, rep, nil // nothing saved yet: an empty gallery, and no folder made
+	}
 	if err != nil {
 		return nil, rep, fmt.Errorf("gallery folder: %w", err)
 	}
@@ -162,7 +179,9 @@ func Open(ctx context.Context, dir string, opts Options) (*Gallery, Report, erro
 		}
 		name := de.Name()
 		if strings.HasPrefix(name, ".") {
-			removeStaleTemp(dir, de)
+			if !g.readOnly {
+				removeStaleTemp(dir, de)
+			}
 			continue
 		}
 		if de.IsDir() || !strings.EqualFold(filepath.Ext(name), ".png") {
@@ -192,7 +211,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Gallery, Report, erro
 		changed = true
 	}
 	g.sortLocked()
-	if changed {
+	if changed && !g.readOnly {
 		if err := g.saveIndex(); err != nil {
 			return g, rep, err
 		}
@@ -287,6 +306,17 @@ func (g *Gallery) saveIndex() error {
 
 // Dir is the gallery folder.
 func (g *Gallery) Dir() string { return g.dir }
+
+// ReadOnly reports whether the gallery was opened with Options.ReadOnly.
+func (g *Gallery) ReadOnly() bool { return g.readOnly }
+
+// refuseReadOnly is ErrReadOnly, naming what (an action), for a read-only gallery.
+func (g *Gallery) refuseReadOnly(what string) error {
+	if g.readOnly {
+		return fmt.Errorf("%s: %w", what, ErrReadOnly)
+	}
+	return nil
+}
 
 // TrashDir is the folder deleted images wait in.
 func (g *Gallery) TrashDir() string { return g.trash }
@@ -395,6 +425,9 @@ func (g *Gallery) Children(e Entry) []Entry {
 // Add saves img with meta as a new PNG (atomically), records it and saves the index. The
 // image is durable once Add returns, even if the index write then fails.
 func (g *Gallery) Add(img image.Image, meta imageio.Metadata) (Entry, error) {
+	if err := g.refuseReadOnly("save to gallery"); err != nil {
+		return Entry{}, err
+	}
 	g.opMu.Lock()
 	defer g.opMu.Unlock()
 	if meta.Created.IsZero() {
@@ -457,6 +490,9 @@ func (g *Gallery) ToggleFavourite(file string) (Entry, error) {
 }
 
 func (g *Gallery) setFavourite(file string, to func(was bool) bool) (Entry, error) {
+	if err := g.refuseReadOnly("favourite"); err != nil {
+		return Entry{}, err
+	}
 	g.opMu.Lock()
 	defer g.opMu.Unlock()
 	g.mu.Lock()

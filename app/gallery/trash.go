@@ -69,7 +69,9 @@ func (g *Gallery) openTrash(ctx context.Context, keep time.Duration) ([]Entry, e
 		}
 		name := de.Name()
 		if strings.HasPrefix(name, ".") {
-			removeStaleTemp(g.trash, de)
+			if !g.readOnly {
+				removeStaleTemp(g.trash, de)
+			}
 			continue
 		}
 		if name == IndexName || de.IsDir() {
@@ -84,7 +86,7 @@ func (g *Gallery) openTrash(ctx context.Context, keep time.Duration) ([]Entry, e
 			}
 			it = &trashItem{Name: name, Batch: batch, Deleted: time.Unix(0, ns), Entry: Entry{File: file}}
 		}
-		if it.Deleted.Before(cutoff) {
+		if it.Deleted.Before(cutoff) && !g.readOnly {
 			if err := os.Remove(filepath.Join(g.trash, name)); err == nil || errors.Is(err, os.ErrNotExist) {
 				expired = append(expired, it.Entry)
 				continue
@@ -96,7 +98,7 @@ func (g *Gallery) openTrash(ctx context.Context, keep time.Duration) ([]Entry, e
 	g.mu.Lock()
 	g.trashItems = kept
 	g.mu.Unlock()
-	if len(expired) > 0 || len(kept) != len(idx.Items) {
+	if !g.readOnly && (len(expired) > 0 || len(kept) != len(idx.Items)) {
 		if err := g.saveTrash(); err != nil {
 			return expired, err
 		}
@@ -135,6 +137,9 @@ func (g *Gallery) TrashLen() int {
 // folder ("." , "..", paths, hidden files and the index are refused, and then nothing is
 // deleted), naming a file or symlink (not a folder) or nothing (its entry just goes).
 func (g *Gallery) Delete(files ...string) (batch string, err error) {
+	if err := g.refuseReadOnly("delete"); err != nil {
+		return "", err
+	}
 	for _, file := range files {
 		if !plainFileName(file) || file == IndexName {
 			return "", fmt.Errorf("delete: %q is not a gallery file", file)
@@ -202,6 +207,9 @@ func (g *Gallery) Delete(files ...string) (batch string, err error) {
 // (favourites included), and returns them. An image whose name has been taken meanwhile
 // comes back under a new name.
 func (g *Gallery) Restore(batch string) ([]Entry, error) {
+	if err := g.refuseReadOnly("restore"); err != nil {
+		return nil, err
+	}
 	g.opMu.Lock()
 	defer g.opMu.Unlock()
 	g.mu.RLock()

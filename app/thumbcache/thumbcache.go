@@ -36,6 +36,8 @@ type thumbJob struct{ key, src string }
 type Thumbnailer struct {
 	dir  string
 	side int
+	// readOnly: the cache folder is read, never written or cleaned (see NewReadOnly).
+	readOnly bool
 
 	mu       sync.Mutex
 	cond     *sync.Cond
@@ -56,6 +58,15 @@ func New(dir string, side, workers int, memBytes int64) *Thumbnailer {
 		t.wg.Add(1)
 		go t.work()
 	}
+	return t
+}
+
+// NewReadOnly is New for a cache folder this process must not change (a read-only window on
+// a data folder another one holds): cached thumbnails are read from dir, new ones are kept
+// in memory only, and nothing there is written or removed.
+func NewReadOnly(dir string, side, workers int, memBytes int64) *Thumbnailer {
+	t := New(dir, side, workers, memBytes)
+	t.readOnly = true
 	return t
 }
 
@@ -115,7 +126,9 @@ func (t *Thumbnailer) Remove(key string) {
 	t.mu.Lock()
 	t.mem.remove(key)
 	t.mu.Unlock()
-	os.Remove(t.diskPath(key))
+	if !t.readOnly {
+		os.Remove(t.diskPath(key))
+	}
 }
 
 // Close stops the workers; pending requests get an error.
@@ -180,7 +193,7 @@ func (t *Thumbnailer) load(job thumbJob) (image.Image, error) {
 	if err == nil {
 		return img, nil
 	}
-	if !errors.Is(err, fs.ErrNotExist) {
+	if !errors.Is(err, fs.ErrNotExist) && !t.readOnly {
 		os.Remove(t.diskPath(job.key)) // damaged or foreign cache file: make it again
 	}
 	img, err = DecodeFile(job.src)
@@ -194,6 +207,9 @@ func (t *Thumbnailer) load(job thumbJob) (image.Image, error) {
 }
 
 func (t *Thumbnailer) writeDisk(key string, img image.Image) error {
+	if t.readOnly {
+		return nil // kept in memory only
+	}
 	if err := os.MkdirAll(t.dir, 0o755); err != nil {
 		return fmt.Errorf("thumbnail cache: %w", err)
 	}

@@ -24,8 +24,9 @@ type BLAS interface {
 
 // BF16MatMuler is implemented by providers that multiply by bfloat16 weights natively.
 type BF16MatMuler interface {
-	// MatMulBF16 computes y[m,n] = x[m,k]·wᵀ where w is [n,k] bfloat16 bits (PyTorch Linear layout).
-	MatMulBF16(y, x []float32, m, n, k int, w []uint16)
+	// MatMulBF16 computes y[m,n] = x[m,k]·wᵀ where w is [n,k] bfloat16 bits (PyTorch Linear
+	// layout) and the rows of y are ldy apart.
+	MatMulBF16(y, x []float32, m, n, k int, w []uint16, ldy int)
 }
 
 // Backend is the CPU implementation of gpu.Backend: tensors are host memory (weights are
@@ -41,9 +42,11 @@ type Backend struct {
 	info    func() gpu.DeviceInfo
 
 	// Scratch buffers reused across calls, one pool per purpose so that sizes stay stable:
-	// bf16→f32 weight tiles (Linear), attention score tiles, im2col tiles and converted conv
+	// float32 weight tiles (Linear), attention score tiles, im2col tiles and converted conv
 	// kernels (Conv2D), 1+scale vectors (LayerNorm).
 	linearTiles, attnScores, convCols, convKernels, vectors scratch
+	// bitsTiles holds *[]uint16: bf16 weight tiles copied for a BF16MatMuler (Linear).
+	bitsTiles sync.Pool
 
 	mu  sync.Mutex
 	err error

@@ -209,3 +209,62 @@ func roundBF16(f float32) uint16 {
 	u := math.Float32bits(f)
 	return uint16((u + 0x7fff + (u>>16)&1) >> 16)
 }
+
+// BenchmarkLinearCopy: Linear by a weight as it runs (each tile copied in Go before the
+// product, see "Mapped weights" in doc.go) side by side with the single product on the weight
+// as it is that Linear ran before, per native provider: f32 weights on every one, bf16 weights
+// on oneDNN's native product. Shapes: the model's, and 64 rows (a short prompt, where the
+// product is closest to memory-bound and the copy costs most).
+func BenchmarkLinearCopy(b *testing.B) {
+	shapes := append([]struct {
+		name          string
+		rows, in, out int
+	}{{"flux-mlp-64x3072x9216", 64, 3072, 9216}}, gemmShapes...)
+	for _, sh := range shapes {
+		xh := benchRand(sh.rows * sh.in)
+		wf := benchRand(sh.out * sh.in)
+		wb := make([]uint16, len(wf))
+		for i, v := range wf {
+			wb[i] = roundBF16(v)
+		}
+		flops := 2 * float64(sh.rows) * float64(sh.in) * float64(sh.out)
+		yh := make([]float32, sh.rows*sh.out)
+		for _, p := range nativeTestProviders() {
+			be := New(p)
+			x := mustF32(b, be, xh, sh.rows, sh.in)
+			y := mustAlloc(b, be, sh.rows, sh.out)
+			for _, kind := range []string{"f32", "bf16"} {
+				w, err := be.WeightF32(wf, sh.out, sh.in)
+				direct := func() { p.Sgemm(false, true, sh.rows, sh.out, sh.in, 1, xh, sh.in, wf, sh.in, 0, yh, sh.out) }
+				if kind == "bf16" {
+					if be.bf16 == nil {
+						continue // widened in Go before as now: nothing changed
+					}
+					w, err = be.WeightBF16(wb, sh.out, sh.in)
+					direct = func() { be.bf16.MatMulBF16(yh, xh, sh.rows, sh.out, sh.in, wb, sh.out) }
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				for _, mode := range []string{"copied", "direct"} {
+					op := func() { be.Linear(y, x, w, gpu.Tensor{}, sh.rows) }
+					if mode == "direct" {
+						op = direct
+					}
+					b.Run(fmt.Sprintf("%s/%s/%s/%s", be.Name(), kind, sh.name, mode), func(b *testing.B) {
+						op() // warm-up: thread pools, scratch buffers
+						b.ResetTimer()
+						for b.Loop() {
+							op()
+						}
+						benchSync(b, be)
+						reportGFLOPs(b, flops)
+					})
+				}
+				be.Free(w)
+			}
+			be.Free(x)
+			be.Free(y)
+		}
+	}
+}

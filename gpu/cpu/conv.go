@@ -12,12 +12,13 @@ const (
 
 // ConvScratchFloats is the pooled im2col tile (float32 values) of a Conv2D with kdim =
 // InC·KH·KW kernel values per output channel and npix output pixels, unless the convolution
-// is 1×1 with stride 1 and no padding (which multiplies the input directly and uses none). A
-// bf16 kernel is also widened into a pooled buffer of ConvKernelScratchFloats values.
+// is 1×1 with stride 1 and no padding (which multiplies the input directly and uses none). The
+// kernel is also widened (bf16) or copied (f32) into a pooled buffer of ConvKernelScratchFloats
+// values.
 func ConvScratchFloats(kdim, npix int) int { return kdim * convTileSize(kdim, npix) }
 
 // ConvKernelScratchFloats is the pooled buffer (float32 values) a Conv2D widens a bf16 kernel
-// [outC, kdim] into (f32 kernels need none).
+// [outC, kdim] into, or copies an f32 one into.
 func ConvKernelScratchFloats(outC, kdim int) int { return outC * kdim }
 
 // convTileSize is the number of output pixels unfolded at a time: at most convTile, at least
@@ -29,12 +30,12 @@ func convTileSize(kdim, npix int) int {
 // conv2D computes out [w.out, outH, outW] = conv(in, w) + bias (bias may be nil) as im2col
 // tiles multiplied by the kernel matrix.
 //
-// A bf16 kernel is widened into a pooled buffer on every call rather than cached: that is one
-// pass over O·C·KH·KW values against 2·O·C·KH·KW·outH·outW flops of product, about 1% for the
-// VAE's 512-channel layers on a 64×64 latent (512² image) and less for bigger images, and a
-// cache keyed by the slice would have to trust that its memory is never reused. Callers that
-// convolve tiny images by big bf16 kernels many times can widen the kernel once themselves
-// (an f32 weight tensor).
+// The kernel is widened (bf16) or copied (f32) into a pooled buffer on every call rather than
+// cached, so that a mapped kernel never reaches the provider (package documentation, "Mapped
+// weights"): that is one pass over O·C·KH·KW values against 2·O·C·KH·KW·outH·outW flops of
+// product, about 1% for the VAE's 512-channel layers on a 64×64 latent (512² image) and less
+// for bigger images, and a cache keyed by the slice would have to trust that its memory is
+// never reused.
 func (b *Backend) conv2D(out, in []float32, w matrix, bias []float32, p gpu.ConvParams) {
 	p.Stride = max(p.Stride, 1)
 	oh, ow := p.OutSize()
@@ -43,12 +44,15 @@ func (b *Backend) conv2D(out, in []float32, w matrix, bias []float32, p gpu.Conv
 	}
 	npix := oh * ow
 	kdim := p.InC * p.KH * p.KW
-	wf := w.f32
+	// The kernel is widened (bf16) or copied (f32) in Go, never handed to the provider as
+	// it is (package documentation, "Mapped weights").
+	buf := b.convKernels.get(max(len(w.bf16), len(w.f32)))
+	defer b.convKernels.put(buf)
+	wf := *buf
 	if w.isBF16 {
-		buf := b.convKernels.get(len(w.bf16))
-		defer b.convKernels.put(buf)
-		wf = *buf
 		b.widenParallel(wf, w.bf16)
+	} else {
+		b.copyParallel(wf, w.f32)
 	}
 	if p.KH == 1 && p.KW == 1 && p.Stride == 1 && p.PadTop == 0 && p.PadLeft == 0 && p.PadBottom == 0 && p.PadRight == 0 {
 		// 1×1 convolution: out = W · in directly.

@@ -32,6 +32,30 @@
 // pooled tile as bf16 weights (LinearScratchFloats), one Sgemm per tile: exact dequantized
 // values, float32 accumulation, no full-size float32 copy.
 //
+// # Mapped weights
+//
+// Weights usually view a memory-mapped checkpoint. When the file shrinks under the mapping
+// (replaced or truncated on disk), reading the lost pages raises SIGBUS. In Go code,
+// debug.SetPanicOnFault (set by the engine around each run) turns that into a panic the engine
+// recovers as an error naming the file; in C code (OpenBLAS's or oneDNN's threads) it kills the
+// process. So weights reach the provider only through Go: f32 weights are copied a tile at a
+// time (Linear, LinearScratchFloats) or whole (Conv2D kernels, ConvKernelScratchFloats), bf16
+// ones widened (or, for oneDNN's native bf16 product, copied as bf16 a tile at a time),
+// quantized ones decoded, and the provider multiplies the copies; activations are never
+// mapped. TestMappedWeightFaultNative pins this per provider. The copy is one pass over the
+// weight per product. BenchmarkLinearCopy sets it beside the single product on the weight as
+// it is; on a 2-core AMD EPYC (Turin) shared with other jobs (load average 14–22), best of 3
+// runs of 3, GFLOP/s copied vs direct (one case's runs spread by up to 50%):
+//
+//	shape (rows × in → out)   OpenBLAS f32     oneDNN bf16
+//	64 × 3072 → 9216          30.8 vs 33.6     135 vs 210
+//	768 × 3072 → 9216         31.7 vs 23.8     111 vs 141
+//	512 × 2560 → 9728         24.2 vs 27.2     71.6 vs 102
+//
+// so f32 weights cost little (the copy is small beside the product), while oneDNN's faster
+// bf16 product loses a quarter to a third: its tiles are smaller products, x is rounded to bf16
+// once per tile, and the copy is a larger share of a faster product.
+//
 // # Threading
 //
 // Go kernels (norms, activations, softmax, im2col, bf16 widening, layouts) split rows or

@@ -19,9 +19,9 @@ func bf16TileRows(in, out int) int {
 	return max(min(rows, out), 0)
 }
 
-// LinearScratchFloats is the pooled scratch (float32 values) of a Linear by a bf16 weight
-// [out, in] on a provider without native bf16: the widened weight tile. Linear by f32 weights,
-// and by bf16 weights on a BF16MatMuler, uses none.
+// LinearScratchFloats is the pooled scratch (float32 values) of a Linear by a weight [out, in]:
+// the weight tile (bf16 widened, quantized decoded, f32 copied). Linear by bf16 weights on a
+// BF16MatMuler copies its tiles as bf16, twice the rows in as many bytes.
 func LinearScratchFloats(in, out int) int { return bf16TileRows(in, out) * in }
 
 // linear computes y[rows, w.out] = x[rows, w.in]·Wᵀ (+ bias if non-nil), as torch.nn.Linear.
@@ -30,6 +30,9 @@ func LinearScratchFloats(in, out int) int { return bf16TileRows(in, out) * in }
 // 32 MiB, see bf16TileFloats), in parallel, into a pooled buffer, and each tile is one Sgemm
 // into the matching columns of y. Widening is exact, so the result matches a float64 product
 // of the bf16 weights up to float32 accumulation error.
+//
+// F32 weights are copied into the same tiles in Go rather than handed to the provider (package
+// documentation, "Mapped weights").
 func (b *Backend) linear(y, x []float32, rows int, w matrix, bias []float32) {
 	if rows == 0 || w.out == 0 {
 		return
@@ -40,19 +43,15 @@ func (b *Backend) linear(y, x []float32, rows int, w matrix, bias []float32) {
 	case w.quant != nil:
 		b.linearQuant(y, x, rows, w)
 	case !w.isBF16:
-		b.blas.Sgemm(false, true, rows, w.out, w.in, 1, x, w.in, w.f32, w.in, 0, y, w.out)
+		b.linearTiled(y, x, rows, w, func(tile []float32, o, n int) {
+			b.copyParallel(tile, w.f32[o*w.in:(o+n)*w.in])
+		})
 	case b.bf16 != nil:
-		b.bf16.MatMulBF16(y, x, rows, w.out, w.in, w.bf16)
+		b.linearNativeBF16(y, x, rows, w)
 	default:
-		tileRows := bf16TileRows(w.in, w.out)
-		buf := b.linearTiles.get(tileRows * w.in)
-		defer b.linearTiles.put(buf)
-		for o := 0; o < w.out; o += tileRows {
-			n := min(tileRows, w.out-o)
-			tile := (*buf)[:n*w.in]
+		b.linearTiled(y, x, rows, w, func(tile []float32, o, n int) {
 			b.widenParallel(tile, w.bf16[o*w.in:(o+n)*w.in])
-			b.blas.Sgemm(false, true, rows, n, w.in, 1, x, w.in, tile, w.in, 0, y[o:], w.out)
-		}
+		})
 	}
 	if bias != nil {
 		b.parallel(rows, func(lo, hi int) {
@@ -63,6 +62,46 @@ func (b *Backend) linear(y, x []float32, rows int, w matrix, bias []float32) {
 				}
 			}
 		})
+	}
+}
+
+// linearTiled multiplies by w a tile of weight rows at a time (bf16TileRows): fill writes rows
+// [o, o+n) of the weight as float32 into tile (on the workers), and each tile is one Sgemm
+// into the matching columns of y.
+func (b *Backend) linearTiled(y, x []float32, rows int, w matrix, fill func(tile []float32, o, n int)) {
+	tileRows := bf16TileRows(w.in, w.out)
+	buf := b.linearTiles.get(tileRows * w.in)
+	defer b.linearTiles.put(buf)
+	for o := 0; o < w.out; o += tileRows {
+		n := min(tileRows, w.out-o)
+		tile := (*buf)[:n*w.in]
+		fill(tile, o, n)
+		b.blas.Sgemm(false, true, rows, n, w.in, 1, x, w.in, tile, w.in, 0, y[o:], w.out)
+	}
+}
+
+// linearNativeBF16 is linear by a bf16 weight on a BF16MatMuler: a tile of weight rows at a
+// time is copied in Go into a pooled buffer (package documentation, "Mapped weights") and
+// multiplied into the matching columns of y.
+func (b *Backend) linearNativeBF16(y, x []float32, rows int, w matrix) {
+	// Twice the rows of a float32 tile: the same bytes, and fewer (larger) products.
+	tileRows := max(min(max(256, (2*bf16TileFloats/max(w.in, 1))&^63), w.out), 0)
+	size := tileRows * w.in
+	buf, ok := b.bitsTiles.Get().(*[]uint16)
+	if !ok || cap(*buf) < size {
+		s := make([]uint16, size)
+		buf = &s
+	}
+	defer b.bitsTiles.Put(buf)
+	for o := 0; o < w.out; o += tileRows {
+		n := min(tileRows, w.out-o)
+		tile := (*buf)[:n*w.in]
+		src := w.bf16[o*w.in : (o+n)*w.in]
+		const grain = 1 << 16
+		b.parallel((len(src)+grain-1)/grain, func(lo, hi int) {
+			copy(tile[lo*grain:min(hi*grain, len(src))], src[lo*grain:min(hi*grain, len(src))])
+		})
+		b.bf16.MatMulBF16(y[o:], x, rows, n, w.in, tile, w.out)
 	}
 }
 
@@ -83,6 +122,15 @@ func (b *Backend) linearQuant(y, x []float32, rows int, w matrix) {
 		})
 		b.blas.Sgemm(false, true, rows, n, w.in, 1, x, w.in, tile, w.in, 0, y[o:], w.out)
 	}
+}
+
+// copyParallel copies src into dst, split over the workers.
+func (b *Backend) copyParallel(dst, src []float32) {
+	dst = dst[:len(src)]
+	const grain = 1 << 15 // values per task below which splitting is not worth a goroutine
+	b.parallel((len(src)+grain-1)/grain, func(lo, hi int) {
+		copy(dst[lo*grain:min(hi*grain, len(src))], src[lo*grain:min(hi*grain, len(src))])
+	})
 }
 
 // widenParallel converts src (bfloat16 bits) into dst, split over the workers.

@@ -7,7 +7,8 @@
 #   destructive  a file it must not write changed
 #   wrong        a wrong exit code or a silently accepted bad input
 # Usage: testdata/hostile/run.sh [MODEL_DIR]   (default: ../shared/golden/model/tiny-flux2-klein)
-# Exits 1 when any case fails. Needs a Unix system with mkfifo; takes about a minute.
+# Exits 1 when any case fails. Needs a Unix system with mkfifo; takes a few minutes. The f32
+# weight cases need python3 (tof32.py), the oneDNN ones a CPU and libdnnl that oneDNN runs on.
 #
 # By design, an output that is a FIFO with no reader blocks until a reader opens it (as for
 # any program writing to a named pipe): that case is listed as "by design", not as a hang.
@@ -115,24 +116,41 @@ for i in 1 2 3 4 5 6 7 8; do
 done
 
 # --- Weights truncated while mapped: an error naming the file, never SIGBUS -------------
-for comp in transformer vae; do
-	m=$WORK/m-trunc-$comp; copymodel "$m"
-	f=$m/$comp/diffusion_pytorch_model.safetensors
-	timeout -s KILL "$LIMIT" "$BIN" generate -p x -W 512 -H 512 -s 8 -S 1 --no-cache -d "$m" -o "$WORK/t.png" >/dev/null 2>"$WORK/err" &
-	pid=$!
+# truncated NAME MODEL COMP [ARGS...]: truncates COMP's weights once denoising runs.
+truncated() {
+	local name=$1 m=$2 comp=$3
+	shift 3
+	local f=$m/$comp/diffusion_pytorch_model.safetensors
+	timeout -s KILL "$LIMIT" "$BIN" generate -p x -W 512 -H 512 -s 8 -S 1 --no-cache -d "$m" -o "$WORK/t.png" "$@" >/dev/null 2>"$WORK/err" &
+	local pid=$!
 	# Truncate once denoising runs (the weights are mapped and in use), not while loading.
 	for _ in $(seq 1 200); do grep -q 'Step 1/' "$WORK/err" 2>/dev/null && break; sleep 0.05; done
 	truncate -s 4096 "$f"
 	wait $pid
-	code=$?
+	local code=$?
 	if [ $code -gt 128 ] || grep -q -e 'SIGBUS' -e '^fatal error' -e '^panic:' "$WORK/err"; then
-		fail crash "$comp truncated mid-run: exit $code"
+		fail crash "$name truncated mid-run: exit $code"
 	elif [ $code -eq 0 ]; then
-		pass "$comp truncated mid-run (the run had finished before the truncation)"
+		pass "$name truncated mid-run (the run had finished before the truncation)"
 	elif grep -q "$f" "$WORK/err"; then
-		pass "$comp truncated mid-run: error names the file"
+		pass "$name truncated mid-run: error names the file"
 	else
-		fail wrong "$comp truncated mid-run: exit $code without naming the file: $(head -c 300 "$WORK/err")"
+		fail wrong "$name truncated mid-run: exit $code without naming the file: $(head -c 300 "$WORK/err")"
+	fi
+}
+for comp in transformer vae; do
+	m=$WORK/m-trunc-$comp; copymodel "$m"
+	truncated "$comp" "$m" "$comp"
+	# f32 weights go to OpenBLAS as Go-made copies, never as the mapping (gpu/cpu doc.go).
+	if command -v python3 >/dev/null; then
+		m=$WORK/m-trunc-f32-$comp; copymodel "$m"
+		python3 testdata/hostile/tof32.py "$m/$comp/diffusion_pytorch_model.safetensors"
+		truncated "$comp (f32 weights)" "$m" "$comp"
+	fi
+	# oneDNN's native bf16 product gets Go-made copies too.
+	if "$BIN" devices 2>/dev/null | grep -q '^onednn'; then
+		m=$WORK/m-trunc-onednn-$comp; copymodel "$m"
+		truncated "$comp (onednn)" "$m" "$comp" --backend onednn
 	fi
 done
 

@@ -56,10 +56,10 @@ static void dnnl_ver(dnnl_api *api, int *major, int *minor, int *patch) {
 	*major = v->major; *minor = v->minor; *patch = v->patch;
 }
 
-// dnnl_gemm_nt: C[m,n] = A[m,k]·B[n,k]ᵀ, row-major bf16 operands, f32 result.
+// dnnl_gemm_nt: C[m,n] = A[m,k]·B[n,k]ᵀ, row-major bf16 operands, f32 result with rows ldc apart.
 static int dnnl_gemm_nt(dnnl_api *api, int64_t m, int64_t n, int64_t k, const uint16_t *a,
-		const uint16_t *b, float *c) {
-	return api->gemm_bf16('N', 'T', m, n, k, 1.0f, a, k, b, k, 0.0f, c, n);
+		const uint16_t *b, float *c, int64_t ldc) {
+	return api->gemm_bf16('N', 'T', m, n, k, 1.0f, a, k, b, k, 0.0f, c, ldc);
 }
 */
 import "C"
@@ -92,6 +92,7 @@ type library struct {
 
 type gemmCall struct {
 	m, n, k int
+	ldc     int
 	a, b    *uint16
 	c       *float32
 	done    chan C.int
@@ -131,15 +132,15 @@ func (l *library) serve() {
 	runtime.LockOSThread()
 	for c := range l.calls {
 		c.done <- C.dnnl_gemm_nt(l.api, C.int64_t(c.m), C.int64_t(c.n), C.int64_t(c.k),
-			(*C.uint16_t)(unsafe.Pointer(c.a)), (*C.uint16_t)(unsafe.Pointer(c.b)), (*C.float)(unsafe.Pointer(c.c)))
+			(*C.uint16_t)(unsafe.Pointer(c.a)), (*C.uint16_t)(unsafe.Pointer(c.b)), (*C.float)(unsafe.Pointer(c.c)), C.int64_t(c.ldc))
 	}
 }
 
-// gemmNT computes c[m,n] = a[m,k]·b[n,k]ᵀ (bf16 operands, f32 result); the caller checks the
-// lengths. It returns oneDNN's status (0 on success).
-func (l *library) gemmNT(m, n, k int, a, b []uint16, c []float32) int {
+// gemmNT computes c[m,n] = a[m,k]·b[n,k]ᵀ (bf16 operands, f32 result, rows of c ldc apart);
+// the caller checks the lengths. It returns oneDNN's status (0 on success).
+func (l *library) gemmNT(m, n, k int, a, b []uint16, c []float32, ldc int) int {
 	done := make(chan C.int, 1)
-	l.calls <- gemmCall{m: m, n: n, k: k, a: &a[0], b: &b[0], c: &c[0], done: done}
+	l.calls <- gemmCall{m: m, n: n, k: k, ldc: ldc, a: &a[0], b: &b[0], c: &c[0], done: done}
 	st := <-done
 	runtime.KeepAlive(a)
 	runtime.KeepAlive(b)

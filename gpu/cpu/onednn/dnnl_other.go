@@ -13,6 +13,6 @@ func loadNamed(string) (*library, error) {
 	return nil, errors.New("onednn: needs Linux and cgo (dlopen)")
 }
 
-func (*library) gemmNT(m, n, k int, a, b []uint16, c []float32) int { return -1 }
+func (*library) gemmNT(m, n, k int, a, b []uint16, c []float32, ldc int) int { return -1 }
 
 func (*library) amx() bool { return false }

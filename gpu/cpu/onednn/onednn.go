@@ -80,23 +80,26 @@ func (b *Backend) Sgemm(transA, transB bool, m, n, k int, alpha float32, a []flo
 }
 
 // MatMulBF16 implements cpu.BF16MatMuler: y[m,n] = bf16(x[m,k])·wᵀ with w [n,k] bfloat16 bits,
-// accumulated in float32. It panics if a slice is too short (a programming error, as Sgemm).
-func (b *Backend) MatMulBF16(y, x []float32, m, n, k int, w []uint16) {
-	if m < 0 || n < 0 || k < 0 || len(x) < m*k || len(w) < n*k || len(y) < m*n {
-		panic(fmt.Sprintf("onednn: MatMulBF16 m=%d n=%d k=%d with len(x)=%d len(w)=%d len(y)=%d", m, n, k, len(x), len(w), len(y)))
+// accumulated in float32, the rows of y ldy apart (ldy ≥ n). It panics if a slice is too short
+// (a programming error, as Sgemm).
+func (b *Backend) MatMulBF16(y, x []float32, m, n, k int, w []uint16, ldy int) {
+	if m < 0 || n < 0 || k < 0 || ldy < max(n, 1) || len(x) < m*k || len(w) < n*k || m > 0 && len(y) < (m-1)*ldy+n {
+		panic(fmt.Sprintf("onednn: MatMulBF16 m=%d n=%d k=%d ldy=%d with len(x)=%d len(w)=%d len(y)=%d", m, n, k, ldy, len(x), len(w), len(y)))
 	}
 	if m == 0 || n == 0 {
 		return
 	}
 	if k == 0 {
-		clear(y[:m*n])
+		for i := range m {
+			clear(y[i*ldy : i*ldy+n])
+		}
 		return
 	}
 	buf := b.getBuf(m * k)
 	defer b.bufs.Put(buf)
 	xb := *buf
 	roundParallel(xb, x[:m*k])
-	if st := b.lib.gemmNT(m, n, k, xb, w, y); st != 0 {
+	if st := b.lib.gemmNT(m, n, k, xb, w, y, ldy); st != 0 {
 		// Only invalid arguments or out-of-memory make oneDNN fail; the arguments were checked.
 		panic(fmt.Sprintf("onednn: dnnl_gemm_bf16bf16f32 m=%d n=%d k=%d failed with status %d", m, n, k, st))
 	}

@@ -61,11 +61,19 @@ func TestMatMulBF16(t *testing.T) {
 		}
 		xb := make([]uint16, len(x))
 		roundBF16(xb, x)
-		y := make([]float32, m*n)
+		ldy := n + m%2*3 // odd m: rows of y 3 apart beyond n (a tile of Linear's output)
+		y := make([]float32, (m-1)*ldy+n)
 		for i := range y {
 			y[i] = float32(math.NaN())
 		}
-		b.MatMulBF16(y, x, m, n, k, w)
+		b.MatMulBF16(y, x, m, n, k, w, ldy)
+		for i := range m - 1 {
+			for j := n; j < ldy; j++ {
+				if !math.IsNaN(float64(y[i*ldy+j])) {
+					t.Fatalf("%v: y[%d,%d] beyond n was written", sh, i, j)
+				}
+			}
+		}
 		var num, den float64
 		for i := 0; i < m; i++ {
 			for j := 0; j < n; j++ {
@@ -73,7 +81,7 @@ func TestMatMulBF16(t *testing.T) {
 				for p := 0; p < k; p++ {
 					s += bf(xb[i*k+p]) * bf(w[j*k+p])
 				}
-				d := float64(y[i*n+j]) - s
+				d := float64(y[i*ldy+j]) - s
 				num += d * d
 				den += s * s
 			}

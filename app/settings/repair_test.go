@@ -1,6 +1,10 @@
 package settings
 
-import "testing"
+import (
+	"math"
+	"reflect"
+	"testing"
+)
 
 // TestRepair: invalid remembered values are reset with one notice each; valid ones are kept
 // (issue 23 item 13: a remembered invalid width or device blocked --generate).
@@ -15,11 +19,22 @@ func TestRepair(t *testing.T) {
 	}
 	ok := Settings{Width: 256, Height: 64, Steps: 4, Count: 2, Guidance: 4, Device: "webgpu:1"}
 	want := ok
-	if notes := ok.Repair([]string{"openblas", "webgpu"}); len(notes) != 0 || ok != want {
+	if notes := ok.Repair([]string{"openblas", "webgpu"}); len(notes) != 0 || !reflect.DeepEqual(ok, want) {
 		t.Errorf("valid settings changed: %+v, %q", ok, notes)
 	}
 	gone := Settings{Device: "webgpu:0"}
 	if notes := gone.Repair([]string{"purego"}); len(notes) != 1 || gone.Device != "" {
 		t.Errorf("webgpu device in a build without webgpu: %+v %q", gone, notes)
+	}
+}
+
+// TestRepairAdapters: remembered adapters without a file or with a strength outside ±4 (or
+// NaN) are dropped or reset, each with a notice; good ones are kept as they are.
+func TestRepairAdapters(t *testing.T) {
+	s := Settings{Adapters: []Adapter{{Path: "a.safetensors", Strength: 0.5, Off: true}, {Path: ""}, {Path: "b.safetensors", Strength: 9}, {Path: "c.safetensors", Strength: math.NaN()}}}
+	notes := s.Repair(nil)
+	want := []Adapter{{Path: "a.safetensors", Strength: 0.5, Off: true}, {Path: "b.safetensors", Strength: 1}, {Path: "c.safetensors", Strength: 1}}
+	if len(notes) != 3 || !reflect.DeepEqual(s.Adapters, want) {
+		t.Errorf("notes %q, adapters %+v", notes, s.Adapters)
 	}
 }

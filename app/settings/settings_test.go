@@ -3,6 +3,7 @@ package settings
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strings"
 	"testing"
@@ -10,18 +11,18 @@ import (
 
 func TestSettingsFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "settings.json")
-	if s, err := Load(path); err != nil || s != (Settings{}) {
+	if s, err := Load(path); err != nil || !reflect.DeepEqual(s, Settings{}) {
 		t.Errorf("missing file: %+v %v", s, err)
 	}
 	want := Settings{ModelDir: "/m", Prompt: "p", Width: 512, Height: 768, Steps: 4, Guidance: 3.5, Schedule: "power", Seed: 7, SeedLocked: true}
 	if err := Save(path, want); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := Load(path); err != nil || got != want {
+	if got, err := Load(path); err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("round trip: %+v %v", got, err)
 	}
 	os.WriteFile(path, []byte("{not json"), 0o644)
-	if s, err := Load(path); err == nil || s != (Settings{}) || !strings.Contains(err.Error(), "damaged") {
+	if s, err := Load(path); err == nil || !reflect.DeepEqual(s, Settings{}) || !strings.Contains(err.Error(), "damaged") {
 		t.Errorf("damaged file: %+v %v", s, err)
 	}
 }
@@ -80,7 +81,7 @@ func FuzzSettings(f *testing.F) {
 		}
 		s, err := Load(p)
 		if err != nil {
-			if s != (Settings{}) {
+			if !reflect.DeepEqual(s, Settings{}) {
 				t.Fatalf("damaged file gave settings %+v", s)
 			}
 			return
@@ -92,7 +93,7 @@ func FuzzSettings(f *testing.F) {
 		if err != nil {
 			t.Fatalf("saved settings do not load: %v", err)
 		}
-		if back != s {
+		if !reflect.DeepEqual(back, s) {
 			t.Fatalf("round trip changed the settings:\n%+v\n%+v", s, back)
 		}
 	})

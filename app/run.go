@@ -138,6 +138,8 @@ func (rn *runner) jobFromForm(f form) *job {
 		Seed: f.seed, Guidance: f.guidance, Schedule: f.schedule,
 		References: slices.Clone(rn.u.refs.paths),
 		Adapters:   rn.u.adapters.stack(),
+		// accepted by the user in the Adapters section
+		AdaptersPartial: rn.u.adapters.partial(),
 	}, f.count)
 }
 

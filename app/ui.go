@@ -135,6 +135,7 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 		u.model.refresh()
 	}
 	u.ctl.applySettings(set)
+	u.adapters.applySettings(set)
 	if opts.Prompt != "" {
 		u.ctl.prompt.SetText(opts.Prompt)
 	}

@@ -27,6 +27,7 @@ type loraFolder struct {
 
 	items   []loraItem // the folder's files, once scanned
 	scanned bool       // items are dir's
+	dirErr  error      // the folder itself cannot be read (in full)
 	gen     int        // the latest scan; older results are dropped
 
 	dirLabel *widget.Label
@@ -85,7 +86,7 @@ func (f *loraFolder) choose() {
 
 // setDir makes dir the LoRA folder and scans it ("" for none).
 func (f *loraFolder) setDir(dir string) <-chan struct{} {
-	f.dir, f.items, f.scanned = dir, nil, false
+	f.dir, f.items, f.scanned, f.dirErr = dir, nil, false, nil
 	f.gen++
 	f.showDir()
 	done := make(chan struct{})
@@ -107,10 +108,7 @@ func (f *loraFolder) setDir(dir string) <-chan struct{} {
 			if my != f.gen {
 				return
 			}
-			if err != nil {
-				items = append(items, loraItem{path: dir, err: err})
-			}
-			f.items, f.scanned = items, err == nil
+			f.items, f.scanned, f.dirErr = items, err == nil, err
 			f.refresh()
 		})
 	}()
@@ -177,6 +175,10 @@ func (f *loraFolder) refresh() {
 		}
 	}
 	switch {
+	case f.dirErr != nil:
+		f.msg.SetText(sentence(f.dirErr.Error()) + ".")
+	case !f.scanned:
+		f.msg.SetText("Reading the LoRA folder…")
 	case len(f.items) == 0:
 		f.msg.SetText("No adapter files (.safetensors) in this folder.")
 	case matched == 0:

@@ -100,7 +100,7 @@ func (g *galleryView) build() fyne.CanvasObject {
 	g.selectBar.Hide()
 
 	g.search = widget.NewEntry()
-	g.search.SetPlaceHolder("Search prompts and adapters")
+	g.search.SetPlaceHolder("Search prompts")
 	g.search.OnChanged = func(s string) {
 		g.filter.Text = s
 		g.refresh()

@@ -136,7 +136,7 @@ func openAdapters(paths []string) ([]*lora.Adapter, error) {
 	for _, p := range paths {
 		a, err := lora.Open(p)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("cannot use %s as an adapter: %w", filepath.Base(p), err))
+			errs = append(errs, fmt.Errorf("cannot use %s as an adapter: %s", filepath.Base(p), adapterError(err, p)))
 			continue
 		}
 		out = append(out, a)
@@ -324,10 +324,10 @@ func (s *adaptersSection) showStatus(e *adapterEntry) {
 		e.status.SetText(sentence(strings.TrimPrefix(e.fit.Error(), "lora: ")) + ". It cannot be used with this model.")
 	case e.partial:
 		e.status.Importance = widget.WarningImportance
-		e.status.SetText(fmt.Sprintf("Partial match accepted: %d keys and %d layers are left out.", len(e.fit.Unmatched), len(e.fit.Missing)))
+		e.status.SetText("Partial match accepted: " + leftOut(e.fit) + " left out.")
 	default:
 		e.status.Importance = widget.WarningImportance
-		e.status.SetText(fmt.Sprintf("Matches this model only in part (%d keys and %d layers left out): switch it on to review the list and accept.", len(e.fit.Unmatched), len(e.fit.Missing)))
+		e.status.SetText("Matches this model only in part (" + leftOut(e.fit) + " left out): switch it on to review the list and accept.")
 	}
 	e.status.Show()
 	e.status.Refresh()
@@ -401,4 +401,17 @@ func (s *adaptersSection) partial() bool {
 		}
 	}
 	return false
+}
+
+// leftOut counts what of a partial match is left out, in words.
+func leftOut(fe *lora.FitError) string {
+	return countList(len(fe.Unmatched), "key", "keys", len(fe.Missing), "layer", "layers")
+}
+
+// adapterError is err (from package lora, about the file at path) without the package
+// prefix, naming the file by its base name only.
+func adapterError(err error, path string) string {
+	s := strings.TrimPrefix(err.Error(), "lora: ")
+	s = strings.ReplaceAll(s, path+": ", "")
+	return strings.ReplaceAll(s, path, filepath.Base(path))
 }

@@ -156,7 +156,7 @@ func TestLoRAFolder(t *testing.T) {
 	for _, want := range []string{
 		"Soft Watercolor", "rank 2", "base model flux-2-klein-4b", "trigger words: wtrclr, paper texture",
 		"PixelArt", "base model flux2_klein", "trigger words: pixelart, sprite",
-		"truncated.safetensors:", "garbage.safetensors:", "folder.safetensors: a folder", "vae.safetensors: lora:",
+		"truncated.safetensors:", "garbage.safetensors:", "folder.safetensors: a folder", "vae.safetensors: no LoRA or LoKr tensors",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the list lacks %q:\n%s", want, text)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"strings"
 
@@ -52,8 +53,8 @@ func (s *adaptersSection) applySettings(set settings.Settings) <-chan struct{} {
 
 // restoreFromImage makes the adapters those an image was made with (its metadata): each is
 // looked up by its SHA-256 among the LoRA folder's files (hashed off the UI goroutine when
-// the folder's scan has not done so). Found ones replace the list at their strengths; the
-// missing ones are named. An image made without adapters switches the list's off. The
+// the folder's scan has not done so) and the list's. Found ones are switched on at their
+// strengths, the list's others off; the missing ones are named. An image made without adapters switches the list's off. The
 // channel is closed once the result is applied.
 func (s *adaptersSection) restoreFromImage(want []imageio.Adapter) <-chan struct{} {
 	done := make(chan struct{})
@@ -112,28 +113,33 @@ func (s *adaptersSection) restoreFromImage(want []imageio.Adapter) <-chan struct
 		}
 		u.post(func() {
 			defer close(done)
-			s.replace(found, strengths)
+			s.useOnly(found, strengths)
 			s.tellRestored(len(found), missing, dir, errs)
 		})
 	}()
 	return done
 }
 
-// replace makes the list found, at strengths.
-func (s *adaptersSection) replace(found []*lora.Adapter, strengths []float32) {
-	for _, e := range append([]*adapterEntry(nil), s.entries...) {
-		s.list.Remove(e.row)
+// useOnly switches on found at strengths (adding those not listed yet) and switches every
+// other adapter of the list off; none is removed.
+func (s *adaptersSection) useOnly(found []*lora.Adapter, strengths []float32) {
+	byPath := map[string]*adapterEntry{}
+	for _, e := range s.entries {
+		byPath[e.a.Path] = e
+		e.on.SetChecked(false)
 	}
-	s.entries = nil
 	for i, a := range found {
 		st := float64(strengths[i])
-		if st < -lora.MaxStrength || st > lora.MaxStrength || st != st {
+		if !(math.Abs(st) <= lora.MaxStrength) { // NaN too
 			st = 1
 		}
-		s.add(a, settings.Adapter{Path: a.Path, Strength: st}, true)
-	}
-	if len(s.entries) == 0 {
-		s.hint.Show()
+		e := byPath[a.Path]
+		if e == nil {
+			s.add(a, settings.Adapter{Path: a.Path, Strength: st}, true)
+			continue
+		}
+		s.setStrength(e, st)
+		e.on.SetChecked(true) // asks first where the match is partial (switched)
 	}
 	s.changed()
 }

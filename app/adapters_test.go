@@ -112,6 +112,11 @@ func TestAdaptersSection(t *testing.T) {
 	if len(s.entries) != 0 || !s.err.Visible() {
 		t.Errorf("a folder: %d entries, error %q", len(s.entries), s.err.Text)
 	}
+	// Add… opens a file chooser.
+	s.showAdd()
+	if h.win.Canvas().Overlays().Top() == nil {
+		t.Error("Add… opened no file chooser")
+	}
 }
 
 // TestAdaptersRemembered: the list (files, strengths, switches, accepted partial matches)

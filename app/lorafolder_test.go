@@ -250,13 +250,13 @@ func TestRestoreAdaptersFromImage(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.wait("the folder scan", s.folder.setDir(dir))
-	h.addAdapter(goldenLoRA(t, "lokr_lycoris_f4.safetensors")) // replaced by the restore
+	h.addAdapter(goldenLoRA(t, "lokr_lycoris_f4.safetensors")) // switched off by the restore
 	meta := imageio.Metadata{Prompt: "a fox", Width: 64, Height: 64, Steps: 2, Seed: 3, Adapters: []imageio.Adapter{
 		{File: "original.safetensors", SHA256: sum, Strength: -0.7},
 		{File: "lost.safetensors", SHA256: strings.Repeat("0", 64), Strength: 1},
 	}}
 	h.wait("the restore", s.restoreFromImage(meta.Adapters))
-	if len(s.entries) != 1 || s.entries[0].a.Path != p || strengthOf(s.entries[0]) != -0.7 || !s.entries[0].on.Checked {
+	if len(s.entries) != 2 || s.entries[0].on.Checked || s.entries[1].a.Path != p || strengthOf(s.entries[1]) != -0.7 || !s.entries[1].on.Checked {
 		t.Fatalf("restored %+v", s.remembered())
 	}
 	if msg := h.ui.errorText(); !strings.Contains(msg, "lost.safetensors") || strings.Contains(msg, "original.safetensors") {
@@ -267,15 +267,17 @@ func TestRestoreAdaptersFromImage(t *testing.T) {
 	}
 	// Through the Reuse settings path, without a finished scan: the folder is hashed.
 	s.folder.scanned = false
-	s.remove(s.entries[0])
+	s.entries[1].on.SetChecked(false) // listed already: switched on again at the image's strength
+	s.setStrength(s.entries[1], 2)
+	s.entries[0].on.SetChecked(true)
 	h.ui.banner.hide()
 	h.ui.RestoreSettings(meta)
 	h.waitFor("the restore", 10*time.Second, func() bool { return strings.Contains(h.ui.errorText(), "Restored 1 adapter") })
-	if len(s.entries) != 1 || s.entries[0].a.Path != p {
+	if st := s.stack(); len(s.entries) != 2 || len(st) != 1 || st[0].Adapter.Path != p || st[0].Strength != -0.7 {
 		t.Errorf("RestoreSettings: %+v", s.remembered())
 	}
 	h.wait("no adapters", s.restoreFromImage(nil))
-	if len(s.entries) != 1 || s.entries[0].on.Checked || len(s.stack()) != 0 {
+	if len(s.entries) != 2 || len(s.stack()) != 0 {
 		t.Errorf("an image without adapters left %d on", len(s.stack()))
 	}
 }

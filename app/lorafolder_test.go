@@ -212,7 +212,7 @@ func TestDropAdapters(t *testing.T) {
 	h := newHarness(t, t.TempDir(), "", nil)
 	dir := t.TempDir()
 	a1 := writeLoRA(t, dir, "style.png", nil, "")
-	a2 := writeLoRA(t, dir, "noext", nil, "")
+	a2 := writeLoRA(t, dir, "noext", map[string]string{"modelspec.title": "no extension"}, "")
 	fake := writeTestPNG(t, dir, "picture.safetensors", 64, 64, nil)
 	img := writeTestPNG(t, dir, "ref.png", 64, 64, nil)
 	var uris []fyne.URI
@@ -229,6 +229,25 @@ func TestDropAdapters(t *testing.T) {
 	}
 	if msg := h.ui.errorText(); !strings.Contains(msg, "picture.safetensors") {
 		t.Errorf("the PNG named .safetensors is not reported: %q", msg)
+	}
+	// A Kleinbild PNG naming adapters: the restore question names them, and restoring finds
+	// them in the LoRA folder by hash.
+	sum, err := imageio.SHA256File(a2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.wait("the folder scan", s.folder.setDir(dir))
+	made := writeTestPNG(t, t.TempDir(), "made.png", 64, 64, &imageio.Metadata{Prompt: "p", Width: 64, Height: 64, Steps: 2,
+		Adapters: []imageio.Adapter{{File: "was-named-so.safetensors", SHA256: sum, Strength: 0.5}}})
+	s.entries[1].on.SetChecked(false)
+	h.wait("the PNG drop", h.ui.handleDrop([]fyne.URI{storage.NewFileURI(made)}))
+	if top := h.win.Canvas().Overlays().Top(); top == nil || !strings.Contains(strings.Join(labelTexts(top), "\n"), "Adapters: was-named-so.safetensors (0.50)") {
+		t.Fatalf("the restore question does not name the adapter: %q", labelTexts(top))
+	}
+	h.tapDialogButton("Restore settings")
+	h.waitFor("the adapters restored", 10*time.Second, func() bool { st := s.stack(); return len(st) == 1 && st[0].Strength == 0.5 })
+	if st := s.stack(); st[0].Adapter.Path != a2 {
+		t.Errorf("restored %s", st[0].Adapter.Path)
 	}
 	for p, want := range map[string]bool{a1: true, a2: true, fake: false, img: false, dir: false, filepath.Join(dir, "absent"): false} {
 		if isSafetensors(p) != want {

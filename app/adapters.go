@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
-	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -35,6 +35,7 @@ type adaptersSection struct {
 	hint    *widget.RichText
 	err     *widget.Label
 	folder  loraFolder
+	lastDir string // the folder adapters were last added from by the chooser (this session)
 	// layers are the current model's adaptable layers (nil: no model known).
 	layers map[lora.Component]lora.Layers
 }
@@ -59,7 +60,7 @@ type adapterEntry struct {
 const strengthStep = 0.05
 
 func (s *adaptersSection) build() fyne.CanvasObject {
-	add := widget.NewButtonWithIcon("Add…", theme.ContentAddIcon(), s.showAdd)
+	add := widget.NewButtonWithIcon("Add…", theme.ContentAddIcon(), func() { s.showAdd() })
 	add.Importance = widget.LowImportance
 	s.list = container.NewVBox()
 	s.hint = hint("LoRA or LoKr files (.safetensors) change the model's style or subject; each has a strength, negative to push away. Drop them onto the window, press Add…, or pick them from your LoRA folder.")
@@ -69,27 +70,47 @@ func (s *adaptersSection) build() fyne.CanvasObject {
 		s.list, s.err, s.hint, s.folder.build(s))
 }
 
-// showAdd opens a file chooser for adapter files, in the LoRA folder when there is one.
-func (s *adaptersSection) showAdd() {
-	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
-		if err != nil {
-			s.showErr(err)
-			return
-		}
-		if r == nil {
-			return // cancelled
-		}
-		path := r.URI().Path()
-		r.Close()
-		s.addFiles([]string{path}, true)
-	}, s.u.win)
-	d.SetFilter(storage.NewExtensionFileFilter([]string{".safetensors"}))
-	if s.folder.dir != "" {
-		if l, err := storage.ListerForURI(storage.NewFileURI(s.folder.dir)); err == nil {
-			d.SetLocation(l)
-		}
+// showAdd opens the chooser for adapter files (several can be ticked), in the folder
+// adapters were last added from, else the LoRA folder, else the home folder.
+func (s *adaptersSection) showAdd() *fileChooser {
+	last := s.lastDir
+	if last == "" {
+		last = s.folder.dir
 	}
-	d.Show()
+	return s.u.openChooser("Add adapters", chooseAdapters, func() string {
+		home, cfg := userDirs()
+		return startFolder(last, home, cfg, runtime.GOOS)
+	}, func(paths []string) {
+		s.lastDir = filepath.Dir(paths[len(paths)-1])
+		s.addFiles(paths, true)
+	})
+}
+
+// isAdapterName reports whether a file name is that of an adapter file (*.safetensors),
+// for listing; dropped files are told by their content (isSafetensors).
+func isAdapterName(name string) bool { return strings.EqualFold(filepath.Ext(name), ".safetensors") }
+
+// wantsFile is the files the chooser lists (nil: none).
+func (c *fileChooser) wantsFile() func(string) bool {
+	switch c.what {
+	case chooseAdapters:
+		return isAdapterName
+	case chooseFolder:
+		return nil
+	}
+	return isImageFile
+}
+
+// adapterChooserSummary describes a folder listed by the adapters' chooser.
+func adapterChooserSummary(files, dirs int) string {
+	what := countList(files, "adapter file", "adapter files", dirs, "folder", "folders")
+	switch {
+	case files == 0 && dirs == 0:
+		return "No adapter files (.safetensors) here."
+	case files == 0:
+		return "No adapter files (.safetensors) here (" + what + ")."
+	}
+	return what + ". Tick the adapters to add; you can tick files in several folders."
 }
 
 // showErr shows msg under the list ("" hides it).

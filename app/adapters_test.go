@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
 	"kleinbild/weights"
@@ -112,11 +113,48 @@ func TestAdaptersSection(t *testing.T) {
 	if len(s.entries) != 0 || !s.err.Visible() {
 		t.Errorf("a folder: %d entries, error %q", len(s.entries), s.err.Text)
 	}
-	// Add… opens a file chooser.
-	s.showAdd()
-	if h.win.Canvas().Overlays().Top() == nil {
-		t.Error("Add… opened no file chooser")
+}
+
+// TestAdapterChooser: Add… opens Kleinbild's chooser in the LoRA folder, listing the
+// adapter files (any case of .safetensors) and folders but not images or other files,
+// without thumbnails; the ticked files are added; a typed path of any name is read as an
+// adapter by its content.
+func TestAdapterChooser(t *testing.T) {
+	h := newHarness(t, t.TempDir(), "", nil)
+	s := &h.ui.adapters
+	dir := t.TempDir()
+	a := writeLoRA(t, dir, "a.safetensors", nil, "")
+	b := writeLoRA(t, dir, "B.SafeTensors", map[string]string{"ss_output_name": "b"}, "")
+	other := writeLoRA(t, t.TempDir(), "weights.bin", nil, "")
+	writeTestPNG(t, dir, "pic.png", 64, 64, nil)
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
 	}
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h.wait("the folder scan", s.folder.setDir(dir))
+	c := s.showAdd()
+	h.chooserLoaded(c)
+	if c.dir != dir || strings.Join(itemNames(c), ",") != "sub,a.safetensors,B.SafeTensors" {
+		t.Fatalf("chooser in %s lists %q", c.dir, itemNames(c))
+	}
+	if !strings.Contains(c.msg.Text, "2 adapter files") {
+		t.Errorf("summary %q", c.msg.Text)
+	}
+	c.list.Select(itemIndex(c, "B.SafeTensors"))
+	c.list.Select(itemIndex(c, "a.safetensors"))
+	test.Tap(c.ok)
+	h.waitFor("two adapters", 10*time.Second, func() bool { return len(s.entries) == 2 })
+	if s.entries[0].a.Path != b || s.entries[1].a.Path != a {
+		t.Errorf("added %s, %s", s.entries[0].a.Path, s.entries[1].a.Path)
+	}
+	c = s.showAdd()
+	h.chooserLoaded(c)
+	c.path.SetText("")
+	test.Type(c.path, other)
+	c.path.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	h.waitFor("the typed adapter", 10*time.Second, func() bool { return len(s.entries) == 3 })
 }
 
 // TestAdaptersRemembered: the list (files, strengths, switches, accepted partial matches)

@@ -257,7 +257,7 @@ func listFolder(ctx context.Context, dir string, parse bool) ([]loraItem, error)
 			return items, ctx.Err()
 		}
 		name := e.Name()
-		if strings.HasPrefix(name, ".") || !strings.EqualFold(filepath.Ext(name), ".safetensors") {
+		if strings.HasPrefix(name, ".") || !isAdapterName(name) {
 			continue
 		}
 		if len(items) == maxFolderFiles {

@@ -522,6 +522,7 @@ func (c *controls) restoreSettings(m imageio.Metadata) {
 	c.setSchedule(m.Schedule)
 	setNoise(c.noise, m.Noise)
 	c.reuseSeed(m.Seed)
+	c.u.adapters.restoreFromImage(m.Adapters)
 	var notes []string
 	if promptErr != nil {
 		notes = append(notes, fmt.Sprintf("not the prompt: it is %d KB long, at most %d KB are allowed", len(m.Prompt)>>10, engine.MaxPromptBytes>>10))

@@ -27,9 +27,10 @@ import (
 type chooseWhat int
 
 const (
-	chooseImages chooseWhat = iota // one or more image files
-	chooseFolder                   // one folder
-	chooseSave                     // a file to save a copy of an image as
+	chooseImages   chooseWhat = iota // one or more image files
+	chooseFolder                     // one folder
+	chooseSave                       // a file to save a copy of an image as
+	chooseAdapters                   // one or more adapter files (*.safetensors; adapters.go)
 )
 
 // dirItem is one entry of a listed folder.
@@ -180,7 +181,7 @@ func (c *fileChooser) updateRow(id widget.ListItemID, o fyne.CanvasObject) {
 	}
 	label.SetText(it.name)
 	switch {
-	case it.dir || c.what == chooseWeightFile:
+	case it.dir || c.what == chooseWeightFile || c.what == chooseAdapters:
 		th.key = ""
 		th.Hide()
 	case it.key == "":
@@ -269,7 +270,7 @@ func (c *fileChooser) confirm() {
 	switch {
 	case c.what == chooseFolder && c.dir != "":
 		out = []string{c.dir}
-	case (c.what == chooseImages || c.what == chooseWeightFile) && len(c.picked) > 0:
+	case (c.what == chooseImages || c.what == chooseWeightFile || c.what == chooseAdapters) && len(c.picked) > 0:
 		out = slices.Clone(c.picked)
 	case c.what == chooseSave && c.dir != "" && !c.loading:
 		c.save(expandPath(c.name.Text, c.dir))
@@ -300,10 +301,7 @@ func (c *fileChooser) load(where func() (string, error)) {
 		dir, err := where()
 		var items []dirItem
 		if err == nil {
-			items, err = listDir(dir, c.what != chooseFolder)
-			if c.what == chooseWeightFile && err == nil {
-				items = listWeightFiles(dir, items)
-			}
+			items, err = listDirFiles(dir, c.wantsFile())
 		}
 		u.post(func() {
 			if my != c.gen {
@@ -350,6 +348,9 @@ func (c *fileChooser) summary() string {
 		} else {
 			files++
 		}
+	}
+	if c.what == chooseAdapters {
+		return adapterChooserSummary(files, dirs)
 	}
 	what := countList(files, "image", "images", dirs, "folder", "folders")
 	switch {
@@ -413,9 +414,7 @@ func (c *fileChooser) submit(text string) {
 			return "", fmt.Errorf("%s is not a regular file", p)
 		case c.what == chooseWeightFile && !isWeightFile(p):
 			return "", fmt.Errorf("%s is not a GGUF or safetensors file", filepath.Base(p))
-		case c.what == chooseWeightFile:
-			return "", errPickFile{p}
-		case !isImageFile(p):
+		case c.what == chooseImages && !isImageFile(p):
 			return "", fmt.Errorf("%s is not an image Kleinbild can read", filepath.Base(p))
 		}
 		return "", errPickFile{p}
@@ -463,6 +462,15 @@ func expandPath(text, dir string) string {
 // sorted by name. Hidden entries and special files (FIFOs, devices, sockets) are left out;
 // symbolic links count as what they point to.
 func listDir(dir string, images bool) ([]dirItem, error) {
+	if images {
+		return listDirFiles(dir, isImageFile)
+	}
+	return listDirFiles(dir, nil)
+}
+
+// listDirFiles is listDir listing the files whose names want accepts (nil: none); image
+// files get thumbnail keys.
+func listDirFiles(dir string, want func(name string) bool) ([]dirItem, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("the folder %s cannot be read: %w", dir, plainFSError(err))
@@ -484,8 +492,11 @@ func listDir(dir string, images bool) ([]dirItem, error) {
 		switch {
 		case mode.IsDir():
 			items = append(items, dirItem{name: name, dir: true})
-		case mode.IsRegular() && images && isImageFile(name):
-			key, _ := thumbcache.FileKey(filepath.Join(dir, name))
+		case mode.IsRegular() && want != nil && want(name):
+			var key string
+			if isImageFile(name) {
+				key, _ = thumbcache.FileKey(filepath.Join(dir, name))
+			}
 			items = append(items, dirItem{name: name, key: key})
 		}
 	}

@@ -65,6 +65,7 @@ func (f *fitLine) setModel() {
 			f.model = &m
 		}
 	}
+	f.u.adapters.setModel(f.model)
 	f.updateSoon()
 }
 
@@ -93,7 +94,7 @@ func (f *fitLine) estimate() (estimate.Report, bool) {
 		return estimate.Report{}, false
 	}
 	steps, _ := f.u.ctl.checkStepsQuiet()
-	req := estimate.Request{WidthPx: w, HeightPx: h, References: len(f.u.refs.paths), Steps: steps}
+	req := estimate.Request{WidthPx: w, HeightPx: h, References: len(f.u.refs.paths), Steps: steps, Adapters: f.u.adapters.stack()}
 	if !f.model.Distilled {
 		req.Guidance = f.u.ctl.guidance.Value
 	}

@@ -3,8 +3,6 @@ package app
 import (
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 
 	"fyne.io/fyne/v2/widget"
 )
@@ -13,26 +11,6 @@ import (
 // lists folders and those files, and tapping a file chooses it. (Its value stays clear of
 // the modes declared with iota in filechooser.go.)
 const chooseWeightFile chooseWhat = 64
-
-// listWeightFiles adds dir's GGUF and safetensors files to its folders (items as listDir
-// gives them for images: the folders come first and are kept).
-func listWeightFiles(dir string, items []dirItem) []dirItem {
-	items = slices.DeleteFunc(items, func(it dirItem) bool { return !it.dir })
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return items
-	}
-	var files []dirItem
-	for _, e := range entries {
-		name := e.Name()
-		if strings.HasPrefix(name, ".") || !isWeightFile(name) || !isFile(filepath.Join(dir, name)) {
-			continue
-		}
-		files = append(files, dirItem{name: name})
-	}
-	slices.SortFunc(files, func(a, b dirItem) int { return strings.Compare(strings.ToLower(a.name), strings.ToLower(b.name)) })
-	return append(items, files...)
-}
 
 // weightFileOK labels the chooser's confirm button in weight-file mode: a tap on a file
 // chooses it, so the button only says so.

@@ -206,8 +206,8 @@ func (r *refsSection) showAdd() *fileChooser {
 	})
 }
 
-// HandleDrop takes files dropped onto the window. Images become references; a single PNG
-// made by Kleinbild first asks whether to restore its settings or use it as a reference.
+// HandleDrop takes files dropped onto the window. Adapter (safetensors) files join the
+// Adapters section; images become references; a single PNG made by Kleinbild first asks whether to restore its settings or use it as a reference.
 // The files are read on a background goroutine (a slow disk or a large file never stalls
 // the window); the result is applied through u.post.
 func (u *UI) HandleDrop(uris []fyne.URI) {
@@ -225,6 +225,12 @@ func (u *UI) handleDrop(uris []fyne.URI) <-chan struct{} {
 		}
 		paths = append(paths, uri.Path())
 	}
+	// Adapter files (told by their content) go to the Adapters section.
+	return u.adapters.dropAdapters(paths, errs, u.dropImages)
+}
+
+// dropImages takes dropped image paths (see HandleDrop).
+func (u *UI) dropImages(paths []string, errs []error) <-chan struct{} {
 	if len(paths) != 1 || !strings.EqualFold(filepath.Ext(paths[0]), ".png") {
 		return u.refs.addFiles(paths, errs)
 	}
@@ -318,7 +324,7 @@ func (r *refsSection) tellAdded(names []string) {
 func (u *UI) askRestore(path string, m imageio.Metadata) {
 	th := newThumbImage(fyne.NewSquareSize(120))
 	u.refs.loadFileThumb(th, path)
-	summary := widget.NewLabel(describeMeta(m))
+	summary := widget.NewLabel(describeMeta(m) + adaptersDetail(m.Adapters))
 	summary.Wrapping = fyne.TextWrapWord
 	prompt := widget.NewLabel("“" + jobs.Ellipsize(m.Prompt, 240) + "”")
 	prompt.Wrapping = fyne.TextWrapWord

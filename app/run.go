@@ -148,6 +148,8 @@ func (rn *runner) jobFromForm(f form) *job {
 		Seed: f.seed, Guidance: f.guidance, Schedule: f.schedule, Noise: f.noise,
 		References: slices.Clone(rn.u.refs.paths),
 		Adapters:   rn.u.adapters.stack(),
+		// accepted by the user in the Adapters section
+		AdaptersPartial: rn.u.adapters.partial(),
 	}, f.count)
 }
 

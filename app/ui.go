@@ -151,6 +151,7 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 	u.ctl.applySettings(set)
 	u.restoreSession(set)
 	u.run.setUpQueue(filepath.Join(dataDir, "queue.json"))
+	u.adapters.applySettings(set)
 	if opts.Prompt != "" {
 		u.ctl.prompt.SetText(opts.Prompt)
 	}

@@ -346,7 +346,7 @@ func describeEntry(e gallery.Entry) string {
 	if len(refs) > 0 {
 		s += "\nReferences: " + strings.Join(refs, ", ")
 	}
-	return s
+	return s + adaptersDetail(e.Meta.Adapters)
 }
 
 // showLineage lists the gallery images e was made from and those made from e.

@@ -1,10 +1,15 @@
 package gallery
 
-import "strings"
+import (
+	"strings"
+
+	"kleinbild/engine/imageio"
+)
 
 // Filter selects images for Find.
 type Filter struct {
-	// Text keeps images whose prompt contains every word of it, ignoring case.
+	// Text keeps images whose prompt or adapter file names contain every word of it,
+	// ignoring case.
 	Text string
 	// Favourites keeps only starred images.
 	Favourites bool
@@ -38,4 +43,16 @@ func matchAll(s string, words []string) bool {
 		}
 	}
 	return true
+}
+
+// searchText is what Find matches for an image: its prompt and the file names of the
+// adapters it was made with, lower-cased, on lines of their own (so that no word spans two).
+func searchText(m imageio.Metadata) string {
+	var b strings.Builder
+	b.WriteString(strings.ToLower(m.Prompt))
+	for _, a := range m.Adapters {
+		b.WriteString("\n")
+		b.WriteString(strings.ToLower(a.File))
+	}
+	return b.String()
 }

@@ -113,3 +113,45 @@ func BenchmarkFilter3000(b *testing.B) {
 		b.Fatal("no match")
 	}
 }
+
+// TestFindByAdapter: the search finds images by the file names of the adapters they were
+// made with (issue 19), also after the gallery is opened again from its index; words of the
+// prompt and of an adapter name combine.
+func TestFindByAdapter(t *testing.T) {
+	dir := t.TempDir()
+	g, _, err := Open(context.Background(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	img := image.NewNRGBA(image.Rect(0, 0, 8, 8))
+	t0 := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+	for i, m := range []imageio.Metadata{
+		{Prompt: "a castle", Adapters: []imageio.Adapter{{File: "Watercolor_Style-v2.safetensors", SHA256: "ab", Strength: 0.8}}},
+		{Prompt: "a fox", Adapters: []imageio.Adapter{{File: "pixel.safetensors"}, {File: "watercolor_mini.safetensors"}}},
+		{Prompt: "watercolour fox"},
+	} {
+		m.Created = t0.Add(time.Duration(i) * time.Minute)
+		if _, err := g.Add(img, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for round := range 2 {
+		for _, c := range []struct{ text, want string }{
+			{"watercolor", `["a fox" "a castle"]`},
+			{"WATERCOLOR_style", `["a castle"]`},
+			{"fox pixel", `["a fox"]`},
+			{"castle pixel", `[]`},
+		} {
+			var got []string
+			for _, e := range g.Find(Filter{Text: c.text}) {
+				got = append(got, e.Meta.Prompt)
+			}
+			if s := fmt.Sprintf("%q", got); s != c.want && !(c.want == "[]" && got == nil) {
+				t.Errorf("round %d: Find(%q) = %s, want %s", round, c.text, s, c.want)
+			}
+		}
+		if g, _, err = Open(context.Background(), dir, Options{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -53,7 +53,7 @@ type Entry struct {
 	// Favourite is set when the user starred the image.
 	Favourite bool `json:"favourite,omitempty"`
 
-	// search is the lower-cased prompt that Find matches.
+	// search is the lower-cased prompt and adapter file names that Find matches.
 	search string
 }
 
@@ -265,7 +265,7 @@ func readEntry(dir, name string, fi os.FileInfo) (*Entry, error) {
 
 // insertLocked adds e (or updates the entry of its file); the caller sorts afterwards.
 func (g *Gallery) insertLocked(e *Entry) {
-	e.search = strings.ToLower(e.Meta.Prompt)
+	e.search = searchText(e.Meta)
 	if old := g.byFile[e.File]; old != nil {
 		*old = *e
 		return

@@ -2,10 +2,12 @@ package settings
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
 	"kleinbild/engine"
+	"kleinbild/engine/lora"
 )
 
 // maxCount is the most images per run the app offers.
@@ -59,6 +61,31 @@ func (s *Settings) Repair(deviceNames []string) []string {
 		notes = append(notes, fmt.Sprintf("the remembered compute device %q is not available in this build and was reset to automatic", s.Device))
 		s.Device = ""
 	}
+	notes = append(notes, s.repairAdapters()...)
+	return notes
+}
+
+// maxAdapters bounds the adapters remembered (a damaged file cannot make the form list
+// thousands).
+const maxAdapters = 32
+
+// repairAdapters drops remembered adapters without a file and resets strengths outside
+// ±lora.MaxStrength (or not numbers) to 1.
+func (s *Settings) repairAdapters() []string {
+	var notes []string
+	var kept []Adapter
+	for _, a := range s.Adapters {
+		if a.Path == "" || len(kept) >= maxAdapters {
+			notes = append(notes, "a remembered adapter entry was not valid and was dropped")
+			continue
+		}
+		if !(math.Abs(a.Strength) <= lora.MaxStrength) { // NaN too
+			notes = append(notes, fmt.Sprintf("the remembered strength of adapter %s was not valid and was reset to 1", a.Path))
+			a.Strength = 1
+		}
+		kept = append(kept, a)
+	}
+	s.Adapters = kept
 	return notes
 }
 

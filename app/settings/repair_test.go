@@ -1,6 +1,7 @@
 package settings
 
 import (
+	"math"
 	"reflect"
 	"testing"
 )
@@ -34,5 +35,16 @@ func TestRepair(t *testing.T) {
 		if notes := s.Repair(nil); len(notes) != 0 || s.ModelVariant != v {
 			t.Errorf("variant %q: %+v %q", v, s, notes)
 		}
+	}
+}
+
+// TestRepairAdapters: remembered adapters without a file or with a strength outside ±4 (or
+// NaN) are dropped or reset, each with a notice; good ones are kept as they are.
+func TestRepairAdapters(t *testing.T) {
+	s := Settings{Adapters: []Adapter{{Path: "a.safetensors", Strength: 0.5, Off: true}, {Path: ""}, {Path: "b.safetensors", Strength: 9}, {Path: "c.safetensors", Strength: math.NaN()}}}
+	notes := s.Repair(nil)
+	want := []Adapter{{Path: "a.safetensors", Strength: 0.5, Off: true}, {Path: "b.safetensors", Strength: 1}, {Path: "c.safetensors", Strength: 1}}
+	if len(notes) != 3 || !reflect.DeepEqual(s.Adapters, want) {
+		t.Errorf("notes %q, adapters %+v", notes, s.Adapters)
 	}
 }

@@ -63,6 +63,19 @@ type Settings struct {
 	ModelVariant string `json:"model_variant,omitempty"`
 	// ModelVAEGroups is the GroupNorm group count of ModelVAE (0: the default).
 	ModelVAEGroups int `json:"model_vae_groups,omitempty"`
+	// Adapters are the LoRA/LoKr adapters of the form's Adapters section, in order.
+	Adapters []Adapter `json:"adapters,omitempty"`
+	// LoraDir is the "LoRA folder" whose adapter files the app offers.
+	LoraDir string `json:"lora_dir,omitempty"`
+}
+
+// Adapter is one remembered adapter of the form: its file, strength and switch, and
+// whether the user accepted that some of its keys match nothing in the model.
+type Adapter struct {
+	Path     string  `json:"path"`
+	Strength float64 `json:"strength"`
+	Off      bool    `json:"off,omitempty"`
+	Partial  bool    `json:"partial,omitempty"`
 }
 
 // Load reads path. A missing file gives zero settings and no error; a corrupt one gives
@@ -78,6 +91,9 @@ func Load(path string) (Settings, error) {
 	}
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return Settings{}, fmt.Errorf("settings file %s is damaged and was reset: %w", path, err)
+	}
+	if len(s.Adapters) == 0 {
+		s.Adapters = nil // "adapters": [] reads as none, as it is written
 	}
 	return s, nil
 }

@@ -43,7 +43,10 @@ type jobQueue struct {
 	add   *widget.Button
 	title *widget.Label
 	list  *fyne.Container
-	box   *fyne.Container // title, rows and note; hidden while nothing waits
+	// rows scrolls the list in a fixed height, so that queuing or starting a job never
+	// moves the form or the other rows' ✕ buttons.
+	rowsScroll *container.Scroll
+	box        *fyne.Container // title, rows and note; hidden while nothing waits
 	// pausedRow says the queue is paused, with the Resume button; shown while paused.
 	pausedRow *fyne.Container
 	resume    *widget.Button
@@ -64,7 +67,10 @@ func newJobQueue(tips *widgets.TipLayer, onAdd, onResume func()) *jobQueue {
 	q.resume = widget.NewButtonWithIcon("Resume", theme.MediaPlayIcon(), onResume)
 	q.pausedRow = container.NewBorder(nil, nil, nil, q.resume, pausedText)
 	q.pausedRow.Hide()
-	q.box = container.NewVBox(q.title, q.pausedRow, q.list, note)
+	q.rowsScroll = container.NewVScroll(q.list)
+	q.rowsScroll.SetMinSize(fyne.NewSize(0, queueRowsShown*q.newRow(&job{}).MinSize().Height))
+	q.rows = nil // that row only measured the height
+	q.box = container.NewVBox(q.title, q.pausedRow, q.rowsScroll, note)
 	q.box.Hide()
 	return q
 }
@@ -98,6 +104,19 @@ func (q *jobQueue) setPaused(on bool) {
 	q.refresh()
 }
 
+// queueRowsShown is how many queued jobs the queue shows without scrolling.
+const queueRowsShown = 3
+
+// newRow makes the row of j and appends it to rows.
+func (q *jobQueue) newRow(j *job) fyne.CanvasObject {
+	l := widget.NewLabel("")
+	l.Truncation = fyne.TextTruncateEllipsis
+	l.SizeName = theme.SizeNameCaptionText
+	x := widgets.NewTipButton(q.tips, theme.CancelIcon(), "Remove from the queue", func() { q.remove(j) })
+	q.rows = append(q.rows, queueRow{job: j, label: l, remove: x})
+	return container.NewBorder(nil, nil, nil, x, l)
+}
+
 // refresh rebuilds the rows from the jobs.
 func (q *jobQueue) refresh() {
 	if len(q.jobs) == 0 {
@@ -111,12 +130,8 @@ func (q *jobQueue) refresh() {
 	q.rows = q.rows[:0]
 	q.list.RemoveAll()
 	for i, j := range q.jobs {
-		l := widget.NewLabel(fmt.Sprintf("%d. %s", i+1, j.Label()))
-		l.Truncation = fyne.TextTruncateEllipsis
-		l.SizeName = theme.SizeNameCaptionText
-		x := widgets.NewTipButton(q.tips, theme.CancelIcon(), "Remove from the queue", func() { q.remove(j) })
-		q.rows = append(q.rows, queueRow{job: j, label: l, remove: x})
-		q.list.Add(container.NewBorder(nil, nil, nil, x, l))
+		q.list.Add(q.newRow(j))
+		q.rows[i].label.SetText(fmt.Sprintf("%d. %s", i+1, j.Label()))
 	}
 	if len(q.jobs) == 0 {
 		q.box.Hide()

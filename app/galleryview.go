@@ -64,6 +64,11 @@ type galleryView struct {
 	// revealFile shows a file in the file manager (nil: reveal.File; tests replace it).
 	revealFile func(path string) error
 	hidden     hiddenNotice // says when the filter hides images just made (gallerynotice.go)
+
+	// cellIDs is the grid item each cell last showed (-1: none), rowHeight the height of a
+	// grid row (see cellShows).
+	cellIDs   map[*galleryCellView]int
+	rowHeight float32
 }
 
 func (g *galleryView) build() fyne.CanvasObject {
@@ -104,10 +109,12 @@ func (g *galleryView) build() fyne.CanvasObject {
 	g.search.OnChanged = func(s string) {
 		g.filter.Text = s
 		g.refresh()
+		g.grid.ScrollToTop()
 	}
 	g.favs = widget.NewCheck("Favourites", func(on bool) {
 		g.filter.Favourites = on
 		g.refresh()
+		g.grid.ScrollToTop()
 	})
 	g.normalBar = container.NewBorder(nil, nil, nil, container.NewHBox(g.favs, selectBtn), g.search)
 	g.header = container.NewVBox(
@@ -134,7 +141,7 @@ func (g *galleryView) build() fyne.CanvasObject {
 	g.u.win.Canvas().AddShortcut(&fyne.ShortcutUndo{}, func(fyne.Shortcut) { g.undo() })
 	g.u.win.Canvas().AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyZ, Modifier: fyne.KeyModifierShortcutDefault},
 		func(fyne.Shortcut) { g.undo() })
-	body := container.NewStack(g.grid, g.empty, container.NewCenter(container.NewGridWrap(fyne.NewSize(220, 80), g.noMatch)))
+	body := container.NewStack(g.grid, widgets.NewWheelLayer(g.wheel), g.empty, container.NewCenter(container.NewGridWrap(fyne.NewSize(220, 80), g.noMatch)))
 	g.root = container.NewBorder(container.NewPadded(g.header), g.undoBar, nil, nil, body)
 	return g.root
 }
@@ -144,7 +151,7 @@ func (g *galleryView) updateCell(id widget.GridWrapItemID, obj fyne.CanvasObject
 	c := obj.(*galleryCellView)
 	if id < 0 || id >= len(g.visible) || g.u.gallery == nil {
 		c.file = ""
-		c.thumb.key = ""
+		c.thumb.forget()
 		c.thumb.setImage(nil)
 		return
 	}
@@ -152,6 +159,7 @@ func (g *galleryView) updateCell(id widget.GridWrapItemID, obj fyne.CanvasObject
 	c.file = e.File
 	c.setFavourite(e.Favourite)
 	c.setCheck(g.selecting, g.checked[e.File])
+	g.cellShows(c, id)
 	g.u.loadThumb(c.thumb, e.SHA256, g.u.gallery.Path(e))
 }
 
@@ -255,7 +263,7 @@ func (g *galleryView) syncSelection() {
 		g.grid.UnselectAll()
 		return
 	}
-	g.grid.Select(i)
+	g.selectQuietly(i)
 }
 
 // setSelecting enters or leaves selection mode.
@@ -449,7 +457,7 @@ func (g *galleryView) undo() {
 			default:
 				u.setStatus(fmt.Sprintf("Restored %d images.", len(es)))
 			}
-			u.gal.selectEntry(es[0].File, nil)
+			u.gal.selectAndScroll(es[0].File)
 		})
 	}()
 }

@@ -363,7 +363,7 @@ func (v *viewer) showLineage(e gallery.Entry) {
 				objs = append(objs, widget.NewLabel(fmt.Sprintf("+%d", len(list)-i)))
 				break
 			}
-			th := newTapThumb(fyne.NewSquareSize(44), func() { v.u.gal.selectEntry(p.File, nil) })
+			th := newTapThumb(fyne.NewSquareSize(44), func() { v.u.gal.selectAndScroll(p.File) })
 			v.u.loadThumb(&th.thumbImage, p.SHA256, v.u.gallery.Path(p))
 			objs = append(objs, th)
 		}

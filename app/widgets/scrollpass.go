@@ -72,3 +72,10 @@ func scrollMoves(s fyne.Scrollable, ev *fyne.ScrollEvent) bool {
 	s.Scrolled(ev)
 	return f.Interface().(fyne.Position) != before
 }
+
+// NewWheelLayer returns a transparent object that, laid over other objects (last in a
+// stack), takes the mouse wheel over them and gives it to onScroll, while taps, hovers and
+// drags still reach what is under it.
+func NewWheelLayer(onScroll func(*fyne.ScrollEvent)) fyne.CanvasObject {
+	return newScrollCatcher(onScroll)
+}

@@ -118,7 +118,8 @@ func (g *galleryView) build() fyne.CanvasObject {
 	})
 	g.normalBar = container.NewBorder(nil, nil, nil, container.NewHBox(g.favs, selectBtn), g.search)
 	g.header = container.NewVBox(
-		container.NewBorder(nil, nil, sectionTitle("Gallery"), container.NewHBox(g.count, open)),
+		container.NewBorder(nil, nil, sectionTitle("Gallery"), container.NewHBox(g.count, open,
+			widgets.NewTipButton(g.u.tips, theme.DeleteIcon(), "Trash: restore or empty", func() { g.showTrash() }))),
 		container.NewStack(g.normalBar, g.selectBar))
 	g.header.Add(g.buildHiddenNotice())
 

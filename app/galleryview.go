@@ -69,6 +69,10 @@ type galleryView struct {
 	// grid row (see cellShows).
 	cellIDs   map[*galleryCellView]int
 	rowHeight float32
+	// anchor is the image a Shift-click ticks from; mods reads the held modifiers (nil:
+	// the driver's; see galleryselect.go).
+	anchor string
+	mods   func() fyne.KeyModifier
 }
 
 func (g *galleryView) build() fyne.CanvasObject {
@@ -101,7 +105,9 @@ func (g *galleryView) build() fyne.CanvasObject {
 	g.deleteSel = widget.NewButtonWithIcon("Delete", theme.DeleteIcon(), g.deleteChecked)
 	g.deleteSel.Importance = widget.DangerImportance
 	done := widget.NewButton("Done", func() { g.setSelecting(false) })
-	g.selectBar = container.NewBorder(nil, nil, g.selLabel, container.NewHBox(g.deleteSel, done))
+	all := widget.NewButton("Select all", g.selectAll)
+	all.Importance = widget.LowImportance
+	g.selectBar = container.NewBorder(nil, nil, g.selLabel, container.NewHBox(all, g.deleteSel, done))
 	g.selectBar.Hide()
 
 	g.search = widget.NewEntry()
@@ -142,6 +148,7 @@ func (g *galleryView) build() fyne.CanvasObject {
 	g.u.win.Canvas().AddShortcut(&fyne.ShortcutUndo{}, func(fyne.Shortcut) { g.undo() })
 	g.u.win.Canvas().AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyZ, Modifier: fyne.KeyModifierShortcutDefault},
 		func(fyne.Shortcut) { g.undo() })
+	g.addSelectAllShortcuts(g.u.win.Canvas())
 	body := container.NewStack(g.grid, widgets.NewWheelLayer(g.wheel), g.empty, container.NewCenter(container.NewGridWrap(fyne.NewSize(220, 80), g.noMatch)))
 	g.root = container.NewBorder(container.NewPadded(g.header), g.undoBar, nil, nil, body)
 	return g.root
@@ -175,6 +182,7 @@ func (g *galleryView) cellSelected(id widget.GridWrapItemID) {
 		return
 	}
 	g.checked[e.File] = !g.checked[e.File]
+	g.anchor = e.File
 	g.syncing = true
 	g.grid.Unselect(id)
 	g.syncing = false
@@ -186,7 +194,7 @@ func (g *galleryView) cellSelected(id widget.GridWrapItemID) {
 // it, else it selects it in the grid and shows it.
 func (g *galleryView) cellTapped(file string) {
 	id := g.indexOf(file)
-	if id < 0 {
+	if id < 0 || g.shiftTap(id) {
 		return
 	}
 	if g.selecting {
@@ -567,7 +575,7 @@ func newGalleryCellView(tips *widgets.TipLayer, onTap, onStar func(file string),
 // CreateRenderer implements fyne.Widget.
 func (c *galleryCellView) CreateRenderer() fyne.WidgetRenderer {
 	// The padding lets the grid's selection and hover highlight show around the image.
-	top := container.NewHBox(c.check, layout.NewSpacer(), c.star)
+	top := container.NewHBox(c.check, layout.NewSpacer(), starBackdrop(c.star))
 	return widget.NewSimpleRenderer(container.NewStack(container.NewPadded(c.thumb), container.NewBorder(top, nil, nil, nil)))
 }
 

@@ -3,6 +3,7 @@ package app
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
@@ -128,5 +129,40 @@ func TestQueueKeepsItsHeight(t *testing.T) {
 	}
 	if got := fyne.CurrentApp().Driver().AbsolutePositionForObject(u.run.queue.rows[0].remove); got != xAt {
 		t.Errorf("after a job started the first ✕ moved from %v to %v", xAt, got)
+	}
+}
+
+// Issue 22 item 9: removing a reference leaves the form where it was scrolled to.
+func TestRemovingAReferenceKeepsTheScroll(t *testing.T) {
+	h := newHarness(t, t.TempDir(), "", nil)
+	u := h.ui
+	dir := t.TempDir()
+	var paths []string
+	for _, n := range []string{"a.png", "b.png", "c.png", "d.png", "e.png"} {
+		paths = append(paths, writeTestPNG(t, dir, n, 96, 80, nil))
+	}
+	done := u.refs.addFiles(paths, nil)
+	h.waitFor("the references", 5*time.Second, func() bool {
+		select {
+		case <-done:
+			return true
+		default:
+			return false
+		}
+	})
+	h.settle()
+	h.win.Resize(fyne.NewSize(1280, 420))
+	h.settle()
+	s := u.ctl.scroll
+	s.ScrollToOffset(fyne.NewPos(0, 120))
+	h.settle()
+	before := s.Offset.Y
+	if before == 0 {
+		t.Fatal("the form does not scroll")
+	}
+	test.Tap(findTipButton(u.refs.grid.Objects[4], "Remove this reference"))
+	h.settle()
+	if s.Offset.Y != before {
+		t.Errorf("removing a reference scrolled the form from %v to %v", before, s.Offset.Y)
 	}
 }

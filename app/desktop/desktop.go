@@ -38,6 +38,7 @@ func Run(opts app.Options) error {
 		return err
 	}
 	defer release()
+	_ = repairPrefs(prefsFile(AppID)) // a failed repair only costs Fyne's log line
 	a := fyneapp.NewWithID(AppID)
 	a.SetIcon(resources.Icon)
 	a.Settings().SetTheme(widgets.Theme())

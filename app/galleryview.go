@@ -124,8 +124,7 @@ func (g *galleryView) build() fyne.CanvasObject {
 	})
 	g.normalBar = container.NewBorder(nil, nil, nil, container.NewHBox(g.favs, selectBtn), g.search)
 	g.header = container.NewVBox(
-		container.NewBorder(nil, nil, sectionTitle("Gallery"), container.NewHBox(g.count, open,
-			widgets.NewTipButton(g.u.tips, theme.DeleteIcon(), "Trash: restore or empty", func() { g.showTrash() }))),
+		container.NewBorder(nil, nil, sectionTitle("Gallery"), container.NewHBox(g.count, open)),
 		container.NewStack(g.normalBar, g.selectBar))
 	g.header.Add(g.buildHiddenNotice())
 
@@ -150,7 +149,7 @@ func (g *galleryView) build() fyne.CanvasObject {
 		func(fyne.Shortcut) { g.undo() })
 	g.addSelectAllShortcuts(g.u.win.Canvas())
 	body := container.NewStack(g.grid, widgets.NewWheelLayer(g.wheel), g.empty, container.NewCenter(container.NewGridWrap(fyne.NewSize(220, 80), g.noMatch)))
-	g.root = container.NewBorder(container.NewPadded(g.header), g.undoBar, nil, nil, body)
+	g.root = container.NewBorder(container.NewPadded(g.header), container.NewVBox(g.undoBar, g.trashRow()), nil, nil, body)
 	return g.root
 }
 

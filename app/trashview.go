@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -279,4 +280,12 @@ func (g *galleryView) afterTrashChange() {
 		g.showUndoBar()
 	}
 	g.refresh()
+}
+
+// trashRow is the gallery's bottom row with the button that opens the Trash view (kept
+// out of the header, whose width sets the window's smallest width).
+func (g *galleryView) trashRow() fyne.CanvasObject {
+	b := widget.NewButtonWithIcon("Trash…", theme.DeleteIcon(), func() { g.showTrash() })
+	b.Importance = widget.LowImportance
+	return container.NewHBox(layout.NewSpacer(), b)
 }

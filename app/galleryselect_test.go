@@ -11,6 +11,13 @@ import (
 	"fyne.io/fyne/v2/theme"
 )
 
+// lightTheme is the default theme always in its light variant.
+type lightTheme struct{ fyne.Theme }
+
+func (l lightTheme) Color(n fyne.ThemeColorName, _ fyne.ThemeVariant) color.Color {
+	return l.Theme.Color(n, theme.VariantLight)
+}
+
 // luminance is the WCAG relative luminance of c.
 func luminance(c color.Color) float64 {
 	r, g, b, _ := c.RGBA()
@@ -36,7 +43,7 @@ func over(c color.NRGBA, base color.Color) color.Color {
 // its dark outline keeps a WCAG contrast of at least 3:1 even on a black image.
 func TestStarHasBackdropInLightTheme(t *testing.T) {
 	h := galleryHarness(t, t.TempDir(), "a dark night")
-	h.ui.app.Settings().SetTheme(theme.LightTheme())
+	h.ui.app.Settings().SetTheme(lightTheme{theme.DefaultTheme()})
 	cell := galleryCellFor(t, h.ui, "img-00.png")
 	var disc *canvas.Circle
 	var walk func(o fyne.CanvasObject)

@@ -221,6 +221,9 @@ func (c *controls) build() fyne.CanvasObject {
 	// Generate, its fit line and (while running) Cancel stay in view under the form, which
 	// scrolls on its own in a short window.
 	c.scroll = container.NewVScroll(container.NewPadded(form))
+	for _, e := range []*widgets.ShortcutEntry{c.prompt, c.width, c.height, c.steps, c.seed} {
+		e.PassScrollTo(c.scroll) // the wheel over a field scrolls the form
+	}
 	c.box = container.NewBorder(nil, container.NewPadded(container.NewVBox(
 		container.NewBorder(nil, nil, nil, c.u.run.queue.add, c.generate), c.u.run.queue.box, c.fit)), nil, nil,
 		c.scroll)

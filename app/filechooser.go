@@ -140,7 +140,7 @@ func (c *fileChooser) build(title string) {
 
 	bottom := fyne.CanvasObject(c.msg)
 	if c.what == chooseSave {
-		bottom = container.NewVBox(container.NewBorder(nil, nil, widget.NewLabel("File name"), nil, c.name), c.msg)
+		bottom = container.NewVBox(container.NewBorder(nil, nil, widget.NewLabel("File name"), newFormatSelect(c.name), c.name), c.msg)
 	}
 	c.dlg = dialog.NewCustomWithoutButtons(title, container.NewBorder(
 		container.NewVBox(c.path, container.NewHBox(up, home, pics)),
@@ -600,6 +600,10 @@ func (c *fileChooser) save(target string) {
 	if filepath.Ext(target) == "" {
 		target += filepath.Ext(c.src)
 	}
+	if _, err := saveFormatOf(target); err != nil {
+		c.msg.SetText(sentence(err.Error()))
+		return
+	}
 	c.saving = true
 	c.refreshOK()
 	u, src := c.u, c.src
@@ -639,7 +643,7 @@ func (c *fileChooser) writeCopy(target string) {
 	u.bg.Add(1)
 	go func() {
 		defer u.bg.Done()
-		err := copyFileAtomic(src, target)
+		err := writeImageCopy(src, target)
 		u.post(func() {
 			if err != nil {
 				c.failSave(err)
@@ -664,8 +668,8 @@ func (c *fileChooser) failSave(err error) {
 // file other than src (never a folder or a device).
 func checkSaveTarget(src, target string) (exists bool, err error) {
 	name := filepath.Base(target)
-	if want := filepath.Ext(src); !strings.EqualFold(filepath.Ext(target), want) {
-		return false, fmt.Errorf("the copy keeps the image's format, so its name must end in %s", want)
+	if _, err := saveFormatOf(target); err != nil {
+		return false, err
 	}
 	dir := filepath.Dir(target)
 	switch fi, err := os.Stat(dir); {

@@ -189,7 +189,8 @@ func TestSaveAsAsksBeforeReplacing(t *testing.T) {
 		}
 	}
 	refused("sub.png", "is a folder")
-	refused("picture.jpg", "must end in .png")
+	refused("picture.webp", "cannot write WebP")
+	refused("picture.gif", "writes .png or .jpg")
 	refused(filepath.Join(home, "missing", "x.png"), "no such file or folder")
 	refused(src, "the image itself")
 	if runtime.GOOS == "linux" {

@@ -23,6 +23,9 @@ type zoomBar struct {
 	out, in *widgets.TipButton
 	extra   *widgets.TipButton // full-size view, or close in the full-size window
 	box     *fyne.Container
+	// preview reports that the image is a run's low-resolution preview (nil: never); its
+	// zoom in percent would be of the preview's pixels (it read "Fit (1320 %)").
+	preview func() bool
 }
 
 // newZoomBar builds the bar for z, its tooltips shown in tips; extraIcon, extraTip and
@@ -51,6 +54,8 @@ func (b *zoomBar) refresh() {
 	switch {
 	case b.image.Image == nil:
 		b.level.SetText("Fit")
+	case b.preview != nil && b.preview():
+		b.level.SetText("Preview")
 	case b.image.Fitted():
 		b.level.SetText(fmt.Sprintf("Fit (%d%%)", b.image.Percent()))
 	default:
@@ -84,6 +89,8 @@ func (v *viewer) openFullView() {
 	f := &fullView{win: w}
 	tips := widgets.NewTipLayer(w.Canvas(), v.u.post)
 	f.zoom = newZoomBar(tips, z, theme.CancelIcon(), "Close (Esc)", w.Close)
+	f.zoom.preview = v.showsPreview
+	f.zoom.refresh()
 	z.SetImage(v.image.Image)
 	w.SetContent(tips.Wrap(container.NewBorder(nil, container.NewPadded(f.zoom.box), nil, nil, z)))
 	w.Canvas().SetOnTypedKey(func(ev *fyne.KeyEvent) {

@@ -66,6 +66,15 @@ type galleryView struct {
 	// revealFile shows a file in the file manager (nil: reveal.File; tests replace it).
 	revealFile func(path string) error
 	hidden     hiddenNotice // says when the filter hides images just made (gallerynotice.go)
+
+	// cellIDs is the grid item each cell last showed (-1: none), rowHeight the height of a
+	// grid row (see cellShows).
+	cellIDs   map[*galleryCellView]int
+	rowHeight float32
+	// anchor is the image a Shift-click ticks from; mods reads the held modifiers (nil:
+	// the driver's; see galleryselect.go).
+	anchor string
+	mods   func() fyne.KeyModifier
 }
 
 func (g *galleryView) build() fyne.CanvasObject {
@@ -99,7 +108,9 @@ func (g *galleryView) build() fyne.CanvasObject {
 	g.deleteSel.Importance = widget.DangerImportance
 	done := widget.NewButton("Done", func() { g.setSelecting(false) })
 	g.compareSel = g.newCompareButton()
-	g.selectBar = container.NewBorder(nil, nil, g.selLabel, container.NewHBox(g.compareSel, g.deleteSel, done))
+	all := widget.NewButton("Select all", g.selectAll)
+	all.Importance = widget.LowImportance
+	g.selectBar = container.NewBorder(nil, nil, g.selLabel, container.NewHBox(all, g.compareSel, g.deleteSel, done))
 	g.selectBar.Hide()
 
 	g.search = widget.NewEntry()
@@ -107,10 +118,12 @@ func (g *galleryView) build() fyne.CanvasObject {
 	g.search.OnChanged = func(s string) {
 		g.filter.Text = s
 		g.refresh()
+		g.grid.ScrollToTop()
 	}
 	g.favs = widget.NewCheck("Favourites", func(on bool) {
 		g.filter.Favourites = on
 		g.refresh()
+		g.grid.ScrollToTop()
 	})
 	g.normalBar = container.NewBorder(nil, nil, nil, container.NewHBox(g.favs, selectBtn), g.search)
 	g.header = container.NewVBox(
@@ -137,8 +150,9 @@ func (g *galleryView) build() fyne.CanvasObject {
 	g.u.win.Canvas().AddShortcut(&fyne.ShortcutUndo{}, func(fyne.Shortcut) { g.undo() })
 	g.u.win.Canvas().AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyZ, Modifier: fyne.KeyModifierShortcutDefault},
 		func(fyne.Shortcut) { g.undo() })
-	body := container.NewStack(g.grid, g.empty, container.NewCenter(container.NewGridWrap(fyne.NewSize(220, 80), g.noMatch)))
-	g.root = container.NewBorder(container.NewPadded(g.header), g.undoBar, nil, nil, body)
+	g.addSelectAllShortcuts(g.u.win.Canvas())
+	body := container.NewStack(g.grid, widgets.NewWheelLayer(g.wheel), g.empty, container.NewCenter(container.NewGridWrap(fyne.NewSize(220, 80), g.noMatch)))
+	g.root = container.NewBorder(container.NewPadded(g.header), container.NewVBox(g.undoBar, g.trashRow()), nil, nil, body)
 	return g.root
 }
 
@@ -147,7 +161,7 @@ func (g *galleryView) updateCell(id widget.GridWrapItemID, obj fyne.CanvasObject
 	c := obj.(*galleryCellView)
 	if id < 0 || id >= len(g.visible) || g.u.gallery == nil {
 		c.file = ""
-		c.thumb.key = ""
+		c.thumb.forget()
 		c.thumb.setImage(nil)
 		return
 	}
@@ -155,6 +169,7 @@ func (g *galleryView) updateCell(id widget.GridWrapItemID, obj fyne.CanvasObject
 	c.file = e.File
 	c.setFavourite(e.Favourite)
 	c.setCheck(g.selecting, g.checked[e.File])
+	g.cellShows(c, id)
 	g.u.loadThumb(c.thumb, e.SHA256, g.u.gallery.Path(e))
 }
 
@@ -169,6 +184,7 @@ func (g *galleryView) cellSelected(id widget.GridWrapItemID) {
 		return
 	}
 	g.checked[e.File] = !g.checked[e.File]
+	g.anchor = e.File
 	g.syncing = true
 	g.grid.Unselect(id)
 	g.syncing = false
@@ -180,7 +196,7 @@ func (g *galleryView) cellSelected(id widget.GridWrapItemID) {
 // it, else it selects it in the grid and shows it.
 func (g *galleryView) cellTapped(file string) {
 	id := g.indexOf(file)
-	if id < 0 {
+	if id < 0 || g.shiftTap(id) {
 		return
 	}
 	if g.selecting {
@@ -258,7 +274,7 @@ func (g *galleryView) syncSelection() {
 		g.grid.UnselectAll()
 		return
 	}
-	g.grid.Select(i)
+	g.selectQuietly(i)
 }
 
 // setSelecting enters or leaves selection mode.
@@ -453,7 +469,7 @@ func (g *galleryView) undo() {
 			default:
 				u.setStatus(fmt.Sprintf("Restored %d images.", len(es)))
 			}
-			u.gal.selectEntry(es[0].File, nil)
+			u.gal.selectAndScroll(es[0].File)
 		})
 	}()
 }
@@ -562,7 +578,7 @@ func newGalleryCellView(tips *widgets.TipLayer, onTap, onStar func(file string),
 // CreateRenderer implements fyne.Widget.
 func (c *galleryCellView) CreateRenderer() fyne.WidgetRenderer {
 	// The padding lets the grid's selection and hover highlight show around the image.
-	top := container.NewHBox(c.check, layout.NewSpacer(), c.star)
+	top := container.NewHBox(c.check, layout.NewSpacer(), starBackdrop(c.star))
 	return widget.NewSimpleRenderer(container.NewStack(container.NewPadded(c.thumb), container.NewBorder(top, nil, nil, nil)))
 }
 

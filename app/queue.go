@@ -45,7 +45,10 @@ type jobQueue struct {
 	add   *widget.Button
 	title *widget.Label
 	list  *fyne.Container
-	box   *fyne.Container // title, rows and note; hidden while nothing waits
+	// rows scrolls the list in a fixed height, so that queuing or starting a job never
+	// moves the form or the other rows' ✕ buttons.
+	rowsScroll *container.Scroll
+	box        *fyne.Container // title, rows and note; hidden while nothing waits
 	// pausedRow says the queue is paused, with the Resume button; shown while paused.
 	pausedRow *fyne.Container
 	resume    *widget.Button
@@ -80,7 +83,10 @@ func newJobQueue(tips *widgets.TipLayer, onAdd, onResume func()) *jobQueue {
 		}
 	})
 	q.cancelAll.Importance = widget.LowImportance
-	q.box = container.NewVBox(container.NewBorder(nil, nil, nil, q.cancelAll, q.title), q.pausedRow, q.list, note)
+	q.rowsScroll = container.NewVScroll(q.list)
+	q.rowsScroll.SetMinSize(fyne.NewSize(0, queueRowsShown*q.newRow(0, &job{}).MinSize().Height))
+	q.rows = nil // that row only measured the height
+	q.box = container.NewVBox(container.NewBorder(nil, nil, nil, q.cancelAll, q.title), q.pausedRow, q.rowsScroll, note)
 	q.box.Hide()
 	return q
 }
@@ -118,6 +124,21 @@ func (q *jobQueue) setPaused(on bool) {
 // pausedAfterError is the paused row's usual text.
 const pausedAfterError = "Queue paused after an error"
 
+// queueRowsShown is how many queued jobs the queue shows without scrolling.
+const queueRowsShown = 3
+
+// newRow makes the row of j, the queue's i-th job, and appends it to rows.
+func (q *jobQueue) newRow(i int, j *job) fyne.CanvasObject {
+	l := widget.NewLabel("")
+	l.Truncation = fyne.TextTruncateEllipsis
+	l.SizeName = theme.SizeNameCaptionText
+	x := widgets.NewTipButton(q.tips, theme.CancelIcon(), "Remove from the queue", func() { q.remove(j) })
+	row := queueRow{job: j, label: l, remove: x}
+	row.up, row.down = q.moveButtons(i, j)
+	q.rows = append(q.rows, row)
+	return container.NewBorder(nil, nil, nil, container.NewHBox(row.up, row.down, x), l)
+}
+
 // refresh rebuilds the rows from the jobs.
 func (q *jobQueue) refresh() {
 	if len(q.jobs) == 0 {
@@ -131,14 +152,8 @@ func (q *jobQueue) refresh() {
 	q.rows = q.rows[:0]
 	q.list.RemoveAll()
 	for i, j := range q.jobs {
-		l := widget.NewLabel(fmt.Sprintf("%d. %s", i+1, j.Label()))
-		l.Truncation = fyne.TextTruncateEllipsis
-		l.SizeName = theme.SizeNameCaptionText
-		x := widgets.NewTipButton(q.tips, theme.CancelIcon(), "Remove from the queue", func() { q.remove(j) })
-		row := queueRow{job: j, label: l, remove: x}
-		row.up, row.down = q.moveButtons(i, j)
-		q.rows = append(q.rows, row)
-		q.list.Add(container.NewBorder(nil, nil, nil, container.NewHBox(row.up, row.down, x), l))
+		q.list.Add(q.newRow(i, j))
+		q.rows[i].label.SetText(fmt.Sprintf("%d. %s", i+1, j.Label()))
 	}
 	if q.changed != nil {
 		q.changed(q.jobs)

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"image"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -138,9 +137,9 @@ func imageSize(path string) (w, h int, err error) {
 		return 0, 0, err
 	}
 	defer f.Close()
-	cfg, _, err := image.DecodeConfig(bufio.NewReader(f))
+	cfg, _, err := imageio.CheckHeader(bufio.NewReader(f), nil) // the CLI's words for a bad file
 	if err != nil {
-		return 0, 0, fmt.Errorf("unreadable image: %w", err)
+		return 0, 0, err
 	}
 	return cfg.Width, cfg.Height, nil
 }

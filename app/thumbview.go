@@ -22,6 +22,8 @@ type thumbImage struct {
 	img    *canvas.Image
 	broken *widget.Icon
 	key    string
+	// cancel drops the pending request for key (nil when none is pending).
+	cancel func()
 }
 
 func newThumbImage(size fyne.Size) *thumbImage {
@@ -46,11 +48,28 @@ func (t *thumbImage) MinSize() fyne.Size { return t.size }
 func (t *thumbImage) setImage(img image.Image) {
 	t.broken.Hide()
 	setCanvasImage(t.img, img)
+	t.repaint()
 }
 
 func (t *thumbImage) setBroken() {
 	setCanvasImage(t.img, nil)
 	t.broken.Show()
+	t.repaint()
+}
+
+// repaint asks the window to draw the thumbnail again. Refreshing the image alone is not
+// enough: Fyne finds an object's window through its last walk of the visible objects, so
+// an image that was hidden until now has none, its refresh is lost, and the window showed
+// the thumbnail only at the next mouse movement (issue 22).
+func (t *thumbImage) repaint() { t.Refresh() }
+
+// forget drops a pending request and the key, leaving the thumbnail empty.
+func (t *thumbImage) forget() {
+	if t.cancel != nil {
+		t.cancel()
+		t.cancel = nil
+	}
+	t.key = ""
 }
 
 // setCanvasImage shows img in ci, hiding ci while there is none (an empty image is
@@ -95,16 +114,22 @@ func (t *tapThumb) Tapped(*fyne.PointEvent) {
 func (t *tapThumb) Cursor() desktop.Cursor { return desktop.PointerCursor }
 
 // loadThumb shows the thumbnail of src (cache key key) in th, now if it is in memory or
-// when a worker has made it.
+// when a worker has made it. A request th made for another key and that is still waiting
+// is cancelled: the cell was recycled, and only what is on screen should load.
 func (u *UI) loadThumb(th *thumbImage, key, src string) {
+	if th.key == key && th.cancel != nil {
+		return // already asked
+	}
+	th.forget()
 	th.key = key
-	img, ok := u.thumbs.Get(key, src, func(img image.Image, err error) {
-		if err == thumbcache.ErrDropped {
-			return
-		}
+	img, ok, cancel := u.thumbs.Request(key, src, func(img image.Image, err error) {
 		u.post(func() {
 			if th.key != key {
 				return
+			}
+			th.cancel = nil
+			if err == thumbcache.ErrDropped {
+				return // asked again when the cell is shown again
 			}
 			if err != nil {
 				th.setBroken()
@@ -117,6 +142,7 @@ func (u *UI) loadThumb(th *thumbImage, key, src string) {
 		th.setImage(img)
 		return
 	}
+	th.cancel = cancel
 	th.broken.Hide()
 	setCanvasImage(th.img, nil)
 }

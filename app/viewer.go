@@ -104,6 +104,7 @@ func (v *viewer) build() fyne.CanvasObject {
 	v.busyBox = container.NewCenter(container.NewGridWrap(fyne.NewSquareSize(48), v.busy))
 	v.busyBox.Hide()
 	v.zoom = newZoomBar(v.u.tips, v.image, theme.ViewFullScreenIcon(), "Full-size view (F)", v.openFullView)
+	v.zoom.preview = v.showsPreview
 	v.imageArea = container.NewBorder(nil, v.zoom.box, nil, nil,
 		container.NewStack(backdrop, container.NewPadded(v.image), v.busyBox, v.progress))
 
@@ -280,7 +281,14 @@ func (v *viewer) update() {
 		v.actions.Hide()
 	}
 	v.u.run.markBatch() // the run's grid outlines the image shown
+	v.zoom.refresh()    // "Preview" comes and goes with the run
+	if v.full != nil {
+		v.full.zoom.refresh()
+	}
 }
+
+// showsPreview reports whether the image shown is a running generation's preview.
+func (v *viewer) showsPreview() bool { return v.followRun && v.u.run.cur != nil }
 
 // showEntry puts a gallery image in the viewer; full is its decoded image when at hand.
 func (v *viewer) showEntry(e gallery.Entry, full image.Image) {
@@ -364,7 +372,7 @@ func (v *viewer) showLineage(e gallery.Entry) {
 				objs = append(objs, widget.NewLabel(fmt.Sprintf("+%d", len(list)-i)))
 				break
 			}
-			th := newTapThumb(fyne.NewSquareSize(44), func() { v.u.gal.selectEntry(p.File, nil) })
+			th := newTapThumb(fyne.NewSquareSize(44), func() { v.u.gal.selectAndScroll(p.File) })
 			v.u.loadThumb(&th.thumbImage, p.SHA256, v.u.gallery.Path(p))
 			objs = append(objs, th)
 		}

@@ -24,6 +24,7 @@ const AppID = "io.github.kleinbild"
 // The interface locks the data folder: a second instance on the same folder opens
 // read-only instead of overwriting the first one's gallery index (see app.NewUI).
 func Run(opts app.Options) error {
+	_ = repairPrefs(prefsFile(AppID)) // a failed repair only costs Fyne's log line
 	a := fyneapp.NewWithID(AppID)
 	a.SetIcon(resources.Icon)
 	a.Settings().SetTheme(widgets.Theme())

@@ -14,6 +14,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -30,6 +31,9 @@ var ErrDropped = errors.New("thumbnail request dropped")
 
 type thumbJob struct{ key, src string }
 
+// waiter is one request's callback; Cancel takes it out.
+type waiter struct{ done func(image.Image, error) }
+
 // Thumbnailer makes thumbnails off the UI goroutine: a memory LRU in front of PNG files in
 // a cache folder, filled by a few workers that take the most recent requests first (those
 // are the cells on screen). Callbacks run on a worker goroutine.
@@ -42,9 +46,10 @@ type Thumbnailer struct {
 	mu       sync.Mutex
 	cond     *sync.Cond
 	mem      *imageLRU
-	waiting  map[string][]func(image.Image, error)
+	waiting  map[string][]*waiter
 	queue    []thumbJob
 	maxQueue int
+	paused   bool
 	closed   bool
 	wg       sync.WaitGroup
 }
@@ -52,7 +57,7 @@ type Thumbnailer struct {
 // New starts workers over the cache folder dir making thumbnails of at most side pixels,
 // keeping up to memBytes of decoded thumbnails in memory.
 func New(dir string, side, workers int, memBytes int64) *Thumbnailer {
-	t := &Thumbnailer{dir: dir, side: side, mem: newImageLRU(memBytes), waiting: map[string][]func(image.Image, error){}, maxQueue: 512}
+	t := &Thumbnailer{dir: dir, side: side, mem: newImageLRU(memBytes), waiting: map[string][]*waiter{}, maxQueue: 512}
 	t.cond = sync.NewCond(&t.mu)
 	for range max(1, workers) {
 		t.wg.Add(1)
@@ -83,18 +88,27 @@ func FileKey(path string) (string, error) {
 // Get returns the thumbnail of src under key when it is in memory. Otherwise it returns
 // false and queues the work: done later runs with the thumbnail on a worker goroutine.
 func (t *Thumbnailer) Get(key, src string, done func(image.Image, error)) (image.Image, bool) {
+	img, ok, _ := t.Request(key, src, done)
+	return img, ok
+}
+
+// Request is Get that also returns a cancel function for a queued request (nil when the
+// thumbnail was in memory): cancel drops done, and the work itself when no other request
+// waits for it and no worker has started it (a grid cell recycled for another image).
+func (t *Thumbnailer) Request(key, src string, done func(image.Image, error)) (img image.Image, ok bool, cancel func()) {
 	t.mu.Lock()
 	if img, ok := t.mem.get(key); ok {
 		t.mu.Unlock()
-		return img, true
+		return img, true, nil
 	}
 	if t.closed {
 		t.mu.Unlock()
-		return nil, false
+		return nil, false, func() {}
 	}
-	cbs, queued := t.waiting[key]
-	t.waiting[key] = append(cbs, done)
-	var dropped []func(image.Image, error)
+	w := &waiter{done}
+	ws, queued := t.waiting[key]
+	t.waiting[key] = append(ws, w)
+	var dropped []*waiter
 	if !queued {
 		t.queue = append(t.queue, thumbJob{key, src})
 		if len(t.queue) > t.maxQueue {
@@ -106,10 +120,27 @@ func (t *Thumbnailer) Get(key, src string, done func(image.Image, error)) (image
 		t.cond.Signal()
 	}
 	t.mu.Unlock()
-	for _, cb := range dropped {
-		cb(nil, ErrDropped)
+	for _, d := range dropped {
+		d.done(nil, ErrDropped)
 	}
-	return nil, false
+	return nil, false, func() { t.cancel(key, w) }
+}
+
+// cancel takes the request w for key out (see Request).
+func (t *Thumbnailer) cancel(key string, w *waiter) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	ws, ok := t.waiting[key]
+	if !ok {
+		return
+	}
+	ws = slices.DeleteFunc(ws, func(x *waiter) bool { return x == w })
+	if len(ws) > 0 {
+		t.waiting[key] = ws
+		return
+	}
+	delete(t.waiting, key)
+	t.queue = slices.DeleteFunc(t.queue, func(j thumbJob) bool { return j.key == key })
 }
 
 // Put stores the thumbnail of a freshly made image (memory and disk) without reading it back.
@@ -131,18 +162,34 @@ func (t *Thumbnailer) Remove(key string) {
 	}
 }
 
+// Pause keeps the workers from starting new work until Resume (what is in progress
+// finishes); requests still queue and can be cancelled.
+func (t *Thumbnailer) Pause() {
+	t.mu.Lock()
+	t.paused = true
+	t.mu.Unlock()
+}
+
+// Resume lets the workers take work again after Pause.
+func (t *Thumbnailer) Resume() {
+	t.mu.Lock()
+	t.paused = false
+	t.cond.Broadcast()
+	t.mu.Unlock()
+}
+
 // Close stops the workers; pending requests get an error.
 func (t *Thumbnailer) Close() {
 	t.mu.Lock()
 	t.closed = true
 	pending := t.waiting
-	t.waiting = map[string][]func(image.Image, error){}
+	t.waiting = map[string][]*waiter{}
 	t.queue = nil
 	t.cond.Broadcast()
 	t.mu.Unlock()
-	for _, cbs := range pending {
-		for _, cb := range cbs {
-			cb(nil, errors.New("thumbnailer closed"))
+	for _, ws := range pending {
+		for _, w := range ws {
+			w.done(nil, errors.New("thumbnailer closed"))
 		}
 	}
 	t.wg.Wait()
@@ -152,7 +199,7 @@ func (t *Thumbnailer) work() {
 	defer t.wg.Done()
 	for {
 		t.mu.Lock()
-		for len(t.queue) == 0 && !t.closed {
+		for (len(t.queue) == 0 || t.paused) && !t.closed {
 			t.cond.Wait()
 		}
 		if t.closed {
@@ -169,11 +216,11 @@ func (t *Thumbnailer) work() {
 		if err == nil {
 			t.mem.add(job.key, img)
 		}
-		cbs := t.waiting[job.key]
+		ws := t.waiting[job.key]
 		delete(t.waiting, job.key)
 		t.mu.Unlock()
-		for _, cb := range cbs {
-			cb(img, err)
+		for _, w := range ws {
+			w.done(img, err)
 		}
 	}
 }

@@ -1,6 +1,8 @@
 package widgets
 
 import (
+	"strings"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/widget"
@@ -28,9 +30,15 @@ func GenerateShortcuts() []fyne.Shortcut {
 
 // ShortcutEntry is an Entry on which Ctrl/Cmd+Enter generates: a focused entry receives
 // every shortcut, so the window-wide shortcut would never fire while typing.
+//
+// It never takes Tab (Tab and Shift+Tab move the focus; text it is given has its tabs
+// turned into spaces), and the mouse wheel over it scrolls the form it sits in (see
+// PassScrollTo) unless it is a multi-line entry that can itself scroll that way.
 type ShortcutEntry struct {
 	widget.Entry
 	onGenerate func()
+	scrollTo   fyne.Scrollable
+	render     *passRenderer
 }
 
 func NewShortcutEntry(multiLine bool, onGenerate func()) *ShortcutEntry {
@@ -56,11 +64,18 @@ func (e *ShortcutEntry) TypedShortcut(s fyne.Shortcut) {
 		e.unwrapFor(e.Text + p.Clipboard.Content())
 	}
 	e.Entry.TypedShortcut(s)
+	if strings.ContainsRune(e.Text, '\t') { // pasted tabs
+		row, col := e.CursorRow, e.CursorColumn
+		e.Entry.SetText(NoTabs(e.Text))
+		e.CursorRow, e.CursorColumn = row, col
+		e.Refresh()
+	}
 	e.adaptWrapping(e.Text)
 }
 
 // SetText replaces the text and picks a multi-line entry's wrapping for it.
 func (e *ShortcutEntry) SetText(text string) {
+	text = NoTabs(text)
 	e.unwrapFor(text)
 	e.Entry.SetText(text)
 	e.adaptWrapping(e.Text)
@@ -68,12 +83,21 @@ func (e *ShortcutEntry) SetText(text string) {
 
 // TypedRune inserts a typed character and stops word wrapping when the paragraph grows long.
 func (e *ShortcutEntry) TypedRune(r rune) {
+	if r == '\t' {
+		return
+	}
 	e.Entry.TypedRune(r)
 	e.adaptWrapping(e.Text)
 }
 
 // TypedKey handles a key (deletions may make word wrapping affordable again).
 func (e *ShortcutEntry) TypedKey(k *fyne.KeyEvent) {
+	if k.Name == fyne.KeyTab { // drivers that hand Tab over anyway: move on
+		if c := fyne.CurrentApp().Driver().CanvasForObject(e); c != nil {
+			c.FocusNext()
+		}
+		return
+	}
 	e.Entry.TypedKey(k)
 	e.adaptWrapping(e.Text)
 }
@@ -95,5 +119,38 @@ func (e *ShortcutEntry) adaptWrapping(text string) {
 	if w := FieldWrapping(text); w != e.Wrapping {
 		e.Wrapping = w
 		e.Refresh()
+	}
+}
+
+// AcceptsTab implements fyne.Tabbable: Tab moves the focus, also out of a multi-line entry.
+func (e *ShortcutEntry) AcceptsTab() bool { return false }
+
+// NoTabs turns the tabs in s into spaces.
+func NoTabs(s string) string { return strings.ReplaceAll(s, "\t", " ") }
+
+// PassScrollTo makes the mouse wheel over the entry scroll s (the form around it). A
+// multi-line entry still scrolls itself first while it can.
+func (e *ShortcutEntry) PassScrollTo(s fyne.Scrollable) { e.scrollTo = s }
+
+// CreateRenderer implements fyne.Widget: the entry's renderer with a layer on top that
+// takes the mouse wheel (see scrollCatcher).
+func (e *ShortcutEntry) CreateRenderer() fyne.WidgetRenderer {
+	e.render = &passRenderer{WidgetRenderer: e.Entry.CreateRenderer()}
+	e.render.catcher = newScrollCatcher(e.scrolled)
+	return e.render
+}
+
+// scrolled routes a wheel event over the entry.
+func (e *ShortcutEntry) scrolled(ev *fyne.ScrollEvent) {
+	var inner fyne.Scrollable
+	if e.render != nil {
+		inner = e.render.innerScrollable()
+	}
+	switch {
+	case e.MultiLine && inner != nil && scrollMoves(inner, ev):
+	case e.scrollTo != nil:
+		e.scrollTo.Scrolled(ev)
+	case inner != nil && !e.MultiLine:
+		inner.Scrolled(ev)
 	}
 }

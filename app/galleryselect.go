@@ -1,0 +1,87 @@
+package app
+
+import (
+	"image/color"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/theme"
+)
+
+// starBackdrop is the disc behind a cell's star: the theme's background, mostly opaque, so
+// the star (drawn in the foreground colour) stands out on any thumbnail. Without it the
+// dark outline star of the light theme vanished on dark images (issue 22).
+func starBackdrop(star fyne.CanvasObject) fyne.CanvasObject {
+	bg := canvas.NewCircle(backdropColor())
+	return container.NewStack(bg, star)
+}
+
+// backdropColor is the theme's background colour at 80 % opacity.
+func backdropColor() color.Color {
+	r, g, b, _ := theme.Color(theme.ColorNameBackground).RGBA()
+	return color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: 0xCC}
+}
+
+// modifiers are the keyboard modifiers held now (the desktop driver knows them; tests set
+// g.mods).
+func (g *galleryView) modifiers() fyne.KeyModifier {
+	if g.mods != nil {
+		return g.mods()
+	}
+	if d, ok := fyne.CurrentApp().Driver().(desktop.Driver); ok {
+		return d.CurrentKeyModifiers()
+	}
+	return 0
+}
+
+// shiftTap handles a Shift-click on grid item id: it ticks every image from the anchor
+// (the last image ticked, else the one shown) to id, entering selection mode. It reports
+// whether Shift was held.
+func (g *galleryView) shiftTap(id int) bool {
+	if g.modifiers()&fyne.KeyModifierShift == 0 || id < 0 || id >= len(g.visible) {
+		return false
+	}
+	anchor := g.anchor
+	if (anchor == "" || !g.selecting) && g.u.view.shownOK {
+		anchor = g.u.view.shown.File
+	}
+	a := g.indexOf(anchor)
+	if a < 0 {
+		a = id
+	}
+	if !g.selecting {
+		g.setSelecting(true)
+	}
+	for i := min(a, id); i <= max(a, id); i++ {
+		g.checked[g.visible[i].File] = true
+	}
+	g.anchor = g.visible[id].File
+	g.updateSelectBar()
+	g.grid.Refresh()
+	return true
+}
+
+// selectAll ticks every image the grid shows (Ctrl+A, or Select all), entering selection
+// mode.
+func (g *galleryView) selectAll() {
+	if len(g.visible) == 0 {
+		return
+	}
+	if !g.selecting {
+		g.setSelecting(true)
+	}
+	for _, e := range g.visible {
+		g.checked[e.File] = true
+	}
+	g.updateSelectBar()
+	g.grid.Refresh()
+}
+
+// addSelectAllShortcuts makes Ctrl+A (Cmd+A) tick every image while no field has the focus.
+func (g *galleryView) addSelectAllShortcuts(c fyne.Canvas) {
+	c.AddShortcut(&fyne.ShortcutSelectAll{}, func(fyne.Shortcut) { g.selectAll() })
+	c.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyA, Modifier: fyne.KeyModifierShortcutDefault},
+		func(fyne.Shortcut) { g.selectAll() })
+}

@@ -1,0 +1,168 @@
+package app
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+
+	"kleinbild/app/widgets"
+)
+
+// wheelOver turns the mouse wheel by dy (negative: down) over the middle of o, as a real
+// window does: the event goes to the deepest scrollable object under the pointer.
+func wheelOver(h *harness, o fyne.CanvasObject, dy float32) {
+	pos := fyne.CurrentApp().Driver().AbsolutePositionForObject(o).Add(fyne.NewPos(o.Size().Width/2, o.Size().Height/2))
+	test.Scroll(h.win.Canvas(), pos, 0, dy)
+}
+
+// Issue 22 item 9: the wheel keeps scrolling the form while the pointer passes over a
+// field; the multi-line prompt scrolls itself only while it can.
+func TestWheelOverFieldsScrollsForm(t *testing.T) {
+	h := newHarness(t, t.TempDir(), "", nil)
+	u := h.ui
+	h.win.Resize(fyne.NewSize(1280, 420)) // the form is taller than its room
+	h.settle()
+	s := u.ctl.scroll
+	if s.Content.MinSize().Height <= s.Size().Height {
+		t.Fatalf("the form (%v) fits its room (%v): nothing to scroll", s.Content.MinSize(), s.Size())
+	}
+	for _, f := range []struct {
+		name string
+		e    *widgets.ShortcutEntry
+	}{{"prompt", u.ctl.prompt}, {"steps", u.ctl.steps}, {"width", u.ctl.width}} {
+		s.ScrollToTop()
+		wheelOver(h, f.e, -30)
+		if s.Offset.Y <= 0 {
+			t.Errorf("the wheel over the %s field did not scroll the form", f.name)
+		}
+	}
+
+	// A prompt longer than its field scrolls itself first, then hands the wheel on.
+	s.ScrollToTop()
+	u.ctl.prompt.SetText(strings.Repeat("a line of the prompt\n", 40))
+	h.settle()
+	wheelOver(h, u.ctl.prompt, -30)
+	if s.Offset.Y != 0 {
+		t.Errorf("the form scrolled (%v) while the long prompt could scroll", s.Offset.Y)
+	}
+	for range 100 {
+		wheelOver(h, u.ctl.prompt, -60)
+	}
+	if s.Offset.Y <= 0 {
+		t.Error("at the prompt's end the wheel did not scroll the form")
+	}
+}
+
+// Issue 22 item 9: Tab in the prompt moves the focus, and the prompt never holds a tab.
+func TestPromptTabMovesFocus(t *testing.T) {
+	h := newHarness(t, t.TempDir(), "", nil)
+	u := h.ui
+	p := u.ctl.prompt
+	if p.AcceptsTab() {
+		t.Error("the prompt takes Tab: it would insert tabs instead of moving the focus")
+	}
+	c := h.win.Canvas()
+	c.Focus(p)
+	test.Type(p, "a cat")
+	p.TypedKey(&fyne.KeyEvent{Name: fyne.KeyTab})
+	p.TypedRune('\t')
+	if strings.Contains(p.Text, "\t") {
+		t.Errorf("prompt %q holds a tab", p.Text)
+	}
+	if c.Focused() == p {
+		t.Error("Tab left the focus in the prompt")
+	}
+	p.SetText("a\tdog\t\t")
+	if strings.Contains(p.Text, "\t") {
+		t.Errorf("SetText kept tabs: %q", p.Text)
+	}
+	p.TypedShortcut(&fyne.ShortcutPaste{Clipboard: clipboardWith("x\ty")})
+	if strings.Contains(p.Text, "\t") {
+		t.Errorf("paste kept tabs: %q", p.Text)
+	}
+}
+
+type textClipboard struct{ s string }
+
+func (c *textClipboard) Content() string     { return c.s }
+func (c *textClipboard) SetContent(s string) { c.s = s }
+
+func clipboardWith(s string) fyne.Clipboard { return &textClipboard{s} }
+
+// Issue 22 item 9: queuing jobs and starting one never moves the form or the Generate
+// button: the queue shows its rows in a fixed height with its own scroll.
+func TestQueueKeepsItsHeight(t *testing.T) {
+	fake := newFakeGen()
+	fake.block = true
+	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
+	u := h.ui
+	test.Type(u.ctl.prompt, "first")
+	test.Tap(u.ctl.generate)
+	waitStarted(t, h, fake)
+	formHeight := func() float32 {
+		u.ctl.box.Refresh()
+		u.ctl.box.Refresh() // a wrapped label's height follows the width it was given
+		return u.ctl.scroll.Size().Height
+	}
+	u.Generate()
+	h.settle()
+	one := formHeight()
+	xAt := fyne.CurrentApp().Driver().AbsolutePositionForObject(u.run.queue.rows[0].remove)
+	for range 5 {
+		u.Generate()
+	}
+	h.settle()
+	if got := formHeight(); got != one {
+		t.Errorf("the form is %v px tall with 6 jobs queued, %v with 1: the layout jumps", got, one)
+	}
+	if got := fyne.CurrentApp().Driver().AbsolutePositionForObject(u.run.queue.rows[0].remove); got != xAt {
+		t.Errorf("the first ✕ moved from %v to %v", xAt, got)
+	}
+	test.Tap(u.ctl.generate) // cancel: the next job starts
+	waitStarted(t, h, fake)
+	h.settle()
+	if got := formHeight(); got != one {
+		t.Errorf("the form is %v px tall after a job started, %v before", got, one)
+	}
+	if got := fyne.CurrentApp().Driver().AbsolutePositionForObject(u.run.queue.rows[0].remove); got != xAt {
+		t.Errorf("after a job started the first ✕ moved from %v to %v", xAt, got)
+	}
+}
+
+// Issue 22 item 9: removing a reference leaves the form where it was scrolled to.
+func TestRemovingAReferenceKeepsTheScroll(t *testing.T) {
+	h := newHarness(t, t.TempDir(), "", nil)
+	u := h.ui
+	dir := t.TempDir()
+	var paths []string
+	for _, n := range []string{"a.png", "b.png", "c.png", "d.png", "e.png"} {
+		paths = append(paths, writeTestPNG(t, dir, n, 96, 80, nil))
+	}
+	done := u.refs.addFiles(paths, nil)
+	h.waitFor("the references", 5*time.Second, func() bool {
+		select {
+		case <-done:
+			return true
+		default:
+			return false
+		}
+	})
+	h.settle()
+	h.win.Resize(fyne.NewSize(1280, 420))
+	h.settle()
+	s := u.ctl.scroll
+	s.ScrollToOffset(fyne.NewPos(0, 120))
+	h.settle()
+	before := s.Offset.Y
+	if before == 0 {
+		t.Fatal("the form does not scroll")
+	}
+	test.Tap(findTipButton(u.refs.grid.Objects[4], "Remove this reference"))
+	h.settle()
+	if s.Offset.Y != before {
+		t.Errorf("removing a reference scrolled the form from %v to %v", before, s.Offset.Y)
+	}
+}

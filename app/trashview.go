@@ -1,0 +1,291 @@
+package app
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"kleinbild/app/gallery"
+	"kleinbild/app/thumbcache"
+	"kleinbild/app/widgets"
+)
+
+// trashView is the dialog listing the images in the trash: each with its thumbnail, prompt
+// and deletion time. Ticked images can be restored, or all of them, and the trash can be
+// emptied for good after a confirmation. Undo keeps working on the deletions still in the
+// trash.
+type trashView struct {
+	g       *galleryView
+	items   []gallery.TrashItem
+	checked map[string]bool
+
+	list       *widget.List
+	count      *widget.Label
+	restoreSel *widget.Button
+	restoreAll *widget.Button
+	empty      *widget.Button
+	dlg        *dialog.CustomDialog
+	confirm    *dialog.ConfirmDialog // the open "Empty the trash?" question
+	busy       bool                  // a restore or emptying is under way
+}
+
+// trashRow is one row of the list.
+type trashRow struct {
+	check *widget.Check
+	thumb *thumbImage
+	name  *widget.Label
+	when  *widget.Label
+}
+
+// showTrash opens the Trash view.
+func (g *galleryView) showTrash() *trashView {
+	t := &trashView{g: g, checked: map[string]bool{}}
+	t.count = widget.NewLabel("")
+	t.list = widget.NewList(func() int { return len(t.items) }, t.newRow, t.updateRow)
+	t.list.OnSelected = func(id widget.ListItemID) {
+		t.list.UnselectAll()
+		if id >= 0 && id < len(t.items) {
+			t.toggle(t.items[id].Name)
+		}
+	}
+	t.restoreSel = widget.NewButtonWithIcon("Restore", theme.ContentUndoIcon(), t.restoreChecked)
+	t.restoreAll = widget.NewButton("Restore all", t.restoreEvery)
+	t.empty = widget.NewButtonWithIcon("Empty trash…", theme.DeleteIcon(), t.askEmpty)
+	t.empty.Importance = widget.DangerImportance
+	closeBtn := widget.NewButton("Close", func() { t.dlg.Hide() })
+	buttons := container.NewHBox(t.restoreSel, t.restoreAll, t.empty, closeBtn)
+	note := hint(fmt.Sprintf("Deleted images stay here for %d days.", int(gallery.DefaultKeepTrash/(24*time.Hour))))
+	content := container.NewBorder(container.NewVBox(t.count, note), container.NewCenter(buttons), nil, nil, t.list)
+	t.dlg = dialog.NewCustomWithoutButtons("Trash", content, g.u.win)
+	t.dlg.Resize(fyne.NewSize(560, 480))
+	t.reload()
+	t.dlg.Show()
+	return t
+}
+
+func (t *trashView) newRow() fyne.CanvasObject {
+	r := &trashRow{check: widget.NewCheck("", nil), thumb: newThumbImage(fyne.NewSquareSize(48)), name: widget.NewLabel(""), when: widget.NewLabel("")}
+	r.name.Truncation = fyne.TextTruncateEllipsis
+	r.when.SizeName = theme.SizeNameCaptionText
+	v := &trashRowView{row: r, obj: container.NewBorder(nil, nil, container.NewHBox(r.check, r.thumb), r.when, r.name)}
+	v.ExtendBaseWidget(v)
+	return v
+}
+
+// trashRowView carries a row's widgets with its layout.
+type trashRowView struct {
+	widget.BaseWidget
+	row *trashRow
+	obj fyne.CanvasObject
+}
+
+// CreateRenderer implements fyne.Widget.
+func (v *trashRowView) CreateRenderer() fyne.WidgetRenderer {
+	return widget.NewSimpleRenderer(v.obj)
+}
+
+func (t *trashView) updateRow(id widget.ListItemID, obj fyne.CanvasObject) {
+	r := obj.(*trashRowView).row
+	if id < 0 || id >= len(t.items) {
+		return
+	}
+	it := t.items[id]
+	r.check.OnChanged = nil
+	r.check.SetChecked(t.checked[it.Name])
+	r.check.OnChanged = func(bool) { t.toggle(it.Name) }
+	label := it.Entry.File
+	if it.Entry.HasMeta && it.Entry.Meta.Prompt != "" {
+		label = widgets.ClipRunes(it.Entry.Meta.Prompt, 120)
+	}
+	r.name.SetText(label)
+	r.when.SetText("deleted " + it.Deleted.Local().Format("2 Jan 15:04"))
+	key := it.Entry.SHA256
+	path := t.g.u.gallery.TrashPath(it.Name)
+	if key == "" {
+		k, err := thumbcache.FileKey(path)
+		if err != nil {
+			r.thumb.forget()
+			r.thumb.setBroken()
+			return
+		}
+		key = k
+	}
+	t.g.u.loadThumb(r.thumb, key, path)
+}
+
+// toggle ticks or unticks the trashed image name.
+func (t *trashView) toggle(name string) {
+	t.checked[name] = !t.checked[name]
+	t.list.Refresh()
+	t.updateButtons()
+}
+
+// reload lists the trash again.
+func (t *trashView) reload() {
+	if lib := t.g.u.gallery; lib != nil {
+		t.items = lib.Trash()
+	} else {
+		t.items = nil
+	}
+	for name := range t.checked {
+		if !slices.ContainsFunc(t.items, func(it gallery.TrashItem) bool { return it.Name == name }) {
+			delete(t.checked, name)
+		}
+	}
+	switch len(t.items) {
+	case 0:
+		t.count.SetText("The trash is empty.")
+	case 1:
+		t.count.SetText("1 image in the trash. Tick images to restore them.")
+	default:
+		t.count.SetText(fmt.Sprintf("%d images in the trash. Tick images to restore them.", len(t.items)))
+	}
+	t.list.Refresh()
+	t.updateButtons()
+}
+
+func (t *trashView) updateButtons() {
+	n := 0
+	for _, on := range t.checked {
+		if on {
+			n++
+		}
+	}
+	t.restoreSel.SetText("Restore")
+	if n > 0 {
+		t.restoreSel.SetText(fmt.Sprintf("Restore %d", n))
+	}
+	for _, b := range []*widget.Button{t.restoreSel, t.restoreAll, t.empty} {
+		b.Enable()
+	}
+	if t.busy || n == 0 {
+		t.restoreSel.Disable()
+	}
+	if t.busy || len(t.items) == 0 {
+		t.restoreAll.Disable()
+		t.empty.Disable()
+	}
+}
+
+func (t *trashView) restoreChecked() {
+	var names []string
+	for _, it := range t.items {
+		if t.checked[it.Name] {
+			names = append(names, it.Name)
+		}
+	}
+	t.restore(names)
+}
+
+func (t *trashView) restoreEvery() {
+	var names []string
+	for _, it := range t.items {
+		names = append(names, it.Name)
+	}
+	t.restore(names)
+}
+
+// restore brings the named images back (off the UI goroutine).
+func (t *trashView) restore(names []string) {
+	u := t.g.u
+	lib := u.gallery
+	if lib == nil || len(names) == 0 || t.busy {
+		return
+	}
+	t.busy = true
+	t.updateButtons()
+	u.bg.Add(1) // Close waits for the index write
+	go func() {
+		defer u.bg.Done()
+		es, err := lib.RestoreItems(names...)
+		u.post(func() {
+			t.busy = false
+			if err != nil {
+				u.showError(fmt.Errorf("could not restore from the trash: %w", err))
+			}
+			t.g.afterTrashChange()
+			t.reload()
+			switch len(es) {
+			case 0:
+			case 1:
+				u.setStatus("Restored " + es[0].File)
+			default:
+				u.setStatus(fmt.Sprintf("Restored %d images.", len(es)))
+			}
+		})
+	}()
+}
+
+// askEmpty asks before the trash is emptied for good.
+func (t *trashView) askEmpty() {
+	n := len(t.items)
+	if n == 0 {
+		return
+	}
+	msg := "The image in the trash will be deleted for good. This cannot be undone."
+	if n > 1 {
+		msg = fmt.Sprintf("The %d images in the trash will be deleted for good. This cannot be undone.", n)
+	}
+	t.confirm = dialog.NewConfirm("Empty the trash?", msg, func(ok bool) {
+		t.confirm = nil
+		if ok {
+			t.emptyTrash()
+		}
+	}, t.g.u.win)
+	t.confirm.SetConfirmText("Empty trash")
+	t.confirm.SetConfirmImportance(widget.DangerImportance)
+	t.confirm.Show()
+}
+
+// emptyTrash removes the trashed images for good (off the UI goroutine).
+func (t *trashView) emptyTrash() {
+	u := t.g.u
+	lib := u.gallery
+	if lib == nil || t.busy {
+		return
+	}
+	t.busy = true
+	t.updateButtons()
+	u.bg.Add(1)
+	go func() {
+		defer u.bg.Done()
+		gone, err := lib.EmptyTrash()
+		u.forgetThumbs(lib, gone)
+		u.post(func() {
+			t.busy = false
+			if err != nil {
+				u.showError(err)
+			}
+			t.g.afterTrashChange()
+			t.reload()
+			u.setStatus(fmt.Sprintf("Emptied the trash: %d images deleted for good.", len(gone)))
+		})
+	}()
+}
+
+// afterTrashChange shows restored images and drops the Undo steps whose images have all
+// left the trash (restored or deleted for good).
+func (g *galleryView) afterTrashChange() {
+	if lib := g.u.gallery; lib != nil {
+		g.undos = slices.DeleteFunc(g.undos, func(it undoItem) bool { return !lib.InTrash(it.batch) })
+	}
+	if g.undoBar.Visible() || len(g.undos) == 0 {
+		g.showUndoBar()
+	}
+	g.refresh()
+}
+
+// trashRow is the gallery's bottom row with the button that opens the Trash view (kept
+// out of the header, whose width sets the window's smallest width).
+func (g *galleryView) trashRow() fyne.CanvasObject {
+	b := widget.NewButtonWithIcon("Trash…", theme.DeleteIcon(), func() { g.showTrash() })
+	b.Importance = widget.LowImportance
+	return container.NewHBox(layout.NewSpacer(), b)
+}

@@ -217,13 +217,13 @@ func (v *viewer) buildSetupGuide() fyne.CanvasObject {
 	title := widget.NewLabelWithStyle("Choose a model to start", fyne.TextAlignCenter, fyne.TextStyle{Bold: true})
 	title.SizeName = theme.SizeNameHeadingText
 	text := widget.NewRichTextFromMarkdown(
-		"Kleinbild makes images on this computer with a **FLUX.2-klein** model folder " +
-			"(Hugging Face layout: `model_index.json`, `transformer/`, `text_encoder/`, `vae/`, …). " +
-			"To get one, press **Download** below: Kleinbild fetches the model from Hugging Face " +
-			"(klein-4B needs about 16 GB of disk and memory) and opens it when it is done. " +
-			"If you already have a model folder, press **Choose model folder…** and pick it.")
+		"Kleinbild makes images on this computer with a **FLUX.2-klein** model: a Hugging Face " +
+			"model folder, a ComfyUI models folder, or GGUF and safetensors files (as ComfyUI and " +
+			"stable-diffusion.cpp use them). To get one, press **Download** below: klein-4B as " +
+			"published takes about 16 GB of disk and memory, its 8-bit and 4-bit GGUF versions 9 and 5 GB. " +
+			"If you already have one, press **Choose model…** or drop its folder or file on the window.")
 	text.Wrapping = fyne.TextWrapWord
-	choose := widget.NewButtonWithIcon("Choose model folder…", theme.FolderOpenIcon(), v.u.ShowModelDialog)
+	choose := widget.NewButtonWithIcon("Choose model…", theme.FolderOpenIcon(), v.u.ShowModelDialog)
 	dl, _ := v.u.model.newDownloadPanel() // lives as long as the window
 	v.setupDownload = dl
 	body := container.NewVBox(container.NewCenter(logo), title, text, container.NewCenter(choose),

@@ -16,6 +16,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"kleinbild/app/settings"
+	"kleinbild/app/widgets"
 	"kleinbild/engine/flux2"
 	"kleinbild/engine/lora"
 	"kleinbild/engine/qwen3"
@@ -38,6 +39,8 @@ type adaptersSection struct {
 	lastDir string // the folder adapters were last added from by the chooser (this session)
 	// layers are the current model's adaptable layers (nil: no model known).
 	layers map[lora.Component]lora.Layers
+	// formScroll is the form's scroll, which the wheel over the section's fields moves.
+	formScroll fyne.Scrollable
 }
 
 // adapterEntry is one adapter of the list.
@@ -45,8 +48,8 @@ type adapterEntry struct {
 	a        *lora.Adapter
 	on       *widget.Check
 	strength *widget.Slider
-	value    *widget.Entry // the strength as a number
-	status   *widget.Label // why it cannot be used, or what it lacks
+	value    *widgets.ShortcutEntry // the strength as a number
+	status   *widget.Label          // why it cannot be used, or what it lacks
 	row      *fyne.Container
 	// fit is the adapter's fit to the model: nil, or a *lora.FitError that is partial
 	// (keys that match nothing) or a mismatch (no Mismatched: partial).
@@ -84,6 +87,16 @@ func (s *adaptersSection) showAdd() *fileChooser {
 		s.lastDir = filepath.Dir(paths[len(paths)-1])
 		s.addFiles(paths, true)
 	})
+}
+
+// passScrollTo makes the wheel over the section's fields (each strength, the LoRA folder's
+// search) scroll the form's scroll instead of stopping there.
+func (s *adaptersSection) passScrollTo(scroll fyne.Scrollable) {
+	s.formScroll = scroll
+	for _, e := range s.entries {
+		e.value.PassScrollTo(scroll)
+	}
+	s.folder.search.PassScrollTo(scroll)
 }
 
 // isAdapterName reports whether a file name is that of an adapter file (*.safetensors),
@@ -179,7 +192,10 @@ func adapterNames(as []*lora.Adapter) string {
 // add appends a to the list with the remembered state st; ask shows the partial-match
 // question at once when the adapter needs it.
 func (s *adaptersSection) add(a *lora.Adapter, st settings.Adapter, ask bool) *adapterEntry {
-	e := &adapterEntry{a: a, value: widget.NewEntry(), status: widget.NewLabel(""), partial: st.Partial}
+	e := &adapterEntry{a: a, value: widgets.NewShortcutEntry(false, nil), status: widget.NewLabel(""), partial: st.Partial}
+	if s.formScroll != nil {
+		e.value.PassScrollTo(s.formScroll) // the wheel over the field scrolls the form
+	}
 	e.status.Wrapping = fyne.TextWrapWord
 	e.status.SizeName = theme.SizeNameCaptionText
 	e.on = widget.NewCheck(filepath.Base(a.Path), nil)

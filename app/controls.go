@@ -224,6 +224,7 @@ func (c *controls) build() fyne.CanvasObject {
 	for _, e := range []*widgets.ShortcutEntry{c.prompt, c.width, c.height, c.steps, c.seed} {
 		e.PassScrollTo(c.scroll) // the wheel over a field scrolls the form
 	}
+	c.u.adapters.passScrollTo(c.scroll)
 	c.box = container.NewBorder(nil, container.NewPadded(container.NewVBox(
 		container.NewBorder(nil, nil, nil, c.u.run.queue.add, c.generate), c.u.run.queue.box, c.fit)), nil, nil,
 		c.scroll)

@@ -145,7 +145,8 @@ func (m *inpaintMode) request(prompt string, seed uint64, dir string) (engine.Re
 	return req, nil
 }
 
-// generate starts (or queues) the inpainting job with the form's prompt and seed.
+// generate starts (or queues) the inpainting job with the form's prompt, seed, steps,
+// guidance, schedule and switched-on adapters.
 func (m *inpaintMode) generate() {
 	if err := m.u.writable(); err != nil {
 		m.u.showError(err) // the mask would be written to the data folder
@@ -164,6 +165,7 @@ func (m *inpaintMode) generate() {
 		return
 	}
 	req.Steps, req.Guidance, req.Schedule = f.steps, f.guidance, f.schedule
+	req.Adapters, req.AdaptersPartial = m.u.adapters.stack(), m.u.adapters.partial()
 	j := jobs.New(req, 1)
 	if m.u.run.cur != nil {
 		m.u.run.enqueue(j)

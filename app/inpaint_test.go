@@ -251,6 +251,8 @@ func TestInpaintModeEndToEnd(t *testing.T) {
 		t.Fatalf("the tap painted nothing (editor %v)", m.ed.Size())
 	}
 	m.strength.SetValue(1)
+	// The form's switched-on adapters apply to inpainting too (they were once left out).
+	h.addAdapter(goldenLoRA(t, "lora_kohya_r2_a1.safetensors"))
 	test.Tap(m.genBtn)
 	r := u.run.cur
 	if r == nil {
@@ -272,6 +274,9 @@ func TestInpaintModeEndToEnd(t *testing.T) {
 		t.Fatalf("gallery has %d images, want 2", u.gallery.Len())
 	}
 	meta := out.entry.Meta
+	if len(meta.Adapters) != 1 || meta.Adapters[0].File != "lora_kohya_r2_a1.safetensors" {
+		t.Errorf("inpainting ran with adapters %+v, want the form's one", meta.Adapters)
+	}
 	in := meta.Inpaint
 	if in == nil || in.Mode != engine.ModeInpaint || in.Strength != 1 || in.Mask == nil || meta.Width != 64 || meta.Height != 64 {
 		t.Fatalf("metadata %+v, inpaint %+v", meta, in)

@@ -40,6 +40,24 @@ func TestWheelOverFieldsScrollsForm(t *testing.T) {
 		}
 	}
 
+	// The Adapters section's fields at the form's end pass the wheel on too: the LoRA
+	// folder's search, and a strength field added after the form was built.
+	h.addAdapter(goldenLoRA(t, "lora_kohya_r2_a1.safetensors"))
+	h.wait("the folder scan", u.adapters.folder.setDir(t.TempDir())) // shows the search field
+	h.settle()
+	for _, f := range []struct {
+		name string
+		e    *widgets.ShortcutEntry
+	}{{"LoRA folder search", u.adapters.folder.search}, {"adapter strength", u.adapters.entries[0].value}} {
+		s.ScrollToBottom()
+		h.settle()
+		bottom := s.Offset.Y
+		wheelOver(h, f.e, 30)
+		if bottom <= 0 || s.Offset.Y >= bottom {
+			t.Errorf("the wheel over the %s field did not scroll the form (offset %v, at the bottom %v)", f.name, s.Offset.Y, bottom)
+		}
+	}
+
 	// A prompt longer than its field scrolls itself first, then hands the wheel on.
 	s.ScrollToTop()
 	u.ctl.prompt.SetText(strings.Repeat("a line of the prompt\n", 40))

@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/app/widgets"
 	"kleinbild/engine/imageio"
 	"kleinbild/engine/lora"
 )
@@ -31,7 +32,7 @@ type loraFolder struct {
 	gen     int        // the latest scan; older results are dropped
 
 	dirLabel *widget.Label
-	search   *widget.Entry
+	search   *widgets.ShortcutEntry
 	list     *fyne.Container
 	msg      *widget.Label
 }
@@ -57,7 +58,7 @@ func (f *loraFolder) build(s *adaptersSection) fyne.CanvasObject {
 	f.dirLabel.SizeName = theme.SizeNameCaptionText
 	choose := widget.NewButtonWithIcon("Choose…", theme.FolderOpenIcon(), f.choose)
 	choose.Importance = widget.LowImportance
-	f.search = widget.NewEntry()
+	f.search = widgets.NewShortcutEntry(false, nil)
 	f.search.SetPlaceHolder("Search the LoRA folder")
 	f.search.OnChanged = func(string) { f.refresh() }
 	f.list = container.NewVBox()

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	"kleinbild/app/gallery"
 	"kleinbild/app/jobs"
@@ -40,6 +41,15 @@ func (rn *runner) renderLargerJob(e gallery.Entry) (*job, error) {
 		return nil, errors.New("this image has no Kleinbild settings, so it cannot be rendered again")
 	}
 	m := e.Meta
+	if len(m.Adapters) > 0 {
+		// Rendering without them would make another picture; bringing them back is
+		// Reuse settings' job (it finds the files by hash and says which are missing).
+		names := make([]string, len(m.Adapters))
+		for i, a := range m.Adapters {
+			names[i] = a.File
+		}
+		return nil, fmt.Errorf("this image was made with adapters (%s): press Reuse settings to bring them back, then Generate at the larger size", strings.Join(names, ", "))
+	}
 	w, h, ok := largerSize(m.Width, m.Height)
 	if !ok {
 		return nil, errNotLarger

@@ -111,6 +111,8 @@ func TestRenderLargerRefusesWithReason(t *testing.T) {
 	}{
 		{nil, "no Kleinbild settings"},
 		{&imageio.Metadata{Prompt: "big", Width: 1792, Height: 1792, Seed: 1}, "already at the largest size"},
+		// Without its adapters the larger render would be another picture.
+		{&imageio.Metadata{Prompt: "styled", Width: 256, Height: 256, Seed: 1, Adapters: []imageio.Adapter{{File: "style.safetensors", SHA256: "ab", Strength: 0.8}}}, "made with adapters (style.safetensors)"},
 	} {
 		if _, err := u.run.renderLargerJob(gallery.Entry{HasMeta: c.meta != nil, Meta: derefMeta(c.meta)}); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("error %v, want %q", err, c.want)

@@ -2,9 +2,7 @@ package app
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
-	"image/jpeg"
 	"path/filepath"
 	"strings"
 
@@ -95,22 +93,12 @@ func writeImageCopy(src, target string) error {
 		return fmt.Errorf("the image %s cannot be read: %w", filepath.Base(src), err)
 	}
 	meta, _, _ := imageio.ReadMetadata(src) // a copy without its settings is still a copy
-	var body bytes.Buffer
-	if err := jpeg.Encode(&body, img, &jpeg.Options{Quality: jpegQuality}); err != nil {
-		return fmt.Errorf("encode JPEG: %w", err)
-	}
-	raw := body.Bytes()
-	comment := []byte(meta.Parameters())
-	if len(comment) > 0xFFFF-2 {
-		comment = comment[:0xFFFF-2]
+	data, err := imageio.EncodeJPEG(img, meta, jpegQuality)
+	if err != nil {
+		return err
 	}
 	err = atomicfile.WriteOutput(target, func(w *bufio.Writer) error {
-		w.Write(raw[:2]) // SOI, then the comment segment
-		if len(comment) > 0 {
-			w.Write([]byte{0xFF, 0xFE, byte((len(comment) + 2) >> 8), byte(len(comment) + 2)})
-			w.Write(comment)
-		}
-		_, err := w.Write(raw[2:])
+		_, err := w.Write(data)
 		return err
 	})
 	if err != nil {

@@ -2,10 +2,8 @@ package cli
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
 	"image"
-	"image/jpeg"
 	"io"
 	"path/filepath"
 	"strings"
@@ -39,20 +37,7 @@ func encodeImage(format string, img image.Image, meta imageio.Metadata, quality 
 	if format == "png" {
 		return imageio.EncodePNG(img, meta)
 	}
-	var body bytes.Buffer
-	if err := jpeg.Encode(&body, img, &jpeg.Options{Quality: quality}); err != nil {
-		return nil, fmt.Errorf("encode JPEG: %w", err)
-	}
-	raw := body.Bytes()
-	comment := []byte(meta.Parameters())
-	if len(comment) > 0xFFFF-2 {
-		comment = comment[:0xFFFF-2]
-	}
-	out := make([]byte, 0, len(raw)+len(comment)+4)
-	out = append(out, raw[:2]...) // SOI
-	out = append(out, 0xFF, 0xFE, byte((len(comment)+2)>>8), byte(len(comment)+2))
-	out = append(out, comment...)
-	return append(out, raw[2:]...), nil
+	return imageio.EncodeJPEG(img, meta, quality)
 }
 
 // writeImage encodes img for path (see outputFormat) and writes it atomically.

@@ -223,18 +223,7 @@ func (g *Gallery) Restore(batch string) ([]Entry, error) {
 	if len(items) == 0 {
 		return nil, errors.New("nothing to restore: the images are no longer in the trash")
 	}
-	var errs []error
-	var out []Entry
-	var done []*trashItem
-	for _, it := range items {
-		e, err := g.restoreItem(it)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		done = append(done, it)
-		out = append(out, e)
-	}
+	out, done, errs := g.restoreAll(items)
 	g.mu.Lock()
 	g.trashItems = slices.DeleteFunc(g.trashItems, func(it *trashItem) bool { return it.Batch == batch && slices.Contains(done, it) })
 	g.sortLocked()
@@ -290,4 +279,19 @@ func (g *Gallery) restoreItem(it *trashItem) (Entry, error) {
 func isAbsent(path string) bool {
 	_, err := os.Lstat(path)
 	return errors.Is(err, os.ErrNotExist)
+}
+
+// restoreAll restores items one by one: the entries and items that came back, and the
+// errors of those that did not.
+func (g *Gallery) restoreAll(items []*trashItem) (out []Entry, done []*trashItem, errs []error) {
+	for _, it := range items {
+		e, err := g.restoreItem(it)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		done = append(done, it)
+		out = append(out, e)
+	}
+	return out, done, errs
 }

@@ -54,18 +54,7 @@ func (g *Gallery) RestoreItems(names ...string) ([]Entry, error) {
 		}
 	}
 	g.mu.RUnlock()
-	var errs []error
-	var out []Entry
-	var done []*trashItem
-	for _, it := range items {
-		e, err := g.restoreItem(it)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		done = append(done, it)
-		out = append(out, e)
-	}
+	out, done, errs := g.restoreAll(items)
 	g.mu.Lock()
 	g.trashItems = slices.DeleteFunc(g.trashItems, func(it *trashItem) bool { return slices.Contains(done, it) })
 	g.sortLocked()

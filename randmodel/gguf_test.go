@@ -1,6 +1,7 @@
 package randmodel
 
 import (
+	"bytes"
 	"context"
 	"path/filepath"
 	"testing"
@@ -166,5 +167,32 @@ func TestMixRule(t *testing.T) {
 	}
 	if raised != 18 { // i < 4, i ≥ 31, and i = 6, 9, ..., 30
 		t.Errorf("use_more_bits holds for %d of 36 layers, want 18", raised)
+	}
+}
+
+// TestQuantizeParallel: the parallel quantize gives the serial quantizers' bytes across chunk
+// boundaries (2.5 chunks of blocks) for each type, and refuses a partial block.
+func TestQuantizeParallel(t *testing.T) {
+	v := make([]float32, 256*(4096*2+2048))
+	for i := range v {
+		v[i] = float32(i%251-125) * 0.01
+	}
+	for ty, f := range map[gguf.Type]func([]float32) ([]byte, error){gguf.Q8_0: gguf.QuantizeQ8_0, gguf.Q4_K: gguf.QuantizeQ4_KFast, gguf.Q6_K: gguf.QuantizeQ6_KFast} {
+		want, err := f(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := quantize(context.Background(), ty, v)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%s: parallel bytes differ from serial (%v)", ty, err)
+		}
+		if _, err := quantize(context.Background(), ty, v[:len(v)-1]); err == nil {
+			t.Errorf("%s: quantized a partial block", ty)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := quantize(ctx, gguf.Q8_0, v); err == nil {
+		t.Error("quantized under a cancelled context")
 	}
 }

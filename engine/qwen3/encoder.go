@@ -19,6 +19,7 @@ import (
 
 	"kleinbild/engine/lora"
 	"kleinbild/gpu"
+	"kleinbild/gpu/quant"
 	"kleinbild/weights"
 )
 
@@ -298,6 +299,14 @@ func (e *Encoder) embedRow(dst []float32, id int) {
 	h := e.cfg.HiddenSize
 	if e.embed.bf16 != nil {
 		weights.BF16ToF32(dst, e.embed.bf16[id*h:(id+1)*h])
+		return
+	}
+	if e.embed.packed != nil { // whole blocks per row (rowsDecodable): decode just this row
+		q := e.embed.packed.Quantized()
+		dt, _ := gpu.QuantByName(q.Type)
+		be, bb := dt.Block()
+		row := h / be * bb
+		quant.Decoder(dt)(dst[:h], q.Data[id*row:(id+1)*row])
 		return
 	}
 	copy(dst, e.embed.f32[id*h:(id+1)*h])

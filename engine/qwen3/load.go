@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"kleinbild/gpu"
+	"kleinbild/gpu/quant"
 	"kleinbild/weights"
 )
 
@@ -204,8 +205,8 @@ func (ld tensorLoader) matrix(name string, out, in int, linear bool) (matrix, er
 		return matrix{}, err
 	}
 	w := matrix{out: out, in: in}
-	if linear && t.Quantized() != nil {
-		w.packed = t
+	if q := t.Quantized(); q != nil && (linear || rowsDecodable(q, in)) {
+		w.packed = t // an embedding table stays packed too: embedRow decodes the rows it looks up
 		return w, nil
 	}
 	switch t.DType {
@@ -235,4 +236,12 @@ func (ld tensorLoader) vector(name string, n int) ([]float32, error) {
 	}
 	// Own the values: F32 tensors come back as views into the mapping, which Close unmaps.
 	return append([]float32(nil), v...), nil
+}
+
+// rowsDecodable reports whether each row of in elements of q is whole blocks of a type
+// package gpu/quant decodes, so that rows can be decoded one at a time.
+func rowsDecodable(q *weights.Quant, in int) bool {
+	dt, ok := gpu.QuantByName(q.Type)
+	be, _ := dt.Block()
+	return ok && be > 0 && in%be == 0 && quant.Decoder(dt) != nil
 }

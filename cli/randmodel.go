@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -12,8 +13,8 @@ import (
 )
 
 // runRandModel: kleinbild randmodel -o DIR [--variant klein-4b|klein-9b|tiny] [--seed N]
-// [--base] [--gguf] --tokenizer PATH [-q]. Writes a deterministic random-weight model folder in the
-// real layout (for benchmarks; the real weights are not needed).
+// [--base] [--gguf] [--gguf-mix Q8_0|Q4_K_M] --tokenizer PATH [-q]. Writes a deterministic
+// random-weight model folder in the real layout (for benchmarks; the real weights are not needed).
 func runRandModel(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("randmodel", stderr)
 	out := fs.String("o", "", "model folder to write (absent, empty, or written by randmodel before)")
@@ -22,7 +23,8 @@ func runRandModel(args []string, stdout, stderr io.Writer) error {
 	base := fs.Bool("base", false, "write the undistilled (base) variant's model_index.json")
 	tok := fs.String("tokenizer", "", "Qwen3 tokenizer folder with tokenizer.json (e.g. ../shared/golden/tokenizer), or a model folder with tokenizer/")
 	quiet := fs.Bool("q", false, "quiet: print only errors")
-	ggufMix := fs.Bool("gguf", false, "also write the transformer and text encoder as Q8_0-mix GGUF files under DIR/gguf (for --transformer/--text-encoder)")
+	ggufMix := fs.Bool("gguf", false, "also write the transformer and text encoder as GGUF files of --gguf-mix under DIR/gguf (for --transformer/--text-encoder); a complete folder of the same variant and seed is kept as it is")
+	mixName := fs.String("gguf-mix", string(randmodel.MixQ8_0), "GGUF mix for --gguf (implies it): Q8_0 or Q4_K_M (files gguf/transformer-MIX.gguf, gguf/text_encoder-MIX.gguf)")
 	randLoRA := addRandLoRAFlags(fs)
 	rest, err := parse(fs, args)
 	if err != nil {
@@ -46,13 +48,28 @@ func runRandModel(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageErr("%v", err)
 	}
+	mix, err := randmodel.ParseMix(*mixName)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	fs.Visit(func(f *flag.Flag) { *ggufMix = *ggufMix || f.Name == "gguf-mix" })
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	opts := randmodel.Options{Variant: v, Seed: *seed, Base: *base, Tokenizer: *tok}
 	if !*quiet {
 		opts.Progress = randModelProgress(stderr)
 	}
-	st, err := randmodel.Create(ctx, *out, opts)
+	var st randmodel.Stats
+	if *ggufMix && randmodel.Check(*out, opts) == nil {
+		if err := randmodel.WriteGGUFMix(ctx, *out, mix); err != nil {
+			return err
+		}
+		if !*quiet {
+			fmt.Fprintf(stdout, "Kept %s (complete), wrote its %s GGUF files\n", *out, mix)
+		}
+		return nil
+	}
+	st, err = randmodel.Create(ctx, *out, opts)
 	if !*quiet {
 		fmt.Fprint(stderr, "\r\033[K")
 	}
@@ -60,7 +77,7 @@ func runRandModel(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *ggufMix {
-		if err := randmodel.WriteGGUF(ctx, *out); err != nil {
+		if err := randmodel.WriteGGUFMix(ctx, *out, mix); err != nil {
 			return err
 		}
 	}

@@ -229,3 +229,33 @@ func TestRandModelGGUF(t *testing.T) {
 		t.Fatalf("bench: exit %d: %s\n%s", code, errOut, out)
 	}
 }
+
+// TestRandModelGGUFMix: --gguf-mix Q4_K_M on a complete folder keeps its safetensors (same
+// modification time) and writes the Q4_K_M files, which bench runs; an unknown mix is a usage
+// error.
+func TestRandModelGGUFMix(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "model")
+	tok := golden.TinyModel(t)
+	if code, _, errOut := run(t, "randmodel", "-o", dir, "--variant", "tiny", "--tokenizer", tok, "-q"); code != 0 {
+		t.Fatalf("randmodel: exit %d: %s", code, errOut)
+	}
+	st := filepath.Join(dir, "transformer", "diffusion_pytorch_model.safetensors")
+	before, err := os.Stat(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := run(t, "randmodel", "-o", dir, "--variant", "tiny", "--gguf-mix", "q4_k_m", "--tokenizer", tok, "-q"); code != 0 {
+		t.Fatalf("randmodel --gguf-mix: exit %d: %s", code, errOut)
+	}
+	if after, err := os.Stat(st); err != nil || !after.ModTime().Equal(before.ModTime()) {
+		t.Errorf("the complete folder was rewritten (%v)", err)
+	}
+	code, out, errOut := run(t, "bench", "--model", dir, "--transformer", filepath.Join(dir, "gguf", "transformer-Q4_K_M.gguf"),
+		"--text-encoder", filepath.Join(dir, "gguf", "text_encoder-Q4_K_M.gguf"), "--sizes", "32", "--steps", "1", "--peak-reps", "0", "--json", "", "-q")
+	if code != 0 || !strings.Contains(out, "step 1") {
+		t.Fatalf("bench: exit %d: %s\n%s", code, errOut, out)
+	}
+	if code, _, _ := run(t, "randmodel", "-o", dir, "--variant", "tiny", "--gguf-mix", "Q3_K", "--tokenizer", tok, "-q"); code != 2 {
+		t.Errorf("--gguf-mix Q3_K: exit %d, want 2", code)
+	}
+}

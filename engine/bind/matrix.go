@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"kleinbild/gpu"
+	"kleinbild/gpu/quant"
 	"kleinbild/weights"
 )
 
@@ -43,8 +44,9 @@ func (m Matrix) Upload(b gpu.Backend) (gpu.Tensor, error) {
 }
 
 // Matrix returns the named [out, in] tensor as a host Matrix that holds views only: BF16 or
-// F32 data (a quantized tensor dequantized once), or for a Linear weight (linear) stored
-// quantized, the packed tensor. Other dtypes are a problem. It returns the zero Matrix when
+// F32 data (a quantized tensor dequantized once), or the packed tensor of a quantized Linear
+// weight (linear) or of a quantized table whose rows are whole blocks of a type gpu/quant
+// decodes (an embedding: the caller decodes the rows it looks up). Other dtypes are a problem. It returns the zero Matrix when
 // recording or on a problem, and reads no data once a problem was found.
 func (bd *Binder) Matrix(name string, out, in int, linear bool) Matrix {
 	t := bd.lookup(name, []int{out, in})
@@ -54,7 +56,7 @@ func (bd *Binder) Matrix(name string, out, in int, linear bool) Matrix {
 	m := Matrix{Out: out, In: in}
 	var err error
 	switch {
-	case linear && t.Quantized() != nil:
+	case t.Quantized() != nil && (linear || rowsDecodable(t.Quantized(), in)):
 		m.Packed = t
 	case t.DType == weights.BF16:
 		m.BF16, err = t.BF16()
@@ -68,4 +70,12 @@ func (bd *Binder) Matrix(name string, out, in int, linear bool) Matrix {
 		return Matrix{}
 	}
 	return m
+}
+
+// rowsDecodable reports whether each row of in elements of q is whole blocks of a type
+// package gpu/quant decodes, so that rows can be decoded one at a time.
+func rowsDecodable(q *weights.Quant, in int) bool {
+	dt, ok := gpu.QuantByName(q.Type)
+	be, _ := dt.Block()
+	return ok && be > 0 && in%be == 0 && quant.Decoder(dt) != nil
 }

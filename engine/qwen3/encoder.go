@@ -20,6 +20,7 @@ import (
 	"kleinbild/engine/bind"
 	"kleinbild/engine/lora"
 	"kleinbild/gpu"
+	"kleinbild/gpu/quant"
 	"kleinbild/weights"
 )
 
@@ -299,6 +300,14 @@ func (e *Encoder) embedRow(dst []float32, id int) {
 	h := e.cfg.HiddenSize
 	if e.embed.BF16 != nil {
 		weights.BF16ToF32(dst, e.embed.BF16[id*h:(id+1)*h])
+		return
+	}
+	if e.embed.Packed != nil { // whole blocks per row (rowsDecodable): decode just this row
+		q := e.embed.Packed.Quantized()
+		dt, _ := gpu.QuantByName(q.Type)
+		be, bb := dt.Block()
+		row := h / be * bb
+		quant.Decoder(dt)(dst[:h], q.Data[id*row:(id+1)*row])
 		return
 	}
 	copy(dst, e.embed.F32[id*h:(id+1)*h])

@@ -116,8 +116,8 @@ func (q *quantBackend) WeightF32(data []float32, shape ...int) (gpu.Tensor, erro
 
 // TestGGUFEncodeQuantPacked loads the Q8_0 text encoder on the CPU backend: the seven
 // matrices of each layer run go to WeightQuant packed (the token embedding, gathered on the host,
-// does not reach the backend), and when the backend refuses them the loader falls back to
-// float32 copies. Both encode prompt 0 to the golden embeddings at relTol.
+// does not reach the backend and stays packed: its rows are decoded as looked up), and when
+// the backend refuses them the loader falls back to float32 copies. Both encode prompt 0 to the golden embeddings at relTol.
 func TestGGUFEncodeQuantPacked(t *testing.T) {
 	path := golden.Path(t, "gguf/model/comfyui/text_encoders/qwen3-tiny-Q8_0.gguf")
 	c := golden.Open(t, "gguf/cases/qwen3_q8_0_prompt0.safetensors")
@@ -146,6 +146,9 @@ func TestGGUFEncodeQuantPacked(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer e.Close()
+			if e.embed.Packed == nil || e.embed.F32 != nil {
+				t.Error("the Q8_0 token embedding was dequantized whole (it must stay packed, rows decoded on lookup)")
+			}
 			got, err := e.Encode(context.Background(), ids, mask, DefaultLayers, nil)
 			if err != nil {
 				t.Fatal(err)

@@ -22,7 +22,14 @@ type TensorData struct {
 // tensors' File. closer, if not nil, runs once on Close (for instance to unmap the file the
 // data is a view of). Sizes, shapes and names are checked as for a safetensors file.
 func NewFile(path string, tensors []TensorData, closer func() error) (*File, error) {
-	f := &File{Path: path, Metadata: map[string]string{}, tensors: make(map[string]*Tensor, len(tensors)), unmap: closer}
+	return NewMappedFile(path, tensors, closer, nil)
+}
+
+// NewMappedFile is NewFile for tensors that are views of a mapped file: release (if not
+// nil) runs when the File is released (Checkpoint.Release), to advise the kernel that the
+// mapping's pages may be dropped, as a mapped safetensors file's are.
+func NewMappedFile(path string, tensors []TensorData, closer, release func() error) (*File, error) {
+	f := &File{Path: path, Metadata: map[string]string{}, tensors: make(map[string]*Tensor, len(tensors)), unmap: closer, dropPages: release}
 	if f.unmap == nil {
 		f.unmap = func() error { return nil }
 	}

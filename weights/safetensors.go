@@ -199,8 +199,10 @@ type File struct {
 	mapped   bool // data is a memory mapping of the whole file (may be advised away)
 	closed   bool
 	unmap    func() error
-	tensors  map[string]*Tensor
-	names    []string
+	// dropPages advises away the pages of the mapping a File made by NewMappedFile views.
+	dropPages func() error
+	tensors   map[string]*Tensor
+	names     []string
 }
 
 // OpenFile maps a safetensors file and validates its header completely before returning.
@@ -275,7 +277,13 @@ func (f *File) Close() error {
 
 // release advises the kernel that the file's mapped pages may be dropped.
 func (f *File) release() error {
-	if f.closed || !f.mapped {
+	if f.closed {
+		return nil
+	}
+	if f.dropPages != nil {
+		return f.dropPages()
+	}
+	if !f.mapped {
 		return nil
 	}
 	return dontNeed(f.data, f.data)

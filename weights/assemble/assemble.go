@@ -40,7 +40,7 @@ func fromCheckpoint(src *weights.Checkpoint, plan remap.Plan, closer func() erro
 		}
 		tensors = append(tensors, td)
 	}
-	f, err := weights.NewFile(src.Path, tensors, closer)
+	f, err := weights.NewMappedFile(src.Path, tensors, closer, func() error { src.Release(); return nil })
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +81,7 @@ func FromGGUF(f *gguf.File, plan remap.Plan) (*weights.Checkpoint, error) {
 		f.Close()
 		return nil, err
 	}
-	wf, err := weights.NewFile(f.Path, tensors, f.Close)
+	wf, err := weights.NewMappedFile(f.Path, tensors, f.Close, f.ReleaseAll)
 	if err != nil {
 		f.Close()
 		return nil, err

@@ -188,6 +188,15 @@ func (f *File) Release(t *Tensor) error {
 	return f.m.DontNeed(t.data)
 }
 
+// ReleaseAll advises the system that every page of the file may be dropped from memory;
+// they are read from the file again if needed.
+func (f *File) ReleaseAll() error {
+	if f.m == nil || f.closed {
+		return nil
+	}
+	return f.m.DontNeed(f.m.Bytes())
+}
+
 // Close unmaps the file. Tensors obtained from it must not be used afterwards.
 func (f *File) Close() error {
 	if f.closed {

@@ -126,6 +126,9 @@ func TestQueueKeepsItsHeight(t *testing.T) {
 		return u.ctl.scroll.Size().Height
 	}
 	u.Generate()
+	// The fit line gains its time once the (background) calibration is back, which can
+	// change its height: wait for it, so that only the queue could move the layout.
+	h.waitFor("the calibration", 30*time.Second, func() bool { h.settle(); return u.fit.calib.Backend != "" })
 	h.settle()
 	one := formHeight()
 	xAt := fyne.CurrentApp().Driver().AbsolutePositionForObject(u.run.queue.rows[0].remove)

@@ -77,7 +77,7 @@ func TestWelcomeTextSpeaksToUsers(t *testing.T) {
 			t.Errorf("welcome text mentions %q: %s", bad, text)
 		}
 	}
-	for _, good := range []string{"download", "choose model folder"} {
+	for _, good := range []string{"download", "choose model"} {
 		if !strings.Contains(low, good) {
 			t.Errorf("welcome text does not say how to get a model (%q): %s", good, text)
 		}

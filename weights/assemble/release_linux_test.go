@@ -26,8 +26,10 @@ func residentKB(t *testing.T, path string) int {
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		line := sc.Text()
-		if fields := strings.Fields(line); len(fields) >= 6 && strings.Contains(fields[0], "-") {
-			in = strings.HasSuffix(line, path)
+		// A mapping's header: "start-end perms offset dev inode [path]" (no path for an
+		// anonymous one); the lines after it, up to the next header, describe it.
+		if fields := strings.Fields(line); len(fields) >= 5 && strings.Contains(fields[0], "-") && !strings.HasSuffix(fields[0], ":") {
+			in = len(fields) >= 6 && fields[len(fields)-1] == path
 			continue
 		}
 		if in && strings.HasPrefix(line, "Rss:") {

@@ -67,17 +67,22 @@ func (l RowsLayout) MinSize(objects []fyne.CanvasObject) fyne.Size {
 	return fyne.NewSize(hi, h)
 }
 
-// Layout places the visible objects in rows at their minimum sizes.
+// Layout places the visible objects in rows at their minimum sizes, at most MaxRows rows:
+// given less width than MinSize (a window held smaller than its content), the last row runs
+// past the right edge, where it is clipped, rather than a further row being drawn over
+// what lies below.
 func (l RowsLayout) Layout(objects []fyne.CanvasObject, size fyne.Size) {
 	pad := theme.Padding()
 	x, y, rowH := float32(0), float32(0), float32(0)
+	row := 0
 	for _, o := range objects {
 		if !o.Visible() {
 			continue
 		}
 		s := o.MinSize()
-		if x > 0 && x+pad+s.Width > size.Width {
+		if x > 0 && x+pad+s.Width > size.Width && row < max(1, l.MaxRows)-1 {
 			x, y, rowH = 0, y+rowH+pad, 0
+			row++
 		}
 		if x > 0 {
 			x += pad

@@ -46,6 +46,18 @@ func TestRowsLayout(t *testing.T) {
 			}
 		}
 	}
+	// Narrower than its minimum (a window the screen holds smaller), it keeps to MaxRows
+	// rows, so it never draws below its minimum height over what follows it.
+	for _, rows := range []int{1, 2, 3} {
+		l := RowsLayout{MaxRows: rows}
+		m := l.MinSize(objs)
+		l.Layout(objs, fyne.NewSize(m.Width/2, m.Height))
+		for i, o := range objs {
+			if bottom := o.Position().Y + o.Size().Height; bottom > m.Height+0.5 {
+				t.Errorf("MaxRows %d at half its width: object %d reaches %v, below the minimum height %v", rows, i, bottom, m.Height)
+			}
+		}
+	}
 	if m := (RowsLayout{MaxRows: 2}).MinSize(nil); m != (fyne.Size{}) {
 		t.Errorf("empty: %v", m)
 	}

@@ -123,13 +123,32 @@ func fakeCalibration() estimate.Calibration {
 // text again after any other change.
 func TestFitBoxKeepsItsHeightWhenTheLoadNoteGoes(t *testing.T) {
 	h := newHarness(t, t.TempDir(), "", nil)
-	f := &h.ui.fit
+	f, l := &h.ui.fit, h.ui.ctl.fit
 	long := "Fits: needs about 803.1 MB of 24.3 GB available · about 5.7 s for 12 images" + loadNote
-	f.setText(long)
+	short := strings.TrimSuffix(long, loadNote)
 	f.setShown(true)
-	f.box.Resize(fyne.NewSize(200, f.box.MinSize().Height))
+	// A width at which the note takes one more line.
+	width := float32(0)
+	for w := float32(120); w <= 600 && width == 0; w += 10 {
+		f.steady.width, f.steady.height = 0, 0
+		l.SetText(short)
+		f.box.Resize(fyne.NewSize(w, 200))
+		without := l.MinSize().Height
+		l.SetText(long)
+		if l.MinSize().Height > without {
+			width = w
+		}
+	}
+	if width == 0 {
+		t.Fatal("no width at which the note adds a line")
+	}
+	f.setText(long)
+	f.box.Resize(fyne.NewSize(width, f.box.MinSize().Height))
 	tall := f.box.MinSize().Height
-	f.setText(strings.TrimSuffix(long, loadNote))
+	f.setText(short)
+	if l.MinSize().Height >= tall {
+		t.Fatalf("the line is %v px tall without the note, %v with it", l.MinSize().Height, tall)
+	}
 	if got := f.box.MinSize().Height; got != tall {
 		t.Errorf("without the load note the box is %v px tall, %v before", got, tall)
 	}

@@ -226,7 +226,7 @@ func (c *controls) build() fyne.CanvasObject {
 	}
 	c.u.adapters.passScrollTo(c.scroll)
 	c.box = container.NewBorder(nil, container.NewPadded(container.NewVBox(
-		container.NewBorder(nil, nil, nil, c.u.run.queue.add, c.generate), c.u.run.queue.box, c.fit)), nil, nil,
+		container.NewBorder(nil, nil, nil, c.u.run.queue.add, c.generate), c.u.run.queue.box, c.u.fit.wrap(c.fit))), nil, nil,
 		c.scroll)
 	return c.box
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 
@@ -51,6 +52,8 @@ type fitLine struct {
 	seq       int    // debounce generation
 	// machine reads the memory figures; nil means estimate.ThisMachine (tests replace it).
 	machine func(estimate.Calibration) estimate.Machine
+	box     *fyne.Container // holds the line at a steady height (fitbox.go); nil before wrap
+	steady  *steadyHeight   // box's layout
 }
 
 // setModel reads the shapes of the current model for estimates (UI goroutine).
@@ -94,7 +97,8 @@ func (f *fitLine) estimate() (estimate.Report, bool) {
 		return estimate.Report{}, false
 	}
 	steps, _ := f.u.ctl.checkStepsQuiet()
-	req := estimate.Request{WidthPx: w, HeightPx: h, References: len(f.u.refs.paths), Steps: steps, Adapters: f.u.adapters.stack()}
+	req := estimate.Request{WidthPx: w, HeightPx: h, References: len(f.u.refs.paths), Steps: steps, Adapters: f.u.adapters.stack(),
+		Load: !f.u.run.modelLoaded(f.u.model.spec.key(), f.u.model.effectiveDevice())}
 	if !f.model.Distilled {
 		req.Guidance = f.u.ctl.guidance.Value
 	}
@@ -103,10 +107,11 @@ func (f *fitLine) estimate() (estimate.Report, bool) {
 	return rep, ok
 }
 
-// runSeconds is the time of a run of count images from one image's phases: the prompt is
-// encoded and the references read once, every image is denoised and decoded.
+// runSeconds is the time of a run of count images from one image's phases: the model is
+// loaded (when it is not yet), the prompt encoded and the references read once, every
+// image is denoised and decoded.
 func runSeconds(p estimate.Phases, count int) float64 {
-	return p.Encode + p.References + float64(max(count, 1))*(p.Denoise+p.Decode)
+	return p.Load + p.Encode + p.References + float64(max(count, 1))*(p.Denoise+p.Decode)
 }
 
 // estimateJob is the estimate (package estimate) for j on the current model and device, from the job's
@@ -115,7 +120,9 @@ func (f *fitLine) estimateJob(j *job) (estimate.Report, bool) {
 	if f.model == nil {
 		return estimate.Report{}, false
 	}
-	rep, ok := f.estimateFor(j.EstimateRequest(f.model.Distilled))
+	req := j.EstimateRequest(f.model.Distilled)
+	req.Load = !f.u.run.modelLoaded(f.u.model.spec.key(), f.u.model.effectiveDevice())
+	rep, ok := f.estimateFor(req)
 	rep.Seconds = runSeconds(rep.PhaseSeconds, j.Count)
 	return rep, ok
 }
@@ -178,7 +185,7 @@ func (f *fitLine) update() {
 	// The panel's layout follows the line's visibility and height.
 	defer f.u.ctl.box.Refresh()
 	if !ok {
-		l.Hide()
+		f.setShown(false)
 		return
 	}
 	if dev := f.u.model.effectiveDevice(); !f.started || f.device != dev {
@@ -203,7 +210,7 @@ func (f *fitLine) update() {
 			})
 		}()
 	}
-	l.SetText(fitTextFor(rep, f.u.ctl.countValue()))
+	f.setText(fitTextFor(rep, f.u.ctl.countValue()))
 	switch rep.Verdict {
 	case estimate.Fits:
 		l.Importance = widget.SuccessImportance
@@ -215,7 +222,7 @@ func (f *fitLine) update() {
 		l.Importance = widget.MediumImportance
 	}
 	l.Refresh()
-	l.Show()
+	f.setShown(true)
 }
 
 // fitText is the estimate in one short line when it fits, else the full explanation.
@@ -233,14 +240,21 @@ func fitText(rep estimate.Report) string {
 	return s
 }
 
-// fitTextFor is fitText for a run of count images: the time is the whole run's.
+// fitTextFor is fitText for a run of count images: the time is the whole run's, the
+// model's load included when it is not loaded yet.
 func fitTextFor(rep estimate.Report, count int) string {
 	s := fitText(rep)
 	if count > 1 && rep.Seconds > 0 {
 		s += fmt.Sprintf(" for %d images", count)
 	}
+	if rep.Seconds > 0 && rep.PhaseSeconds.Load > 0 {
+		s += loadNote
+	}
 	return s
 }
+
+// loadNote ends the fit line when its time includes loading the model.
+const loadNote = ", model load included"
 
 // confirm asks before a generation that will not fit in memory: run is called when the
 // user agrees, or at once when the estimate does not object.

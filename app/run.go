@@ -35,8 +35,9 @@ type runner struct {
 
 	genMu     sync.Mutex // guards gen, genDir and genDevice (used by the generation goroutine)
 	gen       Generator
-	genDir    string // the key of the model gen was opened on (modelSpec.key)
-	genDevice string // the device ID gen was opened on
+	genDir    string      // the key of the model gen was opened on (modelSpec.key)
+	genDevice string      // the device ID gen was opened on
+	loaded    loadedModel // genDir and genDevice while gen is open, for the estimate (loadtime.go)
 
 	cur   *runState // the generation in progress, or nil
 	queue *jobQueue // jobs waiting behind the running one
@@ -57,6 +58,7 @@ func (rn *runner) closeGenerator() {
 		c.Close()
 	}
 	rn.gen = nil
+	rn.loaded.set("", "")
 }
 
 // runState is one job in progress: its images are made one after another.
@@ -290,11 +292,14 @@ func (rn *runner) generatorFor(mdl runModel, device string) (Generator, error) {
 		c.Close()
 	}
 	rn.gen, rn.genDir, rn.genDevice = nil, "", ""
+	rn.loaded.set("", "")
+	start := time.Now()
 	g, err := rn.open(mdl.src, device)
 	if err != nil {
 		return nil, fmt.Errorf("the model could not be opened: %w", err)
 	}
 	rn.gen, rn.genDir, rn.genDevice = g, mdl.key, device
+	rn.loadMeasured(g, mdl, device, time.Since(start))
 	return g, nil
 }
 

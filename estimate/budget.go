@@ -36,6 +36,9 @@ type Request struct {
 	// KeepEncoder mirrors engine.Options.KeepEncoder: the text encoder stays mapped even
 	// when memory is short.
 	KeepEncoder bool
+	// Load adds the time to load the model (Model.LoadSeconds) to the estimate: the model is
+	// not loaded yet (the first run, or another model or device).
+	Load bool
 	// Adapters are the LoRA/LoKr adapters applied at run time: their factors add to the
 	// memory (lora.Adapter.Bytes) and their products to every transformer and text-encoder
 	// pass (lora.Stack.FLOPsPerToken).
@@ -92,11 +95,15 @@ type Memory struct {
 
 // Phases holds one number per phase of a generation.
 type Phases struct {
+	// Load is reading the model's weights (Request.Load; no FLOPs).
+	Load                                float64
 	Encode, References, Denoise, Decode float64
 }
 
 // Total is the sum over the phases.
-func (p Phases) Total() float64 { return p.Encode + p.References + p.Denoise + p.Decode }
+func (p Phases) Total() float64 {
+	return p.Load + p.Encode + p.References + p.Denoise + p.Decode
+}
 
 // Report is the answer of Estimate for one model, request and machine.
 type Report struct {
@@ -221,8 +228,11 @@ func phases(m Model, req Request, refs []image.Point, w, h int, e Report, rates 
 	step.Linear += req.Adapters.FLOPsPerToken(lora.Transformer) * float64(TextTokens+e.ImageTokens+e.RefTokens)
 	denoise = step.scale(float64(e.Steps * e.Passes))
 	decode = vaeWork(m.VAE.DecodeFLOPs(h/m.VAE.ScaleFactor(), w/m.VAE.ScaleFactor()))
-	flops = Phases{encode.Total(), ref.Total(), denoise.Total(), decode.Total()}
-	secs = Phases{encode.Seconds(rates), ref.Seconds(rates), denoise.Seconds(rates), decode.Seconds(rates)}
+	flops = Phases{Encode: encode.Total(), References: ref.Total(), Denoise: denoise.Total(), Decode: decode.Total()}
+	secs = Phases{Encode: encode.Seconds(rates), References: ref.Seconds(rates), Denoise: denoise.Seconds(rates), Decode: decode.Seconds(rates)}
+	if req.Load && rates.Valid() {
+		secs.Load = m.LoadSeconds(rates)
+	}
 	return flops, secs
 }
 

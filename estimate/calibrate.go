@@ -26,8 +26,11 @@ type Calibration struct {
 	// AttentionGFLOPS: Backend.Attention (scores and weighted sums).
 	AttentionGFLOPS float64 `json:"attention_gflops"`
 	// ConvGFLOPS: Backend.Conv2D 3×3 (the VAE).
-	ConvGFLOPS float64   `json:"conv_gflops"`
-	Measured   time.Time `json:"measured"`
+	ConvGFLOPS float64 `json:"conv_gflops"`
+	// LoadBytesPerSec is the rate at which models were read when loaded (RecordLoad); 0
+	// until a load was measured (LoadRate then assumes DefaultLoadBytesPerSec).
+	LoadBytesPerSec float64   `json:"load_bytes_per_s,omitempty"`
+	Measured        time.Time `json:"measured"`
 }
 
 // Valid reports whether every rate is a positive finite number.

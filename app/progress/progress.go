@@ -11,13 +11,16 @@ import (
 )
 
 // Tracker turns engine progress reports into a bar fraction and a status line with
-// the elapsed time and, while denoising, an estimate of the time left that counts down
-// between reports. Times are wall-clock durations since the run started.
+// the elapsed time and, while the prompt is read and while denoising, an estimate of the
+// phase's time left that counts down between reports. Times are wall-clock durations since the run started.
 type Tracker struct {
 	last         engine.Progress
 	lastAt       time.Duration
 	denoiseStart time.Duration
 	denoising    bool
+	encodeStart  time.Duration
+	encodeFrom   float64 // the fraction of the layers read at encodeStart
+	encoding     bool
 	frac         float64
 	left         time.Duration // estimated time left at lastAt, when hasLeft
 	hasLeft      bool
@@ -64,6 +67,14 @@ func (t *Tracker) Update(p engine.Progress, now time.Duration) {
 	}
 	t.hasLeft = false
 	switch p.Phase {
+	case engine.PhaseEncoding:
+		// The prompt's time left, from the layers read so far.
+		if !t.encoding {
+			t.encoding, t.encodeStart, t.encodeFrom = true, now, within
+		}
+		if done := within - t.encodeFrom; done > 0 {
+			t.setLeft(done/(1-t.encodeFrom), now-t.encodeStart)
+		}
 	case engine.PhaseRefs:
 		if p.Steps > 0 {
 			within = float64(p.Step-1) / float64(p.Steps)
@@ -75,13 +86,18 @@ func (t *Tracker) Update(p engine.Progress, now time.Duration) {
 		if p.Steps > 0 {
 			within = (float64(max(p.Step-1, 0)) + within) / float64(p.Steps)
 		}
-		if spent := now - t.denoiseStart; within > 0 && spent > 0 {
-			t.left = time.Duration(float64(spent) * (1 - within) / within)
-			t.hasLeft = true
-		}
+		t.setLeft(within, now-t.denoiseStart)
 	}
 	lo, hi := phaseSpan(p.Phase)
 	t.frac = lo + (hi-lo)*min(max(within, 0), 1)
+}
+
+// setLeft estimates the time left of a phase of which the fraction done took spent.
+func (t *Tracker) setLeft(done float64, spent time.Duration) {
+	if done > 0 && spent > 0 {
+		t.left = time.Duration(float64(spent) * (1 - min(done, 1)) / done)
+		t.hasLeft = true
+	}
 }
 
 // Status is the bar fraction and status line at now.

@@ -50,3 +50,43 @@ func TestActivityBeforeTheEngine(t *testing.T) {
 		t.Errorf("after the first report: %q", s)
 	}
 }
+
+// While the prompt is read the line shows the time left, from the layers read so far.
+func TestTimeLeftWhileReadingThePrompt(t *testing.T) {
+	var tr Tracker
+	tr.Update(engine.Progress{Phase: engine.PhaseLoading}, 0)
+	tr.Update(engine.Progress{Phase: engine.PhaseEncoding}, time.Second)
+	if _, s := tr.Status(time.Second); s != "Reading the prompt… · 1.0 s" {
+		t.Errorf("encoding start: %q", s)
+	}
+	// 9 of 36 layers in 6 s: 18 s left, counting down between reports.
+	tr.Update(engine.Progress{Phase: engine.PhaseEncoding, Block: 9, Blocks: 36}, 7*time.Second)
+	if _, s := tr.Status(7 * time.Second); s != "Reading the prompt (layer 9 of 36)… · 7.0 s · about 18 s left" {
+		t.Errorf("a quarter read: %q", s)
+	}
+	if _, s := tr.Status(10 * time.Second); !strings.HasSuffix(s, "about 15 s left") {
+		t.Errorf("3 s later: %q", s)
+	}
+	tr.Update(engine.Progress{Phase: engine.PhaseEncoding, Block: 27, Blocks: 36}, 19*time.Second)
+	if _, s := tr.Status(19 * time.Second); !strings.HasSuffix(s, "about 6.0 s left") {
+		t.Errorf("three quarters read: %q", s)
+	}
+	// Denoising starts its own estimate: none until a step's blocks report.
+	tr.Update(engine.Progress{Phase: engine.PhaseDenoise, Step: 1, Steps: 4}, 25*time.Second)
+	if _, s := tr.Status(25 * time.Second); strings.Contains(s, "left") {
+		t.Errorf("denoise start: %q", s)
+	}
+}
+
+// A first report that comes after some layers were read counts from there.
+func TestPromptTimeLeftFromTheFirstReport(t *testing.T) {
+	var tr Tracker
+	tr.Update(engine.Progress{Phase: engine.PhaseEncoding, Block: 4, Blocks: 8}, 2*time.Second)
+	if _, s := tr.Status(2 * time.Second); strings.Contains(s, "left") {
+		t.Errorf("no layer timed yet: %q", s)
+	}
+	tr.Update(engine.Progress{Phase: engine.PhaseEncoding, Block: 6, Blocks: 8}, 4*time.Second)
+	if _, s := tr.Status(4 * time.Second); !strings.HasSuffix(s, "about 2.0 s left") {
+		t.Errorf("two layers in 2 s, two to go: %q", s)
+	}
+}

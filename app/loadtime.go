@@ -1,0 +1,70 @@
+package app
+
+import (
+	"path/filepath"
+	"sync"
+	"time"
+
+	"kleinbild/estimate"
+)
+
+// loadedModel is the model key and device of the open generator, kept apart from
+// runner.genMu (held for the whole of a load) so that the UI goroutine can ask without
+// waiting.
+type loadedModel struct {
+	mu          sync.Mutex
+	key, device string
+}
+
+// set records the open generator's model and device ("" when none is open).
+func (l *loadedModel) set(key, device string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.key, l.device = key, device
+}
+
+// modelLoaded reports whether the generator for the model key on device is open, so that a
+// run costs no model load (any goroutine; never waits for a load).
+func (rn *runner) modelLoaded(key, device string) bool {
+	l := &rn.loaded
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.key != "" && l.key == key && l.device == device
+}
+
+// loadMeasured is called on the generating goroutine once g was opened for mdl on device
+// in d: the weights read at open (the transformer's and the VAE's; the text encoder is
+// mapped on first use) over d are folded into the device's calibration file, and the fit
+// line learns the rate and that the model is now loaded.
+func (rn *runner) loadMeasured(g Generator, mdl runModel, device string, d time.Duration) {
+	rn.loaded.set(mdl.key, device)
+	c, ok := recordLoad(g, mdl, d)
+	rn.u.post(func() {
+		if ok && rn.u.fit.device == device && rn.u.fit.calib.Valid() {
+			rn.u.fit.calib.LoadBytesPerSec = c.LoadBytesPerSec
+		}
+		rn.u.fit.updateSoon()
+	})
+}
+
+// recordLoad stores a measured load in the calibration file of the device g runs on; ok is
+// false when nothing was stored (a generator that names no device, a model of unknown
+// size, no calibration measured yet).
+func recordLoad(g Generator, mdl runModel, d time.Duration) (estimate.Calibration, bool) {
+	r, ok := g.(deviceReporter)
+	if !ok || mdl.src == nil {
+		return estimate.Calibration{}, false
+	}
+	m, err := estimate.ForSource(mdl.src)
+	if err != nil || m.TransformerBytes <= 0 || m.VAEBytes <= 0 {
+		return estimate.Calibration{}, false
+	}
+	def, err := estimate.DefaultCalibrationPath()
+	if err != nil {
+		return estimate.Calibration{}, false
+	}
+	backend, info := r.computeDevice()
+	path := filepath.Join(filepath.Dir(def), "calibration-"+slug(backend+"-"+info.Name)+".json") // as calibrationPath
+	c, err := estimate.RecordLoad(path, m.TransformerBytes+m.VAEBytes, d)
+	return c, err == nil
+}

@@ -272,9 +272,7 @@ func (e *Encoder) forward(ctx context.Context, ids []int, realTokens, upto int, 
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("qwen3: encode cancelled before layer %d of %d: %w", l, upto, err)
 		}
-		if err := e.bound.layers[l].forward(ctx, b, e.cfg, a, realTokens); err != nil {
-			return fmt.Errorf("qwen3: encode cancelled in layer %d of %d: %w", l, upto, err)
-		}
+		e.bound.layers[l].forward(b, e.cfg, a, realTokens)
 		if err := b.Flush(); err != nil {
 			return fmt.Errorf("qwen3: encode: layer %d: %w", l, err)
 		}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 
@@ -333,45 +332,5 @@ func TestEncodeCancelWhileBinding(t *testing.T) {
 		if got[i] != want[i] {
 			t.Fatalf("value %d: %v after a cancelled bind, %v before", i, got[i], want[i])
 		}
-	}
-}
-
-// cancellingBackend cancels once `after` Linear calls have run, and counts them.
-type cancellingBackend struct {
-	gpu.Backend
-	after, calls int
-	cancel       func()
-}
-
-func (c *cancellingBackend) Linear(y, x, w, bias gpu.Tensor, rows int) {
-	c.Backend.Linear(y, x, w, bias, rows)
-	if c.calls++; c.calls == c.after {
-		c.cancel()
-	}
-}
-
-// TestEncodeCancelWithinLayer: on a CPU backend a cancelled encode stops inside the layer it
-// is in, before the next slice of a product, not only between layers (a whole layer took
-// seconds at 4B: issue 22 asks for a cancel within a second).
-func TestEncodeCancelWithinLayer(t *testing.T) {
-	b := testBackend()
-	if b.Info().Kind != gpu.KindCPU {
-		t.Skipf("backend %s is not a CPU backend", b.Name())
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	cb := &cancellingBackend{Backend: b, after: 1, cancel: cancel}
-	e, err := Load(filepath.Join(golden.TinyModel(t), "text_encoder"), cb)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
-	ids, mask := promptInputs(t, 0)
-	_, err = e.Encode(ctx, ids, mask, DefaultLayers, nil)
-	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "in layer 0") {
-		t.Fatalf("err = %v, want a cancel in layer 0", err)
-	}
-	if cb.calls != 1 {
-		t.Errorf("%d Linear calls ran after the cancel in the first, want none", cb.calls-1)
 	}
 }

@@ -1,7 +1,6 @@
 package qwen3
 
 import (
-	"context"
 	"math"
 
 	"kleinbild/engine/bind"
@@ -128,29 +127,16 @@ func (a *activations) free(b gpu.Backend) {
 // forward enqueues the layer, in place on a.x. realTokens is the number of non-padding
 // tokens (padding is on the right): every query, padded or not, attends causally to real
 // keys only.
-// cancelRows bounds the tokens one Linear call of the encoder takes on a CPU backend, where
-// each call runs to its end: a cancelled encode then stops within one such slice (the
-// 512-token MLP product, 25 GFLOP at 4B, took 1–2 s whole on a loaded 2-core machine). A
-// device keeps whole calls: its work runs at Flush, between layers.
-const cancelRows = 128
-
-// forward runs the layer over a's tokens; it stops with ctx's error between products once
-// ctx is done (a's state is then unusable).
-func (l *layerTensors) forward(ctx context.Context, b gpu.Backend, cfg Config, a *activations, realTokens int) error {
+func (l *layerTensors) forward(b gpu.Backend, cfg Config, a *activations, realTokens int) {
 	seq, h, hd := a.seq, cfg.HiddenSize, cfg.HeadDim
 	nh, nkv := cfg.NumAttentionHeads, cfg.NumKeyValueHeads
 	eps := float32(cfg.RMSNormEps)
 
 	// Self-attention.
 	b.RMSNorm(a.xn, a.x, l.inputNorm, seq, h, eps)
-	for _, p := range []struct {
-		y, w, bias gpu.Tensor
-		name       string
-	}{{a.q, l.q, l.qBias, "self_attn.q_proj"}, {a.k, l.k, l.kBias, "self_attn.k_proj"}, {a.v, l.v, l.vBias, "self_attn.v_proj"}} {
-		if err := l.linear(ctx, b, a, p.y, a.xn, p.w, p.bias, p.name); err != nil {
-			return err
-		}
-	}
+	l.linear(b, a, a.q, a.xn, l.q, l.qBias, "self_attn.q_proj")
+	l.linear(b, a, a.k, a.xn, l.k, l.kBias, "self_attn.k_proj")
+	l.linear(b, a, a.v, a.xn, l.v, l.vBias, "self_attn.v_proj")
 	b.HeadRMSNorm(a.q, l.qNorm, seq, nh*hd, nh, hd, eps) // one norm per (token, head)
 	b.HeadRMSNorm(a.k, l.kNorm, seq, nkv*hd, nkv, hd, eps)
 	b.RoPE(a.q, a.cos, a.sin, seq, nh, hd, nh*hd, false)
@@ -162,47 +148,24 @@ func (l *layerTensors) forward(ctx context.Context, b gpu.Backend, cfg Config, a
 		Causal:   true,
 		KeyValid: realTokens,
 	})
-	if err := l.linear(ctx, b, a, a.delta, a.attn, l.o, l.oBias, "self_attn.o_proj"); err != nil {
-		return err
-	}
+	l.linear(b, a, a.delta, a.attn, l.o, l.oBias, "self_attn.o_proj")
 	b.Add(a.x, a.x, a.delta)
 
 	// MLP: down(silu(gate(x)) · up(x)).
 	b.RMSNorm(a.xn, a.x, l.postNorm, seq, h, eps)
-	if err := l.linear(ctx, b, a, a.gate, a.xn, l.gate, gpu.Tensor{}, "mlp.gate_proj"); err != nil {
-		return err
-	}
-	if err := l.linear(ctx, b, a, a.up, a.xn, l.up, gpu.Tensor{}, "mlp.up_proj"); err != nil {
-		return err
-	}
+	l.linear(b, a, a.gate, a.xn, l.gate, gpu.Tensor{}, "mlp.gate_proj")
+	l.linear(b, a, a.up, a.xn, l.up, gpu.Tensor{}, "mlp.up_proj")
 	b.SiLU(a.gate, a.gate)
 	b.Mul(a.gate, a.gate, a.up)
-	if err := l.linear(ctx, b, a, a.delta, a.gate, l.down, gpu.Tensor{}, "mlp.down_proj"); err != nil {
-		return err
-	}
+	l.linear(b, a, a.delta, a.gate, l.down, gpu.Tensor{}, "mlp.down_proj")
 	b.Add(a.x, a.x, a.delta)
-	return nil
 }
 
 // linear computes y = x·wᵀ + bias over the pass's tokens and adds the adapters' terms of
-// this layer's module name; on a CPU backend it goes cancelRows tokens at a time and stops
-// with ctx's error between them. Each output row is the same whichever slice computes it.
-func (l *layerTensors) linear(ctx context.Context, b gpu.Backend, a *activations, y, x, w, bias gpu.Tensor, name string) error {
-	step := a.seq
-	if b.Info().Kind == gpu.KindCPU {
-		step = cancelRows
+// this layer's module name.
+func (l *layerTensors) linear(b gpu.Backend, a *activations, y, x, w, bias gpu.Tensor, name string) {
+	b.Linear(y, x, w, bias, a.seq)
+	if a.ad.Active() {
+		a.ad.AddUsing(a.adTmp, y, x, a.seq, l.prefix+name)
 	}
-	in, out := x.Len()/a.seq, y.Len()/a.seq
-	for r0 := 0; r0 < a.seq; r0 += step {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		r1 := min(r0+step, a.seq)
-		ys, xs := y.Rows(r0, r1, out), x.Rows(r0, r1, in)
-		b.Linear(ys, xs, w, bias, r1-r0)
-		if a.ad.Active() {
-			a.ad.AddUsing(a.adTmp, ys, xs, r1-r0, l.prefix+name)
-		}
-	}
-	return nil
 }

@@ -13,7 +13,8 @@ package gpu
 // does not match the stated dimensions, a tensor of another backend, out of memory, a lost
 // device) is kept and returned by the next Read, Flush or Sync, which clear it; ops enqueued
 // after a failure may be skipped. Models call Flush between blocks (a cheap error and
-// cancellation point) and Read where the host needs data.
+// cancellation point) and Read where the host needs data; backends whose single ops run long
+// also stop part-way through on a cancel (Interrupter).
 //
 // # Memory
 //

@@ -172,6 +172,7 @@ func (m *Model) Forward(ctx context.Context, in Input, out gpu.Tensor, progress 
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("flux2: before the first block: %w", err)
 	}
+	defer gpu.Interrupt(ctx, m.b)() // a cancel stops a long op part-way (CPU backends)
 	dev := m.b
 	s, d := l+n, c.Hidden()
 	eps := float32(c.Eps)

@@ -9,7 +9,9 @@ import (
 // Runtime applies a stack's terms of one component at run time on a gpu.Backend, next to
 // the base weights, which it never touches:
 //
-//	LoRA: y += s · (x·Aᵀ)·Bᵀ     Linear into [rows, rank], Linear into [rows, out], AddScaled
+//	LoRA: y += s · (x·Aᵀ)·Bᵀ     Linear into [rows, rank], then LinearAdd into y where the
+//	                             backend is a gpu.LinearAdder (else Linear into [rows, out],
+//	                             AddScaled)
 //	LoKr: y += s · x·(W1⊗W2)ᵀ    x[t] viewed as [c1, c2]: u = x·W2ᵀ ([rows·c1, r2]), transposed
 //	                             to [r2, rows·c1], ·W1ᵀ ([r2·rows, r1]), transposed back to
 //	                             [rows·r1, r2] = [rows, out], AddScaled
@@ -23,6 +25,7 @@ import (
 // A Runtime is used by one model: Set must not run concurrently with Linear.
 type Runtime struct {
 	b       gpu.Backend
+	adder   gpu.LinearAdder // b, where it adds a product into y in one pass (nil: it does not)
 	comp    Component
 	up      map[*Term]*devTerm   // uploaded factors, kept while their adapter stays in the stack
 	active  map[string][]applied // by module: the terms with nonzero strength
@@ -46,7 +49,8 @@ type applied struct {
 
 // NewRuntime returns an empty Runtime for the terms of comp on b.
 func NewRuntime(b gpu.Backend, comp Component) *Runtime {
-	return &Runtime{b: b, comp: comp, up: map[*Term]*devTerm{}, active: map[string][]applied{}}
+	adder, _ := b.(gpu.LinearAdder)
+	return &Runtime{b: b, adder: adder, comp: comp, up: map[*Term]*devTerm{}, active: map[string][]applied{}}
 }
 
 // Set makes s the active stack: it uploads the factors of terms not uploaded yet, frees
@@ -93,7 +97,7 @@ func (r *Runtime) Set(s Stack, shapes Layers) error {
 				return fmt.Errorf("lora: %s: upload %s: %w", t.Key, mod, err)
 			}
 			active[mod] = append(active[mod], applied{devTerm: d, scale: t.Scale})
-			perRow = max(perRow, d.scratchPerRow())
+			perRow = max(perRow, d.scratchPerRow(r.adder != nil))
 		}
 	}
 	r.active, r.perRow = active, perRow
@@ -105,7 +109,12 @@ func (r *Runtime) Set(s Stack, shapes Layers) error {
 // Active reports whether any term applies.
 func (r *Runtime) Active() bool { return r != nil && len(r.active) > 0 }
 
-func (d *devTerm) scratchPerRow() int {
+// scratchPerRow is the scratch floats per row the term needs; fused: its second LoRA
+// product adds into y (gpu.LinearAdder) instead of going through scratch.
+func (d *devTerm) scratchPerRow(fused bool) int {
+	if d.kind == LoRA && fused {
+		return d.rank
+	}
 	if d.kind == LoRA {
 		return d.rank + d.out
 	}
@@ -196,8 +205,12 @@ func (r *Runtime) AddUsing(scratch, y, x gpu.Tensor, rows int, module string) {
 	for _, t := range r.active[module] {
 		if t.kind == LoRA {
 			h := scratch.Slice(0, rows*t.rank)
-			o := scratch.Slice(rows*t.rank, rows*(t.rank+t.out))
 			b.Linear(h, x, t.a, none, rows)
+			if r.adder != nil {
+				r.adder.LinearAdd(y, h, t.b, rows, t.scale)
+				continue
+			}
+			o := scratch.Slice(rows*t.rank, rows*(t.rank+t.out))
 			b.Linear(o, h, t.b, none, rows)
 			b.AddScaled(y, o, t.scale)
 			continue

@@ -242,6 +242,7 @@ func (e *Encoder) forward(ctx context.Context, ids []int, realTokens, upto int, 
 		return err
 	}
 	defer release()
+	defer gpu.Interrupt(ctx, e.b)() // a cancel stops a long op part-way (CPU backends)
 	b := e.b
 	seq, h := len(ids), e.cfg.HiddenSize
 	a, err := newActivations(b, e.cfg, seq)

@@ -25,12 +25,13 @@ type pass struct {
 	done, total int
 	bufs        [3]gpu.Tensor
 	cur         int
-	h, w        int // spatial size of the current activation
+	stop        func() // ends the backend's watch of ctx (gpu.Interrupt)
+	h, w        int    // spatial size of the current activation
 }
 
 // newPass allocates the pass's buffers; on error nothing stays allocated.
 func (v *VAE) newPass(ctx context.Context, op string, progress func(done, total int), total, bufSize int) (*pass, error) {
-	p := &pass{v: v, b: v.b, op: op, ctx: ctx, progress: progress, total: total}
+	p := &pass{v: v, b: v.b, op: op, ctx: ctx, progress: progress, total: total, stop: gpu.Interrupt(ctx, v.b)}
 	for i := range p.bufs {
 		t, err := v.b.Alloc(gpu.F32, bufSize)
 		if err != nil {
@@ -42,8 +43,9 @@ func (v *VAE) newPass(ctx context.Context, op string, progress func(done, total 
 	return p, nil
 }
 
-// free releases the buffers.
+// free releases the buffers and stops watching the pass's context.
 func (p *pass) free() {
+	p.stop()
 	for i, t := range p.bufs {
 		p.b.Free(t)
 		p.bufs[i] = gpu.Tensor{}

@@ -43,7 +43,7 @@ func (b *Backend) attention(out, q, k, v []float32, p gpu.AttnParams) {
 	defer b.attnScores.put(buf)
 	scores, invSums := (*buf)[:attnTile*max(visible, 1)], (*buf)[attnTile*max(visible, 1):]
 
-	for h := 0; h < p.Heads; h++ {
+	for h := 0; h < p.Heads && !b.interrupted(); h++ {
 		kvh := h / group
 		for t := 0; t < tiles; t++ {
 			q0 := t * attnTile

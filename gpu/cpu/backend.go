@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"kleinbild/gpu"
 )
@@ -51,6 +52,9 @@ type Backend struct {
 	mu  sync.Mutex
 	err error
 	mem gpu.MemStats
+	// halted is set while an error from Interrupt is kept (see Interrupt): ops skip their
+	// work then. cut records that one did, so that the error must reach the caller.
+	halted, cut atomic.Bool
 }
 
 var _ gpu.Backend = (*Backend)(nil)
@@ -145,6 +149,8 @@ func (b *Backend) takeErr() error {
 	defer b.mu.Unlock()
 	err := b.err
 	b.err = nil
+	b.halted.Store(false)
+	b.cut.Store(false)
 	return err
 }
 
@@ -331,8 +337,9 @@ type args struct {
 
 func (b *Backend) args(op string) args { return args{b: b, op: op} }
 
-// failed records the first problem as the backend's error and reports whether there was one.
-func (a *args) failed() bool { return a.b.fail(a.err) }
+// failed records the first problem as the backend's error and reports whether there was one,
+// or whether the backend is interrupted (the op is skipped then).
+func (a *args) failed() bool { return a.b.fail(a.err) || a.b.interrupted() }
 
 func (a *args) set(format string, v ...any) {
 	if a.err == nil {

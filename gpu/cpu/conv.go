@@ -61,7 +61,7 @@ func (b *Backend) conv2D(out, in []float32, w matrix, bias []float32, p gpu.Conv
 		tile := convTileSize(kdim, npix)
 		buf := b.convCols.get(kdim * tile)
 		defer b.convCols.put(buf)
-		for p0 := 0; p0 < npix; p0 += tile {
+		for p0 := 0; p0 < npix && !b.interrupted(); p0 += tile {
 			n := min(tile, npix-p0)
 			col := (*buf)[:kdim*n]
 			b.parallel(kdim, func(lo, hi int) {

@@ -37,21 +37,10 @@ func (b *Backend) linear(y, x []float32, rows int, w matrix, bias []float32) {
 	if rows == 0 || w.out == 0 {
 		return
 	}
-	switch {
-	case w.in == 0: // an empty product (providers reject a zero stride)
-		clear(y[:rows*w.out])
-	case w.quant != nil:
-		b.linearQuant(y, x, rows, w)
-	case !w.isBF16:
-		b.linearTiled(y, x, rows, w, func(tile []float32, o, n int) {
-			b.copyParallel(tile, w.f32[o*w.in:(o+n)*w.in])
-		})
-	case b.bf16 != nil:
+	if w.isBF16 && w.in > 0 && b.bf16 != nil {
 		b.linearNativeBF16(y, x, rows, w)
-	default:
-		b.linearTiled(y, x, rows, w, func(tile []float32, o, n int) {
-			b.widenParallel(tile, w.bf16[o*w.in:(o+n)*w.in])
-		})
+	} else {
+		b.linearScaled(y, x, rows, w, 1, 0)
 	}
 	if bias != nil {
 		b.parallel(rows, func(lo, hi int) {
@@ -65,24 +54,49 @@ func (b *Backend) linear(y, x []float32, rows int, w matrix, bias []float32) {
 	}
 }
 
-// linearTiled multiplies by w a tile of weight rows at a time (bf16TileRows): fill writes rows
-// [o, o+n) of the weight as float32 into tile (on the workers), and each tile is one Sgemm
-// into the matching columns of y.
-func (b *Backend) linearTiled(y, x []float32, rows int, w matrix, fill func(tile []float32, o, n int)) {
+// linearScaled computes y = alpha·x·Wᵀ + beta·y (beta 0: y is only written) a tile of weight
+// rows at a time (bf16TileRows): f32 weights copied, bf16 ones widened and quantized ones
+// dequantized (exactly, by package quant) into a pooled float32 tile on the workers, each
+// tile one Sgemm into the matching columns of y. No full-size float32 copy of the weight is
+// made. It stops between tiles once the backend is interrupted.
+func (b *Backend) linearScaled(y, x []float32, rows int, w matrix, alpha, beta float32) {
+	if rows == 0 || w.out == 0 {
+		return
+	}
+	if w.in == 0 { // an empty product (providers reject a zero stride)
+		if beta == 0 {
+			clear(y[:rows*w.out])
+		}
+		return
+	}
+	fill := func(tile []float32, o, n int) { b.copyParallel(tile, w.f32[o*w.in:(o+n)*w.in]) }
+	switch {
+	case w.quant != nil:
+		decode := quant.Decoder(w.qtype)
+		rowBytes := int(w.qtype.PackedBytes(w.in))
+		fill = func(tile []float32, o, n int) {
+			b.parallel(n, func(lo, hi int) {
+				decode(tile[lo*w.in:hi*w.in], w.quant[(o+lo)*rowBytes:(o+hi)*rowBytes])
+			})
+		}
+	case w.isBF16:
+		fill = func(tile []float32, o, n int) { b.widenParallel(tile, w.bf16[o*w.in:(o+n)*w.in]) }
+	}
 	tileRows := bf16TileRows(w.in, w.out)
 	buf := b.linearTiles.get(tileRows * w.in)
 	defer b.linearTiles.put(buf)
-	for o := 0; o < w.out; o += tileRows {
+	for o := 0; o < w.out && !b.interrupted(); o += tileRows {
 		n := min(tileRows, w.out-o)
 		tile := (*buf)[:n*w.in]
 		fill(tile, o, n)
-		b.blas.Sgemm(false, true, rows, n, w.in, 1, x, w.in, tile, w.in, 0, y[o:], w.out)
+		b.blas.Sgemm(false, true, rows, n, w.in, alpha, x, w.in, tile, w.in, beta, y[o:], w.out)
 	}
 }
 
 // linearNativeBF16 is linear by a bf16 weight on a BF16MatMuler: a tile of weight rows at a
 // time is copied in Go into a pooled buffer (package documentation, "Mapped weights") and
-// multiplied into the matching columns of y.
+// multiplied into the matching columns of y. It stops between tiles once the backend is
+// interrupted.
 func (b *Backend) linearNativeBF16(y, x []float32, rows int, w matrix) {
 	// Twice the rows of a float32 tile: the same bytes, and fewer (larger) products.
 	tileRows := max(min(max(256, (2*bf16TileFloats/max(w.in, 1))&^63), w.out), 0)
@@ -93,7 +107,7 @@ func (b *Backend) linearNativeBF16(y, x []float32, rows int, w matrix) {
 		buf = &s
 	}
 	defer b.bitsTiles.Put(buf)
-	for o := 0; o < w.out; o += tileRows {
+	for o := 0; o < w.out && !b.interrupted(); o += tileRows {
 		n := min(tileRows, w.out-o)
 		tile := (*buf)[:n*w.in]
 		src := w.bf16[o*w.in : (o+n)*w.in]
@@ -102,25 +116,6 @@ func (b *Backend) linearNativeBF16(y, x []float32, rows int, w matrix) {
 			copy(tile[lo*grain:min(hi*grain, len(src))], src[lo*grain:min(hi*grain, len(src))])
 		})
 		b.bf16.MatMulBF16(y[o:], x, rows, n, w.in, tile, w.out)
-	}
-}
-
-// linearQuant is linear by a quantized weight: tiles of rows are dequantized (exactly, by
-// package quant) in parallel into the pooled tile buffer of the bf16 path, and each tile is
-// one Sgemm into the matching columns of y. No full-size float32 copy of the weight is made.
-func (b *Backend) linearQuant(y, x []float32, rows int, w matrix) {
-	tileRows := bf16TileRows(w.in, w.out)
-	buf := b.linearTiles.get(tileRows * w.in)
-	defer b.linearTiles.put(buf)
-	decode := quant.Decoder(w.qtype)
-	rowBytes := int(w.qtype.PackedBytes(w.in))
-	for o := 0; o < w.out; o += tileRows {
-		n := min(tileRows, w.out-o)
-		tile := (*buf)[:n*w.in]
-		b.parallel(n, func(lo, hi int) {
-			decode(tile[lo*w.in:hi*w.in], w.quant[(o+lo)*rowBytes:(o+hi)*rowBytes])
-		})
-		b.blas.Sgemm(false, true, rows, n, w.in, 1, x, w.in, tile, w.in, 0, y[o:], w.out)
 	}
 }
 

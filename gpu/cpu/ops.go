@@ -33,6 +33,24 @@ func (b *Backend) Linear(y, x, w, bias gpu.Tensor, rows int) {
 	b.linear(ys[:rows*m.out], xs[:rows*m.in], rows, m, bs)
 }
 
+var _ gpu.LinearAdder = (*Backend)(nil)
+
+// LinearAdd implements gpu.LinearAdder: y += s·x·wᵀ as one Sgemm per weight tile with beta 1
+// (bf16 weights widened into the tiles, also on a BF16MatMuler, whose product cannot add).
+func (b *Backend) LinearAdd(y, x, w gpu.Tensor, rows int, s float32) {
+	if b.fail(gpu.CheckLinear(y, x, w, gpu.Tensor{}, rows)) {
+		return
+	}
+	a := b.args("LinearAdd")
+	m := a.matrix("weight", w)
+	xs, ys := a.in("x", x), a.out("y", y)
+	a.disjoint("y", y, rows*m.out, "x", x, rows*m.in)
+	if a.failed() {
+		return
+	}
+	b.linearScaled(ys[:rows*m.out], xs[:rows*m.in], rows, m, s, 1)
+}
+
 // Attention implements gpu.Backend.
 func (b *Backend) Attention(out, q, k, v gpu.Tensor, p gpu.AttnParams) {
 	p = p.WithDefaults()

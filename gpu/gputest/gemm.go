@@ -96,6 +96,47 @@ func TestLinear(t *testing.T, b gpu.Backend, o Options) {
 	}
 }
 
+// TestLinearAdd checks LinearAdd (y += s·x·wᵀ) with F32 and BF16 weights on backends that
+// implement gpu.LinearAdder (others skip it), against y + s·x·wᵀ in float64; y starts at
+// values of the product's size, so that dropping either term fails.
+func TestLinearAdd(t *testing.T, b gpu.Backend, o Options) {
+	la, ok := b.(gpu.LinearAdder)
+	if !ok {
+		t.Skipf("%s has no LinearAdd", b.Name())
+	}
+	e := newEnv(t, b, o)
+	shapes := [][3]int{{1, 1, 1}, {7, 32, 300}, {129, 7, 513}, {33, 96, 256}, {2, 3072, 2700}}
+	if o.Short {
+		shapes = shapes[:4]
+	}
+	for _, sh := range shapes {
+		rows, in, out := sh[0], sh[1], sh[2]
+		x, y0 := e.randn(rows*in, 0), e.randn(rows*out, 0)
+		std := 1 / math.Sqrt(float64(in))
+		bits, wide := refmath.RandBF16(e.r, out*in, std)
+		wf32 := e.randScaled(out*in, std)
+		for _, s := range []float32{0.7, -1.5} {
+			for _, bf := range []bool{false, true} {
+				lb := label("rows=%d in=%d out=%d s=%v bf16=%v", rows, in, out, s, bf)
+				wref, w := refmath.Widen(wf32), (*buf)(nil)
+				if bf {
+					wref, w = wide, e.weightBF16(bits, out, in)
+				} else {
+					w = e.weight(wf32, out, in)
+				}
+				want := refLinear(x, rows, in, out, wref, nil)
+				for i := range want {
+					want[i] = float64(y0[i]) + float64(s)*want[i]
+				}
+				xt, y := e.in(x, rows, in), e.tensor(y0, false, rows, out)
+				la.LinearAdd(y.t, xt.t, w.t, rows, s)
+				e.check(lb, e.read(lb, y), want, tolGemm(in))
+				e.done(lb)
+			}
+		}
+	}
+}
+
 // addBias returns ref [n, len(bias)·inner] plus bias[c] on every element of channel c
 // (ref itself for a nil bias): Linear's columns (inner 1) and Conv2D's channels.
 func addBias(ref []float64, bias []float32, inner int) []float64 {

@@ -44,6 +44,7 @@ var tests = []test{
 	{"Memory", TestMemory},
 	{"Errors", TestErrors},
 	{"Linear", TestLinear},
+	{"LinearAdd", TestLinearAdd},
 	{"LinearQuant", TestLinearQuant},
 	{"Attention", TestAttention},
 	{"Conv2D", TestConv2D},

@@ -10,6 +10,30 @@ import (
 // zoomStep is the factor of one zoom step (a key press, a button, a wheel notch).
 const zoomStep = 1.25
 
+// zoomLevel is the magnification (screen pixels per image pixel) after m that a zoom key or
+// button goes to: one zoomStep up (or down), stopping at the powers of two from 12.5 % to
+// 800 % on the way, so that 100 %, 200 % and 400 % are reached exactly from any view.
+func zoomLevel(m float32, up bool) float32 {
+	const tol = 1.01 // a level within 1 % of m counts as m
+	levels := [...]float32{1.0 / 8, 1.0 / 4, 1.0 / 2, 1, 2, 4, 8}
+	if up {
+		next := m * zoomStep
+		for _, l := range levels {
+			if l > m*tol {
+				return min(next, l)
+			}
+		}
+		return next
+	}
+	prev := m / zoomStep
+	for i := len(levels) - 1; i >= 0; i-- {
+		if levels[i] < m/tol {
+			return max(prev, levels[i])
+		}
+	}
+	return prev
+}
+
 // maxZoom is the largest magnification, in screen pixels per image pixel.
 const maxZoom = 32
 

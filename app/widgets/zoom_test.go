@@ -3,6 +3,7 @@ package widgets
 import (
 	"image"
 	"math"
+	"slices"
 	"testing"
 
 	"fyne.io/fyne/v2"
@@ -193,5 +194,61 @@ func TestRescaleViewKeepsTheSamePicture(t *testing.T) {
 	fit := zoomView{fit: true, scale: 2}
 	if rescaleView(fit, image.Pt(256, 256), image.Pt(1024, 1024)) != fit {
 		t.Error("a fitted view changed")
+	}
+}
+
+// TestZoomLevels: zoom keys and buttons step by zoomStep but stop at the powers of two, so
+// that 100 %, 200 % and 400 % are reached exactly from any start, and back the same way.
+func TestZoomLevels(t *testing.T) {
+	for _, start := range []float32{0.137, 0.5, 0.9999, 1, 1.25, 1.9} {
+		m, seen := start, map[float32]bool{}
+		for range 30 {
+			next := zoomLevel(m, true)
+			if next <= m || next > m*zoomStep*1.0001 {
+				t.Errorf("zoom in from %v: %v, want above it by at most one step", m, next)
+			}
+			m = next
+			seen[m] = true
+		}
+		for _, want := range []float32{2, 4} {
+			if !seen[want] {
+				t.Errorf("from %v, zooming in never reached %v%%: %v", start, want*100, seen)
+			}
+		}
+		for range 60 {
+			m = zoomLevel(m, false)
+			seen[m] = true
+		}
+		if !seen[1] {
+			t.Errorf("from %v, zooming in and out never reached 100%%", start)
+		}
+	}
+	if got := zoomLevel(3.5, true); got != 4 {
+		t.Errorf("zoom in from 350 %%: %v, want 4", got)
+	}
+	if got := zoomLevel(4, false); got != 3.2 {
+		t.Errorf("zoom out from 400 %%: %v, want 3.2", got)
+	}
+	if got := zoomLevel(10, true); !near(got, 10*zoomStep) {
+		t.Errorf("zoom in past the last level: %v", got)
+	}
+	if got := zoomLevel(0.1, false); !near(got, 0.1/zoomStep) {
+		t.Errorf("zoom out past the first level: %v", got)
+	}
+}
+
+// TestZoomInReaches400: the zoom-in key on a fitted image (shown at 31 %) gets to exactly
+// 400 %.
+func TestZoomInReaches400(t *testing.T) {
+	z := NewZoomImage()
+	z.SetImage(checkerboard(640, 480))
+	z.Resize(fyne.NewSize(300, 200))
+	var got []int
+	for range 20 {
+		z.ZoomIn()
+		got = append(got, z.Percent())
+	}
+	if !slices.Contains(got, 400) {
+		t.Errorf("zoom-in steps %v never hit 400 %%", got)
 	}
 }

@@ -114,11 +114,18 @@ func (z *ZoomImage) Fit() {
 // centre.
 func (z *ZoomImage) Actual() { z.zoomTo(z.actualScale(), z.Pivot()) }
 
-// ZoomIn magnifies by one step around the pointer or the centre.
-func (z *ZoomImage) ZoomIn() { z.zoomBy(zoomStep, z.Pivot()) }
+// ZoomIn magnifies to the next zoom level (zoomLevel) around the pointer or the centre.
+func (z *ZoomImage) ZoomIn() { z.zoomLevel(true) }
 
-// ZoomOut shrinks by one step around the pointer or the centre.
-func (z *ZoomImage) ZoomOut() { z.zoomBy(1/zoomStep, z.Pivot()) }
+// ZoomOut shrinks to the previous zoom level around the pointer or the centre.
+func (z *ZoomImage) ZoomOut() { z.zoomLevel(false) }
+
+func (z *ZoomImage) zoomLevel(up bool) {
+	z.layoutView(z.Size())
+	if a := z.actualScale(); a > 0 && z.view.scale > 0 {
+		z.zoomTo(a*zoomLevel(z.view.scale/a, up), z.Pivot())
+	}
+}
 
 // ToggleActual switches between the fitted view and actual size around at.
 func (z *ZoomImage) ToggleActual(at fyne.Position) {

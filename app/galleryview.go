@@ -537,7 +537,7 @@ func (g *galleryView) selectEntry(file string, full image.Image) {
 
 // forgetThumbs removes the cached thumbnails of images gone from the trash for good, unless
 // the same picture is still in lib (runs off the UI goroutine).
-func (u *UI) forgetThumbs(lib *gallery.Gallery, gone []gallery.Entry) {
+func (sh *shell) forgetThumbs(lib *gallery.Gallery, gone []gallery.Entry) {
 	for _, e := range gone {
 		if e.SHA256 == "" {
 			continue
@@ -547,7 +547,7 @@ func (u *UI) forgetThumbs(lib *gallery.Gallery, gone []gallery.Entry) {
 				continue
 			}
 		}
-		u.thumbs.Remove(e.SHA256)
+		sh.thumbs.Remove(e.SHA256)
 	}
 }
 

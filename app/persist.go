@@ -60,27 +60,27 @@ func (f *settingsFile) write() error {
 }
 
 // remember saves s in the background (UI goroutine); see settingsFile.
-func (u *UI) remember(s settings.Settings) {
-	u.store.pend(s, nil)
-	u.bg.Add(1)
+func (sh *shell) remember(s settings.Settings) {
+	sh.store.pend(s, nil)
+	sh.bg.Add(1)
 	go func() {
-		defer u.bg.Done()
-		if err := u.store.write(); err != nil {
-			u.post(func() { u.showError(err) })
+		defer sh.bg.Done()
+		if err := sh.store.write(); err != nil {
+			sh.post(func() { sh.showError(err) })
 		}
 	}()
 }
 
 // unreadableNotice names the unreadable gallery files (the first few and a count of the
 // rest) unless this same set was reported before; it updates u.settings to remember it.
-func (u *UI) unreadableNotice(files []string) string {
+func (sh *shell) unreadableNotice(files []string) string {
 	files = slices.Sorted(slices.Values(files))
 	set := strings.Join(files, "/")
-	if set == u.settings.ReportedUnreadable {
+	if set == sh.settings.ReportedUnreadable {
 		return ""
 	}
-	u.settings.ReportedUnreadable = set
-	u.remember(u.settings)
+	sh.settings.ReportedUnreadable = set
+	sh.remember(sh.settings)
 	if len(files) == 0 {
 		return ""
 	}

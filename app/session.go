@@ -42,12 +42,12 @@ func (u *UI) rememberRefs() {
 }
 
 // rememberViewed keeps the gallery image shown in the viewer for the next start.
-func (u *UI) rememberViewed(file string) {
-	if u.settings.LastViewed == file {
+func (sh *shell) rememberViewed(file string) {
+	if sh.settings.LastViewed == file {
 		return
 	}
-	u.settings.LastViewed = file
-	u.remember(u.settings)
+	sh.settings.LastViewed = file
+	sh.remember(sh.settings)
 }
 
 // showLastViewed shows the image viewed last time once the gallery has loaded, unless the

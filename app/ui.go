@@ -28,7 +28,26 @@ import (
 
 // UI is Kleinbild's window content and behaviour. Its methods run on the Fyne UI goroutine
 // (directly from widget callbacks, or through fyne.Do) unless their comment says otherwise.
+// It owns the components and the shell of services they share.
 type UI struct {
+	*shell
+
+	// The components, each owning its widgets and state.
+	ctl      controls
+	fit      fitLine
+	refs     refsSection
+	adapters adaptersSection
+	view     viewer
+	gal      galleryView
+	model    modelSettings
+	run      runner
+	session  sessionState // the references and image remembered between runs (session.go)
+}
+
+// shell is what every component of the window shares: the window and app, the UI
+// goroutine, the banner and status line, the tooltips, the data folder with its settings,
+// gallery and thumbnails, and the window's lifetime. It knows none of the components.
+type shell struct {
 	app  fyne.App
 	win  fyne.Window
 	opts Options
@@ -55,17 +74,6 @@ type UI struct {
 	status *widget.Label
 	// tips shows the icon buttons' tooltips above the window content.
 	tips *widgets.TipLayer
-
-	// The components, each owning its widgets and state.
-	ctl      controls
-	fit      fitLine
-	refs     refsSection
-	adapters adaptersSection
-	view     viewer
-	gal      galleryView
-	model    modelSettings
-	run      runner
-	session  sessionState // the references and image remembered between runs (session.go)
 }
 
 // NewUI builds the Kleinbild interface into w: the generation controls, viewer and gallery.
@@ -95,7 +103,7 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 	if readOnly {
 		newThumbs = thumbcache.NewReadOnly
 	}
-	u := &UI{
+	u := &UI{shell: &shell{
 		app: a, win: w, opts: opts,
 		dataDir:      dataDir,
 		store:        settingsFile{path: filepath.Join(dataDir, "settings.json"), readOnly: readOnly},
@@ -103,7 +111,7 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 		unlock:       unlock,
 		galleryReady: make(chan struct{}),
 		thumbs:       newThumbs(filepath.Join(dataDir, "thumbs"), thumbcache.Side, 2, 48<<20),
-	}
+	}}
 	u.ctl.u = u
 	u.fit.u = u
 	u.refs.u = u
@@ -278,7 +286,7 @@ func (u *UI) build() fyne.CanvasObject {
 }
 
 // setStatus shows a passing message in the status line.
-func (u *UI) setStatus(msg string) { u.status.SetText(msg) }
+func (sh *shell) setStatus(msg string) { sh.status.SetText(msg) }
 
 // bannerTopic is the condition a banner message belongs to: the message goes when its
 // condition goes (see clearBanner).
@@ -292,26 +300,26 @@ const (
 )
 
 // showError puts err in the banner in plain words.
-func (u *UI) showError(err error) { u.showErrorAbout(topicOther, err) }
+func (sh *shell) showError(err error) { sh.showErrorAbout(topicOther, err) }
 
 // showErrorAbout puts err in the banner as a message about topic.
-func (u *UI) showErrorAbout(topic bannerTopic, err error) {
+func (sh *shell) showErrorAbout(topic bannerTopic, err error) {
 	if err == nil {
 		return
 	}
-	u.banner.show(err.Error(), true)
-	u.banner.topic = topic
+	sh.banner.show(err.Error(), true)
+	sh.banner.topic = topic
 }
 
 // showNotice puts an informational message in the banner.
-func (u *UI) showNotice(msg string) {
-	u.banner.show(msg, false)
-	u.banner.topic = topicOther
+func (sh *shell) showNotice(msg string) {
+	sh.banner.show(msg, false)
+	sh.banner.topic = topicOther
 }
 
 // clearBanner hides the banner when its message is about one of topics.
-func (u *UI) clearBanner(topics ...bannerTopic) {
-	b := u.banner
+func (sh *shell) clearBanner(topics ...bannerTopic) {
+	b := sh.banner
 	if b.box.Visible() && slices.Contains(topics, b.topic) {
 		b.hide()
 		b.topic = topicOther
@@ -319,11 +327,11 @@ func (u *UI) clearBanner(topics ...bannerTopic) {
 }
 
 // errorText is the banner's message ("" when hidden), for tests.
-func (u *UI) errorText() string {
-	if !u.banner.box.Visible() {
+func (sh *shell) errorText() string {
+	if !sh.banner.box.Visible() {
 		return ""
 	}
-	return u.banner.text.Text
+	return sh.banner.text.Text
 }
 
 // banner is a dismissible message strip under the header.

@@ -190,7 +190,6 @@ func (c *controls) build() fyne.CanvasObject {
 	countHint.Importance = widget.LowImportance
 	countRow := container.NewBorder(nil, nil, nil, countHint, c.count)
 
-	c.u.run.queue = newJobQueue(c.u.tips, c.u.run.enqueueForm, c.u.run.resumeQueue)
 	c.generate = widget.NewButtonWithIcon("Generate", theme.NewThemedResource(resources.Sparkles), c.generateOrCancel)
 	c.generate.Importance = widget.HighImportance
 	c.fit = widget.NewLabel("")
@@ -386,6 +385,30 @@ func (c *controls) toggleSeedLocked() {
 func (c *controls) usedRandomSeed(seed uint64) {
 	c.lastSeed, c.lastSeedSet = seed, true
 	c.seed.SetPlaceHolder(randomPlaceholder(seed, true))
+}
+
+// addToHistory adds a prompt that was run to the recent prompts.
+func (c *controls) addToHistory(prompt string) { c.history.add(prompt) }
+
+// showRunPhase makes the main button Generate, Cancel or a disabled "Cancelling…".
+func (c *controls) showRunPhase(p runPhase) {
+	b := c.generate
+	switch p {
+	case runIdle:
+		b.SetText("Generate")
+		b.SetIcon(theme.NewThemedResource(resources.Sparkles))
+		b.Importance = widget.HighImportance
+		b.Enable()
+	case runCancelling:
+		b.SetText("Cancelling…")
+		b.Disable()
+	default:
+		b.SetText("Cancel")
+		b.SetIcon(theme.MediaStopIcon())
+		b.Importance = widget.DangerImportance
+		b.Enable()
+	}
+	b.Refresh()
 }
 
 // randomPlaceholder is the seed field's text while it is empty (random).

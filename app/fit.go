@@ -56,6 +56,15 @@ type fitLine struct {
 	steady  *steadyHeight   // box's layout
 }
 
+// learnLoad takes a model load measured on device: c's load rate (when ok) joins the
+// calibration of that device, and the line is updated (the model is now loaded).
+func (f *fitLine) learnLoad(device string, c estimate.Calibration, ok bool) {
+	if ok && f.device == device && f.calib.Valid() {
+		f.calib.LoadBytesPerSec = c.LoadBytesPerSec
+	}
+	f.updateSoon()
+}
+
 // setModel reads the shapes of the current model for estimates (UI goroutine).
 func (f *fitLine) setModel() {
 	key := f.u.model.spec.key()

@@ -73,6 +73,22 @@ func inspectModel(dir string) (engine.ModelInfo, error) {
 	return info, info.MissingError()
 }
 
+// usable reports whether a model is chosen and opened without error.
+func (m *modelSettings) usable() bool { return m.dir != "" && m.err == nil }
+
+// modelInfo is what the chosen model is (its variant and defaults).
+func (m *modelSettings) modelInfo() engine.ModelInfo { return m.info }
+
+// showRunPhase disables the model button while a run goes on: the model cannot change
+// under it.
+func (m *modelSettings) showRunPhase(p runPhase) {
+	if p != runIdle {
+		m.button.Disable()
+	} else {
+		m.button.Enable()
+	}
+}
+
 // checkModelLater checks src (checkSource) in the background; if it is still the model
 // when the check ends and the check fails, the model becomes unusable with a plain message.
 func (m *modelSettings) checkModelLater(key string, src engine.Source) {

@@ -119,7 +119,16 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 	u.view.u = u
 	u.gal.u = u
 	u.model.u = u
-	u.run.u = u
+	u.run.sh = u.shell
+	u.run.runnerDeps = runnerDeps{
+		form: &u.ctl, refs: func() []string { return u.refs.paths }, adapters: &u.adapters,
+		model: &u.model, fit: &u.fit, view: &u.view, gal: &u.gal,
+		phaseChanged: func(p runPhase) {
+			u.ctl.showRunPhase(p)
+			u.view.showRunPhase(p)
+			u.model.showRunPhase(p)
+		},
+	}
 	u.run.open = engineOpener(filepath.Join(dataDir, "cache", "prompts"))
 	u.run.notify = newRunNotifier(a, w, func(fn func()) { u.post(fn) }) // u.post is set below
 	u.run.tuner = deviceTuner{needs: backends.DefaultNeedsTuning, tune: backends.DefaultTuned}
@@ -272,6 +281,7 @@ func (u *UI) build() fyne.CanvasObject {
 	// The side panel scrolls its form and keeps Generate in view (see controls.build).
 	sideWidth := canvas.NewRectangle(color.Transparent)
 	sideWidth.SetMinSize(fyne.NewSize(sidePanelWidth, 0))
+	u.run.buildQueue() // the controls lay out its widgets
 	side := container.NewStack(sideWidth, u.ctl.build())
 
 	split := container.NewHSplit(container.NewBorder(nil, u.run.buildBatchGrid(), nil, nil, u.view.build()), u.gal.build())

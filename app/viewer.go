@@ -66,6 +66,41 @@ type viewer struct {
 	saveChooser *fileChooser
 }
 
+// followsRun reports whether the viewer shows the running generation's previews.
+func (v *viewer) followsRun() bool { return v.followRun }
+
+// setFollowRun makes the viewer follow the running generation, or stop following it.
+func (v *viewer) setFollowRun(follow bool) { v.followRun = follow }
+
+// shownEntry is the gallery image shown, if any.
+func (v *viewer) shownEntry() (gallery.Entry, bool) { return v.shown, v.shownOK }
+
+// batchMark is the file the run's grid outlines: the gallery image shown, or "" while
+// none is or the viewer follows a run.
+func (v *viewer) batchMark() string {
+	if v.shownOK && !v.followRun {
+		return v.shown.File
+	}
+	return ""
+}
+
+// showProgress shows the run's progress: frac of the whole and a line of text.
+func (v *viewer) showProgress(frac float64, text string) {
+	v.bar.SetValue(frac)
+	v.progressText.SetText(text)
+}
+
+// showRunPhase shows or hides the progress display as a run starts and ends (it stays
+// while cancelling).
+func (v *viewer) showRunPhase(p runPhase) {
+	switch p {
+	case runIdle:
+		v.progress.Hide()
+	case runRunning:
+		v.progress.Show()
+	}
+}
+
 // setImage shows img (nil for none) in the viewer and the full-size window.
 func (v *viewer) setImage(img image.Image) {
 	v.image.SetImage(img)
@@ -280,8 +315,8 @@ func (v *viewer) update() {
 		v.info.Hide()
 		v.actions.Hide()
 	}
-	v.u.run.markBatch() // the run's grid outlines the image shown
-	v.zoom.refresh()    // "Preview" comes and goes with the run
+	v.u.run.markBatch(v.batchMark()) // the run's grid outlines the image shown
+	v.zoom.refresh()                 // "Preview" comes and goes with the run
 	if v.full != nil {
 		v.full.zoom.refresh()
 	}

@@ -76,6 +76,9 @@ func inspectModel(dir string) (engine.ModelInfo, error) {
 // usable reports whether a model is chosen and opened without error.
 func (m *modelSettings) usable() bool { return m.dir != "" && m.err == nil }
 
+// modelDir is the chosen model's path, "" when none.
+func (m *modelSettings) modelDir() string { return m.dir }
+
 // modelInfo is what the chosen model is (its variant and defaults).
 func (m *modelSettings) modelInfo() engine.ModelInfo { return m.info }
 

@@ -127,7 +127,7 @@ func (c *controls) watchForm() {
 // formSettings is u.settings with the form as it stands, valid or not: fields that do
 // not hold a usable value keep their remembered one.
 func (c *controls) formSettings() settings.Settings {
-	s := c.u.settings
+	s := c.sh.settings
 	if engine.ValidatePrompt(c.prompt.Text) == nil {
 		s.Prompt = c.prompt.Text
 	}
@@ -149,7 +149,7 @@ func (c *controls) formSettings() settings.Settings {
 	if n, err := strconv.ParseUint(strings.TrimSpace(c.seed.Text), 10, 64); err == nil {
 		s.Seed = n
 	}
-	s.FormModel = c.u.model.dir
+	s.FormModel = c.model.modelDir()
 	s.Count = c.countValue()
 	return s
 }
@@ -157,12 +157,12 @@ func (c *controls) formSettings() settings.Settings {
 // formChanged remembers the form after an edit (UI goroutine). The file is written after
 // a short pause in editing, and at the latest when the UI closes.
 func (c *controls) formChanged() {
-	if !c.formWatched || c.u.life.Err() != nil {
+	if !c.formWatched || c.sh.life.Err() != nil {
 		return
 	}
-	c.u.settings = c.formSettings()
-	s := c.u.settings
-	c.u.store.pend(s, func() {
+	c.sh.settings = c.formSettings()
+	s := c.sh.settings
+	c.sh.store.pend(s, func() {
 		if c.formTimer == nil {
 			c.formTimer = time.AfterFunc(formSaveDelay, c.flushForm)
 		} else {
@@ -173,12 +173,12 @@ func (c *controls) formChanged() {
 
 // flushForm writes the pending settings, if any; safe from any goroutine.
 func (c *controls) flushForm() {
-	c.u.store.withLock(func() {
+	c.sh.store.withLock(func() {
 		if c.formTimer != nil {
 			c.formTimer.Stop()
 		}
 	})
-	if err := c.u.store.write(); err != nil {
-		c.u.post(func() { c.u.showError(err) })
+	if err := c.sh.store.write(); err != nil {
+		c.sh.post(func() { c.sh.showError(err) })
 	}
 }

@@ -163,6 +163,22 @@ func (r *refsSection) remove(path string) {
 	r.refresh()
 }
 
+// refPaths are the references' paths, in order.
+func (r *refsSection) refPaths() []string { return r.paths }
+
+// replaceRefs makes paths the references (those that can be added) and returns the ones
+// that could not be added.
+func (r *refsSection) replaceRefs(paths []string) (missing []string) {
+	r.paths = nil
+	for _, p := range paths {
+		if err := r.addReference(p); err != nil {
+			missing = append(missing, p)
+		}
+	}
+	r.refresh()
+	return missing
+}
+
 // refresh rebuilds the reference thumbnails.
 func (r *refsSection) refresh() {
 	r.show(r.paths, r.loadFileThumb, r.remove)

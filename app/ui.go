@@ -112,7 +112,11 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 		galleryReady: make(chan struct{}),
 		thumbs:       newThumbs(filepath.Join(dataDir, "thumbs"), thumbcache.Side, 2, 48<<20),
 	}}
-	u.ctl.u = u
+	u.ctl.sh = u.shell
+	u.ctl.controlsDeps = controlsDeps{
+		onGenerate: u.Generate, onCancel: u.Cancel, busy: u.run.busy, estimateSoon: u.fit.updateSoon,
+		model: &u.model, refs: &u.refs, restoreAdapters: u.adapters.restoreFromImage, shown: u.view.shownEntry,
+	}
 	u.fit.u = u
 	u.refs.u = u
 	u.adapters.u = u
@@ -282,7 +286,10 @@ func (u *UI) build() fyne.CanvasObject {
 	sideWidth := canvas.NewRectangle(color.Transparent)
 	sideWidth.SetMinSize(fyne.NewSize(sidePanelWidth, 0))
 	u.run.buildQueue() // the controls lay out its widgets
-	side := container.NewStack(sideWidth, u.ctl.build())
+	side := container.NewStack(sideWidth, u.ctl.build(panelParts{
+		refs: u.refs.build, adapters: u.adapters.build, scrolled: u.adapters.passScrollTo,
+		queueAdd: u.run.queue.add, queue: u.run.queue.box, wrapFit: u.fit.wrap,
+	}))
 
 	split := container.NewHSplit(container.NewBorder(nil, u.run.buildBatchGrid(), nil, nil, u.view.build()), u.gal.build())
 	split.Offset = 0.64

@@ -389,6 +389,31 @@ func (c *controls) usedRandomSeed(seed uint64) {
 	c.seed.SetPlaceHolder(randomPlaceholder(seed, true))
 }
 
+// applyVariant adapts the form to the model info (usable: chosen and without error):
+// guidance shows for base models only, and steps and guidance take the variant's defaults
+// unless the user changed them.
+func (c *controls) applyVariant(info engine.ModelInfo, usable bool) {
+	if usable && !info.Distilled {
+		c.guidanceBox.Show()
+	} else {
+		c.guidanceBox.Hide()
+	}
+	if def := info.DefaultSteps; def > 0 {
+		cur := strings.TrimSpace(c.steps.Text)
+		if cur == "" || cur == fmt.Sprint(c.stepsDefault) {
+			c.steps.SetText(fmt.Sprint(def))
+		}
+		c.stepsDefault = def
+		c.steps.SetPlaceHolder(fmt.Sprint(def))
+	}
+	if def := info.DefaultGuidance; def > 0 {
+		if old := c.guidanceDefault; old == 0 || c.guidance.Value == old {
+			c.guidance.SetValue(def)
+		}
+		c.guidanceDefault = def
+	}
+}
+
 // addToHistory adds a prompt that was run to the recent prompts.
 func (c *controls) addToHistory(prompt string) { c.history.add(prompt) }
 

@@ -2,6 +2,7 @@ package app
 
 import (
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/widget"
 
 	"kleinbild/app/gallery"
 	"kleinbild/engine"
@@ -33,7 +34,7 @@ type panelParts struct {
 	// queueAdd sits beside Generate and queue under it (the runner's widgets).
 	queueAdd, queue fyne.CanvasObject
 	// wrapFit holds the fit line at a steady height (fitLine.wrap).
-	wrapFit func(line fyne.CanvasObject) fyne.CanvasObject
+	wrapFit func(line *widget.Label) fyne.CanvasObject
 }
 
 // formModel is the chosen model as the form needs it (modelSettings).

@@ -163,7 +163,7 @@ func (m *modelSettings) showDialog() {
 		widget.NewSeparator(),
 		dl.box)
 	f.content = content
-	d := dialog.NewCustomWithoutButtons("Model", container.NewVScroll(content), m.u.win)
+	d := dialog.NewCustomWithoutButtons("Model", container.NewVScroll(content), m.sh.win)
 	m.dlg, m.form = d, f
 	d.SetOnClosed(func() {
 		release()
@@ -225,7 +225,7 @@ func (f *modelForm) check() {
 	f.setReport("Reading the model…")
 	f.checking.Show()
 	pick := f.pick
-	u := f.m.u
+	u := f.m.sh
 	u.bg.Add(1)
 	go func() {
 		defer u.bg.Done()

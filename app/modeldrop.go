@@ -84,7 +84,7 @@ type droppedPart struct {
 // the model is no folder) becomes the model, other files replace their part. Files are told
 // apart by their headers, off the UI goroutine.
 func (f *modelForm) drop(paths []string) {
-	u := f.m.u
+	u := f.m.sh
 	u.bg.Add(1)
 	go func() {
 		defer u.bg.Done()

@@ -22,6 +22,7 @@ import (
 	"kleinbild/app/settings"
 	"kleinbild/app/thumbcache"
 	"kleinbild/app/widgets"
+	"kleinbild/engine"
 	"kleinbild/gpu/backends"
 	"kleinbild/resources"
 )
@@ -117,12 +118,25 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 		onGenerate: u.Generate, onCancel: u.Cancel, busy: u.run.busy, estimateSoon: u.fit.updateSoon,
 		model: &u.model, refs: &u.refs, restoreAdapters: u.adapters.restoreFromImage, shown: u.view.shownEntry,
 	}
-	u.fit.u = u
+	u.fit.sh = u.shell
+	u.fit.fitDeps = fitDeps{
+		form: &u.ctl, refCount: func() int { return len(u.refs.paths) }, adapters: u.adapters.stack,
+		shapesChanged: u.adapters.setModel, chosen: &u.model, loaded: u.run.modelLoaded,
+		relayout: func() { u.ctl.box.Refresh() },
+	}
 	u.refs.u = u
 	u.adapters.u = u
 	u.view.u = u
 	u.gal.u = u
-	u.model.u = u
+	u.model.sh = u.shell
+	u.model.modelDeps = modelDeps{
+		busy: u.run.busy, deviceChanged: u.fit.updateSoon,
+		changed: func(info engine.ModelInfo, usable bool) {
+			u.ctl.applyVariant(info, usable)
+			u.fit.setModel()
+			u.view.update()
+		},
+	}
 	u.run.sh = u.shell
 	u.run.runnerDeps = runnerDeps{
 		form: &u.ctl, refs: func() []string { return u.refs.paths }, adapters: &u.adapters,

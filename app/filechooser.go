@@ -97,7 +97,7 @@ func (sh *shell) openSaveChooser(title, src, name string, start func() string, s
 
 // build makes the chooser's widgets and shows its dialog.
 func (c *fileChooser) build(title string) {
-	u := c.sh
+	sh := c.sh
 	c.path = widget.NewEntry()
 	c.path.SetPlaceHolder("Type a folder or file path and press Enter")
 	c.path.OnSubmitted = c.submit
@@ -144,13 +144,13 @@ func (c *fileChooser) build(title string) {
 	}
 	c.dlg = dialog.NewCustomWithoutButtons(title, container.NewBorder(
 		container.NewVBox(c.path, container.NewHBox(up, home, pics)),
-		bottom, nil, nil, c.list), u.win)
+		bottom, nil, nil, c.list), sh.win)
 	cancel := widget.NewButton("Cancel", c.dlg.Hide)
 	c.ok = widget.NewButtonWithIcon("", theme.ConfirmIcon(), c.confirm)
 	c.ok.Importance = widget.HighImportance
 	c.dlg.SetButtons([]fyne.CanvasObject{cancel, c.ok})
 	c.refreshOK()
-	win := u.win.Canvas().Size()
+	win := sh.win.Canvas().Size()
 	c.dlg.Resize(fyne.NewSize(min(760, win.Width-32), min(560, win.Height-32)))
 	c.dlg.Show()
 }
@@ -294,16 +294,16 @@ func (c *fileChooser) load(where func() (string, error)) {
 	my := c.gen
 	c.loading = true
 	c.refreshOK()
-	u := c.sh
-	u.bg.Add(1)
+	sh := c.sh
+	sh.bg.Add(1)
 	go func() {
-		defer u.bg.Done()
+		defer sh.bg.Done()
 		dir, err := where()
 		var items []dirItem
 		if err == nil {
 			items, err = listDirFiles(dir, c.wantsFile())
 		}
-		u.post(func() {
+		sh.post(func() {
 			if my != c.gen {
 				return
 			}
@@ -527,12 +527,12 @@ func (c *fileChooser) save(target string) {
 	}
 	c.saving = true
 	c.refreshOK()
-	u, src := c.sh, c.src
-	u.bg.Add(1)
+	sh, src := c.sh, c.src
+	sh.bg.Add(1)
 	go func() {
-		defer u.bg.Done()
+		defer sh.bg.Done()
 		exists, err := checkSaveTarget(src, target)
-		u.post(func() {
+		sh.post(func() {
 			if err != nil {
 				c.failSave(err)
 				return
@@ -550,7 +550,7 @@ func (c *fileChooser) save(target string) {
 					}
 					c.saving = false
 					c.refreshOK()
-				}, u.win)
+				}, sh.win)
 			d.SetConfirmText("Replace")
 			d.SetDismissText("Cancel")
 			d.Show()
@@ -560,12 +560,12 @@ func (c *fileChooser) save(target string) {
 
 // writeCopy copies the image to target off the UI goroutine and closes the chooser.
 func (c *fileChooser) writeCopy(target string) {
-	u, src := c.sh, c.src
-	u.bg.Add(1)
+	sh, src := c.sh, c.src
+	sh.bg.Add(1)
 	go func() {
-		defer u.bg.Done()
+		defer sh.bg.Done()
 		err := writeImageCopy(src, target)
-		u.post(func() {
+		sh.post(func() {
 			if err != nil {
 				c.failSave(err)
 				return

@@ -178,16 +178,16 @@ func (m *inpaintMode) generate() {
 // openInpaint opens Inpaint mode for the image the viewer shows, in a window of its own,
 // and returns it (nil when there is none).
 func (v *viewer) openInpaint() *inpaintMode {
-	if !v.shownOK || v.u.gallery == nil {
+	if !v.shownOK || v.sh.gallery == nil {
 		return nil
 	}
-	path := v.u.gallery.Path(v.shown)
+	path := v.sh.gallery.Path(v.shown)
 	img, err := imageio.Load(path)
 	if err != nil {
-		v.u.showError(err)
+		v.sh.showError(err)
 		return nil
 	}
-	return v.u.showInpaint(path, img)
+	return v.showInpaint(path, img)
 }
 
 // showInpaint opens Inpaint mode for the picture img read from path.
@@ -198,6 +198,14 @@ func (u *UI) showInpaint(path string, img image.Image) *inpaintMode {
 	m.win.Resize(fyne.NewSize(900, 700))
 	m.win.Show()
 	return m
+}
+
+// reuseSettings is the viewer's Reuse settings: Inpaint mode for an inpainted or
+// outpainted image (reuseInpaint), else the form's settings.
+func (u *UI) reuseSettings(meta imageio.Metadata) {
+	if _, ok := u.reuseInpaint(meta); !ok {
+		u.RestoreSettings(meta)
+	}
 }
 
 // reuseInpaint is "Reuse settings" for an inpainted or outpainted image (ok false for any

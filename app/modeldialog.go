@@ -225,12 +225,12 @@ func (f *modelForm) check() {
 	f.setReport("Reading the model…")
 	f.checking.Show()
 	pick := f.pick
-	u := f.m.sh
-	u.bg.Add(1)
+	sh := f.m.sh
+	sh.bg.Add(1)
 	go func() {
-		defer u.bg.Done()
-		r := readModelForm(u.life, sp, pick)
-		u.post(func() {
+		defer sh.bg.Done()
+		r := readModelForm(sh.life, sp, pick)
+		sh.post(func() {
 			if my == f.gen {
 				f.show(r)
 			}

@@ -126,8 +126,18 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 	}
 	u.refs.u = u
 	u.adapters.u = u
-	u.view.u = u
-	u.gal.u = u
+	u.view.sh = u.shell
+	u.view.viewerDeps = viewerDeps{
+		running: u.run.busy, modelUsable: u.model.usable, markBatch: u.run.markBatch, gal: &u.gal,
+		reuseSettings: u.reuseSettings, reuseSeed: u.ReuseSeed, addReference: u.AddReference,
+		renderLarger: u.RenderLarger, showInpaint: u.showInpaint,
+		showModelDialog: u.ShowModelDialog, downloadPanel: u.model.newDownloadPanel,
+	}
+	u.gal.sh = u.shell
+	u.gal.galleryDeps = galleryDeps{
+		view: &u.view, restoreSettings: u.RestoreSettings, renderLarger: u.run.renderLargerEntry,
+		addReference: u.AddReference,
+	}
 	u.model.sh = u.shell
 	u.model.modelDeps = modelDeps{
 		busy: u.run.busy, deviceChanged: u.fit.updateSoon,

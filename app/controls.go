@@ -414,6 +414,16 @@ func (c *controls) applyVariant(info engine.ModelInfo, usable bool) {
 	}
 }
 
+// scrollToEnd scrolls the form to its end, where the references are.
+func (c *controls) scrollToEnd() {
+	if c.scroll != nil {
+		c.scroll.ScrollToBottom()
+	}
+}
+
+// seedIsLocked reports whether the seed field is locked.
+func (c *controls) seedIsLocked() bool { return c.seedLocked }
+
 // addToHistory adds a prompt that was run to the recent prompts.
 func (c *controls) addToHistory(prompt string) { c.history.add(prompt) }
 

@@ -169,6 +169,16 @@ func (rn *runner) enqueueForm() {
 	rn.fit.confirmJob(j, "Queue", func() { rn.enqueue(j) })
 }
 
+// submit starts j, or queues it while another job runs.
+func (rn *runner) submit(j *job) {
+	if rn.cur != nil {
+		rn.enqueue(j)
+		return
+	}
+	_, err := rn.startJob(j)
+	rn.reportStartError(err)
+}
+
 // enqueue puts j at the end of the queue; it starts at once when the run it was meant to
 // wait for has ended meanwhile (while the memory question was open).
 func (rn *runner) enqueue(j *job) {

@@ -42,7 +42,6 @@ type UI struct {
 	gal      galleryView
 	model    modelSettings
 	run      runner
-	session  sessionState // the references and image remembered between runs (session.go)
 }
 
 // shell is what every component of the window shares: the window and app, the UI
@@ -124,8 +123,8 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 		shapesChanged: u.adapters.setModel, chosen: &u.model, loaded: u.run.modelLoaded,
 		relayout: func() { u.ctl.box.Refresh() },
 	}
-	u.refs.u = u
-	u.adapters.u = u
+	u.refs.sh, u.refs.estimateSoon, u.refs.showAdded = u.shell, u.fit.updateSoon, u.ctl.scrollToEnd
+	u.adapters.sh, u.adapters.estimateSoon, u.adapters.formChanged = u.shell, u.fit.updateSoon, u.ctl.formChanged
 	u.view.sh = u.shell
 	u.view.viewerDeps = viewerDeps{
 		running: u.run.busy, modelUsable: u.model.usable, markBatch: u.run.markBatch, gal: &u.gal,
@@ -135,7 +134,7 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 	}
 	u.gal.sh = u.shell
 	u.gal.galleryDeps = galleryDeps{
-		view: &u.view, restoreSettings: u.RestoreSettings, renderLarger: u.run.renderLargerEntry,
+		view: &u.view, running: u.run.busy, restoreSettings: u.RestoreSettings, renderLarger: u.run.renderLargerEntry,
 		addReference: u.AddReference,
 	}
 	u.model.sh = u.shell
@@ -194,7 +193,7 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 		u.model.refresh()
 	}
 	u.ctl.applySettings(set)
-	u.restoreSession(set)
+	u.refs.restore(set.References)
 	u.run.setUpQueue(filepath.Join(dataDir, "queue.json"))
 	u.adapters.applySettings(set)
 	if opts.Prompt != "" {
@@ -282,7 +281,7 @@ func (u *UI) loadGallery(dir string) {
 			u.setStatus("The gallery index was rebuilt from the images (" + rep.Reason + ").")
 		}
 		u.gal.refresh()
-		u.showLastViewed()
+		u.gal.showLastViewed()
 	})
 }
 

@@ -39,7 +39,8 @@ type galleryNav interface {
 
 // galleryDeps is what the gallery grid uses of the other components; newUI gives it.
 type galleryDeps struct {
-	view shownView
+	view    shownView
+	running func() bool // a generation runs
 	// The cell menu's actions: Reuse settings, Render larger, Use as reference.
 	restoreSettings func(imageio.Metadata)
 	renderLarger    func(gallery.Entry)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"kleinbild/download"
@@ -82,6 +83,13 @@ func inspectModel(dir string) (engine.ModelInfo, error) {
 		return info, err
 	}
 	return info, info.MissingError()
+}
+
+// buildButton makes the header's model button, which opens the model dialog.
+func (m *modelSettings) buildButton() *widget.Button {
+	m.button = widget.NewButtonWithIcon("No model", theme.StorageIcon(), m.showDialog)
+	m.button.Importance = widget.LowImportance
+	return m.button
 }
 
 // usable reports whether a model is chosen and opened without error.

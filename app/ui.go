@@ -22,7 +22,6 @@ import (
 	"kleinbild/app/settings"
 	"kleinbild/app/thumbcache"
 	"kleinbild/app/widgets"
-	"kleinbild/engine"
 	"kleinbild/gpu/backends"
 	"kleinbild/resources"
 )
@@ -112,58 +111,7 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 		galleryReady: make(chan struct{}),
 		thumbs:       newThumbs(filepath.Join(dataDir, "thumbs"), thumbcache.Side, 2, 48<<20),
 	}}
-	u.ctl.sh = u.shell
-	u.ctl.controlsDeps = controlsDeps{
-		onGenerate: u.Generate, onCancel: u.Cancel, busy: u.run.busy, estimateSoon: u.fit.updateSoon,
-		model: &u.model, refs: &u.refs, restoreAdapters: u.adapters.restoreFromImage, shown: u.view.shownEntry,
-	}
-	u.fit.sh = u.shell
-	u.fit.fitDeps = fitDeps{
-		form: &u.ctl, refCount: func() int { return len(u.refs.paths) }, adapters: u.adapters.stack,
-		shapesChanged: u.adapters.setModel, chosen: &u.model, loaded: u.run.modelLoaded,
-		relayout: func() { u.ctl.box.Refresh() },
-	}
-	u.refs.sh, u.refs.estimateSoon, u.refs.showAdded = u.shell, u.fit.updateSoon, u.ctl.scrollToEnd
-	u.adapters.sh, u.adapters.estimateSoon, u.adapters.formChanged = u.shell, u.fit.updateSoon, u.ctl.formChanged
-	u.view.sh = u.shell
-	u.view.viewerDeps = viewerDeps{
-		running: u.run.busy, modelUsable: u.model.usable, markBatch: u.run.markBatch, gal: &u.gal,
-		reuseSettings: u.reuseSettings, reuseSeed: u.ReuseSeed, addReference: u.AddReference,
-		renderLarger: u.RenderLarger, showInpaint: u.showInpaint,
-		showModelDialog: u.ShowModelDialog, downloadPanel: u.model.newDownloadPanel,
-	}
-	u.gal.sh = u.shell
-	u.gal.galleryDeps = galleryDeps{
-		view: &u.view, running: u.run.busy, restoreSettings: u.RestoreSettings, renderLarger: u.run.renderLargerEntry,
-		addReference: u.AddReference,
-	}
-	u.model.sh = u.shell
-	u.model.modelDeps = modelDeps{
-		busy: u.run.busy, deviceChanged: u.fit.updateSoon,
-		changed: func(info engine.ModelInfo, usable bool) {
-			u.ctl.applyVariant(info, usable)
-			u.fit.setModel()
-			u.view.update()
-		},
-	}
-	u.run.sh = u.shell
-	u.run.runnerDeps = runnerDeps{
-		form: &u.ctl, refs: func() []string { return u.refs.paths }, adapters: &u.adapters,
-		model: &u.model, fit: &u.fit, view: &u.view, gal: &u.gal,
-		phaseChanged: func(p runPhase) {
-			u.ctl.showRunPhase(p)
-			u.view.showRunPhase(p)
-			u.model.showRunPhase(p)
-		},
-	}
-	u.run.open = engineOpener(filepath.Join(dataDir, "cache", "prompts"))
-	u.run.notify = newRunNotifier(a, w, func(fn func()) { u.post(fn) }) // u.post is set below
-	u.run.tuner = deviceTuner{needs: backends.DefaultNeedsTuning, tune: backends.DefaultTuned}
-	if opts.Open != nil {
-		u.run.open = folderOpener(opts.Open)
-		u.run.tuner = deviceTuner{} // a generator of the caller's (tests): no device to tune
-	}
-	u.fit.calibrate = opts.calibrate
+	u.wire()
 	u.life, u.stop = context.WithCancel(context.Background())
 	// Once stopped, the window is going away: late results are dropped rather than run
 	// off the UI goroutine by a driver that has stopped its event loop.
@@ -224,7 +172,7 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 		if u.gal.typedKey(ev) {
 			return
 		}
-		if ev.Name == fyne.KeyEscape && u.run.cur != nil {
+		if ev.Name == fyne.KeyEscape && u.run.busy() {
 			u.Cancel()
 		}
 		u.view.typedKey(w.Canvas(), u.view.image, ev)
@@ -300,10 +248,8 @@ func (u *UI) build() fyne.CanvasObject {
 	logo.SetMinSize(fyne.NewSquareSize(28))
 	title := widget.NewLabelWithStyle("Kleinbild", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	title.SizeName = theme.SizeNameSubHeadingText
-	u.model.button = widget.NewButtonWithIcon("No model", theme.StorageIcon(), u.ShowModelDialog)
-	u.model.button.Importance = widget.LowImportance
 	header := container.NewBorder(nil, nil,
-		container.NewHBox(logo, title), container.NewHBox(u.model.button))
+		container.NewHBox(logo, title), container.NewHBox(u.model.buildButton()))
 
 	// The side panel scrolls its form and keeps Generate in view (see controls.build).
 	sideWidth := canvas.NewRectangle(color.Transparent)

@@ -32,7 +32,7 @@ import (
 type adaptersSection struct {
 	sh *shell
 	// estimateSoon asks the fit line for a new estimate; formChanged remembers the form
-	// (given in newUI).
+	// (given in UI.wire).
 	estimateSoon, formChanged func()
 	entries                   []*adapterEntry
 	list                      *fyne.Container

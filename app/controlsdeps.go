@@ -9,7 +9,8 @@ import (
 	"kleinbild/engine/imageio"
 )
 
-// controlsDeps is what the generation controls use of the other components; newUI gives it.
+// controlsDeps is what the generation controls use of the other components; UI.wire
+// gives it.
 type controlsDeps struct {
 	// onGenerate and onCancel are the runner's Generate and Cancel; busy reports whether
 	// a generation runs.

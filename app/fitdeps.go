@@ -7,7 +7,7 @@ import (
 	"kleinbild/gpu/backends"
 )
 
-// fitDeps is what the fit line uses of the other components; newUI gives it.
+// fitDeps is what the fit line uses of the other components; UI.wire gives it.
 type fitDeps struct {
 	form     estimateForm
 	refCount func() int // how many reference images the form has

@@ -44,7 +44,7 @@ type modelSettings struct {
 	dev deviceState
 }
 
-// modelDeps is what the model settings use of the other components; newUI gives it.
+// modelDeps is what the model settings use of the other components; UI.wire gives it.
 type modelDeps struct {
 	busy func() bool // a generation runs: the model does not change under it
 	// changed tells the others that the model changed: its info, and whether it is

@@ -72,7 +72,7 @@ func (sh *shell) remember(s settings.Settings) {
 }
 
 // unreadableNotice names the unreadable gallery files (the first few and a count of the
-// rest) unless this same set was reported before; it updates u.settings to remember it.
+// rest) unless this same set was reported before; it updates sh.settings to remember it.
 func (sh *shell) unreadableNotice(files []string) string {
 	files = slices.Sorted(slices.Values(files))
 	set := strings.Join(files, "/")
@@ -124,8 +124,8 @@ func (c *controls) watchForm() {
 	c.formWatched = true
 }
 
-// formSettings is u.settings with the form as it stands, valid or not: fields that do
-// not hold a usable value keep their remembered one.
+// formSettings is the remembered settings (sh.settings) with the form as it stands,
+// valid or not: fields that do not hold a usable value keep their remembered one.
 func (c *controls) formSettings() settings.Settings {
 	s := c.sh.settings
 	if engine.ValidatePrompt(c.prompt.Text) == nil {

@@ -39,7 +39,7 @@ type refsSection struct {
 	// empty list is the form still being built, not the user's choice.
 	restored bool
 	// estimateSoon asks the fit line for a new estimate; showAdded scrolls the form to
-	// the references, at its end (given in newUI).
+	// the references, at its end (given in UI.wire).
 	estimateSoon, showAdded func()
 
 	add  *widget.Button

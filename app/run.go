@@ -428,7 +428,7 @@ func (rn *runner) makeImage(ctx context.Context, r *runState, gen Generator, req
 		meta.Guidance = req.Guidance
 	}
 	select {
-	case <-rn.sh.galleryReady: // u.gallery is not written after this closes
+	case <-rn.sh.galleryReady: // sh.gallery is not written after this closes
 	case <-rn.sh.life.Done():
 		return savedImage{}, nil, &runOutcome{err: context.Canceled} // shutting down before the gallery has loaded
 	}

@@ -10,7 +10,7 @@ import (
 	"kleinbild/estimate"
 )
 
-// runnerDeps is what the runner uses of the other components; newUI gives it.
+// runnerDeps is what the runner uses of the other components; UI.wire gives it.
 type runnerDeps struct {
 	form     runForm
 	refs     func() []string // the reference images' paths, in order

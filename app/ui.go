@@ -32,7 +32,8 @@ import (
 type UI struct {
 	*shell
 
-	// The components, each owning its widgets and state.
+	// The components, each owning its widgets and state. They know each other only
+	// through what wire (wiring.go) gives them.
 	ctl      controls
 	fit      fitLine
 	refs     refsSection

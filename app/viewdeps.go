@@ -7,7 +7,7 @@ import (
 	"kleinbild/engine/imageio"
 )
 
-// viewerDeps is what the viewer uses of the other components; newUI gives it.
+// viewerDeps is what the viewer uses of the other components; UI.wire gives it.
 type viewerDeps struct {
 	running     func() bool // a generation runs
 	modelUsable func() bool // a model is chosen and usable (else the viewer shows the setup)
@@ -37,7 +37,7 @@ type galleryNav interface {
 	deleteShown()
 }
 
-// galleryDeps is what the gallery grid uses of the other components; newUI gives it.
+// galleryDeps is what the gallery grid uses of the other components; UI.wire gives it.
 type galleryDeps struct {
 	view    shownView
 	running func() bool // a generation runs

@@ -30,13 +30,16 @@ import (
 // accepts the list of keys that match nothing; one made for another model cannot be
 // switched on. The list is remembered in the settings.
 type adaptersSection struct {
-	u       *UI
-	entries []*adapterEntry
-	list    *fyne.Container
-	hint    *widget.RichText
-	err     *widget.Label
-	folder  loraFolder
-	lastDir string // the folder adapters were last added from by the chooser (this session)
+	sh *shell
+	// estimateSoon asks the fit line for a new estimate; formChanged remembers the form
+	// (given in UI.wire).
+	estimateSoon, formChanged func()
+	entries                   []*adapterEntry
+	list                      *fyne.Container
+	hint                      *widget.RichText
+	err                       *widget.Label
+	folder                    loraFolder
+	lastDir                   string // the folder adapters were last added from by the chooser (this session)
 	// layers are the current model's adaptable layers (nil: no model known).
 	layers map[lora.Component]lora.Layers
 	// formScroll is the form's scroll, which the wheel over the section's fields moves.
@@ -80,7 +83,7 @@ func (s *adaptersSection) showAdd() *fileChooser {
 	if last == "" {
 		last = s.folder.dir
 	}
-	return s.u.openChooser("Add adapters", chooseAdapters, func() string {
+	return s.sh.openChooser("Add adapters", chooseAdapters, func() string {
 		home, cfg := userDirs()
 		return startFolder(last, home, cfg, runtime.GOOS)
 	}, func(paths []string) {
@@ -142,23 +145,23 @@ func (s *adaptersSection) showErr(err error) {
 // result is applied.
 func (s *adaptersSection) addFiles(paths []string, loud bool) <-chan struct{} {
 	done := make(chan struct{})
-	u := s.u
-	u.bg.Add(1)
+	sh := s.sh
+	sh.bg.Add(1)
 	go func() {
-		defer u.bg.Done()
+		defer sh.bg.Done()
 		loaded, err := openAdapters(paths)
-		u.post(func() {
+		sh.post(func() {
 			defer close(done)
 			for _, a := range loaded {
 				s.add(a, settings.Adapter{Path: a.Path, Strength: 1}, true)
 			}
 			s.showErr(err)
 			if err != nil && loud {
-				u.showError(err)
+				sh.showError(err)
 			}
 			if len(loaded) > 0 {
 				s.changed()
-				u.setStatus(fmt.Sprintf("Added %s as an adapter.", adapterNames(loaded)))
+				sh.setStatus(fmt.Sprintf("Added %s as an adapter.", adapterNames(loaded)))
 			}
 		})
 	}()
@@ -229,7 +232,7 @@ func (s *adaptersSection) add(a *lora.Adapter, st settings.Adapter, ask bool) *a
 	if ask && !st.Off && e.fit != nil && len(e.fit.Mismatched) == 0 && !e.partial {
 		s.askPartial(e)
 	}
-	s.u.fit.updateSoon()
+	s.estimateSoon()
 	return e
 }
 
@@ -303,7 +306,7 @@ func (s *adaptersSection) askPartial(e *adapterEntry) {
 			e.partial = true
 			s.showStatus(e)
 			e.on.SetChecked(true) // switched: remembers
-		}, s.u.win)
+		}, s.sh.win)
 	d.Resize(fyne.NewSize(560, 400))
 	d.Show()
 }
@@ -406,9 +409,9 @@ func (s *adaptersSection) remove(e *adapterEntry) {
 
 // changed remembers the list and redoes the fit estimate.
 func (s *adaptersSection) changed() {
-	s.u.settings.Adapters = s.remembered()
-	s.u.ctl.formChanged()
-	s.u.fit.updateSoon()
+	s.sh.settings.Adapters = s.remembered()
+	s.formChanged()
+	s.estimateSoon()
 }
 
 // remembered is the list as the settings keep it.

@@ -73,7 +73,7 @@ func (c *controls) buildAspect() fyne.CanvasObject {
 		c.applyAspect(c.aspect.SelectedIndex())
 		c.aspect.ClearSelected() // a menu of actions: the fields show the result
 	}
-	use := widgets.NewTipButton(c.u.tips, theme.ViewFullScreenIcon(), useSizeTip, c.useImageSize)
+	use := widgets.NewTipButton(c.sh.tips, theme.ViewFullScreenIcon(), useSizeTip, c.useImageSize)
 	use.Importance = widget.MediumImportance
 	return container.NewBorder(nil, nil, nil, use, c.aspect)
 }
@@ -107,21 +107,21 @@ func (c *controls) useImageSize() {
 			if w != iw || h != ih {
 				msg = fmt.Sprintf("Size set from %s %s (%d × %d): %d × %d, the nearest size Kleinbild makes.", what, filepath.Base(path), iw, ih, w, h)
 			}
-			c.u.setStatus(msg)
+			c.sh.setStatus(msg)
 			return
 		}
 	}
-	c.u.setStatus("No size taken: " + err.Error())
+	c.sh.setStatus("No size taken: " + err.Error())
 }
 
 // sizeSource is the image "use the image's size" reads: the first reference, or else the
 // gallery image in the viewer.
 func (c *controls) sizeSource() (path, what string, err error) {
-	if len(c.u.refs.paths) > 0 {
-		return c.u.refs.paths[0], "the reference", nil
+	if refs := c.refs.refPaths(); len(refs) > 0 {
+		return refs[0], "the reference", nil
 	}
-	if c.u.view.shownOK && c.u.gallery != nil {
-		return c.u.gallery.Path(c.u.view.shown), "the image", nil
+	if e, ok := c.shown(); ok && c.sh.gallery != nil {
+		return c.sh.gallery.Path(e), "the image", nil
 	}
 	return "", "", errors.New("add a reference image or pick an image in the gallery first")
 }

@@ -34,7 +34,7 @@ func (rn *runner) buildBatchGrid() fyne.CanvasObject {
 	b.title = widget.NewLabel("")
 	b.title.SizeName = theme.SizeNameCaptionText
 	b.title.Truncation = fyne.TextTruncateEllipsis
-	closeBtn := widgets.NewTipButton(rn.u.tips, theme.CancelIcon(), "Close", rn.hideBatch)
+	closeBtn := widgets.NewTipButton(rn.sh.tips, theme.CancelIcon(), "Close", rn.hideBatch)
 	b.rows = container.NewHBox()
 	// One row in a horizontal scroll: a long run neither widens nor heightens the window,
 	// and a wide window shows as many tiles as fit.
@@ -61,13 +61,13 @@ func (rn *runner) showBatch(entries []gallery.Entry) {
 		b.tiles = append(b.tiles, t)
 		b.marks = append(b.marks, mark)
 		b.rows.Add(container.NewStack(t, mark))
-		if rn.u.gallery != nil {
-			rn.u.loadThumb(&t.thumbImage, e.SHA256, rn.u.gallery.Path(e))
+		if rn.sh.gallery != nil {
+			rn.sh.loadThumb(&t.thumbImage, e.SHA256, rn.sh.gallery.Path(e))
 		}
 	}
 	b.title.SetText(fmt.Sprintf("This run: %d images. Click one to see it large.", len(entries)))
 	b.box.Show()
-	rn.markBatch()
+	rn.markBatch(rn.view.batchMark())
 }
 
 // hideBatch takes the grid away.
@@ -80,18 +80,18 @@ func (rn *runner) hideBatch() {
 
 // pickBatch shows a run's image in the viewer (a tile's tap).
 func (rn *runner) pickBatch(file string) {
-	rn.u.gal.selectEntry(file, nil) // the viewer then moves the outline (markBatch)
+	rn.gal.selectEntry(file, nil) // the viewer then moves the outline (markBatch)
 }
 
-// markBatch outlines the tile of the image the viewer shows, and none when that image is
-// not in the grid or the viewer follows a run's previews. The viewer calls it whenever it
-// changes, so the outline follows gallery picks and arrow keys as well as taps here.
-func (rn *runner) markBatch() {
+// markBatch outlines the tile of shown, the gallery image the viewer shows ("" while it
+// shows none or follows a run's previews), and none when that image is not in the grid.
+// The viewer calls it whenever it changes, so the outline follows gallery picks and arrow
+// keys as well as taps here.
+func (rn *runner) markBatch(shown string) {
 	b := &rn.batch
-	v := &rn.u.view
 	for i, m := range b.marks {
 		c := color.Color(color.Transparent)
-		if v.shownOK && !v.followRun && v.shown.File == b.files[i] {
+		if shown != "" && shown == b.files[i] {
 			c = theme.Color(theme.ColorNamePrimary)
 		}
 		if m.StrokeColor != c {

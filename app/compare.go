@@ -49,7 +49,7 @@ func (g *galleryView) compareChecked() {
 
 // openCompare shows a and b in the A/B window, opening it or bringing it forward.
 func (g *galleryView) openCompare(a, b gallery.Entry) {
-	if g.u.gallery == nil {
+	if g.sh.gallery == nil {
 		return
 	}
 	if g.cmp == nil {
@@ -67,7 +67,7 @@ func (g *galleryView) openCompare(a, b gallery.Entry) {
 
 // newCompareView builds the A/B window; closing it forgets it.
 func (g *galleryView) newCompareView() *compareView {
-	c := &compareView{win: g.u.app.NewWindow("Compare – Kleinbild")}
+	c := &compareView{win: g.sh.app.NewWindow("Compare – Kleinbild")}
 	var sides [2]fyne.CanvasObject
 	for i, name := range []string{"A", "B"} {
 		c.images[i] = canvas.NewImageFromImage(nil)
@@ -112,12 +112,12 @@ func (c *compareView) show(i int, img image.Image, e gallery.Entry) {
 // loadCompareImage decodes e off the UI goroutine and shows it on side i, unless the
 // window has moved on to other images meanwhile.
 func (g *galleryView) loadCompareImage(c *compareView, i int, e gallery.Entry) {
-	path := g.u.gallery.Path(e)
-	g.u.bg.Add(1)
+	path := g.sh.gallery.Path(e)
+	g.sh.bg.Add(1)
 	go func() {
-		defer g.u.bg.Done()
+		defer g.sh.bg.Done()
 		img, err := thumbcache.DecodeFile(path)
-		g.u.post(func() {
+		g.sh.post(func() {
 			if g.cmp != c || c.entries[i].File != e.File {
 				return
 			}

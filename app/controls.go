@@ -62,7 +62,8 @@ var errInvalidForm = errors.New("some settings are invalid")
 
 // controls are the generation settings in the side panel.
 type controls struct {
-	u *UI
+	sh *shell
+	controlsDeps
 
 	prompt    *widgets.ShortcutEntry
 	promptErr *widget.Label
@@ -125,22 +126,23 @@ type form struct {
 	count         int
 }
 
-// build creates the side panel: the form, the references and the Generate button.
-func (c *controls) build() fyne.CanvasObject {
-	c.prompt = widgets.NewShortcutEntry(true, c.u.Generate)
+// build creates the side panel: the form, the references and the Generate button, with
+// the other components' parts p.
+func (c *controls) build(p panelParts) fyne.CanvasObject {
+	c.prompt = widgets.NewShortcutEntry(true, c.onGenerate)
 	c.prompt.SetPlaceHolder("Describe the image you want…")
 	c.prompt.SetMinRowsVisible(5)
 	c.promptErr = fieldError()
-	c.history = newPromptHistory(filepath.Join(c.u.dataDir, "history.json"), c.u.tips, c.u.win.Canvas(),
-		func(p string) { c.prompt.SetText(p) }, func(err error) { c.u.post(func() { c.u.showError(err) }) })
+	c.history = newPromptHistory(filepath.Join(c.sh.dataDir, "history.json"), c.sh.tips, c.sh.win.Canvas(),
+		func(p string) { c.prompt.SetText(p) }, func(err error) { c.sh.post(func() { c.sh.showError(err) }) })
 
 	sizeRow := c.buildSize()
 
-	c.steps = widgets.NewShortcutEntry(false, c.u.Generate)
+	c.steps = widgets.NewShortcutEntry(false, c.onGenerate)
 	c.steps.SetPlaceHolder("auto")
 	c.steps.OnChanged = func(string) {
 		c.checkSteps()
-		c.u.fit.updateSoon()
+		c.estimateSoon()
 	}
 	c.stepsErr = fieldError()
 
@@ -149,7 +151,7 @@ func (c *controls) build() fyne.CanvasObject {
 	c.guidanceVal = widget.NewLabel("4.0")
 	c.guidance.OnChanged = func(v float64) {
 		c.guidanceVal.SetText(strconv.FormatFloat(v, 'f', 1, 64))
-		c.u.fit.updateSoon()
+		c.estimateSoon()
 	}
 	c.guidance.SetValue(4)
 	c.guidanceBox = container.NewVBox(sectionTitle("Guidance"),
@@ -163,15 +165,15 @@ func (c *controls) build() fyne.CanvasObject {
 	c.schedule = widget.NewSelect(schedLabels, nil)
 	c.schedule.SetSelectedIndex(0)
 
-	c.seed = widgets.NewShortcutEntry(false, c.u.Generate)
+	c.seed = widgets.NewShortcutEntry(false, c.onGenerate)
 	c.seed.SetPlaceHolder(randomPlaceholder(0, false))
 	c.seed.OnChanged = func(string) { c.seedEdited() }
 	c.seedErr = fieldError()
-	c.dice = widgets.NewTipButton(c.u.tips, theme.NewThemedResource(resources.Dice), "Pick a random seed", func() {
+	c.dice = widgets.NewTipButton(c.sh.tips, theme.NewThemedResource(resources.Dice), "Pick a random seed", func() {
 		c.seed.SetText(strconv.FormatUint(randomSeed(), 10))
 	})
 	c.dice.Importance = widget.MediumImportance
-	c.lock = widgets.NewTipButton(c.u.tips, theme.NewThemedResource(resources.LockOpen), lockTip(false), c.toggleSeedLocked)
+	c.lock = widgets.NewTipButton(c.sh.tips, theme.NewThemedResource(resources.LockOpen), lockTip(false), c.toggleSeedLocked)
 	c.lock.Importance = widget.MediumImportance
 	seedRow := container.NewBorder(nil, nil, nil, container.NewHBox(c.dice, c.lock), c.seed)
 	c.noise = newNoiseSelect(c.formChanged)
@@ -182,7 +184,7 @@ func (c *controls) build() fyne.CanvasObject {
 	}
 	c.count = widget.NewSelect(counts, func(string) {
 		c.formChanged()
-		c.u.fit.updateSoon() // the time shown covers every image
+		c.estimateSoon() // the time shown covers every image
 	})
 	c.count.SetSelectedIndex(0)
 	countHint := widget.NewLabel("seeds count up by one")
@@ -190,7 +192,6 @@ func (c *controls) build() fyne.CanvasObject {
 	countHint.Importance = widget.LowImportance
 	countRow := container.NewBorder(nil, nil, nil, countHint, c.count)
 
-	c.u.run.queue = newJobQueue(c.u.tips, c.u.run.enqueueForm, c.u.run.resumeQueue)
 	c.generate = widget.NewButtonWithIcon("Generate", theme.NewThemedResource(resources.Sparkles), c.generateOrCancel)
 	c.generate.Importance = widget.HighImportance
 	c.fit = widget.NewLabel("")
@@ -214,9 +215,9 @@ func (c *controls) build() fyne.CanvasObject {
 		spacer(4),
 		sectionTitle("Images per run"), countRow,
 		spacer(4),
-		c.u.refs.build(),
+		p.refs(),
 		spacer(4),
-		c.u.adapters.build(),
+		p.adapters(),
 	)
 	// Generate, its fit line and (while running) Cancel stay in view under the form, which
 	// scrolls on its own in a short window.
@@ -224,9 +225,9 @@ func (c *controls) build() fyne.CanvasObject {
 	for _, e := range []*widgets.ShortcutEntry{c.prompt, c.width, c.height, c.steps, c.seed} {
 		e.PassScrollTo(c.scroll) // the wheel over a field scrolls the form
 	}
-	c.u.adapters.passScrollTo(c.scroll)
+	p.scrolled(c.scroll)
 	c.box = container.NewBorder(nil, container.NewPadded(container.NewVBox(
-		container.NewBorder(nil, nil, nil, c.u.run.queue.add, c.generate), c.u.run.queue.box, c.u.fit.wrap(c.fit))), nil, nil,
+		container.NewBorder(nil, nil, nil, p.queueAdd, c.generate), p.queue, p.wrapFit(c.fit))), nil, nil,
 		c.scroll)
 	return c.box
 }
@@ -248,8 +249,8 @@ func (c *controls) buildSize() fyne.CanvasObject {
 			}
 		}
 	})
-	c.width = widgets.NewShortcutEntry(false, c.u.Generate)
-	c.height = widgets.NewShortcutEntry(false, c.u.Generate)
+	c.width = widgets.NewShortcutEntry(false, c.onGenerate)
+	c.height = widgets.NewShortcutEntry(false, c.onGenerate)
 	c.sizeErr = fieldError()
 	for _, e := range []*widgets.ShortcutEntry{c.width, c.height} {
 		e.OnChanged = func(string) {
@@ -258,7 +259,7 @@ func (c *controls) buildSize() fyne.CanvasObject {
 			}
 		}
 	}
-	swap := widgets.NewTipButton(c.u.tips, theme.NewThemedResource(resources.Swap), "Swap width and height", func() {
+	swap := widgets.NewTipButton(c.sh.tips, theme.NewThemedResource(resources.Swap), "Swap width and height", func() {
 		c.setSize(atoiOr(c.height.Text, 0), atoiOr(c.width.Text, 0))
 	})
 	times := widget.NewLabel("×")
@@ -269,11 +270,11 @@ func (c *controls) buildSize() fyne.CanvasObject {
 
 // generateOrCancel is the main button's action.
 func (c *controls) generateOrCancel() {
-	if c.u.run.cur != nil {
-		c.u.Cancel()
+	if c.busy() {
+		c.onCancel()
 		return
 	}
-	c.u.Generate()
+	c.onGenerate()
 }
 
 // setSize puts w×h in the size fields and selects the matching preset.
@@ -303,7 +304,7 @@ func (c *controls) checkSize() (w, h int, ok bool) {
 		c.preset.SetSelected(sel)
 		c.syncing = false
 	}
-	c.u.fit.updateSoon()
+	c.estimateSoon()
 	return w, h, msg == ""
 }
 
@@ -388,6 +389,65 @@ func (c *controls) usedRandomSeed(seed uint64) {
 	c.seed.SetPlaceHolder(randomPlaceholder(seed, true))
 }
 
+// applyVariant adapts the form to the model info (usable: chosen and without error):
+// guidance shows for base models only, and steps and guidance take the variant's defaults
+// unless the user changed them.
+func (c *controls) applyVariant(info engine.ModelInfo, usable bool) {
+	if usable && !info.Distilled {
+		c.guidanceBox.Show()
+	} else {
+		c.guidanceBox.Hide()
+	}
+	if def := info.DefaultSteps; def > 0 {
+		cur := strings.TrimSpace(c.steps.Text)
+		if cur == "" || cur == fmt.Sprint(c.stepsDefault) {
+			c.steps.SetText(fmt.Sprint(def))
+		}
+		c.stepsDefault = def
+		c.steps.SetPlaceHolder(fmt.Sprint(def))
+	}
+	if def := info.DefaultGuidance; def > 0 {
+		if old := c.guidanceDefault; old == 0 || c.guidance.Value == old {
+			c.guidance.SetValue(def)
+		}
+		c.guidanceDefault = def
+	}
+}
+
+// scrollToEnd scrolls the form to its end, where the references are.
+func (c *controls) scrollToEnd() {
+	if c.scroll != nil {
+		c.scroll.ScrollToBottom()
+	}
+}
+
+// seedIsLocked reports whether the seed field is locked.
+func (c *controls) seedIsLocked() bool { return c.seedLocked }
+
+// addToHistory adds a prompt that was run to the recent prompts.
+func (c *controls) addToHistory(prompt string) { c.history.add(prompt) }
+
+// showRunPhase makes the main button Generate, Cancel or a disabled "Cancelling…".
+func (c *controls) showRunPhase(p runPhase) {
+	b := c.generate
+	switch p {
+	case runIdle:
+		b.SetText("Generate")
+		b.SetIcon(theme.NewThemedResource(resources.Sparkles))
+		b.Importance = widget.HighImportance
+		b.Enable()
+	case runCancelling:
+		b.SetText("Cancelling…")
+		b.Disable()
+	default:
+		b.SetText("Cancel")
+		b.SetIcon(theme.MediaStopIcon())
+		b.Importance = widget.DangerImportance
+		b.Enable()
+	}
+	b.Refresh()
+}
+
 // randomPlaceholder is the seed field's text while it is empty (random).
 func randomPlaceholder(last uint64, known bool) string {
 	if !known {
@@ -429,7 +489,7 @@ func (c *controls) readForm() (form, bool) {
 	f.steps, stepsOK = c.checkSteps()
 	f.seed, f.seedGiven, seedOK = c.checkSeed()
 	ok = ok && sizeOK && stepsOK && seedOK
-	if !c.u.model.info.Distilled {
+	if !c.model.modelInfo().Distilled {
 		f.guidance = c.guidance.Value
 	}
 	f.schedule = schedules[max(0, c.schedule.SelectedIndex())].value
@@ -461,7 +521,7 @@ func (c *controls) applySettings(s settings.Settings) {
 	if formModel == "" {
 		formModel = s.ModelDir
 	}
-	if formModel == c.u.model.dir {
+	if formModel == c.model.modelDir() {
 		if s.Steps > 0 {
 			c.steps.SetText(strconv.Itoa(s.Steps))
 		}
@@ -492,12 +552,12 @@ func (c *controls) setSchedule(value string) {
 
 // currentSettings captures the controls for remembering.
 func (c *controls) currentSettings(f form) settings.Settings {
-	s := c.u.settings
+	s := c.sh.settings
 	s.Prompt, s.Width, s.Height, s.Steps = f.prompt, f.width, f.height, f.steps
 	s.Guidance, s.Schedule, s.Noise = c.guidance.Value, f.schedule, f.noise
 	s.Seed, s.SeedLocked = f.seed, c.seedLocked
 	s.Count = f.count
-	s.FormModel = c.u.model.dir
+	s.FormModel = c.model.modelDir()
 	return s
 }
 
@@ -526,7 +586,7 @@ func (c *controls) restoreSettings(m imageio.Metadata) {
 	c.setSchedule(m.Schedule)
 	setNoise(c.noise, m.Noise)
 	c.reuseSeed(m.Seed)
-	c.u.adapters.restoreFromImage(m.Adapters)
+	c.restoreAdapters(m.Adapters)
 	var notes []string
 	if promptErr != nil {
 		notes = append(notes, fmt.Sprintf("not the prompt: it is %d KB long, at most %d KB are allowed", len(m.Prompt)>>10, engine.MaxPromptBytes>>10))
@@ -535,7 +595,7 @@ func (c *controls) restoreSettings(m imageio.Metadata) {
 	for _, r := range m.References {
 		want = append(want, r.Path)
 	}
-	have := c.u.refs.paths
+	have := c.refs.refPaths()
 	if len(have) == 0 || slices.Equal(have, want) {
 		c.restoreRefs(want, true, notes)
 		return
@@ -551,7 +611,7 @@ func (c *controls) restoreSettings(m imageio.Metadata) {
 		} else {
 			c.restoreRefs(nil, false, append(notes, "not the reference images (yours are kept)"))
 		}
-	}, c.u.win)
+	}, c.sh.win)
 	d.SetConfirmText("Replace")
 	d.SetDismissText("Keep mine")
 	d.Show()
@@ -561,22 +621,14 @@ func (c *controls) restoreSettings(m imageio.Metadata) {
 // exist); notes are what was not restored, for the message.
 func (c *controls) restoreRefs(paths []string, replace bool, notes []string) {
 	if replace {
-		c.u.refs.paths = nil
-		var missing []string
-		for _, p := range paths {
-			if err := c.u.refs.addReference(p); err != nil {
-				missing = append(missing, p)
-			}
-		}
-		c.u.refs.refresh()
-		if len(missing) > 0 {
+		if missing := c.refs.replaceRefs(paths); len(missing) > 0 {
 			notes = append(notes, fmt.Sprintf("%d reference image(s) that no longer exist: %s", len(missing), strings.Join(missing, ", ")))
 		}
 	}
 	if len(notes) > 0 {
-		c.u.showNotice("Settings restored, but " + strings.Join(notes, "; ") + ".")
+		c.sh.showNotice("Settings restored, but " + strings.Join(notes, "; ") + ".")
 	} else {
-		c.u.setStatus("Settings restored.")
+		c.sh.setStatus("Settings restored.")
 	}
 }
 

@@ -70,21 +70,21 @@ func (m *modelSettings) effectiveDevice() string {
 // probeDevices lists the devices off the UI goroutine (probing GPU adapters takes about
 // 100 ms) and then shows them.
 func (m *modelSettings) probeDevices() {
-	list := m.u.opts.devices
+	list := m.sh.opts.devices
 	if list == nil {
 		list = backends.Devices
 	}
 	env := os.Getenv(backends.EnvBackend)
-	m.u.bg.Add(1)
+	m.sh.bg.Add(1)
 	go func() {
-		defer m.u.bg.Done()
+		defer m.sh.bg.Done()
 		ds := list()
-		m.u.post(func() {
+		m.sh.post(func() {
 			m.dev.list, m.dev.probed = ds, true
 			m.refreshDeviceSelect()
-			m.u.fit.updateSoon()
+			m.deviceChanged()
 			if msg := m.envBackendNotice(env); msg != "" {
-				m.u.addNotice(msg)
+				m.sh.addNotice(msg)
 			}
 		})
 	}()
@@ -172,9 +172,9 @@ func deviceFailure(err error, gen Generator, gpuName string) bool {
 // says so (UI goroutine).
 func (m *modelSettings) fallBackToCPU(msg string) {
 	m.dev.fallback = msg
-	m.u.banner.show(fmt.Sprintf("The GPU failed: %s. The next run uses the CPU.", strings.TrimSuffix(msg, ".")), true)
+	m.sh.banner.show(fmt.Sprintf("The GPU failed: %s. The next run uses the CPU.", strings.TrimSuffix(msg, ".")), true)
 	m.refreshDeviceSelect()
-	m.u.fit.updateSoon()
+	m.deviceChanged()
 }
 
 // chooseDevice makes id ("" automatic) the device of the next generations and remembers it;
@@ -184,10 +184,10 @@ func (m *modelSettings) chooseDevice(id string) {
 		return
 	}
 	m.dev.choice, m.dev.fallback = id, ""
-	m.u.settings.Device = id
-	m.u.remember(m.u.settings)
+	m.sh.settings.Device = id
+	m.sh.remember(m.sh.settings)
 	m.refreshDeviceSelect()
-	m.u.fit.updateSoon()
+	m.deviceChanged()
 }
 
 // autoLabel is the select's first option.

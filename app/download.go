@@ -114,7 +114,7 @@ func variantLabel(v download.Variant) string {
 
 // defaultDownloadDir is where a variant is downloaded unless the user picks another folder.
 func (m *modelSettings) defaultDownloadDir(v download.Variant) string {
-	return filepath.Join(m.u.dataDir, "models", v.ID)
+	return filepath.Join(m.sh.dataDir, "models", v.ID)
 }
 
 // partialDownload reports whether dir holds an unfinished download (hub's state folder, and
@@ -144,7 +144,7 @@ func (m *modelSettings) newDownloadPanel() (p *downloadPanel, release func()) {
 	}
 	p.dest = widget.NewEntry()
 	p.dest.SetPlaceHolder("Destination folder")
-	p.dest.OnChanged = func(string) { p.refresh(m.u) }
+	p.dest.OnChanged = func(string) { p.refresh(m) }
 	p.note = widget.NewLabel("")
 	p.note.Wrapping = fyne.TextWrapWord
 	p.note.SizeName = theme.SizeNameCaptionText
@@ -157,18 +157,18 @@ func (m *modelSettings) newDownloadPanel() (p *downloadPanel, release func()) {
 			p.dest.SetText(def)
 		}
 		p.defaultDest = def
-		p.refresh(m.u)
+		p.refresh(m)
 	})
 	p.cached = container.NewVBox()
 	p.token = widget.NewPasswordEntry()
 	p.token.SetPlaceHolder("Hugging Face token (only for gated models)")
-	tok := m.u.settings.HFToken
+	tok := m.sh.settings.HFToken
 	if tok == "" {
 		tok = download.DefaultToken()
 	}
 	p.token.SetText(tok)
 	p.remember = widget.NewCheck("Remember the token", nil)
-	p.remember.SetChecked(m.u.settings.HFToken != "")
+	p.remember.SetChecked(m.sh.settings.HFToken != "")
 	p.start = widget.NewButtonWithIcon("Download", theme.DownloadIcon(), func() { m.startDownloadFrom(p) })
 	p.start.Importance = widget.HighImportance
 	p.pause = widget.NewButtonWithIcon("Pause", theme.MediaPauseIcon(), m.pauseDownload)
@@ -187,7 +187,7 @@ func (m *modelSettings) newDownloadPanel() (p *downloadPanel, release func()) {
 	if r := m.dl; r != nil {
 		dest = r.dir
 		idx = choiceIndex(r.variant.ID)
-	} else if s := m.u.settings; s.DownloadDir != "" {
+	} else if s := m.sh.settings; s.DownloadDir != "" {
 		dest = s.DownloadDir
 		idx = choiceIndex(s.DownloadVariant)
 	}
@@ -198,7 +198,7 @@ func (m *modelSettings) newDownloadPanel() (p *downloadPanel, release func()) {
 	p.dest.SetText(dest)
 	p.variant.SetSelectedIndex(idx)
 
-	browse := widgets.NewTipButton(m.u.tips, theme.FolderOpenIcon(), "Choose the download folder", func() {
+	browse := widgets.NewTipButton(m.sh.tips, theme.FolderOpenIcon(), "Choose the download folder", func() {
 		m.browseFolder("Choose where to download the model", p.dest.Text, func(dir string) { p.dest.SetText(dir) })
 	})
 	browse.Importance = widget.MediumImportance
@@ -216,8 +216,8 @@ func (m *modelSettings) newDownloadPanel() (p *downloadPanel, release func()) {
 		p.cached,
 	)
 	m.dlPanels = append(m.dlPanels, p)
-	p.refresh(m.u)
-	p.refreshCached(m.u)
+	p.refresh(m)
+	p.refreshCached(m)
 	return p, func() {
 		for i, q := range m.dlPanels {
 			if q == p {
@@ -235,8 +235,8 @@ func (p *downloadPanel) selected() download.Variant {
 }
 
 // refresh shows the session's download state in p (UI goroutine).
-func (p *downloadPanel) refresh(u *UI) {
-	r := u.model.dl
+func (p *downloadPanel) refresh(m *modelSettings) {
+	r := m.dl
 	running := r != nil && r.running
 	for _, w := range []fyne.Disableable{p.variant, p.dest, p.token, p.remember} {
 		if running {
@@ -302,7 +302,7 @@ func (p *downloadPanel) refresh(u *UI) {
 }
 
 // refreshCached lists the copies already in the Hugging Face cache.
-func (p *downloadPanel) refreshCached(u *UI) {
+func (p *downloadPanel) refreshCached(m *modelSettings) {
 	var objs []fyne.CanvasObject
 	for _, v := range download.Variants() {
 		for _, snap := range download.CachedSnapshots("", v.Repo) {
@@ -311,9 +311,9 @@ func (p *downloadPanel) refreshCached(u *UI) {
 				name = name[:8]
 			}
 			b := widget.NewButtonWithIcon("Use existing copy", theme.ConfirmIcon(), func() {
-				if u.SetModelDir(snap, true) == nil {
-					u.setStatus("Using the copy of " + v.Title + " in the Hugging Face cache.")
-					u.model.closeDialog()
+				if m.setDir(snap, true) == nil {
+					m.sh.setStatus("Using the copy of " + v.Title + " in the Hugging Face cache.")
+					m.closeDialog()
 				}
 			})
 			objs = append(objs, container.NewBorder(nil, nil, nil, b,
@@ -408,7 +408,7 @@ func mdEscape(s string) string {
 // refreshDownloads redraws every download panel.
 func (m *modelSettings) refreshDownloads() {
 	for _, p := range m.dlPanels {
-		p.refresh(m.u)
+		p.refresh(m)
 	}
 }
 
@@ -416,19 +416,19 @@ func (m *modelSettings) refreshDownloads() {
 func (m *modelSettings) startDownloadFrom(p *downloadPanel) {
 	dir := cleanDir(p.dest.Text)
 	if dir == "" {
-		m.u.showError(errors.New("choose a destination folder for the download"))
+		m.sh.showError(errors.New("choose a destination folder for the download"))
 		return
 	}
 	v := p.selected()
 	token := strings.TrimSpace(p.token.Text)
-	s := m.u.settings
+	s := m.sh.settings
 	s.HFToken = ""
 	if p.remember.Checked {
 		s.HFToken = token
 	}
 	s.DownloadDir, s.DownloadVariant = dir, v.ID
-	m.u.settings = s
-	m.u.remember(s)
+	m.sh.settings = s
+	m.sh.remember(s)
 	m.startDownload(v, dir, token)
 }
 
@@ -442,14 +442,14 @@ func (u *UI) StartDownload(v download.Variant, dir, token string) {
 // startDownload is StartDownload.
 func (m *modelSettings) startDownload(v download.Variant, dir, token string) {
 	if m.dl != nil && m.dl.running {
-		m.u.showError(errors.New("a download is already running"))
+		m.sh.showError(errors.New("a download is already running"))
 		return
 	}
-	if m.u.readOnly && m.u.inDataDir(dir) {
-		m.u.showError(fmt.Errorf("not downloading into %s: %w", dir, errReadOnlyWindow))
+	if m.sh.readOnly && m.sh.inDataDir(dir) {
+		m.sh.showError(fmt.Errorf("not downloading into %s: %w", dir, errReadOnlyWindow))
 		return
 	}
-	ctx, cancel := context.WithCancel(m.u.life)
+	ctx, cancel := context.WithCancel(m.sh.life)
 	r := &downloadRun{variant: v, dir: dir, cancel: cancel, running: true}
 	if old := m.dl; old != nil && old.dir == dir {
 		r.last = old.last // keeps the bar in place until the first report
@@ -459,7 +459,7 @@ func (m *modelSettings) startDownload(v download.Variant, dir, token string) {
 	m.refreshDownloads()
 	opts := m.hubOpts
 	opts.Token = token
-	opts.Progress = func(p download.Progress) { m.u.post(func() { m.downloadProgress(r, p) }) }
+	opts.Progress = func(p download.Progress) { m.sh.post(func() { m.downloadProgress(r, p) }) }
 	base := http.DefaultTransport
 	if opts.HTTPClient != nil {
 		c := *opts.HTTPClient
@@ -479,7 +479,7 @@ func (m *modelSettings) startDownload(v download.Variant, dir, token string) {
 	var offline atomic.Bool
 	opts.HTTPClient.Transport = watchTransport{base: base, report: func(off bool) {
 		if offline.Swap(off) != off {
-			m.u.post(func() {
+			m.sh.post(func() {
 				if m.dl == r && r.running {
 					r.offline = off
 					m.refreshDownloads()
@@ -487,9 +487,9 @@ func (m *modelSettings) startDownload(v download.Variant, dir, token string) {
 			})
 		}
 	}}
-	m.u.bg.Add(1)
+	m.sh.bg.Add(1)
 	go func() {
-		defer m.u.bg.Done()
+		defer m.sh.bg.Done()
 		defer cancel()
 		_, err := download.DownloadVariant(ctx, v, dir, opts)
 		if err == nil {
@@ -502,7 +502,7 @@ func (m *modelSettings) startDownload(v download.Variant, dir, token string) {
 		if ctx.Err() != nil {
 			err = context.Canceled
 		}
-		m.u.post(func() { m.downloadFinished(r, err) })
+		m.sh.post(func() { m.downloadFinished(r, err) })
 	}()
 }
 
@@ -513,7 +513,7 @@ func (u *UI) PauseDownload() { u.model.pauseDownload() }
 func (m *modelSettings) pauseDownload() {
 	if r := m.dl; r != nil && r.running {
 		r.cancel()
-		m.u.setStatus("Pausing the download…")
+		m.sh.setStatus("Pausing the download…")
 	}
 }
 
@@ -534,15 +534,15 @@ func (m *modelSettings) downloadFinished(r *downloadRun, err error) {
 	}
 	switch {
 	case errors.Is(err, context.Canceled):
-		m.u.setStatus("Download paused: press Resume download to continue (also after a restart).")
+		m.sh.setStatus("Download paused: press Resume download to continue (also after a restart).")
 	case noConnection(err):
-		m.u.setStatus("No connection to Hugging Face: the download stopped.")
+		m.sh.setStatus("No connection to Hugging Face: the download stopped.")
 	case err != nil:
-		m.u.setStatus("The download stopped.")
+		m.sh.setStatus("The download stopped.")
 	default:
-		m.u.settings.DownloadDir, m.u.settings.DownloadVariant = "", ""
+		m.sh.settings.DownloadDir, m.sh.settings.DownloadVariant = "", ""
 		if m.setDir(r.dir, true) == nil {
-			m.u.setStatus(fmt.Sprintf("%s is downloaded, checked and ready.", r.variant.Title))
+			m.sh.setStatus(fmt.Sprintf("%s is downloaded, checked and ready.", r.variant.Title))
 			m.closeDialog()
 		}
 		m.dl = nil

@@ -48,7 +48,7 @@ const chooserThumb = 28
 // which several can be ticked. Folders are read off the UI goroutine. In save mode it has a
 // file name to edit, lists image files only for reference and writes a copy of src.
 type fileChooser struct {
-	u    *UI
+	sh   *shell
 	what chooseWhat
 	done func(paths []string) // called with what was chosen (saved); not called on Cancel
 
@@ -75,8 +75,8 @@ type fileChooser struct {
 // openChooser shows a chooser titled title. start runs off the UI goroutine and returns the
 // folder to show first. done receives the chosen paths (images: at least one file; folder:
 // exactly one folder).
-func (u *UI) openChooser(title string, what chooseWhat, start func() string, done func([]string)) *fileChooser {
-	c := &fileChooser{u: u, what: what, done: done}
+func (sh *shell) openChooser(title string, what chooseWhat, start func() string, done func([]string)) *fileChooser {
+	c := &fileChooser{sh: sh, what: what, done: done}
 	c.build(title)
 	c.load(func() (string, error) { return start(), nil })
 	return c
@@ -85,8 +85,8 @@ func (u *UI) openChooser(title string, what chooseWhat, start func() string, don
 // openSaveChooser shows a chooser that saves a copy of the image file src, named name at
 // first, in the folder start returns (run off the UI goroutine). It asks before replacing a
 // file; saved receives the new file's path.
-func (u *UI) openSaveChooser(title, src, name string, start func() string, saved func(path string)) *fileChooser {
-	c := &fileChooser{u: u, what: chooseSave, src: src, done: func(p []string) { saved(p[0]) }}
+func (sh *shell) openSaveChooser(title, src, name string, start func() string, saved func(path string)) *fileChooser {
+	c := &fileChooser{sh: sh, what: chooseSave, src: src, done: func(p []string) { saved(p[0]) }}
 	c.name = widget.NewEntry()
 	c.name.SetText(name)
 	c.name.OnSubmitted = func(string) { c.confirm() }
@@ -97,7 +97,7 @@ func (u *UI) openSaveChooser(title, src, name string, start func() string, saved
 
 // build makes the chooser's widgets and shows its dialog.
 func (c *fileChooser) build(title string) {
-	u := c.u
+	sh := c.sh
 	c.path = widget.NewEntry()
 	c.path.SetPlaceHolder("Type a folder or file path and press Enter")
 	c.path.OnSubmitted = c.submit
@@ -144,13 +144,13 @@ func (c *fileChooser) build(title string) {
 	}
 	c.dlg = dialog.NewCustomWithoutButtons(title, container.NewBorder(
 		container.NewVBox(c.path, container.NewHBox(up, home, pics)),
-		bottom, nil, nil, c.list), u.win)
+		bottom, nil, nil, c.list), sh.win)
 	cancel := widget.NewButton("Cancel", c.dlg.Hide)
 	c.ok = widget.NewButtonWithIcon("", theme.ConfirmIcon(), c.confirm)
 	c.ok.Importance = widget.HighImportance
 	c.dlg.SetButtons([]fyne.CanvasObject{cancel, c.ok})
 	c.refreshOK()
-	win := u.win.Canvas().Size()
+	win := sh.win.Canvas().Size()
 	c.dlg.Resize(fyne.NewSize(min(760, win.Width-32), min(560, win.Height-32)))
 	c.dlg.Show()
 }
@@ -194,7 +194,7 @@ func (c *fileChooser) updateRow(id widget.ListItemID, o fyne.CanvasObject) {
 			c.thumbsAsked++
 		}
 		if th.key != it.key || (th.img.Image == nil && !th.broken.Visible()) { // new, or not made yet (or dropped)
-			c.u.loadThumb(th, it.key, filepath.Join(c.dir, it.name))
+			c.sh.loadThumb(th, it.key, filepath.Join(c.dir, it.name))
 		}
 	}
 }
@@ -294,16 +294,16 @@ func (c *fileChooser) load(where func() (string, error)) {
 	my := c.gen
 	c.loading = true
 	c.refreshOK()
-	u := c.u
-	u.bg.Add(1)
+	sh := c.sh
+	sh.bg.Add(1)
 	go func() {
-		defer u.bg.Done()
+		defer sh.bg.Done()
 		dir, err := where()
 		var items []dirItem
 		if err == nil {
 			items, err = listDirFiles(dir, c.wantsFile())
 		}
-		u.post(func() {
+		sh.post(func() {
 			if my != c.gen {
 				return
 			}
@@ -527,12 +527,12 @@ func (c *fileChooser) save(target string) {
 	}
 	c.saving = true
 	c.refreshOK()
-	u, src := c.u, c.src
-	u.bg.Add(1)
+	sh, src := c.sh, c.src
+	sh.bg.Add(1)
 	go func() {
-		defer u.bg.Done()
+		defer sh.bg.Done()
 		exists, err := checkSaveTarget(src, target)
-		u.post(func() {
+		sh.post(func() {
 			if err != nil {
 				c.failSave(err)
 				return
@@ -550,7 +550,7 @@ func (c *fileChooser) save(target string) {
 					}
 					c.saving = false
 					c.refreshOK()
-				}, u.win)
+				}, sh.win)
 			d.SetConfirmText("Replace")
 			d.SetDismissText("Cancel")
 			d.Show()
@@ -560,12 +560,12 @@ func (c *fileChooser) save(target string) {
 
 // writeCopy copies the image to target off the UI goroutine and closes the chooser.
 func (c *fileChooser) writeCopy(target string) {
-	u, src := c.u, c.src
-	u.bg.Add(1)
+	sh, src := c.sh, c.src
+	sh.bg.Add(1)
 	go func() {
-		defer u.bg.Done()
+		defer sh.bg.Done()
 		err := writeImageCopy(src, target)
-		u.post(func() {
+		sh.post(func() {
 			if err != nil {
 				c.failSave(err)
 				return

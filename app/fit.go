@@ -39,9 +39,11 @@ func defaultCalibrate(ctx context.Context, device string) (estimate.Calibration,
 }
 
 // fitLine is the "will it fit" estimate under the Generate button (the label is the
-// controls' fit).
+// controls' fit, given to wrap).
 type fitLine struct {
-	u *UI
+	sh *shell
+	fitDeps
+	line *widget.Label // the controls' fit; nil before wrap
 
 	model     *estimate.Model // the current model's shapes; nil when unknown
 	dir       string          // the key of the model it was read from (modelSpec.key)
@@ -56,19 +58,28 @@ type fitLine struct {
 	steady  *steadyHeight   // box's layout
 }
 
+// learnLoad takes a model load measured on device: c's load rate (when ok) joins the
+// calibration of that device, and the line is updated (the model is now loaded).
+func (f *fitLine) learnLoad(device string, c estimate.Calibration, ok bool) {
+	if ok && f.device == device && f.calib.Valid() {
+		f.calib.LoadBytesPerSec = c.LoadBytesPerSec
+	}
+	f.updateSoon()
+}
+
 // setModel reads the shapes of the current model for estimates (UI goroutine).
 func (f *fitLine) setModel() {
-	key := f.u.model.spec.key()
+	key := f.chosen.modelKey()
 	if key == f.dir && f.model != nil {
 		return
 	}
 	f.model, f.dir = nil, key
-	if src := f.u.model.src; src != nil && f.u.model.err == nil {
+	if src := f.chosen.usableSource(); src != nil {
 		if m, err := estimate.ForSource(src); err == nil { // quantized files count as loaded
 			f.model = &m
 		}
 	}
-	f.u.adapters.setModel(f.model)
+	f.shapesChanged(f.model)
 	f.updateSoon()
 }
 
@@ -77,7 +88,7 @@ func (f *fitLine) updateSoon() {
 	f.seq++
 	seq := f.seq
 	time.AfterFunc(fitDebounce, func() {
-		f.u.post(func() {
+		f.sh.post(func() {
 			if seq == f.seq {
 				f.update()
 			}
@@ -91,19 +102,17 @@ func (f *fitLine) estimate() (estimate.Report, bool) {
 	if f.model == nil {
 		return estimate.Report{}, false
 	}
-	w, wmsg := parseSide("Width", f.u.ctl.width.Text)
-	h, hmsg := parseSide("Height", f.u.ctl.height.Text)
-	if wmsg != "" || hmsg != "" {
+	fig := f.form.figures()
+	if !fig.sizeOK {
 		return estimate.Report{}, false
 	}
-	steps, _ := f.u.ctl.checkStepsQuiet()
-	req := estimate.Request{WidthPx: w, HeightPx: h, References: len(f.u.refs.paths), Steps: steps, Adapters: f.u.adapters.stack(),
-		Load: !f.u.run.modelLoaded(f.u.model.spec.key(), f.u.model.effectiveDevice())}
+	req := estimate.Request{WidthPx: fig.width, HeightPx: fig.height, References: f.refCount(), Steps: fig.steps, Adapters: f.adapters(),
+		Load: !f.loaded(f.chosen.modelKey(), f.chosen.effectiveDevice())}
 	if !f.model.Distilled {
-		req.Guidance = f.u.ctl.guidance.Value
+		req.Guidance = fig.guidance
 	}
 	rep, ok := f.estimateFor(req)
-	rep.Seconds = runSeconds(rep.PhaseSeconds, f.u.ctl.countValue())
+	rep.Seconds = runSeconds(rep.PhaseSeconds, fig.count)
 	return rep, ok
 }
 
@@ -121,7 +130,7 @@ func (f *fitLine) estimateJob(j *job) (estimate.Report, bool) {
 		return estimate.Report{}, false
 	}
 	req := j.EstimateRequest(f.model.Distilled)
-	req.Load = !f.u.run.modelLoaded(f.u.model.spec.key(), f.u.model.effectiveDevice())
+	req.Load = !f.loaded(f.chosen.modelKey(), f.chosen.effectiveDevice())
 	rep, ok := f.estimateFor(req)
 	rep.Seconds = runSeconds(rep.PhaseSeconds, j.Count)
 	return rep, ok
@@ -140,7 +149,7 @@ func (f *fitLine) estimateFor(req estimate.Request) (estimate.Report, bool) {
 	if err != nil {
 		return rep, false
 	}
-	if d, ok := f.u.model.deviceFor(f.u.model.effectiveDevice()); ok {
+	if d, ok := f.chosen.deviceFor(f.chosen.effectiveDevice()); ok {
 		rep = onDevice(rep, d)
 	}
 	return rep, true
@@ -177,32 +186,41 @@ func (c *controls) checkStepsQuiet() (int, bool) {
 	return v, v >= 0 && v <= maxSteps
 }
 
+// figures are the form's numbers for the estimate, valid or not.
+func (c *controls) figures() formFigures {
+	w, wmsg := parseSide("Width", c.width.Text)
+	h, hmsg := parseSide("Height", c.height.Text)
+	steps, _ := c.checkStepsQuiet()
+	return formFigures{width: w, height: h, sizeOK: wmsg == "" && hmsg == "", steps: steps,
+		guidance: c.guidance.Value, count: c.countValue()}
+}
+
 // update shows the estimate under the Generate button (UI goroutine) and starts the
 // one-time calibration that adds time estimates.
 func (f *fitLine) update() {
-	l := f.u.ctl.fit
+	l := f.line
 	rep, ok := f.estimate()
 	// The panel's layout follows the line's visibility and height.
-	defer f.u.ctl.box.Refresh()
+	defer f.relayout()
 	if !ok {
 		f.setShown(false)
 		return
 	}
-	if dev := f.u.model.effectiveDevice(); !f.started || f.device != dev {
+	if dev := f.chosen.effectiveDevice(); !f.started || f.device != dev {
 		// Once per device: another device's speeds would mislead.
 		f.started, f.device, f.calib = true, dev, estimate.Calibration{}
 		calibrate := f.calibrate
 		if calibrate == nil {
 			calibrate = defaultCalibrate
 		}
-		f.u.bg.Add(1)
+		f.sh.bg.Add(1)
 		go func() {
-			defer f.u.bg.Done()
-			c, err := calibrate(f.u.life, dev)
+			defer f.sh.bg.Done()
+			c, err := calibrate(f.sh.life, dev)
 			if err != nil {
 				return // estimates simply carry no time
 			}
-			f.u.post(func() {
+			f.sh.post(func() {
 				if f.device == dev {
 					f.calib = c
 					f.update()
@@ -210,7 +228,7 @@ func (f *fitLine) update() {
 			})
 		}()
 	}
-	f.setText(fitTextFor(rep, f.u.ctl.countValue()))
+	f.setText(fitTextFor(rep, f.form.figures().count))
 	switch rep.Verdict {
 	case estimate.Fits:
 		l.Importance = widget.SuccessImportance
@@ -280,7 +298,7 @@ func (f *fitLine) ask(rep estimate.Report, ok bool, msg, verb string, run func()
 		if yes {
 			run()
 		}
-	}, f.u.win)
+	}, f.sh.win)
 	d.SetConfirmText(verb + " anyway")
 	d.SetDismissText("Cancel")
 	d.Show()

@@ -5,6 +5,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
 )
 
 // steadyHeight lays out one object at a height that never shrinks while its width stays the
@@ -35,9 +36,10 @@ func (l *steadyHeight) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 	}
 }
 
-// wrap puts the fit line into the box that keeps its height steady (controls.go places
-// the box); the line's visibility is the box's (setShown).
-func (f *fitLine) wrap(line fyne.CanvasObject) fyne.CanvasObject {
+// wrap puts the fit line, which the controls made, into the box that keeps its height
+// steady (controls.go places the box); the line's visibility is the box's (setShown).
+func (f *fitLine) wrap(line *widget.Label) fyne.CanvasObject {
+	f.line = line
 	f.steady = &steadyHeight{}
 	f.box = container.New(f.steady, line)
 	if !line.Visible() {
@@ -50,7 +52,7 @@ func (f *fitLine) wrap(line fyne.CanvasObject) fyne.CanvasObject {
 // comes or goes (a run loaded the model); any other change (the settings, the verdict) lets
 // it fit the new text.
 func (f *fitLine) setText(text string) {
-	l := f.u.ctl.fit
+	l := f.line
 	if f.steady != nil && strings.TrimSuffix(text, loadNote) != strings.TrimSuffix(l.Text, loadNote) {
 		f.steady.height = 0
 	}
@@ -59,7 +61,7 @@ func (f *fitLine) setText(text string) {
 
 // setShown shows or hides the fit line and its box.
 func (f *fitLine) setShown(show bool) {
-	l := f.u.ctl.fit
+	l := f.line
 	if show {
 		l.Show()
 		if f.box != nil {

@@ -84,10 +84,10 @@ func (v *viewer) openFullView() {
 	if v.shownOK && !v.followRun {
 		title = v.shown.File + " – Kleinbild"
 	}
-	w := v.u.app.NewWindow(title)
+	w := v.sh.app.NewWindow(title)
 	z := widgets.NewZoomImage()
 	f := &fullView{win: w}
-	tips := widgets.NewTipLayer(w.Canvas(), v.u.post)
+	tips := widgets.NewTipLayer(w.Canvas(), v.sh.post)
 	f.zoom = newZoomBar(tips, z, theme.CancelIcon(), "Close (Esc)", w.Close)
 	f.zoom.preview = v.showsPreview
 	f.zoom.refresh()

@@ -29,7 +29,7 @@ func (g *galleryView) buildHiddenNotice() fyne.CanvasObject {
 	n.text.Wrapping = fyne.TextWrapWord
 	n.text.Importance = widget.WarningImportance
 	show := widget.NewButton("Clear", g.clearFilter)
-	dismiss := widgets.NewTipButton(g.u.tips, theme.CancelIcon(), "Dismiss", func() {
+	dismiss := widgets.NewTipButton(g.sh.tips, theme.CancelIcon(), "Dismiss", func() {
 		n.files = nil
 		g.updateHiddenNotice()
 	})
@@ -41,7 +41,7 @@ func (g *galleryView) buildHiddenNotice() fyne.CanvasObject {
 // noteNew tells the gallery that file was just made: when the filter hides it, the notice
 // says so (UI goroutine, after refresh).
 func (g *galleryView) noteNew(file string) {
-	if g.u.gallery == nil || g.indexOf(file) >= 0 || slices.Contains(g.hidden.files, file) {
+	if g.sh.gallery == nil || g.indexOf(file) >= 0 || slices.Contains(g.hidden.files, file) {
 		return
 	}
 	g.hidden.files = append(g.hidden.files, file)
@@ -55,11 +55,11 @@ func (g *galleryView) updateHiddenNotice() {
 	if n.bar == nil {
 		return
 	}
-	if g.u.gallery == nil {
+	if g.sh.gallery == nil {
 		n.files = nil
 	}
 	n.files = slices.DeleteFunc(n.files, func(f string) bool {
-		_, ok := g.u.gallery.ByFile(f)
+		_, ok := g.sh.gallery.ByFile(f)
 		return !ok || g.indexOf(f) >= 0
 	})
 	if len(n.files) == 0 {

@@ -44,8 +44,8 @@ func (g *galleryView) shiftTap(id int) bool {
 		return false
 	}
 	anchor := g.anchor
-	if (anchor == "" || !g.selecting) && g.u.view.shownOK {
-		anchor = g.u.view.shown.File
+	if e, ok := g.view.shownEntry(); (anchor == "" || !g.selecting) && ok {
+		anchor = e.File
 	}
 	a := g.indexOf(anchor)
 	if a < 0 {

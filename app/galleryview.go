@@ -26,7 +26,8 @@ const galleryCell = 112
 // mode and the Undo strip of the last deletion. The grid shows visible: the gallery's
 // images that pass the filter, newest first.
 type galleryView struct {
-	u *UI
+	sh *shell
+	galleryDeps
 
 	grid    *widget.GridWrap
 	count   *widget.Label
@@ -82,21 +83,21 @@ func (g *galleryView) build() fyne.CanvasObject {
 	g.pendingDel = map[string]bool{}
 	g.grid = widget.NewGridWrap(func() int { return len(g.visible) },
 		func() fyne.CanvasObject {
-			return newGalleryCellView(g.u.tips, g.cellTapped, g.starTapped, g.showCellMenu)
+			return newGalleryCellView(g.sh.tips, g.cellTapped, g.starTapped, g.showCellMenu)
 		},
 		g.updateCell)
 	g.grid.OnSelected = g.cellSelected
 
 	g.count = widget.NewLabel("")
 	g.count.SizeName = theme.SizeNameCaptionText
-	open := widgets.NewTipButton(g.u.tips, theme.FolderOpenIcon(), "Show the gallery folder", func() {
-		if g.u.gallery == nil {
+	open := widgets.NewTipButton(g.sh.tips, theme.FolderOpenIcon(), "Show the gallery folder", func() {
+		if g.sh.gallery == nil {
 			return
 		}
-		dir := g.u.gallery.Dir()
+		dir := g.sh.gallery.Dir()
 		go func() {
 			if err := reveal.Folder(dir); err != nil {
-				g.u.post(func() { g.u.showError(err) })
+				g.sh.post(func() { g.sh.showError(err) })
 			}
 		}()
 	})
@@ -141,16 +142,16 @@ func (g *galleryView) build() fyne.CanvasObject {
 	g.undoText = widget.NewLabel("")
 	g.undoText.Truncation = fyne.TextTruncateEllipsis
 	g.undoBtn = widget.NewButtonWithIcon("Undo", theme.ContentUndoIcon(), g.undo)
-	closeUndo := widgets.NewTipButton(g.u.tips, theme.CancelIcon(), "Close", g.hideUndo)
+	closeUndo := widgets.NewTipButton(g.sh.tips, theme.CancelIcon(), "Close", g.hideUndo)
 	g.undoBar = container.NewPadded(container.NewBorder(nil, nil, nil, container.NewHBox(g.undoBtn, closeUndo), g.undoText))
 	g.undoBar.Hide()
 
 	// Fyne 2.7 sends Ctrl+Z (Cmd+Z) as fyne.ShortcutUndo; the custom one is for drivers
 	// that do not.
-	g.u.win.Canvas().AddShortcut(&fyne.ShortcutUndo{}, func(fyne.Shortcut) { g.undo() })
-	g.u.win.Canvas().AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyZ, Modifier: fyne.KeyModifierShortcutDefault},
+	g.sh.win.Canvas().AddShortcut(&fyne.ShortcutUndo{}, func(fyne.Shortcut) { g.undo() })
+	g.sh.win.Canvas().AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyZ, Modifier: fyne.KeyModifierShortcutDefault},
 		func(fyne.Shortcut) { g.undo() })
-	g.addSelectAllShortcuts(g.u.win.Canvas())
+	g.addSelectAllShortcuts(g.sh.win.Canvas())
 	body := container.NewStack(g.grid, widgets.NewWheelLayer(g.wheel), g.empty, container.NewCenter(container.NewGridWrap(fyne.NewSize(220, 80), g.noMatch)))
 	g.root = container.NewBorder(container.NewPadded(g.header), container.NewVBox(g.undoBar, g.trashRow()), nil, nil, body)
 	return g.root
@@ -159,7 +160,7 @@ func (g *galleryView) build() fyne.CanvasObject {
 // updateCell shows visible[id] in a recycled cell.
 func (g *galleryView) updateCell(id widget.GridWrapItemID, obj fyne.CanvasObject) {
 	c := obj.(*galleryCellView)
-	if id < 0 || id >= len(g.visible) || g.u.gallery == nil {
+	if id < 0 || id >= len(g.visible) || g.sh.gallery == nil {
 		c.file = ""
 		c.thumb.forget()
 		c.thumb.setImage(nil)
@@ -170,7 +171,7 @@ func (g *galleryView) updateCell(id widget.GridWrapItemID, obj fyne.CanvasObject
 	c.setFavourite(e.Favourite)
 	c.setCheck(g.selecting, g.checked[e.File])
 	g.cellShows(c, id)
-	g.u.loadThumb(c.thumb, e.SHA256, g.u.gallery.Path(e))
+	g.sh.loadThumb(c.thumb, e.SHA256, g.sh.gallery.Path(e))
 }
 
 // cellSelected shows the tapped image, or checks it in selection mode.
@@ -180,7 +181,7 @@ func (g *galleryView) cellSelected(id widget.GridWrapItemID) {
 	}
 	e := g.visible[id]
 	if !g.selecting {
-		g.u.view.showEntry(e, nil)
+		g.view.showEntry(e, nil)
 		return
 	}
 	g.checked[e.File] = !g.checked[e.File]
@@ -204,19 +205,19 @@ func (g *galleryView) cellTapped(file string) {
 		return
 	}
 	g.grid.Select(id) // selects and, through OnSelected, shows it, unless already selected
-	if v := g.u.view; !v.shownOK || v.followRun || v.shown.File != file {
+	if e, ok := g.view.shownEntry(); !ok || g.view.followsRun() || e.File != file {
 		g.cellSelected(id)
 	}
 }
 
 // refresh filters the gallery again and redraws the grid after it or the filter changed.
 func (g *galleryView) refresh() {
-	u := g.u
+	sh := g.sh
 	g.visible = nil
 	total := 0
-	if u.gallery != nil {
-		g.visible = u.gallery.Find(g.filter)
-		total = u.gallery.Len()
+	if sh.gallery != nil {
+		g.visible = sh.gallery.Find(g.filter)
+		total = sh.gallery.Len()
 	}
 	n := len(g.visible)
 	switch {
@@ -253,8 +254,11 @@ func (g *galleryView) refresh() {
 	g.grid.Refresh()
 	g.syncSelection()
 	g.updateHiddenNotice()
-	u.view.update()
+	g.view.update()
 }
+
+// visibleEntries are the images in the grid's order (search and filters apply).
+func (g *galleryView) visibleEntries() []gallery.Entry { return g.visible }
 
 // indexOf is the position of file in the grid, or -1.
 func (g *galleryView) indexOf(file string) int {
@@ -263,12 +267,11 @@ func (g *galleryView) indexOf(file string) int {
 
 // syncSelection selects the viewer's image in the grid (none when it is not shown there).
 func (g *galleryView) syncSelection() {
-	u := g.u
 	g.syncing = true
 	defer func() { g.syncing = false }()
 	i := -1
-	if u.view.shownOK && !g.selecting {
-		i = g.indexOf(u.view.shown.File)
+	if e, ok := g.view.shownEntry(); ok && !g.selecting {
+		i = g.indexOf(e.File)
 	}
 	if i < 0 {
 		g.grid.UnselectAll()
@@ -338,8 +341,8 @@ func (g *galleryView) typedKey(ev *fyne.KeyEvent) bool {
 // deleteEntries moves images to the trash (off the UI goroutine) and offers Undo. When the
 // viewer's image goes, the viewer moves on to the next image in the grid.
 func (g *galleryView) deleteEntries(es []gallery.Entry) {
-	u := g.u
-	lib := u.gallery
+	sh := g.sh
+	lib := sh.gallery
 	if lib == nil {
 		return
 	}
@@ -355,8 +358,8 @@ func (g *galleryView) deleteEntries(es []gallery.Entry) {
 	}
 	// The image to show next if the shown one goes: the first one after it that stays.
 	next := ""
-	if u.view.shownOK && slices.Contains(files, u.view.shown.File) {
-		if i := g.indexOf(u.view.shown.File); i >= 0 {
+	if e, ok := g.view.shownEntry(); ok && slices.Contains(files, e.File) {
+		if i := g.indexOf(e.File); i >= 0 {
 			order := append(slices.Clone(g.visible[i+1:]), reversed(g.visible[:i])...)
 			for _, e := range order {
 				if !slices.Contains(files, e.File) && !g.pendingDel[e.File] {
@@ -366,23 +369,23 @@ func (g *galleryView) deleteEntries(es []gallery.Entry) {
 			}
 		}
 	}
-	u.bg.Add(1) // Close waits for the index write
+	sh.bg.Add(1) // Close waits for the index write
 	go func() {
-		defer u.bg.Done()
+		defer sh.bg.Done()
 		batch, err := lib.Delete(files...)
-		u.post(func() {
+		sh.post(func() {
 			for _, f := range files {
 				delete(g.pendingDel, f)
 			}
 			if err != nil {
-				u.showError(fmt.Errorf("could not move to the trash: %w", err))
+				sh.showError(fmt.Errorf("could not move to the trash: %w", err))
 			}
 			g.refresh()
-			if u.view.shownOK && slices.Contains(files, u.view.shown.File) && lib.IndexOf(u.view.shown.File) < 0 {
+			if e, ok := g.view.shownEntry(); ok && slices.Contains(files, e.File) && lib.IndexOf(e.File) < 0 {
 				if next != "" && lib.IndexOf(next) >= 0 {
-					u.gal.selectEntry(next, nil)
+					g.selectEntry(next, nil)
 				} else {
-					u.view.clearShown()
+					g.view.clearShown()
 				}
 			}
 			if batch == "" {
@@ -393,7 +396,7 @@ func (g *galleryView) deleteEntries(es []gallery.Entry) {
 				msg = fmt.Sprintf("Moved %d images to the trash.", len(files))
 			}
 			g.showUndo(batch, msg)
-			u.setStatus(msg)
+			sh.setStatus(msg)
 		})
 	}()
 }
@@ -444,32 +447,32 @@ func (g *galleryView) hideUndo() {
 // undo restores the last deletion not yet undone (off the UI goroutine) and shows a
 // restored image; the strip then offers the one before it.
 func (g *galleryView) undo() {
-	u := g.u
-	if len(g.undos) == 0 || u.gallery == nil {
+	sh := g.sh
+	if len(g.undos) == 0 || sh.gallery == nil {
 		return
 	}
 	batch := g.undos[len(g.undos)-1].batch
 	g.undos = g.undos[:len(g.undos)-1]
-	lib := u.gallery
+	lib := sh.gallery
 	g.showUndoBar()
-	u.bg.Add(1) // Close waits for the index write
+	sh.bg.Add(1) // Close waits for the index write
 	go func() {
-		defer u.bg.Done()
+		defer sh.bg.Done()
 		es, err := lib.Restore(batch)
-		u.post(func() {
+		sh.post(func() {
 			if err != nil {
-				u.showError(fmt.Errorf("could not restore from the trash: %w", err))
+				sh.showError(fmt.Errorf("could not restore from the trash: %w", err))
 			}
 			g.refresh()
 			switch len(es) {
 			case 0:
 				return
 			case 1:
-				u.setStatus("Restored " + es[0].File)
+				sh.setStatus("Restored " + es[0].File)
 			default:
-				u.setStatus(fmt.Sprintf("Restored %d images.", len(es)))
+				sh.setStatus(fmt.Sprintf("Restored %d images.", len(es)))
 			}
-			u.gal.selectAndScroll(es[0].File)
+			g.selectAndScroll(es[0].File)
 		})
 	}()
 }
@@ -494,29 +497,27 @@ func (g *galleryView) deleteEntry(e gallery.Entry) { g.deleteEntries([]gallery.E
 
 // deleteShown moves the viewer's image to the trash.
 func (g *galleryView) deleteShown() {
-	if g.u.view.shownOK {
-		g.deleteEntry(g.u.view.shown)
+	if e, ok := g.view.shownEntry(); ok {
+		g.deleteEntry(e)
 	}
 }
 
 // toggleFavourite stars or unstars an image (saved off the UI goroutine).
 func (g *galleryView) toggleFavourite(e gallery.Entry) {
-	lib := g.u.gallery
+	lib := g.sh.gallery
 	if lib == nil {
 		return
 	}
-	g.u.bg.Add(1) // Close waits for the index write
+	g.sh.bg.Add(1) // Close waits for the index write
 	go func() {
-		defer g.u.bg.Done()
+		defer g.sh.bg.Done()
 		ne, err := lib.ToggleFavourite(e.File)
-		g.u.post(func() {
+		g.sh.post(func() {
 			if err != nil {
-				g.u.showError(err)
+				g.sh.showError(err)
 				return
 			}
-			if g.u.view.shownOK && g.u.view.shown.File == ne.File {
-				g.u.view.shown.Favourite = ne.Favourite
-			}
+			g.view.starChanged(ne)
 			g.refresh()
 		})
 	}()
@@ -524,20 +525,20 @@ func (g *galleryView) toggleFavourite(e gallery.Entry) {
 
 // selectEntry shows the gallery image file in the viewer and selects it in the grid.
 func (g *galleryView) selectEntry(file string, full image.Image) {
-	if g.u.gallery == nil {
+	if g.sh.gallery == nil {
 		return
 	}
-	e, ok := g.u.gallery.ByFile(file)
+	e, ok := g.sh.gallery.ByFile(file)
 	if !ok {
 		return
 	}
-	g.u.view.showEntry(e, full)
+	g.view.showEntry(e, full)
 	g.syncSelection()
 }
 
 // forgetThumbs removes the cached thumbnails of images gone from the trash for good, unless
 // the same picture is still in lib (runs off the UI goroutine).
-func (u *UI) forgetThumbs(lib *gallery.Gallery, gone []gallery.Entry) {
+func (sh *shell) forgetThumbs(lib *gallery.Gallery, gone []gallery.Entry) {
 	for _, e := range gone {
 		if e.SHA256 == "" {
 			continue
@@ -547,7 +548,7 @@ func (u *UI) forgetThumbs(lib *gallery.Gallery, gone []gallery.Entry) {
 				continue
 			}
 		}
-		u.thumbs.Remove(e.SHA256)
+		sh.thumbs.Remove(e.SHA256)
 	}
 }
 
@@ -602,34 +603,34 @@ func (c *galleryCellView) TappedSecondary(ev *fyne.PointEvent) {
 // actions act on that image; the viewer keeps showing what it shows.
 func (g *galleryView) showCellMenu(file string, at fyne.Position) {
 	e, ok := g.entry(file)
-	if !ok || g.u.gallery == nil {
+	if !ok || g.sh.gallery == nil {
 		return
 	}
 	if g.menu != nil {
 		g.menu.Hide()
 	}
-	g.menu = widget.NewPopUpMenu(g.cellMenu(e), g.u.win.Canvas())
+	g.menu = widget.NewPopUpMenu(g.cellMenu(e), g.sh.win.Canvas())
 	g.menu.ShowAtPosition(at)
 }
 
 // cellMenu is the context menu of the gallery image e.
 func (g *galleryView) cellMenu(e gallery.Entry) *fyne.Menu {
-	u := g.u
-	path := u.gallery.Path(e)
+	sh := g.sh
+	path := sh.gallery.Path(e)
 	item := func(label string, icon fyne.Resource, action func()) *fyne.MenuItem {
 		it := fyne.NewMenuItem(label, action)
 		it.Icon = icon
 		return it
 	}
-	reuse := item("Reuse settings", theme.ContentUndoIcon(), func() { u.RestoreSettings(e.Meta) })
+	reuse := item("Reuse settings", theme.ContentUndoIcon(), func() { g.restoreSettings(e.Meta) })
 	reuse.Disabled = !e.HasMeta // nothing to restore (see noSettingsText)
 	fav := item("Favourite", starOutline, func() { g.toggleFavourite(e) })
 	if e.Favourite {
 		fav = item("Unfavourite", starFilled, func() { g.toggleFavourite(e) })
 	}
 	return fyne.NewMenu("",
-		item("Render larger", theme.ZoomInIcon(), func() { u.run.renderLargerEntry(e) }),
-		item("Use as reference", theme.ContentAddIcon(), func() { u.AddReference(path) }),
+		item("Render larger", theme.ZoomInIcon(), func() { g.renderLarger(e) }),
+		item("Use as reference", theme.ContentAddIcon(), func() { g.addReference(path) }),
 		reuse,
 		fav,
 		fyne.NewMenuItemSeparator(),
@@ -642,7 +643,7 @@ func (g *galleryView) cellMenu(e gallery.Entry) *fyne.Menu {
 
 // copyEntryImage puts the pixels of the gallery image e on the clipboard, as PNG (read off
 // the UI goroutine).
-func (g *galleryView) copyEntryImage(e gallery.Entry) { g.u.view.copyImage(e, nil) }
+func (g *galleryView) copyEntryImage(e gallery.Entry) { g.view.copyImage(e, nil) }
 
 // revealEntry shows the gallery image e in the system file manager.
 func (g *galleryView) revealEntry(e gallery.Entry) {
@@ -650,10 +651,10 @@ func (g *galleryView) revealEntry(e gallery.Entry) {
 	if show == nil {
 		show = reveal.File
 	}
-	p := g.u.gallery.Path(e)
+	p := g.sh.gallery.Path(e)
 	go func() {
 		if err := show(p); err != nil {
-			g.u.post(func() { g.u.showError(err) })
+			g.sh.post(func() { g.sh.showError(err) })
 		}
 	}()
 }

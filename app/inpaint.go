@@ -26,7 +26,8 @@ import (
 // the Extend buttons (outpainting) and Generate, which repaints the masked region (or the
 // new canvas area) with the form's prompt.
 type inpaintMode struct {
-	u    *UI
+	sh *shell
+	inpaintDeps
 	path string // the picture's file
 	ed   *maskEditor
 	// strength is the inpainting strength, 0.05..1.
@@ -39,9 +40,21 @@ type inpaintMode struct {
 	win            fyne.Window
 }
 
+// inpaintDeps is what Inpaint mode uses of the other components.
+type inpaintDeps struct {
+	form interface {
+		readForm() (form, bool)
+		// seedIsLocked reports whether the seed field is locked.
+		seedIsLocked() bool
+	}
+	adapters adapterStack
+	// submit starts the job, or queues it while another runs (runner.submit).
+	submit func(j *job)
+}
+
 // newInpaintMode makes Inpaint mode for the picture img read from path.
-func newInpaintMode(u *UI, path string, img image.Image) *inpaintMode {
-	m := &inpaintMode{u: u, path: path, ed: newMaskEditor(img)}
+func newInpaintMode(sh *shell, deps inpaintDeps, path string, img image.Image) *inpaintMode {
+	m := &inpaintMode{sh: sh, inpaintDeps: deps, path: path, ed: newMaskEditor(img)}
 	m.size = widget.NewSlider(2, 256)
 	m.size.SetValue(m.ed.brush)
 	m.size.OnChanged = func(v float64) { m.ed.brush = v }
@@ -148,56 +161,58 @@ func (m *inpaintMode) request(prompt string, seed uint64, dir string) (engine.Re
 // generate starts (or queues) the inpainting job with the form's prompt, seed, steps,
 // guidance, schedule and switched-on adapters.
 func (m *inpaintMode) generate() {
-	if err := m.u.writable(); err != nil {
-		m.u.showError(err) // the mask would be written to the data folder
+	if err := m.sh.writable(); err != nil {
+		m.sh.showError(err) // the mask would be written to the data folder
 		return
 	}
-	f, ok := m.u.ctl.readForm()
+	f, ok := m.form.readForm()
 	if !ok {
 		return
 	}
-	if !m.u.ctl.seedLocked || !f.seedGiven {
+	if !m.form.seedIsLocked() || !f.seedGiven {
 		f.seed = randomSeed()
 	}
-	req, err := m.request(f.prompt, f.seed, filepath.Join(m.u.dataDir, "masks"))
+	req, err := m.request(f.prompt, f.seed, filepath.Join(m.sh.dataDir, "masks"))
 	if err != nil {
-		m.u.showError(err)
+		m.sh.showError(err)
 		return
 	}
 	req.Steps, req.Guidance, req.Schedule = f.steps, f.guidance, f.schedule
-	req.Adapters, req.AdaptersPartial = m.u.adapters.stack(), m.u.adapters.partial()
-	j := jobs.New(req, 1)
-	if m.u.run.cur != nil {
-		m.u.run.enqueue(j)
-		return
-	}
-	_, err = m.u.run.startJob(j)
-	m.u.run.reportStartError(err)
+	req.Adapters, req.AdaptersPartial = m.adapters.stack(), m.adapters.partial()
+	m.submit(jobs.New(req, 1))
 }
 
 // openInpaint opens Inpaint mode for the image the viewer shows, in a window of its own,
 // and returns it (nil when there is none).
 func (v *viewer) openInpaint() *inpaintMode {
-	if !v.shownOK || v.u.gallery == nil {
+	if !v.shownOK || v.sh.gallery == nil {
 		return nil
 	}
-	path := v.u.gallery.Path(v.shown)
+	path := v.sh.gallery.Path(v.shown)
 	img, err := imageio.Load(path)
 	if err != nil {
-		v.u.showError(err)
+		v.sh.showError(err)
 		return nil
 	}
-	return v.u.showInpaint(path, img)
+	return v.showInpaint(path, img)
 }
 
 // showInpaint opens Inpaint mode for the picture img read from path.
 func (u *UI) showInpaint(path string, img image.Image) *inpaintMode {
-	m := newInpaintMode(u, path, img)
+	m := newInpaintMode(u.shell, inpaintDeps{form: &u.ctl, adapters: &u.adapters, submit: u.run.submit}, path, img)
 	m.win = u.app.NewWindow("Inpaint " + filepath.Base(path))
 	m.win.SetContent(m.content())
 	m.win.Resize(fyne.NewSize(900, 700))
 	m.win.Show()
 	return m
+}
+
+// reuseSettings is the viewer's Reuse settings: Inpaint mode for an inpainted or
+// outpainted image (reuseInpaint), else the form's settings.
+func (u *UI) reuseSettings(meta imageio.Metadata) {
+	if _, ok := u.reuseInpaint(meta); !ok {
+		u.RestoreSettings(meta)
+	}
 }
 
 // reuseInpaint is "Reuse settings" for an inpainted or outpainted image (ok false for any

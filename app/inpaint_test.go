@@ -153,7 +153,7 @@ func TestMaskEditorZoomPan(t *testing.T) {
 // engine's checks accept the requests.
 func TestInpaintModeJob(t *testing.T) {
 	test.NewTempApp(t)
-	m := newInpaintMode(nil, "/pictures/in.png", testPicture())
+	m := newInpaintMode(nil, inpaintDeps{}, "/pictures/in.png", testPicture())
 	w := test.NewTempWindow(t, m.content())
 	w.Resize(fyne.NewSize(900, 600))
 	dir := filepath.Join(t.TempDir(), "masks")

@@ -39,12 +39,7 @@ func (rn *runner) modelLoaded(key, device string) bool {
 func (rn *runner) loadMeasured(g Generator, mdl runModel, device string, d time.Duration) {
 	rn.loaded.set(mdl.key, device)
 	c, ok := recordLoad(g, mdl, d)
-	rn.u.post(func() {
-		if ok && rn.u.fit.device == device && rn.u.fit.calib.Valid() {
-			rn.u.fit.calib.LoadBytesPerSec = c.LoadBytesPerSec
-		}
-		rn.u.fit.updateSoon()
-	})
+	rn.sh.post(func() { rn.fit.learnLoad(device, c, ok) })
 }
 
 // recordLoad stores a measured load in the calibration file of the device g runs on; ok is

@@ -34,10 +34,10 @@ func isSafetensors(path string) bool {
 // handling) on the UI goroutine. The channel is closed once both are applied.
 func (s *adaptersSection) dropAdapters(paths []string, errs []error, rest func([]string, []error) <-chan struct{}) <-chan struct{} {
 	done := make(chan struct{})
-	u := s.u
-	u.bg.Add(1)
+	sh := s.sh
+	sh.bg.Add(1)
 	go func() {
-		defer u.bg.Done()
+		defer sh.bg.Done()
 		var adapters, others []string
 		for _, p := range paths {
 			if isSafetensors(p) {
@@ -46,7 +46,7 @@ func (s *adaptersSection) dropAdapters(paths []string, errs []error, rest func([
 				others = append(others, p)
 			}
 		}
-		u.post(func() {
+		sh.post(func() {
 			var waits []<-chan struct{}
 			if len(adapters) > 0 {
 				waits = append(waits, s.addFiles(adapters, true))
@@ -54,7 +54,7 @@ func (s *adaptersSection) dropAdapters(paths []string, errs []error, rest func([
 			if len(others) > 0 || len(errs) > 0 || len(adapters) == 0 {
 				waits = append(waits, rest(others, errs))
 			}
-			go func() { // not in u.bg: a post dropped at shutdown would keep it waiting
+			go func() { // not in sh.bg: a post dropped at shutdown would keep it waiting
 				for _, w := range waits {
 					<-w
 				}

@@ -73,15 +73,15 @@ func (f *loraFolder) build(s *adaptersSection) fyne.CanvasObject {
 
 // choose asks for the LoRA folder and remembers it.
 func (f *loraFolder) choose() {
-	u := f.s.u
+	sh := f.s.sh
 	last := f.dir
-	u.openChooser("Choose the LoRA folder", chooseFolder, func() string {
+	sh.openChooser("Choose the LoRA folder", chooseFolder, func() string {
 		home, cfg := userDirs()
 		return startFolder(last, home, cfg, runtime.GOOS)
 	}, func(paths []string) {
 		f.setDir(paths[0])
-		u.settings.LoraDir = f.dir
-		u.remember(u.settings)
+		sh.settings.LoraDir = f.dir
+		sh.remember(sh.settings)
 	})
 }
 
@@ -99,12 +99,12 @@ func (f *loraFolder) setDir(dir string) <-chan struct{} {
 	f.msg.SetText("Reading the LoRA folder…")
 	f.msg.Show()
 	f.list.RemoveAll()
-	my, u := f.gen, f.s.u
-	u.bg.Add(1)
+	my, sh := f.gen, f.s.sh
+	sh.bg.Add(1)
 	go func() {
-		defer u.bg.Done()
-		items, err := listFolder(u.life, dir, true)
-		u.post(func() {
+		defer sh.bg.Done()
+		items, err := listFolder(sh.life, dir, true)
+		sh.post(func() {
 			defer close(done)
 			if my != f.gen {
 				return

@@ -35,7 +35,7 @@ func weightFilesSummary(files, dirs int) string {
 // starting in the folder of start (else home), and passes its path to set.
 func (m *modelSettings) browseWeightFile(start string, set func(string)) *fileChooser {
 	start = cleanDir(start)
-	return m.u.openChooser("Choose a model file (GGUF or safetensors)", chooseWeightFile, func() string {
+	return m.sh.openChooser("Choose a model file (GGUF or safetensors)", chooseWeightFile, func() string {
 		switch {
 		case start != "" && isDir(start):
 			return start

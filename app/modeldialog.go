@@ -163,7 +163,7 @@ func (m *modelSettings) showDialog() {
 		widget.NewSeparator(),
 		dl.box)
 	f.content = content
-	d := dialog.NewCustomWithoutButtons("Model", container.NewVScroll(content), m.u.win)
+	d := dialog.NewCustomWithoutButtons("Model", container.NewVScroll(content), m.sh.win)
 	m.dlg, m.form = d, f
 	d.SetOnClosed(func() {
 		release()
@@ -225,12 +225,12 @@ func (f *modelForm) check() {
 	f.setReport("Reading the model…")
 	f.checking.Show()
 	pick := f.pick
-	u := f.m.u
-	u.bg.Add(1)
+	sh := f.m.sh
+	sh.bg.Add(1)
 	go func() {
-		defer u.bg.Done()
-		r := readModelForm(u.life, sp, pick)
-		u.post(func() {
+		defer sh.bg.Done()
+		r := readModelForm(sh.life, sp, pick)
+		sh.post(func() {
 			if my == f.gen {
 				f.show(r)
 			}

@@ -84,10 +84,10 @@ type droppedPart struct {
 // the model is no folder) becomes the model, other files replace their part. Files are told
 // apart by their headers, off the UI goroutine.
 func (f *modelForm) drop(paths []string) {
-	u := f.m.u
-	u.bg.Add(1)
+	sh := f.m.sh
+	sh.bg.Add(1)
 	go func() {
-		defer u.bg.Done()
+		defer sh.bg.Done()
 		var got []droppedPart
 		var errs []error
 		for _, p := range paths {
@@ -102,7 +102,7 @@ func (f *modelForm) drop(paths []string) {
 			}
 			got = append(got, droppedPart{path: p, part: c})
 		}
-		u.post(func() {
+		sh.post(func() {
 			if f.m.form != f {
 				return
 			}
@@ -116,7 +116,7 @@ func (f *modelForm) drop(paths []string) {
 					f.parts[d.part].SetText(d.path)
 				}
 			}
-			u.showError(errors.Join(errs...))
+			sh.showError(errors.Join(errs...))
 		})
 	}()
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"kleinbild/download"
@@ -17,7 +18,8 @@ import (
 // modelSettings is the model in use and the model dialog: the model's choice and checks,
 // the downloads and the compute device.
 type modelSettings struct {
-	u *UI
+	sh *shell
+	modelDeps
 
 	// spec is the model chosen; dir its path (a folder or a file; the first part file when
 	// the spec has no path), "" when none.
@@ -40,6 +42,16 @@ type modelSettings struct {
 	hubOpts  download.Options // base options of downloads (tests shorten intervals)
 
 	dev deviceState
+}
+
+// modelDeps is what the model settings use of the other components; UI.wire gives it.
+type modelDeps struct {
+	busy func() bool // a generation runs: the model does not change under it
+	// changed tells the others that the model changed: its info, and whether it is
+	// chosen and usable.
+	changed func(info engine.ModelInfo, usable bool)
+	// deviceChanged asks for a new estimate after the device changed.
+	deviceChanged func()
 }
 
 var errNoModel = errors.New("choose a model folder first")
@@ -73,22 +85,59 @@ func inspectModel(dir string) (engine.ModelInfo, error) {
 	return info, info.MissingError()
 }
 
+// buildButton makes the header's model button, which opens the model dialog.
+func (m *modelSettings) buildButton() *widget.Button {
+	m.button = widget.NewButtonWithIcon("No model", theme.StorageIcon(), m.showDialog)
+	m.button.Importance = widget.LowImportance
+	return m.button
+}
+
+// usable reports whether a model is chosen and opened without error.
+func (m *modelSettings) usable() bool { return m.dir != "" && m.err == nil }
+
+// modelKey identifies the model chosen (modelSpec.key).
+func (m *modelSettings) modelKey() string { return m.spec.key() }
+
+// usableSource is the model as read when it was chosen; nil when unusable or unset.
+func (m *modelSettings) usableSource() engine.Source {
+	if m.err != nil {
+		return nil
+	}
+	return m.src
+}
+
+// modelDir is the chosen model's path, "" when none.
+func (m *modelSettings) modelDir() string { return m.dir }
+
+// modelInfo is what the chosen model is (its variant and defaults).
+func (m *modelSettings) modelInfo() engine.ModelInfo { return m.info }
+
+// showRunPhase disables the model button while a run goes on: the model cannot change
+// under it.
+func (m *modelSettings) showRunPhase(p runPhase) {
+	if p != runIdle {
+		m.button.Disable()
+	} else {
+		m.button.Enable()
+	}
+}
+
 // checkModelLater checks src (checkSource) in the background; if it is still the model
 // when the check ends and the check fails, the model becomes unusable with a plain message.
 func (m *modelSettings) checkModelLater(key string, src engine.Source) {
-	m.u.bg.Add(1)
+	m.sh.bg.Add(1)
 	go func() {
-		defer m.u.bg.Done()
-		err := checkSource(m.u.life, src)
-		if err == nil || m.u.life.Err() != nil {
+		defer m.sh.bg.Done()
+		err := checkSource(m.sh.life, src)
+		if err == nil || m.sh.life.Err() != nil {
 			return
 		}
-		m.u.post(func() {
-			if m.spec.key() != key || m.err != nil || m.u.run.cur != nil {
+		m.sh.post(func() {
+			if m.spec.key() != key || m.err != nil || m.busy() {
 				return
 			}
 			m.err, m.src = err, nil
-			m.u.showErrorAbout(topicModel, fmt.Errorf("the model cannot be used: %w", err))
+			m.sh.showErrorAbout(topicModel, fmt.Errorf("the model cannot be used: %w", err))
 			m.refresh()
 		})
 	}()
@@ -108,9 +157,9 @@ func (m *modelSettings) setDir(dir string, remember bool) error {
 
 // setSpec reads the model sp names (once: openSpec) and switches to it.
 func (m *modelSettings) setSpec(sp modelSpec, remember bool) error {
-	if m.u.run.cur != nil {
+	if m.busy() {
 		err := errors.New("wait for the current generation to finish (or cancel it) before switching models")
-		m.u.showError(err)
+		m.sh.showError(err)
 		return err
 	}
 	sp = sp.clean()
@@ -121,24 +170,24 @@ func (m *modelSettings) setSpec(sp modelSpec, remember bool) error {
 // use switches to the model sp as openSpec read it (src, info, err); check runs the
 // structural check in the background (false when the dialog has run it).
 func (m *modelSettings) use(sp modelSpec, src engine.Source, info engine.ModelInfo, err error, remember, check bool) error {
-	if m.u.run.cur != nil {
+	if m.busy() {
 		err := errors.New("wait for the current generation to finish (or cancel it) before switching models")
-		m.u.showError(err)
+		m.sh.showError(err)
 		return err
 	}
 	m.spec, m.src, m.info, m.err = sp, src, info, err
 	m.dir = firstOf(sp.Path, sp.Transformer, sp.TextEncoder, sp.VAE)
 	if err != nil {
 		m.src = nil
-		m.u.showErrorAbout(topicModel, fmt.Errorf("the model cannot be used: %w", err))
+		m.sh.showErrorAbout(topicModel, fmt.Errorf("the model cannot be used: %w", err))
 	} else {
-		m.u.clearBanner(topicModel)
+		m.sh.clearBanner(topicModel)
 		if check {
 			m.checkModelLater(sp.key(), src)
 		}
 		if remember {
-			sp.store(&m.u.settings)
-			m.u.remember(m.u.settings)
+			sp.store(&m.sh.settings)
+			m.sh.remember(m.sh.settings)
 		}
 	}
 	m.refresh()
@@ -155,7 +204,7 @@ func firstOf(s ...string) string {
 	return ""
 }
 
-// refresh shows the model state in the header and adapts the controls to the variant.
+// refresh shows the model state in the header and tells the others (changed).
 func (m *modelSettings) refresh() {
 	b := m.button
 	switch {
@@ -170,27 +219,7 @@ func (m *modelSettings) refresh() {
 		b.Importance = widget.LowImportance
 	}
 	b.Refresh()
-	if m.err == nil && m.dir != "" && !m.info.Distilled {
-		m.u.ctl.guidanceBox.Show()
-	} else {
-		m.u.ctl.guidanceBox.Hide()
-	}
-	if def := m.info.DefaultSteps; def > 0 {
-		cur := strings.TrimSpace(m.u.ctl.steps.Text)
-		if cur == "" || cur == fmt.Sprint(m.u.ctl.stepsDefault) {
-			m.u.ctl.steps.SetText(fmt.Sprint(def))
-		}
-		m.u.ctl.stepsDefault = def
-		m.u.ctl.steps.SetPlaceHolder(fmt.Sprint(def))
-	}
-	if def := m.info.DefaultGuidance; def > 0 {
-		if old := m.u.ctl.guidanceDefault; old == 0 || m.u.ctl.guidance.Value == old {
-			m.u.ctl.guidance.SetValue(def)
-		}
-		m.u.ctl.guidanceDefault = def
-	}
-	m.u.fit.setModel()
-	m.u.view.update()
+	m.changed(m.info, m.err == nil && m.dir != "")
 }
 
 // modelLabel names a model for people: "klein-4B · distilled", or the folder name for
@@ -223,7 +252,7 @@ func (m *modelSettings) closeDialog() {
 // in the folder that holds start (else home), and passes its path to set.
 func (m *modelSettings) browseFolder(title, start string, set func(string)) *fileChooser {
 	start = cleanDir(start)
-	return m.u.openChooser(title, chooseFolder, func() string {
+	return m.sh.openChooser(title, chooseFolder, func() string {
 		home, _ := userDirs()
 		if start != "" && isDir(filepath.Dir(start)) {
 			return filepath.Dir(start)

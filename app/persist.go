@@ -60,27 +60,27 @@ func (f *settingsFile) write() error {
 }
 
 // remember saves s in the background (UI goroutine); see settingsFile.
-func (u *UI) remember(s settings.Settings) {
-	u.store.pend(s, nil)
-	u.bg.Add(1)
+func (sh *shell) remember(s settings.Settings) {
+	sh.store.pend(s, nil)
+	sh.bg.Add(1)
 	go func() {
-		defer u.bg.Done()
-		if err := u.store.write(); err != nil {
-			u.post(func() { u.showError(err) })
+		defer sh.bg.Done()
+		if err := sh.store.write(); err != nil {
+			sh.post(func() { sh.showError(err) })
 		}
 	}()
 }
 
 // unreadableNotice names the unreadable gallery files (the first few and a count of the
-// rest) unless this same set was reported before; it updates u.settings to remember it.
-func (u *UI) unreadableNotice(files []string) string {
+// rest) unless this same set was reported before; it updates sh.settings to remember it.
+func (sh *shell) unreadableNotice(files []string) string {
 	files = slices.Sorted(slices.Values(files))
 	set := strings.Join(files, "/")
-	if set == u.settings.ReportedUnreadable {
+	if set == sh.settings.ReportedUnreadable {
 		return ""
 	}
-	u.settings.ReportedUnreadable = set
-	u.remember(u.settings)
+	sh.settings.ReportedUnreadable = set
+	sh.remember(sh.settings)
 	if len(files) == 0 {
 		return ""
 	}
@@ -124,10 +124,10 @@ func (c *controls) watchForm() {
 	c.formWatched = true
 }
 
-// formSettings is u.settings with the form as it stands, valid or not: fields that do
-// not hold a usable value keep their remembered one.
+// formSettings is the remembered settings (sh.settings) with the form as it stands,
+// valid or not: fields that do not hold a usable value keep their remembered one.
 func (c *controls) formSettings() settings.Settings {
-	s := c.u.settings
+	s := c.sh.settings
 	if engine.ValidatePrompt(c.prompt.Text) == nil {
 		s.Prompt = c.prompt.Text
 	}
@@ -149,7 +149,7 @@ func (c *controls) formSettings() settings.Settings {
 	if n, err := strconv.ParseUint(strings.TrimSpace(c.seed.Text), 10, 64); err == nil {
 		s.Seed = n
 	}
-	s.FormModel = c.u.model.dir
+	s.FormModel = c.model.modelDir()
 	s.Count = c.countValue()
 	return s
 }
@@ -157,12 +157,12 @@ func (c *controls) formSettings() settings.Settings {
 // formChanged remembers the form after an edit (UI goroutine). The file is written after
 // a short pause in editing, and at the latest when the UI closes.
 func (c *controls) formChanged() {
-	if !c.formWatched || c.u.life.Err() != nil {
+	if !c.formWatched || c.sh.life.Err() != nil {
 		return
 	}
-	c.u.settings = c.formSettings()
-	s := c.u.settings
-	c.u.store.pend(s, func() {
+	c.sh.settings = c.formSettings()
+	s := c.sh.settings
+	c.sh.store.pend(s, func() {
 		if c.formTimer == nil {
 			c.formTimer = time.AfterFunc(formSaveDelay, c.flushForm)
 		} else {
@@ -173,12 +173,12 @@ func (c *controls) formChanged() {
 
 // flushForm writes the pending settings, if any; safe from any goroutine.
 func (c *controls) flushForm() {
-	c.u.store.withLock(func() {
+	c.sh.store.withLock(func() {
 		if c.formTimer != nil {
 			c.formTimer.Stop()
 		}
 	})
-	if err := c.u.store.write(); err != nil {
-		c.u.post(func() { c.u.showError(err) })
+	if err := c.sh.store.write(); err != nil {
+		c.sh.post(func() { c.sh.showError(err) })
 	}
 }

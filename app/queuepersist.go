@@ -32,9 +32,9 @@ func (rn *runner) setUpQueue(path string) {
 	rn.qfile = &queueFile{path: path}
 	q := rn.queue
 	q.onCancelAll = rn.cancelAll
-	rn.u.bg.Add(1)
+	rn.sh.bg.Add(1)
 	go func() {
-		defer rn.u.bg.Done()
+		defer rn.sh.bg.Done()
 		stored, notes, err := jobs.LoadQueue(path)
 		var restored []*job
 		for _, s := range stored {
@@ -44,7 +44,7 @@ func (rn *runner) setUpQueue(path string) {
 			}
 			restored = append(restored, s.Job)
 		}
-		rn.u.post(func() { rn.restoreQueue(restored, notes, err) })
+		rn.sh.post(func() { rn.restoreQueue(restored, notes, err) })
 	}()
 }
 
@@ -66,10 +66,10 @@ func (rn *runner) restoreQueue(restored []*job, notes []string, err error) {
 	q := rn.queue
 	q.changed = func([]*job) { rn.saveQueue() }
 	if err != nil {
-		rn.u.showError(err)
+		rn.sh.showError(err)
 	}
 	if len(notes) > 0 {
-		rn.u.showNotice("Some saved jobs could not be restored: " + strings.Join(notes, "; ") + ".")
+		rn.sh.showNotice("Some saved jobs could not be restored: " + strings.Join(notes, "; ") + ".")
 	}
 	if len(restored) == 0 {
 		rn.saveQueue()
@@ -98,17 +98,17 @@ func (rn *runner) pendingJobs() []*job {
 // the run cancelled by quitting stays in the file.
 func (rn *runner) saveQueue() {
 	f := rn.qfile
-	if f == nil || rn.queue.changed == nil || rn.u.life.Err() != nil {
+	if f == nil || rn.queue.changed == nil || rn.sh.life.Err() != nil {
 		return
 	}
 	f.mu.Lock()
 	f.pending, f.dirty = slices.Clone(rn.pendingJobs()), true
 	f.mu.Unlock()
-	rn.u.bg.Add(1)
+	rn.sh.bg.Add(1)
 	go func() {
-		defer rn.u.bg.Done()
+		defer rn.sh.bg.Done()
 		if err := f.write(); err != nil {
-			rn.u.post(func() { rn.u.showError(err) })
+			rn.sh.post(func() { rn.sh.showError(err) })
 		}
 	}()
 }

@@ -34,8 +34,8 @@ func readOnlyNotice(dir string) string {
 }
 
 // writable is nil in a window that owns its data folder, else errReadOnlyWindow.
-func (u *UI) writable() error {
-	if u.readOnly {
+func (sh *shell) writable() error {
+	if sh.readOnly {
 		return errReadOnlyWindow
 	}
 	return nil
@@ -49,19 +49,19 @@ func (u *UI) startReadOnly() {
 }
 
 // inDataDir reports whether path lies in the data folder (or is it).
-func (u *UI) inDataDir(path string) bool {
-	rel, err := filepath.Rel(filepath.Clean(u.dataDir), filepath.Clean(path))
+func (sh *shell) inDataDir(path string) bool {
+	rel, err := filepath.Rel(filepath.Clean(sh.dataDir), filepath.Clean(path))
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // addNotice shows msg in the banner, after the message already there when one is shown
 // (startup notices: a read-only window, a bad $KLEINBILD_BACKEND), so that neither hides
 // the other.
-func (u *UI) addNotice(msg string) {
-	b := u.banner
+func (sh *shell) addNotice(msg string) {
+	b := sh.banner
 	if b.box.Visible() && b.text.Text != "" && !strings.Contains(b.text.Text, sentence(msg)) {
 		b.show(b.text.Text+"\n\n"+sentence(msg), b.isError)
 		return
 	}
-	u.showNotice(msg)
+	sh.showNotice(msg)
 }

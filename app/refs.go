@@ -33,8 +33,14 @@ const refCell = 88
 // refsSection is the References part of the side panel: the Add… button, a thumbnail
 // with a remove button for each of paths, and a hint while there are none.
 type refsSection struct {
-	u     *UI
+	sh    *shell
 	paths []string // reference image paths
+	// restored is set once the remembered references are back (restore): until then an
+	// empty list is the form still being built, not the user's choice.
+	restored bool
+	// estimateSoon asks the fit line for a new estimate; showAdded scrolls the form to
+	// the references, at its end (given in UI.wire).
+	estimateSoon, showAdded func()
 
 	add  *widget.Button
 	grid *fyne.Container
@@ -61,7 +67,7 @@ func (r *refsSection) show(refs []string, thumb func(*thumbImage, string), remov
 	for _, p := range refs {
 		th := newThumbImage(fyne.NewSquareSize(refCell))
 		thumb(th, p)
-		rm := widgets.NewTipButton(r.u.tips, theme.CancelIcon(), "Remove this reference", func() { remove(p) })
+		rm := widgets.NewTipButton(r.sh.tips, theme.CancelIcon(), "Remove this reference", func() { remove(p) })
 		cells = append(cells, container.NewStack(th,
 			container.NewVBox(container.NewHBox(layout.NewSpacer(), rm))))
 	}
@@ -150,30 +156,46 @@ func (u *UI) AddReference(path string) { u.refs.addAndShow(path) }
 // addAndShow is AddReference.
 func (r *refsSection) addAndShow(path string) {
 	if err := r.addReference(path); err != nil {
-		r.u.showErrorAbout(topicRefs, err)
+		r.sh.showErrorAbout(topicRefs, err)
 	} else {
-		r.u.clearBanner(topicRefs)
+		r.sh.clearBanner(topicRefs)
 	}
 	r.refresh()
 }
 
 func (r *refsSection) remove(path string) {
 	r.paths = slices.DeleteFunc(r.paths, func(p string) bool { return p == path })
-	r.u.clearBanner(topicRefs) // the reference it was about may be the one removed
+	r.sh.clearBanner(topicRefs) // the reference it was about may be the one removed
 	r.refresh()
+}
+
+// refPaths are the references' paths, in order.
+func (r *refsSection) refPaths() []string { return r.paths }
+
+// replaceRefs makes paths the references (those that can be added) and returns the ones
+// that could not be added.
+func (r *refsSection) replaceRefs(paths []string) (missing []string) {
+	r.paths = nil
+	for _, p := range paths {
+		if err := r.addReference(p); err != nil {
+			missing = append(missing, p)
+		}
+	}
+	r.refresh()
+	return missing
 }
 
 // refresh rebuilds the reference thumbnails.
 func (r *refsSection) refresh() {
 	r.show(r.paths, r.loadFileThumb, r.remove)
-	r.u.fit.updateSoon()
-	r.u.rememberRefs()
+	r.estimateSoon()
+	r.remember()
 }
 
 // loadFileThumb shows the thumbnail of an image file outside the gallery in th.
 func (r *refsSection) loadFileThumb(th *thumbImage, path string) {
 	if e, ok := r.galleryByPath(path); ok {
-		r.u.loadThumb(th, e.SHA256, path)
+		r.sh.loadThumb(th, e.SHA256, path)
 		return
 	}
 	key, err := thumbcache.FileKey(path)
@@ -181,26 +203,26 @@ func (r *refsSection) loadFileThumb(th *thumbImage, path string) {
 		th.setBroken()
 		return
 	}
-	r.u.loadThumb(th, key, path)
+	r.sh.loadThumb(th, key, path)
 }
 
 func (r *refsSection) galleryByPath(path string) (gallery.Entry, bool) {
-	if r.u.gallery == nil {
+	if r.sh.gallery == nil {
 		return gallery.Entry{}, false
 	}
-	return r.u.gallery.ByPath(path)
+	return r.sh.gallery.ByPath(path)
 }
 
 // showAdd opens the chooser for reference images: several can be picked at once.
 // It opens in the folder references were last added from, else the pictures folder.
 func (r *refsSection) showAdd() *fileChooser {
-	last := r.u.settings.ReferenceDir
-	return r.u.openChooser("Add reference images", chooseImages, func() string {
+	last := r.sh.settings.ReferenceDir
+	return r.sh.openChooser("Add reference images", chooseImages, func() string {
 		home, cfg := userDirs()
 		return startFolder(last, home, cfg, runtime.GOOS)
 	}, func(paths []string) {
-		r.u.settings.ReferenceDir = filepath.Dir(paths[len(paths)-1])
-		r.u.remember(r.u.settings)
+		r.sh.settings.ReferenceDir = filepath.Dir(paths[len(paths)-1])
+		r.sh.remember(r.sh.settings)
 		r.addFiles(paths, nil)
 	})
 }
@@ -259,11 +281,11 @@ func (u *UI) dropImages(paths []string, errs []error) <-chan struct{} {
 // closed once the result is applied.
 func (r *refsSection) addFiles(paths []string, errs []error) <-chan struct{} {
 	done := make(chan struct{})
-	r.u.bg.Add(1)
+	r.sh.bg.Add(1)
 	go func() {
-		defer r.u.bg.Done()
+		defer r.sh.bg.Done()
 		checks := checkReferenceFiles(paths)
-		r.u.post(func() {
+		r.sh.post(func() {
 			defer close(done)
 			r.apply(paths, checks, errs)
 		})
@@ -297,9 +319,9 @@ func (r *refsSection) apply(paths []string, checks, errs []error) {
 	r.refresh()
 	r.tellAdded(added)
 	if len(errs) > 0 {
-		r.u.showErrorAbout(topicRefs, errors.Join(errs...))
+		r.sh.showErrorAbout(topicRefs, errors.Join(errs...))
 	} else {
-		r.u.clearBanner(topicRefs)
+		r.sh.clearBanner(topicRefs)
 	}
 }
 
@@ -313,10 +335,8 @@ func (r *refsSection) tellAdded(names []string) {
 	if len(names) > 1 {
 		msg = fmt.Sprintf("Added %d reference images: %s.", len(names), strings.Join(names, ", "))
 	}
-	r.u.setStatus(msg)
-	if s := r.u.ctl.scroll; s != nil {
-		s.ScrollToBottom()
-	}
+	r.sh.setStatus(msg)
+	r.showAdded()
 }
 
 // askRestore offers the two uses of a dropped Kleinbild PNG.

@@ -37,7 +37,7 @@ var errNotLarger = errors.New("this image is already at the largest size Kleinbi
 // the same prompt, seed, steps, guidance and schedule, with the image itself as an
 // in-context reference first and its own references that still exist after it.
 func (rn *runner) renderLargerJob(e gallery.Entry) (*job, error) {
-	if rn.u.gallery == nil || !e.HasMeta {
+	if rn.sh.gallery == nil || !e.HasMeta {
 		return nil, errors.New("this image has no Kleinbild settings, so it cannot be rendered again")
 	}
 	m := e.Meta
@@ -54,7 +54,7 @@ func (rn *runner) renderLargerJob(e gallery.Entry) (*job, error) {
 	if !ok {
 		return nil, errNotLarger
 	}
-	refs := []string{rn.u.gallery.Path(e)}
+	refs := []string{rn.sh.gallery.Path(e)}
 	for _, r := range m.References {
 		if len(refs) >= engine.MaxReferences {
 			break
@@ -64,7 +64,7 @@ func (rn *runner) renderLargerJob(e gallery.Entry) (*job, error) {
 		}
 	}
 	guidance := m.Guidance
-	if rn.u.model.info.Distilled || engine.ValidateGuidance(guidance) != nil {
+	if rn.model.modelInfo().Distilled || engine.ValidateGuidance(guidance) != nil {
 		guidance = 0 // the model's default
 	}
 	return jobs.New(engine.Request{
@@ -79,8 +79,8 @@ func (u *UI) RenderLarger() { u.run.renderLarger() }
 
 // renderLarger is RenderLarger.
 func (rn *runner) renderLarger() {
-	if rn.u.view.shownOK {
-		rn.renderLargerEntry(rn.u.view.shown)
+	if e, ok := rn.view.shownEntry(); ok {
+		rn.renderLargerEntry(e)
 	}
 }
 
@@ -89,17 +89,17 @@ func (rn *runner) renderLarger() {
 func (rn *runner) renderLargerEntry(e gallery.Entry) {
 	j, err := rn.renderLargerJob(e)
 	if err != nil {
-		rn.u.showNotice(sentence(err.Error()) + ".")
+		rn.sh.showNotice(sentence(err.Error()) + ".")
 		return
 	}
 	if rn.cur != nil {
-		rn.u.fit.confirmJob(j, "Queue", func() {
-			rn.u.setStatus(fmt.Sprintf("Queued: %s rendered at %d × %d.", e.File, j.Req.WidthPx, j.Req.HeightPx))
+		rn.fit.confirmJob(j, "Queue", func() {
+			rn.sh.setStatus(fmt.Sprintf("Queued: %s rendered at %d × %d.", e.File, j.Req.WidthPx, j.Req.HeightPx))
 			rn.enqueue(j) // starts it (and clears the line) if the run has ended meanwhile
 		})
 		return
 	}
-	rn.u.fit.confirmJob(j, "Generate", func() {
+	rn.fit.confirmJob(j, "Generate", func() {
 		if rn.cur != nil { // another run started while the question was open
 			rn.enqueue(j)
 			return
@@ -107,7 +107,7 @@ func (rn *runner) renderLargerEntry(e gallery.Entry) {
 		if _, err := rn.startJob(j); err != nil {
 			rn.reportStartError(err)
 			if errors.Is(err, errNoModel) {
-				rn.u.ShowModelDialog()
+				rn.model.showDialog()
 			}
 		}
 	})

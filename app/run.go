@@ -11,16 +11,12 @@ import (
 	"sync"
 	"time"
 
-	"fyne.io/fyne/v2/theme"
-	"fyne.io/fyne/v2/widget"
-
 	"kleinbild/app/gallery"
 	"kleinbild/app/humanize"
 	"kleinbild/app/jobs"
 	"kleinbild/app/progress"
 	"kleinbild/engine"
 	"kleinbild/engine/imageio"
-	"kleinbild/resources"
 )
 
 // progressInterval throttles progress updates that carry no news (same phase and step).
@@ -29,7 +25,8 @@ const progressInterval = 50 * time.Millisecond
 // runner makes images: the generation in progress, the queue behind it, the grid of
 // the last run's images and the opened generator.
 type runner struct {
-	u *UI
+	sh *shell
+	runnerDeps
 	// open opens a generator on a model (Options.Open, or the engine).
 	open sourceOpenFunc
 
@@ -48,6 +45,11 @@ type runner struct {
 	notify *runNotifier
 	// qfile keeps the pending jobs in the data folder (queuepersist.go).
 	qfile *queueFile
+}
+
+// buildQueue makes the queue's widgets (controls lays them out).
+func (rn *runner) buildQueue() {
+	rn.queue = newJobQueue(rn.sh.tips, rn.enqueueForm, rn.resumeQueue)
 }
 
 // closeGenerator releases the opened generator (once no generation runs).
@@ -108,15 +110,15 @@ func (u *UI) Generate() { u.run.generate() }
 
 // generate is Generate.
 func (rn *runner) generate() {
-	if err := rn.u.writable(); err != nil {
-		rn.u.showError(err)
+	if err := rn.sh.writable(); err != nil {
+		rn.sh.showError(err)
 		return
 	}
 	if rn.cur != nil {
 		rn.enqueueForm()
 		return
 	}
-	rn.u.fit.confirm(rn.generateNow)
+	rn.fit.confirm(rn.generateNow)
 }
 
 // generateNow starts a generation without asking about memory.
@@ -130,9 +132,9 @@ func (rn *runner) reportStartError(err error) {
 	switch {
 	case err == nil, errors.Is(err, errInvalidForm), errors.Is(err, errBusy):
 	case errors.Is(err, errNoModel):
-		rn.u.showErrorAbout(topicModel, err)
+		rn.sh.showErrorAbout(topicModel, err)
 	default:
-		rn.u.showError(err)
+		rn.sh.showError(err)
 	}
 }
 
@@ -144,27 +146,37 @@ func (rn *runner) jobFromForm(f form) *job {
 	if !f.seedGiven {
 		f.seed = randomSeed()
 	}
-	rn.u.ctl.history.add(f.prompt)
+	rn.form.addToHistory(f.prompt)
 	return jobs.New(engine.Request{
 		Prompt: f.prompt, WidthPx: f.width, HeightPx: f.height, Steps: f.steps,
 		Seed: f.seed, Guidance: f.guidance, Schedule: f.schedule, Noise: f.noise,
-		References: slices.Clone(rn.u.refs.paths),
-		Adapters:   rn.u.adapters.stack(),
+		References: slices.Clone(rn.refs()),
+		Adapters:   rn.adapters.stack(),
 		// accepted by the user in the Adapters section
-		AdaptersPartial: rn.u.adapters.partial(),
+		AdaptersPartial: rn.adapters.partial(),
 	}, f.count)
 }
 
 // enqueueForm queues a job from the current settings to run after the ones before it.
 func (rn *runner) enqueueForm() {
-	f, ok := rn.u.ctl.readForm()
+	f, ok := rn.form.readForm()
 	if !ok {
 		return
 	}
-	rn.u.settings = rn.u.ctl.currentSettings(f)
-	rn.u.remember(rn.u.settings)
+	rn.sh.settings = rn.form.currentSettings(f)
+	rn.sh.remember(rn.sh.settings)
 	j := rn.jobFromForm(f)
-	rn.u.fit.confirmJob(j, "Queue", func() { rn.enqueue(j) })
+	rn.fit.confirmJob(j, "Queue", func() { rn.enqueue(j) })
+}
+
+// submit starts j, or queues it while another job runs.
+func (rn *runner) submit(j *job) {
+	if rn.cur != nil {
+		rn.enqueue(j)
+		return
+	}
+	_, err := rn.startJob(j)
+	rn.reportStartError(err)
 }
 
 // enqueue puts j at the end of the queue; it starts at once when the run it was meant to
@@ -176,36 +188,36 @@ func (rn *runner) enqueue(j *job) {
 
 // startGenerate validates the form and starts the generating goroutine.
 func (rn *runner) startGenerate() (*runState, error) {
-	if err := rn.u.writable(); err != nil {
+	if err := rn.sh.writable(); err != nil {
 		return nil, err
 	}
 	if rn.cur != nil {
 		return nil, errBusy
 	}
-	if rn.u.model.dir == "" || rn.u.model.err != nil {
-		rn.u.ShowModelDialog()
+	if !rn.model.usable() {
+		rn.model.showDialog()
 		return nil, errNoModel
 	}
-	f, ok := rn.u.ctl.readForm()
+	f, ok := rn.form.readForm()
 	if !ok {
 		return nil, errInvalidForm
 	}
 	j := rn.jobFromForm(f)
 	if !f.seedGiven {
-		rn.u.ctl.usedRandomSeed(j.Req.Seed)
+		rn.form.usedRandomSeed(j.Req.Seed)
 	}
-	rn.u.settings = rn.u.ctl.currentSettings(f)
-	rn.u.remember(rn.u.settings)
+	rn.sh.settings = rn.form.currentSettings(f)
+	rn.sh.remember(rn.sh.settings)
 	return rn.startJob(j)
 }
 
 // startQueued starts the next queued job when nothing runs and the queue is not paused
 // (UI goroutine).
 func (rn *runner) startQueued() {
-	if rn.cur != nil || rn.u.life.Err() != nil || len(rn.queue.jobs) == 0 || rn.queue.paused {
+	if rn.cur != nil || rn.sh.life.Err() != nil || len(rn.queue.jobs) == 0 || rn.queue.paused {
 		return
 	}
-	if rn.u.model.dir == "" || rn.u.model.err != nil {
+	if !rn.model.usable() {
 		rn.queue.setPaused(true) // the jobs wait until a model is chosen and Resume is pressed
 		return
 	}
@@ -216,8 +228,8 @@ func (rn *runner) startQueued() {
 // resumeQueue goes on with a paused queue (its Resume button): the next job starts now,
 // or when the running one ends. Without a usable model it asks for one first.
 func (rn *runner) resumeQueue() {
-	if rn.u.model.dir == "" || rn.u.model.err != nil {
-		rn.u.ShowModelDialog()
+	if !rn.model.usable() {
+		rn.model.showDialog()
 		return
 	}
 	rn.queue.setPaused(false)
@@ -226,40 +238,40 @@ func (rn *runner) resumeQueue() {
 
 // startJob starts the generating goroutine for j (UI goroutine).
 func (rn *runner) startJob(j *job) (*runState, error) {
-	if err := rn.u.writable(); err != nil {
+	if err := rn.sh.writable(); err != nil {
 		return nil, err
 	}
 	if rn.cur != nil {
 		return nil, errBusy
 	}
-	if rn.u.model.dir == "" || rn.u.model.err != nil {
+	if !rn.model.usable() {
 		return nil, errNoModel
 	}
-	ctx, cancel := context.WithCancel(rn.u.life)
+	ctx, cancel := context.WithCancel(rn.sh.life)
 	r := &runState{job: j, cancel: cancel, done: make(chan struct{}), outcome: make(chan runOutcome, 1), start: time.Now()}
 	r.began = r.start
 	rn.cur = r
 	rn.saveQueue() // the running job stays in the file until it ends
-	rn.u.view.followRun = true
+	rn.view.setFollowRun(true)
 	// Passing messages (a seed locked, settings restored) belong to before the run.
-	rn.u.setStatus("")
+	rn.sh.setStatus("")
 	rn.hideBatch()
-	rn.u.view.setImage(nil) // the previews replace it
+	rn.view.setImage(nil) // the previews replace it
 	rn.setRunning(true)
 	rn.showProgress(r, engine.Progress{Phase: engine.PhaseLoading})
-	rn.u.view.update()
-	r.device = rn.u.model.effectiveDevice()
-	r.gpuName = rn.u.model.gpuBackendOf(r.device)
-	rn.u.bg.Add(2)
-	go rn.execute(ctx, r, rn.u.model.runModel(), rn.u.model.info, rn.softwareVersion())
+	rn.view.update()
+	r.device = rn.model.effectiveDevice()
+	r.gpuName = rn.model.gpuBackendOf(r.device)
+	rn.sh.bg.Add(2)
+	go rn.execute(ctx, r, rn.model.runModel(), rn.model.modelInfo(), rn.softwareVersion())
 	go rn.tick(r)
 	return r, nil
 }
 
 // softwareVersion is the version written into the images' metadata.
 func (rn *runner) softwareVersion() string {
-	if rn.u.opts.Version != "" {
-		return rn.u.opts.Version
+	if rn.sh.opts.Version != "" {
+		return rn.sh.opts.Version
 	}
 	return "dev"
 }
@@ -276,7 +288,7 @@ func (rn *runner) cancel() {
 	r.cancelling = true
 	r.cancel()
 	rn.setRunning(true)
-	rn.u.setStatus("Cancelling…")
+	rn.sh.setStatus("Cancelling…")
 }
 
 // generatorFor returns the engine for mdl on device, opening it the first time (the model
@@ -306,7 +318,7 @@ func (rn *runner) generatorFor(mdl runModel, device string) (Generator, error) {
 // execute runs on its own goroutine: generate each image of the job, save it to the
 // gallery as it is done, report back.
 func (rn *runner) execute(ctx context.Context, r *runState, mdl runModel, info engine.ModelInfo, version string) {
-	defer rn.u.bg.Done()
+	defer rn.sh.bg.Done()
 	defer close(r.done)
 	defer r.cancel()
 	var saved []gallery.Entry
@@ -315,7 +327,7 @@ func (rn *runner) execute(ctx context.Context, r *runState, mdl runModel, info e
 		if len(saved) > 0 && !out.saved {
 			out.entry = saved[len(saved)-1]
 		}
-		rn.u.post(func() { rn.finishRun(r, out, img) })
+		rn.sh.post(func() { rn.finishRun(r, out, img) })
 	}
 	if err := jobs.Check(r.job.Req); err != nil {
 		finish(runOutcome{err: err, jobFailed: true}, nil)
@@ -355,7 +367,7 @@ func (rn *runner) execute(ctx context.Context, r *runState, mdl runModel, info e
 		req.Seed += uint64(i)
 		req.References = slices.Clone(req.References)
 		if i > 0 {
-			rn.u.post(func() { rn.startImage(r, i) })
+			rn.sh.post(func() { rn.startImage(r, i) })
 		}
 		e, img, out := rn.makeImage(ctx, r, gen, req, info, version)
 		if out != nil {
@@ -368,7 +380,7 @@ func (rn *runner) execute(ctx context.Context, r *runState, mdl runModel, info e
 			indexErr = e.indexErr
 		}
 		entry := e.Entry
-		rn.u.post(func() { rn.imageDone(r, entry, e.indexErr) })
+		rn.sh.post(func() { rn.imageDone(r, entry, e.indexErr) })
 	}
 	out := runOutcome{saved: true, err: indexErr}
 	if len(saved) > 0 {
@@ -396,7 +408,7 @@ func (rn *runner) makeImage(ctx context.Context, r *runState, gen Generator, req
 			return
 		}
 		last, lastSent = p, now
-		rn.u.post(func() { rn.showProgress(r, p) })
+		rn.sh.post(func() { rn.showProgress(r, p) })
 	})
 	if err == nil && (res == nil || res.Image == nil) {
 		err = errors.New("the engine returned no image")
@@ -416,11 +428,11 @@ func (rn *runner) makeImage(ctx context.Context, r *runState, gen Generator, req
 		meta.Guidance = req.Guidance
 	}
 	select {
-	case <-rn.u.galleryReady: // u.gallery is not written after this closes
-	case <-rn.u.life.Done():
+	case <-rn.sh.galleryReady: // sh.gallery is not written after this closes
+	case <-rn.sh.life.Done():
 		return savedImage{}, nil, &runOutcome{err: context.Canceled} // shutting down before the gallery has loaded
 	}
-	g := rn.u.gallery
+	g := rn.sh.gallery
 	if g == nil {
 		return savedImage{}, res.Image, &runOutcome{err: errors.New("the image could not be saved because the gallery folder is unavailable")}
 	}
@@ -429,7 +441,7 @@ func (rn *runner) makeImage(ctx context.Context, r *runState, gen Generator, req
 		return savedImage{}, res.Image, &runOutcome{err: err}
 	}
 	// A missing thumbnail is made again from the PNG when needed.
-	_ = rn.u.thumbs.Put(e.SHA256, res.Image)
+	_ = rn.sh.thumbs.Put(e.SHA256, res.Image)
 	return savedImage{Entry: e, indexErr: err}, res.Image, nil
 }
 
@@ -446,14 +458,14 @@ func (rn *runner) startImage(r *runState, i int) {
 func (rn *runner) imageDone(r *runState, e gallery.Entry, indexErr error) {
 	r.entries = append(r.entries, e)
 	rn.saveQueue() // the images made are not made again after a restart
-	rn.u.gal.refresh()
-	rn.u.gal.noteNew(e.File) // says so when the gallery's filter hides it
+	rn.gal.refresh()
+	rn.gal.noteNew(e.File) // says so when the gallery's filter hides it
 	if indexErr != nil {
-		rn.u.showError(indexErr)
+		rn.sh.showError(indexErr)
 	}
 	if r.job.Count > 1 && rn.cur == r {
 		rn.showBatch(r.entries)
-		rn.u.setStatus(fmt.Sprintf("Image %d of %d saved as %s", len(r.entries), r.job.Count, e.File))
+		rn.sh.setStatus(fmt.Sprintf("Image %d of %d saved as %s", len(r.entries), r.job.Count, e.File))
 	}
 }
 
@@ -462,7 +474,7 @@ const tickInterval = 250 * time.Millisecond
 
 // tick keeps the progress line's clock running while r is in progress.
 func (rn *runner) tick(r *runState) {
-	defer rn.u.bg.Done()
+	defer rn.sh.bg.Done()
 	t := time.NewTicker(tickInterval)
 	defer t.Stop()
 	for {
@@ -470,7 +482,7 @@ func (rn *runner) tick(r *runState) {
 		case <-r.done:
 			return
 		case <-t.C:
-			rn.u.post(func() { rn.refreshProgress(r) })
+			rn.sh.post(func() { rn.refreshProgress(r) })
 		}
 	}
 }
@@ -481,9 +493,9 @@ func (rn *runner) showProgress(r *runState, p engine.Progress) {
 		return
 	}
 	r.tracker.Update(p, time.Since(r.start))
-	if p.Preview != nil && rn.u.view.followRun {
-		rn.u.view.setImage(p.Preview)
-		rn.u.view.update()
+	if p.Preview != nil && rn.view.followsRun() {
+		rn.view.setImage(p.Preview)
+		rn.view.update()
 	}
 	rn.refreshProgress(r)
 }
@@ -500,8 +512,7 @@ func (rn *runner) refreshProgress(r *runState) {
 	if n := r.job.Count; n > 1 {
 		text = fmt.Sprintf("Image %d of %d · %s", r.index+1, n, text)
 	}
-	rn.u.view.bar.SetValue(frac)
-	rn.u.view.progressText.SetText(text)
+	rn.view.showProgress(frac, text)
 	rn.notify.progress((float64(r.index) + frac) / float64(max(1, r.job.Count)))
 }
 
@@ -519,12 +530,12 @@ func (rn *runner) finishRun(r *runState, out runOutcome, img image.Image) {
 	switch {
 	case errors.Is(out.err, context.Canceled):
 		if n == 0 {
-			rn.u.setStatus("Generation cancelled.")
+			rn.sh.setStatus("Generation cancelled.")
 			rn.leaveRun()
 			return
 		}
 		rn.showRunImages(r, out.entries, nil)
-		rn.u.setStatus(fmt.Sprintf("Cancelled after %d of %d images; the finished ones are in the gallery.", n, r.job.Count))
+		rn.sh.setStatus(fmt.Sprintf("Cancelled after %d of %d images; the finished ones are in the gallery.", n, r.job.Count))
 		return
 	case out.err != nil && !out.saved:
 		if out.pausesQueue() && len(rn.queue.jobs) > 0 {
@@ -532,19 +543,19 @@ func (rn *runner) finishRun(r *runState, out runOutcome, img image.Image) {
 			rn.queue.setPaused(true)
 		}
 		if out.gpuFailed {
-			rn.u.model.fallBackToCPU(out.err.Error())
+			rn.model.fallBackToCPU(out.err.Error())
 		} else {
 			topic := topicRun
 			if out.refFailed {
 				topic = topicRefs
 			}
-			rn.u.showErrorAbout(topic, fmt.Errorf("generation failed: %w", out.err))
+			rn.sh.showErrorAbout(topic, fmt.Errorf("generation failed: %w", out.err))
 		}
 		if img != nil {
 			// Made but not saved: the image stays on screen, without a gallery caption.
-			rn.u.view.setImage(img)
-			rn.u.view.followRun = true
-			rn.u.view.update()
+			rn.view.setImage(img)
+			rn.view.setFollowRun(true)
+			rn.view.update()
 			return
 		}
 		if n > 0 {
@@ -554,11 +565,11 @@ func (rn *runner) finishRun(r *runState, out runOutcome, img image.Image) {
 		rn.leaveRun()
 		return
 	case out.err != nil:
-		rn.u.showError(out.err)
+		rn.sh.showError(out.err)
 	}
 	if out.err == nil {
 		// A good run settles what earlier failures were about.
-		rn.u.clearBanner(topicModel, topicRefs, topicRun)
+		rn.sh.clearBanner(topicModel, topicRefs, topicRun)
 	}
 	if n == 0 {
 		rn.leaveRun()
@@ -566,9 +577,9 @@ func (rn *runner) finishRun(r *runState, out runOutcome, img image.Image) {
 	}
 	rn.showRunImages(r, out.entries, img)
 	if n == 1 {
-		rn.u.setStatus(fmt.Sprintf("Done in %s · saved as %s", humanize.Duration(out.entry.Meta.Duration), out.entry.File))
+		rn.sh.setStatus(fmt.Sprintf("Done in %s · saved as %s", humanize.Duration(out.entry.Meta.Duration), out.entry.File))
 	} else {
-		rn.u.setStatus(fmt.Sprintf("Done: %d images in %s, saved in the gallery. Pick one in the grid.", n, humanize.Duration(time.Since(r.began))))
+		rn.sh.setStatus(fmt.Sprintf("Done: %d images in %s, saved in the gallery. Pick one in the grid.", n, humanize.Duration(time.Since(r.began))))
 	}
 }
 
@@ -576,14 +587,14 @@ func (rn *runner) finishRun(r *runState, out runOutcome, img image.Image) {
 // grid to pick from, with the first in the viewer. last is the last image decoded, if at
 // hand.
 func (rn *runner) showRunImages(r *runState, entries []gallery.Entry, last image.Image) {
-	rn.u.view.followRun = false
-	rn.u.gal.refresh()
+	rn.view.setFollowRun(false)
+	rn.gal.refresh()
 	if r.job.Count > 1 {
-		rn.u.gal.selectEntry(entries[0].File, nil)
+		rn.gal.selectEntry(entries[0].File, nil)
 		rn.showBatch(entries)
 		return
 	}
-	rn.u.gal.selectEntry(entries[len(entries)-1].File, last)
+	rn.gal.selectEntry(entries[len(entries)-1].File, last)
 }
 
 // leaveRun takes the viewer off a run that ended without an image: the gallery image that
@@ -591,48 +602,36 @@ func (rn *runner) showRunImages(r *runState, entries []gallery.Entry, last image
 // there was none (or it has gone), so the viewer never shows a stale preview under another
 // image's caption.
 func (rn *runner) leaveRun() {
-	if !rn.u.view.followRun {
-		rn.u.view.update() // the user had moved on to a gallery image; it is still shown
+	if !rn.view.followsRun() {
+		rn.view.update() // the user had moved on to a gallery image; it is still shown
 		return
 	}
-	rn.u.view.followRun = false
-	if rn.u.view.shownOK && rn.u.gallery != nil && rn.u.gallery.IndexOf(rn.u.view.shown.File) >= 0 {
-		rn.u.gal.selectEntry(rn.u.view.shown.File, nil)
+	rn.view.setFollowRun(false)
+	if e, ok := rn.view.shownEntry(); ok && rn.sh.gallery != nil && rn.sh.gallery.IndexOf(e.File) >= 0 {
+		rn.gal.selectEntry(e.File, nil)
 		return
 	}
-	rn.u.view.clearShown()
+	rn.view.clearShown()
 }
 
-// setRunning switches the main button and progress display between idle and running.
+// setRunning switches the widgets that follow the run (the main button, the progress
+// display, Add to queue, the model button) between idle and running.
 func (rn *runner) setRunning(running bool) {
-	b := rn.u.ctl.generate
 	r := rn.cur
+	phase := runRunning
 	switch {
 	case !running || r == nil:
-		b.SetText("Generate")
-		b.SetIcon(theme.NewThemedResource(resources.Sparkles))
-		b.Importance = widget.HighImportance
-		b.Enable()
-		rn.u.view.progress.Hide()
+		phase = runIdle
 	case r.cancelling:
-		b.SetText("Cancelling…")
-		b.Disable()
-	default:
-		b.SetText("Cancel")
-		b.SetIcon(theme.MediaStopIcon())
-		b.Importance = widget.DangerImportance
-		b.Enable()
-		rn.u.view.progress.Show()
+		phase = runCancelling
 	}
-	b.Refresh()
-	if running && r != nil {
+	if phase != runIdle {
 		rn.queue.add.Show()
 	} else {
 		rn.queue.add.Hide()
 	}
-	if running {
-		rn.u.model.button.Disable()
-	} else {
-		rn.u.model.button.Enable()
-	}
+	rn.phaseChanged(phase)
 }
+
+// busy reports whether a generation runs.
+func (rn *runner) busy() bool { return rn.cur != nil }

@@ -116,14 +116,14 @@ func (t *tapThumb) Cursor() desktop.Cursor { return desktop.PointerCursor }
 // loadThumb shows the thumbnail of src (cache key key) in th, now if it is in memory or
 // when a worker has made it. A request th made for another key and that is still waiting
 // is cancelled: the cell was recycled, and only what is on screen should load.
-func (u *UI) loadThumb(th *thumbImage, key, src string) {
+func (sh *shell) loadThumb(th *thumbImage, key, src string) {
 	if th.key == key && th.cancel != nil {
 		return // already asked
 	}
 	th.forget()
 	th.key = key
-	img, ok, cancel := u.thumbs.Request(key, src, func(img image.Image, err error) {
-		u.post(func() {
+	img, ok, cancel := sh.thumbs.Request(key, src, func(img image.Image, err error) {
+		sh.post(func() {
 			if th.key != key {
 				return
 			}

@@ -63,7 +63,7 @@ func (g *galleryView) showTrash() *trashView {
 	buttons := container.NewHBox(t.restoreSel, t.restoreAll, t.empty, closeBtn)
 	note := hint(fmt.Sprintf("Deleted images stay here for %d days.", int(gallery.DefaultKeepTrash/(24*time.Hour))))
 	content := container.NewBorder(container.NewVBox(t.count, note), container.NewCenter(buttons), nil, nil, t.list)
-	t.dlg = dialog.NewCustomWithoutButtons("Trash", content, g.u.win)
+	t.dlg = dialog.NewCustomWithoutButtons("Trash", content, g.sh.win)
 	t.dlg.Resize(fyne.NewSize(560, 480))
 	t.reload()
 	t.dlg.Show()
@@ -107,7 +107,7 @@ func (t *trashView) updateRow(id widget.ListItemID, obj fyne.CanvasObject) {
 	r.name.SetText(label)
 	r.when.SetText("deleted " + it.Deleted.Local().Format("2 Jan 15:04"))
 	key := it.Entry.SHA256
-	path := t.g.u.gallery.TrashPath(it.Name)
+	path := t.g.sh.gallery.TrashPath(it.Name)
 	if key == "" {
 		k, err := thumbcache.FileKey(path)
 		if err != nil {
@@ -117,7 +117,7 @@ func (t *trashView) updateRow(id widget.ListItemID, obj fyne.CanvasObject) {
 		}
 		key = k
 	}
-	t.g.u.loadThumb(r.thumb, key, path)
+	t.g.sh.loadThumb(r.thumb, key, path)
 }
 
 // toggle ticks or unticks the trashed image name.
@@ -129,7 +129,7 @@ func (t *trashView) toggle(name string) {
 
 // reload lists the trash again.
 func (t *trashView) reload() {
-	if lib := t.g.u.gallery; lib != nil {
+	if lib := t.g.sh.gallery; lib != nil {
 		t.items = lib.Trash()
 	} else {
 		t.items = nil
@@ -194,30 +194,30 @@ func (t *trashView) restoreEvery() {
 
 // restore brings the named images back (off the UI goroutine).
 func (t *trashView) restore(names []string) {
-	u := t.g.u
-	lib := u.gallery
+	sh := t.g.sh
+	lib := sh.gallery
 	if lib == nil || len(names) == 0 || t.busy {
 		return
 	}
 	t.busy = true
 	t.updateButtons()
-	u.bg.Add(1) // Close waits for the index write
+	sh.bg.Add(1) // Close waits for the index write
 	go func() {
-		defer u.bg.Done()
+		defer sh.bg.Done()
 		es, err := lib.RestoreItems(names...)
-		u.post(func() {
+		sh.post(func() {
 			t.busy = false
 			if err != nil {
-				u.showError(fmt.Errorf("could not restore from the trash: %w", err))
+				sh.showError(fmt.Errorf("could not restore from the trash: %w", err))
 			}
 			t.g.afterTrashChange()
 			t.reload()
 			switch len(es) {
 			case 0:
 			case 1:
-				u.setStatus("Restored " + es[0].File)
+				sh.setStatus("Restored " + es[0].File)
 			default:
-				u.setStatus(fmt.Sprintf("Restored %d images.", len(es)))
+				sh.setStatus(fmt.Sprintf("Restored %d images.", len(es)))
 			}
 		})
 	}()
@@ -238,7 +238,7 @@ func (t *trashView) askEmpty() {
 		if ok {
 			t.emptyTrash()
 		}
-	}, t.g.u.win)
+	}, t.g.sh.win)
 	t.confirm.SetConfirmText("Empty trash")
 	t.confirm.SetConfirmImportance(widget.DangerImportance)
 	t.confirm.Show()
@@ -246,26 +246,26 @@ func (t *trashView) askEmpty() {
 
 // emptyTrash removes the trashed images for good (off the UI goroutine).
 func (t *trashView) emptyTrash() {
-	u := t.g.u
-	lib := u.gallery
+	sh := t.g.sh
+	lib := sh.gallery
 	if lib == nil || t.busy {
 		return
 	}
 	t.busy = true
 	t.updateButtons()
-	u.bg.Add(1)
+	sh.bg.Add(1)
 	go func() {
-		defer u.bg.Done()
+		defer sh.bg.Done()
 		gone, err := lib.EmptyTrash()
-		u.forgetThumbs(lib, gone)
-		u.post(func() {
+		sh.forgetThumbs(lib, gone)
+		sh.post(func() {
 			t.busy = false
 			if err != nil {
-				u.showError(err)
+				sh.showError(err)
 			}
 			t.g.afterTrashChange()
 			t.reload()
-			u.setStatus(fmt.Sprintf("Emptied the trash: %d images deleted for good.", len(gone)))
+			sh.setStatus(fmt.Sprintf("Emptied the trash: %d images deleted for good.", len(gone)))
 		})
 	}()
 }
@@ -273,7 +273,7 @@ func (t *trashView) emptyTrash() {
 // afterTrashChange shows restored images and drops the Undo steps whose images have all
 // left the trash (restored or deleted for good).
 func (g *galleryView) afterTrashChange() {
-	if lib := g.u.gallery; lib != nil {
+	if lib := g.sh.gallery; lib != nil {
 		g.undos = slices.DeleteFunc(g.undos, func(it undoItem) bool { return !lib.InTrash(it.batch) })
 	}
 	if g.undoBar.Visible() || len(g.undos) == 0 {

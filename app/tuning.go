@@ -48,7 +48,7 @@ func (rn *runner) tuneIfNeeded(ctx context.Context, r *runState, device string) 
 
 // setActivity shows what the run does before the engine reports (any goroutine).
 func (rn *runner) setActivity(r *runState, text string, done float64) {
-	rn.u.post(func() {
+	rn.sh.post(func() {
 		if rn.cur != r {
 			return
 		}

@@ -28,7 +28,26 @@ import (
 
 // UI is Kleinbild's window content and behaviour. Its methods run on the Fyne UI goroutine
 // (directly from widget callbacks, or through fyne.Do) unless their comment says otherwise.
+// It owns the components and the shell of services they share.
 type UI struct {
+	*shell
+
+	// The components, each owning its widgets and state. They know each other only
+	// through what wire (wiring.go) gives them.
+	ctl      controls
+	fit      fitLine
+	refs     refsSection
+	adapters adaptersSection
+	view     viewer
+	gal      galleryView
+	model    modelSettings
+	run      runner
+}
+
+// shell is what every component of the window shares: the window and app, the UI
+// goroutine, the banner and status line, the tooltips, the data folder with its settings,
+// gallery and thumbnails, and the window's lifetime. It knows none of the components.
+type shell struct {
 	app  fyne.App
 	win  fyne.Window
 	opts Options
@@ -55,17 +74,6 @@ type UI struct {
 	status *widget.Label
 	// tips shows the icon buttons' tooltips above the window content.
 	tips *widgets.TipLayer
-
-	// The components, each owning its widgets and state.
-	ctl      controls
-	fit      fitLine
-	refs     refsSection
-	adapters adaptersSection
-	view     viewer
-	gal      galleryView
-	model    modelSettings
-	run      runner
-	session  sessionState // the references and image remembered between runs (session.go)
 }
 
 // NewUI builds the Kleinbild interface into w: the generation controls, viewer and gallery.
@@ -95,7 +103,7 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 	if readOnly {
 		newThumbs = thumbcache.NewReadOnly
 	}
-	u := &UI{
+	u := &UI{shell: &shell{
 		app: a, win: w, opts: opts,
 		dataDir:      dataDir,
 		store:        settingsFile{path: filepath.Join(dataDir, "settings.json"), readOnly: readOnly},
@@ -103,23 +111,8 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 		unlock:       unlock,
 		galleryReady: make(chan struct{}),
 		thumbs:       newThumbs(filepath.Join(dataDir, "thumbs"), thumbcache.Side, 2, 48<<20),
-	}
-	u.ctl.u = u
-	u.fit.u = u
-	u.refs.u = u
-	u.adapters.u = u
-	u.view.u = u
-	u.gal.u = u
-	u.model.u = u
-	u.run.u = u
-	u.run.open = engineOpener(filepath.Join(dataDir, "cache", "prompts"))
-	u.run.notify = newRunNotifier(a, w, func(fn func()) { u.post(fn) }) // u.post is set below
-	u.run.tuner = deviceTuner{needs: backends.DefaultNeedsTuning, tune: backends.DefaultTuned}
-	if opts.Open != nil {
-		u.run.open = folderOpener(opts.Open)
-		u.run.tuner = deviceTuner{} // a generator of the caller's (tests): no device to tune
-	}
-	u.fit.calibrate = opts.calibrate
+	}}
+	u.wire()
 	u.life, u.stop = context.WithCancel(context.Background())
 	// Once stopped, the window is going away: late results are dropped rather than run
 	// off the UI goroutine by a driver that has stopped its event loop.
@@ -149,7 +142,7 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 		u.model.refresh()
 	}
 	u.ctl.applySettings(set)
-	u.restoreSession(set)
+	u.refs.restore(set.References)
 	u.run.setUpQueue(filepath.Join(dataDir, "queue.json"))
 	u.adapters.applySettings(set)
 	if opts.Prompt != "" {
@@ -180,7 +173,7 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 		if u.gal.typedKey(ev) {
 			return
 		}
-		if ev.Name == fyne.KeyEscape && u.run.cur != nil {
+		if ev.Name == fyne.KeyEscape && u.run.busy() {
 			u.Cancel()
 		}
 		u.view.typedKey(w.Canvas(), u.view.image, ev)
@@ -237,7 +230,7 @@ func (u *UI) loadGallery(dir string) {
 			u.setStatus("The gallery index was rebuilt from the images (" + rep.Reason + ").")
 		}
 		u.gal.refresh()
-		u.showLastViewed()
+		u.gal.showLastViewed()
 	})
 }
 
@@ -256,15 +249,17 @@ func (u *UI) build() fyne.CanvasObject {
 	logo.SetMinSize(fyne.NewSquareSize(28))
 	title := widget.NewLabelWithStyle("Kleinbild", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	title.SizeName = theme.SizeNameSubHeadingText
-	u.model.button = widget.NewButtonWithIcon("No model", theme.StorageIcon(), u.ShowModelDialog)
-	u.model.button.Importance = widget.LowImportance
 	header := container.NewBorder(nil, nil,
-		container.NewHBox(logo, title), container.NewHBox(u.model.button))
+		container.NewHBox(logo, title), container.NewHBox(u.model.buildButton()))
 
 	// The side panel scrolls its form and keeps Generate in view (see controls.build).
 	sideWidth := canvas.NewRectangle(color.Transparent)
 	sideWidth.SetMinSize(fyne.NewSize(sidePanelWidth, 0))
-	side := container.NewStack(sideWidth, u.ctl.build())
+	u.run.buildQueue() // the controls lay out its widgets
+	side := container.NewStack(sideWidth, u.ctl.build(panelParts{
+		refs: u.refs.build, adapters: u.adapters.build, scrolled: u.adapters.passScrollTo,
+		queueAdd: u.run.queue.add, queue: u.run.queue.box, wrapFit: u.fit.wrap,
+	}))
 
 	split := container.NewHSplit(container.NewBorder(nil, u.run.buildBatchGrid(), nil, nil, u.view.build()), u.gal.build())
 	split.Offset = 0.64
@@ -278,7 +273,7 @@ func (u *UI) build() fyne.CanvasObject {
 }
 
 // setStatus shows a passing message in the status line.
-func (u *UI) setStatus(msg string) { u.status.SetText(msg) }
+func (sh *shell) setStatus(msg string) { sh.status.SetText(msg) }
 
 // bannerTopic is the condition a banner message belongs to: the message goes when its
 // condition goes (see clearBanner).
@@ -292,26 +287,26 @@ const (
 )
 
 // showError puts err in the banner in plain words.
-func (u *UI) showError(err error) { u.showErrorAbout(topicOther, err) }
+func (sh *shell) showError(err error) { sh.showErrorAbout(topicOther, err) }
 
 // showErrorAbout puts err in the banner as a message about topic.
-func (u *UI) showErrorAbout(topic bannerTopic, err error) {
+func (sh *shell) showErrorAbout(topic bannerTopic, err error) {
 	if err == nil {
 		return
 	}
-	u.banner.show(err.Error(), true)
-	u.banner.topic = topic
+	sh.banner.show(err.Error(), true)
+	sh.banner.topic = topic
 }
 
 // showNotice puts an informational message in the banner.
-func (u *UI) showNotice(msg string) {
-	u.banner.show(msg, false)
-	u.banner.topic = topicOther
+func (sh *shell) showNotice(msg string) {
+	sh.banner.show(msg, false)
+	sh.banner.topic = topicOther
 }
 
 // clearBanner hides the banner when its message is about one of topics.
-func (u *UI) clearBanner(topics ...bannerTopic) {
-	b := u.banner
+func (sh *shell) clearBanner(topics ...bannerTopic) {
+	b := sh.banner
 	if b.box.Visible() && slices.Contains(topics, b.topic) {
 		b.hide()
 		b.topic = topicOther
@@ -319,11 +314,11 @@ func (u *UI) clearBanner(topics ...bannerTopic) {
 }
 
 // errorText is the banner's message ("" when hidden), for tests.
-func (u *UI) errorText() string {
-	if !u.banner.box.Visible() {
+func (sh *shell) errorText() string {
+	if !sh.banner.box.Visible() {
 		return ""
 	}
-	return u.banner.text.Text
+	return sh.banner.text.Text
 }
 
 // banner is a dismissible message strip under the header.

@@ -24,7 +24,8 @@ import (
 // viewer is the central area: the image being made or looked at, its details and actions,
 // or a guide when there is nothing to show.
 type viewer struct {
-	u *UI
+	sh *shell
+	viewerDeps
 
 	// shown is the gallery entry in the viewer, when shownOK.
 	shown   gallery.Entry
@@ -66,6 +67,48 @@ type viewer struct {
 	saveChooser *fileChooser
 }
 
+// starChanged takes a changed star of the gallery image e: the shown copy follows.
+func (v *viewer) starChanged(e gallery.Entry) {
+	if v.shownOK && v.shown.File == e.File {
+		v.shown.Favourite = e.Favourite
+	}
+}
+
+// followsRun reports whether the viewer shows the running generation's previews.
+func (v *viewer) followsRun() bool { return v.followRun }
+
+// setFollowRun makes the viewer follow the running generation, or stop following it.
+func (v *viewer) setFollowRun(follow bool) { v.followRun = follow }
+
+// shownEntry is the gallery image shown, if any.
+func (v *viewer) shownEntry() (gallery.Entry, bool) { return v.shown, v.shownOK }
+
+// batchMark is the file the run's grid outlines: the gallery image shown, or "" while
+// none is or the viewer follows a run.
+func (v *viewer) batchMark() string {
+	if v.shownOK && !v.followRun {
+		return v.shown.File
+	}
+	return ""
+}
+
+// showProgress shows the run's progress: frac of the whole and a line of text.
+func (v *viewer) showProgress(frac float64, text string) {
+	v.bar.SetValue(frac)
+	v.progressText.SetText(text)
+}
+
+// showRunPhase shows or hides the progress display as a run starts and ends (it stays
+// while cancelling).
+func (v *viewer) showRunPhase(p runPhase) {
+	switch p {
+	case runIdle:
+		v.progress.Hide()
+	case runRunning:
+		v.progress.Show()
+	}
+}
+
 // setImage shows img (nil for none) in the viewer and the full-size window.
 func (v *viewer) setImage(img image.Image) {
 	v.image.SetImage(img)
@@ -103,7 +146,7 @@ func (v *viewer) build() fyne.CanvasObject {
 	v.busy = widget.NewActivity()
 	v.busyBox = container.NewCenter(container.NewGridWrap(fyne.NewSquareSize(48), v.busy))
 	v.busyBox.Hide()
-	v.zoom = newZoomBar(v.u.tips, v.image, theme.ViewFullScreenIcon(), "Full-size view (F)", v.openFullView)
+	v.zoom = newZoomBar(v.sh.tips, v.image, theme.ViewFullScreenIcon(), "Full-size view (F)", v.openFullView)
 	v.zoom.preview = v.showsPreview
 	v.imageArea = container.NewBorder(nil, v.zoom.box, nil, nil,
 		container.NewStack(backdrop, container.NewPadded(v.image), v.busyBox, v.progress))
@@ -121,28 +164,26 @@ func (v *viewer) build() fyne.CanvasObject {
 
 	reuse := widget.NewButtonWithIcon("Reuse settings", theme.ContentUndoIcon(), func() {
 		if v.shownOK && v.shown.HasMeta {
-			if _, ok := v.u.reuseInpaint(v.shown.Meta); !ok { // inpaint.go
-				v.u.RestoreSettings(v.shown.Meta)
-			}
+			v.reuseSettings(v.shown.Meta)
 		}
 	})
 	seed := widget.NewButtonWithIcon("Reuse seed", theme.NewThemedResource(resources.Dice), func() {
 		if v.shownOK && v.shown.HasMeta {
-			v.u.ReuseSeed(v.shown.Meta.Seed)
-			v.u.setStatus(fmt.Sprintf("Seed %d locked for the next generations.", v.shown.Meta.Seed))
+			v.reuseSeed(v.shown.Meta.Seed)
+			v.sh.setStatus(fmt.Sprintf("Seed %d locked for the next generations.", v.shown.Meta.Seed))
 		}
 	})
 	asRef := widget.NewButtonWithIcon("Use as reference", theme.ContentAddIcon(), func() {
 		if v.shownOK {
-			v.u.AddReference(v.u.gallery.Path(v.shown))
+			v.addReference(v.sh.gallery.Path(v.shown))
 		}
 	})
-	larger := actionButton("Render larger", theme.ZoomInIcon(), v.u.RenderLarger)
+	larger := actionButton("Render larger", theme.ZoomInIcon(), v.renderLarger)
 	v.copyImageBtn = actionButton("Copy image", theme.ContentCopyIcon(), v.copyShownImage)
 	copyPath := actionButton("Copy path", theme.ContentPasteIcon(), v.copyShownPath)
 	saveAs := actionButton("Save as…", theme.DocumentSaveIcon(), v.saveShownAs)
 	folder := actionButton("Show in folder", theme.FolderOpenIcon(), v.revealShown)
-	v.deleteBtn = actionButton("Delete", theme.DeleteIcon(), v.u.gal.deleteShown)
+	v.deleteBtn = actionButton("Delete", theme.DeleteIcon(), v.gal.deleteShown)
 	v.reuseBtn, v.seedBtn = reuse, seed
 	inpaintBtn := actionButton("Inpaint…", theme.ColorPaletteIcon(), func() { v.openInpaint() }) // inpaint.go
 	v.actions = container.New(widgets.RowsLayout{MaxRows: 3},
@@ -223,8 +264,8 @@ func (v *viewer) buildSetupGuide() fyne.CanvasObject {
 			"published takes about 16 GB of disk and memory, its 8-bit and 4-bit GGUF versions 9 and 5 GB. " +
 			"If you already have one, press **Choose model…** or drop its folder or file on the window.")
 	text.Wrapping = fyne.TextWrapWord
-	choose := widget.NewButtonWithIcon("Choose model…", theme.FolderOpenIcon(), v.u.ShowModelDialog)
-	dl, _ := v.u.model.newDownloadPanel() // lives as long as the window
+	choose := widget.NewButtonWithIcon("Choose model…", theme.FolderOpenIcon(), v.showModelDialog)
+	dl, _ := v.downloadPanel() // lives as long as the window
 	v.setupDownload = dl
 	body := container.NewVBox(container.NewCenter(logo), title, text, container.NewCenter(choose),
 		widget.NewSeparator(), dl.box)
@@ -245,8 +286,8 @@ func (v *viewer) buildEmptyGuide() fyne.CanvasObject {
 
 // update shows the right part of the viewer for the current state.
 func (v *viewer) update() {
-	live := v.followRun && (v.u.run.cur != nil || v.image.Image != nil)
-	modelOK := v.u.model.dir != "" && v.u.model.err == nil
+	live := v.followRun && (v.running() || v.image.Image != nil)
+	modelOK := v.modelUsable()
 	switch {
 	case live || v.shownOK:
 		v.imageArea.Show()
@@ -261,12 +302,12 @@ func (v *viewer) update() {
 		v.setup.Hide()
 		v.empty.Show()
 	}
-	if v.u.run.cur != nil {
+	if v.running() {
 		v.progress.Show()
 	} else {
 		v.progress.Hide()
 	}
-	if v.u.run.cur != nil && v.followRun && v.image.Image == nil {
+	if v.running() && v.followRun && v.image.Image == nil {
 		v.busyBox.Show()
 		v.busy.Start()
 	} else {
@@ -280,15 +321,15 @@ func (v *viewer) update() {
 		v.info.Hide()
 		v.actions.Hide()
 	}
-	v.u.run.markBatch() // the run's grid outlines the image shown
-	v.zoom.refresh()    // "Preview" comes and goes with the run
+	v.markBatch(v.batchMark()) // the run's grid outlines the image shown
+	v.zoom.refresh()           // "Preview" comes and goes with the run
 	if v.full != nil {
 		v.full.zoom.refresh()
 	}
 }
 
 // showsPreview reports whether the image shown is a running generation's preview.
-func (v *viewer) showsPreview() bool { return v.followRun && v.u.run.cur != nil }
+func (v *viewer) showsPreview() bool { return v.followRun && v.running() }
 
 // showEntry puts a gallery image in the viewer; full is its decoded image when at hand.
 func (v *viewer) showEntry(e gallery.Entry, full image.Image) {
@@ -297,11 +338,11 @@ func (v *viewer) showEntry(e gallery.Entry, full image.Image) {
 	}
 	v.shown, v.shownOK = e, true
 	v.followRun = false
-	v.u.rememberViewed(e.File)
+	v.sh.rememberViewed(e.File)
 	if v.full != nil {
 		v.full.win.SetTitle(e.File + " – Kleinbild")
 	}
-	path := v.u.gallery.Path(e)
+	path := v.sh.gallery.Path(e)
 	if e.HasMeta {
 		v.prompt.SetText(widgets.ClipRunes(e.Meta.Prompt, widgets.WrapRunes)) // wrapped: see widgets.WrapRunes
 		v.details.SetText(describeEntry(e))
@@ -319,16 +360,16 @@ func (v *viewer) showEntry(e gallery.Entry, full image.Image) {
 		v.setImage(full)
 	default:
 		// The thumbnail first (when at hand), the full image once decoded.
-		th, _ := v.u.thumbs.Get(e.SHA256, path, func(image.Image, error) {})
+		th, _ := v.sh.thumbs.Get(e.SHA256, path, func(image.Image, error) {})
 		v.setImage(th)
 		go func() {
 			img, err := thumbcache.DecodeFile(path)
-			v.u.post(func() {
+			v.sh.post(func() {
 				if !v.shownOK || v.shown.File != e.File || v.followRun {
 					return
 				}
 				if err != nil {
-					v.u.showError(err)
+					v.sh.showError(err)
 					return
 				}
 				v.setImage(img)
@@ -372,13 +413,13 @@ func (v *viewer) showLineage(e gallery.Entry) {
 				objs = append(objs, widget.NewLabel(fmt.Sprintf("+%d", len(list)-i)))
 				break
 			}
-			th := newTapThumb(fyne.NewSquareSize(44), func() { v.u.gal.selectAndScroll(p.File) })
-			v.u.loadThumb(&th.thumbImage, p.SHA256, v.u.gallery.Path(p))
+			th := newTapThumb(fyne.NewSquareSize(44), func() { v.gal.selectAndScroll(p.File) })
+			v.sh.loadThumb(&th.thumbImage, p.SHA256, v.sh.gallery.Path(p))
 			objs = append(objs, th)
 		}
 	}
-	add("Made from", v.u.gallery.Parents(e))
-	add("Used in", v.u.gallery.Children(e))
+	add("Made from", v.sh.gallery.Parents(e))
+	add("Used in", v.sh.gallery.Children(e))
 	v.lineage.Objects = objs
 	v.lineage.Refresh()
 	if len(objs) == 0 {
@@ -402,15 +443,15 @@ func (v *viewer) saveShownAs() {
 	if !v.shownOK {
 		return
 	}
-	u := v.u
-	last := u.settings.SaveDir
-	v.saveChooser = u.openSaveChooser("Save a copy", u.gallery.Path(v.shown), v.shown.File, func() string {
+	sh := v.sh
+	last := sh.settings.SaveDir
+	v.saveChooser = sh.openSaveChooser("Save a copy", sh.gallery.Path(v.shown), v.shown.File, func() string {
 		home, cfg := userDirs()
 		return startFolder(last, home, cfg, runtime.GOOS)
 	}, func(path string) {
-		u.settings.SaveDir = filepath.Dir(path)
-		u.remember(u.settings)
-		u.setStatus("Saved a copy as " + path)
+		sh.settings.SaveDir = filepath.Dir(path)
+		sh.remember(sh.settings)
+		sh.setStatus("Saved a copy as " + path)
 	})
 }
 
@@ -418,9 +459,9 @@ func (v *viewer) copyShownPath() {
 	if !v.shownOK {
 		return
 	}
-	p := v.u.gallery.Path(v.shown)
-	v.u.app.Clipboard().SetContent(p)
-	v.u.setStatus("Copied " + p)
+	p := v.sh.gallery.Path(v.shown)
+	v.sh.app.Clipboard().SetContent(p)
+	v.sh.setStatus("Copied " + p)
 }
 
 // copyShownImage puts the shown image's pixels on the system clipboard, as PNG.
@@ -435,23 +476,23 @@ func (v *viewer) copyShownImage() {
 // copyImage puts the pixels of gallery image e on the clipboard (read and encoded off the
 // UI goroutine) and says how it went; done, when set, runs afterwards on the UI goroutine.
 func (v *viewer) copyImage(e gallery.Entry, done func()) {
-	path, write := v.u.gallery.Path(e), v.copyPNG
-	v.u.bg.Add(1)
+	path, write := v.sh.gallery.Path(e), v.copyPNG
+	v.sh.bg.Add(1)
 	go func() {
-		defer v.u.bg.Done()
+		defer v.sh.bg.Done()
 		data, err := pngFileBytes(path)
 		if err == nil {
 			err = write(data)
 		}
-		v.u.post(func() {
+		v.sh.post(func() {
 			if done != nil {
 				done()
 			}
 			if err != nil {
-				v.u.showError(fmt.Errorf("the image could not be copied to the clipboard: %w", err))
+				v.sh.showError(fmt.Errorf("the image could not be copied to the clipboard: %w", err))
 				return
 			}
-			v.u.setStatus("Copied the image " + e.File + " to the clipboard.")
+			v.sh.setStatus("Copied the image " + e.File + " to the clipboard.")
 		})
 	}()
 }
@@ -470,9 +511,9 @@ func (v *viewer) typedKey(c fyne.Canvas, z *widgets.ZoomImage, ev *fyne.KeyEvent
 	case fyne.KeyRight:
 		v.browse(1)
 	case fyne.KeyHome:
-		v.browse(-len(v.u.gal.visible))
+		v.browse(-len(v.gal.visibleEntries()))
 	case fyne.KeyEnd:
-		v.browse(len(v.u.gal.visible))
+		v.browse(len(v.gal.visibleEntries()))
 	case fyne.KeyDelete:
 		v.deleteShownNow()
 	case fyne.KeyPlus, fyne.KeyEqual, fyne.KeyAsterisk:
@@ -484,7 +525,7 @@ func (v *viewer) typedKey(c fyne.Canvas, z *widgets.ZoomImage, ev *fyne.KeyEvent
 	case fyne.Key1:
 		z.Actual()
 	case fyne.KeyF:
-		if c == v.u.win.Canvas() {
+		if c == v.sh.win.Canvas() {
 			v.openFullView()
 		}
 	}
@@ -493,25 +534,25 @@ func (v *viewer) typedKey(c fyne.Canvas, z *widgets.ZoomImage, ev *fyne.KeyEvent
 // browse shows the gallery image delta places from the shown one (or the first one
 // when none is shown).
 func (v *viewer) browse(delta int) {
-	if v.u.gallery == nil {
+	if v.sh.gallery == nil {
 		return
 	}
 	if !v.shownOK || v.followRun {
-		if vis := v.u.gal.visible; len(vis) > 0 && v.u.run.cur == nil {
-			v.u.gal.selectEntry(vis[0].File, nil)
+		if vis := v.gal.visibleEntries(); len(vis) > 0 && !v.running() {
+			v.gal.selectEntry(vis[0].File, nil)
 		}
 		return
 	}
 	if e, ok := v.neighbour(v.shown, delta); ok {
-		v.u.gal.selectEntry(e.File, nil)
+		v.gal.selectEntry(e.File, nil)
 	}
 }
 
 // neighbour is the gallery image delta places from e in the gallery's order, stopping
 // at the first and last; ok is false when that is e itself or e is not in the gallery.
 func (v *viewer) neighbour(e gallery.Entry, delta int) (gallery.Entry, bool) {
-	vis := v.u.gal.visible // the grid's order: search and favourites filters apply
-	i := v.u.gal.indexOf(e.File)
+	vis := v.gal.visibleEntries() // the grid's order: search and favourites filters apply
+	i := v.gal.indexOf(e.File)
 	n := len(vis)
 	if i < 0 || n == 0 {
 		return gallery.Entry{}, false
@@ -529,17 +570,17 @@ func (v *viewer) deleteShownNow() {
 	if !v.shownOK || v.followRun {
 		return
 	}
-	v.u.gal.deleteEntry(v.shown)
+	v.gal.deleteEntry(v.shown)
 }
 
 func (v *viewer) revealShown() {
 	if !v.shownOK {
 		return
 	}
-	p := v.u.gallery.Path(v.shown)
+	p := v.sh.gallery.Path(v.shown)
 	go func() {
 		if err := reveal.File(p); err != nil {
-			v.u.post(func() { v.u.showError(err) })
+			v.sh.post(func() { v.sh.showError(err) })
 		}
 	}()
 }

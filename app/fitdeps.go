@@ -1,0 +1,48 @@
+package app
+
+import (
+	"kleinbild/engine"
+	"kleinbild/engine/lora"
+	"kleinbild/estimate"
+	"kleinbild/gpu/backends"
+)
+
+// fitDeps is what the fit line uses of the other components; UI.wire gives it.
+type fitDeps struct {
+	form     estimateForm
+	refCount func() int // how many reference images the form has
+	// adapters is the adapter stack the estimate counts in.
+	adapters func() lora.Stack
+	// shapesChanged passes the new model's shapes (nil when unknown) on to the adapters.
+	shapesChanged func(*estimate.Model)
+	chosen        fitModel
+	// loaded reports whether the model key is open on device (runner.modelLoaded).
+	loaded func(key, device string) bool
+	// relayout lays the side panel out again after the line changed.
+	relayout func()
+}
+
+// estimateForm is the form as the estimate reads it (controls).
+type estimateForm interface {
+	// figures are the form's numbers, valid or not.
+	figures() formFigures
+}
+
+// formFigures are the numbers of the form that an estimate needs.
+type formFigures struct {
+	width, height int
+	sizeOK        bool // both sides are valid
+	steps         int  // 0: the model's default
+	guidance      float64
+	count         int // images per run
+}
+
+// fitModel is the chosen model and device as the estimate needs them (modelSettings).
+type fitModel interface {
+	// modelKey identifies the model chosen (modelSpec.key).
+	modelKey() string
+	// usableSource is the model as read when chosen; nil when unusable or unset.
+	usableSource() engine.Source
+	effectiveDevice() string
+	deviceFor(id string) (backends.Device, bool)
+}

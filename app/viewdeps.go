@@ -1,0 +1,60 @@
+package app
+
+import (
+	"image"
+
+	"kleinbild/app/gallery"
+	"kleinbild/engine/imageio"
+)
+
+// viewerDeps is what the viewer uses of the other components; UI.wire gives it.
+type viewerDeps struct {
+	running     func() bool // a generation runs
+	modelUsable func() bool // a model is chosen and usable (else the viewer shows the setup)
+	// markBatch outlines file ("" for none) in the run's grid (runner.markBatch).
+	markBatch func(file string)
+	gal       galleryNav
+	// The action buttons: Reuse settings (inpainting or the form), Reuse seed, Use as
+	// reference, Render larger, Inpaint…
+	reuseSettings func(imageio.Metadata)
+	reuseSeed     func(seed uint64)
+	addReference  func(path string)
+	renderLarger  func()
+	showInpaint   func(path string, img image.Image) *inpaintMode
+	// The setup page: the model dialog and a download panel.
+	showModelDialog func()
+	downloadPanel   func() (p *downloadPanel, release func())
+}
+
+// galleryNav is the gallery grid as the viewer browses and deletes in it (galleryView).
+type galleryNav interface {
+	entryPicker
+	// visibleEntries are the images in the grid's order (search and filters apply).
+	visibleEntries() []gallery.Entry
+	indexOf(file string) int
+	selectAndScroll(file string)
+	deleteEntry(e gallery.Entry)
+	deleteShown()
+}
+
+// galleryDeps is what the gallery grid uses of the other components; UI.wire gives it.
+type galleryDeps struct {
+	view    shownView
+	running func() bool // a generation runs
+	// The cell menu's actions: Reuse settings, Render larger, Use as reference.
+	restoreSettings func(imageio.Metadata)
+	renderLarger    func(gallery.Entry)
+	addReference    func(path string)
+}
+
+// shownView is the viewer as the gallery shows its images there (viewer).
+type shownView interface {
+	showEntry(e gallery.Entry, full image.Image)
+	shownEntry() (gallery.Entry, bool)
+	followsRun() bool
+	update()
+	clearShown()
+	// starChanged takes a changed star of the gallery image e.
+	starChanged(e gallery.Entry)
+	copyImage(e gallery.Entry, done func())
+}

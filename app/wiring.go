@@ -1,0 +1,64 @@
+package app
+
+import (
+	"path/filepath"
+
+	"kleinbild/engine"
+	"kleinbild/gpu/backends"
+)
+
+// wire gives each component the shell and what it uses of the others, as narrow
+// interfaces and function values: this is the one place where the components meet, and
+// they keep no pointer to the UI. It runs first in newUI, on zero components; the runner
+// also gets its generator opener (Options.Open, or the engine) here.
+func (u *UI) wire() {
+	sh := u.shell
+	// Asked by many: whether a generation runs, and for a new estimate.
+	running, estimateSoon := u.run.busy, u.fit.updateSoon
+
+	u.ctl = controls{sh: sh, controlsDeps: controlsDeps{
+		onGenerate: u.Generate, onCancel: u.Cancel, busy: running, estimateSoon: estimateSoon,
+		model: &u.model, refs: &u.refs, restoreAdapters: u.adapters.restoreFromImage, shown: u.view.shownEntry,
+	}}
+	u.fit = fitLine{sh: sh, calibrate: u.opts.calibrate, fitDeps: fitDeps{
+		form: &u.ctl, refCount: func() int { return len(u.refs.paths) }, adapters: u.adapters.stack,
+		shapesChanged: u.adapters.setModel, chosen: &u.model, loaded: u.run.modelLoaded,
+		relayout: func() { u.ctl.box.Refresh() },
+	}}
+	u.refs = refsSection{sh: sh, estimateSoon: estimateSoon, showAdded: u.ctl.scrollToEnd}
+	u.adapters = adaptersSection{sh: sh, estimateSoon: estimateSoon, formChanged: u.ctl.formChanged}
+	u.view = viewer{sh: sh, viewerDeps: viewerDeps{
+		running: running, modelUsable: u.model.usable, markBatch: u.run.markBatch, gal: &u.gal,
+		reuseSettings: u.reuseSettings, reuseSeed: u.ReuseSeed, addReference: u.AddReference,
+		renderLarger: u.RenderLarger, showInpaint: u.showInpaint,
+		showModelDialog: u.ShowModelDialog, downloadPanel: u.model.newDownloadPanel,
+	}}
+	u.gal = galleryView{sh: sh, galleryDeps: galleryDeps{
+		view: &u.view, running: running, restoreSettings: u.RestoreSettings,
+		renderLarger: u.run.renderLargerEntry, addReference: u.AddReference,
+	}}
+	u.model = modelSettings{sh: sh, modelDeps: modelDeps{
+		busy: running, deviceChanged: estimateSoon,
+		changed: func(info engine.ModelInfo, usable bool) {
+			u.ctl.applyVariant(info, usable)
+			u.fit.setModel()
+			u.view.update()
+		},
+	}}
+	open := engineOpener(filepath.Join(u.dataDir, "cache", "prompts"))
+	tuner := deviceTuner{needs: backends.DefaultNeedsTuning, tune: backends.DefaultTuned}
+	if u.opts.Open != nil {
+		open = folderOpener(u.opts.Open)
+		tuner = deviceTuner{} // a generator of the caller's (tests): no device to tune
+	}
+	notify := newRunNotifier(u.app, u.win, func(fn func()) { u.post(fn) }) // u.post is set later
+	u.run = runner{sh: sh, open: open, tuner: tuner, notify: notify, runnerDeps: runnerDeps{
+		form: &u.ctl, refs: u.refs.refPaths, adapters: &u.adapters, model: &u.model,
+		fit: &u.fit, view: &u.view, gal: &u.gal,
+		phaseChanged: func(p runPhase) {
+			u.ctl.showRunPhase(p)
+			u.view.showRunPhase(p)
+			u.model.showRunPhase(p)
+		},
+	}}
+}

@@ -9,8 +9,8 @@ import "context"
 type Interrupter interface {
 	// Interrupt watches ctx until stop is called. Once ctx is done, the op running stops at
 	// its next safe point (the CPU backend's Linear between weight tiles), later ops are
-	// skipped, and the next Read, Flush or Sync returns an error wrapping ctx's cause, which
-	// also clears the interruption. The outputs of an interrupted or skipped op are
+	// skipped, and the next Read, Flush or Sync returns an error wrapping ctx.Err() (and
+	// its cause), which also clears the interruption. The outputs of an interrupted or skipped op are
 	// undefined. As with the backend's other errors, the interruption is shared by every
 	// caller of the backend.
 	Interrupt(ctx context.Context) (stop func())

@@ -11,7 +11,8 @@ var _ gpu.Interrupter = (*Backend)(nil)
 
 // Interrupt implements gpu.Interrupter: once ctx is done, the op running stops at its next
 // tile (Linear between weight tiles, Conv2D between pixel tiles, Attention between heads),
-// later ops are skipped, and the next Read, Flush or Sync returns "cpu: interrupted: CAUSE".
+// later ops are skipped, and the next Read, Flush or Sync returns "cpu: interrupted: ERR"
+// (wrapping ctx.Err() and, where it differs, its cause).
 // A cause that arrives after stop is dropped; one that no op has seen yet when stop is
 // called (every op ran whole) is dropped by stop, so a cancel racing the end of a pass does
 // not fail the backend's next user.
@@ -23,7 +24,10 @@ func (b *Backend) Interrupt(ctx context.Context) (stop func()) {
 		if w.stopped {
 			return
 		}
-		w.err = fmt.Errorf("cpu: interrupted: %w", context.Cause(ctx))
+		w.err = fmt.Errorf("cpu: interrupted: %w", ctx.Err())
+		if cause := context.Cause(ctx); cause != ctx.Err() { // e.g. signal.NotifyContext's
+			w.err = fmt.Errorf("cpu: interrupted: %w: %w", cause, ctx.Err())
+		}
 		if b.err == nil {
 			b.err = w.err
 			b.cut.Store(false)

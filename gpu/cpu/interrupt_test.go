@@ -110,3 +110,20 @@ func TestInterruptRaceAtTheEnd(t *testing.T) {
 		t.Errorf("cancel seen by an op: Sync = %v, want context.Canceled", err)
 	}
 }
+
+// TestInterruptKeepsCanceledAndCause: the error wraps context.Canceled (callers tell a
+// cancel from a failure by it) and a cause given to the context.
+func TestInterruptKeepsCanceledAndCause(t *testing.T) {
+	b := New(purego.New())
+	cause := errors.New("the user pressed Cancel")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	stop := b.Interrupt(ctx)
+	defer stop()
+	cancel(cause)
+	waitHalted(t, b)
+	b.Upload(mustAlloc(t, b, 1), []float32{1})
+	err := b.Sync()
+	if !errors.Is(err, context.Canceled) || !errors.Is(err, cause) {
+		t.Errorf("Sync = %v, want it to wrap context.Canceled and the cause", err)
+	}
+}

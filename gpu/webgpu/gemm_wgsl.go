@@ -306,7 +306,9 @@ func epilogue(s *strings.Builder, k gemmKey) {
 				cond = "col < p.n"
 			}
 			fmt.Fprintf(s, "\t\t\tif (%s) {\n\t\t\t\tvar o = acc%d_%d.%s;\n", cond, i, j/4, lanes[j%4])
-			fmt.Fprintf(s, "\t\t\t\tif (p.hasC != 0u) { o = o + %s; }\n\t\t\t\tY[p.yb + row * p.ys + col] = o;\n\t\t\t}\n\t\t}\n", bias)
+			fmt.Fprintf(s, "\t\t\t\tlet yi = p.yb + row * p.ys + col;\n\t\t\t\tif (p.hasC == 1u) { o = o + %s; }\n", bias)
+			// LinearAdd: y + s·o, the scale's bits in cb
+			s.WriteString("\t\t\t\tif (p.hasC == 2u) { o = Y[yi] + bitcast<f32>(p.cb) * o; }\n\t\t\t\tY[yi] = o;\n\t\t\t}\n\t\t}\n")
 		}
 		if !k.interior {
 			s.WriteString("\t\t}\n")

@@ -58,6 +58,7 @@ func TestForcedVariants(t *testing.T) {
 				switch f {
 				case FamilyLinear:
 					gputest.TestLinear(t, b, o)
+					gputest.TestLinearAdd(t, b, o)
 				case FamilyConv:
 					gputest.TestConv2D(t, b, o)
 				case FamilyAttention, FamilyAttention512:

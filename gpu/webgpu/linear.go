@@ -5,6 +5,7 @@ package webgpu
 import (
 	_ "embed"
 	"fmt"
+	"math"
 
 	"kleinbild/gpu"
 )
@@ -38,6 +39,46 @@ func (b *Backend) Linear(y, x, w, bias gpu.Tensor, rows int) {
 		b.fail(err)
 		return
 	}
+	b.linear(y, x, w, rows, tail{bias: bias})
+}
+
+var _ gpu.LinearAdder = (*Backend)(nil)
+
+// LinearAdd implements gpu.LinearAdder: y += s·x·wᵀ, Linear's kernels reading y in their
+// epilogue (y + s·o, in float32).
+func (b *Backend) LinearAdd(y, x, w gpu.Tensor, rows int, s float32) {
+	if !b.begin() {
+		return
+	}
+	defer b.mu.Unlock()
+	if err := gpu.CheckLinear(y, x, w, gpu.Tensor{}, rows); err != nil {
+		b.fail(err)
+		return
+	}
+	b.linear(y, x, w, rows, tail{add: true, s: s})
+}
+
+// tail is how a Linear kernel finishes an output o: o + bias (bias set), y + s·o (add), or o.
+type tail struct {
+	bias gpu.Tensor
+	add  bool
+	s    float32
+}
+
+// params are the kernels' bias-offset and mode fields for the columns from col: the bias
+// binding's offset bb + col and mode 1 for a bias, s's bits and mode 2 for add, else mode 0.
+func (t tail) params(bb uint32, col int) (off, mode uint32) {
+	switch {
+	case t.add:
+		return math.Float32bits(t.s), 2
+	case !t.bias.IsZero():
+		return bb + uint32(col), 1
+	}
+	return bb + uint32(col), 0
+}
+
+// linear queues Linear (or LinearAdd, by t) on checked arguments.
+func (b *Backend) linear(y, x, w gpu.Tensor, rows int, t tail) {
 	out, in, _ := gpu.MatrixDims(w)
 	if rows == 0 || out == 0 {
 		return
@@ -61,18 +102,18 @@ func (b *Backend) Linear(y, x, w, bias gpu.Tensor, rows int) {
 			}
 		}
 		if w.DType().Quantized() {
-			b.linearQuant(y, x, w, bias, rows, o0, o1)
+			b.linearQuant(y, x, w, t, rows, o0, o1)
 		} else if tiled {
-			b.linearTiled(cfg, y, x, w, bias, rows, o0, o1)
+			b.linearTiled(cfg, y, x, w, t, rows, o0, o1)
 		} else {
-			b.linearLegacy(y, x, w, bias, rows, o0, o1)
+			b.linearLegacy(y, x, w, t, rows, o0, o1)
 		}
 		o0 = o1
 	}
 }
 
 // linearTiled queues columns [o0, o1) of Linear as products of the generated tile cfg.
-func (b *Backend) linearTiled(cfg gemmCfg, y, x, w, bias gpu.Tensor, rows, o0, o1 int) {
+func (b *Backend) linearTiled(cfg gemmCfg, y, x, w gpu.Tensor, t tail, rows, o0, o1 int) {
 	out, in, _ := gpu.MatrixDims(w)
 	cfg = gemmTile(cfg, rows, b.lim)
 	bf16 := w.DType() == gpu.BF16
@@ -83,7 +124,7 @@ func (b *Backend) linearTiled(cfg gemmCfg, y, x, w, bias gpu.Tensor, rows, o0, o
 		yb := c.out(y, r0*out, r1*out)
 		xb := c.in(x, r0*in, r1*in) + uint32(r0*in)
 		wb := c.in(w, c0*in, c1*in) + uint32(c0*in)
-		bb := c.in(bias, 0, out)
+		bb, mode := t.params(c.in(t.bias, 0, out), c0)
 		key := gemmKey{cfg: cfg, aKind: opF32, bKind: opF32, aVec: rowVec(cfg, false, in, xb),
 			bVec: rowVec(cfg, bf16, in, wb), interior: bl.interior}
 		if bf16 {
@@ -91,14 +132,14 @@ func (b *Backend) linearTiled(cfg gemmCfg, y, x, w, bias gpu.Tensor, rows, o0, o
 		}
 		k, name := gemmKernel(key)
 		c.run(k, name, []uint32{uint32(r1 - r0), uint32(c1 - c0), uint32(in), xb, wb, yb + uint32(r0*out+c0),
-			bb + uint32(c0), bool32(!bias.IsZero()), uint32(out)},
+			bb, mode, uint32(out)},
 			uint32((c1-c0+cfg.tn-1)/cfg.tn), uint32((r1-r0+cfg.tm-1)/cfg.tm), 1)
 	}
 }
 
 // linearLegacy queues columns [o0, o1) of Linear with the first kernel (64×64 tiles,
 // linear.wgsl), kept as a variant to measure the generated ones against.
-func (b *Backend) linearLegacy(y, x, w, bias gpu.Tensor, rows, o0, o1 int) {
+func (b *Backend) linearLegacy(y, x, w gpu.Tensor, t tail, rows, o0, o1 int) {
 	out, in, _ := gpu.MatrixDims(w)
 	k, key := weightKernel(w, &linearF32, &linearBF16)
 	maxRows := int(b.lim.MaxComputeWorkgroupsPerDimension) * 64
@@ -108,9 +149,9 @@ func (b *Backend) linearLegacy(y, x, w, bias gpu.Tensor, rows, o0, o1 int) {
 		yb := c.out(y, r0*out, r1*out)
 		xb := c.in(x, r0*in, r1*in)
 		wb := c.in(w, o0*in, o1*in)
-		bb := c.in(bias, 0, out)
+		bb, mode := t.params(c.in(t.bias, 0, out), o0)
 		c.run(k, key, []uint32{uint32(r1 - r0), uint32(o1 - o0), uint32(in), xb + uint32(r0*in), yb + uint32(r0*out),
-			wb + uint32(o0*in), bb + uint32(o0), bool32(!bias.IsZero()), uint32(out), uint32(o0)},
+			wb + uint32(o0*in), bb, mode, uint32(out), uint32(o0)},
 			uint32((o1-o0+63)/64), uint32((r1-r0+63)/64), 1)
 	}
 }

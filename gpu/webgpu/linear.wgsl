@@ -53,8 +53,10 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
 			let c = c0 + lid.x * 4u + j;
 			if (c >= p.n) { continue; }
 			var o = acc[i * 4u + j];
-			if (p.hasB != 0u) { o = o + bias[p.bb + c]; }
-			y[p.yb + r * p.ys + p.o0 + c] = o;
+			let yi = p.yb + r * p.ys + p.o0 + c;
+			if (p.hasB == 1u) { o = o + bias[p.bb + c]; }
+			if (p.hasB == 2u) { o = y[yi] + bitcast<f32>(p.bb) * o; } // LinearAdd: bb holds the scale
+			y[yi] = o;
 		}
 	}
 }

@@ -212,7 +212,7 @@ func (b *Backend) WeightQuant(dtype gpu.DType, raw []byte, shape ...int) (gpu.Te
 
 // linearQuant queues columns [o0, o1) of Linear by a quantized weight with the first Linear
 // kernel and the weight's block loader.
-func (b *Backend) linearQuant(y, x, w, bias gpu.Tensor, rows, o0, o1 int) {
+func (b *Backend) linearQuant(y, x, w gpu.Tensor, t tail, rows, o0, o1 int) {
 	out, in, _ := gpu.MatrixDims(w)
 	k := quantKernels[w.DType()]
 	if k == nil {
@@ -226,9 +226,9 @@ func (b *Backend) linearQuant(y, x, w, bias gpu.Tensor, rows, o0, o1 int) {
 		yb := c.out(y, r0*out, r1*out)
 		xb := c.in(x, r0*in, r1*in)
 		wb := c.in(w, o0*in, o1*in)
-		bb := c.in(bias, 0, out)
+		bb, mode := t.params(c.in(t.bias, 0, out), o0)
 		c.run(k, w.DType().String(), []uint32{uint32(r1 - r0), uint32(o1 - o0), uint32(in), xb + uint32(r0*in), yb + uint32(r0*out),
-			wb + uint32(o0*in), bb + uint32(o0), bool32(!bias.IsZero()), uint32(out), uint32(o0)},
+			wb + uint32(o0*in), bb, mode, uint32(out), uint32(o0)},
 			uint32((o1-o0+63)/64), uint32((r1-r0+63)/64), 1)
 	}
 }

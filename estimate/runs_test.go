@@ -147,6 +147,12 @@ func TestWithRunFolding(t *testing.T) {
 	if relErr(f2.Denoise, 3) > 1e-6 || relErr(f2.Decode, (2+maxRunFactor)/2) > 1e-6 || f2.References != 0 {
 		t.Errorf("second run: %+v", f2)
 	}
+	// The references, never measured, run at the decoder's measured speed (the same VAE).
+	withRef := Request{WidthPx: 512, HeightPx: 512, References: 1}
+	raw, got := seconds(t, m, withRef, testRates).PhaseSeconds, seconds(t, m, withRef, c2).PhaseSeconds
+	if relErr(got.References, raw.References*f2.Decode) > 1e-9 {
+		t.Errorf("references %v s, want %v × the decoder's factor %v", got.References, raw.References, f2.Decode)
+	}
 	if _, err := testRates.WithRun(m, req, map[engine.Phase]time.Duration{}, time.Unix(3, 0)); err == nil {
 		t.Error("a run with no phase timed was recorded")
 	}

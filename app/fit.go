@@ -67,6 +67,15 @@ func (f *fitLine) learnLoad(device string, c estimate.Calibration, ok bool) {
 	f.updateSoon()
 }
 
+// learnRuns takes the runs measured on device (estimate.RecordRun): c's per-model factors
+// replace those of that device's calibration, and the line is updated.
+func (f *fitLine) learnRuns(device string, c estimate.Calibration) {
+	if f.device == device && f.calib.Valid() {
+		f.calib.Runs = c.Runs
+	}
+	f.updateSoon()
+}
+
 // setModel reads the shapes of the current model for estimates (UI goroutine).
 func (f *fitLine) setModel() {
 	key := f.chosen.modelKey()
@@ -116,12 +125,10 @@ func (f *fitLine) estimate() (estimate.Report, bool) {
 	return rep, ok
 }
 
-// runSeconds is the time of a run of count images from one image's phases: the model is
-// loaded (when it is not yet), the prompt encoded and the references read once, every
-// image is denoised and decoded.
-func runSeconds(p estimate.Phases, count int) float64 {
-	return p.Load + p.Encode + p.References + float64(max(count, 1))*(p.Denoise+p.Decode)
-}
+// runSeconds is the time of a run of count images from one image's phases
+// (estimate.Phases.Job: the model loaded when it is not yet and the prompt encoded once,
+// the references encoded and every image denoised and decoded for each).
+func runSeconds(p estimate.Phases, count int) float64 { return p.Job(count) }
 
 // estimateJob is the estimate (package estimate) for j on the current model and device, from the job's
 // own size, steps, guidance and references rather than the form's.

@@ -375,6 +375,7 @@ func (rn *runner) execute(ctx context.Context, r *runState, mdl runModel, info e
 			return
 		}
 		saved = append(saved, e.Entry)
+		rn.runMeasured(gen, mdl, r, e.timings)
 		lastImg = img
 		if e.indexErr != nil {
 			indexErr = e.indexErr
@@ -394,6 +395,7 @@ func (rn *runner) execute(ctx context.Context, r *runState, mdl runModel, info e
 type savedImage struct {
 	gallery.Entry
 	indexErr error
+	timings  map[engine.Phase]time.Duration // the engine's phase times (runMeasured)
 }
 
 // makeImage generates one image and saves it to the gallery (generating goroutine). A
@@ -442,7 +444,7 @@ func (rn *runner) makeImage(ctx context.Context, r *runState, gen Generator, req
 	}
 	// A missing thumbnail is made again from the PNG when needed.
 	_ = rn.sh.thumbs.Put(e.SHA256, res.Image)
-	return savedImage{Entry: e, indexErr: err}, res.Image, nil
+	return savedImage{Entry: e, indexErr: err, timings: res.Timings}, res.Image, nil
 }
 
 // startImage switches the progress display to image i of the run (UI goroutine).

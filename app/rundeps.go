@@ -72,6 +72,8 @@ type runFit interface {
 	confirmJob(j *job, verb string, run func())
 	// learnLoad takes a load measured on device (c is valid when ok) and refreshes.
 	learnLoad(device string, c estimate.Calibration, ok bool)
+	// learnRuns takes c's measured runs (estimate.Calibration.Runs) on device and refreshes.
+	learnRuns(device string, c estimate.Calibration)
 }
 
 // runView is the viewer as the runner shows its run there.

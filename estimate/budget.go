@@ -39,6 +39,10 @@ type Request struct {
 	// Load adds the time to load the model (Model.LoadSeconds) to the estimate: the model is
 	// not loaded yet (the first run, or another model or device).
 	Load bool
+	// Count is the number of images of the job (0 means 1), the seeds of one prompt: the
+	// model is loaded and the prompt encoded once, the references are encoded and every
+	// image denoised and decoded for each (Phases.Job). Report.Seconds covers them all.
+	Count int
 	// Adapters are the LoRA/LoKr adapters applied at run time: their factors add to the
 	// memory (lora.Adapter.Bytes) and their products to every transformer and text-encoder
 	// pass (lora.Stack.FLOPsPerToken).
@@ -105,6 +109,13 @@ func (p Phases) Total() float64 {
 	return p.Load + p.Encode + p.References + p.Denoise + p.Decode
 }
 
+// Job is the time of a job of count images (at least 1) from one image's phases: the load
+// and the prompt's encoding once, the references, denoising and decoding for every image
+// (the engine encodes the references anew for each seed; the prompt's embedding is cached).
+func (p Phases) Job(count int) float64 {
+	return p.Load + p.Encode + float64(max(count, 1))*(p.References+p.Denoise+p.Decode)
+}
+
 // Report is the answer of Estimate for one model, request and machine.
 type Report struct {
 	Verdict Verdict
@@ -139,10 +150,14 @@ type Report struct {
 	// Steps and Passes (2 with guidance) are the transformer calls: Steps × Passes.
 	Steps, Passes int
 
-	// FLOPs and Seconds per phase; Seconds is the total time (0 without calibration).
+	// FLOPs and Seconds per phase of one image; Seconds is the whole job's time
+	// (PhaseSeconds.Job of Request.Count; 0 without calibration).
 	FLOPs        Phases
 	PhaseSeconds Phases
 	Seconds      float64
+	// RunCalibrated is true when measured runs of this model on this machine corrected the
+	// times (Calibration.WithRun); else they come from the kernel rates alone.
+	RunCalibrated bool
 }
 
 // Estimate predicts memory and time of a generation of m at the requested size on mc.
@@ -208,7 +223,10 @@ func Estimate(m Model, req Request, mc Machine) (Report, error) {
 
 	// Time.
 	e.FLOPs, e.PhaseSeconds = phases(m, req, refs, w, h, e, mc.Rates)
-	e.Seconds = e.PhaseSeconds.Total()
+	if f, ok := mc.Rates.Runs[m.Key()]; ok && mc.Rates.Valid() {
+		e.PhaseSeconds, e.RunCalibrated = f.apply(e.PhaseSeconds)
+	}
+	e.Seconds = e.PhaseSeconds.Job(req.Count)
 
 	e.Verdict, e.Message = verdict(m, req, &e, w, h)
 	return e, nil
@@ -222,12 +240,12 @@ func phases(m Model, req Request, refs []image.Point, w, h int, e Report, rates 
 		encode.Linear += req.Adapters.FLOPsPerToken(lora.TextEncoder) * TextTokens
 	}
 	for _, r := range refs {
-		ref = ref.add(vaeWork(m.VAE.EncodeFLOPs(r.Y, r.X)))
+		ref = ref.add(vaeWork(m.VAE.EncodeLayers(r.Y, r.X)))
 	}
 	step := transformerWork(m.Transformer, TextTokens, e.ImageTokens+e.RefTokens)
 	step.Linear += req.Adapters.FLOPsPerToken(lora.Transformer) * float64(TextTokens+e.ImageTokens+e.RefTokens)
 	denoise = step.scale(float64(e.Steps * e.Passes))
-	decode = vaeWork(m.VAE.DecodeFLOPs(h/m.VAE.ScaleFactor(), w/m.VAE.ScaleFactor()))
+	decode = vaeWork(m.VAE.DecodeLayers(h/m.VAE.ScaleFactor(), w/m.VAE.ScaleFactor()))
 	flops = Phases{Encode: encode.Total(), References: ref.Total(), Denoise: denoise.Total(), Decode: decode.Total()}
 	secs = Phases{Encode: encode.Seconds(rates), References: ref.Seconds(rates), Denoise: denoise.Seconds(rates), Decode: decode.Seconds(rates)}
 	if req.Load && rates.Valid() {

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -172,7 +173,7 @@ func TestEstimateTimeFromCalibration(t *testing.T) {
 	if relErr(r.PhaseSeconds.Denoise, want) > 1e-9 {
 		t.Errorf("denoise %.6g s, want %.6g s", r.PhaseSeconds.Denoise, want)
 	}
-	dec := vaeWork(m.VAE.DecodeFLOPs(64, 64))
+	dec := vaeWork(m.VAE.DecodeLayers(64, 64))
 	if want := dec.Conv/80e9 + dec.Linear/100e9 + dec.Attention/50e9; relErr(r.PhaseSeconds.Decode, want) > 1e-9 {
 		t.Errorf("decode %.6g s, want %.6g s", r.PhaseSeconds.Decode, want)
 	}
@@ -536,14 +537,14 @@ func TestCalibrateAndStore(t *testing.T) {
 	measures := 0
 	fake := func(context.Context, gpu.Backend) (Calibration, error) {
 		measures++
-		return Calibration{Backend: dev.Name(), LinearGFLOPS: 150, AttentionGFLOPS: 60, ConvGFLOPS: 90, Measured: time.Unix(1e9, 0).UTC()}, nil
+		return Calibration{Backend: dev.Name(), LinearGFLOPS: 150, AttentionGFLOPS: 60, ConvGFLOPS: 90, AttentionScoresPerSec: 5e9, ConvColumnsPerSec: 2e9, ValuesPerSec: 1e9, Measured: time.Unix(1e9, 0).UTC()}, nil
 	}
 	c1, measured, err := loadOrCalibrate(context.Background(), dev, path, fake)
 	if err != nil || !measured || measures != 1 {
 		t.Fatalf("first: %+v %v %v", c1, measured, err)
 	}
 	c2, measured, err := loadOrCalibrate(context.Background(), dev, path, fake)
-	if err != nil || measured || measures != 1 || c2 != c1 {
+	if err != nil || measured || measures != 1 || !reflect.DeepEqual(c2, c1) {
 		t.Fatalf("second call should load the stored calibration: %+v %v %v", c2, measured, err)
 	}
 	// Another backend's calibration, or a damaged file, is measured again.

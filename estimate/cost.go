@@ -11,39 +11,59 @@ import (
 // TextTokens is the prompt length the transformer always sees (padded chat template).
 const TextTokens = engine.TextTokens
 
-// Work is the floating-point work of a phase, split by the kernel that does it (each runs at
-// its own measured rate).
+// Work is the work of a phase: its FLOPs split by the kernel that does them (each runs at
+// its own measured rate), and the units of the costs that do not scale with FLOPs.
 type Work struct {
 	Linear    float64 // matrix products with weights (Linear, 1×1 convolutions excluded)
 	Attention float64 // q·kᵀ and p·v products
 	Conv      float64 // convolutions (im2col products)
+	// Scores are attention scores (heads × queries × keys), each through the softmax.
+	Scores float64
+	// Columns are the convolutions' input channels × kernel taps × output pixels.
+	Columns float64
+	// Values are activation values through a normalization and an activation function
+	// (approximately: the MLPs' hidden values and a few passes over each hidden state).
+	Values float64
 }
 
 // Total is all the FLOPs.
 func (w Work) Total() float64 { return w.Linear + w.Attention + w.Conv }
 
 func (w Work) add(o Work) Work {
-	return Work{Linear: w.Linear + o.Linear, Attention: w.Attention + o.Attention, Conv: w.Conv + o.Conv}
+	return Work{Linear: w.Linear + o.Linear, Attention: w.Attention + o.Attention, Conv: w.Conv + o.Conv,
+		Scores: w.Scores + o.Scores, Columns: w.Columns + o.Columns, Values: w.Values + o.Values}
 }
 
 func (w Work) scale(f float64) Work {
-	return Work{Linear: w.Linear * f, Attention: w.Attention * f, Conv: w.Conv * f}
+	return Work{Linear: w.Linear * f, Attention: w.Attention * f, Conv: w.Conv * f,
+		Scores: w.Scores * f, Columns: w.Columns * f, Values: w.Values * f}
 }
 
-// Seconds is the time of w at the calibrated rates (0 when c is not valid).
+// Seconds is the time of w at the calibrated rates (0 when c is not valid); a unit whose
+// rate c lacks costs nothing.
 func (w Work) Seconds(c Calibration) float64 {
 	if !c.Valid() {
 		return 0
 	}
-	return w.Linear/(c.LinearGFLOPS*1e9) + w.Attention/(c.AttentionGFLOPS*1e9) + w.Conv/(c.ConvGFLOPS*1e9)
+	s := w.Linear/(c.LinearGFLOPS*1e9) + w.Attention/(c.AttentionGFLOPS*1e9) + w.Conv/(c.ConvGFLOPS*1e9)
+	for _, u := range [...]struct{ n, rate float64 }{{w.Scores, c.AttentionScoresPerSec}, {w.Columns, c.ConvColumnsPerSec}, {w.Values, c.ValuesPerSec}} {
+		if positive(u.rate) {
+			s += u.n / u.rate
+		}
+	}
+	return s
 }
 
 const f32 = 4 // bytes per activation value
 
 // transformerWork is one Forward over txt text and img image tokens (flux2.Config.ForwardFLOPs).
+// Its values are, per token and block, the MLP's hidden values and five passes over the
+// hidden state (norms, modulation, gated residuals).
 func transformerWork(c flux2.Config, txt, img int) Work {
 	lin, attn := c.ForwardFLOPs(txt, img)
-	return Work{Linear: lin, Attention: attn}
+	perTok := float64(c.MLPHidden() + 5*c.Hidden())
+	return Work{Linear: lin, Attention: attn, Scores: attn / float64(4*c.AttentionHeadDim),
+		Values: float64(txt+img) * float64(c.Blocks()) * perTok}
 }
 
 // transformerScratchBytes is the activation tensor Forward carves its work areas from (and
@@ -66,14 +86,33 @@ func transformerKernelBytes(c flux2.Config, s int) int64 {
 }
 
 // encoderWork is a prompt through the layers the engine runs (qwen3.Config.EncodeFLOPs).
+// Its values are, per token and layer, the MLP's hidden values and four passes over the
+// hidden state (two norms, two residuals).
 func encoderWork(c qwen3.Config, tokens int) Work {
-	lin, attn := c.EncodeFLOPs(tokens, encoderLayers(c))
-	return Work{Linear: lin, Attention: attn}
+	layers := encoderLayers(c)
+	lin, attn := c.EncodeFLOPs(tokens, layers)
+	return Work{Linear: lin, Attention: attn, Scores: attn / float64(4*c.HeadDim),
+		Values: float64(tokens) * float64(layers) * float64(c.IntermediateSize+4*c.HiddenSize)}
 }
 
-// vaeWork is the work of a VAE pass (vae.Config.DecodeFLOPs, EncodeFLOPs).
-func vaeWork(f vae.FLOPs) Work {
-	return Work{Linear: f.Linear, Attention: f.Attention, Conv: f.Conv}
+// vaeWork is the work of a VAE pass over the products ls (vae.Config.DecodeLayers,
+// EncodeLayers; FLOPs as vae.LayerFLOPs). The mid block's attention has one head as wide
+// as its channels; a group norm and a SiLU precede every 3×3 convolution but the first.
+func vaeWork(ls []vae.Layer) Work {
+	f := vae.LayerFLOPs(ls)
+	w := Work{Linear: f.Linear, Attention: f.Attention, Conv: f.Conv}
+	for i, l := range ls {
+		switch {
+		case l.IsAttention():
+			w.Scores += float64(l.Pixels) * float64(l.Pixels)
+		case i > 0 && l.K > 1:
+			w.Values += float64(l.In) * float64(l.Pixels)
+		}
+		if !l.IsAttention() {
+			w.Columns += float64(l.In*l.K*l.K) * float64(l.Pixels)
+		}
+	}
+	return w
 }
 
 // encoderBytes are the encoder's activations for one prompt (qwen3 newActivations), the

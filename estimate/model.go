@@ -1,7 +1,9 @@
 // Package estimate answers "will it fit, and how long will it take" before a generation: it
 // compares a model's memory needs at a given image size with the RAM available, and
-// estimates the time from the FLOPs of each phase and kernel rates measured once on this
-// machine (see Calibrate).
+// estimates the time of a job from the work of each phase (FLOPs, and the attention scores,
+// convolution columns and activation values that cost time beyond their FLOPs) at kernel
+// rates measured on this machine (Calibrate), corrected per model by the phase times of
+// measured runs (Calibration.WithRun).
 //
 // The memory model follows what the engine allocates: the transformer's per-call scratch
 // (kept between calls), the text encoder's activations, the VAE's three rotating

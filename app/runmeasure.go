@@ -1,0 +1,45 @@
+package app
+
+import (
+	"path/filepath"
+	"time"
+
+	"kleinbild/engine"
+	"kleinbild/estimate"
+)
+
+// runMeasured is called on the generating goroutine after an image of r's job was made on
+// g: its phase times (engine.Result.Timings) are folded into the device's calibration
+// file, so that the next estimates of this model on this device follow what was measured,
+// and the fit line learns them.
+func (rn *runner) runMeasured(g Generator, mdl runModel, r *runState, timings map[engine.Phase]time.Duration) {
+	c, ok := recordRun(g, mdl, r.job, timings)
+	if !ok {
+		return
+	}
+	device := r.device
+	rn.sh.post(func() { rn.fit.learnRuns(device, c) })
+}
+
+// recordRun stores an image of j, made with mdl in the measured phase times, in the
+// calibration file of the device g runs on (estimate.RecordRun); ok is false when nothing
+// was stored (a generator that names no device, an unreadable model, no calibration
+// measured yet).
+func recordRun(g Generator, mdl runModel, j *job, timings map[engine.Phase]time.Duration) (estimate.Calibration, bool) {
+	r, ok := g.(deviceReporter)
+	if !ok || mdl.src == nil {
+		return estimate.Calibration{}, false
+	}
+	m, err := estimate.ForSource(mdl.src)
+	if err != nil {
+		return estimate.Calibration{}, false
+	}
+	def, err := estimate.DefaultCalibrationPath()
+	if err != nil {
+		return estimate.Calibration{}, false
+	}
+	backend, info := r.computeDevice()
+	path := filepath.Join(filepath.Dir(def), "calibration-"+slug(backend+"-"+info.Name)+".json") // as calibrationPath
+	c, err := estimate.RecordRun(path, m, j.EstimateRequest(m.Distilled), timings)
+	return c, err == nil
+}

@@ -1,0 +1,64 @@
+package app
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+
+	"kleinbild/engine"
+	"kleinbild/estimate"
+)
+
+// A made image's phase times go into the device's calibration file, per model, and then
+// set the estimate's time of each phase for that model.
+func TestRecordRunIntoTheDeviceCalibration(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("HOME", t.TempDir())
+	src, err := engine.OpenFolder(tinyModel(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := reportingGen{newFakeGen()}
+	mdl := runModel{key: "tiny", src: src}
+	j := &job{Req: engine.Request{Prompt: "a cat", WidthPx: 256, HeightPx: 256}, Count: 4}
+	took := map[engine.Phase]time.Duration{engine.PhaseEncoding: time.Second, engine.PhaseDenoise: 2 * time.Second, engine.PhaseDecoding: 3 * time.Second}
+	if _, ok := recordRun(g, mdl, j, took); ok {
+		t.Error("recorded without a calibration to compare with")
+	}
+	def, err := estimate.DefaultCalibrationPath()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(filepath.Dir(def), "calibration-"+slug("openblas-Test CPU")+".json")
+	if err := fakeCalibration().Save(path); err != nil {
+		t.Fatal(err)
+	}
+	c, ok := recordRun(g, mdl, j, took)
+	if !ok {
+		t.Fatal("not recorded")
+	}
+	m, _ := estimate.ForSource(src)
+	rep, err := estimate.Estimate(m, estimate.Request{WidthPx: 256, HeightPx: 256, Count: 4}, estimate.Machine{Rates: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := rep.PhaseSeconds; !rep.RunCalibrated || !near(p.Encode, 1) || !near(p.Denoise, 2) || !near(p.Decode, 3) || !near(rep.Seconds, 1+4*5) {
+		t.Errorf("after the run: %+v, %v s", p, rep.Seconds)
+	}
+	if back, err := estimate.LoadCalibration(path); err != nil || len(back.Runs) != 1 {
+		t.Errorf("stored %+v, %v", back, err)
+	}
+	if _, ok := recordRun(newFakeGen(), mdl, j, took); ok {
+		t.Error("recorded for a generator that names no device")
+	}
+}
+
+// The references are encoded for every image of a run, the prompt once.
+func TestRunSecondsReferencesPerImage(t *testing.T) {
+	p := estimate.Phases{Load: 1, Encode: 2, References: 3, Denoise: 4, Decode: 5}
+	if got := runSeconds(p, 3); got != 1+2+3*(3+4+5) {
+		t.Errorf("3 images: %v s", got)
+	}
+}
+
+func near(got, want float64) bool { return got > want*0.999999 && got < want*1.000001 }

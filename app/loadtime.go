@@ -46,7 +46,7 @@ func (rn *runner) loadMeasured(g Generator, mdl runModel, device string, d time.
 // false when nothing was stored (a generator that names no device, a model of unknown
 // size, no calibration measured yet).
 func recordLoad(g Generator, mdl runModel, d time.Duration) (estimate.Calibration, bool) {
-	r, ok := g.(deviceReporter)
+	path, ok := deviceCalibrationFile(g)
 	if !ok || mdl.src == nil {
 		return estimate.Calibration{}, false
 	}
@@ -54,12 +54,21 @@ func recordLoad(g Generator, mdl runModel, d time.Duration) (estimate.Calibratio
 	if err != nil || m.TransformerBytes <= 0 || m.VAEBytes <= 0 {
 		return estimate.Calibration{}, false
 	}
-	def, err := estimate.DefaultCalibrationPath()
-	if err != nil {
-		return estimate.Calibration{}, false
-	}
-	backend, info := r.computeDevice()
-	path := filepath.Join(filepath.Dir(def), "calibration-"+slug(backend+"-"+info.Name)+".json") // as calibrationPath
 	c, err := estimate.RecordLoad(path, m.TransformerBytes+m.VAEBytes, d)
 	return c, err == nil
+}
+
+// deviceCalibrationFile is the calibration file of the device g runs on (as
+// calibrationPath names it); ok is false for a generator that names no device.
+func deviceCalibrationFile(g Generator) (path string, ok bool) {
+	r, ok := g.(deviceReporter)
+	if !ok {
+		return "", false
+	}
+	def, err := estimate.DefaultCalibrationPath()
+	if err != nil {
+		return "", false
+	}
+	backend, info := r.computeDevice()
+	return filepath.Join(filepath.Dir(def), "calibration-"+slug(backend+"-"+info.Name)+".json"), true
 }

@@ -99,14 +99,13 @@ func TestRecordLoadIntoTheDeviceCalibration(t *testing.T) {
 	if err := fakeCalibration().Save(path); err != nil {
 		t.Fatal(err)
 	}
-	c, ok := recordLoad(g, mdl, 100*time.Millisecond)
-	m, _ := estimate.ForSource(src)
-	want := float64(m.TransformerBytes+m.VAEBytes) / 0.1
-	if !ok || c.LoadBytesPerSec != want {
-		t.Fatalf("recorded %v B/s (%v), want %v", c.LoadBytesPerSec, ok, want)
+	// The tiny model's open (a few MB) is mostly fixed cost: it measures no read rate
+	// (estimate.WithLoad; that a real model's load is stored is TestRecordLoadPersists').
+	if c, ok := recordLoad(g, mdl, 100*time.Millisecond); ok {
+		t.Errorf("the tiny model's load was recorded as a read rate: %v B/s", c.LoadBytesPerSec)
 	}
 	back, err := estimate.LoadCalibration(path)
-	if err != nil || back.LoadBytesPerSec != want || back.LinearGFLOPS != 10 {
+	if err != nil || back.LoadBytesPerSec != 0 || back.LinearGFLOPS != 10 {
 		t.Errorf("stored %+v, %v", back, err)
 	}
 	if _, ok := recordLoad(newFakeGen(), mdl, time.Second); ok {

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"path/filepath"
 	"time"
 
 	"kleinbild/engine"
@@ -26,7 +25,7 @@ func (rn *runner) runMeasured(g Generator, mdl runModel, r *runState, timings ma
 // was stored (a generator that names no device, an unreadable model, no calibration
 // measured yet).
 func recordRun(g Generator, mdl runModel, j *job, timings map[engine.Phase]time.Duration) (estimate.Calibration, bool) {
-	r, ok := g.(deviceReporter)
+	path, ok := deviceCalibrationFile(g)
 	if !ok || mdl.src == nil {
 		return estimate.Calibration{}, false
 	}
@@ -34,12 +33,6 @@ func recordRun(g Generator, mdl runModel, j *job, timings map[engine.Phase]time.
 	if err != nil {
 		return estimate.Calibration{}, false
 	}
-	def, err := estimate.DefaultCalibrationPath()
-	if err != nil {
-		return estimate.Calibration{}, false
-	}
-	backend, info := r.computeDevice()
-	path := filepath.Join(filepath.Dir(def), "calibration-"+slug(backend+"-"+info.Name)+".json") // as calibrationPath
 	c, err := estimate.RecordRun(path, m, j.EstimateRequest(m.Distilled), timings)
 	return c, err == nil
 }

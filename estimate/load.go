@@ -17,6 +17,11 @@ const (
 	maxLoadBytesPerSec = 20e9
 )
 
+// minLoadSampleBytes is the smallest load that measures a read rate: a smaller model's open
+// is mostly fixed cost (the tiny test model's 3.6 MB read as 43 MB/s, which would have priced
+// klein-4B's load at about 6 minutes).
+const minLoadSampleBytes = 256 << 20
+
 // LoadRate is the calibrated model read rate in bytes per second, or
 // DefaultLoadBytesPerSec when none was measured.
 func (c Calibration) LoadRate() float64 {
@@ -38,10 +43,14 @@ func (m Model) LoadSeconds(c Calibration) float64 {
 }
 
 // WithLoad returns c with a measured load of bytes in d folded into its read rate (the mean
-// of the previous rate, when there is one, and this one, clamped to a plausible range).
+// of the previous rate, when there is one, and this one, clamped to a plausible range). A
+// load of under 256 MiB is refused: its time is mostly fixed cost, not reading.
 func (c Calibration) WithLoad(bytes int64, d time.Duration) (Calibration, error) {
 	if bytes <= 0 || d <= 0 {
 		return c, fmt.Errorf("load of %d bytes in %v: not a measurement", bytes, d)
+	}
+	if bytes < minLoadSampleBytes {
+		return c, fmt.Errorf("load of %d bytes: too small to measure a read rate (at least %d)", bytes, minLoadSampleBytes)
 	}
 	r := min(max(float64(bytes)/d.Seconds(), minLoadBytesPerSec), maxLoadBytesPerSec)
 	if old := c.LoadBytesPerSec; old > 0 && !math.IsInf(old, 0) && !math.IsNaN(old) {

@@ -72,7 +72,7 @@ func TestWithLoad(t *testing.T) {
 	for _, bad := range []struct {
 		n int64
 		d time.Duration
-	}{{0, time.Second}, {-1, time.Second}, {1e9, 0}, {1e9, -time.Second}} {
+	}{{0, time.Second}, {-1, time.Second}, {1e9, 0}, {1e9, -time.Second}, {4 << 20, time.Second}} {
 		if _, err := c.WithLoad(bad.n, bad.d); err == nil {
 			t.Errorf("load of %d bytes in %v accepted", bad.n, bad.d)
 		}

@@ -81,7 +81,7 @@ func TestJobCountsOneTimeWorkOnce(t *testing.T) {
 func TestRecordedRunPredictsOtherJobs(t *testing.T) {
 	k := [4]float64{3, 2.5, 1.5, 4} // encode, references, denoise, decode
 	for name, m := range map[string]Model{"tiny": tinyModel(t), "klein-4B": preset(t, "klein-4B", true)} {
-		c, err := testRates.WithLoad(m.LoadBytes(), 2*time.Second)
+		c, err := testRates.WithLoad(100*m.LoadBytes(), 200*time.Second) // the rate of the whole model in 2 s
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -203,7 +203,8 @@ func (c *controls) figures() formFigures {
 }
 
 // update shows the estimate under the Generate button (UI goroutine) and starts the
-// one-time calibration that adds time estimates.
+// one-time calibration that adds time estimates, unless a generation runs: then the next
+// update after it (UI.wire updates when the run ends) starts it.
 func (f *fitLine) update() {
 	l := f.line
 	rep, ok := f.estimate()
@@ -213,7 +214,7 @@ func (f *fitLine) update() {
 		f.setShown(false)
 		return
 	}
-	if dev := f.chosen.effectiveDevice(); !f.started || f.device != dev {
+	if dev := f.chosen.effectiveDevice(); (!f.started || f.device != dev) && (f.busy == nil || !f.busy()) {
 		// Once per device: another device's speeds would mislead.
 		f.started, f.device, f.calib = true, dev, estimate.Calibration{}
 		calibrate := f.calibrate

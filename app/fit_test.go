@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"fyne.io/fyne/v2/test"
 )
 
 // TestEstimateCoversEveryImage: the time shown covers the whole run, every image of
@@ -29,4 +31,29 @@ func TestEstimateCoversEveryImage(t *testing.T) {
 	if math.Abs(nine.Seconds-want) > 1e-9*want || nine.Seconds < 8*(p.Denoise+p.Decode) {
 		t.Errorf("9 images: %.3f s, want %.3f s (one image %.3f s)", nine.Seconds, want, one.Seconds)
 	}
+}
+
+// Issue 22 item 7: the calibration does not measure beside a generation (on the same cores
+// it recorded attention 50× slow, and stored it): a device chosen while a run goes on is
+// calibrated once the run has ended.
+func TestCalibrationWaitsForTheRun(t *testing.T) {
+	fake := newFakeGen()
+	fake.block = true
+	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
+	u := h.ui
+	h.waitFor("the first calibration", 10*time.Second, func() bool { return u.fit.calib.Backend != "" })
+	test.Type(u.ctl.prompt, "a run to wait for")
+	test.Tap(u.ctl.generate)
+	waitStarted(t, h, fake)
+
+	u.model.dev.choice = "purego" // as the device menu sets it
+	u.fit.update()
+	h.settle()
+	if u.fit.device == "purego" {
+		t.Fatal("the new device was calibrated while a generation ran")
+	}
+	test.Tap(u.ctl.generate) // cancel
+	h.waitFor("the calibration after the run", 10*time.Second, func() bool {
+		return !u.run.busy() && u.fit.device == "purego" && u.fit.calib.Backend != ""
+	})
 }

@@ -20,6 +20,9 @@ type fitDeps struct {
 	loaded func(key, device string) bool
 	// relayout lays the side panel out again after the line changed.
 	relayout func()
+	// busy reports whether a generation runs: the calibration waits for its end (measured
+	// beside a run, on the same cores, attention came out 50× slow and was stored so).
+	busy func() bool
 }
 
 // estimateForm is the form as the estimate reads it (controls).

@@ -127,8 +127,9 @@ func TestQueueKeepsItsHeight(t *testing.T) {
 	}
 	u.Generate()
 	// The fit line gains its time once the (background) calibration is back, which can
-	// change its height: wait for it, so that only the queue could move the layout.
-	h.waitFor("the calibration", 30*time.Second, func() bool { h.settle(); return u.fit.calib.Backend != "" })
+	// change its height: wait for it, so that only the queue could move the layout. (A
+	// calibration not started before the run waits for its end.)
+	h.waitFor("the calibration", 30*time.Second, func() bool { h.settle(); return u.fit.calib.Backend != "" || !u.fit.started })
 	h.settle()
 	one := formHeight()
 	xAt := fyne.CurrentApp().Driver().AbsolutePositionForObject(u.run.queue.rows[0].remove)

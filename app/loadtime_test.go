@@ -80,22 +80,12 @@ func (reportingGen) computeDevice() (string, gpu.DeviceInfo) {
 // A measured load goes into the device's calibration file: the bytes read at open (the
 // transformer's and the VAE's) over the time it took.
 func TestRecordLoadIntoTheDeviceCalibration(t *testing.T) {
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	t.Setenv("HOME", t.TempDir())
-	src, err := engine.OpenFolder(tinyModel(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	src, path := recorderSetup(t)
 	g := reportingGen{newFakeGen()}
 	mdl := runModel{key: "tiny", src: src}
 	if _, ok := recordLoad(g, mdl, time.Second); ok {
 		t.Error("recorded without a calibration to add to")
 	}
-	def, err := estimate.DefaultCalibrationPath()
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(filepath.Dir(def), "calibration-"+slug("openblas-Test CPU")+".json")
 	if err := fakeCalibration().Save(path); err != nil {
 		t.Fatal(err)
 	}
@@ -111,6 +101,23 @@ func TestRecordLoadIntoTheDeviceCalibration(t *testing.T) {
 	if _, ok := recordLoad(newFakeGen(), mdl, time.Second); ok {
 		t.Error("recorded for a generator that names no device")
 	}
+}
+
+// recorderSetup gives a test its own configuration folder and returns the tiny model and
+// the path of the calibration file of reportingGen's device (not written yet).
+func recorderSetup(t *testing.T) (engine.Source, string) {
+	t.Helper()
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("HOME", t.TempDir())
+	src, err := engine.OpenFolder(tinyModel(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	def, err := estimate.DefaultCalibrationPath()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src, filepath.Join(filepath.Dir(def), "calibration-"+slug("openblas-Test CPU")+".json")
 }
 
 func fakeCalibration() estimate.Calibration {

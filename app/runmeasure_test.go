@@ -1,7 +1,6 @@
 package app
 
 import (
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -12,12 +11,7 @@ import (
 // A made image's phase times go into the device's calibration file, per model, and then
 // set the estimate's time of each phase for that model.
 func TestRecordRunIntoTheDeviceCalibration(t *testing.T) {
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	t.Setenv("HOME", t.TempDir())
-	src, err := engine.OpenFolder(tinyModel(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	src, path := recorderSetup(t)
 	g := reportingGen{newFakeGen()}
 	mdl := runModel{key: "tiny", src: src}
 	j := &job{Req: engine.Request{Prompt: "a cat", WidthPx: 256, HeightPx: 256}, Count: 4}
@@ -25,11 +19,6 @@ func TestRecordRunIntoTheDeviceCalibration(t *testing.T) {
 	if _, ok := recordRun(g, mdl, j, took); ok {
 		t.Error("recorded without a calibration to compare with")
 	}
-	def, err := estimate.DefaultCalibrationPath()
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(filepath.Dir(def), "calibration-"+slug("openblas-Test CPU")+".json")
 	if err := fakeCalibration().Save(path); err != nil {
 		t.Fatal(err)
 	}

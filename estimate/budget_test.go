@@ -228,14 +228,7 @@ func TestEstimateReferences(t *testing.T) {
 }
 
 func TestForFolderTinyModel(t *testing.T) {
-	info, err := engine.Inspect(golden.TinyModel(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := ForFolder(info)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := tinyModel(t)
 	if m.Transformer.Hidden() != 64 || m.VAE.BlockOutChannels[0] != 16 || m.Encoder.HiddenSize != 32 {
 		t.Fatalf("configs %+v", m)
 	}

@@ -17,20 +17,9 @@ func span(rows, stride, width int) int {
 // Linear implements gpu.Backend (bf16 weights widened in tiles, or multiplied natively by a
 // BF16MatMuler provider).
 func (b *Backend) Linear(y, x, w, bias gpu.Tensor, rows int) {
-	if b.fail(gpu.CheckLinear(y, x, w, bias, rows)) {
-		return
+	if ys, xs, bs, m, ok := b.linearArgs("Linear", y, x, w, bias, rows); ok {
+		b.linear(ys, xs, rows, m, bs)
 	}
-	a := b.args("Linear")
-	m := a.matrix("weight", w)
-	xs, ys, bs := a.in("x", x), a.out("y", y), a.opt("bias", bias)
-	a.disjoint("y", y, rows*m.out, "x", x, rows*m.in)
-	if a.failed() {
-		return
-	}
-	if bs != nil {
-		bs = bs[:m.out]
-	}
-	b.linear(ys[:rows*m.out], xs[:rows*m.in], rows, m, bs)
 }
 
 var _ gpu.LinearAdder = (*Backend)(nil)
@@ -38,17 +27,28 @@ var _ gpu.LinearAdder = (*Backend)(nil)
 // LinearAdd implements gpu.LinearAdder: y += s·x·wᵀ as one Sgemm per weight tile with beta 1
 // (bf16 weights widened into the tiles, also on a BF16MatMuler, whose product cannot add).
 func (b *Backend) LinearAdd(y, x, w gpu.Tensor, rows int, s float32) {
-	if b.fail(gpu.CheckLinear(y, x, w, gpu.Tensor{}, rows)) {
-		return
+	if ys, xs, _, m, ok := b.linearArgs("LinearAdd", y, x, w, gpu.Tensor{}, rows); ok {
+		b.linearScaled(ys, xs, rows, m, s, 1)
 	}
-	a := b.args("LinearAdd")
-	m := a.matrix("weight", w)
-	xs, ys := a.in("x", x), a.out("y", y)
+}
+
+// linearArgs checks and resolves the tensors of a Linear-shaped op: y and x cut to the rows
+// given, bias to the weight's outputs (nil for none); ok is false after recording a problem.
+func (b *Backend) linearArgs(op string, y, x, w, bias gpu.Tensor, rows int) (ys, xs, bs []float32, m matrix, ok bool) {
+	if b.fail(gpu.CheckLinear(y, x, w, bias, rows)) {
+		return nil, nil, nil, matrix{}, false
+	}
+	a := b.args(op)
+	m = a.matrix("weight", w)
+	xs, ys, bs = a.in("x", x), a.out("y", y), a.opt("bias", bias)
 	a.disjoint("y", y, rows*m.out, "x", x, rows*m.in)
 	if a.failed() {
-		return
+		return nil, nil, nil, matrix{}, false
 	}
-	b.linearScaled(ys[:rows*m.out], xs[:rows*m.in], rows, m, s, 1)
+	if bs != nil {
+		bs = bs[:m.out]
+	}
+	return ys[:rows*m.out], xs[:rows*m.in], bs, m, true
 }
 
 // Attention implements gpu.Backend.

@@ -157,9 +157,19 @@ func (f *fitLine) estimateFor(req estimate.Request) (estimate.Report, bool) {
 		return rep, false
 	}
 	if d, ok := f.chosen.deviceFor(f.chosen.effectiveDevice()); ok {
-		rep = onDevice(rep, d)
+		rep = onDeviceLimits(onDevice(rep, d), *f.model, req, d)
 	}
 	return rep, true
+}
+
+// onDeviceLimits refuses a GPU whose buffer or binding limit is below a buffer of req
+// (estimate.CheckDevice): the run would fail in its first step.
+func onDeviceLimits(rep estimate.Report, m estimate.Model, req estimate.Request, d backends.Device) estimate.Report {
+	if err := estimate.CheckDevice(m, req, d.Info); err != nil {
+		rep.Verdict = estimate.DoesNotFit
+		rep.Message = fmt.Sprintf("Does not fit on %s: %s in the model settings.", d.ID, err)
+	}
+	return rep
 }
 
 // onDevice adds a GPU's own memory to an estimate: when the device reports it (WebGPU does

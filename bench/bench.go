@@ -26,6 +26,7 @@ import (
 	"kleinbild/engine/qwen3"
 	"kleinbild/engine/tokenizer"
 	"kleinbild/engine/vae"
+	"kleinbild/estimate"
 	"kleinbild/gpu"
 	"kleinbild/gpu/backends"
 )
@@ -223,6 +224,9 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		return nil, fmt.Errorf("bench: %w", err)
 	}
 	rep.Model = modelInfo(opts.ModelDir, teCfg, trCfg, vaeCfg)
+	if err := checkSizes(b, opts.Sizes, estimate.Model{Name: "bench", Transformer: trCfg, Encoder: teCfg, VAE: vaeCfg}); err != nil {
+		return nil, err
+	}
 
 	if rep.Peak, err = gemmPeak(ctx, b, opts.PeakReps, logf); err != nil {
 		return nil, err
@@ -305,6 +309,17 @@ func runGenerations(ctx context.Context, m *engine.Model, b gpu.Backend, opts Op
 		rep.BackendPeak = max(rep.BackendPeak, run.BackendPeak)
 		rep.BackendViewed = max(rep.BackendViewed, b.Memory().Viewed)
 		logf("%s: total %.1f s", p.label, run.Phase("total").Seconds)
+	}
+	return nil
+}
+
+// checkSizes refuses, before anything runs, a size whose buffers exceed the limits of the
+// device b (estimate.CheckDevice) instead of failing in its first step.
+func checkSizes(b gpu.Backend, sizes []int, m estimate.Model) error {
+	for _, s := range sizes {
+		if err := estimate.CheckDevice(m, estimate.Request{WidthPx: s, HeightPx: s}, b.Info()); err != nil {
+			return fmt.Errorf("bench: %d² does not fit on %s: %w", s, b.Name(), err)
+		}
 	}
 	return nil
 }

@@ -16,6 +16,7 @@ import (
 
 	"kleinbild/engine"
 	"kleinbild/engine/imageio"
+	"kleinbild/estimate"
 	"kleinbild/internal/atomicfile"
 	"kleinbild/weights"
 )
@@ -89,6 +90,13 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	b, err := openBackend(*backend)
 	if err != nil {
 		return err
+	}
+	if src, err := modelArgs.source(); err == nil {
+		fit := estimate.Request{WidthPx: *width, HeightPx: *height, References: len(refs), Steps: *steps}
+		if b, err = fitDevice(b, deviceChosen(*backend), src, fit, stderr); err != nil {
+			b.Close()
+			return err
+		}
 	}
 	defer b.Close()
 	if *verbose {

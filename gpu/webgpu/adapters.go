@@ -45,9 +45,12 @@ func AdapterDetails() ([]Adapter, error) {
 // (limits_mem.go).
 func describeAdapter(a *wgpu.Adapter) Adapter {
 	ai := a.GetInfo()
-	info := adapterInfo(a, ai)
+	info := adapterInfo(ai)
 	mem, src := deviceMemory(ai.VendorId, ai.DeviceId, info.Kind)
 	info.MemoryBytes = mem
+	lim := openLimits(a.GetLimits().Limits, mem, envDefaultLimits())
+	info.MaxBufferBytes = int64(lim.MaxBufferSize)
+	info.MaxBindingBytes = int64(lim.MaxStorageBufferBindingSize)
 	return Adapter{Info: info, MemorySource: src, Driver: ai.DriverDescription,
 		key: adapterKey(ai)}
 }
@@ -57,9 +60,9 @@ func adapterKey(ai wgpu.AdapterInfo) string {
 	return fmt.Sprintf("%04x:%04x|%d|%s|%s|%s", ai.VendorId, ai.DeviceId, ai.BackendType, ai.Name, ai.DriverDescription, ai.Architecture)
 }
 
-// adapterInfo describes a from its info ai (MemoryBytes: see describeAdapter).
-func adapterInfo(a *wgpu.Adapter, ai wgpu.AdapterInfo) gpu.DeviceInfo {
-	lim := a.GetLimits().Limits
+// adapterInfo describes a from its info ai (MemoryBytes and the limits: see
+// describeAdapter).
+func adapterInfo(ai wgpu.AdapterInfo) gpu.DeviceInfo {
 	name := ai.Name
 	if name == "" || name == "0x0" {
 		name = ai.DriverDescription
@@ -86,13 +89,7 @@ func adapterInfo(a *wgpu.Adapter, ai wgpu.AdapterInfo) gpu.DeviceInfo {
 	case wgpu.BackendTypeOpenGL, wgpu.BackendTypeOpenGLES:
 		api = "OpenGL"
 	}
-	return gpu.DeviceInfo{
-		Name:            name,
-		Kind:            kind,
-		API:             api,
-		MaxBufferBytes:  int64(lim.MaxBufferSize),
-		MaxBindingBytes: int64(lim.MaxStorageBufferBindingSize),
-	}
+	return gpu.DeviceInfo{Name: name, Kind: kind, API: api}
 }
 
 // kindRank orders adapter kinds for Options.Adapter = -1 (lower is better).

@@ -163,10 +163,8 @@ func openOnce(opts Options) (_ *Backend, retry bool, _ error) {
 	}
 	release(pick)
 	ad := ads[pick]
-	lim := ad.GetLimits().Limits
-	if opts.DefaultLimits {
-		lim = defaultLimits(lim)
-	}
+	defLim := opts.DefaultLimits || envDefaultLimits()
+	lim := openLimits(ad.GetLimits().Limits, infos[pick].MemoryBytes, defLim)
 	dev, err := ad.RequestDevice(&wgpu.DeviceDescriptor{
 		Label:          "kleinbild",
 		RequiredLimits: &wgpu.RequiredLimits{Limits: lim},
@@ -183,14 +181,14 @@ func openOnce(opts Options) (_ *Backend, retry bool, _ error) {
 		adapter: ad,
 		dev:     dev,
 		queue:   dev.GetQueue(),
-		lim:     dev.GetLimits().Limits,
+		lim:     lim,
 		pipes:   map[string]*pipeline{},
-		defLim:  opts.DefaultLimits,
+		defLim:  defLim,
 	}
-	if opts.DefaultLimits {
-		// wgpu-native reports the adapter's limits for the device; the kernels must
-		// see the limits asked for.
-		b.lim = lim
+	if !defLim {
+		// With WebGPU's defaults wgpu-native reports the adapter's limits for the device:
+		// the kernels must see the limits asked for.
+		b.lim = deviceLimits(lim, dev.GetLimits().Limits)
 	}
 	b.info.MaxBufferBytes = int64(b.lim.MaxBufferSize)
 	b.info.MaxBindingBytes = int64(b.lim.MaxStorageBufferBindingSize)

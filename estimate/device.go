@@ -1,0 +1,75 @@
+package estimate
+
+import (
+	"fmt"
+
+	"kleinbild/gpu"
+)
+
+// DeviceBuffers are the largest single buffer a generation allocates on a device and the
+// widest range one kernel operand binds, with what they hold. A GPU has limits on both
+// (gpu.DeviceInfo.MaxBufferBytes, MaxBindingBytes) besides its memory.
+type DeviceBuffers struct {
+	Buffer, Binding         int64
+	BufferWhat, BindingWhat string
+}
+
+// Buffers sizes the device buffers of req on m: the transformer's activation tensor (one
+// buffer, flux2.Config.ForwardActivations) and its widest view (the fused projection,
+// tokens × (3·hidden + 2·mlp) values), the VAE's rotating buffers at the output size and the
+// references' sizes, and the text encoder's widest activation. Weights are split into
+// chunks of whole rows and never limit.
+func Buffers(m Model, req Request) (DeviceBuffers, error) {
+	p, err := plan(m, req)
+	if err != nil {
+		return DeviceBuffers{}, err
+	}
+	tc, qc, vc := m.Transformer, m.Encoder, m.VAE
+	tokens := TextTokens + p.ImageTokens() + p.RefTokens()
+	d := DeviceBuffers{
+		Buffer: transformerScratchBytes(tc, tokens), BufferWhat: "the transformer's activations",
+		Binding:     int64(tokens) * int64(3*tc.Hidden()+2*tc.MLPHidden()) * f32,
+		BindingWhat: "the transformer's fused projection",
+	}
+	more := func(n int64, what string) {
+		if n > d.Buffer {
+			d.Buffer, d.BufferWhat = n, what
+		}
+	}
+	s := vc.ScaleFactor()
+	more(vaeDecode(vc, p.HeightPx/s, p.WidthPx/s).maxBuf*f32, "the VAE decoder's activations")
+	for _, r := range p.Refs {
+		more(vaeEncode(vc, r.Y, r.X).maxBuf*f32, "the VAE encoder's activations")
+	}
+	if !req.PromptCached {
+		more(int64(TextTokens)*int64(max(qc.HiddenSize, qc.QDim(), qc.IntermediateSize))*f32, "the text encoder's activations")
+	}
+	return d, nil
+}
+
+// CheckDevice returns an error, before anything runs, when a buffer of req on m exceeds the
+// limits of the device info (a limit of 0 is none): the largest buffer against
+// MaxBufferBytes, the widest operand against MaxBindingBytes. CPU devices have neither.
+func CheckDevice(m Model, req Request, info gpu.DeviceInfo) error {
+	if info.Kind == gpu.KindCPU || (info.MaxBufferBytes <= 0 && info.MaxBindingBytes <= 0) {
+		return nil
+	}
+	d, err := Buffers(m, req)
+	if err != nil {
+		return err
+	}
+	p, _ := plan(m, req)
+	size := fmt.Sprintf("%d×%d px", p.WidthPx, p.HeightPx)
+	if lim := info.MaxBufferBytes; lim > 0 && d.Buffer > lim {
+		return fmt.Errorf("%s needs one buffer of %s for %s; %s allows at most %s per buffer: choose a smaller size or the CPU",
+			size, mb(d.Buffer), d.BufferWhat, info.Name, mb(lim))
+	}
+	if lim := info.MaxBindingBytes; lim > 0 && d.Binding > lim {
+		return fmt.Errorf("%s binds %s of %s to one kernel; %s allows at most %s per binding: choose a smaller size or the CPU",
+			size, mb(d.Binding), d.BindingWhat, info.Name, mb(lim))
+	}
+	return nil
+}
+
+// mb formats bytes as mebibytes with one decimal ("289.7 MB", as the WebGPU backend says).
+func mb(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/(1<<20)) }

@@ -1,0 +1,46 @@
+package estimate
+
+import (
+	"strings"
+	"testing"
+
+	"kleinbild/gpu"
+)
+
+// TestCheckDeviceLimits: klein-4B at 512² needs a 289.7 MB activation buffer (what failed in
+// step 1 on an H200 opened with 256 MiB buffers); the check refuses that device before the
+// run, names the buffer and the limit, and accepts 256², the device's real limits and the CPU.
+func TestCheckDeviceLimits(t *testing.T) {
+	m, err := Preset("klein-4B", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	small := gpu.DeviceInfo{Name: "0x2335", Kind: gpu.KindDiscrete, MaxBufferBytes: 256 << 20, MaxBindingBytes: 128 << 20}
+	d, err := Buffers(m, Request{WidthPx: 512, HeightPx: 512})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := mb(d.Buffer); got != "289.7 MB" {
+		t.Errorf("512² largest buffer %s (%s), want the 289.7 MB the H200 reported", got, d.BufferWhat)
+	}
+	err = CheckDevice(m, Request{WidthPx: 512, HeightPx: 512}, small)
+	if err == nil || !strings.Contains(err.Error(), "289.7 MB") || !strings.Contains(err.Error(), "256.0 MB per buffer") {
+		t.Errorf("512² on a 256 MiB device: %v", err)
+	}
+	// The binding limit alone: a large buffer limit, the default 128 MiB binding.
+	bind := small
+	bind.MaxBufferBytes = 80 << 30
+	if err := CheckDevice(m, Request{WidthPx: 512, HeightPx: 512}, bind); err == nil || !strings.Contains(err.Error(), "per binding") {
+		t.Errorf("512² on a 128 MiB binding: %v", err)
+	}
+	if err := CheckDevice(m, Request{WidthPx: 256, HeightPx: 256}, gpu.DeviceInfo{Name: "x", Kind: gpu.KindDiscrete, MaxBufferBytes: 256 << 20, MaxBindingBytes: 256 << 20}); err != nil {
+		t.Errorf("256²: %v", err)
+	}
+	h200 := gpu.DeviceInfo{Name: "NVIDIA H200", Kind: gpu.KindDiscrete, MaxBufferBytes: 140 << 30, MaxBindingBytes: 2 << 30}
+	if err := CheckDevice(m, Request{WidthPx: 1024, HeightPx: 1024}, h200); err != nil {
+		t.Errorf("1024² on the H200's real limits: %v", err)
+	}
+	if err := CheckDevice(m, Request{WidthPx: 1024, HeightPx: 1024}, gpu.DeviceInfo{Kind: gpu.KindCPU}); err != nil {
+		t.Errorf("CPU: %v", err)
+	}
+}

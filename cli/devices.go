@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"kleinbild/gpu/backends"
@@ -49,6 +50,11 @@ func runDevices(args []string, stdout, stderr io.Writer) error {
 		return usageErr("unexpected argument %q", rest[0])
 	}
 	ds := backends.Devices()
+	if !slices.ContainsFunc(ds, func(d backends.Device) bool { return d.Backend == "webgpu" }) {
+		if note := backends.GPUNote(); note != "" {
+			fmt.Fprintf(stderr, "Note: %s\n", note)
+		}
+	}
 	if *asJSON {
 		out := make([]deviceJSON, 0, len(ds))
 		for _, d := range ds {

@@ -90,7 +90,7 @@ func runDownload(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "Downloaded %d files (%s; %s fetched now, %s were already there) in %s\n",
 			res.Files, download.FormatBytes(res.Bytes), download.FormatBytes(res.Fetched), download.FormatBytes(res.Reused), res.Elapsed.Round(time.Second))
 	}
-	b := backends.Default() // the CPU backend only maps the weights to check them
+	b := backends.DefaultCPU() // the CPU backend only maps the weights to check them
 	defer b.Close()
 	rep, err := download.Validate(ctx, *out, download.ValidateOptions{Backend: b})
 	if err != nil {
@@ -109,7 +109,7 @@ func runDownload(args []string, stdout, stderr io.Writer) error {
 // hashes against the Hub listing (when --variant is given and the Hub answers), else the
 // download manifest, else the blob names of a Hugging Face cache snapshot.
 func verifyFolder(ctx context.Context, dir string, v download.Variant, online bool, opts download.Options, quiet bool, stdout, stderr io.Writer) error {
-	b := backends.Default() // the CPU backend only maps the weights to check them
+	b := backends.DefaultCPU() // the CPU backend only maps the weights to check them
 	defer b.Close()
 	vo := download.ValidateOptions{Hash: true, Backend: b}
 	if online {

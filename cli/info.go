@@ -32,8 +32,8 @@ func runInfo(args []string, stdout, stderr io.Writer) error {
 	if !modelArgs.given() {
 		return usageErr("-d MODEL_DIR is required")
 	}
-	// The CPU backend only maps the weights to check them.
-	b := backends.Default()
+	// The CPU backend only maps the weights to check them (no GPU is probed).
+	b := backends.DefaultCPU()
 	defer b.Close()
 	if !modelArgs.folderOnly() {
 		return infoSource(modelArgs, *deep, b, stdout, stderr)

@@ -146,7 +146,7 @@ func (r *randLoRAFlags) write(w io.Writer, v randmodel.Variant, seed uint64, qui
 func loraInfo(w io.Writer, path, dir string) error {
 	var model *engine.Model
 	if dir != "" {
-		b := backends.Default()
+		b := backends.DefaultCPU() // only the model's shapes and keys are needed
 		defer b.Close()
 		m, err := engine.Open(dir, b, engine.Options{})
 		if err != nil {

@@ -26,10 +26,9 @@ func Adapters() ([]gpu.DeviceInfo, error) {
 // AdapterDetails lists the adapters as Adapters does, with what the device list and the
 // tuning cache need beyond gpu.DeviceInfo.
 func AdapterDetails() ([]Adapter, error) {
-	quietLogs()
-	inst := wgpu.CreateInstance(nil) // a descriptor makes this binding pass uninitialised extras
-	if inst == nil {
-		return nil, fmt.Errorf("webgpu: cannot create an instance")
+	inst, err := newInstance()
+	if err != nil {
+		return nil, err
 	}
 	defer inst.Release()
 	ads := inst.EnumerateAdapters(&wgpu.InstanceEnumerateAdapterOptons{Backends: wgpu.InstanceBackendPrimary})

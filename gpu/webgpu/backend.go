@@ -129,10 +129,9 @@ func (b *Backend) configure(opts Options) error {
 
 // openOnce is one attempt of New; retry reports whether a failure may be transient.
 func openOnce(opts Options) (_ *Backend, retry bool, _ error) {
-	quietLogs()
-	inst := wgpu.CreateInstance(nil) // a descriptor makes this binding pass uninitialised extras
-	if inst == nil {
-		return nil, false, errors.New("webgpu: cannot create an instance")
+	inst, err := newInstance()
+	if err != nil {
+		return nil, false, err
 	}
 	ads := inst.EnumerateAdapters(&wgpu.InstanceEnumerateAdapterOptons{Backends: wgpu.InstanceBackendPrimary})
 	infos := make([]gpu.DeviceInfo, len(ads))

@@ -102,9 +102,10 @@ func (m *Model) encodePrompt(ctx context.Context, prompt string, progress func(d
 // if the encoder made way for them (unloadDenoiser). The encoder's pages are not needed while
 // denoising: they are dropped from this process (they stay in the page cache, so a new prompt
 // maps them back cheaply) unless KeepEncoder, and the encoder is unmapped entirely when RAM is
-// short. On a device backend its tensors are freed in any case, before the transformer loads.
+// short. On a device backend its tensors are freed before the transformer loads, unless the
+// device holds every weight at once (residentOnDevice).
 func (m *Model) endEncoding() error {
-	if m.enc != nil && (!m.opts.KeepEncoder || m.b.Info().Kind != gpu.KindCPU) {
+	if m.enc != nil && (!m.opts.KeepEncoder || m.b.Info().Kind != gpu.KindCPU) && !residentOnDevice(m.b.Info(), m.info.WeightBytes) {
 		m.enc.Release()
 		if !m.opts.KeepEncoder && memoryShort(m.info) {
 			m.releaseEncoder()

@@ -62,10 +62,7 @@ func adapterKey(ai wgpu.AdapterInfo) string {
 // adapterInfo describes a from its info ai (MemoryBytes and the limits: see
 // describeAdapter).
 func adapterInfo(ai wgpu.AdapterInfo) gpu.DeviceInfo {
-	name := ai.Name
-	if name == "" || name == "0x0" {
-		name = ai.DriverDescription
-	}
+	name := adapterName(ai.Name, ai.DriverDescription, ai.VendorId, ai.DeviceId)
 	kind := gpu.KindOther
 	switch ai.AdapterType {
 	case wgpu.AdapterTypeDiscreteGPU:

@@ -13,14 +13,16 @@ import (
 
 // Device memory. WebGPU does not report how much memory a device has, so the fit check
 // takes the number from the platform where it can:
+//   - Linux, NVIDIA: NVML (libnvidia-ml.so.1, loaded at run time where the driver is), the
+//     device whose PCI IDs match the adapter's.
 //   - Linux, AMD (amdgpu): /sys/class/drm/card*/device/mem_info_vram_total of the card
 //     whose PCI vendor and device IDs match the adapter's.
 //   - Linux, integrated GPUs and software adapters (lavapipe): the host's RAM (/proc/meminfo
 //     MemTotal): they allocate from it.
-//   - Linux, NVIDIA and Intel discrete: unknown (the proprietary driver has no sysfs entry
-//     and VK_EXT_memory_budget is not reachable through wgpu; NVML is not linked).
-//   - macOS: unknown (Metal's recommendedMaxWorkingSetSize is not reachable through wgpu).
-//   - Windows: unknown (DXGI's QueryVideoMemoryInfo is not reachable through wgpu).
+//   - macOS: Metal's recommendedMaxWorkingSetSize of the default device (not compiled or
+//     run where this was written).
+//   - Linux, Intel discrete, and Windows: unknown (no sysfs entry; DXGI's
+//     QueryVideoMemoryInfo is not reachable through wgpu).
 //
 // Unknown is 0 with the source "unknown"; out-of-memory errors from the device still end
 // as an error naming the allocation (scopes, scope.go).
@@ -29,25 +31,44 @@ import (
 const (
 	memUnknown   = "unknown"
 	memSysfsAMD  = "amdgpu sysfs mem_info_vram_total"
+	memNVML      = "NVML"
+	memMetal     = "Metal recommended working set"
 	memHostRAM   = "host RAM (shared)"
 	sysDRMGlob   = "/sys/class/drm/card*/device"
 	procMeminfo  = "/proc/meminfo"
 	maxSysfsSize = 4096
+	vendorNVIDIA = 0x10de
 )
 
 // deviceMemory returns the device memory of an adapter (PCI vendor and device IDs, kind) and
 // where the number comes from; 0 and "unknown" where the platform does not say.
 func deviceMemory(vendor, device uint32, kind gpu.DeviceKind) (int64, string) {
-	if runtime.GOOS != "linux" {
-		return 0, memUnknown
+	switch runtime.GOOS {
+	case "darwin":
+		if n := metalWorkingSet(); n > 0 {
+			return n, memMetal
+		}
+	case "linux":
+		return linuxMemory(vendor, device, kind, sysDRMGlob, procMeminfo, nvmlLibrary)
 	}
+	return 0, memUnknown
+}
+
+// linuxMemory is deviceMemory on Linux, reading the given sysfs glob, meminfo file and NVML
+// library.
+func linuxMemory(vendor, device uint32, kind gpu.DeviceKind, drmGlob, meminfo, nvml string) (int64, string) {
 	switch kind {
 	case gpu.KindIntegrated, gpu.KindSoftware:
-		if n := hostRAM(procMeminfo); n > 0 {
+		if n := hostRAM(meminfo); n > 0 {
 			return n, memHostRAM
 		}
 	case gpu.KindDiscrete:
-		if n := sysfsVRAM(sysDRMGlob, vendor, device); n > 0 {
+		if vendor == vendorNVIDIA {
+			if n := nvmlMemory(nvml, vendor, device); n > 0 {
+				return n, memNVML
+			}
+		}
+		if n := sysfsVRAM(drmGlob, vendor, device); n > 0 {
 			return n, memSysfsAMD
 		}
 	}

@@ -308,7 +308,7 @@ func (c *controls) checkSize() (w, h int, ok bool) {
 	return w, h, msg == ""
 }
 
-// parseSide validates one side: a whole number, a multiple of 16, within minSide..maxSide.
+// parseSide validates one side: a whole number that engine.CheckSize accepts.
 // msg says what is wrong in a sentence, or is "".
 func parseSide(name, text string) (v int, msg string) {
 	text = strings.TrimSpace(text)
@@ -318,13 +318,15 @@ func parseSide(name, text string) (v int, msg string) {
 		return 0, name + " is empty: enter a size in pixels."
 	case err != nil:
 		return 0, fmt.Sprintf("%s %q is not a whole number of pixels.", name, text)
-	case v < minSide || v > maxSide:
-		return v, fmt.Sprintf("%s must be between %d and %d pixels.", name, minSide, maxSide)
-	case v%16 != 0:
-		lo := v / 16 * 16
-		return v, fmt.Sprintf("%s must be a multiple of 16: try %d or %d.", name, max(lo, minSide), min(lo+16, maxSide))
 	}
-	return v, ""
+	var se *engine.SizeError
+	if !errors.As(engine.CheckSize(v), &se) {
+		return v, ""
+	}
+	if se.OutOfRange {
+		return v, fmt.Sprintf("%s must be between %d and %d pixels.", name, se.Min, se.Max)
+	}
+	return v, fmt.Sprintf("%s must be a multiple of %d: try %d or %d.", name, engine.SizeMultiple, se.Lower, se.Upper)
 }
 
 func (c *controls) checkSteps() (int, bool) {
@@ -334,7 +336,7 @@ func (c *controls) checkSteps() (int, bool) {
 		return 0, true // the variant's default
 	}
 	v, err := strconv.Atoi(text)
-	if err != nil || v < 1 || v > maxSteps {
+	if err != nil || engine.ValidateSteps(v) != nil {
 		setFieldError(c.stepsErr, fmt.Sprintf("Steps must be a whole number from 1 to %d.", maxSteps))
 		return 0, false
 	}

@@ -12,7 +12,7 @@ import (
 )
 
 // largerSize is the size "Render larger" renders a w×h image at: twice the area, the
-// aspect ratio kept, each side a multiple of 16 and at most maxSide. ok is false when the
+// aspect ratio kept, each side a multiple of engine.SizeMultiple and at most maxSide. ok is false when the
 // image is already as large as that allows.
 func largerSize(w, h int) (nw, nh int, ok bool) {
 	if w <= 0 || h <= 0 {
@@ -22,7 +22,9 @@ func largerSize(w, h int) (nw, nh int, ok bool) {
 	if m := max(fw, fh); m > maxSide {
 		fw, fh = fw*maxSide/m, fh*maxSide/m
 	}
-	round := func(v float64) int { return min(max(int(math.Round(v/16))*16, minSide), maxSide) }
+	round := func(v float64) int {
+		return min(max(int(math.Round(v/engine.SizeMultiple))*engine.SizeMultiple, minSide), maxSide)
+	}
 	nw, nh = round(fw), round(fh)
 	if nw*nh <= w*h {
 		return w, h, false

@@ -43,7 +43,7 @@ func (m *Model) generate(ctx context.Context, req Request, progress func(Progres
 	} else if refs, err = loadReferences(req.References); err != nil {
 		return nil, err
 	}
-	p, err := NewPlan(req, m.info.Distilled, referenceSizes(refs))
+	p, err := planChecked(req, m.info.Distilled, referenceSizes(refs)) // checked above
 	if err != nil {
 		return nil, err
 	}

@@ -122,8 +122,8 @@ func ParseQueue(raw []byte) (jobs []Stored, notes []string, err error) {
 // maxStoredAdapters bounds the adapters of a stored job (the form stacks a few).
 const maxStoredAdapters = 16
 
-// checkStored is Check plus what only a stored job can get wrong: its schedule, the
-// inpainting settings and the adapters' count.
+// checkStored is Check plus what only a stored job can get wrong: its schedule and the
+// adapters' count.
 func checkStored(req engine.Request, adapters []StoredAdapter) error {
 	if err := Check(req); err != nil {
 		return err
@@ -136,7 +136,7 @@ func checkStored(req engine.Request, adapters []StoredAdapter) error {
 	if len(adapters) > maxStoredAdapters {
 		return fmt.Errorf("%d adapters: at most %d", len(adapters), maxStoredAdapters)
 	}
-	return engine.CheckRequest(req, true) // with the inpainting fields' own checks
+	return nil
 }
 
 // LoadQueue reads the stored queue at path: nothing when there is none. A damaged file

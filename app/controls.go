@@ -570,33 +570,31 @@ func (u *UI) RestoreSettings(m imageio.Metadata) { u.ctl.restoreSettings(m) }
 
 // restoreSettings is RestoreSettings.
 func (c *controls) restoreSettings(m imageio.Metadata) {
+	req := engine.MetadataRequest(m)
 	// A prompt beyond the limit (the metadata reader takes up to 16 MB) stays out of the
 	// field: no generation could use it, and a field that large is slow to lay out.
-	promptErr := engine.ValidatePrompt(m.Prompt)
+	promptErr := engine.ValidatePrompt(req.Prompt)
 	if promptErr == nil {
-		c.prompt.SetText(m.Prompt)
+		c.prompt.SetText(req.Prompt)
 	}
-	if m.Width > 0 && m.Height > 0 {
-		c.setSize(m.Width, m.Height)
+	if req.WidthPx > 0 && req.HeightPx > 0 {
+		c.setSize(req.WidthPx, req.HeightPx)
 	}
-	if m.Steps > 0 {
-		c.steps.SetText(strconv.Itoa(m.Steps))
+	if req.Steps > 0 {
+		c.steps.SetText(strconv.Itoa(req.Steps))
 	}
-	if m.Guidance > 0 {
-		c.guidance.SetValue(m.Guidance)
+	if req.Guidance > 0 {
+		c.guidance.SetValue(req.Guidance)
 	}
-	c.setSchedule(m.Schedule)
-	setNoise(c.noise, m.Noise)
-	c.reuseSeed(m.Seed)
-	c.restoreAdapters(m.Adapters)
+	c.setSchedule(req.Schedule)
+	setNoise(c.noise, req.Noise)
+	c.reuseSeed(req.Seed)
+	c.restoreAdapters(m.Adapters) // named by hash: found again in the LoRA folder
 	var notes []string
 	if promptErr != nil {
-		notes = append(notes, fmt.Sprintf("not the prompt: it is %d KB long, at most %d KB are allowed", len(m.Prompt)>>10, engine.MaxPromptBytes>>10))
+		notes = append(notes, fmt.Sprintf("not the prompt: it is %d KB long, at most %d KB are allowed", len(req.Prompt)>>10, engine.MaxPromptBytes>>10))
 	}
-	var want []string
-	for _, r := range m.References {
-		want = append(want, r.Path)
-	}
+	want := req.References
 	have := c.refs.refPaths()
 	if len(have) == 0 || slices.Equal(have, want) {
 		c.restoreRefs(want, true, notes)

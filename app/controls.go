@@ -308,7 +308,7 @@ func (c *controls) checkSize() (w, h int, ok bool) {
 	return w, h, msg == ""
 }
 
-// parseSide validates one side: a whole number, a multiple of 16, within minSide..maxSide.
+// parseSide validates one side: a whole number that engine.CheckSize accepts.
 // msg says what is wrong in a sentence, or is "".
 func parseSide(name, text string) (v int, msg string) {
 	text = strings.TrimSpace(text)
@@ -318,13 +318,15 @@ func parseSide(name, text string) (v int, msg string) {
 		return 0, name + " is empty: enter a size in pixels."
 	case err != nil:
 		return 0, fmt.Sprintf("%s %q is not a whole number of pixels.", name, text)
-	case v < minSide || v > maxSide:
-		return v, fmt.Sprintf("%s must be between %d and %d pixels.", name, minSide, maxSide)
-	case v%16 != 0:
-		lo := v / 16 * 16
-		return v, fmt.Sprintf("%s must be a multiple of 16: try %d or %d.", name, max(lo, minSide), min(lo+16, maxSide))
 	}
-	return v, ""
+	var se *engine.SizeError
+	if !errors.As(engine.CheckSize(v), &se) {
+		return v, ""
+	}
+	if se.OutOfRange {
+		return v, fmt.Sprintf("%s must be between %d and %d pixels.", name, se.Min, se.Max)
+	}
+	return v, fmt.Sprintf("%s must be a multiple of %d: try %d or %d.", name, engine.SizeMultiple, se.Lower, se.Upper)
 }
 
 func (c *controls) checkSteps() (int, bool) {
@@ -334,7 +336,7 @@ func (c *controls) checkSteps() (int, bool) {
 		return 0, true // the variant's default
 	}
 	v, err := strconv.Atoi(text)
-	if err != nil || v < 1 || v > maxSteps {
+	if err != nil || engine.ValidateSteps(v) != nil {
 		setFieldError(c.stepsErr, fmt.Sprintf("Steps must be a whole number from 1 to %d.", maxSteps))
 		return 0, false
 	}
@@ -568,33 +570,31 @@ func (u *UI) RestoreSettings(m imageio.Metadata) { u.ctl.restoreSettings(m) }
 
 // restoreSettings is RestoreSettings.
 func (c *controls) restoreSettings(m imageio.Metadata) {
+	req := engine.MetadataRequest(m)
 	// A prompt beyond the limit (the metadata reader takes up to 16 MB) stays out of the
 	// field: no generation could use it, and a field that large is slow to lay out.
-	promptErr := engine.ValidatePrompt(m.Prompt)
+	promptErr := engine.ValidatePrompt(req.Prompt)
 	if promptErr == nil {
-		c.prompt.SetText(m.Prompt)
+		c.prompt.SetText(req.Prompt)
 	}
-	if m.Width > 0 && m.Height > 0 {
-		c.setSize(m.Width, m.Height)
+	if req.WidthPx > 0 && req.HeightPx > 0 {
+		c.setSize(req.WidthPx, req.HeightPx)
 	}
-	if m.Steps > 0 {
-		c.steps.SetText(strconv.Itoa(m.Steps))
+	if req.Steps > 0 {
+		c.steps.SetText(strconv.Itoa(req.Steps))
 	}
-	if m.Guidance > 0 {
-		c.guidance.SetValue(m.Guidance)
+	if req.Guidance > 0 {
+		c.guidance.SetValue(req.Guidance)
 	}
-	c.setSchedule(m.Schedule)
-	setNoise(c.noise, m.Noise)
-	c.reuseSeed(m.Seed)
-	c.restoreAdapters(m.Adapters)
+	c.setSchedule(req.Schedule)
+	setNoise(c.noise, req.Noise)
+	c.reuseSeed(req.Seed)
+	c.restoreAdapters(m.Adapters) // named by hash: found again in the LoRA folder
 	var notes []string
 	if promptErr != nil {
-		notes = append(notes, fmt.Sprintf("not the prompt: it is %d KB long, at most %d KB are allowed", len(m.Prompt)>>10, engine.MaxPromptBytes>>10))
+		notes = append(notes, fmt.Sprintf("not the prompt: it is %d KB long, at most %d KB are allowed", len(req.Prompt)>>10, engine.MaxPromptBytes>>10))
 	}
-	var want []string
-	for _, r := range m.References {
-		want = append(want, r.Path)
-	}
+	want := req.References
 	have := c.refs.refPaths()
 	if len(have) == 0 || slices.Equal(have, want) {
 		c.restoreRefs(want, true, notes)

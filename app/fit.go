@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"kleinbild/app/humanize"
+	"kleinbild/engine"
 	"kleinbild/estimate"
 	"kleinbild/gpu"
 	"kleinbild/gpu/backends"
@@ -200,7 +201,7 @@ func onDevice(rep estimate.Report, d backends.Device) estimate.Report {
 // checkStepsQuiet parses the steps field without showing a message (0: the default).
 func (c *controls) checkStepsQuiet() (int, bool) {
 	v := atoiOr(c.steps.Text, 0)
-	return v, v >= 0 && v <= maxSteps
+	return v, v == 0 || engine.ValidateSteps(v) == nil
 }
 
 // figures are the form's numbers for the estimate, valid or not.

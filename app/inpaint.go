@@ -220,20 +220,20 @@ func (u *UI) reuseSettings(meta imageio.Metadata) {
 // (or its outpainting) and strength restored. It returns the mode, nil when the picture or
 // the mask cannot be read (the error is shown).
 func (u *UI) reuseInpaint(meta imageio.Metadata) (m *inpaintMode, ok bool) {
-	in := meta.Inpaint
-	if in == nil {
+	req := engine.MetadataRequest(meta)
+	if req.Image == "" {
 		return nil, false
 	}
 	u.RestoreSettings(meta)
-	img, err := imageio.Load(in.Image.Path)
+	img, err := imageio.Load(req.Image)
 	if err != nil {
 		u.showError(fmt.Errorf("the repainted picture: %w", err))
 		return nil, true
 	}
 	var mask []uint8
 	b := img.Bounds()
-	if in.Mask != nil {
-		raw, err := imageio.Load(in.Mask.Path)
+	if req.Mask != "" {
+		raw, err := imageio.Load(req.Mask)
 		var p imageio.Pillow
 		if err == nil {
 			p, err = imageio.NewPillow(raw)
@@ -244,15 +244,15 @@ func (u *UI) reuseInpaint(meta imageio.Metadata) (m *inpaintMode, ok bool) {
 		}
 		mask = p.Resize(b.Dx(), b.Dy()).L()
 	}
-	m = u.showInpaint(in.Image.Path, img)
+	m = u.showInpaint(req.Image, img)
 	if mask != nil {
 		copy(m.ed.mask.Pix, mask)
 	}
-	if len(in.Outpaint) == 4 {
-		m.extend(inpaint.Padding{Left: in.Outpaint[0], Top: in.Outpaint[1], Right: in.Outpaint[2], Bottom: in.Outpaint[3]})
+	if !req.Outpaint.IsZero() {
+		m.extend(req.Outpaint)
 	}
-	if in.Strength > 0 && in.Strength <= 1 {
-		m.strength.SetValue(in.Strength)
+	if req.Strength > 0 && req.Strength <= 1 {
+		m.strength.SetValue(req.Strength)
 	}
 	m.ed.render()
 	return m, true

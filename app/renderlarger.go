@@ -9,10 +9,11 @@ import (
 	"kleinbild/app/gallery"
 	"kleinbild/app/jobs"
 	"kleinbild/engine"
+	"kleinbild/engine/inpaint"
 )
 
 // largerSize is the size "Render larger" renders a w×h image at: twice the area, the
-// aspect ratio kept, each side a multiple of 16 and at most maxSide. ok is false when the
+// aspect ratio kept, each side a multiple of engine.SizeMultiple and at most maxSide. ok is false when the
 // image is already as large as that allows.
 func largerSize(w, h int) (nw, nh int, ok bool) {
 	if w <= 0 || h <= 0 {
@@ -22,7 +23,9 @@ func largerSize(w, h int) (nw, nh int, ok bool) {
 	if m := max(fw, fh); m > maxSide {
 		fw, fh = fw*maxSide/m, fh*maxSide/m
 	}
-	round := func(v float64) int { return min(max(int(math.Round(v/16))*16, minSide), maxSide) }
+	round := func(v float64) int {
+		return min(max(int(math.Round(v/engine.SizeMultiple))*engine.SizeMultiple, minSide), maxSide)
+	}
 	nw, nh = round(fw), round(fh)
 	if nw*nh <= w*h {
 		return w, h, false
@@ -34,8 +37,9 @@ func largerSize(w, h int) (nw, nh int, ok bool) {
 var errNotLarger = errors.New("this image is already at the largest size Kleinbild makes")
 
 // renderLargerJob is the job that renders the gallery image e again at a larger size:
-// the same prompt, seed, steps, guidance and schedule, with the image itself as an
-// in-context reference first and its own references that still exist after it.
+// the request that made it (engine.MetadataRequest: prompt, seed, steps, guidance,
+// schedule, noise, …) as a text-to-image request at the larger size, with the image
+// itself as an in-context reference first and its own references that still exist after it.
 func (rn *runner) renderLargerJob(e gallery.Entry) (*job, error) {
 	if rn.sh.gallery == nil || !e.HasMeta {
 		return nil, errors.New("this image has no Kleinbild settings, so it cannot be rendered again")
@@ -54,23 +58,23 @@ func (rn *runner) renderLargerJob(e gallery.Entry) (*job, error) {
 	if !ok {
 		return nil, errNotLarger
 	}
+	req := engine.MetadataRequest(m)
 	refs := []string{rn.sh.gallery.Path(e)}
-	for _, r := range m.References {
+	for _, r := range req.References {
 		if len(refs) >= engine.MaxReferences {
 			break
 		}
-		if checkReferenceFile(r.Path) == nil { // still there and usable
-			refs = append(refs, r.Path)
+		if checkReferenceFile(r) == nil { // still there and usable
+			refs = append(refs, r)
 		}
 	}
-	guidance := m.Guidance
-	if rn.model.modelInfo().Distilled || engine.ValidateGuidance(guidance) != nil {
-		guidance = 0 // the model's default
+	req.WidthPx, req.HeightPx, req.References = w, h, refs
+	if rn.model.modelInfo().Distilled || engine.ValidateGuidance(req.Guidance) != nil {
+		req.Guidance = 0 // the model's default
 	}
-	return jobs.New(engine.Request{
-		Prompt: m.Prompt, WidthPx: w, HeightPx: h, Steps: m.Steps, Seed: m.Seed,
-		Guidance: guidance, Schedule: m.Schedule, References: refs,
-	}, 1), nil
+	// The larger image is made from the whole picture, not by repainting part of it.
+	req.Image, req.Mask, req.Strength, req.MaskCrop, req.RawUnmasked, req.Outpaint = "", "", 0, 0, false, inpaint.Padding{}
+	return jobs.New(req, 1), nil
 }
 
 // RenderLarger re-renders the image in the viewer at a larger size (see renderLargerJob):

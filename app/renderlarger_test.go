@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"kleinbild/app/gallery"
+	"kleinbild/engine"
 	"kleinbild/engine/imageio"
 )
 
@@ -145,4 +146,32 @@ func derefMeta(m *imageio.Metadata) imageio.Metadata {
 		return imageio.Metadata{}
 	}
 	return *m
+}
+
+// Issue 29: "Render larger" makes the image's own request again (engine.MetadataRequest),
+// so a size-stable image is rendered larger with size-stable noise (it used to get torch
+// noise, and another composition), and an inpainted image becomes a plain text-to-image
+// job with the picture as its reference.
+func TestRenderLargerKeepsStableNoise(t *testing.T) {
+	fake := newFakeGen()
+	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
+	for _, noise := range []string{engine.NoiseStable, engine.NoiseTorch} {
+		meta := imageio.Metadata{Prompt: "a lighthouse", Width: 256, Height: 192, Seed: 9, Steps: 3, Schedule: "linear", Noise: noise}
+		j, err := h.ui.run.renderLargerJob(gallery.Entry{File: "x.png", HasMeta: true, Meta: meta})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := j.Req; r.Noise != noise || r.Schedule != "linear" || r.Steps != 3 || r.Seed != 9 || r.WidthPx != 368 || r.HeightPx != 272 {
+			t.Errorf("noise %s: queued request %+v", noise, r)
+		}
+	}
+	meta := imageio.Metadata{Prompt: "repainted", Width: 256, Height: 256, Seed: 9, Noise: engine.NoiseStable,
+		Inpaint: &imageio.Inpaint{Mode: "inpaint", Image: imageio.Reference{Path: "/in.png"}, Mask: &imageio.Reference{Path: "/m.png"}, Strength: 0.6, MaskCrop: 8}}
+	j, err := h.ui.run.renderLargerJob(gallery.Entry{File: "y.png", HasMeta: true, Meta: meta})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := j.Req; r.Image != "" || r.Mask != "" || r.Strength != 0 || r.MaskCrop != 0 || r.Noise != engine.NoiseStable || len(r.References) != 1 {
+		t.Errorf("render larger of an inpainted image: %+v", r)
+	}
 }

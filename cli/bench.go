@@ -118,7 +118,7 @@ func checkBenchFlags(sizes string, peakReps, steps int) ([]int, error) {
 	var sz []int
 	for _, f := range strings.Split(sizes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < engine.SizeMultiple || n%engine.SizeMultiple != 0 || n > engine.MaxSidePx {
+		if err != nil || engine.CheckEngineSize(n) != nil || n > engine.MaxSidePx {
 			return nil, usageErr("--sizes %q: want comma-separated multiples of %d up to %d", sizes, engine.SizeMultiple, engine.MaxSidePx)
 		}
 		sz = append(sz, n)
@@ -126,7 +126,7 @@ func checkBenchFlags(sizes string, peakReps, steps int) ([]int, error) {
 	if peakReps < 0 || peakReps > maxPeakReps {
 		return nil, usageErr("--peak-reps %d out of range 0..%d", peakReps, maxPeakReps)
 	}
-	if steps < 1 || steps > engine.MaxSteps {
+	if engine.ValidateSteps(steps) != nil {
 		return nil, usageErr("--steps %d out of range 1..%d", steps, engine.MaxSteps)
 	}
 	return sz, nil

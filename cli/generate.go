@@ -257,7 +257,7 @@ func checkGenerateFlags(set map[string]bool, width, height, steps int, guidance 
 			}
 		}
 	}
-	if set["s"] && (steps < 1 || steps > engine.MaxSteps) {
+	if set["s"] && engine.ValidateSteps(steps) != nil {
 		return usageErr("-s %d: use 1 to %d steps", steps, engine.MaxSteps)
 	}
 	if linearAndPower {

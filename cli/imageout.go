@@ -70,15 +70,11 @@ func requireDirOut(haveModel bool, out string) error {
 }
 
 // checkSide is the CLI's rule for -W/-H: a multiple of engine.SizeMultiple that the engine
-// computes correctly (engine.EngineMinSidePx..EngineMaxSidePx); outside the range the model
-// works well in (engine.MinSidePx..engine.MaxSidePx, the app's limits) it warns on stderr.
+// computes correctly (engine.CheckEngineSize); outside the range the model works well in
+// (engine.CheckSize, the app's limits) it warns on stderr.
 func checkSide(flag string, px int, stderr io.Writer) error {
-	if px < engine.EngineMinSidePx || px > engine.EngineMaxSidePx {
-		return usageErr("-%s: %d px is out of range: use a multiple of %d between %d and %d", flag, px, engine.SizeMultiple, engine.EngineMinSidePx, engine.EngineMaxSidePx)
-	}
-	if px%engine.SizeMultiple != 0 {
-		lo := px / engine.SizeMultiple * engine.SizeMultiple
-		return usageErr("-%s: %d px is not a multiple of %d: try %d or %d", flag, px, engine.SizeMultiple, max(lo, engine.EngineMinSidePx), min(lo+engine.SizeMultiple, engine.EngineMaxSidePx))
+	if err := engine.CheckEngineSize(px); err != nil {
+		return usageErr("-%s: %v", flag, err)
 	}
 	if engine.CheckSize(px) != nil {
 		fmt.Fprintf(stderr, "kleinbild: warning: -%s %d is outside %d..%d, where the model works best: expect lower quality\n", flag, px, engine.MinSidePx, engine.MaxSidePx)

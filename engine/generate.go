@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime/debug"
 	"time"
 
 	"kleinbild/engine/inpaint"
@@ -14,7 +15,43 @@ import (
 // latentChannels is the transformer's token width: 32 VAE channels patchified 2×2.
 const latentChannels = 128
 
-// generate runs one request for Generate (weightwatch.go), which watches the weight files.
+// Generate runs one request. progress (may be nil) is called from the generating goroutine.
+// The context is checked before every transformer block, so cancellation is prompt. All
+// tensor math runs on the model's backend; the host reads the latents back once per step
+// (for the preview) and the image at the end. A weight file that changes on disk while
+// mapped stops the run with an error wrapping ErrWeightsChanged and naming the file: it is
+// checked before the run and at every progress report (before each block), and a memory
+// fault on the generating goroutine is recovered as the same error.
+func (m *Model) Generate(ctx context.Context, req Request, progress func(Progress)) (res *Result, err error) {
+	if err := m.watch.check(); err != nil {
+		return nil, err
+	}
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			if c, ok := r.(weightsChanged); ok {
+				res, err = nil, c.err
+				return
+			}
+			res, err = nil, faultError(r, m.watch)
+		}
+	}()
+	return m.generate(ctx, req, func(p Progress) {
+		if err := m.watch.check(); err != nil {
+			// Stop at once, before the next block reads the mapped weights: unwound
+			// (generate's deferred frees run) and returned as the error by the recover above.
+			panic(weightsChanged{err})
+		}
+		if progress != nil {
+			progress(p)
+		}
+	})
+}
+
+// weightsChanged carries a weight-file change out of generate to Generate.
+type weightsChanged struct{ err error }
+
+// generate runs one request for Generate, which watches the weight files (weightwatch.go).
 // progress (may be nil) is called from the generating goroutine.
 // The context is checked before every transformer block, so cancellation is prompt. All
 // tensor math runs on the model's backend; the host reads the latents back once per step
@@ -43,7 +80,7 @@ func (m *Model) generate(ctx context.Context, req Request, progress func(Progres
 	} else if refs, err = loadReferences(req.References); err != nil {
 		return nil, err
 	}
-	p, err := NewPlan(req, m.info.Distilled, referenceSizes(refs))
+	p, err := planChecked(req, m.info.Distilled, referenceSizes(refs)) // checked above
 	if err != nil {
 		return nil, err
 	}

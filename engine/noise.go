@@ -22,11 +22,13 @@ const (
 	NoiseStable = "stable"
 )
 
-// StableNoiseGrid is the side, in latent cells, of the grid NoiseStable draws from: the
-// latent side of MaxSidePx, so every size users can ask for is an area resample of it.
-// Latents with a side beyond it (engine-only sizes) draw from a grid of the engine's
-// largest latent side instead, so their composition differs from smaller sizes.
-const StableNoiseGrid = MaxSidePx / SizeMultiple
+// StableNoiseGrid is the side, in latent cells, of the grid NoiseStable draws from (1792 px
+// of output, the app's largest size when it was chosen), so every latent up to it is an
+// area resample of it. It is a constant of its own, independent of MaxSidePx: changing it
+// changes every size-stable image (TestStableNoisePinned). Latents with a side beyond it
+// draw from a grid of the engine's largest latent side instead, so their composition
+// differs from smaller sizes.
+const StableNoiseGrid = 112
 
 // ValidateNoise checks a noise kind: "" (NoiseTorch), NoiseTorch or NoiseStable.
 func ValidateNoise(kind string) error {

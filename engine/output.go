@@ -10,7 +10,8 @@ import (
 )
 
 // Metadata describes a finished generation for the PNG it is saved as: everything needed
-// to reproduce it (prompt, seed, size, steps, guidance, schedule, model, references, adapters).
+// to reproduce it (prompt, seed, size, steps, guidance, schedule, model, references, adapters):
+// MetadataRequest makes the request again.
 func Metadata(info ModelInfo, req Request, res *Result, software string, took time.Duration) (imageio.Metadata, error) {
 	meta := imageio.Metadata{
 		Prompt:   req.Prompt,
@@ -57,6 +58,7 @@ func Metadata(info ModelInfo, req Request, res *Result, software string, took ti
 		}
 		meta.Adapters = append(meta.Adapters, imageio.Adapter{File: filepath.Base(w.Adapter.Path), SHA256: sum, Strength: w.Strength})
 	}
+	meta.AdaptersPartial = req.AdaptersPartial
 	return meta, nil
 }
 

@@ -57,15 +57,15 @@ func GuidanceFor(distilled bool) float64 {
 // adapters' fit to the model, Model.CheckAdapters). Generate runs it before reading the
 // reference images, so that a bad request fails before any file is read.
 func CheckRequest(req Request, distilled bool) error {
-	if len(req.References) > MaxReferences {
-		return fmt.Errorf("%d reference images given: at most %d are supported", len(req.References), MaxReferences)
+	if err := ValidateReferences(len(req.References)); err != nil {
+		return err
 	}
 	steps := req.Steps
 	if steps == 0 {
 		steps = StepsFor(distilled)
 	}
-	if steps < 1 || steps > MaxSteps {
-		return fmt.Errorf("steps %d out of range 1..%d", steps, MaxSteps)
+	if err := ValidateSteps(steps); err != nil {
+		return err
 	}
 	if err := ValidateGuidance(req.Guidance); err != nil {
 		return err
@@ -83,7 +83,7 @@ func CheckRequest(req Request, distilled bool) error {
 }
 
 // NewPlan checks req for a model of the given variant (CheckRequest), fills in its
-// defaults and settles the output size. refs are the sizes of the request's reference
+// defaults and settles the output size (planChecked). refs are the sizes of the request's reference
 // images after preprocessing (imageio.Preprocess), in order; a zero side of the request
 // takes the first reference's. For inpainting (Request.Image) refs[0] is the prepared
 // image's size, which the output takes whatever the request says, and the plan gets the
@@ -92,6 +92,12 @@ func NewPlan(req Request, distilled bool, refs []image.Point) (Plan, error) {
 	if err := CheckRequest(req, distilled); err != nil {
 		return Plan{}, err
 	}
+	return planChecked(req, distilled, refs)
+}
+
+// planChecked is NewPlan for a request CheckRequest has passed: Generate checks the request
+// before it reads the references and plans it after, so that it is checked once.
+func planChecked(req Request, distilled bool, refs []image.Point) (Plan, error) {
 	p := Plan{Request: req, Steps: req.Steps, Guidance: req.Guidance, Schedule: req.Schedule, Refs: refs}
 	if p.Steps == 0 {
 		p.Steps = StepsFor(distilled)

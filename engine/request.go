@@ -160,21 +160,45 @@ func ValidatePrompt(prompt string) error {
 
 // Side limits of a requested output size: what the app and the CLI accept from users. The
 // model works within them (quality degrades beyond MaxSidePx); the engine itself accepts
-// EngineMinSidePx..EngineMaxSidePx so that sizes taken from reference images or latents still work.
+// EngineMinSidePx..EngineMaxSidePx so that sizes taken from reference images or latents
+// still work. MinSidePx is also the smallest reference side (imageio.MinSidePx).
 const (
-	MinSidePx = 64
+	MinSidePx = imageio.MinSidePx
 	MaxSidePx = 1792
 )
 
 // CheckSize is the one rule for an output side a user asks for, shared by the app and the
 // CLI: a whole multiple of SizeMultiple within MinSidePx..MaxSidePx. It never rounds.
-func CheckSize(px int) error {
-	if px < MinSidePx || px > MaxSidePx {
-		return fmt.Errorf("%d px is out of range: use a multiple of %d between %d and %d", px, SizeMultiple, MinSidePx, MaxSidePx)
+func CheckSize(px int) error { return checkSide(px, MinSidePx, MaxSidePx) }
+
+// CheckEngineSize is CheckSize over the engine's range, EngineMinSidePx..EngineMaxSidePx:
+// what the CLI accepts for -W and -H. It never rounds.
+func CheckEngineSize(px int) error { return checkSide(px, EngineMinSidePx, EngineMaxSidePx) }
+
+// SizeError is the error of CheckSize and CheckEngineSize: Px is not a multiple of
+// SizeMultiple within Min..Max. Within the range, Lower and Upper are the nearest valid
+// sides; front ends word the message their own way from these fields.
+type SizeError struct {
+	Px, Min, Max int
+	OutOfRange   bool
+	Lower, Upper int
+}
+
+func (e *SizeError) Error() string {
+	if e.OutOfRange {
+		return fmt.Sprintf("%d px is out of range: use a multiple of %d between %d and %d", e.Px, SizeMultiple, e.Min, e.Max)
+	}
+	return fmt.Sprintf("%d px is not a multiple of %d: try %d or %d", e.Px, SizeMultiple, e.Lower, e.Upper)
+}
+
+// checkSide checks that px is a whole multiple of SizeMultiple within lo..hi (a *SizeError).
+func checkSide(px, lo, hi int) error {
+	if px < lo || px > hi {
+		return &SizeError{Px: px, Min: lo, Max: hi, OutOfRange: true}
 	}
 	if px%SizeMultiple != 0 {
-		lo := px / SizeMultiple * SizeMultiple
-		return fmt.Errorf("%d px is not a multiple of %d: try %d or %d", px, SizeMultiple, max(lo, MinSidePx), min(lo+SizeMultiple, MaxSidePx))
+		l := px / SizeMultiple * SizeMultiple
+		return &SizeError{Px: px, Min: lo, Max: hi, Lower: max(l, lo), Upper: min(l+SizeMultiple, hi)}
 	}
 	return nil
 }
@@ -186,4 +210,21 @@ func ValidateSize(name string, px int) (int, error) {
 		return 0, fmt.Errorf("%s %d px is out of range: use %d..%d (multiples of %d)", name, px, EngineMinSidePx, EngineMaxSidePx, SizeMultiple)
 	}
 	return px / SizeMultiple * SizeMultiple, nil
+}
+
+// ValidateSteps checks a number of denoising steps given explicitly: 1..MaxSteps (a
+// Request's 0, the variant's default, is checked by CheckRequest).
+func ValidateSteps(n int) error {
+	if n < 1 || n > MaxSteps {
+		return fmt.Errorf("steps %d out of range 1..%d", n, MaxSteps)
+	}
+	return nil
+}
+
+// ValidateReferences checks a number of reference images: at most MaxReferences.
+func ValidateReferences(n int) error {
+	if n > MaxReferences {
+		return fmt.Errorf("%d reference images given: at most %d are supported", n, MaxReferences)
+	}
+	return nil
 }

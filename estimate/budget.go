@@ -260,7 +260,7 @@ func phases(m Model, req Request, refs []image.Point, w, h int, e Report, rates 
 // output's size.
 func plan(m Model, req Request) (engine.Plan, error) {
 	n := max(req.References, len(req.RefSizes))
-	if req.References < 0 || n > engine.MaxReferences {
+	if req.References < 0 || engine.ValidateReferences(n) != nil {
 		return engine.Plan{}, fmt.Errorf("%d reference images: use 0..%d", n, engine.MaxReferences)
 	}
 	if err := m.validate(); err != nil {
@@ -268,10 +268,12 @@ func plan(m Model, req Request) (engine.Plan, error) {
 	}
 	var refs []image.Point
 	for i, r := range req.RefSizes {
-		if r.X < engine.EngineMinSidePx || r.Y < engine.EngineMinSidePx || r.X > engine.EngineMaxSidePx || r.Y > engine.EngineMaxSidePx {
+		w, errW := engine.ValidateSize("width", r.X)
+		h, errH := engine.ValidateSize("height", r.Y)
+		if errW != nil || errH != nil {
 			return engine.Plan{}, fmt.Errorf("reference %d: size %d×%d px out of range %d..%d", i+1, r.X, r.Y, engine.EngineMinSidePx, engine.EngineMaxSidePx)
 		}
-		refs = append(refs, image.Pt(r.X/engine.SizeMultiple*engine.SizeMultiple, r.Y/engine.SizeMultiple*engine.SizeMultiple))
+		refs = append(refs, image.Pt(w, h))
 	}
 	ereq := engine.Request{WidthPx: req.WidthPx, HeightPx: req.HeightPx, Steps: req.Steps, Guidance: req.Guidance, References: make([]string, n)}
 	p, err := engine.NewPlan(ereq, m.Distilled, refs)

@@ -1,6 +1,7 @@
 package estimate
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,7 +13,7 @@ import (
 	"time"
 
 	"kleinbild/gpu"
-
+	"kleinbild/internal/atomicfile"
 	"kleinbild/internal/safefile"
 )
 
@@ -250,7 +251,8 @@ func LoadCalibration(path string) (Calibration, error) {
 	return c, nil
 }
 
-// Save writes the calibration as JSON (through a temporary file, then a rename).
+// Save writes the calibration as JSON, atomically (atomicfile.WriteAtomic: synced, then
+// renamed into place, keeping the replaced file's permissions).
 func (c Calibration) Save(path string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("save calibration: %w", err)
@@ -259,18 +261,10 @@ func (c Calibration) Save(path string) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".calibration-*.json")
-	if err != nil {
-		return fmt.Errorf("save calibration: %w", err)
-	}
-	_, werr := tmp.Write(append(raw, '\n'))
-	cerr := tmp.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("save calibration: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
+	if err := atomicfile.WriteAtomic(path, func(w *bufio.Writer) error {
+		_, err := w.Write(append(raw, '\n'))
+		return err
+	}); err != nil {
 		return fmt.Errorf("save calibration: %w", err)
 	}
 	return nil

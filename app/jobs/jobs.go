@@ -44,11 +44,12 @@ func (j *Job) Label() string {
 	return s
 }
 
-// Check checks the parts of a request that belong to the job alone, so that a bad job
-// fails by itself before the model is opened: its size (engine.CheckSize, the rule users
-// are held to; none for inpainting, whose output takes the image's size), steps, guidance, noise,
-// prompt and the count of its references (a job made by hand or from an old image's
-// settings may have any of them wrong).
+// Check checks a job by itself, before the model is opened: its size (engine.CheckSize,
+// the rule users are held to; none for inpainting, whose output takes the image's size),
+// then the rest of the request (engine.CheckRequest: steps, references, guidance, noise,
+// adapters' strengths, prompt, inpainting settings). A job made by hand or from an old
+// image's settings may have any of them wrong. The messages are the app's; the rules are
+// the engine's.
 func Check(req engine.Request) error {
 	sides := []struct {
 		name string
@@ -62,19 +63,13 @@ func Check(req engine.Request) error {
 			return fmt.Errorf("the %s: %w", side.name, err)
 		}
 	}
-	if req.Steps < 0 || req.Steps > engine.MaxSteps {
+	if req.Steps != 0 && engine.ValidateSteps(req.Steps) != nil {
 		return fmt.Errorf("%d steps is out of range: use 1 to %d", req.Steps, engine.MaxSteps)
 	}
-	if len(req.References) > engine.MaxReferences {
+	if engine.ValidateReferences(len(req.References)) != nil {
 		return fmt.Errorf("%d reference images: at most %d can be used", len(req.References), engine.MaxReferences)
 	}
-	if err := engine.ValidateGuidance(req.Guidance); err != nil {
-		return err
-	}
-	if err := engine.ValidateNoise(req.Noise); err != nil {
-		return err
-	}
-	return engine.ValidatePrompt(req.Prompt)
+	return engine.CheckRequest(req, true) // the variant only picks the default steps, valid for both
 }
 
 // EstimateRequest is the request the estimate prices the job by, for a model of the given

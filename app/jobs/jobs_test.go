@@ -24,6 +24,9 @@ func TestCheck(t *testing.T) {
 		{"references", func(r *engine.Request) { r.References = make([]string, engine.MaxReferences+1) }, "9 reference images: at most 8 can be used"},
 		{"guidance", func(r *engine.Request) { r.Guidance = 0.5 }, "guidance 0.5 is out of range"},
 		{"prompt", func(r *engine.Request) { r.Prompt = strings.Repeat("x", engine.MaxPromptBytes+1) }, "prompt is 65537 bytes long"},
+		{"noise", func(r *engine.Request) { r.Noise = "perlin" }, `noise "perlin" is unknown`},
+		// The rest of the request is the engine's one check (CheckRequest), not the queue's.
+		{"mask crop", func(r *engine.Request) { r.Image, r.Mask, r.MaskCrop = "in.png", "m.png", -1 }, "mask crop padding -1 px is out of range"},
 	} {
 		req := ok
 		tc.edit(&req)

@@ -8,7 +8,6 @@ import (
 	"os"
 
 	"kleinbild/engine"
-	"kleinbild/engine/inpaint"
 	"kleinbild/internal/atomicfile"
 	"kleinbild/internal/safefile"
 )
@@ -27,26 +26,12 @@ type StoredAdapter struct {
 	Strength float32 `json:"strength"`
 }
 
-// storedJob is a Job as queue.json holds it.
+// storedJob is a Job as queue.json holds it: the request's saved form (engine.Settings),
+// its adapters' files and the count.
 type storedJob struct {
-	Prompt      string          `json:"prompt"`
-	Width       int             `json:"width,omitempty"`
-	Height      int             `json:"height,omitempty"`
-	Steps       int             `json:"steps,omitempty"`
-	Seed        uint64          `json:"seed"`
-	Guidance    float64         `json:"guidance,omitempty"`
-	Schedule    string          `json:"schedule,omitempty"`
-	Noise       string          `json:"noise,omitempty"`
-	References  []string        `json:"references,omitempty"`
-	Adapters    []StoredAdapter `json:"adapters,omitempty"`
-	Partial     bool            `json:"adapters_partial,omitempty"`
-	Count       int             `json:"count"`
-	Image       string          `json:"image,omitempty"`
-	Mask        string          `json:"mask,omitempty"`
-	Strength    float64         `json:"strength,omitempty"`
-	MaskCrop    int             `json:"mask_crop,omitempty"`
-	RawUnmasked bool            `json:"raw_unmasked,omitempty"`
-	Outpaint    *[4]int         `json:"outpaint,omitempty"`
+	engine.Settings
+	Adapters []StoredAdapter `json:"adapters,omitempty"`
+	Count    int             `json:"count"`
 }
 
 type storedQueue struct {
@@ -66,15 +51,7 @@ func EncodeQueue(js []*Job) ([]byte, error) {
 	q := storedQueue{Format: queueFormat, Jobs: []storedJob{}}
 	for _, j := range js {
 		r := j.Req
-		s := storedJob{
-			Prompt: r.Prompt, Width: r.WidthPx, Height: r.HeightPx, Steps: r.Steps, Seed: r.Seed,
-			Guidance: r.Guidance, Schedule: r.Schedule, Noise: r.Noise, References: r.References,
-			Partial: r.AdaptersPartial, Count: j.Count, Image: r.Image, Mask: r.Mask,
-			Strength: r.Strength, MaskCrop: r.MaskCrop, RawUnmasked: r.RawUnmasked,
-		}
-		if o := r.Outpaint; !o.IsZero() {
-			s.Outpaint = &[4]int{o.Left, o.Top, o.Right, o.Bottom}
-		}
+		s := storedJob{Settings: engine.SettingsOf(r), Count: j.Count}
 		for _, a := range r.Adapters {
 			if a.Adapter == nil {
 				return nil, errors.New("a queued job has an adapter that is not open")
@@ -101,15 +78,7 @@ func ParseQueue(raw []byte) (jobs []Stored, notes []string, err error) {
 			notes = append(notes, fmt.Sprintf("%d jobs beyond the first %d were left out", len(q.Jobs)-i, MaxStored))
 			break
 		}
-		req := engine.Request{
-			Prompt: s.Prompt, WidthPx: s.Width, HeightPx: s.Height, Steps: s.Steps, Seed: s.Seed,
-			Guidance: s.Guidance, Schedule: s.Schedule, Noise: s.Noise, References: s.References,
-			AdaptersPartial: s.Partial, Image: s.Image, Mask: s.Mask, Strength: s.Strength,
-			MaskCrop: s.MaskCrop, RawUnmasked: s.RawUnmasked,
-		}
-		if o := s.Outpaint; o != nil {
-			req.Outpaint = inpaint.Padding{Left: o[0], Top: o[1], Right: o[2], Bottom: o[3]}
-		}
+		req := s.Request()
 		if err := checkStored(req, s.Adapters); err != nil {
 			notes = append(notes, fmt.Sprintf("job %d (%s) was left out: %v", i+1, Ellipsize(s.Prompt, 32), err))
 			continue
@@ -122,8 +91,8 @@ func ParseQueue(raw []byte) (jobs []Stored, notes []string, err error) {
 // maxStoredAdapters bounds the adapters of a stored job (the form stacks a few).
 const maxStoredAdapters = 16
 
-// checkStored is Check plus what only a stored job can get wrong: its schedule, the
-// inpainting settings and the adapters' count.
+// checkStored is Check plus what only a stored job can get wrong: its schedule and the
+// adapters' count.
 func checkStored(req engine.Request, adapters []StoredAdapter) error {
 	if err := Check(req); err != nil {
 		return err
@@ -136,7 +105,7 @@ func checkStored(req engine.Request, adapters []StoredAdapter) error {
 	if len(adapters) > maxStoredAdapters {
 		return fmt.Errorf("%d adapters: at most %d", len(adapters), maxStoredAdapters)
 	}
-	return engine.CheckRequest(req, true) // with the inpainting fields' own checks
+	return nil
 }
 
 // LoadQueue reads the stored queue at path: nothing when there is none. A damaged file

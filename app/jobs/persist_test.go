@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -83,4 +84,41 @@ func FuzzParseQueue(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestQueueKeepsEveryField: every field of a Request that a queue can hold (all but the
+// run-time inputs, and the adapters, kept as files) survives SaveQueue and LoadQueue, so
+// a new Request field without a saved form fails here.
+func TestQueueKeepsEveryField(t *testing.T) {
+	runOnly := map[string]bool{"Latents": true, "PromptEmbeds": true, "Dump": true, "Adapters": true}
+	req := engine.Request{
+		Prompt: "a fox", WidthPx: 320, HeightPx: 192, Steps: 7, Seed: 1<<40 + 3, Noise: engine.NoiseStable,
+		Guidance: 3.5, Schedule: "linear", References: []string{"/r.png"}, AdaptersPartial: true,
+		Image: "/in.png", Mask: "/m.png", Strength: 0.7, MaskCrop: 24, RawUnmasked: true,
+		Outpaint: inpaint.Padding{Left: 16, Top: 32, Right: 48, Bottom: 64},
+	}
+	raw, err := EncodeQueue([]*Job{New(req, 2)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The stored form is read back as it is, even where the engine would refuse it (a
+	// mask and an outpainting at once), so compare the decoded settings.
+	var q storedQueue
+	if err := json.Unmarshal(raw, &q); err != nil || len(q.Jobs) != 1 {
+		t.Fatalf("%d jobs, %v", len(q.Jobs), err)
+	}
+	got := q.Jobs[0].Request()
+	wv, gv := reflect.ValueOf(req), reflect.ValueOf(got)
+	for i := range wv.NumField() {
+		name := wv.Type().Field(i).Name
+		if runOnly[name] {
+			continue
+		}
+		if wv.Field(i).IsZero() {
+			t.Errorf("Request.%s is zero in the test's request: give it a value", name)
+		}
+		if !reflect.DeepEqual(wv.Field(i).Interface(), gv.Field(i).Interface()) {
+			t.Errorf("Request.%s: %v after the round trip, want %v", name, gv.Field(i).Interface(), wv.Field(i).Interface())
+		}
+	}
 }

@@ -29,7 +29,7 @@ func (s *Settings) Repair(deviceNames []string) []string {
 			*side.v = 0
 		}
 	}
-	if s.Steps < 0 || s.Steps > engine.MaxSteps {
+	if s.Steps != 0 && engine.ValidateSteps(s.Steps) != nil {
 		notes = append(notes, fmt.Sprintf("the remembered %d steps were reset to the model's default", s.Steps))
 		s.Steps = 0
 	}

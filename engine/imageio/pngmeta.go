@@ -75,10 +75,12 @@ type Metadata struct {
 	ModelFiles     []ModelFile
 	References     []Reference
 	Adapters       []Adapter
-	Software       string
-	Created        time.Time
-	Duration       time.Duration // wall time of the generation
-	Inpaint        *Inpaint      // inpainting and outpainting only
+	// AdaptersPartial: the adapters' keys that match nothing in the model were accepted.
+	AdaptersPartial bool
+	Software        string
+	Created         time.Time
+	Duration        time.Duration // wall time of the generation
+	Inpaint         *Inpaint      // inpainting and outpainting only
 }
 
 // metadataJSON is the stored form: stable snake_case names, the duration in seconds.
@@ -98,6 +100,7 @@ type metadataJSON struct {
 	ModelFiles     []ModelFile `json:"model_files,omitempty"`
 	References     []Reference `json:"references,omitempty"`
 	Adapters       []Adapter   `json:"adapters,omitempty"`
+	Partial        bool        `json:"adapters_partial,omitempty"`
 	Software       string      `json:"software,omitempty"`
 	Created        *time.Time  `json:"created,omitempty"`
 	DurationS      float64     `json:"duration_s,omitempty"`
@@ -113,7 +116,7 @@ func (m Metadata) MarshalJSON() ([]byte, error) {
 		Format: metadataFormat, Prompt: m.Prompt, NegativePrompt: m.NegativePrompt, Seed: m.Seed,
 		Width: m.Width, Height: m.Height, Steps: m.Steps, Guidance: m.Guidance,
 		Schedule: m.Schedule, Noise: m.Noise, Model: m.Model, Variant: m.Variant, ModelFiles: m.ModelFiles, References: m.References,
-		Adapters: m.Adapters, Software: m.Software, DurationS: m.Duration.Seconds(), Inpaint: m.Inpaint,
+		Adapters: m.Adapters, Partial: m.AdaptersPartial, Software: m.Software, DurationS: m.Duration.Seconds(), Inpaint: m.Inpaint,
 	}
 	if m.Inpaint != nil && (math.IsNaN(m.Inpaint.Strength) || math.IsInf(m.Inpaint.Strength, 0)) {
 		return nil, fmt.Errorf("metadata: strength %v is not a finite number", m.Inpaint.Strength)
@@ -147,7 +150,7 @@ func (m *Metadata) UnmarshalJSON(b []byte) error {
 		Prompt: j.Prompt, NegativePrompt: j.NegativePrompt, Seed: j.Seed,
 		Width: j.Width, Height: j.Height, Steps: j.Steps, Guidance: j.Guidance,
 		Schedule: j.Schedule, Noise: j.Noise, Model: j.Model, Variant: j.Variant, ModelFiles: j.ModelFiles, References: j.References,
-		Adapters: j.Adapters, Software: j.Software, Inpaint: j.Inpaint,
+		Adapters: j.Adapters, AdaptersPartial: j.Partial, Software: j.Software, Inpaint: j.Inpaint,
 	}
 	if j.Created != nil {
 		m.Created = *j.Created

@@ -140,3 +140,23 @@ func TestDumpNeverAnInput(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestEncodeWantsSafetensors: encode -o refuses a name other than .safetensors before any
+// work, leaving an existing PNG as it was (issue 30 item 8: safetensors bytes replaced it).
+func TestEncodeWantsSafetensors(t *testing.T) {
+	pic := filepath.Join(t.TempDir(), "pic.png")
+	os.WriteFile(pic, []byte("a picture"), 0o644)
+	for _, out := range []string{pic, filepath.Join(t.TempDir(), "emb.bin")} {
+		code, _, errOut := run(t, "encode", "-d", golden.TinyModel(t), "-p", "x", "-q", "-o", out)
+		if code != 2 || !strings.Contains(errOut, ".safetensors") {
+			t.Errorf("-o %s: exit %d, %s", out, code, errOut)
+		}
+	}
+	if b, _ := os.ReadFile(pic); string(b) != "a picture" {
+		t.Errorf("pic.png now holds %q", b[:min(len(b), 16)])
+	}
+	out := filepath.Join(t.TempDir(), "emb.SafeTensors")
+	if code, _, errOut := run(t, "encode", "-d", golden.TinyModel(t), "-p", "x", "-q", "-o", out); code != 0 {
+		t.Errorf("-o %s: exit %d, %s", out, code, errOut)
+	}
+}

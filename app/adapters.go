@@ -211,7 +211,13 @@ func (s *adaptersSection) add(a *lora.Adapter, st settings.Adapter, ask bool) *a
 			e.syncing = false
 		}
 	}
-	e.strength.OnChangeEnded = func(float64) { s.changed() }
+	// SetValue fires OnChangeEnded too (Fyne 2.7): setStrength's own changes (the restore
+	// of remembered adapters) must not remember the list while it is incomplete.
+	e.strength.OnChangeEnded = func(float64) {
+		if !e.syncing {
+			s.changed()
+		}
+	}
 	e.value.OnChanged = func(t string) {
 		if !e.syncing {
 			s.strengthTyped(e, t)

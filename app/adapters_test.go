@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
+	"kleinbild/app/settings"
 	"kleinbild/weights"
 	"kleinbild/weights/golden"
 )
@@ -197,6 +198,18 @@ func TestAdaptersRemembered(t *testing.T) {
 	}
 	if s2.folder.dir != tmp {
 		t.Errorf("LoRA folder %q, want %q", s2.folder.dir, tmp)
+	}
+	// The file written as the second session ends keeps them for the third (issue 30 item 6:
+	// a save during the restore wrote none).
+	h2.close()
+	saved, err := settings.Load(filepath.Join(data, "settings.json"))
+	byName := map[string]settings.Adapter{}
+	for _, a := range saved.Adapters {
+		byName[filepath.Base(a.Path)] = a
+	}
+	if k, l, p := byName["lora_kohya_r2_a1.safetensors"], byName["lokr_lycoris_f4.safetensors"], byName["partial.safetensors"]; err != nil ||
+		k.Strength != 0.75 || k.Off || !l.Off || !p.Partial || p.Off {
+		t.Errorf("settings.json at the end of the second session: %+v, %v", saved.Adapters, err)
 	}
 }
 

@@ -68,7 +68,7 @@ func newInpaintMode(sh *shell, deps inpaintDeps, path string, img image.Image) *
 	m.strengthLabel = widget.NewLabel("")
 	m.strength.OnChanged = func(v float64) { m.strengthLabel.SetText(fmt.Sprintf("%.2f", v)) }
 	m.strength.SetValue(engine.DefaultStrength)
-	m.padLabel = widget.NewLabel("")
+	m.padLabel = widget.NewLabel(canvasText(m.ed.w, m.ed.h, inpaint.Padding{}))
 	return m
 }
 
@@ -114,12 +114,24 @@ func (m *inpaintMode) extend(p inpaint.Padding) {
 		return
 	}
 	m.ed.SetPadding(p)
+	m.padLabel.SetText(canvasText(m.ed.w, m.ed.h, p))
+}
+
+// canvasText is the Extend row's line for a w×h picture extended by p: the new canvas, and
+// how the result's size differs from the picture or canvas (inpaint.SizeNote), if it does.
+func canvasText(w, h int, p inpaint.Padding) string {
 	if p.IsZero() {
-		m.padLabel.SetText("")
-		return
+		if note := inpaint.SizeNote(w, h, false, false); note != "" {
+			return "Note: " + note
+		}
+		return ""
 	}
-	cw, ch := p.Size(m.ed.w, m.ed.h)
-	m.padLabel.SetText(fmt.Sprintf("New canvas %d×%d", cw, ch))
+	cw, ch := p.Size(w, h)
+	s := fmt.Sprintf("New canvas %d×%d", cw, ch)
+	if note := inpaint.SizeNote(cw, ch, true, false); note != "" {
+		s += ". Note: " + note
+	}
+	return s
 }
 
 // extendAspect extends the picture to the aspect ratio aw:ah.

@@ -220,6 +220,14 @@ func TestInpaintModeJob(t *testing.T) {
 	if !m.ed.pad.IsZero() || pic(m).Bounds().Dx() != 64 {
 		t.Errorf("no extension: padding %+v, preview %v", m.ed.pad, pic(m).Bounds())
 	}
+	// A canvas the model cannot keep says what the result will be (issue 30 item 12).
+	m.extend(inpaint.Padding{Left: 15})
+	if !strings.Contains(m.padLabel.Text, "the canvas is 79×48") || !strings.Contains(m.padLabel.Text, "the result is 64×48") {
+		t.Errorf("79×48 canvas: label %q", m.padLabel.Text)
+	}
+	if got := canvasText(4096, 4096, inpaint.Padding{}); !strings.Contains(got, "the result is 1024×1024") {
+		t.Errorf("a 4096² picture: %q", got)
+	}
 }
 
 func pic(m *inpaintMode) image.Image { return m.ed.view.Image }

@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -42,22 +43,47 @@ func (rn *runner) setUpQueue(path string) {
 				notes = append(notes, fmt.Sprintf("a job (%s) was left out: %v", jobs.Ellipsize(s.Job.Req.Prompt, 32), err))
 				continue
 			}
+			if len(s.Job.Missing) > 0 {
+				notes = append(notes, fmt.Sprintf("a job (%s) is kept, but its adapter %s cannot be opened now; it is tried again when the job runs",
+					jobs.Ellipsize(s.Job.Req.Prompt, 32), filepath.Base(s.Job.Missing[0].Path)))
+			}
 			restored = append(restored, s.Job)
 		}
 		rn.sh.post(func() { rn.restoreQueue(restored, notes, err) })
 	}()
 }
 
-// openStoredAdapters opens the adapters of a stored job into its request.
+// openStoredAdapters opens the adapters of a stored job into its request. One whose file
+// cannot be opened now (a disk not mounted yet) is kept in Job.Missing, for the run to try
+// again (withMissingAdapters), as a job with a missing reference is kept.
 func openStoredAdapters(s jobs.Stored) error {
 	for _, a := range s.Adapters {
 		ad, err := lora.Open(a.Path)
 		if err != nil {
-			return err
+			s.Job.Missing = append(s.Job.Missing, a)
+			continue
 		}
 		s.Job.Req.Adapters = append(s.Job.Req.Adapters, lora.Weighted{Adapter: ad, Strength: a.Strength})
 	}
 	return s.Job.Req.Adapters.Check()
+}
+
+// withMissingAdapters is j's adapters with those still missing since the queue was read back
+// opened now (generating goroutine): an error naming the file when one still cannot be.
+func withMissingAdapters(j *job) (lora.Stack, error) {
+	st := j.Req.Adapters
+	if len(j.Missing) == 0 {
+		return st, nil
+	}
+	st = slices.Clone(st)
+	for _, a := range j.Missing {
+		ad, err := lora.Open(a.Path)
+		if err != nil {
+			return nil, fmt.Errorf("the adapter %s of this queued job cannot be opened: %w", filepath.Base(a.Path), err)
+		}
+		st = append(st, lora.Weighted{Adapter: ad, Strength: a.Strength})
+	}
+	return st, st.Check()
 }
 
 // restoreQueue puts the restored jobs before any queued meanwhile, paused (UI goroutine);

@@ -1,14 +1,17 @@
 package app
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"fyne.io/fyne/v2/test"
 
 	"kleinbild/app/jobs"
+	"kleinbild/engine"
 )
 
 func queuePrompts(q *jobQueue) []string {
@@ -79,5 +82,55 @@ func TestQueueReorderSurviveRestartCancelAll(t *testing.T) {
 	h2.close()
 	if stored, _, err := jobs.LoadQueue(filepath.Join(data, "queue.json")); err != nil || len(stored) != 0 {
 		t.Fatalf("queue.json after Cancel all: %d jobs, error %v", len(stored), err)
+	}
+}
+
+// TestQueueKeptWhenUnreadable: a queue.json the app cannot read (a newer format) is kept
+// aside as queue.json.unreadable with a banner saying so, and a job whose adapter file is
+// missing is kept, marked, and saved again (issue 30 item 7: both were dropped for good).
+func TestQueueKeptWhenUnreadable(t *testing.T) {
+	data := t.TempDir()
+	newer := `{"format":2,"jobs":[{"prompt":"later","seed":1,"count":1}]}`
+	os.WriteFile(filepath.Join(data, "queue.json"), []byte(newer), 0o644)
+	h := newHarness(t, data, "", nil)
+	h.waitFor("the banner", 5*time.Second, func() bool { return strings.Contains(h.ui.errorText(), "queue.json.unreadable") })
+	h.settle()
+	h.close()
+	if kept, _ := os.ReadFile(filepath.Join(data, "queue.json.unreadable")); string(kept) != newer {
+		t.Errorf("kept aside: %q", kept)
+	}
+
+	usb := filepath.Join(t.TempDir(), "usb", "style.safetensors")
+	job := `{"format":1,"jobs":[{"prompt":"with style","width":256,"height":256,"seed":1,"count":1,"adapters":[{"path":"` + usb + `","strength":0.5}]}]}`
+	os.WriteFile(filepath.Join(data, "queue.json"), []byte(job), 0o644)
+	h2 := newHarness(t, data, "", nil)
+	q := h2.ui.run.queue
+	h2.waitFor("the saved job", 5*time.Second, func() bool { return len(q.jobs) == 1 })
+	if !strings.Contains(q.rows[0].label.Text, "adapter missing") || !strings.Contains(h2.ui.errorText(), "style.safetensors") {
+		t.Errorf("row %q, banner %q", q.rows[0].label.Text, h2.ui.errorText())
+	}
+	h2.ui.run.saveQueue() // as any change of the queue does
+	h2.settle()
+	h2.close()
+	stored, _, err := jobs.LoadQueue(filepath.Join(data, "queue.json"))
+	if err != nil || len(stored) != 1 || len(stored[0].Adapters) != 1 || stored[0].Adapters[0].Path != usb {
+		t.Fatalf("queue.json after the session: %+v, %v", stored, err)
+	}
+}
+
+// TestMissingAdaptersOpenedAtRun: a kept job's missing adapter is opened when the job runs,
+// and one still missing fails the job with its name.
+func TestMissingAdaptersOpenedAtRun(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "later.safetensors")
+	j := jobs.New(engine.Request{Prompt: "p"}, 1)
+	j.Missing = []jobs.StoredAdapter{{Path: path, Strength: 0.5}}
+	if _, err := withMissingAdapters(j); err == nil || !strings.Contains(err.Error(), "later.safetensors") {
+		t.Fatalf("still missing: %v", err)
+	}
+	writeLoRA(t, dir, "later.safetensors", nil, "")
+	st, err := withMissingAdapters(j)
+	if err != nil || len(st) != 1 || st[0].Strength != 0.5 || st[0].Adapter.Path != path {
+		t.Fatalf("back: %+v, %v", st, err)
 	}
 }

@@ -333,6 +333,11 @@ func (rn *runner) execute(ctx context.Context, r *runState, mdl runModel, info e
 		finish(runOutcome{err: err, jobFailed: true}, nil)
 		return
 	}
+	adapters, err := withMissingAdapters(r.job)
+	if err != nil {
+		finish(runOutcome{err: err, jobFailed: true}, nil)
+		return
+	}
 	if n := len(r.job.Req.References); n > 0 {
 		rn.setActivity(r, fmt.Sprintf("Checking the reference images (%d)…", n), 0)
 	}
@@ -364,6 +369,7 @@ func (rn *runner) execute(ctx context.Context, r *runState, mdl runModel, info e
 			return
 		}
 		req := r.job.Req
+		req.Adapters = adapters
 		req.Seed += uint64(i)
 		req.References = slices.Clone(req.References)
 		if i > 0 {

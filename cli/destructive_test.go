@@ -86,3 +86,77 @@ func TestOutputNeverAnInput(t *testing.T) {
 		}
 	}
 }
+
+// TestDumpNeverAnInput: --dump DIR refuses, before loading anything, a folder where a file it
+// writes (image.png, NAME.safetensors) is a file the run reads, and a folder of a model (issue
+// 30 item 5: it replaced a reference named image.png and a LoRA named image.safetensors, and
+// added its files to a model's transformer/ folder).
+func TestDumpNeverAnInput(t *testing.T) {
+	model := linkedModel(t)
+	tmp := t.TempDir()
+	ref := filepath.Join(tmp, "image.png")
+	var buf bytes.Buffer
+	png.Encode(&buf, image.NewRGBA(image.Rect(0, 0, 64, 64)))
+	os.WriteFile(ref, buf.Bytes(), 0o644)
+	other := t.TempDir()
+	lat := filepath.Join(other, "latents_init.safetensors")
+	if err := weights.WriteFile(lat, []weights.OutTensor{{Name: "latents", Shape: []int{1, 128, 4, 4}, F32: make([]float32, 128*16)}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "out.png")
+	gen := []string{"generate", "-d", model, "-p", "x", "-W", "64", "-H", "64", "-s", "1", "-S", "1", "-q", "--no-cache", "-o", out}
+	cases := []struct {
+		name, victim string
+		args         []string
+	}{
+		{"reference", ref, append(gen[:len(gen):len(gen)], "-i", ref, "--dump", tmp)},
+		{"mask", ref, []string{"generate", "-d", model, "-p", "x", "-s", "1", "-S", "1", "-q", "--no-cache", "--image", ref, "--mask", ref, "-o", out, "--dump", tmp}},
+		{"latents", lat, append(gen[:len(gen):len(gen)], "--latents", lat, "--dump", other)},
+		{"transformer folder", filepath.Join(model, "transformer", "config.json"), append(gen[:len(gen):len(gen)], "--dump", filepath.Join(model, "transformer"))},
+		{"new folder in the model", filepath.Join(model, "model_index.json"), append(gen[:len(gen):len(gen)], "--dump", filepath.Join(model, "dump"))},
+	}
+	for _, c := range cases {
+		before, _ := os.ReadFile(c.victim)
+		code, _, errOut := run(t, c.args...)
+		after, _ := os.ReadFile(c.victim)
+		if code != 2 || !strings.Contains(errOut, "--dump") {
+			t.Errorf("%s: exit %d, %s; want a refusal", c.name, code, errOut)
+		}
+		if !bytes.Equal(before, after) {
+			t.Errorf("%s: %s was overwritten", c.name, c.victim)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%s: the run went ahead", c.name)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(model, "dump")); err == nil {
+		t.Error("a dump folder was made in the model folder")
+	}
+	dump := filepath.Join(t.TempDir(), "dump")
+	if code, _, errOut := run(t, append(gen[:len(gen):len(gen)], "--dump", dump)...); code != 0 {
+		t.Fatalf("a fresh dump folder: exit %d: %s", code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(dump, "image.png")); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestEncodeWantsSafetensors: encode -o refuses a name other than .safetensors before any
+// work, leaving an existing PNG as it was (issue 30 item 8: safetensors bytes replaced it).
+func TestEncodeWantsSafetensors(t *testing.T) {
+	pic := filepath.Join(t.TempDir(), "pic.png")
+	os.WriteFile(pic, []byte("a picture"), 0o644)
+	for _, out := range []string{pic, filepath.Join(t.TempDir(), "emb.bin")} {
+		code, _, errOut := run(t, "encode", "-d", golden.TinyModel(t), "-p", "x", "-q", "-o", out)
+		if code != 2 || !strings.Contains(errOut, ".safetensors") {
+			t.Errorf("-o %s: exit %d, %s", out, code, errOut)
+		}
+	}
+	if b, _ := os.ReadFile(pic); string(b) != "a picture" {
+		t.Errorf("pic.png now holds %q", b[:min(len(b), 16)])
+	}
+	out := filepath.Join(t.TempDir(), "emb.SafeTensors")
+	if code, _, errOut := run(t, "encode", "-d", golden.TinyModel(t), "-p", "x", "-q", "-o", out); code != 0 {
+		t.Errorf("-o %s: exit %d, %s", out, code, errOut)
+	}
+}

@@ -87,6 +87,9 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	if err := checkGenerateOutput(*out, *quality, reads); err != nil {
 		return err
 	}
+	if err := checkDumpDir(*dumpDir, *modelArgs.dir, reads); err != nil {
+		return err
+	}
 	b, err := openBackend(*backend)
 	if err != nil {
 		return err

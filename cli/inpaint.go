@@ -23,7 +23,7 @@ type inpaintFlags struct {
 
 func addInpaintFlags(fs *flag.FlagSet) *inpaintFlags {
 	return &inpaintFlags{
-		image:        fs.String("image", "", "inpaint this picture (with --mask or --outpaint); the output takes its size, floored to multiples of 16"),
+		image:        fs.String("image", "", "inpaint this picture (with --mask or --outpaint); the output takes its size (or the canvas's), above 1 MP scaled to about 1 MP, floored to multiples of 16 (a note says so)"),
 		mask:         fs.String("mask", "", "inpainting mask: white (grey >= 128) is repainted, black kept; resized and converted to grey if it differs from --image"),
 		strength:     fs.Float64("strength", engine.DefaultStrength, "inpainting strength in (0, 1]: how far into the schedule the repaint starts (1: from pure noise)"),
 		maskCrop:     fs.Int("mask-crop", 0, "repaint only the mask's box grown by PX pixels, at the image's size, and paste it back (0: the whole picture)"),
@@ -76,7 +76,13 @@ func (f *inpaintFlags) check(set map[string]bool, refs []string, sized, quiet bo
 		if err := engine.CheckOutpaint(f.pad, w, h); err != nil {
 			return usageErr("--outpaint: image %s: %v", *f.image, err)
 		}
+		if cw, ch := f.pad.Size(w, h); !quiet {
+			sizeNote(stderr, inpaint.SizeNote(cw, ch, true, false))
+		}
 		return nil
+	}
+	if !quiet {
+		sizeNote(stderr, inpaint.SizeNote(w, h, false, *f.maskCrop > 0))
 	}
 	mask, err := imageio.Load(*f.mask)
 	if err != nil {
@@ -86,6 +92,13 @@ func (f *inpaintFlags) check(set map[string]bool, refs []string, sized, quiet bo
 		fmt.Fprintf(stderr, "Note: %s: %s (the image %s is %d×%d)\n", *f.mask, note, *f.image, w, h)
 	}
 	return nil
+}
+
+// sizeNote prints a result-size notice (inpaint.SizeNote) on stderr, if there is one.
+func sizeNote(stderr io.Writer, note string) {
+	if note != "" {
+		fmt.Fprintf(stderr, "Note: %s\n", note)
+	}
 }
 
 // fill sets the request's inpainting fields from the checked flags.

@@ -139,3 +139,23 @@ func TestGenerateInpaintBadInputs(t *testing.T) {
 		})
 	}
 }
+
+// TestGenerateOutpaintSizeNote: an outpainting canvas the model cannot keep (79×48 floors to
+// 64×48) is said on stderr and the result has the stated size (issue 30 item 12: it was
+// resized without a word); a canvas that fits says nothing.
+func TestGenerateOutpaintSizeNote(t *testing.T) {
+	src := golden.Path(t, "inpaint", "rect_w64h48_distilled_s1.0_4steps_image.png")
+	for _, c := range []struct{ pad, note string }{
+		{"15,0,0,0", "Note: the canvas is 79×48; the model works in multiples of 16 px, so the result is 64×48 (stretched)"},
+		{"16,0,0,0", ""},
+	} {
+		out := filepath.Join(t.TempDir(), "o.png")
+		code, _, errOut := run(t, "generate", "-d", golden.TinyModel(t), "-p", "x", "-s", "1", "-S", "1", "--image", src, "--outpaint", c.pad, "-o", out)
+		if code != 0 {
+			t.Fatalf("--outpaint %s: exit %d: %s", c.pad, code, errOut)
+		}
+		if got := strings.Contains(errOut, "Note: the canvas"); got != (c.note != "") || c.note != "" && !strings.Contains(errOut, c.note) {
+			t.Errorf("--outpaint %s: stderr %q, want note %q", c.pad, errOut, c.note)
+		}
+	}
+}

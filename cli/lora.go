@@ -1,9 +1,12 @@
 package cli
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"strconv"
 	"strings"
 
@@ -111,6 +114,7 @@ type randLoRAFlags struct {
 	rank   *int
 	alpha  *float64
 	format *string
+	force  *bool
 }
 
 func addRandLoRAFlags(fs *flag.FlagSet) *randLoRAFlags {
@@ -119,6 +123,7 @@ func addRandLoRAFlags(fs *flag.FlagSet) *randLoRAFlags {
 		rank:   fs.Int("lora-rank", 32, "rank of the random adapter"),
 		alpha:  fs.Float64("lora-alpha", 0, "alpha of the random adapter (0: the rank, scale 1)"),
 		format: fs.String("lora-format", "diffusers", "format of the random adapter: diffusers, bfl, kohya or lycoris (LoKr)"),
+		force:  fs.Bool("force", false, "with --lora: replace an existing file"),
 	}
 }
 
@@ -132,6 +137,9 @@ func (r *randLoRAFlags) write(w io.Writer, v randmodel.Variant, seed uint64, qui
 	if !ok {
 		return true, usageErr("--lora-format %q: use diffusers, bfl, kohya or lycoris", *r.format)
 	}
+	if err := checkNewFile(*r.out, *r.force); err != nil {
+		return true, err
+	}
 	opts := lora.RandomOptions{Rank: *r.rank, Alpha: float32(*r.alpha), Format: f, Seed: seed}
 	if err := randmodel.WriteAdapter(*r.out, v, opts); err != nil {
 		return true, err
@@ -140,6 +148,25 @@ func (r *randLoRAFlags) write(w io.Writer, v randmodel.Variant, seed uint64, qui
 		fmt.Fprintf(w, "Wrote %s (%v, rank %d, for %s, seed %d)\n", *r.out, f, *r.rank, v, seed)
 	}
 	return true, nil
+}
+
+// checkNewFile refuses to write path where something already is, a folder, device, FIFO or
+// other special file always (through a symlink too), a regular file unless force: everywhere
+// else --lora names an input, so `randmodel --lora` given a real adapter or a model's weights
+// must not replace them.
+func checkNewFile(path string, force bool) error {
+	st, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("--lora %s: %w", path, err)
+	case !st.Mode().IsRegular():
+		return usageErr("--lora %s: not a regular file; randmodel writes a new adapter file there", path)
+	case !force:
+		return usageErr("--lora %s already exists; randmodel --lora writes a new random adapter (--force replaces the file)", path)
+	}
+	return nil
 }
 
 // loraInfo is `kleinbild info --lora FILE [-d MODEL]`.

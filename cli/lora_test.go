@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"kleinbild/engine/imageio"
+	"kleinbild/engine/lora"
 	"kleinbild/weights/golden"
 )
 
@@ -72,5 +74,36 @@ func TestRandModelLoRA(t *testing.T) {
 	code, stdout, errOut := run(t, "info", "--lora", path, "-d", golden.TinyModel(t))
 	if code != 0 || !strings.Contains(stdout, "LoKr") || !strings.Contains(stdout, "model:    fits") {
 		t.Errorf("info: exit %d\n%s%s", code, stdout, errOut)
+	}
+}
+
+// TestRandModelLoRAKeepsFiles: randmodel --lora refuses a file that exists (a real adapter,
+// a model's weights, a PNG) unless --force, and a device or folder even with it (issue 30
+// item 4: it replaced them, exit 0, and wrote to /dev/null).
+func TestRandModelLoRAKeepsFiles(t *testing.T) {
+	dir := t.TempDir()
+	existing := filepath.Join(dir, "real.safetensors")
+	if err := os.WriteFile(existing, []byte("precious"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, target := range []string{existing, os.DevNull, dir} {
+		code, _, errOut := run(t, "randmodel", "--variant", "tiny", "--lora", target, "--lora-rank", "2", "-q")
+		if code != 2 || !strings.Contains(errOut, target) {
+			t.Errorf("--lora %s: exit %d, %q", target, code, errOut)
+		}
+		if target != existing {
+			if code, _, _ := run(t, "randmodel", "--variant", "tiny", "--lora", target, "--lora-rank", "2", "--force", "-q"); code == 0 {
+				t.Errorf("--lora %s --force: exit 0", target)
+			}
+		}
+	}
+	if b, _ := os.ReadFile(existing); string(b) != "precious" {
+		t.Fatalf("the existing file was replaced: %q", b)
+	}
+	if code, _, errOut := run(t, "randmodel", "--variant", "tiny", "--lora", existing, "--lora-rank", "2", "--force", "-q"); code != 0 {
+		t.Fatalf("--force: exit %d: %s", code, errOut)
+	}
+	if _, err := lora.Open(existing); err != nil {
+		t.Errorf("after --force: %v", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 
 	"kleinbild/engine"
 	"kleinbild/engine/qwen3"
@@ -84,6 +85,9 @@ func runEncode(args []string, stdout, stderr io.Writer) error {
 	if err := atomicfile.CheckOutput(*out, append(modelArgs.files(), loras.files()...)...); err != nil {
 		return err
 	}
+	if err := checkTensorOutput(*out); err != nil {
+		return err
+	}
 	if err := stdinPrompt(prompt); err != nil {
 		return err
 	}
@@ -117,6 +121,18 @@ func runEncode(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(infoWriter(*out, stdout, stderr), "wrote %s: prompt_embeds [1, %d, %d]\n", *out, len(ids), width)
 	}
 	return nil
+}
+
+// checkTensorOutput refuses an encode output not named .safetensors (an existing pic.png would
+// get safetensors bytes), unless it is a pipe or device such as /dev/stdout.
+func checkTensorOutput(out string) error {
+	if strings.EqualFold(filepath.Ext(out), ".safetensors") {
+		return nil
+	}
+	if st, err := os.Stat(out); err == nil && !st.Mode().IsRegular() && !st.IsDir() {
+		return nil
+	}
+	return usageErr("-o %s: encode writes a .safetensors file; name the output NAME.safetensors", out)
 }
 
 // stdinPrompt replaces a prompt of "-" by standard input (as generate -p - does).

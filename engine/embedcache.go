@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"kleinbild/engine/tokenizer"
 	"kleinbild/weights"
 )
 
@@ -43,16 +44,39 @@ func newEmbedCache(dir string, maxBytes int64, info ModelInfo, backend string, w
 	if maxBytes <= 0 {
 		maxBytes = DefaultCacheBytes
 	}
-	// The model key changes when the text encoder files or the backend change.
+	return &embedCache{dir: dir, maxBytes: maxBytes, modelKey: embedKey(dir, info, backend), width: width}
+}
+
+// embedKeyVersion changes when what a cached embedding depends on changes in the code.
+const embedKeyVersion = 2
+
+// embedKey is the key of a model's embeddings: it changes when the backend, the chat
+// template, the tokenizer's files or the text encoder's files change. With a disk tier
+// (dir) each file counts by its content fingerprint (see fingerprints), else by its size
+// and mtime (the memory tier lives only as long as the model).
+func embedKey(dir string, info ModelInfo, backend string) string {
+	fps := loadFingerprints(dir)
+	defer fps.save()
 	h := sha256.New()
-	fmt.Fprintf(h, "backend %q\n", backend)
+	fmt.Fprintf(h, "embeddings v%d\nbackend %q\ntemplate %q\n", embedKeyVersion, backend, tokenizer.ChatPrompt(""))
 	abs, _ := filepath.Abs(info.Dir)
 	fmt.Fprintln(h, abs)
-	files, _ := filepath.Glob(filepath.Join(info.Dir, "text_encoder", "*"))
-	sort.Strings(files)
-	for _, f := range files {
-		if st, err := os.Stat(f); err == nil {
-			fmt.Fprintln(h, filepath.Base(f), st.Size(), st.ModTime().UnixNano())
+	file := func(label, path string) {
+		fmt.Fprintf(h, "%s %q ", label, filepath.Base(path))
+		if dir != "" {
+			sum, err := fps.of(path)
+			fmt.Fprintln(h, sum, err != nil)
+			return
+		}
+		if st, err := os.Stat(path); err == nil {
+			fmt.Fprintln(h, st.Size(), st.ModTime().UnixNano())
+		}
+	}
+	for _, sub := range []string{"tokenizer", "text_encoder"} {
+		files, _ := filepath.Glob(filepath.Join(info.Dir, sub, "*"))
+		sort.Strings(files)
+		for _, f := range files {
+			file(sub, f)
 		}
 	}
 	for _, f := range info.Files { // a text encoder file in place of the folder's
@@ -61,11 +85,9 @@ func newEmbedCache(dir string, maxBytes int64, info ModelInfo, backend string, w
 		}
 		abs, _ := filepath.Abs(f.Path)
 		fmt.Fprintf(h, "text encoder file %q\n", abs)
-		if st, err := os.Stat(f.Path); err == nil {
-			fmt.Fprintln(h, st.Size(), st.ModTime().UnixNano())
-		}
+		file("text encoder file", f.Path)
 	}
-	return &embedCache{dir: dir, maxBytes: maxBytes, modelKey: hex.EncodeToString(h.Sum(nil)), width: width}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // valid reports whether emb has the shape of a prompt embedding and only finite values.

@@ -82,7 +82,8 @@ func ScanWeights(ctx context.Context, dir string, progress func(ScanProgress)) (
 // ScanSource reads every floating-point weight tensor (BF16, F16, F32) of the model's text
 // encoder, transformer and VAE and returns the tensors holding NaN or ±Inf, in file order.
 // progress (may be nil) is called after each tensor. It reads the bit patterns in place,
-// without converting, and drops each file's pages when done with it.
+// without converting, and drops each file's pages when done with it. A file that shrinks
+// during the scan is an error wrapping weights.ErrFileChanged and naming it.
 func ScanSource(ctx context.Context, src Source, progress func(ScanProgress)) ([]BadTensor, error) {
 	var cks []weights.Source
 	defer func() {
@@ -111,14 +112,21 @@ func ScanSource(ctx context.Context, src Source, progress func(ScanProgress)) ([
 			if err != nil {
 				return bad, fmt.Errorf("scan %s: %w", comp, err)
 			}
-			dtype, b, err := scanBytes(t)
+			// A file that shrinks during the scan faults on its mapping: an error naming it.
+			err = weights.Guard(t.File, func() error {
+				dtype, b, err := scanBytes(t)
+				if err != nil {
+					return err
+				}
+				if n, first, val := scanTensor(dtype, b); n > 0 {
+					bad = append(bad, BadTensor{Component: comp, File: t.File, Name: name, DType: t.DType, Count: n, First: first, Value: val})
+				}
+				done += scanned(t, b)
+				return nil
+			})
 			if err != nil {
 				return bad, fmt.Errorf("scan %s: %w", comp, err)
 			}
-			if n, first, val := scanTensor(dtype, b); n > 0 {
-				bad = append(bad, BadTensor{Component: comp, File: t.File, Name: name, DType: t.DType, Count: n, First: first, Value: val})
-			}
-			done += scanned(t, b)
 			if progress != nil {
 				progress(ScanProgress{Component: comp, Bytes: done, TotalBytes: total})
 			}

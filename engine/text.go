@@ -46,9 +46,12 @@ func (m *Model) encodeText(ctx context.Context, r *run, p Plan, ts *gpu.Held) (t
 		return textInput{}, err
 	}
 	txtDim := m.flux.Config().JointAttentionDim
-	txtLen := len(embeds) / txtDim
-	if txtLen*txtDim != len(embeds) || txtLen == 0 {
-		return textInput{}, fmt.Errorf("prompt embeddings have %d values, not a multiple of the transformer's text width %d", len(embeds), txtDim)
+	// The shape, not the count: [TextTokens, txtDim] exactly (a klein-4B embedding of
+	// 512·7680 values is 320·12288, a count klein-9B's width divides).
+	txtLen := TextTokens
+	if len(embeds) != txtLen*txtDim {
+		return textInput{}, fmt.Errorf("prompt embeddings have %d values, want [%d, %d] (%d values): the transformer's text width is %d (embeddings of another model?)",
+			len(embeds), txtLen, txtDim, txtLen*txtDim, txtDim)
 	}
 	if p.CFG && len(negEmbeds) != len(embeds) {
 		return textInput{}, fmt.Errorf("negative prompt embeddings have %d values, want %d like the prompt's", len(negEmbeds), len(embeds))

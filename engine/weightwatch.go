@@ -4,9 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime"
 	"strings"
 	"time"
+
+	"kleinbild/weights"
 )
 
 // ErrWeightsChanged is matched (errors.Is) by the error of a run stopped because a weight
@@ -70,13 +71,11 @@ func (w *weightWatch) check() error {
 // faultError turns a memory fault recovered under debug.SetPanicOnFault (a mapped weight
 // file shrunk between two checks) into an error; other panics are passed on.
 func faultError(r any, w *weightWatch) error {
-	if e, ok := r.(runtime.Error); ok {
-		if _, addr := r.(interface{ Addr() uintptr }); addr {
-			if err := w.check(); err != nil {
-				return err
-			}
-			return fmt.Errorf("%w: memory fault reading mapped weights (%v)", ErrWeightsChanged, e)
+	if weights.IsFault(r) {
+		if err := w.check(); err != nil {
+			return err
 		}
+		return fmt.Errorf("%w: memory fault reading mapped weights (%v)", ErrWeightsChanged, r)
 	}
 	panic(r)
 }

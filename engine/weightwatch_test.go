@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"kleinbild/gpu/backends"
+	"kleinbild/weights"
 	"kleinbild/weights/golden"
 )
 
@@ -66,5 +67,27 @@ func TestTruncatedSingleFileWhileMapped(t *testing.T) {
 	_, err = m.Generate(context.Background(), Request{Prompt: "x", WidthPx: 64, HeightPx: 64, Steps: 1, Seed: 1}, nil)
 	if !errors.Is(err, ErrWeightsChanged) || !strings.Contains(err.Error(), file) {
 		t.Fatalf("run over a truncated transformer file: %v", err)
+	}
+}
+
+// TestScanTruncatedWhileMapped: a weight file that shrinks while info --deep scans it ends
+// the scan with an error naming the file; the process stays up (issue 30 item 3).
+func TestScanTruncatedWhileMapped(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "model")
+	if err := os.CopyFS(dir, os.DirFS(golden.TinyModel(t))); err != nil {
+		t.Fatal(err)
+	}
+	victim := filepath.Join(dir, "vae", "diffusion_pytorch_model.safetensors")
+	truncated := false
+	_, err := ScanWeights(context.Background(), dir, func(ScanProgress) {
+		if !truncated { // all three files are mapped before the first tensor is scanned
+			truncated = true
+			if err := os.Truncate(victim, 4096); err != nil {
+				t.Error(err)
+			}
+		}
+	})
+	if !errors.Is(err, weights.ErrFileChanged) || !strings.Contains(err.Error(), victim) {
+		t.Fatalf("scan over a truncated vae: %v", err)
 	}
 }

@@ -24,6 +24,9 @@ const (
 type Job struct {
 	Req   engine.Request
 	Count int
+	// Missing are adapters whose files could not be opened when a stored queue was read
+	// back (a disk not mounted yet): kept, saved again, and opened when the job runs.
+	Missing []StoredAdapter
 }
 
 // New makes a job of req run count times, count clamped to MinCount..MaxCount.
@@ -40,6 +43,9 @@ func (j *Job) Label() string {
 	}
 	if j.Count > 1 {
 		s += fmt.Sprintf(" · %d images", j.Count)
+	}
+	if len(j.Missing) > 0 {
+		s += " · adapter missing"
 	}
 	return s
 }

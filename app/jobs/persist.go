@@ -58,6 +58,7 @@ func EncodeQueue(js []*Job) ([]byte, error) {
 			}
 			s.Adapters = append(s.Adapters, StoredAdapter{Path: a.Adapter.Path, Strength: a.Strength})
 		}
+		s.Adapters = append(s.Adapters, j.Missing...)
 		q.Jobs = append(q.Jobs, s)
 	}
 	return json.MarshalIndent(q, "", "  ")
@@ -108,8 +109,10 @@ func checkStored(req engine.Request, adapters []StoredAdapter) error {
 	return nil
 }
 
-// LoadQueue reads the stored queue at path: nothing when there is none. A damaged file
-// gives no jobs and an error saying so (the next SaveQueue replaces it).
+// LoadQueue reads the stored queue at path: nothing when there is none. A file that cannot
+// be read as a queue (damaged, or of a newer format) is kept aside as path+".unreadable"
+// (UnreadableSuffix), so that the next SaveQueue does not destroy it, and gives no jobs and
+// an error saying so.
 func LoadQueue(path string) ([]Stored, []string, error) {
 	raw, err := safefile.ReadRegular(path, maxQueueBytes)
 	if errors.Is(err, os.ErrNotExist) {
@@ -120,10 +123,17 @@ func LoadQueue(path string) ([]Stored, []string, error) {
 	}
 	js, notes, err := ParseQueue(raw)
 	if err != nil {
-		return nil, nil, fmt.Errorf("the saved queue %s is damaged and was dropped: %w", path, err)
+		aside := path + UnreadableSuffix
+		if rerr := os.Rename(path, aside); rerr != nil {
+			return nil, nil, fmt.Errorf("the saved queue %s cannot be read (%w) nor kept aside: %v", path, err, rerr)
+		}
+		return nil, nil, fmt.Errorf("the saved queue cannot be read, so it was kept aside as %s: %w", aside, err)
 	}
 	return js, notes, nil
 }
+
+// UnreadableSuffix is added to the name of a stored queue that could not be read.
+const UnreadableSuffix = ".unreadable"
 
 // SaveQueue writes js to path atomically (an empty queue too, so that it is not read
 // back on the next start).

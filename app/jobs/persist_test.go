@@ -56,10 +56,43 @@ func TestQueueBadJobsLeftOut(t *testing.T) {
 	if err != nil || len(js) != 1 || js[0].Job.Req.Prompt != "ok" || js[0].Job.Count != 2 || len(notes) != 4 {
 		t.Fatalf("jobs %d, notes %q, error %v", len(js), notes, err)
 	}
-	path := filepath.Join(t.TempDir(), "queue.json")
-	os.WriteFile(path, []byte(`{"jobs":[{`), 0o644)
-	if js, _, err := LoadQueue(path); err == nil || len(js) != 0 || !strings.Contains(err.Error(), "damaged") {
-		t.Fatalf("damaged file: %d jobs, error %v", len(js), err)
+	// A damaged file, or one of a newer format (a downgrade), is kept aside, not dropped
+	// (issue 30 item 7).
+	for _, content := range []string{`{"jobs":[{`, `{"format":2,"jobs":[{"prompt":"later","seed":1,"count":1}]}`} {
+		path := filepath.Join(t.TempDir(), "queue.json")
+		os.WriteFile(path, []byte(content), 0o644)
+		js, _, err := LoadQueue(path)
+		if err == nil || len(js) != 0 || !strings.Contains(err.Error(), path+UnreadableSuffix) {
+			t.Fatalf("%s: %d jobs, error %v", content, len(js), err)
+		}
+		if kept, _ := os.ReadFile(path + UnreadableSuffix); string(kept) != content {
+			t.Errorf("%s: kept aside %q", content, kept)
+		}
+		if _, err := os.Stat(path); err == nil {
+			t.Errorf("%s: still in place, for the next save to replace", content)
+		}
+	}
+}
+
+// TestQueueMissingAdapterSaved: a job whose adapter could not be opened keeps it in Missing,
+// marked in its label, and saving writes it back (issue 30 item 7: such jobs were dropped).
+func TestQueueMissingAdapterSaved(t *testing.T) {
+	js, _, err := ParseQueue([]byte(`{"format":1,"jobs":[{"prompt":"p","width":256,"height":256,"seed":1,"count":1,"adapters":[{"path":"/media/usb/a.safetensors","strength":0.5}]}]}`))
+	if err != nil || len(js) != 1 {
+		t.Fatalf("%d jobs, %v", len(js), err)
+	}
+	j := js[0].Job
+	j.Missing = js[0].Adapters // as the app does when the file cannot be opened
+	if !strings.Contains(j.Label(), "adapter missing") {
+		t.Errorf("label %q", j.Label())
+	}
+	raw, err := EncodeQueue([]*Job{j})
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, _, err := ParseQueue(raw)
+	if err != nil || len(back) != 1 || len(back[0].Adapters) != 1 || back[0].Adapters[0] != (StoredAdapter{Path: "/media/usb/a.safetensors", Strength: 0.5}) {
+		t.Fatalf("saved again as %s (%v)", raw, err)
 	}
 }
 

@@ -88,3 +88,24 @@ func TestMaskNote(t *testing.T) {
 		t.Errorf("note %q", s)
 	}
 }
+
+// TestSizeNote: the notice of a result whose size differs from the picture or canvas
+// (issue 30 item 12: outpainting 64×48 by 2016,2024,2016,2024 gave 1024×1024 without a word).
+func TestSizeNote(t *testing.T) {
+	cases := []struct {
+		w, h            int
+		canvas, cropped bool
+		want            string
+	}{
+		{4128, 4096, true, false, "the canvas is 4128×4096; the model works at 1 MP, so the result is 1024×1008"},
+		{79, 48, true, false, "the canvas is 79×48; the model works in multiples of 16 px, so the result is 64×48 (stretched)"},
+		{4096, 4096, false, false, "the image is 4096×4096; the model works at 1 MP, so the result is 1024×1024"},
+		{4096, 4096, false, true, ""},
+		{64, 48, false, false, ""},
+	}
+	for _, c := range cases {
+		if got := SizeNote(c.w, c.h, c.canvas, c.cropped); got != c.want {
+			t.Errorf("%d×%d: %q, want %q", c.w, c.h, got, c.want)
+		}
+	}
+}

@@ -141,8 +141,19 @@ type group struct {
 }
 
 // Parse reads an open safetensors file as an adapter. Errors name the file and, where one is
-// at fault, the module and the shapes.
+// at fault, the module and the shapes. A file that shrinks while it is read (a trainer saving
+// over it) is an error wrapping weights.ErrFileChanged, not a crash (weights.Guard).
 func Parse(f *weights.File) (*Adapter, error) {
+	var a *Adapter
+	var err error
+	if gerr := weights.Guard(f.Path, func() error { a, err = parseFile(f); return nil }); gerr != nil {
+		return nil, fmt.Errorf("lora: %w", gerr)
+	}
+	return a, err
+}
+
+// parseFile is Parse, unguarded.
+func parseFile(f *weights.File) (*Adapter, error) {
 	a := &Adapter{Path: f.Path, Metadata: f.Metadata}
 	groups := map[string]*group{}
 	var order []string

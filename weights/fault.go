@@ -1,0 +1,39 @@
+package weights
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"runtime/debug"
+)
+
+// ErrFileChanged is matched (errors.Is) by the error of a read that faulted because a mapped
+// file shrank on disk (another program truncated or rewrote it) while it was read.
+var ErrFileChanged = errors.New("file changed on disk while it was read")
+
+// IsFault reports whether r, a value recovered from a panic under debug.SetPanicOnFault, is a
+// memory fault (such as reading a page of a mapped file past its new end) rather than a bug.
+func IsFault(r any) bool {
+	if _, ok := r.(runtime.Error); !ok {
+		return false
+	}
+	_, addr := r.(interface{ Addr() uintptr })
+	return addr
+}
+
+// Guard runs fn, which reads the mapping of the file at path, with debug.SetPanicOnFault on:
+// a memory fault in fn (the file shrank while mapped; SIGBUS would kill the process) becomes
+// an error wrapping ErrFileChanged and naming path. Other panics pass on. Only fn's own
+// goroutine is guarded.
+func Guard(path string, fn func() error) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			if !IsFault(r) {
+				panic(r)
+			}
+			err = fmt.Errorf("%w: %s (%v)", ErrFileChanged, path, r)
+		}
+	}()
+	return fn()
+}

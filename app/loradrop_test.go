@@ -48,10 +48,10 @@ func TestDropRoutesAdaptersBeforeModel(t *testing.T) {
 func TestSentenceKeepsFileNames(t *testing.T) {
 	for in, want := range map[string]string{
 		"style_a.safetensors is not a FLUX.2 transformer": "style_a.safetensors is not a FLUX.2 transformer",
-		"lora.safetensors: bad":                          "lora.safetensors: bad",
-		"open the model: no such file":                   "Open the model: no such file",
-		"lora: no tensors":                               "Lora: no tensors",
-		"":                                               "",
+		"lora.safetensors: bad":                           "lora.safetensors: bad",
+		"open the model: no such file":                    "Open the model: no such file",
+		"lora: no tensors":                                "Lora: no tensors",
+		"":                                                "",
 	} {
 		if got := sentence(in); got != want {
 			t.Errorf("sentence(%q) = %q, want %q", in, got, want)

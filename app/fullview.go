@@ -22,7 +22,8 @@ type zoomBar struct {
 	level   *widget.Button
 	out, in *widgets.TipButton
 	extra   *widgets.TipButton // full-size view, or close in the full-size window
-	box     *fyne.Container
+	// controls holds the zoom buttons; box is the whole bar.
+	controls, box *fyne.Container
 	// preview reports that the image is a run's low-resolution preview (nil: never); its
 	// zoom in percent would be of the preview's pixels (it read "Fit (1320 %)").
 	preview func() bool
@@ -42,8 +43,8 @@ func newZoomBar(tips *widgets.TipLayer, z *widgets.ZoomImage, extraIcon fyne.Res
 	b.level = widget.NewButton("Fit", func() { z.ToggleActual(z.Pivot()) })
 	b.level.Importance = widget.LowImportance
 	z.OnChanged = b.refresh
-	b.box = container.NewBorder(nil, nil, nil,
-		container.NewHBox(b.out, b.level, b.in, b.extra), b.hint)
+	b.controls = container.NewHBox(b.out, b.level, b.in, b.extra)
+	b.box = container.NewBorder(nil, nil, nil, b.controls, b.hint)
 	b.refresh()
 	return b
 }

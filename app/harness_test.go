@@ -17,6 +17,7 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/app/widgets"
 	"kleinbild/engine"
 	"kleinbild/engine/imageio"
 	"kleinbild/estimate"
@@ -238,6 +239,11 @@ func (f *fakeGen) Generate(ctx context.Context, req engine.Request, progress fun
 // findButton returns the button labelled text inside o (including widget internals).
 func findButton(o fyne.CanvasObject, text string) *widget.Button {
 	switch v := o.(type) {
+	case *widgets.TipButton: // an icon button, named by its tooltip
+		if v.Tip == text || (v.Text != "" && v.Text == text) {
+			return &v.Button
+		}
+		return nil
 	case *widget.Button:
 		if v.Text == text {
 			return v

@@ -2,8 +2,14 @@ package app
 
 import (
 	"encoding/binary"
+	"encoding/json"
+	"fmt"
 	"io"
+	"slices"
 
+	"fyne.io/fyne/v2"
+
+	"kleinbild/engine/lora"
 	"kleinbild/internal/safefile"
 )
 
@@ -55,6 +61,84 @@ func (s *adaptersSection) dropAdapters(paths []string, errs []error, rest func([
 				waits = append(waits, rest(others, errs))
 			}
 			go func() { // not in sh.bg: a post dropped at shutdown would keep it waiting
+				for _, w := range waits {
+					<-w
+				}
+				close(done)
+			}()
+		})
+	}()
+	return done
+}
+
+// safetensorsKeys lists the tensor names in the header of the safetensors file at path,
+// reading the header only (any goroutine).
+func safetensorsKeys(path string) ([]string, error) {
+	f, st, err := safefile.OpenRegular(path, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var head [8]byte
+	if _, err := io.ReadFull(f, head[:]); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	n := binary.LittleEndian.Uint64(head[:])
+	if n < 2 || n > maxSafetensorsHeader || n > uint64(st.Size()-8) {
+		return nil, fmt.Errorf("%s: not a safetensors file", path)
+	}
+	var keys map[string]json.RawMessage
+	if err := json.NewDecoder(io.LimitReader(f, int64(n))).Decode(&keys); err != nil {
+		return nil, fmt.Errorf("%s: safetensors header: %w", path, err)
+	}
+	names := make([]string, 0, len(keys))
+	for k := range keys {
+		if k != "__metadata__" {
+			names = append(names, k)
+		}
+	}
+	return names, nil
+}
+
+// isAdapterFile reports whether the file at path is a LoRA or LoKr adapter, by the tensor
+// names in its header: a model component (transformer, text encoder, VAE) has none of
+// their factors (any goroutine).
+func isAdapterFile(path string) bool {
+	if !isSafetensors(path) {
+		return false
+	}
+	keys, err := safetensorsKeys(path)
+	return err == nil && slices.ContainsFunc(keys, lora.IsAdapterKey)
+}
+
+// routeDrop hands dropped files to the part of the window they are for: adapter files (by
+// content, off the UI goroutine) to the Adapters section first, so that the model settings,
+// which take weight files, never claim one; then model folders and files to the model
+// settings, and the rest to the references (UI goroutine). The channel is closed once the
+// drop has been applied.
+func (u *UI) routeDrop(uris []fyne.URI) <-chan struct{} {
+	done := make(chan struct{})
+	u.bg.Add(1)
+	go func() {
+		defer u.bg.Done()
+		var adapters []string
+		var rest []fyne.URI
+		for _, uri := range uris {
+			if uri.Scheme() == "file" && isAdapterFile(uri.Path()) {
+				adapters = append(adapters, uri.Path())
+				continue
+			}
+			rest = append(rest, uri)
+		}
+		u.post(func() {
+			var waits []<-chan struct{}
+			if len(adapters) > 0 {
+				waits = append(waits, u.adapters.addFiles(adapters, true))
+			}
+			if len(rest) > 0 && !u.model.takeDrop(rest) {
+				waits = append(waits, u.handleDrop(rest))
+			}
+			go func() { // not in bg: a post dropped at shutdown would keep it waiting
 				for _, w := range waits {
 					<-w
 				}

@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"kleinbild/app/gallery"
+	"kleinbild/app/widgets"
 	"kleinbild/engine"
 	"kleinbild/engine/imageio"
 )
@@ -127,6 +128,10 @@ func TestRenderLargerRefusesWithReason(t *testing.T) {
 // findIconButton returns the button with the icon named icon inside o.
 func findIconButton(o fyne.CanvasObject, icon string) *widget.Button {
 	switch v := o.(type) {
+	case *widgets.TipButton:
+		if v.Icon != nil && v.Icon.Name() == icon {
+			return &v.Button
+		}
 	case *widget.Button:
 		if v.Icon != nil && v.Icon.Name() == icon {
 			return v

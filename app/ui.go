@@ -157,11 +157,7 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 	}
 
 	w.SetContent(u.tips.Wrap(root))
-	w.SetOnDropped(func(_ fyne.Position, uris []fyne.URI) {
-		if !u.model.takeDrop(uris) {
-			u.HandleDrop(uris)
-		}
-	})
+	w.SetOnDropped(func(_ fyne.Position, uris []fyne.URI) { u.routeDrop(uris) })
 	for _, sc := range widgets.GenerateShortcuts() {
 		w.Canvas().AddShortcut(sc, func(fyne.Shortcut) { u.Generate() })
 	}
@@ -388,10 +384,16 @@ func (b *banner) show(msg string, isError bool) {
 	b.relayout()
 }
 
-// sentence starts msg with a capital letter (Go errors start in lower case).
+// sentence starts msg with a capital letter (Go errors start in lower case), unless its
+// first word is a name that must keep its case: one holding anything but letters
+// ("style_a.safetensors", "model_index.json").
 func sentence(msg string) string {
 	r, n := utf8.DecodeRuneInString(msg)
 	if n == 0 || !unicode.IsLower(r) {
+		return msg
+	}
+	word, _, _ := strings.Cut(msg, " ")
+	if strings.ContainsFunc(strings.TrimRight(word, ":,;"), func(r rune) bool { return !unicode.IsLetter(r) }) {
 		return msg
 	}
 	return string(unicode.ToUpper(r)) + msg[n:]

@@ -173,7 +173,7 @@ func TestWindowFitsLaptopScreen(t *testing.T) {
 	for _, size := range []fyne.Size{laptopWindow, windowMin(h.win), fyne.NewSize(1280, 860)} {
 		h.win.Resize(size.Max(windowMin(h.win)))
 		requireShown(t, h.win, "Generate and fit line", u.ctl.generate, u.ctl.fit)
-		requireShown(t, h.win, "image actions", u.view.reuseBtn, u.view.deleteBtn)
+		requireShown(t, h.win, "image actions (their menu)", u.view.moreBtn)
 	}
 
 	// While running: Cancel (the same button) and the progress stay in view.

@@ -47,15 +47,19 @@ type viewer struct {
 	prompt        *widget.Label
 	details       *widget.Label
 	lineage       *fyne.Container
-	deleteBtn     *widget.Button
+	deleteBtn     *widgets.TipButton
 	// reuseBtn and seedBtn restore the shown image's settings; disabled for an image
 	// without Kleinbild metadata, which has none.
-	reuseBtn, seedBtn *widget.Button
-	copyImageBtn      *widget.Button
-	// actions is the row of buttons under the image; it wraps, so more can be added.
-	actions *fyne.Container
-	busy    *widget.Activity
-	busyBox *fyne.Container
+	reuseBtn, seedBtn *widgets.TipButton
+	copyImageBtn      *widgets.TipButton
+	// actions is the toolbar of the shown image, beside the zoom buttons (viewactions.go):
+	// actionBtns in order, then moreBtn, whose menu (actionMenu once opened) lists them all.
+	actions    *fyne.Container
+	actionBtns []*widgets.TipButton
+	moreBtn    *widgets.TipButton
+	actionMenu *widget.PopUpMenu
+	busy       *widget.Activity
+	busyBox    *fyne.Container
 
 	// zoom is the zoom bar under the image: its hint, zoom level and buttons.
 	zoom *zoomBar
@@ -148,6 +152,9 @@ func (v *viewer) build() fyne.CanvasObject {
 	v.busyBox.Hide()
 	v.zoom = newZoomBar(v.sh.tips, v.image, theme.ViewFullScreenIcon(), "Full-size view (F)", v.openFullView)
 	v.zoom.preview = v.showsPreview
+	v.actions = v.buildActions() // viewactions.go
+	// The toolbar shares the zoom bar's row; its hint shows while the toolbar does not.
+	v.zoom.box = container.NewBorder(nil, nil, nil, v.zoom.controls, container.NewStack(v.zoom.hint, v.actions))
 	v.imageArea = container.NewBorder(nil, v.zoom.box, nil, nil,
 		container.NewStack(backdrop, container.NewPadded(v.image), v.busyBox, v.progress))
 
@@ -162,32 +169,6 @@ func (v *viewer) build() fyne.CanvasObject {
 	v.details.SizeName = theme.SizeNameCaptionText
 	v.lineage = container.NewHBox()
 
-	reuse := widget.NewButtonWithIcon("Reuse settings", theme.ContentUndoIcon(), func() {
-		if v.shownOK && v.shown.HasMeta {
-			v.reuseSettings(v.shown.Meta)
-		}
-	})
-	seed := widget.NewButtonWithIcon("Reuse seed", theme.NewThemedResource(resources.Dice), func() {
-		if v.shownOK && v.shown.HasMeta {
-			v.reuseSeed(v.shown.Meta.Seed)
-			v.sh.setStatus(fmt.Sprintf("Seed %d locked for the next generations.", v.shown.Meta.Seed))
-		}
-	})
-	asRef := widget.NewButtonWithIcon("Use as reference", theme.ContentAddIcon(), func() {
-		if v.shownOK {
-			v.addReference(v.sh.gallery.Path(v.shown))
-		}
-	})
-	larger := actionButton("Render larger", theme.ZoomInIcon(), v.renderLarger)
-	v.copyImageBtn = actionButton("Copy image", theme.ContentCopyIcon(), v.copyShownImage)
-	copyPath := actionButton("Copy path", theme.ContentPasteIcon(), v.copyShownPath)
-	saveAs := actionButton("Save as…", theme.DocumentSaveIcon(), v.saveShownAs)
-	folder := actionButton("Show in folder", theme.FolderOpenIcon(), v.revealShown)
-	v.deleteBtn = actionButton("Delete", theme.DeleteIcon(), v.gal.deleteShown)
-	v.reuseBtn, v.seedBtn = reuse, seed
-	inpaintBtn := actionButton("Inpaint…", theme.ColorPaletteIcon(), func() { v.openInpaint() }) // inpaint.go
-	v.actions = container.New(widgets.RowsLayout{MaxRows: 3},
-		reuse, seed, asRef, larger, inpaintBtn, v.copyImageBtn, copyPath, saveAs, folder, v.deleteBtn)
 	v.info = container.NewVBox(v.prompt, v.details, v.lineage)
 	v.info.Hide()
 	v.actions.Hide()
@@ -195,8 +176,7 @@ func (v *viewer) build() fyne.CanvasObject {
 	// The prompt and details scroll on their own when the window is short: a long prompt
 	// never makes the window taller than the screen. The actions stay in view.
 	infoScroll := container.NewVScroll(v.info)
-	return container.NewBorder(nil, v.actions, nil, nil,
-		container.New(infoBelow{}, container.NewPadded(container.NewStack(v.imageArea, v.setup, v.empty)), infoScroll))
+	return container.New(infoBelow{}, container.NewPadded(container.NewStack(v.imageArea, v.setup, v.empty)), infoScroll)
 }
 
 // infoBelow lays out the image (objects[0]) above the shown image's prompt and details
@@ -317,9 +297,11 @@ func (v *viewer) update() {
 	if v.shownOK && !live {
 		v.info.Show()
 		v.actions.Show()
+		v.zoom.hint.Hide()
 	} else {
 		v.info.Hide()
 		v.actions.Hide()
+		v.zoom.hint.Show()
 	}
 	v.markBatch(v.batchMark()) // the run's grid outlines the image shown
 	v.zoom.refresh()           // "Preview" comes and goes with the run

@@ -5,6 +5,7 @@ package desktop
 
 import (
 	"fmt"
+	"os"
 
 	"fyne.io/fyne/v2"
 	fyneapp "fyne.io/fyne/v2/app"
@@ -39,11 +40,29 @@ func Run(opts app.Options) error {
 	w.Resize(rememberedSize(a.Preferences()))
 	w.CenterOnScreen()
 	w.SetMaster()
+	autoErr := make(chan error, 1)
+	// The interface closes off the main thread once the window goes, and a watchdog ends
+	// the process should Fyne's own shutdown stall (see shutdown).
+	sd := newShutdown(u.Close, func() int {
+		select {
+		case err := <-autoErr:
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "kleinbild:", err)
+				return 1
+			}
+		default:
+		}
+		return 0
+	})
 	w.SetOnClosed(func() {
 		saveSize(a.Preferences(), w.Canvas().Size())
 		u.Stop()
+		sd.begin()
 	})
-	a.Lifecycle().SetOnStopped(u.Stop)
+	a.Lifecycle().SetOnStopped(func() {
+		u.Stop()
+		sd.begin()
+	})
 
 	fitScreen := func() {
 		want := rememberedSize(a.Preferences())
@@ -52,7 +71,6 @@ func Run(opts app.Options) error {
 			w.CenterOnScreen()
 		}
 	}
-	autoErr := make(chan error, 1)
 	if opts.AutoGenerate || opts.ScreenshotPath != "" {
 		a.Lifecycle().SetOnStarted(func() {
 			fitScreen()
@@ -60,6 +78,8 @@ func Run(opts app.Options) error {
 				err := u.Automate()
 				autoErr <- err
 				if opts.QuitAfter || opts.ScreenshotPath != "" {
+					u.Stop()
+					sd.begin()
 					fyne.Do(a.Quit)
 				}
 			}()
@@ -69,7 +89,9 @@ func Run(opts app.Options) error {
 		autoErr <- nil
 	}
 	w.ShowAndRun()
-	u.Close()
+	if !sd.finish() {
+		return fmt.Errorf("closing the window took over %v", shutdownGrace)
+	}
 	select {
 	case err := <-autoErr:
 		return err

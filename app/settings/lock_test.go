@@ -2,6 +2,10 @@ package settings
 
 import (
 	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -29,4 +33,41 @@ func TestLockDataDir(t *testing.T) {
 		t.Fatalf("lock after release: %v", err)
 	}
 	release2()
+}
+
+// lockHelperEnv makes the test binary a helper that takes the lock of the folder it names
+// and exits without releasing it.
+const lockHelperEnv = "KLEINBILD_LOCK_HELPER_DIR"
+
+func TestMain(m *testing.M) {
+	if dir := os.Getenv(lockHelperEnv); dir != "" {
+		if _, err := LockDataDir(dir); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		os.Exit(0) // no release: the process's end must free the folder
+	}
+	os.Exit(m.Run())
+}
+
+// Issue 28 item 1: a process that took the data folder and ended without releasing it (a
+// crash, a kill) leaves no lock behind: the next start is not read-only.
+func TestLockOfAnEndedProcessIsGone(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no flock")
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), lockHelperEnv+"="+dir)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("helper: %v: %s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, LockName)); err != nil {
+		t.Fatalf("the helper took no lock: %v", err)
+	}
+	release, err := LockDataDir(dir)
+	if err != nil {
+		t.Fatalf("lock after the holder ended: %v", err)
+	}
+	release()
 }

@@ -1,0 +1,72 @@
+package app
+
+import (
+	"fmt"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"kleinbild/app/widgets"
+	"kleinbild/resources"
+)
+
+// buildActions makes the viewer's toolbar for the shown image: one row of icon buttons
+// (named by their tooltips) beside the zoom buttons, the most used first, and a "More"
+// button whose menu lists every action with its name. Those that do not fit the row are
+// reached through the menu, so the actions never take the image's height (issue 28 item 6:
+// three rows of eleven labelled buttons left a 1024² image about 270 px at 1366×768).
+func (v *viewer) buildActions() *fyne.Container {
+	tips := v.sh.tips
+	v.reuseBtn = widgets.NewTipButton(tips, theme.ContentUndoIcon(), "Reuse settings", func() {
+		if v.shownOK && v.shown.HasMeta {
+			v.reuseSettings(v.shown.Meta)
+		}
+	})
+	v.seedBtn = widgets.NewTipButton(tips, theme.NewThemedResource(resources.Dice), "Reuse seed", func() {
+		if v.shownOK && v.shown.HasMeta {
+			v.reuseSeed(v.shown.Meta.Seed)
+			v.sh.setStatus(fmt.Sprintf("Seed %d locked for the next generations.", v.shown.Meta.Seed))
+		}
+	})
+	asRef := widgets.NewTipButton(tips, theme.ContentAddIcon(), "Use as reference", func() {
+		if v.shownOK {
+			v.addReference(v.sh.gallery.Path(v.shown))
+		}
+	})
+	larger := widgets.NewTipButton(tips, theme.ZoomInIcon(), "Render larger", v.renderLarger)
+	inpaint := widgets.NewTipButton(tips, theme.ColorPaletteIcon(), "Inpaint…", func() { v.openInpaint() }) // inpaint.go
+	v.copyImageBtn = widgets.NewTipButton(tips, theme.ContentCopyIcon(), "Copy image", v.copyShownImage)
+	v.deleteBtn = widgets.NewTipButton(tips, theme.DeleteIcon(), "Delete", v.gal.deleteShown)
+	copyPath := widgets.NewTipButton(tips, theme.ContentPasteIcon(), "Copy path", v.copyShownPath)
+	saveAs := widgets.NewTipButton(tips, theme.DocumentSaveIcon(), "Save as…", v.saveShownAs)
+	folder := widgets.NewTipButton(tips, theme.FolderOpenIcon(), "Show in folder", v.revealShown)
+	v.actionBtns = []*widgets.TipButton{v.reuseBtn, v.seedBtn, asRef, larger, inpaint, v.copyImageBtn, v.deleteBtn, copyPath, saveAs, folder}
+	v.moreBtn = widgets.NewTipButton(tips, theme.MoreHorizontalIcon(), "More actions", v.showActionMenu)
+	objs := make([]fyne.CanvasObject, 0, len(v.actionBtns)+1)
+	for _, b := range v.actionBtns {
+		objs = append(objs, b)
+	}
+	return container.New(widgets.OverflowRow{}, append(objs, v.moreBtn)...)
+}
+
+// actionMenuItems are the toolbar's actions as menu items, disabled where their button is.
+func (v *viewer) actionMenuItems() []*fyne.MenuItem {
+	items := make([]*fyne.MenuItem, 0, len(v.actionBtns))
+	for _, b := range v.actionBtns {
+		it := fyne.NewMenuItem(b.Tip, b.OnTapped)
+		it.Icon = b.Icon
+		it.Disabled = b.Disabled()
+		items = append(items, it)
+	}
+	return items
+}
+
+// showActionMenu opens the "More" menu under its button.
+func (v *viewer) showActionMenu() {
+	c := v.sh.win.Canvas()
+	v.actionMenu = widget.NewPopUpMenu(fyne.NewMenu("", v.actionMenuItems()...), c)
+	pos := fyne.CurrentApp().Driver().AbsolutePositionForObject(v.moreBtn)
+	v.actionMenu.ShowAtPosition(pos.Add(fyne.NewPos(0, v.moreBtn.Size().Height)))
+}

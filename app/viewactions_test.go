@@ -1,0 +1,59 @@
+package app
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+)
+
+// Issue 28 item 6: at 1366×768 a 1024² image gets at least half the window's height (it got
+// about 270 px below three rows of labelled action buttons); the actions are one toolbar
+// row, and every one of them is in the "More" menu, also where the row is too narrow to
+// show them all.
+func TestImageGetsTheRoom(t *testing.T) {
+	data := t.TempDir()
+	dir := filepath.Join(data, "gallery")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeTestPNG(t, dir, "square.png", 1024, 1024, nil)
+	h := newHarness(t, data, tinyModel(t), newFakeGen().open)
+	u := h.ui
+	e := h.at(0)
+	u.gal.selectEntry(e.File, nil)
+	h.waitShownImage(e)
+	for _, size := range []fyne.Size{fyne.NewSize(1366, 768), laptopWindow, fyne.NewSize(1008, 552)} {
+		h.win.Resize(size)
+		relayout(h.win.Canvas().Content())
+		_, area, ok := shownRect(h.win.Canvas().Content(), u.view.image)
+		if !ok {
+			t.Fatalf("%v: the image is not shown", size)
+		}
+		side := min(area.Width, area.Height) // a square image fitted in the area
+		if side < size.Height/2 && size.Width >= 1280 {
+			t.Errorf("%v window: the image is %.0f px tall, under half the window", size, side)
+		}
+		t.Logf("%v window: image %.0f px tall (%.0f %%)", size, side, 100*side/size.Height)
+		requireShown(t, h.win, "the actions' menu", u.view.moreBtn)
+		if size.Width >= 1280 {
+			requireShown(t, h.win, "the first actions", u.view.reuseBtn, u.view.seedBtn, u.view.deleteBtn)
+		}
+	}
+	test.Tap(u.view.moreBtn)
+	items := u.view.actionMenuItems()
+	if len(items) != len(u.view.actionBtns) || items[len(items)-1].Label != "Show in folder" {
+		t.Fatalf("menu has %d items", len(items))
+	}
+	if u.view.actionMenu == nil || !u.view.actionMenu.Visible() {
+		t.Error("More did not open its menu")
+	}
+	// An image without settings: Reuse settings is off in the menu too.
+	for _, it := range items {
+		if it.Label == "Reuse settings" && !it.Disabled {
+			t.Error("Reuse settings offered for an image without settings")
+		}
+	}
+}

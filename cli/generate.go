@@ -31,6 +31,8 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	dir := fs.String("d", "", "model: a diffusers folder, a ComfyUI models folder or a transformer file")
 	modelArgs := addModelFlags(fs, dir, "variant")
 	prompt := fs.String("p", "", "prompt (required; - reads it from standard input)")
+	negative := fs.String("n", "", "negative prompt for base models with CFG (- reads it from standard input; ignored by distilled models)")
+	fs.StringVar(negative, "negative-prompt", "", "same as -n")
 	out := fs.String("o", "", "output image: .png, or .jpg/.jpeg (- writes PNG to standard output)")
 	quality := fs.Int("quality", 92, "JPEG quality 1..100 (for -o NAME.jpg)")
 	width := fs.Int("W", 0, fmt.Sprintf("width in pixels, a multiple of %d in %d..%d (default %d, or the first reference's width)", engine.SizeMultiple, engine.MinSidePx, engine.MaxSidePx, engine.DefaultSizePx))
@@ -69,13 +71,14 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	if !set["p"] {
 		return usageErr("-p PROMPT is required (-p - reads it from standard input)")
 	}
-	if *prompt == "-" {
-		if *prompt, err = readPrompt(stdin); err != nil {
-			return err
-		}
+	if err := readPrompts(prompt, negative, stdin); err != nil {
+		return err
 	}
 	if err := checkGenerateFlags(set, *width, *height, *steps, *guidance, *prompt, *linear && *power, *verbose && *quiet, stderr); err != nil {
 		return err
+	}
+	if err := engine.ValidatePrompt(*negative); err != nil {
+		return usageErr("-n: negative %v", err)
 	}
 	if err := inp.check(set, refs, set["W"] || set["H"], *quiet, stderr); err != nil {
 		return err
@@ -106,7 +109,7 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 		printDevice(stderr, *backend, b)
 	}
 	req := engine.Request{
-		Prompt: *prompt, WidthPx: *width, HeightPx: *height, Steps: *steps,
+		Prompt: *prompt, NegativePrompt: *negative, WidthPx: *width, HeightPx: *height, Steps: *steps,
 		Guidance: *guidance, References: refs, Noise: *noise,
 	}
 	inp.fill(&req)
@@ -128,6 +131,9 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	}
 	defer model.Close()
 	fmt.Fprintf(info, "Seed: %d\n", req.Seed) // only once the model folder has proven usable
+	if req.NegativePrompt != "" && model.Info().Distilled && !*quiet {
+		fmt.Fprintln(stderr, "Note: the distilled model runs no classifier-free guidance, so the negative prompt is ignored")
+	}
 	if !*quiet {
 		fmt.Fprintf(stderr, "Model: %s (%s), backend %s\n", model.Info().Dir, model.Info().Variant(), model.Backend().Name())
 	}
@@ -433,6 +439,24 @@ func readTensor(path, name string) ([]float32, []int, error) {
 		return nil, nil, err
 	}
 	return out, t.Shape, nil
+}
+
+// readPrompts reads the prompt (-p -) or the negative prompt (-n -) from standard input;
+// one of them at most can come from there.
+func readPrompts(prompt, negative *string, stdin io.Reader) error {
+	if *prompt == "-" && *negative == "-" {
+		return usageErr("-p - and -n - both read standard input: give one of them as text")
+	}
+	for _, p := range []*string{prompt, negative} {
+		if *p != "-" {
+			continue
+		}
+		var err error
+		if *p, err = readPrompt(stdin); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // readPrompt reads a prompt from r (for -p -), dropping one trailing newline.

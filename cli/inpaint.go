@@ -12,7 +12,9 @@ import (
 
 // inpaintFlags are generate's inpainting and outpainting flags:
 // --image IN.png --mask MASK.png [--strength S] [--mask-crop PX] [--keep-unmasked=false],
-// or --image IN.png --outpaint L,T,R,B. -i then adds one optional extra reference.
+// --image IN.png --outpaint L,T,R,B, or --image IN.png [--strength S] alone (image to image:
+// the whole picture repainted, as with an all-white mask). -i then adds one optional extra
+// reference.
 type inpaintFlags struct {
 	image, mask, outpaint *string
 	strength              *float64
@@ -23,7 +25,7 @@ type inpaintFlags struct {
 
 func addInpaintFlags(fs *flag.FlagSet) *inpaintFlags {
 	return &inpaintFlags{
-		image:        fs.String("image", "", "inpaint this picture (with --mask or --outpaint); the output takes its size (or the canvas's), above 1 MP scaled to about 1 MP, floored to multiples of 16 (a note says so)"),
+		image:        fs.String("image", "", "start from this picture: inpaint it (--mask), extend it (--outpaint) or, alone, repaint all of it from --strength; the output takes its size (or the canvas's), above 1 MP scaled to about 1 MP, floored to multiples of 16 (a note says so)"),
 		mask:         fs.String("mask", "", "inpainting mask: white (grey >= 128) is repainted, black kept; resized and converted to grey if it differs from --image"),
 		strength:     fs.Float64("strength", engine.DefaultStrength, "inpainting strength in (0, 1]: how far into the schedule the repaint starts (1: from pure noise)"),
 		maskCrop:     fs.Int("mask-crop", 0, "repaint only the mask's box grown by PX pixels, at the image's size, and paste it back (0: the whole picture)"),
@@ -46,8 +48,6 @@ func (f *inpaintFlags) check(set map[string]bool, refs []string, sized, quiet bo
 		return nil
 	}
 	switch {
-	case *f.mask == "" && *f.outpaint == "":
-		return usageErr("--image needs --mask MASK.png or --outpaint L,T,R,B")
 	case *f.mask != "" && *f.outpaint != "":
 		return usageErr("--mask and --outpaint exclude each other (outpainting builds its own mask)")
 	case sized:
@@ -83,6 +83,9 @@ func (f *inpaintFlags) check(set map[string]bool, refs []string, sized, quiet bo
 	}
 	if !quiet {
 		sizeNote(stderr, inpaint.SizeNote(w, h, false, *f.maskCrop > 0))
+	}
+	if *f.mask == "" {
+		return nil // image to image: the engine repaints the whole picture
 	}
 	mask, err := imageio.Load(*f.mask)
 	if err != nil {

@@ -115,7 +115,6 @@ func TestGenerateInpaintBadInputs(t *testing.T) {
 	}{
 		{"mask without image", []string{"--mask", mask}, 2, "--mask needs --image"},
 		{"strength without image", []string{"--strength", "0.5"}, 2, "--strength needs --image"},
-		{"image without mask", []string{"--image", img}, 2, "--image needs --mask"},
 		{"mask and outpaint", []string{"--image", img, "--mask", mask, "--outpaint", "8,8,8,8"}, 2, "exclude each other"},
 		{"strength 0", []string{"--image", img, "--mask", mask, "--strength", "0"}, 2, "strength 0 is out of range"},
 		{"strength 1.2", []string{"--image", img, "--mask", mask, "--strength", "1.2"}, 2, "strength 1.2 is out of range"},

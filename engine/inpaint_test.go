@@ -329,7 +329,6 @@ func TestInpaintRejects(t *testing.T) {
 		want string
 	}{
 		{"mask without image", Request{Mask: mask}, "needs an image"},
-		{"no mask", Request{Image: img}, "no mask"},
 		{"mask and outpaint", Request{Image: img, Mask: mask, Outpaint: inpaint.Padding{Left: 16}}, "not both"},
 		{"strength above 1", Request{Image: img, Mask: mask, Strength: 1.5}, "strength 1.5"},
 		{"negative strength", Request{Image: img, Mask: mask, Strength: -0.1}, "strength -0.1"},

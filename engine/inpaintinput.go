@@ -17,6 +17,9 @@ const DefaultStrength = 0.8
 const (
 	ModeInpaint  = "inpaint"
 	ModeOutpaint = "outpaint"
+	// ModeImageToImage repaints the whole image from Strength: inpainting with no mask,
+	// which is exactly inpainting with an all-white mask.
+	ModeImageToImage = "img2img"
 )
 
 // ValidateStrength checks an inpainting strength given by a user: a number in (0, 1].
@@ -28,13 +31,16 @@ func ValidateStrength(s float64) error {
 	return fmt.Errorf("strength %v is out of range: use a number in (0, 1] (1 repaints from pure noise)", s)
 }
 
-// Mode is the request's mode: ModeInpaint, ModeOutpaint, or "" for text-to-image.
+// Mode is the request's mode: ModeInpaint, ModeOutpaint, ModeImageToImage, or "" for
+// text-to-image.
 func (req Request) Mode() string {
 	switch {
 	case req.Image == "":
 		return ""
 	case !req.Outpaint.IsZero():
 		return ModeOutpaint
+	case req.Mask == "":
+		return ModeImageToImage
 	default:
 		return ModeInpaint
 	}
@@ -47,9 +53,6 @@ func checkInpaint(req Request) error {
 			return errors.New("a mask, strength, mask crop, raw-unmasked or outpainting setting needs an image to inpaint")
 		}
 		return nil
-	}
-	if req.Mask == "" && req.Outpaint.IsZero() {
-		return fmt.Errorf("inpainting %s: no mask given (or outpainting padding)", req.Image)
 	}
 	if req.Mask != "" && !req.Outpaint.IsZero() {
 		return fmt.Errorf("inpainting %s: give a mask or outpainting padding, not both (outpainting builds its own mask)", req.Image)
@@ -95,11 +98,14 @@ func loadInpaint(req Request) (*inpaintInput, error) {
 		return nil, fmt.Errorf("image to inpaint: %w", err)
 	}
 	var mask image.Image
-	if req.Outpaint.IsZero() {
+	switch {
+	case req.Mode() == ModeImageToImage:
+		mask = wholeMask(img.Bounds())
+	case req.Outpaint.IsZero():
 		if mask, err = imageio.Load(req.Mask); err != nil {
 			return nil, fmt.Errorf("mask: %w", err)
 		}
-	} else {
+	default:
 		b := img.Bounds()
 		if err := CheckOutpaint(req.Outpaint, b.Dx(), b.Dy()); err != nil {
 			return nil, fmt.Errorf("image %s: %w", req.Image, err)
@@ -146,4 +152,13 @@ func (inp *inpaintInput) references() []reference {
 		refs = append(refs, reference{imageio.ToTensor(r.Pix, r.W, r.H), r.W, r.H})
 	}
 	return refs
+}
+
+// wholeMask is image-to-image's mask: every pixel of r repainted (white).
+func wholeMask(r image.Rectangle) *image.Gray {
+	m := image.NewGray(image.Rect(0, 0, r.Dx(), r.Dy()))
+	for i := range m.Pix {
+		m.Pix[i] = 0xff
+	}
+	return m
 }

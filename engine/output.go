@@ -29,7 +29,7 @@ func Metadata(info ModelInfo, req Request, res *Result, software string, took ti
 		Duration: took,
 	}
 	if !info.Distilled {
-		meta.NegativePrompt = ""
+		meta.NegativePrompt = req.NegativePrompt
 	}
 	for _, f := range info.Files {
 		meta.ModelFiles = append(meta.ModelFiles, imageio.ModelFile{Component: string(f.Component), File: filepath.Base(f.Path), Types: f.TypeList()})

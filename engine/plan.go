@@ -79,6 +79,9 @@ func CheckRequest(req Request, distilled bool) error {
 	if err := ValidatePrompt(req.Prompt); err != nil {
 		return err
 	}
+	if err := ValidatePrompt(req.NegativePrompt); err != nil {
+		return fmt.Errorf("negative %w", err)
+	}
 	return checkInpaint(req)
 }
 

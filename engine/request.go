@@ -41,6 +41,10 @@ const (
 // Request is one generation.
 type Request struct {
 	Prompt string
+	// NegativePrompt is classifier-free guidance's unconditional prompt on base models
+	// (diffusers' negative_prompt; "" is the reference's default, the empty prompt).
+	// Distilled models run no CFG and ignore it.
+	NegativePrompt string
 	// WidthPx and HeightPx are the output size; 0 means "from the first reference image" when
 	// there is one, else DefaultSizePx. Both are floored to multiples of 16.
 	WidthPx, HeightPx int

@@ -13,6 +13,7 @@ import (
 // image their names and hashes).
 type Settings struct {
 	Prompt          string   `json:"prompt"`
+	NegativePrompt  string   `json:"negative_prompt,omitempty"`
 	Width           int      `json:"width,omitempty"`
 	Height          int      `json:"height,omitempty"`
 	Steps           int      `json:"steps,omitempty"`
@@ -33,7 +34,7 @@ type Settings struct {
 // SettingsOf is the saved form of req.
 func SettingsOf(req Request) Settings {
 	s := Settings{
-		Prompt: req.Prompt, Width: req.WidthPx, Height: req.HeightPx, Steps: req.Steps, Seed: req.Seed,
+		Prompt: req.Prompt, NegativePrompt: req.NegativePrompt, Width: req.WidthPx, Height: req.HeightPx, Steps: req.Steps, Seed: req.Seed,
 		Guidance: req.Guidance, Schedule: req.Schedule, Noise: req.Noise, References: req.References,
 		AdaptersPartial: req.AdaptersPartial, Image: req.Image, Mask: req.Mask,
 		Strength: req.Strength, MaskCrop: req.MaskCrop, RawUnmasked: req.RawUnmasked,
@@ -49,7 +50,7 @@ func SettingsOf(req Request) Settings {
 // picture's paths. Adapters are left to the caller (the metadata names them by hash).
 func MetadataSettings(m imageio.Metadata) Settings {
 	s := Settings{
-		Prompt: m.Prompt, Width: m.Width, Height: m.Height, Steps: m.Steps, Seed: m.Seed,
+		Prompt: m.Prompt, NegativePrompt: m.NegativePrompt, Width: m.Width, Height: m.Height, Steps: m.Steps, Seed: m.Seed,
 		Guidance: m.Guidance, Schedule: m.Schedule, Noise: m.Noise, AdaptersPartial: m.AdaptersPartial,
 	}
 	for _, r := range m.References {
@@ -74,7 +75,7 @@ func MetadataRequest(m imageio.Metadata) Request { return MetadataSettings(m).Re
 // Request is the request s saves (without adapters: see Settings).
 func (s Settings) Request() Request {
 	req := Request{
-		Prompt: s.Prompt, WidthPx: s.Width, HeightPx: s.Height, Steps: s.Steps, Seed: s.Seed,
+		Prompt: s.Prompt, NegativePrompt: s.NegativePrompt, WidthPx: s.Width, HeightPx: s.Height, Steps: s.Steps, Seed: s.Seed,
 		Guidance: s.Guidance, Schedule: s.Schedule, Noise: s.Noise, References: s.References,
 		AdaptersPartial: s.AdaptersPartial, Image: s.Image, Mask: s.Mask,
 		Strength: s.Strength, MaskCrop: s.MaskCrop, RawUnmasked: s.RawUnmasked,

@@ -53,7 +53,7 @@ func TestRequestSurvivesMetadata(t *testing.T) {
 		return p
 	}
 	req := Request{
-		Prompt: "a fox in the snow", WidthPx: 320, HeightPx: 192, Steps: 7, Seed: 1<<40 + 3,
+		Prompt: "a fox in the snow", NegativePrompt: "blurry, text", WidthPx: 320, HeightPx: 192, Steps: 7, Seed: 1<<40 + 3,
 		Noise: NoiseStable, Guidance: 3.5, Schedule: "linear",
 		References: []string{file("a.png"), file("b.png")}, AdaptersPartial: true,
 		Image: file("in.png"), Mask: file("mask.png"), Strength: 0.7, MaskCrop: 24, RawUnmasked: true,

@@ -11,13 +11,13 @@ import (
 )
 
 // textInput is the prompt's embeddings on the backend [n, JointAttentionDim]: txt, and neg
-// (the empty prompt's) when classifier-free guidance runs.
+// (the negative prompt's, by default the empty prompt's) when classifier-free guidance runs.
 type textInput struct {
 	txt, neg gpu.Tensor
 	n        int
 }
 
-// encodeText is the text stage: the prompt (and with CFG the empty prompt) through the
+// encodeText is the text stage: the prompt (and with CFG the negative prompt) through the
 // tokenizer and the Qwen3 encoder, or from the cache or the request's embeddings, uploaded.
 // It releases the encoder afterwards (endEncoding) and loads the transformer and VAE if they
 // made way for it.
@@ -38,7 +38,7 @@ func (m *Model) encodeText(ctx context.Context, r *run, p Plan, ts *gpu.Held) (t
 	}
 	var negEmbeds []float32
 	if p.CFG {
-		if negEmbeds, err = m.encodePrompt(ctx, "", nil); err != nil {
+		if negEmbeds, err = m.encodePrompt(ctx, p.Request.NegativePrompt, nil); err != nil {
 			return textInput{}, err
 		}
 	}
@@ -58,6 +58,11 @@ func (m *Model) encodeText(ctx context.Context, r *run, p Plan, ts *gpu.Held) (t
 	}
 	if err := r.dump("prompt_embeds", []int{1, txtLen, txtDim}, embeds); err != nil {
 		return textInput{}, err
+	}
+	if p.CFG {
+		if err := r.dump("negative_prompt_embeds", []int{1, txtLen, txtDim}, negEmbeds); err != nil {
+			return textInput{}, err
+		}
 	}
 	in := textInput{n: txtLen}
 	if in.txt, err = upload(ts, "prompt embeddings", embeds, txtLen, txtDim); err != nil {

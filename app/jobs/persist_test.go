@@ -125,7 +125,7 @@ func FuzzParseQueue(f *testing.F) {
 func TestQueueKeepsEveryField(t *testing.T) {
 	runOnly := map[string]bool{"Latents": true, "PromptEmbeds": true, "Dump": true, "Adapters": true}
 	req := engine.Request{
-		Prompt: "a fox", WidthPx: 320, HeightPx: 192, Steps: 7, Seed: 1<<40 + 3, Noise: engine.NoiseStable,
+		Prompt: "a fox", NegativePrompt: "blurry", WidthPx: 320, HeightPx: 192, Steps: 7, Seed: 1<<40 + 3, Noise: engine.NoiseStable,
 		Guidance: 3.5, Schedule: "linear", References: []string{"/r.png"}, AdaptersPartial: true,
 		Image: "/in.png", Mask: "/m.png", Strength: 0.7, MaskCrop: 24, RawUnmasked: true,
 		Outpaint: inpaint.Padding{Left: 16, Top: 32, Right: 48, Bottom: 64},

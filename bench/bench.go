@@ -9,7 +9,6 @@ package bench
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -89,6 +88,8 @@ type Report struct {
 	Kernels *KernelReport `json:"kernels,omitempty"`
 	// OpenS is engine.Open (config checks, mapping and validating transformer and VAE).
 	OpenS float64 `json:"open_s"`
+	// OpenUpload is what the open copied to the device (nil: nothing).
+	OpenUpload *Upload `json:"open_upload,omitempty"`
 	// TokenizerLoadS is loading tokenizer.json; TokenizeS one chat-template tokenization.
 	TokenizerLoadS float64      `json:"tokenizer_load_s"`
 	TokenizeS      float64      `json:"tokenize_s"`
@@ -147,6 +148,8 @@ type Phase struct {
 	// MajorFaults counts the pages read from disk during the phase (mapped weights that were
 	// not in the page cache): a slow phase with many is I/O-bound, not compute-bound.
 	MajorFaults uint64 `json:"major_faults"`
+	// Upload is what the phase copied to the device (nil: nothing; upload.go).
+	Upload *Upload `json:"upload,omitempty"`
 }
 
 // Stat summarises a tensor the generation produced: root mean square, largest magnitude and
@@ -233,13 +236,14 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	b.ResetPeak() // the GEMM peak's test tensors are not the model's
 
-	t := time.Now()
+	t, up := time.Now(), uploadsNow(b)
 	m, err := openModel(opts, b)
 	if err != nil {
 		return nil, fmt.Errorf("bench: %w", err)
 	}
 	defer m.Close()
 	rep.OpenS = time.Since(t).Seconds()
+	rep.OpenUpload = uploadsNow(b).since(up)
 	rep.Model.Variant = m.Info().Variant()
 	rep.Model.WeightBytes = m.Info().WeightBytes
 	logf("Opened %s (%s) in %.2f s", opts.ModelDir, rep.Model.Variant, rep.OpenS)
@@ -309,30 +313,6 @@ func runGenerations(ctx context.Context, m *engine.Model, b gpu.Backend, opts Op
 		rep.BackendPeak = max(rep.BackendPeak, run.BackendPeak)
 		rep.BackendViewed = max(rep.BackendViewed, b.Memory().Viewed)
 		logf("%s: total %.1f s", p.label, run.Phase("total").Seconds)
-	}
-	return nil
-}
-
-// checkSizes refuses, before anything runs, a size whose buffers exceed the limits of the
-// device b (estimate.CheckDevice) instead of failing in its first step.
-func checkSizes(b gpu.Backend, sizes []int, m estimate.Model) error {
-	for _, s := range sizes {
-		if err := estimate.CheckDevice(m, estimate.Request{WidthPx: s, HeightPx: s}, b.Info()); err != nil {
-			return fmt.Errorf("bench: %d² does not fit on %s: %w", s, b.Name(), err)
-		}
-	}
-	return nil
-}
-
-// validateSizes checks that sizes is non-empty and every size is one the engine accepts.
-func validateSizes(sizes []int) error {
-	if len(sizes) == 0 {
-		return errors.New("bench: no image sizes")
-	}
-	for _, s := range sizes {
-		if _, err := engine.ValidateSize("size", s); err != nil {
-			return fmt.Errorf("bench: %w", err)
-		}
 	}
 	return nil
 }
@@ -424,18 +404,21 @@ func runOne(ctx context.Context, m *engine.Model, b gpu.Backend, req engine.Requ
 		encLayers    int
 		encFaults    = faults() // at the end of encoding (still the start when cached)
 		lastProgress = time.Now()
+		encUp        = uploadsNow(b)
+		stepUp       = map[int]uploadMark{}
 	)
+	startUp := encUp
 	startFaults := encFaults
 	progress := func(p engine.Progress) {
 		switch {
 		case p.Phase == engine.PhaseEncoding && p.Blocks > 0:
 			encLayers = max(encLayers, p.Block)
 			if p.Block == p.Blocks {
-				encFaults = faults()
+				encFaults, encUp = faults(), uploadsNow(b)
 			}
 		case p.Phase == engine.PhaseDenoise && p.Block == p.Blocks && p.Preview != nil:
 			stepEnd[p.Step] = p.Elapsed
-			stepFaults[p.Step] = faults()
+			stepFaults[p.Step], stepUp[p.Step] = faults(), uploadsNow(b)
 			logf("%s: step %d/%d done at %.1f s", label, p.Step, p.Steps, p.Elapsed.Seconds())
 		}
 		if now := time.Now(); now.Sub(lastProgress) > 15*time.Second {
@@ -451,7 +434,7 @@ func runOne(ctx context.Context, m *engine.Model, b gpu.Backend, req engine.Requ
 	start := time.Now()
 	res, err := m.Generate(ctx, req, progress)
 	gen := time.Since(start)
-	decFaults := faults()
+	decFaults, decUp := faults(), uploadsNow(b)
 	if err != nil {
 		mem.finish()
 		return Generation{}, err
@@ -498,6 +481,8 @@ func runOne(ctx context.Context, m *engine.Model, b gpu.Backend, req engine.Requ
 	run.Phases = append(run.Phases,
 		phase("prepare", tm[engine.PhaseLoading], 0, 0),
 		phase("encode", tm[engine.PhaseEncoding], encFLOP, encFaults-startFaults))
+	run.Phases[1].Upload = encUp.since(startUp)
+	prevUp := encUp
 	stepFLOP := costs.step(run.ImageTokens)
 	prev, prevFaults := tm[engine.PhaseLoading]+tm[engine.PhaseEncoding]+tm[engine.PhaseRefs], encFaults
 	for s := 1; s <= res.Steps; s++ {
@@ -506,7 +491,8 @@ func runOne(ctx context.Context, m *engine.Model, b gpu.Backend, req engine.Requ
 			return Generation{}, fmt.Errorf("no progress report for the end of step %d", s)
 		}
 		run.Phases = append(run.Phases, phase(fmt.Sprintf("step %d", s), end-prev, stepFLOP, stepFaults[s]-prevFaults))
-		prev, prevFaults = end, stepFaults[s]
+		run.Phases[len(run.Phases)-1].Upload = stepUp[s].since(prevUp)
+		prev, prevFaults, prevUp = end, stepFaults[s], stepUp[s]
 	}
 	sf := costs.vae.ScaleFactor()
 	decFLOP := costs.decode(res.HeightPx/sf, res.WidthPx/sf)
@@ -514,6 +500,8 @@ func runOne(ctx context.Context, m *engine.Model, b gpu.Backend, req engine.Requ
 		phase("decode", tm[engine.PhaseDecoding], decFLOP, decFaults-prevFaults),
 		phase("save", save, 0, saveFaults-decFaults),
 		phase("total", total, encFLOP+float64(res.Steps)*stepFLOP+decFLOP, saveFaults-startFaults))
+	run.Phases[len(run.Phases)-3].Upload = decUp.since(prevUp)
+	run.Phases[len(run.Phases)-1].Upload = decUp.since(startUp)
 	return run, nil
 }
 
@@ -651,6 +639,7 @@ func (r *Report) WriteTable(w io.Writer) error {
 			return ""
 		})
 	}
+	uploadRows(r, row)
 	row("peak RSS (VmHWM)", func(run *Generation) string {
 		s := gb(run.PeakRSS)
 		if run.PeakRSSSinceStart {
@@ -677,6 +666,9 @@ func (r *Report) WriteTable(w io.Writer) error {
 		gb(r.PeakRSS), gb(r.PeakAnon), r.Machine.Backend, mb(r.BackendPeak), mb(r.BackendViewed))
 	b.WriteString("GFLOP/s from the cost model (matrix products + attention); no encode work when the prompt embedding was cached.\n")
 	b.WriteString("majflt: major page faults (pages read from disk, e.g. weights not in the page cache).\n")
+	if r.OpenUpload != nil {
+		fmt.Fprintf(&b, "Weights copied to the device at open: %s; upload rows: weights copied per phase (the transformer's reload after a new prompt's encoding falls in step 1).\n", r.OpenUpload)
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -21,6 +21,9 @@ type KernelOptions struct {
 	// Reps is the most timed runs per kernel (0: 3), within about 5 s each.
 	Reps int
 	Log  func(format string, args ...any)
+	// Out, when set, receives the table as it is measured: the device's rates, then each row
+	// as soon as its kernel is timed, then the device peak (WriteTable prints it whole).
+	Out io.Writer
 }
 
 // KernelReport is the outcome of RunKernels; it marshals to JSON.
@@ -47,6 +50,8 @@ type KernelResult struct {
 	GFLOPS  float64 `json:"gflops"`
 	// PctPeak is GFLOPS as a percentage of FMAGFLOPS (0 when that is unknown).
 	PctPeak float64 `json:"pct_peak"`
+	// Error is why the kernel could not be measured (the table goes on); "" when it was.
+	Error string `json:"error,omitempty"`
 }
 
 // kernelCase is one row of the kernel table.
@@ -128,29 +133,50 @@ func RunKernels(ctx context.Context, opts KernelOptions) (*KernelReport, error) 
 		return nil, fmt.Errorf("bench: copy bandwidth: %w", err)
 	}
 	rep.CopyGBPS = bw
+	out := opts.Out
+	if out == nil {
+		out = io.Discard
+	}
+	io.WriteString(out, rep.header())
 	for _, c := range kernelCases(opts.Quick) {
 		logf("%s: %s", c.model, c.w.Name)
-		p, err := c.w.Prepare(b)
-		if err != nil {
+		r := measureKernel(ctx, b, c, reps)
+		if err := ctx.Err(); err != nil {
 			return rep, fmt.Errorf("bench: %w", err)
-		}
-		d, err := p.Time(ctx, reps, 5*time.Second)
-		p.Free()
-		if err != nil {
-			return rep, fmt.Errorf("bench: %w", err)
-		}
-		r := KernelResult{Model: c.model, Kernel: c.w.Name, Seconds: d.Seconds(), GFLOP: c.w.FLOPs / 1e9}
-		r.GFLOPS = r.GFLOP / r.Seconds
-		if v, ok := b.(variantOf); ok {
-			r.Variant = v.Variant(c.w.Family)
 		}
 		if rep.FMAGFLOPS > 0 {
 			r.PctPeak = 100 * r.GFLOPS / rep.FMAGFLOPS
 		}
 		rep.Kernels = append(rep.Kernels, r)
+		io.WriteString(out, r.line())
 	}
 	rep.DevicePeak = b.Memory().Peak
+	fmt.Fprintf(out, "%s\n\n", rep.peakLine())
 	return rep, nil
+}
+
+// measureKernel times c on b; a failure (a shape beyond the device's limits, an allocation
+// the device refuses) is the row's Error, and the backend's error is cleared for the next
+// row.
+func measureKernel(ctx context.Context, b gpu.Backend, c kernelCase, reps int) KernelResult {
+	r := KernelResult{Model: c.model, Kernel: c.w.Name, GFLOP: c.w.FLOPs / 1e9}
+	if v, ok := b.(variantOf); ok {
+		r.Variant = v.Variant(c.w.Family)
+	}
+	p, err := c.w.Prepare(b)
+	if err == nil {
+		var d time.Duration
+		d, err = p.Time(ctx, reps, 5*time.Second)
+		p.Free()
+		r.Seconds = d.Seconds()
+	}
+	if err != nil {
+		_ = b.Sync() // the sticky error is the one just reported
+		r.Error = err.Error()
+		return r
+	}
+	r.GFLOPS = r.GFLOP / r.Seconds
+	return r
 }
 
 // copyBandwidth times Copy between two F32 tensors of 256 MiB (quick: 16 MiB) and returns
@@ -187,6 +213,17 @@ func copyBandwidth(ctx context.Context, b gpu.Backend, quick bool) (float64, err
 // WriteTable prints the kernel table: the device's rates, then one line per kernel.
 func (r *KernelReport) WriteTable(w io.Writer) error {
 	var b strings.Builder
+	b.WriteString(r.header())
+	for _, k := range r.Kernels {
+		b.WriteString(k.line())
+	}
+	fmt.Fprintf(&b, "%s\n\n", r.peakLine())
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// header is the table's head: the device, its FMA rate and copy bandwidth, the columns.
+func (r *KernelReport) header() string {
 	fma := "not measured (CPU backend)"
 	if r.FMAGFLOPS > 0 {
 		fma = fmt.Sprintf("%.1f GFLOP/s", r.FMAGFLOPS)
@@ -195,21 +232,27 @@ func (r *KernelReport) WriteTable(w io.Writer) error {
 	if r.Quick {
 		quick = " (quick: shapes scaled down, labels name the real ones)"
 	}
-	fmt.Fprintf(&b, "Kernels on %s%s\nf32 FMA peak: %s; copy bandwidth: %.1f GB/s; device peak: %.1f MB\n\n",
-		r.Device, quick, fma, r.CopyGBPS, float64(r.DevicePeak)/1e6)
-	fmt.Fprintf(&b, "%-18s %-46s %-32s %10s %9s %7s\n", "model", "kernel", "variant", "ms", "GFLOP/s", "% peak")
-	for _, k := range r.Kernels {
-		pct := "-"
-		if k.PctPeak > 0 {
-			pct = fmt.Sprintf("%.1f", k.PctPeak)
-		}
-		v := k.Variant
-		if v == "" {
-			v = "-"
-		}
-		fmt.Fprintf(&b, "%-18s %-46s %-32s %10.2f %9.2f %7s\n", k.Model, k.Kernel, v, 1e3*k.Seconds, k.GFLOPS, pct)
+	return fmt.Sprintf("Kernels on %s%s\nf32 FMA peak: %s; copy bandwidth: %.1f GB/s\n\n", r.Device, quick, fma, r.CopyGBPS) +
+		fmt.Sprintf("%-18s %-46s %-32s %10s %9s %7s\n", "model", "kernel", "variant", "ms", "GFLOP/s", "% peak")
+}
+
+// peakLine is the table's last line: the device memory the measurements held at most.
+func (r *KernelReport) peakLine() string {
+	return fmt.Sprintf("device peak: %.1f MB", float64(r.DevicePeak)/1e6)
+}
+
+// line is the kernel's row; a kernel that failed shows its error.
+func (k KernelResult) line() string {
+	v := k.Variant
+	if v == "" {
+		v = "-"
 	}
-	b.WriteByte('\n')
-	_, err := io.WriteString(w, b.String())
-	return err
+	if k.Error != "" {
+		return fmt.Sprintf("%-18s %-46s %-32s error: %s\n", k.Model, k.Kernel, v, k.Error)
+	}
+	pct := "-"
+	if k.PctPeak > 0 {
+		pct = fmt.Sprintf("%.1f", k.PctPeak)
+	}
+	return fmt.Sprintf("%-18s %-46s %-32s %10.2f %9.2f %7s\n", k.Model, k.Kernel, v, 1e3*k.Seconds, k.GFLOPS, pct)
 }

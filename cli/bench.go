@@ -203,9 +203,6 @@ func benchKernels(ctx context.Context, on, quick bool, b gpu.Backend, w io.Write
 		}
 		return nil, nil
 	}
-	kern, err := bench.RunKernels(ctx, bench.KernelOptions{Backend: b, Quick: quick, Log: logf})
-	if err != nil {
-		return nil, err
-	}
-	return kern, kern.WriteTable(w)
+	// Each row is printed as it is measured; a row that fails shows its error.
+	return bench.RunKernels(ctx, bench.KernelOptions{Backend: b, Quick: quick, Log: logf, Out: w})
 }

@@ -30,6 +30,7 @@ type Backend struct {
 	queue   *wgpu.Queue
 	lim     wgpu.Limits
 	scopes  *scopes
+	up      uploadStats // weight uploads (upload.go)
 
 	pipes    map[string]*pipeline
 	variants map[string]string // kernel family -> variant set by SetVariant (variant.go)
@@ -371,7 +372,7 @@ func (b *Backend) releaseBuffer(x *buffer) {
 	x.freed = true
 	for i, buf := range x.bufs {
 		b.resident -= x.sizes[i]
-		if len(b.pending) > 0 {
+		if len(b.pending) > 0 || len(b.up.copies) > 0 {
 			b.toRelease = append(b.toRelease, buf)
 		} else {
 			buf.Release()
@@ -439,14 +440,13 @@ func (b *Backend) weight(op string, dtype gpu.DType, n int, shape []int, bytes f
 		return gpu.Tensor{}, err
 	}
 	x.weight = true
-	b.flushLocked(false)
-	for i, buf := range x.bufs {
+	for i, buf := range x.bufs { // a new buffer: no queued work reads it (no flush)
 		lo := i * max(x.chunkElems, 1)
 		hi := n
 		if x.chunkElems > 0 {
 			hi = min(n, lo+x.chunkElems)
 		}
-		b.write(buf, 0, bytes(lo, hi))
+		b.stage(buf, 0, bytes(lo, hi))
 	}
 	return gpu.NewTensor(x, 0, dtype, shape...), nil
 }
@@ -465,7 +465,12 @@ func (b *Backend) write(buf *wgpu.Buffer, off uint64, data []byte) {
 	}
 }
 
+// f32Bytes are v's bytes, little-endian: v's own memory on little-endian hosts (callers
+// only read them), else a copy.
 func f32Bytes(v []float32) []byte {
+	if littleEndian {
+		return viewBytes(v)
+	}
 	out := make([]byte, 4*len(v))
 	for i, f := range v {
 		binary.LittleEndian.PutUint32(out[4*i:], math.Float32bits(f))
@@ -473,7 +478,11 @@ func f32Bytes(v []float32) []byte {
 	return out
 }
 
+// bf16Bytes are v's bytes as f32Bytes; the copy on big-endian hosts is padded to 4 bytes.
 func bf16Bytes(v []uint16) []byte {
+	if littleEndian {
+		return viewBytes(v)
+	}
 	out := make([]byte, (2*len(v)+3)&^3)
 	for i, h := range v {
 		binary.LittleEndian.PutUint16(out[2*i:], h)

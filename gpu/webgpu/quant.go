@@ -200,13 +200,7 @@ func (b *Backend) WeightQuant(dtype gpu.DType, raw []byte, shape ...int) (gpu.Te
 		return gpu.Tensor{}, err
 	}
 	x := &buffer{b: b, dtype: dtype, bufs: []*wgpu.Buffer{buf}, sizes: []int64{sz}, bytes: int64(len(raw)), weight: true}
-	b.flushLocked(false)
-	data := raw
-	if len(raw)%4 != 0 {
-		data = make([]byte, (len(raw)+3)&^3)
-		copy(data, raw)
-	}
-	b.write(buf, 0, data)
+	b.stage(buf, 0, raw) // a new buffer: no queued work reads it (no flush)
 	return gpu.NewTensor(x, 0, dtype, shape...), nil
 }
 

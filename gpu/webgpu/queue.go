@@ -304,14 +304,22 @@ func (b *Backend) flushLocked(wait bool) {
 		return
 	}
 	if b.lost != nil {
+		for _, c := range b.up.copies {
+			c.src.Release()
+		}
+		b.up.copies, b.up.staged = nil, 0
 		b.pending = b.pending[:0]
 		b.releaseDeferred()
 		return
 	}
+	b.submitStaged() // weight uploads first: the work may read them
 	if len(b.pending) > 0 {
 		b.submit()
+	} else {
+		b.releaseDeferred()
 	}
 	if wait {
+		b.waitStaged()
 		b.waitIdle()
 	}
 	b.collect()

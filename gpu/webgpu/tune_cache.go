@@ -1,6 +1,7 @@
 package webgpu
 
 import (
+	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"kleinbild/internal/atomicfile"
 	"kleinbild/internal/safefile"
 )
 
@@ -118,7 +120,8 @@ func loadTuneCache(dir, key string) *TuneCache {
 	return c
 }
 
-// saveTuneCache writes c atomically (temporary file in the same folder, then rename).
+// saveTuneCache writes c atomically (internal/atomicfile: a temporary file in the same
+// folder, synced, then renamed over the old one).
 func saveTuneCache(dir string, c *TuneCache) error {
 	path, err := cachePath(dir, c.Adapter)
 	if err != nil {
@@ -131,23 +134,12 @@ func saveTuneCache(dir string, c *TuneCache) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("webgpu: tuning cache: %w", err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tune-*.tmp")
+	err = atomicfile.WriteAtomic(path, func(w *bufio.Writer) error {
+		_, err := w.Write(append(raw, '\n'))
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("webgpu: tuning cache: %w", err)
-	}
-	_, werr := tmp.Write(append(raw, '\n'))
-	if err := tmp.Sync(); werr == nil {
-		werr = err
-	}
-	if err := tmp.Close(); werr == nil {
-		werr = err
-	}
-	if werr == nil {
-		werr = os.Rename(tmp.Name(), path)
-	}
-	if werr != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("webgpu: tuning cache %s: %w", path, werr)
 	}
 	return nil
 }

@@ -207,6 +207,10 @@ func TestCacheFileAtomic(t *testing.T) {
 		t.Errorf("cache folder holds %d entries, want the one file", len(ents))
 	}
 	path, _ := cachePath(dir, "k")
+	// Written through internal/atomicfile: a new file gets 0644, not a temporary file's 0600.
+	if st, err := os.Stat(path); err != nil || st.Mode().Perm() != 0o644 {
+		t.Errorf("cache file mode %v (%v), want 0644", st.Mode(), err)
+	}
 	os.WriteFile(path, []byte("{not json"), 0o644)
 	if loadTuneCache(dir, "k") != nil {
 		t.Error("a corrupt cache file was accepted")

@@ -1,0 +1,80 @@
+package bench
+
+import (
+	"fmt"
+	"time"
+
+	"kleinbild/gpu"
+)
+
+// Upload is what a phase copied to the device: weight bytes and the rate of the host time
+// the copies took (gpu/webgpu's Uploads). CPU backends view the weights in place: none.
+type Upload struct {
+	Bytes int64   `json:"bytes"`
+	GBps  float64 `json:"gb_per_s"`
+}
+
+// uploader is a backend that counts its weight uploads (the WebGPU backend).
+type uploader interface {
+	Uploads() (bytes int64, d time.Duration)
+}
+
+// uploadMark is a backend's upload counters at one moment.
+type uploadMark struct {
+	bytes int64
+	d     time.Duration
+}
+
+// uploadsNow reads b's upload counters (zero for backends that upload nothing).
+func uploadsNow(b gpu.Backend) uploadMark {
+	if u, ok := b.(uploader); ok {
+		n, d := u.Uploads()
+		return uploadMark{n, d}
+	}
+	return uploadMark{}
+}
+
+// since is the upload between m0 and m, nil when nothing was uploaded.
+func (m uploadMark) since(m0 uploadMark) *Upload {
+	n, d := m.bytes-m0.bytes, m.d-m0.d
+	if n <= 0 {
+		return nil
+	}
+	u := &Upload{Bytes: n}
+	if d > 0 {
+		u.GBps = float64(n) / 1e9 / d.Seconds()
+	}
+	return u
+}
+
+// String is "7.80 GB at 12.3 GB/s".
+func (u *Upload) String() string {
+	if u == nil {
+		return ""
+	}
+	return fmt.Sprintf("%.2f GB at %.1f GB/s", float64(u.Bytes)/1e9, u.GBps)
+}
+
+// uploadRows adds the table's upload rows: one per phase that uploaded anything in some run.
+func uploadRows(r *Report, row func(name string, cell func(run *Generation) string)) {
+	var names []string
+	seen := map[string]bool{}
+	for _, run := range r.Runs {
+		for _, p := range run.Phases {
+			if p.Upload != nil && !seen[p.Name] {
+				seen[p.Name] = true
+				names = append(names, p.Name)
+			}
+		}
+	}
+	for _, name := range names {
+		row("upload "+name, func(run *Generation) string {
+			for _, p := range run.Phases {
+				if p.Name == name {
+					return p.Upload.String()
+				}
+			}
+			return ""
+		})
+	}
+}

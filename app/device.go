@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"unicode"
@@ -19,16 +18,22 @@ import (
 	"kleinbild/gpu/backends"
 )
 
-// cpuFallback is the device ID the app uses after a GPU failure: backends.DefaultCPU.
-const cpuFallback = "cpu"
-
-// openDevice opens a device ID: one of backends.Devices, "webgpu" (the best adapter), ""
-// (backends.Default) or cpuFallback.
+// openDevice opens a device ID: one of backends.Devices, "webgpu" (the best adapter) or ""
+// (the automatic choice), resolved by backends.Resolve. A $KLEINBILD_BACKEND that names no
+// device, or one that fails to open, is ignored as backends.Default ignores it (the app
+// says so: envBackendNotice).
 func openDevice(id string) (gpu.Backend, error) {
-	if id == cpuFallback {
-		return backends.DefaultCPU(), nil
+	c, err := backends.Resolve(id)
+	if err != nil && !c.FromEnv {
+		return nil, err
 	}
-	return backends.Open(id)
+	if err == nil {
+		b, err := backends.Open(c.ID)
+		if err == nil || !c.FromEnv {
+			return b, err
+		}
+	}
+	return backends.Default(), nil // $KLEINBILD_BACKEND ignored, as Default ignores it
 }
 
 // deviceReporter is implemented by generators that know the device they run on (the
@@ -62,7 +67,7 @@ type deviceState struct {
 // effectiveDevice is the device ID the next model is opened on.
 func (m *modelSettings) effectiveDevice() string {
 	if m.dev.fallback != "" {
-		return cpuFallback
+		return backends.CPUID()
 	}
 	return m.dev.choice
 }
@@ -74,7 +79,7 @@ func (m *modelSettings) probeDevices() {
 	if list == nil {
 		list = backends.Devices
 	}
-	env := os.Getenv(backends.EnvBackend)
+	env := backends.EnvID()
 	m.sh.bg.Add(1)
 	go func() {
 		defer m.sh.bg.Done()
@@ -114,13 +119,12 @@ func (m *modelSettings) envBackendNotice(env string) string {
 		"'kleinbild devices' lists the devices.", backends.EnvBackend, env, instead)
 }
 
-// deviceFor finds the device an ID stands for: "" the automatic one, "cpu" the first CPU
-// device, a backend name its first device; ok is false when it is not (yet) known.
+// deviceFor finds the device an ID stands for: "" the automatic one, a backend name its
+// first device; ok is false when it is not (yet) known.
 func (m *modelSettings) deviceFor(id string) (backends.Device, bool) {
 	for _, d := range m.dev.list {
 		switch {
 		case id == "" && d.Auto,
-			id == cpuFallback && d.Info.Kind == gpu.KindCPU,
 			id != "" && strings.EqualFold(d.ID, id):
 			return d, true
 		}
@@ -135,9 +139,6 @@ func (m *modelSettings) deviceFor(id string) (backends.Device, bool) {
 
 // gpuBackendOf is the backend name of id when it is a GPU device, else "".
 func (m *modelSettings) gpuBackendOf(id string) string {
-	if id == cpuFallback {
-		return ""
-	}
 	if d, ok := m.deviceFor(id); ok {
 		if d.Info.Kind == gpu.KindCPU {
 			return ""

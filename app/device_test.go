@@ -152,7 +152,7 @@ func TestGPUFailureFallsBackToCPU(t *testing.T) {
 		!strings.HasSuffix(msg, "The next run uses the CPU.") {
 		t.Errorf("banner %q", msg)
 	}
-	if u.model.effectiveDevice() != cpuFallback {
+	if u.model.effectiveDevice() != backends.CPUID() {
 		t.Errorf("next device %q, want the CPU", u.model.effectiveDevice())
 	}
 	if got := h.savedSettings().Device; got != "webgpu:0" {
@@ -162,7 +162,7 @@ func TestGPUFailureFallsBackToCPU(t *testing.T) {
 	if out := h.generate("on the CPU"); out.err != nil {
 		t.Fatalf("CPU run: %v", out.err)
 	}
-	if !slices.Equal(opened, []string{"webgpu:0", cpuFallback}) {
+	if !slices.Equal(opened, []string{"webgpu:0", backends.CPUID()}) {
 		t.Errorf("opened on %q, want webgpu:0 then cpu", opened)
 	}
 

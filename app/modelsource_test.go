@@ -22,6 +22,7 @@ import (
 	"kleinbild/app/thumbcache"
 	"kleinbild/engine"
 	"kleinbild/engine/imageio"
+	"kleinbild/gpu/backends"
 	"kleinbild/weights/golden"
 )
 
@@ -372,7 +373,7 @@ func TestGenerateGGUFPartsRealEngine(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		g, err := engineOpener(t.TempDir())(src, "cpu")
+		g, err := engineOpener(t.TempDir())(src, backends.CPUID())
 		if err != nil {
 			t.Fatal(err)
 		}

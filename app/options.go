@@ -21,8 +21,7 @@ type Generator interface {
 
 // OpenFunc opens a validated model (dir: its folder or file, engine.ModelInfo.Dir) for
 // generation on a compute device: an ID of
-// backends.Devices, "" for backends.Default, or "cpu" for backends.DefaultCPU (after a GPU
-// failure).
+// backends.Devices ("" for the automatic choice; backends.CPUID after a GPU failure).
 type OpenFunc func(dir, device string) (Generator, error)
 
 // Options configure a UI.

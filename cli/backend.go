@@ -4,8 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"strconv"
 	"strings"
 
 	"kleinbild/gpu"
@@ -19,23 +17,20 @@ func BackendHelp() string { return backendHelp() }
 // binary knows (see kleinbild devices); it opens nothing.
 //
 // Without an id the device of $KLEINBILD_BACKEND is checked the same way: a value this binary
-// does not know is an error, never silently replaced by the default.
+// does not know is an error, never silently replaced by the default (backends.Resolve).
 func CheckBackend(id string) error {
-	id = strings.TrimSpace(id)
-	if id == "" {
-		if env := envBackend(); !knownDevice(env) {
-			return fmt.Errorf("$%s=%q: unknown device; 'kleinbild devices' lists the devices (unset it for the default)", backends.EnvBackend, env)
-		}
+	c, err := backends.Resolve(id)
+	switch {
+	case err == nil:
 		return nil
+	case c.FromEnv:
+		return fmt.Errorf("$%s=%q: unknown device; 'kleinbild devices' lists the devices (unset it for the default)", backends.EnvBackend, c.ID)
 	}
-	if knownDevice(id) {
-		return nil
+	msg := err.Error()
+	if _, oerr := backends.Open(c.ID); oerr != nil { // an unknown name opens nothing: this is its reason
+		msg = plainBackendError(oerr, c.ID)
 	}
-	msg := fmt.Sprintf("unknown device %q", id)
-	if _, err := backends.Open(id); err != nil {
-		msg = plainBackendError(err, id)
-	}
-	return fmt.Errorf("--backend %s: %s; 'kleinbild devices' lists the devices", id, msg)
+	return fmt.Errorf("--backend %s: %s; 'kleinbild devices' lists the devices", c.ID, msg)
 }
 
 // backendHelp describes the --backend values without probing GPU adapters (which takes tens
@@ -57,52 +52,24 @@ func backendFlag(fs *flag.FlagSet, note string) *string {
 	return fs.String("backend", "", backendHelp()+note)
 }
 
-// knownDevice reports whether id names a device this binary could open: a compiled backend
-// (backends.Names), "default", or "webgpu:N" where WebGPU is compiled.
-func knownDevice(id string) bool {
-	if id == "" || strings.EqualFold(id, "default") {
-		return true
-	}
-	webgpu := false
-	for _, n := range backends.Names() {
-		if strings.EqualFold(n, id) {
-			return true
-		}
-		webgpu = webgpu || n == "webgpu"
-	}
-	name, idx, ok := strings.Cut(id, ":")
-	if !ok || !webgpu || !strings.EqualFold(name, "webgpu") {
-		return false
-	}
-	n, err := strconv.Atoi(idx)
-	return err == nil && n >= 0
-}
-
-// openBackend opens the device of a --backend flag ("" opens backends.Default). A name this
-// binary does not know is a usage error (exit 2); a known device that fails to open (no such
-// adapter, no driver) is an error (exit 1).
+// openBackend opens the device of a --backend flag (backends.Resolve: "" or "default" is
+// $KLEINBILD_BACKEND, else backends.Default). A name this binary does not know is a usage
+// error (exit 2); a known device that fails to open (no such adapter, no driver) is an
+// error (exit 1).
 func openBackend(id string) (gpu.Backend, error) {
-	id = strings.TrimSpace(id)
 	if err := CheckBackend(id); err != nil {
 		return nil, fmt.Errorf("%w: %w", errUsage, err)
 	}
-	if env := envBackend(); id == "" && env != "" && !strings.EqualFold(env, "default") {
-		// Opened here, not by backends.Default, which would fall back without a word.
-		b, err := backends.Open(env)
-		if err != nil {
-			return nil, fmt.Errorf("cannot open the compute device $%s=%s: %s; 'kleinbild devices' lists the devices", backends.EnvBackend, env, plainBackendError(err, env))
-		}
-		return b, nil
-	}
-	b, err := backends.Open(id)
-	if err != nil {
-		return nil, fmt.Errorf("cannot open the compute device %s: %s; 'kleinbild devices' lists the devices", id, plainBackendError(err, id))
+	c, _ := backends.Resolve(id)
+	b, err := backends.Open(c.ID) // for $KLEINBILD_BACKEND opened here, not by backends.Default, which would fall back without a word
+	switch {
+	case err != nil && c.FromEnv:
+		return nil, fmt.Errorf("cannot open the compute device $%s=%s: %s; 'kleinbild devices' lists the devices", backends.EnvBackend, c.ID, plainBackendError(err, c.ID))
+	case err != nil:
+		return nil, fmt.Errorf("cannot open the compute device %s: %s; 'kleinbild devices' lists the devices", c.ID, plainBackendError(err, c.ID))
 	}
 	return b, nil
 }
-
-// envBackend is the trimmed value of $KLEINBILD_BACKEND.
-func envBackend() string { return strings.TrimSpace(os.Getenv(backends.EnvBackend)) }
 
 // plainBackendError is err's message without the registry's prefixes ("backends: open ID: ").
 func plainBackendError(err error, id string) string {

@@ -3,11 +3,11 @@ package settings
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 
 	"kleinbild/engine"
 	"kleinbild/engine/lora"
+	"kleinbild/gpu/backends"
 )
 
 // maxCount is the most images per run the app offers.
@@ -16,8 +16,9 @@ const maxCount = 16
 // Repair resets remembered values that are no longer valid (a width that is not a multiple
 // of 16 within range, steps or images per run out of range, a guidance out of range, a
 // device this build does not know) to their defaults, and returns one notice per value reset,
-// for the user. deviceNames are the backend names of this build (backends.Names); a device
-// "webgpu:N" is kept when webgpu is among them.
+// for the user. deviceNames are the backend names of this build (backends.Names), best
+// first; a device "webgpu:N" is kept when webgpu is among them, and "cpu" (an id the app
+// once had) becomes the first, the best CPU backend.
 func (s *Settings) Repair(deviceNames []string) []string {
 	var notes []string
 	for _, side := range []struct {
@@ -57,7 +58,10 @@ func (s *Settings) Repair(deviceNames []string) []string {
 		notes = append(notes, fmt.Sprintf("only the first %d of %d remembered reference images were kept", engine.MaxReferences, len(s.References)))
 		s.References = s.References[:engine.MaxReferences]
 	}
-	if s.Device != "" && !knownDevice(s.Device, deviceNames) {
+	if strings.EqualFold(s.Device, "cpu") && len(deviceNames) > 0 {
+		s.Device = deviceNames[0] // the app's former CPU id: the best CPU backend (backends.CPUID)
+	}
+	if s.Device != "" && !backends.KnownIn(s.Device, deviceNames) {
 		notes = append(notes, fmt.Sprintf("the remembered compute device %q is not available in this build and was reset to automatic", s.Device))
 		s.Device = ""
 	}
@@ -87,21 +91,4 @@ func (s *Settings) repairAdapters() []string {
 	}
 	s.Adapters = kept
 	return notes
-}
-
-// knownDevice reports whether id is "default", one of names, or "webgpu:N" with webgpu in names.
-func knownDevice(id string, names []string) bool {
-	if strings.EqualFold(id, "default") {
-		return true
-	}
-	webgpu := false
-	for _, n := range names {
-		if strings.EqualFold(n, id) {
-			return true
-		}
-		webgpu = webgpu || n == "webgpu"
-	}
-	name, idx, ok := strings.Cut(id, ":")
-	n, err := strconv.Atoi(idx)
-	return ok && webgpu && strings.EqualFold(name, "webgpu") && err == nil && n >= 0
 }

@@ -48,3 +48,12 @@ func TestRepairAdapters(t *testing.T) {
 		t.Errorf("notes %q, adapters %+v", notes, s.Adapters)
 	}
 }
+
+// TestRepairMapsCPU: "cpu", the id the app once used for its CPU fallback, is read as the
+// build's best CPU backend (the first name) rather than dropped as unknown.
+func TestRepairMapsCPU(t *testing.T) {
+	s := Settings{Device: "cpu"}
+	if notes := s.Repair([]string{"openblas", "purego", "webgpu"}); len(notes) != 0 || s.Device != "openblas" {
+		t.Errorf("device %q, notes %q: want openblas and no notice", s.Device, notes)
+	}
+}

@@ -121,7 +121,7 @@ func Default() gpu.Backend {
 
 // defaultBackend is Default, and with tune set DefaultTuned.
 func defaultBackend(ctx context.Context, tune *TuneOptions) (gpu.Backend, error) {
-	if id := strings.TrimSpace(os.Getenv(EnvBackend)); id != "" && !strings.EqualFold(id, "default") {
+	if id := EnvID(); id != "" {
 		if b, err := Open(id); err == nil {
 			return b, nil
 		}

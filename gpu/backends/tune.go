@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"strings"
 	"time"
 
 	"kleinbild/gpu"
@@ -84,7 +82,7 @@ func DefaultNeedsTuning() bool {
 	if envIsOne(EnvNoTune) || !webgpu.Compiled {
 		return false
 	}
-	if id := strings.TrimSpace(os.Getenv(EnvBackend)); id != "" && !strings.EqualFold(id, "default") {
+	if EnvID() != "" {
 		return false
 	}
 	ads, err := webgpu.AdapterDetails()

@@ -199,7 +199,8 @@ type attnCase struct {
 
 // TestAttention checks Attention: multi-head and grouped-query, causal and KeyValid masks,
 // strided and fused layouts, SeqQ ≠ SeqK, and long key sequences at head dim 128 (the models'
-// head dim) so that tiled implementations run several tiles.
+// head dim) so that tiled implementations run several tiles; then that NaN and +Inf in the
+// queries and keys propagate as the definition says (testAttentionNonFinite).
 func TestAttention(t *testing.T, b gpu.Backend, o Options) {
 	e := newEnv(t, b, o)
 	type P = gpu.AttnParams
@@ -237,6 +238,7 @@ func TestAttention(t *testing.T, b gpu.Backend, o Options) {
 		}
 		e.attention(c)
 	}
+	testAttentionNonFinite(e)
 }
 
 func (e *env) attention(c attnCase) {

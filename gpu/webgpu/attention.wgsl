@@ -3,7 +3,7 @@
 // score q·k·scale over the whole head dim (so any head dim works, the VAE's 512 included),
 // keeping the running maximum m, the running sum l of exp(s − m) and the 32 weighted value
 // sums, rescaled when m grows. Masked keys (causal, beyond KeyValid) are never visited, so
-// they weigh exactly 0; a query that sees no key gets 0.
+// they weigh exactly 0; a query that sees no key gets 0, one with a NaN or +Inf score NaN.
 //
 // The loops inside the key loop are unrolled (attention.go writes out the 32 lanes, the dot
 // product takes 16 values per iteration) because llvmpipe (Mesa's software Vulkan) stops any
@@ -17,6 +17,17 @@ struct P { seqQ: u32, nk: u32, heads: u32, group: u32, d: u32, qs: u32, ks: u32,
 @group(0) @binding(2) var<storage, read> q: array<f32>;
 @group(0) @binding(3) var<storage, read> k: array<f32>;
 @group(0) @binding(4) var<storage, read> v: array<f32>;
+
+// badScore tells a NaN or +Inf score by its bits (a compiler may assume that comparisons and
+// max never see NaN, and the online softmax would then turn it into a finite weight): such a
+// score makes its query's output NaN, as exp(s − max) does in the definition. −Inf weighs 0.
+fn badScore(x: f32) -> bool {
+	let b = bitcast<u32>(x);
+	return (b & 0x7fffffffu) > 0x7f800000u || b == 0x7f800000u;
+}
+
+// qnan is the NaN stored for such a query.
+fn qnan() -> f32 { return bitcast<f32>(0x7fc00000u); }
 
 @compute @workgroup_size(64)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) li: u32) {
@@ -36,6 +47,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
 	for (var j = 0u; j < 32u; j++) { acc[j] = 0.0; }
 	var m = -3.0e38;
 	var l = 0.0;
+	var bad = false;
 	for (var j = 0u; j < nk; j++) {
 		let ko = p.kb + j * p.ks + kvh * p.d;
 		var s = 0.0;
@@ -48,6 +60,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
 		}
 		for (; e < p.d; e++) { s += q[qo + e] * k[ko + e]; }
 		s = s * p.scale;
+		if (badScore(s)) { bad = true; continue; }
 		if (s > m) {
 			let corr = expf(m - s);
 			l = l * corr;
@@ -62,5 +75,5 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
 	var inv = 0.0;
 	if (nk > 0u) { inv = 1.0 / l; }
 	let oo = p.ob + i * p.os + h * p.d + d0;
-	for (var e = 0u; e < dn; e++) { o[oo + e] = acc[e] * inv; }
+	for (var e = 0u; e < dn; e++) { o[oo + e] = select(acc[e] * inv, qnan(), bad); }
 }

@@ -256,7 +256,7 @@ func (g flashGen) softmax() string {
 		}
 		fmt.Fprintf(&b, "\t\t\tif (sk == 0u) { corr[rr] = exp2f(m_%d - mn); }\n\t\t\tm_%d = mn;\n", a, a)
 		for k := range g.f.rk {
-			fmt.Fprintf(&b, "\t\t\tpsh[rr * PP + sk + %du] = exp2f(s_%d_%d - mn);\n", k*g.tk, a, k)
+			fmt.Fprintf(&b, "\t\t\tpsh[rr * PP + sk + %du] = select(exp2f(s_%d_%d - mn), qnan(), badScore(s_%d_%d));\n", k*g.tk, a, k, a, k)
 		}
 		b.WriteString("\t\t}\n")
 	}
@@ -311,13 +311,13 @@ func (g flashGen) store() string {
 	var b strings.Builder
 	for r := range g.f.or {
 		fmt.Fprintf(&b, "\t{\n\t\tlet row = i0 + oq * %du + %du;\n\t\tif (row < p.seqQ) {\n", g.f.or, r)
-		fmt.Fprintf(&b, "\t\t\tlet inv = select(0.0, 1.0 / l_%d, l_%d > 0.0);\n", r, r)
+		fmt.Fprintf(&b, "\t\t\tlet inv = select(0.0, 1.0 / l_%d, l_%d > 0.0);\n\t\t\tlet bad = nonfinite(l_%d);\n", r, r, r)
 		for c := range g.nv {
 			guard := ""
 			if g.td*g.nv != g.d4 {
 				guard = fmt.Sprintf("if (od + %du < %du) ", c*g.td, g.d4)
 			}
-			fmt.Fprintf(&b, "\t\t\t%s{ st(p.ob + row * p.os + h * D + (od + %du) * 4u, o_%d_%d * inv); }\n", guard, c*g.td, r, c)
+			fmt.Fprintf(&b, "\t\t\t%s{ st(p.ob + row * p.os + h * D + (od + %du) * 4u, select(o_%d_%d * inv, vec4<f32>(qnan()), bad)); }\n", guard, c*g.td, r, c)
 		}
 		b.WriteString("\t\t}\n\t}\n")
 	}

@@ -14,7 +14,8 @@
 //     columns od + c·TD of the output, rescales them by corr, then adds P·V over the tile's
 //     keys (V staged in workgroup memory, or read from the buffer for large head dims), and
 //     sums its rows' p into l (every O thread of a row sees every p, so l needs no reduction).
-// Finally out = O / l (0 where no key is visible).
+// Finally out = O / l (0 where no key is visible). A NaN or +Inf score (badScore) gets the
+// weight NaN, so its row's l and O are NaN, and the row is stored as NaN.
 //
 // Workgroup arrays are laid out without bank conflicts: rows of Q, K and V are padded by one
 // vec4 (8 threads reading 8 rows at one column hit 8 different 4-bank groups); the rows of P
@@ -51,6 +52,20 @@ fn exp2f(x: f32) -> f32 {
 	let px = (((((1.535336188319500e-4 * r + 1.339887440266574e-3) * r + 9.618437357674640e-3) * r + 5.550332471162809e-2) * r + 2.402264791363012e-1) * r + 6.931472028550421e-1) * r;
 	return (1.0 + px) * bitcast<f32>(u32(i32(n) + 127) << 23u);
 }
+
+// badScore tells a NaN or +Inf score by its bits (a compiler may assume that comparisons and
+// max never see NaN, and the online softmax would then turn it into a finite weight): such a
+// score makes its query's output NaN, as exp(s − max) does in the definition. −Inf weighs 0.
+fn badScore(x: f32) -> bool {
+	let b = bitcast<u32>(x);
+	return (b & 0x7fffffffu) > 0x7f800000u || b == 0x7f800000u;
+}
+
+// qnan is the NaN stored for such a query.
+fn qnan() -> f32 { return bitcast<f32>(0x7fc00000u); }
+
+// nonfinite tells NaN and ±Inf by the bits (a row sum l that a bad score made NaN).
+fn nonfinite(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) >= 0x7f800000u; }
 
 //GEN:loaders//
 

@@ -3,7 +3,8 @@
 // dims). The queries sit in workgroup memory; keys and values stream through it 8 at a time,
 // shared by all threads. Every thread computes the full score q·k of its query (so the
 // slices of a query agree on the running maximum and sum) and updates its 32 lanes with the
-// online softmax of attention.wgsl. Masked keys (causal, beyond KeyValid) are skipped.
+// online softmax of attention.wgsl. Masked keys (causal, beyond KeyValid) are skipped; a NaN
+// or +Inf score makes the query's output NaN.
 struct P { seqQ: u32, nk: u32, heads: u32, group: u32, d: u32, qs: u32, ks: u32, vs: u32, os: u32,
 	qb: u32, kb: u32, vb: u32, ob: u32, causal: u32, slices: u32, scale: f32, qblocks: u32 }
 @group(0) @binding(0) var<uniform> p: P;
@@ -16,6 +17,17 @@ const BK = 8u;
 var<workgroup> qsh: array<f32, 2048>; // [QN][d], QN·d ≤ 64·32
 var<workgroup> ksh: array<f32, 1024>; // [BK][d]
 var<workgroup> vsh: array<f32, 1024>; // [BK][d]
+
+// badScore tells a NaN or +Inf score by its bits (a compiler may assume that comparisons and
+// max never see NaN, and the online softmax would then turn it into a finite weight): such a
+// score makes its query's output NaN, as exp(s − max) does in the definition. −Inf weighs 0.
+fn badScore(x: f32) -> bool {
+	let b = bitcast<u32>(x);
+	return (b & 0x7fffffffu) > 0x7f800000u || b == 0x7f800000u;
+}
+
+// qnan is the NaN stored for such a query.
+fn qnan() -> f32 { return bitcast<f32>(0x7fc00000u); }
 
 @compute @workgroup_size(64)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) li: u32) {
@@ -48,6 +60,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
 	for (var e = 0u; e < 32u; e++) { acc[e] = 0.0; }
 	var m = -3.0e38;
 	var l = 0.0;
+	var bad = false;
 	let qo = lq * d;
 	for (var j0 = 0u; j0 < nk; j0 += BK) {
 		workgroupBarrier();
@@ -75,6 +88,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
 			}
 			for (; e < d; e++) { s += qsh[qo + e] * ksh[ko + e]; }
 			s = s * p.scale;
+			if (badScore(s)) { bad = true; continue; }
 			if (s > m) {
 				let corr = expf(m - s);
 				l = l * corr;
@@ -91,5 +105,5 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
 	var inv = 0.0;
 	if (mine > 0u) { inv = 1.0 / l; }
 	let oo = p.ob + i * p.os + h * d + d0;
-	for (var e = 0u; e < dn; e++) { o[oo + e] = acc[e] * inv; }
+	for (var e = 0u; e < dn; e++) { o[oo + e] = select(acc[e] * inv, qnan(), bad); }
 }

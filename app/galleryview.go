@@ -111,7 +111,12 @@ func (g *galleryView) build() fyne.CanvasObject {
 	g.compareSel = g.newCompareButton()
 	all := widget.NewButton("Select all", g.selectAll)
 	all.Importance = widget.LowImportance
-	g.selectBar = container.NewBorder(nil, nil, g.selLabel, container.NewHBox(all, g.compareSel, g.deleteSel, done))
+	// The count and Done above, the actions below, wrapping where the gallery is narrow:
+	// the bar is never wider than the normal one, so Select mode never widens the window
+	// or moves the divider (issue 28 item 4).
+	g.selLabel.Truncation = fyne.TextTruncateEllipsis
+	g.selectBar = container.NewVBox(container.NewBorder(nil, nil, nil, done, g.selLabel),
+		container.New(widgets.RowsLayout{MaxRows: 3}, all, g.compareSel, g.deleteSel))
 	g.selectBar.Hide()
 
 	g.search = widget.NewEntry()

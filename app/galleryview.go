@@ -334,7 +334,6 @@ func (g *galleryView) deleteChecked() {
 	g.deleteEntries(es)
 }
 
-
 // deleteEntries moves images to the trash (off the UI goroutine) and offers Undo. When the
 // viewer's image goes, the viewer moves on to the next image in the grid.
 func (g *galleryView) deleteEntries(es []gallery.Entry) {

@@ -84,17 +84,13 @@ func (g *galleryView) newCompareView() *compareView {
 	})
 	c.win.SetContent(container.NewBorder(nil, container.NewPadded(container.NewBorder(nil, nil, nil, swap,
 		hint("Drag the divider to see more of one side."))), nil, nil, c.split))
-	c.win.Resize(fyne.NewSize(1100, 700))
+	c.win.Resize(g.sh.childSize(fyne.NewSize(1100, 700)))
 	c.win.SetOnClosed(func() {
 		if g.cmp == c {
 			g.cmp = nil
 		}
 	})
-	c.win.Canvas().SetOnTypedKey(func(ev *fyne.KeyEvent) {
-		if ev.Name == fyne.KeyEscape {
-			c.win.Close()
-		}
-	})
+	closeOnEscape(c.win)
 	return c
 }
 

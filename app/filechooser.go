@@ -19,6 +19,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"kleinbild/app/thumbcache"
+	"kleinbild/app/widgets"
 	"kleinbild/internal/atomicfile"
 	"kleinbild/internal/safefile"
 )
@@ -64,8 +65,8 @@ type fileChooser struct {
 	// thumbsAsked counts the thumbnails the list asked for (rows on screen only).
 	thumbsAsked int
 
-	path *widget.Entry
-	name *widget.Entry // the file name (save mode)
+	path *widgets.EscapeEntry
+	name *widgets.EscapeEntry // the file name (save mode)
 	list *widget.List
 	msg  *widget.Label
 	ok   *widget.Button
@@ -87,7 +88,7 @@ func (sh *shell) openChooser(title string, what chooseWhat, start func() string,
 // file; saved receives the new file's path.
 func (sh *shell) openSaveChooser(title, src, name string, start func() string, saved func(path string)) *fileChooser {
 	c := &fileChooser{sh: sh, what: chooseSave, src: src, done: func(p []string) { saved(p[0]) }}
-	c.name = widget.NewEntry()
+	c.name = widgets.NewEscapeEntry()
 	c.name.SetText(name)
 	c.name.OnSubmitted = func(string) { c.confirm() }
 	c.build(title)
@@ -98,7 +99,7 @@ func (sh *shell) openSaveChooser(title, src, name string, start func() string, s
 // build makes the chooser's widgets and shows its dialog.
 func (c *fileChooser) build(title string) {
 	sh := c.sh
-	c.path = widget.NewEntry()
+	c.path = widgets.NewEscapeEntry()
 	c.path.SetPlaceHolder("Type a folder or file path and press Enter")
 	c.path.OnSubmitted = c.submit
 	up := widget.NewButtonWithIcon("Up", theme.MoveUpIcon(), func() {
@@ -140,12 +141,23 @@ func (c *fileChooser) build(title string) {
 
 	bottom := fyne.CanvasObject(c.msg)
 	if c.what == chooseSave {
-		bottom = container.NewVBox(container.NewBorder(nil, nil, widget.NewLabel("File name"), newFormatSelect(c.name), c.name), c.msg)
+		bottom = container.NewVBox(container.NewBorder(nil, nil, widget.NewLabel("File name"), newFormatSelect(&c.name.Entry), c.name), c.msg)
 	}
 	c.dlg = dialog.NewCustomWithoutButtons(title, container.NewBorder(
 		container.NewVBox(c.path, container.NewHBox(up, home, pics)),
 		bottom, nil, nil, c.list), sh.win)
 	cancel := widget.NewButton("Cancel", c.dlg.Hide)
+	// Escape closes the chooser, from its fields too (see UI's typed keys for the rest).
+	c.path.OnEscape = c.dlg.Hide
+	if c.name != nil {
+		c.name.OnEscape = c.dlg.Hide
+	}
+	sh.chooser = c
+	c.dlg.SetOnClosed(func() {
+		if sh.chooser == c {
+			sh.chooser = nil
+		}
+	})
 	c.ok = widget.NewButtonWithIcon("", theme.ConfirmIcon(), c.confirm)
 	c.ok.Importance = widget.HighImportance
 	c.dlg.SetButtons([]fyne.CanvasObject{cancel, c.ok})

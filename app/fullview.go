@@ -107,7 +107,7 @@ func (v *viewer) openFullView() {
 		}
 	})
 	v.full = f
-	w.Resize(fyne.NewSize(1200, 900))
+	w.Resize(v.sh.childSize(fyne.NewSize(1200, 900)))
 	w.SetFullScreen(true)
 	w.Show()
 }

@@ -85,3 +85,18 @@ func (g *galleryView) addSelectAllShortcuts(c fyne.Canvas) {
 	c.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyA, Modifier: fyne.KeyModifierShortcutDefault},
 		func(fyne.Shortcut) { g.selectAll() })
 }
+
+// typedKey handles a key the window did not give to a widget: Escape leaves selection
+// mode, and Delete there deletes every checked image (with Undo), not only the viewed one.
+// It reports whether it used the key.
+func (g *galleryView) typedKey(ev *fyne.KeyEvent) bool {
+	switch {
+	case ev.Name == fyne.KeyEscape && g.selecting:
+		g.setSelecting(false)
+		return true
+	case ev.Name == fyne.KeyDelete && g.selecting && len(g.checkedEntries()) > 0:
+		g.deleteChecked()
+		return true
+	}
+	return false
+}

@@ -111,7 +111,12 @@ func (g *galleryView) build() fyne.CanvasObject {
 	g.compareSel = g.newCompareButton()
 	all := widget.NewButton("Select all", g.selectAll)
 	all.Importance = widget.LowImportance
-	g.selectBar = container.NewBorder(nil, nil, g.selLabel, container.NewHBox(all, g.compareSel, g.deleteSel, done))
+	// The count and Done above, the actions below, wrapping where the gallery is narrow:
+	// the bar is never wider than the normal one, so Select mode never widens the window
+	// or moves the divider (issue 28 item 4).
+	g.selLabel.Truncation = fyne.TextTruncateEllipsis
+	g.selectBar = container.NewVBox(container.NewBorder(nil, nil, nil, done, g.selLabel),
+		container.New(widgets.RowsLayout{MaxRows: 3}, all, g.compareSel, g.deleteSel))
 	g.selectBar.Hide()
 
 	g.search = widget.NewEntry()
@@ -196,6 +201,7 @@ func (g *galleryView) cellSelected(id widget.GridWrapItemID) {
 // cellTapped is a click on the cell showing file: in selection mode it ticks or unticks
 // it, else it selects it in the grid and shows it.
 func (g *galleryView) cellTapped(file string) {
+	g.sh.win.Canvas().Unfocus() // keys (Delete, Ctrl+Z) now go to the gallery, not the search
 	id := g.indexOf(file)
 	if id < 0 || g.shiftTap(id) {
 		return
@@ -328,20 +334,11 @@ func (g *galleryView) deleteChecked() {
 	g.deleteEntries(es)
 }
 
-// typedKey handles a key the window did not give to a widget: Escape leaves selection
-// mode. It reports whether it used the key.
-func (g *galleryView) typedKey(ev *fyne.KeyEvent) bool {
-	if ev.Name == fyne.KeyEscape && g.selecting {
-		g.setSelecting(false)
-		return true
-	}
-	return false
-}
-
 // deleteEntries moves images to the trash (off the UI goroutine) and offers Undo. When the
 // viewer's image goes, the viewer moves on to the next image in the grid.
 func (g *galleryView) deleteEntries(es []gallery.Entry) {
 	sh := g.sh
+	sh.win.Canvas().Unfocus() // Ctrl+Z then undoes this, not the typing in a focused field
 	lib := sh.gallery
 	if lib == nil {
 		return

@@ -214,7 +214,8 @@ func (u *UI) showInpaint(path string, img image.Image) *inpaintMode {
 	m := newInpaintMode(u.shell, inpaintDeps{form: &u.ctl, adapters: &u.adapters, submit: u.run.submit}, path, img)
 	m.win = u.app.NewWindow("Inpaint " + filepath.Base(path))
 	m.win.SetContent(m.content())
-	m.win.Resize(fyne.NewSize(900, 700))
+	m.win.Resize(u.childSize(fyne.NewSize(900, 700)))
+	closeOnEscape(m.win)
 	m.win.Show()
 	return m
 }

@@ -9,6 +9,8 @@ import (
 	"context"
 	"errors"
 
+	"fyne.io/fyne/v2"
+
 	"kleinbild/engine"
 	"kleinbild/gpu"
 	"kleinbild/gpu/backends"
@@ -49,6 +51,9 @@ type Options struct {
 	Version string
 	// Open opens a model on a device; nil opens it with the engine (engine.OpenSource).
 	Open OpenFunc
+	// ScreenSize is the usable size of the screen the window is on (zero when unknown; nil
+	// for none): second windows are sized to fit it (UI goroutine).
+	ScreenSize func() fyne.Size
 
 	// calibrate replaces the kernel-speed calibration (tests).
 	calibrate calibrateFunc

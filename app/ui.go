@@ -74,6 +74,8 @@ type shell struct {
 	status *widget.Label
 	// tips shows the icon buttons' tooltips above the window content.
 	tips *widgets.TipLayer
+	// chooser is the file chooser open in the window, or nil (Escape closes it).
+	chooser *fileChooser
 }
 
 // NewUI builds the Kleinbild interface into w: the generation controls, viewer and gallery.
@@ -166,6 +168,10 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 	w.Canvas().AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyQ, Modifier: fyne.KeyModifierShortcutDefault},
 		func(fyne.Shortcut) { w.Close() })
 	w.Canvas().SetOnTypedKey(func(ev *fyne.KeyEvent) {
+		if ev.Name == fyne.KeyEscape && u.chooser != nil {
+			u.chooser.dlg.Hide()
+			return
+		}
 		if u.gal.typedKey(ev) {
 			return
 		}

@@ -31,13 +31,14 @@ func Run(opts app.Options) error {
 	a.Settings().SetTheme(widgets.Theme())
 	w := a.NewWindow("Kleinbild")
 	w.SetIcon(resources.Icon)
+	opts.ScreenSize = func() fyne.Size { return workArea(w.Canvas().Scale()) }
 	u, err := app.NewUI(a, w, opts)
 	if err != nil {
 		return fmt.Errorf("start the interface: %w", err)
 	}
 	// The remembered size (or one that fits a 1366×768 laptop screen), made smaller once
 	// GLFW can tell the screen's size: the window fits the screen it opens on.
-	w.Resize(rememberedSize(a.Preferences()))
+	w.Resize(rememberedSize(a.Preferences(), fyne.Size{}))
 	w.CenterOnScreen()
 	w.SetMaster()
 	autoErr := make(chan error, 1)
@@ -55,7 +56,7 @@ func Run(opts app.Options) error {
 		return 0
 	})
 	w.SetOnClosed(func() {
-		saveSize(a.Preferences(), w.Canvas().Size())
+		saveSize(a.Preferences(), w.Canvas().Size(), workArea(w.Canvas().Scale()))
 		u.Stop()
 		sd.begin()
 	})
@@ -65,8 +66,9 @@ func Run(opts app.Options) error {
 	})
 
 	fitScreen := func() {
-		want := rememberedSize(a.Preferences())
-		if s := fitWindow(want, workArea(w.Canvas().Scale()), fyne.NewSize(640, 400)); s != want {
+		work := workArea(w.Canvas().Scale())
+		want := rememberedSize(a.Preferences(), work)
+		if s := fitWindow(want, work, fyne.NewSize(640, 400)); s != w.Canvas().Size() {
 			w.Resize(s)
 			w.CenterOnScreen()
 		}

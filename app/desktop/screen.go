@@ -13,6 +13,9 @@ var defaultWindow = fyne.NewSize(1280, 700)
 const (
 	prefWidth  = "window.width"
 	prefHeight = "window.height"
+	// The usable screen size the window size was remembered on.
+	prefScreenWidth  = "window.screen_width"
+	prefScreenHeight = "window.screen_height"
 )
 
 // fitWindow is the window size to open at: want (the remembered or default size), made
@@ -52,19 +55,28 @@ func workArea(scale float32) (size fyne.Size) {
 	return fyne.NewSize(float32(w)/scale, float32(h)/scale)
 }
 
-// rememberedSize is the window size saved at the last quit, or the default.
-func rememberedSize(p fyne.Preferences) fyne.Size {
+// rememberedSize is the window size saved at the last quit, or the default. A size saved
+// on another screen than work (the usable screen now; zero when unknown) is not used: a
+// window made small on a laptop opened at 1008×552 on a 2560×1440 screen (issue 28).
+func rememberedSize(p fyne.Preferences, work fyne.Size) fyne.Size {
 	w, h := p.Float(prefWidth), p.Float(prefHeight)
 	if w < 200 || h < 200 || w > 20000 || h > 20000 {
+		return defaultWindow
+	}
+	sw, sh := p.Float(prefScreenWidth), p.Float(prefScreenHeight)
+	if sw > 0 && sh > 0 && work.Width > 0 && work.Height > 0 && (float32(sw) != work.Width || float32(sh) != work.Height) {
 		return defaultWindow
 	}
 	return fyne.NewSize(float32(w), float32(h))
 }
 
-// saveSize remembers the window size for the next start.
-func saveSize(p fyne.Preferences, s fyne.Size) {
+// saveSize remembers the window size s, on the usable screen work (zero when unknown), for
+// the next start.
+func saveSize(p fyne.Preferences, s, work fyne.Size) {
 	if s.Width >= 200 && s.Height >= 200 {
 		p.SetFloat(prefWidth, float64(s.Width))
 		p.SetFloat(prefHeight, float64(s.Height))
+		p.SetFloat(prefScreenWidth, float64(work.Width))
+		p.SetFloat(prefScreenHeight, float64(work.Height))
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
 )
 
 // Issue 22 item 3: on a 1024×600 screen the window no longer opens at 1280×700 (cut off
@@ -20,5 +21,22 @@ func TestFitWindow(t *testing.T) {
 		if got := fitWindow(c.want, c.work, min); got != c.got {
 			t.Errorf("fitWindow(%v on %v) = %v, want %v", c.want, c.work, got, c.got)
 		}
+	}
+}
+
+// Issue 28: a size remembered on another screen is not used (a 2560×1440 start opened at
+// 1008×552, the size made for a 1024×600 screen); on the same screen it is.
+func TestRememberedSizeOnAnotherScreen(t *testing.T) {
+	p := test.NewTempApp(t).Preferences()
+	small := fyne.NewSize(1024, 600)
+	saveSize(p, fyne.NewSize(1008, 552), small)
+	if got := rememberedSize(p, small); got != fyne.NewSize(1008, 552) {
+		t.Errorf("same screen: %v", got)
+	}
+	if got := rememberedSize(p, fyne.NewSize(2560, 1400)); got != defaultWindow {
+		t.Errorf("larger screen: %v, want %v", got, defaultWindow)
+	}
+	if got := rememberedSize(p, fyne.Size{}); got != fyne.NewSize(1008, 552) {
+		t.Errorf("screen unknown: %v", got)
 	}
 }

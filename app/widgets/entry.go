@@ -154,3 +154,26 @@ func (e *ShortcutEntry) scrolled(ev *fyne.ScrollEvent) {
 		inner.Scrolled(ev)
 	}
 }
+
+// EscapeEntry is an Entry on which Escape runs OnEscape: in a dialog, Escape then closes
+// the dialog also while its field has the focus (a focused field takes every key).
+type EscapeEntry struct {
+	widget.Entry
+	OnEscape func()
+}
+
+// NewEscapeEntry makes a one-line EscapeEntry.
+func NewEscapeEntry() *EscapeEntry {
+	e := &EscapeEntry{}
+	e.ExtendBaseWidget(e)
+	return e
+}
+
+// TypedKey runs OnEscape for Escape and passes other keys on.
+func (e *EscapeEntry) TypedKey(ev *fyne.KeyEvent) {
+	if ev.Name == fyne.KeyEscape && e.OnEscape != nil {
+		e.OnEscape()
+		return
+	}
+	e.Entry.TypedKey(ev)
+}

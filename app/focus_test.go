@@ -1,0 +1,66 @@
+package app
+
+import (
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+)
+
+// typeShortcut sends s as the window does: to the focused widget when it takes shortcuts,
+// else to the window's own shortcuts.
+func typeShortcut(c fyne.Canvas, s fyne.Shortcut) {
+	if f, ok := c.Focused().(fyne.Shortcutable); ok {
+		f.TypedShortcut(s)
+		return
+	}
+	c.(fyne.Shortcutable).TypedShortcut(s)
+}
+
+// Issue 28 item 5: search, click a thumbnail, delete, Ctrl+Z brings the image back (it
+// restored the old search text: the search field kept the focus); also after Delete on the
+// toolbar while the search field has the focus.
+func TestUndoDeleteFromAnywhere(t *testing.T) {
+	h := galleryHarness(t, t.TempDir(), "a red castle", "a blue sea", "a green forest")
+	u := h.ui
+	c := h.win.Canvas()
+	c.Focus(u.gal.search)
+	test.Type(u.gal.search, "a")
+	u.gal.search.SetText("")
+	u.gal.cellTapped("img-01.png")
+	if c.Focused() != nil {
+		t.Fatalf("a click on a thumbnail left the focus on %T", c.Focused())
+	}
+	h.settle()
+	key(c, fyne.KeyDelete)
+	h.waitFor("the image to go", 5*time.Second, func() bool { return len(u.gal.visible) == 2 })
+	typeShortcut(c, &fyne.ShortcutUndo{})
+	h.waitFor("Ctrl+Z to bring it back", 5*time.Second, func() bool { return len(u.gal.visible) == 3 })
+
+	c.Focus(u.gal.search)
+	u.gal.selectEntry("img-00.png", nil)
+	h.settle()
+	test.Tap(u.view.deleteBtn)
+	h.waitFor("the image to go", 5*time.Second, func() bool { return len(u.gal.visible) == 2 })
+	typeShortcut(c, &fyne.ShortcutUndo{})
+	h.waitFor("Ctrl+Z to bring it back", 5*time.Second, func() bool { return len(u.gal.visible) == 3 })
+	if u.gal.search.Text != "" {
+		t.Errorf("the search became %q", u.gal.search.Text)
+	}
+}
+
+// Issue 28 item 10: with several images checked, the Delete key deletes them all (it
+// deleted only the viewed one); one Undo brings them back.
+func TestDeleteKeyDeletesTheSelection(t *testing.T) {
+	h := galleryHarness(t, t.TempDir(), "p0", "p1", "p2", "p3")
+	u := h.ui
+	u.gal.selectEntry("img-03.png", nil)
+	h.settle()
+	u.gal.setSelecting(true)
+	u.gal.selectAll()
+	key(h.win.Canvas(), fyne.KeyDelete)
+	h.waitFor("all four to go", 5*time.Second, func() bool { return len(u.gal.visible) == 0 })
+	typeShortcut(h.win.Canvas(), &fyne.ShortcutUndo{})
+	h.waitFor("all four back", 5*time.Second, func() bool { return len(u.gal.visible) == 4 })
+}

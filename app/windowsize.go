@@ -1,0 +1,39 @@
+package app
+
+import "fyne.io/fyne/v2"
+
+// windowFrame is the room a window's frame and title bar take around its content.
+var windowFrame = fyne.NewSize(16, 48)
+
+// fitChild is the size to open a second window (Inpaint, Compare, the full-size view) at:
+// want, made smaller to fit screen (the usable part of the screen, zero when unknown) with
+// its frame, or else main, the main window's content size, which fits the screen (issue 28
+// item 3: Inpaint opened at 900×700 on a 1024×600 screen, its Generate button off-screen).
+func fitChild(want, screen, main fyne.Size) fyne.Size {
+	bound := main
+	if screen.Width > 0 && screen.Height > 0 {
+		bound = screen.Subtract(windowFrame)
+	}
+	if bound.Width <= 0 || bound.Height <= 0 {
+		return want
+	}
+	return fyne.NewSize(min(want.Width, bound.Width), min(want.Height, bound.Height))
+}
+
+// childSize is fitChild for this window's screen (Options.ScreenSize) and main window.
+func (sh *shell) childSize(want fyne.Size) fyne.Size {
+	var screen fyne.Size
+	if sh.opts.ScreenSize != nil {
+		screen = sh.opts.ScreenSize()
+	}
+	return fitChild(want, screen, sh.win.Canvas().Size())
+}
+
+// closeOnEscape makes Escape close w when no field of it has the keyboard focus.
+func closeOnEscape(w fyne.Window) {
+	w.Canvas().SetOnTypedKey(func(ev *fyne.KeyEvent) {
+		if ev.Name == fyne.KeyEscape {
+			w.Close()
+		}
+	})
+}

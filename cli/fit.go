@@ -40,10 +40,6 @@ func fitDevice(b gpu.Backend, chosen bool, src engine.Source, req estimate.Reque
 // deviceChosen reports whether the user named the device (--backend id, or
 // $KLEINBILD_BACKEND other than "default").
 func deviceChosen(id string) bool {
-	id = strings.TrimSpace(id)
-	if id != "" && !strings.EqualFold(id, "default") {
-		return true
-	}
-	env := envBackend()
-	return env != "" && !strings.EqualFold(env, "default")
+	c, err := backends.Resolve(id)
+	return err != nil || c.ID != ""
 }

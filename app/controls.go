@@ -81,6 +81,9 @@ type controls struct {
 
 	guidance    *widget.Slider
 	guidanceVal *widget.Label
+	// negative is the negative prompt, in guidanceBox: CFG's unconditional input.
+	negative    *widgets.ShortcutEntry
+	negativeErr *widget.Label
 	guidanceBox *fyne.Container
 	// guidanceDefault is the variant's default, replaced on a model change unless edited.
 	guidanceDefault float64
@@ -116,6 +119,7 @@ type controls struct {
 // form is the validated content of the controls.
 type form struct {
 	prompt        string
+	negative      string // base models only
 	width, height int
 	steps         int
 	guidance      float64
@@ -154,9 +158,14 @@ func (c *controls) build(p panelParts) fyne.CanvasObject {
 		c.estimateSoon()
 	}
 	c.guidance.SetValue(4)
+	c.negative = widgets.NewShortcutEntry(false, c.onGenerate)
+	c.negative.SetPlaceHolder("What the image should not show (optional)")
+	c.negative.OnChanged = func(string) { c.formChanged() }
+	c.negativeErr = fieldError()
 	c.guidanceBox = container.NewVBox(sectionTitle("Guidance"),
 		container.NewBorder(nil, nil, nil, c.guidanceVal, c.guidance),
-		hint("How closely the image follows the prompt (base models only)."))
+		hint("How closely the image follows the prompt (base models only)."),
+		sectionTitle("Negative prompt"), c.negative, c.negativeErr)
 
 	var schedLabels []string
 	for _, s := range schedules {
@@ -222,7 +231,7 @@ func (c *controls) build(p panelParts) fyne.CanvasObject {
 	// Generate, its fit line and (while running) Cancel stay in view under the form, which
 	// scrolls on its own in a short window.
 	c.scroll = container.NewVScroll(container.NewPadded(form))
-	for _, e := range []*widgets.ShortcutEntry{c.prompt, c.width, c.height, c.steps, c.seed} {
+	for _, e := range []*widgets.ShortcutEntry{c.prompt, c.width, c.height, c.steps, c.negative, c.seed} {
 		e.PassScrollTo(c.scroll) // the wheel over a field scrolls the form
 	}
 	p.scrolled(c.scroll)
@@ -493,6 +502,13 @@ func (c *controls) readForm() (form, bool) {
 	ok = ok && sizeOK && stepsOK && seedOK
 	if !c.model.modelInfo().Distilled {
 		f.guidance = c.guidance.Value
+		f.negative = strings.TrimSpace(c.negative.Text)
+		if engine.ValidatePrompt(f.negative) != nil {
+			setFieldError(c.negativeErr, fmt.Sprintf("The negative prompt is too long: %d KB, at most %d KB.", len(f.negative)>>10, engine.MaxPromptBytes>>10))
+			ok = false
+		} else {
+			setFieldError(c.negativeErr, "")
+		}
 	}
 	f.schedule = schedules[max(0, c.schedule.SelectedIndex())].value
 	f.noise = noiseValue(c.noise)
@@ -530,6 +546,7 @@ func (c *controls) applySettings(s settings.Settings) {
 		if s.Guidance > 0 {
 			c.guidance.SetValue(s.Guidance)
 		}
+		c.negative.SetText(s.NegativePrompt)
 	}
 	c.setSchedule(s.Schedule)
 	setNoise(c.noise, s.Noise)
@@ -557,6 +574,7 @@ func (c *controls) currentSettings(f form) settings.Settings {
 	s := c.sh.settings
 	s.Prompt, s.Width, s.Height, s.Steps = f.prompt, f.width, f.height, f.steps
 	s.Guidance, s.Schedule, s.Noise = c.guidance.Value, f.schedule, f.noise
+	s.NegativePrompt = strings.TrimSpace(c.negative.Text)
 	s.Seed, s.SeedLocked = f.seed, c.seedLocked
 	s.Count = f.count
 	s.FormModel = c.model.modelDir()
@@ -585,6 +603,9 @@ func (c *controls) restoreSettings(m imageio.Metadata) {
 	}
 	if req.Guidance > 0 {
 		c.guidance.SetValue(req.Guidance)
+	}
+	if engine.ValidatePrompt(req.NegativePrompt) == nil {
+		c.negative.SetText(req.NegativePrompt)
 	}
 	c.setSchedule(req.Schedule)
 	setNoise(c.noise, req.Noise)

@@ -189,7 +189,7 @@ func (m *inpaintMode) generate() {
 		m.sh.showError(err)
 		return
 	}
-	req.Steps, req.Guidance, req.Schedule = f.steps, f.guidance, f.schedule
+	req.Steps, req.Guidance, req.Schedule, req.NegativePrompt = f.steps, f.guidance, f.schedule, f.negative
 	req.Adapters, req.AdaptersPartial = m.adapters.stack(), m.adapters.partial()
 	m.submit(jobs.New(req, 1))
 }

@@ -148,7 +148,7 @@ func (rn *runner) jobFromForm(f form) *job {
 	}
 	rn.form.addToHistory(f.prompt)
 	return jobs.New(engine.Request{
-		Prompt: f.prompt, WidthPx: f.width, HeightPx: f.height, Steps: f.steps,
+		Prompt: f.prompt, NegativePrompt: f.negative, WidthPx: f.width, HeightPx: f.height, Steps: f.steps,
 		Seed: f.seed, Guidance: f.guidance, Schedule: f.schedule, Noise: f.noise,
 		References: slices.Clone(rn.refs()),
 		Adapters:   rn.adapters.stack(),

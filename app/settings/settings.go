@@ -21,7 +21,9 @@ type Settings struct {
 	Height   int     `json:"height,omitempty"`
 	Steps    int     `json:"steps,omitempty"`
 	Guidance float64 `json:"guidance,omitempty"`
-	Schedule string  `json:"schedule,omitempty"`
+	// NegativePrompt is the base models' negative prompt (kept with the guidance).
+	NegativePrompt string `json:"negative_prompt,omitempty"`
+	Schedule       string `json:"schedule,omitempty"`
 	// Noise is the kind of initial noise (engine.NoiseTorch or NoiseStable; empty: torch).
 	Noise      string `json:"noise,omitempty"`
 	Seed       uint64 `json:"seed,omitempty"`

@@ -24,7 +24,8 @@ import (
 // inpaintMode is Inpaint mode for one picture, in a window of its own: the mask editor
 // with its brush (size, hardness, eraser), Clear, Invert, Undo and Redo, the strength,
 // the Extend buttons (outpainting) and Generate, which repaints the masked region (or the
-// new canvas area) with the form's prompt.
+// new canvas area) with the form's prompt, and "Repaint all", which starts from the whole
+// picture at the strength (image to image).
 type inpaintMode struct {
 	sh *shell
 	inpaintDeps
@@ -101,9 +102,11 @@ func (m *inpaintMode) content() fyne.CanvasObject {
 		widget.NewButton("No extension", func() { m.extend(inpaint.Padding{}) }),
 		m.padLabel,
 	)
-	m.genBtn = widget.NewButtonWithIcon("Generate", theme.MediaPlayIcon(), m.generate)
+	m.genBtn = widget.NewButtonWithIcon("Generate", theme.MediaPlayIcon(), func() { m.generate(false) })
 	m.genBtn.Importance = widget.HighImportance
-	bottom := container.NewBorder(nil, nil, container.NewHBox(widget.NewLabel("Strength"), m.strengthLabel), m.genBtn, m.strength)
+	whole := widget.NewButton("Repaint all", func() { m.generate(true) })
+	bottom := container.NewBorder(nil, nil, container.NewHBox(widget.NewLabel("Strength"), m.strengthLabel),
+		container.NewHBox(whole, m.genBtn), m.strength)
 	return container.NewBorder(container.NewVBox(tools, extend), bottom, nil, nil, m.ed)
 }
 
@@ -147,10 +150,15 @@ func (m *inpaintMode) extendAspect(aw, ah int) {
 // request is the inpainting (or outpainting) request for the picture: the mask is saved
 // as an 8-bit grey PNG named by its hash under dir (the data folder's masks), so that the
 // image's metadata and lineage can point to it.
-func (m *inpaintMode) request(prompt string, seed uint64, dir string) (engine.Request, error) {
+// With whole, the request repaints all of the picture from the strength (image to image:
+// no mask, no extension).
+func (m *inpaintMode) request(prompt string, seed uint64, dir string, whole bool) (engine.Request, error) {
 	// The slider's steps are 0.05; rounding drops their float residue (0.6000000000000001).
 	strength := math.Round(m.strength.Value*100) / 100
 	req := engine.Request{Prompt: prompt, Seed: seed, Image: m.path, Strength: strength}
+	if whole {
+		return req, nil
+	}
 	if !m.ed.pad.IsZero() {
 		req.Outpaint = m.ed.pad
 		return req, nil
@@ -170,9 +178,9 @@ func (m *inpaintMode) request(prompt string, seed uint64, dir string) (engine.Re
 	return req, nil
 }
 
-// generate starts (or queues) the inpainting job with the form's prompt, seed, steps,
-// guidance, schedule and switched-on adapters.
-func (m *inpaintMode) generate() {
+// generate starts (or queues) the inpainting job (with whole, the image-to-image job) with
+// the form's prompt, seed, steps, guidance, schedule and switched-on adapters.
+func (m *inpaintMode) generate(whole bool) {
 	if err := m.sh.writable(); err != nil {
 		m.sh.showError(err) // the mask would be written to the data folder
 		return
@@ -184,7 +192,7 @@ func (m *inpaintMode) generate() {
 	if !m.form.seedIsLocked() || !f.seedGiven {
 		f.seed = randomSeed()
 	}
-	req, err := m.request(f.prompt, f.seed, filepath.Join(m.sh.dataDir, "masks"))
+	req, err := m.request(f.prompt, f.seed, filepath.Join(m.sh.dataDir, "masks"), whole)
 	if err != nil {
 		m.sh.showError(err)
 		return

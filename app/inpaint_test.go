@@ -158,7 +158,7 @@ func TestInpaintModeJob(t *testing.T) {
 	w.Resize(fyne.NewSize(900, 600))
 	dir := filepath.Join(t.TempDir(), "masks")
 
-	if _, err := m.request("a cat", 7, dir); err == nil || !strings.Contains(err.Error(), "paint") {
+	if _, err := m.request("a cat", 7, dir, false); err == nil || !strings.Contains(err.Error(), "paint") {
 		t.Fatalf("an empty mask: error %v", err)
 	}
 	m.ed.brush = 16
@@ -167,7 +167,7 @@ func TestInpaintModeJob(t *testing.T) {
 	if m.strengthLabel.Text != "0.60" {
 		t.Errorf("strength label %q", m.strengthLabel.Text)
 	}
-	req, err := m.request("a cat", 7, dir)
+	req, err := m.request("a cat", 7, dir, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +198,7 @@ func TestInpaintModeJob(t *testing.T) {
 	if cw, ch := m.ed.pad.Size(64, 48); cw*9 < ch*16-9*16 || pic(m).Bounds().Dx() != cw || pic(m).Bounds().Dy() != ch {
 		t.Errorf("16:9 canvas %d×%d, preview %v", cw, ch, pic(m).Bounds())
 	}
-	req, err = m.request("a cat", 7, dir)
+	req, err = m.request("a cat", 7, dir, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,6 +207,17 @@ func TestInpaintModeJob(t *testing.T) {
 	}
 	if err := engine.CheckRequest(req, true); err != nil {
 		t.Errorf("the engine refuses the outpainting request: %v", err)
+	}
+	// Repaint all: the whole picture from the strength, whatever is painted or extended.
+	req, err = m.request("a cat", 7, dir, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if req.Mode() != engine.ModeImageToImage || req.Mask != "" || !req.Outpaint.IsZero() || req.Strength != 0.6 {
+		t.Errorf("repaint-all request %+v (mode %q)", req, req.Mode())
+	}
+	if err := engine.CheckRequest(req, true); err != nil {
+		t.Errorf("the engine refuses the image-to-image request: %v", err)
 	}
 	m.extend(inpaint.Padding{Right: 5000})
 	if !strings.Contains(m.padLabel.Text, "4096 px") || m.ed.pad.Right == 5000 {

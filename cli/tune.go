@@ -91,7 +91,7 @@ func writeTune(w io.Writer, res *webgpu.TuneResult) error {
 		}
 		rate := "-"
 		if f.GFLOPS > 0 {
-			rate = fmt.Sprintf("%.1f GFLOP/s on %s", f.GFLOPS, f.Shape)
+			rate = fmt.Sprintf("%.4g GFLOP/s on %s", f.GFLOPS, f.Shape)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", f.Family, f.Variant, how, timesField(f.Seconds), rate)
 		if f.Note != "" {

@@ -47,12 +47,15 @@ func (m uploadMark) since(m0 uploadMark) *Upload {
 	return u
 }
 
-// String is "7.80 GB at 12.3 GB/s".
+// String is "7.80 GB at 12.3 GB/s" ("3.6 MB at 0.84 GB/s" below a gigabyte).
 func (u *Upload) String() string {
 	if u == nil {
 		return ""
 	}
-	return fmt.Sprintf("%.2f GB at %.1f GB/s", float64(u.Bytes)/1e9, u.GBps)
+	if u.Bytes < 1e9 {
+		return fmt.Sprintf("%.1f MB at %.3g GB/s", float64(u.Bytes)/1e6, u.GBps)
+	}
+	return fmt.Sprintf("%.2f GB at %.3g GB/s", float64(u.Bytes)/1e9, u.GBps)
 }
 
 // uploadRows adds the table's upload rows: one per phase that uploaded anything in some run.

@@ -35,9 +35,11 @@ type Backend struct {
 	pipes    map[string]*pipeline
 	variants map[string]string // kernel family -> variant set by SetVariant (variant.go)
 	forced   map[string]bool   // families whose variant was forced (Options.Variants, env)
-	gflops   float64           // measured matrix-product rate (tuning), 0 unknown
-	defLim   bool              // opened with WebGPU's default limits
-	cacheDir string            // tuning cache folder (Options.CacheDir)
+	// linearLarge is the variant of Linears of linearLargeRows rows or more ("": FamilyLinear's).
+	linearLarge string
+	gflops      float64 // measured matrix-product rate (tuning), 0 unknown
+	defLim      bool    // opened with WebGPU's default limits
+	cacheDir    string  // tuning cache folder (Options.CacheDir)
 
 	dispatchFLOPs float64 // bound on one Linear/Conv2D dispatch, 0: the default (gemm.go)
 

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"sort"
 	"time"
+
+	"kleinbild/gpu"
 )
 
 // Tune chooses each family's fastest variant on this device and caches the choice (see
@@ -49,22 +51,30 @@ func (b *Backend) Tune(ctx context.Context, opts TuneOptions) (*TuneResult, erro
 	if reps <= 0 {
 		reps = 5
 	}
+	var large []string // the large Linear class's candidates, timed on the model's shapes
+	if lp := linearPlan(plans); lp != nil && opts.Workloads == nil && !b.Forced(FamilyLinear) {
+		large = lp.cands
+		total += len(large)
+	}
 	share := budget / time.Duration(max(total, 1))
 	done := 0
+	progress := func(family string) func(string) {
+		return func(v string) {
+			if opts.Progress != nil {
+				opts.Progress(TuneProgress{Family: family, Variant: v, Done: done, Total: total})
+			}
+			done++
+		}
+	}
 	for _, p := range plans {
 		ft := res.family(p.family)
 		forced := ft.Forced
-		secs, note, err := b.timeFamily(ctx, ws[p.family], p.family, p.cands, func(v string) {
-			if opts.Progress != nil {
-				opts.Progress(TuneProgress{Family: p.family, Variant: v, Done: done, Total: total})
-			}
-			done++
-		}, reps, share, start, budget)
+		secs, note, err := b.timeFamily(ctx, ws[p.family], p.family, p.cands, progress(p.family), reps, share, start, budget)
 		if err != nil {
 			return nil, err
 		}
 		res.FromCache = false
-		ft.Seconds, ft.Note = secs, note
+		ft.Seconds, ft.Note, ft.Shape = secs, note, ws[p.family].Name
 		best := ft.Variant
 		if !forced {
 			if best, err = b.pickVariant(ws[p.family], p.family, p.cands, secs, ft); err != nil {
@@ -72,9 +82,19 @@ func (b *Backend) Tune(ctx context.Context, opts TuneOptions) (*TuneResult, erro
 			}
 			cache.Families[p.family] = CachedFamily{Hash: SourceHash(p.family), Variant: best, Seconds: secs}
 		}
+		if secs[best] > 0 {
+			ft.GFLOPS = ws[p.family].FLOPs / secs[best] / 1e9
+		}
 		if p.family == FamilyLinear && secs[best] > 0 {
 			cache.GPUGFLOPS, cache.Shape = ws[p.family].FLOPs/secs[best]/1e9, ws[p.family].Name
 		}
+	}
+	if large != nil {
+		if err := b.tuneLinearLarge(ctx, LargeLinearWorkload(scale), large, cache, res, progress(cacheLinearLarge), reps, share, start, budget); err != nil {
+			return nil, err
+		}
+	} else if !opts.Force {
+		b.applyLinearLarge(cache)
 	}
 	if measureRate && opts.CPU != nil {
 		g, name, err := opts.CPU(ctx, lin)
@@ -93,6 +113,16 @@ func (b *Backend) Tune(ctx context.Context, opts TuneOptions) (*TuneResult, erro
 	}
 	res.Elapsed = time.Since(start)
 	return res, nil
+}
+
+// linearPlan is the plan of FamilyLinear among plans (nil: not timed).
+func linearPlan(plans []tunePlan) *tunePlan {
+	for i := range plans {
+		if plans[i].family == FamilyLinear {
+			return &plans[i]
+		}
+	}
+	return nil
 }
 
 // tunePlan is one family to time, with its candidates.
@@ -260,6 +290,7 @@ func (b *Backend) applyCache(dir string) {
 			b.setVariantQuiet(f, e.Variant)
 		}
 	}
+	b.applyLinearLarge(c)
 	b.SetMeasuredGFLOPS(c.GPUGFLOPS)
 }
 
@@ -268,11 +299,14 @@ func (b *Backend) applyCache(dir string) {
 const tuneSafety = 4
 
 // fitWorkloads picks the largest ScaledModelWorkloads that tuning can time within budget on
-// this device: it times a small Linear (cheap everywhere) and assumes the model's workloads
-// run tuneSafety times slower per FLOP, each variant twice (warm-up and one timed run). On a
-// fast GPU the probe underestimates the rate (launch overhead dominates), which only errs
-// toward the full shapes fitting anyway; on a software adapter it shrinks the shapes.
+// this device. A discrete GPU tunes at the model's real shapes (scale 1): a small probe is
+// launch-bound there and called an H200 "a slow device". Elsewhere it times a small Linear
+// (cheap everywhere) and assumes the model's workloads run tuneSafety times slower per FLOP,
+// each variant twice (warm-up and one timed run): a software adapter shrinks the shapes.
 func (b *Backend) fitWorkloads(ctx context.Context, budget time.Duration) (map[string]Workload, int, error) {
+	if b.info.Kind == gpu.KindDiscrete {
+		return ScaledModelWorkloads(1), 1, nil
+	}
 	probe := LinearWorkload(96, 192, 576, true)
 	p, err := probe.Prepare(b)
 	if err != nil {

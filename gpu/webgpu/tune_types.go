@@ -62,6 +62,8 @@ type FamilyTuning struct {
 	Seconds         map[string]float64 // variants timed: best run
 	RelL2           float64            // chosen against reference (0 when it is the reference)
 	Note            string             // why the reference was kept, or a skipped candidate
+	Shape           string             // the workload timed ("rows×in→out", ...)
+	GFLOPS          float64            // the chosen variant's rate on Shape (0: not timed)
 }
 
 func (r *TuneResult) family(f string) *FamilyTuning {

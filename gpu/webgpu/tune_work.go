@@ -130,24 +130,52 @@ func (p *Prepared) Output() ([]float32, error) {
 	return dst, nil
 }
 
-// Time runs the workload once to warm up (compiling its kernels), then up to reps more times
-// while the runs stay within budget (at least one), and returns the fastest timed run, each
-// waited for with Sync (wall time).
+// minBatch is the least wall time of one timed batch: a workload faster than this on a
+// fast GPU runs several times per batch, so that launch and Sync overhead do not set its time.
+const minBatch = 20 * time.Millisecond
+
+// batchRuns is how many runs a batch needs to last about minBatch when one run took d (1 for
+// runs of minBatch or more; at most maxBatchRuns).
+func batchRuns(d time.Duration) int {
+	if d >= minBatch {
+		return 1
+	}
+	return min(int(minBatch/max(d, time.Microsecond))+1, maxBatchRuns)
+}
+
+// maxBatchRuns bounds a batch's runs (the queue holds maxPending dispatches).
+const maxBatchRuns = 256
+
+// Time runs the workload once to warm up (compiling its kernels), then up to reps more
+// timed batches while they stay within budget (at least one), and returns the fastest time
+// per run. A batch queues the workload batchRuns times and waits once with Sync (wall
+// time): a fast run is timed over many, not by its launch.
 func (p *Prepared) Time(ctx context.Context, reps int, budget time.Duration) (time.Duration, error) {
+	runs := 1
 	once := func() (time.Duration, error) {
 		if err := ctx.Err(); err != nil {
 			return 0, err
 		}
 		t := time.Now()
-		p.run()
+		for range runs {
+			p.run()
+		}
 		if err := p.b.Sync(); err != nil {
 			return 0, fmt.Errorf("%s: %w", p.w.Name, err)
 		}
-		return time.Since(t), nil
+		return time.Since(t) / time.Duration(runs), nil
 	}
 	start := time.Now()
-	if _, err := once(); err != nil {
+	d, err := once()
+	if err != nil {
 		return 0, err
+	}
+	if runs = batchRuns(d); runs > 1 { // a second warm-up run is the better guide
+		runs = 1
+		if d, err = once(); err != nil {
+			return 0, err
+		}
+		runs = batchRuns(d)
 	}
 	var best time.Duration
 	for i := 0; i < max(reps, 1); i++ {
@@ -158,7 +186,7 @@ func (p *Prepared) Time(ctx context.Context, reps int, budget time.Duration) (ti
 		if best == 0 || d < best {
 			best = d
 		}
-		if time.Since(start)+d > budget {
+		if time.Since(start)+d*time.Duration(runs) > budget {
 			break
 		}
 	}

@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"path/filepath"
 	"slices"
 
 	"fyne.io/fyne/v2"
@@ -12,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"kleinbild/engine"
+	"kleinbild/engine/source"
 	"kleinbild/internal/sysmem"
 )
 
@@ -190,7 +190,7 @@ func (m *modelSettings) showDialog() {
 func (f *modelForm) fill(sp modelSpec) {
 	f.path.SetText(sp.Path)
 	f.variantChoice, f.vaeGroups = sp.Variant, sp.VAEGroups
-	if sp.Path != "" && isDir(sp.Path) && engine.ComfyRoot(sp.Path) != "" && !isFile(filepath.Join(sp.Path, "model_index.json")) {
+	if sp.Path != "" && source.Kind(sp.Path) == source.KindComfy {
 		f.pick = &engine.Combination{Transformer: sp.Transformer, TextEncoder: sp.TextEncoder, VAE: sp.VAE}
 		return
 	}

@@ -3,21 +3,15 @@ package app
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"fyne.io/fyne/v2"
 
 	"kleinbild/engine"
+	"kleinbild/engine/source"
 	"kleinbild/weights/assemble"
 )
-
-// isFile reports whether p is an existing regular file.
-func isFile(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.Mode().IsRegular()
-}
 
 // isWeightFile reports whether p names a GGUF or safetensors file.
 func isWeightFile(p string) bool {
@@ -27,7 +21,8 @@ func isWeightFile(p string) bool {
 
 // isModelFolder reports whether p is a diffusers model folder or a ComfyUI models folder.
 func isModelFolder(p string) bool {
-	return isDir(p) && (isFile(filepath.Join(p, "model_index.json")) || engine.ComfyRoot(p) != "")
+	k := source.Kind(p)
+	return k == source.KindDiffusers || k == source.KindComfy
 }
 
 // weightFilePart tells which part of a model a GGUF or safetensors file holds, from its

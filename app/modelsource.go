@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"kleinbild/app/humanize"
 	"kleinbild/app/settings"
 	"kleinbild/engine"
+	"kleinbild/engine/source"
 	"kleinbild/internal/sysmem"
 	"kleinbild/weights/remap"
 )
@@ -72,7 +72,7 @@ func openSpec(sp modelSpec) (engine.Source, engine.ModelInfo, error) {
 		return nil, engine.ModelInfo{}, errNoModel
 	}
 	path := sp.Path
-	if sp.Transformer != "" && sp.TextEncoder != "" && sp.VAE != "" && engine.ComfyRoot(path) != "" && !isFile(filepath.Join(path, "model_index.json")) {
+	if sp.Transformer != "" && sp.TextEncoder != "" && sp.VAE != "" && source.Kind(path) == source.KindComfy {
 		path = "" // a ComfyUI folder's chosen files: the folder's other files need no reading
 	}
 	src, err := engine.OpenModelSource(path, sp.overrides())
@@ -187,17 +187,11 @@ func variantOpen(src engine.Source) bool {
 // comfyChoices lists the usable combinations of a ComfyUI models folder (nil when path is
 // not one, or is a diffusers folder); vaeGroups as modelSpec.VAEGroups.
 func comfyChoices(path string, vaeGroups int) (root string, combos []engine.Combination) {
-	if path == "" || !isDir(path) {
+	if path == "" || source.Kind(path) != source.KindComfy {
 		return "", nil
 	}
-	if _, err := os.Stat(filepath.Join(path, "model_index.json")); err == nil {
-		return "", nil
-	}
-	root = engine.ComfyRoot(path)
-	if root == "" {
-		return "", nil
-	}
-	return root, engine.ComfyCombinations(root, vaeGroups)
+	root = source.ComfyRoot(path)
+	return root, source.ComfyCombinations(root, vaeGroups)
 }
 
 // preferredCombo is the combination the engine takes when none is chosen (OpenComfy): the

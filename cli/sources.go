@@ -5,12 +5,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"kleinbild/engine"
 	"kleinbild/engine/qwen3"
+	"kleinbild/engine/source"
 	"kleinbild/engine/tokenizer"
 	"kleinbild/gpu"
 )
@@ -74,15 +74,8 @@ func (m *modelFlags) folderOnly() bool {
 	if !m.overrides().Empty() || *m.variant != "" || *m.dir == "" {
 		return false
 	}
-	st, err := os.Stat(*m.dir)
-	if err != nil {
-		return true // the folder checks report it
-	}
-	if !st.IsDir() {
-		return false
-	}
-	_, err = os.Stat(filepath.Join(*m.dir, "model_index.json"))
-	return err == nil || engine.ComfyRoot(*m.dir) == ""
+	k := source.Kind(*m.dir) // a missing one: the folder checks report it
+	return k != source.KindFile && k != source.KindComfy
 }
 
 // printSource writes what info reports of a model with components from single files: the

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"kleinbild/engine/source"
 )
 
 // FuzzParseListing feeds the Hub API listing parser: it must never panic, and what it
@@ -17,7 +19,7 @@ func FuzzParseListing(f *testing.F) {
 	f.Add(listingJSON("null", "xyz"))
 	// Small fakehub listings (large seeds make the fuzzer's minimization slow).
 	files := map[string]*fakeFile{}
-	for _, p := range append(requiredRemote, "transformer/a.safetensors", "text_encoder/b.safetensors", "README.md") {
+	for _, p := range append(source.RequiredFiles(), "transformer/a.safetensors", "text_encoder/b.safetensors", "README.md") {
 		files[p] = &fakeFile{data: []byte("x"), lfs: strings.HasSuffix(p, ".safetensors")}
 	}
 	f.Add((&fakeHub{repo: "o/m", files: files}).listing())

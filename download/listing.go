@@ -15,6 +15,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"kleinbild/engine/source"
 )
 
 // Limits on what a listing may claim, checked before anything is planned or written.
@@ -121,12 +123,6 @@ func Needed(p string) bool {
 		return true
 	}
 	return false
-}
-
-// requiredRemote are the files a repository must list for Download to make a usable folder.
-var requiredRemote = []string{
-	"model_index.json", "scheduler/scheduler_config.json", "text_encoder/config.json",
-	"tokenizer/tokenizer.json", "transformer/config.json", "vae/config.json",
 }
 
 var (
@@ -288,7 +284,7 @@ func parseListingSel(repo string, body []byte, sel selection) (*Listing, error) 
 // checkDiffusers reports the files a diffusers-layout listing lacks for a usable folder.
 func checkDiffusers(repo string, l *Listing) error {
 	var missing []string
-	for _, p := range requiredRemote {
+	for _, p := range source.RequiredFiles() { // the files a usable folder must have
 		if _, ok := l.File(p); !ok {
 			missing = append(missing, p)
 		}

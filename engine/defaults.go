@@ -1,6 +1,9 @@
 package engine
 
-import "kleinbild/engine/tokenizer"
+import (
+	"kleinbild/engine/source"
+	"kleinbild/engine/tokenizer"
+)
 
 // Pipeline defaults and limits: the one definition of each, shared by Generate, Inspect and
 // the tools that estimate a generation's cost (package estimate).
@@ -11,12 +14,11 @@ const (
 	// MaxSteps is the largest number of denoising steps a request may ask for.
 	MaxSteps = 200
 	// DefaultStepsDistilled and DefaultStepsBase are the step counts of the distilled and
-	// base variants when a request gives none.
-	DefaultStepsDistilled = 4
-	DefaultStepsBase      = 50
-	// DefaultGuidance is the classifier-free guidance scale of the base variant when a
-	// request gives none (distilled models run without guidance).
-	DefaultGuidance = 4.0
+	// base variants when a request gives none, and DefaultGuidance the base variant's
+	// guidance scale: a variant's defaults, which ModelInfo records (package source).
+	DefaultStepsDistilled = source.DefaultStepsDistilled
+	DefaultStepsBase      = source.DefaultStepsBase
+	DefaultGuidance       = source.DefaultGuidance
 	// TextTokens is the length of every prompt embedding in tokens (padding included).
 	TextTokens = tokenizer.MaxLength
 )

@@ -7,6 +7,7 @@ import (
 	"math"
 	"path/filepath"
 
+	"kleinbild/engine/source"
 	"kleinbild/weights"
 )
 
@@ -76,7 +77,7 @@ type ScanProgress struct {
 // ScanWeights is ScanSource on the model folder dir (read as by OpenFolder, without the
 // checks of Inspect: a folder missing other files is scanned all the same).
 func ScanWeights(ctx context.Context, dir string, progress func(ScanProgress)) ([]BadTensor, error) {
-	return ScanSource(ctx, &folder{info: ModelInfo{Dir: dir}}, progress)
+	return ScanSource(ctx, source.FolderSource(ModelInfo{Dir: dir}), progress)
 }
 
 // ScanSource reads every floating-point weight tensor (BF16, F16, F32) of the model's text

@@ -5,6 +5,7 @@ import (
 	"image"
 
 	"kleinbild/engine/inpaint"
+	"kleinbild/engine/source"
 )
 
 // Plan is a Request checked and completed for one model: every default filled in and the
@@ -35,22 +36,12 @@ type Plan struct {
 	TStart   int
 }
 
-// StepsFor and GuidanceFor are the defaults of a variant: DefaultStepsDistilled and no
-// guidance (1) for distilled models, DefaultStepsBase and DefaultGuidance for base models.
-func StepsFor(distilled bool) int {
-	if distilled {
-		return DefaultStepsDistilled
-	}
-	return DefaultStepsBase
-}
+// StepsFor and GuidanceFor are the defaults of a variant (source.StepsFor): DefaultStepsDistilled
+// and no guidance (1) for distilled models, DefaultStepsBase and DefaultGuidance for base models.
+func StepsFor(distilled bool) int { return source.StepsFor(distilled) }
 
 // GuidanceFor is the default guidance scale of a variant (see StepsFor).
-func GuidanceFor(distilled bool) float64 {
-	if distilled {
-		return 1.0 // no guidance
-	}
-	return DefaultGuidance
-}
+func GuidanceFor(distilled bool) float64 { return source.GuidanceFor(distilled) }
 
 // CheckRequest checks what NewPlan checks before the sizes: the number of references, the
 // steps, the guidance scale, the noise, the adapters' strengths and the prompt (Generate checks the

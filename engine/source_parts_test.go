@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -269,7 +270,7 @@ func TestOpenModelSourceHostile(t *testing.T) {
 		{Transformer: golden.Path(t, q8mixFile), Variant: ""}, // fine: the control
 	} {
 		src, err := OpenModelSource(golden.TinyModel(t), o)
-		name := firstNonEmpty(o.Transformer, o.TextEncoder, o.VAE)
+		name := cmp.Or(o.Transformer, o.TextEncoder, o.VAE)
 		if o.Transformer == golden.Path(t, q8mixFile) {
 			if err != nil || src == nil {
 				t.Errorf("control: %v", err)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"kleinbild/internal/ggml"
 )
 
 // DType is the element type of a Tensor.
@@ -17,7 +19,8 @@ const (
 )
 
 // The quantized weight types: ggml's block formats as GGUF files store them (see
-// WeightQuant). A tensor of one of them holds Len logical elements packed in whole blocks
+// WeightQuant), the Packed types of internal/ggml's table of types, numbered in its order
+// from Q4_0. A tensor of one of them holds Len logical elements packed in whole blocks
 // (DType.Block); only Linear takes them, as its weight.
 const (
 	Q4_0 DType = iota + 16
@@ -32,25 +35,51 @@ const (
 	Q6_K
 )
 
-// quantBlocks is each quant type's name, elements per block and bytes per block (ggml's
-// type_traits blck_size and type_size).
-var quantBlocks = map[DType]struct {
-	name          string
-	elems, nbytes int
-}{
-	Q4_0: {"q4_0", 32, 18}, Q4_1: {"q4_1", 32, 20}, Q5_0: {"q5_0", 32, 22}, Q5_1: {"q5_1", 32, 24},
-	Q8_0: {"q8_0", 32, 34}, Q2_K: {"q2_k", 256, 84}, Q3_K: {"q3_k", 256, 110},
-	Q4_K: {"q4_k", 256, 144}, Q5_K: {"q5_k", 256, 176}, Q6_K: {"q6_k", 256, 210},
+// packed are ggml's Packed types with their rows, in order: quantized dtype Q4_0+i is
+// packed[i]. Read only.
+var packed = func() (rows []packedType) {
+	for _, t := range ggml.PackedTypes() {
+		tr, _ := t.Traits()
+		rows = append(rows, packedType{t, tr})
+	}
+	return rows
+}()
+
+type packedType struct {
+	t  ggml.Type
+	tr ggml.Traits
+}
+
+// GGML is the ggml type of a quantized d (ok false for F32, BF16 and unknown dtypes).
+func (d DType) GGML() (t ggml.Type, ok bool) {
+	if i := int(d) - int(Q4_0); i >= 0 && i < len(packed) {
+		return packed[i].t, true
+	}
+	return 0, false
+}
+
+// quantTraits is d's row of ggml's table (ok false when d is not quantized).
+func (d DType) quantTraits() (ggml.Traits, bool) {
+	if i := int(d) - int(Q4_0); i >= 0 && i < len(packed) {
+		return packed[i].tr, true
+	}
+	return ggml.Traits{}, false
 }
 
 // QuantTypes lists the quantized dtypes, in the order of their constants.
-func QuantTypes() []DType { return []DType{Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K} }
+func QuantTypes() []DType {
+	ds := make([]DType, len(packed))
+	for i := range ds {
+		ds[i] = Q4_0 + DType(i)
+	}
+	return ds
+}
 
 // QuantByName returns the quantized dtype named name, case-insensitively ("Q8_0", "q4_k":
 // ggml's type names).
 func QuantByName(name string) (DType, bool) {
 	for _, d := range QuantTypes() {
-		if strings.EqualFold(quantBlocks[d].name, name) {
+		if q, _ := d.quantTraits(); strings.EqualFold(q.Name, name) {
 			return d, true
 		}
 	}
@@ -58,13 +87,13 @@ func QuantByName(name string) (DType, bool) {
 }
 
 // Quantized reports whether d is a block-quantized type.
-func (d DType) Quantized() bool { _, ok := quantBlocks[d]; return ok }
+func (d DType) Quantized() bool { _, ok := d.GGML(); return ok }
 
 // Block returns the elements per block and bytes per block of d: (1, Size) for F32 and
 // BF16, (0, 0) for an unknown type.
 func (d DType) Block() (elems, bytes int) {
-	if q, ok := quantBlocks[d]; ok {
-		return q.elems, q.nbytes
+	if q, ok := d.quantTraits(); ok {
+		return q.BlockElems, q.BlockBytes
 	}
 	if s := d.Size(); s > 0 {
 		return 1, s
@@ -100,8 +129,8 @@ func (d DType) String() string {
 	case BF16:
 		return "bf16"
 	}
-	if q, ok := quantBlocks[d]; ok {
-		return q.name
+	if q, ok := d.quantTraits(); ok {
+		return strings.ToLower(q.Name)
 	}
 	return fmt.Sprintf("DType(%d)", uint8(d))
 }

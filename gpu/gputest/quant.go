@@ -11,11 +11,13 @@ import (
 	"kleinbild/gpu/quant"
 )
 
-// scaleFields are the byte offsets of each quant type's float16 block scales (d, and the
-// minimum m or dmin where the type has one); every other byte of a block may hold any value.
-var scaleFields = map[gpu.DType][]int{
-	gpu.Q4_0: {0}, gpu.Q4_1: {0, 2}, gpu.Q5_0: {0}, gpu.Q5_1: {0, 2}, gpu.Q8_0: {0},
-	gpu.Q2_K: {80, 82}, gpu.Q3_K: {108}, gpu.Q4_K: {0, 2}, gpu.Q5_K: {0, 2}, gpu.Q6_K: {208},
+// scaleFields are the byte offsets of quant type d's float16 block scales (d, and the
+// minimum m or dmin where the type has one; ggml.Traits.Scales); every other byte of a
+// block may hold any value.
+func scaleFields(d gpu.DType) []int {
+	g, _ := d.GGML()
+	tr, _ := g.Traits()
+	return tr.Scales
 }
 
 // randBlocks returns n elements of dtype d as random blocks: random quants and sub-scales,
@@ -27,7 +29,7 @@ func randBlocks(r *rand.Rand, d gpu.DType, n int) []byte {
 		raw[i] = byte(r.Uint32())
 	}
 	for blk := 0; blk < len(raw); blk += bb {
-		for k, off := range scaleFields[d] {
+		for k, off := range scaleFields(d) {
 			h := uint16(0x1c00) | uint16(r.IntN(0x800)) // exponent 7 or 8: 2⁻⁸ .. 2⁻⁶
 			if k > 0 && r.IntN(2) == 0 {
 				h |= 0x8000
@@ -101,7 +103,7 @@ func testQuantExact(e *env, d gpu.DType) {
 	_, bb := d.Block()
 	raw := randBlocks(e.r, d, out*in)
 	for blk := bb; blk < len(raw); blk += 2 * bb {
-		off := scaleFields[d][0]
+		off := scaleFields(d)[0]
 		binary.LittleEndian.PutUint16(raw[blk+off:], uint16(1+e.r.IntN(0x3ff)))
 	}
 	wide := make([]float32, out*in)

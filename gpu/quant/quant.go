@@ -15,7 +15,7 @@ import (
 // Dequantize converts the packed blocks src of the quantized dtype t to len(dst) float32
 // values. len(dst) must be a whole number of blocks and src exactly their size.
 func Dequantize(t gpu.DType, dst []float32, src []byte) error {
-	f := decoders[t]
+	f := Decoder(t)
 	if f == nil {
 		return fmt.Errorf("quant: %v is not a quantized type", t)
 	}
@@ -29,13 +29,15 @@ func Dequantize(t gpu.DType, dst []float32, src []byte) error {
 
 // Decoder returns t's block decoder (nil for a type that is not quantized): it fills dst
 // from src without checks, where len(dst) is a whole number of blocks and src holds them.
-func Decoder(t gpu.DType) func(dst []float32, src []byte) { return decoders[t] }
-
-var decoders = map[gpu.DType]func(dst []float32, src []byte){
-	gpu.Q4_0: ggml.DequantQ4_0, gpu.Q4_1: ggml.DequantQ4_1, gpu.Q5_0: ggml.DequantQ5_0, gpu.Q5_1: ggml.DequantQ5_1,
-	gpu.Q8_0: ggml.DequantQ8_0, gpu.Q2_K: ggml.DequantQ2_K, gpu.Q3_K: ggml.DequantQ3_K, gpu.Q4_K: ggml.DequantQ4_K,
-	gpu.Q5_K: ggml.DequantQ5_K, gpu.Q6_K: ggml.DequantQ6_K,
+// The decoders are internal/ggml's table of types.
+func Decoder(t gpu.DType) func(dst []float32, src []byte) {
+	g, ok := t.GGML()
+	if !ok {
+		return nil
+	}
+	tr, _ := g.Traits()
+	return tr.Decode
 }
 
 // F16 converts IEEE binary16 bits to float32 exactly, as ggml's GGML_FP16_TO_FP32 does.
-func F16(h uint16) float32 { return ggml.F16(h) }
+func F16(h uint16) float32 { return ggml.Half(h) }

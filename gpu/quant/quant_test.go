@@ -131,3 +131,27 @@ func FuzzDequantize(f *testing.F) {
 		}
 	})
 }
+
+// TestDTypesFollowTheTable: gpu's quantized dtypes are the table's packed types, in order
+// (internal/ggml): each constant's name, geometry and decoder are its row's.
+func TestDTypesFollowTheTable(t *testing.T) {
+	names := []string{"q4_0", "q4_1", "q5_0", "q5_1", "q8_0", "q2_k", "q3_k", "q4_k", "q5_k", "q6_k"}
+	consts := []gpu.DType{gpu.Q4_0, gpu.Q4_1, gpu.Q5_0, gpu.Q5_1, gpu.Q8_0, gpu.Q2_K, gpu.Q3_K, gpu.Q4_K, gpu.Q5_K, gpu.Q6_K}
+	if got := gpu.QuantTypes(); len(got) != len(consts) {
+		t.Fatalf("QuantTypes %v, want %v", got, consts)
+	}
+	for i, d := range consts {
+		g, ok := d.GGML()
+		be, bb := d.Block()
+		ge, gb := g.Block()
+		if !ok || d.String() != names[i] || be != ge || bb != gb || quant.Decoder(d) == nil {
+			t.Errorf("%v: ggml %v (%v), block %d/%d, ggml's %d/%d", d, g, ok, be, bb, ge, gb)
+		}
+		if q, ok := gpu.QuantByName(strings.ToUpper(names[i])); !ok || q != d {
+			t.Errorf("QuantByName(%q) = %v", names[i], q)
+		}
+	}
+	if gpu.F32.Quantized() || quant.Decoder(gpu.BF16) != nil {
+		t.Error("F32 or BF16 taken as quantized")
+	}
+}

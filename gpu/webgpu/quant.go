@@ -159,14 +159,23 @@ var wloadQuant = map[gpu.DType]string{
 `,
 }
 
-// QuantTypes lists the quantized dtypes WeightQuant and Linear support on this backend.
-func QuantTypes() []gpu.DType { return gpu.QuantTypes() }
+// QuantTypes lists the quantized dtypes WeightQuant and Linear support on this backend: the
+// packed types of internal/ggml's table (gpu.QuantTypes) that have a loader here.
+func QuantTypes() []gpu.DType {
+	var ds []gpu.DType
+	for _, d := range gpu.QuantTypes() {
+		if wloadQuant[d] != "" {
+			ds = append(ds, d)
+		}
+	}
+	return ds
+}
 
-// quantKernels are the Linear kernels by quantized weight, built on first use.
+// quantKernels are the Linear kernels by quantized weight (QuantTypes), built on first use.
 var quantKernels = func() map[gpu.DType]*kernel {
 	m := map[gpu.DType]*kernel{}
-	for d, src := range wloadQuant {
-		m[d] = &kernel{name: "linear-" + d.String(), src: wloadQuantCommon + src + linearWGSL, nOut: 1, nIn: 3}
+	for _, d := range QuantTypes() {
+		m[d] = &kernel{name: "linear-" + d.String(), src: wloadQuantCommon + wloadQuant[d] + linearWGSL, nOut: 1, nIn: 3}
 	}
 	return m
 }()

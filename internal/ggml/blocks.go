@@ -16,9 +16,9 @@ import (
 //
 // Callers guarantee len(dst) = blocks*blockElems and len(src) = blocks*blockBytes.
 
-// F16 converts IEEE binary16 bits to float32 exactly (subnormals, infinities and NaN
+// Half converts IEEE binary16 bits to float32 exactly (subnormals, infinities and NaN
 // payloads included), as ggml's GGML_FP16_TO_FP32 and numpy do.
-func F16(h uint16) float32 {
+func Half(h uint16) float32 {
 	sign := uint32(h>>15) << 31
 	exp := uint32(h>>10) & 0x1f
 	man := uint32(h) & 0x3ff
@@ -44,7 +44,7 @@ func le16(b []byte) uint16 { return binary.LittleEndian.Uint16(b) }
 func DequantQ4_0(dst []float32, src []byte) {
 	for b := 0; b < len(dst)/32; b++ {
 		blk, y := src[18*b:18*b+18], dst[32*b:32*b+32]
-		d := F16(le16(blk))
+		d := Half(le16(blk))
 		qs := blk[2:18]
 		for j := range 16 {
 			y[j] = float32(int(qs[j]&15)-8) * d
@@ -57,7 +57,7 @@ func DequantQ4_0(dst []float32, src []byte) {
 func DequantQ4_1(dst []float32, src []byte) {
 	for b := 0; b < len(dst)/32; b++ {
 		blk, y := src[20*b:20*b+20], dst[32*b:32*b+32]
-		d, m := F16(le16(blk)), F16(le16(blk[2:]))
+		d, m := Half(le16(blk)), Half(le16(blk[2:]))
 		qs := blk[4:20]
 		for j := range 16 {
 			y[j] = float32(float32(qs[j]&15)*d) + m
@@ -71,7 +71,7 @@ func DequantQ4_1(dst []float32, src []byte) {
 func DequantQ5_0(dst []float32, src []byte) {
 	for b := 0; b < len(dst)/32; b++ {
 		blk, y := src[22*b:22*b+22], dst[32*b:32*b+32]
-		d := F16(le16(blk))
+		d := Half(le16(blk))
 		qh := binary.LittleEndian.Uint32(blk[2:])
 		qs := blk[6:22]
 		for j := range 16 {
@@ -87,7 +87,7 @@ func DequantQ5_0(dst []float32, src []byte) {
 func DequantQ5_1(dst []float32, src []byte) {
 	for b := 0; b < len(dst)/32; b++ {
 		blk, y := src[24*b:24*b+24], dst[32*b:32*b+32]
-		d, m := F16(le16(blk)), F16(le16(blk[2:]))
+		d, m := Half(le16(blk)), Half(le16(blk[2:]))
 		qh := binary.LittleEndian.Uint32(blk[4:])
 		qs := blk[8:24]
 		for j := range 16 {
@@ -103,7 +103,7 @@ func DequantQ5_1(dst []float32, src []byte) {
 func DequantQ8_0(dst []float32, src []byte) {
 	for b := 0; b < len(dst)/32; b++ {
 		blk, y := src[34*b:34*b+34], dst[32*b:32*b+32]
-		d := F16(le16(blk))
+		d := Half(le16(blk))
 		qs := blk[2:34]
 		for j := range 32 {
 			y[j] = float32(int8(qs[j])) * d

@@ -10,7 +10,7 @@ func DequantQ2_K(dst []float32, src []byte) {
 	for b := 0; b < len(dst)/256; b++ {
 		blk, y := src[84*b:84*b+84], dst[256*b:256*b+256]
 		scales, qs := blk[0:16], blk[16:80]
-		d, dmin := F16(le16(blk[80:])), F16(le16(blk[82:]))
+		d, dmin := Half(le16(blk[80:])), Half(le16(blk[82:]))
 		is, o := 0, 0
 		for h := range 2 {
 			q := qs[32*h : 32*h+32]
@@ -54,7 +54,7 @@ func DequantQ3_K(dst []float32, src []byte) {
 		blk, y := src[110*b:110*b+110], dst[256*b:256*b+256]
 		hm, qs := blk[0:32], blk[32:96]
 		sc := q3Scales(blk[96:108])
-		d := F16(le16(blk[108:]))
+		d := Half(le16(blk[108:]))
 		is, o := 0, 0
 		m := byte(1)
 		for h := range 2 {
@@ -91,7 +91,7 @@ func scaleMinK4(j int, s []byte) (sc, mn byte) {
 func DequantQ4_K(dst []float32, src []byte) {
 	for b := 0; b < len(dst)/256; b++ {
 		blk, y := src[144*b:144*b+144], dst[256*b:256*b+256]
-		d, dmin := F16(le16(blk)), F16(le16(blk[2:]))
+		d, dmin := Half(le16(blk)), Half(le16(blk[2:]))
 		scales, qs := blk[4:16], blk[16:144]
 		for c := range 4 {
 			sc1, m1 := scaleMinK4(2*c, scales)
@@ -112,7 +112,7 @@ func DequantQ4_K(dst []float32, src []byte) {
 func DequantQ5_K(dst []float32, src []byte) {
 	for b := 0; b < len(dst)/256; b++ {
 		blk, y := src[176*b:176*b+176], dst[256*b:256*b+256]
-		d, dmin := F16(le16(blk)), F16(le16(blk[2:]))
+		d, dmin := Half(le16(blk)), Half(le16(blk[2:]))
 		scales, qh, qs := blk[4:16], blk[16:48], blk[48:176]
 		u1, u2 := byte(1), byte(2)
 		for c := range 4 {
@@ -143,7 +143,7 @@ func DequantQ5_K(dst []float32, src []byte) {
 func DequantQ6_K(dst []float32, src []byte) {
 	for b := 0; b < len(dst)/256; b++ {
 		blk, y := src[210*b:210*b+210], dst[256*b:256*b+256]
-		d := F16(le16(blk[208:]))
+		d := Half(le16(blk[208:]))
 		for h := range 2 {
 			ql, qh := blk[64*h:64*h+64], blk[128+32*h:128+32*h+32]
 			sc := blk[192+8*h : 192+8*h+8]

@@ -1,4 +1,4 @@
-package engine
+package source
 
 import (
 	"bytes"
@@ -54,8 +54,12 @@ func (m ModelInfo) OK() bool { return len(m.Missing) == 0 }
 // schedulerConfig is the scheduler's settings, relative to the model folder.
 const schedulerConfig = "scheduler/scheduler_config.json"
 
-// requiredFiles are the files every model folder must have (relative paths). The weights
-// are checked separately (weightFiles): each is one file or shards with an index.
+// RequiredFiles are the files every diffusers model folder must have (paths relative to
+// it, with slashes): what Inspect checks and what a download must fetch. The weights are
+// checked separately: each is one file or shards with an index.
+func RequiredFiles() []string { return slices.Clone(requiredFiles) }
+
+// requiredFiles is RequiredFiles.
 var requiredFiles = []string{
 	"model_index.json",
 	schedulerConfig,

@@ -1,6 +1,7 @@
-package engine
+package source
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"os"
@@ -175,18 +176,17 @@ func OpenModelSource(path string, o Overrides) (Source, error) {
 		}
 		return NewParts(nil, o)
 	}
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, fmt.Errorf("model: %w", err)
-	}
-	if !st.IsDir() {
+	switch Kind(path) {
+	case KindMissing:
+		_, err := os.Stat(path)
+		return nil, fmt.Errorf("model: %w", cmp.Or(err, os.ErrNotExist)) // nil: it appeared meanwhile
+	case KindFile:
 		if o.Transformer != "" {
 			return nil, fmt.Errorf("model %s is a file and --transformer names another (%s): give one", path, o.Transformer)
 		}
 		o.Transformer = path
 		return NewParts(nil, o)
-	}
-	if _, err := os.Stat(filepath.Join(path, "model_index.json")); err != nil && ComfyRoot(path) != "" {
+	case KindComfy:
 		return OpenComfy(path, o)
 	}
 	base, err := OpenFolder(path)

@@ -76,6 +76,9 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	if err := checkGenerateFlags(set, *width, *height, *steps, *guidance, *prompt, *linear && *power, *verbose && *quiet, stderr); err != nil {
 		return err
 	}
+	if err := checkPromptText(*prompt, *quiet, stderr); err != nil {
+		return err
+	}
 	if err := inp.check(set, refs, set["W"] || set["H"], *quiet, stderr); err != nil {
 		return err
 	}

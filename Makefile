@@ -89,7 +89,7 @@ FUZZ_TARGETS := weights:FuzzParse weights:FuzzParseIndex weights/gguf:FuzzParse 
                 engine:FuzzModelIndex engine/imageio:FuzzImageHeader engine/imageio:FuzzReadMetadata \
                 download:FuzzParseListing download:FuzzPartState app/gallery:FuzzIndex app/settings:FuzzSettings \
                 app/history:FuzzParse app/jobs:FuzzParseQueue \
-                engine/lora:FuzzParseAdapter \
+                engine/lora:FuzzParseAdapter cli:FuzzParseLoRASpec \
                 engine/inpaint:FuzzParsePadding \
                 gpu/webgpu:FuzzTuneCache \
                 gpu/quant:FuzzDequantize

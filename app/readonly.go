@@ -13,11 +13,11 @@ import (
 var errReadOnlyWindow = errors.New("this window is read-only because another Kleinbild window is using its data folder: close the other window and start Kleinbild again to generate or change the gallery")
 
 // lockDataDir takes the data folder dir for this window (see settings.LockDataDir). When
-// another instance holds it, the window opens read-only: readOnly is true and release does
-// nothing. Any other failure to lock is an error.
+// another instance holds it, or it cannot be written, the window opens read-only: readOnly
+// is true and release does nothing. Any other failure to lock is an error.
 func lockDataDir(dir string) (release func(), readOnly bool, err error) {
 	release, err = settings.LockDataDir(dir)
-	if errors.Is(err, settings.ErrLocked) {
+	if errors.Is(err, settings.ErrLocked) || errors.Is(err, settings.ErrReadOnly) {
 		return func() {}, true, nil
 	}
 	if err != nil {
@@ -28,6 +28,10 @@ func lockDataDir(dir string) (release func(), readOnly bool, err error) {
 
 // readOnlyNotice is the banner of a read-only window on the data folder dir.
 func readOnlyNotice(dir string) string {
+	if errors.Is(settings.CheckWritable(dir), settings.ErrReadOnly) {
+		return fmt.Sprintf("The data folder %s cannot be written (a read-only disk or folder); this window is read-only. "+
+			"You can browse the gallery, but nothing is generated, deleted, starred or remembered here.", dir)
+	}
 	return fmt.Sprintf("Another Kleinbild window is using this data folder (%s); this one is read-only. "+
 		"You can browse the gallery, but nothing is generated, deleted, starred or remembered here. "+
 		"Close the other window and start Kleinbild again to work in this folder.", dir)

@@ -167,3 +167,28 @@ func TestLockFailureIsAnError(t *testing.T) {
 		t.Fatalf("lock on a folder: read-only %v, err %v", ro, err)
 	}
 }
+
+// TestReadOnlyFolderOpensReadOnly: a data folder that cannot be written opens read-only with
+// a banner saying why, instead of refusing to start (issue 30).
+func TestReadOnlyFolderOpensReadOnly(t *testing.T) {
+	dir := t.TempDir()
+	os.Chmod(dir, 0o555)
+	t.Cleanup(func() { os.Chmod(dir, 0o755) })
+	if settings.CheckWritable(dir) == nil {
+		dir = "/sys" // root: permissions do not stop it, a read-only file system does
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() || settings.CheckWritable(dir) == nil {
+			t.Skip("no read-only folder to test with")
+		}
+	}
+	release, ro, err := lockDataDir(dir)
+	if err != nil || !ro {
+		t.Fatalf("read-only folder: read-only %v, err %v", ro, err)
+	}
+	release()
+	if n := readOnlyNotice(dir); !strings.Contains(n, "cannot be written") {
+		t.Errorf("notice %q", n)
+	}
+	if n := readOnlyNotice(t.TempDir()); !strings.Contains(n, "Another Kleinbild window") {
+		t.Errorf("notice of a locked folder %q", n)
+	}
+}

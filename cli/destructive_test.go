@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"kleinbild/engine"
 	"kleinbild/weights"
 	"kleinbild/weights/golden"
 )
@@ -158,5 +159,25 @@ func TestEncodeWantsSafetensors(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "emb.SafeTensors")
 	if code, _, errOut := run(t, "encode", "-d", golden.TinyModel(t), "-p", "x", "-q", "-o", out); code != 0 {
 		t.Errorf("-o %s: exit %d, %s", out, code, errOut)
+	}
+}
+
+// TestPromptRules: tokens and encode refuse a prompt longer than generate allows (issue 30:
+// they accepted 65,537 bytes), and an empty prompt is warned about on stderr.
+func TestPromptRules(t *testing.T) {
+	tiny := golden.TinyModel(t)
+	long := strings.Repeat("x", engine.MaxPromptBytes+1)
+	out := filepath.Join(t.TempDir(), "e.safetensors")
+	for _, args := range [][]string{{"tokens", "-d", tiny, "-p", long}, {"encode", "-d", tiny, "-p", long, "-o", out}} {
+		if code, _, errOut := run(t, args...); code != 2 || !strings.Contains(errOut, "at most") {
+			t.Errorf("%s with a long prompt: exit %d, %s", args[0], code, errOut)
+		}
+	}
+	gen := filepath.Join(t.TempDir(), "g.png")
+	for _, args := range [][]string{{"tokens", "-d", tiny, "-p", ""}, {"encode", "-d", tiny, "-p", " ", "-o", out},
+		{"generate", "-d", tiny, "-p", "", "-W", "64", "-H", "64", "-s", "1", "-S", "1", "--no-cache", "-o", gen}} {
+		if code, _, errOut := run(t, args...); code != 0 || !strings.Contains(errOut, "prompt is empty") {
+			t.Errorf("%s with an empty prompt: exit %d, %q", args[0], code, errOut)
+		}
 	}
 }

@@ -80,6 +80,9 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	if err := engine.ValidatePrompt(*negative); err != nil {
 		return usageErr("-n: negative %v", err)
 	}
+	if err := checkPromptText(*prompt, *quiet, stderr); err != nil {
+		return err
+	}
 	if err := inp.check(set, refs, set["W"] || set["H"], *quiet, stderr); err != nil {
 		return err
 	}

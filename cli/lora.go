@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -32,11 +33,15 @@ func addLoRAFlags(fs *flag.FlagSet) *loraFlags {
 }
 
 // parseLoRASpec splits FILE[:STRENGTH]; a suffix after the last ':' that is not a number
-// belongs to the file name.
+// belongs to the file name. One that reads as a number is the strength, whatever its size:
+// outside ±lora.MaxStrength (1e308, inf, nan) it is an error, not part of the name.
 func parseLoRASpec(spec string) (path string, strength float32, err error) {
 	path, strength = spec, 1
 	if i := strings.LastIndexByte(spec, ':'); i > 0 {
-		if v, perr := strconv.ParseFloat(spec[i+1:], 32); perr == nil {
+		if v, perr := strconv.ParseFloat(spec[i+1:], 64); perr == nil || errors.Is(perr, strconv.ErrRange) {
+			if !(math.Abs(v) <= lora.MaxStrength) {
+				return "", 0, usageErr("--lora %q: strength %s is outside −%d..%d", spec, spec[i+1:], lora.MaxStrength, lora.MaxStrength)
+			}
 			path, strength = spec[:i], float32(v)
 		}
 	}

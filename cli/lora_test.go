@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,6 +25,16 @@ func TestParseLoRASpec(t *testing.T) {
 		{`C:\loras\a.safetensors:2`, `C:\loras\a.safetensors`, 2, true},
 		{"", "", 0, false},
 		{":0.5", ":0.5", 1, true}, // a file named ":0.5"
+		// A suffix that reads as a number is a strength, in range or refused (issue 30:
+		// F:1e308 was a file name while F:1e3 was a strength).
+		{"a.safetensors:1e308", "", 0, false},
+		{"a.safetensors:1e3", "", 0, false},
+		{"a.safetensors:1e999", "", 0, false},
+		{"a.safetensors:NaN", "", 0, false},
+		{"a.safetensors:-inf", "", 0, false},
+		{"a.safetensors:4", "a.safetensors", 4, true},
+		{"a.safetensors:1e-400", "a.safetensors", 0, true},
+		{"a:b.safetensors", "a:b.safetensors", 1, true},
 	} {
 		p, s, err := parseLoRASpec(c.spec)
 		if (err == nil) != c.ok || p != c.path || s != c.strength {
@@ -106,4 +117,21 @@ func TestRandModelLoRAKeepsFiles(t *testing.T) {
 	if _, err := lora.Open(existing); err != nil {
 		t.Errorf("after --force: %v", err)
 	}
+}
+
+// FuzzParseLoRASpec: any --lora value parses without panic to a file and a finite strength
+// within ±lora.MaxStrength, or to an error.
+func FuzzParseLoRASpec(f *testing.F) {
+	for _, s := range []string{"a.safetensors", "a.safetensors:0.7", `C:\x:2`, ":0.5", "a:1e308", "a:nan", "a:0x1p-2", "a:1e-400"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, spec string) {
+		p, s, err := parseLoRASpec(spec)
+		if err != nil {
+			return
+		}
+		if p == "" || !(math.Abs(float64(s)) <= lora.MaxStrength) || !strings.HasPrefix(spec, p) {
+			t.Fatalf("%q: file %q strength %v", spec, p, s)
+		}
+	})
 }

@@ -35,6 +35,9 @@ func runTokens(args []string, stdout, stderr io.Writer) error {
 	if err := stdinPrompt(prompt); err != nil {
 		return err
 	}
+	if err := checkPromptText(*prompt, false, stderr); err != nil {
+		return err
+	}
 	tok, err := tokensTokenizer(*dir)
 	if err != nil {
 		return err
@@ -91,6 +94,9 @@ func runEncode(args []string, stdout, stderr io.Writer) error {
 	if err := stdinPrompt(prompt); err != nil {
 		return err
 	}
+	if err := checkPromptText(*prompt, *quiet, stderr); err != nil {
+		return err
+	}
 	b, err := openBackend(*backend)
 	if err != nil {
 		return err
@@ -133,6 +139,19 @@ func checkTensorOutput(out string) error {
 		return nil
 	}
 	return usageErr("-o %s: encode writes a .safetensors file; name the output NAME.safetensors", out)
+}
+
+// checkPromptText applies generate's prompt rule (engine.ValidatePrompt: its length) to the
+// prompt of tokens and encode, a usage error, and warns on stderr (unless quiet) when the
+// prompt is empty or blank: the model then follows no text.
+func checkPromptText(prompt string, quiet bool, stderr io.Writer) error {
+	if err := engine.ValidatePrompt(prompt); err != nil {
+		return usageErr("-p: %v", err)
+	}
+	if strings.TrimSpace(prompt) == "" && !quiet {
+		fmt.Fprintln(stderr, "warning: the prompt is empty: the result follows no text")
+	}
+	return nil
 }
 
 // stdinPrompt replaces a prompt of "-" by standard input (as generate -p - does).

@@ -108,10 +108,12 @@ var errStalled = errors.New("no data received for too long")
 
 // retry runs attempt until it succeeds, fails permanently, the context ends, or MaxRetries
 // consecutive attempts fail without progress. attempt returns how many bytes it made
-// durable before failing; any progress resets the count.
+// durable before failing; progress (which resets the count) is at least MinRate bytes at an
+// average of MinRate per second since the last progress.
 func (c *client) retry(ctx context.Context, what string, attempt func(ctx context.Context) (int64, error)) error {
 	failures := 0
 	lastData := time.Now()
+	var window int64 // bytes since lastData
 	for {
 		n, err := attempt(ctx)
 		if err == nil {
@@ -127,8 +129,9 @@ func (c *client) retry(ctx context.Context, what string, attempt func(ctx contex
 		if malformed(err) {
 			return fmt.Errorf("%s: the server's answer is malformed: %w", what, err)
 		}
-		if n > 0 {
-			failures = 0
+		window += max(n, 0)
+		if since := time.Since(lastData).Seconds(); window >= c.opts.MinRate && float64(window) >= float64(c.opts.MinRate)*since {
+			failures, window = 0, 0
 			lastData = time.Now()
 		}
 		failures++

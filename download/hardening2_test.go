@@ -2,6 +2,7 @@ package download
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -155,5 +156,43 @@ func TestRetryGivesUpWithoutData(t *testing.T) {
 	})
 	if err == nil || !strings.Contains(err.Error(), "without data") || attempts >= 1000 {
 		t.Fatalf("after %d attempts: %v", attempts, err)
+	}
+}
+
+// Issue 30: a server that sends 100 bytes and then stalls, on every request, is given up:
+// such a trickle is no progress (each attempt used to reset the failure count).
+func TestRetryGivesUpOnTrickle(t *testing.T) {
+	o := fastOptions()
+	o.MaxRetries = 5
+	o.RetryDelay = time.Millisecond
+	o.MaxRetryDelay = time.Millisecond
+	o.GiveUpAfter = time.Hour
+	c, err := newClient(o.withDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	attempts := 0
+	err = c.retry(context.Background(), "file", func(context.Context) (int64, error) {
+		attempts++
+		if attempts > 1000 {
+			return 0, permanent(errors.New("still retrying"))
+		}
+		time.Sleep(2 * time.Millisecond) // the stall
+		return 100, errStalled
+	})
+	if err == nil || !strings.Contains(err.Error(), "giving up after 6 failed attempts") {
+		t.Fatalf("after %d attempts: %v", attempts, err)
+	}
+	// Data at a real rate still counts: a connection that keeps dropping completes.
+	attempts = 0
+	err = c.retry(context.Background(), "file", func(context.Context) (int64, error) {
+		attempts++
+		if attempts == 20 {
+			return 0, nil
+		}
+		return 1 << 20, errStalled
+	})
+	if err != nil {
+		t.Fatalf("a dropping but fast connection: %v after %d attempts", err, attempts)
 	}
 }

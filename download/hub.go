@@ -103,6 +103,11 @@ type Options struct {
 	// at least two attempts (default 3 min): a dead connection fails in minutes, not after
 	// every retry's stall timeout and backoff.
 	GiveUpAfter time.Duration
+	// MinRate is the least average rate, in bytes per second, at which the data of failed
+	// attempts counts as progress for MaxRetries and GiveUpAfter (default 4 KiB/s; at least
+	// MinRate bytes): the average runs over the window since the last progress, backoffs
+	// included, so a server that sends a trickle and stalls, on every request, is given up.
+	MinRate int64
 	// HTTPClient replaces the default client. Its CheckRedirect is wrapped so that the token
 	// never leaves the Hub host.
 	HTTPClient *http.Client
@@ -150,6 +155,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.GiveUpAfter <= 0 {
 		o.GiveUpAfter = 3 * time.Minute
+	}
+	if o.MinRate <= 0 {
+		o.MinRate = 4 << 10
 	}
 	if o.ProgressInterval <= 0 {
 		o.ProgressInterval = 500 * time.Millisecond

@@ -51,6 +51,44 @@ func CheckFinite(what string, v []float32) error {
 	return fmt.Errorf("%s contain non-finite values: %d of %d, the first (value %d) is %s", what, n, len(v), i, nonFiniteName(float64(v[i])))
 }
 
+// outOfRange is the magnitude beyond which an input of the transformer (prompt embeddings,
+// latents, an adapter's scale) is taken as the cause of non-finite latents: far above what a
+// working model produces, close enough to float32's limit that a few products overflow.
+const outOfRange = 1e8
+
+// largestAbs is the largest magnitude in v (0 for none).
+func largestAbs(v []float32) float64 {
+	var m float64
+	for _, x := range v {
+		m = max(m, math.Abs(float64(x)))
+	}
+	return m
+}
+
+// nonFiniteCause names the likeliest source of non-finite latents after denoising step i
+// (1-based) of p: out-of-range prompt embeddings (the text encoder's weights or
+// --embeddings), out-of-range initial latents, an adapter of an out-of-range scale, the
+// adapters, else the transformer's weights.
+func nonFiniteCause(p Plan, text textInput, i int) string {
+	switch {
+	case text.maxAbs > outOfRange:
+		return fmt.Sprintf("it came from the prompt embeddings, whose largest value %.3g is out of range: the text encoder's weights (or the --embeddings file) may be corrupt", text.maxAbs)
+	case i == 1 && largestAbs(p.Request.Latents) > outOfRange:
+		return fmt.Sprintf("it came from the initial latents, whose largest value %.3g is out of range", largestAbs(p.Request.Latents))
+	}
+	for _, w := range p.Request.Adapters {
+		for _, t := range w.Adapter.Terms {
+			if sc := math.Abs(float64(t.Scale) * float64(w.Strength)); sc > outOfRange || math.IsNaN(sc) {
+				return fmt.Sprintf("it came from the adapter %s, whose scale %.3g for %s (alpha/rank × strength) is out of range", filepath.Base(w.Adapter.Path), sc, t.Module)
+			}
+		}
+	}
+	if len(p.Request.Adapters) > 0 {
+		return "the transformer's weights or its adapters may be corrupt (try without the adapters)"
+	}
+	return "the transformer weights may be corrupt"
+}
+
 // BadTensor is a weight tensor holding NaN or infinite values.
 type BadTensor struct {
 	Component string // "transformer", ...

@@ -164,7 +164,7 @@ func (m *Model) step(ctx context.Context, r *run, s *sampler, i int) error {
 		return fmt.Errorf("denoising step %d: %w", i+1, err)
 	}
 	if j := firstNonFinite(s.host); j >= 0 {
-		return fmt.Errorf("denoising step %d produced non-finite latents (%s) — the transformer weights may be corrupt; %s", i+1, nonFiniteName(float64(s.host[j])), corruptHint)
+		return fmt.Errorf("denoising step %d produced non-finite latents (%s) — %s; %s", i+1, nonFiniteName(float64(s.host[j])), nonFiniteCause(p, s.text, i+1), corruptHint)
 	}
 	gw, gh := p.Grid()
 	if err := r.dump(fmt.Sprintf("latents_step%d", i), []int{1, latentChannels, gh, gw}, s.host); err != nil {

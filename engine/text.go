@@ -15,6 +15,7 @@ import (
 type textInput struct {
 	txt, neg gpu.Tensor
 	n        int
+	maxAbs   float64 // the prompt embeddings' largest magnitude (nonFiniteCause)
 }
 
 // encodeText is the text stage: the prompt (and with CFG the negative prompt) through the
@@ -64,7 +65,7 @@ func (m *Model) encodeText(ctx context.Context, r *run, p Plan, ts *gpu.Held) (t
 			return textInput{}, err
 		}
 	}
-	in := textInput{n: txtLen}
+	in := textInput{n: txtLen, maxAbs: largestAbs(embeds)}
 	if in.txt, err = upload(ts, "prompt embeddings", embeds, txtLen, txtDim); err != nil {
 		return textInput{}, err
 	}

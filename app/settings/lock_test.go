@@ -71,3 +71,38 @@ func TestLockOfAnEndedProcessIsGone(t *testing.T) {
 	}
 	release()
 }
+
+// readOnlyDir is an existing folder this process cannot write: a folder made read-only, or
+// for root (whom permissions do not stop) /sys; the test is skipped where neither works.
+func readOnlyDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(dir, 0o755) })
+	for _, d := range []string{dir, "/sys"} {
+		if f, err := os.CreateTemp(d, "probe"); err == nil {
+			f.Close()
+			os.Remove(f.Name())
+			continue
+		}
+		if st, err := os.Stat(d); err == nil && st.IsDir() {
+			return d
+		}
+	}
+	t.Skip("no read-only folder to test with")
+	return ""
+}
+
+// TestLockReadOnlyFolder: a data folder that cannot be written is ErrReadOnly (the app opens
+// it read-only), not a plain error (issue 30: the app refused it outright).
+func TestLockReadOnlyFolder(t *testing.T) {
+	dir := readOnlyDir(t)
+	if _, err := LockDataDir(dir); !errors.Is(err, ErrReadOnly) || !strings.Contains(err.Error(), dir) {
+		t.Fatalf("read-only folder: %v", err)
+	}
+	if err := CheckWritable(t.TempDir()); err != nil {
+		t.Errorf("a writable folder: %v", err)
+	}
+}

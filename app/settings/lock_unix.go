@@ -16,3 +16,6 @@ func lockFile(f *os.File) error {
 	}
 	return err
 }
+
+// readOnlyFS reports an error of a read-only file system.
+func readOnlyFS(err error) bool { return errors.Is(err, syscall.EROFS) }

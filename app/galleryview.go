@@ -133,7 +133,7 @@ func (g *galleryView) build() fyne.CanvasObject {
 	})
 	g.normalBar = container.NewBorder(nil, nil, nil, container.NewHBox(g.favs, selectBtn), g.search)
 	g.header = container.NewVBox(
-		container.NewBorder(nil, nil, sectionTitle("Gallery"), container.NewHBox(g.count, open)),
+		container.NewBorder(nil, nil, g.count, open), // the tab above names the gallery
 		container.NewStack(g.normalBar, g.selectBar))
 	g.header.Add(g.buildHiddenNotice())
 

@@ -100,6 +100,9 @@ func (t *Tracker) setLeft(done float64, spent time.Duration) {
 	}
 }
 
+// Fraction is the bar's fraction of the whole image done.
+func (t *Tracker) Fraction() float64 { return t.frac }
+
 // Status is the bar fraction and status line at now.
 func (t *Tracker) Status(now time.Duration) (fraction float64, text string) {
 	p := t.last

@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"kleinbild/app/humanize"
+	"kleinbild/app/progress"
 	"kleinbild/estimate"
 	"kleinbild/gpu"
 	"kleinbild/gpu/backends"
@@ -141,6 +142,24 @@ func (f *fitLine) estimateJob(j *job) (estimate.Report, bool) {
 	rep, ok := f.estimateFor(req)
 	rep.Seconds = runSeconds(rep.PhaseSeconds, j.Count)
 	return rep, ok
+}
+
+// phasePlan is the time each phase of an image of j is expected to take (the estimate,
+// corrected by this machine's measured runs), for the progress line; first is whether it
+// is the job's first image (the later ones neither load the model nor read the prompt).
+// It is zero when there is no estimate.
+func (f *fitLine) phasePlan(j *job, first bool) progress.Plan {
+	rep, ok := f.estimateJob(j)
+	if !ok || rep.PhaseSeconds.Total() <= 0 {
+		return progress.Plan{}
+	}
+	sec := func(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+	ps := rep.PhaseSeconds
+	p := progress.Plan{Refs: sec(ps.References), Denoise: sec(ps.Denoise), Decode: sec(ps.Decode)}
+	if first {
+		p.Load, p.Encode = sec(ps.Load), sec(ps.Encode)
+	}
+	return p
 }
 
 // estimateFor is the estimate (package estimate) for req on the current model and device.

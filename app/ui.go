@@ -314,7 +314,7 @@ func (sh *shell) showErrorAbout(topic bannerTopic, err error) {
 	if err == nil {
 		return
 	}
-	sh.banner.show(err.Error(), true)
+	sh.banner.show(friendlyText(err), true)
 	sh.banner.topic = topic
 }
 

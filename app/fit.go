@@ -255,7 +255,7 @@ func (f *fitLine) update() {
 			})
 		}()
 	}
-	f.setText(fitTextFor(rep, f.form.figures().count))
+	f.setText(fitTextFor(rep, f.form.figures().count) + adaptersNote(len(f.adapters())))
 	switch rep.Verdict {
 	case estimate.Fits:
 		l.Importance = widget.SuccessImportance
@@ -296,6 +296,18 @@ func fitTextFor(rep estimate.Report, count int) string {
 		s += loadNote
 	}
 	return s
+}
+
+// adaptersNote ends the fit line when the estimate counts n adapters switched on (their
+// weights are in the memory it needs).
+func adaptersNote(n int) string {
+	switch n {
+	case 0:
+		return ""
+	case 1:
+		return ", 1 adapter included"
+	}
+	return fmt.Sprintf(", %d adapters included", n)
 }
 
 // loadNote ends the fit line when its time includes loading the model.

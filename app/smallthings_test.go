@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2/test"
 
@@ -50,4 +51,19 @@ func TestPromptMessageGoesAndPlural(t *testing.T) {
 	if imagesText(1) != "1 image" || imagesText(3) != "3 images" {
 		t.Errorf("imagesText: %q %q", imagesText(1), imagesText(3))
 	}
+}
+
+// Issue 28 item 10: the fit line says it counts the adapters switched on.
+func TestFitLineCountsAdapters(t *testing.T) {
+	h := newHarness(t, t.TempDir(), tinyModel(t), newFakeGen().open)
+	u := h.ui
+	u.ctl.prompt.SetText("a lighthouse")
+	h.addAdapter(goldenLoRA(t, "lora_kohya_r2_a1.safetensors"))
+	h.waitFor("the fit line with the adapter", 10*time.Second, func() bool {
+		return strings.Contains(u.ctl.fit.Text, "1 adapter included")
+	})
+	u.adapters.entries[0].on.SetChecked(false)
+	h.waitFor("the fit line without it", 10*time.Second, func() bool {
+		return u.ctl.fit.Text != "" && !strings.Contains(u.ctl.fit.Text, "adapter")
+	})
 }

@@ -16,6 +16,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -177,6 +178,19 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 	// what is pending.
 	w.Canvas().AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyQ, Modifier: fyne.KeyModifierShortcutDefault},
 		func(fyne.Shortcut) { u.requestClose() })
+	// Ctrl+L (Cmd+L) puts the cursor in the prompt, from anywhere in the window (the text
+	// fields pass it on).
+	focusPrompt := &desktop.CustomShortcut{KeyName: fyne.KeyL, Modifier: fyne.KeyModifierShortcutDefault}
+	w.Canvas().AddShortcut(focusPrompt, func(fyne.Shortcut) { w.Canvas().Focus(u.ctl.prompt) })
+	for _, e := range []*widgets.ShortcutEntry{u.ctl.prompt, u.ctl.width, u.ctl.height, u.ctl.steps, u.ctl.seed, u.gal.search} {
+		e.PassOn = func(s *desktop.CustomShortcut) bool {
+			if s.ShortcutName() != focusPrompt.ShortcutName() {
+				return false
+			}
+			w.Canvas().Focus(u.ctl.prompt)
+			return true
+		}
+	}
 	u.closeWindow = w.Close
 	w.SetCloseIntercept(u.requestClose)
 	w.Canvas().SetOnTypedKey(func(ev *fyne.KeyEvent) {
@@ -286,8 +300,10 @@ func (u *UI) build() fyne.CanvasObject {
 
 	top := container.NewVBox(container.NewPadded(header), widget.NewSeparator(), u.banner.box)
 	bottom := container.NewVBox(widget.NewSeparator(), u.status)
-	root := container.NewBorder(top, bottom, container.NewHBox(side, widget.NewSeparator()), nil,
-		split)
+	// The form comes first in the tree, so that Tab goes from the prompt through the form
+	// (the tab order is the tree's order; the viewer's toolbar and the gallery came first).
+	left := container.NewHBox(side, widget.NewSeparator())
+	root := container.New(layout.NewBorderLayout(top, bottom, left, nil), left, top, split, bottom)
 	u.banner.root, u.banner.top = root, top
 	return root
 }

@@ -65,7 +65,7 @@ func (rn *runner) showBatch(entries []gallery.Entry) {
 			rn.sh.loadThumb(&t.thumbImage, e.SHA256, rn.sh.gallery.Path(e))
 		}
 	}
-	b.title.SetText(fmt.Sprintf("This run: %d images. Click one to see it large.", len(entries)))
+	b.title.SetText("This run: " + imagesText(len(entries)) + ". Click one to see it large.")
 	b.box.Show()
 	rn.markBatch(rn.view.batchMark())
 }
@@ -99,4 +99,12 @@ func (rn *runner) markBatch(shown string) {
 			m.Refresh()
 		}
 	}
+}
+
+// imagesText is "1 image" or "n images".
+func imagesText(n int) string {
+	if n == 1 {
+		return "1 image"
+	}
+	return fmt.Sprintf("%d images", n)
 }

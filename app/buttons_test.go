@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
@@ -30,6 +31,12 @@ func unnamedButtons(o fyne.CanvasObject) []fyne.CanvasObject {
 		var bad []fyne.CanvasObject
 		for _, c := range v.Objects {
 			bad = append(bad, unnamedButtons(c)...)
+		}
+		return bad
+	case *container.AppTabs: // its own tab bar (and overflow button) is Fyne's: only the tabs' content
+		var bad []fyne.CanvasObject
+		for _, it := range v.Items {
+			bad = append(bad, unnamedButtons(it.Content)...)
 		}
 		return bad
 	case fyne.Widget:

@@ -4,13 +4,13 @@ import (
 	"image"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"kleinbild/app/gallery"
 	"kleinbild/app/thumbcache"
+	"kleinbild/app/widgets"
 	"kleinbild/resources"
 )
 
@@ -19,9 +19,9 @@ import (
 type compareView struct {
 	win     fyne.Window
 	entries [2]gallery.Entry
-	images  [2]*canvas.Image
+	images  [2]*widgets.ZoomImage
 	caps    [2]*widget.Label
-	split   *container.Split
+	syncing bool // one side's zoom is being copied to the other
 }
 
 // newCompareButton is the selection bar's Compare button (enabled with two images checked).
@@ -70,20 +70,23 @@ func (g *galleryView) newCompareView() *compareView {
 	c := &compareView{win: g.sh.app.NewWindow("Compare – Kleinbild")}
 	var sides [2]fyne.CanvasObject
 	for i, name := range []string{"A", "B"} {
-		c.images[i] = canvas.NewImageFromImage(nil)
-		c.images[i].FillMode = canvas.ImageFillContain
-		c.images[i].ScaleMode = canvas.ImageScaleFastest
+		c.images[i] = widgets.NewZoomImage()
+		i := i
+		c.images[i].OnChanged = func() { c.syncZoom(i) }
 		c.caps[i] = widget.NewLabel("")
 		c.caps[i].Wrapping = fyne.TextWrapWord
 		title := widget.NewLabelWithStyle(name, fyne.TextAlignCenter, fyne.TextStyle{Bold: true})
 		sides[i] = container.NewBorder(title, c.caps[i], nil, nil, c.images[i])
 	}
-	c.split = container.NewHSplit(sides[0], sides[1])
+	// Two equal halves: each image is shown at the same scale, and zooming (the wheel, a
+	// double-click) or panning one side does the same to the other (issue 28 item 10:
+	// the wheel did nothing, and dragging a divider rescaled each side differently).
+	halves := container.NewGridWithColumns(2, sides[0], sides[1])
 	swap := widget.NewButtonWithIcon("Swap sides", theme.NewThemedResource(resources.Swap), func() {
 		g.openCompare(c.entries[1], c.entries[0])
 	})
 	c.win.SetContent(container.NewBorder(nil, container.NewPadded(container.NewBorder(nil, nil, nil, swap,
-		hint("Drag the divider to see more of one side."))), nil, nil, c.split))
+		hint("Scroll to zoom both sides, drag to move, double-click for actual size."))), nil, nil, halves))
 	c.win.Resize(g.sh.childSize(fyne.NewSize(1100, 700)))
 	c.win.SetOnClosed(func() {
 		if g.cmp == c {
@@ -96,8 +99,7 @@ func (g *galleryView) newCompareView() *compareView {
 
 // show puts img (nil: none yet) and e's settings on side i.
 func (c *compareView) show(i int, img image.Image, e gallery.Entry) {
-	c.images[i].Image = img
-	c.images[i].Refresh()
+	c.images[i].SetImage(img)
 	text := e.File
 	if e.HasMeta {
 		text += "\n" + describeMeta(e.Meta) + "\n" + e.Meta.Prompt
@@ -124,4 +126,15 @@ func (g *galleryView) loadCompareImage(c *compareView, i int, e gallery.Entry) {
 			c.show(i, img, e)
 		})
 	}()
+}
+
+// syncZoom gives the other side the zoom of side i, unless it is being given it.
+func (c *compareView) syncZoom(i int) {
+	if c.syncing {
+		return
+	}
+	c.syncing = true
+	defer func() { c.syncing = false }()
+	scale, off, fit := c.images[i].View()
+	c.images[1-i].SetView(scale, off, fit)
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 )
 
@@ -48,6 +49,18 @@ func TestCompareTwoImages(t *testing.T) {
 		if c.entries[i].File != files[i] || b.Dx() != want[i][0] || b.Dy() != want[i][1] || !strings.Contains(c.caps[i].Text, files[i]) {
 			t.Fatalf("side %d shows %s at %v (caption %q), want %s at %v", i, c.entries[i].File, b, c.caps[i].Text, files[i], want[i])
 		}
+	}
+	// Issue 28 item 10: the wheel zooms, both sides alike; a double-click goes back to fit.
+	c.win.Resize(fyne.NewSize(800, 500))
+	c.images[0].Scrolled(&fyne.ScrollEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(50, 50)}, Scrolled: fyne.Delta{DY: 10}})
+	s0, _, fit0 := c.images[0].View()
+	s1, _, fit1 := c.images[1].View() // at the same scale (these two differ in size, so the place differs)
+	if fit0 || fit1 || s0 != s1 {
+		t.Errorf("after the wheel: side A scale %v (fit %v), side B %v (fit %v)", s0, fit0, s1, fit1)
+	}
+	c.images[1].DoubleTapped(&fyne.PointEvent{})
+	if _, _, fit := c.images[0].View(); !fit {
+		t.Error("a double-click on B left A zoomed")
 	}
 	test.Tap(findButton(c.win.Content(), "Swap sides"))
 	h.waitFor("the swapped images", 10*time.Second, func() bool {

@@ -137,6 +137,11 @@ func (c *controls) build(p panelParts) fyne.CanvasObject {
 	c.prompt.SetPlaceHolder("Describe the image you want…")
 	c.prompt.SetMinRowsVisible(5)
 	c.promptErr = fieldError()
+	c.prompt.OnChanged = func(s string) { // "Describe the image first." goes once it is described
+		if strings.TrimSpace(s) != "" && engine.ValidatePrompt(strings.TrimSpace(s)) == nil {
+			setFieldError(c.promptErr, "")
+		}
+	}
 	c.history = newPromptHistory(filepath.Join(c.sh.dataDir, "history.json"), c.sh.tips, c.sh.win.Canvas(),
 		func(p string) { c.prompt.SetText(p) }, func(err error) { c.sh.post(func() { c.sh.showError(err) }) })
 

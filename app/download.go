@@ -289,14 +289,14 @@ func (p *downloadPanel) refresh(m *modelSettings) {
 	p.detail.Hidden = line == ""
 	p.detail.Refresh()
 	if running && r.offline {
-		p.msg.ParseMarkdown("**No connection to Hugging Face.** Check that this computer is online; " +
+		widgets.SetMarkdown(p.msg, "**No connection to Hugging Face.** Check that this computer is online; "+
 			"the download keeps trying in the background.")
 		p.msg.Show()
 	} else if r != nil && mine && r.err != nil && !errors.Is(r.err, context.Canceled) {
-		p.msg.ParseMarkdown(downloadErrorText(r))
+		widgets.SetMarkdown(p.msg, downloadErrorText(r))
 		p.msg.Show()
 	} else {
-		p.msg.ParseMarkdown("")
+		widgets.SetMarkdown(p.msg, "")
 		p.msg.Hide()
 	}
 }

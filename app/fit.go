@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"kleinbild/app/humanize"
+	"kleinbild/app/progress"
 	"kleinbild/engine"
 	"kleinbild/estimate"
 	"kleinbild/gpu"
@@ -144,6 +145,24 @@ func (f *fitLine) estimateJob(j *job) (estimate.Report, bool) {
 	return rep, ok
 }
 
+// phasePlan is the time each phase of an image of j is expected to take (the estimate,
+// corrected by this machine's measured runs), for the progress line; first is whether it
+// is the job's first image (the later ones neither load the model nor read the prompt).
+// It is zero when there is no estimate.
+func (f *fitLine) phasePlan(j *job, first bool) progress.Plan {
+	rep, ok := f.estimateJob(j)
+	if !ok || rep.PhaseSeconds.Total() <= 0 {
+		return progress.Plan{}
+	}
+	sec := func(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+	ps := rep.PhaseSeconds
+	p := progress.Plan{Refs: sec(ps.References), Denoise: sec(ps.Denoise), Decode: sec(ps.Decode)}
+	if first {
+		p.Load, p.Encode = sec(ps.Load), sec(ps.Encode)
+	}
+	return p
+}
+
 // estimateFor is the estimate (package estimate) for req on the current model and device.
 func (f *fitLine) estimateFor(req estimate.Request) (estimate.Report, bool) {
 	if f.model == nil {
@@ -247,7 +266,7 @@ func (f *fitLine) update() {
 			})
 		}()
 	}
-	f.setText(fitTextFor(rep, f.form.figures().count))
+	f.setText(fitTextFor(rep, f.form.figures().count) + adaptersNote(len(f.adapters())))
 	switch rep.Verdict {
 	case estimate.Fits:
 		l.Importance = widget.SuccessImportance
@@ -288,6 +307,18 @@ func fitTextFor(rep estimate.Report, count int) string {
 		s += loadNote
 	}
 	return s
+}
+
+// adaptersNote ends the fit line when the estimate counts n adapters switched on (their
+// weights are in the memory it needs).
+func adaptersNote(n int) string {
+	switch n {
+	case 0:
+		return ""
+	case 1:
+		return ", 1 adapter included"
+	}
+	return fmt.Sprintf(", %d adapters included", n)
 }
 
 // loadNote ends the fit line when its time includes loading the model.

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/test"
 )
 
@@ -63,4 +64,37 @@ func TestDeleteKeyDeletesTheSelection(t *testing.T) {
 	h.waitFor("all four to go", 5*time.Second, func() bool { return len(u.gal.visible) == 0 })
 	typeShortcut(h.win.Canvas(), &fyne.ShortcutUndo{})
 	h.waitFor("all four back", 5*time.Second, func() bool { return len(u.gal.visible) == 4 })
+}
+
+// Issue 28 item 10: Ctrl+L puts the cursor in the prompt from anywhere (the search field
+// too), and Tab goes from the prompt through the form: Seed is a few Tabs away (about 30
+// Tabs reached it).
+func TestPromptShortcutAndTabOrder(t *testing.T) {
+	h := galleryHarness(t, t.TempDir(), "a red castle")
+	u := h.ui
+	c := h.win.Canvas()
+	ctrlL := &desktop.CustomShortcut{KeyName: fyne.KeyL, Modifier: fyne.KeyModifierShortcutDefault}
+	c.Focus(u.gal.search)
+	typeShortcut(c, ctrlL)
+	if c.Focused() != u.ctl.prompt {
+		t.Fatalf("Ctrl+L in the search field focused %T", c.Focused())
+	}
+	c.Unfocus()
+	typeShortcut(c, ctrlL)
+	if c.Focused() != u.ctl.prompt {
+		t.Fatalf("Ctrl+L focused %T", c.Focused())
+	}
+	tabs := 0
+	for c.Focused() != u.ctl.seed && tabs < 40 {
+		c.FocusNext()
+		tabs++
+	}
+	if tabs > 12 {
+		t.Errorf("%d Tabs from the prompt to Seed", tabs)
+	}
+	c.Unfocus()
+	c.FocusNext()
+	if f := c.Focused(); f != u.ctl.prompt && f != u.ctl.history.button {
+		t.Errorf("the first Tab focuses %T, not the prompt", f)
+	}
 }

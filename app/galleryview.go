@@ -33,7 +33,7 @@ type galleryView struct {
 	count   *widget.Label
 	empty   fyne.CanvasObject // shown while the gallery has no image
 	noMatch *widget.Label     // shown while the filter hides every image
-	search  *widget.Entry
+	search  *widgets.ShortcutEntry
 	favs    *widget.Check
 	syncing bool // set while code changes the grid's selection
 
@@ -119,7 +119,7 @@ func (g *galleryView) build() fyne.CanvasObject {
 		container.New(widgets.RowsLayout{MaxRows: 3}, all, g.compareSel, g.deleteSel))
 	g.selectBar.Hide()
 
-	g.search = widget.NewEntry()
+	g.search = widgets.NewShortcutEntry(false, nil) // passes Ctrl+L on (ui.go)
 	g.search.SetPlaceHolder("Search prompts")
 	g.search.OnChanged = func(s string) {
 		g.filter.Text = s
@@ -133,7 +133,7 @@ func (g *galleryView) build() fyne.CanvasObject {
 	})
 	g.normalBar = container.NewBorder(nil, nil, nil, container.NewHBox(g.favs, selectBtn), g.search)
 	g.header = container.NewVBox(
-		container.NewBorder(nil, nil, sectionTitle("Gallery"), container.NewHBox(g.count, open)),
+		container.NewBorder(nil, nil, g.count, open), // the tab above names the gallery
 		container.NewStack(g.normalBar, g.selectBar))
 	g.header.Add(g.buildHiddenNotice())
 

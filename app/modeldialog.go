@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/app/widgets"
 	"kleinbild/engine"
 	"kleinbild/engine/source"
 	"kleinbild/internal/sysmem"
@@ -108,7 +109,7 @@ func (m *modelSettings) showDialog() {
 	f := &modelForm{m: m, mem: sysmem.Read(), parts: map[engine.Component]*widget.Entry{}}
 	f.path = widget.NewEntry()
 	f.path.SetPlaceHolder("Model folder or file, e.g. ~/models/FLUX.2-klein-4B or ~/ComfyUI/models")
-	f.status = widget.NewRichTextFromMarkdown("")
+	f.status = widgets.Markdown("")
 	f.status.Wrapping = fyne.TextWrapWord
 	f.checking = widget.NewProgressBarInfinite()
 	f.checking.Hide()
@@ -145,7 +146,7 @@ func (m *modelSettings) showDialog() {
 		f.check()
 	}
 
-	help := widget.NewRichTextFromMarkdown("A diffusers folder (`model_index.json`), a ComfyUI `models` folder, or a transformer file " +
+	help := widgets.Markdown("A diffusers folder (`model_index.json`), a ComfyUI `models` folder, or a transformer file " +
 		"(`.gguf` or `.safetensors`); you can drop them on this window. To try the app quickly, choose the tiny test model " +
 		"`tiny-flux2-klein` (random weights: it paints noise, fast).")
 	help.Wrapping = fyne.TextWrapWord
@@ -290,7 +291,7 @@ func (f *modelForm) show(r formResult) {
 // setReport shows md in the status.
 func (f *modelForm) setReport(md string) {
 	f.report = md
-	f.status.ParseMarkdown(md)
+	widgets.SetMarkdown(f.status, md)
 }
 
 // comboChanged takes the ComfyUI combination chosen in the list.

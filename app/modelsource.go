@@ -241,7 +241,7 @@ func sourceReport(info engine.ModelInfo, err error, mem sysmem.Status, open bool
 	}
 	var b strings.Builder
 	if err != nil && len(info.Missing) == 0 {
-		return "**This model cannot be used:** " + mdPlain(err.Error())
+		return "**This model cannot be used:** " + mdPlain(friendlyText(err))
 	}
 	if err != nil {
 		b.WriteString("**This model is incomplete.** Missing:\n\n")

@@ -59,6 +59,11 @@ type jobQueue struct {
 	onCancelAll func()
 	// changed, when set, is told the jobs after every change (to save them).
 	changed func(jobs []*job)
+	// tab is the queue's tab beside the gallery (its title counts the jobs), in tabs.
+	tab  *container.TabItem
+	tabs *container.AppTabs
+	// confirm asks before Cancel all empties the queue (dialog.ShowConfirm; tests replace it).
+	confirm func(title, msg string, ok func())
 }
 
 // newJobQueue builds the queue's widgets; onAdd is the "Add to queue" button's action and
@@ -72,23 +77,70 @@ func newJobQueue(tips *widgets.TipLayer, onAdd, onResume func()) *jobQueue {
 	note := hint("Queued jobs run one after another. They are kept when Kleinbild closes.")
 	pausedText := widget.NewLabel(pausedAfterError)
 	pausedText.Importance = widget.WarningImportance
-	pausedText.Truncation = fyne.TextTruncateEllipsis
+	pausedText.Wrapping = fyne.TextWrapWord // "Queue kept from the las…" was cut off
 	q.resume = widget.NewButtonWithIcon("Resume", theme.MediaPlayIcon(), onResume)
 	q.pausedRow = container.NewBorder(nil, nil, nil, q.resume, pausedText)
 	q.pausedRow.Hide()
 	q.pausedText = pausedText
-	q.cancelAll = widget.NewButtonWithIcon("Cancel all", theme.CancelIcon(), func() {
-		if q.onCancelAll != nil {
-			q.onCancelAll()
-		}
-	})
+	q.cancelAll = widget.NewButtonWithIcon("Cancel all", theme.CancelIcon(), q.askCancelAll)
 	q.cancelAll.Importance = widget.LowImportance
 	q.rowsScroll = container.NewVScroll(q.list)
 	q.rowsScroll.SetMinSize(fyne.NewSize(0, queueRowsShown*q.newRow(0, &job{}).MinSize().Height))
 	q.rows = nil // that row only measured the height
-	q.box = container.NewVBox(container.NewBorder(nil, nil, nil, q.cancelAll, q.title), q.pausedRow, q.rowsScroll, note)
+	q.box = container.NewBorder(container.NewVBox(container.NewBorder(nil, nil, nil, q.cancelAll, q.title), q.pausedRow),
+		note, nil, nil, q.rowsScroll)
 	q.box.Hide()
 	return q
+}
+
+// buildTab puts the queue in its own tab beside the gallery's, in tabs: it has a fixed
+// place there, so queuing a job or restoring a kept queue never moves the form (issue 28
+// item 7: the queue took the lower half of the form and a click meant for Seed landed in
+// it).
+func (q *jobQueue) buildTab(tabs *container.AppTabs) *container.TabItem {
+	empty := hintAligned("Nothing is queued. While an image is being made, Add to queue (beside Generate) lines up more.",
+		fyne.TextAlignCenter)
+	q.tab = container.NewTabItemWithIcon("Queue", theme.ListIcon(),
+		container.NewStack(container.NewPadded(empty), container.NewPadded(q.box)))
+	q.tabs = tabs
+	return q.tab
+}
+
+// retitle shows the number of queued jobs, and a paused queue, in the tab's title.
+func (q *jobQueue) retitle() {
+	if q.tab == nil {
+		return
+	}
+	t := "Queue"
+	switch {
+	case len(q.jobs) > 0 && q.paused:
+		t = fmt.Sprintf("Queue (%d, paused)", len(q.jobs))
+	case len(q.jobs) > 0:
+		t = fmt.Sprintf("Queue (%d)", len(q.jobs))
+	}
+	if q.tab.Text != t {
+		q.tab.Text = t
+		if q.tabs != nil {
+			q.tabs.Refresh()
+		}
+	}
+}
+
+// askCancelAll is Cancel all: it asks first, naming what goes (issue 28 item 8: it deleted
+// the whole queue, jobs kept from the last session too, at once).
+func (q *jobQueue) askCancelAll() {
+	if q.onCancelAll == nil {
+		return
+	}
+	msg := fmt.Sprintf("Remove the %d queued jobs and stop the image being made?", len(q.jobs))
+	if len(q.jobs) == 1 {
+		msg = "Remove the queued job and stop the image being made?"
+	}
+	if q.confirm == nil {
+		q.onCancelAll()
+		return
+	}
+	q.confirm("Cancel all", msg, q.onCancelAll)
 }
 
 // push adds j at the end.
@@ -153,8 +205,9 @@ func (q *jobQueue) refresh() {
 	q.list.RemoveAll()
 	for i, j := range q.jobs {
 		q.list.Add(q.newRow(i, j))
-		q.rows[i].label.SetText(fmt.Sprintf("%d. %s", i+1, j.Label()))
+		q.rows[i].label.SetText(fmt.Sprintf("%d. %s", i+1, queueLine(j)))
 	}
+	q.retitle()
 	if q.changed != nil {
 		q.changed(q.jobs)
 	}
@@ -164,4 +217,10 @@ func (q *jobQueue) refresh() {
 	}
 	q.title.SetText(fmt.Sprintf("Queued (%d)", len(q.jobs)))
 	q.box.Show()
+}
+
+// queueLine is a job's line in the queue: its label (prompt, size, count) and its seed, so
+// that jobs of the same prompt can be told apart.
+func queueLine(j *job) string {
+	return fmt.Sprintf("%s · seed %d", j.Label(), j.Req.Seed)
 }

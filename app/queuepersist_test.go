@@ -74,6 +74,7 @@ func TestQueueReorderSurviveRestartCancelAll(t *testing.T) {
 		t.Fatalf("after Resume: running %v, %d queued", u2.run.cur != nil, len(q2.jobs))
 	}
 	test.Tap(q2.cancelAll)
+	h2.tapDialogButton("Cancel all") // it asks first
 	h2.waitFor("the run to end", 5*time.Second, func() bool { return u2.run.cur == nil })
 	if len(q2.jobs) != 0 || q2.box.Visible() {
 		t.Fatalf("after Cancel all: %d queued", len(q2.jobs))

@@ -457,6 +457,7 @@ func (rn *runner) makeImage(ctx context.Context, r *runState, gen Generator, req
 func (rn *runner) startImage(r *runState, i int) {
 	r.index = i
 	r.tracker = progress.Tracker{}
+	r.tracker.SetPlan(rn.fit.phasePlan(r.job, i == 0)) // time left from the measured phase times
 	r.start = time.Now()
 	rn.refreshProgress(r)
 }

@@ -4,6 +4,7 @@ import (
 	"image"
 
 	"kleinbild/app/gallery"
+	"kleinbild/app/progress"
 	"kleinbild/app/settings"
 	"kleinbild/engine"
 	"kleinbild/engine/lora"
@@ -74,6 +75,8 @@ type runFit interface {
 	learnLoad(device string, c estimate.Calibration, ok bool)
 	// learnRuns takes c's measured runs (estimate.Calibration.Runs) on device and refreshes.
 	learnRuns(device string, c estimate.Calibration)
+	// phasePlan is the expected time of each phase of an image of j (zero: none).
+	phasePlan(j *job, first bool) progress.Plan
 }
 
 // runView is the viewer as the runner shows its run there.

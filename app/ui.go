@@ -14,7 +14,9 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -42,6 +44,13 @@ type UI struct {
 	gal      galleryView
 	model    modelSettings
 	run      runner
+
+	// rightTabs holds the gallery's and the queue's tabs.
+	rightTabs *container.AppTabs
+	// quitDialog is the last "Quit Kleinbild?" question asked (tests).
+	quitDialog dialog.Dialog
+	// closeWindow closes the window (tests replace it).
+	closeWindow func()
 }
 
 // shell is what every component of the window shares: the window and app, the UI
@@ -146,6 +155,7 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 	u.ctl.applySettings(set)
 	u.refs.restore(set.References)
 	u.run.setUpQueue(filepath.Join(dataDir, "queue.json"))
+	u.run.queue.retitle() // a queue kept from the last session counts in its tab
 	u.adapters.applySettings(set)
 	if opts.Prompt != "" {
 		u.ctl.prompt.SetText(opts.Prompt)
@@ -163,10 +173,26 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 	for _, sc := range widgets.GenerateShortcuts() {
 		w.Canvas().AddShortcut(sc, func(fyne.Shortcut) { u.Generate() })
 	}
-	// Ctrl+Q (Cmd+Q) closes the window, which quits: the window's close handler stops the
-	// run and saves what is pending.
+	// Ctrl+Q (Cmd+Q) and the close button close the window, which quits, after asking
+	// while an image is being made: the window's close handler stops the run and saves
+	// what is pending.
 	w.Canvas().AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyQ, Modifier: fyne.KeyModifierShortcutDefault},
-		func(fyne.Shortcut) { w.Close() })
+		func(fyne.Shortcut) { u.requestClose() })
+	// Ctrl+L (Cmd+L) puts the cursor in the prompt, from anywhere in the window (the text
+	// fields pass it on).
+	focusPrompt := &desktop.CustomShortcut{KeyName: fyne.KeyL, Modifier: fyne.KeyModifierShortcutDefault}
+	w.Canvas().AddShortcut(focusPrompt, func(fyne.Shortcut) { w.Canvas().Focus(u.ctl.prompt) })
+	for _, e := range []*widgets.ShortcutEntry{u.ctl.prompt, u.ctl.width, u.ctl.height, u.ctl.steps, u.ctl.seed, u.gal.search} {
+		e.PassOn = func(s *desktop.CustomShortcut) bool {
+			if s.ShortcutName() != focusPrompt.ShortcutName() {
+				return false
+			}
+			w.Canvas().Focus(u.ctl.prompt)
+			return true
+		}
+	}
+	u.closeWindow = w.Close
+	w.SetCloseIntercept(u.requestClose)
 	w.Canvas().SetOnTypedKey(func(ev *fyne.KeyEvent) {
 		if ev.Name == fyne.KeyEscape && u.chooser != nil {
 			u.chooser.dlg.Hide()
@@ -257,19 +283,27 @@ func (u *UI) build() fyne.CanvasObject {
 	// The side panel scrolls its form and keeps Generate in view (see controls.build).
 	sideWidth := canvas.NewRectangle(color.Transparent)
 	sideWidth.SetMinSize(fyne.NewSize(sidePanelWidth, 0))
-	u.run.buildQueue() // the controls lay out its widgets
+	u.run.buildQueue() // its Add button sits beside Generate; the jobs have their own tab
+	u.run.queue.confirm = u.confirmCancelAll
+	noQueue := canvas.NewRectangle(color.Transparent) // the form's old place of the queue
+	noQueue.Hide()
 	side := container.NewStack(sideWidth, u.ctl.build(panelParts{
 		refs: u.refs.build, adapters: u.adapters.build, scrolled: u.adapters.passScrollTo,
-		queueAdd: u.run.queue.add, queue: u.run.queue.box, wrapFit: u.fit.wrap,
+		queueAdd: u.run.queue.add, queue: noQueue, wrapFit: u.fit.wrap,
 	}))
 
-	split := container.NewHSplit(container.NewBorder(nil, u.run.buildBatchGrid(), nil, nil, u.view.build()), u.gal.build())
+	right := container.NewAppTabs(container.NewTabItemWithIcon("Gallery", theme.MediaPhotoIcon(), u.gal.build()))
+	right.Append(u.run.queue.buildTab(right))
+	u.rightTabs = right
+	split := container.NewHSplit(container.NewBorder(nil, u.run.buildBatchGrid(), nil, nil, u.view.build()), right)
 	split.Offset = 0.64
 
 	top := container.NewVBox(container.NewPadded(header), widget.NewSeparator(), u.banner.box)
 	bottom := container.NewVBox(widget.NewSeparator(), u.status)
-	root := container.NewBorder(top, bottom, container.NewHBox(side, widget.NewSeparator()), nil,
-		split)
+	// The form comes first in the tree, so that Tab goes from the prompt through the form
+	// (the tab order is the tree's order; the viewer's toolbar and the gallery came first).
+	left := container.NewHBox(side, widget.NewSeparator())
+	root := container.New(layout.NewBorderLayout(top, bottom, left, nil), left, top, split, bottom)
 	u.banner.root, u.banner.top = root, top
 	return root
 }
@@ -296,7 +330,7 @@ func (sh *shell) showErrorAbout(topic bannerTopic, err error) {
 	if err == nil {
 		return
 	}
-	sh.banner.show(err.Error(), true)
+	sh.banner.show(friendlyText(err), true)
 	sh.banner.topic = topic
 }
 

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
@@ -55,5 +56,26 @@ func TestImageGetsTheRoom(t *testing.T) {
 		if it.Label == "Reuse settings" && !it.Disabled {
 			t.Error("Reuse settings offered for an image without settings")
 		}
+	}
+}
+
+// Issue 28 item 9: a run's progress line gets the estimate's phase times (decoding
+// included), later images of a job neither load nor read the prompt.
+func TestPhasePlanForTheProgress(t *testing.T) {
+	h := newHarness(t, t.TempDir(), tinyModel(t), newFakeGen().open)
+	u := h.ui
+	u.ctl.prompt.SetText("a lighthouse")
+	h.waitFor("the estimate with a time", 10*time.Second, func() bool { r, ok := u.fit.estimate(); return ok && r.Seconds > 0 })
+	f, ok := u.ctl.readForm()
+	if !ok {
+		t.Fatal("the form does not read")
+	}
+	j := u.run.jobFromForm(f)
+	first, later := u.fit.phasePlan(j, true), u.fit.phasePlan(j, false)
+	if first.Denoise <= 0 || first.Decode <= 0 || first.Encode <= 0 {
+		t.Fatalf("plan %+v", first)
+	}
+	if later.Load != 0 || later.Encode != 0 || later.Denoise != first.Denoise {
+		t.Errorf("a later image's plan %+v (first %+v)", later, first)
 	}
 }

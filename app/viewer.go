@@ -237,7 +237,7 @@ func (v *viewer) buildSetupGuide() fyne.CanvasObject {
 	logo.SetMinSize(fyne.NewSquareSize(96))
 	title := widget.NewLabelWithStyle("Choose a model to start", fyne.TextAlignCenter, fyne.TextStyle{Bold: true})
 	title.SizeName = theme.SizeNameHeadingText
-	text := widget.NewRichTextFromMarkdown(
+	text := widgets.Markdown(
 		"Kleinbild makes images on this computer with a **FLUX.2-klein** model: a Hugging Face " +
 			"model folder, a ComfyUI models folder, or GGUF and safetensors files (as ComfyUI and " +
 			"stable-diffusion.cpp use them). To get one, press **Download** below: klein-4B as " +

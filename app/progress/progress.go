@@ -10,10 +10,18 @@ import (
 	"kleinbild/engine"
 )
 
-// Tracker turns engine progress reports into a bar fraction and a status line with
-// the elapsed time and, while the prompt is read and while denoising, an estimate of the
-// phase's time left that counts down between reports. Times are wall-clock durations since the run started.
+// Tracker turns engine progress reports into a bar fraction and a status line with the
+// elapsed time and an estimate of the time left that counts down between reports. Times are
+// wall-clock durations since the image was started.
+//
+// With a Plan (the phases' times the estimate expects, from this machine's measured runs)
+// the bar gives each phase its share of the time, decoding included, and the time left is
+// the whole image's: the current phase's rest, from its own progress, and the phases after
+// it. Without one, the phases have fixed shares and only the prompt's reading and the
+// denoising tell their time left. "Almost done" is said only while decoding (issue 28 item
+// 9: it showed at "Step 1 of 4" and while the prompt was read).
 type Tracker struct {
+	plan         Plan
 	last         engine.Progress
 	lastAt       time.Duration
 	denoiseStart time.Duration
@@ -24,21 +32,91 @@ type Tracker struct {
 	frac         float64
 	left         time.Duration // estimated time left at lastAt, when hasLeft
 	hasLeft      bool
+	within       float64       // the fraction of the current phase done at lastAt
+	restAfter    time.Duration // with a plan: the part of left after the current phase
 	// activity is what the app does before the engine's first report (checking the
 	// references, tuning for the GPU), "" for the model's loading.
 	activity string
 }
+
+// Plan is the time each phase of one image is expected to take; a zero phase is skipped
+// (no load when the model is open, no prompt reading when its encoding is cached).
+type Plan struct {
+	Load, Encode, Refs, Denoise, Decode time.Duration
+}
+
+// total is the sum of the phases.
+func (p Plan) total() time.Duration { return p.Load + p.Encode + p.Refs + p.Denoise + p.Decode }
+
+// phases lists the plan's phases in order with their times.
+func (p Plan) phases() [5]struct {
+	phase engine.Phase
+	d     time.Duration
+} {
+	return [5]struct {
+		phase engine.Phase
+		d     time.Duration
+	}{{engine.PhaseLoading, p.Load}, {engine.PhaseEncoding, p.Encode}, {engine.PhaseRefs, p.Refs},
+		{engine.PhaseDenoise, p.Denoise}, {engine.PhaseDecoding, p.Decode}}
+}
+
+// SetPlan gives the tracker the phase times the estimate expects (call it before the first
+// report; a plan of zero total is ignored).
+func (t *Tracker) SetPlan(p Plan) { t.plan = p }
 
 // SetActivity names the work under way before the engine reports (text, such as
 // "Checking the reference images…"), done the fraction of it finished (0..1; the bar
 // moves within the loading part). The engine's first report replaces it.
 func (t *Tracker) SetActivity(text string, done float64) {
 	t.activity = text
-	lo, hi := phaseSpan(engine.PhaseLoading)
+	lo, hi := t.span(engine.PhaseLoading)
 	t.frac = lo + (hi-lo)*min(max(done, 0), 1)
 }
 
-// phaseSpan is where a phase sits on the overall progress bar.
+// span is where phase p sits on the bar: its share of the plan's time, or without a plan
+// its fixed share (phaseSpan).
+func (t *Tracker) span(p engine.Phase) (lo, hi float64) {
+	total := t.plan.total()
+	if total <= 0 {
+		return phaseSpan(p)
+	}
+	if p == engine.PhaseDone {
+		return 1, 1
+	}
+	var at time.Duration
+	for _, ph := range t.plan.phases() {
+		if ph.phase == p {
+			return float64(at) / float64(total), float64(at+ph.d) / float64(total)
+		}
+		at += ph.d
+	}
+	return 0, 0
+}
+
+// after is the planned time of the phases after p.
+func (t *Tracker) after(p engine.Phase) time.Duration {
+	var d time.Duration
+	seen := false
+	for _, ph := range t.plan.phases() {
+		if seen {
+			d += ph.d
+		}
+		seen = seen || ph.phase == p
+	}
+	return d
+}
+
+// planned is p's planned time.
+func (t *Tracker) planned(p engine.Phase) time.Duration {
+	for _, ph := range t.plan.phases() {
+		if ph.phase == p {
+			return ph.d
+		}
+	}
+	return 0
+}
+
+// phaseSpan is where a phase sits on the overall progress bar without a plan.
 func phaseSpan(p engine.Phase) (lo, hi float64) {
 	switch p {
 	case engine.PhaseLoading:
@@ -88,8 +166,32 @@ func (t *Tracker) Update(p engine.Progress, now time.Duration) {
 		}
 		t.setLeft(within, now-t.denoiseStart)
 	}
-	lo, hi := phaseSpan(p.Phase)
+	lo, hi := t.span(p.Phase)
 	t.frac = lo + (hi-lo)*min(max(within, 0), 1)
+	t.within = min(max(within, 0), 1)
+	t.planLeft()
+}
+
+// planLeft sets the whole image's time left from the plan: the current phase's rest (its
+// own measured pace where it has one, else the plan's share left) and the phases after it,
+// these scaled by how the current phase runs against its plan.
+func (t *Tracker) planLeft() {
+	ph := t.last.Phase
+	planned := t.planned(ph)
+	if t.plan.total() <= 0 || (planned <= 0 && ph != engine.PhaseDone) {
+		return
+	}
+	rest := time.Duration(float64(planned) * (1 - t.within))
+	pace := 1.0
+	if t.hasLeft { // the phase's own pace, measured
+		rest = t.left
+		if want := float64(planned) * (1 - t.within); want > 0 && t.within >= 0.25 {
+			pace = min(max(float64(t.left)/want, 1.0/3), 3)
+		}
+	}
+	t.left = rest + time.Duration(float64(t.after(ph))*pace)
+	t.restAfter = time.Duration(float64(t.after(ph)) * pace)
+	t.hasLeft = true
 }
 
 // setLeft estimates the time left of a phase of which the fraction done took spent.
@@ -99,6 +201,9 @@ func (t *Tracker) setLeft(done float64, spent time.Duration) {
 		t.hasLeft = true
 	}
 }
+
+// Fraction is the bar's fraction of the whole image done.
+func (t *Tracker) Fraction() float64 { return t.frac }
 
 // Status is the bar fraction and status line at now.
 func (t *Tracker) Status(now time.Duration) (fraction float64, text string) {
@@ -127,11 +232,30 @@ func (t *Tracker) Status(now time.Duration) (fraction float64, text string) {
 	}
 	text += " · " + humanize.Duration(now)
 	if t.hasLeft {
-		if left := t.left - (now - t.lastAt); left > time.Second {
+		// Counting down, the current phase's rest runs out; the phases after it stay.
+		left := max(t.left-(now-t.lastAt), t.restAfter)
+		last := p.Phase == engine.PhaseDecoding || p.Phase == engine.PhaseDone
+		switch {
+		case left > time.Second:
 			text += " · about " + humanize.Duration(left) + " left"
-		} else {
+		case last:
 			text += " · almost done"
 		}
 	}
-	return t.frac, text
+	return t.barFraction(now), text
+}
+
+// barFraction is the bar at now: while decoding without block reports, it moves with the
+// time spent against the plan, up to nine tenths of the phase.
+func (t *Tracker) barFraction(now time.Duration) float64 {
+	if t.last.Phase != engine.PhaseDecoding || t.last.Blocks > 0 {
+		return t.frac
+	}
+	planned := t.planned(engine.PhaseDecoding)
+	if planned <= 0 {
+		return t.frac
+	}
+	lo, hi := t.span(engine.PhaseDecoding)
+	done := min(float64(now-t.lastAt)/float64(planned), 0.9)
+	return lo + (hi-lo)*done
 }

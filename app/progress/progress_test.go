@@ -27,7 +27,8 @@ func TestProgressEstimate(t *testing.T) {
 	if _, s := tr.Status(8 * time.Second); !strings.HasSuffix(s, "about 6.0 s left") {
 		t.Errorf("3 s later: %q", s)
 	}
-	if _, s := tr.Status(20 * time.Second); !strings.HasSuffix(s, "almost done") {
+	// Overdue at step 1 of 4: no "almost done" (issue 28 item 9), and no time left.
+	if _, s := tr.Status(20 * time.Second); strings.Contains(s, "almost done") || strings.Contains(s, "left") {
 		t.Errorf("overdue: %q", s)
 	}
 	tr.Update(engine.Progress{Phase: engine.PhaseDecoding, Block: 1, Blocks: 2}, 14*time.Second)
@@ -88,5 +89,43 @@ func TestPromptTimeLeftFromTheFirstReport(t *testing.T) {
 	tr.Update(engine.Progress{Phase: engine.PhaseEncoding, Block: 6, Blocks: 8}, 4*time.Second)
 	if _, s := tr.Status(4 * time.Second); !strings.HasSuffix(s, "about 2.0 s left") {
 		t.Errorf("two layers in 2 s, two to go: %q", s)
+	}
+}
+
+// Issue 28 item 9: with the phase times the estimate expects, the bar gives decoding its
+// share of the time (it sat at 100 % for over 10 s while decoding), the time left is the
+// whole image's, and "almost done" comes only while decoding, never while the prompt is
+// read or at step 1 of 4.
+func TestPlanTimeLeft(t *testing.T) {
+	var tr Tracker
+	tr.SetPlan(Plan{Encode: 2 * time.Second, Denoise: 8 * time.Second, Decode: 4 * time.Second})
+	tr.Update(engine.Progress{Phase: engine.PhaseEncoding, Blocks: 36}, 0)
+	if _, s := tr.Status(time.Second); !strings.HasSuffix(s, "about 13 s left") {
+		t.Errorf("reading the prompt: %q", s)
+	}
+	if _, s := tr.Status(5 * time.Second); !strings.HasSuffix(s, "about 12 s left") {
+		t.Errorf("reading the prompt, overdue: %q", s)
+	}
+	tr.Update(engine.Progress{Phase: engine.PhaseDenoise, Step: 1, Steps: 4}, 2*time.Second)
+	f, s := tr.Status(2 * time.Second)
+	if !strings.HasSuffix(s, "about 12 s left") || f < 0.14 || f > 0.15 {
+		t.Errorf("step 1 of 4: %v %q", f, s)
+	}
+	if _, s := tr.Status(30 * time.Second); strings.Contains(s, "almost done") || !strings.HasSuffix(s, "about 4.0 s left") {
+		t.Errorf("step 1 of 4, long overdue: %q", s)
+	}
+	// Two of four steps in 4 s, as planned: 4 s of steps and 4 s of decoding left.
+	tr.Update(engine.Progress{Phase: engine.PhaseDenoise, Step: 2, Steps: 4, Block: 10, Blocks: 10}, 6*time.Second)
+	if _, s := tr.Status(6 * time.Second); !strings.HasSuffix(s, "about 8.0 s left") {
+		t.Errorf("half the steps: %q", s)
+	}
+	tr.Update(engine.Progress{Phase: engine.PhaseDecoding}, 10*time.Second)
+	f0, s := tr.Status(10 * time.Second)
+	f1, _ := tr.Status(12 * time.Second)
+	if f0 > 0.72 || f1 <= f0 || f1 >= 1 || !strings.HasSuffix(s, "about 4.0 s left") {
+		t.Errorf("decoding: bar %v then %v, %q", f0, f1, s)
+	}
+	if _, s := tr.Status(13500 * time.Millisecond); !strings.HasSuffix(s, "almost done") {
+		t.Errorf("decoding, nearly over: %q", s)
 	}
 }

@@ -37,8 +37,11 @@ func GenerateShortcuts() []fyne.Shortcut {
 type ShortcutEntry struct {
 	widget.Entry
 	onGenerate func()
-	scrollTo   fyne.Scrollable
-	render     *passRenderer
+	// PassOn, when set, is offered the custom shortcuts first (window-wide ones such as
+	// Ctrl+L, which a focused entry would swallow); it reports whether it took one.
+	PassOn   func(*desktop.CustomShortcut) bool
+	scrollTo fyne.Scrollable
+	render   *passRenderer
 }
 
 func NewShortcutEntry(multiLine bool, onGenerate func()) *ShortcutEntry {
@@ -57,6 +60,9 @@ func NewShortcutEntry(multiLine bool, onGenerate func()) *ShortcutEntry {
 func (e *ShortcutEntry) TypedShortcut(s fyne.Shortcut) {
 	if IsGenerateShortcut(s) && e.onGenerate != nil {
 		e.onGenerate()
+		return
+	}
+	if cs, ok := s.(*desktop.CustomShortcut); ok && e.PassOn != nil && e.PassOn(cs) {
 		return
 	}
 	if p, ok := s.(*fyne.ShortcutPaste); ok && e.MultiLine && p.Clipboard != nil {

@@ -92,6 +92,25 @@ func (z *ZoomImage) Offset() fyne.Position { return z.view.off }
 // Shown is the raster drawn now: the visible part of the image at screen resolution.
 func (z *ZoomImage) Shown() image.Image { return z.raster.Image }
 
+// View is the zoom: the scale (view units per image pixel), where the image's top-left
+// corner lies, and whether the image is fitted (the view then follows the widget's size).
+func (z *ZoomImage) View() (scale float32, off fyne.Position, fit bool) {
+	z.layoutView(z.Size())
+	return z.view.scale, z.view.off, z.view.fit
+}
+
+// SetView sets the zoom View reported (another view's, to show the same part of an image
+// of the same size), clamped to this widget's area.
+func (z *ZoomImage) SetView(scale float32, off fyne.Position, fit bool) {
+	if fit || scale <= 0 || isBad(scale) {
+		z.view = zoomView{fit: true}
+	} else {
+		z.view = zoomView{scale: scale, off: clampOffset(off, z.imgSize(), scale, z.Size())}
+	}
+	z.area = z.Size()
+	z.update()
+}
+
 // Fitted reports whether the whole image is fitted to the area.
 func (z *ZoomImage) Fitted() bool { return z.view.fit }
 

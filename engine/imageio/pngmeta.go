@@ -15,6 +15,7 @@ import (
 	"image/png"
 	"io"
 	"math"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -166,6 +167,10 @@ func (m *Metadata) UnmarshalJSON(b []byte) error {
 func (m Metadata) Parameters() string {
 	var b strings.Builder
 	b.WriteString(m.Prompt)
+	for _, a := range m.Adapters { // A1111's LoRA tags: <lora:name:strength>
+		name := strings.TrimSuffix(filepath.Base(a.File), filepath.Ext(a.File))
+		fmt.Fprintf(&b, " <lora:%s:%s>", name, strconv.FormatFloat(float64(a.Strength), 'g', -1, 32))
+	}
 	if m.NegativePrompt != "" {
 		b.WriteString("\nNegative prompt: ")
 		b.WriteString(m.NegativePrompt)

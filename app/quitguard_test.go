@@ -1,0 +1,81 @@
+package app
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+)
+
+// Issue 28 item 7: queuing jobs never moves the form (the queue took its lower half and
+// moved Generate by about 200 px); the jobs are in their own tab beside the gallery, whose
+// title counts them, each line with its size and seed.
+func TestQueueHasItsOwnPlace(t *testing.T) {
+	fake := newFakeGen()
+	fake.block = true
+	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
+	u := h.ui
+	h.win.Resize(laptopWindow)
+	root := h.win.Canvas().Content()
+	where := func() []fyne.Position {
+		relayout(root)
+		var out []fyne.Position
+		for _, o := range []fyne.CanvasObject{u.ctl.generate, u.ctl.seed, u.ctl.prompt} {
+			p, _, _ := shownRect(root, o)
+			out = append(out, p)
+		}
+		return out
+	}
+	test.Type(u.ctl.prompt, "first")
+	test.Tap(u.ctl.generate)
+	waitStarted(t, h, fake)
+	before := where()
+	for i := range 3 {
+		u.ctl.prompt.SetText(fmt.Sprint("job ", i))
+		test.Tap(u.run.queue.add)
+	}
+	h.settle()
+	if after := where(); !slices.Equal(before, after) {
+		t.Errorf("queuing moved the form: Generate, Seed, Prompt at %v, were %v", after, before)
+	}
+	if got := u.run.queue.tab.Text; got != "Queue (3)" {
+		t.Errorf("queue tab %q", got)
+	}
+	if l := u.run.queue.rows[0].label.Text; !strings.Contains(l, "×") || !strings.Contains(l, "seed ") {
+		t.Errorf("queue line %q has no size or seed", l)
+	}
+
+	// Issue 28 item 8: Cancel all asks first; "Keep them" keeps them.
+	test.Tap(u.run.queue.cancelAll)
+	h.tapDialogButton("Keep them")
+	if len(u.run.queue.jobs) != 3 || u.run.cur == nil {
+		t.Fatalf("after Keep them: %d queued, running %v", len(u.run.queue.jobs), u.run.cur != nil)
+	}
+
+	// Closing the window mid-run asks; "Keep making it" keeps the window and the run.
+	u.requestClose()
+	if u.quitDialog == nil || h.win.Canvas().Overlays().Top() == nil {
+		t.Fatal("closing mid-run did not ask")
+	}
+	h.tapDialogButton("Keep making it")
+	if u.run.cur == nil || !slices.Contains(fyne.CurrentApp().Driver().AllWindows(), h.win) {
+		t.Fatal("Keep making it stopped the run or closed the window")
+	}
+	test.Tap(u.run.queue.cancelAll)
+	h.tapDialogButton("Cancel all")
+	h.waitFor("the run to end", 10*time.Second, func() bool { return u.run.cur == nil })
+	if len(u.run.queue.jobs) != 0 || u.run.queue.tab.Text != "Queue" {
+		t.Errorf("after Cancel all: %d queued, tab %q", len(u.run.queue.jobs), u.run.queue.tab.Text)
+	}
+	u.quitDialog = nil
+	closed := false
+	u.closeWindow = func() { closed = true }
+	u.requestClose() // nothing runs: it closes at once
+	if u.quitDialog != nil || !closed {
+		t.Error("closing while idle asked, or did not close")
+	}
+}

@@ -1,0 +1,69 @@
+package app
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2/test"
+
+	"kleinbild/engine"
+	"kleinbild/internal/sysmem"
+)
+
+// Issue 28 item 10: a missing model folder is said in plain words, not as Go's "stat …: no
+// such file or directory", in the model settings and in the banner.
+func TestMissingFolderInPlainWords(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "gone")
+	_, err := engine.OpenModelSource(missing, engine.Overrides{})
+	if err == nil {
+		t.Fatal("a missing folder opened")
+	}
+	if msg := friendlyText(err); strings.Contains(msg, "stat ") || !strings.Contains(msg, missing+" does not exist") {
+		t.Errorf("friendlyText: %q", msg)
+	}
+	if r := sourceReport(engine.ModelInfo{}, err, sysmem.Status{}, false); strings.Contains(r, "no such file") {
+		t.Errorf("model settings: %q", r)
+	}
+	h := newHarness(t, t.TempDir(), "", nil)
+	_, err = os.Stat(missing)
+	h.ui.showError(err)
+	if msg := h.ui.errorText(); strings.Contains(msg, "stat ") || !strings.Contains(msg, "does not exist") {
+		t.Errorf("banner %q", msg)
+	}
+}
+
+// Issue 28 item 10: "Describe the image first." goes once a prompt is typed; the run's
+// grid says "1 image", not "1 images".
+func TestPromptMessageGoesAndPlural(t *testing.T) {
+	h := newHarness(t, t.TempDir(), tinyModel(t), newFakeGen().open)
+	u := h.ui
+	u.ctl.prompt.SetText("")
+	if _, ok := u.ctl.readForm(); ok || !u.ctl.promptErr.Visible() {
+		t.Fatal("an empty prompt was taken")
+	}
+	test.Type(u.ctl.prompt, "a lighthouse")
+	if u.ctl.promptErr.Visible() {
+		t.Errorf("the message %q stays after typing a prompt", u.ctl.promptErr.Text)
+	}
+	if imagesText(1) != "1 image" || imagesText(3) != "3 images" {
+		t.Errorf("imagesText: %q %q", imagesText(1), imagesText(3))
+	}
+}
+
+// Issue 28 item 10: the fit line says it counts the adapters switched on.
+func TestFitLineCountsAdapters(t *testing.T) {
+	h := newHarness(t, t.TempDir(), tinyModel(t), newFakeGen().open)
+	u := h.ui
+	u.ctl.prompt.SetText("a lighthouse")
+	h.addAdapter(goldenLoRA(t, "lora_kohya_r2_a1.safetensors"))
+	h.waitFor("the fit line with the adapter", 10*time.Second, func() bool {
+		return strings.Contains(u.ctl.fit.Text, "1 adapter included")
+	})
+	u.adapters.entries[0].on.SetChecked(false)
+	h.waitFor("the fit line without it", 10*time.Second, func() bool {
+		return u.ctl.fit.Text != "" && !strings.Contains(u.ctl.fit.Text, "adapter")
+	})
+}

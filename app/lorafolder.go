@@ -292,13 +292,11 @@ func readItem(path string, parse bool) (it loraItem) {
 		it.err = fmt.Errorf("a folder, not an adapter file")
 		return it
 	}
-	if parse {
-		a, err := lora.Open(path)
-		if err != nil {
+	if parse { // the header and shapes only: a listing does not load the factors
+		if it.sum, err = lora.Inspect(path); err != nil {
 			it.err = err
 			return it
 		}
-		it.sum = a.Summary()
 	}
 	if it.sha256, err = imageio.SHA256File(path); err != nil {
 		it.err = err

@@ -438,7 +438,7 @@ func readTensor(path, name string) ([]float32, []int, error) {
 		return nil, nil, err
 	}
 	out := make([]float32, t.Numel())
-	if err := t.ReadFloat32(out); err != nil {
+	if err := weights.Guard(path, func() error { return t.ReadFloat32(out) }); err != nil {
 		return nil, nil, err
 	}
 	return out, t.Shape, nil

@@ -144,7 +144,8 @@ func (c *embedCache) read(p, prompt string) ([]float32, bool) {
 		return nil, false
 	}
 	emb := make([]float32, t.Numel())
-	if t.ReadFloat32(emb) != nil {
+	// A cache file cut short by another program is a miss, not a crash.
+	if weights.Guard(p, func() error { return t.ReadFloat32(emb) }) != nil {
 		return nil, false
 	}
 	return emb, true

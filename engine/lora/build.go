@@ -53,11 +53,12 @@ func buildLoRA(g *group, alpha *float64, meta map[string]*peftConfig) ([]Term, e
 		}
 		return nil, fmt.Errorf("module %q has %s but no %s", g.stem, partNames[have], partNames[miss])
 	}
-	a, err := readMatrix(ta)
+	a, err := readMatrix(ta, g.shapesOnly)
 	if err != nil {
 		return nil, err
 	}
-	b, err := readMatrix(tb)
+	// A fused qkv's split depends on B's values (blockDiagonal): read even for shapes.
+	b, err := readMatrix(tb, g.shapesOnly && g.tg.split != splitQKV)
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +118,7 @@ func splitLoRAQKV(g *group, base Term, a, b Matrix) ([]Term, error) {
 		if diag {
 			k := r / 3
 			t.Rank = k
-			t.A = Matrix{Rows: k, Cols: a.Cols, Data: a.Data[j*k*a.Cols : (j+1)*k*a.Cols]}
+			t.A = rowsOf(a, j*k, k)
 			t.B = subMatrix(b, j*n, n, j*k, k)
 		} else {
 			t.A = a
@@ -151,8 +152,20 @@ func subMatrix(m Matrix, row, rows, col, cols int) Matrix {
 	return out
 }
 
+// rowsOf is rows [from, from+n) of m, a view (no data for a shapes-only m).
+func rowsOf(m Matrix, from, n int) Matrix {
+	out := Matrix{Rows: n, Cols: m.Cols}
+	if m.Data != nil {
+		out.Data = m.Data[from*m.Cols : (from+n)*m.Cols]
+	}
+	return out
+}
+
 // swapRows returns m with its two row halves exchanged.
 func swapRows(m Matrix) Matrix {
+	if m.Data == nil {
+		return m
+	}
 	h := m.Rows / 2 * m.Cols
 	out := Matrix{Rows: m.Rows, Cols: m.Cols, Data: make([]float32, 0, len(m.Data))}
 	out.Data = append(append(out.Data, m.Data[h:]...), m.Data[:h]...)
@@ -164,14 +177,14 @@ func readFactor(g *group, full, pa, pb part) (Factor, error) {
 	tf, ta, tb := g.parts[full], g.parts[pa], g.parts[pb]
 	switch {
 	case tf != nil && ta == nil && tb == nil:
-		m, err := readMatrix(tf)
+		m, err := readMatrix(tf, g.shapesOnly)
 		return Factor{Full: m}, err
 	case tf == nil && ta != nil && tb != nil:
-		a, err := readMatrix(ta)
+		a, err := readMatrix(ta, g.shapesOnly)
 		if err != nil {
 			return Factor{}, err
 		}
-		b, err := readMatrix(tb)
+		b, err := readMatrix(tb, g.shapesOnly)
 		if err != nil {
 			return Factor{}, err
 		}
@@ -250,7 +263,7 @@ func splitFactorRows(f Factor, n int) []Factor {
 	k := m.Rows / n
 	out := make([]Factor, n)
 	for j := range out {
-		part := Matrix{Rows: k, Cols: m.Cols, Data: m.Data[j*k*m.Cols : (j+1)*k*m.Cols]}
+		part := rowsOf(m, j*k, k)
 		if f.Decomposed() {
 			out[j] = Factor{A: part, B: f.B}
 		} else {
@@ -263,6 +276,9 @@ func splitFactorRows(f Factor, n int) []Factor {
 // joinFactorRows stacks two row parts of one factor (sharing B when decomposed).
 func joinFactorRows(x, y Factor) Factor {
 	join := func(a, b Matrix) Matrix {
+		if a.Data == nil {
+			return Matrix{Rows: a.Rows + b.Rows, Cols: a.Cols}
+		}
 		d := append(append(make([]float32, 0, len(a.Data)+len(b.Data)), a.Data...), b.Data...)
 		return Matrix{Rows: a.Rows + b.Rows, Cols: a.Cols, Data: d}
 	}

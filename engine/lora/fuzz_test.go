@@ -2,8 +2,10 @@ package lora
 
 import (
 	"os"
+	"reflect"
 	"testing"
 
+	"kleinbild/weights"
 	"kleinbild/weights/golden"
 )
 
@@ -28,6 +30,14 @@ func FuzzParseAdapter(f *testing.F) {
 		a, err := ParseBytes("fuzz.safetensors", data)
 		if err != nil {
 			return
+		}
+		// Inspect's header-only parse describes an adapter the full parse accepts alike.
+		if f, err := weights.ParseBytes("fuzz.safetensors", data); err == nil {
+			s, err := parseFile(f, true)
+			if err != nil || !reflect.DeepEqual(s.Summary(), a.Summary()) {
+				t.Fatalf("shapes-only parse: %v, %+v vs %+v", err, s, a.Summary())
+			}
+			f.Close()
 		}
 		_ = a.Check(layers, false)
 		_ = a.Summary()

@@ -35,7 +35,7 @@ type Factor struct {
 }
 
 // Decomposed reports whether the factor is stored as A·B.
-func (f *Factor) Decomposed() bool { return f.A.Data != nil }
+func (f *Factor) Decomposed() bool { return f.A.Rows > 0 }
 
 // Shape is the factor's [rows, cols].
 func (f *Factor) Shape() (rows, cols int) {
@@ -117,6 +117,26 @@ func Open(path string) (*Adapter, error) {
 	return a, nil
 }
 
+// Inspect describes the adapter file at path (Summary) from its header and its tensors'
+// shapes, without reading the factors (only the small B of a fused qkv adapter, whose split
+// depends on its values): a listing of large files costs little memory. Values that Open
+// would refuse (NaN) are not seen; Open still checks them.
+func Inspect(path string) (Summary, error) {
+	f, err := weights.OpenFile(path)
+	if err != nil {
+		return Summary{}, fmt.Errorf("lora: %w", err)
+	}
+	defer f.Close()
+	var a *Adapter
+	if gerr := weights.Guard(f.Path, func() error { a, err = parseFile(f, true); return nil }); gerr != nil {
+		return Summary{}, fmt.Errorf("lora: %w", gerr)
+	}
+	if err != nil {
+		return Summary{}, err
+	}
+	return a.Summary(), nil
+}
+
 // ParseBytes parses an adapter held in memory (tests, fuzzing); name is used in errors.
 func ParseBytes(name string, data []byte) (*Adapter, error) {
 	f, err := weights.ParseBytes(name, data)
@@ -134,10 +154,11 @@ func ParseBytes(name string, data []byte) (*Adapter, error) {
 
 // group is every tensor of one module key.
 type group struct {
-	stem  string
-	rule  prefixRule
-	tg    target
-	parts map[part]*weights.Tensor
+	stem       string
+	rule       prefixRule
+	tg         target
+	parts      map[part]*weights.Tensor
+	shapesOnly bool // Inspect: the factors' shapes, not their data
 }
 
 // Parse reads an open safetensors file as an adapter. Errors name the file and, where one is
@@ -146,14 +167,14 @@ type group struct {
 func Parse(f *weights.File) (*Adapter, error) {
 	var a *Adapter
 	var err error
-	if gerr := weights.Guard(f.Path, func() error { a, err = parseFile(f); return nil }); gerr != nil {
+	if gerr := weights.Guard(f.Path, func() error { a, err = parseFile(f, false); return nil }); gerr != nil {
 		return nil, fmt.Errorf("lora: %w", gerr)
 	}
 	return a, err
 }
 
-// parseFile is Parse, unguarded.
-func parseFile(f *weights.File) (*Adapter, error) {
+// parseFile is Parse, unguarded; shapesOnly reads no factor data (Inspect).
+func parseFile(f *weights.File, shapesOnly bool) (*Adapter, error) {
 	a := &Adapter{Path: f.Path, Metadata: f.Metadata}
 	groups := map[string]*group{}
 	var order []string
@@ -171,7 +192,7 @@ func parseFile(f *weights.File) (*Adapter, error) {
 				a.Unmatched = append(a.Unmatched, name)
 				continue
 			}
-			g = &group{stem: stem, rule: rule, tg: tg, parts: map[part]*weights.Tensor{}}
+			g = &group{stem: stem, rule: rule, tg: tg, parts: map[part]*weights.Tensor{}, shapesOnly: shapesOnly}
 			groups[stem] = g
 			order = append(order, stem)
 		}
@@ -244,14 +265,17 @@ func firstFew(names []string) string {
 }
 
 // readMatrix copies a 2-D float tensor, refusing other ranks, oversized dimensions and
-// non-finite values.
-func readMatrix(t *weights.Tensor) (Matrix, error) {
+// non-finite values; shapesOnly checks the shape and reads nothing (no Data).
+func readMatrix(t *weights.Tensor, shapesOnly bool) (Matrix, error) {
 	if len(t.Shape) != 2 {
 		return Matrix{}, fmt.Errorf("tensor %q has shape %v, want a matrix", t.Name, t.Shape)
 	}
 	r, c := t.Shape[0], t.Shape[1]
 	if r <= 0 || c <= 0 || r > maxDim || c > maxDim {
 		return Matrix{}, fmt.Errorf("tensor %q has shape %v, outside 1..%d", t.Name, t.Shape, maxDim)
+	}
+	if shapesOnly {
+		return Matrix{Rows: r, Cols: c}, nil
 	}
 	data, err := t.Float32()
 	if err != nil {

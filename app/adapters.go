@@ -36,6 +36,7 @@ type adaptersSection struct {
 	estimateSoon, formChanged func()
 	entries                   []*adapterEntry
 	list                      *fyne.Container
+	upper                     *fyne.Container // list, err and hint: what grows above the LoRA folder
 	hint                      *widget.RichText
 	err                       *widget.Label
 	folder                    loraFolder
@@ -71,9 +72,10 @@ func (s *adaptersSection) build() fyne.CanvasObject {
 	s.list = container.NewVBox()
 	s.hint = hint("LoRA or LoKr files (.safetensors) change the model's style or subject; each has a strength, negative to push away. Drop them onto the window, press Add…, or pick them from your LoRA folder.")
 	s.err = fieldError()
+	s.upper = container.NewVBox(s.list, s.err, s.hint)
 	return container.NewVBox(
 		container.NewBorder(nil, nil, nil, add, sectionTitle("Adapters")),
-		s.list, s.err, s.hint, s.folder.build(s))
+		s.upper, s.folder.build(s))
 }
 
 // showAdd opens the chooser for adapter files (several can be ticked), in the folder
@@ -144,6 +146,12 @@ func (s *adaptersSection) showErr(err error) {
 // are shown under the list (and, with loud, in the banner). The channel is closed once the
 // result is applied.
 func (s *adaptersSection) addFiles(paths []string, loud bool) <-chan struct{} {
+	return s.addFilesThen(paths, loud, nil)
+}
+
+// addFilesThen is addFiles; then, when set, runs on the UI goroutine right after the
+// adapters are added (before the window is drawn again).
+func (s *adaptersSection) addFilesThen(paths []string, loud bool, then func()) <-chan struct{} {
 	done := make(chan struct{})
 	sh := s.sh
 	sh.bg.Add(1)
@@ -154,6 +162,9 @@ func (s *adaptersSection) addFiles(paths []string, loud bool) <-chan struct{} {
 			defer close(done)
 			for _, a := range loaded {
 				s.add(a, settings.Adapter{Path: a.Path, Strength: 1}, true)
+			}
+			if then != nil {
+				then()
 			}
 			s.showErr(err)
 			if err != nil && loud {

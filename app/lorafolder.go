@@ -54,7 +54,7 @@ const (
 func (f *loraFolder) build(s *adaptersSection) fyne.CanvasObject {
 	f.s = s
 	f.dirLabel = widget.NewLabel("")
-	f.dirLabel.Truncation = fyne.TextTruncateEllipsis
+	f.dirLabel.Wrapping = fyne.TextWrapWord // "None: choose the folder that h…" was cut off
 	f.dirLabel.SizeName = theme.SizeNameCaptionText
 	choose := widget.NewButtonWithIcon("Choose…", theme.FolderOpenIcon(), f.choose)
 	choose.Importance = widget.LowImportance
@@ -209,7 +209,7 @@ func (f *loraFolder) row(it loraItem) fyne.CanvasObject {
 	}
 	title := widget.NewLabel(name)
 	title.Truncation = fyne.TextTruncateEllipsis
-	add := widget.NewButtonWithIcon("", theme.ContentAddIcon(), func() { f.s.addFiles([]string{it.path}, false) })
+	add := widget.NewButtonWithIcon("", theme.ContentAddIcon(), func() { f.s.addFromFolder(it.path) })
 	add.Importance = widget.LowImportance
 	info := describeAdapter(it.sum)
 	if name != file {

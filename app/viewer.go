@@ -223,13 +223,6 @@ func (l infoBelow) MinSize(objs []fyne.CanvasObject) fyne.Size {
 	return m
 }
 
-// actionButton is a low-key button with an icon and a label.
-func actionButton(label string, icon fyne.Resource, tapped func()) *widget.Button {
-	b := widget.NewButtonWithIcon(label, icon, tapped)
-	b.Importance = widget.LowImportance
-	return b
-}
-
 // buildSetupGuide is shown while no usable model is configured.
 func (v *viewer) buildSetupGuide() fyne.CanvasObject {
 	logo := canvas.NewImageFromResource(resources.Icon)

@@ -67,7 +67,7 @@ func Run(opts app.Options) error {
 
 	fitScreen := func() {
 		work := workArea(w.Canvas().Scale())
-		want := rememberedSize(a.Preferences(), work)
+		want := startSize(a.Preferences(), work)
 		if s := fitWindow(want, work, fyne.NewSize(640, 400)); s != w.Canvas().Size() {
 			w.Resize(s)
 			w.CenterOnScreen()

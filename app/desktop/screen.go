@@ -70,6 +70,17 @@ func rememberedSize(p fyne.Preferences, work fyne.Size) fyne.Size {
 	return fyne.NewSize(float32(w), float32(h))
 }
 
+// startSize is the size to open at on the usable screen work: the remembered size for
+// that screen, else the default, grown to three quarters of a large screen (2560×1440 got
+// the 1280×700 meant for a laptop).
+func startSize(p fyne.Preferences, work fyne.Size) fyne.Size {
+	want := rememberedSize(p, work)
+	if want == defaultWindow && work.Width > 0 && work.Height > 0 {
+		want = want.Max(fyne.NewSize(work.Width*3/4, work.Height*3/4))
+	}
+	return want
+}
+
 // saveSize remembers the window size s, on the usable screen work (zero when unknown), for
 // the next start.
 func saveSize(p fyne.Preferences, s, work fyne.Size) {

@@ -39,4 +39,11 @@ func TestRememberedSizeOnAnotherScreen(t *testing.T) {
 	if got := rememberedSize(p, fyne.Size{}); got != fyne.NewSize(1008, 552) {
 		t.Errorf("screen unknown: %v", got)
 	}
+	// On the large screen the window opens at three quarters of it.
+	if got := startSize(p, fyne.NewSize(2560, 1400)); got != fyne.NewSize(1920, 1050) {
+		t.Errorf("start on the larger screen: %v", got)
+	}
+	if got := startSize(p, small); got != fyne.NewSize(1008, 552) {
+		t.Errorf("start on the same screen: %v", got)
+	}
 }

@@ -52,12 +52,10 @@ func (m *Model) Generate(ctx context.Context, req Request, progress func(Progres
 type weightsChanged struct{ err error }
 
 // generate runs one request for Generate, which watches the weight files (weightwatch.go).
-// progress (may be nil) is called from the generating goroutine.
-// The context is checked before every transformer block, so cancellation is prompt. All
-// tensor math runs on the model's backend; the host reads the latents back once per step
-// (for the preview) and the image at the end. The stages: the plan (plan.go, with the
-// reference images read: references.go), the text (text.go), the references through the
-// VAE encoder (references.go), the sampler (sample.go) and the decoder (decode.go).
+// It checks the request once (CheckRequest), before any file is read. The stages: the plan
+// (plan.go, with the reference images read: references.go), the text (text.go), the
+// references through the VAE encoder (references.go), the sampler (sample.go) and the
+// decoder (decode.go).
 // Inpainting (Request.Image, inpaintinput.go) runs through the same stages: the prepared
 // image is the first reference, the sampler starts from its noised latents and blends
 // the kept region back after every step, and the decoded picture is finished by

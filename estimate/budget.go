@@ -275,7 +275,8 @@ func plan(m Model, req Request) (engine.Plan, error) {
 		}
 		refs = append(refs, image.Pt(w, h))
 	}
-	ereq := engine.Request{WidthPx: req.WidthPx, HeightPx: req.HeightPx, Steps: req.Steps, Guidance: req.Guidance, References: make([]string, n)}
+	// The references are counted above and sized here: the plan needs no paths for them.
+	ereq := engine.Request{WidthPx: req.WidthPx, HeightPx: req.HeightPx, Steps: req.Steps, Guidance: req.Guidance}
 	p, err := engine.NewPlan(ereq, m.Distilled, refs)
 	if err != nil {
 		return engine.Plan{}, err

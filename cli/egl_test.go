@@ -40,6 +40,14 @@ func TestBrokenEGLCommands(t *testing.T) {
 			t.Errorf("devices: no CPU backend listed:\n%s", out)
 		}
 	}
+	// No Vulkan driver at all: the CPU backends and a note saying why no GPU shows.
+	cmd := exec.Command(os.Args[0], "-test.run=^TestBrokenEGLCommands$", "-test.count=1")
+	cmd.Env = append(os.Environ(), envEGLChild+"=devices", "VK_ICD_FILENAMES=/nonexistent.json", "VK_DRIVER_FILES=/nonexistent.json")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "\npurego\tcpu") ||
+		(!strings.Contains(string(out), "webgpu:") && !strings.Contains(string(out), "Note: no GPU: ")) {
+		t.Errorf("devices without a Vulkan driver: %v\n%s", err, tail(string(out)))
+	}
 }
 
 func tail(s string) string {

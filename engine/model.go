@@ -112,8 +112,9 @@ func (m *Model) loadDenoiser() error {
 // unloadDenoiser frees the transformer and the VAE before the text encoder runs on a device
 // backend (one that copies weights into its own memory), so that the device holds the
 // encoder or the transformer and VAE, not both, unless its memory holds them all
-// (residentOnDevice): its peak is the larger of the two plus activations. encodeText loads them back once the encoder is released. On
-// the CPU backends the weights are views of the mapped files and stay.
+// (residentOnDevice): its peak is the larger of the two plus activations. encodeText loads
+// them back once the encoder is released. On the CPU backends the weights are views of the
+// mapped files and stay.
 func (m *Model) unloadDenoiser() {
 	if m.b.Info().Kind != gpu.KindCPU && !residentOnDevice(m.b.Info(), m.info.WeightBytes) {
 		_ = m.closeDenoiser() // a failure to unmap leaves nothing to undo: the tensors are freed

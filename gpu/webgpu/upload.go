@@ -119,7 +119,8 @@ func (b *Backend) submitStaged() {
 	b.queue.Submit(cmd)
 	cmd.Release()
 	m := newMarker(b.queue)
-	if m == nil { // no completion callbacks on this platform: the next submit waits
+	if m == nil { // no completion callbacks here: wait for this submission now
+		b.dev.Poll(true, nil)
 		return
 	}
 	b.up.flight = append(b.up.flight, stagedBatch{done: m, bytes: bytes})

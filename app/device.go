@@ -178,6 +178,18 @@ func (m *modelSettings) fallBackToCPU(msg string) {
 	m.deviceChanged()
 }
 
+// deviceChoice is the device the user chose ("" automatic), whatever a fallback says.
+func (m *modelSettings) deviceChoice() string { return m.dev.choice }
+
+// useCPU makes the next generations use the CPU because the GPU cannot run them (reason),
+// as fallBackToCPU does after a failure, and says so (UI goroutine).
+func (m *modelSettings) useCPU(reason string) {
+	m.dev.fallback = reason
+	m.sh.banner.show(fmt.Sprintf("%s. Generations use the CPU until you choose a device in the model settings.", reason), false)
+	m.refreshDeviceSelect()
+	m.deviceChanged()
+}
+
 // chooseDevice makes id ("" automatic) the device of the next generations and remembers it;
 // it ends a CPU fallback.
 func (m *modelSettings) chooseDevice(id string) {

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -186,7 +187,7 @@ func (f *fitLine) estimateFor(req estimate.Request) (estimate.Report, bool) {
 // (estimate.CheckDevice): the run would fail in its first step.
 func onDeviceLimits(rep estimate.Report, m estimate.Model, req estimate.Request, d backends.Device) estimate.Report {
 	if err := estimate.CheckDevice(m, req, d.Info); err != nil {
-		rep.Verdict = estimate.DoesNotFit
+		rep.Verdict, rep.OverDeviceLimits = estimate.DoesNotFit, true
 		rep.Message = fmt.Sprintf("Does not fit on %s: %s in the model settings.", d.ID, err)
 	}
 	return rep
@@ -339,9 +340,16 @@ func (f *fitLine) confirmJob(j *job, verb string, run func()) {
 }
 
 // ask shows the "may not fit" dialog for rep with msg when it does not fit, else runs run.
+// A size over the GPU's limits never starts there (it would fail in its first step): on
+// the automatic device the dialog offers the CPU (askCPU), on a GPU the user chose it only
+// says why.
 func (f *fitLine) ask(rep estimate.Report, ok bool, msg, verb string, run func()) {
 	if !ok || rep.Verdict != estimate.DoesNotFit {
 		run()
+		return
+	}
+	if rep.OverDeviceLimits {
+		f.askCPU(msg, verb, run)
 		return
 	}
 	d := dialog.NewConfirm("This may not fit in memory", msg+"\n\n"+verb+" anyway?", func(yes bool) {
@@ -350,6 +358,24 @@ func (f *fitLine) ask(rep estimate.Report, ok bool, msg, verb string, run func()
 		}
 	}, f.sh.win)
 	d.SetConfirmText(verb + " anyway")
+	d.SetDismissText("Cancel")
+	d.Show()
+}
+
+// askCPU is ask for a size over the GPU's limits: with the automatic device choice it
+// offers to run on the CPU (useCPU, until a device is chosen again), else it explains.
+func (f *fitLine) askCPU(msg, verb string, run func()) {
+	if f.chosen.deviceChoice() != "" {
+		dialog.NewInformation("Too large for this GPU", msg, f.sh.win).Show()
+		return
+	}
+	d := dialog.NewConfirm("Too large for the GPU", msg+"\n\n"+verb+" on the CPU instead (slower)?", func(yes bool) {
+		if yes {
+			f.useCPU(strings.TrimSuffix(msg, "."))
+			run()
+		}
+	}, f.sh.win)
+	d.SetConfirmText(verb + " on the CPU")
 	d.SetDismissText("Cancel")
 	d.Show()
 }

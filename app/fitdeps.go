@@ -20,6 +20,9 @@ type fitDeps struct {
 	loaded func(key, device string) bool
 	// relayout lays the side panel out again after the line changed.
 	relayout func()
+	// useCPU moves the generations to the CPU until a device is chosen again, saying why
+	// (modelSettings.useCPU).
+	useCPU func(reason string)
 	// busy reports whether a generation runs: the calibration waits for its end (measured
 	// beside a run, on the same cores, attention came out 50× slow and was stored so).
 	busy func() bool
@@ -47,5 +50,7 @@ type fitModel interface {
 	// usableSource is the model as read when chosen; nil when unusable or unset.
 	usableSource() engine.Source
 	effectiveDevice() string
+	// deviceChoice is the device the user chose, "" for the automatic choice.
+	deviceChoice() string
 	deviceFor(id string) (backends.Device, bool)
 }

@@ -23,7 +23,7 @@ func (u *UI) wire() {
 	u.fit = fitLine{sh: sh, calibrate: u.opts.calibrate, fitDeps: fitDeps{
 		form: &u.ctl, refCount: func() int { return len(u.refs.paths) }, adapters: u.adapters.stack,
 		shapesChanged: u.adapters.setModel, chosen: &u.model, loaded: u.run.modelLoaded,
-		relayout: func() { u.ctl.box.Refresh() }, busy: running,
+		relayout: func() { u.ctl.box.Refresh() }, busy: running, useCPU: u.model.useCPU,
 	}}
 	u.refs = refsSection{sh: sh, estimateSoon: estimateSoon, showAdded: u.ctl.scrollToEnd}
 	u.adapters = adaptersSection{sh: sh, estimateSoon: estimateSoon, formChanged: u.ctl.formChanged}

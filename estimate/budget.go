@@ -121,6 +121,10 @@ type Report struct {
 	Verdict Verdict
 	// Message explains the verdict in plain words, with the numbers that matter.
 	Message string
+	// OverDeviceLimits is set (by the front end, with CheckDevice) when a buffer of the
+	// request exceeds the GPU's limits: the run would fail in its first step, so it must
+	// not start on that device, even if the user agrees.
+	OverDeviceLimits bool
 
 	// PeakBytes is the memory to keep everything resident: the weights a generation touches
 	// (transformer, VAE, and the text encoder's running layers unless the prompt is cached)

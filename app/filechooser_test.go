@@ -13,6 +13,8 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
+
+	"kleinbild/app/widgets"
 )
 
 // fakeHome points HOME and XDG_CONFIG_HOME at a new folder with a Pictures folder named in
@@ -36,6 +38,8 @@ func fakeHome(t *testing.T) (home, pictures string) {
 func entryWithText(o fyne.CanvasObject, text string) bool {
 	switch v := o.(type) {
 	case *widget.Entry:
+		return v.Text == text
+	case *widgets.EscapeEntry:
 		return v.Text == text
 	case *fyne.Container:
 		for _, c := range v.Objects {

@@ -64,6 +64,9 @@ func (p Plan) phases() [5]struct {
 // report; a plan of zero total is ignored).
 func (t *Tracker) SetPlan(p Plan) { t.plan = p }
 
+// HasPlan reports whether the tracker has a plan to go by.
+func (t *Tracker) HasPlan() bool { return t.plan.total() > 0 }
+
 // SetActivity names the work under way before the engine reports (text, such as
 // "Checking the reference images…"), done the fraction of it finished (0..1; the bar
 // moves within the loading part). The engine's first report replaces it.

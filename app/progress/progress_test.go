@@ -98,6 +98,9 @@ func TestPromptTimeLeftFromTheFirstReport(t *testing.T) {
 // read or at step 1 of 4.
 func TestPlanTimeLeft(t *testing.T) {
 	var tr Tracker
+	if tr.HasPlan() {
+		t.Error("a new tracker has a plan")
+	}
 	tr.SetPlan(Plan{Encode: 2 * time.Second, Denoise: 8 * time.Second, Decode: 4 * time.Second})
 	tr.Update(engine.Progress{Phase: engine.PhaseEncoding, Blocks: 36}, 0)
 	if _, s := tr.Status(time.Second); !strings.HasSuffix(s, "about 13 s left") {

@@ -26,6 +26,8 @@ type Tracker struct {
 	lastAt       time.Duration
 	denoiseStart time.Duration
 	denoising    bool
+	decodeStart  time.Duration
+	decoding     bool
 	encodeStart  time.Duration
 	encodeFrom   float64 // the fraction of the layers read at encodeStart
 	encoding     bool
@@ -168,6 +170,14 @@ func (t *Tracker) Update(p engine.Progress, now time.Duration) {
 			within = (float64(max(p.Step-1, 0)) + within) / float64(p.Steps)
 		}
 		t.setLeft(within, now-t.denoiseStart)
+	case engine.PhaseDecoding:
+		// Decoding's own pace, once its first blocks are done.
+		if !t.decoding {
+			t.decoding, t.decodeStart = true, now
+		}
+		if t.plan.total() > 0 {
+			t.setLeft(within, now-t.decodeStart)
+		}
 	}
 	lo, hi := t.span(p.Phase)
 	t.frac = lo + (hi-lo)*min(max(within, 0), 1)

@@ -137,3 +137,16 @@ func TestPlanTimeLeft(t *testing.T) {
 		t.Errorf("decoding at its own pace: %q", s)
 	}
 }
+
+// The first step's warm-up does not set the pace: from the second step on the time left
+// is measured from there (a slow first step made "about 1 min 49 s left" of a run that
+// ended 27 s later).
+func TestPaceFromTheSecondStep(t *testing.T) {
+	var tr Tracker
+	tr.Update(engine.Progress{Phase: engine.PhaseDenoise, Step: 1, Steps: 4}, 0)
+	tr.Update(engine.Progress{Phase: engine.PhaseDenoise, Step: 2, Steps: 4}, 12*time.Second) // a 12 s first step
+	tr.Update(engine.Progress{Phase: engine.PhaseDenoise, Step: 2, Steps: 4, Block: 10, Blocks: 10}, 13*time.Second)
+	if _, s := tr.Status(13 * time.Second); !strings.HasSuffix(s, "about 2.0 s left") {
+		t.Errorf("after a slow first step and a 1 s second one: %q", s)
+	}
+}

@@ -501,6 +501,9 @@ func (rn *runner) showProgress(r *runState, p engine.Progress) {
 	if rn.cur != r {
 		return
 	}
+	if !r.tracker.HasPlan() { // the estimate may have come (the calibration) since the image started
+		r.tracker.SetPlan(rn.fit.phasePlan(r.job, r.index == 0))
+	}
 	r.tracker.Update(p, time.Since(r.start))
 	if p.Preview != nil && rn.view.followsRun() {
 		rn.view.setImage(p.Preview)

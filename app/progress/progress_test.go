@@ -98,6 +98,9 @@ func TestPromptTimeLeftFromTheFirstReport(t *testing.T) {
 // read or at step 1 of 4.
 func TestPlanTimeLeft(t *testing.T) {
 	var tr Tracker
+	if tr.HasPlan() {
+		t.Error("a new tracker has a plan")
+	}
 	tr.SetPlan(Plan{Encode: 2 * time.Second, Denoise: 8 * time.Second, Decode: 4 * time.Second})
 	tr.Update(engine.Progress{Phase: engine.PhaseEncoding, Blocks: 36}, 0)
 	if _, s := tr.Status(time.Second); !strings.HasSuffix(s, "about 13 s left") {
@@ -127,5 +130,23 @@ func TestPlanTimeLeft(t *testing.T) {
 	}
 	if _, s := tr.Status(13500 * time.Millisecond); !strings.HasSuffix(s, "almost done") {
 		t.Errorf("decoding, nearly over: %q", s)
+	}
+	// Decoding faster than planned: half its blocks in 1 s leave about 1 s, not the plan's 2.
+	tr.Update(engine.Progress{Phase: engine.PhaseDecoding, Block: 2, Blocks: 4}, 11*time.Second)
+	if _, s := tr.Status(11 * time.Second); strings.Contains(s, "about 2.0 s left") || !strings.Contains(s, "Decoding") {
+		t.Errorf("decoding at its own pace: %q", s)
+	}
+}
+
+// The first step's warm-up does not set the pace: from the second step on the time left
+// is measured from there (a slow first step made "about 1 min 49 s left" of a run that
+// ended 27 s later).
+func TestPaceFromTheSecondStep(t *testing.T) {
+	var tr Tracker
+	tr.Update(engine.Progress{Phase: engine.PhaseDenoise, Step: 1, Steps: 4}, 0)
+	tr.Update(engine.Progress{Phase: engine.PhaseDenoise, Step: 2, Steps: 4}, 12*time.Second) // a 12 s first step
+	tr.Update(engine.Progress{Phase: engine.PhaseDenoise, Step: 2, Steps: 4, Block: 10, Blocks: 10}, 13*time.Second)
+	if _, s := tr.Status(13 * time.Second); !strings.HasSuffix(s, "about 2.0 s left") {
+		t.Errorf("after a slow first step and a 1 s second one: %q", s)
 	}
 }

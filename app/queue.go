@@ -28,10 +28,13 @@ type queueRow struct {
 	label    *widget.Label
 	remove   *widgets.TipButton
 	up, down *widgets.TipButton // move the job earlier or later (queueorder.go)
+	// open puts the job back into the form and takes it out of the queue (onOpen).
+	open *widgets.TipButton
 }
 
 // jobQueue holds the jobs lined up behind the running one and shows them under the
-// Generate button, each with ↑ ↓ to reorder it and a ✕ to take it out, and Cancel all.
+// Generate button, each with its size, seed and count, ↑ ↓ to reorder it, an Edit button
+// that opens it back into the form and a ✕ to take it out, and Cancel all.
 // The queue is saved in the data folder and comes back, paused, on the next start
 // (queuepersist.go). After a failure that would fail the next jobs too the queue is paused: the jobs stay
 // until the user resumes it.
@@ -64,6 +67,9 @@ type jobQueue struct {
 	tabs *container.AppTabs
 	// confirm asks before Cancel all empties the queue (dialog.ShowConfirm; tests replace it).
 	confirm func(title, msg string, ok func())
+	// onOpen is a row's Edit: it puts the job's settings into the form and removes it
+	// (UI.openJob); nil leaves the button disabled.
+	onOpen func(j *job)
 }
 
 // newJobQueue builds the queue's widgets; onAdd is the "Add to queue" button's action and
@@ -187,8 +193,9 @@ func (q *jobQueue) newRow(i int, j *job) fyne.CanvasObject {
 	x := widgets.NewTipButton(q.tips, theme.CancelIcon(), "Remove from the queue", func() { q.remove(j) })
 	row := queueRow{job: j, label: l, remove: x}
 	row.up, row.down = q.moveButtons(i, j)
+	row.open = q.openButton(j)
 	q.rows = append(q.rows, row)
-	return container.NewBorder(nil, nil, nil, container.NewHBox(row.up, row.down, x), l)
+	return container.NewBorder(nil, nil, nil, container.NewHBox(row.open, row.up, row.down, x), l)
 }
 
 // refresh rebuilds the rows from the jobs.
@@ -219,8 +226,12 @@ func (q *jobQueue) refresh() {
 	q.box.Show()
 }
 
-// queueLine is a job's line in the queue: its label (prompt, size, count) and its seed, so
-// that jobs of the same prompt can be told apart.
+// queueLine is a job's line in the queue: its label (prompt, size, count) and its seed (the
+// seeds of its images where it makes several), so that jobs of the same prompt can be told
+// apart.
 func queueLine(j *job) string {
+	if j.Count > 1 {
+		return fmt.Sprintf("%s · seeds %d–%d", j.Label(), j.Req.Seed, j.Req.Seed+uint64(j.Count-1))
+	}
 	return fmt.Sprintf("%s · seed %d", j.Label(), j.Req.Seed)
 }

@@ -36,18 +36,22 @@ func (g *Gallery) Find(f Filter) []Entry {
 	words := strings.Fields(strings.ToLower(f.Text))
 	g.mu.RLock()
 	defer g.mu.RUnlock()
-	out := make([]Entry, 0, len(g.items))
+	kept := make([]*Entry, 0, len(g.items))
 	for _, e := range g.items {
 		if f.keeps(e) && matchAll(e.search, words) {
-			out = append(out, *e)
+			kept = append(kept, e)
 		}
 	}
 	switch f.Order {
 	case OrderOldest:
-		slices.Reverse(out)
+		slices.Reverse(kept)
 	case OrderPrompt:
-		// Stable: images of one prompt stay newest first.
-		slices.SortStableFunc(out, func(a, b Entry) int { return comparePrompts(a.promptKey(), b.promptKey()) })
+		// Stable: images of one prompt stay newest first. (Pointers: cheap to move.)
+		slices.SortStableFunc(kept, func(a, b *Entry) int { return comparePrompts(a.promptKey(), b.promptKey()) })
+	}
+	out := make([]Entry, len(kept))
+	for i, e := range kept {
+		out[i] = *e
 	}
 	return out
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"image"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -86,6 +88,16 @@ func TestFindOrderAndFilters(t *testing.T) {
 
 func TestFacets(t *testing.T) {
 	g := sortedGallery(t, time.Now())
+	// The index holds what the filters need: with the PNGs gone they still work.
+	pngs, _ := filepath.Glob(filepath.Join(g.Dir(), "*.png"))
+	for _, p := range pngs {
+		if err := os.Remove(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(g.Find(Filter{Model: "klein-9b", Order: OrderPrompt})); n != 2 {
+		t.Errorf("found %d klein-9b images", n)
+	}
 	f := g.Facets()
 	if got := fmt.Sprint(f.Models); got != "[klein-4b klein-9b]" {
 		t.Errorf("models %s", got)
@@ -121,5 +133,24 @@ func TestOrderNames(t *testing.T) {
 	}
 	if ParseOrder("bogus") != OrderNewest || ParseOrder("") != OrderNewest || Order(9).String() != "newest" {
 		t.Error("an unknown order is not newest")
+	}
+}
+
+// BenchmarkFind2000 filters and sorts a gallery of 2000 images by prompt (in memory: the
+// index holds the metadata).
+func BenchmarkFind2000(b *testing.B) {
+	g := &Gallery{byFile: map[string]*Entry{}}
+	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range 2000 {
+		g.insertLocked(&Entry{File: fmt.Sprintf("%04d.png", i), HasMeta: true, Meta: imageio.Metadata{
+			Prompt: fmt.Sprintf("prompt %d of a castle", (i*7919)%2000), Model: []string{"klein-4b", "klein-9b"}[i%2],
+			Width: 512 + 64*(i%3), Height: 512, Created: t0.Add(time.Duration(i) * time.Minute)}})
+	}
+	g.sortLocked()
+	f := Filter{Text: "castle", Model: "klein-4b", Since: t0.Add(time.Hour), Order: OrderPrompt}
+	for b.Loop() {
+		if len(g.Find(f)) == 0 {
+			b.Fatal("nothing found")
+		}
 	}
 }

@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -65,6 +66,8 @@ type jobQueue struct {
 	// tab is the queue's tab beside the gallery (its title counts the jobs), in tabs.
 	tab  *container.TabItem
 	tabs *container.AppTabs
+	// empty is the tab's hint while nothing is queued (hidden under the rows otherwise).
+	empty fyne.CanvasObject
 	// confirm asks before Cancel all empties the queue (dialog.ShowConfirm; tests replace it).
 	confirm func(title, msg string, ok func())
 	// onOpen is a row's Edit: it puts the job's settings into the form and removes it
@@ -104,10 +107,11 @@ func newJobQueue(tips *widgets.TipLayer, onAdd, onResume func()) *jobQueue {
 // item 7: the queue took the lower half of the form and a click meant for Seed landed in
 // it).
 func (q *jobQueue) buildTab(tabs *container.AppTabs) *container.TabItem {
-	empty := hintAligned("Nothing is queued. While an image is being made, Add to queue (beside Generate) lines up more.",
-		fyne.TextAlignCenter)
+	q.empty = container.NewPadded(hintAligned("Nothing is queued. While an image is being made, Add to queue (beside Generate) lines up more.",
+		fyne.TextAlignCenter))
 	q.tab = container.NewTabItemWithIcon("Queue", theme.ListIcon(),
-		container.NewStack(container.NewPadded(empty), container.NewPadded(q.box)))
+		container.NewStack(q.empty, container.NewPadded(q.box)))
+	q.showEmpty()
 	q.tabs = tabs
 	return q.tab
 }
@@ -187,7 +191,7 @@ const queueRowsShown = 3
 
 // newRow makes the row of j, the queue's i-th job, and appends it to rows.
 func (q *jobQueue) newRow(i int, j *job) fyne.CanvasObject {
-	l := widget.NewLabel("")
+	l := widget.NewLabel(fmt.Sprintf("%d. %s", i+1, queueLine(j)))
 	l.Truncation = fyne.TextTruncateEllipsis
 	l.SizeName = theme.SizeNameCaptionText
 	x := widgets.NewTipButton(q.tips, theme.CancelIcon(), "Remove from the queue", func() { q.remove(j) })
@@ -212,9 +216,9 @@ func (q *jobQueue) refresh() {
 	q.list.RemoveAll()
 	for i, j := range q.jobs {
 		q.list.Add(q.newRow(i, j))
-		q.rows[i].label.SetText(fmt.Sprintf("%d. %s", i+1, queueLine(j)))
 	}
 	q.retitle()
+	q.showEmpty()
 	if q.changed != nil {
 		q.changed(q.jobs)
 	}
@@ -226,12 +230,28 @@ func (q *jobQueue) refresh() {
 	q.box.Show()
 }
 
-// queueLine is a job's line in the queue: its label (prompt, size, count) and its seed (the
-// seeds of its images where it makes several), so that jobs of the same prompt can be told
-// apart.
+// queueLine is a job's text in the queue, on lines of its own so that a long prompt never
+// hides the rest: its label (prompt; size, count) and its seed (on a third line the seeds
+// of its images where it makes several), so that jobs of the same prompt can be told apart.
 func queueLine(j *job) string {
-	if j.Count > 1 {
-		return fmt.Sprintf("%s · seeds %d–%d", j.Label(), j.Req.Seed, j.Req.Seed+uint64(j.Count-1))
+	label := j.Label()
+	if prompt := jobs.Ellipsize(j.Req.Prompt, 32) + " · "; strings.HasPrefix(label, prompt) {
+		label = strings.TrimSuffix(prompt, " · ") + "\n" + label[len(prompt):]
 	}
-	return fmt.Sprintf("%s · seed %d", j.Label(), j.Req.Seed)
+	if j.Count > 1 {
+		return fmt.Sprintf("%s\nseeds %d–%d", label, j.Req.Seed, j.Req.Seed+uint64(j.Count-1))
+	}
+	return fmt.Sprintf("%s · seed %d", label, j.Req.Seed)
+}
+
+// showEmpty shows the tab's hint while nothing is queued.
+func (q *jobQueue) showEmpty() {
+	if q.empty == nil {
+		return
+	}
+	if len(q.jobs) == 0 {
+		q.empty.Show()
+	} else {
+		q.empty.Hide()
+	}
 }

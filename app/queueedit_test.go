@@ -1,7 +1,6 @@
 package app
 
 import (
-	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2/test"
@@ -28,10 +27,15 @@ func TestQueueJobOpensIntoForm(t *testing.T) {
 	q.push(other)
 	q.push(j)
 	q.push(inpaint)
-	if got := q.rows[1].label.Text; !strings.Contains(got, "320×192") || !strings.Contains(got, "3 images") || !strings.Contains(got, "seeds 41–43") {
+	// The prompt, the size and count, and the seeds have lines of their own, so that a long
+	// prompt hides none of them.
+	if got := q.rows[1].label.Text; got != "2. a lighthouse\n320×192 · 3 images\nseeds 41–43" {
 		t.Errorf("line %q", got)
 	}
-	if got := q.rows[0].label.Text; !strings.HasSuffix(got, "256×256 · seed 5") {
+	if q.empty.Visible() {
+		t.Error("the empty queue's hint shows under the jobs")
+	}
+	if got := q.rows[0].label.Text; got != "1. other\n256×256 · seed 5" {
 		t.Errorf("single job's line %q", got)
 	}
 	if q.rows[1].open.Disabled() || !q.rows[2].open.Disabled() {
@@ -60,5 +64,9 @@ func TestQueueJobOpensIntoForm(t *testing.T) {
 	q.rows[1].open.OnTapped()
 	if len(q.jobs) != 2 {
 		t.Errorf("the inpainting job left the queue")
+	}
+	q.clear()
+	if !q.empty.Visible() {
+		t.Error("the empty queue shows no hint")
 	}
 }

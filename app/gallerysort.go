@@ -1,8 +1,8 @@
 package app
 
 import (
-	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"kleinbild/app/gallery"
+	"kleinbild/app/widgets"
 )
 
 // sortLabels are the gallery's sort orders as its Select names them, in gallery.Order's
@@ -23,25 +24,34 @@ var periodLabels = []string{gallery.AnyTime: "Any date", gallery.Today: "Today",
 // galleryFilters are the gallery's sort order and its model, size and date filters (the
 // Select and the Filter menu beside the count). The order is remembered in the settings.
 type galleryFilters struct {
-	sortSel   *widget.Select
-	filterBtn *widget.Button
+	sortSel *widget.Select
+	// filterBtn opens the Filter menu; it stands out while a filter is in use and its tip
+	// names them.
+	filterBtn *widgets.TipButton
 	// period is the date filter; filter.Since is set from it at each refresh.
 	period gallery.Period
 	// now is the clock of the date filter (nil: time.Now; tests replace it).
 	now func() time.Time
 }
 
-// buildSortAndFilter makes the sort Select (set to the remembered order) and the Filter
-// button.
-func (g *galleryView) buildSortAndFilter() fyne.CanvasObject {
+// buildHeaderRow makes the gallery's top row: the count, the sort Select (set to the
+// remembered order; it takes the room left), the Filter button and open, the folder button.
+// Its minimum width stays that of the search row's, whatever the filters and the order
+// (a wider one would widen the window, and a changing one would move the divider).
+func (g *galleryView) buildHeaderRow(open fyne.CanvasObject) fyne.CanvasObject {
 	g.filter.Order = gallery.ParseOrder(g.sh.settings.GalleryOrder)
 	g.sortSel = widget.NewSelect(sortLabels, nil)
+	g.sortSel.PlaceHolder = " " // the Select's minimum width is its placeholder's
 	g.sortSel.SetSelectedIndex(int(g.filter.Order))
 	g.sortSel.OnChanged = func(string) { g.setOrder(gallery.Order(g.sortSel.SelectedIndex())) }
-	g.filterBtn = widget.NewButtonWithIcon("Filter", theme.MenuDropDownIcon(), g.showFilterMenu)
-	g.filterBtn.Importance = widget.LowImportance
-	return container.NewHBox(g.sortSel, g.filterBtn)
+	g.filterBtn = widgets.NewTipButton(g.sh.tips, filterIcon, filterTip, g.showFilterMenu)
+	// The count shares the room with the Select and is cut short before the row widens.
+	g.count.Truncation = fyne.TextTruncateEllipsis
+	return container.NewBorder(nil, nil, nil, container.NewHBox(g.filterBtn, open), container.NewGridWithColumns(2, g.count, g.sortSel))
 }
+
+// filterTip is the Filter button's tip while no filter is in use.
+const filterTip = "Filter by model, size and date"
 
 // setOrder sorts the grid by o and remembers it.
 func (g *galleryView) setOrder(o gallery.Order) {
@@ -78,15 +88,26 @@ func (g *galleryView) filtersOn() int {
 	return n
 }
 
-// updateFilterButton shows on the Filter button how many filters are in use.
+// updateFilterButton makes the Filter button stand out while filters are in use and name
+// them in its tip.
 func (g *galleryView) updateFilterButton() {
-	t := "Filter"
-	if n := g.filtersOn(); n > 0 {
-		t = fmt.Sprintf("Filter (%d)", n)
+	var on []string
+	if g.filter.Model != "" {
+		on = append(on, g.filter.Model)
 	}
-	if g.filterBtn.Text != t {
-		g.filterBtn.SetText(t)
+	if g.filter.Size != (gallery.Size{}) {
+		on = append(on, g.filter.Size.String())
 	}
+	if g.period != gallery.AnyTime {
+		on = append(on, strings.ToLower(periodLabels[g.period]))
+	}
+	g.filterBtn.Tip = filterTip
+	g.filterBtn.Importance = widget.LowImportance
+	if len(on) > 0 {
+		g.filterBtn.Tip = "Filtered: " + strings.Join(on, ", ")
+		g.filterBtn.Importance = widget.HighImportance
+	}
+	g.filterBtn.Refresh()
 }
 
 // setFilters applies a model, size and date filter.
@@ -149,3 +170,7 @@ func (g *galleryView) filterMenu() *fyne.Menu {
 	clearAll.Disabled = g.filtersOn() == 0
 	return fyne.NewMenu("", sub("Model", models), sub("Size", sizes), sub("Date", dates), fyne.NewMenuItemSeparator(), clearAll)
 }
+
+// filterIcon is Material Design's "filter_list" (Apache 2.0).
+var filterIcon = theme.NewThemedResource(fyne.NewStaticResource("filter.svg", []byte(
+	`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><path d="M10 18h4v-2h-4v2zM3 6v2h18V6H3zm3 7h12v-2H6v2z"/></svg>`)))

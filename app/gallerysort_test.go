@@ -10,6 +10,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 
 	"kleinbild/engine/imageio"
 )
@@ -114,12 +115,15 @@ func TestGalleryFilterMenu(t *testing.T) {
 		t.Error("no filter is shown as in use")
 	}
 	menuItem(t, m, "klein-4b").Action()
-	if got := visiblePrompts(h.ui); !slices.Equal(got, []string{"Banana", "mango", "zebra"}) || g.filterBtn.Text != "Filter (1)" || g.count.Text != "3 of 4" {
-		t.Errorf("model filter: %q, button %q, count %q", got, g.filterBtn.Text, g.count.Text)
+	if got := visiblePrompts(h.ui); !slices.Equal(got, []string{"Banana", "mango", "zebra"}) || g.filterBtn.Tip != "Filtered: klein-4b" || g.count.Text != "3 of 4" {
+		t.Errorf("model filter: %q, button %q, count %q", got, g.filterBtn.Tip, g.count.Text)
+	}
+	if g.filterBtn.Importance != widget.HighImportance {
+		t.Error("the Filter button does not stand out while a filter is in use")
 	}
 	menuItem(t, g.filterMenu(), "48×32").Action()
-	if got := visiblePrompts(h.ui); !slices.Equal(got, []string{"mango"}) || g.filterBtn.Text != "Filter (2)" {
-		t.Errorf("model and size: %q, button %q", got, g.filterBtn.Text)
+	if got := visiblePrompts(h.ui); !slices.Equal(got, []string{"mango"}) || g.filterBtn.Tip != "Filtered: klein-4b, 48×32" {
+		t.Errorf("model and size: %q, button %q", got, g.filterBtn.Tip)
 	}
 	m = g.filterMenu()
 	if !menuItem(t, m, "klein-4b").Checked || menuItem(t, m, "klein-9b").Checked || !menuItem(t, m, "48×32").Checked {
@@ -150,8 +154,8 @@ func TestGalleryFilterMenu(t *testing.T) {
 		t.Errorf("nothing matches: %d shown, hint %q", len(g.visible), g.noMatch.Text)
 	}
 	menuItem(t, g.filterMenu(), "Clear filters").Action()
-	if len(g.visible) != 4 || g.filterBtn.Text != "Filter" || g.count.Text != "4 images" {
-		t.Errorf("cleared: %d shown, button %q, count %q", len(g.visible), g.filterBtn.Text, g.count.Text)
+	if len(g.visible) != 4 || g.filterBtn.Tip != filterTip || g.filterBtn.Importance != widget.LowImportance || g.count.Text != "4 images" {
+		t.Errorf("cleared: %d shown, button %q, count %q", len(g.visible), g.filterBtn.Tip, g.count.Text)
 	}
 }
 
@@ -169,4 +173,30 @@ func TestGalleryFilterHidesNewImage(t *testing.T) {
 	if len(g.visible) != 4 || g.hidden.bar.Visible() || g.filtersOn() != 0 {
 		t.Errorf("after Clear: %d shown, notice %v", len(g.visible), g.hidden.bar.Visible())
 	}
+}
+
+// The sort and the filters never widen the gallery: its top row is no wider than the search
+// row, whatever the order and the filters in use (a wider one widened the window by 110 px).
+func TestGalleryHeaderKeepsItsWidth(t *testing.T) {
+	h, _ := sortHarness(t, t.TempDir())
+	g := &h.ui.gal
+	row := g.header.Objects[0]
+	row.Hide()
+	without := g.root.MinSize().Width
+	row.Show()
+	check := func(when string) {
+		t.Helper()
+		if got, w := row.MinSize().Width, g.normalBar.MinSize().Width; got > w {
+			t.Errorf("%s: the top row needs %.0f px, the search row %.0f", when, got, w)
+		}
+		if got := g.root.MinSize().Width; got != without {
+			t.Errorf("%s: the gallery needs %.0f px, %.0f without its top row", when, got, without)
+		}
+	}
+	check("at the start")
+	g.sortSel.SetSelected("Prompt A–Z")
+	menuItem(t, g.filterMenu(), "klein-4b").Action()
+	menuItem(t, g.filterMenu(), "48×32").Action()
+	menuItem(t, g.filterMenu(), "Last 30 days").Action()
+	check("sorted and filtered")
 }

@@ -134,7 +134,7 @@ func (g *galleryView) build() fyne.CanvasObject {
 	})
 	g.normalBar = container.NewBorder(nil, nil, nil, container.NewHBox(g.favs, selectBtn), g.search)
 	g.header = container.NewVBox(
-		container.NewBorder(nil, nil, g.count, container.NewHBox(g.buildSortAndFilter(), open)), // the tab above names the gallery
+		g.buildHeaderRow(open), // the tab above names the gallery
 		container.NewStack(g.normalBar, g.selectBar))
 	g.header.Add(g.buildHiddenNotice())
 

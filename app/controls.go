@@ -593,7 +593,12 @@ func (u *UI) RestoreSettings(m imageio.Metadata) { u.ctl.restoreSettings(m) }
 
 // restoreSettings is RestoreSettings.
 func (c *controls) restoreSettings(m imageio.Metadata) {
-	req := engine.MetadataRequest(m)
+	c.restoreRequest(engine.MetadataRequest(m), func() { c.restoreAdapters(m.Adapters) })
+}
+
+// restoreRequest fills the controls from req as restoreSettings does (an image's settings,
+// or a queued job opened back into the form); adapters brings back its adapters.
+func (c *controls) restoreRequest(req engine.Request, adapters func()) {
 	// A prompt beyond the limit (the metadata reader takes up to 16 MB) stays out of the
 	// field: no generation could use it, and a field that large is slow to lay out.
 	promptErr := engine.ValidatePrompt(req.Prompt)
@@ -615,7 +620,7 @@ func (c *controls) restoreSettings(m imageio.Metadata) {
 	c.setSchedule(req.Schedule)
 	setNoise(c.noise, req.Noise)
 	c.reuseSeed(req.Seed)
-	c.restoreAdapters(m.Adapters) // named by hash: found again in the LoRA folder
+	adapters()
 	var notes []string
 	if promptErr != nil {
 		notes = append(notes, fmt.Sprintf("not the prompt: it is %d KB long, at most %d KB are allowed", len(req.Prompt)>>10, engine.MaxPromptBytes>>10))

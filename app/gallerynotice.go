@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/app/gallery"
 	"kleinbild/app/widgets"
 )
 
@@ -66,12 +67,19 @@ func (g *galleryView) updateHiddenNotice() {
 		n.bar.Hide()
 		return
 	}
+	var parts []string
+	if strings.TrimSpace(g.filter.Text) != "" {
+		parts = append(parts, "the search")
+	}
+	if g.filter.Favourites {
+		parts = append(parts, "the Favourites filter")
+	}
+	if g.filtersOn() > 0 {
+		parts = append(parts, "the model, size or date filter")
+	}
 	by := "the search"
-	switch search := strings.TrimSpace(g.filter.Text) != ""; {
-	case search && g.filter.Favourites:
-		by = "the search and the Favourites filter"
-	case g.filter.Favourites:
-		by = "the Favourites filter"
+	if len(parts) > 0 {
+		by = strings.Join(parts, " and ")
 	}
 	if len(n.files) == 1 {
 		n.text.SetText("The new image is hidden by " + by + ".")
@@ -81,8 +89,12 @@ func (g *galleryView) updateHiddenNotice() {
 	n.bar.Show()
 }
 
-// clearFilter empties the search and turns the Favourites filter off (the notice's Clear).
+// clearFilter empties the search and turns the Favourites, model, size and date filters
+// off (the notice's Clear).
 func (g *galleryView) clearFilter() {
 	g.search.SetText("")     // refreshes through OnChanged, which drops the notice
 	g.favs.SetChecked(false) // likewise
+	if g.filtersOn() > 0 {
+		g.setFilters("", gallery.Size{}, gallery.AnyTime)
+	}
 }

@@ -22,9 +22,9 @@ import (
 // galleryCell is the side of a gallery thumbnail cell.
 const galleryCell = 112
 
-// galleryView is the grid of saved images with its search, favourites filter, selection
-// mode and the Undo strip of the last deletion. The grid shows visible: the gallery's
-// images that pass the filter, newest first.
+// galleryView is the grid of saved images with its search, favourites filter, sort order
+// and filters (gallerysort.go), selection mode and the Undo strip of the last deletion. The
+// grid shows visible: the gallery's images that pass the filter, in its order.
 type galleryView struct {
 	sh *shell
 	galleryDeps
@@ -37,8 +37,9 @@ type galleryView struct {
 	favs    *widget.Check
 	syncing bool // set while code changes the grid's selection
 
-	filter  gallery.Filter
+	filter  gallery.Filter // with the order and the filters of galleryFilters
 	visible []gallery.Entry
+	galleryFilters
 
 	// root is the whole view; header holds its two top rows.
 	root, header *fyne.Container
@@ -133,7 +134,7 @@ func (g *galleryView) build() fyne.CanvasObject {
 	})
 	g.normalBar = container.NewBorder(nil, nil, nil, container.NewHBox(g.favs, selectBtn), g.search)
 	g.header = container.NewVBox(
-		container.NewBorder(nil, nil, g.count, open), // the tab above names the gallery
+		g.buildHeaderRow(open), // the tab above names the gallery
 		container.NewStack(g.normalBar, g.selectBar))
 	g.header.Add(g.buildHiddenNotice())
 
@@ -222,7 +223,7 @@ func (g *galleryView) refresh() {
 	g.visible = nil
 	total := 0
 	if sh.gallery != nil {
-		g.visible = sh.gallery.Find(g.filter)
+		g.visible = g.find()
 		total = sh.gallery.Len()
 	}
 	n := len(g.visible)
@@ -244,7 +245,7 @@ func (g *galleryView) refresh() {
 	switch {
 	case total == 0 || n > 0:
 		g.noMatch.Hide()
-	case g.filter.Favourites && strings.TrimSpace(g.filter.Text) == "":
+	case g.filter.Favourites && strings.TrimSpace(g.filter.Text) == "" && g.filtersOn() == 0:
 		g.noMatch.SetText("No favourites yet. Star an image to find it here.")
 		g.noMatch.Show()
 	default:

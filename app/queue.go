@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -28,10 +29,13 @@ type queueRow struct {
 	label    *widget.Label
 	remove   *widgets.TipButton
 	up, down *widgets.TipButton // move the job earlier or later (queueorder.go)
+	// open puts the job back into the form and takes it out of the queue (onOpen).
+	open *widgets.TipButton
 }
 
 // jobQueue holds the jobs lined up behind the running one and shows them under the
-// Generate button, each with ↑ ↓ to reorder it and a ✕ to take it out, and Cancel all.
+// Generate button, each with its size, seed and count, ↑ ↓ to reorder it, an Edit button
+// that opens it back into the form and a ✕ to take it out, and Cancel all.
 // The queue is saved in the data folder and comes back, paused, on the next start
 // (queuepersist.go). After a failure that would fail the next jobs too the queue is paused: the jobs stay
 // until the user resumes it.
@@ -62,8 +66,13 @@ type jobQueue struct {
 	// tab is the queue's tab beside the gallery (its title counts the jobs), in tabs.
 	tab  *container.TabItem
 	tabs *container.AppTabs
+	// empty is the tab's hint while nothing is queued (hidden under the rows otherwise).
+	empty fyne.CanvasObject
 	// confirm asks before Cancel all empties the queue (dialog.ShowConfirm; tests replace it).
 	confirm func(title, msg string, ok func())
+	// onOpen is a row's Edit: it puts the job's settings into the form and removes it
+	// (UI.openJob); nil leaves the button disabled.
+	onOpen func(j *job)
 }
 
 // newJobQueue builds the queue's widgets; onAdd is the "Add to queue" button's action and
@@ -98,10 +107,11 @@ func newJobQueue(tips *widgets.TipLayer, onAdd, onResume func()) *jobQueue {
 // item 7: the queue took the lower half of the form and a click meant for Seed landed in
 // it).
 func (q *jobQueue) buildTab(tabs *container.AppTabs) *container.TabItem {
-	empty := hintAligned("Nothing is queued. While an image is being made, Add to queue (beside Generate) lines up more.",
-		fyne.TextAlignCenter)
+	q.empty = container.NewPadded(hintAligned("Nothing is queued. While an image is being made, Add to queue (beside Generate) lines up more.",
+		fyne.TextAlignCenter))
 	q.tab = container.NewTabItemWithIcon("Queue", theme.ListIcon(),
-		container.NewStack(container.NewPadded(empty), container.NewPadded(q.box)))
+		container.NewStack(q.empty, container.NewPadded(q.box)))
+	q.showEmpty()
 	q.tabs = tabs
 	return q.tab
 }
@@ -181,14 +191,15 @@ const queueRowsShown = 3
 
 // newRow makes the row of j, the queue's i-th job, and appends it to rows.
 func (q *jobQueue) newRow(i int, j *job) fyne.CanvasObject {
-	l := widget.NewLabel("")
+	l := widget.NewLabel(fmt.Sprintf("%d. %s", i+1, queueLine(j)))
 	l.Truncation = fyne.TextTruncateEllipsis
 	l.SizeName = theme.SizeNameCaptionText
 	x := widgets.NewTipButton(q.tips, theme.CancelIcon(), "Remove from the queue", func() { q.remove(j) })
 	row := queueRow{job: j, label: l, remove: x}
 	row.up, row.down = q.moveButtons(i, j)
+	row.open = q.openButton(j)
 	q.rows = append(q.rows, row)
-	return container.NewBorder(nil, nil, nil, container.NewHBox(row.up, row.down, x), l)
+	return container.NewBorder(nil, nil, nil, container.NewHBox(row.open, row.up, row.down, x), l)
 }
 
 // refresh rebuilds the rows from the jobs.
@@ -205,9 +216,9 @@ func (q *jobQueue) refresh() {
 	q.list.RemoveAll()
 	for i, j := range q.jobs {
 		q.list.Add(q.newRow(i, j))
-		q.rows[i].label.SetText(fmt.Sprintf("%d. %s", i+1, queueLine(j)))
 	}
 	q.retitle()
+	q.showEmpty()
 	if q.changed != nil {
 		q.changed(q.jobs)
 	}
@@ -219,8 +230,28 @@ func (q *jobQueue) refresh() {
 	q.box.Show()
 }
 
-// queueLine is a job's line in the queue: its label (prompt, size, count) and its seed, so
-// that jobs of the same prompt can be told apart.
+// queueLine is a job's text in the queue, on lines of its own so that a long prompt never
+// hides the rest: its label (prompt; size, count) and its seed (on a third line the seeds
+// of its images where it makes several), so that jobs of the same prompt can be told apart.
 func queueLine(j *job) string {
-	return fmt.Sprintf("%s · seed %d", j.Label(), j.Req.Seed)
+	label := j.Label()
+	if prompt := jobs.Ellipsize(j.Req.Prompt, 32) + " · "; strings.HasPrefix(label, prompt) {
+		label = strings.TrimSuffix(prompt, " · ") + "\n" + label[len(prompt):]
+	}
+	if j.Count > 1 {
+		return fmt.Sprintf("%s\nseeds %d–%d", label, j.Req.Seed, j.Req.Seed+uint64(j.Count-1))
+	}
+	return fmt.Sprintf("%s · seed %d", label, j.Req.Seed)
+}
+
+// showEmpty shows the tab's hint while nothing is queued.
+func (q *jobQueue) showEmpty() {
+	if q.empty == nil {
+		return
+	}
+	if len(q.jobs) == 0 {
+		q.empty.Show()
+	} else {
+		q.empty.Hide()
+	}
 }

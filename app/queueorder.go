@@ -1,6 +1,8 @@
 package app
 
 import (
+	"slices"
+
 	"fyne.io/fyne/v2/theme"
 
 	"kleinbild/app/widgets"
@@ -40,4 +42,18 @@ func (q *jobQueue) move(j *job, delta int) {
 func (q *jobQueue) clear() {
 	q.jobs = nil
 	q.refresh()
+}
+
+// openButton is the Edit of j's row: it opens j back into the form (onOpen). Inpainting
+// jobs, whose picture and mask the form does not hold, stay in the queue.
+func (q *jobQueue) openButton(j *job) *widgets.TipButton {
+	b := widgets.NewTipButton(q.tips, theme.DocumentCreateIcon(), "Edit: open in the form (takes it out of the queue)", func() {
+		if q.onOpen != nil && slices.Contains(q.jobs, j) {
+			q.onOpen(j)
+		}
+	})
+	if q.onOpen == nil || j.Req.Mode() != "" {
+		b.Disable()
+	}
+	return b
 }

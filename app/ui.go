@@ -285,6 +285,7 @@ func (u *UI) build() fyne.CanvasObject {
 	sideWidth.SetMinSize(fyne.NewSize(sidePanelWidth, 0))
 	u.run.buildQueue() // its Add button sits beside Generate; the jobs have their own tab
 	u.run.queue.confirm = u.confirmCancelAll
+	u.run.queue.onOpen = u.openJob
 	noQueue := canvas.NewRectangle(color.Transparent) // the form's old place of the queue
 	noQueue.Hide()
 	side := container.NewStack(sideWidth, u.ctl.build(panelParts{

@@ -52,6 +52,8 @@ type Settings struct {
 	References []string `json:"references,omitempty"`
 	// LastViewed is the gallery file shown last, shown again on the next start.
 	LastViewed string `json:"last_viewed,omitempty"`
+	// GalleryOrder is the gallery's sort order (gallery.Order's name); empty: newest first.
+	GalleryOrder string `json:"gallery_order,omitempty"`
 	// SaveDir is the folder "Save as…" last saved a copy in (where its chooser opens).
 	SaveDir string `json:"save_dir,omitempty"`
 	// ModelTransformer, ModelTextEncoder and ModelVAE name GGUF or safetensors files that

@@ -1,0 +1,72 @@
+package app
+
+import (
+	"testing"
+
+	"fyne.io/fyne/v2/test"
+
+	"kleinbild/app/jobs"
+	"kleinbild/engine"
+)
+
+// A queued job's line shows its size, seeds and count; its Edit puts the job's settings
+// back into the form (prompt, size, steps, seed locked, count, adapters at their
+// strengths) and takes it out of the queue. An inpainting job's Edit is disabled.
+func TestQueueJobOpensIntoForm(t *testing.T) {
+	h := newHarness(t, t.TempDir(), "", nil)
+	u := h.ui
+	q := u.run.queue
+	h.addAdapter(goldenLoRA(t, "lora_kohya_r2_a1.safetensors"))
+	u.adapters.setStrength(u.adapters.entries[0], 0.5)
+	j := u.run.jobFromForm(form{prompt: "a lighthouse", negative: "", width: 320, height: 192, steps: 7, seed: 41, seedGiven: true, count: 3})
+	if len(j.Req.Adapters) != 1 {
+		t.Fatalf("the job has %d adapters", len(j.Req.Adapters))
+	}
+	other := jobs.New(engine.Request{Prompt: "other", WidthPx: 256, HeightPx: 256, Seed: 5}, 1)
+	inpaint := jobs.New(engine.Request{Prompt: "fix", Image: "in.png", Mask: "m.png", Strength: 1, Seed: 6}, 1)
+	q.push(other)
+	q.push(j)
+	q.push(inpaint)
+	// The prompt, the size and count, and the seeds have lines of their own, so that a long
+	// prompt hides none of them.
+	if got := q.rows[1].label.Text; got != "2. a lighthouse\n320×192 · 3 images\nseeds 41–43" {
+		t.Errorf("line %q", got)
+	}
+	if q.empty.Visible() {
+		t.Error("the empty queue's hint shows under the jobs")
+	}
+	if got := q.rows[0].label.Text; got != "1. other\n256×256 · seed 5" {
+		t.Errorf("single job's line %q", got)
+	}
+	if q.rows[1].open.Disabled() || !q.rows[2].open.Disabled() {
+		t.Errorf("Edit enabled: %v for a job, %v for inpainting", !q.rows[1].open.Disabled(), !q.rows[2].open.Disabled())
+	}
+
+	// The form moves on meanwhile.
+	u.ctl.prompt.SetText("something else")
+	u.ctl.setSize(512, 512)
+	u.ctl.setCount(1)
+	u.adapters.entries[0].on.SetChecked(false)
+	u.adapters.setStrength(u.adapters.entries[0], 2)
+
+	test.Tap(q.rows[1].open)
+	if len(q.jobs) != 2 || q.jobs[0] != other || q.jobs[1] != inpaint {
+		t.Fatalf("queue after Edit: %d jobs", len(q.jobs))
+	}
+	f, ok := u.ctl.readForm()
+	if !ok || f.prompt != "a lighthouse" || f.width != 320 || f.height != 192 || f.steps != 7 || f.seed != 41 || !u.ctl.seedLocked || f.count != 3 {
+		t.Errorf("form %+v (ok %v, seed locked %v)", f, ok, u.ctl.seedLocked)
+	}
+	if st := u.adapters.stack(); len(st) != 1 || st[0].Strength != 0.5 {
+		t.Errorf("adapters %+v", st)
+	}
+	// The inpainting job's button does nothing even if called.
+	q.rows[1].open.OnTapped()
+	if len(q.jobs) != 2 {
+		t.Errorf("the inpainting job left the queue")
+	}
+	q.clear()
+	if !q.empty.Visible() {
+		t.Error("the empty queue shows no hint")
+	}
+}

@@ -27,7 +27,7 @@ func (m *inpaintMode) amountRow() fyne.CanvasObject {
 		row.Add(container.NewGridWrap(fyne.NewSize(70, 36), e))
 	}
 	row.Add(widget.NewButton("Set", m.applyAmounts))
-	row.Add(hint("Multiples of 16 keep the canvas whole."))
+	row.Add(widget.NewLabel("(multiples of 16 keep the canvas whole)"))
 	return row
 }
 

@@ -60,8 +60,10 @@ type inpaintDeps struct {
 	adapters adapterStack
 	// submit starts the job, or queues it while another runs (runner.submit).
 	submit func(j *job)
-	// formPrompt is the main form's prompt, the window's prompt to begin with (may be nil).
-	formPrompt func() string
+	// formPrompt is the main form's prompt, the window's prompt to begin with (may be nil);
+	// fillFormPrompt gives an empty one the window's, which the form's checks require.
+	formPrompt     func() string
+	fillFormPrompt func(prompt string)
 	// whenDone, when set, calls done with the gallery file of the last image j saved,
 	// once j's run ends with one (UI goroutine).
 	whenDone func(j *job, done func(path string))
@@ -228,6 +230,9 @@ func (m *inpaintMode) generate(whole bool) {
 		m.sh.showError(fmt.Errorf("the Inpaint prompt: %w", err))
 		return
 	}
+	if m.formPrompt != nil && m.fillFormPrompt != nil && m.formPrompt() == "" {
+		m.fillFormPrompt(prompt)
+	}
 	f, ok := m.form.readForm()
 	if !ok {
 		return
@@ -267,8 +272,9 @@ func (v *viewer) openInpaint() *inpaintMode {
 // showInpaint opens Inpaint mode for the picture img read from path.
 func (u *UI) showInpaint(path string, img image.Image) *inpaintMode {
 	m := newInpaintMode(u.shell, inpaintDeps{form: &u.ctl, adapters: &u.adapters, submit: u.run.submit,
-		formPrompt: func() string { return strings.TrimSpace(u.ctl.prompt.Text) },
-		whenDone:   u.inpaintResults}, path, img)
+		formPrompt:     func() string { return strings.TrimSpace(u.ctl.prompt.Text) },
+		fillFormPrompt: u.ctl.prompt.SetText,
+		whenDone:       u.inpaintResults}, path, img)
 	m.win = u.app.NewWindow("Inpaint " + filepath.Base(path))
 	m.win.SetOnClosed(func() { m.closed = true })
 	m.win.SetContent(m.content())

@@ -276,6 +276,7 @@ func TestInpaintModeEndToEnd(t *testing.T) {
 		t.Fatalf("the tap painted nothing (editor %v)", m.ed.Size())
 	}
 	m.strength.SetValue(1)
+	u.ctl.prompt.SetText("") // the window's prompt is enough: an empty form takes it
 	// The form's switched-on adapters apply to inpainting too (they were once left out).
 	h.addAdapter(goldenLoRA(t, "lora_kohya_r2_a1.safetensors"))
 	test.Tap(m.genBtn)
@@ -299,8 +300,8 @@ func TestInpaintModeEndToEnd(t *testing.T) {
 		t.Fatalf("gallery has %d images, want 2", u.gallery.Len())
 	}
 	meta := out.entry.Meta
-	if meta.Prompt != "a red door" {
-		t.Errorf("inpainting ran with the prompt %q, want the window's", meta.Prompt)
+	if meta.Prompt != "a red door" || u.ctl.prompt.Text != "a red door" {
+		t.Errorf("inpainting ran with the prompt %q (the form's is now %q), want the window's", meta.Prompt, u.ctl.prompt.Text)
 	}
 	// The window shows the result, with the mask kept, to refine it further.
 	painted := append([]uint8(nil), m.ed.mask.Pix...)

@@ -419,4 +419,12 @@ func TestInpaintPromptAndAmounts(t *testing.T) {
 	if m.amounts[2].Text != "16" || m.amounts[0].Text != "" || m.ed.pad != (inpaint.Padding{Right: 16}) {
 		t.Errorf("after Extend Right: fields %q %q %q %q, padding %+v", m.amounts[0].Text, m.amounts[1].Text, m.amounts[2].Text, m.amounts[3].Text, m.ed.pad)
 	}
+	// The outpainted result becomes the picture: the new size, no extension, a new mask.
+	m.ed.dab(image.Pt(5, 5))
+	m.showResult("/pictures/out.png", image.NewNRGBA(image.Rect(0, 0, 80, 48)))
+	if m.path != "/pictures/out.png" || !m.ed.pad.IsZero() || m.amounts[2].Text != "" || m.ed.mask.Rect != image.Rect(0, 0, 80, 48) || m.ed.Masked() || pic(m).Bounds().Dx() != 80 {
+		t.Errorf("the result shown: path %s, padding %+v, mask %v (masked %v)", m.path, m.ed.pad, m.ed.mask.Rect, m.ed.Masked())
+	}
+	m.closed = true
+	m.loadResult("/pictures/out.png") // a closed window takes no result (and has no shell here)
 }

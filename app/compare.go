@@ -14,14 +14,21 @@ import (
 	"kleinbild/resources"
 )
 
-// compareView is the A/B window: two gallery images side by side in a split whose divider
-// drags, each with its settings underneath, and a button that swaps the sides.
+// compareView is the A/B window: two gallery images side by side, each with its settings
+// underneath, zoomed and panned together, and a button that swaps the sides; or, with
+// Wipe, over each other with a slider that moves the border between A (left) and B.
 type compareView struct {
 	win     fyne.Window
 	entries [2]gallery.Entry
 	images  [2]*widgets.ZoomImage
 	caps    [2]*widget.Label
 	syncing bool // one side's zoom is being copied to the other
+	// halves is the side-by-side view; wipePane the wipe (wipe and its split slider),
+	// shown instead while wipeOn is checked.
+	halves, wipePane fyne.CanvasObject
+	wipe             *widgets.Wipe
+	split            *widget.Slider
+	wipeOn           *widget.Check
 }
 
 // newCompareButton is the selection bar's Compare button (enabled with two images checked).
@@ -81,12 +88,14 @@ func (g *galleryView) newCompareView() *compareView {
 	// Two equal halves: each image is shown at the same scale, and zooming (the wheel, a
 	// double-click) or panning one side does the same to the other (issue 28 item 10:
 	// the wheel did nothing, and dragging a divider rescaled each side differently).
-	halves := container.NewGridWithColumns(2, sides[0], sides[1])
+	c.halves = container.NewGridWithColumns(2, sides[0], sides[1])
+	c.buildWipe()
 	swap := widget.NewButtonWithIcon("Swap sides", theme.NewThemedResource(resources.Swap), func() {
 		g.openCompare(c.entries[1], c.entries[0])
 	})
-	c.win.SetContent(container.NewBorder(nil, container.NewPadded(container.NewBorder(nil, nil, nil, swap,
-		hint("Scroll to zoom both sides, drag to move, double-click for actual size."))), nil, nil, halves))
+	c.win.SetContent(container.NewBorder(nil, container.NewPadded(container.NewBorder(nil, nil, nil, container.NewHBox(c.wipeOn, swap),
+		hint("Scroll to zoom both sides, drag to move, double-click for actual size."))), nil, nil,
+		container.NewStack(c.halves, c.wipePane)))
 	c.win.Resize(g.sh.childSize(fyne.NewSize(1100, 700)))
 	c.win.SetOnClosed(func() {
 		if g.cmp == c {
@@ -105,6 +114,38 @@ func (c *compareView) show(i int, img image.Image, e gallery.Entry) {
 		text += "\n" + describeMeta(e.Meta) + "\n" + e.Meta.Prompt
 	}
 	c.caps[i].SetText(text)
+	if c.wipeOn != nil && c.wipeOn.Checked {
+		c.wipe.SetImages(c.images[0].Image, c.images[1].Image)
+	}
+}
+
+// buildWipe makes the wipe view, its slider and the Wipe switch (off).
+func (c *compareView) buildWipe() {
+	c.wipe = widgets.NewWipe()
+	c.split = widget.NewSlider(0, 1)
+	c.split.Step = 0.01
+	c.split.SetValue(0.5)
+	c.split.OnChanged = func(v float64) { c.wipe.SetSplit(float32(v)) }
+	bold := func(s string) *widget.Label {
+		return widget.NewLabelWithStyle(s, fyne.TextAlignCenter, fyne.TextStyle{Bold: true})
+	}
+	c.wipePane = container.NewBorder(nil, container.NewBorder(nil, nil, bold("A"), bold("B"), c.split), nil, nil, c.wipe)
+	c.wipePane.Hide()
+	c.wipeOn = widget.NewCheck("Wipe", c.setWipe)
+}
+
+// setWipe switches between the wipe (on) and the side-by-side view, keeping the zoom.
+func (c *compareView) setWipe(on bool) {
+	if on {
+		c.wipe.SetImages(c.images[0].Image, c.images[1].Image)
+		c.halves.Hide()
+		c.wipePane.Show()
+		c.wipe.SetView(c.images[0].View())
+		return
+	}
+	c.wipePane.Hide()
+	c.halves.Show()
+	c.images[0].SetView(c.wipe.View()) // and B follows (syncZoom)
 }
 
 // loadCompareImage decodes e off the UI goroutine and shows it on side i, unless the

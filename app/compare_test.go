@@ -74,3 +74,48 @@ func TestCompareTwoImages(t *testing.T) {
 		t.Fatal("the closed A/B window is still remembered")
 	}
 }
+
+// TestCompareWipe: Wipe shows A and B over each other at the zoom the sides had, the
+// slider moves the border between them, zooming the wipe zooms both, and back side by
+// side both halves keep the wipe's zoom.
+func TestCompareWipe(t *testing.T) {
+	h := newHarness(t, t.TempDir(), tinyModel(t), newFakeGen().open)
+	u := h.ui
+	u.ctl.setSize(64, 64)
+	for range 2 {
+		if out := h.generate("a lighthouse"); out.err != nil {
+			t.Fatal(out.err)
+		}
+	}
+	g := &u.gal
+	g.openCompare(g.visible[0], g.visible[1])
+	c := g.cmp
+	h.waitFor("both images to load", 10*time.Second, func() bool { return c.images[0].Image != nil && c.images[1].Image != nil })
+	c.win.Resize(fyne.NewSize(800, 500))
+	c.images[0].Scrolled(&fyne.ScrollEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(50, 50)}, Scrolled: fyne.Delta{DY: 10}})
+	s0, _, _ := c.images[0].View()
+
+	test.Tap(c.wipeOn)
+	if c.wipePane.Visible() == c.halves.Visible() || c.wipe.Image != c.images[0].Image || c.wipe.Other() != c.images[1].Image {
+		t.Fatalf("Wipe: wipe shown %v, halves shown %v, images %p %p", c.wipePane.Visible(), c.halves.Visible(), c.wipe.Image, c.wipe.Other())
+	}
+	if s, _, fit := c.wipe.View(); fit || s != s0 {
+		t.Errorf("the wipe's scale %v (fit %v), the sides had %v", s, fit, s0)
+	}
+	c.split.SetValue(0.25)
+	scale, _, _ := c.wipe.View()
+	if x := 0.25 * c.wipe.Size().Width; c.wipe.Split != 0.25 || c.wipe.OtherFrom() > x || c.wipe.OtherFrom() < x-scale {
+		t.Errorf("slider at 0.25: split %v, B from %v (width %v)", c.wipe.Split, c.wipe.OtherFrom(), c.wipe.Size().Width)
+	}
+	c.wipe.Scrolled(&fyne.ScrollEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(100, 100)}, Scrolled: fyne.Delta{DY: 10}})
+	s1, _, _ := c.wipe.View()
+	if s1 <= s0 {
+		t.Fatalf("the wheel on the wipe: scale %v, was %v", s1, s0)
+	}
+	test.Tap(c.wipeOn)
+	a, _, _ := c.images[0].View()
+	b, _, _ := c.images[1].View()
+	if !c.halves.Visible() || c.wipePane.Visible() || a != s1 || b != s1 {
+		t.Errorf("side by side again: halves %v, sides' scales %v %v, want the wipe's %v", c.halves.Visible(), a, b, s1)
+	}
+}

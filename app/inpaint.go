@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -22,10 +23,11 @@ import (
 )
 
 // inpaintMode is Inpaint mode for one picture, in a window of its own: the mask editor
-// with its brush (size, hardness, eraser), Clear, Invert, Undo and Redo, the strength,
-// the Extend buttons (outpainting) and Generate, which repaints the masked region (or the
-// new canvas area) with the form's prompt, and "Repaint all", which starts from the whole
-// picture at the strength (image to image).
+// with its brush (size, hardness, eraser) and rectangle tool, Clear, Invert, Undo and
+// Redo, the strength, the Extend buttons and amounts per side (outpainting), its own
+// prompt, and Generate, which repaints the masked region (or the new canvas area), and
+// "Repaint all", which starts from the whole picture at the strength (image to image).
+// The result replaces the picture, to refine further.
 type inpaintMode struct {
 	sh *shell
 	inpaintDeps
@@ -38,7 +40,14 @@ type inpaintMode struct {
 	padLabel       *widget.Label
 	strengthLabel  *widget.Label
 	genBtn         *widget.Button
-	win            fyne.Window
+	// prompt is the window's own prompt, used for its runs instead of the form's.
+	prompt *widget.Entry
+	// amounts are the outpainting amounts in pixels: left, top, right, bottom.
+	amounts [4]*widget.Entry
+	// rect switches the editor to the rectangle tool.
+	rect   *widget.Check
+	win    fyne.Window
+	closed bool // the window was closed: results no longer go to it
 }
 
 // inpaintDeps is what Inpaint mode uses of the other components.
@@ -51,6 +60,13 @@ type inpaintDeps struct {
 	adapters adapterStack
 	// submit starts the job, or queues it while another runs (runner.submit).
 	submit func(j *job)
+	// formPrompt is the main form's prompt, the window's prompt to begin with (may be nil);
+	// fillFormPrompt gives an empty one the window's, which the form's checks require.
+	formPrompt     func() string
+	fillFormPrompt func(prompt string)
+	// whenDone, when set, calls done with the gallery file of the last image j saved,
+	// once j's run ends with one (UI goroutine).
+	whenDone func(j *job, done func(path string))
 }
 
 // newInpaintMode makes Inpaint mode for the picture img read from path.
@@ -70,6 +86,19 @@ func newInpaintMode(sh *shell, deps inpaintDeps, path string, img image.Image) *
 	m.strength.OnChanged = func(v float64) { m.strengthLabel.SetText(fmt.Sprintf("%.2f", v)) }
 	m.strength.SetValue(engine.DefaultStrength)
 	m.padLabel = widget.NewLabel(canvasText(m.ed.w, m.ed.h, inpaint.Padding{}))
+	m.prompt = widget.NewMultiLineEntry()
+	m.prompt.Wrapping = fyne.TextWrapWord
+	m.prompt.SetMinRowsVisible(2)
+	m.prompt.SetPlaceHolder("What to paint in the masked part")
+	if deps.formPrompt != nil {
+		m.prompt.SetText(deps.formPrompt())
+	}
+	for i := range m.amounts {
+		m.amounts[i] = widget.NewEntry()
+		m.amounts[i].SetPlaceHolder("0")
+		m.amounts[i].OnSubmitted = func(string) { m.applyAmounts() }
+	}
+	m.rect = widget.NewCheck("Rectangle", func(on bool) { m.ed.rect = on })
 	return m
 }
 
@@ -78,7 +107,7 @@ func (m *inpaintMode) content() fyne.CanvasObject {
 	tools := container.NewHBox(
 		widget.NewLabel("Brush"), container.NewGridWrap(fyne.NewSize(120, 36), m.size),
 		widget.NewLabel("Hardness"), container.NewGridWrap(fyne.NewSize(90, 36), m.hardness),
-		m.eraser,
+		m.rect, m.eraser,
 		widget.NewButtonWithIcon("Undo", theme.ContentUndoIcon(), m.ed.Undo),
 		widget.NewButtonWithIcon("Redo", theme.ContentRedoIcon(), m.ed.Redo),
 		widget.NewButtonWithIcon("Clear", theme.ContentClearIcon(), m.ed.Clear),
@@ -86,16 +115,20 @@ func (m *inpaintMode) content() fyne.CanvasObject {
 		widget.NewCheck("Pan", func(on bool) { m.ed.pan = on }),
 		widget.NewButtonWithIcon("Fit", theme.ZoomFitIcon(), func() { m.ed.SetZoom(1, 0, 0) }),
 	)
-	w, h := m.ed.w, m.ed.h
-	side := func(label string, p func(d int) inpaint.Padding, n int) *widget.Button {
-		d := (n/4 + 15) / 16 * 16 // a quarter of the side, in whole tokens
-		return widget.NewButton(label, func() { m.extend(p(d)) })
+	side := func(label string, p func(d int) inpaint.Padding, horizontal bool) *widget.Button {
+		return widget.NewButton(label, func() {
+			n := m.ed.h
+			if horizontal {
+				n = m.ed.w
+			}
+			m.extend(p((n/4 + 15) / 16 * 16)) // a quarter of the side, in whole tokens
+		})
 	}
 	extend := container.NewHBox(widget.NewLabel("Extend"),
-		side("Left", func(d int) inpaint.Padding { return inpaint.Padding{Left: d} }, w),
-		side("Right", func(d int) inpaint.Padding { return inpaint.Padding{Right: d} }, w),
-		side("Top", func(d int) inpaint.Padding { return inpaint.Padding{Top: d} }, h),
-		side("Bottom", func(d int) inpaint.Padding { return inpaint.Padding{Bottom: d} }, h),
+		side("Left", func(d int) inpaint.Padding { return inpaint.Padding{Left: d} }, true),
+		side("Right", func(d int) inpaint.Padding { return inpaint.Padding{Right: d} }, true),
+		side("Top", func(d int) inpaint.Padding { return inpaint.Padding{Top: d} }, false),
+		side("Bottom", func(d int) inpaint.Padding { return inpaint.Padding{Bottom: d} }, false),
 		widget.NewButton("16:9", func() { m.extendAspect(16, 9) }),
 		widget.NewButton("4:3", func() { m.extendAspect(4, 3) }),
 		widget.NewButton("1:1", func() { m.extendAspect(1, 1) }),
@@ -105,9 +138,10 @@ func (m *inpaintMode) content() fyne.CanvasObject {
 	m.genBtn = widget.NewButtonWithIcon("Generate", theme.MediaPlayIcon(), func() { m.generate(false) })
 	m.genBtn.Importance = widget.HighImportance
 	whole := widget.NewButton("Repaint all", func() { m.generate(true) })
-	bottom := container.NewBorder(nil, nil, container.NewHBox(widget.NewLabel("Strength"), m.strengthLabel),
+	strength := container.NewBorder(nil, nil, container.NewHBox(widget.NewLabel("Strength"), m.strengthLabel),
 		container.NewHBox(whole, m.genBtn), m.strength)
-	return container.NewBorder(container.NewVBox(tools, extend), bottom, nil, nil, m.ed)
+	bottom := container.NewVBox(container.NewBorder(nil, nil, widget.NewLabel("Prompt"), nil, m.prompt), strength)
+	return container.NewBorder(container.NewVBox(tools, extend, m.amountRow()), bottom, nil, nil, m.ed)
 }
 
 // extend sets the outpainting padding, refused (with a message) past the size limit.
@@ -118,6 +152,7 @@ func (m *inpaintMode) extend(p inpaint.Padding) {
 	}
 	m.ed.SetPadding(p)
 	m.padLabel.SetText(canvasText(m.ed.w, m.ed.h, p))
+	m.showAmounts(p)
 }
 
 // canvasText is the Extend row's line for a w×h picture extended by p: the new canvas, and
@@ -179,11 +214,24 @@ func (m *inpaintMode) request(prompt string, seed uint64, dir string, whole bool
 }
 
 // generate starts (or queues) the inpainting job (with whole, the image-to-image job) with
-// the form's prompt, seed, steps, guidance, schedule and switched-on adapters.
+// the window's prompt and the form's seed, steps, guidance, schedule, negative prompt and
+// switched-on adapters. When the job ends with an image, the window shows it (showResult).
 func (m *inpaintMode) generate(whole bool) {
 	if err := m.sh.writable(); err != nil {
 		m.sh.showError(err) // the mask would be written to the data folder
 		return
+	}
+	prompt := strings.TrimSpace(m.prompt.Text)
+	if prompt == "" {
+		m.sh.showError(errors.New("describe what to paint in the Inpaint window's prompt first"))
+		return
+	}
+	if err := engine.ValidatePrompt(prompt); err != nil {
+		m.sh.showError(fmt.Errorf("the Inpaint prompt: %w", err))
+		return
+	}
+	if m.formPrompt != nil && m.fillFormPrompt != nil && m.formPrompt() == "" {
+		m.fillFormPrompt(prompt)
 	}
 	f, ok := m.form.readForm()
 	if !ok {
@@ -192,14 +240,18 @@ func (m *inpaintMode) generate(whole bool) {
 	if !m.form.seedIsLocked() || !f.seedGiven {
 		f.seed = randomSeed()
 	}
-	req, err := m.request(f.prompt, f.seed, filepath.Join(m.sh.dataDir, "masks"), whole)
+	req, err := m.request(prompt, f.seed, filepath.Join(m.sh.dataDir, "masks"), whole)
 	if err != nil {
 		m.sh.showError(err)
 		return
 	}
 	req.Steps, req.Guidance, req.Schedule, req.NegativePrompt = f.steps, f.guidance, f.schedule, f.negative
 	req.Adapters, req.AdaptersPartial = m.adapters.stack(), m.adapters.partial()
-	m.submit(jobs.New(req, 1))
+	j := jobs.New(req, 1)
+	if m.whenDone != nil {
+		m.whenDone(j, m.loadResult)
+	}
+	m.submit(j)
 }
 
 // openInpaint opens Inpaint mode for the image the viewer shows, in a window of its own,
@@ -219,8 +271,12 @@ func (v *viewer) openInpaint() *inpaintMode {
 
 // showInpaint opens Inpaint mode for the picture img read from path.
 func (u *UI) showInpaint(path string, img image.Image) *inpaintMode {
-	m := newInpaintMode(u.shell, inpaintDeps{form: &u.ctl, adapters: &u.adapters, submit: u.run.submit}, path, img)
+	m := newInpaintMode(u.shell, inpaintDeps{form: &u.ctl, adapters: &u.adapters, submit: u.run.submit,
+		formPrompt:     func() string { return strings.TrimSpace(u.ctl.prompt.Text) },
+		fillFormPrompt: u.ctl.prompt.SetText,
+		whenDone:       u.inpaintResults}, path, img)
 	m.win = u.app.NewWindow("Inpaint " + filepath.Base(path))
+	m.win.SetOnClosed(func() { m.closed = true })
 	m.win.SetContent(m.content())
 	m.win.Resize(u.childSize(fyne.NewSize(900, 700)))
 	closeOnEscape(m.win)

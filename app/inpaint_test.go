@@ -4,6 +4,7 @@ import (
 	"image"
 	"image/color"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -264,12 +265,18 @@ func TestInpaintModeEndToEnd(t *testing.T) {
 		t.Fatalf("Inpaint mode did not open (banner %q)", u.errorText())
 	}
 	m.win.Resize(fyne.NewSize(600, 500))
+	// The window's own prompt starts as the form's and is the one its runs use.
+	if m.prompt.Text != "a tiny test image" {
+		t.Errorf("the Inpaint prompt starts as %q, want the form's", m.prompt.Text)
+	}
+	m.prompt.SetText("a red door")
 	m.ed.brush = 24
 	m.ed.Tapped(&fyne.PointEvent{Position: fyne.NewPos(m.ed.Size().Width/2, m.ed.Size().Height/2)})
 	if !m.ed.Masked() {
 		t.Fatalf("the tap painted nothing (editor %v)", m.ed.Size())
 	}
 	m.strength.SetValue(1)
+	u.ctl.prompt.SetText("") // the window's prompt is enough: an empty form takes it
 	// The form's switched-on adapters apply to inpainting too (they were once left out).
 	h.addAdapter(goldenLoRA(t, "lora_kohya_r2_a1.safetensors"))
 	test.Tap(m.genBtn)
@@ -293,6 +300,15 @@ func TestInpaintModeEndToEnd(t *testing.T) {
 		t.Fatalf("gallery has %d images, want 2", u.gallery.Len())
 	}
 	meta := out.entry.Meta
+	if meta.Prompt != "a red door" || u.ctl.prompt.Text != "a red door" {
+		t.Errorf("inpainting ran with the prompt %q (the form's is now %q), want the window's", meta.Prompt, u.ctl.prompt.Text)
+	}
+	// The window shows the result, with the mask kept, to refine it further.
+	painted := append([]uint8(nil), m.ed.mask.Pix...)
+	h.waitFor("the result in the Inpaint window", 10*time.Second, func() bool { return m.path == u.gallery.Path(out.entry) })
+	if m.ed.src.Bounds().Dx() != 64 || !slices.Equal(m.ed.mask.Pix, painted) || !strings.Contains(m.win.Title(), out.entry.File) {
+		t.Errorf("after the run the window shows %v (title %q), mask kept %v", m.ed.src.Bounds(), m.win.Title(), slices.Equal(m.ed.mask.Pix, painted))
+	}
 	if len(meta.Adapters) != 1 || meta.Adapters[0].File != "lora_kohya_r2_a1.safetensors" {
 		t.Errorf("inpainting ran with adapters %+v, want the form's one", meta.Adapters)
 	}
@@ -325,4 +341,90 @@ func TestInpaintModeEndToEnd(t *testing.T) {
 	if sum, err := imageio.SHA256File(in.Mask.Path); err != nil || sum != in.Mask.SHA256 || !strings.HasPrefix(in.Mask.Path, filepath.Join(data, "masks")) {
 		t.Errorf("mask %+v: %s %v", in.Mask, sum, err)
 	}
+}
+
+// TestMaskRectangleTool: with the rectangle tool a drag fills the rectangle from where the
+// pointer was pressed to where it is (the preview follows the pointer without leaving
+// earlier corners painted), the eraser clears one, each drag is one Undo step, and a tap
+// paints nothing.
+func TestMaskRectangleTool(t *testing.T) {
+	test.NewTempApp(t)
+	e := newMaskEditor(testPicture())
+	w := test.NewTempWindow(t, e)
+	w.SetPadded(false)
+	w.Resize(fyne.NewSize(128, 96))
+	e.Resize(fyne.NewSize(128, 96)) // 2 widget units a picture pixel
+	e.rect = true
+	drag := func(from fyne.Position, to ...fyne.Position) {
+		prev := from
+		for _, p := range to { // as the driver reports it: the pointer and its move
+			e.Dragged(&fyne.DragEvent{PointEvent: fyne.PointEvent{Position: p}, Dragged: fyne.NewDelta(p.X-prev.X, p.Y-prev.Y)})
+			prev = p
+		}
+		e.DragEnd()
+	}
+	drag(fyne.NewPos(20, 20), fyne.NewPos(100, 90), fyne.NewPos(60, 40)) // picture (10,10)..(30,20)
+	if n := masked(e); n != 21*11 {
+		t.Fatalf("rectangle (10,10)-(30,20): %d masked pixels, want %d", n, 21*11)
+	}
+	if e.mask.GrayAt(10, 10).Y != 255 || e.mask.GrayAt(30, 20).Y != 255 || e.mask.GrayAt(31, 20).Y != 0 || e.mask.GrayAt(40, 40).Y != 0 {
+		t.Error("the rectangle is not where the drag went")
+	}
+	e.erase = true
+	drag(fyne.NewPos(40, 40), fyne.NewPos(30, 30)) // picture (15,15)..(20,20), backwards
+	if n := masked(e); n != 21*11-6*6 || e.mask.GrayAt(17, 17).Y != 0 {
+		t.Errorf("erased rectangle: %d masked pixels, want %d", masked(e), 21*11-6*6)
+	}
+	e.erase = false
+	e.Tapped(&fyne.PointEvent{Position: fyne.NewPos(120, 90)})
+	e.Undo()
+	if n := masked(e); n != 21*11 {
+		t.Errorf("undo of the erased rectangle: %d masked pixels", n)
+	}
+	e.Undo()
+	if e.Masked() {
+		t.Error("undo of the rectangle left paint")
+	}
+}
+
+// TestInpaintPromptAndAmounts: the window's prompt starts as the form's; the amount fields
+// extend the picture per side (checked like the Extend buttons), refuse what is not a
+// whole number of pixels, and show what the Extend buttons set.
+func TestInpaintPromptAndAmounts(t *testing.T) {
+	test.NewTempApp(t)
+	m := newInpaintMode(nil, inpaintDeps{formPrompt: func() string { return "a cat on a roof" }}, "/pictures/in.png", testPicture())
+	w := test.NewTempWindow(t, m.content())
+	w.Resize(fyne.NewSize(1400, 700))
+	if m.prompt.Text != "a cat on a roof" {
+		t.Errorf("the window's prompt starts as %q", m.prompt.Text)
+	}
+	m.amounts[0].SetText("16")
+	m.amounts[3].SetText(" 32 ")
+	test.Tap(findButton(w.Content(), "Set"))
+	if m.ed.pad != (inpaint.Padding{Left: 16, Bottom: 32}) || pic(m).Bounds() != image.Rect(0, 0, 80, 80) {
+		t.Fatalf("amounts 16 left, 32 bottom: padding %+v, canvas %v", m.ed.pad, pic(m).Bounds())
+	}
+	m.amounts[1].SetText("-16")
+	m.applyAmounts()
+	if !strings.Contains(m.padLabel.Text, "Top") || m.ed.pad.Top != 0 {
+		t.Errorf("a negative amount: label %q, padding %+v", m.padLabel.Text, m.ed.pad)
+	}
+	m.amounts[1].SetText("")
+	m.amounts[2].SetText("5000")
+	m.applyAmounts()
+	if !strings.Contains(m.padLabel.Text, "4096 px") || m.ed.pad.Right != 0 {
+		t.Errorf("too large: label %q, padding %+v", m.padLabel.Text, m.ed.pad)
+	}
+	test.Tap(findButton(w.Content(), "Right"))
+	if m.amounts[2].Text != "16" || m.amounts[0].Text != "" || m.ed.pad != (inpaint.Padding{Right: 16}) {
+		t.Errorf("after Extend Right: fields %q %q %q %q, padding %+v", m.amounts[0].Text, m.amounts[1].Text, m.amounts[2].Text, m.amounts[3].Text, m.ed.pad)
+	}
+	// The outpainted result becomes the picture: the new size, no extension, a new mask.
+	m.ed.dab(image.Pt(5, 5))
+	m.showResult("/pictures/out.png", image.NewNRGBA(image.Rect(0, 0, 80, 48)))
+	if m.path != "/pictures/out.png" || !m.ed.pad.IsZero() || m.amounts[2].Text != "" || m.ed.mask.Rect != image.Rect(0, 0, 80, 48) || m.ed.Masked() || pic(m).Bounds().Dx() != 80 {
+		t.Errorf("the result shown: path %s, padding %+v, mask %v (masked %v)", m.path, m.ed.pad, m.ed.mask.Rect, m.ed.Masked())
+	}
+	m.closed = true
+	m.loadResult("/pictures/out.png") // a closed window takes no result (and has no shell here)
 }

@@ -28,6 +28,12 @@ type maskEditor struct {
 	brush    float64
 	hardness float64
 	erase    bool
+	// rect makes dragging add (or with erase remove) the rectangle between the drag's
+	// start and the pointer instead of brush strokes; rectFrom is that start and rectBase
+	// the mask before the drag (picture pixels).
+	rect     bool
+	rectFrom image.Point
+	rectBase []uint8
 	// pad is the outpainting padding (zero: inpainting).
 	pad inpaint.Padding
 
@@ -116,9 +122,9 @@ func (e *maskEditor) SetZoom(z, x, y float64) {
 	e.render()
 }
 
-// Tapped paints one dab.
+// Tapped paints one dab (nothing with the rectangle tool).
 func (e *maskEditor) Tapped(ev *fyne.PointEvent) {
-	if !e.pad.IsZero() || e.pan {
+	if !e.pad.IsZero() || e.pan || e.rect {
 		return
 	}
 	e.snapshot()
@@ -142,6 +148,10 @@ func (e *maskEditor) Dragged(ev *fyne.DragEvent) {
 		}
 		return
 	}
+	if e.rect {
+		e.dragRect(ev)
+		return
+	}
 	p := e.toPicture(ev.Position)
 	if !e.stroking {
 		e.stroking = true
@@ -159,8 +169,36 @@ func (e *maskEditor) Dragged(ev *fyne.DragEvent) {
 	e.render()
 }
 
-// DragEnd ends the stroke.
-func (e *maskEditor) DragEnd() { e.stroking = false }
+// DragEnd ends the stroke (or the rectangle).
+func (e *maskEditor) DragEnd() { e.stroking, e.rectBase = false, nil }
+
+// dragRect shows the mask with the rectangle from the drag's start (where the pointer was
+// before its first move) to the pointer filled, or cleared with the eraser; the whole drag
+// is one step for Undo.
+func (e *maskEditor) dragRect(ev *fyne.DragEvent) {
+	if !e.stroking {
+		e.stroking = true
+		e.snapshot()
+		e.rectBase = append([]uint8(nil), e.mask.Pix...)
+		e.rectFrom = e.toPicture(ev.Position.Subtract(fyne.NewPos(ev.Dragged.DX, ev.Dragged.DY)))
+	}
+	copy(e.mask.Pix, e.rectBase)
+	to := e.toPicture(ev.Position)
+	r := image.Rectangle{Min: e.rectFrom, Max: to}.Canon()
+	r.Max = r.Max.Add(image.Pt(1, 1)) // both corners are inside
+	r = r.Intersect(image.Rect(0, 0, e.w, e.h))
+	v := uint8(255)
+	if e.erase {
+		v = 0
+	}
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		row := e.mask.Pix[y*e.mask.Stride+r.Min.X : y*e.mask.Stride+r.Max.X]
+		for i := range row {
+			row[i] = v
+		}
+	}
+	e.render()
+}
 
 // dab paints one round brush mark centred at c: full strength within hardness·radius,
 // then a linear fade to the radius. Painting never lowers a value, erasing never raises one.
@@ -290,4 +328,19 @@ func (e *maskEditor) render() {
 	if e.changed != nil {
 		e.changed()
 	}
+}
+
+// setPicture replaces the picture with src (a result to refine further): the mask and its
+// history are kept when the size is the same, else cleared; the padding returns to none.
+func (e *maskEditor) setPicture(src image.Image) {
+	b := src.Bounds()
+	e.src = src
+	if b.Dx() != e.w || b.Dy() != e.h {
+		e.w, e.h = b.Dx(), b.Dy()
+		e.mask = image.NewGray(image.Rect(0, 0, e.w, e.h))
+		e.undo, e.redo = nil, nil
+		e.zoom, e.centre = 1, [2]float64{float64(e.w) / 2, float64(e.h) / 2}
+	}
+	e.pad = inpaint.Padding{}
+	e.render()
 }

@@ -45,6 +45,8 @@ type runner struct {
 	notify *runNotifier
 	// qfile keeps the pending jobs in the data folder (queuepersist.go).
 	qfile *queueFile
+	// afterJob is called when its job's run ends (whenJobEnds, inpaintresult.go).
+	afterJob map[*job]func(runOutcome)
 }
 
 // buildQueue makes the queue's widgets (controls lays them out).
@@ -536,6 +538,7 @@ func (rn *runner) finishRun(r *runState, out runOutcome, img image.Image) {
 	rn.setRunning(false)
 	defer rn.startQueued()
 	defer func() { r.outcome <- out }()
+	defer rn.jobEnded(r.job, out)
 	defer func() { rn.notify.finished(finishedText(out, r.job.Count)) }()
 	defer rn.saveQueue()
 	n := len(out.entries)

@@ -29,8 +29,9 @@ type ZoomImage struct {
 	pointer fyne.Position
 	hover   bool
 	raster  *canvas.Image
-	crop    image.Rectangle // the part of sub in raster
-	telling bool            // OnChanged is running
+	crop    image.Rectangle   // the part of sub in raster
+	telling bool              // OnChanged is running
+	owner   fyne.CanvasObject // the widget that embeds this one (Wipe), nil for none
 }
 
 func NewZoomImage() *ZoomImage {
@@ -80,7 +81,11 @@ func (z *ZoomImage) imgSize() image.Point {
 
 // actualScale is the scale at which one image pixel is one screen pixel.
 func (z *ZoomImage) actualScale() float32 {
-	if c := fyne.CurrentApp().Driver().CanvasForObject(z); c != nil && c.Scale() > 0 {
+	var o fyne.CanvasObject = z
+	if z.owner != nil {
+		o = z.owner // the one on the canvas
+	}
+	if c := fyne.CurrentApp().Driver().CanvasForObject(o); c != nil && c.Scale() > 0 {
 		return 1 / c.Scale()
 	}
 	return 1

@@ -118,11 +118,11 @@ func (f *fitLine) estimate() (estimate.Report, bool) {
 	if !fig.sizeOK {
 		return estimate.Report{}, false
 	}
-	req := estimate.Request{WidthPx: fig.width, HeightPx: fig.height, References: f.refCount(), Steps: fig.steps, Adapters: f.adapters(),
-		Load: !f.loaded(f.chosen.modelKey(), f.chosen.effectiveDevice())}
+	ereq := engine.Request{WidthPx: fig.width, HeightPx: fig.height, References: f.refs(), Steps: fig.steps, Adapters: f.adapters()}
 	if !f.model.Distilled {
-		req.Guidance = fig.guidance
+		ereq.Guidance = fig.guidance
 	}
+	req := estimate.Request{Req: ereq, Load: !f.loaded(f.chosen.modelKey(), f.chosen.effectiveDevice())}
 	rep, ok := f.estimateFor(req)
 	rep.Seconds = runSeconds(rep.PhaseSeconds, fig.count)
 	return rep, ok

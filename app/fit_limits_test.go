@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"kleinbild/engine"
 	"kleinbild/estimate"
 	"kleinbild/gpu"
 	"kleinbild/gpu/backends"
@@ -21,7 +22,7 @@ func TestFitOnDeviceLimits(t *testing.T) {
 		side int
 		fits bool
 	}{{256, true}, {512, false}} {
-		req := estimate.Request{WidthPx: c.side, HeightPx: c.side}
+		req := estimate.Request{Req: engine.Request{WidthPx: c.side, HeightPx: c.side}}
 		rep, err := estimate.Estimate(m, req, estimate.Machine{AvailableBytes: 64e9, TotalBytes: 64e9})
 		if err != nil {
 			t.Fatal(err)

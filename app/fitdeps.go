@@ -9,8 +9,8 @@ import (
 
 // fitDeps is what the fit line uses of the other components; UI.wire gives it.
 type fitDeps struct {
-	form     estimateForm
-	refCount func() int // how many reference images the form has
+	form estimateForm
+	refs func() []string // the form's reference images
 	// adapters is the adapter stack the estimate counts in.
 	adapters func() lora.Stack
 	// shapesChanged passes the new model's shapes (nil when unknown) on to the adapters.

@@ -27,7 +27,7 @@ func TestRecordRunIntoTheDeviceCalibration(t *testing.T) {
 		t.Fatal("not recorded")
 	}
 	m, _ := estimate.ForSource(src)
-	rep, err := estimate.Estimate(m, estimate.Request{WidthPx: 256, HeightPx: 256, Count: 4}, estimate.Machine{Rates: c})
+	rep, err := estimate.Estimate(m, estimate.Request{Req: engine.Request{WidthPx: 256, HeightPx: 256}, Count: 4}, estimate.Machine{Rates: c})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,7 @@ func (u *UI) wire() {
 		model: &u.model, refs: &u.refs, restoreAdapters: u.adapters.restoreFromImage, shown: u.view.shownEntry,
 	}}
 	u.fit = fitLine{sh: sh, calibrate: u.opts.calibrate, fitDeps: fitDeps{
-		form: &u.ctl, refCount: func() int { return len(u.refs.paths) }, adapters: u.adapters.stack,
+		form: &u.ctl, refs: func() []string { return u.refs.paths }, adapters: u.adapters.stack,
 		shapesChanged: u.adapters.setModel, chosen: &u.model, loaded: u.run.modelLoaded,
 		relayout: func() { u.ctl.box.Refresh() }, busy: running, useCPU: u.model.useCPU,
 	}}

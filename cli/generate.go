@@ -101,7 +101,7 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if src, err := modelArgs.source(); err == nil {
-		fit := estimate.Request{WidthPx: *width, HeightPx: *height, References: len(refs), Steps: *steps}
+		fit := estimate.Request{Req: engine.Request{WidthPx: *width, HeightPx: *height, References: refs, Steps: *steps}}
 		if b, err = fitDevice(b, deviceChosen(*backend), src, fit, stderr); err != nil {
 			b.Close()
 			return err

@@ -3,6 +3,7 @@ package estimate
 import (
 	"testing"
 
+	"kleinbild/engine"
 	"kleinbild/engine/flux2"
 	"kleinbild/engine/lora"
 )
@@ -14,7 +15,7 @@ func TestEstimateAdapters(t *testing.T) {
 	m := preset(t, "klein-4B", true)
 	rates := Calibration{Backend: "x", LinearGFLOPS: 100, AttentionGFLOPS: 50, ConvGFLOPS: 80}
 	mc := Machine{AvailableBytes: 64 * gB, Rates: rates}
-	req := Request{WidthPx: 512, HeightPx: 512}
+	req := Request{Req: engine.Request{WidthPx: 512, HeightPx: 512}}
 	base, err := Estimate(m, req, mc)
 	if err != nil {
 		t.Fatal(err)
@@ -25,7 +26,7 @@ func TestEstimateAdapters(t *testing.T) {
 			A: lora.Matrix{Rows: 32, Cols: sh[1], Data: make([]float32, 32*sh[1])}, B: lora.Matrix{Rows: sh[0], Cols: 32, Data: make([]float32, 32*sh[0])}})
 	}
 	a := &lora.Adapter{Path: "r32", Terms: terms}
-	req.Adapters = lora.Stack{{Adapter: a, Strength: 1}}
+	req.Req.Adapters = lora.Stack{{Adapter: a, Strength: 1}}
 	with, err := Estimate(m, req, mc)
 	if err != nil {
 		t.Fatal(err)
@@ -34,12 +35,12 @@ func TestEstimateAdapters(t *testing.T) {
 		t.Errorf("peak grew by %d bytes, the factors are %d", got, a.Bytes())
 	}
 	tokens := float64(base.Tokens)
-	want := req.Adapters.FLOPsPerToken(lora.Transformer) * tokens * float64(base.Steps*base.Passes)
+	want := req.Req.Adapters.FLOPsPerToken(lora.Transformer) * tokens * float64(base.Steps*base.Passes)
 	if relErr(with.FLOPs.Denoise-base.FLOPs.Denoise, want) > 1e-9 || want <= 0 {
 		t.Errorf("denoise FLOPs grew by %.4g, want %.4g", with.FLOPs.Denoise-base.FLOPs.Denoise, want)
 	}
 	t.Logf("rank 32 on every linear of klein-4B at 512²: +%.1f %% denoise FLOPs, +%.0f MB", 100*want/base.FLOPs.Denoise, float64(a.Bytes())/1e6)
-	req.Adapters[0].Strength = 0
+	req.Req.Adapters[0].Strength = 0
 	zero, _ := Estimate(m, req, mc)
 	if zero.FLOPs.Denoise != base.FLOPs.Denoise {
 		t.Errorf("strength 0 adds %.4g FLOPs", zero.FLOPs.Denoise-base.FLOPs.Denoise)

@@ -7,6 +7,7 @@ import (
 
 	"kleinbild/engine"
 	"kleinbild/engine/imageio"
+	"kleinbild/engine/inpaint"
 	"kleinbild/engine/lora"
 	"kleinbild/internal/sysmem"
 )
@@ -16,21 +17,20 @@ import (
 // user interface and images.
 const Reserve = 640 << 20
 
-// Request describes a planned generation.
+// Request describes a planned generation: the engine's request and what the estimate
+// needs besides.
 type Request struct {
-	// WidthPx and HeightPx are the output size (floored to multiples of 16).
-	WidthPx, HeightPx int
-	// References is the number of reference images. Their sizes after preprocessing are
-	// RefSizes when given, else assumed to be the output size (resized like the pipeline
-	// does: imageio.TargetSize).
-	References int
-	RefSizes   []image.Point
-	// Steps is the number of denoising steps; 0 means the model's default
-	// (engine.DefaultStepsDistilled or DefaultStepsBase).
-	Steps int
-	// Guidance is the CFG scale of base models (0 means engine.DefaultGuidance): above 1
-	// every step runs the transformer twice. Distilled models ignore it.
-	Guidance float64
+	// Req is the generation as the engine runs it. Its size, steps, guidance (base
+	// models: above 1 every step runs the transformer twice), reference count and
+	// adapters (their factors add to the memory, lora.Adapter.Bytes, and their products to
+	// every transformer and text-encoder pass, lora.Stack.FLOPsPerToken) are priced; its
+	// references are not read. An inpainting request is priced at its own size, without
+	// its picture, which is not read either.
+	Req engine.Request
+	// RefSizes are the sizes of the references after preprocessing when known, else each
+	// is assumed to be the output size (resized like the pipeline does:
+	// imageio.TargetSize). More sizes than Req.References count as more references.
+	RefSizes []image.Point
 	// PromptCached skips the text encoder (the prompt's embedding is in the cache).
 	PromptCached bool
 	// KeepEncoder mirrors engine.Options.KeepEncoder: the text encoder stays mapped even
@@ -43,10 +43,6 @@ type Request struct {
 	// model is loaded and the prompt encoded once, the references are encoded and every
 	// image denoised and decoded for each (Phases.Job). Report.Seconds covers them all.
 	Count int
-	// Adapters are the LoRA/LoKr adapters applied at run time: their factors add to the
-	// memory (lora.Adapter.Bytes) and their products to every transformer and text-encoder
-	// pass (lora.Stack.FLOPsPerToken).
-	Adapters lora.Stack
 }
 
 // Machine is the memory and speed an estimate is made for.
@@ -191,7 +187,7 @@ func Estimate(m Model, req Request, mc Machine) (Report, error) {
 		EncoderScratch:     encoderBytes(qc, TextTokens),
 		Reserve:            Reserve,
 	}
-	for _, w := range req.Adapters {
+	for _, w := range req.Req.Adapters {
 		mem.AdapterWeights += w.Adapter.Bytes()
 	}
 	nImg := e.ImageTokens + e.RefTokens
@@ -241,13 +237,13 @@ func phases(m Model, req Request, refs []image.Point, w, h int, e Report, rates 
 	var encode, ref, denoise, decode Work
 	if !req.PromptCached {
 		encode = encoderWork(m.Encoder, TextTokens)
-		encode.Linear += req.Adapters.FLOPsPerToken(lora.TextEncoder) * TextTokens
+		encode.Linear += req.Req.Adapters.FLOPsPerToken(lora.TextEncoder) * TextTokens
 	}
 	for _, r := range refs {
 		ref = ref.add(vaeWork(m.VAE.EncodeLayers(r.Y, r.X)))
 	}
 	step := transformerWork(m.Transformer, TextTokens, e.ImageTokens+e.RefTokens)
-	step.Linear += req.Adapters.FLOPsPerToken(lora.Transformer) * float64(TextTokens+e.ImageTokens+e.RefTokens)
+	step.Linear += req.Req.Adapters.FLOPsPerToken(lora.Transformer) * float64(TextTokens+e.ImageTokens+e.RefTokens)
 	denoise = step.scale(float64(e.Steps * e.Passes))
 	decode = vaeWork(m.VAE.DecodeLayers(h/m.VAE.ScaleFactor(), w/m.VAE.ScaleFactor()))
 	flops = Phases{Encode: encode.Total(), References: ref.Total(), Denoise: denoise.Total(), Decode: decode.Total()}
@@ -258,13 +254,13 @@ func phases(m Model, req Request, refs []image.Point, w, h int, e Report, rates 
 	return flops, secs
 }
 
-// plan is the engine's Plan of req for m (engine.NewPlan: defaults, sizes, steps), with the
-// references sized as the pipeline will size them: RefSizes floored to multiples of
-// engine.SizeMultiple where given, else as imageio.TargetSize makes a reference of the
-// output's size.
+// plan is the engine's Plan of req.Req for m (engine.NewPlan: checks, defaults, sizes,
+// steps), with the references sized as the pipeline will size them: RefSizes floored to
+// multiples of engine.SizeMultiple where given, else as imageio.TargetSize makes a
+// reference of the output's size.
 func plan(m Model, req Request) (engine.Plan, error) {
-	n := max(req.References, len(req.RefSizes))
-	if req.References < 0 || engine.ValidateReferences(n) != nil {
+	n := max(len(req.Req.References), len(req.RefSizes))
+	if engine.ValidateReferences(n) != nil {
 		return engine.Plan{}, fmt.Errorf("%d reference images: use 0..%d", n, engine.MaxReferences)
 	}
 	if err := m.validate(); err != nil {
@@ -279,9 +275,8 @@ func plan(m Model, req Request) (engine.Plan, error) {
 		}
 		refs = append(refs, image.Pt(w, h))
 	}
-	// The references are counted above and sized here: the plan needs no paths for them.
-	ereq := engine.Request{WidthPx: req.WidthPx, HeightPx: req.HeightPx, Steps: req.Steps, Guidance: req.Guidance}
-	p, err := engine.NewPlan(ereq, m.Distilled, refs)
+	// The references are counted above and sized here: the plan reads no file.
+	p, err := engine.NewPlan(withoutPicture(req.Req), m.Distilled, refs)
 	if err != nil {
 		return engine.Plan{}, err
 	}
@@ -292,6 +287,16 @@ func plan(m Model, req Request) (engine.Plan, error) {
 		}
 	}
 	return p, nil
+}
+
+// withoutPicture is req without its inpainting settings (Request.Req): the picture's size
+// is not known here, so an inpainting request is planned at its own size.
+func withoutPicture(req engine.Request) engine.Request {
+	if req.Image != "" {
+		req.Image, req.Mask, req.Strength, req.MaskCrop, req.RawUnmasked = "", "", 0, 0, false
+		req.Outpaint = inpaint.Padding{}
+	}
+	return req
 }
 
 // gb formats bytes as decimal gigabytes with one decimal.

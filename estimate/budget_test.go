@@ -3,6 +3,7 @@ package estimate
 import (
 	"context"
 	"errors"
+	"fmt"
 	"image"
 	"math"
 	"os"
@@ -78,7 +79,7 @@ func TestEstimate4BAgainstRAM(t *testing.T) {
 	}
 	for side, byRAM := range want {
 		for avail, verdict := range byRAM {
-			r, err := Estimate(m, Request{WidthPx: side, HeightPx: side}, Machine{AvailableBytes: avail, TotalBytes: 64 * gB})
+			r, err := Estimate(m, Request{Req: engine.Request{WidthPx: side, HeightPx: side}}, Machine{AvailableBytes: avail, TotalBytes: 64 * gB})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -93,7 +94,7 @@ func TestEstimate4BAgainstRAM(t *testing.T) {
 			}
 		}
 	}
-	r, _ := Estimate(m, Request{WidthPx: 512, HeightPx: 512}, Machine{})
+	r, _ := Estimate(m, Request{Req: engine.Request{WidthPx: 512, HeightPx: 512}}, Machine{})
 	if r.Verdict != Unknown || !strings.Contains(r.Message, "unknown") {
 		t.Errorf("unknown RAM: %s %s", r.Verdict, r.Message)
 	}
@@ -117,7 +118,7 @@ func TestEstimate4BNumbers(t *testing.T) {
 		512:  {1536, 1536 * 49408 * 4, 3 * 256 * 512 * 512 * 4, 15.2, 1.8, 40.7, 2.52},
 		1024: {4608, 4608 * 49408 * 4, 3 * 256 * 1024 * 1024 * 4, 18.25, 4.88, 139.3, 10.47},
 	} {
-		r, err := Estimate(m, Request{WidthPx: side, HeightPx: side}, Machine{AvailableBytes: 64 * gB})
+		r, err := Estimate(m, Request{Req: engine.Request{WidthPx: side, HeightPx: side}}, Machine{AvailableBytes: 64 * gB})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -161,7 +162,7 @@ func TestEstimate4BNumbers(t *testing.T) {
 func TestEstimateTimeFromCalibration(t *testing.T) {
 	m := preset(t, "klein-4B", false) // base: 50 steps with guidance (2 passes)
 	rates := Calibration{Backend: "x", LinearGFLOPS: 100, AttentionGFLOPS: 50, ConvGFLOPS: 80}
-	r, err := Estimate(m, Request{WidthPx: 512, HeightPx: 512}, Machine{AvailableBytes: 64 * gB, Rates: rates})
+	r, err := Estimate(m, Request{Req: engine.Request{WidthPx: 512, HeightPx: 512}}, Machine{AvailableBytes: 64 * gB, Rates: rates})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +182,7 @@ func TestEstimateTimeFromCalibration(t *testing.T) {
 		t.Errorf("phases %+v, total %v", r.PhaseSeconds, r.Seconds)
 	}
 	// Guidance 1 turns CFG off; a cached prompt skips the encoder.
-	r2, _ := Estimate(m, Request{WidthPx: 512, HeightPx: 512, Guidance: 1, PromptCached: true}, Machine{AvailableBytes: 64 * gB, Rates: rates})
+	r2, _ := Estimate(m, Request{Req: engine.Request{WidthPx: 512, HeightPx: 512, Guidance: 1}, PromptCached: true}, Machine{AvailableBytes: 64 * gB, Rates: rates})
 	if r2.Passes != 1 || relErr(r2.PhaseSeconds.Denoise, want/2) > 1e-9 && relErr(r2.PhaseSeconds.Denoise, r.PhaseSeconds.Denoise/2) > 1e-9 {
 		t.Errorf("guidance 1: %d passes, denoise %.4g s", r2.Passes, r2.PhaseSeconds.Denoise)
 	}
@@ -189,7 +190,7 @@ func TestEstimateTimeFromCalibration(t *testing.T) {
 		t.Errorf("cached prompt: encode %v s, peak %d vs %d", r2.PhaseSeconds.Encode, r2.PeakBytes, r.PeakBytes)
 	}
 	// No calibration: no time.
-	r3, _ := Estimate(m, Request{WidthPx: 512, HeightPx: 512}, Machine{AvailableBytes: 64 * gB})
+	r3, _ := Estimate(m, Request{Req: engine.Request{WidthPx: 512, HeightPx: 512}}, Machine{AvailableBytes: 64 * gB})
 	if r3.Seconds != 0 {
 		t.Errorf("seconds without calibration: %v", r3.Seconds)
 	}
@@ -197,8 +198,8 @@ func TestEstimateTimeFromCalibration(t *testing.T) {
 
 func TestEstimateReferences(t *testing.T) {
 	m := preset(t, "klein-4B", true)
-	r0, _ := Estimate(m, Request{WidthPx: 512, HeightPx: 512}, Machine{AvailableBytes: 64 * gB})
-	r2, err := Estimate(m, Request{WidthPx: 512, HeightPx: 512, References: 2}, Machine{AvailableBytes: 64 * gB})
+	r0, _ := Estimate(m, Request{Req: engine.Request{WidthPx: 512, HeightPx: 512}}, Machine{AvailableBytes: 64 * gB})
+	r2, err := Estimate(m, Request{Req: engine.Request{WidthPx: 512, HeightPx: 512, References: refPaths(2)}}, Machine{AvailableBytes: 64 * gB})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,17 +207,17 @@ func TestEstimateReferences(t *testing.T) {
 		t.Errorf("2 refs: %d ref tokens, %d tokens, %v ref FLOPs", r2.RefTokens, r2.Tokens, r2.FLOPs.References)
 	}
 	// A 2048² output's references are downsized to 1024² by the pipeline.
-	rb, _ := Estimate(m, Request{WidthPx: 2048, HeightPx: 2048, References: 1}, Machine{AvailableBytes: 64 * gB})
+	rb, _ := Estimate(m, Request{Req: engine.Request{WidthPx: 2048, HeightPx: 2048, References: refPaths(1)}}, Machine{AvailableBytes: 64 * gB})
 	if rb.RefTokens != 4096 {
 		t.Errorf("big reference: %d tokens, want 4096", rb.RefTokens)
 	}
-	rs, _ := Estimate(m, Request{WidthPx: 512, HeightPx: 512, References: 1, RefSizes: []image.Point{{768, 512}}}, Machine{AvailableBytes: 64 * gB})
+	rs, _ := Estimate(m, Request{Req: engine.Request{WidthPx: 512, HeightPx: 512, References: refPaths(1)}, RefSizes: []image.Point{{768, 512}}}, Machine{AvailableBytes: 64 * gB})
 	if rs.RefTokens != 48*32 {
 		t.Errorf("explicit size: %d tokens", rs.RefTokens)
 	}
 	for _, bad := range []Request{
-		{WidthPx: 8, HeightPx: 512}, {WidthPx: 512, HeightPx: 512, References: 9},
-		{WidthPx: 512, HeightPx: 512, Steps: 201}, {WidthPx: 512, HeightPx: 512, References: 1, RefSizes: []image.Point{{0, 512}}},
+		{Req: engine.Request{WidthPx: 8, HeightPx: 512}}, {Req: engine.Request{WidthPx: 512, HeightPx: 512, References: refPaths(9)}},
+		{Req: engine.Request{WidthPx: 512, HeightPx: 512, Steps: 201}}, {Req: engine.Request{WidthPx: 512, HeightPx: 512, References: refPaths(1)}, RefSizes: []image.Point{{0, 512}}},
 	} {
 		if _, err := Estimate(m, bad, Machine{}); err == nil {
 			t.Errorf("%+v accepted", bad)
@@ -235,7 +236,7 @@ func TestForFolderTinyModel(t *testing.T) {
 	if m.TransformerBytes != 870352 || m.VAEBytes != 2777086 || m.EncoderBytes != 10277704 {
 		t.Errorf("weight sizes %d %d %d", m.TransformerBytes, m.VAEBytes, m.EncoderBytes)
 	}
-	r, err := Estimate(m, Request{WidthPx: 256, HeightPx: 256}, Machine{AvailableBytes: 8 * gB})
+	r, err := Estimate(m, Request{Req: engine.Request{WidthPx: 256, HeightPx: 256}}, Machine{AvailableBytes: 8 * gB})
 	if err != nil || r.Verdict != Fits {
 		t.Errorf("tiny model: %v %v", r.Message, err)
 	}
@@ -332,7 +333,7 @@ func TestFLOPsFromTheModelPackages(t *testing.T) {
 	for _, distilled := range []bool{true, false} {
 		m := preset(t, "klein-4B", distilled)
 		const w, h = 512, 384
-		r, err := Estimate(m, Request{WidthPx: w, HeightPx: h, References: 1}, Machine{AvailableBytes: 64 * gB})
+		r, err := Estimate(m, Request{Req: engine.Request{WidthPx: w, HeightPx: h, References: refPaths(1)}}, Machine{AvailableBytes: 64 * gB})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -554,5 +555,34 @@ func TestCalibrateAndStore(t *testing.T) {
 	}
 	if p, err := DefaultCalibrationPath(); err == nil && !strings.HasSuffix(p, filepath.Join("kleinbild", "calibration.json")) {
 		t.Errorf("default path %s", p)
+	}
+}
+
+// refPaths are n reference files for a request; the estimate counts them, never reads them.
+func refPaths(n int) []string {
+	p := make([]string, n)
+	for i := range p {
+		p[i] = fmt.Sprintf("ref%d.png", i+1)
+	}
+	return p
+}
+
+// TestEstimateInpaintRequest: an inpainting request is priced at its own size with its
+// references, its picture unread, as the same request without the picture.
+func TestEstimateInpaintRequest(t *testing.T) {
+	m := preset(t, "klein-4B", true)
+	plain := engine.Request{Prompt: "a cat", WidthPx: 512, HeightPx: 512, References: refPaths(1)}
+	want, err := Estimate(m, Request{Req: plain}, Machine{AvailableBytes: 64 * gB})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inp := plain
+	inp.Image, inp.Mask, inp.Strength, inp.MaskCrop = "picture.png", "mask.png", 0.6, 32
+	got, err := Estimate(m, Request{Req: inp}, Machine{AvailableBytes: 64 * gB})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("inpainting: %+v, want %+v", got, want)
 	}
 }

@@ -79,11 +79,11 @@ func Check(req engine.Request) error {
 }
 
 // EstimateRequest is the request the estimate prices the job by, for a model of the given
-// variant: the job's own size, steps, references and (base models) guidance.
+// variant: the job's own request, its guidance dropped for distilled models (which ignore it).
 func (j *Job) EstimateRequest(distilled bool) estimate.Request {
-	req := estimate.Request{WidthPx: j.Req.WidthPx, HeightPx: j.Req.HeightPx, References: len(j.Req.References), Steps: j.Req.Steps, Adapters: j.Req.Adapters}
-	if !distilled {
-		req.Guidance = j.Req.Guidance
+	req := estimate.Request{Req: j.Req}
+	if distilled {
+		req.Req.Guidance = 0
 	}
 	return req
 }

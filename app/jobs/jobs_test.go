@@ -65,10 +65,10 @@ func TestLabel(t *testing.T) {
 func TestEstimateRequest(t *testing.T) {
 	j := New(engine.Request{WidthPx: 512, HeightPx: 256, Steps: 7, Guidance: 3, References: []string{"a.png", "b.png"}}, 1)
 	base := j.EstimateRequest(false)
-	if base.WidthPx != 512 || base.HeightPx != 256 || base.Steps != 7 || base.References != 2 || base.Guidance != 3 {
+	if b := base.Req; b.WidthPx != 512 || b.HeightPx != 256 || b.Steps != 7 || len(b.References) != 2 || b.Guidance != 3 {
 		t.Errorf("base model: %+v", base)
 	}
-	if d := j.EstimateRequest(true); d.Guidance != 0 {
-		t.Errorf("distilled model: guidance %v, want 0 (none)", d.Guidance)
+	if d := j.EstimateRequest(true); d.Req.Guidance != 0 {
+		t.Errorf("distilled model: guidance %v, want 0 (none)", d.Req.Guidance)
 	}
 }

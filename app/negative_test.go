@@ -1,43 +1,17 @@
 package app
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	"kleinbild/engine/imageio"
 	"kleinbild/weights/golden"
 )
 
-// tinyBaseModel assembles the tiny base model (the golden README's recipe): the base
-// model_index.json plus links to the distilled folder's parts.
-func tinyBaseModel(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	tiny, err := filepath.Abs(tinyModel(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, part := range []string{"scheduler", "text_encoder", "tokenizer", "transformer", "vae"} {
-		if err := os.Symlink(filepath.Join(tiny, part), filepath.Join(dir, part)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	raw, err := os.ReadFile(golden.Path(t, "model", "tiny-flux2-klein-base", "model_index.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "model_index.json"), raw, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
 // TestNegativePromptField: on a base model the form's negative prompt (beside the
 // guidance) reaches the request, survives a restart and is restored from an image's
 // metadata; a distilled model hides it and sends none.
 func TestNegativePromptField(t *testing.T) {
-	data, model := t.TempDir(), tinyBaseModel(t)
+	data, model := t.TempDir(), golden.TinyBaseModel(t)
 	fake := newFakeGen()
 	h := newHarness(t, data, model, fake.open)
 	u := h.ui

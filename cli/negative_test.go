@@ -12,35 +12,11 @@ import (
 	"kleinbild/weights/golden"
 )
 
-// baseTinyModel assembles the tiny base model (the golden README's recipe): the base
-// model_index.json plus links to the distilled folder's parts.
-func baseTinyModel(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	tiny, err := filepath.Abs(golden.TinyModel(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, part := range []string{"scheduler", "text_encoder", "tokenizer", "transformer", "vae"} {
-		if err := os.Symlink(filepath.Join(tiny, part), filepath.Join(dir, part)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	raw, err := os.ReadFile(golden.Path(t, "model", "tiny-flux2-klein-base", "model_index.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "model_index.json"), raw, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
 // TestGenerateNegativePrompt: -n and --negative-prompt (and -n - from standard input) reach
 // the base model's CFG (the image changes), are recorded in the metadata and the A1111
 // parameters, and -p - with -n - is refused.
 func TestGenerateNegativePrompt(t *testing.T) {
-	base := baseTinyModel(t)
+	base := golden.TinyBaseModel(t)
 	tmp := t.TempDir()
 	gen := func(name string, extra ...string) (string, imageio.Metadata) {
 		t.Helper()

@@ -105,7 +105,7 @@ func loraPipelineCaseOn(t *testing.T, name string, openModel func(*testing.T, st
 	f := golden.Open(t, "lora/pipeline/"+name+".safetensors")
 	dir := golden.TinyModel(t)
 	if !side.Distilled {
-		dir = baseModel(t)
+		dir = golden.TinyBaseModel(t)
 	}
 	m := openModel(t, dir)
 	dumps := map[string][]float32{}

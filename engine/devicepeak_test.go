@@ -82,7 +82,7 @@ func TestDevicePeakMemory(t *testing.T) {
 	if !c.base || c.refs != nil {
 		t.Fatalf("case %s is not the text-to-image CFG case", c.name)
 	}
-	dir := baseModel(t)
+	dir := golden.TinyBaseModel(t)
 	cpu := backends.Default()
 	if cpu.Info().Kind != gpu.KindCPU {
 		t.Skipf("backend %s is not a CPU backend", cpu.Name())

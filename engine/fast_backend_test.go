@@ -36,7 +36,7 @@ func TestPipelineFastBackend(t *testing.T) {
 			f := golden.Open(t, "pipeline/"+c.name+".safetensors")
 			dir := golden.TinyModel(t)
 			if c.base {
-				dir = baseModel(t)
+				dir = golden.TinyBaseModel(t)
 			}
 			m, err := Open(dir, dev, Options{})
 			if err != nil {

@@ -146,7 +146,7 @@ func TestGuidanceValidated(t *testing.T) {
 			t.Errorf("guidance %v refused: %v", g, err)
 		}
 	}
-	m := openModel(t, baseModel(t))
+	m := openModel(t, golden.TinyBaseModel(t))
 	for _, g := range []float64{math.NaN(), math.Inf(1), math.Inf(-1), -5, 0.5, 30.5, 1e308} {
 		calls := 0
 		_, err := m.Generate(context.Background(), Request{Prompt: "x", WidthPx: 32, HeightPx: 32, Guidance: g},

@@ -33,31 +33,6 @@ var pipelineCases = []pipelineCase{
 	{"t2i_base_cfg4_48x64_3steps", "A red cube on a blue table", 64, 48, 3, 15, nil, true},
 }
 
-// baseModel assembles the base variant in a temp folder: the base model_index.json plus
-// links to the distilled folder's parts (the golden README's recipe).
-func baseModel(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	tiny := golden.TinyModel(t)
-	for _, part := range []string{"scheduler", "text_encoder", "tokenizer", "transformer", "vae"} {
-		abs, err := filepath.Abs(filepath.Join(tiny, part))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Symlink(abs, filepath.Join(dir, part)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	raw, err := os.ReadFile(golden.Path(t, "model", "tiny-flux2-klein-base", "model_index.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "model_index.json"), raw, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
 func openModel(t *testing.T, dir string) *Model {
 	t.Helper()
 	m, err := Open(dir, backends.Default(), Options{})
@@ -77,7 +52,7 @@ func TestPipelineGolden(t *testing.T) {
 			f := golden.Open(t, "pipeline/"+c.name+".safetensors")
 			dir := golden.TinyModel(t)
 			if c.base {
-				dir = baseModel(t)
+				dir = golden.TinyBaseModel(t)
 			}
 			m := openModel(t, dir)
 			if m.Info().Distilled == c.base {

@@ -165,7 +165,7 @@ func TestInpaintGolden(t *testing.T) {
 		if models[distilled] == nil {
 			dir := golden.TinyModel(t)
 			if !distilled {
-				dir = baseModel(t)
+				dir = golden.TinyBaseModel(t)
 			}
 			models[distilled] = openModel(t, dir)
 		}

@@ -32,7 +32,7 @@ func negativeRun(t *testing.T, m *Model, negative string, guidance float64) (*Re
 // conditional output exactly, so the image equals the run without CFG (guidance 1); any
 // other negative prompt changes the image.
 func TestNegativePrompt(t *testing.T) {
-	m := openModel(t, baseModel(t))
+	m := openModel(t, golden.TinyBaseModel(t))
 	f := golden.Open(t, "pipeline/t2i_base_cfg4_48x64_3steps.safetensors")
 	pe, _ := golden.F32(t, f, "prompt_embeds")
 

@@ -50,6 +50,30 @@ func Path(t testing.TB, rel ...string) string {
 // TinyModel is the path of the complete tiny distilled model folder.
 func TinyModel(t testing.TB) string { return Path(t, "model", "tiny-flux2-klein") }
 
+// TinyBaseModel assembles the tiny base (undistilled) model in a temporary folder, as the
+// golden README says: the base model_index.json plus links to the distilled folder's parts.
+func TinyBaseModel(t testing.TB) string {
+	t.Helper()
+	dir := t.TempDir()
+	tiny, err := filepath.Abs(TinyModel(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, part := range []string{"scheduler", "text_encoder", "tokenizer", "transformer", "vae"} {
+		if err := os.Symlink(filepath.Join(tiny, part), filepath.Join(dir, part)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw, err := os.ReadFile(Path(t, "model", "tiny-flux2-klein-base", "model_index.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "model_index.json"), raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
 // Open maps a golden safetensors file (path relative to the golden folder) and closes it
 // when the test ends.
 func Open(t testing.TB, rel string) *weights.File {

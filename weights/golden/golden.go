@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"kleinbild/internal/safefile"
 	"kleinbild/weights"
 )
 
@@ -64,7 +65,7 @@ func TinyBaseModel(t testing.TB) string {
 			t.Fatal(err)
 		}
 	}
-	raw, err := os.ReadFile(Path(t, "model", "tiny-flux2-klein-base", "model_index.json"))
+	raw, err := safefile.ReadRegular(Path(t, "model", "tiny-flux2-klein-base", "model_index.json"), 1<<20)
 	if err != nil {
 		t.Fatal(err)
 	}

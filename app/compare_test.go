@@ -75,7 +75,7 @@ func TestCompareTwoImages(t *testing.T) {
 	}
 }
 
-// TestCompareWipe: Wipe shows A and B over each other at the zoom the sides had, the
+// TestCompareWipe: side by side, panning one image pans the other; Wipe shows A and B over each other at the zoom the sides had, the
 // slider moves the border between them, zooming the wipe zooms both, and back side by
 // side both halves keep the wipe's zoom.
 func TestCompareWipe(t *testing.T) {
@@ -94,6 +94,14 @@ func TestCompareWipe(t *testing.T) {
 	c.win.Resize(fyne.NewSize(800, 500))
 	c.images[0].Scrolled(&fyne.ScrollEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(50, 50)}, Scrolled: fyne.Delta{DY: 10}})
 	s0, _, _ := c.images[0].View()
+	// Side by side, dragging one image moves the other alike (both are 64×64 here).
+	_, before, _ := c.images[0].View()
+	c.images[1].Dragged(&fyne.DragEvent{Dragged: fyne.NewDelta(-7, -5)})
+	_, offA, _ := c.images[0].View()
+	_, offB, _ := c.images[1].View()
+	if offA != offB || offA == before {
+		t.Errorf("after dragging B: A's offset %v (was %v), B's %v", offA, before, offB)
+	}
 
 	test.Tap(c.wipeOn)
 	if c.wipePane.Visible() == c.halves.Visible() || c.wipe.Image != c.images[0].Image || c.wipe.Other() != c.images[1].Image {

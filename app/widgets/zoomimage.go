@@ -19,8 +19,8 @@ type ZoomImage struct {
 
 	// Image is the image shown, nil for none; change it with SetImage.
 	Image image.Image
-	// OnChanged, when set, is called after the zoom changed, also when a fitted image's
-	// scale changed with the widget's size.
+	// OnChanged, when set, is called after the zoom or the pan changed, also when a fitted
+	// image's scale changed with the widget's size.
 	OnChanged func()
 
 	sub     image.Image // Image, in a form draw.Draw copies from quickly
@@ -241,7 +241,7 @@ func (z *ZoomImage) pan(d fyne.Delta) {
 	v := panBy(z.view, d, z.imgSize(), z.Size())
 	if v != z.view {
 		z.view = v
-		z.Refresh()
+		z.update()
 	}
 }
 

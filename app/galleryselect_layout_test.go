@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/widget"
 )
 
 // Issue 28 item 4: Select mode never widens the window (Ctrl+A at 1008 px grew it to
@@ -30,4 +31,26 @@ func TestSelectModeKeepsTheWidths(t *testing.T) {
 		t.Errorf("the window is %v, was %v", s, size)
 	}
 	requireShown(t, h.win, "the selection's buttons", u.gal.deleteSel)
+}
+
+// At 1024×600 (a 1008×552 window) the gallery's sort Select and search field show their
+// whole text: sharing a row with the count, the Select read "Ne…" and the search "Search pr".
+func TestGalleryHeaderFitsNarrow(t *testing.T) {
+	h := viewerHarness(t, 3)
+	u := h.ui
+	h.win.Resize(fyne.NewSize(1008, 552))
+	relayout(h.win.Canvas().Content())
+	g := &u.gal
+	for _, label := range sortLabels {
+		probe := widget.NewSelect([]string{label}, nil)
+		probe.SetSelected(label)
+		if need, got := probe.MinSize().Width, g.sortSel.Size().Width; got < need {
+			t.Errorf("the sort Select is %v wide, %q needs %v", got, label, need)
+		}
+	}
+	text := widget.NewLabel(g.search.PlaceHolder).MinSize().Width
+	if got := g.search.Size().Width; got < text {
+		t.Errorf("the search field is %v wide, its placeholder needs %v", got, text)
+	}
+	requireShown(t, h.win, "the gallery's header", g.sortSel, g.search, g.favs, g.count)
 }

@@ -34,10 +34,10 @@ type galleryFilters struct {
 	now func() time.Time
 }
 
-// buildHeaderRow makes the gallery's top row: the count, the sort Select (set to the
-// remembered order; it takes the room left), the Filter button and open, the folder button.
-// Its minimum width stays that of the search row's, whatever the filters and the order
-// (a wider one would widen the window, and a changing one would move the divider).
+// buildHeaderRow makes the gallery's top row: the sort Select (set to the remembered order;
+// it takes the room left), the Filter button and open, the folder button. Its minimum width
+// stays small, whatever the filters and the order (a wider one would widen the window, and
+// a changing one would move the divider); the count is on the favourites row.
 func (g *galleryView) buildHeaderRow(open fyne.CanvasObject) fyne.CanvasObject {
 	g.filter.Order = gallery.ParseOrder(g.sh.settings.GalleryOrder)
 	g.sortSel = widget.NewSelect(sortLabels, nil)
@@ -45,9 +45,7 @@ func (g *galleryView) buildHeaderRow(open fyne.CanvasObject) fyne.CanvasObject {
 	g.sortSel.SetSelectedIndex(int(g.filter.Order))
 	g.sortSel.OnChanged = func(string) { g.setOrder(gallery.Order(g.sortSel.SelectedIndex())) }
 	g.filterBtn = widgets.NewTipButton(g.sh.tips, filterIcon, filterTip, g.showFilterMenu)
-	// The count shares the room with the Select and is cut short before the row widens.
-	g.count.Truncation = fyne.TextTruncateEllipsis
-	return container.NewBorder(nil, nil, nil, container.NewHBox(g.filterBtn, open), container.NewGridWithColumns(2, g.count, g.sortSel))
+	return container.NewBorder(nil, nil, nil, container.NewHBox(g.filterBtn, open), g.sortSel)
 }
 
 // filterTip is the Filter button's tip while no filter is in use.

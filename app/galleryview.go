@@ -45,7 +45,7 @@ type galleryView struct {
 	root, header *fyne.Container
 
 	// Selection mode: taps check cells, "Delete N" deletes the checked ones. normalBar
-	// (search, favourites, Select) and selectBar take turns as the header's second row.
+	// (search; the count, favourites and Select) and selectBar take turns below the top row.
 	selecting  bool
 	checked    map[string]bool
 	normalBar  *fyne.Container
@@ -132,7 +132,10 @@ func (g *galleryView) build() fyne.CanvasObject {
 		g.refresh()
 		g.grid.ScrollToTop()
 	})
-	g.normalBar = container.NewBorder(nil, nil, nil, container.NewHBox(g.favs, selectBtn), g.search)
+	// The search has a row of its own, and the count takes what the favourites and Select
+	// leave, cut short before the row widens: at 1024×600 a shared row left "Search pr".
+	g.count.Truncation = fyne.TextTruncateEllipsis
+	g.normalBar = container.NewVBox(g.search, container.NewBorder(nil, nil, nil, container.NewHBox(g.favs, selectBtn), g.count))
 	g.header = container.NewVBox(
 		g.buildHeaderRow(open), // the tab above names the gallery
 		container.NewStack(g.normalBar, g.selectBar))

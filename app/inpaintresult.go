@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -108,8 +109,10 @@ func (u *UI) inpaintResults(j *job, done func(path string)) {
 }
 
 // whenJobEnds calls done with the outcome when j's run ends, however it ends (UI
-// goroutine). A job dropped from the queue before it runs leaves its entry behind.
+// goroutine). What was registered for jobs that left the queue without running is
+// forgotten here and when a run ends.
 func (rn *runner) whenJobEnds(j *job, done func(runOutcome)) {
+	rn.forgetDroppedJobs()
 	if rn.afterJob == nil {
 		rn.afterJob = map[*job]func(runOutcome){}
 	}
@@ -118,8 +121,21 @@ func (rn *runner) whenJobEnds(j *job, done func(runOutcome)) {
 
 // jobEnded calls what whenJobEnds registered for j, once.
 func (rn *runner) jobEnded(j *job, out runOutcome) {
-	if done, ok := rn.afterJob[j]; ok {
-		delete(rn.afterJob, j)
+	done, ok := rn.afterJob[j]
+	delete(rn.afterJob, j)
+	rn.forgetDroppedJobs()
+	if ok {
 		done(out)
+	}
+}
+
+// forgetDroppedJobs drops what whenJobEnds registered for jobs that are neither queued nor
+// running: removed, cancelled or opened back into the form, they will never end.
+func (rn *runner) forgetDroppedJobs() {
+	for j := range rn.afterJob {
+		running := rn.cur != nil && rn.cur.job == j
+		if !running && !slices.Contains(rn.queue.jobs, j) {
+			delete(rn.afterJob, j)
+		}
 	}
 }

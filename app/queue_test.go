@@ -328,3 +328,34 @@ func TestQueuedJobAsksWhenItDoesNotFit(t *testing.T) {
 	u.Cancel()
 	h.waitFor("the run to stop", 5*time.Second, func() bool { return u.run.cur == nil })
 }
+
+// What whenJobEnds registered (Inpaint's result) is called when a queued job's run ends,
+// and forgotten for a job removed from the queue without running.
+func TestAfterJobForgetsDroppedJobs(t *testing.T) {
+	fake := newFakeGen()
+	fake.block = true
+	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
+	u := h.ui
+	test.Type(u.ctl.prompt, "first")
+	test.Tap(u.ctl.generate)
+	waitStarted(t, h, fake)
+	for _, p := range []string{"dropped", "kept"} {
+		u.ctl.prompt.SetText(p)
+		u.Generate()
+	}
+	dropped, kept := u.run.queue.jobs[0], u.run.queue.jobs[1]
+	var ended []string
+	u.run.whenJobEnds(dropped, func(runOutcome) { ended = append(ended, "dropped") })
+	u.run.whenJobEnds(kept, func(runOutcome) { ended = append(ended, "kept") })
+	test.Tap(u.run.queue.rows[0].remove)
+	test.Tap(u.ctl.generate) // cancels "first"; "kept" starts
+	waitStarted(t, h, fake)
+	if _, ok := u.run.afterJob[dropped]; ok {
+		t.Error("the removed job's entry is still registered after a run ended")
+	}
+	test.Tap(u.ctl.generate) // cancels "kept"
+	h.waitFor("the last run to stop", 5*time.Second, func() bool { return u.run.cur == nil })
+	if strings.Join(ended, ",") != "kept" || len(u.run.afterJob) != 0 {
+		t.Errorf("called for %v, %d entries left, want kept and none", ended, len(u.run.afterJob))
+	}
+}

@@ -248,6 +248,7 @@ func (m *inpaintMode) generate(whole bool) {
 	req.Steps, req.Guidance, req.Schedule, req.NegativePrompt = f.steps, f.guidance, f.schedule, f.negative
 	req.Adapters, req.AdaptersPartial = m.adapters.stack(), m.adapters.partial()
 	j := jobs.New(req, 1)
+	j.Picture = image.Pt(m.ed.w, m.ed.h) // priced at the result's size, with its steps
 	if m.whenDone != nil {
 		m.whenDone(j, m.loadResult)
 	}

@@ -284,6 +284,9 @@ func TestInpaintModeEndToEnd(t *testing.T) {
 	if r == nil {
 		t.Fatalf("Generate did not start (banner %q)", u.errorText())
 	}
+	if r.job.Picture != image.Pt(64, 64) { // the estimate and the progress price it by its picture
+		t.Errorf("the inpainting job's picture is %v, want 64×64", r.job.Picture)
+	}
 	var out runOutcome
 	h.waitFor("the inpainting run", 60*time.Second, func() bool {
 		select {

@@ -24,9 +24,16 @@ type Request struct {
 	// models: above 1 every step runs the transformer twice), reference count and
 	// adapters (their factors add to the memory, lora.Adapter.Bytes, and their products to
 	// every transformer and text-encoder pass, lora.Stack.FLOPsPerToken) are priced; its
-	// references are not read. An inpainting request is priced at its own size, without
-	// its picture, which is not read either.
+	// references are not read. An inpainting request (Req.Image) is priced by PictureSize;
+	// its picture is not read either.
 	Req engine.Request
+	// PictureSize is the size in pixels of an inpainting request's picture (before any
+	// outpainting). Known, the request is priced as the pipeline runs it: at the result's
+	// size (inpaint.OutputSize of the canvas), with the picture's conditioning tokens and
+	// only the steps its strength runs. Unknown (zero), it is priced at Req's own size,
+	// every step, without the picture. With a mask crop the result is the crop's, at most
+	// this size.
+	PictureSize image.Point
 	// RefSizes are the sizes of the references after preprocessing when known, else each
 	// is assumed to be the output size (resized like the pipeline does:
 	// imageio.TargetSize). More sizes than Req.References count as more references.
@@ -168,7 +175,7 @@ func Estimate(m Model, req Request, mc Machine) (Report, error) {
 	}
 	w, h, refs := p.WidthPx, p.HeightPx, p.Refs
 	e := Report{AvailableBytes: int64(mc.AvailableBytes), TotalBytes: int64(mc.TotalBytes)}
-	e.Steps = p.Steps
+	e.Steps = p.StepsRun() // inpainting runs only the last steps
 	e.Passes = 1
 	if p.CFG {
 		e.Passes = 2
@@ -275,6 +282,9 @@ func plan(m Model, req Request) (engine.Plan, error) {
 		}
 		refs = append(refs, image.Pt(w, h))
 	}
+	if pic, ok := pictureRef(req); ok {
+		return planInpaint(m, req, pic, refs)
+	}
 	// The references are counted above and sized here: the plan reads no file.
 	p, err := engine.NewPlan(withoutPicture(req.Req), m.Distilled, refs)
 	if err != nil {
@@ -287,6 +297,35 @@ func plan(m Model, req Request) (engine.Plan, error) {
 		}
 	}
 	return p, nil
+}
+
+// pictureRef is the prepared size of an inpainting request's picture, the pipeline's first
+// conditioning image (engine.Plan.Refs), when req gives its PictureSize.
+func pictureRef(req Request) (image.Point, bool) {
+	w, h := req.PictureSize.X, req.PictureSize.Y
+	if req.Req.Image == "" || w <= 0 || h <= 0 || w > engine.EngineMaxSidePx || h > engine.EngineMaxSidePx {
+		return image.Point{}, false
+	}
+	cw, ch := req.Req.Outpaint.Size(w, h)
+	ow, oh := inpaint.OutputSize(cw, ch)
+	if ow <= 0 || oh <= 0 {
+		return image.Point{}, false
+	}
+	return image.Pt(ow, oh), true
+}
+
+// planInpaint plans an inpainting request whose picture is prepared to pic: the picture
+// first, then the extra reference, if any, at its RefSizes size or else the result's.
+func planInpaint(m Model, req Request, pic image.Point, refs []image.Point) (engine.Plan, error) {
+	all := []image.Point{pic}
+	if len(req.Req.References) > 0 {
+		extra := pic
+		if len(refs) > 0 {
+			extra = refs[0]
+		}
+		all = append(all, extra)
+	}
+	return engine.NewPlan(req.Req, m.Distilled, all)
 }
 
 // withoutPicture is req without its inpainting settings (Request.Req): the picture's size

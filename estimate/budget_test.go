@@ -20,6 +20,7 @@ import (
 	"kleinbild/engine"
 	"kleinbild/engine/flux2"
 	"kleinbild/engine/imageio"
+	"kleinbild/engine/inpaint"
 	"kleinbild/engine/qwen3"
 	"kleinbild/engine/tokenizer"
 	"kleinbild/engine/vae"
@@ -584,5 +585,40 @@ func TestEstimateInpaintRequest(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("inpainting: %+v, want %+v", got, want)
+	}
+}
+
+// TestEstimateInpaintPicture: with its picture's size known, an inpainting request is priced
+// as the pipeline runs it: at the result's size (an 800×600 picture is worked at 800×592),
+// the picture's conditioning tokens before the extra reference's, and only the steps its
+// strength runs: as a plain 800×592 request with two references and those steps.
+func TestEstimateInpaintPicture(t *testing.T) {
+	m := preset(t, "klein-4B", true)
+	inp := engine.Request{Prompt: "a cat", References: refPaths(1), Image: "picture.png", Mask: "mask.png", Strength: 0.5, Steps: 4}
+	got, err := Estimate(m, Request{Req: inp, PictureSize: image.Pt(800, 600)}, Machine{AvailableBytes: 64 * gB})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tStart, err := inpaint.StartStep(4, 0.5)
+	if err != nil || tStart == 0 {
+		t.Fatalf("StartStep(4, 0.5) = %d, %v", tStart, err)
+	}
+	plain := engine.Request{Prompt: "a cat", WidthPx: 800, HeightPx: 592, References: refPaths(2), Steps: 4 - tStart}
+	want, err := Estimate(m, Request{Req: plain}, Machine{AvailableBytes: 64 * gB})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Steps != 4-tStart || got.ImageTokens != 50*37 || got.RefTokens != 2*50*37 || !reflect.DeepEqual(got, want) {
+		t.Errorf("inpainting an 800×600 picture: %+v, want %+v", got, want)
+	}
+
+	// Outpainting 16 px to the left of a 64×48 picture works on the 80×48 canvas.
+	out := engine.Request{Prompt: "a cat", Image: "picture.png", Outpaint: inpaint.Padding{Left: 16}}
+	got, err = Estimate(m, Request{Req: out, PictureSize: image.Pt(64, 48)}, Machine{AvailableBytes: 64 * gB})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.ImageTokens != 5*3 || got.RefTokens != 5*3 {
+		t.Errorf("outpainting to 80×48: %d image and %d reference tokens, want 15 and 15", got.ImageTokens, got.RefTokens)
 	}
 }

@@ -6,6 +6,7 @@ package jobs
 
 import (
 	"fmt"
+	"image"
 	"path/filepath"
 	"strings"
 
@@ -27,6 +28,9 @@ type Job struct {
 	// Missing are adapters whose files could not be opened when a stored queue was read
 	// back (a disk not mounted yet): kept, saved again, and opened when the job runs.
 	Missing []StoredAdapter
+	// Picture is an inpainting job's picture size in pixels when known (zero otherwise):
+	// the estimate prices the job by it (estimate.Request.PictureSize).
+	Picture image.Point
 }
 
 // New makes a job of req run count times, count clamped to MinCount..MaxCount.
@@ -79,9 +83,10 @@ func Check(req engine.Request) error {
 }
 
 // EstimateRequest is the request the estimate prices the job by, for a model of the given
-// variant: the job's own request, its guidance dropped for distilled models (which ignore it).
+// variant: the job's own request and picture size, its guidance dropped for distilled
+// models (which ignore it).
 func (j *Job) EstimateRequest(distilled bool) estimate.Request {
-	req := estimate.Request{Req: j.Req}
+	req := estimate.Request{Req: j.Req, PictureSize: j.Picture}
 	if distilled {
 		req.Req.Guidance = 0
 	}

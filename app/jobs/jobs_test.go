@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"image"
 	"strings"
 	"testing"
 
@@ -70,5 +71,10 @@ func TestEstimateRequest(t *testing.T) {
 	}
 	if d := j.EstimateRequest(true); d.Req.Guidance != 0 {
 		t.Errorf("distilled model: guidance %v, want 0 (none)", d.Req.Guidance)
+	}
+	inp := New(engine.Request{Image: "pic.png", Mask: "m.png"}, 1)
+	inp.Picture = image.Pt(800, 600)
+	if r := inp.EstimateRequest(true); r.PictureSize != image.Pt(800, 600) || r.Req.Image != "pic.png" {
+		t.Errorf("inpainting: picture %v of %q, want 800×600 of pic.png", r.PictureSize, r.Req.Image)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"image"
 	"os"
 
 	"kleinbild/engine"
@@ -32,6 +33,9 @@ type storedJob struct {
 	engine.Settings
 	Adapters []StoredAdapter `json:"adapters,omitempty"`
 	Count    int             `json:"count"`
+	// PictureWidth and PictureHeight are Job.Picture (absent when unknown).
+	PictureWidth  int `json:"picture_width,omitempty"`
+	PictureHeight int `json:"picture_height,omitempty"`
 }
 
 type storedQueue struct {
@@ -51,7 +55,7 @@ func EncodeQueue(js []*Job) ([]byte, error) {
 	q := storedQueue{Format: queueFormat, Jobs: []storedJob{}}
 	for _, j := range js {
 		r := j.Req
-		s := storedJob{Settings: engine.SettingsOf(r), Count: j.Count}
+		s := storedJob{Settings: engine.SettingsOf(r), Count: j.Count, PictureWidth: j.Picture.X, PictureHeight: j.Picture.Y}
 		for _, a := range r.Adapters {
 			if a.Adapter == nil {
 				return nil, errors.New("a queued job has an adapter that is not open")
@@ -84,7 +88,11 @@ func ParseQueue(raw []byte) (jobs []Stored, notes []string, err error) {
 			notes = append(notes, fmt.Sprintf("job %d (%s) was left out: %v", i+1, Ellipsize(s.Prompt, 32), err))
 			continue
 		}
-		jobs = append(jobs, Stored{Job: New(req, s.Count), Adapters: s.Adapters})
+		j := New(req, s.Count)
+		if req.Image != "" && s.PictureWidth > 0 && s.PictureHeight > 0 {
+			j.Picture = image.Pt(s.PictureWidth, s.PictureHeight)
+		}
+		jobs = append(jobs, Stored{Job: j, Adapters: s.Adapters})
 	}
 	return jobs, notes, nil
 }

@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"encoding/json"
+	"image"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -23,6 +24,7 @@ func TestQueueRoundTrip(t *testing.T) {
 		New(engine.Request{Prompt: "a fox ünïcödé", WidthPx: 512, HeightPx: 768, Steps: 4, Seed: 1 << 40, Guidance: 3.5, Schedule: "linear", Noise: engine.NoiseStable, References: []string{"/a/b.png"}}, 3),
 		New(engine.Request{Prompt: "repaint", Image: "/x/pic.png", Outpaint: inpaint.Padding{Left: 16, Bottom: 32}, Strength: 0.8}, 1),
 	}
+	in[1].Picture = image.Pt(640, 480)
 	if err := SaveQueue(path, in); err != nil {
 		t.Fatal(err)
 	}
@@ -31,8 +33,8 @@ func TestQueueRoundTrip(t *testing.T) {
 		t.Fatalf("loaded %d jobs, notes %q, error %v", len(got), notes, err)
 	}
 	for i := range in {
-		if !reflect.DeepEqual(got[i].Job.Req, in[i].Req) || got[i].Job.Count != in[i].Count {
-			t.Errorf("job %d: %+v ×%d, want %+v ×%d", i, got[i].Job.Req, got[i].Job.Count, in[i].Req, in[i].Count)
+		if !reflect.DeepEqual(got[i].Job.Req, in[i].Req) || got[i].Job.Count != in[i].Count || got[i].Job.Picture != in[i].Picture {
+			t.Errorf("job %d: %+v ×%d (picture %v), want %+v ×%d (%v)", i, got[i].Job.Req, got[i].Job.Count, got[i].Job.Picture, in[i].Req, in[i].Count, in[i].Picture)
 		}
 	}
 	if err := SaveQueue(path, nil); err != nil {

@@ -29,13 +29,8 @@ func TestUnreadableReferenceSaysWhatTheCLISays(t *testing.T) {
 // Issue 22 item 12: during a run the zoom button says "Preview", not the fit percentage of
 // the low-resolution preview ("Fit (1320 %)"); the finished image shows its own.
 func TestZoomLabelDuringPreview(t *testing.T) {
-	fake := newFakeGen()
-	fake.block = true
-	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
+	h, _ := startBlockedRun(t, "a lighthouse")
 	u := h.ui
-	test.Type(u.ctl.prompt, "a lighthouse")
-	test.Tap(u.ctl.generate)
-	waitStarted(t, h, fake)
 	h.waitFor("the preview", 5*time.Second, func() bool { return u.view.image.Image != nil })
 	h.settle()
 	if got := u.view.zoom.level.Text; got != "Preview" {

@@ -116,13 +116,8 @@ func clipboardWith(s string) fyne.Clipboard { return &textClipboard{s} }
 // wrap to another line as its estimate changes, runs measured and calibration back: that
 // resizes the form's scroll, not what is in it, so positions are compared, not heights.)
 func TestQueueKeepsItsHeight(t *testing.T) {
-	fake := newFakeGen()
-	fake.block = true
-	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
+	h, fake := startBlockedRun(t, "first")
 	u := h.ui
-	test.Type(u.ctl.prompt, "first")
-	test.Tap(u.ctl.generate)
-	waitStarted(t, h, fake)
 	at := func(o fyne.CanvasObject) fyne.Position {
 		return fyne.CurrentApp().Driver().AbsolutePositionForObject(o)
 	}

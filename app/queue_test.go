@@ -29,6 +29,19 @@ func waitStarted(t *testing.T, h *harness, f *fakeGen) {
 	})
 }
 
+// startBlockedRun opens the window on the tiny model with a generator that blocks and
+// starts a run of prompt from the form: it stays running until cancelled.
+func startBlockedRun(t *testing.T, prompt string) (*harness, *fakeGen) {
+	t.Helper()
+	fake := newFakeGen()
+	fake.block = true
+	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
+	test.Type(h.ui.ctl.prompt, prompt)
+	test.Tap(h.ui.ctl.generate)
+	waitStarted(t, h, fake)
+	return h, fake
+}
+
 // Issue 12: Generate while a run is in progress queues a job with the current form; the
 // jobs run in order, a queued one can be taken out with its ✕, and the running one is
 // cancelled as before.
@@ -332,13 +345,8 @@ func TestQueuedJobAsksWhenItDoesNotFit(t *testing.T) {
 // What whenJobEnds registered (Inpaint's result) is called when a queued job's run ends,
 // and forgotten for a job removed from the queue without running.
 func TestAfterJobForgetsDroppedJobs(t *testing.T) {
-	fake := newFakeGen()
-	fake.block = true
-	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
+	h, fake := startBlockedRun(t, "first")
 	u := h.ui
-	test.Type(u.ctl.prompt, "first")
-	test.Tap(u.ctl.generate)
-	waitStarted(t, h, fake)
 	for _, p := range []string{"dropped", "kept"} {
 		u.ctl.prompt.SetText(p)
 		u.Generate()

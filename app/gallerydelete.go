@@ -1,0 +1,165 @@
+package app
+
+import (
+	"fmt"
+	"slices"
+
+	"kleinbild/app/gallery"
+)
+
+// deleteChecked moves the checked images to the trash and leaves selection mode.
+func (g *galleryView) deleteChecked() {
+	es := g.checkedEntries()
+	g.setSelecting(false)
+	g.deleteEntries(es)
+}
+
+// deleteEntries moves images to the trash (off the UI goroutine) and offers Undo. When the
+// viewer's image goes, the viewer moves on to the next image in the grid.
+func (g *galleryView) deleteEntries(es []gallery.Entry) {
+	sh := g.sh
+	sh.win.Canvas().Unfocus() // Ctrl+Z then undoes this, not the typing in a focused field
+	lib := sh.gallery
+	if lib == nil {
+		return
+	}
+	var files []string
+	for _, e := range es {
+		if !g.pendingDel[e.File] && lib.IndexOf(e.File) >= 0 {
+			files = append(files, e.File)
+			g.pendingDel[e.File] = true
+		}
+	}
+	if len(files) == 0 {
+		return
+	}
+	// The image to show next if the shown one goes: the first one after it that stays.
+	next := ""
+	if e, ok := g.view.shownEntry(); ok && slices.Contains(files, e.File) {
+		if i := g.indexOf(e.File); i >= 0 {
+			order := append(slices.Clone(g.visible[i+1:]), reversed(g.visible[:i])...)
+			for _, e := range order {
+				if !slices.Contains(files, e.File) && !g.pendingDel[e.File] {
+					next = e.File
+					break
+				}
+			}
+		}
+	}
+	sh.bg.Add(1) // Close waits for the index write
+	go func() {
+		defer sh.bg.Done()
+		batch, err := lib.Delete(files...)
+		sh.post(func() {
+			for _, f := range files {
+				delete(g.pendingDel, f)
+			}
+			if err != nil {
+				sh.showError(fmt.Errorf("could not move to the trash: %w", err))
+			}
+			g.refresh()
+			if e, ok := g.view.shownEntry(); ok && slices.Contains(files, e.File) && lib.IndexOf(e.File) < 0 {
+				if next != "" && lib.IndexOf(next) >= 0 {
+					g.selectEntry(next, nil)
+				} else {
+					g.view.clearShown()
+				}
+			}
+			if batch == "" {
+				return
+			}
+			msg := "Moved " + files[0] + " to the trash."
+			if len(files) > 1 {
+				msg = fmt.Sprintf("Moved %d images to the trash.", len(files))
+			}
+			g.showUndo(batch, msg)
+			sh.setStatus(msg)
+		})
+	}()
+}
+
+func reversed(es []gallery.Entry) []gallery.Entry {
+	out := slices.Clone(es)
+	slices.Reverse(out)
+	return out
+}
+
+// undoItem is a deletion that Undo can bring back: its trash batch and what the strip says.
+type undoItem struct{ batch, msg string }
+
+// maxUndos is how many deletions Undo remembers.
+const maxUndos = 50
+
+// showUndo offers to bring back the deletion batch, after the earlier ones.
+func (g *galleryView) showUndo(batch, msg string) {
+	g.undos = append(g.undos, undoItem{batch, msg})
+	if len(g.undos) > maxUndos {
+		g.undos = g.undos[len(g.undos)-maxUndos:]
+	}
+	g.showUndoBar()
+}
+
+// showUndoBar shows the strip for the last deletion that can be undone, or hides it.
+func (g *galleryView) showUndoBar() {
+	if len(g.undos) == 0 {
+		g.undoBar.Hide()
+	} else {
+		last := g.undos[len(g.undos)-1]
+		msg := last.msg
+		if n := len(g.undos); n > 1 {
+			msg += fmt.Sprintf(" (%d deletions can be undone)", n)
+		}
+		g.undoText.SetText(msg)
+		g.undoBar.Show()
+	}
+	g.root.Refresh() // the strip takes or gives back its room at the bottom
+}
+
+// hideUndo closes the strip; Ctrl+Z still undoes.
+func (g *galleryView) hideUndo() {
+	g.undoBar.Hide()
+	g.root.Refresh()
+}
+
+// undo restores the last deletion not yet undone (off the UI goroutine) and shows a
+// restored image; the strip then offers the one before it.
+func (g *galleryView) undo() {
+	sh := g.sh
+	if len(g.undos) == 0 || sh.gallery == nil {
+		return
+	}
+	batch := g.undos[len(g.undos)-1].batch
+	g.undos = g.undos[:len(g.undos)-1]
+	lib := sh.gallery
+	g.showUndoBar()
+	sh.bg.Add(1) // Close waits for the index write
+	go func() {
+		defer sh.bg.Done()
+		es, err := lib.Restore(batch)
+		sh.post(func() {
+			if err != nil {
+				sh.showError(fmt.Errorf("could not restore from the trash: %w", err))
+			}
+			g.refresh()
+			switch len(es) {
+			case 0:
+				return
+			case 1:
+				sh.setStatus("Restored " + es[0].File)
+			default:
+				sh.setStatus(fmt.Sprintf("Restored %d images.", len(es)))
+			}
+			g.selectAndScroll(es[0].File)
+		})
+	}()
+}
+
+// deleteEntry moves an image to the trash and offers Undo. It is the one way the UI deletes.
+func (g *galleryView) deleteEntry(e gallery.Entry) { g.deleteEntries([]gallery.Entry{e}) }
+
+// deleteShown moves the viewer's image to the trash.
+func (g *galleryView) deleteShown() {
+	if e, ok := g.view.shownEntry(); ok {
+		g.deleteEntry(e)
+	}
+}

@@ -3,7 +3,6 @@ package app
 import (
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -343,6 +342,8 @@ func parseSide(name, text string) (v int, msg string) {
 	return v, fmt.Sprintf("%s must be a multiple of %d: try %d or %d.", name, engine.SizeMultiple, se.Lower, se.Upper)
 }
 
+// checkSteps reads the steps field: empty is 0 (the variant's default); a number outside
+// engine.ValidateSteps' range shows the field's error and is not ok.
 func (c *controls) checkSteps() (int, bool) {
 	text := strings.TrimSpace(c.steps.Text)
 	if text == "" {
@@ -356,53 +357,6 @@ func (c *controls) checkSteps() (int, bool) {
 	}
 	setFieldError(c.stepsErr, "")
 	return v, true
-}
-
-func (c *controls) checkSeed() (seed uint64, given, ok bool) {
-	text := strings.TrimSpace(c.seed.Text)
-	if text == "" {
-		setFieldError(c.seedErr, "")
-		return 0, false, true
-	}
-	v, err := strconv.ParseUint(text, 10, 64)
-	if err != nil {
-		setFieldError(c.seedErr, "The seed must be a whole number from 0 to 18446744073709551615 (or empty for a random one).")
-		return 0, false, false
-	}
-	setFieldError(c.seedErr, "")
-	return v, true, true
-}
-
-// seedEdited follows a change of the seed field: a typed number is the seed used (the
-// field switches to kept), an emptied field means a new random seed per image.
-func (c *controls) seedEdited() {
-	_, given, ok := c.checkSeed()
-	if ok && given != c.seedLocked {
-		c.setSeedLocked(given)
-	}
-}
-
-// toggleSeedLocked is the lock button: a kept seed becomes random (the field empties and
-// says "random"), a random one is kept (the last seed used, or a new one, fills the field).
-func (c *controls) toggleSeedLocked() {
-	if c.seedLocked {
-		c.setSeedLocked(false)
-		c.seed.SetText("")
-		return
-	}
-	seed := c.lastSeed
-	if !c.lastSeedSet {
-		seed = randomSeed()
-	}
-	c.seed.SetText(strconv.FormatUint(seed, 10))
-	c.setSeedLocked(true)
-}
-
-// usedRandomSeed shows the random seed a run picked in the empty field's placeholder, so
-// that random stays a visible state and the seed can still be read.
-func (c *controls) usedRandomSeed(seed uint64) {
-	c.lastSeed, c.lastSeedSet = seed, true
-	c.seed.SetPlaceHolder(randomPlaceholder(seed, true))
 }
 
 // applyVariant adapts the form to the model info (usable: chosen and without error):
@@ -437,9 +391,6 @@ func (c *controls) scrollToEnd() {
 	}
 }
 
-// seedIsLocked reports whether the seed field is locked.
-func (c *controls) seedIsLocked() bool { return c.seedLocked }
-
 // addToHistory adds a prompt that was run to the recent prompts.
 func (c *controls) addToHistory(prompt string) { c.history.add(prompt) }
 
@@ -462,29 +413,6 @@ func (c *controls) showRunPhase(p runPhase) {
 		b.Enable()
 	}
 	b.Refresh()
-}
-
-// randomPlaceholder is the seed field's text while it is empty (random).
-func randomPlaceholder(last uint64, known bool) string {
-	if !known {
-		return "random"
-	}
-	return fmt.Sprintf("random, last %d", last)
-}
-
-// setSeedLocked switches between keeping the seed (locked) and a new random one per run.
-func (c *controls) setSeedLocked(locked bool) {
-	c.seedLocked = locked
-	c.lock.Tip = lockTip(locked)
-	if locked {
-		c.lock.SetIcon(theme.NewThemedResource(resources.Lock))
-		c.lock.Importance = widget.HighImportance
-	} else {
-		c.lock.SetIcon(theme.NewThemedResource(resources.LockOpen))
-		c.lock.Importance = widget.MediumImportance
-	}
-	c.lock.Refresh()
-	c.formChanged()
 }
 
 // readForm validates every field, showing inline messages; ok is false if any is invalid.
@@ -663,30 +591,10 @@ func (c *controls) restoreRefs(paths []string, replace bool, notes []string) {
 	}
 }
 
-// ReuseSeed puts seed in the seed field and locks it.
-func (u *UI) ReuseSeed(seed uint64) { u.ctl.reuseSeed(seed) }
-
-// reuseSeed is ReuseSeed.
-func (c *controls) reuseSeed(seed uint64) {
-	c.seed.SetText(strconv.FormatUint(seed, 10))
-	c.setSeedLocked(true)
-}
-
-// randomSeed picks a new seed; 32 bits keep it short enough to read and type.
-func randomSeed() uint64 { return uint64(rand.Uint32()) }
-
 func atoiOr(s string, def int) int {
 	v, err := strconv.Atoi(strings.TrimSpace(s))
 	if err != nil {
 		return def
 	}
 	return v
-}
-
-// lockTip names what the seed lock button does.
-func lockTip(locked bool) string {
-	if locked {
-		return "Seed kept: press for a new random seed per image"
-	}
-	return "Random: press to keep a seed for the next images"
 }

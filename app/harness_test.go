@@ -59,9 +59,15 @@ func (h *harness) pump() bool {
 	return len(q) > 0
 }
 
-// waitFor runs the event loop until cond holds, failing the test after a timeout.
+// minWait is the least waitFor waits before it fails: CI machines are often loaded by other
+// work, and the timeout only bounds how long a failing test takes to say so.
+const minWait = 60 * time.Second
+
+// waitFor runs the event loop until cond holds, failing the test after the timeout (at
+// least minWait).
 func (h *harness) waitFor(what string, timeout time.Duration, cond func() bool) {
 	h.t.Helper()
+	timeout = max(timeout, minWait)
 	deadline := time.Now().Add(timeout)
 	for !cond() {
 		if time.Now().After(deadline) {

@@ -33,12 +33,13 @@ func (rn *runner) buildBatchGrid() fyne.CanvasObject {
 	b := &rn.batch
 	b.title = widget.NewLabel("")
 	b.title.SizeName = theme.SizeNameCaptionText
-	b.title.Truncation = fyne.TextTruncateEllipsis
-	closeBtn := widgets.NewTipButton(rn.sh.tips, theme.CancelIcon(), "Close", rn.hideBatch)
+	closeBtn := widgets.NewTipButton(rn.sh.tips, theme.CancelIcon(), "Close this run's images", rn.hideBatch)
 	b.rows = container.NewHBox()
 	// One row in a horizontal scroll: a long run neither widens nor heightens the window,
-	// and a wide window shows as many tiles as fit.
-	b.box = container.NewVBox(container.NewBorder(nil, nil, nil, closeBtn, b.title),
+	// and a wide window shows as many tiles as fit. The count and Close stand at its end
+	// rather than in a row above, which left a 4-image run's picture 196 px at 1024×600;
+	// the status line says to pick one.
+	b.box = container.NewBorder(nil, nil, nil, container.NewVBox(closeBtn, b.title),
 		container.NewHScroll(b.rows))
 	b.box.Hide()
 	return b.box
@@ -65,7 +66,7 @@ func (rn *runner) showBatch(entries []gallery.Entry) {
 			rn.sh.loadThumb(&t.thumbImage, e.SHA256, rn.sh.gallery.Path(e))
 		}
 	}
-	b.title.SetText("This run: " + imagesText(len(entries)) + ". Click one to see it large.")
+	b.title.SetText(imagesText(len(entries)))
 	b.box.Show()
 	rn.markBatch(rn.view.batchMark())
 }

@@ -5,11 +5,12 @@ package webgpu
 import (
 	"fmt"
 	"runtime"
-	"sync"
 	"time"
 	"unsafe"
 
 	"github.com/cogentcore/webgpu/wgpu"
+
+	"kleinbild/internal/fanout"
 )
 
 // Weights reach the device through mapped staging buffers: each piece of stagingPiece bytes
@@ -146,24 +147,11 @@ func (b *Backend) waitStaged() {
 
 // parallelCopy copies src into dst on up to GOMAXPROCS goroutines (at most 8), each at
 // least copyPart bytes: the source is usually a mapped file, whose page faults a single
-// copy takes one at a time.
+// copy takes one at a time. A fault on any of them (the file shrank) reaches the caller
+// (fanout.Ranges), which the engine guards.
 func parallelCopy(dst, src []byte) {
 	parts := min(runtime.GOMAXPROCS(0), 8, max(len(src)/copyPart, 1))
-	if parts <= 1 {
-		copy(dst, src)
-		return
-	}
-	per := (len(src) + parts - 1) / parts
-	var wg sync.WaitGroup
-	for lo := 0; lo < len(src); lo += per {
-		hi := min(lo+per, len(src))
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			copy(dst[lo:hi], src[lo:hi])
-		}()
-	}
-	wg.Wait()
+	fanout.Ranges(len(src), parts, func(lo, hi int) { copy(dst[lo:hi], src[lo:hi]) })
 }
 
 // littleEndian is true on hosts whose memory order is the device's (every GPU host

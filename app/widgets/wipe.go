@@ -2,7 +2,6 @@ package widgets
 
 import (
 	"image"
-	"image/draw"
 	"math"
 
 	"fyne.io/fyne/v2"
@@ -48,13 +47,7 @@ func NewWipe() *Wipe {
 func (w *Wipe) SetImages(a, b image.Image) {
 	w.other, w.subB, w.cropB = b, nil, image.Rectangle{}
 	if b != nil {
-		if s, ok := b.(subImager); ok {
-			w.subB = s
-		} else {
-			rgba := image.NewNRGBA(b.Bounds())
-			draw.Draw(rgba, rgba.Bounds(), b, b.Bounds().Min, draw.Src)
-			w.subB = rgba
-		}
+		w.subB = asSubImager(b)
 	}
 	w.SetImage(a)
 }

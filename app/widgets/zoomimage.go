@@ -48,6 +48,16 @@ type subImager interface {
 	SubImage(r image.Rectangle) image.Image
 }
 
+// asSubImager is img itself when it can hand out parts, else a copy of it that can.
+func asSubImager(img image.Image) subImager {
+	if s, ok := img.(subImager); ok {
+		return s
+	}
+	rgba := image.NewNRGBA(img.Bounds())
+	draw.Draw(rgba, rgba.Bounds(), img, img.Bounds().Min, draw.Src)
+	return rgba
+}
+
 // SetImage shows img (nil for none). An image of another resolution replacing a zoomed
 // one (a thumbnail's full image, a preview's result) keeps the same part on screen.
 func (z *ZoomImage) SetImage(img image.Image) {
@@ -56,13 +66,7 @@ func (z *ZoomImage) SetImage(img image.Image) {
 	z.sub = nil
 	z.crop = image.Rectangle{}
 	if img != nil {
-		if s, ok := img.(subImager); ok {
-			z.sub = s
-		} else {
-			rgba := image.NewNRGBA(img.Bounds())
-			draw.Draw(rgba, rgba.Bounds(), img, img.Bounds().Min, draw.Src)
-			z.sub = rgba
-		}
+		z.sub = asSubImager(img)
 		z.view = rescaleView(z.view, old, z.imgSize())
 		if old == (image.Point{}) {
 			z.view.fit = true

@@ -38,16 +38,24 @@ func masked(e *maskEditor) int {
 	return n
 }
 
-// TestMaskEditorStrokes: strokes through the test driver paint the mask where they go (the
-// picture fitted 2× in the widget), the eraser removes paint, undo and redo step through
-// the strokes, invert and clear work on the whole mask, and the overlay shows the mask.
-func TestMaskEditorStrokes(t *testing.T) {
+// editorWindow is a mask editor on the 64×48 test picture in a 128×96 window: 2 widget
+// units a picture pixel.
+func editorWindow(t *testing.T) (*maskEditor, fyne.Window) {
+	t.Helper()
 	test.NewTempApp(t)
 	e := newMaskEditor(testPicture())
 	w := test.NewTempWindow(t, e)
 	w.SetPadded(false)
 	w.Resize(fyne.NewSize(128, 96))
 	e.Resize(fyne.NewSize(128, 96))
+	return e, w
+}
+
+// TestMaskEditorStrokes: strokes through the test driver paint the mask where they go (the
+// picture fitted 2× in the widget), the eraser removes paint, undo and redo step through
+// the strokes, invert and clear work on the whole mask, and the overlay shows the mask.
+func TestMaskEditorStrokes(t *testing.T) {
+	e, w := editorWindow(t)
 	e.brush, e.hardness = 8, 1
 
 	// A dab at widget (20, 20) is picture pixel (10, 10).
@@ -112,12 +120,7 @@ func TestMaskEditorStrokes(t *testing.T) {
 // zoomed view (a tap paints the picture pixel under it), pan mode moves the view instead of
 // painting, and zoom 1 shows the whole picture again.
 func TestMaskEditorZoomPan(t *testing.T) {
-	test.NewTempApp(t)
-	e := newMaskEditor(testPicture())
-	w := test.NewTempWindow(t, e)
-	w.SetPadded(false)
-	w.Resize(fyne.NewSize(128, 96))
-	e.Resize(fyne.NewSize(128, 96))
+	e, _ := editorWindow(t)
 	e.brush, e.hardness = 1, 1
 
 	// Zoom 4× about widget (32, 24) = picture (16, 12): that point stays under the pointer.
@@ -351,12 +354,7 @@ func TestInpaintModeEndToEnd(t *testing.T) {
 // earlier corners painted), the eraser clears one, each drag is one Undo step, and a tap
 // paints nothing.
 func TestMaskRectangleTool(t *testing.T) {
-	test.NewTempApp(t)
-	e := newMaskEditor(testPicture())
-	w := test.NewTempWindow(t, e)
-	w.SetPadded(false)
-	w.Resize(fyne.NewSize(128, 96))
-	e.Resize(fyne.NewSize(128, 96)) // 2 widget units a picture pixel
+	e, _ := editorWindow(t)
 	e.rect = true
 	drag := func(from fyne.Position, to ...fyne.Position) {
 		prev := from

@@ -3,6 +3,7 @@ package estimate
 import (
 	"fmt"
 
+	"kleinbild/engine"
 	"kleinbild/gpu"
 )
 
@@ -24,6 +25,11 @@ func Buffers(m Model, req Request) (DeviceBuffers, error) {
 	if err != nil {
 		return DeviceBuffers{}, err
 	}
+	return buffersOf(m, req, p), nil
+}
+
+// buffersOf is Buffers for req planned as p.
+func buffersOf(m Model, req Request, p engine.Plan) DeviceBuffers {
 	tc, qc, vc := m.Transformer, m.Encoder, m.VAE
 	tokens := TextTokens + p.ImageTokens() + p.RefTokens()
 	d := DeviceBuffers{
@@ -44,7 +50,7 @@ func Buffers(m Model, req Request) (DeviceBuffers, error) {
 	if !req.PromptCached {
 		more(int64(TextTokens)*int64(max(qc.HiddenSize, qc.QDim(), qc.IntermediateSize))*f32, "the text encoder's activations")
 	}
-	return d, nil
+	return d
 }
 
 // CheckDevice returns an error, before anything runs, when a buffer of req on m exceeds the
@@ -54,11 +60,11 @@ func CheckDevice(m Model, req Request, info gpu.DeviceInfo) error {
 	if info.Kind == gpu.KindCPU || (info.MaxBufferBytes <= 0 && info.MaxBindingBytes <= 0) {
 		return nil
 	}
-	d, err := Buffers(m, req)
+	p, err := plan(m, req)
 	if err != nil {
 		return err
 	}
-	p, _ := plan(m, req)
+	d := buffersOf(m, req, p)
 	size := fmt.Sprintf("%d×%d px", p.WidthPx, p.HeightPx)
 	if lim := info.MaxBufferBytes; lim > 0 && d.Buffer > lim {
 		return fmt.Errorf("%s needs one buffer of %s for %s; %s allows at most %s per buffer: choose a smaller size or the CPU",

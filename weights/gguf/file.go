@@ -31,6 +31,7 @@ type Tensor struct {
 	Offset uint64 // from the start of the data section
 	Size   int    // bytes of packed data
 	data   []byte
+	file   string // the file's path, for errors
 }
 
 // Numel is the number of elements (1 for a tensor without dimensions).
@@ -68,10 +69,12 @@ func (t *Tensor) ReadFloat32(dst []float32) error {
 	if len(dst) != t.Numel() {
 		return fmt.Errorf("tensor %q has %d elements, buffer has %d", t.Name, t.Numel(), len(dst))
 	}
-	if err := Dequantize(t.Type, dst, t.data); err != nil {
-		return fmt.Errorf("tensor %q: %w", t.Name, err)
-	}
-	return nil
+	return weights.Guard(t.file, func() error {
+		if err := Dequantize(t.Type, dst, t.data); err != nil {
+			return fmt.Errorf("tensor %q: %w", t.Name, err)
+		}
+		return nil
+	})
 }
 
 // File is an open GGUF file.
@@ -92,7 +95,8 @@ func Open(path string) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open gguf: %w", err)
 	}
-	f, err := ParseBytes(path, m.Bytes())
+	var f *File
+	err = weights.Guard(path, func() (err error) { f, err = ParseBytes(path, m.Bytes()); return err })
 	if err != nil {
 		m.Close()
 		return nil, err
@@ -111,6 +115,7 @@ func ParseBytes(name string, data []byte) (*File, error) {
 	f := &File{Path: name, Version: h.version, Alignment: h.alignment, DataStart: h.dataStart, h: h,
 		byName: make(map[string]*Tensor, len(h.tensors))}
 	for _, t := range h.tensors {
+		t.file = name
 		f.byName[t.Name] = t
 	}
 	return f, nil

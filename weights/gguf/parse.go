@@ -264,7 +264,10 @@ func readTensorInfo(r *reader) (*Tensor, error) {
 		if err != nil {
 			return nil, err
 		}
-		if d > uint64(maxInt) || (d != 0 && numel > maxInt/int(d)) {
+		if d == 0 {
+			return nil, fmt.Errorf("%w: tensor %q has a zero dimension (ne %v)", ErrFormat, name, append(t.Dims, d))
+		}
+		if d > uint64(maxInt) || numel > maxInt/int(d) {
 			return nil, fmt.Errorf("%w: tensor %q: dimensions %v... overflow", ErrFormat, name, append(t.Dims, d))
 		}
 		numel *= int(d)
@@ -338,6 +341,26 @@ func (h *header) place(headerEnd, fileSize uint64) error {
 			return fmt.Errorf("%w: tensor %q (%d bytes at data offset %d) runs past the end of the file (%d data bytes)", ErrFormat, t.Name, t.Size, t.Offset, avail)
 		}
 		end = t.Offset + uint64(t.Size)
+	}
+	return h.checkSequence(fileSize)
+}
+
+// checkSequence checks the layout llama.cpp requires: in file order, each tensor's offset is
+// the sum of the sizes of the tensors before it, each padded to the alignment, and the data
+// section ends with the last tensor (and at most its padding). A tensor whose type or shape
+// was changed to one of another size (F32 to F16, Q8_0 to Q4_0) breaks the sequence.
+func (h *header) checkSequence(fileSize uint64) error {
+	a, next, end := h.alignment, uint64(0), uint64(0)
+	for _, t := range h.tensors {
+		if t.Offset != next {
+			return fmt.Errorf("%w: tensor %q (%s, ne %v) is at data offset %d, but the sizes of the tensors before it put it at %d: a type or shape does not match the data", ErrFormat, t.Name, t.Type, t.Dims, t.Offset, next)
+		}
+		end = t.Offset + uint64(t.Size)
+		next = (end + a - 1) / a * a // place bounded end by the file size: no overflow
+	}
+	if avail := fileSize - min(fileSize, h.dataStart); len(h.tensors) > 0 && avail > next {
+		last := h.tensors[len(h.tensors)-1]
+		return fmt.Errorf("%w: %d data bytes, but the tensors end at %d (the last, %q, is %s ne %v): a type or shape does not match the data", ErrFormat, avail, end, last.Name, last.Type, last.Dims)
 	}
 	return nil
 }

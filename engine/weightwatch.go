@@ -75,7 +75,7 @@ func faultError(r any, w *weightWatch) error {
 		if err := w.check(); err != nil {
 			return err
 		}
-		return fmt.Errorf("%w: memory fault reading mapped weights (%v)", ErrWeightsChanged, r)
+		return fmt.Errorf("%w: a mapped weight file changed or shrank while it was read (memory fault); open the model again", ErrWeightsChanged)
 	}
 	panic(r)
 }

@@ -9,7 +9,7 @@ import (
 
 // ErrFileChanged is matched (errors.Is) by the error of a read that faulted because a mapped
 // file shrank on disk (another program truncated or rewrote it) while it was read.
-var ErrFileChanged = errors.New("file changed on disk while it was read")
+var ErrFileChanged = errors.New("the file changed or shrank on disk while it was read")
 
 // IsFault reports whether r, a value recovered from a panic under debug.SetPanicOnFault, is a
 // memory fault (such as reading a page of a mapped file past its new end) rather than a bug.
@@ -21,10 +21,22 @@ func IsFault(r any) bool {
 	return addr
 }
 
+// FaultError is the error of a memory fault r (IsFault) while the mapping of the file at
+// path was read: it wraps ErrFileChanged and names path and the faulting address, not the
+// runtime's "invalid memory address or nil pointer dereference", which is how Go words
+// every memory fault and which would send a reader looking for a bug.
+func FaultError(path string, r any) error {
+	var addr uintptr
+	if a, ok := r.(interface{ Addr() uintptr }); ok {
+		addr = a.Addr()
+	}
+	return fmt.Errorf("%s: %w (another program truncated or rewrote it; memory fault at %#x reading its mapping)", path, ErrFileChanged, addr)
+}
+
 // Guard runs fn, which reads the mapping of the file at path, with debug.SetPanicOnFault on:
 // a memory fault in fn (the file shrank while mapped; SIGBUS would kill the process) becomes
-// an error wrapping ErrFileChanged and naming path. Other panics pass on. Only fn's own
-// goroutine is guarded.
+// an error wrapping ErrFileChanged and naming path (FaultError). Other panics pass on. Only
+// fn's own goroutine is guarded (internal/fanout carries faults of helpers back to it).
 func Guard(path string, fn func() error) (err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
@@ -32,7 +44,7 @@ func Guard(path string, fn func() error) (err error) {
 			if !IsFault(r) {
 				panic(r)
 			}
-			err = fmt.Errorf("%w: %s (%v)", ErrFileChanged, path, r)
+			err = FaultError(path, r)
 		}
 	}()
 	return fn()

@@ -46,7 +46,8 @@ func (t *Tensor) load() error {
 		return nil
 	}
 	l.once.Do(func() {
-		b, err := l.q.Decode()
+		var b []byte
+		err := Guard(t.File, func() (err error) { b, err = l.q.Decode(); return err })
 		if err == nil && len(b) != 4*t.Numel() {
 			err = fmt.Errorf("decoded %d bytes, want %d", len(b), 4*t.Numel())
 		}

@@ -5,7 +5,9 @@
 // Files are validated completely when opened, so a corrupt or truncated file gives an error
 // naming the file (and tensor) rather than a crash later. A file that is truncated or
 // rewritten in place by another program while it is mapped cannot be detected that way: the
-// operating system then faults on access, as with any memory-mapped file.
+// operating system then faults on access. Every read of a mapping here (the header, a
+// conversion, a dequantization) runs under Guard, which makes that fault an error; callers
+// that read the views themselves (BF16, F16, Uint8, Bytes) guard their reads too.
 package weights
 
 import (
@@ -97,6 +99,11 @@ func (t *Tensor) ReadFloat32(dst []float32) error {
 	if err := t.load(); err != nil {
 		return err
 	}
+	return Guard(t.File, func() error { return t.convert(dst) })
+}
+
+// convert decodes the float data into dst (len(dst) == Numel), for ReadFloat32.
+func (t *Tensor) convert(dst []float32) error {
 	switch t.DType {
 	case F32:
 		if v, ok := view[float32](t.data); ok {
@@ -122,12 +129,18 @@ func (t *Tensor) Int64() ([]int64, error) {
 		return nil, t.typeErr(I64)
 	}
 	out := make([]int64, t.Numel())
-	if v, ok := view[int64](t.data); ok {
-		copy(out, v)
-		return out, nil
-	}
-	for i := range out {
-		out[i] = int64(binary.LittleEndian.Uint64(t.data[8*i:]))
+	err := Guard(t.File, func() error {
+		if v, ok := view[int64](t.data); ok {
+			copy(out, v)
+			return nil
+		}
+		for i := range out {
+			out[i] = int64(binary.LittleEndian.Uint64(t.data[8*i:]))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -223,7 +236,8 @@ func OpenFile(path string) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("map %s: %w", path, err)
 	}
-	sf, err := parse(path, data)
+	var sf *File
+	err = Guard(path, func() (err error) { sf, err = parse(path, data); return err })
 	if err != nil {
 		unmap()
 		return nil, err

@@ -196,7 +196,7 @@ func (bd *Binder) matrix(name string, rows int, packed bool, shape []int) Matrix
 	if rows > 0 {
 		out = min(rows, out)
 	}
-	m := Matrix{Out: out, In: in}
+	m := Matrix{Out: out, In: in, file: t.File}
 	var err error
 	switch {
 	case packed && t.Quantized() != nil:

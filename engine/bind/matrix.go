@@ -16,6 +16,7 @@ type Matrix struct {
 	BF16    []uint16
 	F32     []float32
 	Packed  *weights.Tensor
+	file    string // the file the views are of: Upload reads them under weights.Guard
 }
 
 func (m Matrix) empty() bool { return m.BF16 == nil && m.F32 == nil && m.Packed == nil }
@@ -23,7 +24,15 @@ func (m Matrix) empty() bool { return m.BF16 == nil && m.F32 == nil && m.Packed 
 // Upload makes m a read-only backend tensor [Out, In] of b: a view of the mapping on a CPU
 // backend, a copy on a device. Packed data stays packed where b takes its type and is
 // dequantized to float32 where it refuses.
-func (m Matrix) Upload(b gpu.Backend) (gpu.Tensor, error) {
+//
+// A memory fault while the mapping is read (the file shrank) is an error wrapping
+// weights.ErrFileChanged, not a SIGBUS.
+func (m Matrix) Upload(b gpu.Backend) (t gpu.Tensor, err error) {
+	err = weights.Guard(m.file, func() (err error) { t, err = m.upload(b); return err })
+	return t, err
+}
+
+func (m Matrix) upload(b gpu.Backend) (gpu.Tensor, error) {
 	switch {
 	case m.BF16 != nil:
 		return b.WeightBF16(m.BF16, m.Out, m.In)
@@ -53,7 +62,7 @@ func (bd *Binder) Matrix(name string, out, in int, linear bool) Matrix {
 	if t == nil || bd.Failed() {
 		return Matrix{}
 	}
-	m := Matrix{Out: out, In: in}
+	m := Matrix{Out: out, In: in, file: t.File}
 	var err error
 	switch {
 	case t.Quantized() != nil && (linear || rowsDecodable(t.Quantized(), in)):

@@ -28,6 +28,20 @@ func FromCheckpoint(src *weights.Checkpoint, plan remap.Plan) (*weights.Checkpoi
 // fromCheckpoint is FromCheckpoint with closer run when the result is closed.
 func fromCheckpoint(src *weights.Checkpoint, plan remap.Plan, closer func() error) (*weights.Checkpoint, error) {
 	var tensors []weights.TensorData
+	if err := weights.Guard(src.Path, func() (err error) { tensors, err = checkpointTensors(src, plan); return err }); err != nil {
+		return nil, err
+	}
+	f, err := weights.NewMappedFile(src.Path, tensors, closer, func() error { src.Release(); return nil })
+	if err != nil {
+		return nil, err
+	}
+	return weights.NewCheckpoint(src.Path, f)
+}
+
+// checkpointTensors makes plan's targets from src; it reads the mapping (a copy or a half
+// swap) and runs under weights.Guard.
+func checkpointTensors(src *weights.Checkpoint, plan remap.Plan) ([]weights.TensorData, error) {
+	var tensors []weights.TensorData
 	for _, name := range plan.Targets() {
 		s := plan[name]
 		t, err := src.Tensor(s.Name)
@@ -40,11 +54,7 @@ func fromCheckpoint(src *weights.Checkpoint, plan remap.Plan, closer func() erro
 		}
 		tensors = append(tensors, td)
 	}
-	f, err := weights.NewMappedFile(src.Path, tensors, closer, func() error { src.Release(); return nil })
-	if err != nil {
-		return nil, err
-	}
-	return weights.NewCheckpoint(src.Path, f)
+	return tensors, nil
 }
 
 // apply makes target name from source data of the given dtype and shape (row-major).
@@ -76,7 +86,8 @@ var plainTypes = map[gguf.Type]weights.DType{gguf.F32: weights.F32, gguf.F16: we
 // weights.Tensor.Quantized) until read as float. The result owns f: closing it
 // closes f (also when FromGGUF fails).
 func FromGGUF(f *gguf.File, plan remap.Plan) (*weights.Checkpoint, error) {
-	tensors, err := ggufTensors(f, plan)
+	var tensors []weights.TensorData
+	err := weights.Guard(f.Path, func() (err error) { tensors, err = ggufTensors(f, plan); return err })
 	if err != nil {
 		f.Close()
 		return nil, err
@@ -89,6 +100,8 @@ func FromGGUF(f *gguf.File, plan remap.Plan) (*weights.Checkpoint, error) {
 	return weights.NewCheckpoint(f.Path, wf)
 }
 
+// ggufTensors makes plan's targets from f; it reads the mapping (a copy or a half swap) and
+// runs under weights.Guard. A packed tensor is dequantized later, by weights' guarded load.
 func ggufTensors(f *gguf.File, plan remap.Plan) ([]weights.TensorData, error) {
 	var tensors []weights.TensorData
 	for _, name := range plan.Targets() {
@@ -104,6 +117,9 @@ func ggufTensors(f *gguf.File, plan remap.Plan) ([]weights.TensorData, error) {
 			}
 			tensors = append(tensors, td)
 			continue
+		}
+		if t.Numel() == 0 { // the parser refuses zero dimensions; never divide by one
+			return nil, fmt.Errorf("assemble %s: %s has no elements (shape %v)", name, t.Name, t.Shape)
 		}
 		// Split the packed rows (whole blocks each), then dequantize only what the target holds.
 		rowBytes, err := t.Type.RowBytes(t.RowLen())

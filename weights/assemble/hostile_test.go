@@ -1,0 +1,62 @@
+package assemble_test
+
+import (
+	"bytes"
+	"encoding/binary"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"kleinbild/weights/assemble"
+	"kleinbild/weights/golden"
+)
+
+// patchedGolden copies a golden GGUF (rel to gguf/model) into a temporary folder after
+// patch changed its bytes, and returns the copy's path.
+func patchedGolden(t *testing.T, rel string, patch func([]byte)) string {
+	t.Helper()
+	data, err := os.ReadFile(golden.Path(t, "gguf", "model", rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	patch(data)
+	p := filepath.Join(t.TempDir(), filepath.Base(rel))
+	if err := os.WriteFile(p, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// neAt returns the offset of ne[0] in the tensor info of name.
+func neAt(t *testing.T, data []byte, name string) int {
+	t.Helper()
+	key := append(binary.LittleEndian.AppendUint64(nil, uint64(len(name))), name...)
+	i := bytes.Index(data, key)
+	if i < 0 {
+		t.Fatalf("tensor info %q not found", name)
+	}
+	return i + len(key) + 4
+}
+
+// TestZeroDimension: a GGUF transformer whose tensor has ne[0] = 0 is an error naming the
+// tensor when opened or described (issue 37 item 1: info panicked with an integer divide
+// by zero).
+func TestZeroDimension(t *testing.T) {
+	const name = "double_blocks.1.txt_attn.proj.weight"
+	p := patchedGolden(t, "comfyui/diffusion_models/flux-2-klein-tiny-Q8_0-mix.gguf", func(d []byte) {
+		binary.LittleEndian.PutUint64(d[neAt(t, d, name):], 0)
+	})
+	for what, open := range map[string]func(string) (*assemble.Component, error){
+		"open": assemble.OpenTransformer, "describe": assemble.DescribeTransformer,
+	} {
+		c, err := open(p)
+		if err == nil {
+			c.Close()
+			t.Fatalf("%s: accepted a zero dimension", what)
+		}
+		if !strings.Contains(err.Error(), name) {
+			t.Errorf("%s: %v does not name the tensor", what, err)
+		}
+	}
+}

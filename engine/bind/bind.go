@@ -13,6 +13,8 @@ package bind
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"kleinbild/gpu"
 	"kleinbild/weights"
@@ -26,6 +28,7 @@ type Binder struct {
 	made   gpu.Held
 	errs   []error
 	specs  []weights.TensorSpec
+	asked  map[string]bool // every name looked up in src (with the prefix)
 }
 
 // New returns a Binder reading src and making tensors of b; with a nil b it only reads and
@@ -60,6 +63,30 @@ func (bd *Binder) Err(limit int) error {
 		errs = append(errs[:limit:limit], fmt.Errorf("... and %d more problems", len(bd.errs)-limit))
 	}
 	return errors.Join(errs...)
+}
+
+// FailUnread adds one problem naming the tensors of the source that were not asked for
+// (the first few, and how many), except those named in ignore, with why: weights the model
+// would silently leave out mean that its configuration does not describe them.
+func (bd *Binder) FailUnread(why string, ignore ...string) {
+	if bd.src == nil {
+		return
+	}
+	var unread []string
+	for _, n := range bd.src.Names() {
+		if !bd.asked[n] && !slices.Contains(ignore, n) {
+			unread = append(unread, fmt.Sprintf("%q", n))
+		}
+	}
+	const listed = 3
+	switch n := len(unread); {
+	case n == 1:
+		bd.Fail(fmt.Errorf("tensor %s is not expected: %s", unread[0], why))
+	case n > listed:
+		bd.Fail(fmt.Errorf("%d tensors are not expected (%s and %d more): %s", n, strings.Join(unread[:listed], ", "), n-listed, why))
+	case n > 1:
+		bd.Fail(fmt.Errorf("%d tensors are not expected (%s): %s", n, strings.Join(unread, ", "), why))
+	}
 }
 
 // Made is the set of backend tensors made so far; the caller owns it (Free frees them).
@@ -100,6 +127,10 @@ func (bd *Binder) lookup(name string, shape []int) *weights.Tensor {
 	if bd.recording(name, shape) {
 		return nil
 	}
+	if bd.asked == nil {
+		bd.asked = map[string]bool{}
+	}
+	bd.asked[bd.prefix+name] = true
 	t, err := bd.src.TensorShape(bd.prefix+name, shape...)
 	if err != nil {
 		bd.Fail(err)

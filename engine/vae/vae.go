@@ -75,6 +75,7 @@ func LoadFrom(dir string, cfg Config, src weights.Source, b gpu.Backend) (*VAE, 
 	l := reader{bind.New(src, b)}
 	v := &VAE{cfg: cfg, b: b, ck: src}
 	v.enc, v.dec, v.bnMean, v.bnStd = l.bind(cfg)
+	l.FailUnread("config.json (layers_per_block, mid_block_add_attention, use_quant_conv, use_post_quant_conv) does not describe these weights", "bn.num_batches_tracked")
 	if err := l.Err(maxLoadErrors); err != nil {
 		l.Free()
 		return nil, fmt.Errorf("load VAE from %s: %w", dir, err)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"kleinbild/weights/assemble"
+	"kleinbild/weights/gguf"
 	"kleinbild/weights/golden"
 )
 
@@ -57,6 +58,51 @@ func TestZeroDimension(t *testing.T) {
 		}
 		if !strings.Contains(err.Error(), name) {
 			t.Errorf("%s: %v does not name the tensor", what, err)
+		}
+	}
+}
+
+// withoutTensor writes a copy of the golden GGUF rel (to gguf/model) without tensor drop.
+func withoutTensor(t *testing.T, rel, drop string) string {
+	t.Helper()
+	f, err := gguf.Open(golden.Path(t, "gguf", "model", rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var kv []gguf.KV
+	for _, k := range f.Keys() {
+		v, _ := f.Value(k)
+		kv = append(kv, gguf.KV{Key: k, Value: v})
+	}
+	var out []gguf.OutTensor
+	for _, tn := range f.Tensors() {
+		if tn.Name != drop {
+			out = append(out, gguf.OutTensor{Name: tn.Name, Type: tn.Type, Shape: tn.Shape, Data: tn.Bytes()})
+		}
+	}
+	if len(out) == len(f.Tensors()) {
+		t.Fatalf("%s has no tensor %s", rel, drop)
+	}
+	p := filepath.Join(t.TempDir(), filepath.Base(rel))
+	if err := gguf.Write(p, kv, out); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestTextEncoderMissingLayerTensor: a text encoder GGUF missing one tensor of a layer is
+// refused when described (info) and opened, naming the tensor; it passed info and failed
+// at generation with a hidden-state index out of range (issue 37 item 8).
+func TestTextEncoderMissingLayerTensor(t *testing.T) {
+	for _, drop := range []string{"blk.5.attn_norm.weight", "blk.5.ffn_down.weight"} {
+		p := withoutTensor(t, "comfyui/text_encoders/qwen3-tiny-Q8_0.gguf", drop)
+		c, err := assemble.DescribeTextEncoder(p)
+		if err == nil {
+			c.Close()
+			t.Errorf("%s missing: described", drop)
+		} else if !strings.Contains(err.Error(), drop) {
+			t.Errorf("%s missing: %v", drop, err)
 		}
 	}
 }

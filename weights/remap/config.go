@@ -3,8 +3,11 @@ package remap
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
+	"strings"
 )
 
 // Single files (BFL, ComfyUI, GGUF) carry no config.json. The functions below infer the
@@ -131,6 +134,10 @@ func Qwen3Config(s Shapes, p Qwen3Params) ([]byte, error) {
 	if q%head != 0 || kv%head != 0 {
 		return nil, fmt.Errorf("qwen3 config: q/k widths %d/%d are not multiples of head dim %d", q, kv, head)
 	}
+	layers, err := qwen3Layers(s)
+	if err != nil {
+		return nil, fmt.Errorf("qwen3 config: %w", err)
+	}
 	if p.RopeTheta == 0 {
 		p.RopeTheta = 1e6
 	}
@@ -150,7 +157,7 @@ func Qwen3Config(s Shapes, p Qwen3Params) ([]byte, error) {
 		"intermediate_size":       inter,
 		"max_position_embeddings": p.MaxPosition,
 		"num_attention_heads":     q / head,
-		"num_hidden_layers":       s.count("model.layers.%d.input_layernorm.weight"),
+		"num_hidden_layers":       layers,
 		"num_key_value_heads":     kv / head,
 		"rms_norm_eps":            p.RMSNormEps,
 		"rope_theta":              p.RopeTheta,
@@ -159,6 +166,40 @@ func Qwen3Config(s Shapes, p Qwen3Params) ([]byte, error) {
 		"vocab_size":              vocab,
 	}
 	return json.MarshalIndent(cfg, "", "  ")
+}
+
+// qwen3Layers counts the decoder layers: up to the highest index present, each of which
+// must hold every tensor any layer holds. A missing one is named: counting only the layers
+// before it left the ones after it out silently, and a hidden state taken from one of them
+// failed only at generation (issue 37 item 8).
+func qwen3Layers(s Shapes) (int, error) {
+	const prefix = "model.layers."
+	n, kinds := 0, map[string]bool{}
+	for name := range s {
+		if i, rest, ok := blockIndex(name, prefix); ok {
+			n = max(n, i+1)
+			kinds[rest] = true
+		}
+	}
+	names := slices.Sorted(maps.Keys(kinds))
+	for i := range n {
+		for _, k := range names {
+			if _, ok := s[fmt.Sprintf("%s%d.%s", prefix, i, k)]; !ok {
+				return 0, fmt.Errorf("tensor %s%d.%s%s is missing (the weights hold layers 0 to %d)", prefix, i, k, llamaAlias(i, k), n-1)
+			}
+		}
+	}
+	return n, nil
+}
+
+// llamaAlias is " (blk.I.<name> in llama.cpp naming)" for the layer tensor I.k, or "".
+func llamaAlias(i int, k string) string {
+	for l, t := range llamaBlock {
+		if p, ok := strings.CutPrefix(k, t+"."); ok && (p == "weight" || p == "bias") {
+			return fmt.Sprintf(" (blk.%d.%s.%s in llama.cpp naming)", i, l, p)
+		}
+	}
+	return ""
 }
 
 // VAEConfig infers an AutoencoderKLFlux2 config.json from the VAE's diffusers tensor shapes.

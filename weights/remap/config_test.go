@@ -2,8 +2,10 @@ package remap_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"reflect"
+	"strings"
 	"testing"
 
 	"kleinbild/weights/gguf"
@@ -142,5 +144,26 @@ func TestInferConfigErrors(t *testing.T) {
 	}
 	if got := remap.Float32Decimal(float32(1e-6)); got != 1e-6 {
 		t.Errorf("Float32Decimal(1e-6) = %v", got)
+	}
+}
+
+// TestQwen3ConfigMissingLayerTensor: a text encoder missing one tensor of a layer is an error
+// naming it (also in llama.cpp naming); it counted the layers before it and left the rest out
+// (issue 37 item 8).
+func TestQwen3ConfigMissingLayerTensor(t *testing.T) {
+	s := remap.Shapes{"model.embed_tokens.weight": {100, 8}}
+	for i := range 4 {
+		for k, sh := range map[string][]int{"input_layernorm.weight": {8}, "self_attn.q_norm.weight": {4}, "self_attn.q_proj.weight": {8, 8},
+			"self_attn.k_proj.weight": {4, 8}, "mlp.gate_proj.weight": {16, 8}} {
+			s[fmt.Sprintf("model.layers.%d.%s", i, k)] = sh
+		}
+	}
+	if _, err := remap.Qwen3Config(s, remap.Qwen3Params{}); err != nil {
+		t.Fatal(err)
+	}
+	delete(s, "model.layers.2.input_layernorm.weight")
+	_, err := remap.Qwen3Config(s, remap.Qwen3Params{})
+	if err == nil || !strings.Contains(err.Error(), "model.layers.2.input_layernorm.weight") || !strings.Contains(err.Error(), "blk.2.attn_norm.weight") {
+		t.Fatalf("missing layer norm: %v", err)
 	}
 }

@@ -16,6 +16,9 @@ func loadTransformer(src Source, b gpu.Backend) (*flux2.Model, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkTextWidth(src, cfg); err != nil {
+		return nil, err
+	}
 	ts, err := src.Tensors(Transformer)
 	if err != nil {
 		return nil, fmt.Errorf("flux2: %w", err)
@@ -26,6 +29,22 @@ func loadTransformer(src Source, b gpu.Backend) (*flux2.Model, error) {
 		return nil, err
 	}
 	return m, nil
+}
+
+// checkTextWidth compares the transformer's text input with what the text encoder of src (if
+// it has one) gives: qwen3.DefaultLayers hidden states stacked per token. A mismatch (a
+// transformer file whose txt_in is 1 wide) failed only at generation, blaming the prompt
+// embeddings (issue 37 item 9).
+func checkTextWidth(src Source, cfg flux2.Config) error {
+	ec, err := src.EncoderConfig()
+	if err != nil {
+		return nil // no text encoder: nothing to compare (its own load says what is wrong)
+	}
+	if want := len(qwen3.DefaultLayers) * ec.HiddenSize; cfg.JointAttentionDim != want {
+		return fmt.Errorf("flux2: %s: the transformer's text input (context_embedder, txt_in in BFL naming) is %d wide, but the text encoder gives %d (%d hidden states of %d): the two do not belong to one model",
+			src.Where(Transformer), cfg.JointAttentionDim, want, len(qwen3.DefaultLayers), ec.HiddenSize)
+	}
+	return nil
 }
 
 func loadEncoder(src Source, b gpu.Backend) (*qwen3.Encoder, error) {

@@ -3,6 +3,7 @@ package assemble_test
 import (
 	"bytes"
 	"encoding/binary"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -103,6 +104,55 @@ func TestTextEncoderMissingLayerTensor(t *testing.T) {
 			t.Errorf("%s missing: described", drop)
 		} else if !strings.Contains(err.Error(), drop) {
 			t.Errorf("%s missing: %v", drop, err)
+		}
+	}
+}
+
+// withMetadata writes a copy of the golden GGUF rel (to gguf/model) with key set to v.
+func withMetadata(t *testing.T, rel, key string, v gguf.Value) string {
+	t.Helper()
+	f, err := gguf.Open(golden.Path(t, "gguf", "model", rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var kv []gguf.KV
+	found := false
+	for _, k := range f.Keys() {
+		old, _ := f.Value(k)
+		if k == key {
+			old, found = v, true
+		}
+		kv = append(kv, gguf.KV{Key: k, Value: old})
+	}
+	if !found {
+		t.Fatalf("%s has no key %s", rel, key)
+	}
+	var out []gguf.OutTensor
+	for _, tn := range f.Tensors() {
+		out = append(out, gguf.OutTensor{Name: tn.Name, Type: tn.Type, Shape: tn.Shape, Data: tn.Bytes()})
+	}
+	p := filepath.Join(t.TempDir(), filepath.Base(rel))
+	if err := gguf.Write(p, kv, out); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestTextEncoderBadMetadata: a NaN, infinite, zero or negative rope.freq_base or
+// layer_norm_rms_epsilon is an error naming the key; it gave "json: unsupported value: NaN"
+// (issue 37 item 10).
+func TestTextEncoderBadMetadata(t *testing.T) {
+	for _, key := range []string{"qwen3.rope.freq_base", "qwen3.attention.layer_norm_rms_epsilon"} {
+		for _, v := range []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)), 0, -1} {
+			p := withMetadata(t, "comfyui/text_encoders/qwen3-tiny-Q8_0.gguf", key, gguf.Float32(v))
+			c, err := assemble.DescribeTextEncoder(p)
+			if err == nil {
+				c.Close()
+				t.Errorf("%s = %v: described", key, v)
+			} else if !strings.Contains(err.Error(), key) {
+				t.Errorf("%s = %v: %v", key, v, err)
+			}
 		}
 	}
 }

@@ -3,6 +3,7 @@ package assemble
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
 	"strings"
@@ -214,17 +215,32 @@ func openTextEncoder(path string, maxLayer int, describe bool) (*Component, erro
 	}
 	var p remap.Qwen3Params
 	if s.gf != nil {
-		if v, ok := s.gf.Float("qwen3.rope.freq_base"); ok {
-			p.RopeTheta = remap.Float32Decimal(float32(v))
+		if p.RopeTheta, err = positiveFloat(s.gf, "qwen3.rope.freq_base"); err == nil {
+			p.RMSNormEps, err = positiveFloat(s.gf, "qwen3.attention.layer_norm_rms_epsilon")
 		}
-		if v, ok := s.gf.Float("qwen3.attention.layer_norm_rms_epsilon"); ok {
-			p.RMSNormEps = remap.Float32Decimal(float32(v))
+		if err != nil {
+			s.close()
+			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 		if v, ok := s.gf.Uint("qwen3.context_length"); ok && v <= 1<<30 {
 			p.MaxPosition = int(v)
 		}
 	}
 	return s.build(path, naming, full, load, func(sh remap.Shapes) ([]byte, error) { return remap.Qwen3Config(sh, p) })
+}
+
+// positiveFloat reads the float metadata value key of f as a config value (0 when absent):
+// a value that is not a finite positive float32 (NaN, an infinity, zero) is an error naming
+// the key; it reached the config's JSON encoding as "json: unsupported value: NaN".
+func positiveFloat(f *gguf.File, key string) (float64, error) {
+	v, ok := f.Float(key)
+	if !ok {
+		return 0, nil
+	}
+	if x := float32(v); !(x > 0) || math.IsInf(float64(x), 0) {
+		return 0, fmt.Errorf("GGUF metadata %s is %v: want a finite positive number", key, v)
+	}
+	return remap.Float32Decimal(float32(v)), nil
 }
 
 // OpenVAE reads a FLUX.2 autoencoder file (BFL ae.safetensors or diffusers names). groups is

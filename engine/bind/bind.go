@@ -245,3 +245,28 @@ func (bd *Binder) matrix(name string, rows int, packed bool, shape []int) Matrix
 	}
 	return m
 }
+
+// Within is err (a load's problems) said of where, a model's file or folder: "where: " and
+// err's lines, each without a "where: " of its own, so that a file's path is given once, not
+// on every problem the binder found in it. It wraps err.
+func Within(where string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return within{where, err}
+}
+
+type within struct {
+	where string
+	err   error
+}
+
+func (w within) Error() string {
+	lines := strings.Split(w.err.Error(), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimPrefix(l, w.where+": ")
+	}
+	return w.where + ": " + strings.Join(lines, "\n")
+}
+
+func (w within) Unwrap() error { return w.err }

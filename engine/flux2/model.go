@@ -103,7 +103,7 @@ func LoadFrom(where string, cfg Config, src weights.Source, b gpu.Backend) (*Mod
 	m := &Model{cfg: cfg, b: b, ckpt: src}
 	if err := m.bind(); err != nil {
 		m.freeWeights()
-		return nil, fmt.Errorf("flux2: %s: %w", where, err)
+		return nil, fmt.Errorf("flux2: %w", bind.Within(where, err))
 	}
 	return m, nil
 }

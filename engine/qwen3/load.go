@@ -45,7 +45,7 @@ func LoadFrom(where string, cfg Config, src weights.Source, b gpu.Backend) (*Enc
 	}
 	e, err := newEncoder(cfg, b, src)
 	if err != nil {
-		return nil, fmt.Errorf("qwen3: %s: %w", where, err)
+		return nil, fmt.Errorf("qwen3: %w", bind.Within(where, err))
 	}
 	return e, nil
 }
@@ -84,7 +84,7 @@ func LoadLayers(where string, cfg Config, src weights.Source, b gpu.Backend, lay
 	}
 	e, err := newEncoderLayers(cfg, b, src, layers)
 	if err != nil {
-		return nil, fmt.Errorf("qwen3: %s: %w", where, err)
+		return nil, fmt.Errorf("qwen3: %w", bind.Within(where, err))
 	}
 	return e, nil
 }

@@ -2,8 +2,10 @@ package engine
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,8 +20,8 @@ import (
 // embedCache keeps prompt embeddings so a repeated prompt skips the text encoder: the last
 // few in memory, and optionally all recent ones on disk (bounded in bytes, oldest evicted).
 // Entries are keyed on the text encoder's files and the compute backend (backends differ in
-// precision: onednn computes in bf16), checked for shape and finiteness when read from
-// disk, and handed out as copies.
+// precision: onednn computes in bf16), checked for shape, finiteness and their checksum when
+// read from disk, and handed out as copies.
 type embedCache struct {
 	dir      string // "" disables the disk tier
 	maxBytes int64
@@ -148,7 +150,23 @@ func (c *embedCache) read(p, prompt string) ([]float32, bool) {
 	if weights.Guard(p, func() error { return t.ReadFloat32(emb) }) != nil {
 		return nil, false
 	}
+	if f.Metadata["sha256"] != embedSum(emb) {
+		os.Remove(p) // a flipped bit, or an entry from before checksums: encode again
+		return nil, false
+	}
 	return emb, true
+}
+
+// embedSum is the checksum a disk entry keeps of its values: SHA-256 of their little-endian
+// bytes, in hex.
+func embedSum(emb []float32) string {
+	h := sha256.New()
+	var b [4]byte
+	for _, v := range emb {
+		binary.LittleEndian.PutUint32(b[:], math.Float32bits(v))
+		h.Write(b[:])
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // remember keeps emb (owned by the cache from now on) in the memory tier.
@@ -174,7 +192,7 @@ func (c *embedCache) put(prompt string, emb []float32) {
 		return
 	}
 	err := weights.WriteOwnedFile(c.path(prompt), []weights.OutTensor{{Name: "prompt_embeds", Shape: []int{TextTokens, c.width}, F32: emb}},
-		map[string]string{"prompt": prompt, "model": c.modelKey})
+		map[string]string{"prompt": prompt, "model": c.modelKey, "sha256": embedSum(emb)})
 	if err == nil {
 		c.evict()
 	}

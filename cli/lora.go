@@ -142,6 +142,9 @@ func (r *randLoRAFlags) write(w io.Writer, v randmodel.Variant, seed uint64, qui
 	if !ok {
 		return true, usageErr("--lora-format %q: use diffusers, bfl, kohya or lycoris", *r.format)
 	}
+	if err := randmodel.CheckAlpha(*r.alpha); err != nil {
+		return true, usageErr("--lora-alpha: %v", err)
+	}
 	if err := checkNewFile(*r.out, *r.force); err != nil {
 		return true, err
 	}

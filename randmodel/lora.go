@@ -2,6 +2,7 @@ package randmodel
 
 import (
 	"fmt"
+	"math"
 	"os"
 
 	"kleinbild/engine/flux2"
@@ -38,9 +39,22 @@ func TransformerLayers(v Variant) (lora.Layers, error) {
 	return lora.LayersOf(flux2.TensorSpecs(cfg)), nil
 }
 
+// CheckAlpha refuses an adapter alpha that is not a finite float32 (NaN, an infinity,
+// 1e308): the file's lora_adapter_metadata could not hold it, and generate refused the
+// adapter written with it.
+func CheckAlpha(a float64) error {
+	if math.IsNaN(a) || math.IsInf(float64(float32(a)), 0) {
+		return fmt.Errorf("alpha %v is not a finite number of float32 range (0: the rank)", a)
+	}
+	return nil
+}
+
 // WriteAdapter writes a random adapter of every linear layer of the variant's transformer
 // to path (lora.WriteRandom: opts gives rank, alpha, format and seed).
 func WriteAdapter(path string, v Variant, opts lora.RandomOptions) error {
+	if err := CheckAlpha(float64(opts.Alpha)); err != nil {
+		return fmt.Errorf("randmodel: %w", err)
+	}
 	layers, err := TransformerLayers(v)
 	if err != nil {
 		return err

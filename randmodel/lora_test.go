@@ -1,6 +1,8 @@
 package randmodel
 
 import (
+	"math"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -30,5 +32,29 @@ func TestWriteAdapterTiny(t *testing.T) {
 	}
 	if s := a.Summary(); s.Transformer != len(layers) {
 		t.Errorf("%d modules adapted, the model has %d", s.Transformer, len(layers))
+	}
+}
+
+// TestWriteAdapterRefusesAlpha: an alpha that is NaN, infinite or beyond float32 is refused
+// before anything is written; it wrote an adapter with empty metadata, which generate then
+// refused (issue 37 item 7).
+func TestWriteAdapterRefusesAlpha(t *testing.T) {
+	for _, a := range []float64{math.NaN(), math.Inf(1), math.Inf(-1), 1e308} {
+		if err := CheckAlpha(a); err == nil {
+			t.Errorf("CheckAlpha(%v) accepted", a)
+		}
+		p := filepath.Join(t.TempDir(), "a.safetensors")
+		err := WriteAdapter(p, Tiny, lora.RandomOptions{Rank: 2, Alpha: float32(a), Format: lora.FormatDiffusers})
+		if err == nil {
+			t.Errorf("alpha %v: written", a)
+		}
+		if _, serr := os.Stat(p); serr == nil {
+			t.Errorf("alpha %v: file left", a)
+		}
+	}
+	for _, a := range []float64{0, 1, 16, -4} {
+		if err := CheckAlpha(a); err != nil {
+			t.Errorf("CheckAlpha(%v): %v", a, err)
+		}
 	}
 }

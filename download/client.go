@@ -238,6 +238,13 @@ func retryNote(what string, err error, wait time.Duration) string {
 	return fmt.Sprintf("%s: %v; retrying in %s", what, err, wait.Round(100*time.Millisecond))
 }
 
+// say sets the note without counting a retry (a wait that is not a failure).
+func (r *retryNotes) say(note string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.note = note
+}
+
 func (r *retryNotes) take() (string, int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()

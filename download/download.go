@@ -39,8 +39,8 @@ const stateSaveInterval = time.Second
 // already present and verified, and returns once every file is verified and in place.
 //
 // Cancelling ctx stops the download promptly and keeps the partial state: calling Download
-// again with the same dir continues where it stopped. Only one Download may run on a dir at
-// a time. Errors wrap ErrAuth, ErrForbidden, ErrNotFound, ErrDiskFull, ErrChecksum or
+// again with the same dir continues where it stopped. One Download runs on a dir at a time:
+// another one (in any process) waits for it, saying so in its progress Note. Errors wrap ErrAuth, ErrForbidden, ErrNotFound, ErrDiskFull, ErrChecksum or
 // ErrRemoteChanged where they apply, or ctx's error.
 func Download(ctx context.Context, repo, dir string, opts Options) (*Result, error) {
 	o := opts.withDefaults()
@@ -60,6 +60,13 @@ func fetch(ctx context.Context, c *client, o Options, repo string, sel selection
 	rep := newReporter(o.Progress, o.ProgressInterval, repo)
 	c.onRetry = rep.notes.add
 	defer rep.close()
+	unlock, err := lockFolder(ctx, dir, func() {
+		rep.notes.say(fmt.Sprintf("another download is writing to %s: waiting for it to finish", dir))
+	})
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	for restarts := 0; ; restarts++ {
 		rep.set(func(p *Progress) { p.Phase = PhaseListing })
 		l, err := c.listSel(ctx, repo, sel)

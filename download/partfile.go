@@ -182,8 +182,9 @@ func (d *download) recordVerified(f RemoteFile, path string) error {
 	return nil
 }
 
-// cleanStateDir removes everything in the state folder but the manifest once all files are
-// in place (stale parts of files that are no longer listed included).
+// cleanStateDir removes everything in the state folder but the manifest and the lock (held
+// by this download: see lockFolder) once all files are in place (stale parts of files that
+// are no longer listed included).
 func (d *download) cleanStateDir() {
 	root := filepath.Join(d.dir, StateDir)
 	entries, err := os.ReadDir(root)
@@ -191,7 +192,7 @@ func (d *download) cleanStateDir() {
 		return
 	}
 	for _, e := range entries {
-		if e.Name() != manifestName {
+		if e.Name() != manifestName && e.Name() != lockName {
 			os.RemoveAll(filepath.Join(root, e.Name()))
 		}
 	}

@@ -1,0 +1,18 @@
+//go:build unix
+
+package download
+
+import (
+	"errors"
+	"os"
+	"syscall"
+)
+
+// tryLock takes an exclusive flock on f without waiting (errLocked: another holds it).
+func tryLock(f *os.File) error {
+	err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		return errLocked
+	}
+	return err
+}

@@ -36,6 +36,7 @@ type Encoder struct {
 	cfg    Config
 	b      gpu.Backend
 	ckpt   weights.Source // nil for encoders built in memory (benchmarks)
+	where  string         // the weights' file or folder: a pass reads them under weights.Guard
 	embed  bind.Matrix    // [vocab, hidden], gathered on the host
 	norm   []float32      // final RMSNorm [hidden]
 	layers []decoderLayer
@@ -84,7 +85,7 @@ func (e *Encoder) Encode(ctx context.Context, ids, mask []int, layers []int, pro
 	width := len(layers) * h
 	out := make([]float32, len(ids)*width)
 	var hs []float32
-	err = e.forward(ctx, ids, realTokens, upto, progress, func(index int, x gpu.Tensor) error {
+	err = e.guardedForward(ctx, ids, realTokens, upto, progress, func(index int, x gpu.Tensor) error {
 		if !slices.Contains(layers, index) {
 			return nil
 		}
@@ -122,7 +123,7 @@ func (e *Encoder) HiddenStates(ctx context.Context, ids, mask []int, upto int) (
 		return nil, err
 	}
 	states := make([][]float32, 0, upto+1)
-	err = e.forward(ctx, ids, realTokens, upto, nil, func(index int, x gpu.Tensor) error {
+	err = e.guardedForward(ctx, ids, realTokens, upto, nil, func(index int, x gpu.Tensor) error {
 		hs, err := gpu.ToHost(e.b, x)
 		if err != nil {
 			return fmt.Errorf("qwen3: hidden state %d: %w", index, err)
@@ -134,6 +135,13 @@ func (e *Encoder) HiddenStates(ctx context.Context, ids, mask []int, upto int) (
 		return nil, err
 	}
 	return states, nil
+}
+
+// guardedForward is forward under weights.Guard: the weights are views of the mapped files
+// (on the CPU backends, also while the layers run), so a file that shrinks during a pass is
+// an error wrapping weights.ErrFileChanged and naming it, not a SIGBUS.
+func (e *Encoder) guardedForward(ctx context.Context, ids []int, realTokens, upto int, progress func(done, total int), visit func(index int, hs gpu.Tensor) error) error {
+	return weights.Guard(e.where, func() error { return e.forward(ctx, ids, realTokens, upto, progress, visit) })
 }
 
 // Release frees the encoder's backend tensors and asks the kernel to drop the checkpoint's

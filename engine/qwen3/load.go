@@ -47,6 +47,7 @@ func LoadFrom(where string, cfg Config, src weights.Source, b gpu.Backend) (*Enc
 	if err != nil {
 		return nil, fmt.Errorf("qwen3: %w", bind.Within(where, err))
 	}
+	e.where = where
 	return e, nil
 }
 
@@ -86,6 +87,7 @@ func LoadLayers(where string, cfg Config, src weights.Source, b gpu.Backend, lay
 	if err != nil {
 		return nil, fmt.Errorf("qwen3: %w", bind.Within(where, err))
 	}
+	e.where = where
 	return e, nil
 }
 

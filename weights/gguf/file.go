@@ -4,8 +4,10 @@
 // the common ggml block types to float32, bit-exact to ggml's reference decoders.
 //
 // A file is validated completely when opened (every count, string, dimension, offset and
-// size against the file's length and fixed limits), so a corrupt or hostile file gives an
-// error matching ErrFormat rather than a crash, a hang or a huge allocation.
+// size against the file's length and fixed limits, and the layout llama.cpp requires: each
+// tensor where the sizes of those before it put it, the data ending with the last), so a
+// corrupt or hostile file gives an error matching ErrFormat rather than a crash, a hang, a
+// huge allocation or, for a tensor type changed to a smaller one, other numbers.
 package gguf
 
 import (

@@ -1,6 +1,7 @@
 package weights
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 )
@@ -51,7 +52,11 @@ func (t *Tensor) load() error {
 		if err == nil && len(b) != 4*t.Numel() {
 			err = fmt.Errorf("decoded %d bytes, want %d", len(b), 4*t.Numel())
 		}
-		if err != nil {
+		switch {
+		case errors.Is(err, ErrFileChanged): // names the file already
+			l.err = fmt.Errorf("tensor %q (%s): %w", t.Name, l.q.Type, err)
+			return
+		case err != nil:
 			l.err = fmt.Errorf("%s: tensor %q (%s): %w", t.File, t.Name, l.q.Type, err)
 			return
 		}

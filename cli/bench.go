@@ -15,6 +15,7 @@ import (
 	"kleinbild/bench"
 	"kleinbild/engine"
 	"kleinbild/gpu"
+	"kleinbild/gpu/backends"
 	"kleinbild/internal/atomicfile"
 	"kleinbild/randmodel"
 )
@@ -74,6 +75,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	logf("Device: %s", deviceLine(*backend, b))
+	if note := backends.UntunedNote(b); note != "" {
+		logf("Note: %s", note)
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()

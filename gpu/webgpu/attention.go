@@ -46,7 +46,7 @@ func unrollAttention(src, vload string) string {
 // thread), updates the softmax online once per tile in base 2 (log2 e folded into the scale),
 // and adds P·V register-blocked (4 rows × 16 dims per thread at head dim 128); causal blocks
 // skip the tiles above the diagonal, and long calls are split over query ranges
-// (attentionDispatchFLOPs). The legacy kernels stay as variants for comparison: the tiled one
+// (dispatch.go). The legacy kernels stay as variants for comparison: the tiled one
 // computes every score once per 32-dim slice of the head (4 times at head dim 128: 2.5 FLOPs
 // per useful FLOP, 4 exponentials per score), the untiled one 16 times at the VAE's head dim
 // 512 (8.5 FLOPs per useful FLOP); the flash kernels spend 1.01–1.04 (padding of the last
@@ -116,17 +116,12 @@ func flashVariant(name string) (flashConfig, bool) {
 	return flashConfig{}, false
 }
 
-// attentionDispatchFLOPs is the work (4·queries·keys·headDim·heads floating-point
-// operations) one attention dispatch may do on this device: the same bound as the matrix
-// products' (gemm.go), from the device's measured speed once tuning has run.
-func (b *Backend) attentionDispatchFLOPs() float64 { return b.maxDispatchFLOPs() }
-
-// queriesPerDispatch is how many queries one dispatch may serve so that it does at most
-// budget FLOPs: a multiple of the kernel's query block bq, at least one block.
-func queriesPerDispatch(p gpu.AttnParams, nk, bq int, budget float64) int {
+// queriesPerDispatch is how many queries one dispatch may serve under bound d (4 FLOPs per
+// query, key, head dim and head): a multiple of the kernel's query block bq, at least one
+// block; each block is one workgroup per head.
+func queriesPerDispatch(p gpu.AttnParams, nk, bq int, d dispatchBound) int {
 	perQuery := 4 * float64(max(nk, 1)) * float64(p.HeadDim) * float64(p.Heads)
-	n := int(budget/perQuery) / bq * bq
-	return max(n, bq)
+	return d.units(perQuery, bq, p.Heads)
 }
 
 // Attention computes out = softmax(q·kᵀ·scale + mask)·v per head without a score matrix, with
@@ -137,7 +132,7 @@ func (b *Backend) Attention(out, q, k, v gpu.Tensor, p gpu.AttnParams) {
 }
 
 // attention is Attention with the flash kernels' dispatches bounded to budget FLOPs (0: the
-// device's attentionDispatchFLOPs).
+// device's bound for the family, dispatch.go: attention's own rate once tuning measured it).
 func (b *Backend) attention(out, q, k, v gpu.Tensor, p gpu.AttnParams, budget float64) {
 	if !b.begin() {
 		return
@@ -169,18 +164,19 @@ func (b *Backend) attention(out, q, k, v gpu.Tensor, p gpu.AttnParams, budget fl
 	}
 	name := b.Variant(family)
 	if f, ok := flashVariant(name); ok && p.HeadDim%4 == 0 {
+		d := dispatchBound{flops: budget}
 		if budget == 0 {
-			budget = b.attentionDispatchFLOPs()
+			d = b.rates.bound(b.info.Kind, family)
 		}
-		b.flashAttention(c, f, p, [4]uint32{qb, kb, vb, ob}, budget)
+		b.flashAttention(c, f, p, [4]uint32{qb, kb, vb, ob}, d)
 		return
 	}
 	b.legacyAttention(c, name == legacyTiled, p, [4]uint32{qb, kb, vb, ob})
 }
 
-// flashAttention queues the flash kernel f over query ranges of at most budget FLOPs each;
-// offs are the element offsets of q, k, v and out in their bindings.
-func (b *Backend) flashAttention(c *call, f flashConfig, p gpu.AttnParams, offs [4]uint32, budget float64) {
+// flashAttention queues the flash kernel f over query ranges within bound d each; offs are
+// the element offsets of q, k, v and out in their bindings.
+func (b *Backend) flashAttention(c *call, f flashConfig, p gpu.AttnParams, offs [4]uint32, d dispatchBound) {
 	vec4 := p.HeadDim%4 == 0 && p.QStride%4 == 0 && p.KStride%4 == 0 && p.VStride%4 == 0 && p.OutStride%4 == 0
 	for _, o := range offs {
 		vec4 = vec4 && o%4 == 0
@@ -197,7 +193,7 @@ func (b *Backend) flashAttention(c *call, f flashConfig, p gpu.AttnParams, offs 
 		k.src = f.flashSource(p.HeadDim, vec4)
 	}
 	nk := p.VisibleKeys()
-	step := queriesPerDispatch(p, nk, f.bq, budget)
+	step := queriesPerDispatch(p, nk, f.bq, d)
 	scale2 := float32(float64(p.Scale) * math.Log2E)
 	for q0 := 0; q0 < p.SeqQ; q0 += step {
 		qblocks := (min(step, p.SeqQ-q0) + f.bq - 1) / f.bq

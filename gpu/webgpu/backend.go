@@ -3,6 +3,7 @@
 package webgpu
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -37,9 +38,10 @@ type Backend struct {
 	forced   map[string]bool   // families whose variant was forced (Options.Variants, env)
 	// linearLarge is the variant of Linears of linearLargeRows rows or more ("": FamilyLinear's).
 	linearLarge string
-	gflops      float64 // measured matrix-product rate (tuning), 0 unknown
-	defLim      bool    // opened with WebGPU's default limits
-	cacheDir    string  // tuning cache folder (Options.CacheDir)
+	rates       deviceRates // measured rates that size dispatches (dispatch.go)
+	tuned       bool        // a current tuning is applied (Tuned)
+	defLim      bool        // opened with WebGPU's default limits
+	cacheDir    string      // tuning cache folder (Options.CacheDir)
 
 	dispatchFLOPs float64 // bound on one Linear/Conv2D dispatch, 0: the default (gemm.go)
 
@@ -126,6 +128,13 @@ func (b *Backend) configure(opts Options) error {
 	b.cacheDir = opts.CacheDir
 	if opts.Tuned {
 		b.applyCache(opts.CacheDir)
+		if needsProbe(b.info.Kind, b.rates) {
+			// An untuned real GPU sizes its dispatches from its FMA peak (a failed probe
+			// leaves the kind's default rate).
+			if g, err := b.probeFMA(context.Background()); err == nil {
+				b.setFMAGFLOPS(g)
+			}
+		}
 	}
 	return nil
 }

@@ -77,7 +77,7 @@
 // adapter, driver and SourceHash; Options.Tuned applies a cached choice when the device
 // opens. Timing is wall time around Sync (cogentcore/webgpu v0.23 wraps neither compute-pass
 // timestamp writes nor the native in-encoder timestamps). Tune also measures the device's
-// matrix-product rate, which sets MaxDispatchFLOPs.
+// FMA peak and the families' rates, which size dispatches (see Dispatch length).
 //
 // # Limits and device memory
 //
@@ -89,11 +89,15 @@
 //
 // # Dispatch length
 //
-// MaxDispatchFLOPs (limits.go) is the work one dispatch may hold to run about
-// DispatchSeconds (0.1 s) on this device, from the measured rate (a conservative 100 GFLOP/s
-// before tuning); kernels that can split their work keep each dispatch under it, so that no
-// dispatch trips the Windows (2 s) or macOS watchdog. Verified on lavapipe only (no watchdog
-// there).
+// Kernels that can split their work (attention over query ranges, the matrix products over
+// rows or pixels) size each dispatch to run about DispatchSeconds (0.1 s) on this device, so
+// that none trips the Windows (2 s) or macOS watchdog, and to hold at least a floor of
+// workgroups, so that a split never starves a fast GPU (dispatch.go). The rate is the one
+// tuning measured per family (Linear's for the products, attention's own for attention), set
+// as each family is timed; before tuning, the FMA probe's share (a real GPU probes when it
+// opens untuned), else a default by device kind (5 TFLOP/s discrete, 100 GFLOP/s software).
+// Verified on lavapipe only (no watchdog there); the dispatch counts at the model's shapes
+// are unit-tested.
 //
 // # Measured (llvmpipe, LLVM 15, 2 cores: correctness only)
 //

@@ -117,7 +117,7 @@ func (b *Backend) linearTiled(cfg gemmCfg, y, x, w gpu.Tensor, t tail, rows, o0,
 	out, in, _ := gpu.MatrixDims(w)
 	cfg = gemmTile(cfg, rows, b.lim)
 	bf16 := w.DType() == gpu.BF16
-	blocks := gemmBlocks(cfg, rows, o1-o0, in, b.maxDispatchFLOPs(), int(b.lim.MaxComputeWorkgroupsPerDimension), false)
+	blocks := gemmBlocks(cfg, rows, o1-o0, in, b.dispatchBound(FamilyLinear), int(b.lim.MaxComputeWorkgroupsPerDimension), false)
 	for _, bl := range blocks {
 		r0, r1, c0, c1 := bl.m0, bl.m1, o0+bl.n0, o0+bl.n1
 		c := b.newCall("Linear")

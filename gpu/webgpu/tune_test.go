@@ -52,11 +52,37 @@ func TestTuneCache(t *testing.T) {
 	dir := t.TempDir()
 	b := openWith(t, Options{Adapter: -1, CacheDir: dir})
 	var steps []TuneProgress
+	rates := map[string]deviceRates{} // at each family's first candidate
 	opts := TuneOptions{Workloads: TinyWorkloads(), Budget: 20 * time.Second, Reps: 2,
-		Progress: func(p TuneProgress) { steps = append(steps, p) }}
+		Progress: func(p TuneProgress) {
+			steps = append(steps, p)
+			if _, ok := rates[p.Family]; !ok {
+				b.mu.Lock()
+				rates[p.Family] = b.rates
+				b.mu.Unlock()
+			}
+		}}
+	if b.Tuned() {
+		t.Error("a device opened without a cache reports Tuned")
+	}
 	res, err := b.Tune(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The FMA probe sizes Linear's dispatches; Linear's measured rate the later families'.
+	if r := rates[FamilyLinear]; r.fma <= 0 {
+		t.Errorf("Linear timed before the FMA probe set a rate: %+v", r)
+	}
+	for _, f := range []string{FamilyConv, FamilyAttention, FamilyAttention512} {
+		if r, ok := rates[f]; ok && r.linear <= 0 {
+			t.Errorf("%s timed before Linear's rate was set: %+v", f, r)
+		}
+	}
+	if _, ok := rates[FamilyAttention]; ok && b.rates.attention <= 0 {
+		t.Errorf("attention timed but its rate not kept: %+v", b.rates)
+	}
+	if !b.Tuned() {
+		t.Error("not Tuned after tuning")
 	}
 	if res.FromCache || res.GPUGFLOPS <= 0 || len(steps) == 0 {
 		t.Fatalf("first tuning: from cache %v, rate %g GFLOP/s, %d progress steps", res.FromCache, res.GPUGFLOPS, len(steps))
@@ -117,14 +143,18 @@ func TestTuneCache(t *testing.T) {
 	if b2.MeasuredGFLOPS() != c.GPUGFLOPS || c.GPUGFLOPS <= 0 {
 		t.Errorf("Tuned open: rate %g, cached %g", b2.MeasuredGFLOPS(), c.GPUGFLOPS)
 	}
+	want := deviceRates{linear: c.GPUGFLOPS, attention: c.AttentionGFLOPS, attention512: c.Attention512GFLOPS, fma: c.FMAGFLOPS}
+	if b2.rates != want || c.FMAGFLOPS <= 0 || !b2.Tuned() {
+		t.Errorf("Tuned open: rates %+v, tuned %v; cache %+v", b2.rates, b2.Tuned(), want)
+	}
 	for _, f := range Families() {
 		if got, want := b2.Variant(f), c.Families[f].Variant; got != want {
 			t.Errorf("Tuned open: %s runs %s, cache says %s", f, got, want)
 		}
 	}
 	b3 := openWith(t, Options{Adapter: -1, CacheDir: dir})
-	if b3.MeasuredGFLOPS() != 0 {
-		t.Errorf("untuned open: rate %g, want 0 (unmeasured)", b3.MeasuredGFLOPS())
+	if b3.MeasuredGFLOPS() != 0 || b3.Tuned() {
+		t.Errorf("untuned open: rate %g, want 0 (unmeasured); Tuned %v", b3.MeasuredGFLOPS(), b3.Tuned())
 	}
 	if got, want := b3.MaxDispatchFLOPs(), float64(unmeasuredGFLOPS)*1e9*DispatchSeconds; got != want {
 		t.Errorf("unmeasured MaxDispatchFLOPs %g, want %g", got, want)

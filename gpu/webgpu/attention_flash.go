@@ -130,7 +130,8 @@ func (f flashConfig) flashSource(d int, vec4 bool) string {
 		"//GEN:loadv//", g.loadV(),
 		"//GEN:softmax//", g.softmax(),
 		"//GEN:rescale//", g.rescale(),
-		"//GEN:pv//", g.pv(),
+		"//GEN:pvmask//", g.pv(true),
+		"//GEN:pv//", g.pv(false),
 		"//GEN:store//", g.store(),
 		"array<ELEM>", "array<"+elem+">",
 	).Replace(attentionFlashWGSL)
@@ -284,25 +285,34 @@ func (g flashGen) col(c int) string {
 	return fmt.Sprintf("min(od + %du, %du)", c*g.td, g.d4-1)
 }
 
-func (g flashGen) pv() string {
+// pv adds P·V over four keys of the tile; causal leaves out the values of keys after each
+// row's query (their weight is 0, and 0·NaN would spread a NaN they hold).
+func (g flashGen) pv(causal bool) string {
 	var b strings.Builder
 	for u := range 4 {
-		fmt.Fprintf(&b, "\t\t\t{\n\t\t\t\tlet kk = jj + %du;\n", u)
+		fmt.Fprintf(&b, "\t\t\t\t{\n\t\t\t\t\tlet kk = jj + %du;\n", u)
 		for c := range g.nv {
 			if g.f.stageV {
-				fmt.Fprintf(&b, "\t\t\t\tlet v_%d = kvsh[kk * VROW + %s];\n", c, g.col(c))
+				fmt.Fprintf(&b, "\t\t\t\t\tlet v_%d = kvsh[kk * VROW + %s];\n", c, g.col(c))
 			} else {
-				fmt.Fprintf(&b, "\t\t\t\tvar v_%d = vec4<f32>(0.0);\n\t\t\t\tif (j0 + kk < nkw) { v_%d = ldv(vbase + (j0 + kk) * p.vs + %s * 4u); }\n", c, c, g.col(c))
+				fmt.Fprintf(&b, "\t\t\t\t\tvar v_%d = vec4<f32>(0.0);\n\t\t\t\t\tif (j0 + kk < nkw) { v_%d = ldv(vbase + (j0 + kk) * p.vs + %s * 4u); }\n", c, c, g.col(c))
 			}
 		}
 		for r := range g.f.or {
-			fmt.Fprintf(&b, "\t\t\t\t{\n\t\t\t\t\tlet pr = psh[(oq * %du + %du) * PP + kk];\n\t\t\t\t\tl_%d += pr;\n", g.f.or, r, r)
-			for c := range g.nv {
-				fmt.Fprintf(&b, "\t\t\t\t\to_%d_%d += pr * v_%d;\n", r, c, c)
+			fmt.Fprintf(&b, "\t\t\t\t\t{\n\t\t\t\t\t\tlet pr = psh[(oq * %du + %du) * PP + kk];\n\t\t\t\t\t\tl_%d += pr;\n", g.f.or, r, r)
+			if causal {
+				fmt.Fprintf(&b, "\t\t\t\t\t\tlet vis = j0 + kk <= i0 + oq * %du + %du;\n", g.f.or, r)
 			}
-			b.WriteString("\t\t\t\t}\n")
+			for c := range g.nv {
+				if causal {
+					fmt.Fprintf(&b, "\t\t\t\t\t\to_%d_%d += select(vec4<f32>(0.0), pr * v_%d, vis);\n", r, c, c)
+				} else {
+					fmt.Fprintf(&b, "\t\t\t\t\t\to_%d_%d += pr * v_%d;\n", r, c, c)
+				}
+			}
+			b.WriteString("\t\t\t\t\t}\n")
 		}
-		b.WriteString("\t\t\t}\n")
+		b.WriteString("\t\t\t\t}\n")
 	}
 	return b.String()
 }

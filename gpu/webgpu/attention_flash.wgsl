@@ -14,6 +14,8 @@
 //     columns od + c·TD of the output, rescales them by corr, then adds P·V over the tile's
 //     keys (V staged in workgroup memory, or read from the buffer for large head dims), and
 //     sums its rows' p into l (every O thread of a row sees every p, so l needs no reduction).
+//     On causal tiles that cross the diagonal the values of keys after a query are left out
+//     (select), so that a NaN there cannot enter as 0·NaN; other masked keys load as zeros.
 // Finally out = O / l (0 where no key is visible). A NaN or +Inf score (badScore) gets the
 // weight NaN, so its row's l and O are NaN, and the row is stored as NaN.
 //
@@ -103,8 +105,16 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
 //GEN:softmax//
 		workgroupBarrier();
 //GEN:rescale//
-		for (var jj = 0u; jj < BK; jj += 4u) {
+		if (p.causal != 0u && j0 + BK > i0 + 1u) {
+			// a tile on the diagonal: the keys after a query weigh 0 and their values must
+			// not enter as 0·NaN
+			for (var jj = 0u; jj < BK; jj += 4u) {
+//GEN:pvmask//
+			}
+		} else {
+			for (var jj = 0u; jj < BK; jj += 4u) {
 //GEN:pv//
+			}
 		}
 	}
 //GEN:store//

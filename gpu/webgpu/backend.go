@@ -40,6 +40,8 @@ type Backend struct {
 	linearLarge string
 	rates       deviceRates // measured rates that size dispatches (dispatch.go)
 	tuned       bool        // a current tuning is applied (Tuned)
+	timestamps  bool        // the device has timestamp queries (profile.go)
+	prof        *profiler   // non-nil while profiling
 	defLim      bool        // opened with WebGPU's default limits
 	cacheDir    string      // tuning cache folder (Options.CacheDir)
 
@@ -176,9 +178,14 @@ func openOnce(opts Options) (_ *Backend, retry bool, _ error) {
 	ad := ads[pick]
 	defLim := opts.DefaultLimits || envDefaultLimits()
 	lim := openLimits(ad.GetLimits().Limits, infos[pick].MemoryBytes, defLim)
+	var feats []wgpu.FeatureName
+	if ad.HasFeature(wgpu.FeatureNameTimestampQuery) { // for profiling (profile.go)
+		feats = append(feats, wgpu.FeatureNameTimestampQuery)
+	}
 	dev, err := ad.RequestDevice(&wgpu.DeviceDescriptor{
-		Label:          "kleinbild",
-		RequiredLimits: &wgpu.RequiredLimits{Limits: lim},
+		Label:            "kleinbild",
+		RequiredFeatures: feats,
+		RequiredLimits:   &wgpu.RequiredLimits{Limits: lim},
 	})
 	if err != nil {
 		ad.Release()
@@ -195,6 +202,8 @@ func openOnce(opts Options) (_ *Backend, retry bool, _ error) {
 		lim:     lim,
 		pipes:   map[string]*pipeline{},
 		defLim:  defLim,
+
+		timestamps: len(feats) > 0,
 	}
 	if !defLim {
 		// With WebGPU's defaults wgpu-native reports the adapter's limits for the device:
@@ -675,6 +684,10 @@ func (b *Backend) Close() error {
 	b.pipes = nil
 	if b.params != nil {
 		b.params.Release()
+	}
+	if b.prof != nil {
+		b.prof.release()
+		b.prof = nil
 	}
 	b.scopes.pop()
 	b.scopes.free()

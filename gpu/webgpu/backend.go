@@ -32,6 +32,7 @@ type Backend struct {
 	lim     wgpu.Limits
 	scopes  *scopes
 	up      uploadStats // weight uploads (upload.go)
+	ring    stagingRing // their staging buffers (upload_ring.go)
 
 	pipes    map[string]*pipeline
 	variants map[string]string // kernel family -> variant set by SetVariant (variant.go)

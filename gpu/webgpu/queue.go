@@ -311,6 +311,7 @@ func (b *Backend) flushLocked(wait bool) {
 		b.up.copies, b.up.staged = nil, 0
 		b.pending = b.pending[:0]
 		b.releaseDeferred()
+		b.dropRing()
 		return
 	}
 	b.submitStaged() // weight uploads first: the work may read them
@@ -322,6 +323,7 @@ func (b *Backend) flushLocked(wait bool) {
 	if wait {
 		b.waitStaged()
 		b.waitIdle()
+		b.releaseRing()
 	}
 	b.collect()
 }

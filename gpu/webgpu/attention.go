@@ -8,24 +8,15 @@ import (
 	"math"
 	"strings"
 
-	"github.com/cogentcore/webgpu/wgpu"
-
 	"kleinbild/gpu"
 )
 
 //go:embed attention.wgsl
 var attentionWGSL string
 
-//go:embed attention_tiled.wgsl
-var attentionTiledWGSL string
+var attentionKernel = kernel{name: "attention", src: commonWGSL + unrollAttention(attentionWGSL, "v[vo + min(%du, dn - 1u)]"), nOut: 1, nIn: 3}
 
-var (
-	attentionKernel      = kernel{name: "attention", src: commonWGSL + unrollAttention(attentionWGSL, "v[vo + min(%du, dn - 1u)]"), nOut: 1, nIn: 3}
-	attentionTiledKernel = kernel{name: "attention-tiled", src: commonWGSL + unrollAttention(attentionTiledWGSL, "vsh[vo + min(%du, dn - 1u)]"), nOut: 1, nIn: 3}
-)
-
-// tiledMaxHeadDim is the largest head dim of FamilyAttention and of the legacy tiled kernel
-// (its workgroup memory holds 64·32 query values); larger ones (the VAE's 512) run
+// tiledMaxHeadDim is the largest head dim of FamilyAttention; larger ones (the VAE's 512) run
 // FamilyAttention512.
 const tiledMaxHeadDim = 128
 
@@ -46,11 +37,12 @@ func unrollAttention(src, vload string) string {
 // thread), updates the softmax online once per tile in base 2 (log2 e folded into the scale),
 // and adds P·V register-blocked (4 rows × 16 dims per thread at head dim 128); causal blocks
 // skip the tiles above the diagonal, and long calls are split over query ranges
-// (dispatch.go). The legacy kernels stay as variants for comparison: the tiled one
-// computes every score once per 32-dim slice of the head (4 times at head dim 128: 2.5 FLOPs
-// per useful FLOP, 4 exponentials per score), the untiled one 16 times at the VAE's head dim
-// 512 (8.5 FLOPs per useful FLOP); the flash kernels spend 1.01–1.04 (padding of the last
-// tiles), 1.12–1.18 for Qwen3's causal 512 tokens (the masked halves of the diagonal tiles).
+// (dispatch.go). The legacy kernel stays as a variant for comparison and for head dims that
+// are no multiple of 4: it computes every score 16 times at the VAE's head dim 512 (8.5 FLOPs
+// per useful FLOP); the flash kernels spend 1.01–1.04 (padding of the last tiles), 1.12–1.18
+// for Qwen3's causal 512 tokens (the masked halves of the diagonal tiles). The tiled legacy
+// kernel (4 threads per query, 2.5 FLOPs per useful FLOP) was retired: it was 10–25× slower
+// than flash wherever it was measured, and never the fastest.
 //
 // Measured on lavapipe (llvmpipe, LLVM 15, 256-bit; 2 cores of an AMD EPYC shared with other
 // jobs, so ±50 %), useful GFLOP/s, new reference variant vs legacy-tiled / legacy, at the
@@ -78,11 +70,9 @@ func flashVariants(family string) []flashConfig {
 	}
 }
 
-// Names of the kernels kept from before the flash kernels, to measure old against new.
-const (
-	legacyTiled = "legacy-tiled" // attention_tiled.wgsl: 4 threads per query, each computing every score
-	legacy      = "legacy"       // attention.wgsl: one thread per query and 32 dims, K and V from the buffers
-)
+// legacy names the kernel kept from before the flash kernels (attention.wgsl: one thread per
+// query and 32 dims, K and V from the buffers), to measure old against new.
+const legacy = "legacy"
 
 // attentionVariants lists the variants of attention for head dims up to 128, reference first.
 // Every list ends with the legacy kernel, which fits any adapter.
@@ -91,9 +81,7 @@ func attentionVariants() []variantSpec {
 	for _, f := range flashVariants(FamilyAttention) {
 		vs = append(vs, variantSpec{name: f.name("fa"), fits: f.fits(tiledMaxHeadDim)})
 	}
-	return append(vs,
-		variantSpec{name: legacyTiled, fits: func(lim wgpu.Limits) bool { return lim.MaxComputeWorkgroupStorageSize >= 16384 }},
-		variantSpec{name: legacy})
+	return append(vs, variantSpec{name: legacy})
 }
 
 // attention512Variants lists the variants of the VAE's head-dim-512 attention (any head dim
@@ -171,7 +159,7 @@ func (b *Backend) attention(out, q, k, v gpu.Tensor, p gpu.AttnParams, budget fl
 		b.flashAttention(c, f, p, [4]uint32{qb, kb, vb, ob}, d)
 		return
 	}
-	b.legacyAttention(c, name == legacyTiled, p, [4]uint32{qb, kb, vb, ob})
+	b.legacyAttention(c, p, [4]uint32{qb, kb, vb, ob})
 }
 
 // flashAttention queues the flash kernel f over query ranges within bound d each; offs are
@@ -204,20 +192,11 @@ func (b *Backend) flashAttention(c *call, f flashConfig, p gpu.AttnParams, offs 
 	}
 }
 
-// legacyAttention queues the kernels from before the flash kernels: attention_tiled.wgsl
-// (tiled, head dims up to 128, 16 KB of workgroup memory) or attention.wgsl.
-func (b *Backend) legacyAttention(c *call, tiled bool, p gpu.AttnParams, offs [4]uint32) {
+// legacyAttention queues the kernel from before the flash kernels (attention.wgsl).
+func (b *Backend) legacyAttention(c *call, p gpu.AttnParams, offs [4]uint32) {
 	nk := p.VisibleKeys()
 	slices := (p.HeadDim + 31) / 32
 	qb, kb, vb, ob := offs[0], offs[1], offs[2], offs[3]
-	if tiled && p.HeadDim <= tiledMaxHeadDim && b.lim.MaxComputeWorkgroupStorageSize >= 16384 {
-		qblocks := (p.SeqQ + 64/slices - 1) / (64 / slices)
-		gx, gy := b.grid(qblocks * p.Heads)
-		c.run(&attentionTiledKernel, "", []uint32{uint32(p.SeqQ), uint32(nk), uint32(p.Heads), uint32(p.Heads / p.KVHeads), uint32(p.HeadDim),
-			uint32(p.QStride), uint32(p.KStride), uint32(p.VStride), uint32(p.OutStride), qb, kb, vb, ob, bool32(p.Causal), uint32(slices), f32u(p.Scale), uint32(qblocks)},
-			gx, gy, 1)
-		return
-	}
 	gx, gy := b.grid((p.SeqQ*p.Heads*slices + 63) / 64)
 	c.run(&attentionKernel, "", []uint32{uint32(p.SeqQ), uint32(nk), uint32(p.Heads), uint32(p.Heads / p.KVHeads), uint32(p.HeadDim),
 		uint32(p.QStride), uint32(p.KStride), uint32(p.VStride), uint32(p.OutStride), qb, kb, vb, ob, bool32(p.Causal), uint32(slices), f32u(p.Scale)},

@@ -51,8 +51,8 @@
 // scale), and accumulates P·V register-blocked; causal blocks skip the tiles above the
 // diagonal; loads are vec4 when every offset and stride is a multiple of 4. Each family keeps
 // a variant within WebGPU's default limits. Calls are split over query ranges of at most
-// MaxDispatchFLOPs. The earlier kernels (attention_tiled.wgsl, attention.wgsl) remain as the
-// variants "legacy-tiled" and "legacy", and run head dims that are no multiple of 4. None
+// MaxDispatchFLOPs. The earlier kernel (attention.wgsl) remains as the variant "legacy", and
+// runs head dims that are no multiple of 4 (the tiled one was retired: 10–25× slower). None
 // holds a score matrix.
 //
 // # Matrix products

@@ -7,8 +7,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
-	"testing/fstest"
 	"time"
 
 	"kleinbild/internal/safefile"
@@ -265,25 +265,49 @@ func TestFitWorkloads(t *testing.T) {
 	}
 }
 
-// TestSourceHashChanges: a change to any WGSL or Go source, or to a family's variant list,
-// changes the hash; test files do not count.
+// TestSourceHashChanges: the hash follows the kernels a family compiles to (any text of
+// familySources, or the variant list), not the rest of the package, and each family's hash
+// is its own.
 func TestSourceHashChanges(t *testing.T) {
-	base := fstest.MapFS{"linear.wgsl": {Data: []byte("a")}, "gemm.go": {Data: []byte("package x")}, "x_test.go": {Data: []byte("t")}}
-	h0 := sourceHash("linear", []string{"v1", "v2"}, digestSources(base))
-	for name, fsys := range map[string]fstest.MapFS{
-		"wgsl edit": {"linear.wgsl": {Data: []byte("b")}, "gemm.go": {Data: []byte("package x")}, "x_test.go": {Data: []byte("t")}},
-		"go edit":   {"linear.wgsl": {Data: []byte("a")}, "gemm.go": {Data: []byte("package y")}, "x_test.go": {Data: []byte("t")}},
-		"new file":  {"linear.wgsl": {Data: []byte("a")}, "gemm.go": {Data: []byte("package x")}, "x_test.go": {Data: []byte("t")}, "c.wgsl": {}},
+	base := []string{"fn a() {}", "fn b() {}"}
+	h0 := sourceHash("linear", []string{"v1", "v2"}, digestTexts(base))
+	for name, texts := range map[string][]string{
+		"edit":    {"fn a() {}", "fn b() { }"},
+		"new":     {"fn a() {}", "fn b() {}", ""},
+		"moved":   {"fn a() {}fn b() {}"},
+		"swapped": {"fn b() {}", "fn a() {}"},
 	} {
-		if sourceHash("linear", []string{"v1", "v2"}, digestSources(fsys)) == h0 {
+		if sourceHash("linear", []string{"v1", "v2"}, digestTexts(texts)) == h0 {
 			t.Errorf("%s: hash unchanged", name)
 		}
 	}
-	if sourceHash("linear", []string{"v1"}, digestSources(base)) == h0 {
+	if sourceHash("linear", []string{"v1"}, digestTexts(base)) == h0 {
 		t.Error("a variant list change left the hash unchanged")
 	}
-	test := fstest.MapFS{"linear.wgsl": {Data: []byte("a")}, "gemm.go": {Data: []byte("package x")}, "x_test.go": {Data: []byte("other")}}
-	if sourceHash("linear", []string{"v1", "v2"}, digestSources(test)) != h0 {
-		t.Error("a test file changed the hash")
+	seen := map[string]string{}
+	for _, f := range Families() {
+		srcs := familySources(f)
+		if len(srcs) < len(familyVariants(f)) {
+			t.Errorf("%s: %d sources for %d variants", f, len(srcs), len(familyVariants(f)))
+		}
+		for i, src := range srcs {
+			if len(src) < 100 {
+				t.Errorf("%s: source %d is %q", f, i, src)
+			}
+		}
+		h := SourceHash(f)
+		if g, dup := seen[h]; dup {
+			t.Errorf("%s and %s share the hash %s", f, g, h)
+		}
+		seen[h] = f
+		if SourceHash(f) != h {
+			t.Errorf("%s: the hash changed between calls", f)
+		}
+	}
+	// A flash variant's kernel is part of attention's hash: its source at head dim 128
+	// appears among the family's.
+	f := flashVariants(FamilyAttention)[0]
+	if !slices.Contains(familySources(FamilyAttention), f.flashSource(128, true)) {
+		t.Error("attention's sources lack its reference kernel at head dim 128")
 	}
 }

@@ -4,14 +4,10 @@ package webgpu
 
 import (
 	"crypto/sha256"
-	"embed"
 	"encoding/hex"
 	"fmt"
-	"io/fs"
 	"slices"
 	"sort"
-	"strings"
-	"sync"
 
 	"github.com/cogentcore/webgpu/wgpu"
 )
@@ -110,46 +106,28 @@ func (b *Backend) applyForced(forced map[string]string) error {
 	return nil
 }
 
-// kernelSources holds the package's kernel sources for SourceHash: the WGSL files and the Go
-// files, since some kernels are generated in Go (tile parameters, op codes, composed shared
-// code).
-//
-//go:embed *.wgsl *.go
-var kernelSources embed.FS
+// tuneFormat is bumped when the meaning of the tuning cache changes without any kernel
+// source change (it is part of SourceHash).
+const tuneFormat = "2"
 
-// tuneFormat is bumped when the meaning of the tuning cache changes without any source change
-// (it is part of SourceHash).
-const tuneFormat = "1"
-
-// SourceHash identifies the kernels of family as compiled: a hash of the package's WGSL and
-// non-test Go sources (shared code is composed into several families and kernels are
-// generated in Go, so any change re-tunes every family), the family's variant names and
-// tuneFormat. Tuning caches are keyed by it.
+// SourceHash identifies the kernels of family as compiled: a hash of the sources its variants
+// compile to (familySources: the generated forms and the fixed kernels), the family's variant
+// names and tuneFormat. Tuning caches are keyed by it, so that only a change to a family's
+// kernels tunes it again.
 func SourceHash(family string) string {
 	var names []string
 	for _, v := range familyVariants(family) {
 		names = append(names, v.name)
 	}
-	return sourceHash(family, names, sourcesDigest())
+	return sourceHash(family, names, familyDigest(family))
 }
 
-// sourcesDigest is the hash of the package's sources (computed once: they are embedded).
-var sourcesDigest = sync.OnceValue(func() []byte { return digestSources(kernelSources) })
-
-// digestSources hashes the *.wgsl and non-test *.go files of fsys.
-func digestSources(fsys fs.FS) []byte {
+// digestTexts hashes texts in order, each with its length.
+func digestTexts(texts []string) []byte {
 	h := sha256.New()
-	wgsl, _ := fs.Glob(fsys, "*.wgsl")
-	gosrc, _ := fs.Glob(fsys, "*.go")
-	names := append(wgsl, gosrc...)
-	sort.Strings(names)
-	for _, n := range names {
-		if strings.HasSuffix(n, "_test.go") {
-			continue
-		}
-		src, _ := fs.ReadFile(fsys, n)
-		fmt.Fprintf(h, "file %s %d\n", n, len(src))
-		h.Write(src)
+	for _, t := range texts {
+		fmt.Fprintf(h, "source %d\n", len(t))
+		h.Write([]byte(t))
 	}
 	return h.Sum(nil)
 }

@@ -50,6 +50,9 @@ func testAttentionNonFinite(e *env) {
 		{"nan-v-masked", P{SeqQ: 60, SeqK: 300, Heads: 2, HeadDim: 8, KeyValid: 77}, []attnPoison{{'v', 78, 0, 1, nan}, {'v', 79, 1, 7, inf}}},
 		{"nan-v-masked-d512", P{SeqQ: 20, SeqK: 70, Heads: 1, HeadDim: 512, KeyValid: 45}, []attnPoison{{'v', 50, 0, 300, nan}}},
 		{"nan-v-causal-d512", P{SeqQ: 40, SeqK: 40, Heads: 1, HeadDim: 512, Causal: true}, []attnPoison{{'v', 20, 0, 7, nan}}},
+		// whole key tiles without a mask
+		{"nan-k-whole-tiles", P{SeqQ: 40, SeqK: 64, Heads: 2, HeadDim: 16}, []attnPoison{{'k', 63, 1, 2, nan}}},
+		{"inf-q-whole-tiles-d512", P{SeqQ: 20, SeqK: 64, Heads: 1, HeadDim: 512}, []attnPoison{{'q', 19, 0, 511, inf}}},
 	}
 	for _, c := range cases {
 		e.attentionNonFinite(c.name, c.p, c.poison)

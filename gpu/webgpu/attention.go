@@ -79,7 +79,7 @@ const legacy = "legacy"
 func attentionVariants() []variantSpec {
 	var vs []variantSpec
 	for _, f := range flashVariants(FamilyAttention) {
-		vs = append(vs, variantSpec{name: f.name("fa"), fits: f.fits(tiledMaxHeadDim)})
+		vs = append(vs, variantSpec{name: f.name("fa"), fits: f.fits(tiledMaxHeadDim), flash: &f})
 	}
 	return append(vs, variantSpec{name: legacy})
 }
@@ -89,7 +89,7 @@ func attentionVariants() []variantSpec {
 func attention512Variants() []variantSpec {
 	var vs []variantSpec
 	for _, f := range flashVariants(FamilyAttention512) {
-		vs = append(vs, variantSpec{name: f.name("fa"), fits: f.fits(512)})
+		vs = append(vs, variantSpec{name: f.name("fa"), fits: f.fits(512), flash: &f})
 	}
 	return append(vs, variantSpec{name: legacy})
 }
@@ -150,13 +150,12 @@ func (b *Backend) attention(out, q, k, v gpu.Tensor, p gpu.AttnParams, budget fl
 	if p.HeadDim > tiledMaxHeadDim {
 		family = FamilyAttention512
 	}
-	name := b.Variant(family)
-	if f, ok := flashVariant(name); ok && p.HeadDim%4 == 0 {
+	if f := specOf(family, b.Variant(family)).flash; f != nil && p.HeadDim%4 == 0 {
 		d := dispatchBound{flops: budget}
 		if budget == 0 {
 			d = b.rates.bound(b.info.Kind, family)
 		}
-		b.flashAttention(c, f, p, [4]uint32{qb, kb, vb, ob}, d)
+		b.flashAttention(c, *f, p, [4]uint32{qb, kb, vb, ob}, d)
 		return
 	}
 	b.legacyAttention(c, p, [4]uint32{qb, kb, vb, ob})
@@ -169,18 +168,22 @@ func (b *Backend) flashAttention(c *call, f flashConfig, p gpu.AttnParams, offs 
 	for _, o := range offs {
 		vec4 = vec4 && o%4 == 0
 	}
+	nk := p.VisibleKeys()
+	noMask := !p.Causal && nk%f.bk == 0 // every score of every key tile visible
 	name := fmt.Sprintf("attention/%s/d%d", f.name("fa"), p.HeadDim)
 	if vec4 {
 		name += "/v4"
+	}
+	if noMask {
+		name += "/nomask"
 	}
 	// Write the source only when the pipeline run will use is not compiled yet (its key as
 	// Backend.pipeline forms it; a key that does not match only costs the writing).
 	k := &kernel{name: name, nOut: 1, nIn: 3}
 	key := c.pipelineKey(name, "")
 	if b.pipes[key] == nil {
-		k.src = f.flashSource(p.HeadDim, vec4)
+		k.src = f.flashSource(p.HeadDim, vec4, noMask)
 	}
-	nk := p.VisibleKeys()
 	step := queriesPerDispatch(p, nk, f.bq, d)
 	scale2 := float32(float64(p.Scale) * math.Log2E)
 	for q0 := 0; q0 < p.SeqQ; q0 += step {

@@ -75,8 +75,10 @@ func (f flashConfig) fits(maxD int) func(lim wgpu.Limits) bool {
 }
 
 // flashSource writes the kernel for head dim d (a multiple of 4); vec4 binds the tensors as
-// arrays of vec4 (every offset and stride a multiple of 4), else as floats.
-func (f flashConfig) flashSource(d int, vec4 bool) string {
+// arrays of vec4 (every offset and stride a multiple of 4), else as floats; noMask leaves out
+// the mask of the scores (a call without causal mask whose visible keys fill whole key
+// tiles: every score of every tile is visible).
+func (f flashConfig) flashSource(d int, vec4, noMask bool) string {
 	dc := f.chunk(d)
 	tk := f.bk / f.rk
 	wg := f.wg()
@@ -119,7 +121,7 @@ func (f flashConfig) flashSource(d int, vec4 bool) string {
 	} else {
 		loaders += "fn st(i: u32, x: vec4<f32>) { o[i] = x.x; o[i + 1u] = x.y; o[i + 2u] = x.z; o[i + 3u] = x.w; }\n"
 	}
-	g := flashGen{f: f, d4: d4, dc4: dc / 4, tk: tk, td: td, nv: nv, wg: wg, unroll: unroll}
+	g := flashGen{f: f, d4: d4, dc4: dc / 4, tk: tk, td: td, nv: nv, wg: wg, unroll: unroll, noMask: noMask}
 	src := strings.NewReplacer(
 		"//GEN:loaders//", loaders,
 		"//GEN:init//", g.init(),
@@ -142,6 +144,7 @@ func (f flashConfig) flashSource(d int, vec4 bool) string {
 type flashGen struct {
 	f                               flashConfig
 	d4, dc4, tk, td, nv, wg, unroll int
+	noMask                          bool
 }
 
 // tileLoad copies rows×cols4 vec4s into the workgroup array dst (row pitch pitch vec4s) from
@@ -231,7 +234,11 @@ func (g flashGen) mask() string {
 		fmt.Fprintf(&b, "\t\t{\n\t\t\tlet row = i0 + sq * %du + %du;\n\t\t\tvar mx = -1.0e30;\n", g.f.rq, a)
 		for k := range g.f.rk {
 			fmt.Fprintf(&b, "\t\t\t{\n\t\t\t\tlet key = j0 + sk + %du;\n", k*g.tk)
-			fmt.Fprintf(&b, "\t\t\t\ts_%d_%d = select(-1.0e30, s_%d_%d * p.scale2, key < nkw && (p.causal == 0u || key <= row));\n", a, k, a, k)
+			if g.noMask {
+				fmt.Fprintf(&b, "\t\t\t\ts_%d_%d = s_%d_%d * p.scale2;\n", a, k, a, k)
+			} else {
+				fmt.Fprintf(&b, "\t\t\t\ts_%d_%d = select(-1.0e30, s_%d_%d * p.scale2, key < nkw && (p.causal == 0u || key <= row));\n", a, k, a, k)
+			}
 			fmt.Fprintf(&b, "\t\t\t\tmx = max(mx, s_%d_%d);\n\t\t\t}\n", a, k)
 		}
 		fmt.Fprintf(&b, "\t\t\tred[(sq * %du + %du) * RP + sk] = mx;\n\t\t}\n", g.f.rq, a)

@@ -28,8 +28,8 @@ func (b *Backend) Conv2D(out, in, w, bias gpu.Tensor, p gpu.ConvParams) {
 		b.fail(err)
 		return
 	}
-	if cfg, ok := parseGemm(b.Variant(FamilyConv)); ok {
-		b.convTiled(cfg, out, in, w, bias, p)
+	if cfg := specOf(FamilyConv, b.Variant(FamilyConv)).gemm; cfg != nil {
+		b.convTiled(*cfg, out, in, w, bias, p)
 		return
 	}
 	b.convLegacy(out, in, w, bias, p)

@@ -17,23 +17,23 @@ import (
 func familySources(family string) []string {
 	var out []string
 	for _, v := range familyVariants(family) {
-		out = append(out, variantSources(family, v.name)...)
+		out = append(out, variantSources(family, v)...)
 	}
 	return out
 }
 
-// variantSources are the kernel sources of one variant of family (see familySources).
-func variantSources(family, name string) []string {
+// variantSources are the kernel sources of variant v of family (see familySources).
+func variantSources(family string, v variantSpec) []string {
 	switch family {
 	case FamilyLinear, FamilyConv:
-		cfg, ok := parseGemm(name)
-		if !ok { // the first kernels
+		if v.gemm == nil { // the first kernels
 			if family == FamilyConv {
 				return []string{convF32.src, convBF16.src}
 			}
 			return []string{linearF32.src, linearBF16.src}
 		}
 		var out []string
+		cfg := *v.gemm
 		for _, c := range []gemmCfg{cfg, gemmTile(cfg, 1, wgpu.Limits{MaxComputeWorkgroupStorageSize: 1 << 30, MaxComputeInvocationsPerWorkgroup: 1 << 12, MaxComputeWorkgroupSizeX: 1 << 12})} {
 			for _, k := range gemmForms(c, family == FamilyConv) {
 				out = append(out, gemmSource(k))
@@ -41,8 +41,8 @@ func variantSources(family, name string) []string {
 		}
 		return out
 	case FamilyAttention, FamilyAttention512:
-		f, ok := flashVariant(name)
-		if !ok {
+		f := v.flash
+		if f == nil {
 			return []string{attentionKernel.src}
 		}
 		dims := []int{64, 128}
@@ -51,7 +51,9 @@ func variantSources(family, name string) []string {
 		}
 		var out []string
 		for _, d := range dims {
-			out = append(out, f.flashSource(d, true), f.flashSource(d, false))
+			for _, noMask := range []bool{false, true} {
+				out = append(out, f.flashSource(d, true, noMask), f.flashSource(d, false, noMask))
+			}
 		}
 		return out
 	}

@@ -88,7 +88,7 @@ func (b *Backend) linear(y, x, w gpu.Tensor, rows int, t tail) {
 		b.fail(err)
 		return
 	}
-	cfg, tiled := parseGemm(b.linearVariant(rows))
+	cfg := specOf(FamilyLinear, b.linearVariant(rows)).gemm
 	for o0 := 0; o0 < out; {
 		o1 := out
 		if len(xw.bufs) > 1 && in > 0 {
@@ -103,8 +103,8 @@ func (b *Backend) linear(y, x, w gpu.Tensor, rows int, t tail) {
 		}
 		if w.DType().Quantized() {
 			b.linearQuant(y, x, w, t, rows, o0, o1)
-		} else if tiled {
-			b.linearTiled(cfg, y, x, w, t, rows, o0, o1)
+		} else if cfg != nil {
+			b.linearTiled(*cfg, y, x, w, t, rows, o0, o1)
 		} else {
 			b.linearLegacy(y, x, w, t, rows, o0, o1)
 		}

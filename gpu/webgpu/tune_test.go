@@ -307,7 +307,7 @@ func TestSourceHashChanges(t *testing.T) {
 	// A flash variant's kernel is part of attention's hash: its source at head dim 128
 	// appears among the family's.
 	f := flashVariants(FamilyAttention)[0]
-	if !slices.Contains(familySources(FamilyAttention), f.flashSource(128, true)) {
+	if !slices.Contains(familySources(FamilyAttention), f.flashSource(128, true, false)) {
 		t.Error("attention's sources lack its reference kernel at head dim 128")
 	}
 }

@@ -8,31 +8,45 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"sync"
 
 	"github.com/cogentcore/webgpu/wgpu"
 )
 
-// variantSpec is one variant of a kernel family. fits reports whether the adapter's limits
-// can hold it (workgroup memory, invocations); nil means always.
+// variantSpec is one variant of a kernel family: its name, whether the adapter's limits can
+// hold it (workgroup memory, invocations; nil means always), and its typed configuration,
+// which the dispatch uses directly: a generated tile product (Linear, Conv2D) or a flash
+// attention kernel; neither for the fixed legacy kernels.
 type variantSpec struct {
-	name string
-	fits func(lim wgpu.Limits) bool
+	name  string
+	fits  func(lim wgpu.Limits) bool
+	gemm  *gemmCfg
+	flash *flashConfig
 }
 
-// familyVariants lists a family's variants, reference first. Each family defines its own
-// list beside its kernels.
-func familyVariants(family string) []variantSpec {
-	switch family {
-	case FamilyLinear:
-		return linearVariants()
-	case FamilyConv:
-		return convVariants()
-	case FamilyAttention:
-		return attentionVariants()
-	case FamilyAttention512:
-		return attention512Variants()
+// variantTable is the one table of every family's variants, reference first (each list is
+// built beside its kernels: linearVariants, convVariants, attentionVariants,
+// attention512Variants), built once.
+var variantTable = sync.OnceValue(func() map[string][]variantSpec {
+	return map[string][]variantSpec{
+		FamilyLinear:       linearVariants(),
+		FamilyConv:         convVariants(),
+		FamilyAttention:    attentionVariants(),
+		FamilyAttention512: attention512Variants(),
 	}
-	return nil
+})
+
+// familyVariants lists a family's variants, reference first (shared: not to be modified).
+func familyVariants(family string) []variantSpec { return variantTable()[family] }
+
+// specOf is family's variant named name (the zero spec for none).
+func specOf(family, name string) variantSpec {
+	for _, v := range familyVariants(family) {
+		if v.name == name {
+			return v
+		}
+	}
+	return variantSpec{}
 }
 
 // Variants lists the names of a family's variants that this adapter can run, the reference

@@ -57,16 +57,19 @@ func unrollAttention(src, vload string) string {
 func flashVariants(family string) []flashConfig {
 	if family == FamilyAttention512 {
 		return []flashConfig{
-			{bq: 32, bk: 32, rq: 2, rk: 2, or: 4, dc: 64}, // 26 KB (any head dim), 256 threads
-			{bq: 16, bk: 32, rq: 2, rk: 2, or: 2, dc: 32}, // 11 KB: fits WebGPU's default limits
+			{bq: 32, bk: 32, rq: 2, rk: 2, or: 4, dc: 64},           // 26 KB (any head dim), 256 threads
+			{bq: 16, bk: 32, rq: 2, rk: 2, or: 2, dc: 32},           // 11 KB: fits WebGPU's default limits
+			{bq: 32, bk: 32, rq: 2, rk: 2, or: 4, dc: 64, x2: true}, // the first, with the built-in exp2
 		}
 	}
 	return []flashConfig{
-		{bq: 32, bk: 32, rq: 4, rk: 4, or: 4, dc: 64, stageV: true}, // 31 KB: the reference; fits Apple GPUs and lavapipe
-		{bq: 32, bk: 32, rq: 4, rk: 4, or: 4, stageV: true},         // 39 KB: Q loaded once
-		{bq: 64, bk: 32, rq: 4, rk: 4, or: 4, dc: 64, stageV: true}, // 45 KB, 128 threads
-		{bq: 32, bk: 16, rq: 4, rk: 2, or: 4, stageV: true},         // 29 KB: Q loaded once
-		{bq: 32, bk: 16, rq: 4, rk: 2, or: 4, dc: 32},               // 11 KB: fits WebGPU's default limits
+		{bq: 32, bk: 32, rq: 4, rk: 4, or: 4, dc: 64, stageV: true},           // 31 KB: the reference; fits Apple GPUs and lavapipe
+		{bq: 32, bk: 32, rq: 4, rk: 4, or: 4, stageV: true},                   // 39 KB: Q loaded once
+		{bq: 64, bk: 32, rq: 4, rk: 4, or: 4, dc: 64, stageV: true},           // 45 KB, 128 threads
+		{bq: 32, bk: 16, rq: 4, rk: 2, or: 4, stageV: true},                   // 29 KB: Q loaded once
+		{bq: 32, bk: 16, rq: 4, rk: 2, or: 4, dc: 32},                         // 11 KB: fits WebGPU's default limits
+		{bq: 64, bk: 32, rq: 2, rk: 4, or: 4, dc: 32},                         // 26 KB: 256 threads, 64 queries
+		{bq: 32, bk: 32, rq: 4, rk: 4, or: 4, dc: 64, stageV: true, x2: true}, // the reference with the built-in exp2
 	}
 }
 

@@ -16,17 +16,20 @@ var attentionFlashWGSL string
 // flashConfig is one variant of the flash kernel (attention_flash.wgsl): BQ queries by BK
 // keys per tile, RQ×RK scores per thread, OR output rows per thread, head-dim chunk DC for
 // streaming Q and K (0: Q stays in workgroup memory, loaded once), and whether V is staged in
-// workgroup memory (else read from the buffer, for large head dims).
+// workgroup memory (else read from the buffer, for large head dims); x2 takes the softmax's
+// powers of two from the built-in exp2 (WGSL: within 3 + 2|x| ulp, the hardware's fast
+// path on GPUs) instead of the polynomial exp2f.
 type flashConfig struct {
 	bq, bk, rq, rk, or, dc int
 	stageV                 bool
+	x2                     bool
 }
 
 // wg is the workgroup size: one thread per RQ×RK block of the BQ×BK score tile.
 func (f flashConfig) wg() int { return (f.bq / f.rq) * (f.bk / f.rk) }
 
 // name encodes the parameters, e.g. "fa-q32-k32-r4x4-o4-wg64" (c32: head-dim chunk 32;
-// vg: V read from the buffer).
+// vg: V read from the buffer; x2: the built-in exp2).
 func (f flashConfig) name(prefix string) string {
 	s := fmt.Sprintf("%s-q%d-k%d-r%dx%d-o%d", prefix, f.bq, f.bk, f.rq, f.rk, f.or)
 	if f.dc > 0 {
@@ -34,6 +37,9 @@ func (f flashConfig) name(prefix string) string {
 	}
 	if !f.stageV {
 		s += "-vg"
+	}
+	if f.x2 {
+		s += "-x2"
 	}
 	return s + fmt.Sprintf("-wg%d", f.wg())
 }
@@ -262,13 +268,21 @@ func (g flashGen) softmax() string {
 		for t := range g.tk {
 			fmt.Fprintf(&b, "\t\t\tmn = max(mn, red[rr * RP + %du]);\n", t)
 		}
-		fmt.Fprintf(&b, "\t\t\tif (sk == 0u) { corr[rr] = exp2f(m_%d - mn); }\n\t\t\tm_%d = mn;\n", a, a)
+		fmt.Fprintf(&b, "\t\t\tif (sk == 0u) { corr[rr] = %s(m_%d - mn); }\n\t\t\tm_%d = mn;\n", g.exp2(), a, a)
 		for k := range g.f.rk {
-			fmt.Fprintf(&b, "\t\t\tpsh[rr * PP + sk + %du] = select(exp2f(s_%d_%d - mn), qnan(), badScore(s_%d_%d));\n", k*g.tk, a, k, a, k)
+			fmt.Fprintf(&b, "\t\t\tpsh[rr * PP + sk + %du] = select(%s(s_%d_%d - mn), qnan(), badScore(s_%d_%d));\n", k*g.tk, g.exp2(), a, k, a, k)
 		}
 		b.WriteString("\t\t}\n")
 	}
 	return b.String()
+}
+
+// exp2 is the kernel's power of two: exp2f, or exp2b with the built-in (x2).
+func (g flashGen) exp2() string {
+	if g.f.x2 {
+		return "exp2b"
+	}
+	return "exp2f"
 }
 
 func (g flashGen) rescale() string {

@@ -55,6 +55,12 @@ fn exp2f(x: f32) -> f32 {
 	return (1.0 + px) * bitcast<f32>(u32(i32(n) + 127) << 23u);
 }
 
+// exp2b is the built-in exp2 (WGSL allows 3 + 2|x| ulp; the scores are at most 0 after the
+// row maximum, where a weight 2^x carries at most (3 + 2|x|)·2^x ≤ 3 ulp of the largest),
+// and 0 below 2^-126 as exp2f, so masked scores weigh exactly 0. A NaN score is handled by
+// badScore.
+fn exp2b(x: f32) -> f32 { return select(0.0, exp2(x), x >= -126.0); }
+
 // badScore tells a NaN or +Inf score by its bits (a compiler may assume that comparisons and
 // max never see NaN, and the online softmax would then turn it into a finite weight): such a
 // score makes its query's output NaN, as exp(s − max) does in the definition. −Inf weighs 0.

@@ -49,8 +49,12 @@
 // blocked (4×4 or 4×2 per thread) from Q and K in workgroup memory padded against bank
 // conflicts, updates the softmax online once per tile in base 2 (log2 e folded into the
 // scale), and accumulates P·V register-blocked; causal blocks skip the tiles above the
-// diagonal; loads are vec4 when every offset and stride is a multiple of 4. Each family keeps
-// a variant within WebGPU's default limits. Calls are split over query ranges of at most
+// diagonal (leaving out, on tiles across it, the values of keys after a query, so that a NaN
+// there cannot enter as 0·NaN); a call without causal mask whose visible keys fill whole
+// tiles compiles without the score mask; loads are vec4 when every offset and stride is a
+// multiple of 4. Variants differ in block shape (up to 256 threads and 64 queries per
+// workgroup) and in the softmax's powers of two (the polynomial exp2f, or the built-in exp2:
+// "-x2"). Each family keeps a variant within WebGPU's default limits. Calls are split over query ranges of at most
 // MaxDispatchFLOPs. The earlier kernel (attention.wgsl) remains as the variant "legacy", and
 // runs head dims that are no multiple of 4 (the tiled one was retired: 10–25× slower). None
 // holds a score matrix.
@@ -78,6 +82,12 @@
 // opens. Timing is wall time around Sync (cogentcore/webgpu v0.23 wraps neither compute-pass
 // timestamp writes nor the native in-encoder timestamps). Tune also measures the device's
 // FMA peak and the families' rates, which size dispatches (see Dispatch length).
+//
+// # Profiling
+//
+// StartProfile (profile.go) times every dispatch between two CommandEncoder timestamps (the
+// timestamp-query feature, requested when the adapter has it) and TakeProfile sums them per
+// op: `kleinbild bench --profile`. Verified on lavapipe.
 //
 // # Limits and device memory
 //

@@ -35,8 +35,9 @@ type Options struct {
 	// engine.OpenModelSource); ModelDir then only names it in the report.
 	Source engine.Source
 	// Sizes are the square image sizes (pixels) to generate, in order. The first size runs
-	// twice: with a new prompt, then again with the same prompt (the embedding cache makes
-	// the second encode ~free); later sizes reuse the cached prompt.
+	// three times: with a new prompt, with a second new prompt (the encoder is resident by
+	// then), then with the first prompt again (the embedding cache makes its encode ~free);
+	// later sizes reuse the cached prompt.
 	Sizes []int
 	// Steps per generation (0: the variant's default).
 	Steps  int
@@ -56,6 +57,9 @@ type Options struct {
 	// Single runs only the first size, once, with a new prompt (one generation: the end of
 	// `bench --kernels`).
 	Single bool
+	// Profile times every dispatch on the GPU (profile.go): each run records the GPU time
+	// per op of its steps and decoding. It needs a backend with timestamp queries.
+	Profile bool
 }
 
 // CacheDir is where the bench command keeps its random-weight models by default:
@@ -180,6 +184,8 @@ type Generation struct {
 	BackendPeak int64 `json:"backend_peak_bytes"`
 	// Stats of prompt_embeds, latents_init, latents_step<i>, latents_final and image.
 	Stats map[string]Stat `json:"stats"`
+	// Profile is the GPU time per op (Options.Profile; nil otherwise).
+	Profile *RunProfile `json:"profile,omitempty"`
 }
 
 // Phase returns the named phase of the generation (zero if absent).
@@ -233,6 +239,13 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		return nil, err
 	}
 	b.ResetPeak() // the GEMM peak's test tensors are not the model's
+	prof, err := startProfile(b, opts.Profile)
+	if err != nil {
+		return nil, err
+	}
+	if prof != nil {
+		defer prof.StopProfile()
+	}
 
 	t, up := time.Now(), uploadsNow(b)
 	m, err := openModel(opts, b)
@@ -264,7 +277,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	var rss rssPeak
 	rep.BackendPeak = b.Memory().Peak // open and tokenization
 	rep.BackendViewed = b.Memory().Viewed
-	if err := runGenerations(ctx, m, b, opts, prompt, plans, costs, tmp, rep, &rss, logf); err != nil {
+	if err := runGenerations(ctx, m, b, opts, prompt, plans, costs, tmp, rep, &rss, prof, logf); err != nil {
 		return rep, err
 	}
 	if rep.PeakEnd, err = gemmPeak(ctx, b, opts.PeakReps, logf); err != nil {
@@ -299,11 +312,19 @@ func (p *rssPeak) fold() {
 // runGenerations runs the planned generations on m, saving their PNGs in dir and appending
 // them (with the backend's memory peaks) to rep.
 func runGenerations(ctx context.Context, m *engine.Model, b gpu.Backend, opts Options, prompt string, plans []runPlan,
-	costs costModel, dir string, rep *Report, rss *rssPeak, logf func(string, ...any)) error {
+	costs costModel, dir string, rep *Report, rss *rssPeak, prof profiler, logf func(string, ...any)) error {
 	for i, p := range plans {
 		rss.fold()
-		req := engine.Request{Prompt: prompt, WidthPx: p.size, HeightPx: p.size, Steps: opts.Steps, Seed: opts.Seed, Adapters: opts.Adapters}
-		run, err := runOne(ctx, m, b, req, p.label, costs, filepath.Join(dir, fmt.Sprintf("run%d.png", i)), opts.Software, logf)
+		pr := prompt
+		if p.second {
+			pr = secondPrompt(prompt)
+		}
+		req := engine.Request{Prompt: pr, WidthPx: p.size, HeightPx: p.size, Steps: opts.Steps, Seed: opts.Seed, Adapters: opts.Adapters}
+		var pt *profileTaker
+		if prof != nil {
+			pt = &profileTaker{p: prof}
+		}
+		run, err := runOne(ctx, m, b, req, p.label, costs, filepath.Join(dir, fmt.Sprintf("run%d.png", i)), opts.Software, pt, logf)
 		if err != nil {
 			return fmt.Errorf("bench: %s: %w", p.label, err)
 		}
@@ -361,32 +382,44 @@ func timeTokenizer(m *engine.Model, prompt string, rep *Report) ([]int, error) {
 	return ids, nil
 }
 
-// runPlan is one generation of a benchmark: its image size and its label in the report.
+// runPlan is one generation of a benchmark: its image size, its label in the report and
+// whether it runs secondPrompt.
 type runPlan struct {
-	size  int
-	label string
+	size   int
+	label  string
+	second bool
 }
 
-// runPlans lists the generations for sizes: the first size with a new prompt and then the
-// same prompt, later sizes with the same prompt; single keeps only the first.
+// runPlans lists the generations for sizes: the first size with a new prompt, a second new
+// prompt (the encoder is then already resident: what a user pays per new prompt) and the same
+// prompt again, later sizes with the same prompt; single keeps only the first.
 func runPlans(sizes []int, single bool) []runPlan {
 	var plans []runPlan
 	for i, s := range sizes {
 		if single {
-			plans = append(plans, runPlan{s, fmt.Sprintf("%d² new prompt", s)})
+			plans = append(plans, runPlan{s, fmt.Sprintf("%d² new prompt", s), false})
 			break
 		}
 		if i == 0 {
-			plans = append(plans, runPlan{s, fmt.Sprintf("%d² new prompt", s)}, runPlan{s, fmt.Sprintf("%d² same prompt", s)})
+			plans = append(plans, runPlan{s, fmt.Sprintf("%d² new prompt", s), false},
+				runPlan{s, fmt.Sprintf("%d² second new prompt", s), true},
+				runPlan{s, fmt.Sprintf("%d² same prompt", s), false})
 		} else {
-			plans = append(plans, runPlan{s, fmt.Sprintf("%d² same prompt", s)})
+			plans = append(plans, runPlan{s, fmt.Sprintf("%d² same prompt", s), false})
 		}
 	}
 	return plans
 }
 
+// secondPrompt is the prompt of the second new-prompt run: another text, so that its
+// embedding is not cached.
+func secondPrompt(prompt string) string { return prompt + ", seen from above" }
+
 // runOne runs one generation and saves its PNG, timing every phase.
-func runOne(ctx context.Context, m *engine.Model, b gpu.Backend, req engine.Request, label string, costs costModel, png, software string, logf func(string, ...any)) (Generation, error) {
+func runOne(ctx context.Context, m *engine.Model, b gpu.Backend, req engine.Request, label string, costs costModel, png, software string,
+	pt *profileTaker, logf func(string, ...any)) (Generation, error) {
+	pt.take() // what ran before this run
+	var rp RunProfile
 	resetOK := resetPeakRSS()
 	b.ResetPeak()
 	mem := startSampler(100 * time.Millisecond)
@@ -413,10 +446,14 @@ func runOne(ctx context.Context, m *engine.Model, b gpu.Backend, req engine.Requ
 			encLayers = max(encLayers, p.Block)
 			if p.Block == p.Blocks {
 				encFaults, encUp = faults(), uploadsNow(b)
+				pt.take() // the encoder's work is not the steps'
 			}
 		case p.Phase == engine.PhaseDenoise && p.Block == p.Blocks && p.Preview != nil:
 			stepEnd[p.Step] = p.Elapsed
 			stepFaults[p.Step], stepUp[p.Step] = faults(), uploadsNow(b)
+			if p.Step == p.Steps {
+				rp.Step, rp.Steps = pt.take(), p.Steps
+			}
 			logf("%s: step %d/%d done at %.1f s", label, p.Step, p.Steps, p.Elapsed.Seconds())
 		}
 		if now := time.Now(); now.Sub(lastProgress) > 15*time.Second {
@@ -432,7 +469,11 @@ func runOne(ctx context.Context, m *engine.Model, b gpu.Backend, req engine.Requ
 	start := time.Now()
 	res, err := m.Generate(ctx, req, progress)
 	gen := time.Since(start)
+	rp.Decode = pt.take()
 	decFaults, decUp := faults(), uploadsNow(b)
+	if err == nil && pt != nil {
+		err = pt.err
+	}
 	if err != nil {
 		mem.finish()
 		return Generation{}, err
@@ -458,6 +499,9 @@ func runOne(ctx context.Context, m *engine.Model, b gpu.Backend, req engine.Requ
 		run.PeakRSS = st.VmHWM
 	}
 	run.BackendPeak = b.Memory().Peak
+	if pt != nil {
+		run.Profile = &rp
+	}
 	secs := func(d time.Duration) float64 { return d.Seconds() }
 	phase := func(name string, d time.Duration, flop float64, faults uint64) Phase {
 		p := Phase{Name: name, Seconds: secs(d), MajorFaults: faults}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"math"
 	"path/filepath"
 	"runtime"
@@ -14,6 +15,7 @@ import (
 	"kleinbild/engine/flux2"
 	"kleinbild/engine/qwen3"
 	"kleinbild/engine/vae"
+	"kleinbild/gpu/backends"
 	"kleinbild/randmodel"
 	"kleinbild/weights/golden"
 )
@@ -110,8 +112,9 @@ func TestVAEDecodeFLOPs(t *testing.T) {
 	}
 }
 
-// TestRunTiny benchmarks a tiny random model end to end: two generations of the first size
-// (the second one's prompt comes from the embedding cache) and one of the second size.
+// TestRunTiny benchmarks a tiny random model end to end: three generations of the first size
+// (a new prompt, a second new prompt, the first one's again from the embedding cache) and one
+// of the second size.
 func TestRunTiny(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "m")
 	if _, err := randmodel.Create(context.Background(), dir, randmodel.Options{Variant: randmodel.Tiny, Seed: 1, Tokenizer: golden.TinyModel(t)}); err != nil {
@@ -123,8 +126,8 @@ func TestRunTiny(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Runs) != 3 || len(logged) == 0 {
-		t.Fatalf("%d runs, %d log lines; want 3 runs and some lines", len(rep.Runs), len(logged))
+	if len(rep.Runs) != 4 || len(logged) == 0 {
+		t.Fatalf("%d runs, %d log lines; want 4 runs and some lines", len(rep.Runs), len(logged))
 	}
 	wantPhases := []string{"prepare", "encode", "step 1", "step 2", "decode", "save", "total"}
 	for i, r := range rep.Runs {
@@ -138,7 +141,7 @@ func TestRunTiny(t *testing.T) {
 		if strings.Join(names, ",") != strings.Join(wantPhases, ",") {
 			t.Errorf("%s: phases %v, want %v", r.Label, names, wantPhases)
 		}
-		if cached := i > 0; r.PromptCached != cached || (r.EncoderLayers == 0) != cached {
+		if cached := i > 1; r.PromptCached != cached || (r.EncoderLayers == 0) != cached {
 			t.Errorf("%s: prompt cached %v after %d encoder layers, want cached %v", r.Label, r.PromptCached, r.EncoderLayers, cached)
 		}
 		if s := r.Phase("step 1"); s.GFLOP <= 0 {
@@ -167,14 +170,17 @@ func TestRunTiny(t *testing.T) {
 			t.Errorf("%s: backend peak %d above the whole benchmark's %d", r.Label, r.BackendPeak, rep.BackendPeak)
 		}
 	}
-	if r := rep.Runs[2]; r.Width != 32 || r.ImageTokens != 4 {
-		t.Errorf("third run %d px, %d tokens; want 32, 4", r.Width, r.ImageTokens)
+	if r := rep.Runs[3]; r.Width != 32 || r.ImageTokens != 4 {
+		t.Errorf("fourth run %d px, %d tokens; want 32, 4", r.Width, r.ImageTokens)
+	}
+	if a, b := rep.Runs[0].Stats["prompt_embeds"], rep.Runs[1].Stats["prompt_embeds"]; a == b {
+		t.Errorf("the second new prompt's embedding equals the first's (%+v): the same prompt ran", a)
 	}
 	var table bytes.Buffer
 	if err := rep.WriteTable(&table); err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{"64² new prompt", "64² same prompt", "32² same prompt", "step 2", "peak RssAnon", "peak backend tensors"} {
+	for _, s := range []string{"64² new prompt", "64² second new prompt", "64² same prompt", "32² same prompt", "step 2", "peak RssAnon", "peak backend tensors"} {
 		if !strings.Contains(table.String(), s) {
 			t.Errorf("table lacks %q:\n%s", s, table.String())
 		}
@@ -184,7 +190,7 @@ func TestRunTiny(t *testing.T) {
 		t.Fatal(err)
 	}
 	var back Report
-	if err := json.Unmarshal(raw, &back); err != nil || len(back.Runs) != 3 || back.Runs[0].Phase("encode").Seconds != rep.Runs[0].Phase("encode").Seconds {
+	if err := json.Unmarshal(raw, &back); err != nil || len(back.Runs) != 4 || back.Runs[0].Phase("encode").Seconds != rep.Runs[0].Phase("encode").Seconds {
 		t.Errorf("JSON round trip: %v", err)
 	}
 	t.Log("\n" + table.String())
@@ -199,6 +205,11 @@ func TestRunErrors(t *testing.T) {
 	}
 	if _, err := Run(context.Background(), Options{ModelDir: golden.TinyModel(t), Sizes: []int{8}, PeakReps: -1}); err == nil {
 		t.Error("size 8 accepted")
+	}
+	c := backends.DefaultCPU()
+	defer c.Close()
+	if _, err := Run(context.Background(), Options{ModelDir: golden.TinyModel(t), Sizes: []int{32}, PeakReps: -1, Backend: c, Profile: true}); !errors.Is(err, errNoProfile) {
+		t.Errorf("--profile on the CPU: %v, want %v", err, errNoProfile)
 	}
 }
 

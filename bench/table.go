@@ -110,6 +110,7 @@ func (r *Report) WriteTable(w io.Writer) error {
 	if r.OpenUpload != nil {
 		fmt.Fprintf(&b, "Weights copied to the device at open: %s; upload rows: weights copied per phase (the transformer's reload after a new prompt's encoding falls in step 1).\n", r.OpenUpload)
 	}
+	r.writeProfiles(&b)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

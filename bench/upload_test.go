@@ -60,3 +60,16 @@ func TestRunReportsUploads(t *testing.T) {
 		t.Errorf("uploadsNow of a nil CPU backend: %+v", m)
 	}
 }
+
+// TestUploadReadTime: the reading of the weight files is reported apart from the copies.
+func TestUploadReadTime(t *testing.T) {
+	m0 := uploadMark{bytes: 1e9, d: time.Second, read: 100 * time.Millisecond, wait: 50 * time.Millisecond}
+	m := uploadMark{bytes: 3e9, d: 2 * time.Second, read: 600 * time.Millisecond, wait: 250 * time.Millisecond}
+	u := m.since(m0)
+	if u.Bytes != 2e9 || u.GBps != 2 || u.ReadS != 0.5 || u.WaitS != 0.2 {
+		t.Errorf("since = %+v, want 2 GB at 2 GB/s, read 0.5 s, wait 0.2 s", u)
+	}
+	if got, want := u.String(), "2.00 GB at 2 GB/s, read 0.50 s"; got != want {
+		t.Errorf("String = %q, want %q", got, want)
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"kleinbild/bench"
 	"kleinbild/engine"
 	"kleinbild/gpu"
+	"kleinbild/gpu/backends"
 	"kleinbild/internal/atomicfile"
 	"kleinbild/randmodel"
 )
@@ -24,13 +25,15 @@ const maxPeakReps = 100
 
 // runBench: kleinbild bench [--model DIR] [--variant klein-4b] [--seed N] [--tokenizer PATH]
 // [--sizes 256,512] [--steps 4] [--prompt TEXT] [--json bench.json] [--peak-reps 3]
-// [--backend ID] [--kernels [--quick]] [-q].
+// [--backend ID] [--kernels [--quick]] [--profile] [-q].
 // Without --model it benchmarks the cached random-weight model of the variant
 // (<user cache>/kleinbild/bench/<variant>), writing it first when it is missing or
 // incomplete (which needs --tokenizer). Prints a table to stdout and writes the figures as
 // JSON. --kernels first measures the device (f32 FMA rate, copy bandwidth) and each kernel
 // at the model's real shapes (bench.RunKernels; --quick scales the shapes down for
 // software adapters), then runs one generation of the first size for the per-phase table.
+// --profile times every dispatch with GPU timestamp queries and adds each op's share of a
+// denoising step (and of the decoding) per run.
 func runBench(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("bench", stderr)
 	dir := fs.String("model", "", "model folder (default: the cached random-weight model of --variant, created if missing)")
@@ -46,6 +49,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	quiet := fs.Bool("q", false, "quiet: print only the table and errors")
 	kernels := fs.Bool("kernels", false, "measure the device's FMA rate, copy bandwidth and every kernel at the model's shapes, then one generation")
 	quick := fs.Bool("quick", false, "with --kernels: shapes scaled down (software adapters)")
+	profile := fs.Bool("profile", false, "time every kernel on the GPU (timestamp queries) and print each op's share of a denoising step and of the decoding")
 	loras := addLoRAFlags(fs)
 	backend := backendFlag(fs, "")
 	rest, err := parse(fs, args)
@@ -68,12 +72,18 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer b.Close()
+	if _, ok := b.(interface{ StartProfile() error }); *profile && !ok {
+		return usageErr("--profile times GPU kernels: %s is not a GPU device ('kleinbild devices' lists them)", b.Name())
+	}
 	logf := func(format string, a ...any) {
 		if !*quiet {
 			fmt.Fprintf(stderr, format+"\n", a...)
 		}
 	}
 	logf("Device: %s", deviceLine(*backend, b))
+	if note := backends.UntunedNote(b); note != "" {
+		logf("Note: %s", note)
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -97,7 +107,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	rep, runErr := bench.Run(ctx, bench.Options{ModelDir: *dir, Source: src, Sizes: sz, Steps: *steps, Prompt: *prompt,
-		PeakReps: reps, Adapters: adapters, Software: Version, Backend: b, Log: logf, Single: *kernels})
+		PeakReps: reps, Adapters: adapters, Software: Version, Backend: b, Log: logf, Single: *kernels, Profile: *profile})
 	if runErr != nil && (rep == nil || len(rep.Runs) == 0) {
 		return runErr
 	}

@@ -11,7 +11,7 @@ import (
 )
 
 // TestRandModelAndBench writes a tiny random model with the randmodel command and benchmarks
-// it with the bench command (one 32² size, two generations), checking the JSON it writes.
+// it with the bench command (one 32² size, three generations), checking the JSON it writes.
 func TestRandModelAndBench(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "model")
 	code, out, errOut := run(t, "randmodel", "-o", dir, "--variant", "tiny", "--seed", "3", "--tokenizer", golden.TinyModel(t), "-q")
@@ -32,7 +32,7 @@ func TestRandModelAndBench(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("bench: exit %d: %s", code, errOut)
 	}
-	for _, s := range []string{"32² new prompt", "32² same prompt", "encode", "step 1", "decode", "save", "total"} {
+	for _, s := range []string{"32² new prompt", "32² second new prompt", "32² same prompt", "encode", "step 1", "decode", "save", "total"} {
 		if !strings.Contains(out, s) {
 			t.Errorf("bench table lacks %q:\n%s", s, out)
 		}
@@ -49,8 +49,8 @@ func TestRandModelAndBench(t *testing.T) {
 	if err := json.Unmarshal(raw, &rep); err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Runs) != 2 || rep.Runs[0].PromptCached || !rep.Runs[1].PromptCached {
-		t.Errorf("runs %+v: want a new prompt, then a cached one", rep.Runs)
+	if len(rep.Runs) != 3 || rep.Runs[0].PromptCached || rep.Runs[1].PromptCached || !rep.Runs[2].PromptCached {
+		t.Errorf("runs %+v: want two new prompts, then a cached one", rep.Runs)
 	}
 }
 
@@ -60,6 +60,7 @@ func TestRandModelAndBenchUsage(t *testing.T) {
 		{"randmodel", "-o", t.TempDir(), "--variant", "klein-2b", "--tokenizer", "x"}, // unknown variant
 		{"bench", "--sizes", "250"},                                                   // not a multiple of 16
 		{"bench", "--model", t.TempDir(), "--steps", "0"},
+		{"bench", "--backend", "purego", "--profile", "--model", t.TempDir()}, // no GPU kernels to time
 	} {
 		if code, _, errOut := run(t, args...); code != 2 {
 			t.Errorf("%v: exit %d, want 2 (%s)", args, code, errOut)

@@ -98,3 +98,16 @@ func DefaultNeedsTuning() bool {
 	}
 	return false
 }
+
+// UntunedNote is what a front end says about device b opened by name (--backend,
+// $KLEINBILD_BACKEND: Open never tunes) when it runs without a current tuning: its kernels
+// then run their reference variants and its dispatches are sized from the FMA probe or the
+// device kind. It is "" for a tuned device and for CPU backends.
+func UntunedNote(b gpu.Backend) string {
+	w, ok := b.(*webgpu.Backend)
+	if !ok || w.Tuned() {
+		return ""
+	}
+	return fmt.Sprintf("%s runs untuned (no tuning of these kernels for it yet): reference kernels and estimated dispatch sizes; "+
+		"run 'kleinbild tune' once (about a minute) to tune it", b.Info().Name)
+}

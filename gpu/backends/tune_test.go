@@ -3,6 +3,7 @@ package backends
 import (
 	"context"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -55,9 +56,28 @@ func TestTuneMeasuresCPU(t *testing.T) {
 		t.Skip(err)
 	}
 	defer b.Close()
+	if note := UntunedNote(b); !strings.Contains(note, "runs untuned") || !strings.Contains(note, "kleinbild tune") {
+		t.Errorf("untuned device opened by name: note %q", note)
+	}
 	res, err := Tune(context.Background(), b, TuneOptions{Workloads: webgpu.TinyWorkloads(), Budget: 20 * time.Second, Reps: 2})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if note := UntunedNote(b); note != "" {
+		t.Errorf("after tuning: note %q", note)
+	}
+	if b2, err := Open("webgpu:0"); err != nil {
+		t.Error(err)
+	} else {
+		if note := UntunedNote(b2); note != "" {
+			t.Errorf("opened by name after tuning: note %q", note)
+		}
+		b2.Close()
+	}
+	c := DefaultCPU()
+	defer c.Close()
+	if note := UntunedNote(c); note != "" {
+		t.Errorf("CPU backend: note %q", note)
 	}
 	t.Logf("%s: GPU %.3g GFLOP/s, %s %.3g GFLOP/s on %s", res.Adapter, res.GPUGFLOPS, res.CPUName, res.CPUGFLOPS, res.Shape)
 	if res.GPUGFLOPS <= 0 || res.CPUGFLOPS <= 0 || res.CPUName == "" {

@@ -33,10 +33,10 @@ func TestSiLU(t *testing.T, b gpu.Backend, o Options) {
 		lb := label("n=%d", n)
 		xt, y := e.in(x), e.out(n)
 		b.SiLU(y.t, xt.t)
-		e.check(lb, e.read(lb, y), want, tolElem)
+		e.check(lb, e.read(lb, y), want, tolDiv)
 		xc := e.tensor(x, false)
 		b.SiLU(xc.t, xc.t)
-		e.check(lb+" in place", e.read(lb, xc), want, tolElem)
+		e.check(lb+" in place", e.read(lb, xc), want, tolDiv)
 		e.done(lb)
 	}
 }
@@ -66,7 +66,7 @@ func TestSwiGLU(t *testing.T, b gpu.Backend, o Options) {
 		xt, y := e.in(x), e.tensor(init, false)
 		b.SwiGLU(y.t, xt.t, rows, hidden, sh[2], sh[3])
 		got := e.read(lb, y)
-		e.check(lb, dense(got, rows, hidden, ys), want, tolElem)
+		e.check(lb, dense(got, rows, hidden, ys), want, tolDiv)
 		e.checkUntouched(lb, got, init, rows, hidden, ys)
 		e.done(lb)
 	}

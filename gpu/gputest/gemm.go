@@ -200,7 +200,7 @@ type attnCase struct {
 // TestAttention checks Attention: multi-head and grouped-query, causal and KeyValid masks,
 // strided and fused layouts, SeqQ ≠ SeqK, and long key sequences at head dim 128 (the models'
 // head dim) so that tiled implementations run several tiles; then that NaN and +Inf in the
-// queries and keys propagate as the definition says (testAttentionNonFinite).
+// queries, keys and values propagate as the definition says (testAttentionNonFinite).
 func TestAttention(t *testing.T, b gpu.Backend, o Options) {
 	e := newEnv(t, b, o)
 	type P = gpu.AttnParams
@@ -231,6 +231,11 @@ func TestAttention(t *testing.T, b gpu.Backend, o Options) {
 		{name: "long-d128-GQA", p: P{SeqQ: 65, SeqK: 1100, Heads: 4, KVHeads: 2, HeadDim: 128}, large: true},
 		{name: "long-causal-d128", p: P{SeqQ: 520, SeqK: 520, Heads: 1, HeadDim: 128, Causal: true}, large: true},
 		{name: "packed-qkv-d128", p: P{SeqQ: 260, SeqK: 260, Heads: 3, HeadDim: 128}, qkv: true, large: true},
+		// Visible keys in whole tiles of 16, 32 or 64 and no causal mask: kernels may leave
+		// the mask out.
+		{name: "whole-tiles-64", p: P{SeqQ: 70, SeqK: 64, Heads: 2, HeadDim: 16}},
+		{name: "whole-tiles-keyvalid-96-d128", p: P{SeqQ: 40, SeqK: 300, Heads: 2, KVHeads: 1, HeadDim: 128, KeyValid: 96}},
+		{name: "whole-tiles-128-d512", p: P{SeqQ: 20, SeqK: 128, Heads: 1, HeadDim: 512}},
 	}
 	for _, c := range cases {
 		if c.large && o.Short {

@@ -85,6 +85,14 @@ func tolGemm(k int) float64 { return 2e-7 * math.Sqrt(float64(max(k, 16))) }
 // ≤ 1e-7: a few float32 roundings per element).
 const tolElem = 3e-7
 
+// divULPs is the error WGSL allows a float32 division x / y (2.5 ulp; +, −, · are correctly
+// rounded): https://www.w3.org/TR/WGSL/#concrete-float-accuracy.
+const divULPs = 2.5
+
+// tolDiv is tolElem for kernels that divide once per element or row (SiLU's sigmoid, the
+// norms' means): a division may add divULPs ulp, at most divULPs·2⁻²³ relative error.
+const tolDiv = tolElem + divULPs*0x1p-23
+
 // env holds the state of one test: the backend, its options, a random source and the tensors
 // made for the current case.
 type env struct {
@@ -351,6 +359,44 @@ func (e *env) checkMulAdd(label string, got, want, fused []float32) {
 	if e.o.LogErrors {
 		e.t.Logf("%s: exact (%d values, %d of them as a fused multiply-add)", label, len(want), nFused)
 	}
+}
+
+// checkULP requires every element within ulps ulp (WGSL's definition, ulp32) of the exact
+// value, for ops whose formula is one operation with an ulp bound (NaN never matches).
+func (e *env) checkULP(label string, got []float32, exact []float64, ulps float64) {
+	e.t.Helper()
+	if len(got) != len(exact) {
+		e.t.Fatalf("%s: got %d values, want %d", label, len(got), len(exact))
+	}
+	worst := 0.0
+	for i, x := range exact {
+		off := ulpsOff(got[i], x)
+		if !(off <= ulps) {
+			e.t.Fatalf("%s: element %d = %v, want %v within %g ulp (%.3g ulp off)", label, i, got[i], float32(x), ulps, off)
+		}
+		worst = max(worst, off)
+	}
+	if e.o.LogErrors {
+		e.t.Logf("%s: within %.3g ulp (bound %g, %d values)", label, worst, ulps, len(exact))
+	}
+}
+
+// ulpsOff is how many ulp32(x) got is from x (NaN when got is NaN).
+func ulpsOff(got float32, x float64) float64 { return math.Abs(float64(got)-x) / ulp32(x) }
+
+// ulp32 is WGSL's ulp of a finite x in float32: the least distance between two different
+// finite float32 values a ≤ x ≤ b (the spacing around x; at a power of two, the smaller one).
+func ulp32(x float64) float64 {
+	f := float32(x)
+	switch {
+	case float64(f) < x:
+		return float64(math.Nextafter32(f, float32(math.Inf(1)))) - float64(f)
+	case float64(f) > x:
+		return float64(f) - float64(math.Nextafter32(f, float32(math.Inf(-1))))
+	}
+	up := float64(math.Nextafter32(f, float32(math.Inf(1)))) - float64(f)
+	down := float64(f) - float64(math.Nextafter32(f, float32(math.Inf(-1))))
+	return min(up, down)
 }
 
 // fma32 is float32(a·b + c) rounded once from the exact value (through float64: a·b of two

@@ -113,9 +113,11 @@ func TestPatchify(t *testing.T, b gpu.Backend, o Options) {
 	}
 }
 
-// TestBatchNorm checks BatchNorm in both directions against the float32 formulas (exact):
-// y = float32(x − mean)/std and y = float32(x·std) + mean (or fused, see doc.go), out of
-// place and in place.
+// TestBatchNorm checks BatchNorm in both directions against the float32 formulas:
+// y = float32(x − mean)/std within WGSL's 2.5 ulp of the exact quotient (the subtraction is
+// exact to the float32 rounding, the division is not: an NVIDIA H200 gave -1.5707967 where
+// the correctly rounded quotient is -1.5707968), and y = float32(x·std) + mean exactly (or
+// fused, see doc.go); out of place and in place.
 func TestBatchNorm(t *testing.T, b gpu.Backend, o Options) {
 	e := newEnv(t, b, o)
 	for _, sh := range [][2]int{{1, 1}, {7, 13}, {32, 129}, {128, 64 * 48}} {
@@ -127,24 +129,31 @@ func TestBatchNorm(t *testing.T, b gpu.Backend, o Options) {
 		}
 		for _, inverse := range []bool{false, true} {
 			want, fused := make([]float32, len(x)), make([]float32, len(x))
+			quot := make([]float64, len(x))
 			for i, v := range x {
 				m, s := mean[i/hw], std[i/hw]
 				if inverse {
 					want[i] = float32(v*s) + m
 					fused[i] = fma32(v, s, m)
 				} else {
-					want[i] = float32(v-m) / s
-					fused[i] = want[i] // no multiply-add
+					quot[i] = float64(v-m) / float64(s)
 				}
 			}
 			lb := label("C=%d hw=%d inverse=%v", channels, hw, inverse)
+			check := func(lb string, got []float32) {
+				if inverse {
+					e.checkMulAdd(lb, got, want, fused)
+				} else {
+					e.checkULP(lb, got, quot, divULPs)
+				}
+			}
 			xt, y := e.in(x, channels, hw), e.out(len(x), channels, hw)
 			mt, st := e.weight(mean), e.in(std)
 			b.BatchNorm(y.t, xt.t, mt.t, st.t, channels, hw, inverse)
-			e.checkMulAdd(lb, e.read(lb, y), want, fused)
+			check(lb, e.read(lb, y))
 			xc := e.tensor(x, false, channels, hw)
 			b.BatchNorm(xc.t, xc.t, mt.t, st.t, channels, hw, inverse)
-			e.checkMulAdd(lb+" in place", e.read(lb, xc), want, fused)
+			check(lb+" in place", e.read(lb, xc))
 			e.done(lb)
 		}
 	}

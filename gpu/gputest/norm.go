@@ -65,7 +65,7 @@ func TestLayerNorm(t *testing.T, b gpu.Backend, o Options) {
 				// Zero variance: (x − mean) is exactly 0, only the shift remains.
 				e.checkExact(lb, got, f32(want))
 			} else {
-				e.check(lb, got, want, tolElem)
+				e.check(lb, got, want, tolDiv)
 			}
 			// In place.
 			xc := e.tensor(x, false, rows, dim)
@@ -73,7 +73,7 @@ func TestLayerNorm(t *testing.T, b gpu.Backend, o Options) {
 			if dim == 1 {
 				e.checkExact(lb+" in place", e.read(lb, xc), f32(want))
 			} else {
-				e.check(lb+" in place", e.read(lb, xc), want, tolElem)
+				e.check(lb+" in place", e.read(lb, xc), want, tolDiv)
 			}
 			e.done(lb)
 		}
@@ -118,10 +118,10 @@ func TestRMSNorm(t *testing.T, b gpu.Backend, o Options) {
 			lb := label("rows=%d dim=%d weight=%v", rows, dim, withW)
 			xt, y := e.in(x, rows, dim), e.out(rows*dim, rows, dim)
 			b.RMSNorm(y.t, xt.t, wt, rows, dim, eps)
-			e.check(lb, e.read(lb, y), want, tolElem)
+			e.check(lb, e.read(lb, y), want, tolDiv)
 			xc := e.tensor(x, false, rows, dim)
 			b.RMSNorm(xc.t, xc.t, wt, rows, dim, eps)
-			e.check(lb+" in place", e.read(lb, xc), want, tolElem)
+			e.check(lb+" in place", e.read(lb, xc), want, tolDiv)
 			e.done(lb)
 		}
 	}
@@ -159,7 +159,7 @@ func TestHeadRMSNorm(t *testing.T, b gpu.Backend, o Options) {
 					}
 				}
 			}
-			e.check(lb, f32(gotN), want, tolElem)
+			e.check(lb, f32(gotN), want, tolDiv)
 			for i, v := range got {
 				if !changed[i] && math.Float32bits(v) != math.Float32bits(x[i]) {
 					e.t.Fatalf("%s: element %d (row %d col %d) outside the heads was overwritten", lb, i, i/stride, i%stride)
@@ -216,10 +216,10 @@ func TestGroupNorm(t *testing.T, b gpu.Backend, o Options) {
 				e.done(lb)
 				continue
 			}
-			e.check(lb, got, want, tolElem)
+			e.check(lb, got, want, tolDiv)
 			xc := e.tensor(x, false, channels, hw)
 			b.GroupNorm(xc.t, xc.t, gT, bT, channels, hw, groups, eps)
-			e.check(lb+" in place", e.read(lb, xc), want, tolElem)
+			e.check(lb+" in place", e.read(lb, xc), want, tolDiv)
 			e.done(lb)
 		}
 	}

@@ -8,24 +8,15 @@ import (
 	"math"
 	"strings"
 
-	"github.com/cogentcore/webgpu/wgpu"
-
 	"kleinbild/gpu"
 )
 
 //go:embed attention.wgsl
 var attentionWGSL string
 
-//go:embed attention_tiled.wgsl
-var attentionTiledWGSL string
+var attentionKernel = kernel{name: "attention", src: commonWGSL + unrollAttention(attentionWGSL, "v[vo + min(%du, dn - 1u)]"), nOut: 1, nIn: 3}
 
-var (
-	attentionKernel      = kernel{name: "attention", src: commonWGSL + unrollAttention(attentionWGSL, "v[vo + min(%du, dn - 1u)]"), nOut: 1, nIn: 3}
-	attentionTiledKernel = kernel{name: "attention-tiled", src: commonWGSL + unrollAttention(attentionTiledWGSL, "vsh[vo + min(%du, dn - 1u)]"), nOut: 1, nIn: 3}
-)
-
-// tiledMaxHeadDim is the largest head dim of FamilyAttention and of the legacy tiled kernel
-// (its workgroup memory holds 64·32 query values); larger ones (the VAE's 512) run
+// tiledMaxHeadDim is the largest head dim of FamilyAttention; larger ones (the VAE's 512) run
 // FamilyAttention512.
 const tiledMaxHeadDim = 128
 
@@ -46,11 +37,12 @@ func unrollAttention(src, vload string) string {
 // thread), updates the softmax online once per tile in base 2 (log2 e folded into the scale),
 // and adds P·V register-blocked (4 rows × 16 dims per thread at head dim 128); causal blocks
 // skip the tiles above the diagonal, and long calls are split over query ranges
-// (attentionDispatchFLOPs). The legacy kernels stay as variants for comparison: the tiled one
-// computes every score once per 32-dim slice of the head (4 times at head dim 128: 2.5 FLOPs
-// per useful FLOP, 4 exponentials per score), the untiled one 16 times at the VAE's head dim
-// 512 (8.5 FLOPs per useful FLOP); the flash kernels spend 1.01–1.04 (padding of the last
-// tiles), 1.12–1.18 for Qwen3's causal 512 tokens (the masked halves of the diagonal tiles).
+// (dispatch.go). The legacy kernel stays as a variant for comparison and for head dims that
+// are no multiple of 4: it computes every score 16 times at the VAE's head dim 512 (8.5 FLOPs
+// per useful FLOP); the flash kernels spend 1.01–1.04 (padding of the last tiles), 1.12–1.18
+// for Qwen3's causal 512 tokens (the masked halves of the diagonal tiles). The tiled legacy
+// kernel (4 threads per query, 2.5 FLOPs per useful FLOP) was retired: it was 10–25× slower
+// than flash wherever it was measured, and never the fastest.
 //
 // Measured on lavapipe (llvmpipe, LLVM 15, 256-bit; 2 cores of an AMD EPYC shared with other
 // jobs, so ±50 %), useful GFLOP/s, new reference variant vs legacy-tiled / legacy, at the
@@ -65,35 +57,34 @@ func unrollAttention(src, vload string) string {
 func flashVariants(family string) []flashConfig {
 	if family == FamilyAttention512 {
 		return []flashConfig{
-			{bq: 32, bk: 32, rq: 2, rk: 2, or: 4, dc: 64}, // 26 KB (any head dim), 256 threads
-			{bq: 16, bk: 32, rq: 2, rk: 2, or: 2, dc: 32}, // 11 KB: fits WebGPU's default limits
+			{bq: 32, bk: 32, rq: 2, rk: 2, or: 4, dc: 64},           // 26 KB (any head dim), 256 threads
+			{bq: 16, bk: 32, rq: 2, rk: 2, or: 2, dc: 32},           // 11 KB: fits WebGPU's default limits
+			{bq: 32, bk: 32, rq: 2, rk: 2, or: 4, dc: 64, x2: true}, // the first, with the built-in exp2
 		}
 	}
 	return []flashConfig{
-		{bq: 32, bk: 32, rq: 4, rk: 4, or: 4, dc: 64, stageV: true}, // 31 KB: the reference; fits Apple GPUs and lavapipe
-		{bq: 32, bk: 32, rq: 4, rk: 4, or: 4, stageV: true},         // 39 KB: Q loaded once
-		{bq: 64, bk: 32, rq: 4, rk: 4, or: 4, dc: 64, stageV: true}, // 45 KB, 128 threads
-		{bq: 32, bk: 16, rq: 4, rk: 2, or: 4, stageV: true},         // 29 KB: Q loaded once
-		{bq: 32, bk: 16, rq: 4, rk: 2, or: 4, dc: 32},               // 11 KB: fits WebGPU's default limits
+		{bq: 32, bk: 32, rq: 4, rk: 4, or: 4, dc: 64, stageV: true},           // 31 KB: the reference; fits Apple GPUs and lavapipe
+		{bq: 32, bk: 32, rq: 4, rk: 4, or: 4, stageV: true},                   // 39 KB: Q loaded once
+		{bq: 64, bk: 32, rq: 4, rk: 4, or: 4, dc: 64, stageV: true},           // 45 KB, 128 threads
+		{bq: 32, bk: 16, rq: 4, rk: 2, or: 4, stageV: true},                   // 29 KB: Q loaded once
+		{bq: 32, bk: 16, rq: 4, rk: 2, or: 4, dc: 32},                         // 11 KB: fits WebGPU's default limits
+		{bq: 64, bk: 32, rq: 2, rk: 4, or: 4, dc: 32},                         // 26 KB: 256 threads, 64 queries
+		{bq: 32, bk: 32, rq: 4, rk: 4, or: 4, dc: 64, stageV: true, x2: true}, // the reference with the built-in exp2
 	}
 }
 
-// Names of the kernels kept from before the flash kernels, to measure old against new.
-const (
-	legacyTiled = "legacy-tiled" // attention_tiled.wgsl: 4 threads per query, each computing every score
-	legacy      = "legacy"       // attention.wgsl: one thread per query and 32 dims, K and V from the buffers
-)
+// legacy names the kernel kept from before the flash kernels (attention.wgsl: one thread per
+// query and 32 dims, K and V from the buffers), to measure old against new.
+const legacy = "legacy"
 
 // attentionVariants lists the variants of attention for head dims up to 128, reference first.
 // Every list ends with the legacy kernel, which fits any adapter.
 func attentionVariants() []variantSpec {
 	var vs []variantSpec
 	for _, f := range flashVariants(FamilyAttention) {
-		vs = append(vs, variantSpec{name: f.name("fa"), fits: f.fits(tiledMaxHeadDim)})
+		vs = append(vs, variantSpec{name: f.name("fa"), fits: f.fits(tiledMaxHeadDim), flash: &f})
 	}
-	return append(vs,
-		variantSpec{name: legacyTiled, fits: func(lim wgpu.Limits) bool { return lim.MaxComputeWorkgroupStorageSize >= 16384 }},
-		variantSpec{name: legacy})
+	return append(vs, variantSpec{name: legacy})
 }
 
 // attention512Variants lists the variants of the VAE's head-dim-512 attention (any head dim
@@ -101,7 +92,7 @@ func attentionVariants() []variantSpec {
 func attention512Variants() []variantSpec {
 	var vs []variantSpec
 	for _, f := range flashVariants(FamilyAttention512) {
-		vs = append(vs, variantSpec{name: f.name("fa"), fits: f.fits(512)})
+		vs = append(vs, variantSpec{name: f.name("fa"), fits: f.fits(512), flash: &f})
 	}
 	return append(vs, variantSpec{name: legacy})
 }
@@ -116,17 +107,12 @@ func flashVariant(name string) (flashConfig, bool) {
 	return flashConfig{}, false
 }
 
-// attentionDispatchFLOPs is the work (4·queries·keys·headDim·heads floating-point
-// operations) one attention dispatch may do on this device: the same bound as the matrix
-// products' (gemm.go), from the device's measured speed once tuning has run.
-func (b *Backend) attentionDispatchFLOPs() float64 { return b.maxDispatchFLOPs() }
-
-// queriesPerDispatch is how many queries one dispatch may serve so that it does at most
-// budget FLOPs: a multiple of the kernel's query block bq, at least one block.
-func queriesPerDispatch(p gpu.AttnParams, nk, bq int, budget float64) int {
+// queriesPerDispatch is how many queries one dispatch may serve under bound d (4 FLOPs per
+// query, key, head dim and head): a multiple of the kernel's query block bq, at least one
+// block; each block is one workgroup per head.
+func queriesPerDispatch(p gpu.AttnParams, nk, bq int, d dispatchBound) int {
 	perQuery := 4 * float64(max(nk, 1)) * float64(p.HeadDim) * float64(p.Heads)
-	n := int(budget/perQuery) / bq * bq
-	return max(n, bq)
+	return d.units(perQuery, bq, p.Heads)
 }
 
 // Attention computes out = softmax(q·kᵀ·scale + mask)·v per head without a score matrix, with
@@ -137,7 +123,7 @@ func (b *Backend) Attention(out, q, k, v gpu.Tensor, p gpu.AttnParams) {
 }
 
 // attention is Attention with the flash kernels' dispatches bounded to budget FLOPs (0: the
-// device's attentionDispatchFLOPs).
+// device's bound for the family, dispatch.go: attention's own rate once tuning measured it).
 func (b *Backend) attention(out, q, k, v gpu.Tensor, p gpu.AttnParams, budget float64) {
 	if !b.begin() {
 		return
@@ -167,37 +153,41 @@ func (b *Backend) attention(out, q, k, v gpu.Tensor, p gpu.AttnParams, budget fl
 	if p.HeadDim > tiledMaxHeadDim {
 		family = FamilyAttention512
 	}
-	name := b.Variant(family)
-	if f, ok := flashVariant(name); ok && p.HeadDim%4 == 0 {
+	if f := specOf(family, b.Variant(family)).flash; f != nil && p.HeadDim%4 == 0 {
+		d := dispatchBound{flops: budget}
 		if budget == 0 {
-			budget = b.attentionDispatchFLOPs()
+			d = b.rates.bound(b.info.Kind, family)
 		}
-		b.flashAttention(c, f, p, [4]uint32{qb, kb, vb, ob}, budget)
+		b.flashAttention(c, *f, p, [4]uint32{qb, kb, vb, ob}, d)
 		return
 	}
-	b.legacyAttention(c, name == legacyTiled, p, [4]uint32{qb, kb, vb, ob})
+	b.legacyAttention(c, p, [4]uint32{qb, kb, vb, ob})
 }
 
-// flashAttention queues the flash kernel f over query ranges of at most budget FLOPs each;
-// offs are the element offsets of q, k, v and out in their bindings.
-func (b *Backend) flashAttention(c *call, f flashConfig, p gpu.AttnParams, offs [4]uint32, budget float64) {
+// flashAttention queues the flash kernel f over query ranges within bound d each; offs are
+// the element offsets of q, k, v and out in their bindings.
+func (b *Backend) flashAttention(c *call, f flashConfig, p gpu.AttnParams, offs [4]uint32, d dispatchBound) {
 	vec4 := p.HeadDim%4 == 0 && p.QStride%4 == 0 && p.KStride%4 == 0 && p.VStride%4 == 0 && p.OutStride%4 == 0
 	for _, o := range offs {
 		vec4 = vec4 && o%4 == 0
 	}
+	nk := p.VisibleKeys()
+	noMask := !p.Causal && nk%f.bk == 0 // every score of every key tile visible
 	name := fmt.Sprintf("attention/%s/d%d", f.name("fa"), p.HeadDim)
 	if vec4 {
 		name += "/v4"
+	}
+	if noMask {
+		name += "/nomask"
 	}
 	// Write the source only when the pipeline run will use is not compiled yet (its key as
 	// Backend.pipeline forms it; a key that does not match only costs the writing).
 	k := &kernel{name: name, nOut: 1, nIn: 3}
 	key := c.pipelineKey(name, "")
 	if b.pipes[key] == nil {
-		k.src = f.flashSource(p.HeadDim, vec4)
+		k.src = f.flashSource(p.HeadDim, vec4, noMask)
 	}
-	nk := p.VisibleKeys()
-	step := queriesPerDispatch(p, nk, f.bq, budget)
+	step := queriesPerDispatch(p, nk, f.bq, d)
 	scale2 := float32(float64(p.Scale) * math.Log2E)
 	for q0 := 0; q0 < p.SeqQ; q0 += step {
 		qblocks := (min(step, p.SeqQ-q0) + f.bq - 1) / f.bq
@@ -208,20 +198,11 @@ func (b *Backend) flashAttention(c *call, f flashConfig, p gpu.AttnParams, offs 
 	}
 }
 
-// legacyAttention queues the kernels from before the flash kernels: attention_tiled.wgsl
-// (tiled, head dims up to 128, 16 KB of workgroup memory) or attention.wgsl.
-func (b *Backend) legacyAttention(c *call, tiled bool, p gpu.AttnParams, offs [4]uint32) {
+// legacyAttention queues the kernel from before the flash kernels (attention.wgsl).
+func (b *Backend) legacyAttention(c *call, p gpu.AttnParams, offs [4]uint32) {
 	nk := p.VisibleKeys()
 	slices := (p.HeadDim + 31) / 32
 	qb, kb, vb, ob := offs[0], offs[1], offs[2], offs[3]
-	if tiled && p.HeadDim <= tiledMaxHeadDim && b.lim.MaxComputeWorkgroupStorageSize >= 16384 {
-		qblocks := (p.SeqQ + 64/slices - 1) / (64 / slices)
-		gx, gy := b.grid(qblocks * p.Heads)
-		c.run(&attentionTiledKernel, "", []uint32{uint32(p.SeqQ), uint32(nk), uint32(p.Heads), uint32(p.Heads / p.KVHeads), uint32(p.HeadDim),
-			uint32(p.QStride), uint32(p.KStride), uint32(p.VStride), uint32(p.OutStride), qb, kb, vb, ob, bool32(p.Causal), uint32(slices), f32u(p.Scale), uint32(qblocks)},
-			gx, gy, 1)
-		return
-	}
 	gx, gy := b.grid((p.SeqQ*p.Heads*slices + 63) / 64)
 	c.run(&attentionKernel, "", []uint32{uint32(p.SeqQ), uint32(nk), uint32(p.Heads), uint32(p.Heads / p.KVHeads), uint32(p.HeadDim),
 		uint32(p.QStride), uint32(p.KStride), uint32(p.VStride), uint32(p.OutStride), qb, kb, vb, ob, bool32(p.Causal), uint32(slices), f32u(p.Scale)},

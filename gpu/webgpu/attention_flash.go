@@ -16,17 +16,20 @@ var attentionFlashWGSL string
 // flashConfig is one variant of the flash kernel (attention_flash.wgsl): BQ queries by BK
 // keys per tile, RQ×RK scores per thread, OR output rows per thread, head-dim chunk DC for
 // streaming Q and K (0: Q stays in workgroup memory, loaded once), and whether V is staged in
-// workgroup memory (else read from the buffer, for large head dims).
+// workgroup memory (else read from the buffer, for large head dims); x2 takes the softmax's
+// powers of two from the built-in exp2 (WGSL: within 3 + 2|x| ulp, the hardware's fast
+// path on GPUs) instead of the polynomial exp2f.
 type flashConfig struct {
 	bq, bk, rq, rk, or, dc int
 	stageV                 bool
+	x2                     bool
 }
 
 // wg is the workgroup size: one thread per RQ×RK block of the BQ×BK score tile.
 func (f flashConfig) wg() int { return (f.bq / f.rq) * (f.bk / f.rk) }
 
 // name encodes the parameters, e.g. "fa-q32-k32-r4x4-o4-wg64" (c32: head-dim chunk 32;
-// vg: V read from the buffer).
+// vg: V read from the buffer; x2: the built-in exp2).
 func (f flashConfig) name(prefix string) string {
 	s := fmt.Sprintf("%s-q%d-k%d-r%dx%d-o%d", prefix, f.bq, f.bk, f.rq, f.rk, f.or)
 	if f.dc > 0 {
@@ -34,6 +37,9 @@ func (f flashConfig) name(prefix string) string {
 	}
 	if !f.stageV {
 		s += "-vg"
+	}
+	if f.x2 {
+		s += "-x2"
 	}
 	return s + fmt.Sprintf("-wg%d", f.wg())
 }
@@ -75,8 +81,10 @@ func (f flashConfig) fits(maxD int) func(lim wgpu.Limits) bool {
 }
 
 // flashSource writes the kernel for head dim d (a multiple of 4); vec4 binds the tensors as
-// arrays of vec4 (every offset and stride a multiple of 4), else as floats.
-func (f flashConfig) flashSource(d int, vec4 bool) string {
+// arrays of vec4 (every offset and stride a multiple of 4), else as floats; noMask leaves out
+// the mask of the scores (a call without causal mask whose visible keys fill whole key
+// tiles: every score of every tile is visible).
+func (f flashConfig) flashSource(d int, vec4, noMask bool) string {
 	dc := f.chunk(d)
 	tk := f.bk / f.rk
 	wg := f.wg()
@@ -119,7 +127,7 @@ func (f flashConfig) flashSource(d int, vec4 bool) string {
 	} else {
 		loaders += "fn st(i: u32, x: vec4<f32>) { o[i] = x.x; o[i + 1u] = x.y; o[i + 2u] = x.z; o[i + 3u] = x.w; }\n"
 	}
-	g := flashGen{f: f, d4: d4, dc4: dc / 4, tk: tk, td: td, nv: nv, wg: wg, unroll: unroll}
+	g := flashGen{f: f, d4: d4, dc4: dc / 4, tk: tk, td: td, nv: nv, wg: wg, unroll: unroll, noMask: noMask}
 	src := strings.NewReplacer(
 		"//GEN:loaders//", loaders,
 		"//GEN:init//", g.init(),
@@ -130,7 +138,8 @@ func (f flashConfig) flashSource(d int, vec4 bool) string {
 		"//GEN:loadv//", g.loadV(),
 		"//GEN:softmax//", g.softmax(),
 		"//GEN:rescale//", g.rescale(),
-		"//GEN:pv//", g.pv(),
+		"//GEN:pvmask//", g.pv(true),
+		"//GEN:pv//", g.pv(false),
 		"//GEN:store//", g.store(),
 		"array<ELEM>", "array<"+elem+">",
 	).Replace(attentionFlashWGSL)
@@ -141,6 +150,7 @@ func (f flashConfig) flashSource(d int, vec4 bool) string {
 type flashGen struct {
 	f                               flashConfig
 	d4, dc4, tk, td, nv, wg, unroll int
+	noMask                          bool
 }
 
 // tileLoad copies rows×cols4 vec4s into the workgroup array dst (row pitch pitch vec4s) from
@@ -230,7 +240,11 @@ func (g flashGen) mask() string {
 		fmt.Fprintf(&b, "\t\t{\n\t\t\tlet row = i0 + sq * %du + %du;\n\t\t\tvar mx = -1.0e30;\n", g.f.rq, a)
 		for k := range g.f.rk {
 			fmt.Fprintf(&b, "\t\t\t{\n\t\t\t\tlet key = j0 + sk + %du;\n", k*g.tk)
-			fmt.Fprintf(&b, "\t\t\t\ts_%d_%d = select(-1.0e30, s_%d_%d * p.scale2, key < nkw && (p.causal == 0u || key <= row));\n", a, k, a, k)
+			if g.noMask {
+				fmt.Fprintf(&b, "\t\t\t\ts_%d_%d = s_%d_%d * p.scale2;\n", a, k, a, k)
+			} else {
+				fmt.Fprintf(&b, "\t\t\t\ts_%d_%d = select(-1.0e30, s_%d_%d * p.scale2, key < nkw && (p.causal == 0u || key <= row));\n", a, k, a, k)
+			}
 			fmt.Fprintf(&b, "\t\t\t\tmx = max(mx, s_%d_%d);\n\t\t\t}\n", a, k)
 		}
 		fmt.Fprintf(&b, "\t\t\tred[(sq * %du + %du) * RP + sk] = mx;\n\t\t}\n", g.f.rq, a)
@@ -254,13 +268,21 @@ func (g flashGen) softmax() string {
 		for t := range g.tk {
 			fmt.Fprintf(&b, "\t\t\tmn = max(mn, red[rr * RP + %du]);\n", t)
 		}
-		fmt.Fprintf(&b, "\t\t\tif (sk == 0u) { corr[rr] = exp2f(m_%d - mn); }\n\t\t\tm_%d = mn;\n", a, a)
+		fmt.Fprintf(&b, "\t\t\tif (sk == 0u) { corr[rr] = %s(m_%d - mn); }\n\t\t\tm_%d = mn;\n", g.exp2(), a, a)
 		for k := range g.f.rk {
-			fmt.Fprintf(&b, "\t\t\tpsh[rr * PP + sk + %du] = select(exp2f(s_%d_%d - mn), qnan(), badScore(s_%d_%d));\n", k*g.tk, a, k, a, k)
+			fmt.Fprintf(&b, "\t\t\tpsh[rr * PP + sk + %du] = select(%s(s_%d_%d - mn), qnan(), badScore(s_%d_%d));\n", k*g.tk, g.exp2(), a, k, a, k)
 		}
 		b.WriteString("\t\t}\n")
 	}
 	return b.String()
+}
+
+// exp2 is the kernel's power of two: exp2f, or exp2b with the built-in (x2).
+func (g flashGen) exp2() string {
+	if g.f.x2 {
+		return "exp2b"
+	}
+	return "exp2f"
 }
 
 func (g flashGen) rescale() string {
@@ -284,25 +306,34 @@ func (g flashGen) col(c int) string {
 	return fmt.Sprintf("min(od + %du, %du)", c*g.td, g.d4-1)
 }
 
-func (g flashGen) pv() string {
+// pv adds P·V over four keys of the tile; causal leaves out the values of keys after each
+// row's query (their weight is 0, and 0·NaN would spread a NaN they hold).
+func (g flashGen) pv(causal bool) string {
 	var b strings.Builder
 	for u := range 4 {
-		fmt.Fprintf(&b, "\t\t\t{\n\t\t\t\tlet kk = jj + %du;\n", u)
+		fmt.Fprintf(&b, "\t\t\t\t{\n\t\t\t\t\tlet kk = jj + %du;\n", u)
 		for c := range g.nv {
 			if g.f.stageV {
-				fmt.Fprintf(&b, "\t\t\t\tlet v_%d = kvsh[kk * VROW + %s];\n", c, g.col(c))
+				fmt.Fprintf(&b, "\t\t\t\t\tlet v_%d = kvsh[kk * VROW + %s];\n", c, g.col(c))
 			} else {
-				fmt.Fprintf(&b, "\t\t\t\tvar v_%d = vec4<f32>(0.0);\n\t\t\t\tif (j0 + kk < nkw) { v_%d = ldv(vbase + (j0 + kk) * p.vs + %s * 4u); }\n", c, c, g.col(c))
+				fmt.Fprintf(&b, "\t\t\t\t\tvar v_%d = vec4<f32>(0.0);\n\t\t\t\t\tif (j0 + kk < nkw) { v_%d = ldv(vbase + (j0 + kk) * p.vs + %s * 4u); }\n", c, c, g.col(c))
 			}
 		}
 		for r := range g.f.or {
-			fmt.Fprintf(&b, "\t\t\t\t{\n\t\t\t\t\tlet pr = psh[(oq * %du + %du) * PP + kk];\n\t\t\t\t\tl_%d += pr;\n", g.f.or, r, r)
-			for c := range g.nv {
-				fmt.Fprintf(&b, "\t\t\t\t\to_%d_%d += pr * v_%d;\n", r, c, c)
+			fmt.Fprintf(&b, "\t\t\t\t\t{\n\t\t\t\t\t\tlet pr = psh[(oq * %du + %du) * PP + kk];\n\t\t\t\t\t\tl_%d += pr;\n", g.f.or, r, r)
+			if causal {
+				fmt.Fprintf(&b, "\t\t\t\t\t\tlet vis = j0 + kk <= i0 + oq * %du + %du;\n", g.f.or, r)
 			}
-			b.WriteString("\t\t\t\t}\n")
+			for c := range g.nv {
+				if causal {
+					fmt.Fprintf(&b, "\t\t\t\t\t\to_%d_%d += select(vec4<f32>(0.0), pr * v_%d, vis);\n", r, c, c)
+				} else {
+					fmt.Fprintf(&b, "\t\t\t\t\t\to_%d_%d += pr * v_%d;\n", r, c, c)
+				}
+			}
+			b.WriteString("\t\t\t\t\t}\n")
 		}
-		b.WriteString("\t\t\t}\n")
+		b.WriteString("\t\t\t\t}\n")
 	}
 	return b.String()
 }

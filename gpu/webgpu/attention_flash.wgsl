@@ -14,6 +14,8 @@
 //     columns od + c·TD of the output, rescales them by corr, then adds P·V over the tile's
 //     keys (V staged in workgroup memory, or read from the buffer for large head dims), and
 //     sums its rows' p into l (every O thread of a row sees every p, so l needs no reduction).
+//     On causal tiles that cross the diagonal the values of keys after a query are left out
+//     (select), so that a NaN there cannot enter as 0·NaN; other masked keys load as zeros.
 // Finally out = O / l (0 where no key is visible). A NaN or +Inf score (badScore) gets the
 // weight NaN, so its row's l and O are NaN, and the row is stored as NaN.
 //
@@ -52,6 +54,12 @@ fn exp2f(x: f32) -> f32 {
 	let px = (((((1.535336188319500e-4 * r + 1.339887440266574e-3) * r + 9.618437357674640e-3) * r + 5.550332471162809e-2) * r + 2.402264791363012e-1) * r + 6.931472028550421e-1) * r;
 	return (1.0 + px) * bitcast<f32>(u32(i32(n) + 127) << 23u);
 }
+
+// exp2b is the built-in exp2 (WGSL allows 3 + 2|x| ulp; the scores are at most 0 after the
+// row maximum, where a weight 2^x carries at most (3 + 2|x|)·2^x ≤ 3 ulp of the largest),
+// and 0 below 2^-126 as exp2f, so masked scores weigh exactly 0. A NaN score is handled by
+// badScore.
+fn exp2b(x: f32) -> f32 { return select(0.0, exp2(x), x >= -126.0); }
 
 // badScore tells a NaN or +Inf score by its bits (a compiler may assume that comparisons and
 // max never see NaN, and the online softmax would then turn it into a finite weight): such a
@@ -103,8 +111,16 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
 //GEN:softmax//
 		workgroupBarrier();
 //GEN:rescale//
-		for (var jj = 0u; jj < BK; jj += 4u) {
+		if (p.causal != 0u && j0 + BK > i0 + 1u) {
+			// a tile on the diagonal: the keys after a query weigh 0 and their values must
+			// not enter as 0·NaN
+			for (var jj = 0u; jj < BK; jj += 4u) {
+//GEN:pvmask//
+			}
+		} else {
+			for (var jj = 0u; jj < BK; jj += 4u) {
 //GEN:pv//
+			}
 		}
 	}
 //GEN:store//

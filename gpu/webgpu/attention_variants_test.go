@@ -92,7 +92,7 @@ func TestQueriesPerDispatch(t *testing.T) {
 		{perQuery * 100, 96},     // whole blocks only
 		{perQuery * 10000, 9984}, // more than the queries: still whole blocks
 	} {
-		if got := queriesPerDispatch(p, 4608, 32, c.budget); got != c.want {
+		if got := queriesPerDispatch(p, 4608, 32, dispatchBound{flops: c.budget}); got != c.want {
 			t.Errorf("queriesPerDispatch(budget %g) = %d, want %d", c.budget, got, c.want)
 		}
 	}

@@ -3,6 +3,7 @@
 package webgpu
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -31,15 +32,19 @@ type Backend struct {
 	lim     wgpu.Limits
 	scopes  *scopes
 	up      uploadStats // weight uploads (upload.go)
+	ring    stagingRing // their staging buffers (upload_ring.go)
 
 	pipes    map[string]*pipeline
 	variants map[string]string // kernel family -> variant set by SetVariant (variant.go)
 	forced   map[string]bool   // families whose variant was forced (Options.Variants, env)
 	// linearLarge is the variant of Linears of linearLargeRows rows or more ("": FamilyLinear's).
 	linearLarge string
-	gflops      float64 // measured matrix-product rate (tuning), 0 unknown
-	defLim      bool    // opened with WebGPU's default limits
-	cacheDir    string  // tuning cache folder (Options.CacheDir)
+	rates       deviceRates // measured rates that size dispatches (dispatch.go)
+	tuned       bool        // a current tuning is applied (Tuned)
+	timestamps  bool        // the device has timestamp queries (profile.go)
+	prof        *profiler   // non-nil while profiling
+	defLim      bool        // opened with WebGPU's default limits
+	cacheDir    string      // tuning cache folder (Options.CacheDir)
 
 	dispatchFLOPs float64 // bound on one Linear/Conv2D dispatch, 0: the default (gemm.go)
 
@@ -126,6 +131,13 @@ func (b *Backend) configure(opts Options) error {
 	b.cacheDir = opts.CacheDir
 	if opts.Tuned {
 		b.applyCache(opts.CacheDir)
+		if needsProbe(b.info.Kind, b.rates) {
+			// An untuned real GPU sizes its dispatches from its FMA peak (a failed probe
+			// leaves the kind's default rate).
+			if g, err := b.probeFMA(context.Background()); err == nil {
+				b.setFMAGFLOPS(g)
+			}
+		}
 	}
 	return nil
 }
@@ -167,9 +179,14 @@ func openOnce(opts Options) (_ *Backend, retry bool, _ error) {
 	ad := ads[pick]
 	defLim := opts.DefaultLimits || envDefaultLimits()
 	lim := openLimits(ad.GetLimits().Limits, infos[pick].MemoryBytes, defLim)
+	var feats []wgpu.FeatureName
+	if ad.HasFeature(wgpu.FeatureNameTimestampQuery) { // for profiling (profile.go)
+		feats = append(feats, wgpu.FeatureNameTimestampQuery)
+	}
 	dev, err := ad.RequestDevice(&wgpu.DeviceDescriptor{
-		Label:          "kleinbild",
-		RequiredLimits: &wgpu.RequiredLimits{Limits: lim},
+		Label:            "kleinbild",
+		RequiredFeatures: feats,
+		RequiredLimits:   &wgpu.RequiredLimits{Limits: lim},
 	})
 	if err != nil {
 		ad.Release()
@@ -186,6 +203,8 @@ func openOnce(opts Options) (_ *Backend, retry bool, _ error) {
 		lim:     lim,
 		pipes:   map[string]*pipeline{},
 		defLim:  defLim,
+
+		timestamps: len(feats) > 0,
 	}
 	if !defLim {
 		// With WebGPU's defaults wgpu-native reports the adapter's limits for the device:
@@ -666,6 +685,10 @@ func (b *Backend) Close() error {
 	b.pipes = nil
 	if b.params != nil {
 		b.params.Release()
+	}
+	if b.prof != nil {
+		b.prof.release()
+		b.prof = nil
 	}
 	b.scopes.pop()
 	b.scopes.free()

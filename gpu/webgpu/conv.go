@@ -28,8 +28,8 @@ func (b *Backend) Conv2D(out, in, w, bias gpu.Tensor, p gpu.ConvParams) {
 		b.fail(err)
 		return
 	}
-	if cfg, ok := parseGemm(b.Variant(FamilyConv)); ok {
-		b.convTiled(cfg, out, in, w, bias, p)
+	if cfg := specOf(FamilyConv, b.Variant(FamilyConv)).gemm; cfg != nil {
+		b.convTiled(*cfg, out, in, w, bias, p)
 		return
 	}
 	b.convLegacy(out, in, w, bias, p)
@@ -46,7 +46,7 @@ func (b *Backend) convTiled(cfg gemmCfg, out, in, w, bias gpu.Tensor, p gpu.Conv
 	}
 	cfg = gemmTile(cfg, outC, b.lim)
 	bf16 := w.DType() == gpu.BF16
-	for _, bl := range gemmBlocks(cfg, outC, npix, k, b.maxDispatchFLOPs(), int(b.lim.MaxComputeWorkgroupsPerDimension), true) {
+	for _, bl := range gemmBlocks(cfg, outC, npix, k, b.dispatchBound(FamilyConv), int(b.lim.MaxComputeWorkgroupsPerDimension), true) {
 		c := b.newCall("Conv2D")
 		ob := c.out(out, bl.m0*npix, bl.m1*npix) + uint32(bl.m0*npix)
 		ib := c.in(in, 0, p.InC*p.InH*p.InW)

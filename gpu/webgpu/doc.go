@@ -49,10 +49,14 @@
 // blocked (4×4 or 4×2 per thread) from Q and K in workgroup memory padded against bank
 // conflicts, updates the softmax online once per tile in base 2 (log2 e folded into the
 // scale), and accumulates P·V register-blocked; causal blocks skip the tiles above the
-// diagonal; loads are vec4 when every offset and stride is a multiple of 4. Each family keeps
-// a variant within WebGPU's default limits. Calls are split over query ranges of at most
-// MaxDispatchFLOPs. The earlier kernels (attention_tiled.wgsl, attention.wgsl) remain as the
-// variants "legacy-tiled" and "legacy", and run head dims that are no multiple of 4. None
+// diagonal (leaving out, on tiles across it, the values of keys after a query, so that a NaN
+// there cannot enter as 0·NaN); a call without causal mask whose visible keys fill whole
+// tiles compiles without the score mask; loads are vec4 when every offset and stride is a
+// multiple of 4. Variants differ in block shape (up to 256 threads and 64 queries per
+// workgroup) and in the softmax's powers of two (the polynomial exp2f, or the built-in exp2:
+// "-x2"). Each family keeps a variant within WebGPU's default limits. Calls are split over query ranges of at most
+// MaxDispatchFLOPs. The earlier kernel (attention.wgsl) remains as the variant "legacy", and
+// runs head dims that are no multiple of 4 (the tiled one was retired: 10–25× slower). None
 // holds a score matrix.
 //
 // # Matrix products
@@ -77,7 +81,13 @@
 // adapter, driver and SourceHash; Options.Tuned applies a cached choice when the device
 // opens. Timing is wall time around Sync (cogentcore/webgpu v0.23 wraps neither compute-pass
 // timestamp writes nor the native in-encoder timestamps). Tune also measures the device's
-// matrix-product rate, which sets MaxDispatchFLOPs.
+// FMA peak and the families' rates, which size dispatches (see Dispatch length).
+//
+// # Profiling
+//
+// StartProfile (profile.go) times every dispatch between two CommandEncoder timestamps (the
+// timestamp-query feature, requested when the adapter has it) and TakeProfile sums them per
+// op: `kleinbild bench --profile`. Verified on lavapipe.
 //
 // # Limits and device memory
 //
@@ -89,11 +99,15 @@
 //
 // # Dispatch length
 //
-// MaxDispatchFLOPs (limits.go) is the work one dispatch may hold to run about
-// DispatchSeconds (0.1 s) on this device, from the measured rate (a conservative 100 GFLOP/s
-// before tuning); kernels that can split their work keep each dispatch under it, so that no
-// dispatch trips the Windows (2 s) or macOS watchdog. Verified on lavapipe only (no watchdog
-// there).
+// Kernels that can split their work (attention over query ranges, the matrix products over
+// rows or pixels) size each dispatch to run about DispatchSeconds (0.1 s) on this device, so
+// that none trips the Windows (2 s) or macOS watchdog, and to hold at least a floor of
+// workgroups, so that a split never starves a fast GPU (dispatch.go). The rate is the one
+// tuning measured per family (Linear's for the products, attention's own for attention), set
+// as each family is timed; before tuning, the FMA probe's share (a real GPU probes when it
+// opens untuned), else a default by device kind (5 TFLOP/s discrete, 100 GFLOP/s software).
+// Verified on lavapipe only (no watchdog there); the dispatch counts at the model's shapes
+// are unit-tested.
 //
 // # Measured (llvmpipe, LLVM 15, 2 cores: correctness only)
 //

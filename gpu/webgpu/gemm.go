@@ -8,19 +8,13 @@ import (
 
 // SetDispatchFLOPs bounds the floating-point operations of one Linear or Conv2D dispatch
 // (larger products run as several dispatches over row or pixel ranges); n ≤ 0 restores the
-// default, MaxDispatchFLOPs (limits.go: the measured speed times DispatchSeconds), so that no
-// dispatch runs long enough to trip a GPU watchdog. Tests set it to force splitting.
+// default, the device's bound (dispatch.go: its rate times DispatchSeconds, above a floor of
+// workgroups), so that no dispatch runs long enough to trip a GPU watchdog. Tests set it to
+// force splitting.
 func (b *Backend) SetDispatchFLOPs(n float64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.dispatchFLOPs = n
-}
-
-func (b *Backend) maxDispatchFLOPs() float64 {
-	if b.dispatchFLOPs > 0 {
-		return b.dispatchFLOPs
-	}
-	return b.maxDispatchFLOPsLocked()
 }
 
 // smallM is the tile used for products of at most 8 rows (Linear on one token, Conv2D to
@@ -45,9 +39,9 @@ type gemmBlock struct {
 }
 
 // gemmBlocks splits an m×n product of depth k into dispatches: ranges of whole row tiles
-// (or, splitCols, column tiles) of at most maxFLOPs each, and within each range the
-// interior (no bounds checks) and its edges.
-func gemmBlocks(cfg gemmCfg, m, n, k int, maxFLOPs float64, maxGroups int, splitCols bool) []gemmBlock {
+// (or, splitCols, column tiles) within bound d, and within each range the interior (no
+// bounds checks) and its edges.
+func gemmBlocks(cfg gemmCfg, m, n, k int, d dispatchBound, maxGroups int, splitCols bool) []gemmBlock {
 	var out []gemmBlock
 	add := func(m0, m1, n0, n1 int, interior bool) {
 		if m1 > m0 && n1 > n0 {
@@ -56,12 +50,12 @@ func gemmBlocks(cfg gemmCfg, m, n, k int, maxFLOPs float64, maxGroups int, split
 	}
 	kAligned := k%cfg.kt == 0
 	// the length of the split dimension per dispatch, in whole tiles
-	span, tile, other := m, cfg.tm, n
+	span, tile, other, otherTile := m, cfg.tm, n, cfg.tn
 	if splitCols {
-		span, tile, other = n, cfg.tn, m
+		span, tile, other, otherTile = n, cfg.tn, m, cfg.tm
 	}
-	per := int(maxFLOPs / (2 * float64(max(other, 1)) * float64(max(k, 1))))
-	per = max(per/tile, 1) * tile
+	across := (other + otherTile - 1) / otherTile
+	per := d.units(2*float64(max(other, 1))*float64(max(k, 1)), tile, across)
 	per = min(per, maxGroups*tile)
 	for lo := 0; lo < span; lo += per {
 		hi := min(span, lo+per)

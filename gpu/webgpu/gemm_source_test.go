@@ -64,24 +64,6 @@ func TestGemmVariantLimits(t *testing.T) {
 	}
 }
 
-// gemmForms lists the compiled forms of cfg: every operand kind and load width, checked
-// and interior.
-func gemmForms(cfg gemmCfg, conv bool) []gemmKey {
-	var keys []gemmKey
-	for _, interior := range []bool{false, true} {
-		for _, w := range [][2]int{{opF32, 1}, {opF32, 4}, {opBF16, 1}, {opBF16, 8}} {
-			if conv {
-				keys = append(keys, gemmKey{cfg: cfg, aKind: w[0], aVec: w[1], bKind: opGather, bVec: 1, conv: true, interior: interior})
-				continue
-			}
-			for _, xv := range []int{1, 4} {
-				keys = append(keys, gemmKey{cfg: cfg, aKind: opF32, aVec: xv, bKind: w[0], bVec: w[1], interior: interior})
-			}
-		}
-	}
-	return keys
-}
-
 // TestReadWrite checks that readWrite marks exactly the inputs its mask names.
 func TestReadWrite(t *testing.T) {
 	src := "@group(0) @binding(1) var<storage, read_write> y: array<f32>;\n" +

@@ -95,7 +95,7 @@ func (c gemmCfg) fits(lim wgpu.Limits) bool {
 }
 
 // spec is c as a variant of its family.
-func (c gemmCfg) spec() variantSpec { return variantSpec{name: c.name(), fits: c.fits} }
+func (c gemmCfg) spec() variantSpec { return variantSpec{name: c.name(), fits: c.fits, gemm: &c} }
 
 // operand kinds of the generated kernel
 const (

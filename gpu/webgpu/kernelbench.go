@@ -47,10 +47,25 @@ const fmaFLOPsPerStep = 8 * 4 * 2
 // timed batches of dispatches, each waited for with Sync (wall time). quick uses a small grid
 // (software adapters); else a grid large enough to fill any current GPU.
 func (b *Backend) MeasureFMA(ctx context.Context, quick bool) (float64, error) {
-	groups, iters, batch := 4096, 1024, 16
 	if quick {
-		groups, iters, batch = 32, 256, 2
+		return b.measureFMA(ctx, 32, 256, 2)
 	}
+	return b.measureFMA(ctx, 4096, 1024, 16)
+}
+
+// probeFMA is the short FMA probe that sizes dispatches before tuning has measured the
+// kernels (dispatch.go): a grid that fills a large GPU at an eighth of MeasureFMA's work on
+// real GPUs (under a millisecond per batch on an H200, tens on integrated ones), the quick
+// grid on software adapters.
+func (b *Backend) probeFMA(ctx context.Context) (float64, error) {
+	if b.info.Kind == gpu.KindSoftware || b.info.Kind == gpu.KindCPU {
+		return b.MeasureFMA(ctx, true)
+	}
+	return b.measureFMA(ctx, 4096, 128, 2)
+}
+
+// measureFMA times batches of batch dispatches of groups workgroups running iters steps.
+func (b *Backend) measureFMA(ctx context.Context, groups, iters, batch int) (float64, error) {
 	n := groups * 256
 	out, err := b.Alloc(gpu.F32, n)
 	if err != nil {

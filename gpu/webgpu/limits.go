@@ -49,41 +49,21 @@ func defaultLimits(ad wgpu.Limits) wgpu.Limits {
 // DefaultLimits reports whether the device was opened with WebGPU's default limits.
 func (b *Backend) DefaultLimits() bool { return b.defLim }
 
-// Dispatch length. A dispatch that runs too long trips the GPU watchdog: 2 s on Windows
-// (TDR), a few seconds on macOS; Linux compositors vary. Kernels that can split their work
-// (attention over query ranges, the VAE's convolutions over rows) keep each dispatch under
-// MaxDispatchFLOPs.
-const (
-	// DispatchSeconds is the longest a dispatch should run: well under the 2 s watchdog.
-	DispatchSeconds = 0.1
-	// unmeasuredGFLOPS is the rate assumed before tuning has measured the device: a low-end
-	// integrated GPU's f32 matrix-product rate, so that the bound errs on short dispatches.
-	unmeasuredGFLOPS = 100
-)
-
-// MaxDispatchFLOPs is the work (2 FLOPs per multiply-add) one dispatch may hold so that it
-// runs about DispatchSeconds on this device: the matrix-product rate measured by tuning
-// (SetMeasuredGFLOPS; the conservative unmeasuredGFLOPS before that) times DispatchSeconds.
-// Only verified on lavapipe, which has no watchdog.
+// MaxDispatchFLOPs is the work (2 FLOPs per multiply-add) one matrix-product dispatch may
+// hold so that it runs about DispatchSeconds on this device (dispatch.go): the rate measured
+// by tuning (SetMeasuredGFLOPS), else the FMA probe's share, else the device kind's default,
+// times DispatchSeconds. Only verified on lavapipe, which has no watchdog.
 func (b *Backend) MaxDispatchFLOPs() float64 {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.maxDispatchFLOPsLocked()
-}
-
-func (b *Backend) maxDispatchFLOPsLocked() float64 {
-	g := b.gflops
-	if g <= 0 {
-		g = unmeasuredGFLOPS
-	}
-	return g * 1e9 * DispatchSeconds
+	return b.rates.bound(b.info.Kind, FamilyLinear).flops
 }
 
 // MeasuredGFLOPS is the device's matrix-product rate measured by tuning (0: not measured).
 func (b *Backend) MeasuredGFLOPS() float64 {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.gflops
+	return b.rates.linear
 }
 
 // SetMeasuredGFLOPS records the device's measured matrix-product rate (tuning does; a
@@ -91,5 +71,39 @@ func (b *Backend) MeasuredGFLOPS() float64 {
 func (b *Backend) SetMeasuredGFLOPS(g float64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.gflops = max(g, 0)
+	b.rates.linear = max(g, 0)
+}
+
+// setFamilyGFLOPS records the rate measured on family's tuning workload: Linear's is the
+// device's matrix-product rate, attention's bound attention's dispatches (others are not
+// kept).
+func (b *Backend) setFamilyGFLOPS(family string, g float64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	g = max(g, 0)
+	switch family {
+	case FamilyLinear:
+		b.rates.linear = g
+	case FamilyAttention:
+		b.rates.attention = g
+	case FamilyAttention512:
+		b.rates.attention512 = g
+	}
+}
+
+// setFMAGFLOPS records the FMA probe's rate (MeasureFMA), which sizes dispatches until tuning
+// has measured the families.
+func (b *Backend) setFMAGFLOPS(g float64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.rates.fma = max(g, 0)
+}
+
+// dispatchBound is the bound of family's dispatches (b.mu held): SetDispatchFLOPs's when set
+// (no floor: tests force splitting), else the device's rates (dispatch.go).
+func (b *Backend) dispatchBound(family string) dispatchBound {
+	if b.dispatchFLOPs > 0 {
+		return dispatchBound{flops: b.dispatchFLOPs}
+	}
+	return b.rates.bound(b.info.Kind, family)
 }

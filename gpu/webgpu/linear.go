@@ -88,7 +88,7 @@ func (b *Backend) linear(y, x, w gpu.Tensor, rows int, t tail) {
 		b.fail(err)
 		return
 	}
-	cfg, tiled := parseGemm(b.linearVariant(rows))
+	cfg := specOf(FamilyLinear, b.linearVariant(rows)).gemm
 	for o0 := 0; o0 < out; {
 		o1 := out
 		if len(xw.bufs) > 1 && in > 0 {
@@ -103,8 +103,8 @@ func (b *Backend) linear(y, x, w gpu.Tensor, rows int, t tail) {
 		}
 		if w.DType().Quantized() {
 			b.linearQuant(y, x, w, t, rows, o0, o1)
-		} else if tiled {
-			b.linearTiled(cfg, y, x, w, t, rows, o0, o1)
+		} else if cfg != nil {
+			b.linearTiled(*cfg, y, x, w, t, rows, o0, o1)
 		} else {
 			b.linearLegacy(y, x, w, t, rows, o0, o1)
 		}
@@ -117,7 +117,7 @@ func (b *Backend) linearTiled(cfg gemmCfg, y, x, w gpu.Tensor, t tail, rows, o0,
 	out, in, _ := gpu.MatrixDims(w)
 	cfg = gemmTile(cfg, rows, b.lim)
 	bf16 := w.DType() == gpu.BF16
-	blocks := gemmBlocks(cfg, rows, o1-o0, in, b.maxDispatchFLOPs(), int(b.lim.MaxComputeWorkgroupsPerDimension), false)
+	blocks := gemmBlocks(cfg, rows, o1-o0, in, b.dispatchBound(FamilyLinear), int(b.lim.MaxComputeWorkgroupsPerDimension), false)
 	for _, bl := range blocks {
 		r0, r1, c0, c1 := bl.m0, bl.m1, o0+bl.n0, o0+bl.n1
 		c := b.newCall("Linear")

@@ -123,6 +123,7 @@ type dispatch struct {
 	copySrcOff uint64
 	copyDstOff uint64
 	copySize   uint64
+	op         string // the gpu.Backend method that queued it (profiling)
 }
 
 // maxPending bounds the dispatches queued between Flushes: more are submitted on their own.
@@ -263,14 +264,14 @@ func (c *call) run(k *kernel, key string, params []uint32, gx, gy, gz uint32) {
 		b.fail(err)
 		return
 	}
-	d := dispatch{pipe: p, binds: c.binds, gx: gx, gy: gy, gz: gz}
+	d := dispatch{pipe: p, binds: c.binds, gx: gx, gy: gy, gz: gz, op: c.op}
 	if len(params) > len(d.params) {
 		b.fail(fmt.Errorf("webgpu: %s: internal error: %d parameters", c.op, len(params)))
 		return
 	}
 	copy(d.params[:], params)
 	b.pending = append(b.pending, d)
-	if len(b.pending) >= maxPending {
+	if len(b.pending) >= maxPending || (b.prof != nil && len(b.pending) >= profMaxDispatches) {
 		b.flushLocked(false)
 	}
 }
@@ -310,6 +311,7 @@ func (b *Backend) flushLocked(wait bool) {
 		b.up.copies, b.up.staged = nil, 0
 		b.pending = b.pending[:0]
 		b.releaseDeferred()
+		b.dropRing()
 		return
 	}
 	b.submitStaged() // weight uploads first: the work may read them
@@ -321,6 +323,7 @@ func (b *Backend) flushLocked(wait bool) {
 	if wait {
 		b.waitStaged()
 		b.waitIdle()
+		b.releaseRing()
 	}
 	b.collect()
 }
@@ -398,6 +401,7 @@ func (b *Backend) submit() {
 	}
 	slot := uint64(0)
 	entries := make([]wgpu.BindGroupEntry, 0, 8)
+	var timed []string // profiling: the op of each timed dispatch
 	for _, d := range b.pending {
 		if d.copySrc != nil {
 			endPass()
@@ -417,14 +421,26 @@ func (b *Backend) submit() {
 			continue
 		}
 		groups = append(groups, g)
+		if b.prof != nil { // each dispatch its own pass between two timestamps
+			endPass()
+			b.prof.stamp(b, enc, 2*len(timed))
+		}
 		if pass == nil {
 			pass = enc.BeginComputePass(nil)
 		}
 		pass.SetPipeline(d.pipe.cp)
 		pass.SetBindGroup(0, g, nil)
 		pass.DispatchWorkgroups(d.gx, d.gy, d.gz)
+		if b.prof != nil {
+			endPass()
+			b.prof.stamp(b, enc, 2*len(timed)+1)
+			timed = append(timed, d.op)
+		}
 	}
 	endPass()
+	if len(timed) > 0 {
+		b.prof.resolve(b, enc, len(timed))
+	}
 	cmd, err := enc.Finish(nil)
 	if err != nil {
 		b.fail(fmt.Errorf("webgpu: encoding: %w", err))
@@ -438,6 +454,10 @@ func (b *Backend) submit() {
 		b.waitMarker(prev)
 	} else {
 		b.dev.Poll(true, &wgpu.WrappedSubmissionIndex{Queue: b.queue, SubmissionIndex: prevIdx})
+	}
+	if len(timed) > 0 {
+		b.waitIdle()
+		b.prof.collect(b, timed)
 	}
 }
 

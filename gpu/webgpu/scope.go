@@ -59,6 +59,11 @@ static void kb_map_read(void *buffer, size_t size, uint32_t *status) {
 	wgpuBufferMapAsync(buffer, 1, 0, size, kb_map_cb, status);
 }
 
+static void kb_map_write(void *buffer, size_t size, uint32_t *status) {
+	*status = 0xffffffffu;
+	wgpuBufferMapAsync(buffer, 2, 0, size, kb_map_cb, status);
+}
+
 // Completion markers: the callback of wgpuQueueOnSubmittedWorkDone sets a C flag once all
 // work submitted so far is done (package wgpu's wrapper has the handle problem above).
 extern void wgpuQueueOnSubmittedWorkDone(void *queue, void (*cb)(uint32_t, void *), void *userdata) KB_WEAK;
@@ -159,6 +164,27 @@ func mapRead(buf *wgpu.Buffer, size uint64) (status func() (wgpu.BufferMapAsyncS
 		C.free(unsafe.Pointer(st))
 		return wgpu.BufferMapAsyncStatus(v), true
 	}, nil
+}
+
+// mapWriteAvailable reports whether mapWrite can remap a buffer (the weight upload's ring of
+// staging buffers needs it; without it each piece gets a new buffer mapped at creation).
+func mapWriteAvailable() bool { return C.kb_map_available() != 0 }
+
+// mapWrite starts mapping buf (size bytes) for writing once the work using it is done; the
+// returned function reports the status once the device has been polled (ok false while
+// pending). Only where mapWriteAvailable.
+func mapWrite(buf *wgpu.Buffer, size uint64) func() (wgpu.BufferMapAsyncStatus, bool) {
+	st := (*C.uint32_t)(C.malloc(4))
+	ref := (*[2]unsafe.Pointer)(unsafe.Pointer(buf))[1]
+	C.kb_map_write(ref, C.size_t(size), st)
+	return func() (wgpu.BufferMapAsyncStatus, bool) {
+		v := uint32(*st)
+		if v == 0xffffffff {
+			return 0, false
+		}
+		C.free(unsafe.Pointer(st))
+		return wgpu.BufferMapAsyncStatus(v), true
+	}
 }
 
 // marker reports when the work submitted to q so far is done (nil where unavailable).

@@ -31,3 +31,13 @@ func (b *Backend) Tune(context.Context, TuneOptions) (*TuneResult, error) { retu
 
 // TuningCurrent is false without cgo.
 func TuningCurrent(Adapter) bool { return false }
+
+// Tuned is false without cgo.
+func (b *Backend) Tuned() bool { return false }
+
+// OpTime is the GPU time of one op's dispatches (profiling needs cgo).
+type OpTime struct {
+	Op         string  `json:"op"`
+	Seconds    float64 `json:"seconds"`
+	Dispatches int     `json:"dispatches"`
+}

@@ -40,6 +40,10 @@ func (b *Backend) Tune(ctx context.Context, opts TuneOptions) (*TuneResult, erro
 		cache = &TuneCache{Version: tuneCacheVersion, Adapter: key, Name: b.info.Name, Families: map[string]CachedFamily{}}
 	}
 	res := &TuneResult{Adapter: b.info.Name, FromCache: true, Scale: scale}
+	probed, err := b.startRates(ctx, cache, opts.Force)
+	if err != nil {
+		return nil, err
+	}
 	lin, hasLin := ws[FamilyLinear]
 	measureRate := hasLin && (cache.GPUGFLOPS == 0 || cache.Shape != lin.Name || (opts.CPU != nil && cache.CPUGFLOPS == 0))
 
@@ -47,6 +51,7 @@ func (b *Backend) Tune(ctx context.Context, opts TuneOptions) (*TuneResult, erro
 	if err != nil {
 		return nil, err
 	}
+	dirty = dirty || probed
 	reps := opts.Reps
 	if reps <= 0 {
 		reps = 5
@@ -84,9 +89,9 @@ func (b *Backend) Tune(ctx context.Context, opts TuneOptions) (*TuneResult, erro
 		}
 		if secs[best] > 0 {
 			ft.GFLOPS = ws[p.family].FLOPs / secs[best] / 1e9
-		}
-		if p.family == FamilyLinear && secs[best] > 0 {
-			cache.GPUGFLOPS, cache.Shape = ws[p.family].FLOPs/secs[best]/1e9, ws[p.family].Name
+			// The rate sizes the dispatches of the families timed next (Linear goes first).
+			cache.setRate(p.family, ft.GFLOPS, ws[p.family].Name)
+			b.setFamilyGFLOPS(p.family, ft.GFLOPS)
 		}
 	}
 	if large != nil {
@@ -104,6 +109,7 @@ func (b *Backend) Tune(ctx context.Context, opts TuneOptions) (*TuneResult, erro
 		cache.CPUGFLOPS, cache.CPUBackend = g, name
 	}
 	b.SetMeasuredGFLOPS(cache.GPUGFLOPS)
+	b.setTuned(cacheCurrent(cache))
 	res.GPUGFLOPS, res.CPUGFLOPS, res.CPUName, res.Shape = cache.GPUGFLOPS, cache.CPUGFLOPS, cache.CPUBackend, cache.Shape
 	if (dirty || !res.FromCache) && !opts.NoSave {
 		cache.Tuned = time.Now().UTC().Truncate(time.Second)
@@ -113,6 +119,42 @@ func (b *Backend) Tune(ctx context.Context, opts TuneOptions) (*TuneResult, erro
 	}
 	res.Elapsed = time.Since(start)
 	return res, nil
+}
+
+// startRates gives tuning its dispatch sizes before anything is timed: the rates of cache,
+// and the FMA probe's peak when the cache has none (or force), recorded in cache (probed).
+func (b *Backend) startRates(ctx context.Context, cache *TuneCache, force bool) (probed bool, err error) {
+	b.applyRates(cache)
+	if cache.FMAGFLOPS > 0 && !force {
+		return false, nil
+	}
+	g, err := b.probeFMA(ctx)
+	if err != nil {
+		return false, fmt.Errorf("webgpu: tuning: FMA probe: %w", err)
+	}
+	cache.FMAGFLOPS = g
+	b.setFMAGFLOPS(g)
+	return true, nil
+}
+
+// applyRates sets the rates of c that size dispatches (dispatch.go).
+func (b *Backend) applyRates(c *TuneCache) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.rates = deviceRates{linear: c.GPUGFLOPS, attention: c.AttentionGFLOPS, attention512: c.Attention512GFLOPS, fma: c.FMAGFLOPS}
+}
+
+// setRate records family's measured rate on its tuning workload shape (the families whose
+// rate sizes dispatches; Linear's is the device's rate).
+func (c *TuneCache) setRate(family string, gflops float64, shape string) {
+	switch family {
+	case FamilyLinear:
+		c.GPUGFLOPS, c.Shape = gflops, shape
+	case FamilyAttention:
+		c.AttentionGFLOPS = gflops
+	case FamilyAttention512:
+		c.Attention512GFLOPS = gflops
+	}
 }
 
 // linearPlan is the plan of FamilyLinear among plans (nil: not timed).
@@ -285,13 +327,14 @@ func (b *Backend) applyCache(dir string) {
 	if c == nil {
 		return
 	}
+	b.setTuned(cacheCurrent(c))
 	for f, e := range c.Families {
 		if e.Hash == SourceHash(f) && !b.Forced(f) && contains(b.Variants(f), e.Variant) {
 			b.setVariantQuiet(f, e.Variant)
 		}
 	}
 	b.applyLinearLarge(c)
-	b.SetMeasuredGFLOPS(c.GPUGFLOPS)
+	b.applyRates(c)
 }
 
 // tuneSafety is how much slower per FLOP than the probe's small Linear the tuning workloads
@@ -336,8 +379,13 @@ func (b *Backend) fitWorkloads(ctx context.Context, budget time.Duration) (map[s
 // After an update of the kernels the cached speeds are stale, and DefaultTuned in package
 // backends measures again.
 func TuningCurrent(a Adapter) bool {
-	c := CachedTuning(a, "", false)
-	if c == nil {
+	return cacheCurrent(CachedTuning(a, "", false))
+}
+
+// cacheCurrent reports whether c holds an entry of these kernel sources for every family and
+// the device's measured rate.
+func cacheCurrent(c *TuneCache) bool {
+	if c == nil || c.GPUGFLOPS <= 0 {
 		return false
 	}
 	for _, f := range Families() {
@@ -346,4 +394,20 @@ func TuningCurrent(a Adapter) bool {
 		}
 	}
 	return true
+}
+
+// Tuned reports whether the device runs a current tuning: the cache applied when it opened
+// (Options.Tuned) or a Tune since held a choice of these kernel sources for every family and
+// the measured rate. An untuned device runs each family's reference variant (or a stale
+// choice) and sizes its dispatches from its FMA probe or its kind (dispatch.go).
+func (b *Backend) Tuned() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.tuned
+}
+
+func (b *Backend) setTuned(v bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.tuned = v
 }

@@ -36,11 +36,17 @@ type TuneCache struct {
 	Families map[string]CachedFamily `json:"families"`
 	// GPUGFLOPS is the device's rate on the tuning's matrix product; CPUGFLOPS the CPU
 	// backend's (CPUBackend) on the same product (0: not measured).
-	GPUGFLOPS  float64   `json:"gpu_gflops"`
-	CPUGFLOPS  float64   `json:"cpu_gflops,omitempty"`
-	CPUBackend string    `json:"cpu_backend,omitempty"`
-	Shape      string    `json:"shape,omitempty"` // the product measured, "rows×in→out"
-	Tuned      time.Time `json:"tuned"`
+	GPUGFLOPS  float64 `json:"gpu_gflops"`
+	CPUGFLOPS  float64 `json:"cpu_gflops,omitempty"`
+	CPUBackend string  `json:"cpu_backend,omitempty"`
+	Shape      string  `json:"shape,omitempty"` // the product measured, "rows×in→out"
+	// AttentionGFLOPS and Attention512GFLOPS are the attention families' rates on their
+	// tuning workloads (useful FLOPs), FMAGFLOPS the FMA probe's peak: they size dispatches
+	// (dispatch.go). 0: not measured.
+	AttentionGFLOPS    float64   `json:"attention_gflops,omitempty"`
+	Attention512GFLOPS float64   `json:"attention512_gflops,omitempty"`
+	FMAGFLOPS          float64   `json:"fma_gflops,omitempty"`
+	Tuned              time.Time `json:"tuned"`
 }
 
 // CachedFamily is one family's entry of a TuneCache.
@@ -94,8 +100,10 @@ func ParseTuneCache(raw []byte, key string) (*TuneCache, error) {
 	if key != "" && c.Adapter != key {
 		return nil, errors.New("webgpu: tuning cache: written for another adapter")
 	}
-	if c.GPUGFLOPS < 0 || c.CPUGFLOPS < 0 || c.GPUGFLOPS > 1e9 || c.CPUGFLOPS > 1e9 {
-		return nil, errors.New("webgpu: tuning cache: implausible rates")
+	for _, r := range []float64{c.GPUGFLOPS, c.CPUGFLOPS, c.AttentionGFLOPS, c.Attention512GFLOPS, c.FMAGFLOPS} {
+		if r < 0 || r > 1e9 {
+			return nil, errors.New("webgpu: tuning cache: implausible rates")
+		}
 	}
 	if c.Families == nil {
 		c.Families = map[string]CachedFamily{}

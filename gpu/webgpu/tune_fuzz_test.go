@@ -6,13 +6,15 @@ import "testing"
 func FuzzTuneCache(f *testing.F) {
 	f.Add([]byte(`{"version":1,"adapter":"k","families":{"linear":{"hash":"h","variant":"v","seconds":{"v":0.1}}},"gpu_gflops":12.5}`))
 	f.Add([]byte(`{"version":1,"adapter":"k","gpu_gflops":-1}`))
+	f.Add([]byte(`{"version":1,"adapter":"k","attention_gflops":-3,"fma_gflops":1e12}`))
 	f.Add([]byte(`null`))
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		c, err := ParseTuneCache(raw, "")
 		if err != nil {
 			return
 		}
-		if c.Families == nil || c.GPUGFLOPS < 0 || c.CPUGFLOPS < 0 || c.Version != tuneCacheVersion {
+		if c.Families == nil || c.GPUGFLOPS < 0 || c.CPUGFLOPS < 0 || c.AttentionGFLOPS < 0 || c.Attention512GFLOPS < 0 ||
+			c.FMAGFLOPS < 0 || c.Version != tuneCacheVersion {
 			t.Fatalf("accepted an unusable cache: %+v", c)
 		}
 	})

@@ -7,8 +7,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
-	"testing/fstest"
 	"time"
 
 	"kleinbild/internal/safefile"
@@ -52,11 +52,37 @@ func TestTuneCache(t *testing.T) {
 	dir := t.TempDir()
 	b := openWith(t, Options{Adapter: -1, CacheDir: dir})
 	var steps []TuneProgress
+	rates := map[string]deviceRates{} // at each family's first candidate
 	opts := TuneOptions{Workloads: TinyWorkloads(), Budget: 20 * time.Second, Reps: 2,
-		Progress: func(p TuneProgress) { steps = append(steps, p) }}
+		Progress: func(p TuneProgress) {
+			steps = append(steps, p)
+			if _, ok := rates[p.Family]; !ok {
+				b.mu.Lock()
+				rates[p.Family] = b.rates
+				b.mu.Unlock()
+			}
+		}}
+	if b.Tuned() {
+		t.Error("a device opened without a cache reports Tuned")
+	}
 	res, err := b.Tune(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The FMA probe sizes Linear's dispatches; Linear's measured rate the later families'.
+	if r := rates[FamilyLinear]; r.fma <= 0 {
+		t.Errorf("Linear timed before the FMA probe set a rate: %+v", r)
+	}
+	for _, f := range []string{FamilyConv, FamilyAttention, FamilyAttention512} {
+		if r, ok := rates[f]; ok && r.linear <= 0 {
+			t.Errorf("%s timed before Linear's rate was set: %+v", f, r)
+		}
+	}
+	if _, ok := rates[FamilyAttention]; ok && b.rates.attention <= 0 {
+		t.Errorf("attention timed but its rate not kept: %+v", b.rates)
+	}
+	if !b.Tuned() {
+		t.Error("not Tuned after tuning")
 	}
 	if res.FromCache || res.GPUGFLOPS <= 0 || len(steps) == 0 {
 		t.Fatalf("first tuning: from cache %v, rate %g GFLOP/s, %d progress steps", res.FromCache, res.GPUGFLOPS, len(steps))
@@ -117,14 +143,18 @@ func TestTuneCache(t *testing.T) {
 	if b2.MeasuredGFLOPS() != c.GPUGFLOPS || c.GPUGFLOPS <= 0 {
 		t.Errorf("Tuned open: rate %g, cached %g", b2.MeasuredGFLOPS(), c.GPUGFLOPS)
 	}
+	want := deviceRates{linear: c.GPUGFLOPS, attention: c.AttentionGFLOPS, attention512: c.Attention512GFLOPS, fma: c.FMAGFLOPS}
+	if b2.rates != want || c.FMAGFLOPS <= 0 || !b2.Tuned() {
+		t.Errorf("Tuned open: rates %+v, tuned %v; cache %+v", b2.rates, b2.Tuned(), want)
+	}
 	for _, f := range Families() {
 		if got, want := b2.Variant(f), c.Families[f].Variant; got != want {
 			t.Errorf("Tuned open: %s runs %s, cache says %s", f, got, want)
 		}
 	}
 	b3 := openWith(t, Options{Adapter: -1, CacheDir: dir})
-	if b3.MeasuredGFLOPS() != 0 {
-		t.Errorf("untuned open: rate %g, want 0 (unmeasured)", b3.MeasuredGFLOPS())
+	if b3.MeasuredGFLOPS() != 0 || b3.Tuned() {
+		t.Errorf("untuned open: rate %g, want 0 (unmeasured); Tuned %v", b3.MeasuredGFLOPS(), b3.Tuned())
 	}
 	if got, want := b3.MaxDispatchFLOPs(), float64(unmeasuredGFLOPS)*1e9*DispatchSeconds; got != want {
 		t.Errorf("unmeasured MaxDispatchFLOPs %g, want %g", got, want)
@@ -235,25 +265,49 @@ func TestFitWorkloads(t *testing.T) {
 	}
 }
 
-// TestSourceHashChanges: a change to any WGSL or Go source, or to a family's variant list,
-// changes the hash; test files do not count.
+// TestSourceHashChanges: the hash follows the kernels a family compiles to (any text of
+// familySources, or the variant list), not the rest of the package, and each family's hash
+// is its own.
 func TestSourceHashChanges(t *testing.T) {
-	base := fstest.MapFS{"linear.wgsl": {Data: []byte("a")}, "gemm.go": {Data: []byte("package x")}, "x_test.go": {Data: []byte("t")}}
-	h0 := sourceHash("linear", []string{"v1", "v2"}, digestSources(base))
-	for name, fsys := range map[string]fstest.MapFS{
-		"wgsl edit": {"linear.wgsl": {Data: []byte("b")}, "gemm.go": {Data: []byte("package x")}, "x_test.go": {Data: []byte("t")}},
-		"go edit":   {"linear.wgsl": {Data: []byte("a")}, "gemm.go": {Data: []byte("package y")}, "x_test.go": {Data: []byte("t")}},
-		"new file":  {"linear.wgsl": {Data: []byte("a")}, "gemm.go": {Data: []byte("package x")}, "x_test.go": {Data: []byte("t")}, "c.wgsl": {}},
+	base := []string{"fn a() {}", "fn b() {}"}
+	h0 := sourceHash("linear", []string{"v1", "v2"}, digestTexts(base))
+	for name, texts := range map[string][]string{
+		"edit":    {"fn a() {}", "fn b() { }"},
+		"new":     {"fn a() {}", "fn b() {}", ""},
+		"moved":   {"fn a() {}fn b() {}"},
+		"swapped": {"fn b() {}", "fn a() {}"},
 	} {
-		if sourceHash("linear", []string{"v1", "v2"}, digestSources(fsys)) == h0 {
+		if sourceHash("linear", []string{"v1", "v2"}, digestTexts(texts)) == h0 {
 			t.Errorf("%s: hash unchanged", name)
 		}
 	}
-	if sourceHash("linear", []string{"v1"}, digestSources(base)) == h0 {
+	if sourceHash("linear", []string{"v1"}, digestTexts(base)) == h0 {
 		t.Error("a variant list change left the hash unchanged")
 	}
-	test := fstest.MapFS{"linear.wgsl": {Data: []byte("a")}, "gemm.go": {Data: []byte("package x")}, "x_test.go": {Data: []byte("other")}}
-	if sourceHash("linear", []string{"v1", "v2"}, digestSources(test)) != h0 {
-		t.Error("a test file changed the hash")
+	seen := map[string]string{}
+	for _, f := range Families() {
+		srcs := familySources(f)
+		if len(srcs) < len(familyVariants(f)) {
+			t.Errorf("%s: %d sources for %d variants", f, len(srcs), len(familyVariants(f)))
+		}
+		for i, src := range srcs {
+			if len(src) < 100 {
+				t.Errorf("%s: source %d is %q", f, i, src)
+			}
+		}
+		h := SourceHash(f)
+		if g, dup := seen[h]; dup {
+			t.Errorf("%s and %s share the hash %s", f, g, h)
+		}
+		seen[h] = f
+		if SourceHash(f) != h {
+			t.Errorf("%s: the hash changed between calls", f)
+		}
+	}
+	// A flash variant's kernel is part of attention's hash: its source at head dim 128
+	// appears among the family's.
+	f := flashVariants(FamilyAttention)[0]
+	if !slices.Contains(familySources(FamilyAttention), f.flashSource(128, true, false)) {
+		t.Error("attention's sources lack its reference kernel at head dim 128")
 	}
 }

@@ -13,8 +13,10 @@ import (
 	"kleinbild/internal/fanout"
 )
 
-// Weights reach the device through mapped staging buffers: each piece of stagingPiece bytes
-// is copied (on several goroutines) into a buffer mapped at creation and unmapped; the
+// Weights reach the device through the staging ring (upload_ring.go). Where buffers cannot be
+// mapped again (no C map entry point), through new mapped staging buffers: each piece of
+// stagingPiece bytes is copied (on several goroutines) into a buffer mapped at creation and
+// unmapped; the
 // copies into the weights' buffers are submitted on their own every stagingFlush bytes, and
 // before any other work (flushLocked). Nothing waits for a tensor: a staging submission
 // waits only while more than stagingInFlight bytes of earlier ones are still copying.
@@ -31,6 +33,8 @@ const (
 type uploadStats struct {
 	bytes  int64
 	dur    time.Duration
+	read   time.Duration // of dur: filling staging buffers (reading the weight files)
+	wait   time.Duration // of dur: waiting for staging buffers (the copies to the device)
 	copies []stagedCopy  // recorded, not yet submitted
 	staged uint64        // bytes of copies
 	flight []stagedBatch // submitted, maybe still running
@@ -54,12 +58,26 @@ func (b *Backend) Uploads() (bytes int64, d time.Duration) {
 	return b.up.bytes, b.up.dur
 }
 
+// UploadTimes splits Uploads' time: read is the time spent filling staging buffers from the
+// weights (reading the files: page faults of a mapped file not in the page cache), wait the
+// time spent waiting for the device to finish earlier copies (the bus); the rest is
+// submitting.
+func (b *Backend) UploadTimes() (read, wait time.Duration) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.up.read, b.up.wait
+}
+
 // stage copies data into buf from byte offset off through mapped staging buffers (see
 // above); a piece's size is rounded up to 4 bytes (buf's size is too, createBuffer). buf
 // must be new: the copies may run after work queued before them.
 func (b *Backend) stage(buf *wgpu.Buffer, off uint64, data []byte) {
 	t := time.Now()
 	defer func() { b.up.dur += time.Since(t) }()
+	if mapWriteAvailable() {
+		b.stageRing(buf, off, data)
+		return
+	}
 	for len(data) > 0 && b.usable() {
 		n := min(len(data), stagingPiece)
 		size := uint64(n+3) &^ 3
@@ -69,7 +87,9 @@ func (b *Backend) stage(buf *wgpu.Buffer, off uint64, data []byte) {
 			b.fail(fmt.Errorf("webgpu: staging buffer of %s: %w", gb(int64(size)), err))
 			return
 		}
+		tr := time.Now()
 		parallelCopy(st.GetMappedRange(0, uint(size)), data[:n])
+		b.up.read += time.Since(tr)
 		if err := st.Unmap(); err != nil {
 			st.Release()
 			b.fail(fmt.Errorf("webgpu: staging buffer: %w", err))

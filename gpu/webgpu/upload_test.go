@@ -5,6 +5,8 @@ package webgpu
 import (
 	"math"
 	"testing"
+
+	"kleinbild/gpu"
 )
 
 // TestStagedWeights: weights larger than one staging piece, with an odd bf16 count, arrive
@@ -68,5 +70,49 @@ func TestParallelCopy(t *testing.T) {
 	}
 	if !littleEndian {
 		t.Log("big-endian host: weights are converted before upload")
+	}
+}
+
+// TestStagingRing: more weights than the ring has slots arrive exactly through reused (and,
+// for a larger piece, replaced) staging buffers; the ring holds at most ringSlots of them
+// while loading and none after the next wait for the device.
+func TestStagingRing(t *testing.T) {
+	b := open(t)
+	if !mapWriteAvailable() {
+		t.Skip("buffers cannot be mapped again here: new staging buffers per piece")
+	}
+	sizes := []int{1 << 18, 3 << 18, 1<<18 + 1, 5 << 18, 7 << 20, 2<<18 + 3} // f32 counts; the fifth outgrows a slot
+	var ws [][]float32
+	var ts []gpu.Tensor
+	for k, n := range sizes {
+		f := make([]float32, n)
+		for i := range f {
+			f[i] = float32(i%1009) + float32(k)*0.5
+		}
+		w, err := b.WeightF32(f, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ws, ts = append(ws, f), append(ts, w)
+		if len(b.ring.slots) > ringSlots {
+			t.Fatalf("%d staging slots, want at most %d", len(b.ring.slots), ringSlots)
+		}
+	}
+	for k, w := range ts {
+		got := make([]float32, sizes[k])
+		if err := b.Read(got, w); err != nil {
+			t.Fatal(err)
+		}
+		for i := range got {
+			if got[i] != ws[k][i] {
+				t.Fatalf("weight %d [%d] = %v, want %v", k, i, got[i], ws[k][i])
+			}
+		}
+	}
+	if len(b.ring.slots) != 0 {
+		t.Errorf("%d staging slots held after Read", len(b.ring.slots))
+	}
+	if read, _ := b.UploadTimes(); read <= 0 {
+		t.Errorf("no read time counted (%v)", read)
 	}
 }

@@ -4,39 +4,49 @@ package webgpu
 
 import (
 	"crypto/sha256"
-	"embed"
 	"encoding/hex"
 	"fmt"
-	"io/fs"
 	"slices"
 	"sort"
-	"strings"
 	"sync"
 
 	"github.com/cogentcore/webgpu/wgpu"
 )
 
-// variantSpec is one variant of a kernel family. fits reports whether the adapter's limits
-// can hold it (workgroup memory, invocations); nil means always.
+// variantSpec is one variant of a kernel family: its name, whether the adapter's limits can
+// hold it (workgroup memory, invocations; nil means always), and its typed configuration,
+// which the dispatch uses directly: a generated tile product (Linear, Conv2D) or a flash
+// attention kernel; neither for the fixed legacy kernels.
 type variantSpec struct {
-	name string
-	fits func(lim wgpu.Limits) bool
+	name  string
+	fits  func(lim wgpu.Limits) bool
+	gemm  *gemmCfg
+	flash *flashConfig
 }
 
-// familyVariants lists a family's variants, reference first. Each family defines its own
-// list beside its kernels.
-func familyVariants(family string) []variantSpec {
-	switch family {
-	case FamilyLinear:
-		return linearVariants()
-	case FamilyConv:
-		return convVariants()
-	case FamilyAttention:
-		return attentionVariants()
-	case FamilyAttention512:
-		return attention512Variants()
+// variantTable is the one table of every family's variants, reference first (each list is
+// built beside its kernels: linearVariants, convVariants, attentionVariants,
+// attention512Variants), built once.
+var variantTable = sync.OnceValue(func() map[string][]variantSpec {
+	return map[string][]variantSpec{
+		FamilyLinear:       linearVariants(),
+		FamilyConv:         convVariants(),
+		FamilyAttention:    attentionVariants(),
+		FamilyAttention512: attention512Variants(),
 	}
-	return nil
+})
+
+// familyVariants lists a family's variants, reference first (shared: not to be modified).
+func familyVariants(family string) []variantSpec { return variantTable()[family] }
+
+// specOf is family's variant named name (the zero spec for none).
+func specOf(family, name string) variantSpec {
+	for _, v := range familyVariants(family) {
+		if v.name == name {
+			return v
+		}
+	}
+	return variantSpec{}
 }
 
 // Variants lists the names of a family's variants that this adapter can run, the reference
@@ -110,46 +120,28 @@ func (b *Backend) applyForced(forced map[string]string) error {
 	return nil
 }
 
-// kernelSources holds the package's kernel sources for SourceHash: the WGSL files and the Go
-// files, since some kernels are generated in Go (tile parameters, op codes, composed shared
-// code).
-//
-//go:embed *.wgsl *.go
-var kernelSources embed.FS
+// tuneFormat is bumped when the meaning of the tuning cache changes without any kernel
+// source change (it is part of SourceHash).
+const tuneFormat = "2"
 
-// tuneFormat is bumped when the meaning of the tuning cache changes without any source change
-// (it is part of SourceHash).
-const tuneFormat = "1"
-
-// SourceHash identifies the kernels of family as compiled: a hash of the package's WGSL and
-// non-test Go sources (shared code is composed into several families and kernels are
-// generated in Go, so any change re-tunes every family), the family's variant names and
-// tuneFormat. Tuning caches are keyed by it.
+// SourceHash identifies the kernels of family as compiled: a hash of the sources its variants
+// compile to (familySources: the generated forms and the fixed kernels), the family's variant
+// names and tuneFormat. Tuning caches are keyed by it, so that only a change to a family's
+// kernels tunes it again.
 func SourceHash(family string) string {
 	var names []string
 	for _, v := range familyVariants(family) {
 		names = append(names, v.name)
 	}
-	return sourceHash(family, names, sourcesDigest())
+	return sourceHash(family, names, familyDigest(family))
 }
 
-// sourcesDigest is the hash of the package's sources (computed once: they are embedded).
-var sourcesDigest = sync.OnceValue(func() []byte { return digestSources(kernelSources) })
-
-// digestSources hashes the *.wgsl and non-test *.go files of fsys.
-func digestSources(fsys fs.FS) []byte {
+// digestTexts hashes texts in order, each with its length.
+func digestTexts(texts []string) []byte {
 	h := sha256.New()
-	wgsl, _ := fs.Glob(fsys, "*.wgsl")
-	gosrc, _ := fs.Glob(fsys, "*.go")
-	names := append(wgsl, gosrc...)
-	sort.Strings(names)
-	for _, n := range names {
-		if strings.HasSuffix(n, "_test.go") {
-			continue
-		}
-		src, _ := fs.ReadFile(fsys, n)
-		fmt.Fprintf(h, "file %s %d\n", n, len(src))
-		h.Write(src)
+	for _, t := range texts {
+		fmt.Fprintf(h, "source %d\n", len(t))
+		h.Write([]byte(t))
 	}
 	return h.Sum(nil)
 }

@@ -24,7 +24,7 @@ func Families() []string {
 
 // EnvVariants names the environment variable that forces kernel variants for every backend
 // New opens, "family=variant" pairs separated by commas (for example
-// "linear=t64x64-r4x4,attention=tiled-slices"); it overrides Options.Variants for the
+// "linear=t64x64-r4x4,attention=legacy"); it overrides Options.Variants for the
 // families it names. Tests use it to run the conformance suite on a non-default variant.
 const EnvVariants = "KLEINBILD_WEBGPU_VARIANTS"
 

@@ -32,15 +32,14 @@ func tempPattern(base string) string {
 // cleaning up (see staleTemp). Other files, temporaries of other names included, are left
 // alone; errors are ignored (the sweep is best effort and never blocks a write).
 func sweepStale(dir, base string, now time.Time) {
-	d, err := os.Open(dir)
+	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return
 	}
-	names, _ := d.Readdirnames(-1)
-	d.Close()
 	prefix := "." + base + TempMarker
-	for _, name := range names {
-		if !strings.HasPrefix(name, prefix) {
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasPrefix(name, prefix) || !e.Type().IsRegular() {
 			continue
 		}
 		path := filepath.Join(dir, name)

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/binary"
 	"flag"
@@ -9,7 +8,6 @@ import (
 	"image"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
 	"time"
@@ -124,7 +122,7 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	if err := fillFromFiles(&req, seed, *latentsPath, *embPath, *dumpDir); err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := interruptContext()
 	defer stop()
 	opts := cacheOptions(*noCache)
 	t0 := time.Now()

@@ -5,6 +5,7 @@ package desktop
 
 import (
 	"fmt"
+	"log"
 	"os"
 	"runtime"
 	"sync/atomic"
@@ -46,6 +47,8 @@ func Run(opts app.Options) (err error) {
 		}
 	}()
 	_ = repairPrefs(prefsFile(AppID)) // a failed repair only costs Fyne's log line
+	// The preferences file is shared with other instances, which rewrite it in place.
+	log.SetOutput(&prefsEOFFilter{out: log.Writer()})
 	a := fyneapp.NewWithID(AppID)
 	a.SetIcon(resources.Icon)
 	a.Settings().SetTheme(widgets.Theme())

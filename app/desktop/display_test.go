@@ -4,6 +4,7 @@ package desktop
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -15,5 +16,18 @@ func TestNoDisplayIsAnError(t *testing.T) {
 	t.Setenv("WAYLAND_DISPLAY", "")
 	if err := openDisplay(""); !errors.Is(err, errNoDisplay) {
 		t.Errorf("no display: %v, want %v", err, errNoDisplay)
+	}
+}
+
+// TestUnopenableDisplayIsAnError: a display that cannot be opened (no server there, or one
+// that went away while two starts raced for it) is an error naming it and GLFW's reason;
+// GLFW's failed start went unnoticed and Fyne panicked in initCursors (issue 37 item 2:
+// the panic at window creation while another instance started).
+func TestUnopenableDisplayIsAnError(t *testing.T) {
+	const display = ":9876"
+	t.Setenv("DISPLAY", display)
+	err := openDisplay(display)
+	if err == nil || !strings.Contains(err.Error(), "the display "+display+" cannot be opened") || !strings.Contains(err.Error(), "kleinbild generate") {
+		t.Errorf("display %s: %v", display, err)
 	}
 }

@@ -204,6 +204,9 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 			u.chooser.dlg.Hide()
 			return
 		}
+		if ev.Name == fyne.KeyEscape && escapeDialog(w.Canvas()) {
+			return // a dialog was open: Escape closed it, and never cancels the run
+		}
 		if u.gal.typedKey(ev) {
 			return
 		}

@@ -26,8 +26,10 @@ const sigtermChildEnv = "KLEINBILD_TEST_SIGTERM_CHILD"
 // file, says so, and goes on only once the signal has cancelled its context.
 func TestSIGTERMFinishesTheWrite(t *testing.T) {
 	if out := os.Getenv(sigtermChildEnv); out != "" {
-		sigtermChild(out)
-		return
+		if err := sigtermChild(out); err != nil {
+			t.Fatal(err)
+		}
+		return // the test binary ends as usual: TestMain removes its temporary home
 	}
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out.png")
@@ -67,10 +69,10 @@ func TestSIGTERMFinishesTheWrite(t *testing.T) {
 
 // sigtermChild writes out as a command does, under interruptContext, and waits in the
 // middle of the write for the signal to cancel the context.
-func sigtermChild(out string) {
+func sigtermChild(out string) error {
 	ctx, stop := interruptContext()
 	defer stop()
-	err := atomicfile.WriteOutput(out, func(w *bufio.Writer) error {
+	return atomicfile.WriteOutput(out, func(w *bufio.Writer) error {
 		if _, err := w.WriteString("first half, "); err != nil {
 			return err
 		}
@@ -86,11 +88,6 @@ func sigtermChild(out string) {
 		_, err := w.WriteString("second half")
 		return err
 	})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "child:", err)
-		os.Exit(3)
-	}
-	os.Exit(0)
 }
 
 // TestSignalsHandledInOnePlace: every command takes its signals from interruptContext, so

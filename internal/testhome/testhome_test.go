@@ -32,6 +32,17 @@ func TestIsolate(t *testing.T) {
 		t.Errorf("GOCACHE %q, want the cache of before", os.Getenv("GOCACHE"))
 	}
 	Check(t)
+	child, err := Isolate() // a child process's: the same home, removed by its parent
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := os.UserHomeDir(); again != home {
+		t.Errorf("a child's home %s, want its parent's %s", again, home)
+	}
+	child()
+	if _, err := os.Stat(home); err != nil {
+		t.Errorf("the child removed its parent's home: %v", err)
+	}
 	remove()
 	if _, err := os.Stat(home); !os.IsNotExist(err) {
 		t.Errorf("the temporary home is still there: %v", err)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -112,5 +113,34 @@ func TestNoWaylandWithoutSession(t *testing.T) {
 		if env["WAYLAND_DISPLAY"] != c.want {
 			t.Errorf("XDG_RUNTIME_DIR=%q WAYLAND_DISPLAY=%q: got WAYLAND_DISPLAY=%q, want %q", c.runtime, c.wayland, env["WAYLAND_DISPLAY"], c.want)
 		}
+	}
+}
+
+// TestGUIWithoutDisplay: the app started without a display (`make run` over ssh, in a
+// container) says so in one line and exits 1; it panicked in GLFW's initCursors with a
+// 30-line stack trace, exit 2 (issue 37).
+func TestGUIWithoutDisplay(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "kleinbild")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin, "--data", t.TempDir())
+	cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		return strings.HasPrefix(kv, "DISPLAY=") || strings.HasPrefix(kv, "WAYLAND_DISPLAY=")
+	})
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+		t.Errorf("exit: %v, want status 1", err)
+	}
+	msg := stderr.String()
+	if !strings.Contains(msg, "no display found: run it in a desktop session, or use `kleinbild generate`") ||
+		strings.Contains(msg, "goroutine") || strings.Count(msg, "\n") > 1 {
+		t.Errorf("stderr:\n%s", msg)
 	}
 }

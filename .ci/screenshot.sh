@@ -8,14 +8,18 @@ set -euo pipefail
 bin=$1 model=$2 out=$3
 count=${COUNT:-4}
 data=$(mktemp -d)
+# The app's own folders (Fyne's preferences, the device calibration, caches) go to a
+# temporary home too: the check leaves the user's ~/.config and ~/.cache as they were.
+home=$(mktemp -d)
 stop() {
   kill "$pid" 2>/dev/null || true
   for _ in 1 2 3 4 5 6; do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
   kill -9 "$pid" 2>/dev/null || true # a GL app can hang in teardown when the X server goes
-  rm -rf "$data"
+  rm -rf "$data" "$home"
 }
 trap stop EXIT
-"$bin" gui --model "$model" --data "$data" --prompt "A red cube on a blue table" --generate --count "$count" &
+XAUTHORITY=${XAUTHORITY:-$HOME/.Xauthority} HOME=$home XDG_CONFIG_HOME=$home/.config XDG_CACHE_HOME=$home/.cache XDG_DATA_HOME=$home/.local/share \
+  "$bin" gui --model "$model" --data "$data" --prompt "A red cube on a blue table" --generate --count "$count" &
 pid=$!
 n() { find "$1" -maxdepth 1 -name '*.png' ! -name '.*' 2>/dev/null | wc -l; }
 for _ in $(seq 1 240); do

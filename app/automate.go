@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"image"
 	"image/png"
+	"strings"
 	"time"
 
 	"fyne.io/fyne/v2/driver/software"
+	"fyne.io/fyne/v2/widget"
 
 	"kleinbild/engine"
 	"kleinbild/internal/atomicfile"
@@ -35,7 +37,7 @@ func (u *UI) Automate() error {
 			r, err := u.run.startGenerate()
 			if err != nil {
 				u.showError(err)
-				startErr <- err
+				startErr <- u.ctl.explainInvalid(err)
 				return
 			}
 			started <- r
@@ -106,4 +108,27 @@ func isUniform(img image.Image) bool {
 		}
 	}
 	return true
+}
+
+// explainInvalid turns errInvalidForm, which leaves the reasons to the fields, into an error
+// that names them, for gui --generate, which has no one looking at the fields: "some
+// settings are invalid" did not say that the prompt was empty (issue 37 item 12). Other
+// errors are returned as they are (UI goroutine).
+func (c *controls) explainInvalid(err error) error {
+	if !errors.Is(err, errInvalidForm) {
+		return err
+	}
+	var why []string
+	if strings.TrimSpace(c.prompt.Text) == "" {
+		why = append(why, "the prompt is empty: give one with --prompt")
+	}
+	for _, l := range []*widget.Label{c.promptErr, c.negativeErr, c.sizeErr, c.stepsErr, c.seedErr} {
+		if l != nil && l.Visible() && l.Text != "" && (l != c.promptErr || len(why) == 0) {
+			why = append(why, strings.TrimSuffix(l.Text, "."))
+		}
+	}
+	if len(why) == 0 {
+		return err
+	}
+	return fmt.Errorf("%s", strings.Join(why, "; "))
 }

@@ -104,3 +104,34 @@ func automateIn(t *testing.T, data, model, shot string) (*UI, *fakeGen, error) {
 	})
 	return u, fake, autoErr
 }
+
+// TestAutomateWithoutPrompt: gui --generate with no prompt (none given, none remembered)
+// says that the prompt is empty and how to give one, not "some settings are invalid"
+// (issue 37 item 12).
+func TestAutomateWithoutPrompt(t *testing.T) {
+	fake := newFakeGen()
+	a := test.NewTempApp(t)
+	w := a.NewWindow("Kleinbild")
+	h := &harness{t: t, win: w}
+	u, err := newUI(a, w, Options{DataDir: t.TempDir(), ModelDir: tinyModel(t), AutoGenerate: true,
+		Open: fake.open, calibrate: fakeCalibrate, devices: fakeDevices}, h.post)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.ui = u
+	t.Cleanup(h.close)
+	errc := make(chan error, 1)
+	go func() { errc <- u.Automate() }()
+	var autoErr error
+	h.waitFor("Automate", 20*time.Second, func() bool {
+		select {
+		case autoErr = <-errc:
+			return true
+		default:
+			return false
+		}
+	})
+	if autoErr == nil || !strings.Contains(autoErr.Error(), "prompt is empty") || !strings.Contains(autoErr.Error(), "--prompt") {
+		t.Errorf("--generate without a prompt: %v", autoErr)
+	}
+}

@@ -132,7 +132,13 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 			post(fn)
 		}
 	}
-	set, setErr := settings.Load(u.store.path)
+	// A damaged settings file is kept aside (not replaced by the defaults at the first
+	// save), unless this window is read-only and writes nothing.
+	load := settings.LoadKeepingDamaged
+	if readOnly {
+		load = settings.Load
+	}
+	set, setErr := load(u.store.path)
 	if notes := set.Repair(backends.Names()); len(notes) > 0 && setErr == nil {
 		setErr = fmt.Errorf("settings: %s", strings.Join(notes, "; "))
 	}
@@ -197,6 +203,9 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 		if ev.Name == fyne.KeyEscape && u.chooser != nil {
 			u.chooser.dlg.Hide()
 			return
+		}
+		if ev.Name == fyne.KeyEscape && escapeDialog(w.Canvas()) {
+			return // a dialog was open: Escape closed it, and never cancels the run
 		}
 		if u.gal.typedKey(ev) {
 			return

@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -85,7 +83,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		logf("Note: %s", note)
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := interruptContext()
 	defer stop()
 	kern, err := benchKernels(ctx, *kernels, *quick, b, infoWriter(*jsonPath, stdout, stderr), logf)
 	if err != nil {

@@ -5,8 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"strings"
 	"time"
 
@@ -59,7 +57,7 @@ func runDownload(args []string, stdout, stderr io.Writer) error {
 	variantSet := false
 	fs.Visit(func(f *flag.Flag) { variantSet = variantSet || f.Name == "variant" || f.Name == "quant" })
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := interruptContext()
 	defer stop()
 	opts := download.Options{Token: *token, Connections: *conns}
 	if *verify {

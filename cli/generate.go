@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/binary"
 	"flag"
@@ -9,7 +8,6 @@ import (
 	"image"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
 	"time"
@@ -124,7 +122,7 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	if err := fillFromFiles(&req, seed, *latentsPath, *embPath, *dumpDir); err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := interruptContext()
 	defer stop()
 	opts := cacheOptions(*noCache)
 	t0 := time.Now()
@@ -296,15 +294,15 @@ func printTimings(stderr io.Writer, timings map[engine.Phase]time.Duration) {
 	}
 }
 
-// readLatentsFlag reads --latents into req: tensor latents [1,128,H/16,W/16], which sets the
-// size where -W/-H do not; its shape and values are checked.
+// readLatentsFlag reads --latents into req: tensor latents (or latents_init, as --dump writes
+// it) [1,128,H/16,W/16], which sets the size where -W/-H do not; its shape and values are checked.
 func readLatentsFlag(req *engine.Request, path string) error {
 	if path == "" {
 		return nil
 	}
 	var shape []int
 	var err error
-	if req.Latents, shape, err = readTensor(path, "latents"); err != nil {
+	if req.Latents, shape, err = readTensor(path, "latents", "latents_init"); err != nil {
 		return err
 	}
 	// [1,128,H/16,W/16]: the noise fixes the size unless -W/-H say otherwise.
@@ -425,24 +423,6 @@ func progressLine(p engine.Progress) string {
 
 // latentChannels is the channel count of the packed latents --latents takes.
 const latentChannels = 128
-
-// readTensor reads one float tensor from a safetensors file as float32, with its shape.
-func readTensor(path, name string) ([]float32, []int, error) {
-	f, err := weights.OpenFile(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer f.Close()
-	t, err := f.Tensor(name)
-	if err != nil {
-		return nil, nil, err
-	}
-	out := make([]float32, t.Numel())
-	if err := weights.Guard(path, func() error { return t.ReadFloat32(out) }); err != nil {
-		return nil, nil, err
-	}
-	return out, t.Shape, nil
-}
 
 // readPrompts reads the prompt (-p -) or the negative prompt (-n -) from standard input;
 // one of them at most can come from there.

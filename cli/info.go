@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 
 	"kleinbild/download"
 	"kleinbild/engine"
@@ -69,7 +67,7 @@ type scanFunc func(ctx context.Context, progress func(engine.ScanProgress)) ([]e
 // scanWeights runs scan with progress on stderr and reports what it found; what names the
 // model in the error.
 func scanWeights(stdout, stderr io.Writer, what string, scan scanFunc) error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := interruptContext()
 	defer stop()
 	tty := isTerminal(stderr)
 	lastPct, lastComp := -1, ""

@@ -1,12 +1,9 @@
 package cli
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"time"
 
 	"kleinbild/randmodel"
@@ -33,6 +30,10 @@ func runRandModel(args []string, stdout, stderr io.Writer) error {
 	if len(rest) > 0 {
 		return usageErr("unexpected argument %q", rest[0])
 	}
+	// From here on SIGINT and SIGTERM cancel the work and let a file being written finish
+	// (--lora's adapter included).
+	ctx, stop := interruptContext()
+	defer stop()
 	if *randLoRA.out != "" {
 		v, err := randmodel.ParseVariant(*variant)
 		if err != nil {
@@ -53,8 +54,6 @@ func runRandModel(args []string, stdout, stderr io.Writer) error {
 		return usageErr("%v", err)
 	}
 	fs.Visit(func(f *flag.Flag) { *ggufMix = *ggufMix || f.Name == "gguf-mix" })
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
 	opts := randmodel.Options{Variant: v, Seed: *seed, Base: *base, Tokenizer: *tok}
 	if !*quiet {
 		opts.Progress = randModelProgress(stderr)

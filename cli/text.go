@@ -1,12 +1,10 @@
 package cli
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
 
@@ -102,7 +100,7 @@ func runEncode(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer b.Close()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := interruptContext()
 	defer stop()
 	tok, enc, err := modelArgs.encoder(b)
 	if err != nil {

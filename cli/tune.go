@@ -1,11 +1,8 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -54,7 +51,7 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 	if !*quiet {
 		printDevice(stderr, id, b)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := interruptContext()
 	defer stop()
 	opts := backends.TuneOptions{Force: *force, Budget: *budget}
 	if *quick {

@@ -5,7 +5,10 @@ package desktop
 
 import (
 	"fmt"
+	"log"
 	"os"
+	"runtime"
+	"sync/atomic"
 
 	"fyne.io/fyne/v2"
 	fyneapp "fyne.io/fyne/v2/app"
@@ -24,8 +27,28 @@ const AppID = "io.github.kleinbild"
 //
 // The interface locks the data folder: a second instance on the same folder opens
 // read-only instead of overwriting the first one's gallery index (see app.NewUI).
-func Run(opts app.Options) error {
+//
+// A display that is missing or cannot be opened, and a panic of Fyne or GLFW before the
+// window is up (one in GLFW's initCursors was seen while another instance started), are
+// errors rather than a crash with a stack trace.
+func Run(opts app.Options) (err error) {
+	if runtime.GOOS != "darwin" && runtime.GOOS != "windows" {
+		if err := openDisplay(os.Getenv("DISPLAY")); err != nil {
+			return err
+		}
+	}
+	var up atomic.Bool // the window is up: later panics are bugs, not a failed start
+	defer func() {
+		if r := recover(); r != nil {
+			if up.Load() {
+				panic(r)
+			}
+			err = fmt.Errorf("the window could not be opened: %v", r)
+		}
+	}()
 	_ = repairPrefs(prefsFile(AppID)) // a failed repair only costs Fyne's log line
+	// The preferences file is shared with other instances, which rewrite it in place.
+	log.SetOutput(&prefsEOFFilter{out: log.Writer()})
 	a := fyneapp.NewWithID(AppID)
 	a.SetIcon(resources.Icon)
 	a.Settings().SetTheme(widgets.Theme())
@@ -75,6 +98,7 @@ func Run(opts app.Options) error {
 	}
 	if opts.AutoGenerate || opts.ScreenshotPath != "" {
 		a.Lifecycle().SetOnStarted(func() {
+			up.Store(true)
 			fitScreen()
 			go func() {
 				err := u.Automate()
@@ -87,7 +111,10 @@ func Run(opts app.Options) error {
 			}()
 		})
 	} else {
-		a.Lifecycle().SetOnStarted(fitScreen)
+		a.Lifecycle().SetOnStarted(func() {
+			up.Store(true)
+			fitScreen()
+		})
 		autoErr <- nil
 	}
 	w.ShowAndRun()

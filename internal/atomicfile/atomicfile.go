@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"kleinbild/internal/safefile"
 )
@@ -27,6 +28,7 @@ func IsTemp(name string) bool {
 // WriteAtomic creates path through a temporary file in the same folder: fill writes the
 // content, then the file is flushed, synced and renamed into place. On any error (or a panic
 // in fill) the temporary file is removed and an existing file at path is left untouched.
+// Temporary files for path that a killed process left behind are removed first.
 // The new file keeps the permissions of the file it replaces, or gets 0644.
 //
 // WriteAtomic is for files the program owns (settings, indexes, caches, downloads): whatever
@@ -52,7 +54,8 @@ func writeAtomic(name, path string, perm os.FileMode, fill func(w *bufio.Writer)
 			perm = st.Mode().Perm()
 		}
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+TempMarker+"*")
+	sweepStale(dir, filepath.Base(path), time.Now())
+	tmp, err := os.CreateTemp(dir, tempPattern(filepath.Base(path)))
 	if err != nil {
 		return fmt.Errorf("write %s: %w", name, err)
 	}
@@ -141,7 +144,7 @@ func CheckOutput(path string, reads ...string) error {
 	case !dst.IsDir():
 		return fmt.Errorf("output folder %s is not a folder", dir)
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(target)+TempMarker+"*")
+	tmp, err := os.CreateTemp(dir, tempPattern(filepath.Base(target)))
 	if err != nil {
 		return fmt.Errorf("output %s: cannot create a file in %s: %w", path, dir, errors.Unwrap(err))
 	}

@@ -1,0 +1,17 @@
+package app
+
+import (
+	"os"
+	"testing"
+
+	"kleinbild/internal/testhome"
+)
+
+// TestMain runs the tests with a temporary home and XDG folders: none writes into the
+// user's cache or configuration (TestHomeIsTemporary).
+func TestMain(m *testing.M) { os.Exit(testhome.Main(m)) }
+
+// TestHomeIsTemporary: the tests' home, cache and configuration folders are temporary
+// (issue 37: `go test .` and `go test ./cli` left prompt embeddings in
+// ~/.cache/kleinbild/embeddings).
+func TestHomeIsTemporary(t *testing.T) { testhome.Check(t) }

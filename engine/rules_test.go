@@ -1,0 +1,79 @@
+package engine
+
+import (
+	"errors"
+	"image"
+	"slices"
+	"testing"
+)
+
+// TestCheckSettingsFields: CheckSettings is the one rule entry point; each broken field
+// comes back as a *FieldError naming the field, its value and its limits, and NewPlan
+// refuses the same settings (c20726f let a bogus schedule and an inexact size through to
+// the run: the schedule failed after the references were read, the size was floored).
+func TestCheckSettingsFields(t *testing.T) {
+	for _, c := range []struct {
+		s        Settings
+		field    string
+		min, max float64
+		choices  bool
+	}{
+		{Settings{Schedule: "bogus"}, "schedule", 0, 0, true},
+		{Settings{Schedule: "power:-1"}, "schedule", 0, 0, true},
+		{Settings{Steps: MaxSteps + 1}, "steps", MinSteps, MaxSteps, false},
+		{Settings{Guidance: MaxGuidance + 1}, "guidance", MinGuidance, MaxGuidance, false},
+		{Settings{Noise: "pink"}, "noise", 0, 0, true},
+		{Settings{Width: 100}, "width", EngineMinSidePx, EngineMaxSidePx, false},
+		{Settings{Height: EngineMaxSidePx + SizeMultiple}, "height", EngineMinSidePx, EngineMaxSidePx, false},
+		{Settings{References: make([]string, MaxReferences+1)}, "references", 0, MaxReferences, false},
+	} {
+		err := CheckSettings(c.s, false)
+		var fe *FieldError
+		if !errors.As(err, &fe) {
+			t.Errorf("%+v: %v, want a *FieldError", c.s, err)
+			continue
+		}
+		if fe.Field != c.field || fe.Min != c.min || fe.Max != c.max || (fe.Choices != nil) != c.choices || fe.Error() == "" {
+			t.Errorf("%+v: got %+v", c.s, *fe)
+		}
+		if _, err := NewPlan(c.s.Request(), false, nil); !errors.As(err, &fe) || fe.Field != c.field {
+			t.Errorf("NewPlan %+v: %v, want the %s refused", c.s, err, c.field)
+		}
+	}
+	for _, name := range []string{"", "flow", "linear", "power", "power:1.5"} {
+		if err := CheckSettings(Settings{Schedule: name, Width: 112, Height: EngineMaxSidePx}, true); err != nil {
+			t.Errorf("schedule %q: %v", name, err)
+		}
+	}
+	var se *SizeError
+	if err := CheckSettings(Settings{Width: 100}, true); !errors.As(err, &se) || se.Lower != 96 || se.Upper != 112 {
+		t.Errorf("width 100: %v, want the SizeError inside", err)
+	}
+}
+
+// TestPlanKeepsPictureSizes: sizes taken from pictures (already floored by the
+// preprocessing) still plan; only a request's own sizes must be exact.
+func TestPlanKeepsPictureSizes(t *testing.T) {
+	p, err := NewPlan(Request{}, true, []image.Point{{X: 320, Y: 48}})
+	if err != nil || p.WidthPx != 320 || p.HeightPx != 48 {
+		t.Fatalf("plan %dx%d, %v", p.WidthPx, p.HeightPx, err)
+	}
+}
+
+// TestRandomSeed: every front end draws its seeds here, in 0..MaxRandomSeed, over more
+// than a few values.
+func TestRandomSeed(t *testing.T) {
+	var seen []uint64
+	for range 64 {
+		s := RandomSeed()
+		if s > MaxRandomSeed {
+			t.Fatalf("seed %d above %d", s, uint64(MaxRandomSeed))
+		}
+		if !slices.Contains(seen, s) {
+			seen = append(seen, s)
+		}
+	}
+	if len(seen) < 60 {
+		t.Errorf("%d distinct seeds of 64", len(seen))
+	}
+}

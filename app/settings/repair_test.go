@@ -4,6 +4,8 @@ import (
 	"math"
 	"reflect"
 	"testing"
+
+	"kleinbild/engine"
 )
 
 // TestRepair: invalid remembered values are reset with one notice each; valid ones are kept
@@ -55,5 +57,18 @@ func TestRepairMapsCPU(t *testing.T) {
 	s := Settings{Device: "cpu"}
 	if notes := s.Repair([]string{"openblas", "purego", "webgpu"}); len(notes) != 0 || s.Device != "openblas" {
 		t.Errorf("device %q, notes %q: want openblas and no notice", s.Device, notes)
+	}
+}
+
+// TestRepairUsesEngineRules: the images per run and the schedule are held to the engine's
+// rules (engine.MaxCount, the schedule names with power:<alpha>), not to copies of them.
+func TestRepairUsesEngineRules(t *testing.T) {
+	s := Settings{Count: engine.MaxCount, Schedule: "power:1.5"}
+	if notes := s.Repair(nil); len(notes) != 0 || s.Count != engine.MaxCount || s.Schedule != "power:1.5" {
+		t.Errorf("valid settings repaired: %q, %+v", notes, s)
+	}
+	s = Settings{Count: engine.MaxCount + 1, Schedule: "cosine"}
+	if notes := s.Repair(nil); len(notes) != 2 || s.Count != 0 || s.Schedule != "" {
+		t.Errorf("invalid settings kept: %q, %+v", notes, s)
 	}
 }

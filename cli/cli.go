@@ -88,15 +88,21 @@ func usageErr(format string, a ...any) error {
 	return fmt.Errorf("%w: %s", errUsage, fmt.Sprintf(format, a...))
 }
 
-// newFlags makes a FlagSet whose errors are returned, not printed and exited on.
+// newFlags makes a FlagSet whose errors are returned, not printed and exited on, and
+// whose whole numbers read decimal (decimalFlag, set up by parse).
 func newFlags(name string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("kleinbild "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage of %s:\n", fs.Name())
+		printDefaults(fs)
+	}
 	return fs
 }
 
 // parse parses flags, allowing flags after positional arguments as users expect.
 func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	decimalFlags(fs)
 	var rest []string
 	for {
 		if err := fs.Parse(args); err != nil {

@@ -2,8 +2,6 @@ package cli
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/binary"
 	"flag"
 	"fmt"
 	"image"
@@ -16,7 +14,6 @@ import (
 
 	"kleinbild/engine"
 	"kleinbild/engine/imageio"
-	"kleinbild/estimate"
 	"kleinbild/internal/atomicfile"
 	"kleinbild/weights"
 )
@@ -38,7 +35,8 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	width := fs.Int("W", 0, fmt.Sprintf("width in pixels, a multiple of %d in %d..%d (default %d, or the first reference's width)", engine.SizeMultiple, engine.MinSidePx, engine.MaxSidePx, engine.DefaultSizePx))
 	height := fs.Int("H", 0, fmt.Sprintf("height in pixels, a multiple of %d in %d..%d (default %d, or the first reference's height)", engine.SizeMultiple, engine.MinSidePx, engine.MaxSidePx, engine.DefaultSizePx))
 	steps := fs.Int("s", 0, fmt.Sprintf("denoising steps (default: %d distilled, %d base)", engine.DefaultStepsDistilled, engine.DefaultStepsBase))
-	seed := fs.Int64("S", -1, "seed (default: random; always printed)")
+	var seed seedFlag
+	fs.Var(&seed, "S", "seed (default: random; always printed)")
 	guidance := fs.Float64("g", 0, fmt.Sprintf("guidance scale for base models (default %.1f; ignored by distilled models)", engine.DefaultGuidance))
 	var refs listFlag
 	fs.Var(&refs, "i", "reference image (repeat for several)")
@@ -96,21 +94,6 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	if err := checkDumpDir(*dumpDir, *modelArgs.dir, reads); err != nil {
 		return err
 	}
-	b, err := openBackend(*backend)
-	if err != nil {
-		return err
-	}
-	if src, err := modelArgs.source(); err == nil {
-		fit := estimate.Request{Req: engine.Request{WidthPx: *width, HeightPx: *height, References: refs, Steps: *steps}}
-		if b, err = fitDevice(b, deviceChosen(*backend), src, fit, stderr); err != nil {
-			b.Close()
-			return err
-		}
-	}
-	defer b.Close()
-	if *verbose {
-		printDevice(stderr, *backend, b)
-	}
 	req := engine.Request{
 		Prompt: *prompt, NegativePrompt: *negative, WidthPx: *width, HeightPx: *height, Steps: *steps,
 		Guidance: *guidance, References: refs, Noise: *noise,
@@ -121,8 +104,23 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	}
 	req.AdaptersPartial = *loras.partial
 	req.Schedule = scheduleFlag(*linear, *power)
-	if err := fillFromFiles(&req, seed, *latentsPath, *embPath, *dumpDir); err != nil {
+	if err := fillFromFiles(&req, &seed, *latentsPath, *embPath, *dumpDir); err != nil {
 		return err
+	}
+	b, err := openBackend(*backend)
+	if err != nil {
+		return err
+	}
+	if src, err := modelArgs.source(); err == nil {
+		// The whole request, the picture's size included: the fit is that of the run.
+		if b, err = fitDevice(b, deviceChosen(*backend), src, inp.fitRequest(req), stderr); err != nil {
+			b.Close()
+			return err
+		}
+	}
+	defer b.Close()
+	if *verbose {
+		printDevice(stderr, *backend, b)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -166,17 +164,12 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 }
 
 // fillFromFiles completes req from the flags that name files or draw a value: the seed
-// (random when negative; the drawn one is stored in seed), --latents, --embeddings and the
-// --dump folder.
-func fillFromFiles(req *engine.Request, seed *int64, latentsPath, embPath, dumpDir string) error {
-	if *seed < 0 {
-		s, err := randomSeed()
-		if err != nil {
-			return err
-		}
-		*seed = s
+// (engine.RandomSeed when -S is not given), --latents, --embeddings and the --dump folder.
+func fillFromFiles(req *engine.Request, seed *seedFlag, latentsPath, embPath, dumpDir string) error {
+	req.Seed = seed.seed
+	if !seed.given {
+		req.Seed = engine.RandomSeed()
 	}
-	req.Seed = uint64(*seed)
 	if err := readLatentsFlag(req, latentsPath); err != nil {
 		return err
 	}
@@ -278,6 +271,9 @@ func checkGenerateFlags(set map[string]bool, width, height, steps int, guidance 
 	if verboseAndQuiet {
 		return usageErr("-v and -q exclude each other")
 	}
+	if set["g"] && guidance == 0 { // 0 is the engine's "default", not a scale to give
+		return usageErr("-g: guidance 0 is out of range: use %d..%d (leave -g out for the default)", engine.MinGuidance, engine.MaxGuidance)
+	}
 	if err := engine.ValidateGuidance(guidance); err != nil {
 		return usageErr("-g: %v", err)
 	}
@@ -369,15 +365,6 @@ func progressPrinter(stderr io.Writer, quiet, tty bool) func(engine.Progress) {
 			}
 		}
 	}
-}
-
-// randomSeed draws a seed from the system's random source (63 bits, printed as an int64).
-func randomSeed() (int64, error) {
-	var raw [8]byte
-	if _, err := rand.Read(raw[:]); err != nil {
-		return 0, err
-	}
-	return int64(binary.LittleEndian.Uint64(raw[:]) >> 1), nil
 }
 
 // writeResult writes the image to out (- is standard output, PNG) and, with a dump folder,

@@ -140,6 +140,10 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	}
 	tty := isTerminal(stderr)
 	progress := progressPrinter(stderr, *quiet, tty)
+	sums, err := engine.HashInputs(req) // once, before the run: the metadata records what it read
+	if err != nil {
+		return err
+	}
 	res, err := model.Generate(ctx, req, progress)
 	if !*quiet && tty {
 		fmt.Fprint(stderr, "\r\033[K")
@@ -147,7 +151,7 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	meta, err := engine.Metadata(model.Info(), req, res, Version, time.Since(t0))
+	meta, err := engine.Metadata(model.Info(), req, sums, res, Version, time.Since(t0))
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,8 @@ package engine
 import (
 	"errors"
 	"image"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 )
@@ -75,5 +77,31 @@ func TestRandomSeed(t *testing.T) {
 	}
 	if len(seen) < 60 {
 		t.Errorf("%d distinct seeds of 64", len(seen))
+	}
+}
+
+// TestMetadataRecordsSumsBeforeRun: the sums HashInputs takes before a run are what
+// Metadata records, whatever the file holds once the image is made.
+func TestMetadataRecordsSumsBeforeRun(t *testing.T) {
+	ref := filepath.Join(t.TempDir(), "ref.png")
+	if err := os.WriteFile(ref, []byte("before"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	req := Request{Prompt: "x", References: []string{ref}}
+	sums, err := HashInputs(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := sums[ref]
+	if err := os.WriteFile(ref, []byte("after"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := &Result{Seed: 1, WidthPx: 16, HeightPx: 16, Steps: 1, Guidance: 1}
+	meta, err := Metadata(ModelInfo{Dir: "m", Distilled: true}, req, sums, res, "test", 0)
+	if err != nil || len(meta.References) != 1 || meta.References[0].SHA256 != before {
+		t.Errorf("metadata %+v (%v), want the sum before the run %s", meta.References, err, before)
+	}
+	if again, _ := Metadata(ModelInfo{Dir: "m", Distilled: true}, req, nil, res, "test", 0); again.References[0].SHA256 == before {
+		t.Error("without sums the file is not hashed as it is now")
 	}
 }

@@ -81,7 +81,7 @@ func openSpec(sp modelSpec) (engine.Source, engine.ModelInfo, error) {
 	}
 	info := src.Info()
 	if len(info.Missing) > 0 {
-		return src, info, fmt.Errorf("missing %s", strings.Join(appMissing(info.Missing), ", "))
+		return src, info, fmt.Errorf("missing %s", source.ListFew(appMissing(info.Missing)))
 	}
 	return src, info, nil
 }

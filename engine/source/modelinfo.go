@@ -200,10 +200,22 @@ func parseModelIndex(raw []byte) (distilled bool, err error) {
 	return idx.IsDistilled, nil
 }
 
-// MissingError formats the missing-file list as one plain sentence.
+// MissingError formats the missing-file list as one plain sentence: the first MaxListed
+// files, and how many more (an index may name thousands of shards).
 func (m ModelInfo) MissingError() error {
 	if m.OK() {
 		return nil
 	}
-	return fmt.Errorf("model folder %s is incomplete: missing %s", m.Dir, strings.Join(m.Missing, ", "))
+	return fmt.Errorf("model folder %s is incomplete: missing %s", m.Dir, ListFew(m.Missing))
+}
+
+// MaxListed is how many files a message names before it counts the rest (ListFew).
+const MaxListed = 10
+
+// ListFew joins the first MaxListed items with commas and says how many more there are.
+func ListFew(items []string) string {
+	if len(items) <= MaxListed {
+		return strings.Join(items, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(items[:MaxListed], ", "), len(items)-MaxListed)
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"image"
 	"image/png"
 	"os"
@@ -92,8 +93,10 @@ func TestFitSeesPicture(t *testing.T) {
 	}
 	dev := &limitGPU{Backend: backends.DefaultCPU(), limit: max(small.Buffer, small.Binding)}
 	defer dev.Close()
-	if _, err := fitDevice(dev, true, src, inp.fitRequest(req), &strings.Builder{}); err == nil {
-		t.Error("a 1024² picture fitted a device that holds 256²")
+	_, err = fitDevice(dev, true, src, inp.fitRequest(req), &strings.Builder{})
+	var fe *estimate.FitError
+	if !errors.As(err, &fe) || fe.Width != 1024 || fe.Height != 1024 || fe.Device != "limited card" {
+		t.Errorf("a 1024² picture on a device that holds 256²: %v, want an *estimate.FitError at 1024×1024", err)
 	}
 }
 

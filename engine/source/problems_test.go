@@ -33,8 +33,8 @@ func TestMissingShardsCapped(t *testing.T) {
 	var info ModelInfo
 	info.Dir = dir
 	inspectWeights(&info, dir, "transformer", "diffusion_pytorch_model.safetensors")
-	if len(info.Missing) != 20000 {
-		t.Fatalf("%d missing", len(info.Missing))
+	if len(info.Problems) != 20000 {
+		t.Fatalf("%d missing", len(info.Problems))
 	}
 	msg := info.MissingError().Error()
 	if len(msg) > 2000 || !strings.Contains(msg, fmt.Sprintf(" and %d more", 20000-MaxListed)) {
@@ -66,8 +66,8 @@ func TestComfyWithoutVAE(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m := src.Info().Missing; len(m) != 1 || !strings.HasPrefix(m[0], "vae") {
-		t.Errorf("missing %q, want the VAE only", m)
+	if m := src.Info().Problems; len(m) != 1 || m[0].Component != VAE || m[0].Kind != NoFile || m[0].String() != "vae (give a file with --vae)" {
+		t.Errorf("missing %v, want the VAE only", m)
 	}
 	vae := golden.Path(t, "gguf/model/comfyui/vae/flux2-ae-tiny.safetensors")
 	src, err = OpenComfy(root, Overrides{VAE: vae, VAEGroups: 8})
@@ -75,6 +75,6 @@ func TestComfyWithoutVAE(t *testing.T) {
 		t.Fatal(err)
 	}
 	if info := src.Info(); !info.OK() || !slices.ContainsFunc(info.Files, func(f PartFile) bool { return f.Component == VAE && f.Path == vae }) {
-		t.Errorf("with a VAE file: missing %q, files %+v", info.Missing, info.Files)
+		t.Errorf("with a VAE file: missing %v, files %+v", info.Problems, info.Files)
 	}
 }

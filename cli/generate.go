@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"image"
@@ -72,11 +73,9 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	if err := readPrompts(prompt, negative, stdin); err != nil {
 		return err
 	}
-	if err := checkGenerateFlags(set, *width, *height, *steps, *guidance, *prompt, *linear && *power, *verbose && *quiet, stderr); err != nil {
+	given := engine.Settings{Prompt: *prompt, NegativePrompt: *negative, Width: *width, Height: *height, Steps: *steps, Guidance: *guidance}
+	if err := checkGenerateFlags(set, given, *linear && *power, *verbose && *quiet, stderr); err != nil {
 		return err
-	}
-	if err := engine.ValidatePrompt(*negative); err != nil {
-		return usageErr("-n: negative %v", err)
 	}
 	if err := checkPromptText(*prompt, *quiet, stderr); err != nil {
 		return err
@@ -254,20 +253,25 @@ func cacheOptions(noCache bool) engine.Options {
 }
 
 // checkGenerateFlags checks generate's size, steps, schedule, verbosity, guidance and prompt
-// flags (set: the flags given) before anything is loaded: every failure is a usage error.
-func checkGenerateFlags(set map[string]bool, width, height, steps int, guidance float64, prompt string, linearAndPower, verboseAndQuiet bool, stderr io.Writer) error {
+// flags (set: the flags given; given: their settings) before anything is loaded: every
+// failure is a usage error, worded from the engine's field errors (engine.CheckSettings).
+func checkGenerateFlags(set map[string]bool, given engine.Settings, linearAndPower, verboseAndQuiet bool, stderr io.Writer) error {
 	for _, side := range []struct {
 		flag string
 		v    int
-	}{{"W", width}, {"H", height}} {
+	}{{"W", given.Width}, {"H", given.Height}} {
 		if set[side.flag] {
 			if err := checkSide(side.flag, side.v, stderr); err != nil {
 				return err
 			}
 		}
 	}
-	if set["s"] && engine.ValidateSteps(steps) != nil {
-		return usageErr("-s %d: use 1 to %d steps", steps, engine.MaxSteps)
+	// An explicit 0 is no value: the rules read 0 as "the default".
+	if set["s"] && given.Steps == 0 {
+		return usageErr("-s 0: use %d to %d steps", engine.MinSteps, engine.MaxSteps)
+	}
+	if set["g"] && given.Guidance == 0 {
+		return usageErr("-g: guidance 0 is out of range: use %d..%d (leave -g out for the default)", engine.MinGuidance, engine.MaxGuidance)
 	}
 	if linearAndPower {
 		return usageErr("--linear and --power exclude each other")
@@ -275,16 +279,26 @@ func checkGenerateFlags(set map[string]bool, width, height, steps int, guidance 
 	if verboseAndQuiet {
 		return usageErr("-v and -q exclude each other")
 	}
-	if set["g"] && guidance == 0 { // 0 is the engine's "default", not a scale to give
-		return usageErr("-g: guidance 0 is out of range: use %d..%d (leave -g out for the default)", engine.MinGuidance, engine.MaxGuidance)
+	return flagError(engine.CheckSettings(given, true))
+}
+
+// flagError words a generate setting's rule error for the flag that gave it.
+func flagError(err error) error {
+	var fe *engine.FieldError
+	if !errors.As(err, &fe) {
+		return err
 	}
-	if err := engine.ValidateGuidance(guidance); err != nil {
-		return usageErr("-g: %v", err)
+	flag := map[string]string{"steps": "s", "guidance": "g", "prompt": "p", "negative_prompt": "n", "width": "W", "height": "H"}[fe.Field]
+	switch fe.Field {
+	case "steps":
+		return usageErr("-s %v: use %g to %g steps", fe.Value, fe.Min, fe.Max)
+	case "width", "height":
+		return usageErr("-%s: %v", flag, errors.Unwrap(fe.Err)) // the size rule's words, without the field's name
 	}
-	if err := engine.ValidatePrompt(prompt); err != nil {
-		return usageErr("-p: %v", err)
+	if flag == "" {
+		return usageErr("%v", fe.Err)
 	}
-	return nil
+	return usageErr("-%s: %v", flag, fe.Err)
 }
 
 // printTimings prints the time of each phase (generate -v).

@@ -142,7 +142,7 @@ func Validate(ctx context.Context, dir string, opts ValidateOptions) (*Report, e
 	}
 	info, err := engine.Inspect(dir)
 	r.Info = info
-	if err != nil && !(schedBad && strings.Contains(err.Error(), "scheduler")) {
+	if ce := (*sched.ConfigError)(nil); err != nil && !(schedBad && errors.As(err, &ce)) {
 		r.add("model_index.json", Corrupt, err.Error())
 	}
 	files := engine.FolderFiles(dir) // an assembled model's GGUF transformer and text encoder

@@ -95,12 +95,13 @@ func planChecked(req Request, distilled bool, refs []image.Point) (Plan, error) 
 		height = refs[0].Y
 	}
 	p.WidthPx, p.HeightPx = orDefault(width, DefaultSizePx), orDefault(height, DefaultSizePx)
-	if err := CheckEngineSize(p.WidthPx); err != nil {
-		return Plan{}, fieldErr(fmt.Errorf("width %w", err), "width", p.WidthPx, EngineMinSidePx, EngineMaxSidePx, nil)
+	if err := checkSideRange("width", p.WidthPx); err != nil {
+		return Plan{}, err
 	}
-	if err := CheckEngineSize(p.HeightPx); err != nil {
-		return Plan{}, fieldErr(fmt.Errorf("height %w", err), "height", p.HeightPx, EngineMinSidePx, EngineMaxSidePx, nil)
+	if err := checkSideRange("height", p.HeightPx); err != nil {
+		return Plan{}, err
 	}
+	p.WidthPx, p.HeightPx = p.WidthPx/SizeMultiple*SizeMultiple, p.HeightPx/SizeMultiple*SizeMultiple
 	return p, nil
 }
 

@@ -15,11 +15,11 @@ import (
 	"kleinbild/engine/lora"
 )
 
-// What the engine accepts for a side of the output image, in pixels (CheckEngineSize):
-// wider than the rule for sizes users ask for (CheckSize, MinSidePx..MaxSidePx), so that
-// sizes taken from reference images or latents still work. Pictures (references, an image
-// to inpaint) are floored to multiples of SizeMultiple like the reference pipeline does;
-// a size a request gives must be one.
+// What the engine accepts for a side of the output image, in pixels (CheckSettings): wider
+// than the rule for sizes users ask for (CheckSize, MinSidePx..MaxSidePx), so that sizes
+// taken from reference images or latents still work. Sizes are floored to multiples of
+// SizeMultiple like the reference pipeline does (NewPlan); CheckEngineSize is this range
+// for users, who must give exact multiples.
 const (
 	EngineMinSidePx = 16
 	EngineMaxSidePx = 4096

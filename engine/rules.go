@@ -59,9 +59,10 @@ func fieldErr(err error, field string, value any, lo, hi float64, choices []stri
 // CheckSettings is the one rule entry point for a generation's settings, for a model of
 // the given variant: every field, before any file is read. A field that breaks its rule
 // gives a *FieldError (the first one found, fields in Settings' order); the inpainting
-// fields' combination gives a plain error. Explicit sizes must be exact multiples of
-// SizeMultiple within EngineMinSidePx..EngineMaxSidePx (CheckEngineSize; 0 is the
-// default); front ends that take sizes from users check CheckSize first.
+// fields' combination gives a plain error. A size must lie within
+// EngineMinSidePx..EngineMaxSidePx (0 is the default); NewPlan floors it to a multiple of
+// SizeMultiple, as the reference pipeline does. Front ends hold users to exact multiples:
+// CheckSize (the app) or CheckEngineSize (the CLI).
 func CheckSettings(s Settings, distilled bool) error {
 	if err := ValidateReferences(len(s.References)); err != nil {
 		return fieldErr(err, "references", len(s.References), 0, MaxReferences, nil)
@@ -92,11 +93,18 @@ func CheckSettings(s Settings, distilled bool) error {
 		field string
 		px    int
 	}{{"width", s.Width}, {"height", s.Height}} {
-		if side.px != 0 {
-			if err := CheckEngineSize(side.px); err != nil {
-				return fieldErr(fmt.Errorf("%s %w", side.field, err), side.field, side.px, EngineMinSidePx, EngineMaxSidePx, nil)
-			}
+		if err := checkSideRange(side.field, side.px); err != nil {
+			return err
 		}
 	}
 	return checkInpaint(s.Request())
+}
+
+// checkSideRange is the engine's rule for a side given in a request: 0 (the default) or
+// EngineMinSidePx..EngineMaxSidePx (a *FieldError holding CheckEngineSize's *SizeError).
+func checkSideRange(field string, px int) error {
+	if px != 0 && (px < EngineMinSidePx || px > EngineMaxSidePx) {
+		return fieldErr(fmt.Errorf("%s %w", field, CheckEngineSize(px)), field, px, EngineMinSidePx, EngineMaxSidePx, nil)
+	}
+	return nil
 }

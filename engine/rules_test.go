@@ -11,8 +11,8 @@ import (
 
 // TestCheckSettingsFields: CheckSettings is the one rule entry point; each broken field
 // comes back as a *FieldError naming the field, its value and its limits, and NewPlan
-// refuses the same settings (c20726f let a bogus schedule and an inexact size through to
-// the run: the schedule failed after the references were read, the size was floored).
+// refuses the same settings (c20726f let a bogus schedule through to the run, which failed
+// after the references were read).
 func TestCheckSettingsFields(t *testing.T) {
 	for _, c := range []struct {
 		s        Settings
@@ -25,7 +25,7 @@ func TestCheckSettingsFields(t *testing.T) {
 		{Settings{Steps: MaxSteps + 1}, "steps", MinSteps, MaxSteps, false},
 		{Settings{Guidance: MaxGuidance + 1}, "guidance", MinGuidance, MaxGuidance, false},
 		{Settings{Noise: "pink"}, "noise", 0, 0, true},
-		{Settings{Width: 100}, "width", EngineMinSidePx, EngineMaxSidePx, false},
+		{Settings{Width: 8}, "width", EngineMinSidePx, EngineMaxSidePx, false},
 		{Settings{Height: EngineMaxSidePx + SizeMultiple}, "height", EngineMinSidePx, EngineMaxSidePx, false},
 		{Settings{References: make([]string, MaxReferences+1)}, "references", 0, MaxReferences, false},
 	} {
@@ -48,8 +48,12 @@ func TestCheckSettingsFields(t *testing.T) {
 		}
 	}
 	var se *SizeError
-	if err := CheckSettings(Settings{Width: 100}, true); !errors.As(err, &se) || se.Lower != 96 || se.Upper != 112 {
-		t.Errorf("width 100: %v, want the SizeError inside", err)
+	if err := CheckSettings(Settings{Width: 8}, true); !errors.As(err, &se) || !se.OutOfRange || se.Min != EngineMinSidePx {
+		t.Errorf("width 8: %v, want the SizeError inside", err)
+	}
+	// Within the range a side is floored, as the reference pipeline does.
+	if p, err := NewPlan(Request{WidthPx: 100, HeightPx: 70}, true, nil); err != nil || p.WidthPx != 96 || p.HeightPx != 64 {
+		t.Errorf("100×70 planned as %d×%d (%v), want 96×64", p.WidthPx, p.HeightPx, err)
 	}
 }
 

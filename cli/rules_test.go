@@ -2,6 +2,7 @@ package cli
 
 import (
 	"errors"
+	"fmt"
 	"image"
 	"image/png"
 	"os"
@@ -108,4 +109,18 @@ type limitGPU struct {
 
 func (l *limitGPU) Info() gpu.DeviceInfo {
 	return gpu.DeviceInfo{Name: "limited card", Kind: gpu.KindDiscrete, MaxBufferBytes: l.limit, MaxBindingBytes: l.limit}
+}
+
+// TestGenerateRandomSeedAsApp: without -S, generate draws its seed as the app does
+// (engine.RandomSeed, at most engine.MaxRandomSeed; c20726f drew 63 bits).
+func TestGenerateRandomSeedAsApp(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "o.png")
+	code, stdout, errOut := run(t, "generate", "-d", golden.TinyModel(t), "-p", "x", "-W", "64", "-H", "64", "-s", "1", "--no-cache", "-q", "-o", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var seed uint64
+	if _, err := fmt.Sscanf(strings.TrimSpace(stdout+errOut), "Seed: %d", &seed); err != nil || seed > engine.MaxRandomSeed {
+		t.Errorf("seed %d (%v) from %q, want one in 0..%d", seed, err, stdout+errOut, uint64(engine.MaxRandomSeed))
+	}
 }

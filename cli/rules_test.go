@@ -24,7 +24,7 @@ import (
 func TestGenerateFlagsReadDecimal(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "o.png")
 	code, stdout, errOut := run(t, "generate", "-d", golden.TinyModel(t), "-p", "x", "-W", "0064", "-H", "080",
-		"-s", "02", "-S", "18446744073709551615", "--no-cache", "-q", "-o", out)
+		"-s", "010", "-S", "18446744073709551615", "--no-cache", "-q", "-o", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -39,8 +39,8 @@ func TestGenerateFlagsReadDecimal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b := img.Bounds(); b.Dx() != 64 || b.Dy() != 80 || meta.Steps != 2 || meta.Seed != 1<<64-1 {
-		t.Errorf("%dx%d, %d steps, seed %d; want 64x80, 2 steps, seed 2^64-1", b.Dx(), b.Dy(), meta.Steps, meta.Seed)
+	if b := img.Bounds(); b.Dx() != 64 || b.Dy() != 80 || meta.Steps != 10 || meta.Seed != 1<<64-1 {
+		t.Errorf("%dx%d, %d steps, seed %d; want 64x80, 10 steps, seed 2^64-1", b.Dx(), b.Dy(), meta.Steps, meta.Seed)
 	}
 	for _, bad := range [][]string{{"-W", "0x40"}, {"-s", "1_0"}, {"-S", "-2"}, {"-S", "18446744073709551616"}} {
 		if code, _, errOut := run(t, "generate", "-d", "/nonexistent", "-p", "x", bad[0], bad[1], "-o", out); code != 2 || !strings.Contains(errOut, "invalid value") {

@@ -68,7 +68,7 @@ func runGUI(args []string) int {
 		fs.StringVar(&opts.DataDir, "data", "", "data folder for the gallery and settings")
 		fs.StringVar(&opts.Prompt, "prompt", "", "prompt to start with")
 		fs.BoolVar(&opts.AutoGenerate, "generate", false, "generate once at start")
-		fs.IntVar(&opts.Count, "count", 0, "images per run for --generate (1 to 16; default: the remembered setting)")
+		fs.IntVar(&opts.Count, "count", 0, fmt.Sprintf("images per run for --generate (1 to %d; default: the remembered setting)", engine.MaxCount))
 		fs.StringVar(&opts.ScreenshotPath, "screenshot", "", "after the generation, save a window screenshot here and quit")
 		fs.StringVar(&opts.Backend, "backend", "", cli.BackendHelp()+". For this session; the app's model settings choose it for good")
 		if err := fs.Parse(args); err != nil {
@@ -87,8 +87,8 @@ func runGUI(args []string) int {
 				return 2
 			}
 		}
-		if opts.Count < 0 || opts.Count > 16 {
-			fmt.Fprintf(os.Stderr, "kleinbild gui: --count %d: use 1 to 16\n", opts.Count)
+		if opts.Count < 0 || opts.Count > engine.MaxCount {
+			fmt.Fprintf(os.Stderr, "kleinbild gui: --count %d: use 1 to %d\n", opts.Count, engine.MaxCount)
 			return 2
 		}
 		opts.QuitAfter = opts.ScreenshotPath != ""

@@ -154,7 +154,7 @@ func (c *controls) build(p panelParts) fyne.CanvasObject {
 	}
 	c.stepsErr = fieldError()
 
-	c.guidance = widget.NewSlider(1, 10)
+	c.guidance = widget.NewSlider(engine.MinGuidance, engine.MaxGuidance)
 	c.guidance.Step = 0.5
 	c.guidanceVal = widget.NewLabel("4.0")
 	c.guidance.OnChanged = func(v float64) {

@@ -66,7 +66,7 @@ func (sp modelSpec) overrides() engine.Overrides {
 
 // openSpec reads what sp names once, as an engine.Source (headers and configs, no
 // weights); err says why the model cannot be used (nothing chosen, unreadable, or parts
-// missing: info.Missing then lists them).
+// missing: info.Problems then lists them).
 func openSpec(sp modelSpec) (engine.Source, engine.ModelInfo, error) {
 	if sp.empty() {
 		return nil, engine.ModelInfo{}, errNoModel
@@ -80,21 +80,21 @@ func openSpec(sp modelSpec) (engine.Source, engine.ModelInfo, error) {
 		return nil, engine.ModelInfo{Dir: sp.Path}, err
 	}
 	info := src.Info()
-	if len(info.Missing) > 0 {
-		return src, info, fmt.Errorf("missing %s", strings.Join(appMissing(info.Missing), ", "))
+	if len(info.Problems) > 0 {
+		return src, info, fmt.Errorf("missing %s", source.ListFew(appMissing(info.Problems)))
 	}
 	return src, info, nil
 }
 
-// appMissing turns the engine's missing-part list into the app's words (the engine names
-// the command line's flags).
-func appMissing(missing []string) []string {
-	out := make([]string, len(missing))
-	for i, m := range missing {
-		if c, _, ok := strings.Cut(m, " (give a file with --"); ok {
-			m = componentName(engine.Component(c)) + " (choose a file for it under Replace parts)"
+// appMissing words the engine's problems with a model's files as the app says them (a
+// part without a file is chosen under Replace parts, not with a flag).
+func appMissing(problems []source.Problem) []string {
+	out := make([]string, len(problems))
+	for i, p := range problems {
+		out[i] = p.String()
+		if p.Kind == source.NoFile {
+			out[i] = componentName(p.Component) + " (choose a file for it under Replace parts)"
 		}
-		out[i] = m
 	}
 	return out
 }
@@ -240,12 +240,12 @@ func sourceReport(info engine.ModelInfo, err error, mem sysmem.Status, open bool
 		return "Choose a model folder (diffusers `model_index.json`, or a ComfyUI `models` folder) or a transformer file (`.gguf`, `.safetensors`)."
 	}
 	var b strings.Builder
-	if err != nil && len(info.Missing) == 0 {
+	if err != nil && len(info.Problems) == 0 {
 		return "**This model cannot be used:** " + mdPlain(friendlyText(err))
 	}
 	if err != nil {
 		b.WriteString("**This model is incomplete.** Missing:\n\n")
-		for _, m := range appMissing(info.Missing) {
+		for _, m := range appMissing(info.Problems) {
 			fmt.Fprintf(&b, "* `%s`\n", m)
 		}
 	} else {

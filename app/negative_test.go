@@ -3,6 +3,7 @@ package app
 import (
 	"testing"
 
+	"kleinbild/engine"
 	"kleinbild/engine/imageio"
 	"kleinbild/weights/golden"
 )
@@ -49,5 +50,37 @@ func TestNegativePromptField(t *testing.T) {
 	}
 	if h3.ui.ctl.guidanceBox.Visible() || fake.lastRequest().NegativePrompt != "" {
 		t.Errorf("distilled model: negative prompt shown %v, sent %q", h3.ui.ctl.guidanceBox.Visible(), fake.lastRequest().NegativePrompt)
+	}
+}
+
+// TestFormRemembersNegativePrompt: the negative prompt is remembered as it is typed, like
+// the prompt, without a run (c20726f's remembered form left it out: it came back empty
+// unless a generation had saved it).
+func TestFormRemembersNegativePrompt(t *testing.T) {
+	data, model := t.TempDir(), golden.TinyBaseModel(t)
+	fake := newFakeGen()
+	h := newHarness(t, data, model, fake.open)
+	h.ui.ctl.prompt.SetText("a harbour")
+	h.ui.ctl.negative.SetText("smoke")
+	h.close()
+	h2 := newHarness(t, data, model, fake.open)
+	defer h2.close()
+	if c := &h2.ui.ctl; c.prompt.Text != "a harbour" || c.negative.Text != "smoke" {
+		t.Errorf("after a restart: prompt %q, negative prompt %q", c.prompt.Text, c.negative.Text)
+	}
+}
+
+// TestGuidanceNotClamped: an image made with a guidance above the slider's old 10 (the
+// engine takes up to engine.MaxGuidance) is reused at its guidance, not silently at 10.
+func TestGuidanceNotClamped(t *testing.T) {
+	h := newHarness(t, t.TempDir(), golden.TinyBaseModel(t), newFakeGen().open)
+	defer h.close()
+	c := &h.ui.ctl
+	h.ui.RestoreSettings(imageio.Metadata{Prompt: "old", Guidance: 20, Width: 64, Height: 64, Steps: 2, Seed: 1})
+	if c.guidance.Value != 20 || c.formSettings().Guidance != 20 {
+		t.Errorf("guidance %v, remembered %v, want 20", c.guidance.Value, c.formSettings().Guidance)
+	}
+	if c.guidance.Min != engine.MinGuidance || c.guidance.Max != engine.MaxGuidance {
+		t.Errorf("slider %v..%v, want the engine's %v..%v", c.guidance.Min, c.guidance.Max, engine.MinGuidance, engine.MaxGuidance)
 	}
 }

@@ -131,6 +131,9 @@ func (c *controls) formSettings() settings.Settings {
 	if engine.ValidatePrompt(c.prompt.Text) == nil {
 		s.Prompt = c.prompt.Text
 	}
+	if neg := strings.TrimSpace(c.negative.Text); engine.ValidatePrompt(neg) == nil {
+		s.NegativePrompt = neg
+	}
 	if w, msg := parseSide("Width", c.width.Text); msg == "" {
 		s.Width = w
 	}

@@ -16,7 +16,6 @@ import (
 	"kleinbild/app/jobs"
 	"kleinbild/app/progress"
 	"kleinbild/engine"
-	"kleinbild/engine/imageio"
 )
 
 // progressInterval throttles progress updates that carry no news (same phase and step).
@@ -343,15 +342,26 @@ func (rn *runner) execute(ctx context.Context, r *runState, mdl runModel, info e
 	if n := len(r.job.Req.References); n > 0 {
 		rn.setActivity(r, fmt.Sprintf("Checking the reference images (%d)…", n), 0)
 	}
+	// Each input file is hashed once, before the run: every image of it records the
+	// files as they were read (engine.Metadata).
+	sums := engine.Sums{}
 	for _, p := range r.job.Req.References {
 		if err := checkReferenceFile(p); err != nil {
 			finish(runOutcome{err: err, refFailed: true}, nil)
 			return
 		}
-		if _, err := imageio.SHA256File(p); err != nil {
-			finish(runOutcome{err: fmt.Errorf("reference image %s cannot be read: %w", filepath.Base(p), err), refFailed: true}, nil)
+		if err := sums.Add(p); err != nil {
+			finish(runOutcome{err: fmt.Errorf("reference image %s cannot be read: %w", filepath.Base(p), errors.Unwrap(err)), refFailed: true}, nil)
 			return
 		}
+	}
+	inputs := []string{r.job.Req.Image, r.job.Req.Mask}
+	for _, a := range adapters {
+		inputs = append(inputs, a.Adapter.Path)
+	}
+	if err := sums.Add(inputs...); err != nil {
+		finish(runOutcome{err: fmt.Errorf("the image could not be described: %w", err), refFailed: true}, nil)
+		return
 	}
 	if err := rn.tuneIfNeeded(ctx, r, r.device); err != nil {
 		finish(runOutcome{err: err}, nil)
@@ -377,7 +387,7 @@ func (rn *runner) execute(ctx context.Context, r *runState, mdl runModel, info e
 		if i > 0 {
 			rn.sh.post(func() { rn.startImage(r, i) })
 		}
-		e, img, out := rn.makeImage(ctx, r, gen, req, info, version)
+		e, img, out := rn.makeImage(ctx, r, gen, req, sums, info, version)
 		if out != nil {
 			finish(*out, img)
 			return
@@ -408,7 +418,7 @@ type savedImage struct {
 
 // makeImage generates one image and saves it to the gallery (generating goroutine). A
 // non-nil outcome means the run ends here (img is set when it was made but not saved).
-func (rn *runner) makeImage(ctx context.Context, r *runState, gen Generator, req engine.Request, info engine.ModelInfo, version string) (savedImage, image.Image, *runOutcome) {
+func (rn *runner) makeImage(ctx context.Context, r *runState, gen Generator, req engine.Request, sums engine.Sums, info engine.ModelInfo, version string) (savedImage, image.Image, *runOutcome) {
 	start := time.Now()
 	var last engine.Progress
 	var lastSent time.Time
@@ -430,7 +440,7 @@ func (rn *runner) makeImage(ctx context.Context, r *runState, gen Generator, req
 		return savedImage{}, nil, &runOutcome{err: err, gpuFailed: deviceFailure(err, gen, r.gpuName)}
 	}
 	// The same metadata as the command line writes: absolute reference paths, UTC, version.
-	meta, err := engine.Metadata(info, req, res, version, time.Since(start))
+	meta, err := engine.Metadata(info, req, sums, res, version, time.Since(start))
 	if err != nil {
 		return savedImage{}, res.Image, &runOutcome{err: fmt.Errorf("the image could not be described: %w", err), refFailed: true}
 	}

@@ -2,13 +2,13 @@ package app
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"strconv"
 	"strings"
 
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/engine"
 	"kleinbild/resources"
 )
 
@@ -96,8 +96,8 @@ func (c *controls) reuseSeed(seed uint64) {
 	c.setSeedLocked(true)
 }
 
-// randomSeed picks a new seed; 32 bits keep it short enough to read and type.
-func randomSeed() uint64 { return uint64(rand.Uint32()) }
+// randomSeed picks a new seed, as every front end does (engine.RandomSeed).
+func randomSeed() uint64 { return engine.RandomSeed() }
 
 // lockTip names what the seed lock button does.
 func lockTip(locked bool) string {

@@ -479,7 +479,7 @@ func runOne(ctx context.Context, m *engine.Model, b gpu.Backend, req engine.Requ
 		return Generation{}, err
 	}
 	t := time.Now()
-	meta, err := engine.Metadata(m.Info(), req, res, software, gen)
+	meta, err := engine.Metadata(m.Info(), req, nil, res, software, gen)
 	if err == nil {
 		err = engine.SavePNG(png, res.Image, meta)
 	}

@@ -26,8 +26,11 @@ func validateSizes(sizes []int) error {
 		return errors.New("bench: no image sizes")
 	}
 	for _, s := range sizes {
-		if _, err := engine.ValidateSize("size", s); err != nil {
-			return fmt.Errorf("bench: %w", err)
+		if s > engine.EngineMaxSidePx { // else floored to a multiple, as the engine sizes pictures
+			return fmt.Errorf("bench: size %w", engine.CheckEngineSize(s))
+		}
+		if err := engine.CheckEngineSize(s / engine.SizeMultiple * engine.SizeMultiple); err != nil {
+			return fmt.Errorf("bench: size %d px: %w", s, err)
 		}
 	}
 	return nil

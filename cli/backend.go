@@ -58,7 +58,7 @@ func backendFlag(fs *flag.FlagSet, note string) *string {
 // error (exit 1).
 func openBackend(id string) (gpu.Backend, error) {
 	if err := CheckBackend(id); err != nil {
-		return nil, fmt.Errorf("%w: %w", errUsage, err)
+		return nil, &usageError{Err: err}
 	}
 	c, _ := backends.Resolve(id)
 	b, err := backends.Open(c.ID) // for $KLEINBILD_BACKEND opened here, not by backends.Default, which would fall back without a word

@@ -67,7 +67,11 @@ func Run(args []string, stdout, stderr io.Writer) int {
 		case errors.Is(err, flag.ErrHelp):
 			return 0
 		case errors.Is(err, errUsage):
-			fmt.Fprintf(stderr, "kleinbild %s: %v\n", c.name, strings.TrimPrefix(err.Error(), errUsage.Error()+": "))
+			msg := any(err)
+			if u, ok := err.(*usageError); ok { // as given, without the "usage: " it reads as when wrapped
+				msg = u.Err
+			}
+			fmt.Fprintf(stderr, "kleinbild %s: %v\n", c.name, msg)
 			return 2
 		default:
 			fmt.Fprintf(stderr, "kleinbild %s: error: %v\n", c.name, err)
@@ -82,21 +86,35 @@ func Run(args []string, stdout, stderr io.Writer) int {
 // stdin is where -p - reads the prompt from; tests replace it.
 var stdin io.Reader = os.Stdin
 
+// errUsage matches every usage error (errors.Is): a *usageError.
 var errUsage = errors.New("usage")
 
+// usageError is a usage error: a wrong or missing flag or argument (exit status 2).
+type usageError struct{ Err error }
+
+func (e *usageError) Error() string        { return errUsage.Error() + ": " + e.Err.Error() }
+func (e *usageError) Unwrap() error        { return e.Err }
+func (e *usageError) Is(target error) bool { return target == errUsage }
+
 func usageErr(format string, a ...any) error {
-	return fmt.Errorf("%w: %s", errUsage, fmt.Sprintf(format, a...))
+	return &usageError{Err: fmt.Errorf(format, a...)}
 }
 
-// newFlags makes a FlagSet whose errors are returned, not printed and exited on.
+// newFlags makes a FlagSet whose errors are returned, not printed and exited on, and
+// whose whole numbers read decimal (decimalFlag, set up by parse).
 func newFlags(name string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("kleinbild "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage of %s:\n", fs.Name())
+		printDefaults(fs)
+	}
 	return fs
 }
 
 // parse parses flags, allowing flags after positional arguments as users expect.
 func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	decimalFlags(fs)
 	var rest []string
 	for {
 		if err := fs.Parse(args); err != nil {

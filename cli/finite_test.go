@@ -15,7 +15,8 @@ import (
 // is a usage error found before the model is loaded (the model folder does not exist).
 func TestGenerateRejectsBadGuidance(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "o.png")
-	for _, g := range []string{"NaN", "Inf", "-Inf", "-5", "0.5", "1e308", "31"} {
+	// -g 0 is no scale (0 is the engine's "default"): c20726f ran a base model at 4.
+	for _, g := range []string{"NaN", "Inf", "-Inf", "-5", "0.5", "1e308", "31", "0", "0.0"} {
 		code, _, errOut := run(t, "generate", "-d", "/nonexistent/model", "-p", "x", "-g", g, "-o", out)
 		if code != 2 || !strings.Contains(errOut, "guidance") {
 			t.Errorf("-g %s: exit %d: %s", g, code, errOut)

@@ -1,9 +1,9 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"kleinbild/engine"
 	"kleinbild/estimate"
@@ -32,7 +32,11 @@ func fitDevice(b gpu.Backend, chosen bool, src engine.Source, req estimate.Reque
 		return b, fmt.Errorf("does not fit on the compute device: %w", err)
 	}
 	cpu := backends.DefaultCPU()
-	fmt.Fprintf(stderr, "Note: %s; running on the CPU (%s) instead\n", strings.TrimSuffix(err.Error(), ": choose a smaller size or the CPU"), cpu.Name())
+	problem := err.Error()
+	if fe := (*estimate.FitError)(nil); errors.As(err, &fe) {
+		problem = fe.Problem()
+	}
+	fmt.Fprintf(stderr, "Note: %s; running on the CPU (%s) instead\n", problem, cpu.Name())
 	b.Close()
 	return cpu, nil
 }

@@ -1,8 +1,7 @@
 package cli
 
 import (
-	"crypto/rand"
-	"encoding/binary"
+	"errors"
 	"flag"
 	"fmt"
 	"image"
@@ -14,7 +13,6 @@ import (
 
 	"kleinbild/engine"
 	"kleinbild/engine/imageio"
-	"kleinbild/estimate"
 	"kleinbild/internal/atomicfile"
 	"kleinbild/weights"
 )
@@ -36,7 +34,8 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	width := fs.Int("W", 0, fmt.Sprintf("width in pixels, a multiple of %d in %d..%d (default %d, or the first reference's width)", engine.SizeMultiple, engine.MinSidePx, engine.MaxSidePx, engine.DefaultSizePx))
 	height := fs.Int("H", 0, fmt.Sprintf("height in pixels, a multiple of %d in %d..%d (default %d, or the first reference's height)", engine.SizeMultiple, engine.MinSidePx, engine.MaxSidePx, engine.DefaultSizePx))
 	steps := fs.Int("s", 0, fmt.Sprintf("denoising steps (default: %d distilled, %d base)", engine.DefaultStepsDistilled, engine.DefaultStepsBase))
-	seed := fs.Int64("S", -1, "seed (default: random; always printed)")
+	var seed seedFlag
+	fs.Var(&seed, "S", "seed (default: random; always printed)")
 	guidance := fs.Float64("g", 0, fmt.Sprintf("guidance scale for base models (default %.1f; ignored by distilled models)", engine.DefaultGuidance))
 	var refs listFlag
 	fs.Var(&refs, "i", "reference image (repeat for several)")
@@ -72,11 +71,9 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	if err := readPrompts(prompt, negative, stdin); err != nil {
 		return err
 	}
-	if err := checkGenerateFlags(set, *width, *height, *steps, *guidance, *prompt, *linear && *power, *verbose && *quiet, stderr); err != nil {
+	given := engine.Settings{Prompt: *prompt, NegativePrompt: *negative, Width: *width, Height: *height, Steps: *steps, Guidance: *guidance}
+	if err := checkGenerateFlags(set, given, *linear && *power, *verbose && *quiet, stderr); err != nil {
 		return err
-	}
-	if err := engine.ValidatePrompt(*negative); err != nil {
-		return usageErr("-n: negative %v", err)
 	}
 	if err := checkPromptText(*prompt, *quiet, stderr); err != nil {
 		return err
@@ -94,21 +91,6 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	if err := checkDumpDir(*dumpDir, *modelArgs.dir, reads); err != nil {
 		return err
 	}
-	b, err := openBackend(*backend)
-	if err != nil {
-		return err
-	}
-	if src, err := modelArgs.source(); err == nil {
-		fit := estimate.Request{Req: engine.Request{WidthPx: *width, HeightPx: *height, References: refs, Steps: *steps}}
-		if b, err = fitDevice(b, deviceChosen(*backend), src, fit, stderr); err != nil {
-			b.Close()
-			return err
-		}
-	}
-	defer b.Close()
-	if *verbose {
-		printDevice(stderr, *backend, b)
-	}
 	req := engine.Request{
 		Prompt: *prompt, NegativePrompt: *negative, WidthPx: *width, HeightPx: *height, Steps: *steps,
 		Guidance: *guidance, References: refs, Noise: *noise,
@@ -119,8 +101,23 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	}
 	req.AdaptersPartial = *loras.partial
 	req.Schedule = scheduleFlag(*linear, *power)
-	if err := fillFromFiles(&req, seed, *latentsPath, *embPath, *dumpDir); err != nil {
+	if err := fillFromFiles(&req, &seed, *latentsPath, *embPath, *dumpDir); err != nil {
 		return err
+	}
+	b, err := openBackend(*backend)
+	if err != nil {
+		return err
+	}
+	if src, err := modelArgs.source(); err == nil {
+		// The whole request, the picture's size included: the fit is that of the run.
+		if b, err = fitDevice(b, deviceChosen(*backend), src, inp.fitRequest(req), stderr); err != nil {
+			b.Close()
+			return err
+		}
+	}
+	defer b.Close()
+	if *verbose {
+		printDevice(stderr, *backend, b)
 	}
 	ctx, stop := interruptContext()
 	defer stop()
@@ -140,6 +137,10 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	}
 	tty := isTerminal(stderr)
 	progress := progressPrinter(stderr, *quiet, tty)
+	sums, err := engine.HashInputs(req) // once, before the run: the metadata records what it read
+	if err != nil {
+		return err
+	}
 	res, err := model.Generate(ctx, req, progress)
 	if !*quiet && tty {
 		fmt.Fprint(stderr, "\r\033[K")
@@ -147,7 +148,7 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	meta, err := engine.Metadata(model.Info(), req, res, Version, time.Since(t0))
+	meta, err := engine.Metadata(model.Info(), req, sums, res, Version, time.Since(t0))
 	if err != nil {
 		return err
 	}
@@ -164,17 +165,12 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 }
 
 // fillFromFiles completes req from the flags that name files or draw a value: the seed
-// (random when negative; the drawn one is stored in seed), --latents, --embeddings and the
-// --dump folder.
-func fillFromFiles(req *engine.Request, seed *int64, latentsPath, embPath, dumpDir string) error {
-	if *seed < 0 {
-		s, err := randomSeed()
-		if err != nil {
-			return err
-		}
-		*seed = s
+// (engine.RandomSeed when -S is not given), --latents, --embeddings and the --dump folder.
+func fillFromFiles(req *engine.Request, seed *seedFlag, latentsPath, embPath, dumpDir string) error {
+	req.Seed = seed.seed
+	if !seed.given {
+		req.Seed = engine.RandomSeed()
 	}
-	req.Seed = uint64(*seed)
 	if err := readLatentsFlag(req, latentsPath); err != nil {
 		return err
 	}
@@ -255,20 +251,25 @@ func cacheOptions(noCache bool) engine.Options {
 }
 
 // checkGenerateFlags checks generate's size, steps, schedule, verbosity, guidance and prompt
-// flags (set: the flags given) before anything is loaded: every failure is a usage error.
-func checkGenerateFlags(set map[string]bool, width, height, steps int, guidance float64, prompt string, linearAndPower, verboseAndQuiet bool, stderr io.Writer) error {
+// flags (set: the flags given; given: their settings) before anything is loaded: every
+// failure is a usage error, worded from the engine's field errors (engine.CheckSettings).
+func checkGenerateFlags(set map[string]bool, given engine.Settings, linearAndPower, verboseAndQuiet bool, stderr io.Writer) error {
 	for _, side := range []struct {
 		flag string
 		v    int
-	}{{"W", width}, {"H", height}} {
+	}{{"W", given.Width}, {"H", given.Height}} {
 		if set[side.flag] {
 			if err := checkSide(side.flag, side.v, stderr); err != nil {
 				return err
 			}
 		}
 	}
-	if set["s"] && engine.ValidateSteps(steps) != nil {
-		return usageErr("-s %d: use 1 to %d steps", steps, engine.MaxSteps)
+	// An explicit 0 is no value: the rules read 0 as "the default".
+	if set["s"] && given.Steps == 0 {
+		return usageErr("-s 0: use %d to %d steps", engine.MinSteps, engine.MaxSteps)
+	}
+	if set["g"] && given.Guidance == 0 {
+		return usageErr("-g: guidance 0 is out of range: use %d..%d (leave -g out for the default)", engine.MinGuidance, engine.MaxGuidance)
 	}
 	if linearAndPower {
 		return usageErr("--linear and --power exclude each other")
@@ -276,13 +277,26 @@ func checkGenerateFlags(set map[string]bool, width, height, steps int, guidance 
 	if verboseAndQuiet {
 		return usageErr("-v and -q exclude each other")
 	}
-	if err := engine.ValidateGuidance(guidance); err != nil {
-		return usageErr("-g: %v", err)
+	return flagError(engine.CheckSettings(given, true))
+}
+
+// flagError words a generate setting's rule error for the flag that gave it.
+func flagError(err error) error {
+	var fe *engine.FieldError
+	if !errors.As(err, &fe) {
+		return err
 	}
-	if err := engine.ValidatePrompt(prompt); err != nil {
-		return usageErr("-p: %v", err)
+	flag := map[string]string{"steps": "s", "guidance": "g", "prompt": "p", "negative_prompt": "n", "width": "W", "height": "H"}[fe.Field]
+	switch fe.Field {
+	case "steps":
+		return usageErr("-s %v: use %g to %g steps", fe.Value, fe.Min, fe.Max)
+	case "width", "height":
+		return usageErr("-%s: %v", flag, errors.Unwrap(fe.Err)) // the size rule's words, without the field's name
 	}
-	return nil
+	if flag == "" {
+		return usageErr("%v", fe.Err)
+	}
+	return usageErr("-%s: %v", flag, fe.Err)
 }
 
 // printTimings prints the time of each phase (generate -v).
@@ -367,15 +381,6 @@ func progressPrinter(stderr io.Writer, quiet, tty bool) func(engine.Progress) {
 			}
 		}
 	}
-}
-
-// randomSeed draws a seed from the system's random source (63 bits, printed as an int64).
-func randomSeed() (int64, error) {
-	var raw [8]byte
-	if _, err := rand.Read(raw[:]); err != nil {
-		return 0, err
-	}
-	return int64(binary.LittleEndian.Uint64(raw[:]) >> 1), nil
 }
 
 // writeResult writes the image to out (- is standard output, PNG) and, with a dump folder,

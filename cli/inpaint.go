@@ -3,11 +3,13 @@ package cli
 import (
 	"flag"
 	"fmt"
+	"image"
 	"io"
 
 	"kleinbild/engine"
 	"kleinbild/engine/imageio"
 	"kleinbild/engine/inpaint"
+	"kleinbild/estimate"
 )
 
 // inpaintFlags are generate's inpainting and outpainting flags:
@@ -21,6 +23,7 @@ type inpaintFlags struct {
 	maskCrop              *int
 	keepUnmasked          *bool
 	pad                   inpaint.Padding // parsed --outpaint
+	size                  image.Point     // --image's size, once check has read it
 }
 
 func addInpaintFlags(fs *flag.FlagSet) *inpaintFlags {
@@ -66,6 +69,7 @@ func (f *inpaintFlags) check(set map[string]bool, refs []string, sized, quiet bo
 		return fmt.Errorf("--image: %w", err)
 	}
 	w, h := img.Bounds().Dx(), img.Bounds().Dy()
+	f.size = image.Pt(w, h)
 	if *f.outpaint != "" {
 		if f.pad, err = inpaint.ParsePadding(*f.outpaint); err != nil {
 			return usageErr("--outpaint: %v", err)
@@ -111,4 +115,10 @@ func (f *inpaintFlags) fill(req *engine.Request) {
 	}
 	req.Image, req.Mask, req.Outpaint = *f.image, *f.mask, f.pad
 	req.Strength, req.MaskCrop, req.RawUnmasked = *f.strength, *f.maskCrop, !*f.keepUnmasked
+}
+
+// fitRequest is the request the fit check prices (fitDevice): req whole, with --image's
+// size, which sets the output's.
+func (f *inpaintFlags) fitRequest(req engine.Request) estimate.Request {
+	return estimate.Request{Req: req, PictureSize: f.size}
 }

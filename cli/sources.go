@@ -98,7 +98,11 @@ func printSource(w io.Writer, src engine.Source) {
 	for _, n := range info.Notes {
 		fmt.Fprintf(w, "note:     %s\n", n)
 	}
-	for _, m := range info.Missing {
+	for i, m := range info.Problems {
+		if i == source.MaxListed && len(info.Problems) > i+1 { // an index may name thousands of shards
+			fmt.Fprintf(w, "problem:  missing %d more files\n", len(info.Problems)-i)
+			break
+		}
 		fmt.Fprintf(w, "problem:  missing %s\n", m)
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"kleinbild/engine"
 	"kleinbild/engine/sched"
+	"kleinbild/engine/source"
 	"kleinbild/gpu"
 	"kleinbild/weights"
 
@@ -141,24 +142,26 @@ func Validate(ctx context.Context, dir string, opts ValidateOptions) (*Report, e
 	}
 	info, err := engine.Inspect(dir)
 	r.Info = info
-	if err != nil && !(schedBad && strings.Contains(err.Error(), "scheduler")) {
+	if ce := (*sched.ConfigError)(nil); err != nil && !(schedBad && errors.As(err, &ce)) {
 		r.add("model_index.json", Corrupt, err.Error())
 	}
 	files := engine.FolderFiles(dir) // an assembled model's GGUF transformer and text encoder
-	for _, m := range info.Missing {
+	for _, m := range info.Problems {
 		if coveredByFile(files, m) {
 			continue
 		}
-		p, detail, _ := strings.Cut(m, " (")
-		detail = strings.TrimSuffix(detail, ")")
-		if strings.HasPrefix(detail, "unreadable") {
-			r.add(p, Corrupt, detail)
+		var detail string
+		switch m.Kind {
+		case source.Unreadable:
+			r.add(m.Path, Corrupt, fmt.Sprintf("unreadable: %v", m.Err))
 			continue
+		case source.MissingWeights:
+			detail = fmt.Sprintf("or %s.index.json with its shards", path.Base(m.Path))
 		}
-		if target, err := os.Readlink(filepath.Join(dir, filepath.FromSlash(p))); err == nil {
+		if target, err := os.Readlink(filepath.Join(dir, filepath.FromSlash(m.Path))); err == nil {
 			detail = "dangling symlink to " + target
 		}
-		r.add(p, Missing, detail)
+		r.add(m.Path, Missing, detail)
 	}
 
 	// JSON files.
@@ -420,15 +423,15 @@ func cacheBlobListing(dir string) *Listing {
 	return l
 }
 
-// coveredByFile reports whether the file engine.Inspect lists as missing (m, with its
-// explanation) is not needed because files gives the component: a GGUF transformer's
-// folder needs no config or safetensors, and then model_index.json and the scheduler's
-// settings are optional (see engine.FolderFiles).
-func coveredByFile(files engine.Overrides, m string) bool {
-	if files.Transformer != "" && (strings.HasPrefix(m, "transformer/") || strings.HasPrefix(m, "model_index.json") || strings.HasPrefix(m, "scheduler/")) {
+// coveredByFile reports whether the file engine.Inspect lists as missing (m) is not needed
+// because files gives the component: a GGUF transformer's folder needs no config or
+// safetensors, and then model_index.json and the scheduler's settings are optional (see
+// engine.FolderFiles).
+func coveredByFile(files engine.Overrides, m source.Problem) bool {
+	if files.Transformer != "" && (m.Component == source.Transformer || m.Path == "model_index.json" || m.In("scheduler")) {
 		return true
 	}
-	return files.TextEncoder != "" && strings.HasPrefix(m, "text_encoder/")
+	return files.TextEncoder != "" && m.Component == source.TextEncoder
 }
 
 // checkFolderFiles checks the headers of a folder's single component files (files) as the

@@ -224,7 +224,7 @@ func TestMetadataAdapters(t *testing.T) {
 		t.Fatal(err)
 	}
 	req := Request{Prompt: "p", Adapters: lora.Stack{{Adapter: a, Strength: -0.5}}}
-	meta, err := Metadata(ModelInfo{Dir: "m", Distilled: true}, req, &Result{Seed: 1, WidthPx: 16, HeightPx: 16, Steps: 1, Guidance: 1}, "test", 0)
+	meta, err := Metadata(ModelInfo{Dir: "m", Distilled: true}, req, nil, &Result{Seed: 1, WidthPx: 16, HeightPx: 16, Steps: 1, Guidance: 1}, "test", 0)
 	if err != nil {
 		t.Fatal(err)
 	}

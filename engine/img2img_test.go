@@ -24,7 +24,7 @@ func TestImageToImage(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		meta, err := Metadata(m.Info(), req, res, "test", 0)
+		meta, err := Metadata(m.Info(), req, nil, res, "test", 0)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -241,7 +241,7 @@ func TestInpaintKeepUnmasked(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The PNG metadata records the mode, the strength and the mask's hash, and reads back.
-	meta, err := Metadata(m.Info(), req, res, "test", 0)
+	meta, err := Metadata(m.Info(), req, nil, res, "test", 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -211,7 +211,7 @@ func TestGenerateStableNoise(t *testing.T) {
 	if res.Noise != NoiseStable {
 		t.Fatalf("result noise %q, want %q", res.Noise, NoiseStable)
 	}
-	meta, err := Metadata(m.Info(), req, res, "test", 0)
+	meta, err := Metadata(m.Info(), req, nil, res, "test", 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,37 +43,15 @@ func StepsFor(distilled bool) int { return source.StepsFor(distilled) }
 // GuidanceFor is the default guidance scale of a variant (see StepsFor).
 func GuidanceFor(distilled bool) float64 { return source.GuidanceFor(distilled) }
 
-// CheckRequest checks what NewPlan checks before the sizes: the number of references, the
-// steps, the guidance scale, the noise, the adapters' strengths and the prompt (Generate checks the
-// adapters' fit to the model, Model.CheckAdapters). Generate runs it before reading the
+// CheckRequest checks what NewPlan checks before the references are read: the request's
+// settings (CheckSettings) and its adapters' strengths (Generate checks the adapters' fit
+// to the model, Model.CheckAdapters). Generate runs it before reading the
 // reference images, so that a bad request fails before any file is read.
 func CheckRequest(req Request, distilled bool) error {
-	if err := ValidateReferences(len(req.References)); err != nil {
+	if err := CheckSettings(SettingsOf(req), distilled); err != nil {
 		return err
 	}
-	steps := req.Steps
-	if steps == 0 {
-		steps = StepsFor(distilled)
-	}
-	if err := ValidateSteps(steps); err != nil {
-		return err
-	}
-	if err := ValidateGuidance(req.Guidance); err != nil {
-		return err
-	}
-	if err := ValidateNoise(req.Noise); err != nil {
-		return err
-	}
-	if err := req.Adapters.Check(); err != nil {
-		return err
-	}
-	if err := ValidatePrompt(req.Prompt); err != nil {
-		return err
-	}
-	if err := ValidatePrompt(req.NegativePrompt); err != nil {
-		return fmt.Errorf("negative %w", err)
-	}
-	return checkInpaint(req)
+	return req.Adapters.Check()
 }
 
 // NewPlan checks req for a model of the given variant (CheckRequest), fills in its
@@ -116,13 +94,14 @@ func planChecked(req Request, distilled bool, refs []image.Point) (Plan, error) 
 	if height == 0 && len(refs) > 0 {
 		height = refs[0].Y
 	}
-	var err error
-	if p.WidthPx, err = ValidateSize("width", orDefault(width, DefaultSizePx)); err != nil {
+	p.WidthPx, p.HeightPx = orDefault(width, DefaultSizePx), orDefault(height, DefaultSizePx)
+	if err := checkSideRange("width", p.WidthPx); err != nil {
 		return Plan{}, err
 	}
-	if p.HeightPx, err = ValidateSize("height", orDefault(height, DefaultSizePx)); err != nil {
+	if err := checkSideRange("height", p.HeightPx); err != nil {
 		return Plan{}, err
 	}
+	p.WidthPx, p.HeightPx = p.WidthPx/SizeMultiple*SizeMultiple, p.HeightPx/SizeMultiple*SizeMultiple
 	return p, nil
 }
 

@@ -15,10 +15,11 @@ import (
 	"kleinbild/engine/lora"
 )
 
-// What the engine accepts for a side of the output image, in pixels (ValidateSize): wider
+// What the engine accepts for a side of the output image, in pixels (CheckSettings): wider
 // than the rule for sizes users ask for (CheckSize, MinSidePx..MaxSidePx), so that sizes
 // taken from reference images or latents still work. Sizes are floored to multiples of
-// SizeMultiple like the reference pipeline does.
+// SizeMultiple like the reference pipeline does (NewPlan); CheckEngineSize is this range
+// for users, who must give exact multiples.
 const (
 	EngineMinSidePx = 16
 	EngineMaxSidePx = 4096
@@ -205,15 +206,6 @@ func checkSide(px, lo, hi int) error {
 		return &SizeError{Px: px, Min: lo, Max: hi, Lower: max(l, lo), Upper: min(l+SizeMultiple, hi)}
 	}
 	return nil
-}
-
-// ValidateSize is the engine's rule for one side: EngineMinSidePx..EngineMaxSidePx, floored
-// to a multiple of SizeMultiple (NewPlan applies it).
-func ValidateSize(name string, px int) (int, error) {
-	if px < EngineMinSidePx || px > EngineMaxSidePx {
-		return 0, fmt.Errorf("%s %d px is out of range: use %d..%d (multiples of %d)", name, px, EngineMinSidePx, EngineMaxSidePx, SizeMultiple)
-	}
-	return px / SizeMultiple * SizeMultiple, nil
 }
 
 // ValidateSteps checks a number of denoising steps given explicitly: 1..MaxSteps (a

@@ -61,7 +61,7 @@ func TestRequestSurvivesMetadata(t *testing.T) {
 	}
 	res := &Result{Seed: req.Seed, WidthPx: req.WidthPx, HeightPx: req.HeightPx, Steps: req.Steps,
 		Guidance: req.Guidance, Schedule: req.Schedule, Noise: req.Noise, Strength: req.Strength}
-	meta, err := Metadata(ModelInfo{Dir: dir}, req, res, "test", time.Second)
+	meta, err := Metadata(ModelInfo{Dir: dir}, req, nil, res, "test", time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}

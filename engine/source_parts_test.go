@@ -161,8 +161,8 @@ func TestOpenModelSource(t *testing.T) {
 		t.Fatal(err)
 	}
 	info = single.Info()
-	if len(info.Missing) != 2 || !strings.HasPrefix(info.Missing[0], "text_encoder") || !strings.HasPrefix(info.Missing[1], "vae") {
-		t.Errorf("single file: missing %q", info.Missing)
+	if len(info.Problems) != 2 || info.Problems[0].Component != TextEncoder || info.Problems[1].Component != VAE {
+		t.Errorf("single file: missing %v", info.Problems)
 	}
 	if _, err := single.EncoderConfig(); err == nil || !strings.Contains(err.Error(), "--text-encoder") {
 		t.Errorf("single file encoder config: %v", err)
@@ -212,7 +212,7 @@ func TestOpenModelSource(t *testing.T) {
 	}
 	info = mixed.Info()
 	if !info.OK() || mixed.Where(TextEncoder) != outside || filepath.Base(mixed.Where(Transformer)) != filepath.Base(q8mixFile) {
-		t.Errorf("ComfyUI folder with an outside text encoder: missing %q, text encoder %s, transformer %s", info.Missing, mixed.Where(TextEncoder), mixed.Where(Transformer))
+		t.Errorf("ComfyUI folder with an outside text encoder: missing %v, text encoder %s, transformer %s", info.Problems, mixed.Where(TextEncoder), mixed.Where(Transformer))
 	}
 }
 

@@ -275,9 +275,8 @@ func plan(m Model, req Request) (engine.Plan, error) {
 	}
 	var refs []image.Point
 	for i, r := range req.RefSizes {
-		w, errW := engine.ValidateSize("width", r.X)
-		h, errH := engine.ValidateSize("height", r.Y)
-		if errW != nil || errH != nil {
+		w, h := floorSide(r.X), floorSide(r.Y)
+		if engine.CheckEngineSize(w) != nil || engine.CheckEngineSize(h) != nil || r.X > engine.EngineMaxSidePx || r.Y > engine.EngineMaxSidePx {
 			return engine.Plan{}, fmt.Errorf("reference %d: size %d×%d px out of range %d..%d", i+1, r.X, r.Y, engine.EngineMinSidePx, engine.EngineMaxSidePx)
 		}
 		refs = append(refs, image.Pt(w, h))
@@ -392,3 +391,7 @@ func variant(m Model) string {
 	}
 	return strings.TrimSpace(m.Name + " " + kind)
 }
+
+// floorSide is px floored to a multiple of engine.SizeMultiple, as the pipeline sizes a
+// reference.
+func floorSide(px int) int { return px / engine.SizeMultiple * engine.SizeMultiple }

@@ -22,6 +22,7 @@ import (
 	"kleinbild/engine/imageio"
 	"kleinbild/engine/inpaint"
 	"kleinbild/engine/qwen3"
+	"kleinbild/engine/source"
 	"kleinbild/engine/tokenizer"
 	"kleinbild/engine/vae"
 	"kleinbild/gpu"
@@ -241,7 +242,7 @@ func TestForFolderTinyModel(t *testing.T) {
 	if err != nil || r.Verdict != Fits {
 		t.Errorf("tiny model: %v %v", r.Message, err)
 	}
-	if _, err := ForFolder(engine.ModelInfo{Dir: t.TempDir(), Missing: []string{"model_index.json"}}); err == nil {
+	if _, err := ForFolder(engine.ModelInfo{Dir: t.TempDir(), Problems: []source.Problem{{Path: "model_index.json"}}}); err == nil {
 		t.Error("incomplete folder accepted")
 	}
 }

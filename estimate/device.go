@@ -65,17 +65,39 @@ func CheckDevice(m Model, req Request, info gpu.DeviceInfo) error {
 		return err
 	}
 	d := buffersOf(m, req, p)
-	size := fmt.Sprintf("%d×%d px", p.WidthPx, p.HeightPx)
-	if lim := info.MaxBufferBytes; lim > 0 && d.Buffer > lim {
-		return fmt.Errorf("%s needs one buffer of %s for %s; %s allows at most %s per buffer: choose a smaller size or the CPU",
-			size, mb(d.Buffer), d.BufferWhat, info.Name, mb(lim))
+	fit := &FitError{Width: p.WidthPx, Height: p.HeightPx, Device: info.Name}
+	switch {
+	case info.MaxBufferBytes > 0 && d.Buffer > info.MaxBufferBytes:
+		fit.Need, fit.Limit, fit.What = d.Buffer, info.MaxBufferBytes, d.BufferWhat
+	case info.MaxBindingBytes > 0 && d.Binding > info.MaxBindingBytes:
+		fit.Need, fit.Limit, fit.What, fit.Binding = d.Binding, info.MaxBindingBytes, d.BindingWhat, true
+	default:
+		return nil
 	}
-	if lim := info.MaxBindingBytes; lim > 0 && d.Binding > lim {
-		return fmt.Errorf("%s binds %s of %s to one kernel; %s allows at most %s per binding: choose a smaller size or the CPU",
-			size, mb(d.Binding), d.BindingWhat, info.Name, mb(lim))
-	}
-	return nil
+	return fit
 }
+
+// FitError is a request that does not fit a device's limits (CheckDevice): at Width×Height
+// px it needs Need bytes of What in one buffer (or, with Binding, bound to one kernel),
+// where Device allows Limit. Error words it with the advice to choose a smaller size or
+// the CPU; Problem without.
+type FitError struct {
+	Width, Height int
+	Need, Limit   int64
+	What, Device  string
+	Binding       bool
+}
+
+// Problem says what does not fit, without advice.
+func (e *FitError) Problem() string {
+	size := fmt.Sprintf("%d×%d px", e.Width, e.Height)
+	if e.Binding {
+		return fmt.Sprintf("%s binds %s of %s to one kernel; %s allows at most %s per binding", size, mb(e.Need), e.What, e.Device, mb(e.Limit))
+	}
+	return fmt.Sprintf("%s needs one buffer of %s for %s; %s allows at most %s per buffer", size, mb(e.Need), e.What, e.Device, mb(e.Limit))
+}
+
+func (e *FitError) Error() string { return e.Problem() + ": choose a smaller size or the CPU" }
 
 // mb formats bytes as mebibytes with one decimal ("289.7 MB", as the WebGPU backend says).
 func mb(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/(1<<20)) }

@@ -5,6 +5,7 @@
 package jobs
 
 import (
+	"errors"
 	"fmt"
 	"image"
 	"path/filepath"
@@ -14,10 +15,10 @@ import (
 	"kleinbild/estimate"
 )
 
-// Limits of the images-per-run setting.
+// Limits of the images-per-run setting (engine.MaxCount).
 const (
 	MinCount = 1
-	MaxCount = 16
+	MaxCount = engine.MaxCount
 )
 
 // Job is one generation waiting or running: a request and how many images to make from
@@ -73,13 +74,18 @@ func Check(req engine.Request) error {
 			return fmt.Errorf("the %s: %w", side.name, err)
 		}
 	}
-	if req.Steps != 0 && engine.ValidateSteps(req.Steps) != nil {
-		return fmt.Errorf("%d steps is out of range: use 1 to %d", req.Steps, engine.MaxSteps)
+	err := engine.CheckRequest(req, true) // the variant only picks the default steps, valid for both
+	var fe *engine.FieldError
+	if !errors.As(err, &fe) {
+		return err
 	}
-	if engine.ValidateReferences(len(req.References)) != nil {
-		return fmt.Errorf("%d reference images: at most %d can be used", len(req.References), engine.MaxReferences)
+	switch fe.Field {
+	case "steps":
+		return fmt.Errorf("%v steps is out of range: use %g to %g", fe.Value, fe.Min, fe.Max)
+	case "references":
+		return fmt.Errorf("%v reference images: at most %g can be used", fe.Value, fe.Max)
 	}
-	return engine.CheckRequest(req, true) // the variant only picks the default steps, valid for both
+	return err
 }
 
 // EstimateRequest is the request the estimate prices the job by, for a model of the given

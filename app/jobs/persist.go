@@ -100,16 +100,10 @@ func ParseQueue(raw []byte) (jobs []Stored, notes []string, err error) {
 // maxStoredAdapters bounds the adapters of a stored job (the form stacks a few).
 const maxStoredAdapters = 16
 
-// checkStored is Check plus what only a stored job can get wrong: its schedule and the
-// adapters' count.
+// checkStored is Check plus what only a stored job can get wrong: the adapters' count.
 func checkStored(req engine.Request, adapters []StoredAdapter) error {
 	if err := Check(req); err != nil {
 		return err
-	}
-	switch req.Schedule {
-	case "", "flow", "linear", "power":
-	default:
-		return fmt.Errorf("unknown schedule %q", req.Schedule)
 	}
 	if len(adapters) > maxStoredAdapters {
 		return fmt.Errorf("%d adapters: at most %d", len(adapters), maxStoredAdapters)

@@ -46,16 +46,19 @@ func TestQueueRoundTrip(t *testing.T) {
 }
 
 // TestQueueBadJobsLeftOut: a job with a bad size, schedule or noise is left out with a
-// note, the others kept; a damaged file is an error and no jobs.
+// note (the schedule by the engine's rule, which takes power:<alpha>), the others kept; a damaged file is an error and no jobs.
 func TestQueueBadJobsLeftOut(t *testing.T) {
 	raw := `{"format":1,"jobs":[
 		{"prompt":"ok","width":256,"height":256,"seed":1,"count":2},
 		{"prompt":"odd","width":250,"height":256,"seed":1,"count":1},
 		{"prompt":"sched","width":256,"height":256,"seed":1,"count":1,"schedule":"cosine"},
 		{"prompt":"noise","width":256,"height":256,"seed":1,"count":1,"noise":"perlin"},
-		{"prompt":"mask","width":256,"height":256,"seed":1,"count":1,"mask":"m.png"}]}`
+		{"prompt":"mask","width":256,"height":256,"seed":1,"count":1,"mask":"m.png"},
+		{"prompt":"alpha","width":256,"height":256,"seed":1,"count":1,"schedule":"power:1.5"},
+		{"prompt":"bad alpha","width":256,"height":256,"seed":1,"count":1,"schedule":"power:-1"}]}`
 	js, notes, err := ParseQueue([]byte(raw))
-	if err != nil || len(js) != 1 || js[0].Job.Req.Prompt != "ok" || js[0].Job.Count != 2 || len(notes) != 4 {
+	// power:<alpha> is a schedule the engine runs (sched.ByName): c20726f left it out.
+	if err != nil || len(js) != 2 || js[0].Job.Req.Prompt != "ok" || js[0].Job.Count != 2 || js[1].Job.Req.Schedule != "power:1.5" || len(notes) != 5 {
 		t.Fatalf("jobs %d, notes %q, error %v", len(js), notes, err)
 	}
 	// A damaged file, or one of a newer format (a downgrade), is kept aside, not dropped

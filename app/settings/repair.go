@@ -10,9 +10,6 @@ import (
 	"kleinbild/gpu/backends"
 )
 
-// maxCount is the most images per run the app offers.
-const maxCount = 16
-
 // Repair resets remembered values that are no longer valid (a width that is not a multiple
 // of 16 within range, steps or images per run out of range, a guidance out of range, a
 // device this build does not know) to their defaults, and returns one notice per value reset,
@@ -34,7 +31,7 @@ func (s *Settings) Repair(deviceNames []string) []string {
 		notes = append(notes, fmt.Sprintf("the remembered %d steps were reset to the model's default", s.Steps))
 		s.Steps = 0
 	}
-	if s.Count < 0 || s.Count > maxCount {
+	if s.Count < 0 || s.Count > engine.MaxCount {
 		notes = append(notes, fmt.Sprintf("the remembered %d images per run were reset to 1", s.Count))
 		s.Count = 0
 	}
@@ -49,6 +46,10 @@ func (s *Settings) Repair(deviceNames []string) []string {
 	if s.ModelVAEGroups < 0 || s.ModelVAEGroups > 1024 {
 		notes = append(notes, fmt.Sprintf("the remembered VAE group count %d was not valid and was reset to the default", s.ModelVAEGroups))
 		s.ModelVAEGroups = 0
+	}
+	if engine.CheckSettings(engine.Settings{Schedule: s.Schedule}, true) != nil {
+		notes = append(notes, fmt.Sprintf("the remembered schedule %q is unknown and was reset to the default", s.Schedule))
+		s.Schedule = ""
 	}
 	if engine.ValidateNoise(s.Noise) != nil {
 		notes = append(notes, fmt.Sprintf("the remembered noise %q is unknown and was reset to torch-compatible", s.Noise))

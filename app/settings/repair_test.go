@@ -4,12 +4,14 @@ import (
 	"math"
 	"reflect"
 	"testing"
+
+	"kleinbild/engine"
 )
 
 // TestRepair: invalid remembered values are reset with one notice each; valid ones are kept
 // (issue 23 item 13: a remembered invalid width or device blocked --generate).
 func TestRepair(t *testing.T) {
-	s := Settings{Width: 250, Height: 512, Steps: 9999, Count: 40, Guidance: 99, Device: "garbage"}
+	s := Settings{Settings: engine.Settings{Width: 250, Height: 512, Steps: 9999, Guidance: 99}, Count: 40, Device: "garbage"}
 	notes := s.Repair([]string{"openblas", "purego", "webgpu"})
 	if len(notes) != 5 {
 		t.Errorf("notices %q, want 5", notes)
@@ -17,7 +19,7 @@ func TestRepair(t *testing.T) {
 	if s.Width != 0 || s.Height != 512 || s.Steps != 0 || s.Count != 0 || s.Guidance != 0 || s.Device != "" {
 		t.Errorf("after repair: %+v", s)
 	}
-	ok := Settings{Width: 256, Height: 64, Steps: 4, Count: 2, Guidance: 4, Device: "webgpu:1"}
+	ok := Settings{Settings: engine.Settings{Width: 256, Height: 64, Steps: 4, Guidance: 4}, Count: 2, Device: "webgpu:1"}
 	want := ok
 	if notes := ok.Repair([]string{"openblas", "webgpu"}); len(notes) != 0 || !reflect.DeepEqual(ok, want) {
 		t.Errorf("valid settings changed: %+v, %q", ok, notes)
@@ -55,5 +57,18 @@ func TestRepairMapsCPU(t *testing.T) {
 	s := Settings{Device: "cpu"}
 	if notes := s.Repair([]string{"openblas", "purego", "webgpu"}); len(notes) != 0 || s.Device != "openblas" {
 		t.Errorf("device %q, notes %q: want openblas and no notice", s.Device, notes)
+	}
+}
+
+// TestRepairUsesEngineRules: the images per run and the schedule are held to the engine's
+// rules (engine.MaxCount, the schedule names with power:<alpha>), not to copies of them.
+func TestRepairUsesEngineRules(t *testing.T) {
+	s := Settings{Settings: engine.Settings{Schedule: "power:1.5"}, Count: engine.MaxCount}
+	if notes := s.Repair(nil); len(notes) != 0 || s.Count != engine.MaxCount || s.Schedule != "power:1.5" {
+		t.Errorf("valid settings repaired: %q, %+v", notes, s)
+	}
+	s = Settings{Settings: engine.Settings{Schedule: "cosine"}, Count: engine.MaxCount + 1}
+	if notes := s.Repair(nil); len(notes) != 2 || s.Count != 0 || s.Schedule != "" {
+		t.Errorf("invalid settings kept: %q, %+v", notes, s)
 	}
 }

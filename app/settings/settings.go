@@ -9,25 +9,19 @@ import (
 	"fmt"
 	"os"
 
+	"kleinbild/engine"
 	"kleinbild/internal/atomicfile"
 	"kleinbild/internal/safefile"
 )
 
 // Settings is what the app remembers between runs (settings.json in the data folder).
 type Settings struct {
-	ModelDir string  `json:"model_dir,omitempty"`
-	Prompt   string  `json:"prompt,omitempty"`
-	Width    int     `json:"width,omitempty"`
-	Height   int     `json:"height,omitempty"`
-	Steps    int     `json:"steps,omitempty"`
-	Guidance float64 `json:"guidance,omitempty"`
-	// NegativePrompt is the base models' negative prompt (kept with the guidance).
-	NegativePrompt string `json:"negative_prompt,omitempty"`
-	Schedule       string `json:"schedule,omitempty"`
-	// Noise is the kind of initial noise (engine.NoiseTorch or NoiseStable; empty: torch).
-	Noise      string `json:"noise,omitempty"`
-	Seed       uint64 `json:"seed,omitempty"`
-	SeedLocked bool   `json:"seed_locked,omitempty"`
+	ModelDir string `json:"model_dir,omitempty"`
+	// Settings are the form's generation settings, in the one saved form of a generation
+	// (prompt, negative prompt, size, steps, guidance, schedule, noise, seed, the
+	// references), under the keys settings.json has always had.
+	engine.Settings
+	SeedLocked bool `json:"seed_locked,omitempty"`
 	// Count is the number of images per run (0 means 1).
 	Count int `json:"count,omitempty"`
 	// FormModel is the model folder the steps and guidance were set for; empty means
@@ -48,8 +42,6 @@ type Settings struct {
 	// ReferenceDir is the folder reference images were last added from (where the file
 	// chooser opens).
 	ReferenceDir string `json:"reference_dir,omitempty"`
-	// References are the form's reference images, put back on the next start.
-	References []string `json:"references,omitempty"`
 	// LastViewed is the gallery file shown last, shown again on the next start.
 	LastViewed string `json:"last_viewed,omitempty"`
 	// GalleryOrder is the gallery's sort order (gallery.Order's name); empty: newest first.

@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"kleinbild/engine"
 )
 
 func TestSettingsFile(t *testing.T) {
@@ -14,8 +16,7 @@ func TestSettingsFile(t *testing.T) {
 	if s, err := Load(path); err != nil || !reflect.DeepEqual(s, Settings{}) {
 		t.Errorf("missing file: %+v %v", s, err)
 	}
-	want := Settings{ModelDir: "/m", Prompt: "p", Width: 512, Height: 768, Steps: 4, Guidance: 3.5, Schedule: "power", Seed: 7, SeedLocked: true,
-		ModelTransformer: "/t.gguf", ModelTextEncoder: "/q.gguf", ModelVAE: "/ae.safetensors", ModelVariant: "base", ModelVAEGroups: 8}
+	want := Settings{Settings: engine.Settings{Prompt: "p", Width: 512, Height: 768, Steps: 4, Guidance: 3.5, Schedule: "power", Seed: 7}, ModelDir: "/m", SeedLocked: true, ModelTransformer: "/t.gguf", ModelTextEncoder: "/q.gguf", ModelVAE: "/ae.safetensors", ModelVariant: "base", ModelVAEGroups: 8}
 	if err := Save(path, want); err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +52,7 @@ func TestDefaultDataDir(t *testing.T) {
 
 func TestRememberedTokenIsPrivate(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "settings.json")
-	if err := Save(path, Settings{Prompt: "x"}); err != nil {
+	if err := Save(path, Settings{Settings: engine.Settings{Prompt: "x"}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := Save(path, Settings{HFToken: "hf_secret"}); err != nil {

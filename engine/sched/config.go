@@ -43,14 +43,31 @@ func LoadConfig(path string) (Config, error) {
 	}
 	data, err := safefile.ReadRegular(path, safefile.MaxConfigBytes)
 	if err != nil {
-		return Config{}, fmt.Errorf("scheduler config: %w", err)
+		return Config{}, &ConfigError{Path: path, Err: err}
 	}
 	c, err := ParseConfig(data)
 	if err != nil {
-		return Config{}, fmt.Errorf("scheduler config %s: %w", path, err)
+		return Config{}, &ConfigError{Path: path, Err: err, Parsed: true}
 	}
 	return c, nil
 }
+
+// ConfigError is a scheduler config that cannot be read (Err names the file) or, Parsed,
+// whose content is refused.
+type ConfigError struct {
+	Path   string
+	Err    error
+	Parsed bool
+}
+
+func (e *ConfigError) Error() string {
+	if e.Parsed {
+		return fmt.Sprintf("scheduler config %s: %v", e.Path, e.Err)
+	}
+	return fmt.Sprintf("scheduler config: %v", e.Err)
+}
+
+func (e *ConfigError) Unwrap() error { return e.Err }
 
 // schedulerFields lists the keys a FlowMatchEulerDiscreteScheduler config may carry. Keys
 // starting with "_" (diffusers' bookkeeping: _name_or_path, _use_default_values, …) never

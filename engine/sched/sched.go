@@ -140,6 +140,9 @@ var Names = []string{"flow", "linear", "power"}
 // ByName builds the named schedule for n steps and seqLen target image tokens: "flow" (or
 // "", the default), "linear", "power" or "power:<alpha>".
 func ByName(name string, n, seqLen int) (Schedule, error) {
+	if err := Check(name); err != nil {
+		return Schedule{}, err
+	}
 	if n < 1 {
 		return Schedule{}, fmt.Errorf("schedule %q: %d steps, need at least 1", name, n)
 	}
@@ -154,12 +157,32 @@ func ByName(name string, n, seqLen int) (Schedule, error) {
 	case "power":
 		return Power(n, DefaultPowerAlpha), nil
 	}
-	if a, ok := strings.CutPrefix(name, "power:"); ok {
-		alpha, err := strconv.ParseFloat(a, 64)
-		if err != nil || !(alpha > 0) || math.IsInf(alpha, 0) {
-			return Schedule{}, fmt.Errorf("schedule %q: power exponent must be a positive number", name)
-		}
-		return Power(n, alpha), nil
+	alpha, _ := powerAlpha(name)
+	return Power(n, alpha), nil
+}
+
+// Check is ByName's rule for a name, without building anything: "", a name of Names, or
+// "power:<alpha>" with a positive finite alpha.
+func Check(name string) error {
+	switch name {
+	case "", "flow", "linear", "power":
+		return nil
 	}
-	return Schedule{}, fmt.Errorf("unknown schedule %q (want one of %s)", name, strings.Join(Names, ", "))
+	if _, ok := strings.CutPrefix(name, "power:"); ok {
+		if _, err := powerAlpha(name); err != nil {
+			return err
+		}
+		return nil
+	}
+	return fmt.Errorf("unknown schedule %q (want one of %s)", name, strings.Join(Names, ", "))
+}
+
+// powerAlpha is the exponent of a "power:<alpha>" name.
+func powerAlpha(name string) (float64, error) {
+	a, _ := strings.CutPrefix(name, "power:")
+	alpha, err := strconv.ParseFloat(a, 64)
+	if err != nil || !(alpha > 0) || math.IsInf(alpha, 0) {
+		return 0, fmt.Errorf("schedule %q: power exponent must be a positive number", name)
+	}
+	return alpha, nil
 }

@@ -72,9 +72,9 @@ func openFolderParts(dir string, base Source, o Overrides) (Source, error) {
 		return nil, err
 	}
 	p := src.(*parts)
-	if _, ok := p.files[Transformer]; ok && slices.Contains(p.info.Missing, "model_index.json") {
-		p.info.Missing = slices.DeleteFunc(p.info.Missing, func(m string) bool {
-			return m == "model_index.json" || m == schedulerConfig
+	if _, ok := p.files[Transformer]; ok && slices.ContainsFunc(p.info.Problems, func(m Problem) bool { return m.Path == "model_index.json" }) {
+		p.info.Problems = slices.DeleteFunc(p.info.Problems, func(m Problem) bool {
+			return m.Path == "model_index.json" || m.Path == schedulerConfig
 		})
 	}
 	return p, nil

@@ -64,6 +64,13 @@ func comfyFiles(root string, c Component) []string {
 // Files that are not such components (other models share these folders) are skipped.
 // groups is the VAE files' GroupNorm group count (0: 32).
 func ComfyCombinations(root string, groups int) []Combination {
+	return comfyCombinations(root, groups, false)
+}
+
+// comfyCombinations is ComfyCombinations; with partial, a transformer that has no text
+// encoder or no VAE that fits it is listed too, with that part empty (what a folder
+// lacking one part still offers: the part can come from elsewhere).
+func comfyCombinations(root string, groups int, partial bool) []Combination {
 	type tr struct {
 		path  string
 		joint int
@@ -93,16 +100,23 @@ func ComfyCombinations(root string, groups int) []Combination {
 			vaes[f] = cfg.PatchedChannels()
 		}
 	}
+	fit := func(m map[string]int, ok func(int) bool) []string {
+		var out []string
+		for _, f := range slices.Sorted(maps.Keys(m)) {
+			if ok(m[f]) {
+				out = append(out, f)
+			}
+		}
+		if len(out) == 0 && partial {
+			out = []string{""}
+		}
+		return out
+	}
 	var out []Combination
 	for _, t := range trs {
-		for _, e := range slices.Sorted(maps.Keys(encs)) {
-			if 3*encs[e] != t.joint {
-				continue
-			}
-			for _, v := range slices.Sorted(maps.Keys(vaes)) {
-				if vaes[v] == t.latCh {
-					out = append(out, Combination{t.path, e, v})
-				}
+		for _, e := range fit(encs, func(w int) bool { return 3*w == t.joint }) {
+			for _, v := range fit(vaes, func(ch int) bool { return ch == t.latCh }) {
+				out = append(out, Combination{t.path, e, v})
 			}
 		}
 	}
@@ -119,6 +133,12 @@ func OpenComfy(dir string, o Overrides) (Source, error) {
 		return nil, fmt.Errorf("%s is not a ComfyUI models folder (no diffusion_models/)", dir)
 	}
 	all := ComfyCombinations(root, o.VAEGroups)
+	if len(all) == 0 {
+		// No complete combination: the transformer and whatever fits it, so that only the
+		// part the folder lacks is missing (and a file given for it completes the model).
+		all = comfyCombinations(root, o.VAEGroups, true)
+	}
+	complete := slices.ContainsFunc(all, func(c Combination) bool { return c.TextEncoder != "" && c.VAE != "" })
 	// A file o names from the folder picks the combinations holding it; one from elsewhere
 	// only replaces that component of the combination picked from the rest.
 	inAll := func(f string, part func(Combination) string) bool {
@@ -156,9 +176,9 @@ func OpenComfy(dir string, o Overrides) (Source, error) {
 	}
 	p := src.(*parts)
 	p.info.Dir = root
-	if len(all) == 0 {
+	if !complete && (pick.Transformer == "" || pick.TextEncoder == "" || pick.VAE == "") {
 		p.info.Notes = append(p.info.Notes, fmt.Sprintf("%s holds no usable FLUX.2-klein transformer, Qwen3 text encoder and FLUX.2 VAE that fit together", root))
-	} else if len(all) > 1 {
+	} else if complete && len(all) > 1 {
 		p.info.Notes = append(p.info.Notes, fmt.Sprintf("%s holds %d usable combinations; using %s, %s, %s (choose with --transformer, --text-encoder, --vae)",
 			root, len(all), filepath.Base(pick.Transformer), filepath.Base(pick.TextEncoder), filepath.Base(pick.VAE)))
 	}

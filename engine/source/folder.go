@@ -35,7 +35,7 @@ type folder struct {
 
 // OpenFolder inspects a model folder in the diffusers layout (see Inspect) and returns it as
 // a Source. Like Inspect it fails only when dir is unusable or model_index.json unreadable;
-// Info().Missing lists absent files.
+// Info().Problems lists absent files.
 func OpenFolder(dir string) (Source, error) {
 	info, err := Inspect(dir)
 	if err != nil {

@@ -61,7 +61,11 @@ func TestRequiredFiles(t *testing.T) {
 		t.Error("RequiredFiles hands out its own list")
 	}
 	info, err := Inspect(t.TempDir())
-	if err != nil || !slices.Equal(info.Missing[:len(requiredFiles)], requiredFiles) {
-		t.Errorf("an empty folder misses %q (%v), want the required files first", info.Missing, err)
+	paths := make([]string, len(info.Problems))
+	for i, p := range info.Problems {
+		paths[i] = p.Path
+	}
+	if err != nil || !slices.Equal(paths[:len(requiredFiles)], requiredFiles) || info.Problems[len(requiredFiles)].Kind != MissingWeights {
+		t.Errorf("an empty folder misses %v (%v), want the required files first, then the weights", info.Problems, err)
 	}
 }

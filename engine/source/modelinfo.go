@@ -21,8 +21,8 @@ type ModelInfo struct {
 	Name string
 	// Distilled is true for the 4-step distilled models (model_index.json "is_distilled").
 	Distilled bool
-	// Missing lists required files that are absent, relative to Dir.
-	Missing []string
+	// Problems are the required files that are absent or cannot be read.
+	Problems []Problem
 	// WeightBytes is the size of all weight files (what gets memory-mapped), or for
 	// components read from single files what they take once loaded (Source.WeightBytes).
 	WeightBytes int64
@@ -30,7 +30,7 @@ type ModelInfo struct {
 	DefaultSteps    int
 	DefaultGuidance float64
 	// Scheduler is scheduler/scheduler_config.json, checked (the zero Config, the FLUX.2
-	// default, when the file is missing; Missing then lists it, as diffusers needs it too).
+	// default, when the file is missing; Problems then lists it, as diffusers needs it too).
 	Scheduler sched.Config
 	// Files describes the components read from single files (GGUF, BFL, ComfyUI), in
 	// WeightComponents order; empty for a diffusers folder.
@@ -49,7 +49,7 @@ func (m ModelInfo) Variant() string {
 }
 
 // OK reports whether nothing is missing.
-func (m ModelInfo) OK() bool { return len(m.Missing) == 0 }
+func (m ModelInfo) OK() bool { return len(m.Problems) == 0 }
 
 // schedulerConfig is the scheduler's settings, relative to the model folder.
 const schedulerConfig = "scheduler/scheduler_config.json"
@@ -87,14 +87,14 @@ func inspectWeights(info *ModelInfo, dir, comp, file string) {
 	}
 	raw, err := safefile.ReadRegular(filepath.Join(d, file+".index.json"), safefile.MaxIndexBytes)
 	if err != nil {
-		info.Missing = append(info.Missing, comp+"/"+file+" (or "+file+".index.json with its shards)")
+		info.Problems = append(info.Problems, Problem{Path: comp + "/" + file, Component: Component(comp), Kind: MissingWeights})
 		return
 	}
 	var idx struct {
 		WeightMap map[string]string `json:"weight_map"`
 	}
 	if err := json.Unmarshal(raw, &idx); err != nil {
-		info.Missing = append(info.Missing, comp+"/"+file+".index.json (unreadable: "+err.Error()+")")
+		info.Problems = append(info.Problems, Problem{Path: comp + "/" + file + ".index.json", Component: Component(comp), Kind: Unreadable, Err: err})
 	}
 	seen := map[string]bool{}
 	for _, shard := range idx.WeightMap {
@@ -104,7 +104,7 @@ func inspectWeights(info *ModelInfo, dir, comp, file string) {
 		seen[shard] = true
 		fi, err := os.Stat(filepath.Join(d, shard))
 		if err != nil {
-			info.Missing = append(info.Missing, comp+"/"+shard)
+			info.Problems = append(info.Problems, Problem{Path: comp + "/" + shard, Component: Component(comp)})
 			continue
 		}
 		info.WeightBytes += fi.Size()
@@ -113,7 +113,7 @@ func inspectWeights(info *ModelInfo, dir, comp, file string) {
 
 // Inspect checks a model folder and reports its variant and exactly which files are
 // missing. It returns an error only when dir itself is unusable or model_index.json is
-// unreadable; missing files are listed in ModelInfo.Missing.
+// unreadable; missing files are listed in ModelInfo.Problems.
 func Inspect(dir string) (ModelInfo, error) {
 	info := ModelInfo{Dir: dir, Name: "custom"}
 	st, err := os.Stat(dir)
@@ -126,7 +126,7 @@ func Inspect(dir string) (ModelInfo, error) {
 	for _, rel := range requiredFiles {
 		fi, err := os.Stat(filepath.Join(dir, rel))
 		if err != nil {
-			info.Missing = append(info.Missing, rel)
+			info.Problems = append(info.Problems, Problem{Path: rel, Component: componentOf(rel)})
 			continue
 		}
 		if strings.HasSuffix(rel, ".safetensors") {
@@ -147,7 +147,7 @@ func Inspect(dir string) (ModelInfo, error) {
 	if info.Distilled, err = parseModelIndex(raw); err != nil {
 		return info, fmt.Errorf("%s: %w", filepath.Join(dir, "model_index.json"), err)
 	}
-	if !slices.Contains(info.Missing, schedulerConfig) {
+	if !slices.ContainsFunc(info.Problems, func(p Problem) bool { return p.Path == schedulerConfig }) {
 		if info.Scheduler, err = sched.LoadConfig(filepath.Join(dir, schedulerConfig)); err != nil {
 			return info, err
 		}
@@ -200,10 +200,22 @@ func parseModelIndex(raw []byte) (distilled bool, err error) {
 	return idx.IsDistilled, nil
 }
 
-// MissingError formats the missing-file list as one plain sentence.
+// MissingError formats the missing-file list as one plain sentence: the first MaxListed
+// files, and how many more (an index may name thousands of shards).
 func (m ModelInfo) MissingError() error {
 	if m.OK() {
 		return nil
 	}
-	return fmt.Errorf("model folder %s is incomplete: missing %s", m.Dir, strings.Join(m.Missing, ", "))
+	return fmt.Errorf("model folder %s is incomplete: missing %s", m.Dir, ListFew(missingPaths(m.Problems)))
+}
+
+// MaxListed is how many files a message names before it counts the rest (ListFew).
+const MaxListed = 10
+
+// ListFew joins the first MaxListed items with commas and says how many more there are.
+func ListFew(items []string) string {
+	if len(items) <= MaxListed {
+		return strings.Join(items, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(items[:MaxListed], ", "), len(items)-MaxListed)
 }

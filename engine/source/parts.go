@@ -75,12 +75,12 @@ var componentFlag = map[Component]string{Transformer: "--transformer", TextEncod
 
 // NewParts returns base (nil: none) with the components o names read from their files. Each
 // file's header is read now (nothing is dequantized); its weights are read by Tensors.
-// With no base, a component o does not name is listed in Info().Missing.
+// With no base, a component o does not name is listed in Info().Problems.
 func NewParts(base Source, o Overrides) (Source, error) {
 	p := &parts{base: base, files: map[Component]*assemble.Component{}}
 	if base != nil {
 		p.info = base.Info()
-		p.info.Missing = slices.Clone(p.info.Missing)
+		p.info.Problems = slices.Clone(p.info.Problems)
 		p.info.Files = slices.Clone(p.info.Files)
 		p.info.Notes = slices.Clone(p.info.Notes)
 	} else {
@@ -152,10 +152,10 @@ func (p *parts) finishInfo(o Overrides) {
 	for _, c := range WeightComponents {
 		f, ok := p.files[c]
 		if ok {
-			info.Missing = slices.DeleteFunc(info.Missing, func(m string) bool { return strings.HasPrefix(m, string(c)+"/") })
+			info.Problems = slices.DeleteFunc(info.Problems, func(m Problem) bool { return m.In(string(c)) })
 			info.Files = append(info.Files, PartFile{Component: c, Path: f.Path, Format: f.Format, Naming: f.Naming.String(), Types: f.Types, Bytes: f.Bytes()})
 		} else if p.base == nil {
-			info.Missing = append(info.Missing, fmt.Sprintf("%s (give a file with %s)", c, componentFlag[c]))
+			info.Problems = append(info.Problems, Problem{Path: string(c), Component: c, Kind: NoFile})
 		}
 		info.WeightBytes += p.WeightBytes(c)
 	}
@@ -292,7 +292,7 @@ func (p *parts) WeightBytes(c Component) int64 {
 
 // Tokenizer is the base model's tokenizer, or the Qwen3 tokenizer bundled in the binary.
 func (p *parts) Tokenizer() (*tokenizer.Tokenizer, error) {
-	if p.base != nil && !slices.ContainsFunc(p.info.Missing, func(m string) bool { return strings.HasPrefix(m, "tokenizer/") }) {
+	if p.base != nil && !slices.ContainsFunc(p.info.Problems, func(m Problem) bool { return m.In("tokenizer") }) {
 		return p.base.Tokenizer()
 	}
 	return BundledTokenizer()

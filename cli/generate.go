@@ -13,6 +13,7 @@ import (
 
 	"kleinbild/engine"
 	"kleinbild/engine/imageio"
+	"kleinbild/gpu/backends"
 	"kleinbild/internal/atomicfile"
 	"kleinbild/weights"
 )
@@ -118,6 +119,9 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	defer b.Close()
 	if *verbose {
 		printDevice(stderr, *backend, b)
+	}
+	if note := backends.UntunedNote(b); note != "" && !*quiet {
+		fmt.Fprintf(stderr, "Note: %s\n", note)
 	}
 	ctx, stop := interruptContext()
 	defer stop()

@@ -2,6 +2,7 @@ package download
 
 import (
 	"errors"
+	"syscall"
 
 	"golang.org/x/sys/windows"
 )
@@ -20,8 +21,9 @@ func diskFree(dir string) (uint64, bool) {
 	return avail, true
 }
 
-// isDiskFull reports whether err is "no space left on device": ERROR_DISK_FULL or
-// ERROR_HANDLE_DISK_FULL.
+// isDiskFull reports whether err is "no space left on device": ERROR_DISK_FULL,
+// ERROR_HANDLE_DISK_FULL, or Go's portable ENOSPC.
 func isDiskFull(err error) bool {
-	return errors.Is(err, windows.ERROR_DISK_FULL) || errors.Is(err, windows.ERROR_HANDLE_DISK_FULL)
+	return errors.Is(err, windows.ERROR_DISK_FULL) || errors.Is(err, windows.ERROR_HANDLE_DISK_FULL) ||
+		errors.Is(err, syscall.ENOSPC)
 }

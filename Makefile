@@ -34,8 +34,8 @@ run: build
 
 # Everything CI checks: formatting, vet, all tests with the OpenBLAS backend (the WebGPU
 # conformance suite on Mesa's software Vulkan included, required), the golden model tests again
-# on WebGPU, the pure-Go backend without cgo, short fuzz runs of the parsers, and a
-# real-window screenshot.
+# on WebGPU, the pure-Go backend without cgo, the Windows build under wine, short fuzz runs of
+# the parsers, and a real-window screenshot.
 test:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi

@@ -21,6 +21,7 @@ func main() {
 	if gui, flags := route(os.Args[1:]); gui {
 		os.Exit(runGUI(flags))
 	}
+	attachConsole()
 	os.Exit(cli.Run(os.Args[1:], os.Stdout, os.Stderr))
 }
 

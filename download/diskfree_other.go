@@ -1,4 +1,4 @@
-//go:build !linux && !darwin
+//go:build !linux && !darwin && !windows
 
 package download
 
@@ -10,12 +10,5 @@ import (
 // diskFree is unknown on this platform: the download then relies on write errors alone.
 func diskFree(string) (uint64, bool) { return 0, false }
 
-// isDiskFull reports whether err is "no space left on device" (ENOSPC, or Windows'
-// ERROR_DISK_FULL / ERROR_HANDLE_DISK_FULL).
-func isDiskFull(err error) bool {
-	var errno syscall.Errno
-	if errors.As(err, &errno) && (errno == 112 || errno == 39) {
-		return true
-	}
-	return errors.Is(err, syscall.ENOSPC)
-}
+// isDiskFull reports whether err is "no space left on device".
+func isDiskFull(err error) bool { return errors.Is(err, syscall.ENOSPC) }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"kleinbild/weights"
@@ -160,7 +161,7 @@ func TestIndexErrors(t *testing.T) {
 		wm   map[string]string // weight map to write
 		want []string          // substrings of the error
 	}{
-		{name: "shard missing", wm: moved(first, "model-00003-of-00003.safetensors"), want: []string{"model-00003-of-00003.safetensors", "no such file"}},
+		{name: "shard missing", wm: moved(first, "model-00003-of-00003.safetensors"), want: []string{"model-00003-of-00003.safetensors", syscall.ENOENT.Error()}}, // "no such file or directory" on Linux
 		{name: "wrong shard", wm: moved(first, shard2), want: []string{first, shard2, "but it is in " + shard1}},
 		{name: "not in any shard", wm: moved("no.such.tensor", shard1), want: []string{"no.such.tensor", "does not hold it"}},
 		{name: "path traversal", wm: moved(first, "../"+shard1), want: []string{"invalid shard name", "../"}},

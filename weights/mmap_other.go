@@ -1,4 +1,4 @@
-//go:build !unix
+//go:build !unix && !windows
 
 package weights
 
@@ -10,7 +10,7 @@ import (
 // mmapped reports that mapFile returns heap copies, not mappings, on this platform.
 const mmapped = false
 
-// mapFile reads the whole file where mmap is unavailable (Windows build).
+// mapFile reads the whole file where no mapping is implemented (Plan 9, js, wasip1).
 func mapFile(f *os.File, size int64) ([]byte, func() error, error) {
 	data := make([]byte, size)
 	if _, err := io.ReadFull(f, data); err != nil {

@@ -22,9 +22,9 @@ var ErrReadOnly = errors.New("the data folder cannot be written")
 // LockDataDir takes the data folder dir (created if missing) for this process, so that two
 // instances never rewrite each other's gallery index and settings. It returns the release
 // function; while it is held, a second LockDataDir (any process) fails with ErrLocked. The
-// lock is advisory (flock on Unix) and ends with the process, so a crash leaves none behind.
-// Where the platform has no such lock, LockDataDir always succeeds. A folder that exists but
-// cannot be written is ErrReadOnly.
+// lock is advisory (flock on Unix, LockFileEx on Windows) and ends with the process, so a
+// crash leaves none behind. Where the platform has no such lock, LockDataDir always
+// succeeds. A folder that exists but cannot be written is ErrReadOnly.
 func LockDataDir(dir string) (release func(), err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("data folder: %w", err)

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -15,9 +14,6 @@ import (
 // message naming it; after release it can take it (issue 23 item 9: two instances lost each
 // other's gallery entries).
 func TestLockDataDir(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("no flock")
-	}
 	dir := t.TempDir()
 	release, err := LockDataDir(dir)
 	if err != nil {
@@ -53,9 +49,6 @@ func TestMain(m *testing.M) {
 // Issue 28 item 1: a process that took the data folder and ended without releasing it (a
 // crash, a kill) leaves no lock behind: the next start is not read-only.
 func TestLockOfAnEndedProcessIsGone(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("no flock")
-	}
 	dir := t.TempDir()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), lockHelperEnv+"="+dir)

@@ -8,13 +8,17 @@ import (
 )
 
 // AvailableRAM returns the memory available to new allocations without swapping, as the
-// kernel estimates it (MemAvailable on Linux). ok is false where it cannot be read.
+// system estimates it (MemAvailable on Linux, ullAvailPhys on Windows). ok is false where it
+// cannot be read.
 func AvailableRAM() (bytes uint64, ok bool) {
+	if b, ok := availableRAM(); ok {
+		return b, true
+	}
 	return meminfoField("MemAvailable:")
 }
 
 // TotalRAM returns the machine's physical memory where known (MemTotal on Linux,
-// hw.memsize on macOS).
+// hw.memsize on macOS, ullTotalPhys on Windows).
 func TotalRAM() (bytes uint64, ok bool) {
 	if b, ok := physicalRAM(); ok {
 		return b, true
@@ -23,8 +27,8 @@ func TotalRAM() (bytes uint64, ok bool) {
 }
 
 // RAMForModels is the memory the fit check compares a generation against: the RAM
-// available now where the system reports it (Linux), else the installed RAM (macOS; total is
-// then true). ok is false where neither can be read.
+// available now where the system reports it (Linux, Windows), else the installed RAM
+// (macOS; total is then true). ok is false where neither can be read.
 func RAMForModels() (bytes uint64, total, ok bool) {
 	if b, ok := AvailableRAM(); ok {
 		return b, false, true

@@ -1,6 +1,6 @@
-//go:build !darwin
+//go:build !darwin && !windows
 
 package sysmem
 
-// physicalRAM is only probed this way on macOS; elsewhere /proc/meminfo answers.
+// physicalRAM is only probed this way on macOS and Windows; elsewhere /proc/meminfo answers.
 func physicalRAM() (uint64, bool) { return 0, false }

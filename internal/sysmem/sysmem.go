@@ -11,8 +11,8 @@ type Status struct {
 	Total bool
 }
 
-// Read reports the RAM the fit check uses (RAMForModels: available RAM on Linux,
-// installed RAM on macOS, unknown elsewhere).
+// Read reports the RAM the fit check uses (RAMForModels: available RAM on Linux and
+// Windows, installed RAM on macOS, unknown elsewhere).
 func Read() Status {
 	b, total, ok := RAMForModels()
 	return Status{Bytes: b, Known: ok, Total: total}

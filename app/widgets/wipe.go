@@ -15,7 +15,8 @@ import (
 type Wipe struct {
 	ZoomImage
 
-	// Split is where the divider lies, as a fraction of the width; change it with SetSplit.
+	// Split is where the divider lies, as a fraction of the picture's width on screen (of
+	// the widget's without a picture); change it with SetSplit.
 	Split float32
 
 	other   image.Image // the second image, nil for none
@@ -55,7 +56,7 @@ func (w *Wipe) SetImages(a, b image.Image) {
 // Other is the second image, shown right of the divider.
 func (w *Wipe) Other() image.Image { return w.other }
 
-// SetSplit moves the divider to the fraction f of the width (clamped to 0..1).
+// SetSplit moves the divider to the fraction f of the picture's width (clamped to 0..1).
 func (w *Wipe) SetSplit(f float32) {
 	if isBad(f) {
 		return
@@ -89,11 +90,11 @@ type wipeRenderer struct {
 func (r *wipeRenderer) Layout(size fyne.Size) {
 	r.zr.Layout(size)
 	w := r.w
-	x := w.Split * size.Width
+	src, pos, sz, ok := visibleCrop(w.view, w.imgSize(), size)
+	x := splitX(w.Split, size, pos, sz, ok)
 	w.line.Resize(fyne.NewSize(2, size.Height))
 	w.line.Move(fyne.NewPos(x-1, 0))
 	w.fromB = size.Width
-	src, pos, sz, ok := visibleCrop(w.view, w.imgSize(), size)
 	if !ok || w.subB == nil {
 		w.rasterB.Hide()
 		w.back.Hide()
@@ -129,6 +130,18 @@ func (r *wipeRenderer) Layout(size fyne.Size) {
 		o.Resize(fyne.NewSize(pos.X+sz.Width-from, sz.Height))
 		o.Show()
 	}
+}
+
+// splitX is where the divider lies for the fraction f: across the part of the picture
+// on screen (pos, sz; ok false when none), or across the widget (size) without one. So
+// the whole slider moves the divider over the picture (issue 36 defect 16: across the
+// widget, its first and last quarters did nothing to a fitted picture).
+func splitX(f float32, size fyne.Size, pos fyne.Position, sz fyne.Size, ok bool) float32 {
+	if !ok {
+		return f * size.Width
+	}
+	from, to := max(0, pos.X), min(size.Width, pos.X+sz.Width)
+	return from + f*(to-from)
 }
 
 // ceilDiv is ⌈a/b⌉ for a ≥ 0, b > 0.

@@ -144,7 +144,9 @@ func (c *compareView) buildWipe() {
 	bold := func(s string) *widget.Label {
 		return widget.NewLabelWithStyle(s, fyne.TextAlignCenter, fyne.TextStyle{Bold: true})
 	}
-	c.wipePane = container.NewBorder(nil, container.NewBorder(nil, nil, bold("A"), bold("B"), c.split), nil, nil, c.wipe)
+	row := container.New(underPicture{c.wipe}, bold("A"), c.split, bold("B"))
+	c.wipe.OnSpanChanged = row.Refresh
+	c.wipePane = container.NewBorder(nil, row, nil, nil, c.wipe)
 	c.wipePane.Hide()
 	c.wipeOn = widget.NewCheck("Wipe", c.setWipe)
 }

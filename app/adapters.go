@@ -212,7 +212,9 @@ func (s *adaptersSection) add(a *lora.Adapter, st settings.Adapter, ask bool) *a
 	}
 	e.status.Wrapping = fyne.TextWrapWord
 	e.status.SizeName = theme.SizeNameCaptionText
-	e.on = widget.NewCheck(filepath.Base(a.Path), nil)
+	// A long name is shortened: in full it widened the form over the viewer and pushed the
+	// ✕ and the strength out of sight (issue 36 defect 3).
+	e.on = widget.NewCheck(widgets.ShortName(filepath.Base(a.Path), adapterNameRunes), nil)
 	e.strength = widget.NewSlider(-lora.MaxStrength, lora.MaxStrength)
 	e.strength.Step = strengthStep
 	e.strength.OnChanged = func(v float64) {
@@ -252,6 +254,9 @@ func (s *adaptersSection) add(a *lora.Adapter, st settings.Adapter, ask bool) *a
 	s.estimateSoon()
 	return e
 }
+
+// adapterNameRunes is the most runes of an adapter's file name its switch shows.
+const adapterNameRunes = 28
 
 // formatStrength writes a strength for the number field.
 func formatStrength(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }

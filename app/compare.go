@@ -83,7 +83,7 @@ func (g *galleryView) newCompareView() *compareView {
 		c.caps[i] = widget.NewLabel("")
 		c.caps[i].Wrapping = fyne.TextWrapWord
 		title := widget.NewLabelWithStyle(name, fyne.TextAlignCenter, fyne.TextStyle{Bold: true})
-		sides[i] = container.NewBorder(title, c.caps[i], nil, nil, c.images[i])
+		sides[i] = container.NewBorder(title, captionScroll(c.caps[i]), nil, nil, c.images[i])
 	}
 	// Two equal halves: each image is shown at the same scale, and zooming (the wheel, a
 	// double-click) or panning one side does the same to the other (issue 28 item 10:
@@ -93,9 +93,12 @@ func (g *galleryView) newCompareView() *compareView {
 	swap := widget.NewButtonWithIcon("Swap sides", theme.NewThemedResource(resources.Swap), func() {
 		g.openCompare(c.entries[1], c.entries[0])
 	})
+	// The hint is cut rather than wrapped: wrapped, at the width it had before the window
+	// was laid out, it asked for a window 1508 high (issue 36 defect 2).
+	help := hint("Scroll to zoom both sides, drag to move, double-click for actual size.")
+	help.Wrapping, help.Truncation = fyne.TextWrapOff, fyne.TextTruncateEllipsis
 	c.win.SetContent(container.NewBorder(nil, container.NewPadded(container.NewBorder(nil, nil, nil, container.NewHBox(c.wipeOn, swap),
-		hint("Scroll to zoom both sides, drag to move, double-click for actual size."))), nil, nil,
-		container.NewStack(c.halves, c.wipePane)))
+		help)), nil, nil, container.NewStack(c.halves, c.wipePane)))
 	c.win.Resize(g.sh.childSize(fyne.NewSize(1100, 700)))
 	c.win.SetOnClosed(func() {
 		if g.cmp == c {
@@ -104,6 +107,18 @@ func (g *galleryView) newCompareView() *compareView {
 	})
 	closeOnEscape(c.win)
 	return c
+}
+
+// compareCaptionLines is how many lines of a side's settings show before they scroll.
+const compareCaptionLines = 4
+
+// captionScroll shows a side's settings in a fixed height, scrolling: a long prompt never
+// makes the window taller than the screen, nor the image smaller.
+func captionScroll(l *widget.Label) *container.Scroll {
+	s := container.NewVScroll(l)
+	line := fyne.MeasureText("Ag", theme.TextSize(), fyne.TextStyle{}).Height + theme.LineSpacing()
+	s.SetMinSize(fyne.NewSize(0, compareCaptionLines*line+2*theme.InnerPadding()))
+	return s
 }
 
 // show puts img (nil: none yet) and e's settings on side i.
@@ -129,7 +144,9 @@ func (c *compareView) buildWipe() {
 	bold := func(s string) *widget.Label {
 		return widget.NewLabelWithStyle(s, fyne.TextAlignCenter, fyne.TextStyle{Bold: true})
 	}
-	c.wipePane = container.NewBorder(nil, container.NewBorder(nil, nil, bold("A"), bold("B"), c.split), nil, nil, c.wipe)
+	row := container.New(underPicture{c.wipe}, bold("A"), c.split, bold("B"))
+	c.wipe.OnSpanChanged = row.Refresh
+	c.wipePane = container.NewBorder(nil, row, nil, nil, c.wipe)
 	c.wipePane.Hide()
 	c.wipeOn = widget.NewCheck("Wipe", c.setWipe)
 }

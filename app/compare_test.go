@@ -110,10 +110,12 @@ func TestCompareWipe(t *testing.T) {
 	if s, _, fit := c.wipe.View(); fit || s != s0 {
 		t.Errorf("the wipe's scale %v (fit %v), the sides had %v", s, fit, s0)
 	}
+	// The slider spans the picture on screen, not the window (issue 36 defect 16).
 	c.split.SetValue(0.25)
-	scale, _, _ := c.wipe.View()
-	if x := 0.25 * c.wipe.Size().Width; c.wipe.Split != 0.25 || c.wipe.OtherFrom() > x || c.wipe.OtherFrom() < x-scale {
-		t.Errorf("slider at 0.25: split %v, B from %v (width %v)", c.wipe.Split, c.wipe.OtherFrom(), c.wipe.Size().Width)
+	scale, off, _ := c.wipe.View()
+	left, right := max(0, off.X), min(c.wipe.Size().Width, off.X+64*scale)
+	if x := left + 0.25*(right-left); c.wipe.Split != 0.25 || c.wipe.OtherFrom() > x || c.wipe.OtherFrom() < x-scale {
+		t.Errorf("slider at 0.25: split %v, B from %v (picture %v..%v)", c.wipe.Split, c.wipe.OtherFrom(), left, right)
 	}
 	c.wipe.Scrolled(&fyne.ScrollEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(100, 100)}, Scrolled: fyne.Delta{DY: 10}})
 	s1, _, _ := c.wipe.View()

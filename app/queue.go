@@ -61,6 +61,8 @@ type jobQueue struct {
 	// cancelAll empties the queue and cancels the running job (its action: onCancelAll).
 	cancelAll   *widget.Button
 	onCancelAll func()
+	// running reports whether an image is being made (Cancel all stops it too).
+	running func() bool
 	// changed, when set, is told the jobs after every change (to save them).
 	changed func(jobs []*job)
 	// tab is the queue's tab beside the gallery (its title counts the jobs), in tabs.
@@ -142,10 +144,16 @@ func (q *jobQueue) askCancelAll() {
 	if q.onCancelAll == nil {
 		return
 	}
-	msg := fmt.Sprintf("Remove the %d queued jobs and stop the image being made?", len(q.jobs))
+	msg := fmt.Sprintf("Remove the %d queued jobs", len(q.jobs))
 	if len(q.jobs) == 1 {
-		msg = "Remove the queued job and stop the image being made?"
+		msg = "Remove the queued job"
 	}
+	// Only a running image is stopped (issue 36 defect 12: a paused queue with nothing
+	// running was told so too).
+	if q.running != nil && q.running() {
+		msg += " and stop the image being made"
+	}
+	msg += "?"
 	if q.confirm == nil {
 		q.onCancelAll()
 		return

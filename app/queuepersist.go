@@ -33,6 +33,7 @@ func (rn *runner) setUpQueue(path string) {
 	rn.qfile = &queueFile{path: path}
 	q := rn.queue
 	q.onCancelAll = rn.cancelAll
+	q.running = func() bool { return rn.cur != nil }
 	rn.sh.bg.Add(1)
 	go func() {
 		defer rn.sh.bg.Done()

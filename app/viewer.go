@@ -357,11 +357,15 @@ func (v *viewer) showEntry(e gallery.Entry, full image.Image) {
 // noSettingsText explains why an image without Kleinbild metadata offers no reuse.
 const noSettingsText = "No Kleinbild settings in this image (it was not made by Kleinbild), so there are none to reuse."
 
-// describeEntry is the detail line under the prompt.
+// describeEntry is the details under the prompt: the settings, then the negative prompt,
+// references and adapters when there are any.
 func describeEntry(e gallery.Entry) string {
 	s := describeMeta(e.Meta)
 	if !e.Meta.Created.IsZero() {
 		s += " · " + e.Meta.Created.Local().Format("2 Jan 2006 15:04")
+	}
+	if n := strings.TrimSpace(e.Meta.NegativePrompt); n != "" { // issue 36 defect 22
+		s += "\nNegative prompt: " + widgets.ClipRunes(n, widgets.WrapRunes)
 	}
 	var refs []string
 	for _, r := range e.Meta.References {

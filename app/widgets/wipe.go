@@ -15,7 +15,8 @@ import (
 type Wipe struct {
 	ZoomImage
 
-	// Split is where the divider lies, as a fraction of the width; change it with SetSplit.
+	// Split is where the divider lies, as a fraction of the picture's width on screen (of
+	// the widget's without a picture); change it with SetSplit.
 	Split float32
 
 	other   image.Image // the second image, nil for none
@@ -25,6 +26,11 @@ type Wipe struct {
 	line    *canvas.Rectangle // the divider
 	cropB   image.Rectangle   // the part of subB in rasterB
 	fromB   float32           // where rasterB begins, in widget units (the width when hidden)
+	span    [2]float32        // the picture's left and right edge on screen (splitX's range)
+
+	// OnSpanChanged, when set, is called when the picture's edges on screen moved (see
+	// PictureSpan): a slider under the picture follows them.
+	OnSpanChanged func()
 }
 
 // NewWipe makes a Wipe with no images and the divider in the middle.
@@ -55,7 +61,7 @@ func (w *Wipe) SetImages(a, b image.Image) {
 // Other is the second image, shown right of the divider.
 func (w *Wipe) Other() image.Image { return w.other }
 
-// SetSplit moves the divider to the fraction f of the width (clamped to 0..1).
+// SetSplit moves the divider to the fraction f of the picture's width (clamped to 0..1).
 func (w *Wipe) SetSplit(f float32) {
 	if isBad(f) {
 		return
@@ -67,6 +73,10 @@ func (w *Wipe) SetSplit(f float32) {
 // OtherFrom is where the second image begins on screen, in widget units: the divider,
 // snapped to the first image's pixel there; the width when none of it shows.
 func (w *Wipe) OtherFrom() float32 { return w.fromB }
+
+// PictureSpan is where the picture begins and ends across the widget on screen, in
+// widget units: the range the divider moves over (the whole width without a picture).
+func (w *Wipe) PictureSpan() (from, to float32) { return w.span[0], w.span[1] }
 
 // ShownOther is the raster of the second image drawn now (nil when none of it shows).
 func (w *Wipe) ShownOther() image.Image {
@@ -89,11 +99,11 @@ type wipeRenderer struct {
 func (r *wipeRenderer) Layout(size fyne.Size) {
 	r.zr.Layout(size)
 	w := r.w
-	x := w.Split * size.Width
+	src, pos, sz, ok := visibleCrop(w.view, w.imgSize(), size)
+	x := w.layoutSpan(size, pos, sz, ok)
 	w.line.Resize(fyne.NewSize(2, size.Height))
 	w.line.Move(fyne.NewPos(x-1, 0))
 	w.fromB = size.Width
-	src, pos, sz, ok := visibleCrop(w.view, w.imgSize(), size)
 	if !ok || w.subB == nil {
 		w.rasterB.Hide()
 		w.back.Hide()
@@ -129,6 +139,25 @@ func (r *wipeRenderer) Layout(size fyne.Size) {
 		o.Resize(fyne.NewSize(pos.X+sz.Width-from, sz.Height))
 		o.Show()
 	}
+}
+
+// layoutSpan notes the picture's edges on screen (pos, sz; ok false when none: the
+// widget's, size), telling OnSpanChanged when they moved, and returns where the divider
+// lies: the fraction Split across them. So the whole slider moves the divider over the
+// picture (issue 36 defect 16: across the widget, its first and last quarters did
+// nothing to a fitted picture).
+func (w *Wipe) layoutSpan(size fyne.Size, pos fyne.Position, sz fyne.Size, ok bool) float32 {
+	span := [2]float32{0, size.Width}
+	if ok {
+		span = [2]float32{max(0, pos.X), min(size.Width, pos.X+sz.Width)}
+	}
+	if span != w.span {
+		w.span = span
+		if w.OnSpanChanged != nil {
+			w.OnSpanChanged()
+		}
+	}
+	return span[0] + w.Split*(span[1]-span[0])
 }
 
 // ceilDiv is ⌈a/b⌉ for a ≥ 0, b > 0.

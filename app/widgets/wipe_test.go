@@ -41,14 +41,18 @@ func TestWipeSplitsTwoImages(t *testing.T) {
 	if !isRed(shot, 80, 50) || !isBlue(shot, 120, 50) || w.OtherFrom() != 100 {
 		t.Fatalf("split ½: left %v, right %v, second from %v", shot.At(80, 50), shot.At(120, 50), w.OtherFrom())
 	}
+	// The split is a fraction of the picture, not of the widget (issue 36 defect 16: the
+	// slider's first and last quarters did nothing): 0.7 is 70 % across the picture.
 	w.SetSplit(0.7)
 	shot = win.Canvas().Capture()
-	if !isRed(shot, 137, 50) || !isBlue(shot, 143, 50) || w.OtherFrom() != 140 {
-		t.Errorf("split 0.7: %v at 137, %v at 143, second from %v", shot.At(137, 50), shot.At(143, 50), w.OtherFrom())
+	if !isRed(shot, 117, 50) || !isBlue(shot, 123, 50) || w.OtherFrom() != 120 {
+		t.Errorf("split 0.7: %v at 117, %v at 123, second from %v", shot.At(117, 50), shot.At(123, 50), w.OtherFrom())
 	}
-	w.SetSplit(0.1) // left of the picture: all of the second
-	if w.OtherFrom() != 50 || w.ShownOther() == nil {
-		t.Errorf("split 0.1: second from %v", w.OtherFrom())
+	for _, c := range []struct{ split, from float32 }{{0.1, 60}, {0.9, 140}, {0, 50}} {
+		w.SetSplit(c.split)
+		if w.OtherFrom() != c.from || w.ShownOther() == nil {
+			t.Errorf("split %v: second from %v, want %v", c.split, w.OtherFrom(), c.from)
+		}
 	}
 	w.SetSplit(0.5)
 	// Zoom 4× about the divider, then pan: both images share the view.

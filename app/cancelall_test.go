@@ -1,0 +1,41 @@
+package app
+
+import (
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2/test"
+
+	"kleinbild/engine"
+)
+
+// Issue 36 defect 12: Cancel all said "stop the image being made" while the queue was
+// paused and nothing ran. It names only the jobs then, and the run too while one runs.
+func TestCancelAllNamesTheRunOnlyWhileOneRuns(t *testing.T) {
+	fake := newFakeGen()
+	fake.block = true
+	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
+	u := h.ui
+	h.settle()
+	q := u.run.queue
+	var msg string
+	q.confirm = func(_, m string, _ func()) { msg = m }
+	q.push(&job{Req: engine.Request{Prompt: "first"}, Count: 1})
+	q.push(&job{Req: engine.Request{Prompt: "second"}, Count: 1})
+	q.setPaused(true)
+	test.Tap(q.cancelAll)
+	if u.run.cur != nil || msg != "Remove the 2 queued jobs?" {
+		t.Errorf("paused, nothing running: %q", msg)
+	}
+	q.clear()
+	u.ctl.setSize(64, 64)
+	u.ctl.prompt.SetText("running")
+	test.Tap(u.ctl.generate)
+	waitStarted(t, h, fake)
+	u.ctl.prompt.SetText("queued")
+	u.Generate()
+	test.Tap(q.cancelAll)
+	if !strings.Contains(msg, "queued job and stop the image being made") {
+		t.Errorf("while a run goes on: %q", msg)
+	}
+}

@@ -29,22 +29,28 @@ var errLocked = errors.New("locked")
 // lockFolder calls waiting once and waits until that one is done or ctx ends. The lock is
 // advisory (flock on Unix) and ends with the process; where the platform has no such lock,
 // it always succeeds at once. unlock releases it and removes the lock file, so that a
-// finished download leaves only its manifest in the state folder.
+// finished download leaves only its manifest in the state folder, and the state folder if
+// nothing else is in it: a download that failed before writing anything (no connection)
+// leaves no sign of a partial download, which the app would offer to resume.
 func lockFolder(ctx context.Context, dir string, waiting func()) (unlock func(), err error) {
 	state := filepath.Join(dir, StateDir)
-	if err := os.MkdirAll(state, 0o755); err != nil {
-		return nil, fmt.Errorf("model folder: %w", err)
-	}
 	p := filepath.Join(state, lockName)
 	told := false
 	for {
+		// Made anew each time: the download holding the lock removes the folder when done.
+		if err := os.MkdirAll(state, 0o755); err != nil {
+			return nil, fmt.Errorf("model folder: %w", err)
+		}
 		f, err := openLock(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // the folder went between MkdirAll and the open: make it again
+		}
 		if err != nil {
 			return nil, fmt.Errorf("download lock: %w", err)
 		}
 		err = tryLock(f)
 		if err == nil && holds(f, p) {
-			return func() { os.Remove(p); f.Close() }, nil
+			return func() { os.Remove(p); f.Close(); os.Remove(state) }, nil
 		}
 		f.Close()
 		if err != nil && !errors.Is(err, errLocked) {

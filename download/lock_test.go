@@ -3,6 +3,7 @@ package download
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -120,5 +121,19 @@ func TestLockWaitCancelled(t *testing.T) {
 	_, err = lockFolder(ctx, dir, nil)
 	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "another download is writing to "+dir) {
 		t.Fatalf("wait for a held folder: %v", err)
+	}
+}
+
+// A download that wrote nothing leaves no state folder behind: the app reads one as a
+// partial download and offered "Resume download" after a failed first listing.
+func TestUnlockLeavesNoEmptyStateFolder(t *testing.T) {
+	dir := t.TempDir()
+	unlock, err := lockFolder(context.Background(), dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlock()
+	if _, err := os.Stat(filepath.Join(dir, StateDir)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("state folder after an empty download: %v, want it gone", err)
 	}
 }

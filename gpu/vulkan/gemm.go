@@ -1,0 +1,131 @@
+//go:build cgo && (linux || windows) && (amd64 || arm64)
+
+package vulkan
+
+import (
+	"fmt"
+	"math"
+
+	"kleinbild/gpu"
+)
+
+var _ gpu.LinearAdder = (*Backend)(nil)
+
+// Linear computes y[rows, out] = x[rows, in]·wᵀ + bias (linear.comp).
+func (b *Backend) Linear(y, x, w, bias gpu.Tensor, rows int) {
+	if !b.begin() {
+		return
+	}
+	defer b.mu.Unlock()
+	if err := gpu.CheckLinear(y, x, w, bias, rows); err != nil {
+		b.fail(err)
+		return
+	}
+	mode := uint32(0)
+	if !bias.IsZero() {
+		mode = 1
+	}
+	b.linear(y, x, w, bias, rows, mode, 0)
+}
+
+// LinearAdd implements gpu.LinearAdder: y += s·x·wᵀ, the kernel reading y in its epilogue.
+func (b *Backend) LinearAdd(y, x, w gpu.Tensor, rows int, s float32) {
+	if !b.begin() {
+		return
+	}
+	defer b.mu.Unlock()
+	if err := gpu.CheckLinear(y, x, w, gpu.Tensor{}, rows); err != nil {
+		b.fail(err)
+		return
+	}
+	b.linear(y, x, w, gpu.Tensor{}, rows, 2, math.Float32bits(s))
+}
+
+// linear queues linear.comp on checked arguments, in dispatches of at most the device's
+// workgroups per dimension of 64 rows each.
+func (b *Backend) linear(y, x, w, bias gpu.Tensor, rows int, mode, sbits uint32) {
+	out, in, _ := gpu.MatrixDims(w)
+	if rows == 0 || out == 0 {
+		return
+	}
+	if w.DType().Quantized() {
+		b.fail(fmt.Errorf("vulkan: Linear: quantized weights (%v) are not supported yet", w.DType()))
+		return
+	}
+	maxRows := int(b.pd.lim.maxGroups[1]) * 64
+	for r0 := 0; r0 < rows; r0 += maxRows {
+		r1 := min(rows, r0+maxRows)
+		c := b.newCall("Linear")
+		yb := c.out(y, r1*out)
+		xb := c.in(x, r1*in)
+		wb := c.in(w, out*in)
+		bb := c.in(bias, out)
+		if mode == 2 {
+			bb = sbits
+		}
+		c.run("linear", []uint32{uint32(r1 - r0), uint32(out), uint32(in), xb + uint32(r0*in), yb + uint32(r0*out),
+			wb, bb, mode, uint32(out), bool32(w.DType() == gpu.BF16)},
+			uint32((out+63)/64), uint32((r1-r0+63)/64), 1)
+	}
+}
+
+// Conv2D computes out = conv(in, w) + bias for one image (conv.comp).
+func (b *Backend) Conv2D(out, in, w, bias gpu.Tensor, p gpu.ConvParams) {
+	if !b.begin() {
+		return
+	}
+	defer b.mu.Unlock()
+	p = p.WithDefaults()
+	if err := gpu.CheckConv2D(out, in, w, bias, p); err != nil {
+		b.fail(err)
+		return
+	}
+	outC, k, _ := gpu.MatrixDims(w)
+	oh, ow := p.OutSize()
+	npix := oh * ow
+	if outC == 0 || npix == 0 {
+		return
+	}
+	c := b.newCall("Conv2D")
+	ob := c.out(out, outC*npix)
+	ib := c.in(in, p.InC*p.InH*p.InW)
+	wb := c.in(w, outC*k)
+	bb := c.in(bias, outC)
+	c.run("conv", []uint32{uint32(outC), uint32(npix), uint32(k), ib, ob, wb, bb, bool32(!bias.IsZero()),
+		uint32(p.InH), uint32(p.InW), uint32(p.KH), uint32(p.KW), uint32(p.Stride), uint32(p.PadTop), uint32(p.PadLeft),
+		uint32(ow), bool32(w.DType() == gpu.BF16)},
+		uint32((npix+63)/64), uint32((outC+63)/64), 1)
+}
+
+// Attention computes out = softmax(q·kᵀ·scale + mask)·v per head (attention.comp).
+func (b *Backend) Attention(out, q, k, v gpu.Tensor, p gpu.AttnParams) {
+	if !b.begin() {
+		return
+	}
+	defer b.mu.Unlock()
+	p = p.WithDefaults()
+	if err := gpu.CheckAttention(out, q, k, v, p); err != nil {
+		b.fail(err)
+		return
+	}
+	if p.SeqQ == 0 || p.Heads == 0 || p.HeadDim == 0 {
+		return
+	}
+	span := func(seq, stride, width int) int { return (seq-1)*stride + width }
+	c := b.newCall("Attention")
+	ob := c.out(out, span(p.SeqQ, p.OutStride, p.Heads*p.HeadDim))
+	qb := c.in(q, span(p.SeqQ, p.QStride, p.Heads*p.HeadDim))
+	var kb, vb uint32
+	if p.SeqK > 0 {
+		kb = c.in(k, span(p.SeqK, p.KStride, p.KVHeads*p.HeadDim))
+		vb = c.in(v, span(p.SeqK, p.VStride, p.KVHeads*p.HeadDim))
+	} else {
+		kb = c.in(gpu.Tensor{}, 0)
+		vb = c.in(gpu.Tensor{}, 0)
+	}
+	slices := (p.HeadDim + 31) / 32
+	gx, gy := b.grid((p.SeqQ*p.Heads*slices + 255) / 256)
+	c.run("attention", []uint32{uint32(p.SeqQ), uint32(p.VisibleKeys()), uint32(p.Heads), uint32(p.Heads / p.KVHeads),
+		uint32(p.HeadDim), uint32(p.QStride), uint32(p.KStride), uint32(p.VStride), uint32(p.OutStride), qb, kb, vb, ob,
+		bool32(p.Causal), uint32(slices), f32u(p.Scale)}, gx, gy, 1)
+}

@@ -12,6 +12,9 @@ import (
 	"kleinbild/gpu"
 )
 
+// Compiled reports whether this build holds the Vulkan backend.
+const Compiled = true
+
 // Options selects the device of New.
 type Options struct {
 	// Device is an index into Devices(), or -1 for the best device.

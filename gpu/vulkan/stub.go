@@ -14,6 +14,9 @@ type Options struct {
 	Device int
 }
 
+// Compiled reports whether this build holds the Vulkan backend.
+const Compiled = false
+
 // New fails: this build has no Vulkan backend.
 func New(Options) (gpu.Backend, error) {
 	return nil, errors.New("vulkan: not built into this binary (needs Linux or Windows, 64-bit, with cgo)")

@@ -3,6 +3,7 @@
 package vulkan
 
 import (
+	"strings"
 	"testing"
 	"unsafe"
 )
@@ -32,5 +33,14 @@ func TestStructLayout(t *testing.T) {
 		if c.got != c.want {
 			t.Errorf("%s = %d, want %d", c.name, c.got, c.want)
 		}
+	}
+}
+
+// TestMissingLoader: without the Vulkan loader, opening fails with a message that names it
+// and says what to install, and nothing panics.
+func TestMissingLoader(t *testing.T) {
+	_, err := loadNamed("libvulkan-missing-for-test.so.1")
+	if err == nil || !strings.Contains(err.Error(), "no Vulkan loader") || !strings.Contains(err.Error(), "install") {
+		t.Fatalf("loadNamed of a missing file: %v", err)
 	}
 }

@@ -12,10 +12,10 @@ import (
 const libName = "libvulkan.so.1"
 
 // openLibrary opens the Vulkan loader and returns a symbol lookup.
-func openLibrary() (func(string) (uintptr, error), error) {
-	h, err := purego.Dlopen(libName, purego.RTLD_NOW|purego.RTLD_LOCAL)
+func openLibrary(name string) (func(string) (uintptr, error), error) {
+	h, err := purego.Dlopen(name, purego.RTLD_NOW|purego.RTLD_LOCAL)
 	if err != nil {
-		return nil, fmt.Errorf("vulkan: no Vulkan loader (%s: %v); install libvulkan1 and a driver (Debian: mesa-vulkan-drivers)", libName, err)
+		return nil, fmt.Errorf("vulkan: no Vulkan loader (%s: %v); install libvulkan1 and a driver (Debian: mesa-vulkan-drivers)", name, err)
 	}
 	return func(name string) (uintptr, error) { return purego.Dlsym(h, name) }, nil
 }

@@ -11,10 +11,10 @@ import (
 const libName = "vulkan-1.dll"
 
 // openLibrary opens the Vulkan loader and returns a symbol lookup.
-func openLibrary() (func(string) (uintptr, error), error) {
-	h, err := syscall.LoadLibrary(libName)
+func openLibrary(name string) (func(string) (uintptr, error), error) {
+	h, err := syscall.LoadLibrary(name)
 	if err != nil {
-		return nil, fmt.Errorf("vulkan: no Vulkan loader (%s: %v); install your GPU's driver", libName, err)
+		return nil, fmt.Errorf("vulkan: no Vulkan loader (%s: %v); install your GPU's driver", name, err)
 	}
 	return func(name string) (uintptr, error) { return syscall.GetProcAddress(h, name) }, nil
 }

@@ -28,13 +28,16 @@ type vk struct {
 }
 
 // loadVK opens the loader and resolves the entry points.
-func loadVK() (*vk, error) {
-	sym, err := openLibrary()
+func loadVK() (*vk, error) { return loadNamed(libName) }
+
+// loadNamed opens the loader file name and resolves the entry points.
+func loadNamed(name string) (*vk, error) {
+	sym, err := openLibrary(name)
 	if err != nil {
 		return nil, err
 	}
 	f := &vk{}
-	for name, p := range map[string]*uintptr{
+	for sname, p := range map[string]*uintptr{
 		"vkCreateInstance": &f.createInstance, "vkDestroyInstance": &f.destroyInstance,
 		"vkEnumeratePhysicalDevices": &f.enumeratePhysicalDevices, "vkGetPhysicalDeviceProperties": &f.getPhysicalDeviceProperties,
 		"vkGetPhysicalDeviceQueueFamilyProperties": &f.getPhysicalDeviceQueueFamilyProperties,
@@ -59,8 +62,8 @@ func loadVK() (*vk, error) {
 		"vkQueueSubmit": &f.queueSubmit, "vkCreateFence": &f.createFence, "vkDestroyFence": &f.destroyFence,
 		"vkWaitForFences": &f.waitForFences, "vkResetFences": &f.resetFences,
 	} {
-		if *p, err = sym(name); err != nil || *p == 0 {
-			return nil, fmt.Errorf("vulkan: the loader %s lacks %s: %v", libName, name, err)
+		if *p, err = sym(sname); err != nil || *p == 0 {
+			return nil, fmt.Errorf("vulkan: the loader %s lacks %s: %v", name, sname, err)
 		}
 	}
 	return f, nil

@@ -19,26 +19,30 @@ const (
 	ewGatedAdd
 )
 
-// elementwise queues op over n values of y, a and (unless zero) bt; gate (GatedAdd) is dim
-// long.
+// elementwise queues op over n values of y, a and (unless zero) bt in windows that fit one
+// binding each; gate (GatedAdd) is dim long, bound whole.
 func (b *Backend) elementwise(name string, op int, y, a, bt gpu.Tensor, n, dim int, s float32) {
-	if n == 0 {
-		return
+	seg := max(int(b.pd.lim.maxStorageRange-2*max(b.pd.lim.storageAlign, 4))/4&^255, 256)
+	if op == ewGatedAdd {
+		seg = max(seg/dim, 1) * dim
 	}
-	c := b.newCall(name)
-	yb := c.out(y, n)
-	ab := c.in(a, n)
-	var bb uint32
-	switch {
-	case op == ewGatedAdd:
-		bb = c.in(bt, dim)
-	case bt.IsZero():
-		bb = c.in(a, n)
-	default:
-		bb = c.in(bt, n)
+	for lo := 0; lo < n; lo += seg {
+		hi := min(n, lo+seg)
+		c := b.newCall(name)
+		yb := c.out(y.Slice(lo, hi), hi-lo)
+		ab := c.in(a.Slice(lo, hi), hi-lo)
+		var bb uint32
+		switch {
+		case op == ewGatedAdd:
+			bb = c.in(bt, dim)
+		case bt.IsZero():
+			bb = c.in(a.Slice(lo, hi), hi-lo)
+		default:
+			bb = c.in(bt.Slice(lo, hi), hi-lo)
+		}
+		gx, gy := b.grid((hi - lo + 255) / 256)
+		c.run("elementwise", []uint32{uint32(hi - lo), uint32(op), yb, ab, bb, uint32(max(dim, 1)), uint32(lo), f32u(s)}, gx, gy, 1)
 	}
-	gx, gy := b.grid((n + 255) / 256)
-	c.run("elementwise", []uint32{uint32(n), uint32(op), yb, ab, bb, uint32(max(dim, 1)), 0, f32u(s)}, gx, gy, 1)
 }
 
 // SiLU computes y = x·sigmoid(x).

@@ -41,8 +41,9 @@ func (b *Backend) LinearAdd(y, x, w gpu.Tensor, rows int, s float32) {
 	b.linear(y, x, w, gpu.Tensor{}, rows, 2, math.Float32bits(s))
 }
 
-// linear queues linear.comp on checked arguments, in dispatches of at most the device's
-// workgroups per dimension of 64 rows each.
+// linear queues linear.comp on checked arguments, in blocks of rows and of outputs small
+// enough that each operand's window fits one binding of the device (and the rows the
+// workgroups per dimension), 64 × 64 outputs per workgroup.
 func (b *Backend) linear(y, x, w, bias gpu.Tensor, rows int, mode, sbits uint32) {
 	out, in, _ := gpu.MatrixDims(w)
 	if rows == 0 || out == 0 {
@@ -52,20 +53,33 @@ func (b *Backend) linear(y, x, w, bias gpu.Tensor, rows int, mode, sbits uint32)
 		b.fail(fmt.Errorf("vulkan: Linear: quantized weights (%v) are not supported yet", w.DType()))
 		return
 	}
-	maxRows := int(b.pd.lim.maxGroups[1]) * 64
-	for r0 := 0; r0 < rows; r0 += maxRows {
-		r1 := min(rows, r0+maxRows)
-		c := b.newCall("Linear")
-		yb := c.out(y, r1*out)
-		xb := c.in(x, r1*in)
-		wb := c.in(w, out*in)
-		bb := c.in(bias, out)
-		if mode == 2 {
-			bb = sbits
+	room := int(b.pd.lim.maxStorageRange - 2*max(b.pd.lim.storageAlign, 4))
+	rowsPer := min(int(b.pd.lim.maxGroups[1])*64, room/(4*max(in, out, 1)))
+	colsPer := min(out, room/(w.DType().Size()*max(in, 1)))
+	if rowsPer < 1 || colsPer < 1 {
+		b.fail(fmt.Errorf("vulkan: Linear: a row of %d values exceeds the %s one kernel argument may bind on %s", max(in, out), gb(int64(room)), b.pd.info.Name))
+		return
+	}
+	for r0 := 0; r0 < rows; r0 += rowsPer {
+		r1 := min(rows, r0+rowsPer)
+		for o0 := 0; o0 < out; o0 += colsPer {
+			o1 := min(out, o0+colsPer)
+			c := b.newCall("Linear")
+			yb := c.out(y.Slice(r0*out, r1*out), (r1-r0)*out) + uint32(o0)
+			xb := c.in(x.Slice(r0*in, r1*in), (r1-r0)*in)
+			wb := c.in(w.Slice(o0*in, o1*in), (o1-o0)*in)
+			bb := uint32(0)
+			if !bias.IsZero() {
+				bb = c.in(bias, out) + uint32(o0)
+			} else {
+				c.in(gpu.Tensor{}, 0)
+			}
+			if mode == 2 {
+				bb = sbits
+			}
+			c.run("linear", []uint32{uint32(r1 - r0), uint32(o1 - o0), uint32(in), xb, yb, wb, bb, mode, uint32(out),
+				bool32(w.DType() == gpu.BF16)}, uint32((o1-o0+63)/64), uint32((r1-r0+63)/64), 1)
 		}
-		c.run("linear", []uint32{uint32(r1 - r0), uint32(out), uint32(in), xb + uint32(r0*in), yb + uint32(r0*out),
-			wb, bb, mode, uint32(out), bool32(w.DType() == gpu.BF16)},
-			uint32((out+63)/64), uint32((r1-r0+63)/64), 1)
 	}
 }
 

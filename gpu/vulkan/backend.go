@@ -35,6 +35,9 @@ type Backend struct {
 	cur     int // the batch being recorded; the other may be in flight
 	pipes   map[string]*pipeline
 	dummy   *buffer
+	// linearTile forces Linear's tile (64 or 128) for tests and measurements; 0 picks it
+	// by the product's shape.
+	linearTile int
 
 	err    error // sticky error since the last Read/Flush/Sync
 	lost   error // the device is unusable: returned forever

@@ -43,7 +43,8 @@ func (b *Backend) LinearAdd(y, x, w gpu.Tensor, rows int, s float32) {
 
 // linear queues linear.comp on checked arguments, in blocks of rows and of outputs small
 // enough that each operand's window fits one binding of the device (and the rows the
-// workgroups per dimension), 64 × 64 outputs per workgroup.
+// workgroups per dimension): 128 × 128 outputs per workgroup (linear128.comp) where the
+// product has that many rows and outputs, else 64 × 64 (linear.comp).
 func (b *Backend) linear(y, x, w, bias gpu.Tensor, rows int, mode, sbits uint32) {
 	out, in, _ := gpu.MatrixDims(w)
 	if rows == 0 || out == 0 {
@@ -53,8 +54,12 @@ func (b *Backend) linear(y, x, w, bias gpu.Tensor, rows int, mode, sbits uint32)
 		b.fail(fmt.Errorf("vulkan: Linear: quantized weights (%v) are not supported yet", w.DType()))
 		return
 	}
+	kernel, tile := "linear", 64
+	if (rows >= 128 && out >= 128 && b.linearTile == 0) || b.linearTile == 128 {
+		kernel, tile = "linear128", 128
+	}
 	room := int(b.pd.lim.maxStorageRange - 2*max(b.pd.lim.storageAlign, 4))
-	rowsPer := min(int(b.pd.lim.maxGroups[1])*64, room/(4*max(in, out, 1)))
+	rowsPer := min(int(b.pd.lim.maxGroups[1])*tile, room/(4*max(in, out, 1)))
 	colsPer := min(out, room/(w.DType().Size()*max(in, 1)))
 	if rowsPer < 1 || colsPer < 1 {
 		b.fail(fmt.Errorf("vulkan: Linear: a row of %d values exceeds the %s one kernel argument may bind on %s", max(in, out), gb(int64(room)), b.pd.info.Name))
@@ -77,8 +82,8 @@ func (b *Backend) linear(y, x, w, bias gpu.Tensor, rows int, mode, sbits uint32)
 			if mode == 2 {
 				bb = sbits
 			}
-			c.run("linear", []uint32{uint32(r1 - r0), uint32(o1 - o0), uint32(in), xb, yb, wb, bb, mode, uint32(out),
-				bool32(w.DType() == gpu.BF16)}, uint32((o1-o0+63)/64), uint32((r1-r0+63)/64), 1)
+			c.run(kernel, []uint32{uint32(r1 - r0), uint32(o1 - o0), uint32(in), xb, yb, wb, bb, mode, uint32(out),
+				bool32(w.DType() == gpu.BF16)}, uint32((o1-o0+tile-1)/tile), uint32((r1-r0+tile-1)/tile), 1)
 		}
 	}
 }

@@ -19,6 +19,7 @@ var kernels = map[string]int{
 	"layout":      4,
 	"norm":        4,
 	"linear":      4,
+	"linear128":   4,
 	"attention":   4,
 	"conv":        4,
 }

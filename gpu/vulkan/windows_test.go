@@ -3,6 +3,7 @@
 package vulkan
 
 import (
+	"fmt"
 	"os"
 	"testing"
 
@@ -34,5 +35,23 @@ func TestSmallBindings(t *testing.T) {
 		"SiLU": gputest.TestSiLU,
 	} {
 		t.Run(name, func(t *testing.T) { fn(t, b, gputest.Options{}) })
+	}
+}
+
+// TestForcedTiles runs Linear with each tile forced, so that both kernels see every shape of
+// the suite (by shape alone the 128-row tile runs on one of them only).
+func TestForcedTiles(t *testing.T) {
+	b, err := open(Options{Device: -1})
+	if err != nil {
+		if os.Getenv("KLEINBILD_REQUIRE_VULKAN") == "1" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	defer b.Close()
+	for _, tile := range []int{64, 128} {
+		b.linearTile = tile
+		t.Run(fmt.Sprintf("t%d/Linear", tile), func(t *testing.T) { gputest.TestLinear(t, b, gputest.Options{Short: true}) })
+		t.Run(fmt.Sprintf("t%d/LinearAdd", tile), func(t *testing.T) { gputest.TestLinearAdd(t, b, gputest.Options{Short: true}) })
 	}
 }

@@ -256,7 +256,7 @@ func (b *Backend) unusable() error {
 
 // WeightF32 copies data into a new read-only tensor.
 func (b *Backend) WeightF32(data []float32, shape ...int) (gpu.Tensor, error) {
-	return b.weight("WeightF32", gpu.F32, len(data), shape, func(dst []byte, lo int) {
+	return b.weight("WeightF32", gpu.F32, len(data), shape, 4, shape, func(dst []byte, lo int) {
 		for i := range len(dst) / 4 {
 			binary.LittleEndian.PutUint32(dst[4*i:], math.Float32bits(data[lo+i]))
 		}
@@ -265,36 +265,50 @@ func (b *Backend) WeightF32(data []float32, shape ...int) (gpu.Tensor, error) {
 
 // WeightBF16 copies bits into a new read-only tensor (kept as bf16 on the device).
 func (b *Backend) WeightBF16(bits []uint16, shape ...int) (gpu.Tensor, error) {
-	return b.weight("WeightBF16", gpu.BF16, len(bits), shape, func(dst []byte, lo int) {
+	return b.weight("WeightBF16", gpu.BF16, len(bits), shape, 2, shape, func(dst []byte, lo int) {
 		for i := range len(dst) / 2 {
 			binary.LittleEndian.PutUint16(dst[2*i:], bits[lo+i])
 		}
 	})
 }
 
-// WeightQuant refuses every quantized type: this stage has no quantized kernels.
+// WeightQuant copies raw, still packed, into one read-only buffer (at most one binding:
+// larger weights are an error); Linear decodes its blocks inside the kernel.
 func (b *Backend) WeightQuant(dtype gpu.DType, raw []byte, shape ...int) (gpu.Tensor, error) {
-	if _, err := gpu.CheckQuant(dtype, raw, shape); err != nil {
-		return gpu.Tensor{}, err
+	n, err := gpu.CheckQuant(dtype, raw, shape)
+	if err != nil {
+		return gpu.Tensor{}, fmt.Errorf("vulkan: %w", err)
 	}
-	return gpu.Tensor{}, fmt.Errorf("vulkan: quantized weights (%v) are not supported yet", dtype)
+	if n > math.MaxUint32 {
+		return gpu.Tensor{}, fmt.Errorf("vulkan: WeightQuant: %d values exceed the kernels' 32-bit indices", n)
+	}
+	if maxBind := b.pd.lim.maxStorageRange; uint64(len(raw)) > maxBind {
+		return gpu.Tensor{}, fmt.Errorf("vulkan: WeightQuant: %v weight of %s exceeds the binding limit %s of %s", dtype, gb(int64(len(raw))), gb(int64(maxBind)), b.pd.info.Name)
+	}
+	return b.weight("WeightQuant", dtype, len(raw), []int{len(raw)}, 1, shape, func(dst []byte, lo int) { copy(dst, raw[lo:]) })
 }
 
-// weight creates a read-only tensor of n values, filled in pieces by fill(dst, lo) with the
-// bytes of values [lo, lo + len(dst)/size).
-func (b *Backend) weight(op string, dtype gpu.DType, n int, shape []int, fill func(dst []byte, lo int)) (gpu.Tensor, error) {
+// QuantTypes lists the quantized dtypes WeightQuant and Linear support: all of them.
+func QuantTypes() []gpu.DType { return gpu.QuantTypes() }
+
+// weight creates a read-only tensor of dtype and shape holding n units of es bytes (values;
+// for quantized weights bytes, in the layout units), filled in pieces by fill(dst, lo) with
+// the bytes of units [lo, lo + len(dst)/es).
+func (b *Backend) weight(op string, dtype gpu.DType, n int, layout []int, es int, shape []int, fill func(dst []byte, lo int)) (gpu.Tensor, error) {
 	if !b.begin() {
 		return gpu.Tensor{}, b.unusable()
 	}
 	defer b.mu.Unlock()
-	elems, err := checkShape(shape)
+	if _, err := checkShape(shape); err != nil {
+		return gpu.Tensor{}, err
+	}
+	units, err := checkShape(layout)
 	if err != nil {
 		return gpu.Tensor{}, err
 	}
-	if elems != n {
+	if units != n {
 		return gpu.Tensor{}, fmt.Errorf("vulkan: %s: %d values do not fill shape %v", op, n, shape)
 	}
-	es := dtype.Size()
 	x, err := b.newBuffer(int64(n * es))
 	if err != nil {
 		return gpu.Tensor{}, err

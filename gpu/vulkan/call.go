@@ -56,8 +56,8 @@ func (c *call) bind(t gpu.Tensor, span int) uint32 {
 	}
 	es := uint64(t.DType().Size())
 	maxRange := b.pd.lim.maxStorageRange
-	if x.size <= maxRange {
-		c.binds = append(c.binds, binding{buf: x.buf, rng: x.size})
+	if x.size <= maxRange || es == 0 { // quantized weights: within one binding (WeightQuant)
+		c.binds = append(c.binds, binding{buf: x.buf, rng: min(x.size, maxRange)})
 		return uint32(t.Offset())
 	}
 	align := max(b.pd.lim.storageAlign, 4)

@@ -44,23 +44,26 @@ func (b *Backend) LinearAdd(y, x, w gpu.Tensor, rows int, s float32) {
 // linear queues linear.comp on checked arguments, in blocks of rows and of outputs small
 // enough that each operand's window fits one binding of the device (and the rows the
 // workgroups per dimension): 128 × 128 outputs per workgroup (linear128.comp) where the
-// product has that many rows and outputs, else 64 × 64 (linear.comp).
+// product has that many rows and outputs, else 64 × 64 (linear.comp; linearq.comp for
+// quantized weights).
 func (b *Backend) linear(y, x, w, bias gpu.Tensor, rows int, mode, sbits uint32) {
 	out, in, _ := gpu.MatrixDims(w)
 	if rows == 0 || out == 0 {
 		return
 	}
-	if w.DType().Quantized() {
-		b.fail(fmt.Errorf("vulkan: Linear: quantized weights (%v) are not supported yet", w.DType()))
-		return
-	}
 	kernel, tile := "linear", 64
-	if (rows >= 128 && out >= 128 && b.linearTile == 0) || b.linearTile == 128 {
+	switch {
+	case w.DType().Quantized():
+		kernel = "linearq"
+	case (rows >= 128 && out >= 128 && b.linearTile == 0) || b.linearTile == 128:
 		kernel, tile = "linear128", 128
 	}
 	room := int(b.pd.lim.maxStorageRange - 2*max(b.pd.lim.storageAlign, 4))
 	rowsPer := min(int(b.pd.lim.maxGroups[1])*tile, room/(4*max(in, out, 1)))
-	colsPer := min(out, room/(w.DType().Size()*max(in, 1)))
+	colsPer := min(out, room/max(int(w.DType().PackedBytes(in)), 1))
+	if w.DType().Quantized() {
+		colsPer = out // bound whole (WeightQuant keeps it within one binding)
+	}
 	if rowsPer < 1 || colsPer < 1 {
 		b.fail(fmt.Errorf("vulkan: Linear: a row of %d values exceeds the %s one kernel argument may bind on %s", max(in, out), gb(int64(room)), b.pd.info.Name))
 		return
@@ -83,9 +86,21 @@ func (b *Backend) linear(y, x, w, bias gpu.Tensor, rows int, mode, sbits uint32)
 				bb = sbits
 			}
 			c.run(kernel, []uint32{uint32(r1 - r0), uint32(o1 - o0), uint32(in), xb, yb, wb, bb, mode, uint32(out),
-				bool32(w.DType() == gpu.BF16)}, uint32((o1-o0+tile-1)/tile), uint32((r1-r0+tile-1)/tile), 1)
+				weightKind(w.DType())}, uint32((o1-o0+tile-1)/tile), uint32((r1-r0+tile-1)/tile), 1)
 		}
 	}
+}
+
+// weightKind is the wload kind of gemm.glsl for a weight dtype: 0 f32, 1 bf16, 2 + the
+// index of a quantized type from Q4_0.
+func weightKind(d gpu.DType) uint32 {
+	switch {
+	case d == gpu.BF16:
+		return 1
+	case d.Quantized():
+		return 2 + uint32(d-gpu.Q4_0)
+	}
+	return 0
 }
 
 // Conv2D computes out = conv(in, w) + bias for one image (conv.comp).

@@ -20,6 +20,7 @@ var kernels = map[string]int{
 	"norm":        4,
 	"linear":      4,
 	"linear128":   4,
+	"linearq":     4,
 	"attention":   4,
 	"conv":        4,
 }

@@ -26,3 +26,6 @@ func New(Options) (gpu.Backend, error) {
 func Devices() ([]gpu.DeviceInfo, error) {
 	return nil, errors.New("vulkan: not built into this binary (needs Linux or Windows, 64-bit, with cgo)")
 }
+
+// QuantTypes lists no type in this build.
+func QuantTypes() []gpu.DType { return nil }

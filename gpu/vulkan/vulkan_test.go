@@ -33,7 +33,7 @@ func openTest(t *testing.T) gpu.Backend {
 // TestConformance runs the conformance suite (every op) on the best device: lavapipe in CI.
 func TestConformance(t *testing.T) {
 	b := openTest(t)
-	gputest.Run(t, b, gputest.Options{Short: testing.Short(), LogErrors: *logErrors})
+	gputest.Run(t, b, gputest.Options{Short: testing.Short(), LogErrors: *logErrors, Quant: QuantTypes()})
 }
 
 // TestDevices lists the devices with complete descriptions.

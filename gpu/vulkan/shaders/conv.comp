@@ -9,6 +9,7 @@ layout(std430, binding = 0) buffer Y { float y[]; };
 layout(std430, binding = 1) readonly buffer X { float x[]; };
 layout(std430, binding = 2) readonly buffer Wt { uint W[]; };
 layout(std430, binding = 3) readonly buffer B { float bias[]; };
+#define NO_QUANT // weights are f32 or bf16 (p.bf16 is the kind)
 #include "gemm.glsl"
 
 shared float ws[1024]; // [16 k][64 channels]

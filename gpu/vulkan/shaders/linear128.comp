@@ -8,6 +8,7 @@ layout(std430, binding = 0) buffer Y { float y[]; };
 layout(std430, binding = 1) readonly buffer X { float x[]; };
 layout(std430, binding = 2) readonly buffer Wt { uint W[]; };
 layout(std430, binding = 3) readonly buffer B { float bias[]; };
+#define NO_QUANT // f32 and bf16 weights (quantized ones run linearq.comp)
 #include "gemm.glsl"
 
 // ROW adds a·(b0, b1) to row i of the block (written out: constant indices keep acc in

@@ -84,7 +84,7 @@ check-shaders:
 # The Vulkan backend on lavapipe, after go test ./... ran its conformance suite (which skips
 # without a device): the SPIR-V check, a device required, and a subset of the golden model
 # tests (others: make test-vulkan VK_TESTS='...').
-VK_TESTS := TestEncodePrompts|TestGoldenForward|TestDecodeGolden|TestPipelineGolden
+VK_TESTS := TestEncodePrompts|TestGoldenForward|TestDecodeGolden|TestEncodeGolden|TestPipelineGolden
 test-vulkan: check-shaders
 	KLEINBILD_REQUIRE_VULKAN=1 $(GO) test -count=1 -run '^TestDevices$$' ./gpu/vulkan
 	KLEINBILD_BACKEND=vulkan $(GO) test -count=1 -timeout 30m -run '^($(VK_TESTS))$$' ./engine/qwen3 ./engine/flux2 ./engine/vae ./engine

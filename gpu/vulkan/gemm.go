@@ -51,15 +51,12 @@ func (b *Backend) linear(y, x, w, bias gpu.Tensor, rows int, mode, sbits uint32)
 	if rows == 0 || out == 0 {
 		return
 	}
-	kernel, tile := "linear", 64
-	switch {
-	case w.DType().Quantized():
-		kernel = "linearq"
-	case (rows >= 128 && out >= 128 && b.linearTile == 0) || b.linearTile == 128:
-		kernel, tile = "linear128", 128
-	}
+	kernel, tile := b.linearKernel(w.DType(), rows, out)
 	room := int(b.pd.lim.maxStorageRange - 2*max(b.pd.lim.storageAlign, 4))
 	rowsPer := min(int(b.pd.lim.maxGroups[1])*tile, room/(4*max(in, out, 1)))
+	if tile == 4 {
+		rowsPer = min(rowsPer, 8) // linearsmall's rows
+	}
 	colsPer := min(out, room/max(int(w.DType().PackedBytes(in)), 1))
 	if w.DType().Quantized() {
 		colsPer = out // bound whole (WeightQuant keeps it within one binding)
@@ -72,6 +69,10 @@ func (b *Backend) linear(y, x, w, bias gpu.Tensor, rows int, mode, sbits uint32)
 		r1 := min(rows, r0+rowsPer)
 		for o0 := 0; o0 < out; o0 += colsPer {
 			o1 := min(out, o0+colsPer)
+			gx, gy := uint32((o1-o0+tile-1)/tile), uint32((r1-r0+tile-1)/tile)
+			if tile == 4 { // linearsmall: one workgroup per 4 outputs, all rows
+				gx, gy = b.grid((o1 - o0 + 3) / 4)
+			}
 			c := b.newCall("Linear")
 			yb := c.out(y.Slice(r0*out, r1*out), (r1-r0)*out) + uint32(o0)
 			xb := c.in(x.Slice(r0*in, r1*in), (r1-r0)*in)
@@ -86,9 +87,27 @@ func (b *Backend) linear(y, x, w, bias gpu.Tensor, rows int, mode, sbits uint32)
 				bb = sbits
 			}
 			c.run(kernel, []uint32{uint32(r1 - r0), uint32(o1 - o0), uint32(in), xb, yb, wb, bb, mode, uint32(out),
-				weightKind(w.DType())}, uint32((o1-o0+tile-1)/tile), uint32((r1-r0+tile-1)/tile), 1)
+				weightKind(w.DType())}, gx, gy, 1)
 		}
 	}
+}
+
+// linearKernel picks Linear's kernel and its tile (outputs per workgroup side; 4 for
+// linearsmall, which takes every row): at most 8 rows linearsmall, 128 rows and outputs
+// linear128, else linear (quantized weights: the q variants). Backend.linearTile forces one
+// (8: linearsmall, over blocks of 8 rows).
+func (b *Backend) linearKernel(d gpu.DType, rows, out int) (string, int) {
+	q := ""
+	if d.Quantized() {
+		q = "q"
+	}
+	switch {
+	case b.linearTile == 8 || (b.linearTile == 0 && rows <= 8):
+		return "linearsmall" + q, 4
+	case q == "" && (b.linearTile == 128 || (b.linearTile == 0 && rows >= 128 && out >= 128)):
+		return "linear128", 128
+	}
+	return "linear" + q, 64
 }
 
 // weightKind is the wload kind of gemm.glsl for a weight dtype: 0 f32, 1 bf16, 2 + the

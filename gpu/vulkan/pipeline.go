@@ -15,14 +15,16 @@ var spirv embed.FS
 
 // kernels maps each kernel to its number of storage-buffer bindings (0, 1, ... in the shader).
 var kernels = map[string]int{
-	"elementwise": 3,
-	"layout":      4,
-	"norm":        4,
-	"linear":      4,
-	"linear128":   4,
-	"linearq":     4,
-	"attention":   4,
-	"conv":        4,
+	"elementwise":  3,
+	"layout":       4,
+	"norm":         4,
+	"linear":       4,
+	"linear128":    4,
+	"linearq":      4,
+	"linearsmall":  4,
+	"linearsmallq": 4,
+	"attention":    4,
+	"conv":         4,
 }
 
 // pipeline is a compute pipeline with its layouts.

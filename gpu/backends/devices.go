@@ -183,7 +183,7 @@ func DefaultCPU() gpu.Backend {
 	return b
 }
 
-// openAdapter opens "webgpu:N".
+// openAdapter opens "webgpu:N" (or "vulkan:N", see openVulkan).
 func openAdapter(id string) (gpu.Backend, bool, error) {
 	name, idx, ok := strings.Cut(id, ":")
 	if ok && strings.EqualFold(name, "vulkan") {

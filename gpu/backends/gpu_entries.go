@@ -10,6 +10,7 @@ import (
 // wherever it is compiled (cgo), whether or not an adapter is present: Open then fails with
 // the reason (no Vulkan, Metal or Direct3D 12 device). It opens the best adapter (see
 // webgpu.Options) with its cached tuning applied; Default's policy (devices.go) decides when it is the default.
+// "vulkan" follows where compiled (vulkanEntries).
 func gpuEntries() []entry {
 	var es []entry
 	if webgpu.Compiled {

@@ -35,6 +35,7 @@ type Backend struct {
 	cur     int // the batch being recorded; the other may be in flight
 	pipes   map[string]*pipeline
 	dummy   *buffer
+	live    map[*buffer]struct{} // buffers not destroyed yet (Close destroys them)
 	// linearTile forces Linear's tile (64 or 128) for tests and measurements; 0 picks it
 	// by the product's shape.
 	linearTile int
@@ -65,7 +66,7 @@ func open(opts Options) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &Backend{f: f, inst: inst, pipes: map[string]*pipeline{}}
+	b := &Backend{f: f, inst: inst, pipes: map[string]*pipeline{}, live: map[*buffer]struct{}{}}
 	if err := b.init(opts); err != nil {
 		b.release()
 		return nil, err
@@ -142,8 +143,9 @@ func (b *Backend) release() {
 		for _, p := range b.pipes {
 			b.destroyPipeline(p)
 		}
-		if b.dummy != nil {
-			b.destroy(b.dummy)
+		for x := range b.live { // tensors never freed, and the dummy binding
+			x.freed = true
+			b.destroy(x)
 		}
 		if b.cmdPool != 0 {
 			vkcall(f.destroyCommandPool, b.dev, uintptr(b.cmdPool), 0)

@@ -80,11 +80,14 @@ func (b *Backend) newBuffer(n int64) (*buffer, error) {
 	}
 	b.resident += int64(size)
 	b.peak = max(b.peak, b.resident)
-	return &buffer{b: b, buf: buf, mem: mem, size: size, bytes: n}, nil
+	x := &buffer{b: b, buf: buf, mem: mem, size: size, bytes: n}
+	b.live[x] = struct{}{}
+	return x, nil
 }
 
 // destroy releases a buffer's Vulkan objects (no queued work may use it).
 func (b *Backend) destroy(x *buffer) {
+	delete(b.live, x)
 	vkcall(b.f.destroyBuffer, b.dev, uintptr(x.buf), 0)
 	vkcall(b.f.freeMemory, b.dev, uintptr(x.mem), 0)
 }

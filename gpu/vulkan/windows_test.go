@@ -56,3 +56,39 @@ func TestForcedTiles(t *testing.T) {
 		t.Run(fmt.Sprintf("t%d/LinearAdd", tile), func(t *testing.T) { gputest.TestLinearAdd(t, b, gputest.Options{Short: true}) })
 	}
 }
+
+// TestCloseWithLiveTensors: Close releases tensors that were never freed; freeing them or
+// running ops afterwards neither panics nor reaches the device, and reports the closed
+// backend.
+func TestCloseWithLiveTensors(t *testing.T) {
+	b, err := open(Options{Device: -1})
+	if err != nil {
+		if os.Getenv("KLEINBILD_REQUIRE_VULKAN") == "1" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	x, err1 := gpu.FromHost(b, []float32{1, 2, 3}, 3)
+	y, err2 := b.Alloc(gpu.F32, 3)
+	if err := firstErr(err1, err2); err != nil {
+		t.Fatal(err)
+	}
+	b.Add(y, x, x)
+	if err := b.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if len(b.live) != 0 {
+		t.Errorf("%d buffers left after Close", len(b.live))
+	}
+	b.Free(x)
+	b.Add(y, x, x)
+	if err := b.Sync(); err == nil {
+		t.Error("Sync after Close succeeded")
+	}
+	if err := b.Read(make([]float32, 3), y); err == nil {
+		t.Error("Read after Close succeeded")
+	}
+	if _, err := b.Alloc(gpu.F32, 3); err == nil {
+		t.Error("Alloc after Close succeeded")
+	}
+}

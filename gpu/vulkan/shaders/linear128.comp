@@ -1,7 +1,7 @@
 #version 450
 // Linear on larger products: the same sums as linear.comp (same push constants and modes)
 // in tiles of 128 rows × 128 outputs per workgroup, 16×16 invocations with 8×8 outputs each,
-// k in steps of 8 through shared memory: twice the arithmetic per shared-memory read.
+// k in steps of 16 through shared memory: twice the arithmetic per shared-memory read.
 layout(local_size_x = 16, local_size_y = 16) in;
 layout(push_constant) uniform P { uint rows, n, k, xb, yb, wb, bb, mode, ys, bf16; } p;
 layout(std430, binding = 0) buffer Y { float y[]; };
@@ -15,8 +15,8 @@ layout(std430, binding = 3) readonly buffer B { float bias[]; };
 // registers).
 #define ROW(i, a) acc[2 * i] += (a) * b0; acc[2 * i + 1] += (a) * b1;
 
-shared float xs[1024]; // [8 k][128 rows]
-shared float ws[1024]; // [8 k][128 outputs]
+shared float xs[2048]; // [16 k][128 rows]
+shared float ws[2048]; // [16 k][128 outputs]
 
 void main() {
 	uint c0 = gl_WorkGroupID.x * 128u;
@@ -25,11 +25,11 @@ void main() {
 	uvec2 lid = gl_LocalInvocationID.xy;
 	vec4 acc[16]; // row i of the 8×8 block: acc[2i], acc[2i + 1]
 	for (uint i = 0u; i < 16u; i++) { acc[i] = vec4(0.0); }
-	for (uint k0 = 0u; k0 < p.k; k0 += 8u) {
-		for (uint i = 0u; i < 4u; i++) {
+	for (uint k0 = 0u; k0 < p.k; k0 += 16u) {
+		for (uint i = 0u; i < 8u; i++) {
 			uint e = li + 256u * i;
-			uint rr = e >> 3u;
-			uint kk = e & 7u;
+			uint rr = e >> 4u;
+			uint kk = e & 15u;
 			uint gk = k0 + kk;
 			float xv = 0.0;
 			if (r0 + rr < p.rows && gk < p.k) { xv = x[p.xb + (r0 + rr) * p.k + gk]; }
@@ -39,7 +39,7 @@ void main() {
 			ws[kk * 128u + rr] = wv;
 		}
 		barrier();
-		for (uint kk = 0u; kk < 8u; kk++) {
+		for (uint kk = 0u; kk < 16u; kk++) {
 			uint xo = kk * 128u + lid.y * 8u;
 			uint wo = kk * 128u + lid.x * 8u;
 			vec4 a0 = vec4(xs[xo], xs[xo + 1u], xs[xo + 2u], xs[xo + 3u]);

@@ -16,7 +16,7 @@ SHOT      ?= screenshot.png
 FUZZTIME  ?= 5s
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: shaders check-shaders test-vulkan
+.PHONY: shaders check-shaders test-vulkan test-vulkan-all
 .PHONY: all deps build run test test-webgpu test-webgpu-limits test-purego portability fuzz bench bench-gpu lint package screenshot check-screenshot clean
 
 all: build
@@ -83,11 +83,17 @@ check-shaders:
 
 # The Vulkan backend on lavapipe, after go test ./... ran its conformance suite (which skips
 # without a device): the SPIR-V check, a device required, and a subset of the golden model
-# tests (others: make test-vulkan VK_TESTS='...').
-VK_TESTS := TestEncodePrompts|TestGoldenForward|TestDecodeGolden|TestEncodeGolden|TestPipelineGolden
+# tests: three of the five pipeline cases (t2i, i2i with two references, base with CFG). The
+# rest, and every golden test of the WebGPU list: make test-vulkan-all.
+VK_TESTS := TestEncodePrompts|TestGoldenForward|TestDecodeGolden|TestEncodeGolden
+VK_PIPELINE_CASES := t2i_distilled_48x80_4steps|i2i_distilled_2refs_48x48_4steps|t2i_base_cfg4_48x64_3steps
 test-vulkan: check-shaders
 	KLEINBILD_REQUIRE_VULKAN=1 $(GO) test -count=1 -run '^TestDevices$$' ./gpu/vulkan
-	KLEINBILD_BACKEND=vulkan $(GO) test -count=1 -timeout 30m -run '^($(VK_TESTS))$$' ./engine/qwen3 ./engine/flux2 ./engine/vae ./engine
+	KLEINBILD_BACKEND=vulkan $(GO) test -count=1 -timeout 30m -run '^($(VK_TESTS))$$' ./engine/qwen3 ./engine/flux2 ./engine/vae
+	KLEINBILD_BACKEND=vulkan $(GO) test -count=1 -timeout 30m -run '^TestPipelineGolden$$/^($(VK_PIPELINE_CASES))$$' ./engine
+test-vulkan-all: check-shaders
+	KLEINBILD_REQUIRE_VULKAN=1 $(GO) test -count=1 -run '^TestDevices$$' ./gpu/vulkan
+	KLEINBILD_BACKEND=vulkan $(GO) test -count=1 -timeout 60m -run '^($(WEBGPU_TESTS))$$' ./engine/qwen3 ./engine/flux2 ./engine/vae ./engine
 
 # The packages that need no cgo must build for the platforms CI cannot run: vet them for macOS
 # and Windows so platform files (memory probes, file mapping, data folders) cannot break

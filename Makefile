@@ -10,12 +10,14 @@ APT_PKGS  := gcc libc6-dev pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev 
              xvfb xauth libgl1-mesa-dri xdotool imagemagick \
              mesa-vulkan-drivers libvulkan1 \
              gcc-mingw-w64-x86-64 wine64
+APT_PKGS  += glslc glslang-tools spirv-tools
 TINY      ?= ../shared/golden/model/tiny-flux2-klein
 MODEL     ?= $(TINY)
 SHOT      ?= screenshot.png
 FUZZTIME  ?= 5s
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
+.PHONY: shaders check-shaders test-vulkan test-vulkan-all
 .PHONY: all deps build run test windows test-wine test-webgpu test-webgpu-limits test-purego portability fuzz bench bench-gpu lint package screenshot check-screenshot clean
 
 all: build
@@ -43,6 +45,7 @@ test:
 	KLEINBILD_REQUIRE_WEBGPU=1 $(GO) test -count=1 $(PKGS)
 	$(MAKE) test-webgpu
 	$(MAKE) test-webgpu-limits
+	$(MAKE) test-vulkan
 	$(MAKE) test-purego
 	$(MAKE) portability
 	$(MAKE) test-wine
@@ -66,6 +69,33 @@ test-webgpu:
 # run; then once per non-reference kernel variant, forced (about 1 min on llvmpipe each).
 test-webgpu-limits:
 	KLEINBILD_REQUIRE_WEBGPU=1 KLEINBILD_WEBGPU_SUITES=1 $(GO) test -count=1 -timeout 30m -run '^(TestConformanceDefaultLimits|TestForcedVariants)$$' ./gpu/webgpu
+
+# The Vulkan backend's GLSL kernels compiled to the SPIR-V that gpu/vulkan embeds (commit
+# the .spv files: go build needs no shader compiler), and CI's check that they are up to date
+# (a fresh glslc compile equals them byte for byte) and valid (spirv-val).
+VK_SHADERS := $(wildcard gpu/vulkan/shaders/*.comp)
+GLSLC      := glslc --target-env=vulkan1.1 -O
+shaders:
+	@for f in $(VK_SHADERS); do echo "glslc $$f"; $(GLSLC) $$f -o $${f%.comp}.spv || exit 1; done
+check-shaders:
+	@set -e; tmp=$$(mktemp -d); trap 'rm -rf $$tmp' EXIT; for f in $(VK_SHADERS); do \
+	  spv=$${f%.comp}.spv; $(GLSLC) $$f -o $$tmp/out.spv; \
+	  cmp -s $$tmp/out.spv $$spv || { echo "$$spv is not glslc's output for $$f: run make shaders"; exit 1; }; \
+	  spirv-val --target-env vulkan1.1 $$spv; done; echo "SPIR-V of $(words $(VK_SHADERS)) kernels up to date and valid"
+
+# The Vulkan backend on lavapipe, after go test ./... ran its conformance suite (which skips
+# without a device): the SPIR-V check, a device required, and a subset of the golden model
+# tests: three of the five pipeline cases (t2i, i2i with two references, base with CFG). The
+# rest, and every golden test of the WebGPU list: make test-vulkan-all.
+VK_TESTS := TestEncodePrompts|TestGoldenForward|TestDecodeGolden|TestEncodeGolden
+VK_PIPELINE_CASES := t2i_distilled_48x80_4steps|i2i_distilled_2refs_48x48_4steps|t2i_base_cfg4_48x64_3steps
+test-vulkan: check-shaders
+	KLEINBILD_REQUIRE_VULKAN=1 $(GO) test -count=1 -run '^TestDevices$$' ./gpu/vulkan
+	KLEINBILD_BACKEND=vulkan $(GO) test -count=1 -timeout 30m -run '^($(VK_TESTS))$$' ./engine/qwen3 ./engine/flux2 ./engine/vae
+	KLEINBILD_BACKEND=vulkan $(GO) test -count=1 -timeout 30m -run '^TestPipelineGolden$$/^($(VK_PIPELINE_CASES))$$' ./engine
+test-vulkan-all: check-shaders
+	KLEINBILD_REQUIRE_VULKAN=1 $(GO) test -count=1 -run '^TestDevices$$' ./gpu/vulkan
+	KLEINBILD_BACKEND=vulkan $(GO) test -count=1 -timeout 60m -run '^($(WEBGPU_TESTS))$$' ./engine/qwen3 ./engine/flux2 ./engine/vae ./engine
 
 # The packages that need no cgo must build for the platforms CI cannot run: vet them for macOS
 # and Windows so platform files (memory probes, file mapping, data folders) cannot break

@@ -74,6 +74,7 @@ func Devices() []Device {
 			}
 		}
 	}
+	ds = append(ds, vulkanDevices()...)
 	auto := autoID(ds)
 	for i := range ds {
 		ds[i].Auto = ds[i].ID == auto
@@ -182,9 +183,12 @@ func DefaultCPU() gpu.Backend {
 	return b
 }
 
-// openAdapter opens "webgpu:N".
+// openAdapter opens "webgpu:N" (or "vulkan:N", see openVulkan).
 func openAdapter(id string) (gpu.Backend, bool, error) {
 	name, idx, ok := strings.Cut(id, ":")
+	if ok && strings.EqualFold(name, "vulkan") {
+		return openVulkan(id, idx)
+	}
 	if !ok || !strings.EqualFold(name, "webgpu") {
 		return nil, false, nil
 	}

@@ -1,0 +1,42 @@
+package backends
+
+import (
+	"fmt"
+	"strconv"
+
+	"kleinbild/gpu"
+	"kleinbild/gpu/vulkan"
+)
+
+// vulkanDevices lists each Vulkan device as "vulkan:N" (N indexes vulkan.Devices()), none when
+// the backend is not compiled in or Vulkan does not load.
+func vulkanDevices() []Device {
+	if !vulkan.Compiled {
+		return nil
+	}
+	infos, err := vulkan.Devices()
+	if err != nil {
+		return nil
+	}
+	ds := make([]Device, len(infos))
+	for i, in := range infos {
+		ds[i] = Device{ID: fmt.Sprintf("vulkan:%d", i), Backend: "vulkan", Info: in, MemorySource: "Vulkan heap"}
+	}
+	return ds
+}
+
+// openVulkan opens device "vulkan:N" (id, with idx the text after the colon).
+func openVulkan(id, idx string) (gpu.Backend, bool, error) {
+	n, err := strconv.Atoi(idx)
+	if err != nil || n < 0 {
+		return nil, true, fmt.Errorf("backends: %q: want vulkan:N with N a device index (see kleinbild devices)", id)
+	}
+	if !vulkan.Compiled {
+		return nil, true, fmt.Errorf("backends: %q: this binary was built without Vulkan (needs Linux or Windows with cgo)", id)
+	}
+	b, err := vulkan.New(vulkan.Options{Device: n})
+	if err != nil {
+		return nil, true, fmt.Errorf("backends: open %s: %w", id, err)
+	}
+	return b, true, nil
+}

@@ -1,0 +1,29 @@
+// Package vulkan is a gpu.Backend on a Vulkan compute device, with GLSL compute shaders
+// compiled to SPIR-V (make shaders: glslc) and embedded, so go build needs no shader compiler.
+//
+// The Vulkan loader (libvulkan.so.1, Windows vulkan-1.dll) is opened at run time through
+// purego, so a binary runs on machines without Vulkan: New then fails with a message saying
+// so and every other backend keeps working. The backend is built on Linux and Windows (64-bit)
+// with cgo; elsewhere New always fails (stub.go).
+//
+// # Runtime
+//
+// One compute queue of the chosen physical device (discrete first, then integrated, then
+// software such as Mesa's lavapipe). Every tensor is one device-local storage buffer; uploads
+// and reads go through host-visible staging buffers, kept per submission and reused once its
+// fence has signalled. Ops record into a command buffer: bind a pipeline, a descriptor set of
+// storage buffers from the submission's descriptor pool, push constants with the element
+// offsets and dimensions, dispatch, and a global memory barrier so that the next op sees the
+// writes. Flush submits with a fence and waits for the previous submission's fence (the host
+// stays at most one Flush ahead); Read and Sync wait for everything.
+//
+// Kernels (shaders/*.comp, most of them ports of the WGSL ones of gpu/webgpu): element-wise
+// and layout ops, row norms with shared-memory tree reductions, Linear as a tiled f32 GEMM on
+// f32, bf16 or quantized weights (ggml's blocks decoded in the kernel), Conv2D as an implicit
+// GEMM, and attention with an online softmax (no score matrix; causal, KeyValid, grouped-query
+// heads, strides). Operands larger than the device's largest storage binding are bound in
+// windows by Linear and the element-wise ops; the other ops fail with an error on them.
+//
+// Stage 1 of issue 34: plain f32 kernels, no matrix units (cooperative matrices), no subgroup
+// reductions, no timestamp queries, and never the default backend (only an explicit choice).
+package vulkan

@@ -1,0 +1,107 @@
+//go:build cgo && (linux || windows) && (amd64 || arm64)
+
+package vulkan
+
+import (
+	"embed"
+	"encoding/binary"
+	"fmt"
+)
+
+// spirv holds the compiled kernels (make shaders: glslc shaders/X.comp -o shaders/X.spv).
+//
+//go:embed shaders/*.spv
+var spirv embed.FS
+
+// kernels maps each kernel to its number of storage-buffer bindings (0, 1, ... in the shader).
+var kernels = map[string]int{
+	"elementwise":  3,
+	"layout":       4,
+	"norm":         4,
+	"linear":       4,
+	"linear128":    4,
+	"linearq":      4,
+	"linearsmall":  4,
+	"linearsmallq": 4,
+	"attention":    4,
+	"conv":         4,
+}
+
+// pipeline is a compute pipeline with its layouts.
+type pipeline struct {
+	name        string
+	nBind       int
+	module      uint64
+	dsl, layout uint64
+	pipe        uint64
+}
+
+// pipeline returns the pipeline of kernel name, creating it on first use.
+func (b *Backend) pipeline(name string) (*pipeline, error) {
+	if p := b.pipes[name]; p != nil {
+		return p, nil
+	}
+	nBind, ok := kernels[name]
+	if !ok {
+		return nil, fmt.Errorf("vulkan: no kernel %q", name)
+	}
+	code, err := spirv.ReadFile("shaders/" + name + ".spv")
+	if err != nil || len(code)%4 != 0 || len(code) == 0 {
+		return nil, fmt.Errorf("vulkan: kernel %s: no SPIR-V embedded (run make shaders): %v", name, err)
+	}
+	words := make([]uint32, len(code)/4)
+	for i := range words {
+		words[i] = binary.LittleEndian.Uint32(code[4*i:])
+	}
+	p := &pipeline{name: name, nBind: nBind}
+	if err := b.createPipeline(p, words); err != nil {
+		b.destroyPipeline(p)
+		return nil, fmt.Errorf("vulkan: kernel %s: %w", name, err)
+	}
+	b.pipes[name] = p
+	return p, nil
+}
+
+func (b *Backend) createPipeline(p *pipeline, words []uint32) error {
+	var ps pins
+	defer ps.p.Unpin()
+	f := b.f
+	mi := &shaderModuleCreateInfo{sType: stShaderModuleCreateInfo, codeSize: uintptr(4 * len(words)), pCode: ptr(&ps, &words[0])}
+	if err := result("vkCreateShaderModule", f.createShaderModule, b.dev, ptr(&ps, mi), 0, ptr(&ps, &p.module)); err != nil {
+		return err
+	}
+	binds := make([]descriptorSetLayoutBinding, p.nBind)
+	for i := range binds {
+		binds[i] = descriptorSetLayoutBinding{binding: uint32(i), descriptorType: descStorageBuffer, descriptorCount: 1, stageFlags: stageCompute}
+	}
+	li := &descriptorSetLayoutCreateInfo{sType: stDescriptorSetLayoutCrt, bindingCount: uint32(p.nBind), pBindings: ptr(&ps, &binds[0])}
+	if err := result("vkCreateDescriptorSetLayout", f.createDescriptorSetLayout, b.dev, ptr(&ps, li), 0, ptr(&ps, &p.dsl)); err != nil {
+		return err
+	}
+	pr := &pushConstantRange{stageFlags: stageCompute, size: pushBytes}
+	dsl := new(uint64)
+	*dsl = p.dsl
+	pli := &pipelineLayoutCreateInfo{sType: stPipelineLayoutCreate, setLayoutCount: 1, pSetLayouts: ptr(&ps, dsl), pushConstantRangeCount: 1, pPushConstantRanges: ptr(&ps, pr)}
+	if err := result("vkCreatePipelineLayout", f.createPipelineLayout, b.dev, ptr(&ps, pli), 0, ptr(&ps, &p.layout)); err != nil {
+		return err
+	}
+	ci := &computePipelineCreateInfo{sType: stComputePipelineCreate, layout: p.layout, basePipelineIndex: -1,
+		stage: pipelineShaderStageCreateInfo{sType: stPipelineShaderStage, stage: stageCompute, module: p.module, pName: cstr(&ps, "main")}}
+	return result("vkCreateComputePipelines", f.createComputePipelines, b.dev, 0, 1, ptr(&ps, ci), 0, ptr(&ps, &p.pipe))
+}
+
+func (b *Backend) destroyPipeline(p *pipeline) {
+	f := b.f
+	if p.pipe != 0 {
+		vkcall(f.destroyPipeline, b.dev, uintptr(p.pipe), 0)
+	}
+	if p.layout != 0 {
+		vkcall(f.destroyPipelineLayout, b.dev, uintptr(p.layout), 0)
+	}
+	if p.dsl != 0 {
+		vkcall(f.destroyDescriptorSetLayout, b.dev, uintptr(p.dsl), 0)
+	}
+	if p.module != 0 {
+		vkcall(f.destroyShaderModule, b.dev, uintptr(p.module), 0)
+	}
+}

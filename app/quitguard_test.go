@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
 )
 
 // Issue 28 item 7: queuing jobs never moves the form (the queue took its lower half and
@@ -39,7 +41,10 @@ func TestQueueHasItsOwnPlace(t *testing.T) {
 		test.Tap(u.run.queue.add)
 	}
 	h.settle()
-	if after := where(); !slices.Equal(before, after) {
+	// Seed and Prompt stay put; Generate may move by the fit line's wrap (its estimate
+	// changes as runs are measured, by one text line under load), not by the queue's ~200 px.
+	after := where()
+	if !slices.Equal(before[1:], after[1:]) || math.Abs(float64(after[0].Y-before[0].Y)) > float64(2*theme.TextSize()) {
 		t.Errorf("queuing moved the form: Generate, Seed, Prompt at %v, were %v", after, before)
 	}
 	if got := u.run.queue.tab.Text; got != "Queue (3)" {

@@ -74,8 +74,12 @@ func (b *Backend) attention(out, q, k, v []float32, p gpu.AttnParams) {
 					invSums[i] = 1 / expShifted(row)
 				}
 			})
-			b.blas.Sgemm(false, false, nq, p.HeadDim, nk, 1, s, nk,
-				v[kvh*p.HeadDim:], p.VStride, 0, o, p.OutStride)
+			vh := v[kvh*p.HeadDim:]
+			if p.Causal && nq > 1 && !finiteRows(vh, q0+1, nk, p.VStride, p.HeadDim) {
+				causalPV(o, s, vh, q0, nq, nk, p)
+			} else {
+				b.blas.Sgemm(false, false, nq, p.HeadDim, nk, 1, s, nk, vh, p.VStride, 0, o, p.OutStride)
+			}
 			for i := 0; i < nq; i++ {
 				orow := o[i*p.OutStride : i*p.OutStride+p.HeadDim]
 				inv := invSums[i]
@@ -102,4 +106,34 @@ func expShiftedGo(row []float32) float32 {
 		s += float64(e)
 	}
 	return float32(s)
+}
+
+// finiteRows reports whether rows [lo, hi) of v (dim values each, stride apart) are finite.
+func finiteRows(v []float32, lo, hi, stride, dim int) bool {
+	for r := lo; r < hi; r++ {
+		for _, x := range v[r*stride : r*stride+dim] {
+			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// causalPV computes O = P·V for a causal tile of nq queries from q0 whose V rows past the
+// tile's first query hold a non-finite value: a matrix product would multiply such a row by
+// the exact 0 weight of the queries that do not see it (0·NaN = NaN). Each query adds the
+// keys it sees one by one instead, in plain Go: the slow path is taken only for such tiles.
+func causalPV(o, s, v []float32, q0, nq, nk int, p gpu.AttnParams) {
+	for i := 0; i < nq; i++ {
+		orow := o[i*p.OutStride : i*p.OutStride+p.HeadDim]
+		clear(orow)
+		for j := 0; j <= q0+i && j < nk; j++ {
+			w := s[i*nk+j]
+			vrow := v[j*p.VStride : j*p.VStride+p.HeadDim]
+			for d := range orow {
+				orow[d] += w * vrow[d]
+			}
+		}
+	}
 }

@@ -6,16 +6,15 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
+
+	"kleinbild/internal/testfix"
 )
 
 // FIFOs and other special files are not offered (opening one would block).
 func TestChooserSkipsSpecialFiles(t *testing.T) {
 	dir := t.TempDir()
-	if err := syscall.Mkfifo(filepath.Join(dir, "pipe.png"), 0o644); err != nil {
-		t.Skip("no FIFOs here:", err)
-	}
+	testfix.FIFO(t, dir, "pipe.png")
 	writeTestPNG(t, dir, "real.png", 64, 64, nil)
 	os.Symlink(filepath.Join(dir, "real.png"), filepath.Join(dir, "link.png"))
 	os.Symlink(filepath.Join(dir, "pipe.png"), filepath.Join(dir, "linkpipe.png"))

@@ -3,15 +3,14 @@
 package app
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/storage"
+
+	"kleinbild/internal/testfix"
 )
 
 // Dropping a FIFO named like an image (alone, so it is first probed for Kleinbild
@@ -22,13 +21,9 @@ func TestDropFIFODoesNotBlock(t *testing.T) {
 	h := newHarness(t, t.TempDir(), tinyModel(t), newFakeGen().open)
 	u := h.ui
 	dir := t.TempDir()
-	fifo := filepath.Join(dir, "pipe.png")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Skip(err)
-	}
+	fifo := testfix.FIFO(t, dir, "pipe.png")
 	good := writeTestPNG(t, dir, "good.png", 64, 64, nil)
-	zero := filepath.Join(dir, "zero.png")
-	os.Symlink("/dev/zero", zero)
+	zero := testfix.DevZero(t, dir, "zero.png")
 
 	returned := make(chan (<-chan struct{}), 1)
 	go func() { returned <- u.handleDrop([]fyne.URI{storage.NewFileURI(fifo)}) }()

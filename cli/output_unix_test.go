@@ -11,10 +11,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"kleinbild/internal/testfix"
 	"kleinbild/weights/golden"
 )
 
@@ -65,10 +65,7 @@ func TestGenerateOutputTargets(t *testing.T) {
 		t.Errorf("symlink target: %v", err)
 	}
 
-	fifo := filepath.Join(tmp, "fifo.png")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Skip(err)
-	}
+	fifo := testfix.FIFO(t, tmp, "fifo.png")
 	got := make(chan []byte, 1)
 	go func() {
 		f, err := os.Open(fifo)

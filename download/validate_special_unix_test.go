@@ -6,10 +6,10 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
+	"kleinbild/internal/testfix"
 	"kleinbild/weights/golden"
 )
 
@@ -22,9 +22,7 @@ func TestValidateSpecialConfigFiles(t *testing.T) {
 		linkTree(t, golden.TinyModel(t), dir)
 		p := filepath.Join(dir, filepath.FromSlash(rel))
 		os.Remove(p)
-		if err := syscall.Mkfifo(p, 0o644); err != nil {
-			t.Skip(err)
-		}
+		testfix.FIFO(t, filepath.Dir(p), filepath.Base(p))
 		done := make(chan *Report, 1)
 		go func() {
 			r, err := Validate(context.Background(), dir, ValidateOptions{})

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 	"kleinbild/engine/qwen3"
 	"kleinbild/engine/tokenizer"
 	"kleinbild/engine/vae"
+	"kleinbild/internal/testfix"
 )
 
 // Config files and tokenizer.json that are FIFOs or links to /dev/zero are refused at once:
@@ -25,16 +25,10 @@ func TestSpecialConfigFilesRefusedQuickly(t *testing.T) {
 		mk := func(rel string) string {
 			p := filepath.Join(dir, rel)
 			os.MkdirAll(filepath.Dir(p), 0o755)
-			var err error
 			if kind == "fifo" {
-				err = syscall.Mkfifo(p, 0o644)
-			} else {
-				err = os.Symlink("/dev/zero", p)
+				return testfix.FIFO(t, filepath.Dir(p), filepath.Base(p))
 			}
-			if err != nil {
-				t.Skip(err)
-			}
-			return p
+			return testfix.DevZero(t, filepath.Dir(p), filepath.Base(p))
 		}
 		want := map[string]string{"fifo": "named pipe", "zero": "character device"}[kind]
 		loaders := []struct {

@@ -6,11 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"kleinbild/internal/hangguard"
+	"kleinbild/internal/testfix"
 	"kleinbild/weights"
 )
 
@@ -19,14 +19,9 @@ import (
 // until memory ran out) and a folder named like a shard.
 func TestOpenSpecialFilesQuickly(t *testing.T) {
 	dir := t.TempDir()
-	fifo := filepath.Join(dir, "model.safetensors")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Skip(err)
-	}
-	zeroIndex := filepath.Join(dir, "zero.safetensors.index.json")
-	os.Symlink("/dev/zero", zeroIndex)
-	zeroShard := filepath.Join(dir, "zero.safetensors")
-	os.Symlink("/dev/zero", zeroShard)
+	fifo := testfix.FIFO(t, dir, "model.safetensors")
+	zeroIndex := testfix.DevZero(t, dir, "zero.safetensors.index.json")
+	zeroShard := testfix.DevZero(t, dir, "zero.safetensors")
 	folder := filepath.Join(dir, "folder.safetensors")
 	os.Mkdir(folder, 0o755)
 	for _, tc := range []struct{ path, want string }{

@@ -8,11 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"syscall"
 	"testing"
 	"time"
 
 	"kleinbild/engine/imageio"
+	"kleinbild/internal/testfix"
 )
 
 // A FIFO named *.png (or index.json) in the gallery folder does not stop the gallery from
@@ -21,12 +21,10 @@ func TestIgnoresFIFOs(t *testing.T) {
 	dir := t.TempDir()
 	writeTestPNG(t, dir, "plain.png", 16, 16, nil)
 	for _, name := range []string{"fifo.png", "index.json"} {
-		if err := syscall.Mkfifo(filepath.Join(dir, name), 0o644); err != nil {
-			t.Skip(err)
-		}
+		testfix.FIFO(t, dir, name)
 	}
 	os.Symlink(filepath.Join(dir, "fifo.png"), filepath.Join(dir, "link.png"))
-	os.Symlink("/dev/zero", filepath.Join(dir, "zero.png"))
+	testfix.DevZero(t, dir, "zero.png")
 	type opened struct {
 		g   *Gallery
 		rep Report

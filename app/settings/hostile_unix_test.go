@@ -4,10 +4,10 @@ package settings
 
 import (
 	"os"
-	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
+
+	"kleinbild/internal/testfix"
 )
 
 // TestLoadHostileFiles: settings.json as a FIFO or a link to /dev/zero is refused at once
@@ -15,12 +15,8 @@ import (
 // memory until it died).
 func TestLoadHostileFiles(t *testing.T) {
 	dir := t.TempDir()
-	fifo := filepath.Join(dir, "fifo.json")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Skip(err)
-	}
-	zero := filepath.Join(dir, "zero.json")
-	os.Symlink("/dev/zero", zero)
+	fifo := testfix.FIFO(t, dir, "fifo.json")
+	zero := testfix.DevZero(t, dir, "zero.json")
 	for _, p := range []string{fifo, zero} {
 		done := make(chan error, 1)
 		go func() { _, err := Load(p); done <- err }()
@@ -38,10 +34,7 @@ func TestLoadHostileFiles(t *testing.T) {
 // TestSaveWithTokenIsPrivateAndAtomic: a settings file holding a token is written 0600
 // without opening what sits at the path (a FIFO there used to block the save).
 func TestSaveWithTokenIsPrivateAndAtomic(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "settings.json")
-	if err := syscall.Mkfifo(p, 0o644); err != nil {
-		t.Skip(err)
-	}
+	p := testfix.FIFO(t, t.TempDir(), "settings.json")
 	done := make(chan error, 1)
 	go func() { done <- Save(p, Settings{HFToken: "hf_x"}) }()
 	select {

@@ -10,9 +10,10 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
+
+	"kleinbild/internal/testfix"
 )
 
 // fakeHugePNG is a valid 1×1 PNG whose header claims w×h pixels (about 100 bytes).
@@ -37,9 +38,7 @@ func TestHostileCacheFiles(t *testing.T) {
 	src := writePNG(t, dir, "src.png", 200, 100)
 	cache := filepath.Join(dir, "thumbs")
 	os.MkdirAll(cache, 0o755)
-	if err := syscall.Mkfifo(filepath.Join(cache, "fifo.png"), 0o644); err != nil {
-		t.Skip(err)
-	}
+	testfix.FIFO(t, cache, "fifo.png")
 	os.WriteFile(filepath.Join(cache, "huge.png"), fakeHugePNG(t, 65535, 65535), 0o644)
 	th := New(cache, 64, 2, 1<<20)
 	for _, key := range []string{"fifo", "huge"} {

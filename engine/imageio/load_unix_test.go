@@ -3,24 +3,19 @@
 package imageio
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"kleinbild/internal/testfix"
 )
 
 // A FIFO or a link to /dev/zero as an image is refused at once: before the fix opening the
 // FIFO blocked forever. Also the PNG metadata reader and the hash (the gallery's scan).
 func TestLoadSpecialFilesQuickly(t *testing.T) {
 	dir := t.TempDir()
-	fifo := filepath.Join(dir, "ref.png")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Skip(err)
-	}
-	zero := filepath.Join(dir, "zero.png")
-	os.Symlink("/dev/zero", zero)
+	fifo := testfix.FIFO(t, dir, "ref.png")
+	zero := testfix.DevZero(t, dir, "zero.png")
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

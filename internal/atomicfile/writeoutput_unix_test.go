@@ -17,6 +17,7 @@ import (
 
 	"kleinbild/internal/atomicfile"
 	"kleinbild/internal/hangguard"
+	"kleinbild/internal/testfix"
 )
 
 func writeString(s string) func(w *bufio.Writer) error {
@@ -93,10 +94,7 @@ func TestWriteOutputFollowsSymlinks(t *testing.T) {
 // by a regular file. CheckOutput passes a FIFO with or without a reader at once.
 func TestWriteOutputFIFO(t *testing.T) {
 	dir := t.TempDir()
-	fifo := filepath.Join(dir, "out.png")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Skip(err)
-	}
+	fifo := testfix.FIFO(t, dir, "out.png")
 	hangguard.Within(t, 5*time.Second, func() {
 		if err := atomicfile.CheckOutput(fifo); err != nil {
 			t.Errorf("CheckOutput(FIFO without reader) = %v", err)

@@ -7,25 +7,19 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"kleinbild/internal/hangguard"
+	"kleinbild/internal/testfix"
 )
 
 // A FIFO (with no writer) and a symlink to /dev/zero are refused at once: before the fix
 // os.ReadFile blocked forever on the first and grew until out of memory on the second.
 func TestSpecialFilesRefusedQuickly(t *testing.T) {
 	dir := t.TempDir()
-	fifo := filepath.Join(dir, "config.json")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Skip(err)
-	}
-	zero := filepath.Join(dir, "tokenizer.json")
-	if err := os.Symlink("/dev/zero", zero); err != nil {
-		t.Fatal(err)
-	}
+	fifo := testfix.FIFO(t, dir, "config.json")
+	zero := testfix.DevZero(t, dir, "tokenizer.json")
 	linkToFifo := filepath.Join(dir, "link")
 	os.Symlink(fifo, linkToFifo)
 	for _, tc := range []struct{ path, want string }{

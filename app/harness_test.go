@@ -4,9 +4,6 @@ import (
 	"context"
 	"image"
 	"image/color"
-	"image/png"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -23,6 +20,7 @@ import (
 	"kleinbild/estimate"
 	"kleinbild/gpu"
 	"kleinbild/gpu/backends"
+	"kleinbild/internal/testfix"
 	"kleinbild/weights/golden"
 )
 
@@ -286,33 +284,18 @@ func (h *harness) tapDialogButton(text string) {
 	test.Tap(b)
 }
 
-// writeTestPNG writes a w×h PNG (with meta when given) and returns its path.
+// writeTestPNG writes a w×h testfix.Pattern PNG (with meta when given) and returns its path.
 func writeTestPNG(t *testing.T, dir, name string, w, h int, meta *imageio.Metadata) string {
 	t.Helper()
-	img := image.NewNRGBA(image.Rect(0, 0, w, h))
-	for i := range img.Pix {
-		img.Pix[i] = uint8(i * 7)
-	}
-	path := filepath.Join(dir, name)
-	var m imageio.Metadata
-	if meta != nil {
-		m = *meta
-	}
+	return testfix.WritePNG(t, dir, name, w, h, withMeta(meta))
+}
+
+// withMeta is a testfix.WritePNG writer that adds meta, or nil (a plain PNG) without it.
+func withMeta(meta *imageio.Metadata) func(string, image.Image) error {
 	if meta == nil {
-		f, err := os.Create(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		if err := png.Encode(f, img); err != nil {
-			t.Fatal(err)
-		}
-		return path
+		return nil
 	}
-	if err := imageio.WritePNG(path, img, m); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return func(path string, img image.Image) error { return imageio.WritePNG(path, img, *meta) }
 }
 
 func tinyModel(t *testing.T) string { return golden.TinyModel(t) }

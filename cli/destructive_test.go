@@ -3,28 +3,16 @@ package cli
 import (
 	"bytes"
 	"image"
-	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"kleinbild/engine"
+	"kleinbild/internal/testfix"
 	"kleinbild/weights"
 	"kleinbild/weights/golden"
 )
-
-// writeBlankPNG writes a black 64×64 PNG to path (a reference or an image a run reads).
-func writeBlankPNG(t *testing.T, path string) {
-	t.Helper()
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, image.NewRGBA(image.Rect(0, 0, 64, 64))); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // linkedModel makes a writable model folder: the small files copied, the weights linked to
 // the tiny golden model.
@@ -63,7 +51,7 @@ func TestOutputNeverAnInput(t *testing.T) {
 	model := linkedModel(t)
 	tmp := t.TempDir()
 	ref := filepath.Join(tmp, "ref.png")
-	writeBlankPNG(t, ref)
+	testfix.SavePNG(t, ref, image.NewRGBA(image.Rect(0, 0, 64, 64)))
 	lat := filepath.Join(tmp, "l.safetensors")
 	if err := weights.WriteFile(lat, []weights.OutTensor{{Name: "latents", Shape: []int{1, 128, 4, 4}, F32: make([]float32, 128*16)}}, nil); err != nil {
 		t.Fatal(err)
@@ -106,7 +94,7 @@ func TestDumpNeverAnInput(t *testing.T) {
 	model := linkedModel(t)
 	tmp := t.TempDir()
 	ref := filepath.Join(tmp, "image.png")
-	writeBlankPNG(t, ref)
+	testfix.SavePNG(t, ref, image.NewRGBA(image.Rect(0, 0, 64, 64)))
 	other := t.TempDir()
 	lat := filepath.Join(other, "latents_init.safetensors")
 	if err := weights.WriteFile(lat, []weights.OutTensor{{Name: "latents", Shape: []int{1, 128, 4, 4}, F32: make([]float32, 128*16)}}, nil); err != nil {

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"image"
-	"image/png"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,6 +13,7 @@ import (
 	"kleinbild/estimate"
 	"kleinbild/gpu"
 	"kleinbild/gpu/backends"
+	"kleinbild/internal/testfix"
 	"kleinbild/weights/golden"
 )
 
@@ -61,14 +60,7 @@ func TestGenerateFlagsReadDecimal(t *testing.T) {
 // 256²).
 func TestFitSeesPicture(t *testing.T) {
 	big := filepath.Join(t.TempDir(), "big.png")
-	f, err := os.Create(big)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := png.Encode(f, image.NewGray(image.Rect(0, 0, 1024, 1024))); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	testfix.SavePNG(t, big, image.NewGray(image.Rect(0, 0, 1024, 1024)))
 	fs := newFlags("generate", &strings.Builder{})
 	inp := addInpaintFlags(fs)
 	if _, err := parse(fs, []string{"--image", big}); err != nil {

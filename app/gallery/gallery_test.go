@@ -3,7 +3,6 @@ package gallery
 import (
 	"context"
 	"image"
-	"image/png"
 	"os"
 	"path/filepath"
 	"testing"
@@ -11,6 +10,7 @@ import (
 
 	"kleinbild/engine/imageio"
 	"kleinbild/internal/atomicfile"
+	"kleinbild/internal/testfix"
 )
 
 func TestReconcilesWithDisk(t *testing.T) {
@@ -86,27 +86,13 @@ func TestReconcilesWithDisk(t *testing.T) {
 	}
 }
 
-// writeTestPNG writes a w×h PNG (with meta when given) and returns its path.
+// writeTestPNG writes a w×h testfix.Pattern PNG (with meta when given) and returns its path.
 func writeTestPNG(t testing.TB, dir, name string, w, h int, meta *imageio.Metadata) string {
 	t.Helper()
-	img := image.NewNRGBA(image.Rect(0, 0, w, h))
-	for i := range img.Pix {
-		img.Pix[i] = uint8(i * 7)
+	if meta == nil {
+		return testfix.WritePNG(t, dir, name, w, h, nil)
 	}
-	path := filepath.Join(dir, name)
-	if meta != nil {
-		if err := imageio.WritePNG(path, img, *meta); err != nil {
-			t.Fatal(err)
-		}
-		return path
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if err := png.Encode(f, img); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return testfix.WritePNG(t, dir, name, w, h, func(path string, img image.Image) error {
+		return imageio.WritePNG(path, img, *meta)
+	})
 }

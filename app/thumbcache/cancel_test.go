@@ -8,13 +8,15 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"kleinbild/internal/testfix"
 )
 
 // Issue 22 item 10: a cancelled request never calls back and its work is dropped unless a
 // worker had already started it; another request for the same key still gets its image.
 func TestCancelDropsQueuedWork(t *testing.T) {
 	dir := t.TempDir()
-	src := writePNG(t, dir, "src.png", 64, 48)
+	src := testfix.WritePNG(t, dir, "src.png", 64, 48, nil)
 	cache := filepath.Join(dir, "thumbs")
 	th := New(cache, 32, 1, 1<<20)
 	defer th.Close()

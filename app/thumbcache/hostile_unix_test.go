@@ -35,7 +35,7 @@ func fakeHugePNG(t *testing.T, w, h uint32) []byte {
 // from its source (issue 23 items 5 and 6: the FIFO hung, the fake header allocated 17 GB).
 func TestHostileCacheFiles(t *testing.T) {
 	dir := t.TempDir()
-	src := writePNG(t, dir, "src.png", 200, 100)
+	src := testfix.WritePNG(t, dir, "src.png", 200, 100, nil)
 	cache := filepath.Join(dir, "thumbs")
 	os.MkdirAll(cache, 0o755)
 	testfix.FIFO(t, cache, "fifo.png")

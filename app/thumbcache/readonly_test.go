@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"kleinbild/internal/testfix"
 )
 
 // TestReadOnly: a read-only thumbnailer (the second window on a data folder, issue 23 item 9)
@@ -13,7 +15,7 @@ import (
 // memory, Put and Remove leave the folder alone, and a damaged cache file stays.
 func TestReadOnly(t *testing.T) {
 	dir := t.TempDir()
-	src := writePNG(t, dir, "big.png", 300, 150)
+	src := testfix.WritePNG(t, dir, "big.png", 300, 150, nil)
 	cache := filepath.Join(dir, "thumbs")
 	w := New(cache, 64, 1, 1<<20)
 	get(t, w, "cached", src)

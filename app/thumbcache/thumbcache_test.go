@@ -2,35 +2,17 @@ package thumbcache
 
 import (
 	"image"
-	"image/png"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
-)
 
-// writePNG writes a w×h test image as dir/name and returns its path.
-func writePNG(t *testing.T, dir, name string, w, h int) string {
-	t.Helper()
-	img := image.NewNRGBA(image.Rect(0, 0, w, h))
-	for i := range img.Pix {
-		img.Pix[i] = uint8(i * 7)
-	}
-	path := filepath.Join(dir, name)
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if err := png.Encode(f, img); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
+	"kleinbild/internal/testfix"
+)
 
 func TestThumbnailer(t *testing.T) {
 	dir := t.TempDir()
-	src := writePNG(t, dir, "big.png", 600, 300)
+	src := testfix.WritePNG(t, dir, "big.png", 600, 300, nil)
 	cache := filepath.Join(dir, "thumbs")
 	th := New(cache, 128, 2, 1<<20)
 	done := make(chan image.Image, 1)

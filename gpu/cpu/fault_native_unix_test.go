@@ -5,18 +5,14 @@ package cpu
 import (
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
-	"runtime/debug"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"unsafe"
 
 	"kleinbild/gpu"
 	"kleinbild/gpu/cpu/purego"
+	"kleinbild/internal/testfix"
 )
 
 // nativeFaultChildEnv makes TestMappedWeightFaultNative's subprocess run one case:
@@ -42,13 +38,7 @@ func TestMappedWeightFaultNative(t *testing.T) {
 	for p := range n {
 		for _, c := range nativeFaultCases {
 			t.Run(fmt.Sprintf("%s/%s", faultProvider(p).Name(), c), func(t *testing.T) {
-				cmd := exec.Command(os.Args[0], "-test.run=^TestMappedWeightFaultNative$", "-test.v")
-				cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d/%s", nativeFaultChildEnv, p, c), "TMPDIR="+t.TempDir())
-				out, err := cmd.CombinedOutput()
-				if err != nil || !strings.Contains(string(out), "recovered on the caller:") {
-					t.Fatalf("subprocess: %v\n%s", err, out)
-				}
-				t.Logf("%s", grepLine(string(out), "recovered on the caller:"))
+				t.Logf("%s", testfix.RunChild(t, "TestMappedWeightFaultNative", nativeFaultChildEnv, fmt.Sprintf("%d/%s", p, c)))
 			})
 		}
 	}
@@ -78,21 +68,9 @@ func nativeFaultChild(t *testing.T, spec string) {
 	for i := 0; i < len(raw); i += 4 {
 		raw[i+3] = 0x3f // f32 0x3f000000 = 0.5; as bf16 pairs 0x0000 and 0x3f00 = 0.5
 	}
-	path := filepath.Join(t.TempDir(), "weights.bin")
-	if err := os.WriteFile(path, raw, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	data, err := syscall.Mmap(int(f.Fd()), 0, size, syscall.PROT_READ, syscall.MAP_SHARED)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = syscall.Munmap(data) }()
+	data, path := testfix.MapFile(t, "weights.bin", raw)
 	var w gpu.Tensor
+	var err error
 	if isBF16 {
 		w, err = b.WeightBF16(unsafe.Slice((*uint16)(unsafe.Pointer(&data[0])), out*in), out, in)
 	} else {
@@ -119,19 +97,6 @@ func nativeFaultChild(t *testing.T, spec string) {
 	if err := b.Sync(); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Truncate(path, int64(os.Getpagesize())); err != nil {
-		t.Fatal(err)
-	}
-	r := func() (r any) {
-		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-		defer func() { r = recover() }()
-		op()
-		return nil
-	}()
-	e, isRuntime := r.(runtime.Error)
-	_, hasAddr := r.(interface{ Addr() uintptr })
-	if !isRuntime || !hasAddr {
-		t.Fatalf("%s over a truncated mapping: recovered %v (%T), want a memory fault", c, r, r)
-	}
-	fmt.Printf("recovered on the caller: %v\n", e)
+	testfix.Shrink(t, path, int64(os.Getpagesize()))
+	testfix.RecoverFault(t, c, op)
 }

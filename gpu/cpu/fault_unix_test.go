@@ -3,19 +3,13 @@
 package cpu
 
 import (
-	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
-	"runtime/debug"
-	"strings"
-	"syscall"
 	"testing"
 	"unsafe"
 
 	"kleinbild/gpu"
 	"kleinbild/gpu/cpu/purego"
+	"kleinbild/internal/testfix"
 )
 
 // faultChildEnv makes TestWorkerFaultReachesCaller's subprocess run the faulting op.
@@ -31,22 +25,7 @@ func TestWorkerFaultReachesCaller(t *testing.T) {
 		workerFaultChild(t)
 		return
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestWorkerFaultReachesCaller$", "-test.v")
-	cmd.Env = append(os.Environ(), faultChildEnv+"=1", "TMPDIR="+t.TempDir())
-	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "recovered on the caller:") {
-		t.Fatalf("subprocess: %v\n%s", err, out)
-	}
-	t.Logf("%s", grepLine(string(out), "recovered on the caller:"))
-}
-
-func grepLine(s, sub string) string {
-	for _, l := range strings.Split(s, "\n") {
-		if strings.Contains(l, sub) {
-			return strings.TrimSpace(l)
-		}
-	}
-	return ""
+	t.Logf("%s", testfix.RunChild(t, "TestWorkerFaultReachesCaller", faultChildEnv, "1"))
 }
 
 // workerFaultChild maps a file of bf16 weights, checks one Linear over it, truncates the
@@ -54,24 +33,11 @@ func grepLine(s, sub string) string {
 // engine.Model.Generate does.
 func workerFaultChild(t *testing.T) {
 	const in, out, workers = 256, 256, 4 // 64 Ki values: 4 widening tasks of 16 Ki (grain)
-	path := filepath.Join(t.TempDir(), "weights.bin")
 	bits := make([]byte, in*out*2)
 	for i := 0; i < len(bits); i += 2 {
 		bits[i+1] = 0x3f // bf16 0x3f00 = 0.5
 	}
-	if err := os.WriteFile(path, bits, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	data, err := syscall.Mmap(int(f.Fd()), 0, len(bits), syscall.PROT_READ, syscall.MAP_SHARED)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = syscall.Munmap(data) }()
+	data, path := testfix.MapFile(t, "weights.bin", bits)
 
 	b := New(purego.New()) // no native bf16: the weight is widened on the workers
 	b.workers = workers
@@ -91,19 +57,6 @@ func workerFaultChild(t *testing.T) {
 	if err := b.Sync(); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Truncate(path, int64(len(bits)/workers)); err != nil { // 32 KiB: page-aligned
-		t.Fatal(err)
-	}
-	r := func() (r any) {
-		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-		defer func() { r = recover() }()
-		b.Linear(y, x, w, gpu.Tensor{}, 1)
-		return nil
-	}()
-	e, isRuntime := r.(runtime.Error)
-	_, hasAddr := r.(interface{ Addr() uintptr })
-	if !isRuntime || !hasAddr {
-		t.Fatalf("Linear over a truncated mapping: recovered %v (%T), want a memory fault", r, r)
-	}
-	fmt.Printf("recovered on the caller: %v\n", e)
+	testfix.Shrink(t, path, int64(len(bits)/workers)) // 32 KiB: page-aligned
+	testfix.RecoverFault(t, "Linear", func() { b.Linear(y, x, w, gpu.Tensor{}, 1) })
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"kleinbild/internal/hangguard"
 	"kleinbild/internal/testfix"
 )
 
@@ -16,9 +17,7 @@ func TestLoadSpecialFilesQuickly(t *testing.T) {
 	dir := t.TempDir()
 	fifo := testfix.FIFO(t, dir, "ref.png")
 	zero := testfix.DevZero(t, dir, "zero.png")
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
+	hangguard.Within(t, 5*time.Second, func() {
 		for _, p := range []string{fifo, zero} {
 			if _, err := LoadReference(p); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 				t.Errorf("LoadReference(%s) = %v", p, err)
@@ -30,10 +29,5 @@ func TestLoadSpecialFilesQuickly(t *testing.T) {
 				t.Errorf("SHA256File(%s) succeeded", p)
 			}
 		}
-	}()
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		t.Fatal("blocked on a FIFO")
-	}
+	})
 }

@@ -50,7 +50,7 @@ func lockFolder(ctx context.Context, dir string, waiting func()) (unlock func(),
 		}
 		err = tryLock(f)
 		if err == nil && holds(f, p) {
-			return func() { os.Remove(p); f.Close(); os.Remove(state) }, nil
+			return func() { release(f, p); os.Remove(state) }, nil
 		}
 		f.Close()
 		if err != nil && !errors.Is(err, errLocked) {

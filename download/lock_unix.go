@@ -16,3 +16,10 @@ func tryLock(f *os.File) error {
 	}
 	return err
 }
+
+// release removes the lock file at p and then closes f, which releases the lock: a waiter
+// that takes the lock in between finds the file gone from p (holds) and tries again.
+func release(f *os.File, p string) {
+	os.Remove(p)
+	f.Close()
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -27,6 +28,9 @@ func TestGuardSaysFileChanged(t *testing.T) {
 		t.Skip("no memory mapping on this platform")
 	}
 	if err := os.Truncate(path, 4096); err != nil {
+		if runtime.GOOS == "windows" {
+			t.Skipf("Windows refuses to shrink a mapped file, so no fault can happen: %v", err)
+		}
 		t.Fatal(err)
 	}
 	var sum byte

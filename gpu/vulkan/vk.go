@@ -10,6 +10,8 @@ import (
 	"github.com/ebitengine/purego"
 )
 
+//lint:file-ignore U1000 the structs below mirror Vulkan's C layouts field for field: a field Go never names still holds its place in memory
+
 // vk holds the entry points of the Vulkan loader used here (all core 1.0, exported by the
 // loader itself).
 type vk struct {

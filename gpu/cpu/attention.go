@@ -108,16 +108,17 @@ func expShiftedGo(row []float32) float32 {
 	return float32(s)
 }
 
-// finiteRows reports whether rows [lo, hi) of v (dim values each, stride apart) are finite.
+// finiteRows reports whether rows [lo, hi) of v (dim values each, stride apart) are finite:
+// x·0 is 0 for a finite x and NaN for ±Inf and NaN, so the sum stays 0 only if all are (one
+// multiply-add a value, no branch: it runs on every causal tile).
 func finiteRows(v []float32, lo, hi, stride, dim int) bool {
+	var acc float32
 	for r := lo; r < hi; r++ {
 		for _, x := range v[r*stride : r*stride+dim] {
-			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-				return false
-			}
+			acc += x * 0
 		}
 	}
-	return true
+	return acc == 0
 }
 
 // causalPV computes O = P·V for a causal tile of nq queries from q0 whose V rows past the

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"kleinbild/engine/imageio"
+	"kleinbild/internal/hangguard"
 	"kleinbild/internal/testfix"
 )
 
@@ -25,30 +26,22 @@ func TestIgnoresFIFOs(t *testing.T) {
 	}
 	os.Symlink(filepath.Join(dir, "fifo.png"), filepath.Join(dir, "link.png"))
 	testfix.DevZero(t, dir, "zero.png")
-	type opened struct {
+	var (
 		g   *Gallery
 		rep Report
 		err error
+	)
+	hangguard.WithinLabel(t, 10*time.Second, "Open("+dir+") with FIFOs in it", func() {
+		g, rep, err = Open(context.Background(), dir, Options{})
+	})
+	if err != nil || g.Len() != 1 || len(rep.Unreadable) != 0 || !rep.Rebuilt {
+		t.Fatalf("gallery: %v, %d entries, %+v", err, g.Len(), rep)
 	}
-	done := make(chan opened, 1)
-	go func() {
-		g, rep, err := Open(context.Background(), dir, Options{})
-		done <- opened{g, rep, err}
-	}()
-	var o opened
-	select {
-	case o = <-done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("Open blocked on a FIFO")
-	}
-	if o.err != nil || o.g.Len() != 1 || len(o.rep.Unreadable) != 0 || !o.rep.Rebuilt {
-		t.Fatalf("gallery: %v, %d entries, %+v", o.err, o.g.Len(), o.rep)
-	}
-	if _, err := o.g.Add(image.NewNRGBA(image.Rect(0, 0, 8, 8)), imageio.Metadata{Prompt: "new", Seed: 2}); err != nil {
+	if _, err := g.Add(image.NewNRGBA(image.Rect(0, 0, 8, 8)), imageio.Metadata{Prompt: "new", Seed: 2}); err != nil {
 		t.Fatalf("saving next to a FIFO: %v", err)
 	}
-	if o.g.Len() != 2 {
-		t.Errorf("%d entries after Add", o.g.Len())
+	if g.Len() != 2 {
+		t.Errorf("%d entries after Add", g.Len())
 	}
 }
 

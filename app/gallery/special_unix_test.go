@@ -14,13 +14,14 @@ import (
 	"kleinbild/engine/imageio"
 	"kleinbild/internal/hangguard"
 	"kleinbild/internal/testfix"
+	"kleinbild/internal/testfix/metapng"
 )
 
 // A FIFO named *.png (or index.json) in the gallery folder does not stop the gallery from
 // loading, and images are still saved; before the fix the scan blocked opening the FIFO.
 func TestIgnoresFIFOs(t *testing.T) {
 	dir := t.TempDir()
-	writeTestPNG(t, dir, "plain.png", 16, 16, nil)
+	metapng.Write(t, dir, "plain.png", 16, 16, nil)
 	for _, name := range []string{"fifo.png", "index.json"} {
 		testfix.FIFO(t, dir, name)
 	}
@@ -62,7 +63,7 @@ func TestDeleteRefusesNonFiles(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "sub")); err != nil {
 		t.Error("a folder in the gallery was removed")
 	}
-	p := writeTestPNG(t, dir, "x.png", 16, 16, nil)
+	p := metapng.Write(t, dir, "x.png", 16, 16, nil)
 	if _, err := g.Delete("x.png"); err != nil {
 		t.Fatal(err)
 	}

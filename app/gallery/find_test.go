@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"kleinbild/engine/imageio"
+	"kleinbild/internal/testfix/metapng"
 )
 
 func TestFind(t *testing.T) {
@@ -28,7 +29,7 @@ func TestFind(t *testing.T) {
 		}
 		files = append(files, e.File)
 	}
-	writeTestPNG(t, dir, "plain.png", 8, 8, nil)
+	metapng.Write(t, dir, "plain.png", 8, 8, nil)
 	if g, _, err = Open(context.Background(), dir, Options{}); err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,8 @@ import (
 // the whole image's: the current phase's rest, from its own progress, and the phases after
 // it. Without one, the phases have fixed shares and only the prompt's reading and the
 // denoising tell their time left. "Almost done" is said only while decoding (issue 28 item
-// 9: it showed at "Step 1 of 4" and while the prompt was read).
+// 9: it showed at "Step 1 of 4" and while the prompt was read), and in a run of several
+// images (InRun) only on the last one, whose bar and time left are the run's.
 type Tracker struct {
 	plan         Plan
 	last         engine.Progress

@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/app/humanize"
 	"kleinbild/app/jobs"
 	"kleinbild/app/widgets"
 )
@@ -247,7 +248,7 @@ func queueLine(j *job) string {
 		label = strings.TrimSuffix(prompt, " · ") + "\n" + label[len(prompt):]
 	}
 	if j.Count > 1 {
-		return fmt.Sprintf("%s\nseeds %d–%d", label, j.Req.Seed, j.Req.Seed+uint64(j.Count-1))
+		return label + "\nseeds " + humanize.SeedRange(j.Req.Seed, j.Count) // long seeds share digits
 	}
 	return fmt.Sprintf("%s · seed %d", label, j.Req.Seed)
 }

@@ -469,8 +469,8 @@ func (rn *runner) makeImage(ctx context.Context, r *runState, gen Generator, req
 func (rn *runner) startImage(r *runState, i int) {
 	r.index = i
 	r.tracker = progress.Tracker{}
-	r.tracker.SetPlan(rn.fit.phasePlan(r.job, i == 0)) // time left from the measured phase times
 	r.start = time.Now()
+	rn.planImage(r)
 	rn.refreshProgress(r)
 }
 
@@ -514,7 +514,7 @@ func (rn *runner) showProgress(r *runState, p engine.Progress) {
 		return
 	}
 	if !r.tracker.HasPlan() { // the estimate may have come (the calibration) since the image started
-		r.tracker.SetPlan(rn.fit.phasePlan(r.job, r.index == 0))
+		rn.planImage(r)
 	}
 	r.tracker.Update(p, time.Since(r.start))
 	if p.Preview != nil && rn.view.followsRun() {
@@ -533,11 +533,15 @@ func (rn *runner) refreshProgress(r *runState) {
 	if r.cancelling {
 		text = "Cancelling…"
 	}
-	if n := r.job.Count; n > 1 {
-		text = fmt.Sprintf("Image %d of %d · %s", r.index+1, n, text)
-	}
-	rn.view.showProgress(frac, text)
-	rn.notify.progress((float64(r.index) + frac) / float64(max(1, r.job.Count)))
+	rn.view.showProgress(frac, text) // the run's, "Image i of n" in a run of several
+	rn.notify.progress(frac)
+}
+
+// planImage gives r's tracker its image's phase times and place in the run (time left
+// from the measured phase times, the run's in a run of several).
+func (rn *runner) planImage(r *runState) {
+	r.tracker.SetPlan(rn.fit.phasePlan(r.job, r.index == 0))
+	r.tracker.InRun(r.index, r.job.Count, r.start.Sub(r.began), rn.fit.phasePlan(r.job, false))
 }
 
 // finishRun shows how a generation ended (UI goroutine) and starts the next queued job.

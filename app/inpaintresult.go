@@ -90,8 +90,8 @@ func (m *inpaintMode) loadResult(path string) {
 // further: the mask stays (when the size is the same), the extension returns to none.
 func (m *inpaintMode) showResult(path string, img image.Image) {
 	m.path = path
-	m.ed.setPicture(img)
-	m.padLabel.SetText(canvasText(m.ed.w, m.ed.h, inpaint.Padding{}))
+	m.ed.SetPicture(img)
+	m.padLabel.SetText(canvasText(m.ed.Width(), m.ed.Height(), inpaint.Padding{}))
 	m.showAmounts(inpaint.Padding{})
 	if m.win != nil {
 		m.win.SetTitle("Inpaint " + filepath.Base(path))

@@ -20,6 +20,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/app/fserr"
 	"kleinbild/app/gallery"
 	"kleinbild/app/settings"
 	"kleinbild/app/thumbcache"
@@ -340,7 +341,7 @@ func (sh *shell) showErrorAbout(topic bannerTopic, err error) {
 	if err == nil {
 		return
 	}
-	sh.banner.show(friendlyText(err), true)
+	sh.banner.show(fserr.Friendly(err), true)
 	sh.banner.topic = topic
 }
 

@@ -17,6 +17,7 @@ import (
 	"kleinbild/app/gallery"
 	"kleinbild/app/reveal"
 	"kleinbild/app/thumbcache"
+	"kleinbild/app/userdirs"
 	"kleinbild/app/widgets"
 	"kleinbild/resources"
 )
@@ -425,8 +426,8 @@ func (v *viewer) saveShownAs() {
 	sh := v.sh
 	last := sh.settings.SaveDir
 	v.saveChooser = sh.openSaveChooser("Save a copy", sh.gallery.Path(v.shown), v.shown.File, func() string {
-		home, cfg := userDirs()
-		return startFolder(last, home, cfg, runtime.GOOS)
+		home, cfg := userdirs.Dirs()
+		return userdirs.Start(last, home, cfg, runtime.GOOS)
 	}, func(path string) {
 		sh.settings.SaveDir = filepath.Dir(path)
 		sh.remember(sh.settings)

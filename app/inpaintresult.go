@@ -134,7 +134,7 @@ func (rn *runner) jobEnded(j *job, out runOutcome) {
 func (rn *runner) forgetDroppedJobs() {
 	for j := range rn.afterJob {
 		running := rn.cur != nil && rn.cur.job == j
-		if !running && !slices.Contains(rn.queue.jobs, j) {
+		if !running && !slices.Contains(rn.queue.Jobs, j) {
 			delete(rn.afterJob, j)
 		}
 	}

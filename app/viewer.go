@@ -15,6 +15,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"kleinbild/app/gallery"
+	"kleinbild/app/imageclip"
 	"kleinbild/app/reveal"
 	"kleinbild/app/thumbcache"
 	"kleinbild/app/userdirs"
@@ -131,7 +132,7 @@ func (v *viewer) fitImage() {
 }
 
 func (v *viewer) build() fyne.CanvasObject {
-	v.copyPNG = (&systemClipboard{}).writePNG
+	v.copyPNG = (&imageclip.Clipboard{}).WritePNG
 	v.image = widgets.NewZoomImage()
 
 	v.bar = widget.NewProgressBar()
@@ -460,7 +461,7 @@ func (v *viewer) copyImage(e gallery.Entry, done func()) {
 	v.sh.bg.Add(1)
 	go func() {
 		defer v.sh.bg.Done()
-		data, err := pngFileBytes(path)
+		data, err := imageclip.FileAsPNG(path)
 		if err == nil {
 			err = write(data)
 		}

@@ -7,7 +7,7 @@ import (
 
 // TestFormatOf: .png and .jpg (any case, .jpeg too) are written; WebP and others are
 // refused with the reason.
-func TestSaveFormatOf(t *testing.T) {
+func TestFormatOf(t *testing.T) {
 	for name, want := range map[string]string{"a.png": ".png", "a.PNG": ".png", "a.jpg": ".jpg", "a.JPEG": ".jpg", "a.webp": "WebP", "a.gif": "not .gif", "a": "not "} {
 		f, err := FormatOf(name)
 		got := f.Ext

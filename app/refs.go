@@ -20,6 +20,7 @@ import (
 	"kleinbild/app/humanize"
 	"kleinbild/app/jobs"
 	"kleinbild/app/thumbcache"
+	"kleinbild/app/userdirs"
 	"kleinbild/app/widgets"
 	"kleinbild/engine"
 	"kleinbild/engine/imageio"
@@ -212,8 +213,8 @@ func (r *refsSection) galleryByPath(path string) (gallery.Entry, bool) {
 func (r *refsSection) showAdd() *fileChooser {
 	last := r.sh.settings.ReferenceDir
 	return r.sh.openChooser("Add reference images", chooseImages, func() string {
-		home, cfg := userDirs()
-		return startFolder(last, home, cfg, runtime.GOOS)
+		home, cfg := userdirs.Dirs()
+		return userdirs.Start(last, home, cfg, runtime.GOOS)
 	}, func(paths []string) {
 		r.sh.settings.ReferenceDir = filepath.Dir(paths[len(paths)-1])
 		r.sh.remember(r.sh.settings)

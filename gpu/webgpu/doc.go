@@ -54,8 +54,10 @@
 // there cannot enter as 0·NaN); a call without causal mask whose visible keys fill whole
 // tiles compiles without the score mask; loads are vec4 when every offset and stride is a
 // multiple of 4. Variants differ in block shape (up to 256 threads and 64 queries per
-// workgroup) and in the softmax's powers of two (the polynomial exp2f, or the built-in exp2:
-// "-x2"). Each family keeps a variant within WebGPU's default limits. Calls are split over query ranges of at most
+// workgroup), in the softmax's powers of two (the polynomial exp2f, or the built-in exp2:
+// "-x2"), and in where the tiles' global loads are issued ("-pf": each K, Q or V tile is
+// fetched into registers while the one before it is computed, attention_prefetch.go; on
+// lavapipe as fast as without, within its noise). Each family keeps a variant within WebGPU's default limits. Calls are split over query ranges of at most
 // MaxDispatchFLOPs. The earlier kernel (attention.wgsl) remains as the variant "legacy", and
 // runs head dims that are no multiple of 4 (the tiled one was retired: 10–25× slower). None
 // holds a score matrix.

@@ -146,3 +146,45 @@ func randBlocks(r *rand.Rand, d gpu.DType, n int) []byte {
 	}
 	return raw
 }
+
+// BenchmarkGemmLinearQuant runs Linear by each quantized type of QuantTypes at 256 rows ×
+// 2048 → 2048 (a reduced 256² projection) on the variants of benchVariants: by default the
+// reference tiles and the first 64×64 kernel side by side. GFLOP/s counts 2·rows·in·out.
+func BenchmarkGemmLinearQuant(bb *testing.B) {
+	b := openB(bb)
+	const rows, in, out = 256, 2048, 2048
+	r := rand.New(rand.NewPCG(1, 2))
+	x, err := gpu.FromHost(b, randF32(r, rows*in, 1), rows, in)
+	if err != nil {
+		bb.Fatal(err)
+	}
+	y, _ := b.Alloc(gpu.F32, rows, out)
+	for _, d := range QuantTypes() {
+		w, err := b.WeightQuant(d, randBlocks(r, d, out*in), out, in)
+		if err != nil {
+			bb.Fatal(err)
+		}
+		for _, v := range benchVariants(b, FamilyLinear) {
+			bb.Run(fmt.Sprintf("%dx%d-%d/%s/%s", rows, in, out, d, v), func(bb *testing.B) {
+				if err := b.SetVariant(FamilyLinear, v); err != nil {
+					bb.Fatal(err)
+				}
+				b.Linear(y, x, w, gpu.Tensor{}, rows)
+				if err := b.Sync(); err != nil {
+					bb.Fatal(err)
+				}
+				bb.ResetTimer()
+				for range bb.N {
+					b.Linear(y, x, w, gpu.Tensor{}, rows)
+					if err := b.Sync(); err != nil {
+						bb.Fatal(err)
+					}
+				}
+				bb.ReportMetric(2*float64(rows)*float64(in)*float64(out)*float64(bb.N)/bb.Elapsed().Seconds()/1e9, "GFLOP/s")
+			})
+		}
+		b.Free(w)
+	}
+	b.Free(x)
+	b.Free(y)
+}

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/cogentcore/webgpu/wgpu"
+
+	"kleinbild/gpu"
 )
 
 // The tiled matrix product that Linear and Conv2D share, written once and generated per
@@ -102,6 +104,7 @@ const (
 	opF32    = iota // K-contiguous rows of float32
 	opBF16          // K-contiguous rows of bf16, two per 32-bit word
 	opGather        // Conv2D's image, gathered as im2col
+	opQuant         // K-contiguous rows of ggml blocks, dequantized as loaded (gemm_quant_wgsl.go)
 )
 
 // gemmKey is one compiled form of a variant: its tile, the kinds and load widths of the A
@@ -111,14 +114,18 @@ const (
 type gemmKey struct {
 	cfg          gemmCfg
 	aKind, bKind int
-	aVec, bVec   int // values per load: 1, 4 (f32) or 8 (bf16)
+	aVec, bVec   int       // values per load: 1, 4 (f32, quant) or 8 (bf16)
+	bQuant       gpu.DType // B's block type when bKind is opQuant
 	conv         bool
 	interior     bool
 }
 
 func (k gemmKey) String() string {
-	kind := [...]string{"f32", "bf16", "gather"}
+	kind := [...]string{"f32", "bf16", "gather", "q"}
 	s := fmt.Sprintf("%s/a%s%d/b%s%d", k.cfg.name(), kind[k.aKind], k.aVec, kind[k.bKind], k.bVec)
+	if k.bKind == opQuant {
+		s += "/" + k.bQuant.String()
+	}
 	if k.conv {
 		s += "/conv"
 	}
@@ -188,7 +195,7 @@ func gemmSource(k gemmKey) string {
 	if !k.conv {
 		aArr, bArr = "X", "W"
 	}
-	w("%s\n%s\n", bindingDecl(aArr, k.aKind, k.aVec), bindingDecl(bArr, k.bKind, k.bVec))
+	w("%s\n%s\n", bindingDecl(aArr, k.aKind, k.aVec), operandDecl(k, bArr))
 	a := rowLoader{id: "a", arr: aArr, kind: k.aKind, vec: k.aVec, rows: c.tm, stride: sa, shared: "As",
 		origin: "m0", bound: "p.m", base: "p.ab", cfg: c, interior: k.interior}
 	var bl loader
@@ -395,6 +402,8 @@ func (l rowLoader) fetch(s *strings.Builder, k0 string) {
 		v := fmt.Sprintf("%s%d", l.id, it)
 		var load string
 		switch {
+		case l.kind == opQuant:
+			load = quantLoad(l.vec, v+"p + "+k0)
 		case l.kind == opBF16 && l.vec == 8:
 			load = fmt.Sprintf("%s[(%sp + %s) >> 3u]", l.arr, v, k0)
 		case l.vec == 4:

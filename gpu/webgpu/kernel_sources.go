@@ -30,7 +30,11 @@ func variantSources(family string, v variantSpec) []string {
 			if family == FamilyConv {
 				return []string{convF32.src, convBF16.src}
 			}
-			return []string{linearF32.src, linearBF16.src}
+			out := []string{linearF32.src, linearBF16.src}
+			for _, d := range QuantTypes() {
+				out = append(out, quantKernels[d].src)
+			}
+			return out
 		}
 		var out []string
 		cfg := *v.gemm
@@ -60,8 +64,8 @@ func variantSources(family string, v variantSpec) []string {
 	return nil
 }
 
-// gemmForms lists the compiled forms of cfg: every operand kind and load width, checked
-// and interior.
+// gemmForms lists the compiled forms of cfg: every operand kind and load width (Linear's
+// quantized weights included), checked and interior.
 func gemmForms(cfg gemmCfg, conv bool) []gemmKey {
 	var keys []gemmKey
 	for _, interior := range []bool{false, true} {
@@ -74,6 +78,9 @@ func gemmForms(cfg gemmCfg, conv bool) []gemmKey {
 				keys = append(keys, gemmKey{cfg: cfg, aKind: opF32, aVec: xv, bKind: w[0], bVec: w[1], interior: interior})
 			}
 		}
+	}
+	if !conv {
+		keys = append(keys, quantForms(cfg)...)
 	}
 	return keys
 }

@@ -101,10 +101,10 @@ func (b *Backend) linear(y, x, w gpu.Tensor, rows int, t tail) {
 				return
 			}
 		}
-		if w.DType().Quantized() {
-			b.linearQuant(y, x, w, t, rows, o0, o1)
-		} else if cfg != nil {
+		if cfg != nil {
 			b.linearTiled(*cfg, y, x, w, t, rows, o0, o1)
+		} else if w.DType().Quantized() {
+			b.linearQuant(y, x, w, t, rows, o0, o1)
 		} else {
 			b.linearLegacy(y, x, w, t, rows, o0, o1)
 		}
@@ -112,7 +112,8 @@ func (b *Backend) linear(y, x, w gpu.Tensor, rows int, t tail) {
 	}
 }
 
-// linearTiled queues columns [o0, o1) of Linear as products of the generated tile cfg.
+// linearTiled queues columns [o0, o1) of Linear as products of the generated tile cfg (a
+// quantized weight dequantized as its tiles load: gemm_quant_wgsl.go).
 func (b *Backend) linearTiled(cfg gemmCfg, y, x, w gpu.Tensor, t tail, rows, o0, o1 int) {
 	out, in, _ := gpu.MatrixDims(w)
 	cfg = gemmTile(cfg, rows, b.lim)
@@ -129,6 +130,9 @@ func (b *Backend) linearTiled(cfg gemmCfg, y, x, w gpu.Tensor, t tail, rows, o0,
 			bVec: rowVec(cfg, bf16, in, wb), interior: bl.interior}
 		if bf16 {
 			key.bKind = opBF16
+		}
+		if w.DType().Quantized() {
+			key.bKind, key.bQuant, key.bVec = opQuant, w.DType(), quantVec(cfg, in, wb)
 		}
 		k, name := gemmKernel(key)
 		c.run(k, name, []uint32{uint32(r1 - r0), uint32(c1 - c0), uint32(in), xb, wb, yb + uint32(r0*out+c0),

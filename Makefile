@@ -56,13 +56,14 @@ test:
 # backend: the best adapter present, Mesa's software Vulkan (llvmpipe) on CI. Only the tests
 # that compute (golden numbers, cancellation, memory, errors from the device): parsing and
 # loading tests do not depend on the backend, and llvmpipe is slow (about 10 min for these).
-WEBGPU_TESTS := TestEncodePrompts|TestHiddenStatesPerLayer|TestEncodeCancel|TestReleaseFreesTensors|TestGoldenForward|TestGoldenIntermediates|TestForwardCancel|TestForwardBadTensors|TestDecodeGolden|TestEncodeGolden|TestChain|TestPatchifyLayout|TestMemory|TestCancel|TestPipelineGolden|TestGenerateCancel|TestGenerateFreesTensors|TestNonFinite.*|TestDefaultFromEnv|TestOpenWebGPURepeatedly|TestInpaintGolden|TestInpaintRejects|TestGGUFForward|TestGGUFEncode|TestAdaptersRunTime|TestLoRAPipelineStackLoKr|TestLoRAPipelineGolden
+WEBGPU_TESTS := TestEncodePrompts|TestHiddenStatesPerLayer|TestEncodeCancel|TestReleaseFreesTensors|TestGoldenForward|TestGoldenIntermediates|TestForwardCancel|TestForwardBadTensors|TestDecodeGolden|TestEncodeGolden|TestChain|TestPatchifyLayout|TestMemory|TestCancel|TestPipelineGolden|TestGenerateCancel|TestGenerateFreesTensors|TestNonFinite.*|TestDefaultFromEnv|TestOpenWebGPURepeatedly|TestInpaintGolden|TestInpaintRejects|TestGGUFForward|TestGGUFEncode|TestAdaptersRunTime|TestLoRAPipelineStackLoKr|TestLoRAPipelineGolden|TestGGUFPipelineGolden
 # All nine inpainting golden cases run on WebGPU (about 2–5 minutes on lavapipe); a
 # comma-separated list of name parts here runs a subset.
 WEBGPU_INPAINT_CASES :=
 # The engine package runs in two parts, each with a timeout of its own: as one it took 39 min
-# of its 40 on a loaded machine (the inpainting and adapter pipelines are the second part).
-WEBGPU_ENGINE_B := TestInpaintGolden|TestInpaintRejects|TestLoRAPipelineStackLoKr|TestLoRAPipelineGolden
+# of its 40 on a loaded machine (the inpainting, adapter and GGUF pipelines are the second part:
+# the GGUF ones run the quantized weights on the generated Linear tiles).
+WEBGPU_ENGINE_B := TestInpaintGolden|TestInpaintRejects|TestLoRAPipelineStackLoKr|TestLoRAPipelineGolden|TestGGUFPipelineGolden
 test-webgpu:
 	KLEINBILD_BACKEND=webgpu KLEINBILD_REQUIRE_WEBGPU=1 $(GO) test -count=1 -timeout 40m -run '^($(WEBGPU_TESTS))$$' -skip '^($(WEBGPU_ENGINE_B))$$' \
 	  ./gpu/backends ./engine/qwen3 ./engine/flux2 ./engine/vae ./engine

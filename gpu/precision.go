@@ -36,3 +36,24 @@ type Precisioner interface {
 	// the device has no matrix units)".
 	SetPrecision(p Precision) (string, error)
 }
+
+// KernelCheck is one fast kernel compared with its twin (same roundings, float32 sums in
+// another order) on one product.
+type KernelCheck struct {
+	Kernel, Twin string
+	Shape        string  // e.g. "rows=77 in=3072 out=3072"
+	RelL2        float64 // ‖kernel − twin‖ / ‖twin‖
+	MaxDiff      float64 // max |kernel − twin|
+	Tol          float64 // the bound on RelL2
+}
+
+// OK reports whether the check passed (NaN fails).
+func (c KernelCheck) OK() bool { return c.RelL2 <= c.Tol }
+
+// SelfChecker is implemented by backends whose fast kernels have plain twins (vulkan).
+type SelfChecker interface {
+	// SelfCheck runs every matrix-unit kernel against its twin and returns the checks and a
+	// line describing the device's matrix units. A device without them runs nothing: no
+	// checks, and the note says so.
+	SelfCheck() (checks []KernelCheck, note string, err error)
+}

@@ -45,6 +45,7 @@ type Backend struct {
 	unitsNote string
 	fast      bool
 	scales    *buffer
+	fastForce string // the fast Linear's kernel for SelfCheck ("": fastKernel's choice)
 
 	err    error // sticky error since the last Read/Flush/Sync
 	lost   error // the device is unusable: returned forever

@@ -40,6 +40,9 @@ func (b *Backend) fastNote() string {
 // fastKernel is the fast Linear's kernel on this device: linearcm on matrix units, else its
 // twin.
 func (b *Backend) fastKernel() string {
+	if b.fastForce != "" {
+		return b.fastForce
+	}
 	if b.units != nil {
 		return "linearcm"
 	}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"strings"
 	"testing"
 
 	"kleinbild/gpu"
@@ -125,5 +126,45 @@ func TestFastNonFinite(t *testing.T) {
 		case i/out == 0 && (math.IsNaN(f) || math.IsInf(f, 0)):
 			t.Errorf("row 0 output %d: %v in a row without non-finite inputs", i%out, f)
 		}
+	}
+}
+
+// TestSelfCheckNoUnits: on a device without matrix units (lavapipe) SelfCheck compares
+// nothing and says so; on one with them every check passes.
+func TestSelfCheckNoUnits(t *testing.T) {
+	b := openTest(t).(*Backend)
+	checks, note, err := b.SelfCheck()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log(note)
+	if b.units == nil {
+		if len(checks) != 0 || !strings.Contains(note, "no matrix units") || !strings.Contains(note, "nothing to compare") {
+			t.Errorf("without matrix units: %d checks, note %q", len(checks), note)
+		}
+		return
+	}
+	for _, c := range checks {
+		t.Logf("%s vs %s %s: rel-L2 %.3g, max diff %.3g (tol %.1g)", c.Kernel, c.Twin, c.Shape, c.RelL2, c.MaxDiff, c.Tol)
+		if !c.OK() {
+			t.Errorf("%s vs %s %s: rel-L2 %.3g exceeds %.1g", c.Kernel, c.Twin, c.Shape, c.RelL2, c.Tol)
+		}
+	}
+}
+
+// TestCheckKernel: the self-check's comparison run on the twin against itself finds no
+// difference, and leaves the backend's precision as it was (exact: the next Linear is the
+// float32 one).
+func TestCheckKernel(t *testing.T) {
+	b := openTest(t).(*Backend)
+	c, err := b.checkKernel("linearf16", "linearf16", 70, 300, 90)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.RelL2 != 0 || c.MaxDiff != 0 || !c.OK() {
+		t.Errorf("twin against itself: %+v", c)
+	}
+	if b.fast || b.fastForce != "" {
+		t.Errorf("after the check: fast %v, forced kernel %q", b.fast, b.fastForce)
 	}
 }

@@ -50,6 +50,9 @@ func runDevices(args []string, stdout, stderr io.Writer) (err error) {
 	if len(rest) > 0 {
 		return usageErr("unexpected argument %q", rest[0])
 	}
+	if *selfcheck && *asJSON {
+		return usageErr("--selfcheck prints text lines after the table: not with --json")
+	}
 	ds := backends.Devices()
 	if *selfcheck {
 		defer func() {

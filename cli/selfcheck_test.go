@@ -34,4 +34,7 @@ func TestDevicesSelfCheck(t *testing.T) {
 			t.Errorf("unexpected self-check line %q", line)
 		}
 	}
+	if code, _, _ := run(t, "devices", "--selfcheck", "--json"); code != 2 {
+		t.Errorf("devices --selfcheck --json: exit %d, want 2", code)
+	}
 }

@@ -115,24 +115,12 @@ func probeUnits(f *vk, inst, h uintptr) (*matrixUnits, string) {
 			return nil, "no " + e
 		}
 	}
-	var ps pins
-	defer ps.p.Unpin()
-	uf := new(unitFeatures)
-	f2 := &physicalDeviceFeatures2{sType: stPhysicalDeviceFeatures2, pNext: uf.chain(&ps)}
-	vkcall(f.getPhysicalDeviceFeatures2, h, ptr(&ps, f2))
-	switch {
-	case uf.coop.cooperativeMatrix == 0:
-		return nil, "the cooperativeMatrix feature is off"
-	case uf.f16.shaderFloat16 == 0:
-		return nil, "the shaderFloat16 feature is off"
-	case uf.mm.model == 0:
-		return nil, "the vulkanMemoryModel feature is off"
+	if why := probeFeatures(f, h); why != "" {
+		return nil, why
 	}
-	sg := &subgroupProperties{sType: stSubgroupProperties}
-	p2 := &physicalDeviceProperties2{sType: stPhysicalDeviceProperties2, pNext: ptr(&ps, sg)}
-	vkcall(f.getPhysicalDeviceProperties2, h, ptr(&ps, p2))
-	if sg.size == 0 || sg.size > 64 || sg.stages&stageCompute == 0 {
-		return nil, fmt.Sprintf("subgroups of %d invocations, compute stage %v", sg.size, sg.stages&stageCompute != 0)
+	sg, stages := probeSubgroup(f, h)
+	if sg == 0 || sg > 64 || !stages {
+		return nil, fmt.Sprintf("subgroups of %d invocations, in compute shaders %v", sg, stages)
 	}
 	props, err := coopProperties(f, inst, h)
 	if err != nil {
@@ -142,7 +130,35 @@ func probeUnits(f *vk, inst, h uintptr) (*matrixUnits, string) {
 	if !ok {
 		return nil, fmt.Sprintf("none of the %d cooperative matrix shapes is f16×f16+f32 with sides dividing 32", len(props))
 	}
-	return &matrixUnits{m: m, n: n, k: k, subgroup: sg.size}, ""
+	return &matrixUnits{m: m, n: n, k: k, subgroup: sg}, ""
+}
+
+// probeFeatures returns why h lacks a feature linearcm.comp needs ("" when it has them all).
+func probeFeatures(f *vk, h uintptr) string {
+	var ps pins
+	defer ps.p.Unpin()
+	uf := new(unitFeatures)
+	f2 := &physicalDeviceFeatures2{sType: stPhysicalDeviceFeatures2, pNext: uf.chain(&ps)}
+	vkcall(f.getPhysicalDeviceFeatures2, h, ptr(&ps, f2))
+	switch {
+	case uf.coop.cooperativeMatrix == 0:
+		return "the cooperativeMatrix feature is off"
+	case uf.f16.shaderFloat16 == 0:
+		return "the shaderFloat16 feature is off"
+	case uf.mm.model == 0:
+		return "the vulkanMemoryModel feature is off"
+	}
+	return ""
+}
+
+// probeSubgroup returns h's subgroup size and whether compute shaders have subgroups.
+func probeSubgroup(f *vk, h uintptr) (size uint32, compute bool) {
+	var ps pins
+	defer ps.p.Unpin()
+	sg := &subgroupProperties{sType: stSubgroupProperties}
+	p2 := &physicalDeviceProperties2{sType: stPhysicalDeviceProperties2, pNext: ptr(&ps, sg)}
+	vkcall(f.getPhysicalDeviceProperties2, h, ptr(&ps, p2))
+	return sg.size, sg.stages&stageCompute != 0
 }
 
 // deviceExtensions returns the names of h's device extensions.

@@ -55,3 +55,26 @@ func TestPickShape(t *testing.T) {
 		t.Error("pickShape found a shape among unusable ones")
 	}
 }
+
+// TestProbeParts runs the parts of the matrix-unit probe that every Vulkan 1.1 device
+// answers (lavapipe has no cooperative matrices): the extension list, the feature chain and
+// the subgroup properties, read through the structures above.
+func TestProbeParts(t *testing.T) {
+	b := openTest(t).(*Backend)
+	exts := deviceExtensions(b.f, b.pd.handle)
+	if len(exts) == 0 {
+		t.Error("no device extensions listed")
+	}
+	sg, compute := probeSubgroup(b.f, b.pd.handle)
+	if sg == 0 || sg&(sg-1) != 0 || sg > 128 || !compute {
+		t.Errorf("subgroups of %d invocations, in compute %v", sg, compute)
+	}
+	why := probeFeatures(b.f, b.pd.handle)
+	t.Logf("%d extensions, subgroup %d, features: %q, units %v (%s)", len(exts), sg, why, b.units, b.unitsNote)
+	if exts["VK_NV_cooperative_matrix"] != (b.units != nil) && b.unitsNote == "no VK_NV_cooperative_matrix" {
+		t.Errorf("the extension list and the probe disagree: %s", b.unitsNote)
+	}
+	if !exts["VK_NV_cooperative_matrix"] && why == "" {
+		t.Error("the cooperativeMatrix feature is on without the extension")
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"strings"
 )
 
+//lint:file-ignore U1000 the structs below mirror Vulkan's C layouts field for field: a field Go never names still holds its place in memory
+
 // matrixUnits describes a device's cooperative matrices (VK_NV_cooperative_matrix) as the
 // fast Linear uses them: the shape of one product (float16 A and B, float32 C and D, subgroup
 // scope) and the subgroup size, which sizes the workgroup (four subgroups).

@@ -12,9 +12,9 @@ var _ gpu.Precisioner = (*Backend)(nil)
 
 // SetPrecision implements gpu.Precisioner. Exact (the default) runs every product in
 // float32. Fast runs Linear on bf16 weights with float16 operands and float32 sums
-// (linearf16.glsl): on the device's matrix units where it has them (linearcm.comp), else on
-// the plain twin kernel with the same roundings (linearf16.comp). Other weights and ops stay
-// exact.
+// (linearf16.glsl): on the device's matrix units where it has them (linearcm.comp, compiled
+// here: where the driver refuses it, the units are given up), else on the plain twin kernel
+// with the same roundings (linearf16.comp). Other weights and ops stay exact.
 func (b *Backend) SetPrecision(p gpu.Precision) (string, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -24,6 +24,11 @@ func (b *Backend) SetPrecision(p gpu.Precision) (string, error) {
 		return "exact (float32)", nil
 	case gpu.PrecisionFast:
 		b.fast = true
+		if b.units != nil {
+			if _, err := b.pipeline("linearcm"); err != nil { // the twin then, and the note says why
+				b.units, b.unitsNote = nil, fmt.Sprintf("matrix units whose kernel did not compile (%v)", err)
+			}
+		}
 		return b.fastNote(), nil
 	}
 	return "", fmt.Errorf("vulkan: unknown precision %q", p)
@@ -34,7 +39,7 @@ func (b *Backend) fastNote() string {
 	if b.units != nil {
 		return fmt.Sprintf("fast (matrix units: %v)", b.units)
 	}
-	return fmt.Sprintf("fast (twin kernel on float32 units: %s has no matrix units: %s)", b.pd.info.Name, b.unitsNote)
+	return fmt.Sprintf("fast (twin kernel on float32 units: %s: %s)", b.pd.info.Name, b.unitsNote)
 }
 
 // fastKernel is the fast Linear's kernel on this device: linearcm on matrix units, else its

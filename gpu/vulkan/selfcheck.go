@@ -25,7 +25,7 @@ const selfCheckTol = 1e-4
 // against its twin (linearf16) on selfCheckShapes. Without matrix units it runs nothing.
 func (b *Backend) SelfCheck() ([]gpu.KernelCheck, string, error) {
 	if b.units == nil {
-		return nil, fmt.Sprintf("%s has no matrix units (%s): nothing to compare", b.pd.info.Name, b.unitsNote), nil
+		return nil, fmt.Sprintf("%s: %s: nothing to compare", b.pd.info.Name, b.unitsNote), nil
 	}
 	var out []gpu.KernelCheck
 	for _, sh := range selfCheckShapes {

@@ -82,6 +82,9 @@ type Metadata struct {
 	Created         time.Time
 	Duration        time.Duration // wall time of the generation
 	Inpaint         *Inpaint      // inpainting and outpainting only
+	// Precision is the arithmetic of the products when not the exact float32 one ("fast":
+	// float16 operands; "" for exact).
+	Precision string
 }
 
 // metadataJSON is the stored form: stable snake_case names, the duration in seconds.
@@ -106,6 +109,7 @@ type metadataJSON struct {
 	Created        *time.Time  `json:"created,omitempty"`
 	DurationS      float64     `json:"duration_s,omitempty"`
 	Inpaint        *Inpaint    `json:"inpaint,omitempty"`
+	Precision      string      `json:"precision,omitempty"`
 }
 
 // metadataFormat is the version of the JSON layout written by WritePNG.
@@ -118,6 +122,7 @@ func (m Metadata) MarshalJSON() ([]byte, error) {
 		Width: m.Width, Height: m.Height, Steps: m.Steps, Guidance: m.Guidance,
 		Schedule: m.Schedule, Noise: m.Noise, Model: m.Model, Variant: m.Variant, ModelFiles: m.ModelFiles, References: m.References,
 		Adapters: m.Adapters, Partial: m.AdaptersPartial, Software: m.Software, DurationS: m.Duration.Seconds(), Inpaint: m.Inpaint,
+		Precision: m.Precision,
 	}
 	if m.Inpaint != nil && (math.IsNaN(m.Inpaint.Strength) || math.IsInf(m.Inpaint.Strength, 0)) {
 		return nil, fmt.Errorf("metadata: strength %v is not a finite number", m.Inpaint.Strength)
@@ -152,6 +157,7 @@ func (m *Metadata) UnmarshalJSON(b []byte) error {
 		Width: j.Width, Height: j.Height, Steps: j.Steps, Guidance: j.Guidance,
 		Schedule: j.Schedule, Noise: j.Noise, Model: j.Model, Variant: j.Variant, ModelFiles: j.ModelFiles, References: j.References,
 		Adapters: j.Adapters, AdaptersPartial: j.Partial, Software: j.Software, Inpaint: j.Inpaint,
+		Precision: j.Precision,
 	}
 	if j.Created != nil {
 		m.Created = *j.Created
@@ -192,6 +198,9 @@ func (m Metadata) Parameters() string {
 	}
 	if m.Inpaint != nil {
 		fmt.Fprintf(&b, ", Denoising strength: %s", strconv.FormatFloat(m.Inpaint.Strength, 'g', -1, 64))
+	}
+	if m.Precision != "" {
+		fmt.Fprintf(&b, ", Precision: %s", m.Precision)
 	}
 	if m.Software != "" {
 		fmt.Fprintf(&b, ", Version: %s", m.Software)

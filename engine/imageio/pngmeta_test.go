@@ -41,6 +41,7 @@ func sampleMeta() Metadata {
 		Software:   "kleinbild test",
 		Created:    time.Date(2025, 3, 14, 15, 9, 26, 535897932, time.FixedZone("CET", 3600)),
 		Duration:   12*time.Second + 345678901,
+		Precision:  "fast",
 	}
 }
 

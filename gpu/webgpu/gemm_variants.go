@@ -79,16 +79,9 @@ func (c gemmCfg) optionsValid() bool {
 	if c.wy == 0 && c.wx == 0 {
 		return true
 	}
-	if c.wy <= 0 || c.wx <= 0 || c.wy*c.wx*32 != c.wg() || c.tm%(c.wy*c.rm) != 0 || c.tn%(c.wx*c.rn) != 0 {
-		return false
-	}
-	return c.warpLanes()
-}
-
-// warpLanes reports whether a warp tile's lanes form a grid of 32 threads.
-func (c gemmCfg) warpLanes() bool {
-	ly, lx := c.tm/c.wy/c.rm, c.tn/c.wx/c.rn
-	return ly*lx == 32
+	// wy·wx warps of 32 threads, each tile whole thread rows and columns: the lanes of a
+	// warp tile, (tm/wy/rm)·(tn/wx/rn) = wg/(wy·wx), are then 32
+	return c.wy > 0 && c.wx > 0 && c.wy*c.wx*32 == c.wg() && c.tm%(c.wy*c.rm) == 0 && c.tn%(c.wx*c.rn) == 0
 }
 
 // rowStride and colStride are, in 4-row (4-column) units, the distance between a thread's

@@ -21,7 +21,7 @@ func firstSplit(b *Backend) string {
 
 // TestLinearDeepClass: Linears below linearLargeRows rows of depth linearDeepK or more run
 // the deep class's variant, others FamilyLinear's (or the large class's); tuning the class
-// times the split-K variants with the others and records its choice in the cache; a
+// times a split-K variant with the others and records its choice in the cache; a
 // backend opened with the cache runs it, and not a choice recorded for other kernels; a
 // forced family overrides it; a split-K choice computes what the reference computes.
 func TestLinearDeepClass(t *testing.T) {
@@ -36,8 +36,10 @@ func TestLinearDeepClass(t *testing.T) {
 		t.Errorf("untuned deep class runs %q, want %q", got, small)
 	}
 	// Tune the class on a small stand-in for 768×9216→3072.
+	// (the reference, another variant and a split-K one: TestLinearCandidates checks the list)
 	w := LinearWorkload(24, linearDeepK, 40, true)
-	cands := linearCandidates(cacheLinearDeep, b.Variants(FamilyLinear))
+	all := linearCandidates(cacheLinearDeep, b.Variants(FamilyLinear))
+	cands := []string{all[0], all[1], split}
 	cache := &TuneCache{Version: tuneCacheVersion, Adapter: cacheKey(b.detail.key, b.defLim), Families: map[string]CachedFamily{}}
 	res := &TuneResult{}
 	if err := b.tuneLinearClass(context.Background(), cacheLinearDeep, w, cands, cache, res, func(string) {}, 1, time.Second, time.Now(), time.Minute); err != nil {

@@ -74,7 +74,16 @@
 // walking (channel, ky, kx) with carries, so it divides nothing per element. Each product is
 // dispatched as an interior part without bounds checks plus its edges, in dispatches of at
 // most MaxDispatchFLOPs. Products of at most 8 rows use an 8×256 tile. The first 64×64 kernels
-// stay as the variant t64x64-r4x4. Op codes that shaders switch on are Go constants emitted as
+// stay as the variant t64x64-r4x4. Linear also has variants with options (gemm_variants.go):
+// vec4 output stores, 32-thread warp tiles, double-buffered workgroup memory, and split K
+// (gemm_splitk.go: K slices in workgroup z write partial sums to a buffer of their own, a
+// second pass adds them in order and the bias), for products of few row tiles and deep K.
+// Tuning times Linear in three classes: FamilyLinear's workload, the large class (3072 rows or
+// more) and the deep class (fewer rows, K ≥ 6144), the only one whose candidates include
+// split K (tune_class.go). Inputs are bound read-only unless they share a buffer with the
+// output: weights always; an activation only where the engine keeps it apart from the
+// output (the split-K partial products bind x read-only, their output being their own
+// buffer). Op codes that shaders switch on are Go constants emitted as
 // a WGSL const prelude (opcodes.go).
 //
 // # Variants and tuning

@@ -43,6 +43,9 @@ func variantSources(family string, v variantSpec) []string {
 				out = append(out, gemmSource(k))
 			}
 		}
+		if cfg.sk > 1 {
+			out = append(out, reduceWGSL)
+		}
 		return out
 	case FamilyAttention, FamilyAttention512:
 		f := v.flash
@@ -65,8 +68,28 @@ func variantSources(family string, v variantSpec) []string {
 }
 
 // gemmForms lists the compiled forms of cfg: every operand kind and load width (Linear's
-// quantized weights included), checked and interior.
+// quantized weights included), checked and interior; with o4 also with vec4 stores, with sk
+// also as K slices.
 func gemmForms(cfg gemmCfg, conv bool) []gemmKey {
+	keys := baseForms(cfg, conv)
+	if cfg.o4 && !conv {
+		for _, k := range keys {
+			k.yVec = 4
+			keys = append(keys, k)
+		}
+	}
+	if cfg.sk > 1 && !conv {
+		for _, k := range keys {
+			k.split = true
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}
+
+// baseForms lists the forms of cfg in every operand kind and load width, checked and
+// interior.
+func baseForms(cfg gemmCfg, conv bool) []gemmKey {
 	var keys []gemmKey
 	for _, interior := range []bool{false, true} {
 		for _, w := range [][2]int{{opF32, 1}, {opF32, 4}, {opBF16, 1}, {opBF16, 8}} {

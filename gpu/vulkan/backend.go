@@ -39,6 +39,8 @@ type Backend struct {
 	// linearTile forces Linear's tile (64 or 128) for tests and measurements; 0 picks it
 	// by the product's shape.
 	linearTile int
+	// attnPerQuery forces attention's per-query kernel (tests and measurements).
+	attnPerQuery bool
 
 	err    error // sticky error since the last Read/Flush/Sync
 	lost   error // the device is unusable: returned forever

@@ -25,6 +25,9 @@ var kernels = map[string]int{
 	"linearsmallq": 4,
 	"attention":    4,
 	"conv":         4,
+	"attnflash32":  4,
+	"attnflash128": 4,
+	"attnflash512": 4,
 }
 
 // pipeline is a compute pipeline with its layouts.

@@ -39,6 +39,9 @@ type Backend struct {
 	// linearTile forces Linear's tile (64 or 128) for tests and measurements; 0 picks it
 	// by the product's shape.
 	linearTile int
+	// sg is the device's subgroup support (subgroup.go); tests clear sg.arith to run the
+	// shared-memory reductions.
+	sg subgroups
 	// attnPerQuery forces attention's per-query kernel (tests and measurements).
 	attnPerQuery bool
 
@@ -96,6 +99,7 @@ func (b *Backend) init(opts Options) error {
 		return fmt.Errorf("vulkan: device %d does not exist (%d devices)", opts.Device, len(pds))
 	}
 	b.pd = pds[i]
+	b.sg = querySubgroups(b.f, b.pd.handle)
 	fam := computeFamily(b.f, b.pd.handle)
 	if fam < 0 {
 		return fmt.Errorf("vulkan: %s has no compute queue", b.pd.info.Name)

@@ -28,6 +28,7 @@ var kernels = map[string]int{
 	"attnflash32":  4,
 	"attnflash128": 4,
 	"attnflash512": 4,
+	"normsg":       4,
 }
 
 // pipeline is a compute pipeline with its layouts.

@@ -27,6 +27,7 @@ type vk struct {
 	beginCommandBuffer, endCommandBuffer, resetCommandBuffer,
 	cmdBindPipeline, cmdBindDescriptorSets, cmdPushConstants, cmdDispatch, cmdPipelineBarrier,
 	cmdCopyBuffer, queueSubmit, createFence, destroyFence, waitForFences, resetFences uintptr
+	ext vkExt // the later stages' entry points (vk_ext.go)
 }
 
 // loadVK opens the loader and resolves the entry points.
@@ -67,6 +68,9 @@ func loadNamed(name string) (*vk, error) {
 		if *p, err = sym(sname); err != nil || *p == 0 {
 			return nil, fmt.Errorf("vulkan: the loader %s lacks %s: %v", name, sname, err)
 		}
+	}
+	if err := f.ext.load(sym, name); err != nil {
+		return nil, err
 	}
 	return f, nil
 }

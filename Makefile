@@ -99,6 +99,7 @@ test-vulkan: check-shaders
 	KLEINBILD_BACKEND=vulkan $(GO) test -count=1 -timeout 30m -run '^TestPipelineGolden$$/^($(VK_PIPELINE_CASES))$$' ./engine
 test-vulkan-all: check-shaders
 	KLEINBILD_REQUIRE_VULKAN=1 $(GO) test -count=1 -run '^TestDevices$$' ./gpu/vulkan
+	KLEINBILD_BACKEND=vulkan KLEINBILD_REQUIRE_VULKAN=1 $(GO) test -count=1 -run '^TestProfileVulkan$$' ./bench
 	KLEINBILD_BACKEND=vulkan $(GO) test -count=1 -timeout 60m -run '^($(WEBGPU_TESTS))$$' ./engine/qwen3 ./engine/flux2 ./engine/vae ./engine
 
 # The packages that need no cgo must build for the platforms CI cannot run: vet them for macOS

@@ -42,6 +42,10 @@ type Backend struct {
 	// sg is the device's subgroup support (subgroup.go); tests clear sg.arith to run the
 	// shared-memory reductions.
 	sg subgroups
+	// prof times the dispatches while profiling (profile.go), profOp is the op whose
+	// dispatch is being recorded.
+	prof   *profiler
+	profOp string
 	// attnPerQuery forces attention's per-query kernel (tests and measurements).
 	attnPerQuery bool
 
@@ -145,6 +149,9 @@ func (b *Backend) release() {
 				vkcall(f.destroyDescriptorPool, b.dev, uintptr(p), 0)
 			}
 			vkcall(f.destroyFence, b.dev, uintptr(bt.fence), 0)
+		}
+		if b.prof != nil {
+			b.releaseProfile(b.prof)
 		}
 		for _, p := range b.pipes {
 			b.destroyPipeline(p)

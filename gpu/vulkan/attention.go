@@ -17,9 +17,16 @@ import (
 // the per-query kernel of stage 1 (attention.comp: one invocation per query and 32 dims, which
 // computes every score once per 32-dim slice).
 //
-// Measured on lavapipe (llvmpipe, LLVM 15, 256-bit; 2 cores of an AMD EPYC shared with other
-// jobs), useful GFLOP/s (BenchmarkAttention, 4 FLOPs per visible pair and head dim), flash
-// against the per-query kernel: see the table in BenchmarkAttention's comment.
+// Measured on lavapipe (llvmpipe, LLVM 15, 256-bit; 2 cores of an AMD EPYC under a load of
+// 10–20 from other jobs, so ±50 %), useful GFLOP/s (BenchmarkAttention, 4 FLOPs per visible
+// pair and head dim), flash against the per-query kernel in one run: klein-4B's joint
+// attention at 768 tokens 0.29 vs 0.024, 1536 tokens 0.24 vs 0.041; Qwen3's causal 512 tokens
+// (4:1 heads) 0.66 vs 0.047; the VAE's head dim 512 at 1024 tokens 0.31 vs 0.0096 (10–30×).
+// WebGPU's flash kernel of the same design (its reference variants) measured 0.4–4.1, 0.9,
+// 0.9–1.8 and 0.7–2.6 in runs interleaved with these, 2–4× the Vulkan kernel's 0.4–1.0,
+// 0.24, 0.35–0.84 and 0.25–1.4: the gap is not the loads (vec4 loads where aligned), a
+// constant head dim, spirv-opt or the unrolling (each tried, none changed it beyond the noise),
+// and is not explained yet.
 
 // flashKernel returns the flash kernel for head dim d and its query block, or "" when d is
 // larger than any of them.

@@ -23,8 +23,9 @@
 // Finally out = O / l (0 where no key is visible). A NaN or +Inf score (badScore) gets the
 // weight NaN, so its row's l and O are NaN, and the row is stored as NaN.
 //
-// The loops over an invocation's block are unrolled (constant indices keep s, o, m and l in
-// registers); the score loop runs DC/(4·EU) times per chunk and the P·V loop BK/4 times per
+// The loops over an invocation's block are unrolled ([[unroll]] on loops with constant bounds
+// and no early exit, which spirv-opt unrolls: constant indices keep s, acc, m and l in
+// registers, not in private arrays); the score loop runs DC/(4·EU) times per chunk and the P·V loop BK/4 times per
 // tile, so no loop runs more than about keys/2 times per invocation (llvmpipe stops a loop
 // after 65535 iterations in total per invocation).
 #extension GL_EXT_control_flow_attributes : require
@@ -106,6 +107,30 @@ void st(uint i, vec4 x, uint n) {
 	if (n > 3u) { o[i + 3u] = x.w; }
 }
 
+#if STAGEV
+#define LOADV(c, col) vv[c] = kvsh[kk * VROW + col];
+#else
+#define LOADV(c, col) vv[c] = vec4(0.0); if (j0 + kk < nkw) { vv[c] = ldv(vbase + (j0 + kk) * p.vs, col * 4u); }
+#endif
+
+// PV adds P·V over keys jj to jj + 3 of the tile; DIAG (a tile crossing the causal diagonal)
+// leaves out the values of keys after each row's query.
+#define PV(DIAG) \
+	[[unroll]] for (uint u = 0u; u < 4u; u++) { \
+		uint kk = jj + u; \
+		vec4 vv[NV]; \
+		[[unroll]] for (uint c = 0u; c < NV; c++) { \
+			uint col = min(od + c * TD, d4 - 1u); /* columns beyond the head are never stored */ \
+			LOADV(c, col) \
+		} \
+		[[unroll]] for (uint r = 0u; r < OR; r++) { \
+			float pr = psh[(oq * OR + r) * PP + kk]; \
+			l[r] += pr; \
+			bool vis = !DIAG || j0 + kk <= i0 + oq * OR + r; \
+			[[unroll]] for (uint c = 0u; c < NV; c++) { acc[r * NV + c] += vis ? pr * vv[c] : vec4(0.0); } \
+		} \
+	}
+
 void main() {
 	uint blk = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
 	if (blk >= p.qblocks * p.heads) { return; }
@@ -135,7 +160,7 @@ void main() {
 		[[unroll]] for (int c = 0; c < NV; c++) { acc[r * NV + c] = vec4(0.0); }
 	}
 	if (qOnce) {
-		[[unroll]] for (uint n = 0u; n * WG < BQ * DC4; n++) {
+		[[unroll]] for (uint n = 0u; n < (BQ * DC4 + WG - 1) / WG; n++) {
 			uint x = li + n * WG;
 			if (x < BQ * DC4) {
 				uint r = x / DC4, c = x % DC4;
@@ -149,7 +174,7 @@ void main() {
 		[[unroll]] for (int x = 0; x < RQ * RK; x++) { s[x] = 0.0; }
 		for (uint c0 = 0u; c0 < p.d; c0 += DC) {
 			barrier();
-			[[unroll]] for (uint n = 0u; n * WG < BK * DC4; n++) {
+			[[unroll]] for (uint n = 0u; n < (BK * DC4 + WG - 1) / WG; n++) {
 				uint x = li + n * WG;
 				if (x < BK * DC4) {
 					uint r = x / DC4, c = x % DC4;
@@ -159,7 +184,7 @@ void main() {
 				}
 			}
 			if (!qOnce) {
-				[[unroll]] for (uint n = 0u; n * WG < BQ * DC4; n++) {
+				[[unroll]] for (uint n = 0u; n < (BQ * DC4 + WG - 1) / WG; n++) {
 					uint x = li + n * WG;
 					if (x < BQ * DC4) {
 						uint r = x / DC4, c = x % DC4;
@@ -171,15 +196,17 @@ void main() {
 			}
 			barrier();
 			uint steps = (min(DC, p.d - c0) + 4u * EU - 1u) / (4u * EU); // zeros beyond d
-			for (uint st4 = 0u; st4 < steps; st4++) {
-				uint e = st4 * EU;
-				[[unroll]] for (uint u = 0u; u < EU; u++) {
-					vec4 kk[RK];
-					vec4 qq[RQ];
-					[[unroll]] for (uint b = 0u; b < RK; b++) { kk[b] = kvsh[(sk + b * TK) * KROW + e + u]; }
-					[[unroll]] for (uint a = 0u; a < RQ; a++) { qq[a] = qsh[(sq * RQ + a) * QROW + e + u]; }
-					[[unroll]] for (uint a = 0u; a < RQ; a++) {
-						[[unroll]] for (uint b = 0u; b < RK; b++) { s[a * RK + b] += dot(qq[a], kk[b]); }
+			[[unroll]] for (uint st4 = 0u; st4 < DC4 / EU; st4++) {
+				if (st4 < steps) { // else zeros: the head dim ended in an earlier step
+					uint e = st4 * EU;
+					[[unroll]] for (uint u = 0u; u < EU; u++) {
+						vec4 kk[RK];
+						vec4 qq[RQ];
+						[[unroll]] for (uint b = 0u; b < RK; b++) { kk[b] = kvsh[(sk + b * TK) * KROW + e + u]; }
+						[[unroll]] for (uint a = 0u; a < RQ; a++) { qq[a] = qsh[(sq * RQ + a) * QROW + e + u]; }
+						[[unroll]] for (uint a = 0u; a < RQ; a++) {
+							[[unroll]] for (uint b = 0u; b < RK; b++) { s[a * RK + b] += dot(qq[a], kk[b]); }
+						}
 					}
 				}
 			}
@@ -200,7 +227,7 @@ void main() {
 		}
 		barrier();
 #if STAGEV
-		[[unroll]] for (uint n = 0u; n * WG < BK * (DMAX / 4); n++) {
+		[[unroll]] for (uint n = 0u; n < (BK * (DMAX / 4) + WG - 1) / WG; n++) {
 			uint x = li + n * WG;
 			if (x < BK * (DMAX / 4)) {
 				uint r = x / (DMAX / 4), c = x % (DMAX / 4);
@@ -229,40 +256,20 @@ void main() {
 		}
 		// a tile crossing the causal diagonal: the keys after a query weigh 0 and their values
 		// must not enter as 0·NaN
-		bool diag = p.causal != 0u && j0 + BK > i0 + 1u;
-		for (uint jj = 0u; jj < BK; jj += 4u) {
-			[[unroll]] for (uint u = 0u; u < 4u; u++) {
-				uint kk = jj + u;
-				vec4 vv[NV];
-				[[unroll]] for (uint c = 0u; c < NV; c++) {
-					uint col = min(od + c * TD, d4 - 1u); // columns beyond the head are never stored
-#if STAGEV
-					vv[c] = kvsh[kk * VROW + col];
-#else
-					vv[c] = vec4(0.0);
-					if (j0 + kk < nkw) { vv[c] = ldv(vbase + (j0 + kk) * p.vs, col * 4u); }
-#endif
-				}
-				[[unroll]] for (uint r = 0u; r < OR; r++) {
-					float pr = psh[(oq * OR + r) * PP + kk];
-					l[r] += pr;
-					bool vis = !diag || j0 + kk <= i0 + oq * OR + r;
-					[[unroll]] for (uint c = 0u; c < NV; c++) { acc[r * NV + c] += vis ? pr * vv[c] : vec4(0.0); }
-				}
-			}
+		if (p.causal != 0u && j0 + BK > i0 + 1u) {
+			for (uint jj = 0u; jj < BK; jj += 4u) { PV(true) }
+		} else {
+			for (uint jj = 0u; jj < BK; jj += 4u) { PV(false) }
 		}
 	}
 	[[unroll]] for (uint r = 0u; r < OR; r++) {
 		uint row = i0 + oq * OR + r;
-		if (row < p.seqQ) {
-			float inv = l[r] > 0.0 ? 1.0 / l[r] : 0.0;
-			bool bad = nonfinite(l[r]);
-			[[unroll]] for (uint c = 0u; c < NV; c++) {
-				uint col = od + c * TD;
-				if (col < d4) {
-					st(p.ob + row * p.os + h * p.d + col * 4u, bad ? vec4(qnan()) : acc[r * NV + c] * inv, min(4u, p.d - col * 4u));
-				}
-			}
+		float inv = l[r] > 0.0 ? 1.0 / l[r] : 0.0;
+		bool bad = nonfinite(l[r]);
+		[[unroll]] for (uint c = 0u; c < NV; c++) {
+			uint col = od + c * TD;
+			vec4 val = bad ? vec4(qnan()) : acc[r * NV + c] * inv;
+			if (row < p.seqQ && col < d4) { st(p.ob + row * p.os + h * p.d + col * 4u, val, min(4u, p.d - col * 4u)); }
 		}
 	}
 }

@@ -105,6 +105,7 @@ test-vulkan-all: check-shaders
 	KLEINBILD_VULKAN_ALL=1 $(GO) test -count=1 -run '^TestConformanceFast$$' ./gpu/vulkan
 	KLEINBILD_VULKAN_ALL=1 $(GO) test -count=1 -timeout 30m -run '^TestPipelineFastPrecision$$' ./engine
 	KLEINBILD_VULKAN_ALL=1 $(GO) test -count=1 -run '^TestGeneratePrecisionFast$$' ./cli
+	KLEINBILD_BACKEND=vulkan KLEINBILD_REQUIRE_VULKAN=1 $(GO) test -count=1 -run '^TestProfileVulkan$$' ./bench
 	KLEINBILD_BACKEND=vulkan $(GO) test -count=1 -timeout 60m -run '^($(WEBGPU_TESTS))$$' ./engine/qwen3 ./engine/flux2 ./engine/vae ./engine
 
 # The packages that need no cgo must build for the platforms CI cannot run: vet them for macOS

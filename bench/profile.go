@@ -10,10 +10,10 @@ import (
 )
 
 // Profiling (Options.Profile, `kleinbild bench --profile`): the backend times every dispatch
-// with GPU timestamp queries (webgpu.Backend.StartProfile), and each run records the GPU time
+// with GPU timestamp queries (webgpu.Backend.StartProfile, vulkan.Backend's), and each run records the GPU time
 // per op of its denoising steps and of its decoding.
 
-// profiler is a backend that times its dispatches on the GPU (webgpu.Backend).
+// profiler is a backend that times its dispatches on the GPU (webgpu.Backend, vulkan.Backend).
 type profiler interface {
 	StartProfile() error
 	TakeProfile() ([]webgpu.OpTime, error)
@@ -21,7 +21,7 @@ type profiler interface {
 }
 
 // errNoProfile is returned by Run with Options.Profile on a backend that cannot profile.
-var errNoProfile = errors.New("bench: --profile needs a GPU device with timestamp queries (WebGPU)")
+var errNoProfile = errors.New("bench: --profile needs a GPU device with timestamp queries (WebGPU or Vulkan)")
 
 // startProfile starts profiling on b (nil, nil when off).
 func startProfile(b gpu.Backend, on bool) (profiler, error) {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"kleinbild/gpu/backends"
+	"kleinbild/gpu/vulkan"
 	"kleinbild/gpu/webgpu"
 	"kleinbild/randmodel"
 	"kleinbild/weights/golden"
@@ -18,13 +19,29 @@ import (
 // with Options.Profile: the run records the GPU time per op of its steps and its decoding,
 // and the table prints each op's share.
 func TestProfileWebGPU(t *testing.T) {
-	if !webgpu.Compiled {
-		t.Skip("no WebGPU in this build")
+	testProfile(t, "webgpu", webgpu.Compiled, "KLEINBILD_REQUIRE_WEBGPU")
+}
+
+// TestProfileVulkan is TestProfileWebGPU on the Vulkan device (lavapipe on CI), run by make
+// test-vulkan-all (KLEINBILD_BACKEND=vulkan): about a minute on a loaded 2-core machine, and
+// gpu/vulkan's TestProfile covers the backend's timestamps in make test.
+func TestProfileVulkan(t *testing.T) {
+	if os.Getenv("KLEINBILD_BACKEND") != "vulkan" {
+		t.Skip("KLEINBILD_BACKEND=vulkan runs it (make test-vulkan-all)")
+	}
+	testProfile(t, "vulkan", vulkan.Compiled, "KLEINBILD_REQUIRE_VULKAN")
+}
+
+// testProfile runs the profiled benchmark on backend name; require names the variable that
+// makes a missing device an error.
+func testProfile(t *testing.T, name string, compiled bool, require string) {
+	if !compiled {
+		t.Skipf("no %s in this build", name)
 	}
 	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // no tuning of the user's applies
-	b, err := backends.Open("webgpu")
+	b, err := backends.Open(name)
 	if err != nil {
-		if os.Getenv("KLEINBILD_REQUIRE_WEBGPU") == "1" {
+		if os.Getenv(require) == "1" {
 			t.Fatal(err)
 		}
 		t.Skip(err)

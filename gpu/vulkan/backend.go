@@ -47,6 +47,15 @@ type Backend struct {
 	fast      bool
 	scales    *buffer
 	fastForce string // the fast Linear's kernel for SelfCheck ("": fastKernel's choice)
+	// sg is the device's subgroup support (subgroup.go); tests clear sg.arith to run the
+	// shared-memory reductions.
+	sg subgroups
+	// prof times the dispatches while profiling (profile.go), profOp is the op whose
+	// dispatch is being recorded.
+	prof   *profiler
+	profOp string
+	// attnPerQuery forces attention's per-query kernel (tests and measurements).
+	attnPerQuery bool
 
 	err    error // sticky error since the last Read/Flush/Sync
 	lost   error // the device is unusable: returned forever
@@ -102,6 +111,7 @@ func (b *Backend) init(opts Options) error {
 		return fmt.Errorf("vulkan: device %d does not exist (%d devices)", opts.Device, len(pds))
 	}
 	b.pd = pds[i]
+	b.sg = querySubgroups(b.f, b.pd.handle)
 	fam := computeFamily(b.f, b.pd.handle)
 	if fam < 0 {
 		return fmt.Errorf("vulkan: %s has no compute queue", b.pd.info.Name)
@@ -151,6 +161,9 @@ func (b *Backend) release() {
 				vkcall(f.destroyDescriptorPool, b.dev, uintptr(p), 0)
 			}
 			vkcall(f.destroyFence, b.dev, uintptr(bt.fence), 0)
+		}
+		if b.prof != nil {
+			b.releaseProfile(b.prof)
 		}
 		for _, p := range b.pipes {
 			b.destroyPipeline(p)

@@ -90,6 +90,7 @@ func (c *call) run(name string, params []uint32, gx, gy, gz uint32) {
 	}
 	p, err := b.pipeline(name)
 	if err == nil {
+		b.profOp = c.op
 		err = b.dispatch(p, c.binds, params, gx, gy, gz)
 	}
 	if err != nil {

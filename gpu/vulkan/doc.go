@@ -18,11 +18,12 @@
 // stays at most one Flush ahead); Read and Sync wait for everything.
 //
 // Kernels (shaders/*.comp, most of them ports of the WGSL ones of gpu/webgpu): element-wise
-// and layout ops, row norms with shared-memory tree reductions, Linear as a tiled f32 GEMM on
-// f32, bf16 or quantized weights (ggml's blocks decoded in the kernel), Conv2D as an implicit
-// GEMM, and attention with an online softmax (no score matrix; causal, KeyValid, grouped-query
-// heads, strides). Operands larger than the device's largest storage binding are bound in
-// windows by Linear and the element-wise ops; the other ops fail with an error on them.
+// and layout ops, row norms reduced within subgroups (shared-memory trees on devices without
+// subgroup arithmetic), Linear as a tiled f32 GEMM on f32, bf16 or quantized weights (ggml's
+// blocks decoded in the kernel), Conv2D as an implicit GEMM, and flash attention (query and
+// key tiles in shared memory, an online softmax, no score matrix; causal, KeyValid,
+// grouped-query heads, strides). Operands larger than the device's largest storage binding are
+// bound in windows by Linear and the element-wise ops; the other ops fail with an error on them.
 //
 // # Precision
 //
@@ -36,6 +37,8 @@
 // and roundings (linearf16.comp), which is what lavapipe and CI test. The matrix-unit kernel
 // has not run on a card yet: fast is never a default.
 //
-// Issue 34: no subgroup reductions, no timestamp queries, and never the default backend (only
-// an explicit choice).
+// Profiling (StartProfile, for kleinbild bench --profile) times every dispatch with timestamp
+// queries (profile.go).
+//
+// Never the default backend: only an explicit choice.
 package vulkan

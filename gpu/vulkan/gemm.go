@@ -164,36 +164,3 @@ func (b *Backend) Conv2D(out, in, w, bias gpu.Tensor, p gpu.ConvParams) {
 		uint32(ow), bool32(w.DType() == gpu.BF16)},
 		uint32((npix+63)/64), uint32((outC+63)/64), 1)
 }
-
-// Attention computes out = softmax(q·kᵀ·scale + mask)·v per head (attention.comp).
-func (b *Backend) Attention(out, q, k, v gpu.Tensor, p gpu.AttnParams) {
-	if !b.begin() {
-		return
-	}
-	defer b.mu.Unlock()
-	p = p.WithDefaults()
-	if err := gpu.CheckAttention(out, q, k, v, p); err != nil {
-		b.fail(err)
-		return
-	}
-	if p.SeqQ == 0 || p.Heads == 0 || p.HeadDim == 0 {
-		return
-	}
-	span := func(seq, stride, width int) int { return (seq-1)*stride + width }
-	c := b.newCall("Attention")
-	ob := c.out(out, span(p.SeqQ, p.OutStride, p.Heads*p.HeadDim))
-	qb := c.in(q, span(p.SeqQ, p.QStride, p.Heads*p.HeadDim))
-	var kb, vb uint32
-	if p.SeqK > 0 {
-		kb = c.in(k, span(p.SeqK, p.KStride, p.KVHeads*p.HeadDim))
-		vb = c.in(v, span(p.SeqK, p.VStride, p.KVHeads*p.HeadDim))
-	} else {
-		kb = c.in(gpu.Tensor{}, 0)
-		vb = c.in(gpu.Tensor{}, 0)
-	}
-	slices := (p.HeadDim + 31) / 32
-	gx, gy := b.grid((p.SeqQ*p.Heads*slices + 255) / 256)
-	c.run("attention", []uint32{uint32(p.SeqQ), uint32(p.VisibleKeys()), uint32(p.Heads), uint32(p.Heads / p.KVHeads),
-		uint32(p.HeadDim), uint32(p.QStride), uint32(p.KStride), uint32(p.VStride), uint32(p.OutStride), qb, kb, vb, ob,
-		bool32(p.Causal), uint32(slices), f32u(p.Scale)}, gx, gy, 1)
-}

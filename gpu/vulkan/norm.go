@@ -11,7 +11,8 @@ const (
 	normGroup
 )
 
-// norm queues segs segments of d values (see norm.comp).
+// norm queues segs segments of d values (see norm.glsl), reduced within subgroups where the
+// device has subgroup arithmetic.
 func (b *Backend) norm(op string, mode int, y, x, wt, vt gpu.Tensor, segs, d, heads, stride, span, vecLen, hw int, eps float32) {
 	if segs == 0 || d == 0 {
 		return
@@ -22,7 +23,11 @@ func (b *Backend) norm(op string, mode int, y, x, wt, vt gpu.Tensor, segs, d, he
 	wb := c.in(wt, vecLen)
 	vb := c.in(vt, vecLen)
 	gx, gy := b.grid(segs)
-	c.run("norm", []uint32{uint32(segs), uint32(d), uint32(max(heads, 1)), uint32(stride), xb, yb, wb, vb,
+	kernel := "norm"
+	if b.sg.arith {
+		kernel = "normsg"
+	}
+	c.run(kernel, []uint32{uint32(segs), uint32(d), uint32(max(heads, 1)), uint32(stride), xb, yb, wb, vb,
 		bool32(!wt.IsZero()), bool32(!vt.IsZero()), uint32(mode), uint32(max(hw, 1)), 0, f32u(eps)}, gx, gy, 1)
 }
 

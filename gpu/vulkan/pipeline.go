@@ -28,6 +28,10 @@ var kernels = map[string]int{
 	"rowscale":     2,
 	"linearf16":    5,
 	"linearcm":     5,
+	"attnflash32":  4,
+	"attnflash128": 4,
+	"attnflash512": 4,
+	"normsg":       4,
 }
 
 // pipeline is a compute pipeline with its layouts.

@@ -178,6 +178,7 @@ func (b *Backend) complete(bt *batch) {
 		}
 	}
 	bt.after = nil
+	b.dropStamps(bt)
 	vkcall(b.f.resetCommandBuffer, bt.cmd, 0)
 	bt.commands = 0
 	for _, p := range bt.pools {
@@ -273,7 +274,9 @@ func (b *Backend) dispatch(p *pipeline, binds []binding, params []uint32, gx, gy
 		copy(pc, params)
 		vkcall(b.f.cmdPushConstants, bt.cmd, uintptr(p.layout), stageCompute, 0, uintptr(4*len(pc)), ptr(&ps, &pc[0]))
 	}
+	b.stampBefore(bt, b.profOp)
 	vkcall(b.f.cmdDispatch, bt.cmd, uintptr(gx), uintptr(gy), uintptr(gz))
+	b.stampAfter(bt)
 	bt.commands++
 	if bt.commands >= maxCommands {
 		b.submit(false)

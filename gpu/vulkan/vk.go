@@ -33,6 +33,8 @@ type vk struct {
 	// vkGetInstanceProcAddr.
 	enumerateDeviceExtensionProperties, getPhysicalDeviceFeatures2, getPhysicalDeviceProperties2,
 	getInstanceProcAddr uintptr
+
+	ext vkExt // the later stages' entry points (vk_ext.go)
 }
 
 // loadVK opens the loader and resolves the entry points.
@@ -83,6 +85,9 @@ func loadNamed(name string) (*vk, error) {
 		if v, err := sym(sname); err == nil {
 			*p = v
 		}
+	}
+	if err := f.ext.load(sym, name); err != nil {
+		return nil, err
 	}
 	return f, nil
 }

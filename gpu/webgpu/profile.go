@@ -9,6 +9,8 @@ import (
 	"sort"
 
 	"github.com/cogentcore/webgpu/wgpu"
+
+	"kleinbild/gpu"
 )
 
 // Profiling: with StartProfile, every dispatch runs in its own compute pass between two
@@ -21,11 +23,7 @@ import (
 // NVIDIA and lavapipe (other drivers may differ; shares are unaffected).
 
 // OpTime is the GPU time of one op's dispatches over a profiled stretch.
-type OpTime struct {
-	Op         string  `json:"op"`
-	Seconds    float64 `json:"seconds"`
-	Dispatches int     `json:"dispatches"`
-}
+type OpTime = gpu.OpTime
 
 // profQueries is the timestamps of one submission while profiling (WebGPU's largest query
 // set): two per dispatch.

@@ -227,10 +227,10 @@ func OpenFile(path string) (*File, error) {
 	defer f.Close()
 	size := st.Size()
 	if size < 8 {
-		return nil, fmt.Errorf("%s: not a safetensors file: %d bytes, shorter than the 8-byte header length", path, size)
+		return nil, &FileError{Path: path, Err: fmt.Errorf("not a safetensors file: %d bytes, shorter than the 8-byte header length", size)}
 	}
 	if uint64(size) > math.MaxInt {
-		return nil, fmt.Errorf("%s: %d bytes is too large to map on this platform", path, size)
+		return nil, &FileError{Path: path, Err: fmt.Errorf("%d bytes is too large to map on this platform", size)}
 	}
 	data, unmap, err := mapFile(f, size)
 	if err != nil {

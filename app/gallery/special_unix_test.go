@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"kleinbild/engine/imageio"
+	"kleinbild/engine/schema"
 	"kleinbild/internal/testfix"
 )
 
@@ -44,7 +45,7 @@ func TestIgnoresFIFOs(t *testing.T) {
 	if o.err != nil || o.g.Len() != 1 || len(o.rep.Unreadable) != 0 || !o.rep.Rebuilt {
 		t.Fatalf("gallery: %v, %d entries, %+v", o.err, o.g.Len(), o.rep)
 	}
-	if _, err := o.g.Add(image.NewNRGBA(image.Rect(0, 0, 8, 8)), imageio.Metadata{Prompt: "new", Seed: 2}); err != nil {
+	if _, err := o.g.Add(image.NewNRGBA(image.Rect(0, 0, 8, 8)), imageio.Metadata{Settings: schema.Settings{Prompt: "new", Seed: 2}}); err != nil {
 		t.Fatalf("saving next to a FIFO: %v", err)
 	}
 	if o.g.Len() != 2 {

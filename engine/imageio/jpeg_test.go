@@ -1,6 +1,8 @@
 package imageio
 
 import (
+	"kleinbild/engine/schema"
+
 	"bytes"
 	"image"
 	"image/color"
@@ -21,7 +23,7 @@ func TestEncodeJPEG(t *testing.T) {
 		prompt  string
 		comment int // bytes of comment expected (0: not checked)
 	}{{"a red cube", 0}, {strings.Repeat("x", 70000), 0xFFFF - 2}} {
-		m := Metadata{Prompt: tc.prompt, Seed: 7, Steps: 4, Width: 24, Height: 16}
+		m := Metadata{Settings: schema.Settings{Prompt: tc.prompt, Seed: 7, Steps: 4, Width: 24, Height: 16}}
 		b, err := EncodeJPEG(img, m, 90)
 		if err != nil {
 			t.Fatal(err)

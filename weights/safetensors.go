@@ -264,12 +264,12 @@ func (f *File) Names() []string { return append([]string(nil), f.names...) }
 // Tensor returns the named tensor or an error naming the file it looked in.
 func (f *File) Tensor(name string) (*Tensor, error) {
 	if f.closed {
-		return nil, fmt.Errorf("%s: tensor %q requested after the file was closed", f.Path, name)
+		return nil, &FileError{Path: f.Path, Err: fmt.Errorf("tensor %q requested after the file was closed", name)}
 	}
 	if t, ok := f.tensors[name]; ok {
 		return t, nil
 	}
-	return nil, fmt.Errorf("%s: %w: %q", f.Path, ErrNotFound, name)
+	return nil, &FileError{Path: f.Path, Err: fmt.Errorf("%w: %q", ErrNotFound, name)}
 }
 
 // Has reports whether the file holds the named tensor.

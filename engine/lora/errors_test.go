@@ -44,3 +44,12 @@ func TestErrorReason(t *testing.T) {
 		}
 	}
 }
+
+// Issue 35: a FitError's Problem is its text without "lora: " (the app trimmed the text).
+func TestFitErrorProblem(t *testing.T) {
+	e := &FitError{Path: "/a/x.safetensors", Fits: "FLUX.2-klein 9B", Mismatched: []string{"m: adapter [2, 2], model [3, 3]"}}
+	want := "/a/x.safetensors (made for FLUX.2-klein 9B) does not fit this model: 1 layers differ in shape: m: adapter [2, 2], model [3, 3]"
+	if e.Problem() != want || e.Error() != "lora: "+want {
+		t.Errorf("problem %q, error %q", e.Problem(), e.Error())
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"kleinbild/app/settings"
+	"kleinbild/app/userdirs"
 	"kleinbild/app/widgets"
 	"kleinbild/engine/flux2"
 	"kleinbild/engine/lora"
@@ -86,8 +87,8 @@ func (s *adaptersSection) showAdd() *fileChooser {
 		last = s.folder.dir
 	}
 	return s.sh.openChooser("Add adapters", chooseAdapters, func() string {
-		home, cfg := userDirs()
-		return startFolder(last, home, cfg, runtime.GOOS)
+		home, cfg := userdirs.Dirs()
+		return userdirs.Start(last, home, cfg, runtime.GOOS)
 	}, func(paths []string) {
 		s.lastDir = filepath.Dir(paths[len(paths)-1])
 		s.addFiles(paths, true)

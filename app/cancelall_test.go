@@ -19,22 +19,22 @@ func TestCancelAllNamesTheRunOnlyWhileOneRuns(t *testing.T) {
 	h.settle()
 	q := u.run.queue
 	var msg string
-	q.confirm = func(_, m string, _ func()) { msg = m }
-	q.push(&job{Req: engine.Request{Prompt: "first"}, Count: 1})
-	q.push(&job{Req: engine.Request{Prompt: "second"}, Count: 1})
-	q.setPaused(true)
-	test.Tap(q.cancelAll)
+	q.Confirm = func(_, m string, _ func()) { msg = m }
+	q.Push(&job{Req: engine.Request{Prompt: "first"}, Count: 1})
+	q.Push(&job{Req: engine.Request{Prompt: "second"}, Count: 1})
+	q.SetPaused(true)
+	test.Tap(q.CancelAll)
 	if u.run.cur != nil || msg != "Remove the 2 queued jobs?" {
 		t.Errorf("paused, nothing running: %q", msg)
 	}
-	q.clear()
+	q.Clear()
 	u.ctl.setSize(64, 64)
 	u.ctl.prompt.SetText("running")
 	test.Tap(u.ctl.generate)
 	waitStarted(t, h, fake)
 	u.ctl.prompt.SetText("queued")
 	u.Generate()
-	test.Tap(q.cancelAll)
+	test.Tap(q.CancelAll)
 	if !strings.Contains(msg, "queued job and stop the image being made") {
 		t.Errorf("while a run goes on: %q", msg)
 	}

@@ -16,6 +16,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/app/recentprompts"
 	"kleinbild/app/settings"
 	"kleinbild/app/widgets"
 	"kleinbild/engine"
@@ -66,7 +67,7 @@ type controls struct {
 
 	prompt    *widgets.ShortcutEntry
 	promptErr *widget.Label
-	history   *promptHistory // recent prompts (prompthistory.go)
+	history   *recentprompts.Recent // recent prompts
 
 	preset        *widget.Select
 	aspect        *widget.Select // aspect ratios and "use the image's size" (aspect.go)
@@ -141,7 +142,7 @@ func (c *controls) build(p panelParts) fyne.CanvasObject {
 			setFieldError(c.promptErr, "")
 		}
 	}
-	c.history = newPromptHistory(filepath.Join(c.sh.dataDir, "history.json"), c.sh.tips, c.sh.win.Canvas(),
+	c.history = recentprompts.New(filepath.Join(c.sh.dataDir, "history.json"), c.sh.tips, c.sh.win.Canvas(),
 		func(p string) { c.prompt.SetText(p) }, func(err error) { c.sh.post(func() { c.sh.showError(err) }) })
 
 	sizeRow := c.buildSize()
@@ -213,7 +214,7 @@ func (c *controls) build(p panelParts) fyne.CanvasObject {
 	c.fit.Hide()
 
 	form := container.NewVBox(
-		container.NewBorder(nil, nil, nil, c.history.button, sectionTitle("Prompt")), c.prompt, c.promptErr,
+		container.NewBorder(nil, nil, nil, c.history.Button, sectionTitle("Prompt")), c.prompt, c.promptErr,
 		hint("Ctrl+Enter (⌘+Enter on macOS) generates."),
 		spacer(4),
 		sectionTitle("Size"), c.preset, c.buildAspect(), sizeRow, c.sizeErr,
@@ -392,7 +393,7 @@ func (c *controls) scrollToEnd() {
 }
 
 // addToHistory adds a prompt that was run to the recent prompts.
-func (c *controls) addToHistory(prompt string) { c.history.add(prompt) }
+func (c *controls) addToHistory(prompt string) { c.history.Add(prompt) }
 
 // showRunPhase makes the main button Generate, Cancel or a disabled "Cancelling…".
 func (c *controls) showRunPhase(p runPhase) {

@@ -20,7 +20,7 @@ func TestEscapeInDialogKeepsTheRun(t *testing.T) {
 	test.Tap(u.ctl.generate)
 	waitStarted(t, h, fake)
 	u.ctl.prompt.SetText("queued")
-	test.Tap(u.run.queue.add)
+	test.Tap(u.run.queue.Add)
 	h.settle()
 	first := u.run.cur
 	overlay := func() bool { return u.win.Canvas().Overlays().Top() != nil }
@@ -29,7 +29,7 @@ func TestEscapeInDialogKeepsTheRun(t *testing.T) {
 		show func()
 	}{
 		{"Quit Kleinbild?", u.requestClose},
-		{"Cancel all", func() { test.Tap(u.run.queue.cancelAll) }},
+		{"Cancel all", func() { test.Tap(u.run.queue.CancelAll) }},
 	} {
 		open.show()
 		h.settle()
@@ -42,8 +42,8 @@ func TestEscapeInDialogKeepsTheRun(t *testing.T) {
 		if overlay() {
 			t.Errorf("%s: Escape left the dialog open", open.name)
 		}
-		if u.run.cur != first || first.cancelling || len(u.run.queue.jobs) != 1 {
-			t.Fatalf("%s: Escape cancelled work: the run cancelled %v or ended %v, %d jobs queued, want 1", open.name, first.cancelling, u.run.cur != first, len(u.run.queue.jobs))
+		if u.run.cur != first || first.cancelling || len(u.run.queue.Jobs) != 1 {
+			t.Fatalf("%s: Escape cancelled work: the run cancelled %v or ended %v, %d jobs queued, want 1", open.name, first.cancelling, u.run.cur != first, len(u.run.queue.Jobs))
 		}
 	}
 	key(u.win.Canvas(), fyne.KeyEscape)

@@ -1,10 +1,8 @@
 package app
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -18,9 +16,11 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/app/fserr"
+	"kleinbild/app/saveas"
 	"kleinbild/app/thumbcache"
+	"kleinbild/app/userdirs"
 	"kleinbild/app/widgets"
-	"kleinbild/internal/atomicfile"
 	"kleinbild/internal/safefile"
 )
 
@@ -118,8 +118,8 @@ func (c *fileChooser) build(title string) {
 	})
 	pics := widget.NewButtonWithIcon("Pictures", theme.MediaPhotoIcon(), func() {
 		c.load(func() (string, error) {
-			h, cfg := userDirs()
-			if p := picturesDir(h, cfg, runtime.GOOS); p != "" {
+			h, cfg := userdirs.Dirs()
+			if p := userdirs.Pictures(h, cfg, runtime.GOOS); p != "" {
 				return p, nil
 			}
 			return "", errors.New("there is no pictures folder")
@@ -141,7 +141,7 @@ func (c *fileChooser) build(title string) {
 
 	bottom := fyne.CanvasObject(c.msg)
 	if c.what == chooseSave {
-		bottom = container.NewVBox(container.NewBorder(nil, nil, widget.NewLabel("File name"), newFormatSelect(&c.name.Entry), c.name), c.msg)
+		bottom = container.NewVBox(container.NewBorder(nil, nil, widget.NewLabel("File name"), saveas.NewFormatSelect(&c.name.Entry), c.name), c.msg)
 	}
 	c.dlg = dialog.NewCustomWithoutButtons(title, container.NewBorder(
 		container.NewVBox(c.path, container.NewHBox(up, home, pics)),
@@ -417,7 +417,7 @@ func (c *fileChooser) submit(text string) {
 		case c.what == chooseSave:
 			return "", errPickFile{p} // save checks it
 		case err != nil:
-			return "", fmt.Errorf("%s: %w", p, plainFSError(err))
+			return "", fmt.Errorf("%s: %w", p, fserr.Plain(err))
 		case fi.IsDir():
 			return p, nil
 		case c.what == chooseFolder:
@@ -437,17 +437,6 @@ func (c *fileChooser) submit(text string) {
 type errPickFile struct{ path string }
 
 func (e errPickFile) Error() string { return e.path }
-
-// plainFSError names common file system errors in plain words.
-func plainFSError(err error) error {
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return errors.New("no such file or folder")
-	case errors.Is(err, fs.ErrPermission):
-		return errors.New("permission denied")
-	}
-	return err
-}
 
 // expandPath turns a typed path into an absolute one: "~" is the home folder, and a
 // relative path is taken from dir.
@@ -485,7 +474,7 @@ func listDir(dir string, images bool) ([]dirItem, error) {
 func listDirFiles(dir string, want func(name string) bool) ([]dirItem, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, fmt.Errorf("the folder %s cannot be read: %w", dir, plainFSError(err))
+		return nil, fmt.Errorf("the folder %s cannot be read: %w", dir, fserr.Plain(err))
 	}
 	var items []dirItem
 	for _, e := range entries {
@@ -533,7 +522,7 @@ func (c *fileChooser) save(target string) {
 	if filepath.Ext(target) == "" {
 		target += filepath.Ext(c.src)
 	}
-	if _, err := saveFormatOf(target); err != nil {
+	if _, err := saveas.FormatOf(target); err != nil {
 		c.msg.SetText(sentence(err.Error()))
 		return
 	}
@@ -576,7 +565,7 @@ func (c *fileChooser) writeCopy(target string) {
 	sh.bg.Add(1)
 	go func() {
 		defer sh.bg.Done()
-		err := writeImageCopy(src, target)
+		err := saveas.WriteCopy(src, target)
 		sh.post(func() {
 			if err != nil {
 				c.failSave(err)
@@ -601,13 +590,13 @@ func (c *fileChooser) failSave(err error) {
 // file other than src (never a folder or a device).
 func checkSaveTarget(src, target string) (exists bool, err error) {
 	name := filepath.Base(target)
-	if _, err := saveFormatOf(target); err != nil {
+	if _, err := saveas.FormatOf(target); err != nil {
 		return false, err
 	}
 	dir := filepath.Dir(target)
 	switch fi, err := os.Stat(dir); {
 	case err != nil:
-		return false, fmt.Errorf("the folder %s cannot be used: %w", dir, plainFSError(err))
+		return false, fmt.Errorf("the folder %s cannot be used: %w", dir, fserr.Plain(err))
 	case !fi.IsDir():
 		return false, fmt.Errorf("%s is not a folder", dir)
 	}
@@ -616,7 +605,7 @@ func checkSaveTarget(src, target string) (exists bool, err error) {
 	case errors.Is(err, fs.ErrNotExist):
 		return false, nil
 	case err != nil:
-		return false, fmt.Errorf("%s cannot be used: %w", name, plainFSError(err))
+		return false, fmt.Errorf("%s cannot be used: %w", name, fserr.Plain(err))
 	case fi.IsDir():
 		return false, fmt.Errorf("%s is a folder: type a file name to save the copy as", name)
 	case !fi.Mode().IsRegular():
@@ -626,25 +615,4 @@ func checkSaveTarget(src, target string) (exists bool, err error) {
 		return false, fmt.Errorf("%s is the image itself: choose another name or folder", name)
 	}
 	return true, nil
-}
-
-// copyFileAtomic copies src to target through a temporary file in target's folder, so
-// target is either the old file or the whole copy.
-func copyFileAtomic(src, target string) error {
-	err := atomicfile.WriteOutput(target, func(w *bufio.Writer) error {
-		f, _, err := safefile.OpenRegular(src, 0)
-		if err != nil {
-			return fmt.Errorf("the image %s cannot be read: %w", filepath.Base(src), plainFSError(err))
-		}
-		defer f.Close()
-		_, err = io.Copy(w, f)
-		return err
-	})
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, fs.ErrPermission):
-		return fmt.Errorf("the copy could not be saved: Kleinbild may not write in the folder %s (permission denied)", filepath.Dir(target))
-	}
-	return fmt.Errorf("the copy could not be saved: %w", err)
 }

@@ -94,7 +94,7 @@ func TestPromptShortcutAndTabOrder(t *testing.T) {
 	}
 	c.Unfocus()
 	c.FocusNext()
-	if f := c.Focused(); f != u.ctl.prompt && f != u.ctl.history.button {
+	if f := c.Focused(); f != u.ctl.prompt && f != u.ctl.history.Button {
 		t.Errorf("the first Tab focuses %T, not the prompt", f)
 	}
 }

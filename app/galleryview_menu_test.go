@@ -169,8 +169,8 @@ func TestGalleryCellMenuWithoutSettings(t *testing.T) {
 	}
 	u.gal.menu.Hide()
 	tapMenuItem(t, h, "plain.png", "Render larger")
-	if len(u.run.queue.jobs) != 0 || u.run.cur != nil || !strings.Contains(u.errorText(), "no Kleinbild settings") {
-		t.Errorf("queued %d, banner %q", len(u.run.queue.jobs), u.errorText())
+	if len(u.run.queue.Jobs) != 0 || u.run.cur != nil || !strings.Contains(u.errorText(), "no Kleinbild settings") {
+		t.Errorf("queued %d, banner %q", len(u.run.queue.Jobs), u.errorText())
 	}
 }
 
@@ -188,10 +188,10 @@ func TestGalleryCellMenuRenderLarger(t *testing.T) {
 	test.Tap(u.ctl.generate)
 	waitStarted(t, h, fake)
 	tapMenuItem(t, h, "img-00.png", "Render larger")
-	if len(u.run.queue.jobs) != 1 {
-		t.Fatalf("%d jobs queued (banner %q)", len(u.run.queue.jobs), u.errorText())
+	if len(u.run.queue.Jobs) != 1 {
+		t.Fatalf("%d jobs queued (banner %q)", len(u.run.queue.Jobs), u.errorText())
 	}
-	r := u.run.queue.jobs[0].Req
+	r := u.run.queue.Jobs[0].Req
 	if r.Prompt != "a red castle" || r.Seed != 1 || len(r.References) == 0 || r.References[0] != filepath.Join(data, "gallery", "img-00.png") {
 		t.Errorf("queued %+v", r)
 	}

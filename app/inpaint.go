@@ -17,6 +17,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"kleinbild/app/jobs"
+	"kleinbild/app/maskedit"
 	"kleinbild/engine"
 	"kleinbild/engine/imageio"
 	"kleinbild/engine/inpaint"
@@ -32,7 +33,7 @@ type inpaintMode struct {
 	sh *shell
 	inpaintDeps
 	path string // the picture's file
-	ed   *maskEditor
+	ed   *maskedit.Editor
 	// strength is the inpainting strength, 0.05..1.
 	strength       *widget.Slider
 	size, hardness *widget.Slider
@@ -71,21 +72,21 @@ type inpaintDeps struct {
 
 // newInpaintMode makes Inpaint mode for the picture img read from path.
 func newInpaintMode(sh *shell, deps inpaintDeps, path string, img image.Image) *inpaintMode {
-	m := &inpaintMode{sh: sh, inpaintDeps: deps, path: path, ed: newMaskEditor(img)}
+	m := &inpaintMode{sh: sh, inpaintDeps: deps, path: path, ed: maskedit.New(img)}
 	m.size = widget.NewSlider(2, 256)
-	m.size.SetValue(m.ed.brush)
-	m.size.OnChanged = func(v float64) { m.ed.brush = v }
+	m.size.SetValue(m.ed.Brush)
+	m.size.OnChanged = func(v float64) { m.ed.Brush = v }
 	m.hardness = widget.NewSlider(0, 1)
 	m.hardness.Step = 0.05
-	m.hardness.SetValue(m.ed.hardness)
-	m.hardness.OnChanged = func(v float64) { m.ed.hardness = v }
-	m.eraser = widget.NewCheck("Eraser", func(on bool) { m.ed.erase = on })
+	m.hardness.SetValue(m.ed.Hardness)
+	m.hardness.OnChanged = func(v float64) { m.ed.Hardness = v }
+	m.eraser = widget.NewCheck("Eraser", func(on bool) { m.ed.Erase = on })
 	m.strength = widget.NewSlider(0.05, 1)
 	m.strength.Step = 0.05
 	m.strengthLabel = widget.NewLabel("")
 	m.strength.OnChanged = func(v float64) { m.strengthLabel.SetText(fmt.Sprintf("%.2f", v)) }
 	m.strength.SetValue(engine.DefaultStrength)
-	m.padLabel = widget.NewLabel(canvasText(m.ed.w, m.ed.h, inpaint.Padding{}))
+	m.padLabel = widget.NewLabel(canvasText(m.ed.Width(), m.ed.Height(), inpaint.Padding{}))
 	m.prompt = widget.NewMultiLineEntry()
 	m.prompt.Wrapping = fyne.TextWrapWord
 	m.prompt.SetMinRowsVisible(2)
@@ -98,7 +99,7 @@ func newInpaintMode(sh *shell, deps inpaintDeps, path string, img image.Image) *
 		m.amounts[i].SetPlaceHolder("0")
 		m.amounts[i].OnSubmitted = func(string) { m.applyAmounts() }
 	}
-	m.rect = widget.NewCheck("Rectangle", func(on bool) { m.ed.rect = on })
+	m.rect = widget.NewCheck("Rectangle", func(on bool) { m.ed.Rect = on })
 	return m
 }
 
@@ -112,14 +113,14 @@ func (m *inpaintMode) content() fyne.CanvasObject {
 		widget.NewButtonWithIcon("Redo", theme.ContentRedoIcon(), m.ed.Redo),
 		widget.NewButtonWithIcon("Clear", theme.ContentClearIcon(), m.ed.Clear),
 		widget.NewButton("Invert", m.ed.Invert),
-		widget.NewCheck("Pan", func(on bool) { m.ed.pan = on }),
+		widget.NewCheck("Pan", func(on bool) { m.ed.Pan = on }),
 		widget.NewButtonWithIcon("Fit", theme.ZoomFitIcon(), func() { m.ed.SetZoom(1, 0, 0) }),
 	)
 	side := func(label string, p func(d int) inpaint.Padding, horizontal bool) *widget.Button {
 		return widget.NewButton(label, func() {
-			n := m.ed.h
+			n := m.ed.Height()
 			if horizontal {
-				n = m.ed.w
+				n = m.ed.Width()
 			}
 			m.extend(p((n/4 + 15) / 16 * 16)) // a quarter of the side, in whole tokens
 		})
@@ -146,12 +147,12 @@ func (m *inpaintMode) content() fyne.CanvasObject {
 
 // extend sets the outpainting padding, refused (with a message) past the size limit.
 func (m *inpaintMode) extend(p inpaint.Padding) {
-	if err := engine.CheckOutpaint(p, m.ed.w, m.ed.h); err != nil {
+	if err := engine.CheckOutpaint(p, m.ed.Width(), m.ed.Height()); err != nil {
 		m.padLabel.SetText(err.Error())
 		return
 	}
 	m.ed.SetPadding(p)
-	m.padLabel.SetText(canvasText(m.ed.w, m.ed.h, p))
+	m.padLabel.SetText(canvasText(m.ed.Width(), m.ed.Height(), p))
 	m.showAmounts(p)
 }
 
@@ -174,7 +175,7 @@ func canvasText(w, h int, p inpaint.Padding) string {
 
 // extendAspect extends the picture to the aspect ratio aw:ah.
 func (m *inpaintMode) extendAspect(aw, ah int) {
-	p, err := inpaint.PadToAspect(m.ed.w, m.ed.h, aw, ah)
+	p, err := inpaint.PadToAspect(m.ed.Width(), m.ed.Height(), aw, ah)
 	if err != nil {
 		m.padLabel.SetText(err.Error())
 		return
@@ -194,20 +195,20 @@ func (m *inpaintMode) request(prompt string, seed uint64, dir string, whole bool
 	if whole {
 		return req, nil
 	}
-	if !m.ed.pad.IsZero() {
-		req.Outpaint = m.ed.pad
+	if !m.ed.Padding().IsZero() {
+		req.Outpaint = m.ed.Padding()
 		return req, nil
 	}
 	if !m.ed.Masked() {
 		return engine.Request{}, errors.New("paint the part of the picture to repaint first (or extend it)")
 	}
-	sum := sha256.Sum256(m.ed.mask.Pix)
-	name := fmt.Sprintf("%s-%dx%d.png", hex.EncodeToString(sum[:8]), m.ed.w, m.ed.h)
+	sum := sha256.Sum256(m.ed.Mask().Pix)
+	name := fmt.Sprintf("%s-%dx%d.png", hex.EncodeToString(sum[:8]), m.ed.Width(), m.ed.Height())
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return engine.Request{}, fmt.Errorf("mask folder: %w", err)
 	}
 	req.Mask = filepath.Join(dir, name)
-	if err := imageio.WritePNG(req.Mask, m.ed.mask, imageio.Metadata{}); err != nil {
+	if err := imageio.WritePNG(req.Mask, m.ed.Mask(), imageio.Metadata{}); err != nil {
 		return engine.Request{}, fmt.Errorf("save the mask: %w", err)
 	}
 	return req, nil
@@ -248,7 +249,7 @@ func (m *inpaintMode) generate(whole bool) {
 	req.Steps, req.Guidance, req.Schedule, req.NegativePrompt = f.steps, f.guidance, f.schedule, f.negative
 	req.Adapters, req.AdaptersPartial = m.adapters.stack(), m.adapters.partial()
 	j := jobs.New(req, 1)
-	j.Picture = image.Pt(m.ed.w, m.ed.h) // priced at the result's size, with its steps
+	j.Picture = image.Pt(m.ed.Width(), m.ed.Height()) // priced at the result's size, with its steps
 	if m.whenDone != nil {
 		m.whenDone(j, m.loadResult)
 	}
@@ -324,7 +325,7 @@ func (u *UI) reuseInpaint(meta imageio.Metadata) (m *inpaintMode, ok bool) {
 	}
 	m = u.showInpaint(req.Image, img)
 	if mask != nil {
-		copy(m.ed.mask.Pix, mask)
+		copy(m.ed.Mask().Pix, mask)
 	}
 	if !req.Outpaint.IsZero() {
 		m.extend(req.Outpaint)
@@ -332,6 +333,6 @@ func (u *UI) reuseInpaint(meta imageio.Metadata) (m *inpaintMode, ok bool) {
 	if req.Strength > 0 && req.Strength <= 1 {
 		m.strength.SetValue(req.Strength)
 	}
-	m.ed.render()
+	m.ed.Render()
 	return m, true
 }

@@ -90,8 +90,8 @@ func (m *inpaintMode) loadResult(path string) {
 // further: the mask stays (when the size is the same), the extension returns to none.
 func (m *inpaintMode) showResult(path string, img image.Image) {
 	m.path = path
-	m.ed.setPicture(img)
-	m.padLabel.SetText(canvasText(m.ed.w, m.ed.h, inpaint.Padding{}))
+	m.ed.SetPicture(img)
+	m.padLabel.SetText(canvasText(m.ed.Width(), m.ed.Height(), inpaint.Padding{}))
 	m.showAmounts(inpaint.Padding{})
 	if m.win != nil {
 		m.win.SetTitle("Inpaint " + filepath.Base(path))
@@ -134,7 +134,7 @@ func (rn *runner) jobEnded(j *job, out runOutcome) {
 func (rn *runner) forgetDroppedJobs() {
 	for j := range rn.afterJob {
 		running := rn.cur != nil && rn.cur.job == j
-		if !running && !slices.Contains(rn.queue.jobs, j) {
+		if !running && !slices.Contains(rn.queue.Jobs, j) {
 			delete(rn.afterJob, j)
 		}
 	}

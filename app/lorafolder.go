@@ -14,6 +14,8 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/app/fserr"
+	"kleinbild/app/userdirs"
 	"kleinbild/app/widgets"
 	"kleinbild/engine/imageio"
 	"kleinbild/engine/lora"
@@ -76,8 +78,8 @@ func (f *loraFolder) choose() {
 	sh := f.s.sh
 	last := f.dir
 	sh.openChooser("Choose the LoRA folder", chooseFolder, func() string {
-		home, cfg := userDirs()
-		return startFolder(last, home, cfg, runtime.GOOS)
+		home, cfg := userdirs.Dirs()
+		return userdirs.Start(last, home, cfg, runtime.GOOS)
 	}, func(paths []string) {
 		f.setDir(paths[0])
 		sh.settings.LoraDir = f.dir
@@ -250,7 +252,7 @@ func describeAdapter(sum lora.Summary) string {
 func listFolder(ctx context.Context, dir string, parse bool) ([]loraItem, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, fmt.Errorf("the LoRA folder cannot be read: %w", plainFSError(err))
+		return nil, fmt.Errorf("the LoRA folder cannot be read: %w", fserr.Plain(err))
 	}
 	var items []loraItem
 	for _, e := range entries {
@@ -286,7 +288,7 @@ func readItem(path string, parse bool) (it loraItem) {
 	fi, err := os.Stat(path)
 	switch {
 	case err != nil:
-		it.err = plainFSError(err)
+		it.err = fserr.Plain(err)
 		return it
 	case fi.IsDir():
 		it.err = fmt.Errorf("a folder, not an adapter file")

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 
 	"fyne.io/fyne/v2/widget"
+
+	"kleinbild/app/userdirs"
 )
 
 // chooseWeightFile is the file chooser's mode that picks one GGUF or safetensors file: it
@@ -37,12 +39,12 @@ func (m *modelSettings) browseWeightFile(start string, set func(string)) *fileCh
 	start = cleanDir(start)
 	return m.sh.openChooser("Choose a model file (GGUF or safetensors)", chooseWeightFile, func() string {
 		switch {
-		case start != "" && isDir(start):
+		case start != "" && userdirs.IsDir(start):
 			return start
-		case start != "" && isDir(filepath.Dir(start)):
+		case start != "" && userdirs.IsDir(filepath.Dir(start)):
 			return filepath.Dir(start)
 		}
-		if home, _ := userDirs(); home != "" && isDir(home) {
+		if home, _ := userdirs.Dirs(); home != "" && userdirs.IsDir(home) {
 			return home
 		}
 		wd, _ := os.Getwd()

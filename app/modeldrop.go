@@ -8,6 +8,7 @@ import (
 
 	"fyne.io/fyne/v2"
 
+	"kleinbild/app/userdirs"
 	"kleinbild/engine"
 	"kleinbild/engine/source"
 	"kleinbild/weights/assemble"
@@ -86,7 +87,7 @@ func (f *modelForm) drop(paths []string) {
 		var got []droppedPart
 		var errs []error
 		for _, p := range paths {
-			if isDir(p) {
+			if userdirs.IsDir(p) {
 				got = append(got, droppedPart{path: p})
 				continue
 			}
@@ -105,7 +106,7 @@ func (f *modelForm) drop(paths []string) {
 				switch {
 				case d.part == "":
 					f.path.SetText(d.path)
-				case d.part == engine.Transformer && !isDir(cleanDir(f.path.Text)):
+				case d.part == engine.Transformer && !userdirs.IsDir(cleanDir(f.path.Text)):
 					f.path.SetText(d.path)
 				default:
 					f.parts[d.part].SetText(d.path)

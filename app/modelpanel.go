@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/app/userdirs"
 	"kleinbild/download"
 	"kleinbild/engine"
 )
@@ -253,11 +254,11 @@ func (m *modelSettings) closeDialog() {
 func (m *modelSettings) browseFolder(title, start string, set func(string)) *fileChooser {
 	start = cleanDir(start)
 	return m.sh.openChooser(title, chooseFolder, func() string {
-		home, _ := userDirs()
-		if start != "" && isDir(filepath.Dir(start)) {
+		home, _ := userdirs.Dirs()
+		if start != "" && userdirs.IsDir(filepath.Dir(start)) {
 			return filepath.Dir(start)
 		}
-		if home != "" && isDir(home) {
+		if home != "" && userdirs.IsDir(home) {
 			return home
 		}
 		wd, _ := os.Getwd()

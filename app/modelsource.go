@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"kleinbild/app/fserr"
 	"kleinbild/app/humanize"
 	"kleinbild/app/settings"
 	"kleinbild/engine"
@@ -241,7 +242,7 @@ func sourceReport(info engine.ModelInfo, err error, mem sysmem.Status, open bool
 	}
 	var b strings.Builder
 	if err != nil && len(info.Problems) == 0 {
-		return "**This model cannot be used:** " + mdPlain(friendlyText(err))
+		return "**This model cannot be used:** " + mdPlain(fserr.Friendly(err))
 	}
 	if err != nil {
 		b.WriteString("**This model is incomplete.** Missing:\n\n")

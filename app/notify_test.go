@@ -20,7 +20,7 @@ func TestProgressInTitleAndNotification(t *testing.T) {
 	u.ctl.setSize(64, 64)
 	base := h.win.Title()
 	var sent []*fyne.Notification
-	u.run.notify.send = func(n *fyne.Notification) { sent = append(sent, n) }
+	u.run.notify.Send = func(n *fyne.Notification) { sent = append(sent, n) }
 
 	fake.block = true
 	u.ctl.prompt.SetText("a slow one")
@@ -29,7 +29,7 @@ func TestProgressInTitleAndNotification(t *testing.T) {
 	h.waitFor("the progress in the title", 10*time.Second, func() bool {
 		return strings.HasSuffix(h.win.Title(), "% — "+base) && h.win.Title() != "0% — "+base
 	})
-	u.run.notify.background = true
+	u.run.notify.Background = true
 	u.Cancel()
 	h.waitFor("the run to end", 10*time.Second, func() bool { return u.run.cur == nil })
 	if h.win.Title() != base || len(sent) != 0 {
@@ -45,18 +45,7 @@ func TestProgressInTitleAndNotification(t *testing.T) {
 		t.Fatalf("a run in the background: notifications %v, title %q", sent, h.win.Title())
 	}
 
-	u.run.notify.background = false
-	u.run.notify.send = h.ui.app.SendNotification
+	u.run.notify.Background = false
+	u.run.notify.Send = h.ui.app.SendNotification
 	test.AssertNotificationSent(t, nil, func() { h.generate("in the foreground") })
-}
-
-func TestProgressTitle(t *testing.T) {
-	for _, c := range []struct {
-		frac float64
-		want string
-	}{{0, "0% — Kleinbild"}, {0.424, "42% — Kleinbild"}, {1, "100% — Kleinbild"}, {-1, "0% — Kleinbild"}, {2, "100% — Kleinbild"}} {
-		if got := progressTitle(c.frac, "Kleinbild"); got != c.want {
-			t.Errorf("progressTitle(%v) = %q, want %q", c.frac, got, c.want)
-		}
-	}
 }

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2/test"
+
+	"kleinbild/app/recentprompts"
 )
 
 // TestPromptHistory: generated prompts are listed newest first, survive a restart, and
@@ -22,17 +24,17 @@ func TestPromptHistory(t *testing.T) {
 
 	h2 := newHarness(t, data, model, fake.open)
 	c := &h2.ui.ctl
-	items := c.history.items().Items
+	items := c.history.Items().Items
 	if len(items) != 2 || items[0].Label != "a red fox" || items[1].Label != "a grey wolf" {
 		t.Fatalf("history after restart: %v", items)
 	}
 	c.prompt.SetText("something else")
-	b := findTipButton(c.box, recentPromptsTip)
+	b := findTipButton(c.box, recentprompts.Tip)
 	if b == nil {
 		t.Fatal("no recent prompts button")
 	}
 	test.Tap(b)
-	if c.history.menu == nil || !c.history.menu.Visible() {
+	if c.history.Menu == nil || !c.history.Menu.Visible() {
 		t.Fatal("the recent prompts menu did not open")
 	}
 	items[1].Action()

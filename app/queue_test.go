@@ -50,14 +50,14 @@ func TestQueueRunsJobsInOrder(t *testing.T) {
 	fake.block = true
 	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
 	u := h.ui
-	if u.run.queue.add.Visible() {
+	if u.run.queue.Add.Visible() {
 		t.Error("'Add to queue' shows while nothing runs")
 	}
 	test.Type(u.ctl.prompt, "first")
 	test.Tap(u.ctl.generate)
 	waitStarted(t, h, fake)
-	if !u.run.queue.add.Visible() || u.run.queue.box.Visible() {
-		t.Errorf("while running: add button visible %v, queue list visible %v", u.run.queue.add.Visible(), u.run.queue.box.Visible())
+	if !u.run.queue.Add.Visible() || u.run.queue.Box.Visible() {
+		t.Errorf("while running: add button visible %v, queue list visible %v", u.run.queue.Add.Visible(), u.run.queue.Box.Visible())
 	}
 
 	for _, p := range []string{"second", "third", "fourth"} {
@@ -65,26 +65,26 @@ func TestQueueRunsJobsInOrder(t *testing.T) {
 		if p == "third" {
 			u.ctl.width.SetText("320")
 			u.ctl.setCount(2)
-			test.Tap(u.run.queue.add)
+			test.Tap(u.run.queue.Add)
 		} else {
 			u.Generate() // the Generate action (Ctrl+Enter) queues while a run is in progress
 		}
 	}
-	if n := len(u.run.queue.jobs); n != 3 || !u.run.queue.box.Visible() || len(u.run.queue.rows) != 3 {
-		t.Fatalf("%d jobs queued (%d rows, visible %v), want 3", n, len(u.run.queue.rows), u.run.queue.box.Visible())
+	if n := len(u.run.queue.Jobs); n != 3 || !u.run.queue.Box.Visible() || len(u.run.queue.Rows) != 3 {
+		t.Fatalf("%d jobs queued (%d rows, visible %v), want 3", n, len(u.run.queue.Rows), u.run.queue.Box.Visible())
 	}
-	if j := u.run.queue.jobs[1]; j.Req.Prompt != "third" || j.Req.WidthPx != 320 || j.Count != 2 {
+	if j := u.run.queue.Jobs[1]; j.Req.Prompt != "third" || j.Req.WidthPx != 320 || j.Count != 2 {
 		t.Errorf("queued job %+v (count %d), want the form as it was", j.Req, j.Count)
 	}
-	if !strings.Contains(u.run.queue.rows[1].label.Text, "third") || !strings.Contains(u.run.queue.rows[1].label.Text, "2 images") {
-		t.Errorf("queue row %q", u.run.queue.rows[1].label.Text)
+	if !strings.Contains(u.run.queue.Rows[1].Label.Text, "third") || !strings.Contains(u.run.queue.Rows[1].Label.Text, "2 images") {
+		t.Errorf("queue row %q", u.run.queue.Rows[1].Label.Text)
 	}
-	if u.run.queue.title.Text != "Queued (3)" {
-		t.Errorf("queue title %q", u.run.queue.title.Text)
+	if u.run.queue.Title.Text != "Queued (3)" {
+		t.Errorf("queue title %q", u.run.queue.Title.Text)
 	}
 
-	test.Tap(u.run.queue.rows[1].remove) // take "third" out
-	if n := len(u.run.queue.jobs); n != 2 || u.run.queue.jobs[0].Req.Prompt != "second" || u.run.queue.jobs[1].Req.Prompt != "fourth" {
+	test.Tap(u.run.queue.Rows[1].Remove) // take "third" out
+	if n := len(u.run.queue.Jobs); n != 2 || u.run.queue.Jobs[0].Req.Prompt != "second" || u.run.queue.Jobs[1].Req.Prompt != "fourth" {
 		t.Fatalf("after removing the middle job: %d jobs", n)
 	}
 
@@ -100,8 +100,8 @@ func TestQueueRunsJobsInOrder(t *testing.T) {
 	if got := strings.Join(prompts, ","); got != "first,second,fourth" {
 		t.Errorf("jobs ran as %s, want first,second,fourth", got)
 	}
-	if fake.calls.Load() != 3 || len(u.run.queue.jobs) != 0 || u.run.queue.box.Visible() || u.run.queue.add.Visible() {
-		t.Errorf("after the queue: %d calls, %d queued, list visible %v", fake.calls.Load(), len(u.run.queue.jobs), u.run.queue.box.Visible())
+	if fake.calls.Load() != 3 || len(u.run.queue.Jobs) != 0 || u.run.queue.Box.Visible() || u.run.queue.Add.Visible() {
+		t.Errorf("after the queue: %d calls, %d queued, list visible %v", fake.calls.Load(), len(u.run.queue.Jobs), u.run.queue.Box.Visible())
 	}
 }
 
@@ -161,9 +161,9 @@ func queueJob(t *testing.T, u *UI, prompt string, seed uint64) {
 	t.Helper()
 	lockSeed(u, seed)
 	u.ctl.prompt.SetText(prompt)
-	n := len(u.run.queue.jobs)
+	n := len(u.run.queue.Jobs)
 	u.Generate()
-	if len(u.run.queue.jobs) != n+1 {
+	if len(u.run.queue.Jobs) != n+1 {
 		t.Fatalf("%q was not queued (banner %q)", prompt, u.errorText())
 	}
 }
@@ -184,7 +184,7 @@ func TestQueuePausesAfterRepeatingFailure(t *testing.T) {
 	queueJob(t, u, "second", 2)
 	queueJob(t, u, "third", 3)
 	q := u.run.queue
-	if q.paused || q.pausedRow.Visible() {
+	if q.Paused || q.PausedRow.Visible() {
 		t.Fatal("the queue shows paused before any failure")
 	}
 
@@ -194,27 +194,27 @@ func TestQueuePausesAfterRepeatingFailure(t *testing.T) {
 	if u.run.cur != nil || fake.calls.Load() != 1 {
 		t.Fatalf("after the failure %d runs were started, want only the failed one", fake.calls.Load())
 	}
-	if !q.paused || !q.pausedRow.Visible() || !q.box.Visible() || len(q.jobs) != 2 || len(q.rows) != 2 {
-		t.Fatalf("paused %v (line visible %v), %d jobs listed, want 2 waiting", q.paused, q.pausedRow.Visible(), len(q.rows))
+	if !q.Paused || !q.PausedRow.Visible() || !q.Box.Visible() || len(q.Jobs) != 2 || len(q.Rows) != 2 {
+		t.Fatalf("paused %v (line visible %v), %d jobs listed, want 2 waiting", q.Paused, q.PausedRow.Visible(), len(q.Rows))
 	}
-	if findLabel(q.pausedRow, "Queue paused after an error") == nil || q.resume.Text != "Resume" {
+	if findLabel(q.PausedRow, "Queue paused after an error") == nil || q.Resume.Text != "Resume" {
 		t.Error("the paused line does not say so or has no Resume button")
 	}
 	if !strings.Contains(u.errorText(), "out of memory") {
 		t.Errorf("banner %q", u.errorText())
 	}
 
-	test.Tap(q.rows[0].remove) // ✕ on "second" still works while paused
-	if len(q.jobs) != 1 || q.jobs[0].Req.Prompt != "third" || !q.paused {
-		t.Fatalf("after ✕: %d jobs, paused %v", len(q.jobs), q.paused)
+	test.Tap(q.Rows[0].Remove) // ✕ on "second" still works while paused
+	if len(q.Jobs) != 1 || q.Jobs[0].Req.Prompt != "third" || !q.Paused {
+		t.Fatalf("after ✕: %d jobs, paused %v", len(q.Jobs), q.Paused)
 	}
-	test.Tap(q.resume)
+	test.Tap(q.Resume)
 	h.waitFor("the resumed job", 5*time.Second, func() bool { return u.run.cur == nil && u.gallery.Len() == 1 })
 	if got := gallerySeeds(t, u); got[0] != 3 {
 		t.Errorf("the resumed queue made seed %d, want 3", got[0])
 	}
-	if q.paused || q.box.Visible() || len(q.jobs) != 0 {
-		t.Errorf("after the queue ran: paused %v, list visible %v, %d jobs", q.paused, q.box.Visible(), len(q.jobs))
+	if q.Paused || q.Box.Visible() || len(q.Jobs) != 0 {
+		t.Errorf("after the queue ran: paused %v, list visible %v, %d jobs", q.Paused, q.Box.Visible(), len(q.Jobs))
 	}
 }
 
@@ -238,7 +238,7 @@ func TestQueueGoesOnAfterJobFailure(t *testing.T) {
 	queueJob(t, u, "with a reference that goes", 2)
 	u.refs.remove(ref)
 	// A job with a size the model does not take (as an old image's settings could give).
-	u.run.queue.push(&job{Req: engine.Request{Prompt: "odd size", WidthPx: 100, HeightPx: 64, Seed: 3}, Count: 1})
+	u.run.queue.Push(&job{Req: engine.Request{Prompt: "odd size", WidthPx: 100, HeightPx: 64, Seed: 3}, Count: 1})
 	queueJob(t, u, "fine", 4)
 	if err := os.Remove(ref); err != nil {
 		t.Fatal(err)
@@ -246,13 +246,13 @@ func TestQueueGoesOnAfterJobFailure(t *testing.T) {
 
 	test.Tap(u.ctl.generate) // cancel the first
 	h.waitFor("the queue to run", 5*time.Second, func() bool {
-		return u.run.cur == nil && len(u.run.queue.jobs) == 0 && u.gallery.Len() > 0
+		return u.run.cur == nil && len(u.run.queue.Jobs) == 0 && u.gallery.Len() > 0
 	})
 	h.settle()
 	if got := gallerySeeds(t, u); len(got) != 1 || got[0] != 4 {
 		t.Errorf("gallery seeds %v, want only the good job's [4]", got)
 	}
-	if u.run.queue.paused {
+	if u.run.queue.Paused {
 		t.Error("a job's own failure paused the queue")
 	}
 	fake.mu.Lock()
@@ -310,17 +310,17 @@ func TestQueuedJobAsksWhenItDoesNotFit(t *testing.T) {
 	// Render larger makes a 1024 × 1024 job, though the form says 64 × 64.
 	u.gal.selectEntry(src.File, nil)
 	u.RenderLarger()
-	if len(u.run.queue.jobs) != 0 {
+	if len(u.run.queue.Jobs) != 0 {
 		t.Fatal("a render-larger job that does not fit was queued without asking")
 	}
 	h.tapDialogButton("Cancel")
-	if len(u.run.queue.jobs) != 0 {
+	if len(u.run.queue.Jobs) != 0 {
 		t.Fatal("declined, the job was queued all the same")
 	}
 	u.RenderLarger()
 	h.tapDialogButton("Queue anyway")
-	if len(u.run.queue.jobs) != 1 || u.run.queue.jobs[0].Req.WidthPx != 1024 {
-		t.Fatalf("'Queue anyway' queued %d jobs", len(u.run.queue.jobs))
+	if len(u.run.queue.Jobs) != 1 || u.run.queue.Jobs[0].Req.WidthPx != 1024 {
+		t.Fatalf("'Queue anyway' queued %d jobs", len(u.run.queue.Jobs))
 	}
 
 	// A job from the form is judged by its own size too.
@@ -328,16 +328,16 @@ func TestQueuedJobAsksWhenItDoesNotFit(t *testing.T) {
 	u.ctl.prompt.SetText("too big")
 	u.Generate()
 	h.tapDialogButton("Cancel")
-	if len(u.run.queue.jobs) != 1 {
-		t.Fatalf("declined, %d jobs are queued, want 1", len(u.run.queue.jobs))
+	if len(u.run.queue.Jobs) != 1 {
+		t.Fatalf("declined, %d jobs are queued, want 1", len(u.run.queue.Jobs))
 	}
 	u.ctl.setSize(64, 64)
 	u.Generate() // fits: queued without a question
-	if len(u.run.queue.jobs) != 2 || h.win.Canvas().Overlays().Top() != nil {
-		t.Fatalf("a job that fits: %d queued, dialog open %v", len(u.run.queue.jobs), h.win.Canvas().Overlays().Top() != nil)
+	if len(u.run.queue.Jobs) != 2 || h.win.Canvas().Overlays().Top() != nil {
+		t.Fatalf("a job that fits: %d queued, dialog open %v", len(u.run.queue.Jobs), h.win.Canvas().Overlays().Top() != nil)
 	}
-	test.Tap(u.run.queue.rows[0].remove)
-	test.Tap(u.run.queue.rows[0].remove)
+	test.Tap(u.run.queue.Rows[0].Remove)
+	test.Tap(u.run.queue.Rows[0].Remove)
 	u.Cancel()
 	h.waitFor("the run to stop", 5*time.Second, func() bool { return u.run.cur == nil })
 }
@@ -351,11 +351,11 @@ func TestAfterJobForgetsDroppedJobs(t *testing.T) {
 		u.ctl.prompt.SetText(p)
 		u.Generate()
 	}
-	dropped, kept := u.run.queue.jobs[0], u.run.queue.jobs[1]
+	dropped, kept := u.run.queue.Jobs[0], u.run.queue.Jobs[1]
 	var ended []string
 	u.run.whenJobEnds(dropped, func(runOutcome) { ended = append(ended, "dropped") })
 	u.run.whenJobEnds(kept, func(runOutcome) { ended = append(ended, "kept") })
-	test.Tap(u.run.queue.rows[0].remove)
+	test.Tap(u.run.queue.Rows[0].Remove)
 	test.Tap(u.ctl.generate) // cancels "first"; "kept" starts
 	waitStarted(t, h, fake)
 	if _, ok := u.run.afterJob[dropped]; ok {

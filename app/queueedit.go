@@ -17,7 +17,7 @@ func (u *UI) openJob(j *job) {
 	if j.Req.Mode() != "" {
 		return // inpainting: the form does not hold the picture and mask
 	}
-	u.run.queue.remove(j)
+	u.run.queue.Remove(j)
 	u.ctl.restoreRequest(j.Req, func() {
 		var found []*lora.Adapter
 		var strengths []float32

@@ -24,22 +24,22 @@ func TestQueueJobOpensIntoForm(t *testing.T) {
 	}
 	other := jobs.New(engine.Request{Prompt: "other", WidthPx: 256, HeightPx: 256, Seed: 5}, 1)
 	inpaint := jobs.New(engine.Request{Prompt: "fix", Image: "in.png", Mask: "m.png", Strength: 1, Seed: 6}, 1)
-	q.push(other)
-	q.push(j)
-	q.push(inpaint)
+	q.Push(other)
+	q.Push(j)
+	q.Push(inpaint)
 	// The prompt, the size and count, and the seeds have lines of their own, so that a long
 	// prompt hides none of them.
-	if got := q.rows[1].label.Text; got != "2. a lighthouse\n320×192 · 3 images\nseeds 41–43" {
+	if got := q.Rows[1].Label.Text; got != "2. a lighthouse\n320×192 · 3 images\nseeds 41–43" {
 		t.Errorf("line %q", got)
 	}
-	if q.empty.Visible() {
+	if q.Empty.Visible() {
 		t.Error("the empty queue's hint shows under the jobs")
 	}
-	if got := q.rows[0].label.Text; got != "1. other\n256×256 · seed 5" {
+	if got := q.Rows[0].Label.Text; got != "1. other\n256×256 · seed 5" {
 		t.Errorf("single job's line %q", got)
 	}
-	if q.rows[1].open.Disabled() || !q.rows[2].open.Disabled() {
-		t.Errorf("Edit enabled: %v for a job, %v for inpainting", !q.rows[1].open.Disabled(), !q.rows[2].open.Disabled())
+	if q.Rows[1].Open.Disabled() || !q.Rows[2].Open.Disabled() {
+		t.Errorf("Edit enabled: %v for a job, %v for inpainting", !q.Rows[1].Open.Disabled(), !q.Rows[2].Open.Disabled())
 	}
 
 	// The form moves on meanwhile.
@@ -49,9 +49,9 @@ func TestQueueJobOpensIntoForm(t *testing.T) {
 	u.adapters.entries[0].on.SetChecked(false)
 	u.adapters.setStrength(u.adapters.entries[0], 2)
 
-	test.Tap(q.rows[1].open)
-	if len(q.jobs) != 2 || q.jobs[0] != other || q.jobs[1] != inpaint {
-		t.Fatalf("queue after Edit: %d jobs", len(q.jobs))
+	test.Tap(q.Rows[1].Open)
+	if len(q.Jobs) != 2 || q.Jobs[0] != other || q.Jobs[1] != inpaint {
+		t.Fatalf("queue after Edit: %d jobs", len(q.Jobs))
 	}
 	f, ok := u.ctl.readForm()
 	if !ok || f.prompt != "a lighthouse" || f.width != 320 || f.height != 192 || f.steps != 7 || f.seed != 41 || !u.ctl.seedLocked || f.count != 3 {
@@ -61,12 +61,12 @@ func TestQueueJobOpensIntoForm(t *testing.T) {
 		t.Errorf("adapters %+v", st)
 	}
 	// The inpainting job's button does nothing even if called.
-	q.rows[1].open.OnTapped()
-	if len(q.jobs) != 2 {
+	q.Rows[1].Open.OnTapped()
+	if len(q.Jobs) != 2 {
 		t.Errorf("the inpainting job left the queue")
 	}
-	q.clear()
-	if !q.empty.Visible() {
+	q.Clear()
+	if !q.Empty.Visible() {
 		t.Error("the empty queue shows no hint")
 	}
 }

@@ -32,8 +32,8 @@ const restoredPaused = "Queue kept from the last session"
 func (rn *runner) setUpQueue(path string) {
 	rn.qfile = &queueFile{path: path}
 	q := rn.queue
-	q.onCancelAll = rn.cancelAll
-	q.running = func() bool { return rn.cur != nil }
+	q.OnCancelAll = rn.cancelAll
+	q.Running = func() bool { return rn.cur != nil }
 	rn.sh.bg.Add(1)
 	go func() {
 		defer rn.sh.bg.Done()
@@ -91,7 +91,7 @@ func withMissingAdapters(j *job) (lora.Stack, error) {
 // from then on every change of the queue is saved.
 func (rn *runner) restoreQueue(restored []*job, notes []string, err error) {
 	q := rn.queue
-	q.changed = func([]*job) { rn.saveQueue() }
+	q.Changed = func([]*job) { rn.saveQueue() }
 	if err != nil {
 		rn.sh.showError(err)
 	}
@@ -102,9 +102,9 @@ func (rn *runner) restoreQueue(restored []*job, notes []string, err error) {
 		rn.saveQueue()
 		return
 	}
-	q.jobs = append(restored, q.jobs...)
-	q.setPaused(true)
-	q.pausedText.SetText(restoredPaused)
+	q.Jobs = append(restored, q.Jobs...)
+	q.SetPaused(true)
+	q.PausedText.SetText(restoredPaused)
 }
 
 // pendingJobs are the jobs still to make: the running job's remaining images (unless it
@@ -117,7 +117,7 @@ func (rn *runner) pendingJobs() []*job {
 		rest.Count -= len(r.entries)
 		out = append(out, &rest)
 	}
-	return append(out, rn.queue.jobs...)
+	return append(out, rn.queue.Jobs...)
 }
 
 // saveQueue writes the pending jobs in the background (UI goroutine). Nothing is written
@@ -125,7 +125,7 @@ func (rn *runner) pendingJobs() []*job {
 // the run cancelled by quitting stays in the file.
 func (rn *runner) saveQueue() {
 	f := rn.qfile
-	if f == nil || rn.queue.changed == nil || rn.sh.life.Err() != nil {
+	if f == nil || rn.queue.Changed == nil || rn.sh.life.Err() != nil {
 		return
 	}
 	f.mu.Lock()
@@ -159,7 +159,7 @@ func (f *queueFile) write() error {
 
 // cancelAll empties the queue and cancels the running job (Cancel all).
 func (rn *runner) cancelAll() {
-	rn.queue.clear()
+	rn.queue.Clear()
 	rn.cancel()
 	rn.saveQueue()
 }

@@ -10,13 +10,14 @@ import (
 
 	"fyne.io/fyne/v2/test"
 
+	"kleinbild/app/jobqueue"
 	"kleinbild/app/jobs"
 	"kleinbild/engine"
 )
 
-func queuePrompts(q *jobQueue) []string {
+func queuePrompts(q *jobqueue.Queue) []string {
 	var out []string
-	for _, j := range q.jobs {
+	for _, j := range q.Jobs {
 		out = append(out, j.Req.Prompt)
 	}
 	return out
@@ -42,11 +43,11 @@ func TestQueueReorderSurviveRestartCancelAll(t *testing.T) {
 		u.Generate()
 	}
 	q := u.run.queue
-	if len(q.rows) != 3 || !q.rows[0].up.Disabled() || q.rows[0].down.Disabled() || !q.rows[2].down.Disabled() {
-		t.Fatalf("rows %d: the first cannot move down or the last can", len(q.rows))
+	if len(q.Rows) != 3 || !q.Rows[0].Up.Disabled() || q.Rows[0].Down.Disabled() || !q.Rows[2].Down.Disabled() {
+		t.Fatalf("rows %d: the first cannot move down or the last can", len(q.Rows))
 	}
-	test.Tap(q.rows[0].down) // second ↓: third, second, fourth
-	test.Tap(q.rows[2].up)   // fourth ↑: third, fourth, second
+	test.Tap(q.Rows[0].Down) // second ↓: third, second, fourth
+	test.Tap(q.Rows[2].Up)   // fourth ↑: third, fourth, second
 	if got, want := queuePrompts(q), []string{"third", "fourth", "second"}; !slices.Equal(got, want) {
 		t.Fatalf("after ↓ and ↑: %q, want %q", got, want)
 	}
@@ -63,21 +64,21 @@ func TestQueueReorderSurviveRestartCancelAll(t *testing.T) {
 	h2 := newHarness(t, data, model, fake2.open)
 	u2 := h2.ui
 	q2 := u2.run.queue
-	h2.waitFor("the saved queue", 5*time.Second, func() bool { return len(q2.jobs) == 4 })
+	h2.waitFor("the saved queue", 5*time.Second, func() bool { return len(q2.Jobs) == 4 })
 	if got, want := queuePrompts(q2), []string{"first", "third", "fourth", "second"}; !slices.Equal(got, want) ||
-		!q2.paused || q2.pausedText.Text != restoredPaused || u2.run.cur != nil {
-		t.Fatalf("restored queue %q (want %q), paused %v %q, running %v", got, want, q2.paused, q2.pausedText.Text, u2.run.cur != nil)
+		!q2.Paused || q2.PausedText.Text != restoredPaused || u2.run.cur != nil {
+		t.Fatalf("restored queue %q (want %q), paused %v %q, running %v", got, want, q2.Paused, q2.PausedText.Text, u2.run.cur != nil)
 	}
-	test.Tap(q2.resume)
+	test.Tap(q2.Resume)
 	waitStarted(t, h2, fake2)
-	if u2.run.cur == nil || u2.run.cur.job.Req.Prompt != "first" || len(q2.jobs) != 3 {
-		t.Fatalf("after Resume: running %v, %d queued", u2.run.cur != nil, len(q2.jobs))
+	if u2.run.cur == nil || u2.run.cur.job.Req.Prompt != "first" || len(q2.Jobs) != 3 {
+		t.Fatalf("after Resume: running %v, %d queued", u2.run.cur != nil, len(q2.Jobs))
 	}
-	test.Tap(q2.cancelAll)
+	test.Tap(q2.CancelAll)
 	h2.tapDialogButton("Cancel all") // it asks first
 	h2.waitFor("the run to end", 5*time.Second, func() bool { return u2.run.cur == nil })
-	if len(q2.jobs) != 0 || q2.box.Visible() {
-		t.Fatalf("after Cancel all: %d queued", len(q2.jobs))
+	if len(q2.Jobs) != 0 || q2.Box.Visible() {
+		t.Fatalf("after Cancel all: %d queued", len(q2.Jobs))
 	}
 	h2.settle()
 	h2.close()
@@ -106,9 +107,9 @@ func TestQueueKeptWhenUnreadable(t *testing.T) {
 	os.WriteFile(filepath.Join(data, "queue.json"), []byte(job), 0o644)
 	h2 := newHarness(t, data, "", nil)
 	q := h2.ui.run.queue
-	h2.waitFor("the saved job", 5*time.Second, func() bool { return len(q.jobs) == 1 })
-	if !strings.Contains(q.rows[0].label.Text, "adapter missing") || !strings.Contains(h2.ui.errorText(), "style.safetensors") {
-		t.Errorf("row %q, banner %q", q.rows[0].label.Text, h2.ui.errorText())
+	h2.waitFor("the saved job", 5*time.Second, func() bool { return len(q.Jobs) == 1 })
+	if !strings.Contains(q.Rows[0].Label.Text, "adapter missing") || !strings.Contains(h2.ui.errorText(), "style.safetensors") {
+		t.Errorf("row %q, banner %q", q.Rows[0].Label.Text, h2.ui.errorText())
 	}
 	h2.ui.run.saveQueue() // as any change of the queue does
 	h2.settle()

@@ -6,7 +6,7 @@ import (
 	"fyne.io/fyne/v2/dialog"
 )
 
-// confirmCancelAll asks before Cancel all empties the queue (jobQueue.confirm).
+// confirmCancelAll asks before Cancel all empties the queue (jobqueue.Queue.Confirm).
 func (u *UI) confirmCancelAll(title, msg string, ok func()) {
 	d := dialog.NewConfirm(title, msg, func(yes bool) {
 		if yes {

@@ -38,7 +38,7 @@ func TestQueueHasItsOwnPlace(t *testing.T) {
 	before := where()
 	for i := range 3 {
 		u.ctl.prompt.SetText(fmt.Sprint("job ", i))
-		test.Tap(u.run.queue.add)
+		test.Tap(u.run.queue.Add)
 	}
 	h.settle()
 	// Seed and Prompt stay put; Generate may move by the fit line's wrap (its estimate
@@ -47,18 +47,18 @@ func TestQueueHasItsOwnPlace(t *testing.T) {
 	if !slices.Equal(before[1:], after[1:]) || math.Abs(float64(after[0].Y-before[0].Y)) > float64(2*theme.TextSize()) {
 		t.Errorf("queuing moved the form: Generate, Seed, Prompt at %v, were %v", after, before)
 	}
-	if got := u.run.queue.tab.Text; got != "Queue (3)" {
+	if got := u.run.queue.Tab.Text; got != "Queue (3)" {
 		t.Errorf("queue tab %q", got)
 	}
-	if l := u.run.queue.rows[0].label.Text; !strings.Contains(l, "×") || !strings.Contains(l, "seed ") {
+	if l := u.run.queue.Rows[0].Label.Text; !strings.Contains(l, "×") || !strings.Contains(l, "seed ") {
 		t.Errorf("queue line %q has no size or seed", l)
 	}
 
 	// Issue 28 item 8: Cancel all asks first; "Keep them" keeps them.
-	test.Tap(u.run.queue.cancelAll)
+	test.Tap(u.run.queue.CancelAll)
 	h.tapDialogButton("Keep them")
-	if len(u.run.queue.jobs) != 3 || u.run.cur == nil {
-		t.Fatalf("after Keep them: %d queued, running %v", len(u.run.queue.jobs), u.run.cur != nil)
+	if len(u.run.queue.Jobs) != 3 || u.run.cur == nil {
+		t.Fatalf("after Keep them: %d queued, running %v", len(u.run.queue.Jobs), u.run.cur != nil)
 	}
 
 	// Closing the window mid-run asks; "Keep making it" keeps the window and the run.
@@ -70,11 +70,11 @@ func TestQueueHasItsOwnPlace(t *testing.T) {
 	if u.run.cur == nil || !slices.Contains(fyne.CurrentApp().Driver().AllWindows(), h.win) {
 		t.Fatal("Keep making it stopped the run or closed the window")
 	}
-	test.Tap(u.run.queue.cancelAll)
+	test.Tap(u.run.queue.CancelAll)
 	h.tapDialogButton("Cancel all")
 	h.waitFor("the run to end", 10*time.Second, func() bool { return u.run.cur == nil })
-	if len(u.run.queue.jobs) != 0 || u.run.queue.tab.Text != "Queue" {
-		t.Errorf("after Cancel all: %d queued, tab %q", len(u.run.queue.jobs), u.run.queue.tab.Text)
+	if len(u.run.queue.Jobs) != 0 || u.run.queue.Tab.Text != "Queue" {
+		t.Errorf("after Cancel all: %d queued, tab %q", len(u.run.queue.Jobs), u.run.queue.Tab.Text)
 	}
 	u.quitDialog = nil
 	closed := false

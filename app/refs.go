@@ -1,7 +1,6 @@
 package app
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"os"
@@ -21,10 +20,10 @@ import (
 	"kleinbild/app/humanize"
 	"kleinbild/app/jobs"
 	"kleinbild/app/thumbcache"
+	"kleinbild/app/userdirs"
 	"kleinbild/app/widgets"
 	"kleinbild/engine"
 	"kleinbild/engine/imageio"
-	"kleinbild/internal/safefile"
 )
 
 // refCell is the side of a reference thumbnail in the side panel.
@@ -136,14 +135,10 @@ func checkReferenceFile(path string) error {
 	return nil
 }
 
-// imageSize reads an image file's size from its header (regular files only).
+// imageSize reads an image file's size from its header (regular files only), after
+// checking that the file is whole (imageio.Probe: a truncated PNG is refused).
 func imageSize(path string) (w, h int, err error) {
-	f, _, err := safefile.OpenRegular(path, imageio.MaxFileBytes)
-	if err != nil {
-		return 0, 0, err
-	}
-	defer f.Close()
-	cfg, _, err := imageio.CheckHeader(bufio.NewReader(f), nil) // the CLI's words for a bad file
+	cfg, err := imageio.Probe(path, nil) // the CLI's words for a bad file
 	if err != nil {
 		return 0, 0, err
 	}
@@ -218,8 +213,8 @@ func (r *refsSection) galleryByPath(path string) (gallery.Entry, bool) {
 func (r *refsSection) showAdd() *fileChooser {
 	last := r.sh.settings.ReferenceDir
 	return r.sh.openChooser("Add reference images", chooseImages, func() string {
-		home, cfg := userDirs()
-		return startFolder(last, home, cfg, runtime.GOOS)
+		home, cfg := userdirs.Dirs()
+		return userdirs.Start(last, home, cfg, runtime.GOOS)
 	}, func(paths []string) {
 		r.sh.settings.ReferenceDir = filepath.Dir(paths[len(paths)-1])
 		r.sh.remember(r.sh.settings)

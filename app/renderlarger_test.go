@@ -76,10 +76,10 @@ func TestRenderLargerQueuesTheImage(t *testing.T) {
 		t.Fatal("the viewer has no 'Render larger' button")
 	}
 	test.Tap(btn)
-	if len(u.run.queue.jobs) != 1 {
-		t.Fatalf("%d jobs queued, want 1", len(u.run.queue.jobs))
+	if len(u.run.queue.Jobs) != 1 {
+		t.Fatalf("%d jobs queued, want 1", len(u.run.queue.Jobs))
 	}
-	j := u.run.queue.jobs[0]
+	j := u.run.queue.Jobs[0]
 	r := j.Req
 	if r.WidthPx != 368 || r.HeightPx != 272 || r.Seed != 4242 || r.Prompt != "a lighthouse at dusk" || r.Steps != 3 || j.Count != 1 {
 		t.Errorf("queued request %+v (count %d)", r, j.Count)
@@ -120,7 +120,7 @@ func TestRenderLargerRefusesWithReason(t *testing.T) {
 			t.Errorf("error %v, want %q", err, c.want)
 		}
 	}
-	if fake.calls.Load() != 0 || len(u.run.queue.jobs) != 0 {
+	if fake.calls.Load() != 0 || len(u.run.queue.Jobs) != 0 {
 		t.Error("a refused render-larger started or queued a job")
 	}
 }

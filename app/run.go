@@ -13,7 +13,9 @@ import (
 
 	"kleinbild/app/gallery"
 	"kleinbild/app/humanize"
+	"kleinbild/app/jobqueue"
 	"kleinbild/app/jobs"
+	"kleinbild/app/notify"
 	"kleinbild/app/progress"
 	"kleinbild/engine"
 )
@@ -35,13 +37,13 @@ type runner struct {
 	genDevice string      // the device ID gen was opened on
 	loaded    loadedModel // genDir and genDevice while gen is open, for the estimate (loadtime.go)
 
-	cur   *runState // the generation in progress, or nil
-	queue *jobQueue // jobs waiting behind the running one
-	batch batchGrid // the images of the last run that made several
+	cur   *runState       // the generation in progress, or nil
+	queue *jobqueue.Queue // jobs waiting behind the running one
+	batch batchGrid       // the images of the last run that made several
 	tuner deviceTuner
 	// notify puts the progress in the window title and reports runs that end in the
-	// background (notify.go).
-	notify *runNotifier
+	// background (package notify).
+	notify *notify.Notifier
 	// qfile keeps the pending jobs in the data folder (queuepersist.go).
 	qfile *queueFile
 	// afterJob is called when its job's run ends (whenJobEnds, inpaintresult.go).
@@ -50,7 +52,7 @@ type runner struct {
 
 // buildQueue makes the queue's widgets (controls lays them out).
 func (rn *runner) buildQueue() {
-	rn.queue = newJobQueue(rn.sh.tips, rn.enqueueForm, rn.resumeQueue)
+	rn.queue = jobqueue.New(rn.sh.tips, rn.enqueueForm, rn.resumeQueue)
 }
 
 // closeGenerator releases the opened generator (once no generation runs).
@@ -183,7 +185,7 @@ func (rn *runner) submit(j *job) {
 // enqueue puts j at the end of the queue; it starts at once when the run it was meant to
 // wait for has ended meanwhile (while the memory question was open).
 func (rn *runner) enqueue(j *job) {
-	rn.queue.push(j)
+	rn.queue.Push(j)
 	rn.startQueued()
 }
 
@@ -215,14 +217,14 @@ func (rn *runner) startGenerate() (*runState, error) {
 // startQueued starts the next queued job when nothing runs and the queue is not paused
 // (UI goroutine).
 func (rn *runner) startQueued() {
-	if rn.cur != nil || rn.sh.life.Err() != nil || len(rn.queue.jobs) == 0 || rn.queue.paused {
+	if rn.cur != nil || rn.sh.life.Err() != nil || len(rn.queue.Jobs) == 0 || rn.queue.Paused {
 		return
 	}
 	if !rn.model.usable() {
-		rn.queue.setPaused(true) // the jobs wait until a model is chosen and Resume is pressed
+		rn.queue.SetPaused(true) // the jobs wait until a model is chosen and Resume is pressed
 		return
 	}
-	_, err := rn.startJob(rn.queue.pop())
+	_, err := rn.startJob(rn.queue.Pop())
 	rn.reportStartError(err)
 }
 
@@ -233,7 +235,7 @@ func (rn *runner) resumeQueue() {
 		rn.model.showDialog()
 		return
 	}
-	rn.queue.setPaused(false)
+	rn.queue.SetPaused(false)
 	rn.startQueued()
 }
 
@@ -469,8 +471,8 @@ func (rn *runner) makeImage(ctx context.Context, r *runState, gen Generator, req
 func (rn *runner) startImage(r *runState, i int) {
 	r.index = i
 	r.tracker = progress.Tracker{}
-	r.tracker.SetPlan(rn.fit.phasePlan(r.job, i == 0)) // time left from the measured phase times
 	r.start = time.Now()
+	rn.planImage(r)
 	rn.refreshProgress(r)
 }
 
@@ -514,7 +516,7 @@ func (rn *runner) showProgress(r *runState, p engine.Progress) {
 		return
 	}
 	if !r.tracker.HasPlan() { // the estimate may have come (the calibration) since the image started
-		r.tracker.SetPlan(rn.fit.phasePlan(r.job, r.index == 0))
+		rn.planImage(r)
 	}
 	r.tracker.Update(p, time.Since(r.start))
 	if p.Preview != nil && rn.view.followsRun() {
@@ -533,11 +535,15 @@ func (rn *runner) refreshProgress(r *runState) {
 	if r.cancelling {
 		text = "Cancelling…"
 	}
-	if n := r.job.Count; n > 1 {
-		text = fmt.Sprintf("Image %d of %d · %s", r.index+1, n, text)
-	}
-	rn.view.showProgress(frac, text)
-	rn.notify.progress((float64(r.index) + frac) / float64(max(1, r.job.Count)))
+	rn.view.showProgress(frac, text) // the run's, "Image i of n" in a run of several
+	rn.notify.Progress(frac)
+}
+
+// planImage gives r's tracker its image's phase times and place in the run (time left
+// from the measured phase times, the run's in a run of several).
+func (rn *runner) planImage(r *runState) {
+	r.tracker.SetPlan(rn.fit.phasePlan(r.job, r.index == 0))
+	r.tracker.InRun(r.index, r.job.Count, r.start.Sub(r.began), rn.fit.phasePlan(r.job, false))
 }
 
 // finishRun shows how a generation ended (UI goroutine) and starts the next queued job.
@@ -549,7 +555,7 @@ func (rn *runner) finishRun(r *runState, out runOutcome, img image.Image) {
 	defer rn.startQueued()
 	defer func() { r.outcome <- out }()
 	defer rn.jobEnded(r.job, out)
-	defer func() { rn.notify.finished(finishedText(out, r.job.Count)) }()
+	defer func() { rn.notify.Finished(finishedText(out, r.job.Count)) }()
 	defer rn.saveQueue()
 	n := len(out.entries)
 	switch {
@@ -563,9 +569,9 @@ func (rn *runner) finishRun(r *runState, out runOutcome, img image.Image) {
 		rn.sh.setStatus(fmt.Sprintf("Cancelled after %d of %d images; the finished ones are in the gallery.", n, r.job.Count))
 		return
 	case out.err != nil && !out.saved:
-		if out.pausesQueue() && len(rn.queue.jobs) > 0 {
+		if out.pausesQueue() && len(rn.queue.Jobs) > 0 {
 			// The next jobs would fail the same way: they wait for the user's Resume.
-			rn.queue.setPaused(true)
+			rn.queue.SetPaused(true)
 		}
 		if out.gpuFailed {
 			rn.model.fallBackToCPU(out.err.Error())
@@ -651,9 +657,9 @@ func (rn *runner) setRunning(running bool) {
 		phase = runCancelling
 	}
 	if phase != runIdle {
-		rn.queue.add.Show()
+		rn.queue.Add.Show()
 	} else {
-		rn.queue.add.Hide()
+		rn.queue.Add.Hide()
 	}
 	rn.phaseChanged(phase)
 }

@@ -71,16 +71,3 @@ func TestSaveAsJPEG(t *testing.T) {
 		t.Error("the JPEG does not carry the prompt")
 	}
 }
-
-func TestSaveFormatOf(t *testing.T) {
-	for name, want := range map[string]string{"a.png": ".png", "a.PNG": ".png", "a.jpg": ".jpg", "a.JPEG": ".jpg", "a.webp": "WebP", "a.gif": "not .gif", "a": "not "} {
-		f, err := saveFormatOf(name)
-		got := f.ext
-		if err != nil {
-			got = err.Error()
-		}
-		if !strings.Contains(got, want) {
-			t.Errorf("saveFormatOf(%q) = %q, want %q", name, got, want)
-		}
-	}
-}

@@ -9,6 +9,7 @@ import (
 
 	"fyne.io/fyne/v2/test"
 
+	"kleinbild/app/fserr"
 	"kleinbild/engine"
 	"kleinbild/internal/sysmem"
 )
@@ -21,7 +22,7 @@ func TestMissingFolderInPlainWords(t *testing.T) {
 	if err == nil {
 		t.Fatal("a missing folder opened")
 	}
-	if msg := friendlyText(err); strings.Contains(msg, "stat ") || !strings.Contains(msg, missing+" does not exist") {
+	if msg := fserr.Friendly(err); strings.Contains(msg, "stat ") || !strings.Contains(msg, missing+" does not exist") {
 		t.Errorf("friendlyText: %q", msg)
 	}
 	if r := sourceReport(engine.ModelInfo{}, err, sysmem.Status{}, false); strings.Contains(r, "no such file") {

@@ -20,6 +20,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/app/fserr"
 	"kleinbild/app/gallery"
 	"kleinbild/app/settings"
 	"kleinbild/app/thumbcache"
@@ -161,7 +162,7 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 	u.ctl.applySettings(set)
 	u.refs.restore(set.References)
 	u.run.setUpQueue(filepath.Join(dataDir, "queue.json"))
-	u.run.queue.retitle() // a queue kept from the last session counts in its tab
+	u.run.queue.Retitle() // a queue kept from the last session counts in its tab
 	u.adapters.applySettings(set)
 	if opts.Prompt != "" {
 		u.ctl.prompt.SetText(opts.Prompt)
@@ -293,17 +294,17 @@ func (u *UI) build() fyne.CanvasObject {
 	sideWidth := canvas.NewRectangle(color.Transparent)
 	sideWidth.SetMinSize(fyne.NewSize(sidePanelWidth, 0))
 	u.run.buildQueue() // its Add button sits beside Generate; the jobs have their own tab
-	u.run.queue.confirm = u.confirmCancelAll
-	u.run.queue.onOpen = u.openJob
+	u.run.queue.Confirm = u.confirmCancelAll
+	u.run.queue.OnOpen = u.openJob
 	noQueue := canvas.NewRectangle(color.Transparent) // the form's old place of the queue
 	noQueue.Hide()
 	side := container.NewStack(sideWidth, u.ctl.build(panelParts{
 		refs: u.refs.build, adapters: u.adapters.build, scrolled: u.adapters.passScrollTo,
-		queueAdd: u.run.queue.add, queue: noQueue, wrapFit: u.fit.wrap,
+		queueAdd: u.run.queue.Add, queue: noQueue, wrapFit: u.fit.wrap,
 	}))
 
 	right := container.NewAppTabs(container.NewTabItemWithIcon("Gallery", theme.MediaPhotoIcon(), u.gal.build()))
-	right.Append(u.run.queue.buildTab(right))
+	right.Append(u.run.queue.BuildTab(right))
 	u.rightTabs = right
 	split := container.NewHSplit(container.NewBorder(nil, u.run.buildBatchGrid(), nil, nil, u.view.build()), right)
 	split.Offset = 0.64
@@ -340,7 +341,7 @@ func (sh *shell) showErrorAbout(topic bannerTopic, err error) {
 	if err == nil {
 		return
 	}
-	sh.banner.show(friendlyText(err), true)
+	sh.banner.show(fserr.Friendly(err), true)
 	sh.banner.topic = topic
 }
 

@@ -15,8 +15,10 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"kleinbild/app/gallery"
+	"kleinbild/app/imageclip"
 	"kleinbild/app/reveal"
 	"kleinbild/app/thumbcache"
+	"kleinbild/app/userdirs"
 	"kleinbild/app/widgets"
 	"kleinbild/resources"
 )
@@ -130,7 +132,7 @@ func (v *viewer) fitImage() {
 }
 
 func (v *viewer) build() fyne.CanvasObject {
-	v.copyPNG = (&systemClipboard{}).writePNG
+	v.copyPNG = (&imageclip.Clipboard{}).WritePNG
 	v.image = widgets.NewZoomImage()
 
 	v.bar = widget.NewProgressBar()
@@ -425,8 +427,8 @@ func (v *viewer) saveShownAs() {
 	sh := v.sh
 	last := sh.settings.SaveDir
 	v.saveChooser = sh.openSaveChooser("Save a copy", sh.gallery.Path(v.shown), v.shown.File, func() string {
-		home, cfg := userDirs()
-		return startFolder(last, home, cfg, runtime.GOOS)
+		home, cfg := userdirs.Dirs()
+		return userdirs.Start(last, home, cfg, runtime.GOOS)
 	}, func(path string) {
 		sh.settings.SaveDir = filepath.Dir(path)
 		sh.remember(sh.settings)
@@ -459,7 +461,7 @@ func (v *viewer) copyImage(e gallery.Entry, done func()) {
 	v.sh.bg.Add(1)
 	go func() {
 		defer v.sh.bg.Done()
-		data, err := pngFileBytes(path)
+		data, err := imageclip.FileAsPNG(path)
 		if err == nil {
 			err = write(data)
 		}

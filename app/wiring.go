@@ -3,6 +3,7 @@ package app
 import (
 	"path/filepath"
 
+	"kleinbild/app/notify"
 	"kleinbild/engine"
 	"kleinbild/gpu/backends"
 )
@@ -51,8 +52,8 @@ func (u *UI) wire() {
 		open = folderOpener(u.opts.Open)
 		tuner = deviceTuner{} // a generator of the caller's (tests): no device to tune
 	}
-	notify := newRunNotifier(u.app, u.win, func(fn func()) { u.post(fn) }) // u.post is set later
-	u.run = runner{sh: sh, open: open, tuner: tuner, notify: notify, runnerDeps: runnerDeps{
+	notifier := notify.New(u.app, u.win, func(fn func()) { u.post(fn) }) // u.post is set later
+	u.run = runner{sh: sh, open: open, tuner: tuner, notify: notifier, runnerDeps: runnerDeps{
 		form: &u.ctl, refs: u.refs.refPaths, adapters: &u.adapters, model: &u.model,
 		fit: &u.fit, view: &u.view, gal: &u.gal,
 		phaseChanged: func(p runPhase) {

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"kleinbild/internal/hangguard"
 	"kleinbild/internal/testfix"
 	"kleinbild/weights/golden"
 )
@@ -26,22 +27,12 @@ func genArgs(t *testing.T, out string) []string {
 // runWithin is run with a deadline, so that an output that blocks fails the test.
 func runWithin(t *testing.T, d time.Duration, args ...string) (code int, stderr string) {
 	t.Helper()
-	type result struct {
-		code int
-		errs string
-	}
-	done := make(chan result, 1)
-	go func() {
+	hangguard.WithinLabel(t, d, fmt.Sprint(args), func() {
 		var o, e bytes.Buffer
-		done <- result{Run(args, &o, &e), e.String()}
-	}()
-	select {
-	case r := <-done:
-		return r.code, r.errs
-	case <-time.After(d):
-		t.Fatalf("%v still running after %v", args, d)
-	}
-	return 0, ""
+		code = Run(args, &o, &e)
+		stderr = e.String()
+	})
+	return code, stderr
 }
 
 // -o through a symlink writes its target and keeps the link; -o a FIFO streams the PNG into
@@ -80,13 +71,10 @@ func TestGenerateOutputTargets(t *testing.T) {
 	if code, errs := runWithin(t, 2*time.Minute, genArgs(t, fifo)...); code != 0 {
 		t.Fatalf("FIFO output: exit %d: %s", code, errs)
 	}
-	select {
-	case b := <-got:
-		if _, err := png.Decode(bytes.NewReader(b)); err != nil {
-			t.Errorf("FIFO reader got %d bytes: %v", len(b), err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("FIFO reader got nothing")
+	var b []byte
+	hangguard.WithinLabel(t, 10*time.Second, "the reader of "+fifo, func() { b = <-got })
+	if _, err := png.Decode(bytes.NewReader(b)); err != nil {
+		t.Errorf("FIFO reader got %d bytes: %v", len(b), err)
 	}
 	if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&fs.ModeNamedPipe == 0 {
 		t.Errorf("the FIFO was replaced: %v %v", fi.Mode(), err)

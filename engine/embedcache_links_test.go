@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"kleinbild/gpu/backends"
+	"kleinbild/internal/hangguard"
 	"kleinbild/internal/testfix"
 	"kleinbild/weights/golden"
 )
@@ -38,20 +39,17 @@ func TestEmbedCacheNeverWritesThroughLinks(t *testing.T) {
 			} else {
 				testfix.FIFO(t, filepath.Dir(p), filepath.Base(p))
 			}
-			done := make(chan error, 1)
-			go func() { _, err := m.EncodePrompt(context.Background(), prompt, nil); done <- err }()
-			select {
-			case err := <-done:
-				if err != nil {
-					t.Fatal(err)
-				}
-			case <-time.After(time.Minute):
-				if f, err := os.Open(p); err == nil { // a reader unblocks the writer
-					io.Copy(io.Discard, f)
-					f.Close()
-				}
-				<-done
-				t.Fatal("encoding blocked on the cache path")
+			hangguard.WithinOptions(t, time.Minute, hangguard.Options{
+				Label: "EncodePrompt with a " + kind + " at the cache path " + p,
+				Unblock: func() { // a reader unblocks the writer
+					if f, err := os.Open(p); err == nil {
+						io.Copy(io.Discard, f)
+						f.Close()
+					}
+				},
+			}, func() { _, err = m.EncodePrompt(context.Background(), prompt, nil) })
+			if err != nil {
+				t.Fatal(err)
 			}
 			if b, _ := os.ReadFile(victim); string(b) != "precious" {
 				t.Errorf("the link's target was overwritten: %q", b)

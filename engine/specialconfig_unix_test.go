@@ -3,6 +3,7 @@
 package engine_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"kleinbild/engine/qwen3"
 	"kleinbild/engine/tokenizer"
 	"kleinbild/engine/vae"
+	"kleinbild/internal/hangguard"
 	"kleinbild/internal/testfix"
 )
 
@@ -46,15 +48,10 @@ func TestSpecialConfigFilesRefusedQuickly(t *testing.T) {
 			{"model_index", func() error { mk("model_index.json"); _, err := engine.Inspect(dir); return err }},
 		}
 		for _, l := range loaders {
-			done := make(chan error, 1)
-			go func() { done <- l.load() }()
-			select {
-			case err := <-done:
-				if err == nil || !strings.Contains(err.Error(), want) {
-					t.Errorf("%s %s: %v, want %q", kind, l.name, err, want)
-				}
-			case <-time.After(5 * time.Second):
-				t.Fatalf("%s %s: still blocked after 5 s", kind, l.name)
+			var err error
+			hangguard.WithinLabel(t, 5*time.Second, fmt.Sprintf("%s %s, its files in %s", kind, l.name, dir), func() { err = l.load() })
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("%s %s: %v, want %q", kind, l.name, err, want)
 			}
 		}
 	}

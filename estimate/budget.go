@@ -147,7 +147,11 @@ type Report struct {
 	// ReadBytes estimates what one generation with a new prompt re-reads from disk in the
 	// steady state (weights evicted for lack of memory); 0 when everything stays resident.
 	// The first generation after start reads all weights once regardless.
-	ReadBytes      int64
+	ReadBytes int64
+	// reads are ReadBytes by the phase that re-reads them; their time, at the calibrated
+	// read rate, is in PhaseSeconds (issue 36 item 9: a tight 1024×576 image was estimated
+	// at 21 s and took 46–48 s, its re-reads unpriced).
+	reads          Phases
 	AvailableBytes int64
 	TotalBytes     int64
 	Memory         Memory
@@ -230,13 +234,26 @@ func Estimate(m Model, req Request, mc Machine) (Report, error) {
 
 	// Time.
 	e.FLOPs, e.PhaseSeconds = phases(m, req, refs, w, h, e, mc.Rates)
-	if f, ok := mc.Rates.Runs[m.Key()]; ok && mc.Rates.Valid() {
+	if f, ok := mc.Rates.runFactors(m); ok && mc.Rates.Valid() {
 		e.PhaseSeconds, e.RunCalibrated = f.apply(e.PhaseSeconds)
 	}
-	e.Seconds = e.PhaseSeconds.Job(req.Count)
-
 	e.Verdict, e.Message = verdict(m, req, &e, w, h)
+	if mc.Rates.Valid() {
+		e.PhaseSeconds = e.PhaseSeconds.plus(e.reads.scale(1 / mc.Rates.LoadRate()))
+	}
+	e.Seconds = e.PhaseSeconds.Job(req.Count)
 	return e, nil
+}
+
+// plus is p and q added phase by phase.
+func (p Phases) plus(q Phases) Phases {
+	return Phases{Load: p.Load + q.Load, Encode: p.Encode + q.Encode, References: p.References + q.References,
+		Denoise: p.Denoise + q.Denoise, Decode: p.Decode + q.Decode}
+}
+
+// scale is p with every phase times f.
+func (p Phases) scale(f float64) Phases {
+	return Phases{Load: p.Load * f, Encode: p.Encode * f, References: p.References * f, Denoise: p.Denoise * f, Decode: p.Decode * f}
 }
 
 // phases returns FLOPs and seconds per phase.
@@ -371,14 +388,17 @@ func verdict(m Model, req Request, e *Report, w, h int) (Verdict, string) {
 		return Fits, fmt.Sprintf("Fits: %s %s; %s available.", size, needs, gb(avail))
 	case mem.TransformerWeights+mem.VAEWeights+e.ActivationBytes <= avail:
 		e.ReadBytes = enc
+		e.reads = Phases{Encode: float64(enc)}
 		return Tight, fmt.Sprintf("Tight: %s %s; %s available. The text encoder (%s) is released after encoding and re-read from disk for each new prompt: slower.%s",
 			size, needs, gb(avail), gb(mem.EncoderWeights), hint)
 	case e.WorkingSetBytes <= avail:
 		e.ReadBytes = enc + mem.TransformerWeights + mem.VAEWeights
+		e.reads = Phases{Encode: float64(enc), Denoise: float64(mem.TransformerWeights), Decode: float64(mem.VAEWeights)}
 		return Tight, fmt.Sprintf("Tight: %s %s; %s available. Each phase fits on its own: weights are paged from disk between phases (about %s read per image): slower.%s",
 			size, needs, gb(avail), gb(e.ReadBytes), hint)
 	default:
 		e.ReadBytes = enc + mem.VAEWeights + passes*max(mem.TransformerWeights-cached, 0)
+		e.reads = Phases{Encode: float64(enc), Denoise: float64(passes * max(mem.TransformerWeights-cached, 0)), Decode: float64(mem.VAEWeights)}
 		return Tight, fmt.Sprintf("Tight: %s %s; %s available, less than the transformer's %s plus buffers: its weights are re-read from disk at every step (about %s read per image): much slower.%s",
 			size, needs, gb(avail), gb(mem.TransformerWeights), gb(e.ReadBytes), hint)
 	}

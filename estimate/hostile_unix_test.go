@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"kleinbild/internal/hangguard"
 	"kleinbild/internal/testfix"
 )
 
@@ -16,15 +17,10 @@ func TestLoadCalibrationHostileFiles(t *testing.T) {
 	fifo := testfix.FIFO(t, dir, "fifo.json")
 	zero := testfix.DevZero(t, dir, "zero.json")
 	for _, p := range []string{fifo, zero} {
-		done := make(chan error, 1)
-		go func() { _, err := LoadCalibration(p); done <- err }()
-		select {
-		case err := <-done:
-			if err == nil {
-				t.Errorf("%s: loaded", p)
-			}
-		case <-time.After(10 * time.Second):
-			t.Fatalf("%s: LoadCalibration blocked", p)
+		var err error
+		hangguard.WithinLabel(t, 10*time.Second, "LoadCalibration("+p+")", func() { _, err = LoadCalibration(p) })
+		if err == nil {
+			t.Errorf("%s: loaded", p)
 		}
 	}
 }

@@ -278,3 +278,76 @@ func TestLoadOrCalibrateRemeasuresIncomplete(t *testing.T) {
 		t.Errorf("old file: %+v measured %v, %v", c, measured, err)
 	}
 }
+
+// Issue 36 item 9: a 50-step base run said "about 2 min 12 s left" of a 20 s run: its
+// estimate had the kernel rates alone, though the distilled model of the same networks had
+// taught its factors. A model borrows its twin's factors for the phases it has not run.
+func TestTwinModelsShareRuns(t *testing.T) {
+	distilled, base := preset(t, "klein-4B", true), preset(t, "klein-4B", false)
+	req := Request{Req: engine.Request{WidthPx: 512, HeightPx: 512}}
+	k := [4]float64{3, 2.5, 0.2, 4}
+	c, err := testRates.WithRun(distilled, req, timings(seconds(t, distilled, req, testRates).PhaseSeconds, k), time.Unix(1, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, got := seconds(t, base, req, testRates), seconds(t, base, req, c)
+	if !got.RunCalibrated || relErr(got.PhaseSeconds.Denoise, k[2]*raw.PhaseSeconds.Denoise) > 1e-9 || relErr(got.PhaseSeconds.Decode, k[3]*raw.PhaseSeconds.Decode) > 1e-9 {
+		t.Errorf("base model after distilled runs: denoise %.4g s (rates %.4g s), want ×%v", got.PhaseSeconds.Denoise, raw.PhaseSeconds.Denoise, k[2])
+	}
+	// The base model's own denoising factor comes first; its decoding still borrows.
+	own := [4]float64{0, 0, 0.5, 0}
+	p := seconds(t, base, req, testRates).PhaseSeconds
+	tm := timings(p, own)
+	delete(tm, engine.PhaseDecoding)
+	c2, err := c.WithRun(base, req, tm, time.Unix(2, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = seconds(t, base, req, c2)
+	if relErr(got.PhaseSeconds.Denoise, 0.5*p.Denoise) > 1e-9 || relErr(got.PhaseSeconds.Decode, k[3]*p.Decode) > 1e-9 {
+		t.Errorf("base model with its own runs: %+v, want denoise ×0.5 and decode ×%v of %+v", got.PhaseSeconds, k[3], p)
+	}
+	// Another model does not borrow.
+	if seconds(t, preset(t, "klein-9B", false), req, c2).RunCalibrated {
+		t.Error("klein-9B borrowed klein-4B's runs")
+	}
+}
+
+// Issue 36 item 9: a 1024×576 image estimated at 21 s took 46–48 s. Where memory is tight
+// the report says what each image re-reads from disk (ReadBytes), and the time now counts
+// it at the calibrated read rate, in the phase that reads it.
+func TestRereadsArePriced(t *testing.T) {
+	m := preset(t, "klein-4B", true)
+	c, err := testRates.WithLoad(m.LoadBytes(), 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := Request{Req: engine.Request{WidthPx: 1024, HeightPx: 576}, Count: 2}
+	at := func(avail uint64) Report {
+		r, err := Estimate(m, req, Machine{AvailableBytes: avail, TotalBytes: 64 * gB, Rates: c})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	roomy := at(64 * gB)
+	if roomy.Verdict != Fits || roomy.ReadBytes != 0 {
+		t.Fatalf("64 GB: %v, %d bytes re-read", roomy.Verdict, roomy.ReadBytes)
+	}
+	// Each phase fits on its own: the transformer and the VAE are paged in for every image.
+	mem := roomy.Memory
+	tight := at(uint64(roomy.WorkingSetBytes))
+	if tight.Verdict != Tight || tight.ReadBytes == 0 {
+		t.Fatalf("tight: %v, %d bytes re-read", tight.Verdict, tight.ReadBytes)
+	}
+	rate := c.LoadRate()
+	p, q := roomy.PhaseSeconds, tight.PhaseSeconds
+	if relErr(q.Denoise-p.Denoise, float64(mem.TransformerWeights)/rate) > 1e-9 || relErr(q.Decode-p.Decode, float64(mem.VAEWeights)/rate) > 1e-9 ||
+		relErr(q.Encode-p.Encode, float64(mem.EncoderWeights)/rate) > 1e-9 {
+		t.Errorf("re-reads priced %+v over %+v; want %.3g s, %.3g s and %.3g s more", q, p,
+			float64(mem.EncoderWeights)/rate, float64(mem.TransformerWeights)/rate, float64(mem.VAEWeights)/rate)
+	}
+	if want := q.Job(2); tight.Seconds != want || tight.Seconds <= roomy.Seconds {
+		t.Errorf("tight job %.4g s (phases say %.4g s), roomy %.4g s", tight.Seconds, want, roomy.Seconds)
+	}
+}

@@ -11,6 +11,7 @@ import (
 
 	"kleinbild/engine/imageio"
 	"kleinbild/engine/schema"
+	"kleinbild/internal/testfix/metapng"
 )
 
 func TestFind(t *testing.T) {
@@ -29,7 +30,7 @@ func TestFind(t *testing.T) {
 		}
 		files = append(files, e.File)
 	}
-	writeTestPNG(t, dir, "plain.png", 8, 8, nil)
+	metapng.Write(t, dir, "plain.png", 8, 8, nil)
 	if g, _, err = Open(context.Background(), dir, Options{}); err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 	"kleinbild/engine/imageio"
 	"kleinbild/engine/schema"
 	"kleinbild/internal/atomicfile"
-	"kleinbild/internal/testfix"
+	"kleinbild/internal/testfix/metapng"
 )
 
 func TestReconcilesWithDisk(t *testing.T) {
@@ -36,8 +36,8 @@ func TestReconcilesWithDisk(t *testing.T) {
 
 	// Behind the gallery's back: a PNG without metadata, one with, a stale temp file of an
 	// interrupted write, a fresh one (maybe still being written), a damaged PNG, a deleted image.
-	writeTestPNG(t, dir, "plain.png", 16, 16, nil)
-	writeTestPNG(t, dir, "copied.png", 16, 16, &imageio.Metadata{Settings: schema.Settings{Prompt: "copied"}, Created: t0.Add(time.Hour)})
+	metapng.Write(t, dir, "plain.png", 16, 16, nil)
+	metapng.Write(t, dir, "copied.png", 16, 16, &imageio.Metadata{Settings: schema.Settings{Prompt: "copied"}, Created: t0.Add(time.Hour)})
 	stale := filepath.Join(dir, ".x.png"+atomicfile.TempMarker+"123")
 	fresh := filepath.Join(dir, ".y.png"+atomicfile.TempMarker+"456")
 	users := filepath.Join(dir, ".notes.tmp-1") // a user's own file: not the writer's marker
@@ -85,15 +85,4 @@ func TestReconcilesWithDisk(t *testing.T) {
 	if _, err := g2.Delete("../escape.png"); err == nil {
 		t.Error("Delete accepted a path outside the gallery")
 	}
-}
-
-// writeTestPNG writes a w×h testfix.Pattern PNG (with meta when given) and returns its path.
-func writeTestPNG(t testing.TB, dir, name string, w, h int, meta *imageio.Metadata) string {
-	t.Helper()
-	if meta == nil {
-		return testfix.WritePNG(t, dir, name, w, h, nil)
-	}
-	return testfix.WritePNG(t, dir, name, w, h, func(path string, img image.Image) error {
-		return imageio.WritePNG(path, img, *meta)
-	})
 }

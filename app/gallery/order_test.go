@@ -11,6 +11,7 @@ import (
 
 	"kleinbild/engine/imageio"
 	"kleinbild/engine/schema"
+	"kleinbild/internal/testfix/metapng"
 )
 
 // sortedGallery holds five images of two models and two sizes made a day apart (the last
@@ -36,7 +37,7 @@ func sortedGallery(t *testing.T, now time.Time) *Gallery {
 			t.Fatal(err)
 		}
 	}
-	writeTestPNG(t, dir, "plain.png", 8, 8, nil)
+	metapng.Write(t, dir, "plain.png", 8, 8, nil)
 	if g, _, err = Open(context.Background(), dir, Options{}); err != nil {
 		t.Fatal(err)
 	}

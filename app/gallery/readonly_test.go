@@ -14,6 +14,7 @@ import (
 	"kleinbild/engine/imageio"
 	"kleinbild/engine/schema"
 	"kleinbild/internal/atomicfile"
+	"kleinbild/internal/testfix/metapng"
 )
 
 // treeState is every entry under root: its kind, size, time and content.
@@ -76,7 +77,7 @@ func TestReadOnlyWritesNothing(t *testing.T) {
 	}
 	// What a writable Open would change: an image the index does not know, a stale
 	// temporary, and (40 days on) an expired trash item.
-	writeTestPNG(t, dir, "behind.png", 8, 8, nil)
+	metapng.Write(t, dir, "behind.png", 8, 8, nil)
 	stale := filepath.Join(dir, ".x.png"+atomicfile.TempMarker+"1")
 	if err := os.WriteFile(stale, []byte("partial"), 0o644); err != nil {
 		t.Fatal(err)

@@ -13,43 +13,37 @@ import (
 
 	"kleinbild/engine/imageio"
 	"kleinbild/engine/schema"
+	"kleinbild/internal/hangguard"
 	"kleinbild/internal/testfix"
+	"kleinbild/internal/testfix/metapng"
 )
 
 // A FIFO named *.png (or index.json) in the gallery folder does not stop the gallery from
 // loading, and images are still saved; before the fix the scan blocked opening the FIFO.
 func TestIgnoresFIFOs(t *testing.T) {
 	dir := t.TempDir()
-	writeTestPNG(t, dir, "plain.png", 16, 16, nil)
+	metapng.Write(t, dir, "plain.png", 16, 16, nil)
 	for _, name := range []string{"fifo.png", "index.json"} {
 		testfix.FIFO(t, dir, name)
 	}
 	os.Symlink(filepath.Join(dir, "fifo.png"), filepath.Join(dir, "link.png"))
 	testfix.DevZero(t, dir, "zero.png")
-	type opened struct {
+	var (
 		g   *Gallery
 		rep Report
 		err error
+	)
+	hangguard.WithinLabel(t, 10*time.Second, "Open("+dir+") with FIFOs in it", func() {
+		g, rep, err = Open(context.Background(), dir, Options{})
+	})
+	if err != nil || g.Len() != 1 || len(rep.Unreadable) != 0 || !rep.Rebuilt {
+		t.Fatalf("gallery: %v, %d entries, %+v", err, g.Len(), rep)
 	}
-	done := make(chan opened, 1)
-	go func() {
-		g, rep, err := Open(context.Background(), dir, Options{})
-		done <- opened{g, rep, err}
-	}()
-	var o opened
-	select {
-	case o = <-done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("Open blocked on a FIFO")
-	}
-	if o.err != nil || o.g.Len() != 1 || len(o.rep.Unreadable) != 0 || !o.rep.Rebuilt {
-		t.Fatalf("gallery: %v, %d entries, %+v", o.err, o.g.Len(), o.rep)
-	}
-	if _, err := o.g.Add(image.NewNRGBA(image.Rect(0, 0, 8, 8)), imageio.Metadata{Settings: schema.Settings{Prompt: "new", Seed: 2}}); err != nil {
+	if _, err := g.Add(image.NewNRGBA(image.Rect(0, 0, 8, 8)), imageio.Metadata{Settings: schema.Settings{Prompt: "new", Seed: 2}}); err != nil {
 		t.Fatalf("saving next to a FIFO: %v", err)
 	}
-	if o.g.Len() != 2 {
-		t.Errorf("%d entries after Add", o.g.Len())
+	if g.Len() != 2 {
+		t.Errorf("%d entries after Add", g.Len())
 	}
 }
 
@@ -70,7 +64,7 @@ func TestDeleteRefusesNonFiles(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "sub")); err != nil {
 		t.Error("a folder in the gallery was removed")
 	}
-	p := writeTestPNG(t, dir, "x.png", 16, 16, nil)
+	p := metapng.Write(t, dir, "x.png", 16, 16, nil)
 	if _, err := g.Delete("x.png"); err != nil {
 		t.Fatal(err)
 	}

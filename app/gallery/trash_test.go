@@ -10,6 +10,7 @@ import (
 
 	"kleinbild/engine/imageio"
 	"kleinbild/engine/schema"
+	"kleinbild/internal/testfix/metapng"
 )
 
 // addN adds n small images with prompts p0, p1, … and returns them.
@@ -91,7 +92,7 @@ func TestDeleteToTrashAndRestore(t *testing.T) {
 // An image whose name was taken while it was in the trash comes back under a new name.
 func TestRestoreUnderNewName(t *testing.T) {
 	dir := t.TempDir()
-	writeTestPNG(t, dir, "x.png", 8, 8, &imageio.Metadata{Settings: schema.Settings{Prompt: "old"}})
+	metapng.Write(t, dir, "x.png", 8, 8, &imageio.Metadata{Settings: schema.Settings{Prompt: "old"}})
 	g, _, err := Open(context.Background(), dir, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -100,7 +101,7 @@ func TestRestoreUnderNewName(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeTestPNG(t, dir, "x.png", 8, 8, &imageio.Metadata{Settings: schema.Settings{Prompt: "new"}})
+	metapng.Write(t, dir, "x.png", 8, 8, &imageio.Metadata{Settings: schema.Settings{Prompt: "new"}})
 	got, err := g.Restore(batch)
 	if err != nil || len(got) != 1 || got[0].File != "x-restored.png" || got[0].Meta.Prompt != "old" {
 		t.Fatalf("restore: %v %+v", err, got)

@@ -1,4 +1,4 @@
-// Package humanize writes byte counts and durations the way people read them.
+// Package humanize writes byte counts, durations and seed ranges the way people read them.
 package humanize
 
 import (
@@ -31,4 +31,24 @@ func Duration(d time.Duration) string {
 		return fmt.Sprintf("%d min %02d s", int(d.Minutes()), int(d.Seconds())%60)
 	}
 	return fmt.Sprintf("%d h %02d min", int(d.Hours()), int(d.Minutes())%60)
+}
+
+// SeedRange is the seeds first to first+count−1 as a range ("41–43"; one seed alone). Long seeds share their
+// leading digits, which the end of the range leaves out but for its last two
+// ("3806188289–91"): the whole of it was cut short in a narrow queue row ("3806188289–
+// 3806188…"; issue 36 item 20).
+func SeedRange(first uint64, count int) string {
+	a := strconv.FormatUint(first, 10)
+	if count <= 1 {
+		return a
+	}
+	b := strconv.FormatUint(first+uint64(count-1), 10)
+	if len(a) != len(b) || len(a) < 5 {
+		return a + "–" + b
+	}
+	same := 0
+	for same < len(a)-2 && a[same] == b[same] {
+		same++
+	}
+	return a + "–" + b[same:]
 }

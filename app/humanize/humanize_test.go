@@ -20,3 +20,24 @@ func TestBytes(t *testing.T) {
 		}
 	}
 }
+
+// Issue 36 item 20: a queue row cut "seeds 3806188289–3806188…"; long seeds of a range
+// leave their shared digits out of its end.
+func TestSeedRange(t *testing.T) {
+	for _, c := range []struct {
+		first uint64
+		count int
+		want  string
+	}{
+		{41, 3, "41–43"},
+		{3806188289, 4, "3806188289–92"},
+		{3806188289, 12, "3806188289–300"},
+		{99998, 3, "99998–100000"},
+		{12345, 1, "12345"},
+		{18446744073709551615, 2, "18446744073709551615–0"},
+	} {
+		if got := SeedRange(c.first, c.count); got != c.want {
+			t.Errorf("SeedRange(%d, %d) = %q, want %q", c.first, c.count, got, c.want)
+		}
+	}
+}

@@ -19,7 +19,8 @@ import (
 // the whole image's: the current phase's rest, from its own progress, and the phases after
 // it. Without one, the phases have fixed shares and only the prompt's reading and the
 // denoising tell their time left. "Almost done" is said only while decoding (issue 28 item
-// 9: it showed at "Step 1 of 4" and while the prompt was read).
+// 9: it showed at "Step 1 of 4" and while the prompt was read), and in a run of several
+// images (InRun) only on the last one, whose bar and time left are the run's.
 type Tracker struct {
 	plan         Plan
 	last         engine.Progress
@@ -38,6 +39,8 @@ type Tracker struct {
 	hasLeft      bool
 	within       float64       // the fraction of the current phase done at lastAt
 	restAfter    time.Duration // with a plan: the part of left after the current phase
+	paceRatio    float64       // how the last measured phase ran against its plan (0: unknown)
+	run          run           // where the image sits in a run of several (InRun)
 	// activity is what the app does before the engine's first report (checking the
 	// references, tuning for the GPU), "" for the model's loading.
 	activity string
@@ -180,12 +183,11 @@ func (t *Tracker) Update(p engine.Progress, now time.Duration) {
 			t.setLeft(done/(1-t.denoiseFrom), now-t.denoiseStart)
 		}
 	case engine.PhaseDecoding:
-		// Decoding's own pace, once its first blocks are done.
+		// The decoder's blocks differ in cost (the last ones, at full size, cost the most):
+		// their count gives the bar, not the time left (issue 36 item 9: "about 12 s left"
+		// came twice in one decode). planLeft counts the plan's time down instead.
 		if !t.decoding {
 			t.decoding, t.decodeStart = true, now
-		}
-		if t.plan.total() > 0 {
-			t.setLeft(within, now-t.decodeStart)
 		}
 	}
 	lo, hi := t.span(p.Phase)
@@ -205,10 +207,16 @@ func (t *Tracker) planLeft() {
 	}
 	rest := time.Duration(float64(planned) * (1 - t.within))
 	pace := 1.0
-	if t.hasLeft { // the phase's own pace, measured
+	switch {
+	case ph == engine.PhaseDecoding:
+		// The plan's decoding time at the pace measured before, less the time it has run.
+		pace = t.pace()
+		rest = max(time.Duration(float64(planned)*pace)-(t.lastAt-t.decodeStart), 0)
+	case t.hasLeft: // the phase's own pace, measured
 		rest = t.left
 		if want := float64(planned) * (1 - t.within); want > 0 && t.within >= 0.25 {
 			pace = min(max(float64(t.left)/want, 0.5), 2)
+			t.paceRatio = pace
 		}
 	}
 	t.left = rest + time.Duration(float64(t.after(ph))*pace)
@@ -224,7 +232,7 @@ func (t *Tracker) setLeft(done float64, spent time.Duration) {
 	}
 }
 
-// Fraction is the bar's fraction of the whole image done.
+// Fraction is the bar's fraction of the image done (of this image alone, in a run).
 func (t *Tracker) Fraction() float64 { return t.frac }
 
 // Status is the bar fraction and status line at now.
@@ -252,11 +260,11 @@ func (t *Tracker) Status(now time.Duration) (fraction float64, text string) {
 	default:
 		text = string(p.Phase) + "…"
 	}
-	text += " · " + humanize.Duration(now)
-	if t.hasLeft {
+	text += " · " + humanize.Duration(t.run.spent+now)
+	if later, ok := t.laterImages(); t.hasLeft && ok {
 		// Counting down, the current phase's rest runs out; the phases after it stay.
-		left := max(t.left-(now-t.lastAt), t.restAfter)
-		last := p.Phase == engine.PhaseDecoding || p.Phase == engine.PhaseDone
+		left := max(t.left-(now-t.lastAt), t.restAfter) + later
+		last := (p.Phase == engine.PhaseDecoding || p.Phase == engine.PhaseDone) && t.lastImage()
 		switch {
 		case left > time.Second:
 			text += " · about " + humanize.Duration(left) + " left"
@@ -264,7 +272,7 @@ func (t *Tracker) Status(now time.Duration) (fraction float64, text string) {
 			text += " · almost done"
 		}
 	}
-	return t.barFraction(now), text
+	return t.runFraction(t.barFraction(now)), t.runText(text)
 }
 
 // barFraction is the bar at now: while decoding without block reports, it moves with the

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"kleinbild/internal/hangguard"
 	"kleinbild/internal/testfix"
 )
 
@@ -18,15 +19,10 @@ func TestLoadHostileFiles(t *testing.T) {
 	fifo := testfix.FIFO(t, dir, "fifo.json")
 	zero := testfix.DevZero(t, dir, "zero.json")
 	for _, p := range []string{fifo, zero} {
-		done := make(chan error, 1)
-		go func() { _, err := Load(p); done <- err }()
-		select {
-		case err := <-done:
-			if err == nil {
-				t.Errorf("%s: loaded without an error", p)
-			}
-		case <-time.After(10 * time.Second):
-			t.Fatalf("%s: Load blocked", p)
+		var err error
+		hangguard.WithinLabel(t, 10*time.Second, "Load("+p+")", func() { _, err = Load(p) })
+		if err == nil {
+			t.Errorf("%s: loaded without an error", p)
 		}
 	}
 }
@@ -35,18 +31,17 @@ func TestLoadHostileFiles(t *testing.T) {
 // without opening what sits at the path (a FIFO there used to block the save).
 func TestSaveWithTokenIsPrivateAndAtomic(t *testing.T) {
 	p := testfix.FIFO(t, t.TempDir(), "settings.json")
-	done := make(chan error, 1)
-	go func() { done <- Save(p, Settings{HFToken: "hf_x"}) }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(10 * time.Second):
-		if f, err := os.Open(p); err == nil {
-			f.Close()
-		}
-		t.Fatal("Save blocked on a FIFO")
+	var err error
+	hangguard.WithinOptions(t, 10*time.Second, hangguard.Options{
+		Label: "Save(" + p + ") over a FIFO",
+		Unblock: func() { // a reader frees the writer
+			if f, err := os.Open(p); err == nil {
+				f.Close()
+			}
+		},
+	}, func() { err = Save(p, Settings{HFToken: "hf_x"}) })
+	if err != nil {
+		t.Fatal(err)
 	}
 	st, err := os.Lstat(p)
 	if err != nil || !st.Mode().IsRegular() || st.Mode().Perm() != 0o600 {

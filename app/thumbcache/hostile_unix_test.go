@@ -5,6 +5,7 @@ package thumbcache
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"hash/crc32"
 	"image"
 	"image/png"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"kleinbild/internal/hangguard"
 	"kleinbild/internal/testfix"
 )
 
@@ -49,20 +51,12 @@ func TestHostileCacheFiles(t *testing.T) {
 			}
 			done <- err
 		})
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("%s: %v", key, err)
-			}
-		case <-time.After(30 * time.Second):
-			t.Fatalf("%s: thumbnail loading blocked", key)
+		var err error
+		label := fmt.Sprintf("thumbnail %q (cached as %s)", key, filepath.Join(cache, key+".png"))
+		hangguard.WithinLabel(t, 30*time.Second, label, func() { err = <-done })
+		if err != nil {
+			t.Errorf("%s: %v", key, err)
 		}
 	}
-	closed := make(chan struct{})
-	go func() { th.Close(); close(closed) }()
-	select {
-	case <-closed:
-	case <-time.After(30 * time.Second):
-		t.Fatal("Close blocked")
-	}
+	hangguard.WithinLabel(t, 30*time.Second, "Close of the thumbnailer of "+cache, th.Close)
 }

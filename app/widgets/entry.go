@@ -42,6 +42,10 @@ type ShortcutEntry struct {
 	PassOn   func(*desktop.CustomShortcut) bool
 	scrollTo fyne.Scrollable
 	render   *passRenderer
+	// lost is the cursor's text offset that Fyne could not show, with the text it was lost
+	// in (see keepCursor); lost is 0 when none was.
+	lost     int
+	lostText string
 }
 
 func NewShortcutEntry(multiLine bool, onGenerate func()) *ShortcutEntry {
@@ -69,6 +73,9 @@ func (e *ShortcutEntry) TypedShortcut(s fyne.Shortcut) {
 		// The paste lands inside the current text: judge the worst case, both joined.
 		e.unwrapFor(e.Text + p.Clipboard.Content())
 	}
+	if _, ok := s.(*fyne.ShortcutPaste); ok {
+		e.keepCursor()
+	}
 	e.Entry.TypedShortcut(s)
 	if strings.ContainsRune(e.Text, '\t') { // pasted tabs
 		row, col := e.CursorRow, e.CursorColumn
@@ -92,8 +99,32 @@ func (e *ShortcutEntry) TypedRune(r rune) {
 	if r == '\t' {
 		return
 	}
+	e.keepCursor()
+	want := e.CursorTextOffset() + 1
+	selected := e.SelectedText() != ""
 	e.Entry.TypedRune(r)
+	e.noteCursor(want, selected)
 	e.adaptWrapping(e.Text)
+}
+
+// keepCursor puts the cursor back where the last typed rune left it when Fyne could not
+// show that place. A space typed where a word-wrapped line breaks is in no row of Fyne's
+// Entry (v2.7.1): the cursor after it is clamped to before it, so the next rune went before
+// the space ("painting of" became "paintingof "; issue 36 item 4). The cursor's column past
+// its row's end still names the right text offset.
+func (e *ShortcutEntry) keepCursor() {
+	if e.lost > 0 && e.Text == e.lostText && e.SelectedText() == "" && e.CursorTextOffset() == e.lost-1 {
+		e.CursorColumn++
+	}
+	e.lost, e.lostText = 0, ""
+}
+
+// noteCursor remembers that the cursor should be at the text offset want (after typing
+// with no selection) when Fyne's cursor is not there.
+func (e *ShortcutEntry) noteCursor(want int, selected bool) {
+	if !selected && e.CursorTextOffset() == want-1 {
+		e.lost, e.lostText = want, e.Text
+	}
 }
 
 // TypedKey handles a key (deletions may make word wrapping affordable again).
@@ -104,6 +135,7 @@ func (e *ShortcutEntry) TypedKey(k *fyne.KeyEvent) {
 		}
 		return
 	}
+	e.keepCursor()
 	e.Entry.TypedKey(k)
 	e.adaptWrapping(e.Text)
 }

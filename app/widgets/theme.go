@@ -35,7 +35,14 @@ func (kleinbildTheme) Color(n fyne.ThemeColorName, v fyne.ThemeVariant) color.Co
 	return theme.DefaultTheme().Color(n, v)
 }
 
-func (kleinbildTheme) Font(s fyne.TextStyle) fyne.Resource { return theme.DefaultTheme().Font(s) }
+// Font is the default theme's, but for monospace text with room for its underscore (see
+// monoFont).
+func (kleinbildTheme) Font(s fyne.TextStyle) fyne.Resource {
+	if s.Monospace {
+		return monoFont()
+	}
+	return theme.DefaultTheme().Font(s)
+}
 
 func (kleinbildTheme) Icon(n fyne.ThemeIconName) fyne.Resource { return theme.DefaultTheme().Icon(n) }
 

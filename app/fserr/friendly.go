@@ -1,4 +1,5 @@
-package app
+// Package fserr says file system errors in plain words, for messages to the user.
+package fserr
 
 import (
 	"errors"
@@ -7,10 +8,10 @@ import (
 	"strings"
 )
 
-// friendlyText is err's message with a missing file or folder said in plain words: "model:
+// Friendly is err's message with a missing file or folder said in plain words: "model:
 // stat /x: no such file or directory" becomes "model: /x does not exist (moved, renamed
 // or deleted?)" (issue 28 item 10).
-func friendlyText(err error) string {
+func Friendly(err error) string {
 	msg := err.Error()
 	var pe *fs.PathError
 	if errors.As(err, &pe) && errors.Is(pe.Err, fs.ErrNotExist) && pe.Path != "" {

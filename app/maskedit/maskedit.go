@@ -1,4 +1,7 @@
-package app
+// Package maskedit is the mask painter of Inpaint mode: a widget that shows a picture with
+// the mask to repaint over it, painted with a brush or rectangles, zoomed and panned, with
+// undo; or, with outpainting padding, the extended canvas.
+package maskedit
 
 import (
 	"image"
@@ -11,70 +14,72 @@ import (
 	"kleinbild/engine/inpaint"
 )
 
-// maskEditor is the painting surface of Inpaint mode: the picture with its mask as a
+// Editor is the painting surface of Inpaint mode: the picture with its mask as a
 // translucent red overlay, painted by dragging (or tapping) with a round brush of a size
 // and hardness, or erased; strokes can be undone and redone, the mask cleared and
 // inverted. Scrolling zooms about the pointer; in pan mode dragging moves the view. With outpainting padding set it shows the extended canvas instead (the new
 // area as the mask), and painting is off.
-type maskEditor struct {
+type Editor struct {
 	widget.BaseWidget
 
 	src  image.Image
 	w, h int
 	// mask is the painted mask at the picture's size: 255 repaint, 0 keep.
 	mask *image.Gray
-	// brush is the brush diameter in picture pixels; hardness in 0..1 is the part of its
-	// radius painted fully (the rest fades out); erase paints 0.
-	brush    float64
-	hardness float64
-	erase    bool
-	// rect makes dragging add (or with erase remove) the rectangle between the drag's
+	// Brush is the brush diameter in picture pixels; Hardness in 0..1 is the part of its
+	// radius painted fully (the rest fades out); Erase paints 0.
+	Brush    float64
+	Hardness float64
+	Erase    bool
+	// Rect makes dragging add (or with Erase remove) the rectangle between the drag's
 	// start and the pointer instead of brush strokes; rectFrom is that start and rectBase
 	// the mask before the drag (picture pixels).
-	rect     bool
+	Rect     bool
 	rectFrom image.Point
 	rectBase []uint8
 	// pad is the outpainting padding (zero: inpainting).
 	pad inpaint.Padding
 
 	// zoom (1 = the whole picture, up to maxMaskZoom) and centre (picture pixels) select the
-	// part shown; pan makes dragging move the view instead of painting. Scrolling zooms
+	// part shown; Pan makes dragging move the view instead of painting. Scrolling zooms
 	// about the pointer.
 	zoom   float64
 	centre [2]float64
-	pan    bool
+	Pan    bool
 
 	undo, redo []*image.Gray
 	stroking   bool
 	last       image.Point // the previous dab of the stroke, in picture pixels
 	view       *canvas.Image
-	// changed is called after every change of the mask or the padding (may be nil).
-	changed func()
+	// Changed is called after every change of the mask or the padding (may be nil).
+	Changed func()
 }
 
-func newMaskEditor(src image.Image) *maskEditor {
+// New is an editor of src with an empty mask, a 32-pixel brush of hardness 0.7, showing
+// the whole picture.
+func New(src image.Image) *Editor {
 	b := src.Bounds()
-	e := &maskEditor{src: src, w: b.Dx(), h: b.Dy(), mask: image.NewGray(image.Rect(0, 0, b.Dx(), b.Dy())), brush: 32, hardness: 0.7, zoom: 1}
+	e := &Editor{src: src, w: b.Dx(), h: b.Dy(), mask: image.NewGray(image.Rect(0, 0, b.Dx(), b.Dy())), Brush: 32, Hardness: 0.7, zoom: 1}
 	e.centre = [2]float64{float64(e.w) / 2, float64(e.h) / 2}
 	e.view = canvas.NewImageFromImage(nil)
 	e.view.FillMode = canvas.ImageFillContain
 	e.view.ScaleMode = canvas.ImageScalePixels
 	e.ExtendBaseWidget(e)
-	e.render()
+	e.Render()
 	return e
 }
 
-func (e *maskEditor) CreateRenderer() fyne.WidgetRenderer { return widget.NewSimpleRenderer(e.view) }
+func (e *Editor) CreateRenderer() fyne.WidgetRenderer { return widget.NewSimpleRenderer(e.view) }
 
 // MinSize keeps the surface usable in a small window.
-func (e *maskEditor) MinSize() fyne.Size { return fyne.NewSize(200, 150) }
+func (e *Editor) MinSize() fyne.Size { return fyne.NewSize(200, 150) }
 
 // maxMaskZoom is how far the editor zooms in.
 const maxMaskZoom = 16
 
 // visible is the part of the picture (or canvas) shown: the whole at zoom 1, else a
 // window of 1/zoom of each side around centre, kept inside.
-func (e *maskEditor) visible() image.Rectangle {
+func (e *Editor) visible() image.Rectangle {
 	w, h := e.w, e.h
 	if !e.pad.IsZero() {
 		w, h = e.pad.Size(e.w, e.h)
@@ -87,7 +92,7 @@ func (e *maskEditor) visible() image.Rectangle {
 
 // toPictureF maps a position on the widget to picture coordinates (the visible part is
 // fitted, centred, as ImageFillContain draws it).
-func (e *maskEditor) toPictureF(p fyne.Position) (float64, float64) {
+func (e *Editor) toPictureF(p fyne.Position) (float64, float64) {
 	s, v := e.Size(), e.visible()
 	scale := math.Min(float64(s.Width)/float64(v.Dx()), float64(s.Height)/float64(v.Dy()))
 	if scale <= 0 {
@@ -99,56 +104,56 @@ func (e *maskEditor) toPictureF(p fyne.Position) (float64, float64) {
 }
 
 // toPicture is toPictureF in whole pixels.
-func (e *maskEditor) toPicture(p fyne.Position) image.Point {
+func (e *Editor) toPicture(p fyne.Position) image.Point {
 	x, y := e.toPictureF(p)
 	return image.Pt(int(math.Floor(x)), int(math.Floor(y)))
 }
 
 // Scrolled zooms in (scrolling up) or out about the pointer.
-func (e *maskEditor) Scrolled(ev *fyne.ScrollEvent) {
+func (e *Editor) Scrolled(ev *fyne.ScrollEvent) {
 	x, y := e.toPictureF(ev.Position)
 	e.SetZoom(e.zoom*math.Pow(1.25, float64(ev.Scrolled.DY)/10), x, y)
 }
 
 // SetZoom sets the zoom (clamped to 1..maxMaskZoom), keeping the picture point (x, y)
 // under the same place of the widget.
-func (e *maskEditor) SetZoom(z, x, y float64) {
+func (e *Editor) SetZoom(z, x, y float64) {
 	z = min(max(z, 1), maxMaskZoom)
 	old := e.zoom
 	e.zoom = z
 	// The point's offset from the centre shrinks by old/z.
 	e.centre[0] = x - (x-e.centre[0])*old/z
 	e.centre[1] = y - (y-e.centre[1])*old/z
-	e.render()
+	e.Render()
 }
 
 // Tapped paints one dab (nothing with the rectangle tool).
-func (e *maskEditor) Tapped(ev *fyne.PointEvent) {
-	if !e.pad.IsZero() || e.pan || e.rect {
+func (e *Editor) Tapped(ev *fyne.PointEvent) {
+	if !e.pad.IsZero() || e.Pan || e.Rect {
 		return
 	}
 	e.snapshot()
 	e.dab(e.toPicture(ev.Position))
-	e.render()
+	e.Render()
 }
 
 // Dragged paints (or erases) along the drag, dabs spaced a quarter of the brush apart; with
 // pan set it moves the view.
-func (e *maskEditor) Dragged(ev *fyne.DragEvent) {
-	if !e.pad.IsZero() && !e.pan {
+func (e *Editor) Dragged(ev *fyne.DragEvent) {
+	if !e.pad.IsZero() && !e.Pan {
 		return
 	}
-	if e.pan { // move the view with the pointer
+	if e.Pan { // move the view with the pointer
 		v, s := e.visible(), e.Size()
 		scale := math.Min(float64(s.Width)/float64(v.Dx()), float64(s.Height)/float64(v.Dy()))
 		if scale > 0 {
 			e.centre[0] -= float64(ev.Dragged.DX) / scale
 			e.centre[1] -= float64(ev.Dragged.DY) / scale
-			e.render()
+			e.Render()
 		}
 		return
 	}
-	if e.rect {
+	if e.Rect {
 		e.dragRect(ev)
 		return
 	}
@@ -159,23 +164,23 @@ func (e *maskEditor) Dragged(ev *fyne.DragEvent) {
 		e.dab(p)
 	} else {
 		dx, dy := float64(p.X-e.last.X), float64(p.Y-e.last.Y)
-		n := int(math.Ceil(math.Hypot(dx, dy) / math.Max(1, e.brush/4)))
+		n := int(math.Ceil(math.Hypot(dx, dy) / math.Max(1, e.Brush/4)))
 		from := e.last
 		for i := 1; i <= n; i++ {
 			e.dab(image.Pt(from.X+int(math.Round(dx*float64(i)/float64(n))), from.Y+int(math.Round(dy*float64(i)/float64(n)))))
 		}
 	}
 	e.last = p
-	e.render()
+	e.Render()
 }
 
 // DragEnd ends the stroke (or the rectangle).
-func (e *maskEditor) DragEnd() { e.stroking, e.rectBase = false, nil }
+func (e *Editor) DragEnd() { e.stroking, e.rectBase = false, nil }
 
 // dragRect shows the mask with the rectangle from the drag's start (where the pointer was
 // before its first move) to the pointer filled, or cleared with the eraser; the whole drag
 // is one step for Undo.
-func (e *maskEditor) dragRect(ev *fyne.DragEvent) {
+func (e *Editor) dragRect(ev *fyne.DragEvent) {
 	if !e.stroking {
 		e.stroking = true
 		e.snapshot()
@@ -188,7 +193,7 @@ func (e *maskEditor) dragRect(ev *fyne.DragEvent) {
 	r.Max = r.Max.Add(image.Pt(1, 1)) // both corners are inside
 	r = r.Intersect(image.Rect(0, 0, e.w, e.h))
 	v := uint8(255)
-	if e.erase {
+	if e.Erase {
 		v = 0
 	}
 	for y := r.Min.Y; y < r.Max.Y; y++ {
@@ -197,15 +202,15 @@ func (e *maskEditor) dragRect(ev *fyne.DragEvent) {
 			row[i] = v
 		}
 	}
-	e.render()
+	e.Render()
 }
 
 // dab paints one round brush mark centred at c: full strength within hardness·radius,
 // then a linear fade to the radius. Painting never lowers a value, erasing never raises one.
-func (e *maskEditor) dab(c image.Point) {
+func (e *Editor) dab(c image.Point) {
 	e.last = c
-	r := math.Max(0.5, e.brush/2)
-	core := r * math.Max(0, math.Min(1, e.hardness))
+	r := math.Max(0.5, e.Brush/2)
+	core := r * math.Max(0, math.Min(1, e.Hardness))
 	ri := int(math.Ceil(r))
 	for y := c.Y - ri; y <= c.Y+ri; y++ {
 		for x := c.X - ri; x <= c.X+ri; x++ {
@@ -222,7 +227,7 @@ func (e *maskEditor) dab(c image.Point) {
 			}
 			i := y*e.mask.Stride + x
 			v := uint8(math.Round(255 * a))
-			if e.erase {
+			if e.Erase {
 				e.mask.Pix[i] = min(e.mask.Pix[i], 255-v)
 			} else {
 				e.mask.Pix[i] = max(e.mask.Pix[i], v)
@@ -232,7 +237,7 @@ func (e *maskEditor) dab(c image.Point) {
 }
 
 // snapshot records the mask for undo before a change, and drops the redo history.
-func (e *maskEditor) snapshot() {
+func (e *Editor) snapshot() {
 	c := *e.mask
 	c.Pix = append([]uint8(nil), e.mask.Pix...)
 	e.undo = append(e.undo, &c)
@@ -240,48 +245,48 @@ func (e *maskEditor) snapshot() {
 }
 
 // Undo and Redo step through the history of strokes, clears and inversions.
-func (e *maskEditor) Undo() { e.step(&e.undo, &e.redo) }
+func (e *Editor) Undo() { e.step(&e.undo, &e.redo) }
 
 // Redo redoes what Undo undid.
-func (e *maskEditor) Redo() { e.step(&e.redo, &e.undo) }
+func (e *Editor) Redo() { e.step(&e.redo, &e.undo) }
 
-func (e *maskEditor) step(from, to *[]*image.Gray) {
+func (e *Editor) step(from, to *[]*image.Gray) {
 	if len(*from) == 0 {
 		return
 	}
 	*to = append(*to, e.mask)
 	e.mask = (*from)[len(*from)-1]
 	*from = (*from)[:len(*from)-1]
-	e.render()
+	e.Render()
 }
 
 // Clear empties the mask; Invert swaps what is repainted and what is kept.
-func (e *maskEditor) Clear() {
+func (e *Editor) Clear() {
 	e.snapshot()
 	clear(e.mask.Pix)
-	e.render()
+	e.Render()
 }
 
 // Invert swaps the repainted and the kept parts.
-func (e *maskEditor) Invert() {
+func (e *Editor) Invert() {
 	e.snapshot()
 	for i, v := range e.mask.Pix {
 		e.mask.Pix[i] = 255 - v
 	}
-	e.render()
+	e.Render()
 }
 
 // SetPadding sets the outpainting padding (zero returns to inpainting) and shows the new
 // canvas.
-func (e *maskEditor) SetPadding(p inpaint.Padding) {
+func (e *Editor) SetPadding(p inpaint.Padding) {
 	e.pad = p
 	e.zoom = 1 // the whole canvas
-	e.render()
+	e.Render()
 }
 
 // Masked reports whether any pixel would be repainted (grey 128 or more, the pipeline's
 // threshold).
-func (e *maskEditor) Masked() bool {
+func (e *Editor) Masked() bool {
 	for _, v := range e.mask.Pix {
 		if v >= 128 {
 			return true
@@ -290,9 +295,9 @@ func (e *maskEditor) Masked() bool {
 	return false
 }
 
-// render draws the picture (or the outpainting canvas) with the mask as a translucent red
+// Render draws the picture (or the outpainting canvas) with the mask as a translucent red
 // overlay.
-func (e *maskEditor) render() {
+func (e *Editor) Render() {
 	var pic *image.NRGBA
 	var mask []uint8
 	if e.pad.IsZero() {
@@ -325,14 +330,14 @@ func (e *maskEditor) render() {
 	e.centre = [2]float64{float64(v.Min.X) + float64(v.Dx())/2, float64(v.Min.Y) + float64(v.Dy())/2}
 	e.view.Image = pic.SubImage(v)
 	e.view.Refresh()
-	if e.changed != nil {
-		e.changed()
+	if e.Changed != nil {
+		e.Changed()
 	}
 }
 
-// setPicture replaces the picture with src (a result to refine further): the mask and its
+// SetPicture replaces the picture with src (a result to refine further): the mask and its
 // history are kept when the size is the same, else cleared; the padding returns to none.
-func (e *maskEditor) setPicture(src image.Image) {
+func (e *Editor) SetPicture(src image.Image) {
 	b := src.Bounds()
 	e.src = src
 	if b.Dx() != e.w || b.Dy() != e.h {
@@ -342,5 +347,21 @@ func (e *maskEditor) setPicture(src image.Image) {
 		e.zoom, e.centre = 1, [2]float64{float64(e.w) / 2, float64(e.h) / 2}
 	}
 	e.pad = inpaint.Padding{}
-	e.render()
+	e.Render()
 }
+
+// Width is the picture's width in pixels (without the padding).
+func (e *Editor) Width() int { return e.w }
+
+// Height is the picture's height in pixels (without the padding).
+func (e *Editor) Height() int { return e.h }
+
+// Padding is the outpainting padding (zero: inpainting).
+func (e *Editor) Padding() inpaint.Padding { return e.pad }
+
+// Mask is the painted mask at the picture's size: 255 repaint, 0 keep. It is the editor's
+// own: a caller that changes it calls Render.
+func (e *Editor) Mask() *image.Gray { return e.mask }
+
+// Preview is the part of the picture (or canvas) shown, with the mask over it.
+func (e *Editor) Preview() image.Image { return e.view.Image }

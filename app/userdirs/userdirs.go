@@ -1,4 +1,6 @@
-package app
+// Package userdirs finds the user's folders: home, the XDG configuration folder, the
+// pictures folder (XDG_PICTURES_DIR on Linux and the BSDs) and where a file chooser opens.
+package userdirs
 
 import (
 	"bufio"
@@ -9,8 +11,8 @@ import (
 	"kleinbild/internal/safefile"
 )
 
-// userDirs returns the home folder and the XDG configuration folder ("" when unknown).
-func userDirs() (home, configHome string) {
+// Dirs returns the home folder and the XDG configuration folder ("" when unknown).
+func Dirs() (home, configHome string) {
 	home, _ = os.UserHomeDir()
 	configHome = os.Getenv("XDG_CONFIG_HOME")
 	if configHome == "" && home != "" {
@@ -19,9 +21,9 @@ func userDirs() (home, configHome string) {
 	return home, configHome
 }
 
-// picturesDir is the user's pictures folder, "" when it does not exist: on Linux and the
+// Pictures is the user's pictures folder, "" when it does not exist: on Linux and the
 // BSDs XDG_PICTURES_DIR from configHome/user-dirs.dirs, else (and when unset) ~/Pictures.
-func picturesDir(home, configHome, goos string) string {
+func Pictures(home, configHome, goos string) string {
 	if home == "" {
 		return ""
 	}
@@ -31,7 +33,7 @@ func picturesDir(home, configHome, goos string) string {
 			p = x
 		}
 	}
-	if !isDir(p) {
+	if !IsDir(p) {
 		return ""
 	}
 	return p
@@ -67,23 +69,24 @@ func xdgUserDir(file, key, home string) string {
 	return ""
 }
 
-// startFolder is where a chooser of images opens: the folder used last, else the user's
+// Start is where a chooser of images opens: the folder used last, else the user's
 // pictures folder, else home, else the current folder.
-func startFolder(last, home, configHome, goos string) string {
-	if last != "" && isDir(last) {
+func Start(last, home, configHome, goos string) string {
+	if last != "" && IsDir(last) {
 		return last
 	}
-	if p := picturesDir(home, configHome, goos); p != "" {
+	if p := Pictures(home, configHome, goos); p != "" {
 		return p
 	}
-	if home != "" && isDir(home) {
+	if home != "" && IsDir(home) {
 		return home
 	}
 	wd, _ := os.Getwd()
 	return wd
 }
 
-func isDir(p string) bool {
+// IsDir reports whether p is a folder (following links).
+func IsDir(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.IsDir()
 }

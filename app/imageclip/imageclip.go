@@ -1,4 +1,6 @@
-package app
+// Package imageclip puts images on the system clipboard, which Fyne's clipboard (text
+// only) cannot.
+package imageclip
 
 import (
 	"bytes"
@@ -12,16 +14,16 @@ import (
 	"kleinbild/app/thumbcache"
 )
 
-// systemClipboard puts images on the system clipboard (Fyne's clipboard holds only
+// Clipboard puts images on the system clipboard (Fyne's clipboard holds only
 // text). It connects on first use; where there is no clipboard to connect to (no
 // display, a build without cgo) writes fail with a plain message.
-type systemClipboard struct {
+type Clipboard struct {
 	once sync.Once
 	err  error
 }
 
-// writePNG puts PNG data on the clipboard. Safe from any goroutine.
-func (c *systemClipboard) writePNG(data []byte) error {
+// WritePNG puts PNG data on the clipboard. Safe from any goroutine.
+func (c *Clipboard) WritePNG(data []byte) error {
 	c.once.Do(func() {
 		if err := clipboard.Init(); err != nil {
 			c.err = fmt.Errorf("the system clipboard cannot be used here (%w)", err)
@@ -36,8 +38,8 @@ func (c *systemClipboard) writePNG(data []byte) error {
 	return nil
 }
 
-// pngFileBytes decodes the image file at path and encodes it as PNG.
-func pngFileBytes(path string) ([]byte, error) {
+// FileAsPNG decodes the image file at path and encodes it as PNG.
+func FileAsPNG(path string) ([]byte, error) {
 	img, err := thumbcache.DecodeFile(path)
 	if err != nil {
 		return nil, err

@@ -1,10 +1,10 @@
 package imageio
 
 import (
-	"kleinbild/engine/schema"
-
 	"strings"
 	"testing"
+
+	"kleinbild/engine/schema"
 )
 
 // Issue 28 item 10: the AUTOMATIC1111 parameters name the adapters as its LoRA tags, after

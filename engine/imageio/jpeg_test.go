@@ -1,14 +1,14 @@
 package imageio
 
 import (
-	"kleinbild/engine/schema"
-
 	"bytes"
 	"image"
 	"image/color"
 	"image/jpeg"
 	"strings"
 	"testing"
+
+	"kleinbild/engine/schema"
 )
 
 // TestEncodeJPEG: the parameters text sits in a comment segment after the start marker, the

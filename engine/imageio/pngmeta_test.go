@@ -1,8 +1,6 @@
 package imageio
 
 import (
-	"kleinbild/engine/schema"
-
 	"bytes"
 	"compress/zlib"
 	"crypto/sha256"
@@ -18,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"kleinbild/engine/schema"
 	"kleinbild/weights/golden"
 )
 
@@ -302,6 +301,30 @@ func TestOldLayoutKept(t *testing.T) {
 		}
 		if string(again) != old {
 			t.Errorf("%s: written again as\n%s\nwas\n%s", name, again, old)
+		}
+	}
+}
+
+// A Settings field is stored under its own JSON key where the layout has no place for it
+// (appendOtherSettings): that key must not be one of the layout's own, or it would be
+// written twice. The layout's keys for settings are listed in layoutKeys.
+func TestSettingsKeysFitTheLayout(t *testing.T) {
+	layout := map[string]bool{}
+	for _, f := range reflect.VisibleFields(reflect.TypeFor[metadataJSON]()) {
+		layout[strings.Split(f.Tag.Get("json"), ",")[0]] = true
+	}
+	for _, f := range reflect.VisibleFields(reflect.TypeFor[schema.Settings]()) {
+		key := strings.Split(f.Tag.Get("json"), ",")[0]
+		if layout[key] && !layoutKeys[key] {
+			t.Errorf("Settings.%s's key %q is the layout's own key for something else", f.Name, key)
+		}
+	}
+	for key := range layoutKeys {
+		if _, ok := reflect.TypeFor[schema.Settings]().FieldByNameFunc(func(n string) bool {
+			f, _ := reflect.TypeFor[schema.Settings]().FieldByName(n)
+			return strings.Split(f.Tag.Get("json"), ",")[0] == key
+		}); !ok {
+			t.Errorf("layoutKeys holds %q, which is no Settings key", key)
 		}
 	}
 }

@@ -56,13 +56,14 @@ test:
 # backend: the best adapter present, Mesa's software Vulkan (llvmpipe) on CI. Only the tests
 # that compute (golden numbers, cancellation, memory, errors from the device): parsing and
 # loading tests do not depend on the backend, and llvmpipe is slow (about 10 min for these).
-WEBGPU_TESTS := TestEncodePrompts|TestHiddenStatesPerLayer|TestEncodeCancel|TestReleaseFreesTensors|TestGoldenForward|TestGoldenIntermediates|TestForwardCancel|TestForwardBadTensors|TestDecodeGolden|TestEncodeGolden|TestChain|TestPatchifyLayout|TestMemory|TestCancel|TestPipelineGolden|TestGenerateCancel|TestGenerateFreesTensors|TestNonFinite.*|TestDefaultFromEnv|TestOpenWebGPURepeatedly|TestInpaintGolden|TestInpaintRejects|TestGGUFForward|TestGGUFEncode|TestAdaptersRunTime|TestLoRAPipelineStackLoKr|TestLoRAPipelineGolden
+WEBGPU_TESTS := TestEncodePrompts|TestHiddenStatesPerLayer|TestEncodeCancel|TestReleaseFreesTensors|TestGoldenForward|TestGoldenIntermediates|TestForwardCancel|TestForwardBadTensors|TestDecodeGolden|TestEncodeGolden|TestChain|TestPatchifyLayout|TestMemory|TestCancel|TestPipelineGolden|TestGenerateCancel|TestGenerateFreesTensors|TestNonFinite.*|TestDefaultFromEnv|TestOpenWebGPURepeatedly|TestInpaintGolden|TestInpaintRejects|TestGGUFForward|TestGGUFEncode|TestAdaptersRunTime|TestLoRAPipelineStackLoKr|TestLoRAPipelineGolden|TestGGUFPipelineGolden
 # All nine inpainting golden cases run on WebGPU (about 2–5 minutes on lavapipe); a
 # comma-separated list of name parts here runs a subset.
 WEBGPU_INPAINT_CASES :=
 # The engine package runs in two parts, each with a timeout of its own: as one it took 39 min
-# of its 40 on a loaded machine (the inpainting and adapter pipelines are the second part).
-WEBGPU_ENGINE_B := TestInpaintGolden|TestInpaintRejects|TestLoRAPipelineStackLoKr|TestLoRAPipelineGolden
+# of its 40 on a loaded machine (the inpainting, adapter and GGUF pipelines are the second part:
+# the GGUF ones run the quantized weights on the generated Linear tiles).
+WEBGPU_ENGINE_B := TestInpaintGolden|TestInpaintRejects|TestLoRAPipelineStackLoKr|TestLoRAPipelineGolden|TestGGUFPipelineGolden
 test-webgpu:
 	KLEINBILD_BACKEND=webgpu KLEINBILD_REQUIRE_WEBGPU=1 $(GO) test -count=1 -timeout 40m -run '^($(WEBGPU_TESTS))$$' -skip '^($(WEBGPU_ENGINE_B))$$' \
 	  ./gpu/backends ./engine/qwen3 ./engine/flux2 ./engine/vae ./engine
@@ -90,7 +91,9 @@ check-shaders:
 # The Vulkan backend on lavapipe, after go test ./... ran its conformance suite (which skips
 # without a device): the SPIR-V check, a device required, and a subset of the golden model
 # tests: three of the five pipeline cases (t2i, i2i with two references, base with CFG). The
-# rest, and every golden test of the WebGPU list: make test-vulkan-all.
+# rest, and every golden test of the WebGPU list: make test-vulkan-all. The fast precision
+# (float16 Linear) runs in go test ./... on the shorter conformance shapes and one pipeline
+# case (TestConformanceFast, TestPipelineFastPrecision); test-vulkan-all runs all of them.
 VK_TESTS := TestEncodePrompts|TestGoldenForward|TestDecodeGolden|TestEncodeGolden
 VK_PIPELINE_CASES := t2i_distilled_48x80_4steps|i2i_distilled_2refs_48x48_4steps|t2i_base_cfg4_48x64_3steps
 test-vulkan: check-shaders
@@ -99,6 +102,9 @@ test-vulkan: check-shaders
 	KLEINBILD_BACKEND=vulkan $(GO) test -count=1 -timeout 30m -run '^TestPipelineGolden$$/^($(VK_PIPELINE_CASES))$$' ./engine
 test-vulkan-all: check-shaders
 	KLEINBILD_REQUIRE_VULKAN=1 $(GO) test -count=1 -run '^TestDevices$$' ./gpu/vulkan
+	KLEINBILD_VULKAN_ALL=1 $(GO) test -count=1 -run '^TestConformanceFast$$' ./gpu/vulkan
+	KLEINBILD_VULKAN_ALL=1 $(GO) test -count=1 -timeout 30m -run '^TestPipelineFastPrecision$$' ./engine
+	KLEINBILD_VULKAN_ALL=1 $(GO) test -count=1 -run '^TestGeneratePrecisionFast$$' ./cli
 	KLEINBILD_BACKEND=vulkan $(GO) test -count=1 -timeout 60m -run '^($(WEBGPU_TESTS))$$' ./engine/qwen3 ./engine/flux2 ./engine/vae ./engine
 
 # The packages that need no cgo must build for the platforms CI cannot run: vet them for macOS

@@ -50,6 +50,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	profile := fs.Bool("profile", false, "time every kernel on the GPU (timestamp queries) and print each op's share of a denoising step and of the decoding")
 	loras := addLoRAFlags(fs)
 	backend := backendFlag(fs, "")
+	precisionArg := precisionFlag(fs)
 	rest, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -65,11 +66,19 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	precision, err := checkPrecision(*precisionArg)
+	if err != nil {
+		return err
+	}
 	b, err := openBackend(*backend)
 	if err != nil {
 		return err
 	}
 	defer b.Close()
+	precisionNote, err := applyPrecision(b, precision)
+	if err != nil {
+		return err
+	}
 	if _, ok := b.(interface{ StartProfile() error }); *profile && !ok {
 		return usageErr("--profile times GPU kernels: %s is not a GPU device ('kleinbild devices' lists them)", b.Name())
 	}
@@ -79,6 +88,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	logf("Device: %s", deviceLine(*backend, b))
+	if precisionNote != "" {
+		logf("Precision: %s", precisionNote)
+	}
 	if note := backends.UntunedNote(b); note != "" {
 		logf("Note: %s", note)
 	}

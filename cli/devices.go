@@ -39,9 +39,10 @@ const devicesHeader = "ID\tKIND\tAPI\tNAME\tMEMORY\tMAX BUFFER\tMAX BINDING\tDEF
 // backend ("-" until `kleinbild tune` or a first run has measured them; a GPU is the default
 // only when faster) and where the memory figure comes from. --json prints an array of
 // objects with the byte counts (0 when unknown). Finding no GPU is not an error.
-func runDevices(args []string, stdout, stderr io.Writer) error {
+func runDevices(args []string, stdout, stderr io.Writer) (err error) {
 	fs := newFlags("devices", stderr)
 	asJSON := fs.Bool("json", false, "print a JSON array instead of the table")
+	selfcheck := fs.Bool("selfcheck", false, "after the table, run every matrix-unit kernel against its plain twin on each device that has them and print the differences (exit 1 if one fails)")
 	rest, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -49,7 +50,17 @@ func runDevices(args []string, stdout, stderr io.Writer) error {
 	if len(rest) > 0 {
 		return usageErr("unexpected argument %q", rest[0])
 	}
+	if *selfcheck && *asJSON {
+		return usageErr("--selfcheck prints text lines after the table: not with --json")
+	}
 	ds := backends.Devices()
+	if *selfcheck {
+		defer func() {
+			if err == nil {
+				err = selfCheck(ds, stdout)
+			}
+		}()
+	}
 	if !slices.ContainsFunc(ds, func(d backends.Device) bool { return d.Backend == "webgpu" }) {
 		if note := backends.GPUNote(); note != "" {
 			fmt.Fprintf(stderr, "Note: %s\n", note)

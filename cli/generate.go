@@ -51,6 +51,7 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	noCache := fs.Bool("no-cache", false, "do not read or write the prompt-embedding cache")
 	loras := addLoRAFlags(fs)
 	backend := backendFlag(fs, " (onednn is ~2.5x faster with bf16 activations, rel-L2 ~5e-3)")
+	precisionArg := precisionFlag(fs)
 	inp := addInpaintFlags(fs) // --image, --mask, --strength, --mask-crop, --keep-unmasked, --outpaint (inpaint.go)
 	rest, err := parse(fs, args)
 	if err != nil {
@@ -105,6 +106,10 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	if err := fillFromFiles(&req, &seed, *latentsPath, *embPath, *dumpDir); err != nil {
 		return err
 	}
+	precision, err := checkPrecision(*precisionArg)
+	if err != nil {
+		return err
+	}
 	b, err := openBackend(*backend)
 	if err != nil {
 		return err
@@ -117,8 +122,15 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	defer b.Close()
+	precisionNote, err := applyPrecision(b, precision)
+	if err != nil {
+		return err
+	}
 	if *verbose {
 		printDevice(stderr, *backend, b)
+	}
+	if precisionNote != "" && !*quiet {
+		fmt.Fprintf(stderr, "Precision: %s\n", precisionNote)
 	}
 	if note := backends.UntunedNote(b); note != "" && !*quiet {
 		fmt.Fprintf(stderr, "Note: %s\n", note)
@@ -155,6 +167,9 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	meta, err := engine.Metadata(model.Info(), req, sums, res, Version, time.Since(t0))
 	if err != nil {
 		return err
+	}
+	if precisionNote != "" {
+		meta.Precision = string(precision)
 	}
 	if err := writeResult(*out, *dumpDir, res.Image, meta, *quality, stdout); err != nil {
 		return err

@@ -71,8 +71,9 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 
 // writeTune prints the choices of res: one tab-aligned line per family (variant, how it was
 // chosen, the times of the variants timed, the chosen variant's rate on the shape timed;
-// "linear@large" is Linear's choice for 3072 rows or more, timed on 1024²'s 4608 rows), then
-// the measured rates and the default rule.
+// "linear@large" is Linear's choice for 3072 rows or more, timed on 1024²'s 4608 rows;
+// "linear@deep" its choice for fewer rows of depth 6144 or more, timed on 256²'s 768×9216→3072),
+// then the measured rates and the default rule.
 func writeTune(w io.Writer, res *webgpu.TuneResult) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "FAMILY\tVARIANT\tCHOSEN BY\tTIMES\tRATE")

@@ -68,6 +68,9 @@ type Metadata struct {
 	Software   string
 	Created    time.Time
 	Duration   time.Duration // wall time of the generation
+	// Precision is the arithmetic of the products when not the exact float32 one ("fast":
+	// float16 operands; "" for exact).
+	Precision string
 }
 
 // Sources are the images m was made from, with their hashes: the references and, for
@@ -107,6 +110,7 @@ type metadataJSON struct {
 	Created        *time.Time   `json:"created,omitempty"`
 	DurationS      float64      `json:"duration_s,omitempty"`
 	Inpaint        *inpaintJSON `json:"inpaint,omitempty"`
+	Precision      string       `json:"precision,omitempty"`
 }
 
 // inpaintJSON is the stored form of an inpainting, outpainting or image-to-image
@@ -146,6 +150,7 @@ func (m Metadata) MarshalJSON() ([]byte, error) {
 		Width: m.Width, Height: m.Height, Steps: m.Steps, Guidance: m.Guidance,
 		Schedule: m.Schedule, Noise: m.Noise, Model: m.Model, Variant: m.Variant, ModelFiles: m.ModelFiles,
 		Adapters: m.Adapters, Partial: m.AdaptersPartial, Software: m.Software, DurationS: m.Duration.Seconds(),
+		Precision: m.Precision,
 	}
 	for _, p := range m.References {
 		j.References = append(j.References, Reference{Path: p, SHA256: m.Hashes[p]})
@@ -226,7 +231,8 @@ func (m *Metadata) UnmarshalJSON(b []byte) error {
 	if err != nil {
 		return err
 	}
-	*m = Metadata{Model: j.Model, Variant: j.Variant, ModelFiles: j.ModelFiles, Adapters: j.Adapters, Software: j.Software}
+	*m = Metadata{Model: j.Model, Variant: j.Variant, ModelFiles: j.ModelFiles, Adapters: j.Adapters, Software: j.Software,
+		Precision: j.Precision}
 	if err := json.Unmarshal(rest, &m.Settings); err != nil {
 		return err
 	}
@@ -290,6 +296,9 @@ func (m Metadata) Parameters() string {
 	}
 	if m.Image != "" {
 		fmt.Fprintf(&b, ", Denoising strength: %s", strconv.FormatFloat(m.Strength, 'g', -1, 64))
+	}
+	if m.Precision != "" {
+		fmt.Fprintf(&b, ", Precision: %s", m.Precision)
 	}
 	if m.Software != "" {
 		fmt.Fprintf(&b, ", Version: %s", m.Software)

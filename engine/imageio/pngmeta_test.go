@@ -35,12 +35,13 @@ func sampleMeta() Metadata {
 	return Metadata{
 		Settings: schema.Settings{Prompt: "Ünïcödé & émojis 🎨🚀 test — 日本語のテキスト\twith\ttabs\nand a newline", NegativePrompt: "blurry, “low quality”", Seed: 18446744073709551557, Width: 37, Height: 21, Steps: 4, Guidance: 1.5, Schedule: "flow",
 			References: []string{"/tmp/ref ä.png"}},
-		Model:    "FLUX.2-klein-4B",
-		Variant:  "distilled",
-		Hashes:   map[string]string{"/tmp/ref ä.png": strings.Repeat("ab", 32)},
-		Software: "kleinbild test",
-		Created:  time.Date(2025, 3, 14, 15, 9, 26, 535897932, time.FixedZone("CET", 3600)),
-		Duration: 12*time.Second + 345678901,
+		Model:     "FLUX.2-klein-4B",
+		Variant:   "distilled",
+		Hashes:    map[string]string{"/tmp/ref ä.png": strings.Repeat("ab", 32)},
+		Software:  "kleinbild test",
+		Created:   time.Date(2025, 3, 14, 15, 9, 26, 535897932, time.FixedZone("CET", 3600)),
+		Duration:  12*time.Second + 345678901,
+		Precision: "fast",
 	}
 }
 

@@ -34,6 +34,9 @@
 //   - the forward BatchNorm float32(x − mean)/std: within 2.5 ulp of the exact quotient.
 //   - Options.BF16Activations (onednn): the bf16-weight Linear rounds its activations to
 //     bfloat16 and is compared with the float64 product of bf16-rounded x and w, at tolGemm too.
+//   - Options.F16Linear (vulkan's fast precision): the bf16-weight Linear multiplies float16
+//     operands (x scaled per row); compared with the float64 product of the rounded operands
+//     at tolGemm and with the float32 reference at TolF16Linear.
 //
 // Options.TolScale multiplies every tolerance but the exact ones; backends should pass at 1.
 //

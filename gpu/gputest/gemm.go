@@ -42,6 +42,31 @@ func (e *env) bf16Activations(x []float32) []float32 {
 	return r
 }
 
+// f16Linear is the float64 product x·wᵀ of the operands as a float16 Linear rounds them
+// (Options.F16Linear; nil otherwise).
+func (e *env) f16Linear(x []float32, rows, in, out int, wide []float64) []float64 {
+	if !e.o.F16Linear {
+		return nil
+	}
+	return refLinearWide(refmath.F16Rows(x, rows, in), rows, in, out, refmath.F16Weights(wide))
+}
+
+// refLinearWide is refLinear without bias on float64 activations.
+func refLinearWide(x []float64, rows, in, out int, w []float64) []float64 {
+	y := make([]float64, rows*out)
+	for r := range rows {
+		for o := range out {
+			var s float64
+			xr, wr := x[r*in:(r+1)*in], w[o*in:(o+1)*in]
+			for i, v := range xr {
+				s += v * wr[i]
+			}
+			y[r*out+o] = s
+		}
+	}
+	return y
+}
+
 // TestLinear checks Linear with F32 weights (WeightF32 and uploaded tensors), BF16 weights and
 // optional bias.
 func TestLinear(t *testing.T, b gpu.Backend, o Options) {
@@ -62,6 +87,7 @@ func TestLinear(t *testing.T, b gpu.Backend, o Options) {
 		// The float64 references dominate the run time: compute them once without bias.
 		ref32 := refLinear(x, rows, in, out, refmath.Widen(wf32), nil)
 		ref16 := refLinear(e.bf16Activations(x), rows, in, out, wide, nil)
+		refF16 := e.f16Linear(x, rows, in, out, wide)
 		for _, withBias := range []bool{false, true} {
 			var bb []float32
 			if withBias {
@@ -90,7 +116,13 @@ func TestLinear(t *testing.T, b gpu.Backend, o Options) {
 			xt, y = e.in(x, rows, in), e.out(rows*out, rows, out)
 			w = e.weightBF16(bits, out, in)
 			b.Linear(y.t, xt.t, w.t, biasT(), rows)
-			e.check(lb+" bf16", e.read(lb, y), addBias(ref16, bb, 1), tolGemm(in))
+			got := e.read(lb, y)
+			if o.F16Linear {
+				e.check(lb+" bf16 as f16", got, addBias(refF16, bb, 1), tolGemm(in))
+				e.check(lb+" bf16 (f16) vs f32", got, addBias(ref16, bb, 1), TolF16Linear)
+			} else {
+				e.check(lb+" bf16", got, addBias(ref16, bb, 1), tolGemm(in))
+			}
 			e.done(lb + " bf16")
 		}
 	}
@@ -125,12 +157,25 @@ func TestLinearAdd(t *testing.T, b gpu.Backend, o Options) {
 					w = e.weight(wf32, out, in)
 				}
 				want := refLinear(x, rows, in, out, wref, nil)
+				var wantF16 []float64
+				if bf && o.F16Linear {
+					wantF16 = e.f16Linear(x, rows, in, out, wide)
+				}
 				for i := range want {
 					want[i] = float64(y0[i]) + float64(s)*want[i]
+					if wantF16 != nil {
+						wantF16[i] = float64(y0[i]) + float64(s)*wantF16[i]
+					}
 				}
 				xt, y := e.in(x, rows, in), e.tensor(y0, false, rows, out)
 				la.LinearAdd(y.t, xt.t, w.t, rows, s)
-				e.check(lb, e.read(lb, y), want, tolGemm(in))
+				got := e.read(lb, y)
+				if wantF16 != nil {
+					e.check(lb+" as f16", got, wantF16, tolGemm(in))
+					e.check(lb+" (f16) vs f32", got, want, TolF16Linear)
+				} else {
+					e.check(lb, got, want, tolGemm(in))
+				}
 				e.done(lb)
 			}
 		}

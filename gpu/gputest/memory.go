@@ -378,6 +378,9 @@ func TestConcurrentUse(t *testing.T, b gpu.Backend, o Options) {
 	x := e.randn(rows*in, 0)
 	bits, wide := refmath.RandBF16(e.r, out*in, 0.1)
 	wantLin := refLinear(e.bf16Activations(x), rows, in, out, wide, nil)
+	if o.F16Linear {
+		wantLin = e.f16Linear(x, rows, in, out, wide)
+	}
 	ap := gpu.AttnParams{SeqQ: 130, SeqK: 130, Heads: 2, HeadDim: 8, Causal: true}
 	q, k, v := e.randn(130*16, 0), e.randn(130*16, 0), e.randn(130*16, 0)
 	wantAttn := refAttention(q, k, v, ap)

@@ -39,6 +39,14 @@ type Backend struct {
 	// linearTile forces Linear's tile (64 or 128) for tests and measurements; 0 picks it
 	// by the product's shape.
 	linearTile int
+	// units are the device's matrix units (nil: none, unitsNote says why, e.g. "no matrix
+	// units (no VK_NV_cooperative_matrix)"); fast selects the
+	// fast precision (fast.go), scales is its scratch of row scales.
+	units     *matrixUnits
+	unitsNote string
+	fast      bool
+	scales    *buffer
+	fastForce string // the fast Linear's kernel for SelfCheck ("": fastKernel's choice)
 
 	err    error // sticky error since the last Read/Flush/Sync
 	lost   error // the device is unusable: returned forever
@@ -101,7 +109,11 @@ func (b *Backend) init(opts Options) error {
 	if b.pd.lim.maxPush < pushBytes {
 		return fmt.Errorf("vulkan: %s allows %d bytes of push constants, fewer than %d", b.pd.info.Name, b.pd.lim.maxPush, pushBytes)
 	}
-	if b.dev, b.queue, err = createDevice(b.f, b.pd.handle, fam); err != nil {
+	var why string
+	if b.units, why = probeUnits(b.f, b.inst, b.pd.handle); b.units == nil {
+		b.unitsNote = "no matrix units (" + why + ")"
+	}
+	if b.dev, b.queue, err = createDevice(b.f, b.pd.handle, fam, b.units != nil); err != nil {
 		return fmt.Errorf("vulkan: opening %s: %w", b.pd.info.Name, err)
 	}
 	var ps pins

@@ -24,6 +24,18 @@
 // heads, strides). Operands larger than the device's largest storage binding are bound in
 // windows by Linear and the element-wise ops; the other ops fail with an error on them.
 //
-// Stage 1 of issue 34: plain f32 kernels, no matrix units (cooperative matrices), no subgroup
-// reductions, no timestamp queries, and never the default backend (only an explicit choice).
+// # Precision
+//
+// SetPrecision (gpu.Precisioner) selects exact, the default (every product in float32), or
+// fast: Linear on bf16 weights multiplies float16 operands with float32 sums, the activations
+// scaled per row by a power of two first (rowscale.comp; FLUX's activations overflow float16)
+// and the residual stream, norms and every other op left in float32 (linearf16.glsl). On a
+// device with VK_NV_cooperative_matrix (probed in coop.go, enabled at device creation only
+// when present) it runs on the matrix units (linearcm.comp, the shape chosen from the
+// device's VkCooperativeMatrixPropertiesNV); elsewhere on the plain twin with the same tiles
+// and roundings (linearf16.comp), which is what lavapipe and CI test. The matrix-unit kernel
+// has not run on a card yet: fast is never a default.
+//
+// Issue 34: no subgroup reductions, no timestamp queries, and never the default backend (only
+// an explicit choice).
 package vulkan

@@ -52,6 +52,10 @@ func (b *Backend) linear(y, x, w, bias gpu.Tensor, rows int, mode, sbits uint32)
 		return
 	}
 	kernel, tile := b.linearKernel(w.DType(), rows, out)
+	fast := b.fast && w.DType() == gpu.BF16
+	if fast {
+		kernel, tile = b.fastKernel(), 64
+	}
 	room := int(b.pd.lim.maxStorageRange - 2*max(b.pd.lim.storageAlign, 4))
 	rowsPer := min(int(b.pd.lim.maxGroups[1])*tile, room/(4*max(in, out, 1)))
 	if tile == 4 {
@@ -67,6 +71,12 @@ func (b *Backend) linear(y, x, w, bias gpu.Tensor, rows int, mode, sbits uint32)
 	}
 	for r0 := 0; r0 < rows; r0 += rowsPer {
 		r1 := min(rows, r0+rowsPer)
+		var scales *buffer
+		if fast {
+			if scales = b.rowScales(x.Slice(r0*in, r1*in), r1-r0, in); scales == nil {
+				return
+			}
+		}
 		for o0 := 0; o0 < out; o0 += colsPer {
 			o1 := min(out, o0+colsPer)
 			gx, gy := uint32((o1-o0+tile-1)/tile), uint32((r1-r0+tile-1)/tile)
@@ -86,8 +96,13 @@ func (b *Backend) linear(y, x, w, bias gpu.Tensor, rows int, mode, sbits uint32)
 			if mode == 2 {
 				bb = sbits
 			}
+			last := weightKind(w.DType())
+			if fast {
+				c.raw(scales)
+				last = 0 // the scales' index of row r0
+			}
 			c.run(kernel, []uint32{uint32(r1 - r0), uint32(o1 - o0), uint32(in), xb, yb, wb, bb, mode, uint32(out),
-				weightKind(w.DType())}, gx, gy, 1)
+				last}, gx, gy, 1)
 		}
 	}
 }

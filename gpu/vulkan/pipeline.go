@@ -25,6 +25,9 @@ var kernels = map[string]int{
 	"linearsmallq": 4,
 	"attention":    4,
 	"conv":         4,
+	"rowscale":     2,
+	"linearf16":    5,
+	"linearcm":     5,
 }
 
 // pipeline is a compute pipeline with its layouts.
@@ -54,7 +57,7 @@ func (b *Backend) pipeline(name string) (*pipeline, error) {
 		words[i] = binary.LittleEndian.Uint32(code[4*i:])
 	}
 	p := &pipeline{name: name, nBind: nBind}
-	if err := b.createPipeline(p, words); err != nil {
+	if err := b.createPipeline(p, words, b.specialize(name)); err != nil {
 		b.destroyPipeline(p)
 		return nil, fmt.Errorf("vulkan: kernel %s: %w", name, err)
 	}
@@ -62,7 +65,32 @@ func (b *Backend) pipeline(name string) (*pipeline, error) {
 	return p, nil
 }
 
-func (b *Backend) createPipeline(p *pipeline, words []uint32) error {
+// specialize returns the values of kernel name's specialization constants 0, 1, ... (none
+// but linearcm's: the matrix shape and the workgroup size, four subgroups).
+func (b *Backend) specialize(name string) []uint32 {
+	if name != "linearcm" || b.units == nil {
+		return nil
+	}
+	u := b.units
+	return []uint32{u.m, u.n, u.k, 4 * u.subgroup}
+}
+
+// specInfo returns a pinned VkSpecializationInfo of 32-bit constants 0, 1, ... = vals (0
+// for none).
+func specInfo(ps *pins, vals []uint32) uintptr {
+	if len(vals) == 0 {
+		return 0
+	}
+	data := append([]uint32(nil), vals...)
+	entries := make([]specMapEntry, len(vals))
+	for i := range entries {
+		entries[i] = specMapEntry{constantID: uint32(i), offset: uint32(4 * i), size: 4}
+	}
+	return ptr(ps, &specializationInfo{mapEntryCount: uint32(len(vals)), pMapEntries: ptr(ps, &entries[0]),
+		dataSize: uintptr(4 * len(vals)), pData: ptr(ps, &data[0])})
+}
+
+func (b *Backend) createPipeline(p *pipeline, words []uint32, spec []uint32) error {
 	var ps pins
 	defer ps.p.Unpin()
 	f := b.f
@@ -86,7 +114,7 @@ func (b *Backend) createPipeline(p *pipeline, words []uint32) error {
 		return err
 	}
 	ci := &computePipelineCreateInfo{sType: stComputePipelineCreate, layout: p.layout, basePipelineIndex: -1,
-		stage: pipelineShaderStageCreateInfo{sType: stPipelineShaderStage, stage: stageCompute, module: p.module, pName: cstr(&ps, "main")}}
+		stage: pipelineShaderStageCreateInfo{sType: stPipelineShaderStage, stage: stageCompute, module: p.module, pName: cstr(&ps, "main"), pSpecializationInfo: specInfo(&ps, spec)}}
 	return result("vkCreateComputePipelines", f.createComputePipelines, b.dev, 0, 1, ptr(&ps, ci), 0, ptr(&ps, &p.pipe))
 }
 

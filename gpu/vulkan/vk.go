@@ -27,6 +27,12 @@ type vk struct {
 	beginCommandBuffer, endCommandBuffer, resetCommandBuffer,
 	cmdBindPipeline, cmdBindDescriptorSets, cmdPushConstants, cmdDispatch, cmdPipelineBarrier,
 	cmdCopyBuffer, queueSubmit, createFence, destroyFence, waitForFences, resetFences uintptr
+
+	// Optional (0 when the loader lacks them): what the probe for matrix units needs
+	// (coop.go); vkGetPhysicalDeviceCooperativeMatrixPropertiesNV comes from
+	// vkGetInstanceProcAddr.
+	enumerateDeviceExtensionProperties, getPhysicalDeviceFeatures2, getPhysicalDeviceProperties2,
+	getInstanceProcAddr uintptr
 }
 
 // loadVK opens the loader and resolves the entry points.
@@ -66,6 +72,16 @@ func loadNamed(name string) (*vk, error) {
 	} {
 		if *p, err = sym(sname); err != nil || *p == 0 {
 			return nil, fmt.Errorf("vulkan: the loader %s lacks %s: %v", name, sname, err)
+		}
+	}
+	for sname, p := range map[string]*uintptr{
+		"vkEnumerateDeviceExtensionProperties": &f.enumerateDeviceExtensionProperties,
+		"vkGetPhysicalDeviceFeatures2":         &f.getPhysicalDeviceFeatures2,
+		"vkGetPhysicalDeviceProperties2":       &f.getPhysicalDeviceProperties2,
+		"vkGetInstanceProcAddr":                &f.getInstanceProcAddr,
+	} {
+		if v, err := sym(sname); err == nil {
+			*p = v
 		}
 	}
 	return f, nil
@@ -299,6 +315,18 @@ type computePipelineCreateInfo struct {
 	layout             uint64
 	basePipelineHandle uint64
 	basePipelineIndex  int32
+}
+
+type specMapEntry struct {
+	constantID, offset uint32
+	size               uintptr
+}
+
+type specializationInfo struct {
+	mapEntryCount uint32
+	pMapEntries   uintptr
+	dataSize      uintptr
+	pData         uintptr
 }
 
 type descriptorPoolSize struct{ typ, count uint32 }

@@ -60,6 +60,7 @@ func flashVariants(family string) []flashConfig {
 			{bq: 32, bk: 32, rq: 2, rk: 2, or: 4, dc: 64},           // 26 KB (any head dim), 256 threads
 			{bq: 16, bk: 32, rq: 2, rk: 2, or: 2, dc: 32},           // 11 KB: fits WebGPU's default limits
 			{bq: 32, bk: 32, rq: 2, rk: 2, or: 4, dc: 64, x2: true}, // the first, with the built-in exp2
+			{bq: 32, bk: 32, rq: 2, rk: 2, or: 4, dc: 64, pf: true}, // the first, tiles prefetched
 		}
 	}
 	return []flashConfig{
@@ -70,6 +71,7 @@ func flashVariants(family string) []flashConfig {
 		{bq: 32, bk: 16, rq: 4, rk: 2, or: 4, dc: 32},                         // 11 KB: fits WebGPU's default limits
 		{bq: 64, bk: 32, rq: 2, rk: 4, or: 4, dc: 32},                         // 26 KB: 256 threads, 64 queries
 		{bq: 32, bk: 32, rq: 4, rk: 4, or: 4, dc: 64, stageV: true, x2: true}, // the reference with the built-in exp2
+		{bq: 32, bk: 32, rq: 4, rk: 4, or: 4, dc: 64, stageV: true, pf: true}, // the reference, tiles prefetched
 	}
 }
 

@@ -18,18 +18,20 @@ var attentionFlashWGSL string
 // streaming Q and K (0: Q stays in workgroup memory, loaded once), and whether V is staged in
 // workgroup memory (else read from the buffer, for large head dims); x2 takes the softmax's
 // powers of two from the built-in exp2 (WGSL: within 3 + 2|x| ulp, the hardware's fast
-// path on GPUs) instead of the polynomial exp2f.
+// path on GPUs) instead of the polynomial exp2f; pf fetches each tile into registers while
+// the one before it is computed (attention_prefetch.go).
 type flashConfig struct {
 	bq, bk, rq, rk, or, dc int
 	stageV                 bool
 	x2                     bool
+	pf                     bool
 }
 
 // wg is the workgroup size: one thread per RQ×RK block of the BQ×BK score tile.
 func (f flashConfig) wg() int { return (f.bq / f.rq) * (f.bk / f.rk) }
 
 // name encodes the parameters, e.g. "fa-q32-k32-r4x4-o4-wg64" (c32: head-dim chunk 32;
-// vg: V read from the buffer; x2: the built-in exp2).
+// vg: V read from the buffer; x2: the built-in exp2; pf: tiles prefetched).
 func (f flashConfig) name(prefix string) string {
 	s := fmt.Sprintf("%s-q%d-k%d-r%dx%d-o%d", prefix, f.bq, f.bk, f.rq, f.rk, f.or)
 	if f.dc > 0 {
@@ -40,6 +42,9 @@ func (f flashConfig) name(prefix string) string {
 	}
 	if f.x2 {
 		s += "-x2"
+	}
+	if f.pf {
+		s += "-pf"
 	}
 	return s + fmt.Sprintf("-wg%d", f.wg())
 }
@@ -128,14 +133,19 @@ func (f flashConfig) flashSource(d int, vec4, noMask bool) string {
 		loaders += "fn st(i: u32, x: vec4<f32>) { o[i] = x.x; o[i + 1u] = x.y; o[i + 2u] = x.z; o[i + 3u] = x.w; }\n"
 	}
 	g := flashGen{f: f, d4: d4, dc4: dc / 4, tk: tk, td: td, nv: nv, wg: wg, unroll: unroll, noMask: noMask}
+	init, loadK, prefetch, loadV := g.init(), g.loadK(), "", g.loadV()
+	if f.pf {
+		init, loadK, prefetch, loadV = init+g.pfInit(), g.pfLoadK(), g.pfNext(), g.pfLoadV()
+	}
 	src := strings.NewReplacer(
 		"//GEN:loaders//", loaders,
-		"//GEN:init//", g.init(),
+		"//GEN:init//", init,
 		"//GEN:sinit//", g.sinit(),
-		"//GEN:loadk//", g.loadK(),
+		"//GEN:loadk//", loadK,
+		"//GEN:prefetch//", prefetch,
 		"//GEN:qk//", g.qk(),
 		"//GEN:mask//", g.mask(),
-		"//GEN:loadv//", g.loadV(),
+		"//GEN:loadv//", loadV,
 		"//GEN:softmax//", g.softmax(),
 		"//GEN:rescale//", g.rescale(),
 		"//GEN:pvmask//", g.pv(true),

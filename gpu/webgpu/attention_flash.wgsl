@@ -101,6 +101,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
 			workgroupBarrier();
 //GEN:loadk//
 			workgroupBarrier();
+//GEN:prefetch//
 			for (var e = 0u; e < DC / 4u; e += EU) {
 //GEN:qk//
 			}

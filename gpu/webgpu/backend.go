@@ -48,6 +48,10 @@ type Backend struct {
 
 	dispatchFLOPs float64 // bound on one Linear/Conv2D dispatch, 0: the default (gemm.go)
 
+	// linearDeep is the variant of Linears below linearLargeRows rows of depth linearDeepK
+	// or more ("": FamilyLinear's; tune_class.go).
+	linearDeep string
+
 	pending   []dispatch
 	toRelease []*wgpu.Buffer // freed while pending work may still bind them
 	params    *wgpu.Buffer   // uniform slots of the dispatches of one submission

@@ -31,13 +31,16 @@
 // # Quantized weights
 //
 // WeightQuant keeps ggml's blocks (Q4_0 ... Q6_K) packed in one buffer (at most one binding;
-// larger weights are an error). Linear by such a weight runs the first 64×64 Linear kernel
-// (linear.wgsl) with a loader per type (quant.go) that decodes each element from its block in
-// float32 as ggml's dequantize_row_* does; the conformance suite finds the decoded values
-// bit-identical to package gpu/quant's on lavapipe. Correctness first: every element is decoded
-// from its block once per workgroup that loads it, so on lavapipe (2 shared cores) 256×3072→3072
-// ran at 1.6 GFLOP/s with Q8_0 and 0.8 with Q4_K, against 4.8 with bf16 (BenchmarkLinear). A
-// kernel that decodes whole blocks into workgroup memory is the next step.
+// larger weights are an error). Linear by such a weight runs the Linear variant chosen for
+// the rows (tuned on bf16 weights) on the generated tiles, the weight dequantized as each tile
+// is fetched, before its store into workgroup memory (gemm_quant_wgsl.go): a loader per type
+// (quant.go, wload) decodes an element from its block in float32 as ggml's dequantize_row_*
+// does, and a vec4 loader (wload4) decodes four neighbours with one read of their block's
+// scales. The conformance suite finds the decoded values bit-identical to package gpu/quant's
+// on lavapipe. Only the legacy variant (t64x64-r4x4, when forced or tuned) still runs the
+// first kernel (linear.wgsl) with the scalar loader. On lavapipe (2 heavily shared cores)
+// 256×2048→2048 ran at 0.8–6.3 GFLOP/s on the tiles against 0.4–1.9 on the first kernel,
+// faster for every type in each of two runs (BenchmarkGemmLinearQuant).
 //
 // # Attention
 //
@@ -53,8 +56,10 @@
 // there cannot enter as 0·NaN); a call without causal mask whose visible keys fill whole
 // tiles compiles without the score mask; loads are vec4 when every offset and stride is a
 // multiple of 4. Variants differ in block shape (up to 256 threads and 64 queries per
-// workgroup) and in the softmax's powers of two (the polynomial exp2f, or the built-in exp2:
-// "-x2"). Each family keeps a variant within WebGPU's default limits. Calls are split over query ranges of at most
+// workgroup), in the softmax's powers of two (the polynomial exp2f, or the built-in exp2:
+// "-x2"), and in where the tiles' global loads are issued ("-pf": each K, Q or V tile is
+// fetched into registers while the one before it is computed, attention_prefetch.go; on
+// lavapipe as fast as without, within its noise). Each family keeps a variant within WebGPU's default limits. Calls are split over query ranges of at most
 // MaxDispatchFLOPs. The earlier kernel (attention.wgsl) remains as the variant "legacy", and
 // runs head dims that are no multiple of 4 (the tiled one was retired: 10–25× slower). None
 // holds a score matrix.
@@ -69,7 +74,16 @@
 // walking (channel, ky, kx) with carries, so it divides nothing per element. Each product is
 // dispatched as an interior part without bounds checks plus its edges, in dispatches of at
 // most MaxDispatchFLOPs. Products of at most 8 rows use an 8×256 tile. The first 64×64 kernels
-// stay as the variant t64x64-r4x4. Op codes that shaders switch on are Go constants emitted as
+// stay as the variant t64x64-r4x4. Linear also has variants with options (gemm_variants.go):
+// vec4 output stores, 32-thread warp tiles, double-buffered workgroup memory, and split K
+// (gemm_splitk.go: K slices in workgroup z write partial sums to a buffer of their own, a
+// second pass adds them in order and the bias), for products of few row tiles and deep K.
+// Tuning times Linear in three classes: FamilyLinear's workload, the large class (3072 rows or
+// more) and the deep class (fewer rows, K ≥ 6144), the only one whose candidates include
+// split K (tune_class.go). Inputs are bound read-only unless they share a buffer with the
+// output: weights always; an activation only where the engine keeps it apart from the
+// output (the split-K partial products bind x read-only, their output being their own
+// buffer). Op codes that shaders switch on are Go constants emitted as
 // a WGSL const prelude (opcodes.go).
 //
 // # Variants and tuning

@@ -18,14 +18,15 @@ func (b *Backend) SetDispatchFLOPs(n float64) {
 }
 
 // smallM is the tile used for products of at most 8 rows (Linear on one token, Conv2D to
-// 3 channels), whatever the variant: a 128-row tile would be over 90 % padding there.
+// 3 channels), whatever the variant (its load width and K split kept): a 128-row tile would
+// be over 90 % padding there.
 var smallM = gemmCfg{tm: 8, tn: 256, rm: 1, rn: 8, kt: 8, vec: 4}
 
 // gemmTile returns the tile for an M-row product under variant cfg.
 func gemmTile(cfg gemmCfg, m int, lim wgpu.Limits) gemmCfg {
 	if m <= smallM.tm && cfg.tm > smallM.tm && smallM.fits(lim) {
 		s := smallM
-		s.vec = cfg.vec
+		s.vec, s.sk = cfg.vec, cfg.sk
 		return s
 	}
 	return cfg

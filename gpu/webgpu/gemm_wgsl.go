@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/cogentcore/webgpu/wgpu"
+
+	"kleinbild/gpu"
 )
 
 // The tiled matrix product that Linear and Conv2D share, written once and generated per
@@ -33,32 +35,47 @@ import (
 // gemmCfg is one variant's tile: tm×tn outputs per workgroup, rm×rn per thread, kt per step;
 // vec is the preferred load width along K (4, or 1 for scalar loads). With s4 a thread's
 // outputs are 4×4 blocks and it reads the tiles from workgroup memory a vec4 at a time
-// (4 reads per 16 products instead of 8).
+// (4 reads per 16 products instead of 8). The options that build on s4 (gemm_variants.go):
+// o4 stores the outputs a vec4 at a time, wy×wx > 0 arranges the threads in 32-thread warp
+// tiles, db double-buffers workgroup memory, and sk > 1 splits K into up to sk slices summed
+// by a reduction pass (Linear only).
 type gemmCfg struct {
 	tm, tn, rm, rn, kt, vec int
 	s4                      bool
+	o4, db                  bool
+	wy, wx                  int // warp grid (0: threads in row-major order)
+	sk                      int // most K slices (0: no split)
 }
 
 func (c gemmCfg) tx() int { return c.tn / c.rn }
 func (c gemmCfg) ty() int { return c.tm / c.rm }
 func (c gemmCfg) wg() int { return c.tx() * c.ty() }
 
-// name encodes the parameters, e.g. "t128x64-r8x4-k16-v4-wg256" ("-s4" appended with s4).
+// name encodes the parameters, e.g. "t128x64-r8x4-k16-v4-wg256" ("-s4", then the options
+// of gemm_variants.go appended: "-o4", "-db", "-w2x2", "-sk4").
 func (c gemmCfg) name() string {
 	n := fmt.Sprintf("t%dx%d-r%dx%d-k%d-v%d-wg%d", c.tm, c.tn, c.rm, c.rn, c.kt, c.vec, c.wg())
 	if c.s4 {
 		n += "-s4"
 	}
-	return n
+	return n + c.optionsName()
 }
 
 // parseGemm reads a name written by gemmCfg.name.
 func parseGemm(name string) (gemmCfg, bool) {
 	var c gemmCfg
 	var wg int
-	c.s4 = strings.HasSuffix(name, "-s4")
-	if _, err := fmt.Sscanf(strings.TrimSuffix(name, "-s4"), "t%dx%d-r%dx%d-k%d-v%d-wg%d", &c.tm, &c.tn, &c.rm, &c.rn, &c.kt, &c.vec, &wg); err != nil {
+	parts := strings.Split(name, "-")
+	if len(parts) < 5 {
 		return gemmCfg{}, false
+	}
+	if _, err := fmt.Sscanf(strings.Join(parts[:5], "-"), "t%dx%d-r%dx%d-k%d-v%d-wg%d", &c.tm, &c.tn, &c.rm, &c.rn, &c.kt, &c.vec, &wg); err != nil {
+		return gemmCfg{}, false
+	}
+	for _, o := range parts[5:] {
+		if !c.parseOption(o) {
+			return gemmCfg{}, false
+		}
 	}
 	if c.name() != name || !c.valid() {
 		return gemmCfg{}, false
@@ -74,7 +91,7 @@ func (c gemmCfg) valid() bool {
 		return false
 	}
 	wg := c.wg()
-	return wg >= 32 && wg%c.tn == 0 && c.kt%(wg/c.tn) == 0
+	return wg >= 32 && wg%c.tn == 0 && c.kt%(wg/c.tn) == 0 && c.optionsValid()
 }
 
 // smem is the bytes of workgroup memory c uses in its largest form (the widest pads).
@@ -84,7 +101,11 @@ func (c gemmCfg) smem() int {
 		padA = max(padA, bankPad(c.tm, c.kt, v, c.s4))
 		padB = max(padB, bankPad(c.tn, c.kt, v, c.s4))
 	}
-	return 4 * c.kt * (c.tm + padA + c.tn + padB)
+	n := 4 * c.kt * (c.tm + padA + c.tn + padB)
+	if c.db {
+		n *= 2
+	}
+	return n
 }
 
 // fits reports whether an adapter with limits lim can run c.
@@ -102,6 +123,7 @@ const (
 	opF32    = iota // K-contiguous rows of float32
 	opBF16          // K-contiguous rows of bf16, two per 32-bit word
 	opGather        // Conv2D's image, gathered as im2col
+	opQuant         // K-contiguous rows of ggml blocks, dequantized as loaded (gemm_quant_wgsl.go)
 )
 
 // gemmKey is one compiled form of a variant: its tile, the kinds and load widths of the A
@@ -111,19 +133,31 @@ const (
 type gemmKey struct {
 	cfg          gemmCfg
 	aKind, bKind int
-	aVec, bVec   int // values per load: 1, 4 (f32) or 8 (bf16)
+	aVec, bVec   int       // values per load: 1, 4 (f32, quant) or 8 (bf16)
+	bQuant       gpu.DType // B's block type when bKind is opQuant
 	conv         bool
 	interior     bool
+	yVec         int  // values per output store: 4 (vec4 stores, o4) or 1
+	split        bool // one K slice per workgroup z, partial sums to the split buffer
 }
 
 func (k gemmKey) String() string {
-	kind := [...]string{"f32", "bf16", "gather"}
+	kind := [...]string{"f32", "bf16", "gather", "q"}
 	s := fmt.Sprintf("%s/a%s%d/b%s%d", k.cfg.name(), kind[k.aKind], k.aVec, kind[k.bKind], k.bVec)
+	if k.bKind == opQuant {
+		s += "/" + k.bQuant.String()
+	}
 	if k.conv {
 		s += "/conv"
 	}
 	if k.interior {
 		s += "/interior"
+	}
+	if k.yVec == 4 {
+		s += "/y4"
+	}
+	if k.split {
+		s += "/split"
 	}
 	return s
 }
@@ -171,7 +205,7 @@ func bankPad(rows, kt, vec int, s4 bool) int {
 func gemmSource(k gemmKey) string {
 	c := k.cfg
 	var s strings.Builder
-	s.WriteString(gemmParams)
+	s.WriteString(gemmHeader(k))
 	w := func(format string, a ...any) { fmt.Fprintf(&s, format, a...) }
 	padA := bankPad(c.tm, c.kt, max(k.aVec, 1), c.s4)
 	padB := bankPad(c.tn, c.kt, max(k.bVec, 1), c.s4)
@@ -179,29 +213,40 @@ func gemmSource(k gemmKey) string {
 		padB = 0 // stored along the tile's rows: conflict-free as is
 	}
 	sa, sb := c.tm+padA, c.tn+padB
+	bufs := 1
+	if c.db {
+		bufs = 2
+	}
 	if c.s4 {
-		w("var<workgroup> As: array<vec4<f32>, %d>;\nvar<workgroup> Bs: array<vec4<f32>, %d>;\n", c.kt*sa/4, c.kt*sb/4)
+		w("var<workgroup> As: array<vec4<f32>, %d>;\nvar<workgroup> Bs: array<vec4<f32>, %d>;\n", bufs*c.kt*sa/4, bufs*c.kt*sb/4)
 	} else {
-		w("var<workgroup> As: array<f32, %d>;\nvar<workgroup> Bs: array<f32, %d>;\n", c.kt*sa, c.kt*sb)
+		w("var<workgroup> As: array<f32, %d>;\nvar<workgroup> Bs: array<f32, %d>;\n", bufs*c.kt*sa, bufs*c.kt*sb)
 	}
 	aArr, bArr := "W", "X"
 	if !k.conv {
 		aArr, bArr = "X", "W"
 	}
-	w("%s\n%s\n", bindingDecl(aArr, k.aKind, k.aVec), bindingDecl(bArr, k.bKind, k.bVec))
+	w("%s\n%s\n", bindingDecl(aArr, k.aKind, k.aVec), operandDecl(k, bArr))
+	kLen, aBase, bBase := "p.k", "p.ab", "p.bb"
+	if k.split {
+		kLen, aBase, bBase = "kn", "(p.ab + kb)", "(p.bb + kb)"
+	}
 	a := rowLoader{id: "a", arr: aArr, kind: k.aKind, vec: k.aVec, rows: c.tm, stride: sa, shared: "As",
-		origin: "m0", bound: "p.m", base: "p.ab", cfg: c, interior: k.interior}
+		origin: "m0", bound: "p.m", base: aBase, kLen: kLen, cfg: c, interior: k.interior}
 	var bl loader
 	if k.bKind == opGather {
 		bl = gatherLoader{arr: bArr, stride: sb, cfg: c, interior: k.interior}
 	} else {
 		bl = rowLoader{id: "b", arr: bArr, kind: k.bKind, vec: k.bVec, rows: c.tn, stride: sb, shared: "Bs",
-			origin: "n0", bound: "p.n", base: "p.bb", cfg: c, interior: k.interior}
+			origin: "n0", bound: "p.n", base: bBase, kLen: kLen, cfg: c, interior: k.interior}
 	}
 	w("\n@compute @workgroup_size(%d)\n", c.wg())
 	w("fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) li: u32) {\n")
 	w("\tlet m0 = wg.y * %du;\n\tlet n0 = wg.x * %du;\n", c.tm, c.tn)
-	w("\tlet tx = li %% %du;\n\tlet ty = li / %du;\n", c.tx(), c.tx())
+	threadIndex(&s, c)
+	if k.split {
+		s.WriteString("\tlet kb = wg.z * p.ks;\n\tlet kn = min(p.k - kb, p.ks);\n")
+	}
 	a.init(&s)
 	bl.init(&s)
 	for i := range c.rm {
@@ -209,10 +254,14 @@ func gemmSource(k gemmKey) string {
 			w("\tvar acc%d_%d = vec4<f32>(0.0);\n", i, q)
 		}
 	}
-	w("\tlet nt = (p.k + %du) / %du;\n", c.kt-1, c.kt)
+	w("\tlet nt = (%s + %du) / %du;\n", kLen, c.kt-1, c.kt)
 	a.fetch(&s, "0u")
 	bl.fetch(&s, "0u")
 	w("\tfor (var t = 0u; t < nt; t++) {\n")
+	if c.db {
+		// this step's half of the double buffer (elements)
+		w("\t\tlet Aso = (t & 1u) * %du;\n\t\tlet Bso = (t & 1u) * %du;\n", c.kt*sa, c.kt*sb)
+	}
 	a.store(&s)
 	bl.store(&s)
 	w("\t\tworkgroupBarrier();\n\t\tif (t + 1u < nt) {\n\t\t\tlet k0 = (t + 1u) * %du;\n", c.kt)
@@ -220,8 +269,18 @@ func gemmSource(k gemmKey) string {
 	bl.fetch(&s, "k0")
 	w("\t\t}\n\t\tfor (var kk = 0u; kk < %du; kk++) {\n", c.kt)
 	multiply(&s, c, sa, sb)
-	w("\t\t}\n\t\tworkgroupBarrier();\n\t}\n")
-	epilogue(&s, k)
+	if c.db {
+		// the next step stores into the other half; the barrier after that store orders
+		// this half's reads before the step after it overwrites them
+		s.WriteString("\t\t}\n\t}\n")
+	} else {
+		s.WriteString("\t\t}\n\t\tworkgroupBarrier();\n\t}\n")
+	}
+	if k.yVec == 4 {
+		epilogueVec4(&s, k)
+	} else {
+		epilogue(&s, k)
+	}
 	w("}\n")
 	return s.String()
 }
@@ -232,10 +291,10 @@ func multiply(s *strings.Builder, c gemmCfg, sa, sb int) {
 	if c.s4 {
 		lanes := [4]string{"x", "y", "z", "w"}
 		for g := range c.rm / 4 {
-			fmt.Fprintf(s, "\t\t\tlet a%d = As[kk * %du + ty + %du];\n", g, sa/4, g*c.ty())
+			fmt.Fprintf(s, "\t\t\tlet a%d = As[%skk * %du + ty + %du];\n", g, sharedOff(c, "As", 4), sa/4, g*c.rowStride())
 		}
 		for q := range c.rn / 4 {
-			fmt.Fprintf(s, "\t\t\tlet b%d = Bs[kk * %du + tx + %du];\n", q, sb/4, q*c.tx())
+			fmt.Fprintf(s, "\t\t\tlet b%d = Bs[%skk * %du + tx + %du];\n", q, sharedOff(c, "Bs", 4), sb/4, q*c.colStride())
 		}
 		for i := range c.rm {
 			for q := range c.rn / 4 {
@@ -245,12 +304,12 @@ func multiply(s *strings.Builder, c gemmCfg, sa, sb int) {
 		return
 	}
 	for i := range c.rm {
-		fmt.Fprintf(s, "\t\t\tlet a%d = As[kk * %du + ty + %du];\n", i, sa, i*c.ty())
+		fmt.Fprintf(s, "\t\t\tlet a%d = As[%skk * %du + ty + %du];\n", i, sharedOff(c, "As", 1), sa, i*c.ty())
 	}
 	for q := range c.rn / 4 {
 		var e []string
 		for l := range 4 {
-			e = append(e, fmt.Sprintf("Bs[kk * %du + tx + %du]", sb, (4*q+l)*c.tx()))
+			e = append(e, fmt.Sprintf("Bs[%skk * %du + tx + %du]", sharedOff(c, "Bs", 1), sb, (4*q+l)*c.tx()))
 		}
 		fmt.Fprintf(s, "\t\t\tlet b%d = vec4<f32>(%s);\n", q, strings.Join(e, ", "))
 	}
@@ -266,20 +325,23 @@ func multiply(s *strings.Builder, c gemmCfg, sa, sb int) {
 // (4·ty + i%4 + (i/4)·tm/(rm/4) and likewise for columns).
 func outRow(c gemmCfg, i int) string {
 	if c.s4 {
-		return fmt.Sprintf("ty * 4u + %du", i%4+(i/4)*4*c.ty())
+		return fmt.Sprintf("ty * 4u + %du", i%4+(i/4)*4*c.rowStride())
 	}
 	return fmt.Sprintf("ty + %du", i*c.ty())
 }
 
 func outCol(c gemmCfg, j int) string {
 	if c.s4 {
-		return fmt.Sprintf("tx * 4u + %du", j%4+(j/4)*4*c.tx())
+		return fmt.Sprintf("tx * 4u + %du", j%4+(j/4)*4*c.colStride())
 	}
 	return fmt.Sprintf("tx + %du", j*c.tx())
 }
 
 // sharedStore is the WGSL statement arr[idx] = val for a workgroup tile (of vec4 with s4).
 func sharedStore(c gemmCfg, arr, idx, val string) string {
+	if c.db {
+		idx = arr + "o + " + idx
+	}
 	if c.s4 {
 		return fmt.Sprintf("\t{ let si = %s; %s[si >> 2u][si & 3u] = %s; }\n", idx, arr, val)
 	}
@@ -306,7 +368,7 @@ func epilogue(s *strings.Builder, k gemmKey) {
 				cond = "col < p.n"
 			}
 			fmt.Fprintf(s, "\t\t\tif (%s) {\n\t\t\t\tvar o = acc%d_%d.%s;\n", cond, i, j/4, lanes[j%4])
-			fmt.Fprintf(s, "\t\t\t\tlet yi = p.yb + row * p.ys + col;\n\t\t\t\tif (p.hasC == 1u) { o = o + %s; }\n", bias)
+			fmt.Fprintf(s, "\t\t\t\tlet yi = %s + row * p.ys + col;\n\t\t\t\tif (p.hasC == 1u) { o = o + %s; }\n", outBase(k), bias)
 			// LinearAdd: y + s·o, the scale's bits in cb
 			s.WriteString("\t\t\t\tif (p.hasC == 2u) { o = Y[yi] + bitcast<f32>(p.cb) * o; }\n\t\t\t\tY[yi] = o;\n\t\t\t}\n\t\t}\n")
 		}
@@ -350,6 +412,7 @@ type rowLoader struct {
 	kind, vec           int
 	rows, stride        int
 	origin, bound, base string
+	kLen                string // the K extent to load ("p.k"; a split form's slice "kn")
 	cfg                 gemmCfg
 	interior            bool
 }
@@ -395,6 +458,8 @@ func (l rowLoader) fetch(s *strings.Builder, k0 string) {
 		v := fmt.Sprintf("%s%d", l.id, it)
 		var load string
 		switch {
+		case l.kind == opQuant:
+			load = quantLoad(l.vec, v+"p + "+k0)
 		case l.kind == opBF16 && l.vec == 8:
 			load = fmt.Sprintf("%s[(%sp + %s) >> 3u]", l.arr, v, k0)
 		case l.vec == 4:
@@ -411,7 +476,7 @@ func (l rowLoader) fetch(s *strings.Builder, k0 string) {
 			ok = append(ok, v+"ok")
 		}
 		if !l.interior {
-			ok = append(ok, fmt.Sprintf("%s + %sk < p.k", k0, v))
+			ok = append(ok, fmt.Sprintf("%s + %sk < %s", k0, v, l.kLen))
 		}
 		if len(ok) == 0 {
 			fmt.Fprintf(s, "\t%sv = %s;\n", v, load)

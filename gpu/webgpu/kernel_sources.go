@@ -30,7 +30,11 @@ func variantSources(family string, v variantSpec) []string {
 			if family == FamilyConv {
 				return []string{convF32.src, convBF16.src}
 			}
-			return []string{linearF32.src, linearBF16.src}
+			out := []string{linearF32.src, linearBF16.src}
+			for _, d := range QuantTypes() {
+				out = append(out, quantKernels[d].src)
+			}
+			return out
 		}
 		var out []string
 		cfg := *v.gemm
@@ -38,6 +42,9 @@ func variantSources(family string, v variantSpec) []string {
 			for _, k := range gemmForms(c, family == FamilyConv) {
 				out = append(out, gemmSource(k))
 			}
+		}
+		if cfg.sk > 1 {
+			out = append(out, reduceWGSL)
 		}
 		return out
 	case FamilyAttention, FamilyAttention512:
@@ -60,9 +67,29 @@ func variantSources(family string, v variantSpec) []string {
 	return nil
 }
 
-// gemmForms lists the compiled forms of cfg: every operand kind and load width, checked
-// and interior.
+// gemmForms lists the compiled forms of cfg: every operand kind and load width (Linear's
+// quantized weights included), checked and interior; with o4 also with vec4 stores, with sk
+// also as K slices.
 func gemmForms(cfg gemmCfg, conv bool) []gemmKey {
+	keys := baseForms(cfg, conv)
+	if cfg.o4 && !conv {
+		for _, k := range keys {
+			k.yVec = 4
+			keys = append(keys, k)
+		}
+	}
+	if cfg.sk > 1 && !conv {
+		for _, k := range keys {
+			k.split = true
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}
+
+// baseForms lists the forms of cfg in every operand kind and load width, checked and
+// interior.
+func baseForms(cfg gemmCfg, conv bool) []gemmKey {
 	var keys []gemmKey
 	for _, interior := range []bool{false, true} {
 		for _, w := range [][2]int{{opF32, 1}, {opF32, 4}, {opBF16, 1}, {opBF16, 8}} {
@@ -74,6 +101,9 @@ func gemmForms(cfg gemmCfg, conv bool) []gemmKey {
 				keys = append(keys, gemmKey{cfg: cfg, aKind: opF32, aVec: xv, bKind: w[0], bVec: w[1], interior: interior})
 			}
 		}
+	}
+	if !conv {
+		keys = append(keys, quantForms(cfg)...)
 	}
 	return keys
 }

@@ -37,8 +37,8 @@ func TestConformanceDefaultLimits(t *testing.T) {
 	gputest.Run(t, b, gputest.Options{Short: testing.Short(), LogErrors: *logErrors, Quant: QuantTypes()})
 }
 
-// TestForcedVariants runs the conformance tests of a family's op (short) once for every
-// non-reference variant, forced through Options.Variants: every variant must be exact, not
+// TestForcedVariants runs the conformance tests of a family's op (short; Linear's with
+// quantized weights too) once for every non-reference variant, forced through Options.Variants: every variant must be exact, not
 // only the one tuning picks on this machine. A variant changes only its family's kernels, so
 // only that op's tests run (the whole suite runs under the default limits above; rerun per
 // variant, its tests of other ops only drew new random inputs, and their degenerate cases,
@@ -54,11 +54,12 @@ func TestForcedVariants(t *testing.T) {
 				if b.Variant(f) != v {
 					t.Fatalf("forced %s=%s, runs %s", f, v, b.Variant(f))
 				}
-				o := gputest.Options{Short: true, LogErrors: *logErrors}
+				o := gputest.Options{Short: true, LogErrors: *logErrors, Quant: QuantTypes()}
 				switch f {
 				case FamilyLinear:
 					gputest.TestLinear(t, b, o)
 					gputest.TestLinearAdd(t, b, o)
+					gputest.TestLinearQuant(t, b, o) // quantized weights run on the variant's tiles
 				case FamilyConv:
 					gputest.TestConv2D(t, b, o)
 				case FamilyAttention, FamilyAttention512:

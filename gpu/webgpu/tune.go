@@ -56,10 +56,12 @@ func (b *Backend) Tune(ctx context.Context, opts TuneOptions) (*TuneResult, erro
 	if reps <= 0 {
 		reps = 5
 	}
-	var large []string // the large Linear class's candidates, timed on the model's shapes
+	// the large and deep Linear classes' candidates, timed on the model's shapes
+	var large, deep []string
 	if lp := linearPlan(plans); lp != nil && opts.Workloads == nil && !b.Forced(FamilyLinear) {
 		large = lp.cands
-		total += len(large)
+		deep = linearCandidates(cacheLinearDeep, b.Variants(FamilyLinear))
+		total += len(large) + len(deep)
 	}
 	share := budget / time.Duration(max(total, 1))
 	done := 0
@@ -98,8 +100,11 @@ func (b *Backend) Tune(ctx context.Context, opts TuneOptions) (*TuneResult, erro
 		if err := b.tuneLinearLarge(ctx, LargeLinearWorkload(scale), large, cache, res, progress(cacheLinearLarge), reps, share, start, budget); err != nil {
 			return nil, err
 		}
+		if err := b.tuneLinearClass(ctx, cacheLinearDeep, DeepLinearWorkload(scale), deep, cache, res, progress(cacheLinearDeep), reps, share, start, budget); err != nil {
+			return nil, err
+		}
 	} else if !opts.Force {
-		b.applyLinearLarge(cache)
+		b.applyLinearClasses(cache)
 	}
 	if measureRate && opts.CPU != nil {
 		g, name, err := opts.CPU(ctx, lin)
@@ -201,6 +206,9 @@ func (b *Backend) planTuning(ws map[string]Workload, cache *TuneCache, res *Tune
 			cache.Families[f] = CachedFamily{Hash: SourceHash(f), Variant: names[0]}
 			dirty = true
 		default:
+			if f == FamilyLinear {
+				names = linearCandidates(f, names)
+			}
 			plans = append(plans, tunePlan{f, names})
 			total += len(names)
 		}
@@ -333,7 +341,7 @@ func (b *Backend) applyCache(dir string) {
 			b.setVariantQuiet(f, e.Variant)
 		}
 	}
-	b.applyLinearLarge(c)
+	b.applyLinearClasses(c)
 	b.applyRates(c)
 }
 

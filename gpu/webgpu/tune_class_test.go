@@ -22,8 +22,8 @@ func TestLinearClasses(t *testing.T) {
 		t.Skipf("one Linear variant on %s", b.Info().Name)
 	}
 	small := b.Variant(FamilyLinear)
-	if b.linearVariant(4608) != small {
-		t.Errorf("untuned large class runs %q, want %q", b.linearVariant(4608), small)
+	if b.linearVariant(4608, 3072) != small {
+		t.Errorf("untuned large class runs %q, want %q", b.linearVariant(4608, 3072), small)
 	}
 	// Tune the class on a small stand-in for the 4608-row product.
 	w := LinearWorkload(linearLargeRows, 16, 24, true)
@@ -46,8 +46,8 @@ func TestLinearClasses(t *testing.T) {
 	}
 	b.setLinearLarge(other)
 	b.setLinearLarge("no-such-variant")
-	if b.linearVariant(linearLargeRows) != other || b.linearVariant(768) != small || b.linearVariant(linearLargeRows-1) != small {
-		t.Errorf("large %q, 768 rows %q; want %q and %q", b.linearVariant(linearLargeRows), b.linearVariant(768), other, small)
+	if b.linearVariant(linearLargeRows, 3072) != other || b.linearVariant(768, 3072) != small || b.linearVariant(linearLargeRows-1, 3072) != small {
+		t.Errorf("large %q, 768 rows %q; want %q and %q", b.linearVariant(linearLargeRows, 3072), b.linearVariant(768, 3072), other, small)
 	}
 	p, err := w.Prepare(b)
 	if err != nil {
@@ -68,7 +68,7 @@ func TestLinearClasses(t *testing.T) {
 	}
 	b.forced = map[string]bool{FamilyLinear: true}
 	b.linearLarge = other
-	if b.linearVariant(4608) != small {
+	if b.linearVariant(4608, 3072) != small {
 		t.Error("a forced Linear variant does not hold for the large class")
 	}
 	// Round trip through the cache file.

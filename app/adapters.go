@@ -187,7 +187,7 @@ func openAdapters(paths []string) ([]*lora.Adapter, error) {
 	for _, p := range paths {
 		a, err := lora.Open(p)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("cannot use %s as an adapter: %s", filepath.Base(p), adapterError(err, p)))
+			errs = append(errs, fmt.Errorf("cannot use %s as an adapter: %s", filepath.Base(p), adapterError(err)))
 			continue
 		}
 		out = append(out, a)
@@ -386,7 +386,7 @@ func (s *adaptersSection) showStatus(e *adapterEntry) {
 		return
 	case len(e.fit.Mismatched) > 0:
 		e.status.Importance = widget.DangerImportance
-		e.status.SetText(sentence(strings.TrimPrefix(e.fit.Error(), "lora: ")) + ". It cannot be used with this model.")
+		e.status.SetText(sentence(e.fit.Problem()) + ". It cannot be used with this model.")
 	case e.partial:
 		e.status.Importance = widget.WarningImportance
 		e.status.SetText("Partial match accepted: " + leftOut(e.fit) + " left out.")
@@ -473,10 +473,6 @@ func leftOut(fe *lora.FitError) string {
 	return countList(len(fe.Unmatched), "key", "keys", len(fe.Missing), "layer", "layers")
 }
 
-// adapterError is err (from package lora, about the file at path) without the package
-// prefix, naming the file by its base name only.
-func adapterError(err error, path string) string {
-	s := strings.TrimPrefix(err.Error(), "lora: ")
-	s = strings.ReplaceAll(s, path+": ", "")
-	return strings.ReplaceAll(s, path, filepath.Base(path))
-}
+// adapterError is what is wrong with the adapter file of err (from package lora), without
+// the package's words or the file's path (lora.Reason).
+func adapterError(err error) string { return lora.Reason(err) }

@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"kleinbild/engine/imageio"
+	"kleinbild/engine/schema"
 )
 
 // Issue 36 defect 2: Compare opened taller than the screen at every size (1100×1508 at
@@ -49,8 +50,12 @@ func compareHarness(t *testing.T) *harness {
 	}
 	long := strings.Repeat("a matte painting of a lighthouse on a cliff at dusk, ", 12)
 	for _, name := range []string{"a.png", "b.png"} {
-		writeTestPNG(t, dir, name, 96, 64, &imageio.Metadata{Prompt: long, NegativePrompt: long, Seed: 7, Width: 96, Height: 64,
-			Steps: 4, Schedule: "flux2", Model: "flux2-klein-4b", Variant: "distilled", Duration: 12 * time.Second})
+		writeTestPNG(t, dir, name, 96, 64, &imageio.Metadata{
+			Settings: schema.Settings{Prompt: long, NegativePrompt: long, Seed: 7, Width: 96, Height: 64, Steps: 4, Schedule: "flux2"},
+			Model:    "flux2-klein-4b",
+			Variant:  "distilled",
+			Duration: 12 * time.Second,
+		})
 	}
 	return newHarness(t, data, tinyModel(t), newFakeGen().open)
 }

@@ -50,13 +50,6 @@ var sizePresets = []sizePreset{
 
 const customSize = "Custom"
 
-// schedules maps the schedule menu's labels to Request.Schedule values.
-var schedules = []struct{ label, value string }{
-	{"Flow (default)", "flow"},
-	{"Linear", "linear"},
-	{"Power", "power"},
-}
-
 // errInvalidForm means a field is invalid; the field shows why.
 var errInvalidForm = errors.New("some settings are invalid")
 
@@ -88,8 +81,9 @@ type controls struct {
 	// guidanceDefault is the variant's default, replaced on a model change unless edited.
 	guidanceDefault float64
 
-	schedule *widget.Select
-	noise    *widget.Select // the kind of initial noise (noisechoice.go)
+	schedule  *widget.Select
+	schedules []settings.ScheduleChoice // the menu's entries (settings.ScheduleChoices)
+	noise     *widget.Select            // the kind of initial noise (noisechoice.go)
 
 	seed       *widgets.ShortcutEntry
 	seedErr    *widget.Label
@@ -172,12 +166,8 @@ func (c *controls) build(p panelParts) fyne.CanvasObject {
 		hint("How closely the image follows the prompt (base models only)."),
 		sectionTitle("Negative prompt"), c.negative, c.negativeErr)
 
-	var schedLabels []string
-	for _, s := range schedules {
-		schedLabels = append(schedLabels, s.label)
-	}
-	c.schedule = widget.NewSelect(schedLabels, nil)
-	c.schedule.SetSelectedIndex(0)
+	c.schedule = widget.NewSelect(nil, nil)
+	c.setSchedule("")
 
 	c.seed = widgets.NewShortcutEntry(false, c.onGenerate)
 	c.seed.SetPlaceHolder(randomPlaceholder(0, false))
@@ -444,7 +434,7 @@ func (c *controls) readForm() (form, bool) {
 			setFieldError(c.negativeErr, "")
 		}
 	}
-	f.schedule = schedules[max(0, c.schedule.SelectedIndex())].value
+	f.schedule = c.scheduleValue()
 	f.noise = noiseValue(c.noise)
 	f.count = c.countValue()
 	return f, ok
@@ -493,14 +483,22 @@ func (c *controls) applySettings(s settings.Settings) {
 	c.setCount(s.Count)
 }
 
+// setSchedule selects value in the schedule menu, which offers it even when it is none of
+// the usual ones ("power:1.5": settings.ScheduleChoices).
 func (c *controls) setSchedule(value string) {
-	for i, s := range schedules {
-		if s.value == value {
-			c.schedule.SetSelectedIndex(i)
-			return
-		}
+	choices, i := settings.ScheduleChoices(value)
+	labels := make([]string, len(choices))
+	for j, s := range choices {
+		labels[j] = s.Label
 	}
-	c.schedule.SetSelectedIndex(0)
+	c.schedules = choices
+	c.schedule.SetOptions(labels)
+	c.schedule.SetSelectedIndex(i)
+}
+
+// scheduleValue is the schedule the menu selects.
+func (c *controls) scheduleValue() string {
+	return c.schedules[max(0, c.schedule.SelectedIndex())].Value
 }
 
 // currentSettings captures the controls for remembering.

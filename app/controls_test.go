@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"kleinbild/engine/imageio"
+	"kleinbild/engine/schema"
 )
 
 func TestParseSide(t *testing.T) {
@@ -130,7 +131,7 @@ func TestRestoreAsksBeforeReplacingReferences(t *testing.T) {
 		t.Fatal(err)
 	}
 	u.refs.refresh()
-	meta := imageio.Metadata{Prompt: "a bridge", Width: 256, Height: 256, Steps: 2, Seed: 5}
+	meta := imageio.Metadata{Settings: schema.Settings{Prompt: "a bridge", Width: 256, Height: 256, Steps: 2, Seed: 5}}
 	u.RestoreSettings(meta)
 	if len(u.refs.paths) != 1 || h.win.Canvas().Overlays().Top() == nil {
 		t.Fatalf("references %v replaced without a question", u.refs.paths)

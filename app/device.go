@@ -153,8 +153,8 @@ func (m *modelSettings) gpuBackendOf(id string) string {
 
 // deviceFailure reports whether err is a failure of the GPU a generation ran on: gen's
 // device when it reports one, else gpuName (the backend of the device that was to be
-// opened; "" for a CPU). Backends start their errors with their name ("webgpu: device
-// lost ..."), and the engine wraps them.
+// opened; "" for a CPU). GPU backends return their failures as a *gpu.DeviceError, which
+// the engine wraps.
 func deviceFailure(err error, gen Generator, gpuName string) bool {
 	if err == nil || errors.Is(err, context.Canceled) {
 		return false
@@ -166,7 +166,7 @@ func deviceFailure(err error, gen Generator, gpuName string) bool {
 			gpuName = name
 		}
 	}
-	return gpuName != "" && strings.Contains(err.Error(), gpuName+":")
+	return gpuName != "" && gpu.IsDeviceError(err)
 }
 
 // fallBackToCPU makes the next generations use the CPU after the GPU failed with msg, and

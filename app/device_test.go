@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -134,7 +135,7 @@ func TestGPUFailureFallsBackToCPU(t *testing.T) {
 	open := func(dir, device string) (Generator, error) {
 		opened = append(opened, device) // the generating goroutine; runs never overlap
 		if device == "webgpu:0" {
-			return &gpuGen{err: errors.New("denoise step 1: webgpu: device Test GPU lost: driver reset")}, nil
+			return &gpuGen{err: fmt.Errorf("denoise step 1: %w", gpu.NewDeviceError("webgpu", errors.New("webgpu: device Test GPU lost: driver reset")))}, nil
 		}
 		return cpuGen.open(dir, device)
 	}
@@ -181,7 +182,7 @@ func TestGPUFailureFallsBackToCPU(t *testing.T) {
 
 // TestCPUErrorsDoNotFallBack: only errors of a GPU backend switch to the CPU.
 func TestCPUErrorsDoNotFallBack(t *testing.T) {
-	lost := errors.New("webgpu: device lost")
+	lost := gpu.NewDeviceError("webgpu", errors.New("webgpu: device lost"))
 	cases := []struct {
 		name    string
 		err     error
@@ -193,7 +194,8 @@ func TestCPUErrorsDoNotFallBack(t *testing.T) {
 		{"GPU generator, other error", errors.New("reference image x.png cannot be read"), &gpuGen{}, "", false},
 		{"GPU generator, cancelled", context.Canceled, &gpuGen{}, "", false},
 		{"CPU generator", lost, newFakeGen(), "", false},
-		{"open failed on a GPU", errors.New("the model could not be opened: backends: open webgpu:0: webgpu: no adapter"), nil, "webgpu", true},
+		{"open failed on a GPU", fmt.Errorf("the model could not be opened: backends: open webgpu:0: %w", gpu.NewDeviceError("webgpu", errors.New("webgpu: no adapter"))), nil, "webgpu", true},
+		{"a GPU's words without its error", errors.New("webgpu: device lost"), &gpuGen{}, "", false},
 		{"open failed on the CPU", errors.New("the model could not be opened: vae: missing"), nil, "", false},
 	}
 	for _, c := range cases {

@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"kleinbild/engine/imageio"
+	"kleinbild/engine/schema"
 )
 
 // sortHarness starts the UI over a gallery of four images of two models and two sizes,
@@ -25,10 +26,10 @@ func sortHarness(t *testing.T, data string) (*harness, time.Time) {
 	}
 	t1 := time.Date(2025, 3, 1, 12, 0, 0, 0, time.Local)
 	for i, m := range []imageio.Metadata{
-		{Prompt: "zebra", Model: "klein-4b", Width: 32, Height: 24, Created: t1.Add(-40 * 24 * time.Hour)},
-		{Prompt: "apple", Model: "klein-9b", Width: 48, Height: 32, Created: t1.Add(-10 * 24 * time.Hour)},
-		{Prompt: "mango", Model: "klein-4b", Width: 48, Height: 32, Created: t1.Add(-2 * 24 * time.Hour)},
-		{Prompt: "Banana", Model: "klein-4b", Width: 32, Height: 24, Created: t1},
+		{Settings: schema.Settings{Prompt: "zebra", Width: 32, Height: 24}, Model: "klein-4b", Created: t1.Add(-40 * 24 * time.Hour)},
+		{Settings: schema.Settings{Prompt: "apple", Width: 48, Height: 32}, Model: "klein-9b", Created: t1.Add(-10 * 24 * time.Hour)},
+		{Settings: schema.Settings{Prompt: "mango", Width: 48, Height: 32}, Model: "klein-4b", Created: t1.Add(-2 * 24 * time.Hour)},
+		{Settings: schema.Settings{Prompt: "Banana", Width: 32, Height: 24}, Model: "klein-4b", Created: t1},
 	} {
 		m.Seed = uint64(i + 1)
 		writeTestPNG(t, dir, fmt.Sprintf("img-%02d.png", i), m.Width, m.Height, &m)

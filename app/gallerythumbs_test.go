@@ -18,6 +18,7 @@ import (
 
 	"kleinbild/app/gallery"
 	"kleinbild/engine/imageio"
+	"kleinbild/engine/schema"
 )
 
 // shownCells are the grid's cells that show an image (the grid builds cells for its
@@ -89,7 +90,7 @@ func largeGallery(t *testing.T, n int) (*harness, string) {
 		}
 		sum := sha256.Sum256([]byte(name))
 		idx.Entries = append(idx.Entries, &gallery.Entry{File: name, SHA256: hex.EncodeToString(sum[:]), Size: fi.Size(), ModTime: fi.ModTime().UnixNano(),
-			HasMeta: true, Meta: imageio.Metadata{Prompt: fmt.Sprintf("picture %d", i), Width: 8, Height: 6, Created: t0.Add(time.Duration(i) * time.Minute)}})
+			HasMeta: true, Meta: imageio.Metadata{Settings: schema.Settings{Prompt: fmt.Sprintf("picture %d", i), Width: 8, Height: 6}, Created: t0.Add(time.Duration(i) * time.Minute)}})
 	}
 	raw, err := json.Marshal(idx)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"kleinbild/engine/imageio"
+	"kleinbild/engine/schema"
 )
 
 // openCellMenu right-clicks the grid cell of file; a menu must open.
@@ -57,7 +58,7 @@ func menuGallery(t *testing.T, data string) {
 	t0 := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 	for i, p := range []string{"a red castle", "a blue sea"} {
 		writeTestPNG(t, dir, fmt.Sprintf("img-%02d.png", i), 96, 80,
-			&imageio.Metadata{Prompt: p, Seed: uint64(i + 1), Width: 96, Height: 80, Steps: 2, Created: t0.Add(time.Duration(i) * time.Minute)})
+			&imageio.Metadata{Settings: schema.Settings{Prompt: p, Seed: uint64(i + 1), Width: 96, Height: 80, Steps: 2}, Created: t0.Add(time.Duration(i) * time.Minute)})
 	}
 }
 

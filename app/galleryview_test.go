@@ -18,6 +18,7 @@ import (
 
 	"kleinbild/app/gallery"
 	"kleinbild/engine/imageio"
+	"kleinbild/engine/schema"
 )
 
 // galleryHarness starts the UI over a gallery holding one image per prompt (the last
@@ -31,7 +32,7 @@ func galleryHarness(t *testing.T, data string, prompts ...string) *harness {
 	t0 := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 	for i, p := range prompts {
 		writeTestPNG(t, dir, fmt.Sprintf("img-%02d.png", i), 32, 24,
-			&imageio.Metadata{Prompt: p, Seed: uint64(i + 1), Width: 32, Height: 24, Created: t0.Add(time.Duration(i) * time.Minute)})
+			&imageio.Metadata{Settings: schema.Settings{Prompt: p, Seed: uint64(i + 1), Width: 32, Height: 24}, Created: t0.Add(time.Duration(i) * time.Minute)})
 	}
 	return newHarness(t, data, "", newFakeGen().open)
 }

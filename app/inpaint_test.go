@@ -219,9 +219,8 @@ func TestInpaintModeEndToEnd(t *testing.T) {
 	if len(meta.Adapters) != 1 || meta.Adapters[0].File != "lora_kohya_r2_a1.safetensors" {
 		t.Errorf("inpainting ran with adapters %+v, want the form's one", meta.Adapters)
 	}
-	in := meta.Inpaint
-	if in == nil || in.Mode != engine.ModeInpaint || in.Strength != 1 || in.Mask == nil || meta.Width != 64 || meta.Height != 64 {
-		t.Fatalf("metadata %+v, inpaint %+v", meta, in)
+	if meta.Mode() != engine.ModeInpaint || meta.Strength != 1 || meta.Mask == "" || meta.Width != 64 || meta.Height != 64 {
+		t.Fatalf("metadata %+v", meta)
 	}
 	// Lineage: the result is made from the source image, which is used in the result.
 	src, _ := u.gallery.At(1)
@@ -245,8 +244,8 @@ func TestInpaintModeEndToEnd(t *testing.T) {
 	if n := len(fyne.CurrentApp().Driver().AllWindows()); n != wins+1 {
 		t.Errorf("Reuse settings on an inpainted image: %d windows, want %d", n, wins+1)
 	}
-	if sum, err := imageio.SHA256File(in.Mask.Path); err != nil || sum != in.Mask.SHA256 || !strings.HasPrefix(in.Mask.Path, filepath.Join(data, "masks")) {
-		t.Errorf("mask %+v: %s %v", in.Mask, sum, err)
+	if sum, err := imageio.SHA256File(meta.Mask); err != nil || sum != meta.Hashes[meta.Mask] || !strings.HasPrefix(meta.Mask, filepath.Join(data, "masks")) {
+		t.Errorf("mask %s (%s): %s %v", meta.Mask, meta.Hashes[meta.Mask], sum, err)
 	}
 }
 

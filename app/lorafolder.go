@@ -199,7 +199,7 @@ func (f *loraFolder) refresh() {
 func (f *loraFolder) row(it loraItem) fyne.CanvasObject {
 	file := filepath.Base(it.path)
 	if it.err != nil {
-		l := widget.NewLabel(file + ": " + adapterError(it.err, it.path))
+		l := widget.NewLabel(file + ": " + adapterError(it.err))
 		l.Wrapping = fyne.TextWrapWord
 		l.SizeName = theme.SizeNameCaptionText
 		l.Importance = widget.DangerImportance

@@ -14,6 +14,7 @@ import (
 
 	"kleinbild/app/gallery"
 	"kleinbild/engine/imageio"
+	"kleinbild/engine/schema"
 )
 
 // labelTexts collects the texts of the labels and rich texts inside o.
@@ -237,8 +238,10 @@ func TestDropAdapters(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.wait("the folder scan", s.folder.setDir(dir))
-	made := writeTestPNG(t, t.TempDir(), "made.png", 64, 64, &imageio.Metadata{Prompt: "p", Width: 64, Height: 64, Steps: 2,
-		Adapters: []imageio.Adapter{{File: "was-named-so.safetensors", SHA256: sum, Strength: 0.5}}})
+	made := writeTestPNG(t, t.TempDir(), "made.png", 64, 64, &imageio.Metadata{
+		Settings: schema.Settings{Prompt: "p", Width: 64, Height: 64, Steps: 2},
+		Adapters: []imageio.Adapter{{File: "was-named-so.safetensors", SHA256: sum, Strength: 0.5}},
+	})
 	s.entries[1].on.SetChecked(false)
 	h.wait("the PNG drop", h.ui.handleDrop([]fyne.URI{storage.NewFileURI(made)}))
 	if top := h.win.Canvas().Overlays().Top(); top == nil || !strings.Contains(strings.Join(labelTexts(top), "\n"), "Adapters: was-named-so.safetensors (0.50)") {
@@ -270,10 +273,13 @@ func TestRestoreAdaptersFromImage(t *testing.T) {
 	}
 	h.wait("the folder scan", s.folder.setDir(dir))
 	h.addAdapter(goldenLoRA(t, "lokr_lycoris_f4.safetensors")) // switched off by the restore
-	meta := imageio.Metadata{Prompt: "a fox", Width: 64, Height: 64, Steps: 2, Seed: 3, Adapters: []imageio.Adapter{
-		{File: "original.safetensors", SHA256: sum, Strength: -0.7},
-		{File: "lost.safetensors", SHA256: strings.Repeat("0", 64), Strength: 1},
-	}}
+	meta := imageio.Metadata{
+		Settings: schema.Settings{Prompt: "a fox", Width: 64, Height: 64, Steps: 2, Seed: 3},
+		Adapters: []imageio.Adapter{
+			{File: "original.safetensors", SHA256: sum, Strength: -0.7},
+			{File: "lost.safetensors", SHA256: strings.Repeat("0", 64), Strength: 1},
+		},
+	}
 	h.wait("the restore", s.restoreFromImage(meta.Adapters))
 	if len(s.entries) != 2 || s.entries[0].on.Checked || s.entries[1].a.Path != p || strengthOf(s.entries[1]) != -0.7 || !s.entries[1].on.Checked {
 		t.Fatalf("restored %+v", s.remembered())

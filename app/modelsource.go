@@ -14,6 +14,7 @@ import (
 	"kleinbild/engine"
 	"kleinbild/engine/source"
 	"kleinbild/internal/sysmem"
+	"kleinbild/weights"
 	"kleinbild/weights/remap"
 )
 
@@ -150,15 +151,12 @@ func checkSource(ctx context.Context, src engine.Source) error {
 	return nil
 }
 
-// damagedFile names the file err is about, relative to the model folder dir: the weights
-// reader's messages begin with the file's path.
+// damagedFile names the file err is about (a *weights.FileError's, else where), relative
+// to the model folder dir.
 func damagedFile(dir, where string, err error) string {
-	msg := err.Error()
 	name := where
-	if strings.HasPrefix(msg, where+string(filepath.Separator)) {
-		if i := strings.Index(msg, ": "); i > 0 {
-			name = msg[:i]
-		}
+	if fe := (*weights.FileError)(nil); errors.As(err, &fe) {
+		name = fe.Path
 	}
 	if rel, err := filepath.Rel(dir, name); err == nil && !strings.HasPrefix(rel, "..") {
 		return filepath.ToSlash(rel)

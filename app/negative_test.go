@@ -5,6 +5,7 @@ import (
 
 	"kleinbild/engine"
 	"kleinbild/engine/imageio"
+	"kleinbild/engine/schema"
 	"kleinbild/weights/golden"
 )
 
@@ -35,7 +36,7 @@ func TestNegativePromptField(t *testing.T) {
 	if c.negative.Text != "blurry, text" {
 		t.Fatalf("after a restart the negative prompt is %q", c.negative.Text)
 	}
-	h2.ui.RestoreSettings(imageio.Metadata{Prompt: "old", NegativePrompt: "fog", Width: 64, Height: 64, Steps: 2, Seed: 1})
+	h2.ui.RestoreSettings(imageio.Metadata{Settings: schema.Settings{Prompt: "old", NegativePrompt: "fog", Width: 64, Height: 64, Steps: 2, Seed: 1}})
 	if c.negative.Text != "fog" {
 		t.Fatalf("restored negative prompt %q, want fog", c.negative.Text)
 	}
@@ -76,7 +77,7 @@ func TestGuidanceNotClamped(t *testing.T) {
 	h := newHarness(t, t.TempDir(), golden.TinyBaseModel(t), newFakeGen().open)
 	defer h.close()
 	c := &h.ui.ctl
-	h.ui.RestoreSettings(imageio.Metadata{Prompt: "old", Guidance: 20, Width: 64, Height: 64, Steps: 2, Seed: 1})
+	h.ui.RestoreSettings(imageio.Metadata{Settings: schema.Settings{Prompt: "old", Guidance: 20, Width: 64, Height: 64, Steps: 2, Seed: 1}})
 	if c.guidance.Value != 20 || c.formSettings().Guidance != 20 {
 		t.Errorf("guidance %v, remembered %v, want 20", c.guidance.Value, c.formSettings().Guidance)
 	}

@@ -5,6 +5,7 @@ import (
 
 	"kleinbild/engine"
 	"kleinbild/engine/imageio"
+	"kleinbild/engine/schema"
 )
 
 // TestNoiseChoice: the form's noise menu reaches the request (torch-compatible by default),
@@ -36,11 +37,11 @@ func TestNoiseChoice(t *testing.T) {
 	if noiseValue(c.noise) != engine.NoiseStable {
 		t.Fatalf("after a restart the noise is %q", noiseValue(c.noise))
 	}
-	h2.ui.RestoreSettings(imageio.Metadata{Prompt: "old", Width: 64, Height: 64, Steps: 2, Seed: 1})
+	h2.ui.RestoreSettings(imageio.Metadata{Settings: schema.Settings{Prompt: "old", Width: 64, Height: 64, Steps: 2, Seed: 1}})
 	if noiseValue(c.noise) != engine.NoiseTorch {
 		t.Fatalf("an image without a noise key restored noise %q", noiseValue(c.noise))
 	}
-	h2.ui.RestoreSettings(imageio.Metadata{Prompt: "new", Width: 64, Height: 64, Steps: 2, Seed: 1, Noise: engine.NoiseStable})
+	h2.ui.RestoreSettings(imageio.Metadata{Settings: schema.Settings{Prompt: "new", Width: 64, Height: 64, Steps: 2, Seed: 1, Noise: engine.NoiseStable}})
 	if noiseValue(c.noise) != engine.NoiseStable {
 		t.Fatalf("an image with noise stable restored %q", noiseValue(c.noise))
 	}

@@ -146,7 +146,7 @@ func (c *controls) formSettings() settings.Settings {
 		s.Steps = n
 	}
 	s.Guidance = c.guidance.Value
-	s.Schedule = schedules[max(0, c.schedule.SelectedIndex())].value
+	s.Schedule = c.scheduleValue()
 	s.Noise = noiseValue(c.noise)
 	s.SeedLocked = c.seedLocked
 	if n, err := strconv.ParseUint(strings.TrimSpace(c.seed.Text), 10, 64); err == nil {

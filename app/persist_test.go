@@ -14,6 +14,7 @@ import (
 
 	"kleinbild/app/settings"
 	"kleinbild/engine/imageio"
+	"kleinbild/engine/schema"
 )
 
 // Issue 12, defect 7: edits to the form are kept across a restart without pressing
@@ -135,8 +136,9 @@ func TestRestoreSettingsKeepsExistingReferences(t *testing.T) {
 	gone := filepath.Join(refDir, "gone.png")
 	h := newHarness(t, data, tinyModel(t), newFakeGen().open)
 	u := h.ui
-	u.RestoreSettings(imageio.Metadata{Prompt: "a bridge", Width: 256, Height: 256, Steps: 2, Seed: 5,
-		References: []imageio.Reference{{Path: kept}, {Path: gone}}})
+	u.RestoreSettings(imageio.Metadata{
+		Settings: schema.Settings{Prompt: "a bridge", Width: 256, Height: 256, Steps: 2, Seed: 5, References: []string{kept, gone}},
+	})
 	h.settle()
 	if len(u.refs.paths) != 1 || u.refs.paths[0] != kept {
 		t.Errorf("references after restore: %v, want [%s]", u.refs.paths, kept)

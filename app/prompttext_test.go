@@ -10,6 +10,7 @@ import (
 	"kleinbild/app/widgets"
 	"kleinbild/engine"
 	"kleinbild/engine/imageio"
+	"kleinbild/engine/schema"
 )
 
 // longPrompt is one paragraph of n bytes.
@@ -27,7 +28,7 @@ func TestRestoreLongPrompt(t *testing.T) {
 	c := &u.ctl
 
 	long := longPrompt(engine.MaxPromptBytes)
-	u.RestoreSettings(imageio.Metadata{Prompt: long, Width: 256, Height: 256, Steps: 4, Seed: 7})
+	u.RestoreSettings(imageio.Metadata{Settings: schema.Settings{Prompt: long, Width: 256, Height: 256, Steps: 4, Seed: 7}})
 	if c.prompt.Text != long {
 		t.Fatalf("restored prompt has %d bytes, want %d", len(c.prompt.Text), len(long))
 	}
@@ -35,25 +36,25 @@ func TestRestoreLongPrompt(t *testing.T) {
 		t.Errorf("a %d-byte paragraph is word-wrapped (quadratic in Fyne)", len(long))
 	}
 
-	u.RestoreSettings(imageio.Metadata{Prompt: "a castle\non a hill", Width: 256, Height: 256, Steps: 4, Seed: 8})
+	u.RestoreSettings(imageio.Metadata{Settings: schema.Settings{Prompt: "a castle\non a hill", Width: 256, Height: 256, Steps: 4, Seed: 8}})
 	if c.prompt.Text != "a castle\non a hill" || c.prompt.Wrapping != fyne.TextWrapWord {
 		t.Errorf("short prompt: %q, wrapping %v; want word wrapping back", c.prompt.Text, c.prompt.Wrapping)
 	}
 
 	// A few paragraphs wrap; many do not (each costs the square of its length).
 	few := strings.Repeat(longPrompt(300)+"\n", 5)
-	u.RestoreSettings(imageio.Metadata{Prompt: few, Width: 256, Height: 256, Steps: 4, Seed: 9})
+	u.RestoreSettings(imageio.Metadata{Settings: schema.Settings{Prompt: few, Width: 256, Height: 256, Steps: 4, Seed: 9}})
 	if c.prompt.Text != few || c.prompt.Wrapping != fyne.TextWrapWord {
 		t.Errorf("5 paragraphs of 300 bytes are not wrapped")
 	}
 	lines := strings.Repeat(longPrompt(200)+"\n", 300)
-	u.RestoreSettings(imageio.Metadata{Prompt: lines, Width: 256, Height: 256, Steps: 4, Seed: 9})
+	u.RestoreSettings(imageio.Metadata{Settings: schema.Settings{Prompt: lines, Width: 256, Height: 256, Steps: 4, Seed: 9}})
 	if c.prompt.Text != lines || c.prompt.Wrapping != fyne.TextWrapOff {
 		t.Errorf("300 paragraphs of 200 bytes are wrapped")
 	}
 
 	huge := longPrompt(16 << 20)
-	u.RestoreSettings(imageio.Metadata{Prompt: huge, Width: 512, Height: 512, Steps: 3, Seed: 10})
+	u.RestoreSettings(imageio.Metadata{Settings: schema.Settings{Prompt: huge, Width: 512, Height: 512, Steps: 3, Seed: 10}})
 	if c.prompt.Text != lines {
 		t.Errorf("a 16 MB prompt replaced the field (%d bytes)", len(c.prompt.Text))
 	}

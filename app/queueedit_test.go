@@ -70,3 +70,23 @@ func TestQueueJobOpensIntoForm(t *testing.T) {
 		t.Error("the empty queue shows no hint")
 	}
 }
+
+// Issue 35: a job edited back into the form keeps its schedule when it is none of the
+// menu's usual ones ("power:1.5" showed, and then ran, the default).
+func TestEditedJobKeepsItsSchedule(t *testing.T) {
+	h := newHarness(t, t.TempDir(), "", nil)
+	u := h.ui
+	j := jobs.New(engine.Request{Prompt: "a dune", WidthPx: 256, HeightPx: 256, Seed: 5, Schedule: "power:1.5"}, 1)
+	u.run.queue.Push(j)
+	test.Tap(u.run.queue.Rows[0].Open)
+	if f, ok := u.ctl.readForm(); !ok || f.schedule != "power:1.5" {
+		t.Errorf("form schedule %q (ok %v), want power:1.5", f.schedule, ok)
+	}
+	if got := u.ctl.schedule.Selected; got != "Power 1.5" {
+		t.Errorf("menu shows %q", got)
+	}
+	u.ctl.setSchedule("linear") // the usual menu again
+	if f, _ := u.ctl.readForm(); f.schedule != "linear" || len(u.ctl.schedule.Options) != 3 {
+		t.Errorf("schedule %q, options %v", f.schedule, u.ctl.schedule.Options)
+	}
+}

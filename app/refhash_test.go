@@ -53,7 +53,7 @@ func TestReferenceHashedBeforeRun(t *testing.T) {
 	if out.err != nil {
 		t.Fatal(out.err)
 	}
-	if refs := out.entry.Meta.References; len(refs) != 1 || refs[0].SHA256 != sum {
+	if refs := out.entry.Meta.Sources(); len(refs) != 1 || refs[0].SHA256 != sum {
 		t.Errorf("the batch's last image records %+v, want the reference's hash before the run %s", refs, sum)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"kleinbild/app/widgets"
 	"kleinbild/engine/imageio"
+	"kleinbild/engine/schema"
 )
 
 func TestDropAddsReferences(t *testing.T) {
@@ -64,7 +65,7 @@ func TestDropAddsReferences(t *testing.T) {
 		t.Errorf("request references %v", got)
 	}
 	sum, _ := imageio.SHA256File(a)
-	if refs := out.entry.Meta.References; len(refs) != 1 || refs[0].Path != a || refs[0].SHA256 != sum {
+	if refs := out.entry.Meta.Sources(); len(refs) != 1 || refs[0].Path != a || refs[0].SHA256 != sum {
 		t.Errorf("metadata references %+v", refs)
 	}
 }
@@ -76,8 +77,8 @@ func TestDropKleinbildPNGOffersRestore(t *testing.T) {
 	dir := t.TempDir()
 	ref := writeTestPNG(t, dir, "ref.png", 64, 64, nil)
 	p := writeTestPNG(t, dir, "castle.png", 80, 64, &imageio.Metadata{
-		Prompt: "a castle on a hill", Seed: 1234, Width: 768, Height: 512, Steps: 3, Schedule: "linear",
-		References: []imageio.Reference{{Path: ref}, {Path: filepath.Join(dir, "gone.png")}},
+		Settings: schema.Settings{Prompt: "a castle on a hill", Seed: 1234, Width: 768, Height: 512, Steps: 3, Schedule: "linear",
+			References: []string{ref, filepath.Join(dir, "gone.png")}},
 	})
 
 	h.drop([]fyne.URI{storage.NewFileURI(p)})

@@ -14,6 +14,7 @@ import (
 	"kleinbild/app/widgets"
 	"kleinbild/engine"
 	"kleinbild/engine/imageio"
+	"kleinbild/engine/schema"
 )
 
 func TestLargerSize(t *testing.T) {
@@ -112,9 +113,9 @@ func TestRenderLargerRefusesWithReason(t *testing.T) {
 		want string
 	}{
 		{nil, "no Kleinbild settings"},
-		{&imageio.Metadata{Prompt: "big", Width: 1792, Height: 1792, Seed: 1}, "already at the largest size"},
+		{&imageio.Metadata{Settings: schema.Settings{Prompt: "big", Width: 1792, Height: 1792, Seed: 1}}, "already at the largest size"},
 		// Without its adapters the larger render would be another picture.
-		{&imageio.Metadata{Prompt: "styled", Width: 256, Height: 256, Seed: 1, Adapters: []imageio.Adapter{{File: "style.safetensors", SHA256: "ab", Strength: 0.8}}}, "made with adapters (style.safetensors)"},
+		{&imageio.Metadata{Settings: schema.Settings{Prompt: "styled", Width: 256, Height: 256, Seed: 1}, Adapters: []imageio.Adapter{{File: "style.safetensors", SHA256: "ab", Strength: 0.8}}}, "made with adapters (style.safetensors)"},
 	} {
 		if _, err := u.run.renderLargerJob(gallery.Entry{HasMeta: c.meta != nil, Meta: derefMeta(c.meta)}); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("error %v, want %q", err, c.want)
@@ -161,7 +162,7 @@ func TestRenderLargerKeepsStableNoise(t *testing.T) {
 	fake := newFakeGen()
 	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
 	for _, noise := range []string{engine.NoiseStable, engine.NoiseTorch} {
-		meta := imageio.Metadata{Prompt: "a lighthouse", Width: 256, Height: 192, Seed: 9, Steps: 3, Schedule: "linear", Noise: noise}
+		meta := imageio.Metadata{Settings: schema.Settings{Prompt: "a lighthouse", Width: 256, Height: 192, Seed: 9, Steps: 3, Schedule: "linear", Noise: noise}}
 		j, err := h.ui.run.renderLargerJob(gallery.Entry{File: "x.png", HasMeta: true, Meta: meta})
 		if err != nil {
 			t.Fatal(err)
@@ -170,8 +171,10 @@ func TestRenderLargerKeepsStableNoise(t *testing.T) {
 			t.Errorf("noise %s: queued request %+v", noise, r)
 		}
 	}
-	meta := imageio.Metadata{Prompt: "repainted", Width: 256, Height: 256, Seed: 9, Noise: engine.NoiseStable,
-		Inpaint: &imageio.Inpaint{Mode: "inpaint", Image: imageio.Reference{Path: "/in.png"}, Mask: &imageio.Reference{Path: "/m.png"}, Strength: 0.6, MaskCrop: 8}}
+	meta := imageio.Metadata{
+		Settings: schema.Settings{Prompt: "repainted", Width: 256, Height: 256, Seed: 9, Noise: engine.NoiseStable,
+			Image: "/in.png", Mask: "/m.png", Strength: 0.6, MaskCrop: 8},
+	}
 	j, err := h.ui.run.renderLargerJob(gallery.Entry{File: "y.png", HasMeta: true, Meta: meta})
 	if err != nil {
 		t.Fatal(err)

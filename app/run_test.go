@@ -198,7 +198,7 @@ func TestGUIMetadataMatchesCLI(t *testing.T) {
 		t.Fatal(ok, err)
 	}
 	want := filepath.Join(dir, "ref.png")
-	if len(m.References) != 1 || m.References[0].Path != want {
+	if len(m.References) != 1 || m.References[0] != want {
 		t.Errorf("references %+v, want the absolute path %s", m.References, want)
 	}
 	if m.Software != "kleinbild 9.8.7" {

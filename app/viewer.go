@@ -371,7 +371,7 @@ func describeEntry(e gallery.Entry) string {
 	}
 	var refs []string
 	for _, r := range e.Meta.References {
-		refs = append(refs, filepath.Base(r.Path))
+		refs = append(refs, filepath.Base(r))
 	}
 	if len(refs) > 0 {
 		s += "\nReferences: " + strings.Join(refs, ", ")

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"kleinbild/engine/imageio"
+	"kleinbild/engine/schema"
 )
 
 // Issue 36 defect 22: the viewer's info line left out the negative prompt. It shows it
@@ -17,8 +18,8 @@ func TestViewerInfoShowsTheNegativePrompt(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	writeTestPNG(t, dir, "a.png", 48, 32, &imageio.Metadata{Prompt: "a lighthouse", NegativePrompt: "blurry, fog", Seed: 3, Width: 48, Height: 32, Steps: 4})
-	writeTestPNG(t, dir, "b.png", 48, 32, &imageio.Metadata{Prompt: "a harbour", Seed: 4, Width: 48, Height: 32, Steps: 4})
+	writeTestPNG(t, dir, "a.png", 48, 32, &imageio.Metadata{Settings: schema.Settings{Prompt: "a lighthouse", NegativePrompt: "blurry, fog", Seed: 3, Width: 48, Height: 32, Steps: 4}})
+	writeTestPNG(t, dir, "b.png", 48, 32, &imageio.Metadata{Settings: schema.Settings{Prompt: "a harbour", Seed: 4, Width: 48, Height: 32, Steps: 4}})
 	h := newHarness(t, data, tinyModel(t), newFakeGen().open)
 	u := h.ui
 	for _, c := range []struct{ file, want string }{{"a.png", "Negative prompt: blurry, fog"}, {"b.png", ""}} {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -28,7 +29,7 @@ func CheckBackend(id string) error {
 	}
 	msg := err.Error()
 	if _, oerr := backends.Open(c.ID); oerr != nil { // an unknown name opens nothing: this is its reason
-		msg = plainBackendError(oerr, c.ID)
+		msg = plainBackendError(oerr)
 	}
 	return fmt.Errorf("--backend %s: %s; 'kleinbild devices' lists the devices", c.ID, msg)
 }
@@ -64,20 +65,21 @@ func openBackend(id string) (gpu.Backend, error) {
 	b, err := backends.Open(c.ID) // for $KLEINBILD_BACKEND opened here, not by backends.Default, which would fall back without a word
 	switch {
 	case err != nil && c.FromEnv:
-		return nil, fmt.Errorf("cannot open the compute device $%s=%s: %s; 'kleinbild devices' lists the devices", backends.EnvBackend, c.ID, plainBackendError(err, c.ID))
+		return nil, fmt.Errorf("cannot open the compute device $%s=%s: %s; 'kleinbild devices' lists the devices", backends.EnvBackend, c.ID, plainBackendError(err))
 	case err != nil:
-		return nil, fmt.Errorf("cannot open the compute device %s: %s; 'kleinbild devices' lists the devices", c.ID, plainBackendError(err, c.ID))
+		return nil, fmt.Errorf("cannot open the compute device %s: %s; 'kleinbild devices' lists the devices", c.ID, plainBackendError(err))
 	}
 	return b, nil
 }
 
-// plainBackendError is err's message without the registry's prefixes ("backends: open ID: ").
-func plainBackendError(err error, id string) string {
-	msg := strings.TrimPrefix(err.Error(), "backends: ")
-	for _, p := range []string{"open " + id + ": ", fmt.Sprintf("%q: ", id)} {
-		msg = strings.TrimPrefix(msg, p)
+// plainBackendError is err's reason without the registry's words ("backends: open ID: "):
+// a *backends.OpenError's own error.
+func plainBackendError(err error) string {
+	var oe *backends.OpenError
+	if errors.As(err, &oe) {
+		return oe.Err.Error()
 	}
-	return msg
+	return err.Error()
 }
 
 // deviceLine describes the device b runs on, e.g. "webgpu:0 llvmpipe (software, Vulkan)".

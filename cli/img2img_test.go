@@ -28,8 +28,8 @@ func TestGenerateImageToImage(t *testing.T) {
 		return out
 	}
 	meta := checkPNG(t, gen("whole", "--strength", "1", "--keep-unmasked=false"), white)
-	if meta.Inpaint == nil || meta.Inpaint.Mode != "img2img" || meta.Inpaint.Mask != nil || meta.Inpaint.Strength != 1 {
-		t.Errorf("metadata %+v, want mode img2img with no mask", meta.Inpaint)
+	if meta.Mode() != "img2img" || meta.Mask != "" || meta.Strength != 1 {
+		t.Errorf("metadata %+v, want mode img2img with no mask", meta.Settings)
 	}
 	pixels := func(path string) string {
 		f, err := os.Open(path)

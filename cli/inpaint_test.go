@@ -74,8 +74,8 @@ func TestGenerateInpaint(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	meta := checkPNG(t, out, rect)
-	if meta.Inpaint == nil || meta.Inpaint.Mode != "inpaint" || meta.Inpaint.Strength != 1 || meta.Inpaint.Mask == nil || !meta.Inpaint.RawUnmasked {
-		t.Errorf("metadata %+v", meta.Inpaint)
+	if meta.Mode() != "inpaint" || meta.Strength != 1 || meta.Mask == "" || !meta.RawUnmasked {
+		t.Errorf("metadata %+v", meta.Settings)
 	}
 
 	const outp = "outpaint_w48h32_on_w64h64_distilled_s1.0_4steps"
@@ -87,8 +87,8 @@ func TestGenerateInpaint(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	meta = checkPNG(t, out, outp)
-	if meta.Inpaint == nil || meta.Inpaint.Mode != "outpaint" || len(meta.Inpaint.Outpaint) != 4 {
-		t.Errorf("metadata %+v", meta.Inpaint)
+	if meta.Mode() != "outpaint" || meta.Outpaint == nil {
+		t.Errorf("metadata %+v", meta.Settings)
 	}
 }
 

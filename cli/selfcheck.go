@@ -23,7 +23,7 @@ func selfCheck(ds []backends.Device, w io.Writer) error {
 		seen = true
 		b, err := backends.Open(d.ID)
 		if err != nil {
-			fmt.Fprintf(w, "Self-check %s: cannot open: %s\n", d.ID, plainBackendError(err, d.ID))
+			fmt.Fprintf(w, "Self-check %s: cannot open: %s\n", d.ID, plainBackendError(err))
 			failed++
 			continue
 		}

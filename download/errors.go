@@ -29,6 +29,17 @@ var (
 	ErrRemoteChanged = errors.New("remote file changed")
 )
 
+// ChecksumError is a file whose size or hash differs from the listing: Path is the file's
+// path in the repository, Detail what differs ("sha256 … , expected …"). It matches
+// ErrChecksum.
+type ChecksumError struct {
+	Path, Detail string
+}
+
+func (e *ChecksumError) Error() string { return e.Path + ": " + e.Detail + ": " + ErrChecksum.Error() }
+
+func (e *ChecksumError) Is(target error) bool { return target == ErrChecksum }
+
 // HTTPError is a non-success answer of the Hub or its CDN.
 type HTTPError struct {
 	Status int

@@ -201,7 +201,7 @@ func (d *download) cleanStateDir() {
 // verifyBytes checks data against f's size and git blob id (or sha256).
 func verifyBytes(f RemoteFile, data []byte) error {
 	if int64(len(data)) != f.Size {
-		return fmt.Errorf("%s: received %d bytes, the listing says %d: %w", f.Path, len(data), f.Size, ErrChecksum)
+		return &ChecksumError{Path: f.Path, Detail: fmt.Sprintf("received %d bytes, the listing says %d", len(data), f.Size)}
 	}
 	got, want, kind := "", "", ""
 	switch {
@@ -213,7 +213,7 @@ func verifyBytes(f RemoteFile, data []byte) error {
 		return nil
 	}
 	if got != want {
-		return fmt.Errorf("%s: %s %s, expected %s: %w", f.Path, kind, got, want, ErrChecksum)
+		return &ChecksumError{Path: f.Path, Detail: fmt.Sprintf("%s %s, expected %s", kind, got, want)}
 	}
 	return nil
 }

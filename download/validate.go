@@ -137,7 +137,7 @@ func Validate(ctx context.Context, dir string, opts ValidateOptions) (*Report, e
 	if _, err := os.Lstat(schedFull); err == nil {
 		if _, err := sched.LoadConfig(schedFull); err != nil {
 			schedBad = true
-			r.add(schedPath, Corrupt, strings.ReplaceAll(err.Error(), schedFull, schedPath))
+			r.add(schedPath, Corrupt, schedProblem(err, schedPath))
 		}
 	}
 	info, err := engine.Inspect(dir)
@@ -181,7 +181,7 @@ func Validate(ctx context.Context, dir string, opts ValidateOptions) (*Report, e
 		raw, err := safefile.ReadRegular(filepath.Join(dir, filepath.FromSlash(p)), safefile.MaxIndexBytes)
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) && !r.has(p) { // a FIFO, a device, too large
-				r.add(p, Corrupt, stripPath(err, filepath.Join(dir, filepath.FromSlash(p))))
+				r.add(p, Corrupt, err.Error())
 			}
 			continue // missing required files are reported above
 		}
@@ -211,7 +211,7 @@ func Validate(ctx context.Context, dir string, opts ValidateOptions) (*Report, e
 			r.Files++
 			f, err := weights.OpenFile(full)
 			if err != nil {
-				r.add(p, Corrupt, stripPath(err, full))
+				r.add(p, Corrupt, fileProblem(err))
 				continue
 			}
 			f.Close()
@@ -287,9 +287,31 @@ func hasWeights(dir, comp string) bool {
 	})
 }
 
-// stripPath removes the file's path from an error message that starts with it.
-func stripPath(err error, path string) string {
-	return strings.TrimPrefix(err.Error(), path+": ")
+// fileProblem words a safetensors file's error for the report, which names the file
+// already: a *weights.FileError without its path.
+func fileProblem(err error) string {
+	var fe *weights.FileError
+	if errors.As(err, &fe) {
+		return fe.Err.Error()
+	}
+	return err.Error()
+}
+
+// schedProblem words the scheduler config's error with the file's path in the folder (rel)
+// in place of its full path.
+func schedProblem(err error, rel string) string {
+	var ce *sched.ConfigError
+	if !errors.As(err, &ce) {
+		return err.Error()
+	}
+	shown := *ce
+	shown.Path = rel
+	if pe := (*fs.PathError)(nil); errors.As(ce.Err, &pe) {
+		p := *pe
+		p.Path = rel
+		shown.Err = &p
+	}
+	return shown.Error()
 }
 
 // deepCheck binds each network whose files passed the structural checks.
@@ -358,6 +380,7 @@ func (r *Report) hashCheck(ctx context.Context, dir string, opts ValidateOptions
 			continue
 		}
 		base := done
+		var mismatch *ChecksumError
 		err = checkFile(ctx, full, f, func(n int64) {
 			if opts.Progress != nil {
 				opts.Progress(HashProgress{File: f.Path, Bytes: base + n, TotalBytes: total})
@@ -369,9 +392,9 @@ func (r *Report) hashCheck(ctx context.Context, dir string, opts ValidateOptions
 			if f.SHA256 != "" || f.BlobID != "" {
 				r.Hashed++
 			}
-		case errors.Is(err, ErrChecksum):
+		case errors.As(err, &mismatch):
 			r.Hashed++
-			r.add(f.Path, Mismatch, strings.TrimPrefix(strings.TrimSuffix(err.Error(), ": "+ErrChecksum.Error()), f.Path+": "))
+			r.add(f.Path, Mismatch, mismatch.Detail)
 		case ctx.Err() != nil:
 			return ctx.Err()
 		default:

@@ -26,7 +26,7 @@ func checkFile(ctx context.Context, path string, f RemoteFile, progress func(don
 		return err
 	}
 	if st.Size() != f.Size {
-		return fmt.Errorf("%s: %d bytes, expected %d: %w", f.Path, st.Size(), f.Size, ErrChecksum)
+		return &ChecksumError{Path: f.Path, Detail: fmt.Sprintf("%d bytes, expected %d", st.Size(), f.Size)}
 	}
 	var h hash.Hash
 	var want string
@@ -47,7 +47,7 @@ func checkFile(ctx context.Context, path string, f RemoteFile, progress func(don
 		if f.SHA256 == "" {
 			kind = "git blob id"
 		}
-		return fmt.Errorf("%s: %s %s, expected %s: %w", f.Path, kind, got, want, ErrChecksum)
+		return &ChecksumError{Path: f.Path, Detail: fmt.Sprintf("%s %s, expected %s", kind, got, want)}
 	}
 	return nil
 }

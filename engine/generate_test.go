@@ -250,7 +250,7 @@ var errDeviceLost = errors.New("device lost")
 
 func (b *lossyBackend) Flush() error {
 	if b.lost {
-		return errDeviceLost
+		return gpu.NewDeviceError("lossy", errDeviceLost)
 	}
 	return b.Backend.Flush()
 }
@@ -272,6 +272,9 @@ func TestGenerateBackendError(t *testing.T) {
 	})
 	if !errors.Is(err, errDeviceLost) || !strings.Contains(err.Error(), "denoising step 2") {
 		t.Fatalf("error %v, want device lost in denoising step 2", err)
+	}
+	if !gpu.IsDeviceError(err) { // the app falls back to the CPU on it
+		t.Errorf("error %v is no longer a *gpu.DeviceError", err)
 	}
 	t.Log(err)
 	m.flux.Release()

@@ -31,8 +31,8 @@ func TestImageToImage(t *testing.T) {
 		return res, d, meta
 	}
 	res, d, meta := run("", c.Strength)
-	if meta.Inpaint == nil || meta.Inpaint.Mode != ModeImageToImage || meta.Inpaint.Mask != nil {
-		t.Errorf("metadata %+v, want mode %q with no mask", meta.Inpaint, ModeImageToImage)
+	if meta.Mode() != ModeImageToImage || meta.Mask != "" || meta.Image == "" {
+		t.Errorf("metadata %+v, want mode %q with no mask", meta.Settings, ModeImageToImage)
 	}
 	f := golden.Open(t, "inpaint/"+c.name+".safetensors")
 	final, shape := golden.F32(t, f, "final_latents_packed")

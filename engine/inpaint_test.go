@@ -257,7 +257,7 @@ func TestInpaintKeepUnmasked(t *testing.T) {
 	if err := back.UnmarshalJSON(raw); err != nil {
 		t.Fatal(err)
 	}
-	if in := back.Inpaint; in == nil || in.Mode != ModeInpaint || in.Strength != c.Strength || in.Mask == nil || in.Mask.SHA256 != sum || in.Image.SHA256 == "" {
+	if back.Mode() != ModeInpaint || back.Strength != c.Strength || back.Mask == "" || back.Hashes[back.Mask] != sum || back.Hashes[back.Image] == "" {
 		t.Errorf("inpainting metadata %s", raw)
 	}
 	src, err := imageio.Load(req.Image)

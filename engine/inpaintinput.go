@@ -7,6 +7,7 @@ import (
 
 	"kleinbild/engine/imageio"
 	"kleinbild/engine/inpaint"
+	"kleinbild/engine/schema"
 )
 
 // DefaultStrength is the inpainting strength when a request gives none (the pipeline's
@@ -15,11 +16,11 @@ const DefaultStrength = 0.8
 
 // The modes of a generation, as PNG metadata records them.
 const (
-	ModeInpaint  = "inpaint"
-	ModeOutpaint = "outpaint"
+	ModeInpaint  = schema.ModeInpaint
+	ModeOutpaint = schema.ModeOutpaint
 	// ModeImageToImage repaints the whole image from Strength: inpainting with no mask,
 	// which is exactly inpainting with an all-white mask.
-	ModeImageToImage = "img2img"
+	ModeImageToImage = schema.ModeImageToImage
 )
 
 // ValidateStrength checks an inpainting strength given by a user: a number in (0, 1].
@@ -33,18 +34,7 @@ func ValidateStrength(s float64) error {
 
 // Mode is the request's mode: ModeInpaint, ModeOutpaint, ModeImageToImage, or "" for
 // text-to-image.
-func (req Request) Mode() string {
-	switch {
-	case req.Image == "":
-		return ""
-	case !req.Outpaint.IsZero():
-		return ModeOutpaint
-	case req.Mask == "":
-		return ModeImageToImage
-	default:
-		return ModeInpaint
-	}
-}
+func (req Request) Mode() string { return SettingsOf(req).Mode() }
 
 // checkInpaint checks the inpainting fields of a request before any file is read.
 func checkInpaint(req Request) error {

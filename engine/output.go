@@ -53,43 +53,64 @@ func (s Sums) Add(paths ...string) error {
 	return nil
 }
 
-// Metadata describes a finished generation for the PNG it is saved as: everything needed
-// to reproduce it (prompt, seed, size, steps, guidance, schedule, model, references, adapters):
-// MetadataRequest makes the request again. sums are the input files' hashes taken before
-// the run; files it lacks (all of them when nil) are hashed now.
+// Metadata describes a finished generation for the PNG it is saved as: the settings that
+// made it (req's, with what the run used: seed, size, steps, guidance, schedule, noise,
+// strength; the input files' paths absolute; MetadataRequest makes the request again) and
+// beside them the provenance: the model, the input files' and adapters' hashes, the
+// software and the times. sums are the input files' hashes taken before the run; files it
+// lacks (all of them when nil) are hashed now.
 func Metadata(info ModelInfo, req Request, sums Sums, res *Result, software string, took time.Duration) (imageio.Metadata, error) {
+	s := SettingsOf(req)
+	s.Seed, s.Width, s.Height, s.Steps = res.Seed, res.WidthPx, res.HeightPx, res.Steps
+	s.Guidance, s.Schedule, s.Noise = res.Guidance, res.Schedule, res.Noise
+	if info.Distilled {
+		s.NegativePrompt = "" // distilled models run no CFG
+	}
+	s.References = nil
+	if s.Image == "" { // the inpainting settings apply to inpainting only
+		s.Strength, s.MaskCrop, s.RawUnmasked, s.Mask, s.Outpaint = 0, 0, false, "", nil
+	} else {
+		s.Strength = res.Strength
+	}
 	meta := imageio.Metadata{
-		Prompt:   req.Prompt,
-		Seed:     res.Seed,
-		Width:    res.WidthPx,
-		Height:   res.HeightPx,
-		Steps:    res.Steps,
-		Guidance: res.Guidance,
-		Schedule: res.Schedule,
-		Noise:    res.Noise,
+		Settings: s,
 		Model:    filepath.Base(filepath.Clean(info.Dir)),
 		Variant:  info.Variant(),
 		Software: "kleinbild " + software,
 		Created:  time.Now().UTC().Truncate(time.Second),
 		Duration: took,
 	}
-	if !info.Distilled {
-		meta.NegativePrompt = req.NegativePrompt
-	}
 	for _, f := range info.Files {
 		meta.ModelFiles = append(meta.ModelFiles, imageio.ModelFile{Component: string(f.Component), File: filepath.Base(f.Path), Types: f.TypeList()})
 	}
 	all := Sums{}
 	maps.Copy(all, sums)
-	for _, p := range req.References {
+	record := func(what, p string) (string, error) {
 		if err := all.Add(p); err != nil {
-			return meta, fmt.Errorf("reference %w", err)
+			return "", fmt.Errorf("%s %w", what, err)
 		}
-		meta.References = append(meta.References, imageio.Reference{Path: absPath(p), SHA256: all[p]})
+		abs := absPath(p)
+		if meta.Hashes == nil {
+			meta.Hashes = map[string]string{}
+		}
+		meta.Hashes[abs] = all[p]
+		return abs, nil
 	}
-	if req.Image != "" {
-		var err error
-		if meta.Inpaint, err = inpaintMetadata(req, all, res); err != nil {
+	for _, p := range req.References {
+		abs, err := record("reference", p)
+		if err != nil {
+			return meta, err
+		}
+		meta.References = append(meta.References, abs)
+	}
+	var err error
+	if meta.Image != "" {
+		if meta.Image, err = record("image", req.Image); err != nil {
+			return meta, err
+		}
+	}
+	if meta.Mask != "" {
+		if meta.Mask, err = record("mask", req.Mask); err != nil {
 			return meta, err
 		}
 	}
@@ -99,7 +120,6 @@ func Metadata(info ModelInfo, req Request, sums Sums, res *Result, software stri
 		}
 		meta.Adapters = append(meta.Adapters, imageio.Adapter{File: filepath.Base(w.Adapter.Path), SHA256: all[w.Adapter.Path], Strength: w.Strength})
 	}
-	meta.AdaptersPartial = req.AdaptersPartial
 	return meta, nil
 }
 
@@ -110,26 +130,6 @@ func absPath(p string) string {
 		return p
 	}
 	return abs
-}
-
-// inpaintMetadata records an inpainting request: the image and the mask (paths and
-// hashes, from sums or taken now), the mode and the settings.
-func inpaintMetadata(req Request, sums Sums, res *Result) (*imageio.Inpaint, error) {
-	in := &imageio.Inpaint{Mode: req.Mode(), Strength: res.Strength, MaskCrop: req.MaskCrop, RawUnmasked: req.RawUnmasked}
-	if err := sums.Add(req.Image); err != nil {
-		return nil, fmt.Errorf("image %w", err)
-	}
-	in.Image = imageio.Reference{Path: absPath(req.Image), SHA256: sums[req.Image]}
-	if req.Mask != "" {
-		if err := sums.Add(req.Mask); err != nil {
-			return nil, fmt.Errorf("mask %w", err)
-		}
-		in.Mask = &imageio.Reference{Path: absPath(req.Mask), SHA256: sums[req.Mask]}
-	}
-	if o := req.Outpaint; !o.IsZero() {
-		in.Outpaint = []int{o.Left, o.Top, o.Right, o.Bottom}
-	}
-	return in, nil
 }
 
 // SavePNG writes img with its metadata atomically (no partial file under path, ever).

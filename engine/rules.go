@@ -97,7 +97,7 @@ func CheckSettings(s Settings, distilled bool) error {
 			return err
 		}
 	}
-	return checkInpaint(s.Request())
+	return checkInpaint(RequestOf(s))
 }
 
 // checkSideRange is the engine's rule for a side given in a request: 0 (the default) or

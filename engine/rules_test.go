@@ -38,7 +38,7 @@ func TestCheckSettingsFields(t *testing.T) {
 		if fe.Field != c.field || fe.Min != c.min || fe.Max != c.max || (fe.Choices != nil) != c.choices || fe.Error() == "" {
 			t.Errorf("%+v: got %+v", c.s, *fe)
 		}
-		if _, err := NewPlan(c.s.Request(), false, nil); !errors.As(err, &fe) || fe.Field != c.field {
+		if _, err := NewPlan(RequestOf(c.s), false, nil); !errors.As(err, &fe) || fe.Field != c.field {
 			t.Errorf("NewPlan %+v: %v, want the %s refused", c.s, err, c.field)
 		}
 	}
@@ -102,10 +102,10 @@ func TestMetadataRecordsSumsBeforeRun(t *testing.T) {
 	}
 	res := &Result{Seed: 1, WidthPx: 16, HeightPx: 16, Steps: 1, Guidance: 1}
 	meta, err := Metadata(ModelInfo{Dir: "m", Distilled: true}, req, sums, res, "test", 0)
-	if err != nil || len(meta.References) != 1 || meta.References[0].SHA256 != before {
-		t.Errorf("metadata %+v (%v), want the sum before the run %s", meta.References, err, before)
+	if src := meta.Sources(); err != nil || len(src) != 1 || src[0].SHA256 != before {
+		t.Errorf("metadata %+v (%v), want the sum before the run %s", src, err, before)
 	}
-	if again, _ := Metadata(ModelInfo{Dir: "m", Distilled: true}, req, nil, res, "test", 0); again.References[0].SHA256 == before {
+	if again, _ := Metadata(ModelInfo{Dir: "m", Distilled: true}, req, nil, res, "test", 0); again.Sources()[0].SHA256 == before {
 		t.Error("without sums the file is not hashed as it is now")
 	}
 }

@@ -35,13 +35,13 @@ func checkSamplesCover(t *testing.T) {
 }
 
 // TestSettingsSurvivePNG: every Settings field survives an image's metadata as the PNG
-// holds it (Metadata, EncodePNG, ReadMetadataFrom, MetadataSettings), with the references'
+// holds it (Metadata, EncodePNG, ReadMetadataFrom, the metadata's Settings), with the references'
 // and pictures' paths made absolute. The queue and the remembered form are tested in
 // app/jobs (TestSettingsSurviveQueue) and app/settings (TestSettingsSurviveSettingsFile).
 func TestSettingsSurvivePNG(t *testing.T) {
 	checkSamplesCover(t)
 	for _, s := range settingsSamples {
-		req := s.Request()
+		req := RequestOf(s)
 		res := &Result{Seed: s.Seed, WidthPx: s.Width, HeightPx: s.Height, Steps: s.Steps, Guidance: s.Guidance,
 			Schedule: s.Schedule, Noise: s.Noise, Strength: s.Strength}
 		sums := Sums{}
@@ -60,7 +60,7 @@ func TestSettingsSurvivePNG(t *testing.T) {
 		if err != nil || !ok {
 			t.Fatalf("metadata read back: %v, %v", ok, err)
 		}
-		if got := MetadataSettings(back); !reflect.DeepEqual(got, s) {
+		if got := back.Settings; !reflect.DeepEqual(got, s) {
 			t.Errorf("after the PNG:\n got %+v\nwant %+v", got, s)
 		}
 	}
@@ -81,10 +81,10 @@ func TestOldPNGsLoad(t *testing.T) {
 		if err != nil || !ok {
 			t.Fatalf("%s: %v, %v", name, ok, err)
 		}
-		if got := MetadataSettings(meta); !reflect.DeepEqual(got, want) {
+		if got := meta.Settings; !reflect.DeepEqual(got, want) {
 			t.Errorf("%s:\n got %+v\nwant %+v", name, got, want)
 		}
-		if err := CheckSettings(MetadataSettings(meta), false); err != nil {
+		if err := CheckSettings(meta.Settings, false); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
 	}

@@ -74,5 +74,5 @@ func TestRequestSurvivesMetadata(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkAllFields(t, req, MetadataRequest(back))
-	checkAllFields(t, req, SettingsOf(req).Request())
+	checkAllFields(t, req, RequestOf(SettingsOf(req)))
 }

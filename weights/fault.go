@@ -30,7 +30,7 @@ func FaultError(path string, r any) error {
 	if a, ok := r.(interface{ Addr() uintptr }); ok {
 		addr = a.Addr()
 	}
-	return fmt.Errorf("%s: %w (another program truncated or rewrote it; memory fault at %#x reading its mapping)", path, ErrFileChanged, addr)
+	return &FileError{Path: path, Err: fmt.Errorf("%w (another program truncated or rewrote it; memory fault at %#x reading its mapping)", ErrFileChanged, addr)}
 }
 
 // Guard runs fn, which reads the mapping of the file at path, with debug.SetPanicOnFault on:

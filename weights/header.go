@@ -105,28 +105,37 @@ type span struct {
 // allowed), no key appears twice, every tensor has a supported dtype, a shape of
 // non-negative dimensions and data_offsets whose length matches shape and dtype exactly, and
 // the tensors cover the data section exactly: no overlap, no gap, no trailing bytes.
-// Every error names path (and the tensor where one is involved).
+// Every error is a *FileError naming path (and the tensor where one is involved).
 func parse(path string, data []byte) (*File, error) {
+	sf, err := parseImage(path, data)
+	if err != nil {
+		return nil, &FileError{Path: path, Err: err}
+	}
+	return sf, nil
+}
+
+// parseImage is parse, its errors without the path.
+func parseImage(path string, data []byte) (*File, error) {
 	if len(data) < 8 {
-		return nil, fmt.Errorf("%s: not a safetensors file: %d bytes, shorter than the 8-byte header length", path, len(data))
+		return nil, fmt.Errorf("not a safetensors file: %d bytes, shorter than the 8-byte header length", len(data))
 	}
 	hlen := binary.LittleEndian.Uint64(data[:8])
 	if hlen > MaxHeaderBytes {
-		return nil, fmt.Errorf("%s: header length %d exceeds the %d-byte limit (corrupt or not safetensors)", path, hlen, MaxHeaderBytes)
+		return nil, fmt.Errorf("header length %d exceeds the %d-byte limit (corrupt or not safetensors)", hlen, MaxHeaderBytes)
 	}
 	if hlen > uint64(len(data)-8) {
-		return nil, fmt.Errorf("%s: header length %d runs past the end of the %d-byte file (truncated?)", path, hlen, len(data))
+		return nil, fmt.Errorf("header length %d runs past the end of the %d-byte file (truncated?)", hlen, len(data))
 	}
 	hdr := data[8 : 8+hlen]
 	if len(hdr) == 0 || hdr[0] != '{' {
-		return nil, fmt.Errorf("%s: header does not start with '{' (corrupt or not safetensors)", path)
+		return nil, errors.New("header does not start with '{' (corrupt or not safetensors)")
 	}
 	if !utf8.Valid(hdr) {
-		return nil, fmt.Errorf("%s: header is not valid UTF-8", path)
+		return nil, errors.New("header is not valid UTF-8")
 	}
 	fields, err := objectFields(hdr)
 	if err != nil {
-		return nil, fmt.Errorf("%s: malformed JSON header: %w", path, err)
+		return nil, fmt.Errorf("malformed JSON header: %w", err)
 	}
 	body := data[8+hlen:]
 	sf := &File{Path: path, data: data, tensors: make(map[string]*Tensor, len(fields))}
@@ -134,13 +143,13 @@ func parse(path string, data []byte) (*File, error) {
 	for _, fl := range fields {
 		if fl.key == "__metadata__" {
 			if sf.Metadata, err = parseMetadata(fl.val); err != nil {
-				return nil, fmt.Errorf("%s: __metadata__: %w", path, err)
+				return nil, fmt.Errorf("__metadata__: %w", err)
 			}
 			continue
 		}
 		t, sp, err := parseEntry(fl.val, uint64(len(body)))
 		if err != nil {
-			return nil, fmt.Errorf("%s: tensor %q: %w", path, fl.key, err)
+			return nil, fmt.Errorf("tensor %q: %w", fl.key, err)
 		}
 		t.Name, t.File, t.data = fl.key, path, body[sp.lo:sp.hi:sp.hi]
 		sp.name = fl.key
@@ -149,7 +158,7 @@ func parse(path string, data []byte) (*File, error) {
 		spans = append(spans, sp)
 	}
 	if err := checkLayout(spans, uint64(len(body))); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, err
 	}
 	slices.Sort(sf.names)
 	return sf, nil
@@ -305,3 +314,14 @@ func checkLayout(spans []span, bodyLen uint64) error {
 	}
 	return nil
 }
+
+// FileError is a safetensors file that cannot be read as one: Path names the file, Err says
+// what is wrong with it ("header length … runs past the end …").
+type FileError struct {
+	Path string
+	Err  error
+}
+
+func (e *FileError) Error() string { return e.Path + ": " + e.Err.Error() }
+
+func (e *FileError) Unwrap() error { return e.Err }

@@ -227,10 +227,10 @@ func OpenFile(path string) (*File, error) {
 	defer f.Close()
 	size := st.Size()
 	if size < 8 {
-		return nil, fmt.Errorf("%s: not a safetensors file: %d bytes, shorter than the 8-byte header length", path, size)
+		return nil, &FileError{Path: path, Err: fmt.Errorf("not a safetensors file: %d bytes, shorter than the 8-byte header length", size)}
 	}
 	if uint64(size) > math.MaxInt {
-		return nil, fmt.Errorf("%s: %d bytes is too large to map on this platform", path, size)
+		return nil, &FileError{Path: path, Err: fmt.Errorf("%d bytes is too large to map on this platform", size)}
 	}
 	data, unmap, err := mapFile(f, size)
 	if err != nil {
@@ -264,12 +264,12 @@ func (f *File) Names() []string { return append([]string(nil), f.names...) }
 // Tensor returns the named tensor or an error naming the file it looked in.
 func (f *File) Tensor(name string) (*Tensor, error) {
 	if f.closed {
-		return nil, fmt.Errorf("%s: tensor %q requested after the file was closed", f.Path, name)
+		return nil, &FileError{Path: f.Path, Err: fmt.Errorf("tensor %q requested after the file was closed", name)}
 	}
 	if t, ok := f.tensors[name]; ok {
 		return t, nil
 	}
-	return nil, fmt.Errorf("%s: %w: %q", f.Path, ErrNotFound, name)
+	return nil, &FileError{Path: f.Path, Err: fmt.Errorf("%w: %q", ErrNotFound, name)}
 }
 
 // Has reports whether the file holds the named tensor.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"kleinbild/engine/imageio"
+	"kleinbild/engine/schema"
 	"kleinbild/internal/testfix/metapng"
 )
 
@@ -23,7 +24,7 @@ func TestFind(t *testing.T) {
 	t0 := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 	var files []string
 	for i, p := range []string{"A Red Castle at dusk", "a blue castle", "red fox", "Castle REDWOOD"} {
-		e, err := g.Add(img, imageio.Metadata{Prompt: p, Seed: uint64(i), Created: t0.Add(time.Duration(i) * time.Minute)})
+		e, err := g.Add(img, imageio.Metadata{Settings: schema.Settings{Prompt: p, Seed: uint64(i)}, Created: t0.Add(time.Duration(i) * time.Minute)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -68,7 +69,7 @@ func TestFind(t *testing.T) {
 func gallery3000(b *testing.B, n int) string {
 	b.Helper()
 	dir := b.TempDir()
-	png, err := imageio.EncodePNG(image.NewNRGBA(image.Rect(0, 0, 16, 16)), imageio.Metadata{Prompt: "x"})
+	png, err := imageio.EncodePNG(image.NewNRGBA(image.Rect(0, 0, 16, 16)), imageio.Metadata{Settings: schema.Settings{Prompt: "x"}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -103,7 +104,7 @@ func BenchmarkFilter3000(b *testing.B) {
 	words := []string{"castle", "red", "fox", "lighthouse", "night", "portrait", "forest", "sea"}
 	for i := range 3000 {
 		p := fmt.Sprintf("a %s and a %s, photo %d", words[i%len(words)], words[(i/len(words))%len(words)], i)
-		g.insertLocked(&Entry{File: fmt.Sprintf("img-%05d.png", i), HasMeta: true, Meta: imageio.Metadata{Prompt: p}, Favourite: i%7 == 0})
+		g.insertLocked(&Entry{File: fmt.Sprintf("img-%05d.png", i), HasMeta: true, Meta: imageio.Metadata{Settings: schema.Settings{Prompt: p}}, Favourite: i%7 == 0})
 	}
 	b.ResetTimer()
 	n := 0
@@ -127,9 +128,9 @@ func TestFindByAdapter(t *testing.T) {
 	img := image.NewNRGBA(image.Rect(0, 0, 8, 8))
 	t0 := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 	for i, m := range []imageio.Metadata{
-		{Prompt: "a castle", Adapters: []imageio.Adapter{{File: "Watercolor_Style-v2.safetensors", SHA256: "ab", Strength: 0.8}}},
-		{Prompt: "a fox", Adapters: []imageio.Adapter{{File: "pixel.safetensors"}, {File: "watercolor_mini.safetensors"}}},
-		{Prompt: "watercolour fox"},
+		{Settings: schema.Settings{Prompt: "a castle"}, Adapters: []imageio.Adapter{{File: "Watercolor_Style-v2.safetensors", SHA256: "ab", Strength: 0.8}}},
+		{Settings: schema.Settings{Prompt: "a fox"}, Adapters: []imageio.Adapter{{File: "pixel.safetensors"}, {File: "watercolor_mini.safetensors"}}},
+		{Settings: schema.Settings{Prompt: "watercolour fox"}},
 	} {
 		m.Created = t0.Add(time.Duration(i) * time.Minute)
 		if _, err := g.Add(img, m); err != nil {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"kleinbild/engine/imageio"
+	"kleinbild/engine/schema"
 )
 
 // fuzzMTime is the modification time of the fuzzed gallery's image, fixed so that seeds
@@ -25,7 +26,7 @@ var fuzzMTime = time.Date(2025, 1, 2, 3, 4, 5, 6, time.UTC)
 func FuzzIndex(f *testing.F) {
 	// One image, and the index a real start writes for it, as the first seed.
 	png, err := imageio.EncodePNG(image.NewNRGBA(image.Rect(0, 0, 16, 16)),
-		imageio.Metadata{Prompt: "a castle", Seed: 3, Width: 16, Height: 16, Steps: 4})
+		imageio.Metadata{Settings: schema.Settings{Prompt: "a castle", Seed: 3, Width: 16, Height: 16, Steps: 4}})
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -389,21 +389,12 @@ func (g *Gallery) ByHash(sum string) (Entry, bool) {
 // Parents are the gallery images used as references for e (or repainted by it).
 func (g *Gallery) Parents(e Entry) []Entry {
 	var out []Entry
-	for _, r := range sources(e.Meta) {
+	for _, r := range e.Meta.Sources() {
 		if p, ok := g.ByHash(r.SHA256); ok && r.SHA256 != "" {
 			out = append(out, p)
 		}
 	}
 	return out
-}
-
-// sources are the images an image was made from: its references and, for inpainting or
-// outpainting, the picture repainted.
-func sources(m imageio.Metadata) []imageio.Reference {
-	if m.Inpaint == nil {
-		return m.References
-	}
-	return append(append([]imageio.Reference(nil), m.References...), m.Inpaint.Image)
 }
 
 // Children are the gallery images that used e as a reference (or repainted it).
@@ -412,7 +403,7 @@ func (g *Gallery) Children(e Entry) []Entry {
 	defer g.mu.RUnlock()
 	var out []Entry
 	for _, c := range g.items {
-		for _, r := range sources(c.Meta) {
+		for _, r := range c.Meta.Sources() {
 			if r.SHA256 == e.SHA256 && e.SHA256 != "" {
 				out = append(out, *c)
 				break

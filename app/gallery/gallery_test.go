@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"kleinbild/engine/imageio"
+	"kleinbild/engine/schema"
 	"kleinbild/internal/atomicfile"
 	"kleinbild/internal/testfix/metapng"
 )
@@ -21,11 +22,11 @@ func TestReconcilesWithDisk(t *testing.T) {
 	}
 	img := image.NewNRGBA(image.Rect(0, 0, 32, 32))
 	t0 := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
-	a, err := g.Add(img, imageio.Metadata{Prompt: "a", Seed: 1, Created: t0})
+	a, err := g.Add(img, imageio.Metadata{Settings: schema.Settings{Prompt: "a", Seed: 1}, Created: t0})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := g.Add(img, imageio.Metadata{Prompt: "b", Seed: 1, Created: t0})
+	b, err := g.Add(img, imageio.Metadata{Settings: schema.Settings{Prompt: "b", Seed: 1}, Created: t0})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +37,7 @@ func TestReconcilesWithDisk(t *testing.T) {
 	// Behind the gallery's back: a PNG without metadata, one with, a stale temp file of an
 	// interrupted write, a fresh one (maybe still being written), a damaged PNG, a deleted image.
 	metapng.Write(t, dir, "plain.png", 16, 16, nil)
-	metapng.Write(t, dir, "copied.png", 16, 16, &imageio.Metadata{Prompt: "copied", Created: t0.Add(time.Hour)})
+	metapng.Write(t, dir, "copied.png", 16, 16, &imageio.Metadata{Settings: schema.Settings{Prompt: "copied"}, Created: t0.Add(time.Hour)})
 	stale := filepath.Join(dir, ".x.png"+atomicfile.TempMarker+"123")
 	fresh := filepath.Join(dir, ".y.png"+atomicfile.TempMarker+"456")
 	users := filepath.Join(dir, ".notes.tmp-1") // a user's own file: not the writer's marker

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"kleinbild/engine/imageio"
+	"kleinbild/engine/schema"
 	"kleinbild/internal/testfix/metapng"
 )
 
@@ -24,11 +25,11 @@ func sortedGallery(t *testing.T, now time.Time) *Gallery {
 	}
 	img := image.NewNRGBA(image.Rect(0, 0, 8, 8))
 	for i, m := range []imageio.Metadata{
-		{Prompt: "zebra", Model: "klein-4b", Width: 512, Height: 512},
-		{Prompt: "Apple", Model: "klein-9b", Width: 1024, Height: 768},
-		{Prompt: "", Model: "klein-4b", Width: 512, Height: 512},
-		{Prompt: "apple", Model: "klein-4b", Width: 1024, Height: 768},
-		{Prompt: "  mango", Model: "klein-9b", Width: 512, Height: 512},
+		{Settings: schema.Settings{Prompt: "zebra", Width: 512, Height: 512}, Model: "klein-4b"},
+		{Settings: schema.Settings{Prompt: "Apple", Width: 1024, Height: 768}, Model: "klein-9b"},
+		{Settings: schema.Settings{Prompt: "", Width: 512, Height: 512}, Model: "klein-4b"},
+		{Settings: schema.Settings{Prompt: "apple", Width: 1024, Height: 768}, Model: "klein-4b"},
+		{Settings: schema.Settings{Prompt: "  mango", Width: 512, Height: 512}, Model: "klein-9b"},
 	} {
 		m.Seed = uint64(i)
 		m.Created = now.Add(time.Duration(i-4) * 24 * time.Hour)
@@ -144,8 +145,10 @@ func BenchmarkFind2000(b *testing.B) {
 	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	for i := range 2000 {
 		g.insertLocked(&Entry{File: fmt.Sprintf("%04d.png", i), HasMeta: true, Meta: imageio.Metadata{
-			Prompt: fmt.Sprintf("prompt %d of a castle", (i*7919)%2000), Model: []string{"klein-4b", "klein-9b"}[i%2],
-			Width: 512 + 64*(i%3), Height: 512, Created: t0.Add(time.Duration(i) * time.Minute)}})
+			Settings: schema.Settings{Prompt: fmt.Sprintf("prompt %d of a castle", (i*7919)%2000), Width: 512 + 64*(i%3), Height: 512},
+			Model:    []string{"klein-4b", "klein-9b"}[i%2],
+			Created:  t0.Add(time.Duration(i) * time.Minute),
+		}})
 	}
 	g.sortLocked()
 	f := Filter{Text: "castle", Model: "klein-4b", Since: t0.Add(time.Hour), Order: OrderPrompt}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"kleinbild/engine/imageio"
+	"kleinbild/engine/schema"
 	"kleinbild/internal/atomicfile"
 	"kleinbild/internal/testfix/metapng"
 )
@@ -60,11 +61,11 @@ func TestReadOnlyWritesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	img := image.NewNRGBA(image.Rect(0, 0, 8, 8))
-	a, err := g.Add(img, imageio.Metadata{Prompt: "a", Seed: 1, Created: now})
+	a, err := g.Add(img, imageio.Metadata{Settings: schema.Settings{Prompt: "a", Seed: 1}, Created: now})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := g.Add(img, imageio.Metadata{Prompt: "b", Seed: 2, Created: now})
+	b, err := g.Add(img, imageio.Metadata{Settings: schema.Settings{Prompt: "b", Seed: 2}, Created: now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +101,7 @@ func TestReadOnlyWritesNothing(t *testing.T) {
 		t.Error("an image added behind the index's back is not shown")
 	}
 	refused := map[string]error{}
-	_, refused["Add"] = ro.Add(img, imageio.Metadata{Prompt: "c", Seed: 3})
+	_, refused["Add"] = ro.Add(img, imageio.Metadata{Settings: schema.Settings{Prompt: "c", Seed: 3}})
 	_, refused["SetFavourite"] = ro.SetFavourite(a.File, false)
 	_, refused["ToggleFavourite"] = ro.ToggleFavourite("behind.png")
 	_, refused["Delete"] = ro.Delete(a.File)

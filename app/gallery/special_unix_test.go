@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"kleinbild/engine/imageio"
+	"kleinbild/engine/schema"
 	"kleinbild/internal/hangguard"
 	"kleinbild/internal/testfix"
 	"kleinbild/internal/testfix/metapng"
@@ -38,7 +39,7 @@ func TestIgnoresFIFOs(t *testing.T) {
 	if err != nil || g.Len() != 1 || len(rep.Unreadable) != 0 || !rep.Rebuilt {
 		t.Fatalf("gallery: %v, %d entries, %+v", err, g.Len(), rep)
 	}
-	if _, err := g.Add(image.NewNRGBA(image.Rect(0, 0, 8, 8)), imageio.Metadata{Prompt: "new", Seed: 2}); err != nil {
+	if _, err := g.Add(image.NewNRGBA(image.Rect(0, 0, 8, 8)), imageio.Metadata{Settings: schema.Settings{Prompt: "new", Seed: 2}}); err != nil {
 		t.Fatalf("saving next to a FIFO: %v", err)
 	}
 	if g.Len() != 2 {

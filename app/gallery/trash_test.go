@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"kleinbild/engine/imageio"
+	"kleinbild/engine/schema"
 	"kleinbild/internal/testfix/metapng"
 )
 
@@ -19,7 +20,7 @@ func addN(t testing.TB, g *Gallery, n int) []Entry {
 	t0 := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 	var out []Entry
 	for i := range n {
-		e, err := g.Add(img, imageio.Metadata{Prompt: "p" + string(rune('a'+i)), Seed: uint64(i), Created: t0.Add(time.Duration(i) * time.Minute)})
+		e, err := g.Add(img, imageio.Metadata{Settings: schema.Settings{Prompt: "p" + string(rune('a'+i)), Seed: uint64(i)}, Created: t0.Add(time.Duration(i) * time.Minute)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -91,7 +92,7 @@ func TestDeleteToTrashAndRestore(t *testing.T) {
 // An image whose name was taken while it was in the trash comes back under a new name.
 func TestRestoreUnderNewName(t *testing.T) {
 	dir := t.TempDir()
-	metapng.Write(t, dir, "x.png", 8, 8, &imageio.Metadata{Prompt: "old"})
+	metapng.Write(t, dir, "x.png", 8, 8, &imageio.Metadata{Settings: schema.Settings{Prompt: "old"}})
 	g, _, err := Open(context.Background(), dir, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -100,7 +101,7 @@ func TestRestoreUnderNewName(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	metapng.Write(t, dir, "x.png", 8, 8, &imageio.Metadata{Prompt: "new"})
+	metapng.Write(t, dir, "x.png", 8, 8, &imageio.Metadata{Settings: schema.Settings{Prompt: "new"}})
 	got, err := g.Restore(batch)
 	if err != nil || len(got) != 1 || got[0].File != "x-restored.png" || got[0].Meta.Prompt != "old" {
 		t.Fatalf("restore: %v %+v", err, got)

@@ -83,7 +83,7 @@ func ParseQueue(raw []byte) (jobs []Stored, notes []string, err error) {
 			notes = append(notes, fmt.Sprintf("%d jobs beyond the first %d were left out", len(q.Jobs)-i, MaxStored))
 			break
 		}
-		req := s.Request()
+		req := engine.RequestOf(s.Settings)
 		if err := checkStored(req, s.Adapters); err != nil {
 			notes = append(notes, fmt.Sprintf("job %d (%s) was left out: %v", i+1, Ellipsize(s.Prompt, 32), err))
 			continue

@@ -145,7 +145,7 @@ func TestQueueKeepsEveryField(t *testing.T) {
 	if err := json.Unmarshal(raw, &q); err != nil || len(q.Jobs) != 1 {
 		t.Fatalf("%d jobs, %v", len(q.Jobs), err)
 	}
-	got := q.Jobs[0].Request()
+	got := engine.RequestOf(q.Jobs[0].Settings)
 	wv, gv := reflect.ValueOf(req), reflect.ValueOf(got)
 	for i := range wv.NumField() {
 		name := wv.Type().Field(i).Name

@@ -31,7 +31,7 @@ func TestSettingsSurviveQueue(t *testing.T) {
 	}
 	var js []*Job
 	for _, s := range samples {
-		js = append(js, New(s.Request(), 2))
+		js = append(js, New(engine.RequestOf(s), 2))
 	}
 	raw, err := EncodeQueue(js)
 	if err != nil {

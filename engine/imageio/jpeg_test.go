@@ -7,6 +7,8 @@ import (
 	"image/jpeg"
 	"strings"
 	"testing"
+
+	"kleinbild/engine/schema"
 )
 
 // TestEncodeJPEG: the parameters text sits in a comment segment after the start marker, the
@@ -21,7 +23,7 @@ func TestEncodeJPEG(t *testing.T) {
 		prompt  string
 		comment int // bytes of comment expected (0: not checked)
 	}{{"a red cube", 0}, {strings.Repeat("x", 70000), 0xFFFF - 2}} {
-		m := Metadata{Prompt: tc.prompt, Seed: 7, Steps: 4, Width: 24, Height: 16}
+		m := Metadata{Settings: schema.Settings{Prompt: tc.prompt, Seed: 7, Steps: 4, Width: 24, Height: 16}}
 		b, err := EncodeJPEG(img, m, 90)
 		if err != nil {
 			t.Fatal(err)

@@ -14,12 +14,15 @@ import (
 	"image"
 	"image/png"
 	"io"
+	"maps"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"kleinbild/engine/schema"
 	"kleinbild/internal/atomicfile"
 	"kleinbild/internal/safefile"
 )
@@ -27,22 +30,11 @@ import (
 // MetadataKey is the keyword of the iTXt chunk holding the JSON form of Metadata.
 const MetadataKey = "kleinbild"
 
-// Reference identifies a reference image used for a generation.
+// Reference identifies an input file of a generation (a reference image, the picture
+// repainted, the mask) by its path and the SHA-256 of its bytes.
 type Reference struct {
 	Path   string `json:"path"`
 	SHA256 string `json:"sha256"`
-}
-
-// Inpaint describes an inpainting or outpainting generation: the picture repainted, the
-// mask (its file and hash; none when outpainting built it) and the settings.
-type Inpaint struct {
-	Mode        string     `json:"mode"` // "inpaint" or "outpaint"
-	Image       Reference  `json:"image"`
-	Mask        *Reference `json:"mask,omitempty"`
-	Strength    float64    `json:"strength"`
-	MaskCrop    int        `json:"mask_crop,omitempty"`
-	Outpaint    []int      `json:"outpaint,omitempty"` // left, top, right, bottom px
-	RawUnmasked bool       `json:"raw_unmasked,omitempty"`
 }
 
 // ModelFile names a model component read from a single file (a GGUF, a BFL or ComfyUI file)
@@ -63,84 +55,160 @@ type Adapter struct {
 
 // Metadata describes how an image was generated. WritePNG stores it in the PNG.
 type Metadata struct {
-	Prompt         string
-	NegativePrompt string
-	Seed           uint64
-	Width, Height  int
-	Steps          int
-	Guidance       float64
-	Schedule       string
-	Noise          string // the initial noise: "torch" or "stable" (engine.NoiseTorch, NoiseStable)
-	Model          string // model folder name
-	Variant        string // e.g. "distilled" or "base"
-	ModelFiles     []ModelFile
-	References     []Reference
-	Adapters       []Adapter
-	// AdaptersPartial: the adapters' keys that match nothing in the model were accepted.
-	AdaptersPartial bool
-	Software        string
-	Created         time.Time
-	Duration        time.Duration // wall time of the generation
-	Inpaint         *Inpaint      // inpainting and outpainting only
+	// Settings are what made the image (the paths absolute): engine.MetadataRequest makes
+	// its request again. The rest is provenance, beside them.
+	schema.Settings
+	// Hashes are the SHA-256 (hex) of the input files by path: the references, the picture
+	// repainted and the mask.
+	Hashes     map[string]string
+	Model      string // model folder name
+	Variant    string // e.g. "distilled" or "base"
+	ModelFiles []ModelFile
+	Adapters   []Adapter
+	Software   string
+	Created    time.Time
+	Duration   time.Duration // wall time of the generation
 	// Precision is the arithmetic of the products when not the exact float32 one ("fast":
 	// float16 operands; "" for exact).
 	Precision string
 }
 
-// metadataJSON is the stored form: stable snake_case names, the duration in seconds.
+// Sources are the images m was made from, with their hashes: the references and, for
+// inpainting, outpainting and image to image, the picture repainted.
+func (m Metadata) Sources() []Reference {
+	var out []Reference
+	for _, p := range m.References {
+		out = append(out, Reference{Path: p, SHA256: m.Hashes[p]})
+	}
+	if m.Image != "" {
+		out = append(out, Reference{Path: m.Image, SHA256: m.Hashes[m.Image]})
+	}
+	return out
+}
+
+// metadataJSON is the stored form: stable snake_case names, the duration in seconds, the
+// references and the inpainting settings with their files' hashes. Settings fields it has
+// no place for follow it, under their own keys (see MarshalJSON).
 type metadataJSON struct {
-	Format         int         `json:"format"`
-	Prompt         string      `json:"prompt"`
-	NegativePrompt string      `json:"negative_prompt,omitempty"`
-	Seed           uint64      `json:"seed"`
-	Width          int         `json:"width"`
-	Height         int         `json:"height"`
-	Steps          int         `json:"steps"`
-	Guidance       float64     `json:"guidance"`
-	Schedule       string      `json:"schedule,omitempty"`
-	Noise          string      `json:"noise,omitempty"`
-	Model          string      `json:"model,omitempty"`
-	Variant        string      `json:"variant,omitempty"`
-	ModelFiles     []ModelFile `json:"model_files,omitempty"`
-	References     []Reference `json:"references,omitempty"`
-	Adapters       []Adapter   `json:"adapters,omitempty"`
-	Partial        bool        `json:"adapters_partial,omitempty"`
-	Software       string      `json:"software,omitempty"`
-	Created        *time.Time  `json:"created,omitempty"`
-	DurationS      float64     `json:"duration_s,omitempty"`
-	Inpaint        *Inpaint    `json:"inpaint,omitempty"`
-	Precision      string      `json:"precision,omitempty"`
+	Format         int          `json:"format"`
+	Prompt         string       `json:"prompt"`
+	NegativePrompt string       `json:"negative_prompt,omitempty"`
+	Seed           uint64       `json:"seed"`
+	Width          int          `json:"width"`
+	Height         int          `json:"height"`
+	Steps          int          `json:"steps"`
+	Guidance       float64      `json:"guidance"`
+	Schedule       string       `json:"schedule,omitempty"`
+	Noise          string       `json:"noise,omitempty"`
+	Model          string       `json:"model,omitempty"`
+	Variant        string       `json:"variant,omitempty"`
+	ModelFiles     []ModelFile  `json:"model_files,omitempty"`
+	References     []Reference  `json:"references,omitempty"`
+	Adapters       []Adapter    `json:"adapters,omitempty"`
+	Partial        bool         `json:"adapters_partial,omitempty"`
+	Software       string       `json:"software,omitempty"`
+	Created        *time.Time   `json:"created,omitempty"`
+	DurationS      float64      `json:"duration_s,omitempty"`
+	Inpaint        *inpaintJSON `json:"inpaint,omitempty"`
+	Precision      string       `json:"precision,omitempty"`
+}
+
+// inpaintJSON is the stored form of an inpainting, outpainting or image-to-image
+// generation: the mode, the picture repainted and the mask (their files and hashes; no mask
+// when outpainting built it) and the settings.
+type inpaintJSON struct {
+	Mode        string     `json:"mode"` // "inpaint", "outpaint" or "img2img"
+	Image       Reference  `json:"image"`
+	Mask        *Reference `json:"mask,omitempty"`
+	Strength    float64    `json:"strength"`
+	MaskCrop    int        `json:"mask_crop,omitempty"`
+	Outpaint    []int      `json:"outpaint,omitempty"` // left, top, right, bottom px
+	RawUnmasked bool       `json:"raw_unmasked,omitempty"`
+}
+
+// layoutKeys are the Settings keys that metadataJSON stores in places of its own.
+var layoutKeys = map[string]bool{
+	"prompt": true, "negative_prompt": true, "seed": true, "width": true, "height": true, "steps": true,
+	"guidance": true, "schedule": true, "noise": true, "references": true, "adapters_partial": true,
+	"image": true, "mask": true, "strength": true, "mask_crop": true, "raw_unmasked": true, "outpaint": true,
 }
 
 // metadataFormat is the version of the JSON layout written by WritePNG.
 const metadataFormat = 1
 
-// MarshalJSON encodes m in the layout stored in the PNG chunk.
+// MarshalJSON encodes m in the layout stored in the PNG chunk: metadataJSON, then the
+// Settings fields it has no place for (none yet), under Settings' keys.
 func (m Metadata) MarshalJSON() ([]byte, error) {
-	j := metadataJSON{
-		Format: metadataFormat, Prompt: m.Prompt, NegativePrompt: m.NegativePrompt, Seed: m.Seed,
-		Width: m.Width, Height: m.Height, Steps: m.Steps, Guidance: m.Guidance,
-		Schedule: m.Schedule, Noise: m.Noise, Model: m.Model, Variant: m.Variant, ModelFiles: m.ModelFiles, References: m.References,
-		Adapters: m.Adapters, Partial: m.AdaptersPartial, Software: m.Software, DurationS: m.Duration.Seconds(), Inpaint: m.Inpaint,
-		Precision: m.Precision,
-	}
-	if m.Inpaint != nil && (math.IsNaN(m.Inpaint.Strength) || math.IsInf(m.Inpaint.Strength, 0)) {
-		return nil, fmt.Errorf("metadata: strength %v is not a finite number", m.Inpaint.Strength)
+	if m.Image != "" && (math.IsNaN(m.Strength) || math.IsInf(m.Strength, 0)) {
+		return nil, fmt.Errorf("metadata: strength %v is not a finite number", m.Strength)
 	}
 	if math.IsNaN(m.Guidance) || math.IsInf(m.Guidance, 0) {
 		return nil, fmt.Errorf("metadata: guidance %v is not a finite number", m.Guidance)
+	}
+	j := metadataJSON{
+		Format: metadataFormat, Prompt: m.Prompt, NegativePrompt: m.NegativePrompt, Seed: m.Seed,
+		Width: m.Width, Height: m.Height, Steps: m.Steps, Guidance: m.Guidance,
+		Schedule: m.Schedule, Noise: m.Noise, Model: m.Model, Variant: m.Variant, ModelFiles: m.ModelFiles,
+		Adapters: m.Adapters, Partial: m.AdaptersPartial, Software: m.Software, DurationS: m.Duration.Seconds(),
+		Precision: m.Precision,
+	}
+	for _, p := range m.References {
+		j.References = append(j.References, Reference{Path: p, SHA256: m.Hashes[p]})
+	}
+	if m.Image != "" {
+		j.Inpaint = &inpaintJSON{Mode: m.Mode(), Image: Reference{Path: m.Image, SHA256: m.Hashes[m.Image]},
+			Strength: m.Strength, MaskCrop: m.MaskCrop, RawUnmasked: m.RawUnmasked}
+		if m.Mask != "" {
+			j.Inpaint.Mask = &Reference{Path: m.Mask, SHA256: m.Hashes[m.Mask]}
+		}
+		if o := m.Outpaint; o != nil {
+			j.Inpaint.Outpaint = o[:]
+		}
 	}
 	if !m.Created.IsZero() {
 		c := m.Created
 		j.Created = &c
 	}
+	out, err := encodeJSON(j)
+	if err != nil {
+		return nil, err
+	}
+	return appendOtherSettings(out, m.Settings)
+}
+
+// encodeJSON encodes v without HTML escaping (prompts like "cats & dogs" stay readable in
+// the file) and without the final newline.
+func encodeJSON(v any) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false) // keep prompts like "cats & dogs" readable in the file
-	if err := enc.Encode(j); err != nil {
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// appendOtherSettings adds to the JSON object obj the keys of s outside layoutKeys, in
+// sorted order, so that a new Settings field is saved without a change here.
+func appendOtherSettings(obj []byte, s schema.Settings) ([]byte, error) {
+	raw, err := encodeJSON(s)
+	if err != nil {
+		return nil, err
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return nil, err
+	}
+	keys := slices.Sorted(maps.Keys(fields))
+	for _, k := range keys {
+		if layoutKeys[k] {
+			continue
+		}
+		key, _ := json.Marshal(k)
+		obj = append(append(append(append(obj[:len(obj)-1], ','), key...), ':'), fields[k]...)
+		obj = append(obj, '}')
+	}
+	return obj, nil
 }
 
 // UnmarshalJSON decodes the layout written by MarshalJSON.
@@ -152,12 +220,42 @@ func (m *Metadata) UnmarshalJSON(b []byte) error {
 	if j.Format > metadataFormat {
 		return fmt.Errorf("metadata format %d is newer than this program understands (%d)", j.Format, metadataFormat)
 	}
-	*m = Metadata{
-		Prompt: j.Prompt, NegativePrompt: j.NegativePrompt, Seed: j.Seed,
-		Width: j.Width, Height: j.Height, Steps: j.Steps, Guidance: j.Guidance,
-		Schedule: j.Schedule, Noise: j.Noise, Model: j.Model, Variant: j.Variant, ModelFiles: j.ModelFiles, References: j.References,
-		Adapters: j.Adapters, AdaptersPartial: j.Partial, Software: j.Software, Inpaint: j.Inpaint,
-		Precision: j.Precision,
+	// The settings under their own keys (the layout's top-level ones are Settings'), then
+	// those in the layout's places.
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(b, &fields); err != nil {
+		return err
+	}
+	delete(fields, "references")
+	rest, err := json.Marshal(fields)
+	if err != nil {
+		return err
+	}
+	*m = Metadata{Model: j.Model, Variant: j.Variant, ModelFiles: j.ModelFiles, Adapters: j.Adapters, Software: j.Software,
+		Precision: j.Precision}
+	if err := json.Unmarshal(rest, &m.Settings); err != nil {
+		return err
+	}
+	add := func(r Reference) string {
+		if r.SHA256 != "" {
+			if m.Hashes == nil {
+				m.Hashes = map[string]string{}
+			}
+			m.Hashes[r.Path] = r.SHA256
+		}
+		return r.Path
+	}
+	for _, r := range j.References {
+		m.References = append(m.References, add(r))
+	}
+	if in := j.Inpaint; in != nil {
+		m.Image, m.Strength, m.MaskCrop, m.RawUnmasked = add(in.Image), in.Strength, in.MaskCrop, in.RawUnmasked
+		if in.Mask != nil {
+			m.Mask = add(*in.Mask)
+		}
+		if len(in.Outpaint) == 4 {
+			m.Outpaint = &[4]int{in.Outpaint[0], in.Outpaint[1], in.Outpaint[2], in.Outpaint[3]}
+		}
 	}
 	if j.Created != nil {
 		m.Created = *j.Created
@@ -196,8 +294,8 @@ func (m Metadata) Parameters() string {
 	if m.Variant != "" {
 		fmt.Fprintf(&b, ", Variant: %s", m.Variant)
 	}
-	if m.Inpaint != nil {
-		fmt.Fprintf(&b, ", Denoising strength: %s", strconv.FormatFloat(m.Inpaint.Strength, 'g', -1, 64))
+	if m.Image != "" {
+		fmt.Fprintf(&b, ", Denoising strength: %s", strconv.FormatFloat(m.Strength, 'g', -1, 64))
 	}
 	if m.Precision != "" {
 		fmt.Fprintf(&b, ", Precision: %s", m.Precision)

@@ -5,6 +5,7 @@ import (
 	"compress/zlib"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"image"
 	"image/color"
 	"image/png"
@@ -15,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"kleinbild/engine/schema"
 	"kleinbild/weights/golden"
 )
 
@@ -31,17 +33,15 @@ func sampleImage() *image.RGBA {
 
 func sampleMeta() Metadata {
 	return Metadata{
-		Prompt:         "Ünïcödé & émojis 🎨🚀 test — 日本語のテキスト\twith\ttabs\nand a newline",
-		NegativePrompt: "blurry, “low quality”",
-		Seed:           18446744073709551557, // above 2^53: must survive JSON exactly
-		Width:          37, Height: 21, Steps: 4,
-		Guidance: 1.5,
-		Schedule: "flow", Model: "FLUX.2-klein-4B", Variant: "distilled",
-		References: []Reference{{Path: "/tmp/ref ä.png", SHA256: strings.Repeat("ab", 32)}},
-		Software:   "kleinbild test",
-		Created:    time.Date(2025, 3, 14, 15, 9, 26, 535897932, time.FixedZone("CET", 3600)),
-		Duration:   12*time.Second + 345678901,
-		Precision:  "fast",
+		Settings: schema.Settings{Prompt: "Ünïcödé & émojis 🎨🚀 test — 日本語のテキスト\twith\ttabs\nand a newline", NegativePrompt: "blurry, “low quality”", Seed: 18446744073709551557, Width: 37, Height: 21, Steps: 4, Guidance: 1.5, Schedule: "flow",
+			References: []string{"/tmp/ref ä.png"}},
+		Model:     "FLUX.2-klein-4B",
+		Variant:   "distilled",
+		Hashes:    map[string]string{"/tmp/ref ä.png": strings.Repeat("ab", 32)},
+		Software:  "kleinbild test",
+		Created:   time.Date(2025, 3, 14, 15, 9, 26, 535897932, time.FixedZone("CET", 3600)),
+		Duration:  12*time.Second + 345678901,
+		Precision: "fast",
 	}
 }
 
@@ -281,4 +281,51 @@ func FuzzReadMetadata(f *testing.F) {
 			t.Fatalf("error %v with ok=%v / metadata %+v", err, ok, m)
 		}
 	})
+}
+
+// Issue 35: Metadata embeds schema.Settings, and the JSON it stores is still the layout of
+// c20726f, byte for byte: each of its images' chunk, read and written again, is the same.
+func TestOldLayoutKept(t *testing.T) {
+	for _, name := range []string{"c20726f-t2i.png", "c20726f-inpaint.png", "c20726f-outpaint.png"} {
+		data, err := os.ReadFile(filepath.Join("../../testdata/saved", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		old := textChunks(t, data)[MetadataKey]
+		var m Metadata
+		if err := json.Unmarshal([]byte(old), &m); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		again, err := m.MarshalJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(again) != old {
+			t.Errorf("%s: written again as\n%s\nwas\n%s", name, again, old)
+		}
+	}
+}
+
+// A Settings field is stored under its own JSON key where the layout has no place for it
+// (appendOtherSettings): that key must not be one of the layout's own, or it would be
+// written twice. The layout's keys for settings are listed in layoutKeys.
+func TestSettingsKeysFitTheLayout(t *testing.T) {
+	layout := map[string]bool{}
+	for _, f := range reflect.VisibleFields(reflect.TypeFor[metadataJSON]()) {
+		layout[strings.Split(f.Tag.Get("json"), ",")[0]] = true
+	}
+	for _, f := range reflect.VisibleFields(reflect.TypeFor[schema.Settings]()) {
+		key := strings.Split(f.Tag.Get("json"), ",")[0]
+		if layout[key] && !layoutKeys[key] {
+			t.Errorf("Settings.%s's key %q is the layout's own key for something else", f.Name, key)
+		}
+	}
+	for key := range layoutKeys {
+		if _, ok := reflect.TypeFor[schema.Settings]().FieldByNameFunc(func(n string) bool {
+			f, _ := reflect.TypeFor[schema.Settings]().FieldByName(n)
+			return strings.Split(f.Tag.Get("json"), ",")[0] == key
+		}); !ok {
+			t.Errorf("layoutKeys holds %q, which is no Settings key", key)
+		}
+	}
 }

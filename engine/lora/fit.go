@@ -36,9 +36,13 @@ type FitError struct {
 	Unmatched  []string // the file's keys that adapt nothing known
 }
 
-func (e *FitError) Error() string {
+func (e *FitError) Error() string { return "lora: " + e.Problem() }
+
+// Problem is the error's text without the package's words: the file, what it seems made
+// for and what does not fit.
+func (e *FitError) Problem() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "lora: %s", e.Path)
+	b.WriteString(e.Path)
 	if e.Fits != "" {
 		fmt.Fprintf(&b, " (made for %s)", e.Fits)
 	}

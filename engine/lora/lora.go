@@ -106,7 +106,7 @@ const (
 func Open(path string) (*Adapter, error) {
 	f, err := weights.OpenFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("lora: %w", err)
+		return nil, &Error{Path: path, Err: err, named: true}
 	}
 	defer f.Close()
 	a, err := Parse(f)
@@ -124,12 +124,12 @@ func Open(path string) (*Adapter, error) {
 func Inspect(path string) (Summary, error) {
 	f, err := weights.OpenFile(path)
 	if err != nil {
-		return Summary{}, fmt.Errorf("lora: %w", err)
+		return Summary{}, &Error{Path: path, Err: err, named: true}
 	}
 	defer f.Close()
 	var a *Adapter
 	if gerr := weights.Guard(f.Path, func() error { a, err = parseFile(f, true); return nil }); gerr != nil {
-		return Summary{}, fmt.Errorf("lora: %w", gerr)
+		return Summary{}, &Error{Path: f.Path, Err: gerr, named: true}
 	}
 	if err != nil {
 		return Summary{}, err
@@ -141,7 +141,7 @@ func Inspect(path string) (Summary, error) {
 func ParseBytes(name string, data []byte) (*Adapter, error) {
 	f, err := weights.ParseBytes(name, data)
 	if err != nil {
-		return nil, fmt.Errorf("lora: %w", err)
+		return nil, &Error{Path: name, Err: err, named: true}
 	}
 	defer f.Close()
 	a, err := Parse(f)
@@ -168,7 +168,7 @@ func Parse(f *weights.File) (*Adapter, error) {
 	var a *Adapter
 	var err error
 	if gerr := weights.Guard(f.Path, func() error { a, err = parseFile(f, false); return nil }); gerr != nil {
-		return nil, fmt.Errorf("lora: %w", gerr)
+		return nil, &Error{Path: f.Path, Err: gerr, named: true}
 	}
 	return a, err
 }
@@ -198,30 +198,30 @@ func parseFile(f *weights.File, shapesOnly bool) (*Adapter, error) {
 		}
 		t, err := f.Tensor(name)
 		if err != nil {
-			return nil, fmt.Errorf("lora: %w", err)
+			return nil, &Error{Path: f.Path, Err: err, named: true}
 		}
 		g.parts[p] = t
 		formats[g.rule.format]++
 	}
 	if len(groups) == 0 {
-		return nil, fmt.Errorf("lora: %s: no LoRA or LoKr tensors of FLUX.2-klein or its Qwen3 text encoder among %d tensors%s",
-			f.Path, len(f.Names()), firstFew(a.Unmatched))
+		return nil, &Error{Path: f.Path, Err: fmt.Errorf("no LoRA or LoKr tensors of FLUX.2-klein or its Qwen3 text encoder among %d tensors%s",
+			len(f.Names()), firstFew(a.Unmatched))}
 	}
 	a.Format = dominant(formats)
 	meta, err := parsePEFTMetadata(f.Metadata)
 	if err != nil {
-		return nil, fmt.Errorf("lora: %s: %w", f.Path, err)
+		return nil, &Error{Path: f.Path, Err: err}
 	}
 	seen := map[string]string{}
 	for _, stem := range order {
 		terms, err := buildTerms(groups[stem], meta)
 		if err != nil {
-			return nil, fmt.Errorf("lora: %s: %w", f.Path, err)
+			return nil, &Error{Path: f.Path, Err: err}
 		}
 		for _, t := range terms {
 			id := t.Component.String() + " " + t.Module
 			if prev, dup := seen[id]; dup {
-				return nil, fmt.Errorf("lora: %s: module %s is adapted twice (by %q and %q)", f.Path, t.Module, prev, t.Key)
+				return nil, &Error{Path: f.Path, Err: fmt.Errorf("module %s is adapted twice (by %q and %q)", t.Module, prev, t.Key)}
 			}
 			seen[id] = t.Key
 			a.Terms = append(a.Terms, t)

@@ -63,10 +63,10 @@ func Open(name string) (gpu.Backend, error) {
 		if strings.EqualFold(name, e.name) {
 			b, err := e.open()
 			if err != nil {
-				return nil, fmt.Errorf("backends: open %s: %w", e.name, err)
+				return nil, &OpenError{ID: e.name, Err: err}
 			}
 			return b, nil
 		}
 	}
-	return nil, fmt.Errorf("backends: backend %q is not compiled into this binary (available: %s)", name, strings.Join(Names(), ", "))
+	return nil, &OpenError{ID: name, Err: fmt.Errorf("backend %q is not compiled into this binary (available: %s)", name, strings.Join(Names(), ", ")), kind: unknownName}
 }

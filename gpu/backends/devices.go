@@ -2,6 +2,7 @@ package backends
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -194,14 +195,14 @@ func openAdapter(id string) (gpu.Backend, bool, error) {
 	}
 	n, err := strconv.Atoi(idx)
 	if err != nil || n < 0 {
-		return nil, true, fmt.Errorf("backends: %q: want webgpu:N with N an adapter index (see kleinbild devices)", id)
+		return nil, true, &OpenError{ID: id, Err: errors.New("want webgpu:N with N an adapter index (see kleinbild devices)"), kind: badID}
 	}
 	if !webgpu.Compiled {
-		return nil, true, fmt.Errorf("backends: %q: this binary was built without WebGPU (cgo)", id)
+		return nil, true, &OpenError{ID: id, Err: errors.New("this binary was built without WebGPU (cgo)"), kind: badID}
 	}
 	b, err := webgpu.New(webgpu.Options{Adapter: n, Tuned: true})
 	if err != nil {
-		return nil, true, fmt.Errorf("backends: open %s: %w", id, err)
+		return nil, true, &OpenError{ID: id, Err: err}
 	}
 	return b, true, nil
 }

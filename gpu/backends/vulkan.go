@@ -1,6 +1,7 @@
 package backends
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -29,14 +30,14 @@ func vulkanDevices() []Device {
 func openVulkan(id, idx string) (gpu.Backend, bool, error) {
 	n, err := strconv.Atoi(idx)
 	if err != nil || n < 0 {
-		return nil, true, fmt.Errorf("backends: %q: want vulkan:N with N a device index (see kleinbild devices)", id)
+		return nil, true, &OpenError{ID: id, Err: errors.New("want vulkan:N with N a device index (see kleinbild devices)"), kind: badID}
 	}
 	if !vulkan.Compiled {
-		return nil, true, fmt.Errorf("backends: %q: this binary was built without Vulkan (needs Linux or Windows with cgo)", id)
+		return nil, true, &OpenError{ID: id, Err: errors.New("this binary was built without Vulkan (needs Linux or Windows with cgo)"), kind: badID}
 	}
 	b, err := vulkan.New(vulkan.Options{Device: n})
 	if err != nil {
-		return nil, true, fmt.Errorf("backends: open %s: %w", id, err)
+		return nil, true, &OpenError{ID: id, Err: err}
 	}
 	return b, true, nil
 }

@@ -68,7 +68,7 @@ type Backend struct {
 func New(opts Options) (gpu.Backend, error) {
 	b, err := open(opts)
 	if err != nil {
-		return nil, err
+		return nil, gpu.NewDeviceError("vulkan", err)
 	}
 	return b, nil
 }
@@ -201,15 +201,19 @@ func (b *Backend) failVK(err error) {
 	b.fail(err)
 }
 
-// takeErr returns and clears the sticky error (a lost device is never cleared).
+// takeErr returns and clears the sticky error (a lost device is never cleared), as a
+// *gpu.DeviceError.
 func (b *Backend) takeErr() error {
 	if b.lost != nil {
-		return b.lost
+		return gpu.NewDeviceError("vulkan", b.lost)
 	}
 	err := b.err
 	b.err = nil
-	return err
+	return gpu.NewDeviceError("vulkan", err)
 }
+
+// wrapDeviceError makes *err, the error an exported method returns, a *gpu.DeviceError.
+func wrapDeviceError(err *error) { *err = gpu.NewDeviceError("vulkan", *err) }
 
 // begin locks the backend for an op; false (unlocked) when no work may be queued.
 func (b *Backend) begin() bool {
@@ -251,7 +255,8 @@ func checkShape(shape []int) (int, error) {
 }
 
 // Alloc returns an uninitialised tensor.
-func (b *Backend) Alloc(dtype gpu.DType, shape ...int) (gpu.Tensor, error) {
+func (b *Backend) Alloc(dtype gpu.DType, shape ...int) (_ gpu.Tensor, err error) {
+	defer wrapDeviceError(&err)
 	if !b.begin() {
 		return gpu.Tensor{}, b.unusable()
 	}
@@ -301,7 +306,8 @@ func (b *Backend) WeightBF16(bits []uint16, shape ...int) (gpu.Tensor, error) {
 
 // WeightQuant copies raw, still packed, into one read-only buffer (at most one binding:
 // larger weights are an error); Linear decodes its blocks inside the kernel.
-func (b *Backend) WeightQuant(dtype gpu.DType, raw []byte, shape ...int) (gpu.Tensor, error) {
+func (b *Backend) WeightQuant(dtype gpu.DType, raw []byte, shape ...int) (_ gpu.Tensor, err error) {
+	defer wrapDeviceError(&err)
 	n, err := gpu.CheckQuant(dtype, raw, shape)
 	if err != nil {
 		return gpu.Tensor{}, fmt.Errorf("vulkan: %w", err)
@@ -321,7 +327,8 @@ func QuantTypes() []gpu.DType { return gpu.QuantTypes() }
 // weight creates a read-only tensor of dtype and shape holding n units of es bytes (values;
 // for quantized weights bytes, in the layout units), filled in pieces by fill(dst, lo) with
 // the bytes of units [lo, lo + len(dst)/es).
-func (b *Backend) weight(op string, dtype gpu.DType, n int, layout []int, es int, shape []int, fill func(dst []byte, lo int)) (gpu.Tensor, error) {
+func (b *Backend) weight(op string, dtype gpu.DType, n int, layout []int, es int, shape []int, fill func(dst []byte, lo int)) (_ gpu.Tensor, err error) {
+	defer wrapDeviceError(&err)
 	if !b.begin() {
 		return gpu.Tensor{}, b.unusable()
 	}
@@ -397,7 +404,8 @@ func (b *Backend) Upload(dst gpu.Tensor, src []float32) {
 }
 
 // Read waits for the queued work and copies src into dst.
-func (b *Backend) Read(dst []float32, src gpu.Tensor) error {
+func (b *Backend) Read(dst []float32, src gpu.Tensor) (err error) {
+	defer wrapDeviceError(&err)
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {

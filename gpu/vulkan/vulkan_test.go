@@ -1,6 +1,7 @@
 package vulkan
 
 import (
+	"errors"
 	"flag"
 	"os"
 	"testing"
@@ -53,5 +54,27 @@ func TestDevices(t *testing.T) {
 	}
 	if _, err := New(Options{Device: len(infos)}); err == nil {
 		t.Errorf("New(Device: %d) of %d devices succeeded", len(infos), len(infos))
+	}
+}
+
+// Issue 35: the backend's errors are *gpu.DeviceError (the app falls back to the CPU on
+// them), from an op (Flush), Read and Alloc alike.
+func TestErrorsAreDeviceErrors(t *testing.T) {
+	b := openTest(t)
+	x, err := b.Alloc(gpu.F32, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Free(x)
+	b.SiLU(x, gpu.Tensor{}) // a missing input fails the op; Flush reports it
+	for name, err := range map[string]error{
+		"Flush": b.Flush(),
+		"Read":  b.Read(make([]float32, 3), x),
+		"Alloc": func() error { _, err := b.Alloc(gpu.F32, -1); return err }(),
+	} {
+		var de *gpu.DeviceError
+		if !errors.As(err, &de) || de.Backend != "vulkan" {
+			t.Errorf("%s: %v (%T) is not a vulkan *gpu.DeviceError", name, err, err)
+		}
 	}
 }

@@ -95,8 +95,8 @@ func (x *buffer) Bytes() int64 { return x.bytes }
 // Device creation fails now and then on lavapipe after several devices were created and
 // released in one process (seen once in 8–20 opens, "failed to request device"); New then
 // starts over from a new instance, up to four times.
-func New(opts Options) (*Backend, error) {
-	var err error
+func New(opts Options) (_ *Backend, err error) {
+	defer wrapDeviceError(&err)
 	for attempt := 0; attempt < 4; attempt++ {
 		if attempt > 0 {
 			time.Sleep(time.Duration(attempt*attempt) * 50 * time.Millisecond)
@@ -235,15 +235,19 @@ func (b *Backend) fail(err error) {
 	}
 }
 
-// takeErr returns and clears the sticky error (a lost device is never cleared).
+// takeErr returns and clears the sticky error (a lost device is never cleared), as a
+// *gpu.DeviceError.
 func (b *Backend) takeErr() error {
 	if b.lost != nil {
-		return b.lost
+		return gpu.NewDeviceError("webgpu", b.lost)
 	}
 	err := b.err
 	b.err = nil
-	return err
+	return gpu.NewDeviceError("webgpu", err)
 }
+
+// wrapDeviceError makes *err, the error an exported method returns, a *gpu.DeviceError.
+func wrapDeviceError(err *error) { *err = gpu.NewDeviceError("webgpu", *err) }
 
 // collect closes and reopens the device's error scopes and records what they caught.
 func (b *Backend) collect() {
@@ -421,7 +425,8 @@ func checkShape(shape []int) (int, error) {
 }
 
 // Alloc returns an uninitialised tensor.
-func (b *Backend) Alloc(dtype gpu.DType, shape ...int) (gpu.Tensor, error) {
+func (b *Backend) Alloc(dtype gpu.DType, shape ...int) (_ gpu.Tensor, err error) {
+	defer wrapDeviceError(&err)
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	n, err := checkShape(shape)
@@ -450,7 +455,8 @@ func (b *Backend) WeightBF16(bits []uint16, shape ...int) (gpu.Tensor, error) {
 
 // weight creates a read-only tensor of n values and fills its buffers (one per row chunk
 // for weights larger than one binding) with bytes(lo, hi), the bytes of values [lo, hi).
-func (b *Backend) weight(op string, dtype gpu.DType, n int, shape []int, bytes func(lo, hi int) []byte) (gpu.Tensor, error) {
+func (b *Backend) weight(op string, dtype gpu.DType, n int, shape []int, bytes func(lo, hi int) []byte) (_ gpu.Tensor, err error) {
+	defer wrapDeviceError(&err)
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	elems, err := checkShape(shape)
@@ -569,7 +575,8 @@ func (x *buffer) locate(off, n int) (*wgpu.Buffer, int, error) {
 }
 
 // Read waits for the queued work and copies src into dst.
-func (b *Backend) Read(dst []float32, src gpu.Tensor) error {
+func (b *Backend) Read(dst []float32, src gpu.Tensor) (err error) {
+	defer wrapDeviceError(&err)
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {

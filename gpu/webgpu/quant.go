@@ -182,7 +182,8 @@ var quantKernels = func() map[gpu.DType]*kernel {
 
 // WeightQuant copies raw, still packed, into one read-only device buffer (at most one
 // binding: larger weights are an error). Linear dequantizes it inside its kernel.
-func (b *Backend) WeightQuant(dtype gpu.DType, raw []byte, shape ...int) (gpu.Tensor, error) {
+func (b *Backend) WeightQuant(dtype gpu.DType, raw []byte, shape ...int) (_ gpu.Tensor, err error) {
+	defer wrapDeviceError(&err)
 	n, err := gpu.CheckQuant(dtype, raw, shape)
 	if err != nil {
 		return gpu.Tensor{}, fmt.Errorf("webgpu: %w", err)

@@ -3,6 +3,7 @@
 package webgpu
 
 import (
+	"errors"
 	"flag"
 	"math"
 	"math/rand/v2"
@@ -276,6 +277,28 @@ func TestAttentionLargeHeadDim(t *testing.T) {
 		}
 		for _, x := range []gpu.Tensor{q, k, v, o} {
 			b.Free(x)
+		}
+	}
+}
+
+// Issue 35: the backend's errors are *gpu.DeviceError (the app falls back to the CPU on
+// them), from an op (Flush), Read and Alloc alike.
+func TestErrorsAreDeviceErrors(t *testing.T) {
+	b := open(t)
+	x, err := b.Alloc(gpu.F32, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Free(x)
+	b.SiLU(x, gpu.Tensor{}) // a missing input fails the op; Flush reports it
+	for name, err := range map[string]error{
+		"Flush": b.Flush(),
+		"Read":  b.Read(make([]float32, 3), x),
+		"Alloc": func() error { _, err := b.Alloc(gpu.F32, -1); return err }(),
+	} {
+		var de *gpu.DeviceError
+		if !errors.As(err, &de) || de.Backend != "webgpu" {
+			t.Errorf("%s: %v (%T) is not a webgpu *gpu.DeviceError", name, err, err)
 		}
 	}
 }

@@ -21,6 +21,7 @@ import (
 
 	"kleinbild/app/gallery"
 	"kleinbild/engine/imageio"
+	"kleinbild/engine/schema"
 )
 
 func main() {
@@ -47,9 +48,12 @@ func fill(dir string, n, size int) error {
 	for i := range n {
 		created := start.Add(time.Duration(i) * time.Minute)
 		meta := imageio.Metadata{
-			Prompt: fmt.Sprintf("test image %d", i), Seed: uint64(i), Width: size, Height: size,
-			Steps: 4, Guidance: 1, Model: "biggallery", Variant: "distilled",
-			Software: "testdata/biggallery", Created: created, Duration: time.Second,
+			Settings: schema.Settings{Prompt: fmt.Sprintf("test image %d", i), Seed: uint64(i), Width: size, Height: size, Steps: 4, Guidance: 1},
+			Model:    "biggallery",
+			Variant:  "distilled",
+			Software: "testdata/biggallery",
+			Created:  created,
+			Duration: time.Second,
 		}
 		name := fmt.Sprintf("kleinbild-%s-%d.png", created.Format("20060102-150405"), i)
 		if err := imageio.WritePNG(filepath.Join(dir, name), picture(i, size), meta); err != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"kleinbild/engine/imageio"
+	"kleinbild/engine/schema"
 	"kleinbild/internal/testfix"
 )
 
@@ -15,7 +16,7 @@ import (
 // carries none.
 func TestWriteKeepsMetadata(t *testing.T) {
 	dir := t.TempDir()
-	want := imageio.Metadata{Prompt: "a red cube", Seed: 7}
+	want := imageio.Metadata{Settings: schema.Settings{Prompt: "a red cube", Seed: 7}}
 	for _, tc := range []struct {
 		name string
 		meta *imageio.Metadata

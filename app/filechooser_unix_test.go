@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"kleinbild/internal/hangguard"
 	"kleinbild/internal/testfix"
 )
 
@@ -19,7 +21,9 @@ func TestChooserSkipsSpecialFiles(t *testing.T) {
 	os.Symlink(filepath.Join(dir, "real.png"), filepath.Join(dir, "link.png"))
 	os.Symlink(filepath.Join(dir, "pipe.png"), filepath.Join(dir, "linkpipe.png"))
 	os.Symlink(filepath.Join(dir, "missing"), filepath.Join(dir, "dangling.png"))
-	items, err := listDir(dir, true)
+	var items []dirItem
+	var err error
+	hangguard.WithinLabel(t, 5*time.Second, "listDir("+dir+")", func() { items, err = listDir(dir, true) })
 	if err != nil {
 		t.Fatal(err)
 	}

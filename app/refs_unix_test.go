@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/storage"
 
+	"kleinbild/internal/hangguard"
 	"kleinbild/internal/testfix"
 )
 
@@ -25,14 +26,10 @@ func TestDropFIFODoesNotBlock(t *testing.T) {
 	good := writeTestPNG(t, dir, "good.png", 64, 64, nil)
 	zero := testfix.DevZero(t, dir, "zero.png")
 
-	returned := make(chan (<-chan struct{}), 1)
-	go func() { returned <- u.handleDrop([]fyne.URI{storage.NewFileURI(fifo)}) }()
 	var done <-chan struct{}
-	select {
-	case done = <-returned:
-	case <-time.After(5 * time.Second):
-		t.Fatal("HandleDrop blocked on a FIFO")
-	}
+	hangguard.WithinLabel(t, 5*time.Second, "handleDrop("+fifo+")", func() {
+		done = u.handleDrop([]fyne.URI{storage.NewFileURI(fifo)})
+	})
 	h.waitFor("the FIFO drop", 10*time.Second, func() bool { return closedChan(done) })
 	if len(u.refs.paths) != 0 || !strings.Contains(u.errorText(), "pipe.png") || !strings.Contains(u.errorText(), "named pipe") {
 		t.Errorf("after dropping a FIFO: refs %v, banner %q", u.refs.paths, u.errorText())

@@ -3,8 +3,34 @@ package app
 import (
 	"fmt"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/driver/desktop"
 )
+
+// The window's own shortcuts: Ctrl+Q (Cmd+Q) asks to quit, Ctrl+L (Cmd+L) puts the cursor
+// in the prompt.
+var (
+	quitShortcut        = &desktop.CustomShortcut{KeyName: fyne.KeyQ, Modifier: fyne.KeyModifierShortcutDefault}
+	focusPromptShortcut = &desktop.CustomShortcut{KeyName: fyne.KeyL, Modifier: fyne.KeyModifierShortcutDefault}
+	windowShortcuts     = []*desktop.CustomShortcut{quitShortcut, focusPromptShortcut}
+)
+
+// windowKey runs the window's shortcut named name and reports whether there is one. The
+// canvas runs it when no text field has the focus; the text fields pass it on (passKey),
+// so that Ctrl+Q quits also while typing (issue 36 item 5: it did nothing while the
+// prompt, size, seed or search field had the focus).
+func (u *UI) windowKey(name string) bool {
+	switch name {
+	case quitShortcut.ShortcutName():
+		u.requestClose()
+	case focusPromptShortcut.ShortcutName():
+		u.win.Canvas().Focus(u.ctl.prompt)
+	default:
+		return false
+	}
+	return true
+}
 
 // confirmCancelAll asks before Cancel all empties the queue (jobqueue.Queue.Confirm).
 func (u *UI) confirmCancelAll(title, msg string, ok func()) {

@@ -1,10 +1,16 @@
 package app
 
 import (
+	"slices"
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+
+	"kleinbild/app/widgets"
 )
 
 // typeKey types a key on canvas c as the window does: to the focused widget when there is
@@ -49,5 +55,97 @@ func TestCtrlQFromEveryField(t *testing.T) {
 	typeShortcut(c, &desktop.CustomShortcut{KeyName: fyne.KeyL, Modifier: fyne.KeyModifierShortcutDefault})
 	if c.Focused() != u.ctl.prompt {
 		t.Errorf("Ctrl+L in the seed field left the focus on %T", c.Focused())
+	}
+}
+
+// escapers are the focusable Escapers under o (pop-ups, containers and scrolls).
+func escapers(o fyne.CanvasObject) []fyne.Focusable {
+	var out []fyne.Focusable
+	switch v := o.(type) {
+	case widgets.Escaper:
+		if f, ok := o.(fyne.Focusable); ok {
+			out = append(out, f)
+		}
+	case *widget.PopUp:
+		out = escapers(v.Content)
+	case *container.Scroll:
+		out = escapers(v.Content)
+	case *fyne.Container:
+		for _, c := range v.Objects {
+			out = append(out, escapers(c)...)
+		}
+	}
+	return out
+}
+
+// TestEscapeClosesDialogsAndWindows: Escape closes the Model dialog and Trash (as their
+// Close button does: the Model dialog forgets itself), with nothing focused and while one of
+// their fields, its list or a check has the focus; and Inpaint and Compare while a field,
+// slider or check of theirs has it (issue 36 item 13: Escape did not close the Model
+// dialog or Trash, and was ignored in Inpaint and Compare while a field or slider had the
+// focus).
+func TestEscapeClosesDialogsAndWindows(t *testing.T) {
+	h := viewerHarness(t, 2)
+	u := h.ui
+	c := u.win.Canvas()
+	overlay := func() bool { return c.Overlays().Top() != nil }
+	for _, d := range []struct {
+		name string
+		show func()
+	}{
+		{"Model", u.ShowModelDialog},
+		{"Trash", func() { u.gal.showTrash() }},
+	} {
+		d.show()
+		h.settle()
+		focus := escapers(c.Overlays().Top())
+		if len(focus) == 0 {
+			t.Fatalf("%s: no field takes Escape", d.name)
+		}
+		for _, f := range append([]fyne.Focusable{nil}, focus...) {
+			if !overlay() {
+				d.show()
+				h.settle()
+			}
+			if f == nil {
+				c.Unfocus()
+			} else {
+				c.Focus(f)
+			}
+			typeKey(c, fyne.KeyEscape)
+			h.settle()
+			if overlay() {
+				t.Errorf("%s: Escape with %T focused left it open", d.name, f)
+			}
+			if u.model.dlg != nil {
+				t.Errorf("%s: Escape with %T focused closed the Model dialog behind its back", d.name, f)
+			}
+		}
+	}
+
+	open := func(w fyne.Window) bool { return slices.Contains(fyne.CurrentApp().Driver().AllWindows(), w) }
+	u.gal.selectEntry(h.at(0).File, nil)
+	h.waitShownImage(h.at(0))
+	m := u.view.openInpaint()
+	if m == nil {
+		t.Fatalf("Inpaint did not open: %q", u.errorText())
+	}
+	for _, f := range []fyne.Focusable{m.prompt, m.amounts[2], m.size, m.strength, m.eraser} {
+		if !open(m.win) {
+			m = u.view.openInpaint()
+		}
+		m.win.Canvas().Focus(f)
+		typeKey(m.win.Canvas(), fyne.KeyEscape)
+		if open(m.win) {
+			t.Errorf("Inpaint: Escape with %T focused left it open", f)
+		}
+	}
+	u.gal.openCompare(h.at(0), h.at(1))
+	cmp := u.gal.cmp
+	test.Tap(cmp.wipeOn)
+	cmp.win.Canvas().Focus(cmp.split)
+	typeKey(cmp.win.Canvas(), fyne.KeyEscape)
+	if u.gal.cmp != nil {
+		t.Error("Compare: Escape with the wipe slider focused left it open")
 	}
 }

@@ -89,6 +89,9 @@ type shell struct {
 	// passKey is the text fields' ShortcutEntry.PassOn: it runs the window's own
 	// shortcuts (Ctrl+Q, Ctrl+L), which a focused field would swallow.
 	passKey func(*desktop.CustomShortcut) bool
+	// escapes closes the dialogs Escape closes as their Close button does, by the pop-up
+	// they are shown in (escapeCloses).
+	escapes map[fyne.CanvasObject]func()
 }
 
 // NewUI builds the Kleinbild interface into w: the generation controls, viewer and gallery.
@@ -201,7 +204,7 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 			u.chooser.dlg.Hide()
 			return
 		}
-		if ev.Name == fyne.KeyEscape && escapeDialog(w.Canvas()) {
+		if ev.Name == fyne.KeyEscape && u.escapeDialog(w.Canvas()) {
 			return // a dialog was open: Escape closed it, and never cancels the run
 		}
 		if u.gal.typedKey(ev) {

@@ -2,7 +2,9 @@ package app
 
 import (
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -147,5 +149,52 @@ func TestEscapeClosesDialogsAndWindows(t *testing.T) {
 	typeKey(cmp.win.Canvas(), fyne.KeyEscape)
 	if u.gal.cmp != nil {
 		t.Error("Compare: Escape with the wipe slider focused left it open")
+	}
+}
+
+// TestOneQuitQuestion: repeated Ctrl+Q during a run asks once; the question follows the
+// run (into the next queued job) and goes when nothing runs any more (issue 36 item 8:
+// the questions stacked, and one outlived the run still saying "78% done").
+func TestOneQuitQuestion(t *testing.T) {
+	fake := newFakeGen()
+	fake.block = true
+	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
+	u := h.ui
+	closed := 0
+	u.closeWindow = func() { closed++ }
+	c := u.win.Canvas()
+	test.Type(u.ctl.prompt, "a lighthouse")
+	test.Tap(u.ctl.generate)
+	waitStarted(t, h, fake)
+	u.ctl.prompt.SetText("queued")
+	test.Tap(u.run.queue.Add)
+	h.settle()
+	for range 3 {
+		typeShortcut(c, &desktop.CustomShortcut{KeyName: fyne.KeyQ, Modifier: fyne.KeyModifierShortcutDefault})
+		h.settle()
+	}
+	if n := len(c.Overlays().List()); n != 1 || u.quit == nil {
+		t.Fatalf("three Ctrl+Q during a run: %d dialogs open, want one question", n)
+	}
+	first := u.run.cur
+	u.Cancel() // the queued job starts next: the question stays, about it
+	h.waitFor("the next job", 10*time.Second, func() bool { return u.run.cur != nil && u.run.cur != first })
+	waitStarted(t, h, fake)
+	h.settle()
+	if n := len(c.Overlays().List()); n != 1 || u.quit == nil || !strings.Contains(u.quit.msg.Text, "being made") {
+		t.Fatalf("the next job started: %d dialogs, question open %v", n, u.quit != nil)
+	}
+	u.Cancel()
+	h.waitFor("the run to end", 10*time.Second, func() bool { return u.run.cur == nil })
+	h.settle()
+	if c.Overlays().Top() != nil || u.quit != nil {
+		t.Error("the quit question outlived the run")
+	}
+	if closed != 0 {
+		t.Fatal("the question closed the window by itself")
+	}
+	u.requestClose()
+	if closed != 1 {
+		t.Error("Ctrl+Q after the run did not close at once")
 	}
 }

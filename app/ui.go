@@ -50,6 +50,8 @@ type UI struct {
 	rightTabs *container.AppTabs
 	// quitDialog is the last "Quit Kleinbild?" question asked (tests).
 	quitDialog dialog.Dialog
+	// quit is the open "Quit Kleinbild?" question, or nil.
+	quit *quitQuestion
 	// closeWindow closes the window (tests replace it).
 	closeWindow func()
 }

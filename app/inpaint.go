@@ -50,6 +50,8 @@ type inpaintMode struct {
 	rect   *widgets.EscapeCheck
 	win    fyne.Window
 	closed bool // the window was closed: results no longer go to it
+	// run shows the window's job while it runs or waits (inpaintrun.go).
+	run inpaintRun
 }
 
 // inpaintDeps is what Inpaint mode uses of the other components.
@@ -69,6 +71,10 @@ type inpaintDeps struct {
 	// whenDone, when set, calls done with the gallery file of the last image j saved,
 	// once j's run ends with one (UI goroutine).
 	whenDone func(j *job, done func(path string))
+	// jobState tells how a job stands; cancelJob cancels it (nil: the window shows no
+	// progress).
+	jobState  func(j *job) jobState
+	cancelJob func(j *job)
 }
 
 // newInpaintMode makes Inpaint mode for the picture img read from path.
@@ -142,7 +148,7 @@ func (m *inpaintMode) content() fyne.CanvasObject {
 	whole := widget.NewButton("Repaint all", func() { m.generate(true) })
 	strength := container.NewBorder(nil, nil, container.NewHBox(widget.NewLabel("Strength"), m.strengthLabel),
 		container.NewHBox(whole, m.genBtn), m.strength)
-	bottom := container.NewVBox(container.NewBorder(nil, nil, widget.NewLabel("Prompt"), nil, m.prompt), strength)
+	bottom := container.NewVBox(m.buildRun(m.genBtn, whole), container.NewBorder(nil, nil, widget.NewLabel("Prompt"), nil, m.prompt), strength)
 	return container.NewBorder(container.NewVBox(tools, extend, m.amountRow()), bottom, nil, nil, m.ed)
 }
 
@@ -255,6 +261,7 @@ func (m *inpaintMode) generate(whole bool) {
 		m.whenDone(j, m.loadResult)
 	}
 	m.submit(j)
+	m.follow(j)
 }
 
 // openInpaint opens Inpaint mode for the image the viewer shows, in a window of its own,
@@ -277,7 +284,7 @@ func (u *UI) showInpaint(path string, img image.Image) *inpaintMode {
 	m := newInpaintMode(u.shell, inpaintDeps{form: &u.ctl, adapters: &u.adapters, submit: u.run.submit,
 		formPrompt:     func() string { return strings.TrimSpace(u.ctl.prompt.Text) },
 		fillFormPrompt: u.ctl.prompt.SetText,
-		whenDone:       u.inpaintResults}, path, img)
+		whenDone:       u.inpaintResults, jobState: u.inpaintJobState, cancelJob: u.cancelInpaintJob}, path, img)
 	m.win = u.app.NewWindow("Inpaint " + filepath.Base(path))
 	m.win.SetOnClosed(func() { m.closed = true })
 	m.win.SetContent(m.content())

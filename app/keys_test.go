@@ -1,6 +1,9 @@
 package app
 
 import (
+	"image"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -197,4 +200,78 @@ func TestOneQuitQuestion(t *testing.T) {
 	if closed != 1 {
 		t.Error("Ctrl+Q after the run did not close at once")
 	}
+}
+
+// TestInpaintShowsItsRun: while the Inpaint window's job waits or runs, the window shows
+// its progress and Cancel, and Generate and "Repaint all" are disabled; Cancel takes a
+// waiting job out of the queue and stops a running one, and the window is as before (issue
+// 36 item 6: no progress, no Cancel, and the buttons stayed enabled).
+func TestInpaintShowsItsRun(t *testing.T) {
+	fake := newFakeGen()
+	fake.block = true
+	data := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(data, "gallery"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeTestPNG(t, filepath.Join(data, "gallery"), "a.png", 64, 48, nil)
+	h := newHarness(t, data, tinyModel(t), fake.open)
+	u := h.ui
+	u.gal.selectEntry(h.at(0).File, nil)
+	h.waitShownImage(h.at(0))
+	m := u.view.openInpaint()
+	if m == nil {
+		t.Fatalf("Inpaint did not open: %q", u.errorText())
+	}
+	m.win.Resize(fyne.NewSize(700, 500))
+	m.prompt.SetText("a red door")
+	m.ed.Brush = 16
+	paintAt(m.ed, image.Pt(20, 20))
+	idle := func(when string) {
+		t.Helper()
+		if m.run.row.Visible() || m.genBtn.Disabled() || m.run.starters[1].Disabled() {
+			t.Errorf("%s: progress shown %v, Generate disabled %v, Repaint all disabled %v", when, m.run.row.Visible(), m.genBtn.Disabled(), m.run.starters[1].Disabled())
+		}
+	}
+	busy := func(when, text string) {
+		t.Helper()
+		h.settle()
+		if !m.run.row.Visible() || !m.run.cancel.Visible() || !m.genBtn.Disabled() || !m.run.starters[1].Disabled() {
+			t.Fatalf("%s: progress shown %v, Generate disabled %v, Repaint all disabled %v", when, m.run.row.Visible(), m.genBtn.Disabled(), m.run.starters[1].Disabled())
+		}
+		if !strings.Contains(m.run.text.Text, text) {
+			t.Errorf("%s: the window says %q, want %q in it", when, m.run.text.Text, text)
+		}
+	}
+	idle("before")
+
+	// Behind a run of the form's, it waits in the queue; Cancel takes it out.
+	test.Type(u.ctl.prompt, "a lighthouse")
+	test.Tap(u.ctl.generate)
+	waitStarted(t, h, fake)
+	formRun := u.run.cur
+	test.Tap(m.genBtn)
+	busy("queued", "Waiting")
+	if len(u.run.queue.Jobs) != 1 {
+		t.Fatalf("%d jobs queued, want the window's", len(u.run.queue.Jobs))
+	}
+	test.Tap(m.run.cancel)
+	if len(u.run.queue.Jobs) != 0 || u.run.cur != formRun || formRun.cancelling {
+		t.Fatalf("Cancel of a waiting job: %d queued, the form's run stopped %v", len(u.run.queue.Jobs), u.run.cur != formRun || formRun.cancelling)
+	}
+	idle("cancelled while waiting")
+	u.Cancel()
+	h.waitFor("the form's run to end", 10*time.Second, func() bool { return u.run.cur == nil })
+
+	// Running, it shows its progress; Cancel stops it.
+	test.Tap(m.genBtn)
+	waitStarted(t, h, fake)
+	busy("running", "")
+	h.waitFor("the progress line", 10*time.Second, func() bool { return m.run.text.Text != "" })
+	test.Tap(m.run.cancel)
+	if u.run.cur == nil || !u.run.cur.cancelling {
+		t.Fatal("Cancel did not stop the window's run")
+	}
+	h.waitFor("the run to end", 10*time.Second, func() bool { return u.run.cur == nil })
+	h.waitFor("the window to follow", 10*time.Second, func() bool { return !m.run.row.Visible() })
+	idle("cancelled while running")
 }

@@ -311,12 +311,17 @@ func (u *UI) reuseInpaint(meta imageio.Metadata) (m *inpaintMode, ok bool) {
 	if req.Image == "" {
 		return nil, false
 	}
-	u.RestoreSettings(meta)
 	img, err := imageio.Load(req.Image)
 	if err != nil {
+		u.RestoreSettings(meta) // the form's part, saying what it leaves out
 		u.showError(fmt.Errorf("the repainted picture: %w", err))
 		return nil, true
 	}
+	// The form takes the rest of the settings; the Inpaint window the picture, its mask
+	// (or extension) and strength.
+	form := req
+	form.Image, form.Mask, form.Strength, form.Outpaint = "", "", 0, inpaint.Padding{}
+	u.ctl.restoreRequest(form, func() { u.ctl.restoreAdapters(meta.Adapters) })
 	var mask []uint8
 	b := img.Bounds()
 	if req.Mask != "" {

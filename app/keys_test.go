@@ -2,6 +2,7 @@ package app
 
 import (
 	"image"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,6 +17,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"kleinbild/app/widgets"
+	"kleinbild/engine/imageio"
 )
 
 // typeKey types a key on canvas c as the window does: to the focused widget when there is
@@ -274,4 +276,36 @@ func TestInpaintShowsItsRun(t *testing.T) {
 	h.waitFor("the run to end", 10*time.Second, func() bool { return u.run.cur == nil })
 	h.waitFor("the window to follow", 10*time.Second, func() bool { return !m.run.row.Visible() })
 	idle("cancelled while running")
+}
+
+// TestRestoringAnInpaintResult: restoring an Inpaint result's settings into the form brings
+// back its size, steps and seed and says plainly that the picture, mask and strength are
+// not restored; the viewer's Reuse settings restores those too, in the Inpaint window
+// (issue 36 item 24: it silently restored only part of the settings).
+func TestRestoringAnInpaintResult(t *testing.T) {
+	h := viewerHarness(t, 1)
+	u := h.ui
+	pic := u.gallery.Path(h.at(0))
+	meta := imageio.Metadata{Prompt: "a red door", Seed: 42, Width: 64, Height: 48, Steps: 7,
+		Inpaint: &imageio.Inpaint{Mode: "inpaint", Image: imageio.Reference{Path: pic}, Strength: 0.6}}
+	u.RestoreSettings(meta)
+	h.settle()
+	if u.ctl.prompt.Text != "a red door" || u.ctl.seed.Text != "42" || u.ctl.steps.Text != "7" || u.ctl.width.Text != "64" || u.ctl.height.Text != "48" {
+		t.Errorf("restored prompt %q, seed %q, steps %q, size %s×%s", u.ctl.prompt.Text, u.ctl.seed.Text, u.ctl.steps.Text, u.ctl.width.Text, u.ctl.height.Text)
+	}
+	if msg := u.errorText(); !strings.Contains(msg, "not the inpainting") || !strings.Contains(msg, "0.60") || !strings.Contains(msg, filepath.Base(pic)) {
+		t.Errorf("restoring an Inpaint result into the form says %q", msg)
+	}
+	u.banner.hide()
+	u.ctl.steps.SetText("30")
+	m, ok := u.reuseInpaint(meta)
+	if !ok || m == nil {
+		t.Fatalf("Reuse settings did not open Inpaint: %q", u.errorText())
+	}
+	if math.Abs(m.strength.Value-0.6) > 1e-9 || m.path != pic || u.ctl.steps.Text != "7" || u.ctl.seed.Text != "42" {
+		t.Errorf("Reuse settings: strength %v, picture %s, steps %q, seed %q", m.strength.Value, m.path, u.ctl.steps.Text, u.ctl.seed.Text)
+	}
+	if msg := u.errorText(); msg != "" {
+		t.Errorf("Reuse settings restored everything but says %q", msg)
+	}
 }

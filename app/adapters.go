@@ -211,6 +211,7 @@ func (s *adaptersSection) add(a *lora.Adapter, st settings.Adapter, ask bool) *a
 	if s.formScroll != nil {
 		e.value.PassScrollTo(s.formScroll) // the wheel over the field scrolls the form
 	}
+	e.value.PassOn = s.sh.passKey // Ctrl+Q and Ctrl+L work while it has the focus
 	e.status.Wrapping = fyne.TextWrapWord
 	e.status.SizeName = theme.SizeNameCaptionText
 	// A long name is shortened: in full it widened the form over the viewer and pushed the

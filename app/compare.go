@@ -27,8 +27,8 @@ type compareView struct {
 	// shown instead while wipeOn is checked.
 	halves, wipePane fyne.CanvasObject
 	wipe             *widgets.Wipe
-	split            *widget.Slider
-	wipeOn           *widget.Check
+	split            *widgets.EscapeSlider
+	wipeOn           *widgets.EscapeCheck
 }
 
 // newCompareButton is the selection bar's Compare button (enabled with two images checked).
@@ -137,7 +137,7 @@ func (c *compareView) show(i int, img image.Image, e gallery.Entry) {
 // buildWipe makes the wipe view, its slider and the Wipe switch (off).
 func (c *compareView) buildWipe() {
 	c.wipe = widgets.NewWipe()
-	c.split = widget.NewSlider(0, 1)
+	c.split = widgets.NewEscapeSlider(0, 1)
 	c.split.Step = 0.01
 	c.split.SetValue(0.5)
 	c.split.OnChanged = func(v float64) { c.wipe.SetSplit(float32(v)) }
@@ -148,7 +148,7 @@ func (c *compareView) buildWipe() {
 	c.wipe.OnSpanChanged = row.Refresh
 	c.wipePane = container.NewBorder(nil, row, nil, nil, c.wipe)
 	c.wipePane.Hide()
-	c.wipeOn = widget.NewCheck("Wipe", c.setWipe)
+	c.wipeOn = widgets.NewEscapeCheck("Wipe", c.setWipe)
 }
 
 // setWipe switches between the wipe (on) and the side-by-side view, keeping the zoom.

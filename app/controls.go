@@ -552,6 +552,9 @@ func (c *controls) restoreRequest(req engine.Request, adapters func()) {
 	if promptErr != nil {
 		notes = append(notes, fmt.Sprintf("not the prompt: it is %d KB long, at most %d KB are allowed", len(req.Prompt)>>10, engine.MaxPromptBytes>>10))
 	}
+	if note := inpaintNotRestored(req); note != "" {
+		notes = append(notes, note)
+	}
 	want := req.References
 	have := c.refs.refPaths()
 	if len(have) == 0 || slices.Equal(have, want) {

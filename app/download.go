@@ -88,7 +88,7 @@ func startLabel(r *downloadRun, dir string) string {
 type downloadPanel struct {
 	variant  *widget.Select
 	note     *widget.Label // the chosen download's size and what it costs in quality
-	dest     *widget.Entry
+	dest     *widgets.EscapeEntry
 	token    *widget.Entry
 	remember *widget.Check
 	start    *widget.Button
@@ -142,7 +142,7 @@ func (m *modelSettings) newDownloadPanel() (p *downloadPanel, release func()) {
 	for i, v := range variants {
 		labels[i] = variantLabel(v)
 	}
-	p.dest = widget.NewEntry()
+	p.dest = widgets.NewEscapeEntry()
 	p.dest.SetPlaceHolder("Destination folder")
 	p.dest.OnChanged = func(string) { p.refresh(m) }
 	p.note = widget.NewLabel("")

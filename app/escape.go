@@ -1,9 +1,14 @@
 package app
 
 import (
+	"slices"
+
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"kleinbild/app/widgets"
 )
 
 // escapeDialog closes the dialog on top of canvas c, if one is open, the way its dismiss
@@ -11,11 +16,17 @@ import (
 // Escape then does nothing else: it closes the dialog and never cancels the run behind it
 // (issue 36 major 1: Escape in "Quit Kleinbild?", Trash or "Cancel all" stopped the
 // generation and left the dialog open). A dialog without a dismiss button (one marked with
-// the cancel icon, as Fyne's confirmations have) is hidden.
-func escapeDialog(c fyne.Canvas) bool {
+// the cancel icon, as Fyne's confirmations have) is closed as escapeCloses registered it,
+// else hidden.
+func (sh *shell) escapeDialog(c fyne.Canvas) bool {
 	top := c.Overlays().Top()
 	if top == nil {
 		return false
+	}
+	if hide, ok := sh.escapes[top]; ok {
+		delete(sh.escapes, top)
+		hide()
+		return true
 	}
 	if b := dismissButton(top); b != nil {
 		b.OnTapped()
@@ -43,4 +54,27 @@ func dismissButton(o fyne.CanvasObject) *widget.Button {
 		}
 	}
 	return nil
+}
+
+// escapeCloses makes Escape close d, just shown in the window, as its own Close button
+// does, also while a field, slider, check or list in content (the dialog's content) has the
+// focus (issue 36 item 13: Escape did not close the Model dialog or Trash; hiding its
+// pop-up skipped what the dialog does when it closes).
+func (sh *shell) escapeCloses(d dialog.Dialog, content fyne.CanvasObject) {
+	widgets.OnEscapeIn(content, d.Hide)
+	c := sh.win.Canvas()
+	top := c.Overlays().Top()
+	if top == nil {
+		return
+	}
+	open := c.Overlays().List()
+	for o := range sh.escapes {
+		if !slices.Contains(open, o) {
+			delete(sh.escapes, o) // closed otherwise
+		}
+	}
+	if sh.escapes == nil {
+		sh.escapes = map[fyne.CanvasObject]func(){}
+	}
+	sh.escapes[top] = d.Hide
 }

@@ -18,6 +18,7 @@ import (
 
 	"kleinbild/app/jobs"
 	"kleinbild/app/maskedit"
+	"kleinbild/app/widgets"
 	"kleinbild/engine"
 	"kleinbild/engine/imageio"
 	"kleinbild/engine/inpaint"
@@ -35,20 +36,22 @@ type inpaintMode struct {
 	path string // the picture's file
 	ed   *maskedit.Editor
 	// strength is the inpainting strength, 0.05..1.
-	strength       *widget.Slider
-	size, hardness *widget.Slider
-	eraser         *widget.Check
+	strength       *widgets.EscapeSlider
+	size, hardness *widgets.EscapeSlider
+	eraser         *widgets.EscapeCheck
 	padLabel       *widget.Label
 	strengthLabel  *widget.Label
 	genBtn         *widget.Button
 	// prompt is the window's own prompt, used for its runs instead of the form's.
-	prompt *widget.Entry
+	prompt *widgets.EscapeEntry
 	// amounts are the outpainting amounts in pixels: left, top, right, bottom.
-	amounts [4]*widget.Entry
+	amounts [4]*widgets.EscapeEntry
 	// rect switches the editor to the rectangle tool.
-	rect   *widget.Check
+	rect   *widgets.EscapeCheck
 	win    fyne.Window
 	closed bool // the window was closed: results no longer go to it
+	// run shows the window's job while it runs or waits (inpaintrun.go).
+	run inpaintRun
 }
 
 // inpaintDeps is what Inpaint mode uses of the other components.
@@ -68,26 +71,30 @@ type inpaintDeps struct {
 	// whenDone, when set, calls done with the gallery file of the last image j saved,
 	// once j's run ends with one (UI goroutine).
 	whenDone func(j *job, done func(path string))
+	// jobState tells how a job stands; cancelJob cancels it (nil: the window shows no
+	// progress).
+	jobState  func(j *job) jobState
+	cancelJob func(j *job)
 }
 
 // newInpaintMode makes Inpaint mode for the picture img read from path.
 func newInpaintMode(sh *shell, deps inpaintDeps, path string, img image.Image) *inpaintMode {
 	m := &inpaintMode{sh: sh, inpaintDeps: deps, path: path, ed: maskedit.New(img)}
-	m.size = widget.NewSlider(2, 256)
+	m.size = widgets.NewEscapeSlider(2, 256)
 	m.size.SetValue(m.ed.Brush)
 	m.size.OnChanged = func(v float64) { m.ed.Brush = v }
-	m.hardness = widget.NewSlider(0, 1)
+	m.hardness = widgets.NewEscapeSlider(0, 1)
 	m.hardness.Step = 0.05
 	m.hardness.SetValue(m.ed.Hardness)
 	m.hardness.OnChanged = func(v float64) { m.ed.Hardness = v }
-	m.eraser = widget.NewCheck("Eraser", func(on bool) { m.ed.Erase = on })
-	m.strength = widget.NewSlider(0.05, 1)
+	m.eraser = widgets.NewEscapeCheck("Eraser", func(on bool) { m.ed.Erase = on })
+	m.strength = widgets.NewEscapeSlider(0.05, 1)
 	m.strength.Step = 0.05
 	m.strengthLabel = widget.NewLabel("")
 	m.strength.OnChanged = func(v float64) { m.strengthLabel.SetText(fmt.Sprintf("%.2f", v)) }
 	m.strength.SetValue(engine.DefaultStrength)
 	m.padLabel = widget.NewLabel(canvasText(m.ed.Width(), m.ed.Height(), inpaint.Padding{}))
-	m.prompt = widget.NewMultiLineEntry()
+	m.prompt = widgets.NewEscapeMultiLineEntry()
 	m.prompt.Wrapping = fyne.TextWrapWord
 	m.prompt.SetMinRowsVisible(2)
 	m.prompt.SetPlaceHolder("What to paint in the masked part")
@@ -95,11 +102,11 @@ func newInpaintMode(sh *shell, deps inpaintDeps, path string, img image.Image) *
 		m.prompt.SetText(deps.formPrompt())
 	}
 	for i := range m.amounts {
-		m.amounts[i] = widget.NewEntry()
+		m.amounts[i] = widgets.NewEscapeEntry()
 		m.amounts[i].SetPlaceHolder("0")
 		m.amounts[i].OnSubmitted = func(string) { m.applyAmounts() }
 	}
-	m.rect = widget.NewCheck("Rectangle", func(on bool) { m.ed.Rect = on })
+	m.rect = widgets.NewEscapeCheck("Rectangle", func(on bool) { m.ed.Rect = on })
 	return m
 }
 
@@ -113,7 +120,7 @@ func (m *inpaintMode) content() fyne.CanvasObject {
 		widget.NewButtonWithIcon("Redo", theme.ContentRedoIcon(), m.ed.Redo),
 		widget.NewButtonWithIcon("Clear", theme.ContentClearIcon(), m.ed.Clear),
 		widget.NewButton("Invert", m.ed.Invert),
-		widget.NewCheck("Pan", func(on bool) { m.ed.Pan = on }),
+		widgets.NewEscapeCheck("Pan", func(on bool) { m.ed.Pan = on }),
 		widget.NewButtonWithIcon("Fit", theme.ZoomFitIcon(), func() { m.ed.SetZoom(1, 0, 0) }),
 	)
 	side := func(label string, p func(d int) inpaint.Padding, horizontal bool) *widget.Button {
@@ -141,7 +148,7 @@ func (m *inpaintMode) content() fyne.CanvasObject {
 	whole := widget.NewButton("Repaint all", func() { m.generate(true) })
 	strength := container.NewBorder(nil, nil, container.NewHBox(widget.NewLabel("Strength"), m.strengthLabel),
 		container.NewHBox(whole, m.genBtn), m.strength)
-	bottom := container.NewVBox(container.NewBorder(nil, nil, widget.NewLabel("Prompt"), nil, m.prompt), strength)
+	bottom := container.NewVBox(m.buildRun(m.genBtn, whole), container.NewBorder(nil, nil, widget.NewLabel("Prompt"), nil, m.prompt), strength)
 	return container.NewBorder(container.NewVBox(tools, extend, m.amountRow()), bottom, nil, nil, m.ed)
 }
 
@@ -254,6 +261,7 @@ func (m *inpaintMode) generate(whole bool) {
 		m.whenDone(j, m.loadResult)
 	}
 	m.submit(j)
+	m.follow(j)
 }
 
 // openInpaint opens Inpaint mode for the image the viewer shows, in a window of its own,
@@ -276,7 +284,7 @@ func (u *UI) showInpaint(path string, img image.Image) *inpaintMode {
 	m := newInpaintMode(u.shell, inpaintDeps{form: &u.ctl, adapters: &u.adapters, submit: u.run.submit,
 		formPrompt:     func() string { return strings.TrimSpace(u.ctl.prompt.Text) },
 		fillFormPrompt: u.ctl.prompt.SetText,
-		whenDone:       u.inpaintResults}, path, img)
+		whenDone:       u.inpaintResults, jobState: u.inpaintJobState, cancelJob: u.cancelInpaintJob}, path, img)
 	m.win = u.app.NewWindow("Inpaint " + filepath.Base(path))
 	m.win.SetOnClosed(func() { m.closed = true })
 	m.win.SetContent(m.content())
@@ -303,12 +311,17 @@ func (u *UI) reuseInpaint(meta imageio.Metadata) (m *inpaintMode, ok bool) {
 	if req.Image == "" {
 		return nil, false
 	}
-	u.RestoreSettings(meta)
 	img, err := imageio.Load(req.Image)
 	if err != nil {
+		u.RestoreSettings(meta) // the form's part, saying what it leaves out
 		u.showError(fmt.Errorf("the repainted picture: %w", err))
 		return nil, true
 	}
+	// The form takes the rest of the settings; the Inpaint window the picture, its mask
+	// (or extension) and strength.
+	form := req
+	form.Image, form.Mask, form.Strength, form.Outpaint = "", "", 0, inpaint.Padding{}
+	u.ctl.restoreRequest(form, func() { u.ctl.restoreAdapters(meta.Adapters) })
 	var mask []uint8
 	b := img.Bounds()
 	if req.Mask != "" {

@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/engine"
 	"kleinbild/engine/imageio"
 	"kleinbild/engine/inpaint"
 )
@@ -138,4 +139,20 @@ func (rn *runner) forgetDroppedJobs() {
 			delete(rn.afterJob, j)
 		}
 	}
+}
+
+// inpaintNotRestored is what restoring req into the form leaves out when req repainted a
+// picture ("" when it did not): the form holds no picture, mask or strength (issue 36
+// item 24: restoring an Inpaint result's settings silently brought back only part of
+// them). The viewer's Reuse settings restores them in the Inpaint window (reuseInpaint).
+func inpaintNotRestored(req engine.Request) string {
+	if req.Image == "" {
+		return ""
+	}
+	what := "the inpainting (the repainted picture, its mask and strength"
+	if !req.Outpaint.IsZero() {
+		what = "the outpainting (the extended picture, its extension and strength"
+	}
+	return fmt.Sprintf("not %s %.2f), which the form does not hold: open %s and use Reuse settings in the viewer to repaint it in Inpaint",
+		what, req.Strength, filepath.Base(req.Image))
 }

@@ -61,6 +61,7 @@ func (f *loraFolder) build(s *adaptersSection) fyne.CanvasObject {
 	choose := widget.NewButtonWithIcon("Choose…", theme.FolderOpenIcon(), f.choose)
 	choose.Importance = widget.LowImportance
 	f.search = widgets.NewShortcutEntry(false, nil)
+	f.search.PassOn = s.sh.passKey // Ctrl+Q and Ctrl+L work while it has the focus
 	f.search.SetPlaceHolder("Search the LoRA folder")
 	f.search.OnChanged = func(string) { f.refresh() }
 	f.list = container.NewVBox()

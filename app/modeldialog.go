@@ -107,7 +107,8 @@ func (u *UI) ShowModelDialog() { u.model.showDialog() }
 // showDialog is ShowModelDialog.
 func (m *modelSettings) showDialog() {
 	f := &modelForm{m: m, mem: sysmem.Read(), parts: map[engine.Component]*widget.Entry{}}
-	f.path = widget.NewEntry()
+	path := widgets.NewEscapeEntry() // Escape closes the dialog also while a field has the focus
+	f.path = &path.Entry
 	f.path.SetPlaceHolder("Model folder or file, e.g. ~/models/FLUX.2-klein-4B or ~/ComfyUI/models")
 	f.status = widgets.Markdown("")
 	f.status.Wrapping = fyne.TextWrapWord
@@ -129,7 +130,8 @@ func (m *modelSettings) showDialog() {
 	partsBox := container.NewVBox(sectionTitle("Replace parts (optional)"),
 		hint("GGUF or safetensors files that take the place of the model's transformer, text encoder or VAE."))
 	for _, c := range []engine.Component{engine.Transformer, engine.TextEncoder, engine.VAE} {
-		e := widget.NewEntry()
+		field := widgets.NewEscapeEntry()
+		e := &field.Entry
 		e.SetPlaceHolder(componentName(c) + " file")
 		e.OnChanged = func(string) { f.check() }
 		f.parts[c] = e
@@ -138,7 +140,7 @@ func (m *modelSettings) showDialog() {
 		})
 		clear := widget.NewButtonWithIcon("", theme.ContentClearIcon(), func() { e.SetText("") })
 		label := widget.NewLabel(componentName(c))
-		partsBox.Add(container.NewBorder(nil, nil, label, container.NewHBox(pick, clear), e))
+		partsBox.Add(container.NewBorder(nil, nil, label, container.NewHBox(pick, clear), field))
 	}
 	f.fill(m.spec)
 	f.path.OnChanged = func(string) {
@@ -154,7 +156,7 @@ func (m *modelSettings) showDialog() {
 	devBox, releaseDev := m.newDeviceSection()
 	content := container.NewVBox(
 		sectionTitle("Model"),
-		container.NewBorder(nil, nil, nil, container.NewHBox(folder, file), f.path),
+		container.NewBorder(nil, nil, nil, container.NewHBox(folder, file), path),
 		f.comboBox, f.variantBox,
 		f.checking, f.status,
 		partsBox,
@@ -184,6 +186,7 @@ func (m *modelSettings) showDialog() {
 	f.check()
 	d.Resize(fyne.NewSize(720, 680))
 	d.Show()
+	m.sh.escapeCloses(d, content)
 }
 
 // fill puts sp into the form: a ComfyUI folder's files are its combination, other files

@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/app/widgets"
 	"kleinbild/internal/sysmem"
 )
 
@@ -102,9 +103,9 @@ func TestModelFolderCheckedWhenChosen(t *testing.T) {
 	var find func(o fyne.CanvasObject)
 	find = func(o fyne.CanvasObject) {
 		switch v := o.(type) {
-		case *widget.Entry:
+		case *widgets.EscapeEntry:
 			if path == nil && strings.Contains(v.PlaceHolder, "Model folder") {
-				path = v
+				path = &v.Entry
 			}
 		case *fyne.Container:
 			for _, c := range v.Objects {

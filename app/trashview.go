@@ -26,7 +26,7 @@ type trashView struct {
 	items   []gallery.TrashItem
 	checked map[string]bool
 
-	list       *widget.List
+	list       *widgets.EscapeList
 	count      *widget.Label
 	restoreSel *widget.Button
 	restoreAll *widget.Button
@@ -38,7 +38,7 @@ type trashView struct {
 
 // trashRow is one row of the list.
 type trashRow struct {
-	check *widget.Check
+	check *widgets.EscapeCheck
 	thumb *thumbImage
 	name  *widget.Label
 	when  *widget.Label
@@ -48,7 +48,7 @@ type trashRow struct {
 func (g *galleryView) showTrash() *trashView {
 	t := &trashView{g: g, checked: map[string]bool{}}
 	t.count = widget.NewLabel("")
-	t.list = widget.NewList(func() int { return len(t.items) }, t.newRow, t.updateRow)
+	t.list = widgets.NewEscapeList(func() int { return len(t.items) }, t.newRow, t.updateRow)
 	t.list.OnSelected = func(id widget.ListItemID) {
 		t.list.UnselectAll()
 		if id >= 0 && id < len(t.items) {
@@ -67,11 +67,13 @@ func (g *galleryView) showTrash() *trashView {
 	t.dlg.Resize(fyne.NewSize(560, 480))
 	t.reload()
 	t.dlg.Show()
+	g.sh.escapeCloses(t.dlg, content)
 	return t
 }
 
 func (t *trashView) newRow() fyne.CanvasObject {
-	r := &trashRow{check: widget.NewCheck("", nil), thumb: newThumbImage(fyne.NewSquareSize(48)), name: widget.NewLabel(""), when: widget.NewLabel("")}
+	r := &trashRow{check: widgets.NewEscapeCheck("", nil), thumb: newThumbImage(fyne.NewSquareSize(48)), name: widget.NewLabel(""), when: widget.NewLabel("")}
+	r.check.OnEscape = func() { t.dlg.Hide() } // a tapped check has the focus: Escape still closes
 	r.name.Truncation = fyne.TextTruncateEllipsis
 	r.when.SizeName = theme.SizeNameCaptionText
 	v := &trashRowView{row: r, obj: container.NewBorder(nil, nil, container.NewHBox(r.check, r.thumb), r.when, r.name)}

@@ -50,6 +50,8 @@ type UI struct {
 	rightTabs *container.AppTabs
 	// quitDialog is the last "Quit Kleinbild?" question asked (tests).
 	quitDialog dialog.Dialog
+	// quit is the open "Quit Kleinbild?" question, or nil.
+	quit *quitQuestion
 	// closeWindow closes the window (tests replace it).
 	closeWindow func()
 }
@@ -86,6 +88,12 @@ type shell struct {
 	tips *widgets.TipLayer
 	// chooser is the file chooser open in the window, or nil (Escape closes it).
 	chooser *fileChooser
+	// passKey is the text fields' ShortcutEntry.PassOn: it runs the window's own
+	// shortcuts (Ctrl+Q, Ctrl+L), which a focused field would swallow.
+	passKey func(*desktop.CustomShortcut) bool
+	// escapes closes the dialogs Escape closes as their Close button does, by the pop-up
+	// they are shown in (escapeCloses).
+	escapes map[fyne.CanvasObject]func()
 }
 
 // NewUI builds the Kleinbild interface into w: the generation controls, viewer and gallery.
@@ -149,6 +157,7 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 		u.model.dev.choice = opts.Backend
 	}
 	u.tips = widgets.NewTipLayer(w.Canvas(), u.post)
+	u.passKey = func(s *desktop.CustomShortcut) bool { return u.windowKey(s.ShortcutName()) }
 	root := u.build()
 	// The model first: it sets the variant's defaults, which remembered settings override.
 	switch {
@@ -182,21 +191,13 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 	}
 	// Ctrl+Q (Cmd+Q) and the close button close the window, which quits, after asking
 	// while an image is being made: the window's close handler stops the run and saves
-	// what is pending.
-	w.Canvas().AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyQ, Modifier: fyne.KeyModifierShortcutDefault},
-		func(fyne.Shortcut) { u.requestClose() })
-	// Ctrl+L (Cmd+L) puts the cursor in the prompt, from anywhere in the window (the text
-	// fields pass it on).
-	focusPrompt := &desktop.CustomShortcut{KeyName: fyne.KeyL, Modifier: fyne.KeyModifierShortcutDefault}
-	w.Canvas().AddShortcut(focusPrompt, func(fyne.Shortcut) { w.Canvas().Focus(u.ctl.prompt) })
-	for _, e := range []*widgets.ShortcutEntry{u.ctl.prompt, u.ctl.width, u.ctl.height, u.ctl.steps, u.ctl.seed, u.gal.search} {
-		e.PassOn = func(s *desktop.CustomShortcut) bool {
-			if s.ShortcutName() != focusPrompt.ShortcutName() {
-				return false
-			}
-			w.Canvas().Focus(u.ctl.prompt)
-			return true
-		}
+	// what is pending. Ctrl+L (Cmd+L) puts the cursor in the prompt. Both work from
+	// anywhere in the window: the text fields pass them on (windowKey).
+	for _, sc := range windowShortcuts {
+		w.Canvas().AddShortcut(sc, func(s fyne.Shortcut) { u.windowKey(s.ShortcutName()) })
+	}
+	for _, e := range []*widgets.ShortcutEntry{u.ctl.prompt, u.ctl.negative, u.ctl.width, u.ctl.height, u.ctl.steps, u.ctl.seed, u.gal.search} {
+		e.PassOn = u.passKey
 	}
 	u.closeWindow = w.Close
 	w.SetCloseIntercept(u.requestClose)
@@ -205,7 +206,7 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 			u.chooser.dlg.Hide()
 			return
 		}
-		if ev.Name == fyne.KeyEscape && escapeDialog(w.Canvas()) {
+		if ev.Name == fyne.KeyEscape && u.escapeDialog(w.Canvas()) {
 			return // a dialog was open: Escape closed it, and never cancels the run
 		}
 		if u.gal.typedKey(ev) {

@@ -1,6 +1,10 @@
 package app
 
-import "fyne.io/fyne/v2"
+import (
+	"fyne.io/fyne/v2"
+
+	"kleinbild/app/widgets"
+)
 
 // windowFrame is the room a window's frame and title bar take around its content.
 var windowFrame = fyne.NewSize(16, 48)
@@ -29,8 +33,11 @@ func (sh *shell) childSize(want fyne.Size) fyne.Size {
 	return fitChild(want, screen, sh.win.Canvas().Size())
 }
 
-// closeOnEscape makes Escape close w when no field of it has the keyboard focus.
+// closeOnEscape makes Escape close w, also while one of its fields, sliders or checks has
+// the keyboard focus (the Escapers in its content; issue 36 item 13: Escape was ignored in
+// Inpaint and Compare while a field or slider had the focus).
 func closeOnEscape(w fyne.Window) {
+	widgets.OnEscapeIn(w.Content(), w.Close)
 	w.Canvas().SetOnTypedKey(func(ev *fyne.KeyEvent) {
 		if ev.Name == fyne.KeyEscape {
 			w.Close()

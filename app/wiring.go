@@ -60,6 +60,7 @@ func (u *UI) wire() {
 			u.ctl.showRunPhase(p)
 			u.view.showRunPhase(p)
 			u.model.showRunPhase(p)
+			u.quitRunPhase(p)
 			if p == runIdle {
 				u.fit.updateSoon() // a calibration that waited for the run
 			}

@@ -18,6 +18,7 @@ import (
 
 	"kleinbild/app/widgets"
 	"kleinbild/engine/imageio"
+	"kleinbild/engine/schema"
 )
 
 // typeKey types a key on canvas c as the window does: to the focused widget when there is
@@ -286,8 +287,8 @@ func TestRestoringAnInpaintResult(t *testing.T) {
 	h := viewerHarness(t, 1)
 	u := h.ui
 	pic := u.gallery.Path(h.at(0))
-	meta := imageio.Metadata{Prompt: "a red door", Seed: 42, Width: 64, Height: 48, Steps: 7,
-		Inpaint: &imageio.Inpaint{Mode: "inpaint", Image: imageio.Reference{Path: pic}, Strength: 0.6}}
+	meta := imageio.Metadata{Settings: schema.Settings{Prompt: "a red door", Seed: 42, Width: 64, Height: 48, Steps: 7,
+		Image: pic, Strength: 0.6}}
 	u.RestoreSettings(meta)
 	h.settle()
 	if u.ctl.prompt.Text != "a red door" || u.ctl.seed.Text != "42" || u.ctl.steps.Text != "7" || u.ctl.width.Text != "64" || u.ctl.height.Text != "48" {

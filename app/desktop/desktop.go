@@ -16,7 +16,7 @@ import (
 	"kleinbild/resources"
 )
 
-// AppID is the application identifier (preferences, desktop integration).
+// AppID is the application identifier (notifications, desktop integration; see newFyneApp).
 const AppID = "io.github.kleinbild"
 
 // Run opens the Kleinbild window and blocks until it is closed. With opts.AutoGenerate or

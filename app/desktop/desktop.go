@@ -78,7 +78,9 @@ func Run(opts app.Options) (err error) {
 		}
 		return 0
 	})
+	var closed atomic.Bool // the window has closed: the interface is stopped
 	w.SetOnClosed(func() {
+		closed.Store(true)
 		if s, ok := windowToSave(w.Canvas().Size(), workArea(w.Canvas().Scale())); ok {
 			if err := saveWindow(sizeFile, s); err != nil {
 				fmt.Fprintln(os.Stderr, "kleinbild:", err)
@@ -88,6 +90,7 @@ func Run(opts app.Options) (err error) {
 		sd.begin()
 	})
 	a.Lifecycle().SetOnStopped(func() {
+		closed.Store(true)
 		u.Stop()
 		sd.begin()
 	})
@@ -121,7 +124,7 @@ func Run(opts app.Options) (err error) {
 		})
 		autoErr <- nil
 	}
-	w.ShowAndRun()
+	showAndRun(w, &closed, os.Stderr)
 	if !sd.finish() {
 		return fmt.Errorf("closing the window took over %v", shutdownGrace)
 	}

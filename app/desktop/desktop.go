@@ -5,20 +5,18 @@ package desktop
 
 import (
 	"fmt"
-	"log"
 	"os"
 	"runtime"
 	"sync/atomic"
 
 	"fyne.io/fyne/v2"
-	fyneapp "fyne.io/fyne/v2/app"
 
 	"kleinbild/app"
 	"kleinbild/app/widgets"
 	"kleinbild/resources"
 )
 
-// AppID is the application identifier (preferences, desktop integration).
+// AppID is the application identifier (notifications, desktop integration; see newFyneApp).
 const AppID = "io.github.kleinbild"
 
 // Run opens the Kleinbild window and blocks until it is closed. With opts.AutoGenerate or
@@ -46,10 +44,12 @@ func Run(opts app.Options) (err error) {
 			err = fmt.Errorf("the window could not be opened: %v", r)
 		}
 	}()
-	_ = repairPrefs(prefsFile(AppID)) // a failed repair only costs Fyne's log line
-	// The preferences file is shared with other instances, which rewrite it in place.
-	log.SetOutput(&prefsEOFFilter{out: log.Writer()})
-	a := fyneapp.NewWithID(AppID)
+	a := newFyneApp(opts.Version)
+	sizeFile := windowFile()
+	saved, loadErr := loadWindow(sizeFile, legacyPrefsFile())
+	if loadErr != nil {
+		fmt.Fprintln(os.Stderr, "kleinbild:", loadErr) // the window opens at the default size
+	}
 	a.SetIcon(resources.Icon)
 	a.Settings().SetTheme(widgets.Theme())
 	w := a.NewWindow("Kleinbild")
@@ -61,7 +61,7 @@ func Run(opts app.Options) (err error) {
 	}
 	// The remembered size (or one that fits a 1366×768 laptop screen), made smaller once
 	// GLFW can tell the screen's size: the window fits the screen it opens on.
-	w.Resize(rememberedSize(a.Preferences(), fyne.Size{}))
+	w.Resize(rememberedSize(saved, fyne.Size{}))
 	w.CenterOnScreen()
 	w.SetMaster()
 	autoErr := make(chan error, 1)
@@ -78,19 +78,26 @@ func Run(opts app.Options) (err error) {
 		}
 		return 0
 	})
+	var closed atomic.Bool // the window has closed: the interface is stopped
 	w.SetOnClosed(func() {
-		saveSize(a.Preferences(), w.Canvas().Size(), workArea(w.Canvas().Scale()))
+		closed.Store(true)
+		if s, ok := windowToSave(w.Canvas().Size(), workArea(w.Canvas().Scale())); ok {
+			if err := saveWindow(sizeFile, s); err != nil {
+				fmt.Fprintln(os.Stderr, "kleinbild:", err)
+			}
+		}
 		u.Stop()
 		sd.begin()
 	})
 	a.Lifecycle().SetOnStopped(func() {
+		closed.Store(true)
 		u.Stop()
 		sd.begin()
 	})
 
 	fitScreen := func() {
 		work := workArea(w.Canvas().Scale())
-		want := startSize(a.Preferences(), work)
+		want := startSize(saved, work)
 		if s := fitWindow(want, work, fyne.NewSize(640, 400)); s != w.Canvas().Size() {
 			w.Resize(s)
 			w.CenterOnScreen()
@@ -117,7 +124,7 @@ func Run(opts app.Options) (err error) {
 		})
 		autoErr <- nil
 	}
-	w.ShowAndRun()
+	showAndRun(w, &closed, os.Stderr)
 	if !sd.finish() {
 		return fmt.Errorf("closing the window took over %v", shutdownGrace)
 	}

@@ -9,15 +9,6 @@ import (
 // screen with its title bar and panel.
 var defaultWindow = fyne.NewSize(1280, 700)
 
-// Preference keys of the remembered window size.
-const (
-	prefWidth  = "window.width"
-	prefHeight = "window.height"
-	// The usable screen size the window size was remembered on.
-	prefScreenWidth  = "window.screen_width"
-	prefScreenHeight = "window.screen_height"
-)
-
 // fitWindow is the window size to open at: want (the remembered or default size), made
 // smaller where needed so that the window with its frame fits work, the usable part of the
 // screen it opens on (zero when unknown), and never below min.
@@ -55,39 +46,28 @@ func workArea(scale float32) (size fyne.Size) {
 	return fyne.NewSize(float32(w)/scale, float32(h)/scale)
 }
 
-// rememberedSize is the window size saved at the last quit, or the default. A size saved
+// rememberedSize is the window size saved at the last close, or the default. A size saved
 // on another screen than work (the usable screen now; zero when unknown) is not used: a
 // window made small on a laptop opened at 1008×552 on a 2560×1440 screen (issue 28).
-func rememberedSize(p fyne.Preferences, work fyne.Size) fyne.Size {
-	w, h := p.Float(prefWidth), p.Float(prefHeight)
+func rememberedSize(s savedWindow, work fyne.Size) fyne.Size {
+	w, h := s.Width, s.Height
 	if w < 200 || h < 200 || w > 20000 || h > 20000 {
 		return defaultWindow
 	}
-	sw, sh := p.Float(prefScreenWidth), p.Float(prefScreenHeight)
-	if sw > 0 && sh > 0 && work.Width > 0 && work.Height > 0 && (float32(sw) != work.Width || float32(sh) != work.Height) {
+	sw, sh := s.ScreenWidth, s.ScreenHeight
+	if sw > 0 && sh > 0 && work.Width > 0 && work.Height > 0 && (sw != work.Width || sh != work.Height) {
 		return defaultWindow
 	}
-	return fyne.NewSize(float32(w), float32(h))
+	return fyne.NewSize(w, h)
 }
 
 // startSize is the size to open at on the usable screen work: the remembered size for
 // that screen, else the default, grown to three quarters of a large screen (2560×1440 got
 // the 1280×700 meant for a laptop).
-func startSize(p fyne.Preferences, work fyne.Size) fyne.Size {
-	want := rememberedSize(p, work)
+func startSize(s savedWindow, work fyne.Size) fyne.Size {
+	want := rememberedSize(s, work)
 	if want == defaultWindow && work.Width > 0 && work.Height > 0 {
 		want = want.Max(fyne.NewSize(work.Width*3/4, work.Height*3/4))
 	}
 	return want
-}
-
-// saveSize remembers the window size s, on the usable screen work (zero when unknown), for
-// the next start.
-func saveSize(p fyne.Preferences, s, work fyne.Size) {
-	if s.Width >= 200 && s.Height >= 200 {
-		p.SetFloat(prefWidth, float64(s.Width))
-		p.SetFloat(prefHeight, float64(s.Height))
-		p.SetFloat(prefScreenWidth, float64(work.Width))
-		p.SetFloat(prefScreenHeight, float64(work.Height))
-	}
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"kleinbild/gpu"
 	"kleinbild/gpu/backends"
 )
 
@@ -26,6 +27,10 @@ type deviceJSON struct {
 	GFLOPS       float64 `json:"gflops"`
 	CPUGFLOPS    float64 `json:"cpu_gflops"`
 	MemorySource string  `json:"memory_source,omitempty"`
+	// For a WebGPU adapter: the device the automatic default runs this card on (the
+	// adapter, or its Vulkan device where measured faster) and why.
+	DefaultUses string `json:"default_uses,omitempty"`
+	DefaultWhy  string `json:"default_why,omitempty"`
 }
 
 // devicesHeader is the first line of `kleinbild devices`.
@@ -72,7 +77,7 @@ func runDevices(args []string, stdout, stderr io.Writer) (err error) {
 			i := d.Info
 			out = append(out, deviceJSON{ID: d.ID, Backend: d.Backend, Name: i.Name, Kind: string(i.Kind), API: i.API,
 				MemoryBytes: i.MemoryBytes, MaxBufferBytes: i.MaxBufferBytes, MaxBindingBytes: i.MaxBindingBytes, Default: d.Auto,
-				GFLOPS: d.GFLOPS, CPUGFLOPS: d.CPUGFLOPS, MemorySource: d.MemorySource})
+				GFLOPS: d.GFLOPS, CPUGFLOPS: d.CPUGFLOPS, MemorySource: d.MemorySource, DefaultUses: d.DefaultUses, DefaultWhy: d.DefaultWhy})
 		}
 		raw, err := json.MarshalIndent(out, "", "  ")
 		if err != nil {
@@ -94,7 +99,24 @@ func runDevices(args []string, stdout, stderr io.Writer) (err error) {
 			rateField(d.GFLOPS), rateField(d.CPUGFLOPS), field(d.MemorySource))
 	}
 	_, err = io.WriteString(stdout, b.String())
+	writeDefaultNotes(stderr, ds)
 	return err
+}
+
+// writeDefaultNotes says, for each WebGPU adapter, which backend the automatic default runs
+// the card on and why (WebGPU, or its Vulkan device where `kleinbild tune` measured that
+// faster): one "Note:" line each on standard error, so the table keeps its format.
+func writeDefaultNotes(w io.Writer, ds []backends.Device) {
+	for _, d := range ds {
+		if d.DefaultUses == "" {
+			continue
+		}
+		never := ""
+		if d.Info.Kind == gpu.KindSoftware {
+			never = "; a software adapter is never the automatic default"
+		}
+		fmt.Fprintf(w, "Note: %s (%s): the automatic default runs this card on %s (%s)%s\n", d.ID, field(d.Info.Name), d.DefaultUses, d.DefaultWhy, never)
+	}
 }
 
 // field keeps a table cell on one line and in one column.

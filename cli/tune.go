@@ -66,7 +66,46 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return writeTune(stdout, res)
+	if err := writeTune(stdout, res); err != nil {
+		return err
+	}
+	copts := backends.CompareOptions{Scale: res.Scale, Budget: *budget / 2, NoSave: *quick, Force: *force}
+	if *quick {
+		copts.Workloads = backends.TinyVulkanWorkloads()
+	}
+	cmp, err := backends.CompareVulkan(ctx, b.(*webgpu.Backend), copts)
+	if err != nil {
+		return err
+	}
+	if cmp.Record == nil {
+		if !*quiet {
+			fmt.Fprintf(stderr, "Note: Vulkan not compared: %s; the automatic default on this card stays WebGPU\n", cmp.Note)
+		}
+		return nil
+	}
+	return writeVulkanComparison(stdout, cmp)
+}
+
+// writeVulkanComparison prints the times of the Vulkan backend against WebGPU on the card
+// (one line per workload) and the default rule's verdict.
+func writeVulkanComparison(w io.Writer, c *backends.VulkanComparison) error {
+	fmt.Fprintf(w, "Vulkan %s (%s, exact precision) against WebGPU on the same work:\n", c.VulkanID, c.VulkanName)
+	for _, t := range c.Record.Work {
+		fmt.Fprintf(w, "  %s: Vulkan %.3g ms, WebGPU %.3g ms\n", t.Name, t.Vulkan*1e3, t.WebGPU*1e3)
+	}
+	def := "WebGPU"
+	if c.Faster {
+		def = c.VulkanID
+	}
+	saved := ""
+	switch {
+	case c.Cached:
+		saved = " (from the cache)"
+	case !c.Saved:
+		saved = " (not recorded: the default rule does not see it)"
+	}
+	_, err := fmt.Fprintf(w, "Automatic default on this card: %s (%s)%s\n", def, c.Why, saved)
+	return err
 }
 
 // writeTune prints the choices of res: one tab-aligned line per family (variant, how it was

@@ -43,8 +43,10 @@ type VulkanComparison struct {
 // VulkanWorkloads is the model-shaped work CompareVulkan times: the transformer's Linear at
 // 512² and at 1024² (4608 rows), and its attention, divided by scale as tuning does.
 func VulkanWorkloads(scale int) []webgpu.Workload {
-	m := webgpu.ScaledModelWorkloads(scale)
-	return []webgpu.Workload{m[webgpu.FamilyLinear], webgpu.LargeLinearWorkload(max(scale, 1)), m[webgpu.FamilyAttention]}
+	d := max(scale, 1)
+	m := webgpu.ScaledModelWorkloads(d)
+	large := webgpu.LinearWorkload(max(4608/d, 1), max(3072/d, 1), max(9216/d, 1), true) // webgpu.LargeLinearWorkload's shape
+	return []webgpu.Workload{m[webgpu.FamilyLinear], large, m[webgpu.FamilyAttention]}
 }
 
 // CompareVulkan times the Vulkan backend (exact precision) against the WebGPU device w on the

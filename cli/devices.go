@@ -43,7 +43,9 @@ const devicesHeader = "ID\tKIND\tAPI\tNAME\tMEMORY\tMAX BUFFER\tMAX BINDING\tDEF
 // given, then for GPUs the matrix-product rates tuning measured on the device and on the CPU
 // backend ("-" until `kleinbild tune` or a first run has measured them; a GPU is the default
 // only when faster) and where the memory figure comes from. --json prints an array of
-// objects with the byte counts (0 when unknown). Finding no GPU is not an error.
+// objects with the byte counts (0 when unknown). Finding no GPU is not an error. After the
+// table, a "Note:" line on standard error per WebGPU adapter says which backend the automatic
+// default runs that card on and why (writeDefaultNotes).
 func runDevices(args []string, stdout, stderr io.Writer) (err error) {
 	fs := newFlags("devices", stderr)
 	asJSON := fs.Bool("json", false, "print a JSON array instead of the table")

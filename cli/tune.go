@@ -16,9 +16,11 @@ import (
 // WebGPU device (default: the best adapter, "webgpu"): times each kernel family's variants on
 // the model's shapes, checks the winner against the reference variant, measures the device
 // and the CPU backend on the same matrix product, caches it all for this adapter, driver and
-// kernel sources, and prints the choices. Without --force, families whose cache entry is
-// still valid are not timed again. --quick times tiny shapes and writes no cache (a smoke test
-// on slow software adapters).
+// kernel sources, and prints the choices. Then, where the card has a Vulkan device, it times
+// the Vulkan backend against WebGPU on the same work and records which is faster for the
+// default rule (backends.CompareVulkan; lines added after the tuning's). Without --force,
+// families whose cache entry is still valid are not timed again, nor a current comparison.
+// --quick times tiny shapes and writes no cache (a smoke test on slow software adapters).
 func runTune(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("tune", stderr)
 	force := fs.Bool("force", false, "tune again even where the cache is valid")
@@ -78,7 +80,7 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if cmp.Record == nil {
-		if !*quiet {
+		if !*quiet && cmp.Note != "" {
 			fmt.Fprintf(stderr, "Note: Vulkan not compared: %s; the automatic default on this card stays WebGPU\n", cmp.Note)
 		}
 		return nil

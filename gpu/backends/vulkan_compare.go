@@ -35,7 +35,7 @@ type VulkanComparison struct {
 	// Faster is the default rule's verdict on this record; Why its grounds.
 	Faster bool
 	Why    string
-	Note   string // why nothing was timed
+	Note   string // why nothing was timed ("" in a build without Vulkan)
 	Saved  bool   // the record is in the tuning cache folder: the default rule reads it
 	Cached bool   // nothing was timed: the record was current
 }
@@ -57,8 +57,7 @@ func VulkanWorkloads(scale int) []webgpu.Workload {
 // not an error: Note says so.
 func CompareVulkan(ctx context.Context, w *webgpu.Backend, opts CompareOptions) (*VulkanComparison, error) {
 	res := &VulkanComparison{}
-	if !vulkan.Compiled {
-		res.Note = "this binary was built without Vulkan"
+	if !vulkan.Compiled { // macOS, or no cgo: nothing to compare, nothing to say
 		return res, nil
 	}
 	ads, err := webgpu.AdapterDetails()

@@ -60,9 +60,38 @@ func checkCompareVulkan(t *testing.T, b gpu.Backend) {
 		if d.Info.Kind == gpu.KindSoftware && d.Auto {
 			t.Errorf("software adapter %s is the default", id)
 		}
+		checkForcedVerdicts(t, id, c)
 		return
 	}
 	t.Errorf("%s missing from Devices", id)
+}
+
+// checkForcedVerdicts rewrites the current record of c with times that make Vulkan faster,
+// then slower, and checks that Devices follows: adapter id's default runs on c.VulkanID only
+// while Vulkan is faster, and a software adapter is never the default either way.
+func checkForcedVerdicts(t *testing.T, id string, c *VulkanComparison) {
+	for _, faster := range []bool{true, false} {
+		r := *c.Record
+		r.Work = []WorkTime{{Name: "w", WebGPU: 0.010, Vulkan: 0.002}}
+		if !faster {
+			r.Work[0].WebGPU, r.Work[0].Vulkan = r.Work[0].Vulkan, r.Work[0].WebGPU
+		}
+		if err := saveVulkanRecord("", &r); err != nil {
+			t.Fatal(err)
+		}
+		want := id
+		if faster {
+			want = c.VulkanID
+		}
+		for _, d := range Devices() {
+			if d.ID == id && (d.DefaultUses != want || strings.Contains(d.DefaultWhy, "measured faster") != faster) {
+				t.Errorf("record with Vulkan faster %v: %s uses %s (%s), want %s", faster, id, d.DefaultUses, d.DefaultWhy, want)
+			}
+			if d.Auto && (d.Info.Kind == gpu.KindSoftware || (d.Backend == "vulkan" && !faster)) {
+				t.Errorf("record with Vulkan faster %v: %s (%s) is the default", faster, d.ID, d.Info.Kind)
+			}
+		}
+	}
 }
 
 const envNoVulkanChild = "KLEINBILD_TEST_NO_VULKAN"

@@ -129,9 +129,9 @@ func gpuFaster(gpuGFLOPS, cpuGFLOPS float64) bool {
 // $KLEINBILD_BACKEND when set (an unknown or failing one falls back as if unset), else a real
 // GPU through WebGPU when one is present and not measured slower than the CPU (gpuFaster;
 // never a software adapter), through the Vulkan backend in its exact precision instead where
-// `kleinbild tune` measured that faster on the card (vulkanVerdict), else the best CPU backend: OpenBLAS where cgo is on (not on
-// macOS or Windows, and not with -tags noblas), Accelerate on macOS with cgo, pure Go
-// otherwise. It never fails and never tunes (see DefaultTuned); a GPU opens with its cached
+// `kleinbild tune` measured that faster on the card (vulkanVerdict), else the best CPU
+// backend: OpenBLAS where cgo is on (not on macOS or Windows, and not with -tags noblas),
+// Accelerate on macOS with cgo, pure Go otherwise. It never fails and never tunes (see DefaultTuned); a GPU opens with its cached
 // tuning applied.
 func Default() gpu.Backend {
 	b, _ := defaultBackend(context.Background(), nil)

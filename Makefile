@@ -157,7 +157,7 @@ FUZZ_TARGETS := weights:FuzzParse weights:FuzzParseIndex weights/gguf:FuzzParse 
                 app/history:FuzzParse app/jobs:FuzzParseQueue \
                 engine/lora:FuzzParseAdapter cli:FuzzParseLoRASpec \
                 engine/inpaint:FuzzParsePadding \
-                gpu/webgpu:FuzzTuneCache \
+                gpu/webgpu:FuzzTuneCache gpu/backends:FuzzVulkanRecord \
                 gpu/quant:FuzzDequantize
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; fn=$${t#*:}; \

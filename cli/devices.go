@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"kleinbild/gpu"
 	"kleinbild/gpu/backends"
 )
 
@@ -26,6 +27,10 @@ type deviceJSON struct {
 	GFLOPS       float64 `json:"gflops"`
 	CPUGFLOPS    float64 `json:"cpu_gflops"`
 	MemorySource string  `json:"memory_source,omitempty"`
+	// For a WebGPU adapter: the device the automatic default runs this card on (the
+	// adapter, or its Vulkan device where measured faster) and why.
+	DefaultUses string `json:"default_uses,omitempty"`
+	DefaultWhy  string `json:"default_why,omitempty"`
 }
 
 // devicesHeader is the first line of `kleinbild devices`.
@@ -38,7 +43,9 @@ const devicesHeader = "ID\tKIND\tAPI\tNAME\tMEMORY\tMAX BUFFER\tMAX BINDING\tDEF
 // given, then for GPUs the matrix-product rates tuning measured on the device and on the CPU
 // backend ("-" until `kleinbild tune` or a first run has measured them; a GPU is the default
 // only when faster) and where the memory figure comes from. --json prints an array of
-// objects with the byte counts (0 when unknown). Finding no GPU is not an error.
+// objects with the byte counts (0 when unknown). Finding no GPU is not an error. After the
+// table, a "Note:" line on standard error per WebGPU adapter says which backend the automatic
+// default runs that card on and why (writeDefaultNotes).
 func runDevices(args []string, stdout, stderr io.Writer) (err error) {
 	fs := newFlags("devices", stderr)
 	asJSON := fs.Bool("json", false, "print a JSON array instead of the table")
@@ -72,7 +79,7 @@ func runDevices(args []string, stdout, stderr io.Writer) (err error) {
 			i := d.Info
 			out = append(out, deviceJSON{ID: d.ID, Backend: d.Backend, Name: i.Name, Kind: string(i.Kind), API: i.API,
 				MemoryBytes: i.MemoryBytes, MaxBufferBytes: i.MaxBufferBytes, MaxBindingBytes: i.MaxBindingBytes, Default: d.Auto,
-				GFLOPS: d.GFLOPS, CPUGFLOPS: d.CPUGFLOPS, MemorySource: d.MemorySource})
+				GFLOPS: d.GFLOPS, CPUGFLOPS: d.CPUGFLOPS, MemorySource: d.MemorySource, DefaultUses: d.DefaultUses, DefaultWhy: d.DefaultWhy})
 		}
 		raw, err := json.MarshalIndent(out, "", "  ")
 		if err != nil {
@@ -94,7 +101,24 @@ func runDevices(args []string, stdout, stderr io.Writer) (err error) {
 			rateField(d.GFLOPS), rateField(d.CPUGFLOPS), field(d.MemorySource))
 	}
 	_, err = io.WriteString(stdout, b.String())
+	writeDefaultNotes(stderr, ds)
 	return err
+}
+
+// writeDefaultNotes says, for each WebGPU adapter, which backend the automatic default runs
+// the card on and why (WebGPU, or its Vulkan device where `kleinbild tune` measured that
+// faster): one "Note:" line each on standard error, so the table keeps its format.
+func writeDefaultNotes(w io.Writer, ds []backends.Device) {
+	for _, d := range ds {
+		if d.DefaultUses == "" {
+			continue
+		}
+		never := ""
+		if d.Info.Kind == gpu.KindSoftware {
+			never = "; a software adapter is never the automatic default"
+		}
+		fmt.Fprintf(w, "Note: %s (%s): the automatic default runs this card on %s (%s)%s\n", d.ID, field(d.Info.Name), d.DefaultUses, d.DefaultWhy, never)
+	}
 }
 
 // field keeps a table cell on one line and in one column.

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -46,6 +47,40 @@ func TestDevicesTable(t *testing.T) {
 		t.Errorf("%d defaults, want 1:\n%s", defaults, out)
 	}
 	t.Logf("\n%s", out)
+}
+
+// TestDevicesDefaultNotes: with no measurement in the tuning cache, each WebGPU adapter's
+// note on stderr says the default runs the card on WebGPU and why, and --json carries the same.
+func TestDevicesDefaultNotes(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	code, out, errOut := run(t, "devices")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	_, js, _ := run(t, "devices", "--json")
+	var ds []map[string]any
+	if err := json.Unmarshal([]byte(js), &ds); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range ds {
+		id, _ := d["id"].(string)
+		if d["backend"] != "webgpu" {
+			if _, ok := d["default_uses"]; ok {
+				t.Errorf("%s: default_uses on a non-WebGPU device", id)
+			}
+			continue
+		}
+		if d["default_uses"] != id || !strings.Contains(fmt.Sprint(d["default_why"]), "Vulkan") {
+			t.Errorf("%s: default_uses %v (%v), want itself and a reason", id, d["default_uses"], d["default_why"])
+		}
+		note := fmt.Sprintf("Note: %s (", id)
+		if !strings.Contains(errOut, note) || !strings.Contains(errOut, "the automatic default runs this card on "+id+" (") {
+			t.Errorf("no note for %s:\n%s", id, errOut)
+		}
+	}
+	if strings.Contains(out, "Note: ") {
+		t.Errorf("notes in the table:\n%s", out)
+	}
 }
 
 func TestDevicesJSON(t *testing.T) {

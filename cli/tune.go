@@ -16,9 +16,11 @@ import (
 // WebGPU device (default: the best adapter, "webgpu"): times each kernel family's variants on
 // the model's shapes, checks the winner against the reference variant, measures the device
 // and the CPU backend on the same matrix product, caches it all for this adapter, driver and
-// kernel sources, and prints the choices. Without --force, families whose cache entry is
-// still valid are not timed again. --quick times tiny shapes and writes no cache (a smoke test
-// on slow software adapters).
+// kernel sources, and prints the choices. Then, where the card has a Vulkan device, it times
+// the Vulkan backend against WebGPU on the same work and records which is faster for the
+// default rule (backends.CompareVulkan; lines added after the tuning's). Without --force,
+// families whose cache entry is still valid are not timed again, nor a current comparison.
+// --quick times tiny shapes and writes no cache (a smoke test on slow software adapters).
 func runTune(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("tune", stderr)
 	force := fs.Bool("force", false, "tune again even where the cache is valid")
@@ -66,7 +68,46 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return writeTune(stdout, res)
+	if err := writeTune(stdout, res); err != nil {
+		return err
+	}
+	copts := backends.CompareOptions{Scale: res.Scale, Budget: *budget / 2, NoSave: *quick, Force: *force}
+	if *quick {
+		copts.Workloads = backends.TinyVulkanWorkloads()
+	}
+	cmp, err := backends.CompareVulkan(ctx, b.(*webgpu.Backend), copts)
+	if err != nil {
+		return err
+	}
+	if cmp.Record == nil {
+		if !*quiet && cmp.Note != "" {
+			fmt.Fprintf(stderr, "Note: Vulkan not compared: %s; the automatic default on this card stays WebGPU\n", cmp.Note)
+		}
+		return nil
+	}
+	return writeVulkanComparison(stdout, cmp)
+}
+
+// writeVulkanComparison prints the times of the Vulkan backend against WebGPU on the card
+// (one line per workload) and the default rule's verdict.
+func writeVulkanComparison(w io.Writer, c *backends.VulkanComparison) error {
+	fmt.Fprintf(w, "Vulkan %s (%s, exact precision) against WebGPU on the same work:\n", c.VulkanID, c.VulkanName)
+	for _, t := range c.Record.Work {
+		fmt.Fprintf(w, "  %s: Vulkan %.3g ms, WebGPU %.3g ms\n", t.Name, t.Vulkan*1e3, t.WebGPU*1e3)
+	}
+	def := "WebGPU"
+	if c.Faster {
+		def = c.VulkanID
+	}
+	saved := ""
+	switch {
+	case c.Cached:
+		saved = " (from the cache)"
+	case !c.Saved:
+		saved = " (not recorded: the default rule does not see it)"
+	}
+	_, err := fmt.Fprintf(w, "Automatic default on this card: %s (%s)%s\n", def, c.Why, saved)
+	return err
 }
 
 // writeTune prints the choices of res: one tab-aligned line per family (variant, how it was

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"kleinbild/gpu/vulkan"
 	"kleinbild/gpu/webgpu"
 )
 
@@ -33,6 +34,11 @@ func TestTuneQuick(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
+	}
+	// The Vulkan backend against WebGPU on the same card, not recorded under --quick.
+	if vulkan.Compiled && strings.Contains(out, "\nVulkan vulkan:") &&
+		(!strings.Contains(out, "\nAutomatic default on this card: ") || !strings.Contains(out, "(not recorded")) {
+		t.Errorf("Vulkan comparison without its verdict:\n%s", out)
 	}
 	if code, _, _ := run(t, "tune", "--backend", "purego"); code != 2 {
 		t.Errorf("tune --backend purego: exit %d, want 2", code)

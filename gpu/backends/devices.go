@@ -11,6 +11,7 @@ import (
 	"kleinbild/gpu"
 	"kleinbild/gpu/cpu"
 	"kleinbild/gpu/cpu/purego"
+	"kleinbild/gpu/vulkan"
 	"kleinbild/gpu/webgpu"
 )
 
@@ -35,6 +36,11 @@ type Device struct {
 	GFLOPS, CPUGFLOPS float64
 	// MemorySource says where Info.MemoryBytes comes from for a GPU ("unknown" when 0).
 	MemorySource string
+	// DefaultUses is, for a WebGPU adapter, the device the automatic default opens when it
+	// picks this card: the adapter itself, or the card's Vulkan device ("vulkan:M", exact
+	// precision) where `kleinbild tune` measured it faster (CompareVulkan). DefaultWhy
+	// says on what grounds. Both "" for other devices.
+	DefaultUses, DefaultWhy string
 }
 
 // Label is a one-line description for menus and listings.
@@ -66,11 +72,18 @@ func Devices() []Device {
 	}
 	if webgpu.Compiled {
 		if ads, err := webgpu.AdapterDetails(); err == nil {
+			states := vulkanStates(ads, true)
 			for i, a := range ads {
 				d := Device{ID: fmt.Sprintf("webgpu:%d", i), Backend: "webgpu", Info: a.Info, MemorySource: a.MemorySource}
 				if c := webgpu.CachedTuning(a, "", false); c != nil {
 					d.GFLOPS, d.CPUGFLOPS = c.GPUGFLOPS, c.CPUGFLOPS
 				}
+				d.DefaultUses = d.ID
+				use, why := vulkanVerdict(states[i])
+				if use {
+					d.DefaultUses = states[i].VulkanID
+				}
+				d.DefaultWhy = why
 				ds = append(ds, d)
 			}
 		}
@@ -84,12 +97,16 @@ func Devices() []Device {
 }
 
 // autoID is the device Default picks among ds: the first real GPU (discrete before
-// integrated) that is not known to be slower than the CPU, else the first CPU backend. A
-// software adapter is never picked. See gpuFaster.
+// integrated) that is not known to be slower than the CPU, through its DefaultUses (WebGPU,
+// or the card's Vulkan device where measured faster), else the first CPU backend. A
+// software adapter is never picked. See gpuFaster and vulkanVerdict.
 func autoID(ds []Device) string {
 	for _, kind := range []gpu.DeviceKind{gpu.KindDiscrete, gpu.KindIntegrated} {
 		for _, d := range ds {
 			if d.Backend == "webgpu" && d.Info.Kind == kind && gpuFaster(d.GFLOPS, d.CPUGFLOPS) {
+				if d.DefaultUses != "" {
+					return d.DefaultUses
+				}
 				return d.ID
 			}
 		}
@@ -112,9 +129,10 @@ func gpuFaster(gpuGFLOPS, cpuGFLOPS float64) bool {
 // Default returns the backend to use when the user chose none: the device named by
 // $KLEINBILD_BACKEND when set (an unknown or failing one falls back as if unset), else a real
 // GPU through WebGPU when one is present and not measured slower than the CPU (gpuFaster;
-// never a software adapter), else the best CPU backend: OpenBLAS where cgo is on (not on
-// macOS or Windows, and not with -tags noblas), Accelerate on macOS with cgo, pure Go
-// otherwise. It never fails and never tunes (see DefaultTuned); a GPU opens with its cached
+// never a software adapter), through the Vulkan backend in its exact precision instead where
+// `kleinbild tune` measured that faster on the card (vulkanVerdict), else the best CPU
+// backend: OpenBLAS where cgo is on (not on macOS or Windows, and not with -tags noblas),
+// Accelerate on macOS with cgo, pure Go otherwise. It never fails and never tunes (see DefaultTuned); a GPU opens with its cached
 // tuning applied.
 func Default() gpu.Backend {
 	b, _ := defaultBackend(context.Background(), nil)
@@ -130,6 +148,7 @@ func defaultBackend(ctx context.Context, tune *TuneOptions) (gpu.Backend, error)
 	}
 	if webgpu.Compiled {
 		if ads, err := webgpu.AdapterDetails(); err == nil {
+			states := vulkanStates(ads, false)
 			for _, kind := range []gpu.DeviceKind{gpu.KindDiscrete, gpu.KindIntegrated} {
 				for i, a := range ads {
 					if a.Info.Kind != kind {
@@ -139,6 +158,11 @@ func defaultBackend(ctx context.Context, tune *TuneOptions) (gpu.Backend, error)
 					measure := tune != nil && (g <= 0 || c <= 0 || !webgpu.TuningCurrent(a))
 					if !measure && !gpuFaster(g, c) {
 						continue
+					}
+					if use, _ := vulkanVerdict(states[i]); use && !measure {
+						if vb, err := vulkan.New(vulkan.Options{Device: vulkanIndex(states[i].VulkanID)}); err == nil {
+							return vb, nil
+						}
 					}
 					b, err := webgpu.New(webgpu.Options{Adapter: i, Tuned: true})
 					if err != nil {

@@ -26,7 +26,8 @@ func gpuEntries() []entry {
 }
 
 // vulkanEntries lists "vulkan" where it is compiled (Linux and Windows with cgo): the best
-// Vulkan device, opened only when asked for by name (never Default's choice, see autoID).
+// Vulkan device, opened by name; Default takes a card's Vulkan device only where tuning
+// measured it faster than WebGPU (vulkan_rule.go).
 func vulkanEntries() []entry {
 	if !vulkan.Compiled {
 		return nil

@@ -41,7 +41,7 @@ func TestDefaultRule(t *testing.T) {
 
 // TestTuneMeasuresCPU tunes the first WebGPU adapter on tiny shapes with the cache in a
 // temporary $XDG_CACHE_HOME: the CPU backend is measured on the same product, the cache
-// holds both rates, and Devices shows them.
+// holds both rates, and Devices shows them; then the Vulkan comparison (checkCompareVulkan).
 func TestTuneMeasuresCPU(t *testing.T) {
 	if !webgpu.Compiled {
 		t.Skip("no WebGPU in this build")
@@ -87,6 +87,7 @@ func TestTuneMeasuresCPU(t *testing.T) {
 	if err != nil || len(ads) == 0 || !webgpu.TuningCurrent(ads[0]) {
 		t.Errorf("after tuning, the cache of adapter 0 is not current (%v)", err)
 	}
+	checkCompareVulkan(t, b)
 	for _, d := range Devices() {
 		if d.ID != "webgpu:0" {
 			continue

@@ -7,8 +7,10 @@ import (
 	"kleinbild/gpu"
 )
 
-// TestVulkanNeverDefault: in this stage a Vulkan device is opened only by name; the default
-// rule passes over it even when it is the only discrete GPU.
+// TestVulkanNeverDefault: a Vulkan device is never the default on its own: the default rule
+// passes over it even when it is the only discrete GPU (it reaches one only through its
+// card's WebGPU adapter and a measurement, TestAutoIDVulkan), and with no measurement in
+// the cache no Vulkan device is the default.
 func TestVulkanNeverDefault(t *testing.T) {
 	ds := []Device{
 		{ID: "purego", Backend: "purego", Info: gpu.DeviceInfo{Kind: gpu.KindCPU}},
@@ -17,6 +19,8 @@ func TestVulkanNeverDefault(t *testing.T) {
 	if got := autoID(ds); got != "purego" {
 		t.Errorf("autoID = %q, want purego", got)
 	}
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	t.Setenv(EnvBackend, "")
 	for _, d := range Devices() {
 		if d.Backend == "vulkan" && d.Auto {
 			t.Errorf("%s is the default", d.ID)

@@ -35,6 +35,7 @@ func AdapterDetails() ([]Adapter, error) {
 	out := make([]Adapter, len(ads))
 	for i, a := range ads {
 		out[i] = describeAdapter(a)
+		out[i].index = i
 		a.Release()
 	}
 	return out, nil
@@ -51,7 +52,7 @@ func describeAdapter(a *wgpu.Adapter) Adapter {
 	info.MaxBufferBytes = int64(lim.MaxBufferSize)
 	info.MaxBindingBytes = int64(lim.MaxStorageBufferBindingSize)
 	return Adapter{Info: info, MemorySource: src, Driver: ai.DriverDescription,
-		key: adapterKey(ai)}
+		VendorID: ai.VendorId, DeviceID: ai.DeviceId, key: adapterKey(ai)}
 }
 
 // adapterKey identifies an adapter and its driver for the tuning cache.

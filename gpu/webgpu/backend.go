@@ -157,6 +157,7 @@ func openOnce(opts Options) (_ *Backend, retry bool, _ error) {
 	details := make([]Adapter, len(ads))
 	for i, a := range ads {
 		details[i] = describeAdapter(a)
+		details[i].index = i
 		infos[i] = details[i].Info
 	}
 	pick := opts.Adapter
@@ -227,6 +228,9 @@ func (b *Backend) Name() string { return "webgpu" }
 
 // Info describes the adapter.
 func (b *Backend) Info() gpu.DeviceInfo { return b.info }
+
+// Adapter is the adapter b runs on, as AdapterDetails lists it.
+func (b *Backend) Adapter() Adapter { return b.detail }
 
 // fail records the first error.
 func (b *Backend) fail(err error) {

@@ -178,5 +178,18 @@ type Adapter struct {
 	MemorySource string
 	// Driver is the driver's description (the tuning cache is per adapter and driver).
 	Driver string
-	key    string // adapter and driver identity (tuning cache)
+	// VendorID and DeviceID are the PCI identifiers the driver reports (a software
+	// adapter's are the driver's own): they pair the adapter with the same card's device
+	// of another API (gpu/backends pairs it with a Vulkan device).
+	VendorID, DeviceID uint32
+	key                string // adapter and driver identity (tuning cache)
+	index              int    // position in AdapterDetails' list
 }
+
+// Index is the adapter's position in AdapterDetails' list, as Options.Adapter takes it.
+func (a Adapter) Index() int { return a.index }
+
+// Key is the adapter's identity in the tuning cache: its PCI identifiers, API, name, driver
+// and architecture ("" for an adapter not listed by AdapterDetails). Other caches of
+// measurements on this adapter key on it.
+func (a Adapter) Key() string { return a.key }

@@ -26,6 +26,9 @@ const Compiled = false
 // AdapterDetails lists no adapters without cgo.
 func AdapterDetails() ([]Adapter, error) { return nil, nil }
 
+// Adapter is the zero Adapter without cgo.
+func (b *Backend) Adapter() Adapter { return Adapter{} }
+
 // Tune fails without cgo.
 func (b *Backend) Tune(context.Context, TuneOptions) (*TuneResult, error) { return nil, errNoCgo }
 

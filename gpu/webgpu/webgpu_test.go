@@ -62,6 +62,25 @@ func TestAdapters(t *testing.T) {
 	if _, err := New(Options{Adapter: len(ads)}); err == nil {
 		t.Errorf("New(Adapter: %d) of %d adapters succeeded", len(ads), len(ads))
 	}
+	details, err := AdapterDetails()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, a := range details { // what pairs an adapter with the card's Vulkan device
+		if a.Index() != i || a.Key() == "" || a.VendorID == 0 {
+			t.Errorf("adapter %d: index %d, key %q, vendor %#x", i, a.Index(), a.Key(), a.VendorID)
+		}
+	}
+	if len(details) > 0 {
+		b, err := New(Options{Adapter: len(details) - 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a := b.Adapter(); a.Index() != len(details)-1 || a.Key() != details[len(details)-1].Key() {
+			t.Errorf("the backend's adapter %d %q, opened as %d %q", a.Index(), a.Key(), len(details)-1, details[len(details)-1].Key())
+		}
+		b.Close()
+	}
 }
 
 func TestPickAdapter(t *testing.T) {

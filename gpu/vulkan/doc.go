@@ -40,5 +40,6 @@
 // Profiling (StartProfile, for kleinbild bench --profile) times every dispatch with timestamp
 // queries (profile.go).
 //
-// Never the default backend: only an explicit choice.
+// The default rule (gpu/backends) runs a card on this backend, in exact precision, only where
+// kleinbild tune measured it faster than WebGPU on that card; fast is only an explicit choice.
 package vulkan

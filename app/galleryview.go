@@ -265,6 +265,9 @@ func (g *galleryView) refresh() {
 	g.syncSelection()
 	g.updateHiddenNotice()
 	g.view.update()
+	if g.listChanged != nil {
+		g.listChanged() // the run's grid drops deleted images (issue 36 item 19)
+	}
 }
 
 // visibleEntries are the images in the grid's order (search and filters apply).

@@ -306,7 +306,7 @@ func (u *UI) build() fyne.CanvasObject {
 	right := container.NewAppTabs(container.NewTabItemWithIcon("Gallery", theme.MediaPhotoIcon(), u.gal.build()))
 	right.Append(u.run.queue.BuildTab(right))
 	u.rightTabs = right
-	split := container.NewHSplit(container.NewBorder(nil, u.run.buildBatchGrid(), nil, nil, u.view.build()), right)
+	split := container.NewHSplit(u.run.buildViewColumn(u.view.build()), right)
 	split.Offset = 0.64
 
 	top := container.NewVBox(container.NewPadded(header), widget.NewSeparator(), u.banner.box)

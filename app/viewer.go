@@ -488,9 +488,9 @@ func (v *viewer) typedKey(c fyne.Canvas, z *widgets.ZoomImage, ev *fyne.KeyEvent
 	}
 	switch ev.Name {
 	case fyne.KeyLeft:
-		v.browse(-1)
+		v.step(-1)
 	case fyne.KeyRight:
-		v.browse(1)
+		v.step(1)
 	case fyne.KeyHome:
 		v.browse(-len(v.gal.visibleEntries()))
 	case fyne.KeyEnd:
@@ -510,6 +510,20 @@ func (v *viewer) typedKey(c fyne.Canvas, z *widgets.ZoomImage, ev *fyne.KeyEvent
 			v.openFullView()
 		}
 	}
+}
+
+// step shows the image delta places from the shown one: along the run's grid while the
+// shown image is one of its tiles, else along the gallery (browse).
+func (v *viewer) step(delta int) {
+	if v.shownOK && !v.followRun && v.batchStep != nil {
+		if next, ok := v.batchStep(v.shown.File, delta); ok {
+			if next != v.shown.File {
+				v.gal.selectEntry(next, nil)
+			}
+			return
+		}
+	}
+	v.browse(delta)
 }
 
 // browse shows the gallery image delta places from the shown one (or the first one

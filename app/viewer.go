@@ -156,8 +156,11 @@ func (v *viewer) build() fyne.CanvasObject {
 	v.zoom.preview = v.showsPreview
 	v.actions = v.buildActions() // viewactions.go
 	// The toolbar shares the zoom bar's row; its hint shows while the toolbar does not.
+	// The row is at the top of the viewer, so that it stays in one place from image to
+	// image: under the image, it moved with the height of the prompt and details below
+	// (y = 465 to 598 at 1366×768, issue 36 item 18).
 	v.zoom.box = container.NewBorder(nil, nil, nil, v.zoom.controls, container.NewStack(v.zoom.hint, v.actions))
-	v.imageArea = container.NewBorder(nil, v.zoom.box, nil, nil,
+	v.imageArea = container.NewBorder(v.zoom.box, nil, nil, nil,
 		container.NewStack(backdrop, container.NewPadded(v.image), v.busyBox, v.progress))
 
 	v.setup = v.buildSetupGuide()

@@ -1,0 +1,47 @@
+package app
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2"
+
+	"kleinbild/engine/imageio"
+)
+
+// Issue 36 item 18: the viewer's toolbar stays in one place from image to image, whatever
+// the height of the prompt and details under the image (under the image, it jumped
+// between y = 465 and 598 at 1366×768, so clicks missed while browsing).
+func TestViewerToolbarStaysPut(t *testing.T) {
+	data := t.TempDir()
+	dir := filepath.Join(data, "gallery")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("a matte painting of a lighthouse on a cliff in a storm, ", 12)
+	writeTestPNG(t, dir, "a.png", 64, 48, &imageio.Metadata{Prompt: "fox", Seed: 1, Width: 64, Height: 48, Steps: 4})
+	writeTestPNG(t, dir, "b.png", 48, 64, &imageio.Metadata{Prompt: long, NegativePrompt: long, Seed: 2, Width: 48, Height: 64, Steps: 4})
+	writeTestPNG(t, dir, "c.png", 64, 64, nil)
+	h := newHarness(t, data, tinyModel(t), newFakeGen().open)
+	u := h.ui
+	for _, size := range []fyne.Size{fyne.NewSize(1350, 720), fyne.NewSize(1008, 552)} {
+		h.win.Resize(size)
+		var ys []float32
+		for i := range 3 {
+			e := h.at(i)
+			u.gal.selectEntry(e.File, nil)
+			h.waitShownImage(e)
+			relayout(h.win.Canvas().Content())
+			requireShown(t, h.win, "the viewer's toolbar", u.view.actions)
+			ys = append(ys, fyne.CurrentApp().Driver().AbsolutePositionForObject(u.view.actions).Y)
+		}
+		for i, y := range ys {
+			if y != ys[0] {
+				t.Errorf("in a %v window the toolbar of image %d is at y = %v, of image 0 at %v (all: %v)", size, i, y, ys[0], ys)
+				break
+			}
+		}
+	}
+}

@@ -318,6 +318,7 @@ func (c *controls) checkSize() (w, h int, ok bool) {
 		c.preset.SetSelected(sel)
 		c.syncing = false
 	}
+	c.syncAspect(w, h, msg == "")
 	c.estimateSoon()
 	return w, h, msg == ""
 }

@@ -99,6 +99,9 @@ type controls struct {
 	lastSeedSet bool
 	lock        *widgets.TipButton
 	dice        *widgets.TipButton
+	// keptSeed shows beside Generate while the seed is locked, and unlocks it: the lock
+	// by the seed field is often below the fold (issue 36 item 24).
+	keptSeed *widgets.TipButton
 
 	// count is the number of images per run (minCount..maxCount).
 	count *widget.Select
@@ -240,8 +243,11 @@ func (c *controls) build(p panelParts) fyne.CanvasObject {
 		e.PassScrollTo(c.scroll) // the wheel over a field scrolls the form
 	}
 	p.scrolled(c.scroll)
+	c.keptSeed = widgets.NewTipButton(c.sh.tips, theme.NewThemedResource(resources.Lock), lockTip(true), func() { c.setSeedLocked(false) })
+	c.keptSeed.Importance = widget.HighImportance
+	c.keptSeed.Hide()
 	c.box = container.NewBorder(nil, container.NewPadded(container.NewVBox(
-		container.NewBorder(nil, nil, nil, p.queueAdd, c.generate), p.queue, p.wrapFit(c.fit))), nil, nil,
+		container.NewBorder(nil, nil, c.keptSeed, p.queueAdd, c.generate), p.queue, p.wrapFit(c.fit))), nil, nil,
 		c.scroll)
 	return c.box
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
 
 	"kleinbild/engine/imageio"
 )
@@ -43,5 +44,27 @@ func TestViewerToolbarStaysPut(t *testing.T) {
 				break
 			}
 		}
+	}
+}
+
+// Issue 36 item 24: after Reuse settings (or Reuse seed) the kept seed shows beside
+// Generate, in view however the form is scrolled, and pressing it draws random seeds
+// again. (Before, the only sign was the lock by the seed field, below the fold at
+// 1024×600, and later runs silently reused the seed.)
+func TestKeptSeedShowsByGenerate(t *testing.T) {
+	h := newHarness(t, t.TempDir(), tinyModel(t), newFakeGen().open)
+	u := h.ui
+	c := &u.ctl
+	h.win.Resize(fyne.NewSize(1008, 552))
+	h.settle()
+	if c.keptSeed.Visible() {
+		t.Fatal("the kept seed shows while the seed is random")
+	}
+	u.ReuseSeed(4242)
+	c.scroll.ScrollToTop()
+	requireShown(t, h.win, "the kept seed and Generate", c.keptSeed, c.generate)
+	test.Tap(c.keptSeed)
+	if c.seedIsLocked() || c.keptSeed.Visible() {
+		t.Errorf("after pressing it the seed is locked %v, the sign shown %v", c.seedIsLocked(), c.keptSeed.Visible())
 	}
 }

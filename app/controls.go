@@ -241,6 +241,7 @@ func (c *controls) build(p panelParts) fyne.CanvasObject {
 	c.scroll = container.NewVScroll(container.NewPadded(form))
 	for _, e := range []*widgets.ShortcutEntry{c.prompt, c.width, c.height, c.steps, c.negative, c.seed} {
 		e.PassScrollTo(c.scroll) // the wheel over a field scrolls the form
+		e.OnFocus = func() { c.scrollToShow(e) }
 	}
 	p.scrolled(c.scroll)
 	c.keptSeed = widgets.NewTipButton(c.sh.tips, theme.NewThemedResource(resources.Lock), lockTip(true), func() { c.setSeedLocked(false) })
@@ -390,6 +391,30 @@ func (c *controls) applyVariant(info engine.ModelInfo, usable bool) {
 		}
 		c.guidanceDefault = def
 	}
+}
+
+// scrollToShow scrolls the form, the least it can, so that o (one of its fields) is in
+// view: a field given the focus (Tab, Ctrl+L) was typed into below or above the fold
+// (issue 36 item 11).
+func (c *controls) scrollToShow(o fyne.CanvasObject) {
+	s := c.scroll
+	if s == nil || s.Content == nil {
+		return
+	}
+	d := fyne.CurrentApp().Driver()
+	y := d.AbsolutePositionForObject(o).Y - d.AbsolutePositionForObject(s.Content).Y
+	top, view := s.Offset.Y, s.Size().Height
+	h := min(o.Size().Height, view)
+	switch {
+	case y < top:
+		top = y
+	case y+h > top+view:
+		top = y + h - view
+	default:
+		return
+	}
+	s.Offset.Y = max(0, min(top, s.Content.Size().Height-view))
+	s.Refresh()
 }
 
 // scrollToEnd scrolls the form to its end, where the references are.

@@ -68,3 +68,23 @@ func TestKeptSeedShowsByGenerate(t *testing.T) {
 		t.Errorf("after pressing it the seed is locked %v, the sign shown %v", c.seedIsLocked(), c.keptSeed.Visible())
 	}
 }
+
+// Issue 36 item 11: a field given the focus scrolls into view in a short window: Ctrl+L
+// (which focuses the prompt) with the form scrolled down, and Tab onto a field below the
+// fold. (Before, Ctrl+L typed into an off-screen prompt.)
+func TestFocusScrollsTheFormToTheField(t *testing.T) {
+	h := newHarness(t, t.TempDir(), tinyModel(t), newFakeGen().open)
+	u := h.ui
+	c := &u.ctl
+	h.win.Resize(fyne.NewSize(1008, 552))
+	h.settle()
+	relayout(h.win.Canvas().Content())
+	cv := h.win.Canvas()
+	c.scroll.ScrollToBottom()
+	cv.Focus(c.prompt) // what Ctrl+L does (ui.go)
+	requireShown(t, h.win, "the prompt after Ctrl+L", c.prompt)
+	cv.Unfocus()
+	c.scroll.ScrollToTop()
+	cv.Focus(c.seed)
+	requireShown(t, h.win, "the seed field given the focus", c.seed)
+}

@@ -109,3 +109,33 @@ func walkCells(o fyne.CanvasObject, fn func(*galleryCellView)) {
 		}
 	}
 }
+
+// Issue 36 item 15: Select mode takes no more height than its rows use: its buttons in one
+// row left two empty rows (an 80 px band at 1366×768) and at 1024×600 about one row of
+// thumbnails showed.
+func TestSelectModeLeavesNoBand(t *testing.T) {
+	h := viewerHarness(t, 9)
+	u := h.ui
+	g := &u.gal
+	for _, size := range []fyne.Size{fyne.NewSize(1008, 552), fyne.NewSize(1280, 700)} {
+		h.win.Resize(size)
+		g.setSelecting(true)
+		g.selectAll()
+		h.settle()
+		for range 2 { // a real window lays out again when a minimum size changed
+			relayout(h.win.Canvas().Content())
+			g.root.Refresh()
+		}
+		relayout(h.win.Canvas().Content())
+		rows := g.selectBar.Objects[1]
+		used := float32(0)
+		for _, b := range []fyne.CanvasObject{g.deleteSel, g.compareSel} {
+			used = max(used, b.Position().Y+b.Size().Height)
+		}
+		if got := rows.Size().Height; got > used+0.5 {
+			t.Errorf("in a %v window the selection's buttons use %v px of the %v they take", size, used, got)
+		}
+		requireShown(t, h.win, "the selection's buttons", g.deleteSel, g.compareSel)
+		g.setSelecting(false)
+	}
+}

@@ -122,7 +122,7 @@ func (g *galleryView) build() fyne.CanvasObject {
 	// or moves the divider (issue 28 item 4).
 	g.selLabel.Truncation = fyne.TextTruncateEllipsis
 	g.selectBar = container.NewVBox(container.NewBorder(nil, nil, nil, done, g.selLabel),
-		container.New(widgets.RowsLayout{MaxRows: 3}, all, g.compareSel, g.deleteSel))
+		container.New(&fitRows{RowsLayout: widgets.RowsLayout{MaxRows: 3}}, all, g.compareSel, g.deleteSel))
 	g.selectBar.Hide()
 
 	g.search = widgets.NewShortcutEntry(false, nil) // passes Ctrl+L on (ui.go)

@@ -67,15 +67,46 @@ func (c *controls) buildAspect() fyne.CanvasObject {
 	c.aspect = widget.NewSelect(labels, nil)
 	c.aspect.PlaceHolder = "Aspect ratio"
 	c.aspect.OnChanged = func(s string) {
-		if s == "" {
+		if s == "" || c.syncing {
 			return
 		}
 		c.applyAspect(c.aspect.SelectedIndex())
-		c.aspect.ClearSelected() // a menu of actions: the fields show the result
 	}
 	use := widgets.NewTipButton(c.sh.tips, theme.ViewFullScreenIcon(), useSizeTip, c.useImageSize)
 	use.Importance = widget.MediumImportance
 	return container.NewBorder(nil, nil, nil, use, c.aspect)
+}
+
+// syncAspect shows the ratio of w×h in the aspect menu: the ratio whose size at this area
+// is w×h, or one within 2 %; else none, and the placeholder gives the ratio. (Issue 36
+// item 24: the menu never showed the current ratio.)
+func (c *controls) syncAspect(w, h int, ok bool) {
+	if c.aspect == nil {
+		return
+	}
+	sel, place := -1, "Aspect ratio"
+	if ok {
+		place = fmt.Sprintf("Other (%.2f:1)", float64(w)/float64(h))
+		for i, r := range aspectRatios {
+			aw, ah := aspectSize(r.w, r.h, w*h)
+			if aw == w && ah == h || math.Abs(float64(w*r.h)/float64(h*r.w)-1) < 0.02 {
+				sel = i
+				break
+			}
+		}
+	}
+	c.aspect.PlaceHolder = place
+	if sel == c.aspect.SelectedIndex() {
+		c.aspect.Refresh()
+		return
+	}
+	c.syncing = true
+	defer func() { c.syncing = false }()
+	if sel < 0 {
+		c.aspect.ClearSelected()
+	} else {
+		c.aspect.SetSelectedIndex(sel)
+	}
 }
 
 // applyAspect sets the size to aspect ratio i at about the current area (512² when the

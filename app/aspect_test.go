@@ -2,6 +2,8 @@ package app
 
 import (
 	"math"
+	"strconv"
+	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2/test"
@@ -45,12 +47,12 @@ func TestAspectMenuAndImageSize(t *testing.T) {
 	c := &h.ui.ctl
 	c.setSize(512, 512)
 	c.aspect.SetSelected("16:9")
-	if c.width.Text != "688" || c.height.Text != "384" || c.aspect.Selected != "" {
+	if c.width.Text != "688" || c.height.Text != "384" || c.aspect.Selected != "16:9" {
 		t.Fatalf("16:9 from 512²: %s×%s (menu %q), want 688×384", c.width.Text, c.height.Text, c.aspect.Selected)
 	}
 	c.aspect.SetSelected("2:3")
-	if c.width.Text != "416" || c.height.Text != "624" {
-		t.Fatalf("2:3: %s×%s, want 416×624", c.width.Text, c.height.Text)
+	if c.width.Text != "416" || c.height.Text != "624" || c.aspect.Selected != "2:3" {
+		t.Fatalf("2:3: %s×%s (menu %q), want 416×624", c.width.Text, c.height.Text, c.aspect.Selected)
 	}
 	c.useImageSize()
 	if c.width.Text != "416" || h.ui.status.Text == "" {
@@ -75,5 +77,30 @@ func TestAspectMenuAndImageSize(t *testing.T) {
 	test.Tap(b)
 	if c.width.Text != "80" || c.height.Text != "64" {
 		t.Fatalf("reference 83×69: size %s×%s, want 80×64", c.width.Text, c.height.Text)
+	}
+}
+
+// Issue 36 item 24: the aspect menu shows the ratio of the size in the fields, however it
+// got there (typed, a preset, restored), and none for a size of no listed ratio.
+func TestAspectMenuShowsTheRatio(t *testing.T) {
+	h := newHarness(t, t.TempDir(), tinyModel(t), newFakeGen().open)
+	c := &h.ui.ctl
+	for _, tc := range []struct {
+		w, h int
+		want string
+	}{{1024, 1024, "1:1"}, {1024, 576, "16:9"}, {768, 1024, "3:4"}, {1200, 400, ""}, {832, 1248, "2:3"}} {
+		c.width.SetText(strconv.Itoa(tc.w))
+		c.height.SetText(strconv.Itoa(tc.h))
+		if c.aspect.Selected != tc.want {
+			t.Errorf("%d×%d typed: the aspect menu shows %q, want %q", tc.w, tc.h, c.aspect.Selected, tc.want)
+		}
+	}
+	if c.width.Text != "832" || c.height.Text != "1248" {
+		t.Errorf("showing the ratio changed the size to %s×%s", c.width.Text, c.height.Text)
+	}
+	c.width.SetText("1200")
+	c.height.SetText("400")
+	if p := c.aspect.PlaceHolder; !strings.Contains(p, "3.00:1") {
+		t.Errorf("1200×400: the aspect menu's placeholder %q does not give the ratio", p)
 	}
 }

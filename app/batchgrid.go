@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"image/color"
+	"slices"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -20,16 +21,20 @@ const batchTile = 72
 // batchGrid shows the images of a run that made several, to pick one for the viewer. It
 // sits under the viewer and is hidden while there is no such run.
 type batchGrid struct {
-	files []string            // the gallery files shown, in order
-	tiles []*tapThumb         // one per file
-	marks []*canvas.Rectangle // outlines over the tiles; the shown image's is drawn
-	title *widget.Label
-	rows  *fyne.Container
-	box   *fyne.Container
+	entries []gallery.Entry     // the run's images shown, in order
+	files   []string            // their files
+	tiles   []*tapThumb         // one per file
+	marks   []*canvas.Rectangle // outlines over the tiles; the shown image's is drawn
+	title   *widget.Label
+	rows    *fyne.Container
+	box     *fyne.Container
+	// column is the viewer with the grid under it: laid out again when the grid comes or
+	// goes, so that closing it gives its band back to the image (issue 36 item 10).
+	column *fyne.Container
 }
 
-// buildBatchGrid creates the (hidden) grid of a run's images.
-func (rn *runner) buildBatchGrid() fyne.CanvasObject {
+// buildViewColumn puts the (hidden) grid of a run's images under view, the viewer.
+func (rn *runner) buildViewColumn(view fyne.CanvasObject) fyne.CanvasObject {
 	b := &rn.batch
 	b.title = widget.NewLabel("")
 	b.title.SizeName = theme.SizeNameCaptionText
@@ -39,20 +44,27 @@ func (rn *runner) buildBatchGrid() fyne.CanvasObject {
 	// and a wide window shows as many tiles as fit. The count and Close stand at its end
 	// rather than in a row above, which left a 4-image run's picture 196 px at 1024×600;
 	// the status line says to pick one.
-	b.box = container.NewBorder(nil, nil, nil, container.NewVBox(closeBtn, b.title),
+	// The count's column is as wide as "00 images" whatever the count, so that a longer
+	// run never widens the window.
+	b.title.SetText(imagesText(maxCount * 10))
+	countWidth := canvas.NewRectangle(color.Transparent)
+	countWidth.SetMinSize(fyne.NewSize(b.title.MinSize().Width, 0))
+	b.box = container.NewBorder(nil, nil, nil, container.NewVBox(closeBtn, container.NewStack(countWidth, b.title)),
 		container.NewHScroll(b.rows))
 	b.box.Hide()
-	return b.box
+	b.column = container.NewBorder(nil, b.box, nil, nil, view)
+	return b.column
 }
 
 // showBatch shows entries (a run's images) in the grid.
 func (rn *runner) showBatch(entries []gallery.Entry) {
 	b := &rn.batch
+	b.entries = slices.Clone(entries)
 	b.files = b.files[:0]
 	b.tiles = b.tiles[:0]
 	b.marks = b.marks[:0]
 	b.rows.RemoveAll()
-	for _, e := range entries {
+	for _, e := range b.entries {
 		file := e.File
 		t := newTapThumb(fyne.NewSquareSize(batchTile), func() { rn.pickBatch(file) })
 		mark := canvas.NewRectangle(color.Transparent)
@@ -68,15 +80,47 @@ func (rn *runner) showBatch(entries []gallery.Entry) {
 	}
 	b.title.SetText(imagesText(len(entries)))
 	b.box.Show()
+	b.column.Refresh()
 	rn.markBatch(rn.view.batchMark())
+}
+
+// syncBatch follows a change of the gallery: the grid drops the images no longer in it
+// (deleted), and goes when none is left. (Before, a deleted image stayed in it and the
+// count still said "4 images"; issue 36 item 19.)
+func (rn *runner) syncBatch() {
+	b := &rn.batch
+	if len(b.entries) == 0 || rn.sh.gallery == nil {
+		return
+	}
+	kept := slices.DeleteFunc(slices.Clone(b.entries), func(e gallery.Entry) bool { return rn.sh.gallery.IndexOf(e.File) < 0 })
+	switch {
+	case len(kept) == 0:
+		rn.hideBatch()
+	case len(kept) < len(b.entries):
+		rn.showBatch(kept)
+	}
+}
+
+// batchStep is the image delta tiles from file in the grid, stopping at its ends, and
+// whether file is in the grid shown: while it is, ← and → go along the grid rather than
+// the gallery (issue 36 item 19: they followed the gallery, newest first, and left the run
+// at its first tile).
+func (rn *runner) batchStep(file string, delta int) (string, bool) {
+	b := &rn.batch
+	i := slices.Index(b.files, file)
+	if i < 0 || !b.box.Visible() {
+		return "", false
+	}
+	return b.files[min(len(b.files)-1, max(0, i+delta))], true
 }
 
 // hideBatch takes the grid away.
 func (rn *runner) hideBatch() {
 	b := &rn.batch
-	b.files, b.tiles, b.marks = nil, nil, nil
+	b.entries, b.files, b.tiles, b.marks = nil, nil, nil, nil
 	b.rows.RemoveAll()
 	b.box.Hide()
+	b.column.Refresh() // the image takes the grid's band back
 }
 
 // pickBatch shows a run's image in the viewer (a tile's tap).

@@ -52,14 +52,14 @@ func TestBatchOutlineFollowsViewer(t *testing.T) {
 	u.gal.selectEntry(out.entries[2].File, nil) // a gallery tap on one of the run
 	check("the run's third image picked in the gallery", 2)
 
-	// The gallery is newest first: ← goes to the newer image, → to the older one.
+	// The arrows go along the run's grid while it shows the image (issue 36 item 19).
 	c := h.win.Canvas()
 	c.Unfocus()
-	key(c, fyne.KeyRight)
+	key(c, fyne.KeyLeft)
 	if u.view.shown.File != out.entries[1].File {
-		t.Fatalf("→ shows %s, want %s", u.view.shown.File, out.entries[1].File)
+		t.Fatalf("← shows %s, want %s", u.view.shown.File, out.entries[1].File)
 	}
-	check("→ from the third image", 1)
+	check("← from the third image", 1)
 	key(c, fyne.KeyEnd)
 	check("End (the oldest, outside the run)")
 	h.settle()

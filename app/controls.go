@@ -93,6 +93,9 @@ type controls struct {
 	lastSeedSet bool
 	lock        *widgets.TipButton
 	dice        *widgets.TipButton
+	// keptSeed shows beside Generate while the seed is locked, and unlocks it: the lock
+	// by the seed field is often below the fold (issue 36 item 24).
+	keptSeed *widgets.TipButton
 
 	// count is the number of images per run (minCount..maxCount).
 	count *widget.Select
@@ -228,10 +231,14 @@ func (c *controls) build(p panelParts) fyne.CanvasObject {
 	c.scroll = container.NewVScroll(container.NewPadded(form))
 	for _, e := range []*widgets.ShortcutEntry{c.prompt, c.width, c.height, c.steps, c.negative, c.seed} {
 		e.PassScrollTo(c.scroll) // the wheel over a field scrolls the form
+		e.OnFocus = func() { c.scrollToShow(e) }
 	}
 	p.scrolled(c.scroll)
+	c.keptSeed = widgets.NewTipButton(c.sh.tips, theme.NewThemedResource(resources.Lock), lockTip(true), func() { c.setSeedLocked(false) })
+	c.keptSeed.Importance = widget.HighImportance
+	c.keptSeed.Hide()
 	c.box = container.NewBorder(nil, container.NewPadded(container.NewVBox(
-		container.NewBorder(nil, nil, nil, p.queueAdd, c.generate), p.queue, p.wrapFit(c.fit))), nil, nil,
+		container.NewBorder(nil, nil, c.keptSeed, p.queueAdd, c.generate), p.queue, p.wrapFit(c.fit))), nil, nil,
 		c.scroll)
 	return c.box
 }
@@ -308,6 +315,7 @@ func (c *controls) checkSize() (w, h int, ok bool) {
 		c.preset.SetSelected(sel)
 		c.syncing = false
 	}
+	c.syncAspect(w, h, msg == "")
 	c.estimateSoon()
 	return w, h, msg == ""
 }
@@ -373,6 +381,30 @@ func (c *controls) applyVariant(info engine.ModelInfo, usable bool) {
 		}
 		c.guidanceDefault = def
 	}
+}
+
+// scrollToShow scrolls the form, the least it can, so that o (one of its fields) is in
+// view: a field given the focus (Tab, Ctrl+L) was typed into below or above the fold
+// (issue 36 item 11).
+func (c *controls) scrollToShow(o fyne.CanvasObject) {
+	s := c.scroll
+	if s == nil || s.Content == nil {
+		return
+	}
+	d := fyne.CurrentApp().Driver()
+	y := d.AbsolutePositionForObject(o).Y - d.AbsolutePositionForObject(s.Content).Y
+	top, view := s.Offset.Y, s.Size().Height
+	h := min(o.Size().Height, view)
+	switch {
+	case y < top:
+		top = y
+	case y+h > top+view:
+		top = y + h - view
+	default:
+		return
+	}
+	s.Offset.Y = max(0, min(top, s.Content.Size().Height-view))
+	s.Refresh()
 }
 
 // scrollToEnd scrolls the form to its end, where the references are.

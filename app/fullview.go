@@ -2,8 +2,10 @@ package app
 
 import (
 	"fmt"
+	"image/color"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -43,7 +45,12 @@ func newZoomBar(tips *widgets.TipLayer, z *widgets.ZoomImage, extraIcon fyne.Res
 	b.level = widget.NewButton("Fit", func() { z.ToggleActual(z.Pivot()) })
 	b.level.Importance = widget.LowImportance
 	z.OnChanged = b.refresh
-	b.controls = container.NewHBox(b.out, b.level, b.in, b.extra)
+	// The level keeps one width, whatever it says, so that the toolbar beside it and the
+	// window's minimum width stay put from image to image (issue 36 item 18).
+	probe := widget.NewButton("Fit (1000%)", nil)
+	levelWidth := canvas.NewRectangle(color.Transparent)
+	levelWidth.SetMinSize(fyne.NewSize(probe.MinSize().Width, 0))
+	b.controls = container.NewHBox(b.out, container.NewStack(levelWidth, b.level), b.in, b.extra)
 	b.box = container.NewBorder(nil, nil, nil, b.controls, b.hint)
 	b.refresh()
 	return b

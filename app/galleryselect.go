@@ -8,6 +8,8 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/theme"
+
+	"kleinbild/app/widgets"
 )
 
 // starBackdrop is the disc behind a cell's star: the theme's background, mostly opaque, so
@@ -22,6 +24,27 @@ func starBackdrop(star fyne.CanvasObject) fyne.CanvasObject {
 func backdropColor() color.Color {
 	r, g, b, _ := theme.Color(theme.ColorNameBackground).RGBA()
 	return color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: 0xCC}
+}
+
+// fitRows is a widgets.RowsLayout that asks only the height of the rows it used at the
+// width it was last given: the selection's buttons in one row left two empty rows' height,
+// an 80 px band above the grid (issue 36 item 15). Its minimum width stays RowsLayout's.
+type fitRows struct {
+	widgets.RowsLayout
+	width float32
+}
+
+func (l *fitRows) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	l.width = size.Width
+	l.RowsLayout.Layout(objs, size)
+}
+
+func (l *fitRows) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	m := l.RowsLayout.MinSize(objs)
+	if l.width >= m.Width {
+		m.Height = l.HeightAt(objs, l.width)
+	}
+	return m
 }
 
 // modifiers are the keyboard modifiers held now (the desktop driver knows them; tests set

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 )
 
@@ -53,4 +55,87 @@ func TestGalleryHeaderFitsNarrow(t *testing.T) {
 		t.Errorf("the search field is %v wide, its placeholder needs %v", got, text)
 	}
 	requireShown(t, h.win, "the gallery's header", g.sortSel, g.search, g.favs, g.count)
+}
+
+// Issue 36 item 20: at 1024×600 (a 1008×552 window) the gallery's count shows whole ("42
+// imag…" before), and the second column's ☆ keeps clear of the grid's scroll bar, which
+// lies over the right edge of the last column.
+func TestGalleryCountAndStarsFitNarrow(t *testing.T) {
+	h := viewerHarness(t, 12)
+	u := h.ui
+	h.win.Resize(fyne.NewSize(1008, 552))
+	h.settle()
+	relayout(h.win.Canvas().Content())
+	g := &u.gal
+	for _, text := range []string{"42 images", "120 of 1042"} {
+		g.count.SetText(text)
+		relayout(h.win.Canvas().Content())
+		probe := widget.NewLabel(text)
+		probe.SizeName = g.count.SizeName
+		if need, got := probe.MinSize().Width, g.count.Size().Width; got < need-0.5 {
+			t.Errorf("the count is %v wide, %q needs %v", got, text, need)
+		}
+	}
+	requireShown(t, h.win, "the gallery's header", g.search, g.favs, g.count)
+	abs := fyne.CurrentApp().Driver().AbsolutePositionForObject
+	right := abs(g.grid).X + g.grid.Size().Width - theme.ScrollBarSize()
+	cells := 0
+	walkCells(g.grid, func(c *galleryCellView) {
+		if c.file == "" {
+			return
+		}
+		cells++
+		if end := abs(c.star).X + c.star.Size().Width; end > right+0.5 {
+			t.Errorf("the ☆ of %s ends at x = %v, under the scroll bar from %v", c.file, end, right)
+		}
+	})
+	if cells < 2 {
+		t.Fatalf("%d cells found", cells)
+	}
+}
+
+// walkCells calls fn with each cell of the gallery grid o.
+func walkCells(o fyne.CanvasObject, fn func(*galleryCellView)) {
+	switch v := o.(type) {
+	case *galleryCellView:
+		fn(v)
+	case *fyne.Container:
+		for _, k := range v.Objects {
+			walkCells(k, fn)
+		}
+	case fyne.Widget:
+		for _, k := range test.WidgetRenderer(v).Objects() {
+			walkCells(k, fn)
+		}
+	}
+}
+
+// Issue 36 item 15: Select mode takes no more height than its rows use: its buttons in one
+// row left two empty rows (an 80 px band at 1366×768) and at 1024×600 about one row of
+// thumbnails showed.
+func TestSelectModeLeavesNoBand(t *testing.T) {
+	h := viewerHarness(t, 9)
+	u := h.ui
+	g := &u.gal
+	for _, size := range []fyne.Size{fyne.NewSize(1008, 552), fyne.NewSize(1280, 700)} {
+		h.win.Resize(size)
+		g.setSelecting(true)
+		g.selectAll()
+		h.settle()
+		for range 2 { // a real window lays out again when a minimum size changed
+			relayout(h.win.Canvas().Content())
+			g.root.Refresh()
+		}
+		relayout(h.win.Canvas().Content())
+		rows := g.selectBar.Objects[1]
+		used := float32(0)
+		for _, b := range []fyne.CanvasObject{g.deleteSel, g.compareSel} {
+			used = max(used, b.Position().Y+b.Size().Height)
+		}
+		if got := rows.Size().Height; got > used+0.5 {
+			t.Errorf("in a %v window the selection's buttons use %v px of the %v they take", size, used, got)
+		}
+		requireShown(t, h.win, "the selection's buttons", g.deleteSel, g.compareSel)
+		g.setSelecting(false)
+	}
 }

@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"image"
+	"image/color"
 	"slices"
 	"strings"
 
@@ -10,6 +11,7 @@ import (
 	"kleinbild/app/widgets"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/layout"
@@ -79,6 +81,9 @@ type galleryView struct {
 	mods   func() fyne.KeyModifier
 }
 
+// countWidth is the most width the gallery's count asks: enough for "9999 of 9999".
+const countWidth = 96
+
 func (g *galleryView) build() fyne.CanvasObject {
 	g.checked = map[string]bool{}
 	g.pendingDel = map[string]bool{}
@@ -117,7 +122,7 @@ func (g *galleryView) build() fyne.CanvasObject {
 	// or moves the divider (issue 28 item 4).
 	g.selLabel.Truncation = fyne.TextTruncateEllipsis
 	g.selectBar = container.NewVBox(container.NewBorder(nil, nil, nil, done, g.selLabel),
-		container.New(widgets.RowsLayout{MaxRows: 3}, all, g.compareSel, g.deleteSel))
+		container.New(&fitRows{RowsLayout: widgets.RowsLayout{MaxRows: 3}}, all, g.compareSel, g.deleteSel))
 	g.selectBar.Hide()
 
 	g.search = widgets.NewShortcutEntry(false, nil) // passes Ctrl+L on (ui.go)
@@ -132,10 +137,11 @@ func (g *galleryView) build() fyne.CanvasObject {
 		g.refresh()
 		g.grid.ScrollToTop()
 	})
-	// The search has a row of its own, and the count takes what the favourites and Select
-	// leave, cut short before the row widens: at 1024×600 a shared row left "Search pr".
-	g.count.Truncation = fyne.TextTruncateEllipsis
-	g.normalBar = container.NewVBox(g.search, container.NewBorder(nil, nil, nil, container.NewHBox(g.favs, selectBtn), g.count))
+	// The count stands whole beside the search (asking at most countWidth of the row), the
+	// favourites and Select below: at 1024×600 the count shared their row and read
+	// "42 imag…" (issue 36 item 20), and a row shared with the sort Select left "Search pr".
+	g.normalBar = container.NewVBox(container.NewBorder(nil, nil, nil, newCappedWidth(countWidth, g.count), g.search),
+		container.NewBorder(nil, nil, nil, selectBtn, g.favs))
 	g.header = container.NewVBox(
 		g.buildHeaderRow(open), // the tab above names the gallery
 		container.NewStack(g.normalBar, g.selectBar))
@@ -265,6 +271,9 @@ func (g *galleryView) refresh() {
 	g.syncSelection()
 	g.updateHiddenNotice()
 	g.view.update()
+	if g.listChanged != nil {
+		g.listChanged() // the run's grid drops deleted images (issue 36 item 19)
+	}
 }
 
 // visibleEntries are the images in the grid's order (search and filters apply).
@@ -423,7 +432,11 @@ func newGalleryCellView(tips *widgets.TipLayer, onTap, onStar func(file string),
 // CreateRenderer implements fyne.Widget.
 func (c *galleryCellView) CreateRenderer() fyne.WidgetRenderer {
 	// The padding lets the grid's selection and hover highlight show around the image.
-	top := container.NewHBox(c.check, layout.NewSpacer(), starBackdrop(c.star))
+	// The star keeps clear of the grid's scroll bar, which lies over the right edge of the
+	// last column (at 1024×600 it cut the second column's ☆, issue 36 item 20).
+	clearBar := canvas.NewRectangle(color.Transparent)
+	clearBar.SetMinSize(fyne.NewSize(theme.ScrollBarSize()-theme.Padding(), 0))
+	top := container.NewHBox(c.check, layout.NewSpacer(), starBackdrop(c.star), clearBar)
 	return widget.NewSimpleRenderer(container.NewStack(container.NewPadded(c.thumb), container.NewBorder(top, nil, nil, nil)))
 }
 

@@ -84,6 +84,14 @@ func (c *controls) setSeedLocked(locked bool) {
 		c.lock.Importance = widget.MediumImportance
 	}
 	c.lock.Refresh()
+	if c.keptSeed != nil && c.keptSeed.Visible() != locked {
+		if locked {
+			c.keptSeed.Show()
+		} else {
+			c.keptSeed.Hide()
+		}
+		c.box.Refresh() // Generate makes room for it, or takes it back
+	}
 	c.formChanged()
 }
 

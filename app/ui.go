@@ -307,16 +307,20 @@ func (u *UI) build() fyne.CanvasObject {
 	right := container.NewAppTabs(container.NewTabItemWithIcon("Gallery", theme.MediaPhotoIcon(), u.gal.build()))
 	right.Append(u.run.queue.BuildTab(right))
 	u.rightTabs = right
-	split := container.NewHSplit(container.NewBorder(nil, u.run.buildBatchGrid(), nil, nil, u.view.build()), right)
+	split := container.NewHSplit(u.run.buildViewColumn(u.view.build()), right)
 	split.Offset = 0.64
 
-	top := container.NewVBox(container.NewPadded(header), widget.NewSeparator(), u.banner.box)
+	top := container.NewVBox(container.NewPadded(header), widget.NewSeparator())
 	bottom := container.NewVBox(widget.NewSeparator(), u.status)
+	// The banner lies over the foot of the viewer and gallery: it moves nothing and takes
+	// no room from the image (issue 36 item 23: under the header it pushed the window's
+	// content down and the image shrank from 91 % to 81 %).
+	center := container.New(bannerOverlay{}, split, u.banner.box)
 	// The form comes first in the tree, so that Tab goes from the prompt through the form
 	// (the tab order is the tree's order; the viewer's toolbar and the gallery came first).
 	left := container.NewHBox(side, widget.NewSeparator())
-	root := container.New(layout.NewBorderLayout(top, bottom, left, nil), left, top, split, bottom)
-	u.banner.root, u.banner.top = root, top
+	root := container.New(layout.NewBorderLayout(top, bottom, left, nil), left, top, center, bottom)
+	u.banner.root = center
 	return root
 }
 
@@ -371,6 +375,8 @@ func (sh *shell) errorText() string {
 
 // banner is a dismissible message strip under the header.
 type banner struct {
+	// base is opaque under the tinted bg: the banner lies over the image and gallery.
+	base *canvas.Rectangle
 	bg   *canvas.Rectangle
 	icon *widget.Icon
 	text *widget.Label
@@ -379,28 +385,43 @@ type banner struct {
 	topic bannerTopic
 	// isError is whether the message shown is an error.
 	isError bool
-	// root is the layout the banner sits in: it is laid out again whenever the banner
-	// appears, changes height or goes, so that nothing is drawn under it and no empty band
-	// stays behind.
+	// root is the layout the banner lies in (bannerOverlay): laid out again whenever the
+	// banner appears, changes height or goes.
 	root *fyne.Container
-	// top is the banner's row of root (with the header), whose height follows it.
-	top *fyne.Container
 }
 
-// relayout lays the window's content out again after the banner changed. A wrapped
-// message knows its height only once it has its width, so this repeats (a few times at
-// most) until the room given is the room the banner needs.
+// relayout lays the banner out again after it changed. A wrapped message knows its height
+// only once it has its width, so this repeats (a few times at most) until the banner has
+// the height it needs.
 func (b *banner) relayout() {
 	if b.root == nil {
 		return
 	}
 	for range 3 {
 		b.root.Refresh()
-		if b.top == nil || b.top.Size().Height == b.top.MinSize().Height {
+		if !b.box.Visible() || b.box.Size().Height == min(b.box.MinSize().Height, b.root.Size().Height) {
 			return
 		}
 	}
 }
+
+// bannerOverlay lays out its first object over the whole area and the banner (its second)
+// across the area's foot, as high as its message needs (at most the area). Its minimum
+// size is the first object's: a banner never makes the window larger.
+type bannerOverlay struct{}
+
+func (bannerOverlay) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	objs[0].Move(fyne.NewPos(0, 0))
+	objs[0].Resize(size)
+	if b := objs[1]; b.Visible() {
+		b.Resize(fyne.NewSize(size.Width, b.MinSize().Height)) // a wrapped text's height follows its width
+		h := min(b.MinSize().Height, size.Height)
+		b.Resize(fyne.NewSize(size.Width, h))
+		b.Move(fyne.NewPos(0, size.Height-h))
+	}
+}
+
+func (bannerOverlay) MinSize(objs []fyne.CanvasObject) fyne.Size { return objs[0].MinSize() }
 
 // hide takes the banner away and gives its room back.
 func (b *banner) hide() {
@@ -409,13 +430,16 @@ func (b *banner) hide() {
 }
 
 func newBanner(tips *widgets.TipLayer) *banner {
-	b := &banner{bg: canvas.NewRectangle(color.Transparent), icon: widget.NewIcon(theme.ErrorIcon()), text: widget.NewLabel("")}
+	b := &banner{base: canvas.NewRectangle(theme.Color(theme.ColorNameBackground)), bg: canvas.NewRectangle(color.Transparent), icon: widget.NewIcon(theme.ErrorIcon()), text: widget.NewLabel("")}
 	b.bg.CornerRadius = theme.InputRadiusSize()
+	b.base.CornerRadius = b.bg.CornerRadius
+	b.base.StrokeColor = theme.Color(theme.ColorNameSeparator)
+	b.base.StrokeWidth = 1
 	b.text.Wrapping = fyne.TextWrapWord
 	b.text.Selectable = true
 	closeBtn := widgets.NewTipButton(tips, theme.CancelIcon(), "Close this message", func() { b.hide() })
 	row := container.NewBorder(nil, nil, b.icon, closeBtn, b.text)
-	b.box = container.NewPadded(container.NewStack(b.bg, container.NewPadded(row)))
+	b.box = container.NewPadded(container.NewStack(b.base, b.bg, container.NewPadded(row)))
 	b.box.Hide()
 	return b
 }
@@ -430,6 +454,8 @@ func (b *banner) show(msg string, isError bool) {
 	r, g, bl, _ := c.RGBA()
 	b.bg.FillColor = color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(bl >> 8), A: 0x38}
 	b.bg.Refresh()
+	b.base.FillColor = theme.Color(theme.ColorNameBackground)
+	b.base.Refresh()
 	b.text.SetText(sentence(msg))
 	b.isError = isError
 	b.box.Show()

@@ -13,6 +13,9 @@ type viewerDeps struct {
 	modelUsable func() bool // a model is chosen and usable (else the viewer shows the setup)
 	// markBatch outlines file ("" for none) in the run's grid (runner.markBatch).
 	markBatch func(file string)
+	// batchStep is the image delta tiles from file in the run's grid, and whether file is
+	// in the grid shown (runner.batchStep).
+	batchStep func(file string, delta int) (string, bool)
 	gal       galleryNav
 	// The action buttons: Reuse settings (inpainting or the form), Reuse seed, Use as
 	// reference, Render larger, Inpaint…
@@ -45,6 +48,8 @@ type galleryDeps struct {
 	restoreSettings func(imageio.Metadata)
 	renderLarger    func(gallery.Entry)
 	addReference    func(path string)
+	// listChanged follows a change of the grid's images or order (runner.syncBatch).
+	listChanged func()
 }
 
 // shownView is the viewer as the gallery shows its images there (viewer).

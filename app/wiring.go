@@ -29,14 +29,14 @@ func (u *UI) wire() {
 	u.refs = refsSection{sh: sh, estimateSoon: estimateSoon, showAdded: u.ctl.scrollToEnd}
 	u.adapters = adaptersSection{sh: sh, estimateSoon: estimateSoon, formChanged: u.ctl.formChanged}
 	u.view = viewer{sh: sh, viewerDeps: viewerDeps{
-		running: running, modelUsable: u.model.usable, markBatch: u.run.markBatch, gal: &u.gal,
+		running: running, modelUsable: u.model.usable, markBatch: u.run.markBatch, batchStep: u.run.batchStep, gal: &u.gal,
 		reuseSettings: u.reuseSettings, reuseSeed: u.ReuseSeed, addReference: u.AddReference,
 		renderLarger: u.RenderLarger, showInpaint: u.showInpaint,
 		showModelDialog: u.ShowModelDialog, downloadPanel: u.model.newDownloadPanel,
 	}}
 	u.gal = galleryView{sh: sh, galleryDeps: galleryDeps{
 		view: &u.view, running: running, restoreSettings: u.RestoreSettings,
-		renderLarger: u.run.renderLargerEntry, addReference: u.AddReference,
+		renderLarger: u.run.renderLargerEntry, addReference: u.AddReference, listChanged: u.run.syncBatch,
 	}}
 	u.model = modelSettings{sh: sh, modelDeps: modelDeps{
 		busy: running, deviceChanged: estimateSoon,

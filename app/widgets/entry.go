@@ -39,7 +39,10 @@ type ShortcutEntry struct {
 	onGenerate func()
 	// PassOn, when set, is offered the custom shortcuts first (window-wide ones such as
 	// Ctrl+L, which a focused entry would swallow); it reports whether it took one.
-	PassOn   func(*desktop.CustomShortcut) bool
+	PassOn func(*desktop.CustomShortcut) bool
+	// OnFocus, when set, runs when the entry gains the keyboard focus (the form scrolls
+	// it into view).
+	OnFocus  func()
 	scrollTo fyne.Scrollable
 	render   *passRenderer
 	// lost is the cursor's text offset that Fyne could not show, with the text it was lost
@@ -157,6 +160,14 @@ func (e *ShortcutEntry) adaptWrapping(text string) {
 	if w := FieldWrapping(text); w != e.Wrapping {
 		e.Wrapping = w
 		e.Refresh()
+	}
+}
+
+// FocusGained implements fyne.Focusable: it runs OnFocus after the Entry's own.
+func (e *ShortcutEntry) FocusGained() {
+	e.Entry.FocusGained()
+	if e.OnFocus != nil {
+		e.OnFocus()
 	}
 }
 

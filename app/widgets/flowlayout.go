@@ -93,3 +93,9 @@ func (l RowsLayout) Layout(objects []fyne.CanvasObject, size fyne.Size) {
 		rowH = max(rowH, s.Height)
 	}
 }
+
+// HeightAt is the height the visible objects take when laid out in rows width wide.
+func (l RowsLayout) HeightAt(objects []fyne.CanvasObject, width float32) float32 {
+	_, h := wrapRows(visibleSizes(objects), width, theme.Padding())
+	return h
+}

@@ -1,0 +1,104 @@
+package app
+
+import (
+	"slices"
+	"testing"
+
+	"fyne.io/fyne/v2"
+)
+
+// fourImageRun makes one older image and then a run of four, and returns the run's files.
+func fourImageRun(t *testing.T) (*harness, []string) {
+	t.Helper()
+	h := newHarness(t, t.TempDir(), tinyModel(t), newFakeGen().open)
+	u := h.ui
+	u.ctl.setSize(64, 64)
+	lockSeed(u, 10)
+	h.generate("an older image")
+	lockSeed(u, 20)
+	u.ctl.setCount(4)
+	out := h.generate("four foxes")
+	if len(out.entries) != 4 || len(u.run.batch.tiles) != 4 {
+		t.Fatalf("%d images, %d tiles (%v)", len(out.entries), len(u.run.batch.tiles), out.err)
+	}
+	var files []string
+	for _, e := range out.entries {
+		files = append(files, e.File)
+	}
+	h.win.Resize(fyne.NewSize(1280, 860))
+	h.settle()
+	return h, files
+}
+
+// Issue 36 item 19: a deleted image leaves the run's grid, whose count follows ("4 images"
+// stayed, with the deleted image's tile); once all are deleted the grid goes.
+func TestBatchGridFollowsDeletes(t *testing.T) {
+	h, files := fourImageRun(t)
+	u := h.ui
+	b := &u.run.batch
+	gone := b.files[1]
+	u.gal.selectEntry(gone, nil)
+	u.gal.deleteShown()
+	h.waitFor("the deleted image to leave the grid", 0, func() bool { return len(b.files) == 3 })
+	if slices.Contains(b.files, gone) || b.title.Text != "3 images" || len(b.tiles) != 3 {
+		t.Errorf("after deleting %s the grid shows %v, %d tiles, %q", gone, b.files, len(b.tiles), b.title.Text)
+	}
+	var rest []string
+	for _, f := range files {
+		if f != gone {
+			rest = append(rest, f)
+		}
+	}
+	for _, f := range rest {
+		e, _ := u.gal.entry(f)
+		u.gal.deleteEntry(e)
+	}
+	h.waitFor("the grid to go with its last image", 0, func() bool { return !b.box.Visible() })
+	if len(b.files) != 0 {
+		t.Errorf("the hidden grid still holds %v", b.files)
+	}
+}
+
+// Issue 36 item 19: the grid shows the run's images in the gallery's order, so that → goes
+// to the tile on the right and ← to the one on the left (the grid was oldest first, the
+// gallery newest first: → from the first tile left the run).
+func TestBatchGridArrowsGoAlongIt(t *testing.T) {
+	h, _ := fourImageRun(t)
+	u := h.ui
+	b := &u.run.batch
+	c := h.win.Canvas()
+	u.gal.selectEntry(b.files[0], nil)
+	c.Unfocus()
+	for i := 1; i < len(b.files); i++ {
+		key(c, fyne.KeyRight)
+		if u.view.shown.File != b.files[i] {
+			t.Fatalf("→ %d times from the first tile shows %s, want the tile %d, %s (grid %v)", i, u.view.shown.File, i, b.files[i], b.files)
+		}
+	}
+	for i := len(b.files) - 2; i >= 0; i-- {
+		key(c, fyne.KeyLeft)
+		if u.view.shown.File != b.files[i] {
+			t.Fatalf("← shows %s, want the tile %d, %s (grid %v)", u.view.shown.File, i, b.files[i], b.files)
+		}
+	}
+	if got := markedTiles(u); len(got) != 1 || got[0] != 0 {
+		t.Errorf("tiles %v outlined, want the first", got)
+	}
+}
+
+// Issue 36 item 10: closing the run's grid gives its band back to the image: the viewer
+// takes the whole column again, as before the run.
+func TestClosingBatchGridGivesTheBandBack(t *testing.T) {
+	h, _ := fourImageRun(t)
+	u := h.ui
+	col := u.run.batch.column
+	view := col.Objects[slices.IndexFunc(col.Objects, func(o fyne.CanvasObject) bool { return o != u.run.batch.box })]
+	withGrid := view.Size().Height
+	if withGrid >= col.Size().Height-batchTile {
+		t.Fatalf("with the grid shown the viewer is %v of %v px", withGrid, col.Size().Height)
+	}
+	u.run.hideBatch()
+	if got := view.Size().Height; got != col.Size().Height {
+		t.Errorf("after closing the grid the viewer is %v px of the column's %v (was %v with it)", got, col.Size().Height, withGrid)
+	}
+}

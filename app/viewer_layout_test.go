@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"kleinbild/engine/imageio"
+	"kleinbild/engine/schema"
 )
 
 // Issue 36 item 18: the viewer's toolbar stays in one place from image to image, whatever
@@ -22,8 +23,8 @@ func TestViewerToolbarStaysPut(t *testing.T) {
 		t.Fatal(err)
 	}
 	long := strings.Repeat("a matte painting of a lighthouse on a cliff in a storm, ", 12)
-	writeTestPNG(t, dir, "a.png", 64, 48, &imageio.Metadata{Prompt: "fox", Seed: 1, Width: 64, Height: 48, Steps: 4})
-	writeTestPNG(t, dir, "b.png", 48, 64, &imageio.Metadata{Prompt: long, NegativePrompt: long, Seed: 2, Width: 48, Height: 64, Steps: 4})
+	writeTestPNG(t, dir, "a.png", 64, 48, &imageio.Metadata{Settings: schema.Settings{Prompt: "fox", Seed: 1, Width: 64, Height: 48, Steps: 4}})
+	writeTestPNG(t, dir, "b.png", 48, 64, &imageio.Metadata{Settings: schema.Settings{Prompt: long, NegativePrompt: long, Seed: 2, Width: 48, Height: 64, Steps: 4}})
 	writeTestPNG(t, dir, "c.png", 64, 64, nil)
 	h := newHarness(t, data, tinyModel(t), newFakeGen().open)
 	u := h.ui

@@ -20,7 +20,7 @@ import (
 	"kleinbild/estimate"
 	"kleinbild/gpu"
 	"kleinbild/gpu/backends"
-	"kleinbild/internal/testfix"
+	"kleinbild/internal/testfix/metapng"
 	"kleinbild/weights/golden"
 )
 
@@ -287,15 +287,7 @@ func (h *harness) tapDialogButton(text string) {
 // writeTestPNG writes a w×h testfix.Pattern PNG (with meta when given) and returns its path.
 func writeTestPNG(t *testing.T, dir, name string, w, h int, meta *imageio.Metadata) string {
 	t.Helper()
-	return testfix.WritePNG(t, dir, name, w, h, withMeta(meta))
-}
-
-// withMeta is a testfix.WritePNG writer that adds meta, or nil (a plain PNG) without it.
-func withMeta(meta *imageio.Metadata) func(string, image.Image) error {
-	if meta == nil {
-		return nil
-	}
-	return func(path string, img image.Image) error { return imageio.WritePNG(path, img, *meta) }
+	return metapng.Write(t, dir, name, w, h, meta)
 }
 
 func tinyModel(t *testing.T) string { return golden.TinyModel(t) }

@@ -66,8 +66,8 @@ func TestRememberedInvalidSettingsReset(t *testing.T) {
 	if err != nil {
 		t.Fatalf("generation with remembered invalid settings: %v", err)
 	}
-	if r := fake.lastRequest(); r.WidthPx == 250 || u.gallery.Len() != 1 {
-		t.Errorf("request %d×%d, %d images", r.WidthPx, r.HeightPx, u.gallery.Len())
+	if r := fake.lastRequest(); r.Width == 250 || u.gallery.Len() != 1 {
+		t.Errorf("request %d×%d, %d images", r.Width, r.Height, u.gallery.Len())
 	}
 }
 

@@ -20,8 +20,8 @@ func TestCancelAllNamesTheRunOnlyWhileOneRuns(t *testing.T) {
 	q := u.run.queue
 	var msg string
 	q.Confirm = func(_, m string, _ func()) { msg = m }
-	q.Push(&job{Req: engine.Request{Prompt: "first"}, Count: 1})
-	q.Push(&job{Req: engine.Request{Prompt: "second"}, Count: 1})
+	q.Push(&job{Req: engine.Request{Settings: engine.Settings{Prompt: "first"}}, Count: 1})
+	q.Push(&job{Req: engine.Request{Settings: engine.Settings{Prompt: "second"}}, Count: 1})
 	q.SetPaused(true)
 	test.Tap(q.CancelAll)
 	if u.run.cur != nil || msg != "Remove the 2 queued jobs?" {

@@ -113,18 +113,13 @@ type controls struct {
 	formWatched bool
 }
 
-// form is the validated content of the controls.
+// form is the validated content of the controls: the generation's settings (without the
+// references and the adapters' consent, which their sections hold; the negative prompt
+// and guidance on base models only), whether the seed was given, and the images per run.
 type form struct {
-	prompt        string
-	negative      string // base models only
-	width, height int
-	steps         int
-	guidance      float64
-	schedule      string
-	noise         string
-	seed          uint64
-	seedGiven     bool
-	count         int
+	engine.Settings
+	seedGiven bool
+	count     int
 }
 
 // build creates the side panel: the form, the references and the Generate button, with
@@ -440,34 +435,34 @@ func (c *controls) showRunPhase(p runPhase) {
 
 // readForm validates every field, showing inline messages; ok is false if any is invalid.
 func (c *controls) readForm() (form, bool) {
-	f := form{prompt: strings.TrimSpace(c.prompt.Text)}
+	f := form{Settings: c.settings(engine.Settings{})}
+	f.Prompt = strings.TrimSpace(c.prompt.Text)
 	ok := true
-	if f.prompt == "" {
+	if f.Prompt == "" {
 		setFieldError(c.promptErr, "Describe the image first.")
 		ok = false
-	} else if engine.ValidatePrompt(f.prompt) != nil {
-		setFieldError(c.promptErr, fmt.Sprintf("The prompt is too long: %d KB, at most %d KB.", len(f.prompt)>>10, engine.MaxPromptBytes>>10))
+	} else if engine.ValidatePrompt(f.Prompt) != nil {
+		setFieldError(c.promptErr, fmt.Sprintf("The prompt is too long: %d KB, at most %d KB.", len(f.Prompt)>>10, engine.MaxPromptBytes>>10))
 		ok = false
 	} else {
 		setFieldError(c.promptErr, "")
 	}
 	var sizeOK, stepsOK, seedOK bool
-	f.width, f.height, sizeOK = c.checkSize()
-	f.steps, stepsOK = c.checkSteps()
-	f.seed, f.seedGiven, seedOK = c.checkSeed()
+	f.Width, f.Height, sizeOK = c.checkSize()
+	f.Steps, stepsOK = c.checkSteps()
+	f.Seed, f.seedGiven, seedOK = c.checkSeed()
 	ok = ok && sizeOK && stepsOK && seedOK
+	f.Guidance, f.NegativePrompt = 0, ""
 	if !c.model.modelInfo().Distilled {
-		f.guidance = c.guidance.Value
-		f.negative = strings.TrimSpace(c.negative.Text)
-		if engine.ValidatePrompt(f.negative) != nil {
-			setFieldError(c.negativeErr, fmt.Sprintf("The negative prompt is too long: %d KB, at most %d KB.", len(f.negative)>>10, engine.MaxPromptBytes>>10))
+		f.Guidance = c.guidance.Value
+		f.NegativePrompt = strings.TrimSpace(c.negative.Text)
+		if engine.ValidatePrompt(f.NegativePrompt) != nil {
+			setFieldError(c.negativeErr, fmt.Sprintf("The negative prompt is too long: %d KB, at most %d KB.", len(f.NegativePrompt)>>10, engine.MaxPromptBytes>>10))
 			ok = false
 		} else {
 			setFieldError(c.negativeErr, "")
 		}
 	}
-	f.schedule = c.scheduleValue()
-	f.noise = noiseValue(c.noise)
 	f.count = c.countValue()
 	return f, ok
 }
@@ -483,29 +478,18 @@ func (c *controls) setCount(n int) {
 // applySettings fills the controls from remembered settings. Steps and guidance are kept
 // only for the model they were used with; another model starts from its own defaults.
 func (c *controls) applySettings(s settings.Settings) {
-	if engine.ValidatePrompt(s.Prompt) == nil {
-		c.prompt.SetText(s.Prompt)
+	g := s.Settings
+	if g.Width == 0 || g.Height == 0 {
+		g.Width, g.Height = 512, 512
 	}
-	w, h := s.Width, s.Height
-	if w == 0 || h == 0 {
-		w, h = 512, 512
-	}
-	c.setSize(w, h)
 	formModel := s.FormModel
 	if formModel == "" {
 		formModel = s.ModelDir
 	}
-	if formModel == c.model.modelDir() {
-		if s.Steps > 0 {
-			c.steps.SetText(strconv.Itoa(s.Steps))
-		}
-		if s.Guidance > 0 {
-			c.guidance.SetValue(s.Guidance)
-		}
-		c.negative.SetText(s.NegativePrompt)
+	if formModel != c.model.modelDir() {
+		g.Steps, g.Guidance, g.NegativePrompt = 0, 0, c.negative.Text
 	}
-	c.setSchedule(s.Schedule)
-	setNoise(c.noise, s.Noise)
+	c.apply(g)
 	if s.SeedLocked {
 		c.seed.SetText(strconv.FormatUint(s.Seed, 10))
 	} else {
@@ -533,16 +517,64 @@ func (c *controls) scheduleValue() string {
 	return c.schedules[max(0, c.schedule.SelectedIndex())].Value
 }
 
-// currentSettings captures the controls for remembering.
+// currentSettings captures the controls for remembering, with f's validated values.
 func (c *controls) currentSettings(f form) settings.Settings {
-	s := c.sh.settings
-	s.Prompt, s.Width, s.Height, s.Steps = f.prompt, f.width, f.height, f.steps
-	s.Guidance, s.Schedule, s.Noise = c.guidance.Value, f.schedule, f.noise
-	s.NegativePrompt = strings.TrimSpace(c.negative.Text)
-	s.Seed, s.SeedLocked = f.seed, c.seedLocked
-	s.Count = f.count
-	s.FormModel = c.model.modelDir()
+	s := c.formSettings()
+	s.Prompt, s.Width, s.Height, s.Steps, s.Seed = f.Prompt, f.Width, f.Height, f.Steps, f.Seed
 	return s
+}
+
+// settings is s with the form's generation fields as they stand, valid or not: a field
+// that holds no usable value keeps its value in s. The references and the adapters'
+// consent are their sections'. apply is the way back.
+func (c *controls) settings(s engine.Settings) engine.Settings {
+	if engine.ValidatePrompt(c.prompt.Text) == nil {
+		s.Prompt = c.prompt.Text
+	}
+	if neg := strings.TrimSpace(c.negative.Text); engine.ValidatePrompt(neg) == nil {
+		s.NegativePrompt = neg
+	}
+	if w, msg := parseSide("Width", c.width.Text); msg == "" {
+		s.Width = w
+	}
+	if h, msg := parseSide("Height", c.height.Text); msg == "" {
+		s.Height = h
+	}
+	if t := strings.TrimSpace(c.steps.Text); t == "" {
+		s.Steps = 0
+	} else if n, err := strconv.Atoi(t); err == nil && n > 0 {
+		s.Steps = n
+	}
+	s.Guidance = c.guidance.Value
+	s.Schedule = c.scheduleValue()
+	s.Noise = noiseValue(c.noise)
+	if n, err := strconv.ParseUint(strings.TrimSpace(c.seed.Text), 10, 64); err == nil {
+		s.Seed = n
+	}
+	return s
+}
+
+// apply fills the form's generation fields from s, the way back from settings: a prompt
+// beyond the limit, a zero size, steps or guidance leave their field as it is. The seed
+// (locked or reused), the references and the adapters are the caller's.
+func (c *controls) apply(s engine.Settings) {
+	if engine.ValidatePrompt(s.Prompt) == nil {
+		c.prompt.SetText(s.Prompt)
+	}
+	if s.Width > 0 && s.Height > 0 {
+		c.setSize(s.Width, s.Height)
+	}
+	if s.Steps > 0 {
+		c.steps.SetText(strconv.Itoa(s.Steps))
+	}
+	if s.Guidance > 0 {
+		c.guidance.SetValue(s.Guidance)
+	}
+	if engine.ValidatePrompt(s.NegativePrompt) == nil {
+		c.negative.SetText(s.NegativePrompt)
+	}
+	c.setSchedule(s.Schedule)
+	setNoise(c.noise, s.Noise)
 }
 
 // RestoreSettings fills the controls from an image's metadata: prompt, size, steps,
@@ -561,23 +593,7 @@ func (c *controls) restoreRequest(req engine.Request, adapters func()) {
 	// A prompt beyond the limit (the metadata reader takes up to 16 MB) stays out of the
 	// field: no generation could use it, and a field that large is slow to lay out.
 	promptErr := engine.ValidatePrompt(req.Prompt)
-	if promptErr == nil {
-		c.prompt.SetText(req.Prompt)
-	}
-	if req.WidthPx > 0 && req.HeightPx > 0 {
-		c.setSize(req.WidthPx, req.HeightPx)
-	}
-	if req.Steps > 0 {
-		c.steps.SetText(strconv.Itoa(req.Steps))
-	}
-	if req.Guidance > 0 {
-		c.guidance.SetValue(req.Guidance)
-	}
-	if engine.ValidatePrompt(req.NegativePrompt) == nil {
-		c.negative.SetText(req.NegativePrompt)
-	}
-	c.setSchedule(req.Schedule)
-	setNoise(c.noise, req.Noise)
+	c.apply(req.Settings)
 	c.reuseSeed(req.Seed)
 	adapters()
 	var notes []string

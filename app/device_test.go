@@ -212,7 +212,7 @@ func TestFitOnDeviceMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := estimate.Estimate(m, estimate.Request{Req: engine.Request{WidthPx: 1024, HeightPx: 1024}}, estimate.Machine{AvailableBytes: 64e9, TotalBytes: 64e9})
+	rep, err := estimate.Estimate(m, estimate.Request{Req: engine.Request{Settings: engine.Settings{Width: 1024, Height: 1024}}}, estimate.Machine{AvailableBytes: 64e9, TotalBytes: 64e9})
 	if err != nil || rep.Verdict != estimate.Fits {
 		t.Fatalf("%v %v", rep.Verdict, err)
 	}

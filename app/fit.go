@@ -118,7 +118,7 @@ func (f *fitLine) estimate() (estimate.Report, bool) {
 	if !fig.sizeOK {
 		return estimate.Report{}, false
 	}
-	ereq := engine.Request{WidthPx: fig.width, HeightPx: fig.height, References: f.refs(), Steps: fig.steps, Adapters: f.adapters()}
+	ereq := engine.Request{Settings: engine.Settings{Width: fig.width, Height: fig.height, References: f.refs(), Steps: fig.steps}, Adapters: f.adapters()}
 	if !f.model.Distilled {
 		ereq.Guidance = fig.guidance
 	}
@@ -336,7 +336,7 @@ func (f *fitLine) confirm(run func()) {
 // dialog's button: "Queue", "Generate"), judging by the job's own settings.
 func (f *fitLine) confirmJob(j *job, verb string, run func()) {
 	rep, ok := f.estimateJob(j)
-	f.ask(rep, ok, fmt.Sprintf("%d × %d px: %s", j.Req.WidthPx, j.Req.HeightPx, rep.Message), verb, run)
+	f.ask(rep, ok, fmt.Sprintf("%d × %d px: %s", j.Req.Width, j.Req.Height, rep.Message), verb, run)
 }
 
 // ask shows the "may not fit" dialog for rep with msg when it does not fit, else runs run.

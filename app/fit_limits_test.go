@@ -22,7 +22,7 @@ func TestFitOnDeviceLimits(t *testing.T) {
 		side int
 		fits bool
 	}{{256, true}, {512, false}} {
-		req := estimate.Request{Req: engine.Request{WidthPx: c.side, HeightPx: c.side}}
+		req := estimate.Request{Req: engine.Request{Settings: engine.Settings{Width: c.side, Height: c.side}}}
 		rep, err := estimate.Estimate(m, req, estimate.Machine{AvailableBytes: 64e9, TotalBytes: 64e9})
 		if err != nil {
 			t.Fatal(err)

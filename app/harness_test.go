@@ -216,7 +216,7 @@ func (f *fakeGen) Generate(ctx context.Context, req engine.Request, progress fun
 		steps = 4
 	}
 	if f.block || f.fail != nil {
-		prev := image.NewNRGBA(image.Rect(0, 0, max(1, req.WidthPx/8), max(1, req.HeightPx/8)))
+		prev := image.NewNRGBA(image.Rect(0, 0, max(1, req.Width/8), max(1, req.Height/8)))
 		progress(engine.Progress{Phase: engine.PhaseDenoise, Step: 1, Steps: steps, Elapsed: time.Since(start), Preview: prev})
 		if f.fail != nil {
 			return nil, f.fail
@@ -229,15 +229,15 @@ func (f *fakeGen) Generate(ctx context.Context, req engine.Request, progress fun
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		prev := image.NewNRGBA(image.Rect(0, 0, req.WidthPx/8, req.HeightPx/8))
+		prev := image.NewNRGBA(image.Rect(0, 0, req.Width/8, req.Height/8))
 		progress(engine.Progress{Phase: engine.PhaseDenoise, Step: i, Steps: steps, Block: 4, Blocks: 4, Elapsed: time.Since(start), Preview: prev})
 	}
 	progress(engine.Progress{Phase: engine.PhaseDecoding, Elapsed: time.Since(start)})
-	img := image.NewNRGBA(image.Rect(0, 0, req.WidthPx, req.HeightPx))
+	img := image.NewNRGBA(image.Rect(0, 0, req.Width, req.Height))
 	for i := 0; i < len(img.Pix); i += 4 {
 		img.Pix[i], img.Pix[i+1], img.Pix[i+2], img.Pix[i+3] = c.R, c.G, c.B, c.A
 	}
-	return &engine.Result{Image: img, Seed: req.Seed, WidthPx: req.WidthPx, HeightPx: req.HeightPx, Steps: steps, Schedule: req.Schedule}, nil
+	return &engine.Result{Image: img, Seed: req.Seed, WidthPx: req.Width, HeightPx: req.Height, Steps: steps, Schedule: req.Schedule}, nil
 }
 
 // findButton returns the button labelled text inside o (including widget internals).

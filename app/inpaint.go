@@ -198,12 +198,12 @@ func (m *inpaintMode) extendAspect(aw, ah int) {
 func (m *inpaintMode) request(prompt string, seed uint64, dir string, whole bool) (engine.Request, error) {
 	// The slider's steps are 0.05; rounding drops their float residue (0.6000000000000001).
 	strength := math.Round(m.strength.Value*100) / 100
-	req := engine.Request{Prompt: prompt, Seed: seed, Image: m.path, Strength: strength}
+	req := engine.Request{Settings: engine.Settings{Prompt: prompt, Seed: seed, Image: m.path, Strength: strength}}
 	if whole {
 		return req, nil
 	}
 	if !m.ed.Padding().IsZero() {
-		req.Outpaint = m.ed.Padding()
+		req.Outpaint = engine.OutpaintOf(m.ed.Padding())
 		return req, nil
 	}
 	if !m.ed.Masked() {
@@ -246,14 +246,14 @@ func (m *inpaintMode) generate(whole bool) {
 		return
 	}
 	if !m.form.seedIsLocked() || !f.seedGiven {
-		f.seed = randomSeed()
+		f.Seed = randomSeed()
 	}
-	req, err := m.request(prompt, f.seed, filepath.Join(m.sh.dataDir, "masks"), whole)
+	req, err := m.request(prompt, f.Seed, filepath.Join(m.sh.dataDir, "masks"), whole)
 	if err != nil {
 		m.sh.showError(err)
 		return
 	}
-	req.Steps, req.Guidance, req.Schedule, req.NegativePrompt = f.steps, f.guidance, f.schedule, f.negative
+	req.Steps, req.Guidance, req.Schedule, req.NegativePrompt = f.Steps, f.Guidance, f.Schedule, f.NegativePrompt
 	req.Adapters, req.AdaptersPartial = m.adapters.stack(), m.adapters.partial()
 	j := jobs.New(req, 1)
 	j.Picture = image.Pt(m.ed.Width(), m.ed.Height()) // priced at the result's size, with its steps
@@ -340,8 +340,8 @@ func (u *UI) reuseInpaint(meta imageio.Metadata) (m *inpaintMode, ok bool) {
 	if mask != nil {
 		copy(m.ed.Mask().Pix, mask)
 	}
-	if !req.Outpaint.IsZero() {
-		m.extend(req.Outpaint)
+	if !req.Padding().IsZero() {
+		m.extend(req.Padding())
 	}
 	if req.Strength > 0 && req.Strength <= 1 {
 		m.strength.SetValue(req.Strength)

@@ -76,7 +76,7 @@ func TestInpaintModeJob(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if req.Image != "/pictures/in.png" || req.Prompt != "a cat" || req.Seed != 7 || req.Strength != 0.6 || !req.Outpaint.IsZero() {
+	if req.Image != "/pictures/in.png" || req.Prompt != "a cat" || req.Seed != 7 || req.Strength != 0.6 || !req.Padding().IsZero() {
 		t.Errorf("request %+v", req)
 	}
 	if err := engine.CheckRequest(req, true); err != nil {
@@ -107,7 +107,7 @@ func TestInpaintModeJob(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if req.Outpaint != m.ed.Padding() || req.Mask != "" {
+	if req.Padding() != m.ed.Padding() || req.Mask != "" {
 		t.Errorf("outpainting request %+v", req)
 	}
 	if err := engine.CheckRequest(req, true); err != nil {
@@ -118,7 +118,7 @@ func TestInpaintModeJob(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if req.Mode() != engine.ModeImageToImage || req.Mask != "" || !req.Outpaint.IsZero() || req.Strength != 0.6 {
+	if req.Mode() != engine.ModeImageToImage || req.Mask != "" || !req.Padding().IsZero() || req.Strength != 0.6 {
 		t.Errorf("repaint-all request %+v (mode %q)", req, req.Mode())
 	}
 	if err := engine.CheckRequest(req, true); err != nil {

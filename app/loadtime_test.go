@@ -45,7 +45,7 @@ func TestFitLineIncludesTheModelLoadOnlyBeforeItIsLoaded(t *testing.T) {
 	if rep.PhaseSeconds.Load != 0 || rep.Seconds >= coldSeconds {
 		t.Errorf("loaded model: load %v s, total %v s (was %v s)", rep.PhaseSeconds.Load, rep.Seconds, coldSeconds)
 	}
-	if j, ok := u.fit.estimateJob(&job{Req: engine.Request{WidthPx: 256, HeightPx: 256}, Count: 1}); !ok || j.PhaseSeconds.Load != 0 {
+	if j, ok := u.fit.estimateJob(&job{Req: engine.Request{Settings: engine.Settings{Width: 256, Height: 256}}, Count: 1}); !ok || j.PhaseSeconds.Load != 0 {
 		t.Errorf("a queued job on the loaded model: load %v s (%v)", j.PhaseSeconds.Load, ok)
 	}
 

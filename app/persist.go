@@ -3,14 +3,12 @@ package app
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"kleinbild/app/settings"
 	"kleinbild/app/widgets"
-	"kleinbild/engine"
 )
 
 // settingsFile writes the settings file. Writes are serialised and each writes the
@@ -128,30 +126,8 @@ func (c *controls) watchForm() {
 // valid or not: fields that do not hold a usable value keep their remembered one.
 func (c *controls) formSettings() settings.Settings {
 	s := c.sh.settings
-	if engine.ValidatePrompt(c.prompt.Text) == nil {
-		s.Prompt = c.prompt.Text
-	}
-	if neg := strings.TrimSpace(c.negative.Text); engine.ValidatePrompt(neg) == nil {
-		s.NegativePrompt = neg
-	}
-	if w, msg := parseSide("Width", c.width.Text); msg == "" {
-		s.Width = w
-	}
-	if h, msg := parseSide("Height", c.height.Text); msg == "" {
-		s.Height = h
-	}
-	if t := strings.TrimSpace(c.steps.Text); t == "" {
-		s.Steps = 0
-	} else if n, err := strconv.Atoi(t); err == nil && n > 0 {
-		s.Steps = n
-	}
-	s.Guidance = c.guidance.Value
-	s.Schedule = c.scheduleValue()
-	s.Noise = noiseValue(c.noise)
+	s.Settings = c.settings(s.Settings)
 	s.SeedLocked = c.seedLocked
-	if n, err := strconv.ParseUint(strings.TrimSpace(c.seed.Text), 10, 64); err == nil {
-		s.Seed = n
-	}
 	s.FormModel = c.model.modelDir()
 	s.Count = c.countValue()
 	return s

@@ -73,7 +73,7 @@ func TestQueueRunsJobsInOrder(t *testing.T) {
 	if n := len(u.run.queue.Jobs); n != 3 || !u.run.queue.Box.Visible() || len(u.run.queue.Rows) != 3 {
 		t.Fatalf("%d jobs queued (%d rows, visible %v), want 3", n, len(u.run.queue.Rows), u.run.queue.Box.Visible())
 	}
-	if j := u.run.queue.Jobs[1]; j.Req.Prompt != "third" || j.Req.WidthPx != 320 || j.Count != 2 {
+	if j := u.run.queue.Jobs[1]; j.Req.Prompt != "third" || j.Req.Width != 320 || j.Count != 2 {
 		t.Errorf("queued job %+v (count %d), want the form as it was", j.Req, j.Count)
 	}
 	if !strings.Contains(u.run.queue.Rows[1].Label.Text, "third") || !strings.Contains(u.run.queue.Rows[1].Label.Text, "2 images") {
@@ -238,7 +238,7 @@ func TestQueueGoesOnAfterJobFailure(t *testing.T) {
 	queueJob(t, u, "with a reference that goes", 2)
 	u.refs.remove(ref)
 	// A job with a size the model does not take (as an old image's settings could give).
-	u.run.queue.Push(&job{Req: engine.Request{Prompt: "odd size", WidthPx: 100, HeightPx: 64, Seed: 3}, Count: 1})
+	u.run.queue.Push(&job{Req: engine.Request{Settings: engine.Settings{Prompt: "odd size", Width: 100, Height: 64, Seed: 3}}, Count: 1})
 	queueJob(t, u, "fine", 4)
 	if err := os.Remove(ref); err != nil {
 		t.Fatal(err)
@@ -319,7 +319,7 @@ func TestQueuedJobAsksWhenItDoesNotFit(t *testing.T) {
 	}
 	u.RenderLarger()
 	h.tapDialogButton("Queue anyway")
-	if len(u.run.queue.Jobs) != 1 || u.run.queue.Jobs[0].Req.WidthPx != 1024 {
+	if len(u.run.queue.Jobs) != 1 || u.run.queue.Jobs[0].Req.Width != 1024 {
 		t.Fatalf("'Queue anyway' queued %d jobs", len(u.run.queue.Jobs))
 	}
 

@@ -18,12 +18,12 @@ func TestQueueJobOpensIntoForm(t *testing.T) {
 	q := u.run.queue
 	h.addAdapter(goldenLoRA(t, "lora_kohya_r2_a1.safetensors"))
 	u.adapters.setStrength(u.adapters.entries[0], 0.5)
-	j := u.run.jobFromForm(form{prompt: "a lighthouse", negative: "", width: 320, height: 192, steps: 7, seed: 41, seedGiven: true, count: 3})
+	j := u.run.jobFromForm(form{Settings: engine.Settings{Prompt: "a lighthouse", Width: 320, Height: 192, Steps: 7, Seed: 41}, seedGiven: true, count: 3})
 	if len(j.Req.Adapters) != 1 {
 		t.Fatalf("the job has %d adapters", len(j.Req.Adapters))
 	}
-	other := jobs.New(engine.Request{Prompt: "other", WidthPx: 256, HeightPx: 256, Seed: 5}, 1)
-	inpaint := jobs.New(engine.Request{Prompt: "fix", Image: "in.png", Mask: "m.png", Strength: 1, Seed: 6}, 1)
+	other := jobs.New(engine.Request{Settings: engine.Settings{Prompt: "other", Width: 256, Height: 256, Seed: 5}}, 1)
+	inpaint := jobs.New(engine.Request{Settings: engine.Settings{Prompt: "fix", Image: "in.png", Mask: "m.png", Strength: 1, Seed: 6}}, 1)
 	q.Push(other)
 	q.Push(j)
 	q.Push(inpaint)
@@ -54,7 +54,7 @@ func TestQueueJobOpensIntoForm(t *testing.T) {
 		t.Fatalf("queue after Edit: %d jobs", len(q.Jobs))
 	}
 	f, ok := u.ctl.readForm()
-	if !ok || f.prompt != "a lighthouse" || f.width != 320 || f.height != 192 || f.steps != 7 || f.seed != 41 || !u.ctl.seedLocked || f.count != 3 {
+	if !ok || f.Prompt != "a lighthouse" || f.Width != 320 || f.Height != 192 || f.Steps != 7 || f.Seed != 41 || !u.ctl.seedLocked || f.count != 3 {
 		t.Errorf("form %+v (ok %v, seed locked %v)", f, ok, u.ctl.seedLocked)
 	}
 	if st := u.adapters.stack(); len(st) != 1 || st[0].Strength != 0.5 {
@@ -76,17 +76,17 @@ func TestQueueJobOpensIntoForm(t *testing.T) {
 func TestEditedJobKeepsItsSchedule(t *testing.T) {
 	h := newHarness(t, t.TempDir(), "", nil)
 	u := h.ui
-	j := jobs.New(engine.Request{Prompt: "a dune", WidthPx: 256, HeightPx: 256, Seed: 5, Schedule: "power:1.5"}, 1)
+	j := jobs.New(engine.Request{Settings: engine.Settings{Prompt: "a dune", Width: 256, Height: 256, Seed: 5, Schedule: "power:1.5"}}, 1)
 	u.run.queue.Push(j)
 	test.Tap(u.run.queue.Rows[0].Open)
-	if f, ok := u.ctl.readForm(); !ok || f.schedule != "power:1.5" {
-		t.Errorf("form schedule %q (ok %v), want power:1.5", f.schedule, ok)
+	if f, ok := u.ctl.readForm(); !ok || f.Schedule != "power:1.5" {
+		t.Errorf("form schedule %q (ok %v), want power:1.5", f.Schedule, ok)
 	}
 	if got := u.ctl.schedule.Selected; got != "Power 1.5" {
 		t.Errorf("menu shows %q", got)
 	}
 	u.ctl.setSchedule("linear") // the usual menu again
-	if f, _ := u.ctl.readForm(); f.schedule != "linear" || len(u.ctl.schedule.Options) != 3 {
-		t.Errorf("schedule %q, options %v", f.schedule, u.ctl.schedule.Options)
+	if f, _ := u.ctl.readForm(); f.Schedule != "linear" || len(u.ctl.schedule.Options) != 3 {
+		t.Errorf("schedule %q, options %v", f.Schedule, u.ctl.schedule.Options)
 	}
 }

@@ -125,7 +125,7 @@ func TestQueueKeptWhenUnreadable(t *testing.T) {
 func TestMissingAdaptersOpenedAtRun(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "later.safetensors")
-	j := jobs.New(engine.Request{Prompt: "p"}, 1)
+	j := jobs.New(engine.Request{Settings: engine.Settings{Prompt: "p"}}, 1)
 	j.Missing = []jobs.StoredAdapter{{Path: path, Strength: 0.5}}
 	if _, err := withMissingAdapters(j); err == nil || !strings.Contains(err.Error(), "later.safetensors") {
 		t.Fatalf("still missing: %v", err)

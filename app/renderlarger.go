@@ -9,7 +9,6 @@ import (
 	"kleinbild/app/gallery"
 	"kleinbild/app/jobs"
 	"kleinbild/engine"
-	"kleinbild/engine/inpaint"
 )
 
 // largerSize is the size "Render larger" renders a w×h image at: twice the area, the
@@ -68,12 +67,12 @@ func (rn *runner) renderLargerJob(e gallery.Entry) (*job, error) {
 			refs = append(refs, r)
 		}
 	}
-	req.WidthPx, req.HeightPx, req.References = w, h, refs
+	req.Width, req.Height, req.References = w, h, refs
 	if rn.model.modelInfo().Distilled || engine.ValidateGuidance(req.Guidance) != nil {
 		req.Guidance = 0 // the model's default
 	}
 	// The larger image is made from the whole picture, not by repainting part of it.
-	req.Image, req.Mask, req.Strength, req.MaskCrop, req.RawUnmasked, req.Outpaint = "", "", 0, 0, false, inpaint.Padding{}
+	req.Image, req.Mask, req.Strength, req.MaskCrop, req.RawUnmasked, req.Outpaint = "", "", 0, 0, false, nil
 	return jobs.New(req, 1), nil
 }
 
@@ -98,7 +97,7 @@ func (rn *runner) renderLargerEntry(e gallery.Entry) {
 	}
 	if rn.cur != nil {
 		rn.fit.confirmJob(j, "Queue", func() {
-			rn.sh.setStatus(fmt.Sprintf("Queued: %s rendered at %d × %d.", e.File, j.Req.WidthPx, j.Req.HeightPx))
+			rn.sh.setStatus(fmt.Sprintf("Queued: %s rendered at %d × %d.", e.File, j.Req.Width, j.Req.Height))
 			rn.enqueue(j) // starts it (and clears the line) if the run has ended meanwhile
 		})
 		return

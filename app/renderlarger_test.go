@@ -82,7 +82,7 @@ func TestRenderLargerQueuesTheImage(t *testing.T) {
 	}
 	j := u.run.queue.Jobs[0]
 	r := j.Req
-	if r.WidthPx != 368 || r.HeightPx != 272 || r.Seed != 4242 || r.Prompt != "a lighthouse at dusk" || r.Steps != 3 || j.Count != 1 {
+	if r.Width != 368 || r.Height != 272 || r.Seed != 4242 || r.Prompt != "a lighthouse at dusk" || r.Steps != 3 || j.Count != 1 {
 		t.Errorf("queued request %+v (count %d)", r, j.Count)
 	}
 	if len(r.References) != 2 || r.References[0] != u.gallery.Path(src) || r.References[1] != ref {
@@ -95,7 +95,7 @@ func TestRenderLargerQueuesTheImage(t *testing.T) {
 	// Once the running job is cancelled, the queued one runs with that request.
 	test.Tap(u.ctl.generate)
 	waitStarted(t, h, fake)
-	if got := fake.lastRequest(); got.WidthPx != 368 || got.Seed != 4242 || len(got.References) != 2 || got.References[0] != u.gallery.Path(src) {
+	if got := fake.lastRequest(); got.Width != 368 || got.Seed != 4242 || len(got.References) != 2 || got.References[0] != u.gallery.Path(src) {
 		t.Errorf("generator got %+v", got)
 	}
 	test.Tap(u.ctl.generate)
@@ -167,7 +167,7 @@ func TestRenderLargerKeepsStableNoise(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r := j.Req; r.Noise != noise || r.Schedule != "linear" || r.Steps != 3 || r.Seed != 9 || r.WidthPx != 368 || r.HeightPx != 272 {
+		if r := j.Req; r.Noise != noise || r.Schedule != "linear" || r.Steps != 3 || r.Seed != 9 || r.Width != 368 || r.Height != 272 {
 			t.Errorf("noise %s: queued request %+v", noise, r)
 		}
 	}

@@ -147,17 +147,13 @@ var errBusy = errors.New("a generation is already running")
 // in the field, or a new random one when the field is empty.
 func (rn *runner) jobFromForm(f form) *job {
 	if !f.seedGiven {
-		f.seed = randomSeed()
+		f.Seed = randomSeed()
 	}
-	rn.form.addToHistory(f.prompt)
-	return jobs.New(engine.Request{
-		Prompt: f.prompt, NegativePrompt: f.negative, WidthPx: f.width, HeightPx: f.height, Steps: f.steps,
-		Seed: f.seed, Guidance: f.guidance, Schedule: f.schedule, Noise: f.noise,
-		References: slices.Clone(rn.refs()),
-		Adapters:   rn.adapters.stack(),
-		// accepted by the user in the Adapters section
-		AdaptersPartial: rn.adapters.partial(),
-	}, f.count)
+	rn.form.addToHistory(f.Prompt)
+	req := engine.Request{Settings: f.Settings, Adapters: rn.adapters.stack()}
+	req.References = slices.Clone(rn.refs())
+	req.AdaptersPartial = rn.adapters.partial() // accepted by the user in the Adapters section
+	return jobs.New(req, f.count)
 }
 
 // enqueueForm queues a job from the current settings to run after the ones before it.

@@ -244,7 +244,7 @@ func TestGenerateSavesToGallery(t *testing.T) {
 		t.Fatalf("generator called %d times, want 1", got)
 	}
 	req := fake.lastRequest()
-	if req.Prompt != "a red fox in the snow" || req.WidthPx != 256 || req.HeightPx != 192 || req.Steps != 4 {
+	if req.Prompt != "a red fox in the snow" || req.Width != 256 || req.Height != 192 || req.Steps != 4 {
 		t.Errorf("request = %+v", req)
 	}
 	// The field stays random; the seed used shows in it.

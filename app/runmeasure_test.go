@@ -14,7 +14,7 @@ func TestRecordRunIntoTheDeviceCalibration(t *testing.T) {
 	src, path := recorderSetup(t)
 	g := reportingGen{newFakeGen()}
 	mdl := runModel{key: "tiny", src: src}
-	j := &job{Req: engine.Request{Prompt: "a cat", WidthPx: 256, HeightPx: 256}, Count: 4}
+	j := &job{Req: engine.Request{Settings: engine.Settings{Prompt: "a cat", Width: 256, Height: 256}}, Count: 4}
 	took := map[engine.Phase]time.Duration{engine.PhaseEncoding: time.Second, engine.PhaseDenoise: 2 * time.Second, engine.PhaseDecoding: 3 * time.Second}
 	if _, ok := recordRun(g, mdl, j, took); ok {
 		t.Error("recorded without a calibration to compare with")
@@ -27,7 +27,7 @@ func TestRecordRunIntoTheDeviceCalibration(t *testing.T) {
 		t.Fatal("not recorded")
 	}
 	m, _ := estimate.ForSource(src)
-	rep, err := estimate.Estimate(m, estimate.Request{Req: engine.Request{WidthPx: 256, HeightPx: 256}, Count: 4}, estimate.Machine{Rates: c})
+	rep, err := estimate.Estimate(m, estimate.Request{Req: engine.Request{Settings: engine.Settings{Width: 256, Height: 256}}, Count: 4}, estimate.Machine{Rates: c})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -319,7 +319,7 @@ func runGenerations(ctx context.Context, m *engine.Model, b gpu.Backend, opts Op
 		if p.second {
 			pr = secondPrompt(prompt)
 		}
-		req := engine.Request{Prompt: pr, WidthPx: p.size, HeightPx: p.size, Steps: opts.Steps, Seed: opts.Seed, Adapters: opts.Adapters}
+		req := engine.Request{Settings: engine.Settings{Prompt: pr, Width: p.size, Height: p.size, Steps: opts.Steps, Seed: opts.Seed}, Adapters: opts.Adapters}
 		var pt *profileTaker
 		if prof != nil {
 			pt = &profileTaker{p: prof}

@@ -13,7 +13,7 @@ import (
 // device b (estimate.CheckDevice) instead of failing in its first step.
 func checkSizes(b gpu.Backend, sizes []int, m estimate.Model) error {
 	for _, s := range sizes {
-		if err := estimate.CheckDevice(m, estimate.Request{Req: engine.Request{WidthPx: s, HeightPx: s}}, b.Info()); err != nil {
+		if err := estimate.CheckDevice(m, estimate.Request{Req: engine.Request{Settings: engine.Settings{Width: s, Height: s}}}, b.Info()); err != nil {
 			return fmt.Errorf("bench: %d² does not fit on %s: %w", s, b.Name(), err)
 		}
 	}

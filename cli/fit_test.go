@@ -32,7 +32,7 @@ func TestFitDeviceRefusesSmallBuffers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := estimate.Request{Req: engine.Request{WidthPx: 256, HeightPx: 256}}
+	req := estimate.Request{Req: engine.Request{Settings: engine.Settings{Width: 256, Height: 256}}}
 	chosen := &smallGPU{Backend: backends.DefaultCPU()}
 	_, err = fitDevice(chosen, true, src, req, &bytes.Buffer{})
 	chosen.Close()

@@ -94,8 +94,8 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	req := engine.Request{
-		Prompt: *prompt, NegativePrompt: *negative, WidthPx: *width, HeightPx: *height, Steps: *steps,
-		Guidance: *guidance, References: refs, Noise: *noise,
+		Settings: engine.Settings{Prompt: *prompt, NegativePrompt: *negative, Width: *width, Height: *height, Steps: *steps,
+			Guidance: *guidance, References: refs, Noise: *noise},
 	}
 	inp.fill(&req)
 	if req.Adapters, err = loras.open(); err != nil {
@@ -342,14 +342,14 @@ func readLatentsFlag(req *engine.Request, path string) error {
 	if len(shape) != 4 || shape[0] != 1 || shape[1] != latentChannels {
 		return fmt.Errorf("--latents %s: tensor latents has shape %v, want [1,%d,H/16,W/16]", path, shape, latentChannels)
 	}
-	if req.WidthPx == 0 {
-		req.WidthPx = shape[3] * engine.SizeMultiple
+	if req.Width == 0 {
+		req.Width = shape[3] * engine.SizeMultiple
 	}
-	if req.HeightPx == 0 {
-		req.HeightPx = shape[2] * engine.SizeMultiple
+	if req.Height == 0 {
+		req.Height = shape[2] * engine.SizeMultiple
 	}
-	if want := []int{1, latentChannels, req.HeightPx / engine.SizeMultiple, req.WidthPx / engine.SizeMultiple}; shape[2] != want[2] || shape[3] != want[3] {
-		return fmt.Errorf("--latents %s: tensor latents has shape %v, want %v for %d×%d px", path, shape, want, req.WidthPx, req.HeightPx)
+	if want := []int{1, latentChannels, req.Height / engine.SizeMultiple, req.Width / engine.SizeMultiple}; shape[2] != want[2] || shape[3] != want[3] {
+		return fmt.Errorf("--latents %s: tensor latents has shape %v, want %v for %d×%d px", path, shape, want, req.Width, req.Height)
 	}
 	if err := engine.CheckFinite("the latents in "+path, req.Latents); err != nil {
 		return err

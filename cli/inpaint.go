@@ -113,7 +113,7 @@ func (f *inpaintFlags) fill(req *engine.Request) {
 	if *f.image == "" {
 		return
 	}
-	req.Image, req.Mask, req.Outpaint = *f.image, *f.mask, f.pad
+	req.Image, req.Mask, req.Outpaint = *f.image, *f.mask, engine.OutpaintOf(f.pad)
 	req.Strength, req.MaskCrop, req.RawUnmasked = *f.strength, *f.maskCrop, !*f.keepUnmasked
 }
 

@@ -70,7 +70,7 @@ func TestFitSeesPicture(t *testing.T) {
 	if err := inp.check(set, nil, false, true, &strings.Builder{}); err != nil {
 		t.Fatal(err)
 	}
-	req := engine.Request{Prompt: "x"}
+	req := engine.Request{Settings: engine.Settings{Prompt: "x"}}
 	inp.fill(&req)
 	src, err := engine.OpenModelSource(golden.TinyModel(t), engine.Overrides{})
 	if err != nil {
@@ -80,7 +80,7 @@ func TestFitSeesPicture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	small, err := estimate.Buffers(m, estimate.Request{Req: engine.Request{Prompt: "x"}})
+	small, err := estimate.Buffers(m, estimate.Request{Req: engine.Request{Settings: engine.Settings{Prompt: "x"}}})
 	if err != nil {
 		t.Fatal(err)
 	}

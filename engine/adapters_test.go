@@ -109,16 +109,16 @@ func loraPipelineCaseOn(t *testing.T, name string, openModel func(*testing.T, st
 	}
 	m := openModel(t, dir)
 	dumps := map[string][]float32{}
-	req := Request{Prompt: side.Prompt, Steps: side.Steps, Seed: side.Seed,
+	req := Request{Settings: Settings{Prompt: side.Prompt, Steps: side.Steps, Seed: side.Seed},
 		Dump: func(name string, shape []int, data []float32) error {
 			dumps[name] = append([]float32(nil), data...)
 			return nil
 		}}
 	if side.Width != nil {
-		req.WidthPx = *side.Width
+		req.Width = *side.Width
 	}
 	if side.Height != nil {
-		req.HeightPx = *side.Height
+		req.Height = *side.Height
 	}
 	for _, r := range side.Refs {
 		req.References = append(req.References, golden.Path(t, "pipeline", filepath.Base(r)))
@@ -196,7 +196,7 @@ func TestAdaptersRefused(t *testing.T) {
 	wide.Terms[0].In *= 2
 	wide.Terms[0].A.Cols *= 2
 	wide.Terms[0].A.Data = make([]float32, wide.Terms[0].A.Rows*wide.Terms[0].A.Cols)
-	_, err = m.Generate(context.Background(), Request{Prompt: "x", WidthPx: 32, HeightPx: 32, Steps: 1, Adapters: lora.Stack{{Adapter: &wide, Strength: 1}}}, nil)
+	_, err = m.Generate(context.Background(), Request{Settings: Settings{Prompt: "x", Width: 32, Height: 32, Steps: 1}, Adapters: lora.Stack{{Adapter: &wide, Strength: 1}}}, nil)
 	if err == nil || !strings.Contains(err.Error(), "lora_kohya_r2_a1") {
 		t.Errorf("mismatched adapter: %v", err)
 	}
@@ -223,7 +223,7 @@ func TestMetadataAdapters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := Request{Prompt: "p", Adapters: lora.Stack{{Adapter: a, Strength: -0.5}}}
+	req := Request{Settings: Settings{Prompt: "p"}, Adapters: lora.Stack{{Adapter: a, Strength: -0.5}}}
 	meta, err := Metadata(ModelInfo{Dir: "m", Distilled: true}, req, nil, &Result{Seed: 1, WidthPx: 16, HeightPx: 16, Steps: 1, Guidance: 1}, "test", 0)
 	if err != nil {
 		t.Fatal(err)

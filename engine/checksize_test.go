@@ -61,10 +61,10 @@ func TestValidateStepsAndReferences(t *testing.T) {
 			t.Errorf("ValidateReferences(%d) = %v", n, err)
 		}
 	}
-	if err := CheckRequest(Request{Steps: MaxSteps + 1}, true); err == nil || !strings.Contains(err.Error(), "out of range 1..200") {
+	if err := CheckRequest(Request{Settings: Settings{Steps: MaxSteps + 1}}, true); err == nil || !strings.Contains(err.Error(), "out of range 1..200") {
 		t.Errorf("CheckRequest with %d steps: %v", MaxSteps+1, err)
 	}
-	if err := CheckRequest(Request{References: make([]string, MaxReferences+1)}, false); err == nil {
+	if err := CheckRequest(Request{Settings: Settings{References: make([]string, MaxReferences+1)}}, false); err == nil {
 		t.Errorf("CheckRequest with %d references: no error", MaxReferences+1)
 	}
 }

@@ -105,7 +105,7 @@ func TestDevicePeakMemory(t *testing.T) {
 	want, _ := golden.F32(t, f, "vae_decode_output")
 	var image []float32
 	var textPeak int64
-	req := Request{Prompt: c.prompt, WidthPx: c.width, HeightPx: c.height, Steps: c.steps, Seed: c.seed,
+	req := Request{Settings: Settings{Prompt: c.prompt, Width: c.width, Height: c.height, Steps: c.steps, Seed: c.seed},
 		Dump: func(name string, _ []int, data []float32) error {
 			switch name {
 			case "prompt_embeds": // dumped at the end of the text stage

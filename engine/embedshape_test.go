@@ -16,13 +16,13 @@ func TestEmbeddingsWidthChecked(t *testing.T) {
 	dim := m.flux.Config().JointAttentionDim
 	for _, width := range []int{dim / 2, dim * 2} {
 		emb := make([]float32, TextTokens*width)
-		_, err := m.Generate(context.Background(), Request{Prompt: "x", WidthPx: 32, HeightPx: 32, Steps: 1, PromptEmbeds: emb}, nil)
+		_, err := m.Generate(context.Background(), Request{Settings: Settings{Prompt: "x", Width: 32, Height: 32, Steps: 1}, PromptEmbeds: emb}, nil)
 		if err == nil || !strings.Contains(err.Error(), "text width") {
 			t.Errorf("embeddings [%d, %d] into width %d: %v", TextTokens, width, dim, err)
 		}
 	}
 	emb := make([]float32, TextTokens*dim)
-	if _, err := m.Generate(context.Background(), Request{Prompt: "x", WidthPx: 32, HeightPx: 32, Steps: 1, PromptEmbeds: emb}, nil); err != nil {
+	if _, err := m.Generate(context.Background(), Request{Settings: Settings{Prompt: "x", Width: 32, Height: 32, Steps: 1}, PromptEmbeds: emb}, nil); err != nil {
 		t.Errorf("embeddings of the right shape: %v", err)
 	}
 }

@@ -111,7 +111,7 @@ func TestNonFiniteWeightsFail(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.comp+"/"+c.tensor, func(t *testing.T) {
 			m := openModel(t, poisonedModel(t, c.comp, c.tensor, 0, c.value))
-			res, err := m.Generate(context.Background(), Request{Prompt: "x", WidthPx: 32, HeightPx: 32, Seed: 1, References: c.refs}, nil)
+			res, err := m.Generate(context.Background(), Request{Settings: Settings{Prompt: "x", Width: 32, Height: 32, Seed: 1, References: c.refs}}, nil)
 			if err == nil {
 				t.Fatalf("generation succeeded (image %v)", res.Image.Bounds())
 			}
@@ -126,13 +126,13 @@ func TestNonFiniteInputsFail(t *testing.T) {
 	m := openModel(t, golden.TinyModel(t))
 	lat := make([]float32, latentChannels*4)
 	lat[5] = float32(math.Inf(-1))
-	_, err := m.Generate(context.Background(), Request{Prompt: "x", WidthPx: 32, HeightPx: 32, Latents: lat}, nil)
+	_, err := m.Generate(context.Background(), Request{Settings: Settings{Prompt: "x", Width: 32, Height: 32}, Latents: lat}, nil)
 	if err == nil || !strings.Contains(err.Error(), "initial latents contain non-finite values: 1 of 512, the first (value 5) is -Inf") {
 		t.Errorf("NaN latents: %v", err)
 	}
 	emb := make([]float32, TextTokens*m.flux.Config().JointAttentionDim)
 	emb[7], emb[9] = float32(math.NaN()), float32(math.NaN())
-	_, err = m.Generate(context.Background(), Request{Prompt: "x", WidthPx: 32, HeightPx: 32, PromptEmbeds: emb}, nil)
+	_, err = m.Generate(context.Background(), Request{Settings: Settings{Prompt: "x", Width: 32, Height: 32}, PromptEmbeds: emb}, nil)
 	if err == nil || !strings.Contains(err.Error(), "prompt embeddings contain non-finite values: 2 of") {
 		t.Errorf("NaN embeddings: %v", err)
 	}
@@ -149,7 +149,7 @@ func TestGuidanceValidated(t *testing.T) {
 	m := openModel(t, golden.TinyBaseModel(t))
 	for _, g := range []float64{math.NaN(), math.Inf(1), math.Inf(-1), -5, 0.5, 30.5, 1e308} {
 		calls := 0
-		_, err := m.Generate(context.Background(), Request{Prompt: "x", WidthPx: 32, HeightPx: 32, Guidance: g},
+		_, err := m.Generate(context.Background(), Request{Settings: Settings{Prompt: "x", Width: 32, Height: 32, Guidance: g}},
 			func(p Progress) {
 				if p.Phase != PhaseLoading {
 					calls++
@@ -166,7 +166,7 @@ func TestGuidanceValidated(t *testing.T) {
 
 func TestPromptLengthValidated(t *testing.T) {
 	m := openModel(t, golden.TinyModel(t))
-	_, err := m.Generate(context.Background(), Request{Prompt: strings.Repeat("x", MaxPromptBytes+1), WidthPx: 32, HeightPx: 32}, nil)
+	_, err := m.Generate(context.Background(), Request{Settings: Settings{Prompt: strings.Repeat("x", MaxPromptBytes+1), Width: 32, Height: 32}}, nil)
 	if err == nil || !strings.Contains(err.Error(), "prompt is 65537 bytes long") {
 		t.Errorf("error %v", err)
 	}

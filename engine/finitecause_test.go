@@ -38,11 +38,11 @@ func TestNonFiniteCauseNamed(t *testing.T) {
 		want string
 	}{
 		{"embeddings", Request{PromptEmbeds: huge(TextTokens * dim)}, "prompt embeddings"},
-		{"adapter", Request{Prompt: "x", Adapters: lora.Stack{{Adapter: a, Strength: 1}}, AdaptersPartial: true}, "lora_kohya_r2_a1.safetensors"},
-		{"latents", Request{Prompt: "x", Latents: huge(latentChannels * 4)}, "initial latents"},
+		{"adapter", Request{Settings: Settings{Prompt: "x", AdaptersPartial: true}, Adapters: lora.Stack{{Adapter: a, Strength: 1}}}, "lora_kohya_r2_a1.safetensors"},
+		{"latents", Request{Settings: Settings{Prompt: "x"}, Latents: huge(latentChannels * 4)}, "initial latents"},
 	}
 	for _, c := range cases {
-		c.req.WidthPx, c.req.HeightPx, c.req.Steps, c.req.Seed = 32, 32, 1, 1
+		c.req.Width, c.req.Height, c.req.Steps, c.req.Seed = 32, 32, 1, 1
 		_, err := m.Generate(context.Background(), c.req, nil)
 		if err == nil || !strings.Contains(err.Error(), "non-finite") || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "transformer weights") {
 			t.Errorf("%s: %v", c.name, err)

@@ -59,7 +59,7 @@ func TestPipelineGolden(t *testing.T) {
 				t.Fatalf("variant detection: distilled=%v for base=%v", m.Info().Distilled, c.base)
 			}
 			dumps := map[string][]float32{}
-			req := Request{Prompt: c.prompt, WidthPx: c.width, HeightPx: c.height, Steps: c.steps, Seed: c.seed,
+			req := Request{Settings: Settings{Prompt: c.prompt, Width: c.width, Height: c.height, Steps: c.steps, Seed: c.seed},
 				Dump: func(name string, shape []int, data []float32) error {
 					dumps[name] = append([]float32(nil), data...)
 					return nil
@@ -143,14 +143,14 @@ func TestGenerateRejectsBadRequests(t *testing.T) {
 		req  Request
 		want string
 	}{
-		{"width too small", Request{WidthPx: 8, HeightPx: 64}, "width 8 px is out of range"},
-		{"height too large", Request{WidthPx: 64, HeightPx: 5000}, "height 5000 px is out of range"},
-		{"too many references", Request{References: tooMany}, "at most"},
-		{"missing reference", Request{References: []string{"/nonexistent/ref.png"}}, "ref.png"},
-		{"unreadable reference", Request{References: []string{notImage}}, "notes.png"},
-		{"bad steps", Request{Steps: -3}, "steps"},
-		{"wrong latents size", Request{WidthPx: 64, HeightPx: 64, Latents: make([]float32, 7)}, "initial latents"},
-		{"wrong embeddings size", Request{WidthPx: 64, HeightPx: 64, PromptEmbeds: make([]float32, 5)}, "prompt embeddings"},
+		{"width too small", Request{Settings: Settings{Width: 8, Height: 64}}, "width 8 px is out of range"},
+		{"height too large", Request{Settings: Settings{Width: 64, Height: 5000}}, "height 5000 px is out of range"},
+		{"too many references", Request{Settings: Settings{References: tooMany}}, "at most"},
+		{"missing reference", Request{Settings: Settings{References: []string{"/nonexistent/ref.png"}}}, "ref.png"},
+		{"unreadable reference", Request{Settings: Settings{References: []string{notImage}}}, "notes.png"},
+		{"bad steps", Request{Settings: Settings{Steps: -3}}, "steps"},
+		{"wrong latents size", Request{Settings: Settings{Width: 64, Height: 64}, Latents: make([]float32, 7)}, "initial latents"},
+		{"wrong embeddings size", Request{Settings: Settings{Width: 64, Height: 64}, PromptEmbeds: make([]float32, 5)}, "prompt embeddings"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -166,7 +166,7 @@ func TestGenerateCancel(t *testing.T) {
 	m := openModel(t, golden.TinyModel(t))
 	ctx, cancel := context.WithCancel(context.Background())
 	blocks := 0
-	_, err := m.Generate(ctx, Request{Prompt: "x", WidthPx: 64, HeightPx: 64, Seed: 1}, func(p Progress) {
+	_, err := m.Generate(ctx, Request{Settings: Settings{Prompt: "x", Width: 64, Height: 64, Seed: 1}}, func(p Progress) {
 		if p.Phase == PhaseDenoise {
 			blocks++
 			if p.Step == 2 {
@@ -178,7 +178,7 @@ func TestGenerateCancel(t *testing.T) {
 		t.Fatalf("error %v, want context.Canceled", err)
 	}
 	// The model must still work after a cancelled run.
-	if _, err := m.Generate(context.Background(), Request{Prompt: "x", WidthPx: 64, HeightPx: 64, Seed: 1}, nil); err != nil {
+	if _, err := m.Generate(context.Background(), Request{Settings: Settings{Prompt: "x", Width: 64, Height: 64, Seed: 1}}, nil); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -196,7 +196,7 @@ func TestOpenIncompleteFolder(t *testing.T) {
 // give the reference embedding.
 func TestEncoderUsableAfterRelease(t *testing.T) {
 	m := openModel(t, golden.TinyModel(t))
-	if _, err := m.Generate(context.Background(), Request{Prompt: "A red cube on a blue table", WidthPx: 32, HeightPx: 32}, nil); err != nil {
+	if _, err := m.Generate(context.Background(), Request{Settings: Settings{Prompt: "A red cube on a blue table", Width: 32, Height: 32}}, nil); err != nil {
 		t.Fatal(err)
 	}
 	got, err := m.EncodePrompt(context.Background(), pipelineCases[1].prompt, nil)
@@ -213,8 +213,8 @@ func TestEncoderUsableAfterRelease(t *testing.T) {
 func TestGenerateFreesTensors(t *testing.T) {
 	m := openModel(t, golden.TinyModel(t))
 	b := m.Backend()
-	req := Request{Prompt: "x", WidthPx: 32, HeightPx: 48, Seed: 3,
-		References: []string{golden.Path(t, "pipeline", "i2i_ref_83x69.png")}}
+	req := Request{Settings: Settings{Prompt: "x", Width: 32, Height: 48, Seed: 3,
+		References: []string{golden.Path(t, "pipeline", "i2i_ref_83x69.png")}}}
 	// The first run loads the text encoder and caches the prompt's embedding.
 	if _, err := m.Generate(context.Background(), req, nil); err != nil {
 		t.Fatal(err)
@@ -265,7 +265,7 @@ func TestGenerateBackendError(t *testing.T) {
 	}
 	defer m.Close()
 	before := b.Memory().Resident
-	_, err = m.Generate(context.Background(), Request{Prompt: "x", WidthPx: 32, HeightPx: 32, Seed: 1}, func(p Progress) {
+	_, err = m.Generate(context.Background(), Request{Settings: Settings{Prompt: "x", Width: 32, Height: 32, Seed: 1}}, func(p Progress) {
 		if p.Phase == PhaseDenoise && p.Step == 2 {
 			b.lost = true
 		}

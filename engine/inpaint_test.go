@@ -81,11 +81,11 @@ func inpaintCases(t *testing.T, prefixes ...string) []inpaintCase {
 // request is the case as a Request (the pipeline's output: RawUnmasked), with dumps into d.
 func (c inpaintCase) request(t *testing.T, d map[string][]float32) Request {
 	req := Request{
-		Prompt: c.Prompt, Steps: c.Steps, Seed: c.Seed, Strength: c.Strength,
-		Image: golden.Path(t, "inpaint", c.ImagePNG), Mask: golden.Path(t, "inpaint", c.MaskPNG),
-		RawUnmasked: true,
-		// The pipeline ignores a size; so does Generate.
-		WidthPx: 32, HeightPx: 32,
+		Settings: Settings{Prompt: c.Prompt, Steps: c.Steps, Seed: c.Seed, Strength: c.Strength,
+			Image: golden.Path(t, "inpaint", c.ImagePNG), Mask: golden.Path(t, "inpaint", c.MaskPNG),
+			RawUnmasked: true,
+			// The pipeline ignores a size; so does Generate.
+			Width: 32, Height: 32},
 		Dump: func(name string, shape []int, data []float32) error {
 			d[name] = append([]float32(nil), data...)
 			return nil
@@ -217,7 +217,7 @@ func TestInpaintGolden(t *testing.T) {
 				// The same canvas built by Generate from the source picture and the padding.
 				req := c.request(t, map[string][]float32{})
 				req.Image = golden.Path(t, "inpaint", c.name+"_source.png")
-				req.Mask, req.Outpaint = "", inpaint.Padding{Left: 8, Top: 16, Right: 8, Bottom: 16}
+				req.Mask, req.Outpaint = "", OutpaintOf(inpaint.Padding{Left: 8, Top: 16, Right: 8, Bottom: 16})
 				res, err := m.Generate(context.Background(), req, nil)
 				if err != nil {
 					t.Fatal(err)
@@ -328,17 +328,17 @@ func TestInpaintRejects(t *testing.T) {
 		req  Request
 		want string
 	}{
-		{"mask without image", Request{Mask: mask}, "needs an image"},
-		{"mask and outpaint", Request{Image: img, Mask: mask, Outpaint: inpaint.Padding{Left: 16}}, "not both"},
-		{"strength above 1", Request{Image: img, Mask: mask, Strength: 1.5}, "strength 1.5"},
-		{"negative strength", Request{Image: img, Mask: mask, Strength: -0.1}, "strength -0.1"},
-		{"strength not a number", Request{Image: img, Mask: mask, Strength: math.NaN()}, "strength NaN"},
-		{"negative crop", Request{Image: img, Mask: mask, MaskCrop: -2}, "mask crop"},
-		{"two references", Request{Image: img, Mask: mask, References: []string{ref, ref}}, "at most one"},
-		{"missing image", Request{Image: "/nonexistent/in.png", Mask: mask}, "in.png"},
-		{"bad mask", Request{Image: img, Mask: notImage}, "notes.png"},
-		{"outpaint too large", Request{Image: img, Outpaint: inpaint.Padding{Right: 4090}}, "at most 4096"},
-		{"negative outpaint", Request{Image: img, Outpaint: inpaint.Padding{Top: -16}}, "negative"},
+		{"mask without image", Request{Settings: Settings{Mask: mask}}, "needs an image"},
+		{"mask and outpaint", Request{Settings: Settings{Image: img, Mask: mask, Outpaint: OutpaintOf(inpaint.Padding{Left: 16})}}, "not both"},
+		{"strength above 1", Request{Settings: Settings{Image: img, Mask: mask, Strength: 1.5}}, "strength 1.5"},
+		{"negative strength", Request{Settings: Settings{Image: img, Mask: mask, Strength: -0.1}}, "strength -0.1"},
+		{"strength not a number", Request{Settings: Settings{Image: img, Mask: mask, Strength: math.NaN()}}, "strength NaN"},
+		{"negative crop", Request{Settings: Settings{Image: img, Mask: mask, MaskCrop: -2}}, "mask crop"},
+		{"two references", Request{Settings: Settings{Image: img, Mask: mask, References: []string{ref, ref}}}, "at most one"},
+		{"missing image", Request{Settings: Settings{Image: "/nonexistent/in.png", Mask: mask}}, "in.png"},
+		{"bad mask", Request{Settings: Settings{Image: img, Mask: notImage}}, "notes.png"},
+		{"outpaint too large", Request{Settings: Settings{Image: img, Outpaint: OutpaintOf(inpaint.Padding{Right: 4090})}}, "at most 4096"},
+		{"negative outpaint", Request{Settings: Settings{Image: img, Outpaint: OutpaintOf(inpaint.Padding{Top: -16})}}, "negative"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -32,19 +32,15 @@ func ValidateStrength(s float64) error {
 	return fmt.Errorf("strength %v is out of range: use a number in (0, 1] (1 repaints from pure noise)", s)
 }
 
-// Mode is the request's mode: ModeInpaint, ModeOutpaint, ModeImageToImage, or "" for
-// text-to-image.
-func (req Request) Mode() string { return SettingsOf(req).Mode() }
-
 // checkInpaint checks the inpainting fields of a request before any file is read.
 func checkInpaint(req Request) error {
 	if req.Image == "" {
-		if req.Mask != "" || req.Strength != 0 || req.MaskCrop != 0 || req.RawUnmasked || !req.Outpaint.IsZero() {
+		if req.Mask != "" || req.Strength != 0 || req.MaskCrop != 0 || req.RawUnmasked || !req.Padding().IsZero() {
 			return errors.New("a mask, strength, mask crop, raw-unmasked or outpainting setting needs an image to inpaint")
 		}
 		return nil
 	}
-	if req.Mask != "" && !req.Outpaint.IsZero() {
+	if req.Mask != "" && !req.Padding().IsZero() {
 		return fmt.Errorf("inpainting %s: give a mask or outpainting padding, not both (outpainting builds its own mask)", req.Image)
 	}
 	if len(req.References) > 1 {
@@ -60,7 +56,7 @@ func checkInpaint(req Request) error {
 	}
 	// Negative sides and sides over the limit; the canvas is checked once the image's size
 	// is known (loadInpaint).
-	return req.Outpaint.Validate(0, 0, EngineMaxSidePx)
+	return req.Padding().Validate(0, 0, EngineMaxSidePx)
 }
 
 // inpaintInput is an inpainting request's pictures, read and prepared as the pipeline
@@ -91,16 +87,16 @@ func loadInpaint(req Request) (*inpaintInput, error) {
 	switch {
 	case req.Mode() == ModeImageToImage:
 		mask = wholeMask(img.Bounds())
-	case req.Outpaint.IsZero():
+	case req.Padding().IsZero():
 		if mask, err = imageio.Load(req.Mask); err != nil {
 			return nil, fmt.Errorf("mask: %w", err)
 		}
 	default:
 		b := img.Bounds()
-		if err := CheckOutpaint(req.Outpaint, b.Dx(), b.Dy()); err != nil {
+		if err := CheckOutpaint(req.Padding(), b.Dx(), b.Dy()); err != nil {
 			return nil, fmt.Errorf("image %s: %w", req.Image, err)
 		}
-		canvas, m, err := inpaint.Outpaint(img, req.Outpaint)
+		canvas, m, err := inpaint.Outpaint(img, req.Padding())
 		if err != nil {
 			return nil, fmt.Errorf("image %s: %w", req.Image, err)
 		}

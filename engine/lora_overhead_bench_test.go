@@ -52,7 +52,7 @@ func BenchmarkLoRAStepOverhead(b *testing.B) {
 				cpu1 = processCPUSeconds()
 			}
 		}
-		res, err := m.Generate(context.Background(), Request{Prompt: "a red cube on a blue table", WidthPx: 256, HeightPx: 256, Steps: 1, Seed: 1, Adapters: st}, progress)
+		res, err := m.Generate(context.Background(), Request{Settings: Settings{Prompt: "a red cube on a blue table", Width: 256, Height: 256, Steps: 1, Seed: 1}, Adapters: st}, progress)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -12,8 +12,8 @@ import (
 func negativeRun(t *testing.T, m *Model, negative string, guidance float64) (*Result, map[string][]float32) {
 	t.Helper()
 	dumps := map[string][]float32{}
-	req := Request{Prompt: "A red cube on a blue table", NegativePrompt: negative, WidthPx: 64, HeightPx: 48,
-		Steps: 3, Seed: 15, Guidance: guidance,
+	req := Request{Settings: Settings{Prompt: "A red cube on a blue table", NegativePrompt: negative, Width: 64, Height: 48,
+		Steps: 3, Seed: 15, Guidance: guidance},
 		Dump: func(name string, _ []int, data []float32) error {
 			dumps[name] = append([]float32(nil), data...)
 			return nil

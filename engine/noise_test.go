@@ -40,7 +40,7 @@ func TestNoiseTorchIsDefault(t *testing.T) {
 	if _, err := InitialNoise(NoiseStable, 1, 8, 0, 5); err == nil {
 		t.Fatal("empty latent: no error")
 	}
-	if err := CheckRequest(Request{Noise: "Stable"}, true); err == nil {
+	if err := CheckRequest(Request{Settings: Settings{Noise: "Stable"}}, true); err == nil {
 		t.Fatal("CheckRequest accepted noise \"Stable\"")
 	}
 }
@@ -193,7 +193,7 @@ func maxAbs(a, b []float32) float64 {
 // latents the sampler starts from are InitialNoise's.
 func TestGenerateStableNoise(t *testing.T) {
 	m := openModel(t, golden.TinyModel(t))
-	req := Request{Prompt: "a red cube", WidthPx: 64, HeightPx: 48, Steps: 1, Seed: 3, Noise: NoiseStable}
+	req := Request{Settings: Settings{Prompt: "a red cube", Width: 64, Height: 48, Steps: 1, Seed: 3, Noise: NoiseStable}}
 	var init []float32
 	req.Dump = func(name string, _ []int, data []float32) error {
 		if name == "latents_init" {

@@ -81,7 +81,7 @@ func planChecked(req Request, distilled bool, refs []image.Point) (Plan, error) 
 	if p.Schedule == "" {
 		p.Schedule = "flow"
 	}
-	width, height := req.WidthPx, req.HeightPx
+	width, height := req.Width, req.Height
 	if req.Image != "" {
 		if err := p.planInpaint(); err != nil {
 			return Plan{}, err

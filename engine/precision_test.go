@@ -67,7 +67,7 @@ func TestPipelineFastPrecision(t *testing.T) {
 			}
 			defer m.Close()
 			dumps := map[string][]float32{}
-			req := Request{Prompt: c.prompt, WidthPx: c.width, HeightPx: c.height, Steps: c.steps, Seed: c.seed,
+			req := Request{Settings: Settings{Prompt: c.prompt, Width: c.width, Height: c.height, Steps: c.steps, Seed: c.seed},
 				Dump: func(name string, shape []int, data []float32) error {
 					dumps[name] = append([]float32(nil), data...)
 					return nil

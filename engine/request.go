@@ -39,62 +39,46 @@ const (
 	MaxGuidance = 30
 )
 
-// Request is one generation.
+// Request is one generation: its saved settings (Settings, embedded: a new setting reaches
+// the request without a change here) and what it holds only while it runs. Settings' Width
+// and Height are the output size; 0 means "from the first reference image" when there is
+// one, else DefaultSizePx, and both are floored to multiples of 16. With Image set, the
+// picture is repainted (Flux2KleinInpaintPipeline, see NewPlan): the output takes its size
+// (Width and Height are ignored, as the pipeline ignores them), it conditions the
+// transformer as the first reference, and References then holds at most one extra one.
 type Request struct {
-	Prompt string
-	// NegativePrompt is classifier-free guidance's unconditional prompt on base models
-	// (diffusers' negative_prompt; "" is the reference's default, the empty prompt).
-	// Distilled models run no CFG and ignore it.
-	NegativePrompt string
-	// WidthPx and HeightPx are the output size; 0 means "from the first reference image" when
-	// there is one, else DefaultSizePx. Both are floored to multiples of 16.
-	WidthPx, HeightPx int
-	// Steps is the number of denoising steps (1..MaxSteps); 0 picks the variant's default
-	// (DefaultStepsDistilled or DefaultStepsBase).
-	Steps int
-	// Seed selects the initial noise, made as Noise says.
-	Seed uint64
-	// Noise is the kind of initial noise: "" or NoiseTorch (torch-compatible CPU randn,
-	// which depends on the size) or NoiseStable (size-stable seeds). See InitialNoise.
-	Noise string
-	// Guidance is the CFG scale for base models: 0 picks DefaultGuidance, else a finite
-	// number in MinGuidance..MaxGuidance (see ValidateGuidance). Ignored by distilled
-	// models, but validated for them too.
-	Guidance float64
-	// Schedule is "flow" (default, the reference's shifted schedule), "linear" or "power".
-	Schedule string
-	// References are image files used for image-to-image / multi-reference conditioning.
-	References []string
+	Settings
 	// Latents optionally replaces the seeded noise: [128, H/16, W/16] (NCHW without batch).
 	Latents []float32
 	// PromptEmbeds optionally replaces text encoding: [TextTokens, 3·hidden].
 	PromptEmbeds []float32
 	// Adapters are LoRA/LoKr adapters (lora.Open) with their strengths, applied at run time
-	// (see Model.SetAdapters); AdaptersPartial accepts adapters with keys that match
-	// nothing in the model (listed by lora.Adapter.Check otherwise).
-	Adapters        lora.Stack
-	AdaptersPartial bool
+	// (see Model.SetAdapters); Settings.AdaptersPartial accepts adapters with keys that
+	// match nothing in the model (listed by lora.Adapter.Check otherwise).
+	Adapters lora.Stack
 	// Dump, when set, receives every intermediate tensor (name, shape, values).
 	Dump func(name string, shape []int, data []float32) error
+}
 
-	// Inpainting and outpainting (Flux2KleinInpaintPipeline, see NewPlan). Image, when set,
-	// is the picture to repaint: the output takes its size (floored to multiples of 16;
-	// WidthPx and HeightPx are ignored, as the pipeline ignores them) and it conditions
-	// the transformer as the first reference; References then holds at most one extra
-	// reference. Mask marks what to repaint (grey >= 128, resized and converted to L when
-	// it differs from the image); empty with Outpaint, which repaints the new border.
-	Image, Mask string
-	// Strength in (0, 1] picks the start step of the schedule (0: DefaultStrength).
-	Strength float64
-	// MaskCrop > 0 repaints only the mask's box grown by that many pixels, at the image's
-	// size, and pastes it back (padding_mask_crop); 0 repaints the whole picture.
-	MaskCrop int
-	// RawUnmasked keeps the decoded pixels outside the mask (the pipeline's output);
-	// by default the original's are pasted back there with a feathered seam.
-	RawUnmasked bool
-	// Outpaint extends the image by these pixels per side on a grey canvas and repaints
-	// the new area (Mask must then be empty).
-	Outpaint inpaint.Padding
+// Padding is the outpainting of the request (Settings.Outpaint) as inpaint's type: zero
+// when there is none.
+func (req Request) Padding() inpaint.Padding { return PaddingOf(req.Outpaint) }
+
+// PaddingOf is a saved outpainting (left, top, right, bottom px; nil for none) as
+// inpaint's type.
+func PaddingOf(o *[4]int) inpaint.Padding {
+	if o == nil {
+		return inpaint.Padding{}
+	}
+	return inpaint.Padding{Left: o[0], Top: o[1], Right: o[2], Bottom: o[3]}
+}
+
+// OutpaintOf is p as Settings.Outpaint saves it: nil when p is zero.
+func OutpaintOf(p inpaint.Padding) *[4]int {
+	if p.IsZero() {
+		return nil
+	}
+	return &[4]int{p.Left, p.Top, p.Right, p.Bottom}
 }
 
 // Phase names a stage of a generation, for progress display.

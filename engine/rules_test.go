@@ -52,7 +52,7 @@ func TestCheckSettingsFields(t *testing.T) {
 		t.Errorf("width 8: %v, want the SizeError inside", err)
 	}
 	// Within the range a side is floored, as the reference pipeline does.
-	if p, err := NewPlan(Request{WidthPx: 100, HeightPx: 70}, true, nil); err != nil || p.WidthPx != 96 || p.HeightPx != 64 {
+	if p, err := NewPlan(Request{Settings: Settings{Width: 100, Height: 70}}, true, nil); err != nil || p.WidthPx != 96 || p.HeightPx != 64 {
 		t.Errorf("100×70 planned as %d×%d (%v), want 96×64", p.WidthPx, p.HeightPx, err)
 	}
 }
@@ -91,7 +91,7 @@ func TestMetadataRecordsSumsBeforeRun(t *testing.T) {
 	if err := os.WriteFile(ref, []byte("before"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	req := Request{Prompt: "x", References: []string{ref}}
+	req := Request{Settings: Settings{Prompt: "x", References: []string{ref}}}
 	sums, err := HashInputs(req)
 	if err != nil {
 		t.Fatal(err)

@@ -64,7 +64,7 @@ func TestSchedulerConfigRead(t *testing.T) {
 	latents := func(dir string) []float32 {
 		m := openModel(t, dir)
 		var out []float32
-		req := Request{Prompt: "a red cube", WidthPx: 32, HeightPx: 32, Steps: 2, Seed: 7,
+		req := Request{Settings: Settings{Prompt: "a red cube", Width: 32, Height: 32, Steps: 2, Seed: 7},
 			Dump: func(name string, _ []int, data []float32) error {
 				if name == "latents_step0" {
 					out = slices.Clone(data)

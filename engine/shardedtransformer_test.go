@@ -53,7 +53,7 @@ func TestShardedTransformerLoads(t *testing.T) {
 	os.WriteFile(filepath.Join(tdir, "diffusion_pytorch_model.safetensors.index.json"), idx, 0o644)
 	os.Remove(single)
 
-	req := Request{Prompt: "x", WidthPx: 64, HeightPx: 64, Steps: 1, Seed: 3}
+	req := Request{Settings: Settings{Prompt: "x", Width: 64, Height: 64, Steps: 1, Seed: 3}}
 	gen := func(d string) []float32 {
 		m, err := Open(d, backends.Default(), Options{})
 		if err != nil {

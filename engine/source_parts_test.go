@@ -100,7 +100,7 @@ func TestGGUFPipelineGolden(t *testing.T) {
 			defer m.Close()
 			f := golden.Open(t, "gguf/cases/"+c.name+".safetensors")
 			dumps := map[string][]float32{}
-			req := Request{Prompt: c.prompt, WidthPx: c.w, HeightPx: c.h, Steps: 4, Seed: c.seed,
+			req := Request{Settings: Settings{Prompt: c.prompt, Width: c.w, Height: c.h, Steps: 4, Seed: c.seed},
 				Dump: func(name string, shape []int, data []float32) error {
 					dumps[name] = append([]float32(nil), data...)
 					return nil

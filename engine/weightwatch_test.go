@@ -32,7 +32,7 @@ func TestTruncatedWeightsWhileMapped(t *testing.T) {
 			if err := os.Truncate(victim, 4096); err != nil {
 				t.Fatal(err)
 			}
-			_, err = m.Generate(context.Background(), Request{Prompt: "x", WidthPx: 64, HeightPx: 64, Steps: 1, Seed: 1}, nil)
+			_, err = m.Generate(context.Background(), Request{Settings: Settings{Prompt: "x", Width: 64, Height: 64, Steps: 1, Seed: 1}}, nil)
 			if !errors.Is(err, ErrWeightsChanged) || !strings.Contains(err.Error(), victim) {
 				t.Fatalf("run over a truncated %s: %v", comp, err)
 			}
@@ -64,7 +64,7 @@ func TestTruncatedSingleFileWhileMapped(t *testing.T) {
 	if err := os.Truncate(file, 4096); err != nil {
 		t.Fatal(err)
 	}
-	_, err = m.Generate(context.Background(), Request{Prompt: "x", WidthPx: 64, HeightPx: 64, Steps: 1, Seed: 1}, nil)
+	_, err = m.Generate(context.Background(), Request{Settings: Settings{Prompt: "x", Width: 64, Height: 64, Steps: 1, Seed: 1}}, nil)
 	if !errors.Is(err, ErrWeightsChanged) || !strings.Contains(err.Error(), file) {
 		t.Fatalf("run over a truncated transformer file: %v", err)
 	}

@@ -15,7 +15,7 @@ func TestEstimateAdapters(t *testing.T) {
 	m := preset(t, "klein-4B", true)
 	rates := Calibration{Backend: "x", LinearGFLOPS: 100, AttentionGFLOPS: 50, ConvGFLOPS: 80}
 	mc := Machine{AvailableBytes: 64 * gB, Rates: rates}
-	req := Request{Req: engine.Request{WidthPx: 512, HeightPx: 512}}
+	req := Request{Req: engine.Request{Settings: engine.Settings{Width: 512, Height: 512}}}
 	base, err := Estimate(m, req, mc)
 	if err != nil {
 		t.Fatal(err)

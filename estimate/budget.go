@@ -322,7 +322,7 @@ func pictureRef(req Request) (image.Point, bool) {
 	if req.Req.Image == "" || w <= 0 || h <= 0 || w > engine.EngineMaxSidePx || h > engine.EngineMaxSidePx {
 		return image.Point{}, false
 	}
-	cw, ch := req.Req.Outpaint.Size(w, h)
+	cw, ch := req.Req.Padding().Size(w, h)
 	ow, oh := inpaint.OutputSize(cw, ch)
 	if ow <= 0 || oh <= 0 {
 		return image.Point{}, false
@@ -349,7 +349,7 @@ func planInpaint(m Model, req Request, pic image.Point, refs []image.Point) (eng
 func withoutPicture(req engine.Request) engine.Request {
 	if req.Image != "" {
 		req.Image, req.Mask, req.Strength, req.MaskCrop, req.RawUnmasked = "", "", 0, 0, false
-		req.Outpaint = inpaint.Padding{}
+		req.Outpaint = nil
 	}
 	return req
 }

@@ -81,7 +81,7 @@ func TestEstimate4BAgainstRAM(t *testing.T) {
 	}
 	for side, byRAM := range want {
 		for avail, verdict := range byRAM {
-			r, err := Estimate(m, Request{Req: engine.Request{WidthPx: side, HeightPx: side}}, Machine{AvailableBytes: avail, TotalBytes: 64 * gB})
+			r, err := Estimate(m, Request{Req: engine.Request{Settings: engine.Settings{Width: side, Height: side}}}, Machine{AvailableBytes: avail, TotalBytes: 64 * gB})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -96,7 +96,7 @@ func TestEstimate4BAgainstRAM(t *testing.T) {
 			}
 		}
 	}
-	r, _ := Estimate(m, Request{Req: engine.Request{WidthPx: 512, HeightPx: 512}}, Machine{})
+	r, _ := Estimate(m, Request{Req: engine.Request{Settings: engine.Settings{Width: 512, Height: 512}}}, Machine{})
 	if r.Verdict != Unknown || !strings.Contains(r.Message, "unknown") {
 		t.Errorf("unknown RAM: %s %s", r.Verdict, r.Message)
 	}
@@ -120,7 +120,7 @@ func TestEstimate4BNumbers(t *testing.T) {
 		512:  {1536, 1536 * 49408 * 4, 3 * 256 * 512 * 512 * 4, 15.2, 1.8, 40.7, 2.52},
 		1024: {4608, 4608 * 49408 * 4, 3 * 256 * 1024 * 1024 * 4, 18.25, 4.88, 139.3, 10.47},
 	} {
-		r, err := Estimate(m, Request{Req: engine.Request{WidthPx: side, HeightPx: side}}, Machine{AvailableBytes: 64 * gB})
+		r, err := Estimate(m, Request{Req: engine.Request{Settings: engine.Settings{Width: side, Height: side}}}, Machine{AvailableBytes: 64 * gB})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -164,7 +164,7 @@ func TestEstimate4BNumbers(t *testing.T) {
 func TestEstimateTimeFromCalibration(t *testing.T) {
 	m := preset(t, "klein-4B", false) // base: 50 steps with guidance (2 passes)
 	rates := Calibration{Backend: "x", LinearGFLOPS: 100, AttentionGFLOPS: 50, ConvGFLOPS: 80}
-	r, err := Estimate(m, Request{Req: engine.Request{WidthPx: 512, HeightPx: 512}}, Machine{AvailableBytes: 64 * gB, Rates: rates})
+	r, err := Estimate(m, Request{Req: engine.Request{Settings: engine.Settings{Width: 512, Height: 512}}}, Machine{AvailableBytes: 64 * gB, Rates: rates})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +184,7 @@ func TestEstimateTimeFromCalibration(t *testing.T) {
 		t.Errorf("phases %+v, total %v", r.PhaseSeconds, r.Seconds)
 	}
 	// Guidance 1 turns CFG off; a cached prompt skips the encoder.
-	r2, _ := Estimate(m, Request{Req: engine.Request{WidthPx: 512, HeightPx: 512, Guidance: 1}, PromptCached: true}, Machine{AvailableBytes: 64 * gB, Rates: rates})
+	r2, _ := Estimate(m, Request{Req: engine.Request{Settings: engine.Settings{Width: 512, Height: 512, Guidance: 1}}, PromptCached: true}, Machine{AvailableBytes: 64 * gB, Rates: rates})
 	if r2.Passes != 1 || relErr(r2.PhaseSeconds.Denoise, want/2) > 1e-9 && relErr(r2.PhaseSeconds.Denoise, r.PhaseSeconds.Denoise/2) > 1e-9 {
 		t.Errorf("guidance 1: %d passes, denoise %.4g s", r2.Passes, r2.PhaseSeconds.Denoise)
 	}
@@ -192,7 +192,7 @@ func TestEstimateTimeFromCalibration(t *testing.T) {
 		t.Errorf("cached prompt: encode %v s, peak %d vs %d", r2.PhaseSeconds.Encode, r2.PeakBytes, r.PeakBytes)
 	}
 	// No calibration: no time.
-	r3, _ := Estimate(m, Request{Req: engine.Request{WidthPx: 512, HeightPx: 512}}, Machine{AvailableBytes: 64 * gB})
+	r3, _ := Estimate(m, Request{Req: engine.Request{Settings: engine.Settings{Width: 512, Height: 512}}}, Machine{AvailableBytes: 64 * gB})
 	if r3.Seconds != 0 {
 		t.Errorf("seconds without calibration: %v", r3.Seconds)
 	}
@@ -200,8 +200,8 @@ func TestEstimateTimeFromCalibration(t *testing.T) {
 
 func TestEstimateReferences(t *testing.T) {
 	m := preset(t, "klein-4B", true)
-	r0, _ := Estimate(m, Request{Req: engine.Request{WidthPx: 512, HeightPx: 512}}, Machine{AvailableBytes: 64 * gB})
-	r2, err := Estimate(m, Request{Req: engine.Request{WidthPx: 512, HeightPx: 512, References: refPaths(2)}}, Machine{AvailableBytes: 64 * gB})
+	r0, _ := Estimate(m, Request{Req: engine.Request{Settings: engine.Settings{Width: 512, Height: 512}}}, Machine{AvailableBytes: 64 * gB})
+	r2, err := Estimate(m, Request{Req: engine.Request{Settings: engine.Settings{Width: 512, Height: 512, References: refPaths(2)}}}, Machine{AvailableBytes: 64 * gB})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,17 +209,17 @@ func TestEstimateReferences(t *testing.T) {
 		t.Errorf("2 refs: %d ref tokens, %d tokens, %v ref FLOPs", r2.RefTokens, r2.Tokens, r2.FLOPs.References)
 	}
 	// A 2048² output's references are downsized to 1024² by the pipeline.
-	rb, _ := Estimate(m, Request{Req: engine.Request{WidthPx: 2048, HeightPx: 2048, References: refPaths(1)}}, Machine{AvailableBytes: 64 * gB})
+	rb, _ := Estimate(m, Request{Req: engine.Request{Settings: engine.Settings{Width: 2048, Height: 2048, References: refPaths(1)}}}, Machine{AvailableBytes: 64 * gB})
 	if rb.RefTokens != 4096 {
 		t.Errorf("big reference: %d tokens, want 4096", rb.RefTokens)
 	}
-	rs, _ := Estimate(m, Request{Req: engine.Request{WidthPx: 512, HeightPx: 512, References: refPaths(1)}, RefSizes: []image.Point{{768, 512}}}, Machine{AvailableBytes: 64 * gB})
+	rs, _ := Estimate(m, Request{Req: engine.Request{Settings: engine.Settings{Width: 512, Height: 512, References: refPaths(1)}}, RefSizes: []image.Point{{768, 512}}}, Machine{AvailableBytes: 64 * gB})
 	if rs.RefTokens != 48*32 {
 		t.Errorf("explicit size: %d tokens", rs.RefTokens)
 	}
 	for _, bad := range []Request{
-		{Req: engine.Request{WidthPx: 8, HeightPx: 512}}, {Req: engine.Request{WidthPx: 512, HeightPx: 512, References: refPaths(9)}},
-		{Req: engine.Request{WidthPx: 512, HeightPx: 512, Steps: 201}}, {Req: engine.Request{WidthPx: 512, HeightPx: 512, References: refPaths(1)}, RefSizes: []image.Point{{0, 512}}},
+		{Req: engine.Request{Settings: engine.Settings{Width: 8, Height: 512}}}, {Req: engine.Request{Settings: engine.Settings{Width: 512, Height: 512, References: refPaths(9)}}},
+		{Req: engine.Request{Settings: engine.Settings{Width: 512, Height: 512, Steps: 201}}}, {Req: engine.Request{Settings: engine.Settings{Width: 512, Height: 512, References: refPaths(1)}}, RefSizes: []image.Point{{0, 512}}},
 	} {
 		if _, err := Estimate(m, bad, Machine{}); err == nil {
 			t.Errorf("%+v accepted", bad)
@@ -238,7 +238,7 @@ func TestForFolderTinyModel(t *testing.T) {
 	if m.TransformerBytes != 870352 || m.VAEBytes != 2777086 || m.EncoderBytes != 10277704 {
 		t.Errorf("weight sizes %d %d %d", m.TransformerBytes, m.VAEBytes, m.EncoderBytes)
 	}
-	r, err := Estimate(m, Request{Req: engine.Request{WidthPx: 256, HeightPx: 256}}, Machine{AvailableBytes: 8 * gB})
+	r, err := Estimate(m, Request{Req: engine.Request{Settings: engine.Settings{Width: 256, Height: 256}}}, Machine{AvailableBytes: 8 * gB})
 	if err != nil || r.Verdict != Fits {
 		t.Errorf("tiny model: %v %v", r.Message, err)
 	}
@@ -335,7 +335,7 @@ func TestFLOPsFromTheModelPackages(t *testing.T) {
 	for _, distilled := range []bool{true, false} {
 		m := preset(t, "klein-4B", distilled)
 		const w, h = 512, 384
-		r, err := Estimate(m, Request{Req: engine.Request{WidthPx: w, HeightPx: h, References: refPaths(1)}}, Machine{AvailableBytes: 64 * gB})
+		r, err := Estimate(m, Request{Req: engine.Request{Settings: engine.Settings{Width: w, Height: h, References: refPaths(1)}}}, Machine{AvailableBytes: 64 * gB})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -573,7 +573,7 @@ func refPaths(n int) []string {
 // references, its picture unread, as the same request without the picture.
 func TestEstimateInpaintRequest(t *testing.T) {
 	m := preset(t, "klein-4B", true)
-	plain := engine.Request{Prompt: "a cat", WidthPx: 512, HeightPx: 512, References: refPaths(1)}
+	plain := engine.Request{Settings: engine.Settings{Prompt: "a cat", Width: 512, Height: 512, References: refPaths(1)}}
 	want, err := Estimate(m, Request{Req: plain}, Machine{AvailableBytes: 64 * gB})
 	if err != nil {
 		t.Fatal(err)
@@ -595,7 +595,7 @@ func TestEstimateInpaintRequest(t *testing.T) {
 // strength runs: as a plain 800×592 request with two references and those steps.
 func TestEstimateInpaintPicture(t *testing.T) {
 	m := preset(t, "klein-4B", true)
-	inp := engine.Request{Prompt: "a cat", References: refPaths(1), Image: "picture.png", Mask: "mask.png", Strength: 0.5, Steps: 4}
+	inp := engine.Request{Settings: engine.Settings{Prompt: "a cat", References: refPaths(1), Image: "picture.png", Mask: "mask.png", Strength: 0.5, Steps: 4}}
 	got, err := Estimate(m, Request{Req: inp, PictureSize: image.Pt(800, 600)}, Machine{AvailableBytes: 64 * gB})
 	if err != nil {
 		t.Fatal(err)
@@ -604,7 +604,7 @@ func TestEstimateInpaintPicture(t *testing.T) {
 	if err != nil || tStart == 0 {
 		t.Fatalf("StartStep(4, 0.5) = %d, %v", tStart, err)
 	}
-	plain := engine.Request{Prompt: "a cat", WidthPx: 800, HeightPx: 592, References: refPaths(2), Steps: 4 - tStart}
+	plain := engine.Request{Settings: engine.Settings{Prompt: "a cat", Width: 800, Height: 592, References: refPaths(2), Steps: 4 - tStart}}
 	want, err := Estimate(m, Request{Req: plain}, Machine{AvailableBytes: 64 * gB})
 	if err != nil {
 		t.Fatal(err)
@@ -614,7 +614,7 @@ func TestEstimateInpaintPicture(t *testing.T) {
 	}
 
 	// Outpainting 16 px to the left of a 64×48 picture works on the 80×48 canvas.
-	out := engine.Request{Prompt: "a cat", Image: "picture.png", Outpaint: inpaint.Padding{Left: 16}}
+	out := engine.Request{Settings: engine.Settings{Prompt: "a cat", Image: "picture.png", Outpaint: engine.OutpaintOf(inpaint.Padding{Left: 16})}}
 	got, err = Estimate(m, Request{Req: out, PictureSize: image.Pt(64, 48)}, Machine{AvailableBytes: 64 * gB})
 	if err != nil {
 		t.Fatal(err)

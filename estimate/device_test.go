@@ -17,31 +17,31 @@ func TestCheckDeviceLimits(t *testing.T) {
 		t.Fatal(err)
 	}
 	small := gpu.DeviceInfo{Name: "0x2335", Kind: gpu.KindDiscrete, MaxBufferBytes: 256 << 20, MaxBindingBytes: 128 << 20}
-	d, err := Buffers(m, Request{Req: engine.Request{WidthPx: 512, HeightPx: 512}})
+	d, err := Buffers(m, Request{Req: engine.Request{Settings: engine.Settings{Width: 512, Height: 512}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := mb(d.Buffer); got != "289.7 MB" {
 		t.Errorf("512² largest buffer %s (%s), want the 289.7 MB the H200 reported", got, d.BufferWhat)
 	}
-	err = CheckDevice(m, Request{Req: engine.Request{WidthPx: 512, HeightPx: 512}}, small)
+	err = CheckDevice(m, Request{Req: engine.Request{Settings: engine.Settings{Width: 512, Height: 512}}}, small)
 	if err == nil || !strings.Contains(err.Error(), "289.7 MB") || !strings.Contains(err.Error(), "256.0 MB per buffer") {
 		t.Errorf("512² on a 256 MiB device: %v", err)
 	}
 	// The binding limit alone: a large buffer limit, the default 128 MiB binding.
 	bind := small
 	bind.MaxBufferBytes = 80 << 30
-	if err := CheckDevice(m, Request{Req: engine.Request{WidthPx: 512, HeightPx: 512}}, bind); err == nil || !strings.Contains(err.Error(), "per binding") {
+	if err := CheckDevice(m, Request{Req: engine.Request{Settings: engine.Settings{Width: 512, Height: 512}}}, bind); err == nil || !strings.Contains(err.Error(), "per binding") {
 		t.Errorf("512² on a 128 MiB binding: %v", err)
 	}
-	if err := CheckDevice(m, Request{Req: engine.Request{WidthPx: 256, HeightPx: 256}}, gpu.DeviceInfo{Name: "x", Kind: gpu.KindDiscrete, MaxBufferBytes: 256 << 20, MaxBindingBytes: 256 << 20}); err != nil {
+	if err := CheckDevice(m, Request{Req: engine.Request{Settings: engine.Settings{Width: 256, Height: 256}}}, gpu.DeviceInfo{Name: "x", Kind: gpu.KindDiscrete, MaxBufferBytes: 256 << 20, MaxBindingBytes: 256 << 20}); err != nil {
 		t.Errorf("256²: %v", err)
 	}
 	h200 := gpu.DeviceInfo{Name: "NVIDIA H200", Kind: gpu.KindDiscrete, MaxBufferBytes: 140 << 30, MaxBindingBytes: 2 << 30}
-	if err := CheckDevice(m, Request{Req: engine.Request{WidthPx: 1024, HeightPx: 1024}}, h200); err != nil {
+	if err := CheckDevice(m, Request{Req: engine.Request{Settings: engine.Settings{Width: 1024, Height: 1024}}}, h200); err != nil {
 		t.Errorf("1024² on the H200's real limits: %v", err)
 	}
-	if err := CheckDevice(m, Request{Req: engine.Request{WidthPx: 1024, HeightPx: 1024}}, gpu.DeviceInfo{Kind: gpu.KindCPU}); err != nil {
+	if err := CheckDevice(m, Request{Req: engine.Request{Settings: engine.Settings{Width: 1024, Height: 1024}}}, gpu.DeviceInfo{Kind: gpu.KindCPU}); err != nil {
 		t.Errorf("CPU: %v", err)
 	}
 }

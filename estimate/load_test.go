@@ -18,7 +18,7 @@ func TestEstimateLoadTerm(t *testing.T) {
 		t.Fatalf("load bytes %v, want %v (4B weights exceed 10 GB)", got, bytes)
 	}
 
-	loaded, err := Estimate(m, Request{Req: engine.Request{WidthPx: 512, HeightPx: 512}}, mc)
+	loaded, err := Estimate(m, Request{Req: engine.Request{Settings: engine.Settings{Width: 512, Height: 512}}}, mc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +27,7 @@ func TestEstimateLoadTerm(t *testing.T) {
 	}
 
 	// Default rate before any measurement.
-	cold, err := Estimate(m, Request{Req: engine.Request{WidthPx: 512, HeightPx: 512}, Load: true}, mc)
+	cold, err := Estimate(m, Request{Req: engine.Request{Settings: engine.Settings{Width: 512, Height: 512}}, Load: true}, mc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,13 +43,13 @@ func TestEstimateLoadTerm(t *testing.T) {
 
 	// A calibrated rate.
 	mc.Rates.LoadBytesPerSec = 2e9
-	fast, _ := Estimate(m, Request{Req: engine.Request{WidthPx: 512, HeightPx: 512}, Load: true}, mc)
+	fast, _ := Estimate(m, Request{Req: engine.Request{Settings: engine.Settings{Width: 512, Height: 512}}, Load: true}, mc)
 	if want := bytes / 2e9; relErr(fast.PhaseSeconds.Load, want) > 1e-12 {
 		t.Errorf("calibrated load %v s, want %v s", fast.PhaseSeconds.Load, want)
 	}
 
 	// No calibration: no time at all, load included.
-	none, _ := Estimate(m, Request{Req: engine.Request{WidthPx: 512, HeightPx: 512}, Load: true}, Machine{AvailableBytes: 64 * gB})
+	none, _ := Estimate(m, Request{Req: engine.Request{Settings: engine.Settings{Width: 512, Height: 512}}, Load: true}, Machine{AvailableBytes: 64 * gB})
 	if none.Seconds != 0 {
 		t.Errorf("seconds without calibration: %v", none.Seconds)
 	}

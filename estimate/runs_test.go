@@ -57,7 +57,7 @@ func timings(p Phases, k [4]float64) map[engine.Phase]time.Duration {
 // once, and encodes the references, denoises and decodes for every image.
 func TestJobCountsOneTimeWorkOnce(t *testing.T) {
 	m := preset(t, "klein-4B", true)
-	req := Request{Req: engine.Request{WidthPx: 1024, HeightPx: 1024, References: refPaths(1)}, Load: true}
+	req := Request{Req: engine.Request{Settings: engine.Settings{Width: 1024, Height: 1024, References: refPaths(1)}}, Load: true}
 	one := seconds(t, m, req, testRates)
 	req.Count = 16
 	job := seconds(t, m, req, testRates)
@@ -86,7 +86,7 @@ func TestRecordedRunPredictsOtherJobs(t *testing.T) {
 			t.Fatal(err)
 		}
 		at := func(side, count int) Request {
-			return Request{Req: engine.Request{WidthPx: side, HeightPx: side, References: refPaths(1)}, Count: count}
+			return Request{Req: engine.Request{Settings: engine.Settings{Width: side, Height: side, References: refPaths(1)}}, Count: count}
 		}
 		measured := seconds(t, m, at(512, 1), c).PhaseSeconds
 		c2, err := c.WithRun(m, at(512, 1), timings(measured, k), time.Unix(1, 0))
@@ -126,7 +126,7 @@ func TestRecordedRunPredictsOtherJobs(t *testing.T) {
 // most recently run models are kept.
 func TestWithRunFolding(t *testing.T) {
 	m := preset(t, "klein-4B", true)
-	req := Request{Req: engine.Request{WidthPx: 512, HeightPx: 512}}
+	req := Request{Req: engine.Request{Settings: engine.Settings{Width: 512, Height: 512}}}
 	p := seconds(t, m, req, testRates).PhaseSeconds
 	c1, err := testRates.WithRun(m, req, timings(p, [4]float64{2, 0, 2, 2}), time.Unix(1, 0))
 	if err != nil {
@@ -148,7 +148,7 @@ func TestWithRunFolding(t *testing.T) {
 		t.Errorf("second run: %+v", f2)
 	}
 	// The references, never measured, run at the decoder's measured speed (the same VAE).
-	withRef := Request{Req: engine.Request{WidthPx: 512, HeightPx: 512, References: refPaths(1)}}
+	withRef := Request{Req: engine.Request{Settings: engine.Settings{Width: 512, Height: 512, References: refPaths(1)}}}
 	raw, got := seconds(t, m, withRef, testRates).PhaseSeconds, seconds(t, m, withRef, c2).PhaseSeconds
 	if relErr(got.References, raw.References*f2.Decode) > 1e-9 {
 		t.Errorf("references %v s, want %v × the decoder's factor %v", got.References, raw.References, f2.Decode)
@@ -181,7 +181,7 @@ func TestWithRunFolding(t *testing.T) {
 // a stored calibration nothing is recorded.
 func TestRecordRunStored(t *testing.T) {
 	m := preset(t, "klein-4B", true)
-	req := Request{Req: engine.Request{WidthPx: 512, HeightPx: 512}}
+	req := Request{Req: engine.Request{Settings: engine.Settings{Width: 512, Height: 512}}}
 	p := seconds(t, m, req, testRates).PhaseSeconds
 	path := filepath.Join(t.TempDir(), "calibration.json")
 	if _, err := RecordRun(path, m, req, timings(p, [4]float64{1, 1, 1, 1})); !errors.Is(err, os.ErrNotExist) {
@@ -229,7 +229,7 @@ func TestNonFLOPCosts(t *testing.T) {
 		t.Errorf("without unit rates: %v, want %v", got, want)
 	}
 	share := func(m Model) (den, dec float64) {
-		req := Request{Req: engine.Request{WidthPx: 512, HeightPx: 512}}
+		req := Request{Req: engine.Request{Settings: engine.Settings{Width: 512, Height: 512}}}
 		full := seconds(t, m, req, testRates).PhaseSeconds
 		flops := seconds(t, m, req, flopsOnly).PhaseSeconds
 		return 1 - flops.Denoise/full.Denoise, 1 - flops.Decode/full.Decode
@@ -284,7 +284,7 @@ func TestLoadOrCalibrateRemeasuresIncomplete(t *testing.T) {
 // taught its factors. A model borrows its twin's factors for the phases it has not run.
 func TestTwinModelsShareRuns(t *testing.T) {
 	distilled, base := preset(t, "klein-4B", true), preset(t, "klein-4B", false)
-	req := Request{Req: engine.Request{WidthPx: 512, HeightPx: 512}}
+	req := Request{Req: engine.Request{Settings: engine.Settings{Width: 512, Height: 512}}}
 	k := [4]float64{3, 2.5, 0.2, 4}
 	c, err := testRates.WithRun(distilled, req, timings(seconds(t, distilled, req, testRates).PhaseSeconds, k), time.Unix(1, 0))
 	if err != nil {
@@ -322,7 +322,7 @@ func TestRereadsArePriced(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := Request{Req: engine.Request{WidthPx: 1024, HeightPx: 576}, Count: 2}
+	req := Request{Req: engine.Request{Settings: engine.Settings{Width: 1024, Height: 576}}, Count: 2}
 	at := func(avail uint64) Report {
 		r, err := Estimate(m, req, Machine{AvailableBytes: avail, TotalBytes: 64 * gB, Rates: c})
 		if err != nil {

@@ -54,7 +54,7 @@ func TestWriteGGUF(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer m.Close()
-			if _, err := m.Generate(context.Background(), engine.Request{Prompt: "x", WidthPx: 64, HeightPx: 64, Steps: 1, Seed: 1}, nil); err != nil {
+			if _, err := m.Generate(context.Background(), engine.Request{Settings: engine.Settings{Prompt: "x", Width: 64, Height: 64, Steps: 1, Seed: 1}}, nil); err != nil {
 				t.Fatal(err)
 			}
 		})

@@ -277,7 +277,7 @@ func TestTinyGenerates(t *testing.T) {
 	}
 	defer m.Close()
 	var pix []float32
-	req := engine.Request{Prompt: "A red cube on a blue table", WidthPx: 64, HeightPx: 64, Seed: 5,
+	req := engine.Request{Settings: engine.Settings{Prompt: "A red cube on a blue table", Width: 64, Height: 64, Seed: 5},
 		Dump: func(name string, _ []int, data []float32) error {
 			for i, v := range data {
 				if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {

@@ -42,7 +42,7 @@ func New(req engine.Request, count int) *Job {
 // Label is the job's line in the queue: a prompt snippet, the size (for inpainting the
 // mode and the picture's file name) and the image count.
 func (j *Job) Label() string {
-	s := fmt.Sprintf("%s · %d×%d", Ellipsize(j.Req.Prompt, 32), j.Req.WidthPx, j.Req.HeightPx)
+	s := fmt.Sprintf("%s · %d×%d", Ellipsize(j.Req.Prompt, 32), j.Req.Width, j.Req.Height)
 	if mode := j.Req.Mode(); mode != "" { // the output takes the image's size
 		s = fmt.Sprintf("%s · %s %s", Ellipsize(j.Req.Prompt, 32), mode, filepath.Base(j.Req.Image))
 	}
@@ -65,7 +65,7 @@ func Check(req engine.Request) error {
 	sides := []struct {
 		name string
 		px   int
-	}{{"width", req.WidthPx}, {"height", req.HeightPx}}
+	}{{"width", req.Width}, {"height", req.Height}}
 	if req.Image != "" {
 		sides = nil // inpainting: the output takes the image's size
 	}

@@ -21,8 +21,8 @@ func TestQueueRoundTrip(t *testing.T) {
 		t.Fatalf("missing file: %v %q %v", js, notes, err)
 	}
 	in := []*Job{
-		New(engine.Request{Prompt: "a fox ünïcödé", WidthPx: 512, HeightPx: 768, Steps: 4, Seed: 1 << 40, Guidance: 3.5, Schedule: "linear", Noise: engine.NoiseStable, References: []string{"/a/b.png"}}, 3),
-		New(engine.Request{Prompt: "repaint", Image: "/x/pic.png", Outpaint: inpaint.Padding{Left: 16, Bottom: 32}, Strength: 0.8}, 1),
+		New(engine.Request{Settings: engine.Settings{Prompt: "a fox ünïcödé", Width: 512, Height: 768, Steps: 4, Seed: 1 << 40, Guidance: 3.5, Schedule: "linear", Noise: engine.NoiseStable, References: []string{"/a/b.png"}}}, 3),
+		New(engine.Request{Settings: engine.Settings{Prompt: "repaint", Image: "/x/pic.png", Outpaint: engine.OutpaintOf(inpaint.Padding{Left: 16, Bottom: 32}), Strength: 0.8}}, 1),
 	}
 	in[1].Picture = image.Pt(640, 480)
 	if err := SaveQueue(path, in); err != nil {
@@ -130,10 +130,10 @@ func FuzzParseQueue(f *testing.F) {
 func TestQueueKeepsEveryField(t *testing.T) {
 	runOnly := map[string]bool{"Latents": true, "PromptEmbeds": true, "Dump": true, "Adapters": true}
 	req := engine.Request{
-		Prompt: "a fox", NegativePrompt: "blurry", WidthPx: 320, HeightPx: 192, Steps: 7, Seed: 1<<40 + 3, Noise: engine.NoiseStable,
-		Guidance: 3.5, Schedule: "linear", References: []string{"/r.png"}, AdaptersPartial: true,
-		Image: "/in.png", Mask: "/m.png", Strength: 0.7, MaskCrop: 24, RawUnmasked: true,
-		Outpaint: inpaint.Padding{Left: 16, Top: 32, Right: 48, Bottom: 64},
+		Settings: engine.Settings{Prompt: "a fox", NegativePrompt: "blurry", Width: 320, Height: 192, Steps: 7, Seed: 1<<40 + 3, Noise: engine.NoiseStable,
+			Guidance: 3.5, Schedule: "linear", References: []string{"/r.png"}, AdaptersPartial: true,
+			Image: "/in.png", Mask: "/m.png", Strength: 0.7, MaskCrop: 24, RawUnmasked: true,
+			Outpaint: engine.OutpaintOf(inpaint.Padding{Left: 16, Top: 32, Right: 48, Bottom: 64})},
 	}
 	raw, err := EncodeQueue([]*Job{New(req, 2)})
 	if err != nil {

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"kleinbild/engine"
-	"kleinbild/engine/inpaint"
 )
 
 // TestSettingsSurviveQueue: every engine.Settings field survives the stored queue; a new
@@ -54,14 +53,14 @@ func TestOldQueueLoads(t *testing.T) {
 	if err != nil || len(js) != 3 || len(notes) != 0 {
 		t.Fatalf("%d jobs, notes %q, %v", len(js), notes, err)
 	}
-	want := []engine.Request{
-		{Prompt: "a fox in the snow", NegativePrompt: "blurry, text", WidthPx: 320, HeightPx: 192, Steps: 7, Seed: 1<<40 + 3,
+	want := []engine.Settings{
+		{Prompt: "a fox in the snow", NegativePrompt: "blurry, text", Width: 320, Height: 192, Steps: 7, Seed: 1<<40 + 3,
 			Noise: engine.NoiseStable, Guidance: 3.5, Schedule: "linear", References: []string{"/pics/a.png"}, AdaptersPartial: true},
 		{Prompt: "repaint", Steps: 4, Seed: 9, Image: "/pics/in.png", Mask: "/pics/mask.png", Strength: 0.7, MaskCrop: 24, RawUnmasked: true},
-		{Prompt: "extend", Steps: 4, Seed: 10, Image: "/pics/in.png", Outpaint: inpaint.Padding{Left: 16, Top: 32, Right: 48, Bottom: 64}},
+		{Prompt: "extend", Steps: 4, Seed: 10, Image: "/pics/in.png", Outpaint: &[4]int{16, 32, 48, 64}},
 	}
 	for i, w := range want {
-		if got := js[i].Job.Req; !reflect.DeepEqual(got, w) {
+		if got := js[i].Job.Req; !reflect.DeepEqual(got, engine.RequestOf(w)) {
 			t.Errorf("job %d:\n got %+v\nwant %+v", i, got, w)
 		}
 	}

@@ -320,7 +320,7 @@ func (u *UI) reuseInpaint(meta imageio.Metadata) (m *inpaintMode, ok bool) {
 	// The form takes the rest of the settings; the Inpaint window the picture, its mask
 	// (or extension) and strength.
 	form := req
-	form.Image, form.Mask, form.Strength, form.Outpaint = "", "", 0, inpaint.Padding{}
+	form.Image, form.Mask, form.Strength, form.Outpaint = "", "", 0, nil
 	u.ctl.restoreRequest(form, func() { u.ctl.restoreAdapters(meta.Adapters) })
 	var mask []uint8
 	b := img.Bounds()

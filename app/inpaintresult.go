@@ -150,7 +150,7 @@ func inpaintNotRestored(req engine.Request) string {
 		return ""
 	}
 	what := "the inpainting (the repainted picture, its mask and strength"
-	if !req.Outpaint.IsZero() {
+	if !engine.PaddingOf(req.Outpaint).IsZero() {
 		what = "the outpainting (the extended picture, its extension and strength"
 	}
 	return fmt.Sprintf("not %s %.2f), which the form does not hold: open %s and use Reuse settings in the viewer to repaint it in Inpaint",

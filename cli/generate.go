@@ -93,10 +93,8 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	if err := checkDumpDir(*dumpDir, *modelArgs.dir, reads); err != nil {
 		return err
 	}
-	req := engine.Request{
-		Settings: engine.Settings{Prompt: *prompt, NegativePrompt: *negative, Width: *width, Height: *height, Steps: *steps,
-			Guidance: *guidance, References: refs, Noise: *noise},
-	}
+	req := engine.Request{Settings: given} // the one request: the flag check's settings, then the rest
+	req.References, req.Noise = refs, *noise
 	inp.fill(&req)
 	if req.Adapters, err = loras.open(); err != nil {
 		return err

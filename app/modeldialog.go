@@ -149,8 +149,8 @@ func (m *modelSettings) showDialog() {
 	}
 
 	help := widgets.Markdown("A diffusers folder (`model_index.json`), a ComfyUI `models` folder, or a transformer file " +
-		"(`.gguf` or `.safetensors`); you can drop them on this window. To try the app quickly, choose the tiny test model " +
-		"`tiny-flux2-klein` (random weights: it paints noise, fast).")
+		"(`.gguf` or `.safetensors`); you can drop them on this window. " +
+		"LoRA and LoKr files are not models: add them under Adapters.")
 	help.Wrapping = fyne.TextWrapWord
 	dl, release := m.newDownloadPanel()
 	devBox, releaseDev := m.newDeviceSection()

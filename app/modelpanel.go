@@ -212,6 +212,9 @@ func (m *modelSettings) refresh() {
 	case m.dir == "":
 		b.SetText("No model: choose one")
 		b.Importance = widget.WarningImportance
+	case m.err != nil && len(m.info.Problems) == 0:
+		b.SetText("Model unusable")
+		b.Importance = widget.DangerImportance
 	case m.err != nil:
 		b.SetText("Model incomplete")
 		b.Importance = widget.DangerImportance

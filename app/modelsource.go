@@ -1,9 +1,11 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,6 +14,7 @@ import (
 	"kleinbild/app/humanize"
 	"kleinbild/app/settings"
 	"kleinbild/engine"
+	"kleinbild/engine/lora"
 	"kleinbild/engine/source"
 	"kleinbild/internal/sysmem"
 	"kleinbild/weights"
@@ -79,13 +82,49 @@ func openSpec(sp modelSpec) (engine.Source, engine.ModelInfo, error) {
 	}
 	src, err := engine.OpenModelSource(path, sp.overrides())
 	if err != nil {
-		return nil, engine.ModelInfo{Dir: sp.Path}, err
+		return nil, engine.ModelInfo{Dir: sp.Path}, cmp.Or(adapterChosen(sp), err)
 	}
 	info := src.Info()
+	if len(info.Problems) > 0 && source.Kind(sp.Path) == source.KindFolder && !holdsModelFiles(sp.Path) {
+		return nil, engine.ModelInfo{Dir: sp.Path}, fmt.Errorf("the folder %s holds no model files: choose a folder with model_index.json, "+
+			"a ComfyUI models folder, or a transformer file (.gguf or .safetensors)", filepath.Base(sp.Path))
+	}
 	if len(info.Problems) > 0 {
 		return src, info, fmt.Errorf("missing %s", source.ListFew(appMissing(info.Problems)))
 	}
 	return src, info, nil
+}
+
+// adapterChosen is the error for a spec whose file is a LoRA or LoKr adapter rather than a
+// model part (lora.Inspect reads it as one); nil when none is.
+func adapterChosen(sp modelSpec) error {
+	for _, p := range []string{sp.Path, sp.Transformer, sp.TextEncoder, sp.VAE} {
+		if p == "" || source.Kind(p) != source.KindFile {
+			continue
+		}
+		if sum, err := lora.Inspect(p); err == nil && len(sum.Kinds) > 0 {
+			return fmt.Errorf("%s is a %s adapter, not a model: add it under Adapters, and choose a model here", filepath.Base(p), sum.Kinds[0])
+		}
+	}
+	return nil
+}
+
+// holdsModelFiles reports whether folder dir holds anything of a model: model_index.json, a
+// component folder, or a .gguf or .safetensors file (true when it cannot be listed, so that
+// the usual checks say why).
+func holdsModelFiles(dir string) bool {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return true
+	}
+	for _, e := range entries {
+		n := e.Name()
+		if n == "model_index.json" || strings.HasSuffix(n, ".gguf") || strings.HasSuffix(n, ".safetensors") ||
+			e.IsDir() && slices.Contains([]string{"transformer", "text_encoder", "vae", "tokenizer", "scheduler"}, n) {
+			return true
+		}
+	}
+	return false
 }
 
 // appMissing words the engine's problems with a model's files as the app says them (a

@@ -11,6 +11,8 @@ import (
 	"kleinbild/gpu"
 )
 
+//lint:file-ignore U1000 queryPoolCreateInfo mirrors Vulkan's C layout field for field: a field Go never names still holds its place in memory
+
 // Profiling (kleinbild bench --profile): with StartProfile every dispatch is bracketed by two
 // timestamps (vkCmdWriteTimestamp at the bottom of the pipe, after the barrier that orders it
 // behind the previous dispatch, and after it), each batch in a query pool of its own; when a

@@ -8,7 +8,7 @@ set -euo pipefail
 bin=$1 model=$2 out=$3
 count=${COUNT:-4}
 data=$(mktemp -d)
-# The app's own folders (Fyne's preferences, the device calibration, caches) go to a
+# The app's own folders (the window size, the device calibration, caches) go to a
 # temporary home too: the check leaves the user's ~/.config and ~/.cache as they were.
 home=$(mktemp -d)
 stop() {

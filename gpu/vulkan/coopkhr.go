@@ -7,6 +7,8 @@ import (
 	"os"
 )
 
+//lint:file-ignore U1000 the struct below mirrors Vulkan's C layout field for field: a field Go never names still holds its place in memory
+
 // The matrix units through VK_KHR_cooperative_matrix, for devices without the NV extension
 // (AMD, Intel): the same kernels, their SPIR-V rewritten from NV into KHR (spirvkhr.go)
 // when the pipeline is built. On a device with both the NV path stays the default;

@@ -137,7 +137,7 @@ func (r *khrRewrite) index() error {
 		return errors.New("spirv: no OpTypeCooperativeMatrixNV")
 	}
 	for _, in := range r.m.insts {
-		if len(in) >= 3 && !spirvNoResultType[spirvOp(in)] && spirvOp(in) != opFunction {
+		if op := spirvOp(in); len(in) >= 3 && !spirvNoResultType[op] && op != opFunction && op != opTypeCoopMatNV {
 			if _, ok := r.types[in[1]]; ok {
 				r.values[in[2]] = in[1]
 			}

@@ -359,8 +359,9 @@ func FuzzSPIRV(f *testing.F) {
 }
 
 // spirvValKHR returns a spirv-val that knows SPV_KHR_cooperative_matrix: $KLEINBILD_SPIRV_VAL
-// or spirv-val on the PATH ("" with why when neither does; SPIRV-Tools 2023.1 of Debian
-// bookworm does not).
+// or spirv-val on the PATH ("" with why when neither does). SPIRV-Tools 2023.1 of Debian
+// bookworm does not; 2025.1 of Debian trixie does (on bookworm it runs with trixie's libc6
+// and libstdc++6 unpacked beside it, through their ld-linux-x86-64.so.2 --library-path).
 func spirvValKHR(t *testing.T) (string, string) {
 	tool := os.Getenv("KLEINBILD_SPIRV_VAL")
 	if tool == "" {

@@ -139,10 +139,11 @@ func probeUnits(f *vk, inst, h uintptr, forceKHR bool) (*matrixUnits, string) {
 	if sg == 0 || sg > 64 || !stages {
 		return nil, fmt.Sprintf("subgroups of %d invocations, in compute shaders %v", sg, stages)
 	}
-	props, err := coopProperties(f, inst, h)
+	query := coopProperties
 	if khr {
-		props, err = coopPropertiesKHR(f, inst, h)
+		query = coopPropertiesKHR
 	}
+	props, err := query(f, inst, h)
 	if err != nil {
 		return nil, err.Error()
 	}

@@ -257,7 +257,8 @@ func TestNVToKHRHandmade(t *testing.T) {
 	add(opTypeCoopMatNV, 5, 2, 3, 4, 4)
 	add(opTypeCoopMatNV, 6, 1, 3, 4, 4) // same shape as A, other component: another type
 	add(opTypeCoopMatNV, 7, 2, 3, 4, 4)
-	add(opConstantTrue, 99, 9) // 99: a bool type we do not declare: the rewrite does not look
+	add(opTypeCoopMatNV, 8, 2, 3, 3, 4) // in no product: an accumulator
+	add(opConstantTrue, 99, 9)          // 99: a bool type we do not declare: the rewrite does not look
 	add(opConstantFalse, 99, 10)
 	add(opCoopMatLoadNV, 5, 13, 11, 12, 9, 0x2)
 	add(opCoopMatLoadNV, 6, 14, 11, 12, 10)
@@ -284,6 +285,7 @@ func TestNVToKHRHandmade(t *testing.T) {
 	wadd(opTypeCoopMatKHR, 5, 2, 3, 4, 4, 18)
 	wadd(opTypeCoopMatKHR, 6, 1, 3, 4, 4, 19)
 	wadd(opTypeCoopMatKHR, 7, 2, 3, 4, 4, 20)
+	wadd(opTypeCoopMatKHR, 8, 2, 3, 3, 4, 20)
 	wadd(opConstantTrue, 99, 9)
 	wadd(opConstantFalse, 99, 10)
 	wadd(opCoopMatLoadKHR, 5, 13, 11, 19, 12, 0x2)
@@ -294,6 +296,41 @@ func TestNVToKHRHandmade(t *testing.T) {
 	wadd(opCoopMatLengthKHR, 1, 17, 7)
 	if !slicesEqual(out, want) {
 		t.Errorf("rewrite:\n got %v\nwant %v", out, want)
+	}
+}
+
+// TestNVToKHRConversionUse: a type in no product takes the Use of the type it is converted
+// to (KHR conversions keep the Use), not the accumulator's.
+func TestNVToKHRConversionUse(t *testing.T) {
+	w := []uint32{spirvMagic, 0x10300, 0, 30, 0}
+	for _, x := range [][]uint32{spirvInst(opCapability, capCoopMatrixNV), spirvInst(opTypeInt, 1, 32, 0),
+		spirvInst(22, 2, 32), spirvInst(22, 20, 16), spirvInst(opConstant, 1, 3, 3), spirvInst(opConstant, 1, 4, 16),
+		spirvInst(opTypeCoopMatNV, 5, 20, 3, 4, 4), spirvInst(opTypeCoopMatNV, 6, 20, 3, 3, 4), // A, B (f16)
+		spirvInst(opTypeCoopMatNV, 7, 2, 3, 4, 4), spirvInst(opTypeCoopMatNV, 9, 2, 3, 3, 4), // acc, B's f32 source
+		spirvInst(opConstantFalse, 99, 10), spirvInst(opCoopMatLoadNV, 5, 13, 11, 12, 10),
+		spirvInst(opCoopMatLoadNV, 9, 18, 11, 12, 10), spirvInst(115, 6, 19, 18), // OpFConvert
+		spirvInst(opCoopMatLoadNV, 7, 15, 11, 12, 10), spirvInst(opCoopMatMulAddNV, 7, 16, 13, 19, 15)} {
+		w = append(w, x...)
+	}
+	out, err := nvToKHR(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := parseSPIRV(out)
+	consts, uses := map[uint32]uint32{}, map[uint32]uint32{}
+	for _, x := range m.insts {
+		switch spirvOp(x) {
+		case opConstant:
+			consts[x[2]] = x[3]
+		case opTypeCoopMatKHR:
+			uses[x[1]] = consts[x[6]]
+		}
+	}
+	want := map[uint32]uint32{5: useMatrixA, 6: useMatrixB, 7: useAccumulator, 9: useMatrixB}
+	for id, u := range want {
+		if uses[id] != u {
+			t.Errorf("type %%%d: Use %d, want %d", id, uses[id], u)
+		}
 	}
 }
 
@@ -315,8 +352,9 @@ func TestNVToKHRRefuses(t *testing.T) {
 	cases := map[string][][]uint32{
 		"two roles": {spirvInst(opCoopMatLoadNV, 5, 13, 11, 12, 10), spirvInst(opCoopMatLoadNV, 6, 15, 11, 12, 10),
 			spirvInst(opCoopMatMulAddNV, 6, 16, 13, 13, 15)},
-		"conversion across Uses": {spirvInst(opCoopMatLoadNV, 5, 13, 11, 12, 10), spirvInst(opCoopMatLoadNV, 6, 15, 11, 12, 10),
-			spirvInst(opCoopMatMulAddNV, 6, 16, 13, 15, 15), spirvInst(115, 5, 17, 16)},
+		"conversion across Uses": {spirvInst(opTypeCoopMatNV, 7, 1, 3, 4, 4), spirvInst(opCoopMatLoadNV, 5, 13, 11, 12, 10),
+			spirvInst(opCoopMatLoadNV, 6, 14, 11, 12, 10), spirvInst(opCoopMatLoadNV, 7, 15, 11, 12, 10),
+			spirvInst(opCoopMatMulAddNV, 7, 16, 13, 14, 15), spirvInst(115, 5, 17, 16)}, // accumulator to A
 		"runtime layout":  {spirvInst(opCoopMatLoadNV, 5, 13, 11, 12, 20)},
 		"untyped operand": {spirvInst(opCoopMatMulAddNV, 6, 16, 13, 21, 15)},
 		"short load":      {spirvInst(opCoopMatLoadNV, 5, 13, 11)},

@@ -89,3 +89,9 @@ func shapeBucket(m int) int {
 	}
 	return 1 << bits.Len(uint(m-1))
 }
+
+// shapeKey is a shape record's key: the rows' bucket, the outputs and the depth.
+type shapeKey struct{ m, n, k int }
+
+// keyOf is the key of an m-row product of n outputs of depth k.
+func keyOf(m, n, k int) shapeKey { return shapeKey{shapeBucket(m), n, k} }

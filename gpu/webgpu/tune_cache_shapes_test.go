@@ -29,7 +29,7 @@ func TestOldCacheLoads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(c.Shapes) != 0 || c.Families[cacheLinearDeep].Variant != "t128x128-r8x8-k16-v4-s4-o4-sk4" || c.GPUGFLOPS != 95.5 {
+	if len(c.Shapes) != 0 || c.Families["linear@deep"].Variant != "t128x128-r8x8-k16-v4-s4-o4-sk4" || c.GPUGFLOPS != 95.5 {
 		t.Errorf("old file parsed as %+v", c)
 	}
 	c.Shapes = []CachedShape{{M: 1024, N: 27648, K: 3072, Hash: "h1", Variant: "v", Seconds: map[string]float64{"v": 0.5}}}

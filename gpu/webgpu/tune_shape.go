@@ -13,11 +13,6 @@ import (
 // in the cache's Shapes. A Linear whose key has a record runs it; else the large or deep
 // class's choice, else FamilyLinear's (linearVariant); a forced family overrides them all.
 
-// shapeKey is a shape record's key: the rows' bucket, the outputs and the depth.
-type shapeKey struct{ m, n, k int }
-
-func keyOf(m, n, k int) shapeKey { return shapeKey{shapeBucket(m), n, k} }
-
 // linearShapeVariant is the variant a Linear of rows×k→n runs (b.mu held): the shape
 // record of its key, else linearVariant's choice.
 func (b *Backend) linearShapeVariant(rows, n, k int) string {
@@ -162,22 +157,22 @@ func shapeCands(s LinearShape, cands []string) []string {
 
 // shapeSkip says why shape s is not timed within share ("" to time it): no time left, an
 // operand beyond one binding or the three beyond a quarter of the device's memory, or a
-// run estimated at the device's measured rate (warm-up and one timed run per candidate...
-// at least the first) longer than share.
+// warm-up and one timed run of the first candidate, at the device's measured Linear rate,
+// longer than share.
 func (b *Backend) shapeSkip(s LinearShape, share time.Duration) string {
 	if share <= 0 {
-		return "not timed: time budget spent"
+		return "time budget spent"
 	}
 	x, w, y := int64(s.M)*int64(s.K)*4, int64(s.N)*int64(s.K)*2, int64(s.M)*int64(s.N)*4
 	bind := int64(b.lim.MaxStorageBufferBindingSize)
 	if x > bind || w > bind || y > bind || (b.info.MemoryBytes > 0 && x+w+y > b.info.MemoryBytes/4) {
-		return "not timed: too large for this device"
+		return "too large for this device"
 	}
 	b.mu.Lock()
 	rate := b.rates.linear
 	b.mu.Unlock()
 	if rate > 0 && time.Duration(2*s.FLOPs()/(rate*1e9)*float64(time.Second)) > share {
-		return fmt.Sprintf("not timed: a run at %.4g GFLOP/s exceeds its %v of the budget", rate, share.Round(time.Millisecond))
+		return fmt.Sprintf("a run at %.4g GFLOP/s exceeds its %v of the budget", rate, share.Round(time.Millisecond))
 	}
 	return ""
 }

@@ -178,13 +178,15 @@ func (b *Backend) shapeSkip(s LinearShape, share time.Duration) string {
 }
 
 // tuneShape times cands on s (bf16 weights, as the model's), each by a record of
-// its key, within share; checks the fastest against the reference cands[0] as
+// its key, within share (the reference and the shape's choice without a record at least,
+// incumbentFirst); checks the fastest against the reference cands[0] as
 // pickVariant does and leaves the winner recorded. The key's earlier record is restored
 // on error.
 func (b *Backend) tuneShape(ctx context.Context, s LinearShape, cands []string, reps int, st *ShapeTuning, progress func(string), share time.Duration) (err error) {
 	key := keyOf(s.M, s.N, s.K)
 	b.mu.Lock()
 	prev := b.linearShapes[key]
+	cands, timedFirst := incumbentFirst(cands, b.linearVariant(s.M, s.K))
 	b.mu.Unlock()
 	defer func() {
 		if err != nil {
@@ -202,7 +204,7 @@ func (b *Backend) tuneShape(ctx context.Context, s LinearShape, cands []string, 
 	st.Seconds = map[string]float64{}
 	var skipped []string
 	for i, v := range cands {
-		if i > 0 && time.Since(start) > share {
+		if i >= timedFirst && time.Since(start) > share {
 			skipped = append(skipped, v)
 			continue
 		}
@@ -233,6 +235,23 @@ func (b *Backend) tuneShape(ctx context.Context, s LinearShape, cands []string, 
 		st.GFLOPS = s.FLOPs() / t / 1e9
 	}
 	return nil
+}
+
+// incumbentFirst orders cands for timing: the reference cands[0], then inc (the class's or
+// family's choice, what the shape runs without a record) when it is a candidate, then the
+// rest; timed is how many lead the list that are timed whatever the budget, so that a
+// record never replaces inc by a variant slower than it.
+func incumbentFirst(cands []string, inc string) (ordered []string, timed int) {
+	if len(cands) == 0 || inc == cands[0] || !contains(cands, inc) {
+		return cands, 1
+	}
+	ordered = append(ordered, cands[0], inc)
+	for _, v := range cands[1:] {
+		if v != inc {
+			ordered = append(ordered, v)
+		}
+	}
+	return ordered, 2
 }
 
 // compareShape is the rel-L2 difference of prep's output under record cand from record ref.

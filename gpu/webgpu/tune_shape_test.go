@@ -296,3 +296,30 @@ func TestSplitPool(t *testing.T) {
 		t.Errorf("after Close: split buffer %v, resident %d", b.split.buf, b.Memory().Resident)
 	}
 }
+
+// TestShapeTimesIncumbent: a shape's tuning with no budget left after its first candidate
+// still times the variant the shape runs without a record (here the deep class's), so the
+// record it leaves is never slower than what ran before.
+func TestShapeTimesIncumbent(t *testing.T) {
+	b := openWith(t, Options{Adapter: -1})
+	_, class := twoGenerated(t, b)
+	b.setLinearClass(cacheLinearDeep, class)
+	s := LinearShape{Name: "deep", M: 20, N: 24, K: linearDeepK}
+	cands := b.Variants(FamilyLinear)
+	st := ShapeTuning{Shape: s}
+	if err := b.tuneShape(context.Background(), s, cands, 1, &st, func(string) {}, time.Nanosecond); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := st.Seconds[class]; !ok || len(st.Seconds) != 2 {
+		t.Errorf("timed %v, want the reference and the class's %s", st.Seconds, class)
+	}
+	if st.Variant != cands[0] && st.Variant != class {
+		t.Errorf("record %s, neither timed variant", st.Variant)
+	}
+	if got, n := incumbentFirst([]string{"a", "b", "c"}, "c"); n != 2 || got[0] != "a" || got[1] != "c" || got[2] != "b" || len(got) != 3 {
+		t.Errorf("incumbentFirst: %v, %d", got, n)
+	}
+	if got, n := incumbentFirst([]string{"a", "b"}, "x"); n != 1 || len(got) != 2 {
+		t.Errorf("incumbentFirst of a non-candidate: %v, %d", got, n)
+	}
+}

@@ -44,7 +44,16 @@ func (b *Backend) Tune(ctx context.Context, opts TuneOptions) (*TuneResult, erro
 	if err != nil {
 		return nil, err
 	}
-	b.applyLinearShapes(&TuneCache{}) // no shape record stands in for a candidate timed (applied again below)
+	// No shape record stands in for a candidate timed: they are applied again below, or
+	// restored when tuning fails.
+	kept := b.shapeRecords()
+	b.applyLinearShapes(&TuneCache{})
+	tuned := false
+	defer func() {
+		if !tuned {
+			b.restoreShapes(kept)
+		}
+	}()
 	lin, hasLin := ws[FamilyLinear]
 	measureRate := hasLin && (cache.GPUGFLOPS == 0 || cache.Shape != lin.Name || (opts.CPU != nil && cache.CPUGFLOPS == 0))
 
@@ -126,6 +135,7 @@ func (b *Backend) Tune(ctx context.Context, opts TuneOptions) (*TuneResult, erro
 		}
 		cache.CPUGFLOPS, cache.CPUBackend = g, name
 	}
+	tuned = true
 	b.SetMeasuredGFLOPS(cache.GPUGFLOPS)
 	b.setTuned(cacheCurrent(cache))
 	res.GPUGFLOPS, res.CPUGFLOPS, res.CPUName, res.Shape = cache.GPUGFLOPS, cache.CPUGFLOPS, cache.CPUBackend, cache.Shape

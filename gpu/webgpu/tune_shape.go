@@ -55,6 +55,24 @@ func (b *Backend) applyLinearShapes(c *TuneCache) {
 	}
 }
 
+// shapeRecords is a copy of the backend's shape records.
+func (b *Backend) shapeRecords() map[shapeKey]string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := make(map[shapeKey]string, len(b.linearShapes))
+	for k, v := range b.linearShapes {
+		out[k] = v
+	}
+	return out
+}
+
+// restoreShapes makes recs the backend's shape records.
+func (b *Backend) restoreShapes(recs map[shapeKey]string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.linearShapes = recs
+}
+
 // cachedShape is the index of key's record in c (-1: none).
 func cachedShape(c *TuneCache, key shapeKey) int {
 	for i, s := range c.Shapes {

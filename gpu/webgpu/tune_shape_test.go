@@ -323,3 +323,22 @@ func TestShapeTimesIncumbent(t *testing.T) {
 		t.Errorf("incumbentFirst of a non-candidate: %v, %d", got, n)
 	}
 }
+
+// TestTuneFailureKeepsShapes: a tuning cancelled while it times leaves the shape records it
+// found in place (they are set aside while candidates run).
+func TestTuneFailureKeepsShapes(t *testing.T) {
+	b := openWith(t, Options{Adapter: -1, CacheDir: t.TempDir()})
+	rec, _ := twoGenerated(t, b)
+	key := keyOf(300, 64, 9216)
+	b.setLinearShape(key, rec)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, err := b.Tune(ctx, TuneOptions{Workloads: map[string]Workload{FamilyLinear: LinearWorkload(9, 40, 12, true)},
+		Budget: time.Minute, Reps: 1, NoSave: true, Progress: func(TuneProgress) { cancel() }})
+	if err == nil {
+		t.Fatal("a cancelled tuning succeeded")
+	}
+	if got := b.shapeRecords()[key]; got != rec {
+		t.Errorf("after a failed tuning the record is %q, want %q", got, rec)
+	}
+}

@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"kleinbild/engine"
 	"kleinbild/gpu/backends"
 	"kleinbild/gpu/webgpu"
 )
@@ -21,6 +23,8 @@ import (
 // default rule (backends.CompareVulkan; lines added after the tuning's). Without --force,
 // families whose cache entry is still valid are not timed again, nor a current comparison.
 // --quick times tiny shapes and writes no cache (a smoke test on slow software adapters).
+// --sizes names the image sizes whose Linear shapes are tuned one by one (--shape-budget caps
+// each shape's time); their choices are listed after the tuning's other lines.
 func runTune(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("tune", stderr)
 	force := fs.Bool("force", false, "tune again even where the cache is valid")
@@ -28,6 +32,8 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 	budget := fs.Duration("budget", time.Minute, "time budget of the whole tuning")
 	quiet := fs.Bool("q", false, "quiet: print only the table and errors")
 	backend := backendFlag(fs, " (a WebGPU device; default: webgpu, the best adapter)")
+	sizes := fs.String("sizes", "", "comma-separated square image sizes whose Linear shapes are tuned one by one (default: 256,1024,1792 where the device is fast enough for the model's real shapes)")
+	shapeBudget := fs.Duration("shape-budget", 0, "cap on each Linear shape's tuning (0: an equal share of what is left of --budget)")
 	rest, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -37,6 +43,13 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 	}
 	if *budget <= 0 {
 		return usageErr("--budget %v: want a positive duration", *budget)
+	}
+	if *shapeBudget < 0 {
+		return usageErr("--shape-budget %v: want a duration of 0 or more", *shapeBudget)
+	}
+	shapeSizes, err := parseTuneSizes(*sizes)
+	if err != nil {
+		return err
 	}
 	id := strings.TrimSpace(*backend)
 	if id == "" {
@@ -55,7 +68,7 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := interruptContext()
 	defer stop()
-	opts := backends.TuneOptions{Force: *force, Budget: *budget}
+	opts := backends.TuneOptions{Force: *force, Budget: *budget, Sizes: shapeSizes, ShapeBudget: *shapeBudget}
 	if *quick {
 		opts.Workloads, opts.NoSave = webgpu.TinyWorkloads(), true
 	}
@@ -153,7 +166,54 @@ func writeTune(w io.Writer, res *webgpu.TuneResult) error {
 		fmt.Fprintf(w, "CPU (%s): %s GFLOP/s on the same product; automatic default: %s\n", res.CPUName, rateField(res.CPUGFLOPS), def)
 	}
 	_, err := fmt.Fprintf(w, "Took %.1f s%s\n", res.Elapsed.Seconds(), map[bool]string{true: " (all from the cache)", false: ""}[res.FromCache])
-	return err
+	if err != nil || len(res.Shapes) == 0 {
+		return err
+	}
+	return writeTuneShapes(w, res.Shapes)
+}
+
+// writeTuneShapes prints Linear's choice per shape: one tab-aligned line per shape (rows,
+// depth and outputs, the rows its record holds for, the variant, how it was chosen, the
+// chosen variant's rate), a skipped shape's reason in place of its rate.
+func writeTuneShapes(w io.Writer, shapes []webgpu.ShapeTuning) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "LINEAR SHAPE\tROWS\tVARIANT\tCHOSEN BY\tRATE")
+	for _, s := range shapes {
+		how, v, rate := "tuned", s.Variant, "-"
+		switch {
+		case s.Cached:
+			how = "cache"
+		case v == "":
+			how, v = "not timed", "-"
+		}
+		if s.GFLOPS > 0 {
+			rate = fmt.Sprintf("%.4g GFLOP/s", s.GFLOPS)
+		}
+		switch {
+		case s.Note != "" && rate == "-":
+			rate = s.Note
+		case s.Note != "":
+			rate += " (" + s.Note + ")"
+		}
+		fmt.Fprintf(tw, "%s %d×%d→%d\t≤ %d\t%s\t%s\t%s\n", s.Shape.Name, s.Shape.M, s.Shape.K, s.Shape.N, s.Bucket, v, how, rate)
+	}
+	return tw.Flush()
+}
+
+// parseTuneSizes parses --sizes ("": nil, the default), image sizes as generate takes them.
+func parseTuneSizes(sizes string) ([]int, error) {
+	if strings.TrimSpace(sizes) == "" {
+		return nil, nil
+	}
+	var out []int
+	for _, f := range strings.Split(sizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || engine.CheckEngineSize(n) != nil || n > engine.MaxSidePx {
+			return nil, usageErr("--sizes %q: want comma-separated multiples of %d up to %d", sizes, engine.SizeMultiple, engine.MaxSidePx)
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }
 
 // timesField lists variant times as "name 12.3 ms", fastest first, "-" when none.

@@ -51,6 +51,9 @@ type Backend struct {
 	// linearDeep is the variant of Linears below linearLargeRows rows of depth linearDeepK
 	// or more ("": FamilyLinear's; tune_class.go).
 	linearDeep string
+	// linearShapes are the per-shape Linear variants, over the classes (tune_shape.go).
+	linearShapes map[shapeKey]string
+	split        splitPool // split K's partial sums, reused (gemm_splitk.go)
 
 	pending   []dispatch
 	toRelease []*wgpu.Buffer // freed while pending work may still bind them
@@ -694,6 +697,7 @@ func (b *Backend) Close() error {
 	b.flushLocked(true)
 	err := b.takeErr()
 	b.closed = true
+	b.releaseSplit()
 	for _, p := range b.pipes {
 		p.release()
 	}

@@ -80,7 +80,11 @@
 // second pass adds them in order and the bias), for products of few row tiles and deep K.
 // Tuning times Linear in three classes: FamilyLinear's workload, the large class (3072 rows or
 // more) and the deep class (fewer rows, K ≥ 6144), the only one whose candidates include
-// split K (tune_class.go). Inputs are bound read-only unless they share a buffer with the
+// split K (tune_class.go), then per shape: each of the model's Linear shapes (ModelDims.Shapes:
+// klein-4B at the sizes asked, 256², 1024² and 1792² by default, and its Qwen3-4B encoder)
+// within its share of the budget, the winner recorded by the rows' power-of-two bucket, N and
+// K; a shape's record wins over the classes (tune_shape.go). Split products reuse one
+// partial-sum buffer per backend, grown as needed and released on Close. Inputs are bound read-only unless they share a buffer with the
 // output: weights always; an activation only where the engine keeps it apart from the
 // output (the split-K partial products bind x read-only, their output being their own
 // buffer). Op codes that shaders switch on are Go constants emitted as

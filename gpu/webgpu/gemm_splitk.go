@@ -66,9 +66,9 @@ func (b *Backend) splitBudget() uint64 {
 
 // linearSplit queues blocks (interior and edges, gemmBlocks) of columns [o0, o1) of Linear
 // under a split-K cfg: each block as a product of slices into a partial-sum buffer and a
-// reduction into y. A block too shallow to split runs as linearBlock. The buffer is sized for
-// the largest block, shared by the blocks (their dispatches run in order) and freed once
-// they are queued.
+// reduction into y. A block too shallow to split runs as linearBlock. The partial sums of
+// every block go to the backend's one split buffer (splitBuffer): the dispatches, of these
+// blocks and of later products, run in queue order.
 func (b *Backend) linearSplit(cfg gemmCfg, blocks []gemmBlock, y, x, w gpu.Tensor, t tail, o0 int) {
 	_, in, _ := gpu.MatrixDims(w)
 	budget := b.splitBudget()
@@ -81,12 +81,11 @@ func (b *Backend) linearSplit(cfg gemmCfg, blocks []gemmBlock, y, x, w gpu.Tenso
 	}
 	var part gpu.Tensor
 	if need > 0 {
-		buf, err := b.newBuffer(gpu.F32, need, 0)
+		buf, err := b.splitBuffer(need, budget)
 		if err != nil {
 			b.fail(err)
 			return
 		}
-		defer b.releaseBuffer(buf)
 		part = gpu.NewTensor(buf, 0, gpu.F32, need)
 	}
 	for _, bl := range blocks {
@@ -126,4 +125,41 @@ func (b *Backend) splitBlock(cfg gemmCfg, bl gemmBlock, s, ks int, part, y, x, w
 	gx, gy := b.grid((bm*bn + 255) / 256)
 	r.run(&splitReduce, "reduce", []uint32{uint32(bn), uint32(bm * bn), uint32(s), uint32(bm * bn), sb,
 		yb + uint32(r0*out+c0), uint32(out), cb, mode}, gx, gy, 1)
+}
+
+// splitPool holds the partial-sum buffer of split products, one per backend, so that a
+// Linear does not create (and wgpu zero-fill) a buffer of up to maxSplitBytes per call.
+type splitPool struct {
+	buf    *buffer
+	allocs int // buffers created (tests count them)
+}
+
+// splitBuffer returns the split buffer, grown to at least n values (and at least twice its
+// old size, within budget bytes) when smaller; the old one is released once the work
+// queued on it has run (releaseBuffer).
+func (b *Backend) splitBuffer(n int, budget uint64) (*buffer, error) {
+	p := &b.split
+	if p.buf != nil && !p.buf.freed && p.buf.bytes >= int64(n)*4 {
+		return p.buf, nil
+	}
+	if p.buf != nil {
+		n = max(n, int(min(uint64(p.buf.bytes/4)*2, budget/4)))
+		b.releaseBuffer(p.buf)
+		p.buf = nil
+	}
+	buf, err := b.newBuffer(gpu.F32, n, 0)
+	if err != nil {
+		return nil, err
+	}
+	p.buf = buf
+	p.allocs++
+	return buf, nil
+}
+
+// releaseSplit frees the split buffer (Close).
+func (b *Backend) releaseSplit() {
+	if b.split.buf != nil {
+		b.releaseBuffer(b.split.buf)
+		b.split.buf = nil
+	}
 }

@@ -88,7 +88,7 @@ func (b *Backend) linear(y, x, w gpu.Tensor, rows int, t tail) {
 		b.fail(err)
 		return
 	}
-	cfg := specOf(FamilyLinear, b.linearVariant(rows, in)).gemm
+	cfg := specOf(FamilyLinear, b.linearShapeVariant(rows, out, in)).gemm
 	for o0 := 0; o0 < out; {
 		o1 := out
 		if len(xw.bufs) > 1 && in > 0 {

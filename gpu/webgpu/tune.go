@@ -44,6 +44,16 @@ func (b *Backend) Tune(ctx context.Context, opts TuneOptions) (*TuneResult, erro
 	if err != nil {
 		return nil, err
 	}
+	// No shape record stands in for a candidate timed: they are applied again below, or
+	// restored when tuning fails.
+	kept := b.shapeRecords()
+	b.applyLinearShapes(&TuneCache{})
+	tuned := false
+	defer func() {
+		if !tuned {
+			b.restoreShapes(kept)
+		}
+	}()
 	lin, hasLin := ws[FamilyLinear]
 	measureRate := hasLin && (cache.GPUGFLOPS == 0 || cache.Shape != lin.Name || (opts.CPU != nil && cache.CPUGFLOPS == 0))
 
@@ -64,6 +74,10 @@ func (b *Backend) Tune(ctx context.Context, opts TuneOptions) (*TuneResult, erro
 		total += len(large) + len(deep)
 	}
 	share := budget / time.Duration(max(total, 1))
+	sp := b.planShapes(opts, scale)
+	if sp != nil {
+		total += len(sp.shapes) * len(sp.cands)
+	}
 	done := 0
 	progress := func(family string) func(string) {
 		return func(v string) {
@@ -106,6 +120,14 @@ func (b *Backend) Tune(ctx context.Context, opts TuneOptions) (*TuneResult, erro
 	} else if !opts.Force {
 		b.applyLinearClasses(cache)
 	}
+	if !opts.Force {
+		b.applyLinearShapes(cache)
+	}
+	if sp != nil {
+		if err := b.tuneLinearShapes(ctx, *sp, cache, res, progress(FamilyLinear+"@shape"), start, budget); err != nil {
+			return nil, err
+		}
+	}
 	if measureRate && opts.CPU != nil {
 		g, name, err := opts.CPU(ctx, lin)
 		if err != nil {
@@ -113,6 +135,7 @@ func (b *Backend) Tune(ctx context.Context, opts TuneOptions) (*TuneResult, erro
 		}
 		cache.CPUGFLOPS, cache.CPUBackend = g, name
 	}
+	tuned = true
 	b.SetMeasuredGFLOPS(cache.GPUGFLOPS)
 	b.setTuned(cacheCurrent(cache))
 	res.GPUGFLOPS, res.CPUGFLOPS, res.CPUName, res.Shape = cache.GPUGFLOPS, cache.CPUGFLOPS, cache.CPUBackend, cache.Shape
@@ -342,6 +365,7 @@ func (b *Backend) applyCache(dir string) {
 		}
 	}
 	b.applyLinearClasses(c)
+	b.applyLinearShapes(c)
 	b.applyRates(c)
 }
 

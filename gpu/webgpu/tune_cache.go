@@ -47,6 +47,47 @@ type TuneCache struct {
 	Attention512GFLOPS float64   `json:"attention512_gflops,omitempty"`
 	FMAGFLOPS          float64   `json:"fma_gflops,omitempty"`
 	Tuned              time.Time `json:"tuned"`
+	// Shapes are Linear's choices per shape (tune_shape.go); files written before them have
+	// none and load as they did.
+	Shapes []CachedShape `json:"shapes,omitempty"`
+}
+
+// CachedShape is Linear's tuned choice for products of N outputs of depth K whose rows fall
+// in M-bucket M (shapeBucket: the least power of two at or above the rows).
+type CachedShape struct {
+	M       int                `json:"m"`
+	N       int                `json:"n"`
+	K       int                `json:"k"`
+	Hash    string             `json:"hash"`
+	Variant string             `json:"variant"`
+	Seconds map[string]float64 `json:"seconds,omitempty"`
+}
+
+// maxCachedShapes bounds a cache's shape records (the model's shapes are a few dozen).
+const maxCachedShapes = 1024
+
+// maxShapeDim bounds a shape record's M, N and K.
+const maxShapeDim = 1 << 24
+
+// validShapes reports whether every shape record has a bucket M (a power of two), N and K
+// in 1..maxShapeDim and a variant, with no two records of one key.
+func validShapes(shapes []CachedShape) bool {
+	if len(shapes) > maxCachedShapes {
+		return false
+	}
+	seen := map[[3]int]bool{}
+	for _, s := range shapes {
+		if s.M < 1 || s.M > maxShapeDim || s.M&(s.M-1) != 0 || s.N < 1 || s.N > maxShapeDim ||
+			s.K < 1 || s.K > maxShapeDim || s.Variant == "" {
+			return false
+		}
+		k := [3]int{s.M, s.N, s.K}
+		if seen[k] {
+			return false
+		}
+		seen[k] = true
+	}
+	return true
 }
 
 // CachedFamily is one family's entry of a TuneCache.
@@ -104,6 +145,9 @@ func ParseTuneCache(raw []byte, key string) (*TuneCache, error) {
 		if r < 0 || r > 1e9 {
 			return nil, errors.New("webgpu: tuning cache: implausible rates")
 		}
+	}
+	if !validShapes(c.Shapes) {
+		return nil, errors.New("webgpu: tuning cache: invalid Linear shape records")
 	}
 	if c.Families == nil {
 		c.Families = map[string]CachedFamily{}

@@ -105,6 +105,7 @@ func (b *Backend) tuneLinearLarge(ctx context.Context, w Workload, cands []strin
 // reference cands[0] as pickVariant does, sets it and records it in cache and res.
 func (b *Backend) tuneLinearClass(ctx context.Context, class string, w Workload, cands []string, cache *TuneCache, res *TuneResult,
 	progress func(string), reps int, share time.Duration, start time.Time, budget time.Duration) error {
+	b.setLinearClass(class, "") // the class's earlier choice would run in place of each candidate
 	secs, note, err := b.timeFamily(ctx, w, FamilyLinear, cands, progress, reps, share, start, budget)
 	if err != nil {
 		return err

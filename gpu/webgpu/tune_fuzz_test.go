@@ -19,3 +19,25 @@ func FuzzTuneCache(f *testing.F) {
 		}
 	})
 }
+
+// FuzzTuneCacheShapes: shape records are accepted only when valid.
+func FuzzTuneCacheShapes(f *testing.F) {
+	f.Add([]byte(`{"version":1,"adapter":"k","shapes":[{"m":512,"n":3072,"k":9216,"hash":"h","variant":"v"}]}`))
+	f.Add([]byte(`{"version":1,"adapter":"k","shapes":[{"m":500,"n":3072,"k":9216,"hash":"h","variant":"v"}]}`))
+	f.Add([]byte(`{"version":1,"adapter":"k","shapes":[{"m":512,"n":-1,"k":0,"variant":""}]}`))
+	f.Add([]byte(`{"version":1,"adapter":"k","shapes":null}`))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		c, err := ParseTuneCache(raw, "")
+		if err != nil {
+			return
+		}
+		if !validShapes(c.Shapes) {
+			t.Fatalf("accepted invalid shape records: %+v", c.Shapes)
+		}
+		for _, s := range c.Shapes {
+			if s.M <= 0 || s.N <= 0 || s.K <= 0 || shapeBucket(s.M) != s.M || s.Variant == "" {
+				t.Fatalf("accepted shape record %+v", s)
+			}
+		}
+	})
+}

@@ -26,6 +26,14 @@ type TuneOptions struct {
 	// CPU, if set, measures the CPU backend on the linear workload (device versus CPU, see
 	// backends): it returns the rate in GFLOP/s and the backend's name.
 	CPU func(ctx context.Context, w Workload) (gflops float64, name string, err error)
+	// Shapes are the Linear shapes tuned one by one (tune_shape.go). nil: Klein4BDims'
+	// shapes at Sizes, when tuning times the model's real shapes (Workloads nil, a device
+	// fast enough for scale 1) or Sizes is set; none with Workloads set.
+	Shapes []LinearShape
+	// Sizes are the square image sides whose shapes are tuned (nil: DefaultShapeSizes).
+	Sizes []int
+	// ShapeBudget caps each shape's tuning (0: an equal share of what is left of Budget).
+	ShapeBudget time.Duration
 }
 
 // TuneProgress is one step of tuning.
@@ -52,6 +60,20 @@ type TuneResult struct {
 	// devices fast enough to time the real shapes within the budget, more on slow ones.
 	Scale   int
 	Elapsed time.Duration
+	// Shapes are the per-shape Linear outcomes, in tuning order (none: not tuned per shape).
+	Shapes []ShapeTuning
+}
+
+// ShapeTuning is one Linear shape's outcome.
+type ShapeTuning struct {
+	Shape   LinearShape
+	Bucket  int                // the record's key: rows up to Bucket (shapeBucket)
+	Variant string             // "" when not timed (Note says why)
+	Cached  bool               // taken from the cache
+	Seconds map[string]float64 // variants timed: best run
+	RelL2   float64            // chosen against the reference
+	GFLOPS  float64            // the chosen variant's rate (0: not timed)
+	Note    string
 }
 
 // FamilyTuning is one family's outcome.

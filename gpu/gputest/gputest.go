@@ -22,6 +22,12 @@ type Options struct {
 	// compare it with the float32 reference at TolF16Linear and with the float64 product of
 	// the rounded operands at the usual tolerance; TestConcurrentUse with the latter.
 	F16Linear bool
+	// F16Conv says that the backend's Conv2D multiplies float16 operands with float32 sums
+	// (vulkan's fast precision): the image scaled by one power of two and both rounded to
+	// float16 (refmath.F16Image, F16Weights). TestConv2D compares it with the float64
+	// convolution of the rounded operands at the usual tolerance and with the float32
+	// reference at TolF16Linear.
+	F16Conv bool
 	// TolScale multiplies every tolerance except the exact ones (0 means 1). Backends should
 	// pass at 1; a larger value is for investigating one that sums in another order.
 	TolScale float64

@@ -340,7 +340,11 @@ func (e *env) attention(c attnCase) {
 	want := refAttention(qh, kh, vh, p)
 	e.b.Attention(out.t, q, k, v, p)
 	got := e.read(c.name, out)
-	e.check(c.name, dense(got, p.SeqQ, qw, outStride), want, tolGemm(max(p.SeqK, p.HeadDim)))
+	tol := tolGemm(max(p.SeqK, p.HeadDim))
+	if e.o.F16Attention {
+		tol = TolF16Attention
+	}
+	e.check(c.name, dense(got, p.SeqQ, qw, outStride), want, tol)
 	e.checkUntouched(c.name, got, init, p.SeqQ, qw, outStride)
 	e.done(c.name)
 }

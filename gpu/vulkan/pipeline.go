@@ -34,6 +34,8 @@ var kernels = map[string]int{
 	"normsg":       4,
 	"convf16":      5,
 	"convcm":       5,
+	"attnf16":      4,
+	"attncm":       4,
 }
 
 // pipeline is a compute pipeline with its layouts.

@@ -15,7 +15,8 @@ var _ gpu.Precisioner = (*Backend)(nil)
 // float32. Fast runs Linear on bf16 weights with float16 operands and float32 sums
 // (linearf16.glsl): on the device's matrix units where it has them (linearcm.comp, compiled
 // here: where the driver refuses it, the units are given up), else on the plain twin kernel
-// with the same roundings (linearf16.comp). Other weights and ops stay exact.
+// with the same roundings (linearf16.comp). Conv2D and attention up to head dim 128 run on
+// float16 operands too (convcm.go, attentioncm.go); other weights and ops stay exact.
 func (b *Backend) SetPrecision(p gpu.Precision) (string, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()

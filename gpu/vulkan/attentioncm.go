@@ -14,13 +14,14 @@ import (
 const fastAttnMaxDim = 128
 
 // fastAttnKernel is the fast attention's kernel on this device: attncm on matrix units whose
-// shape fits its 16-query tiles (LM dividing 16), else its twin attnf16
-// (Backend.fastForce, when it names an attention kernel, forces one).
+// shape fits its 16-query tiles (LM dividing 16) with subgroups of at least 8 (its tile
+// loops step by a 32nd of the workgroup), else its twin attnf16 (Backend.fastForce, when it
+// names an attention kernel, forces one).
 func (b *Backend) fastAttnKernel() string {
 	if strings.HasPrefix(b.fastForce, "attn") {
 		return b.fastForce
 	}
-	if b.units != nil && 16%b.units.m == 0 {
+	if b.units != nil && 16%b.units.m == 0 && b.units.subgroup >= 8 {
 		return "attncm"
 	}
 	return "attnf16"

@@ -102,7 +102,8 @@ func convF64(img []float32, w []float64, outC int, p gpu.ConvParams) []float64 {
 }
 
 // TestUnitKernelChoice: the matrix-unit kernels are chosen only with matrix units, attncm
-// only where their shape's M divides its 16-query tile; a forced kernel wins.
+// only where their shape's M divides its 16-query tile and subgroups have 8 invocations or
+// more; a forced kernel wins.
 func TestUnitKernelChoice(t *testing.T) {
 	for _, c := range []struct {
 		units            *matrixUnits
@@ -112,6 +113,7 @@ func TestUnitKernelChoice(t *testing.T) {
 		{nil, "", "linearf16", "convf16", "attnf16"},
 		{&matrixUnits{m: 16, n: 8, k: 16, subgroup: 32}, "", "linearcm", "convcm", "attncm"},
 		{&matrixUnits{m: 32, n: 8, k: 16, subgroup: 32}, "", "linearcm", "convcm", "attnf16"},
+		{&matrixUnits{m: 16, n: 8, k: 16, subgroup: 4}, "", "linearcm", "convcm", "attnf16"},
 		{&matrixUnits{m: 16, n: 16, k: 16, subgroup: 32}, "convf16", "linearcm", "convf16", "attncm"},
 		{&matrixUnits{m: 16, n: 16, k: 16, subgroup: 32}, "attnf16", "linearcm", "convcm", "attnf16"},
 	} {

@@ -4,7 +4,8 @@
 // as flash.glsl does, with float16 operands and float32 sums and softmax:
 //  1. Q (once), then each K and V tile, is scaled by one power of two (its largest finite |x|
 //     into float16's top binade, as rowscale.comp) and rounded to float16 (f16.glsl) into
-//     shared memory, the head dim padded with zeros to a multiple of 32 (dp).
+//     shared memory, the head dim padded with zeros to a multiple of 32 (dp; columns from dp
+//     to DM are never read).
 //  2. S = Q·Kᵀ (the kernel's scores()), unscaled in float32; the online softmax in base 2,
 //     one invocation per query row (softmaxRow): p = f16(2^(s − m)), l sums those p.
 //  3. T = P·V (the kernel's accumulate()), and O = O·2^(m_old − m) + T·2^-v in float32;
@@ -27,7 +28,8 @@ shared HT qh[BQ * DM];    // f16(Q·2^aq): [query][dim]
 shared HT kvh[BKY * DM];  // f16(K·2^bk), then f16(V·2^cv): [key][dim]
 shared float ss[BQ * BKY]; // the scores: [query][key]
 shared HT ph[BQ * BKY];   // P: [query][key]
-shared float red[256];    // the tile maxima's reduction
+shared float red[512];    // the tile maxima's reduction: K's in [0, 256), V's in [256, 512)
+shared vec2 red2[32];     // its second level
 shared float mrow[BQ], lrow[BQ], crow[BQ];
 shared uint badrow[BQ];
 shared uint vbad; // the V tile holds a NaN or ±Inf (stored as 0 in kvh; vfix adds them)
@@ -60,20 +62,29 @@ bool badScore(float x) {
 // finiteAbs is |x|, 0 for NaN and ±Inf (told by the bits).
 float finiteAbs(float x) { return (floatBitsToUint(x) & 0x7fffffffu) >= 0x7f800000u ? 0.0 : abs(x); }
 
-// tileShift returns the scale of a tile whose invocations' largest finite |x| are m: the
-// tile's largest times 2^shift lies in [2^14, 2^15) (0 for an all-zero tile; clamped to
-// [-100, 100]). Every invocation calls it; nw is a power of two.
-int tileShift(float m, uint li, uint nw) {
-	red[li] = m;
-	barrier();
-	for (uint s = nw / 2u; s > 0u; s >>= 1u) {
-		if (li < s) { red[li] = max(red[li], red[li + s]); }
-		barrier();
-	}
-	float t = red[0];
-	barrier();
+// shiftOf is the scale of a tile whose largest finite |x| is t: t·2^shift lies in
+// [2^14, 2^15) (0 for an all-zero tile; clamped to [-100, 100]).
+int shiftOf(float t) {
 	if (t == 0.0) { return 0; }
 	return clamp(14 - (int((floatBitsToUint(t) >> 23u) & 0xffu) - 127), -100, 100);
+}
+
+// tileShifts returns the scales (shiftOf) of two tiles whose invocations' largest finite |x|
+// are m.x and m.y, in two levels of shared memory (two barriers: llvmpipe pays for each).
+// Every invocation calls it (nw ≤ 256, a multiple of 32); red and red2 are next written after further barriers.
+ivec2 tileShifts(vec2 m, uint li, uint nw) {
+	red[li] = m.x;
+	red[256u + li] = m.y;
+	barrier();
+	if (li < 32u) {
+		vec2 r = vec2(0.0);
+		for (uint i = li; i < nw; i += 32u) { r = max(r, vec2(red[i], red[256u + i])); }
+		red2[li] = r;
+	}
+	barrier();
+	vec2 t = vec2(0.0);
+	for (uint i = 0u; i < 32u; i++) { t = max(t, red2[i]); }
+	return ivec2(shiftOf(t.x), shiftOf(t.y));
 }
 
 // qval, kval and vval read element e of query row i or key j of the workgroup's head (0
@@ -153,10 +164,17 @@ void main() {
 	uint dp = (p.d + 31u) / 32u * 32u;
 	uint nkw = p.nk;
 	if (p.causal != 0u) { nkw = min(nkw, i0 + BQ); }
+	// Tiles are walked as rows from li / 32 in steps of nw / 32 and columns from li % 32 in
+	// steps of 32 (no division by the run-time dp: llvmpipe pays dearly for those).
+	uint r0 = li / 32u, rs = nw / 32u, c0 = li % 32u;
 	float m = 0.0;
-	for (uint e = li; e < BQ * DM; e += nw) { m = max(m, finiteAbs(qval(i0 + e / DM, h, e % DM))); }
-	int aq = tileShift(m, li, nw);
-	for (uint e = li; e < BQ * DM; e += nw) { qh[e] = HT(f16round(qval(i0 + e / DM, h, e % DM) * pow2(aq))); }
+	for (uint r = r0; r < BQ; r += rs) {
+		for (uint c = c0; c < dp; c += 32u) { m = max(m, finiteAbs(qval(i0 + r, h, c))); }
+	}
+	int aq = tileShifts(vec2(m, 0.0), li, nw).x;
+	for (uint r = r0; r < BQ; r += rs) {
+		for (uint c = c0; c < dp; c += 32u) { qh[r * DM + c] = HT(f16round(qval(i0 + r, h, c) * pow2(aq))); }
+	}
 	if (li < BQ) {
 		mrow[li] = -3.0e38;
 		lrow[li] = 0.0;
@@ -165,20 +183,25 @@ void main() {
 	initO(li, nw);
 	for (uint j0 = 0u; j0 < nkw; j0 += BKY) {
 		if (li == 0u) { vbad = 0u; }
-		m = 0.0;
-		for (uint e = li; e < BKY * DM; e += nw) { m = max(m, finiteAbs(kval(j0 + e / DM, nkw, hk, e % DM))); }
-		int bk = tileShift(m, li, nw);
-		for (uint e = li; e < BKY * DM; e += nw) { kvh[e] = HT(f16round(kval(j0 + e / DM, nkw, hk, e % DM) * pow2(bk))); }
+		vec2 mkv = vec2(0.0);
+		for (uint r = r0; r < BKY; r += rs) {
+			for (uint c = c0; c < dp; c += 32u) {
+				mkv = max(mkv, vec2(finiteAbs(kval(j0 + r, nkw, hk, c)), finiteAbs(vval(j0 + r, nkw, hk, c))));
+			}
+		}
+		ivec2 sh = tileShifts(mkv, li, nw);
+		for (uint r = r0; r < BKY; r += rs) {
+			for (uint c = c0; c < dp; c += 32u) { kvh[r * DM + c] = HT(f16round(kval(j0 + r, nkw, hk, c) * pow2(sh.x))); }
+		}
 		barrier();
 		scores(li, nw, dp);
 		barrier();
-		if (li < BQ) { softmaxRow(li, i0, j0, aq, bk); }
-		m = 0.0;
-		for (uint e = li; e < BKY * DM; e += nw) { m = max(m, finiteAbs(vval(j0 + e / DM, nkw, hk, e % DM))); }
-		int cv = tileShift(m, li, nw);
-		for (uint e = li; e < BKY * DM; e += nw) { kvh[e] = vload(vval(j0 + e / DM, nkw, hk, e % DM), cv); }
+		if (li < BQ) { softmaxRow(li, i0, j0, aq, sh.x); }
+		for (uint r = r0; r < BKY; r += rs) {
+			for (uint c = c0; c < dp; c += 32u) { kvh[r * DM + c] = vload(vval(j0 + r, nkw, hk, c), sh.y); }
+		}
 		barrier();
-		accumulate(li, nw, dp, cv, i0, j0, nkw, hk);
+		accumulate(li, nw, dp, sh.y, i0, j0, nkw, hk);
 		barrier();
 	}
 	barrier();

@@ -19,6 +19,9 @@ const Compiled = true
 type Options struct {
 	// Device is an index into Devices(), or -1 for the best device.
 	Device int
+	// CoopKHR runs the matrix units through VK_KHR_cooperative_matrix even where
+	// VK_NV_cooperative_matrix is present (as KLEINBILD_VULKAN_COOP=khr does; coopkhr.go).
+	CoopKHR bool
 }
 
 // Backend is a gpu.Backend on one Vulkan device. A mutex guards its methods, so calls from
@@ -40,7 +43,7 @@ type Backend struct {
 	// by the product's shape.
 	linearTile int
 	// units are the device's matrix units (nil: none, unitsNote says why, e.g. "no matrix
-	// units (no VK_NV_cooperative_matrix)"); fast selects the
+	// units (no VK_NV_cooperative_matrix or VK_KHR_cooperative_matrix)"); fast selects the
 	// fast precision (fast.go), scales is its scratch of row scales.
 	units     *matrixUnits
 	unitsNote string
@@ -120,10 +123,10 @@ func (b *Backend) init(opts Options) error {
 		return fmt.Errorf("vulkan: %s allows %d bytes of push constants, fewer than %d", b.pd.info.Name, b.pd.lim.maxPush, pushBytes)
 	}
 	var why string
-	if b.units, why = probeUnits(b.f, b.inst, b.pd.handle); b.units == nil {
+	if b.units, why = probeUnits(b.f, b.inst, b.pd.handle, forceKHR(opts)); b.units == nil {
 		b.unitsNote = "no matrix units (" + why + ")"
 	}
-	if b.dev, b.queue, err = createDevice(b.f, b.pd.handle, fam, b.units != nil); err != nil {
+	if b.dev, b.queue, err = createDevice(b.f, b.pd.handle, fam, b.units); err != nil {
 		return fmt.Errorf("vulkan: opening %s: %w", b.pd.info.Name, err)
 	}
 	var ps pins

@@ -9,15 +9,20 @@ import (
 
 //lint:file-ignore U1000 the structs below mirror Vulkan's C layouts field for field: a field Go never names still holds its place in memory
 
-// matrixUnits describes a device's cooperative matrices (VK_NV_cooperative_matrix) as the
-// fast Linear uses them: the shape of one product (float16 A and B, float32 C and D, subgroup
-// scope) and the subgroup size, which sizes the workgroup (four subgroups).
+// matrixUnits describes a device's cooperative matrices (VK_NV_cooperative_matrix, or
+// VK_KHR_cooperative_matrix with khr: coopkhr.go) as the fast Linear uses them: the shape of
+// one product (float16 A and B, float32 C and D, subgroup scope) and the subgroup size, which
+// sizes the workgroup (four subgroups).
 type matrixUnits struct {
 	m, n, k  uint32
 	subgroup uint32
+	khr      bool
 }
 
 func (u *matrixUnits) String() string {
+	if u.khr {
+		return fmt.Sprintf("%d×%d×%d f16 cooperative matrices (%s)", u.m, u.n, u.k, extCoopMatrixKHRName)
+	}
 	return fmt.Sprintf("%d×%d×%d f16 cooperative matrices", u.m, u.n, u.k)
 }
 
@@ -89,16 +94,21 @@ type subgroupProperties struct {
 }
 
 // unitFeatures is the feature chain linearcm.comp needs: probed by probeUnits, then passed
-// to vkCreateDevice with the features switched on.
+// to vkCreateDevice with the features switched on. With khr, coop is
+// VkPhysicalDeviceCooperativeMatrixFeaturesKHR (the same fields as NV's).
 type unitFeatures struct {
 	coop coopMatrixFeatures
 	f16  float16Int8Features
 	mm   memoryModelFeatures
+	khr  bool
 }
 
 // chain links the structures (pinned) and returns the first.
 func (u *unitFeatures) chain(ps *pins) uintptr {
 	u.coop.sType, u.f16.sType, u.mm.sType = stCoopMatrixFeaturesNV, stFloat16Int8Features, stVulkanMemoryModelFeatures
+	if u.khr {
+		u.coop.sType = stCoopMatrixFeaturesKHR
+	}
 	u.mm.pNext = 0
 	u.f16.pNext = ptr(ps, &u.mm)
 	u.coop.pNext = ptr(ps, &u.f16)
@@ -106,25 +116,34 @@ func (u *unitFeatures) chain(ps *pins) uintptr {
 }
 
 // probeUnits returns the matrix units of physical device h, or nil and why the device has
-// none usable by the fast Linear.
-func probeUnits(f *vk, inst, h uintptr) (*matrixUnits, string) {
+// none usable by the fast Linear. They go through VK_KHR_cooperative_matrix where the device
+// lacks the NV extension, or where forceKHR asks for it (coopkhr.go).
+func probeUnits(f *vk, inst, h uintptr, forceKHR bool) (*matrixUnits, string) {
 	if f.enumerateDeviceExtensionProperties == 0 || f.getPhysicalDeviceFeatures2 == 0 || f.getPhysicalDeviceProperties2 == 0 || f.getInstanceProcAddr == 0 {
 		return nil, "the Vulkan loader is older than 1.1"
 	}
 	exts := deviceExtensions(f, h)
-	for _, e := range unitExtensions {
+	if !exts[extCoopMatrixNVName] && !exts[extCoopMatrixKHRName] {
+		return nil, "no " + extCoopMatrixNVName + " or " + extCoopMatrixKHRName
+	}
+	khr := useKHR(exts, forceKHR)
+	for _, e := range unitExtensionsFor(khr) {
 		if !exts[e] {
 			return nil, "no " + e
 		}
 	}
-	if why := probeFeatures(f, h); why != "" {
+	if why := probeFeatures(f, h, khr); why != "" {
 		return nil, why
 	}
 	sg, stages := probeSubgroup(f, h)
 	if sg == 0 || sg > 64 || !stages {
 		return nil, fmt.Sprintf("subgroups of %d invocations, in compute shaders %v", sg, stages)
 	}
-	props, err := coopProperties(f, inst, h)
+	query := coopProperties
+	if khr {
+		query = coopPropertiesKHR
+	}
+	props, err := query(f, inst, h)
 	if err != nil {
 		return nil, err.Error()
 	}
@@ -132,14 +151,15 @@ func probeUnits(f *vk, inst, h uintptr) (*matrixUnits, string) {
 	if !ok {
 		return nil, fmt.Sprintf("none of the %d cooperative matrix shapes is f16×f16+f32 with sides dividing 32", len(props))
 	}
-	return &matrixUnits{m: m, n: n, k: k, subgroup: sg}, ""
+	return &matrixUnits{m: m, n: n, k: k, subgroup: sg, khr: khr}, ""
 }
 
-// probeFeatures returns why h lacks a feature linearcm.comp needs ("" when it has them all).
-func probeFeatures(f *vk, h uintptr) string {
+// probeFeatures returns why h lacks a feature linearcm.comp needs ("" when it has them all),
+// with the NV or (khr) the KHR cooperative matrices.
+func probeFeatures(f *vk, h uintptr, khr bool) string {
 	var ps pins
 	defer ps.p.Unpin()
-	uf := new(unitFeatures)
+	uf := &unitFeatures{khr: khr}
 	f2 := &physicalDeviceFeatures2{sType: stPhysicalDeviceFeatures2, pNext: uf.chain(&ps)}
 	vkcall(f.getPhysicalDeviceFeatures2, h, ptr(&ps, f2))
 	switch {

@@ -69,9 +69,10 @@ func TestProbeParts(t *testing.T) {
 	if sg == 0 || sg&(sg-1) != 0 || sg > 128 || !compute {
 		t.Errorf("subgroups of %d invocations, in compute %v", sg, compute)
 	}
-	why := probeFeatures(b.f, b.pd.handle)
+	why := probeFeatures(b.f, b.pd.handle, false)
 	t.Logf("%d extensions, subgroup %d, features: %q, units %v (%s)", len(exts), sg, why, b.units, b.unitsNote)
-	if exts["VK_NV_cooperative_matrix"] != (b.units != nil) && b.unitsNote == "no matrix units (no VK_NV_cooperative_matrix)" {
+	if (exts["VK_NV_cooperative_matrix"] || exts["VK_KHR_cooperative_matrix"]) != (b.units != nil) &&
+		b.unitsNote == "no matrix units (no VK_NV_cooperative_matrix or VK_KHR_cooperative_matrix)" {
 		t.Errorf("the extension list and the probe disagree: %s", b.unitsNote)
 	}
 	if !exts["VK_NV_cooperative_matrix"] && why == "" {

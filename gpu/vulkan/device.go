@@ -221,19 +221,20 @@ func computeFamily(f *vk, h uintptr) int {
 // createDevice creates a logical device with one queue of family fam; with units, the
 // extensions and features of the matrix-unit kernels are enabled (only where probeUnits
 // found them all).
-func createDevice(f *vk, h uintptr, fam int, units bool) (dev, queue uintptr, err error) {
+func createDevice(f *vk, h uintptr, fam int, units *matrixUnits) (dev, queue uintptr, err error) {
 	var ps pins
 	defer ps.p.Unpin()
 	prio := new(float32)
 	*prio = 1
 	qci := &deviceQueueCreateInfo{sType: stDeviceQueueCreateInfo, queueFamilyIndex: uint32(fam), queueCount: 1, pQueuePriorities: ptr(&ps, prio)}
 	dci := &deviceCreateInfo{sType: stDeviceCreateInfo, queueCreateInfoCount: 1, pQueueCreateInfos: ptr(&ps, qci)}
-	if units {
-		names := make([]uintptr, len(unitExtensions))
-		for i, e := range unitExtensions {
+	if units != nil {
+		exts := unitExtensionsFor(units.khr)
+		names := make([]uintptr, len(exts))
+		for i, e := range exts {
 			names[i] = cstr(&ps, e)
 		}
-		uf := &unitFeatures{}
+		uf := &unitFeatures{khr: units.khr}
 		uf.coop.cooperativeMatrix, uf.f16.shaderFloat16, uf.mm.model = 1, 1, 1
 		dci.pNext = uf.chain(&ps)
 		dci.enabledExtensionCount, dci.ppEnabledExtensionNames = uint32(len(names)), ptr(&ps, &names[0])

@@ -44,6 +44,13 @@
 // Profiling (StartProfile, for kleinbild bench --profile) times every dispatch with timestamp
 // queries (profile.go).
 //
+// A device with VK_KHR_cooperative_matrix and without the NV extension (AMD, Intel) runs the
+// same matrix-unit kernels: their NV SPIR-V is rewritten into KHR when the pipeline is built
+// (spirvkhr.go: opcodes, each matrix type's Use, layout operands), the shape chosen from
+// VkCooperativeMatrixPropertiesKHR (coopkhr.go). On a card with both, Options.CoopKHR or
+// KLEINBILD_VULKAN_COOP=khr choose KHR, so devices --selfcheck compares the rewritten kernels
+// with their twins. This path has not met a card yet: no AMD, Intel or NVIDIA device.
+//
 // The default rule (gpu/backends) runs a card on this backend, in exact precision, only where
 // kleinbild tune measured it faster than WebGPU on that card; fast is only an explicit choice.
 package vulkan

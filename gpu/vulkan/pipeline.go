@@ -64,6 +64,9 @@ func (b *Backend) pipeline(name string) (*pipeline, error) {
 	for i := range words {
 		words[i] = binary.LittleEndian.Uint32(code[4*i:])
 	}
+	if words, err = b.kernelSPIRV(words); err != nil {
+		return nil, fmt.Errorf("vulkan: kernel %s: %w", name, err)
+	}
 	p := &pipeline{name: name, nBind: nBind}
 	if err := b.createPipeline(p, words, b.specialize(name)); err != nil {
 		b.destroyPipeline(p)

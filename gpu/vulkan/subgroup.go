@@ -18,14 +18,14 @@ const (
 	subgroupArithmetic = 0x4
 )
 
-// querySubgroups reads the subgroup properties of device h (none on a Vulkan 1.0 device,
-// which lacks vkGetPhysicalDeviceProperties2).
+// querySubgroups reads the subgroup properties of device h (none on a Vulkan 1.0 device or
+// loader, which lack vkGetPhysicalDeviceProperties2).
 func querySubgroups(f *vk, h uintptr) subgroups {
 	var ps pins
 	defer ps.p.Unpin()
 	props := new([propsSize]byte)
 	vkcall(f.getPhysicalDeviceProperties, h, ptr(&ps, props))
-	if binary.LittleEndian.Uint32(props[0:]) < apiVersion11 {
+	if binary.LittleEndian.Uint32(props[0:]) < apiVersion11 || f.getPhysicalDeviceProperties2 == 0 {
 		return subgroups{}
 	}
 	// VkPhysicalDeviceSubgroupProperties: sType, pNext, subgroupSize, supportedStages,
@@ -36,7 +36,7 @@ func querySubgroups(f *vk, h uintptr) subgroups {
 	p2 := new([16 + propsSize]byte)
 	binary.LittleEndian.PutUint32(p2[0:], stPhysicalDeviceProperties2)
 	binary.LittleEndian.PutUint64(p2[8:], uint64(ptr(&ps, sg)))
-	vkcall(f.ext.getPhysicalDeviceProperties2, h, ptr(&ps, p2))
+	vkcall(f.getPhysicalDeviceProperties2, h, ptr(&ps, p2))
 	le := binary.LittleEndian
 	size, stages, ops := le.Uint32(sg[16:]), le.Uint32(sg[20:]), le.Uint32(sg[24:])
 	need := uint32(subgroupBasic | subgroupArithmetic)

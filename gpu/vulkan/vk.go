@@ -28,9 +28,9 @@ type vk struct {
 	cmdBindPipeline, cmdBindDescriptorSets, cmdPushConstants, cmdDispatch, cmdPipelineBarrier,
 	cmdCopyBuffer, queueSubmit, createFence, destroyFence, waitForFences, resetFences uintptr
 
-	// Optional (0 when the loader lacks them): what the probe for matrix units needs
-	// (coop.go); vkGetPhysicalDeviceCooperativeMatrixPropertiesNV comes from
-	// vkGetInstanceProcAddr.
+	// Optional (0 when the loader lacks them): what the probes for subgroups and matrix
+	// units need (subgroup.go, coop.go); vkGetPhysicalDeviceCooperativeMatrixProperties{NV,KHR}
+	// come from vkGetInstanceProcAddr.
 	enumerateDeviceExtensionProperties, getPhysicalDeviceFeatures2, getPhysicalDeviceProperties2,
 	getInstanceProcAddr uintptr
 
@@ -47,7 +47,25 @@ func loadNamed(name string) (*vk, error) {
 		return nil, err
 	}
 	f := &vk{}
-	for sname, p := range map[string]*uintptr{
+	for sname, p := range f.required() {
+		if *p, err = sym(sname); err != nil || *p == 0 {
+			return nil, fmt.Errorf("vulkan: the loader %s lacks %s: %v", name, sname, err)
+		}
+	}
+	for sname, p := range f.optional() {
+		if v, err := sym(sname); err == nil {
+			*p = v
+		}
+	}
+	if err := f.ext.load(sym, name); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// required maps the name of each entry point the backend cannot do without to its field.
+func (f *vk) required() map[string]*uintptr {
+	return map[string]*uintptr{
 		"vkCreateInstance": &f.createInstance, "vkDestroyInstance": &f.destroyInstance,
 		"vkEnumeratePhysicalDevices": &f.enumeratePhysicalDevices, "vkGetPhysicalDeviceProperties": &f.getPhysicalDeviceProperties,
 		"vkGetPhysicalDeviceQueueFamilyProperties": &f.getPhysicalDeviceQueueFamilyProperties,
@@ -71,25 +89,18 @@ func loadNamed(name string) (*vk, error) {
 		"vkCmdPipelineBarrier": &f.cmdPipelineBarrier, "vkCmdCopyBuffer": &f.cmdCopyBuffer,
 		"vkQueueSubmit": &f.queueSubmit, "vkCreateFence": &f.createFence, "vkDestroyFence": &f.destroyFence,
 		"vkWaitForFences": &f.waitForFences, "vkResetFences": &f.resetFences,
-	} {
-		if *p, err = sym(sname); err != nil || *p == 0 {
-			return nil, fmt.Errorf("vulkan: the loader %s lacks %s: %v", name, sname, err)
-		}
 	}
-	for sname, p := range map[string]*uintptr{
+}
+
+// optional maps the name of each entry point that may be missing (left 0) to its field:
+// what the probes for subgroups and matrix units need (coop.go, subgroup.go).
+func (f *vk) optional() map[string]*uintptr {
+	return map[string]*uintptr{
 		"vkEnumerateDeviceExtensionProperties": &f.enumerateDeviceExtensionProperties,
 		"vkGetPhysicalDeviceFeatures2":         &f.getPhysicalDeviceFeatures2,
 		"vkGetPhysicalDeviceProperties2":       &f.getPhysicalDeviceProperties2,
 		"vkGetInstanceProcAddr":                &f.getInstanceProcAddr,
-	} {
-		if v, err := sym(sname); err == nil {
-			*p = v
-		}
 	}
-	if err := f.ext.load(sym, name); err != nil {
-		return nil, err
-	}
-	return f, nil
 }
 
 // call invokes a Vulkan entry point; every argument is an integer, a handle or a pointer

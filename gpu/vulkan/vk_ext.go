@@ -4,25 +4,28 @@ package vulkan
 
 import "fmt"
 
-// vkExt holds the entry points of the later stages beyond vk's: the subgroup properties
-// (Vulkan 1.1) and timestamp queries (core 1.0), all exported by the loader.
+// vkExt holds the entry points of the later stages beyond vk's: timestamp queries (core
+// 1.0), all exported by the loader. (vkGetPhysicalDeviceProperties2 is vk's, optional.)
 type vkExt struct {
-	getPhysicalDeviceProperties2, createQueryPool, destroyQueryPool, cmdResetQueryPool,
-	cmdWriteTimestamp, getQueryPoolResults uintptr
+	createQueryPool, destroyQueryPool, cmdResetQueryPool, cmdWriteTimestamp, getQueryPoolResults uintptr
 }
 
 // load resolves the entry points through sym, the lookup of the loader file name.
 func (e *vkExt) load(sym func(string) (uintptr, error), name string) error {
-	for sname, p := range map[string]*uintptr{
-		"vkGetPhysicalDeviceProperties2": &e.getPhysicalDeviceProperties2,
-		"vkCreateQueryPool":              &e.createQueryPool, "vkDestroyQueryPool": &e.destroyQueryPool,
-		"vkCmdResetQueryPool": &e.cmdResetQueryPool, "vkCmdWriteTimestamp": &e.cmdWriteTimestamp,
-		"vkGetQueryPoolResults": &e.getQueryPoolResults,
-	} {
+	for sname, p := range e.entries() {
 		var err error
 		if *p, err = sym(sname); err != nil || *p == 0 {
 			return fmt.Errorf("vulkan: the loader %s lacks %s: %v", name, sname, err)
 		}
 	}
 	return nil
+}
+
+// entries maps the name of each entry point to its field.
+func (e *vkExt) entries() map[string]*uintptr {
+	return map[string]*uintptr{
+		"vkCreateQueryPool": &e.createQueryPool, "vkDestroyQueryPool": &e.destroyQueryPool,
+		"vkCmdResetQueryPool": &e.cmdResetQueryPool, "vkCmdWriteTimestamp": &e.cmdWriteTimestamp,
+		"vkGetQueryPoolResults": &e.getQueryPoolResults,
+	}
 }

@@ -92,8 +92,9 @@ check-shaders:
 # without a device): the SPIR-V check, a device required, and a subset of the golden model
 # tests: three of the five pipeline cases (t2i, i2i with two references, base with CFG). The
 # rest, and every golden test of the WebGPU list: make test-vulkan-all. The fast precision
-# (float16 Linear) runs in go test ./... on the shorter conformance shapes and one pipeline
-# case (TestConformanceFast, TestPipelineFastPrecision); test-vulkan-all runs all of them.
+# (float16 Linear, Conv2D and attention) runs in go test ./... on the shorter conformance
+# shapes and one pipeline case (TestConformanceFast, TestPipelineFastPrecision);
+# test-vulkan-all runs all of them.
 VK_TESTS := TestEncodePrompts|TestGoldenForward|TestDecodeGolden|TestEncodeGolden
 VK_PIPELINE_CASES := t2i_distilled_48x80_4steps|i2i_distilled_2refs_48x48_4steps|t2i_base_cfg4_48x64_3steps
 test-vulkan: check-shaders

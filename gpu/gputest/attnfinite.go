@@ -105,7 +105,11 @@ func (e *env) attentionNonFinite(name string, p gpu.AttnParams, poison []attnPoi
 		e.t.Fatalf("%s: the case poisons no output, so it cannot fail", label)
 	}
 	if len(wantF) > 0 {
-		e.check(label, gotF, wantF, tolGemm(max(pd.SeqK, pd.HeadDim)))
+		tol := tolGemm(max(pd.SeqK, pd.HeadDim))
+		if e.o.F16Attention {
+			tol = TolF16Attention
+		}
+		e.check(label, gotF, wantF, tol)
 	}
 	e.done(label)
 }

@@ -340,7 +340,11 @@ func (e *env) attention(c attnCase) {
 	want := refAttention(qh, kh, vh, p)
 	e.b.Attention(out.t, q, k, v, p)
 	got := e.read(c.name, out)
-	e.check(c.name, dense(got, p.SeqQ, qw, outStride), want, tolGemm(max(p.SeqK, p.HeadDim)))
+	tol := tolGemm(max(p.SeqK, p.HeadDim))
+	if e.o.F16Attention {
+		tol = TolF16Attention
+	}
+	e.check(c.name, dense(got, p.SeqQ, qw, outStride), want, tol)
 	e.checkUntouched(c.name, got, init, p.SeqQ, qw, outStride)
 	e.done(c.name)
 }
@@ -423,6 +427,7 @@ func TestConv2D(t *testing.T, b gpu.Backend, o Options) {
 		// Every combination on small cases; on large ones f32 with bias and bf16 without.
 		small := c.outC*kdim*oh*ow < 1<<22
 		var ref32, ref16 []float64 // without bias, computed when first needed
+		var f32h, bf16h []float64  // the same on float16-rounded operands (Options.F16Conv)
 		for _, withBias := range []bool{false, true} {
 			var bb []float32
 			var bt gpu.Tensor
@@ -437,7 +442,16 @@ func TestConv2D(t *testing.T, b gpu.Backend, o Options) {
 				if ref32 == nil {
 					ref32 = refConv(img, refmath.Widen(wf32), nil, c.outC, p)
 				}
-				e.check(lb+" f32", e.read(lb, out), addBias(ref32, bb, oh*ow), tolGemm(kdim))
+				got := e.read(lb, out)
+				want := ref32
+				if o.F16Conv {
+					e.check(lb+" f32 (f16) vs f32", got, addBias(ref32, bb, oh*ow), TolF16Linear)
+					if f32h == nil {
+						f32h = refConv(refmath.F16Image(img, p.InC, p.InH*p.InW), refmath.F16Weights(refmath.Widen(wf32)), nil, c.outC, p)
+					}
+					want = f32h
+				}
+				e.check(lb+" f32", got, addBias(want, bb, oh*ow), tolGemm(kdim))
 			}
 			if !withBias || small {
 				in, out := e.in(img, p.InC, p.InH, p.InW), e.out(c.outC*oh*ow, c.outC, oh, ow)
@@ -446,7 +460,16 @@ func TestConv2D(t *testing.T, b gpu.Backend, o Options) {
 				if ref16 == nil {
 					ref16 = refConv(img, wide, nil, c.outC, p)
 				}
-				e.check(lb+" bf16", e.read(lb, out), addBias(ref16, bb, oh*ow), tolGemm(kdim))
+				got := e.read(lb, out)
+				want := ref16
+				if o.F16Conv {
+					e.check(lb+" bf16 (f16) vs f32", got, addBias(ref16, bb, oh*ow), TolF16Linear)
+					if bf16h == nil {
+						bf16h = refConv(refmath.F16Image(img, p.InC, p.InH*p.InW), refmath.F16Weights(wide), nil, c.outC, p)
+					}
+					want = bf16h
+				}
+				e.check(lb+" bf16", got, addBias(want, bb, oh*ow), tolGemm(kdim))
 			}
 			e.done(lb)
 		}

@@ -22,6 +22,16 @@ type Options struct {
 	// compare it with the float32 reference at TolF16Linear and with the float64 product of
 	// the rounded operands at the usual tolerance; TestConcurrentUse with the latter.
 	F16Linear bool
+	// F16Conv says that the backend's Conv2D multiplies float16 operands with float32 sums
+	// (vulkan's fast precision): the image scaled by one power of two and both rounded to
+	// float16 (refmath.F16Image, F16Weights). TestConv2D compares it with the float64
+	// convolution of the rounded operands at the usual tolerance and with the float32
+	// reference at TolF16Linear.
+	F16Conv bool
+	// F16Attention says that the backend's Attention multiplies float16 tiles of Q, K, V and
+	// P with float32 sums and softmax (vulkan's fast precision): TestAttention compares it
+	// with the float64 reference at TolF16Attention (the non-finite cases as usual).
+	F16Attention bool
 	// TolScale multiplies every tolerance except the exact ones (0 means 1). Backends should
 	// pass at 1; a larger value is for investigating one that sums in another order.
 	TolScale float64
@@ -92,6 +102,11 @@ func tolGemm(k int) float64 { return 2e-7 * math.Sqrt(float64(max(k, 16))) }
 // 2⁻¹¹ (about 2e-4 rel-L2 on a sum of products of random sign); measured 1.4e-4–2.1e-4 on
 // the suite's shapes and 3.7e-4 on its single product (lavapipe, the twin kernel).
 const TolF16Linear = 1e-3
+
+// TolF16Attention is the rel-L2 tolerance of attention on float16 tiles
+// (Options.F16Attention) against the float64 reference: Q, K, V and the weights P each carry
+// a relative rounding error of at most 2⁻¹¹.
+const TolF16Attention = 2e-3
 
 // tolElem is the rel-L2 tolerance of element-wise and row-wise float32 kernels (measured
 // ≤ 1e-7: a few float32 roundings per element).

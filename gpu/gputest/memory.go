@@ -388,6 +388,13 @@ func TestConcurrentUse(t *testing.T, b gpu.Backend, o Options) {
 	img := e.randn(3*81, 0)
 	cbits, cwide := refmath.RandBF16(e.r, 4*27, 0.2)
 	wantConv := refConv(img, cwide, nil, 4, cp)
+	if o.F16Conv {
+		wantConv = refConv(refmath.F16Image(img, 3, 81), refmath.F16Weights(cwide), nil, 4, cp)
+	}
+	tols := []float64{1e-4, 1e-4, 1e-4} // per element, relative to 1 + |want|
+	if o.F16Attention {
+		tols[1] = 5 * TolF16Attention // float16 tiles: no emulation here
+	}
 
 	xt, wt := e.in(x, rows, in), e.weightBF16(bits, out, in)
 	qt, kt, vt := e.in(q), e.in(k), e.in(v)
@@ -422,7 +429,7 @@ func TestConcurrentUse(t *testing.T, b gpu.Backend, o Options) {
 						return
 					}
 					for j, w := range want {
-						if !(math.Abs(float64(got[j])-w) <= 1e-4*(1+math.Abs(w))) {
+						if !(math.Abs(float64(got[j])-w) <= tols[i]*(1+math.Abs(w))) {
 							errs <- fmt.Sprintf("goroutine %d: output %d element %d = %v, want %v", g, i, j, got[j], w)
 							return
 						}

@@ -71,6 +71,10 @@ func (b *Backend) Attention(out, q, k, v gpu.Tensor, p gpu.AttnParams) {
 		vb = c.in(gpu.Tensor{}, 0)
 	}
 	offs := [4]uint32{qb, kb, vb, ob}
+	if b.fast && p.HeadDim <= fastAttnMaxDim && !b.attnPerQuery { // attentioncm.go
+		b.fastAttention(c, p, offs)
+		return
+	}
 	if name, bq := flashKernel(p.HeadDim); name != "" && !b.attnPerQuery {
 		b.flashAttention(c, name, bq, p, offs)
 		return

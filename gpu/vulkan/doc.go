@@ -34,8 +34,12 @@
 // device with VK_NV_cooperative_matrix (probed in coop.go, enabled at device creation only
 // when present) it runs on the matrix units (linearcm.comp, the shape chosen from the
 // device's VkCooperativeMatrixPropertiesNV); elsewhere on the plain twin with the same tiles
-// and roundings (linearf16.comp), which is what lavapipe and CI test. The matrix-unit kernel
-// has not run on a card yet: fast is never a default.
+// and roundings (linearf16.comp), which is what lavapipe and CI test. Conv2D (convf16.glsl:
+// the image scaled by one power of two) and attention up to head dim 128 (attnf16.glsl:
+// float16 Q, K, V and P tiles, each scaled by a power of two, float32 softmax and sums) run
+// the same way: convcm.comp and attncm.comp on the units, convf16.comp and attnf16.comp as
+// twins; the VAE's attention (head dim 512) stays float32. The matrix-unit kernels have not
+// run on a card yet: fast is never a default.
 //
 // Profiling (StartProfile, for kleinbild bench --profile) times every dispatch with timestamp
 // queries (profile.go).

@@ -4,6 +4,7 @@ package vulkan
 
 import (
 	"fmt"
+	"strings"
 
 	"kleinbild/gpu"
 )
@@ -14,7 +15,8 @@ var _ gpu.Precisioner = (*Backend)(nil)
 // float32. Fast runs Linear on bf16 weights with float16 operands and float32 sums
 // (linearf16.glsl): on the device's matrix units where it has them (linearcm.comp, compiled
 // here: where the driver refuses it, the units are given up), else on the plain twin kernel
-// with the same roundings (linearf16.comp). Other weights and ops stay exact.
+// with the same roundings (linearf16.comp). Conv2D and attention up to head dim 128 run on
+// float16 operands too (convcm.go, attentioncm.go); other weights and ops stay exact.
 func (b *Backend) SetPrecision(p gpu.Precision) (string, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -24,8 +26,11 @@ func (b *Backend) SetPrecision(p gpu.Precision) (string, error) {
 		return "exact (float32)", nil
 	case gpu.PrecisionFast:
 		b.fast = true
-		if b.units != nil {
-			if _, err := b.pipeline("linearcm"); err != nil { // the twin then, and the note says why
+		for name := range unitKernels {
+			if b.units == nil {
+				break
+			}
+			if _, err := b.pipeline(name); err != nil { // the twins then, and the note says why
 				b.units, b.unitsNote = nil, fmt.Sprintf("matrix units whose kernel did not compile (%v)", err)
 			}
 		}
@@ -45,7 +50,7 @@ func (b *Backend) fastNote() string {
 // fastKernel is the fast Linear's kernel on this device: linearcm on matrix units, else its
 // twin.
 func (b *Backend) fastKernel() string {
-	if b.fastForce != "" {
+	if strings.HasPrefix(b.fastForce, "linear") {
 		return b.fastForce
 	}
 	if b.units != nil {
@@ -54,10 +59,10 @@ func (b *Backend) fastKernel() string {
 	return "linearf16"
 }
 
-// rowScales queues rowscale.comp on x [rows, k] into the scratch of row scales and returns
+// rowScales queues rowscale.comp on x [rows, k] for op into the scratch of row scales and returns
 // it (nil after recording an error). The scratch is reused by every fast Linear: each
 // dispatch waits for the previous one (Backend.barrier).
-func (b *Backend) rowScales(x gpu.Tensor, rows, k int) *buffer {
+func (b *Backend) rowScales(op string, x gpu.Tensor, rows, k int) *buffer {
 	need := int64(4 * max(rows, 1024))
 	if b.scales == nil || b.scales.bytes < need {
 		if b.scales != nil {
@@ -67,13 +72,13 @@ func (b *Backend) rowScales(x gpu.Tensor, rows, k int) *buffer {
 		resident, peak := b.resident, b.peak
 		s, err := b.newBuffer(need)
 		if err != nil {
-			b.fail(fmt.Errorf("vulkan: Linear: row scales: %w", err))
+			b.fail(fmt.Errorf("vulkan: %s: row scales: %w", op, err))
 			return nil
 		}
 		b.resident, b.peak = resident, peak // scratch, not a tensor
 		b.scales = s
 	}
-	c := b.newCall("Linear")
+	c := b.newCall(op)
 	c.raw(b.scales)
 	xb := c.in(x, rows*k)
 	gx, gy := b.grid(rows)

@@ -34,9 +34,9 @@ func openFast(t *testing.T) *Backend {
 // products cost lavapipe about a minute more.
 func TestConformanceFast(t *testing.T) {
 	b := openFast(t)
-	o := gputest.Options{Short: testing.Short() || os.Getenv("KLEINBILD_VULKAN_ALL") != "1", LogErrors: *logErrors, Quant: QuantTypes(), F16Linear: true}
+	o := gputest.Options{Short: testing.Short() || os.Getenv("KLEINBILD_VULKAN_ALL") != "1", LogErrors: *logErrors, Quant: QuantTypes(), F16Linear: true, F16Conv: true, F16Attention: true}
 	for name, fn := range map[string]func(*testing.T, gpu.Backend, gputest.Options){
-		"Linear": gputest.TestLinear, "LinearAdd": gputest.TestLinearAdd, "LinearQuant": gputest.TestLinearQuant,
+		"Attention": gputest.TestAttention, "Conv2D": gputest.TestConv2D, "Linear": gputest.TestLinear, "LinearAdd": gputest.TestLinearAdd, "LinearQuant": gputest.TestLinearQuant,
 		"ConcurrentUse": gputest.TestConcurrentUse,
 	} {
 		t.Run(name, func(t *testing.T) { fn(t, b, o) })

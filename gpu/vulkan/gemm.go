@@ -73,7 +73,7 @@ func (b *Backend) linear(y, x, w, bias gpu.Tensor, rows int, mode, sbits uint32)
 		r1 := min(rows, r0+rowsPer)
 		var scales *buffer
 		if fast {
-			if scales = b.rowScales(x.Slice(r0*in, r1*in), r1-r0, in); scales == nil {
+			if scales = b.rowScales("Linear", x.Slice(r0*in, r1*in), r1-r0, in); scales == nil {
 				return
 			}
 		}
@@ -137,7 +137,8 @@ func weightKind(d gpu.DType) uint32 {
 	return 0
 }
 
-// Conv2D computes out = conv(in, w) + bias for one image (conv.comp).
+// Conv2D computes out = conv(in, w) + bias for one image (conv.comp; in the fast precision
+// convcm.comp or its twin, fastConv).
 func (b *Backend) Conv2D(out, in, w, bias gpu.Tensor, p gpu.ConvParams) {
 	if !b.begin() {
 		return
@@ -152,6 +153,10 @@ func (b *Backend) Conv2D(out, in, w, bias gpu.Tensor, p gpu.ConvParams) {
 	oh, ow := p.OutSize()
 	npix := oh * ow
 	if outC == 0 || npix == 0 {
+		return
+	}
+	if b.fast {
+		b.fastConv(out, in, w, bias, p, outC, k, npix, ow)
 		return
 	}
 	c := b.newCall("Conv2D")

@@ -32,6 +32,10 @@ var kernels = map[string]int{
 	"attnflash128": 4,
 	"attnflash512": 4,
 	"normsg":       4,
+	"convf16":      5,
+	"convcm":       5,
+	"attnf16":      4,
+	"attncm":       4,
 }
 
 // pipeline is a compute pipeline with its layouts.
@@ -73,9 +77,9 @@ func (b *Backend) pipeline(name string) (*pipeline, error) {
 }
 
 // specialize returns the values of kernel name's specialization constants 0, 1, ... (none
-// but linearcm's: the matrix shape and the workgroup size, four subgroups).
+// but the matrix-unit kernels': the matrix shape and the workgroup size, four subgroups).
 func (b *Backend) specialize(name string) []uint32 {
-	if name != "linearcm" || b.units == nil {
+	if !unitKernels[name] || b.units == nil {
 		return nil
 	}
 	u := b.units

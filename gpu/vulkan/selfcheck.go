@@ -22,7 +22,8 @@ var selfCheckShapes = [][3]int{{1, 64, 64}, {77, 3072, 3072}, {130, 1000, 200}, 
 const selfCheckTol = 1e-4
 
 // SelfCheck implements gpu.SelfChecker: the fast Linear on the matrix units (linearcm)
-// against its twin (linearf16) on selfCheckShapes. Without matrix units it runs nothing.
+// against its twin (linearf16) on selfCheckShapes, then Conv2D and attention
+// (selfCheckUnits). Without matrix units it runs nothing.
 func (b *Backend) SelfCheck() ([]gpu.KernelCheck, string, error) {
 	if b.units == nil {
 		return nil, fmt.Sprintf("%s: %s: nothing to compare", b.pd.info.Name, b.unitsNote), nil
@@ -35,13 +36,18 @@ func (b *Backend) SelfCheck() ([]gpu.KernelCheck, string, error) {
 		}
 		out = append(out, c)
 	}
+	more, err := b.selfCheckUnits()
+	out = append(out, more...)
+	if err != nil {
+		return out, "", err
+	}
 	return out, fmt.Sprintf("%s: matrix units: %v", b.pd.info.Name, b.units), nil
 }
 
 // checkKernel runs the fast Linear y = x·wᵀ with kernel and with twin on random operands
 // (bf16 weights, one row of x scaled by 1e4 as FLUX's activations are) and compares them.
 func (b *Backend) checkKernel(kernel, twin string, rows, in, out int) (gpu.KernelCheck, error) {
-	c := gpu.KernelCheck{Kernel: kernel, Twin: twin, Shape: fmt.Sprintf("rows=%d in=%d out=%d", rows, in, out), Tol: selfCheckTol}
+	c := unitCheck{Kernel: kernel, Twin: twin, Shape: fmt.Sprintf("rows=%d in=%d out=%d", rows, in, out), Tol: selfCheckTol}
 	r := rand.New(rand.NewPCG(uint64(rows), uint64(in)*uint64(out)))
 	x := make([]float32, rows*in)
 	for i := range x {
@@ -60,16 +66,22 @@ func (b *Backend) checkKernel(kernel, twin string, rows, in, out int) (gpu.Kerne
 	w := h.Keep(b.WeightBF16(bits, out, in))
 	y := h.Keep(b.Alloc(gpu.F32, rows, out))
 	if h.Err != nil {
-		return c, h.Err
+		return gpu.KernelCheck(c), h.Err
 	}
 	got, err := b.forcedLinear(kernel, y, xt, w, rows)
 	if err != nil {
-		return c, err
+		return gpu.KernelCheck(c), err
 	}
 	want, err := b.forcedLinear(twin, y, xt, w, rows)
 	if err != nil {
-		return c, err
+		return gpu.KernelCheck(c), err
 	}
+	c.compare(got, want)
+	return gpu.KernelCheck(c), nil
+}
+
+// compare sets c's rel-L2 and largest difference of got from want (NaN for a NaN anywhere).
+func (c *unitCheck) compare(got, want []float32) {
 	var num, den float64
 	for i, v := range want {
 		d := float64(got[i]) - float64(v)
@@ -83,16 +95,21 @@ func (b *Backend) checkKernel(kernel, twin string, rows, in, out int) (gpu.Kerne
 	if c.MaxDiff != c.MaxDiff {
 		c.RelL2 = math.NaN()
 	}
-	return c, nil
 }
 
 // forcedLinear runs the fast Linear with kernel and reads y, restoring the precision after.
 func (b *Backend) forcedLinear(kernel string, y, x, w gpu.Tensor, rows int) ([]float32, error) {
+	return b.forced(kernel, y, func() { b.Linear(y, x, w, gpu.Tensor{}, rows) })
+}
+
+// forced runs op in the fast precision with kernel forced and reads y, restoring the
+// precision after.
+func (b *Backend) forced(kernel string, y gpu.Tensor, op func()) ([]float32, error) {
 	b.mu.Lock()
 	fast := b.fast
 	b.fast, b.fastForce = true, kernel
 	b.mu.Unlock()
-	b.Linear(y, x, w, gpu.Tensor{}, rows)
+	op()
 	got := make([]float32, y.Len())
 	err := b.Read(got, y)
 	b.mu.Lock()

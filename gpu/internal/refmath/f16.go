@@ -59,3 +59,18 @@ func F16Weights(wide []float64) []float64 {
 	}
 	return out
 }
+
+// F16Image returns img [channels, hw] as the fast Conv2D multiplies it
+// (gpu/vulkan/shaders/convf16.glsl): scaled by 2^s, s the least RowShift of its channels,
+// rounded to float16 (RoundF16) and scaled back, which float32 holds exactly.
+func F16Image(img []float32, channels, hw int) []float32 {
+	s := 100
+	for c := range channels {
+		s = min(s, RowShift(img[c*hw:(c+1)*hw]))
+	}
+	out := make([]float32, len(img))
+	for i, v := range img {
+		out[i] = float32(math.Ldexp(float64(RoundF16(v*pow2(s))), -s))
+	}
+	return out
+}

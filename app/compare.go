@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"kleinbild/app/gallery"
+	"kleinbild/app/shell"
 	"kleinbild/app/thumbcache"
 	"kleinbild/app/widgets"
 	"kleinbild/resources"
@@ -56,7 +57,7 @@ func (g *galleryView) compareChecked() {
 
 // openCompare shows a and b in the A/B window, opening it or bringing it forward.
 func (g *galleryView) openCompare(a, b gallery.Entry) {
-	if g.sh.gallery == nil {
+	if g.sh.Gallery == nil {
 		return
 	}
 	if g.cmp == nil {
@@ -74,7 +75,7 @@ func (g *galleryView) openCompare(a, b gallery.Entry) {
 
 // newCompareView builds the A/B window; closing it forgets it.
 func (g *galleryView) newCompareView() *compareView {
-	c := &compareView{win: g.sh.app.NewWindow("Compare – Kleinbild")}
+	c := &compareView{win: g.sh.App.NewWindow("Compare – Kleinbild")}
 	var sides [2]fyne.CanvasObject
 	for i, name := range []string{"A", "B"} {
 		c.images[i] = widgets.NewZoomImage()
@@ -95,17 +96,17 @@ func (g *galleryView) newCompareView() *compareView {
 	})
 	// The hint is cut rather than wrapped: wrapped, at the width it had before the window
 	// was laid out, it asked for a window 1508 high (issue 36 defect 2).
-	help := hint("Scroll to zoom both sides, drag to move, double-click for actual size.")
+	help := shell.Hint("Scroll to zoom both sides, drag to move, double-click for actual size.")
 	help.Wrapping, help.Truncation = fyne.TextWrapOff, fyne.TextTruncateEllipsis
 	c.win.SetContent(container.NewBorder(nil, container.NewPadded(container.NewBorder(nil, nil, nil, container.NewHBox(c.wipeOn, swap),
 		help)), nil, nil, container.NewStack(c.halves, c.wipePane)))
-	c.win.Resize(g.sh.childSize(fyne.NewSize(1100, 700)))
+	c.win.Resize(g.sh.ChildSize(fyne.NewSize(1100, 700)))
 	c.win.SetOnClosed(func() {
 		if g.cmp == c {
 			g.cmp = nil
 		}
 	})
-	closeOnEscape(c.win)
+	shell.CloseOnEscape(c.win)
 	return c
 }
 
@@ -168,12 +169,12 @@ func (c *compareView) setWipe(on bool) {
 // loadCompareImage decodes e off the UI goroutine and shows it on side i, unless the
 // window has moved on to other images meanwhile.
 func (g *galleryView) loadCompareImage(c *compareView, i int, e gallery.Entry) {
-	path := g.sh.gallery.Path(e)
-	g.sh.bg.Add(1)
+	path := g.sh.Gallery.Path(e)
+	g.sh.BG.Add(1)
 	go func() {
-		defer g.sh.bg.Done()
+		defer g.sh.BG.Done()
 		img, err := thumbcache.DecodeFile(path)
-		g.sh.post(func() {
+		g.sh.Post(func() {
 			if g.cmp != c || c.entries[i].File != e.File {
 				return
 			}

@@ -22,7 +22,7 @@ func TestCompareFitsTheScreen(t *testing.T) {
 	h := compareHarness(t)
 	u := h.ui
 	for _, screen := range []fyne.Size{fyne.NewSize(1366, 768), fyne.NewSize(1024, 600)} {
-		u.opts.ScreenSize = func() fyne.Size { return screen }
+		u.ScreenSize = func() fyne.Size { return screen }
 		u.gal.openCompare(h.at(0), h.at(1))
 		c := u.gal.cmp
 		h.waitFor("both images to load", 10*time.Second, func() bool { return c.images[0].Image != nil && c.images[1].Image != nil })

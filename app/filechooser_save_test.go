@@ -37,7 +37,7 @@ func saveHarness(t *testing.T, data string) (*harness, *fileChooser, string) {
 		t.Fatal("Save as… opened no chooser")
 	}
 	h.chooserLoaded(c)
-	return h, c, u.gallery.Path(u.view.shown)
+	return h, c, u.Gallery.Path(u.view.shown)
 }
 
 // enterPath types text into the chooser's path and presses Enter.
@@ -91,7 +91,7 @@ func TestSaveAsIntoTypedFolder(t *testing.T) {
 	c.name.SetText("castle")
 	test.Tap(c.ok)
 	want := filepath.Join(out, "castle.png")
-	h.waitFor("the copy", 10*time.Second, func() bool { return strings.Contains(u.status.Text, "Saved a copy") })
+	h.waitFor("the copy", 10*time.Second, func() bool { return strings.Contains(u.Status.Text, "Saved a copy") })
 	if !sameBytes(t, src, want) {
 		t.Errorf("%s is not a copy of %s", want, src)
 	}
@@ -99,8 +99,8 @@ func TestSaveAsIntoTypedFolder(t *testing.T) {
 		t.Error("the chooser stays open after saving")
 	}
 	noTempFiles(t, out)
-	if u.settings.SaveDir != out {
-		t.Errorf("remembered save folder %q, want %q", u.settings.SaveDir, out)
+	if u.Settings.SaveDir != out {
+		t.Errorf("remembered save folder %q, want %q", u.Settings.SaveDir, out)
 	}
 
 	// The next Save as… opens there; a typed full path saves at once.
@@ -117,7 +117,7 @@ func TestSaveAsIntoTypedFolder(t *testing.T) {
 	c2.path.SetText("")
 	test.Type(c2.path, typed)
 	c2.path.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
-	h.waitFor("the typed copy", 10*time.Second, func() bool { return strings.Contains(u.status.Text, typed) })
+	h.waitFor("the typed copy", 10*time.Second, func() bool { return strings.Contains(u.Status.Text, typed) })
 	if !sameBytes(t, src, typed) {
 		t.Errorf("%s is not a copy", typed)
 	}
@@ -128,8 +128,8 @@ func TestSaveAsIntoTypedFolder(t *testing.T) {
 	// The folder is remembered across a restart.
 	h.close()
 	h2 := newHarness(t, data, "", newFakeGen().open)
-	if h2.ui.settings.SaveDir != home {
-		t.Errorf("after a restart the save folder is %q, want %q", h2.ui.settings.SaveDir, home)
+	if h2.ui.Settings.SaveDir != home {
+		t.Errorf("after a restart the save folder is %q, want %q", h2.ui.Settings.SaveDir, home)
 	}
 }
 
@@ -167,7 +167,7 @@ func TestSaveAsAsksBeforeReplacing(t *testing.T) {
 	test.Tap(c.ok)
 	h.waitFor("the question", 5*time.Second, func() bool { return findButton(h.win.Canvas().Overlays().Top(), "Replace") != nil })
 	h.tapDialogButton("Replace")
-	h.waitFor("the copy", 10*time.Second, func() bool { return strings.Contains(u.status.Text, "Saved a copy") })
+	h.waitFor("the copy", 10*time.Second, func() bool { return strings.Contains(u.Status.Text, "Saved a copy") })
 	if !sameBytes(t, src, old) {
 		t.Error("the file was not replaced by the copy")
 	}

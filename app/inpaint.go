@@ -18,6 +18,7 @@ import (
 
 	"kleinbild/app/jobs"
 	"kleinbild/app/maskedit"
+	"kleinbild/app/shell"
 	"kleinbild/app/widgets"
 	"kleinbild/engine"
 	"kleinbild/engine/imageio"
@@ -31,7 +32,7 @@ import (
 // "Repaint all", which starts from the whole picture at the strength (image to image).
 // The result replaces the picture, to refine further.
 type inpaintMode struct {
-	sh *shell
+	sh *shell.Shell
 	inpaintDeps
 	path string // the picture's file
 	ed   *maskedit.Editor
@@ -78,7 +79,7 @@ type inpaintDeps struct {
 }
 
 // newInpaintMode makes Inpaint mode for the picture img read from path.
-func newInpaintMode(sh *shell, deps inpaintDeps, path string, img image.Image) *inpaintMode {
+func newInpaintMode(sh *shell.Shell, deps inpaintDeps, path string, img image.Image) *inpaintMode {
 	m := &inpaintMode{sh: sh, inpaintDeps: deps, path: path, ed: maskedit.New(img)}
 	m.size = widgets.NewEscapeSlider(2, 256)
 	m.size.SetValue(m.ed.Brush)
@@ -225,17 +226,17 @@ func (m *inpaintMode) request(prompt string, seed uint64, dir string, whole bool
 // the window's prompt and the form's seed, steps, guidance, schedule, negative prompt and
 // switched-on adapters. When the job ends with an image, the window shows it (showResult).
 func (m *inpaintMode) generate(whole bool) {
-	if err := m.sh.writable(); err != nil {
-		m.sh.showError(err) // the mask would be written to the data folder
+	if err := m.sh.Writable(); err != nil {
+		m.sh.ShowError(err) // the mask would be written to the data folder
 		return
 	}
 	prompt := strings.TrimSpace(m.prompt.Text)
 	if prompt == "" {
-		m.sh.showError(errors.New("describe what to paint in the Inpaint window's prompt first"))
+		m.sh.ShowError(errors.New("describe what to paint in the Inpaint window's prompt first"))
 		return
 	}
 	if err := engine.ValidatePrompt(prompt); err != nil {
-		m.sh.showError(fmt.Errorf("the Inpaint prompt: %w", err))
+		m.sh.ShowError(fmt.Errorf("the Inpaint prompt: %w", err))
 		return
 	}
 	if m.formPrompt != nil && m.fillFormPrompt != nil && m.formPrompt() == "" {
@@ -248,9 +249,9 @@ func (m *inpaintMode) generate(whole bool) {
 	if !m.form.seedIsLocked() || !f.seedGiven {
 		f.Seed = randomSeed()
 	}
-	req, err := m.request(prompt, f.Seed, filepath.Join(m.sh.dataDir, "masks"), whole)
+	req, err := m.request(prompt, f.Seed, filepath.Join(m.sh.DataDir, "masks"), whole)
 	if err != nil {
-		m.sh.showError(err)
+		m.sh.ShowError(err)
 		return
 	}
 	req.Steps, req.Guidance, req.Schedule, req.NegativePrompt = f.Steps, f.Guidance, f.Schedule, f.NegativePrompt
@@ -267,13 +268,13 @@ func (m *inpaintMode) generate(whole bool) {
 // openInpaint opens Inpaint mode for the image the viewer shows, in a window of its own,
 // and returns it (nil when there is none).
 func (v *viewer) openInpaint() *inpaintMode {
-	if !v.shownOK || v.sh.gallery == nil {
+	if !v.shownOK || v.sh.Gallery == nil {
 		return nil
 	}
-	path := v.sh.gallery.Path(v.shown)
+	path := v.sh.Gallery.Path(v.shown)
 	img, err := imageio.Load(path)
 	if err != nil {
-		v.sh.showError(err)
+		v.sh.ShowError(err)
 		return nil
 	}
 	return v.showInpaint(path, img)
@@ -281,15 +282,15 @@ func (v *viewer) openInpaint() *inpaintMode {
 
 // showInpaint opens Inpaint mode for the picture img read from path.
 func (u *UI) showInpaint(path string, img image.Image) *inpaintMode {
-	m := newInpaintMode(u.shell, inpaintDeps{form: &u.ctl, adapters: &u.adapters, submit: u.run.submit,
+	m := newInpaintMode(u.Shell, inpaintDeps{form: &u.ctl, adapters: &u.adapters, submit: u.run.submit,
 		formPrompt:     func() string { return strings.TrimSpace(u.ctl.prompt.Text) },
 		fillFormPrompt: u.ctl.prompt.SetText,
 		whenDone:       u.inpaintResults, jobState: u.inpaintJobState, cancelJob: u.cancelInpaintJob}, path, img)
-	m.win = u.app.NewWindow("Inpaint " + filepath.Base(path))
+	m.win = u.App.NewWindow("Inpaint " + filepath.Base(path))
 	m.win.SetOnClosed(func() { m.closed = true })
 	m.win.SetContent(m.content())
-	m.win.Resize(u.childSize(fyne.NewSize(900, 700)))
-	closeOnEscape(m.win)
+	m.win.Resize(u.ChildSize(fyne.NewSize(900, 700)))
+	shell.CloseOnEscape(m.win)
 	m.win.Show()
 	return m
 }
@@ -314,7 +315,7 @@ func (u *UI) reuseInpaint(meta imageio.Metadata) (m *inpaintMode, ok bool) {
 	img, err := imageio.Load(req.Image)
 	if err != nil {
 		u.RestoreSettings(meta) // the form's part, saying what it leaves out
-		u.showError(fmt.Errorf("the repainted picture: %w", err))
+		u.ShowError(fmt.Errorf("the repainted picture: %w", err))
 		return nil, true
 	}
 	// The form takes the rest of the settings; the Inpaint window the picture, its mask
@@ -331,7 +332,7 @@ func (u *UI) reuseInpaint(meta imageio.Metadata) (m *inpaintMode, ok bool) {
 			p, err = imageio.NewPillow(raw)
 		}
 		if err != nil {
-			u.showError(fmt.Errorf("the mask: %w", err))
+			u.ShowError(fmt.Errorf("the mask: %w", err))
 			return nil, true
 		}
 		mask = p.Resize(b.Dx(), b.Dy()).L()

@@ -166,7 +166,7 @@ func TestInpaintModeEndToEnd(t *testing.T) {
 	}
 	m := u.view.openInpaint()
 	if m == nil {
-		t.Fatalf("Inpaint mode did not open (banner %q)", u.errorText())
+		t.Fatalf("Inpaint mode did not open (banner %q)", u.ErrorText())
 	}
 	m.win.Resize(fyne.NewSize(600, 500))
 	// The window's own prompt starts as the form's and is the one its runs use.
@@ -186,7 +186,7 @@ func TestInpaintModeEndToEnd(t *testing.T) {
 	test.Tap(m.genBtn)
 	r := u.run.cur
 	if r == nil {
-		t.Fatalf("Generate did not start (banner %q)", u.errorText())
+		t.Fatalf("Generate did not start (banner %q)", u.ErrorText())
 	}
 	if r.job.Picture != image.Pt(64, 64) { // the estimate and the progress price it by its picture
 		t.Errorf("the inpainting job's picture is %v, want 64×64", r.job.Picture)
@@ -203,8 +203,8 @@ func TestInpaintModeEndToEnd(t *testing.T) {
 	if out.err != nil {
 		t.Fatal(out.err)
 	}
-	if u.gallery.Len() != 2 {
-		t.Fatalf("gallery has %d images, want 2", u.gallery.Len())
+	if u.Gallery.Len() != 2 {
+		t.Fatalf("gallery has %d images, want 2", u.Gallery.Len())
 	}
 	meta := out.entry.Meta
 	if meta.Prompt != "a red door" || u.ctl.prompt.Text != "a red door" {
@@ -212,7 +212,7 @@ func TestInpaintModeEndToEnd(t *testing.T) {
 	}
 	// The window shows the result, with the mask kept, to refine it further.
 	painted := append([]uint8(nil), m.ed.Mask().Pix...)
-	h.waitFor("the result in the Inpaint window", 10*time.Second, func() bool { return m.path == u.gallery.Path(out.entry) })
+	h.waitFor("the result in the Inpaint window", 10*time.Second, func() bool { return m.path == u.Gallery.Path(out.entry) })
 	if m.ed.Width() != 64 || !slices.Equal(m.ed.Mask().Pix, painted) || !strings.Contains(m.win.Title(), out.entry.File) {
 		t.Errorf("after the run the window shows %v (title %q), mask kept %v", image.Pt(m.ed.Width(), m.ed.Height()), m.win.Title(), slices.Equal(m.ed.Mask().Pix, painted))
 	}
@@ -223,20 +223,20 @@ func TestInpaintModeEndToEnd(t *testing.T) {
 		t.Fatalf("metadata %+v", meta)
 	}
 	// Lineage: the result is made from the source image, which is used in the result.
-	src, _ := u.gallery.At(1)
-	if ps := u.gallery.Parents(out.entry); len(ps) != 1 || ps[0].File != src.File {
+	src, _ := u.Gallery.At(1)
+	if ps := u.Gallery.Parents(out.entry); len(ps) != 1 || ps[0].File != src.File {
 		t.Errorf("parents of the result %v, want %s", ps, src.File)
 	}
-	if cs := u.gallery.Children(src); len(cs) != 1 || cs[0].File != out.entry.File {
+	if cs := u.Gallery.Children(src); len(cs) != 1 || cs[0].File != out.entry.File {
 		t.Errorf("children of the source %v, want %s", cs, out.entry.File)
 	}
 	// Reuse settings on the result reopens Inpaint mode on the source with the mask and
 	// the strength.
 	again, ok := u.reuseInpaint(meta)
 	if !ok || again == nil {
-		t.Fatalf("reuse: %v %v (banner %q)", again, ok, u.errorText())
+		t.Fatalf("reuse: %v %v (banner %q)", again, ok, u.ErrorText())
 	}
-	if again.path != u.gallery.Path(src) || again.strength.Value != 1 || masked(again.ed) != masked(m.ed) {
+	if again.path != u.Gallery.Path(src) || again.strength.Value != 1 || masked(again.ed) != masked(m.ed) {
 		t.Errorf("reused: path %s, strength %v, %d masked pixels (want %d)", again.path, again.strength.Value, masked(again.ed), masked(m.ed))
 	}
 	wins := len(fyne.CurrentApp().Driver().AllWindows())

@@ -71,15 +71,15 @@ func (m *inpaintMode) loadResult(path string) {
 	if m.closed {
 		return
 	}
-	m.sh.bg.Add(1)
+	m.sh.BG.Add(1)
 	go func() {
-		defer m.sh.bg.Done()
+		defer m.sh.BG.Done()
 		img, err := imageio.Load(path)
-		m.sh.post(func() {
+		m.sh.Post(func() {
 			switch {
 			case m.closed:
 			case err != nil:
-				m.sh.showError(fmt.Errorf("the inpainting result: %w", err))
+				m.sh.ShowError(fmt.Errorf("the inpainting result: %w", err))
 			default:
 				m.showResult(path, img)
 			}
@@ -103,8 +103,8 @@ func (m *inpaintMode) showResult(path string, img image.Image) {
 // j saved, once its run ends with one.
 func (u *UI) inpaintResults(j *job, done func(path string)) {
 	u.run.whenJobEnds(j, func(out runOutcome) {
-		if len(out.entries) > 0 && u.gallery != nil {
-			done(u.gallery.Path(out.entries[len(out.entries)-1]))
+		if len(out.entries) > 0 && u.Gallery != nil {
+			done(u.Gallery.Path(out.entries[len(out.entries)-1]))
 		}
 	})
 }

@@ -61,19 +61,19 @@ func (m *inpaintMode) follow(j *job) {
 	}
 	stop := make(chan struct{})
 	m.run.stop = stop
-	m.sh.bg.Add(1)
+	m.sh.BG.Add(1)
 	go func() {
-		defer m.sh.bg.Done()
+		defer m.sh.BG.Done()
 		t := time.NewTicker(tickInterval)
 		defer t.Stop()
 		for {
 			select {
-			case <-m.sh.life.Done():
+			case <-m.sh.Life.Done():
 				return
 			case <-stop:
 				return
 			case <-t.C:
-				m.sh.post(func() {
+				m.sh.Post(func() {
 					if m.run.job == j {
 						m.showRun()
 					}

@@ -95,7 +95,7 @@ func escapers(o fyne.CanvasObject) []fyne.Focusable {
 func TestEscapeClosesDialogsAndWindows(t *testing.T) {
 	h := viewerHarness(t, 2)
 	u := h.ui
-	c := u.win.Canvas()
+	c := u.Win.Canvas()
 	overlay := func() bool { return c.Overlays().Top() != nil }
 	for _, d := range []struct {
 		name string
@@ -136,7 +136,7 @@ func TestEscapeClosesDialogsAndWindows(t *testing.T) {
 	h.waitShownImage(h.at(0))
 	m := u.view.openInpaint()
 	if m == nil {
-		t.Fatalf("Inpaint did not open: %q", u.errorText())
+		t.Fatalf("Inpaint did not open: %q", u.ErrorText())
 	}
 	for _, f := range []fyne.Focusable{m.prompt, m.amounts[2], m.size, m.strength, m.eraser} {
 		if !open(m.win) {
@@ -168,7 +168,7 @@ func TestOneQuitQuestion(t *testing.T) {
 	u := h.ui
 	closed := 0
 	u.closeWindow = func() { closed++ }
-	c := u.win.Canvas()
+	c := u.Win.Canvas()
 	test.Type(u.ctl.prompt, "a lighthouse")
 	test.Tap(u.ctl.generate)
 	waitStarted(t, h, fake)
@@ -223,7 +223,7 @@ func TestInpaintShowsItsRun(t *testing.T) {
 	h.waitShownImage(h.at(0))
 	m := u.view.openInpaint()
 	if m == nil {
-		t.Fatalf("Inpaint did not open: %q", u.errorText())
+		t.Fatalf("Inpaint did not open: %q", u.ErrorText())
 	}
 	m.win.Resize(fyne.NewSize(700, 500))
 	m.prompt.SetText("a red door")
@@ -286,7 +286,7 @@ func TestInpaintShowsItsRun(t *testing.T) {
 func TestRestoringAnInpaintResult(t *testing.T) {
 	h := viewerHarness(t, 1)
 	u := h.ui
-	pic := u.gallery.Path(h.at(0))
+	pic := u.Gallery.Path(h.at(0))
 	meta := imageio.Metadata{Settings: schema.Settings{Prompt: "a red door", Seed: 42, Width: 64, Height: 48, Steps: 7,
 		Image: pic, Strength: 0.6}}
 	u.RestoreSettings(meta)
@@ -294,19 +294,19 @@ func TestRestoringAnInpaintResult(t *testing.T) {
 	if u.ctl.prompt.Text != "a red door" || u.ctl.seed.Text != "42" || u.ctl.steps.Text != "7" || u.ctl.width.Text != "64" || u.ctl.height.Text != "48" {
 		t.Errorf("restored prompt %q, seed %q, steps %q, size %s×%s", u.ctl.prompt.Text, u.ctl.seed.Text, u.ctl.steps.Text, u.ctl.width.Text, u.ctl.height.Text)
 	}
-	if msg := u.errorText(); !strings.Contains(msg, "not the inpainting") || !strings.Contains(msg, "0.60") || !strings.Contains(msg, filepath.Base(pic)) {
+	if msg := u.ErrorText(); !strings.Contains(msg, "not the inpainting") || !strings.Contains(msg, "0.60") || !strings.Contains(msg, filepath.Base(pic)) {
 		t.Errorf("restoring an Inpaint result into the form says %q", msg)
 	}
-	u.banner.hide()
+	u.Banner.Hide()
 	u.ctl.steps.SetText("30")
 	m, ok := u.reuseInpaint(meta)
 	if !ok || m == nil {
-		t.Fatalf("Reuse settings did not open Inpaint: %q", u.errorText())
+		t.Fatalf("Reuse settings did not open Inpaint: %q", u.ErrorText())
 	}
 	if math.Abs(m.strength.Value-0.6) > 1e-9 || m.path != pic || u.ctl.steps.Text != "7" || u.ctl.seed.Text != "42" {
 		t.Errorf("Reuse settings: strength %v, picture %s, steps %q, seed %q", m.strength.Value, m.path, u.ctl.steps.Text, u.ctl.seed.Text)
 	}
-	if msg := u.errorText(); msg != "" {
+	if msg := u.ErrorText(); msg != "" {
 		t.Errorf("Reuse settings restored everything but says %q", msg)
 	}
 }

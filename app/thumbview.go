@@ -3,6 +3,7 @@ package app
 import (
 	"image"
 
+	"kleinbild/app/shell"
 	"kleinbild/app/thumbcache"
 
 	"fyne.io/fyne/v2"
@@ -116,14 +117,14 @@ func (t *tapThumb) Cursor() desktop.Cursor { return desktop.PointerCursor }
 // loadThumb shows the thumbnail of src (cache key key) in th, now if it is in memory or
 // when a worker has made it. A request th made for another key and that is still waiting
 // is cancelled: the cell was recycled, and only what is on screen should load.
-func (sh *shell) loadThumb(th *thumbImage, key, src string) {
+func loadThumb(sh *shell.Shell, th *thumbImage, key, src string) {
 	if th.key == key && th.cancel != nil {
 		return // already asked
 	}
 	th.forget()
 	th.key = key
-	img, ok, cancel := sh.thumbs.Request(key, src, func(img image.Image, err error) {
-		sh.post(func() {
+	img, ok, cancel := sh.Thumbs.Request(key, src, func(img image.Image, err error) {
+		sh.Post(func() {
 			if th.key != key {
 				return
 			}

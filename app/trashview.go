@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"kleinbild/app/gallery"
+	"kleinbild/app/shell"
 	"kleinbild/app/thumbcache"
 	"kleinbild/app/widgets"
 )
@@ -61,13 +62,13 @@ func (g *galleryView) showTrash() *trashView {
 	t.empty.Importance = widget.DangerImportance
 	closeBtn := widget.NewButton("Close", func() { t.dlg.Hide() })
 	buttons := container.NewHBox(t.restoreSel, t.restoreAll, t.empty, closeBtn)
-	note := hint(fmt.Sprintf("Deleted images stay here for %d days.", int(gallery.DefaultKeepTrash/(24*time.Hour))))
+	note := shell.Hint(fmt.Sprintf("Deleted images stay here for %d days.", int(gallery.DefaultKeepTrash/(24*time.Hour))))
 	content := container.NewBorder(container.NewVBox(t.count, note), container.NewCenter(buttons), nil, nil, t.list)
-	t.dlg = dialog.NewCustomWithoutButtons("Trash", content, g.sh.win)
+	t.dlg = dialog.NewCustomWithoutButtons("Trash", content, g.sh.Win)
 	t.dlg.Resize(fyne.NewSize(560, 480))
 	t.reload()
 	t.dlg.Show()
-	g.sh.escapeCloses(t.dlg, content)
+	g.sh.EscapeCloses(t.dlg, content)
 	return t
 }
 
@@ -109,7 +110,7 @@ func (t *trashView) updateRow(id widget.ListItemID, obj fyne.CanvasObject) {
 	r.name.SetText(label)
 	r.when.SetText("deleted " + it.Deleted.Local().Format("2 Jan 15:04"))
 	key := it.Entry.SHA256
-	path := t.g.sh.gallery.TrashPath(it.Name)
+	path := t.g.sh.Gallery.TrashPath(it.Name)
 	if key == "" {
 		k, err := thumbcache.FileKey(path)
 		if err != nil {
@@ -119,7 +120,7 @@ func (t *trashView) updateRow(id widget.ListItemID, obj fyne.CanvasObject) {
 		}
 		key = k
 	}
-	t.g.sh.loadThumb(r.thumb, key, path)
+	loadThumb(t.g.sh, r.thumb, key, path)
 }
 
 // toggle ticks or unticks the trashed image name.
@@ -131,7 +132,7 @@ func (t *trashView) toggle(name string) {
 
 // reload lists the trash again.
 func (t *trashView) reload() {
-	if lib := t.g.sh.gallery; lib != nil {
+	if lib := t.g.sh.Gallery; lib != nil {
 		t.items = lib.Trash()
 	} else {
 		t.items = nil
@@ -197,29 +198,29 @@ func (t *trashView) restoreEvery() {
 // restore brings the named images back (off the UI goroutine).
 func (t *trashView) restore(names []string) {
 	sh := t.g.sh
-	lib := sh.gallery
+	lib := sh.Gallery
 	if lib == nil || len(names) == 0 || t.busy {
 		return
 	}
 	t.busy = true
 	t.updateButtons()
-	sh.bg.Add(1) // Close waits for the index write
+	sh.BG.Add(1) // Close waits for the index write
 	go func() {
-		defer sh.bg.Done()
+		defer sh.BG.Done()
 		es, err := lib.RestoreItems(names...)
-		sh.post(func() {
+		sh.Post(func() {
 			t.busy = false
 			if err != nil {
-				sh.showError(fmt.Errorf("could not restore from the trash: %w", err))
+				sh.ShowError(fmt.Errorf("could not restore from the trash: %w", err))
 			}
 			t.g.afterTrashChange()
 			t.reload()
 			switch len(es) {
 			case 0:
 			case 1:
-				sh.setStatus("Restored " + es[0].File)
+				sh.SetStatus("Restored " + es[0].File)
 			default:
-				sh.setStatus(fmt.Sprintf("Restored %d images.", len(es)))
+				sh.SetStatus(fmt.Sprintf("Restored %d images.", len(es)))
 			}
 		})
 	}()
@@ -240,7 +241,7 @@ func (t *trashView) askEmpty() {
 		if ok {
 			t.emptyTrash()
 		}
-	}, t.g.sh.win)
+	}, t.g.sh.Win)
 	t.confirm.SetConfirmText("Empty trash")
 	t.confirm.SetConfirmImportance(widget.DangerImportance)
 	t.confirm.Show()
@@ -249,25 +250,25 @@ func (t *trashView) askEmpty() {
 // emptyTrash removes the trashed images for good (off the UI goroutine).
 func (t *trashView) emptyTrash() {
 	sh := t.g.sh
-	lib := sh.gallery
+	lib := sh.Gallery
 	if lib == nil || t.busy {
 		return
 	}
 	t.busy = true
 	t.updateButtons()
-	sh.bg.Add(1)
+	sh.BG.Add(1)
 	go func() {
-		defer sh.bg.Done()
+		defer sh.BG.Done()
 		gone, err := lib.EmptyTrash()
-		sh.forgetThumbs(lib, gone)
-		sh.post(func() {
+		forgetThumbs(sh, lib, gone)
+		sh.Post(func() {
 			t.busy = false
 			if err != nil {
-				sh.showError(err)
+				sh.ShowError(err)
 			}
 			t.g.afterTrashChange()
 			t.reload()
-			sh.setStatus(fmt.Sprintf("Emptied the trash: %d images deleted for good.", len(gone)))
+			sh.SetStatus(fmt.Sprintf("Emptied the trash: %d images deleted for good.", len(gone)))
 		})
 	}()
 }
@@ -275,7 +276,7 @@ func (t *trashView) emptyTrash() {
 // afterTrashChange shows restored images and drops the Undo steps whose images have all
 // left the trash (restored or deleted for good).
 func (g *galleryView) afterTrashChange() {
-	if lib := g.sh.gallery; lib != nil {
+	if lib := g.sh.Gallery; lib != nil {
 		g.undos = slices.DeleteFunc(g.undos, func(it undoItem) bool { return !lib.InTrash(it.batch) })
 	}
 	if g.undoBar.Visible() || len(g.undos) == 0 {

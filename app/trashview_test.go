@@ -19,9 +19,9 @@ func TestTrashViewRestoresAndEmpties(t *testing.T) {
 	h := galleryHarness(t, data, "a red castle", "a blue sea", "a green forest", "a grey town")
 	u := h.ui
 	for i, f := range []string{"img-00.png", "img-01.png", "img-02.png"} {
-		e, _ := u.gallery.ByFile(f)
+		e, _ := u.Gallery.ByFile(f)
 		u.gal.deleteEntry(e)
-		h.waitFor("the deletion", 5*time.Second, func() bool { return u.gallery.IndexOf(f) < 0 && len(u.gal.undos) == i+1 })
+		h.waitFor("the deletion", 5*time.Second, func() bool { return u.Gallery.IndexOf(f) < 0 && len(u.gal.undos) == i+1 })
 	}
 	tv := u.gal.showTrash()
 	h.settle()
@@ -48,14 +48,14 @@ func TestTrashViewRestoresAndEmpties(t *testing.T) {
 		t.Fatalf("after ticking one: %q disabled %v", tv.restoreSel.Text, tv.restoreSel.Disabled())
 	}
 	test.Tap(tv.restoreSel)
-	h.waitFor("img-01 back", 5*time.Second, func() bool { return u.gallery.IndexOf("img-01.png") >= 0 && len(tv.items) == 2 })
+	h.waitFor("img-01 back", 5*time.Second, func() bool { return u.Gallery.IndexOf("img-01.png") >= 0 && len(tv.items) == 2 })
 	h.settle()
 	if len(u.gal.undos) != 2 {
 		t.Errorf("%d undo steps left, want 2 (the restored deletion is gone)", len(u.gal.undos))
 	}
 	// Undo still brings back the last deletion still in the trash.
 	u.gal.undo()
-	h.waitFor("img-02 back by Undo", 5*time.Second, func() bool { return u.gallery.IndexOf("img-02.png") >= 0 })
+	h.waitFor("img-02 back by Undo", 5*time.Second, func() bool { return u.Gallery.IndexOf("img-02.png") >= 0 })
 	h.settle()
 	tv.reload()
 	if len(tv.items) != 1 || tv.items[0].Entry.File != "img-00.png" {
@@ -69,12 +69,12 @@ func TestTrashViewRestoresAndEmpties(t *testing.T) {
 	}
 	tv.confirm.Dismiss()
 	h.settle()
-	if u.gallery.TrashLen() != 1 {
+	if u.Gallery.TrashLen() != 1 {
 		t.Fatal("dismissing the question emptied the trash")
 	}
 	test.Tap(tv.empty)
 	tv.confirm.Confirm()
-	h.waitFor("the trash emptied", 5*time.Second, func() bool { return u.gallery.TrashLen() == 0 && len(tv.items) == 0 })
+	h.waitFor("the trash emptied", 5*time.Second, func() bool { return u.Gallery.TrashLen() == 0 && len(tv.items) == 0 })
 	h.settle()
 	if len(u.gal.undos) != 0 || u.gal.undoBar.Visible() {
 		t.Errorf("after emptying: %d undo steps, strip visible %v", len(u.gal.undos), u.gal.undoBar.Visible())
@@ -95,13 +95,13 @@ func TestTrashViewRestoreAll(t *testing.T) {
 	h := galleryHarness(t, t.TempDir(), "a red castle", "a blue sea")
 	u := h.ui
 	for _, f := range []string{"img-00.png", "img-01.png"} {
-		e, _ := u.gallery.ByFile(f)
+		e, _ := u.Gallery.ByFile(f)
 		u.gal.deleteEntry(e)
-		h.waitFor("the deletion", 5*time.Second, func() bool { return u.gallery.IndexOf(f) < 0 })
+		h.waitFor("the deletion", 5*time.Second, func() bool { return u.Gallery.IndexOf(f) < 0 })
 	}
 	tv := u.gal.showTrash()
 	test.Tap(tv.restoreAll)
-	h.waitFor("both back", 5*time.Second, func() bool { return u.gallery.Len() == 2 && len(tv.items) == 0 })
+	h.waitFor("both back", 5*time.Second, func() bool { return u.Gallery.Len() == 2 && len(tv.items) == 0 })
 }
 
 // rowsOf are the Trash list's rows on screen.

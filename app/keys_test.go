@@ -138,13 +138,13 @@ func TestEscapeClosesDialogsAndWindows(t *testing.T) {
 	if m == nil {
 		t.Fatalf("Inpaint did not open: %q", u.ErrorText())
 	}
-	for _, f := range []fyne.Focusable{m.prompt, m.amounts[2], m.size, m.strength, m.eraser} {
-		if !open(m.win) {
+	for _, f := range []fyne.Focusable{m.Parts().Prompt, m.Parts().Amounts[2], m.Parts().Size, m.Parts().Strength, m.Parts().Eraser} {
+		if !open(m.Parts().Win) {
 			m = u.view.openInpaint()
 		}
-		m.win.Canvas().Focus(f)
-		typeKey(m.win.Canvas(), fyne.KeyEscape)
-		if open(m.win) {
+		m.Parts().Win.Canvas().Focus(f)
+		typeKey(m.Parts().Win.Canvas(), fyne.KeyEscape)
+		if open(m.Parts().Win) {
 			t.Errorf("Inpaint: Escape with %T focused left it open", f)
 		}
 	}
@@ -225,24 +225,24 @@ func TestInpaintShowsItsRun(t *testing.T) {
 	if m == nil {
 		t.Fatalf("Inpaint did not open: %q", u.ErrorText())
 	}
-	m.win.Resize(fyne.NewSize(700, 500))
-	m.prompt.SetText("a red door")
-	m.ed.Brush = 16
-	paintAt(m.ed, image.Pt(20, 20))
+	m.Parts().Win.Resize(fyne.NewSize(700, 500))
+	m.Parts().Prompt.SetText("a red door")
+	m.Parts().Editor.Brush = 16
+	paintAt(m.Parts().Editor, image.Pt(20, 20))
 	idle := func(when string) {
 		t.Helper()
-		if m.run.row.Visible() || m.genBtn.Disabled() || m.run.starters[1].Disabled() {
-			t.Errorf("%s: progress shown %v, Generate disabled %v, Repaint all disabled %v", when, m.run.row.Visible(), m.genBtn.Disabled(), m.run.starters[1].Disabled())
+		if m.Parts().Progress.Visible() || m.Parts().Generate.Disabled() || m.Parts().Repaint.Disabled() {
+			t.Errorf("%s: progress shown %v, Generate disabled %v, Repaint all disabled %v", when, m.Parts().Progress.Visible(), m.Parts().Generate.Disabled(), m.Parts().Repaint.Disabled())
 		}
 	}
 	busy := func(when, text string) {
 		t.Helper()
 		h.settle()
-		if !m.run.row.Visible() || !m.run.cancel.Visible() || !m.genBtn.Disabled() || !m.run.starters[1].Disabled() {
-			t.Fatalf("%s: progress shown %v, Generate disabled %v, Repaint all disabled %v", when, m.run.row.Visible(), m.genBtn.Disabled(), m.run.starters[1].Disabled())
+		if !m.Parts().Progress.Visible() || !m.Parts().Cancel.Visible() || !m.Parts().Generate.Disabled() || !m.Parts().Repaint.Disabled() {
+			t.Fatalf("%s: progress shown %v, Generate disabled %v, Repaint all disabled %v", when, m.Parts().Progress.Visible(), m.Parts().Generate.Disabled(), m.Parts().Repaint.Disabled())
 		}
-		if !strings.Contains(m.run.text.Text, text) {
-			t.Errorf("%s: the window says %q, want %q in it", when, m.run.text.Text, text)
+		if !strings.Contains(m.Parts().ProgressText.Text, text) {
+			t.Errorf("%s: the window says %q, want %q in it", when, m.Parts().ProgressText.Text, text)
 		}
 	}
 	idle("before")
@@ -252,12 +252,12 @@ func TestInpaintShowsItsRun(t *testing.T) {
 	test.Tap(u.ctl.generate)
 	waitStarted(t, h, fake)
 	formRun := u.run.cur
-	test.Tap(m.genBtn)
+	test.Tap(m.Parts().Generate)
 	busy("queued", "Waiting")
 	if len(u.run.queue.Jobs) != 1 {
 		t.Fatalf("%d jobs queued, want the window's", len(u.run.queue.Jobs))
 	}
-	test.Tap(m.run.cancel)
+	test.Tap(m.Parts().Cancel)
 	if len(u.run.queue.Jobs) != 0 || u.run.cur != formRun || formRun.cancelling {
 		t.Fatalf("Cancel of a waiting job: %d queued, the form's run stopped %v", len(u.run.queue.Jobs), u.run.cur != formRun || formRun.cancelling)
 	}
@@ -266,16 +266,16 @@ func TestInpaintShowsItsRun(t *testing.T) {
 	h.waitFor("the form's run to end", 10*time.Second, func() bool { return u.run.cur == nil })
 
 	// Running, it shows its progress; Cancel stops it.
-	test.Tap(m.genBtn)
+	test.Tap(m.Parts().Generate)
 	waitStarted(t, h, fake)
 	busy("running", "")
-	h.waitFor("the progress line", 10*time.Second, func() bool { return m.run.text.Text != "" })
-	test.Tap(m.run.cancel)
+	h.waitFor("the progress line", 10*time.Second, func() bool { return m.Parts().ProgressText.Text != "" })
+	test.Tap(m.Parts().Cancel)
 	if u.run.cur == nil || !u.run.cur.cancelling {
 		t.Fatal("Cancel did not stop the window's run")
 	}
 	h.waitFor("the run to end", 10*time.Second, func() bool { return u.run.cur == nil })
-	h.waitFor("the window to follow", 10*time.Second, func() bool { return !m.run.row.Visible() })
+	h.waitFor("the window to follow", 10*time.Second, func() bool { return !m.Parts().Progress.Visible() })
 	idle("cancelled while running")
 }
 
@@ -303,8 +303,8 @@ func TestRestoringAnInpaintResult(t *testing.T) {
 	if !ok || m == nil {
 		t.Fatalf("Reuse settings did not open Inpaint: %q", u.ErrorText())
 	}
-	if math.Abs(m.strength.Value-0.6) > 1e-9 || m.path != pic || u.ctl.steps.Text != "7" || u.ctl.seed.Text != "42" {
-		t.Errorf("Reuse settings: strength %v, picture %s, steps %q, seed %q", m.strength.Value, m.path, u.ctl.steps.Text, u.ctl.seed.Text)
+	if math.Abs(m.Parts().Strength.Value-0.6) > 1e-9 || m.Parts().Path != pic || u.ctl.steps.Text != "7" || u.ctl.seed.Text != "42" {
+		t.Errorf("Reuse settings: strength %v, picture %s, steps %q, seed %q", m.Parts().Strength.Value, m.Parts().Path, u.ctl.steps.Text, u.ctl.seed.Text)
 	}
 	if msg := u.ErrorText(); msg != "" {
 		t.Errorf("Reuse settings restored everything but says %q", msg)

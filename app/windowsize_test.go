@@ -19,12 +19,12 @@ func TestSecondWindowsFitAndEscape(t *testing.T) {
 	if m == nil {
 		t.Fatalf("Inpaint did not open: %q", u.ErrorText())
 	}
-	if s := m.win.Canvas().Size(); s.Width > 1024-16 || s.Height > 600-48 {
+	if s := m.Parts().Win.Canvas().Size(); s.Width > 1024-16 || s.Height > 600-48 {
 		t.Errorf("Inpaint opened at %v on a 1024×600 screen", s)
 	}
 	open := func(w fyne.Window) bool { return slices.Contains(fyne.CurrentApp().Driver().AllWindows(), w) }
-	key(m.win.Canvas(), fyne.KeyEscape)
-	if open(m.win) {
+	key(m.Parts().Win.Canvas(), fyne.KeyEscape)
+	if open(m.Parts().Win) {
 		t.Error("Escape did not close Inpaint")
 	}
 	u.gal.openCompare(h.at(0), h.at(1))

@@ -18,6 +18,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/app/compare"
 	"kleinbild/app/gallery"
 	"kleinbild/app/shell"
 )
@@ -56,7 +57,7 @@ type galleryView struct {
 	selLabel   *widget.Label
 	deleteSel  *widget.Button
 	compareSel *widget.Button  // A/B compare of two checked images (compare.go)
-	cmp        *compareView    // the open A/B window, or nil
+	cmp        *compare.View   // the open A/B window, or nil
 	pendingDel map[string]bool // files whose deletion is under way
 
 	// The Undo strip of the last deletion; undos holds every deletion of this session

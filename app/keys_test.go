@@ -150,9 +150,9 @@ func TestEscapeClosesDialogsAndWindows(t *testing.T) {
 	}
 	u.gal.openCompare(h.at(0), h.at(1))
 	cmp := u.gal.cmp
-	test.Tap(cmp.wipeOn)
-	cmp.win.Canvas().Focus(cmp.split)
-	typeKey(cmp.win.Canvas(), fyne.KeyEscape)
+	test.Tap(cmp.Parts().WipeOn)
+	cmp.Parts().Win.Canvas().Focus(cmp.Parts().Split)
+	typeKey(cmp.Parts().Win.Canvas(), fyne.KeyEscape)
 	if u.gal.cmp != nil {
 		t.Error("Compare: Escape with the wipe slider focused left it open")
 	}

@@ -28,10 +28,10 @@ func TestSecondWindowsFitAndEscape(t *testing.T) {
 		t.Error("Escape did not close Inpaint")
 	}
 	u.gal.openCompare(h.at(0), h.at(1))
-	if s := u.gal.cmp.win.Canvas().Size(); s.Width > 1024-16 || s.Height > 600-48 {
+	if s := u.gal.cmp.Parts().Win.Canvas().Size(); s.Width > 1024-16 || s.Height > 600-48 {
 		t.Errorf("Compare opened at %v on a 1024×600 screen", s)
 	}
-	key(u.gal.cmp.win.Canvas(), fyne.KeyEscape)
+	key(u.gal.cmp.Parts().Win.Canvas(), fyne.KeyEscape)
 	if u.gal.cmp != nil {
 		t.Error("Escape did not close Compare")
 	}

@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"kleinbild/app/gallery"
+	"kleinbild/app/shell"
 	"kleinbild/app/widgets"
 )
 
@@ -23,7 +24,7 @@ const batchTile = 72
 type batchGrid struct {
 	entries []gallery.Entry     // the run's images shown, in order
 	files   []string            // their files
-	tiles   []*tapThumb         // one per file
+	tiles   []*shell.TapThumb   // one per file
 	marks   []*canvas.Rectangle // outlines over the tiles; the shown image's is drawn
 	title   *widget.Label
 	rows    *fyne.Container
@@ -66,7 +67,7 @@ func (rn *runner) showBatch(entries []gallery.Entry) {
 	b.rows.RemoveAll()
 	for _, e := range b.entries {
 		file := e.File
-		t := newTapThumb(fyne.NewSquareSize(batchTile), func() { rn.pickBatch(file) })
+		t := shell.NewTapThumb(fyne.NewSquareSize(batchTile), func() { rn.pickBatch(file) })
 		mark := canvas.NewRectangle(color.Transparent)
 		mark.StrokeWidth = 3
 		mark.CornerRadius = theme.InputRadiusSize()
@@ -75,7 +76,7 @@ func (rn *runner) showBatch(entries []gallery.Entry) {
 		b.marks = append(b.marks, mark)
 		b.rows.Add(container.NewStack(t, mark))
 		if rn.sh.Gallery != nil {
-			loadThumb(rn.sh, &t.thumbImage, e.SHA256, rn.sh.Gallery.Path(e))
+			rn.sh.LoadThumb(&t.ThumbImage, e.SHA256, rn.sh.Gallery.Path(e))
 		}
 	}
 	b.title.SetText(imagesText(len(entries)))

@@ -134,7 +134,7 @@ func (c *fileChooser) build(title string) {
 	}
 	c.list = widget.NewList(func() int { return len(c.items) },
 		func() fyne.CanvasObject {
-			th := newThumbImage(fyne.NewSquareSize(chooserThumb))
+			th := shell.NewThumbImage(fyne.NewSquareSize(chooserThumb))
 			return container.NewBorder(nil, nil, container.NewHBox(widget.NewIcon(theme.FolderIcon()), th), nil, widget.NewLabel(""))
 		},
 		c.updateRow)
@@ -180,7 +180,7 @@ func (c *fileChooser) updateRow(id widget.ListItemID, o fyne.CanvasObject) {
 	it := c.items[id]
 	row := o.(*fyne.Container)
 	left := row.Objects[1].(*fyne.Container)
-	icon, th, label := left.Objects[0].(*widget.Icon), left.Objects[1].(*thumbImage), row.Objects[0].(*widget.Label)
+	icon, th, label := left.Objects[0].(*widget.Icon), left.Objects[1].(*shell.ThumbImage), row.Objects[0].(*widget.Label)
 	label.Importance = widget.MediumImportance
 	switch {
 	case it.dir:
@@ -198,19 +198,19 @@ func (c *fileChooser) updateRow(id widget.ListItemID, o fyne.CanvasObject) {
 	label.SetText(it.name)
 	switch {
 	case it.dir || c.what == chooseWeightFile || c.what == chooseAdapters:
-		th.key = ""
+		th.Key = ""
 		th.Hide()
 	case it.key == "":
-		th.key = ""
+		th.Key = ""
 		th.Show()
-		th.setBroken()
+		th.SetBroken()
 	default:
 		th.Show()
-		if th.key != it.key {
+		if th.Key != it.key {
 			c.thumbsAsked++
 		}
-		if th.key != it.key || (th.img.Image == nil && !th.broken.Visible()) { // new, or not made yet (or dropped)
-			loadThumb(c.sh, th, it.key, filepath.Join(c.dir, it.name))
+		if th.Key != it.key || (th.Img.Image == nil && !th.Broken.Visible()) { // new, or not made yet (or dropped)
+			c.sh.LoadThumb(th, it.key, filepath.Join(c.dir, it.name))
 		}
 	}
 }

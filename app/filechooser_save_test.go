@@ -17,6 +17,8 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+
+	"kleinbild/app/shell"
 )
 
 // saveHarness starts the UI over a gallery with one image, shows it and opens "Save as…";
@@ -331,12 +333,12 @@ func TestChooserThumbnailsOnlyForVisibleRows(t *testing.T) {
 		t.Errorf("%d thumbnails asked for %d images, most of them not on screen", c.thumbsAsked, n)
 	}
 	// The first row's thumbnail arrives.
-	var first *thumbImage
+	var first *shell.ThumbImage
 	var walk func(o fyne.CanvasObject)
 	walk = func(o fyne.CanvasObject) {
 		switch v := o.(type) {
-		case *thumbImage:
-			if first == nil && v.key == c.items[0].key {
+		case *shell.ThumbImage:
+			if first == nil && v.Key == c.items[0].key {
 				first = v
 			}
 		case *fyne.Container:
@@ -353,7 +355,7 @@ func TestChooserThumbnailsOnlyForVisibleRows(t *testing.T) {
 	if first == nil {
 		t.Fatal("the first row shows no thumbnail")
 	}
-	h.waitFor("the first thumbnail", 10*time.Second, func() bool { return first.img.Image != nil })
+	h.waitFor("the first thumbnail", 10*time.Second, func() bool { return first.Img.Image != nil })
 	h.settle()
 	des, _ := os.ReadDir(filepath.Join(data, "thumbs"))
 	if len(des) >= n/2 {

@@ -48,7 +48,7 @@ func shownCells(u *UI) []*galleryCellView {
 
 func allFilled(cells []*galleryCellView) bool {
 	for _, c := range cells {
-		if c.thumb.img.Image == nil && !c.thumb.broken.Visible() {
+		if c.thumb.Img.Image == nil && !c.thumb.Broken.Visible() {
 			return false
 		}
 	}

@@ -179,8 +179,8 @@ func (g *galleryView) updateCell(id widget.GridWrapItemID, obj fyne.CanvasObject
 	c := obj.(*galleryCellView)
 	if id < 0 || id >= len(g.visible) || g.sh.Gallery == nil {
 		c.file = ""
-		c.thumb.forget()
-		c.thumb.setImage(nil)
+		c.thumb.Forget()
+		c.thumb.SetImage(nil)
 		return
 	}
 	e := g.visible[id]
@@ -188,7 +188,7 @@ func (g *galleryView) updateCell(id widget.GridWrapItemID, obj fyne.CanvasObject
 	c.setFavourite(e.Favourite)
 	c.setCheck(g.selecting, g.checked[e.File])
 	g.cellShows(c, id)
-	loadThumb(g.sh, c.thumb, e.SHA256, g.sh.Gallery.Path(e))
+	g.sh.LoadThumb(c.thumb, e.SHA256, g.sh.Gallery.Path(e))
 }
 
 // cellSelected shows the tapped image, or checks it in selection mode.
@@ -391,27 +391,11 @@ func (g *galleryView) selectEntry(file string, full image.Image) {
 	g.syncSelection()
 }
 
-// forgetThumbs removes the cached thumbnails of images gone from the trash for good, unless
-// the same picture is still in lib (runs off the UI goroutine).
-func forgetThumbs(sh *shell.Shell, lib *gallery.Gallery, gone []gallery.Entry) {
-	for _, e := range gone {
-		if e.SHA256 == "" {
-			continue
-		}
-		if lib != nil {
-			if _, dup := lib.ByHash(e.SHA256); dup {
-				continue
-			}
-		}
-		sh.Thumbs.Remove(e.SHA256)
-	}
-}
-
 // galleryCellView is one grid cell: the thumbnail, a star to mark it a favourite and, in
 // selection mode, a check box. A right click (secondary tap) opens its context menu.
 type galleryCellView struct {
 	widget.BaseWidget
-	thumb  *thumbImage
+	thumb  *shell.ThumbImage
 	star   *widgets.TipButton
 	check  *widget.Icon
 	file   string
@@ -421,7 +405,7 @@ type galleryCellView struct {
 
 func newGalleryCellView(tips *widgets.TipLayer, onTap, onStar func(file string), onMenu func(file string, at fyne.Position)) *galleryCellView {
 	// The check keeps its room when empty, so the cell's layout never changes.
-	c := &galleryCellView{thumb: newThumbImage(fyne.NewSquareSize(galleryCell)), check: widget.NewIcon(nil), onTap: onTap, onMenu: onMenu}
+	c := &galleryCellView{thumb: shell.NewThumbImage(fyne.NewSquareSize(galleryCell)), check: widget.NewIcon(nil), onTap: onTap, onMenu: onMenu}
 	c.star = widgets.NewTipButton(tips, starOutline, "Mark as favourite", func() {
 		if c.file != "" {
 			onStar(c.file)

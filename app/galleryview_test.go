@@ -127,7 +127,7 @@ func TestDeleteToTrashAndUndo(t *testing.T) {
 		t.Errorf("index on disk lacks the restored entry: %v", err)
 	}
 	cell := galleryCellFor(t, u, "img-01.png")
-	h.waitFor("the restored thumbnail", 5*time.Second, func() bool { return cell.thumb.img.Image != nil })
+	h.waitFor("the restored thumbnail", 5*time.Second, func() bool { return cell.thumb.Img.Image != nil })
 	if !u.gal.grid.Visible() || len(u.gal.visible) != 3 {
 		t.Error("grid not back to three images")
 	}

@@ -62,10 +62,10 @@ func (r *refsSection) build() fyne.CanvasObject {
 }
 
 // show rebuilds the thumbnails of refs; thumb starts loading one, remove takes one away.
-func (r *refsSection) show(refs []string, thumb func(*thumbImage, string), remove func(string)) {
+func (r *refsSection) show(refs []string, thumb func(*shell.ThumbImage, string), remove func(string)) {
 	var cells []fyne.CanvasObject
 	for _, p := range refs {
-		th := newThumbImage(fyne.NewSquareSize(refCell))
+		th := shell.NewThumbImage(fyne.NewSquareSize(refCell))
 		thumb(th, p)
 		rm := widgets.NewTipButton(r.sh.Tips, theme.CancelIcon(), "Remove this reference", func() { remove(p) })
 		cells = append(cells, container.NewStack(th,
@@ -189,17 +189,17 @@ func (r *refsSection) refresh() {
 }
 
 // loadFileThumb shows the thumbnail of an image file outside the gallery in th.
-func (r *refsSection) loadFileThumb(th *thumbImage, path string) {
+func (r *refsSection) loadFileThumb(th *shell.ThumbImage, path string) {
 	if e, ok := r.galleryByPath(path); ok {
-		loadThumb(r.sh, th, e.SHA256, path)
+		r.sh.LoadThumb(th, e.SHA256, path)
 		return
 	}
 	key, err := thumbcache.FileKey(path)
 	if err != nil {
-		th.setBroken()
+		th.SetBroken()
 		return
 	}
-	loadThumb(r.sh, th, key, path)
+	r.sh.LoadThumb(th, key, path)
 }
 
 func (r *refsSection) galleryByPath(path string) (gallery.Entry, bool) {
@@ -337,7 +337,7 @@ func (r *refsSection) tellAdded(names []string) {
 
 // askRestore offers the two uses of a dropped Kleinbild PNG.
 func (u *UI) askRestore(path string, m imageio.Metadata) {
-	th := newThumbImage(fyne.NewSquareSize(120))
+	th := shell.NewThumbImage(fyne.NewSquareSize(120))
 	u.refs.loadFileThumb(th, path)
 	summary := widget.NewLabel(describeMeta(m) + adaptersDetail(m.Adapters))
 	summary.Wrapping = fyne.TextWrapWord

@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/test"
 
+	"kleinbild/app/shell"
 	"kleinbild/app/widgets"
 	"kleinbild/engine/imageio"
 	"kleinbild/engine/schema"
@@ -32,7 +33,7 @@ func TestDropAddsReferences(t *testing.T) {
 	}
 	h.waitFor("reference thumbnails", 5*time.Second, func() bool {
 		for _, o := range u.refs.grid.Objects {
-			if o.(*fyne.Container).Objects[0].(*thumbImage).img.Image == nil {
+			if o.(*fyne.Container).Objects[0].(*shell.ThumbImage).Img.Image == nil {
 				return false
 			}
 		}

@@ -40,7 +40,7 @@ type trashView struct {
 // trashRow is one row of the list.
 type trashRow struct {
 	check *widgets.EscapeCheck
-	thumb *thumbImage
+	thumb *shell.ThumbImage
 	name  *widget.Label
 	when  *widget.Label
 }
@@ -73,7 +73,7 @@ func (g *galleryView) showTrash() *trashView {
 }
 
 func (t *trashView) newRow() fyne.CanvasObject {
-	r := &trashRow{check: widgets.NewEscapeCheck("", nil), thumb: newThumbImage(fyne.NewSquareSize(48)), name: widget.NewLabel(""), when: widget.NewLabel("")}
+	r := &trashRow{check: widgets.NewEscapeCheck("", nil), thumb: shell.NewThumbImage(fyne.NewSquareSize(48)), name: widget.NewLabel(""), when: widget.NewLabel("")}
 	r.check.OnEscape = func() { t.dlg.Hide() } // a tapped check has the focus: Escape still closes
 	r.name.Truncation = fyne.TextTruncateEllipsis
 	r.when.SizeName = theme.SizeNameCaptionText
@@ -114,13 +114,13 @@ func (t *trashView) updateRow(id widget.ListItemID, obj fyne.CanvasObject) {
 	if key == "" {
 		k, err := thumbcache.FileKey(path)
 		if err != nil {
-			r.thumb.forget()
-			r.thumb.setBroken()
+			r.thumb.Forget()
+			r.thumb.SetBroken()
 			return
 		}
 		key = k
 	}
-	loadThumb(t.g.sh, r.thumb, key, path)
+	t.g.sh.LoadThumb(r.thumb, key, path)
 }
 
 // toggle ticks or unticks the trashed image name.
@@ -260,7 +260,7 @@ func (t *trashView) emptyTrash() {
 	go func() {
 		defer sh.BG.Done()
 		gone, err := lib.EmptyTrash()
-		forgetThumbs(sh, lib, gone)
+		sh.ForgetThumbs(lib, gone)
 		sh.Post(func() {
 			t.busy = false
 			if err != nil {

@@ -35,7 +35,7 @@ func TestTrashViewRestoresAndEmpties(t *testing.T) {
 	h.waitFor("a trash thumbnail", 5*time.Second, func() bool {
 		found := false
 		for _, o := range rowsOf(tv) {
-			if o.row.thumb.img.Image != nil && strings.HasPrefix(o.row.when.Text, "deleted ") {
+			if o.row.thumb.Img.Image != nil && strings.HasPrefix(o.row.when.Text, "deleted ") {
 				found = true
 			}
 		}

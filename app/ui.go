@@ -201,7 +201,7 @@ func (u *UI) Close() {
 // loadGallery opens the gallery folder off the UI goroutine.
 func (u *UI) loadGallery(dir string) {
 	g, rep, err := gallery.Open(context.Background(), dir, gallery.Options{TrashDir: filepath.Join(u.DataDir, "trash"), ReadOnly: u.ReadOnly})
-	forgetThumbs(u.Shell, g, rep.Expired)
+	u.Shell.ForgetThumbs(g, rep.Expired)
 	u.Post(func() {
 		defer close(u.GalleryReady)
 		if g == nil {

@@ -398,8 +398,8 @@ func (v *viewer) showLineage(e gallery.Entry) {
 				objs = append(objs, widget.NewLabel(fmt.Sprintf("+%d", len(list)-i)))
 				break
 			}
-			th := newTapThumb(fyne.NewSquareSize(44), func() { v.gal.selectAndScroll(p.File) })
-			loadThumb(v.sh, &th.thumbImage, p.SHA256, v.sh.Gallery.Path(p))
+			th := shell.NewTapThumb(fyne.NewSquareSize(44), func() { v.gal.selectAndScroll(p.File) })
+			v.sh.LoadThumb(&th.ThumbImage, p.SHA256, v.sh.Gallery.Path(p))
 			objs = append(objs, th)
 		}
 	}

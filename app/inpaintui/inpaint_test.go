@@ -28,17 +28,6 @@ func testPicture() *image.NRGBA {
 	return img
 }
 
-// masked counts the pixels of e's mask that would be repainted.
-func masked(e *maskedit.Editor) int {
-	n := 0
-	for _, v := range e.Mask().Pix {
-		if v >= 128 {
-			n++
-		}
-	}
-	return n
-}
-
 // paintAt paints a square of the brush's size centred at p (picture pixels) into e's mask.
 func paintAt(e *maskedit.Editor, p image.Point) {
 	r := int(e.Brush) / 2

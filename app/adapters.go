@@ -16,6 +16,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"kleinbild/app/settings"
+	"kleinbild/app/shell"
 	"kleinbild/app/userdirs"
 	"kleinbild/app/widgets"
 	"kleinbild/engine/flux2"
@@ -31,7 +32,7 @@ import (
 // accepts the list of keys that match nothing; one made for another model cannot be
 // switched on. The list is remembered in the settings.
 type adaptersSection struct {
-	sh *shell
+	sh *shell.Shell
 	// estimateSoon asks the fit line for a new estimate; formChanged remembers the form
 	// (given in UI.wire).
 	estimateSoon, formChanged func()
@@ -71,11 +72,11 @@ func (s *adaptersSection) build() fyne.CanvasObject {
 	add := widget.NewButtonWithIcon("Add…", theme.ContentAddIcon(), func() { s.showAdd() })
 	add.Importance = widget.LowImportance
 	s.list = container.NewVBox()
-	s.hint = hint("LoRA or LoKr files (.safetensors) change the model's style or subject; each has a strength, negative to push away. Drop them onto the window, press Add…, or pick them from your LoRA folder.")
-	s.err = fieldError()
+	s.hint = shell.Hint("LoRA or LoKr files (.safetensors) change the model's style or subject; each has a strength, negative to push away. Drop them onto the window, press Add…, or pick them from your LoRA folder.")
+	s.err = shell.FieldError()
 	s.upper = container.NewVBox(s.list, s.err, s.hint)
 	return container.NewVBox(
-		container.NewBorder(nil, nil, nil, add, sectionTitle("Adapters")),
+		container.NewBorder(nil, nil, nil, add, shell.SectionTitle("Adapters")),
 		s.upper, s.folder.build(s))
 }
 
@@ -86,7 +87,7 @@ func (s *adaptersSection) showAdd() *fileChooser {
 	if last == "" {
 		last = s.folder.dir
 	}
-	return s.sh.openChooser("Add adapters", chooseAdapters, func() string {
+	return openChooser(s.sh, "Add adapters", chooseAdapters, func() string {
 		home, cfg := userdirs.Dirs()
 		return userdirs.Start(last, home, cfg, runtime.GOOS)
 	}, func(paths []string) {
@@ -138,9 +139,9 @@ func adapterChooserSummary(files, dirs int) string {
 func (s *adaptersSection) showErr(err error) {
 	msg := ""
 	if err != nil {
-		msg = sentence(err.Error())
+		msg = shell.Sentence(err.Error())
 	}
-	setFieldError(s.err, msg)
+	shell.SetFieldError(s.err, msg)
 }
 
 // addFiles reads adapter files off the UI goroutine and adds them at strength 1; problems
@@ -155,11 +156,11 @@ func (s *adaptersSection) addFiles(paths []string, loud bool) <-chan struct{} {
 func (s *adaptersSection) addFilesThen(paths []string, loud bool, then func()) <-chan struct{} {
 	done := make(chan struct{})
 	sh := s.sh
-	sh.bg.Add(1)
+	sh.BG.Add(1)
 	go func() {
-		defer sh.bg.Done()
+		defer sh.BG.Done()
 		loaded, err := openAdapters(paths)
-		sh.post(func() {
+		sh.Post(func() {
 			defer close(done)
 			for _, a := range loaded {
 				s.add(a, settings.Adapter{Path: a.Path, Strength: 1}, true)
@@ -169,11 +170,11 @@ func (s *adaptersSection) addFilesThen(paths []string, loud bool, then func()) <
 			}
 			s.showErr(err)
 			if err != nil && loud {
-				sh.showError(err)
+				sh.ShowError(err)
 			}
 			if len(loaded) > 0 {
 				s.changed()
-				sh.setStatus(fmt.Sprintf("Added %s as an adapter.", adapterNames(loaded)))
+				sh.SetStatus(fmt.Sprintf("Added %s as an adapter.", adapterNames(loaded)))
 			}
 		})
 	}()
@@ -211,7 +212,7 @@ func (s *adaptersSection) add(a *lora.Adapter, st settings.Adapter, ask bool) *a
 	if s.formScroll != nil {
 		e.value.PassScrollTo(s.formScroll) // the wheel over the field scrolls the form
 	}
-	e.value.PassOn = s.sh.passKey // Ctrl+Q and Ctrl+L work while it has the focus
+	e.value.PassOn = s.sh.PassKey // Ctrl+Q and Ctrl+L work while it has the focus
 	e.status.Wrapping = fyne.TextWrapWord
 	e.status.SizeName = theme.SizeNameCaptionText
 	// A long name is shortened: in full it widened the form over the viewer and pushed the
@@ -243,7 +244,7 @@ func (s *adaptersSection) add(a *lora.Adapter, st settings.Adapter, ask bool) *a
 	rm.Importance = widget.LowImportance
 	valueBox := container.NewGridWrap(fyne.NewSize(72, e.value.MinSize().Height), e.value)
 	e.row = container.NewVBox(container.NewBorder(nil, nil, nil, rm, e.on),
-		container.NewBorder(nil, nil, nil, valueBox, e.strength), hint(describeAdapter(a.Summary())), e.status)
+		container.NewBorder(nil, nil, nil, valueBox, e.strength), shell.Hint(describeAdapter(a.Summary())), e.status)
 	s.entries = append(s.entries, e)
 	s.list.Add(e.row)
 	s.hint.Hide()
@@ -330,7 +331,7 @@ func (s *adaptersSection) askPartial(e *adapterEntry) {
 			e.partial = true
 			s.showStatus(e)
 			e.on.SetChecked(true) // switched: remembers
-		}, s.sh.win)
+		}, s.sh.Win)
 	d.Resize(fyne.NewSize(560, 400))
 	d.Show()
 }
@@ -387,7 +388,7 @@ func (s *adaptersSection) showStatus(e *adapterEntry) {
 		return
 	case len(e.fit.Mismatched) > 0:
 		e.status.Importance = widget.DangerImportance
-		e.status.SetText(sentence(e.fit.Problem()) + ". It cannot be used with this model.")
+		e.status.SetText(shell.Sentence(e.fit.Problem()) + ". It cannot be used with this model.")
 	case e.partial:
 		e.status.Importance = widget.WarningImportance
 		e.status.SetText("Partial match accepted: " + leftOut(e.fit) + " left out.")
@@ -433,7 +434,7 @@ func (s *adaptersSection) remove(e *adapterEntry) {
 
 // changed remembers the list and redoes the fit estimate.
 func (s *adaptersSection) changed() {
-	s.sh.settings.Adapters = s.remembered()
+	s.sh.Settings.Adapters = s.remembered()
 	s.formChanged()
 	s.estimateSoon()
 }

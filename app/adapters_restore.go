@@ -25,9 +25,9 @@ func (s *adaptersSection) applySettings(set settings.Settings) <-chan struct{} {
 	}
 	want := set.Adapters
 	sh := s.sh
-	sh.bg.Add(1)
+	sh.BG.Add(1)
 	go func() {
-		defer sh.bg.Done()
+		defer sh.BG.Done()
 		loaded := make([]*lora.Adapter, len(want))
 		var errs []error
 		for i, w := range want {
@@ -38,7 +38,7 @@ func (s *adaptersSection) applySettings(set settings.Settings) <-chan struct{} {
 			}
 			loaded[i] = a
 		}
-		sh.post(func() {
+		sh.Post(func() {
 			defer close(done)
 			for i, a := range loaded {
 				if a != nil {
@@ -69,7 +69,7 @@ func (s *adaptersSection) restoreFromImage(want []imageio.Adapter) <-chan struct
 		}
 		if n > 0 {
 			s.changed()
-			sh.showNotice(fmt.Sprintf("The image was made without adapters, so your %d adapter(s) were switched off.", n))
+			sh.ShowNotice(fmt.Sprintf("The image was made without adapters, so your %d adapter(s) were switched off.", n))
 		}
 		close(done)
 		return done
@@ -79,12 +79,12 @@ func (s *adaptersSection) restoreFromImage(want []imageio.Adapter) <-chan struct
 	for _, e := range s.entries {
 		listed = append(listed, e.a.Path)
 	}
-	sh.bg.Add(1)
+	sh.BG.Add(1)
 	go func() {
-		defer sh.bg.Done()
+		defer sh.BG.Done()
 		byHash := map[string]string{}
 		if known == nil && dir != "" {
-			known = hashFolder(sh.life, dir)
+			known = hashFolder(sh.Life, dir)
 		}
 		for h, p := range known {
 			byHash[h] = p
@@ -111,7 +111,7 @@ func (s *adaptersSection) restoreFromImage(want []imageio.Adapter) <-chan struct
 			}
 			found, strengths = append(found, a), append(strengths, w.Strength)
 		}
-		sh.post(func() {
+		sh.Post(func() {
 			defer close(done)
 			s.useOnly(found, strengths)
 			s.tellRestored(len(found), missing, dir, errs)
@@ -160,11 +160,11 @@ func (s *adaptersSection) tellRestored(n int, missing []string, dir string, errs
 	if len(notes) > 0 {
 		msg := strings.Join(notes, "; ") + "."
 		s.showErr(errors.New(msg))
-		s.sh.showNotice(fmt.Sprintf("Restored %d adapter(s), but %s", n, msg))
+		s.sh.ShowNotice(fmt.Sprintf("Restored %d adapter(s), but %s", n, msg))
 		return
 	}
 	s.showErr(nil)
-	s.sh.setStatus(fmt.Sprintf("Settings restored with %d adapter(s).", n))
+	s.sh.SetStatus(fmt.Sprintf("Settings restored with %d adapter(s).", n))
 }
 
 // hashFolder maps the SHA-256 of every adapter file in dir to its path (any goroutine).

@@ -175,8 +175,8 @@ func TestAdaptersRemembered(t *testing.T) {
 	s.entries[0].strength.SetValue(0.75)
 	s.entries[0].strength.OnChangeEnded(0.75)
 	s.entries[1].on.SetChecked(false)
-	h.ui.settings.LoraDir = tmp // as choose does
-	h.ui.remember(h.ui.settings)
+	h.ui.Settings.LoraDir = tmp // as choose does
+	h.ui.Remember(h.ui.Settings)
 	h.close()
 	if err := os.Remove(gone); err != nil {
 		t.Fatal(err)

@@ -72,7 +72,7 @@ func (c *controls) buildAspect() fyne.CanvasObject {
 		}
 		c.applyAspect(c.aspect.SelectedIndex())
 	}
-	use := widgets.NewTipButton(c.sh.tips, theme.ViewFullScreenIcon(), useSizeTip, c.useImageSize)
+	use := widgets.NewTipButton(c.sh.Tips, theme.ViewFullScreenIcon(), useSizeTip, c.useImageSize)
 	use.Importance = widget.MediumImportance
 	return container.NewBorder(nil, nil, nil, use, c.aspect)
 }
@@ -138,11 +138,11 @@ func (c *controls) useImageSize() {
 			if w != iw || h != ih {
 				msg = fmt.Sprintf("Size set from %s %s (%d × %d): %d × %d, the nearest size Kleinbild makes.", what, filepath.Base(path), iw, ih, w, h)
 			}
-			c.sh.setStatus(msg)
+			c.sh.SetStatus(msg)
 			return
 		}
 	}
-	c.sh.setStatus("No size taken: " + err.Error())
+	c.sh.SetStatus("No size taken: " + err.Error())
 }
 
 // sizeSource is the image "use the image's size" reads: the first reference, or else the
@@ -151,8 +151,8 @@ func (c *controls) sizeSource() (path, what string, err error) {
 	if refs := c.refs.refPaths(); len(refs) > 0 {
 		return refs[0], "the reference", nil
 	}
-	if e, ok := c.shown(); ok && c.sh.gallery != nil {
-		return c.sh.gallery.Path(e), "the image", nil
+	if e, ok := c.shown(); ok && c.sh.Gallery != nil {
+		return c.sh.Gallery.Path(e), "the image", nil
 	}
 	return "", "", errors.New("add a reference image or pick an image in the gallery first")
 }

@@ -55,8 +55,8 @@ func TestAspectMenuAndImageSize(t *testing.T) {
 		t.Fatalf("2:3: %s×%s (menu %q), want 416×624", c.width.Text, c.height.Text, c.aspect.Selected)
 	}
 	c.useImageSize()
-	if c.width.Text != "416" || h.ui.status.Text == "" {
-		t.Fatalf("no image: size %s×%s changed, status %q", c.width.Text, c.height.Text, h.ui.status.Text)
+	if c.width.Text != "416" || h.ui.Status.Text == "" {
+		t.Fatalf("no image: size %s×%s changed, status %q", c.width.Text, c.height.Text, h.ui.Status.Text)
 	}
 	c.setSize(128, 64)
 	if out := h.generate("a wide field"); out.err != nil {

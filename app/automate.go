@@ -25,18 +25,18 @@ const settleDelay = 700 * time.Millisecond
 // (through atomicfile.WriteOutput, as generate -o writes). Call it from its own goroutine once the window is showing; it returns the
 // generation's error, if any, after taking the screenshot anyway.
 func (u *UI) Automate() error {
-	<-u.galleryReady
+	<-u.GalleryReady
 	var runErr error
 	if u.opts.AutoGenerate {
 		started := make(chan *runState, 1)
 		startErr := make(chan error, 1)
-		u.post(func() {
+		u.Post(func() {
 			if u.opts.Count > 0 {
 				u.ctl.setCount(u.opts.Count)
 			}
 			r, err := u.run.startGenerate()
 			if err != nil {
-				u.showError(err)
+				u.ShowError(err)
 				startErr <- u.ctl.explainInvalid(err)
 				return
 			}
@@ -56,7 +56,7 @@ func (u *UI) Automate() error {
 	time.Sleep(settleDelay)
 	shot := make(chan image.Image, 1)
 	var modelDir string
-	u.post(func() { modelDir = u.model.dir; shot <- u.captureWindow() })
+	u.Post(func() { modelDir = u.model.dir; shot <- u.captureWindow() })
 	img := <-shot
 	if img == nil {
 		return errors.Join(runErr, errors.New("the window could not be captured"))
@@ -80,17 +80,17 @@ func (u *UI) captureWindow() (img image.Image) {
 			img = nil
 		}
 	}()
-	c := u.win.Canvas()
+	c := u.Win.Canvas()
 	if img := c.Capture(); img != nil && !isUniform(img) {
 		return img
 	}
-	content := u.win.Content()
+	content := u.Win.Content()
 	sc := software.NewCanvas()
 	sc.SetPadded(false)
 	sc.SetScale(c.Scale())
 	sc.Resize(c.Size())
 	sc.SetContent(content)
-	defer u.win.SetContent(content)
+	defer u.Win.SetContent(content)
 	return sc.Capture()
 }
 

@@ -18,8 +18,8 @@ func TestAutomateTakesScreenshot(t *testing.T) {
 	if autoErr != nil {
 		t.Fatal(autoErr)
 	}
-	if u.gallery.Len() != 1 || fake.lastRequest().Prompt != "a lighthouse" {
-		t.Errorf("automatic run: %d images, prompt %q", u.gallery.Len(), fake.lastRequest().Prompt)
+	if u.Gallery.Len() != 1 || fake.lastRequest().Prompt != "a lighthouse" {
+		t.Errorf("automatic run: %d images, prompt %q", u.Gallery.Len(), fake.lastRequest().Prompt)
 	}
 	w2, h2, err := imageSize(shot)
 	if err != nil || w2 < 100 || h2 < 100 {
@@ -66,8 +66,8 @@ func TestRememberedInvalidSettingsReset(t *testing.T) {
 	if err != nil {
 		t.Fatalf("generation with remembered invalid settings: %v", err)
 	}
-	if r := fake.lastRequest(); r.Width == 250 || u.gallery.Len() != 1 {
-		t.Errorf("request %d×%d, %d images", r.Width, r.Height, u.gallery.Len())
+	if r := fake.lastRequest(); r.Width == 250 || u.Gallery.Len() != 1 {
+		t.Errorf("request %d×%d, %d images", r.Width, r.Height, u.Gallery.Len())
 	}
 }
 

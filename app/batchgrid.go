@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"kleinbild/app/gallery"
+	"kleinbild/app/shell"
 	"kleinbild/app/widgets"
 )
 
@@ -23,7 +24,7 @@ const batchTile = 72
 type batchGrid struct {
 	entries []gallery.Entry     // the run's images shown, in order
 	files   []string            // their files
-	tiles   []*tapThumb         // one per file
+	tiles   []*shell.TapThumb   // one per file
 	marks   []*canvas.Rectangle // outlines over the tiles; the shown image's is drawn
 	title   *widget.Label
 	rows    *fyne.Container
@@ -38,7 +39,7 @@ func (rn *runner) buildViewColumn(view fyne.CanvasObject) fyne.CanvasObject {
 	b := &rn.batch
 	b.title = widget.NewLabel("")
 	b.title.SizeName = theme.SizeNameCaptionText
-	closeBtn := widgets.NewTipButton(rn.sh.tips, theme.CancelIcon(), "Close this run's images", rn.hideBatch)
+	closeBtn := widgets.NewTipButton(rn.sh.Tips, theme.CancelIcon(), "Close this run's images", rn.hideBatch)
 	b.rows = container.NewHBox()
 	// One row in a horizontal scroll: a long run neither widens nor heightens the window,
 	// and a wide window shows as many tiles as fit. The count and Close stand at its end
@@ -66,7 +67,7 @@ func (rn *runner) showBatch(entries []gallery.Entry) {
 	b.rows.RemoveAll()
 	for _, e := range b.entries {
 		file := e.File
-		t := newTapThumb(fyne.NewSquareSize(batchTile), func() { rn.pickBatch(file) })
+		t := shell.NewTapThumb(fyne.NewSquareSize(batchTile), func() { rn.pickBatch(file) })
 		mark := canvas.NewRectangle(color.Transparent)
 		mark.StrokeWidth = 3
 		mark.CornerRadius = theme.InputRadiusSize()
@@ -74,8 +75,8 @@ func (rn *runner) showBatch(entries []gallery.Entry) {
 		b.tiles = append(b.tiles, t)
 		b.marks = append(b.marks, mark)
 		b.rows.Add(container.NewStack(t, mark))
-		if rn.sh.gallery != nil {
-			rn.sh.loadThumb(&t.thumbImage, e.SHA256, rn.sh.gallery.Path(e))
+		if rn.sh.Gallery != nil {
+			rn.sh.LoadThumb(&t.ThumbImage, e.SHA256, rn.sh.Gallery.Path(e))
 		}
 	}
 	b.title.SetText(imagesText(len(entries)))
@@ -89,10 +90,10 @@ func (rn *runner) showBatch(entries []gallery.Entry) {
 // count still said "4 images"; issue 36 item 19.)
 func (rn *runner) syncBatch() {
 	b := &rn.batch
-	if len(b.entries) == 0 || rn.sh.gallery == nil {
+	if len(b.entries) == 0 || rn.sh.Gallery == nil {
 		return
 	}
-	kept := slices.DeleteFunc(slices.Clone(b.entries), func(e gallery.Entry) bool { return rn.sh.gallery.IndexOf(e.File) < 0 })
+	kept := slices.DeleteFunc(slices.Clone(b.entries), func(e gallery.Entry) bool { return rn.sh.Gallery.IndexOf(e.File) < 0 })
 	switch {
 	case len(kept) == 0:
 		rn.hideBatch()

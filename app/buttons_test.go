@@ -63,9 +63,9 @@ func TestEveryButtonIsNamed(t *testing.T) {
 	if len(u.refs.paths) != 1 {
 		t.Fatalf("references %v", u.refs.paths)
 	}
-	u.showError(errors.New("something went wrong"))
+	u.ShowError(errors.New("something went wrong"))
 	h.settle()
-	if !u.banner.box.Visible() {
+	if !u.Banner.Box.Visible() {
 		t.Fatal("no banner")
 	}
 	// A queued job (its row has a ✕), with the queue paused (Resume).

@@ -22,21 +22,21 @@ func TestCompareFitsTheScreen(t *testing.T) {
 	h := compareHarness(t)
 	u := h.ui
 	for _, screen := range []fyne.Size{fyne.NewSize(1366, 768), fyne.NewSize(1024, 600)} {
-		u.opts.ScreenSize = func() fyne.Size { return screen }
+		u.ScreenSize = func() fyne.Size { return screen }
 		u.gal.openCompare(h.at(0), h.at(1))
 		c := u.gal.cmp
-		h.waitFor("both images to load", 10*time.Second, func() bool { return c.images[0].Image != nil && c.images[1].Image != nil })
-		size := c.win.Canvas().Size()
-		if min := c.win.Content().MinSize(); min.Height > size.Height || min.Width > size.Width {
+		h.waitFor("both images to load", 10*time.Second, func() bool { return c.Parts().Images[0].Image != nil && c.Parts().Images[1].Image != nil })
+		size := c.Parts().Win.Canvas().Size()
+		if min := c.Parts().Win.Content().MinSize(); min.Height > size.Height || min.Width > size.Width {
 			t.Errorf("on a %v screen Compare opens at %v but needs %v", screen, size, min)
 		}
-		for _, o := range []fyne.CanvasObject{c.wipeOn, findButton(c.win.Content(), "Swap sides")} {
+		for _, o := range []fyne.CanvasObject{c.Parts().WipeOn, findButton(c.Parts().Win.Content(), "Swap sides")} {
 			p := fyne.CurrentApp().Driver().AbsolutePositionForObject(o)
 			if end := p.Add(o.Size()); p.X < 0 || p.Y < 0 || end.X > size.Width || end.Y > size.Height {
 				t.Errorf("on a %v screen %T lies at %v–%v, outside the window %v", screen, o, p, end, size)
 			}
 		}
-		c.win.Close()
+		c.Parts().Win.Close()
 	}
 }
 
@@ -68,29 +68,29 @@ func TestWipeSliderUnderThePicture(t *testing.T) {
 	g := &h.ui.gal
 	g.openCompare(h.at(0), h.at(1))
 	c := g.cmp
-	h.waitFor("both images to load", 10*time.Second, func() bool { return c.images[0].Image != nil && c.images[1].Image != nil })
-	c.win.Resize(fyne.NewSize(800, 500))
-	test.Tap(c.wipeOn)
+	h.waitFor("both images to load", 10*time.Second, func() bool { return c.Parts().Images[0].Image != nil && c.Parts().Images[1].Image != nil })
+	c.Parts().Win.Resize(fyne.NewSize(800, 500))
+	test.Tap(c.Parts().WipeOn)
 	abs := fyne.CurrentApp().Driver().AbsolutePositionForObject
-	inset := sliderTrackInset()
+	inset := c.Parts().TrackInset
 	for _, v := range []float64{0.1, 0.9} {
-		c.split.SetValue(v)
-		from, to := c.wipe.PictureSpan()
-		w0, s0 := abs(c.wipe).X, abs(c.split).X
-		if to-from > 0.9*c.wipe.Size().Width {
-			t.Fatalf("the fitted picture spans %v..%v of %v: the test needs one narrower than the window", from, to, c.wipe.Size().Width)
+		c.Parts().Split.SetValue(v)
+		from, to := c.Parts().Wipe.PictureSpan()
+		w0, s0 := abs(c.Parts().Wipe).X, abs(c.Parts().Split).X
+		if to-from > 0.9*c.Parts().Wipe.Size().Width {
+			t.Fatalf("the fitted picture spans %v..%v of %v: the test needs one narrower than the window", from, to, c.Parts().Wipe.Size().Width)
 		}
 		// The divider snaps to the picture's pixel under the thumb: at most one to its left.
-		thumb := s0 + inset + float32(v)*(c.split.Size().Width-2*inset)
-		scale, _, _ := c.wipe.View()
-		if div := w0 + c.wipe.OtherFrom(); thumb < div-1 || thumb > div+scale+1 {
+		thumb := s0 + inset + float32(v)*(c.Parts().Split.Size().Width-2*inset)
+		scale, _, _ := c.Parts().Wipe.View()
+		if div := w0 + c.Parts().Wipe.OtherFrom(); thumb < div-1 || thumb > div+scale+1 {
 			t.Errorf("slider at %v: its thumb at x %v, the divider at %v (picture %v..%v)", v, thumb, div, w0+from, w0+to)
 		}
 	}
 	for range 4 {
-		c.wipe.Scrolled(&fyne.ScrollEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(300, 200)}, Scrolled: fyne.Delta{DY: 10}})
+		c.Parts().Wipe.Scrolled(&fyne.ScrollEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(300, 200)}, Scrolled: fyne.Delta{DY: 10}})
 	}
-	if x, end := abs(c.split).X, abs(c.split).X+c.split.Size().Width; x < 0 || end > c.win.Canvas().Size().Width {
-		t.Errorf("zoomed in, the slider spans %v..%v of a window %v wide", x, end, c.win.Canvas().Size().Width)
+	if x, end := abs(c.Parts().Split).X, abs(c.Parts().Split).X+c.Parts().Split.Size().Width; x < 0 || end > c.Parts().Win.Canvas().Size().Width {
+		t.Errorf("zoomed in, the slider spans %v..%v of a window %v wide", x, end, c.Parts().Win.Canvas().Size().Width)
 	}
 }

@@ -42,34 +42,34 @@ func TestCompareTwoImages(t *testing.T) {
 	if c == nil {
 		t.Fatal("Compare opened no window")
 	}
-	h.waitFor("both images to load", 10*time.Second, func() bool { return c.images[0].Image != nil && c.images[1].Image != nil })
+	h.waitFor("both images to load", 10*time.Second, func() bool { return c.Parts().Images[0].Image != nil && c.Parts().Images[1].Image != nil })
 	want := [2][2]int{{g.visible[0].Meta.Width, g.visible[0].Meta.Height}, {g.visible[1].Meta.Width, g.visible[1].Meta.Height}}
 	for i := range 2 {
-		b := c.images[i].Image.Bounds()
-		if c.entries[i].File != files[i] || b.Dx() != want[i][0] || b.Dy() != want[i][1] || !strings.Contains(c.caps[i].Text, files[i]) {
-			t.Fatalf("side %d shows %s at %v (caption %q), want %s at %v", i, c.entries[i].File, b, c.caps[i].Text, files[i], want[i])
+		b := c.Parts().Images[i].Image.Bounds()
+		if c.Parts().Entries[i].File != files[i] || b.Dx() != want[i][0] || b.Dy() != want[i][1] || !strings.Contains(c.Parts().Caps[i].Text, files[i]) {
+			t.Fatalf("side %d shows %s at %v (caption %q), want %s at %v", i, c.Parts().Entries[i].File, b, c.Parts().Caps[i].Text, files[i], want[i])
 		}
 	}
 	// Issue 28 item 10: the wheel zooms, both sides alike; a double-click goes back to fit.
-	c.win.Resize(fyne.NewSize(800, 500))
-	c.images[0].Scrolled(&fyne.ScrollEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(50, 50)}, Scrolled: fyne.Delta{DY: 10}})
-	s0, _, fit0 := c.images[0].View()
-	s1, _, fit1 := c.images[1].View() // at the same scale (these two differ in size, so the place differs)
+	c.Parts().Win.Resize(fyne.NewSize(800, 500))
+	c.Parts().Images[0].Scrolled(&fyne.ScrollEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(50, 50)}, Scrolled: fyne.Delta{DY: 10}})
+	s0, _, fit0 := c.Parts().Images[0].View()
+	s1, _, fit1 := c.Parts().Images[1].View() // at the same scale (these two differ in size, so the place differs)
 	if fit0 || fit1 || s0 != s1 {
 		t.Errorf("after the wheel: side A scale %v (fit %v), side B %v (fit %v)", s0, fit0, s1, fit1)
 	}
-	c.images[1].DoubleTapped(&fyne.PointEvent{})
-	if _, _, fit := c.images[0].View(); !fit {
+	c.Parts().Images[1].DoubleTapped(&fyne.PointEvent{})
+	if _, _, fit := c.Parts().Images[0].View(); !fit {
 		t.Error("a double-click on B left A zoomed")
 	}
-	test.Tap(findButton(c.win.Content(), "Swap sides"))
+	test.Tap(findButton(c.Parts().Win.Content(), "Swap sides"))
 	h.waitFor("the swapped images", 10*time.Second, func() bool {
-		return c.images[0].Image != nil && c.images[0].Image.Bounds().Dx() == want[1][0] && c.images[0].Image.Bounds().Dy() == want[1][1]
+		return c.Parts().Images[0].Image != nil && c.Parts().Images[0].Image.Bounds().Dx() == want[1][0] && c.Parts().Images[0].Image.Bounds().Dy() == want[1][1]
 	})
-	if c.entries[0].File != files[1] || c.entries[1].File != files[0] {
-		t.Fatalf("after Swap: %s | %s", c.entries[0].File, c.entries[1].File)
+	if c.Parts().Entries[0].File != files[1] || c.Parts().Entries[1].File != files[0] {
+		t.Fatalf("after Swap: %s | %s", c.Parts().Entries[0].File, c.Parts().Entries[1].File)
 	}
-	c.win.Close()
+	c.Parts().Win.Close()
 	if g.cmp != nil {
 		t.Fatal("the closed A/B window is still remembered")
 	}
@@ -90,42 +90,42 @@ func TestCompareWipe(t *testing.T) {
 	g := &u.gal
 	g.openCompare(g.visible[0], g.visible[1])
 	c := g.cmp
-	h.waitFor("both images to load", 10*time.Second, func() bool { return c.images[0].Image != nil && c.images[1].Image != nil })
-	c.win.Resize(fyne.NewSize(800, 500))
-	c.images[0].Scrolled(&fyne.ScrollEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(50, 50)}, Scrolled: fyne.Delta{DY: 10}})
-	s0, _, _ := c.images[0].View()
+	h.waitFor("both images to load", 10*time.Second, func() bool { return c.Parts().Images[0].Image != nil && c.Parts().Images[1].Image != nil })
+	c.Parts().Win.Resize(fyne.NewSize(800, 500))
+	c.Parts().Images[0].Scrolled(&fyne.ScrollEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(50, 50)}, Scrolled: fyne.Delta{DY: 10}})
+	s0, _, _ := c.Parts().Images[0].View()
 	// Side by side, dragging one image moves the other alike (both are 64×64 here).
-	_, before, _ := c.images[0].View()
-	c.images[1].Dragged(&fyne.DragEvent{Dragged: fyne.NewDelta(-7, -5)})
-	_, offA, _ := c.images[0].View()
-	_, offB, _ := c.images[1].View()
+	_, before, _ := c.Parts().Images[0].View()
+	c.Parts().Images[1].Dragged(&fyne.DragEvent{Dragged: fyne.NewDelta(-7, -5)})
+	_, offA, _ := c.Parts().Images[0].View()
+	_, offB, _ := c.Parts().Images[1].View()
 	if offA != offB || offA == before {
 		t.Errorf("after dragging B: A's offset %v (was %v), B's %v", offA, before, offB)
 	}
 
-	test.Tap(c.wipeOn)
-	if c.wipePane.Visible() == c.halves.Visible() || c.wipe.Image != c.images[0].Image || c.wipe.Other() != c.images[1].Image {
-		t.Fatalf("Wipe: wipe shown %v, halves shown %v, images %p %p", c.wipePane.Visible(), c.halves.Visible(), c.wipe.Image, c.wipe.Other())
+	test.Tap(c.Parts().WipeOn)
+	if c.Parts().WipePane.Visible() == c.Parts().Halves.Visible() || c.Parts().Wipe.Image != c.Parts().Images[0].Image || c.Parts().Wipe.Other() != c.Parts().Images[1].Image {
+		t.Fatalf("Wipe: wipe shown %v, halves shown %v, images %p %p", c.Parts().WipePane.Visible(), c.Parts().Halves.Visible(), c.Parts().Wipe.Image, c.Parts().Wipe.Other())
 	}
-	if s, _, fit := c.wipe.View(); fit || s != s0 {
+	if s, _, fit := c.Parts().Wipe.View(); fit || s != s0 {
 		t.Errorf("the wipe's scale %v (fit %v), the sides had %v", s, fit, s0)
 	}
 	// The slider spans the picture on screen, not the window (issue 36 defect 16).
-	c.split.SetValue(0.25)
-	scale, off, _ := c.wipe.View()
-	left, right := max(0, off.X), min(c.wipe.Size().Width, off.X+64*scale)
-	if x := left + 0.25*(right-left); c.wipe.Split != 0.25 || c.wipe.OtherFrom() > x || c.wipe.OtherFrom() < x-scale {
-		t.Errorf("slider at 0.25: split %v, B from %v (picture %v..%v)", c.wipe.Split, c.wipe.OtherFrom(), left, right)
+	c.Parts().Split.SetValue(0.25)
+	scale, off, _ := c.Parts().Wipe.View()
+	left, right := max(0, off.X), min(c.Parts().Wipe.Size().Width, off.X+64*scale)
+	if x := left + 0.25*(right-left); c.Parts().Wipe.Split != 0.25 || c.Parts().Wipe.OtherFrom() > x || c.Parts().Wipe.OtherFrom() < x-scale {
+		t.Errorf("slider at 0.25: split %v, B from %v (picture %v..%v)", c.Parts().Wipe.Split, c.Parts().Wipe.OtherFrom(), left, right)
 	}
-	c.wipe.Scrolled(&fyne.ScrollEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(100, 100)}, Scrolled: fyne.Delta{DY: 10}})
-	s1, _, _ := c.wipe.View()
+	c.Parts().Wipe.Scrolled(&fyne.ScrollEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(100, 100)}, Scrolled: fyne.Delta{DY: 10}})
+	s1, _, _ := c.Parts().Wipe.View()
 	if s1 <= s0 {
 		t.Fatalf("the wheel on the wipe: scale %v, was %v", s1, s0)
 	}
-	test.Tap(c.wipeOn)
-	a, _, _ := c.images[0].View()
-	b, _, _ := c.images[1].View()
-	if !c.halves.Visible() || c.wipePane.Visible() || a != s1 || b != s1 {
-		t.Errorf("side by side again: halves %v, sides' scales %v %v, want the wipe's %v", c.halves.Visible(), a, b, s1)
+	test.Tap(c.Parts().WipeOn)
+	a, _, _ := c.Parts().Images[0].View()
+	b, _, _ := c.Parts().Images[1].View()
+	if !c.Parts().Halves.Visible() || c.Parts().WipePane.Visible() || a != s1 || b != s1 {
+		t.Errorf("side by side again: halves %v, sides' scales %v %v, want the wipe's %v", c.Parts().Halves.Visible(), a, b, s1)
 	}
 }

@@ -18,6 +18,7 @@ import (
 
 	"kleinbild/app/recentprompts"
 	"kleinbild/app/settings"
+	"kleinbild/app/shell"
 	"kleinbild/app/widgets"
 	"kleinbild/engine"
 	"kleinbild/engine/imageio"
@@ -55,7 +56,7 @@ var errInvalidForm = errors.New("some settings are invalid")
 
 // controls are the generation settings in the side panel.
 type controls struct {
-	sh *shell
+	sh *shell.Shell
 	controlsDeps
 
 	prompt    *widgets.ShortcutEntry
@@ -128,14 +129,14 @@ func (c *controls) build(p panelParts) fyne.CanvasObject {
 	c.prompt = widgets.NewShortcutEntry(true, c.onGenerate)
 	c.prompt.SetPlaceHolder("Describe the image you want…")
 	c.prompt.SetMinRowsVisible(5)
-	c.promptErr = fieldError()
+	c.promptErr = shell.FieldError()
 	c.prompt.OnChanged = func(s string) { // "Describe the image first." goes once it is described
 		if strings.TrimSpace(s) != "" && engine.ValidatePrompt(strings.TrimSpace(s)) == nil {
-			setFieldError(c.promptErr, "")
+			shell.SetFieldError(c.promptErr, "")
 		}
 	}
-	c.history = recentprompts.New(filepath.Join(c.sh.dataDir, "history.json"), c.sh.tips, c.sh.win.Canvas(),
-		func(p string) { c.prompt.SetText(p) }, func(err error) { c.sh.post(func() { c.sh.showError(err) }) })
+	c.history = recentprompts.New(filepath.Join(c.sh.DataDir, "history.json"), c.sh.Tips, c.sh.Win.Canvas(),
+		func(p string) { c.prompt.SetText(p) }, func(err error) { c.sh.Post(func() { c.sh.ShowError(err) }) })
 
 	sizeRow := c.buildSize()
 
@@ -145,7 +146,7 @@ func (c *controls) build(p panelParts) fyne.CanvasObject {
 		c.checkSteps()
 		c.estimateSoon()
 	}
-	c.stepsErr = fieldError()
+	c.stepsErr = shell.FieldError()
 
 	c.guidance = widget.NewSlider(engine.MinGuidance, engine.MaxGuidance)
 	c.guidance.Step = 0.5
@@ -158,11 +159,11 @@ func (c *controls) build(p panelParts) fyne.CanvasObject {
 	c.negative = widgets.NewShortcutEntry(false, c.onGenerate)
 	c.negative.SetPlaceHolder("What the image should not show (optional)")
 	c.negative.OnChanged = func(string) { c.formChanged() }
-	c.negativeErr = fieldError()
-	c.guidanceBox = container.NewVBox(sectionTitle("Guidance"),
+	c.negativeErr = shell.FieldError()
+	c.guidanceBox = container.NewVBox(shell.SectionTitle("Guidance"),
 		container.NewBorder(nil, nil, nil, c.guidanceVal, c.guidance),
-		hint("How closely the image follows the prompt (base models only)."),
-		sectionTitle("Negative prompt"), c.negative, c.negativeErr)
+		shell.Hint("How closely the image follows the prompt (base models only)."),
+		shell.SectionTitle("Negative prompt"), c.negative, c.negativeErr)
 
 	c.schedule = widget.NewSelect(nil, nil)
 	c.setSchedule("")
@@ -170,12 +171,12 @@ func (c *controls) build(p panelParts) fyne.CanvasObject {
 	c.seed = widgets.NewShortcutEntry(false, c.onGenerate)
 	c.seed.SetPlaceHolder(randomPlaceholder(0, false))
 	c.seed.OnChanged = func(string) { c.seedEdited() }
-	c.seedErr = fieldError()
-	c.dice = widgets.NewTipButton(c.sh.tips, theme.NewThemedResource(resources.Dice), "Pick a random seed", func() {
+	c.seedErr = shell.FieldError()
+	c.dice = widgets.NewTipButton(c.sh.Tips, theme.NewThemedResource(resources.Dice), "Pick a random seed", func() {
 		c.seed.SetText(strconv.FormatUint(randomSeed(), 10))
 	})
 	c.dice.Importance = widget.MediumImportance
-	c.lock = widgets.NewTipButton(c.sh.tips, theme.NewThemedResource(resources.LockOpen), lockTip(false), c.toggleSeedLocked)
+	c.lock = widgets.NewTipButton(c.sh.Tips, theme.NewThemedResource(resources.LockOpen), lockTip(false), c.toggleSeedLocked)
 	c.lock.Importance = widget.MediumImportance
 	seedRow := container.NewBorder(nil, nil, nil, container.NewHBox(c.dice, c.lock), c.seed)
 	c.noise = newNoiseSelect(c.formChanged)
@@ -202,23 +203,23 @@ func (c *controls) build(p panelParts) fyne.CanvasObject {
 	c.fit.Hide()
 
 	form := container.NewVBox(
-		container.NewBorder(nil, nil, nil, c.history.Button, sectionTitle("Prompt")), c.prompt, c.promptErr,
-		hint("Ctrl+Enter (⌘+Enter on macOS) generates."),
-		spacer(4),
-		sectionTitle("Size"), c.preset, c.buildAspect(), sizeRow, c.sizeErr,
-		spacer(4),
+		container.NewBorder(nil, nil, nil, c.history.Button, shell.SectionTitle("Prompt")), c.prompt, c.promptErr,
+		shell.Hint("Ctrl+Enter (⌘+Enter on macOS) generates."),
+		shell.Spacer(4),
+		shell.SectionTitle("Size"), c.preset, c.buildAspect(), sizeRow, c.sizeErr,
+		shell.Spacer(4),
 		container.New(layout.NewGridLayoutWithColumns(2),
-			container.NewVBox(sectionTitle("Steps"), c.steps),
-			container.NewVBox(sectionTitle("Schedule"), c.schedule)),
+			container.NewVBox(shell.SectionTitle("Steps"), c.steps),
+			container.NewVBox(shell.SectionTitle("Schedule"), c.schedule)),
 		c.stepsErr,
 		c.guidanceBox,
-		spacer(4),
-		sectionTitle("Seed"), seedRow, c.seedErr, noiseRow(c.noise),
-		spacer(4),
-		sectionTitle("Images per run"), countRow,
-		spacer(4),
+		shell.Spacer(4),
+		shell.SectionTitle("Seed"), seedRow, c.seedErr, noiseRow(c.noise),
+		shell.Spacer(4),
+		shell.SectionTitle("Images per run"), countRow,
+		shell.Spacer(4),
 		p.refs(),
-		spacer(4),
+		shell.Spacer(4),
 		p.adapters(),
 	)
 	// Generate, its fit line and (while running) Cancel stay in view under the form, which
@@ -229,7 +230,7 @@ func (c *controls) build(p panelParts) fyne.CanvasObject {
 		e.OnFocus = func() { c.scrollToShow(e) }
 	}
 	p.scrolled(c.scroll)
-	c.keptSeed = widgets.NewTipButton(c.sh.tips, theme.NewThemedResource(resources.Lock), lockTip(true), func() { c.setSeedLocked(false) })
+	c.keptSeed = widgets.NewTipButton(c.sh.Tips, theme.NewThemedResource(resources.Lock), lockTip(true), func() { c.setSeedLocked(false) })
 	c.keptSeed.Importance = widget.HighImportance
 	c.keptSeed.Hide()
 	c.box = container.NewBorder(nil, container.NewPadded(container.NewVBox(
@@ -257,7 +258,7 @@ func (c *controls) buildSize() fyne.CanvasObject {
 	})
 	c.width = widgets.NewShortcutEntry(false, c.onGenerate)
 	c.height = widgets.NewShortcutEntry(false, c.onGenerate)
-	c.sizeErr = fieldError()
+	c.sizeErr = shell.FieldError()
 	for _, e := range []*widgets.ShortcutEntry{c.width, c.height} {
 		e.OnChanged = func(string) {
 			if !c.syncing {
@@ -265,7 +266,7 @@ func (c *controls) buildSize() fyne.CanvasObject {
 			}
 		}
 	}
-	swap := widgets.NewTipButton(c.sh.tips, theme.NewThemedResource(resources.Swap), "Swap width and height", func() {
+	swap := widgets.NewTipButton(c.sh.Tips, theme.NewThemedResource(resources.Swap), "Swap width and height", func() {
 		c.setSize(atoiOr(c.height.Text, 0), atoiOr(c.width.Text, 0))
 	})
 	times := widget.NewLabel("×")
@@ -298,7 +299,7 @@ func (c *controls) checkSize() (w, h int, ok bool) {
 	w, wmsg := parseSide("Width", c.width.Text)
 	h, hmsg := parseSide("Height", c.height.Text)
 	msg := strings.TrimSpace(wmsg + " " + hmsg)
-	setFieldError(c.sizeErr, msg)
+	shell.SetFieldError(c.sizeErr, msg)
 	sel := customSize
 	for _, p := range sizePresets {
 		if p.w == w && p.h == h {
@@ -341,15 +342,15 @@ func parseSide(name, text string) (v int, msg string) {
 func (c *controls) checkSteps() (int, bool) {
 	text := strings.TrimSpace(c.steps.Text)
 	if text == "" {
-		setFieldError(c.stepsErr, "")
+		shell.SetFieldError(c.stepsErr, "")
 		return 0, true // the variant's default
 	}
 	v, err := strconv.Atoi(text)
 	if err != nil || engine.ValidateSteps(v) != nil {
-		setFieldError(c.stepsErr, fmt.Sprintf("Steps must be a whole number from 1 to %d.", maxSteps))
+		shell.SetFieldError(c.stepsErr, fmt.Sprintf("Steps must be a whole number from 1 to %d.", maxSteps))
 		return 0, false
 	}
-	setFieldError(c.stepsErr, "")
+	shell.SetFieldError(c.stepsErr, "")
 	return v, true
 }
 
@@ -439,13 +440,13 @@ func (c *controls) readForm() (form, bool) {
 	f.Prompt = strings.TrimSpace(c.prompt.Text)
 	ok := true
 	if f.Prompt == "" {
-		setFieldError(c.promptErr, "Describe the image first.")
+		shell.SetFieldError(c.promptErr, "Describe the image first.")
 		ok = false
 	} else if engine.ValidatePrompt(f.Prompt) != nil {
-		setFieldError(c.promptErr, fmt.Sprintf("The prompt is too long: %d KB, at most %d KB.", len(f.Prompt)>>10, engine.MaxPromptBytes>>10))
+		shell.SetFieldError(c.promptErr, fmt.Sprintf("The prompt is too long: %d KB, at most %d KB.", len(f.Prompt)>>10, engine.MaxPromptBytes>>10))
 		ok = false
 	} else {
-		setFieldError(c.promptErr, "")
+		shell.SetFieldError(c.promptErr, "")
 	}
 	var sizeOK, stepsOK, seedOK bool
 	f.Width, f.Height, sizeOK = c.checkSize()
@@ -457,10 +458,10 @@ func (c *controls) readForm() (form, bool) {
 		f.Guidance = c.guidance.Value
 		f.NegativePrompt = strings.TrimSpace(c.negative.Text)
 		if engine.ValidatePrompt(f.NegativePrompt) != nil {
-			setFieldError(c.negativeErr, fmt.Sprintf("The negative prompt is too long: %d KB, at most %d KB.", len(f.NegativePrompt)>>10, engine.MaxPromptBytes>>10))
+			shell.SetFieldError(c.negativeErr, fmt.Sprintf("The negative prompt is too long: %d KB, at most %d KB.", len(f.NegativePrompt)>>10, engine.MaxPromptBytes>>10))
 			ok = false
 		} else {
-			setFieldError(c.negativeErr, "")
+			shell.SetFieldError(c.negativeErr, "")
 		}
 	}
 	f.count = c.countValue()
@@ -620,7 +621,7 @@ func (c *controls) restoreRequest(req engine.Request, adapters func()) {
 		} else {
 			c.restoreRefs(nil, false, append(notes, "not the reference images (yours are kept)"))
 		}
-	}, c.sh.win)
+	}, c.sh.Win)
 	d.SetConfirmText("Replace")
 	d.SetDismissText("Keep mine")
 	d.Show()
@@ -635,9 +636,9 @@ func (c *controls) restoreRefs(paths []string, replace bool, notes []string) {
 		}
 	}
 	if len(notes) > 0 {
-		c.sh.showNotice("Settings restored, but " + strings.Join(notes, "; ") + ".")
+		c.sh.ShowNotice("Settings restored, but " + strings.Join(notes, "; ") + ".")
 	} else {
-		c.sh.setStatus("Settings restored.")
+		c.sh.SetStatus("Settings restored.")
 	}
 }
 

@@ -80,8 +80,8 @@ func TestInvalidSettingsAreRefused(t *testing.T) {
 	if fake.calls.Load() != 0 {
 		t.Errorf("generator called %d times", fake.calls.Load())
 	}
-	if u.errorText() != "" {
-		t.Errorf("field errors belong inline, banner shows %q", u.errorText())
+	if u.ErrorText() != "" {
+		t.Errorf("field errors belong inline, banner shows %q", u.ErrorText())
 	}
 }
 

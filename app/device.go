@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/app/shell"
 	"kleinbild/estimate"
 	"kleinbild/gpu"
 	"kleinbild/gpu/backends"
@@ -75,21 +76,21 @@ func (m *modelSettings) effectiveDevice() string {
 // probeDevices lists the devices off the UI goroutine (probing GPU adapters takes about
 // 100 ms) and then shows them.
 func (m *modelSettings) probeDevices() {
-	list := m.sh.opts.devices
+	list := m.devices
 	if list == nil {
 		list = backends.Devices
 	}
 	env := backends.EnvID()
-	m.sh.bg.Add(1)
+	m.sh.BG.Add(1)
 	go func() {
-		defer m.sh.bg.Done()
+		defer m.sh.BG.Done()
 		ds := list()
-		m.sh.post(func() {
+		m.sh.Post(func() {
 			m.dev.list, m.dev.probed = ds, true
 			m.refreshDeviceSelect()
 			m.deviceChanged()
 			if msg := m.envBackendNotice(env); msg != "" {
-				m.sh.addNotice(msg)
+				m.sh.AddNotice(msg)
 			}
 		})
 	}()
@@ -173,7 +174,7 @@ func deviceFailure(err error, gen Generator, gpuName string) bool {
 // says so (UI goroutine).
 func (m *modelSettings) fallBackToCPU(msg string) {
 	m.dev.fallback = msg
-	m.sh.banner.show(fmt.Sprintf("The GPU failed: %s. The next run uses the CPU.", strings.TrimSuffix(msg, ".")), true)
+	m.sh.Banner.Show(fmt.Sprintf("The GPU failed: %s. The next run uses the CPU.", strings.TrimSuffix(msg, ".")), true)
 	m.refreshDeviceSelect()
 	m.deviceChanged()
 }
@@ -185,7 +186,7 @@ func (m *modelSettings) deviceChoice() string { return m.dev.choice }
 // as fallBackToCPU does after a failure, and says so (UI goroutine).
 func (m *modelSettings) useCPU(reason string) {
 	m.dev.fallback = reason
-	m.sh.banner.show(fmt.Sprintf("%s. Generations use the CPU until you choose a device in the model settings.", reason), false)
+	m.sh.Banner.Show(fmt.Sprintf("%s. Generations use the CPU until you choose a device in the model settings.", reason), false)
 	m.refreshDeviceSelect()
 	m.deviceChanged()
 }
@@ -197,8 +198,8 @@ func (m *modelSettings) chooseDevice(id string) {
 		return
 	}
 	m.dev.choice, m.dev.fallback = id, ""
-	m.sh.settings.Device = id
-	m.sh.remember(m.sh.settings)
+	m.sh.Settings.Device = id
+	m.sh.Remember(m.sh.Settings)
 	m.refreshDeviceSelect()
 	m.deviceChanged()
 }
@@ -234,7 +235,7 @@ func (m *modelSettings) newDeviceSection() (box fyne.CanvasObject, release func(
 	retryBox := container.NewHBox(retry)
 	m.dev.retry = retryBox
 	m.refreshDeviceSelect()
-	box = container.NewVBox(sectionTitle("Compute device"), sel, note, retryBox)
+	box = container.NewVBox(shell.SectionTitle("Compute device"), sel, note, retryBox)
 	return box, func() {
 		if m.dev.sel == sel {
 			m.dev.sel, m.dev.note, m.dev.retry = nil, nil, nil

@@ -34,16 +34,11 @@ func (h *harness) savedSettings() settings.Settings {
 	h.t.Helper()
 	var s settings.Settings
 	h.waitFor("the settings to be saved", 5*time.Second, func() bool {
-		h.ui.store.mu.Lock()
-		pending := h.ui.store.pending != nil
-		h.ui.store.mu.Unlock()
-		if pending {
+		got, ok, err := h.ui.Store.LoadSaved()
+		if !ok {
 			return false
 		}
-		h.ui.store.writeMu.Lock()
-		defer h.ui.store.writeMu.Unlock()
-		var err error
-		s, err = settings.Load(h.ui.store.path)
+		s = got
 		return err == nil
 	})
 	return s
@@ -148,7 +143,7 @@ func TestGPUFailureFallsBackToCPU(t *testing.T) {
 	if out.err == nil || !out.gpuFailed {
 		t.Fatalf("outcome %+v: want a GPU failure", out)
 	}
-	msg := u.errorText()
+	msg := u.ErrorText()
 	if !strings.HasPrefix(msg, "The GPU failed: ") || !strings.Contains(msg, "device Test GPU lost") ||
 		!strings.HasSuffix(msg, "The next run uses the CPU.") {
 		t.Errorf("banner %q", msg)

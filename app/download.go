@@ -20,6 +20,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"kleinbild/app/humanize"
+	"kleinbild/app/shell"
 	"kleinbild/app/widgets"
 	"kleinbild/download"
 	"kleinbild/engine"
@@ -114,7 +115,7 @@ func variantLabel(v download.Variant) string {
 
 // defaultDownloadDir is where a variant is downloaded unless the user picks another folder.
 func (m *modelSettings) defaultDownloadDir(v download.Variant) string {
-	return filepath.Join(m.sh.dataDir, "models", v.ID)
+	return filepath.Join(m.sh.DataDir, "models", v.ID)
 }
 
 // partialDownload reports whether dir holds an unfinished download (hub's state folder, and
@@ -162,13 +163,13 @@ func (m *modelSettings) newDownloadPanel() (p *downloadPanel, release func()) {
 	p.cached = container.NewVBox()
 	p.token = widget.NewPasswordEntry()
 	p.token.SetPlaceHolder("Hugging Face token (only for gated models)")
-	tok := m.sh.settings.HFToken
+	tok := m.sh.Settings.HFToken
 	if tok == "" {
 		tok = download.DefaultToken()
 	}
 	p.token.SetText(tok)
 	p.remember = widget.NewCheck("Remember the token", nil)
-	p.remember.SetChecked(m.sh.settings.HFToken != "")
+	p.remember.SetChecked(m.sh.Settings.HFToken != "")
 	p.start = widget.NewButtonWithIcon("Download", theme.DownloadIcon(), func() { m.startDownloadFrom(p) })
 	p.start.Importance = widget.HighImportance
 	p.pause = widget.NewButtonWithIcon("Pause", theme.MediaPauseIcon(), m.pauseDownload)
@@ -187,7 +188,7 @@ func (m *modelSettings) newDownloadPanel() (p *downloadPanel, release func()) {
 	if r := m.dl; r != nil {
 		dest = r.dir
 		idx = choiceIndex(r.variant.ID)
-	} else if s := m.sh.settings; s.DownloadDir != "" {
+	} else if s := m.sh.Settings; s.DownloadDir != "" {
 		dest = s.DownloadDir
 		idx = choiceIndex(s.DownloadVariant)
 	}
@@ -198,21 +199,21 @@ func (m *modelSettings) newDownloadPanel() (p *downloadPanel, release func()) {
 	p.dest.SetText(dest)
 	p.variant.SetSelectedIndex(idx)
 
-	browse := widgets.NewTipButton(m.sh.tips, theme.FolderOpenIcon(), "Choose the download folder", func() {
+	browse := widgets.NewTipButton(m.sh.Tips, theme.FolderOpenIcon(), "Choose the download folder", func() {
 		m.browseFolder("Choose where to download the model", p.dest.Text, func(dir string) { p.dest.SetText(dir) })
 	})
 	browse.Importance = widget.MediumImportance
 	// The progress follows the buttons directly, so it is in view on a short screen; the
 	// token, needed only for gated models, comes after it.
 	p.box = container.NewVBox(
-		sectionTitle("Download a model"),
+		shell.SectionTitle("Download a model"),
 		p.variant,
 		p.note,
 		container.NewBorder(nil, nil, nil, browse, p.dest),
 		container.NewHBox(p.start, p.pause),
 		p.bar, p.busy, p.detail, p.msg,
 		container.NewBorder(nil, nil, nil, p.remember, p.token),
-		hint("Gated models need a free Hugging Face account, an accepted licence and a read token ("+tokensPage+")."),
+		shell.Hint("Gated models need a free Hugging Face account, an accepted licence and a read token ("+tokensPage+")."),
 		p.cached,
 	)
 	m.dlPanels = append(m.dlPanels, p)
@@ -312,7 +313,7 @@ func (p *downloadPanel) refreshCached(m *modelSettings) {
 			}
 			b := widget.NewButtonWithIcon("Use existing copy", theme.ConfirmIcon(), func() {
 				if m.setDir(snap, true) == nil {
-					m.sh.setStatus("Using the copy of " + v.Title + " in the Hugging Face cache.")
+					m.sh.SetStatus("Using the copy of " + v.Title + " in the Hugging Face cache.")
 					m.closeDialog()
 				}
 			})
@@ -321,7 +322,7 @@ func (p *downloadPanel) refreshCached(m *modelSettings) {
 		}
 	}
 	if len(objs) > 0 {
-		objs = append([]fyne.CanvasObject{sectionTitle("Already downloaded with Hugging Face tools")}, objs...)
+		objs = append([]fyne.CanvasObject{shell.SectionTitle("Already downloaded with Hugging Face tools")}, objs...)
 	}
 	p.cached.Objects = objs
 	p.cached.Refresh()
@@ -394,7 +395,7 @@ func downloadErrorText(r *downloadRun) string {
 	case errors.Is(r.err, errNotUsable):
 		return "**The download finished but the folder is not usable:** " + mdEscape(r.err.Error())
 	}
-	return "**The download stopped:** " + mdEscape(sentence(r.err.Error())) + ". Press " + again + " to continue."
+	return "**The download stopped:** " + mdEscape(shell.Sentence(r.err.Error())) + ". Press " + again + " to continue."
 }
 
 var errNotUsable = errors.New("the downloaded folder failed its check")
@@ -416,19 +417,19 @@ func (m *modelSettings) refreshDownloads() {
 func (m *modelSettings) startDownloadFrom(p *downloadPanel) {
 	dir := cleanDir(p.dest.Text)
 	if dir == "" {
-		m.sh.showError(errors.New("choose a destination folder for the download"))
+		m.sh.ShowError(errors.New("choose a destination folder for the download"))
 		return
 	}
 	v := p.selected()
 	token := strings.TrimSpace(p.token.Text)
-	s := m.sh.settings
+	s := m.sh.Settings
 	s.HFToken = ""
 	if p.remember.Checked {
 		s.HFToken = token
 	}
 	s.DownloadDir, s.DownloadVariant = dir, v.ID
-	m.sh.settings = s
-	m.sh.remember(s)
+	m.sh.Settings = s
+	m.sh.Remember(s)
 	m.startDownload(v, dir, token)
 }
 
@@ -442,14 +443,14 @@ func (u *UI) StartDownload(v download.Variant, dir, token string) {
 // startDownload is StartDownload.
 func (m *modelSettings) startDownload(v download.Variant, dir, token string) {
 	if m.dl != nil && m.dl.running {
-		m.sh.showError(errors.New("a download is already running"))
+		m.sh.ShowError(errors.New("a download is already running"))
 		return
 	}
-	if m.sh.readOnly && m.sh.inDataDir(dir) {
-		m.sh.showError(fmt.Errorf("not downloading into %s: %w", dir, errReadOnlyWindow))
+	if m.sh.ReadOnly && m.sh.InDataDir(dir) {
+		m.sh.ShowError(fmt.Errorf("not downloading into %s: %w", dir, shell.ErrReadOnlyWindow))
 		return
 	}
-	ctx, cancel := context.WithCancel(m.sh.life)
+	ctx, cancel := context.WithCancel(m.sh.Life)
 	r := &downloadRun{variant: v, dir: dir, cancel: cancel, running: true}
 	if old := m.dl; old != nil && old.dir == dir {
 		r.last = old.last // keeps the bar in place until the first report
@@ -459,7 +460,7 @@ func (m *modelSettings) startDownload(v download.Variant, dir, token string) {
 	m.refreshDownloads()
 	opts := m.hubOpts
 	opts.Token = token
-	opts.Progress = func(p download.Progress) { m.sh.post(func() { m.downloadProgress(r, p) }) }
+	opts.Progress = func(p download.Progress) { m.sh.Post(func() { m.downloadProgress(r, p) }) }
 	base := http.DefaultTransport
 	if opts.HTTPClient != nil {
 		c := *opts.HTTPClient
@@ -479,7 +480,7 @@ func (m *modelSettings) startDownload(v download.Variant, dir, token string) {
 	var offline atomic.Bool
 	opts.HTTPClient.Transport = watchTransport{base: base, report: func(off bool) {
 		if offline.Swap(off) != off {
-			m.sh.post(func() {
+			m.sh.Post(func() {
 				if m.dl == r && r.running {
 					r.offline = off
 					m.refreshDownloads()
@@ -487,9 +488,9 @@ func (m *modelSettings) startDownload(v download.Variant, dir, token string) {
 			})
 		}
 	}}
-	m.sh.bg.Add(1)
+	m.sh.BG.Add(1)
 	go func() {
-		defer m.sh.bg.Done()
+		defer m.sh.BG.Done()
 		defer cancel()
 		_, err := download.DownloadVariant(ctx, v, dir, opts)
 		if err == nil {
@@ -502,7 +503,7 @@ func (m *modelSettings) startDownload(v download.Variant, dir, token string) {
 		if ctx.Err() != nil {
 			err = context.Canceled
 		}
-		m.sh.post(func() { m.downloadFinished(r, err) })
+		m.sh.Post(func() { m.downloadFinished(r, err) })
 	}()
 }
 
@@ -513,7 +514,7 @@ func (u *UI) PauseDownload() { u.model.pauseDownload() }
 func (m *modelSettings) pauseDownload() {
 	if r := m.dl; r != nil && r.running {
 		r.cancel()
-		m.sh.setStatus("Pausing the download…")
+		m.sh.SetStatus("Pausing the download…")
 	}
 }
 
@@ -534,15 +535,15 @@ func (m *modelSettings) downloadFinished(r *downloadRun, err error) {
 	}
 	switch {
 	case errors.Is(err, context.Canceled):
-		m.sh.setStatus("Download paused: press Resume download to continue (also after a restart).")
+		m.sh.SetStatus("Download paused: press Resume download to continue (also after a restart).")
 	case noConnection(err):
-		m.sh.setStatus("No connection to Hugging Face: the download stopped.")
+		m.sh.SetStatus("No connection to Hugging Face: the download stopped.")
 	case err != nil:
-		m.sh.setStatus("The download stopped.")
+		m.sh.SetStatus("The download stopped.")
 	default:
-		m.sh.settings.DownloadDir, m.sh.settings.DownloadVariant = "", ""
+		m.sh.Settings.DownloadDir, m.sh.Settings.DownloadVariant = "", ""
 		if m.setDir(r.dir, true) == nil {
-			m.sh.setStatus(fmt.Sprintf("%s is downloaded, checked and ready.", r.variant.Title))
+			m.sh.SetStatus(fmt.Sprintf("%s is downloaded, checked and ready.", r.variant.Title))
 			m.closeDialog()
 		}
 		m.dl = nil

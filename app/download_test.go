@@ -233,8 +233,8 @@ func TestDownloadPauseResumeAcrossRestart(t *testing.T) {
 	if p.start.Text != "Resume download" || p.pause.Visible() || !strings.HasPrefix(p.detail.Text, "Paused at") {
 		t.Errorf("paused: button %q, detail %q", p.start.Text, p.detail.Text)
 	}
-	if !partialDownload(dest) || u.model.dir != "" || u.errorText() != "" {
-		t.Fatalf("paused: partial %v, model %q, banner %q", partialDownload(dest), u.model.dir, u.errorText())
+	if !partialDownload(dest) || u.model.dir != "" || u.ErrorText() != "" {
+		t.Fatalf("paused: partial %v, model %q, banner %q", partialDownload(dest), u.model.dir, u.ErrorText())
 	}
 	h.close()
 
@@ -255,8 +255,8 @@ func TestDownloadPauseResumeAcrossRestart(t *testing.T) {
 	if fetched := th.served.Load() - before; fetched >= th.total() {
 		t.Errorf("resume fetched %d bytes of %d: nothing was reused", fetched, th.total())
 	}
-	if u2.model.err != nil || u2.errorText() != "" {
-		t.Fatalf("model %v, banner %q", u2.model.err, u2.errorText())
+	if u2.model.err != nil || u2.ErrorText() != "" {
+		t.Fatalf("model %v, banner %q", u2.model.err, u2.ErrorText())
 	}
 	if _, err := inspectModel(dest); err != nil {
 		t.Errorf("inspect: %v", err)
@@ -265,8 +265,8 @@ func TestDownloadPauseResumeAcrossRestart(t *testing.T) {
 	if err != nil || !rep.OK() {
 		t.Errorf("validate: %v %v", err, rep.Err())
 	}
-	if u2.view.setup.Visible() || !strings.Contains(u2.model.button.Text, "distilled") || !strings.Contains(u2.status.Text, "ready") {
-		t.Errorf("after download: setup visible %v, model button %q, status %q", u2.view.setup.Visible(), u2.model.button.Text, u2.status.Text)
+	if u2.view.setup.Visible() || !strings.Contains(u2.model.button.Text, "distilled") || !strings.Contains(u2.Status.Text, "ready") {
+		t.Errorf("after download: setup visible %v, model button %q, status %q", u2.view.setup.Visible(), u2.model.button.Text, u2.Status.Text)
 	}
 	h2.settle()
 	h2.close()

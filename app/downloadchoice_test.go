@@ -82,7 +82,7 @@ func TestDownloadAssembledChoice(t *testing.T) {
 	}
 	// Selecting the folder as the model is the model panel's (engine.Inspect there does not
 	// read GGUF component files yet); the folder itself is checked above.
-	s := u.settings
+	s := u.Settings
 	if s.DownloadVariant != "" && s.DownloadVariant != q8.ID {
 		t.Errorf("settings remember %q", s.DownloadVariant)
 	}

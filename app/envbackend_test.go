@@ -31,7 +31,7 @@ func TestBadEnvBackendNotice(t *testing.T) {
 			h := newHarness(t, t.TempDir(), tinyModel(t), newFakeGen().open)
 			h.waitFor("the device probe", 10*time.Second, func() bool { return h.ui.model.dev.probed })
 			h.settle()
-			b := h.ui.errorText()
+			b := h.ui.ErrorText()
 			if !tc.warn {
 				if strings.Contains(b, backends.EnvBackend) {
 					t.Errorf("banner %q", b)

@@ -23,7 +23,7 @@ func TestEscapeInDialogKeepsTheRun(t *testing.T) {
 	test.Tap(u.run.queue.Add)
 	h.settle()
 	first := u.run.cur
-	overlay := func() bool { return u.win.Canvas().Overlays().Top() != nil }
+	overlay := func() bool { return u.Win.Canvas().Overlays().Top() != nil }
 	for _, open := range []struct {
 		name string
 		show func()
@@ -36,8 +36,8 @@ func TestEscapeInDialogKeepsTheRun(t *testing.T) {
 		if !overlay() {
 			t.Fatalf("%s: no dialog", open.name)
 		}
-		u.win.Canvas().Unfocus()
-		key(u.win.Canvas(), fyne.KeyEscape)
+		u.Win.Canvas().Unfocus()
+		key(u.Win.Canvas(), fyne.KeyEscape)
 		h.settle()
 		if overlay() {
 			t.Errorf("%s: Escape left the dialog open", open.name)
@@ -46,7 +46,7 @@ func TestEscapeInDialogKeepsTheRun(t *testing.T) {
 			t.Fatalf("%s: Escape cancelled work: the run cancelled %v or ended %v, %d jobs queued, want 1", open.name, first.cancelling, u.run.cur != first, len(u.run.queue.Jobs))
 		}
 	}
-	key(u.win.Canvas(), fyne.KeyEscape)
+	key(u.Win.Canvas(), fyne.KeyEscape)
 	if !first.cancelling {
 		t.Error("Escape without a dialog did not cancel the run")
 	}

@@ -18,6 +18,7 @@ import (
 
 	"kleinbild/app/fserr"
 	"kleinbild/app/saveas"
+	"kleinbild/app/shell"
 	"kleinbild/app/thumbcache"
 	"kleinbild/app/userdirs"
 	"kleinbild/app/widgets"
@@ -49,7 +50,7 @@ const chooserThumb = 28
 // which several can be ticked. Folders are read off the UI goroutine. In save mode it has a
 // file name to edit, lists image files only for reference and writes a copy of src.
 type fileChooser struct {
-	sh   *shell
+	sh   *shell.Shell
 	what chooseWhat
 	done func(paths []string) // called with what was chosen (saved); not called on Cancel
 
@@ -76,7 +77,7 @@ type fileChooser struct {
 // openChooser shows a chooser titled title. start runs off the UI goroutine and returns the
 // folder to show first. done receives the chosen paths (images: at least one file; folder:
 // exactly one folder).
-func (sh *shell) openChooser(title string, what chooseWhat, start func() string, done func([]string)) *fileChooser {
+func openChooser(sh *shell.Shell, title string, what chooseWhat, start func() string, done func([]string)) *fileChooser {
 	c := &fileChooser{sh: sh, what: what, done: done}
 	c.build(title)
 	c.load(func() (string, error) { return start(), nil })
@@ -86,7 +87,7 @@ func (sh *shell) openChooser(title string, what chooseWhat, start func() string,
 // openSaveChooser shows a chooser that saves a copy of the image file src, named name at
 // first, in the folder start returns (run off the UI goroutine). It asks before replacing a
 // file; saved receives the new file's path.
-func (sh *shell) openSaveChooser(title, src, name string, start func() string, saved func(path string)) *fileChooser {
+func openSaveChooser(sh *shell.Shell, title, src, name string, start func() string, saved func(path string)) *fileChooser {
 	c := &fileChooser{sh: sh, what: chooseSave, src: src, done: func(p []string) { saved(p[0]) }}
 	c.name = widgets.NewEscapeEntry()
 	c.name.SetText(name)
@@ -95,6 +96,9 @@ func (sh *shell) openSaveChooser(title, src, name string, start func() string, s
 	c.load(func() (string, error) { return start(), nil })
 	return c
 }
+
+// Hide closes the chooser as its Cancel button does (Escape; see shell.Shell.Chooser).
+func (c *fileChooser) Hide() { c.dlg.Hide() }
 
 // build makes the chooser's widgets and shows its dialog.
 func (c *fileChooser) build(title string) {
@@ -130,7 +134,7 @@ func (c *fileChooser) build(title string) {
 	}
 	c.list = widget.NewList(func() int { return len(c.items) },
 		func() fyne.CanvasObject {
-			th := newThumbImage(fyne.NewSquareSize(chooserThumb))
+			th := shell.NewThumbImage(fyne.NewSquareSize(chooserThumb))
 			return container.NewBorder(nil, nil, container.NewHBox(widget.NewIcon(theme.FolderIcon()), th), nil, widget.NewLabel(""))
 		},
 		c.updateRow)
@@ -145,24 +149,24 @@ func (c *fileChooser) build(title string) {
 	}
 	c.dlg = dialog.NewCustomWithoutButtons(title, container.NewBorder(
 		container.NewVBox(c.path, container.NewHBox(up, home, pics)),
-		bottom, nil, nil, c.list), sh.win)
+		bottom, nil, nil, c.list), sh.Win)
 	cancel := widget.NewButton("Cancel", c.dlg.Hide)
 	// Escape closes the chooser, from its fields too (see UI's typed keys for the rest).
 	c.path.OnEscape = c.dlg.Hide
 	if c.name != nil {
 		c.name.OnEscape = c.dlg.Hide
 	}
-	sh.chooser = c
+	sh.Chooser = c
 	c.dlg.SetOnClosed(func() {
-		if sh.chooser == c {
-			sh.chooser = nil
+		if sh.Chooser == c {
+			sh.Chooser = nil
 		}
 	})
 	c.ok = widget.NewButtonWithIcon("", theme.ConfirmIcon(), c.confirm)
 	c.ok.Importance = widget.HighImportance
 	c.dlg.SetButtons([]fyne.CanvasObject{cancel, c.ok})
 	c.refreshOK()
-	win := sh.win.Canvas().Size()
+	win := sh.Win.Canvas().Size()
 	c.dlg.Resize(fyne.NewSize(min(760, win.Width-32), min(560, win.Height-32)))
 	c.dlg.Show()
 }
@@ -176,7 +180,7 @@ func (c *fileChooser) updateRow(id widget.ListItemID, o fyne.CanvasObject) {
 	it := c.items[id]
 	row := o.(*fyne.Container)
 	left := row.Objects[1].(*fyne.Container)
-	icon, th, label := left.Objects[0].(*widget.Icon), left.Objects[1].(*thumbImage), row.Objects[0].(*widget.Label)
+	icon, th, label := left.Objects[0].(*widget.Icon), left.Objects[1].(*shell.ThumbImage), row.Objects[0].(*widget.Label)
 	label.Importance = widget.MediumImportance
 	switch {
 	case it.dir:
@@ -194,19 +198,19 @@ func (c *fileChooser) updateRow(id widget.ListItemID, o fyne.CanvasObject) {
 	label.SetText(it.name)
 	switch {
 	case it.dir || c.what == chooseWeightFile || c.what == chooseAdapters:
-		th.key = ""
+		th.Key = ""
 		th.Hide()
 	case it.key == "":
-		th.key = ""
+		th.Key = ""
 		th.Show()
-		th.setBroken()
+		th.SetBroken()
 	default:
 		th.Show()
-		if th.key != it.key {
+		if th.Key != it.key {
 			c.thumbsAsked++
 		}
-		if th.key != it.key || (th.img.Image == nil && !th.broken.Visible()) { // new, or not made yet (or dropped)
-			c.sh.loadThumb(th, it.key, filepath.Join(c.dir, it.name))
+		if th.Key != it.key || (th.Img.Image == nil && !th.Broken.Visible()) { // new, or not made yet (or dropped)
+			c.sh.LoadThumb(th, it.key, filepath.Join(c.dir, it.name))
 		}
 	}
 }
@@ -307,15 +311,15 @@ func (c *fileChooser) load(where func() (string, error)) {
 	c.loading = true
 	c.refreshOK()
 	sh := c.sh
-	sh.bg.Add(1)
+	sh.BG.Add(1)
 	go func() {
-		defer sh.bg.Done()
+		defer sh.BG.Done()
 		dir, err := where()
 		var items []dirItem
 		if err == nil {
 			items, err = listDirFiles(dir, c.wantsFile())
 		}
-		sh.post(func() {
+		sh.Post(func() {
 			if my != c.gen {
 				return
 			}
@@ -336,7 +340,7 @@ func (c *fileChooser) load(where func() (string, error)) {
 			}
 			if err != nil {
 				// The typed path stays, to be corrected.
-				c.msg.SetText(sentence(err.Error()))
+				c.msg.SetText(shell.Sentence(err.Error()))
 				c.refreshOK()
 				return
 			}
@@ -523,17 +527,17 @@ func (c *fileChooser) save(target string) {
 		target += filepath.Ext(c.src)
 	}
 	if _, err := saveas.FormatOf(target); err != nil {
-		c.msg.SetText(sentence(err.Error()))
+		c.msg.SetText(shell.Sentence(err.Error()))
 		return
 	}
 	c.saving = true
 	c.refreshOK()
 	sh, src := c.sh, c.src
-	sh.bg.Add(1)
+	sh.BG.Add(1)
 	go func() {
-		defer sh.bg.Done()
+		defer sh.BG.Done()
 		exists, err := checkSaveTarget(src, target)
-		sh.post(func() {
+		sh.Post(func() {
 			if err != nil {
 				c.failSave(err)
 				return
@@ -551,7 +555,7 @@ func (c *fileChooser) save(target string) {
 					}
 					c.saving = false
 					c.refreshOK()
-				}, sh.win)
+				}, sh.Win)
 			d.SetConfirmText("Replace")
 			d.SetDismissText("Cancel")
 			d.Show()
@@ -562,11 +566,11 @@ func (c *fileChooser) save(target string) {
 // writeCopy copies the image to target off the UI goroutine and closes the chooser.
 func (c *fileChooser) writeCopy(target string) {
 	sh, src := c.sh, c.src
-	sh.bg.Add(1)
+	sh.BG.Add(1)
 	go func() {
-		defer sh.bg.Done()
+		defer sh.BG.Done()
 		err := saveas.WriteCopy(src, target)
-		sh.post(func() {
+		sh.Post(func() {
 			if err != nil {
 				c.failSave(err)
 				return
@@ -581,7 +585,7 @@ func (c *fileChooser) writeCopy(target string) {
 // failSave shows why the copy was not saved; the chooser stays open to try again.
 func (c *fileChooser) failSave(err error) {
 	c.saving = false
-	c.msg.SetText(sentence(err.Error()) + ".")
+	c.msg.SetText(shell.Sentence(err.Error()) + ".")
 	c.refreshOK()
 }
 

@@ -17,6 +17,8 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+
+	"kleinbild/app/shell"
 )
 
 // saveHarness starts the UI over a gallery with one image, shows it and opens "Save as…";
@@ -37,7 +39,7 @@ func saveHarness(t *testing.T, data string) (*harness, *fileChooser, string) {
 		t.Fatal("Save as… opened no chooser")
 	}
 	h.chooserLoaded(c)
-	return h, c, u.gallery.Path(u.view.shown)
+	return h, c, u.Gallery.Path(u.view.shown)
 }
 
 // enterPath types text into the chooser's path and presses Enter.
@@ -91,7 +93,7 @@ func TestSaveAsIntoTypedFolder(t *testing.T) {
 	c.name.SetText("castle")
 	test.Tap(c.ok)
 	want := filepath.Join(out, "castle.png")
-	h.waitFor("the copy", 10*time.Second, func() bool { return strings.Contains(u.status.Text, "Saved a copy") })
+	h.waitFor("the copy", 10*time.Second, func() bool { return strings.Contains(u.Status.Text, "Saved a copy") })
 	if !sameBytes(t, src, want) {
 		t.Errorf("%s is not a copy of %s", want, src)
 	}
@@ -99,8 +101,8 @@ func TestSaveAsIntoTypedFolder(t *testing.T) {
 		t.Error("the chooser stays open after saving")
 	}
 	noTempFiles(t, out)
-	if u.settings.SaveDir != out {
-		t.Errorf("remembered save folder %q, want %q", u.settings.SaveDir, out)
+	if u.Settings.SaveDir != out {
+		t.Errorf("remembered save folder %q, want %q", u.Settings.SaveDir, out)
 	}
 
 	// The next Save as… opens there; a typed full path saves at once.
@@ -117,7 +119,7 @@ func TestSaveAsIntoTypedFolder(t *testing.T) {
 	c2.path.SetText("")
 	test.Type(c2.path, typed)
 	c2.path.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
-	h.waitFor("the typed copy", 10*time.Second, func() bool { return strings.Contains(u.status.Text, typed) })
+	h.waitFor("the typed copy", 10*time.Second, func() bool { return strings.Contains(u.Status.Text, typed) })
 	if !sameBytes(t, src, typed) {
 		t.Errorf("%s is not a copy", typed)
 	}
@@ -128,8 +130,8 @@ func TestSaveAsIntoTypedFolder(t *testing.T) {
 	// The folder is remembered across a restart.
 	h.close()
 	h2 := newHarness(t, data, "", newFakeGen().open)
-	if h2.ui.settings.SaveDir != home {
-		t.Errorf("after a restart the save folder is %q, want %q", h2.ui.settings.SaveDir, home)
+	if h2.ui.Settings.SaveDir != home {
+		t.Errorf("after a restart the save folder is %q, want %q", h2.ui.Settings.SaveDir, home)
 	}
 }
 
@@ -167,7 +169,7 @@ func TestSaveAsAsksBeforeReplacing(t *testing.T) {
 	test.Tap(c.ok)
 	h.waitFor("the question", 5*time.Second, func() bool { return findButton(h.win.Canvas().Overlays().Top(), "Replace") != nil })
 	h.tapDialogButton("Replace")
-	h.waitFor("the copy", 10*time.Second, func() bool { return strings.Contains(u.status.Text, "Saved a copy") })
+	h.waitFor("the copy", 10*time.Second, func() bool { return strings.Contains(u.Status.Text, "Saved a copy") })
 	if !sameBytes(t, src, old) {
 		t.Error("the file was not replaced by the copy")
 	}
@@ -331,12 +333,12 @@ func TestChooserThumbnailsOnlyForVisibleRows(t *testing.T) {
 		t.Errorf("%d thumbnails asked for %d images, most of them not on screen", c.thumbsAsked, n)
 	}
 	// The first row's thumbnail arrives.
-	var first *thumbImage
+	var first *shell.ThumbImage
 	var walk func(o fyne.CanvasObject)
 	walk = func(o fyne.CanvasObject) {
 		switch v := o.(type) {
-		case *thumbImage:
-			if first == nil && v.key == c.items[0].key {
+		case *shell.ThumbImage:
+			if first == nil && v.Key == c.items[0].key {
 				first = v
 			}
 		case *fyne.Container:
@@ -353,7 +355,7 @@ func TestChooserThumbnailsOnlyForVisibleRows(t *testing.T) {
 	if first == nil {
 		t.Fatal("the first row shows no thumbnail")
 	}
-	h.waitFor("the first thumbnail", 10*time.Second, func() bool { return first.img.Image != nil })
+	h.waitFor("the first thumbnail", 10*time.Second, func() bool { return first.Img.Image != nil })
 	h.settle()
 	des, _ := os.ReadDir(filepath.Join(data, "thumbs"))
 	if len(des) >= n/2 {

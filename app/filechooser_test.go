@@ -163,8 +163,8 @@ func TestChooserAddsSeveralFiles(t *testing.T) {
 	if len(u.refs.grid.Objects) != 3 || u.refs.hint.Visible() {
 		t.Errorf("%d thumbnails shown", len(u.refs.grid.Objects))
 	}
-	if u.errorText() != "" {
-		t.Errorf("banner %q", u.errorText())
+	if u.ErrorText() != "" {
+		t.Errorf("banner %q", u.ErrorText())
 	}
 
 	// The next chooser opens where the images came from, also after a restart.

@@ -12,6 +12,7 @@ import (
 
 	"kleinbild/app/humanize"
 	"kleinbild/app/progress"
+	"kleinbild/app/shell"
 	"kleinbild/engine"
 	"kleinbild/estimate"
 	"kleinbild/gpu"
@@ -44,7 +45,7 @@ func defaultCalibrate(ctx context.Context, device string) (estimate.Calibration,
 // fitLine is the "will it fit" estimate under the Generate button (the label is the
 // controls' fit, given to wrap).
 type fitLine struct {
-	sh *shell
+	sh *shell.Shell
 	fitDeps
 	line *widget.Label // the controls' fit; nil before wrap
 
@@ -100,7 +101,7 @@ func (f *fitLine) updateSoon() {
 	f.seq++
 	seq := f.seq
 	time.AfterFunc(fitDebounce, func() {
-		f.sh.post(func() {
+		f.sh.Post(func() {
 			if seq == f.seq {
 				f.update()
 			}
@@ -252,14 +253,14 @@ func (f *fitLine) update() {
 		if calibrate == nil {
 			calibrate = defaultCalibrate
 		}
-		f.sh.bg.Add(1)
+		f.sh.BG.Add(1)
 		go func() {
-			defer f.sh.bg.Done()
-			c, err := calibrate(f.sh.life, dev)
+			defer f.sh.BG.Done()
+			c, err := calibrate(f.sh.Life, dev)
 			if err != nil {
 				return // estimates simply carry no time
 			}
-			f.sh.post(func() {
+			f.sh.Post(func() {
 				if f.device == dev {
 					f.calib = c
 					f.update()
@@ -356,7 +357,7 @@ func (f *fitLine) ask(rep estimate.Report, ok bool, msg, verb string, run func()
 		if yes {
 			run()
 		}
-	}, f.sh.win)
+	}, f.sh.Win)
 	d.SetConfirmText(verb + " anyway")
 	d.SetDismissText("Cancel")
 	d.Show()
@@ -366,7 +367,7 @@ func (f *fitLine) ask(rep estimate.Report, ok bool, msg, verb string, run func()
 // offers to run on the CPU (useCPU, until a device is chosen again), else it explains.
 func (f *fitLine) askCPU(msg, verb string, run func()) {
 	if f.chosen.deviceChoice() != "" {
-		dialog.NewInformation("Too large for this GPU", msg, f.sh.win).Show()
+		dialog.NewInformation("Too large for this GPU", msg, f.sh.Win).Show()
 		return
 	}
 	d := dialog.NewConfirm("Too large for the GPU", msg+"\n\n"+verb+" on the CPU instead (slower)?", func(yes bool) {
@@ -374,7 +375,7 @@ func (f *fitLine) askCPU(msg, verb string, run func()) {
 			f.useCPU(strings.TrimSuffix(msg, "."))
 			run()
 		}
-	}, f.sh.win)
+	}, f.sh.Win)
 	d.SetConfirmText(verb + " on the CPU")
 	d.SetDismissText("Cancel")
 	d.Show()

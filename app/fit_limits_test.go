@@ -47,8 +47,8 @@ func TestOverLimitsRunsOnTheCPU(t *testing.T) {
 	h.settle()
 	h.tapDialogButton("Generate on the CPU")
 	h.settle()
-	if ran != 1 || u.model.effectiveDevice() != backends.CPUID() || !strings.Contains(u.errorText(), "use the CPU") {
-		t.Fatalf("automatic device: ran %d, device %q, banner %q", ran, u.model.effectiveDevice(), u.errorText())
+	if ran != 1 || u.model.effectiveDevice() != backends.CPUID() || !strings.Contains(u.ErrorText(), "use the CPU") {
+		t.Fatalf("automatic device: ran %d, device %q, banner %q", ran, u.model.effectiveDevice(), u.ErrorText())
 	}
 
 	u.model.chooseDevice("webgpu:0")

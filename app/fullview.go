@@ -92,10 +92,10 @@ func (v *viewer) openFullView() {
 	if v.shownOK && !v.followRun {
 		title = v.shown.File + " – Kleinbild"
 	}
-	w := v.sh.app.NewWindow(title)
+	w := v.sh.App.NewWindow(title)
 	z := widgets.NewZoomImage()
 	f := &fullView{win: w}
-	tips := widgets.NewTipLayer(w.Canvas(), v.sh.post)
+	tips := widgets.NewTipLayer(w.Canvas(), v.sh.Post)
 	f.zoom = newZoomBar(tips, z, theme.CancelIcon(), "Close (Esc)", w.Close)
 	f.zoom.preview = v.showsPreview
 	f.zoom.refresh()
@@ -114,7 +114,7 @@ func (v *viewer) openFullView() {
 		}
 	})
 	v.full = f
-	w.Resize(v.sh.childSize(fyne.NewSize(1200, 900)))
+	w.Resize(v.sh.ChildSize(fyne.NewSize(1200, 900)))
 	w.SetFullScreen(true)
 	w.Show()
 }

@@ -18,8 +18,8 @@ func (g *galleryView) deleteChecked() {
 // viewer's image goes, the viewer moves on to the next image in the grid.
 func (g *galleryView) deleteEntries(es []gallery.Entry) {
 	sh := g.sh
-	sh.win.Canvas().Unfocus() // Ctrl+Z then undoes this, not the typing in a focused field
-	lib := sh.gallery
+	sh.Win.Canvas().Unfocus() // Ctrl+Z then undoes this, not the typing in a focused field
+	lib := sh.Gallery
 	if lib == nil {
 		return
 	}
@@ -46,16 +46,16 @@ func (g *galleryView) deleteEntries(es []gallery.Entry) {
 			}
 		}
 	}
-	sh.bg.Add(1) // Close waits for the index write
+	sh.BG.Add(1) // Close waits for the index write
 	go func() {
-		defer sh.bg.Done()
+		defer sh.BG.Done()
 		batch, err := lib.Delete(files...)
-		sh.post(func() {
+		sh.Post(func() {
 			for _, f := range files {
 				delete(g.pendingDel, f)
 			}
 			if err != nil {
-				sh.showError(fmt.Errorf("could not move to the trash: %w", err))
+				sh.ShowError(fmt.Errorf("could not move to the trash: %w", err))
 			}
 			g.refresh()
 			if e, ok := g.view.shownEntry(); ok && slices.Contains(files, e.File) && lib.IndexOf(e.File) < 0 {
@@ -73,7 +73,7 @@ func (g *galleryView) deleteEntries(es []gallery.Entry) {
 				msg = fmt.Sprintf("Moved %d images to the trash.", len(files))
 			}
 			g.showUndo(batch, msg)
-			sh.setStatus(msg)
+			sh.SetStatus(msg)
 		})
 	}()
 }
@@ -125,29 +125,29 @@ func (g *galleryView) hideUndo() {
 // restored image; the strip then offers the one before it.
 func (g *galleryView) undo() {
 	sh := g.sh
-	if len(g.undos) == 0 || sh.gallery == nil {
+	if len(g.undos) == 0 || sh.Gallery == nil {
 		return
 	}
 	batch := g.undos[len(g.undos)-1].batch
 	g.undos = g.undos[:len(g.undos)-1]
-	lib := sh.gallery
+	lib := sh.Gallery
 	g.showUndoBar()
-	sh.bg.Add(1) // Close waits for the index write
+	sh.BG.Add(1) // Close waits for the index write
 	go func() {
-		defer sh.bg.Done()
+		defer sh.BG.Done()
 		es, err := lib.Restore(batch)
-		sh.post(func() {
+		sh.Post(func() {
 			if err != nil {
-				sh.showError(fmt.Errorf("could not restore from the trash: %w", err))
+				sh.ShowError(fmt.Errorf("could not restore from the trash: %w", err))
 			}
 			g.refresh()
 			switch len(es) {
 			case 0:
 				return
 			case 1:
-				sh.setStatus("Restored " + es[0].File)
+				sh.SetStatus("Restored " + es[0].File)
 			default:
-				sh.setStatus(fmt.Sprintf("Restored %d images.", len(es)))
+				sh.SetStatus(fmt.Sprintf("Restored %d images.", len(es)))
 			}
 			g.selectAndScroll(es[0].File)
 		})

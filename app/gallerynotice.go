@@ -30,7 +30,7 @@ func (g *galleryView) buildHiddenNotice() fyne.CanvasObject {
 	n.text.Wrapping = fyne.TextWrapWord
 	n.text.Importance = widget.WarningImportance
 	show := widget.NewButton("Clear", g.clearFilter)
-	dismiss := widgets.NewTipButton(g.sh.tips, theme.CancelIcon(), "Dismiss", func() {
+	dismiss := widgets.NewTipButton(g.sh.Tips, theme.CancelIcon(), "Dismiss", func() {
 		n.files = nil
 		g.updateHiddenNotice()
 	})
@@ -42,7 +42,7 @@ func (g *galleryView) buildHiddenNotice() fyne.CanvasObject {
 // noteNew tells the gallery that file was just made: when the filter hides it, the notice
 // says so (UI goroutine, after refresh).
 func (g *galleryView) noteNew(file string) {
-	if g.sh.gallery == nil || g.indexOf(file) >= 0 || slices.Contains(g.hidden.files, file) {
+	if g.sh.Gallery == nil || g.indexOf(file) >= 0 || slices.Contains(g.hidden.files, file) {
 		return
 	}
 	g.hidden.files = append(g.hidden.files, file)
@@ -56,11 +56,11 @@ func (g *galleryView) updateHiddenNotice() {
 	if n.bar == nil {
 		return
 	}
-	if g.sh.gallery == nil {
+	if g.sh.Gallery == nil {
 		n.files = nil
 	}
 	n.files = slices.DeleteFunc(n.files, func(f string) bool {
-		_, ok := g.sh.gallery.ByFile(f)
+		_, ok := g.sh.Gallery.ByFile(f)
 		return !ok || g.indexOf(f) >= 0
 	})
 	if len(n.files) == 0 {

@@ -43,7 +43,7 @@ func over(c color.NRGBA, base color.Color) color.Color {
 // its dark outline keeps a WCAG contrast of at least 3:1 even on a black image.
 func TestStarHasBackdropInLightTheme(t *testing.T) {
 	h := galleryHarness(t, t.TempDir(), "a dark night")
-	h.ui.app.Settings().SetTheme(lightTheme{theme.DefaultTheme()})
+	h.ui.App.Settings().SetTheme(lightTheme{theme.DefaultTheme()})
 	cell := galleryCellFor(t, h.ui, "img-00.png")
 	var disc *canvas.Circle
 	var walk func(o fyne.CanvasObject)

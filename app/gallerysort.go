@@ -39,12 +39,12 @@ type galleryFilters struct {
 // stays small, whatever the filters and the order (a wider one would widen the window, and
 // a changing one would move the divider); the count is on the favourites row.
 func (g *galleryView) buildHeaderRow(open fyne.CanvasObject) fyne.CanvasObject {
-	g.filter.Order = gallery.ParseOrder(g.sh.settings.GalleryOrder)
+	g.filter.Order = gallery.ParseOrder(g.sh.Settings.GalleryOrder)
 	g.sortSel = widget.NewSelect(sortLabels, nil)
 	g.sortSel.PlaceHolder = " " // the Select's minimum width is its placeholder's
 	g.sortSel.SetSelectedIndex(int(g.filter.Order))
 	g.sortSel.OnChanged = func(string) { g.setOrder(gallery.Order(g.sortSel.SelectedIndex())) }
-	g.filterBtn = widgets.NewTipButton(g.sh.tips, filterIcon, filterTip, g.showFilterMenu)
+	g.filterBtn = widgets.NewTipButton(g.sh.Tips, filterIcon, filterTip, g.showFilterMenu)
 	return container.NewBorder(nil, nil, nil, container.NewHBox(g.filterBtn, open), g.sortSel)
 }
 
@@ -59,9 +59,9 @@ func (g *galleryView) setOrder(o gallery.Order) {
 	g.filter.Order = o
 	g.refresh()
 	g.grid.ScrollToTop()
-	if g.sh.settings.GalleryOrder != o.String() {
-		g.sh.settings.GalleryOrder = o.String()
-		g.sh.remember(g.sh.settings)
+	if g.sh.Settings.GalleryOrder != o.String() {
+		g.sh.Settings.GalleryOrder = o.String()
+		g.sh.Remember(g.sh.Settings)
 	}
 }
 
@@ -72,7 +72,7 @@ func (g *galleryView) find() []gallery.Entry {
 		now = g.now
 	}
 	g.filter.Since = g.period.Since(now())
-	return g.sh.gallery.Find(g.filter)
+	return g.sh.Gallery.Find(g.filter)
 }
 
 // filtersOn counts the model, size and date filters in use.
@@ -121,7 +121,7 @@ func (g *galleryView) showFilterMenu() {
 	if g.menu != nil {
 		g.menu.Hide()
 	}
-	c := g.sh.win.Canvas()
+	c := g.sh.Win.Canvas()
 	g.menu = widget.NewPopUpMenu(g.filterMenu(), c)
 	pos := fyne.CurrentApp().Driver().AbsolutePositionForObject(g.filterBtn)
 	g.menu.ShowAtPosition(pos.Add(fyne.NewPos(0, g.filterBtn.Size().Height)))
@@ -131,8 +131,8 @@ func (g *galleryView) showFilterMenu() {
 // ranges, each with a check at the one in use, and Clear filters.
 func (g *galleryView) filterMenu() *fyne.Menu {
 	var facets gallery.Facets
-	if g.sh.gallery != nil {
-		facets = g.sh.gallery.Facets()
+	if g.sh.Gallery != nil {
+		facets = g.sh.Gallery.Facets()
 	}
 	f := g.filter
 	choice := func(label string, on bool, action func()) *fyne.MenuItem {

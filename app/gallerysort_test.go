@@ -85,8 +85,8 @@ func TestGallerySortOrder(t *testing.T) {
 	if got := visiblePrompts(h.ui); !slices.Equal(got, []string{"Banana", "mango"}) {
 		t.Errorf("searched by prompt: %q", got)
 	}
-	if h.ui.settings.GalleryOrder != "prompt" {
-		t.Errorf("remembered order %q", h.ui.settings.GalleryOrder)
+	if h.ui.Settings.GalleryOrder != "prompt" {
+		t.Errorf("remembered order %q", h.ui.Settings.GalleryOrder)
 	}
 	h.close()
 

@@ -48,7 +48,7 @@ func shownCells(u *UI) []*galleryCellView {
 
 func allFilled(cells []*galleryCellView) bool {
 	for _, c := range cells {
-		if c.thumb.img.Image == nil && !c.thumb.broken.Visible() {
+		if c.thumb.Img.Image == nil && !c.thumb.Broken.Visible() {
 			return false
 		}
 	}
@@ -128,11 +128,11 @@ func TestLargeGalleryFillsWithoutPointer(t *testing.T) {
 	time.Sleep(100 * time.Millisecond)
 	h.settle()
 	before := thumbsMade(data)
-	u.thumbs.Pause() // the jumps come faster than the workers, as in a real window
+	u.Thumbs.Pause() // the jumps come faster than the workers, as in a real window
 	for _, off := range []float32{40000, 80000, 120000} {
 		u.gal.grid.ScrollToOffset(off)
 	}
-	u.thumbs.Resume()
+	u.Thumbs.Resume()
 	h.waitFor("the thumbnails after a jump", 20*time.Second, func() bool { return allFilled(shownCells(u)) })
 	h.settle()
 	time.Sleep(300 * time.Millisecond) // let the workers finish anything left over

@@ -18,7 +18,9 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/app/compare"
 	"kleinbild/app/gallery"
+	"kleinbild/app/shell"
 )
 
 // galleryCell is the side of a gallery thumbnail cell.
@@ -28,7 +30,7 @@ const galleryCell = 112
 // and filters (gallerysort.go), selection mode and the Undo strip of the last deletion. The
 // grid shows visible: the gallery's images that pass the filter, in its order.
 type galleryView struct {
-	sh *shell
+	sh *shell.Shell
 	galleryDeps
 
 	grid    *widget.GridWrap
@@ -55,7 +57,7 @@ type galleryView struct {
 	selLabel   *widget.Label
 	deleteSel  *widget.Button
 	compareSel *widget.Button  // A/B compare of two checked images (compare.go)
-	cmp        *compareView    // the open A/B window, or nil
+	cmp        *compare.View   // the open A/B window, or nil
 	pendingDel map[string]bool // files whose deletion is under way
 
 	// The Undo strip of the last deletion; undos holds every deletion of this session
@@ -89,21 +91,21 @@ func (g *galleryView) build() fyne.CanvasObject {
 	g.pendingDel = map[string]bool{}
 	g.grid = widget.NewGridWrap(func() int { return len(g.visible) },
 		func() fyne.CanvasObject {
-			return newGalleryCellView(g.sh.tips, g.cellTapped, g.starTapped, g.showCellMenu)
+			return newGalleryCellView(g.sh.Tips, g.cellTapped, g.starTapped, g.showCellMenu)
 		},
 		g.updateCell)
 	g.grid.OnSelected = g.cellSelected
 
 	g.count = widget.NewLabel("")
 	g.count.SizeName = theme.SizeNameCaptionText
-	open := widgets.NewTipButton(g.sh.tips, theme.FolderOpenIcon(), "Show the gallery folder", func() {
-		if g.sh.gallery == nil {
+	open := widgets.NewTipButton(g.sh.Tips, theme.FolderOpenIcon(), "Show the gallery folder", func() {
+		if g.sh.Gallery == nil {
 			return
 		}
-		dir := g.sh.gallery.Dir()
+		dir := g.sh.Gallery.Dir()
 		go func() {
 			if err := reveal.Folder(dir); err != nil {
-				g.sh.post(func() { g.sh.showError(err) })
+				g.sh.Post(func() { g.sh.ShowError(err) })
 			}
 		}()
 	})
@@ -140,14 +142,14 @@ func (g *galleryView) build() fyne.CanvasObject {
 	// The count stands whole beside the search (asking at most countWidth of the row), the
 	// favourites and Select below: at 1024×600 the count shared their row and read
 	// "42 imag…" (issue 36 item 20), and a row shared with the sort Select left "Search pr".
-	g.normalBar = container.NewVBox(container.NewBorder(nil, nil, nil, newCappedWidth(countWidth, g.count), g.search),
+	g.normalBar = container.NewVBox(container.NewBorder(nil, nil, nil, shell.NewCappedWidth(countWidth, g.count), g.search),
 		container.NewBorder(nil, nil, nil, selectBtn, g.favs))
 	g.header = container.NewVBox(
 		g.buildHeaderRow(open), // the tab above names the gallery
 		container.NewStack(g.normalBar, g.selectBar))
 	g.header.Add(g.buildHiddenNotice())
 
-	emptyText := hintAligned("Every image you generate is saved here, with its prompt and settings.", fyne.TextAlignCenter)
+	emptyText := shell.HintAligned("Every image you generate is saved here, with its prompt and settings.", fyne.TextAlignCenter)
 	g.empty = container.NewCenter(container.NewGridWrap(fyne.NewSize(220, 80), emptyText))
 	g.noMatch = widget.NewLabel("")
 	g.noMatch.Alignment = fyne.TextAlignCenter
@@ -157,16 +159,16 @@ func (g *galleryView) build() fyne.CanvasObject {
 	g.undoText = widget.NewLabel("")
 	g.undoText.Truncation = fyne.TextTruncateEllipsis
 	g.undoBtn = widget.NewButtonWithIcon("Undo", theme.ContentUndoIcon(), g.undo)
-	closeUndo := widgets.NewTipButton(g.sh.tips, theme.CancelIcon(), "Close", g.hideUndo)
+	closeUndo := widgets.NewTipButton(g.sh.Tips, theme.CancelIcon(), "Close", g.hideUndo)
 	g.undoBar = container.NewPadded(container.NewBorder(nil, nil, nil, container.NewHBox(g.undoBtn, closeUndo), g.undoText))
 	g.undoBar.Hide()
 
 	// Fyne 2.7 sends Ctrl+Z (Cmd+Z) as fyne.ShortcutUndo; the custom one is for drivers
 	// that do not.
-	g.sh.win.Canvas().AddShortcut(&fyne.ShortcutUndo{}, func(fyne.Shortcut) { g.undo() })
-	g.sh.win.Canvas().AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyZ, Modifier: fyne.KeyModifierShortcutDefault},
+	g.sh.Win.Canvas().AddShortcut(&fyne.ShortcutUndo{}, func(fyne.Shortcut) { g.undo() })
+	g.sh.Win.Canvas().AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyZ, Modifier: fyne.KeyModifierShortcutDefault},
 		func(fyne.Shortcut) { g.undo() })
-	g.addSelectAllShortcuts(g.sh.win.Canvas())
+	g.addSelectAllShortcuts(g.sh.Win.Canvas())
 	body := container.NewStack(g.grid, widgets.NewWheelLayer(g.wheel), g.empty, container.NewCenter(container.NewGridWrap(fyne.NewSize(220, 80), g.noMatch)))
 	g.root = container.NewBorder(container.NewPadded(g.header), container.NewVBox(g.undoBar, g.trashRow()), nil, nil, body)
 	return g.root
@@ -175,10 +177,10 @@ func (g *galleryView) build() fyne.CanvasObject {
 // updateCell shows visible[id] in a recycled cell.
 func (g *galleryView) updateCell(id widget.GridWrapItemID, obj fyne.CanvasObject) {
 	c := obj.(*galleryCellView)
-	if id < 0 || id >= len(g.visible) || g.sh.gallery == nil {
+	if id < 0 || id >= len(g.visible) || g.sh.Gallery == nil {
 		c.file = ""
-		c.thumb.forget()
-		c.thumb.setImage(nil)
+		c.thumb.Forget()
+		c.thumb.SetImage(nil)
 		return
 	}
 	e := g.visible[id]
@@ -186,7 +188,7 @@ func (g *galleryView) updateCell(id widget.GridWrapItemID, obj fyne.CanvasObject
 	c.setFavourite(e.Favourite)
 	c.setCheck(g.selecting, g.checked[e.File])
 	g.cellShows(c, id)
-	g.sh.loadThumb(c.thumb, e.SHA256, g.sh.gallery.Path(e))
+	g.sh.LoadThumb(c.thumb, e.SHA256, g.sh.Gallery.Path(e))
 }
 
 // cellSelected shows the tapped image, or checks it in selection mode.
@@ -211,7 +213,7 @@ func (g *galleryView) cellSelected(id widget.GridWrapItemID) {
 // cellTapped is a click on the cell showing file: in selection mode it ticks or unticks
 // it, else it selects it in the grid and shows it.
 func (g *galleryView) cellTapped(file string) {
-	g.sh.win.Canvas().Unfocus() // keys (Delete, Ctrl+Z) now go to the gallery, not the search
+	g.sh.Win.Canvas().Unfocus() // keys (Delete, Ctrl+Z) now go to the gallery, not the search
 	id := g.indexOf(file)
 	if id < 0 || g.shiftTap(id) {
 		return
@@ -231,9 +233,9 @@ func (g *galleryView) refresh() {
 	sh := g.sh
 	g.visible = nil
 	total := 0
-	if sh.gallery != nil {
+	if sh.Gallery != nil {
 		g.visible = g.find()
-		total = sh.gallery.Len()
+		total = sh.Gallery.Len()
 	}
 	n := len(g.visible)
 	switch {
@@ -357,17 +359,17 @@ func (g *galleryView) entry(file string) (gallery.Entry, bool) {
 
 // toggleFavourite stars or unstars an image (saved off the UI goroutine).
 func (g *galleryView) toggleFavourite(e gallery.Entry) {
-	lib := g.sh.gallery
+	lib := g.sh.Gallery
 	if lib == nil {
 		return
 	}
-	g.sh.bg.Add(1) // Close waits for the index write
+	g.sh.BG.Add(1) // Close waits for the index write
 	go func() {
-		defer g.sh.bg.Done()
+		defer g.sh.BG.Done()
 		ne, err := lib.ToggleFavourite(e.File)
-		g.sh.post(func() {
+		g.sh.Post(func() {
 			if err != nil {
-				g.sh.showError(err)
+				g.sh.ShowError(err)
 				return
 			}
 			g.view.starChanged(ne)
@@ -378,10 +380,10 @@ func (g *galleryView) toggleFavourite(e gallery.Entry) {
 
 // selectEntry shows the gallery image file in the viewer and selects it in the grid.
 func (g *galleryView) selectEntry(file string, full image.Image) {
-	if g.sh.gallery == nil {
+	if g.sh.Gallery == nil {
 		return
 	}
-	e, ok := g.sh.gallery.ByFile(file)
+	e, ok := g.sh.Gallery.ByFile(file)
 	if !ok {
 		return
 	}
@@ -389,27 +391,11 @@ func (g *galleryView) selectEntry(file string, full image.Image) {
 	g.syncSelection()
 }
 
-// forgetThumbs removes the cached thumbnails of images gone from the trash for good, unless
-// the same picture is still in lib (runs off the UI goroutine).
-func (sh *shell) forgetThumbs(lib *gallery.Gallery, gone []gallery.Entry) {
-	for _, e := range gone {
-		if e.SHA256 == "" {
-			continue
-		}
-		if lib != nil {
-			if _, dup := lib.ByHash(e.SHA256); dup {
-				continue
-			}
-		}
-		sh.thumbs.Remove(e.SHA256)
-	}
-}
-
 // galleryCellView is one grid cell: the thumbnail, a star to mark it a favourite and, in
 // selection mode, a check box. A right click (secondary tap) opens its context menu.
 type galleryCellView struct {
 	widget.BaseWidget
-	thumb  *thumbImage
+	thumb  *shell.ThumbImage
 	star   *widgets.TipButton
 	check  *widget.Icon
 	file   string
@@ -419,7 +405,7 @@ type galleryCellView struct {
 
 func newGalleryCellView(tips *widgets.TipLayer, onTap, onStar func(file string), onMenu func(file string, at fyne.Position)) *galleryCellView {
 	// The check keeps its room when empty, so the cell's layout never changes.
-	c := &galleryCellView{thumb: newThumbImage(fyne.NewSquareSize(galleryCell)), check: widget.NewIcon(nil), onTap: onTap, onMenu: onMenu}
+	c := &galleryCellView{thumb: shell.NewThumbImage(fyne.NewSquareSize(galleryCell)), check: widget.NewIcon(nil), onTap: onTap, onMenu: onMenu}
 	c.star = widgets.NewTipButton(tips, starOutline, "Mark as favourite", func() {
 		if c.file != "" {
 			onStar(c.file)
@@ -460,20 +446,20 @@ func (c *galleryCellView) TappedSecondary(ev *fyne.PointEvent) {
 // actions act on that image; the viewer keeps showing what it shows.
 func (g *galleryView) showCellMenu(file string, at fyne.Position) {
 	e, ok := g.entry(file)
-	if !ok || g.sh.gallery == nil {
+	if !ok || g.sh.Gallery == nil {
 		return
 	}
 	if g.menu != nil {
 		g.menu.Hide()
 	}
-	g.menu = widget.NewPopUpMenu(g.cellMenu(e), g.sh.win.Canvas())
+	g.menu = widget.NewPopUpMenu(g.cellMenu(e), g.sh.Win.Canvas())
 	g.menu.ShowAtPosition(at)
 }
 
 // cellMenu is the context menu of the gallery image e.
 func (g *galleryView) cellMenu(e gallery.Entry) *fyne.Menu {
 	sh := g.sh
-	path := sh.gallery.Path(e)
+	path := sh.Gallery.Path(e)
 	item := func(label string, icon fyne.Resource, action func()) *fyne.MenuItem {
 		it := fyne.NewMenuItem(label, action)
 		it.Icon = icon
@@ -508,10 +494,10 @@ func (g *galleryView) revealEntry(e gallery.Entry) {
 	if show == nil {
 		show = reveal.File
 	}
-	p := g.sh.gallery.Path(e)
+	p := g.sh.Gallery.Path(e)
 	go func() {
 		if err := show(p); err != nil {
-			g.sh.post(func() { g.sh.showError(err) })
+			g.sh.Post(func() { g.sh.ShowError(err) })
 		}
 	}()
 }

@@ -120,7 +120,7 @@ func TestGalleryCellMenu(t *testing.T) {
 	var copied []byte
 	u.view.copyPNG = func(b []byte) error { mu.Lock(); defer mu.Unlock(); copied = b; return nil }
 	tapMenuItem(t, h, file, "Copy image")
-	h.waitFor("the copy", 5*time.Second, func() bool { return strings.Contains(u.status.Text, "Copied the image "+file) })
+	h.waitFor("the copy", 5*time.Second, func() bool { return strings.Contains(u.Status.Text, "Copied the image "+file) })
 	mu.Lock()
 	img, err := png.Decode(bytes.NewReader(copied))
 	mu.Unlock()
@@ -170,8 +170,8 @@ func TestGalleryCellMenuWithoutSettings(t *testing.T) {
 	}
 	u.gal.menu.Hide()
 	tapMenuItem(t, h, "plain.png", "Render larger")
-	if len(u.run.queue.Jobs) != 0 || u.run.cur != nil || !strings.Contains(u.errorText(), "no Kleinbild settings") {
-		t.Errorf("queued %d, banner %q", len(u.run.queue.Jobs), u.errorText())
+	if len(u.run.queue.Jobs) != 0 || u.run.cur != nil || !strings.Contains(u.ErrorText(), "no Kleinbild settings") {
+		t.Errorf("queued %d, banner %q", len(u.run.queue.Jobs), u.ErrorText())
 	}
 }
 
@@ -190,7 +190,7 @@ func TestGalleryCellMenuRenderLarger(t *testing.T) {
 	waitStarted(t, h, fake)
 	tapMenuItem(t, h, "img-00.png", "Render larger")
 	if len(u.run.queue.Jobs) != 1 {
-		t.Fatalf("%d jobs queued (banner %q)", len(u.run.queue.Jobs), u.errorText())
+		t.Fatalf("%d jobs queued (banner %q)", len(u.run.queue.Jobs), u.ErrorText())
 	}
 	r := u.run.queue.Jobs[0].Req
 	if r.Prompt != "a red castle" || r.Seed != 1 || len(r.References) == 0 || r.References[0] != filepath.Join(data, "gallery", "img-00.png") {

@@ -127,15 +127,15 @@ func TestDeleteToTrashAndUndo(t *testing.T) {
 		t.Errorf("index on disk lacks the restored entry: %v", err)
 	}
 	cell := galleryCellFor(t, u, "img-01.png")
-	h.waitFor("the restored thumbnail", 5*time.Second, func() bool { return cell.thumb.img.Image != nil })
+	h.waitFor("the restored thumbnail", 5*time.Second, func() bool { return cell.thumb.Img.Image != nil })
 	if !u.gal.grid.Visible() || len(u.gal.visible) != 3 {
 		t.Error("grid not back to three images")
 	}
 	// Undo has nothing left to do.
 	u.gal.undo()
 	h.settle()
-	if u.gallery.Len() != 3 || u.errorText() != "" {
-		t.Errorf("a second undo: %d images, banner %q", u.gallery.Len(), u.errorText())
+	if u.Gallery.Len() != 3 || u.ErrorText() != "" {
+		t.Errorf("a second undo: %d images, banner %q", u.Gallery.Len(), u.ErrorText())
 	}
 }
 
@@ -147,7 +147,7 @@ func TestFavouritesPersistAndFilter(t *testing.T) {
 	u := h.ui
 	test.Tap(galleryCellFor(t, u, "img-01.png").star)
 	h.waitFor("the star", 5*time.Second, func() bool {
-		e, _ := u.gallery.ByFile("img-01.png")
+		e, _ := u.Gallery.ByFile("img-01.png")
 		return e.Favourite
 	})
 	h.settle()
@@ -165,7 +165,7 @@ func TestFavouritesPersistAndFilter(t *testing.T) {
 
 	h = newHarness(t, data, "", newFakeGen().open)
 	u = h.ui
-	if e, _ := u.gallery.ByFile("img-01.png"); !e.Favourite {
+	if e, _ := u.Gallery.ByFile("img-01.png"); !e.Favourite {
 		t.Fatal("the star was lost on restart")
 	}
 	u.gal.favs.SetChecked(true)
@@ -274,13 +274,13 @@ func TestTrashExpiresAtStart(t *testing.T) {
 	data := t.TempDir()
 	h := galleryHarness(t, data, "old", "young")
 	u := h.ui
-	old, _ := u.gallery.ByFile("img-00.png")
-	if err := u.thumbs.Put(old.SHA256, image.NewNRGBA(image.Rect(0, 0, 4, 4))); err != nil {
+	old, _ := u.Gallery.ByFile("img-00.png")
+	if err := u.Thumbs.Put(old.SHA256, image.NewNRGBA(image.Rect(0, 0, 4, 4))); err != nil {
 		t.Fatal(err)
 	}
 	u.gal.deleteEntry(old)
 	h.waitFor("the first delete", 5*time.Second, func() bool { return len(u.gal.visible) == 1 })
-	young, _ := u.gallery.ByFile("img-01.png")
+	young, _ := u.Gallery.ByFile("img-01.png")
 	u.gal.deleteEntry(young)
 	h.waitFor("the second delete", 5*time.Second, func() bool { return len(u.gal.visible) == 0 })
 	h.close()
@@ -307,7 +307,7 @@ func TestTrashExpiresAtStart(t *testing.T) {
 	}
 
 	h = newHarness(t, data, "", newFakeGen().open)
-	if n := h.ui.gallery.TrashLen(); n != 1 {
+	if n := h.ui.Gallery.TrashLen(); n != 1 {
 		t.Errorf("%d images left in the trash, want the young one", n)
 	}
 	if left, _ := filepath.Glob(filepath.Join(data, "trash", "*-img-00.png")); len(left) != 0 {
@@ -365,10 +365,10 @@ func TestGallerySurvivesRestartAndShowsLineage(t *testing.T) {
 
 	h2 := newHarness(t, data, tinyModel(t), fake.open)
 	u := h2.ui
-	if u.gallery.Len() != 1 || len(u.gal.visible) != 1 {
-		t.Fatalf("after restart the gallery has %d images", u.gallery.Len())
+	if u.Gallery.Len() != 1 || len(u.gal.visible) != 1 {
+		t.Fatalf("after restart the gallery has %d images", u.Gallery.Len())
 	}
-	e, _ := u.gallery.At(0)
+	e, _ := u.Gallery.At(0)
 	if e.Meta.Prompt != "an old lighthouse" || e.Meta.Seed != first.entry.Meta.Seed || e.SHA256 != first.entry.SHA256 {
 		t.Errorf("restored entry %+v", e)
 	}
@@ -383,17 +383,17 @@ func TestGallerySurvivesRestartAndShowsLineage(t *testing.T) {
 	}
 	h2.waitFor("the full image", 5*time.Second, func() bool { return u.view.image.Image != nil })
 	test.Tap(findButton(u.view.actions, "Use as reference"))
-	if len(u.refs.paths) != 1 || u.refs.paths[0] != u.gallery.Path(e) {
+	if len(u.refs.paths) != 1 || u.refs.paths[0] != u.Gallery.Path(e) {
 		t.Fatalf("refs %v", u.refs.paths)
 	}
 	child := h2.generate("the lighthouse at night")
 	if child.err != nil {
 		t.Fatal(child.err)
 	}
-	if ps := u.gallery.Parents(child.entry); len(ps) != 1 || ps[0].File != e.File {
+	if ps := u.Gallery.Parents(child.entry); len(ps) != 1 || ps[0].File != e.File {
 		t.Errorf("parents of the new image: %+v", ps)
 	}
-	if cs := u.gallery.Children(e); len(cs) != 1 || cs[0].File != child.entry.File {
+	if cs := u.Gallery.Children(e); len(cs) != 1 || cs[0].File != child.entry.File {
 		t.Errorf("children of the first image: %+v", cs)
 	}
 	if len(u.view.lineage.Objects) != 2 || !u.view.lineage.Visible() { // "Made from" + one thumbnail
@@ -451,9 +451,9 @@ func TestUndoSeveralDeletions(t *testing.T) {
 	h := galleryHarness(t, data, "a red castle", "a blue sea", "a green forest")
 	u := h.ui
 	for i, f := range []string{"img-00.png", "img-02.png"} {
-		e, _ := u.gallery.ByFile(f)
+		e, _ := u.Gallery.ByFile(f)
 		u.gal.deleteEntry(e)
-		h.waitFor("the deletion", 5*time.Second, func() bool { return u.gallery.IndexOf(f) < 0 && len(u.gal.undos) == i+1 })
+		h.waitFor("the deletion", 5*time.Second, func() bool { return u.Gallery.IndexOf(f) < 0 && len(u.gal.undos) == i+1 })
 	}
 	ctrlZ := func() {
 		t.Helper()
@@ -464,15 +464,15 @@ func TestUndoSeveralDeletions(t *testing.T) {
 		sc.TypedShortcut(&fyne.ShortcutUndo{})
 	}
 	ctrlZ()
-	h.waitFor("the second image back", 5*time.Second, func() bool { return u.gallery.IndexOf("img-02.png") >= 0 })
+	h.waitFor("the second image back", 5*time.Second, func() bool { return u.Gallery.IndexOf("img-02.png") >= 0 })
 	h.settle()
-	if u.gallery.IndexOf("img-00.png") >= 0 || !u.gal.undoBar.Visible() || !strings.Contains(u.gal.undoText.Text, "img-00.png") {
+	if u.Gallery.IndexOf("img-00.png") >= 0 || !u.gal.undoBar.Visible() || !strings.Contains(u.gal.undoText.Text, "img-00.png") {
 		t.Fatalf("after one undo: strip visible %v says %q", u.gal.undoBar.Visible(), u.gal.undoText.Text)
 	}
 	ctrlZ()
-	h.waitFor("the first image back", 5*time.Second, func() bool { return u.gallery.IndexOf("img-00.png") >= 0 })
+	h.waitFor("the first image back", 5*time.Second, func() bool { return u.Gallery.IndexOf("img-00.png") >= 0 })
 	h.settle()
-	if u.gallery.Len() != 3 || u.gal.undoBar.Visible() {
-		t.Errorf("after two undos: %d images, strip visible %v", u.gallery.Len(), u.gal.undoBar.Visible())
+	if u.Gallery.Len() != 3 || u.gal.undoBar.Visible() {
+		t.Errorf("after two undos: %d images, strip visible %v", u.Gallery.Len(), u.gal.undoBar.Visible())
 	}
 }

@@ -69,7 +69,7 @@ func (h *harness) waitFor(what string, timeout time.Duration, cond func() bool) 
 	deadline := time.Now().Add(timeout)
 	for !cond() {
 		if time.Now().After(deadline) {
-			h.t.Fatalf("timed out after %v waiting for %s (banner: %q)", timeout, what, h.ui.errorText())
+			h.t.Fatalf("timed out after %v waiting for %s (banner: %q)", timeout, what, h.ui.ErrorText())
 		}
 		if !h.pump() {
 			time.Sleep(2 * time.Millisecond)
@@ -104,7 +104,7 @@ func newHarness(t *testing.T, dataDir, modelDir string, open OpenFunc) *harness 
 	}
 	h.ui = u
 	t.Cleanup(h.close)
-	h.waitFor("the gallery to load", 10*time.Second, func() bool { return isClosed(u.galleryReady) })
+	h.waitFor("the gallery to load", 10*time.Second, func() bool { return isClosed(u.GalleryReady) })
 	return h
 }
 
@@ -151,7 +151,7 @@ func (h *harness) generate(prompt string) runOutcome {
 	test.Tap(h.ui.ctl.generate)
 	r := h.ui.run.cur
 	if r == nil {
-		h.t.Fatalf("Generate did not start (banner %q, size %q, prompt %q)", h.ui.errorText(), h.ui.ctl.sizeErr.Text, h.ui.ctl.promptErr.Text)
+		h.t.Fatalf("Generate did not start (banner %q, size %q, prompt %q)", h.ui.ErrorText(), h.ui.ctl.sizeErr.Text, h.ui.ctl.promptErr.Text)
 	}
 	var out runOutcome
 	got := false

@@ -1,297 +1,46 @@
 package app
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"errors"
 	"fmt"
 	"image"
-	"math"
-	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"time"
 
-	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/theme"
-	"fyne.io/fyne/v2/widget"
-
-	"kleinbild/app/jobs"
-	"kleinbild/app/maskedit"
-	"kleinbild/app/widgets"
+	"kleinbild/app/inpaintui"
 	"kleinbild/engine"
 	"kleinbild/engine/imageio"
-	"kleinbild/engine/inpaint"
 )
-
-// inpaintMode is Inpaint mode for one picture, in a window of its own: the mask editor
-// with its brush (size, hardness, eraser) and rectangle tool, Clear, Invert, Undo and
-// Redo, the strength, the Extend buttons and amounts per side (outpainting), its own
-// prompt, and Generate, which repaints the masked region (or the new canvas area), and
-// "Repaint all", which starts from the whole picture at the strength (image to image).
-// The result replaces the picture, to refine further.
-type inpaintMode struct {
-	sh *shell
-	inpaintDeps
-	path string // the picture's file
-	ed   *maskedit.Editor
-	// strength is the inpainting strength, 0.05..1.
-	strength       *widgets.EscapeSlider
-	size, hardness *widgets.EscapeSlider
-	eraser         *widgets.EscapeCheck
-	padLabel       *widget.Label
-	strengthLabel  *widget.Label
-	genBtn         *widget.Button
-	// prompt is the window's own prompt, used for its runs instead of the form's.
-	prompt *widgets.EscapeEntry
-	// amounts are the outpainting amounts in pixels: left, top, right, bottom.
-	amounts [4]*widgets.EscapeEntry
-	// rect switches the editor to the rectangle tool.
-	rect   *widgets.EscapeCheck
-	win    fyne.Window
-	closed bool // the window was closed: results no longer go to it
-	// run shows the window's job while it runs or waits (inpaintrun.go).
-	run inpaintRun
-}
-
-// inpaintDeps is what Inpaint mode uses of the other components.
-type inpaintDeps struct {
-	form interface {
-		readForm() (form, bool)
-		// seedIsLocked reports whether the seed field is locked.
-		seedIsLocked() bool
-	}
-	adapters adapterStack
-	// submit starts the job, or queues it while another runs (runner.submit).
-	submit func(j *job)
-	// formPrompt is the main form's prompt, the window's prompt to begin with (may be nil);
-	// fillFormPrompt gives an empty one the window's, which the form's checks require.
-	formPrompt     func() string
-	fillFormPrompt func(prompt string)
-	// whenDone, when set, calls done with the gallery file of the last image j saved,
-	// once j's run ends with one (UI goroutine).
-	whenDone func(j *job, done func(path string))
-	// jobState tells how a job stands; cancelJob cancels it (nil: the window shows no
-	// progress).
-	jobState  func(j *job) jobState
-	cancelJob func(j *job)
-}
-
-// newInpaintMode makes Inpaint mode for the picture img read from path.
-func newInpaintMode(sh *shell, deps inpaintDeps, path string, img image.Image) *inpaintMode {
-	m := &inpaintMode{sh: sh, inpaintDeps: deps, path: path, ed: maskedit.New(img)}
-	m.size = widgets.NewEscapeSlider(2, 256)
-	m.size.SetValue(m.ed.Brush)
-	m.size.OnChanged = func(v float64) { m.ed.Brush = v }
-	m.hardness = widgets.NewEscapeSlider(0, 1)
-	m.hardness.Step = 0.05
-	m.hardness.SetValue(m.ed.Hardness)
-	m.hardness.OnChanged = func(v float64) { m.ed.Hardness = v }
-	m.eraser = widgets.NewEscapeCheck("Eraser", func(on bool) { m.ed.Erase = on })
-	m.strength = widgets.NewEscapeSlider(0.05, 1)
-	m.strength.Step = 0.05
-	m.strengthLabel = widget.NewLabel("")
-	m.strength.OnChanged = func(v float64) { m.strengthLabel.SetText(fmt.Sprintf("%.2f", v)) }
-	m.strength.SetValue(engine.DefaultStrength)
-	m.padLabel = widget.NewLabel(canvasText(m.ed.Width(), m.ed.Height(), inpaint.Padding{}))
-	m.prompt = widgets.NewEscapeMultiLineEntry()
-	m.prompt.Wrapping = fyne.TextWrapWord
-	m.prompt.SetMinRowsVisible(2)
-	m.prompt.SetPlaceHolder("What to paint in the masked part")
-	if deps.formPrompt != nil {
-		m.prompt.SetText(deps.formPrompt())
-	}
-	for i := range m.amounts {
-		m.amounts[i] = widgets.NewEscapeEntry()
-		m.amounts[i].SetPlaceHolder("0")
-		m.amounts[i].OnSubmitted = func(string) { m.applyAmounts() }
-	}
-	m.rect = widgets.NewEscapeCheck("Rectangle", func(on bool) { m.ed.Rect = on })
-	return m
-}
-
-// content is the mode's window content.
-func (m *inpaintMode) content() fyne.CanvasObject {
-	tools := container.NewHBox(
-		widget.NewLabel("Brush"), container.NewGridWrap(fyne.NewSize(120, 36), m.size),
-		widget.NewLabel("Hardness"), container.NewGridWrap(fyne.NewSize(90, 36), m.hardness),
-		m.rect, m.eraser,
-		widget.NewButtonWithIcon("Undo", theme.ContentUndoIcon(), m.ed.Undo),
-		widget.NewButtonWithIcon("Redo", theme.ContentRedoIcon(), m.ed.Redo),
-		widget.NewButtonWithIcon("Clear", theme.ContentClearIcon(), m.ed.Clear),
-		widget.NewButton("Invert", m.ed.Invert),
-		widgets.NewEscapeCheck("Pan", func(on bool) { m.ed.Pan = on }),
-		widget.NewButtonWithIcon("Fit", theme.ZoomFitIcon(), func() { m.ed.SetZoom(1, 0, 0) }),
-	)
-	side := func(label string, p func(d int) inpaint.Padding, horizontal bool) *widget.Button {
-		return widget.NewButton(label, func() {
-			n := m.ed.Height()
-			if horizontal {
-				n = m.ed.Width()
-			}
-			m.extend(p((n/4 + 15) / 16 * 16)) // a quarter of the side, in whole tokens
-		})
-	}
-	extend := container.NewHBox(widget.NewLabel("Extend"),
-		side("Left", func(d int) inpaint.Padding { return inpaint.Padding{Left: d} }, true),
-		side("Right", func(d int) inpaint.Padding { return inpaint.Padding{Right: d} }, true),
-		side("Top", func(d int) inpaint.Padding { return inpaint.Padding{Top: d} }, false),
-		side("Bottom", func(d int) inpaint.Padding { return inpaint.Padding{Bottom: d} }, false),
-		widget.NewButton("16:9", func() { m.extendAspect(16, 9) }),
-		widget.NewButton("4:3", func() { m.extendAspect(4, 3) }),
-		widget.NewButton("1:1", func() { m.extendAspect(1, 1) }),
-		widget.NewButton("No extension", func() { m.extend(inpaint.Padding{}) }),
-		m.padLabel,
-	)
-	m.genBtn = widget.NewButtonWithIcon("Generate", theme.MediaPlayIcon(), func() { m.generate(false) })
-	m.genBtn.Importance = widget.HighImportance
-	whole := widget.NewButton("Repaint all", func() { m.generate(true) })
-	strength := container.NewBorder(nil, nil, container.NewHBox(widget.NewLabel("Strength"), m.strengthLabel),
-		container.NewHBox(whole, m.genBtn), m.strength)
-	bottom := container.NewVBox(m.buildRun(m.genBtn, whole), container.NewBorder(nil, nil, widget.NewLabel("Prompt"), nil, m.prompt), strength)
-	return container.NewBorder(container.NewVBox(tools, extend, m.amountRow()), bottom, nil, nil, m.ed)
-}
-
-// extend sets the outpainting padding, refused (with a message) past the size limit.
-func (m *inpaintMode) extend(p inpaint.Padding) {
-	if err := engine.CheckOutpaint(p, m.ed.Width(), m.ed.Height()); err != nil {
-		m.padLabel.SetText(err.Error())
-		return
-	}
-	m.ed.SetPadding(p)
-	m.padLabel.SetText(canvasText(m.ed.Width(), m.ed.Height(), p))
-	m.showAmounts(p)
-}
-
-// canvasText is the Extend row's line for a w×h picture extended by p: the new canvas, and
-// how the result's size differs from the picture or canvas (inpaint.SizeNote), if it does.
-func canvasText(w, h int, p inpaint.Padding) string {
-	if p.IsZero() {
-		if note := inpaint.SizeNote(w, h, false, false); note != "" {
-			return "Note: " + note
-		}
-		return ""
-	}
-	cw, ch := p.Size(w, h)
-	s := fmt.Sprintf("New canvas %d×%d", cw, ch)
-	if note := inpaint.SizeNote(cw, ch, true, false); note != "" {
-		s += ". Note: " + note
-	}
-	return s
-}
-
-// extendAspect extends the picture to the aspect ratio aw:ah.
-func (m *inpaintMode) extendAspect(aw, ah int) {
-	p, err := inpaint.PadToAspect(m.ed.Width(), m.ed.Height(), aw, ah)
-	if err != nil {
-		m.padLabel.SetText(err.Error())
-		return
-	}
-	m.extend(p)
-}
-
-// request is the inpainting (or outpainting) request for the picture: the mask is saved
-// as an 8-bit grey PNG named by its hash under dir (the data folder's masks), so that the
-// image's metadata and lineage can point to it.
-// With whole, the request repaints all of the picture from the strength (image to image:
-// no mask, no extension).
-func (m *inpaintMode) request(prompt string, seed uint64, dir string, whole bool) (engine.Request, error) {
-	// The slider's steps are 0.05; rounding drops their float residue (0.6000000000000001).
-	strength := math.Round(m.strength.Value*100) / 100
-	req := engine.Request{Settings: engine.Settings{Prompt: prompt, Seed: seed, Image: m.path, Strength: strength}}
-	if whole {
-		return req, nil
-	}
-	if !m.ed.Padding().IsZero() {
-		req.Outpaint = engine.OutpaintOf(m.ed.Padding())
-		return req, nil
-	}
-	if !m.ed.Masked() {
-		return engine.Request{}, errors.New("paint the part of the picture to repaint first (or extend it)")
-	}
-	sum := sha256.Sum256(m.ed.Mask().Pix)
-	name := fmt.Sprintf("%s-%dx%d.png", hex.EncodeToString(sum[:8]), m.ed.Width(), m.ed.Height())
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return engine.Request{}, fmt.Errorf("mask folder: %w", err)
-	}
-	req.Mask = filepath.Join(dir, name)
-	if err := imageio.WritePNG(req.Mask, m.ed.Mask(), imageio.Metadata{}); err != nil {
-		return engine.Request{}, fmt.Errorf("save the mask: %w", err)
-	}
-	return req, nil
-}
-
-// generate starts (or queues) the inpainting job (with whole, the image-to-image job) with
-// the window's prompt and the form's seed, steps, guidance, schedule, negative prompt and
-// switched-on adapters. When the job ends with an image, the window shows it (showResult).
-func (m *inpaintMode) generate(whole bool) {
-	if err := m.sh.writable(); err != nil {
-		m.sh.showError(err) // the mask would be written to the data folder
-		return
-	}
-	prompt := strings.TrimSpace(m.prompt.Text)
-	if prompt == "" {
-		m.sh.showError(errors.New("describe what to paint in the Inpaint window's prompt first"))
-		return
-	}
-	if err := engine.ValidatePrompt(prompt); err != nil {
-		m.sh.showError(fmt.Errorf("the Inpaint prompt: %w", err))
-		return
-	}
-	if m.formPrompt != nil && m.fillFormPrompt != nil && m.formPrompt() == "" {
-		m.fillFormPrompt(prompt)
-	}
-	f, ok := m.form.readForm()
-	if !ok {
-		return
-	}
-	if !m.form.seedIsLocked() || !f.seedGiven {
-		f.Seed = randomSeed()
-	}
-	req, err := m.request(prompt, f.Seed, filepath.Join(m.sh.dataDir, "masks"), whole)
-	if err != nil {
-		m.sh.showError(err)
-		return
-	}
-	req.Steps, req.Guidance, req.Schedule, req.NegativePrompt = f.Steps, f.Guidance, f.Schedule, f.NegativePrompt
-	req.Adapters, req.AdaptersPartial = m.adapters.stack(), m.adapters.partial()
-	j := jobs.New(req, 1)
-	j.Picture = image.Pt(m.ed.Width(), m.ed.Height()) // priced at the result's size, with its steps
-	if m.whenDone != nil {
-		m.whenDone(j, m.loadResult)
-	}
-	m.submit(j)
-	m.follow(j)
-}
 
 // openInpaint opens Inpaint mode for the image the viewer shows, in a window of its own,
 // and returns it (nil when there is none).
-func (v *viewer) openInpaint() *inpaintMode {
-	if !v.shownOK || v.sh.gallery == nil {
+func (v *viewer) openInpaint() *inpaintui.Mode {
+	if !v.shownOK || v.sh.Gallery == nil {
 		return nil
 	}
-	path := v.sh.gallery.Path(v.shown)
+	path := v.sh.Gallery.Path(v.shown)
 	img, err := imageio.Load(path)
 	if err != nil {
-		v.sh.showError(err)
+		v.sh.ShowError(err)
 		return nil
 	}
 	return v.showInpaint(path, img)
 }
 
 // showInpaint opens Inpaint mode for the picture img read from path.
-func (u *UI) showInpaint(path string, img image.Image) *inpaintMode {
-	m := newInpaintMode(u.shell, inpaintDeps{form: &u.ctl, adapters: &u.adapters, submit: u.run.submit,
-		formPrompt:     func() string { return strings.TrimSpace(u.ctl.prompt.Text) },
-		fillFormPrompt: u.ctl.prompt.SetText,
-		whenDone:       u.inpaintResults, jobState: u.inpaintJobState, cancelJob: u.cancelInpaintJob}, path, img)
-	m.win = u.app.NewWindow("Inpaint " + filepath.Base(path))
-	m.win.SetOnClosed(func() { m.closed = true })
-	m.win.SetContent(m.content())
-	m.win.Resize(u.childSize(fyne.NewSize(900, 700)))
-	closeOnEscape(m.win)
-	m.win.Show()
-	return m
+func (u *UI) showInpaint(path string, img image.Image) *inpaintui.Mode {
+	return inpaintui.Open(u.Shell, inpaintui.Deps{ReadForm: u.ctl.inpaintForm, SeedIsLocked: u.ctl.seedIsLocked,
+		Adapters: u.adapters.stack, AdaptersPartial: u.adapters.partial, Submit: u.run.submit,
+		FormPrompt:     func() string { return strings.TrimSpace(u.ctl.prompt.Text) },
+		FillFormPrompt: u.ctl.prompt.SetText,
+		WhenDone:       u.inpaintResults, JobState: u.inpaintJobState, CancelJob: u.cancelInpaintJob}, path, img)
+}
+
+// inpaintForm is the form as Inpaint mode takes it (readForm).
+func (c *controls) inpaintForm() (inpaintui.Form, bool) {
+	f, ok := c.readForm()
+	return inpaintui.Form{Settings: f.Settings, SeedGiven: f.seedGiven}, ok
 }
 
 // reuseSettings is the viewer's Reuse settings: Inpaint mode for an inpainted or
@@ -306,7 +55,7 @@ func (u *UI) reuseSettings(meta imageio.Metadata) {
 // other): the form's settings, then Inpaint mode on the picture it repainted with its mask
 // (or its outpainting) and strength restored. It returns the mode, nil when the picture or
 // the mask cannot be read (the error is shown).
-func (u *UI) reuseInpaint(meta imageio.Metadata) (m *inpaintMode, ok bool) {
+func (u *UI) reuseInpaint(meta imageio.Metadata) (m *inpaintui.Mode, ok bool) {
 	req := engine.MetadataRequest(meta)
 	if req.Image == "" {
 		return nil, false
@@ -314,7 +63,7 @@ func (u *UI) reuseInpaint(meta imageio.Metadata) (m *inpaintMode, ok bool) {
 	img, err := imageio.Load(req.Image)
 	if err != nil {
 		u.RestoreSettings(meta) // the form's part, saying what it leaves out
-		u.showError(fmt.Errorf("the repainted picture: %w", err))
+		u.ShowError(fmt.Errorf("the repainted picture: %w", err))
 		return nil, true
 	}
 	// The form takes the rest of the settings; the Inpaint window the picture, its mask
@@ -331,21 +80,92 @@ func (u *UI) reuseInpaint(meta imageio.Metadata) (m *inpaintMode, ok bool) {
 			p, err = imageio.NewPillow(raw)
 		}
 		if err != nil {
-			u.showError(fmt.Errorf("the mask: %w", err))
+			u.ShowError(fmt.Errorf("the mask: %w", err))
 			return nil, true
 		}
 		mask = p.Resize(b.Dx(), b.Dy()).L()
 	}
 	m = u.showInpaint(req.Image, img)
-	if mask != nil {
-		copy(m.ed.Mask().Pix, mask)
-	}
-	if !req.Padding().IsZero() {
-		m.extend(req.Padding())
-	}
-	if req.Strength > 0 && req.Strength <= 1 {
-		m.strength.SetValue(req.Strength)
-	}
-	m.ed.Render()
+	m.Restore(mask, req.Padding(), req.Strength)
 	return m, true
+}
+
+// inpaintResults is Inpaint mode's whenDone: done gets the gallery file of the last image
+// j saved, once its run ends with one.
+func (u *UI) inpaintResults(j *job, done func(path string)) {
+	u.run.whenJobEnds(j, func(out runOutcome) {
+		if len(out.entries) > 0 && u.Gallery != nil {
+			done(u.Gallery.Path(out.entries[len(out.entries)-1]))
+		}
+	})
+}
+
+// whenJobEnds calls done with the outcome when j's run ends, however it ends (UI
+// goroutine). What was registered for jobs that left the queue without running is
+// forgotten here and when a run ends.
+func (rn *runner) whenJobEnds(j *job, done func(runOutcome)) {
+	rn.forgetDroppedJobs()
+	if rn.afterJob == nil {
+		rn.afterJob = map[*job]func(runOutcome){}
+	}
+	rn.afterJob[j] = done
+}
+
+// jobEnded calls what whenJobEnds registered for j, once.
+func (rn *runner) jobEnded(j *job, out runOutcome) {
+	done, ok := rn.afterJob[j]
+	delete(rn.afterJob, j)
+	rn.forgetDroppedJobs()
+	if ok {
+		done(out)
+	}
+}
+
+// forgetDroppedJobs drops what whenJobEnds registered for jobs that are neither queued nor
+// running: removed, cancelled or opened back into the form, they will never end.
+func (rn *runner) forgetDroppedJobs() {
+	for j := range rn.afterJob {
+		running := rn.cur != nil && rn.cur.job == j
+		if !running && !slices.Contains(rn.queue.Jobs, j) {
+			delete(rn.afterJob, j)
+		}
+	}
+}
+
+// inpaintNotRestored is what restoring req into the form leaves out when req repainted a
+// picture ("" when it did not): the form holds no picture, mask or strength (issue 36
+// item 24: restoring an Inpaint result's settings silently brought back only part of
+// them). The viewer's Reuse settings restores them in the Inpaint window (reuseInpaint).
+func inpaintNotRestored(req engine.Request) string {
+	if req.Image == "" {
+		return ""
+	}
+	what := "the inpainting (the repainted picture, its mask and strength"
+	if !engine.PaddingOf(req.Outpaint).IsZero() {
+		what = "the outpainting (the extended picture, its extension and strength"
+	}
+	return fmt.Sprintf("not %s %.2f), which the form does not hold: open %s and use Reuse settings in the viewer to repaint it in Inpaint",
+		what, req.Strength, filepath.Base(req.Image))
+}
+
+// inpaintJobState is Inpaint mode's jobState.
+func (u *UI) inpaintJobState(j *job) inpaintui.JobState {
+	if r := u.run.cur; r != nil && r.job == j {
+		frac, text := r.tracker.Status(time.Since(r.start))
+		if r.cancelling {
+			text = "Cancelling…"
+		}
+		return inpaintui.JobState{Running: true, Frac: frac, Text: text}
+	}
+	return inpaintui.JobState{Queued: slices.Contains(u.run.queue.Jobs, j)}
+}
+
+// cancelInpaintJob is Inpaint mode's Cancel: it stops j while it runs, or takes it out
+// of the queue while it waits.
+func (u *UI) cancelInpaintJob(j *job) {
+	if r := u.run.cur; r != nil && r.job == j {
+		u.run.cancel()
+		return
+	}
+	u.run.queue.Remove(j)
 }

@@ -95,7 +95,7 @@ func escapers(o fyne.CanvasObject) []fyne.Focusable {
 func TestEscapeClosesDialogsAndWindows(t *testing.T) {
 	h := viewerHarness(t, 2)
 	u := h.ui
-	c := u.win.Canvas()
+	c := u.Win.Canvas()
 	overlay := func() bool { return c.Overlays().Top() != nil }
 	for _, d := range []struct {
 		name string
@@ -136,23 +136,23 @@ func TestEscapeClosesDialogsAndWindows(t *testing.T) {
 	h.waitShownImage(h.at(0))
 	m := u.view.openInpaint()
 	if m == nil {
-		t.Fatalf("Inpaint did not open: %q", u.errorText())
+		t.Fatalf("Inpaint did not open: %q", u.ErrorText())
 	}
-	for _, f := range []fyne.Focusable{m.prompt, m.amounts[2], m.size, m.strength, m.eraser} {
-		if !open(m.win) {
+	for _, f := range []fyne.Focusable{m.Parts().Prompt, m.Parts().Amounts[2], m.Parts().Size, m.Parts().Strength, m.Parts().Eraser} {
+		if !open(m.Parts().Win) {
 			m = u.view.openInpaint()
 		}
-		m.win.Canvas().Focus(f)
-		typeKey(m.win.Canvas(), fyne.KeyEscape)
-		if open(m.win) {
+		m.Parts().Win.Canvas().Focus(f)
+		typeKey(m.Parts().Win.Canvas(), fyne.KeyEscape)
+		if open(m.Parts().Win) {
 			t.Errorf("Inpaint: Escape with %T focused left it open", f)
 		}
 	}
 	u.gal.openCompare(h.at(0), h.at(1))
 	cmp := u.gal.cmp
-	test.Tap(cmp.wipeOn)
-	cmp.win.Canvas().Focus(cmp.split)
-	typeKey(cmp.win.Canvas(), fyne.KeyEscape)
+	test.Tap(cmp.Parts().WipeOn)
+	cmp.Parts().Win.Canvas().Focus(cmp.Parts().Split)
+	typeKey(cmp.Parts().Win.Canvas(), fyne.KeyEscape)
 	if u.gal.cmp != nil {
 		t.Error("Compare: Escape with the wipe slider focused left it open")
 	}
@@ -168,7 +168,7 @@ func TestOneQuitQuestion(t *testing.T) {
 	u := h.ui
 	closed := 0
 	u.closeWindow = func() { closed++ }
-	c := u.win.Canvas()
+	c := u.Win.Canvas()
 	test.Type(u.ctl.prompt, "a lighthouse")
 	test.Tap(u.ctl.generate)
 	waitStarted(t, h, fake)
@@ -223,26 +223,26 @@ func TestInpaintShowsItsRun(t *testing.T) {
 	h.waitShownImage(h.at(0))
 	m := u.view.openInpaint()
 	if m == nil {
-		t.Fatalf("Inpaint did not open: %q", u.errorText())
+		t.Fatalf("Inpaint did not open: %q", u.ErrorText())
 	}
-	m.win.Resize(fyne.NewSize(700, 500))
-	m.prompt.SetText("a red door")
-	m.ed.Brush = 16
-	paintAt(m.ed, image.Pt(20, 20))
+	m.Parts().Win.Resize(fyne.NewSize(700, 500))
+	m.Parts().Prompt.SetText("a red door")
+	m.Parts().Editor.Brush = 16
+	paintAt(m.Parts().Editor, image.Pt(20, 20))
 	idle := func(when string) {
 		t.Helper()
-		if m.run.row.Visible() || m.genBtn.Disabled() || m.run.starters[1].Disabled() {
-			t.Errorf("%s: progress shown %v, Generate disabled %v, Repaint all disabled %v", when, m.run.row.Visible(), m.genBtn.Disabled(), m.run.starters[1].Disabled())
+		if m.Parts().Progress.Visible() || m.Parts().Generate.Disabled() || m.Parts().Repaint.Disabled() {
+			t.Errorf("%s: progress shown %v, Generate disabled %v, Repaint all disabled %v", when, m.Parts().Progress.Visible(), m.Parts().Generate.Disabled(), m.Parts().Repaint.Disabled())
 		}
 	}
 	busy := func(when, text string) {
 		t.Helper()
 		h.settle()
-		if !m.run.row.Visible() || !m.run.cancel.Visible() || !m.genBtn.Disabled() || !m.run.starters[1].Disabled() {
-			t.Fatalf("%s: progress shown %v, Generate disabled %v, Repaint all disabled %v", when, m.run.row.Visible(), m.genBtn.Disabled(), m.run.starters[1].Disabled())
+		if !m.Parts().Progress.Visible() || !m.Parts().Cancel.Visible() || !m.Parts().Generate.Disabled() || !m.Parts().Repaint.Disabled() {
+			t.Fatalf("%s: progress shown %v, Generate disabled %v, Repaint all disabled %v", when, m.Parts().Progress.Visible(), m.Parts().Generate.Disabled(), m.Parts().Repaint.Disabled())
 		}
-		if !strings.Contains(m.run.text.Text, text) {
-			t.Errorf("%s: the window says %q, want %q in it", when, m.run.text.Text, text)
+		if !strings.Contains(m.Parts().ProgressText.Text, text) {
+			t.Errorf("%s: the window says %q, want %q in it", when, m.Parts().ProgressText.Text, text)
 		}
 	}
 	idle("before")
@@ -252,12 +252,12 @@ func TestInpaintShowsItsRun(t *testing.T) {
 	test.Tap(u.ctl.generate)
 	waitStarted(t, h, fake)
 	formRun := u.run.cur
-	test.Tap(m.genBtn)
+	test.Tap(m.Parts().Generate)
 	busy("queued", "Waiting")
 	if len(u.run.queue.Jobs) != 1 {
 		t.Fatalf("%d jobs queued, want the window's", len(u.run.queue.Jobs))
 	}
-	test.Tap(m.run.cancel)
+	test.Tap(m.Parts().Cancel)
 	if len(u.run.queue.Jobs) != 0 || u.run.cur != formRun || formRun.cancelling {
 		t.Fatalf("Cancel of a waiting job: %d queued, the form's run stopped %v", len(u.run.queue.Jobs), u.run.cur != formRun || formRun.cancelling)
 	}
@@ -266,16 +266,16 @@ func TestInpaintShowsItsRun(t *testing.T) {
 	h.waitFor("the form's run to end", 10*time.Second, func() bool { return u.run.cur == nil })
 
 	// Running, it shows its progress; Cancel stops it.
-	test.Tap(m.genBtn)
+	test.Tap(m.Parts().Generate)
 	waitStarted(t, h, fake)
 	busy("running", "")
-	h.waitFor("the progress line", 10*time.Second, func() bool { return m.run.text.Text != "" })
-	test.Tap(m.run.cancel)
+	h.waitFor("the progress line", 10*time.Second, func() bool { return m.Parts().ProgressText.Text != "" })
+	test.Tap(m.Parts().Cancel)
 	if u.run.cur == nil || !u.run.cur.cancelling {
 		t.Fatal("Cancel did not stop the window's run")
 	}
 	h.waitFor("the run to end", 10*time.Second, func() bool { return u.run.cur == nil })
-	h.waitFor("the window to follow", 10*time.Second, func() bool { return !m.run.row.Visible() })
+	h.waitFor("the window to follow", 10*time.Second, func() bool { return !m.Parts().Progress.Visible() })
 	idle("cancelled while running")
 }
 
@@ -286,7 +286,7 @@ func TestInpaintShowsItsRun(t *testing.T) {
 func TestRestoringAnInpaintResult(t *testing.T) {
 	h := viewerHarness(t, 1)
 	u := h.ui
-	pic := u.gallery.Path(h.at(0))
+	pic := u.Gallery.Path(h.at(0))
 	meta := imageio.Metadata{Settings: schema.Settings{Prompt: "a red door", Seed: 42, Width: 64, Height: 48, Steps: 7,
 		Image: pic, Strength: 0.6}}
 	u.RestoreSettings(meta)
@@ -294,19 +294,19 @@ func TestRestoringAnInpaintResult(t *testing.T) {
 	if u.ctl.prompt.Text != "a red door" || u.ctl.seed.Text != "42" || u.ctl.steps.Text != "7" || u.ctl.width.Text != "64" || u.ctl.height.Text != "48" {
 		t.Errorf("restored prompt %q, seed %q, steps %q, size %s×%s", u.ctl.prompt.Text, u.ctl.seed.Text, u.ctl.steps.Text, u.ctl.width.Text, u.ctl.height.Text)
 	}
-	if msg := u.errorText(); !strings.Contains(msg, "not the inpainting") || !strings.Contains(msg, "0.60") || !strings.Contains(msg, filepath.Base(pic)) {
+	if msg := u.ErrorText(); !strings.Contains(msg, "not the inpainting") || !strings.Contains(msg, "0.60") || !strings.Contains(msg, filepath.Base(pic)) {
 		t.Errorf("restoring an Inpaint result into the form says %q", msg)
 	}
-	u.banner.hide()
+	u.Banner.Hide()
 	u.ctl.steps.SetText("30")
 	m, ok := u.reuseInpaint(meta)
 	if !ok || m == nil {
-		t.Fatalf("Reuse settings did not open Inpaint: %q", u.errorText())
+		t.Fatalf("Reuse settings did not open Inpaint: %q", u.ErrorText())
 	}
-	if math.Abs(m.strength.Value-0.6) > 1e-9 || m.path != pic || u.ctl.steps.Text != "7" || u.ctl.seed.Text != "42" {
-		t.Errorf("Reuse settings: strength %v, picture %s, steps %q, seed %q", m.strength.Value, m.path, u.ctl.steps.Text, u.ctl.seed.Text)
+	if math.Abs(m.Parts().Strength.Value-0.6) > 1e-9 || m.Parts().Path != pic || u.ctl.steps.Text != "7" || u.ctl.seed.Text != "42" {
+		t.Errorf("Reuse settings: strength %v, picture %s, steps %q, seed %q", m.Parts().Strength.Value, m.Parts().Path, u.ctl.steps.Text, u.ctl.seed.Text)
 	}
-	if msg := u.errorText(); msg != "" {
+	if msg := u.ErrorText(); msg != "" {
 		t.Errorf("Reuse settings restored everything but says %q", msg)
 	}
 }

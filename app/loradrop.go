@@ -41,9 +41,9 @@ func isSafetensors(path string) bool {
 func (s *adaptersSection) dropAdapters(paths []string, errs []error, rest func([]string, []error) <-chan struct{}) <-chan struct{} {
 	done := make(chan struct{})
 	sh := s.sh
-	sh.bg.Add(1)
+	sh.BG.Add(1)
 	go func() {
-		defer sh.bg.Done()
+		defer sh.BG.Done()
 		var adapters, others []string
 		for _, p := range paths {
 			if isSafetensors(p) {
@@ -52,7 +52,7 @@ func (s *adaptersSection) dropAdapters(paths []string, errs []error, rest func([
 				others = append(others, p)
 			}
 		}
-		sh.post(func() {
+		sh.Post(func() {
 			var waits []<-chan struct{}
 			if len(adapters) > 0 {
 				waits = append(waits, s.addFiles(adapters, true))
@@ -60,7 +60,7 @@ func (s *adaptersSection) dropAdapters(paths []string, errs []error, rest func([
 			if len(others) > 0 || len(errs) > 0 || len(adapters) == 0 {
 				waits = append(waits, rest(others, errs))
 			}
-			go func() { // not in sh.bg: a post dropped at shutdown would keep it waiting
+			go func() { // not in sh.BG: a post dropped at shutdown would keep it waiting
 				for _, w := range waits {
 					<-w
 				}
@@ -118,9 +118,9 @@ func isAdapterFile(path string) bool {
 // drop has been applied.
 func (u *UI) routeDrop(uris []fyne.URI) <-chan struct{} {
 	done := make(chan struct{})
-	u.bg.Add(1)
+	u.BG.Add(1)
 	go func() {
-		defer u.bg.Done()
+		defer u.BG.Done()
 		var adapters []string
 		var rest []fyne.URI
 		for _, uri := range uris {
@@ -130,7 +130,7 @@ func (u *UI) routeDrop(uris []fyne.URI) <-chan struct{} {
 			}
 			rest = append(rest, uri)
 		}
-		u.post(func() {
+		u.Post(func() {
 			var waits []<-chan struct{}
 			if len(adapters) > 0 {
 				waits = append(waits, u.adapters.addFiles(adapters, true))

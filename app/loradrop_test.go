@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/storage"
 
+	"kleinbild/app/shell"
 	"kleinbild/weights/golden"
 )
 
@@ -25,9 +26,9 @@ func TestDropRoutesAdaptersBeforeModel(t *testing.T) {
 		t.Fatal("the model settings claimed an adapter drop")
 	}
 	if n := len(u.adapters.entries); n != 2 {
-		t.Fatalf("%d adapters after dropping two; banner %q", n, u.errorText())
+		t.Fatalf("%d adapters after dropping two; banner %q", n, u.ErrorText())
 	}
-	if msg := u.errorText(); strings.Contains(msg, "transformer") {
+	if msg := u.ErrorText(); strings.Contains(msg, "transformer") {
 		t.Errorf("banner %q", msg)
 	}
 	tr := golden.Path(t, "model", "tiny-flux2-klein", "transformer", "diffusion_pytorch_model.safetensors")
@@ -53,8 +54,8 @@ func TestSentenceKeepsFileNames(t *testing.T) {
 		"lora: no tensors":                                "Lora: no tensors",
 		"":                                                "",
 	} {
-		if got := sentence(in); got != want {
-			t.Errorf("sentence(%q) = %q, want %q", in, got, want)
+		if got := shell.Sentence(in); got != want {
+			t.Errorf("shell.Sentence(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

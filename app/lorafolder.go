@@ -15,6 +15,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"kleinbild/app/fserr"
+	"kleinbild/app/shell"
 	"kleinbild/app/userdirs"
 	"kleinbild/app/widgets"
 	"kleinbild/engine/imageio"
@@ -61,7 +62,7 @@ func (f *loraFolder) build(s *adaptersSection) fyne.CanvasObject {
 	choose := widget.NewButtonWithIcon("Choose…", theme.FolderOpenIcon(), f.choose)
 	choose.Importance = widget.LowImportance
 	f.search = widgets.NewShortcutEntry(false, nil)
-	f.search.PassOn = s.sh.passKey // Ctrl+Q and Ctrl+L work while it has the focus
+	f.search.PassOn = s.sh.PassKey // Ctrl+Q and Ctrl+L work while it has the focus
 	f.search.SetPlaceHolder("Search the LoRA folder")
 	f.search.OnChanged = func(string) { f.refresh() }
 	f.list = container.NewVBox()
@@ -70,7 +71,7 @@ func (f *loraFolder) build(s *adaptersSection) fyne.CanvasObject {
 	f.msg.SizeName = theme.SizeNameCaptionText
 	f.showDir()
 	return container.NewVBox(
-		container.NewBorder(nil, nil, nil, choose, container.NewVBox(sectionTitle("LoRA folder"), f.dirLabel)),
+		container.NewBorder(nil, nil, nil, choose, container.NewVBox(shell.SectionTitle("LoRA folder"), f.dirLabel)),
 		f.search, f.list, f.msg)
 }
 
@@ -78,13 +79,13 @@ func (f *loraFolder) build(s *adaptersSection) fyne.CanvasObject {
 func (f *loraFolder) choose() {
 	sh := f.s.sh
 	last := f.dir
-	sh.openChooser("Choose the LoRA folder", chooseFolder, func() string {
+	openChooser(sh, "Choose the LoRA folder", chooseFolder, func() string {
 		home, cfg := userdirs.Dirs()
 		return userdirs.Start(last, home, cfg, runtime.GOOS)
 	}, func(paths []string) {
 		f.setDir(paths[0])
-		sh.settings.LoraDir = f.dir
-		sh.remember(sh.settings)
+		sh.Settings.LoraDir = f.dir
+		sh.Remember(sh.Settings)
 	})
 }
 
@@ -103,11 +104,11 @@ func (f *loraFolder) setDir(dir string) <-chan struct{} {
 	f.msg.Show()
 	f.list.RemoveAll()
 	my, sh := f.gen, f.s.sh
-	sh.bg.Add(1)
+	sh.BG.Add(1)
 	go func() {
-		defer sh.bg.Done()
-		items, err := listFolder(sh.life, dir, true)
-		sh.post(func() {
+		defer sh.BG.Done()
+		items, err := listFolder(sh.Life, dir, true)
+		sh.Post(func() {
 			defer close(done)
 			if my != f.gen {
 				return
@@ -180,7 +181,7 @@ func (f *loraFolder) refresh() {
 	}
 	switch {
 	case f.dirErr != nil:
-		f.msg.SetText(sentence(f.dirErr.Error()) + ".")
+		f.msg.SetText(shell.Sentence(f.dirErr.Error()) + ".")
 	case !f.scanned:
 		f.msg.SetText("Reading the LoRA folder…")
 	case len(f.items) == 0:
@@ -218,7 +219,7 @@ func (f *loraFolder) row(it loraItem) fyne.CanvasObject {
 	if name != file {
 		info = file + " · " + info
 	}
-	return container.NewVBox(container.NewBorder(nil, nil, nil, add, title), hint(info))
+	return container.NewVBox(container.NewBorder(nil, nil, nil, add, title), shell.Hint(info))
 }
 
 // describeAdapter is one line about an adapter: kind, rank, what it fits, base model and

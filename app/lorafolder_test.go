@@ -229,7 +229,7 @@ func TestDropAdapters(t *testing.T) {
 	if len(h.ui.refs.paths) != 1 || h.ui.refs.paths[0] != img {
 		t.Errorf("references %q", h.ui.refs.paths)
 	}
-	if msg := h.ui.errorText(); !strings.Contains(msg, "picture.safetensors") {
+	if msg := h.ui.ErrorText(); !strings.Contains(msg, "picture.safetensors") {
 		t.Errorf("the PNG named .safetensors is not reported: %q", msg)
 	}
 	// A Kleinbild PNG naming adapters: the restore question names them, and restoring finds
@@ -285,7 +285,7 @@ func TestRestoreAdaptersFromImage(t *testing.T) {
 	if len(s.entries) != 2 || s.entries[0].on.Checked || s.entries[1].a.Path != p || strengthOf(s.entries[1]) != -0.7 || !s.entries[1].on.Checked {
 		t.Fatalf("restored %+v", s.remembered())
 	}
-	if msg := h.ui.errorText(); !strings.Contains(msg, "lost.safetensors") || strings.Contains(msg, "original.safetensors") {
+	if msg := h.ui.ErrorText(); !strings.Contains(msg, "lost.safetensors") || strings.Contains(msg, "original.safetensors") {
 		t.Errorf("notice %q", msg)
 	}
 	if d := describeEntry(gallery.Entry{HasMeta: true, Meta: meta}); !strings.Contains(d, "Adapters: original.safetensors (-0.70), lost.safetensors (1.00)") {
@@ -296,9 +296,9 @@ func TestRestoreAdaptersFromImage(t *testing.T) {
 	s.entries[1].on.SetChecked(false) // listed already: switched on again at the image's strength
 	s.setStrength(s.entries[1], 2)
 	s.entries[0].on.SetChecked(true)
-	h.ui.banner.hide()
+	h.ui.Banner.Hide()
 	h.ui.RestoreSettings(meta)
-	h.waitFor("the restore", 10*time.Second, func() bool { return strings.Contains(h.ui.errorText(), "Restored 1 adapter") })
+	h.waitFor("the restore", 10*time.Second, func() bool { return strings.Contains(h.ui.ErrorText(), "Restored 1 adapter") })
 	if st := s.stack(); len(s.entries) != 2 || len(st) != 1 || st[0].Adapter.Path != p || st[0].Strength != -0.7 {
 		t.Errorf("RestoreSettings: %+v", s.remembered())
 	}

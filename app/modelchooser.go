@@ -37,7 +37,7 @@ func weightFilesSummary(files, dirs int) string {
 // starting in the folder of start (else home), and passes its path to set.
 func (m *modelSettings) browseWeightFile(start string, set func(string)) *fileChooser {
 	start = cleanDir(start)
-	return m.sh.openChooser("Choose a model file (GGUF or safetensors)", chooseWeightFile, func() string {
+	return openChooser(m.sh, "Choose a model file (GGUF or safetensors)", chooseWeightFile, func() string {
 		switch {
 		case start != "" && userdirs.IsDir(start):
 			return start

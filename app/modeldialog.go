@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/app/shell"
 	"kleinbild/app/widgets"
 	"kleinbild/engine"
 	"kleinbild/engine/source"
@@ -115,10 +116,10 @@ func (m *modelSettings) showDialog() {
 	f.checking = widget.NewProgressBarInfinite()
 	f.checking.Hide()
 	f.combo = widget.NewSelect(nil, f.comboChanged)
-	f.comboBox = container.NewVBox(sectionTitle("Combination"), hint("The ComfyUI folder holds several usable sets of files: choose one."), f.combo)
+	f.comboBox = container.NewVBox(shell.SectionTitle("Combination"), shell.Hint("The ComfyUI folder holds several usable sets of files: choose one."), f.combo)
 	f.comboBox.Hide()
 	f.variant = widget.NewRadioGroup([]string{variantDistilledLabel, variantBaseLabel}, f.variantChanged)
-	f.variantBox = container.NewVBox(sectionTitle("Variant"), hint("The files do not say whether this is the distilled or the base model: choose."), f.variant)
+	f.variantBox = container.NewVBox(shell.SectionTitle("Variant"), shell.Hint("The files do not say whether this is the distilled or the base model: choose."), f.variant)
 	f.variantBox.Hide()
 
 	folder := widget.NewButtonWithIcon("Browse…", theme.FolderOpenIcon(), func() {
@@ -127,8 +128,8 @@ func (m *modelSettings) showDialog() {
 	file := widget.NewButtonWithIcon("File…", theme.FileIcon(), func() {
 		m.browseWeightFile(f.path.Text, func(p string) { f.path.SetText(p) })
 	})
-	partsBox := container.NewVBox(sectionTitle("Replace parts (optional)"),
-		hint("GGUF or safetensors files that take the place of the model's transformer, text encoder or VAE."))
+	partsBox := container.NewVBox(shell.SectionTitle("Replace parts (optional)"),
+		shell.Hint("GGUF or safetensors files that take the place of the model's transformer, text encoder or VAE."))
 	for _, c := range []engine.Component{engine.Transformer, engine.TextEncoder, engine.VAE} {
 		field := widgets.NewEscapeEntry()
 		e := &field.Entry
@@ -155,7 +156,7 @@ func (m *modelSettings) showDialog() {
 	dl, release := m.newDownloadPanel()
 	devBox, releaseDev := m.newDeviceSection()
 	content := container.NewVBox(
-		sectionTitle("Model"),
+		shell.SectionTitle("Model"),
 		container.NewBorder(nil, nil, nil, container.NewHBox(folder, file), path),
 		f.comboBox, f.variantBox,
 		f.checking, f.status,
@@ -166,7 +167,7 @@ func (m *modelSettings) showDialog() {
 		widget.NewSeparator(),
 		dl.box)
 	f.content = content
-	d := dialog.NewCustomWithoutButtons("Model", container.NewVScroll(content), m.sh.win)
+	d := dialog.NewCustomWithoutButtons("Model", container.NewVScroll(content), m.sh.Win)
 	m.dlg, m.form = d, f
 	d.SetOnClosed(func() {
 		release()
@@ -186,7 +187,7 @@ func (m *modelSettings) showDialog() {
 	f.check()
 	d.Resize(fyne.NewSize(720, 680))
 	d.Show()
-	m.sh.escapeCloses(d, content)
+	m.sh.EscapeCloses(d, content)
 }
 
 // fill puts sp into the form: a ComfyUI folder's files are its combination, other files
@@ -230,11 +231,11 @@ func (f *modelForm) check() {
 	f.checking.Show()
 	pick := f.pick
 	sh := f.m.sh
-	sh.bg.Add(1)
+	sh.BG.Add(1)
 	go func() {
-		defer sh.bg.Done()
-		r := readModelForm(sh.life, sp, pick)
-		sh.post(func() {
+		defer sh.BG.Done()
+		r := readModelForm(sh.Life, sp, pick)
+		sh.Post(func() {
 			if my == f.gen {
 				f.show(r)
 			}

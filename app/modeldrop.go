@@ -81,9 +81,9 @@ type droppedPart struct {
 // apart by their headers, off the UI goroutine.
 func (f *modelForm) drop(paths []string) {
 	sh := f.m.sh
-	sh.bg.Add(1)
+	sh.BG.Add(1)
 	go func() {
-		defer sh.bg.Done()
+		defer sh.BG.Done()
 		var got []droppedPart
 		var errs []error
 		for _, p := range paths {
@@ -98,7 +98,7 @@ func (f *modelForm) drop(paths []string) {
 			}
 			got = append(got, droppedPart{path: p, part: c})
 		}
-		sh.post(func() {
+		sh.Post(func() {
 			if f.m.form != f {
 				return
 			}
@@ -112,7 +112,7 @@ func (f *modelForm) drop(paths []string) {
 					f.parts[d.part].SetText(d.path)
 				}
 			}
-			sh.showError(errors.Join(errs...))
+			sh.ShowError(errors.Join(errs...))
 		})
 	}()
 }

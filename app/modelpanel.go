@@ -11,15 +11,19 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/app/shell"
 	"kleinbild/app/userdirs"
 	"kleinbild/download"
 	"kleinbild/engine"
+	"kleinbild/gpu/backends"
 )
 
 // modelSettings is the model in use and the model dialog: the model's choice and checks,
 // the downloads and the compute device.
 type modelSettings struct {
-	sh *shell
+	sh *shell.Shell
+	// devices replaces backends.Devices (Options.devices; tests).
+	devices func() []backends.Device
 	modelDeps
 
 	// spec is the model chosen; dir its path (a folder or a file; the first part file when
@@ -126,19 +130,19 @@ func (m *modelSettings) showRunPhase(p runPhase) {
 // checkModelLater checks src (checkSource) in the background; if it is still the model
 // when the check ends and the check fails, the model becomes unusable with a plain message.
 func (m *modelSettings) checkModelLater(key string, src engine.Source) {
-	m.sh.bg.Add(1)
+	m.sh.BG.Add(1)
 	go func() {
-		defer m.sh.bg.Done()
-		err := checkSource(m.sh.life, src)
-		if err == nil || m.sh.life.Err() != nil {
+		defer m.sh.BG.Done()
+		err := checkSource(m.sh.Life, src)
+		if err == nil || m.sh.Life.Err() != nil {
 			return
 		}
-		m.sh.post(func() {
+		m.sh.Post(func() {
 			if m.spec.key() != key || m.err != nil || m.busy() {
 				return
 			}
 			m.err, m.src = err, nil
-			m.sh.showErrorAbout(topicModel, fmt.Errorf("the model cannot be used: %w", err))
+			m.sh.ShowErrorAbout(shell.TopicModel, fmt.Errorf("the model cannot be used: %w", err))
 			m.refresh()
 		})
 	}()
@@ -160,7 +164,7 @@ func (m *modelSettings) setDir(dir string, remember bool) error {
 func (m *modelSettings) setSpec(sp modelSpec, remember bool) error {
 	if m.busy() {
 		err := errors.New("wait for the current generation to finish (or cancel it) before switching models")
-		m.sh.showError(err)
+		m.sh.ShowError(err)
 		return err
 	}
 	sp = sp.clean()
@@ -173,22 +177,22 @@ func (m *modelSettings) setSpec(sp modelSpec, remember bool) error {
 func (m *modelSettings) use(sp modelSpec, src engine.Source, info engine.ModelInfo, err error, remember, check bool) error {
 	if m.busy() {
 		err := errors.New("wait for the current generation to finish (or cancel it) before switching models")
-		m.sh.showError(err)
+		m.sh.ShowError(err)
 		return err
 	}
 	m.spec, m.src, m.info, m.err = sp, src, info, err
 	m.dir = firstOf(sp.Path, sp.Transformer, sp.TextEncoder, sp.VAE)
 	if err != nil {
 		m.src = nil
-		m.sh.showErrorAbout(topicModel, fmt.Errorf("the model cannot be used: %w", err))
+		m.sh.ShowErrorAbout(shell.TopicModel, fmt.Errorf("the model cannot be used: %w", err))
 	} else {
-		m.sh.clearBanner(topicModel)
+		m.sh.ClearBanner(shell.TopicModel)
 		if check {
 			m.checkModelLater(sp.key(), src)
 		}
 		if remember {
-			sp.store(&m.sh.settings)
-			m.sh.remember(m.sh.settings)
+			sp.store(&m.sh.Settings)
+			m.sh.Remember(m.sh.Settings)
 		}
 	}
 	m.refresh()
@@ -256,7 +260,7 @@ func (m *modelSettings) closeDialog() {
 // in the folder that holds start (else home), and passes its path to set.
 func (m *modelSettings) browseFolder(title, start string, set func(string)) *fileChooser {
 	start = cleanDir(start)
-	return m.sh.openChooser(title, chooseFolder, func() string {
+	return openChooser(m.sh, title, chooseFolder, func() string {
 		home, _ := userdirs.Dirs()
 		if start != "" && userdirs.IsDir(filepath.Dir(start)) {
 			return filepath.Dir(start)

@@ -37,8 +37,8 @@ func TestModelSetup(t *testing.T) {
 	partial := t.TempDir()
 	os.WriteFile(filepath.Join(partial, "model_index.json"), []byte(`{"_class_name":"Flux2KleinPipeline","is_distilled":true}`), 0o644)
 	err := u.SetModelDir(partial, true)
-	if err == nil || !strings.Contains(u.errorText(), "transformer/diffusion_pytorch_model.safetensors") {
-		t.Errorf("incomplete folder: %v, banner %q", err, u.errorText())
+	if err == nil || !strings.Contains(u.ErrorText(), "transformer/diffusion_pytorch_model.safetensors") {
+		t.Errorf("incomplete folder: %v, banner %q", err, u.ErrorText())
 	}
 	if !u.view.setup.Visible() {
 		t.Error("setup guide hidden for an unusable model")
@@ -137,7 +137,7 @@ func TestModelFolderCheckedWhenChosen(t *testing.T) {
 	// Choosing it directly (setup page, remembered folder): found in the background.
 	u.SetModelDir(broken, true)
 	h.waitFor("the background check", 10*time.Second, func() bool { return u.model.err != nil })
-	banner := u.errorText()
+	banner := u.ErrorText()
 	if !strings.Contains(banner, "vae/diffusion_pytorch_model.safetensors") || len(banner) > 240 {
 		t.Errorf("banner %q", banner)
 	}

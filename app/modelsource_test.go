@@ -148,7 +148,7 @@ func TestModelDialogComfyUI(t *testing.T) {
 	if out.err != nil {
 		t.Fatal(out.err)
 	}
-	meta, ok, err := imageio.ReadMetadata(u.gallery.Path(out.entry))
+	meta, ok, err := imageio.ReadMetadata(u.Gallery.Path(out.entry))
 	if err != nil || !ok {
 		t.Fatalf("metadata: %v %v", ok, err)
 	}
@@ -183,8 +183,8 @@ func TestModelSingleFileWithParts(t *testing.T) {
 	h := newHarness(t, t.TempDir(), "", newFakeGen().open)
 	u := h.ui
 	sd := golden.Path(t, sdcppFile)
-	if err := u.SetModelDir(sd, false); err == nil || !strings.Contains(u.errorText(), "Text encoder") || !strings.Contains(u.errorText(), "VAE") {
-		t.Errorf("a lone transformer file: %v, banner %q", err, u.errorText())
+	if err := u.SetModelDir(sd, false); err == nil || !strings.Contains(u.ErrorText(), "Text encoder") || !strings.Contains(u.ErrorText(), "VAE") {
+		t.Errorf("a lone transformer file: %v, banner %q", err, u.ErrorText())
 	}
 	if !strings.Contains(u.model.button.Text, "incomplete") {
 		t.Errorf("model button %q", u.model.button.Text)
@@ -258,8 +258,8 @@ func TestModelVariantChoice(t *testing.T) {
 	if u.model.info.Distilled || !u.ctl.guidanceBox.Visible() || !strings.Contains(u.model.button.Text, "base") {
 		t.Errorf("base model: button %q, guidance shown %v", u.model.button.Text, u.ctl.guidanceBox.Visible())
 	}
-	if u.settings.ModelVariant != "base" {
-		t.Errorf("remembered variant %q", u.settings.ModelVariant)
+	if u.Settings.ModelVariant != "base" {
+		t.Errorf("remembered variant %q", u.Settings.ModelVariant)
 	}
 	// A file that tells (its name says klein) offers no choice.
 	f = openForm(t, h)
@@ -302,7 +302,7 @@ func TestModelDrop(t *testing.T) {
 	if !u.model.takeDrop([]fyne.URI{storage.NewFileURI(png)}) {
 		t.Fatal("drop on the open dialog not taken")
 	}
-	h.waitFor("the refusal", 10*time.Second, func() bool { return strings.Contains(strings.ToLower(u.errorText()), "x.png is not") })
+	h.waitFor("the refusal", 10*time.Second, func() bool { return strings.Contains(strings.ToLower(u.ErrorText()), "x.png is not") })
 }
 
 // recordingGen records the requests of the generator it wraps.
@@ -351,7 +351,7 @@ func TestGenerateGGUFPartsRealEngine(t *testing.T) {
 	if len(opened) != 1 || opened[0] != u.model.src {
 		t.Fatalf("generation opened %d sources, the model's: %v", len(opened), len(opened) == 1 && opened[0] == u.model.src)
 	}
-	meta, ok, err := imageio.ReadMetadata(u.gallery.Path(out.entry))
+	meta, ok, err := imageio.ReadMetadata(u.Gallery.Path(out.entry))
 	if err != nil || !ok || len(meta.ModelFiles) != 2 {
 		t.Fatalf("metadata %+v (%v, %v)", meta, ok, err)
 	}
@@ -359,7 +359,7 @@ func TestGenerateGGUFPartsRealEngine(t *testing.T) {
 		meta.ModelFiles[1].File != "flux-2-klein-tiny-Q8_0-mix.gguf" || !strings.Contains(meta.ModelFiles[1].Types, "Q8_0 x") {
 		t.Errorf("model files %+v", meta.ModelFiles)
 	}
-	got, err := thumbcache.DecodeFile(u.gallery.Path(out.entry))
+	got, err := thumbcache.DecodeFile(u.Gallery.Path(out.entry))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/app/shell"
 	"kleinbild/engine"
 )
 
@@ -31,7 +32,7 @@ func newNoiseSelect(changed func()) *widget.Select {
 func noiseRow(s *widget.Select) fyne.CanvasObject {
 	return container.NewVBox(
 		container.NewBorder(nil, nil, widget.NewLabel("Noise"), nil, s),
-		hint("Size-stable: one seed keeps its composition at every size. Torch-compatible matches diffusers exactly, but changes with the size."))
+		shell.Hint("Size-stable: one seed keeps its composition at every size. Torch-compatible matches diffusers exactly, but changes with the size."))
 }
 
 // noiseValue is the Request.Noise of the menu's choice.

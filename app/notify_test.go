@@ -46,6 +46,6 @@ func TestProgressInTitleAndNotification(t *testing.T) {
 	}
 
 	u.run.notify.Background = false
-	u.run.notify.Send = h.ui.app.SendNotification
+	u.run.notify.Send = h.ui.App.SendNotification
 	test.AssertNotificationSent(t, nil, func() { h.generate("in the foreground") })
 }

@@ -47,7 +47,7 @@ func TestFormEditsSurviveRestart(t *testing.T) {
 	c2.seed.SetText("")
 	h2.ui.ctl.setSeedLocked(false)
 	time.Sleep(formSaveDelay + 300*time.Millisecond)
-	s, err := settings.Load(h2.ui.store.path)
+	s, err := settings.Load(h2.ui.Store.Path)
 	if err != nil || s.Prompt != "a grey wolf" || s.SeedLocked {
 		t.Errorf("settings after a pause: prompt %q, seed locked %v, err %v", s.Prompt, s.SeedLocked, err)
 	}
@@ -100,7 +100,7 @@ func TestUnreadableGalleryNoticeOncePerSet(t *testing.T) {
 	}
 	fake := newFakeGen()
 	h := newHarness(t, data, tinyModel(t), fake.open)
-	msg := h.ui.errorText()
+	msg := h.ui.ErrorText()
 	for _, n := range []string{"3 file", "b1.png", "b2.png", "b3.png"} {
 		if !strings.Contains(msg, n) {
 			t.Errorf("notice %q does not name %s", msg, n)
@@ -110,7 +110,7 @@ func TestUnreadableGalleryNoticeOncePerSet(t *testing.T) {
 	h.close()
 
 	h = newHarness(t, data, tinyModel(t), fake.open)
-	if msg := h.ui.errorText(); strings.Contains(msg, "could not be read") {
+	if msg := h.ui.ErrorText(); strings.Contains(msg, "could not be read") {
 		t.Errorf("the same files are reported again on the next start: %q", msg)
 	}
 	h.settle()
@@ -122,7 +122,7 @@ func TestUnreadableGalleryNoticeOncePerSet(t *testing.T) {
 		}
 	}
 	h = newHarness(t, data, tinyModel(t), fake.open)
-	if msg := h.ui.errorText(); !strings.Contains(msg, "8 file") || !strings.Contains(msg, "and 3 more") {
+	if msg := h.ui.ErrorText(); !strings.Contains(msg, "8 file") || !strings.Contains(msg, "and 3 more") {
 		t.Errorf("a new set of unreadable files: notice %q, want 8 files with the first five named", msg)
 	}
 }
@@ -143,7 +143,7 @@ func TestRestoreSettingsKeepsExistingReferences(t *testing.T) {
 	if len(u.refs.paths) != 1 || u.refs.paths[0] != kept {
 		t.Errorf("references after restore: %v, want [%s]", u.refs.paths, kept)
 	}
-	if msg := u.errorText(); !strings.Contains(msg, "gone.png") || strings.Contains(msg, "kept.png") {
+	if msg := u.ErrorText(); !strings.Contains(msg, "gone.png") || strings.Contains(msg, "kept.png") {
 		t.Errorf("notice %q should name the missing reference only", msg)
 	}
 }

@@ -61,8 +61,8 @@ func TestRestoreLongPrompt(t *testing.T) {
 	if c.seed.Text != "10" || c.steps.Text != "3" {
 		t.Errorf("other settings not restored with a refused prompt: seed %q, steps %q", c.seed.Text, c.steps.Text)
 	}
-	if !strings.Contains(u.errorText(), "prompt") {
-		t.Errorf("refused prompt not reported: %q", u.errorText())
+	if !strings.Contains(u.ErrorText(), "prompt") {
+		t.Errorf("refused prompt not reported: %q", u.ErrorText())
 	}
 }
 

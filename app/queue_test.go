@@ -121,7 +121,7 @@ func TestQueueStartsAfterSuccess(t *testing.T) {
 	u.ctl.prompt.SetText("last")
 	u.Generate()
 	test.Tap(u.ctl.generate) // cancel the first
-	h.waitFor("both queued jobs", 5*time.Second, func() bool { return u.gallery != nil && u.gallery.Len() == 2 && u.run.cur == nil })
+	h.waitFor("both queued jobs", 5*time.Second, func() bool { return u.Gallery != nil && u.Gallery.Len() == 2 && u.run.cur == nil })
 	if got := gallerySeeds(t, u); got[0] != 8 || got[1] != 9 {
 		t.Errorf("seeds %v, want [8 9]", got)
 	}
@@ -164,7 +164,7 @@ func queueJob(t *testing.T, u *UI, prompt string, seed uint64) {
 	n := len(u.run.queue.Jobs)
 	u.Generate()
 	if len(u.run.queue.Jobs) != n+1 {
-		t.Fatalf("%q was not queued (banner %q)", prompt, u.errorText())
+		t.Fatalf("%q was not queued (banner %q)", prompt, u.ErrorText())
 	}
 }
 
@@ -200,8 +200,8 @@ func TestQueuePausesAfterRepeatingFailure(t *testing.T) {
 	if findLabel(q.PausedRow, "Queue paused after an error") == nil || q.Resume.Text != "Resume" {
 		t.Error("the paused line does not say so or has no Resume button")
 	}
-	if !strings.Contains(u.errorText(), "out of memory") {
-		t.Errorf("banner %q", u.errorText())
+	if !strings.Contains(u.ErrorText(), "out of memory") {
+		t.Errorf("banner %q", u.ErrorText())
 	}
 
 	test.Tap(q.Rows[0].Remove) // ✕ on "second" still works while paused
@@ -209,7 +209,7 @@ func TestQueuePausesAfterRepeatingFailure(t *testing.T) {
 		t.Fatalf("after ✕: %d jobs, paused %v", len(q.Jobs), q.Paused)
 	}
 	test.Tap(q.Resume)
-	h.waitFor("the resumed job", 5*time.Second, func() bool { return u.run.cur == nil && u.gallery.Len() == 1 })
+	h.waitFor("the resumed job", 5*time.Second, func() bool { return u.run.cur == nil && u.Gallery.Len() == 1 })
 	if got := gallerySeeds(t, u); got[0] != 3 {
 		t.Errorf("the resumed queue made seed %d, want 3", got[0])
 	}
@@ -233,7 +233,7 @@ func TestQueueGoesOnAfterJobFailure(t *testing.T) {
 	ref := writeTestPNG(t, t.TempDir(), "ref.png", 64, 64, nil)
 	u.AddReference(ref)
 	if len(u.refs.paths) != 1 {
-		t.Fatalf("reference not added: %q", u.errorText())
+		t.Fatalf("reference not added: %q", u.ErrorText())
 	}
 	queueJob(t, u, "with a reference that goes", 2)
 	u.refs.remove(ref)
@@ -246,7 +246,7 @@ func TestQueueGoesOnAfterJobFailure(t *testing.T) {
 
 	test.Tap(u.ctl.generate) // cancel the first
 	h.waitFor("the queue to run", 5*time.Second, func() bool {
-		return u.run.cur == nil && len(u.run.queue.Jobs) == 0 && u.gallery.Len() > 0
+		return u.run.cur == nil && len(u.run.queue.Jobs) == 0 && u.Gallery.Len() > 0
 	})
 	h.settle()
 	if got := gallerySeeds(t, u); len(got) != 1 || got[0] != 4 {

@@ -30,7 +30,7 @@ func (u *UI) openJob(j *job) {
 			for _, m := range j.Missing {
 				names = append(names, filepath.Base(m.Path))
 			}
-			u.showNotice(fmt.Sprintf("The job's adapter(s) %s could not be opened and are not in the form.", strings.Join(names, ", ")))
+			u.ShowNotice(fmt.Sprintf("The job's adapter(s) %s could not be opened and are not in the form.", strings.Join(names, ", ")))
 		}
 	})
 	u.ctl.setCount(j.Count)

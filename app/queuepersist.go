@@ -34,9 +34,9 @@ func (rn *runner) setUpQueue(path string) {
 	q := rn.queue
 	q.OnCancelAll = rn.cancelAll
 	q.Running = func() bool { return rn.cur != nil }
-	rn.sh.bg.Add(1)
+	rn.sh.BG.Add(1)
 	go func() {
-		defer rn.sh.bg.Done()
+		defer rn.sh.BG.Done()
 		stored, notes, err := jobs.LoadQueue(path)
 		var restored []*job
 		for _, s := range stored {
@@ -50,7 +50,7 @@ func (rn *runner) setUpQueue(path string) {
 			}
 			restored = append(restored, s.Job)
 		}
-		rn.sh.post(func() { rn.restoreQueue(restored, notes, err) })
+		rn.sh.Post(func() { rn.restoreQueue(restored, notes, err) })
 	}()
 }
 
@@ -93,10 +93,10 @@ func (rn *runner) restoreQueue(restored []*job, notes []string, err error) {
 	q := rn.queue
 	q.Changed = func([]*job) { rn.saveQueue() }
 	if err != nil {
-		rn.sh.showError(err)
+		rn.sh.ShowError(err)
 	}
 	if len(notes) > 0 {
-		rn.sh.showNotice("Some saved jobs could not be restored: " + strings.Join(notes, "; ") + ".")
+		rn.sh.ShowNotice("Some saved jobs could not be restored: " + strings.Join(notes, "; ") + ".")
 	}
 	if len(restored) == 0 {
 		rn.saveQueue()
@@ -125,17 +125,17 @@ func (rn *runner) pendingJobs() []*job {
 // the run cancelled by quitting stays in the file.
 func (rn *runner) saveQueue() {
 	f := rn.qfile
-	if f == nil || rn.queue.Changed == nil || rn.sh.life.Err() != nil {
+	if f == nil || rn.queue.Changed == nil || rn.sh.Life.Err() != nil {
 		return
 	}
 	f.mu.Lock()
 	f.pending, f.dirty = slices.Clone(rn.pendingJobs()), true
 	f.mu.Unlock()
-	rn.sh.bg.Add(1)
+	rn.sh.BG.Add(1)
 	go func() {
-		defer rn.sh.bg.Done()
+		defer rn.sh.BG.Done()
 		if err := f.write(); err != nil {
-			rn.sh.post(func() { rn.sh.showError(err) })
+			rn.sh.Post(func() { rn.sh.ShowError(err) })
 		}
 	}()
 }

@@ -95,7 +95,7 @@ func TestQueueKeptWhenUnreadable(t *testing.T) {
 	newer := `{"format":2,"jobs":[{"prompt":"later","seed":1,"count":1}]}`
 	os.WriteFile(filepath.Join(data, "queue.json"), []byte(newer), 0o644)
 	h := newHarness(t, data, "", nil)
-	h.waitFor("the banner", 5*time.Second, func() bool { return strings.Contains(h.ui.errorText(), "queue.json.unreadable") })
+	h.waitFor("the banner", 5*time.Second, func() bool { return strings.Contains(h.ui.ErrorText(), "queue.json.unreadable") })
 	h.settle()
 	h.close()
 	if kept, _ := os.ReadFile(filepath.Join(data, "queue.json.unreadable")); string(kept) != newer {
@@ -108,8 +108,8 @@ func TestQueueKeptWhenUnreadable(t *testing.T) {
 	h2 := newHarness(t, data, "", nil)
 	q := h2.ui.run.queue
 	h2.waitFor("the saved job", 5*time.Second, func() bool { return len(q.Jobs) == 1 })
-	if !strings.Contains(q.Rows[0].Label.Text, "adapter missing") || !strings.Contains(h2.ui.errorText(), "style.safetensors") {
-		t.Errorf("row %q, banner %q", q.Rows[0].Label.Text, h2.ui.errorText())
+	if !strings.Contains(q.Rows[0].Label.Text, "adapter missing") || !strings.Contains(h2.ui.ErrorText(), "style.safetensors") {
+		t.Errorf("row %q, banner %q", q.Rows[0].Label.Text, h2.ui.ErrorText())
 	}
 	h2.ui.run.saveQueue() // as any change of the queue does
 	h2.settle()

@@ -27,7 +27,7 @@ func (u *UI) windowKey(name string) bool {
 	case quitShortcut.ShortcutName():
 		u.requestClose()
 	case focusPromptShortcut.ShortcutName():
-		u.win.Canvas().Focus(u.ctl.prompt)
+		u.Win.Canvas().Focus(u.ctl.prompt)
 	default:
 		return false
 	}
@@ -40,7 +40,7 @@ func (u *UI) confirmCancelAll(title, msg string, ok func()) {
 		if yes {
 			ok()
 		}
-	}, u.win)
+	}, u.Win)
 	d.SetConfirmText("Cancel all")
 	d.SetDismissText("Keep them")
 	d.Show()
@@ -70,25 +70,25 @@ func (u *UI) requestClose() {
 		if yes {
 			u.closeWindow()
 		}
-	}, u.win)
+	}, u.Win)
 	q.d = d
 	u.quit, u.quitDialog = q, d
 	q.refresh(u)
-	d.Resize(fyne.NewSize(min(460, u.win.Canvas().Size().Width), 0))
+	d.Resize(fyne.NewSize(min(460, u.Win.Canvas().Size().Width), 0))
 	d.Show()
-	u.bg.Add(1)
+	u.BG.Add(1)
 	go func() {
-		defer u.bg.Done()
+		defer u.BG.Done()
 		t := time.NewTicker(tickInterval)
 		defer t.Stop()
 		for {
 			select {
 			case <-q.stop:
 				return
-			case <-u.life.Done():
+			case <-u.Life.Done():
 				return
 			case <-t.C:
-				u.post(func() { q.refresh(u) })
+				u.Post(func() { q.refresh(u) })
 			}
 		}
 	}()
@@ -123,7 +123,7 @@ func (q *quitQuestion) refresh(u *UI) {
 func (u *UI) quitRunPhase(p runPhase) {
 	if q := u.quit; q != nil {
 		if p == runIdle {
-			u.post(func() { q.refresh(u) })
+			u.Post(func() { q.refresh(u) })
 			return
 		}
 		q.refresh(u)

@@ -3,14 +3,9 @@ package app
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
-	"strings"
 
 	"kleinbild/app/settings"
 )
-
-// errReadOnlyWindow refuses what would write to the data folder in a read-only window.
-var errReadOnlyWindow = errors.New("this window is read-only because another Kleinbild window is using its data folder: close the other window and start Kleinbild again to generate or change the gallery")
 
 // lockDataDir takes the data folder dir for this window (see settings.LockDataDir). When
 // another instance holds it, or it cannot be written, the window opens read-only: readOnly
@@ -37,35 +32,9 @@ func readOnlyNotice(dir string) string {
 		"Close the other window and start Kleinbild again to work in this folder.", dir)
 }
 
-// writable is nil in a window that owns its data folder, else errReadOnlyWindow.
-func (sh *shell) writable() error {
-	if sh.readOnly {
-		return errReadOnlyWindow
-	}
-	return nil
-}
-
 // startReadOnly makes a freshly built window read-only: Generate is disabled and the banner
 // says why (UI goroutine, before the window shows).
 func (u *UI) startReadOnly() {
 	u.ctl.generate.Disable()
-	u.showNotice(readOnlyNotice(u.dataDir))
-}
-
-// inDataDir reports whether path lies in the data folder (or is it).
-func (sh *shell) inDataDir(path string) bool {
-	rel, err := filepath.Rel(filepath.Clean(sh.dataDir), filepath.Clean(path))
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
-}
-
-// addNotice shows msg in the banner, after the message already there when one is shown
-// (startup notices: a read-only window, a bad $KLEINBILD_BACKEND), so that neither hides
-// the other.
-func (sh *shell) addNotice(msg string) {
-	b := sh.banner
-	if b.box.Visible() && b.text.Text != "" && !strings.Contains(b.text.Text, sentence(msg)) {
-		b.show(b.text.Text+"\n\n"+sentence(msg), b.isError)
-		return
-	}
-	sh.showNotice(msg)
+	u.ShowNotice(readOnlyNotice(u.DataDir))
 }

@@ -10,6 +10,7 @@ import (
 
 	"kleinbild/app/gallery"
 	"kleinbild/app/settings"
+	"kleinbild/app/shell"
 	"kleinbild/download"
 )
 
@@ -45,14 +46,14 @@ func TestSecondWindowReadOnly(t *testing.T) {
 	data := t.TempDir()
 	fake := newFakeGen()
 	h1 := newHarness(t, data, tinyModel(t), fake.open)
-	if h1.ui.readOnly || h1.ui.errorText() != "" {
-		t.Fatalf("first window: read-only %v, banner %q", h1.ui.readOnly, h1.ui.errorText())
+	if h1.ui.ReadOnly || h1.ui.ErrorText() != "" {
+		t.Fatalf("first window: read-only %v, banner %q", h1.ui.ReadOnly, h1.ui.ErrorText())
 	}
 	if out := h1.generate("a lighthouse"); out.err != nil {
 		t.Fatal(out.err)
 	}
-	e, _ := h1.ui.gallery.At(0)
-	if _, err := h1.ui.gallery.SetFavourite(e.File, true); err != nil {
+	e, _ := h1.ui.Gallery.At(0)
+	if _, err := h1.ui.Gallery.SetFavourite(e.File, true); err != nil {
 		t.Fatal(err)
 	}
 	h1.ui.ctl.flushForm()
@@ -65,26 +66,26 @@ func TestSecondWindowReadOnly(t *testing.T) {
 	fake2 := newFakeGen()
 	h2 := newHarness(t, data, tinyModel(t), fake2.open)
 	u := h2.ui
-	if !u.readOnly || !u.gallery.ReadOnly() {
+	if !u.ReadOnly || !u.Gallery.ReadOnly() {
 		t.Fatal("the second window on a held data folder is not read-only")
 	}
-	if b := u.errorText(); !strings.Contains(b, "Another Kleinbild window is using this data folder") || !strings.Contains(b, "read-only") {
+	if b := u.ErrorText(); !strings.Contains(b, "Another Kleinbild window is using this data folder") || !strings.Contains(b, "read-only") {
 		t.Errorf("banner %q", b)
 	}
 	if !u.ctl.generate.Disabled() {
 		t.Error("Generate is enabled in a read-only window")
 	}
-	if u.gallery.Len() != 1 {
-		t.Errorf("read-only gallery shows %d images, want 1", u.gallery.Len())
+	if u.Gallery.Len() != 1 {
+		t.Errorf("read-only gallery shows %d images, want 1", u.Gallery.Len())
 	}
 
 	// Every way of writing is refused.
 	u.Generate()
 	h2.settle()
-	if u.run.cur != nil || !strings.Contains(u.errorText(), "read-only") {
-		t.Errorf("Generate: running %v, banner %q", u.run.cur != nil, u.errorText())
+	if u.run.cur != nil || !strings.Contains(u.ErrorText(), "read-only") {
+		t.Errorf("Generate: running %v, banner %q", u.run.cur != nil, u.ErrorText())
 	}
-	if _, err := u.run.startGenerate(); !errors.Is(err, errReadOnlyWindow) {
+	if _, err := u.run.startGenerate(); !errors.Is(err, shell.ErrReadOnlyWindow) {
 		t.Errorf("startGenerate: %v", err)
 	}
 	u.opts.AutoGenerate = true // as gui --generate does
@@ -104,23 +105,23 @@ func TestSecondWindowReadOnly(t *testing.T) {
 	}
 	u.gal.toggleFavourite(e)
 	h2.settle()
-	if !strings.Contains(u.errorText(), "read-only") {
-		t.Errorf("favourite: banner %q", u.errorText())
+	if !strings.Contains(u.ErrorText(), "read-only") {
+		t.Errorf("favourite: banner %q", u.ErrorText())
 	}
 	u.gal.deleteEntries([]gallery.Entry{e})
 	h2.settle()
-	if !strings.Contains(u.errorText(), "read-only") || u.gallery.Len() != 1 {
-		t.Errorf("delete: banner %q, %d images", u.errorText(), u.gallery.Len())
+	if !strings.Contains(u.ErrorText(), "read-only") || u.Gallery.Len() != 1 {
+		t.Errorf("delete: banner %q, %d images", u.ErrorText(), u.Gallery.Len())
 	}
 	u.ctl.prompt.SetText("a different prompt")
-	u.settings.Width = 512
-	u.remember(u.settings)
+	u.Settings.Width = 512
+	u.Remember(u.Settings)
 	u.ctl.flushForm()
 	h2.settle()
 	u.StartDownload(download.Variants()[0], filepath.Join(data, "models", "x"), "")
 	h2.settle()
-	if !strings.Contains(u.errorText(), "ot downloading into") {
-		t.Errorf("download: banner %q", u.errorText())
+	if !strings.Contains(u.ErrorText(), "ot downloading into") {
+		t.Errorf("download: banner %q", u.ErrorText())
 	}
 	if n := len(fake2.opened()); n != 0 {
 		t.Errorf("the read-only window opened the model %d times", n)
@@ -143,15 +144,15 @@ func TestSecondWindowReadOnly(t *testing.T) {
 	if out := h1.generate("a second lighthouse"); out.err != nil {
 		t.Fatal(out.err)
 	}
-	if h1.ui.gallery.Len() != 2 {
-		t.Errorf("first window: %d images after the second run", h1.ui.gallery.Len())
+	if h1.ui.Gallery.Len() != 2 {
+		t.Errorf("first window: %d images after the second run", h1.ui.Gallery.Len())
 	}
 	h1.close()
 	h3 := newHarness(t, data, tinyModel(t), newFakeGen().open)
-	if h3.ui.readOnly || h3.ui.gallery.Len() != 2 {
-		t.Errorf("after the first window closed: read-only %v, %d images", h3.ui.readOnly, h3.ui.gallery.Len())
+	if h3.ui.ReadOnly || h3.ui.Gallery.Len() != 2 {
+		t.Errorf("after the first window closed: read-only %v, %d images", h3.ui.ReadOnly, h3.ui.Gallery.Len())
 	}
-	if fav, _ := h3.ui.gallery.ByFile(e.File); !fav.Favourite {
+	if fav, _ := h3.ui.Gallery.ByFile(e.File); !fav.Favourite {
 		t.Error("the favourite was lost")
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"kleinbild/app/gallery"
 	"kleinbild/app/humanize"
 	"kleinbild/app/jobs"
+	"kleinbild/app/shell"
 	"kleinbild/app/thumbcache"
 	"kleinbild/app/userdirs"
 	"kleinbild/app/widgets"
@@ -32,7 +33,7 @@ const refCell = 88
 // refsSection is the References part of the side panel: the Add… button, a thumbnail
 // with a remove button for each of paths, and a hint while there are none.
 type refsSection struct {
-	sh    *shell
+	sh    *shell.Shell
 	paths []string // reference image paths
 	// restored is set once the remembered references are back (restore): until then an
 	// empty list is the form still being built, not the user's choice.
@@ -52,21 +53,21 @@ func (r *refsSection) build() fyne.CanvasObject {
 	r.add = widget.NewButtonWithIcon("Add…", theme.ContentAddIcon(), func() { r.showAdd() })
 	r.add.Importance = widget.LowImportance
 	r.grid = container.NewGridWrap(fyne.NewSquareSize(refCell))
-	r.hint = hint("Drop images onto the window, or press Add… to pick several at once, to edit them or borrow their look (up to 8). Dropping a Kleinbild PNG can restore its settings instead.")
+	r.hint = shell.Hint("Drop images onto the window, or press Add… to pick several at once, to edit them or borrow their look (up to 8). Dropping a Kleinbild PNG can restore its settings instead.")
 	r.grid.Hide()
 	r.box = container.NewVBox(
-		container.NewBorder(nil, nil, nil, r.add, sectionTitle("References")),
+		container.NewBorder(nil, nil, nil, r.add, shell.SectionTitle("References")),
 		r.grid, r.hint)
 	return r.box
 }
 
 // show rebuilds the thumbnails of refs; thumb starts loading one, remove takes one away.
-func (r *refsSection) show(refs []string, thumb func(*thumbImage, string), remove func(string)) {
+func (r *refsSection) show(refs []string, thumb func(*shell.ThumbImage, string), remove func(string)) {
 	var cells []fyne.CanvasObject
 	for _, p := range refs {
-		th := newThumbImage(fyne.NewSquareSize(refCell))
+		th := shell.NewThumbImage(fyne.NewSquareSize(refCell))
 		thumb(th, p)
-		rm := widgets.NewTipButton(r.sh.tips, theme.CancelIcon(), "Remove this reference", func() { remove(p) })
+		rm := widgets.NewTipButton(r.sh.Tips, theme.CancelIcon(), "Remove this reference", func() { remove(p) })
 		cells = append(cells, container.NewStack(th,
 			container.NewVBox(container.NewHBox(layout.NewSpacer(), rm))))
 	}
@@ -151,16 +152,16 @@ func (u *UI) AddReference(path string) { u.refs.addAndShow(path) }
 // addAndShow is AddReference.
 func (r *refsSection) addAndShow(path string) {
 	if err := r.addReference(path); err != nil {
-		r.sh.showErrorAbout(topicRefs, err)
+		r.sh.ShowErrorAbout(shell.TopicRefs, err)
 	} else {
-		r.sh.clearBanner(topicRefs)
+		r.sh.ClearBanner(shell.TopicRefs)
 	}
 	r.refresh()
 }
 
 func (r *refsSection) remove(path string) {
 	r.paths = slices.DeleteFunc(r.paths, func(p string) bool { return p == path })
-	r.sh.clearBanner(topicRefs) // the reference it was about may be the one removed
+	r.sh.ClearBanner(shell.TopicRefs) // the reference it was about may be the one removed
 	r.refresh()
 }
 
@@ -188,36 +189,36 @@ func (r *refsSection) refresh() {
 }
 
 // loadFileThumb shows the thumbnail of an image file outside the gallery in th.
-func (r *refsSection) loadFileThumb(th *thumbImage, path string) {
+func (r *refsSection) loadFileThumb(th *shell.ThumbImage, path string) {
 	if e, ok := r.galleryByPath(path); ok {
-		r.sh.loadThumb(th, e.SHA256, path)
+		r.sh.LoadThumb(th, e.SHA256, path)
 		return
 	}
 	key, err := thumbcache.FileKey(path)
 	if err != nil {
-		th.setBroken()
+		th.SetBroken()
 		return
 	}
-	r.sh.loadThumb(th, key, path)
+	r.sh.LoadThumb(th, key, path)
 }
 
 func (r *refsSection) galleryByPath(path string) (gallery.Entry, bool) {
-	if r.sh.gallery == nil {
+	if r.sh.Gallery == nil {
 		return gallery.Entry{}, false
 	}
-	return r.sh.gallery.ByPath(path)
+	return r.sh.Gallery.ByPath(path)
 }
 
 // showAdd opens the chooser for reference images: several can be picked at once.
 // It opens in the folder references were last added from, else the pictures folder.
 func (r *refsSection) showAdd() *fileChooser {
-	last := r.sh.settings.ReferenceDir
-	return r.sh.openChooser("Add reference images", chooseImages, func() string {
+	last := r.sh.Settings.ReferenceDir
+	return openChooser(r.sh, "Add reference images", chooseImages, func() string {
 		home, cfg := userdirs.Dirs()
 		return userdirs.Start(last, home, cfg, runtime.GOOS)
 	}, func(paths []string) {
-		r.sh.settings.ReferenceDir = filepath.Dir(paths[len(paths)-1])
-		r.sh.remember(r.sh.settings)
+		r.sh.Settings.ReferenceDir = filepath.Dir(paths[len(paths)-1])
+		r.sh.Remember(r.sh.Settings)
 		r.addFiles(paths, nil)
 	})
 }
@@ -251,19 +252,19 @@ func (u *UI) dropImages(paths []string, errs []error) <-chan struct{} {
 		return u.refs.addFiles(paths, errs)
 	}
 	done := make(chan struct{})
-	u.bg.Add(1)
+	u.BG.Add(1)
 	go func() {
-		defer u.bg.Done()
+		defer u.BG.Done()
 		if meta, ok, err := imageio.ReadMetadata(paths[0]); err == nil && ok {
-			u.post(func() {
+			u.Post(func() {
 				defer close(done)
 				u.askRestore(paths[0], meta)
-				u.showError(errors.Join(errs...))
+				u.ShowError(errors.Join(errs...))
 			})
 			return
 		}
 		checks := checkReferenceFiles(paths)
-		u.post(func() {
+		u.Post(func() {
 			defer close(done)
 			u.refs.apply(paths, checks, errs)
 		})
@@ -276,11 +277,11 @@ func (u *UI) dropImages(paths []string, errs []error) <-chan struct{} {
 // closed once the result is applied.
 func (r *refsSection) addFiles(paths []string, errs []error) <-chan struct{} {
 	done := make(chan struct{})
-	r.sh.bg.Add(1)
+	r.sh.BG.Add(1)
 	go func() {
-		defer r.sh.bg.Done()
+		defer r.sh.BG.Done()
 		checks := checkReferenceFiles(paths)
-		r.sh.post(func() {
+		r.sh.Post(func() {
 			defer close(done)
 			r.apply(paths, checks, errs)
 		})
@@ -314,9 +315,9 @@ func (r *refsSection) apply(paths []string, checks, errs []error) {
 	r.refresh()
 	r.tellAdded(added)
 	if len(errs) > 0 {
-		r.sh.showErrorAbout(topicRefs, errors.Join(errs...))
+		r.sh.ShowErrorAbout(shell.TopicRefs, errors.Join(errs...))
 	} else {
-		r.sh.clearBanner(topicRefs)
+		r.sh.ClearBanner(shell.TopicRefs)
 	}
 }
 
@@ -330,13 +331,13 @@ func (r *refsSection) tellAdded(names []string) {
 	if len(names) > 1 {
 		msg = fmt.Sprintf("Added %d reference images: %s.", len(names), strings.Join(names, ", "))
 	}
-	r.sh.setStatus(msg)
+	r.sh.SetStatus(msg)
 	r.showAdded()
 }
 
 // askRestore offers the two uses of a dropped Kleinbild PNG.
 func (u *UI) askRestore(path string, m imageio.Metadata) {
-	th := newThumbImage(fyne.NewSquareSize(120))
+	th := shell.NewThumbImage(fyne.NewSquareSize(120))
 	u.refs.loadFileThumb(th, path)
 	summary := widget.NewLabel(describeMeta(m) + adaptersDetail(m.Adapters))
 	summary.Wrapping = fyne.TextWrapWord
@@ -345,7 +346,7 @@ func (u *UI) askRestore(path string, m imageio.Metadata) {
 	prompt.TextStyle.Italic = true
 	content := container.NewBorder(nil, nil, th, nil,
 		container.NewVBox(widget.NewLabel(filepath.Base(path)+" was made with Kleinbild."), prompt, summary))
-	d := dialog.NewCustomWithoutButtons("Restore settings?", content, u.win)
+	d := dialog.NewCustomWithoutButtons("Restore settings?", content, u.Win)
 	restore := widget.NewButton("Restore settings", func() { d.Hide(); u.RestoreSettings(m) })
 	restore.Importance = widget.HighImportance
 	asRef := widget.NewButton("Use as reference", func() { d.Hide(); u.AddReference(path) })

@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/test"
 
+	"kleinbild/app/shell"
 	"kleinbild/app/widgets"
 	"kleinbild/engine/imageio"
 	"kleinbild/engine/schema"
@@ -32,7 +33,7 @@ func TestDropAddsReferences(t *testing.T) {
 	}
 	h.waitFor("reference thumbnails", 5*time.Second, func() bool {
 		for _, o := range u.refs.grid.Objects {
-			if o.(*fyne.Container).Objects[0].(*thumbImage).img.Image == nil {
+			if o.(*fyne.Container).Objects[0].(*shell.ThumbImage).Img.Image == nil {
 				return false
 			}
 		}
@@ -47,13 +48,13 @@ func TestDropAddsReferences(t *testing.T) {
 	txt := filepath.Join(dir, "notes.txt")
 	os.WriteFile(txt, []byte("hello"), 0o644)
 	h.drop([]fyne.URI{storage.NewFileURI(txt)})
-	if !strings.Contains(u.errorText(), "Cannot use notes.txt as a reference: it is not an image") {
-		t.Errorf("banner after dropping text: %q", u.errorText())
+	if !strings.Contains(u.ErrorText(), "Cannot use notes.txt as a reference: it is not an image") {
+		t.Errorf("banner after dropping text: %q", u.ErrorText())
 	}
 	tiny := writeTestPNG(t, dir, "tiny.png", 8, 8, nil)
 	h.drop([]fyne.URI{storage.NewFileURI(tiny)})
-	if !strings.Contains(u.errorText(), "too small") || len(u.refs.paths) != 1 {
-		t.Errorf("banner after dropping a tiny image: %q (refs %v)", u.errorText(), u.refs.paths)
+	if !strings.Contains(u.ErrorText(), "too small") || len(u.refs.paths) != 1 {
+		t.Errorf("banner after dropping a tiny image: %q (refs %v)", u.ErrorText(), u.refs.paths)
 	}
 
 	// The reference reaches the engine and its hash the metadata.
@@ -95,8 +96,8 @@ func TestDropKleinbildPNGOffersRestore(t *testing.T) {
 	if len(u.refs.paths) != 1 || u.refs.paths[0] != ref {
 		t.Errorf("restored references %v", u.refs.paths)
 	}
-	if !strings.Contains(u.errorText(), "gone.png") {
-		t.Errorf("missing reference not reported: %q", u.errorText())
+	if !strings.Contains(u.ErrorText(), "gone.png") {
+		t.Errorf("missing reference not reported: %q", u.ErrorText())
 	}
 
 	h.drop([]fyne.URI{storage.NewFileURI(p)})
@@ -155,8 +156,8 @@ func TestDropSaysWhatHappened(t *testing.T) {
 	h.settle()
 	u.ctl.scroll.ScrollToTop()
 	h.drop([]fyne.URI{storage.NewFileURI(writeTestPNG(t, t.TempDir(), "pebble.png", 64, 64, nil))})
-	if len(u.refs.paths) != 1 || !strings.Contains(u.status.Text, "pebble.png") {
-		t.Errorf("references %v, status %q", u.refs.paths, u.status.Text)
+	if len(u.refs.paths) != 1 || !strings.Contains(u.Status.Text, "pebble.png") {
+		t.Errorf("references %v, status %q", u.refs.paths, u.Status.Text)
 	}
 	t.Logf("form %v in %v, offset %v", u.ctl.scroll.Content.Size(), u.ctl.scroll.Size(), u.ctl.scroll.Offset)
 	if u.ctl.scroll.Content.Size().Height > u.ctl.scroll.Size().Height && u.ctl.scroll.Offset.Y <= 0 {

@@ -58,7 +58,7 @@ func TestRenderMasters(t *testing.T) {
 func renderHarness(t *testing.T, model string) *harness {
 	t.Chdir(t.TempDir())
 	h := newHarness(t, "data", model, newFakeGen().open)
-	h.ui.app.Settings().SetTheme(widgets.Theme())
+	h.ui.App.Settings().SetTheme(widgets.Theme())
 	h.ui.fit.machine = func(c estimate.Calibration) estimate.Machine {
 		return estimate.Machine{AvailableBytes: 16e9, TotalBytes: 32e9, Rates: c}
 	}

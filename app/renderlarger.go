@@ -8,6 +8,7 @@ import (
 
 	"kleinbild/app/gallery"
 	"kleinbild/app/jobs"
+	"kleinbild/app/shell"
 	"kleinbild/engine"
 )
 
@@ -40,7 +41,7 @@ var errNotLarger = errors.New("this image is already at the largest size Kleinbi
 // schedule, noise, …) as a text-to-image request at the larger size, with the image
 // itself as an in-context reference first and its own references that still exist after it.
 func (rn *runner) renderLargerJob(e gallery.Entry) (*job, error) {
-	if rn.sh.gallery == nil || !e.HasMeta {
+	if rn.sh.Gallery == nil || !e.HasMeta {
 		return nil, errors.New("this image has no Kleinbild settings, so it cannot be rendered again")
 	}
 	m := e.Meta
@@ -58,7 +59,7 @@ func (rn *runner) renderLargerJob(e gallery.Entry) (*job, error) {
 		return nil, errNotLarger
 	}
 	req := engine.MetadataRequest(m)
-	refs := []string{rn.sh.gallery.Path(e)}
+	refs := []string{rn.sh.Gallery.Path(e)}
 	for _, r := range req.References {
 		if len(refs) >= engine.MaxReferences {
 			break
@@ -92,12 +93,12 @@ func (rn *runner) renderLarger() {
 func (rn *runner) renderLargerEntry(e gallery.Entry) {
 	j, err := rn.renderLargerJob(e)
 	if err != nil {
-		rn.sh.showNotice(sentence(err.Error()) + ".")
+		rn.sh.ShowNotice(shell.Sentence(err.Error()) + ".")
 		return
 	}
 	if rn.cur != nil {
 		rn.fit.confirmJob(j, "Queue", func() {
-			rn.sh.setStatus(fmt.Sprintf("Queued: %s rendered at %d × %d.", e.File, j.Req.Width, j.Req.Height))
+			rn.sh.SetStatus(fmt.Sprintf("Queued: %s rendered at %d × %d.", e.File, j.Req.Width, j.Req.Height))
 			rn.enqueue(j) // starts it (and clears the line) if the run has ended meanwhile
 		})
 		return

@@ -53,7 +53,7 @@ func TestRenderLargerQueuesTheImage(t *testing.T) {
 	ref := writeTestPNG(t, refDir, "ref.png", 64, 64, nil)
 	u.AddReference(ref)
 	if len(u.refs.paths) != 1 {
-		t.Fatalf("reference not added: %q", u.errorText())
+		t.Fatalf("reference not added: %q", u.ErrorText())
 	}
 	lockSeed(u, 4242)
 	u.ctl.setSize(256, 192)
@@ -85,8 +85,8 @@ func TestRenderLargerQueuesTheImage(t *testing.T) {
 	if r.Width != 368 || r.Height != 272 || r.Seed != 4242 || r.Prompt != "a lighthouse at dusk" || r.Steps != 3 || j.Count != 1 {
 		t.Errorf("queued request %+v (count %d)", r, j.Count)
 	}
-	if len(r.References) != 2 || r.References[0] != u.gallery.Path(src) || r.References[1] != ref {
-		t.Errorf("references %v, want [%s %s]", r.References, u.gallery.Path(src), ref)
+	if len(r.References) != 2 || r.References[0] != u.Gallery.Path(src) || r.References[1] != ref {
+		t.Errorf("references %v, want [%s %s]", r.References, u.Gallery.Path(src), ref)
 	}
 	if r.Guidance != src.Meta.Guidance && !u.model.info.Distilled {
 		t.Errorf("guidance %v, image had %v", r.Guidance, src.Meta.Guidance)
@@ -95,7 +95,7 @@ func TestRenderLargerQueuesTheImage(t *testing.T) {
 	// Once the running job is cancelled, the queued one runs with that request.
 	test.Tap(u.ctl.generate)
 	waitStarted(t, h, fake)
-	if got := fake.lastRequest(); got.Width != 368 || got.Seed != 4242 || len(got.References) != 2 || got.References[0] != u.gallery.Path(src) {
+	if got := fake.lastRequest(); got.Width != 368 || got.Seed != 4242 || len(got.References) != 2 || got.References[0] != u.Gallery.Path(src) {
 		t.Errorf("generator got %+v", got)
 	}
 	test.Tap(u.ctl.generate)

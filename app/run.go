@@ -17,6 +17,7 @@ import (
 	"kleinbild/app/jobs"
 	"kleinbild/app/notify"
 	"kleinbild/app/progress"
+	"kleinbild/app/shell"
 	"kleinbild/engine"
 )
 
@@ -26,7 +27,9 @@ const progressInterval = 50 * time.Millisecond
 // runner makes images: the generation in progress, the queue behind it, the grid of
 // the last run's images and the opened generator.
 type runner struct {
-	sh *shell
+	sh *shell.Shell
+	// version is the software version written into the images' metadata (Options.Version).
+	version string
 	runnerDeps
 	// open opens a generator on a model (Options.Open, or the engine).
 	open sourceOpenFunc
@@ -52,7 +55,7 @@ type runner struct {
 
 // buildQueue makes the queue's widgets (controls lays them out).
 func (rn *runner) buildQueue() {
-	rn.queue = jobqueue.New(rn.sh.tips, rn.enqueueForm, rn.resumeQueue)
+	rn.queue = jobqueue.New(rn.sh.Tips, rn.enqueueForm, rn.resumeQueue)
 }
 
 // closeGenerator releases the opened generator (once no generation runs).
@@ -113,8 +116,8 @@ func (u *UI) Generate() { u.run.generate() }
 
 // generate is Generate.
 func (rn *runner) generate() {
-	if err := rn.sh.writable(); err != nil {
-		rn.sh.showError(err)
+	if err := rn.sh.Writable(); err != nil {
+		rn.sh.ShowError(err)
 		return
 	}
 	if rn.cur != nil {
@@ -135,9 +138,9 @@ func (rn *runner) reportStartError(err error) {
 	switch {
 	case err == nil, errors.Is(err, errInvalidForm), errors.Is(err, errBusy):
 	case errors.Is(err, errNoModel):
-		rn.sh.showErrorAbout(topicModel, err)
+		rn.sh.ShowErrorAbout(shell.TopicModel, err)
 	default:
-		rn.sh.showError(err)
+		rn.sh.ShowError(err)
 	}
 }
 
@@ -162,8 +165,8 @@ func (rn *runner) enqueueForm() {
 	if !ok {
 		return
 	}
-	rn.sh.settings = rn.form.currentSettings(f)
-	rn.sh.remember(rn.sh.settings)
+	rn.sh.Settings = rn.form.currentSettings(f)
+	rn.sh.Remember(rn.sh.Settings)
 	j := rn.jobFromForm(f)
 	rn.fit.confirmJob(j, "Queue", func() { rn.enqueue(j) })
 }
@@ -187,7 +190,7 @@ func (rn *runner) enqueue(j *job) {
 
 // startGenerate validates the form and starts the generating goroutine.
 func (rn *runner) startGenerate() (*runState, error) {
-	if err := rn.sh.writable(); err != nil {
+	if err := rn.sh.Writable(); err != nil {
 		return nil, err
 	}
 	if rn.cur != nil {
@@ -205,15 +208,15 @@ func (rn *runner) startGenerate() (*runState, error) {
 	if !f.seedGiven {
 		rn.form.usedRandomSeed(j.Req.Seed)
 	}
-	rn.sh.settings = rn.form.currentSettings(f)
-	rn.sh.remember(rn.sh.settings)
+	rn.sh.Settings = rn.form.currentSettings(f)
+	rn.sh.Remember(rn.sh.Settings)
 	return rn.startJob(j)
 }
 
 // startQueued starts the next queued job when nothing runs and the queue is not paused
 // (UI goroutine).
 func (rn *runner) startQueued() {
-	if rn.cur != nil || rn.sh.life.Err() != nil || len(rn.queue.Jobs) == 0 || rn.queue.Paused {
+	if rn.cur != nil || rn.sh.Life.Err() != nil || len(rn.queue.Jobs) == 0 || rn.queue.Paused {
 		return
 	}
 	if !rn.model.usable() {
@@ -237,7 +240,7 @@ func (rn *runner) resumeQueue() {
 
 // startJob starts the generating goroutine for j (UI goroutine).
 func (rn *runner) startJob(j *job) (*runState, error) {
-	if err := rn.sh.writable(); err != nil {
+	if err := rn.sh.Writable(); err != nil {
 		return nil, err
 	}
 	if rn.cur != nil {
@@ -246,14 +249,14 @@ func (rn *runner) startJob(j *job) (*runState, error) {
 	if !rn.model.usable() {
 		return nil, errNoModel
 	}
-	ctx, cancel := context.WithCancel(rn.sh.life)
+	ctx, cancel := context.WithCancel(rn.sh.Life)
 	r := &runState{job: j, cancel: cancel, done: make(chan struct{}), outcome: make(chan runOutcome, 1), start: time.Now()}
 	r.began = r.start
 	rn.cur = r
 	rn.saveQueue() // the running job stays in the file until it ends
 	rn.view.setFollowRun(true)
 	// Passing messages (a seed locked, settings restored) belong to before the run.
-	rn.sh.setStatus("")
+	rn.sh.SetStatus("")
 	rn.hideBatch()
 	rn.view.setImage(nil) // the previews replace it
 	rn.setRunning(true)
@@ -261,7 +264,7 @@ func (rn *runner) startJob(j *job) (*runState, error) {
 	rn.view.update()
 	r.device = rn.model.effectiveDevice()
 	r.gpuName = rn.model.gpuBackendOf(r.device)
-	rn.sh.bg.Add(2)
+	rn.sh.BG.Add(2)
 	go rn.execute(ctx, r, rn.model.runModel(), rn.model.modelInfo(), rn.softwareVersion())
 	go rn.tick(r)
 	return r, nil
@@ -269,8 +272,8 @@ func (rn *runner) startJob(j *job) (*runState, error) {
 
 // softwareVersion is the version written into the images' metadata.
 func (rn *runner) softwareVersion() string {
-	if rn.sh.opts.Version != "" {
-		return rn.sh.opts.Version
+	if rn.version != "" {
+		return rn.version
 	}
 	return "dev"
 }
@@ -287,7 +290,7 @@ func (rn *runner) cancel() {
 	r.cancelling = true
 	r.cancel()
 	rn.setRunning(true)
-	rn.sh.setStatus("Cancelling…")
+	rn.sh.SetStatus("Cancelling…")
 }
 
 // generatorFor returns the engine for mdl on device, opening it the first time (the model
@@ -317,7 +320,7 @@ func (rn *runner) generatorFor(mdl runModel, device string) (Generator, error) {
 // execute runs on its own goroutine: generate each image of the job, save it to the
 // gallery as it is done, report back.
 func (rn *runner) execute(ctx context.Context, r *runState, mdl runModel, info engine.ModelInfo, version string) {
-	defer rn.sh.bg.Done()
+	defer rn.sh.BG.Done()
 	defer close(r.done)
 	defer r.cancel()
 	var saved []gallery.Entry
@@ -326,7 +329,7 @@ func (rn *runner) execute(ctx context.Context, r *runState, mdl runModel, info e
 		if len(saved) > 0 && !out.saved {
 			out.entry = saved[len(saved)-1]
 		}
-		rn.sh.post(func() { rn.finishRun(r, out, img) })
+		rn.sh.Post(func() { rn.finishRun(r, out, img) })
 	}
 	if err := jobs.Check(r.job.Req); err != nil {
 		finish(runOutcome{err: err, jobFailed: true}, nil)
@@ -383,7 +386,7 @@ func (rn *runner) execute(ctx context.Context, r *runState, mdl runModel, info e
 		req.Seed += uint64(i)
 		req.References = slices.Clone(req.References)
 		if i > 0 {
-			rn.sh.post(func() { rn.startImage(r, i) })
+			rn.sh.Post(func() { rn.startImage(r, i) })
 		}
 		e, img, out := rn.makeImage(ctx, r, gen, req, sums, info, version)
 		if out != nil {
@@ -397,7 +400,7 @@ func (rn *runner) execute(ctx context.Context, r *runState, mdl runModel, info e
 			indexErr = e.indexErr
 		}
 		entry := e.Entry
-		rn.sh.post(func() { rn.imageDone(r, entry, e.indexErr) })
+		rn.sh.Post(func() { rn.imageDone(r, entry, e.indexErr) })
 	}
 	out := runOutcome{saved: true, err: indexErr}
 	if len(saved) > 0 {
@@ -426,7 +429,7 @@ func (rn *runner) makeImage(ctx context.Context, r *runState, gen Generator, req
 			return
 		}
 		last, lastSent = p, now
-		rn.sh.post(func() { rn.showProgress(r, p) })
+		rn.sh.Post(func() { rn.showProgress(r, p) })
 	})
 	if err == nil && (res == nil || res.Image == nil) {
 		err = errors.New("the engine returned no image")
@@ -446,11 +449,11 @@ func (rn *runner) makeImage(ctx context.Context, r *runState, gen Generator, req
 		meta.Guidance = req.Guidance
 	}
 	select {
-	case <-rn.sh.galleryReady: // sh.gallery is not written after this closes
-	case <-rn.sh.life.Done():
+	case <-rn.sh.GalleryReady: // sh.Gallery is not written after this closes
+	case <-rn.sh.Life.Done():
 		return savedImage{}, nil, &runOutcome{err: context.Canceled} // shutting down before the gallery has loaded
 	}
-	g := rn.sh.gallery
+	g := rn.sh.Gallery
 	if g == nil {
 		return savedImage{}, res.Image, &runOutcome{err: errors.New("the image could not be saved because the gallery folder is unavailable")}
 	}
@@ -459,7 +462,7 @@ func (rn *runner) makeImage(ctx context.Context, r *runState, gen Generator, req
 		return savedImage{}, res.Image, &runOutcome{err: err}
 	}
 	// A missing thumbnail is made again from the PNG when needed.
-	_ = rn.sh.thumbs.Put(e.SHA256, res.Image)
+	_ = rn.sh.Thumbs.Put(e.SHA256, res.Image)
 	return savedImage{Entry: e, indexErr: err, timings: res.Timings}, res.Image, nil
 }
 
@@ -480,11 +483,11 @@ func (rn *runner) imageDone(r *runState, e gallery.Entry, indexErr error) {
 	rn.gal.refresh()
 	rn.gal.noteNew(e.File) // says so when the gallery's filter hides it
 	if indexErr != nil {
-		rn.sh.showError(indexErr)
+		rn.sh.ShowError(indexErr)
 	}
 	if r.job.Count > 1 && rn.cur == r {
 		rn.showBatch(r.entries)
-		rn.sh.setStatus(fmt.Sprintf("Image %d of %d saved as %s", len(r.entries), r.job.Count, e.File))
+		rn.sh.SetStatus(fmt.Sprintf("Image %d of %d saved as %s", len(r.entries), r.job.Count, e.File))
 	}
 }
 
@@ -493,7 +496,7 @@ const tickInterval = 250 * time.Millisecond
 
 // tick keeps the progress line's clock running while r is in progress.
 func (rn *runner) tick(r *runState) {
-	defer rn.sh.bg.Done()
+	defer rn.sh.BG.Done()
 	t := time.NewTicker(tickInterval)
 	defer t.Stop()
 	for {
@@ -501,7 +504,7 @@ func (rn *runner) tick(r *runState) {
 		case <-r.done:
 			return
 		case <-t.C:
-			rn.sh.post(func() { rn.refreshProgress(r) })
+			rn.sh.Post(func() { rn.refreshProgress(r) })
 		}
 	}
 }
@@ -557,12 +560,12 @@ func (rn *runner) finishRun(r *runState, out runOutcome, img image.Image) {
 	switch {
 	case errors.Is(out.err, context.Canceled):
 		if n == 0 {
-			rn.sh.setStatus("Generation cancelled.")
+			rn.sh.SetStatus("Generation cancelled.")
 			rn.leaveRun()
 			return
 		}
 		rn.showRunImages(r, out.entries, nil)
-		rn.sh.setStatus(fmt.Sprintf("Cancelled after %d of %d images; the finished ones are in the gallery.", n, r.job.Count))
+		rn.sh.SetStatus(fmt.Sprintf("Cancelled after %d of %d images; the finished ones are in the gallery.", n, r.job.Count))
 		return
 	case out.err != nil && !out.saved:
 		if out.pausesQueue() && len(rn.queue.Jobs) > 0 {
@@ -572,11 +575,11 @@ func (rn *runner) finishRun(r *runState, out runOutcome, img image.Image) {
 		if out.gpuFailed {
 			rn.model.fallBackToCPU(out.err.Error())
 		} else {
-			topic := topicRun
+			topic := shell.TopicRun
 			if out.refFailed {
-				topic = topicRefs
+				topic = shell.TopicRefs
 			}
-			rn.sh.showErrorAbout(topic, fmt.Errorf("generation failed: %w", out.err))
+			rn.sh.ShowErrorAbout(topic, fmt.Errorf("generation failed: %w", out.err))
 		}
 		if img != nil {
 			// Made but not saved: the image stays on screen, without a gallery caption.
@@ -592,11 +595,11 @@ func (rn *runner) finishRun(r *runState, out runOutcome, img image.Image) {
 		rn.leaveRun()
 		return
 	case out.err != nil:
-		rn.sh.showError(out.err)
+		rn.sh.ShowError(out.err)
 	}
 	if out.err == nil {
 		// A good run settles what earlier failures were about.
-		rn.sh.clearBanner(topicModel, topicRefs, topicRun)
+		rn.sh.ClearBanner(shell.TopicModel, shell.TopicRefs, shell.TopicRun)
 	}
 	if n == 0 {
 		rn.leaveRun()
@@ -604,9 +607,9 @@ func (rn *runner) finishRun(r *runState, out runOutcome, img image.Image) {
 	}
 	rn.showRunImages(r, out.entries, img)
 	if n == 1 {
-		rn.sh.setStatus(fmt.Sprintf("Done in %s · saved as %s", humanize.Duration(out.entry.Meta.Duration), out.entry.File))
+		rn.sh.SetStatus(fmt.Sprintf("Done in %s · saved as %s", humanize.Duration(out.entry.Meta.Duration), out.entry.File))
 	} else {
-		rn.sh.setStatus(fmt.Sprintf("Done: %d images in %s, saved in the gallery. Pick one in the grid.", n, humanize.Duration(time.Since(r.began))))
+		rn.sh.SetStatus(fmt.Sprintf("Done: %d images in %s, saved in the gallery. Pick one in the grid.", n, humanize.Duration(time.Since(r.began))))
 	}
 }
 
@@ -634,7 +637,7 @@ func (rn *runner) leaveRun() {
 		return
 	}
 	rn.view.setFollowRun(false)
-	if e, ok := rn.view.shownEntry(); ok && rn.sh.gallery != nil && rn.sh.gallery.IndexOf(e.File) >= 0 {
+	if e, ok := rn.view.shownEntry(); ok && rn.sh.Gallery != nil && rn.sh.Gallery.IndexOf(e.File) >= 0 {
 		rn.gal.selectEntry(e.File, nil)
 		return
 	}

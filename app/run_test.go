@@ -56,9 +56,9 @@ func lockSeed(u *UI, seed uint64) {
 func gallerySeeds(t *testing.T, u *UI) []uint64 {
 	t.Helper()
 	var seeds []uint64
-	for i := u.gallery.Len() - 1; i >= 0; i-- {
-		e, _ := u.gallery.At(i)
-		m, ok, err := imageio.ReadMetadata(u.gallery.Path(e))
+	for i := u.Gallery.Len() - 1; i >= 0; i-- {
+		e, _ := u.Gallery.At(i)
+		m, ok, err := imageio.ReadMetadata(u.Gallery.Path(e))
 		if err != nil || !ok {
 			t.Fatalf("%s: metadata %v %v", e.File, ok, err)
 		}
@@ -103,8 +103,8 @@ func TestBatchSavesEachImageWithItsSeed(t *testing.T) {
 	if u.run.batch.marks[2].StrokeColor == color.Transparent || u.run.batch.marks[0].StrokeColor != color.Transparent {
 		t.Error("the outline does not mark the tile shown")
 	}
-	if !strings.Contains(u.status.Text, "3 images") {
-		t.Errorf("status %q", u.status.Text)
+	if !strings.Contains(u.Status.Text, "3 images") {
+		t.Errorf("status %q", u.Status.Text)
 	}
 
 	// A run of one image hides the grid again.
@@ -148,8 +148,8 @@ func TestBatchCancelKeepsFinished(t *testing.T) {
 	h.waitFor("the second image", 5*time.Second, func() bool {
 		return strings.HasPrefix(u.view.progressText.Text, "Image 2 of 4 · Step 1 of 4")
 	})
-	if u.gallery.Len() != 1 || !u.run.batch.box.Visible() || len(u.run.batch.tiles) != 1 {
-		t.Errorf("while the second image runs: gallery %d, grid visible %v with %d tiles", u.gallery.Len(), u.run.batch.box.Visible(), len(u.run.batch.tiles))
+	if u.Gallery.Len() != 1 || !u.run.batch.box.Visible() || len(u.run.batch.tiles) != 1 {
+		t.Errorf("while the second image runs: gallery %d, grid visible %v with %d tiles", u.Gallery.Len(), u.run.batch.box.Visible(), len(u.run.batch.tiles))
 	}
 	test.Tap(u.ctl.generate) // Cancel
 	h.waitFor("the run to stop", 5*time.Second, func() bool { return u.run.cur == nil })
@@ -163,8 +163,8 @@ func TestBatchCancelKeepsFinished(t *testing.T) {
 	if started != 2 {
 		t.Errorf("%d images were started, want 2 (the rest cancelled)", started)
 	}
-	if !strings.Contains(u.status.Text, "Cancelled after 1 of 4") || u.errorText() != "" {
-		t.Errorf("status %q, banner %q", u.status.Text, u.errorText())
+	if !strings.Contains(u.Status.Text, "Cancelled after 1 of 4") || u.ErrorText() != "" {
+		t.Errorf("status %q, banner %q", u.Status.Text, u.ErrorText())
 	}
 	if !u.view.shownOK || u.view.shown.Meta.Seed != 200 || !u.run.batch.box.Visible() || len(u.run.batch.tiles) != 1 {
 		t.Errorf("after cancel the viewer shows %v seed %d, grid %v", u.view.shownOK, u.view.shown.Meta.Seed, len(u.run.batch.tiles))
@@ -182,7 +182,7 @@ func TestGUIMetadataMatchesCLI(t *testing.T) {
 	dir := t.TempDir()
 	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
 	u := h.ui
-	u.opts.Version = "9.8.7"
+	u.run.version = "9.8.7"
 	writeTestPNG(t, dir, "ref.png", 64, 64, nil) // the smallest reference the engine takes
 	t.Chdir(dir)
 	u.refs.paths = []string{"ref.png"} // a relative path, as a typed one can be
@@ -193,7 +193,7 @@ func TestGUIMetadataMatchesCLI(t *testing.T) {
 	if loc := out.entry.Meta.Created.Location(); loc != time.UTC {
 		t.Errorf("creation time is in %v, want UTC", loc)
 	}
-	m, ok, err := imageio.ReadMetadata(u.gallery.Path(out.entry))
+	m, ok, err := imageio.ReadMetadata(u.Gallery.Path(out.entry))
 	if err != nil || !ok {
 		t.Fatal(ok, err)
 	}
@@ -251,14 +251,14 @@ func TestGenerateSavesToGallery(t *testing.T) {
 	if u.ctl.seed.Text != "" || !strings.HasSuffix(u.ctl.seed.PlaceHolder, " "+strconv.FormatUint(req.Seed, 10)) {
 		t.Errorf("seed field %q (placeholder %q), request seed %d", u.ctl.seed.Text, u.ctl.seed.PlaceHolder, req.Seed)
 	}
-	if u.gallery.Len() != 1 {
-		t.Fatalf("gallery has %d images, want 1", u.gallery.Len())
+	if u.Gallery.Len() != 1 {
+		t.Fatalf("gallery has %d images, want 1", u.Gallery.Len())
 	}
-	e, _ := u.gallery.At(0)
+	e, _ := u.Gallery.At(0)
 	if e.Meta.Prompt != req.Prompt || e.Meta.Seed != req.Seed || e.Meta.Width != 256 || e.Meta.Height != 192 {
 		t.Errorf("gallery entry metadata = %+v", e.Meta)
 	}
-	meta, ok, err := imageio.ReadMetadata(u.gallery.Path(e))
+	meta, ok, err := imageio.ReadMetadata(u.Gallery.Path(e))
 	if err != nil || !ok || meta.Prompt != req.Prompt || meta.Seed != req.Seed || meta.Software != "kleinbild dev" || meta.Duration <= 0 {
 		t.Errorf("PNG metadata = %+v, %v, %v", meta, ok, err)
 	}
@@ -274,7 +274,7 @@ func TestGenerateSavesToGallery(t *testing.T) {
 	if u.ctl.generate.Text != "Generate" || u.view.progress.Visible() {
 		t.Errorf("the UI did not return to idle: button %q", u.ctl.generate.Text)
 	}
-	if txt := u.errorText(); txt != "" {
+	if txt := u.ErrorText(); txt != "" {
 		t.Errorf("unexpected banner %q", txt)
 	}
 
@@ -284,14 +284,14 @@ func TestGenerateSavesToGallery(t *testing.T) {
 		t.Fatal("Ctrl+Enter did not start a generation")
 	}
 	h.waitFor("the second run", 10*time.Second, func() bool { return u.run.cur == nil })
-	if u.gallery.Len() != 2 {
-		t.Fatalf("gallery has %d images after the second run", u.gallery.Len())
+	if u.Gallery.Len() != 2 {
+		t.Fatalf("gallery has %d images after the second run", u.Gallery.Len())
 	}
 	first, second := req.Seed, fake.lastRequest().Seed
 	if first == second {
 		t.Errorf("unlocked seed did not change between runs (%d)", first)
 	}
-	if newest, _ := u.gallery.At(0); newest.Meta.Seed != second || u.view.shown.File != newest.File {
+	if newest, _ := u.Gallery.At(0); newest.Meta.Seed != second || u.view.shown.File != newest.File {
 		t.Errorf("newest entry seed %d (want %d), shown %s", newest.Meta.Seed, second, u.view.shown.File)
 	}
 
@@ -342,11 +342,11 @@ func TestCancelStopsPromptly(t *testing.T) {
 	test.Tap(u.ctl.generate) // now "Cancel"
 	h.waitFor("the run to stop", time.Second, func() bool { return u.run.cur == nil })
 	t.Logf("cancelled in %v", time.Since(start))
-	if u.gallery.Len() != 0 {
-		t.Errorf("a cancelled run added %d images", u.gallery.Len())
+	if u.Gallery.Len() != 0 {
+		t.Errorf("a cancelled run added %d images", u.Gallery.Len())
 	}
-	if u.errorText() != "" || !strings.Contains(u.status.Text, "cancelled") {
-		t.Errorf("banner %q, status %q", u.errorText(), u.status.Text)
+	if u.ErrorText() != "" || !strings.Contains(u.Status.Text, "cancelled") {
+		t.Errorf("banner %q, status %q", u.ErrorText(), u.Status.Text)
 	}
 	if u.ctl.generate.Text != "Generate" || u.view.progress.Visible() {
 		t.Errorf("after cancel: button %q", u.ctl.generate.Text)
@@ -365,18 +365,18 @@ func TestGenerateRealTinyModel(t *testing.T) {
 		t.Fatalf("real engine: %v", out.err)
 	}
 	t.Logf("generated in %v (engine %v)", time.Since(start), out.entry.Meta.Duration)
-	if u.gallery.Len() != 1 {
-		t.Fatalf("gallery has %d images", u.gallery.Len())
+	if u.Gallery.Len() != 1 {
+		t.Fatalf("gallery has %d images", u.Gallery.Len())
 	}
-	e, _ := u.gallery.At(0)
-	img, err := thumbcache.DecodeFile(u.gallery.Path(e))
+	e, _ := u.Gallery.At(0)
+	img, err := thumbcache.DecodeFile(u.Gallery.Path(e))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if b := img.Bounds(); b.Dx() != 64 || b.Dy() != 64 {
 		t.Errorf("image is %v, want 64×64", b)
 	}
-	meta, ok, err := imageio.ReadMetadata(u.gallery.Path(e))
+	meta, ok, err := imageio.ReadMetadata(u.Gallery.Path(e))
 	if err != nil || !ok || meta.Prompt != "a tiny test image" || meta.Steps != 4 || meta.Width != 64 || !strings.HasSuffix(meta.Variant, "distilled") {
 		t.Errorf("metadata %+v (%v, %v)", meta, ok, err)
 	}

@@ -55,7 +55,7 @@ func TestSaveAsJPEG(t *testing.T) {
 	}
 	c.name.SetText("castle.jpeg")
 	test.Tap(c.ok)
-	h.waitFor("the copy", 10*time.Second, func() bool { return strings.Contains(u.status.Text, "Saved a copy") })
+	h.waitFor("the copy", 10*time.Second, func() bool { return strings.Contains(u.Status.Text, "Saved a copy") })
 	raw, err := os.ReadFile(filepath.Join(pictures, "castle.jpeg"))
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/app/shell"
 	"kleinbild/engine"
 	"kleinbild/resources"
 )
@@ -17,15 +18,15 @@ import (
 func (c *controls) checkSeed() (seed uint64, given, ok bool) {
 	text := strings.TrimSpace(c.seed.Text)
 	if text == "" {
-		setFieldError(c.seedErr, "")
+		shell.SetFieldError(c.seedErr, "")
 		return 0, false, true
 	}
 	v, err := strconv.ParseUint(text, 10, 64)
 	if err != nil {
-		setFieldError(c.seedErr, "The seed must be a whole number from 0 to 18446744073709551615 (or empty for a random one).")
+		shell.SetFieldError(c.seedErr, "The seed must be a whole number from 0 to 18446744073709551615 (or empty for a random one).")
 		return 0, false, false
 	}
-	setFieldError(c.seedErr, "")
+	shell.SetFieldError(c.seedErr, "")
 	return v, true, true
 }
 

@@ -20,33 +20,24 @@ func (r *refsSection) restore(paths []string) {
 	}
 	r.refresh()
 	if gone > 0 {
-		r.sh.setStatus(fmt.Sprintf("%d remembered reference image(s) could not be used again and were left out.", gone))
+		r.sh.SetStatus(fmt.Sprintf("%d remembered reference image(s) could not be used again and were left out.", gone))
 	}
 }
 
 // remember keeps the form's references for the next start (after every change of them).
 func (r *refsSection) remember() {
-	if !r.restored || slices.Equal(r.sh.settings.References, r.paths) {
+	if !r.restored || slices.Equal(r.sh.Settings.References, r.paths) {
 		return
 	}
-	r.sh.settings.References = slices.Clone(r.paths)
-	r.sh.remember(r.sh.settings)
-}
-
-// rememberViewed keeps the gallery image shown in the viewer for the next start.
-func (sh *shell) rememberViewed(file string) {
-	if sh.settings.LastViewed == file {
-		return
-	}
-	sh.settings.LastViewed = file
-	sh.remember(sh.settings)
+	r.sh.Settings.References = slices.Clone(r.paths)
+	r.sh.Remember(r.sh.Settings)
 }
 
 // showLastViewed shows the image viewed last time once the gallery has loaded, unless the
 // viewer already shows something (a run, or an image picked meanwhile).
 func (g *galleryView) showLastViewed() {
-	f := g.sh.settings.LastViewed
-	if _, shown := g.view.shownEntry(); f == "" || shown || g.view.followsRun() || g.running() || g.sh.gallery == nil || g.sh.gallery.IndexOf(f) < 0 {
+	f := g.sh.Settings.LastViewed
+	if _, shown := g.view.shownEntry(); f == "" || shown || g.view.followsRun() || g.running() || g.sh.Gallery == nil || g.sh.Gallery.IndexOf(f) < 0 {
 		return
 	}
 	g.selectEntry(f, nil)

@@ -45,7 +45,7 @@ func TestReferencesAndViewedImageSurviveRestart(t *testing.T) {
 
 	os.Remove(refs[0])
 	h3 := newHarness(t, data, model, fake.open)
-	if got := h3.ui.refs.paths; !slices.Equal(got, refs[1:]) || h3.ui.status.Text == "" {
-		t.Fatalf("with a.png deleted: references %q, status %q", got, h3.ui.status.Text)
+	if got := h3.ui.refs.paths; !slices.Equal(got, refs[1:]) || h3.ui.Status.Text == "" {
+		t.Fatalf("with a.png deleted: references %q, status %q", got, h3.ui.Status.Text)
 	}
 }

@@ -19,7 +19,7 @@ func TestDamagedSettingsKeptWithBanner(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := newHarness(t, data, "", nil)
-	if msg := h.ui.errorText(); !strings.Contains(msg, "settings.json.unreadable") {
+	if msg := h.ui.ErrorText(); !strings.Contains(msg, "settings.json.unreadable") {
 		t.Errorf("banner %q: want it to say where the damaged file was kept", msg)
 	}
 	h.ui.ctl.prompt.SetText("a new prompt")

@@ -30,8 +30,8 @@ func TestMissingFolderInPlainWords(t *testing.T) {
 	}
 	h := newHarness(t, t.TempDir(), "", nil)
 	_, err = os.Stat(missing)
-	h.ui.showError(err)
-	if msg := h.ui.errorText(); strings.Contains(msg, "stat ") || !strings.Contains(msg, "does not exist") {
+	h.ui.ShowError(err)
+	if msg := h.ui.ErrorText(); strings.Contains(msg, "stat ") || !strings.Contains(msg, "does not exist") {
 		t.Errorf("banner %q", msg)
 	}
 }

@@ -48,7 +48,7 @@ func (rn *runner) tuneIfNeeded(ctx context.Context, r *runState, device string) 
 
 // setActivity shows what the run does before the engine reports (any goroutine).
 func (rn *runner) setActivity(r *runState, text string, done float64) {
-	rn.sh.post(func() {
+	rn.sh.Post(func() {
 		if rn.cur != r {
 			return
 		}

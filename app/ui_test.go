@@ -17,6 +17,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 
 	"kleinbild/app/gallery"
+	"kleinbild/app/shell"
 )
 
 func TestCorruptIndexIsRebuilt(t *testing.T) {
@@ -38,11 +39,11 @@ func TestCorruptIndexIsRebuilt(t *testing.T) {
 		damage()
 		h := newHarness(t, data, tinyModel(t), fake.open)
 		u := h.ui
-		if u.gallery.Len() != 2 {
-			t.Fatalf("rebuilt gallery has %d images, want 2", u.gallery.Len())
+		if u.Gallery.Len() != 2 {
+			t.Fatalf("rebuilt gallery has %d images, want 2", u.Gallery.Len())
 		}
-		a, _ := u.gallery.At(0)
-		b, _ := u.gallery.At(1)
+		a, _ := u.Gallery.At(0)
+		b, _ := u.Gallery.At(1)
 		if a.Meta.Prompt != "two" || b.Meta.Prompt != "one" || a.SHA256 == "" {
 			t.Errorf("rebuilt entries: %q, %q", a.Meta.Prompt, b.Meta.Prompt)
 		}
@@ -199,30 +200,30 @@ func TestMessagesClearWithTheirCondition(t *testing.T) {
 	// The model banner goes once a model is chosen.
 	u.ctl.prompt.SetText("x")
 	test.Tap(u.ctl.generate)
-	if !strings.Contains(strings.ToLower(u.errorText()), "model") {
-		t.Fatalf("no model banner: %q", u.errorText())
+	if !strings.Contains(strings.ToLower(u.ErrorText()), "model") {
+		t.Fatalf("no model banner: %q", u.ErrorText())
 	}
 	h.tapDialogButton("Close")
 	if err := u.SetModelDir(tinyModel(t), true); err != nil {
 		t.Fatal(err)
 	}
-	if u.errorText() != "" {
-		t.Errorf("banner %q stays after choosing a model", u.errorText())
+	if u.ErrorText() != "" {
+		t.Errorf("banner %q stays after choosing a model", u.ErrorText())
 	}
 
 	// A reference error goes after a later successful run.
 	dir := t.TempDir()
 	u.AddReference(filepath.Join(dir, "missing.png"))
-	if !strings.Contains(u.errorText(), "missing.png") {
-		t.Fatalf("no reference error: %q", u.errorText())
+	if !strings.Contains(u.ErrorText(), "missing.png") {
+		t.Fatalf("no reference error: %q", u.ErrorText())
 	}
 	out := h.generate("a fox")
 	if out.err != nil {
 		t.Fatal(out.err)
 	}
 	h.settle()
-	if u.errorText() != "" {
-		t.Errorf("banner %q stays after a successful run", u.errorText())
+	if u.ErrorText() != "" {
+		t.Errorf("banner %q stays after a successful run", u.ErrorText())
 	}
 
 	// A reference that vanished fails the run; removing it clears the error.
@@ -232,25 +233,25 @@ func TestMessagesClearWithTheirCondition(t *testing.T) {
 		t.Fatal(err)
 	}
 	out = h.generate("a fox with a reference")
-	if out.err == nil || !strings.Contains(u.errorText(), "ref.png") {
-		t.Fatalf("run with a vanished reference: %v, banner %q", out.err, u.errorText())
+	if out.err == nil || !strings.Contains(u.ErrorText(), "ref.png") {
+		t.Fatalf("run with a vanished reference: %v, banner %q", out.err, u.ErrorText())
 	}
 	u.refs.remove(ref)
-	if u.errorText() != "" {
-		t.Errorf("banner %q stays after removing the bad reference", u.errorText())
+	if u.ErrorText() != "" {
+		t.Errorf("banner %q stays after removing the bad reference", u.ErrorText())
 	}
 
 	// The seed-lock notice goes when a run starts.
 	u.gal.selectEntry(u.view.shown.File, nil)
 	h.settle()
 	test.Tap(findButton(u.view.actions, "Reuse seed"))
-	if !strings.Contains(u.status.Text, "locked") {
-		t.Fatalf("status %q after Reuse seed", u.status.Text)
+	if !strings.Contains(u.Status.Text, "locked") {
+		t.Fatalf("status %q after Reuse seed", u.Status.Text)
 	}
 	fake.block = true
 	startAndPreview(t, h, fake, "a long run")
-	if strings.Contains(u.status.Text, "locked") {
-		t.Errorf("status %q stays while a run is going", u.status.Text)
+	if strings.Contains(u.Status.Text, "locked") {
+		t.Errorf("status %q stays while a run is going", u.Status.Text)
 	}
 	u.Cancel()
 	h.waitFor("the run to stop", 5*time.Second, func() bool { return u.run.cur == nil })
@@ -284,22 +285,22 @@ func TestBannerMovesNothing(t *testing.T) {
 		return p
 	}
 	before := places()
-	u.showErrorAbout(topicRefs, errors.New(strings.Repeat("one reference could not be read: unknown format. ", 6)))
-	if u.banner.box.Size().Height < u.banner.box.MinSize().Height-0.5 {
-		t.Errorf("banner %v high, needs %v", u.banner.box.Size().Height, u.banner.box.MinSize().Height)
+	u.ShowErrorAbout(shell.TopicRefs, errors.New(strings.Repeat("one reference could not be read: unknown format. ", 6)))
+	if u.Banner.Box.Size().Height < u.Banner.Box.MinSize().Height-0.5 {
+		t.Errorf("banner %v high, needs %v", u.Banner.Box.Size().Height, u.Banner.Box.MinSize().Height)
 	}
-	requireShown(t, h.win, "the banner", u.banner.box)
+	requireShown(t, h.win, "the banner", u.Banner.Box)
 	for i, p := range places() {
 		if p != before[i] {
 			t.Errorf("with the banner, %T is at %v size %v, was at %v size %v", objs[i], p.pos, p.size, before[i].pos, before[i].size)
 		}
 	}
-	bp, tb := abs(u.banner.box), abs(u.view.actions)
+	bp, tb := abs(u.Banner.Box), abs(u.view.actions)
 	if bp.Y < tb.Y+u.view.actions.Size().Height || bp.X < abs(u.ctl.generate).X+u.ctl.generate.Size().Width {
 		t.Errorf("the banner at %v covers the viewer's toolbar (%v) or the form", bp, tb)
 	}
-	u.clearBanner(topicRefs)
-	if u.banner.box.Visible() {
+	u.ClearBanner(shell.TopicRefs)
+	if u.Banner.Box.Visible() {
 		t.Error("the banner stays")
 	}
 	for i, p := range places() {
@@ -319,5 +320,5 @@ func TestCtrlQCloses(t *testing.T) {
 	if !closed {
 		t.Error("Ctrl+Q did not close the window")
 	}
-	h.win = h.ui.app.NewWindow("spare") // the harness closes a window at the end; the test driver closes one only once
+	h.win = h.ui.App.NewWindow("spare") // the harness closes a window at the end; the test driver closes one only once
 }

@@ -18,7 +18,7 @@ import (
 // reached through the menu, so the actions never take the image's height (issue 28 item 6:
 // three rows of eleven labelled buttons left a 1024² image about 270 px at 1366×768).
 func (v *viewer) buildActions() *fyne.Container {
-	tips := v.sh.tips
+	tips := v.sh.Tips
 	v.reuseBtn = widgets.NewTipButton(tips, theme.ContentUndoIcon(), "Reuse settings", func() {
 		if v.shownOK && v.shown.HasMeta {
 			v.reuseSettings(v.shown.Meta)
@@ -27,12 +27,12 @@ func (v *viewer) buildActions() *fyne.Container {
 	v.seedBtn = widgets.NewTipButton(tips, theme.NewThemedResource(resources.Dice), "Reuse seed", func() {
 		if v.shownOK && v.shown.HasMeta {
 			v.reuseSeed(v.shown.Meta.Seed)
-			v.sh.setStatus(fmt.Sprintf("Seed %d locked for the next generations.", v.shown.Meta.Seed))
+			v.sh.SetStatus(fmt.Sprintf("Seed %d locked for the next generations.", v.shown.Meta.Seed))
 		}
 	})
 	asRef := widgets.NewTipButton(tips, theme.ContentAddIcon(), "Use as reference", func() {
 		if v.shownOK {
-			v.addReference(v.sh.gallery.Path(v.shown))
+			v.addReference(v.sh.Gallery.Path(v.shown))
 		}
 	})
 	larger := widgets.NewTipButton(tips, theme.ZoomInIcon(), "Render larger", v.renderLarger)
@@ -65,7 +65,7 @@ func (v *viewer) actionMenuItems() []*fyne.MenuItem {
 
 // showActionMenu opens the "More" menu under its button.
 func (v *viewer) showActionMenu() {
-	c := v.sh.win.Canvas()
+	c := v.sh.Win.Canvas()
 	v.actionMenu = widget.NewPopUpMenu(fyne.NewMenu("", v.actionMenuItems()...), c)
 	pos := fyne.CurrentApp().Driver().AbsolutePositionForObject(v.moreBtn)
 	v.actionMenu.ShowAtPosition(pos.Add(fyne.NewPos(0, v.moreBtn.Size().Height)))

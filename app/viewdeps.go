@@ -4,6 +4,7 @@ import (
 	"image"
 
 	"kleinbild/app/gallery"
+	"kleinbild/app/inpaintui"
 	"kleinbild/engine/imageio"
 )
 
@@ -23,7 +24,7 @@ type viewerDeps struct {
 	reuseSeed     func(seed uint64)
 	addReference  func(path string)
 	renderLarger  func()
-	showInpaint   func(path string, img image.Image) *inpaintMode
+	showInpaint   func(path string, img image.Image) *inpaintui.Mode
 	// The setup page: the model dialog and a download panel.
 	showModelDialog func()
 	downloadPanel   func() (p *downloadPanel, release func())

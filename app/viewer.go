@@ -17,6 +17,7 @@ import (
 	"kleinbild/app/gallery"
 	"kleinbild/app/imageclip"
 	"kleinbild/app/reveal"
+	"kleinbild/app/shell"
 	"kleinbild/app/thumbcache"
 	"kleinbild/app/userdirs"
 	"kleinbild/app/widgets"
@@ -26,7 +27,7 @@ import (
 // viewer is the central area: the image being made or looked at, its details and actions,
 // or a guide when there is nothing to show.
 type viewer struct {
-	sh *shell
+	sh *shell.Shell
 	viewerDeps
 
 	// shown is the gallery entry in the viewer, when shownOK.
@@ -152,7 +153,7 @@ func (v *viewer) build() fyne.CanvasObject {
 	v.busy = widget.NewActivity()
 	v.busyBox = container.NewCenter(container.NewGridWrap(fyne.NewSquareSize(48), v.busy))
 	v.busyBox.Hide()
-	v.zoom = newZoomBar(v.sh.tips, v.image, theme.ViewFullScreenIcon(), "Full-size view (F)", v.openFullView)
+	v.zoom = newZoomBar(v.sh.Tips, v.image, theme.ViewFullScreenIcon(), "Full-size view (F)", v.openFullView)
 	v.zoom.preview = v.showsPreview
 	v.actions = v.buildActions() // viewactions.go
 	// The toolbar shares the zoom bar's row; its hint shows while the toolbar does not.
@@ -247,7 +248,7 @@ func (v *viewer) buildSetupGuide() fyne.CanvasObject {
 	v.setupDownload = dl
 	body := container.NewVBox(container.NewCenter(logo), title, text, container.NewCenter(choose),
 		widget.NewSeparator(), dl.box)
-	return newCappedWidth(560, container.NewVScroll(body))
+	return shell.NewCappedWidth(560, container.NewVScroll(body))
 }
 
 // buildEmptyGuide is shown when a model is ready but no image is selected.
@@ -256,7 +257,7 @@ func (v *viewer) buildEmptyGuide() fyne.CanvasObject {
 	iconBox := container.NewGridWrap(fyne.NewSquareSize(64), icon)
 	title := widget.NewLabelWithStyle("Describe an image and press Generate", fyne.TextAlignCenter, fyne.TextStyle{Bold: true})
 	title.SizeName = theme.SizeNameSubHeadingText
-	text := hintAligned("Ctrl+Enter generates from anywhere in the window. Drop images here to use them as references.",
+	text := shell.HintAligned("Ctrl+Enter generates from anywhere in the window. Drop images here to use them as references.",
 		fyne.TextAlignCenter)
 	return container.NewCenter(container.NewGridWrap(fyne.NewSize(420, 160),
 		container.NewVBox(container.NewCenter(iconBox), title, text)))
@@ -318,11 +319,11 @@ func (v *viewer) showEntry(e gallery.Entry, full image.Image) {
 	}
 	v.shown, v.shownOK = e, true
 	v.followRun = false
-	v.sh.rememberViewed(e.File)
+	v.sh.RememberViewed(e.File)
 	if v.full != nil {
 		v.full.win.SetTitle(e.File + " – Kleinbild")
 	}
-	path := v.sh.gallery.Path(e)
+	path := v.sh.Gallery.Path(e)
 	if e.HasMeta {
 		v.prompt.SetText(widgets.ClipRunes(e.Meta.Prompt, widgets.WrapRunes)) // wrapped: see widgets.WrapRunes
 		v.details.SetText(describeEntry(e))
@@ -340,16 +341,16 @@ func (v *viewer) showEntry(e gallery.Entry, full image.Image) {
 		v.setImage(full)
 	default:
 		// The thumbnail first (when at hand), the full image once decoded.
-		th, _ := v.sh.thumbs.Get(e.SHA256, path, func(image.Image, error) {})
+		th, _ := v.sh.Thumbs.Get(e.SHA256, path, func(image.Image, error) {})
 		v.setImage(th)
 		go func() {
 			img, err := thumbcache.DecodeFile(path)
-			v.sh.post(func() {
+			v.sh.Post(func() {
 				if !v.shownOK || v.shown.File != e.File || v.followRun {
 					return
 				}
 				if err != nil {
-					v.sh.showError(err)
+					v.sh.ShowError(err)
 					return
 				}
 				v.setImage(img)
@@ -397,13 +398,13 @@ func (v *viewer) showLineage(e gallery.Entry) {
 				objs = append(objs, widget.NewLabel(fmt.Sprintf("+%d", len(list)-i)))
 				break
 			}
-			th := newTapThumb(fyne.NewSquareSize(44), func() { v.gal.selectAndScroll(p.File) })
-			v.sh.loadThumb(&th.thumbImage, p.SHA256, v.sh.gallery.Path(p))
+			th := shell.NewTapThumb(fyne.NewSquareSize(44), func() { v.gal.selectAndScroll(p.File) })
+			v.sh.LoadThumb(&th.ThumbImage, p.SHA256, v.sh.Gallery.Path(p))
 			objs = append(objs, th)
 		}
 	}
-	add("Made from", v.sh.gallery.Parents(e))
-	add("Used in", v.sh.gallery.Children(e))
+	add("Made from", v.sh.Gallery.Parents(e))
+	add("Used in", v.sh.Gallery.Children(e))
 	v.lineage.Objects = objs
 	v.lineage.Refresh()
 	if len(objs) == 0 {
@@ -428,14 +429,14 @@ func (v *viewer) saveShownAs() {
 		return
 	}
 	sh := v.sh
-	last := sh.settings.SaveDir
-	v.saveChooser = sh.openSaveChooser("Save a copy", sh.gallery.Path(v.shown), v.shown.File, func() string {
+	last := sh.Settings.SaveDir
+	v.saveChooser = openSaveChooser(sh, "Save a copy", sh.Gallery.Path(v.shown), v.shown.File, func() string {
 		home, cfg := userdirs.Dirs()
 		return userdirs.Start(last, home, cfg, runtime.GOOS)
 	}, func(path string) {
-		sh.settings.SaveDir = filepath.Dir(path)
-		sh.remember(sh.settings)
-		sh.setStatus("Saved a copy as " + path)
+		sh.Settings.SaveDir = filepath.Dir(path)
+		sh.Remember(sh.Settings)
+		sh.SetStatus("Saved a copy as " + path)
 	})
 }
 
@@ -443,9 +444,9 @@ func (v *viewer) copyShownPath() {
 	if !v.shownOK {
 		return
 	}
-	p := v.sh.gallery.Path(v.shown)
-	v.sh.app.Clipboard().SetContent(p)
-	v.sh.setStatus("Copied " + p)
+	p := v.sh.Gallery.Path(v.shown)
+	v.sh.App.Clipboard().SetContent(p)
+	v.sh.SetStatus("Copied " + p)
 }
 
 // copyShownImage puts the shown image's pixels on the system clipboard, as PNG.
@@ -460,23 +461,23 @@ func (v *viewer) copyShownImage() {
 // copyImage puts the pixels of gallery image e on the clipboard (read and encoded off the
 // UI goroutine) and says how it went; done, when set, runs afterwards on the UI goroutine.
 func (v *viewer) copyImage(e gallery.Entry, done func()) {
-	path, write := v.sh.gallery.Path(e), v.copyPNG
-	v.sh.bg.Add(1)
+	path, write := v.sh.Gallery.Path(e), v.copyPNG
+	v.sh.BG.Add(1)
 	go func() {
-		defer v.sh.bg.Done()
+		defer v.sh.BG.Done()
 		data, err := imageclip.FileAsPNG(path)
 		if err == nil {
 			err = write(data)
 		}
-		v.sh.post(func() {
+		v.sh.Post(func() {
 			if done != nil {
 				done()
 			}
 			if err != nil {
-				v.sh.showError(fmt.Errorf("the image could not be copied to the clipboard: %w", err))
+				v.sh.ShowError(fmt.Errorf("the image could not be copied to the clipboard: %w", err))
 				return
 			}
-			v.sh.setStatus("Copied the image " + e.File + " to the clipboard.")
+			v.sh.SetStatus("Copied the image " + e.File + " to the clipboard.")
 		})
 	}()
 }
@@ -509,7 +510,7 @@ func (v *viewer) typedKey(c fyne.Canvas, z *widgets.ZoomImage, ev *fyne.KeyEvent
 	case fyne.Key1:
 		z.Actual()
 	case fyne.KeyF:
-		if c == v.sh.win.Canvas() {
+		if c == v.sh.Win.Canvas() {
 			v.openFullView()
 		}
 	}
@@ -532,7 +533,7 @@ func (v *viewer) step(delta int) {
 // browse shows the gallery image delta places from the shown one (or the first one
 // when none is shown).
 func (v *viewer) browse(delta int) {
-	if v.sh.gallery == nil {
+	if v.sh.Gallery == nil {
 		return
 	}
 	if !v.shownOK || v.followRun {
@@ -575,10 +576,10 @@ func (v *viewer) revealShown() {
 	if !v.shownOK {
 		return
 	}
-	p := v.sh.gallery.Path(v.shown)
+	p := v.sh.Gallery.Path(v.shown)
 	go func() {
 		if err := reveal.File(p); err != nil {
-			v.sh.post(func() { v.sh.showError(err) })
+			v.sh.Post(func() { v.sh.ShowError(err) })
 		}
 	}()
 }

@@ -36,8 +36,8 @@ func viewerHarness(t *testing.T, n int) *harness {
 		writeTestPNG(t, dir, string(rune('a'+i))+".png", 40+8*i, 30, nil)
 	}
 	h := newHarness(t, data, tinyModel(t), newFakeGen().open)
-	if h.ui.gallery.Len() != n {
-		t.Fatalf("gallery has %d images, want %d", h.ui.gallery.Len(), n)
+	if h.ui.Gallery.Len() != n {
+		t.Fatalf("gallery has %d images, want %d", h.ui.Gallery.Len(), n)
 	}
 	return h
 }
@@ -45,7 +45,7 @@ func viewerHarness(t *testing.T, n int) *harness {
 // at is the gallery's i-th entry.
 func (h *harness) at(i int) gallery.Entry {
 	h.t.Helper()
-	e, ok := h.ui.gallery.At(i)
+	e, ok := h.ui.Gallery.At(i)
 	if !ok {
 		h.t.Fatalf("no gallery entry %d", i)
 	}
@@ -61,7 +61,7 @@ func key(c fyne.Canvas, name fyne.KeyName) {
 func (h *harness) waitShownImage(e gallery.Entry) {
 	h.t.Helper()
 	w := 0
-	if img, err := thumbcache.DecodeFile(h.ui.gallery.Path(e)); err == nil {
+	if img, err := thumbcache.DecodeFile(h.ui.Gallery.Path(e)); err == nil {
 		w = img.Bounds().Dx()
 	}
 	h.waitFor("the image of "+e.File, 5*time.Second, func() bool {
@@ -103,8 +103,8 @@ func TestArrowKeysBrowseTheGallery(t *testing.T) {
 		key(c, fyne.KeyLeft)
 		key(c, fyne.KeyHome)
 		key(c, fyne.KeyDelete)
-		if u.view.shown.File != h.at(2).File || u.gallery.Len() != 3 {
-			t.Errorf("keys acted while %T had the focus: shown %q, %d images", entry, u.view.shown.File, u.gallery.Len())
+		if u.view.shown.File != h.at(2).File || u.Gallery.Len() != 3 {
+			t.Errorf("keys acted while %T had the focus: shown %q, %d images", entry, u.view.shown.File, u.Gallery.Len())
 		}
 		c.Unfocus()
 	}
@@ -144,17 +144,17 @@ func TestDeleteKeyDeletesTheShownImage(t *testing.T) {
 	c.Focus(u.ctl.prompt)
 	key(c, fyne.KeyDelete)
 	c.Unfocus()
-	if u.gallery.Len() != 3 {
+	if u.Gallery.Len() != 3 {
 		t.Fatalf("Delete in the prompt deleted an image")
 	}
 
 	key(c, fyne.KeyDelete)
 	h.waitFor("the image to go to the trash", 10*time.Second, func() bool { return u.gal.indexOf(mid.File) < 0 })
 	h.settle()
-	if u.gallery.IndexOf(mid.File) >= 0 {
+	if u.Gallery.IndexOf(mid.File) >= 0 {
 		t.Fatalf("%s is still in the gallery", mid.File)
 	}
-	if _, err := os.Stat(filepath.Join(u.gallery.Dir(), mid.File)); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(u.Gallery.Dir(), mid.File)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("%s still on disk: %v", mid.File, err)
 	}
 	if !u.view.shownOK || u.view.shown.File != last.File {
@@ -164,14 +164,14 @@ func TestDeleteKeyDeletesTheShownImage(t *testing.T) {
 	key(c, fyne.KeyDelete)
 	h.waitFor("the last image to go", 10*time.Second, func() bool { return len(u.gal.visible) == 1 })
 	h.settle()
-	if !u.view.shownOK || u.view.shown.File != h.at(0).File || u.gallery.Len() != 1 {
-		t.Errorf("after deleting the last: shown %q, %d images", u.view.shown.File, u.gallery.Len())
+	if !u.view.shownOK || u.view.shown.File != h.at(0).File || u.Gallery.Len() != 1 {
+		t.Errorf("after deleting the last: shown %q, %d images", u.view.shown.File, u.Gallery.Len())
 	}
 	key(c, fyne.KeyDelete)
 	h.waitFor("the only image to go", 10*time.Second, func() bool { return len(u.gal.visible) == 0 })
 	h.settle()
-	if u.view.shownOK || u.gallery.Len() != 0 {
-		t.Errorf("after deleting the only image: shown %v, %d images", u.view.shownOK, u.gallery.Len())
+	if u.view.shownOK || u.Gallery.Len() != 0 {
+		t.Errorf("after deleting the only image: shown %v, %d images", u.view.shownOK, u.Gallery.Len())
 	}
 	key(c, fyne.KeyDelete) // nothing shown: nothing happens
 }
@@ -336,7 +336,7 @@ func TestCopyImagePutsThePixelsOnTheClipboard(t *testing.T) {
 	u.gal.selectEntry(e.File, nil)
 	h.settle()
 	test.Tap(findButton(u.view.actions, "Copy image"))
-	h.waitFor("the status", 5*time.Second, func() bool { return strings.Contains(u.status.Text, "Copied the image") })
+	h.waitFor("the status", 5*time.Second, func() bool { return strings.Contains(u.Status.Text, "Copied the image") })
 	mu.Lock()
 	data := got
 	mu.Unlock()
@@ -344,7 +344,7 @@ func TestCopyImagePutsThePixelsOnTheClipboard(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the clipboard holds no PNG: %v", err)
 	}
-	want, err := imageio.Load(u.gallery.Path(e))
+	want, err := imageio.Load(u.Gallery.Path(e))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -357,15 +357,15 @@ func TestCopyImagePutsThePixelsOnTheClipboard(t *testing.T) {
 
 	// "Copy path" still copies the path, as text.
 	test.Tap(findButton(u.view.actions, "Copy path"))
-	if p := u.app.Clipboard().Content(); p != u.gallery.Path(e) {
+	if p := u.App.Clipboard().Content(); p != u.Gallery.Path(e) {
 		t.Errorf("Copy path put %q on the clipboard", p)
 	}
 
 	// A clipboard that fails gives a message, not a crash.
 	u.view.copyPNG = func([]byte) error { return errors.New("no display") }
 	test.Tap(findButton(u.view.actions, "Copy image"))
-	h.waitFor("the error", 5*time.Second, func() bool { return u.errorText() != "" })
-	if msg := u.errorText(); !strings.Contains(msg, "could not be copied to the clipboard") || !strings.Contains(msg, "no display") {
+	h.waitFor("the error", 5*time.Second, func() bool { return u.ErrorText() != "" })
+	if msg := u.ErrorText(); !strings.Contains(msg, "could not be copied to the clipboard") || !strings.Contains(msg, "no display") {
 		t.Errorf("banner %q", msg)
 	}
 }
@@ -406,14 +406,14 @@ func TestViewerButtonsAreLabelled(t *testing.T) {
 
 	// Hovering an icon button names it in a tooltip.
 	b := u.view.zoom.in
-	u.tips.SetTimer(func(_ time.Duration, fn func()) func() { fn(); return func() {} })
+	u.Tips.SetTimer(func(_ time.Duration, fn func()) func() { fn(); return func() {} })
 	b.MouseIn(&desktop.MouseEvent{})
 	h.settle()
-	if owner, text, visible := u.tips.Showing(); owner != b || text != "Zoom in (+)" || !visible {
+	if owner, text, visible := u.Tips.Showing(); owner != b || text != "Zoom in (+)" || !visible {
 		t.Errorf("tooltip while hovering zoom in: %q (shown %v)", text, visible)
 	}
 	b.MouseOut()
-	if _, _, visible := u.tips.Showing(); visible {
+	if _, _, visible := u.Tips.Showing(); visible {
 		t.Error("tooltip still shown after hovering")
 	}
 }
@@ -429,8 +429,8 @@ func TestImageWithoutMetadataCannotBeReused(t *testing.T) {
 	fake := newFakeGen()
 	h := newHarness(t, data, tinyModel(t), fake.open)
 	u := h.ui
-	if u.gallery.Len() != 1 {
-		t.Fatalf("gallery has %d images, want the plain PNG", u.gallery.Len())
+	if u.Gallery.Len() != 1 {
+		t.Fatalf("gallery has %d images, want the plain PNG", u.Gallery.Len())
 	}
 	u.ctl.prompt.SetText("my own prompt")
 	u.gal.selectEntry("holiday.png", nil)
@@ -451,8 +451,8 @@ func TestImageWithoutMetadataCannotBeReused(t *testing.T) {
 	if u.ctl.prompt.Text != "my own prompt" || u.ctl.seedLocked {
 		t.Errorf("after tapping: prompt %q, seed locked %v", u.ctl.prompt.Text, u.ctl.seedLocked)
 	}
-	if strings.Contains(u.status.Text, "restored") || strings.Contains(u.status.Text, "locked") {
-		t.Errorf("status %q reports a reuse that did not happen", u.status.Text)
+	if strings.Contains(u.Status.Text, "restored") || strings.Contains(u.Status.Text, "locked") {
+		t.Errorf("status %q reports a reuse that did not happen", u.Status.Text)
 	}
 
 	// An image with settings enables them again.
@@ -471,7 +471,7 @@ func startAndPreview(t *testing.T, h *harness, fake *fakeGen, prompt string) *ru
 	test.Tap(u.ctl.generate)
 	r := u.run.cur
 	if r == nil {
-		t.Fatalf("Generate did not start (banner %q)", u.errorText())
+		t.Fatalf("Generate did not start (banner %q)", u.ErrorText())
 	}
 	select {
 	case <-fake.started:
@@ -533,7 +533,7 @@ func TestViewerAfterCancelOrFailureShowsTheSelectedImage(t *testing.T) {
 	startAndPreview(t, h, fake, "third, failing")
 	h.waitFor("the run to fail", 5*time.Second, func() bool { return u.run.cur == nil })
 	checkShown("after failure")
-	if !strings.Contains(u.errorText(), "out of memory") {
-		t.Errorf("banner %q", u.errorText())
+	if !strings.Contains(u.ErrorText(), "out of memory") {
+		t.Errorf("banner %q", u.ErrorText())
 	}
 }

@@ -23,7 +23,7 @@ func TestViewerInfoShowsTheNegativePrompt(t *testing.T) {
 	h := newHarness(t, data, tinyModel(t), newFakeGen().open)
 	u := h.ui
 	for _, c := range []struct{ file, want string }{{"a.png", "Negative prompt: blurry, fog"}, {"b.png", ""}} {
-		e, ok := u.gallery.ByFile(c.file)
+		e, ok := u.Gallery.ByFile(c.file)
 		if !ok {
 			t.Fatalf("no gallery entry %s", c.file)
 		}

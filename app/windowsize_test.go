@@ -7,63 +7,47 @@ import (
 	"fyne.io/fyne/v2"
 )
 
-// Issue 28 item 3: second windows fit the screen (or, where its size is not known, the
-// main window): Inpaint asked for 900×700 on a 1024×600 screen.
-func TestFitChild(t *testing.T) {
-	inpaint := fyne.NewSize(900, 700)
-	for _, c := range []struct{ screen, main, want fyne.Size }{
-		{fyne.NewSize(1024, 600), fyne.NewSize(1008, 552), fyne.NewSize(900, 552)},
-		{fyne.NewSize(2560, 1440), fyne.NewSize(1008, 552), inpaint},
-		{fyne.Size{}, fyne.NewSize(800, 500), fyne.NewSize(800, 500)},
-		{fyne.Size{}, fyne.Size{}, inpaint},
-	} {
-		if got := fitChild(inpaint, c.screen, c.main); got != c.want {
-			t.Errorf("fitChild(%v, screen %v, main %v) = %v, want %v", inpaint, c.screen, c.main, got, c.want)
-		}
-	}
-}
-
 // Inpaint and Compare open no larger than a small screen; Escape closes Inpaint and the
 // file chooser (from its path field too).
 func TestSecondWindowsFitAndEscape(t *testing.T) {
 	h := viewerHarness(t, 2)
 	u := h.ui
-	u.opts.ScreenSize = func() fyne.Size { return fyne.NewSize(1024, 600) }
+	u.ScreenSize = func() fyne.Size { return fyne.NewSize(1024, 600) }
 	u.gal.selectEntry(h.at(0).File, nil)
 	h.waitShownImage(h.at(0))
 	m := u.view.openInpaint()
 	if m == nil {
-		t.Fatalf("Inpaint did not open: %q", u.errorText())
+		t.Fatalf("Inpaint did not open: %q", u.ErrorText())
 	}
-	if s := m.win.Canvas().Size(); s.Width > 1024-16 || s.Height > 600-48 {
+	if s := m.Parts().Win.Canvas().Size(); s.Width > 1024-16 || s.Height > 600-48 {
 		t.Errorf("Inpaint opened at %v on a 1024×600 screen", s)
 	}
 	open := func(w fyne.Window) bool { return slices.Contains(fyne.CurrentApp().Driver().AllWindows(), w) }
-	key(m.win.Canvas(), fyne.KeyEscape)
-	if open(m.win) {
+	key(m.Parts().Win.Canvas(), fyne.KeyEscape)
+	if open(m.Parts().Win) {
 		t.Error("Escape did not close Inpaint")
 	}
 	u.gal.openCompare(h.at(0), h.at(1))
-	if s := u.gal.cmp.win.Canvas().Size(); s.Width > 1024-16 || s.Height > 600-48 {
+	if s := u.gal.cmp.Parts().Win.Canvas().Size(); s.Width > 1024-16 || s.Height > 600-48 {
 		t.Errorf("Compare opened at %v on a 1024×600 screen", s)
 	}
-	key(u.gal.cmp.win.Canvas(), fyne.KeyEscape)
+	key(u.gal.cmp.Parts().Win.Canvas(), fyne.KeyEscape)
 	if u.gal.cmp != nil {
 		t.Error("Escape did not close Compare")
 	}
 
 	c := u.adapters.showAdd()
-	overlay := func() bool { return u.win.Canvas().Overlays().Top() != nil }
-	if u.chooser != c || !overlay() {
+	overlay := func() bool { return u.Win.Canvas().Overlays().Top() != nil }
+	if u.Chooser != c || !overlay() {
 		t.Fatal("the chooser is not open")
 	}
 	c.path.TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape})
-	if overlay() || u.chooser != nil {
+	if overlay() || u.Chooser != nil {
 		t.Error("Escape in the path field did not close the chooser")
 	}
 	u.adapters.showAdd()
-	u.win.Canvas().Unfocus()
-	key(u.win.Canvas(), fyne.KeyEscape)
+	u.Win.Canvas().Unfocus()
+	key(u.Win.Canvas(), fyne.KeyEscape)
 	if overlay() {
 		t.Error("Escape did not close the chooser")
 	}

@@ -13,7 +13,7 @@ import (
 // they keep no pointer to the UI. It runs first in newUI, on zero components; the runner
 // also gets its generator opener (Options.Open, or the engine) here.
 func (u *UI) wire() {
-	sh := u.shell
+	sh := u.Shell
 	// Asked by many: whether a generation runs, and for a new estimate.
 	running, estimateSoon := u.run.busy, u.fit.updateSoon
 
@@ -38,7 +38,7 @@ func (u *UI) wire() {
 		view: &u.view, running: running, restoreSettings: u.RestoreSettings,
 		renderLarger: u.run.renderLargerEntry, addReference: u.AddReference, listChanged: u.run.syncBatch,
 	}}
-	u.model = modelSettings{sh: sh, modelDeps: modelDeps{
+	u.model = modelSettings{sh: sh, devices: u.opts.devices, modelDeps: modelDeps{
 		busy: running, deviceChanged: estimateSoon,
 		changed: func(info engine.ModelInfo, usable bool) {
 			u.ctl.applyVariant(info, usable)
@@ -46,14 +46,14 @@ func (u *UI) wire() {
 			u.view.update()
 		},
 	}}
-	open := engineOpener(filepath.Join(u.dataDir, "cache", "prompts"))
+	open := engineOpener(filepath.Join(u.DataDir, "cache", "prompts"))
 	tuner := deviceTuner{needs: backends.DefaultNeedsTuning, tune: backends.DefaultTuned}
 	if u.opts.Open != nil {
 		open = folderOpener(u.opts.Open)
 		tuner = deviceTuner{} // a generator of the caller's (tests): no device to tune
 	}
-	notifier := notify.New(u.app, u.win, func(fn func()) { u.post(fn) }) // u.post is set later
-	u.run = runner{sh: sh, open: open, tuner: tuner, notify: notifier, runnerDeps: runnerDeps{
+	notifier := notify.New(u.App, u.Win, func(fn func()) { u.Post(fn) }) // u.post is set later
+	u.run = runner{sh: sh, version: u.opts.Version, open: open, tuner: tuner, notify: notifier, runnerDeps: runnerDeps{
 		form: &u.ctl, refs: u.refs.refPaths, adapters: &u.adapters, model: &u.model,
 		fit: &u.fit, view: &u.view, gal: &u.gal,
 		phaseChanged: func(p runPhase) {

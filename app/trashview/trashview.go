@@ -1,4 +1,6 @@
-package app
+// Package trashview is the Trash dialog: the images in the gallery's trash, to restore or
+// to delete for good.
+package trashview
 
 import (
 	"fmt"
@@ -8,21 +10,23 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
-	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"kleinbild/app/gallery"
+	"kleinbild/app/shell"
 	"kleinbild/app/thumbcache"
 	"kleinbild/app/widgets"
 )
 
-// trashView is the dialog listing the images in the trash: each with its thumbnail, prompt
+// View is the dialog listing the images in the trash: each with its thumbnail, prompt
 // and deletion time. Ticked images can be restored, or all of them, and the trash can be
 // emptied for good after a confirmation. Undo keeps working on the deletions still in the
 // trash.
-type trashView struct {
-	g       *galleryView
+type View struct {
+	sh *shell.Shell
+	// changed runs after images left the trash (restored or deleted for good).
+	changed func()
 	items   []gallery.TrashItem
 	checked map[string]bool
 
@@ -36,17 +40,18 @@ type trashView struct {
 	busy       bool                  // a restore or emptying is under way
 }
 
-// trashRow is one row of the list.
-type trashRow struct {
+// row is one row of the list.
+type row struct {
 	check *widgets.EscapeCheck
-	thumb *thumbImage
+	thumb *shell.ThumbImage
 	name  *widget.Label
 	when  *widget.Label
 }
 
-// showTrash opens the Trash view.
-func (g *galleryView) showTrash() *trashView {
-	t := &trashView{g: g, checked: map[string]bool{}}
+// Show opens the Trash view in sh's window; changed runs after images left the trash
+// (restored or deleted for good).
+func Show(sh *shell.Shell, changed func()) *View {
+	t := &View{sh: sh, changed: changed, checked: map[string]bool{}}
 	t.count = widget.NewLabel("")
 	t.list = widgets.NewEscapeList(func() int { return len(t.items) }, t.newRow, t.updateRow)
 	t.list.OnSelected = func(id widget.ListItemID) {
@@ -61,40 +66,45 @@ func (g *galleryView) showTrash() *trashView {
 	t.empty.Importance = widget.DangerImportance
 	closeBtn := widget.NewButton("Close", func() { t.dlg.Hide() })
 	buttons := container.NewHBox(t.restoreSel, t.restoreAll, t.empty, closeBtn)
-	note := hint(fmt.Sprintf("Deleted images stay here for %d days.", int(gallery.DefaultKeepTrash/(24*time.Hour))))
+	note := shell.Hint(fmt.Sprintf("Deleted images stay here for %d days.", int(gallery.DefaultKeepTrash/(24*time.Hour))))
 	content := container.NewBorder(container.NewVBox(t.count, note), container.NewCenter(buttons), nil, nil, t.list)
-	t.dlg = dialog.NewCustomWithoutButtons("Trash", content, g.sh.win)
+	t.dlg = dialog.NewCustomWithoutButtons("Trash", content, t.sh.Win)
 	t.dlg.Resize(fyne.NewSize(560, 480))
-	t.reload()
+	t.Reload()
 	t.dlg.Show()
-	g.sh.escapeCloses(t.dlg, content)
+	t.sh.EscapeCloses(t.dlg, content)
 	return t
 }
 
-func (t *trashView) newRow() fyne.CanvasObject {
-	r := &trashRow{check: widgets.NewEscapeCheck("", nil), thumb: newThumbImage(fyne.NewSquareSize(48)), name: widget.NewLabel(""), when: widget.NewLabel("")}
+func (t *View) newRow() fyne.CanvasObject {
+	r := &row{check: widgets.NewEscapeCheck("", nil), thumb: shell.NewThumbImage(fyne.NewSquareSize(48)), name: widget.NewLabel(""), when: widget.NewLabel("")}
 	r.check.OnEscape = func() { t.dlg.Hide() } // a tapped check has the focus: Escape still closes
 	r.name.Truncation = fyne.TextTruncateEllipsis
 	r.when.SizeName = theme.SizeNameCaptionText
-	v := &trashRowView{row: r, obj: container.NewBorder(nil, nil, container.NewHBox(r.check, r.thumb), r.when, r.name)}
+	v := &RowView{row: r, obj: container.NewBorder(nil, nil, container.NewHBox(r.check, r.thumb), r.when, r.name)}
 	v.ExtendBaseWidget(v)
 	return v
 }
 
-// trashRowView carries a row's widgets with its layout.
-type trashRowView struct {
+// RowView carries a row's widgets with its layout.
+type RowView struct {
 	widget.BaseWidget
-	row *trashRow
+	row *row
 	obj fyne.CanvasObject
 }
 
+// Parts are the row's thumbnail and its deletion time (the main window's tests).
+func (v *RowView) Parts() (thumb *shell.ThumbImage, when *widget.Label) {
+	return v.row.thumb, v.row.when
+}
+
 // CreateRenderer implements fyne.Widget.
-func (v *trashRowView) CreateRenderer() fyne.WidgetRenderer {
+func (v *RowView) CreateRenderer() fyne.WidgetRenderer {
 	return widget.NewSimpleRenderer(v.obj)
 }
 
-func (t *trashView) updateRow(id widget.ListItemID, obj fyne.CanvasObject) {
-	r := obj.(*trashRowView).row
+func (t *View) updateRow(id widget.ListItemID, obj fyne.CanvasObject) {
+	r := obj.(*RowView).row
 	if id < 0 || id >= len(t.items) {
 		return
 	}
@@ -109,29 +119,29 @@ func (t *trashView) updateRow(id widget.ListItemID, obj fyne.CanvasObject) {
 	r.name.SetText(label)
 	r.when.SetText("deleted " + it.Deleted.Local().Format("2 Jan 15:04"))
 	key := it.Entry.SHA256
-	path := t.g.sh.gallery.TrashPath(it.Name)
+	path := t.sh.Gallery.TrashPath(it.Name)
 	if key == "" {
 		k, err := thumbcache.FileKey(path)
 		if err != nil {
-			r.thumb.forget()
-			r.thumb.setBroken()
+			r.thumb.Forget()
+			r.thumb.SetBroken()
 			return
 		}
 		key = k
 	}
-	t.g.sh.loadThumb(r.thumb, key, path)
+	t.sh.LoadThumb(r.thumb, key, path)
 }
 
 // toggle ticks or unticks the trashed image name.
-func (t *trashView) toggle(name string) {
+func (t *View) toggle(name string) {
 	t.checked[name] = !t.checked[name]
 	t.list.Refresh()
 	t.updateButtons()
 }
 
-// reload lists the trash again.
-func (t *trashView) reload() {
-	if lib := t.g.sh.gallery; lib != nil {
+// Reload lists the trash again.
+func (t *View) Reload() {
+	if lib := t.sh.Gallery; lib != nil {
 		t.items = lib.Trash()
 	} else {
 		t.items = nil
@@ -153,7 +163,7 @@ func (t *trashView) reload() {
 	t.updateButtons()
 }
 
-func (t *trashView) updateButtons() {
+func (t *View) updateButtons() {
 	n := 0
 	for _, on := range t.checked {
 		if on {
@@ -176,7 +186,7 @@ func (t *trashView) updateButtons() {
 	}
 }
 
-func (t *trashView) restoreChecked() {
+func (t *View) restoreChecked() {
 	var names []string
 	for _, it := range t.items {
 		if t.checked[it.Name] {
@@ -186,7 +196,7 @@ func (t *trashView) restoreChecked() {
 	t.restore(names)
 }
 
-func (t *trashView) restoreEvery() {
+func (t *View) restoreEvery() {
 	var names []string
 	for _, it := range t.items {
 		names = append(names, it.Name)
@@ -195,38 +205,38 @@ func (t *trashView) restoreEvery() {
 }
 
 // restore brings the named images back (off the UI goroutine).
-func (t *trashView) restore(names []string) {
-	sh := t.g.sh
-	lib := sh.gallery
+func (t *View) restore(names []string) {
+	sh := t.sh
+	lib := sh.Gallery
 	if lib == nil || len(names) == 0 || t.busy {
 		return
 	}
 	t.busy = true
 	t.updateButtons()
-	sh.bg.Add(1) // Close waits for the index write
+	sh.BG.Add(1) // Close waits for the index write
 	go func() {
-		defer sh.bg.Done()
+		defer sh.BG.Done()
 		es, err := lib.RestoreItems(names...)
-		sh.post(func() {
+		sh.Post(func() {
 			t.busy = false
 			if err != nil {
-				sh.showError(fmt.Errorf("could not restore from the trash: %w", err))
+				sh.ShowError(fmt.Errorf("could not restore from the trash: %w", err))
 			}
-			t.g.afterTrashChange()
-			t.reload()
+			t.changed()
+			t.Reload()
 			switch len(es) {
 			case 0:
 			case 1:
-				sh.setStatus("Restored " + es[0].File)
+				sh.SetStatus("Restored " + es[0].File)
 			default:
-				sh.setStatus(fmt.Sprintf("Restored %d images.", len(es)))
+				sh.SetStatus(fmt.Sprintf("Restored %d images.", len(es)))
 			}
 		})
 	}()
 }
 
 // askEmpty asks before the trash is emptied for good.
-func (t *trashView) askEmpty() {
+func (t *View) askEmpty() {
 	n := len(t.items)
 	if n == 0 {
 		return
@@ -240,54 +250,50 @@ func (t *trashView) askEmpty() {
 		if ok {
 			t.emptyTrash()
 		}
-	}, t.g.sh.win)
+	}, t.sh.Win)
 	t.confirm.SetConfirmText("Empty trash")
 	t.confirm.SetConfirmImportance(widget.DangerImportance)
 	t.confirm.Show()
 }
 
 // emptyTrash removes the trashed images for good (off the UI goroutine).
-func (t *trashView) emptyTrash() {
-	sh := t.g.sh
-	lib := sh.gallery
+func (t *View) emptyTrash() {
+	sh := t.sh
+	lib := sh.Gallery
 	if lib == nil || t.busy {
 		return
 	}
 	t.busy = true
 	t.updateButtons()
-	sh.bg.Add(1)
+	sh.BG.Add(1)
 	go func() {
-		defer sh.bg.Done()
+		defer sh.BG.Done()
 		gone, err := lib.EmptyTrash()
-		sh.forgetThumbs(lib, gone)
-		sh.post(func() {
+		sh.ForgetThumbs(lib, gone)
+		sh.Post(func() {
 			t.busy = false
 			if err != nil {
-				sh.showError(err)
+				sh.ShowError(err)
 			}
-			t.g.afterTrashChange()
-			t.reload()
-			sh.setStatus(fmt.Sprintf("Emptied the trash: %d images deleted for good.", len(gone)))
+			t.changed()
+			t.Reload()
+			sh.SetStatus(fmt.Sprintf("Emptied the trash: %d images deleted for good.", len(gone)))
 		})
 	}()
 }
 
-// afterTrashChange shows restored images and drops the Undo steps whose images have all
-// left the trash (restored or deleted for good).
-func (g *galleryView) afterTrashChange() {
-	if lib := g.sh.gallery; lib != nil {
-		g.undos = slices.DeleteFunc(g.undos, func(it undoItem) bool { return !lib.InTrash(it.batch) })
-	}
-	if g.undoBar.Visible() || len(g.undos) == 0 {
-		g.showUndoBar()
-	}
-	g.refresh()
+// Parts are the dialog's widgets and the trash as listed, for the main window's tests.
+type Parts struct {
+	Items                  []gallery.TrashItem
+	List                   *widgets.EscapeList
+	Count                  *widget.Label
+	RestoreSel, RestoreAll *widget.Button
+	Empty                  *widget.Button
+	Confirm                *dialog.ConfirmDialog // the open "Empty the trash?" question
 }
 
-// trashRow is the gallery's bottom row with the button that opens the Trash view (kept
-// out of the header, whose width sets the window's smallest width).
-func (g *galleryView) trashRow() fyne.CanvasObject {
-	b := widget.NewButtonWithIcon("Trash…", theme.DeleteIcon(), func() { g.showTrash() })
-	b.Importance = widget.LowImportance
-	return container.NewHBox(layout.NewSpacer(), b)
+// Parts is the dialog's widgets and the trash as listed now (tests).
+func (t *View) Parts() Parts {
+	return Parts{Items: t.items, List: t.list, Count: t.count, RestoreSel: t.restoreSel, RestoreAll: t.restoreAll,
+		Empty: t.empty, Confirm: t.confirm}
 }

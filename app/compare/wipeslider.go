@@ -1,4 +1,4 @@
-package app
+package compare
 
 import (
 	"fyne.io/fyne/v2"

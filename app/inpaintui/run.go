@@ -1,13 +1,14 @@
-package app
+package inpaintui
 
 import (
-	"slices"
 	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"kleinbild/app/jobs"
 )
 
 // inpaintRun is the Inpaint window's view of its job while it runs or waits: a progress
@@ -15,7 +16,7 @@ import (
 // item 6: the window gave no feedback while its job ran, no Cancel, and its buttons stayed
 // enabled).
 type inpaintRun struct {
-	job      *job // the window's job until it has ended, or nil
+	job      *jobs.Job // the window's job until it has ended, or nil
 	row      *fyne.Container
 	bar      *widget.ProgressBar
 	text     *widget.Label
@@ -24,24 +25,27 @@ type inpaintRun struct {
 	stop     chan struct{}    // closed when job has ended: the progress stops following it
 }
 
-// jobState is how a job stands: running with its progress, waiting in the queue, or neither
+// JobState is how a job stands: running with its progress, waiting in the queue, or neither
 // (it has ended, or left the queue).
-type jobState struct {
-	running, queued bool
-	frac            float64
-	text            string
+type JobState struct {
+	Running, Queued bool
+	Frac            float64
+	Text            string
 }
 
+// tickInterval is how often the progress is shown anew, as in the main window.
+const tickInterval = 250 * time.Millisecond
+
 // buildRun makes the progress row (hidden while no job of the window is pending).
-func (m *inpaintMode) buildRun(starters ...*widget.Button) fyne.CanvasObject {
+func (m *Mode) buildRun(starters ...*widget.Button) fyne.CanvasObject {
 	r := &m.run
 	r.starters = starters
 	r.bar = widget.NewProgressBar()
 	r.text = widget.NewLabel("")
 	r.text.Truncation = fyne.TextTruncateEllipsis
 	r.cancel = widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), func() {
-		if r.job != nil && m.cancelJob != nil {
-			m.cancelJob(r.job)
+		if r.job != nil && m.CancelJob != nil {
+			m.CancelJob(r.job)
 			m.showRun()
 		}
 	})
@@ -51,8 +55,8 @@ func (m *inpaintMode) buildRun(starters ...*widget.Button) fyne.CanvasObject {
 }
 
 // follow shows j's progress in the window until it ends.
-func (m *inpaintMode) follow(j *job) {
-	if m.jobState == nil || m.run.row == nil {
+func (m *Mode) follow(j *jobs.Job) {
+	if m.Deps.JobState == nil || m.run.row == nil {
 		return
 	}
 	m.run.job = j
@@ -61,19 +65,19 @@ func (m *inpaintMode) follow(j *job) {
 	}
 	stop := make(chan struct{})
 	m.run.stop = stop
-	m.sh.bg.Add(1)
+	m.sh.BG.Add(1)
 	go func() {
-		defer m.sh.bg.Done()
+		defer m.sh.BG.Done()
 		t := time.NewTicker(tickInterval)
 		defer t.Stop()
 		for {
 			select {
-			case <-m.sh.life.Done():
+			case <-m.sh.Life.Done():
 				return
 			case <-stop:
 				return
 			case <-t.C:
-				m.sh.post(func() {
+				m.sh.Post(func() {
 					if m.run.job == j {
 						m.showRun()
 					}
@@ -84,13 +88,13 @@ func (m *inpaintMode) follow(j *job) {
 }
 
 // showRun shows how the window's job stands, and reports whether it is still pending.
-func (m *inpaintMode) showRun() bool {
+func (m *Mode) showRun() bool {
 	r := &m.run
-	var st jobState
+	var st JobState
 	if r.job != nil {
-		st = m.jobState(r.job)
+		st = m.Deps.JobState(r.job)
 	}
-	pending := st.running || st.queued
+	pending := st.Running || st.Queued
 	if !pending {
 		r.job = nil
 		r.row.Hide()
@@ -99,11 +103,11 @@ func (m *inpaintMode) showRun() bool {
 			r.stop = nil
 		}
 	} else {
-		text := st.text
-		if st.queued {
+		text := st.Text
+		if st.Queued {
 			text = "Waiting in the queue for the image being made"
 		}
-		r.bar.SetValue(st.frac)
+		r.bar.SetValue(st.Frac)
 		r.text.SetText(text)
 		r.row.Show()
 	}
@@ -115,26 +119,4 @@ func (m *inpaintMode) showRun() bool {
 		}
 	}
 	return pending
-}
-
-// inpaintJobState is Inpaint mode's jobState.
-func (u *UI) inpaintJobState(j *job) jobState {
-	if r := u.run.cur; r != nil && r.job == j {
-		frac, text := r.tracker.Status(time.Since(r.start))
-		if r.cancelling {
-			text = "Cancelling…"
-		}
-		return jobState{running: true, frac: frac, text: text}
-	}
-	return jobState{queued: slices.Contains(u.run.queue.Jobs, j)}
-}
-
-// cancelInpaintJob is Inpaint mode's Cancel: it stops j while it runs, or takes it out
-// of the queue while it waits.
-func (u *UI) cancelInpaintJob(j *job) {
-	if r := u.run.cur; r != nil && r.job == j {
-		u.run.cancel()
-		return
-	}
-	u.run.queue.Remove(j)
 }

@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"slices"
@@ -11,20 +11,20 @@ import (
 	"kleinbild/app/widgets"
 )
 
-// escapeDialog closes the dialog on top of canvas c, if one is open, the way its dismiss
+// EscapeDialog closes the dialog on top of canvas c, if one is open, the way its dismiss
 // button does (a confirmation's callback hears "no"), and reports whether there was one.
 // Escape then does nothing else: it closes the dialog and never cancels the run behind it
 // (issue 36 major 1: Escape in "Quit Kleinbild?", Trash or "Cancel all" stopped the
 // generation and left the dialog open). A dialog without a dismiss button (one marked with
-// the cancel icon, as Fyne's confirmations have) is closed as escapeCloses registered it,
+// the cancel icon, as Fyne's confirmations have) is closed as EscapeCloses registered it,
 // else hidden.
-func (sh *shell) escapeDialog(c fyne.Canvas) bool {
+func (sh *Shell) EscapeDialog(c fyne.Canvas) bool {
 	top := c.Overlays().Top()
 	if top == nil {
 		return false
 	}
-	if hide, ok := sh.escapes[top]; ok {
-		delete(sh.escapes, top)
+	if hide, ok := sh.Escapes[top]; ok {
+		delete(sh.Escapes, top)
 		hide()
 		return true
 	}
@@ -56,25 +56,25 @@ func dismissButton(o fyne.CanvasObject) *widget.Button {
 	return nil
 }
 
-// escapeCloses makes Escape close d, just shown in the window, as its own Close button
+// EscapeCloses makes Escape close d, just shown in the window, as its own Close button
 // does, also while a field, slider, check or list in content (the dialog's content) has the
 // focus (issue 36 item 13: Escape did not close the Model dialog or Trash; hiding its
 // pop-up skipped what the dialog does when it closes).
-func (sh *shell) escapeCloses(d dialog.Dialog, content fyne.CanvasObject) {
+func (sh *Shell) EscapeCloses(d dialog.Dialog, content fyne.CanvasObject) {
 	widgets.OnEscapeIn(content, d.Hide)
-	c := sh.win.Canvas()
+	c := sh.Win.Canvas()
 	top := c.Overlays().Top()
 	if top == nil {
 		return
 	}
 	open := c.Overlays().List()
-	for o := range sh.escapes {
+	for o := range sh.Escapes {
 		if !slices.Contains(open, o) {
-			delete(sh.escapes, o) // closed otherwise
+			delete(sh.Escapes, o) // closed otherwise
 		}
 	}
-	if sh.escapes == nil {
-		sh.escapes = map[fyne.CanvasObject]func(){}
+	if sh.Escapes == nil {
+		sh.Escapes = map[fyne.CanvasObject]func(){}
 	}
-	sh.escapes[top] = d.Hide
+	sh.Escapes[top] = d.Hide
 }

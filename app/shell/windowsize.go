@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"fyne.io/fyne/v2"
@@ -9,11 +9,11 @@ import (
 // windowFrame is the room a window's frame and title bar take around its content.
 var windowFrame = fyne.NewSize(16, 48)
 
-// fitChild is the size to open a second window (Inpaint, Compare, the full-size view) at:
+// FitChild is the size to open a second window (Inpaint, Compare, the full-size view) at:
 // want, made smaller to fit screen (the usable part of the screen, zero when unknown) with
 // its frame, or else main, the main window's content size, which fits the screen (issue 28
 // item 3: Inpaint opened at 900×700 on a 1024×600 screen, its Generate button off-screen).
-func fitChild(want, screen, main fyne.Size) fyne.Size {
+func FitChild(want, screen, main fyne.Size) fyne.Size {
 	bound := main
 	if screen.Width > 0 && screen.Height > 0 {
 		bound = screen.Subtract(windowFrame)
@@ -24,19 +24,19 @@ func fitChild(want, screen, main fyne.Size) fyne.Size {
 	return fyne.NewSize(min(want.Width, bound.Width), min(want.Height, bound.Height))
 }
 
-// childSize is fitChild for this window's screen (Options.ScreenSize) and main window.
-func (sh *shell) childSize(want fyne.Size) fyne.Size {
+// ChildSize is FitChild for this window's screen (ScreenSize) and main window.
+func (sh *Shell) ChildSize(want fyne.Size) fyne.Size {
 	var screen fyne.Size
-	if sh.opts.ScreenSize != nil {
-		screen = sh.opts.ScreenSize()
+	if sh.ScreenSize != nil {
+		screen = sh.ScreenSize()
 	}
-	return fitChild(want, screen, sh.win.Canvas().Size())
+	return FitChild(want, screen, sh.Win.Canvas().Size())
 }
 
-// closeOnEscape makes Escape close w, also while one of its fields, sliders or checks has
+// CloseOnEscape makes Escape close w, also while one of its fields, sliders or checks has
 // the keyboard focus (the Escapers in its content; issue 36 item 13: Escape was ignored in
 // Inpaint and Compare while a field or slider had the focus).
-func closeOnEscape(w fyne.Window) {
+func CloseOnEscape(w fyne.Window) {
 	widgets.OnEscapeIn(w.Content(), w.Close)
 	w.Canvas().SetOnTypedKey(func(ev *fyne.KeyEvent) {
 		if ev.Name == fyne.KeyEscape {

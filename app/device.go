@@ -65,8 +65,8 @@ type deviceState struct {
 	labels map[string]string
 }
 
-// effectiveDevice is the device ID the next model is opened on.
-func (m *modelSettings) effectiveDevice() string {
+// EffectiveDevice is the device ID the next model is opened on.
+func (m *modelSettings) EffectiveDevice() string {
 	if m.dev.fallback != "" {
 		return backends.CPUID()
 	}
@@ -111,18 +111,18 @@ func (m *modelSettings) envBackendNotice(env string) string {
 		}
 	}
 	instead := "the automatic choice"
-	if d, ok := m.deviceFor(m.effectiveDevice()); ok {
+	if d, ok := m.DeviceFor(m.EffectiveDevice()); ok {
 		instead = d.Label()
-	} else if c := m.effectiveDevice(); c != "" {
+	} else if c := m.EffectiveDevice(); c != "" {
 		instead = c
 	}
 	return fmt.Sprintf("$%s=%q is not a compute device on this computer, so it is ignored: using %s instead. "+
 		"'kleinbild devices' lists the devices.", backends.EnvBackend, env, instead)
 }
 
-// deviceFor finds the device an ID stands for: "" the automatic one, a backend name its
+// DeviceFor finds the device an ID stands for: "" the automatic one, a backend name its
 // first device; ok is false when it is not (yet) known.
-func (m *modelSettings) deviceFor(id string) (backends.Device, bool) {
+func (m *modelSettings) DeviceFor(id string) (backends.Device, bool) {
 	for _, d := range m.dev.list {
 		switch {
 		case id == "" && d.Auto,
@@ -138,9 +138,9 @@ func (m *modelSettings) deviceFor(id string) (backends.Device, bool) {
 	return backends.Device{}, false
 }
 
-// gpuBackendOf is the backend name of id when it is a GPU device, else "".
-func (m *modelSettings) gpuBackendOf(id string) string {
-	if d, ok := m.deviceFor(id); ok {
+// GpuBackendOf is the backend name of id when it is a GPU device, else "".
+func (m *modelSettings) GpuBackendOf(id string) string {
+	if d, ok := m.DeviceFor(id); ok {
 		if d.Info.Kind == gpu.KindCPU {
 			return ""
 		}
@@ -170,17 +170,17 @@ func deviceFailure(err error, gen Generator, gpuName string) bool {
 	return gpuName != "" && gpu.IsDeviceError(err)
 }
 
-// fallBackToCPU makes the next generations use the CPU after the GPU failed with msg, and
+// FallBackToCPU makes the next generations use the CPU after the GPU failed with msg, and
 // says so (UI goroutine).
-func (m *modelSettings) fallBackToCPU(msg string) {
+func (m *modelSettings) FallBackToCPU(msg string) {
 	m.dev.fallback = msg
 	m.sh.Banner.Show(fmt.Sprintf("The GPU failed: %s. The next run uses the CPU.", strings.TrimSuffix(msg, ".")), true)
 	m.refreshDeviceSelect()
 	m.deviceChanged()
 }
 
-// deviceChoice is the device the user chose ("" automatic), whatever a fallback says.
-func (m *modelSettings) deviceChoice() string { return m.dev.choice }
+// DeviceChoice is the device the user chose ("" automatic), whatever a fallback says.
+func (m *modelSettings) DeviceChoice() string { return m.dev.choice }
 
 // useCPU makes the next generations use the CPU because the GPU cannot run them (reason),
 // as fallBackToCPU does after a failure, and says so (UI goroutine).
@@ -206,7 +206,7 @@ func (m *modelSettings) chooseDevice(id string) {
 
 // autoLabel is the select's first option.
 func (m *modelSettings) autoLabel() string {
-	if d, ok := m.deviceFor(""); ok {
+	if d, ok := m.DeviceFor(""); ok {
 		return "Automatic (" + d.Label() + ")"
 	}
 	return "Automatic"

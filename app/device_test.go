@@ -148,8 +148,8 @@ func TestGPUFailureFallsBackToCPU(t *testing.T) {
 		!strings.HasSuffix(msg, "The next run uses the CPU.") {
 		t.Errorf("banner %q", msg)
 	}
-	if u.model.effectiveDevice() != backends.CPUID() {
-		t.Errorf("next device %q, want the CPU", u.model.effectiveDevice())
+	if u.model.EffectiveDevice() != backends.CPUID() {
+		t.Errorf("next device %q, want the CPU", u.model.EffectiveDevice())
 	}
 	if got := h.savedSettings().Device; got != "webgpu:0" {
 		t.Errorf("the saved choice changed to %q", got)
@@ -170,8 +170,8 @@ func TestGPUFailureFallsBackToCPU(t *testing.T) {
 		t.Errorf("note %q (retry visible %v): want the fallback explained", u.model.dev.note.Text, u.model.dev.retry.Visible())
 	}
 	test.Tap(findButton(u.model.dev.retry, "Try the GPU again"))
-	if u.model.effectiveDevice() != "webgpu:0" || u.model.dev.retry.Visible() {
-		t.Errorf("after retry: device %q, retry visible %v", u.model.effectiveDevice(), u.model.dev.retry.Visible())
+	if u.model.EffectiveDevice() != "webgpu:0" || u.model.dev.retry.Visible() {
+		t.Errorf("after retry: device %q, retry visible %v", u.model.EffectiveDevice(), u.model.dev.retry.Visible())
 	}
 }
 

@@ -30,8 +30,8 @@ type fitDeps struct {
 
 // estimateForm is the form as the estimate reads it (controls).
 type estimateForm interface {
-	// figures are the form's numbers, valid or not.
-	figures() formFigures
+	// Figures are the form's numbers, valid or not.
+	Figures() formFigures
 }
 
 // formFigures are the numbers of the form that an estimate needs.
@@ -45,12 +45,12 @@ type formFigures struct {
 
 // fitModel is the chosen model and device as the estimate needs them (modelSettings).
 type fitModel interface {
-	// modelKey identifies the model chosen (modelSpec.key).
-	modelKey() string
-	// usableSource is the model as read when chosen; nil when unusable or unset.
-	usableSource() engine.Source
-	effectiveDevice() string
-	// deviceChoice is the device the user chose, "" for the automatic choice.
-	deviceChoice() string
-	deviceFor(id string) (backends.Device, bool)
+	// ModelKey identifies the model chosen (modelSpec.key).
+	ModelKey() string
+	// UsableSource is the model as read when chosen; nil when unusable or unset.
+	UsableSource() engine.Source
+	EffectiveDevice() string
+	// DeviceChoice is the device the user chose, "" for the automatic choice.
+	DeviceChoice() string
+	DeviceFor(id string) (backends.Device, bool)
 }

@@ -132,7 +132,7 @@ func TestEscapeClosesDialogsAndWindows(t *testing.T) {
 	}
 
 	open := func(w fyne.Window) bool { return slices.Contains(fyne.CurrentApp().Driver().AllWindows(), w) }
-	u.gal.selectEntry(h.at(0).File, nil)
+	u.gal.SelectEntry(h.at(0).File, nil)
 	h.waitShownImage(h.at(0))
 	m := u.view.openInpaint()
 	if m == nil {
@@ -219,7 +219,7 @@ func TestInpaintShowsItsRun(t *testing.T) {
 	writeTestPNG(t, filepath.Join(data, "gallery"), "a.png", 64, 48, nil)
 	h := newHarness(t, data, tinyModel(t), fake.open)
 	u := h.ui
-	u.gal.selectEntry(h.at(0).File, nil)
+	u.gal.SelectEntry(h.at(0).File, nil)
 	h.waitShownImage(h.at(0))
 	m := u.view.openInpaint()
 	if m == nil {

@@ -39,7 +39,7 @@ func (rn *runner) modelLoaded(key, device string) bool {
 func (rn *runner) loadMeasured(g Generator, mdl runModel, device string, d time.Duration) {
 	rn.loaded.set(mdl.key, device)
 	c, ok := recordLoad(g, mdl, d)
-	rn.sh.Post(func() { rn.fit.learnLoad(device, c, ok) })
+	rn.sh.Post(func() { rn.fit.LearnLoad(device, c, ok) })
 }
 
 // recordLoad stores a measured load in the calibration file of the device g runs on; ok is

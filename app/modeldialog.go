@@ -103,10 +103,10 @@ func readModelForm(ctx context.Context, sp modelSpec, pick *engine.Combination) 
 
 // ShowModelDialog opens the model settings: choose a model folder or file, replace parts,
 // see what it is and whether it is complete, and the memory it needs against what there is.
-func (u *UI) ShowModelDialog() { u.model.showDialog() }
+func (u *UI) ShowModelDialog() { u.model.ShowDialog() }
 
-// showDialog is ShowModelDialog.
-func (m *modelSettings) showDialog() {
+// ShowDialog is ShowModelDialog.
+func (m *modelSettings) ShowDialog() {
 	f := &modelForm{m: m, mem: sysmem.Read(), parts: map[engine.Component]*widget.Entry{}}
 	path := widgets.NewEscapeEntry() // Escape closes the dialog also while a field has the focus
 	f.path = &path.Entry

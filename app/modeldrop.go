@@ -64,7 +64,7 @@ func (m *modelSettings) takeDrop(uris []fyne.URI) bool {
 				return false
 			}
 		}
-		m.showDialog()
+		m.ShowDialog()
 	}
 	m.form.drop(paths)
 	return true

@@ -92,30 +92,30 @@ func inspectModel(dir string) (engine.ModelInfo, error) {
 
 // buildButton makes the header's model button, which opens the model dialog.
 func (m *modelSettings) buildButton() *widget.Button {
-	m.button = widget.NewButtonWithIcon("No model", theme.StorageIcon(), m.showDialog)
+	m.button = widget.NewButtonWithIcon("No model", theme.StorageIcon(), m.ShowDialog)
 	m.button.Importance = widget.LowImportance
 	return m.button
 }
 
-// usable reports whether a model is chosen and opened without error.
-func (m *modelSettings) usable() bool { return m.dir != "" && m.err == nil }
+// Usable reports whether a model is chosen and opened without error.
+func (m *modelSettings) Usable() bool { return m.dir != "" && m.err == nil }
 
-// modelKey identifies the model chosen (modelSpec.key).
-func (m *modelSettings) modelKey() string { return m.spec.key() }
+// ModelKey identifies the model chosen (modelSpec.key).
+func (m *modelSettings) ModelKey() string { return m.spec.key() }
 
-// usableSource is the model as read when it was chosen; nil when unusable or unset.
-func (m *modelSettings) usableSource() engine.Source {
+// UsableSource is the model as read when it was chosen; nil when unusable or unset.
+func (m *modelSettings) UsableSource() engine.Source {
 	if m.err != nil {
 		return nil
 	}
 	return m.src
 }
 
-// modelDir is the chosen model's path, "" when none.
-func (m *modelSettings) modelDir() string { return m.dir }
+// ModelDir is the chosen model's path, "" when none.
+func (m *modelSettings) ModelDir() string { return m.dir }
 
-// modelInfo is what the chosen model is (its variant and defaults).
-func (m *modelSettings) modelInfo() engine.ModelInfo { return m.info }
+// ModelInfo is what the chosen model is (its variant and defaults).
+func (m *modelSettings) ModelInfo() engine.ModelInfo { return m.info }
 
 // showRunPhase disables the model button while a run goes on: the model cannot change
 // under it.

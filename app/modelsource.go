@@ -357,5 +357,5 @@ type runModel struct {
 	src engine.Source
 }
 
-// runModel is the current model for a run (UI goroutine).
-func (m *modelSettings) runModel() runModel { return runModel{key: m.spec.key(), src: m.src} }
+// RunModel is the current model for a run (UI goroutine).
+func (m *modelSettings) RunModel() runModel { return runModel{key: m.spec.key(), src: m.src} }

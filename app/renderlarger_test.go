@@ -71,7 +71,7 @@ func TestRenderLargerQueuesTheImage(t *testing.T) {
 	u.ctl.prompt.SetText("something else")
 	test.Tap(u.ctl.generate)
 	waitStarted(t, h, fake)
-	u.gal.selectEntry(src.File, nil)
+	u.gal.SelectEntry(src.File, nil)
 	btn := findIconButton(u.view.actions, theme.ZoomInIcon().Name())
 	if btn == nil {
 		t.Fatal("the viewer has no 'Render larger' button")

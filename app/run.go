@@ -124,7 +124,7 @@ func (rn *runner) generate() {
 		rn.enqueueForm()
 		return
 	}
-	rn.fit.confirm(rn.generateNow)
+	rn.fit.Confirm(rn.generateNow)
 }
 
 // generateNow starts a generation without asking about memory.
@@ -152,23 +152,23 @@ func (rn *runner) jobFromForm(f form) *job {
 	if !f.seedGiven {
 		f.Seed = randomSeed()
 	}
-	rn.form.addToHistory(f.Prompt)
-	req := engine.Request{Settings: f.Settings, Adapters: rn.adapters.stack()}
+	rn.form.AddToHistory(f.Prompt)
+	req := engine.Request{Settings: f.Settings, Adapters: rn.adapters.Stack()}
 	req.References = slices.Clone(rn.refs())
-	req.AdaptersPartial = rn.adapters.partial() // accepted by the user in the Adapters section
+	req.AdaptersPartial = rn.adapters.Partial() // accepted by the user in the Adapters section
 	return jobs.New(req, f.count)
 }
 
 // enqueueForm queues a job from the current settings to run after the ones before it.
 func (rn *runner) enqueueForm() {
-	f, ok := rn.form.readForm()
+	f, ok := rn.form.ReadForm()
 	if !ok {
 		return
 	}
-	rn.sh.Settings = rn.form.currentSettings(f)
+	rn.sh.Settings = rn.form.CurrentSettings(f)
 	rn.sh.Remember(rn.sh.Settings)
 	j := rn.jobFromForm(f)
-	rn.fit.confirmJob(j, "Queue", func() { rn.enqueue(j) })
+	rn.fit.ConfirmJob(j, "Queue", func() { rn.enqueue(j) })
 }
 
 // submit starts j, or queues it while another job runs.
@@ -196,19 +196,19 @@ func (rn *runner) startGenerate() (*runState, error) {
 	if rn.cur != nil {
 		return nil, errBusy
 	}
-	if !rn.model.usable() {
-		rn.model.showDialog()
+	if !rn.model.Usable() {
+		rn.model.ShowDialog()
 		return nil, errNoModel
 	}
-	f, ok := rn.form.readForm()
+	f, ok := rn.form.ReadForm()
 	if !ok {
 		return nil, errInvalidForm
 	}
 	j := rn.jobFromForm(f)
 	if !f.seedGiven {
-		rn.form.usedRandomSeed(j.Req.Seed)
+		rn.form.UsedRandomSeed(j.Req.Seed)
 	}
-	rn.sh.Settings = rn.form.currentSettings(f)
+	rn.sh.Settings = rn.form.CurrentSettings(f)
 	rn.sh.Remember(rn.sh.Settings)
 	return rn.startJob(j)
 }
@@ -219,7 +219,7 @@ func (rn *runner) startQueued() {
 	if rn.cur != nil || rn.sh.Life.Err() != nil || len(rn.queue.Jobs) == 0 || rn.queue.Paused {
 		return
 	}
-	if !rn.model.usable() {
+	if !rn.model.Usable() {
 		rn.queue.SetPaused(true) // the jobs wait until a model is chosen and Resume is pressed
 		return
 	}
@@ -230,8 +230,8 @@ func (rn *runner) startQueued() {
 // resumeQueue goes on with a paused queue (its Resume button): the next job starts now,
 // or when the running one ends. Without a usable model it asks for one first.
 func (rn *runner) resumeQueue() {
-	if !rn.model.usable() {
-		rn.model.showDialog()
+	if !rn.model.Usable() {
+		rn.model.ShowDialog()
 		return
 	}
 	rn.queue.SetPaused(false)
@@ -246,7 +246,7 @@ func (rn *runner) startJob(j *job) (*runState, error) {
 	if rn.cur != nil {
 		return nil, errBusy
 	}
-	if !rn.model.usable() {
+	if !rn.model.Usable() {
 		return nil, errNoModel
 	}
 	ctx, cancel := context.WithCancel(rn.sh.Life)
@@ -254,18 +254,18 @@ func (rn *runner) startJob(j *job) (*runState, error) {
 	r.began = r.start
 	rn.cur = r
 	rn.saveQueue() // the running job stays in the file until it ends
-	rn.view.setFollowRun(true)
+	rn.view.SetFollowRun(true)
 	// Passing messages (a seed locked, settings restored) belong to before the run.
 	rn.sh.SetStatus("")
 	rn.hideBatch()
-	rn.view.setImage(nil) // the previews replace it
+	rn.view.SetImage(nil) // the previews replace it
 	rn.setRunning(true)
 	rn.showProgress(r, engine.Progress{Phase: engine.PhaseLoading})
-	rn.view.update()
-	r.device = rn.model.effectiveDevice()
-	r.gpuName = rn.model.gpuBackendOf(r.device)
+	rn.view.Update()
+	r.device = rn.model.EffectiveDevice()
+	r.gpuName = rn.model.GpuBackendOf(r.device)
 	rn.sh.BG.Add(2)
-	go rn.execute(ctx, r, rn.model.runModel(), rn.model.modelInfo(), rn.softwareVersion())
+	go rn.execute(ctx, r, rn.model.RunModel(), rn.model.ModelInfo(), rn.softwareVersion())
 	go rn.tick(r)
 	return r, nil
 }
@@ -480,8 +480,8 @@ func (rn *runner) startImage(r *runState, i int) {
 func (rn *runner) imageDone(r *runState, e gallery.Entry, indexErr error) {
 	r.entries = append(r.entries, e)
 	rn.saveQueue() // the images made are not made again after a restart
-	rn.gal.refresh()
-	rn.gal.noteNew(e.File) // says so when the gallery's filter hides it
+	rn.gal.Refresh()
+	rn.gal.NoteNew(e.File) // says so when the gallery's filter hides it
 	if indexErr != nil {
 		rn.sh.ShowError(indexErr)
 	}
@@ -518,9 +518,9 @@ func (rn *runner) showProgress(r *runState, p engine.Progress) {
 		rn.planImage(r)
 	}
 	r.tracker.Update(p, time.Since(r.start))
-	if p.Preview != nil && rn.view.followsRun() {
-		rn.view.setImage(p.Preview)
-		rn.view.update()
+	if p.Preview != nil && rn.view.FollowsRun() {
+		rn.view.SetImage(p.Preview)
+		rn.view.Update()
 	}
 	rn.refreshProgress(r)
 }
@@ -534,15 +534,15 @@ func (rn *runner) refreshProgress(r *runState) {
 	if r.cancelling {
 		text = "Cancelling…"
 	}
-	rn.view.showProgress(frac, text) // the run's, "Image i of n" in a run of several
+	rn.view.ShowProgress(frac, text) // the run's, "Image i of n" in a run of several
 	rn.notify.Progress(frac)
 }
 
 // planImage gives r's tracker its image's phase times and place in the run (time left
 // from the measured phase times, the run's in a run of several).
 func (rn *runner) planImage(r *runState) {
-	r.tracker.SetPlan(rn.fit.phasePlan(r.job, r.index == 0))
-	r.tracker.InRun(r.index, r.job.Count, r.start.Sub(r.began), rn.fit.phasePlan(r.job, false))
+	r.tracker.SetPlan(rn.fit.PhasePlan(r.job, r.index == 0))
+	r.tracker.InRun(r.index, r.job.Count, r.start.Sub(r.began), rn.fit.PhasePlan(r.job, false))
 }
 
 // finishRun shows how a generation ended (UI goroutine) and starts the next queued job.
@@ -573,7 +573,7 @@ func (rn *runner) finishRun(r *runState, out runOutcome, img image.Image) {
 			rn.queue.SetPaused(true)
 		}
 		if out.gpuFailed {
-			rn.model.fallBackToCPU(out.err.Error())
+			rn.model.FallBackToCPU(out.err.Error())
 		} else {
 			topic := shell.TopicRun
 			if out.refFailed {
@@ -583,9 +583,9 @@ func (rn *runner) finishRun(r *runState, out runOutcome, img image.Image) {
 		}
 		if img != nil {
 			// Made but not saved: the image stays on screen, without a gallery caption.
-			rn.view.setImage(img)
-			rn.view.setFollowRun(true)
-			rn.view.update()
+			rn.view.SetImage(img)
+			rn.view.SetFollowRun(true)
+			rn.view.Update()
 			return
 		}
 		if n > 0 {
@@ -617,14 +617,14 @@ func (rn *runner) finishRun(r *runState, out runOutcome, img image.Image) {
 // grid to pick from, with the first in the viewer. last is the last image decoded, if at
 // hand.
 func (rn *runner) showRunImages(r *runState, entries []gallery.Entry, last image.Image) {
-	rn.view.setFollowRun(false)
-	rn.gal.refresh()
+	rn.view.SetFollowRun(false)
+	rn.gal.Refresh()
 	if r.job.Count > 1 {
-		rn.gal.selectEntry(entries[0].File, nil)
+		rn.gal.SelectEntry(entries[0].File, nil)
 		rn.showBatch(entries)
 		return
 	}
-	rn.gal.selectEntry(entries[len(entries)-1].File, last)
+	rn.gal.SelectEntry(entries[len(entries)-1].File, last)
 }
 
 // leaveRun takes the viewer off a run that ended without an image: the gallery image that
@@ -632,16 +632,16 @@ func (rn *runner) showRunImages(r *runState, entries []gallery.Entry, last image
 // there was none (or it has gone), so the viewer never shows a stale preview under another
 // image's caption.
 func (rn *runner) leaveRun() {
-	if !rn.view.followsRun() {
-		rn.view.update() // the user had moved on to a gallery image; it is still shown
+	if !rn.view.FollowsRun() {
+		rn.view.Update() // the user had moved on to a gallery image; it is still shown
 		return
 	}
-	rn.view.setFollowRun(false)
-	if e, ok := rn.view.shownEntry(); ok && rn.sh.Gallery != nil && rn.sh.Gallery.IndexOf(e.File) >= 0 {
-		rn.gal.selectEntry(e.File, nil)
+	rn.view.SetFollowRun(false)
+	if e, ok := rn.view.ShownEntry(); ok && rn.sh.Gallery != nil && rn.sh.Gallery.IndexOf(e.File) >= 0 {
+		rn.gal.SelectEntry(e.File, nil)
 		return
 	}
-	rn.view.clearShown()
+	rn.view.ClearShown()
 }
 
 // setRunning switches the widgets that follow the run (the main button, the progress

@@ -17,7 +17,7 @@ func (rn *runner) runMeasured(g Generator, mdl runModel, r *runState, timings ma
 		return
 	}
 	device := r.device
-	rn.sh.Post(func() { rn.fit.learnRuns(device, c) })
+	rn.sh.Post(func() { rn.fit.LearnRuns(device, c) })
 }
 
 // recordRun stores an image of j, made with mdl in the measured phase times, in the

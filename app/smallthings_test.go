@@ -42,7 +42,7 @@ func TestPromptMessageGoesAndPlural(t *testing.T) {
 	h := newHarness(t, t.TempDir(), tinyModel(t), newFakeGen().open)
 	u := h.ui
 	u.ctl.prompt.SetText("")
-	if _, ok := u.ctl.readForm(); ok || !u.ctl.promptErr.Visible() {
+	if _, ok := u.ctl.ReadForm(); ok || !u.ctl.promptErr.Visible() {
 		t.Fatal("an empty prompt was taken")
 	}
 	test.Type(u.ctl.prompt, "a lighthouse")

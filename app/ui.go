@@ -225,7 +225,7 @@ func (u *UI) loadGallery(dir string) {
 		case rep.Rebuilt && rep.Reason != "no index" && g.Len() > 0:
 			u.SetStatus("The gallery index was rebuilt from the images (" + rep.Reason + ").")
 		}
-		u.gal.refresh()
+		u.gal.Refresh()
 		u.gal.showLastViewed()
 	})
 }

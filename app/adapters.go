@@ -1,6 +1,8 @@
 package app
 
 import (
+	"kleinbild/app/modelui"
+
 	"errors"
 	"fmt"
 	"math"
@@ -116,7 +118,7 @@ func (c *fileChooser) wantsFile() func(string) bool {
 	case chooseAdapters:
 		return isAdapterName
 	case chooseWeightFile:
-		return isWeightFile
+		return modelui.IsWeightFile
 	case chooseFolder:
 		return nil
 	}

@@ -38,7 +38,7 @@ type panelParts struct {
 	wrapFit func(line *widget.Label) fyne.CanvasObject
 }
 
-// formModel is the chosen model as the form needs it (modelSettings).
+// formModel is the chosen model as the form needs it (modelui.Model).
 type formModel interface {
 	// ModelDir is the model's path ("" when none), which remembered settings are kept for.
 	ModelDir() string

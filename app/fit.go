@@ -1,6 +1,8 @@
 package app
 
 import (
+	"kleinbild/app/modelui"
+
 	"context"
 	"fmt"
 	"strings"
@@ -27,14 +29,14 @@ const fitDebounce = 150 * time.Millisecond
 type calibrateFunc func(ctx context.Context, device string) (estimate.Calibration, error)
 
 // defaultCalibrate loads the stored calibration of the device or measures one (about a
-// second) and stores it (see calibrationPath).
+// second) and stores it (see modelui.CalibrationPath).
 func defaultCalibrate(ctx context.Context, device string) (estimate.Calibration, error) {
-	b, err := openDevice(device)
+	b, err := modelui.OpenDevice(device)
 	if err != nil {
 		return estimate.Calibration{}, err
 	}
 	defer b.Close()
-	path, err := calibrationPath(b)
+	path, err := modelui.CalibrationPath(b)
 	if err != nil {
 		return estimate.Calibration{}, err
 	}
@@ -50,7 +52,7 @@ type fitLine struct {
 	line *widget.Label // the controls' fit; nil before wrap
 
 	model     *estimate.Model // the current model's shapes; nil when unknown
-	dir       string          // the key of the model it was read from (modelSpec.key)
+	dir       string          // the key of the model it was read from (modelui.Spec.key)
 	calib     estimate.Calibration
 	calibrate calibrateFunc
 	started   bool   // calibration started

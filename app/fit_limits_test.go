@@ -51,7 +51,7 @@ func TestOverLimitsRunsOnTheCPU(t *testing.T) {
 		t.Fatalf("automatic device: ran %d, device %q, banner %q", ran, u.model.EffectiveDevice(), u.ErrorText())
 	}
 
-	u.model.chooseDevice("webgpu:0")
+	u.model.ChooseDevice("webgpu:0")
 	h.settle()
 	u.fit.ask(rep, true, rep.Message, "Generate", func() { ran++ })
 	h.settle()

@@ -21,7 +21,7 @@ type fitDeps struct {
 	// relayout lays the side panel out again after the line changed.
 	relayout func()
 	// useCPU moves the generations to the CPU until a device is chosen again, saying why
-	// (modelSettings.useCPU).
+	// (modelui.Model.UseCPU).
 	useCPU func(reason string)
 	// busy reports whether a generation runs: the calibration waits for its end (measured
 	// beside a run, on the same cores, attention came out 50× slow and was stored so).
@@ -43,9 +43,9 @@ type formFigures struct {
 	count         int // images per run
 }
 
-// fitModel is the chosen model and device as the estimate needs them (modelSettings).
+// fitModel is the chosen model and device as the estimate needs them (modelui.Model).
 type fitModel interface {
-	// ModelKey identifies the model chosen (modelSpec.key).
+	// ModelKey identifies the model chosen (modelui.Spec.key).
 	ModelKey() string
 	// UsableSource is the model as read when chosen; nil when unusable or unset.
 	UsableSource() engine.Source

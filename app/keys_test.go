@@ -125,7 +125,7 @@ func TestEscapeClosesDialogsAndWindows(t *testing.T) {
 			if overlay() {
 				t.Errorf("%s: Escape with %T focused left it open", d.name, f)
 			}
-			if u.model.dlg != nil {
+			if u.model.Dlg != nil {
 				t.Errorf("%s: Escape with %T focused closed the Model dialog behind its back", d.name, f)
 			}
 		}

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"kleinbild/app/modelui"
+
 	"errors"
 	"fmt"
 	"math"
@@ -110,7 +112,7 @@ func (rn *runner) renderLargerEntry(e gallery.Entry) {
 		}
 		if _, err := rn.startJob(j); err != nil {
 			rn.reportStartError(err)
-			if errors.Is(err, errNoModel) {
+			if errors.Is(err, modelui.ErrNoModel) {
 				rn.model.ShowDialog()
 			}
 		}

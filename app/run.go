@@ -1,6 +1,8 @@
 package app
 
 import (
+	"kleinbild/app/modelui"
+
 	"context"
 	"errors"
 	"fmt"
@@ -32,11 +34,11 @@ type runner struct {
 	version string
 	runnerDeps
 	// open opens a generator on a model (Options.Open, or the engine).
-	open sourceOpenFunc
+	open modelui.SourceOpenFunc
 
 	genMu     sync.Mutex // guards gen, genDir and genDevice (used by the generation goroutine)
 	gen       Generator
-	genDir    string      // the key of the model gen was opened on (modelSpec.key)
+	genDir    string      // the key of the model gen was opened on (modelui.Spec.key)
 	genDevice string      // the device ID gen was opened on
 	loaded    loadedModel // genDir and genDevice while gen is open, for the estimate (loadtime.go)
 
@@ -94,7 +96,7 @@ type runOutcome struct {
 	// entries are all the images of the run that were saved, in order.
 	entries []gallery.Entry
 	err     error
-	// gpuFailed is true when err came from the GPU the run was on (see deviceFailure).
+	// gpuFailed is true when err came from the GPU the run was on (see modelui.DeviceFailure).
 	gpuFailed bool
 	// refFailed is true when err is about a reference image that cannot be read.
 	refFailed bool
@@ -137,7 +139,7 @@ func (rn *runner) generateNow() {
 func (rn *runner) reportStartError(err error) {
 	switch {
 	case err == nil, errors.Is(err, errInvalidForm), errors.Is(err, errBusy):
-	case errors.Is(err, errNoModel):
+	case errors.Is(err, modelui.ErrNoModel):
 		rn.sh.ShowErrorAbout(shell.TopicModel, err)
 	default:
 		rn.sh.ShowError(err)
@@ -198,7 +200,7 @@ func (rn *runner) startGenerate() (*runState, error) {
 	}
 	if !rn.model.Usable() {
 		rn.model.ShowDialog()
-		return nil, errNoModel
+		return nil, modelui.ErrNoModel
 	}
 	f, ok := rn.form.ReadForm()
 	if !ok {
@@ -247,7 +249,7 @@ func (rn *runner) startJob(j *job) (*runState, error) {
 		return nil, errBusy
 	}
 	if !rn.model.Usable() {
-		return nil, errNoModel
+		return nil, modelui.ErrNoModel
 	}
 	ctx, cancel := context.WithCancel(rn.sh.Life)
 	r := &runState{job: j, cancel: cancel, done: make(chan struct{}), outcome: make(chan runOutcome, 1), start: time.Now()}
@@ -296,10 +298,10 @@ func (rn *runner) cancel() {
 // generatorFor returns the engine for mdl on device, opening it the first time (the model
 // stays loaded between generations; another model or device reopens it). Called from the
 // generating goroutine.
-func (rn *runner) generatorFor(mdl runModel, device string) (Generator, error) {
+func (rn *runner) generatorFor(mdl modelui.RunModel, device string) (Generator, error) {
 	rn.genMu.Lock()
 	defer rn.genMu.Unlock()
-	if rn.gen != nil && rn.genDir == mdl.key && rn.genDevice == device {
+	if rn.gen != nil && rn.genDir == mdl.Key && rn.genDevice == device {
 		return rn.gen, nil
 	}
 	if c, ok := rn.gen.(io.Closer); ok {
@@ -308,18 +310,18 @@ func (rn *runner) generatorFor(mdl runModel, device string) (Generator, error) {
 	rn.gen, rn.genDir, rn.genDevice = nil, "", ""
 	rn.loaded.set("", "")
 	start := time.Now()
-	g, err := rn.open(mdl.src, device)
+	g, err := rn.open(mdl.Src, device)
 	if err != nil {
 		return nil, fmt.Errorf("the model could not be opened: %w", err)
 	}
-	rn.gen, rn.genDir, rn.genDevice = g, mdl.key, device
+	rn.gen, rn.genDir, rn.genDevice = g, mdl.Key, device
 	rn.loadMeasured(g, mdl, device, time.Since(start))
 	return g, nil
 }
 
 // execute runs on its own goroutine: generate each image of the job, save it to the
 // gallery as it is done, report back.
-func (rn *runner) execute(ctx context.Context, r *runState, mdl runModel, info engine.ModelInfo, version string) {
+func (rn *runner) execute(ctx context.Context, r *runState, mdl modelui.RunModel, info engine.ModelInfo, version string) {
 	defer rn.sh.BG.Done()
 	defer close(r.done)
 	defer r.cancel()
@@ -371,7 +373,7 @@ func (rn *runner) execute(ctx context.Context, r *runState, mdl runModel, info e
 	rn.setActivity(r, "Loading the model…", 0)
 	gen, err := rn.generatorFor(mdl, r.device)
 	if err != nil {
-		finish(runOutcome{err: err, gpuFailed: deviceFailure(err, nil, r.gpuName)}, nil)
+		finish(runOutcome{err: err, gpuFailed: modelui.DeviceFailure(err, nil, r.gpuName)}, nil)
 		return
 	}
 	var indexErr error
@@ -438,7 +440,7 @@ func (rn *runner) makeImage(ctx context.Context, r *runState, gen Generator, req
 		if ctx.Err() != nil {
 			err = context.Canceled
 		}
-		return savedImage{}, nil, &runOutcome{err: err, gpuFailed: deviceFailure(err, gen, r.gpuName)}
+		return savedImage{}, nil, &runOutcome{err: err, gpuFailed: modelui.DeviceFailure(err, gen, r.gpuName)}
 	}
 	// The same metadata as the command line writes: absolute reference paths, UTC, version.
 	meta, err := engine.Metadata(info, req, sums, res, version, time.Since(start))

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"kleinbild/app/modelui"
+
 	"image"
 
 	"kleinbild/app/gallery"
@@ -53,12 +55,12 @@ type adapterStack interface {
 	Partial() bool
 }
 
-// runModelState is the chosen model as the runner uses it (modelSettings).
+// runModelState is the chosen model as the runner uses it (modelui.Model).
 type runModelState interface {
 	// Usable reports whether a model is chosen and opened without error.
 	Usable() bool
 	ModelInfo() engine.ModelInfo
-	RunModel() runModel
+	RunModel() modelui.RunModel
 	EffectiveDevice() string
 	GpuBackendOf(device string) string
 	// FallBackToCPU switches to the CPU after the GPU failed with msg.

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"kleinbild/app/modelui"
+
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,7 +27,7 @@ func TestMissingFolderInPlainWords(t *testing.T) {
 	if msg := fserr.Friendly(err); strings.Contains(msg, "stat ") || !strings.Contains(msg, missing+" does not exist") {
 		t.Errorf("friendlyText: %q", msg)
 	}
-	if r := sourceReport(engine.ModelInfo{}, err, sysmem.Status{}, false); strings.Contains(r, "no such file") {
+	if r := modelui.SourceReport(engine.ModelInfo{}, err, sysmem.Status{}, false); strings.Contains(r, "no such file") {
 		t.Errorf("model settings: %q", r)
 	}
 	h := newHarness(t, t.TempDir(), "", nil)

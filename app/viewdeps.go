@@ -1,6 +1,8 @@
 package app
 
 import (
+	"kleinbild/app/modelui"
+
 	"image"
 
 	"kleinbild/app/gallery"
@@ -27,7 +29,7 @@ type viewerDeps struct {
 	showInpaint   func(path string, img image.Image) *inpaintui.Mode
 	// The setup page: the model dialog and a download panel.
 	showModelDialog func()
-	downloadPanel   func() (p *downloadPanel, release func())
+	downloadPanel   func() (p *modelui.DownloadPanel, release func())
 }
 
 // galleryNav is the gallery grid as the viewer browses and deletes in it (galleryView).

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"kleinbild/app/modelui"
+
 	"fmt"
 	"image"
 	"path/filepath"
@@ -44,7 +46,7 @@ type viewer struct {
 	progressText *widget.Label
 	setup        fyne.CanvasObject
 	// setupDownload is the download section of the setup guide.
-	setupDownload *downloadPanel
+	setupDownload *modelui.DownloadPanel
 	empty         fyne.CanvasObject
 	info          *fyne.Container
 	prompt        *widget.Label
@@ -247,7 +249,7 @@ func (v *viewer) buildSetupGuide() fyne.CanvasObject {
 	dl, _ := v.downloadPanel() // lives as long as the window
 	v.setupDownload = dl
 	body := container.NewVBox(container.NewCenter(logo), title, text, container.NewCenter(choose),
-		widget.NewSeparator(), dl.box)
+		widget.NewSeparator(), dl.Box)
 	return shell.NewCappedWidth(560, container.NewVScroll(body))
 }
 

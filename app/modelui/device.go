@@ -1,4 +1,4 @@
-package app
+package modelui
 
 import (
 	"context"
@@ -19,11 +19,11 @@ import (
 	"kleinbild/gpu/backends"
 )
 
-// openDevice opens a device ID: one of backends.Devices, "webgpu" (the best adapter) or ""
+// OpenDevice opens a device ID: one of backends.Devices, "webgpu" (the best adapter) or ""
 // (the automatic choice), resolved by backends.Resolve. A $KLEINBILD_BACKEND that names no
 // device, or one that fails to open, is ignored as backends.Default ignores it (the app
 // says so: envBackendNotice).
-func openDevice(id string) (gpu.Backend, error) {
+func OpenDevice(id string) (gpu.Backend, error) {
 	c, err := backends.Resolve(id)
 	if err != nil && !c.FromEnv {
 		return nil, err
@@ -37,45 +37,45 @@ func openDevice(id string) (gpu.Backend, error) {
 	return backends.Default(), nil // $KLEINBILD_BACKEND ignored, as Default ignores it
 }
 
-// deviceReporter is implemented by generators that know the device they run on (the
+// DeviceReporter is implemented by generators that know the device they run on (the
 // engine's models, through their backend).
-type deviceReporter interface {
-	computeDevice() (backend string, info gpu.DeviceInfo)
+type DeviceReporter interface {
+	ComputeDevice() (backend string, info gpu.DeviceInfo)
 }
 
-// computeDevice names the backend and device the model runs on.
-func (m *ownedModel) computeDevice() (string, gpu.DeviceInfo) { return m.b.Name(), m.b.Info() }
+// ComputeDevice names the backend and device the model runs on.
+func (m *ownedModel) ComputeDevice() (string, gpu.DeviceInfo) { return m.b.Name(), m.b.Info() }
 
 // deviceState is the compute device choice (UI goroutine).
 type deviceState struct {
 	// list is what backends.Devices found; probed is false until the probe has returned.
 	list   []backends.Device
-	probed bool
-	// choice is the device chosen ("" automatic): the saved preference, or Options.Backend
+	Probed bool
+	// Choice is the device chosen ("" automatic): the saved preference, or Options.Backend
 	// for this session.
-	choice string
+	Choice string
 	// fallback, when set, is the GPU failure that moved generations to the CPU until the
 	// user chooses a device again; the saved preference stays.
 	fallback string
-	// sel, note and retry are the settings' widgets while the model dialog is open.
-	sel   *widget.Select
-	note  *widget.Label
-	retry *fyne.Container
+	// Sel, note and retry are the settings' widgets while the model dialog is open.
+	Sel   *widget.Select
+	Note  *widget.Label
+	Retry *fyne.Container
 	// labels maps the select's options to device IDs.
 	labels map[string]string
 }
 
 // EffectiveDevice is the device ID the next model is opened on.
-func (m *modelSettings) EffectiveDevice() string {
-	if m.dev.fallback != "" {
+func (m *Model) EffectiveDevice() string {
+	if m.Dev.fallback != "" {
 		return backends.CPUID()
 	}
-	return m.dev.choice
+	return m.Dev.Choice
 }
 
 // probeDevices lists the devices off the UI goroutine (probing GPU adapters takes about
 // 100 ms) and then shows them.
-func (m *modelSettings) probeDevices() {
+func (m *Model) ProbeDevices() {
 	list := m.devices
 	if list == nil {
 		list = backends.Devices
@@ -86,9 +86,9 @@ func (m *modelSettings) probeDevices() {
 		defer m.sh.BG.Done()
 		ds := list()
 		m.sh.Post(func() {
-			m.dev.list, m.dev.probed = ds, true
+			m.Dev.list, m.Dev.Probed = ds, true
 			m.refreshDeviceSelect()
-			m.deviceChanged()
+			m.DeviceChanged()
 			if msg := m.envBackendNotice(env); msg != "" {
 				m.sh.AddNotice(msg)
 			}
@@ -100,12 +100,12 @@ func (m *modelSettings) probeDevices() {
 // (which backends.Default silently replaces), and which device is used instead; it is ""
 // when env is unset, "default" or a device of the list (an ID, or a backend name such as
 // "webgpu" or "openblas"). Call it once the devices are probed.
-func (m *modelSettings) envBackendNotice(env string) string {
+func (m *Model) envBackendNotice(env string) string {
 	env = strings.TrimSpace(env)
 	if env == "" || strings.EqualFold(env, "default") {
 		return ""
 	}
-	for _, d := range m.dev.list {
+	for _, d := range m.Dev.list {
 		if strings.EqualFold(d.ID, env) || strings.EqualFold(d.Backend, env) {
 			return ""
 		}
@@ -122,15 +122,15 @@ func (m *modelSettings) envBackendNotice(env string) string {
 
 // DeviceFor finds the device an ID stands for: "" the automatic one, a backend name its
 // first device; ok is false when it is not (yet) known.
-func (m *modelSettings) DeviceFor(id string) (backends.Device, bool) {
-	for _, d := range m.dev.list {
+func (m *Model) DeviceFor(id string) (backends.Device, bool) {
+	for _, d := range m.Dev.list {
 		switch {
 		case id == "" && d.Auto,
 			id != "" && strings.EqualFold(d.ID, id):
 			return d, true
 		}
 	}
-	for _, d := range m.dev.list {
+	for _, d := range m.Dev.list {
 		if id != "" && strings.EqualFold(d.Backend, id) {
 			return d, true
 		}
@@ -139,7 +139,7 @@ func (m *modelSettings) DeviceFor(id string) (backends.Device, bool) {
 }
 
 // GpuBackendOf is the backend name of id when it is a GPU device, else "".
-func (m *modelSettings) GpuBackendOf(id string) string {
+func (m *Model) GpuBackendOf(id string) string {
 	if d, ok := m.DeviceFor(id); ok {
 		if d.Info.Kind == gpu.KindCPU {
 			return ""
@@ -152,16 +152,16 @@ func (m *modelSettings) GpuBackendOf(id string) string {
 	return ""
 }
 
-// deviceFailure reports whether err is a failure of the GPU a generation ran on: gen's
+// DeviceFailure reports whether err is a failure of the GPU a generation ran on: gen's
 // device when it reports one, else gpuName (the backend of the device that was to be
 // opened; "" for a CPU). GPU backends return their failures as a *gpu.DeviceError, which
 // the engine wraps.
-func deviceFailure(err error, gen Generator, gpuName string) bool {
+func DeviceFailure(err error, gen Generator, gpuName string) bool {
 	if err == nil || errors.Is(err, context.Canceled) {
 		return false
 	}
-	if r, ok := gen.(deviceReporter); ok {
-		name, info := r.computeDevice()
+	if r, ok := gen.(DeviceReporter); ok {
+		name, info := r.ComputeDevice()
 		gpuName = ""
 		if info.Kind != gpu.KindCPU {
 			gpuName = name
@@ -172,40 +172,40 @@ func deviceFailure(err error, gen Generator, gpuName string) bool {
 
 // FallBackToCPU makes the next generations use the CPU after the GPU failed with msg, and
 // says so (UI goroutine).
-func (m *modelSettings) FallBackToCPU(msg string) {
-	m.dev.fallback = msg
+func (m *Model) FallBackToCPU(msg string) {
+	m.Dev.fallback = msg
 	m.sh.Banner.Show(fmt.Sprintf("The GPU failed: %s. The next run uses the CPU.", strings.TrimSuffix(msg, ".")), true)
 	m.refreshDeviceSelect()
-	m.deviceChanged()
+	m.DeviceChanged()
 }
 
 // DeviceChoice is the device the user chose ("" automatic), whatever a fallback says.
-func (m *modelSettings) DeviceChoice() string { return m.dev.choice }
+func (m *Model) DeviceChoice() string { return m.Dev.Choice }
 
 // useCPU makes the next generations use the CPU because the GPU cannot run them (reason),
 // as fallBackToCPU does after a failure, and says so (UI goroutine).
-func (m *modelSettings) useCPU(reason string) {
-	m.dev.fallback = reason
+func (m *Model) UseCPU(reason string) {
+	m.Dev.fallback = reason
 	m.sh.Banner.Show(fmt.Sprintf("%s. Generations use the CPU until you choose a device in the model settings.", reason), false)
 	m.refreshDeviceSelect()
-	m.deviceChanged()
+	m.DeviceChanged()
 }
 
-// chooseDevice makes id ("" automatic) the device of the next generations and remembers it;
+// ChooseDevice makes id ("" automatic) the device of the next generations and remembers it;
 // it ends a CPU fallback.
-func (m *modelSettings) chooseDevice(id string) {
-	if id == m.dev.choice && m.dev.fallback == "" {
+func (m *Model) ChooseDevice(id string) {
+	if id == m.Dev.Choice && m.Dev.fallback == "" {
 		return
 	}
-	m.dev.choice, m.dev.fallback = id, ""
+	m.Dev.Choice, m.Dev.fallback = id, ""
 	m.sh.Settings.Device = id
 	m.sh.Remember(m.sh.Settings)
 	m.refreshDeviceSelect()
-	m.deviceChanged()
+	m.DeviceChanged()
 }
 
 // autoLabel is the select's first option.
-func (m *modelSettings) autoLabel() string {
+func (m *Model) autoLabel() string {
 	if d, ok := m.DeviceFor(""); ok {
 		return "Automatic (" + d.Label() + ")"
 	}
@@ -222,65 +222,65 @@ func choiceLabel(id string) string {
 
 // newDeviceSection builds the "Compute device" settings; release forgets its widgets when
 // the dialog closes.
-func (m *modelSettings) newDeviceSection() (box fyne.CanvasObject, release func()) {
+func (m *Model) newDeviceSection() (box fyne.CanvasObject, release func()) {
 	sel := widget.NewSelect(nil, nil)
 	sel.PlaceHolder = "Looking for devices…"
 	note := widget.NewLabel("")
 	note.Wrapping = fyne.TextWrapWord
 	note.SizeName = theme.SizeNameCaptionText
 	retry := widget.NewButton("Try the GPU again", func() {
-		m.chooseDevice(m.dev.choice)
+		m.ChooseDevice(m.Dev.Choice)
 	})
-	m.dev.sel, m.dev.note = sel, note
+	m.Dev.Sel, m.Dev.Note = sel, note
 	retryBox := container.NewHBox(retry)
-	m.dev.retry = retryBox
+	m.Dev.Retry = retryBox
 	m.refreshDeviceSelect()
 	box = container.NewVBox(shell.SectionTitle("Compute device"), sel, note, retryBox)
 	return box, func() {
-		if m.dev.sel == sel {
-			m.dev.sel, m.dev.note, m.dev.retry = nil, nil, nil
+		if m.Dev.Sel == sel {
+			m.Dev.Sel, m.Dev.Note, m.Dev.Retry = nil, nil, nil
 		}
 	}
 }
 
 // refreshDeviceSelect shows the devices and the choice in the open settings (UI goroutine).
-func (m *modelSettings) refreshDeviceSelect() {
-	sel := m.dev.sel
+func (m *Model) refreshDeviceSelect() {
+	sel := m.Dev.Sel
 	if sel == nil {
 		return
 	}
 	sel.OnChanged = nil
-	if !m.dev.probed {
+	if !m.Dev.Probed {
 		sel.Options = nil
 		sel.Disable()
 		m.setDeviceNote()
 		sel.Refresh()
 		return
 	}
-	m.dev.labels = map[string]string{}
+	m.Dev.labels = map[string]string{}
 	opts := []string{m.autoLabel()}
-	m.dev.labels[opts[0]] = ""
+	m.Dev.labels[opts[0]] = ""
 	current := opts[0]
-	for _, d := range m.dev.list {
+	for _, d := range m.Dev.list {
 		l := d.Label()
 		opts = append(opts, l)
-		m.dev.labels[l] = d.ID
-		if m.dev.choice != "" && strings.EqualFold(d.ID, m.dev.choice) {
+		m.Dev.labels[l] = d.ID
+		if m.Dev.Choice != "" && strings.EqualFold(d.ID, m.Dev.Choice) {
 			current = l
 		}
 	}
-	if c := m.dev.choice; c != "" && current == opts[0] {
+	if c := m.Dev.Choice; c != "" && current == opts[0] {
 		l := choiceLabel(c)
 		opts = append(opts, l)
-		m.dev.labels[l] = c
+		m.Dev.labels[l] = c
 		current = l
 	}
 	sel.Options = opts
 	sel.Enable()
 	sel.SetSelected(current)
 	sel.OnChanged = func(label string) {
-		if id, ok := m.dev.labels[label]; ok {
-			m.chooseDevice(id)
+		if id, ok := m.Dev.labels[label]; ok {
+			m.ChooseDevice(id)
 		}
 	}
 	m.setDeviceNote()
@@ -289,12 +289,12 @@ func (m *modelSettings) refreshDeviceSelect() {
 
 // setDeviceNote explains the choice under the select: a CPU fallback in force, or what the
 // devices are.
-func (m *modelSettings) setDeviceNote() {
-	note, retry := m.dev.note, m.dev.retry
+func (m *Model) setDeviceNote() {
+	note, retry := m.Dev.Note, m.Dev.Retry
 	if note == nil {
 		return
 	}
-	if msg := m.dev.fallback; msg != "" {
+	if msg := m.Dev.fallback; msg != "" {
 		note.SetText("Using the CPU for now: the GPU failed (" + msg + "). Your choice is kept for the next start.")
 		note.Importance = widget.WarningImportance
 		retry.Show()
@@ -306,19 +306,19 @@ func (m *modelSettings) setDeviceNote() {
 	note.Refresh()
 }
 
-// calibrationPath is where the kernel speeds of b's device are kept: one file per backend
+// CalibrationPath is where the kernel speeds of b's device are kept: one file per backend
 // and device next to estimate.DefaultCalibrationPath, e.g.
 // calibration-webgpu-nvidia-h100-80gb-hbm3.json, so switching devices keeps each one's.
-func calibrationPath(b gpu.Backend) (string, error) {
+func CalibrationPath(b gpu.Backend) (string, error) {
 	def, err := estimate.DefaultCalibrationPath()
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(filepath.Dir(def), "calibration-"+slug(b.Name()+"-"+b.Info().Name)+".json"), nil
+	return filepath.Join(filepath.Dir(def), "calibration-"+Slug(b.Name()+"-"+b.Info().Name)+".json"), nil
 }
 
-// slug is s in lower case with runs of anything but letters and digits as one "-".
-func slug(s string) string {
+// Slug is s in lower case with runs of anything but letters and digits as one "-".
+func Slug(s string) string {
 	var b strings.Builder
 	dash := false
 	for _, r := range strings.ToLower(s) {

@@ -42,6 +42,9 @@ type Backend struct {
 	// linearTile forces Linear's tile (64 or 128) for tests and measurements; 0 picks it
 	// by the product's shape.
 	linearTile int
+	// linearScalar forces linear128.comp where the 128-wide tile would run the vector-load
+	// kernels (linearv.comp, linearvi.comp), for tests and measurements.
+	linearScalar bool
 	// units are the device's matrix units (nil: none, unitsNote says why, e.g. "no matrix
 	// units (no VK_NV_cooperative_matrix or VK_KHR_cooperative_matrix)"); fast selects the
 	// fast precision (fast.go), scales is its scratch of row scales.

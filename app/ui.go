@@ -217,6 +217,7 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 		}
 		u.view.typedKey(w.Canvas(), u.view.image, ev)
 	})
+	u.followFocus()
 	go u.loadGallery(filepath.Join(dataDir, "gallery"))
 	u.model.probeDevices()
 	return u, nil

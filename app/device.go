@@ -60,6 +60,8 @@ type deviceState struct {
 	sel   *widget.Select
 	note  *widget.Label
 	retry *fyne.Container
+	// precision is the precision select while the model dialog is open (precision.go).
+	precision *widget.Select
 	// labels maps the select's options to device IDs.
 	labels map[string]string
 }
@@ -234,10 +236,10 @@ func (m *modelSettings) newDeviceSection() (box fyne.CanvasObject, release func(
 	retryBox := container.NewHBox(retry)
 	m.dev.retry = retryBox
 	m.refreshDeviceSelect()
-	box = container.NewVBox(sectionTitle("Compute device"), sel, note, retryBox)
+	box = container.NewVBox(sectionTitle("Compute device"), sel, note, retryBox, m.newPrecisionSelect())
 	return box, func() {
 		if m.dev.sel == sel {
-			m.dev.sel, m.dev.note, m.dev.retry = nil, nil, nil
+			m.dev.sel, m.dev.note, m.dev.retry, m.dev.precision = nil, nil, nil, nil
 		}
 	}
 }
@@ -283,6 +285,7 @@ func (m *modelSettings) refreshDeviceSelect() {
 		}
 	}
 	m.setDeviceNote()
+	m.refreshPrecision()
 	sel.Refresh()
 }
 

@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/app/widgets"
 	"kleinbild/estimate"
 	"kleinbild/gpu"
 	"kleinbild/gpu/backends"
@@ -57,11 +58,11 @@ type deviceState struct {
 	// user chooses a device again; the saved preference stays.
 	fallback string
 	// sel, note and retry are the settings' widgets while the model dialog is open.
-	sel   *widget.Select
+	sel   *widgets.EscapeSelect
 	note  *widget.Label
 	retry *fyne.Container
 	// precision is the precision select while the model dialog is open (precision.go).
-	precision *widget.Select
+	precision *widgets.EscapeSelect
 	// labels maps the select's options to device IDs.
 	labels map[string]string
 }
@@ -224,7 +225,7 @@ func choiceLabel(id string) string {
 // newDeviceSection builds the "Compute device" settings; release forgets its widgets when
 // the dialog closes.
 func (m *modelSettings) newDeviceSection() (box fyne.CanvasObject, release func()) {
-	sel := widget.NewSelect(nil, nil)
+	sel := widgets.NewEscapeSelect(nil, nil)
 	sel.PlaceHolder = "Looking for devices…"
 	note := widget.NewLabel("")
 	note.Wrapping = fyne.TextWrapWord

@@ -30,7 +30,7 @@ type modelForm struct {
 
 	path       *widget.Entry
 	parts      map[engine.Component]*widget.Entry
-	combo      *widget.Select
+	combo      *widgets.EscapeSelect
 	comboBox   *fyne.Container
 	variant    *widget.RadioGroup
 	variantBox *fyne.Container
@@ -114,7 +114,7 @@ func (m *modelSettings) showDialog() {
 	f.status.Wrapping = fyne.TextWrapWord
 	f.checking = widget.NewProgressBarInfinite()
 	f.checking.Hide()
-	f.combo = widget.NewSelect(nil, f.comboChanged)
+	f.combo = widgets.NewEscapeSelect(nil, f.comboChanged)
 	f.comboBox = container.NewVBox(sectionTitle("Combination"), hint("The ComfyUI folder holds several usable sets of files: choose one."), f.combo)
 	f.comboBox.Hide()
 	f.variant = widget.NewRadioGroup([]string{variantDistilledLabel, variantBaseLabel}, f.variantChanged)

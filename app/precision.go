@@ -4,8 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"fyne.io/fyne/v2/widget"
-
+	"kleinbild/app/widgets"
 	"kleinbild/gpu"
 )
 
@@ -74,8 +73,8 @@ func (m *modelSettings) runPrecision() gpu.Precision {
 
 // newPrecisionSelect builds the settings' precision select, enabled only where the device
 // has matrix units.
-func (m *modelSettings) newPrecisionSelect() *widget.Select {
-	m.dev.precision = widget.NewSelect([]string{precisionExactLabel, precisionFastLabel}, nil)
+func (m *modelSettings) newPrecisionSelect() *widgets.EscapeSelect {
+	m.dev.precision = widgets.NewEscapeSelect([]string{precisionExactLabel, precisionFastLabel}, nil)
 	m.refreshPrecision()
 	return m.dev.precision
 }

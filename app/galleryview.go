@@ -45,6 +45,9 @@ type galleryView struct {
 
 	// root is the whole view; header holds its two top rows.
 	root, header *fyne.Container
+	// topRow (sort, filter, folder) and trashBar give their height to the grid while
+	// selecting (selectroom.go).
+	topRow, trashBar fyne.CanvasObject
 
 	// Selection mode: taps check cells, "Delete N" deletes the checked ones. normalBar
 	// (search; the count, favourites and Select) and selectBar take turns below the top row.
@@ -142,8 +145,9 @@ func (g *galleryView) build() fyne.CanvasObject {
 	// "42 imag…" (issue 36 item 20), and a row shared with the sort Select left "Search pr".
 	g.normalBar = container.NewVBox(container.NewBorder(nil, nil, nil, newCappedWidth(countWidth, g.count), g.search),
 		container.NewBorder(nil, nil, nil, selectBtn, g.favs))
+	g.topRow, g.trashBar = g.buildHeaderRow(open), g.trashRow()
 	g.header = container.NewVBox(
-		g.buildHeaderRow(open), // the tab above names the gallery
+		g.topRow, // the tab above names the gallery
 		container.NewStack(g.normalBar, g.selectBar))
 	g.header.Add(g.buildHiddenNotice())
 
@@ -168,7 +172,7 @@ func (g *galleryView) build() fyne.CanvasObject {
 		func(fyne.Shortcut) { g.undo() })
 	g.addSelectAllShortcuts(g.sh.win.Canvas())
 	body := container.NewStack(g.grid, widgets.NewWheelLayer(g.wheel), g.empty, container.NewCenter(container.NewGridWrap(fyne.NewSize(220, 80), g.noMatch)))
-	g.root = container.NewBorder(container.NewPadded(g.header), container.NewVBox(g.undoBar, g.trashRow()), nil, nil, body)
+	g.root = container.NewBorder(container.NewPadded(g.header), container.NewVBox(g.undoBar, g.trashBar), nil, nil, body)
 	return g.root
 }
 
@@ -310,6 +314,7 @@ func (g *galleryView) setSelecting(on bool) {
 		g.selectBar.Hide()
 		g.normalBar.Show()
 	}
+	g.roomForSelecting(on)
 	g.header.Refresh()
 	g.updateSelectBar()
 	g.grid.Refresh()

@@ -288,7 +288,7 @@ func (u *UI) showInpaint(path string, img image.Image) *inpaintMode {
 	m.win = u.app.NewWindow("Inpaint " + filepath.Base(path))
 	m.win.SetOnClosed(func() { m.closed = true })
 	m.win.SetContent(m.content())
-	m.win.Resize(u.childSize(fyne.NewSize(900, 700)))
+	u.openLarge(m.win, fyne.NewSize(900, 700))
 	closeOnEscape(m.win)
 	m.win.Show()
 	return m

@@ -48,6 +48,8 @@ type galleryView struct {
 	// topRow (sort, filter, folder) and trashBar give their height to the grid while
 	// selecting (selectroom.go).
 	topRow, trashBar fyne.CanvasObject
+	// pendingThumbs are the cells' thumbnails to ask for after the layout pass (thumborder.go).
+	pendingThumbs map[*thumbImage]pendingThumb
 
 	// Selection mode: taps check cells, "Delete N" deletes the checked ones. normalBar
 	// (search; the count, favourites and Select) and selectBar take turns below the top row.
@@ -190,7 +192,7 @@ func (g *galleryView) updateCell(id widget.GridWrapItemID, obj fyne.CanvasObject
 	c.setFavourite(e.Favourite)
 	c.setCheck(g.selecting, g.checked[e.File])
 	g.cellShows(c, id)
-	g.sh.loadThumb(c.thumb, e.SHA256, g.sh.gallery.Path(e))
+	g.queueThumb(c.thumb, id, e.SHA256, g.sh.gallery.Path(e))
 }
 
 // cellSelected shows the tapped image, or checks it in selection mode.

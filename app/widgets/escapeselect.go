@@ -2,6 +2,7 @@ package widgets
 
 import (
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 )
@@ -33,23 +34,36 @@ func (s *EscapeSelect) TypedKey(ev *fyne.KeyEvent) {
 	s.Select.TypedKey(ev)
 }
 
-// NewEscapePasswordEntry makes a one-line EscapeEntry that hides what is typed, with a
-// button that shows it, as widget.NewPasswordEntry does.
+// NewEscapePasswordEntry makes a one-line EscapeEntry that hides what is typed, with an
+// eye that shows it when tapped, as widget.NewPasswordEntry does.
 func NewEscapePasswordEntry() *EscapeEntry {
 	e := &EscapeEntry{}
 	e.Password, e.Wrapping = true, fyne.TextWrap(fyne.TextTruncateClip)
 	e.ExtendBaseWidget(e)
-	var reveal *widget.Button
-	reveal = widget.NewButtonWithIcon("", theme.VisibilityOffIcon(), func() {
+	r := &revealer{}
+	r.SetResource(theme.VisibilityOffIcon())
+	r.ExtendBaseWidget(r)
+	r.onTap = func() {
 		e.Password = !e.Password
-		reveal.Icon = theme.VisibilityOffIcon()
-		if !e.Password {
-			reveal.Icon = theme.VisibilityIcon()
+		if e.Password {
+			r.SetResource(theme.VisibilityOffIcon())
+		} else {
+			r.SetResource(theme.VisibilityIcon())
 		}
-		reveal.Refresh()
 		e.Refresh()
-	})
-	reveal.Importance = widget.LowImportance
-	e.ActionItem = reveal
+	}
+	e.ActionItem = r
 	return e
 }
+
+// revealer is the password entry's eye: an icon that toggles showing the text.
+type revealer struct {
+	widget.Icon
+	onTap func()
+}
+
+// Tapped implements fyne.Tappable.
+func (r *revealer) Tapped(*fyne.PointEvent) { r.onTap() }
+
+// Cursor implements desktop.Cursorable.
+func (r *revealer) Cursor() desktop.Cursor { return desktop.PointerCursor }

@@ -2,7 +2,7 @@ package widgets
 
 import (
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 )
@@ -35,35 +35,62 @@ func (s *EscapeSelect) TypedKey(ev *fyne.KeyEvent) {
 }
 
 // NewEscapePasswordEntry makes a one-line EscapeEntry that hides what is typed, with an
-// eye that shows it when tapped, as widget.NewPasswordEntry does.
+// eye that shows it when tapped, as widget.NewPasswordEntry does (whose eye Fyne keeps to
+// its own Entry).
 func NewEscapePasswordEntry() *EscapeEntry {
 	e := &EscapeEntry{}
 	e.Password, e.Wrapping = true, fyne.TextWrap(fyne.TextTruncateClip)
 	e.ExtendBaseWidget(e)
-	r := &revealer{}
-	r.SetResource(theme.VisibilityOffIcon())
+	r := &revealer{entry: e, icon: canvas.NewImageFromResource(theme.VisibilityOffIcon())}
 	r.ExtendBaseWidget(r)
-	r.onTap = func() {
-		e.Password = !e.Password
-		if e.Password {
-			r.SetResource(theme.VisibilityOffIcon())
-		} else {
-			r.SetResource(theme.VisibilityIcon())
-		}
-		e.Refresh()
-	}
 	e.ActionItem = r
 	return e
 }
 
-// revealer is the password entry's eye: an icon that toggles showing the text.
+// revealer is the password entry's eye, drawn and sized as Fyne's own: tapped, it shows or
+// hides the text.
 type revealer struct {
-	widget.Icon
-	onTap func()
+	widget.BaseWidget
+	entry *EscapeEntry
+	icon  *canvas.Image
 }
 
 // Tapped implements fyne.Tappable.
-func (r *revealer) Tapped(*fyne.PointEvent) { r.onTap() }
+func (r *revealer) Tapped(*fyne.PointEvent) {
+	if r.entry.Disabled() {
+		return
+	}
+	r.entry.Password = !r.entry.Password
+	r.entry.Refresh()
+	r.Refresh()
+}
 
-// Cursor implements desktop.Cursorable.
-func (r *revealer) Cursor() desktop.Cursor { return desktop.PointerCursor }
+// CreateRenderer implements fyne.Widget.
+func (r *revealer) CreateRenderer() fyne.WidgetRenderer { return &revealerRenderer{r} }
+
+type revealerRenderer struct{ r *revealer }
+
+func (rr *revealerRenderer) Layout(size fyne.Size) {
+	side := theme.Size(theme.SizeNameInlineIcon)
+	rr.r.icon.Resize(fyne.NewSquareSize(side))
+	rr.r.icon.Move(fyne.NewPos((size.Width-side)/2, (size.Height-side)/2))
+}
+
+func (rr *revealerRenderer) MinSize() fyne.Size {
+	return fyne.NewSquareSize(theme.Size(theme.SizeNameInlineIcon) + 2*theme.Size(theme.SizeNameInnerPadding))
+}
+
+func (rr *revealerRenderer) Refresh() {
+	res := theme.VisibilityOffIcon()
+	if !rr.r.entry.Password {
+		res = theme.VisibilityIcon()
+	}
+	if rr.r.entry.Disabled() {
+		res = theme.NewDisabledResource(res)
+	}
+	rr.r.icon.Resource = res
+	rr.r.icon.Refresh()
+}
+
+func (rr *revealerRenderer) Objects() []fyne.CanvasObject { return []fyne.CanvasObject{rr.r.icon} }
+func (rr *revealerRenderer) Destroy()                     {}

@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"kleinbild/app/shell"
+	"kleinbild/app/widgets"
 	"kleinbild/estimate"
 	"kleinbild/gpu"
 	"kleinbild/gpu/backends"
@@ -58,9 +59,11 @@ type deviceState struct {
 	// user chooses a device again; the saved preference stays.
 	fallback string
 	// sel, note and retry are the settings' widgets while the model dialog is open.
-	sel   *widget.Select
+	sel   *widgets.EscapeSelect
 	note  *widget.Label
 	retry *fyne.Container
+	// precision is the precision select while the model dialog is open (precision.go).
+	precision *widgets.EscapeSelect
 	// labels maps the select's options to device IDs.
 	labels map[string]string
 }
@@ -223,7 +226,7 @@ func choiceLabel(id string) string {
 // newDeviceSection builds the "Compute device" settings; release forgets its widgets when
 // the dialog closes.
 func (m *modelSettings) newDeviceSection() (box fyne.CanvasObject, release func()) {
-	sel := widget.NewSelect(nil, nil)
+	sel := widgets.NewEscapeSelect(nil, nil)
 	sel.PlaceHolder = "Looking for devices…"
 	note := widget.NewLabel("")
 	note.Wrapping = fyne.TextWrapWord
@@ -235,10 +238,10 @@ func (m *modelSettings) newDeviceSection() (box fyne.CanvasObject, release func(
 	retryBox := container.NewHBox(retry)
 	m.dev.retry = retryBox
 	m.refreshDeviceSelect()
-	box = container.NewVBox(shell.SectionTitle("Compute device"), sel, note, retryBox)
+	box = container.NewVBox(shell.SectionTitle("Compute device"), sel, note, retryBox, m.newPrecisionSelect())
 	return box, func() {
 		if m.dev.sel == sel {
-			m.dev.sel, m.dev.note, m.dev.retry = nil, nil, nil
+			m.dev.sel, m.dev.note, m.dev.retry, m.dev.precision = nil, nil, nil, nil
 		}
 	}
 }
@@ -284,6 +287,7 @@ func (m *modelSettings) refreshDeviceSelect() {
 		}
 	}
 	m.setDeviceNote()
+	m.refreshPrecision()
 	sel.Refresh()
 }
 

@@ -87,11 +87,11 @@ func startLabel(r *downloadRun, dir string) string {
 // downloadPanel is the "Download" section of the model setup. The setup guide and the model
 // dialog each hold one; both show the session's single download.
 type downloadPanel struct {
-	variant  *widget.Select
+	variant  *widgets.EscapeSelect
 	note     *widget.Label // the chosen download's size and what it costs in quality
 	dest     *widgets.EscapeEntry
-	token    *widget.Entry
-	remember *widget.Check
+	token    *widgets.EscapeEntry
+	remember *widgets.EscapeCheck
 	start    *widget.Button
 	pause    *widget.Button
 	bar      *widget.ProgressBar
@@ -149,7 +149,7 @@ func (m *modelSettings) newDownloadPanel() (p *downloadPanel, release func()) {
 	p.note = widget.NewLabel("")
 	p.note.Wrapping = fyne.TextWrapWord
 	p.note.SizeName = theme.SizeNameCaptionText
-	p.variant = widget.NewSelect(labels, func(string) {
+	p.variant = widgets.NewEscapeSelect(labels, func(string) {
 		v := p.selected()
 		p.note.SetText(choiceNote(v))
 		cur := strings.TrimSpace(p.dest.Text)
@@ -161,14 +161,14 @@ func (m *modelSettings) newDownloadPanel() (p *downloadPanel, release func()) {
 		p.refresh(m)
 	})
 	p.cached = container.NewVBox()
-	p.token = widget.NewPasswordEntry()
+	p.token = widgets.NewEscapePasswordEntry()
 	p.token.SetPlaceHolder("Hugging Face token (only for gated models)")
 	tok := m.sh.Settings.HFToken
 	if tok == "" {
 		tok = download.DefaultToken()
 	}
 	p.token.SetText(tok)
-	p.remember = widget.NewCheck("Remember the token", nil)
+	p.remember = widgets.NewEscapeCheck("Remember the token", nil)
 	p.remember.SetChecked(m.sh.Settings.HFToken != "")
 	p.start = widget.NewButtonWithIcon("Download", theme.DownloadIcon(), func() { m.startDownloadFrom(p) })
 	p.start.Importance = widget.HighImportance

@@ -31,7 +31,7 @@ type modelForm struct {
 
 	path       *widget.Entry
 	parts      map[engine.Component]*widget.Entry
-	combo      *widget.Select
+	combo      *widgets.EscapeSelect
 	comboBox   *fyne.Container
 	variant    *widget.RadioGroup
 	variantBox *fyne.Container
@@ -115,7 +115,7 @@ func (m *modelSettings) showDialog() {
 	f.status.Wrapping = fyne.TextWrapWord
 	f.checking = widget.NewProgressBarInfinite()
 	f.checking.Hide()
-	f.combo = widget.NewSelect(nil, f.comboChanged)
+	f.combo = widgets.NewEscapeSelect(nil, f.comboChanged)
 	f.comboBox = container.NewVBox(shell.SectionTitle("Combination"), shell.Hint("The ComfyUI folder holds several usable sets of files: choose one."), f.combo)
 	f.comboBox.Hide()
 	f.variant = widget.NewRadioGroup([]string{variantDistilledLabel, variantBaseLabel}, f.variantChanged)

@@ -70,7 +70,7 @@ const embedCacheBytes = 512 << 20
 // closed with it.
 func engineOpener(cacheDir string) sourceOpenFunc {
 	return func(src engine.Source, device string) (Generator, error) {
-		b, err := openDevice(device)
+		b, err := openDevicePrecision(device)
 		if err != nil {
 			return nil, err
 		}

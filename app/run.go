@@ -19,6 +19,7 @@ import (
 	"kleinbild/app/progress"
 	"kleinbild/app/shell"
 	"kleinbild/engine"
+	"kleinbild/gpu"
 )
 
 // progressInterval throttles progress updates that carry no news (same phase and step).
@@ -84,6 +85,8 @@ type runState struct {
 	// device is the device ID the run opens the model on; gpuName its backend when that is
 	// a GPU ("" for a CPU or when unknown), to tell GPU failures apart.
 	device, gpuName string
+	// precision is the precision the model runs in on device (runPrecision, precision.go).
+	precision gpu.Precision
 }
 
 // runOutcome is how a generation ended.
@@ -263,6 +266,7 @@ func (rn *runner) startJob(j *job) (*runState, error) {
 	rn.showProgress(r, engine.Progress{Phase: engine.PhaseLoading})
 	rn.view.update()
 	r.device = rn.model.effectiveDevice()
+	r.precision = rn.model.runPrecision()
 	r.gpuName = rn.model.gpuBackendOf(r.device)
 	rn.sh.BG.Add(2)
 	go rn.execute(ctx, r, rn.model.runModel(), rn.model.modelInfo(), rn.softwareVersion())
@@ -313,7 +317,7 @@ func (rn *runner) generatorFor(mdl runModel, device string) (Generator, error) {
 		return nil, fmt.Errorf("the model could not be opened: %w", err)
 	}
 	rn.gen, rn.genDir, rn.genDevice = g, mdl.key, device
-	rn.loadMeasured(g, mdl, device, time.Since(start))
+	rn.loadMeasured(g, mdl, deviceID(device), time.Since(start))
 	return g, nil
 }
 
@@ -369,7 +373,7 @@ func (rn *runner) execute(ctx context.Context, r *runState, mdl runModel, info e
 		return
 	}
 	rn.setActivity(r, "Loading the model…", 0)
-	gen, err := rn.generatorFor(mdl, r.device)
+	gen, err := rn.generatorFor(mdl, withPrecision(r.device, r.precision))
 	if err != nil {
 		finish(runOutcome{err: err, gpuFailed: deviceFailure(err, nil, r.gpuName)}, nil)
 		return
@@ -447,6 +451,9 @@ func (rn *runner) makeImage(ctx context.Context, r *runState, gen Generator, req
 	}
 	if meta.Guidance == 0 {
 		meta.Guidance = req.Guidance
+	}
+	if r.precision == gpu.PrecisionFast { // as the CLI names it; exact is left unsaid
+		meta.Precision = string(r.precision)
 	}
 	select {
 	case <-rn.sh.GalleryReady: // sh.Gallery is not written after this closes

@@ -9,6 +9,7 @@ import (
 	"kleinbild/engine"
 	"kleinbild/engine/lora"
 	"kleinbild/estimate"
+	"kleinbild/gpu"
 )
 
 // runnerDeps is what the runner uses of the other components; UI.wire gives it.
@@ -60,6 +61,8 @@ type runModelState interface {
 	modelInfo() engine.ModelInfo
 	runModel() runModel
 	effectiveDevice() string
+	// runPrecision is the precision the next run uses on the effective device.
+	runPrecision() gpu.Precision
 	gpuBackendOf(device string) string
 	// fallBackToCPU switches to the CPU after the GPU failed with msg.
 	fallBackToCPU(msg string)

@@ -50,9 +50,12 @@ type Backend struct {
 	// fast precision (fast.go), scales is its scratch of row scales.
 	units     *matrixUnits
 	unitsNote string
-	fast      bool
-	scales    *buffer
-	fastForce string // the fast Linear's kernel for SelfCheck ("": fastKernel's choice)
+	// unitsChecked is set once the units' kernels were compared with their twins
+	// (verifyUnits, on the first SetPrecision(fast)).
+	unitsChecked bool
+	fast         bool
+	scales       *buffer
+	fastForce    string // the fast Linear's kernel for SelfCheck ("": fastKernel's choice)
 	// sg is the device's subgroup support (subgroup.go); tests clear sg.arith to run the
 	// shared-memory reductions.
 	sg subgroups

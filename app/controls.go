@@ -79,6 +79,8 @@ type controls struct {
 	negative    *widgets.ShortcutEntry
 	negativeErr *widget.Label
 	guidanceBox *fyne.Container
+	// lastFocus is the focused control the form last scrolled to (focusfollow.go).
+	lastFocus fyne.Focusable
 	// guidanceDefault is the variant's default, replaced on a model change unless edited.
 	guidanceDefault float64
 

@@ -133,8 +133,9 @@ func (f *fitLine) estimate() (estimate.Report, bool) {
 
 // runSeconds is the time of a run of count images from one image's phases
 // (estimate.Phases.Job: the model loaded when it is not yet and the prompt encoded once,
-// the references encoded and every image denoised and decoded for each).
-func runSeconds(p estimate.Phases, count int) float64 { return p.Job(count) }
+// the references encoded and every image denoised and decoded for each), and the warm-up of
+// a model not yet loaded (warmupSeconds).
+func runSeconds(p estimate.Phases, count int) float64 { return p.Job(count) + warmupSeconds(p) }
 
 // estimateJob is the estimate (package estimate) for j on the current model and device, from the job's
 // own size, steps, guidance and references rather than the form's.
@@ -162,7 +163,9 @@ func (f *fitLine) PhasePlan(j *job, first bool) progress.Plan {
 	ps := rep.PhaseSeconds
 	p := progress.Plan{Refs: sec(ps.References), Denoise: sec(ps.Denoise), Decode: sec(ps.Decode)}
 	if first {
-		p.Load, p.Encode = sec(ps.Load), sec(ps.Encode)
+		// The warm-up is planned with the loading: the first step's measured pace then
+		// tells the rest, and later phases are not scaled by a pace against it.
+		p.Load, p.Encode = sec(ps.Load+warmupSeconds(ps)), sec(ps.Encode)
 	}
 	return p
 }

@@ -68,7 +68,8 @@ func (g *galleryView) cellShows(c *galleryCellView, id int) {
 	first := (int(off/g.rowHeight) - 1) * cols
 	last := (int((off+g.grid.Size().Height)/g.rowHeight) + 2) * cols
 	for other, oid := range g.cellIDs {
-		if other != c && (oid < first || oid >= last) && other.thumb.Pending() {
+		if other != c && (oid < first || oid >= last) && (other.thumb.Pending() || g.pending(other.thumb)) {
+			delete(g.pendingThumbs, other.thumb) // not asked for yet (thumborder.go)
 			other.thumb.Forget()
 			g.cellIDs[other] = -1
 		}

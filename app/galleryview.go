@@ -47,6 +47,11 @@ type galleryView struct {
 
 	// root is the whole view; header holds its two top rows.
 	root, header *fyne.Container
+	// topRow (sort, filter, folder) and trashBar give their height to the grid while
+	// selecting (selectroom.go).
+	topRow, trashBar fyne.CanvasObject
+	// pendingThumbs are the cells' thumbnails to ask for after the layout pass (thumborder.go).
+	pendingThumbs map[*shell.ThumbImage]pendingThumb
 
 	// Selection mode: taps check cells, "Delete N" deletes the checked ones. normalBar
 	// (search; the count, favourites and Select) and selectBar take turns below the top row.
@@ -144,8 +149,9 @@ func (g *galleryView) build() fyne.CanvasObject {
 	// "42 imag…" (issue 36 item 20), and a row shared with the sort Select left "Search pr".
 	g.normalBar = container.NewVBox(container.NewBorder(nil, nil, nil, shell.NewCappedWidth(countWidth, g.count), g.search),
 		container.NewBorder(nil, nil, nil, selectBtn, g.favs))
+	g.topRow, g.trashBar = g.buildHeaderRow(open), g.trashRow()
 	g.header = container.NewVBox(
-		g.buildHeaderRow(open), // the tab above names the gallery
+		g.topRow, // the tab above names the gallery
 		container.NewStack(g.normalBar, g.selectBar))
 	g.header.Add(g.buildHiddenNotice())
 
@@ -170,7 +176,7 @@ func (g *galleryView) build() fyne.CanvasObject {
 		func(fyne.Shortcut) { g.undo() })
 	g.addSelectAllShortcuts(g.sh.Win.Canvas())
 	body := container.NewStack(g.grid, widgets.NewWheelLayer(g.wheel), g.empty, container.NewCenter(container.NewGridWrap(fyne.NewSize(220, 80), g.noMatch)))
-	g.root = container.NewBorder(container.NewPadded(g.header), container.NewVBox(g.undoBar, g.trashRow()), nil, nil, body)
+	g.root = container.NewBorder(container.NewPadded(g.header), container.NewVBox(g.undoBar, g.trashBar), nil, nil, body)
 	return g.root
 }
 
@@ -188,7 +194,7 @@ func (g *galleryView) updateCell(id widget.GridWrapItemID, obj fyne.CanvasObject
 	c.setFavourite(e.Favourite)
 	c.setCheck(g.selecting, g.checked[e.File])
 	g.cellShows(c, id)
-	g.sh.LoadThumb(c.thumb, e.SHA256, g.sh.Gallery.Path(e))
+	g.queueThumb(c.thumb, id, e.SHA256, g.sh.Gallery.Path(e))
 }
 
 // cellSelected shows the tapped image, or checks it in selection mode.
@@ -312,6 +318,7 @@ func (g *galleryView) setSelecting(on bool) {
 		g.selectBar.Hide()
 		g.normalBar.Show()
 	}
+	g.roomForSelecting(on)
 	g.header.Refresh()
 	g.updateSelectBar()
 	g.grid.Refresh()

@@ -27,6 +27,7 @@ func (u *UI) windowKey(name string) bool {
 	case quitShortcut.ShortcutName():
 		u.requestClose()
 	case focusPromptShortcut.ShortcutName():
+		u.setFormHidden(false, true) // the prompt is in the form
 		u.Win.Canvas().Focus(u.ctl.prompt)
 	default:
 		return false

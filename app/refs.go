@@ -377,5 +377,8 @@ func describeMeta(m imageio.Metadata) string {
 	if model := strings.TrimSpace(m.Model + " " + m.Variant); model != "" {
 		parts = append(parts, model)
 	}
+	if m.Precision != "" { // "fast": the matrix units' float16 products (issue 34)
+		parts = append(parts, m.Precision+" precision")
+	}
 	return strings.Join(parts, " · ")
 }

@@ -21,6 +21,7 @@ import (
 	"kleinbild/app/progress"
 	"kleinbild/app/shell"
 	"kleinbild/engine"
+	"kleinbild/gpu"
 )
 
 // progressInterval throttles progress updates that carry no news (same phase and step).
@@ -86,6 +87,8 @@ type runState struct {
 	// device is the device ID the run opens the model on; gpuName its backend when that is
 	// a GPU ("" for a CPU or when unknown), to tell GPU failures apart.
 	device, gpuName string
+	// precision is the precision the model runs in on device (modelui.RunPrecision, precision.go).
+	precision gpu.Precision
 }
 
 // runOutcome is how a generation ended.
@@ -265,6 +268,7 @@ func (rn *runner) startJob(j *job) (*runState, error) {
 	rn.showProgress(r, engine.Progress{Phase: engine.PhaseLoading})
 	rn.view.Update()
 	r.device = rn.model.EffectiveDevice()
+	r.precision = rn.model.RunPrecision()
 	r.gpuName = rn.model.GpuBackendOf(r.device)
 	rn.sh.BG.Add(2)
 	go rn.execute(ctx, r, rn.model.RunModel(), rn.model.ModelInfo(), rn.softwareVersion())
@@ -315,7 +319,7 @@ func (rn *runner) generatorFor(mdl modelui.RunModel, device string) (Generator, 
 		return nil, fmt.Errorf("the model could not be opened: %w", err)
 	}
 	rn.gen, rn.genDir, rn.genDevice = g, mdl.Key, device
-	rn.loadMeasured(g, mdl, device, time.Since(start))
+	rn.loadMeasured(g, mdl, modelui.DeviceID(device), time.Since(start))
 	return g, nil
 }
 
@@ -371,7 +375,7 @@ func (rn *runner) execute(ctx context.Context, r *runState, mdl modelui.RunModel
 		return
 	}
 	rn.setActivity(r, "Loading the model…", 0)
-	gen, err := rn.generatorFor(mdl, r.device)
+	gen, err := rn.generatorFor(mdl, modelui.WithPrecision(r.device, r.precision))
 	if err != nil {
 		finish(runOutcome{err: err, gpuFailed: modelui.DeviceFailure(err, nil, r.gpuName)}, nil)
 		return
@@ -449,6 +453,9 @@ func (rn *runner) makeImage(ctx context.Context, r *runState, gen Generator, req
 	}
 	if meta.Guidance == 0 {
 		meta.Guidance = req.Guidance
+	}
+	if r.precision == gpu.PrecisionFast { // as the CLI names it; exact is left unsaid
+		meta.Precision = string(r.precision)
 	}
 	select {
 	case <-rn.sh.GalleryReady: // sh.Gallery is not written after this closes

@@ -11,6 +11,7 @@ import (
 	"kleinbild/engine"
 	"kleinbild/engine/lora"
 	"kleinbild/estimate"
+	"kleinbild/gpu"
 )
 
 // runnerDeps is what the runner uses of the other components; UI.wire gives it.
@@ -62,6 +63,8 @@ type runModelState interface {
 	ModelInfo() engine.ModelInfo
 	RunModel() modelui.RunModel
 	EffectiveDevice() string
+	// RunPrecision is the precision the next run uses on the effective device.
+	RunPrecision() gpu.Precision
 	GpuBackendOf(device string) string
 	// FallBackToCPU switches to the CPU after the GPU failed with msg.
 	FallBackToCPU(msg string)

@@ -47,6 +47,8 @@ type UI struct {
 
 	// rightTabs holds the gallery's and the queue's tabs.
 	rightTabs *container.AppTabs
+	// formTog hides and shows the form's column (formtoggle.go).
+	formTog formToggle
 	// quitDialog is the last "Quit Kleinbild?" question asked (tests).
 	quitDialog dialog.Dialog
 	// quit is the open "Quit Kleinbild?" question, or nil.
@@ -176,6 +178,7 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 		}
 		u.view.typedKey(w.Canvas(), u.view.image, ev)
 	})
+	u.followFocus()
 	go u.loadGallery(filepath.Join(dataDir, "gallery"))
 	u.model.ProbeDevices()
 	return u, nil
@@ -248,7 +251,7 @@ func (u *UI) build() fyne.CanvasObject {
 	title := widget.NewLabelWithStyle("Kleinbild", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	title.SizeName = theme.SizeNameSubHeadingText
 	header := container.NewBorder(nil, nil,
-		container.NewHBox(logo, title), container.NewHBox(u.model.BuildButton()))
+		container.NewHBox(u.buildFormToggle(), logo, title), container.NewHBox(u.model.BuildButton()))
 
 	// The side panel scrolls its form and keeps Generate in view (see controls.build).
 	sideWidth := canvas.NewRectangle(color.Transparent)
@@ -278,6 +281,8 @@ func (u *UI) build() fyne.CanvasObject {
 	// The form comes first in the tree, so that Tab goes from the prompt through the form
 	// (the tab order is the tree's order; the viewer's toolbar and the gallery came first).
 	left := container.NewHBox(side, widget.NewSeparator())
+	u.formTog.column = left
+	u.setFormHidden(u.Settings.FormHidden, false)
 	root := container.New(layout.NewBorderLayout(top, bottom, left, nil), left, top, center, bottom)
 	u.Banner.Root = center
 	return root

@@ -66,8 +66,8 @@ func transformerWork(c flux2.Config, txt, img int) Work {
 		Values: float64(txt+img) * float64(c.Blocks()) * perTok}
 }
 
-// transformerScratchBytes is the activation tensor Forward carves its work areas from (and
-// keeps between calls): flux2.Config.ForwardActivations.
+// transformerScratchBytes are the activation tensors Forward works in (and keeps between
+// calls): flux2.Config.ForwardActivations.
 func transformerScratchBytes(c flux2.Config, s int) int64 {
 	return int64(c.ForwardActivations(s)) * f32
 }

@@ -15,9 +15,9 @@ type DeviceBuffers struct {
 	BufferWhat, BindingWhat string
 }
 
-// Buffers sizes the device buffers of req on m: the transformer's activation tensor (one
-// buffer, flux2.Config.ForwardActivations) and its widest view (the fused projection,
-// tokens × (3·hidden + 2·mlp) values), the VAE's rotating buffers at the output size and the
+// Buffers sizes the device buffers of req on m: the transformer's largest activation tensor
+// (flux2.Config.ForwardLargestActivation: the fused projection, tokens × (3·hidden + 2·mlp)
+// values, also its widest operand), the VAE's rotating buffers at the output size and the
 // references' sizes, and the text encoder's widest activation. Weights are split into
 // chunks of whole rows and never limit.
 func Buffers(m Model, req Request) (DeviceBuffers, error) {
@@ -33,7 +33,8 @@ func buffersOf(m Model, req Request, p engine.Plan) DeviceBuffers {
 	tc, qc, vc := m.Transformer, m.Encoder, m.VAE
 	tokens := TextTokens + p.ImageTokens() + p.RefTokens()
 	d := DeviceBuffers{
-		Buffer: transformerScratchBytes(tc, tokens), BufferWhat: "the transformer's activations",
+		Buffer:      int64(tc.ForwardLargestActivation(tokens)) * f32,
+		BufferWhat:  "the transformer's fused projection",
 		Binding:     int64(tokens) * int64(3*tc.Hidden()+2*tc.MLPHidden()) * f32,
 		BindingWhat: "the transformer's fused projection",
 	}

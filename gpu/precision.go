@@ -10,11 +10,12 @@ type Precision string
 
 const (
 	// PrecisionExact multiplies in float32: the golden path (tolerance 1e-5), every
-	// backend's and always the default.
+	// backend's, and the CLI's default.
 	PrecisionExact Precision = "exact"
 	// PrecisionFast multiplies float16 operands with float32 sums on the device's matrix
 	// units (Vulkan's cooperative matrices; a plain twin kernel with the same roundings where
-	// the device has none). Only an explicit choice.
+	// the device has none). The CLI runs it only when asked; the app by default on a device
+	// with matrix units.
 	PrecisionFast Precision = "fast"
 )
 

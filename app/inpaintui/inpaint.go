@@ -283,7 +283,7 @@ func Open(sh *shell.Shell, deps Deps, path string, img image.Image) *Mode {
 	m.win = sh.App.NewWindow("Inpaint " + filepath.Base(path))
 	m.win.SetOnClosed(func() { m.closed = true })
 	m.win.SetContent(m.content())
-	m.win.Resize(sh.ChildSize(fyne.NewSize(900, 700)))
+	sh.OpenLarge(m.win, fyne.NewSize(900, 700))
 	shell.CloseOnEscape(m.win)
 	m.win.Show()
 	return m

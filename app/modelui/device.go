@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"kleinbild/app/shell"
+	"kleinbild/app/widgets"
 	"kleinbild/estimate"
 	"kleinbild/gpu"
 	"kleinbild/gpu/backends"
@@ -48,8 +49,8 @@ func (m *ownedModel) ComputeDevice() (string, gpu.DeviceInfo) { return m.b.Name(
 
 // deviceState is the compute device choice (UI goroutine).
 type deviceState struct {
-	// list is what backends.Devices found; probed is false until the probe has returned.
-	list   []backends.Device
+	// List is what backends.Devices found; probed is false until the probe has returned.
+	List   []backends.Device
 	Probed bool
 	// Choice is the device chosen ("" automatic): the saved preference, or Options.Backend
 	// for this session.
@@ -58,9 +59,11 @@ type deviceState struct {
 	// user chooses a device again; the saved preference stays.
 	fallback string
 	// Sel, note and retry are the settings' widgets while the model dialog is open.
-	Sel   *widget.Select
+	Sel   *widgets.EscapeSelect
 	Note  *widget.Label
 	Retry *fyne.Container
+	// Precision is the Precision select while the model dialog is open (Precision.go).
+	Precision *widgets.EscapeSelect
 	// labels maps the select's options to device IDs.
 	labels map[string]string
 }
@@ -86,8 +89,8 @@ func (m *Model) ProbeDevices() {
 		defer m.sh.BG.Done()
 		ds := list()
 		m.sh.Post(func() {
-			m.Dev.list, m.Dev.Probed = ds, true
-			m.refreshDeviceSelect()
+			m.Dev.List, m.Dev.Probed = ds, true
+			m.RefreshDeviceSelect()
 			m.DeviceChanged()
 			if msg := m.envBackendNotice(env); msg != "" {
 				m.sh.AddNotice(msg)
@@ -105,7 +108,7 @@ func (m *Model) envBackendNotice(env string) string {
 	if env == "" || strings.EqualFold(env, "default") {
 		return ""
 	}
-	for _, d := range m.Dev.list {
+	for _, d := range m.Dev.List {
 		if strings.EqualFold(d.ID, env) || strings.EqualFold(d.Backend, env) {
 			return ""
 		}
@@ -123,14 +126,14 @@ func (m *Model) envBackendNotice(env string) string {
 // DeviceFor finds the device an ID stands for: "" the automatic one, a backend name its
 // first device; ok is false when it is not (yet) known.
 func (m *Model) DeviceFor(id string) (backends.Device, bool) {
-	for _, d := range m.Dev.list {
+	for _, d := range m.Dev.List {
 		switch {
 		case id == "" && d.Auto,
 			id != "" && strings.EqualFold(d.ID, id):
 			return d, true
 		}
 	}
-	for _, d := range m.Dev.list {
+	for _, d := range m.Dev.List {
 		if id != "" && strings.EqualFold(d.Backend, id) {
 			return d, true
 		}
@@ -175,7 +178,7 @@ func DeviceFailure(err error, gen Generator, gpuName string) bool {
 func (m *Model) FallBackToCPU(msg string) {
 	m.Dev.fallback = msg
 	m.sh.Banner.Show(fmt.Sprintf("The GPU failed: %s. The next run uses the CPU.", strings.TrimSuffix(msg, ".")), true)
-	m.refreshDeviceSelect()
+	m.RefreshDeviceSelect()
 	m.DeviceChanged()
 }
 
@@ -187,7 +190,7 @@ func (m *Model) DeviceChoice() string { return m.Dev.Choice }
 func (m *Model) UseCPU(reason string) {
 	m.Dev.fallback = reason
 	m.sh.Banner.Show(fmt.Sprintf("%s. Generations use the CPU until you choose a device in the model settings.", reason), false)
-	m.refreshDeviceSelect()
+	m.RefreshDeviceSelect()
 	m.DeviceChanged()
 }
 
@@ -200,7 +203,7 @@ func (m *Model) ChooseDevice(id string) {
 	m.Dev.Choice, m.Dev.fallback = id, ""
 	m.sh.Settings.Device = id
 	m.sh.Remember(m.sh.Settings)
-	m.refreshDeviceSelect()
+	m.RefreshDeviceSelect()
 	m.DeviceChanged()
 }
 
@@ -223,7 +226,7 @@ func choiceLabel(id string) string {
 // newDeviceSection builds the "Compute device" settings; release forgets its widgets when
 // the dialog closes.
 func (m *Model) newDeviceSection() (box fyne.CanvasObject, release func()) {
-	sel := widget.NewSelect(nil, nil)
+	sel := widgets.NewEscapeSelect(nil, nil)
 	sel.PlaceHolder = "Looking for devices…"
 	note := widget.NewLabel("")
 	note.Wrapping = fyne.TextWrapWord
@@ -234,17 +237,17 @@ func (m *Model) newDeviceSection() (box fyne.CanvasObject, release func()) {
 	m.Dev.Sel, m.Dev.Note = sel, note
 	retryBox := container.NewHBox(retry)
 	m.Dev.Retry = retryBox
-	m.refreshDeviceSelect()
-	box = container.NewVBox(shell.SectionTitle("Compute device"), sel, note, retryBox)
+	m.RefreshDeviceSelect()
+	box = container.NewVBox(shell.SectionTitle("Compute device"), sel, note, retryBox, m.newPrecisionSelect())
 	return box, func() {
 		if m.Dev.Sel == sel {
-			m.Dev.Sel, m.Dev.Note, m.Dev.Retry = nil, nil, nil
+			m.Dev.Sel, m.Dev.Note, m.Dev.Retry, m.Dev.Precision = nil, nil, nil, nil
 		}
 	}
 }
 
-// refreshDeviceSelect shows the devices and the choice in the open settings (UI goroutine).
-func (m *Model) refreshDeviceSelect() {
+// RefreshDeviceSelect shows the devices and the choice in the open settings (UI goroutine).
+func (m *Model) RefreshDeviceSelect() {
 	sel := m.Dev.Sel
 	if sel == nil {
 		return
@@ -261,7 +264,7 @@ func (m *Model) refreshDeviceSelect() {
 	opts := []string{m.autoLabel()}
 	m.Dev.labels[opts[0]] = ""
 	current := opts[0]
-	for _, d := range m.Dev.list {
+	for _, d := range m.Dev.List {
 		l := d.Label()
 		opts = append(opts, l)
 		m.Dev.labels[l] = d.ID
@@ -284,6 +287,7 @@ func (m *Model) refreshDeviceSelect() {
 		}
 	}
 	m.setDeviceNote()
+	m.refreshPrecision()
 	sel.Refresh()
 }
 

@@ -87,11 +87,11 @@ func StartLabel(r *DownloadRun, dir string) string {
 // DownloadPanel is the "Download" section of the model setup. The setup guide and the model
 // dialog each hold one; both show the session's single download.
 type DownloadPanel struct {
-	Variant  *widget.Select
+	Variant  *widgets.EscapeSelect
 	Note     *widget.Label // the chosen download's size and what it costs in quality
 	Dest     *widgets.EscapeEntry
-	Token    *widget.Entry
-	Remember *widget.Check
+	Token    *widgets.EscapeEntry
+	Remember *widgets.EscapeCheck
 	Start    *widget.Button
 	Pause    *widget.Button
 	Bar      *widget.ProgressBar
@@ -150,7 +150,7 @@ func (m *Model) NewDownloadPanel() (p *DownloadPanel, release func()) {
 	p.Note = widget.NewLabel("")
 	p.Note.Wrapping = fyne.TextWrapWord
 	p.Note.SizeName = theme.SizeNameCaptionText
-	p.Variant = widget.NewSelect(labels, func(string) {
+	p.Variant = widgets.NewEscapeSelect(labels, func(string) {
 		v := p.Selected()
 		p.Note.SetText(choiceNote(v))
 		cur := strings.TrimSpace(p.Dest.Text)
@@ -162,14 +162,14 @@ func (m *Model) NewDownloadPanel() (p *DownloadPanel, release func()) {
 		p.refresh(m)
 	})
 	p.Cached = container.NewVBox()
-	p.Token = widget.NewPasswordEntry()
+	p.Token = widgets.NewEscapePasswordEntry()
 	p.Token.SetPlaceHolder("Hugging Face token (only for gated models)")
 	tok := m.sh.Settings.HFToken
 	if tok == "" {
 		tok = download.DefaultToken()
 	}
 	p.Token.SetText(tok)
-	p.Remember = widget.NewCheck("Remember the token", nil)
+	p.Remember = widgets.NewEscapeCheck("Remember the token", nil)
 	p.Remember.SetChecked(m.sh.Settings.HFToken != "")
 	p.Start = widget.NewButtonWithIcon("Download", theme.DownloadIcon(), func() { m.startDownloadFrom(p) })
 	p.Start.Importance = widget.HighImportance

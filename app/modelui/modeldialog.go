@@ -31,7 +31,7 @@ type Form struct {
 
 	Path       *widget.Entry
 	Parts      map[engine.Component]*widget.Entry
-	Combo      *widget.Select
+	Combo      *widgets.EscapeSelect
 	ComboBox   *fyne.Container
 	Variant    *widget.RadioGroup
 	VariantBox *fyne.Container
@@ -111,7 +111,7 @@ func (m *Model) ShowDialog() {
 	f.Status.Wrapping = fyne.TextWrapWord
 	f.Checking = widget.NewProgressBarInfinite()
 	f.Checking.Hide()
-	f.Combo = widget.NewSelect(nil, f.comboChanged)
+	f.Combo = widgets.NewEscapeSelect(nil, f.comboChanged)
 	f.ComboBox = container.NewVBox(shell.SectionTitle("Combination"), shell.Hint("The ComfyUI folder holds several usable sets of files: choose one."), f.Combo)
 	f.ComboBox.Hide()
 	f.Variant = widget.NewRadioGroup([]string{VariantDistilledLabel, VariantBaseLabel}, f.variantChanged)

@@ -27,7 +27,7 @@ const embedCacheBytes = 512 << 20
 // closed with it.
 func EngineOpener(cacheDir string) SourceOpenFunc {
 	return func(src engine.Source, device string) (Generator, error) {
-		b, err := OpenDevice(device)
+		b, err := openDevicePrecision(device)
 		if err != nil {
 			return nil, err
 		}

@@ -66,6 +66,10 @@ func (s *Settings) Repair(deviceNames []string) []string {
 		notes = append(notes, fmt.Sprintf("the remembered compute device %q is not available in this build and was reset to automatic", s.Device))
 		s.Device = ""
 	}
+	if s.Precision != "" && s.Precision != "exact" && s.Precision != "fast" {
+		notes = append(notes, fmt.Sprintf("the remembered precision %q is unknown and was reset to the default", s.Precision))
+		s.Precision = ""
+	}
 	notes = append(notes, s.repairAdapters()...)
 	return notes
 }

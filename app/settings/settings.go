@@ -34,6 +34,11 @@ type Settings struct {
 	// Device is the compute device chosen in the settings (a backends.Devices ID); empty is
 	// automatic.
 	Device string `json:"device,omitempty"`
+	// Precision is the precision chosen for a device with matrix units: "exact", "fast", or
+	// empty for the default (fast on such a device; see the app's runPrecision).
+	Precision string `json:"precision,omitempty"`
+	// FormHidden is set when the user hid the form's column to give the image the room.
+	FormHidden bool `json:"form_hidden,omitempty"`
 	// HFToken is the Hugging Face token, kept only when the user asked to remember it.
 	HFToken string `json:"hf_token,omitempty"`
 	// DownloadDir and DownloadVariant name an unfinished model download to offer resuming.

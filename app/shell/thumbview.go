@@ -73,6 +73,13 @@ func (t *ThumbImage) Forget() {
 	t.Key = ""
 }
 
+// Clear forgets the thumbnail (Forget) and shows nothing: no image, no broken icon.
+func (t *ThumbImage) Clear() {
+	t.Forget()
+	t.Broken.Hide()
+	setCanvasImage(t.Img, nil)
+}
+
 // setCanvasImage shows img in ci, hiding ci while there is none (an empty image is
 // invisible anyway, and Fyne's software painter cannot draw one).
 func setCanvasImage(ci *canvas.Image, img image.Image) {

@@ -1,5 +1,7 @@
 package flux2
 
+import "slices"
+
 // ForwardFLOPs is the floating-point work of one Forward over txt text tokens and img image
 // tokens (target plus reference tokens), 2 FLOPs per multiply-add. linear counts the weight
 // products: every block applies its weights once per token (a token of the double blocks
@@ -19,14 +21,22 @@ func (c Config) ForwardFLOPs(txt, img int) (linear, attention float64) {
 	return 2 * lin, float64(c.Blocks()) * 4 * s * s * d
 }
 
-// ForwardActivations is the number of float32 values of the activation tensor Forward
-// allocates for tokens = txt + img tokens and keeps between calls (reallocated only when a
-// call needs more): the joint hidden state, norms, projections, rotary tables and
-// modulation vectors, S·(7·hidden + 3·mlp + 2·head_dim) plus the per-call vectors.
+// ForwardActivations is the number of float32 values of the activation tensors Forward
+// allocates for tokens = txt + img tokens and keeps between calls (each reallocated only when
+// a call needs more): the joint hidden state, norms, projections, rotary tables and
+// modulation vectors, S·(7·hidden + 3·mlp + 2·head_dim) plus the per-call vectors. They are
+// separate tensors; ForwardLargestActivation is the largest.
 func (c Config) ForwardActivations(tokens int) int {
 	n := 0
 	for _, z := range layout(c, tokens) {
 		n += z
 	}
 	return n
+}
+
+// ForwardLargestActivation is the number of float32 values of the largest activation tensor
+// Forward allocates for tokens tokens: the fused projection, S·(3·hidden + 2·mlp).
+func (c Config) ForwardLargestActivation(tokens int) int {
+	sizes := layout(c, tokens)
+	return slices.Max(sizes[:])
 }

@@ -67,8 +67,8 @@ func (in Input) check(c Config, out gpu.Tensor) (n, l int, err error) {
 	return n, l, nil
 }
 
-// modulation holds the per-call shift/scale/gate vectors (each a [hidden] view of the
-// activation buffer).
+// modulation holds the per-call shift/scale/gate vectors (each a [hidden] view of
+// buffers.mod).
 type modulation struct {
 	img, txt [2]modSet // double blocks: attention set, feed-forward set
 	single   modSet
@@ -82,7 +82,11 @@ func splitSet(v gpu.Tensor, d int) modSet {
 	return modSet{shift: v.Slice(0, d), scale: v.Slice(d, 2*d), gate: v.Slice(2*d, 3*d)}
 }
 
-// buffers are the per-call activations, views of one activation tensor.
+// buffers are the per-call activations, each its own tensor (so its own device buffer): the
+// operands a kernel only reads then never share a buffer with the one it writes, and a device
+// binds them read-only (WebGPU may not bind one buffer both read-only and writable in a
+// dispatch). Only ops that work in place by design (HeadRMSNorm, RoPE, the residual adds, a
+// SiLU) read and write one buffer.
 type buffers struct {
 	h     gpu.Tensor // [S, d] joint hidden state: text rows, then image rows
 	nrm   gpu.Tensor // [S, d] modulated LayerNorm output
@@ -98,19 +102,21 @@ type buffers struct {
 	mod   gpu.Tensor // [17·d] modulation vectors: img 6d, txt 6d, single 3d, norm_out 2d
 }
 
+// numBuffers is the number of fields of buffers.
+const numBuffers = 12
+
 // layout returns the sizes of the buffers fields, in order.
-func layout(c Config, s int) []int {
+func layout(c Config, s int) [numBuffers]int {
 	d, mlp, hd := c.Hidden(), c.MLPHidden(), c.AttentionHeadDim
-	return []int{s * d, s * d, s * (3*d + 2*mlp), s * (d + mlp), s * d, s * hd, s * hd,
+	return [numBuffers]int{s * d, s * d, s * (3*d + 2*mlp), s * (d + mlp), s * d, s * hd, s * hd,
 		c.TimestepGuidanceChannels, d, d, d, 17 * d}
 }
 
-func carve(act gpu.Tensor, sizes []int) buffers {
-	var v [12]gpu.Tensor
-	off := 0
+// carve returns the buffers of sizes, the first sizes[i] elements of act[i].
+func carve(act *[numBuffers]gpu.Tensor, sizes [numBuffers]int) buffers {
+	var v [numBuffers]gpu.Tensor
 	for i, z := range sizes {
-		v[i] = act.Slice(off, off+z)
-		off += z
+		v[i] = act[i].Slice(0, z)
 	}
 	return buffers{h: v[0], nrm: v[1], big: v[2], mid: v[3], tmp: v[4], cos: v[5], sin: v[6],
 		tproj: v[7], th: v[8], temb: v[9], st: v[10], mod: v[11]}
@@ -178,11 +184,7 @@ func (m *Model) Forward(ctx context.Context, in Input, out gpu.Tensor, progress 
 	eps := float32(c.Eps)
 
 	sizes := layout(c, s)
-	total := 0
-	for _, z := range sizes {
-		total += z
-	}
-	act, err := m.activations(total)
+	act, err := m.activations(sizes)
 	if err != nil {
 		return fmt.Errorf("flux2: activations: %w", err)
 	}

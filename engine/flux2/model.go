@@ -45,7 +45,7 @@ type Model struct {
 	ad *lora.Runtime // adapters applied at run time (nil: none)
 
 	actMu sync.Mutex
-	act   gpu.Tensor // activation buffer kept between Forward calls (zero: none)
+	act   *[numBuffers]gpu.Tensor // activation tensors kept between Forward calls (nil: none)
 
 	// trace, when set (tests), receives intermediate activations under the names of the
 	// reference's forward hooks, read back from the backend. The slices are only valid
@@ -212,14 +212,14 @@ func (m *Model) bindTensors(b *bind.Binder) {
 // Config returns the model's configuration.
 func (m *Model) Config() Config { return m.cfg }
 
-// Release frees the activation buffer kept between Forward calls and drops the mapped
+// Release frees the activation tensors kept between Forward calls and drops the mapped
 // weight pages from memory (they are read again from disk when Forward next runs on a CPU
 // backend). Weight tensors a device backend copied stay resident until Close. The model
 // stays usable.
 func (m *Model) Release() {
 	m.actMu.Lock()
-	m.b.Free(m.act)
-	m.act = gpu.Tensor{}
+	m.freeActivations(m.act)
+	m.act = nil
 	m.actMu.Unlock()
 	m.mu.RLock()
 	defer m.mu.RUnlock()
@@ -234,8 +234,8 @@ func (m *Model) Close() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.actMu.Lock()
-	m.b.Free(m.act)
-	m.act = gpu.Tensor{}
+	m.freeActivations(m.act)
+	m.act = nil
 	m.actMu.Unlock()
 	if m.ckpt == nil {
 		return nil
@@ -257,26 +257,63 @@ func (m *Model) freeWeights() {
 	m.weights.Free()
 }
 
-// activations returns an F32 tensor of at least n elements, reusing the one kept from the
-// previous Forward when it is large enough. Its contents are arbitrary.
-func (m *Model) activations(n int) (gpu.Tensor, error) {
+// activations returns F32 tensors of at least sizes[i] elements each, reusing those kept
+// from the previous Forward that are large enough. Their contents are arbitrary. On error
+// none stays allocated.
+func (m *Model) activations(sizes [numBuffers]int) (*[numBuffers]gpu.Tensor, error) {
 	m.actMu.Lock()
-	t := m.act
-	m.act = gpu.Tensor{}
+	act := m.act
+	m.act = nil
 	m.actMu.Unlock()
-	if t.Len() >= n {
-		return t, nil
+	if act == nil {
+		act = new([numBuffers]gpu.Tensor)
 	}
-	m.b.Free(t)
-	return m.b.Alloc(gpu.F32, n)
+	for i, z := range sizes {
+		z = max(z, 1)
+		if act[i].Len() >= z {
+			continue
+		}
+		m.b.Free(act[i])
+		t, err := m.b.Alloc(gpu.F32, z)
+		if err != nil {
+			act[i] = gpu.Tensor{}
+			m.freeActivations(act)
+			return nil, err
+		}
+		act[i] = t
+	}
+	return act, nil
 }
 
-// keep stores t for the next Forward (freeing the smaller of t and the one kept).
-func (m *Model) keep(t gpu.Tensor) {
+// keep stores act for the next Forward (freeing the smaller of act and the set kept).
+func (m *Model) keep(act *[numBuffers]gpu.Tensor) {
 	m.actMu.Lock()
 	defer m.actMu.Unlock()
-	if t.Len() > m.act.Len() {
-		t, m.act = m.act, t
+	if activationElems(act) > activationElems(m.act) {
+		act, m.act = m.act, act
 	}
-	m.b.Free(t)
+	m.freeActivations(act)
+}
+
+// freeActivations frees the tensors of act (nil: none).
+func (m *Model) freeActivations(act *[numBuffers]gpu.Tensor) {
+	if act == nil {
+		return
+	}
+	for i := range act {
+		m.b.Free(act[i])
+		act[i] = gpu.Tensor{}
+	}
+}
+
+// activationElems is the total length of the tensors of act (nil: 0).
+func activationElems(act *[numBuffers]gpu.Tensor) int {
+	if act == nil {
+		return 0
+	}
+	n := 0
+	for _, t := range act {
+		n += t.Len()
+	}
+	return n
 }

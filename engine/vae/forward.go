@@ -90,7 +90,7 @@ func (p *pass) convCur(c conv) {
 	p.cur = (p.cur + 1) % 3
 }
 
-// normAct computes y = silu(GroupNorm(x)) for x [c, hw]; y may alias x.
+// normAct computes y = silu(GroupNorm(x)) for x [c, hw] into y, a buffer other than x's.
 func (p *pass) normAct(y, x gpu.Tensor, n groupNorm, c int) {
 	hw := p.hw()
 	y = y.Slice(0, c*hw)
@@ -98,50 +98,55 @@ func (p *pass) normAct(y, x gpu.Tensor, n groupNorm, c int) {
 	p.b.SiLU(y, y)
 }
 
-// resnet runs a ResnetBlock2D on the current activation.
+// resnet runs a ResnetBlock2D on the current activation, moving it two buffers on. Every
+// kernel reads buffers other than the one it writes (so a device binds its inputs
+// read-only), except the residual add, in place.
 func (p *pass) resnet(r *resnet) {
 	hw := p.hw()
 	x := p.bufs[p.cur].Slice(0, r.in*hw)
 	a, b := p.scratch(1), p.scratch(2)
 	p.normAct(a, x, r.norm1, r.in)
 	p.conv(b, a, r.conv1, p.h, p.w, false)
-	p.normAct(b, b, r.norm2, r.out)
-	out := a.Slice(0, r.out*hw)
-	p.conv(out, b, r.conv2, p.h, p.w, false)
+	p.normAct(a, b, r.norm2, r.out)
+	out := b.Slice(0, r.out*hw)
+	p.conv(out, a, r.conv2, p.h, p.w, false)
 	res := x
 	if r.shortcut != nil {
-		res = b.Slice(0, r.out*hw)
+		res = a.Slice(0, r.out*hw)
 		p.conv(res, x, *r.shortcut, p.h, p.w, false)
 	}
 	// diffusers: (input_tensor + hidden_states) / output_scale_factor, with the factor 1.
 	p.b.Add(out, res, out)
-	p.cur = (p.cur + 1) % 3
+	p.cur = (p.cur + 2) % 3
 }
 
 // attention runs the mid block's one-head self-attention (with residual) on the current
-// activation [C, h, w], whose pixels are the tokens, in place.
+// activation [C, h, w], whose pixels are the tokens, in place. The tokens and the attention
+// output lie beside x in its buffer, so that no kernel reads the buffer it writes.
 func (p *pass) attention(a *attention) {
 	c, hw := a.channels, p.hw()
 	n := c * hw
-	x := p.bufs[p.cur].Slice(0, n)
-	// The buffer sizes leave room for two [hw, C] matrices in each scratch buffer.
+	// Every buffer holds two [hw, C] matrices (see ActivationValues).
+	x, beside := p.bufs[p.cur].Slice(0, n), p.bufs[p.cur].Slice(n, 2*n)
 	s1, s2 := p.scratch(1), p.scratch(2)
-	tokens, q := s1.Slice(0, n), s1.Slice(n, 2*n)
-	k, v := s2.Slice(0, n), s2.Slice(n, 2*n)
 	// GroupNorm over [C, hw] (the same as on [B, C, H, W]), then tokens [hw, C].
-	p.b.GroupNorm(k, x, a.norm.gamma, a.norm.beta, c, hw, p.v.cfg.NormNumGroups, normEps)
-	p.b.Transpose(tokens, k, c, hw)
+	normed, tokens := s1.Slice(0, n), beside
+	p.b.GroupNorm(normed, x, a.norm.gamma, a.norm.beta, c, hw, p.v.cfg.NormNumGroups, normEps)
+	p.b.Transpose(tokens, normed, c, hw)
+	q, k, v := s1.Slice(0, n), s1.Slice(n, 2*n), s2.Slice(0, n)
 	p.b.Linear(q, tokens, a.q.w, a.q.b, hw)
 	p.b.Linear(k, tokens, a.k.w, a.k.b, hw)
 	p.b.Linear(v, tokens, a.v.w, a.v.b, hw)
-	p.b.Attention(tokens, q, k, v, gpu.AttnParams{
+	att := beside
+	p.b.Attention(att, q, k, v, gpu.AttnParams{
 		SeqQ: hw, SeqK: hw, Heads: 1, KVHeads: 1, HeadDim: c,
 		Scale: float32(1 / math.Sqrt(float64(c))),
 	})
-	p.b.Linear(q, tokens, a.o.w, a.o.b, hw)
-	// Back to [C, hw] (into k, free again) plus the residual; rescale_output_factor is 1.
-	p.b.Transpose(k, q, hw, c)
-	p.b.Add(x, x, k)
+	proj, back := s1.Slice(0, n), s2.Slice(0, n)
+	p.b.Linear(proj, att, a.o.w, a.o.b, hw)
+	// Back to [C, hw] plus the residual; rescale_output_factor is 1.
+	p.b.Transpose(back, proj, hw, c)
+	p.b.Add(x, x, back)
 }
 
 func (p *pass) mid(m *midBlock) error {
@@ -185,11 +190,12 @@ func (p *pass) downsample(c conv) {
 	p.cur = (p.cur + 1) % 3
 }
 
-// output applies GroupNorm, SiLU and the output conv to the current activation.
+// output applies GroupNorm, SiLU and the output conv to the current activation, moving it
+// two buffers on.
 func (p *pass) output(n groupNorm, c conv) {
-	x := p.bufs[p.cur]
-	p.normAct(x, x, n, c.in)
-	p.convCur(c)
+	p.normAct(p.scratch(1), p.bufs[p.cur], n, c.in)
+	p.conv(p.scratch(2), p.scratch(1), c, p.h, p.w, false)
+	p.cur = (p.cur + 2) % 3
 }
 
 // result copies the current activation [c, h, w] out of the work buffers into a new

@@ -41,6 +41,10 @@ type Device struct {
 	// precision) where `kleinbild tune` measured it faster (CompareVulkan). DefaultWhy
 	// says on what grounds. Both "" for other devices.
 	DefaultUses, DefaultWhy string
+	// MatrixUnits describes the device's matrix units, on which the fast precision
+	// (gpu.PrecisionFast) runs: "" for none (every device but a Vulkan one with cooperative
+	// matrices).
+	MatrixUnits string
 }
 
 // Label is a one-line description for menus and listings.

@@ -45,7 +45,7 @@ func EnvID() string {
 }
 
 // Known reports whether id names a device this binary could open: "" or "default", a
-// compiled backend (Names), or "webgpu:N" where WebGPU is compiled.
+// compiled backend (Names), or "webgpu:N" or "vulkan:N" where that backend is compiled.
 func Known(id string) bool { return KnownIn(id, Names()) }
 
 // KnownIn is Known against the given backend names (a build's Names).
@@ -54,15 +54,15 @@ func KnownIn(id string, names []string) bool {
 	if id == "" || strings.EqualFold(id, "default") {
 		return true
 	}
-	webgpu := false
+	name, idx, indexed := strings.Cut(id, ":")
+	compiled := false // name is a backend of the build whose devices are numbered
 	for _, n := range names {
 		if strings.EqualFold(n, id) {
 			return true
 		}
-		webgpu = webgpu || n == "webgpu"
+		compiled = compiled || (indexed && strings.EqualFold(n, name) && (n == "webgpu" || n == "vulkan"))
 	}
-	name, idx, ok := strings.Cut(id, ":")
-	if !ok || !webgpu || !strings.EqualFold(name, "webgpu") {
+	if !compiled {
 		return false
 	}
 	n, err := strconv.Atoi(idx)

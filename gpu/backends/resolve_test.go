@@ -35,16 +35,17 @@ func TestResolve(t *testing.T) {
 	}
 }
 
-// TestKnownIn: backend names (any case), "default", and webgpu:N only where webgpu is a
-// backend of the build.
+// TestKnownIn: backend names (any case), "default", and webgpu:N or vulkan:N only where
+// webgpu or vulkan is a backend of the build (a remembered vulkan:0 was reset at restart).
 func TestKnownIn(t *testing.T) {
-	with, without := []string{"openblas", "purego", "webgpu"}, []string{"purego"}
+	with, without := []string{"openblas", "purego", "webgpu", "vulkan"}, []string{"purego"}
 	for _, c := range []struct {
 		id          string
 		with, alone bool
 	}{
 		{"", true, true}, {"default", true, true}, {"PureGo", true, true}, {"openblas", true, false},
 		{"webgpu", true, false}, {"webgpu:1", true, false}, {"WebGPU:0", true, false},
+		{"vulkan:0", true, false}, {"Vulkan:2", true, false}, {"vulkan:x", false, false}, {"openblas:0", false, false},
 		{"webgpu:-1", false, false}, {"webgpu:x", false, false}, {"cpu", false, false}, {"garbage", false, false},
 	} {
 		if got := KnownIn(c.id, with); got != c.with {

@@ -19,9 +19,13 @@ func vulkanDevices() []Device {
 	if err != nil {
 		return nil
 	}
+	units, _ := vulkan.MatrixUnits() // none known when the probe fails
 	ds := make([]Device, len(infos))
 	for i, in := range infos {
 		ds[i] = Device{ID: fmt.Sprintf("vulkan:%d", i), Backend: "vulkan", Info: in, MemorySource: "Vulkan heap"}
+		if i < len(units) {
+			ds[i].MatrixUnits = units[i]
+		}
 	}
 	return ds
 }

@@ -25,8 +25,14 @@ import (
 // WebGPU's flash kernel of the same design (its reference variants) measured 0.4–4.1, 0.9,
 // 0.9–1.8 and 0.7–2.6 in runs interleaved with these, 2–4× the Vulkan kernel's 0.4–1.0,
 // 0.24, 0.35–0.84 and 0.25–1.4: the gap is not the loads (vec4 loads where aligned), a
-// constant head dim, spirv-opt or the unrolling (each tried, none changed it beyond the noise),
-// and is not explained yet.
+// constant head dim, spirv-opt or the unrolling (each tried, none changed it beyond the noise).
+// Most of it is not the shader: per CPU second of the process (the side-by-side benchmark,
+// -tags sidebyside) this flash kernel ran at 1.7–1.9 useful GFLOP at 1536 tokens against
+// WebGPU's 2.4–2.6 (1.4×), while in wall time it used 0.35–0.77 of the 2 cores against
+// WebGPU's 0.6–1.4 in the same processes, seconds apart (its lavapipe threads runnable in
+// ~95 % of samples, with the same nice and policy; why they get less CPU is not known).
+// WebGPU's own GEMM, translated by naga and run through this backend, was as slow in wall
+// time as this backend's GEMM.
 
 // flashKernel returns the flash kernel for head dim d and its query block, or "" when d is
 // larger than any of them.

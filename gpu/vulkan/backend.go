@@ -42,14 +42,20 @@ type Backend struct {
 	// linearTile forces Linear's tile (64 or 128) for tests and measurements; 0 picks it
 	// by the product's shape.
 	linearTile int
+	// linearScalar forces linear128.comp where the 128-wide tile would run the vector-load
+	// kernels (linearv.comp, linearvi.comp), for tests and measurements.
+	linearScalar bool
 	// units are the device's matrix units (nil: none, unitsNote says why, e.g. "no matrix
 	// units (no VK_NV_cooperative_matrix or VK_KHR_cooperative_matrix)"); fast selects the
 	// fast precision (fast.go), scales is its scratch of row scales.
 	units     *matrixUnits
 	unitsNote string
-	fast      bool
-	scales    *buffer
-	fastForce string // the fast Linear's kernel for SelfCheck ("": fastKernel's choice)
+	// unitsChecked is set once the units' kernels were compared with their twins
+	// (verifyUnits, on the first SetPrecision(fast)).
+	unitsChecked bool
+	fast         bool
+	scales       *buffer
+	fastForce    string // the fast Linear's kernel for SelfCheck ("": fastKernel's choice)
 	// sg is the device's subgroup support (subgroup.go); tests clear sg.arith to run the
 	// shared-memory reductions.
 	sg subgroups

@@ -39,7 +39,9 @@
 // float16 Q, K, V and P tiles, each scaled by a power of two, float32 softmax and sums) run
 // the same way: convcm.comp and attncm.comp on the units, convf16.comp and attnf16.comp as
 // twins; the VAE's attention (head dim 512) stays float32. The matrix-unit kernels have not
-// run on a card yet: fast is never a default.
+// run on a card yet. The CLI's default is exact; the app's is fast on a device with matrix
+// units, so the first SetPrecision(fast) there compares each unit kernel with its twin
+// (verifyUnits) and falls back to the twins if one differs.
 //
 // Profiling (StartProfile, for kleinbild bench --profile) times every dispatch with timestamp
 // queries (profile.go).

@@ -16,15 +16,18 @@ var _ gpu.Precisioner = (*Backend)(nil)
 // (linearf16.glsl): on the device's matrix units where it has them (linearcm.comp, compiled
 // here: where the driver refuses it, the units are given up), else on the plain twin kernel
 // with the same roundings (linearf16.comp). Conv2D and attention up to head dim 128 run on
-// float16 operands too (convcm.go, attentioncm.go); other weights and ops stay exact.
+// float16 operands too (convcm.go, attentioncm.go); other weights and ops stay exact. The
+// first switch to fast on matrix units runs SelfCheck (verifyUnits): a unit kernel that
+// differs from its twin gives the units up.
 func (b *Backend) SetPrecision(p gpu.Precision) (string, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
 	switch p {
 	case gpu.PrecisionExact:
+		b.mu.Lock()
+		defer b.mu.Unlock()
 		b.fast = false
 		return "exact (float32)", nil
 	case gpu.PrecisionFast:
+		b.mu.Lock()
 		b.fast = true
 		for name := range unitKernels {
 			if b.units == nil {
@@ -34,9 +37,40 @@ func (b *Backend) SetPrecision(p gpu.Precision) (string, error) {
 				b.units, b.unitsNote = nil, fmt.Sprintf("matrix units whose kernel did not compile (%v)", err)
 			}
 		}
+		check := b.units != nil && !b.unitsChecked
+		b.unitsChecked = true
+		b.mu.Unlock()
+		if check {
+			b.verifyUnits(b.SelfCheck)
+		}
+		b.mu.Lock()
+		defer b.mu.Unlock()
 		return b.fastNote(), nil
 	}
 	return "", fmt.Errorf("vulkan: unknown precision %q", p)
+}
+
+// verifyUnits runs check (SelfCheck: every matrix-unit kernel against its twin) and gives
+// the units up, for the twins, when a kernel fails or the check cannot run: the fast
+// precision may be a default (the app's, on a device with matrix units), so kernels that
+// have never met this card must prove themselves before they make its images.
+func (b *Backend) verifyUnits(check func() ([]gpu.KernelCheck, string, error)) {
+	checks, _, err := check()
+	why := ""
+	if err != nil {
+		why = err.Error()
+	}
+	for _, c := range checks {
+		if why == "" && !c.OK() {
+			why = fmt.Sprintf("%s differs from %s on %s: rel-L2 %.3g > %.3g", c.Kernel, c.Twin, c.Shape, c.RelL2, c.Tol)
+		}
+	}
+	if why == "" {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.units, b.unitsNote = nil, "matrix units that failed their self-check ("+why+")"
 }
 
 // fastNote says how the fast precision runs on this device.

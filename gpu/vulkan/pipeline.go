@@ -20,6 +20,8 @@ var kernels = map[string]int{
 	"norm":         4,
 	"linear":       4,
 	"linear128":    4,
+	"linearv":      4,
+	"linearvi":     4,
 	"linearq":      4,
 	"linearsmall":  4,
 	"linearsmallq": 4,

@@ -38,9 +38,10 @@ func TestSmallBindings(t *testing.T) {
 	}
 }
 
-// TestForcedTiles runs Linear with each kernel forced (8: linearsmall over blocks of 8 rows),
-// so that every kernel sees every shape of the suite (by shape alone the 128-row tile runs on
-// one of them only, linearsmall on those of at most 8 rows).
+// TestForcedTiles runs Linear with each kernel forced (8: linearsmall over blocks of 8 rows;
+// 128 the vector-load kernels where k allows, t128scalar linear128.comp), so that every
+// kernel sees every shape of the suite (by shape alone the 128-row tile runs on one of them
+// only, linearsmall on those of at most 8 rows).
 func TestForcedTiles(t *testing.T) {
 	b, err := open(Options{Device: -1})
 	if err != nil {
@@ -50,10 +51,14 @@ func TestForcedTiles(t *testing.T) {
 		t.Skip(err)
 	}
 	defer b.Close()
-	for _, tile := range []int{8, 64, 128} {
-		b.linearTile = tile
-		t.Run(fmt.Sprintf("t%d/Linear", tile), func(t *testing.T) { gputest.TestLinear(t, b, gputest.Options{Short: true}) })
-		t.Run(fmt.Sprintf("t%d/LinearAdd", tile), func(t *testing.T) { gputest.TestLinearAdd(t, b, gputest.Options{Short: true}) })
+	for _, tile := range []int{8, 64, 128, -128} {
+		b.linearTile, b.linearScalar = max(tile, -tile), tile < 0
+		name := fmt.Sprintf("t%d", b.linearTile)
+		if b.linearScalar {
+			name += "scalar"
+		}
+		t.Run(name+"/Linear", func(t *testing.T) { gputest.TestLinear(t, b, gputest.Options{Short: true}) })
+		t.Run(name+"/LinearAdd", func(t *testing.T) { gputest.TestLinearAdd(t, b, gputest.Options{Short: true}) })
 	}
 }
 

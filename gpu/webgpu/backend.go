@@ -48,6 +48,8 @@ type Backend struct {
 
 	dispatchFLOPs float64 // bound on one Linear/Conv2D dispatch, 0: the default (gemm.go)
 
+	bindTrace func(BindingRecord) // TraceBindings' hook (nil: none)
+
 	// linearDeep is the variant of Linears below linearLargeRows rows of depth linearDeepK
 	// or more ("": FamilyLinear's; tune_class.go).
 	linearDeep string

@@ -259,10 +259,14 @@ func (c *call) run(k *kernel, key string, params []uint32, gx, gy, gz uint32) {
 		b.fail(fmt.Errorf("webgpu: %s: %d×%d×%d workgroups exceed the limit %d", c.op, gx, gy, gz, lim))
 		return
 	}
-	p, err := b.pipeline(k, key, c.readWriteMask())
+	rw := c.readWriteMask()
+	p, err := b.pipeline(k, key, rw)
 	if err != nil {
 		b.fail(err)
 		return
+	}
+	if b.bindTrace != nil {
+		b.bindTrace(BindingRecord{Op: c.op, Kernel: k.name, Outputs: k.nOut, Inputs: k.nIn, ReadWrite: rw})
 	}
 	d := dispatch{pipe: p, binds: c.binds, gx: gx, gy: gy, gz: gz, op: c.op}
 	if len(params) > len(d.params) {

@@ -1,0 +1,63 @@
+package app
+
+import (
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+)
+
+// focusCheckInterval is how often the form looks whether the keyboard focus moved onto
+// one of its controls.
+const focusCheckInterval = 150 * time.Millisecond
+
+// followFocus scrolls the form to whichever of its controls gains the keyboard focus until
+// the window's life ends. Fyne tells no one but the widget itself when the focus moves, and
+// Tab moves it in the driver, so selects, buttons, checks and sliders (unlike the text
+// fields, which scroll on their own) are looked for on a timer (issue 36 item 11).
+func (u *UI) followFocus() {
+	u.BG.Add(1)
+	go func() {
+		defer u.BG.Done()
+		t := time.NewTicker(focusCheckInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-u.Life.Done():
+				return
+			case <-t.C:
+				u.Post(func() { u.ctl.showFocused(u.Win.Canvas().Focused()) })
+			}
+		}
+	}()
+}
+
+// showFocused scrolls the form to f when f is one of its controls and was not the last one
+// seen focused (so the user may scroll away from a focused control).
+func (c *controls) showFocused(f fyne.Focusable) {
+	if f == c.lastFocus {
+		return
+	}
+	c.lastFocus = f
+	o, ok := f.(fyne.CanvasObject)
+	if ok && c.scroll != nil && holds(c.scroll.Content, o) {
+		c.scrollToShow(o)
+	}
+}
+
+// holds reports whether o is root or inside it, through containers and scrolls.
+func holds(root, o fyne.CanvasObject) bool {
+	switch r := root.(type) {
+	case nil:
+		return false
+	case *fyne.Container:
+		for _, c := range r.Objects {
+			if holds(c, o) {
+				return true
+			}
+		}
+	case *container.Scroll:
+		return root == o || holds(r.Content, o)
+	}
+	return root == o
+}

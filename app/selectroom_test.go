@@ -1,0 +1,31 @@
+package app
+
+import (
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/theme"
+)
+
+// Issue 36 item 15: at 1024×600 (a 1008×552 window) Select mode shows at least two full
+// rows of thumbnails (about one and a half did: the selection's bar stood under the sort
+// row, and the Trash button kept its row), and Done gives the sort row and Trash back.
+func TestSelectModeShowsTwoRows(t *testing.T) {
+	h := viewerHarness(t, 12)
+	u := h.ui
+	g := &u.gal
+	h.win.Resize(fyne.NewSize(1008, 552))
+	h.settle()
+	relayout(h.win.Canvas().Content())
+	twoRows := 2*newGalleryCellView(u.Tips, nil, nil, nil).MinSize().Height + theme.Padding()
+	g.setSelecting(true)
+	h.settle()
+	relayout(h.win.Canvas().Content())
+	if got := g.grid.Size().Height; got < twoRows {
+		t.Errorf("selecting, the grid is %v high, two rows need %v", got, twoRows)
+	}
+	requireShown(t, h.win, "the selection's buttons", g.deleteSel, g.compareSel)
+	g.setSelecting(false)
+	h.settle()
+	requireShown(t, h.win, "the sort row and Trash after Done", g.sortSel, g.trashBar)
+}

@@ -1,0 +1,84 @@
+//go:build cgo
+
+package vae
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+
+	"kleinbild/gpu/webgpu"
+	"kleinbild/weights/golden"
+)
+
+// inPlaceOps are the ops of a pass whose inputs may share a buffer with their output: they
+// work in place by design. SiLU follows each GroupNorm where it wrote; Add is the residual.
+var inPlaceOps = map[string]bool{"SiLU": true, "Add": true}
+
+// TestReadOnlyInputBindings decodes and encodes with the tiny VAE on WebGPU and checks that
+// every input of every other dispatch (Conv2D, GroupNorm, the attention's Linears,
+// Transposes and Attention) is bound read-only: the pass never has a kernel read the buffer
+// it writes, so a device sees those operands NonWritable.
+func TestReadOnlyInputBindings(t *testing.T) {
+	b, err := webgpu.New(webgpu.Options{Adapter: -1})
+	if err != nil {
+		if os.Getenv("KLEINBILD_REQUIRE_WEBGPU") == "1" {
+			t.Fatalf("KLEINBILD_REQUIRE_WEBGPU=1 but: %v", err)
+		}
+		t.Skipf("no WebGPU adapter: %v", err)
+	}
+	defer func() {
+		if err := b.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
+	v, err := Load(filepath.Join(golden.TinyModel(t), "vae"), b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	sz := sizes[0]
+	dec := golden.Open(t, fmt.Sprintf("vae/decode_%dx%d.safetensors", sz.h, sz.w))
+	enc := golden.Open(t, fmt.Sprintf("vae/encode_%dx%d.safetensors", sz.h, sz.w))
+	unpatched, _ := golden.F32(t, dec, "unpatchified")
+	wantDec, _ := golden.F32(t, dec, "decoded")
+	img, _ := golden.F32(t, enc, "image")
+	wantEnc, _ := golden.F32(t, enc, "latent_mode")
+
+	var recs []webgpu.BindingRecord
+	b.TraceBindings(func(r webgpu.BindingRecord) { recs = append(recs, r) })
+	gotDec, errDec := v.Decode(context.Background(), unpatched, sz.h/8, sz.w/8, nil)
+	gotEnc, errEnc := v.Encode(context.Background(), img, sz.h, sz.w, nil)
+	b.TraceBindings(nil)
+	if errDec != nil || errEnc != nil {
+		t.Fatalf("decode: %v; encode: %v", errDec, errEnc)
+	}
+	golden.Compare(t, "decoded", gotDec, wantDec, stageTol)
+	golden.Compare(t, "latent_mode", gotEnc, wantEnc, stageTol)
+
+	seen := map[string]int{}
+	bad := map[string]int{}
+	for _, r := range recs {
+		seen[r.Op]++
+		if r.ReadWrite != 0 && !inPlaceOps[r.Op] {
+			bad[fmt.Sprintf("%s (%s, inputs %b of %d)", r.Op, r.Kernel, r.ReadWrite, r.Inputs)]++
+		}
+	}
+	for _, op := range []string{"Conv2D", "GroupNorm", "Linear", "Attention", "Transpose"} {
+		if seen[op] == 0 {
+			t.Errorf("no %s dispatch recorded (recorded: %v)", op, seen)
+		}
+	}
+	var lines []string
+	for k, n := range bad {
+		lines = append(lines, fmt.Sprintf("%s ×%d", k, n))
+	}
+	sort.Strings(lines)
+	for _, l := range lines {
+		t.Errorf("input bound read_write: %s", l)
+	}
+	t.Logf("%d dispatches: %v", len(recs), seen)
+}

@@ -35,7 +35,7 @@ func TestLongAdapterNameIsShortened(t *testing.T) {
 	if after := h.win.Content().MinSize().Width; after > before {
 		t.Errorf("the window needs %v wide with the long name, %v before", after, before)
 	}
-	if p := s.stack()[1].Adapter.Path; p != path {
+	if p := s.Stack()[1].Adapter.Path; p != path {
 		t.Errorf("the adapter's path became %q", p)
 	}
 }

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"kleinbild/app/modelui"
+
 	"errors"
 	"fmt"
 	"math"
@@ -116,7 +118,7 @@ func (c *fileChooser) wantsFile() func(string) bool {
 	case chooseAdapters:
 		return isAdapterName
 	case chooseWeightFile:
-		return isWeightFile
+		return modelui.IsWeightFile
 	case chooseFolder:
 		return nil
 	}
@@ -448,8 +450,8 @@ func (s *adaptersSection) remembered() []settings.Adapter {
 	return out
 }
 
-// stack is the switched-on adapters with their strengths, for a request.
-func (s *adaptersSection) stack() lora.Stack {
+// Stack is the switched-on adapters with their strengths, for a request.
+func (s *adaptersSection) Stack() lora.Stack {
 	var st lora.Stack
 	for _, e := range s.entries {
 		if e.on.Checked && s.usable(e) {
@@ -459,9 +461,9 @@ func (s *adaptersSection) stack() lora.Stack {
 	return st
 }
 
-// partial reports whether a switched-on adapter is used with a partial match the user
+// Partial reports whether a switched-on adapter is used with a Partial match the user
 // accepted (engine.Request.AdaptersPartial).
-func (s *adaptersSection) partial() bool {
+func (s *adaptersSection) Partial() bool {
 	for _, e := range s.entries {
 		if e.on.Checked && e.fit != nil && e.partial {
 			return true

@@ -73,7 +73,7 @@ func TestAdaptersSection(t *testing.T) {
 	if len(s.entries) != 1 || len(s.list.Objects) != 1 || s.err.Visible() {
 		t.Fatalf("%d entries, %d rows, error %q", len(s.entries), len(s.list.Objects), s.err.Text)
 	}
-	st := s.stack()
+	st := s.Stack()
 	if len(st) != 1 || st[0].Strength != 1 || !strings.HasSuffix(st[0].Adapter.Path, "lora_kohya_r2_a1.safetensors") {
 		t.Fatalf("stack %+v", st)
 	}
@@ -84,14 +84,14 @@ func TestAdaptersSection(t *testing.T) {
 	}
 	test.Type(e.value, "") // focus
 	e.value.SetText("3.25")
-	if e.strength.Value != 3.25 || s.stack()[0].Strength != 3.25 || e.status.Visible() {
-		t.Errorf("typed 3.25: slider %v, stack %v, status %q", e.strength.Value, s.stack()[0].Strength, e.status.Text)
+	if e.strength.Value != 3.25 || s.Stack()[0].Strength != 3.25 || e.status.Visible() {
+		t.Errorf("typed 3.25: slider %v, stack %v, status %q", e.strength.Value, s.Stack()[0].Strength, e.status.Text)
 	}
 	e.value.SetText("-4.5")
 	if e.strength.Value != 3.25 || !e.status.Visible() || !strings.Contains(e.status.Text, "from −4 to 4") {
 		t.Errorf("typed -4.5: slider %v, status %q", e.strength.Value, e.status.Text)
 	}
-	if st := s.stack(); st[0].Strength != 3.25 {
+	if st := s.Stack(); st[0].Strength != 3.25 {
 		t.Errorf("an invalid field changed the strength to %v", st[0].Strength)
 	}
 	e.value.SetText("−4") // a typographic minus
@@ -99,7 +99,7 @@ func TestAdaptersSection(t *testing.T) {
 		t.Errorf("typed −4: slider %v, status %q", e.strength.Value, e.status.Text)
 	}
 	e.on.SetChecked(false)
-	if st := s.stack(); len(st) != 0 {
+	if st := s.Stack(); len(st) != 0 {
 		t.Errorf("switched off, the stack still holds %d", len(st))
 	}
 	s.remove(e)
@@ -191,8 +191,8 @@ func TestAdaptersRemembered(t *testing.T) {
 		got[2].Path != partial || !got[2].Partial || got[2].Off {
 		t.Errorf("remembered %+v", got)
 	}
-	if st := s2.stack(); len(st) != 2 || st[0].Strength != 0.75 || !s2.partial() {
-		t.Errorf("stack %+v, partial %v", st, s2.partial())
+	if st := s2.Stack(); len(st) != 2 || st[0].Strength != 0.75 || !s2.Partial() {
+		t.Errorf("stack %+v, partial %v", st, s2.Partial())
 	}
 	if !s2.err.Visible() || !strings.Contains(s2.err.Text, "gone.safetensors") {
 		t.Errorf("missing file not named: %q", s2.err.Text)

@@ -148,7 +148,7 @@ func (c *controls) useImageSize() {
 // sizeSource is the image "use the image's size" reads: the first reference, or else the
 // gallery image in the viewer.
 func (c *controls) sizeSource() (path, what string, err error) {
-	if refs := c.refs.refPaths(); len(refs) > 0 {
+	if refs := c.refs.RefPaths(); len(refs) > 0 {
 		return refs[0], "the reference", nil
 	}
 	if e, ok := c.shown(); ok && c.sh.Gallery != nil {

@@ -56,7 +56,7 @@ func (u *UI) Automate() error {
 	time.Sleep(settleDelay)
 	shot := make(chan image.Image, 1)
 	var modelDir string
-	u.Post(func() { modelDir = u.model.dir; shot <- u.captureWindow() })
+	u.Post(func() { modelDir = u.model.ModelDir(); shot <- u.captureWindow() })
 	img := <-shot
 	if img == nil {
 		return errors.Join(runErr, errors.New("the window could not be captured"))

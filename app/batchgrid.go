@@ -82,7 +82,7 @@ func (rn *runner) showBatch(entries []gallery.Entry) {
 	b.title.SetText(imagesText(len(entries)))
 	b.box.Show()
 	b.column.Refresh()
-	rn.markBatch(rn.view.batchMark())
+	rn.markBatch(rn.view.BatchMark())
 }
 
 // syncBatch follows a change of the gallery: the grid drops the images no longer in it
@@ -126,7 +126,7 @@ func (rn *runner) hideBatch() {
 
 // pickBatch shows a run's image in the viewer (a tile's tap).
 func (rn *runner) pickBatch(file string) {
-	rn.gal.selectEntry(file, nil) // the viewer then moves the outline (markBatch)
+	rn.gal.SelectEntry(file, nil) // the viewer then moves the outline (markBatch)
 }
 
 // markBatch outlines the tile of shown, the gallery image the viewer shows ("" while it

@@ -37,8 +37,8 @@ func TestBatchGridFollowsDeletes(t *testing.T) {
 	u := h.ui
 	b := &u.run.batch
 	gone := b.files[1]
-	u.gal.selectEntry(gone, nil)
-	u.gal.deleteShown()
+	u.gal.SelectEntry(gone, nil)
+	u.gal.DeleteShown()
 	h.waitFor("the deleted image to leave the grid", 0, func() bool { return len(b.files) == 3 })
 	if slices.Contains(b.files, gone) || b.title.Text != "3 images" || len(b.tiles) != 3 {
 		t.Errorf("after deleting %s the grid shows %v, %d tiles, %q", gone, b.files, len(b.tiles), b.title.Text)
@@ -51,7 +51,7 @@ func TestBatchGridFollowsDeletes(t *testing.T) {
 	}
 	for _, f := range rest {
 		e, _ := u.gal.entry(f)
-		u.gal.deleteEntry(e)
+		u.gal.DeleteEntry(e)
 	}
 	h.waitFor("the grid to go with its last image", 0, func() bool { return !b.box.Visible() })
 	if len(b.files) != 0 {
@@ -67,7 +67,7 @@ func TestBatchGridArrowsGoAlongIt(t *testing.T) {
 	u := h.ui
 	b := &u.run.batch
 	c := h.win.Canvas()
-	u.gal.selectEntry(b.files[0], nil)
+	u.gal.SelectEntry(b.files[0], nil)
 	c.Unfocus()
 	for i := 1; i < len(b.files); i++ {
 		key(c, fyne.KeyRight)

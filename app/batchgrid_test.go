@@ -46,10 +46,10 @@ func TestBatchOutlineFollowsViewer(t *testing.T) {
 	}
 	check("after the run", 0)
 
-	u.gal.selectEntry(older.File, nil) // a gallery tap on an image outside the run
+	u.gal.SelectEntry(older.File, nil) // a gallery tap on an image outside the run
 	check("an image outside the run")
 
-	u.gal.selectEntry(out.entries[2].File, nil) // a gallery tap on one of the run
+	u.gal.SelectEntry(out.entries[2].File, nil) // a gallery tap on one of the run
 	check("the run's third image picked in the gallery", 2)
 
 	// The arrows go along the run's grid while it shows the image (issue 36 item 19).

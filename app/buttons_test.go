@@ -56,7 +56,7 @@ func TestEveryButtonIsNamed(t *testing.T) {
 	h := viewerHarness(t, 2)
 	u := h.ui
 	e := h.at(0)
-	u.gal.selectEntry(e.File, nil)
+	u.gal.SelectEntry(e.File, nil)
 	h.waitShownImage(e)
 	u.AddReference(writeTestPNG(t, t.TempDir(), "ref.png", 256, 192, nil))
 	h.settle()
@@ -70,7 +70,7 @@ func TestEveryButtonIsNamed(t *testing.T) {
 	}
 	// A queued job (its row has a ✕), with the queue paused (Resume).
 	u.ctl.prompt.SetText("a queued job")
-	f, ok := u.ctl.readForm()
+	f, ok := u.ctl.ReadForm()
 	if !ok {
 		t.Fatal("the form does not read")
 	}

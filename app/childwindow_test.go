@@ -26,7 +26,7 @@ func TestInpaintSizedFromTheMainWindow(t *testing.T) {
 	u := h.ui
 	u.ScreenSize = func() fyne.Size { return fyne.NewSize(2560, 1440) }
 	h.win.Resize(fyne.NewSize(2544, 1392))
-	u.gal.selectEntry(h.at(0).File, nil)
+	u.gal.SelectEntry(h.at(0).File, nil)
 	h.waitShownImage(h.at(0))
 	m := u.view.openInpaint()
 	if m == nil {

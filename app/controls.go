@@ -412,8 +412,8 @@ func (c *controls) scrollToEnd() {
 	}
 }
 
-// addToHistory adds a prompt that was run to the recent prompts.
-func (c *controls) addToHistory(prompt string) { c.history.Add(prompt) }
+// AddToHistory adds a prompt that was run to the recent prompts.
+func (c *controls) AddToHistory(prompt string) { c.history.Add(prompt) }
 
 // showRunPhase makes the main button Generate, Cancel or a disabled "Cancelling…".
 func (c *controls) showRunPhase(p runPhase) {
@@ -436,8 +436,8 @@ func (c *controls) showRunPhase(p runPhase) {
 	b.Refresh()
 }
 
-// readForm validates every field, showing inline messages; ok is false if any is invalid.
-func (c *controls) readForm() (form, bool) {
+// ReadForm validates every field, showing inline messages; ok is false if any is invalid.
+func (c *controls) ReadForm() (form, bool) {
 	f := form{Settings: c.settings(engine.Settings{})}
 	f.Prompt = strings.TrimSpace(c.prompt.Text)
 	ok := true
@@ -456,7 +456,7 @@ func (c *controls) readForm() (form, bool) {
 	f.Seed, f.seedGiven, seedOK = c.checkSeed()
 	ok = ok && sizeOK && stepsOK && seedOK
 	f.Guidance, f.NegativePrompt = 0, ""
-	if !c.model.modelInfo().Distilled {
+	if !c.model.ModelInfo().Distilled {
 		f.Guidance = c.guidance.Value
 		f.NegativePrompt = strings.TrimSpace(c.negative.Text)
 		if engine.ValidatePrompt(f.NegativePrompt) != nil {
@@ -489,7 +489,7 @@ func (c *controls) applySettings(s settings.Settings) {
 	if formModel == "" {
 		formModel = s.ModelDir
 	}
-	if formModel != c.model.modelDir() {
+	if formModel != c.model.ModelDir() {
 		g.Steps, g.Guidance, g.NegativePrompt = 0, 0, c.negative.Text
 	}
 	c.apply(g)
@@ -520,8 +520,8 @@ func (c *controls) scheduleValue() string {
 	return c.schedules[max(0, c.schedule.SelectedIndex())].Value
 }
 
-// currentSettings captures the controls for remembering, with f's validated values.
-func (c *controls) currentSettings(f form) settings.Settings {
+// CurrentSettings captures the controls for remembering, with f's validated values.
+func (c *controls) CurrentSettings(f form) settings.Settings {
 	s := c.formSettings()
 	s.Prompt, s.Width, s.Height, s.Steps, s.Seed = f.Prompt, f.Width, f.Height, f.Steps, f.Seed
 	return s
@@ -607,7 +607,7 @@ func (c *controls) restoreRequest(req engine.Request, adapters func()) {
 		notes = append(notes, note)
 	}
 	want := req.References
-	have := c.refs.refPaths()
+	have := c.refs.RefPaths()
 	if len(have) == 0 || slices.Equal(have, want) {
 		c.restoreRefs(want, true, notes)
 		return
@@ -633,7 +633,7 @@ func (c *controls) restoreRequest(req engine.Request, adapters func()) {
 // exist); notes are what was not restored, for the message.
 func (c *controls) restoreRefs(paths []string, replace bool, notes []string) {
 	if replace {
-		if missing := c.refs.replaceRefs(paths); len(missing) > 0 {
+		if missing := c.refs.ReplaceRefs(paths); len(missing) > 0 {
 			notes = append(notes, fmt.Sprintf("%d reference image(s) that no longer exist: %s", len(missing), strings.Join(missing, ", ")))
 		}
 	}

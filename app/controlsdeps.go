@@ -38,18 +38,18 @@ type panelParts struct {
 	wrapFit func(line *widget.Label) fyne.CanvasObject
 }
 
-// formModel is the chosen model as the form needs it (modelSettings).
+// formModel is the chosen model as the form needs it (modelui.Model).
 type formModel interface {
-	// modelDir is the model's path ("" when none), which remembered settings are kept for.
-	modelDir() string
-	modelInfo() engine.ModelInfo
+	// ModelDir is the model's path ("" when none), which remembered settings are kept for.
+	ModelDir() string
+	ModelInfo() engine.ModelInfo
 }
 
 // refList is the reference images as other components read and replace them (refsSection).
 type refList interface {
-	// refPaths are the references' paths, in order; callers do not change it.
-	refPaths() []string
-	// replaceRefs makes paths the references (those that can be read) and returns the
+	// RefPaths are the references' paths, in order; callers do not change it.
+	RefPaths() []string
+	// ReplaceRefs makes paths the references (those that can be read) and returns the
 	// ones that could not be added.
-	replaceRefs(paths []string) (missing []string)
+	ReplaceRefs(paths []string) (missing []string)
 }

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"kleinbild/app/modelui"
+
 	"context"
 	"errors"
 	"fmt"
@@ -25,7 +27,7 @@ func (h *harness) openDeviceSettings() {
 	h.t.Helper()
 	h.ui.ShowModelDialog()
 	h.waitFor("the device list", 5*time.Second, func() bool {
-		return h.ui.model.dev.sel != nil && len(h.ui.model.dev.sel.Options) > 0
+		return h.ui.model.Dev.Sel != nil && len(h.ui.model.Dev.Sel.Options) > 0
 	})
 }
 
@@ -61,7 +63,7 @@ func TestDeviceChoicePersistsAndReopens(t *testing.T) {
 	}
 
 	h.openDeviceSettings()
-	sel := u.model.dev.sel
+	sel := u.model.Dev.Sel
 	ds := fakeDevices()
 	want := []string{"Automatic (" + ds[0].Label() + ")", ds[0].Label(), ds[1].Label(), ds[2].Label()}
 	if !slices.Equal(sel.Options, want) {
@@ -95,11 +97,11 @@ func TestDeviceChoicePersistsAndReopens(t *testing.T) {
 	fake2 := newFakeGen()
 	h2 := newHarness(t, data, tinyModel(t), fake2.open)
 	h2.openDeviceSettings()
-	if got := h2.ui.model.dev.sel.Selected; got != ds[2].Label() {
+	if got := h2.ui.model.Dev.Sel.Selected; got != ds[2].Label() {
 		t.Errorf("after restart the select shows %q, want %q", got, ds[2].Label())
 	}
 	// Automatic again.
-	h2.ui.model.dev.sel.SetSelectedIndex(0)
+	h2.ui.model.Dev.Sel.SetSelectedIndex(0)
 	if got := h2.savedSettings().Device; got != "" {
 		t.Errorf("saved device %q after choosing Automatic", got)
 	}
@@ -113,7 +115,7 @@ func (g *gpuGen) Generate(ctx context.Context, req engine.Request, progress func
 	return nil, g.err
 }
 
-func (g *gpuGen) computeDevice() (string, gpu.DeviceInfo) {
+func (g *gpuGen) ComputeDevice() (string, gpu.DeviceInfo) {
 	return "webgpu", gpu.DeviceInfo{Name: "Test GPU", Kind: gpu.KindDiscrete, API: "Vulkan"}
 }
 
@@ -148,8 +150,8 @@ func TestGPUFailureFallsBackToCPU(t *testing.T) {
 		!strings.HasSuffix(msg, "The next run uses the CPU.") {
 		t.Errorf("banner %q", msg)
 	}
-	if u.model.effectiveDevice() != backends.CPUID() {
-		t.Errorf("next device %q, want the CPU", u.model.effectiveDevice())
+	if u.model.EffectiveDevice() != backends.CPUID() {
+		t.Errorf("next device %q, want the CPU", u.model.EffectiveDevice())
 	}
 	if got := h.savedSettings().Device; got != "webgpu:0" {
 		t.Errorf("the saved choice changed to %q", got)
@@ -163,15 +165,15 @@ func TestGPUFailureFallsBackToCPU(t *testing.T) {
 	}
 
 	h.openDeviceSettings()
-	if got := u.model.dev.sel.Selected; got != fakeDevices()[2].Label() {
+	if got := u.model.Dev.Sel.Selected; got != fakeDevices()[2].Label() {
 		t.Errorf("select shows %q, want the saved choice", got)
 	}
-	if !strings.Contains(u.model.dev.note.Text, "Using the CPU for now") || !u.model.dev.retry.Visible() {
-		t.Errorf("note %q (retry visible %v): want the fallback explained", u.model.dev.note.Text, u.model.dev.retry.Visible())
+	if !strings.Contains(u.model.Dev.Note.Text, "Using the CPU for now") || !u.model.Dev.Retry.Visible() {
+		t.Errorf("note %q (retry visible %v): want the fallback explained", u.model.Dev.Note.Text, u.model.Dev.Retry.Visible())
 	}
-	test.Tap(findButton(u.model.dev.retry, "Try the GPU again"))
-	if u.model.effectiveDevice() != "webgpu:0" || u.model.dev.retry.Visible() {
-		t.Errorf("after retry: device %q, retry visible %v", u.model.effectiveDevice(), u.model.dev.retry.Visible())
+	test.Tap(findButton(u.model.Dev.Retry, "Try the GPU again"))
+	if u.model.EffectiveDevice() != "webgpu:0" || u.model.Dev.Retry.Visible() {
+		t.Errorf("after retry: device %q, retry visible %v", u.model.EffectiveDevice(), u.model.Dev.Retry.Visible())
 	}
 }
 
@@ -194,8 +196,8 @@ func TestCPUErrorsDoNotFallBack(t *testing.T) {
 		{"open failed on the CPU", errors.New("the model could not be opened: vae: missing"), nil, "", false},
 	}
 	for _, c := range cases {
-		if got := deviceFailure(c.err, c.gen, c.gpuName); got != c.want {
-			t.Errorf("%s: deviceFailure = %v, want %v", c.name, got, c.want)
+		if got := modelui.DeviceFailure(c.err, c.gen, c.gpuName); got != c.want {
+			t.Errorf("%s: modelui.DeviceFailure = %v, want %v", c.name, got, c.want)
 		}
 	}
 }
@@ -252,7 +254,7 @@ func TestFitLineUsesChosenDevice(t *testing.T) {
 	if txt := u.ctl.fit.Text; !strings.HasPrefix(txt, "Fits") {
 		t.Fatalf("fit line %q on the CPU", txt)
 	}
-	u.model.chooseDevice("webgpu:0") // 8 GB in fakeDevices: klein-4B at 1024² needs more
+	u.model.ChooseDevice("webgpu:0") // 8 GB in fakeDevices: klein-4B at 1024² needs more
 	h.settle()
 	u.fit.update()
 	if txt := u.ctl.fit.Text; !strings.Contains(txt, "Does not fit on Test GPU") {
@@ -264,12 +266,12 @@ func TestFitLineUsesChosenDevice(t *testing.T) {
 func TestCalibrationPathPerDevice(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	t.Setenv("HOME", t.TempDir())
-	a, err := calibrationPath(fakeBackend{name: "webgpu", info: gpu.DeviceInfo{Name: "NVIDIA H100 80GB HBM3"}})
+	a, err := modelui.CalibrationPath(fakeBackend{name: "webgpu", info: gpu.DeviceInfo{Name: "NVIDIA H100 80GB HBM3"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := calibrationPath(fakeBackend{name: "webgpu", info: gpu.DeviceInfo{Name: "llvmpipe (LLVM 15.0.6, 256 bits)"}})
-	c, _ := calibrationPath(fakeBackend{name: "openblas", info: gpu.DeviceInfo{Name: "AMD EPYC"}})
+	b, _ := modelui.CalibrationPath(fakeBackend{name: "webgpu", info: gpu.DeviceInfo{Name: "llvmpipe (LLVM 15.0.6, 256 bits)"}})
+	c, _ := modelui.CalibrationPath(fakeBackend{name: "openblas", info: gpu.DeviceInfo{Name: "AMD EPYC"}})
 	if filepath.Base(a) != "calibration-webgpu-nvidia-h100-80gb-hbm3.json" || a == b || b == c {
 		t.Errorf("paths %s, %s, %s", a, b, c)
 	}
@@ -277,12 +279,12 @@ func TestCalibrationPathPerDevice(t *testing.T) {
 	if filepath.Dir(a) != filepath.Dir(def) {
 		t.Errorf("%s is not beside %s", a, def)
 	}
-	if slug("") != "device" || slug("  Ä/B  ") != "b" {
-		t.Errorf("slug: %q %q", slug(""), slug("  Ä/B  "))
+	if modelui.Slug("") != "device" || modelui.Slug("  Ä/B  ") != "b" {
+		t.Errorf("slug: %q %q", modelui.Slug(""), modelui.Slug("  Ä/B  "))
 	}
 }
 
-// fakeBackend is just enough gpu.Backend for calibrationPath.
+// fakeBackend is just enough gpu.Backend for modelui.CalibrationPath.
 type fakeBackend struct {
 	gpu.Backend
 	name string

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"kleinbild/app/modelui"
+
 	"bytes"
 	"context"
 	"crypto/sha1"
@@ -202,39 +204,39 @@ func TestDownloadPauseResumeAcrossRestart(t *testing.T) {
 	fake := newFakeGen()
 	h := newHarness(t, data, "", fake.open)
 	u := h.ui
-	u.model.hubOpts = fastHub()
+	u.model.HubOpts = fastHub()
 	p := u.view.setupDownload
 	dest := filepath.Join(data, "models", "klein-4b")
-	if p.dest.Text != dest || p.start.Text != "Download" || p.pause.Visible() || p.bar.Visible() {
-		t.Fatalf("before: dest %q, button %q, pause visible %v", p.dest.Text, p.start.Text, p.pause.Visible())
+	if p.Dest.Text != dest || p.Start.Text != "Download" || p.Pause.Visible() || p.Bar.Visible() {
+		t.Fatalf("before: dest %q, button %q, pause visible %v", p.Dest.Text, p.Start.Text, p.Pause.Visible())
 	}
-	if !strings.Contains(p.variant.Selected, "about 16.0 GB") || !strings.Contains(p.variant.Options[choiceIndex("klein-9b")], "gated") {
-		t.Errorf("variant menu %q", p.variant.Options)
+	if !strings.Contains(p.Variant.Selected, "about 16.0 GB") || !strings.Contains(p.Variant.Options[modelui.ChoiceIndex("klein-9b")], "gated") {
+		t.Errorf("variant menu %q", p.Variant.Options)
 	}
 
-	test.Tap(p.start)
+	test.Tap(p.Start)
 	h.waitFor("download progress", 10*time.Second, func() bool {
-		return u.model.dl.last.Phase == download.PhaseDownloading && u.model.dl.last.Bytes > 0 && p.bar.Value > 0
+		return u.model.DL.Last.Phase == download.PhaseDownloading && u.model.DL.Last.Bytes > 0 && p.Bar.Value > 0
 	})
-	if !p.pause.Visible() || p.start.Disabled() == false || !strings.Contains(p.detail.Text, " of ") {
-		t.Errorf("while downloading: pause visible %v, start %q, detail %q", p.pause.Visible(), p.start.Text, p.detail.Text)
+	if !p.Pause.Visible() || p.Start.Disabled() == false || !strings.Contains(p.Detail.Text, " of ") {
+		t.Errorf("while downloading: pause visible %v, start %q, detail %q", p.Pause.Visible(), p.Start.Text, p.Detail.Text)
 	}
 	// The model dialog shows the same download.
 	u.ShowModelDialog()
-	dp := u.model.dlPanels[len(u.model.dlPanels)-1]
-	h.waitFor("progress in the dialog", 5*time.Second, func() bool { return dp.bar.Visible() && dp.pause.Visible() })
+	dp := u.model.DLPanels[len(u.model.DLPanels)-1]
+	h.waitFor("progress in the dialog", 5*time.Second, func() bool { return dp.Bar.Visible() && dp.Pause.Visible() })
 	h.tapDialogButton("Close")
-	if len(u.model.dlPanels) != 1 {
-		t.Errorf("%d download panels registered after closing the dialog", len(u.model.dlPanels))
+	if len(u.model.DLPanels) != 1 {
+		t.Errorf("%d download panels registered after closing the dialog", len(u.model.DLPanels))
 	}
 
-	test.Tap(p.pause)
-	h.waitFor("the pause", 5*time.Second, func() bool { return !u.model.dl.running })
-	if p.start.Text != "Resume download" || p.pause.Visible() || !strings.HasPrefix(p.detail.Text, "Paused at") {
-		t.Errorf("paused: button %q, detail %q", p.start.Text, p.detail.Text)
+	test.Tap(p.Pause)
+	h.waitFor("the pause", 5*time.Second, func() bool { return !u.model.DL.Running })
+	if p.Start.Text != "Resume download" || p.Pause.Visible() || !strings.HasPrefix(p.Detail.Text, "Paused at") {
+		t.Errorf("paused: button %q, detail %q", p.Start.Text, p.Detail.Text)
 	}
-	if !partialDownload(dest) || u.model.dir != "" || u.ErrorText() != "" {
-		t.Fatalf("paused: partial %v, model %q, banner %q", partialDownload(dest), u.model.dir, u.ErrorText())
+	if !modelui.PartialDownload(dest) || u.model.Dir != "" || u.ErrorText() != "" {
+		t.Fatalf("paused: partial %v, model %q, banner %q", modelui.PartialDownload(dest), u.model.Dir, u.ErrorText())
 	}
 	h.close()
 
@@ -242,31 +244,31 @@ func TestDownloadPauseResumeAcrossRestart(t *testing.T) {
 	th.release()
 	h2 := newHarness(t, data, "", fake.open)
 	u2 := h2.ui
-	u2.model.hubOpts = fastHub()
+	u2.model.HubOpts = fastHub()
 	p2 := u2.view.setupDownload
-	if p2.dest.Text != dest || p2.start.Text != "Resume download" {
-		t.Fatalf("after restart: dest %q, button %q", p2.dest.Text, p2.start.Text)
+	if p2.Dest.Text != dest || p2.Start.Text != "Resume download" {
+		t.Fatalf("after restart: dest %q, button %q", p2.Dest.Text, p2.Start.Text)
 	}
 	before := th.served.Load()
-	test.Tap(p2.start)
+	test.Tap(p2.Start)
 	h2.waitFor("the download to complete and the model to be selected", 30*time.Second, func() bool {
-		return u2.model.dir == dest && u2.model.dl == nil
+		return u2.model.Dir == dest && u2.model.DL == nil
 	})
 	if fetched := th.served.Load() - before; fetched >= th.total() {
 		t.Errorf("resume fetched %d bytes of %d: nothing was reused", fetched, th.total())
 	}
-	if u2.model.err != nil || u2.ErrorText() != "" {
-		t.Fatalf("model %v, banner %q", u2.model.err, u2.ErrorText())
+	if u2.model.Err != nil || u2.ErrorText() != "" {
+		t.Fatalf("model %v, banner %q", u2.model.Err, u2.ErrorText())
 	}
-	if _, err := inspectModel(dest); err != nil {
+	if _, err := modelui.InspectModel(dest); err != nil {
 		t.Errorf("inspect: %v", err)
 	}
 	rep, err := download.Validate(context.Background(), dest, download.ValidateOptions{Hash: true})
 	if err != nil || !rep.OK() {
 		t.Errorf("validate: %v %v", err, rep.Err())
 	}
-	if u2.view.setup.Visible() || !strings.Contains(u2.model.button.Text, "distilled") || !strings.Contains(u2.Status.Text, "ready") {
-		t.Errorf("after download: setup visible %v, model button %q, status %q", u2.view.setup.Visible(), u2.model.button.Text, u2.Status.Text)
+	if u2.view.setup.Visible() || !strings.Contains(u2.model.Button.Text, "distilled") || !strings.Contains(u2.Status.Text, "ready") {
+		t.Errorf("after download: setup visible %v, model button %q, status %q", u2.view.setup.Visible(), u2.model.Button.Text, u2.Status.Text)
 	}
 	h2.settle()
 	h2.close()
@@ -282,27 +284,27 @@ func TestDownloadNeedsToken(t *testing.T) {
 	data := t.TempDir()
 	h := newHarness(t, data, "", newFakeGen().open)
 	u := h.ui
-	u.model.hubOpts = fastHub()
+	u.model.HubOpts = fastHub()
 	p := u.view.setupDownload
-	if p.token.Text != "" {
-		t.Fatalf("token prefilled with %q", p.token.Text)
+	if p.Token.Text != "" {
+		t.Fatalf("token prefilled with %q", p.Token.Text)
 	}
-	test.Tap(p.start)
-	h.waitFor("the download to fail", 10*time.Second, func() bool { return u.model.dl != nil && !u.model.dl.running })
-	if !errors.Is(u.model.dl.err, download.ErrAuth) || !p.msg.Visible() || !strings.Contains(p.msg.String(), "needs a Hugging Face access token") {
-		t.Fatalf("error %v, message %q", u.model.dl.err, p.msg.String())
+	test.Tap(p.Start)
+	h.waitFor("the download to fail", 10*time.Second, func() bool { return u.model.DL != nil && !u.model.DL.Running })
+	if !errors.Is(u.model.DL.Err, download.ErrAuth) || !p.Msg.Visible() || !strings.Contains(p.Msg.String(), "needs a Hugging Face access token") {
+		t.Fatalf("error %v, message %q", u.model.DL.Err, p.Msg.String())
 	}
-	if !hasLink(p.msg, tokensPage) || !hasLink(p.msg, th.srv.URL+"/"+th.repo) {
-		t.Errorf("message lacks the token and licence links: %+v", p.msg.Segments)
+	if !hasLink(p.Msg, modelui.TokensPage) || !hasLink(p.Msg, th.srv.URL+"/"+th.repo) {
+		t.Errorf("message lacks the token and licence links: %+v", p.Msg.Segments)
 	}
 
 	// With the token (remembered) it completes.
-	test.Type(p.token, "hf_test")
-	test.Tap(p.remember)
-	test.Tap(p.start)
-	h.waitFor("the download to complete", 30*time.Second, func() bool { return u.model.dl == nil && u.model.dir != "" })
-	if u.model.err != nil || p.msg.Visible() {
-		t.Errorf("model %v, message visible %v", u.model.err, p.msg.Visible())
+	test.Type(p.Token, "hf_test")
+	test.Tap(p.Remember)
+	test.Tap(p.Start)
+	h.waitFor("the download to complete", 30*time.Second, func() bool { return u.model.DL == nil && u.model.Dir != "" })
+	if u.model.Err != nil || p.Msg.Visible() {
+		t.Errorf("model %v, message visible %v", u.model.Err, p.Msg.Visible())
 	}
 	h.settle()
 	if s, _ := settings.Load(filepath.Join(data, "settings.json")); s.HFToken != "hf_test" {
@@ -334,13 +336,13 @@ func TestUseCachedSnapshot(t *testing.T) {
 	}
 	h := newHarness(t, t.TempDir(), "", newFakeGen().open)
 	u := h.ui
-	b := findButton(u.view.setupDownload.cached, "Use existing copy")
+	b := findButton(u.view.setupDownload.Cached, "Use existing copy")
 	if b == nil {
 		t.Fatal("no 'Use existing copy' button for the cached snapshot")
 	}
 	test.Tap(b)
-	if u.model.dir != snap || u.model.err != nil {
-		t.Errorf("model %q (%v)", u.model.dir, u.model.err)
+	if u.model.Dir != snap || u.model.Err != nil {
+		t.Errorf("model %q (%v)", u.model.Dir, u.model.Err)
 	}
 }
 
@@ -411,37 +413,37 @@ func TestDownloadWithoutConnection(t *testing.T) {
 	offlineHub(t)
 	h := newHarness(t, t.TempDir(), "", newFakeGen().open)
 	u := h.ui
-	u.model.hubOpts = download.Options{RetryDelay: 2 * time.Second, MaxRetryDelay: 2 * time.Second, MaxRetries: 3,
+	u.model.HubOpts = download.Options{RetryDelay: 2 * time.Second, MaxRetryDelay: 2 * time.Second, MaxRetries: 3,
 		ProgressInterval: 10 * time.Millisecond}
 	p := u.view.setupDownload
-	test.Tap(p.start)
-	if p.bar.Visible() || !p.busy.Visible() {
-		t.Errorf("while listing: determinate bar visible %v (value %v), indeterminate visible %v", p.bar.Visible(), p.bar.Value, p.busy.Visible())
+	test.Tap(p.Start)
+	if p.Bar.Visible() || !p.Busy.Visible() {
+		t.Errorf("while listing: determinate bar visible %v (value %v), indeterminate visible %v", p.Bar.Visible(), p.Bar.Value, p.Busy.Visible())
 	}
 	h.waitFor("the no-connection notice", 1500*time.Millisecond, func() bool {
-		return strings.Contains(p.msg.String(), "No connection to Hugging Face")
+		return strings.Contains(p.Msg.String(), "No connection to Hugging Face")
 	})
-	if !u.model.dl.running || !p.msg.Visible() {
-		t.Errorf("notice should show while still retrying: running %v, visible %v", u.model.dl.running, p.msg.Visible())
+	if !u.model.DL.Running || !p.Msg.Visible() {
+		t.Errorf("notice should show while still retrying: running %v, visible %v", u.model.DL.Running, p.Msg.Visible())
 	}
-	test.Tap(p.pause)
-	h.waitFor("the stop", 5*time.Second, func() bool { return !u.model.dl.running })
+	test.Tap(p.Pause)
+	h.waitFor("the stop", 5*time.Second, func() bool { return !u.model.DL.Running })
 
 	// Retries used up: a plain message, no Go error text, a button that says what it does.
-	u.model.hubOpts = download.Options{RetryDelay: time.Millisecond, MaxRetryDelay: time.Millisecond, MaxRetries: 2}
-	test.Tap(p.start)
-	h.waitFor("the download to stop", 10*time.Second, func() bool { return !u.model.dl.running })
-	msg := p.msg.String()
+	u.model.HubOpts = download.Options{RetryDelay: time.Millisecond, MaxRetryDelay: time.Millisecond, MaxRetries: 2}
+	test.Tap(p.Start)
+	h.waitFor("the download to stop", 10*time.Second, func() bool { return !u.model.DL.Running })
+	msg := p.Msg.String()
 	for _, bad := range []string{"dial", "tcp", "127.0.0.1", "giving up", "Paused"} {
-		if strings.Contains(msg, bad) || strings.Contains(p.detail.Text, bad) {
-			t.Errorf("technical or wrong words %q: message %q, detail %q", bad, msg, p.detail.Text)
+		if strings.Contains(msg, bad) || strings.Contains(p.Detail.Text, bad) {
+			t.Errorf("technical or wrong words %q: message %q, detail %q", bad, msg, p.Detail.Text)
 		}
 	}
-	if !strings.Contains(msg, "No connection to Hugging Face") || p.start.Text != "Try again" || !strings.Contains(msg, "Try again") {
-		t.Errorf("after failing: message %q, button %q", msg, p.start.Text)
+	if !strings.Contains(msg, "No connection to Hugging Face") || p.Start.Text != "Try again" || !strings.Contains(msg, "Try again") {
+		t.Errorf("after failing: message %q, button %q", msg, p.Start.Text)
 	}
-	if p.bar.Visible() && p.bar.Value >= 1 {
-		t.Errorf("the bar shows %v without a known total", p.bar.Value)
+	if p.Bar.Visible() && p.Bar.Value >= 1 {
+		t.Errorf("the bar shows %v without a known total", p.Bar.Value)
 	}
 }
 
@@ -458,17 +460,17 @@ func TestSetupGuideShowsDownloadProgress(t *testing.T) {
 	}
 	h.win.Resize(laptopWindow)
 	p := u.view.setupDownload
-	u.model.dl = &downloadRun{variant: p.selected(), dir: cleanDir(p.dest.Text), running: true, cancel: func() {},
-		last: download.Progress{Phase: download.PhaseDownloading, Bytes: 3 << 30, TotalBytes: 16 << 30, Rate: 12e6, ETA: 20 * time.Minute,
+	u.model.DL = &modelui.DownloadRun{Variant: p.Selected(), Dir: modelui.CleanDir(p.Dest.Text), Running: true, Cancel: func() {},
+		Last: download.Progress{Phase: download.PhaseDownloading, Bytes: 3 << 30, TotalBytes: 16 << 30, Rate: 12e6, ETA: 20 * time.Minute,
 			File: filepath.Join("transformer", "diffusion_pytorch_model-00001-of-00002.safetensors")}}
-	u.model.refreshDownloads()
-	requireShown(t, h.win, "download progress", p.bar, p.detail, p.pause)
+	u.model.RefreshDownloads()
+	requireShown(t, h.win, "download progress", p.Bar, p.Detail, p.Pause)
 
 	// Before the size is known, the busy bar takes the same place.
-	u.model.dl.last = download.Progress{Phase: download.PhaseListing}
-	u.model.refreshDownloads()
-	requireShown(t, h.win, "download progress", p.busy, p.detail)
-	u.model.dl.running = false
-	u.model.dl = nil
-	u.model.refreshDownloads()
+	u.model.DL.Last = download.Progress{Phase: download.PhaseListing}
+	u.model.RefreshDownloads()
+	requireShown(t, h.win, "download progress", p.Busy, p.Detail)
+	u.model.DL.Running = false
+	u.model.DL = nil
+	u.model.RefreshDownloads()
 }

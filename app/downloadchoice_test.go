@@ -1,6 +1,8 @@
 package app
 
 import (
+	"kleinbild/app/modelui"
+
 	"context"
 	"os"
 	"path/filepath"
@@ -44,30 +46,30 @@ func TestDownloadAssembledChoice(t *testing.T) {
 	h := newHarness(t, data, "", fake.open)
 	defer h.close()
 	u := h.ui
-	u.model.hubOpts = fastHub()
+	u.model.HubOpts = fastHub()
 	p := u.view.setupDownload
-	opts := p.variant.Options
+	opts := p.Variant.Options
 	if len(opts) != len(download.Choices()) || !strings.Contains(opts[0], "about 16.0 GB") ||
 		!strings.Contains(opts[1], "Q8_0 GGUF · about 8.8 GB") || !strings.Contains(opts[2], "Q4_K_M GGUF · about 5.3 GB") {
 		t.Fatalf("menu %q", opts)
 	}
-	if !strings.Contains(p.note.Text, "16.0 GB") || !strings.Contains(p.note.Text, "reference quality") {
-		t.Errorf("note of the full model: %q", p.note.Text)
+	if !strings.Contains(p.Note.Text, "16.0 GB") || !strings.Contains(p.Note.Text, "reference quality") {
+		t.Errorf("note of the full model: %q", p.Note.Text)
 	}
-	p.variant.SetSelectedIndex(2)
-	if !strings.Contains(p.note.Text, "5.3 GB") || !strings.Contains(p.note.Text, "4-bit") || p.dest.Text != filepath.Join(data, "models", "klein-4b-q4_k_m") {
-		t.Errorf("Q4_K_M: note %q, destination %q", p.note.Text, p.dest.Text)
+	p.Variant.SetSelectedIndex(2)
+	if !strings.Contains(p.Note.Text, "5.3 GB") || !strings.Contains(p.Note.Text, "4-bit") || p.Dest.Text != filepath.Join(data, "models", "klein-4b-q4_k_m") {
+		t.Errorf("Q4_K_M: note %q, destination %q", p.Note.Text, p.Dest.Text)
 	}
-	p.variant.SetSelectedIndex(1)
+	p.Variant.SetSelectedIndex(1)
 	dest := filepath.Join(data, "models", "klein-4b-q8_0")
-	if !strings.Contains(p.note.Text, "8-bit") || p.dest.Text != dest {
-		t.Fatalf("Q8_0: note %q, destination %q", p.note.Text, p.dest.Text)
+	if !strings.Contains(p.Note.Text, "8-bit") || p.Dest.Text != dest {
+		t.Fatalf("Q8_0: note %q, destination %q", p.Note.Text, p.Dest.Text)
 	}
 
-	test.Tap(p.start)
-	h.waitFor("the assembled download to finish", 30*time.Second, func() bool { return u.model.dl == nil || !u.model.dl.running })
-	if r := u.model.dl; r != nil && r.err != nil {
-		t.Fatalf("download stopped: %v", r.err)
+	test.Tap(p.Start)
+	h.waitFor("the assembled download to finish", 30*time.Second, func() bool { return u.model.DL == nil || !u.model.DL.Running })
+	if r := u.model.DL; r != nil && r.Err != nil {
+		t.Fatalf("download stopped: %v", r.Err)
 	}
 	src, err := engine.OpenModelSource(dest, engine.Overrides{})
 	if err != nil || !src.Info().OK() || len(src.Info().Files) != 2 {
@@ -77,7 +79,7 @@ func TestDownloadAssembledChoice(t *testing.T) {
 	if err != nil || !rep.OK() || rep.Hashed == 0 {
 		t.Fatalf("validate: %v %+v", err, rep)
 	}
-	if partialDownload(dest) || startLabel(nil, dest) != "Download" {
+	if modelui.PartialDownload(dest) || modelui.StartLabel(nil, dest) != "Download" {
 		t.Errorf("the finished folder counts as partial")
 	}
 	// Selecting the folder as the model is the model panel's (engine.Inspect there does not

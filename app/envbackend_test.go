@@ -29,7 +29,7 @@ func TestBadEnvBackendNotice(t *testing.T) {
 		t.Run(tc.env, func(t *testing.T) {
 			t.Setenv(backends.EnvBackend, tc.env)
 			h := newHarness(t, t.TempDir(), tinyModel(t), newFakeGen().open)
-			h.waitFor("the device probe", 10*time.Second, func() bool { return h.ui.model.dev.probed })
+			h.waitFor("the device probe", 10*time.Second, func() bool { return h.ui.model.Dev.Probed })
 			h.settle()
 			b := h.ui.ErrorText()
 			if !tc.warn {

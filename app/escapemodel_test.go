@@ -15,14 +15,14 @@ func TestEscapeClosesTheModelDialogFromItsMenus(t *testing.T) {
 	c := u.Win.Canvas()
 	for i := 0; i < 5; i++ {
 		h.openDeviceSettings()
-		p := u.model.dlPanels[len(u.model.dlPanels)-1]
-		f := []fyne.Focusable{p.token, p.variant, u.model.form.combo, u.model.dev.sel, u.model.dev.precision}[i]
+		p := u.model.DLPanels[len(u.model.DLPanels)-1]
+		f := []fyne.Focusable{p.Token, p.Variant, u.model.Form.Combo, u.model.Dev.Sel, u.model.Dev.Precision}[i]
 		c.Focus(f)
 		typeKey(c, fyne.KeyEscape)
 		h.settle()
-		if c.Overlays().Top() != nil || u.model.dlg != nil {
+		if c.Overlays().Top() != nil || u.model.Dlg != nil {
 			t.Errorf("Escape with %T (%d) focused left the Model dialog open", f, i)
-			u.model.dlg.Hide()
+			u.model.Dlg.Hide()
 			h.settle()
 		}
 	}

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"kleinbild/app/modelui"
+
 	"errors"
 	"fmt"
 	"io/fs"
@@ -428,7 +430,7 @@ func (c *fileChooser) submit(text string) {
 			return "", fmt.Errorf("%s is a file, not a folder", p)
 		case !fi.Mode().IsRegular():
 			return "", fmt.Errorf("%s is not a regular file", p)
-		case c.what == chooseWeightFile && !isWeightFile(p):
+		case c.what == chooseWeightFile && !modelui.IsWeightFile(p):
 			return "", fmt.Errorf("%s is not a GGUF or safetensors file", filepath.Base(p))
 		case c.what == chooseImages && !isImageFile(p):
 			return "", fmt.Errorf("%s is not an image Kleinbild can read", filepath.Base(p))

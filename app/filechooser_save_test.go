@@ -27,7 +27,7 @@ func saveHarness(t *testing.T, data string) (*harness, *fileChooser, string) {
 	t.Helper()
 	h := galleryHarness(t, data, "a red castle")
 	u := h.ui
-	u.gal.selectEntry("img-00.png", nil)
+	u.gal.SelectEntry("img-00.png", nil)
 	h.settle()
 	b := findButton(u.view.actions, "Save as…")
 	if b == nil {

@@ -266,13 +266,13 @@ func TestBrowseModelFolder(t *testing.T) {
 	if strings.Contains(logged.String(), "favorite") {
 		t.Errorf("logged: %s", logged.String())
 	}
-	c := h.ui.model.browseFolder("Choose", "", func(string) {})
+	c := browseFolder(h.ui.Shell, "Choose", "", func(string) {})
 	h.chooserLoaded(c)
 	if c.dir != os.Getenv("HOME") {
 		t.Errorf("without a start the folder chooser opens in %s, want home", c.dir)
 	}
 	var got string
-	c = h.ui.model.browseFolder("Choose", model, func(dir string) { got = dir })
+	c = browseFolder(h.ui.Shell, "Choose", model, func(dir string) { got = dir })
 	h.chooserLoaded(c)
 	c.list.Select(itemIndex(c, filepath.Base(model)))
 	h.chooserLoaded(c)

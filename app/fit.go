@@ -1,6 +1,8 @@
 package app
 
 import (
+	"kleinbild/app/modelui"
+
 	"context"
 	"fmt"
 	"strings"
@@ -27,14 +29,14 @@ const fitDebounce = 150 * time.Millisecond
 type calibrateFunc func(ctx context.Context, device string) (estimate.Calibration, error)
 
 // defaultCalibrate loads the stored calibration of the device or measures one (about a
-// second) and stores it (see calibrationPath).
+// second) and stores it (see modelui.CalibrationPath).
 func defaultCalibrate(ctx context.Context, device string) (estimate.Calibration, error) {
-	b, err := openDevice(device)
+	b, err := modelui.OpenDevice(device)
 	if err != nil {
 		return estimate.Calibration{}, err
 	}
 	defer b.Close()
-	path, err := calibrationPath(b)
+	path, err := modelui.CalibrationPath(b)
 	if err != nil {
 		return estimate.Calibration{}, err
 	}
@@ -50,7 +52,7 @@ type fitLine struct {
 	line *widget.Label // the controls' fit; nil before wrap
 
 	model     *estimate.Model // the current model's shapes; nil when unknown
-	dir       string          // the key of the model it was read from (modelSpec.key)
+	dir       string          // the key of the model it was read from (modelui.Spec.key)
 	calib     estimate.Calibration
 	calibrate calibrateFunc
 	started   bool   // calibration started
@@ -62,18 +64,18 @@ type fitLine struct {
 	steady  *steadyHeight   // box's layout
 }
 
-// learnLoad takes a model load measured on device: c's load rate (when ok) joins the
+// LearnLoad takes a model load measured on device: c's load rate (when ok) joins the
 // calibration of that device, and the line is updated (the model is now loaded).
-func (f *fitLine) learnLoad(device string, c estimate.Calibration, ok bool) {
+func (f *fitLine) LearnLoad(device string, c estimate.Calibration, ok bool) {
 	if ok && f.device == device && f.calib.Valid() {
 		f.calib.LoadBytesPerSec = c.LoadBytesPerSec
 	}
 	f.updateSoon()
 }
 
-// learnRuns takes the runs measured on device (estimate.RecordRun): c's per-model factors
+// LearnRuns takes the runs measured on device (estimate.RecordRun): c's per-model factors
 // replace those of that device's calibration, and the line is updated.
-func (f *fitLine) learnRuns(device string, c estimate.Calibration) {
+func (f *fitLine) LearnRuns(device string, c estimate.Calibration) {
 	if f.device == device && f.calib.Valid() {
 		f.calib.Runs = c.Runs
 	}
@@ -82,12 +84,12 @@ func (f *fitLine) learnRuns(device string, c estimate.Calibration) {
 
 // setModel reads the shapes of the current model for estimates (UI goroutine).
 func (f *fitLine) setModel() {
-	key := f.chosen.modelKey()
+	key := f.chosen.ModelKey()
 	if key == f.dir && f.model != nil {
 		return
 	}
 	f.model, f.dir = nil, key
-	if src := f.chosen.usableSource(); src != nil {
+	if src := f.chosen.UsableSource(); src != nil {
 		if m, err := estimate.ForSource(src); err == nil { // quantized files count as loaded
 			f.model = &m
 		}
@@ -115,7 +117,7 @@ func (f *fitLine) estimate() (estimate.Report, bool) {
 	if f.model == nil {
 		return estimate.Report{}, false
 	}
-	fig := f.form.figures()
+	fig := f.form.Figures()
 	if !fig.sizeOK {
 		return estimate.Report{}, false
 	}
@@ -123,7 +125,7 @@ func (f *fitLine) estimate() (estimate.Report, bool) {
 	if !f.model.Distilled {
 		ereq.Guidance = fig.guidance
 	}
-	req := estimate.Request{Req: ereq, Load: !f.loaded(f.chosen.modelKey(), f.chosen.effectiveDevice())}
+	req := estimate.Request{Req: ereq, Load: !f.loaded(f.chosen.ModelKey(), f.chosen.EffectiveDevice())}
 	rep, ok := f.estimateFor(req)
 	rep.Seconds = runSeconds(rep.PhaseSeconds, fig.count)
 	return rep, ok
@@ -142,17 +144,17 @@ func (f *fitLine) estimateJob(j *job) (estimate.Report, bool) {
 		return estimate.Report{}, false
 	}
 	req := j.EstimateRequest(f.model.Distilled)
-	req.Load = !f.loaded(f.chosen.modelKey(), f.chosen.effectiveDevice())
+	req.Load = !f.loaded(f.chosen.ModelKey(), f.chosen.EffectiveDevice())
 	rep, ok := f.estimateFor(req)
 	rep.Seconds = runSeconds(rep.PhaseSeconds, j.Count)
 	return rep, ok
 }
 
-// phasePlan is the time each phase of an image of j is expected to take (the estimate,
+// PhasePlan is the time each phase of an image of j is expected to take (the estimate,
 // corrected by this machine's measured runs), for the progress line; first is whether it
 // is the job's first image (the later ones neither load the model nor read the prompt).
 // It is zero when there is no estimate.
-func (f *fitLine) phasePlan(j *job, first bool) progress.Plan {
+func (f *fitLine) PhasePlan(j *job, first bool) progress.Plan {
 	rep, ok := f.estimateJob(j)
 	if !ok || rep.PhaseSeconds.Total() <= 0 {
 		return progress.Plan{}
@@ -181,7 +183,7 @@ func (f *fitLine) estimateFor(req estimate.Request) (estimate.Report, bool) {
 	if err != nil {
 		return rep, false
 	}
-	if d, ok := f.chosen.deviceFor(f.chosen.effectiveDevice()); ok {
+	if d, ok := f.chosen.DeviceFor(f.chosen.EffectiveDevice()); ok {
 		rep = onDeviceLimits(onDevice(rep, d), *f.model, req, d)
 	}
 	return rep, true
@@ -228,8 +230,8 @@ func (c *controls) checkStepsQuiet() (int, bool) {
 	return v, v == 0 || engine.ValidateSteps(v) == nil
 }
 
-// figures are the form's numbers for the estimate, valid or not.
-func (c *controls) figures() formFigures {
+// Figures are the form's numbers for the estimate, valid or not.
+func (c *controls) Figures() formFigures {
 	w, wmsg := parseSide("Width", c.width.Text)
 	h, hmsg := parseSide("Height", c.height.Text)
 	steps, _ := c.checkStepsQuiet()
@@ -249,7 +251,7 @@ func (f *fitLine) update() {
 		f.setShown(false)
 		return
 	}
-	if dev := f.chosen.effectiveDevice(); (!f.started || f.device != dev) && (f.busy == nil || !f.busy()) {
+	if dev := f.chosen.EffectiveDevice(); (!f.started || f.device != dev) && (f.busy == nil || !f.busy()) {
 		// Once per device: another device's speeds would mislead.
 		f.started, f.device, f.calib = true, dev, estimate.Calibration{}
 		calibrate := f.calibrate
@@ -271,7 +273,7 @@ func (f *fitLine) update() {
 			})
 		}()
 	}
-	f.setText(fitTextFor(rep, f.form.figures().count) + adaptersNote(len(f.adapters())))
+	f.setText(fitTextFor(rep, f.form.Figures().count) + adaptersNote(len(f.adapters())))
 	switch rep.Verdict {
 	case estimate.Fits:
 		l.Importance = widget.SuccessImportance
@@ -329,16 +331,16 @@ func adaptersNote(n int) string {
 // loadNote ends the fit line when its time includes loading the model.
 const loadNote = ", model load included"
 
-// confirm asks before a generation that will not fit in memory: run is called when the
+// Confirm asks before a generation that will not fit in memory: run is called when the
 // user agrees, or at once when the estimate does not object.
-func (f *fitLine) confirm(run func()) {
+func (f *fitLine) Confirm(run func()) {
 	rep, ok := f.estimate()
 	f.ask(rep, ok, rep.Message, "Generate", run)
 }
 
-// confirmJob asks, as confirm does, before j is queued or started (verb names that on the
+// ConfirmJob asks, as confirm does, before j is queued or started (verb names that on the
 // dialog's button: "Queue", "Generate"), judging by the job's own settings.
-func (f *fitLine) confirmJob(j *job, verb string, run func()) {
+func (f *fitLine) ConfirmJob(j *job, verb string, run func()) {
 	rep, ok := f.estimateJob(j)
 	f.ask(rep, ok, fmt.Sprintf("%d × %d px: %s", j.Req.Width, j.Req.Height, rep.Message), verb, run)
 }
@@ -369,7 +371,7 @@ func (f *fitLine) ask(rep estimate.Report, ok bool, msg, verb string, run func()
 // askCPU is ask for a size over the GPU's limits: with the automatic device choice it
 // offers to run on the CPU (useCPU, until a device is chosen again), else it explains.
 func (f *fitLine) askCPU(msg, verb string, run func()) {
-	if f.chosen.deviceChoice() != "" {
+	if f.chosen.DeviceChoice() != "" {
 		dialog.NewInformation("Too large for this GPU", msg, f.sh.Win).Show()
 		return
 	}

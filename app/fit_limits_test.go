@@ -47,18 +47,18 @@ func TestOverLimitsRunsOnTheCPU(t *testing.T) {
 	h.settle()
 	h.tapDialogButton("Generate on the CPU")
 	h.settle()
-	if ran != 1 || u.model.effectiveDevice() != backends.CPUID() || !strings.Contains(u.ErrorText(), "use the CPU") {
-		t.Fatalf("automatic device: ran %d, device %q, banner %q", ran, u.model.effectiveDevice(), u.ErrorText())
+	if ran != 1 || u.model.EffectiveDevice() != backends.CPUID() || !strings.Contains(u.ErrorText(), "use the CPU") {
+		t.Fatalf("automatic device: ran %d, device %q, banner %q", ran, u.model.EffectiveDevice(), u.ErrorText())
 	}
 
-	u.model.chooseDevice("webgpu:0")
+	u.model.ChooseDevice("webgpu:0")
 	h.settle()
 	u.fit.ask(rep, true, rep.Message, "Generate", func() { ran++ })
 	h.settle()
 	if top := h.win.Canvas().Overlays().Top(); top == nil || findButton(top, "Generate on the CPU") != nil || findButton(top, "Generate anyway") != nil {
 		t.Fatal("a chosen GPU: the dialog should explain, with no way to run there")
 	}
-	if ran != 1 || u.model.effectiveDevice() != "webgpu:0" {
-		t.Errorf("a chosen GPU: ran %d, device %q", ran, u.model.effectiveDevice())
+	if ran != 1 || u.model.EffectiveDevice() != "webgpu:0" {
+		t.Errorf("a chosen GPU: ran %d, device %q", ran, u.model.EffectiveDevice())
 	}
 }

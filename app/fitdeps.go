@@ -21,7 +21,7 @@ type fitDeps struct {
 	// relayout lays the side panel out again after the line changed.
 	relayout func()
 	// useCPU moves the generations to the CPU until a device is chosen again, saying why
-	// (modelSettings.useCPU).
+	// (modelui.Model.UseCPU).
 	useCPU func(reason string)
 	// busy reports whether a generation runs: the calibration waits for its end (measured
 	// beside a run, on the same cores, attention came out 50× slow and was stored so).
@@ -30,8 +30,8 @@ type fitDeps struct {
 
 // estimateForm is the form as the estimate reads it (controls).
 type estimateForm interface {
-	// figures are the form's numbers, valid or not.
-	figures() formFigures
+	// Figures are the form's numbers, valid or not.
+	Figures() formFigures
 }
 
 // formFigures are the numbers of the form that an estimate needs.
@@ -43,14 +43,14 @@ type formFigures struct {
 	count         int // images per run
 }
 
-// fitModel is the chosen model and device as the estimate needs them (modelSettings).
+// fitModel is the chosen model and device as the estimate needs them (modelui.Model).
 type fitModel interface {
-	// modelKey identifies the model chosen (modelSpec.key).
-	modelKey() string
-	// usableSource is the model as read when chosen; nil when unusable or unset.
-	usableSource() engine.Source
-	effectiveDevice() string
-	// deviceChoice is the device the user chose, "" for the automatic choice.
-	deviceChoice() string
-	deviceFor(id string) (backends.Device, bool)
+	// ModelKey identifies the model chosen (modelui.Spec.key).
+	ModelKey() string
+	// UsableSource is the model as read when chosen; nil when unusable or unset.
+	UsableSource() engine.Source
+	EffectiveDevice() string
+	// DeviceChoice is the device the user chose, "" for the automatic choice.
+	DeviceChoice() string
+	DeviceFor(id string) (backends.Device, bool)
 }

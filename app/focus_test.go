@@ -40,7 +40,7 @@ func TestUndoDeleteFromAnywhere(t *testing.T) {
 	h.waitFor("Ctrl+Z to bring it back", 5*time.Second, func() bool { return len(u.gal.visible) == 3 })
 
 	c.Focus(u.gal.search)
-	u.gal.selectEntry("img-00.png", nil)
+	u.gal.SelectEntry("img-00.png", nil)
 	h.settle()
 	test.Tap(u.view.deleteBtn)
 	h.waitFor("the image to go", 5*time.Second, func() bool { return len(u.gal.visible) == 2 })
@@ -56,7 +56,7 @@ func TestUndoDeleteFromAnywhere(t *testing.T) {
 func TestDeleteKeyDeletesTheSelection(t *testing.T) {
 	h := galleryHarness(t, t.TempDir(), "p0", "p1", "p2", "p3")
 	u := h.ui
-	u.gal.selectEntry("img-03.png", nil)
+	u.gal.SelectEntry("img-03.png", nil)
 	h.settle()
 	u.gal.setSelecting(true)
 	u.gal.selectAll()

@@ -34,7 +34,7 @@ func TestFormCollapsesForTheImage(t *testing.T) {
 	h := newHarness(t, data, tinyModel(t), newFakeGen().open)
 	u := h.ui
 	h.win.Resize(fyne.NewSize(1350, 720)) // a 1366×768 screen's window
-	u.gal.selectEntry(h.at(0).File, nil)
+	u.gal.SelectEntry(h.at(0).File, nil)
 	h.waitShownImage(h.at(0))
 	before, shareBefore := shownShare(h, 1024, 576)
 

@@ -29,7 +29,7 @@ func TestZoomLevelFollowsSize(t *testing.T) {
 	h := viewerHarness(t, 1)
 	u := h.ui
 	e := h.at(0)
-	u.gal.selectEntry(e.File, nil)
+	u.gal.SelectEntry(e.File, nil)
 	h.waitShownImage(e)
 
 	check := func(what string, b *zoomBar) {

@@ -35,8 +35,8 @@ func (g *galleryView) deleteEntries(es []gallery.Entry) {
 	}
 	// The image to show next if the shown one goes: the first one after it that stays.
 	next := ""
-	if e, ok := g.view.shownEntry(); ok && slices.Contains(files, e.File) {
-		if i := g.indexOf(e.File); i >= 0 {
+	if e, ok := g.view.ShownEntry(); ok && slices.Contains(files, e.File) {
+		if i := g.IndexOf(e.File); i >= 0 {
 			order := append(slices.Clone(g.visible[i+1:]), reversed(g.visible[:i])...)
 			for _, e := range order {
 				if !slices.Contains(files, e.File) && !g.pendingDel[e.File] {
@@ -57,12 +57,12 @@ func (g *galleryView) deleteEntries(es []gallery.Entry) {
 			if err != nil {
 				sh.ShowError(fmt.Errorf("could not move to the trash: %w", err))
 			}
-			g.refresh()
-			if e, ok := g.view.shownEntry(); ok && slices.Contains(files, e.File) && lib.IndexOf(e.File) < 0 {
+			g.Refresh()
+			if e, ok := g.view.ShownEntry(); ok && slices.Contains(files, e.File) && lib.IndexOf(e.File) < 0 {
 				if next != "" && lib.IndexOf(next) >= 0 {
-					g.selectEntry(next, nil)
+					g.SelectEntry(next, nil)
 				} else {
-					g.view.clearShown()
+					g.view.ClearShown()
 				}
 			}
 			if batch == "" {
@@ -140,7 +140,7 @@ func (g *galleryView) undo() {
 			if err != nil {
 				sh.ShowError(fmt.Errorf("could not restore from the trash: %w", err))
 			}
-			g.refresh()
+			g.Refresh()
 			switch len(es) {
 			case 0:
 				return
@@ -149,17 +149,17 @@ func (g *galleryView) undo() {
 			default:
 				sh.SetStatus(fmt.Sprintf("Restored %d images.", len(es)))
 			}
-			g.selectAndScroll(es[0].File)
+			g.SelectAndScroll(es[0].File)
 		})
 	}()
 }
 
-// deleteEntry moves an image to the trash and offers Undo. It is the one way the UI deletes.
-func (g *galleryView) deleteEntry(e gallery.Entry) { g.deleteEntries([]gallery.Entry{e}) }
+// DeleteEntry moves an image to the trash and offers Undo. It is the one way the UI deletes.
+func (g *galleryView) DeleteEntry(e gallery.Entry) { g.deleteEntries([]gallery.Entry{e}) }
 
-// deleteShown moves the viewer's image to the trash.
-func (g *galleryView) deleteShown() {
-	if e, ok := g.view.shownEntry(); ok {
-		g.deleteEntry(e)
+// DeleteShown moves the viewer's image to the trash.
+func (g *galleryView) DeleteShown() {
+	if e, ok := g.view.ShownEntry(); ok {
+		g.DeleteEntry(e)
 	}
 }

@@ -39,10 +39,10 @@ func (g *galleryView) buildHiddenNotice() fyne.CanvasObject {
 	return n.bar
 }
 
-// noteNew tells the gallery that file was just made: when the filter hides it, the notice
+// NoteNew tells the gallery that file was just made: when the filter hides it, the notice
 // says so (UI goroutine, after refresh).
-func (g *galleryView) noteNew(file string) {
-	if g.sh.Gallery == nil || g.indexOf(file) >= 0 || slices.Contains(g.hidden.files, file) {
+func (g *galleryView) NoteNew(file string) {
+	if g.sh.Gallery == nil || g.IndexOf(file) >= 0 || slices.Contains(g.hidden.files, file) {
 		return
 	}
 	g.hidden.files = append(g.hidden.files, file)
@@ -61,7 +61,7 @@ func (g *galleryView) updateHiddenNotice() {
 	}
 	n.files = slices.DeleteFunc(n.files, func(f string) bool {
 		_, ok := g.sh.Gallery.ByFile(f)
-		return !ok || g.indexOf(f) >= 0
+		return !ok || g.IndexOf(f) >= 0
 	})
 	if len(n.files) == 0 {
 		n.bar.Hide()

@@ -41,11 +41,11 @@ func (g *galleryView) selectQuietly(i int) {
 	g.grid.ScrollToOffset(off)
 }
 
-// selectAndScroll shows the gallery image file and scrolls the grid to it: for images the
+// SelectAndScroll shows the gallery image file and scrolls the grid to it: for images the
 // user asked for (Undo, a lineage thumbnail); runs and refreshes leave the grid's scroll.
-func (g *galleryView) selectAndScroll(file string) {
-	g.selectEntry(file, nil)
-	if i := g.indexOf(file); i >= 0 {
+func (g *galleryView) SelectAndScroll(file string) {
+	g.SelectEntry(file, nil)
+	if i := g.IndexOf(file); i >= 0 {
 		g.grid.ScrollTo(i)
 	}
 }

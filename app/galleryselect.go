@@ -67,10 +67,10 @@ func (g *galleryView) shiftTap(id int) bool {
 		return false
 	}
 	anchor := g.anchor
-	if e, ok := g.view.shownEntry(); (anchor == "" || !g.selecting) && ok {
+	if e, ok := g.view.ShownEntry(); (anchor == "" || !g.selecting) && ok {
 		anchor = e.File
 	}
-	a := g.indexOf(anchor)
+	a := g.IndexOf(anchor)
 	if a < 0 {
 		a = id
 	}

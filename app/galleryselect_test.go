@@ -94,7 +94,7 @@ func TestShiftClickRangeAndSelectAll(t *testing.T) {
 		t.Fatalf("Shift-click from 1 to 4: selecting %v, %d ticked", g.selecting, len(g.checkedEntries()))
 	}
 	for _, e := range g.checkedEntries() {
-		if i := g.indexOf(e.File); i < 1 || i > 4 {
+		if i := g.IndexOf(e.File); i < 1 || i > 4 {
 			t.Errorf("image %d ticked", i)
 		}
 	}

@@ -57,7 +57,7 @@ func (g *galleryView) setOrder(o gallery.Order) {
 		return
 	}
 	g.filter.Order = o
-	g.refresh()
+	g.Refresh()
 	g.grid.ScrollToTop()
 	if g.sh.Settings.GalleryOrder != o.String() {
 		g.sh.Settings.GalleryOrder = o.String()
@@ -112,7 +112,7 @@ func (g *galleryView) updateFilterButton() {
 func (g *galleryView) setFilters(model string, size gallery.Size, p gallery.Period) {
 	g.filter.Model, g.filter.Size, g.period = model, size, p
 	g.updateFilterButton()
-	g.refresh()
+	g.Refresh()
 	g.grid.ScrollToTop()
 }
 

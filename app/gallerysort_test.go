@@ -166,7 +166,7 @@ func TestGalleryFilterHidesNewImage(t *testing.T) {
 	h, _ := sortHarness(t, t.TempDir())
 	g := &h.ui.gal
 	menuItem(t, g.filterMenu(), "klein-9b").Action()
-	g.noteNew("img-03.png")
+	g.NoteNew("img-03.png")
 	if !g.hidden.bar.Visible() || g.hidden.text.Text != "The new image is hidden by the model, size or date filter." {
 		t.Fatalf("notice %v %q", g.hidden.bar.Visible(), g.hidden.text.Text)
 	}

@@ -167,8 +167,8 @@ func TestGalleryScrollAfterSearchAndRun(t *testing.T) {
 	off := u.gal.grid.GetScrollOffset()
 	// What a run does when an image is saved: the viewer shows it and the grid selects it.
 	e := u.gal.visible[0]
-	u.gal.refresh()
-	u.gal.selectEntry(e.File, nil)
+	u.gal.Refresh()
+	u.gal.SelectEntry(e.File, nil)
 	if got := u.gal.grid.GetScrollOffset(); got != off {
 		t.Errorf("showing a new image scrolled the grid from %v to %v", off, got)
 	}

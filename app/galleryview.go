@@ -136,12 +136,12 @@ func (g *galleryView) build() fyne.CanvasObject {
 	g.search.SetPlaceHolder("Search prompts")
 	g.search.OnChanged = func(s string) {
 		g.filter.Text = s
-		g.refresh()
+		g.Refresh()
 		g.grid.ScrollToTop()
 	}
 	g.favs = widget.NewCheck("Favourites", func(on bool) {
 		g.filter.Favourites = on
-		g.refresh()
+		g.Refresh()
 		g.grid.ScrollToTop()
 	})
 	// The count stands whole beside the search (asking at most countWidth of the row), the
@@ -204,7 +204,7 @@ func (g *galleryView) cellSelected(id widget.GridWrapItemID) {
 	}
 	e := g.visible[id]
 	if !g.selecting {
-		g.view.showEntry(e, nil)
+		g.view.ShowEntry(e, nil)
 		return
 	}
 	g.checked[e.File] = !g.checked[e.File]
@@ -220,7 +220,7 @@ func (g *galleryView) cellSelected(id widget.GridWrapItemID) {
 // it, else it selects it in the grid and shows it.
 func (g *galleryView) cellTapped(file string) {
 	g.sh.Win.Canvas().Unfocus() // keys (Delete, Ctrl+Z) now go to the gallery, not the search
-	id := g.indexOf(file)
+	id := g.IndexOf(file)
 	if id < 0 || g.shiftTap(id) {
 		return
 	}
@@ -229,13 +229,13 @@ func (g *galleryView) cellTapped(file string) {
 		return
 	}
 	g.grid.Select(id) // selects and, through OnSelected, shows it, unless already selected
-	if e, ok := g.view.shownEntry(); !ok || g.view.followsRun() || e.File != file {
+	if e, ok := g.view.ShownEntry(); !ok || g.view.FollowsRun() || e.File != file {
 		g.cellSelected(id)
 	}
 }
 
-// refresh filters the gallery again and redraws the grid after it or the filter changed.
-func (g *galleryView) refresh() {
+// Refresh filters the gallery again and redraws the grid after it or the filter changed.
+func (g *galleryView) Refresh() {
 	sh := g.sh
 	g.visible = nil
 	total := 0
@@ -270,7 +270,7 @@ func (g *galleryView) refresh() {
 		g.noMatch.Show()
 	}
 	for f := range g.checked {
-		if g.indexOf(f) < 0 {
+		if g.IndexOf(f) < 0 {
 			delete(g.checked, f)
 		}
 	}
@@ -278,17 +278,17 @@ func (g *galleryView) refresh() {
 	g.grid.Refresh()
 	g.syncSelection()
 	g.updateHiddenNotice()
-	g.view.update()
+	g.view.Update()
 	if g.listChanged != nil {
 		g.listChanged() // the run's grid drops deleted images (issue 36 item 19)
 	}
 }
 
-// visibleEntries are the images in the grid's order (search and filters apply).
-func (g *galleryView) visibleEntries() []gallery.Entry { return g.visible }
+// VisibleEntries are the images in the grid's order (search and filters apply).
+func (g *galleryView) VisibleEntries() []gallery.Entry { return g.visible }
 
-// indexOf is the position of file in the grid, or -1.
-func (g *galleryView) indexOf(file string) int {
+// IndexOf is the position of file in the grid, or -1.
+func (g *galleryView) IndexOf(file string) int {
 	return slices.IndexFunc(g.visible, func(e gallery.Entry) bool { return e.File == file })
 }
 
@@ -297,8 +297,8 @@ func (g *galleryView) syncSelection() {
 	g.syncing = true
 	defer func() { g.syncing = false }()
 	i := -1
-	if e, ok := g.view.shownEntry(); ok && !g.selecting {
-		i = g.indexOf(e.File)
+	if e, ok := g.view.ShownEntry(); ok && !g.selecting {
+		i = g.IndexOf(e.File)
 	}
 	if i < 0 {
 		g.grid.UnselectAll()
@@ -358,7 +358,7 @@ func (g *galleryView) starTapped(file string) {
 
 // entry returns the visible image file.
 func (g *galleryView) entry(file string) (gallery.Entry, bool) {
-	if i := g.indexOf(file); i >= 0 {
+	if i := g.IndexOf(file); i >= 0 {
 		return g.visible[i], true
 	}
 	return gallery.Entry{}, false
@@ -379,14 +379,14 @@ func (g *galleryView) toggleFavourite(e gallery.Entry) {
 				g.sh.ShowError(err)
 				return
 			}
-			g.view.starChanged(ne)
-			g.refresh()
+			g.view.StarChanged(ne)
+			g.Refresh()
 		})
 	}()
 }
 
-// selectEntry shows the gallery image file in the viewer and selects it in the grid.
-func (g *galleryView) selectEntry(file string, full image.Image) {
+// SelectEntry shows the gallery image file in the viewer and selects it in the grid.
+func (g *galleryView) SelectEntry(file string, full image.Image) {
 	if g.sh.Gallery == nil {
 		return
 	}
@@ -394,7 +394,7 @@ func (g *galleryView) selectEntry(file string, full image.Image) {
 	if !ok {
 		return
 	}
-	g.view.showEntry(e, full)
+	g.view.ShowEntry(e, full)
 	g.syncSelection()
 }
 
@@ -487,13 +487,13 @@ func (g *galleryView) cellMenu(e gallery.Entry) *fyne.Menu {
 		item("Copy image", theme.ContentCopyIcon(), func() { g.copyEntryImage(e) }),
 		item("Show in folder", theme.FolderOpenIcon(), func() { g.revealEntry(e) }),
 		fyne.NewMenuItemSeparator(),
-		item("Delete", theme.DeleteIcon(), func() { g.deleteEntry(e) }),
+		item("Delete", theme.DeleteIcon(), func() { g.DeleteEntry(e) }),
 	)
 }
 
 // copyEntryImage puts the pixels of the gallery image e on the clipboard, as PNG (read off
 // the UI goroutine).
-func (g *galleryView) copyEntryImage(e gallery.Entry) { g.view.copyImage(e, nil) }
+func (g *galleryView) copyEntryImage(e gallery.Entry) { g.view.CopyImage(e, nil) }
 
 // revealEntry shows the gallery image e in the system file manager.
 func (g *galleryView) revealEntry(e gallery.Entry) {

@@ -80,7 +80,7 @@ func TestGalleryCellMenu(t *testing.T) {
 	menuGallery(t, data)
 	h := newHarness(t, data, "", newFakeGen().open)
 	u := h.ui
-	u.gal.selectEntry("img-01.png", nil)
+	u.gal.SelectEntry("img-01.png", nil)
 	h.settle()
 	const file = "img-00.png"
 	path := filepath.Join(data, "gallery", file)

@@ -82,7 +82,7 @@ func TestDeleteToTrashAndUndo(t *testing.T) {
 	data := t.TempDir()
 	h := galleryHarness(t, data, "a red castle", "a blue sea", "a green forest")
 	u := h.ui
-	u.gal.selectEntry("img-01.png", nil)
+	u.gal.SelectEntry("img-01.png", nil)
 	h.settle()
 	path := filepath.Join(data, "gallery", "img-01.png")
 
@@ -189,8 +189,8 @@ func TestSearchFiltersByPrompt(t *testing.T) {
 	if got := visiblePrompts(u); !slices.Equal(got, []string{"castle of RED stone", "A red Castle"}) {
 		t.Errorf("search shows %q", got)
 	}
-	if u.gal.count.Text != "2 of 4" || u.gal.indexOf("img-00.png") != 1 || u.gal.indexOf("img-01.png") != -1 {
-		t.Errorf("count %q, indexes %d %d", u.gal.count.Text, u.gal.indexOf("img-00.png"), u.gal.indexOf("img-01.png"))
+	if u.gal.count.Text != "2 of 4" || u.gal.IndexOf("img-00.png") != 1 || u.gal.IndexOf("img-01.png") != -1 {
+		t.Errorf("count %q, indexes %d %d", u.gal.count.Text, u.gal.IndexOf("img-00.png"), u.gal.IndexOf("img-01.png"))
 	}
 	// Selecting a cell shows the filtered list's image.
 	u.gal.grid.Select(1)
@@ -278,10 +278,10 @@ func TestTrashExpiresAtStart(t *testing.T) {
 	if err := u.Thumbs.Put(old.SHA256, image.NewNRGBA(image.Rect(0, 0, 4, 4))); err != nil {
 		t.Fatal(err)
 	}
-	u.gal.deleteEntry(old)
+	u.gal.DeleteEntry(old)
 	h.waitFor("the first delete", 5*time.Second, func() bool { return len(u.gal.visible) == 1 })
 	young, _ := u.Gallery.ByFile("img-01.png")
-	u.gal.deleteEntry(young)
+	u.gal.DeleteEntry(young)
 	h.waitFor("the second delete", 5*time.Second, func() bool { return len(u.gal.visible) == 0 })
 	h.close()
 
@@ -401,7 +401,7 @@ func TestGallerySurvivesRestartAndShowsLineage(t *testing.T) {
 	}
 
 	// Reuse settings from the first image.
-	u.gal.selectEntry(e.File, nil)
+	u.gal.SelectEntry(e.File, nil)
 	test.Tap(findButton(u.view.actions, "Reuse settings"))
 	if u.ctl.prompt.Text != "an old lighthouse" || u.ctl.seed.Text != strconv.FormatUint(e.Meta.Seed, 10) || !u.ctl.seedLocked {
 		t.Errorf("reuse settings: prompt %q seed %q", u.ctl.prompt.Text, u.ctl.seed.Text)
@@ -452,7 +452,7 @@ func TestUndoSeveralDeletions(t *testing.T) {
 	u := h.ui
 	for i, f := range []string{"img-00.png", "img-02.png"} {
 		e, _ := u.Gallery.ByFile(f)
-		u.gal.deleteEntry(e)
+		u.gal.DeleteEntry(e)
 		h.waitFor("the deletion", 5*time.Second, func() bool { return u.Gallery.IndexOf(f) < 0 && len(u.gal.undos) == i+1 })
 	}
 	ctrlZ := func() {

@@ -31,7 +31,7 @@ func (v *viewer) openInpaint() *inpaintui.Mode {
 // showInpaint opens Inpaint mode for the picture img read from path.
 func (u *UI) showInpaint(path string, img image.Image) *inpaintui.Mode {
 	return inpaintui.Open(u.Shell, inpaintui.Deps{ReadForm: u.ctl.inpaintForm, SeedIsLocked: u.ctl.seedIsLocked,
-		Adapters: u.adapters.stack, AdaptersPartial: u.adapters.partial, Submit: u.run.submit,
+		Adapters: u.adapters.Stack, AdaptersPartial: u.adapters.Partial, Submit: u.run.submit,
 		FormPrompt:     func() string { return strings.TrimSpace(u.ctl.prompt.Text) },
 		FillFormPrompt: u.ctl.prompt.SetText,
 		WhenDone:       u.inpaintResults, JobState: u.inpaintJobState, CancelJob: u.cancelInpaintJob}, path, img)
@@ -39,7 +39,7 @@ func (u *UI) showInpaint(path string, img image.Image) *inpaintui.Mode {
 
 // inpaintForm is the form as Inpaint mode takes it (readForm).
 func (c *controls) inpaintForm() (inpaintui.Form, bool) {
-	f, ok := c.readForm()
+	f, ok := c.ReadForm()
 	return inpaintui.Form{Settings: f.Settings, SeedGiven: f.seedGiven}, ok
 }
 

@@ -125,14 +125,14 @@ func TestEscapeClosesDialogsAndWindows(t *testing.T) {
 			if overlay() {
 				t.Errorf("%s: Escape with %T focused left it open", d.name, f)
 			}
-			if u.model.dlg != nil {
+			if u.model.Dlg != nil {
 				t.Errorf("%s: Escape with %T focused closed the Model dialog behind its back", d.name, f)
 			}
 		}
 	}
 
 	open := func(w fyne.Window) bool { return slices.Contains(fyne.CurrentApp().Driver().AllWindows(), w) }
-	u.gal.selectEntry(h.at(0).File, nil)
+	u.gal.SelectEntry(h.at(0).File, nil)
 	h.waitShownImage(h.at(0))
 	m := u.view.openInpaint()
 	if m == nil {
@@ -219,7 +219,7 @@ func TestInpaintShowsItsRun(t *testing.T) {
 	writeTestPNG(t, filepath.Join(data, "gallery"), "a.png", 64, 48, nil)
 	h := newHarness(t, data, tinyModel(t), fake.open)
 	u := h.ui
-	u.gal.selectEntry(h.at(0).File, nil)
+	u.gal.SelectEntry(h.at(0).File, nil)
 	h.waitShownImage(h.at(0))
 	m := u.view.openInpaint()
 	if m == nil {

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"kleinbild/app/modelui"
+
 	"path/filepath"
 	"sync"
 	"time"
@@ -36,21 +38,21 @@ func (rn *runner) modelLoaded(key, device string) bool {
 // in d: the weights read at open (the transformer's and the VAE's; the text encoder is
 // mapped on first use) over d are folded into the device's calibration file, and the fit
 // line learns the rate and that the model is now loaded.
-func (rn *runner) loadMeasured(g Generator, mdl runModel, device string, d time.Duration) {
-	rn.loaded.set(mdl.key, device)
+func (rn *runner) loadMeasured(g Generator, mdl modelui.RunModel, device string, d time.Duration) {
+	rn.loaded.set(mdl.Key, device)
 	c, ok := recordLoad(g, mdl, d)
-	rn.sh.Post(func() { rn.fit.learnLoad(device, c, ok) })
+	rn.sh.Post(func() { rn.fit.LearnLoad(device, c, ok) })
 }
 
 // recordLoad stores a measured load in the calibration file of the device g runs on; ok is
 // false when nothing was stored (a generator that names no device, a model of unknown
 // size, no calibration measured yet).
-func recordLoad(g Generator, mdl runModel, d time.Duration) (estimate.Calibration, bool) {
+func recordLoad(g Generator, mdl modelui.RunModel, d time.Duration) (estimate.Calibration, bool) {
 	path, ok := deviceCalibrationFile(g)
-	if !ok || mdl.src == nil {
+	if !ok || mdl.Src == nil {
 		return estimate.Calibration{}, false
 	}
-	m, err := estimate.ForSource(mdl.src)
+	m, err := estimate.ForSource(mdl.Src)
 	if err != nil || m.TransformerBytes <= 0 || m.VAEBytes <= 0 {
 		return estimate.Calibration{}, false
 	}
@@ -59,9 +61,9 @@ func recordLoad(g Generator, mdl runModel, d time.Duration) (estimate.Calibratio
 }
 
 // deviceCalibrationFile is the calibration file of the device g runs on (as
-// calibrationPath names it); ok is false for a generator that names no device.
+// modelui.CalibrationPath names it); ok is false for a generator that names no device.
 func deviceCalibrationFile(g Generator) (path string, ok bool) {
-	r, ok := g.(deviceReporter)
+	r, ok := g.(modelui.DeviceReporter)
 	if !ok {
 		return "", false
 	}
@@ -69,6 +71,6 @@ func deviceCalibrationFile(g Generator) (path string, ok bool) {
 	if err != nil {
 		return "", false
 	}
-	backend, info := r.computeDevice()
-	return filepath.Join(filepath.Dir(def), "calibration-"+slug(backend+"-"+info.Name)+".json"), true
+	backend, info := r.ComputeDevice()
+	return filepath.Join(filepath.Dir(def), "calibration-"+modelui.Slug(backend+"-"+info.Name)+".json"), true
 }

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"kleinbild/app/modelui"
+
 	"context"
 	"fyne.io/fyne/v2"
 	"path/filepath"
@@ -73,7 +75,7 @@ func TestFitTextNamesTheLoad(t *testing.T) {
 // reportingGen is a fake generator that names the device it runs on, as the engine's do.
 type reportingGen struct{ *fakeGen }
 
-func (reportingGen) computeDevice() (string, gpu.DeviceInfo) {
+func (reportingGen) ComputeDevice() (string, gpu.DeviceInfo) {
 	return "openblas", gpu.DeviceInfo{Name: "Test CPU", Kind: gpu.KindCPU}
 }
 
@@ -82,7 +84,7 @@ func (reportingGen) computeDevice() (string, gpu.DeviceInfo) {
 func TestRecordLoadIntoTheDeviceCalibration(t *testing.T) {
 	src, path := recorderSetup(t)
 	g := reportingGen{newFakeGen()}
-	mdl := runModel{key: "tiny", src: src}
+	mdl := modelui.RunModel{Key: "tiny", Src: src}
 	if _, ok := recordLoad(g, mdl, time.Second); ok {
 		t.Error("recorded without a calibration to add to")
 	}
@@ -117,7 +119,7 @@ func recorderSetup(t *testing.T) (engine.Source, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return src, filepath.Join(filepath.Dir(def), "calibration-"+slug("openblas-Test CPU")+".json")
+	return src, filepath.Join(filepath.Dir(def), "calibration-"+modelui.Slug("openblas-Test CPU")+".json")
 }
 
 func fakeCalibration() estimate.Calibration {

@@ -135,7 +135,7 @@ func (u *UI) routeDrop(uris []fyne.URI) <-chan struct{} {
 			if len(adapters) > 0 {
 				waits = append(waits, u.adapters.addFiles(adapters, true))
 			}
-			if len(rest) > 0 && !u.model.takeDrop(rest) {
+			if len(rest) > 0 && !u.model.TakeDrop(rest) {
 				waits = append(waits, u.handleDrop(rest))
 			}
 			go func() { // not in bg: a post dropped at shutdown would keep it waiting

@@ -22,7 +22,7 @@ func TestDropRoutesAdaptersBeforeModel(t *testing.T) {
 	dir := t.TempDir()
 	lokr := writeLoRA(t, dir, "style_a.safetensors", nil, "")
 	h.wait("the adapter drop", u.routeDrop([]fyne.URI{storage.NewFileURI(lokr), storage.NewFileURI(goldenLoRA(t, "lokr_lycoris_f4.safetensors"))}))
-	if u.model.form != nil {
+	if u.model.Form != nil {
 		t.Fatal("the model settings claimed an adapter drop")
 	}
 	if n := len(u.adapters.entries); n != 2 {
@@ -36,10 +36,10 @@ func TestDropRoutesAdaptersBeforeModel(t *testing.T) {
 		t.Error("isAdapterFile does not tell a transformer from an adapter")
 	}
 	h.wait("the transformer drop", u.routeDrop([]fyne.URI{storage.NewFileURI(tr)}))
-	if u.model.form == nil {
+	if u.model.Form == nil {
 		t.Error("a transformer file did not go to the model settings")
 	}
-	h.waitFor("the form", 10*time.Second, func() bool { return u.model.form.path.Text == tr })
+	h.waitFor("the form", 10*time.Second, func() bool { return u.model.Form.Path.Text == tr })
 	if len(u.adapters.entries) != 2 {
 		t.Errorf("the transformer was added as an adapter")
 	}

@@ -53,8 +53,8 @@ func TestAdapterPartialMatch(t *testing.T) {
 	}
 	h.tapDialogButton("Cancel")
 	e := s.entries[0]
-	if e.on.Checked || len(s.stack()) != 0 || s.partial() || !e.status.Visible() || !strings.Contains(e.status.Text, "only in part") {
-		t.Fatalf("declined: on %v, stack %d, partial %v, status %q", e.on.Checked, len(s.stack()), s.partial(), e.status.Text)
+	if e.on.Checked || len(s.Stack()) != 0 || s.Partial() || !e.status.Visible() || !strings.Contains(e.status.Text, "only in part") {
+		t.Fatalf("declined: on %v, stack %d, partial %v, status %q", e.on.Checked, len(s.Stack()), s.Partial(), e.status.Text)
 	}
 	test.Tap(e.on)
 	if e.on.Checked || h.win.Canvas().Overlays().Top() == nil {
@@ -107,7 +107,7 @@ func TestAdapterModelFit(t *testing.T) {
 		t.Fatalf("wider model: on %v, fit %v, status %q", e.on.Checked, e.fit, e.status.Text)
 	}
 	e.on.SetChecked(true)
-	if e.on.Checked || len(s.stack()) != 0 {
+	if e.on.Checked || len(s.Stack()) != 0 {
 		t.Error("an adapter for another model was switched on")
 	}
 	s.setModel(h.ui.fit.model)
@@ -249,8 +249,8 @@ func TestDropAdapters(t *testing.T) {
 		t.Fatalf("the restore question does not name the adapter: %q", labelTexts(top))
 	}
 	h.tapDialogButton("Restore settings")
-	h.waitFor("the adapters restored", 10*time.Second, func() bool { st := s.stack(); return len(st) == 1 && st[0].Strength == 0.5 })
-	if st := s.stack(); st[0].Adapter.Path != a2 {
+	h.waitFor("the adapters restored", 10*time.Second, func() bool { st := s.Stack(); return len(st) == 1 && st[0].Strength == 0.5 })
+	if st := s.Stack(); st[0].Adapter.Path != a2 {
 		t.Errorf("restored %s", st[0].Adapter.Path)
 	}
 	for p, want := range map[string]bool{a1: true, a2: true, fake: false, img: false, dir: false, filepath.Join(dir, "absent"): false} {
@@ -299,11 +299,11 @@ func TestRestoreAdaptersFromImage(t *testing.T) {
 	h.ui.Banner.Hide()
 	h.ui.RestoreSettings(meta)
 	h.waitFor("the restore", 10*time.Second, func() bool { return strings.Contains(h.ui.ErrorText(), "Restored 1 adapter") })
-	if st := s.stack(); len(s.entries) != 2 || len(st) != 1 || st[0].Adapter.Path != p || st[0].Strength != -0.7 {
+	if st := s.Stack(); len(s.entries) != 2 || len(st) != 1 || st[0].Adapter.Path != p || st[0].Strength != -0.7 {
 		t.Errorf("RestoreSettings: %+v", s.remembered())
 	}
 	h.wait("no adapters", s.restoreFromImage(nil))
-	if len(s.entries) != 2 || len(s.stack()) != 0 {
-		t.Errorf("an image without adapters left %d on", len(s.stack()))
+	if len(s.entries) != 2 || len(s.Stack()) != 0 {
+		t.Errorf("an image without adapters left %d on", len(s.Stack()))
 	}
 }

@@ -1,6 +1,10 @@
 package app
 
 import (
+	"kleinbild/app/shell"
+
+	"kleinbild/app/modelui"
+
 	"os"
 	"path/filepath"
 
@@ -35,9 +39,9 @@ func weightFilesSummary(files, dirs int) string {
 
 // browseWeightFile lets the user pick a GGUF or safetensors file in Kleinbild's chooser,
 // starting in the folder of start (else home), and passes its path to set.
-func (m *modelSettings) browseWeightFile(start string, set func(string)) *fileChooser {
-	start = cleanDir(start)
-	return openChooser(m.sh, "Choose a model file (GGUF or safetensors)", chooseWeightFile, func() string {
+func browseWeightFile(sh *shell.Shell, start string, set func(string)) *fileChooser {
+	start = modelui.CleanDir(start)
+	return openChooser(sh, "Choose a model file (GGUF or safetensors)", chooseWeightFile, func() string {
 		switch {
 		case start != "" && userdirs.IsDir(start):
 			return start
@@ -45,6 +49,23 @@ func (m *modelSettings) browseWeightFile(start string, set func(string)) *fileCh
 			return filepath.Dir(start)
 		}
 		if home, _ := userdirs.Dirs(); home != "" && userdirs.IsDir(home) {
+			return home
+		}
+		wd, _ := os.Getwd()
+		return wd
+	}, func(p []string) { set(p[0]) })
+}
+
+// browseFolder lets the user pick a folder in Kleinbild's chooser, titled title, starting
+// in the folder that holds start (else home), and passes its path to set.
+func browseFolder(sh *shell.Shell, title, start string, set func(string)) *fileChooser {
+	start = modelui.CleanDir(start)
+	return openChooser(sh, title, chooseFolder, func() string {
+		home, _ := userdirs.Dirs()
+		if start != "" && userdirs.IsDir(filepath.Dir(start)) {
+			return filepath.Dir(start)
+		}
+		if home != "" && userdirs.IsDir(home) {
 			return home
 		}
 		wd, _ := os.Getwd()

@@ -27,14 +27,14 @@ func TestModelFolderWithoutModelFiles(t *testing.T) {
 		}
 	}
 	f := openForm(t, h)
-	f.path.SetText(pics)
+	f.Path.SetText(pics)
 	st := waitChecked(h, f)
-	if f.ok || !strings.Contains(st, "holiday holds no model files") || strings.Contains(st, "incomplete") || strings.Contains(st, "base") {
-		t.Errorf("folder of images: ok %v, report %q", f.ok, st)
+	if f.OK || !strings.Contains(st, "holiday holds no model files") || strings.Contains(st, "incomplete") || strings.Contains(st, "base") {
+		t.Errorf("folder of images: ok %v, report %q", f.OK, st)
 	}
 	h.tapDialogButton("Close")
-	if err := h.ui.SetModelDir(pics, false); err == nil || h.ui.model.button.Text != "Model unusable" {
-		t.Errorf("folder of images as the model: %v, header %q", err, h.ui.model.button.Text)
+	if err := h.ui.SetModelDir(pics, false); err == nil || h.ui.model.Button.Text != "Model unusable" {
+		t.Errorf("folder of images as the model: %v, header %q", err, h.ui.model.Button.Text)
 	}
 }
 
@@ -47,16 +47,16 @@ func TestModelAdapterChosenAsModel(t *testing.T) {
 		{"lora_kohya_r2_a1.safetensors", "LoRA"}, {"lokr_lycoris_f4.safetensors", "LoKr"},
 	} {
 		p := golden.Path(t, "lora", "loras", c.file)
-		f.path.SetText(p)
+		f.Path.SetText(p)
 		st := waitChecked(h, f)
-		if f.ok || !strings.Contains(st, c.kind+" adapter") || !strings.Contains(st, "under Adapters") || strings.Contains(st, "tensor names") {
-			t.Errorf("%s as the model: ok %v, report %q", c.file, f.ok, st)
+		if f.OK || !strings.Contains(st, c.kind+" adapter") || !strings.Contains(st, "under Adapters") || strings.Contains(st, "tensor names") {
+			t.Errorf("%s as the model: ok %v, report %q", c.file, f.OK, st)
 		}
 	}
-	f.path.SetText(tinyModel(t))
-	f.parts["transformer"].SetText(golden.Path(t, "lora", "loras", "lora_kohya_r2_a1.safetensors"))
-	if st := waitChecked(h, f); f.ok || !strings.Contains(st, "LoRA adapter") {
-		t.Errorf("LoRA as the transformer: ok %v, report %q", f.ok, st)
+	f.Path.SetText(tinyModel(t))
+	f.Parts["transformer"].SetText(golden.Path(t, "lora", "loras", "lora_kohya_r2_a1.safetensors"))
+	if st := waitChecked(h, f); f.OK || !strings.Contains(st, "LoRA adapter") {
+		t.Errorf("LoRA as the transformer: ok %v, report %q", f.OK, st)
 	}
 }
 
@@ -81,7 +81,7 @@ func TestModelDialogSpeaksToUsers(t *testing.T) {
 			walk(w.Content)
 		}
 	}
-	walk(f.content)
+	walk(f.Content)
 	if !strings.Contains(text, "transformer file") {
 		t.Fatalf("the walk missed the dialog's help: %s", text)
 	}

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"kleinbild/app/modelui"
+
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,8 +25,8 @@ func TestModelSetup(t *testing.T) {
 	if !u.view.setup.Visible() || u.view.empty.Visible() {
 		t.Fatal("without a model the setup guide should show")
 	}
-	if !strings.Contains(u.model.button.Text, "No model") {
-		t.Errorf("model button %q", u.model.button.Text)
+	if !strings.Contains(u.model.Button.Text, "No model") {
+		t.Errorf("model button %q", u.model.Button.Text)
 	}
 	test.Type(u.ctl.prompt, "x")
 	test.Tap(u.ctl.generate)
@@ -43,7 +45,7 @@ func TestModelSetup(t *testing.T) {
 	if !u.view.setup.Visible() {
 		t.Error("setup guide hidden for an unusable model")
 	}
-	md := sourceReport(u.model.info, u.model.err, sysmem.Status{}, false)
+	md := modelui.SourceReport(u.model.Info, u.model.Err, sysmem.Status{}, false)
 	if !strings.Contains(md, "Missing") || !strings.Contains(md, "`vae/config.json`") {
 		t.Errorf("model report %q", md)
 	}
@@ -51,13 +53,13 @@ func TestModelSetup(t *testing.T) {
 	if err := u.SetModelDir(tinyModel(t), true); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(u.model.button.Text, "distilled") || u.ctl.steps.Text != "4" || u.ctl.guidanceBox.Visible() {
-		t.Errorf("model button %q, steps %q, guidance visible %v", u.model.button.Text, u.ctl.steps.Text, u.ctl.guidanceBox.Visible())
+	if !strings.Contains(u.model.Button.Text, "distilled") || u.ctl.steps.Text != "4" || u.ctl.guidanceBox.Visible() {
+		t.Errorf("model button %q, steps %q, guidance visible %v", u.model.Button.Text, u.ctl.steps.Text, u.ctl.guidanceBox.Visible())
 	}
 	if !u.view.empty.Visible() || u.view.setup.Visible() {
 		t.Error("setup guide still shown with a usable model")
 	}
-	md = sourceReport(u.model.info, nil, sysmem.Status{Bytes: 1000, Known: true}, false)
+	md = modelui.SourceReport(u.model.Info, nil, sysmem.Status{Bytes: 1000, Known: true}, false)
 	if !strings.Contains(md, "distilled") || !strings.Contains(md, "larger than the memory available") {
 		t.Errorf("model report %q", md)
 	}
@@ -66,8 +68,8 @@ func TestModelSetup(t *testing.T) {
 
 	// The folder is remembered.
 	h2 := newHarness(t, data, "", fake.open)
-	if h2.ui.model.dir != tinyModel(t) || h2.ui.model.err != nil {
-		t.Errorf("remembered model %q (%v)", h2.ui.model.dir, h2.ui.model.err)
+	if h2.ui.model.Dir != tinyModel(t) || h2.ui.model.Err != nil {
+		t.Errorf("remembered model %q (%v)", h2.ui.model.Dir, h2.ui.model.Err)
 	}
 }
 
@@ -136,13 +138,13 @@ func TestModelFolderCheckedWhenChosen(t *testing.T) {
 
 	// Choosing it directly (setup page, remembered folder): found in the background.
 	u.SetModelDir(broken, true)
-	h.waitFor("the background check", 10*time.Second, func() bool { return u.model.err != nil })
+	h.waitFor("the background check", 10*time.Second, func() bool { return u.model.Err != nil })
 	banner := u.ErrorText()
 	if !strings.Contains(banner, "vae/diffusion_pytorch_model.safetensors") || len(banner) > 240 {
 		t.Errorf("banner %q", banner)
 	}
-	if strings.Contains(u.model.button.Text, "distilled") {
-		t.Errorf("model button %q", u.model.button.Text)
+	if strings.Contains(u.model.Button.Text, "distilled") {
+		t.Errorf("model button %q", u.model.Button.Text)
 	}
 
 	// A good folder still passes.
@@ -150,7 +152,7 @@ func TestModelFolderCheckedWhenChosen(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.settle()
-	if u.model.err != nil {
-		t.Errorf("tiny model: %v", u.model.err)
+	if u.model.Err != nil {
+		t.Errorf("tiny model: %v", u.model.Err)
 	}
 }

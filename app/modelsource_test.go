@@ -1,6 +1,8 @@
 package app
 
 import (
+	"kleinbild/app/modelui"
+
 	"context"
 	"go/ast"
 	"go/parser"
@@ -56,11 +58,11 @@ func comfyFolder(t *testing.T) string {
 }
 
 // openForm opens the model dialog with the tiny VAE's group count and returns its form.
-func openForm(t *testing.T, h *harness) *modelForm {
+func openForm(t *testing.T, h *harness) *modelui.Form {
 	t.Helper()
-	h.ui.model.spec.VAEGroups = tinyVAEGroups
+	h.ui.model.Spec.VAEGroups = tinyVAEGroups
 	h.ui.ShowModelDialog()
-	f := h.ui.model.form
+	f := h.ui.model.Form
 	if f == nil {
 		t.Fatal("no model form")
 	}
@@ -68,14 +70,14 @@ func openForm(t *testing.T, h *harness) *modelForm {
 }
 
 // waitChecked waits until the form's latest check has ended and returns its status text.
-func waitChecked(h *harness, f *modelForm) string {
+func waitChecked(h *harness, f *modelui.Form) string {
 	h.t.Helper()
-	h.waitFor("the model check", 20*time.Second, func() bool { return !f.checking.Visible() })
+	h.waitFor("the model check", 20*time.Second, func() bool { return !f.Checking.Visible() })
 	h.settle()
-	if len(f.status.Segments) == 0 {
+	if len(f.Status.Segments) == 0 {
 		h.t.Error("the status shows nothing")
 	}
-	return f.report
+	return f.Report
 }
 
 func partFile(info engine.ModelInfo, c engine.Component) engine.PartFile {
@@ -97,10 +99,10 @@ func TestModelDialogComfyUI(t *testing.T) {
 	h := newHarness(t, data, "", fake.open)
 	u := h.ui
 	f := openForm(t, h)
-	f.path.SetText(filepath.Dir(comfy)) // the installation: its models/ folder is found
+	f.Path.SetText(filepath.Dir(comfy)) // the installation: its models/ folder is found
 	st := waitChecked(h, f)
-	if !f.ok || !f.comboBox.Visible() || len(f.combo.Options) != 2 {
-		t.Fatalf("ComfyUI folder: ok %v, combinations shown %v %q; status %q", f.ok, f.comboBox.Visible(), f.combo.Options, st)
+	if !f.OK || !f.ComboBox.Visible() || len(f.Combo.Options) != 2 {
+		t.Fatalf("ComfyUI folder: ok %v, combinations shown %v %q; status %q", f.OK, f.ComboBox.Visible(), f.Combo.Options, st)
 	}
 	// The GGUF transformer is the first choice, with its quant types and format.
 	for _, want := range []string{"flux-2-klein-tiny-Q8_0-mix.gguf", "qwen3-tiny-Q8_0.gguf", "flux2-ae-tiny.safetensors", "Q8_0 x", "GGUF", "distilled"} {
@@ -108,33 +110,33 @@ func TestModelDialogComfyUI(t *testing.T) {
 			t.Errorf("status lacks %q: %q", want, st)
 		}
 	}
-	if !strings.Contains(f.combo.Selected, "Q8_0-mix.gguf") {
-		t.Errorf("selected combination %q", f.combo.Selected)
+	if !strings.Contains(f.Combo.Selected, "Q8_0-mix.gguf") {
+		t.Errorf("selected combination %q", f.Combo.Selected)
 	}
-	ggufBytes := f.res.src.WeightBytes(engine.Transformer)
+	ggufBytes := f.Res.Src.WeightBytes(engine.Transformer)
 
 	// Pick the BF16 single file.
-	i := slices.IndexFunc(f.combo.Options, func(s string) bool { return strings.HasPrefix(s, "flux-2-klein-tiny.safetensors") })
+	i := slices.IndexFunc(f.Combo.Options, func(s string) bool { return strings.HasPrefix(s, "flux-2-klein-tiny.safetensors") })
 	if i < 0 {
-		t.Fatalf("combinations %q", f.combo.Options)
+		t.Fatalf("combinations %q", f.Combo.Options)
 	}
-	f.combo.SetSelected(f.combo.Options[i])
+	f.Combo.SetSelected(f.Combo.Options[i])
 	st = waitChecked(h, f)
-	if !f.ok || !strings.Contains(st, "BF16 x") || strings.Contains(st, "Q8_0-mix") {
-		t.Fatalf("after picking the single file: ok %v, status %q", f.ok, st)
+	if !f.OK || !strings.Contains(st, "BF16 x") || strings.Contains(st, "Q8_0-mix") {
+		t.Fatalf("after picking the single file: ok %v, status %q", f.OK, st)
 	}
-	src := f.res.src
+	src := f.Res.Src
 	h.tapDialogButton("Use this model")
 	h.settle()
 	m := u.model
-	if m.err != nil || m.src != src || m.dlg != nil {
-		t.Fatalf("model after Use: err %v, same source %v", m.err, m.src == src)
+	if m.Err != nil || m.Src != src || m.Dlg != nil {
+		t.Fatalf("model after Use: err %v, same source %v", m.Err, m.Src == src)
 	}
-	if got := partFile(m.info, engine.Transformer).Path; filepath.Base(got) != "flux-2-klein-tiny.safetensors" {
+	if got := partFile(m.Info, engine.Transformer).Path; filepath.Base(got) != "flux-2-klein-tiny.safetensors" {
 		t.Errorf("transformer in use %q", got)
 	}
-	if m.spec.Path != filepath.Dir(comfy) || filepath.Base(m.spec.Transformer) != "flux-2-klein-tiny.safetensors" || filepath.Base(m.spec.TextEncoder) != "qwen3-tiny-Q8_0.gguf" {
-		t.Errorf("spec %+v", m.spec)
+	if m.Spec.Path != filepath.Dir(comfy) || filepath.Base(m.Spec.Transformer) != "flux-2-klein-tiny.safetensors" || filepath.Base(m.Spec.TextEncoder) != "qwen3-tiny-Q8_0.gguf" {
+		t.Errorf("spec %+v", m.Spec)
 	}
 	// The fit line reads the model's sizes from the same Source.
 	h.waitFor("the fit line's model", 5*time.Second, func() bool { return u.fit.model != nil })
@@ -166,14 +168,14 @@ func TestModelDialogComfyUI(t *testing.T) {
 	}
 	h2 := newHarness(t, data, "", fake.open)
 	m2 := h2.ui.model
-	if m2.err != nil || m2.spec != m.spec || filepath.Base(partFile(m2.info, engine.Transformer).Path) != "flux-2-klein-tiny.safetensors" {
-		t.Errorf("after a restart: spec %+v, err %v", m2.spec, m2.err)
+	if m2.Err != nil || m2.Spec != m.Spec || filepath.Base(partFile(m2.Info, engine.Transformer).Path) != "flux-2-klein-tiny.safetensors" {
+		t.Errorf("after a restart: spec %+v, err %v", m2.Spec, m2.Err)
 	}
 	// The dialog shows the remembered combination.
 	f2 := openForm(t, h2)
 	waitChecked(h2, f2)
-	if !strings.HasPrefix(f2.combo.Selected, "flux-2-klein-tiny.safetensors") || !f2.ok {
-		t.Errorf("remembered combination shown as %q (ok %v)", f2.combo.Selected, f2.ok)
+	if !strings.HasPrefix(f2.Combo.Selected, "flux-2-klein-tiny.safetensors") || !f2.OK {
+		t.Errorf("remembered combination shown as %q (ok %v)", f2.Combo.Selected, f2.OK)
 	}
 }
 
@@ -186,20 +188,20 @@ func TestModelSingleFileWithParts(t *testing.T) {
 	if err := u.SetModelDir(sd, false); err == nil || !strings.Contains(u.ErrorText(), "Text encoder") || !strings.Contains(u.ErrorText(), "VAE") {
 		t.Errorf("a lone transformer file: %v, banner %q", err, u.ErrorText())
 	}
-	if !strings.Contains(u.model.button.Text, "incomplete") {
-		t.Errorf("model button %q", u.model.button.Text)
+	if !strings.Contains(u.model.Button.Text, "incomplete") {
+		t.Errorf("model button %q", u.model.Button.Text)
 	}
 	f := openForm(t, h)
-	f.path.SetText(sd)
+	f.Path.SetText(sd)
 	st := waitChecked(h, f)
-	if f.ok || !strings.Contains(st, "incomplete") || !strings.Contains(st, "Text encoder (choose a file") || !strings.Contains(st, "Q4_K x2") {
-		t.Errorf("status %q (ok %v)", st, f.ok)
+	if f.OK || !strings.Contains(st, "incomplete") || !strings.Contains(st, "Text encoder (choose a file") || !strings.Contains(st, "Q4_K x2") {
+		t.Errorf("status %q (ok %v)", st, f.OK)
 	}
-	f.parts[engine.TextEncoder].SetText(golden.Path(t, teQ8File))
-	f.parts[engine.VAE].SetText(golden.Path(t, bflVAE))
+	f.Parts[engine.TextEncoder].SetText(golden.Path(t, teQ8File))
+	f.Parts[engine.VAE].SetText(golden.Path(t, bflVAE))
 	st = waitChecked(h, f)
-	if !f.ok || !strings.Contains(st, "✓") || !strings.Contains(st, "llama.cpp") || !strings.Contains(st, "Q8_0 x197") {
-		t.Fatalf("completed: ok %v, status %q", f.ok, st)
+	if !f.OK || !strings.Contains(st, "✓") || !strings.Contains(st, "llama.cpp") || !strings.Contains(st, "Q8_0 x197") {
+		t.Fatalf("completed: ok %v, status %q", f.OK, st)
 	}
 	// A damaged (truncated) file is refused with the reason.
 	raw, err := os.ReadFile(sd)
@@ -210,20 +212,20 @@ func TestModelSingleFileWithParts(t *testing.T) {
 	if err := os.WriteFile(cut, raw[:len(raw)/2], 0o644); err != nil {
 		t.Fatal(err)
 	}
-	f.path.SetText(cut)
+	f.Path.SetText(cut)
 	st = waitChecked(h, f)
-	if f.ok || !f.use.Disabled() || !strings.Contains(st, "cannot be used") || !strings.Contains(st, "past the end of the file") {
-		t.Errorf("truncated GGUF: ok %v, status %q", f.ok, st)
+	if f.OK || !f.Use.Disabled() || !strings.Contains(st, "cannot be used") || !strings.Contains(st, "past the end of the file") {
+		t.Errorf("truncated GGUF: ok %v, status %q", f.OK, st)
 	}
-	f.path.SetText(sd)
+	f.Path.SetText(sd)
 	waitChecked(h, f)
 	h.tapDialogButton("Use this model")
 	h.settle()
-	if u.model.err != nil || len(u.model.info.Files) != 3 || u.model.spec.Path != sd {
-		t.Errorf("model %+v: %v", u.model.spec, u.model.err)
+	if u.model.Err != nil || len(u.model.Info.Files) != 3 || u.model.Spec.Path != sd {
+		t.Errorf("model %+v: %v", u.model.Spec, u.model.Err)
 	}
-	if !strings.Contains(u.model.button.Text, "distilled") {
-		t.Errorf("model button %q", u.model.button.Text)
+	if !strings.Contains(u.model.Button.Text, "distilled") {
+		t.Errorf("model button %q", u.model.Button.Text)
 	}
 }
 
@@ -242,30 +244,30 @@ func TestModelVariantChoice(t *testing.T) {
 	h := newHarness(t, data, "", newFakeGen().open)
 	u := h.ui
 	f := openForm(t, h)
-	f.path.SetText(tinyModel(t))
-	f.parts[engine.Transformer].SetText(anon)
+	f.Path.SetText(tinyModel(t))
+	f.Parts[engine.Transformer].SetText(anon)
 	st := waitChecked(h, f)
-	if !f.ok || !f.variantBox.Visible() || !strings.Contains(st, "cannot be told") || f.variant.Selected != variantDistilledLabel {
-		t.Fatalf("variant choice: ok %v, shown %v, selected %q, status %q", f.ok, f.variantBox.Visible(), f.variant.Selected, st)
+	if !f.OK || !f.VariantBox.Visible() || !strings.Contains(st, "cannot be told") || f.Variant.Selected != modelui.VariantDistilledLabel {
+		t.Fatalf("variant choice: ok %v, shown %v, selected %q, status %q", f.OK, f.VariantBox.Visible(), f.Variant.Selected, st)
 	}
-	f.variant.SetSelected(variantBaseLabel)
+	f.Variant.SetSelected(modelui.VariantBaseLabel)
 	waitChecked(h, f)
-	if !f.ok || f.res.info.Distilled {
-		t.Fatalf("base chosen: ok %v, distilled %v", f.ok, f.res.info.Distilled)
+	if !f.OK || f.Res.Info.Distilled {
+		t.Fatalf("base chosen: ok %v, distilled %v", f.OK, f.Res.Info.Distilled)
 	}
 	h.tapDialogButton("Use this model")
 	h.settle()
-	if u.model.info.Distilled || !u.ctl.guidanceBox.Visible() || !strings.Contains(u.model.button.Text, "base") {
-		t.Errorf("base model: button %q, guidance shown %v", u.model.button.Text, u.ctl.guidanceBox.Visible())
+	if u.model.Info.Distilled || !u.ctl.guidanceBox.Visible() || !strings.Contains(u.model.Button.Text, "base") {
+		t.Errorf("base model: button %q, guidance shown %v", u.model.Button.Text, u.ctl.guidanceBox.Visible())
 	}
 	if u.Settings.ModelVariant != "base" {
 		t.Errorf("remembered variant %q", u.Settings.ModelVariant)
 	}
 	// A file that tells (its name says klein) offers no choice.
 	f = openForm(t, h)
-	f.parts[engine.Transformer].SetText(golden.Path(t, q8mixFile))
+	f.Parts[engine.Transformer].SetText(golden.Path(t, q8mixFile))
 	waitChecked(h, f)
-	if f.variantBox.Visible() {
+	if f.VariantBox.Visible() {
 		t.Error("variant choice offered for a file that tells")
 	}
 }
@@ -276,30 +278,30 @@ func TestModelDrop(t *testing.T) {
 	h := newHarness(t, t.TempDir(), "", newFakeGen().open)
 	u := h.ui
 	png := writeTestPNG(t, t.TempDir(), "x.png", 8, 8, nil)
-	if u.model.takeDrop([]fyne.URI{storage.NewFileURI(png)}) || u.model.form != nil {
+	if u.model.TakeDrop([]fyne.URI{storage.NewFileURI(png)}) || u.model.Form != nil {
 		t.Fatal("an image drop was taken by the model dialog")
 	}
-	if !u.model.takeDrop([]fyne.URI{storage.NewFileURI(comfy)}) || u.model.form == nil {
+	if !u.model.TakeDrop([]fyne.URI{storage.NewFileURI(comfy)}) || u.model.Form == nil {
 		t.Fatal("a ComfyUI folder drop did not open the model dialog")
 	}
-	f := u.model.form
-	f.vaeGroups = tinyVAEGroups
-	h.waitFor("the dropped folder", 10*time.Second, func() bool { return f.path.Text == comfy })
+	f := u.model.Form
+	f.VAEGroups = tinyVAEGroups
+	h.waitFor("the dropped folder", 10*time.Second, func() bool { return f.Path.Text == comfy })
 	// A text encoder file replaces that part; a transformer file, while the model is a
 	// folder, too.
 	te, tr := golden.Path(t, teQ8File), golden.Path(t, sdcppFile)
-	if !u.model.takeDrop([]fyne.URI{storage.NewFileURI(te), storage.NewFileURI(tr)}) {
+	if !u.model.TakeDrop([]fyne.URI{storage.NewFileURI(te), storage.NewFileURI(tr)}) {
 		t.Fatal("drop on the open dialog not taken")
 	}
 	h.waitFor("the dropped files", 10*time.Second, func() bool {
-		return f.parts[engine.TextEncoder].Text == te && f.parts[engine.Transformer].Text == tr
+		return f.Parts[engine.TextEncoder].Text == te && f.Parts[engine.Transformer].Text == tr
 	})
 	st := waitChecked(h, f)
-	if !f.ok || !strings.Contains(st, "flux-2-klein-tiny-q8_0-q4_k.gguf") {
-		t.Errorf("after the drop: ok %v, status %q", f.ok, st)
+	if !f.OK || !strings.Contains(st, "flux-2-klein-tiny-q8_0-q4_k.gguf") {
+		t.Errorf("after the drop: ok %v, status %q", f.OK, st)
 	}
 	// Something that is no model part is refused with its name.
-	if !u.model.takeDrop([]fyne.URI{storage.NewFileURI(png)}) {
+	if !u.model.TakeDrop([]fyne.URI{storage.NewFileURI(png)}) {
 		t.Fatal("drop on the open dialog not taken")
 	}
 	h.waitFor("the refusal", 10*time.Second, func() bool { return strings.Contains(strings.ToLower(u.ErrorText()), "x.png is not") })
@@ -319,14 +321,14 @@ func (g *recordingGen) Generate(ctx context.Context, req engine.Request, progres
 	return g.Generator.Generate(ctx, req, progress)
 }
 
-// Issue 18 and 20: choosing a model reads it once (openSpec) and generation opens that same
+// Issue 18 and 20: choosing a model reads it once (modelui.OpenSpec) and generation opens that same
 // Source. A real run with GGUF parts in place of the tiny folder's gives the engine's image
 // for that Source, not the folder's BF16 one, and names the files in its metadata.
 func TestGenerateGGUFPartsRealEngine(t *testing.T) {
 	h := newHarness(t, t.TempDir(), "", nil)
 	u := h.ui
-	sp := modelSpec{Path: tinyModel(t), Transformer: golden.Path(t, q8mixFile), TextEncoder: golden.Path(t, teQ8File)}
-	if err := u.model.setSpec(sp, true); err != nil {
+	sp := modelui.Spec{Path: tinyModel(t), Transformer: golden.Path(t, q8mixFile), TextEncoder: golden.Path(t, teQ8File)}
+	if err := u.model.SetSpec(sp, true); err != nil {
 		t.Fatal(err)
 	}
 	var mu sync.Mutex
@@ -348,8 +350,8 @@ func TestGenerateGGUFPartsRealEngine(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if len(opened) != 1 || opened[0] != u.model.src {
-		t.Fatalf("generation opened %d sources, the model's: %v", len(opened), len(opened) == 1 && opened[0] == u.model.src)
+	if len(opened) != 1 || opened[0] != u.model.Src {
+		t.Fatalf("generation opened %d sources, the model's: %v", len(opened), len(opened) == 1 && opened[0] == u.model.Src)
 	}
 	meta, ok, err := imageio.ReadMetadata(u.Gallery.Path(out.entry))
 	if err != nil || !ok || len(meta.ModelFiles) != 2 {
@@ -367,13 +369,13 @@ func TestGenerateGGUFPartsRealEngine(t *testing.T) {
 	// (tolerance: one 8-bit level); from the BF16 folder it is not (the golden cases differ
 	// by 0.02-0.05, 6-12 levels).
 	req := rec.reqs[0]
-	engineImage := func(sp modelSpec) image.Image {
+	engineImage := func(sp modelui.Spec) image.Image {
 		t.Helper()
-		src, _, err := openSpec(sp)
+		src, _, err := modelui.OpenSpec(sp)
 		if err != nil {
 			t.Fatal(err)
 		}
-		g, err := engineOpener(t.TempDir())(src, backends.CPUID())
+		g, err := modelui.EngineOpener(t.TempDir())(src, backends.CPUID())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -387,7 +389,7 @@ func TestGenerateGGUFPartsRealEngine(t *testing.T) {
 	if d := maxPixelDiff(got, engineImage(sp)); d > 1 {
 		t.Errorf("the app's image differs from the engine's for the same files by %d levels", d)
 	}
-	if d := maxPixelDiff(got, engineImage(modelSpec{Path: tinyModel(t)})); d < 3 {
+	if d := maxPixelDiff(got, engineImage(modelui.Spec{Path: tinyModel(t)})); d < 3 {
 		t.Errorf("the app's image is the BF16 folder's (%d levels apart): the GGUF files were not used", d)
 	}
 }
@@ -422,7 +424,7 @@ func TestBrowseWeightFile(t *testing.T) {
 	os.Mkdir(filepath.Join(dm, "old"), 0o755)
 	h := newHarness(t, t.TempDir(), "", newFakeGen().open)
 	var got string
-	c := h.ui.model.browseWeightFile(filepath.Join(dm, "flux-2-klein-tiny.safetensors"), func(p string) { got = p })
+	c := browseWeightFile(h.ui.Shell, filepath.Join(dm, "flux-2-klein-tiny.safetensors"), func(p string) { got = p })
 	h.chooserLoaded(c)
 	if names := itemNames(c); c.dir != dm || !slices.Equal(names, []string{"old", "flux-2-klein-tiny-Q8_0-mix.gguf", "flux-2-klein-tiny.safetensors"}) {
 		t.Fatalf("in %s: %q", c.dir, names)
@@ -436,7 +438,7 @@ func TestBrowseWeightFile(t *testing.T) {
 	}
 	// A typed path: a GGUF file is chosen, an image refused.
 	got = ""
-	c = h.ui.model.browseWeightFile("", func(p string) { got = p })
+	c = browseWeightFile(h.ui.Shell, "", func(p string) { got = p })
 	h.chooserLoaded(c)
 	c.submit(filepath.Join(dm, "preview.png"))
 	h.chooserLoaded(c)
@@ -455,14 +457,14 @@ func TestBrowseWeightFile(t *testing.T) {
 // estimate.ForFolder) in the files that choose, check and run the model.
 func TestModelOpenedOnce(t *testing.T) {
 	banned := map[string]bool{"download.Validate": true, "engine.Inspect": true, "engine.Open": true, "estimate.ForFolder": true}
-	for _, file := range []string{"modelsource.go", "modeldialog.go", "modeldrop.go", "modelpanel.go", "run.go", "fit.go", "options.go"} {
+	for _, file := range []string{"modelui/modelsource.go", "modelui/modeldialog.go", "modelui/modeldrop.go", "modelui/modelpanel.go", "modelui/open.go", "run.go", "fit.go", "options.go"} {
 		f, err := parser.ParseFile(token.NewFileSet(), file, nil, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
 		ast.Inspect(f, func(n ast.Node) bool {
 			fn, ok := n.(*ast.FuncDecl)
-			if ok && fn.Name.Name == "inspectModel" { // the downloader's check of a finished download
+			if ok && fn.Name.Name == "InspectModel" { // the downloader's check of a finished download
 				return false
 			}
 			if sel, ok := n.(*ast.SelectorExpr); ok {

@@ -45,7 +45,7 @@ func (c *controls) formSettings() settings.Settings {
 	s := c.sh.Settings
 	s.Settings = c.settings(s.Settings)
 	s.SeedLocked = c.seedLocked
-	s.FormModel = c.model.modelDir()
+	s.FormModel = c.model.ModelDir()
 	s.Count = c.countValue()
 	return s
 }

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"kleinbild/app/modelui"
+
 	"slices"
 	"strings"
 	"testing"
@@ -29,16 +31,16 @@ func TestPrecisionFollowsTheDeviceUnits(t *testing.T) {
 	u := h.ui
 	u.ctl.setSize(64, 64)
 	h.openDeviceSettings()
-	u.model.dev.list = unitDevices()
-	u.model.refreshDeviceSelect()
-	sel, prec := u.model.dev.sel, u.model.dev.precision
+	u.model.Dev.List = unitDevices()
+	u.model.RefreshDeviceSelect()
+	sel, prec := u.model.Dev.Sel, u.model.Dev.Precision
 
 	sel.SetSelected(unitDevices()[2].Label()) // no matrix units
-	if !prec.Disabled() || prec.Selected != precisionExactLabel {
+	if !prec.Disabled() || prec.Selected != modelui.PrecisionExactLabel {
 		t.Errorf("without matrix units the precision shows %q, disabled %v", prec.Selected, prec.Disabled())
 	}
 	sel.SetSelected(unitDevices()[1].Label())
-	if prec.Disabled() || prec.Selected != precisionFastLabel {
+	if prec.Disabled() || prec.Selected != modelui.PrecisionFastLabel {
 		t.Errorf("with matrix units the precision shows %q, disabled %v; want fast by default", prec.Selected, prec.Disabled())
 	}
 	h.tapDialogButton("Close")
@@ -54,7 +56,7 @@ func TestPrecisionFollowsTheDeviceUnits(t *testing.T) {
 	}
 
 	h.openDeviceSettings()
-	u.model.dev.precision.SetSelected(precisionExactLabel)
+	u.model.Dev.Precision.SetSelected(modelui.PrecisionExactLabel)
 	if got := h.savedSettings().Precision; got != "exact" {
 		t.Errorf("saved precision %q, want exact", got)
 	}
@@ -73,9 +75,9 @@ func TestPrecisionFollowsTheDeviceUnits(t *testing.T) {
 
 	h2 := newHarness(t, data, tinyModel(t), newFakeGen().open)
 	h2.openDeviceSettings()
-	h2.ui.model.dev.list = unitDevices()
-	h2.ui.model.refreshDeviceSelect()
-	if got := h2.ui.model.dev.precision; got.Selected != precisionExactLabel || got.Disabled() {
+	h2.ui.model.Dev.List = unitDevices()
+	h2.ui.model.RefreshDeviceSelect()
+	if got := h2.ui.model.Dev.Precision; got.Selected != modelui.PrecisionExactLabel || got.Disabled() {
 		t.Errorf("after a restart the precision shows %q (disabled %v), want Exact to choose from", got.Selected, got.Disabled())
 	}
 }
@@ -86,9 +88,9 @@ func TestPrecisionDeviceString(t *testing.T) {
 		id string
 		p  gpu.Precision
 	}{{"vulkan:0", gpu.PrecisionFast}, {"vulkan:1", gpu.PrecisionExact}, {"", gpu.PrecisionFast}, {"webgpu:0", gpu.PrecisionExact}} {
-		s := withPrecision(c.id, c.p)
-		if deviceID(s) != c.id || precisionOf(s) != c.p {
-			t.Errorf("%q %s: %q gives %q %s", c.id, c.p, s, deviceID(s), precisionOf(s))
+		s := modelui.WithPrecision(c.id, c.p)
+		if modelui.DeviceID(s) != c.id || modelui.PrecisionOf(s) != c.p {
+			t.Errorf("%q %s: %q gives %q %s", c.id, c.p, s, modelui.DeviceID(s), modelui.PrecisionOf(s))
 		}
 	}
 }

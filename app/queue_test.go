@@ -308,7 +308,7 @@ func TestQueuedJobAsksWhenItDoesNotFit(t *testing.T) {
 	}
 
 	// Render larger makes a 1024 × 1024 job, though the form says 64 × 64.
-	u.gal.selectEntry(src.File, nil)
+	u.gal.SelectEntry(src.File, nil)
 	u.RenderLarger()
 	if len(u.run.queue.Jobs) != 0 {
 		t.Fatal("a render-larger job that does not fit was queued without asking")

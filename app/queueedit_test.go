@@ -53,11 +53,11 @@ func TestQueueJobOpensIntoForm(t *testing.T) {
 	if len(q.Jobs) != 2 || q.Jobs[0] != other || q.Jobs[1] != inpaint {
 		t.Fatalf("queue after Edit: %d jobs", len(q.Jobs))
 	}
-	f, ok := u.ctl.readForm()
+	f, ok := u.ctl.ReadForm()
 	if !ok || f.Prompt != "a lighthouse" || f.Width != 320 || f.Height != 192 || f.Steps != 7 || f.Seed != 41 || !u.ctl.seedLocked || f.count != 3 {
 		t.Errorf("form %+v (ok %v, seed locked %v)", f, ok, u.ctl.seedLocked)
 	}
-	if st := u.adapters.stack(); len(st) != 1 || st[0].Strength != 0.5 {
+	if st := u.adapters.Stack(); len(st) != 1 || st[0].Strength != 0.5 {
 		t.Errorf("adapters %+v", st)
 	}
 	// The inpainting job's button does nothing even if called.
@@ -79,14 +79,14 @@ func TestEditedJobKeepsItsSchedule(t *testing.T) {
 	j := jobs.New(engine.Request{Settings: engine.Settings{Prompt: "a dune", Width: 256, Height: 256, Seed: 5, Schedule: "power:1.5"}}, 1)
 	u.run.queue.Push(j)
 	test.Tap(u.run.queue.Rows[0].Open)
-	if f, ok := u.ctl.readForm(); !ok || f.Schedule != "power:1.5" {
+	if f, ok := u.ctl.ReadForm(); !ok || f.Schedule != "power:1.5" {
 		t.Errorf("form schedule %q (ok %v), want power:1.5", f.Schedule, ok)
 	}
 	if got := u.ctl.schedule.Selected; got != "Power 1.5" {
 		t.Errorf("menu shows %q", got)
 	}
 	u.ctl.setSchedule("linear") // the usual menu again
-	if f, _ := u.ctl.readForm(); f.Schedule != "linear" || len(u.ctl.schedule.Options) != 3 {
+	if f, _ := u.ctl.ReadForm(); f.Schedule != "linear" || len(u.ctl.schedule.Options) != 3 {
 		t.Errorf("schedule %q, options %v", f.Schedule, u.ctl.schedule.Options)
 	}
 }

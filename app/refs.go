@@ -165,12 +165,12 @@ func (r *refsSection) remove(path string) {
 	r.refresh()
 }
 
-// refPaths are the references' paths, in order.
-func (r *refsSection) refPaths() []string { return r.paths }
+// RefPaths are the references' paths, in order.
+func (r *refsSection) RefPaths() []string { return r.paths }
 
-// replaceRefs makes paths the references (those that can be added) and returns the ones
+// ReplaceRefs makes paths the references (those that can be added) and returns the ones
 // that could not be added.
-func (r *refsSection) replaceRefs(paths []string) (missing []string) {
+func (r *refsSection) ReplaceRefs(paths []string) (missing []string) {
 	r.paths = nil
 	for _, p := range paths {
 		if err := r.addReference(p); err != nil {

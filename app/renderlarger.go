@@ -1,6 +1,8 @@
 package app
 
 import (
+	"kleinbild/app/modelui"
+
 	"errors"
 	"fmt"
 	"math"
@@ -69,7 +71,7 @@ func (rn *runner) renderLargerJob(e gallery.Entry) (*job, error) {
 		}
 	}
 	req.Width, req.Height, req.References = w, h, refs
-	if rn.model.modelInfo().Distilled || engine.ValidateGuidance(req.Guidance) != nil {
+	if rn.model.ModelInfo().Distilled || engine.ValidateGuidance(req.Guidance) != nil {
 		req.Guidance = 0 // the model's default
 	}
 	// The larger image is made from the whole picture, not by repainting part of it.
@@ -83,7 +85,7 @@ func (u *UI) RenderLarger() { u.run.renderLarger() }
 
 // renderLarger is RenderLarger.
 func (rn *runner) renderLarger() {
-	if e, ok := rn.view.shownEntry(); ok {
+	if e, ok := rn.view.ShownEntry(); ok {
 		rn.renderLargerEntry(e)
 	}
 }
@@ -97,21 +99,21 @@ func (rn *runner) renderLargerEntry(e gallery.Entry) {
 		return
 	}
 	if rn.cur != nil {
-		rn.fit.confirmJob(j, "Queue", func() {
+		rn.fit.ConfirmJob(j, "Queue", func() {
 			rn.sh.SetStatus(fmt.Sprintf("Queued: %s rendered at %d × %d.", e.File, j.Req.Width, j.Req.Height))
 			rn.enqueue(j) // starts it (and clears the line) if the run has ended meanwhile
 		})
 		return
 	}
-	rn.fit.confirmJob(j, "Generate", func() {
+	rn.fit.ConfirmJob(j, "Generate", func() {
 		if rn.cur != nil { // another run started while the question was open
 			rn.enqueue(j)
 			return
 		}
 		if _, err := rn.startJob(j); err != nil {
 			rn.reportStartError(err)
-			if errors.Is(err, errNoModel) {
-				rn.model.showDialog()
+			if errors.Is(err, modelui.ErrNoModel) {
+				rn.model.ShowDialog()
 			}
 		}
 	})

@@ -71,7 +71,7 @@ func TestRenderLargerQueuesTheImage(t *testing.T) {
 	u.ctl.prompt.SetText("something else")
 	test.Tap(u.ctl.generate)
 	waitStarted(t, h, fake)
-	u.gal.selectEntry(src.File, nil)
+	u.gal.SelectEntry(src.File, nil)
 	btn := findIconButton(u.view.actions, theme.ZoomInIcon().Name())
 	if btn == nil {
 		t.Fatal("the viewer has no 'Render larger' button")
@@ -88,7 +88,7 @@ func TestRenderLargerQueuesTheImage(t *testing.T) {
 	if len(r.References) != 2 || r.References[0] != u.Gallery.Path(src) || r.References[1] != ref {
 		t.Errorf("references %v, want [%s %s]", r.References, u.Gallery.Path(src), ref)
 	}
-	if r.Guidance != src.Meta.Guidance && !u.model.info.Distilled {
+	if r.Guidance != src.Meta.Guidance && !u.model.Info.Distilled {
 		t.Errorf("guidance %v, image had %v", r.Guidance, src.Meta.Guidance)
 	}
 

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"kleinbild/app/modelui"
+
 	"context"
 	"errors"
 	"fmt"
@@ -33,11 +35,11 @@ type runner struct {
 	version string
 	runnerDeps
 	// open opens a generator on a model (Options.Open, or the engine).
-	open sourceOpenFunc
+	open modelui.SourceOpenFunc
 
 	genMu     sync.Mutex // guards gen, genDir and genDevice (used by the generation goroutine)
 	gen       Generator
-	genDir    string      // the key of the model gen was opened on (modelSpec.key)
+	genDir    string      // the key of the model gen was opened on (modelui.Spec.key)
 	genDevice string      // the device ID gen was opened on
 	loaded    loadedModel // genDir and genDevice while gen is open, for the estimate (loadtime.go)
 
@@ -85,7 +87,7 @@ type runState struct {
 	// device is the device ID the run opens the model on; gpuName its backend when that is
 	// a GPU ("" for a CPU or when unknown), to tell GPU failures apart.
 	device, gpuName string
-	// precision is the precision the model runs in on device (runPrecision, precision.go).
+	// precision is the precision the model runs in on device (modelui.RunPrecision, precision.go).
 	precision gpu.Precision
 }
 
@@ -97,7 +99,7 @@ type runOutcome struct {
 	// entries are all the images of the run that were saved, in order.
 	entries []gallery.Entry
 	err     error
-	// gpuFailed is true when err came from the GPU the run was on (see deviceFailure).
+	// gpuFailed is true when err came from the GPU the run was on (see modelui.DeviceFailure).
 	gpuFailed bool
 	// refFailed is true when err is about a reference image that cannot be read.
 	refFailed bool
@@ -127,7 +129,7 @@ func (rn *runner) generate() {
 		rn.enqueueForm()
 		return
 	}
-	rn.fit.confirm(rn.generateNow)
+	rn.fit.Confirm(rn.generateNow)
 }
 
 // generateNow starts a generation without asking about memory.
@@ -140,7 +142,7 @@ func (rn *runner) generateNow() {
 func (rn *runner) reportStartError(err error) {
 	switch {
 	case err == nil, errors.Is(err, errInvalidForm), errors.Is(err, errBusy):
-	case errors.Is(err, errNoModel):
+	case errors.Is(err, modelui.ErrNoModel):
 		rn.sh.ShowErrorAbout(shell.TopicModel, err)
 	default:
 		rn.sh.ShowError(err)
@@ -155,23 +157,23 @@ func (rn *runner) jobFromForm(f form) *job {
 	if !f.seedGiven {
 		f.Seed = randomSeed()
 	}
-	rn.form.addToHistory(f.Prompt)
-	req := engine.Request{Settings: f.Settings, Adapters: rn.adapters.stack()}
+	rn.form.AddToHistory(f.Prompt)
+	req := engine.Request{Settings: f.Settings, Adapters: rn.adapters.Stack()}
 	req.References = slices.Clone(rn.refs())
-	req.AdaptersPartial = rn.adapters.partial() // accepted by the user in the Adapters section
+	req.AdaptersPartial = rn.adapters.Partial() // accepted by the user in the Adapters section
 	return jobs.New(req, f.count)
 }
 
 // enqueueForm queues a job from the current settings to run after the ones before it.
 func (rn *runner) enqueueForm() {
-	f, ok := rn.form.readForm()
+	f, ok := rn.form.ReadForm()
 	if !ok {
 		return
 	}
-	rn.sh.Settings = rn.form.currentSettings(f)
+	rn.sh.Settings = rn.form.CurrentSettings(f)
 	rn.sh.Remember(rn.sh.Settings)
 	j := rn.jobFromForm(f)
-	rn.fit.confirmJob(j, "Queue", func() { rn.enqueue(j) })
+	rn.fit.ConfirmJob(j, "Queue", func() { rn.enqueue(j) })
 }
 
 // submit starts j, or queues it while another job runs.
@@ -199,19 +201,19 @@ func (rn *runner) startGenerate() (*runState, error) {
 	if rn.cur != nil {
 		return nil, errBusy
 	}
-	if !rn.model.usable() {
-		rn.model.showDialog()
-		return nil, errNoModel
+	if !rn.model.Usable() {
+		rn.model.ShowDialog()
+		return nil, modelui.ErrNoModel
 	}
-	f, ok := rn.form.readForm()
+	f, ok := rn.form.ReadForm()
 	if !ok {
 		return nil, errInvalidForm
 	}
 	j := rn.jobFromForm(f)
 	if !f.seedGiven {
-		rn.form.usedRandomSeed(j.Req.Seed)
+		rn.form.UsedRandomSeed(j.Req.Seed)
 	}
-	rn.sh.Settings = rn.form.currentSettings(f)
+	rn.sh.Settings = rn.form.CurrentSettings(f)
 	rn.sh.Remember(rn.sh.Settings)
 	return rn.startJob(j)
 }
@@ -222,7 +224,7 @@ func (rn *runner) startQueued() {
 	if rn.cur != nil || rn.sh.Life.Err() != nil || len(rn.queue.Jobs) == 0 || rn.queue.Paused {
 		return
 	}
-	if !rn.model.usable() {
+	if !rn.model.Usable() {
 		rn.queue.SetPaused(true) // the jobs wait until a model is chosen and Resume is pressed
 		return
 	}
@@ -233,8 +235,8 @@ func (rn *runner) startQueued() {
 // resumeQueue goes on with a paused queue (its Resume button): the next job starts now,
 // or when the running one ends. Without a usable model it asks for one first.
 func (rn *runner) resumeQueue() {
-	if !rn.model.usable() {
-		rn.model.showDialog()
+	if !rn.model.Usable() {
+		rn.model.ShowDialog()
 		return
 	}
 	rn.queue.SetPaused(false)
@@ -249,27 +251,27 @@ func (rn *runner) startJob(j *job) (*runState, error) {
 	if rn.cur != nil {
 		return nil, errBusy
 	}
-	if !rn.model.usable() {
-		return nil, errNoModel
+	if !rn.model.Usable() {
+		return nil, modelui.ErrNoModel
 	}
 	ctx, cancel := context.WithCancel(rn.sh.Life)
 	r := &runState{job: j, cancel: cancel, done: make(chan struct{}), outcome: make(chan runOutcome, 1), start: time.Now()}
 	r.began = r.start
 	rn.cur = r
 	rn.saveQueue() // the running job stays in the file until it ends
-	rn.view.setFollowRun(true)
+	rn.view.SetFollowRun(true)
 	// Passing messages (a seed locked, settings restored) belong to before the run.
 	rn.sh.SetStatus("")
 	rn.hideBatch()
-	rn.view.setImage(nil) // the previews replace it
+	rn.view.SetImage(nil) // the previews replace it
 	rn.setRunning(true)
 	rn.showProgress(r, engine.Progress{Phase: engine.PhaseLoading})
-	rn.view.update()
-	r.device = rn.model.effectiveDevice()
-	r.precision = rn.model.runPrecision()
-	r.gpuName = rn.model.gpuBackendOf(r.device)
+	rn.view.Update()
+	r.device = rn.model.EffectiveDevice()
+	r.precision = rn.model.RunPrecision()
+	r.gpuName = rn.model.GpuBackendOf(r.device)
 	rn.sh.BG.Add(2)
-	go rn.execute(ctx, r, rn.model.runModel(), rn.model.modelInfo(), rn.softwareVersion())
+	go rn.execute(ctx, r, rn.model.RunModel(), rn.model.ModelInfo(), rn.softwareVersion())
 	go rn.tick(r)
 	return r, nil
 }
@@ -300,10 +302,10 @@ func (rn *runner) cancel() {
 // generatorFor returns the engine for mdl on device, opening it the first time (the model
 // stays loaded between generations; another model or device reopens it). Called from the
 // generating goroutine.
-func (rn *runner) generatorFor(mdl runModel, device string) (Generator, error) {
+func (rn *runner) generatorFor(mdl modelui.RunModel, device string) (Generator, error) {
 	rn.genMu.Lock()
 	defer rn.genMu.Unlock()
-	if rn.gen != nil && rn.genDir == mdl.key && rn.genDevice == device {
+	if rn.gen != nil && rn.genDir == mdl.Key && rn.genDevice == device {
 		return rn.gen, nil
 	}
 	if c, ok := rn.gen.(io.Closer); ok {
@@ -312,18 +314,18 @@ func (rn *runner) generatorFor(mdl runModel, device string) (Generator, error) {
 	rn.gen, rn.genDir, rn.genDevice = nil, "", ""
 	rn.loaded.set("", "")
 	start := time.Now()
-	g, err := rn.open(mdl.src, device)
+	g, err := rn.open(mdl.Src, device)
 	if err != nil {
 		return nil, fmt.Errorf("the model could not be opened: %w", err)
 	}
-	rn.gen, rn.genDir, rn.genDevice = g, mdl.key, device
-	rn.loadMeasured(g, mdl, deviceID(device), time.Since(start))
+	rn.gen, rn.genDir, rn.genDevice = g, mdl.Key, device
+	rn.loadMeasured(g, mdl, modelui.DeviceID(device), time.Since(start))
 	return g, nil
 }
 
 // execute runs on its own goroutine: generate each image of the job, save it to the
 // gallery as it is done, report back.
-func (rn *runner) execute(ctx context.Context, r *runState, mdl runModel, info engine.ModelInfo, version string) {
+func (rn *runner) execute(ctx context.Context, r *runState, mdl modelui.RunModel, info engine.ModelInfo, version string) {
 	defer rn.sh.BG.Done()
 	defer close(r.done)
 	defer r.cancel()
@@ -373,9 +375,9 @@ func (rn *runner) execute(ctx context.Context, r *runState, mdl runModel, info e
 		return
 	}
 	rn.setActivity(r, "Loading the model…", 0)
-	gen, err := rn.generatorFor(mdl, withPrecision(r.device, r.precision))
+	gen, err := rn.generatorFor(mdl, modelui.WithPrecision(r.device, r.precision))
 	if err != nil {
-		finish(runOutcome{err: err, gpuFailed: deviceFailure(err, nil, r.gpuName)}, nil)
+		finish(runOutcome{err: err, gpuFailed: modelui.DeviceFailure(err, nil, r.gpuName)}, nil)
 		return
 	}
 	var indexErr error
@@ -442,7 +444,7 @@ func (rn *runner) makeImage(ctx context.Context, r *runState, gen Generator, req
 		if ctx.Err() != nil {
 			err = context.Canceled
 		}
-		return savedImage{}, nil, &runOutcome{err: err, gpuFailed: deviceFailure(err, gen, r.gpuName)}
+		return savedImage{}, nil, &runOutcome{err: err, gpuFailed: modelui.DeviceFailure(err, gen, r.gpuName)}
 	}
 	// The same metadata as the command line writes: absolute reference paths, UTC, version.
 	meta, err := engine.Metadata(info, req, sums, res, version, time.Since(start))
@@ -487,8 +489,8 @@ func (rn *runner) startImage(r *runState, i int) {
 func (rn *runner) imageDone(r *runState, e gallery.Entry, indexErr error) {
 	r.entries = append(r.entries, e)
 	rn.saveQueue() // the images made are not made again after a restart
-	rn.gal.refresh()
-	rn.gal.noteNew(e.File) // says so when the gallery's filter hides it
+	rn.gal.Refresh()
+	rn.gal.NoteNew(e.File) // says so when the gallery's filter hides it
 	if indexErr != nil {
 		rn.sh.ShowError(indexErr)
 	}
@@ -525,9 +527,9 @@ func (rn *runner) showProgress(r *runState, p engine.Progress) {
 		rn.planImage(r)
 	}
 	r.tracker.Update(p, time.Since(r.start))
-	if p.Preview != nil && rn.view.followsRun() {
-		rn.view.setImage(p.Preview)
-		rn.view.update()
+	if p.Preview != nil && rn.view.FollowsRun() {
+		rn.view.SetImage(p.Preview)
+		rn.view.Update()
 	}
 	rn.refreshProgress(r)
 }
@@ -541,15 +543,15 @@ func (rn *runner) refreshProgress(r *runState) {
 	if r.cancelling {
 		text = "Cancelling…"
 	}
-	rn.view.showProgress(frac, text) // the run's, "Image i of n" in a run of several
+	rn.view.ShowProgress(frac, text) // the run's, "Image i of n" in a run of several
 	rn.notify.Progress(frac)
 }
 
 // planImage gives r's tracker its image's phase times and place in the run (time left
 // from the measured phase times, the run's in a run of several).
 func (rn *runner) planImage(r *runState) {
-	r.tracker.SetPlan(rn.fit.phasePlan(r.job, r.index == 0))
-	r.tracker.InRun(r.index, r.job.Count, r.start.Sub(r.began), rn.fit.phasePlan(r.job, false))
+	r.tracker.SetPlan(rn.fit.PhasePlan(r.job, r.index == 0))
+	r.tracker.InRun(r.index, r.job.Count, r.start.Sub(r.began), rn.fit.PhasePlan(r.job, false))
 }
 
 // finishRun shows how a generation ended (UI goroutine) and starts the next queued job.
@@ -580,7 +582,7 @@ func (rn *runner) finishRun(r *runState, out runOutcome, img image.Image) {
 			rn.queue.SetPaused(true)
 		}
 		if out.gpuFailed {
-			rn.model.fallBackToCPU(out.err.Error())
+			rn.model.FallBackToCPU(out.err.Error())
 		} else {
 			topic := shell.TopicRun
 			if out.refFailed {
@@ -590,9 +592,9 @@ func (rn *runner) finishRun(r *runState, out runOutcome, img image.Image) {
 		}
 		if img != nil {
 			// Made but not saved: the image stays on screen, without a gallery caption.
-			rn.view.setImage(img)
-			rn.view.setFollowRun(true)
-			rn.view.update()
+			rn.view.SetImage(img)
+			rn.view.SetFollowRun(true)
+			rn.view.Update()
 			return
 		}
 		if n > 0 {
@@ -624,14 +626,14 @@ func (rn *runner) finishRun(r *runState, out runOutcome, img image.Image) {
 // grid to pick from, with the first in the viewer. last is the last image decoded, if at
 // hand.
 func (rn *runner) showRunImages(r *runState, entries []gallery.Entry, last image.Image) {
-	rn.view.setFollowRun(false)
-	rn.gal.refresh()
+	rn.view.SetFollowRun(false)
+	rn.gal.Refresh()
 	if r.job.Count > 1 {
-		rn.gal.selectEntry(entries[0].File, nil)
+		rn.gal.SelectEntry(entries[0].File, nil)
 		rn.showBatch(entries)
 		return
 	}
-	rn.gal.selectEntry(entries[len(entries)-1].File, last)
+	rn.gal.SelectEntry(entries[len(entries)-1].File, last)
 }
 
 // leaveRun takes the viewer off a run that ended without an image: the gallery image that
@@ -639,16 +641,16 @@ func (rn *runner) showRunImages(r *runState, entries []gallery.Entry, last image
 // there was none (or it has gone), so the viewer never shows a stale preview under another
 // image's caption.
 func (rn *runner) leaveRun() {
-	if !rn.view.followsRun() {
-		rn.view.update() // the user had moved on to a gallery image; it is still shown
+	if !rn.view.FollowsRun() {
+		rn.view.Update() // the user had moved on to a gallery image; it is still shown
 		return
 	}
-	rn.view.setFollowRun(false)
-	if e, ok := rn.view.shownEntry(); ok && rn.sh.Gallery != nil && rn.sh.Gallery.IndexOf(e.File) >= 0 {
-		rn.gal.selectEntry(e.File, nil)
+	rn.view.SetFollowRun(false)
+	if e, ok := rn.view.ShownEntry(); ok && rn.sh.Gallery != nil && rn.sh.Gallery.IndexOf(e.File) >= 0 {
+		rn.gal.SelectEntry(e.File, nil)
 		return
 	}
-	rn.view.clearShown()
+	rn.view.ClearShown()
 }
 
 // setRunning switches the widgets that follow the run (the main button, the progress

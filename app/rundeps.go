@@ -1,6 +1,8 @@
 package app
 
 import (
+	"kleinbild/app/modelui"
+
 	"image"
 
 	"kleinbild/app/gallery"
@@ -37,71 +39,71 @@ const (
 
 // runForm is the generation form as the runner reads it (controls).
 type runForm interface {
-	// readForm validates the form; invalid fields show their message.
-	readForm() (form, bool)
-	// currentSettings are the settings to remember for f.
-	currentSettings(f form) settings.Settings
-	// usedRandomSeed tells the form the random seed a run drew.
-	usedRandomSeed(seed uint64)
-	// addToHistory adds a prompt that was run to the recent prompts.
-	addToHistory(prompt string)
+	// ReadForm validates the form; invalid fields show their message.
+	ReadForm() (form, bool)
+	// CurrentSettings are the settings to remember for f.
+	CurrentSettings(f form) settings.Settings
+	// UsedRandomSeed tells the form the random seed a run drew.
+	UsedRandomSeed(seed uint64)
+	// AddToHistory adds a prompt that was run to the recent prompts.
+	AddToHistory(prompt string)
 }
 
 // adapterStack is the adapters a job uses (adaptersSection).
 type adapterStack interface {
-	stack() lora.Stack
-	// partial reports whether the user accepted adapters that match the model in part.
-	partial() bool
+	Stack() lora.Stack
+	// Partial reports whether the user accepted adapters that match the model in part.
+	Partial() bool
 }
 
-// runModelState is the chosen model as the runner uses it (modelSettings).
+// runModelState is the chosen model as the runner uses it (modelui.Model).
 type runModelState interface {
-	// usable reports whether a model is chosen and opened without error.
-	usable() bool
-	modelInfo() engine.ModelInfo
-	runModel() runModel
-	effectiveDevice() string
-	// runPrecision is the precision the next run uses on the effective device.
-	runPrecision() gpu.Precision
-	gpuBackendOf(device string) string
-	// fallBackToCPU switches to the CPU after the GPU failed with msg.
-	fallBackToCPU(msg string)
-	// showDialog opens the model dialog.
-	showDialog()
+	// Usable reports whether a model is chosen and opened without error.
+	Usable() bool
+	ModelInfo() engine.ModelInfo
+	RunModel() modelui.RunModel
+	EffectiveDevice() string
+	// RunPrecision is the precision the next run uses on the effective device.
+	RunPrecision() gpu.Precision
+	GpuBackendOf(device string) string
+	// FallBackToCPU switches to the CPU after the GPU failed with msg.
+	FallBackToCPU(msg string)
+	// ShowDialog opens the model dialog.
+	ShowDialog()
 }
 
 // runFit is the fit line as the runner uses it: memory questions and load times (fitLine).
 type runFit interface {
-	confirm(run func())
-	confirmJob(j *job, verb string, run func())
-	// learnLoad takes a load measured on device (c is valid when ok) and refreshes.
-	learnLoad(device string, c estimate.Calibration, ok bool)
-	// learnRuns takes c's measured runs (estimate.Calibration.Runs) on device and refreshes.
-	learnRuns(device string, c estimate.Calibration)
-	// phasePlan is the expected time of each phase of an image of j (zero: none).
-	phasePlan(j *job, first bool) progress.Plan
+	Confirm(run func())
+	ConfirmJob(j *job, verb string, run func())
+	// LearnLoad takes a load measured on device (c is valid when ok) and refreshes.
+	LearnLoad(device string, c estimate.Calibration, ok bool)
+	// LearnRuns takes c's measured runs (estimate.Calibration.Runs) on device and refreshes.
+	LearnRuns(device string, c estimate.Calibration)
+	// PhasePlan is the expected time of each phase of an image of j (zero: none).
+	PhasePlan(j *job, first bool) progress.Plan
 }
 
 // runView is the viewer as the runner shows its run there.
 type runView interface {
-	// followsRun reports whether the viewer shows the running generation.
-	followsRun() bool
-	setFollowRun(follow bool)
-	setImage(img image.Image)
-	update()
-	showProgress(frac float64, text string)
-	// shownEntry is the gallery image shown, if any.
-	shownEntry() (gallery.Entry, bool)
-	clearShown()
-	// batchMark is the file the run's grid outlines ("" for none).
-	batchMark() string
+	// FollowsRun reports whether the viewer shows the running generation.
+	FollowsRun() bool
+	SetFollowRun(follow bool)
+	SetImage(img image.Image)
+	Update()
+	ShowProgress(frac float64, text string)
+	// ShownEntry is the gallery image shown, if any.
+	ShownEntry() (gallery.Entry, bool)
+	ClearShown()
+	// BatchMark is the file the run's grid outlines ("" for none).
+	BatchMark() string
 }
 
 // entryPicker is the gallery grid as the runner and viewer pick images in it (galleryView).
 type entryPicker interface {
-	refresh()
-	// noteNew says when the filter hides the new image file.
-	noteNew(file string)
-	// selectEntry selects file and shows it; full is its decoded image when at hand.
-	selectEntry(file string, full image.Image)
+	Refresh()
+	// NoteNew says when the filter hides the new image file.
+	NoteNew(file string)
+	// SelectEntry selects file and shows it; full is its decoded image when at hand.
+	SelectEntry(file string, full image.Image)
 }

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"kleinbild/app/modelui"
+
 	"time"
 
 	"kleinbild/engine"
@@ -11,25 +13,25 @@ import (
 // g: its phase times (engine.Result.Timings) are folded into the device's calibration
 // file, so that the next estimates of this model on this device follow what was measured,
 // and the fit line learns them.
-func (rn *runner) runMeasured(g Generator, mdl runModel, r *runState, timings map[engine.Phase]time.Duration) {
+func (rn *runner) runMeasured(g Generator, mdl modelui.RunModel, r *runState, timings map[engine.Phase]time.Duration) {
 	c, ok := recordRun(g, mdl, r.job, timings)
 	if !ok {
 		return
 	}
 	device := r.device
-	rn.sh.Post(func() { rn.fit.learnRuns(device, c) })
+	rn.sh.Post(func() { rn.fit.LearnRuns(device, c) })
 }
 
 // recordRun stores an image of j, made with mdl in the measured phase times, in the
 // calibration file of the device g runs on (estimate.RecordRun); ok is false when nothing
 // was stored (a generator that names no device, an unreadable model, no calibration
 // measured yet).
-func recordRun(g Generator, mdl runModel, j *job, timings map[engine.Phase]time.Duration) (estimate.Calibration, bool) {
+func recordRun(g Generator, mdl modelui.RunModel, j *job, timings map[engine.Phase]time.Duration) (estimate.Calibration, bool) {
 	path, ok := deviceCalibrationFile(g)
-	if !ok || mdl.src == nil {
+	if !ok || mdl.Src == nil {
 		return estimate.Calibration{}, false
 	}
-	m, err := estimate.ForSource(mdl.src)
+	m, err := estimate.ForSource(mdl.Src)
 	if err != nil {
 		return estimate.Calibration{}, false
 	}

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"kleinbild/app/modelui"
+
 	"testing"
 	"time"
 
@@ -13,7 +15,7 @@ import (
 func TestRecordRunIntoTheDeviceCalibration(t *testing.T) {
 	src, path := recorderSetup(t)
 	g := reportingGen{newFakeGen()}
-	mdl := runModel{key: "tiny", src: src}
+	mdl := modelui.RunModel{Key: "tiny", Src: src}
 	j := &job{Req: engine.Request{Settings: engine.Settings{Prompt: "a cat", Width: 256, Height: 256}}, Count: 4}
 	took := map[engine.Phase]time.Duration{engine.PhaseEncoding: time.Second, engine.PhaseDenoise: 2 * time.Second, engine.PhaseDecoding: 3 * time.Second}
 	if _, ok := recordRun(g, mdl, j, took); ok {

@@ -55,9 +55,9 @@ func (c *controls) toggleSeedLocked() {
 	c.setSeedLocked(true)
 }
 
-// usedRandomSeed shows the random seed a run picked in the empty field's placeholder, so
+// UsedRandomSeed shows the random seed a run picked in the empty field's placeholder, so
 // that random stays a visible state and the seed can still be read.
-func (c *controls) usedRandomSeed(seed uint64) {
+func (c *controls) UsedRandomSeed(seed uint64) {
 	c.lastSeed, c.lastSeedSet = seed, true
 	c.seed.SetPlaceHolder(randomPlaceholder(seed, true))
 }

@@ -37,8 +37,8 @@ func (r *refsSection) remember() {
 // viewer already shows something (a run, or an image picked meanwhile).
 func (g *galleryView) showLastViewed() {
 	f := g.sh.Settings.LastViewed
-	if _, shown := g.view.shownEntry(); f == "" || shown || g.view.followsRun() || g.running() || g.sh.Gallery == nil || g.sh.Gallery.IndexOf(f) < 0 {
+	if _, shown := g.view.ShownEntry(); f == "" || shown || g.view.FollowsRun() || g.running() || g.sh.Gallery == nil || g.sh.Gallery.IndexOf(f) < 0 {
 		return
 	}
-	g.selectEntry(f, nil)
+	g.SelectEntry(f, nil)
 }

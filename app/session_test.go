@@ -29,7 +29,7 @@ func TestReferencesAndViewedImageSurviveRestart(t *testing.T) {
 		}
 	}
 	older := u.gal.visible[1].File
-	u.gal.selectEntry(older, nil)
+	u.gal.SelectEntry(older, nil)
 	h.settle()
 	h.close()
 

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"kleinbild/app/modelui"
+
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,7 +27,7 @@ func TestMissingFolderInPlainWords(t *testing.T) {
 	if msg := fserr.Friendly(err); strings.Contains(msg, "stat ") || !strings.Contains(msg, missing+" does not exist") {
 		t.Errorf("friendlyText: %q", msg)
 	}
-	if r := sourceReport(engine.ModelInfo{}, err, sysmem.Status{}, false); strings.Contains(r, "no such file") {
+	if r := modelui.SourceReport(engine.ModelInfo{}, err, sysmem.Status{}, false); strings.Contains(r, "no such file") {
 		t.Errorf("model settings: %q", r)
 	}
 	h := newHarness(t, t.TempDir(), "", nil)
@@ -42,7 +44,7 @@ func TestPromptMessageGoesAndPlural(t *testing.T) {
 	h := newHarness(t, t.TempDir(), tinyModel(t), newFakeGen().open)
 	u := h.ui
 	u.ctl.prompt.SetText("")
-	if _, ok := u.ctl.readForm(); ok || !u.ctl.promptErr.Visible() {
+	if _, ok := u.ctl.ReadForm(); ok || !u.ctl.promptErr.Visible() {
 		t.Fatal("an empty prompt was taken")
 	}
 	test.Type(u.ctl.prompt, "a lighthouse")

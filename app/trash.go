@@ -21,7 +21,7 @@ func (g *galleryView) afterTrashChange() {
 	if g.undoBar.Visible() || len(g.undos) == 0 {
 		g.showUndoBar()
 	}
-	g.refresh()
+	g.Refresh()
 }
 
 // showTrash opens the Trash view.

@@ -22,7 +22,7 @@ func TestTrashViewRestoresAndEmpties(t *testing.T) {
 	u := h.ui
 	for i, f := range []string{"img-00.png", "img-01.png", "img-02.png"} {
 		e, _ := u.Gallery.ByFile(f)
-		u.gal.deleteEntry(e)
+		u.gal.DeleteEntry(e)
 		h.waitFor("the deletion", 5*time.Second, func() bool { return u.Gallery.IndexOf(f) < 0 && len(u.gal.undos) == i+1 })
 	}
 	tv := u.gal.showTrash()
@@ -98,7 +98,7 @@ func TestTrashViewRestoreAll(t *testing.T) {
 	u := h.ui
 	for _, f := range []string{"img-00.png", "img-01.png"} {
 		e, _ := u.Gallery.ByFile(f)
-		u.gal.deleteEntry(e)
+		u.gal.DeleteEntry(e)
 		h.waitFor("the deletion", 5*time.Second, func() bool { return u.Gallery.IndexOf(f) < 0 })
 	}
 	tv := u.gal.showTrash()

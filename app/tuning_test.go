@@ -33,8 +33,8 @@ func TestTuningIsShown(t *testing.T) {
 			return nil, nil
 		},
 	}
-	if u.model.effectiveDevice() != "" {
-		t.Skipf("the automatic device is %q here", u.model.effectiveDevice())
+	if u.model.EffectiveDevice() != "" {
+		t.Skipf("the automatic device is %q here", u.model.EffectiveDevice())
 	}
 	test.Type(u.ctl.prompt, "a lighthouse")
 	test.Tap(u.ctl.generate)

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"kleinbild/app/modelui"
+
 	"context"
 	"fmt"
 	"image/color"
@@ -40,7 +42,7 @@ type UI struct {
 	adapters adaptersSection
 	view     viewer
 	gal      galleryView
-	model    modelSettings
+	model    modelui.Model
 	run      runner
 
 	// rightTabs holds the gallery's and the queue's tabs.
@@ -111,9 +113,9 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 		setErr = fmt.Errorf("settings: %s", strings.Join(notes, "; "))
 	}
 	u.Settings = set
-	u.model.dev.choice = set.Device
+	u.model.SetDeviceChoice(set.Device)
 	if opts.Backend != "" && !strings.EqualFold(opts.Backend, "default") {
-		u.model.dev.choice = opts.Backend
+		u.model.SetDeviceChoice(opts.Backend)
 	}
 	u.Tips = widgets.NewTipLayer(w.Canvas(), u.Post)
 	u.PassKey = func(s *desktop.CustomShortcut) bool { return u.windowKey(s.ShortcutName()) }
@@ -122,10 +124,10 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 	switch {
 	case opts.ModelDir != "":
 		u.SetModelDir(opts.ModelDir, false)
-	case !specFromSettings(set).empty():
-		u.model.setSpec(specFromSettings(set), false)
+	case !modelui.SpecFromSettings(set).Empty():
+		u.model.SetSpec(modelui.SpecFromSettings(set), false)
 	default:
-		u.model.refresh()
+		u.model.Refresh()
 	}
 	u.ctl.applySettings(set)
 	u.refs.restore(set.References)
@@ -178,7 +180,7 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 	})
 	u.followFocus()
 	go u.loadGallery(filepath.Join(dataDir, "gallery"))
-	u.model.probeDevices()
+	u.model.ProbeDevices()
 	return u, nil
 }
 
@@ -228,7 +230,7 @@ func (u *UI) loadGallery(dir string) {
 		case rep.Rebuilt && rep.Reason != "no index" && g.Len() > 0:
 			u.SetStatus("The gallery index was rebuilt from the images (" + rep.Reason + ").")
 		}
-		u.gal.refresh()
+		u.gal.Refresh()
 		u.gal.showLastViewed()
 	})
 }
@@ -249,7 +251,7 @@ func (u *UI) build() fyne.CanvasObject {
 	title := widget.NewLabelWithStyle("Kleinbild", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	title.SizeName = theme.SizeNameSubHeadingText
 	header := container.NewBorder(nil, nil,
-		container.NewHBox(u.buildFormToggle(), logo, title), container.NewHBox(u.model.buildButton()))
+		container.NewHBox(u.buildFormToggle(), logo, title), container.NewHBox(u.model.BuildButton()))
 
 	// The side panel scrolls its form and keeps Generate in view (see controls.build).
 	sideWidth := canvas.NewRectangle(color.Transparent)

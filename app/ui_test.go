@@ -242,7 +242,7 @@ func TestMessagesClearWithTheirCondition(t *testing.T) {
 	}
 
 	// The seed-lock notice goes when a run starts.
-	u.gal.selectEntry(u.view.shown.File, nil)
+	u.gal.SelectEntry(u.view.shown.File, nil)
 	h.settle()
 	test.Tap(findButton(u.view.actions, "Reuse seed"))
 	if !strings.Contains(u.Status.Text, "locked") {
@@ -265,7 +265,7 @@ func TestMessagesClearWithTheirCondition(t *testing.T) {
 func TestBannerMovesNothing(t *testing.T) {
 	h := viewerHarness(t, 2)
 	u := h.ui
-	u.gal.selectEntry(h.at(0).File, nil)
+	u.gal.SelectEntry(h.at(0).File, nil)
 	h.win.Resize(fyne.NewSize(1008, 552))
 	h.settle()
 	relayout(h.win.Canvas().Content())

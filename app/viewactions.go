@@ -38,7 +38,7 @@ func (v *viewer) buildActions() *fyne.Container {
 	larger := widgets.NewTipButton(tips, theme.ZoomInIcon(), "Render larger", v.renderLarger)
 	inpaint := widgets.NewTipButton(tips, theme.ColorPaletteIcon(), "Inpaint…", func() { v.openInpaint() }) // inpaint.go
 	v.copyImageBtn = widgets.NewTipButton(tips, theme.ContentCopyIcon(), "Copy image", v.copyShownImage)
-	v.deleteBtn = widgets.NewTipButton(tips, theme.DeleteIcon(), "Delete", v.gal.deleteShown)
+	v.deleteBtn = widgets.NewTipButton(tips, theme.DeleteIcon(), "Delete", v.gal.DeleteShown)
 	copyPath := widgets.NewTipButton(tips, theme.ContentPasteIcon(), "Copy path", v.copyShownPath)
 	saveAs := widgets.NewTipButton(tips, theme.DocumentSaveIcon(), "Save as…", v.saveShownAs)
 	folder := widgets.NewTipButton(tips, theme.FolderOpenIcon(), "Show in folder", v.revealShown)

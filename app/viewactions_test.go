@@ -24,7 +24,7 @@ func TestImageGetsTheRoom(t *testing.T) {
 	h := newHarness(t, data, tinyModel(t), newFakeGen().open)
 	u := h.ui
 	e := h.at(0)
-	u.gal.selectEntry(e.File, nil)
+	u.gal.SelectEntry(e.File, nil)
 	h.waitShownImage(e)
 	for _, size := range []fyne.Size{fyne.NewSize(1366, 768), laptopWindow, fyne.NewSize(1008, 552)} {
 		h.win.Resize(size)
@@ -66,12 +66,12 @@ func TestPhasePlanForTheProgress(t *testing.T) {
 	u := h.ui
 	u.ctl.prompt.SetText("a lighthouse")
 	h.waitFor("the estimate with a time", 10*time.Second, func() bool { r, ok := u.fit.estimate(); return ok && r.Seconds > 0 })
-	f, ok := u.ctl.readForm()
+	f, ok := u.ctl.ReadForm()
 	if !ok {
 		t.Fatal("the form does not read")
 	}
 	j := u.run.jobFromForm(f)
-	first, later := u.fit.phasePlan(j, true), u.fit.phasePlan(j, false)
+	first, later := u.fit.PhasePlan(j, true), u.fit.PhasePlan(j, false)
 	if first.Denoise <= 0 || first.Decode <= 0 || first.Encode <= 0 {
 		t.Fatalf("plan %+v", first)
 	}

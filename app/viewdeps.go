@@ -1,6 +1,8 @@
 package app
 
 import (
+	"kleinbild/app/modelui"
+
 	"image"
 
 	"kleinbild/app/gallery"
@@ -27,18 +29,18 @@ type viewerDeps struct {
 	showInpaint   func(path string, img image.Image) *inpaintui.Mode
 	// The setup page: the model dialog and a download panel.
 	showModelDialog func()
-	downloadPanel   func() (p *downloadPanel, release func())
+	downloadPanel   func() (p *modelui.DownloadPanel, release func())
 }
 
 // galleryNav is the gallery grid as the viewer browses and deletes in it (galleryView).
 type galleryNav interface {
 	entryPicker
-	// visibleEntries are the images in the grid's order (search and filters apply).
-	visibleEntries() []gallery.Entry
-	indexOf(file string) int
-	selectAndScroll(file string)
-	deleteEntry(e gallery.Entry)
-	deleteShown()
+	// VisibleEntries are the images in the grid's order (search and filters apply).
+	VisibleEntries() []gallery.Entry
+	IndexOf(file string) int
+	SelectAndScroll(file string)
+	DeleteEntry(e gallery.Entry)
+	DeleteShown()
 }
 
 // galleryDeps is what the gallery grid uses of the other components; UI.wire gives it.
@@ -55,12 +57,12 @@ type galleryDeps struct {
 
 // shownView is the viewer as the gallery shows its images there (viewer).
 type shownView interface {
-	showEntry(e gallery.Entry, full image.Image)
-	shownEntry() (gallery.Entry, bool)
-	followsRun() bool
-	update()
-	clearShown()
-	// starChanged takes a changed star of the gallery image e.
-	starChanged(e gallery.Entry)
-	copyImage(e gallery.Entry, done func())
+	ShowEntry(e gallery.Entry, full image.Image)
+	ShownEntry() (gallery.Entry, bool)
+	FollowsRun() bool
+	Update()
+	ClearShown()
+	// StarChanged takes a changed star of the gallery image e.
+	StarChanged(e gallery.Entry)
+	CopyImage(e gallery.Entry, done func())
 }

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"kleinbild/app/modelui"
+
 	"fmt"
 	"image"
 	"path/filepath"
@@ -44,7 +46,7 @@ type viewer struct {
 	progressText *widget.Label
 	setup        fyne.CanvasObject
 	// setupDownload is the download section of the setup guide.
-	setupDownload *downloadPanel
+	setupDownload *modelui.DownloadPanel
 	empty         fyne.CanvasObject
 	info          *fyne.Container
 	prompt        *widget.Label
@@ -74,33 +76,33 @@ type viewer struct {
 	saveChooser *fileChooser
 }
 
-// starChanged takes a changed star of the gallery image e: the shown copy follows.
-func (v *viewer) starChanged(e gallery.Entry) {
+// StarChanged takes a changed star of the gallery image e: the shown copy follows.
+func (v *viewer) StarChanged(e gallery.Entry) {
 	if v.shownOK && v.shown.File == e.File {
 		v.shown.Favourite = e.Favourite
 	}
 }
 
-// followsRun reports whether the viewer shows the running generation's previews.
-func (v *viewer) followsRun() bool { return v.followRun }
+// FollowsRun reports whether the viewer shows the running generation's previews.
+func (v *viewer) FollowsRun() bool { return v.followRun }
 
-// setFollowRun makes the viewer follow the running generation, or stop following it.
-func (v *viewer) setFollowRun(follow bool) { v.followRun = follow }
+// SetFollowRun makes the viewer follow the running generation, or stop following it.
+func (v *viewer) SetFollowRun(follow bool) { v.followRun = follow }
 
-// shownEntry is the gallery image shown, if any.
-func (v *viewer) shownEntry() (gallery.Entry, bool) { return v.shown, v.shownOK }
+// ShownEntry is the gallery image shown, if any.
+func (v *viewer) ShownEntry() (gallery.Entry, bool) { return v.shown, v.shownOK }
 
-// batchMark is the file the run's grid outlines: the gallery image shown, or "" while
+// BatchMark is the file the run's grid outlines: the gallery image shown, or "" while
 // none is or the viewer follows a run.
-func (v *viewer) batchMark() string {
+func (v *viewer) BatchMark() string {
 	if v.shownOK && !v.followRun {
 		return v.shown.File
 	}
 	return ""
 }
 
-// showProgress shows the run's progress: frac of the whole and a line of text.
-func (v *viewer) showProgress(frac float64, text string) {
+// ShowProgress shows the run's progress: frac of the whole and a line of text.
+func (v *viewer) ShowProgress(frac float64, text string) {
 	v.bar.SetValue(frac)
 	v.progressText.SetText(text)
 }
@@ -116,8 +118,8 @@ func (v *viewer) showRunPhase(p runPhase) {
 	}
 }
 
-// setImage shows img (nil for none) in the viewer and the full-size window.
-func (v *viewer) setImage(img image.Image) {
+// SetImage shows img (nil for none) in the viewer and the full-size window.
+func (v *viewer) SetImage(img image.Image) {
 	v.image.SetImage(img)
 	if v.full != nil {
 		v.full.zoom.image.SetImage(img)
@@ -247,7 +249,7 @@ func (v *viewer) buildSetupGuide() fyne.CanvasObject {
 	dl, _ := v.downloadPanel() // lives as long as the window
 	v.setupDownload = dl
 	body := container.NewVBox(container.NewCenter(logo), title, text, container.NewCenter(choose),
-		widget.NewSeparator(), dl.box)
+		widget.NewSeparator(), dl.Box)
 	return shell.NewCappedWidth(560, container.NewVScroll(body))
 }
 
@@ -263,8 +265,8 @@ func (v *viewer) buildEmptyGuide() fyne.CanvasObject {
 		container.NewVBox(container.NewCenter(iconBox), title, text)))
 }
 
-// update shows the right part of the viewer for the current state.
-func (v *viewer) update() {
+// Update shows the right part of the viewer for the current state.
+func (v *viewer) Update() {
 	live := v.followRun && (v.running() || v.image.Image != nil)
 	modelOK := v.modelUsable()
 	switch {
@@ -302,7 +304,7 @@ func (v *viewer) update() {
 		v.actions.Hide()
 		v.zoom.hint.Show()
 	}
-	v.markBatch(v.batchMark()) // the run's grid outlines the image shown
+	v.markBatch(v.BatchMark()) // the run's grid outlines the image shown
 	v.zoom.refresh()           // "Preview" comes and goes with the run
 	if v.full != nil {
 		v.full.zoom.refresh()
@@ -312,8 +314,8 @@ func (v *viewer) update() {
 // showsPreview reports whether the image shown is a running generation's preview.
 func (v *viewer) showsPreview() bool { return v.followRun && v.running() }
 
-// showEntry puts a gallery image in the viewer; full is its decoded image when at hand.
-func (v *viewer) showEntry(e gallery.Entry, full image.Image) {
+// ShowEntry puts a gallery image in the viewer; full is its decoded image when at hand.
+func (v *viewer) ShowEntry(e gallery.Entry, full image.Image) {
 	if !v.shownOK || v.shown.File != e.File || v.followRun {
 		v.fitImage() // a new image starts fitted
 	}
@@ -338,11 +340,11 @@ func (v *viewer) showEntry(e gallery.Entry, full image.Image) {
 	v.showLineage(e)
 	switch {
 	case full != nil:
-		v.setImage(full)
+		v.SetImage(full)
 	default:
 		// The thumbnail first (when at hand), the full image once decoded.
 		th, _ := v.sh.Thumbs.Get(e.SHA256, path, func(image.Image, error) {})
-		v.setImage(th)
+		v.SetImage(th)
 		go func() {
 			img, err := thumbcache.DecodeFile(path)
 			v.sh.Post(func() {
@@ -353,11 +355,11 @@ func (v *viewer) showEntry(e gallery.Entry, full image.Image) {
 					v.sh.ShowError(err)
 					return
 				}
-				v.setImage(img)
+				v.SetImage(img)
 			})
 		}()
 	}
-	v.update()
+	v.Update()
 }
 
 // noSettingsText explains why an image without Kleinbild metadata offers no reuse.
@@ -398,7 +400,7 @@ func (v *viewer) showLineage(e gallery.Entry) {
 				objs = append(objs, widget.NewLabel(fmt.Sprintf("+%d", len(list)-i)))
 				break
 			}
-			th := shell.NewTapThumb(fyne.NewSquareSize(44), func() { v.gal.selectAndScroll(p.File) })
+			th := shell.NewTapThumb(fyne.NewSquareSize(44), func() { v.gal.SelectAndScroll(p.File) })
 			v.sh.LoadThumb(&th.ThumbImage, p.SHA256, v.sh.Gallery.Path(p))
 			objs = append(objs, th)
 		}
@@ -414,12 +416,12 @@ func (v *viewer) showLineage(e gallery.Entry) {
 	}
 }
 
-// clearShown empties the viewer.
-func (v *viewer) clearShown() {
+// ClearShown empties the viewer.
+func (v *viewer) ClearShown() {
 	v.shownOK = false
 	v.shown = gallery.Entry{}
-	v.setImage(nil)
-	v.update()
+	v.SetImage(nil)
+	v.Update()
 }
 
 // saveShownAs saves a copy of the shown image where the user chooses, with Kleinbild's
@@ -455,12 +457,12 @@ func (v *viewer) copyShownImage() {
 		return
 	}
 	v.copyImageBtn.Disable()
-	v.copyImage(v.shown, v.copyImageBtn.Enable)
+	v.CopyImage(v.shown, v.copyImageBtn.Enable)
 }
 
-// copyImage puts the pixels of gallery image e on the clipboard (read and encoded off the
+// CopyImage puts the pixels of gallery image e on the clipboard (read and encoded off the
 // UI goroutine) and says how it went; done, when set, runs afterwards on the UI goroutine.
-func (v *viewer) copyImage(e gallery.Entry, done func()) {
+func (v *viewer) CopyImage(e gallery.Entry, done func()) {
 	path, write := v.sh.Gallery.Path(e), v.copyPNG
 	v.sh.BG.Add(1)
 	go func() {
@@ -496,9 +498,9 @@ func (v *viewer) typedKey(c fyne.Canvas, z *widgets.ZoomImage, ev *fyne.KeyEvent
 	case fyne.KeyRight:
 		v.step(1)
 	case fyne.KeyHome:
-		v.browse(-len(v.gal.visibleEntries()))
+		v.browse(-len(v.gal.VisibleEntries()))
 	case fyne.KeyEnd:
-		v.browse(len(v.gal.visibleEntries()))
+		v.browse(len(v.gal.VisibleEntries()))
 	case fyne.KeyDelete:
 		v.deleteShownNow()
 	case fyne.KeyPlus, fyne.KeyEqual, fyne.KeyAsterisk:
@@ -522,7 +524,7 @@ func (v *viewer) step(delta int) {
 	if v.shownOK && !v.followRun && v.batchStep != nil {
 		if next, ok := v.batchStep(v.shown.File, delta); ok {
 			if next != v.shown.File {
-				v.gal.selectEntry(next, nil)
+				v.gal.SelectEntry(next, nil)
 			}
 			return
 		}
@@ -537,21 +539,21 @@ func (v *viewer) browse(delta int) {
 		return
 	}
 	if !v.shownOK || v.followRun {
-		if vis := v.gal.visibleEntries(); len(vis) > 0 && !v.running() {
-			v.gal.selectEntry(vis[0].File, nil)
+		if vis := v.gal.VisibleEntries(); len(vis) > 0 && !v.running() {
+			v.gal.SelectEntry(vis[0].File, nil)
 		}
 		return
 	}
 	if e, ok := v.neighbour(v.shown, delta); ok {
-		v.gal.selectEntry(e.File, nil)
+		v.gal.SelectEntry(e.File, nil)
 	}
 }
 
 // neighbour is the gallery image delta places from e in the gallery's order, stopping
 // at the first and last; ok is false when that is e itself or e is not in the gallery.
 func (v *viewer) neighbour(e gallery.Entry, delta int) (gallery.Entry, bool) {
-	vis := v.gal.visibleEntries() // the grid's order: search and favourites filters apply
-	i := v.gal.indexOf(e.File)
+	vis := v.gal.VisibleEntries() // the grid's order: search and favourites filters apply
+	i := v.gal.IndexOf(e.File)
 	n := len(vis)
 	if i < 0 || n == 0 {
 		return gallery.Entry{}, false
@@ -569,7 +571,7 @@ func (v *viewer) deleteShownNow() {
 	if !v.shownOK || v.followRun {
 		return
 	}
-	v.gal.deleteEntry(v.shown)
+	v.gal.DeleteEntry(v.shown)
 }
 
 func (v *viewer) revealShown() {

@@ -33,7 +33,7 @@ func TestViewerToolbarStaysPut(t *testing.T) {
 		var ys []float32
 		for i := range 3 {
 			e := h.at(i)
-			u.gal.selectEntry(e.File, nil)
+			u.gal.SelectEntry(e.File, nil)
 			h.waitShownImage(e)
 			relayout(h.win.Canvas().Content())
 			requireShown(t, h.win, "the viewer's toolbar", u.view.actions)

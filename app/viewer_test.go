@@ -138,7 +138,7 @@ func TestDeleteKeyDeletesTheShownImage(t *testing.T) {
 	u := h.ui
 	c := h.win.Canvas()
 	mid, last := h.at(1), h.at(2)
-	u.gal.selectEntry(mid.File, nil)
+	u.gal.SelectEntry(mid.File, nil)
 	h.settle()
 
 	c.Focus(u.ctl.prompt)
@@ -149,7 +149,7 @@ func TestDeleteKeyDeletesTheShownImage(t *testing.T) {
 	}
 
 	key(c, fyne.KeyDelete)
-	h.waitFor("the image to go to the trash", 10*time.Second, func() bool { return u.gal.indexOf(mid.File) < 0 })
+	h.waitFor("the image to go to the trash", 10*time.Second, func() bool { return u.gal.IndexOf(mid.File) < 0 })
 	h.settle()
 	if u.Gallery.IndexOf(mid.File) >= 0 {
 		t.Fatalf("%s is still in the gallery", mid.File)
@@ -181,7 +181,7 @@ func TestZoomKeysButtonsAndMouse(t *testing.T) {
 	u := h.ui
 	c := h.win.Canvas()
 	e := h.at(0)
-	u.gal.selectEntry(e.File, nil)
+	u.gal.SelectEntry(e.File, nil)
 	h.waitShownImage(e)
 	z := u.view.image
 	if z.Size().Width < 300 {
@@ -274,7 +274,7 @@ func TestFullSizeView(t *testing.T) {
 	h := viewerHarness(t, 2)
 	u := h.ui
 	first, second := h.at(0), h.at(1)
-	u.gal.selectEntry(first.File, nil)
+	u.gal.SelectEntry(first.File, nil)
 	h.waitShownImage(first)
 
 	key(h.win.Canvas(), fyne.KeyF)
@@ -333,7 +333,7 @@ func TestCopyImagePutsThePixelsOnTheClipboard(t *testing.T) {
 		return nil
 	}
 	e := h.at(0)
-	u.gal.selectEntry(e.File, nil)
+	u.gal.SelectEntry(e.File, nil)
 	h.settle()
 	test.Tap(findButton(u.view.actions, "Copy image"))
 	h.waitFor("the status", 5*time.Second, func() bool { return strings.Contains(u.Status.Text, "Copied the image") })
@@ -374,7 +374,7 @@ func TestCopyImagePutsThePixelsOnTheClipboard(t *testing.T) {
 func TestViewerButtonsAreLabelled(t *testing.T) {
 	h := viewerHarness(t, 1)
 	u := h.ui
-	u.gal.selectEntry(h.at(0).File, nil)
+	u.gal.SelectEntry(h.at(0).File, nil)
 	h.settle()
 	var walk func(o fyne.CanvasObject)
 	n := 0
@@ -433,7 +433,7 @@ func TestImageWithoutMetadataCannotBeReused(t *testing.T) {
 		t.Fatalf("gallery has %d images, want the plain PNG", u.Gallery.Len())
 	}
 	u.ctl.prompt.SetText("my own prompt")
-	u.gal.selectEntry("holiday.png", nil)
+	u.gal.SelectEntry("holiday.png", nil)
 	h.settle()
 	reuse := findButton(u.view.actions, "Reuse settings")
 	seed := findButton(u.view.actions, "Reuse seed")

@@ -27,7 +27,7 @@ func TestViewerInfoShowsTheNegativePrompt(t *testing.T) {
 		if !ok {
 			t.Fatalf("no gallery entry %s", c.file)
 		}
-		u.gal.selectEntry(e.File, nil)
+		u.gal.SelectEntry(e.File, nil)
 		h.waitShownImage(e)
 		got := u.view.details.Text
 		if c.want != "" && !strings.Contains(got, c.want) || c.want == "" && strings.Contains(got, "Negative") {

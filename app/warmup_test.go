@@ -24,13 +24,13 @@ func TestFirstImageEstimateCoversWarmUp(t *testing.T) {
 		t.Errorf("a cold first image is estimated at %.3f s, want %.3f s with the warm-up", cold.Seconds, want)
 	}
 	u.ctl.prompt.SetText("a cold start")
-	f, ok := u.ctl.readForm()
+	f, ok := u.ctl.ReadForm()
 	if !ok {
 		t.Fatal("the form is invalid")
 	}
 	j := u.run.jobFromForm(f)
 	sec := func(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
-	if plan := u.fit.phasePlan(j, true); plan.Load < sec(p.Load+p.Denoise+p.Decode)-time.Millisecond {
+	if plan := u.fit.PhasePlan(j, true); plan.Load < sec(p.Load+p.Denoise+p.Decode)-time.Millisecond {
 		t.Errorf("the first image's plan loads in %v, want the warm-up (%.3f s) in it", plan.Load, p.Load+p.Denoise+p.Decode)
 	}
 

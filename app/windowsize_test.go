@@ -13,7 +13,7 @@ func TestSecondWindowsFitAndEscape(t *testing.T) {
 	h := viewerHarness(t, 2)
 	u := h.ui
 	u.ScreenSize = func() fyne.Size { return fyne.NewSize(1024, 600) }
-	u.gal.selectEntry(h.at(0).File, nil)
+	u.gal.SelectEntry(h.at(0).File, nil)
 	h.waitShownImage(h.at(0))
 	m := u.view.openInpaint()
 	if m == nil {

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"kleinbild/app/modelui"
+
 	"path/filepath"
 
 	"kleinbild/app/notify"
@@ -19,47 +21,49 @@ func (u *UI) wire() {
 
 	u.ctl = controls{sh: sh, controlsDeps: controlsDeps{
 		onGenerate: u.Generate, onCancel: u.Cancel, busy: running, estimateSoon: estimateSoon,
-		model: &u.model, refs: &u.refs, restoreAdapters: u.adapters.restoreFromImage, shown: u.view.shownEntry,
+		model: &u.model, refs: &u.refs, restoreAdapters: u.adapters.restoreFromImage, shown: u.view.ShownEntry,
 	}}
 	u.fit = fitLine{sh: sh, calibrate: u.opts.calibrate, fitDeps: fitDeps{
-		form: &u.ctl, refs: func() []string { return u.refs.paths }, adapters: u.adapters.stack,
+		form: &u.ctl, refs: func() []string { return u.refs.paths }, adapters: u.adapters.Stack,
 		shapesChanged: u.adapters.setModel, chosen: &u.model, loaded: u.run.modelLoaded,
-		relayout: func() { u.ctl.box.Refresh() }, busy: running, useCPU: u.model.useCPU,
+		relayout: func() { u.ctl.box.Refresh() }, busy: running, useCPU: u.model.UseCPU,
 	}}
 	u.refs = refsSection{sh: sh, estimateSoon: estimateSoon, showAdded: u.ctl.scrollToEnd}
 	u.adapters = adaptersSection{sh: sh, estimateSoon: estimateSoon, formChanged: u.ctl.formChanged}
 	u.view = viewer{sh: sh, viewerDeps: viewerDeps{
-		running: running, modelUsable: u.model.usable, markBatch: u.run.markBatch, batchStep: u.run.batchStep, gal: &u.gal,
+		running: running, modelUsable: u.model.Usable, markBatch: u.run.markBatch, batchStep: u.run.batchStep, gal: &u.gal,
 		reuseSettings: u.reuseSettings, reuseSeed: u.ReuseSeed, addReference: u.AddReference,
 		renderLarger: u.RenderLarger, showInpaint: u.showInpaint,
-		showModelDialog: u.ShowModelDialog, downloadPanel: u.model.newDownloadPanel,
+		showModelDialog: u.ShowModelDialog, downloadPanel: u.model.NewDownloadPanel,
 	}}
 	u.gal = galleryView{sh: sh, galleryDeps: galleryDeps{
 		view: &u.view, running: running, restoreSettings: u.RestoreSettings,
 		renderLarger: u.run.renderLargerEntry, addReference: u.AddReference, listChanged: u.run.syncBatch,
 	}}
-	u.model = modelSettings{sh: sh, devices: u.opts.devices, modelDeps: modelDeps{
-		busy: running, deviceChanged: estimateSoon,
-		changed: func(info engine.ModelInfo, usable bool) {
+	u.model = modelui.New(sh, u.opts.devices, modelui.Deps{
+		Busy: running, DeviceChanged: estimateSoon,
+		Changed: func(info engine.ModelInfo, usable bool) {
 			u.ctl.applyVariant(info, usable)
 			u.fit.setModel()
-			u.view.update()
+			u.view.Update()
 		},
-	}}
-	open := engineOpener(filepath.Join(u.DataDir, "cache", "prompts"))
+		BrowseFolder:     func(title, start string, set func(string)) { browseFolder(sh, title, start, set) },
+		BrowseWeightFile: func(start string, set func(string)) { browseWeightFile(sh, start, set) },
+	})
+	open := modelui.EngineOpener(filepath.Join(u.DataDir, "cache", "prompts"))
 	tuner := deviceTuner{needs: backends.DefaultNeedsTuning, tune: backends.DefaultTuned}
 	if u.opts.Open != nil {
-		open = folderOpener(u.opts.Open)
+		open = modelui.FolderOpener(u.opts.Open)
 		tuner = deviceTuner{} // a generator of the caller's (tests): no device to tune
 	}
 	notifier := notify.New(u.App, u.Win, func(fn func()) { u.Post(fn) }) // u.post is set later
 	u.run = runner{sh: sh, version: u.opts.Version, open: open, tuner: tuner, notify: notifier, runnerDeps: runnerDeps{
-		form: &u.ctl, refs: u.refs.refPaths, adapters: &u.adapters, model: &u.model,
+		form: &u.ctl, refs: u.refs.RefPaths, adapters: &u.adapters, model: &u.model,
 		fit: &u.fit, view: &u.view, gal: &u.gal,
 		phaseChanged: func(p runPhase) {
 			u.ctl.showRunPhase(p)
 			u.view.showRunPhase(p)
-			u.model.showRunPhase(p)
+			u.model.ShowRunPhase(p == runIdle)
 			u.quitRunPhase(p)
 			if p == runIdle {
 				u.fit.updateSoon() // a calibration that waited for the run

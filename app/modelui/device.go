@@ -1,4 +1,4 @@
-package app
+package modelui
 
 import (
 	"context"
@@ -20,11 +20,11 @@ import (
 	"kleinbild/gpu/backends"
 )
 
-// openDevice opens a device ID: one of backends.Devices, "webgpu" (the best adapter) or ""
+// OpenDevice opens a device ID: one of backends.Devices, "webgpu" (the best adapter) or ""
 // (the automatic choice), resolved by backends.Resolve. A $KLEINBILD_BACKEND that names no
 // device, or one that fails to open, is ignored as backends.Default ignores it (the app
 // says so: envBackendNotice).
-func openDevice(id string) (gpu.Backend, error) {
+func OpenDevice(id string) (gpu.Backend, error) {
 	c, err := backends.Resolve(id)
 	if err != nil && !c.FromEnv {
 		return nil, err
@@ -38,47 +38,47 @@ func openDevice(id string) (gpu.Backend, error) {
 	return backends.Default(), nil // $KLEINBILD_BACKEND ignored, as Default ignores it
 }
 
-// deviceReporter is implemented by generators that know the device they run on (the
+// DeviceReporter is implemented by generators that know the device they run on (the
 // engine's models, through their backend).
-type deviceReporter interface {
-	computeDevice() (backend string, info gpu.DeviceInfo)
+type DeviceReporter interface {
+	ComputeDevice() (backend string, info gpu.DeviceInfo)
 }
 
-// computeDevice names the backend and device the model runs on.
-func (m *ownedModel) computeDevice() (string, gpu.DeviceInfo) { return m.b.Name(), m.b.Info() }
+// ComputeDevice names the backend and device the model runs on.
+func (m *ownedModel) ComputeDevice() (string, gpu.DeviceInfo) { return m.b.Name(), m.b.Info() }
 
 // deviceState is the compute device choice (UI goroutine).
 type deviceState struct {
-	// list is what backends.Devices found; probed is false until the probe has returned.
-	list   []backends.Device
-	probed bool
-	// choice is the device chosen ("" automatic): the saved preference, or Options.Backend
+	// List is what backends.Devices found; probed is false until the probe has returned.
+	List   []backends.Device
+	Probed bool
+	// Choice is the device chosen ("" automatic): the saved preference, or Options.Backend
 	// for this session.
-	choice string
+	Choice string
 	// fallback, when set, is the GPU failure that moved generations to the CPU until the
 	// user chooses a device again; the saved preference stays.
 	fallback string
-	// sel, note and retry are the settings' widgets while the model dialog is open.
-	sel   *widgets.EscapeSelect
-	note  *widget.Label
-	retry *fyne.Container
-	// precision is the precision select while the model dialog is open (precision.go).
-	precision *widgets.EscapeSelect
+	// Sel, note and retry are the settings' widgets while the model dialog is open.
+	Sel   *widgets.EscapeSelect
+	Note  *widget.Label
+	Retry *fyne.Container
+	// Precision is the Precision select while the model dialog is open (Precision.go).
+	Precision *widgets.EscapeSelect
 	// labels maps the select's options to device IDs.
 	labels map[string]string
 }
 
-// effectiveDevice is the device ID the next model is opened on.
-func (m *modelSettings) effectiveDevice() string {
-	if m.dev.fallback != "" {
+// EffectiveDevice is the device ID the next model is opened on.
+func (m *Model) EffectiveDevice() string {
+	if m.Dev.fallback != "" {
 		return backends.CPUID()
 	}
-	return m.dev.choice
+	return m.Dev.Choice
 }
 
 // probeDevices lists the devices off the UI goroutine (probing GPU adapters takes about
 // 100 ms) and then shows them.
-func (m *modelSettings) probeDevices() {
+func (m *Model) ProbeDevices() {
 	list := m.devices
 	if list == nil {
 		list = backends.Devices
@@ -89,9 +89,9 @@ func (m *modelSettings) probeDevices() {
 		defer m.sh.BG.Done()
 		ds := list()
 		m.sh.Post(func() {
-			m.dev.list, m.dev.probed = ds, true
-			m.refreshDeviceSelect()
-			m.deviceChanged()
+			m.Dev.List, m.Dev.Probed = ds, true
+			m.RefreshDeviceSelect()
+			m.DeviceChanged()
 			if msg := m.envBackendNotice(env); msg != "" {
 				m.sh.AddNotice(msg)
 			}
@@ -103,37 +103,37 @@ func (m *modelSettings) probeDevices() {
 // (which backends.Default silently replaces), and which device is used instead; it is ""
 // when env is unset, "default" or a device of the list (an ID, or a backend name such as
 // "webgpu" or "openblas"). Call it once the devices are probed.
-func (m *modelSettings) envBackendNotice(env string) string {
+func (m *Model) envBackendNotice(env string) string {
 	env = strings.TrimSpace(env)
 	if env == "" || strings.EqualFold(env, "default") {
 		return ""
 	}
-	for _, d := range m.dev.list {
+	for _, d := range m.Dev.List {
 		if strings.EqualFold(d.ID, env) || strings.EqualFold(d.Backend, env) {
 			return ""
 		}
 	}
 	instead := "the automatic choice"
-	if d, ok := m.deviceFor(m.effectiveDevice()); ok {
+	if d, ok := m.DeviceFor(m.EffectiveDevice()); ok {
 		instead = d.Label()
-	} else if c := m.effectiveDevice(); c != "" {
+	} else if c := m.EffectiveDevice(); c != "" {
 		instead = c
 	}
 	return fmt.Sprintf("$%s=%q is not a compute device on this computer, so it is ignored: using %s instead. "+
 		"'kleinbild devices' lists the devices.", backends.EnvBackend, env, instead)
 }
 
-// deviceFor finds the device an ID stands for: "" the automatic one, a backend name its
+// DeviceFor finds the device an ID stands for: "" the automatic one, a backend name its
 // first device; ok is false when it is not (yet) known.
-func (m *modelSettings) deviceFor(id string) (backends.Device, bool) {
-	for _, d := range m.dev.list {
+func (m *Model) DeviceFor(id string) (backends.Device, bool) {
+	for _, d := range m.Dev.List {
 		switch {
 		case id == "" && d.Auto,
 			id != "" && strings.EqualFold(d.ID, id):
 			return d, true
 		}
 	}
-	for _, d := range m.dev.list {
+	for _, d := range m.Dev.List {
 		if id != "" && strings.EqualFold(d.Backend, id) {
 			return d, true
 		}
@@ -141,9 +141,9 @@ func (m *modelSettings) deviceFor(id string) (backends.Device, bool) {
 	return backends.Device{}, false
 }
 
-// gpuBackendOf is the backend name of id when it is a GPU device, else "".
-func (m *modelSettings) gpuBackendOf(id string) string {
-	if d, ok := m.deviceFor(id); ok {
+// GpuBackendOf is the backend name of id when it is a GPU device, else "".
+func (m *Model) GpuBackendOf(id string) string {
+	if d, ok := m.DeviceFor(id); ok {
 		if d.Info.Kind == gpu.KindCPU {
 			return ""
 		}
@@ -155,16 +155,16 @@ func (m *modelSettings) gpuBackendOf(id string) string {
 	return ""
 }
 
-// deviceFailure reports whether err is a failure of the GPU a generation ran on: gen's
+// DeviceFailure reports whether err is a failure of the GPU a generation ran on: gen's
 // device when it reports one, else gpuName (the backend of the device that was to be
 // opened; "" for a CPU). GPU backends return their failures as a *gpu.DeviceError, which
 // the engine wraps.
-func deviceFailure(err error, gen Generator, gpuName string) bool {
+func DeviceFailure(err error, gen Generator, gpuName string) bool {
 	if err == nil || errors.Is(err, context.Canceled) {
 		return false
 	}
-	if r, ok := gen.(deviceReporter); ok {
-		name, info := r.computeDevice()
+	if r, ok := gen.(DeviceReporter); ok {
+		name, info := r.ComputeDevice()
 		gpuName = ""
 		if info.Kind != gpu.KindCPU {
 			gpuName = name
@@ -173,43 +173,43 @@ func deviceFailure(err error, gen Generator, gpuName string) bool {
 	return gpuName != "" && gpu.IsDeviceError(err)
 }
 
-// fallBackToCPU makes the next generations use the CPU after the GPU failed with msg, and
+// FallBackToCPU makes the next generations use the CPU after the GPU failed with msg, and
 // says so (UI goroutine).
-func (m *modelSettings) fallBackToCPU(msg string) {
-	m.dev.fallback = msg
+func (m *Model) FallBackToCPU(msg string) {
+	m.Dev.fallback = msg
 	m.sh.Banner.Show(fmt.Sprintf("The GPU failed: %s. The next run uses the CPU.", strings.TrimSuffix(msg, ".")), true)
-	m.refreshDeviceSelect()
-	m.deviceChanged()
+	m.RefreshDeviceSelect()
+	m.DeviceChanged()
 }
 
-// deviceChoice is the device the user chose ("" automatic), whatever a fallback says.
-func (m *modelSettings) deviceChoice() string { return m.dev.choice }
+// DeviceChoice is the device the user chose ("" automatic), whatever a fallback says.
+func (m *Model) DeviceChoice() string { return m.Dev.Choice }
 
 // useCPU makes the next generations use the CPU because the GPU cannot run them (reason),
 // as fallBackToCPU does after a failure, and says so (UI goroutine).
-func (m *modelSettings) useCPU(reason string) {
-	m.dev.fallback = reason
+func (m *Model) UseCPU(reason string) {
+	m.Dev.fallback = reason
 	m.sh.Banner.Show(fmt.Sprintf("%s. Generations use the CPU until you choose a device in the model settings.", reason), false)
-	m.refreshDeviceSelect()
-	m.deviceChanged()
+	m.RefreshDeviceSelect()
+	m.DeviceChanged()
 }
 
-// chooseDevice makes id ("" automatic) the device of the next generations and remembers it;
+// ChooseDevice makes id ("" automatic) the device of the next generations and remembers it;
 // it ends a CPU fallback.
-func (m *modelSettings) chooseDevice(id string) {
-	if id == m.dev.choice && m.dev.fallback == "" {
+func (m *Model) ChooseDevice(id string) {
+	if id == m.Dev.Choice && m.Dev.fallback == "" {
 		return
 	}
-	m.dev.choice, m.dev.fallback = id, ""
+	m.Dev.Choice, m.Dev.fallback = id, ""
 	m.sh.Settings.Device = id
 	m.sh.Remember(m.sh.Settings)
-	m.refreshDeviceSelect()
-	m.deviceChanged()
+	m.RefreshDeviceSelect()
+	m.DeviceChanged()
 }
 
 // autoLabel is the select's first option.
-func (m *modelSettings) autoLabel() string {
-	if d, ok := m.deviceFor(""); ok {
+func (m *Model) autoLabel() string {
+	if d, ok := m.DeviceFor(""); ok {
 		return "Automatic (" + d.Label() + ")"
 	}
 	return "Automatic"
@@ -225,65 +225,65 @@ func choiceLabel(id string) string {
 
 // newDeviceSection builds the "Compute device" settings; release forgets its widgets when
 // the dialog closes.
-func (m *modelSettings) newDeviceSection() (box fyne.CanvasObject, release func()) {
+func (m *Model) newDeviceSection() (box fyne.CanvasObject, release func()) {
 	sel := widgets.NewEscapeSelect(nil, nil)
 	sel.PlaceHolder = "Looking for devices…"
 	note := widget.NewLabel("")
 	note.Wrapping = fyne.TextWrapWord
 	note.SizeName = theme.SizeNameCaptionText
 	retry := widget.NewButton("Try the GPU again", func() {
-		m.chooseDevice(m.dev.choice)
+		m.ChooseDevice(m.Dev.Choice)
 	})
-	m.dev.sel, m.dev.note = sel, note
+	m.Dev.Sel, m.Dev.Note = sel, note
 	retryBox := container.NewHBox(retry)
-	m.dev.retry = retryBox
-	m.refreshDeviceSelect()
+	m.Dev.Retry = retryBox
+	m.RefreshDeviceSelect()
 	box = container.NewVBox(shell.SectionTitle("Compute device"), sel, note, retryBox, m.newPrecisionSelect())
 	return box, func() {
-		if m.dev.sel == sel {
-			m.dev.sel, m.dev.note, m.dev.retry, m.dev.precision = nil, nil, nil, nil
+		if m.Dev.Sel == sel {
+			m.Dev.Sel, m.Dev.Note, m.Dev.Retry, m.Dev.Precision = nil, nil, nil, nil
 		}
 	}
 }
 
-// refreshDeviceSelect shows the devices and the choice in the open settings (UI goroutine).
-func (m *modelSettings) refreshDeviceSelect() {
-	sel := m.dev.sel
+// RefreshDeviceSelect shows the devices and the choice in the open settings (UI goroutine).
+func (m *Model) RefreshDeviceSelect() {
+	sel := m.Dev.Sel
 	if sel == nil {
 		return
 	}
 	sel.OnChanged = nil
-	if !m.dev.probed {
+	if !m.Dev.Probed {
 		sel.Options = nil
 		sel.Disable()
 		m.setDeviceNote()
 		sel.Refresh()
 		return
 	}
-	m.dev.labels = map[string]string{}
+	m.Dev.labels = map[string]string{}
 	opts := []string{m.autoLabel()}
-	m.dev.labels[opts[0]] = ""
+	m.Dev.labels[opts[0]] = ""
 	current := opts[0]
-	for _, d := range m.dev.list {
+	for _, d := range m.Dev.List {
 		l := d.Label()
 		opts = append(opts, l)
-		m.dev.labels[l] = d.ID
-		if m.dev.choice != "" && strings.EqualFold(d.ID, m.dev.choice) {
+		m.Dev.labels[l] = d.ID
+		if m.Dev.Choice != "" && strings.EqualFold(d.ID, m.Dev.Choice) {
 			current = l
 		}
 	}
-	if c := m.dev.choice; c != "" && current == opts[0] {
+	if c := m.Dev.Choice; c != "" && current == opts[0] {
 		l := choiceLabel(c)
 		opts = append(opts, l)
-		m.dev.labels[l] = c
+		m.Dev.labels[l] = c
 		current = l
 	}
 	sel.Options = opts
 	sel.Enable()
 	sel.SetSelected(current)
 	sel.OnChanged = func(label string) {
-		if id, ok := m.dev.labels[label]; ok {
-			m.chooseDevice(id)
+		if id, ok := m.Dev.labels[label]; ok {
+			m.ChooseDevice(id)
 		}
 	}
 	m.setDeviceNote()
@@ -293,12 +293,12 @@ func (m *modelSettings) refreshDeviceSelect() {
 
 // setDeviceNote explains the choice under the select: a CPU fallback in force, or what the
 // devices are.
-func (m *modelSettings) setDeviceNote() {
-	note, retry := m.dev.note, m.dev.retry
+func (m *Model) setDeviceNote() {
+	note, retry := m.Dev.Note, m.Dev.Retry
 	if note == nil {
 		return
 	}
-	if msg := m.dev.fallback; msg != "" {
+	if msg := m.Dev.fallback; msg != "" {
 		note.SetText("Using the CPU for now: the GPU failed (" + msg + "). Your choice is kept for the next start.")
 		note.Importance = widget.WarningImportance
 		retry.Show()
@@ -310,19 +310,19 @@ func (m *modelSettings) setDeviceNote() {
 	note.Refresh()
 }
 
-// calibrationPath is where the kernel speeds of b's device are kept: one file per backend
+// CalibrationPath is where the kernel speeds of b's device are kept: one file per backend
 // and device next to estimate.DefaultCalibrationPath, e.g.
 // calibration-webgpu-nvidia-h100-80gb-hbm3.json, so switching devices keeps each one's.
-func calibrationPath(b gpu.Backend) (string, error) {
+func CalibrationPath(b gpu.Backend) (string, error) {
 	def, err := estimate.DefaultCalibrationPath()
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(filepath.Dir(def), "calibration-"+slug(b.Name()+"-"+b.Info().Name)+".json"), nil
+	return filepath.Join(filepath.Dir(def), "calibration-"+Slug(b.Name()+"-"+b.Info().Name)+".json"), nil
 }
 
-// slug is s in lower case with runs of anything but letters and digits as one "-".
-func slug(s string) string {
+// Slug is s in lower case with runs of anything but letters and digits as one "-".
+func Slug(s string) string {
 	var b strings.Builder
 	dash := false
 	for _, r := range strings.ToLower(s) {

@@ -1,4 +1,4 @@
-package app
+package modelui
 
 import (
 	"context"
@@ -26,17 +26,17 @@ import (
 	"kleinbild/engine"
 )
 
-// tokensPage is where Hugging Face access tokens are created.
-const tokensPage = "https://huggingface.co/settings/tokens"
+// TokensPage is where Hugging Face access tokens are created.
+const TokensPage = "https://huggingface.co/settings/tokens"
 
-// downloadRun is the model download of this session: running, paused or ended.
-type downloadRun struct {
-	variant download.Variant
-	dir     string
-	cancel  context.CancelFunc
-	running bool
-	last    download.Progress
-	err     error // why it stopped; context.Canceled when paused
+// DownloadRun is the model download of this session: running, paused or ended.
+type DownloadRun struct {
+	Variant download.Variant
+	Dir     string
+	Cancel  context.CancelFunc
+	Running bool
+	Last    download.Progress
+	Err     error // why it stopped; context.Canceled when paused
 	offline bool  // the latest request could not reach Hugging Face (retrying quietly)
 }
 
@@ -72,34 +72,35 @@ func (w watchTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, err
 }
 
-// startLabel is the start button's label for the state of a stopped download in dir.
-func startLabel(r *downloadRun, dir string) string {
-	mine := r != nil && r.dir == dir
+// StartLabel is the start button's label for the state of a stopped download in dir.
+func StartLabel(r *DownloadRun, dir string) string {
+	mine := r != nil && r.Dir == dir
 	switch {
-	case (mine && r.last.Bytes > 0) || partialDownload(dir):
+	case (mine && r.Last.Bytes > 0) || PartialDownload(dir):
 		return "Resume download"
-	case mine && r.err != nil && !errors.Is(r.err, context.Canceled):
+	case mine && r.Err != nil && !errors.Is(r.Err, context.Canceled):
 		return "Try again"
 	}
 	return "Download"
 }
 
-// downloadPanel is the "Download" section of the model setup. The setup guide and the model
+// DownloadPanel is the "Download" section of the model setup. The setup guide and the model
 // dialog each hold one; both show the session's single download.
-type downloadPanel struct {
-	variant  *widgets.EscapeSelect
-	note     *widget.Label // the chosen download's size and what it costs in quality
-	dest     *widgets.EscapeEntry
-	token    *widgets.EscapeEntry
-	remember *widgets.EscapeCheck
-	start    *widget.Button
-	pause    *widget.Button
-	bar      *widget.ProgressBar
-	busy     *widget.ProgressBarInfinite // while the total is unknown
-	detail   *widget.Label
-	msg      *widget.RichText
-	cached   *fyne.Container
-	box      *fyne.Container
+type DownloadPanel struct {
+	Variant  *widgets.EscapeSelect
+	Note     *widget.Label // the chosen download's size and what it costs in quality
+	Dest     *widgets.EscapeEntry
+	Token    *widgets.EscapeEntry
+	Remember *widgets.EscapeCheck
+	Start    *widget.Button
+	Pause    *widget.Button
+	Bar      *widget.ProgressBar
+	Busy     *widget.ProgressBarInfinite // while the total is unknown
+	Detail   *widget.Label
+	Msg      *widget.RichText
+	Cached   *fyne.Container
+	// Box is the panel as it is laid out.
+	Box *fyne.Container
 
 	defaultDest string // the destination suggested for the selected variant
 }
@@ -114,13 +115,13 @@ func variantLabel(v download.Variant) string {
 }
 
 // defaultDownloadDir is where a variant is downloaded unless the user picks another folder.
-func (m *modelSettings) defaultDownloadDir(v download.Variant) string {
+func (m *Model) defaultDownloadDir(v download.Variant) string {
 	return filepath.Join(m.sh.DataDir, "models", v.ID)
 }
 
-// partialDownload reports whether dir holds an unfinished download (hub's state folder, and
+// PartialDownload reports whether dir holds an unfinished download (hub's state folder, and
 // the model folder not yet complete).
-func partialDownload(dir string) bool {
+func PartialDownload(dir string) bool {
 	if dir == "" {
 		return false
 	}
@@ -130,116 +131,116 @@ func partialDownload(dir string) bool {
 	if f := engine.FolderFiles(dir); f.Transformer != "" && f.TextEncoder != "" {
 		return assembledPending(dir) // both GGUF files in place: the official part came first
 	}
-	_, err := inspectModel(dir)
+	_, err := InspectModel(dir)
 	return err != nil
 }
 
-// newDownloadPanel builds a download section and registers it for progress updates;
+// NewDownloadPanel builds a download section and registers it for progress updates;
 // release unregisters it.
-func (m *modelSettings) newDownloadPanel() (p *downloadPanel, release func()) {
-	p = &downloadPanel{}
+func (m *Model) NewDownloadPanel() (p *DownloadPanel, release func()) {
+	p = &DownloadPanel{}
 	variants := download.Choices()
 	labels := make([]string, len(variants))
 	for i, v := range variants {
 		labels[i] = variantLabel(v)
 	}
-	p.dest = widgets.NewEscapeEntry()
-	p.dest.SetPlaceHolder("Destination folder")
-	p.dest.OnChanged = func(string) { p.refresh(m) }
-	p.note = widget.NewLabel("")
-	p.note.Wrapping = fyne.TextWrapWord
-	p.note.SizeName = theme.SizeNameCaptionText
-	p.variant = widgets.NewEscapeSelect(labels, func(string) {
-		v := p.selected()
-		p.note.SetText(choiceNote(v))
-		cur := strings.TrimSpace(p.dest.Text)
+	p.Dest = widgets.NewEscapeEntry()
+	p.Dest.SetPlaceHolder("Destination folder")
+	p.Dest.OnChanged = func(string) { p.refresh(m) }
+	p.Note = widget.NewLabel("")
+	p.Note.Wrapping = fyne.TextWrapWord
+	p.Note.SizeName = theme.SizeNameCaptionText
+	p.Variant = widgets.NewEscapeSelect(labels, func(string) {
+		v := p.Selected()
+		p.Note.SetText(choiceNote(v))
+		cur := strings.TrimSpace(p.Dest.Text)
 		def := m.defaultDownloadDir(v)
 		if cur == "" || cur == p.defaultDest {
-			p.dest.SetText(def)
+			p.Dest.SetText(def)
 		}
 		p.defaultDest = def
 		p.refresh(m)
 	})
-	p.cached = container.NewVBox()
-	p.token = widgets.NewEscapePasswordEntry()
-	p.token.SetPlaceHolder("Hugging Face token (only for gated models)")
+	p.Cached = container.NewVBox()
+	p.Token = widgets.NewEscapePasswordEntry()
+	p.Token.SetPlaceHolder("Hugging Face token (only for gated models)")
 	tok := m.sh.Settings.HFToken
 	if tok == "" {
 		tok = download.DefaultToken()
 	}
-	p.token.SetText(tok)
-	p.remember = widgets.NewEscapeCheck("Remember the token", nil)
-	p.remember.SetChecked(m.sh.Settings.HFToken != "")
-	p.start = widget.NewButtonWithIcon("Download", theme.DownloadIcon(), func() { m.startDownloadFrom(p) })
-	p.start.Importance = widget.HighImportance
-	p.pause = widget.NewButtonWithIcon("Pause", theme.MediaPauseIcon(), m.pauseDownload)
-	p.bar = widget.NewProgressBar()
-	p.busy = widget.NewProgressBarInfinite()
-	p.busy.Hide()
-	p.detail = widget.NewLabel("")
-	p.detail.Wrapping = fyne.TextWrapWord
-	p.detail.SizeName = theme.SizeNameCaptionText
-	p.msg = widget.NewRichText()
-	p.msg.Wrapping = fyne.TextWrapWord
+	p.Token.SetText(tok)
+	p.Remember = widgets.NewEscapeCheck("Remember the token", nil)
+	p.Remember.SetChecked(m.sh.Settings.HFToken != "")
+	p.Start = widget.NewButtonWithIcon("Download", theme.DownloadIcon(), func() { m.startDownloadFrom(p) })
+	p.Start.Importance = widget.HighImportance
+	p.Pause = widget.NewButtonWithIcon("Pause", theme.MediaPauseIcon(), m.PauseDownload)
+	p.Bar = widget.NewProgressBar()
+	p.Busy = widget.NewProgressBarInfinite()
+	p.Busy.Hide()
+	p.Detail = widget.NewLabel("")
+	p.Detail.Wrapping = fyne.TextWrapWord
+	p.Detail.SizeName = theme.SizeNameCaptionText
+	p.Msg = widget.NewRichText()
+	p.Msg.Wrapping = fyne.TextWrapWord
 
 	// Preselect the download of an earlier session, else the default variant.
 	idx := 0
 	dest := ""
-	if r := m.dl; r != nil {
-		dest = r.dir
-		idx = choiceIndex(r.variant.ID)
+	if r := m.DL; r != nil {
+		dest = r.Dir
+		idx = ChoiceIndex(r.Variant.ID)
 	} else if s := m.sh.Settings; s.DownloadDir != "" {
 		dest = s.DownloadDir
-		idx = choiceIndex(s.DownloadVariant)
+		idx = ChoiceIndex(s.DownloadVariant)
 	}
 	p.defaultDest = m.defaultDownloadDir(variants[idx])
 	if dest == "" {
 		dest = p.defaultDest
 	}
-	p.dest.SetText(dest)
-	p.variant.SetSelectedIndex(idx)
+	p.Dest.SetText(dest)
+	p.Variant.SetSelectedIndex(idx)
 
 	browse := widgets.NewTipButton(m.sh.Tips, theme.FolderOpenIcon(), "Choose the download folder", func() {
-		m.browseFolder("Choose where to download the model", p.dest.Text, func(dir string) { p.dest.SetText(dir) })
+		m.BrowseFolder("Choose where to download the model", p.Dest.Text, func(dir string) { p.Dest.SetText(dir) })
 	})
 	browse.Importance = widget.MediumImportance
 	// The progress follows the buttons directly, so it is in view on a short screen; the
 	// token, needed only for gated models, comes after it.
-	p.box = container.NewVBox(
+	p.Box = container.NewVBox(
 		shell.SectionTitle("Download a model"),
-		p.variant,
-		p.note,
-		container.NewBorder(nil, nil, nil, browse, p.dest),
-		container.NewHBox(p.start, p.pause),
-		p.bar, p.busy, p.detail, p.msg,
-		container.NewBorder(nil, nil, nil, p.remember, p.token),
-		shell.Hint("Gated models need a free Hugging Face account, an accepted licence and a read token ("+tokensPage+")."),
-		p.cached,
+		p.Variant,
+		p.Note,
+		container.NewBorder(nil, nil, nil, browse, p.Dest),
+		container.NewHBox(p.Start, p.Pause),
+		p.Bar, p.Busy, p.Detail, p.Msg,
+		container.NewBorder(nil, nil, nil, p.Remember, p.Token),
+		shell.Hint("Gated models need a free Hugging Face account, an accepted licence and a read token ("+TokensPage+")."),
+		p.Cached,
 	)
-	m.dlPanels = append(m.dlPanels, p)
+	m.DLPanels = append(m.DLPanels, p)
 	p.refresh(m)
 	p.refreshCached(m)
 	return p, func() {
-		for i, q := range m.dlPanels {
+		for i, q := range m.DLPanels {
 			if q == p {
-				m.dlPanels = append(m.dlPanels[:i], m.dlPanels[i+1:]...)
+				m.DLPanels = append(m.DLPanels[:i], m.DLPanels[i+1:]...)
 				return
 			}
 		}
 	}
 }
 
-// selected is the download chosen in the menu (download.Choices).
-func (p *downloadPanel) selected() download.Variant {
+// Selected is the download chosen in the menu (download.Choices).
+func (p *DownloadPanel) Selected() download.Variant {
 	vs := download.Choices()
-	return vs[min(max(p.variant.SelectedIndex(), 0), len(vs)-1)]
+	return vs[min(max(p.Variant.SelectedIndex(), 0), len(vs)-1)]
 }
 
 // refresh shows the session's download state in p (UI goroutine).
-func (p *downloadPanel) refresh(m *modelSettings) {
-	r := m.dl
-	running := r != nil && r.running
-	for _, w := range []fyne.Disableable{p.variant, p.dest, p.token, p.remember} {
+func (p *DownloadPanel) refresh(m *Model) {
+	r := m.DL
+	running := r != nil && r.Running
+	for _, w := range []fyne.Disableable{p.Variant, p.Dest, p.Token, p.Remember} {
 		if running {
 			w.Disable()
 		} else {
@@ -248,23 +249,23 @@ func (p *downloadPanel) refresh(m *modelSettings) {
 	}
 	// While a download runs, its progress takes the place of the choice's note (in view on
 	// a short screen).
-	p.note.Hidden = running
-	p.note.Refresh()
-	dir := cleanDir(p.dest.Text)
-	mine := r != nil && r.dir == dir
+	p.Note.Hidden = running
+	p.Note.Refresh()
+	dir := CleanDir(p.Dest.Text)
+	mine := r != nil && r.Dir == dir
 	switch {
 	case running:
-		p.start.SetText("Downloading…")
-		p.start.Disable()
-		p.pause.Show()
+		p.Start.SetText("Downloading…")
+		p.Start.Disable()
+		p.Pause.Show()
 	default:
-		p.start.SetText(startLabel(r, dir))
-		p.start.Enable()
-		p.pause.Hide()
+		p.Start.SetText(StartLabel(r, dir))
+		p.Start.Enable()
+		p.Pause.Hide()
 	}
-	p.pause.SetText("Pause")
-	if running && r.last.TotalBytes <= 0 {
-		p.pause.SetText("Stop")
+	p.Pause.SetText("Pause")
+	if running && r.Last.TotalBytes <= 0 {
+		p.Pause.SetText("Stop")
 	}
 	line := ""
 	if r != nil && (running || mine) {
@@ -272,38 +273,38 @@ func (p *downloadPanel) refresh(m *modelSettings) {
 	}
 	switch {
 	case line == "":
-		p.bar.Hide()
-		p.busy.Hide()
-	case r.last.TotalBytes <= 0: // the size is not known yet
-		p.bar.Hide()
+		p.Bar.Hide()
+		p.Busy.Hide()
+	case r.Last.TotalBytes <= 0: // the size is not known yet
+		p.Bar.Hide()
 		if running {
-			p.busy.Show()
+			p.Busy.Show()
 		} else {
-			p.busy.Hide()
+			p.Busy.Hide()
 		}
 	default:
-		p.busy.Hide()
-		p.bar.SetValue(r.last.Fraction())
-		p.bar.Show()
+		p.Busy.Hide()
+		p.Bar.SetValue(r.Last.Fraction())
+		p.Bar.Show()
 	}
-	p.detail.SetText(line)
-	p.detail.Hidden = line == ""
-	p.detail.Refresh()
+	p.Detail.SetText(line)
+	p.Detail.Hidden = line == ""
+	p.Detail.Refresh()
 	if running && r.offline {
-		widgets.SetMarkdown(p.msg, "**No connection to Hugging Face.** Check that this computer is online; "+
+		widgets.SetMarkdown(p.Msg, "**No connection to Hugging Face.** Check that this computer is online; "+
 			"the download keeps trying in the background.")
-		p.msg.Show()
-	} else if r != nil && mine && r.err != nil && !errors.Is(r.err, context.Canceled) {
-		widgets.SetMarkdown(p.msg, downloadErrorText(r))
-		p.msg.Show()
+		p.Msg.Show()
+	} else if r != nil && mine && r.Err != nil && !errors.Is(r.Err, context.Canceled) {
+		widgets.SetMarkdown(p.Msg, downloadErrorText(r))
+		p.Msg.Show()
 	} else {
-		widgets.SetMarkdown(p.msg, "")
-		p.msg.Hide()
+		widgets.SetMarkdown(p.Msg, "")
+		p.Msg.Hide()
 	}
 }
 
 // refreshCached lists the copies already in the Hugging Face cache.
-func (p *downloadPanel) refreshCached(m *modelSettings) {
+func (p *DownloadPanel) refreshCached(m *Model) {
 	var objs []fyne.CanvasObject
 	for _, v := range download.Variants() {
 		for _, snap := range download.CachedSnapshots("", v.Repo) {
@@ -312,7 +313,7 @@ func (p *downloadPanel) refreshCached(m *modelSettings) {
 				name = name[:8]
 			}
 			b := widget.NewButtonWithIcon("Use existing copy", theme.ConfirmIcon(), func() {
-				if m.setDir(snap, true) == nil {
+				if m.SetDir(snap, true) == nil {
 					m.sh.SetStatus("Using the copy of " + v.Title + " in the Hugging Face cache.")
 					m.closeDialog()
 				}
@@ -324,28 +325,28 @@ func (p *downloadPanel) refreshCached(m *modelSettings) {
 	if len(objs) > 0 {
 		objs = append([]fyne.CanvasObject{shell.SectionTitle("Already downloaded with Hugging Face tools")}, objs...)
 	}
-	p.cached.Objects = objs
-	p.cached.Refresh()
+	p.Cached.Objects = objs
+	p.Cached.Refresh()
 }
 
 // downloadLine describes a download's progress in words.
-func downloadLine(r *downloadRun) string {
-	p := r.last
+func downloadLine(r *DownloadRun) string {
+	p := r.Last
 	switch {
-	case r.err == nil && p.Phase == download.PhaseDone:
+	case r.Err == nil && p.Phase == download.PhaseDone:
 		return fmt.Sprintf("Downloaded %s · checking the folder…", download.FormatBytes(p.TotalBytes))
 	case p.Phase == "" || p.Phase == download.PhaseListing || p.TotalBytes <= 0:
 		switch {
-		case r.running:
+		case r.Running:
 			return "Asking Hugging Face for the list of files…"
-		case errors.Is(r.err, context.Canceled):
+		case errors.Is(r.Err, context.Canceled):
 			return "Stopped before the list of files arrived."
 		}
 		return ""
 	}
 	s := fmt.Sprintf("%s of %s", download.FormatBytes(p.Bytes), download.FormatBytes(p.TotalBytes))
-	if !r.running {
-		if r.err != nil && !errors.Is(r.err, context.Canceled) {
+	if !r.Running {
+		if r.Err != nil && !errors.Is(r.Err, context.Canceled) {
 			return "Stopped at " + s + "."
 		}
 		return "Paused at " + s + "."
@@ -372,30 +373,30 @@ func downloadLine(r *downloadRun) string {
 }
 
 // downloadErrorText explains why a download stopped, in Markdown with the links to follow.
-func downloadErrorText(r *downloadRun) string {
-	page := download.RepoPage(os.Getenv("HF_ENDPOINT"), r.variant.Repo)
-	again := startLabel(r, r.dir)
+func downloadErrorText(r *DownloadRun) string {
+	page := download.RepoPage(os.Getenv("HF_ENDPOINT"), r.Variant.Repo)
+	again := StartLabel(r, r.Dir)
 	var he *download.HTTPError
-	tokenSent := errors.As(r.err, &he) && he.TokenSent
+	tokenSent := errors.As(r.Err, &he) && he.TokenSent
 	switch {
-	case errors.Is(r.err, download.ErrAuth) && tokenSent:
+	case errors.Is(r.Err, download.ErrAuth) && tokenSent:
 		return "**The Hugging Face token was not accepted** (mistyped or expired?). Check it or create a new read token at [" +
-			tokensPage + "](" + tokensPage + "), paste it above and press " + again + "."
-	case errors.Is(r.err, download.ErrAuth):
+			TokensPage + "](" + TokensPage + "), paste it above and press " + again + "."
+	case errors.Is(r.Err, download.ErrAuth):
 		return "**This model needs a Hugging Face access token.** Accept the licence on [its page](" + page + ") while logged in, " +
-			"create a read token at [" + tokensPage + "](" + tokensPage + "), paste it in the token field above and press " + again + "."
-	case errors.Is(r.err, download.ErrForbidden):
+			"create a read token at [" + TokensPage + "](" + TokensPage + "), paste it in the token field above and press " + again + "."
+	case errors.Is(r.Err, download.ErrForbidden):
 		return "**Access to this model is not granted yet.** Open [its page](" + page + "), log in and accept the licence, " +
 			"then press " + again + " (the token must be allowed to read gated repositories)."
-	case errors.Is(r.err, download.ErrDiskFull):
+	case errors.Is(r.Err, download.ErrDiskFull):
 		return fmt.Sprintf("**The disk is full.** The model needs about %s in total; free some space and press %s: "+
-			"what was downloaded so far is kept.", humanize.Bytes(uint64(max(r.variant.ApproxBytes, 0))), again)
-	case noConnection(r.err):
+			"what was downloaded so far is kept.", humanize.Bytes(uint64(max(r.Variant.ApproxBytes, 0))), again)
+	case noConnection(r.Err):
 		return "**No connection to Hugging Face.** Check that this computer is online, then press " + again + "."
-	case errors.Is(r.err, errNotUsable):
-		return "**The download finished but the folder is not usable:** " + mdEscape(r.err.Error())
+	case errors.Is(r.Err, errNotUsable):
+		return "**The download finished but the folder is not usable:** " + mdEscape(r.Err.Error())
 	}
-	return "**The download stopped:** " + mdEscape(shell.Sentence(r.err.Error())) + ". Press " + again + " to continue."
+	return "**The download stopped:** " + mdEscape(shell.Sentence(r.Err.Error())) + ". Press " + again + " to continue."
 }
 
 var errNotUsable = errors.New("the downloaded folder failed its check")
@@ -406,43 +407,36 @@ func mdEscape(s string) string {
 	return r.Replace(s)
 }
 
-// refreshDownloads redraws every download panel.
-func (m *modelSettings) refreshDownloads() {
-	for _, p := range m.dlPanels {
+// RefreshDownloads redraws every download panel.
+func (m *Model) RefreshDownloads() {
+	for _, p := range m.DLPanels {
 		p.refresh(m)
 	}
 }
 
 // startDownloadFrom starts (or resumes) the download chosen in p.
-func (m *modelSettings) startDownloadFrom(p *downloadPanel) {
-	dir := cleanDir(p.dest.Text)
+func (m *Model) startDownloadFrom(p *DownloadPanel) {
+	dir := CleanDir(p.Dest.Text)
 	if dir == "" {
 		m.sh.ShowError(errors.New("choose a destination folder for the download"))
 		return
 	}
-	v := p.selected()
-	token := strings.TrimSpace(p.token.Text)
+	v := p.Selected()
+	token := strings.TrimSpace(p.Token.Text)
 	s := m.sh.Settings
 	s.HFToken = ""
-	if p.remember.Checked {
+	if p.Remember.Checked {
 		s.HFToken = token
 	}
 	s.DownloadDir, s.DownloadVariant = dir, v.ID
 	m.sh.Settings = s
 	m.sh.Remember(s)
-	m.startDownload(v, dir, token)
+	m.StartDownload(v, dir, token)
 }
 
-// StartDownload fetches variant v (one of download.Choices) into dir off the UI goroutine, resuming what an earlier
-// run left there; once complete and checked, the folder becomes the model. An empty token
-// uses download.DefaultToken.
-func (u *UI) StartDownload(v download.Variant, dir, token string) {
-	u.model.startDownload(v, dir, token)
-}
-
-// startDownload is StartDownload.
-func (m *modelSettings) startDownload(v download.Variant, dir, token string) {
-	if m.dl != nil && m.dl.running {
+// StartDownload fetches variant v into dir off the UI goroutine (UI.StartDownload).
+func (m *Model) StartDownload(v download.Variant, dir, token string) {
+	if m.DL != nil && m.DL.Running {
 		m.sh.ShowError(errors.New("a download is already running"))
 		return
 	}
@@ -451,14 +445,14 @@ func (m *modelSettings) startDownload(v download.Variant, dir, token string) {
 		return
 	}
 	ctx, cancel := context.WithCancel(m.sh.Life)
-	r := &downloadRun{variant: v, dir: dir, cancel: cancel, running: true}
-	if old := m.dl; old != nil && old.dir == dir {
-		r.last = old.last // keeps the bar in place until the first report
+	r := &DownloadRun{Variant: v, Dir: dir, Cancel: cancel, Running: true}
+	if old := m.DL; old != nil && old.Dir == dir {
+		r.Last = old.Last // keeps the bar in place until the first report
 	}
-	r.last.Phase = download.PhaseListing
-	m.dl = r
-	m.refreshDownloads()
-	opts := m.hubOpts
+	r.Last.Phase = download.PhaseListing
+	m.DL = r
+	m.RefreshDownloads()
+	opts := m.HubOpts
 	opts.Token = token
 	opts.Progress = func(p download.Progress) { m.sh.Post(func() { m.downloadProgress(r, p) }) }
 	base := http.DefaultTransport
@@ -481,9 +475,9 @@ func (m *modelSettings) startDownload(v download.Variant, dir, token string) {
 	opts.HTTPClient.Transport = watchTransport{base: base, report: func(off bool) {
 		if offline.Swap(off) != off {
 			m.sh.Post(func() {
-				if m.dl == r && r.running {
+				if m.DL == r && r.Running {
 					r.offline = off
-					m.refreshDownloads()
+					m.RefreshDownloads()
 				}
 			})
 		}
@@ -507,30 +501,27 @@ func (m *modelSettings) startDownload(v download.Variant, dir, token string) {
 	}()
 }
 
-// PauseDownload stops the running download; starting it again resumes.
-func (u *UI) PauseDownload() { u.model.pauseDownload() }
-
-// pauseDownload is PauseDownload.
-func (m *modelSettings) pauseDownload() {
-	if r := m.dl; r != nil && r.running {
-		r.cancel()
+// PauseDownload stops the running download (UI.PauseDownload).
+func (m *Model) PauseDownload() {
+	if r := m.DL; r != nil && r.Running {
+		r.Cancel()
 		m.sh.SetStatus("Pausing the download…")
 	}
 }
 
 // downloadProgress takes a progress report (UI goroutine).
-func (m *modelSettings) downloadProgress(r *downloadRun, p download.Progress) {
-	if m.dl != r || !r.running {
+func (m *Model) downloadProgress(r *DownloadRun, p download.Progress) {
+	if m.DL != r || !r.Running {
 		return
 	}
-	r.last = p
-	m.refreshDownloads()
+	r.Last = p
+	m.RefreshDownloads()
 }
 
 // downloadFinished shows how a download ended and selects the model (UI goroutine).
-func (m *modelSettings) downloadFinished(r *downloadRun, err error) {
-	r.running, r.err, r.offline = false, err, false
-	if m.dl != r {
+func (m *Model) downloadFinished(r *DownloadRun, err error) {
+	r.Running, r.Err, r.offline = false, err, false
+	if m.DL != r {
 		return
 	}
 	switch {
@@ -542,11 +533,11 @@ func (m *modelSettings) downloadFinished(r *downloadRun, err error) {
 		m.sh.SetStatus("The download stopped.")
 	default:
 		m.sh.Settings.DownloadDir, m.sh.Settings.DownloadVariant = "", ""
-		if m.setDir(r.dir, true) == nil {
-			m.sh.SetStatus(fmt.Sprintf("%s is downloaded, checked and ready.", r.variant.Title))
+		if m.SetDir(r.Dir, true) == nil {
+			m.sh.SetStatus(fmt.Sprintf("%s is downloaded, checked and ready.", r.Variant.Title))
 			m.closeDialog()
 		}
-		m.dl = nil
+		m.DL = nil
 	}
-	m.refreshDownloads()
+	m.RefreshDownloads()
 }

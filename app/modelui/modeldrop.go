@@ -1,4 +1,4 @@
-package app
+package modelui
 
 import (
 	"errors"
@@ -14,8 +14,8 @@ import (
 	"kleinbild/weights/assemble"
 )
 
-// isWeightFile reports whether p names a GGUF or safetensors file.
-func isWeightFile(p string) bool {
+// IsWeightFile reports whether p names a GGUF or safetensors file.
+func IsWeightFile(p string) bool {
 	ext := strings.ToLower(filepath.Ext(p))
 	return ext == ".gguf" || ext == ".safetensors"
 }
@@ -47,7 +47,7 @@ func weightFilePart(p string) (engine.Component, error) {
 // takeDrop takes files dropped on the window that are the model's business: everything
 // while the model dialog is open, and otherwise model folders and GGUF or safetensors
 // files, which open the dialog with them. It reports whether it took the drop (UI goroutine).
-func (m *modelSettings) takeDrop(uris []fyne.URI) bool {
+func (m *Model) TakeDrop(uris []fyne.URI) bool {
 	var paths []string
 	for _, u := range uris {
 		if u.Scheme() != "file" {
@@ -58,15 +58,15 @@ func (m *modelSettings) takeDrop(uris []fyne.URI) bool {
 	if len(paths) == 0 {
 		return false
 	}
-	if m.form == nil {
+	if m.Form == nil {
 		for _, p := range paths {
-			if !isWeightFile(p) && !isModelFolder(p) {
+			if !IsWeightFile(p) && !isModelFolder(p) {
 				return false
 			}
 		}
-		m.showDialog()
+		m.ShowDialog()
 	}
-	m.form.drop(paths)
+	m.Form.drop(paths)
 	return true
 }
 
@@ -79,7 +79,7 @@ type droppedPart struct {
 // drop puts dropped folders and files into the form: a folder (or a transformer file while
 // the model is no folder) becomes the model, other files replace their part. Files are told
 // apart by their headers, off the UI goroutine.
-func (f *modelForm) drop(paths []string) {
+func (f *Form) drop(paths []string) {
 	sh := f.m.sh
 	sh.BG.Add(1)
 	go func() {
@@ -99,17 +99,17 @@ func (f *modelForm) drop(paths []string) {
 			got = append(got, droppedPart{path: p, part: c})
 		}
 		sh.Post(func() {
-			if f.m.form != f {
+			if f.m.Form != f {
 				return
 			}
 			for _, d := range got {
 				switch {
 				case d.part == "":
-					f.path.SetText(d.path)
-				case d.part == engine.Transformer && !userdirs.IsDir(cleanDir(f.path.Text)):
-					f.path.SetText(d.path)
+					f.Path.SetText(d.path)
+				case d.part == engine.Transformer && !userdirs.IsDir(CleanDir(f.Path.Text)):
+					f.Path.SetText(d.path)
 				default:
-					f.parts[d.part].SetText(d.path)
+					f.Parts[d.part].SetText(d.path)
 				}
 			}
 			sh.ShowError(errors.Join(errs...))

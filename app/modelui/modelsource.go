@@ -1,4 +1,4 @@
-package app
+package modelui
 
 import (
 	"cmp"
@@ -21,11 +21,11 @@ import (
 	"kleinbild/weights/remap"
 )
 
-// modelSpec is the model the user chose, as it is remembered: a path (a diffusers folder,
+// Spec is the model the user chose, as it is remembered: a path (a diffusers folder,
 // a ComfyUI models folder or a single transformer file) and files that replace components
 // of it, like the command line's -d, --transformer, --text-encoder and --vae. In a ComfyUI
 // folder the chosen combination's files are the replacements.
-type modelSpec struct {
+type Spec struct {
 	Path                          string
 	Transformer, TextEncoder, VAE string
 	// Variant is "distilled" or "base" when the user chose it ("": as the files say).
@@ -36,45 +36,45 @@ type modelSpec struct {
 	VAEGroups int
 }
 
-// specFromSettings is the model remembered in s.
-func specFromSettings(s settings.Settings) modelSpec {
-	return modelSpec{Path: s.ModelDir, Transformer: s.ModelTransformer, TextEncoder: s.ModelTextEncoder, VAE: s.ModelVAE,
+// SpecFromSettings is the model remembered in s.
+func SpecFromSettings(s settings.Settings) Spec {
+	return Spec{Path: s.ModelDir, Transformer: s.ModelTransformer, TextEncoder: s.ModelTextEncoder, VAE: s.ModelVAE,
 		Variant: s.ModelVariant, VAEGroups: s.ModelVAEGroups}
 }
 
 // store writes the spec into s.
-func (sp modelSpec) store(s *settings.Settings) {
+func (sp Spec) store(s *settings.Settings) {
 	s.ModelDir, s.ModelTransformer, s.ModelTextEncoder, s.ModelVAE = sp.Path, sp.Transformer, sp.TextEncoder, sp.VAE
 	s.ModelVariant, s.ModelVAEGroups = sp.Variant, sp.VAEGroups
 }
 
-// clean makes every path of the spec absolute (see cleanDir).
-func (sp modelSpec) clean() modelSpec {
-	sp.Path, sp.Transformer, sp.TextEncoder, sp.VAE = cleanDir(sp.Path), cleanDir(sp.Transformer), cleanDir(sp.TextEncoder), cleanDir(sp.VAE)
+// clean makes every path of the spec absolute (see CleanDir).
+func (sp Spec) clean() Spec {
+	sp.Path, sp.Transformer, sp.TextEncoder, sp.VAE = CleanDir(sp.Path), CleanDir(sp.Transformer), CleanDir(sp.TextEncoder), CleanDir(sp.VAE)
 	return sp
 }
 
-// empty reports whether the spec names nothing.
-func (sp modelSpec) empty() bool {
+// Empty reports whether the spec names nothing.
+func (sp Spec) Empty() bool {
 	return sp.Path == "" && sp.Transformer == "" && sp.TextEncoder == "" && sp.VAE == ""
 }
 
 // key identifies the spec: two specs with the same key open the same model.
-func (sp modelSpec) key() string {
+func (sp Spec) key() string {
 	return strings.Join([]string{sp.Path, sp.Transformer, sp.TextEncoder, sp.VAE, sp.Variant, fmt.Sprint(sp.VAEGroups)}, "\x00")
 }
 
 // overrides are the spec's replacement files as the engine takes them.
-func (sp modelSpec) overrides() engine.Overrides {
+func (sp Spec) overrides() engine.Overrides {
 	return engine.Overrides{Transformer: sp.Transformer, TextEncoder: sp.TextEncoder, VAE: sp.VAE, Variant: sp.Variant, VAEGroups: sp.VAEGroups}
 }
 
-// openSpec reads what sp names once, as an engine.Source (headers and configs, no
+// OpenSpec reads what sp names once, as an engine.Source (headers and configs, no
 // weights); err says why the model cannot be used (nothing chosen, unreadable, or parts
 // missing: info.Problems then lists them).
-func openSpec(sp modelSpec) (engine.Source, engine.ModelInfo, error) {
-	if sp.empty() {
-		return nil, engine.ModelInfo{}, errNoModel
+func OpenSpec(sp Spec) (engine.Source, engine.ModelInfo, error) {
+	if sp.Empty() {
+		return nil, engine.ModelInfo{}, ErrNoModel
 	}
 	path := sp.Path
 	if sp.Transformer != "" && sp.TextEncoder != "" && sp.VAE != "" && source.Kind(path) == source.KindComfy {
@@ -97,7 +97,7 @@ func openSpec(sp modelSpec) (engine.Source, engine.ModelInfo, error) {
 
 // adapterChosen is the error for a spec whose file is a LoRA or LoKr adapter rather than a
 // model part (lora.Inspect reads it as one); nil when none is.
-func adapterChosen(sp modelSpec) error {
+func adapterChosen(sp Spec) error {
 	for _, p := range []string{sp.Path, sp.Transformer, sp.TextEncoder, sp.VAE} {
 		if p == "" || source.Kind(p) != source.KindFile {
 			continue
@@ -171,7 +171,7 @@ func mdPlain(s string) string {
 // checkSource is the structural check of a model before it is used: every component that
 // is not a single file (those were checked when their headers were read) has its weights
 // opened, which finds a truncated or malformed safetensors file. It reads the Source opened
-// once by openSpec, nothing else.
+// once by OpenSpec, nothing else.
 func checkSource(ctx context.Context, src engine.Source) error {
 	info := src.Info()
 	for _, c := range engine.WeightComponents {
@@ -223,7 +223,7 @@ func variantOpen(src engine.Source) bool {
 }
 
 // comfyChoices lists the usable combinations of a ComfyUI models folder (nil when path is
-// not one, or is a diffusers folder); vaeGroups as modelSpec.VAEGroups.
+// not one, or is a diffusers folder); vaeGroups as Spec.VAEGroups.
 func comfyChoices(path string, vaeGroups int) (root string, combos []engine.Combination) {
 	if path == "" || source.Kind(path) != source.KindComfy {
 		return "", nil
@@ -270,11 +270,11 @@ func sizeLine(info engine.ModelInfo) string {
 	return "size not told by the weights (not klein-4B or 9B shapes)"
 }
 
-// sourceReport describes a model read by openSpec in Markdown: what it is, each part's file,
+// SourceReport describes a model read by OpenSpec in Markdown: what it is, each part's file,
 // quant types and size, what is missing, and the memory it needs against what there is.
 // open is variantOpen's answer.
-func sourceReport(info engine.ModelInfo, err error, mem sysmem.Status, open bool) string {
-	if errors.Is(err, errNoModel) {
+func SourceReport(info engine.ModelInfo, err error, mem sysmem.Status, open bool) string {
+	if errors.Is(err, ErrNoModel) {
 		return "Choose a model folder (diffusers `model_index.json`, or a ComfyUI `models` folder) or a transformer file (`.gguf`, `.safetensors`)."
 	}
 	var b strings.Builder
@@ -341,21 +341,21 @@ func variantWord(distilled bool) string {
 	return "base"
 }
 
-// sourceOpenFunc opens a model read by openSpec for generation on a device (see OpenFunc).
-type sourceOpenFunc func(src engine.Source, device string) (Generator, error)
+// SourceOpenFunc opens a model read by OpenSpec for generation on a device (see OpenFunc).
+type SourceOpenFunc func(src engine.Source, device string) (Generator, error)
 
-// folderOpener adapts an OpenFunc (Options.Open) to sources: it gets the model's folder or
+// FolderOpener adapts an OpenFunc (Options.Open) to sources: it gets the model's folder or
 // file.
-func folderOpener(open OpenFunc) sourceOpenFunc {
+func FolderOpener(open OpenFunc) SourceOpenFunc {
 	return func(src engine.Source, device string) (Generator, error) { return open(src.Info().Dir, device) }
 }
 
-// runModel is the model a run opens: the Source read once when it was chosen, and the key
+// RunModel is the model a run opens: the Source read once when it was chosen, and the key
 // the opened generator is kept under.
-type runModel struct {
-	key string
-	src engine.Source
+type RunModel struct {
+	Key string
+	Src engine.Source
 }
 
-// runModel is the current model for a run (UI goroutine).
-func (m *modelSettings) runModel() runModel { return runModel{key: m.spec.key(), src: m.src} }
+// RunModel is the current model for a run (UI goroutine).
+func (m *Model) RunModel() RunModel { return RunModel{Key: m.Spec.key(), Src: m.Src} }

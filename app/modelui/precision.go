@@ -1,4 +1,4 @@
-package app
+package modelui
 
 import (
 	"fmt"
@@ -10,37 +10,37 @@ import (
 
 // The precision select's options (issue 34: the app's device setting names the precision).
 const (
-	precisionExactLabel = "Exact"
-	precisionFastLabel  = "Fast (matrix units)"
+	PrecisionExactLabel = "Exact"
+	PrecisionFastLabel  = "Fast (matrix units)"
 )
 
 // fastSuffix marks a device ID opened in the fast precision ("vulkan:0+fast"), as the
 // runner hands it to the opener.
 const fastSuffix = "+fast"
 
-// withPrecision is the device string the opener gets for id in precision p.
-func withPrecision(id string, p gpu.Precision) string {
+// WithPrecision is the device string the opener gets for id in precision p.
+func WithPrecision(id string, p gpu.Precision) string {
 	if p == gpu.PrecisionFast {
 		return id + fastSuffix
 	}
 	return id
 }
 
-// deviceID is the device ID of a withPrecision string, and precisionOf its precision.
-func deviceID(device string) string { return strings.TrimSuffix(device, fastSuffix) }
+// DeviceID is the device ID of a WithPrecision string, and PrecisionOf its precision.
+func DeviceID(device string) string { return strings.TrimSuffix(device, fastSuffix) }
 
-func precisionOf(device string) gpu.Precision {
+func PrecisionOf(device string) gpu.Precision {
 	if strings.HasSuffix(device, fastSuffix) {
 		return gpu.PrecisionFast
 	}
 	return gpu.PrecisionExact
 }
 
-// openDevicePrecision opens a withPrecision device string: the device (openDevice), put in
+// openDevicePrecision opens a WithPrecision device string: the device (OpenDevice), put in
 // the fast precision when asked.
 func openDevicePrecision(device string) (gpu.Backend, error) {
-	b, err := openDevice(deviceID(device))
-	if err != nil || precisionOf(device) == gpu.PrecisionExact {
+	b, err := OpenDevice(DeviceID(device))
+	if err != nil || PrecisionOf(device) == gpu.PrecisionExact {
 		return b, err
 	}
 	pb, ok := b.(gpu.Precisioner)
@@ -55,17 +55,17 @@ func openDevicePrecision(device string) (gpu.Backend, error) {
 }
 
 // matrixUnits describes the matrix units of device id ("" for none or unknown).
-func (m *modelSettings) matrixUnits(id string) string {
-	if d, ok := m.deviceFor(id); ok {
+func (m *Model) matrixUnits(id string) string {
+	if d, ok := m.DeviceFor(id); ok {
 		return d.MatrixUnits
 	}
 	return ""
 }
 
-// runPrecision is the precision of the next run: fast on a device with matrix units unless
+// RunPrecision is the precision of the next run: fast on a device with matrix units unless
 // the user chose exact, else exact (the only one other devices have).
-func (m *modelSettings) runPrecision() gpu.Precision {
-	if m.matrixUnits(m.effectiveDevice()) == "" || m.sh.Settings.Precision == string(gpu.PrecisionExact) {
+func (m *Model) RunPrecision() gpu.Precision {
+	if m.matrixUnits(m.EffectiveDevice()) == "" || m.sh.Settings.Precision == string(gpu.PrecisionExact) {
 		return gpu.PrecisionExact
 	}
 	return gpu.PrecisionFast
@@ -73,32 +73,32 @@ func (m *modelSettings) runPrecision() gpu.Precision {
 
 // newPrecisionSelect builds the settings' precision select, enabled only where the device
 // has matrix units.
-func (m *modelSettings) newPrecisionSelect() *widgets.EscapeSelect {
-	m.dev.precision = widgets.NewEscapeSelect([]string{precisionExactLabel, precisionFastLabel}, nil)
+func (m *Model) newPrecisionSelect() *widgets.EscapeSelect {
+	m.Dev.Precision = widgets.NewEscapeSelect([]string{PrecisionExactLabel, PrecisionFastLabel}, nil)
 	m.refreshPrecision()
-	return m.dev.precision
+	return m.Dev.Precision
 }
 
 // refreshPrecision shows the precision the next run uses and whether it can be chosen.
-func (m *modelSettings) refreshPrecision() {
-	s := m.dev.precision
+func (m *Model) refreshPrecision() {
+	s := m.Dev.Precision
 	if s == nil {
 		return
 	}
 	s.OnChanged = nil
-	label := precisionExactLabel
-	if m.runPrecision() == gpu.PrecisionFast {
-		label = precisionFastLabel
+	label := PrecisionExactLabel
+	if m.RunPrecision() == gpu.PrecisionFast {
+		label = PrecisionFastLabel
 	}
 	s.SetSelected(label)
-	if m.matrixUnits(m.effectiveDevice()) == "" {
+	if m.matrixUnits(m.EffectiveDevice()) == "" {
 		s.Disable()
 	} else {
 		s.Enable()
 	}
 	s.OnChanged = func(l string) {
 		p := gpu.PrecisionExact
-		if l == precisionFastLabel {
+		if l == PrecisionFastLabel {
 			p = gpu.PrecisionFast
 		}
 		m.choosePrecision(p)
@@ -107,11 +107,11 @@ func (m *modelSettings) refreshPrecision() {
 
 // choosePrecision makes p the precision of the next runs on devices with matrix units and
 // remembers it.
-func (m *modelSettings) choosePrecision(p gpu.Precision) {
+func (m *Model) choosePrecision(p gpu.Precision) {
 	if m.sh.Settings.Precision == string(p) {
 		return
 	}
 	m.sh.Settings.Precision = string(p)
 	m.sh.Remember(m.sh.Settings)
-	m.deviceChanged()
+	m.DeviceChanged()
 }

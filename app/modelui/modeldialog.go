@@ -1,4 +1,4 @@
-package app
+package modelui
 
 import (
 	"context"
@@ -19,46 +19,46 @@ import (
 
 // The variant choices offered when the files do not tell.
 const (
-	variantDistilledLabel = "Distilled (4 steps)"
-	variantBaseLabel      = "Base (more steps, guidance)"
+	VariantDistilledLabel = "Distilled (4 steps)"
+	VariantBaseLabel      = "Base (more steps, guidance)"
 )
 
-// modelForm is the model dialog's form: the model's path, the files that replace its parts,
+// Form is the model dialog's form: the model's path, the files that replace its parts,
 // the ComfyUI combination and the variant, and what the latest check found. Checks read the
 // model off the UI goroutine; "Use this model" takes the Source the check read.
-type modelForm struct {
-	m *modelSettings
+type Form struct {
+	m *Model
 
-	path       *widget.Entry
-	parts      map[engine.Component]*widget.Entry
-	combo      *widgets.EscapeSelect
-	comboBox   *fyne.Container
-	variant    *widget.RadioGroup
-	variantBox *fyne.Container
-	status     *widget.RichText
-	checking   *widget.ProgressBarInfinite
-	use        *widget.Button
+	Path       *widget.Entry
+	Parts      map[engine.Component]*widget.Entry
+	Combo      *widgets.EscapeSelect
+	ComboBox   *fyne.Container
+	Variant    *widget.RadioGroup
+	VariantBox *fyne.Container
+	Status     *widget.RichText
+	Checking   *widget.ProgressBarInfinite
+	Use        *widget.Button
 	mem        sysmem.Status
 
 	// pick is the ComfyUI combination chosen (nil: the engine's choice); variantChoice
 	// "distilled" or "base" when chosen.
 	pick          *engine.Combination
 	variantChoice string
-	vaeGroups     int  // modelSpec.VAEGroups, kept from the model in use
+	VAEGroups     int  // Spec.VAEGroups, kept from the model in use
 	quiet         bool // widgets are being set from a result: their OnChanged do nothing
 	gen           int  // the latest check; older results are dropped
-	res           formResult
-	ok            bool   // res is usable
-	report        string // the Markdown shown in status
-	content       *fyne.Container
+	Res           formResult
+	OK            bool   // res is usable
+	Report        string // the Markdown shown in status
+	Content       *fyne.Container
 }
 
 // formResult is what a check of the form found.
 type formResult struct {
-	spec     modelSpec // with a ComfyUI folder's combination pinned
-	src      engine.Source
-	info     engine.ModelInfo
-	err      error // openSpec's
+	spec     Spec // with a ComfyUI folder's combination pinned
+	Src      engine.Source
+	Info     engine.ModelInfo
+	err      error // OpenSpec's
 	checkErr error // checkSource's
 	open     bool  // variantOpen
 	root     string
@@ -67,7 +67,7 @@ type formResult struct {
 
 // readModelForm reads and checks the model sp names (off the UI goroutine). In a ComfyUI
 // folder, pick's files stand in for the parts sp does not name.
-func readModelForm(ctx context.Context, sp modelSpec, pick *engine.Combination) formResult {
+func readModelForm(ctx context.Context, sp Spec, pick *engine.Combination) formResult {
 	var r formResult
 	r.root, r.combos = comfyChoices(sp.Path, sp.VAEGroups)
 	if r.root != "" && len(r.combos) > 0 {
@@ -80,9 +80,9 @@ func readModelForm(ctx context.Context, sp modelSpec, pick *engine.Combination) 
 		sp.TextEncoder = firstOf(sp.TextEncoder, c.TextEncoder)
 		sp.VAE = firstOf(sp.VAE, c.VAE)
 	}
-	r.src, r.info, r.err = openSpec(sp)
+	r.Src, r.Info, r.err = OpenSpec(sp)
 	if r.err == nil && r.root != "" {
-		for _, f := range r.info.Files { // the combination used, so that it is what is remembered
+		for _, f := range r.Info.Files { // the combination used, so that it is what is remembered
 			switch f.Component {
 			case engine.Transformer:
 				sp.Transformer = f.Path
@@ -95,38 +95,34 @@ func readModelForm(ctx context.Context, sp modelSpec, pick *engine.Combination) 
 	}
 	r.spec = sp
 	if r.err == nil {
-		r.checkErr = checkSource(ctx, r.src)
+		r.checkErr = checkSource(ctx, r.Src)
 	}
-	r.open = variantOpen(r.src)
+	r.open = variantOpen(r.Src)
 	return r
 }
 
-// ShowModelDialog opens the model settings: choose a model folder or file, replace parts,
-// see what it is and whether it is complete, and the memory it needs against what there is.
-func (u *UI) ShowModelDialog() { u.model.showDialog() }
-
-// showDialog is ShowModelDialog.
-func (m *modelSettings) showDialog() {
-	f := &modelForm{m: m, mem: sysmem.Read(), parts: map[engine.Component]*widget.Entry{}}
+// ShowDialog is ShowModelDialog.
+func (m *Model) ShowDialog() {
+	f := &Form{m: m, mem: sysmem.Read(), Parts: map[engine.Component]*widget.Entry{}}
 	path := widgets.NewEscapeEntry() // Escape closes the dialog also while a field has the focus
-	f.path = &path.Entry
-	f.path.SetPlaceHolder("Model folder or file, e.g. ~/models/FLUX.2-klein-4B or ~/ComfyUI/models")
-	f.status = widgets.Markdown("")
-	f.status.Wrapping = fyne.TextWrapWord
-	f.checking = widget.NewProgressBarInfinite()
-	f.checking.Hide()
-	f.combo = widgets.NewEscapeSelect(nil, f.comboChanged)
-	f.comboBox = container.NewVBox(shell.SectionTitle("Combination"), shell.Hint("The ComfyUI folder holds several usable sets of files: choose one."), f.combo)
-	f.comboBox.Hide()
-	f.variant = widget.NewRadioGroup([]string{variantDistilledLabel, variantBaseLabel}, f.variantChanged)
-	f.variantBox = container.NewVBox(shell.SectionTitle("Variant"), shell.Hint("The files do not say whether this is the distilled or the base model: choose."), f.variant)
-	f.variantBox.Hide()
+	f.Path = &path.Entry
+	f.Path.SetPlaceHolder("Model folder or file, e.g. ~/models/FLUX.2-klein-4B or ~/ComfyUI/models")
+	f.Status = widgets.Markdown("")
+	f.Status.Wrapping = fyne.TextWrapWord
+	f.Checking = widget.NewProgressBarInfinite()
+	f.Checking.Hide()
+	f.Combo = widgets.NewEscapeSelect(nil, f.comboChanged)
+	f.ComboBox = container.NewVBox(shell.SectionTitle("Combination"), shell.Hint("The ComfyUI folder holds several usable sets of files: choose one."), f.Combo)
+	f.ComboBox.Hide()
+	f.Variant = widget.NewRadioGroup([]string{VariantDistilledLabel, VariantBaseLabel}, f.variantChanged)
+	f.VariantBox = container.NewVBox(shell.SectionTitle("Variant"), shell.Hint("The files do not say whether this is the distilled or the base model: choose."), f.Variant)
+	f.VariantBox.Hide()
 
 	folder := widget.NewButtonWithIcon("Browse…", theme.FolderOpenIcon(), func() {
-		m.browseFolder("Choose the model folder", f.path.Text, func(dir string) { f.path.SetText(dir) })
+		m.BrowseFolder("Choose the model folder", f.Path.Text, func(dir string) { f.Path.SetText(dir) })
 	})
 	file := widget.NewButtonWithIcon("File…", theme.FileIcon(), func() {
-		m.browseWeightFile(f.path.Text, func(p string) { f.path.SetText(p) })
+		m.BrowseWeightFile(f.Path.Text, func(p string) { f.Path.SetText(p) })
 	})
 	partsBox := container.NewVBox(shell.SectionTitle("Replace parts (optional)"),
 		shell.Hint("GGUF or safetensors files that take the place of the model's transformer, text encoder or VAE."))
@@ -135,16 +131,16 @@ func (m *modelSettings) showDialog() {
 		e := &field.Entry
 		e.SetPlaceHolder(componentName(c) + " file")
 		e.OnChanged = func(string) { f.check() }
-		f.parts[c] = e
+		f.Parts[c] = e
 		pick := widget.NewButtonWithIcon("", theme.FileIcon(), func() {
-			m.browseWeightFile(firstOf(e.Text, f.path.Text), func(p string) { e.SetText(p) })
+			m.BrowseWeightFile(firstOf(e.Text, f.Path.Text), func(p string) { e.SetText(p) })
 		})
 		clear := widget.NewButtonWithIcon("", theme.ContentClearIcon(), func() { e.SetText("") })
 		label := widget.NewLabel(componentName(c))
 		partsBox.Add(container.NewBorder(nil, nil, label, container.NewHBox(pick, clear), field))
 	}
-	f.fill(m.spec)
-	f.path.OnChanged = func(string) {
+	f.fill(m.Spec)
+	f.Path.OnChanged = func(string) {
 		f.pick, f.variantChoice = nil, ""
 		f.check()
 	}
@@ -153,37 +149,37 @@ func (m *modelSettings) showDialog() {
 		"(`.gguf` or `.safetensors`); you can drop them on this window. " +
 		"LoRA and LoKr files are not models: add them under Adapters.")
 	help.Wrapping = fyne.TextWrapWord
-	dl, release := m.newDownloadPanel()
+	dl, release := m.NewDownloadPanel()
 	devBox, releaseDev := m.newDeviceSection()
 	content := container.NewVBox(
 		shell.SectionTitle("Model"),
 		container.NewBorder(nil, nil, nil, container.NewHBox(folder, file), path),
-		f.comboBox, f.variantBox,
-		f.checking, f.status,
+		f.ComboBox, f.VariantBox,
+		f.Checking, f.Status,
 		partsBox,
 		help,
 		widget.NewSeparator(),
 		devBox,
 		widget.NewSeparator(),
-		dl.box)
-	f.content = content
+		dl.Box)
+	f.Content = content
 	d := dialog.NewCustomWithoutButtons("Model", container.NewVScroll(content), m.sh.Win)
-	m.dlg, m.form = d, f
+	m.Dlg, m.Form = d, f
 	d.SetOnClosed(func() {
 		release()
 		releaseDev()
-		if m.dlg == d {
-			m.dlg, m.form = nil, nil
+		if m.Dlg == d {
+			m.Dlg, m.Form = nil, nil
 		}
 	})
 	cancel := widget.NewButton("Close", d.Hide)
-	f.use = widget.NewButtonWithIcon("Use this model", theme.ConfirmIcon(), func() {
-		if f.ok && m.use(f.res.spec, f.res.src, f.res.info, nil, true, false) == nil {
+	f.Use = widget.NewButtonWithIcon("Use this model", theme.ConfirmIcon(), func() {
+		if f.OK && m.use(f.Res.spec, f.Res.Src, f.Res.Info, nil, true, false) == nil {
 			d.Hide()
 		}
 	})
-	f.use.Importance = widget.HighImportance
-	d.SetButtons([]fyne.CanvasObject{cancel, f.use})
+	f.Use.Importance = widget.HighImportance
+	d.SetButtons([]fyne.CanvasObject{cancel, f.Use})
 	f.check()
 	d.Resize(fyne.NewSize(720, 680))
 	d.Show()
@@ -192,43 +188,43 @@ func (m *modelSettings) showDialog() {
 
 // fill puts sp into the form: a ComfyUI folder's files are its combination, other files
 // replace parts.
-func (f *modelForm) fill(sp modelSpec) {
-	f.path.SetText(sp.Path)
-	f.variantChoice, f.vaeGroups = sp.Variant, sp.VAEGroups
+func (f *Form) fill(sp Spec) {
+	f.Path.SetText(sp.Path)
+	f.variantChoice, f.VAEGroups = sp.Variant, sp.VAEGroups
 	if sp.Path != "" && source.Kind(sp.Path) == source.KindComfy {
 		f.pick = &engine.Combination{Transformer: sp.Transformer, TextEncoder: sp.TextEncoder, VAE: sp.VAE}
 		return
 	}
-	f.parts[engine.Transformer].SetText(sp.Transformer)
-	f.parts[engine.TextEncoder].SetText(sp.TextEncoder)
-	f.parts[engine.VAE].SetText(sp.VAE)
+	f.Parts[engine.Transformer].SetText(sp.Transformer)
+	f.Parts[engine.TextEncoder].SetText(sp.TextEncoder)
+	f.Parts[engine.VAE].SetText(sp.VAE)
 }
 
 // spec is the model the form names (without a ComfyUI combination: readModelForm adds it).
-func (f *modelForm) spec() modelSpec {
-	return modelSpec{Path: f.path.Text, Transformer: f.parts[engine.Transformer].Text,
-		TextEncoder: f.parts[engine.TextEncoder].Text, VAE: f.parts[engine.VAE].Text, Variant: f.variantChoice, VAEGroups: f.vaeGroups}.clean()
+func (f *Form) spec() Spec {
+	return Spec{Path: f.Path.Text, Transformer: f.Parts[engine.Transformer].Text,
+		TextEncoder: f.Parts[engine.TextEncoder].Text, VAE: f.Parts[engine.VAE].Text, Variant: f.variantChoice, VAEGroups: f.VAEGroups}.clean()
 }
 
 // check reads the model the form names in the background and shows what was found.
-func (f *modelForm) check() {
-	if f.quiet || f.use == nil {
+func (f *Form) check() {
+	if f.quiet || f.Use == nil {
 		return
 	}
 	f.gen++
 	my := f.gen
-	f.ok = false
-	f.use.Disable()
+	f.OK = false
+	f.Use.Disable()
 	sp := f.spec()
-	if sp.empty() {
-		f.checking.Hide()
-		f.comboBox.Hide()
-		f.variantBox.Hide()
-		f.setReport(sourceReport(engine.ModelInfo{}, errNoModel, f.mem, false))
+	if sp.Empty() {
+		f.Checking.Hide()
+		f.ComboBox.Hide()
+		f.VariantBox.Hide()
+		f.setReport(SourceReport(engine.ModelInfo{}, ErrNoModel, f.mem, false))
 		return
 	}
 	f.setReport("Reading the model…")
-	f.checking.Show()
+	f.Checking.Show()
 	pick := f.pick
 	sh := f.m.sh
 	sh.BG.Add(1)
@@ -244,9 +240,9 @@ func (f *modelForm) check() {
 }
 
 // show puts a check's result on screen (UI goroutine).
-func (f *modelForm) show(r formResult) {
-	f.res = r
-	f.checking.Hide()
+func (f *Form) show(r formResult) {
+	f.Res = r
+	f.Checking.Hide()
 	f.quiet = true
 	if r.root != "" && len(r.combos) > 0 {
 		labels := make([]string, len(r.combos))
@@ -257,53 +253,53 @@ func (f *modelForm) show(r formResult) {
 				sel = labels[i]
 			}
 		}
-		f.combo.Options = labels
-		f.combo.SetSelected(sel)
-		f.combo.Refresh()
-		f.comboBox.Show()
+		f.Combo.Options = labels
+		f.Combo.SetSelected(sel)
+		f.Combo.Refresh()
+		f.ComboBox.Show()
 	} else {
-		f.comboBox.Hide()
+		f.ComboBox.Hide()
 	}
 	if r.open {
-		if r.info.Distilled {
-			f.variant.SetSelected(variantDistilledLabel)
+		if r.Info.Distilled {
+			f.Variant.SetSelected(VariantDistilledLabel)
 		} else {
-			f.variant.SetSelected(variantBaseLabel)
+			f.Variant.SetSelected(VariantBaseLabel)
 		}
-		f.variantBox.Show()
+		f.VariantBox.Show()
 	} else {
-		f.variantBox.Hide()
+		f.VariantBox.Hide()
 	}
 	f.quiet = false
 	switch {
 	case r.err != nil:
-		f.setReport(sourceReport(r.info, r.err, f.mem, r.open))
+		f.setReport(SourceReport(r.Info, r.err, f.mem, r.open))
 	case r.checkErr != nil:
-		f.status.Segments = []widget.RichTextSegment{&widget.TextSegment{
+		f.Status.Segments = []widget.RichTextSegment{&widget.TextSegment{
 			Style: widget.RichTextStyleStrong, Text: "This model cannot be used: "},
 			&widget.TextSegment{Style: widget.RichTextStyleInline, Text: r.checkErr.Error()}}
-		f.status.Refresh()
-		f.report = f.status.String()
+		f.Status.Refresh()
+		f.Report = f.Status.String()
 	default:
-		f.setReport(sourceReport(r.info, nil, f.mem, r.open))
-		f.ok = true
-		f.use.Enable()
+		f.setReport(SourceReport(r.Info, nil, f.mem, r.open))
+		f.OK = true
+		f.Use.Enable()
 	}
-	f.content.Refresh() // the parts shown or hidden change the layout
+	f.Content.Refresh() // the parts shown or hidden change the layout
 }
 
 // setReport shows md in the status.
-func (f *modelForm) setReport(md string) {
-	f.report = md
-	widgets.SetMarkdown(f.status, md)
+func (f *Form) setReport(md string) {
+	f.Report = md
+	widgets.SetMarkdown(f.Status, md)
 }
 
 // comboChanged takes the ComfyUI combination chosen in the list.
-func (f *modelForm) comboChanged(label string) {
+func (f *Form) comboChanged(label string) {
 	if f.quiet {
 		return
 	}
-	for _, c := range f.res.combos {
+	for _, c := range f.Res.combos {
 		if comboLabel(c) == label {
 			f.pick = &c
 			f.check()
@@ -313,14 +309,14 @@ func (f *modelForm) comboChanged(label string) {
 }
 
 // variantChanged takes the variant chosen for files that do not tell.
-func (f *modelForm) variantChanged(label string) {
+func (f *Form) variantChanged(label string) {
 	if f.quiet {
 		return
 	}
 	switch label {
-	case variantDistilledLabel:
+	case VariantDistilledLabel:
 		f.variantChoice = "distilled"
-	case variantBaseLabel:
+	case VariantBaseLabel:
 		f.variantChoice = "base"
 	default:
 		return

@@ -79,8 +79,10 @@ type controls struct {
 	negative    *widgets.ShortcutEntry
 	negativeErr *widget.Label
 	guidanceBox *fyne.Container
-	// lastFocus is the focused control the form last scrolled to (focusfollow.go).
-	lastFocus fyne.Focusable
+	// lastFocus is the focused control the form last scrolled to (focusfollow.go), and
+	// focusOffset the form's scroll offset it left.
+	lastFocus   fyne.Focusable
+	focusOffset float32
 	// guidanceDefault is the variant's default, replaced on a model change unless edited.
 	guidanceDefault float64
 

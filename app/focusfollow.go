@@ -32,16 +32,20 @@ func (u *UI) followFocus() {
 	}()
 }
 
-// showFocused scrolls the form to f when f is one of its controls and was not the last one
-// seen focused (so the user may scroll away from a focused control).
+// showFocused scrolls the form to f when f is one of its controls. It scrolls again while
+// the same control keeps the focus and the form was not scrolled since (the first scroll may
+// have measured a layout still settling), but not once the user scrolled away from it.
 func (c *controls) showFocused(f fyne.Focusable) {
-	if f == c.lastFocus {
+	if f == c.lastFocus && (c.scroll == nil || c.scroll.Offset.Y != c.focusOffset) {
 		return
 	}
 	c.lastFocus = f
 	o, ok := f.(fyne.CanvasObject)
 	if ok && c.scroll != nil && holds(c.scroll.Content, o) {
 		c.scrollToShow(o)
+	}
+	if c.scroll != nil {
+		c.focusOffset = c.scroll.Offset.Y
 	}
 }
 

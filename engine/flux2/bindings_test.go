@@ -4,10 +4,8 @@ package flux2
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"testing"
 
 	"kleinbild/gpu/webgpu"
@@ -52,25 +50,13 @@ func TestReadOnlyInputBindings(t *testing.T) {
 	}
 	golden.Compare(t, "output", out, gc.output, outputTol)
 
-	seen := map[string]int{}
-	bad := map[string]int{}
-	for _, r := range recs {
-		seen[r.Op]++
-		if r.ReadWrite != 0 && !inPlaceOps[r.Op] {
-			bad[fmt.Sprintf("%s (%s, inputs %b of %d)", r.Op, r.Kernel, r.ReadWrite, r.Inputs)]++
-		}
-	}
+	seen, bad := webgpu.ReadWriteInputs(recs, inPlaceOps)
 	for _, op := range []string{"Linear", "Attention", "LayerNorm", "SwiGLU", "GatedAdd"} {
 		if seen[op] == 0 {
 			t.Errorf("no %s dispatch recorded (recorded: %v)", op, seen)
 		}
 	}
-	var lines []string
-	for k, n := range bad {
-		lines = append(lines, fmt.Sprintf("%s ×%d", k, n))
-	}
-	sort.Strings(lines)
-	for _, l := range lines {
+	for _, l := range bad {
 		t.Errorf("input bound read_write: %s", l)
 	}
 	t.Logf("%d dispatches: %v", len(recs), seen)

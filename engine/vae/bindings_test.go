@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"testing"
 
 	"kleinbild/gpu/webgpu"
@@ -59,25 +58,13 @@ func TestReadOnlyInputBindings(t *testing.T) {
 	golden.Compare(t, "decoded", gotDec, wantDec, stageTol)
 	golden.Compare(t, "latent_mode", gotEnc, wantEnc, stageTol)
 
-	seen := map[string]int{}
-	bad := map[string]int{}
-	for _, r := range recs {
-		seen[r.Op]++
-		if r.ReadWrite != 0 && !inPlaceOps[r.Op] {
-			bad[fmt.Sprintf("%s (%s, inputs %b of %d)", r.Op, r.Kernel, r.ReadWrite, r.Inputs)]++
-		}
-	}
+	seen, bad := webgpu.ReadWriteInputs(recs, inPlaceOps)
 	for _, op := range []string{"Conv2D", "GroupNorm", "Linear", "Attention", "Transpose"} {
 		if seen[op] == 0 {
 			t.Errorf("no %s dispatch recorded (recorded: %v)", op, seen)
 		}
 	}
-	var lines []string
-	for k, n := range bad {
-		lines = append(lines, fmt.Sprintf("%s ×%d", k, n))
-	}
-	sort.Strings(lines)
-	for _, l := range lines {
+	for _, l := range bad {
 		t.Errorf("input bound read_write: %s", l)
 	}
 	t.Logf("%d dispatches: %v", len(recs), seen)

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"kleinbild/app/imagefile"
 	"kleinbild/app/modelui"
 
 	"errors"
@@ -122,7 +123,7 @@ func (c *fileChooser) wantsFile() func(string) bool {
 	case chooseFolder:
 		return nil
 	}
-	return isImageFile
+	return imagefile.IsImage
 }
 
 // adapterChooserSummary describes a folder listed by the adapters' chooser.
@@ -225,7 +226,7 @@ func (s *adaptersSection) add(a *lora.Adapter, st settings.Adapter, ask bool) *a
 	e.strength.OnChanged = func(v float64) {
 		if !e.syncing {
 			e.syncing = true
-			e.value.SetText(formatStrength(v))
+			e.value.SetText(imagefile.FormatStrength(v))
 			e.syncing = false
 		}
 	}
@@ -263,14 +264,11 @@ func (s *adaptersSection) add(a *lora.Adapter, st settings.Adapter, ask bool) *a
 // adapterNameRunes is the most runes of an adapter's file name its switch shows.
 const adapterNameRunes = 28
 
-// formatStrength writes a strength for the number field.
-func formatStrength(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
-
 // setStrength puts v in the slider and the field.
 func (s *adaptersSection) setStrength(e *adapterEntry, v float64) {
 	e.syncing = true
 	e.strength.SetValue(v)
-	e.value.SetText(formatStrength(v))
+	e.value.SetText(imagefile.FormatStrength(v))
 	e.syncing = false
 }
 

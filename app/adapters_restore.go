@@ -177,15 +177,3 @@ func hashFolder(ctx context.Context, dir string) map[string]string {
 	}
 	return out
 }
-
-// adaptersDetail is the line of an image's details naming its adapters ("" for none).
-func adaptersDetail(as []imageio.Adapter) string {
-	if len(as) == 0 {
-		return ""
-	}
-	var parts []string
-	for _, a := range as {
-		parts = append(parts, fmt.Sprintf("%s (%s)", a.File, formatStrength(float64(a.Strength))))
-	}
-	return "\nAdapters: " + strings.Join(parts, ", ")
-}

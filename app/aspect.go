@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/app/imagefile"
 	"kleinbild/app/widgets"
 	"kleinbild/engine"
 )
@@ -131,7 +132,7 @@ func (c *controls) useImageSize() {
 	path, what, err := c.sizeSource()
 	if err == nil {
 		var iw, ih int
-		if iw, ih, err = imageSize(path); err == nil {
+		if iw, ih, err = imagefile.Size(path); err == nil {
 			w, h := imageSizeFor(iw, ih)
 			c.setSize(w, h)
 			msg := fmt.Sprintf("Size set from %s %s: %d × %d.", what, filepath.Base(path), w, h)

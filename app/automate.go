@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/driver/software"
 	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/app/jobs"
 	"kleinbild/engine"
 	"kleinbild/internal/atomicfile"
 )
@@ -110,12 +111,12 @@ func isUniform(img image.Image) bool {
 	return true
 }
 
-// explainInvalid turns errInvalidForm, which leaves the reasons to the fields, into an error
+// explainInvalid turns jobs.ErrInvalidForm, which leaves the reasons to the fields, into an error
 // that names them, for gui --generate, which has no one looking at the fields: "some
 // settings are invalid" did not say that the prompt was empty (issue 37 item 12). Other
 // errors are returned as they are (UI goroutine).
 func (c *controls) explainInvalid(err error) error {
-	if !errors.Is(err, errInvalidForm) {
+	if !errors.Is(err, jobs.ErrInvalidForm) {
 		return err
 	}
 	var why []string

@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"kleinbild/app/imagefile"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,7 +22,7 @@ func TestAutomateTakesScreenshot(t *testing.T) {
 	if u.Gallery.Len() != 1 || fake.lastRequest().Prompt != "a lighthouse" {
 		t.Errorf("automatic run: %d images, prompt %q", u.Gallery.Len(), fake.lastRequest().Prompt)
 	}
-	w2, h2, err := imageSize(shot)
+	w2, h2, err := imagefile.Size(shot)
 	if err != nil || w2 < 100 || h2 < 100 {
 		t.Errorf("screenshot %dx%d: %v", w2, h2, err)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"kleinbild/app/compare"
 	"kleinbild/app/gallery"
+	"kleinbild/app/imagefile"
 )
 
 // newCompareButton is the selection bar's Compare button (enabled with two images checked).
@@ -37,7 +38,7 @@ func (g *galleryView) openCompare(a, b gallery.Entry) {
 		return
 	}
 	if g.cmp == nil {
-		g.cmp = compare.New(g.sh, describeMeta, g.openCompare, func(c *compare.View) {
+		g.cmp = compare.New(g.sh, imagefile.Describe, g.openCompare, func(c *compare.View) {
 			if g.cmp == c {
 				g.cmp = nil
 			}

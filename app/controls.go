@@ -16,6 +16,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/app/jobs"
 	"kleinbild/app/recentprompts"
 	"kleinbild/app/settings"
 	"kleinbild/app/shell"
@@ -50,9 +51,6 @@ var sizePresets = []sizePreset{
 }
 
 const customSize = "Custom"
-
-// errInvalidForm means a field is invalid; the field shows why.
-var errInvalidForm = errors.New("some settings are invalid")
 
 // controls are the generation settings in the side panel.
 type controls struct {
@@ -418,15 +416,15 @@ func (c *controls) scrollToEnd() {
 func (c *controls) AddToHistory(prompt string) { c.history.Add(prompt) }
 
 // showRunPhase makes the main button Generate, Cancel or a disabled "Cancelling…".
-func (c *controls) showRunPhase(p runPhase) {
+func (c *controls) showRunPhase(p jobs.Phase) {
 	b := c.generate
 	switch p {
-	case runIdle:
+	case jobs.Idle:
 		b.SetText("Generate")
 		b.SetIcon(theme.NewThemedResource(resources.Sparkles))
 		b.Importance = widget.HighImportance
 		b.Enable()
-	case runCancelling:
+	case jobs.Cancelling:
 		b.SetText("Cancelling…")
 		b.Disable()
 	default:

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"kleinbild/app/imagefile"
 	"kleinbild/app/modelui"
 
 	"errors"
@@ -432,7 +433,7 @@ func (c *fileChooser) submit(text string) {
 			return "", fmt.Errorf("%s is not a regular file", p)
 		case c.what == chooseWeightFile && !modelui.IsWeightFile(p):
 			return "", fmt.Errorf("%s is not a GGUF or safetensors file", filepath.Base(p))
-		case c.what == chooseImages && !isImageFile(p):
+		case c.what == chooseImages && !imagefile.IsImage(p):
 			return "", fmt.Errorf("%s is not an image Kleinbild can read", filepath.Base(p))
 		}
 		return "", errPickFile{p}
@@ -470,7 +471,7 @@ func expandPath(text, dir string) string {
 // symbolic links count as what they point to.
 func listDir(dir string, images bool) ([]dirItem, error) {
 	if images {
-		return listDirFiles(dir, isImageFile)
+		return listDirFiles(dir, imagefile.IsImage)
 	}
 	return listDirFiles(dir, nil)
 }
@@ -501,7 +502,7 @@ func listDirFiles(dir string, want func(name string) bool) ([]dirItem, error) {
 			items = append(items, dirItem{name: name, dir: true})
 		case mode.IsRegular() && want != nil && want(name):
 			var key string
-			if isImageFile(name) {
+			if imagefile.IsImage(name) {
 				key, _ = thumbcache.FileKey(filepath.Join(dir, name))
 			}
 			items = append(items, dirItem{name: name, key: key})

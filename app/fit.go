@@ -135,7 +135,9 @@ func (f *fitLine) estimate() (estimate.Report, bool) {
 // (estimate.Phases.Job: the model loaded when it is not yet and the prompt encoded once,
 // the references encoded and every image denoised and decoded for each), and the warm-up of
 // a model not yet loaded (warmupSeconds).
-func runSeconds(p estimate.Phases, count int) float64 { return p.Job(count) + warmupSeconds(p) }
+func runSeconds(p estimate.Phases, count int) float64 {
+	return p.Job(count) + progress.WarmupSeconds(p)
+}
 
 // estimateJob is the estimate (package estimate) for j on the current model and device, from the job's
 // own size, steps, guidance and references rather than the form's.
@@ -165,7 +167,7 @@ func (f *fitLine) PhasePlan(j *job, first bool) progress.Plan {
 	if first {
 		// The warm-up is planned with the loading: the first step's measured pace then
 		// tells the rest, and later phases are not scaled by a pace against it.
-		p.Load, p.Encode = sec(ps.Load+warmupSeconds(ps)), sec(ps.Encode)
+		p.Load, p.Encode = sec(ps.Load+progress.WarmupSeconds(ps)), sec(ps.Encode)
 	}
 	return p
 }

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"kleinbild/app/progress"
 	"math"
 	"strings"
 	"testing"
@@ -27,7 +28,7 @@ func TestEstimateCoversEveryImage(t *testing.T) {
 	h.waitFor("the fit line for 9 images", 5*time.Second, func() bool { return strings.Contains(fit.Text, "for 9 images") })
 	nine, _ := u.fit.estimate()
 	p := nine.PhaseSeconds
-	want := p.Load + p.Encode + p.References + 9*(p.Denoise+p.Decode) + warmupSeconds(p) // the model is loaded once
+	want := p.Load + p.Encode + p.References + 9*(p.Denoise+p.Decode) + progress.WarmupSeconds(p) // the model is loaded once
 	if math.Abs(nine.Seconds-want) > 1e-9*want || nine.Seconds < 8*(p.Denoise+p.Decode) {
 		t.Errorf("9 images: %.3f s, want %.3f s (one image %.3f s)", nine.Seconds, want, one.Seconds)
 	}

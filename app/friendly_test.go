@@ -1,6 +1,7 @@
 package app
 
 import (
+	"kleinbild/app/imagefile"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,7 +18,7 @@ func TestUnreadableReferenceSaysWhatTheCLISays(t *testing.T) {
 	if err := os.WriteFile(p, []byte("this is not an image at all"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, _, err := imageSize(p)
+	_, _, err := imagefile.Size(p)
 	if err == nil {
 		t.Fatal("no error for a file that is no image")
 	}

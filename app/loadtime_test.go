@@ -4,11 +4,12 @@ import (
 	"kleinbild/app/modelui"
 
 	"context"
-	"fyne.io/fyne/v2"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"fyne.io/fyne/v2"
 
 	"kleinbild/engine"
 	"kleinbild/estimate"

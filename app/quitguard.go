@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"kleinbild/app/jobs"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -121,9 +122,9 @@ func (q *quitQuestion) refresh(u *UI) {
 
 // quitRunPhase follows the run's phase in the open quit question. When the run has ended
 // it looks once the next queued job has had its chance to start.
-func (u *UI) quitRunPhase(p runPhase) {
+func (u *UI) quitRunPhase(p jobs.Phase) {
 	if q := u.quit; q != nil {
-		if p == runIdle {
+		if p == jobs.Idle {
 			u.Post(func() { q.refresh(u) })
 			return
 		}

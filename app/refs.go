@@ -3,7 +3,6 @@ package app
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -17,7 +16,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"kleinbild/app/gallery"
-	"kleinbild/app/humanize"
+	"kleinbild/app/imagefile"
 	"kleinbild/app/jobs"
 	"kleinbild/app/shell"
 	"kleinbild/app/thumbcache"
@@ -82,19 +81,10 @@ func (r *refsSection) show(refs []string, thumb func(*shell.ThumbImage, string),
 	}
 }
 
-// isImageFile reports whether path has the extension of a format the engine reads.
-func isImageFile(path string) bool {
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".png", ".jpg", ".jpeg", ".gif", ".bmp", ".tif", ".tiff", ".webp":
-		return true
-	}
-	return false
-}
-
 // addReference appends an image file to the references (without refreshing the view),
 // after checking that the engine can use it.
 func (r *refsSection) addReference(path string) error {
-	if err := checkReferenceFile(path); err != nil {
+	if err := imagefile.CheckReference(path); err != nil {
 		return err
 	}
 	return r.appendReference(path)
@@ -110,40 +100,6 @@ func (r *refsSection) appendReference(path string) error {
 	}
 	r.paths = append(r.paths, path)
 	return nil
-}
-
-// checkReferenceFile checks that path is an image file the engine can use as a reference,
-// from its header. It touches no UI state and does not block on special files (a FIFO is
-// refused at once), so it may run off the UI goroutine.
-func checkReferenceFile(path string) error {
-	name := filepath.Base(path)
-	fi, err := os.Stat(path)
-	switch {
-	case err != nil:
-		return fmt.Errorf("cannot use %s as a reference: %w", name, err)
-	case fi.IsDir():
-		return fmt.Errorf("cannot use %s as a reference: it is a folder, not an image", name)
-	case !isImageFile(path):
-		return fmt.Errorf("cannot use %s as a reference: it is not an image Kleinbild can read (%s)", name, imageio.Formats)
-	}
-	w, h, err := imageSize(path)
-	if err != nil {
-		return fmt.Errorf("cannot use %s as a reference: %w", name, err)
-	}
-	if err := imageio.CheckReference(w, h); err != nil {
-		return fmt.Errorf("cannot use %s: %w", name, err)
-	}
-	return nil
-}
-
-// imageSize reads an image file's size from its header (regular files only), after
-// checking that the file is whole (imageio.Probe: a truncated PNG is refused).
-func imageSize(path string) (w, h int, err error) {
-	cfg, err := imageio.Probe(path, nil) // the CLI's words for a bad file
-	if err != nil {
-		return 0, 0, err
-	}
-	return cfg.Width, cfg.Height, nil
 }
 
 // AddReference adds an image file as a reference and shows it.
@@ -263,7 +219,7 @@ func (u *UI) dropImages(paths []string, errs []error) <-chan struct{} {
 			})
 			return
 		}
-		checks := checkReferenceFiles(paths)
+		checks := imagefile.CheckReferences(paths)
 		u.Post(func() {
 			defer close(done)
 			u.refs.apply(paths, checks, errs)
@@ -280,22 +236,13 @@ func (r *refsSection) addFiles(paths []string, errs []error) <-chan struct{} {
 	r.sh.BG.Add(1)
 	go func() {
 		defer r.sh.BG.Done()
-		checks := checkReferenceFiles(paths)
+		checks := imagefile.CheckReferences(paths)
 		r.sh.Post(func() {
 			defer close(done)
 			r.apply(paths, checks, errs)
 		})
 	}()
 	return done
-}
-
-// checkReferenceFiles runs checkReferenceFile on each path (any goroutine).
-func checkReferenceFiles(paths []string) []error {
-	checks := make([]error, len(paths))
-	for i, p := range paths {
-		checks[i] = checkReferenceFile(p)
-	}
-	return checks
 }
 
 // apply adds the checked paths and reports the problems in the banner.
@@ -339,7 +286,7 @@ func (r *refsSection) tellAdded(names []string) {
 func (u *UI) askRestore(path string, m imageio.Metadata) {
 	th := shell.NewThumbImage(fyne.NewSquareSize(120))
 	u.refs.loadFileThumb(th, path)
-	summary := widget.NewLabel(describeMeta(m) + adaptersDetail(m.Adapters))
+	summary := widget.NewLabel(imagefile.Describe(m) + imagefile.AdaptersDetail(m.Adapters))
 	summary.Wrapping = fyne.TextWrapWord
 	prompt := widget.NewLabel("“" + jobs.Ellipsize(m.Prompt, 240) + "”")
 	prompt.Wrapping = fyne.TextWrapWord
@@ -354,31 +301,4 @@ func (u *UI) askRestore(path string, m imageio.Metadata) {
 	d.SetButtons([]fyne.CanvasObject{cancel, asRef, restore})
 	d.Resize(fyne.NewSize(560, 0))
 	d.Show()
-}
-
-// describeMeta is a one-line summary of how an image was made.
-func describeMeta(m imageio.Metadata) string {
-	parts := []string{fmt.Sprintf("%d × %d", m.Width, m.Height), fmt.Sprintf("seed %d", m.Seed)}
-	if m.Steps > 0 {
-		parts = append(parts, fmt.Sprintf("%d steps", m.Steps))
-	}
-	if m.Guidance > 0 && m.Guidance != 1 {
-		parts = append(parts, fmt.Sprintf("guidance %.1f", m.Guidance))
-	}
-	if m.Schedule != "" {
-		parts = append(parts, m.Schedule)
-	}
-	if m.Noise == engine.NoiseStable {
-		parts = append(parts, "size-stable noise")
-	}
-	if m.Duration > 0 {
-		parts = append(parts, humanize.Duration(m.Duration))
-	}
-	if model := strings.TrimSpace(m.Model + " " + m.Variant); model != "" {
-		parts = append(parts, model)
-	}
-	if m.Precision != "" { // "fast": the matrix units' float16 products (issue 34)
-		parts = append(parts, m.Precision+" precision")
-	}
-	return strings.Join(parts, " · ")
 }

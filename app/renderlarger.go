@@ -1,6 +1,7 @@
 package app
 
 import (
+	"kleinbild/app/imagefile"
 	"kleinbild/app/modelui"
 
 	"errors"
@@ -66,7 +67,7 @@ func (rn *runner) renderLargerJob(e gallery.Entry) (*job, error) {
 		if len(refs) >= engine.MaxReferences {
 			break
 		}
-		if checkReferenceFile(r) == nil { // still there and usable
+		if imagefile.CheckReference(r) == nil { // still there and usable
 			refs = append(refs, r)
 		}
 	}

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"kleinbild/app/imagefile"
 	"kleinbild/app/modelui"
 
 	"context"
@@ -141,7 +142,7 @@ func (rn *runner) generateNow() {
 // reportStartError shows why a job did not start.
 func (rn *runner) reportStartError(err error) {
 	switch {
-	case err == nil, errors.Is(err, errInvalidForm), errors.Is(err, errBusy):
+	case err == nil, errors.Is(err, jobs.ErrInvalidForm), errors.Is(err, errBusy):
 	case errors.Is(err, modelui.ErrNoModel):
 		rn.sh.ShowErrorAbout(shell.TopicModel, err)
 	default:
@@ -207,7 +208,7 @@ func (rn *runner) startGenerate() (*runState, error) {
 	}
 	f, ok := rn.form.ReadForm()
 	if !ok {
-		return nil, errInvalidForm
+		return nil, jobs.ErrInvalidForm
 	}
 	j := rn.jobFromForm(f)
 	if !f.seedGiven {
@@ -353,7 +354,7 @@ func (rn *runner) execute(ctx context.Context, r *runState, mdl modelui.RunModel
 	// files as they were read (engine.Metadata).
 	sums := engine.Sums{}
 	for _, p := range r.job.Req.References {
-		if err := checkReferenceFile(p); err != nil {
+		if err := imagefile.CheckReference(p); err != nil {
 			finish(runOutcome{err: err, refFailed: true}, nil)
 			return
 		}
@@ -657,14 +658,14 @@ func (rn *runner) leaveRun() {
 // display, Add to queue, the model button) between idle and running.
 func (rn *runner) setRunning(running bool) {
 	r := rn.cur
-	phase := runRunning
+	phase := jobs.Running
 	switch {
 	case !running || r == nil:
-		phase = runIdle
+		phase = jobs.Idle
 	case r.cancelling:
-		phase = runCancelling
+		phase = jobs.Cancelling
 	}
-	if phase != runIdle {
+	if phase != jobs.Idle {
 		rn.queue.Add.Show()
 	} else {
 		rn.queue.Add.Hide()

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"kleinbild/app/jobs"
 	"kleinbild/app/modelui"
 
 	"image"
@@ -25,17 +26,8 @@ type runnerDeps struct {
 	gal      entryPicker
 	// phaseChanged tells the widgets that follow the run (Generate, the progress bar, the
 	// model button) that it started, is cancelling or ended.
-	phaseChanged func(runPhase)
+	phaseChanged func(jobs.Phase)
 }
-
-// runPhase is where the runner stands.
-type runPhase int
-
-const (
-	runIdle       runPhase = iota // nothing runs
-	runRunning                    // a job runs; Generate is Cancel
-	runCancelling                 // the running job was cancelled and has not stopped yet
-)
 
 // runForm is the generation form as the runner reads it (controls).
 type runForm interface {

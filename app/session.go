@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"kleinbild/app/imagefile"
 	"slices"
 )
 
@@ -14,7 +15,7 @@ func (r *refsSection) restore(paths []string) {
 	}
 	var gone int
 	for _, p := range paths {
-		if checkReferenceFile(p) != nil || r.appendReference(p) != nil {
+		if imagefile.CheckReference(p) != nil || r.appendReference(p) != nil {
 			gone++
 		}
 	}

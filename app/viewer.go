@@ -1,6 +1,8 @@
 package app
 
 import (
+	"kleinbild/app/imagefile"
+	"kleinbild/app/jobs"
 	"kleinbild/app/modelui"
 
 	"fmt"
@@ -109,11 +111,11 @@ func (v *viewer) ShowProgress(frac float64, text string) {
 
 // showRunPhase shows or hides the progress display as a run starts and ends (it stays
 // while cancelling).
-func (v *viewer) showRunPhase(p runPhase) {
+func (v *viewer) showRunPhase(p jobs.Phase) {
 	switch p {
-	case runIdle:
+	case jobs.Idle:
 		v.progress.Hide()
-	case runRunning:
+	case jobs.Running:
 		v.progress.Show()
 	}
 }
@@ -368,7 +370,7 @@ const noSettingsText = "No Kleinbild settings in this image (it was not made by 
 // describeEntry is the details under the prompt: the settings, then the negative prompt,
 // references and adapters when there are any.
 func describeEntry(e gallery.Entry) string {
-	s := describeMeta(e.Meta)
+	s := imagefile.Describe(e.Meta)
 	if !e.Meta.Created.IsZero() {
 		s += " · " + e.Meta.Created.Local().Format("2 Jan 2006 15:04")
 	}
@@ -382,7 +384,7 @@ func describeEntry(e gallery.Entry) string {
 	if len(refs) > 0 {
 		s += "\nReferences: " + strings.Join(refs, ", ")
 	}
-	return s + adaptersDetail(e.Meta.Adapters)
+	return s + imagefile.AdaptersDetail(e.Meta.Adapters)
 }
 
 // showLineage lists the gallery images e was made from and those made from e.

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"kleinbild/app/jobs"
 	"kleinbild/app/modelui"
 
 	"path/filepath"
@@ -60,12 +61,12 @@ func (u *UI) wire() {
 	u.run = runner{sh: sh, version: u.opts.Version, open: open, tuner: tuner, notify: notifier, runnerDeps: runnerDeps{
 		form: &u.ctl, refs: u.refs.RefPaths, adapters: &u.adapters, model: &u.model,
 		fit: &u.fit, view: &u.view, gal: &u.gal,
-		phaseChanged: func(p runPhase) {
+		phaseChanged: func(p jobs.Phase) {
 			u.ctl.showRunPhase(p)
 			u.view.showRunPhase(p)
-			u.model.ShowRunPhase(p == runIdle)
+			u.model.ShowRunPhase(p == jobs.Idle)
 			u.quitRunPhase(p)
-			if p == runIdle {
+			if p == jobs.Idle {
 				u.fit.updateSoon() // a calibration that waited for the run
 			}
 		},

@@ -107,3 +107,6 @@ func Ellipsize(s string, n int) string {
 	}
 	return string(r[:n-1]) + "…"
 }
+
+// ErrInvalidForm means a field of the generation form is invalid; the field shows why.
+var ErrInvalidForm = errors.New("some settings are invalid")

@@ -116,14 +116,8 @@ type controls struct {
 	formWatched bool
 }
 
-// form is the validated content of the controls: the generation's settings (without the
-// references and the adapters' consent, which their sections hold; the negative prompt
-// and guidance on base models only), whether the seed was given, and the images per run.
-type form struct {
-	engine.Settings
-	seedGiven bool
-	count     int
-}
+// form is the validated content of the controls (jobs.Form).
+type form = jobs.Form
 
 // build creates the side panel: the form, the references and the Generate button, with
 // the other components' parts p.
@@ -453,7 +447,7 @@ func (c *controls) ReadForm() (form, bool) {
 	var sizeOK, stepsOK, seedOK bool
 	f.Width, f.Height, sizeOK = c.checkSize()
 	f.Steps, stepsOK = c.checkSteps()
-	f.Seed, f.seedGiven, seedOK = c.checkSeed()
+	f.Seed, f.SeedGiven, seedOK = c.checkSeed()
 	ok = ok && sizeOK && stepsOK && seedOK
 	f.Guidance, f.NegativePrompt = 0, ""
 	if !c.model.ModelInfo().Distilled {
@@ -466,7 +460,7 @@ func (c *controls) ReadForm() (form, bool) {
 			shell.SetFieldError(c.negativeErr, "")
 		}
 	}
-	f.count = c.countValue()
+	f.Count = c.countValue()
 	return f, ok
 }
 

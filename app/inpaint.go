@@ -40,7 +40,7 @@ func (u *UI) showInpaint(path string, img image.Image) *inpaintui.Mode {
 // inpaintForm is the form as Inpaint mode takes it (readForm).
 func (c *controls) inpaintForm() (inpaintui.Form, bool) {
 	f, ok := c.ReadForm()
-	return inpaintui.Form{Settings: f.Settings, SeedGiven: f.seedGiven}, ok
+	return inpaintui.Form{Settings: f.Settings, SeedGiven: f.SeedGiven}, ok
 }
 
 // reuseSettings is the viewer's Reuse settings: Inpaint mode for an inpainted or

@@ -155,14 +155,14 @@ var errBusy = errors.New("a generation is already running")
 // jobFromForm makes a job of the validated form and the references. The seed is the one
 // in the field, or a new random one when the field is empty.
 func (rn *runner) jobFromForm(f form) *job {
-	if !f.seedGiven {
+	if !f.SeedGiven {
 		f.Seed = randomSeed()
 	}
 	rn.form.AddToHistory(f.Prompt)
 	req := engine.Request{Settings: f.Settings, Adapters: rn.adapters.Stack()}
 	req.References = slices.Clone(rn.refs())
 	req.AdaptersPartial = rn.adapters.Partial() // accepted by the user in the Adapters section
-	return jobs.New(req, f.count)
+	return jobs.New(req, f.Count)
 }
 
 // enqueueForm queues a job from the current settings to run after the ones before it.
@@ -211,7 +211,7 @@ func (rn *runner) startGenerate() (*runState, error) {
 		return nil, jobs.ErrInvalidForm
 	}
 	j := rn.jobFromForm(f)
-	if !f.seedGiven {
+	if !f.SeedGiven {
 		rn.form.UsedRandomSeed(j.Req.Seed)
 	}
 	rn.sh.Settings = rn.form.CurrentSettings(f)

@@ -110,3 +110,12 @@ func Ellipsize(s string, n int) string {
 
 // ErrInvalidForm means a field of the generation form is invalid; the field shows why.
 var ErrInvalidForm = errors.New("some settings are invalid")
+
+// Form is the validated content of the generation form: the generation's settings (without
+// the references and the adapters' consent, which their sections hold; the negative prompt
+// and guidance on base models only), whether the seed was given, and the images per run.
+type Form struct {
+	engine.Settings
+	SeedGiven bool
+	Count     int
+}

@@ -33,12 +33,12 @@ func (u *UI) Automate() error {
 		startErr := make(chan error, 1)
 		u.Post(func() {
 			if u.opts.Count > 0 {
-				u.ctl.setCount(u.opts.Count)
+				u.ctl.SetCount(u.opts.Count)
 			}
 			r, err := u.run.startGenerate()
 			if err != nil {
 				u.ShowError(err)
-				startErr <- u.ctl.explainInvalid(err)
+				startErr <- u.ctl.ExplainInvalid(err)
 				return
 			}
 			started <- r
@@ -111,20 +111,20 @@ func isUniform(img image.Image) bool {
 	return true
 }
 
-// explainInvalid turns jobs.ErrInvalidForm, which leaves the reasons to the fields, into an error
+// ExplainInvalid turns jobs.ErrInvalidForm, which leaves the reasons to the fields, into an error
 // that names them, for gui --generate, which has no one looking at the fields: "some
 // settings are invalid" did not say that the prompt was empty (issue 37 item 12). Other
 // errors are returned as they are (UI goroutine).
-func (c *controls) explainInvalid(err error) error {
+func (c *Controls) ExplainInvalid(err error) error {
 	if !errors.Is(err, jobs.ErrInvalidForm) {
 		return err
 	}
 	var why []string
-	if strings.TrimSpace(c.prompt.Text) == "" {
+	if strings.TrimSpace(c.Prompt.Text) == "" {
 		why = append(why, "the prompt is empty: give one with --prompt")
 	}
-	for _, l := range []*widget.Label{c.promptErr, c.negativeErr, c.sizeErr, c.stepsErr, c.seedErr} {
-		if l != nil && l.Visible() && l.Text != "" && (l != c.promptErr || len(why) == 0) {
+	for _, l := range []*widget.Label{c.PromptErr, c.negativeErr, c.SizeErr, c.StepsErr, c.SeedErr} {
+		if l != nil && l.Visible() && l.Text != "" && (l != c.PromptErr || len(why) == 0) {
 			why = append(why, strings.TrimSuffix(l.Text, "."))
 		}
 	}

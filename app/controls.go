@@ -52,31 +52,31 @@ var sizePresets = []sizePreset{
 
 const customSize = "Custom"
 
-// controls are the generation settings in the side panel.
-type controls struct {
+// Controls are the generation settings in the side panel.
+type Controls struct {
 	sh *shell.Shell
-	controlsDeps
+	Deps
 
-	prompt    *widgets.ShortcutEntry
-	promptErr *widget.Label
-	history   *recentprompts.Recent // recent prompts
+	Prompt    *widgets.ShortcutEntry
+	PromptErr *widget.Label
+	History   *recentprompts.Recent // recent prompts
 
-	preset        *widget.Select
-	aspect        *widget.Select // aspect ratios and "use the image's size" (aspect.go)
-	width, height *widgets.ShortcutEntry
-	sizeErr       *widget.Label
+	Preset        *widget.Select
+	Aspect        *widget.Select // aspect ratios and "use the image's size" (aspect.go)
+	Width, Height *widgets.ShortcutEntry
+	SizeErr       *widget.Label
 	syncing       bool // set while code updates the size widgets
 
-	steps        *widgets.ShortcutEntry
-	stepsErr     *widget.Label
+	Steps        *widgets.ShortcutEntry
+	StepsErr     *widget.Label
 	stepsDefault int
 
-	guidance    *widget.Slider
+	Guidance    *widget.Slider
 	guidanceVal *widget.Label
-	// negative is the negative prompt, in guidanceBox: CFG's unconditional input.
-	negative    *widgets.ShortcutEntry
+	// Negative is the Negative prompt, in guidanceBox: CFG's unconditional input.
+	Negative    *widgets.ShortcutEntry
 	negativeErr *widget.Label
-	guidanceBox *fyne.Container
+	GuidanceBox *fyne.Container
 	// lastFocus is the focused control the form last scrolled to (focusfollow.go), and
 	// focusOffset the form's scroll offset it left.
 	lastFocus   fyne.Focusable
@@ -84,31 +84,31 @@ type controls struct {
 	// guidanceDefault is the variant's default, replaced on a model change unless edited.
 	guidanceDefault float64
 
-	schedule  *widget.Select
+	Schedule  *widget.Select
 	schedules []settings.ScheduleChoice // the menu's entries (settings.ScheduleChoices)
-	noise     *widget.Select            // the kind of initial noise (noisechoice.go)
+	Noise     *widget.Select            // the kind of initial noise (noisechoice.go)
 
-	seed       *widgets.ShortcutEntry
-	seedErr    *widget.Label
+	Seed       *widgets.ShortcutEntry
+	SeedErr    *widget.Label
 	seedLocked bool
 	// lastSeed is the random seed the last run used (lastSeedSet once there was one).
 	lastSeed    uint64
 	lastSeedSet bool
-	lock        *widgets.TipButton
-	dice        *widgets.TipButton
-	// keptSeed shows beside Generate while the seed is locked, and unlocks it: the lock
+	Lock        *widgets.TipButton
+	Dice        *widgets.TipButton
+	// KeptSeed shows beside Generate while the seed is locked, and unlocks it: the lock
 	// by the seed field is often below the fold (issue 36 item 24).
-	keptSeed *widgets.TipButton
+	KeptSeed *widgets.TipButton
 
-	// count is the number of images per run (minCount..maxCount).
-	count *widget.Select
+	// Count is the number of images per run (minCount..maxCount).
+	Count *widget.Select
 
-	generate *widget.Button
-	// fit says whether the generation fits in memory (see fitLine.update).
-	fit *widget.Label
+	Generate *widget.Button
+	// Fit says whether the generation fits in memory (see fitLine.update).
+	Fit *widget.Label
 
-	box    *fyne.Container   // the whole panel
-	scroll *container.Scroll // the form's scroll (the references are at its end)
+	Box    *fyne.Container   // the whole panel
+	Scroll *container.Scroll // the form's scroll (the references are at its end)
 
 	// formTimer writes the edited form after a pause in typing (see formChanged);
 	// formWatched is set once the remembered settings are in the controls.
@@ -119,143 +119,143 @@ type controls struct {
 // form is the validated content of the controls (jobs.Form).
 type form = jobs.Form
 
-// build creates the side panel: the form, the references and the Generate button, with
+// Build creates the side panel: the form, the references and the Generate button, with
 // the other components' parts p.
-func (c *controls) build(p panelParts) fyne.CanvasObject {
-	c.prompt = widgets.NewShortcutEntry(true, c.onGenerate)
-	c.prompt.SetPlaceHolder("Describe the image you want…")
-	c.prompt.SetMinRowsVisible(5)
-	c.promptErr = shell.FieldError()
-	c.prompt.OnChanged = func(s string) { // "Describe the image first." goes once it is described
+func (c *Controls) Build(p PanelParts) fyne.CanvasObject {
+	c.Prompt = widgets.NewShortcutEntry(true, c.OnGenerate)
+	c.Prompt.SetPlaceHolder("Describe the image you want…")
+	c.Prompt.SetMinRowsVisible(5)
+	c.PromptErr = shell.FieldError()
+	c.Prompt.OnChanged = func(s string) { // "Describe the image first." goes once it is described
 		if strings.TrimSpace(s) != "" && engine.ValidatePrompt(strings.TrimSpace(s)) == nil {
-			shell.SetFieldError(c.promptErr, "")
+			shell.SetFieldError(c.PromptErr, "")
 		}
 	}
-	c.history = recentprompts.New(filepath.Join(c.sh.DataDir, "history.json"), c.sh.Tips, c.sh.Win.Canvas(),
-		func(p string) { c.prompt.SetText(p) }, func(err error) { c.sh.Post(func() { c.sh.ShowError(err) }) })
+	c.History = recentprompts.New(filepath.Join(c.sh.DataDir, "history.json"), c.sh.Tips, c.sh.Win.Canvas(),
+		func(p string) { c.Prompt.SetText(p) }, func(err error) { c.sh.Post(func() { c.sh.ShowError(err) }) })
 
 	sizeRow := c.buildSize()
 
-	c.steps = widgets.NewShortcutEntry(false, c.onGenerate)
-	c.steps.SetPlaceHolder("auto")
-	c.steps.OnChanged = func(string) {
+	c.Steps = widgets.NewShortcutEntry(false, c.OnGenerate)
+	c.Steps.SetPlaceHolder("auto")
+	c.Steps.OnChanged = func(string) {
 		c.checkSteps()
-		c.estimateSoon()
+		c.EstimateSoon()
 	}
-	c.stepsErr = shell.FieldError()
+	c.StepsErr = shell.FieldError()
 
-	c.guidance = widget.NewSlider(engine.MinGuidance, engine.MaxGuidance)
-	c.guidance.Step = 0.5
+	c.Guidance = widget.NewSlider(engine.MinGuidance, engine.MaxGuidance)
+	c.Guidance.Step = 0.5
 	c.guidanceVal = widget.NewLabel("4.0")
-	c.guidance.OnChanged = func(v float64) {
+	c.Guidance.OnChanged = func(v float64) {
 		c.guidanceVal.SetText(strconv.FormatFloat(v, 'f', 1, 64))
-		c.estimateSoon()
+		c.EstimateSoon()
 	}
-	c.guidance.SetValue(4)
-	c.negative = widgets.NewShortcutEntry(false, c.onGenerate)
-	c.negative.SetPlaceHolder("What the image should not show (optional)")
-	c.negative.OnChanged = func(string) { c.formChanged() }
+	c.Guidance.SetValue(4)
+	c.Negative = widgets.NewShortcutEntry(false, c.OnGenerate)
+	c.Negative.SetPlaceHolder("What the image should not show (optional)")
+	c.Negative.OnChanged = func(string) { c.FormChanged() }
 	c.negativeErr = shell.FieldError()
-	c.guidanceBox = container.NewVBox(shell.SectionTitle("Guidance"),
-		container.NewBorder(nil, nil, nil, c.guidanceVal, c.guidance),
+	c.GuidanceBox = container.NewVBox(shell.SectionTitle("Guidance"),
+		container.NewBorder(nil, nil, nil, c.guidanceVal, c.Guidance),
 		shell.Hint("How closely the image follows the prompt (base models only)."),
-		shell.SectionTitle("Negative prompt"), c.negative, c.negativeErr)
+		shell.SectionTitle("Negative prompt"), c.Negative, c.negativeErr)
 
-	c.schedule = widget.NewSelect(nil, nil)
-	c.setSchedule("")
+	c.Schedule = widget.NewSelect(nil, nil)
+	c.SetSchedule("")
 
-	c.seed = widgets.NewShortcutEntry(false, c.onGenerate)
-	c.seed.SetPlaceHolder(randomPlaceholder(0, false))
-	c.seed.OnChanged = func(string) { c.seedEdited() }
-	c.seedErr = shell.FieldError()
-	c.dice = widgets.NewTipButton(c.sh.Tips, theme.NewThemedResource(resources.Dice), "Pick a random seed", func() {
-		c.seed.SetText(strconv.FormatUint(randomSeed(), 10))
+	c.Seed = widgets.NewShortcutEntry(false, c.OnGenerate)
+	c.Seed.SetPlaceHolder(randomPlaceholder(0, false))
+	c.Seed.OnChanged = func(string) { c.seedEdited() }
+	c.SeedErr = shell.FieldError()
+	c.Dice = widgets.NewTipButton(c.sh.Tips, theme.NewThemedResource(resources.Dice), "Pick a random seed", func() {
+		c.Seed.SetText(strconv.FormatUint(randomSeed(), 10))
 	})
-	c.dice.Importance = widget.MediumImportance
-	c.lock = widgets.NewTipButton(c.sh.Tips, theme.NewThemedResource(resources.LockOpen), lockTip(false), c.toggleSeedLocked)
-	c.lock.Importance = widget.MediumImportance
-	seedRow := container.NewBorder(nil, nil, nil, container.NewHBox(c.dice, c.lock), c.seed)
-	c.noise = newNoiseSelect(c.formChanged)
+	c.Dice.Importance = widget.MediumImportance
+	c.Lock = widgets.NewTipButton(c.sh.Tips, theme.NewThemedResource(resources.LockOpen), lockTip(false), c.toggleSeedLocked)
+	c.Lock.Importance = widget.MediumImportance
+	seedRow := container.NewBorder(nil, nil, nil, container.NewHBox(c.Dice, c.Lock), c.Seed)
+	c.Noise = newNoiseSelect(c.FormChanged)
 
 	var counts []string
 	for n := minCount; n <= maxCount; n++ {
 		counts = append(counts, strconv.Itoa(n))
 	}
-	c.count = widget.NewSelect(counts, func(string) {
-		c.formChanged()
-		c.estimateSoon() // the time shown covers every image
+	c.Count = widget.NewSelect(counts, func(string) {
+		c.FormChanged()
+		c.EstimateSoon() // the time shown covers every image
 	})
-	c.count.SetSelectedIndex(0)
+	c.Count.SetSelectedIndex(0)
 	countHint := widget.NewLabel("seeds count up by one")
 	countHint.SizeName = theme.SizeNameCaptionText
 	countHint.Importance = widget.LowImportance
-	countRow := container.NewBorder(nil, nil, nil, countHint, c.count)
+	countRow := container.NewBorder(nil, nil, nil, countHint, c.Count)
 
-	c.generate = widget.NewButtonWithIcon("Generate", theme.NewThemedResource(resources.Sparkles), c.generateOrCancel)
-	c.generate.Importance = widget.HighImportance
-	c.fit = widget.NewLabel("")
-	c.fit.Wrapping = fyne.TextWrapWord
-	c.fit.SizeName = theme.SizeNameCaptionText
-	c.fit.Hide()
+	c.Generate = widget.NewButtonWithIcon("Generate", theme.NewThemedResource(resources.Sparkles), c.generateOrCancel)
+	c.Generate.Importance = widget.HighImportance
+	c.Fit = widget.NewLabel("")
+	c.Fit.Wrapping = fyne.TextWrapWord
+	c.Fit.SizeName = theme.SizeNameCaptionText
+	c.Fit.Hide()
 
 	form := container.NewVBox(
-		container.NewBorder(nil, nil, nil, c.history.Button, shell.SectionTitle("Prompt")), c.prompt, c.promptErr,
+		container.NewBorder(nil, nil, nil, c.History.Button, shell.SectionTitle("Prompt")), c.Prompt, c.PromptErr,
 		shell.Hint("Ctrl+Enter (⌘+Enter on macOS) generates."),
 		shell.Spacer(4),
-		shell.SectionTitle("Size"), c.preset, c.buildAspect(), sizeRow, c.sizeErr,
+		shell.SectionTitle("Size"), c.Preset, c.buildAspect(), sizeRow, c.SizeErr,
 		shell.Spacer(4),
 		container.New(layout.NewGridLayoutWithColumns(2),
-			container.NewVBox(shell.SectionTitle("Steps"), c.steps),
-			container.NewVBox(shell.SectionTitle("Schedule"), c.schedule)),
-		c.stepsErr,
-		c.guidanceBox,
+			container.NewVBox(shell.SectionTitle("Steps"), c.Steps),
+			container.NewVBox(shell.SectionTitle("Schedule"), c.Schedule)),
+		c.StepsErr,
+		c.GuidanceBox,
 		shell.Spacer(4),
-		shell.SectionTitle("Seed"), seedRow, c.seedErr, noiseRow(c.noise),
+		shell.SectionTitle("Seed"), seedRow, c.SeedErr, noiseRow(c.Noise),
 		shell.Spacer(4),
 		shell.SectionTitle("Images per run"), countRow,
 		shell.Spacer(4),
-		p.refs(),
+		p.Refs(),
 		shell.Spacer(4),
-		p.adapters(),
+		p.Adapters(),
 	)
 	// Generate, its fit line and (while running) Cancel stay in view under the form, which
 	// scrolls on its own in a short window.
-	c.scroll = container.NewVScroll(container.NewPadded(form))
-	for _, e := range []*widgets.ShortcutEntry{c.prompt, c.width, c.height, c.steps, c.negative, c.seed} {
-		e.PassScrollTo(c.scroll) // the wheel over a field scrolls the form
+	c.Scroll = container.NewVScroll(container.NewPadded(form))
+	for _, e := range []*widgets.ShortcutEntry{c.Prompt, c.Width, c.Height, c.Steps, c.Negative, c.Seed} {
+		e.PassScrollTo(c.Scroll) // the wheel over a field scrolls the form
 		e.OnFocus = func() { c.scrollToShow(e) }
 	}
-	p.scrolled(c.scroll)
-	c.keptSeed = widgets.NewTipButton(c.sh.Tips, theme.NewThemedResource(resources.Lock), lockTip(true), func() { c.setSeedLocked(false) })
-	c.keptSeed.Importance = widget.HighImportance
-	c.keptSeed.Hide()
-	c.box = container.NewBorder(nil, container.NewPadded(container.NewVBox(
-		container.NewBorder(nil, nil, c.keptSeed, p.queueAdd, c.generate), p.queue, p.wrapFit(c.fit))), nil, nil,
-		c.scroll)
-	return c.box
+	p.Scrolled(c.Scroll)
+	c.KeptSeed = widgets.NewTipButton(c.sh.Tips, theme.NewThemedResource(resources.Lock), lockTip(true), func() { c.SetSeedLocked(false) })
+	c.KeptSeed.Importance = widget.HighImportance
+	c.KeptSeed.Hide()
+	c.Box = container.NewBorder(nil, container.NewPadded(container.NewVBox(
+		container.NewBorder(nil, nil, c.KeptSeed, p.QueueAdd, c.Generate), p.Queue, p.WrapFit(c.Fit))), nil, nil,
+		c.Scroll)
+	return c.Box
 }
 
 // buildSize makes the size preset, the width and height fields and the swap button, and
 // returns the row of the fields.
-func (c *controls) buildSize() fyne.CanvasObject {
+func (c *Controls) buildSize() fyne.CanvasObject {
 	var labels []string
 	for _, p := range sizePresets {
 		labels = append(labels, p.label)
 	}
-	c.preset = widget.NewSelect(append(labels, customSize), func(s string) {
+	c.Preset = widget.NewSelect(append(labels, customSize), func(s string) {
 		if c.syncing {
 			return
 		}
 		for _, p := range sizePresets {
 			if p.label == s {
-				c.setSize(p.w, p.h)
+				c.SetSize(p.w, p.h)
 			}
 		}
 	})
-	c.width = widgets.NewShortcutEntry(false, c.onGenerate)
-	c.height = widgets.NewShortcutEntry(false, c.onGenerate)
-	c.sizeErr = shell.FieldError()
-	for _, e := range []*widgets.ShortcutEntry{c.width, c.height} {
+	c.Width = widgets.NewShortcutEntry(false, c.OnGenerate)
+	c.Height = widgets.NewShortcutEntry(false, c.OnGenerate)
+	c.SizeErr = shell.FieldError()
+	for _, e := range []*widgets.ShortcutEntry{c.Width, c.Height} {
 		e.OnChanged = func(string) {
 			if !c.syncing {
 				c.checkSize()
@@ -263,52 +263,52 @@ func (c *controls) buildSize() fyne.CanvasObject {
 		}
 	}
 	swap := widgets.NewTipButton(c.sh.Tips, theme.NewThemedResource(resources.Swap), "Swap width and height", func() {
-		c.setSize(atoiOr(c.height.Text, 0), atoiOr(c.width.Text, 0))
+		c.SetSize(atoiOr(c.Height.Text, 0), atoiOr(c.Width.Text, 0))
 	})
 	times := widget.NewLabel("×")
 	return container.NewBorder(nil, nil, nil, swap,
 		container.New(layout.NewGridLayoutWithColumns(2),
-			container.NewBorder(nil, nil, nil, times, c.width), c.height))
+			container.NewBorder(nil, nil, nil, times, c.Width), c.Height))
 }
 
 // generateOrCancel is the main button's action.
-func (c *controls) generateOrCancel() {
-	if c.busy() {
-		c.onCancel()
+func (c *Controls) generateOrCancel() {
+	if c.Busy() {
+		c.OnCancel()
 		return
 	}
-	c.onGenerate()
+	c.OnGenerate()
 }
 
-// setSize puts w×h in the size fields and selects the matching preset.
-func (c *controls) setSize(w, h int) {
+// SetSize puts w×h in the size fields and selects the matching preset.
+func (c *Controls) SetSize(w, h int) {
 	c.syncing = true
-	c.width.SetText(strconv.Itoa(w))
-	c.height.SetText(strconv.Itoa(h))
+	c.Width.SetText(strconv.Itoa(w))
+	c.Height.SetText(strconv.Itoa(h))
 	c.syncing = false
 	c.checkSize()
 }
 
 // checkSize validates the size fields, shows or clears the inline message and keeps the
 // preset menu in step. It returns the valid size.
-func (c *controls) checkSize() (w, h int, ok bool) {
-	w, wmsg := parseSide("Width", c.width.Text)
-	h, hmsg := parseSide("Height", c.height.Text)
+func (c *Controls) checkSize() (w, h int, ok bool) {
+	w, wmsg := parseSide("Width", c.Width.Text)
+	h, hmsg := parseSide("Height", c.Height.Text)
 	msg := strings.TrimSpace(wmsg + " " + hmsg)
-	shell.SetFieldError(c.sizeErr, msg)
+	shell.SetFieldError(c.SizeErr, msg)
 	sel := customSize
 	for _, p := range sizePresets {
 		if p.w == w && p.h == h {
 			sel = p.label
 		}
 	}
-	if c.preset.Selected != sel {
+	if c.Preset.Selected != sel {
 		c.syncing = true
-		c.preset.SetSelected(sel)
+		c.Preset.SetSelected(sel)
 		c.syncing = false
 	}
 	c.syncAspect(w, h, msg == "")
-	c.estimateSoon()
+	c.EstimateSoon()
 	return w, h, msg == ""
 }
 
@@ -335,41 +335,41 @@ func parseSide(name, text string) (v int, msg string) {
 
 // checkSteps reads the steps field: empty is 0 (the variant's default); a number outside
 // engine.ValidateSteps' range shows the field's error and is not ok.
-func (c *controls) checkSteps() (int, bool) {
-	text := strings.TrimSpace(c.steps.Text)
+func (c *Controls) checkSteps() (int, bool) {
+	text := strings.TrimSpace(c.Steps.Text)
 	if text == "" {
-		shell.SetFieldError(c.stepsErr, "")
+		shell.SetFieldError(c.StepsErr, "")
 		return 0, true // the variant's default
 	}
 	v, err := strconv.Atoi(text)
 	if err != nil || engine.ValidateSteps(v) != nil {
-		shell.SetFieldError(c.stepsErr, fmt.Sprintf("Steps must be a whole number from 1 to %d.", maxSteps))
+		shell.SetFieldError(c.StepsErr, fmt.Sprintf("Steps must be a whole number from 1 to %d.", maxSteps))
 		return 0, false
 	}
-	shell.SetFieldError(c.stepsErr, "")
+	shell.SetFieldError(c.StepsErr, "")
 	return v, true
 }
 
-// applyVariant adapts the form to the model info (usable: chosen and without error):
+// ApplyVariant adapts the form to the model info (usable: chosen and without error):
 // guidance shows for base models only, and steps and guidance take the variant's defaults
 // unless the user changed them.
-func (c *controls) applyVariant(info engine.ModelInfo, usable bool) {
+func (c *Controls) ApplyVariant(info engine.ModelInfo, usable bool) {
 	if usable && !info.Distilled {
-		c.guidanceBox.Show()
+		c.GuidanceBox.Show()
 	} else {
-		c.guidanceBox.Hide()
+		c.GuidanceBox.Hide()
 	}
 	if def := info.DefaultSteps; def > 0 {
-		cur := strings.TrimSpace(c.steps.Text)
+		cur := strings.TrimSpace(c.Steps.Text)
 		if cur == "" || cur == fmt.Sprint(c.stepsDefault) {
-			c.steps.SetText(fmt.Sprint(def))
+			c.Steps.SetText(fmt.Sprint(def))
 		}
 		c.stepsDefault = def
-		c.steps.SetPlaceHolder(fmt.Sprint(def))
+		c.Steps.SetPlaceHolder(fmt.Sprint(def))
 	}
 	if def := info.DefaultGuidance; def > 0 {
-		if old := c.guidanceDefault; old == 0 || c.guidance.Value == old {
-			c.guidance.SetValue(def)
+		if old := c.guidanceDefault; old == 0 || c.Guidance.Value == old {
+			c.Guidance.SetValue(def)
 		}
 		c.guidanceDefault = def
 	}
@@ -378,8 +378,8 @@ func (c *controls) applyVariant(info engine.ModelInfo, usable bool) {
 // scrollToShow scrolls the form, the least it can, so that o (one of its fields) is in
 // view: a field given the focus (Tab, Ctrl+L) was typed into below or above the fold
 // (issue 36 item 11).
-func (c *controls) scrollToShow(o fyne.CanvasObject) {
-	s := c.scroll
+func (c *Controls) scrollToShow(o fyne.CanvasObject) {
+	s := c.Scroll
 	if s == nil || s.Content == nil {
 		return
 	}
@@ -399,19 +399,19 @@ func (c *controls) scrollToShow(o fyne.CanvasObject) {
 	s.Refresh()
 }
 
-// scrollToEnd scrolls the form to its end, where the references are.
-func (c *controls) scrollToEnd() {
-	if c.scroll != nil {
-		c.scroll.ScrollToBottom()
+// ScrollToEnd scrolls the form to its end, where the references are.
+func (c *Controls) ScrollToEnd() {
+	if c.Scroll != nil {
+		c.Scroll.ScrollToBottom()
 	}
 }
 
 // AddToHistory adds a prompt that was run to the recent prompts.
-func (c *controls) AddToHistory(prompt string) { c.history.Add(prompt) }
+func (c *Controls) AddToHistory(prompt string) { c.History.Add(prompt) }
 
-// showRunPhase makes the main button Generate, Cancel or a disabled "Cancelling…".
-func (c *controls) showRunPhase(p jobs.Phase) {
-	b := c.generate
+// ShowRunPhase makes the main button Generate, Cancel or a disabled "Cancelling…".
+func (c *Controls) ShowRunPhase(p jobs.Phase) {
+	b := c.Generate
 	switch p {
 	case jobs.Idle:
 		b.SetText("Generate")
@@ -431,18 +431,18 @@ func (c *controls) showRunPhase(p jobs.Phase) {
 }
 
 // ReadForm validates every field, showing inline messages; ok is false if any is invalid.
-func (c *controls) ReadForm() (form, bool) {
+func (c *Controls) ReadForm() (form, bool) {
 	f := form{Settings: c.settings(engine.Settings{})}
-	f.Prompt = strings.TrimSpace(c.prompt.Text)
+	f.Prompt = strings.TrimSpace(c.Prompt.Text)
 	ok := true
 	if f.Prompt == "" {
-		shell.SetFieldError(c.promptErr, "Describe the image first.")
+		shell.SetFieldError(c.PromptErr, "Describe the image first.")
 		ok = false
 	} else if engine.ValidatePrompt(f.Prompt) != nil {
-		shell.SetFieldError(c.promptErr, fmt.Sprintf("The prompt is too long: %d KB, at most %d KB.", len(f.Prompt)>>10, engine.MaxPromptBytes>>10))
+		shell.SetFieldError(c.PromptErr, fmt.Sprintf("The prompt is too long: %d KB, at most %d KB.", len(f.Prompt)>>10, engine.MaxPromptBytes>>10))
 		ok = false
 	} else {
-		shell.SetFieldError(c.promptErr, "")
+		shell.SetFieldError(c.PromptErr, "")
 	}
 	var sizeOK, stepsOK, seedOK bool
 	f.Width, f.Height, sizeOK = c.checkSize()
@@ -450,9 +450,9 @@ func (c *controls) ReadForm() (form, bool) {
 	f.Seed, f.SeedGiven, seedOK = c.checkSeed()
 	ok = ok && sizeOK && stepsOK && seedOK
 	f.Guidance, f.NegativePrompt = 0, ""
-	if !c.model.ModelInfo().Distilled {
-		f.Guidance = c.guidance.Value
-		f.NegativePrompt = strings.TrimSpace(c.negative.Text)
+	if !c.Model.ModelInfo().Distilled {
+		f.Guidance = c.Guidance.Value
+		f.NegativePrompt = strings.TrimSpace(c.Negative.Text)
 		if engine.ValidatePrompt(f.NegativePrompt) != nil {
 			shell.SetFieldError(c.negativeErr, fmt.Sprintf("The negative prompt is too long: %d KB, at most %d KB.", len(f.NegativePrompt)>>10, engine.MaxPromptBytes>>10))
 			ok = false
@@ -460,21 +460,21 @@ func (c *controls) ReadForm() (form, bool) {
 			shell.SetFieldError(c.negativeErr, "")
 		}
 	}
-	f.Count = c.countValue()
+	f.Count = c.CountValue()
 	return f, ok
 }
 
 // count is the images-per-run setting.
-func (c *controls) countValue() int { return c.count.SelectedIndex() + minCount }
+func (c *Controls) CountValue() int { return c.Count.SelectedIndex() + minCount }
 
-// setCount sets the images-per-run setting, clamped to its range.
-func (c *controls) setCount(n int) {
-	c.count.SetSelectedIndex(min(max(n, minCount), maxCount) - minCount)
+// SetCount sets the images-per-run setting, clamped to its range.
+func (c *Controls) SetCount(n int) {
+	c.Count.SetSelectedIndex(min(max(n, minCount), maxCount) - minCount)
 }
 
-// applySettings fills the controls from remembered settings. Steps and guidance are kept
+// ApplySettings fills the controls from remembered settings. Steps and guidance are kept
 // only for the model they were used with; another model starts from its own defaults.
-func (c *controls) applySettings(s settings.Settings) {
+func (c *Controls) ApplySettings(s settings.Settings) {
 	g := s.Settings
 	if g.Width == 0 || g.Height == 0 {
 		g.Width, g.Height = 512, 512
@@ -483,40 +483,40 @@ func (c *controls) applySettings(s settings.Settings) {
 	if formModel == "" {
 		formModel = s.ModelDir
 	}
-	if formModel != c.model.ModelDir() {
-		g.Steps, g.Guidance, g.NegativePrompt = 0, 0, c.negative.Text
+	if formModel != c.Model.ModelDir() {
+		g.Steps, g.Guidance, g.NegativePrompt = 0, 0, c.Negative.Text
 	}
 	c.apply(g)
 	if s.SeedLocked {
-		c.seed.SetText(strconv.FormatUint(s.Seed, 10))
+		c.Seed.SetText(strconv.FormatUint(s.Seed, 10))
 	} else {
-		c.seed.SetText("")
+		c.Seed.SetText("")
 	}
-	c.setSeedLocked(s.SeedLocked)
-	c.setCount(s.Count)
+	c.SetSeedLocked(s.SeedLocked)
+	c.SetCount(s.Count)
 }
 
-// setSchedule selects value in the schedule menu, which offers it even when it is none of
+// SetSchedule selects value in the schedule menu, which offers it even when it is none of
 // the usual ones ("power:1.5": settings.ScheduleChoices).
-func (c *controls) setSchedule(value string) {
+func (c *Controls) SetSchedule(value string) {
 	choices, i := settings.ScheduleChoices(value)
 	labels := make([]string, len(choices))
 	for j, s := range choices {
 		labels[j] = s.Label
 	}
 	c.schedules = choices
-	c.schedule.SetOptions(labels)
-	c.schedule.SetSelectedIndex(i)
+	c.Schedule.SetOptions(labels)
+	c.Schedule.SetSelectedIndex(i)
 }
 
 // scheduleValue is the schedule the menu selects.
-func (c *controls) scheduleValue() string {
-	return c.schedules[max(0, c.schedule.SelectedIndex())].Value
+func (c *Controls) scheduleValue() string {
+	return c.schedules[max(0, c.Schedule.SelectedIndex())].Value
 }
 
 // CurrentSettings captures the controls for remembering, with f's validated values.
-func (c *controls) CurrentSettings(f form) settings.Settings {
-	s := c.formSettings()
+func (c *Controls) CurrentSettings(f form) settings.Settings {
+	s := c.FormSettings()
 	s.Prompt, s.Width, s.Height, s.Steps, s.Seed = f.Prompt, f.Width, f.Height, f.Steps, f.Seed
 	return s
 }
@@ -524,28 +524,28 @@ func (c *controls) CurrentSettings(f form) settings.Settings {
 // settings is s with the form's generation fields as they stand, valid or not: a field
 // that holds no usable value keeps its value in s. The references and the adapters'
 // consent are their sections'. apply is the way back.
-func (c *controls) settings(s engine.Settings) engine.Settings {
-	if engine.ValidatePrompt(c.prompt.Text) == nil {
-		s.Prompt = c.prompt.Text
+func (c *Controls) settings(s engine.Settings) engine.Settings {
+	if engine.ValidatePrompt(c.Prompt.Text) == nil {
+		s.Prompt = c.Prompt.Text
 	}
-	if neg := strings.TrimSpace(c.negative.Text); engine.ValidatePrompt(neg) == nil {
+	if neg := strings.TrimSpace(c.Negative.Text); engine.ValidatePrompt(neg) == nil {
 		s.NegativePrompt = neg
 	}
-	if w, msg := parseSide("Width", c.width.Text); msg == "" {
+	if w, msg := parseSide("Width", c.Width.Text); msg == "" {
 		s.Width = w
 	}
-	if h, msg := parseSide("Height", c.height.Text); msg == "" {
+	if h, msg := parseSide("Height", c.Height.Text); msg == "" {
 		s.Height = h
 	}
-	if t := strings.TrimSpace(c.steps.Text); t == "" {
+	if t := strings.TrimSpace(c.Steps.Text); t == "" {
 		s.Steps = 0
 	} else if n, err := strconv.Atoi(t); err == nil && n > 0 {
 		s.Steps = n
 	}
-	s.Guidance = c.guidance.Value
+	s.Guidance = c.Guidance.Value
 	s.Schedule = c.scheduleValue()
-	s.Noise = noiseValue(c.noise)
-	if n, err := strconv.ParseUint(strings.TrimSpace(c.seed.Text), 10, 64); err == nil {
+	s.Noise = NoiseValue(c.Noise)
+	if n, err := strconv.ParseUint(strings.TrimSpace(c.Seed.Text), 10, 64); err == nil {
 		s.Seed = n
 	}
 	return s
@@ -554,44 +554,44 @@ func (c *controls) settings(s engine.Settings) engine.Settings {
 // apply fills the form's generation fields from s, the way back from settings: a prompt
 // beyond the limit, a zero size, steps or guidance leave their field as it is. The seed
 // (locked or reused), the references and the adapters are the caller's.
-func (c *controls) apply(s engine.Settings) {
+func (c *Controls) apply(s engine.Settings) {
 	if engine.ValidatePrompt(s.Prompt) == nil {
-		c.prompt.SetText(s.Prompt)
+		c.Prompt.SetText(s.Prompt)
 	}
 	if s.Width > 0 && s.Height > 0 {
-		c.setSize(s.Width, s.Height)
+		c.SetSize(s.Width, s.Height)
 	}
 	if s.Steps > 0 {
-		c.steps.SetText(strconv.Itoa(s.Steps))
+		c.Steps.SetText(strconv.Itoa(s.Steps))
 	}
 	if s.Guidance > 0 {
-		c.guidance.SetValue(s.Guidance)
+		c.Guidance.SetValue(s.Guidance)
 	}
 	if engine.ValidatePrompt(s.NegativePrompt) == nil {
-		c.negative.SetText(s.NegativePrompt)
+		c.Negative.SetText(s.NegativePrompt)
 	}
-	c.setSchedule(s.Schedule)
-	setNoise(c.noise, s.Noise)
+	c.SetSchedule(s.Schedule)
+	setNoise(c.Noise, s.Noise)
 }
 
 // RestoreSettings fills the controls from an image's metadata: prompt, size, steps,
 // guidance, schedule, noise, the seed (locked, so the next run reproduces the image) and the
 // reference images that still exist.
-func (u *UI) RestoreSettings(m imageio.Metadata) { u.ctl.restoreSettings(m) }
+func (u *UI) RestoreSettings(m imageio.Metadata) { u.ctl.RestoreSettings(m) }
 
-// restoreSettings is RestoreSettings.
-func (c *controls) restoreSettings(m imageio.Metadata) {
-	c.restoreRequest(engine.MetadataRequest(m), func() { c.restoreAdapters(m.Adapters) })
+// RestoreSettings is RestoreSettings.
+func (c *Controls) RestoreSettings(m imageio.Metadata) {
+	c.RestoreRequest(engine.MetadataRequest(m), func() { c.RestoreAdapters(m.Adapters) })
 }
 
-// restoreRequest fills the controls from req as restoreSettings does (an image's settings,
+// RestoreRequest fills the controls from req as restoreSettings does (an image's settings,
 // or a queued job opened back into the form); adapters brings back its adapters.
-func (c *controls) restoreRequest(req engine.Request, adapters func()) {
+func (c *Controls) RestoreRequest(req engine.Request, adapters func()) {
 	// A prompt beyond the limit (the metadata reader takes up to 16 MB) stays out of the
 	// field: no generation could use it, and a field that large is slow to lay out.
 	promptErr := engine.ValidatePrompt(req.Prompt)
 	c.apply(req.Settings)
-	c.reuseSeed(req.Seed)
+	c.ReuseSeed(req.Seed)
 	adapters()
 	var notes []string
 	if promptErr != nil {
@@ -601,7 +601,7 @@ func (c *controls) restoreRequest(req engine.Request, adapters func()) {
 		notes = append(notes, note)
 	}
 	want := req.References
-	have := c.refs.RefPaths()
+	have := c.Refs.RefPaths()
 	if len(have) == 0 || slices.Equal(have, want) {
 		c.restoreRefs(want, true, notes)
 		return
@@ -625,9 +625,9 @@ func (c *controls) restoreRequest(req engine.Request, adapters func()) {
 
 // restoreRefs ends a restore: with replace the references become paths (those that still
 // exist); notes are what was not restored, for the message.
-func (c *controls) restoreRefs(paths []string, replace bool, notes []string) {
+func (c *Controls) restoreRefs(paths []string, replace bool, notes []string) {
 	if replace {
-		if missing := c.refs.ReplaceRefs(paths); len(missing) > 0 {
+		if missing := c.Refs.ReplaceRefs(paths); len(missing) > 0 {
 			notes = append(notes, fmt.Sprintf("%d reference image(s) that no longer exist: %s", len(missing), strings.Join(missing, ", ")))
 		}
 	}

@@ -9,44 +9,44 @@ import (
 	"kleinbild/engine/imageio"
 )
 
-// controlsDeps is what the generation controls use of the other components; UI.wire
+// Deps is what the generation controls use of the other components; UI.wire
 // gives it.
-type controlsDeps struct {
-	// onGenerate and onCancel are the runner's Generate and Cancel; busy reports whether
+type Deps struct {
+	// OnGenerate and OnCancel are the runner's Generate and Cancel; busy reports whether
 	// a generation runs.
-	onGenerate, onCancel func()
-	busy                 func() bool
-	// estimateSoon asks the fit line for a new estimate after a change of the form.
-	estimateSoon func()
-	model        formModel
-	refs         refList
-	// restoreAdapters brings an image's adapters back (Reuse settings).
-	restoreAdapters func(want []imageio.Adapter) <-chan struct{}
-	// shown is the gallery image in the viewer, if any.
-	shown func() (gallery.Entry, bool)
+	OnGenerate, OnCancel func()
+	Busy                 func() bool
+	// EstimateSoon asks the fit line for a new estimate after a change of the form.
+	EstimateSoon func()
+	Model        ChosenModel
+	Refs         RefList
+	// RestoreAdapters brings an image's adapters back (Reuse settings).
+	RestoreAdapters func(want []imageio.Adapter) <-chan struct{}
+	// Shown is the gallery image in the viewer, if any.
+	Shown func() (gallery.Entry, bool)
 }
 
-// panelParts are the other components' pieces the side panel lays out (controls.build).
-type panelParts struct {
-	// refs and adapters build their sections, which end the form.
-	refs, adapters func() fyne.CanvasObject
-	// scrolled receives the form's scroll (the adapters pass the wheel on to it).
-	scrolled func(fyne.Scrollable)
-	// queueAdd sits beside Generate and queue under it (the runner's widgets).
-	queueAdd, queue fyne.CanvasObject
-	// wrapFit holds the fit line at a steady height (fitLine.wrap).
-	wrapFit func(line *widget.Label) fyne.CanvasObject
+// PanelParts are the other components' pieces the side panel lays out (controls.build).
+type PanelParts struct {
+	// Refs and Adapters build their sections, which end the form.
+	Refs, Adapters func() fyne.CanvasObject
+	// Scrolled receives the form's scroll (the adapters pass the wheel on to it).
+	Scrolled func(fyne.Scrollable)
+	// QueueAdd sits beside Generate and Queue under it (the runner's widgets).
+	QueueAdd, Queue fyne.CanvasObject
+	// WrapFit holds the fit line at a steady height (fitLine.wrap).
+	WrapFit func(line *widget.Label) fyne.CanvasObject
 }
 
-// formModel is the chosen model as the form needs it (modelui.Model).
-type formModel interface {
+// ChosenModel is the chosen model as the form needs it (modelui.Model).
+type ChosenModel interface {
 	// ModelDir is the model's path ("" when none), which remembered settings are kept for.
 	ModelDir() string
 	ModelInfo() engine.ModelInfo
 }
 
-// refList is the reference images as other components read and replace them (refsSection).
-type refList interface {
+// RefList is the reference images as other components read and replace them (refsSection).
+type RefList interface {
 	// RefPaths are the references' paths, in order; callers do not change it.
 	RefPaths() []string
 	// ReplaceRefs makes paths the references (those that can be read) and returns the

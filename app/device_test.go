@@ -54,7 +54,7 @@ func TestDeviceChoicePersistsAndReopens(t *testing.T) {
 	fake := newFakeGen()
 	h := newHarness(t, data, tinyModel(t), fake.open)
 	u := h.ui
-	u.ctl.setSize(64, 64)
+	u.ctl.SetSize(64, 64)
 	if out := h.generate("first"); out.err != nil {
 		t.Fatal(out.err)
 	}
@@ -76,7 +76,7 @@ func TestDeviceChoicePersistsAndReopens(t *testing.T) {
 	if got := h.savedSettings().Device; got != "webgpu:0" {
 		t.Errorf("saved device %q, want webgpu:0", got)
 	}
-	h.waitFor("calibration for the chosen device", 5*time.Second, func() bool { return u.fit.device == "webgpu:0" })
+	h.waitFor("calibration for the chosen device", 5*time.Second, func() bool { return u.fit.Device == "webgpu:0" })
 	h.tapDialogButton("Close")
 
 	if out := h.generate("second"); out.err != nil {
@@ -138,7 +138,7 @@ func TestGPUFailureFallsBackToCPU(t *testing.T) {
 	}
 	h := newHarness(t, data, tinyModel(t), open)
 	u := h.ui
-	u.ctl.setSize(64, 64)
+	u.ctl.SetSize(64, 64)
 	h.settle()
 
 	out := h.generate("on the GPU")
@@ -244,20 +244,20 @@ func TestFitLineUsesChosenDevice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	u.fit.model = &m
-	u.fit.machine = func(c estimate.Calibration) estimate.Machine {
+	u.fit.Model = &m
+	u.fit.Machine = func(c estimate.Calibration) estimate.Machine {
 		return estimate.Machine{AvailableBytes: 64e9, TotalBytes: 64e9, Rates: c}
 	}
-	u.ctl.setSize(1024, 1024)
+	u.ctl.SetSize(1024, 1024)
 	h.settle()
-	u.fit.update()
-	if txt := u.ctl.fit.Text; !strings.HasPrefix(txt, "Fits") {
+	u.fit.Update()
+	if txt := u.ctl.Fit.Text; !strings.HasPrefix(txt, "Fits") {
 		t.Fatalf("fit line %q on the CPU", txt)
 	}
 	u.model.ChooseDevice("webgpu:0") // 8 GB in fakeDevices: klein-4B at 1024² needs more
 	h.settle()
-	u.fit.update()
-	if txt := u.ctl.fit.Text; !strings.Contains(txt, "Does not fit on Test GPU") {
+	u.fit.Update()
+	if txt := u.ctl.Fit.Text; !strings.Contains(txt, "Does not fit on Test GPU") {
 		t.Errorf("fit line %q on an 8 GB GPU", txt)
 	}
 }

@@ -43,7 +43,7 @@ func TestOverLimitsRunsOnTheCPU(t *testing.T) {
 	rep := estimate.Report{Verdict: estimate.DoesNotFit, OverDeviceLimits: true,
 		Message: "Does not fit on webgpu:0: 289.7 MB is more than 256.0 MB per buffer."}
 	ran := 0
-	u.fit.ask(rep, true, rep.Message, "Generate", func() { ran++ })
+	u.fit.Ask(rep, true, rep.Message, "Generate", func() { ran++ })
 	h.settle()
 	h.tapDialogButton("Generate on the CPU")
 	h.settle()
@@ -53,7 +53,7 @@ func TestOverLimitsRunsOnTheCPU(t *testing.T) {
 
 	u.model.ChooseDevice("webgpu:0")
 	h.settle()
-	u.fit.ask(rep, true, rep.Message, "Generate", func() { ran++ })
+	u.fit.Ask(rep, true, rep.Message, "Generate", func() { ran++ })
 	h.settle()
 	if top := h.win.Canvas().Overlays().Top(); top == nil || findButton(top, "Generate on the CPU") != nil || findButton(top, "Generate anyway") != nil {
 		t.Fatal("a chosen GPU: the dialog should explain, with no way to run there")

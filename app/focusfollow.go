@@ -26,26 +26,26 @@ func (u *UI) followFocus() {
 			case <-u.Life.Done():
 				return
 			case <-t.C:
-				u.Post(func() { u.ctl.showFocused(u.Win.Canvas().Focused()) })
+				u.Post(func() { u.ctl.ShowFocused(u.Win.Canvas().Focused()) })
 			}
 		}
 	}()
 }
 
-// showFocused scrolls the form to f when f is one of its controls. It scrolls again while
+// ShowFocused scrolls the form to f when f is one of its controls. It scrolls again while
 // the same control keeps the focus and the form was not scrolled since (the first scroll may
 // have measured a layout still settling), but not once the user scrolled away from it.
-func (c *controls) showFocused(f fyne.Focusable) {
-	if f == c.lastFocus && (c.scroll == nil || c.scroll.Offset.Y != c.focusOffset) {
+func (c *Controls) ShowFocused(f fyne.Focusable) {
+	if f == c.lastFocus && (c.Scroll == nil || c.Scroll.Offset.Y != c.focusOffset) {
 		return
 	}
 	c.lastFocus = f
 	o, ok := f.(fyne.CanvasObject)
-	if ok && c.scroll != nil && holds(c.scroll.Content, o) {
+	if ok && c.Scroll != nil && holds(c.Scroll.Content, o) {
 		c.scrollToShow(o)
 	}
-	if c.scroll != nil {
-		c.focusOffset = c.scroll.Offset.Y
+	if c.Scroll != nil {
+		c.focusOffset = c.Scroll.Offset.Y
 	}
 }
 

@@ -18,11 +18,11 @@ func TestFocusScrollsTheFormToEveryControl(t *testing.T) {
 	h.settle()
 	relayout(h.win.Canvas().Content())
 	cv := h.win.Canvas()
-	for _, o := range []fyne.Focusable{c.count, u.refs.add, c.preset} {
-		if o == fyne.Focusable(c.preset) {
-			c.scroll.ScrollToBottom()
+	for _, o := range []fyne.Focusable{c.Count, u.refs.add, c.Preset} {
+		if o == fyne.Focusable(c.Preset) {
+			c.Scroll.ScrollToBottom()
 		} else {
-			c.scroll.ScrollToTop()
+			c.Scroll.ScrollToTop()
 		}
 		cv.Focus(o)
 		obj := o.(fyne.CanvasObject)
@@ -45,20 +45,20 @@ func TestFocusScrollRetriesUntilTheUserScrolls(t *testing.T) {
 	h.win.Resize(fyne.NewSize(1008, 552))
 	h.settle()
 	relayout(h.win.Canvas().Content())
-	c.scroll.ScrollToTop()
-	if _, size, ok := shownRect(h.win.Canvas().Content(), c.count); ok && size.Height >= c.count.Size().Height-0.5 {
+	c.Scroll.ScrollToTop()
+	if _, size, ok := shownRect(h.win.Canvas().Content(), c.Count); ok && size.Height >= c.Count.Size().Height-0.5 {
 		t.Fatal("the count select shows at the top of the form at 1008×552: the test needs it below the fold")
 	}
 	// As if the count select had been scrolled to with a stale layout: still focused, the
 	// offset is the one showFocused left, but the select is not in view.
-	c.lastFocus, c.focusOffset = c.count, c.scroll.Offset.Y
-	c.showFocused(c.count)
+	c.lastFocus, c.focusOffset = c.Count, c.Scroll.Offset.Y
+	c.ShowFocused(c.Count)
 	relayout(h.win.Canvas().Content())
-	requireShown(t, h.win, "the focused count select", c.count)
+	requireShown(t, h.win, "the focused count select", c.Count)
 	// The user scrolls away: the focused select is left where it is.
-	c.scroll.ScrollToTop()
-	c.showFocused(c.count)
-	if c.scroll.Offset.Y != 0 {
-		t.Errorf("the form scrolled back to the focused select (offset %v) after the user scrolled to the top", c.scroll.Offset.Y)
+	c.Scroll.ScrollToTop()
+	c.ShowFocused(c.Count)
+	if c.Scroll.Offset.Y != 0 {
+		t.Errorf("the form scrolled back to the focused select (offset %v) after the user scrolled to the top", c.Scroll.Offset.Y)
 	}
 }

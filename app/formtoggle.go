@@ -14,26 +14,26 @@ const (
 	showFormTip = "Show the settings"
 )
 
-// formToggle is the header's button that hides and shows the form column, so that the
+// Toggle is the header's button that hides and shows the form column, so that the
 // image gets the window's width (issue 36 item 17: a 16:9 image at 1366×768 got 595×334,
 // 22 % of the window). The choice is remembered.
-type formToggle struct {
-	button *widgets.TipButton
-	column fyne.CanvasObject // the form's column, with its separator
+type Toggle struct {
+	Button *widgets.TipButton
+	Column fyne.CanvasObject // the form's column, with its separator
 }
 
 // buildFormToggle makes the toggle's button; bind gives it the column once built.
 func (u *UI) buildFormToggle() *widgets.TipButton {
-	u.formTog.button = widgets.NewTipButton(u.Tips, theme.NavigateBackIcon(), hideFormTip, func() {
-		u.setFormHidden(u.formTog.column.Visible(), true)
+	u.formTog.Button = widgets.NewTipButton(u.Tips, theme.NavigateBackIcon(), hideFormTip, func() {
+		u.setFormHidden(u.formTog.Column.Visible(), true)
 	})
-	u.formTog.button.Importance = widget.LowImportance
-	return u.formTog.button
+	u.formTog.Button.Importance = widget.LowImportance
+	return u.formTog.Button
 }
 
 // setFormHidden hides or shows the form's column; remember saves the choice.
 func (u *UI) setFormHidden(hidden, remember bool) {
-	col, b := u.formTog.column, u.formTog.button
+	col, b := u.formTog.Column, u.formTog.Button
 	if col == nil || b == nil {
 		return
 	}

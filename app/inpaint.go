@@ -30,15 +30,15 @@ func (v *viewer) openInpaint() *inpaintui.Mode {
 
 // showInpaint opens Inpaint mode for the picture img read from path.
 func (u *UI) showInpaint(path string, img image.Image) *inpaintui.Mode {
-	return inpaintui.Open(u.Shell, inpaintui.Deps{ReadForm: u.ctl.inpaintForm, SeedIsLocked: u.ctl.seedIsLocked,
+	return inpaintui.Open(u.Shell, inpaintui.Deps{ReadForm: u.ctl.inpaintForm, SeedIsLocked: u.ctl.SeedIsLocked,
 		Adapters: u.adapters.Stack, AdaptersPartial: u.adapters.Partial, Submit: u.run.submit,
-		FormPrompt:     func() string { return strings.TrimSpace(u.ctl.prompt.Text) },
-		FillFormPrompt: u.ctl.prompt.SetText,
+		FormPrompt:     func() string { return strings.TrimSpace(u.ctl.Prompt.Text) },
+		FillFormPrompt: u.ctl.Prompt.SetText,
 		WhenDone:       u.inpaintResults, JobState: u.inpaintJobState, CancelJob: u.cancelInpaintJob}, path, img)
 }
 
 // inpaintForm is the form as Inpaint mode takes it (readForm).
-func (c *controls) inpaintForm() (inpaintui.Form, bool) {
+func (c *Controls) inpaintForm() (inpaintui.Form, bool) {
 	f, ok := c.ReadForm()
 	return inpaintui.Form{Settings: f.Settings, SeedGiven: f.SeedGiven}, ok
 }
@@ -70,7 +70,7 @@ func (u *UI) reuseInpaint(meta imageio.Metadata) (m *inpaintui.Mode, ok bool) {
 	// (or extension) and strength.
 	form := req
 	form.Image, form.Mask, form.Strength, form.Outpaint = "", "", 0, nil
-	u.ctl.restoreRequest(form, func() { u.ctl.restoreAdapters(meta.Adapters) })
+	u.ctl.RestoreRequest(form, func() { u.ctl.RestoreAdapters(meta.Adapters) })
 	var mask []uint8
 	b := img.Bounds()
 	if req.Mask != "" {

@@ -23,13 +23,13 @@ func TestFitLineIncludesTheModelLoadOnlyBeforeItIsLoaded(t *testing.T) {
 	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
 	u := h.ui
 	h.waitFor("a time on the fit line", 10*time.Second, func() bool {
-		return u.ctl.fit.Visible() && strings.Contains(u.ctl.fit.Text, " · about ")
+		return u.ctl.Fit.Visible() && strings.Contains(u.ctl.Fit.Text, " · about ")
 	})
-	cold := u.ctl.fit.Text
+	cold := u.ctl.Fit.Text
 	if !strings.HasSuffix(cold, ", model load included") {
 		t.Errorf("before the first run: %q", cold)
 	}
-	rep, ok := u.fit.estimate()
+	rep, ok := u.fit.Estimate()
 	if !ok || rep.PhaseSeconds.Load <= 0 || rep.Seconds <= rep.PhaseSeconds.Load {
 		t.Fatalf("estimate before the first run: load %v s of %v s (%v)", rep.PhaseSeconds.Load, rep.Seconds, ok)
 	}
@@ -39,24 +39,24 @@ func TestFitLineIncludesTheModelLoadOnlyBeforeItIsLoaded(t *testing.T) {
 		t.Fatal(out.err)
 	}
 	h.waitFor("the load to leave the fit line", 10*time.Second, func() bool {
-		return !strings.Contains(u.ctl.fit.Text, "model load")
+		return !strings.Contains(u.ctl.Fit.Text, "model load")
 	})
-	if !strings.Contains(u.ctl.fit.Text, " · about ") {
-		t.Errorf("after the first run: %q", u.ctl.fit.Text)
+	if !strings.Contains(u.ctl.Fit.Text, " · about ") {
+		t.Errorf("after the first run: %q", u.ctl.Fit.Text)
 	}
-	rep, _ = u.fit.estimate()
+	rep, _ = u.fit.Estimate()
 	if rep.PhaseSeconds.Load != 0 || rep.Seconds >= coldSeconds {
 		t.Errorf("loaded model: load %v s, total %v s (was %v s)", rep.PhaseSeconds.Load, rep.Seconds, coldSeconds)
 	}
-	if j, ok := u.fit.estimateJob(&job{Req: engine.Request{Settings: engine.Settings{Width: 256, Height: 256}}, Count: 1}); !ok || j.PhaseSeconds.Load != 0 {
+	if j, ok := u.fit.EstimateJob(&job{Req: engine.Request{Settings: engine.Settings{Width: 256, Height: 256}}, Count: 1}); !ok || j.PhaseSeconds.Load != 0 {
 		t.Errorf("a queued job on the loaded model: load %v s (%v)", j.PhaseSeconds.Load, ok)
 	}
 
 	// Once the model is closed, the next run loads it again.
 	u.run.closeGenerator()
-	u.fit.update()
-	if !strings.HasSuffix(u.ctl.fit.Text, ", model load included") {
-		t.Errorf("after the model was closed: %q", u.ctl.fit.Text)
+	u.fit.Update()
+	if !strings.HasSuffix(u.ctl.Fit.Text, ", model load included") {
+		t.Errorf("after the model was closed: %q", u.ctl.Fit.Text)
 	}
 }
 
@@ -132,7 +132,7 @@ func fakeCalibration() estimate.Calibration {
 // text again after any other change.
 func TestFitBoxKeepsItsHeightWhenTheLoadNoteGoes(t *testing.T) {
 	h := newHarness(t, t.TempDir(), "", nil)
-	f, l := &h.ui.fit, h.ui.ctl.fit
+	f, l := &h.ui.fit, h.ui.ctl.Fit
 	long := "Fits: needs about 803.1 MB of 24.3 GB available · about 5.7 s for 12 images" + loadNote
 	short := strings.TrimSuffix(long, loadNote)
 	f.setShown(true)

@@ -78,8 +78,8 @@ func TestAdapterPartialMatch(t *testing.T) {
 func TestAdapterModelFit(t *testing.T) {
 	h := newHarness(t, t.TempDir(), tinyModel(t), nil)
 	s := &h.ui.adapters
-	h.waitFor("the model's shapes", 10*time.Second, func() bool { return h.ui.fit.model != nil && s.layers != nil })
-	before, ok := h.ui.fit.estimate()
+	h.waitFor("the model's shapes", 10*time.Second, func() bool { return h.ui.fit.Model != nil && s.layers != nil })
+	before, ok := h.ui.fit.Estimate()
 	if !ok {
 		t.Fatal("no estimate")
 	}
@@ -88,19 +88,19 @@ func TestAdapterModelFit(t *testing.T) {
 	if !e.on.Checked || e.fit != nil || e.status.Visible() {
 		t.Fatalf("golden adapter on the tiny model: on %v, fit %v", e.on.Checked, e.fit)
 	}
-	after, _ := h.ui.fit.estimate()
+	after, _ := h.ui.fit.Estimate()
 	if got, want := after.PeakBytes-before.PeakBytes, e.a.Bytes(); got != want {
 		t.Errorf("the estimate grew by %d bytes with the adapter, want its %d", got, want)
 	}
-	with, _ := h.ui.fit.estimateJob(h.ui.run.jobFromForm(form{Settings: engine.Settings{Prompt: "x", Width: 64, Height: 64}, Count: 1}))
+	with, _ := h.ui.fit.EstimateJob(h.ui.run.jobFromForm(form{Settings: engine.Settings{Prompt: "x", Width: 64, Height: 64}, Count: 1}))
 	e.on.SetChecked(false)
-	without, _ := h.ui.fit.estimateJob(h.ui.run.jobFromForm(form{Settings: engine.Settings{Prompt: "x", Width: 64, Height: 64}, Count: 1}))
+	without, _ := h.ui.fit.EstimateJob(h.ui.run.jobFromForm(form{Settings: engine.Settings{Prompt: "x", Width: 64, Height: 64}, Count: 1}))
 	e.on.SetChecked(true)
 	if got, want := with.PeakBytes-without.PeakBytes, e.a.Bytes(); got != want {
 		t.Errorf("a queued job's estimate grew by %d bytes with the adapter, want %d", got, want)
 	}
 	// The same adapter against a model twice as wide: its shapes differ.
-	wide := *h.ui.fit.model
+	wide := *h.ui.fit.Model
 	wide.Transformer.NumAttentionHeads *= 2
 	s.setModel(&wide)
 	if e.on.Checked || e.fit == nil || len(e.fit.Mismatched) == 0 || !strings.Contains(e.status.Text, "cannot be used") {
@@ -110,7 +110,7 @@ func TestAdapterModelFit(t *testing.T) {
 	if e.on.Checked || len(s.Stack()) != 0 {
 		t.Error("an adapter for another model was switched on")
 	}
-	s.setModel(h.ui.fit.model)
+	s.setModel(h.ui.fit.Model)
 	if e.fit != nil || e.status.Visible() {
 		t.Errorf("back on its model: fit %v", e.fit)
 	}

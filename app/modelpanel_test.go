@@ -28,8 +28,8 @@ func TestModelSetup(t *testing.T) {
 	if !strings.Contains(u.model.Button.Text, "No model") {
 		t.Errorf("model button %q", u.model.Button.Text)
 	}
-	test.Type(u.ctl.prompt, "x")
-	test.Tap(u.ctl.generate)
+	test.Type(u.ctl.Prompt, "x")
+	test.Tap(u.ctl.Generate)
 	if u.run.cur != nil || h.win.Canvas().Overlays().Top() == nil {
 		t.Fatal("Generate without a model should open the model dialog")
 	}
@@ -53,8 +53,8 @@ func TestModelSetup(t *testing.T) {
 	if err := u.SetModelDir(tinyModel(t), true); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(u.model.Button.Text, "distilled") || u.ctl.steps.Text != "4" || u.ctl.guidanceBox.Visible() {
-		t.Errorf("model button %q, steps %q, guidance visible %v", u.model.Button.Text, u.ctl.steps.Text, u.ctl.guidanceBox.Visible())
+	if !strings.Contains(u.model.Button.Text, "distilled") || u.ctl.Steps.Text != "4" || u.ctl.GuidanceBox.Visible() {
+		t.Errorf("model button %q, steps %q, guidance visible %v", u.model.Button.Text, u.ctl.Steps.Text, u.ctl.GuidanceBox.Visible())
 	}
 	if !u.view.empty.Visible() || u.view.setup.Visible() {
 		t.Error("setup guide still shown with a usable model")

@@ -139,13 +139,13 @@ func TestModelDialogComfyUI(t *testing.T) {
 		t.Errorf("spec %+v", m.Spec)
 	}
 	// The fit line reads the model's sizes from the same Source.
-	h.waitFor("the fit line's model", 5*time.Second, func() bool { return u.fit.model != nil })
-	if got := u.fit.model.TransformerBytes; got != src.WeightBytes(engine.Transformer) || got == ggufBytes {
+	h.waitFor("the fit line's model", 5*time.Second, func() bool { return u.fit.Model != nil })
+	if got := u.fit.Model.TransformerBytes; got != src.WeightBytes(engine.Transformer) || got == ggufBytes {
 		t.Errorf("fit line transformer bytes %d, want %d (GGUF's %d)", got, src.WeightBytes(engine.Transformer), ggufBytes)
 	}
 
 	// A generation names the files and their types in the PNG.
-	u.ctl.setSize(64, 64)
+	u.ctl.SetSize(64, 64)
 	out := h.generate("comfy")
 	if out.err != nil {
 		t.Fatal(out.err)
@@ -257,8 +257,8 @@ func TestModelVariantChoice(t *testing.T) {
 	}
 	h.tapDialogButton("Use this model")
 	h.settle()
-	if u.model.Info.Distilled || !u.ctl.guidanceBox.Visible() || !strings.Contains(u.model.Button.Text, "base") {
-		t.Errorf("base model: button %q, guidance shown %v", u.model.Button.Text, u.ctl.guidanceBox.Visible())
+	if u.model.Info.Distilled || !u.ctl.GuidanceBox.Visible() || !strings.Contains(u.model.Button.Text, "base") {
+		t.Errorf("base model: button %q, guidance shown %v", u.model.Button.Text, u.ctl.GuidanceBox.Visible())
 	}
 	if u.Settings.ModelVariant != "base" {
 		t.Errorf("remembered variant %q", u.Settings.ModelVariant)
@@ -343,7 +343,7 @@ func TestGenerateGGUFPartsRealEngine(t *testing.T) {
 		rec = &recordingGen{Generator: g}
 		return rec, err
 	}
-	u.ctl.setSize(64, 64)
+	u.ctl.SetSize(64, 64)
 	out := h.generate("A red cube on a blue table")
 	if out.err != nil {
 		t.Fatal(out.err)

@@ -50,7 +50,7 @@ type Options struct {
 	ScreenSize func() fyne.Size
 
 	// calibrate replaces the kernel-speed calibration (tests).
-	calibrate calibrateFunc
+	calibrate CalibrateFunc
 	// devices replaces backends.Devices (tests).
 	devices func() []backends.Device
 }

@@ -7,68 +7,68 @@ import (
 	"kleinbild/app/widgets"
 )
 
-// formSaveDelay is the pause in editing after which the form is written.
-const formSaveDelay = 400 * time.Millisecond
+// SaveDelay is the pause in editing after which the form is written.
+const SaveDelay = 400 * time.Millisecond
 
-// watchForm remembers the form whenever the user edits it (called once the remembered
+// WatchForm remembers the form whenever the user edits it (called once the remembered
 // settings are in the controls, so restoring them writes nothing).
-func (c *controls) watchForm() {
-	for _, e := range []*widgets.ShortcutEntry{c.prompt, c.width, c.height, c.steps, c.seed} {
+func (c *Controls) WatchForm() {
+	for _, e := range []*widgets.ShortcutEntry{c.Prompt, c.Width, c.Height, c.Steps, c.Seed} {
 		prev := e.OnChanged
 		e.OnChanged = func(s string) {
 			if prev != nil {
 				prev(s)
 			}
-			c.formChanged()
+			c.FormChanged()
 		}
 	}
-	prevG := c.guidance.OnChanged
-	c.guidance.OnChanged = func(v float64) {
+	prevG := c.Guidance.OnChanged
+	c.Guidance.OnChanged = func(v float64) {
 		if prevG != nil {
 			prevG(v)
 		}
-		c.formChanged()
+		c.FormChanged()
 	}
-	prevS := c.schedule.OnChanged
-	c.schedule.OnChanged = func(v string) {
+	prevS := c.Schedule.OnChanged
+	c.Schedule.OnChanged = func(v string) {
 		if prevS != nil {
 			prevS(v)
 		}
-		c.formChanged()
+		c.FormChanged()
 	}
 	c.formWatched = true
 }
 
-// formSettings is the remembered settings (sh.Settings) with the form as it stands,
+// FormSettings is the remembered settings (sh.Settings) with the form as it stands,
 // valid or not: fields that do not hold a usable value keep their remembered one.
-func (c *controls) formSettings() settings.Settings {
+func (c *Controls) FormSettings() settings.Settings {
 	s := c.sh.Settings
 	s.Settings = c.settings(s.Settings)
 	s.SeedLocked = c.seedLocked
-	s.FormModel = c.model.ModelDir()
-	s.Count = c.countValue()
+	s.FormModel = c.Model.ModelDir()
+	s.Count = c.CountValue()
 	return s
 }
 
-// formChanged remembers the form after an edit (UI goroutine). The file is written after
+// FormChanged remembers the form after an edit (UI goroutine). The file is written after
 // a short pause in editing, and at the latest when the UI closes.
-func (c *controls) formChanged() {
+func (c *Controls) FormChanged() {
 	if !c.formWatched || c.sh.Life.Err() != nil {
 		return
 	}
-	c.sh.Settings = c.formSettings()
+	c.sh.Settings = c.FormSettings()
 	s := c.sh.Settings
 	c.sh.Store.Pend(s, func() {
 		if c.formTimer == nil {
-			c.formTimer = time.AfterFunc(formSaveDelay, c.flushForm)
+			c.formTimer = time.AfterFunc(SaveDelay, c.FlushForm)
 		} else {
-			c.formTimer.Reset(formSaveDelay)
+			c.formTimer.Reset(SaveDelay)
 		}
 	})
 }
 
-// flushForm writes the pending settings, if any; safe from any goroutine.
-func (c *controls) flushForm() {
+// FlushForm writes the pending settings, if any; safe from any goroutine.
+func (c *Controls) FlushForm() {
 	c.sh.Store.WithLock(func() {
 		if c.formTimer != nil {
 			c.formTimer.Stop()

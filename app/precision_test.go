@@ -29,7 +29,7 @@ func TestPrecisionFollowsTheDeviceUnits(t *testing.T) {
 	fake := newFakeGen()
 	h := newHarness(t, data, tinyModel(t), fake.open)
 	u := h.ui
-	u.ctl.setSize(64, 64)
+	u.ctl.SetSize(64, 64)
 	h.openDeviceSettings()
 	u.model.Dev.List = unitDevices()
 	u.model.RefreshDeviceSelect()

@@ -18,7 +18,7 @@ func (u *UI) openJob(j *job) {
 		return // inpainting: the form does not hold the picture and mask
 	}
 	u.run.queue.Remove(j)
-	u.ctl.restoreRequest(j.Req, func() {
+	u.ctl.RestoreRequest(j.Req, func() {
 		var found []*lora.Adapter
 		var strengths []float32
 		for _, w := range j.Req.Adapters {
@@ -33,5 +33,5 @@ func (u *UI) openJob(j *job) {
 			u.ShowNotice(fmt.Sprintf("The job's adapter(s) %s could not be opened and are not in the form.", strings.Join(names, ", ")))
 		}
 	})
-	u.ctl.setCount(j.Count)
+	u.ctl.SetCount(j.Count)
 }

@@ -43,9 +43,9 @@ func TestQueueJobOpensIntoForm(t *testing.T) {
 	}
 
 	// The form moves on meanwhile.
-	u.ctl.prompt.SetText("something else")
-	u.ctl.setSize(512, 512)
-	u.ctl.setCount(1)
+	u.ctl.Prompt.SetText("something else")
+	u.ctl.SetSize(512, 512)
+	u.ctl.SetCount(1)
 	u.adapters.entries[0].on.SetChecked(false)
 	u.adapters.setStrength(u.adapters.entries[0], 2)
 
@@ -82,11 +82,11 @@ func TestEditedJobKeepsItsSchedule(t *testing.T) {
 	if f, ok := u.ctl.ReadForm(); !ok || f.Schedule != "power:1.5" {
 		t.Errorf("form schedule %q (ok %v), want power:1.5", f.Schedule, ok)
 	}
-	if got := u.ctl.schedule.Selected; got != "Power 1.5" {
+	if got := u.ctl.Schedule.Selected; got != "Power 1.5" {
 		t.Errorf("menu shows %q", got)
 	}
-	u.ctl.setSchedule("linear") // the usual menu again
-	if f, _ := u.ctl.ReadForm(); f.Schedule != "linear" || len(u.ctl.schedule.Options) != 3 {
-		t.Errorf("schedule %q, options %v", f.Schedule, u.ctl.schedule.Options)
+	u.ctl.SetSchedule("linear") // the usual menu again
+	if f, _ := u.ctl.ReadForm(); f.Schedule != "linear" || len(u.ctl.Schedule.Options) != 3 {
+		t.Errorf("schedule %q, options %v", f.Schedule, u.ctl.Schedule.Options)
 	}
 }

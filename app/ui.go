@@ -36,8 +36,8 @@ type UI struct {
 
 	// The components, each owning its widgets and state. They know each other only
 	// through what wire (wiring.go) gives them.
-	ctl      controls
-	fit      fitLine
+	ctl      Controls
+	fit      FitLine
 	refs     refsSection
 	adapters adaptersSection
 	view     viewer
@@ -48,7 +48,7 @@ type UI struct {
 	// rightTabs holds the gallery's and the queue's tabs.
 	rightTabs *container.AppTabs
 	// formTog hides and shows the form's column (formtoggle.go).
-	formTog formToggle
+	formTog Toggle
 	// quitDialog is the last "Quit Kleinbild?" question asked (tests).
 	quitDialog dialog.Dialog
 	// quit is the open "Quit Kleinbild?" question, or nil.
@@ -129,15 +129,15 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 	default:
 		u.model.Refresh()
 	}
-	u.ctl.applySettings(set)
+	u.ctl.ApplySettings(set)
 	u.refs.restore(set.References)
 	u.run.setUpQueue(filepath.Join(dataDir, "queue.json"))
 	u.run.queue.Retitle() // a queue kept from the last session counts in its tab
 	u.adapters.applySettings(set)
 	if opts.Prompt != "" {
-		u.ctl.prompt.SetText(opts.Prompt)
+		u.ctl.Prompt.SetText(opts.Prompt)
 	}
-	u.ctl.watchForm()
+	u.ctl.WatchForm()
 	if setErr != nil {
 		u.ShowError(setErr)
 	}
@@ -157,7 +157,7 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 	for _, sc := range windowShortcuts {
 		w.Canvas().AddShortcut(sc, func(s fyne.Shortcut) { u.windowKey(s.ShortcutName()) })
 	}
-	for _, e := range []*widgets.ShortcutEntry{u.ctl.prompt, u.ctl.negative, u.ctl.width, u.ctl.height, u.ctl.steps, u.ctl.seed, u.gal.search} {
+	for _, e := range []*widgets.ShortcutEntry{u.ctl.Prompt, u.ctl.Negative, u.ctl.Width, u.ctl.Height, u.ctl.Steps, u.ctl.Seed, u.gal.search} {
 		e.PassOn = u.PassKey
 	}
 	u.closeWindow = w.Close
@@ -194,7 +194,7 @@ func (u *UI) Stop() { u.End() }
 func (u *UI) Close() {
 	u.End()
 	u.BG.Wait()
-	u.ctl.flushForm()
+	u.ctl.FlushForm()
 	u.Thumbs.Close()
 	u.run.closeGenerator()
 	if u.Unlock != nil {
@@ -261,9 +261,9 @@ func (u *UI) build() fyne.CanvasObject {
 	u.run.queue.OnOpen = u.openJob
 	noQueue := canvas.NewRectangle(color.Transparent) // the form's old place of the queue
 	noQueue.Hide()
-	side := container.NewStack(sideWidth, u.ctl.build(panelParts{
-		refs: u.refs.build, adapters: u.adapters.build, scrolled: u.adapters.passScrollTo,
-		queueAdd: u.run.queue.Add, queue: noQueue, wrapFit: u.fit.wrap,
+	side := container.NewStack(sideWidth, u.ctl.Build(PanelParts{
+		Refs: u.refs.build, Adapters: u.adapters.build, Scrolled: u.adapters.passScrollTo,
+		QueueAdd: u.run.queue.Add, Queue: noQueue, WrapFit: u.fit.Wrap,
 	}))
 
 	right := container.NewAppTabs(container.NewTabItemWithIcon("Gallery", theme.MediaPhotoIcon(), u.gal.build()))
@@ -281,7 +281,7 @@ func (u *UI) build() fyne.CanvasObject {
 	// The form comes first in the tree, so that Tab goes from the prompt through the form
 	// (the tab order is the tree's order; the viewer's toolbar and the gallery came first).
 	left := container.NewHBox(side, widget.NewSeparator())
-	u.formTog.column = left
+	u.formTog.Column = left
 	u.setFormHidden(u.Settings.FormHidden, false)
 	root := container.New(layout.NewBorderLayout(top, bottom, left, nil), left, top, center, bottom)
 	u.Banner.Root = center

@@ -18,19 +18,19 @@ import (
 func (u *UI) wire() {
 	sh := u.Shell
 	// Asked by many: whether a generation runs, and for a new estimate.
-	running, estimateSoon := u.run.busy, u.fit.updateSoon
+	running, estimateSoon := u.run.busy, u.fit.UpdateSoon
 
-	u.ctl = controls{sh: sh, controlsDeps: controlsDeps{
-		onGenerate: u.Generate, onCancel: u.Cancel, busy: running, estimateSoon: estimateSoon,
-		model: &u.model, refs: &u.refs, restoreAdapters: u.adapters.restoreFromImage, shown: u.view.ShownEntry,
+	u.ctl = Controls{sh: sh, Deps: Deps{
+		OnGenerate: u.Generate, OnCancel: u.Cancel, Busy: running, EstimateSoon: estimateSoon,
+		Model: &u.model, Refs: &u.refs, RestoreAdapters: u.adapters.restoreFromImage, Shown: u.view.ShownEntry,
 	}}
-	u.fit = fitLine{sh: sh, calibrate: u.opts.calibrate, fitDeps: fitDeps{
-		form: &u.ctl, refs: func() []string { return u.refs.paths }, adapters: u.adapters.Stack,
-		shapesChanged: u.adapters.setModel, chosen: &u.model, loaded: u.run.modelLoaded,
-		relayout: func() { u.ctl.box.Refresh() }, busy: running, useCPU: u.model.UseCPU,
+	u.fit = FitLine{sh: sh, Calibrate: u.opts.calibrate, FitDeps: FitDeps{
+		Form: &u.ctl, Refs: func() []string { return u.refs.paths }, Adapters: u.adapters.Stack,
+		ShapesChanged: u.adapters.setModel, Chosen: &u.model, Loaded: u.run.modelLoaded,
+		Relayout: func() { u.ctl.Box.Refresh() }, Busy: running, UseCPU: u.model.UseCPU,
 	}}
-	u.refs = refsSection{sh: sh, estimateSoon: estimateSoon, showAdded: u.ctl.scrollToEnd}
-	u.adapters = adaptersSection{sh: sh, estimateSoon: estimateSoon, formChanged: u.ctl.formChanged}
+	u.refs = refsSection{sh: sh, estimateSoon: estimateSoon, showAdded: u.ctl.ScrollToEnd}
+	u.adapters = adaptersSection{sh: sh, estimateSoon: estimateSoon, formChanged: u.ctl.FormChanged}
 	u.view = viewer{sh: sh, viewerDeps: viewerDeps{
 		running: running, modelUsable: u.model.Usable, markBatch: u.run.markBatch, batchStep: u.run.batchStep, gal: &u.gal,
 		reuseSettings: u.reuseSettings, reuseSeed: u.ReuseSeed, addReference: u.AddReference,
@@ -44,8 +44,8 @@ func (u *UI) wire() {
 	u.model = modelui.New(sh, u.opts.devices, modelui.Deps{
 		Busy: running, DeviceChanged: estimateSoon,
 		Changed: func(info engine.ModelInfo, usable bool) {
-			u.ctl.applyVariant(info, usable)
-			u.fit.setModel()
+			u.ctl.ApplyVariant(info, usable)
+			u.fit.SetModel()
 			u.view.Update()
 		},
 		BrowseFolder:     func(title, start string, set func(string)) { browseFolder(sh, title, start, set) },
@@ -62,12 +62,12 @@ func (u *UI) wire() {
 		form: &u.ctl, refs: u.refs.RefPaths, adapters: &u.adapters, model: &u.model,
 		fit: &u.fit, view: &u.view, gal: &u.gal,
 		phaseChanged: func(p jobs.Phase) {
-			u.ctl.showRunPhase(p)
+			u.ctl.ShowRunPhase(p)
 			u.view.showRunPhase(p)
 			u.model.ShowRunPhase(p == jobs.Idle)
 			u.quitRunPhase(p)
 			if p == jobs.Idle {
-				u.fit.updateSoon() // a calibration that waited for the run
+				u.fit.UpdateSoon() // a calibration that waited for the run
 			}
 		},
 	}}

@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
+	"kleinbild/app/jobs"
 	"kleinbild/app/settings"
 	"kleinbild/engine"
 	"kleinbild/weights"
@@ -79,7 +80,7 @@ func TestAdaptersSection(t *testing.T) {
 	}
 	e := s.entries[0]
 	e.strength.SetValue(-0.5)
-	if j := h.ui.run.jobFromForm(form{Settings: engine.Settings{Prompt: "x"}, Count: 1}); len(j.Req.Adapters) != 1 || j.Req.Adapters[0].Strength != -0.5 || e.value.Text != "-0.50" || j.Req.AdaptersPartial {
+	if j := h.ui.run.jobFromForm(jobs.Form{Settings: engine.Settings{Prompt: "x"}, Count: 1}); len(j.Req.Adapters) != 1 || j.Req.Adapters[0].Strength != -0.5 || e.value.Text != "-0.50" || j.Req.AdaptersPartial {
 		t.Errorf("job adapters %+v (partial %v), field %q", j.Req.Adapters, j.Req.AdaptersPartial, e.value.Text)
 	}
 	test.Type(e.value, "") // focus

@@ -11,23 +11,6 @@ import (
 	"kleinbild/engine/schema"
 )
 
-func TestParseSide(t *testing.T) {
-	for _, c := range []struct {
-		in   string
-		v    int
-		want string
-	}{
-		{"512", 512, ""}, {" 64 ", 64, ""}, {"1792", 1792, ""},
-		{"1800", 1800, "between 64 and 1792"}, {"48", 48, "between 64 and 1792"},
-		{"100", 100, "multiple of 16: try 96 or 112"}, {"1.5", 0, "not a whole number"}, {"", 0, "empty"},
-	} {
-		v, msg := parseSide("Width", c.in)
-		if v != c.v || (c.want == "") != (msg == "") || !strings.Contains(msg, c.want) {
-			t.Errorf("parseSide(%q) = %d, %q; want %d, %q", c.in, v, msg, c.v, c.want)
-		}
-	}
-}
-
 func TestInvalidSettingsAreRefused(t *testing.T) {
 	fake := newFakeGen()
 	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
@@ -95,7 +78,7 @@ func TestTypedSeedIsUsed(t *testing.T) {
 	u := h.ui
 	u.ctl.Seed.SetText("")
 	test.Type(u.ctl.Seed, "42")
-	if !u.ctl.seedLocked {
+	if !u.ctl.SeedIsLocked() {
 		t.Errorf("a typed seed does not show as kept")
 	}
 	if out := h.generate("a lighthouse"); out.err != nil {
@@ -105,8 +88,8 @@ func TestTypedSeedIsUsed(t *testing.T) {
 		t.Errorf("typed seed 42: generated with %d, field %q", got, u.ctl.Seed.Text)
 	}
 	test.Tap(u.ctl.Lock) // back to random
-	if u.ctl.Seed.Text != "" || u.ctl.seedLocked || !strings.Contains(u.ctl.Seed.PlaceHolder, "random") {
-		t.Fatalf("random: field %q placeholder %q locked %v", u.ctl.Seed.Text, u.ctl.Seed.PlaceHolder, u.ctl.seedLocked)
+	if u.ctl.Seed.Text != "" || u.ctl.SeedIsLocked() || !strings.Contains(u.ctl.Seed.PlaceHolder, "random") {
+		t.Fatalf("random: field %q placeholder %q locked %v", u.ctl.Seed.Text, u.ctl.Seed.PlaceHolder, u.ctl.SeedIsLocked())
 	}
 	if out := h.generate("a lighthouse"); out.err != nil {
 		t.Fatalf("generate: %v", out.err)
@@ -116,7 +99,7 @@ func TestTypedSeedIsUsed(t *testing.T) {
 		t.Errorf("after a random run: field %q placeholder %q, seed used %d", u.ctl.Seed.Text, u.ctl.Seed.PlaceHolder, used)
 	}
 	test.Tap(u.ctl.Lock) // keep the last seed
-	if u.ctl.Seed.Text != strconv.FormatUint(used, 10) || !u.ctl.seedLocked {
+	if u.ctl.Seed.Text != strconv.FormatUint(used, 10) || !u.ctl.SeedIsLocked() {
 		t.Errorf("keeping: field %q, want %d", u.ctl.Seed.Text, used)
 	}
 }

@@ -202,39 +202,6 @@ func TestCPUErrorsDoNotFallBack(t *testing.T) {
 	}
 }
 
-// TestFitOnDeviceMemory: a GPU that reports its memory is what the estimate is checked
-// against; CPUs and GPUs of unknown memory keep the RAM estimate.
-func TestFitOnDeviceMemory(t *testing.T) {
-	m, err := estimate.Preset("klein-4B", true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := estimate.Estimate(m, estimate.Request{Req: engine.Request{Settings: engine.Settings{Width: 1024, Height: 1024}}}, estimate.Machine{AvailableBytes: 64e9, TotalBytes: 64e9})
-	if err != nil || rep.Verdict != estimate.Fits {
-		t.Fatalf("%v %v", rep.Verdict, err)
-	}
-	small := backends.Device{ID: "webgpu:0", Backend: "webgpu", Info: gpu.DeviceInfo{Name: "Small GPU", Kind: gpu.KindDiscrete, MemoryBytes: 4e9}}
-	got := onDevice(rep, small)
-	if got.Verdict != estimate.DoesNotFit || !strings.Contains(got.Message, "Small GPU") || !strings.Contains(got.Message, "4.0 GB") {
-		t.Errorf("small GPU: %v %q", got.Verdict, got.Message)
-	}
-	big := small
-	big.Info.MemoryBytes = 80e9
-	got = onDevice(rep, big)
-	if got.Verdict != estimate.Fits || got.AvailableBytes != 80e9 || !strings.Contains(fitText(got), "of 80.0 GB") {
-		t.Errorf("big GPU: %v %q", got.Verdict, fitText(got))
-	}
-	unknown := small
-	unknown.Info.MemoryBytes = 0
-	cpu := small
-	cpu.Info.Kind = gpu.KindCPU
-	for _, d := range []backends.Device{unknown, cpu} {
-		if got := onDevice(rep, d); got.Verdict != rep.Verdict || got.Message != rep.Message || got.AvailableBytes != rep.AvailableBytes {
-			t.Errorf("%+v changed the estimate: %q", d.Info, got.Message)
-		}
-	}
-}
-
 // TestFitLineUsesChosenDevice: choosing a GPU with too little memory turns the fit line
 // into a warning naming it.
 func TestFitLineUsesChosenDevice(t *testing.T) {

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"kleinbild/app/form"
 	"kleinbild/app/modelui"
 
 	"bytes"
@@ -360,7 +361,7 @@ func TestFitLine(t *testing.T) {
 	t.Logf("1024×1024: %q", fit.Text)
 	u.ctl.Width.SetText("1000")
 	h.settle()
-	time.Sleep(2 * FitDebounce)
+	time.Sleep(2 * form.FitDebounce)
 	h.settle()
 	if fit.Visible() {
 		t.Errorf("fit line shown for an invalid size: %q", fit.Text)

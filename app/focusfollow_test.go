@@ -35,30 +35,3 @@ func TestFocusScrollsTheFormToEveryControl(t *testing.T) {
 		cv.Unfocus()
 	}
 }
-
-// The form scrolls again to a control that keeps the focus while the form was not scrolled
-// since its last scroll (the first may have measured a layout still settling: in a loaded
-// full run the count select stayed below the fold), and leaves it once the user scrolled away.
-func TestFocusScrollRetriesUntilTheUserScrolls(t *testing.T) {
-	h := newHarness(t, t.TempDir(), tinyModel(t), newFakeGen().open)
-	c := &h.ui.ctl
-	h.win.Resize(fyne.NewSize(1008, 552))
-	h.settle()
-	relayout(h.win.Canvas().Content())
-	c.Scroll.ScrollToTop()
-	if _, size, ok := shownRect(h.win.Canvas().Content(), c.Count); ok && size.Height >= c.Count.Size().Height-0.5 {
-		t.Fatal("the count select shows at the top of the form at 1008×552: the test needs it below the fold")
-	}
-	// As if the count select had been scrolled to with a stale layout: still focused, the
-	// offset is the one showFocused left, but the select is not in view.
-	c.lastFocus, c.focusOffset = c.Count, c.Scroll.Offset.Y
-	c.ShowFocused(c.Count)
-	relayout(h.win.Canvas().Content())
-	requireShown(t, h.win, "the focused count select", c.Count)
-	// The user scrolls away: the focused select is left where it is.
-	c.Scroll.ScrollToTop()
-	c.ShowFocused(c.Count)
-	if c.Scroll.Offset.Y != 0 {
-		t.Errorf("the form scrolled back to the focused select (offset %v) after the user scrolled to the top", c.Scroll.Offset.Y)
-	}
-}

@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"fyne.io/fyne/v2"
-
 	"kleinbild/engine"
 	"kleinbild/estimate"
 	"kleinbild/gpu"
@@ -57,19 +55,6 @@ func TestFitLineIncludesTheModelLoadOnlyBeforeItIsLoaded(t *testing.T) {
 	u.fit.Update()
 	if !strings.HasSuffix(u.ctl.Fit.Text, ", model load included") {
 		t.Errorf("after the model was closed: %q", u.ctl.Fit.Text)
-	}
-}
-
-// The fit line names the included load after the image count.
-func TestFitTextNamesTheLoad(t *testing.T) {
-	rep := estimate.Report{Verdict: estimate.Fits, PeakBytes: 1e9, AvailableBytes: 8e9, Seconds: 12,
-		PhaseSeconds: estimate.Phases{Load: 4, Denoise: 8}}
-	if got, want := fitTextFor(rep, 3), "Fits: needs about 1.0 GB of 8.0 GB available · about 12 s for 3 images, model load included"; got != want {
-		t.Errorf("got %q, want %q", got, want)
-	}
-	rep.PhaseSeconds.Load = 0
-	if got := fitTextFor(rep, 1); strings.Contains(got, "load") {
-		t.Errorf("loaded model: %q", got)
 	}
 }
 
@@ -126,43 +111,4 @@ func recorderSetup(t *testing.T) (engine.Source, string) {
 func fakeCalibration() estimate.Calibration {
 	c, _ := fakeCalibrate(context.Background(), "")
 	return c
-}
-
-// The fit line's box keeps its height when the load note goes (a job started), and fits the
-// text again after any other change.
-func TestFitBoxKeepsItsHeightWhenTheLoadNoteGoes(t *testing.T) {
-	h := newHarness(t, t.TempDir(), "", nil)
-	f, l := &h.ui.fit, h.ui.ctl.Fit
-	long := "Fits: needs about 803.1 MB of 24.3 GB available · about 5.7 s for 12 images" + loadNote
-	short := strings.TrimSuffix(long, loadNote)
-	f.setShown(true)
-	// A width at which the note takes one more line.
-	width := float32(0)
-	for w := float32(120); w <= 600 && width == 0; w += 10 {
-		f.steady.width, f.steady.height = 0, 0
-		l.SetText(short)
-		f.box.Resize(fyne.NewSize(w, 200))
-		without := l.MinSize().Height
-		l.SetText(long)
-		if l.MinSize().Height > without {
-			width = w
-		}
-	}
-	if width == 0 {
-		t.Fatal("no width at which the note adds a line")
-	}
-	f.setText(long)
-	f.box.Resize(fyne.NewSize(width, f.box.MinSize().Height))
-	tall := f.box.MinSize().Height
-	f.setText(short)
-	if l.MinSize().Height >= tall {
-		t.Fatalf("the line is %v px tall without the note, %v with it", l.MinSize().Height, tall)
-	}
-	if got := f.box.MinSize().Height; got != tall {
-		t.Errorf("without the load note the box is %v px tall, %v before", got, tall)
-	}
-	f.setText("Fits")
-	if got := f.box.MinSize().Height; got >= tall {
-		t.Errorf("a short line keeps %v px (long line: %v)", got, tall)
-	}
 }

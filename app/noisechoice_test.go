@@ -3,6 +3,7 @@ package app
 import (
 	"testing"
 
+	"kleinbild/app/form"
 	"kleinbild/engine"
 	"kleinbild/engine/imageio"
 	"kleinbild/engine/schema"
@@ -34,15 +35,15 @@ func TestNoiseChoice(t *testing.T) {
 
 	h2 := newHarness(t, data, model, fake.open)
 	c := &h2.ui.ctl
-	if NoiseValue(c.Noise) != engine.NoiseStable {
-		t.Fatalf("after a restart the noise is %q", NoiseValue(c.Noise))
+	if form.NoiseValue(c.Noise) != engine.NoiseStable {
+		t.Fatalf("after a restart the noise is %q", form.NoiseValue(c.Noise))
 	}
 	h2.ui.RestoreSettings(imageio.Metadata{Settings: schema.Settings{Prompt: "old", Width: 64, Height: 64, Steps: 2, Seed: 1}})
-	if NoiseValue(c.Noise) != engine.NoiseTorch {
-		t.Fatalf("an image without a noise key restored noise %q", NoiseValue(c.Noise))
+	if form.NoiseValue(c.Noise) != engine.NoiseTorch {
+		t.Fatalf("an image without a noise key restored noise %q", form.NoiseValue(c.Noise))
 	}
 	h2.ui.RestoreSettings(imageio.Metadata{Settings: schema.Settings{Prompt: "new", Width: 64, Height: 64, Steps: 2, Seed: 1, Noise: engine.NoiseStable}})
-	if NoiseValue(c.Noise) != engine.NoiseStable {
-		t.Fatalf("an image with noise stable restored %q", NoiseValue(c.Noise))
+	if form.NoiseValue(c.Noise) != engine.NoiseStable {
+		t.Fatalf("an image with noise stable restored %q", form.NoiseValue(c.Noise))
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/app/form"
 	"kleinbild/app/settings"
 	"kleinbild/engine/imageio"
 	"kleinbild/engine/schema"
@@ -37,16 +38,16 @@ func TestFormEditsSurviveRestart(t *testing.T) {
 	h2 := newHarness(t, data, model, fake.open)
 	c2 := &h2.ui.ctl
 	if c2.Prompt.Text != "a red fox in the snow" || c2.Width.Text != "384" || c2.Height.Text != "256" ||
-		c2.Steps.Text != "3" || c2.Seed.Text != "4242" || !c2.seedLocked {
+		c2.Steps.Text != "3" || c2.Seed.Text != "4242" || !c2.SeedIsLocked() {
 		t.Errorf("after restart: prompt %q, size %s×%s, steps %q, seed %q locked %v",
-			c2.Prompt.Text, c2.Width.Text, c2.Height.Text, c2.Steps.Text, c2.Seed.Text, c2.seedLocked)
+			c2.Prompt.Text, c2.Width.Text, c2.Height.Text, c2.Steps.Text, c2.Seed.Text, c2.SeedIsLocked())
 	}
 
 	// An edit is also written on its own after a pause, without closing.
 	c2.Prompt.SetText("a grey wolf")
 	c2.Seed.SetText("")
 	h2.ui.ctl.SetSeedLocked(false)
-	time.Sleep(SaveDelay + 300*time.Millisecond)
+	time.Sleep(form.SaveDelay + 300*time.Millisecond)
 	s, err := settings.Load(h2.ui.Store.Path)
 	if err != nil || s.Prompt != "a grey wolf" || s.SeedLocked {
 		t.Errorf("settings after a pause: prompt %q, seed locked %v, err %v", s.Prompt, s.SeedLocked, err)

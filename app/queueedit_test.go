@@ -18,7 +18,7 @@ func TestQueueJobOpensIntoForm(t *testing.T) {
 	q := u.run.queue
 	h.addAdapter(goldenLoRA(t, "lora_kohya_r2_a1.safetensors"))
 	u.adapters.setStrength(u.adapters.entries[0], 0.5)
-	j := u.run.jobFromForm(form{Settings: engine.Settings{Prompt: "a lighthouse", Width: 320, Height: 192, Steps: 7, Seed: 41}, SeedGiven: true, Count: 3})
+	j := u.run.jobFromForm(jobs.Form{Settings: engine.Settings{Prompt: "a lighthouse", Width: 320, Height: 192, Steps: 7, Seed: 41}, SeedGiven: true, Count: 3})
 	if len(j.Req.Adapters) != 1 {
 		t.Fatalf("the job has %d adapters", len(j.Req.Adapters))
 	}
@@ -54,8 +54,8 @@ func TestQueueJobOpensIntoForm(t *testing.T) {
 		t.Fatalf("queue after Edit: %d jobs", len(q.Jobs))
 	}
 	f, ok := u.ctl.ReadForm()
-	if !ok || f.Prompt != "a lighthouse" || f.Width != 320 || f.Height != 192 || f.Steps != 7 || f.Seed != 41 || !u.ctl.seedLocked || f.Count != 3 {
-		t.Errorf("form %+v (ok %v, seed locked %v)", f, ok, u.ctl.seedLocked)
+	if !ok || f.Prompt != "a lighthouse" || f.Width != 320 || f.Height != 192 || f.Steps != 7 || f.Seed != 41 || !u.ctl.SeedIsLocked() || f.Count != 3 {
+		t.Errorf("form %+v (ok %v, seed locked %v)", f, ok, u.ctl.SeedIsLocked())
 	}
 	if st := u.adapters.Stack(); len(st) != 1 || st[0].Strength != 0.5 {
 		t.Errorf("adapters %+v", st)

@@ -89,9 +89,9 @@ func TestDropKleinbildPNGOffersRestore(t *testing.T) {
 	h.tapDialogButton("Restore settings")
 	c := u.ctl
 	if c.Prompt.Text != "a castle on a hill" || c.Width.Text != "768" || c.Height.Text != "512" ||
-		c.Steps.Text != "3" || c.Seed.Text != "1234" || !c.seedLocked || c.Schedule.Selected != "Linear" {
+		c.Steps.Text != "3" || c.Seed.Text != "1234" || !c.SeedIsLocked() || c.Schedule.Selected != "Linear" {
 		t.Errorf("restored: prompt %q, %s×%s, steps %s, seed %s (locked %v), schedule %q",
-			c.Prompt.Text, c.Width.Text, c.Height.Text, c.Steps.Text, c.Seed.Text, c.seedLocked, c.Schedule.Selected)
+			c.Prompt.Text, c.Width.Text, c.Height.Text, c.Steps.Text, c.Seed.Text, c.SeedIsLocked(), c.Schedule.Selected)
 	}
 	if len(u.refs.paths) != 1 || u.refs.paths[0] != ref {
 		t.Errorf("restored references %v", u.refs.paths)

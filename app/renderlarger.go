@@ -16,18 +16,18 @@ import (
 )
 
 // largerSize is the size "Render larger" renders a w×h image at: twice the area, the
-// aspect ratio kept, each side a multiple of engine.SizeMultiple and at most maxSide. ok is false when the
+// aspect ratio kept, each side a multiple of engine.SizeMultiple and at most engine.MaxSidePx. ok is false when the
 // image is already as large as that allows.
 func largerSize(w, h int) (nw, nh int, ok bool) {
 	if w <= 0 || h <= 0 {
 		return 0, 0, false
 	}
 	fw, fh := float64(w)*math.Sqrt2, float64(h)*math.Sqrt2
-	if m := max(fw, fh); m > maxSide {
-		fw, fh = fw*maxSide/m, fh*maxSide/m
+	if m := max(fw, fh); m > engine.MaxSidePx {
+		fw, fh = fw*engine.MaxSidePx/m, fh*engine.MaxSidePx/m
 	}
 	round := func(v float64) int {
-		return min(max(int(math.Round(v/engine.SizeMultiple))*engine.SizeMultiple, minSide), maxSide)
+		return min(max(int(math.Round(v/engine.SizeMultiple))*engine.SizeMultiple, engine.MinSidePx), engine.MaxSidePx)
 	}
 	nw, nh = round(fw), round(fh)
 	if nw*nh <= w*h {

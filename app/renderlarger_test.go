@@ -36,7 +36,7 @@ func TestLargerSize(t *testing.T) {
 		if nw != c.nw || nh != c.nh || ok != c.ok {
 			t.Errorf("largerSize(%d, %d) = %d, %d, %v; want %d, %d, %v", c.w, c.h, nw, nh, ok, c.nw, c.nh, c.ok)
 		}
-		if ok && (nw%16 != 0 || nh%16 != 0 || nw > maxSide || nh > maxSide) {
+		if ok && (nw%16 != 0 || nh%16 != 0 || nw > engine.MaxSidePx || nh > engine.MaxSidePx) {
 			t.Errorf("largerSize(%d, %d) = %d × %d is not a valid size", c.w, c.h, nw, nh)
 		}
 	}

@@ -154,9 +154,9 @@ var errBusy = errors.New("a generation is already running")
 
 // jobFromForm makes a job of the validated form and the references. The seed is the one
 // in the field, or a new random one when the field is empty.
-func (rn *runner) jobFromForm(f form) *job {
+func (rn *runner) jobFromForm(f jobs.Form) *job {
 	if !f.SeedGiven {
-		f.Seed = randomSeed()
+		f.Seed = engine.RandomSeed()
 	}
 	rn.form.AddToHistory(f.Prompt)
 	req := engine.Request{Settings: f.Settings, Adapters: rn.adapters.Stack()}

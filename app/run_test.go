@@ -297,7 +297,7 @@ func TestGenerateSavesToGallery(t *testing.T) {
 
 	// A locked seed is kept.
 	test.Tap(u.ctl.Lock)
-	if !u.ctl.seedLocked {
+	if !u.ctl.SeedIsLocked() {
 		t.Fatal("lock button did not lock the seed")
 	}
 	h.generate("a red fox in the snow")

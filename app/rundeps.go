@@ -32,9 +32,9 @@ type runnerDeps struct {
 // runForm is the generation form as the runner reads it (controls).
 type runForm interface {
 	// ReadForm validates the form; invalid fields show their message.
-	ReadForm() (form, bool)
+	ReadForm() (jobs.Form, bool)
 	// CurrentSettings are the settings to remember for f.
-	CurrentSettings(f form) settings.Settings
+	CurrentSettings(f jobs.Form) settings.Settings
 	// UsedRandomSeed tells the form the random seed a run drew.
 	UsedRandomSeed(seed uint64)
 	// AddToHistory adds a prompt that was run to the recent prompts.

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"kleinbild/app/form"
 	"kleinbild/app/modelui"
 
 	"context"
@@ -36,8 +37,8 @@ type UI struct {
 
 	// The components, each owning its widgets and state. They know each other only
 	// through what wire (wiring.go) gives them.
-	ctl      Controls
-	fit      FitLine
+	ctl      form.Controls
+	fit      form.FitLine
 	refs     refsSection
 	adapters adaptersSection
 	view     viewer
@@ -47,8 +48,8 @@ type UI struct {
 
 	// rightTabs holds the gallery's and the queue's tabs.
 	rightTabs *container.AppTabs
-	// formTog hides and shows the form's column (formtoggle.go).
-	formTog Toggle
+	// formTog hides and shows the form's column (formapi.go).
+	formTog form.Toggle
 	// quitDialog is the last "Quit Kleinbild?" question asked (tests).
 	quitDialog dialog.Dialog
 	// quit is the open "Quit Kleinbild?" question, or nil.
@@ -178,7 +179,7 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 		}
 		u.view.typedKey(w.Canvas(), u.view.image, ev)
 	})
-	u.followFocus()
+	u.ctl.FollowFocus()
 	go u.loadGallery(filepath.Join(dataDir, "gallery"))
 	u.model.ProbeDevices()
 	return u, nil
@@ -253,7 +254,7 @@ func (u *UI) build() fyne.CanvasObject {
 	header := container.NewBorder(nil, nil,
 		container.NewHBox(u.buildFormToggle(), logo, title), container.NewHBox(u.model.BuildButton()))
 
-	// The side panel scrolls its form and keeps Generate in view (see controls.build).
+	// The side panel scrolls its form and keeps Generate in view (see form.Controls.Build).
 	sideWidth := canvas.NewRectangle(color.Transparent)
 	sideWidth.SetMinSize(fyne.NewSize(sidePanelWidth, 0))
 	u.run.buildQueue() // its Add button sits beside Generate; the jobs have their own tab
@@ -261,7 +262,7 @@ func (u *UI) build() fyne.CanvasObject {
 	u.run.queue.OnOpen = u.openJob
 	noQueue := canvas.NewRectangle(color.Transparent) // the form's old place of the queue
 	noQueue.Hide()
-	side := container.NewStack(sideWidth, u.ctl.Build(PanelParts{
+	side := container.NewStack(sideWidth, u.ctl.Build(form.PanelParts{
 		Refs: u.refs.build, Adapters: u.adapters.build, Scrolled: u.adapters.passScrollTo,
 		QueueAdd: u.run.queue.Add, Queue: noQueue, WrapFit: u.fit.Wrap,
 	}))

@@ -448,8 +448,8 @@ func TestImageWithoutMetadataCannotBeReused(t *testing.T) {
 	}
 	test.Tap(reuse)
 	test.Tap(seed)
-	if u.ctl.Prompt.Text != "my own prompt" || u.ctl.seedLocked {
-		t.Errorf("after tapping: prompt %q, seed locked %v", u.ctl.Prompt.Text, u.ctl.seedLocked)
+	if u.ctl.Prompt.Text != "my own prompt" || u.ctl.SeedIsLocked() {
+		t.Errorf("after tapping: prompt %q, seed locked %v", u.ctl.Prompt.Text, u.ctl.SeedIsLocked())
 	}
 	if strings.Contains(u.Status.Text, "restored") || strings.Contains(u.Status.Text, "locked") {
 		t.Errorf("status %q reports a reuse that did not happen", u.Status.Text)

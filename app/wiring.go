@@ -1,6 +1,7 @@
 package app
 
 import (
+	"kleinbild/app/form"
 	"kleinbild/app/jobs"
 	"kleinbild/app/modelui"
 
@@ -20,15 +21,15 @@ func (u *UI) wire() {
 	// Asked by many: whether a generation runs, and for a new estimate.
 	running, estimateSoon := u.run.busy, u.fit.UpdateSoon
 
-	u.ctl = Controls{sh: sh, Deps: Deps{
+	u.ctl = form.NewControls(sh, form.Deps{
 		OnGenerate: u.Generate, OnCancel: u.Cancel, Busy: running, EstimateSoon: estimateSoon,
 		Model: &u.model, Refs: &u.refs, RestoreAdapters: u.adapters.restoreFromImage, Shown: u.view.ShownEntry,
-	}}
-	u.fit = FitLine{sh: sh, Calibrate: u.opts.calibrate, FitDeps: FitDeps{
+	})
+	u.fit = form.NewFitLine(sh, u.opts.calibrate, form.FitDeps{
 		Form: &u.ctl, Refs: func() []string { return u.refs.paths }, Adapters: u.adapters.Stack,
 		ShapesChanged: u.adapters.setModel, Chosen: &u.model, Loaded: u.run.modelLoaded,
 		Relayout: func() { u.ctl.Box.Refresh() }, Busy: running, UseCPU: u.model.UseCPU,
-	}}
+	})
 	u.refs = refsSection{sh: sh, estimateSoon: estimateSoon, showAdded: u.ctl.ScrollToEnd}
 	u.adapters = adaptersSection{sh: sh, estimateSoon: estimateSoon, formChanged: u.ctl.FormChanged}
 	u.view = viewer{sh: sh, viewerDeps: viewerDeps{

@@ -1,4 +1,4 @@
-package app
+package form
 
 import (
 	"kleinbild/engine"
@@ -7,7 +7,7 @@ import (
 	"kleinbild/gpu/backends"
 )
 
-// FitDeps is what the fit line uses of the other components; UI.wire gives it.
+// FitDeps is what the fit line uses of the other components; the window's wiring gives it.
 type FitDeps struct {
 	Form EstimateForm
 	Refs func() []string // the form's reference images
@@ -16,7 +16,7 @@ type FitDeps struct {
 	// ShapesChanged passes the new model's shapes (nil when unknown) on to the adapters.
 	ShapesChanged func(*estimate.Model)
 	Chosen        FitModel
-	// Loaded reports whether the model key is open on device (runner.modelLoaded).
+	// Loaded reports whether the model key is open on device (the runner's).
 	Loaded func(key, device string) bool
 	// Relayout lays the side panel out again after the line changed.
 	Relayout func()
@@ -28,7 +28,7 @@ type FitDeps struct {
 	Busy func() bool
 }
 
-// EstimateForm is the form as the estimate reads it (controls).
+// EstimateForm is the form as the estimate reads it (Controls).
 type EstimateForm interface {
 	// Figures are the form's numbers, valid or not.
 	Figures() FormFigures

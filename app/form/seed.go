@@ -1,4 +1,4 @@
-package app
+package form
 
 import (
 	"fmt"
@@ -97,9 +97,6 @@ func (c *Controls) SetSeedLocked(locked bool) {
 }
 
 // ReuseSeed puts seed in the seed field and locks it.
-func (u *UI) ReuseSeed(seed uint64) { u.ctl.ReuseSeed(seed) }
-
-// ReuseSeed is ReuseSeed.
 func (c *Controls) ReuseSeed(seed uint64) {
 	c.Seed.SetText(strconv.FormatUint(seed, 10))
 	c.SetSeedLocked(true)

@@ -1,4 +1,4 @@
-package app
+package form
 
 import (
 	"time"
@@ -11,22 +11,23 @@ import (
 // one of its controls.
 const focusCheckInterval = 150 * time.Millisecond
 
-// followFocus scrolls the form to whichever of its controls gains the keyboard focus until
+// FollowFocus scrolls the form to whichever of its controls gains the keyboard focus until
 // the window's life ends. Fyne tells no one but the widget itself when the focus moves, and
 // Tab moves it in the driver, so selects, buttons, checks and sliders (unlike the text
 // fields, which scroll on their own) are looked for on a timer (issue 36 item 11).
-func (u *UI) followFocus() {
-	u.BG.Add(1)
+func (c *Controls) FollowFocus() {
+	sh := c.sh
+	sh.BG.Add(1)
 	go func() {
-		defer u.BG.Done()
+		defer sh.BG.Done()
 		t := time.NewTicker(focusCheckInterval)
 		defer t.Stop()
 		for {
 			select {
-			case <-u.Life.Done():
+			case <-sh.Life.Done():
 				return
 			case <-t.C:
-				u.Post(func() { u.ctl.ShowFocused(u.Win.Canvas().Focused()) })
+				sh.Post(func() { c.ShowFocused(sh.Win.Canvas().Focused()) })
 			}
 		}
 	}()

@@ -1,17 +1,19 @@
-package app
+// Package form is the generation form of the window: the prompt, size, steps, guidance,
+// schedule, noise, seed and images per run, checked as they are typed and remembered; the
+// fit line's estimate under Generate; and the toggle that hides the form. It knows the other
+// components (references, adapters, model, runner, viewer) only through its Deps.
+package form
 
 import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -22,7 +24,6 @@ import (
 	"kleinbild/app/shell"
 	"kleinbild/app/widgets"
 	"kleinbild/engine"
-	"kleinbild/engine/imageio"
 	"kleinbild/resources"
 )
 
@@ -52,7 +53,8 @@ var sizePresets = []sizePreset{
 
 const customSize = "Custom"
 
-// Controls are the generation settings in the side panel.
+// Controls are the generation settings in the side panel. The exported widgets are the
+// window's to pass keys on from (and its tests' to drive); the rest is the form's own.
 type Controls struct {
 	sh *shell.Shell
 	Deps
@@ -104,20 +106,20 @@ type Controls struct {
 	Count *widget.Select
 
 	Generate *widget.Button
-	// Fit says whether the generation fits in memory (see fitLine.update).
+	// Fit says whether the generation fits in memory (see FitLine.Update).
 	Fit *widget.Label
 
 	Box    *fyne.Container   // the whole panel
 	Scroll *container.Scroll // the form's scroll (the references are at its end)
 
-	// formTimer writes the edited form after a pause in typing (see formChanged);
+	// formTimer writes the edited form after a pause in typing (see FormChanged);
 	// formWatched is set once the remembered settings are in the controls.
 	formTimer   *time.Timer
 	formWatched bool
 }
 
-// form is the validated content of the controls (jobs.Form).
-type form = jobs.Form
+// NewControls makes the form, unbuilt (Build); d is what it uses of the other components.
+func NewControls(sh *shell.Shell, d Deps) Controls { return Controls{sh: sh, Deps: d} }
 
 // Build creates the side panel: the form, the references and the Generate button, with
 // the other components' parts p.
@@ -178,7 +180,7 @@ func (c *Controls) Build(p PanelParts) fyne.CanvasObject {
 	c.Noise = newNoiseSelect(c.FormChanged)
 
 	var counts []string
-	for n := minCount; n <= maxCount; n++ {
+	for n := jobs.MinCount; n <= jobs.MaxCount; n++ {
 		counts = append(counts, strconv.Itoa(n))
 	}
 	c.Count = widget.NewSelect(counts, func(string) {
@@ -431,8 +433,8 @@ func (c *Controls) ShowRunPhase(p jobs.Phase) {
 }
 
 // ReadForm validates every field, showing inline messages; ok is false if any is invalid.
-func (c *Controls) ReadForm() (form, bool) {
-	f := form{Settings: c.settings(engine.Settings{})}
+func (c *Controls) ReadForm() (jobs.Form, bool) {
+	f := jobs.Form{Settings: c.settings(engine.Settings{})}
 	f.Prompt = strings.TrimSpace(c.Prompt.Text)
 	ok := true
 	if f.Prompt == "" {
@@ -465,11 +467,11 @@ func (c *Controls) ReadForm() (form, bool) {
 }
 
 // count is the images-per-run setting.
-func (c *Controls) CountValue() int { return c.Count.SelectedIndex() + minCount }
+func (c *Controls) CountValue() int { return c.Count.SelectedIndex() + jobs.MinCount }
 
 // SetCount sets the images-per-run setting, clamped to its range.
 func (c *Controls) SetCount(n int) {
-	c.Count.SetSelectedIndex(min(max(n, minCount), maxCount) - minCount)
+	c.Count.SetSelectedIndex(min(max(n, jobs.MinCount), jobs.MaxCount) - jobs.MinCount)
 }
 
 // ApplySettings fills the controls from remembered settings. Steps and guidance are kept
@@ -515,7 +517,7 @@ func (c *Controls) scheduleValue() string {
 }
 
 // CurrentSettings captures the controls for remembering, with f's validated values.
-func (c *Controls) CurrentSettings(f form) settings.Settings {
+func (c *Controls) CurrentSettings(f jobs.Form) settings.Settings {
 	s := c.FormSettings()
 	s.Prompt, s.Width, s.Height, s.Steps, s.Seed = f.Prompt, f.Width, f.Height, f.Steps, f.Seed
 	return s
@@ -572,70 +574,6 @@ func (c *Controls) apply(s engine.Settings) {
 	}
 	c.SetSchedule(s.Schedule)
 	setNoise(c.Noise, s.Noise)
-}
-
-// RestoreSettings fills the controls from an image's metadata: prompt, size, steps,
-// guidance, schedule, noise, the seed (locked, so the next run reproduces the image) and the
-// reference images that still exist.
-func (u *UI) RestoreSettings(m imageio.Metadata) { u.ctl.RestoreSettings(m) }
-
-// RestoreSettings is RestoreSettings.
-func (c *Controls) RestoreSettings(m imageio.Metadata) {
-	c.RestoreRequest(engine.MetadataRequest(m), func() { c.RestoreAdapters(m.Adapters) })
-}
-
-// RestoreRequest fills the controls from req as restoreSettings does (an image's settings,
-// or a queued job opened back into the form); adapters brings back its adapters.
-func (c *Controls) RestoreRequest(req engine.Request, adapters func()) {
-	// A prompt beyond the limit (the metadata reader takes up to 16 MB) stays out of the
-	// field: no generation could use it, and a field that large is slow to lay out.
-	promptErr := engine.ValidatePrompt(req.Prompt)
-	c.apply(req.Settings)
-	c.ReuseSeed(req.Seed)
-	adapters()
-	var notes []string
-	if promptErr != nil {
-		notes = append(notes, fmt.Sprintf("not the prompt: it is %d KB long, at most %d KB are allowed", len(req.Prompt)>>10, engine.MaxPromptBytes>>10))
-	}
-	if note := inpaintNotRestored(req); note != "" {
-		notes = append(notes, note)
-	}
-	want := req.References
-	have := c.Refs.RefPaths()
-	if len(have) == 0 || slices.Equal(have, want) {
-		c.restoreRefs(want, true, notes)
-		return
-	}
-	// The user's own references are not replaced without asking.
-	msg := fmt.Sprintf("The image was made with %d reference image(s). Replace your %d reference image(s) with them?", len(want), len(have))
-	if len(want) == 0 {
-		msg = fmt.Sprintf("The image was made without reference images. Remove your %d reference image(s)?", len(have))
-	}
-	d := dialog.NewConfirm("Replace the references?", msg, func(replace bool) {
-		if replace {
-			c.restoreRefs(want, true, notes)
-		} else {
-			c.restoreRefs(nil, false, append(notes, "not the reference images (yours are kept)"))
-		}
-	}, c.sh.Win)
-	d.SetConfirmText("Replace")
-	d.SetDismissText("Keep mine")
-	d.Show()
-}
-
-// restoreRefs ends a restore: with replace the references become paths (those that still
-// exist); notes are what was not restored, for the message.
-func (c *Controls) restoreRefs(paths []string, replace bool, notes []string) {
-	if replace {
-		if missing := c.Refs.ReplaceRefs(paths); len(missing) > 0 {
-			notes = append(notes, fmt.Sprintf("%d reference image(s) that no longer exist: %s", len(missing), strings.Join(missing, ", ")))
-		}
-	}
-	if len(notes) > 0 {
-		c.sh.ShowNotice("Settings restored, but " + strings.Join(notes, "; ") + ".")
-	} else {
-		c.sh.SetStatus("Settings restored.")
-	}
 }
 
 func atoiOr(s string, def int) int {

@@ -1,4 +1,4 @@
-package app
+package form
 
 import (
 	"fyne.io/fyne/v2"
@@ -9,10 +9,10 @@ import (
 	"kleinbild/engine/imageio"
 )
 
-// Deps is what the generation controls use of the other components; UI.wire
-// gives it.
+// Deps is what the generation controls use of the other components; the window's
+// wiring gives it.
 type Deps struct {
-	// OnGenerate and OnCancel are the runner's Generate and Cancel; busy reports whether
+	// OnGenerate and OnCancel are the runner's Generate and Cancel; Busy reports whether
 	// a generation runs.
 	OnGenerate, OnCancel func()
 	Busy                 func() bool
@@ -26,7 +26,7 @@ type Deps struct {
 	Shown func() (gallery.Entry, bool)
 }
 
-// PanelParts are the other components' pieces the side panel lays out (controls.build).
+// PanelParts are the other components' pieces the side panel lays out (Controls.Build).
 type PanelParts struct {
 	// Refs and Adapters build their sections, which end the form.
 	Refs, Adapters func() fyne.CanvasObject
@@ -34,7 +34,7 @@ type PanelParts struct {
 	Scrolled func(fyne.Scrollable)
 	// QueueAdd sits beside Generate and Queue under it (the runner's widgets).
 	QueueAdd, Queue fyne.CanvasObject
-	// WrapFit holds the fit line at a steady height (fitLine.wrap).
+	// WrapFit holds the fit line at a steady height (FitLine.Wrap).
 	WrapFit func(line *widget.Label) fyne.CanvasObject
 }
 
@@ -45,7 +45,7 @@ type ChosenModel interface {
 	ModelInfo() engine.ModelInfo
 }
 
-// RefList is the reference images as other components read and replace them (refsSection).
+// RefList is the reference images as other components read and replace them (the window's references section).
 type RefList interface {
 	// RefPaths are the references' paths, in order; callers do not change it.
 	RefPaths() []string

@@ -1,4 +1,4 @@
-package app
+package form
 
 import (
 	"strings"
@@ -37,7 +37,7 @@ func (l *steadyHeight) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 }
 
 // Wrap puts the fit line, which the controls made, into the box that keeps its height
-// steady (controls.go places the box); the line's visibility is the box's (setShown).
+// steady (Controls.Build places the box); the line's visibility is the box's (setShown).
 func (f *FitLine) Wrap(line *widget.Label) fyne.CanvasObject {
 	f.line = line
 	f.steady = &steadyHeight{}

@@ -1,6 +1,7 @@
-package app
+package form
 
 import (
+	"kleinbild/app/jobs"
 	"kleinbild/app/modelui"
 
 	"context"
@@ -45,11 +46,11 @@ func defaultCalibrate(ctx context.Context, device string) (estimate.Calibration,
 }
 
 // FitLine is the "will it fit" estimate under the Generate button (the label is the
-// controls' fit, given to wrap).
+// controls' Fit, given to Wrap).
 type FitLine struct {
 	sh *shell.Shell
 	FitDeps
-	line *widget.Label // the controls' fit; nil before wrap
+	line *widget.Label // the controls' Fit; nil before Wrap
 
 	Model     *estimate.Model // the current model's shapes; nil when unknown
 	dir       string          // the key of the model it was read from (modelui.Spec.key)
@@ -60,8 +61,14 @@ type FitLine struct {
 	seq       int    // debounce generation
 	// Machine reads the memory figures; nil means estimate.ThisMachine (tests replace it).
 	Machine func(estimate.Calibration) estimate.Machine
-	box     *fyne.Container // holds the line at a steady height (fitbox.go); nil before wrap
+	box     *fyne.Container // holds the line at a steady height (fitbox.go); nil before Wrap
 	steady  *steadyHeight   // box's layout
+}
+
+// NewFitLine makes the fit line; calibrate replaces defaultCalibrate when not nil (tests),
+// and d is what it uses of the other components.
+func NewFitLine(sh *shell.Shell, calibrate CalibrateFunc, d FitDeps) FitLine {
+	return FitLine{sh: sh, Calibrate: calibrate, FitDeps: d}
 }
 
 // LearnLoad takes a model load measured on device: c's load rate (when ok) joins the
@@ -134,14 +141,14 @@ func (f *FitLine) Estimate() (estimate.Report, bool) {
 // runSeconds is the time of a run of count images from one image's phases
 // (estimate.Phases.Job: the model loaded when it is not yet and the prompt encoded once,
 // the references encoded and every image denoised and decoded for each), and the warm-up of
-// a model not yet loaded (warmupSeconds).
+// a model not yet loaded (progress.WarmupSeconds).
 func runSeconds(p estimate.Phases, count int) float64 {
 	return p.Job(count) + progress.WarmupSeconds(p)
 }
 
 // EstimateJob is the estimate (package estimate) for j on the current model and device, from the job's
 // own size, steps, guidance and references rather than the form's.
-func (f *FitLine) EstimateJob(j *job) (estimate.Report, bool) {
+func (f *FitLine) EstimateJob(j *jobs.Job) (estimate.Report, bool) {
 	if f.Model == nil {
 		return estimate.Report{}, false
 	}
@@ -156,7 +163,7 @@ func (f *FitLine) EstimateJob(j *job) (estimate.Report, bool) {
 // corrected by this machine's measured runs), for the progress line; first is whether it
 // is the job's first image (the later ones neither load the model nor read the prompt).
 // It is zero when there is no estimate.
-func (f *FitLine) PhasePlan(j *job, first bool) progress.Plan {
+func (f *FitLine) PhasePlan(j *jobs.Job, first bool) progress.Plan {
 	rep, ok := f.EstimateJob(j)
 	if !ok || rep.PhaseSeconds.Total() <= 0 {
 		return progress.Plan{}
@@ -243,7 +250,7 @@ func (c *Controls) Figures() FormFigures {
 
 // Update shows the estimate under the Generate button (UI goroutine) and starts the
 // one-time calibration that adds time estimates, unless a generation runs: then the next
-// Update after it (UI.wire updates when the run ends) starts it.
+// Update after it (the window updates when the run ends) starts it.
 func (f *FitLine) Update() {
 	l := f.line
 	rep, ok := f.Estimate()
@@ -342,7 +349,7 @@ func (f *FitLine) Confirm(run func()) {
 
 // ConfirmJob asks, as confirm does, before j is queued or started (verb names that on the
 // dialog's button: "Queue", "Generate"), judging by the job's own settings.
-func (f *FitLine) ConfirmJob(j *job, verb string, run func()) {
+func (f *FitLine) ConfirmJob(j *jobs.Job, verb string, run func()) {
 	rep, ok := f.EstimateJob(j)
 	f.Ask(rep, ok, fmt.Sprintf("%d × %d px: %s", j.Req.Width, j.Req.Height, rep.Message), verb, run)
 }

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"kleinbild/app/inputs"
 	"kleinbild/app/modelui"
 
 	"context"
@@ -38,8 +39,8 @@ type UI struct {
 	// through what wire (wiring.go) gives them.
 	ctl      controls
 	fit      fitLine
-	refs     refsSection
-	adapters adaptersSection
+	refs     inputs.Refs
+	adapters inputs.Adapters
 	view     viewer
 	gal      galleryView
 	model    modelui.Model
@@ -130,10 +131,10 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 		u.model.Refresh()
 	}
 	u.ctl.applySettings(set)
-	u.refs.restore(set.References)
+	u.refs.Restore(set.References)
 	u.run.setUpQueue(filepath.Join(dataDir, "queue.json"))
 	u.run.queue.Retitle() // a queue kept from the last session counts in its tab
-	u.adapters.applySettings(set)
+	u.adapters.ApplySettings(set)
 	if opts.Prompt != "" {
 		u.ctl.prompt.SetText(opts.Prompt)
 	}
@@ -262,7 +263,7 @@ func (u *UI) build() fyne.CanvasObject {
 	noQueue := canvas.NewRectangle(color.Transparent) // the form's old place of the queue
 	noQueue.Hide()
 	side := container.NewStack(sideWidth, u.ctl.build(panelParts{
-		refs: u.refs.build, adapters: u.adapters.build, scrolled: u.adapters.passScrollTo,
+		refs: u.refs.Build, adapters: u.adapters.Build, scrolled: u.adapters.PassScrollTo,
 		queueAdd: u.run.queue.Add, queue: noQueue, wrapFit: u.fit.wrap,
 	}))
 

@@ -36,7 +36,7 @@ func TestAspectMenuAndImageSize(t *testing.T) {
 	if c.Width.Text != "128" || c.Height.Text != "64" {
 		t.Fatalf("viewed image 128×64: size %s×%s", c.Width.Text, c.Height.Text)
 	}
-	if err := h.ui.refs.addReference(writeTestPNG(t, t.TempDir(), "ref.png", 83, 69, nil)); err != nil {
+	if err := h.ui.refs.Add(writeTestPNG(t, t.TempDir(), "ref.png", 83, 69, nil)); err != nil {
 		t.Fatal(err)
 	}
 	b := findTipButton(c.Box, form.UseSizeTip)

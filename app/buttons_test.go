@@ -60,8 +60,8 @@ func TestEveryButtonIsNamed(t *testing.T) {
 	h.waitShownImage(e)
 	u.AddReference(writeTestPNG(t, t.TempDir(), "ref.png", 256, 192, nil))
 	h.settle()
-	if len(u.refs.paths) != 1 {
-		t.Fatalf("references %v", u.refs.paths)
+	if len(u.refs.RefPaths()) != 1 {
+		t.Fatalf("references %v", u.refs.RefPaths())
 	}
 	u.ShowError(errors.New("something went wrong"))
 	h.settle()

@@ -96,9 +96,9 @@ func TestGalleryCellMenu(t *testing.T) {
 	}
 
 	tapMenuItem(t, h, file, "Use as reference")
-	h.waitFor("the reference", 5*time.Second, func() bool { return len(u.refs.paths) == 1 })
-	if u.refs.paths[0] != path {
-		t.Errorf("reference %v, want %s", u.refs.paths, path)
+	h.waitFor("the reference", 5*time.Second, func() bool { return len(u.refs.RefPaths()) == 1 })
+	if u.refs.RefPaths()[0] != path {
+		t.Errorf("reference %v, want %s", u.refs.RefPaths(), path)
 	}
 	viewerUnchanged("Use as reference")
 

@@ -383,8 +383,8 @@ func TestGallerySurvivesRestartAndShowsLineage(t *testing.T) {
 	}
 	h2.waitFor("the full image", 5*time.Second, func() bool { return u.view.image.Image != nil })
 	test.Tap(findButton(u.view.actions, "Use as reference"))
-	if len(u.refs.paths) != 1 || u.refs.paths[0] != u.Gallery.Path(e) {
-		t.Fatalf("refs %v", u.refs.paths)
+	if len(u.refs.RefPaths()) != 1 || u.refs.RefPaths()[0] != u.Gallery.Path(e) {
+		t.Fatalf("refs %v", u.refs.RefPaths())
 	}
 	child := h2.generate("the lighthouse at night")
 	if child.err != nil {

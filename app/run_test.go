@@ -185,7 +185,9 @@ func TestGUIMetadataMatchesCLI(t *testing.T) {
 	u.run.version = "9.8.7"
 	writeTestPNG(t, dir, "ref.png", 64, 64, nil) // the smallest reference the engine takes
 	t.Chdir(dir)
-	u.refs.paths = []string{"ref.png"} // a relative path, as a typed one can be
+	if err := u.refs.Add("ref.png"); err != nil { // a relative path, as a typed one can be
+		t.Fatal(err)
+	}
 	out := h.generate("a fox with a reference")
 	if out.err != nil {
 		t.Fatal(out.err)

@@ -2,6 +2,7 @@ package app
 
 import (
 	"kleinbild/app/form"
+	"kleinbild/app/inputs"
 	"kleinbild/app/modelui"
 
 	"context"
@@ -39,8 +40,8 @@ type UI struct {
 	// through what wire (wiring.go) gives them.
 	ctl      form.Controls
 	fit      form.FitLine
-	refs     refsSection
-	adapters adaptersSection
+	refs     inputs.Refs
+	adapters inputs.Adapters
 	view     viewer
 	gal      galleryView
 	model    modelui.Model
@@ -131,10 +132,10 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 		u.model.Refresh()
 	}
 	u.ctl.ApplySettings(set)
-	u.refs.restore(set.References)
+	u.refs.Restore(set.References)
 	u.run.setUpQueue(filepath.Join(dataDir, "queue.json"))
 	u.run.queue.Retitle() // a queue kept from the last session counts in its tab
-	u.adapters.applySettings(set)
+	u.adapters.ApplySettings(set)
 	if opts.Prompt != "" {
 		u.ctl.Prompt.SetText(opts.Prompt)
 	}
@@ -263,7 +264,7 @@ func (u *UI) build() fyne.CanvasObject {
 	noQueue := canvas.NewRectangle(color.Transparent) // the form's old place of the queue
 	noQueue.Hide()
 	side := container.NewStack(sideWidth, u.ctl.Build(form.PanelParts{
-		Refs: u.refs.build, Adapters: u.adapters.build, Scrolled: u.adapters.passScrollTo,
+		Refs: u.refs.Build, Adapters: u.adapters.Build, Scrolled: u.adapters.PassScrollTo,
 		QueueAdd: u.run.queue.Add, Queue: noQueue, WrapFit: u.fit.Wrap,
 	}))
 

@@ -162,8 +162,8 @@ func TestWindowFitsLaptopScreen(t *testing.T) {
 		uris = append(uris, storage.NewFileURI(writeTestPNG(t, dir, n, 96, 80, nil)))
 	}
 	h.drop(uris)
-	if len(u.refs.paths) != 3 {
-		t.Fatalf("refs %v", u.refs.paths)
+	if len(u.refs.RefPaths()) != 3 {
+		t.Fatalf("refs %v", u.refs.RefPaths())
 	}
 	h.waitFor("the fit line", 10*time.Second, func() bool { return u.ctl.Fit.Visible() && u.ctl.Fit.Text != "" })
 
@@ -236,7 +236,7 @@ func TestMessagesClearWithTheirCondition(t *testing.T) {
 	if out.err == nil || !strings.Contains(u.ErrorText(), "ref.png") {
 		t.Fatalf("run with a vanished reference: %v, banner %q", out.err, u.ErrorText())
 	}
-	u.refs.remove(ref)
+	u.refs.Remove(ref)
 	if u.ErrorText() != "" {
 		t.Errorf("banner %q stays after removing the bad reference", u.ErrorText())
 	}

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"kleinbild/app/chooser"
 	"kleinbild/app/imagefile"
 	"kleinbild/app/jobs"
 	"kleinbild/app/modelui"
@@ -75,7 +76,7 @@ type viewer struct {
 	// copyPNG puts PNG data on the system clipboard (tests replace it).
 	copyPNG func(png []byte) error
 	// saveChooser is the last "Save as…" chooser opened (for tests).
-	saveChooser *fileChooser
+	saveChooser *chooser.Chooser
 }
 
 // StarChanged takes a changed star of the gallery image e: the shown copy follows.
@@ -434,7 +435,7 @@ func (v *viewer) saveShownAs() {
 	}
 	sh := v.sh
 	last := sh.Settings.SaveDir
-	v.saveChooser = openSaveChooser(sh, "Save a copy", sh.Gallery.Path(v.shown), v.shown.File, func() string {
+	v.saveChooser = chooser.OpenSave(sh, "Save a copy", sh.Gallery.Path(v.shown), v.shown.File, func() string {
 		home, cfg := userdirs.Dirs()
 		return userdirs.Start(last, home, cfg, runtime.GOOS)
 	}, func(path string) {

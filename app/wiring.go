@@ -1,7 +1,9 @@
 package app
 
 import (
+	"kleinbild/app/chooser"
 	"kleinbild/app/form"
+	"kleinbild/app/inputs"
 	"kleinbild/app/jobs"
 	"kleinbild/app/modelui"
 
@@ -23,15 +25,17 @@ func (u *UI) wire() {
 
 	u.ctl = form.NewControls(sh, form.Deps{
 		OnGenerate: u.Generate, OnCancel: u.Cancel, Busy: running, EstimateSoon: estimateSoon,
-		Model: &u.model, Refs: &u.refs, RestoreAdapters: u.adapters.restoreFromImage, Shown: u.view.ShownEntry,
+		Model: &u.model, Refs: &u.refs, RestoreAdapters: u.adapters.RestoreFromImage, Shown: u.view.ShownEntry,
 	})
 	u.fit = form.NewFitLine(sh, u.opts.calibrate, form.FitDeps{
-		Form: &u.ctl, Refs: func() []string { return u.refs.paths }, Adapters: u.adapters.Stack,
-		ShapesChanged: u.adapters.setModel, Chosen: &u.model, Loaded: u.run.modelLoaded,
+		Form: &u.ctl, Refs: u.refs.RefPaths, Adapters: u.adapters.Stack,
+		ShapesChanged: u.adapters.SetModel, Chosen: &u.model, Loaded: u.run.modelLoaded,
 		Relayout: func() { u.ctl.Box.Refresh() }, Busy: running, UseCPU: u.model.UseCPU,
 	})
-	u.refs = refsSection{sh: sh, estimateSoon: estimateSoon, showAdded: u.ctl.ScrollToEnd}
-	u.adapters = adaptersSection{sh: sh, estimateSoon: estimateSoon, formChanged: u.ctl.FormChanged}
+	u.refs = inputs.NewRefs(sh, inputs.RefsDeps{
+		EstimateSoon: estimateSoon, ShowAdded: u.ctl.ScrollToEnd, RestoreSettings: u.RestoreSettings,
+	})
+	u.adapters = inputs.NewAdapters(sh, inputs.AdaptersDeps{EstimateSoon: estimateSoon, FormChanged: u.ctl.FormChanged})
 	u.view = viewer{sh: sh, viewerDeps: viewerDeps{
 		running: running, modelUsable: u.model.Usable, markBatch: u.run.markBatch, batchStep: u.run.batchStep, gal: &u.gal,
 		reuseSettings: u.reuseSettings, reuseSeed: u.ReuseSeed, addReference: u.AddReference,
@@ -49,8 +53,10 @@ func (u *UI) wire() {
 			u.fit.SetModel()
 			u.view.Update()
 		},
-		BrowseFolder:     func(title, start string, set func(string)) { browseFolder(sh, title, start, set) },
-		BrowseWeightFile: func(start string, set func(string)) { browseWeightFile(sh, start, set) },
+		BrowseFolder: func(title, start string, set func(string)) { chooser.BrowseFolder(sh, title, start, set) },
+		BrowseWeightFile: func(start string, set func(string)) {
+			chooser.BrowseWeightFile(sh, start, modelui.IsWeightFile, set)
+		},
 	})
 	open := modelui.EngineOpener(filepath.Join(u.DataDir, "cache", "prompts"))
 	tuner := deviceTuner{needs: backends.DefaultNeedsTuning, tune: backends.DefaultTuned}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package app
+package chooser
 
 import (
 	"os"
@@ -17,7 +17,7 @@ import (
 func TestChooserSkipsSpecialFiles(t *testing.T) {
 	dir := t.TempDir()
 	testfix.FIFO(t, dir, "pipe.png")
-	writeTestPNG(t, dir, "real.png", 64, 64, nil)
+	writeTestPNG(t, dir, "real.png", 64, 64)
 	os.Symlink(filepath.Join(dir, "real.png"), filepath.Join(dir, "link.png"))
 	os.Symlink(filepath.Join(dir, "pipe.png"), filepath.Join(dir, "linkpipe.png"))
 	os.Symlink(filepath.Join(dir, "missing"), filepath.Join(dir, "dangling.png"))

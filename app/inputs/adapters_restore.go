@@ -1,4 +1,4 @@
-package app
+package inputs
 
 import (
 	"context"
@@ -13,10 +13,10 @@ import (
 	"kleinbild/engine/lora"
 )
 
-// applySettings brings back the remembered adapters (read off the UI goroutine) and the
+// ApplySettings brings back the remembered adapters (read off the UI goroutine) and the
 // LoRA folder. Files that cannot be read any more are named under the list. The channel
 // is closed once the list is back.
-func (s *adaptersSection) applySettings(set settings.Settings) <-chan struct{} {
+func (s *Adapters) ApplySettings(set settings.Settings) <-chan struct{} {
 	s.folder.setDir(set.LoraDir)
 	done := make(chan struct{})
 	if len(set.Adapters) == 0 {
@@ -51,12 +51,12 @@ func (s *adaptersSection) applySettings(set settings.Settings) <-chan struct{} {
 	return done
 }
 
-// restoreFromImage makes the adapters those an image was made with (its metadata): each is
+// RestoreFromImage makes the adapters those an image was made with (its metadata): each is
 // looked up by its SHA-256 among the LoRA folder's files (hashed off the UI goroutine when
 // the folder's scan has not done so) and the list's. Found ones are switched on at their
 // strengths, the list's others off; the missing ones are named. An image made without adapters switches the list's off. The
 // channel is closed once the result is applied.
-func (s *adaptersSection) restoreFromImage(want []imageio.Adapter) <-chan struct{} {
+func (s *Adapters) RestoreFromImage(want []imageio.Adapter) <-chan struct{} {
 	done := make(chan struct{})
 	sh := s.sh
 	if len(want) == 0 {
@@ -113,16 +113,16 @@ func (s *adaptersSection) restoreFromImage(want []imageio.Adapter) <-chan struct
 		}
 		sh.Post(func() {
 			defer close(done)
-			s.useOnly(found, strengths)
+			s.UseOnly(found, strengths)
 			s.tellRestored(len(found), missing, dir, errs)
 		})
 	}()
 	return done
 }
 
-// useOnly switches on found at strengths (adding those not listed yet) and switches every
+// UseOnly switches on found at strengths (adding those not listed yet) and switches every
 // other adapter of the list off; none is removed.
-func (s *adaptersSection) useOnly(found []*lora.Adapter, strengths []float32) {
+func (s *Adapters) UseOnly(found []*lora.Adapter, strengths []float32) {
 	byPath := map[string]*adapterEntry{}
 	for _, e := range s.entries {
 		byPath[e.a.Path] = e
@@ -145,7 +145,7 @@ func (s *adaptersSection) useOnly(found []*lora.Adapter, strengths []float32) {
 }
 
 // tellRestored says how the restore of n adapters went.
-func (s *adaptersSection) tellRestored(n int, missing []string, dir string, errs []error) {
+func (s *Adapters) tellRestored(n int, missing []string, dir string, errs []error) {
 	var notes []string
 	if len(missing) > 0 {
 		where := "in your LoRA folder " + dir

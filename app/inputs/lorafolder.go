@@ -1,4 +1,4 @@
-package app
+package inputs
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/app/chooser"
 	"kleinbild/app/fserr"
 	"kleinbild/app/shell"
 	"kleinbild/app/userdirs"
@@ -26,7 +27,7 @@ import (
 // read off the UI goroutine (metadata, shapes, SHA-256) and offered in a searchable list;
 // a file that cannot be read shows as an error row.
 type loraFolder struct {
-	s   *adaptersSection
+	s   *Adapters
 	dir string
 
 	items   []loraItem // the folder's files, once scanned
@@ -54,7 +55,7 @@ const (
 	maxFolderRows  = 40
 )
 
-func (f *loraFolder) build(s *adaptersSection) fyne.CanvasObject {
+func (f *loraFolder) build(s *Adapters) fyne.CanvasObject {
 	f.s = s
 	f.dirLabel = widget.NewLabel("")
 	f.dirLabel.Wrapping = fyne.TextWrapWord // "None: choose the folder that h…" was cut off
@@ -79,11 +80,11 @@ func (f *loraFolder) build(s *adaptersSection) fyne.CanvasObject {
 func (f *loraFolder) choose() {
 	sh := f.s.sh
 	last := f.dir
-	openChooser(sh, "Choose the LoRA folder", chooseFolder, func() string {
+	chooser.OpenFolder(sh, "Choose the LoRA folder", func() string {
 		home, cfg := userdirs.Dirs()
 		return userdirs.Start(last, home, cfg, runtime.GOOS)
-	}, func(paths []string) {
-		f.setDir(paths[0])
+	}, func(dir string) {
+		f.setDir(dir)
 		sh.Settings.LoraDir = f.dir
 		sh.Remember(sh.Settings)
 	})

@@ -1,9 +1,10 @@
-package app
+// Package chooser is Kleinbild's own file and folder picker: a path that can be typed,
+// shortcuts to the parent, home and pictures folders, and a folder's subfolders and files
+// with thumbnails. It knows none of its callers: which files it lists, how it checks a
+// typed one and how it words a folder come from them (Files).
+package chooser
 
 import (
-	"kleinbild/app/imagefile"
-	"kleinbild/app/modelui"
-
 	"errors"
 	"fmt"
 	"io/fs"
@@ -20,6 +21,8 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"kleinbild/app/fserr"
+	"kleinbild/app/humanize"
+	"kleinbild/app/imagefile"
 	"kleinbild/app/saveas"
 	"kleinbild/app/shell"
 	"kleinbild/app/thumbcache"
@@ -28,15 +31,28 @@ import (
 	"kleinbild/internal/safefile"
 )
 
-// chooseWhat is what a fileChooser picks.
-type chooseWhat int
+// mode is what a Chooser does.
+type mode int
 
 const (
-	chooseImages   chooseWhat = iota // one or more image files
-	chooseFolder                     // one folder
-	chooseSave                       // a file to save a copy of an image as
-	chooseAdapters                   // one or more adapter files (*.safetensors; adapters.go)
+	pickFiles  mode = iota // one or more files, as its Files say
+	pickFolder             // one folder
+	saveCopy               // a file to save a copy of an image as
 )
+
+// Files says which files a chooser lists and picks, and in what words: its caller's own.
+type Files struct {
+	// Want reports whether a file of this name is listed.
+	Want func(name string) bool
+	// Check refuses a typed file path with the reason (nil: any regular file is taken).
+	Check func(path string) error
+	// Summary describes a listed folder of files such files and dirs folders.
+	Summary func(files, dirs int) string
+	// One makes a tap on a file choose it, alone; else files are ticked, several at once.
+	One bool
+	// Thumbs shows the image files' thumbnails.
+	Thumbs bool
+}
 
 // dirItem is one entry of a listed folder.
 type dirItem struct {
@@ -48,14 +64,16 @@ type dirItem struct {
 // chooserThumb is the side of the thumbnails in a chooser's list.
 const chooserThumb = 28
 
-// fileChooser is Kleinbild's file and folder picker: a path that can be typed, shortcuts to
-// the parent, home and pictures folders, and the folder's subfolders and image files, of
-// which several can be ticked. Folders are read off the UI goroutine. In save mode it has a
-// file name to edit, lists image files only for reference and writes a copy of src.
-type fileChooser struct {
-	sh   *shell.Shell
-	what chooseWhat
-	done func(paths []string) // called with what was chosen (saved); not called on Cancel
+// Chooser is Kleinbild's file and folder picker: a path that can be typed, shortcuts to
+// the parent, home and pictures folders, and the folder's subfolders and the files its
+// caller wants, of which several can be ticked. Folders are read off the UI goroutine. In
+// save mode it has a file name to edit, lists image files only for reference and writes
+// a copy of src.
+type Chooser struct {
+	sh    *shell.Shell
+	what  mode
+	files Files                // pickFiles: what is listed and picked
+	done  func(paths []string) // called with what was chosen (saved); not called on Cancel
 
 	dir     string    // the folder shown ("" until the first listing arrives)
 	items   []dirItem // its subfolders, then its files
@@ -77,21 +95,31 @@ type fileChooser struct {
 	dlg  *dialog.CustomDialog
 }
 
-// openChooser shows a chooser titled title. start runs off the UI goroutine and returns the
-// folder to show first. done receives the chosen paths (images: at least one file; folder:
-// exactly one folder).
-func openChooser(sh *shell.Shell, title string, what chooseWhat, start func() string, done func([]string)) *fileChooser {
-	c := &fileChooser{sh: sh, what: what, done: done}
+// Open shows a chooser titled title that picks the files f says. start runs off the UI
+// goroutine and returns the folder to show first. done receives the chosen paths (at
+// least one).
+func Open(sh *shell.Shell, title string, f Files, start func() string, done func([]string)) *Chooser {
+	return launch(&Chooser{sh: sh, what: pickFiles, files: f, done: done}, title, start)
+}
+
+// OpenFolder shows a chooser titled title that picks one folder, starting in the folder
+// start returns (run off the UI goroutine); done receives it.
+func OpenFolder(sh *shell.Shell, title string, start func() string, done func(dir string)) *Chooser {
+	return launch(&Chooser{sh: sh, what: pickFolder, done: func(p []string) { done(p[0]) }}, title, start)
+}
+
+// launch builds c's dialog and lists its first folder.
+func launch(c *Chooser, title string, start func() string) *Chooser {
 	c.build(title)
 	c.load(func() (string, error) { return start(), nil })
 	return c
 }
 
-// openSaveChooser shows a chooser that saves a copy of the image file src, named name at
-// first, in the folder start returns (run off the UI goroutine). It asks before replacing a
-// file; saved receives the new file's path.
-func openSaveChooser(sh *shell.Shell, title, src, name string, start func() string, saved func(path string)) *fileChooser {
-	c := &fileChooser{sh: sh, what: chooseSave, src: src, done: func(p []string) { saved(p[0]) }}
+// OpenSave shows a chooser that saves a copy of the image file src, named name at first,
+// in the folder start returns (run off the UI goroutine). It asks before replacing a file;
+// saved receives the new file's path.
+func OpenSave(sh *shell.Shell, title, src, name string, start func() string, saved func(path string)) *Chooser {
+	c := &Chooser{sh: sh, what: saveCopy, src: src, done: func(p []string) { saved(p[0]) }}
 	c.name = widgets.NewEscapeEntry()
 	c.name.SetText(name)
 	c.name.OnSubmitted = func(string) { c.confirm() }
@@ -101,10 +129,10 @@ func openSaveChooser(sh *shell.Shell, title, src, name string, start func() stri
 }
 
 // Hide closes the chooser as its Cancel button does (Escape; see shell.Shell.Chooser).
-func (c *fileChooser) Hide() { c.dlg.Hide() }
+func (c *Chooser) Hide() { c.dlg.Hide() }
 
 // build makes the chooser's widgets and shows its dialog.
-func (c *fileChooser) build(title string) {
+func (c *Chooser) build(title string) {
 	sh := c.sh
 	c.path = widgets.NewEscapeEntry()
 	c.path.SetPlaceHolder("Type a folder or file path and press Enter")
@@ -147,14 +175,14 @@ func (c *fileChooser) build(title string) {
 	c.msg.SizeName = theme.SizeNameCaptionText
 
 	bottom := fyne.CanvasObject(c.msg)
-	if c.what == chooseSave {
+	if c.what == saveCopy {
 		bottom = container.NewVBox(container.NewBorder(nil, nil, widget.NewLabel("File name"), saveas.NewFormatSelect(&c.name.Entry), c.name), c.msg)
 	}
 	c.dlg = dialog.NewCustomWithoutButtons(title, container.NewBorder(
 		container.NewVBox(c.path, container.NewHBox(up, home, pics)),
 		bottom, nil, nil, c.list), sh.Win)
 	cancel := widget.NewButton("Cancel", c.dlg.Hide)
-	// Escape closes the chooser, from its fields too (see UI's typed keys for the rest).
+	// Escape closes the chooser, from its fields too (the window hides sh.Chooser for the rest).
 	c.path.OnEscape = c.dlg.Hide
 	if c.name != nil {
 		c.name.OnEscape = c.dlg.Hide
@@ -176,7 +204,7 @@ func (c *fileChooser) build(title string) {
 
 // updateRow shows items[id] in a list row: a folder, or an image file with its thumbnail
 // (made off the UI goroutine, and only for the rows the list shows).
-func (c *fileChooser) updateRow(id widget.ListItemID, o fyne.CanvasObject) {
+func (c *Chooser) updateRow(id widget.ListItemID, o fyne.CanvasObject) {
 	if id < 0 || id >= len(c.items) {
 		return
 	}
@@ -188,9 +216,9 @@ func (c *fileChooser) updateRow(id widget.ListItemID, o fyne.CanvasObject) {
 	switch {
 	case it.dir:
 		icon.SetResource(theme.FolderIcon())
-	case c.what == chooseWeightFile:
+	case c.what == pickFiles && c.files.One:
 		icon.SetResource(theme.FileIcon())
-	case c.what == chooseSave:
+	case c.what == saveCopy:
 		icon.SetResource(theme.FileImageIcon())
 		label.Importance = widget.LowImportance // there for reference: a copy goes beside it
 	case slices.Contains(c.picked, filepath.Join(c.dir, it.name)):
@@ -200,7 +228,7 @@ func (c *fileChooser) updateRow(id widget.ListItemID, o fyne.CanvasObject) {
 	}
 	label.SetText(it.name)
 	switch {
-	case it.dir || c.what == chooseWeightFile || c.what == chooseAdapters:
+	case it.dir || (c.what == pickFiles && !c.files.Thumbs):
 		th.Key = ""
 		th.Hide()
 	case it.key == "":
@@ -220,7 +248,7 @@ func (c *fileChooser) updateRow(id widget.ListItemID, o fyne.CanvasObject) {
 
 // tapped opens a folder or ticks (unticks) a file; in save mode a file's name becomes the
 // name to save as.
-func (c *fileChooser) tapped(id widget.ListItemID) {
+func (c *Chooser) tapped(id widget.ListItemID) {
 	c.list.UnselectAll()
 	if id < 0 || id >= len(c.items) {
 		return
@@ -230,9 +258,9 @@ func (c *fileChooser) tapped(id widget.ListItemID) {
 	switch {
 	case it.dir:
 		c.open(p)
-	case c.what == chooseSave:
+	case c.what == saveCopy:
 		c.name.SetText(it.name)
-	case c.what == chooseWeightFile:
+	case c.files.One:
 		c.picked = []string{p}
 		c.confirm()
 	default:
@@ -242,7 +270,7 @@ func (c *fileChooser) tapped(id widget.ListItemID) {
 }
 
 // toggle ticks or unticks the file p.
-func (c *fileChooser) toggle(p string) {
+func (c *Chooser) toggle(p string) {
 	if i := slices.Index(c.picked, p); i >= 0 {
 		c.picked = slices.Delete(c.picked, i, i+1)
 	} else {
@@ -252,8 +280,8 @@ func (c *fileChooser) toggle(p string) {
 }
 
 // refreshOK labels the confirm button with what it will do.
-func (c *fileChooser) refreshOK() {
-	if c.what == chooseSave {
+func (c *Chooser) refreshOK() {
+	if c.what == saveCopy {
 		c.ok.SetText("Save")
 		if c.dir == "" || c.loading || c.saving {
 			c.ok.Disable()
@@ -262,7 +290,7 @@ func (c *fileChooser) refreshOK() {
 		}
 		return
 	}
-	if c.what == chooseFolder {
+	if c.what == pickFolder {
 		c.ok.SetText("Use this folder")
 		if c.dir == "" || c.loading {
 			c.ok.Disable()
@@ -271,8 +299,9 @@ func (c *fileChooser) refreshOK() {
 		}
 		return
 	}
-	if c.what == chooseWeightFile {
-		weightFileOK(c.ok)
+	if c.files.One { // a tap on a file chooses it, so the button only says so
+		c.ok.SetText("Tap a file to choose it")
+		c.ok.Disable()
 		return
 	}
 	if len(c.picked) == 0 {
@@ -284,14 +313,14 @@ func (c *fileChooser) refreshOK() {
 	c.ok.Enable()
 }
 
-func (c *fileChooser) confirm() {
+func (c *Chooser) confirm() {
 	var out []string
 	switch {
-	case c.what == chooseFolder && c.dir != "":
+	case c.what == pickFolder && c.dir != "":
 		out = []string{c.dir}
-	case (c.what == chooseImages || c.what == chooseWeightFile || c.what == chooseAdapters) && len(c.picked) > 0:
+	case c.what == pickFiles && len(c.picked) > 0:
 		out = slices.Clone(c.picked)
-	case c.what == chooseSave && c.dir != "" && !c.loading:
+	case c.what == saveCopy && c.dir != "" && !c.loading:
 		c.save(expandPath(c.name.Text, c.dir))
 		return
 	default:
@@ -302,13 +331,13 @@ func (c *fileChooser) confirm() {
 }
 
 // open shows the folder dir.
-func (c *fileChooser) open(dir string) {
+func (c *Chooser) open(dir string) {
 	c.load(func() (string, error) { return dir, nil })
 }
 
 // load lists the folder that where names, off the UI goroutine, and shows it; a folder
 // that cannot be read leaves the current one in place with a message.
-func (c *fileChooser) load(where func() (string, error)) {
+func (c *Chooser) load(where func() (string, error)) {
 	c.gen++
 	my := c.gen
 	c.loading = true
@@ -328,7 +357,7 @@ func (c *fileChooser) load(where func() (string, error)) {
 			}
 			c.loading = false
 			var pick errPickFile
-			if errors.As(err, &pick) && c.what == chooseSave {
+			if errors.As(err, &pick) && c.what == saveCopy {
 				c.refreshOK()
 				c.save(pick.path)
 				return
@@ -359,7 +388,7 @@ func (c *fileChooser) load(where func() (string, error)) {
 }
 
 // summary describes the listed folder in a few words.
-func (c *fileChooser) summary() string {
+func (c *Chooser) summary() string {
 	var dirs, files int
 	for _, it := range c.items {
 		if it.dir {
@@ -368,50 +397,35 @@ func (c *fileChooser) summary() string {
 			files++
 		}
 	}
-	if c.what == chooseAdapters {
-		return adapterChooserSummary(files, dirs)
+	if c.what == pickFiles {
+		return c.files.Summary(files, dirs)
 	}
-	what := countList(files, "image", "images", dirs, "folder", "folders")
+	what := humanize.CountList(files, "image", "images", dirs, "folder", "folders")
 	switch {
-	case c.what == chooseWeightFile:
-		return weightFilesSummary(files, dirs)
-	case c.what == chooseFolder && dirs == 0:
+	case c.what == pickFolder && dirs == 0:
 		return "No folders here. Press Use this folder to choose this one."
-	case c.what == chooseFolder:
+	case c.what == pickFolder:
 		return what + ". Open the folder you want and press Use this folder."
-	case c.what == chooseSave && what == "":
+	case what == "":
 		return "This folder is empty. Type a file name and press Save."
-	case c.what == chooseSave:
-		return what + " here. Open the folder to save in, type a file name and press Save."
-	case files == 0 && dirs == 0:
-		return "No images here."
-	case files == 0:
-		return "No images here (" + what + ")."
 	}
-	return what + ". Tick the images to add; you can tick images in several folders."
+	return what + " here. Open the folder to save in, type a file name and press Save."
 }
 
-// countList counts things in words, leaving out what there are none of: (6, 1) gives
-// "6 images, 1 folder"; (0, 0) gives "".
-func countList(n1 int, one1, many1 string, n2 int, one2, many2 string) string {
-	var parts []string
-	for _, p := range []struct {
-		n         int
-		one, many string
-	}{{n1, one1, many1}, {n2, one2, many2}} {
-		switch {
-		case p.n == 1:
-			parts = append(parts, "1 "+p.one)
-		case p.n > 1:
-			parts = append(parts, fmt.Sprintf("%d %s", p.n, p.many))
-		}
+// wantsFile is the files the chooser lists (nil: none).
+func (c *Chooser) wantsFile() func(string) bool {
+	switch c.what {
+	case pickFiles:
+		return c.files.Want
+	case pickFolder:
+		return nil
 	}
-	return strings.Join(parts, ", ")
+	return imagefile.IsImage // save mode: for reference
 }
 
 // submit takes the typed path: a folder is opened; an image file is added with the ticked
 // ones (images) and the chooser closes.
-func (c *fileChooser) submit(text string) {
+func (c *Chooser) submit(text string) {
 	p := expandPath(text, c.dir)
 	if p == "" {
 		return
@@ -419,22 +433,22 @@ func (c *fileChooser) submit(text string) {
 	c.load(func() (string, error) {
 		fi, err := os.Stat(p)
 		switch {
-		case c.what == chooseSave && (err == nil && fi.IsDir()):
+		case c.what == saveCopy && (err == nil && fi.IsDir()):
 			return p, nil
-		case c.what == chooseSave:
+		case c.what == saveCopy:
 			return "", errPickFile{p} // save checks it
 		case err != nil:
 			return "", fmt.Errorf("%s: %w", p, fserr.Plain(err))
 		case fi.IsDir():
 			return p, nil
-		case c.what == chooseFolder:
+		case c.what == pickFolder:
 			return "", fmt.Errorf("%s is a file, not a folder", p)
 		case !fi.Mode().IsRegular():
 			return "", fmt.Errorf("%s is not a regular file", p)
-		case c.what == chooseWeightFile && !modelui.IsWeightFile(p):
-			return "", fmt.Errorf("%s is not a GGUF or safetensors file", filepath.Base(p))
-		case c.what == chooseImages && !imagefile.IsImage(p):
-			return "", fmt.Errorf("%s is not an image Kleinbild can read", filepath.Base(p))
+		case c.files.Check != nil:
+			if err := c.files.Check(p); err != nil {
+				return "", err
+			}
 		}
 		return "", errPickFile{p}
 	})
@@ -522,7 +536,7 @@ func listDirFiles(dir string, want func(name string) bool) ([]dirItem, error) {
 
 // save writes the copy to target (save mode): the checks and the copy run off the UI
 // goroutine, and an existing file is replaced only once the user agrees.
-func (c *fileChooser) save(target string) {
+func (c *Chooser) save(target string) {
 	if c.saving || target == "" {
 		return
 	}
@@ -567,7 +581,7 @@ func (c *fileChooser) save(target string) {
 }
 
 // writeCopy copies the image to target off the UI goroutine and closes the chooser.
-func (c *fileChooser) writeCopy(target string) {
+func (c *Chooser) writeCopy(target string) {
 	sh, src := c.sh, c.src
 	sh.BG.Add(1)
 	go func() {
@@ -586,7 +600,7 @@ func (c *fileChooser) writeCopy(target string) {
 }
 
 // failSave shows why the copy was not saved; the chooser stays open to try again.
-func (c *fileChooser) failSave(err error) {
+func (c *Chooser) failSave(err error) {
 	c.saving = false
 	c.msg.SetText(shell.Sentence(err.Error()) + ".")
 	c.refreshOK()

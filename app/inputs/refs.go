@@ -1,4 +1,7 @@
-package app
+// Package inputs holds what a generation takes besides the form's fields: the reference
+// images and the adapters (LoRA/LoKr) with the LoRA folder, and the files dropped onto the
+// window that become either.
+package inputs
 
 import (
 	"errors"
@@ -15,6 +18,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/app/chooser"
 	"kleinbild/app/gallery"
 	"kleinbild/app/imagefile"
 	"kleinbild/app/jobs"
@@ -29,17 +33,15 @@ import (
 // refCell is the side of a reference thumbnail in the side panel.
 const refCell = 88
 
-// refsSection is the References part of the side panel: the Add… button, a thumbnail
-// with a remove button for each of paths, and a hint while there are none.
-type refsSection struct {
-	sh    *shell.Shell
+// Refs is the References part of the side panel: the Add… button, a thumbnail with a
+// remove button for each of paths, and a hint while there are none.
+type Refs struct {
+	sh *shell.Shell
+	RefsDeps
 	paths []string // reference image paths
-	// restored is set once the remembered references are back (restore): until then an
+	// restored is set once the remembered references are back (Restore): until then an
 	// empty list is the form still being built, not the user's choice.
 	restored bool
-	// estimateSoon asks the fit line for a new estimate; showAdded scrolls the form to
-	// the references, at its end (given in UI.wire).
-	estimateSoon, showAdded func()
 
 	add  *widget.Button
 	grid *fyne.Container
@@ -47,8 +49,20 @@ type refsSection struct {
 	box  *fyne.Container
 }
 
-// build creates the References section of the side panel.
-func (r *refsSection) build() fyne.CanvasObject {
+// RefsDeps is what the references use of the other components; UI.wire gives it.
+type RefsDeps struct {
+	// EstimateSoon asks the fit line for a new estimate; ShowAdded scrolls the form to the
+	// references, at its end.
+	EstimateSoon, ShowAdded func()
+	// RestoreSettings restores the settings a dropped Kleinbild PNG was made with.
+	RestoreSettings func(imageio.Metadata)
+}
+
+// NewRefs makes the References section (built by Build).
+func NewRefs(sh *shell.Shell, deps RefsDeps) Refs { return Refs{sh: sh, RefsDeps: deps} }
+
+// Build creates the References section of the side panel.
+func (r *Refs) Build() fyne.CanvasObject {
 	r.add = widget.NewButtonWithIcon("Add…", theme.ContentAddIcon(), func() { r.showAdd() })
 	r.add.Importance = widget.LowImportance
 	r.grid = container.NewGridWrap(fyne.NewSquareSize(refCell))
@@ -61,7 +75,7 @@ func (r *refsSection) build() fyne.CanvasObject {
 }
 
 // show rebuilds the thumbnails of refs; thumb starts loading one, remove takes one away.
-func (r *refsSection) show(refs []string, thumb func(*shell.ThumbImage, string), remove func(string)) {
+func (r *Refs) show(refs []string, thumb func(*shell.ThumbImage, string), remove func(string)) {
 	var cells []fyne.CanvasObject
 	for _, p := range refs {
 		th := shell.NewThumbImage(fyne.NewSquareSize(refCell))
@@ -83,7 +97,7 @@ func (r *refsSection) show(refs []string, thumb func(*shell.ThumbImage, string),
 
 // addReference appends an image file to the references (without refreshing the view),
 // after checking that the engine can use it.
-func (r *refsSection) addReference(path string) error {
+func (r *Refs) addReference(path string) error {
 	if err := imagefile.CheckReference(path); err != nil {
 		return err
 	}
@@ -91,7 +105,7 @@ func (r *refsSection) addReference(path string) error {
 }
 
 // appendReference adds a checked reference unless it is there already or the list is full.
-func (r *refsSection) appendReference(path string) error {
+func (r *Refs) appendReference(path string) error {
 	switch {
 	case slices.Contains(r.paths, path):
 		return nil
@@ -102,31 +116,32 @@ func (r *refsSection) appendReference(path string) error {
 	return nil
 }
 
-// AddReference adds an image file as a reference and shows it.
-func (u *UI) AddReference(path string) { u.refs.addAndShow(path) }
-
-// addAndShow is AddReference.
-func (r *refsSection) addAndShow(path string) {
-	if err := r.addReference(path); err != nil {
+// Add adds an image file as a reference and shows it; a file that cannot be one is
+// named in the banner, and its problem returned.
+func (r *Refs) Add(path string) error {
+	err := r.addReference(path)
+	if err != nil {
 		r.sh.ShowErrorAbout(shell.TopicRefs, err)
 	} else {
 		r.sh.ClearBanner(shell.TopicRefs)
 	}
 	r.refresh()
+	return err
 }
 
-func (r *refsSection) remove(path string) {
+// Remove takes the reference path away.
+func (r *Refs) Remove(path string) {
 	r.paths = slices.DeleteFunc(r.paths, func(p string) bool { return p == path })
 	r.sh.ClearBanner(shell.TopicRefs) // the reference it was about may be the one removed
 	r.refresh()
 }
 
 // RefPaths are the references' paths, in order.
-func (r *refsSection) RefPaths() []string { return r.paths }
+func (r *Refs) RefPaths() []string { return r.paths }
 
 // ReplaceRefs makes paths the references (those that can be added) and returns the ones
 // that could not be added.
-func (r *refsSection) ReplaceRefs(paths []string) (missing []string) {
+func (r *Refs) ReplaceRefs(paths []string) (missing []string) {
 	r.paths = nil
 	for _, p := range paths {
 		if err := r.addReference(p); err != nil {
@@ -138,14 +153,14 @@ func (r *refsSection) ReplaceRefs(paths []string) (missing []string) {
 }
 
 // refresh rebuilds the reference thumbnails.
-func (r *refsSection) refresh() {
-	r.show(r.paths, r.loadFileThumb, r.remove)
-	r.estimateSoon()
+func (r *Refs) refresh() {
+	r.show(r.paths, r.loadFileThumb, r.Remove)
+	r.EstimateSoon()
 	r.remember()
 }
 
 // loadFileThumb shows the thumbnail of an image file outside the gallery in th.
-func (r *refsSection) loadFileThumb(th *shell.ThumbImage, path string) {
+func (r *Refs) loadFileThumb(th *shell.ThumbImage, path string) {
 	if e, ok := r.galleryByPath(path); ok {
 		r.sh.LoadThumb(th, e.SHA256, path)
 		return
@@ -158,7 +173,7 @@ func (r *refsSection) loadFileThumb(th *shell.ThumbImage, path string) {
 	r.sh.LoadThumb(th, key, path)
 }
 
-func (r *refsSection) galleryByPath(path string) (gallery.Entry, bool) {
+func (r *Refs) galleryByPath(path string) (gallery.Entry, bool) {
 	if r.sh.Gallery == nil {
 		return gallery.Entry{}, false
 	}
@@ -167,9 +182,9 @@ func (r *refsSection) galleryByPath(path string) (gallery.Entry, bool) {
 
 // showAdd opens the chooser for reference images: several can be picked at once.
 // It opens in the folder references were last added from, else the pictures folder.
-func (r *refsSection) showAdd() *fileChooser {
+func (r *Refs) showAdd() *chooser.Chooser {
 	last := r.sh.Settings.ReferenceDir
-	return openChooser(r.sh, "Add reference images", chooseImages, func() string {
+	return chooser.Open(r.sh, "Add reference images", chooser.Images(), func() string {
 		home, cfg := userdirs.Dirs()
 		return userdirs.Start(last, home, cfg, runtime.GOOS)
 	}, func(paths []string) {
@@ -179,50 +194,32 @@ func (r *refsSection) showAdd() *fileChooser {
 	})
 }
 
-// HandleDrop takes files dropped onto the window. Adapter (safetensors) files join the
-// Adapters section; images become references; a single PNG made by Kleinbild first asks whether to restore its settings or use it as a reference.
-// The files are read on a background goroutine (a slow disk or a large file never stalls
-// the window); the result is applied through u.post.
-func (u *UI) HandleDrop(uris []fyne.URI) {
-	u.handleDrop(uris)
-}
-
-// handleDrop is HandleDrop; the channel is closed once the drop has been applied.
-func (u *UI) handleDrop(uris []fyne.URI) <-chan struct{} {
-	var paths []string
-	var errs []error
-	for _, uri := range uris {
-		if uri.Scheme() != "file" {
-			errs = append(errs, fmt.Errorf("cannot use %s: it is not a local file", uri.String()))
-			continue
-		}
-		paths = append(paths, uri.Path())
-	}
-	// Adapter files (told by their content) go to the Adapters section.
-	return u.adapters.dropAdapters(paths, errs, u.dropImages)
-}
-
-// dropImages takes dropped image paths (see HandleDrop).
-func (u *UI) dropImages(paths []string, errs []error) <-chan struct{} {
+// DropImages takes image paths dropped onto the window, with errs, the earlier problems
+// of the drop: they become references, but a single PNG made by Kleinbild first asks
+// whether to restore its settings instead. The files are read off the UI goroutine (a
+// slow disk or a large file never stalls the window); the channel is closed once the
+// result is applied.
+func (r *Refs) DropImages(paths []string, errs []error) <-chan struct{} {
 	if len(paths) != 1 || !strings.EqualFold(filepath.Ext(paths[0]), ".png") {
-		return u.refs.addFiles(paths, errs)
+		return r.addFiles(paths, errs)
 	}
 	done := make(chan struct{})
-	u.BG.Add(1)
+	sh := r.sh
+	sh.BG.Add(1)
 	go func() {
-		defer u.BG.Done()
+		defer sh.BG.Done()
 		if meta, ok, err := imageio.ReadMetadata(paths[0]); err == nil && ok {
-			u.Post(func() {
+			sh.Post(func() {
 				defer close(done)
-				u.askRestore(paths[0], meta)
-				u.ShowError(errors.Join(errs...))
+				r.askRestore(paths[0], meta)
+				sh.ShowError(errors.Join(errs...))
 			})
 			return
 		}
 		checks := imagefile.CheckReferences(paths)
-		u.Post(func() {
+		sh.Post(func() {
 			defer close(done)
-			u.refs.apply(paths, checks, errs)
+			r.apply(paths, checks, errs)
 		})
 	}()
 	return done
@@ -231,7 +228,7 @@ func (u *UI) dropImages(paths []string, errs []error) <-chan struct{} {
 // addFiles checks image files off the UI goroutine and adds those that can be
 // used as references; errs are earlier problems to report with theirs. The channel is
 // closed once the result is applied.
-func (r *refsSection) addFiles(paths []string, errs []error) <-chan struct{} {
+func (r *Refs) addFiles(paths []string, errs []error) <-chan struct{} {
 	done := make(chan struct{})
 	r.sh.BG.Add(1)
 	go func() {
@@ -246,7 +243,7 @@ func (r *refsSection) addFiles(paths []string, errs []error) <-chan struct{} {
 }
 
 // apply adds the checked paths and reports the problems in the banner.
-func (r *refsSection) apply(paths []string, checks, errs []error) {
+func (r *Refs) apply(paths []string, checks, errs []error) {
 	var added []string
 	for i, p := range paths {
 		err := checks[i]
@@ -270,7 +267,7 @@ func (r *refsSection) apply(paths []string, checks, errs []error) {
 
 // tellAdded says which references were just added, and scrolls the form to them (they
 // sit at its end), so that a drop never changes the next run unseen.
-func (r *refsSection) tellAdded(names []string) {
+func (r *Refs) tellAdded(names []string) {
 	if len(names) == 0 {
 		return
 	}
@@ -279,13 +276,13 @@ func (r *refsSection) tellAdded(names []string) {
 		msg = fmt.Sprintf("Added %d reference images: %s.", len(names), strings.Join(names, ", "))
 	}
 	r.sh.SetStatus(msg)
-	r.showAdded()
+	r.ShowAdded()
 }
 
 // askRestore offers the two uses of a dropped Kleinbild PNG.
-func (u *UI) askRestore(path string, m imageio.Metadata) {
+func (r *Refs) askRestore(path string, m imageio.Metadata) {
 	th := shell.NewThumbImage(fyne.NewSquareSize(120))
-	u.refs.loadFileThumb(th, path)
+	r.loadFileThumb(th, path)
 	summary := widget.NewLabel(imagefile.Describe(m) + imagefile.AdaptersDetail(m.Adapters))
 	summary.Wrapping = fyne.TextWrapWord
 	prompt := widget.NewLabel("“" + jobs.Ellipsize(m.Prompt, 240) + "”")
@@ -293,10 +290,10 @@ func (u *UI) askRestore(path string, m imageio.Metadata) {
 	prompt.TextStyle.Italic = true
 	content := container.NewBorder(nil, nil, th, nil,
 		container.NewVBox(widget.NewLabel(filepath.Base(path)+" was made with Kleinbild."), prompt, summary))
-	d := dialog.NewCustomWithoutButtons("Restore settings?", content, u.Win)
-	restore := widget.NewButton("Restore settings", func() { d.Hide(); u.RestoreSettings(m) })
+	d := dialog.NewCustomWithoutButtons("Restore settings?", content, r.sh.Win)
+	restore := widget.NewButton("Restore settings", func() { d.Hide(); r.RestoreSettings(m) })
 	restore.Importance = widget.HighImportance
-	asRef := widget.NewButton("Use as reference", func() { d.Hide(); u.AddReference(path) })
+	asRef := widget.NewButton("Use as reference", func() { d.Hide(); r.Add(path) })
 	cancel := widget.NewButton("Cancel", d.Hide)
 	d.SetButtons([]fyne.CanvasObject{cancel, asRef, restore})
 	d.Resize(fyne.NewSize(560, 0))

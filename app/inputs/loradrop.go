@@ -1,4 +1,4 @@
-package app
+package inputs
 
 import (
 	"encoding/binary"
@@ -35,10 +35,10 @@ func isSafetensors(path string) bool {
 	return n >= 2 && n <= maxSafetensorsHeader && n <= uint64(st.Size()-8) && head[8] == '{'
 }
 
-// dropAdapters takes the adapter files among dropped paths (by content, off the UI
+// DropAdapters takes the adapter files among dropped paths (by content, off the UI
 // goroutine) and adds them; the other paths, with errs, go to rest (the references'
 // handling) on the UI goroutine. The channel is closed once both are applied.
-func (s *adaptersSection) dropAdapters(paths []string, errs []error, rest func([]string, []error) <-chan struct{}) <-chan struct{} {
+func (s *Adapters) DropAdapters(paths []string, errs []error, rest func([]string, []error) <-chan struct{}) <-chan struct{} {
 	done := make(chan struct{})
 	sh := s.sh
 	sh.BG.Add(1)
@@ -55,7 +55,7 @@ func (s *adaptersSection) dropAdapters(paths []string, errs []error, rest func([
 		sh.Post(func() {
 			var waits []<-chan struct{}
 			if len(adapters) > 0 {
-				waits = append(waits, s.addFiles(adapters, true))
+				waits = append(waits, s.AddFiles(adapters, true))
 			}
 			if len(others) > 0 || len(errs) > 0 || len(adapters) == 0 {
 				waits = append(waits, rest(others, errs))
@@ -111,34 +111,35 @@ func isAdapterFile(path string) bool {
 	return err == nil && slices.ContainsFunc(keys, lora.IsAdapterKey)
 }
 
-// routeDrop hands dropped files to the part of the window they are for: adapter files (by
-// content, off the UI goroutine) to the Adapters section first, so that the model settings,
-// which take weight files, never claim one; then model folders and files to the model
-// settings, and the rest to the references (UI goroutine). The channel is closed once the
-// drop has been applied.
-func (u *UI) routeDrop(uris []fyne.URI) <-chan struct{} {
+// RouteDrop hands files dropped onto the window to the part of it they are for: adapter
+// files (by content, off the UI goroutine) to the Adapters section first, so that the
+// model settings, which take weight files, never claim one; then model folders and files
+// to model (which reports whether it took them), and the rest to rest (the references;
+// UI goroutine). The channel is closed once the drop has been applied.
+func (s *Adapters) RouteDrop(uris []fyne.URI, model func([]fyne.URI) bool, rest func([]fyne.URI) <-chan struct{}) <-chan struct{} {
 	done := make(chan struct{})
-	u.BG.Add(1)
+	sh := s.sh
+	sh.BG.Add(1)
 	go func() {
-		defer u.BG.Done()
+		defer sh.BG.Done()
 		var adapters []string
-		var rest []fyne.URI
+		var others []fyne.URI
 		for _, uri := range uris {
 			if uri.Scheme() == "file" && isAdapterFile(uri.Path()) {
 				adapters = append(adapters, uri.Path())
 				continue
 			}
-			rest = append(rest, uri)
+			others = append(others, uri)
 		}
-		u.Post(func() {
+		sh.Post(func() {
 			var waits []<-chan struct{}
 			if len(adapters) > 0 {
-				waits = append(waits, u.adapters.addFiles(adapters, true))
+				waits = append(waits, s.AddFiles(adapters, true))
 			}
-			if len(rest) > 0 && !u.model.TakeDrop(rest) {
-				waits = append(waits, u.handleDrop(rest))
+			if len(others) > 0 && !model(others) {
+				waits = append(waits, rest(others))
 			}
-			go func() { // not in bg: a post dropped at shutdown would keep it waiting
+			go func() { // not in sh.BG: a post dropped at shutdown would keep it waiting
 				for _, w := range waits {
 					<-w
 				}

@@ -1,4 +1,4 @@
-package app
+package inputs
 
 import (
 	"os"
@@ -9,9 +9,9 @@ import (
 
 // Issue 36 defect 3: a long adapter file name widened the form over the viewer and hid the
 // adapter's ✕, its strength, Add… and Choose…. The name is shortened with "…", keeping its
-// start and its extension, and the window needs no more width than before it was added.
+// start and its extension, and the sections need no more width than before it was added.
 func TestLongAdapterNameIsShortened(t *testing.T) {
-	h := newHarness(t, t.TempDir(), "", nil)
+	h := newHarness(t, t.TempDir())
 	src, err := os.ReadFile(goldenLoRA(t, "lora_kohya_r2_a1.safetensors"))
 	if err != nil {
 		t.Fatal(err)
@@ -24,7 +24,7 @@ func TestLongAdapterNameIsShortened(t *testing.T) {
 	h.addAdapter(goldenLoRA(t, "lora_kohya_r2_a1.safetensors"))
 	before := h.win.Content().MinSize().Width
 	h.addAdapter(path)
-	s := &h.ui.adapters
+	s := &h.adapters
 	if len(s.entries) != 2 {
 		t.Fatalf("%d adapters listed (error %q)", len(s.entries), s.err.Text)
 	}

@@ -1,9 +1,6 @@
-package app
+package inputs
 
 import (
-	"kleinbild/app/imagefile"
-	"kleinbild/app/modelui"
-
 	"errors"
 	"fmt"
 	"math"
@@ -18,6 +15,9 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/app/chooser"
+	"kleinbild/app/humanize"
+	"kleinbild/app/imagefile"
 	"kleinbild/app/settings"
 	"kleinbild/app/shell"
 	"kleinbild/app/userdirs"
@@ -28,28 +28,37 @@ import (
 	"kleinbild/estimate"
 )
 
-// adaptersSection is the form's "Adapters" section: LoRA/LoKr files, each with an on/off
+// Adapters is the form's "Adapters" section: LoRA/LoKr files, each with an on/off
 // switch, a strength slider and number field (±lora.MaxStrength) and a remove button, and
 // the LoRA folder's files to add from (lorafolder.go). Generations apply the switched-on
 // ones (stack). An adapter whose keys match the model only in part stays off until the user
 // accepts the list of keys that match nothing; one made for another model cannot be
 // switched on. The list is remembered in the settings.
-type adaptersSection struct {
+type Adapters struct {
 	sh *shell.Shell
-	// estimateSoon asks the fit line for a new estimate; formChanged remembers the form
-	// (given in UI.wire).
-	estimateSoon, formChanged func()
-	entries                   []*adapterEntry
-	list                      *fyne.Container
-	upper                     *fyne.Container // list, err and hint: what grows above the LoRA folder
-	hint                      *widget.RichText
-	err                       *widget.Label
-	folder                    loraFolder
-	lastDir                   string // the folder adapters were last added from by the chooser (this session)
+	AdaptersDeps
+	entries []*adapterEntry
+	list    *fyne.Container
+	upper   *fyne.Container // list, err and hint: what grows above the LoRA folder
+	hint    *widget.RichText
+	err     *widget.Label
+	folder  loraFolder
+	lastDir string // the folder adapters were last added from by the chooser (this session)
 	// layers are the current model's adaptable layers (nil: no model known).
 	layers map[lora.Component]lora.Layers
 	// formScroll is the form's scroll, which the wheel over the section's fields moves.
 	formScroll fyne.Scrollable
+}
+
+// AdaptersDeps is what the adapters use of the other components; UI.wire gives it.
+type AdaptersDeps struct {
+	// EstimateSoon asks the fit line for a new estimate; FormChanged remembers the form.
+	EstimateSoon, FormChanged func()
+}
+
+// NewAdapters makes the Adapters section (built by Build).
+func NewAdapters(sh *shell.Shell, deps AdaptersDeps) Adapters {
+	return Adapters{sh: sh, AdaptersDeps: deps}
 }
 
 // adapterEntry is one adapter of the list.
@@ -71,7 +80,8 @@ type adapterEntry struct {
 // strengthStep is the slider's step.
 const strengthStep = 0.05
 
-func (s *adaptersSection) build() fyne.CanvasObject {
+// Build creates the Adapters section of the form.
+func (s *Adapters) Build() fyne.CanvasObject {
 	add := widget.NewButtonWithIcon("Add…", theme.ContentAddIcon(), func() { s.showAdd() })
 	add.Importance = widget.LowImportance
 	s.list = container.NewVBox()
@@ -85,23 +95,23 @@ func (s *adaptersSection) build() fyne.CanvasObject {
 
 // showAdd opens the chooser for adapter files (several can be ticked), in the folder
 // adapters were last added from, else the LoRA folder, else the home folder.
-func (s *adaptersSection) showAdd() *fileChooser {
+func (s *Adapters) showAdd() *chooser.Chooser {
 	last := s.lastDir
 	if last == "" {
 		last = s.folder.dir
 	}
-	return openChooser(s.sh, "Add adapters", chooseAdapters, func() string {
+	return chooser.Open(s.sh, "Add adapters", adapterFiles(), func() string {
 		home, cfg := userdirs.Dirs()
 		return userdirs.Start(last, home, cfg, runtime.GOOS)
 	}, func(paths []string) {
 		s.lastDir = filepath.Dir(paths[len(paths)-1])
-		s.addFiles(paths, true)
+		s.AddFiles(paths, true)
 	})
 }
 
-// passScrollTo makes the wheel over the section's fields (each strength, the LoRA folder's
+// PassScrollTo makes the wheel over the section's fields (each strength, the LoRA folder's
 // search) scroll the form's scroll instead of stopping there.
-func (s *adaptersSection) passScrollTo(scroll fyne.Scrollable) {
+func (s *Adapters) PassScrollTo(scroll fyne.Scrollable) {
 	s.formScroll = scroll
 	for _, e := range s.entries {
 		e.value.PassScrollTo(scroll)
@@ -113,22 +123,15 @@ func (s *adaptersSection) passScrollTo(scroll fyne.Scrollable) {
 // for listing; dropped files are told by their content (isSafetensors).
 func isAdapterName(name string) bool { return strings.EqualFold(filepath.Ext(name), ".safetensors") }
 
-// wantsFile is the files the chooser lists (nil: none).
-func (c *fileChooser) wantsFile() func(string) bool {
-	switch c.what {
-	case chooseAdapters:
-		return isAdapterName
-	case chooseWeightFile:
-		return modelui.IsWeightFile
-	case chooseFolder:
-		return nil
-	}
-	return imagefile.IsImage
+// adapterFiles are the files of the adapters' chooser: adapter files by name (any typed
+// file is taken, and told by its content), several at once.
+func adapterFiles() chooser.Files {
+	return chooser.Files{Want: isAdapterName, Summary: adapterChooserSummary}
 }
 
 // adapterChooserSummary describes a folder listed by the adapters' chooser.
 func adapterChooserSummary(files, dirs int) string {
-	what := countList(files, "adapter file", "adapter files", dirs, "folder", "folders")
+	what := humanize.CountList(files, "adapter file", "adapter files", dirs, "folder", "folders")
 	switch {
 	case files == 0 && dirs == 0:
 		return "No adapter files (.safetensors) here."
@@ -139,7 +142,7 @@ func adapterChooserSummary(files, dirs int) string {
 }
 
 // showErr shows msg under the list ("" hides it).
-func (s *adaptersSection) showErr(err error) {
+func (s *Adapters) showErr(err error) {
 	msg := ""
 	if err != nil {
 		msg = shell.Sentence(err.Error())
@@ -147,16 +150,16 @@ func (s *adaptersSection) showErr(err error) {
 	shell.SetFieldError(s.err, msg)
 }
 
-// addFiles reads adapter files off the UI goroutine and adds them at strength 1; problems
+// AddFiles reads adapter files off the UI goroutine and adds them at strength 1; problems
 // are shown under the list (and, with loud, in the banner). The channel is closed once the
 // result is applied.
-func (s *adaptersSection) addFiles(paths []string, loud bool) <-chan struct{} {
+func (s *Adapters) AddFiles(paths []string, loud bool) <-chan struct{} {
 	return s.addFilesThen(paths, loud, nil)
 }
 
-// addFilesThen is addFiles; then, when set, runs on the UI goroutine right after the
+// addFilesThen is AddFiles; then, when set, runs on the UI goroutine right after the
 // adapters are added (before the window is drawn again).
-func (s *adaptersSection) addFilesThen(paths []string, loud bool, then func()) <-chan struct{} {
+func (s *Adapters) addFilesThen(paths []string, loud bool, then func()) <-chan struct{} {
 	done := make(chan struct{})
 	sh := s.sh
 	sh.BG.Add(1)
@@ -210,7 +213,7 @@ func adapterNames(as []*lora.Adapter) string {
 
 // add appends a to the list with the remembered state st; ask shows the partial-match
 // question at once when the adapter needs it.
-func (s *adaptersSection) add(a *lora.Adapter, st settings.Adapter, ask bool) *adapterEntry {
+func (s *Adapters) add(a *lora.Adapter, st settings.Adapter, ask bool) *adapterEntry {
 	e := &adapterEntry{a: a, value: widgets.NewShortcutEntry(false, nil), status: widget.NewLabel(""), partial: st.Partial}
 	if s.formScroll != nil {
 		e.value.PassScrollTo(s.formScroll) // the wheel over the field scrolls the form
@@ -257,7 +260,7 @@ func (s *adaptersSection) add(a *lora.Adapter, st settings.Adapter, ask bool) *a
 	if ask && !st.Off && e.fit != nil && len(e.fit.Mismatched) == 0 && !e.partial {
 		s.askPartial(e)
 	}
-	s.estimateSoon()
+	s.EstimateSoon()
 	return e
 }
 
@@ -265,7 +268,7 @@ func (s *adaptersSection) add(a *lora.Adapter, st settings.Adapter, ask bool) *a
 const adapterNameRunes = 28
 
 // setStrength puts v in the slider and the field.
-func (s *adaptersSection) setStrength(e *adapterEntry, v float64) {
+func (s *Adapters) setStrength(e *adapterEntry, v float64) {
 	e.syncing = true
 	e.strength.SetValue(v)
 	e.value.SetText(imagefile.FormatStrength(v))
@@ -274,7 +277,7 @@ func (s *adaptersSection) setStrength(e *adapterEntry, v float64) {
 
 // strengthTyped takes a strength typed into the number field: a number within
 // ±lora.MaxStrength moves the slider; anything else is reported and changes nothing.
-func (s *adaptersSection) strengthTyped(e *adapterEntry, t string) {
+func (s *Adapters) strengthTyped(e *adapterEntry, t string) {
 	v, err := strconv.ParseFloat(strings.TrimSpace(strings.ReplaceAll(t, "−", "-")), 64)
 	if err != nil || math.IsNaN(v) || math.Abs(v) > lora.MaxStrength {
 		e.status.Importance = widget.DangerImportance
@@ -299,7 +302,7 @@ func strengthOf(e *adapterEntry) float64 {
 
 // switched handles the on/off switch: an adapter for another model stays off; one that
 // matches only in part asks first.
-func (s *adaptersSection) switched(e *adapterEntry, on bool) {
+func (s *Adapters) switched(e *adapterEntry, on bool) {
 	if on && !s.usable(e) {
 		e.on.SetChecked(false)
 		if e.fit != nil && len(e.fit.Mismatched) == 0 {
@@ -311,12 +314,12 @@ func (s *adaptersSection) switched(e *adapterEntry, on bool) {
 }
 
 // usable reports whether e may be switched on: it fits, or its partial match was accepted.
-func (s *adaptersSection) usable(e *adapterEntry) bool {
+func (s *Adapters) usable(e *adapterEntry) bool {
 	return e.fit == nil || (len(e.fit.Mismatched) == 0 && e.partial)
 }
 
 // askPartial shows the keys of e that match nothing and switches e on if the user accepts.
-func (s *adaptersSection) askPartial(e *adapterEntry) {
+func (s *Adapters) askPartial(e *adapterEntry) {
 	keys := widget.NewLabel(partialList(e.fit))
 	keys.Wrapping = fyne.TextWrapWord
 	scroll := container.NewVScroll(keys)
@@ -362,7 +365,7 @@ func partialList(fe *lora.FitError) string {
 
 // checkFit works out e's fit to the current model (without one: only the keys that match
 // nothing at all) and shows it.
-func (s *adaptersSection) checkFit(e *adapterEntry) {
+func (s *Adapters) checkFit(e *adapterEntry) {
 	e.fit = nil
 	var err error
 	if s.layers != nil {
@@ -380,7 +383,7 @@ func (s *adaptersSection) checkFit(e *adapterEntry) {
 }
 
 // showStatus shows what keeps e from applying in full, if anything.
-func (s *adaptersSection) showStatus(e *adapterEntry) {
+func (s *Adapters) showStatus(e *adapterEntry) {
 	switch {
 	case e.fit == nil:
 		e.status.SetText("")
@@ -400,9 +403,9 @@ func (s *adaptersSection) showStatus(e *adapterEntry) {
 	e.status.Refresh()
 }
 
-// setModel checks every adapter against the model whose shapes m describes (nil: none
+// SetModel checks every adapter against the model whose shapes m describes (nil: none
 // known); one that no longer fits is switched off.
-func (s *adaptersSection) setModel(m *estimate.Model) {
+func (s *Adapters) SetModel(m *estimate.Model) {
 	s.layers = nil
 	if m != nil {
 		s.layers = map[lora.Component]lora.Layers{
@@ -418,7 +421,7 @@ func (s *adaptersSection) setModel(m *estimate.Model) {
 	}
 }
 
-func (s *adaptersSection) remove(e *adapterEntry) {
+func (s *Adapters) remove(e *adapterEntry) {
 	for i, x := range s.entries {
 		if x == e {
 			s.entries = append(s.entries[:i], s.entries[i+1:]...)
@@ -433,14 +436,14 @@ func (s *adaptersSection) remove(e *adapterEntry) {
 }
 
 // changed remembers the list and redoes the fit estimate.
-func (s *adaptersSection) changed() {
+func (s *Adapters) changed() {
 	s.sh.Settings.Adapters = s.remembered()
-	s.formChanged()
-	s.estimateSoon()
+	s.FormChanged()
+	s.EstimateSoon()
 }
 
 // remembered is the list as the settings keep it.
-func (s *adaptersSection) remembered() []settings.Adapter {
+func (s *Adapters) remembered() []settings.Adapter {
 	var out []settings.Adapter
 	for _, e := range s.entries {
 		out = append(out, settings.Adapter{Path: e.a.Path, Strength: strengthOf(e), Off: !e.on.Checked, Partial: e.partial})
@@ -449,7 +452,7 @@ func (s *adaptersSection) remembered() []settings.Adapter {
 }
 
 // Stack is the switched-on adapters with their strengths, for a request.
-func (s *adaptersSection) Stack() lora.Stack {
+func (s *Adapters) Stack() lora.Stack {
 	var st lora.Stack
 	for _, e := range s.entries {
 		if e.on.Checked && s.usable(e) {
@@ -461,7 +464,7 @@ func (s *adaptersSection) Stack() lora.Stack {
 
 // Partial reports whether a switched-on adapter is used with a Partial match the user
 // accepted (engine.Request.AdaptersPartial).
-func (s *adaptersSection) Partial() bool {
+func (s *Adapters) Partial() bool {
 	for _, e := range s.entries {
 		if e.on.Checked && e.fit != nil && e.partial {
 			return true
@@ -472,7 +475,7 @@ func (s *adaptersSection) Partial() bool {
 
 // leftOut counts what of a partial match is left out, in words.
 func leftOut(fe *lora.FitError) string {
-	return countList(len(fe.Unmatched), "key", "keys", len(fe.Missing), "layer", "layers")
+	return humanize.CountList(len(fe.Unmatched), "key", "keys", len(fe.Missing), "layer", "layers")
 }
 
 // adapterError is what is wrong with the adapter file of err (from package lora), without

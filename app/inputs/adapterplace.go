@@ -1,4 +1,4 @@
-package app
+package inputs
 
 import (
 	"fyne.io/fyne/v2"
@@ -9,14 +9,14 @@ import (
 // list where it is on screen: the form scrolls by the height the Adapters list above it
 // grew (issue 28 item 10: adding one moved the list under the pointer, so the next click
 // hit another file).
-func (s *adaptersSection) addFromFolder(path string) <-chan struct{} {
+func (s *Adapters) addFromFolder(path string) <-chan struct{} {
 	before := s.upper.MinSize().Height
 	return s.addFilesThen([]string{path}, false, func() { s.keepBelowInPlace(before) })
 }
 
 // keepBelowInPlace scrolls the form so that what lies below the Adapters list stays where
 // it was when the list was before tall.
-func (s *adaptersSection) keepBelowInPlace(before float32) {
+func (s *Adapters) keepBelowInPlace(before float32) {
 	delta := s.upper.MinSize().Height - before
 	sc, ok := s.formScroll.(*container.Scroll)
 	if !ok || delta == 0 {

@@ -1,51 +1,30 @@
-package app
+package inputs
 
 import (
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
-	"kleinbild/app/gallery"
-	"kleinbild/app/jobs"
 	"kleinbild/engine"
 	"kleinbild/engine/imageio"
 	"kleinbild/engine/schema"
+	"kleinbild/estimate"
+	"kleinbild/weights/golden"
 )
-
-// labelTexts collects the texts of the labels and rich texts inside o.
-func labelTexts(o fyne.CanvasObject) []string {
-	var out []string
-	switch v := o.(type) {
-	case *widget.Label:
-		return []string{v.Text}
-	case *widget.RichText:
-		return []string{v.String()}
-	case *fyne.Container:
-		for _, c := range v.Objects {
-			out = append(out, labelTexts(c)...)
-		}
-	case fyne.Widget:
-		for _, c := range test.WidgetRenderer(v).Objects() {
-			out = append(out, labelTexts(c)...)
-		}
-	}
-	return out
-}
 
 // TestAdapterPartialMatch: an adapter with keys that match nothing asks at once, listing
 // the keys; declining leaves it switched off and out of the request; switching it on asks
 // again, and accepting puts it in the request with AdaptersPartial set. Without the
 // acceptance a run never carries the partial flag.
 func TestAdapterPartialMatch(t *testing.T) {
-	h := newHarness(t, t.TempDir(), "", nil)
-	s := &h.ui.adapters
+	h := newHarness(t, t.TempDir())
+	s := &h.adapters
 	path := writeLoRA(t, t.TempDir(), "partial.safetensors", nil, "vector_in.in_layer.lora_down.weight")
 	h.addAdapter(path)
 	top := h.win.Canvas().Overlays().Top()
@@ -62,48 +41,41 @@ func TestAdapterPartialMatch(t *testing.T) {
 		t.Fatalf("switching on did not ask (on %v)", e.on.Checked)
 	}
 	h.tapDialogButton("Use anyway")
-	j := h.ui.run.jobFromForm(jobs.Form{Settings: engine.Settings{Prompt: "x"}, Count: 1})
-	if !e.on.Checked || len(j.Req.Adapters) != 1 || !j.Req.AdaptersPartial || !strings.Contains(e.status.Text, "accepted") {
-		t.Errorf("accepted: on %v, request %d adapters partial %v, status %q", e.on.Checked, len(j.Req.Adapters), j.Req.AdaptersPartial, e.status.Text)
+	if !e.on.Checked || len(s.Stack()) != 1 || !s.Partial() || !strings.Contains(e.status.Text, "accepted") {
+		t.Errorf("accepted: on %v, request %d adapters partial %v, status %q", e.on.Checked, len(s.Stack()), s.Partial(), e.status.Text)
 	}
 	e.on.SetChecked(false)
 	h.addAdapter(goldenLoRA(t, "lora_kohya_r2_a1.safetensors"))
-	if j := h.ui.run.jobFromForm(jobs.Form{Settings: engine.Settings{Prompt: "x"}, Count: 1}); len(j.Req.Adapters) != 1 || j.Req.AdaptersPartial {
-		t.Errorf("only a full match on: %d adapters, partial %v", len(j.Req.Adapters), j.Req.AdaptersPartial)
+	if len(s.Stack()) != 1 || s.Partial() {
+		t.Errorf("only a full match on: %d adapters, partial %v", len(s.Stack()), s.Partial())
 	}
 }
 
-// TestAdapterModelFit: with a model chosen, adapters are checked against its layers: the
-// golden adapters fit the tiny model; one whose shapes fit another model cannot be
-// switched on and says which; the fit line's estimate counts the adapters' memory.
+// TestAdapterModelFit: with a model's shapes known, adapters are checked against its
+// layers: the golden adapters fit the tiny model; one whose shapes fit another model
+// cannot be switched on and says which. (Root's TestAdapterMemoryInEstimates checks the
+// fit line's estimates.)
 func TestAdapterModelFit(t *testing.T) {
-	h := newHarness(t, t.TempDir(), tinyModel(t), nil)
-	s := &h.ui.adapters
-	h.waitFor("the model's shapes", 10*time.Second, func() bool { return h.ui.fit.Model != nil && s.layers != nil })
-	before, ok := h.ui.fit.Estimate()
-	if !ok {
-		t.Fatal("no estimate")
+	h := newHarness(t, t.TempDir())
+	s := &h.adapters
+	info, err := engine.Inspect(golden.TinyModel(t))
+	if err != nil {
+		t.Fatal(err)
 	}
+	tiny, err := estimate.ForFolder(info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetModel(&tiny)
 	h.addAdapter(goldenLoRA(t, "lora_bfl_r4_noalpha.safetensors"))
 	e := s.entries[0]
-	if !e.on.Checked || e.fit != nil || e.status.Visible() {
+	if !e.on.Checked || e.fit != nil || e.status.Visible() || s.layers == nil {
 		t.Fatalf("golden adapter on the tiny model: on %v, fit %v", e.on.Checked, e.fit)
 	}
-	after, _ := h.ui.fit.Estimate()
-	if got, want := after.PeakBytes-before.PeakBytes, e.a.Bytes(); got != want {
-		t.Errorf("the estimate grew by %d bytes with the adapter, want its %d", got, want)
-	}
-	with, _ := h.ui.fit.EstimateJob(h.ui.run.jobFromForm(jobs.Form{Settings: engine.Settings{Prompt: "x", Width: 64, Height: 64}, Count: 1}))
-	e.on.SetChecked(false)
-	without, _ := h.ui.fit.EstimateJob(h.ui.run.jobFromForm(jobs.Form{Settings: engine.Settings{Prompt: "x", Width: 64, Height: 64}, Count: 1}))
-	e.on.SetChecked(true)
-	if got, want := with.PeakBytes-without.PeakBytes, e.a.Bytes(); got != want {
-		t.Errorf("a queued job's estimate grew by %d bytes with the adapter, want %d", got, want)
-	}
 	// The same adapter against a model twice as wide: its shapes differ.
-	wide := *h.ui.fit.Model
+	wide := tiny
 	wide.Transformer.NumAttentionHeads *= 2
-	s.setModel(&wide)
+	s.SetModel(&wide)
 	if e.on.Checked || e.fit == nil || len(e.fit.Mismatched) == 0 || !strings.Contains(e.status.Text, "cannot be used") {
 		t.Fatalf("wider model: on %v, fit %v, status %q", e.on.Checked, e.fit, e.status.Text)
 	}
@@ -111,7 +83,7 @@ func TestAdapterModelFit(t *testing.T) {
 	if e.on.Checked || len(s.Stack()) != 0 {
 		t.Error("an adapter for another model was switched on")
 	}
-	s.setModel(h.ui.fit.Model)
+	s.SetModel(&tiny)
 	if e.fit != nil || e.status.Visible() {
 		t.Errorf("back on its model: fit %v", e.fit)
 	}
@@ -122,8 +94,8 @@ func TestAdapterModelFit(t *testing.T) {
 // a model file) show error rows; the search filters by name and trigger words; the Add
 // button of a row adds the adapter.
 func TestLoRAFolder(t *testing.T) {
-	h := newHarness(t, t.TempDir(), "", nil)
-	f := &h.ui.adapters.folder
+	h := newHarness(t, t.TempDir())
+	f := &h.adapters.folder
 	dir := t.TempDir()
 	writeLoRA(t, dir, "watercolor.safetensors", map[string]string{
 		"modelspec.title": "Soft Watercolor", "modelspec.architecture": "flux-2-klein-4b", "modelspec.trigger_phrase": "wtrclr, paper texture"}, "")
@@ -141,7 +113,7 @@ func TestLoRAFolder(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(dir, "folder.safetensors"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	model, err := os.ReadFile(filepath.Join(tinyModel(t), "vae", "diffusion_pytorch_model.safetensors"))
+	model, err := os.ReadFile(filepath.Join(golden.TinyModel(t), "vae", "diffusion_pytorch_model.safetensors"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,8 +150,8 @@ func TestLoRAFolder(t *testing.T) {
 		t.Fatalf("search 'pixel': %d rows", len(f.list.Objects))
 	}
 	test.Tap(add)
-	s := &h.ui.adapters
-	h.waitFor("the adapter to be added", 10*time.Second, func() bool { return len(s.entries) == 1 })
+	s := &h.adapters
+	h.waitFor("the adapter to be added", func() bool { return len(s.entries) == 1 })
 	if filepath.Base(s.entries[0].a.Path) != "pixel.safetensors" {
 		t.Errorf("added %s", s.entries[0].a.Path)
 	}
@@ -212,7 +184,7 @@ func findButtonIcon(o fyne.CanvasObject) *widget.Button {
 // image and one without an extension join the Adapters section, a PNG named .safetensors
 // does not, and an image dropped with them becomes a reference.
 func TestDropAdapters(t *testing.T) {
-	h := newHarness(t, t.TempDir(), "", nil)
+	h := newHarness(t, t.TempDir())
 	dir := t.TempDir()
 	a1 := writeLoRA(t, dir, "style.png", nil, "")
 	a2 := writeLoRA(t, dir, "noext", map[string]string{"modelspec.title": "no extension"}, "")
@@ -222,15 +194,15 @@ func TestDropAdapters(t *testing.T) {
 	for _, p := range []string{a1, img, a2, fake} {
 		uris = append(uris, storage.NewFileURI(p))
 	}
-	h.wait("the drop", h.ui.handleDrop(uris))
-	s := &h.ui.adapters
+	h.wait("the drop", h.drop(uris))
+	s := &h.adapters
 	if len(s.entries) != 2 || filepath.Base(s.entries[0].a.Path) != "style.png" || filepath.Base(s.entries[1].a.Path) != "noext" {
 		t.Errorf("%d adapters", len(s.entries))
 	}
-	if len(h.ui.refs.paths) != 1 || h.ui.refs.paths[0] != img {
-		t.Errorf("references %q", h.ui.refs.paths)
+	if len(h.refs.paths) != 1 || h.refs.paths[0] != img {
+		t.Errorf("references %q", h.refs.paths)
 	}
-	if msg := h.ui.ErrorText(); !strings.Contains(msg, "picture.safetensors") {
+	if msg := h.sh.ErrorText(); !strings.Contains(msg, "picture.safetensors") {
 		t.Errorf("the PNG named .safetensors is not reported: %q", msg)
 	}
 	// A Kleinbild PNG naming adapters: the restore question names them, and restoring finds
@@ -245,12 +217,12 @@ func TestDropAdapters(t *testing.T) {
 		Adapters: []imageio.Adapter{{File: "was-named-so.safetensors", SHA256: sum, Strength: 0.5}},
 	})
 	s.entries[1].on.SetChecked(false)
-	h.wait("the PNG drop", h.ui.handleDrop([]fyne.URI{storage.NewFileURI(made)}))
+	h.wait("the PNG drop", h.drop([]fyne.URI{storage.NewFileURI(made)}))
 	if top := h.win.Canvas().Overlays().Top(); top == nil || !strings.Contains(strings.Join(labelTexts(top), "\n"), "Adapters: was-named-so.safetensors (0.50)") {
 		t.Fatalf("the restore question does not name the adapter: %q", labelTexts(top))
 	}
 	h.tapDialogButton("Restore settings")
-	h.waitFor("the adapters restored", 10*time.Second, func() bool { st := s.Stack(); return len(st) == 1 && st[0].Strength == 0.5 })
+	h.waitFor("the adapters restored", func() bool { st := s.Stack(); return len(st) == 1 && st[0].Strength == 0.5 })
 	if st := s.Stack(); st[0].Adapter.Path != a2 {
 		t.Errorf("restored %s", st[0].Adapter.Path)
 	}
@@ -263,10 +235,10 @@ func TestDropAdapters(t *testing.T) {
 
 // TestRestoreAdaptersFromImage: restoring an image's settings finds its adapters by SHA-256
 // in the LoRA folder (under any name), sets their strengths, and names the ones not found;
-// an image made without adapters switches the list's off. The gallery's details name them.
+// an image made without adapters switches the list's off.
 func TestRestoreAdaptersFromImage(t *testing.T) {
-	h := newHarness(t, t.TempDir(), "", nil)
-	s := &h.ui.adapters
+	h := newHarness(t, t.TempDir())
+	s := &h.adapters
 	dir := t.TempDir()
 	p := writeLoRA(t, dir, "renamed.safetensors", map[string]string{"modelspec.title": "x"}, "")
 	sum, err := imageio.SHA256File(p)
@@ -282,29 +254,38 @@ func TestRestoreAdaptersFromImage(t *testing.T) {
 			{File: "lost.safetensors", SHA256: strings.Repeat("0", 64), Strength: 1},
 		},
 	}
-	h.wait("the restore", s.restoreFromImage(meta.Adapters))
+	h.wait("the restore", s.RestoreFromImage(meta.Adapters))
 	if len(s.entries) != 2 || s.entries[0].on.Checked || s.entries[1].a.Path != p || strengthOf(s.entries[1]) != -0.7 || !s.entries[1].on.Checked {
 		t.Fatalf("restored %+v", s.remembered())
 	}
-	if msg := h.ui.ErrorText(); !strings.Contains(msg, "lost.safetensors") || strings.Contains(msg, "original.safetensors") {
+	if msg := h.sh.ErrorText(); !strings.Contains(msg, "lost.safetensors") || strings.Contains(msg, "original.safetensors") {
 		t.Errorf("notice %q", msg)
 	}
-	if d := describeEntry(gallery.Entry{HasMeta: true, Meta: meta}); !strings.Contains(d, "Adapters: original.safetensors (-0.70), lost.safetensors (1.00)") {
-		t.Errorf("details %q", d)
-	}
-	// Through the Reuse settings path, without a finished scan: the folder is hashed.
+	// Again without a finished scan (as Reuse settings can come): the folder is hashed.
 	s.folder.scanned = false
 	s.entries[1].on.SetChecked(false) // listed already: switched on again at the image's strength
 	s.setStrength(s.entries[1], 2)
 	s.entries[0].on.SetChecked(true)
-	h.ui.Banner.Hide()
-	h.ui.RestoreSettings(meta)
-	h.waitFor("the restore", 10*time.Second, func() bool { return strings.Contains(h.ui.ErrorText(), "Restored 1 adapter") })
-	if st := s.Stack(); len(s.entries) != 2 || len(st) != 1 || st[0].Adapter.Path != p || st[0].Strength != -0.7 {
-		t.Errorf("RestoreSettings: %+v", s.remembered())
+	h.sh.Banner.Hide()
+	h.wait("the restore", s.RestoreFromImage(meta.Adapters))
+	if !strings.Contains(h.sh.ErrorText(), "Restored 1 adapter") {
+		t.Errorf("notice %q", h.sh.ErrorText())
 	}
-	h.wait("no adapters", s.restoreFromImage(nil))
+	if st := s.Stack(); len(s.entries) != 2 || len(st) != 1 || st[0].Adapter.Path != p || st[0].Strength != -0.7 {
+		t.Errorf("RestoreFromImage: %+v", s.remembered())
+	}
+	h.wait("no adapters", s.RestoreFromImage(nil))
 	if len(s.entries) != 2 || len(s.Stack()) != 0 {
 		t.Errorf("an image without adapters left %d on", len(s.Stack()))
 	}
+}
+
+// drop drops files onto the window as it hands them on: adapter files to the Adapters
+// section, the rest to the references.
+func (h *harness) drop(uris []fyne.URI) <-chan struct{} {
+	var paths []string
+	for _, u := range uris {
+		paths = append(paths, u.Path())
+	}
+	return h.adapters.DropAdapters(paths, nil, h.refs.DropImages)
 }

@@ -1,4 +1,4 @@
-package app
+package chooser
 
 import (
 	"bytes"
@@ -7,11 +7,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
+
+	"kleinbild/engine/imageio"
+	"kleinbild/engine/schema"
+	"kleinbild/internal/testfix/metapng"
 )
 
 // findSelect is the first Select under o.
@@ -39,8 +42,11 @@ func findSelect(o fyne.CanvasObject) *widget.Select {
 // writes a JPEG carrying the settings as text; WebP is refused with the reason.
 func TestSaveAsJPEG(t *testing.T) {
 	_, pictures := fakeHome(t)
-	h, c, _ := saveHarness(t, t.TempDir())
-	u := h.ui
+	h := newHarness(t, t.TempDir())
+	src := metapng.Write(t, t.TempDir(), "img-00.png", 32, 24, &imageio.Metadata{Settings: schema.Settings{Prompt: "a red castle", Width: 32, Height: 24, Steps: 2}})
+	var saved []string
+	c := OpenSave(h.sh, "Save a copy", src, "img-00.png", startIn(pictures), func(p string) { saved = append(saved, p) })
+	h.loaded(c)
 	sel := findSelect(h.win.Canvas().Overlays().Top())
 	if sel == nil || strings.Join(sel.Options, ",") != "PNG,JPEG" || sel.Selected != "PNG" {
 		t.Fatalf("format picker %v", sel)
@@ -55,7 +61,7 @@ func TestSaveAsJPEG(t *testing.T) {
 	}
 	c.name.SetText("castle.jpeg")
 	test.Tap(c.ok)
-	h.waitFor("the copy", 10*time.Second, func() bool { return strings.Contains(u.Status.Text, "Saved a copy") })
+	h.waitFor("the copy", func() bool { return len(saved) == 1 })
 	raw, err := os.ReadFile(filepath.Join(pictures, "castle.jpeg"))
 	if err != nil {
 		t.Fatal(err)

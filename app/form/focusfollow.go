@@ -27,16 +27,16 @@ func (c *Controls) FollowFocus() {
 			case <-sh.Life.Done():
 				return
 			case <-t.C:
-				sh.Post(func() { c.ShowFocused(sh.Win.Canvas().Focused()) })
+				sh.Post(func() { c.showFocused(sh.Win.Canvas().Focused()) })
 			}
 		}
 	}()
 }
 
-// ShowFocused scrolls the form to f when f is one of its controls. It scrolls again while
+// showFocused scrolls the form to f when f is one of its controls. It scrolls again while
 // the same control keeps the focus and the form was not scrolled since (the first scroll may
 // have measured a layout still settling), but not once the user scrolled away from it.
-func (c *Controls) ShowFocused(f fyne.Focusable) {
+func (c *Controls) showFocused(f fyne.Focusable) {
 	if f == c.lastFocus && (c.Scroll == nil || c.Scroll.Offset.Y != c.focusOffset) {
 		return
 	}

@@ -22,12 +22,12 @@ func TestFocusScrollRetriesUntilTheUserScrolls(t *testing.T) {
 	// As if the count select had been scrolled to with a stale layout: still focused, the
 	// offset is the one showFocused left, but the select is not in view.
 	c.lastFocus, c.focusOffset = c.Count, c.Scroll.Offset.Y
-	c.ShowFocused(c.Count)
+	c.showFocused(c.Count)
 	relayout(w.Canvas().Content())
 	requireShown(t, w, "the focused count select", c.Count)
 	// The user scrolls away: the focused select is left where it is.
 	c.Scroll.ScrollToTop()
-	c.ShowFocused(c.Count)
+	c.showFocused(c.Count)
 	if c.Scroll.Offset.Y != 0 {
 		t.Errorf("the form scrolled back to the focused select (offset %v) after the user scrolled to the top", c.Scroll.Offset.Y)
 	}

@@ -29,17 +29,17 @@ func saveHarness(t *testing.T, data string) (*harness, *fileChooser, string) {
 	u := h.ui
 	u.gal.SelectEntry("img-00.png", nil)
 	h.settle()
-	b := findButton(u.view.actions, "Save as…")
+	b := findButton(u.view.Actions, "Save as…")
 	if b == nil {
 		t.Fatal("the viewer has no Save as… button")
 	}
 	test.Tap(b)
-	c := u.view.saveChooser
+	c, _ := u.Chooser.(*fileChooser)
 	if c == nil {
 		t.Fatal("Save as… opened no chooser")
 	}
 	h.chooserLoaded(c)
-	return h, c, u.Gallery.Path(u.view.shown)
+	return h, c, u.Gallery.Path(u.view.Shown)
 }
 
 // enterPath types text into the chooser's path and presses Enter.
@@ -106,8 +106,8 @@ func TestSaveAsIntoTypedFolder(t *testing.T) {
 	}
 
 	// The next Save as… opens there; a typed full path saves at once.
-	test.Tap(findButton(u.view.actions, "Save as…"))
-	c2 := u.view.saveChooser
+	test.Tap(findButton(u.view.Actions, "Save as…"))
+	c2, _ := u.Chooser.(*fileChooser)
 	h.chooserLoaded(c2)
 	if c2 == c || c2.dir != out {
 		t.Fatalf("the second chooser opened in %s, want %s", c2.dir, out)
@@ -175,8 +175,8 @@ func TestSaveAsAsksBeforeReplacing(t *testing.T) {
 	}
 	noTempFiles(t, out)
 
-	test.Tap(findButton(u.view.actions, "Save as…"))
-	c = u.view.saveChooser
+	test.Tap(findButton(u.view.Actions, "Save as…"))
+	c, _ = u.Chooser.(*fileChooser)
 	h.chooserLoaded(c)
 	refused := func(name, want string) {
 		t.Helper()

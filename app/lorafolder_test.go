@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"kleinbild/app/gallery"
+	"kleinbild/app/galleryui"
 	"kleinbild/engine"
 	"kleinbild/engine/imageio"
 	"kleinbild/engine/schema"
@@ -288,7 +289,7 @@ func TestRestoreAdaptersFromImage(t *testing.T) {
 	if msg := h.ui.ErrorText(); !strings.Contains(msg, "lost.safetensors") || strings.Contains(msg, "original.safetensors") {
 		t.Errorf("notice %q", msg)
 	}
-	if d := describeEntry(gallery.Entry{HasMeta: true, Meta: meta}); !strings.Contains(d, "Adapters: original.safetensors (-0.70), lost.safetensors (1.00)") {
+	if d := galleryui.DescribeEntry(gallery.Entry{HasMeta: true, Meta: meta}); !strings.Contains(d, "Adapters: original.safetensors (-0.70), lost.safetensors (1.00)") {
 		t.Errorf("details %q", d)
 	}
 	// Through the Reuse settings path, without a finished scan: the folder is hashed.

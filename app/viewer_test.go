@@ -65,8 +65,8 @@ func (h *harness) waitShownImage(e gallery.Entry) {
 		w = img.Bounds().Dx()
 	}
 	h.waitFor("the image of "+e.File, 5*time.Second, func() bool {
-		img := h.ui.view.image.Image
-		return h.ui.view.shownOK && h.ui.view.shown.File == e.File && img != nil && img.Bounds().Dx() == w
+		img := h.ui.view.Image.Image
+		return h.ui.view.ShownOK && h.ui.view.Shown.File == e.File && img != nil && img.Bounds().Dx() == w
 	})
 }
 
@@ -77,8 +77,8 @@ func TestArrowKeysBrowseTheGallery(t *testing.T) {
 
 	// With nothing shown, an arrow shows the first image.
 	key(c, fyne.KeyRight)
-	if !u.view.shownOK || u.view.shown.File != h.at(0).File {
-		t.Fatalf("after → with nothing shown: %q (shown %v), want %q", u.view.shown.File, u.view.shownOK, h.at(0).File)
+	if !u.view.ShownOK || u.view.Shown.File != h.at(0).File {
+		t.Fatalf("after → with nothing shown: %q (shown %v), want %q", u.view.Shown.File, u.view.ShownOK, h.at(0).File)
 	}
 	for _, step := range []struct {
 		key  fyne.KeyName
@@ -88,12 +88,12 @@ func TestArrowKeysBrowseTheGallery(t *testing.T) {
 		{fyne.KeyLeft, 1}, {fyne.KeyHome, 0}, {fyne.KeyLeft, 0}, {fyne.KeyEnd, 2},
 	} {
 		key(c, step.key)
-		if want := h.at(step.want).File; u.view.shown.File != want {
-			t.Fatalf("after %s: shown %q, want %q", step.key, u.view.shown.File, want)
+		if want := h.at(step.want).File; u.view.Shown.File != want {
+			t.Fatalf("after %s: shown %q, want %q", step.key, u.view.Shown.File, want)
 		}
 	}
 	h.waitShownImage(h.at(2))
-	if got := u.gal.grid; got == nil {
+	if got := u.gal.Grid; got == nil {
 		t.Fatal("no grid")
 	}
 
@@ -103,14 +103,14 @@ func TestArrowKeysBrowseTheGallery(t *testing.T) {
 		key(c, fyne.KeyLeft)
 		key(c, fyne.KeyHome)
 		key(c, fyne.KeyDelete)
-		if u.view.shown.File != h.at(2).File || u.Gallery.Len() != 3 {
-			t.Errorf("keys acted while %T had the focus: shown %q, %d images", entry, u.view.shown.File, u.Gallery.Len())
+		if u.view.Shown.File != h.at(2).File || u.Gallery.Len() != 3 {
+			t.Errorf("keys acted while %T had the focus: shown %q, %d images", entry, u.view.Shown.File, u.Gallery.Len())
 		}
 		c.Unfocus()
 	}
 	key(c, fyne.KeyLeft)
-	if u.view.shown.File != h.at(1).File {
-		t.Errorf("after unfocusing, ← shows %q, want %q", u.view.shown.File, h.at(1).File)
+	if u.view.Shown.File != h.at(1).File {
+		t.Errorf("after unfocusing, ← shows %q, want %q", u.view.Shown.File, h.at(1).File)
 	}
 }
 
@@ -126,7 +126,7 @@ func TestNeighbourStopsAtTheEnds(t *testing.T) {
 		{mid, 1, last.File}, {mid, -1, first.File}, {mid, -100, first.File}, {mid, 100, last.File},
 		{first, -1, ""}, {last, 1, ""}, {mid, 0, ""}, {gallery.Entry{File: "gone.png"}, 1, ""},
 	} {
-		got, ok := u.view.neighbour(c.e, c.delta)
+		got, ok := u.view.Neighbour(c.e, c.delta)
 		if ok != (c.want != "") || got.File != c.want {
 			t.Errorf("neighbour(%s, %d) = %q, %v; want %q", c.e.File, c.delta, got.File, ok, c.want)
 		}
@@ -157,21 +157,21 @@ func TestDeleteKeyDeletesTheShownImage(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(u.Gallery.Dir(), mid.File)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("%s still on disk: %v", mid.File, err)
 	}
-	if !u.view.shownOK || u.view.shown.File != last.File {
-		t.Errorf("after deleting, shown %q (%v), want the next image %q", u.view.shown.File, u.view.shownOK, last.File)
+	if !u.view.ShownOK || u.view.Shown.File != last.File {
+		t.Errorf("after deleting, shown %q (%v), want the next image %q", u.view.Shown.File, u.view.ShownOK, last.File)
 	}
 	// The last image's neighbour is the one before it.
 	key(c, fyne.KeyDelete)
-	h.waitFor("the last image to go", 10*time.Second, func() bool { return len(u.gal.visible) == 1 })
+	h.waitFor("the last image to go", 10*time.Second, func() bool { return len(u.gal.Visible) == 1 })
 	h.settle()
-	if !u.view.shownOK || u.view.shown.File != h.at(0).File || u.Gallery.Len() != 1 {
-		t.Errorf("after deleting the last: shown %q, %d images", u.view.shown.File, u.Gallery.Len())
+	if !u.view.ShownOK || u.view.Shown.File != h.at(0).File || u.Gallery.Len() != 1 {
+		t.Errorf("after deleting the last: shown %q, %d images", u.view.Shown.File, u.Gallery.Len())
 	}
 	key(c, fyne.KeyDelete)
-	h.waitFor("the only image to go", 10*time.Second, func() bool { return len(u.gal.visible) == 0 })
+	h.waitFor("the only image to go", 10*time.Second, func() bool { return len(u.gal.Visible) == 0 })
 	h.settle()
-	if u.view.shownOK || u.Gallery.Len() != 0 {
-		t.Errorf("after deleting the only image: shown %v, %d images", u.view.shownOK, u.Gallery.Len())
+	if u.view.ShownOK || u.Gallery.Len() != 0 {
+		t.Errorf("after deleting the only image: shown %v, %d images", u.view.ShownOK, u.Gallery.Len())
 	}
 	key(c, fyne.KeyDelete) // nothing shown: nothing happens
 }
@@ -183,13 +183,13 @@ func TestZoomKeysButtonsAndMouse(t *testing.T) {
 	e := h.at(0)
 	u.gal.SelectEntry(e.File, nil)
 	h.waitShownImage(e)
-	z := u.view.image
+	z := u.view.Image
 	if z.Size().Width < 300 {
 		t.Fatalf("image area only %v", z.Size())
 	}
 	fit := z.Percent()
-	if !z.Fitted() || fit <= 100 || u.view.zoom.level.Text == "" || !strings.HasPrefix(u.view.zoom.level.Text, "Fit") {
-		t.Fatalf("a small image starts fitted and enlarged: fitted %v, %d%%, level %q", z.Fitted(), fit, u.view.zoom.level.Text)
+	if !z.Fitted() || fit <= 100 || u.view.Zoom.Level.Text == "" || !strings.HasPrefix(u.view.Zoom.Level.Text, "Fit") {
+		t.Fatalf("a small image starts fitted and enlarged: fitted %v, %d%%, level %q", z.Fitted(), fit, u.view.Zoom.Level.Text)
 	}
 
 	key(c, fyne.KeyPlus)
@@ -201,8 +201,8 @@ func TestZoomKeysButtonsAndMouse(t *testing.T) {
 		t.Errorf("after 0: fitted %v, %d%%", z.Fitted(), z.Percent())
 	}
 	key(c, fyne.Key1)
-	if z.Percent() != 100 || u.view.zoom.level.Text != "100%" {
-		t.Errorf("after 1: %d%%, level %q", z.Percent(), u.view.zoom.level.Text)
+	if z.Percent() != 100 || u.view.Zoom.Level.Text != "100%" {
+		t.Errorf("after 1: %d%%, level %q", z.Percent(), u.view.Zoom.Level.Text)
 	}
 	key(c, fyne.KeyMinus) // already the smallest the limits allow for a small image
 	if z.Percent() != 100 {
@@ -218,7 +218,7 @@ func TestZoomKeysButtonsAndMouse(t *testing.T) {
 	}
 
 	// The level button and a double click switch between fit and 100 %.
-	test.Tap(u.view.zoom.level)
+	test.Tap(u.view.Zoom.Level)
 	if !z.Fitted() {
 		t.Error("the level button did not fit the image")
 	}
@@ -239,11 +239,11 @@ func TestZoomKeysButtonsAndMouse(t *testing.T) {
 		t.Errorf("after scrolling up: fitted %v, %d%%", z.Fitted(), z.Percent())
 	}
 	p := z.Percent()
-	test.Tap(u.view.zoom.in)
+	test.Tap(u.view.Zoom.In)
 	if z.Percent() <= p {
 		t.Errorf("zoom-in button: %d%% after %d%%", z.Percent(), p)
 	}
-	test.Tap(u.view.zoom.out)
+	test.Tap(u.view.Zoom.Out)
 	if z.Percent() >= p+p/4 {
 		t.Errorf("zoom-out button: %d%%", z.Percent())
 	}
@@ -278,38 +278,38 @@ func TestFullSizeView(t *testing.T) {
 	h.waitShownImage(first)
 
 	key(h.win.Canvas(), fyne.KeyF)
-	f := u.view.full
+	f := u.view.Full
 	if f == nil {
 		t.Fatal("F did not open the full-size view")
 	}
-	if f.zoom.image.Image != u.view.image.Image || !strings.Contains(f.win.Title(), first.File) {
-		t.Errorf("full-size view shows another image, title %q", f.win.Title())
+	if f.Zoom.Image.Image != u.view.Image.Image || !strings.Contains(f.Win.Title(), first.File) {
+		t.Errorf("full-size view shows another image, title %q", f.Win.Title())
 	}
-	fc := f.win.Canvas()
+	fc := f.Win.Canvas()
 	key(fc, fyne.KeyPlus)
-	if f.zoom.image.Fitted() || !u.view.image.Fitted() {
+	if f.Zoom.Image.Fitted() || !u.view.Image.Fitted() {
 		t.Error("+ in the full-size view should zoom it, not the viewer")
 	}
 	key(fc, fyne.KeyRight)
 	h.waitShownImage(second)
-	if f.zoom.image.Image != u.view.image.Image || !f.zoom.image.Fitted() || !strings.Contains(f.win.Title(), second.File) {
+	if f.Zoom.Image.Image != u.view.Image.Image || !f.Zoom.Image.Fitted() || !strings.Contains(f.Win.Title(), second.File) {
 		t.Errorf("→ in the full-size view: its image follows %v, fitted %v, title %q",
-			f.zoom.image.Image == u.view.image.Image, f.zoom.image.Fitted(), f.win.Title())
+			f.Zoom.Image.Image == u.view.Image.Image, f.Zoom.Image.Fitted(), f.Win.Title())
 	}
-	test.Tap(u.view.zoom.extra) // brings the open window forward
-	if u.view.full != f {
+	test.Tap(u.view.Zoom.Extra) // brings the open window forward
+	if u.view.Full != f {
 		t.Error("a second full-size view was opened")
 	}
 	key(fc, fyne.KeyEscape)
-	if u.view.full != nil {
+	if u.view.Full != nil {
 		t.Error("Esc did not close the full-size view")
 	}
-	test.Tap(u.view.zoom.extra)
-	if u.view.full == nil {
+	test.Tap(u.view.Zoom.Extra)
+	if u.view.Full == nil {
 		t.Fatal("the full-size button did not open the view")
 	}
-	test.Tap(u.view.full.zoom.extra)
-	if u.view.full != nil {
+	test.Tap(u.view.Full.Zoom.Extra)
+	if u.view.Full != nil {
 		t.Error("the close button did not close the full-size view")
 	}
 }
@@ -326,7 +326,7 @@ func TestCopyImagePutsThePixelsOnTheClipboard(t *testing.T) {
 	u := h.ui
 	var mu sync.Mutex
 	var got []byte
-	u.view.copyPNG = func(b []byte) error {
+	u.view.CopyPNG = func(b []byte) error {
 		mu.Lock()
 		defer mu.Unlock()
 		got = b
@@ -335,7 +335,7 @@ func TestCopyImagePutsThePixelsOnTheClipboard(t *testing.T) {
 	e := h.at(0)
 	u.gal.SelectEntry(e.File, nil)
 	h.settle()
-	test.Tap(findButton(u.view.actions, "Copy image"))
+	test.Tap(findButton(u.view.Actions, "Copy image"))
 	h.waitFor("the status", 5*time.Second, func() bool { return strings.Contains(u.Status.Text, "Copied the image") })
 	mu.Lock()
 	data := got
@@ -351,19 +351,19 @@ func TestCopyImagePutsThePixelsOnTheClipboard(t *testing.T) {
 	if a, b := pixels(img), pixels(want); a.Rect != b.Rect || !bytes.Equal(a.Pix, b.Pix) {
 		t.Errorf("clipboard image %v differs from the file's %v", a.Rect, b.Rect)
 	}
-	if u.view.copyImageBtn.Disabled() {
+	if u.view.CopyImageBtn.Disabled() {
 		t.Error("Copy image stays disabled")
 	}
 
 	// "Copy path" still copies the path, as text.
-	test.Tap(findButton(u.view.actions, "Copy path"))
+	test.Tap(findButton(u.view.Actions, "Copy path"))
 	if p := u.App.Clipboard().Content(); p != u.Gallery.Path(e) {
 		t.Errorf("Copy path put %q on the clipboard", p)
 	}
 
 	// A clipboard that fails gives a message, not a crash.
-	u.view.copyPNG = func([]byte) error { return errors.New("no display") }
-	test.Tap(findButton(u.view.actions, "Copy image"))
+	u.view.CopyPNG = func([]byte) error { return errors.New("no display") }
+	test.Tap(findButton(u.view.Actions, "Copy image"))
 	h.waitFor("the error", 5*time.Second, func() bool { return u.ErrorText() != "" })
 	if msg := u.ErrorText(); !strings.Contains(msg, "could not be copied to the clipboard") || !strings.Contains(msg, "no display") {
 		t.Errorf("banner %q", msg)
@@ -398,14 +398,14 @@ func TestViewerButtonsAreLabelled(t *testing.T) {
 			}
 		}
 	}
-	walk(u.view.actions)
-	walk(u.view.zoom.box)
+	walk(u.view.Actions)
+	walk(u.view.Zoom.Box)
 	if n < 12 {
 		t.Errorf("found %d buttons, want the 8 actions and 4 zoom buttons", n)
 	}
 
 	// Hovering an icon button names it in a tooltip.
-	b := u.view.zoom.in
+	b := u.view.Zoom.In
 	u.Tips.SetTimer(func(_ time.Duration, fn func()) func() { fn(); return func() {} })
 	b.MouseIn(&desktop.MouseEvent{})
 	h.settle()
@@ -435,16 +435,16 @@ func TestImageWithoutMetadataCannotBeReused(t *testing.T) {
 	u.ctl.prompt.SetText("my own prompt")
 	u.gal.SelectEntry("holiday.png", nil)
 	h.settle()
-	reuse := findButton(u.view.actions, "Reuse settings")
-	seed := findButton(u.view.actions, "Reuse seed")
+	reuse := findButton(u.view.Actions, "Reuse settings")
+	seed := findButton(u.view.Actions, "Reuse seed")
 	if reuse == nil || seed == nil {
 		t.Fatal("reuse buttons not found")
 	}
 	if !reuse.Disabled() || !seed.Disabled() {
 		t.Errorf("reuse settings disabled %v, reuse seed disabled %v; want both disabled", reuse.Disabled(), seed.Disabled())
 	}
-	if !strings.Contains(strings.ToLower(u.view.details.Text), "no kleinbild settings") {
-		t.Errorf("details %q do not say why nothing can be reused", u.view.details.Text)
+	if !strings.Contains(strings.ToLower(u.view.Details.Text), "no kleinbild settings") {
+		t.Errorf("details %q do not say why nothing can be reused", u.view.Details.Text)
 	}
 	test.Tap(reuse)
 	test.Tap(seed)
@@ -458,8 +458,8 @@ func TestImageWithoutMetadataCannotBeReused(t *testing.T) {
 	// An image with settings enables them again.
 	out := h.generate("a lighthouse")
 	h.settle()
-	if !u.view.shownOK || u.view.shown.File != out.entry.File || reuse.Disabled() || seed.Disabled() {
-		t.Errorf("generated image: shown %v, reuse disabled %v, seed disabled %v", u.view.shown.File, reuse.Disabled(), seed.Disabled())
+	if !u.view.ShownOK || u.view.Shown.File != out.entry.File || reuse.Disabled() || seed.Disabled() {
+		t.Errorf("generated image: shown %v, reuse disabled %v, seed disabled %v", u.view.Shown.File, reuse.Disabled(), seed.Disabled())
 	}
 }
 
@@ -491,13 +491,13 @@ func TestViewerAfterCancelOrFailureShowsTheSelectedImage(t *testing.T) {
 	// With nothing selected before, a cancelled run leaves the empty state.
 	fake.block = true
 	startAndPreview(t, h, fake, "first, cancelled")
-	h.waitFor("the preview", 5*time.Second, func() bool { return u.view.image.Image != nil })
+	h.waitFor("the preview", 5*time.Second, func() bool { return u.view.Image.Image != nil })
 	u.Cancel()
 	h.waitFor("the run to stop", 5*time.Second, func() bool { return u.run.cur == nil })
 	h.settle()
-	if u.view.shownOK || u.view.info.Visible() || u.view.imageArea.Visible() || !u.view.empty.Visible() {
+	if u.view.ShownOK || u.view.Info.Visible() || u.view.ImageArea.Visible() || !u.view.Empty.Visible() {
 		t.Errorf("after cancelling with nothing selected: shownOK %v, info %v, image area %v, empty %v",
-			u.view.shownOK, u.view.info.Visible(), u.view.imageArea.Visible(), u.view.empty.Visible())
+			u.view.ShownOK, u.view.Info.Visible(), u.view.ImageArea.Visible(), u.view.Empty.Visible())
 	}
 
 	fake.block = false
@@ -507,21 +507,21 @@ func TestViewerAfterCancelOrFailureShowsTheSelectedImage(t *testing.T) {
 	checkShown := func(when string) {
 		t.Helper()
 		h.waitFor("the selected image "+when, 5*time.Second, func() bool {
-			img := u.view.image.Image
+			img := u.view.Image.Image
 			return img != nil && img.Bounds().Dx() == want.Meta.Width && img.Bounds().Dy() == want.Meta.Height
 		})
-		if !u.view.shownOK || u.view.shown.File != want.File || !u.view.info.Visible() || !u.view.imageArea.Visible() {
-			t.Errorf("%s: shown %q (ok %v), info %v, image area %v", when, u.view.shown.File, u.view.shownOK, u.view.info.Visible(), u.view.imageArea.Visible())
+		if !u.view.ShownOK || u.view.Shown.File != want.File || !u.view.Info.Visible() || !u.view.ImageArea.Visible() {
+			t.Errorf("%s: shown %q (ok %v), info %v, image area %v", when, u.view.Shown.File, u.view.ShownOK, u.view.Info.Visible(), u.view.ImageArea.Visible())
 		}
-		if u.view.prompt.Text != "the keeper" {
-			t.Errorf("%s: caption %q", when, u.view.prompt.Text)
+		if u.view.Prompt.Text != "the keeper" {
+			t.Errorf("%s: caption %q", when, u.view.Prompt.Text)
 		}
 	}
 
 	fake.block = true
 	startAndPreview(t, h, fake, "second, cancelled")
 	h.waitFor("the preview", 5*time.Second, func() bool {
-		img := u.view.image.Image
+		img := u.view.Image.Image
 		return img != nil && img.Bounds().Dx() == want.Meta.Width/8
 	})
 	u.Cancel()

@@ -29,7 +29,7 @@ func TestViewerInfoShowsTheNegativePrompt(t *testing.T) {
 		}
 		u.gal.SelectEntry(e.File, nil)
 		h.waitShownImage(e)
-		got := u.view.details.Text
+		got := u.view.Details.Text
 		if c.want != "" && !strings.Contains(got, c.want) || c.want == "" && strings.Contains(got, "Negative") {
 			t.Errorf("%s: the info says %q, want %q in it", c.file, got, c.want)
 		}

@@ -1,0 +1,7 @@
+package app
+
+// saveAs is the viewer's Save as…: Kleinbild's chooser saving a copy of the image file
+// src, named name, in the folder start returns (a typed path works).
+func (u *UI) saveAs(title, src, name string, start func() string, saved func(path string)) {
+	openSaveChooser(u.Shell, title, src, name, start, saved)
+}

@@ -1,4 +1,4 @@
-package app
+package galleryui
 
 import (
 	"bytes"
@@ -17,19 +17,18 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"kleinbild/app/gallery"
-	"kleinbild/app/galleryui"
 	"kleinbild/engine/imageio"
 	"kleinbild/engine/schema"
 )
 
 // shownCells are the grid's cells that show an image (the grid builds cells for its
 // visible rows only).
-func shownCells(u *UI) []*galleryui.CellView {
-	var out []*galleryui.CellView
+func shownCells(u *testUI) []*CellView {
+	var out []*CellView
 	var walk func(o fyne.CanvasObject)
 	walk = func(o fyne.CanvasObject) {
 		switch v := o.(type) {
-		case *galleryui.CellView:
+		case *CellView:
 			if v.File != "" && v.Visible() {
 				out = append(out, v)
 			}
@@ -47,7 +46,7 @@ func shownCells(u *UI) []*galleryui.CellView {
 	return out
 }
 
-func allFilled(cells []*galleryui.CellView) bool {
+func allFilled(cells []*CellView) bool {
 	for _, c := range cells {
 		if c.Thumb.Img.Image == nil && !c.Thumb.Broken.Visible() {
 			return false
@@ -100,7 +99,7 @@ func largeGallery(t *testing.T, n int) (*harness, string) {
 	if err := os.WriteFile(filepath.Join(dir, gallery.IndexName), raw, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	h := newHarness(t, data, "", newFakeGen().open)
+	h := newHarness(t, data, false)
 	if got := len(h.ui.gal.Visible); got != n {
 		t.Fatalf("the grid shows %d images, want %d", got, n)
 	}
@@ -147,8 +146,8 @@ func TestLargeGalleryFillsWithoutPointer(t *testing.T) {
 	// One wheel notch (Fyne's desktop driver reports 25 px on Linux) moves a row or more.
 	off := u.gal.Grid.GetScrollOffset()
 	pos := fyne.CurrentApp().Driver().AbsolutePositionForObject(u.gal.Grid).Add(fyne.NewPos(50, 50))
-	test.Scroll(h.win.Canvas(), pos, 0, -galleryui.WheelNotch())
-	if moved := u.gal.Grid.GetScrollOffset() - off; moved < galleryui.CellSide {
+	test.Scroll(h.win.Canvas(), pos, 0, -WheelNotch())
+	if moved := u.gal.Grid.GetScrollOffset() - off; moved < CellSide {
 		t.Errorf("a wheel notch moved the gallery %v px, less than a row", moved)
 	}
 }

@@ -1,4 +1,4 @@
-package app
+package galleryui
 
 import (
 	"fmt"
@@ -12,7 +12,6 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
-	"kleinbild/app/galleryui"
 	"kleinbild/engine/imageio"
 	"kleinbild/engine/schema"
 )
@@ -35,7 +34,7 @@ func sortHarness(t *testing.T, data string) (*harness, time.Time) {
 		m.Seed = uint64(i + 1)
 		writeTestPNG(t, dir, fmt.Sprintf("img-%02d.png", i), m.Width, m.Height, &m)
 	}
-	h := newHarness(t, data, "", newFakeGen().open)
+	h := newHarness(t, data, false)
 	h.ui.gal.Now = func() time.Time { return t1.Add(time.Hour) }
 	return h, t1
 }
@@ -156,7 +155,7 @@ func TestGalleryFilterMenu(t *testing.T) {
 		t.Errorf("nothing matches: %d shown, hint %q", len(g.Visible), g.NoMatch.Text)
 	}
 	menuItem(t, g.FilterMenu(), "Clear filters").Action()
-	if len(g.Visible) != 4 || g.FilterBtn.Tip != galleryui.FilterTip || g.FilterBtn.Importance != widget.LowImportance || g.Count.Text != "4 images" {
+	if len(g.Visible) != 4 || g.FilterBtn.Tip != FilterTip || g.FilterBtn.Importance != widget.LowImportance || g.Count.Text != "4 images" {
 		t.Errorf("cleared: %d shown, button %q, count %q", len(g.Visible), g.FilterBtn.Tip, g.Count.Text)
 	}
 }

@@ -1,8 +1,7 @@
-package app
+package galleryui
 
 import (
 	"image/color"
-	"kleinbild/app/galleryui"
 	"math"
 	"testing"
 
@@ -66,7 +65,7 @@ func TestStarHasBackdropInLightTheme(t *testing.T) {
 	if disc == nil {
 		t.Fatal("the star has no backdrop")
 	}
-	bd := color.NRGBAModel.Convert(galleryui.BackdropColor()).(color.NRGBA)
+	bd := color.NRGBAModel.Convert(BackdropColor()).(color.NRGBA)
 	fg := theme.Color(theme.ColorNameForeground)
 	for _, base := range []color.Color{color.Black, color.White} {
 		l1, l2 := luminance(fg), luminance(over(bd, base))

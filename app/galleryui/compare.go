@@ -27,7 +27,7 @@ func (g *View) updateCompareButton(n int) {
 
 // compareChecked opens the A/B window on the two checked images (A the first in the grid).
 func (g *View) compareChecked() {
-	if es := g.CheckedEntries(); len(es) == 2 {
+	if es := g.checkedEntries(); len(es) == 2 {
 		g.OpenCompare(es[0], es[1])
 	}
 }

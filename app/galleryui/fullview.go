@@ -23,9 +23,9 @@ type ZoomBar struct {
 	hint    *widget.Label
 	Level   *widget.Button
 	Out, In *widgets.TipButton
-	Extra   *widgets.TipButton // full-size view, or close in the full-size window
+	extra   *widgets.TipButton // full-size view, or close in the full-size window
 	// controls holds the zoom buttons; box is the whole bar.
-	controls, Box *fyne.Container
+	controls, box *fyne.Container
 	// preview reports that the image is a run's low-resolution preview (nil: never); its
 	// zoom in percent would be of the preview's pixels (it read "Fit (1320 %)").
 	preview func() bool
@@ -41,7 +41,7 @@ func newZoomBar(tips *widgets.TipLayer, z *widgets.ZoomImage, extraIcon fyne.Res
 	b.hint.Importance = widget.LowImportance
 	b.Out = widgets.NewTipButton(tips, theme.ZoomOutIcon(), "Zoom out (−)", z.ZoomOut)
 	b.In = widgets.NewTipButton(tips, theme.ZoomInIcon(), "Zoom in (+)", z.ZoomIn)
-	b.Extra = widgets.NewTipButton(tips, extraIcon, extraTip, extra)
+	b.extra = widgets.NewTipButton(tips, extraIcon, extraTip, extra)
 	b.Level = widget.NewButton("Fit", func() { z.ToggleActual(z.Pivot()) })
 	b.Level.Importance = widget.LowImportance
 	z.OnChanged = b.refresh
@@ -50,8 +50,8 @@ func newZoomBar(tips *widgets.TipLayer, z *widgets.ZoomImage, extraIcon fyne.Res
 	probe := widget.NewButton("Fit (1000%)", nil)
 	levelWidth := canvas.NewRectangle(color.Transparent)
 	levelWidth.SetMinSize(fyne.NewSize(probe.MinSize().Width, 0))
-	b.controls = container.NewHBox(b.Out, container.NewStack(levelWidth, b.Level), b.In, b.Extra)
-	b.Box = container.NewBorder(nil, nil, nil, b.controls, b.hint)
+	b.controls = container.NewHBox(b.Out, container.NewStack(levelWidth, b.Level), b.In, b.extra)
+	b.box = container.NewBorder(nil, nil, nil, b.controls, b.hint)
 	b.refresh()
 	return b
 }
@@ -71,9 +71,9 @@ func (b *ZoomBar) refresh() {
 	}
 }
 
-// FullView is the full-size window: the shown image filling the screen, with the same
+// fullView is the full-size window: the shown image filling the screen, with the same
 // zoom and keys as the viewer; Esc closes it.
-type FullView struct {
+type fullView struct {
 	Win  fyne.Window
 	Zoom *ZoomBar
 }
@@ -94,13 +94,13 @@ func (v *Viewer) OpenFullView() {
 	}
 	w := v.sh.App.NewWindow(title)
 	z := widgets.NewZoomImage()
-	f := &FullView{Win: w}
+	f := &fullView{Win: w}
 	tips := widgets.NewTipLayer(w.Canvas(), v.sh.Post)
 	f.Zoom = newZoomBar(tips, z, theme.CancelIcon(), "Close (Esc)", w.Close)
 	f.Zoom.preview = v.showsPreview
 	f.Zoom.refresh()
 	z.SetImage(v.Image.Image)
-	w.SetContent(tips.Wrap(container.NewBorder(nil, container.NewPadded(f.Zoom.Box), nil, nil, z)))
+	w.SetContent(tips.Wrap(container.NewBorder(nil, container.NewPadded(f.Zoom.box), nil, nil, z)))
 	w.Canvas().SetOnTypedKey(func(ev *fyne.KeyEvent) {
 		if ev.Name == fyne.KeyEscape {
 			w.Close()

@@ -9,7 +9,7 @@ import (
 
 // deleteChecked moves the checked images to the trash and leaves selection mode.
 func (g *View) deleteChecked() {
-	es := g.CheckedEntries()
+	es := g.checkedEntries()
 	g.SetSelecting(false)
 	g.DeleteEntries(es)
 }
@@ -92,24 +92,24 @@ const maxUndos = 50
 
 // showUndo offers to bring back the deletion batch, after the earlier ones.
 func (g *View) showUndo(batch, msg string) {
-	g.Undos = append(g.Undos, undoItem{batch, msg})
-	if len(g.Undos) > maxUndos {
-		g.Undos = g.Undos[len(g.Undos)-maxUndos:]
+	g.undos = append(g.undos, undoItem{batch, msg})
+	if len(g.undos) > maxUndos {
+		g.undos = g.undos[len(g.undos)-maxUndos:]
 	}
 	g.showUndoBar()
 }
 
 // showUndoBar shows the strip for the last deletion that can be undone, or hides it.
 func (g *View) showUndoBar() {
-	if len(g.Undos) == 0 {
+	if len(g.undos) == 0 {
 		g.UndoBar.Hide()
 	} else {
-		last := g.Undos[len(g.Undos)-1]
+		last := g.undos[len(g.undos)-1]
 		msg := last.msg
-		if n := len(g.Undos); n > 1 {
+		if n := len(g.undos); n > 1 {
 			msg += fmt.Sprintf(" (%d deletions can be undone)", n)
 		}
-		g.UndoText.SetText(msg)
+		g.undoText.SetText(msg)
 		g.UndoBar.Show()
 	}
 	g.Root.Refresh() // the strip takes or gives back its room at the bottom
@@ -121,15 +121,15 @@ func (g *View) hideUndo() {
 	g.Root.Refresh()
 }
 
-// Undo restores the last deletion not yet undone (off the UI goroutine) and shows a
+// undo restores the last deletion not yet undone (off the UI goroutine) and shows a
 // restored image; the strip then offers the one before it.
-func (g *View) Undo() {
+func (g *View) undo() {
 	sh := g.sh
-	if len(g.Undos) == 0 || sh.Gallery == nil {
+	if len(g.undos) == 0 || sh.Gallery == nil {
 		return
 	}
-	batch := g.Undos[len(g.Undos)-1].batch
-	g.Undos = g.Undos[:len(g.Undos)-1]
+	batch := g.undos[len(g.undos)-1].batch
+	g.undos = g.undos[:len(g.undos)-1]
 	lib := sh.Gallery
 	g.showUndoBar()
 	sh.BG.Add(1) // Close waits for the index write

@@ -29,7 +29,7 @@ func (g *View) buildHiddenNotice() fyne.CanvasObject {
 	n.Text = widget.NewLabel("")
 	n.Text.Wrapping = fyne.TextWrapWord
 	n.Text.Importance = widget.WarningImportance
-	show := widget.NewButton("Clear", g.ClearFilter)
+	show := widget.NewButton("Clear", g.clearFilter)
 	dismiss := widgets.NewTipButton(g.sh.Tips, theme.CancelIcon(), "Dismiss", func() {
 		n.files = nil
 		g.updateHiddenNotice()
@@ -74,7 +74,7 @@ func (g *View) updateHiddenNotice() {
 	if g.filter.Favourites {
 		parts = append(parts, "the Favourites filter")
 	}
-	if g.FiltersOn() > 0 {
+	if g.filtersOn() > 0 {
 		parts = append(parts, "the model, size or date filter")
 	}
 	by := "the search"
@@ -89,12 +89,12 @@ func (g *View) updateHiddenNotice() {
 	n.Bar.Show()
 }
 
-// ClearFilter empties the search and turns the Favourites, model, size and date filters
+// clearFilter empties the search and turns the Favourites, model, size and date filters
 // off (the notice's Clear).
-func (g *View) ClearFilter() {
+func (g *View) clearFilter() {
 	g.Search.SetText("")     // refreshes through OnChanged, which drops the notice
 	g.Favs.SetChecked(false) // likewise
-	if g.FiltersOn() > 0 {
+	if g.filtersOn() > 0 {
 		g.setFilters("", gallery.Size{}, gallery.AnyTime)
 	}
 }

@@ -7,8 +7,8 @@ import (
 	"fyne.io/fyne/v2/theme"
 )
 
-// WheelNotch is the distance Fyne's desktop driver reports for one notch of a mouse wheel.
-func WheelNotch() float32 {
+// wheelNotch is the distance Fyne's desktop driver reports for one notch of a mouse wheel.
+func wheelNotch() float32 {
 	if runtime.GOOS == "darwin" {
 		return 10
 	}
@@ -17,7 +17,7 @@ func WheelNotch() float32 {
 
 // galleryRowHeight is the height of one row of the gallery grid.
 func galleryRowHeight() float32 {
-	return CellSide + 2*theme.Padding() + theme.Padding() // a padded cell and the gap
+	return galleryCell + 2*theme.Padding() + theme.Padding() // a padded cell and the gap
 }
 
 // wheel scrolls the gallery grid by one row per wheel notch: Fyne's grid scrolls a fixed
@@ -30,7 +30,7 @@ func (g *View) wheel(ev *fyne.ScrollEvent) {
 	if dy == 0 {
 		return
 	}
-	g.Grid.ScrollToOffset(g.Grid.GetScrollOffset() - dy/WheelNotch()*galleryRowHeight())
+	g.Grid.ScrollToOffset(g.Grid.GetScrollOffset() - dy/wheelNotch()*galleryRowHeight())
 }
 
 // selectQuietly selects item i in the grid without scrolling it: the selection follows the
@@ -68,9 +68,9 @@ func (g *View) cellShows(c *CellView, id int) {
 	first := (int(off/g.rowHeight) - 1) * cols
 	last := (int((off+g.Grid.Size().Height)/g.rowHeight) + 2) * cols
 	for other, oid := range g.cellIDs {
-		if other != c && (oid < first || oid >= last) && (other.Thumb.Pending() || g.pending(other.Thumb)) {
-			delete(g.pendingThumbs, other.Thumb) // not asked for yet (thumborder.go)
-			other.Thumb.Forget()
+		if other != c && (oid < first || oid >= last) && (other.thumb.Pending() || g.pending(other.thumb)) {
+			delete(g.pendingThumbs, other.thumb) // not asked for yet (thumborder.go)
+			other.thumb.Forget()
 			g.cellIDs[other] = -1
 		}
 	}

@@ -16,12 +16,12 @@ import (
 // the star (drawn in the foreground colour) stands out on any thumbnail. Without it the
 // dark outline star of the light theme vanished on dark images (issue 22).
 func starBackdrop(star fyne.CanvasObject) fyne.CanvasObject {
-	bg := canvas.NewCircle(BackdropColor())
+	bg := canvas.NewCircle(backdropColor())
 	return container.NewStack(bg, star)
 }
 
-// BackdropColor is the theme's background colour at 80 % opacity.
-func BackdropColor() color.Color {
+// backdropColor is the theme's background colour at 80 % opacity.
+func backdropColor() color.Color {
 	r, g, b, _ := theme.Color(theme.ColorNameBackground).RGBA()
 	return color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: 0xCC}
 }
@@ -48,10 +48,10 @@ func (l *fitRows) MinSize(objs []fyne.CanvasObject) fyne.Size {
 }
 
 // modifiers are the keyboard modifiers held now (the desktop driver knows them; tests set
-// g.Mods).
+// g.mods).
 func (g *View) modifiers() fyne.KeyModifier {
-	if g.Mods != nil {
-		return g.Mods()
+	if g.mods != nil {
+		return g.mods()
 	}
 	if d, ok := fyne.CurrentApp().Driver().(desktop.Driver); ok {
 		return d.CurrentKeyModifiers()
@@ -67,18 +67,18 @@ func (g *View) shiftTap(id int) bool {
 		return false
 	}
 	anchor := g.anchor
-	if e, ok := g.View.ShownEntry(); (anchor == "" || !g.Selecting) && ok {
+	if e, ok := g.View.ShownEntry(); (anchor == "" || !g.selecting) && ok {
 		anchor = e.File
 	}
 	a := g.IndexOf(anchor)
 	if a < 0 {
 		a = id
 	}
-	if !g.Selecting {
+	if !g.selecting {
 		g.SetSelecting(true)
 	}
 	for i := min(a, id); i <= max(a, id); i++ {
-		g.Checked[g.Visible[i].File] = true
+		g.checked[g.Visible[i].File] = true
 	}
 	g.anchor = g.Visible[id].File
 	g.updateSelectBar()
@@ -92,11 +92,11 @@ func (g *View) SelectAll() {
 	if len(g.Visible) == 0 {
 		return
 	}
-	if !g.Selecting {
+	if !g.selecting {
 		g.SetSelecting(true)
 	}
 	for _, e := range g.Visible {
-		g.Checked[e.File] = true
+		g.checked[e.File] = true
 	}
 	g.updateSelectBar()
 	g.Grid.Refresh()
@@ -114,10 +114,10 @@ func (g *View) addSelectAllShortcuts(c fyne.Canvas) {
 // It reports whether it used the key.
 func (g *View) TypedKey(ev *fyne.KeyEvent) bool {
 	switch {
-	case ev.Name == fyne.KeyEscape && g.Selecting:
+	case ev.Name == fyne.KeyEscape && g.selecting:
 		g.SetSelecting(false)
 		return true
-	case ev.Name == fyne.KeyDelete && g.Selecting && len(g.CheckedEntries()) > 0:
+	case ev.Name == fyne.KeyDelete && g.selecting && len(g.checkedEntries()) > 0:
 		g.deleteChecked()
 		return true
 	}

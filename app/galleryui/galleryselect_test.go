@@ -65,7 +65,7 @@ func TestStarHasBackdropInLightTheme(t *testing.T) {
 	if disc == nil {
 		t.Fatal("the star has no backdrop")
 	}
-	bd := color.NRGBAModel.Convert(BackdropColor()).(color.NRGBA)
+	bd := color.NRGBAModel.Convert(backdropColor()).(color.NRGBA)
 	fg := theme.Color(theme.ColorNameForeground)
 	for _, base := range []color.Color{color.Black, color.White} {
 		l1, l2 := luminance(fg), luminance(over(bd, base))
@@ -83,37 +83,37 @@ func TestShiftClickRangeAndSelectAll(t *testing.T) {
 	u := h.ui
 	g := &u.gal
 	shift := fyne.KeyModifier(0)
-	g.Mods = func() fyne.KeyModifier { return shift }
+	g.mods = func() fyne.KeyModifier { return shift }
 	test.Tap(galleryCellFor(t, u, g.Visible[1].File))
-	if g.Selecting || u.view.Shown.File != g.Visible[1].File {
-		t.Fatalf("a plain click: selecting %v, shown %s", g.Selecting, u.view.Shown.File)
+	if g.selecting || u.view.Shown.File != g.Visible[1].File {
+		t.Fatalf("a plain click: selecting %v, shown %s", g.selecting, u.view.Shown.File)
 	}
 	shift = fyne.KeyModifierShift
 	test.Tap(galleryCellFor(t, u, g.Visible[4].File))
-	if !g.Selecting || len(g.CheckedEntries()) != 4 || g.SelLabel.Text != "4 selected" {
-		t.Fatalf("Shift-click from 1 to 4: selecting %v, %d ticked", g.Selecting, len(g.CheckedEntries()))
+	if !g.selecting || len(g.checkedEntries()) != 4 || g.selLabel.Text != "4 selected" {
+		t.Fatalf("Shift-click from 1 to 4: selecting %v, %d ticked", g.selecting, len(g.checkedEntries()))
 	}
-	for _, e := range g.CheckedEntries() {
+	for _, e := range g.checkedEntries() {
 		if i := g.IndexOf(e.File); i < 1 || i > 4 {
 			t.Errorf("image %d ticked", i)
 		}
 	}
 	// From the last ticked (4) back to 2: still ticked, nothing else changes.
 	test.Tap(galleryCellFor(t, u, g.Visible[2].File))
-	if n := len(g.CheckedEntries()); n != 4 {
+	if n := len(g.checkedEntries()); n != 4 {
 		t.Errorf("Shift-click inside the range: %d ticked", n)
 	}
 	shift = 0
 	g.SetSelecting(false)
 	sc := h.win.Canvas().(fyne.Shortcutable)
 	sc.TypedShortcut(&fyne.ShortcutSelectAll{})
-	if !g.Selecting || len(g.CheckedEntries()) != 6 || g.DeleteSel.Text != "Delete 6" {
-		t.Errorf("Ctrl+A: selecting %v, %d ticked, %q", g.Selecting, len(g.CheckedEntries()), g.DeleteSel.Text)
+	if !g.selecting || len(g.checkedEntries()) != 6 || g.DeleteSel.Text != "Delete 6" {
+		t.Errorf("Ctrl+A: selecting %v, %d ticked, %q", g.selecting, len(g.checkedEntries()), g.DeleteSel.Text)
 	}
 	g.SetSelecting(false)
 	g.SetSelecting(true)
 	test.Tap(findButton(g.SelectBar, "Select all"))
-	if n := len(g.CheckedEntries()); n != 6 {
+	if n := len(g.checkedEntries()); n != 6 {
 		t.Errorf("Select all ticked %d", n)
 	}
 }

@@ -25,13 +25,13 @@ var periodLabels = []string{gallery.AnyTime: "Any date", gallery.Today: "Today",
 // Select and the Filter menu beside the count). The order is remembered in the settings.
 type galleryFilters struct {
 	SortSel *widget.Select
-	// FilterBtn opens the Filter menu; it stands out while a filter is in use and its tip
+	// filterBtn opens the Filter menu; it stands out while a filter is in use and its tip
 	// names them.
-	FilterBtn *widgets.TipButton
+	filterBtn *widgets.TipButton
 	// period is the date filter; filter.Since is set from it at each refresh.
 	period gallery.Period
-	// Now is the clock of the date filter (nil: time.Now; tests replace it).
-	Now func() time.Time
+	// now is the clock of the date filter (nil: time.Now; tests replace it).
+	now func() time.Time
 }
 
 // buildHeaderRow makes the gallery's top row: the sort Select (set to the remembered order;
@@ -44,12 +44,12 @@ func (g *View) buildHeaderRow(open fyne.CanvasObject) fyne.CanvasObject {
 	g.SortSel.PlaceHolder = " " // the Select's minimum width is its placeholder's
 	g.SortSel.SetSelectedIndex(int(g.filter.Order))
 	g.SortSel.OnChanged = func(string) { g.SetOrder(gallery.Order(g.SortSel.SelectedIndex())) }
-	g.FilterBtn = widgets.NewTipButton(g.sh.Tips, filterIcon, FilterTip, g.showFilterMenu)
-	return container.NewBorder(nil, nil, nil, container.NewHBox(g.FilterBtn, open), g.SortSel)
+	g.filterBtn = widgets.NewTipButton(g.sh.Tips, filterIcon, filterTip, g.showFilterMenu)
+	return container.NewBorder(nil, nil, nil, container.NewHBox(g.filterBtn, open), g.SortSel)
 }
 
-// FilterTip is the Filter button's tip while no filter is in use.
-const FilterTip = "Filter by model, size and date"
+// filterTip is the Filter button's tip while no filter is in use.
+const filterTip = "Filter by model, size and date"
 
 // SetOrder sorts the grid by o and remembers it.
 func (g *View) SetOrder(o gallery.Order) {
@@ -68,15 +68,15 @@ func (g *View) SetOrder(o gallery.Order) {
 // find is the gallery's images that pass the filter, in its order; it reads no files.
 func (g *View) find() []gallery.Entry {
 	now := time.Now
-	if g.Now != nil {
-		now = g.Now
+	if g.now != nil {
+		now = g.now
 	}
 	g.filter.Since = g.period.Since(now())
 	return g.sh.Gallery.Find(g.filter)
 }
 
-// FiltersOn counts the model, size and date filters in use.
-func (g *View) FiltersOn() int {
+// filtersOn counts the model, size and date filters in use.
+func (g *View) filtersOn() int {
 	n := 0
 	for _, on := range []bool{g.filter.Model != "", g.filter.Size != (gallery.Size{}), g.period != gallery.AnyTime} {
 		if on {
@@ -99,13 +99,13 @@ func (g *View) updateFilterButton() {
 	if g.period != gallery.AnyTime {
 		on = append(on, strings.ToLower(periodLabels[g.period]))
 	}
-	g.FilterBtn.Tip = FilterTip
-	g.FilterBtn.Importance = widget.LowImportance
+	g.filterBtn.Tip = filterTip
+	g.filterBtn.Importance = widget.LowImportance
 	if len(on) > 0 {
-		g.FilterBtn.Tip = "Filtered: " + strings.Join(on, ", ")
-		g.FilterBtn.Importance = widget.HighImportance
+		g.filterBtn.Tip = "Filtered: " + strings.Join(on, ", ")
+		g.filterBtn.Importance = widget.HighImportance
 	}
-	g.FilterBtn.Refresh()
+	g.filterBtn.Refresh()
 }
 
 // setFilters applies a model, size and date filter.
@@ -122,14 +122,14 @@ func (g *View) showFilterMenu() {
 		g.Menu.Hide()
 	}
 	c := g.sh.Win.Canvas()
-	g.Menu = widget.NewPopUpMenu(g.FilterMenu(), c)
-	pos := fyne.CurrentApp().Driver().AbsolutePositionForObject(g.FilterBtn)
-	g.Menu.ShowAtPosition(pos.Add(fyne.NewPos(0, g.FilterBtn.Size().Height)))
+	g.Menu = widget.NewPopUpMenu(g.filterMenu(), c)
+	pos := fyne.CurrentApp().Driver().AbsolutePositionForObject(g.filterBtn)
+	g.Menu.ShowAtPosition(pos.Add(fyne.NewPos(0, g.filterBtn.Size().Height)))
 }
 
-// FilterMenu is the Filter menu: the models and sizes the gallery's index holds, the date
+// filterMenu is the Filter menu: the models and sizes the gallery's index holds, the date
 // ranges, each with a check at the one in use, and Clear filters.
-func (g *View) FilterMenu() *fyne.Menu {
+func (g *View) filterMenu() *fyne.Menu {
 	var facets gallery.Facets
 	if g.sh.Gallery != nil {
 		facets = g.sh.Gallery.Facets()
@@ -165,7 +165,7 @@ func (g *View) FilterMenu() *fyne.Menu {
 		return it
 	}
 	clearAll := fyne.NewMenuItem("Clear filters", func() { g.setFilters("", gallery.Size{}, gallery.AnyTime) })
-	clearAll.Disabled = g.FiltersOn() == 0
+	clearAll.Disabled = g.filtersOn() == 0
 	return fyne.NewMenu("", sub("Model", models), sub("Size", sizes), sub("Date", dates), fyne.NewMenuItemSeparator(), clearAll)
 }
 

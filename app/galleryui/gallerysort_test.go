@@ -35,7 +35,7 @@ func sortHarness(t *testing.T, data string) (*harness, time.Time) {
 		writeTestPNG(t, dir, fmt.Sprintf("img-%02d.png", i), m.Width, m.Height, &m)
 	}
 	h := newHarness(t, data, false)
-	h.ui.gal.Now = func() time.Time { return t1.Add(time.Hour) }
+	h.ui.gal.now = func() time.Time { return t1.Add(time.Hour) }
 	return h, t1
 }
 
@@ -104,11 +104,11 @@ func TestGallerySortOrder(t *testing.T) {
 func TestGalleryFilterMenu(t *testing.T) {
 	h, _ := sortHarness(t, t.TempDir())
 	g := &h.ui.gal
-	test.Tap(g.FilterBtn)
+	test.Tap(g.filterBtn)
 	if g.Menu == nil || !g.Menu.Visible() {
 		t.Fatal("the Filter menu did not open")
 	}
-	m := g.FilterMenu()
+	m := g.filterMenu()
 	for _, l := range []string{"All models", "klein-4b", "klein-9b", "All sizes", "48×32", "32×24", "Any date", "Today", "Last 7 days", "Last 30 days"} {
 		menuItem(t, m, l)
 	}
@@ -116,26 +116,26 @@ func TestGalleryFilterMenu(t *testing.T) {
 		t.Error("no filter is shown as in use")
 	}
 	menuItem(t, m, "klein-4b").Action()
-	if got := visiblePrompts(h.ui); !slices.Equal(got, []string{"Banana", "mango", "zebra"}) || g.FilterBtn.Tip != "Filtered: klein-4b" || g.Count.Text != "3 of 4" {
-		t.Errorf("model filter: %q, button %q, count %q", got, g.FilterBtn.Tip, g.Count.Text)
+	if got := visiblePrompts(h.ui); !slices.Equal(got, []string{"Banana", "mango", "zebra"}) || g.filterBtn.Tip != "Filtered: klein-4b" || g.Count.Text != "3 of 4" {
+		t.Errorf("model filter: %q, button %q, count %q", got, g.filterBtn.Tip, g.Count.Text)
 	}
-	if g.FilterBtn.Importance != widget.HighImportance {
+	if g.filterBtn.Importance != widget.HighImportance {
 		t.Error("the Filter button does not stand out while a filter is in use")
 	}
-	menuItem(t, g.FilterMenu(), "48×32").Action()
-	if got := visiblePrompts(h.ui); !slices.Equal(got, []string{"mango"}) || g.FilterBtn.Tip != "Filtered: klein-4b, 48×32" {
-		t.Errorf("model and size: %q, button %q", got, g.FilterBtn.Tip)
+	menuItem(t, g.filterMenu(), "48×32").Action()
+	if got := visiblePrompts(h.ui); !slices.Equal(got, []string{"mango"}) || g.filterBtn.Tip != "Filtered: klein-4b, 48×32" {
+		t.Errorf("model and size: %q, button %q", got, g.filterBtn.Tip)
 	}
-	m = g.FilterMenu()
+	m = g.filterMenu()
 	if !menuItem(t, m, "klein-4b").Checked || menuItem(t, m, "klein-9b").Checked || !menuItem(t, m, "48×32").Checked {
 		t.Error("the menu does not check the filters in use")
 	}
 	menuItem(t, m, "All sizes").Action()
-	menuItem(t, g.FilterMenu(), "Today").Action()
+	menuItem(t, g.filterMenu(), "Today").Action()
 	if got := visiblePrompts(h.ui); !slices.Equal(got, []string{"Banana"}) {
 		t.Errorf("model and today: %q", got)
 	}
-	menuItem(t, g.FilterMenu(), "All models").Action()
+	menuItem(t, g.filterMenu(), "All models").Action()
 	for _, c := range []struct {
 		label string
 		want  []string
@@ -144,19 +144,19 @@ func TestGalleryFilterMenu(t *testing.T) {
 		{"Last 30 days", []string{"Banana", "mango", "apple"}},
 		{"Any date", []string{"Banana", "mango", "apple", "zebra"}},
 	} {
-		menuItem(t, g.FilterMenu(), c.label).Action()
+		menuItem(t, g.filterMenu(), c.label).Action()
 		if got := visiblePrompts(h.ui); !slices.Equal(got, c.want) {
 			t.Errorf("%s: %q", c.label, got)
 		}
 	}
-	menuItem(t, g.FilterMenu(), "klein-9b").Action()
-	menuItem(t, g.FilterMenu(), "Last 7 days").Action()
-	if len(g.Visible) != 0 || !g.NoMatch.Visible() || g.NoMatch.Text != "No image matches." {
-		t.Errorf("nothing matches: %d shown, hint %q", len(g.Visible), g.NoMatch.Text)
+	menuItem(t, g.filterMenu(), "klein-9b").Action()
+	menuItem(t, g.filterMenu(), "Last 7 days").Action()
+	if len(g.Visible) != 0 || !g.noMatch.Visible() || g.noMatch.Text != "No image matches." {
+		t.Errorf("nothing matches: %d shown, hint %q", len(g.Visible), g.noMatch.Text)
 	}
-	menuItem(t, g.FilterMenu(), "Clear filters").Action()
-	if len(g.Visible) != 4 || g.FilterBtn.Tip != FilterTip || g.FilterBtn.Importance != widget.LowImportance || g.Count.Text != "4 images" {
-		t.Errorf("cleared: %d shown, button %q, count %q", len(g.Visible), g.FilterBtn.Tip, g.Count.Text)
+	menuItem(t, g.filterMenu(), "Clear filters").Action()
+	if len(g.Visible) != 4 || g.filterBtn.Tip != filterTip || g.filterBtn.Importance != widget.LowImportance || g.Count.Text != "4 images" {
+		t.Errorf("cleared: %d shown, button %q, count %q", len(g.Visible), g.filterBtn.Tip, g.Count.Text)
 	}
 }
 
@@ -165,13 +165,13 @@ func TestGalleryFilterMenu(t *testing.T) {
 func TestGalleryFilterHidesNewImage(t *testing.T) {
 	h, _ := sortHarness(t, t.TempDir())
 	g := &h.ui.gal
-	menuItem(t, g.FilterMenu(), "klein-9b").Action()
+	menuItem(t, g.filterMenu(), "klein-9b").Action()
 	g.NoteNew("img-03.png")
 	if !g.Hidden.Bar.Visible() || g.Hidden.Text.Text != "The new image is hidden by the model, size or date filter." {
 		t.Fatalf("notice %v %q", g.Hidden.Bar.Visible(), g.Hidden.Text.Text)
 	}
-	g.ClearFilter()
-	if len(g.Visible) != 4 || g.Hidden.Bar.Visible() || g.FiltersOn() != 0 {
+	g.clearFilter()
+	if len(g.Visible) != 4 || g.Hidden.Bar.Visible() || g.filtersOn() != 0 {
 		t.Errorf("after Clear: %d shown, notice %v", len(g.Visible), g.Hidden.Bar.Visible())
 	}
 }
@@ -181,13 +181,13 @@ func TestGalleryFilterHidesNewImage(t *testing.T) {
 func TestGalleryHeaderKeepsItsWidth(t *testing.T) {
 	h, _ := sortHarness(t, t.TempDir())
 	g := &h.ui.gal
-	row := g.Header.Objects[0]
+	row := g.header.Objects[0]
 	row.Hide()
 	without := g.Root.MinSize().Width
 	row.Show()
 	check := func(when string) {
 		t.Helper()
-		if got, w := row.MinSize().Width, g.NormalBar.MinSize().Width; got > w {
+		if got, w := row.MinSize().Width, g.normalBar.MinSize().Width; got > w {
 			t.Errorf("%s: the top row needs %.0f px, the search row %.0f", when, got, w)
 		}
 		if got := g.Root.MinSize().Width; got != without {
@@ -196,8 +196,8 @@ func TestGalleryHeaderKeepsItsWidth(t *testing.T) {
 	}
 	check("at the start")
 	g.SortSel.SetSelected("Prompt A–Z")
-	menuItem(t, g.FilterMenu(), "klein-4b").Action()
-	menuItem(t, g.FilterMenu(), "48×32").Action()
-	menuItem(t, g.FilterMenu(), "Last 30 days").Action()
+	menuItem(t, g.filterMenu(), "klein-4b").Action()
+	menuItem(t, g.filterMenu(), "48×32").Action()
+	menuItem(t, g.filterMenu(), "Last 30 days").Action()
 	check("sorted and filtered")
 }

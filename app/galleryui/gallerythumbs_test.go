@@ -48,7 +48,7 @@ func shownCells(u *testUI) []*CellView {
 
 func allFilled(cells []*CellView) bool {
 	for _, c := range cells {
-		if c.Thumb.Img.Image == nil && !c.Thumb.Broken.Visible() {
+		if c.thumb.Img.Image == nil && !c.thumb.Broken.Visible() {
 			return false
 		}
 	}
@@ -146,8 +146,8 @@ func TestLargeGalleryFillsWithoutPointer(t *testing.T) {
 	// One wheel notch (Fyne's desktop driver reports 25 px on Linux) moves a row or more.
 	off := u.gal.Grid.GetScrollOffset()
 	pos := fyne.CurrentApp().Driver().AbsolutePositionForObject(u.gal.Grid).Add(fyne.NewPos(50, 50))
-	test.Scroll(h.win.Canvas(), pos, 0, -WheelNotch())
-	if moved := u.gal.Grid.GetScrollOffset() - off; moved < CellSide {
+	test.Scroll(h.win.Canvas(), pos, 0, -wheelNotch())
+	if moved := u.gal.Grid.GetScrollOffset() - off; moved < galleryCell {
 		t.Errorf("a wheel notch moved the gallery %v px, less than a row", moved)
 	}
 }

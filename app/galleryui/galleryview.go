@@ -23,8 +23,8 @@ import (
 	"kleinbild/app/shell"
 )
 
-// CellSide is the side of a gallery thumbnail cell.
-const CellSide = 112
+// galleryCell is the side of a gallery thumbnail cell.
+const galleryCell = 112
 
 // View is the grid of saved images with its search, favourites filter, sort order
 // and filters (gallerysort.go), selection mode and the Undo strip of the last deletion. The
@@ -36,7 +36,7 @@ type View struct {
 	Grid    *widget.GridWrap
 	Count   *widget.Label
 	Empty   fyne.CanvasObject // shown while the gallery has no image
-	NoMatch *widget.Label     // shown while the filter hides every image
+	noMatch *widget.Label     // shown while the filter hides every image
 	Search  *widgets.ShortcutEntry
 	Favs    *widget.Check
 	syncing bool // set while code changes the grid's selection
@@ -46,7 +46,7 @@ type View struct {
 	galleryFilters
 
 	// Root is the whole view; Header holds its two top rows.
-	Root, Header *fyne.Container
+	Root, header *fyne.Container
 	// topRow (sort, filter, folder) and trashBar give their height to the grid while
 	// selecting (selectroom.go).
 	topRow, TrashBar fyne.CanvasObject
@@ -55,11 +55,11 @@ type View struct {
 
 	// Selection mode: taps check cells, "Delete N" deletes the checked ones. normalBar
 	// (search; the count, favourites and Select) and selectBar take turns below the top row.
-	Selecting  bool
-	Checked    map[string]bool
-	NormalBar  *fyne.Container
+	selecting  bool
+	checked    map[string]bool
+	normalBar  *fyne.Container
 	SelectBar  *fyne.Container
-	SelLabel   *widget.Label
+	selLabel   *widget.Label
 	DeleteSel  *widget.Button
 	CompareSel *widget.Button  // A/B compare of two checked images (compare.go)
 	Cmp        *compare.View   // the open A/B window, or nil
@@ -68,9 +68,9 @@ type View struct {
 	// The Undo strip of the last deletion; undos holds every deletion of this session
 	// that can still be undone, the last one last.
 	UndoBar  *fyne.Container
-	UndoText *widget.Label
+	undoText *widget.Label
 	UndoBtn  *widget.Button
-	Undos    []undoItem
+	undos    []undoItem
 
 	// Menu is the open (or last) context menu of a cell.
 	Menu *widget.PopUpMenu
@@ -85,14 +85,14 @@ type View struct {
 	// anchor is the image a Shift-click ticks from; mods reads the held modifiers (nil:
 	// the driver's; see galleryselect.go).
 	anchor string
-	Mods   func() fyne.KeyModifier
+	mods   func() fyne.KeyModifier
 }
 
 // countWidth is the most width the gallery's count asks: enough for "9999 of 9999".
 const countWidth = 96
 
 func (g *View) Build() fyne.CanvasObject {
-	g.Checked = map[string]bool{}
+	g.checked = map[string]bool{}
 	g.pendingDel = map[string]bool{}
 	g.Grid = widget.NewGridWrap(func() int { return len(g.Visible) },
 		func() fyne.CanvasObject {
@@ -117,7 +117,7 @@ func (g *View) Build() fyne.CanvasObject {
 	selectBtn := widget.NewButton("Select", func() { g.SetSelecting(true) })
 	selectBtn.Importance = widget.LowImportance
 
-	g.SelLabel = widget.NewLabel("")
+	g.selLabel = widget.NewLabel("")
 	g.DeleteSel = widget.NewButtonWithIcon("Delete", theme.DeleteIcon(), g.deleteChecked)
 	g.DeleteSel.Importance = widget.DangerImportance
 	done := widget.NewButton("Done", func() { g.SetSelecting(false) })
@@ -127,8 +127,8 @@ func (g *View) Build() fyne.CanvasObject {
 	// The count and Done above, the actions below, wrapping where the gallery is narrow:
 	// the bar is never wider than the normal one, so Select mode never widens the window
 	// or moves the divider (issue 28 item 4).
-	g.SelLabel.Truncation = fyne.TextTruncateEllipsis
-	g.SelectBar = container.NewVBox(container.NewBorder(nil, nil, nil, done, g.SelLabel),
+	g.selLabel.Truncation = fyne.TextTruncateEllipsis
+	g.SelectBar = container.NewVBox(container.NewBorder(nil, nil, nil, done, g.selLabel),
 		container.New(&fitRows{RowsLayout: widgets.RowsLayout{MaxRows: 3}}, all, g.CompareSel, g.DeleteSel))
 	g.SelectBar.Hide()
 
@@ -147,36 +147,36 @@ func (g *View) Build() fyne.CanvasObject {
 	// The count stands whole beside the search (asking at most countWidth of the row), the
 	// favourites and Select below: at 1024×600 the count shared their row and read
 	// "42 imag…" (issue 36 item 20), and a row shared with the sort Select left "Search pr".
-	g.NormalBar = container.NewVBox(container.NewBorder(nil, nil, nil, shell.NewCappedWidth(countWidth, g.Count), g.Search),
+	g.normalBar = container.NewVBox(container.NewBorder(nil, nil, nil, shell.NewCappedWidth(countWidth, g.Count), g.Search),
 		container.NewBorder(nil, nil, nil, selectBtn, g.Favs))
 	g.topRow, g.TrashBar = g.buildHeaderRow(open), g.trashRow()
-	g.Header = container.NewVBox(
+	g.header = container.NewVBox(
 		g.topRow, // the tab above names the gallery
-		container.NewStack(g.NormalBar, g.SelectBar))
-	g.Header.Add(g.buildHiddenNotice())
+		container.NewStack(g.normalBar, g.SelectBar))
+	g.header.Add(g.buildHiddenNotice())
 
 	emptyText := shell.HintAligned("Every image you generate is saved here, with its prompt and settings.", fyne.TextAlignCenter)
 	g.Empty = container.NewCenter(container.NewGridWrap(fyne.NewSize(220, 80), emptyText))
-	g.NoMatch = widget.NewLabel("")
-	g.NoMatch.Alignment = fyne.TextAlignCenter
-	g.NoMatch.Wrapping = fyne.TextWrapWord
-	g.NoMatch.Hide()
+	g.noMatch = widget.NewLabel("")
+	g.noMatch.Alignment = fyne.TextAlignCenter
+	g.noMatch.Wrapping = fyne.TextWrapWord
+	g.noMatch.Hide()
 
-	g.UndoText = widget.NewLabel("")
-	g.UndoText.Truncation = fyne.TextTruncateEllipsis
-	g.UndoBtn = widget.NewButtonWithIcon("Undo", theme.ContentUndoIcon(), g.Undo)
+	g.undoText = widget.NewLabel("")
+	g.undoText.Truncation = fyne.TextTruncateEllipsis
+	g.UndoBtn = widget.NewButtonWithIcon("Undo", theme.ContentUndoIcon(), g.undo)
 	closeUndo := widgets.NewTipButton(g.sh.Tips, theme.CancelIcon(), "Close", g.hideUndo)
-	g.UndoBar = container.NewPadded(container.NewBorder(nil, nil, nil, container.NewHBox(g.UndoBtn, closeUndo), g.UndoText))
+	g.UndoBar = container.NewPadded(container.NewBorder(nil, nil, nil, container.NewHBox(g.UndoBtn, closeUndo), g.undoText))
 	g.UndoBar.Hide()
 
 	// Fyne 2.7 sends Ctrl+Z (Cmd+Z) as fyne.ShortcutUndo; the custom one is for drivers
 	// that do not.
-	g.sh.Win.Canvas().AddShortcut(&fyne.ShortcutUndo{}, func(fyne.Shortcut) { g.Undo() })
+	g.sh.Win.Canvas().AddShortcut(&fyne.ShortcutUndo{}, func(fyne.Shortcut) { g.undo() })
 	g.sh.Win.Canvas().AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyZ, Modifier: fyne.KeyModifierShortcutDefault},
-		func(fyne.Shortcut) { g.Undo() })
+		func(fyne.Shortcut) { g.undo() })
 	g.addSelectAllShortcuts(g.sh.Win.Canvas())
-	body := container.NewStack(g.Grid, widgets.NewWheelLayer(g.wheel), g.Empty, container.NewCenter(container.NewGridWrap(fyne.NewSize(220, 80), g.NoMatch)))
-	g.Root = container.NewBorder(container.NewPadded(g.Header), container.NewVBox(g.UndoBar, g.TrashBar), nil, nil, body)
+	body := container.NewStack(g.Grid, widgets.NewWheelLayer(g.wheel), g.Empty, container.NewCenter(container.NewGridWrap(fyne.NewSize(220, 80), g.noMatch)))
+	g.Root = container.NewBorder(container.NewPadded(g.header), container.NewVBox(g.UndoBar, g.TrashBar), nil, nil, body)
 	return g.Root
 }
 
@@ -185,16 +185,16 @@ func (g *View) updateCell(id widget.GridWrapItemID, obj fyne.CanvasObject) {
 	c := obj.(*CellView)
 	if id < 0 || id >= len(g.Visible) || g.sh.Gallery == nil {
 		c.File = ""
-		c.Thumb.Forget()
-		c.Thumb.SetImage(nil)
+		c.thumb.Forget()
+		c.thumb.SetImage(nil)
 		return
 	}
 	e := g.Visible[id]
 	c.File = e.File
 	c.setFavourite(e.Favourite)
-	c.setCheck(g.Selecting, g.Checked[e.File])
+	c.setCheck(g.selecting, g.checked[e.File])
 	g.cellShows(c, id)
-	g.queueThumb(c.Thumb, id, e.SHA256, g.sh.Gallery.Path(e))
+	g.queueThumb(c.thumb, id, e.SHA256, g.sh.Gallery.Path(e))
 }
 
 // cellSelected shows the tapped image, or checks it in selection mode.
@@ -203,11 +203,11 @@ func (g *View) cellSelected(id widget.GridWrapItemID) {
 		return
 	}
 	e := g.Visible[id]
-	if !g.Selecting {
+	if !g.selecting {
 		g.View.ShowEntry(e, nil)
 		return
 	}
-	g.Checked[e.File] = !g.Checked[e.File]
+	g.checked[e.File] = !g.checked[e.File]
 	g.anchor = e.File
 	g.syncing = true
 	g.Grid.Unselect(id)
@@ -224,7 +224,7 @@ func (g *View) CellTapped(file string) {
 	if id < 0 || g.shiftTap(id) {
 		return
 	}
-	if g.Selecting {
+	if g.selecting {
 		g.cellSelected(id)
 		return
 	}
@@ -261,17 +261,17 @@ func (g *View) Refresh() {
 	}
 	switch {
 	case total == 0 || n > 0:
-		g.NoMatch.Hide()
-	case g.filter.Favourites && strings.TrimSpace(g.filter.Text) == "" && g.FiltersOn() == 0:
-		g.NoMatch.SetText("No favourites yet. Star an image to find it here.")
-		g.NoMatch.Show()
+		g.noMatch.Hide()
+	case g.filter.Favourites && strings.TrimSpace(g.filter.Text) == "" && g.filtersOn() == 0:
+		g.noMatch.SetText("No favourites yet. Star an image to find it here.")
+		g.noMatch.Show()
 	default:
-		g.NoMatch.SetText("No image matches.")
-		g.NoMatch.Show()
+		g.noMatch.SetText("No image matches.")
+		g.noMatch.Show()
 	}
-	for f := range g.Checked {
+	for f := range g.checked {
 		if g.IndexOf(f) < 0 {
-			delete(g.Checked, f)
+			delete(g.checked, f)
 		}
 	}
 	g.updateSelectBar()
@@ -297,7 +297,7 @@ func (g *View) syncSelection() {
 	g.syncing = true
 	defer func() { g.syncing = false }()
 	i := -1
-	if e, ok := g.View.ShownEntry(); ok && !g.Selecting {
+	if e, ok := g.View.ShownEntry(); ok && !g.selecting {
 		i = g.IndexOf(e.File)
 	}
 	if i < 0 {
@@ -309,25 +309,25 @@ func (g *View) syncSelection() {
 
 // SetSelecting enters or leaves selection mode.
 func (g *View) SetSelecting(on bool) {
-	g.Selecting = on
-	clear(g.Checked)
+	g.selecting = on
+	clear(g.checked)
 	if on {
-		g.NormalBar.Hide()
+		g.normalBar.Hide()
 		g.SelectBar.Show()
 	} else {
 		g.SelectBar.Hide()
-		g.NormalBar.Show()
+		g.normalBar.Show()
 	}
 	g.roomForSelecting(on)
-	g.Header.Refresh()
+	g.header.Refresh()
 	g.updateSelectBar()
 	g.Grid.Refresh()
 	g.syncSelection()
 }
 
 func (g *View) updateSelectBar() {
-	n := len(g.CheckedEntries())
-	g.SelLabel.SetText(fmt.Sprintf("%d selected", n))
+	n := len(g.checkedEntries())
+	g.selLabel.SetText(fmt.Sprintf("%d selected", n))
 	g.updateCompareButton(n)
 	if n == 0 {
 		g.DeleteSel.SetText("Delete")
@@ -338,11 +338,11 @@ func (g *View) updateSelectBar() {
 	g.DeleteSel.Enable()
 }
 
-// CheckedEntries are the checked images in grid order.
-func (g *View) CheckedEntries() []gallery.Entry {
+// checkedEntries are the checked images in grid order.
+func (g *View) checkedEntries() []gallery.Entry {
 	var out []gallery.Entry
 	for _, e := range g.Visible {
-		if g.Checked[e.File] {
+		if g.checked[e.File] {
 			out = append(out, e)
 		}
 	}
@@ -402,9 +402,9 @@ func (g *View) SelectEntry(file string, full image.Image) {
 // selection mode, a check box. A right click (secondary tap) opens its context menu.
 type CellView struct {
 	widget.BaseWidget
-	Thumb  *shell.ThumbImage
+	thumb  *shell.ThumbImage
 	Star   *widgets.TipButton
-	Check  *widget.Icon
+	check  *widget.Icon
 	File   string
 	onTap  func(file string)
 	onMenu func(file string, at fyne.Position)
@@ -412,8 +412,8 @@ type CellView struct {
 
 func NewCellView(tips *widgets.TipLayer, onTap, onStar func(file string), onMenu func(file string, at fyne.Position)) *CellView {
 	// The check keeps its room when empty, so the cell's layout never changes.
-	c := &CellView{Thumb: shell.NewThumbImage(fyne.NewSquareSize(CellSide)), Check: widget.NewIcon(nil), onTap: onTap, onMenu: onMenu}
-	c.Star = widgets.NewTipButton(tips, StarOutline, "Mark as favourite", func() {
+	c := &CellView{thumb: shell.NewThumbImage(fyne.NewSquareSize(galleryCell)), check: widget.NewIcon(nil), onTap: onTap, onMenu: onMenu}
+	c.Star = widgets.NewTipButton(tips, starOutline, "Mark as favourite", func() {
 		if c.File != "" {
 			onStar(c.File)
 		}
@@ -429,8 +429,8 @@ func (c *CellView) CreateRenderer() fyne.WidgetRenderer {
 	// last column (at 1024×600 it cut the second column's ☆, issue 36 item 20).
 	clearBar := canvas.NewRectangle(color.Transparent)
 	clearBar.SetMinSize(fyne.NewSize(theme.ScrollBarSize()-theme.Padding(), 0))
-	top := container.NewHBox(c.Check, layout.NewSpacer(), starBackdrop(c.Star), clearBar)
-	return widget.NewSimpleRenderer(container.NewStack(container.NewPadded(c.Thumb), container.NewBorder(top, nil, nil, nil)))
+	top := container.NewHBox(c.check, layout.NewSpacer(), starBackdrop(c.Star), clearBar)
+	return widget.NewSimpleRenderer(container.NewStack(container.NewPadded(c.thumb), container.NewBorder(top, nil, nil, nil)))
 }
 
 // Tapped implements fyne.Tappable. A cell that takes secondary taps must take primary ones
@@ -474,9 +474,9 @@ func (g *View) CellMenu(e gallery.Entry) *fyne.Menu {
 	}
 	reuse := item("Reuse settings", theme.ContentUndoIcon(), func() { g.RestoreSettings(e.Meta) })
 	reuse.Disabled = !e.HasMeta // nothing to restore (see noSettingsText)
-	fav := item("Favourite", StarOutline, func() { g.ToggleFavourite(e) })
+	fav := item("Favourite", starOutline, func() { g.ToggleFavourite(e) })
 	if e.Favourite {
-		fav = item("Unfavourite", StarFilled, func() { g.ToggleFavourite(e) })
+		fav = item("Unfavourite", starFilled, func() { g.ToggleFavourite(e) })
 	}
 	return fyne.NewMenu("",
 		item("Render larger", theme.ZoomInIcon(), func() { g.RenderLarger(e) }),
@@ -511,10 +511,10 @@ func (g *View) revealEntry(e gallery.Entry) {
 
 func (c *CellView) setFavourite(on bool) {
 	if on {
-		c.Star.SetIcon(StarFilled)
+		c.Star.SetIcon(starFilled)
 		c.Star.Tip = "Remove from favourites"
 	} else {
-		c.Star.SetIcon(StarOutline)
+		c.Star.SetIcon(starOutline)
 		c.Star.Tip = "Mark as favourite"
 	}
 }
@@ -522,19 +522,19 @@ func (c *CellView) setFavourite(on bool) {
 func (c *CellView) setCheck(selecting, checked bool) {
 	switch {
 	case !selecting:
-		c.Check.SetResource(nil)
+		c.check.SetResource(nil)
 	case checked:
-		c.Check.SetResource(theme.CheckButtonCheckedIcon())
+		c.check.SetResource(theme.CheckButtonCheckedIcon())
 	default:
-		c.Check.SetResource(theme.CheckButtonIcon())
+		c.check.SetResource(theme.CheckButtonIcon())
 	}
 }
 
 // The star icons (Material Design "star" and "star_border", Apache 2.0).
 var (
-	StarOutline = theme.NewThemedResource(fyne.NewStaticResource("star-outline.svg", []byte(
+	starOutline = theme.NewThemedResource(fyne.NewStaticResource("star-outline.svg", []byte(
 		`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><path d="M22 9.24l-7.19-.62L12 2 9.19 8.63 2 9.24l5.46 4.73L5.82 21 12 17.27 18.18 21l-1.63-7.03L22 9.24zM12 15.4l-3.76 2.27 1-4.28-3.32-2.88 4.38-.38L12 6.1l1.71 4.04 4.38.38-3.32 2.88 1 4.28L12 15.4z"/></svg>`)))
-	StarFilled = theme.NewColoredResource(fyne.NewStaticResource("star.svg", []byte(
+	starFilled = theme.NewColoredResource(fyne.NewStaticResource("star.svg", []byte(
 		`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><path d="M12 17.27L18.18 21l-1.64-7.03L22 9.24l-7.19-.61L12 2 9.19 8.63 2 9.24l5.46 4.73L5.82 21z"/></svg>`)), theme.ColorNameWarning)
 )
 

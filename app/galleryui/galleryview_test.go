@@ -48,8 +48,8 @@ func TestDeleteToTrashAndUndo(t *testing.T) {
 	if !u.view.ShownOK || u.view.Shown.File != "img-00.png" {
 		t.Errorf("viewer shows %q (ok %v), want the next image", u.view.Shown.File, u.view.ShownOK)
 	}
-	if !strings.Contains(u.gal.UndoText.Text, "img-01.png") {
-		t.Errorf("undo strip says %q", u.gal.UndoText.Text)
+	if !strings.Contains(u.gal.undoText.Text, "img-01.png") {
+		t.Errorf("undo strip says %q", u.gal.undoText.Text)
 	}
 
 	test.Tap(u.gal.UndoBtn)
@@ -70,12 +70,12 @@ func TestDeleteToTrashAndUndo(t *testing.T) {
 		t.Errorf("index on disk lacks the restored entry: %v", err)
 	}
 	cell := galleryCellFor(t, u, "img-01.png")
-	h.waitFor("the restored thumbnail", 5*time.Second, func() bool { return cell.Thumb.Img.Image != nil })
+	h.waitFor("the restored thumbnail", 5*time.Second, func() bool { return cell.thumb.Img.Image != nil })
 	if !u.gal.Grid.Visible() || len(u.gal.Visible) != 3 {
 		t.Error("grid not back to three images")
 	}
 	// Undo has nothing left to do.
-	u.gal.Undo()
+	u.gal.undo()
 	h.settle()
 	if u.Gallery.Len() != 3 || u.ErrorText() != "" {
 		t.Errorf("a second undo: %d images, banner %q", u.Gallery.Len(), u.ErrorText())
@@ -94,10 +94,10 @@ func TestFavouritesPersistAndFilter(t *testing.T) {
 		return e.Favourite
 	})
 	h.settle()
-	if c := galleryCellFor(t, u, "img-01.png"); c.Star.Icon != StarFilled {
+	if c := galleryCellFor(t, u, "img-01.png"); c.Star.Icon != starFilled {
 		t.Error("the cell's star is not filled")
 	}
-	if c := galleryCellFor(t, u, "img-00.png"); c.Star.Icon != StarOutline {
+	if c := galleryCellFor(t, u, "img-00.png"); c.Star.Icon != starOutline {
 		t.Error("an unstarred cell shows a filled star")
 	}
 	u.gal.Favs.SetChecked(true)
@@ -118,8 +118,8 @@ func TestFavouritesPersistAndFilter(t *testing.T) {
 	// Unstarring under the filter takes the image out of it.
 	u.gal.ToggleFavourite(u.gal.Visible[0])
 	h.waitFor("the image to leave the filter", 5*time.Second, func() bool { return len(u.gal.Visible) == 0 })
-	if !u.gal.NoMatch.Visible() || !strings.Contains(u.gal.NoMatch.Text, "favourites") {
-		t.Errorf("empty favourites hint %q (visible %v)", u.gal.NoMatch.Text, u.gal.NoMatch.Visible())
+	if !u.gal.noMatch.Visible() || !strings.Contains(u.gal.noMatch.Text, "favourites") {
+		t.Errorf("empty favourites hint %q (visible %v)", u.gal.noMatch.Text, u.gal.noMatch.Visible())
 	}
 }
 
@@ -141,11 +141,11 @@ func TestSearchFiltersByPrompt(t *testing.T) {
 		t.Errorf("cell 1 showed %q", u.view.Shown.File)
 	}
 	u.gal.Search.SetText("green")
-	if len(u.gal.Visible) != 0 || !u.gal.NoMatch.Visible() || u.gal.Empty.Visible() {
-		t.Errorf("no match: %d shown, hint %v, empty-gallery hint %v", len(u.gal.Visible), u.gal.NoMatch.Visible(), u.gal.Empty.Visible())
+	if len(u.gal.Visible) != 0 || !u.gal.noMatch.Visible() || u.gal.Empty.Visible() {
+		t.Errorf("no match: %d shown, hint %v, empty-gallery hint %v", len(u.gal.Visible), u.gal.noMatch.Visible(), u.gal.Empty.Visible())
 	}
 	u.gal.Search.SetText("")
-	if len(u.gal.Visible) != 4 || u.gal.Count.Text != "4 images" || u.gal.NoMatch.Visible() {
+	if len(u.gal.Visible) != 4 || u.gal.Count.Text != "4 images" || u.gal.noMatch.Visible() {
 		t.Errorf("cleared search: %d shown, count %q", len(u.gal.Visible), u.gal.Count.Text)
 	}
 }
@@ -157,41 +157,41 @@ func TestMultiSelectDeleteAndUndo(t *testing.T) {
 	h := galleryHarness(t, data, "p0", "p1", "p2", "p3", "p4")
 	u := h.ui
 	g := &u.gal
-	test.Tap(findButton(g.NormalBar, "Select"))
-	if !g.Selecting || !g.SelectBar.Visible() || g.NormalBar.Visible() || !g.DeleteSel.Disabled() {
+	test.Tap(findButton(g.normalBar, "Select"))
+	if !g.selecting || !g.SelectBar.Visible() || g.normalBar.Visible() || !g.DeleteSel.Disabled() {
 		t.Fatal("selection mode not entered")
 	}
 	// Escape leaves it.
 	h.win.Canvas().OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeyEscape})
-	if g.Selecting || !g.NormalBar.Visible() {
+	if g.selecting || !g.normalBar.Visible() {
 		t.Fatal("Escape did not leave selection mode")
 	}
-	test.Tap(findButton(g.NormalBar, "Select"))
+	test.Tap(findButton(g.normalBar, "Select"))
 	for _, i := range []int{0, 2, 2, 3} { // cell 2 checked and unchecked again
 		g.Grid.Select(i)
 	}
 	if u.view.ShownOK {
 		t.Error("a tap in selection mode opened the image")
 	}
-	if g.DeleteSel.Text != "Delete 2" || g.DeleteSel.Disabled() || g.SelLabel.Text != "2 selected" {
-		t.Fatalf("selection bar %q %q", g.DeleteSel.Text, g.SelLabel.Text)
+	if g.DeleteSel.Text != "Delete 2" || g.DeleteSel.Disabled() || g.selLabel.Text != "2 selected" {
+		t.Fatalf("selection bar %q %q", g.DeleteSel.Text, g.selLabel.Text)
 	}
-	if galleryCellFor(t, u, "img-04.png").Check.Resource != theme.CheckButtonCheckedIcon() {
+	if galleryCellFor(t, u, "img-04.png").check.Resource != theme.CheckButtonCheckedIcon() {
 		t.Error("checked cell shows no check")
 	}
-	if galleryCellFor(t, u, "img-02.png").Check.Resource != theme.CheckButtonIcon() {
+	if galleryCellFor(t, u, "img-02.png").check.Resource != theme.CheckButtonIcon() {
 		t.Error("unchecked cell shows no empty check box")
 	}
 	test.Tap(g.DeleteSel)
 	h.waitFor("the images to go", 5*time.Second, func() bool { return len(u.gal.Visible) == 3 && g.UndoBar.Visible() })
-	if g.Selecting {
+	if g.selecting {
 		t.Error("still in selection mode after deleting")
 	}
 	if got := visiblePrompts(u); !slices.Equal(got, []string{"p3", "p2", "p0"}) {
 		t.Errorf("grid shows %q", got)
 	}
-	if !strings.Contains(g.UndoText.Text, "2 images") {
-		t.Errorf("undo strip says %q", g.UndoText.Text)
+	if !strings.Contains(g.undoText.Text, "2 images") {
+		t.Errorf("undo strip says %q", g.undoText.Text)
 	}
 	if n, _ := filepath.Glob(filepath.Join(data, "trash", "*.png")); len(n) != 2 {
 		t.Errorf("trash holds %v", n)
@@ -203,10 +203,10 @@ func TestMultiSelectDeleteAndUndo(t *testing.T) {
 		t.Errorf("grid shows %q after undo", got)
 	}
 	// Done leaves the mode too, and nothing stays checked.
-	test.Tap(findButton(g.NormalBar, "Select"))
+	test.Tap(findButton(g.normalBar, "Select"))
 	g.Grid.Select(1)
 	test.Tap(findButton(g.SelectBar, "Done"))
-	if g.Selecting || len(g.CheckedEntries()) != 0 {
+	if g.selecting || len(g.checkedEntries()) != 0 {
 		t.Error("Done did not leave selection mode")
 	}
 }
@@ -322,11 +322,11 @@ func TestClickingACellShowsIt(t *testing.T) {
 	// In selection mode a click ticks and unticks.
 	u.gal.SetSelecting(true)
 	tappable.Tapped(&fyne.PointEvent{})
-	if !u.gal.Checked["img-01.png"] {
+	if !u.gal.checked["img-01.png"] {
 		t.Error("a click in selection mode did not tick the image")
 	}
 	tappable.Tapped(&fyne.PointEvent{})
-	if u.gal.Checked["img-01.png"] {
+	if u.gal.checked["img-01.png"] {
 		t.Error("a second click in selection mode did not untick it")
 	}
 }
@@ -341,7 +341,7 @@ func TestUndoSeveralDeletions(t *testing.T) {
 	for i, f := range []string{"img-00.png", "img-02.png"} {
 		e, _ := u.Gallery.ByFile(f)
 		u.gal.DeleteEntry(e)
-		h.waitFor("the deletion", 5*time.Second, func() bool { return u.Gallery.IndexOf(f) < 0 && len(u.gal.Undos) == i+1 })
+		h.waitFor("the deletion", 5*time.Second, func() bool { return u.Gallery.IndexOf(f) < 0 && len(u.gal.undos) == i+1 })
 	}
 	ctrlZ := func() {
 		t.Helper()
@@ -354,8 +354,8 @@ func TestUndoSeveralDeletions(t *testing.T) {
 	ctrlZ()
 	h.waitFor("the second image back", 5*time.Second, func() bool { return u.Gallery.IndexOf("img-02.png") >= 0 })
 	h.settle()
-	if u.Gallery.IndexOf("img-00.png") >= 0 || !u.gal.UndoBar.Visible() || !strings.Contains(u.gal.UndoText.Text, "img-00.png") {
-		t.Fatalf("after one undo: strip visible %v says %q", u.gal.UndoBar.Visible(), u.gal.UndoText.Text)
+	if u.Gallery.IndexOf("img-00.png") >= 0 || !u.gal.UndoBar.Visible() || !strings.Contains(u.gal.undoText.Text, "img-00.png") {
+		t.Fatalf("after one undo: strip visible %v says %q", u.gal.UndoBar.Visible(), u.gal.undoText.Text)
 	}
 	ctrlZ()
 	h.waitFor("the first image back", 5*time.Second, func() bool { return u.Gallery.IndexOf("img-00.png") >= 0 })

@@ -16,9 +16,9 @@ import (
 // left the trash (restored or deleted for good).
 func (g *View) afterTrashChange() {
 	if lib := g.sh.Gallery; lib != nil {
-		g.Undos = slices.DeleteFunc(g.Undos, func(it undoItem) bool { return !lib.InTrash(it.batch) })
+		g.undos = slices.DeleteFunc(g.undos, func(it undoItem) bool { return !lib.InTrash(it.batch) })
 	}
-	if g.UndoBar.Visible() || len(g.Undos) == 0 {
+	if g.UndoBar.Visible() || len(g.undos) == 0 {
 		g.showUndoBar()
 	}
 	g.Refresh()

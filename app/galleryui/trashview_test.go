@@ -23,7 +23,7 @@ func TestTrashViewRestoresAndEmpties(t *testing.T) {
 	for i, f := range []string{"img-00.png", "img-01.png", "img-02.png"} {
 		e, _ := u.Gallery.ByFile(f)
 		u.gal.DeleteEntry(e)
-		h.waitFor("the deletion", 5*time.Second, func() bool { return u.Gallery.IndexOf(f) < 0 && len(u.gal.Undos) == i+1 })
+		h.waitFor("the deletion", 5*time.Second, func() bool { return u.Gallery.IndexOf(f) < 0 && len(u.gal.undos) == i+1 })
 	}
 	tv := u.gal.ShowTrash()
 	h.settle()
@@ -52,11 +52,11 @@ func TestTrashViewRestoresAndEmpties(t *testing.T) {
 	test.Tap(tv.Parts().RestoreSel)
 	h.waitFor("img-01 back", 5*time.Second, func() bool { return u.Gallery.IndexOf("img-01.png") >= 0 && len(tv.Parts().Items) == 2 })
 	h.settle()
-	if len(u.gal.Undos) != 2 {
-		t.Errorf("%d undo steps left, want 2 (the restored deletion is gone)", len(u.gal.Undos))
+	if len(u.gal.undos) != 2 {
+		t.Errorf("%d undo steps left, want 2 (the restored deletion is gone)", len(u.gal.undos))
 	}
 	// Undo still brings back the last deletion still in the trash.
-	u.gal.Undo()
+	u.gal.undo()
 	h.waitFor("img-02 back by Undo", 5*time.Second, func() bool { return u.Gallery.IndexOf("img-02.png") >= 0 })
 	h.settle()
 	tv.Reload()
@@ -78,8 +78,8 @@ func TestTrashViewRestoresAndEmpties(t *testing.T) {
 	tv.Parts().Confirm.Confirm()
 	h.waitFor("the trash emptied", 5*time.Second, func() bool { return u.Gallery.TrashLen() == 0 && len(tv.Parts().Items) == 0 })
 	h.settle()
-	if len(u.gal.Undos) != 0 || u.gal.UndoBar.Visible() {
-		t.Errorf("after emptying: %d undo steps, strip visible %v", len(u.gal.Undos), u.gal.UndoBar.Visible())
+	if len(u.gal.undos) != 0 || u.gal.UndoBar.Visible() {
+		t.Errorf("after emptying: %d undo steps, strip visible %v", len(u.gal.undos), u.gal.UndoBar.Visible())
 	}
 	des, _ := os.ReadDir(filepath.Join(data, "trash"))
 	for _, de := range des {

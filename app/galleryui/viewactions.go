@@ -39,12 +39,12 @@ func (v *Viewer) buildActions() *fyne.Container {
 	})
 	larger := widgets.NewTipButton(tips, theme.ZoomInIcon(), "Render larger", v.RenderLarger)
 	inpaint := widgets.NewTipButton(tips, theme.ColorPaletteIcon(), "Inpaint…", func() { v.OpenInpaint() }) // inpaint.go
-	v.CopyImageBtn = widgets.NewTipButton(tips, theme.ContentCopyIcon(), "Copy image", v.copyShownImage)
+	v.copyImageBtn = widgets.NewTipButton(tips, theme.ContentCopyIcon(), "Copy image", v.copyShownImage)
 	v.DeleteBtn = widgets.NewTipButton(tips, theme.DeleteIcon(), "Delete", v.Gal.DeleteShown)
 	copyPath := widgets.NewTipButton(tips, theme.ContentPasteIcon(), "Copy path", v.copyShownPath)
 	saveAs := widgets.NewTipButton(tips, theme.DocumentSaveIcon(), "Save as…", v.saveShownAs)
 	folder := widgets.NewTipButton(tips, theme.FolderOpenIcon(), "Show in folder", v.revealShown)
-	v.ActionBtns = []*widgets.TipButton{v.ReuseBtn, v.SeedBtn, asRef, larger, inpaint, v.CopyImageBtn, v.DeleteBtn, copyPath, saveAs, folder}
+	v.ActionBtns = []*widgets.TipButton{v.ReuseBtn, v.SeedBtn, asRef, larger, inpaint, v.copyImageBtn, v.DeleteBtn, copyPath, saveAs, folder}
 	v.MoreBtn = widgets.NewTipButton(tips, theme.MoreHorizontalIcon(), "More actions", v.showActionMenu)
 	objs := make([]fyne.CanvasObject, 0, len(v.ActionBtns)+1)
 	for _, b := range v.ActionBtns {

@@ -58,7 +58,7 @@ type Viewer struct {
 	// ReuseBtn and SeedBtn restore the shown image's settings; disabled for an image
 	// without Kleinbild metadata, which has none.
 	ReuseBtn, SeedBtn *widgets.TipButton
-	CopyImageBtn      *widgets.TipButton
+	copyImageBtn      *widgets.TipButton
 	// Actions is the toolbar of the shown image, beside the zoom buttons (viewactions.go):
 	// ActionBtns in order, then MoreBtn, whose menu (ActionMenu once opened) lists them all.
 	Actions    *fyne.Container
@@ -71,7 +71,7 @@ type Viewer struct {
 	// Zoom is the zoom bar under the image: its hint, zoom level and buttons.
 	Zoom *ZoomBar
 	// Full is the open full-size window, or nil.
-	Full *FullView
+	Full *fullView
 	// CopyPNG puts PNG data on the system clipboard (tests replace it).
 	CopyPNG func(png []byte) error
 }
@@ -162,8 +162,8 @@ func (v *Viewer) Build() fyne.CanvasObject {
 	// The row is at the top of the viewer, so that it stays in one place from image to
 	// image: under the image, it moved with the height of the prompt and details below
 	// (y = 465 to 598 at 1366×768, issue 36 item 18).
-	v.Zoom.Box = container.NewBorder(nil, nil, nil, v.Zoom.controls, container.NewStack(v.Zoom.hint, v.Actions))
-	v.ImageArea = container.NewBorder(v.Zoom.Box, nil, nil, nil,
+	v.Zoom.box = container.NewBorder(nil, nil, nil, v.Zoom.controls, container.NewStack(v.Zoom.hint, v.Actions))
+	v.ImageArea = container.NewBorder(v.Zoom.box, nil, nil, nil,
 		container.NewStack(backdrop, container.NewPadded(v.Image), v.busyBox, v.Progress))
 
 	v.Setup = v.buildSetupGuide()
@@ -456,8 +456,8 @@ func (v *Viewer) copyShownImage() {
 	if !v.ShownOK {
 		return
 	}
-	v.CopyImageBtn.Disable()
-	v.CopyImage(v.Shown, v.CopyImageBtn.Enable)
+	v.copyImageBtn.Disable()
+	v.CopyImage(v.Shown, v.copyImageBtn.Enable)
 }
 
 // CopyImage puts the pixels of gallery image e on the clipboard (read and encoded off the
@@ -547,14 +547,14 @@ func (v *Viewer) browse(delta int) {
 		}
 		return
 	}
-	if e, ok := v.Neighbour(v.Shown, delta); ok {
+	if e, ok := v.neighbour(v.Shown, delta); ok {
 		v.Gal.SelectEntry(e.File, nil)
 	}
 }
 
-// Neighbour is the gallery image delta places from e in the gallery's order, stopping
+// neighbour is the gallery image delta places from e in the gallery's order, stopping
 // at the first and last; ok is false when that is e itself or e is not in the gallery.
-func (v *Viewer) Neighbour(e gallery.Entry, delta int) (gallery.Entry, bool) {
+func (v *Viewer) neighbour(e gallery.Entry, delta int) (gallery.Entry, bool) {
 	vis := v.Gal.VisibleEntries() // the grid's order: search and favourites filters apply
 	i := v.Gal.IndexOf(e.File)
 	n := len(vis)

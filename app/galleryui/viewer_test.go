@@ -33,7 +33,7 @@ func TestNeighbourStopsAtTheEnds(t *testing.T) {
 		{mid, 1, last.File}, {mid, -1, first.File}, {mid, -100, first.File}, {mid, 100, last.File},
 		{first, -1, ""}, {last, 1, ""}, {mid, 0, ""}, {gallery.Entry{File: "gone.png"}, 1, ""},
 	} {
-		got, ok := u.view.Neighbour(c.e, c.delta)
+		got, ok := u.view.neighbour(c.e, c.delta)
 		if ok != (c.want != "") || got.File != c.want {
 			t.Errorf("neighbour(%s, %d) = %q, %v; want %q", c.e.File, c.delta, got.File, ok, c.want)
 		}
@@ -65,7 +65,7 @@ func TestFullSizeView(t *testing.T) {
 		t.Errorf("→ in the full-size view: its image follows %v, fitted %v, title %q",
 			f.Zoom.Image.Image == u.view.Image.Image, f.Zoom.Image.Fitted(), f.Win.Title())
 	}
-	test.Tap(u.view.Zoom.Extra) // brings the open window forward
+	test.Tap(u.view.Zoom.extra) // brings the open window forward
 	if u.view.Full != f {
 		t.Error("a second full-size view was opened")
 	}
@@ -73,11 +73,11 @@ func TestFullSizeView(t *testing.T) {
 	if u.view.Full != nil {
 		t.Error("Esc did not close the full-size view")
 	}
-	test.Tap(u.view.Zoom.Extra)
+	test.Tap(u.view.Zoom.extra)
 	if u.view.Full == nil {
 		t.Fatal("the full-size button did not open the view")
 	}
-	test.Tap(u.view.Full.Zoom.Extra)
+	test.Tap(u.view.Full.Zoom.extra)
 	if u.view.Full != nil {
 		t.Error("the close button did not close the full-size view")
 	}
@@ -119,7 +119,7 @@ func TestCopyImagePutsThePixelsOnTheClipboard(t *testing.T) {
 	if a, b := pixels(img), pixels(want); a.Rect != b.Rect || !bytes.Equal(a.Pix, b.Pix) {
 		t.Errorf("clipboard image %v differs from the file's %v", a.Rect, b.Rect)
 	}
-	if u.view.CopyImageBtn.Disabled() {
+	if u.view.copyImageBtn.Disabled() {
 		t.Error("Copy image stays disabled")
 	}
 
@@ -167,7 +167,7 @@ func TestViewerButtonsAreLabelled(t *testing.T) {
 		}
 	}
 	walk(u.view.Actions)
-	walk(u.view.Zoom.Box)
+	walk(u.view.Zoom.box)
 	if n < 12 {
 		t.Errorf("found %d buttons, want the 8 actions and 4 zoom buttons", n)
 	}

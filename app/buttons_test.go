@@ -76,11 +76,11 @@ func TestEveryButtonIsNamed(t *testing.T) {
 	}
 	u.run.queue.Push(u.run.jobFromForm(f))
 	u.run.queue.SetPaused(true)
-	u.view.openFullView()
-	if u.view.full == nil {
+	u.view.OpenFullView()
+	if u.view.Full == nil {
 		t.Fatal("no full-size view")
 	}
-	for name, w := range map[string]fyne.Window{"main window": h.win, "full-size view": u.view.full.win} {
+	for name, w := range map[string]fyne.Window{"main window": h.win, "full-size view": u.view.Full.Win} {
 		for _, b := range unnamedButtons(w.Canvas().Content()) {
 			t.Errorf("%s: a button with neither text nor a tooltip: %s", name, describe(b))
 		}

@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"kleinbild/app/gallery"
+	"kleinbild/app/galleryui"
 	"kleinbild/app/widgets"
 	"kleinbild/engine"
 	"kleinbild/engine/imageio"
@@ -112,7 +113,7 @@ func TestRestoreSettingsRestoresAdapters(t *testing.T) {
 	if msg := u.ErrorText(); !strings.Contains(msg, "lost.safetensors") || strings.Contains(msg, "original.safetensors") {
 		t.Errorf("notice %q", msg)
 	}
-	if d := describeEntry(gallery.Entry{HasMeta: true, Meta: meta}); !strings.Contains(d, "Adapters: original.safetensors (-0.70), lost.safetensors (1.00)") {
+	if d := galleryui.DescribeEntry(gallery.Entry{HasMeta: true, Meta: meta}); !strings.Contains(d, "Adapters: original.safetensors (-0.70), lost.safetensors (1.00)") {
 		t.Errorf("details %q", d)
 	}
 }

@@ -22,7 +22,7 @@ func TestModelSetup(t *testing.T) {
 	fake := newFakeGen()
 	h := newHarness(t, data, "", fake.open)
 	u := h.ui
-	if !u.view.setup.Visible() || u.view.empty.Visible() {
+	if !u.view.Setup.Visible() || u.view.Empty.Visible() {
 		t.Fatal("without a model the setup guide should show")
 	}
 	if !strings.Contains(u.model.Button.Text, "No model") {
@@ -42,7 +42,7 @@ func TestModelSetup(t *testing.T) {
 	if err == nil || !strings.Contains(u.ErrorText(), "transformer/diffusion_pytorch_model.safetensors") {
 		t.Errorf("incomplete folder: %v, banner %q", err, u.ErrorText())
 	}
-	if !u.view.setup.Visible() {
+	if !u.view.Setup.Visible() {
 		t.Error("setup guide hidden for an unusable model")
 	}
 	md := modelui.SourceReport(u.model.Info, u.model.Err, sysmem.Status{}, false)
@@ -56,7 +56,7 @@ func TestModelSetup(t *testing.T) {
 	if !strings.Contains(u.model.Button.Text, "distilled") || u.ctl.steps.Text != "4" || u.ctl.guidanceBox.Visible() {
 		t.Errorf("model button %q, steps %q, guidance visible %v", u.model.Button.Text, u.ctl.steps.Text, u.ctl.guidanceBox.Visible())
 	}
-	if !u.view.empty.Visible() || u.view.setup.Visible() {
+	if !u.view.Empty.Visible() || u.view.Setup.Visible() {
 		t.Error("setup guide still shown with a usable model")
 	}
 	md = modelui.SourceReport(u.model.Info, nil, sysmem.Status{Bytes: 1000, Known: true}, false)

@@ -72,7 +72,7 @@ func TestRenderLargerQueuesTheImage(t *testing.T) {
 	test.Tap(u.ctl.generate)
 	waitStarted(t, h, fake)
 	u.gal.SelectEntry(src.File, nil)
-	btn := findIconButton(u.view.actions, theme.ZoomInIcon().Name())
+	btn := findIconButton(u.view.Actions, theme.ZoomInIcon().Name())
 	if btn == nil {
 		t.Fatal("the viewer has no 'Render larger' button")
 	}

@@ -2,6 +2,7 @@ package app
 
 import (
 	"kleinbild/app/chooser"
+	"kleinbild/app/galleryui"
 	"kleinbild/app/inputs"
 	"kleinbild/app/jobs"
 	"kleinbild/app/modelui"
@@ -35,16 +36,16 @@ func (u *UI) wire() {
 		EstimateSoon: estimateSoon, ShowAdded: u.ctl.scrollToEnd, RestoreSettings: u.RestoreSettings,
 	})
 	u.adapters = inputs.NewAdapters(sh, inputs.AdaptersDeps{EstimateSoon: estimateSoon, FormChanged: u.ctl.formChanged})
-	u.view = viewer{sh: sh, viewerDeps: viewerDeps{
-		running: running, modelUsable: u.model.Usable, markBatch: u.run.markBatch, batchStep: u.run.batchStep, gal: &u.gal,
-		reuseSettings: u.reuseSettings, reuseSeed: u.ReuseSeed, addReference: u.AddReference,
-		renderLarger: u.RenderLarger, showInpaint: u.showInpaint,
-		showModelDialog: u.ShowModelDialog, downloadPanel: u.model.NewDownloadPanel,
-	}}
-	u.gal = galleryView{sh: sh, galleryDeps: galleryDeps{
-		view: &u.view, running: running, restoreSettings: u.RestoreSettings,
-		renderLarger: u.run.renderLargerEntry, addReference: u.AddReference, listChanged: u.run.syncBatch,
-	}}
+	u.view = galleryui.NewViewer(sh, galleryui.ViewerDeps{
+		Running: running, ModelUsable: u.model.Usable, MarkBatch: u.run.markBatch, BatchStep: u.run.batchStep, Gal: &u.gal,
+		ReuseSettings: u.reuseSettings, ReuseSeed: u.ReuseSeed, AddReference: u.AddReference,
+		RenderLarger: u.RenderLarger, ShowInpaint: u.showInpaint,
+		ShowModelDialog: u.ShowModelDialog, DownloadPanel: u.model.NewDownloadPanel, SaveAs: u.saveAs,
+	})
+	u.gal = galleryui.NewView(sh, galleryui.GalleryDeps{
+		View: &u.view, Running: running, RestoreSettings: u.RestoreSettings,
+		RenderLarger: u.run.renderLargerEntry, AddReference: u.AddReference, ListChanged: u.run.syncBatch,
+	})
 	u.model = modelui.New(sh, u.opts.devices, modelui.Deps{
 		Busy: running, DeviceChanged: estimateSoon,
 		Changed: func(info engine.ModelInfo, usable bool) {
@@ -69,7 +70,7 @@ func (u *UI) wire() {
 		fit: &u.fit, view: &u.view, gal: &u.gal,
 		phaseChanged: func(p jobs.Phase) {
 			u.ctl.showRunPhase(p)
-			u.view.showRunPhase(p)
+			u.view.ShowRunPhase(p)
 			u.model.ShowRunPhase(p == jobs.Idle)
 			u.quitRunPhase(p)
 			if p == jobs.Idle {

@@ -1,7 +1,6 @@
-package app
+package galleryui
 
 import (
-	"kleinbild/app/chooser"
 	"kleinbild/app/imagefile"
 	"kleinbild/app/jobs"
 	"kleinbild/app/modelui"
@@ -29,165 +28,163 @@ import (
 	"kleinbild/resources"
 )
 
-// viewer is the central area: the image being made or looked at, its details and actions,
+// Viewer is the central area: the image being made or looked at, its details and actions,
 // or a guide when there is nothing to show.
-type viewer struct {
+type Viewer struct {
 	sh *shell.Shell
-	viewerDeps
+	ViewerDeps
 
-	// shown is the gallery entry in the viewer, when shownOK.
-	shown   gallery.Entry
-	shownOK bool
-	// followRun is true while the viewer shows the running generation's preview.
-	followRun bool
+	// Shown is the gallery entry in the viewer, when ShownOK.
+	Shown   gallery.Entry
+	ShownOK bool
+	// FollowRun is true while the viewer shows the running generation's preview.
+	FollowRun bool
 
-	// image shows the run's preview or the selected image, zoomable.
-	image        *widgets.ZoomImage
-	imageArea    *fyne.Container
-	progress     *fyne.Container
-	bar          *widget.ProgressBar
-	progressText *widget.Label
-	setup        fyne.CanvasObject
-	// setupDownload is the download section of the setup guide.
-	setupDownload *modelui.DownloadPanel
-	empty         fyne.CanvasObject
-	info          *fyne.Container
-	prompt        *widget.Label
-	details       *widget.Label
-	lineage       *fyne.Container
-	deleteBtn     *widgets.TipButton
-	// reuseBtn and seedBtn restore the shown image's settings; disabled for an image
+	// Image shows the run's preview or the selected image, zoomable.
+	Image        *widgets.ZoomImage
+	ImageArea    *fyne.Container
+	Progress     *fyne.Container
+	Bar          *widget.ProgressBar
+	ProgressText *widget.Label
+	Setup        fyne.CanvasObject
+	// SetupDownload is the download section of the setup guide.
+	SetupDownload *modelui.DownloadPanel
+	Empty         fyne.CanvasObject
+	Info          *fyne.Container
+	Prompt        *widget.Label
+	Details       *widget.Label
+	Lineage       *fyne.Container
+	DeleteBtn     *widgets.TipButton
+	// ReuseBtn and SeedBtn restore the shown image's settings; disabled for an image
 	// without Kleinbild metadata, which has none.
-	reuseBtn, seedBtn *widgets.TipButton
+	ReuseBtn, SeedBtn *widgets.TipButton
 	copyImageBtn      *widgets.TipButton
-	// actions is the toolbar of the shown image, beside the zoom buttons (viewactions.go):
-	// actionBtns in order, then moreBtn, whose menu (actionMenu once opened) lists them all.
-	actions    *fyne.Container
-	actionBtns []*widgets.TipButton
-	moreBtn    *widgets.TipButton
-	actionMenu *widget.PopUpMenu
+	// Actions is the toolbar of the shown image, beside the zoom buttons (viewactions.go):
+	// ActionBtns in order, then MoreBtn, whose menu (ActionMenu once opened) lists them all.
+	Actions    *fyne.Container
+	ActionBtns []*widgets.TipButton
+	MoreBtn    *widgets.TipButton
+	ActionMenu *widget.PopUpMenu
 	busy       *widget.Activity
 	busyBox    *fyne.Container
 
-	// zoom is the zoom bar under the image: its hint, zoom level and buttons.
-	zoom *zoomBar
-	// full is the open full-size window, or nil.
-	full *fullView
-	// copyPNG puts PNG data on the system clipboard (tests replace it).
-	copyPNG func(png []byte) error
-	// saveChooser is the last "Save as…" chooser opened (for tests).
-	saveChooser *chooser.Chooser
+	// Zoom is the zoom bar under the image: its hint, zoom level and buttons.
+	Zoom *ZoomBar
+	// Full is the open full-size window, or nil.
+	Full *fullView
+	// CopyPNG puts PNG data on the system clipboard (tests replace it).
+	CopyPNG func(png []byte) error
 }
 
 // StarChanged takes a changed star of the gallery image e: the shown copy follows.
-func (v *viewer) StarChanged(e gallery.Entry) {
-	if v.shownOK && v.shown.File == e.File {
-		v.shown.Favourite = e.Favourite
+func (v *Viewer) StarChanged(e gallery.Entry) {
+	if v.ShownOK && v.Shown.File == e.File {
+		v.Shown.Favourite = e.Favourite
 	}
 }
 
 // FollowsRun reports whether the viewer shows the running generation's previews.
-func (v *viewer) FollowsRun() bool { return v.followRun }
+func (v *Viewer) FollowsRun() bool { return v.FollowRun }
 
 // SetFollowRun makes the viewer follow the running generation, or stop following it.
-func (v *viewer) SetFollowRun(follow bool) { v.followRun = follow }
+func (v *Viewer) SetFollowRun(follow bool) { v.FollowRun = follow }
 
 // ShownEntry is the gallery image shown, if any.
-func (v *viewer) ShownEntry() (gallery.Entry, bool) { return v.shown, v.shownOK }
+func (v *Viewer) ShownEntry() (gallery.Entry, bool) { return v.Shown, v.ShownOK }
 
 // BatchMark is the file the run's grid outlines: the gallery image shown, or "" while
 // none is or the viewer follows a run.
-func (v *viewer) BatchMark() string {
-	if v.shownOK && !v.followRun {
-		return v.shown.File
+func (v *Viewer) BatchMark() string {
+	if v.ShownOK && !v.FollowRun {
+		return v.Shown.File
 	}
 	return ""
 }
 
 // ShowProgress shows the run's progress: frac of the whole and a line of text.
-func (v *viewer) ShowProgress(frac float64, text string) {
-	v.bar.SetValue(frac)
-	v.progressText.SetText(text)
+func (v *Viewer) ShowProgress(frac float64, text string) {
+	v.Bar.SetValue(frac)
+	v.ProgressText.SetText(text)
 }
 
-// showRunPhase shows or hides the progress display as a run starts and ends (it stays
+// ShowRunPhase shows or hides the progress display as a run starts and ends (it stays
 // while cancelling).
-func (v *viewer) showRunPhase(p jobs.Phase) {
+func (v *Viewer) ShowRunPhase(p jobs.Phase) {
 	switch p {
 	case jobs.Idle:
-		v.progress.Hide()
+		v.Progress.Hide()
 	case jobs.Running:
-		v.progress.Show()
+		v.Progress.Show()
 	}
 }
 
 // SetImage shows img (nil for none) in the viewer and the full-size window.
-func (v *viewer) SetImage(img image.Image) {
-	v.image.SetImage(img)
-	if v.full != nil {
-		v.full.zoom.image.SetImage(img)
+func (v *Viewer) SetImage(img image.Image) {
+	v.Image.SetImage(img)
+	if v.Full != nil {
+		v.Full.Zoom.Image.SetImage(img)
 	}
 }
 
 // fitImage shows the whole image again, in the viewer and the full-size window.
-func (v *viewer) fitImage() {
-	v.image.Fit()
-	if v.full != nil {
-		v.full.zoom.image.Fit()
+func (v *Viewer) fitImage() {
+	v.Image.Fit()
+	if v.Full != nil {
+		v.Full.Zoom.Image.Fit()
 	}
 }
 
-func (v *viewer) build() fyne.CanvasObject {
-	v.copyPNG = (&imageclip.Clipboard{}).WritePNG
-	v.image = widgets.NewZoomImage()
+func (v *Viewer) Build() fyne.CanvasObject {
+	v.CopyPNG = (&imageclip.Clipboard{}).WritePNG
+	v.Image = widgets.NewZoomImage()
 
-	v.bar = widget.NewProgressBar()
-	v.bar.TextFormatter = func() string { return "" }
-	v.progressText = widget.NewLabel("")
-	v.progressText.Truncation = fyne.TextTruncateEllipsis
+	v.Bar = widget.NewProgressBar()
+	v.Bar.TextFormatter = func() string { return "" }
+	v.ProgressText = widget.NewLabel("")
+	v.ProgressText.Truncation = fyne.TextTruncateEllipsis
 	cardBg := canvas.NewRectangle(theme.Color(theme.ColorNameOverlayBackground))
 	cardBg.CornerRadius = theme.InputRadiusSize() * 2
 	cardBg.StrokeColor = theme.Color(theme.ColorNameSeparator)
 	cardBg.StrokeWidth = 1
-	card := container.NewStack(cardBg, container.NewPadded(container.NewVBox(v.progressText, v.bar)))
-	v.progress = container.NewVBox(layout.NewSpacer(), container.NewPadded(card))
-	v.progress.Hide()
+	card := container.NewStack(cardBg, container.NewPadded(container.NewVBox(v.ProgressText, v.Bar)))
+	v.Progress = container.NewVBox(layout.NewSpacer(), container.NewPadded(card))
+	v.Progress.Hide()
 
 	backdrop := canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
 	backdrop.CornerRadius = theme.InputRadiusSize() * 2
 	v.busy = widget.NewActivity()
 	v.busyBox = container.NewCenter(container.NewGridWrap(fyne.NewSquareSize(48), v.busy))
 	v.busyBox.Hide()
-	v.zoom = newZoomBar(v.sh.Tips, v.image, theme.ViewFullScreenIcon(), "Full-size view (F)", v.openFullView)
-	v.zoom.preview = v.showsPreview
-	v.actions = v.buildActions() // viewactions.go
+	v.Zoom = newZoomBar(v.sh.Tips, v.Image, theme.ViewFullScreenIcon(), "Full-size view (F)", v.OpenFullView)
+	v.Zoom.preview = v.showsPreview
+	v.Actions = v.buildActions() // viewactions.go
 	// The toolbar shares the zoom bar's row; its hint shows while the toolbar does not.
 	// The row is at the top of the viewer, so that it stays in one place from image to
 	// image: under the image, it moved with the height of the prompt and details below
 	// (y = 465 to 598 at 1366×768, issue 36 item 18).
-	v.zoom.box = container.NewBorder(nil, nil, nil, v.zoom.controls, container.NewStack(v.zoom.hint, v.actions))
-	v.imageArea = container.NewBorder(v.zoom.box, nil, nil, nil,
-		container.NewStack(backdrop, container.NewPadded(v.image), v.busyBox, v.progress))
+	v.Zoom.box = container.NewBorder(nil, nil, nil, v.Zoom.controls, container.NewStack(v.Zoom.hint, v.Actions))
+	v.ImageArea = container.NewBorder(v.Zoom.box, nil, nil, nil,
+		container.NewStack(backdrop, container.NewPadded(v.Image), v.busyBox, v.Progress))
 
-	v.setup = v.buildSetupGuide()
-	v.empty = v.buildEmptyGuide()
+	v.Setup = v.buildSetupGuide()
+	v.Empty = v.buildEmptyGuide()
 
-	v.prompt = widget.NewLabel("")
-	v.prompt.Wrapping = fyne.TextWrapWord
-	v.prompt.Selectable = true
-	v.details = widget.NewLabel("")
-	v.details.Wrapping = fyne.TextWrapWord
-	v.details.SizeName = theme.SizeNameCaptionText
-	v.lineage = container.NewHBox()
+	v.Prompt = widget.NewLabel("")
+	v.Prompt.Wrapping = fyne.TextWrapWord
+	v.Prompt.Selectable = true
+	v.Details = widget.NewLabel("")
+	v.Details.Wrapping = fyne.TextWrapWord
+	v.Details.SizeName = theme.SizeNameCaptionText
+	v.Lineage = container.NewHBox()
 
-	v.info = container.NewVBox(v.prompt, v.details, v.lineage)
-	v.info.Hide()
-	v.actions.Hide()
+	v.Info = container.NewVBox(v.Prompt, v.Details, v.Lineage)
+	v.Info.Hide()
+	v.Actions.Hide()
 
 	// The prompt and details scroll on their own when the window is short: a long prompt
 	// never makes the window taller than the screen. The actions stay in view.
-	infoScroll := container.NewVScroll(v.info)
-	return container.New(infoBelow{}, container.NewPadded(container.NewStack(v.imageArea, v.setup, v.empty)), infoScroll)
+	infoScroll := container.NewVScroll(v.Info)
+	return container.New(infoBelow{}, container.NewPadded(container.NewStack(v.ImageArea, v.Setup, v.Empty)), infoScroll)
 }
 
 // infoBelow lays out the image (objects[0]) above the shown image's prompt and details
@@ -235,7 +232,7 @@ func (l infoBelow) MinSize(objs []fyne.CanvasObject) fyne.Size {
 }
 
 // buildSetupGuide is shown while no usable model is configured.
-func (v *viewer) buildSetupGuide() fyne.CanvasObject {
+func (v *Viewer) buildSetupGuide() fyne.CanvasObject {
 	logo := canvas.NewImageFromResource(resources.Icon)
 	logo.FillMode = canvas.ImageFillContain
 	logo.SetMinSize(fyne.NewSquareSize(96))
@@ -248,16 +245,16 @@ func (v *viewer) buildSetupGuide() fyne.CanvasObject {
 			"published takes about 16 GB of disk and memory, its 8-bit and 4-bit GGUF versions 9 and 5 GB. " +
 			"If you already have one, press **Choose model…** or drop its folder or file on the window.")
 	text.Wrapping = fyne.TextWrapWord
-	choose := widget.NewButtonWithIcon("Choose model…", theme.FolderOpenIcon(), v.showModelDialog)
-	dl, _ := v.downloadPanel() // lives as long as the window
-	v.setupDownload = dl
+	choose := widget.NewButtonWithIcon("Choose model…", theme.FolderOpenIcon(), v.ShowModelDialog)
+	dl, _ := v.DownloadPanel() // lives as long as the window
+	v.SetupDownload = dl
 	body := container.NewVBox(container.NewCenter(logo), title, text, container.NewCenter(choose),
 		widget.NewSeparator(), dl.Box)
 	return shell.NewCappedWidth(560, container.NewVScroll(body))
 }
 
 // buildEmptyGuide is shown when a model is ready but no image is selected.
-func (v *viewer) buildEmptyGuide() fyne.CanvasObject {
+func (v *Viewer) buildEmptyGuide() fyne.CanvasObject {
 	icon := widget.NewIcon(theme.NewThemedResource(resources.Sparkles))
 	iconBox := container.NewGridWrap(fyne.NewSquareSize(64), icon)
 	title := widget.NewLabelWithStyle("Describe an image and press Generate", fyne.TextAlignCenter, fyne.TextStyle{Bold: true})
@@ -269,76 +266,76 @@ func (v *viewer) buildEmptyGuide() fyne.CanvasObject {
 }
 
 // Update shows the right part of the viewer for the current state.
-func (v *viewer) Update() {
-	live := v.followRun && (v.running() || v.image.Image != nil)
-	modelOK := v.modelUsable()
+func (v *Viewer) Update() {
+	live := v.FollowRun && (v.Running() || v.Image.Image != nil)
+	modelOK := v.ModelUsable()
 	switch {
-	case live || v.shownOK:
-		v.imageArea.Show()
-		v.setup.Hide()
-		v.empty.Hide()
+	case live || v.ShownOK:
+		v.ImageArea.Show()
+		v.Setup.Hide()
+		v.Empty.Hide()
 	case !modelOK:
-		v.imageArea.Hide()
-		v.setup.Show()
-		v.empty.Hide()
+		v.ImageArea.Hide()
+		v.Setup.Show()
+		v.Empty.Hide()
 	default:
-		v.imageArea.Hide()
-		v.setup.Hide()
-		v.empty.Show()
+		v.ImageArea.Hide()
+		v.Setup.Hide()
+		v.Empty.Show()
 	}
-	if v.running() {
-		v.progress.Show()
+	if v.Running() {
+		v.Progress.Show()
 	} else {
-		v.progress.Hide()
+		v.Progress.Hide()
 	}
-	if v.running() && v.followRun && v.image.Image == nil {
+	if v.Running() && v.FollowRun && v.Image.Image == nil {
 		v.busyBox.Show()
 		v.busy.Start()
 	} else {
 		v.busy.Stop()
 		v.busyBox.Hide()
 	}
-	if v.shownOK && !live {
-		v.info.Show()
-		v.actions.Show()
-		v.zoom.hint.Hide()
+	if v.ShownOK && !live {
+		v.Info.Show()
+		v.Actions.Show()
+		v.Zoom.hint.Hide()
 	} else {
-		v.info.Hide()
-		v.actions.Hide()
-		v.zoom.hint.Show()
+		v.Info.Hide()
+		v.Actions.Hide()
+		v.Zoom.hint.Show()
 	}
-	v.markBatch(v.BatchMark()) // the run's grid outlines the image shown
-	v.zoom.refresh()           // "Preview" comes and goes with the run
-	if v.full != nil {
-		v.full.zoom.refresh()
+	v.MarkBatch(v.BatchMark()) // the run's grid outlines the image shown
+	v.Zoom.refresh()           // "Preview" comes and goes with the run
+	if v.Full != nil {
+		v.Full.Zoom.refresh()
 	}
 }
 
 // showsPreview reports whether the image shown is a running generation's preview.
-func (v *viewer) showsPreview() bool { return v.followRun && v.running() }
+func (v *Viewer) showsPreview() bool { return v.FollowRun && v.Running() }
 
 // ShowEntry puts a gallery image in the viewer; full is its decoded image when at hand.
-func (v *viewer) ShowEntry(e gallery.Entry, full image.Image) {
-	if !v.shownOK || v.shown.File != e.File || v.followRun {
+func (v *Viewer) ShowEntry(e gallery.Entry, full image.Image) {
+	if !v.ShownOK || v.Shown.File != e.File || v.FollowRun {
 		v.fitImage() // a new image starts fitted
 	}
-	v.shown, v.shownOK = e, true
-	v.followRun = false
+	v.Shown, v.ShownOK = e, true
+	v.FollowRun = false
 	v.sh.RememberViewed(e.File)
-	if v.full != nil {
-		v.full.win.SetTitle(e.File + " – Kleinbild")
+	if v.Full != nil {
+		v.Full.Win.SetTitle(e.File + " – Kleinbild")
 	}
 	path := v.sh.Gallery.Path(e)
 	if e.HasMeta {
-		v.prompt.SetText(widgets.ClipRunes(e.Meta.Prompt, widgets.WrapRunes)) // wrapped: see widgets.WrapRunes
-		v.details.SetText(describeEntry(e))
-		v.reuseBtn.Enable()
-		v.seedBtn.Enable()
+		v.Prompt.SetText(widgets.ClipRunes(e.Meta.Prompt, widgets.WrapRunes)) // wrapped: see widgets.WrapRunes
+		v.Details.SetText(DescribeEntry(e))
+		v.ReuseBtn.Enable()
+		v.SeedBtn.Enable()
 	} else {
-		v.prompt.SetText(e.File)
-		v.details.SetText(noSettingsText)
-		v.reuseBtn.Disable()
-		v.seedBtn.Disable()
+		v.Prompt.SetText(e.File)
+		v.Details.SetText(noSettingsText)
+		v.ReuseBtn.Disable()
+		v.SeedBtn.Disable()
 	}
 	v.showLineage(e)
 	switch {
@@ -351,7 +348,7 @@ func (v *viewer) ShowEntry(e gallery.Entry, full image.Image) {
 		go func() {
 			img, err := thumbcache.DecodeFile(path)
 			v.sh.Post(func() {
-				if !v.shownOK || v.shown.File != e.File || v.followRun {
+				if !v.ShownOK || v.Shown.File != e.File || v.FollowRun {
 					return
 				}
 				if err != nil {
@@ -368,9 +365,9 @@ func (v *viewer) ShowEntry(e gallery.Entry, full image.Image) {
 // noSettingsText explains why an image without Kleinbild metadata offers no reuse.
 const noSettingsText = "No Kleinbild settings in this image (it was not made by Kleinbild), so there are none to reuse."
 
-// describeEntry is the details under the prompt: the settings, then the negative prompt,
+// DescribeEntry is the details under the prompt: the settings, then the negative prompt,
 // references and adapters when there are any.
-func describeEntry(e gallery.Entry) string {
+func DescribeEntry(e gallery.Entry) string {
 	s := imagefile.Describe(e.Meta)
 	if !e.Meta.Created.IsZero() {
 		s += " · " + e.Meta.Created.Local().Format("2 Jan 2006 15:04")
@@ -389,7 +386,7 @@ func describeEntry(e gallery.Entry) string {
 }
 
 // showLineage lists the gallery images e was made from and those made from e.
-func (v *viewer) showLineage(e gallery.Entry) {
+func (v *Viewer) showLineage(e gallery.Entry) {
 	var objs []fyne.CanvasObject
 	add := func(label string, list []gallery.Entry) {
 		if len(list) == 0 {
@@ -403,39 +400,39 @@ func (v *viewer) showLineage(e gallery.Entry) {
 				objs = append(objs, widget.NewLabel(fmt.Sprintf("+%d", len(list)-i)))
 				break
 			}
-			th := shell.NewTapThumb(fyne.NewSquareSize(44), func() { v.gal.SelectAndScroll(p.File) })
+			th := shell.NewTapThumb(fyne.NewSquareSize(44), func() { v.Gal.SelectAndScroll(p.File) })
 			v.sh.LoadThumb(&th.ThumbImage, p.SHA256, v.sh.Gallery.Path(p))
 			objs = append(objs, th)
 		}
 	}
 	add("Made from", v.sh.Gallery.Parents(e))
 	add("Used in", v.sh.Gallery.Children(e))
-	v.lineage.Objects = objs
-	v.lineage.Refresh()
+	v.Lineage.Objects = objs
+	v.Lineage.Refresh()
 	if len(objs) == 0 {
-		v.lineage.Hide()
+		v.Lineage.Hide()
 	} else {
-		v.lineage.Show()
+		v.Lineage.Show()
 	}
 }
 
 // ClearShown empties the viewer.
-func (v *viewer) ClearShown() {
-	v.shownOK = false
-	v.shown = gallery.Entry{}
+func (v *Viewer) ClearShown() {
+	v.ShownOK = false
+	v.Shown = gallery.Entry{}
 	v.SetImage(nil)
 	v.Update()
 }
 
 // saveShownAs saves a copy of the shown image where the user chooses, with Kleinbild's
 // chooser (a typed path works); it opens in the folder saved in last.
-func (v *viewer) saveShownAs() {
-	if !v.shownOK {
+func (v *Viewer) saveShownAs() {
+	if !v.ShownOK {
 		return
 	}
 	sh := v.sh
 	last := sh.Settings.SaveDir
-	v.saveChooser = chooser.OpenSave(sh, "Save a copy", sh.Gallery.Path(v.shown), v.shown.File, func() string {
+	v.SaveAs("Save a copy", sh.Gallery.Path(v.Shown), v.Shown.File, func() string {
 		home, cfg := userdirs.Dirs()
 		return userdirs.Start(last, home, cfg, runtime.GOOS)
 	}, func(path string) {
@@ -445,28 +442,28 @@ func (v *viewer) saveShownAs() {
 	})
 }
 
-func (v *viewer) copyShownPath() {
-	if !v.shownOK {
+func (v *Viewer) copyShownPath() {
+	if !v.ShownOK {
 		return
 	}
-	p := v.sh.Gallery.Path(v.shown)
+	p := v.sh.Gallery.Path(v.Shown)
 	v.sh.App.Clipboard().SetContent(p)
 	v.sh.SetStatus("Copied " + p)
 }
 
 // copyShownImage puts the shown image's pixels on the system clipboard, as PNG.
-func (v *viewer) copyShownImage() {
-	if !v.shownOK {
+func (v *Viewer) copyShownImage() {
+	if !v.ShownOK {
 		return
 	}
 	v.copyImageBtn.Disable()
-	v.CopyImage(v.shown, v.copyImageBtn.Enable)
+	v.CopyImage(v.Shown, v.copyImageBtn.Enable)
 }
 
 // CopyImage puts the pixels of gallery image e on the clipboard (read and encoded off the
 // UI goroutine) and says how it went; done, when set, runs afterwards on the UI goroutine.
-func (v *viewer) CopyImage(e gallery.Entry, done func()) {
-	path, write := v.sh.Gallery.Path(e), v.copyPNG
+func (v *Viewer) CopyImage(e gallery.Entry, done func()) {
+	path, write := v.sh.Gallery.Path(e), v.CopyPNG
 	v.sh.BG.Add(1)
 	go func() {
 		defer v.sh.BG.Done()
@@ -487,11 +484,14 @@ func (v *viewer) CopyImage(e gallery.Entry, done func()) {
 	}()
 }
 
+// TypedKey handles a key typed in the main window that no widget took (see typedKey).
+func (v *Viewer) TypedKey(ev *fyne.KeyEvent) { v.typedKey(v.sh.Win.Canvas(), v.Image, ev) }
+
 // typedKey handles the viewer's keys typed on canvas c, whose zoomable image is z:
 // ← → (and Home, End) show the previous or next gallery image, Delete deletes the shown
 // one, + − zoom, 0 fits, 1 shows actual size and F opens the full-size view. Nothing
 // happens while a widget (a text field) has the keyboard focus.
-func (v *viewer) typedKey(c fyne.Canvas, z *widgets.ZoomImage, ev *fyne.KeyEvent) {
+func (v *Viewer) typedKey(c fyne.Canvas, z *widgets.ZoomImage, ev *fyne.KeyEvent) {
 	if c.Focused() != nil {
 		return
 	}
@@ -501,9 +501,9 @@ func (v *viewer) typedKey(c fyne.Canvas, z *widgets.ZoomImage, ev *fyne.KeyEvent
 	case fyne.KeyRight:
 		v.step(1)
 	case fyne.KeyHome:
-		v.browse(-len(v.gal.VisibleEntries()))
+		v.browse(-len(v.Gal.VisibleEntries()))
 	case fyne.KeyEnd:
-		v.browse(len(v.gal.VisibleEntries()))
+		v.browse(len(v.Gal.VisibleEntries()))
 	case fyne.KeyDelete:
 		v.deleteShownNow()
 	case fyne.KeyPlus, fyne.KeyEqual, fyne.KeyAsterisk:
@@ -516,18 +516,18 @@ func (v *viewer) typedKey(c fyne.Canvas, z *widgets.ZoomImage, ev *fyne.KeyEvent
 		z.Actual()
 	case fyne.KeyF:
 		if c == v.sh.Win.Canvas() {
-			v.openFullView()
+			v.OpenFullView()
 		}
 	}
 }
 
 // step shows the image delta places from the shown one: along the run's grid while the
 // shown image is one of its tiles, else along the gallery (browse).
-func (v *viewer) step(delta int) {
-	if v.shownOK && !v.followRun && v.batchStep != nil {
-		if next, ok := v.batchStep(v.shown.File, delta); ok {
-			if next != v.shown.File {
-				v.gal.SelectEntry(next, nil)
+func (v *Viewer) step(delta int) {
+	if v.ShownOK && !v.FollowRun && v.BatchStep != nil {
+		if next, ok := v.BatchStep(v.Shown.File, delta); ok {
+			if next != v.Shown.File {
+				v.Gal.SelectEntry(next, nil)
 			}
 			return
 		}
@@ -537,26 +537,26 @@ func (v *viewer) step(delta int) {
 
 // browse shows the gallery image delta places from the shown one (or the first one
 // when none is shown).
-func (v *viewer) browse(delta int) {
+func (v *Viewer) browse(delta int) {
 	if v.sh.Gallery == nil {
 		return
 	}
-	if !v.shownOK || v.followRun {
-		if vis := v.gal.VisibleEntries(); len(vis) > 0 && !v.running() {
-			v.gal.SelectEntry(vis[0].File, nil)
+	if !v.ShownOK || v.FollowRun {
+		if vis := v.Gal.VisibleEntries(); len(vis) > 0 && !v.Running() {
+			v.Gal.SelectEntry(vis[0].File, nil)
 		}
 		return
 	}
-	if e, ok := v.neighbour(v.shown, delta); ok {
-		v.gal.SelectEntry(e.File, nil)
+	if e, ok := v.neighbour(v.Shown, delta); ok {
+		v.Gal.SelectEntry(e.File, nil)
 	}
 }
 
 // neighbour is the gallery image delta places from e in the gallery's order, stopping
 // at the first and last; ok is false when that is e itself or e is not in the gallery.
-func (v *viewer) neighbour(e gallery.Entry, delta int) (gallery.Entry, bool) {
-	vis := v.gal.VisibleEntries() // the grid's order: search and favourites filters apply
-	i := v.gal.IndexOf(e.File)
+func (v *Viewer) neighbour(e gallery.Entry, delta int) (gallery.Entry, bool) {
+	vis := v.Gal.VisibleEntries() // the grid's order: search and favourites filters apply
+	i := v.Gal.IndexOf(e.File)
 	n := len(vis)
 	if i < 0 || n == 0 {
 		return gallery.Entry{}, false
@@ -569,19 +569,19 @@ func (v *viewer) neighbour(e gallery.Entry, delta int) (gallery.Entry, bool) {
 }
 
 // deleteShownNow moves the shown image to the trash (the Delete key); the gallery then
-// shows its neighbour (see galleryView.deleteEntry).
-func (v *viewer) deleteShownNow() {
-	if !v.shownOK || v.followRun {
+// shows its neighbour (see View.DeleteEntry).
+func (v *Viewer) deleteShownNow() {
+	if !v.ShownOK || v.FollowRun {
 		return
 	}
-	v.gal.DeleteEntry(v.shown)
+	v.Gal.DeleteEntry(v.Shown)
 }
 
-func (v *viewer) revealShown() {
-	if !v.shownOK {
+func (v *Viewer) revealShown() {
+	if !v.ShownOK {
 		return
 	}
-	p := v.sh.Gallery.Path(v.shown)
+	p := v.sh.Gallery.Path(v.Shown)
 	go func() {
 		if err := reveal.File(p); err != nil {
 			v.sh.Post(func() { v.sh.ShowError(err) })

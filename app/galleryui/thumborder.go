@@ -1,4 +1,4 @@
-package app
+package galleryui
 
 import (
 	"cmp"
@@ -20,7 +20,7 @@ type pendingThumb struct {
 // top left, where one looks, and before any cell asked for in an earlier pass (issue 36
 // item 24: at 2560×1440 the tiles stayed blank for seconds, filled from the bottom right).
 // A thumbnail in memory, or one the cell already shows or waits for, is shown at once.
-func (g *galleryView) queueThumb(th *shell.ThumbImage, id int, key, src string) {
+func (g *View) queueThumb(th *shell.ThumbImage, id int, key, src string) {
 	if _, ok := g.sh.Thumbs.Cached(key); ok || th.Key == key {
 		delete(g.pendingThumbs, th)
 		g.sh.LoadThumb(th, key, src)
@@ -38,7 +38,7 @@ func (g *galleryView) queueThumb(th *shell.ThumbImage, id int, key, src string) 
 
 // flushThumbs asks for the pass's thumbnails, the last cell first (see queueThumb). Cells
 // scrolled away meanwhile left the list (cellShows).
-func (g *galleryView) flushThumbs() {
+func (g *View) flushThumbs() {
 	ps := make([]pendingThumb, 0, len(g.pendingThumbs))
 	for _, p := range g.pendingThumbs {
 		ps = append(ps, p)
@@ -51,7 +51,7 @@ func (g *galleryView) flushThumbs() {
 }
 
 // pending reports whether th's thumbnail waits for the end of the layout pass.
-func (g *galleryView) pending(th *shell.ThumbImage) bool {
+func (g *View) pending(th *shell.ThumbImage) bool {
 	_, ok := g.pendingThumbs[th]
 	return ok
 }

@@ -1,4 +1,4 @@
-package app
+package galleryui
 
 import (
 	"runtime"
@@ -22,7 +22,7 @@ func galleryRowHeight() float32 {
 
 // wheel scrolls the gallery grid by one row per wheel notch: Fyne's grid scrolls a fixed
 // 25 px, which took 50 notches to cross 1 % of a large gallery.
-func (g *galleryView) wheel(ev *fyne.ScrollEvent) {
+func (g *View) wheel(ev *fyne.ScrollEvent) {
 	dy := ev.Scrolled.DY
 	if dy == 0 {
 		dy = ev.Scrolled.DX
@@ -30,23 +30,23 @@ func (g *galleryView) wheel(ev *fyne.ScrollEvent) {
 	if dy == 0 {
 		return
 	}
-	g.grid.ScrollToOffset(g.grid.GetScrollOffset() - dy/wheelNotch()*galleryRowHeight())
+	g.Grid.ScrollToOffset(g.Grid.GetScrollOffset() - dy/wheelNotch()*galleryRowHeight())
 }
 
 // selectQuietly selects item i in the grid without scrolling it: the selection follows the
 // viewer (a new image during a run), the view stays where the user left it.
-func (g *galleryView) selectQuietly(i int) {
-	off := g.grid.GetScrollOffset()
-	g.grid.Select(i)
-	g.grid.ScrollToOffset(off)
+func (g *View) selectQuietly(i int) {
+	off := g.Grid.GetScrollOffset()
+	g.Grid.Select(i)
+	g.Grid.ScrollToOffset(off)
 }
 
 // SelectAndScroll shows the gallery image file and scrolls the grid to it: for images the
 // user asked for (Undo, a lineage thumbnail); runs and refreshes leave the grid's scroll.
-func (g *galleryView) SelectAndScroll(file string) {
+func (g *View) SelectAndScroll(file string) {
 	g.SelectEntry(file, nil)
 	if i := g.IndexOf(file); i >= 0 {
-		g.grid.ScrollTo(i)
+		g.Grid.ScrollTo(i)
 	}
 }
 
@@ -54,19 +54,19 @@ func (g *galleryView) SelectAndScroll(file string) {
 // requests of cells the grid has put aside (scrolled out of view): the grid keeps such
 // cells for reuse without telling, and their requests would make the workers load rows
 // nobody sees before the ones on screen (issue 22: 4–11 s after a scrollbar jump).
-func (g *galleryView) cellShows(c *galleryCellView, id int) {
+func (g *View) cellShows(c *CellView, id int) {
 	if g.cellIDs == nil {
-		g.cellIDs = map[*galleryCellView]int{}
+		g.cellIDs = map[*CellView]int{}
 	}
 	g.cellIDs[c] = id
 	if g.rowHeight == 0 {
 		g.rowHeight = c.MinSize().Height + theme.Padding()
 	}
-	cols := max(1, g.grid.ColumnCount())
-	off := g.grid.GetScrollOffset()
+	cols := max(1, g.Grid.ColumnCount())
+	off := g.Grid.GetScrollOffset()
 	// A row of margin on each side: a cell on screen must never lose its request.
 	first := (int(off/g.rowHeight) - 1) * cols
-	last := (int((off+g.grid.Size().Height)/g.rowHeight) + 2) * cols
+	last := (int((off+g.Grid.Size().Height)/g.rowHeight) + 2) * cols
 	for other, oid := range g.cellIDs {
 		if other != c && (oid < first || oid >= last) && (other.thumb.Pending() || g.pending(other.thumb)) {
 			delete(g.pendingThumbs, other.thumb) // not asked for yet (thumborder.go)

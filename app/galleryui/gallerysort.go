@@ -1,4 +1,4 @@
-package app
+package galleryui
 
 import (
 	"slices"
@@ -14,9 +14,9 @@ import (
 	"kleinbild/app/widgets"
 )
 
-// sortLabels are the gallery's sort orders as its Select names them, in gallery.Order's
+// SortLabels are the gallery's sort orders as its Select names them, in gallery.Order's
 // order.
-var sortLabels = []string{gallery.OrderNewest: "Newest", gallery.OrderOldest: "Oldest", gallery.OrderPrompt: "Prompt A–Z"}
+var SortLabels = []string{gallery.OrderNewest: "Newest", gallery.OrderOldest: "Oldest", gallery.OrderPrompt: "Prompt A–Z"}
 
 // periodLabels are the date filter's choices, in gallery.Period's order.
 var periodLabels = []string{gallery.AnyTime: "Any date", gallery.Today: "Today", gallery.Last7Days: "Last 7 days", gallery.Last30Days: "Last 30 days"}
@@ -24,7 +24,7 @@ var periodLabels = []string{gallery.AnyTime: "Any date", gallery.Today: "Today",
 // galleryFilters are the gallery's sort order and its model, size and date filters (the
 // Select and the Filter menu beside the count). The order is remembered in the settings.
 type galleryFilters struct {
-	sortSel *widget.Select
+	SortSel *widget.Select
 	// filterBtn opens the Filter menu; it stands out while a filter is in use and its tip
 	// names them.
 	filterBtn *widgets.TipButton
@@ -38,27 +38,27 @@ type galleryFilters struct {
 // it takes the room left), the Filter button and open, the folder button. Its minimum width
 // stays small, whatever the filters and the order (a wider one would widen the window, and
 // a changing one would move the divider); the count is on the favourites row.
-func (g *galleryView) buildHeaderRow(open fyne.CanvasObject) fyne.CanvasObject {
+func (g *View) buildHeaderRow(open fyne.CanvasObject) fyne.CanvasObject {
 	g.filter.Order = gallery.ParseOrder(g.sh.Settings.GalleryOrder)
-	g.sortSel = widget.NewSelect(sortLabels, nil)
-	g.sortSel.PlaceHolder = " " // the Select's minimum width is its placeholder's
-	g.sortSel.SetSelectedIndex(int(g.filter.Order))
-	g.sortSel.OnChanged = func(string) { g.setOrder(gallery.Order(g.sortSel.SelectedIndex())) }
+	g.SortSel = widget.NewSelect(SortLabels, nil)
+	g.SortSel.PlaceHolder = " " // the Select's minimum width is its placeholder's
+	g.SortSel.SetSelectedIndex(int(g.filter.Order))
+	g.SortSel.OnChanged = func(string) { g.SetOrder(gallery.Order(g.SortSel.SelectedIndex())) }
 	g.filterBtn = widgets.NewTipButton(g.sh.Tips, filterIcon, filterTip, g.showFilterMenu)
-	return container.NewBorder(nil, nil, nil, container.NewHBox(g.filterBtn, open), g.sortSel)
+	return container.NewBorder(nil, nil, nil, container.NewHBox(g.filterBtn, open), g.SortSel)
 }
 
 // filterTip is the Filter button's tip while no filter is in use.
 const filterTip = "Filter by model, size and date"
 
-// setOrder sorts the grid by o and remembers it.
-func (g *galleryView) setOrder(o gallery.Order) {
+// SetOrder sorts the grid by o and remembers it.
+func (g *View) SetOrder(o gallery.Order) {
 	if o == g.filter.Order {
 		return
 	}
 	g.filter.Order = o
 	g.Refresh()
-	g.grid.ScrollToTop()
+	g.Grid.ScrollToTop()
 	if g.sh.Settings.GalleryOrder != o.String() {
 		g.sh.Settings.GalleryOrder = o.String()
 		g.sh.Remember(g.sh.Settings)
@@ -66,7 +66,7 @@ func (g *galleryView) setOrder(o gallery.Order) {
 }
 
 // find is the gallery's images that pass the filter, in its order; it reads no files.
-func (g *galleryView) find() []gallery.Entry {
+func (g *View) find() []gallery.Entry {
 	now := time.Now
 	if g.now != nil {
 		now = g.now
@@ -76,7 +76,7 @@ func (g *galleryView) find() []gallery.Entry {
 }
 
 // filtersOn counts the model, size and date filters in use.
-func (g *galleryView) filtersOn() int {
+func (g *View) filtersOn() int {
 	n := 0
 	for _, on := range []bool{g.filter.Model != "", g.filter.Size != (gallery.Size{}), g.period != gallery.AnyTime} {
 		if on {
@@ -88,7 +88,7 @@ func (g *galleryView) filtersOn() int {
 
 // updateFilterButton makes the Filter button stand out while filters are in use and name
 // them in its tip.
-func (g *galleryView) updateFilterButton() {
+func (g *View) updateFilterButton() {
 	var on []string
 	if g.filter.Model != "" {
 		on = append(on, g.filter.Model)
@@ -109,27 +109,27 @@ func (g *galleryView) updateFilterButton() {
 }
 
 // setFilters applies a model, size and date filter.
-func (g *galleryView) setFilters(model string, size gallery.Size, p gallery.Period) {
+func (g *View) setFilters(model string, size gallery.Size, p gallery.Period) {
 	g.filter.Model, g.filter.Size, g.period = model, size, p
 	g.updateFilterButton()
 	g.Refresh()
-	g.grid.ScrollToTop()
+	g.Grid.ScrollToTop()
 }
 
 // showFilterMenu opens the Filter menu under its button.
-func (g *galleryView) showFilterMenu() {
-	if g.menu != nil {
-		g.menu.Hide()
+func (g *View) showFilterMenu() {
+	if g.Menu != nil {
+		g.Menu.Hide()
 	}
 	c := g.sh.Win.Canvas()
-	g.menu = widget.NewPopUpMenu(g.filterMenu(), c)
+	g.Menu = widget.NewPopUpMenu(g.filterMenu(), c)
 	pos := fyne.CurrentApp().Driver().AbsolutePositionForObject(g.filterBtn)
-	g.menu.ShowAtPosition(pos.Add(fyne.NewPos(0, g.filterBtn.Size().Height)))
+	g.Menu.ShowAtPosition(pos.Add(fyne.NewPos(0, g.filterBtn.Size().Height)))
 }
 
 // filterMenu is the Filter menu: the models and sizes the gallery's index holds, the date
 // ranges, each with a check at the one in use, and Clear filters.
-func (g *galleryView) filterMenu() *fyne.Menu {
+func (g *View) filterMenu() *fyne.Menu {
 	var facets gallery.Facets
 	if g.sh.Gallery != nil {
 		facets = g.sh.Gallery.Facets()

@@ -1,4 +1,4 @@
-package app
+package galleryui
 
 import (
 	"image/color"
@@ -49,7 +49,7 @@ func (l *fitRows) MinSize(objs []fyne.CanvasObject) fyne.Size {
 
 // modifiers are the keyboard modifiers held now (the desktop driver knows them; tests set
 // g.mods).
-func (g *galleryView) modifiers() fyne.KeyModifier {
+func (g *View) modifiers() fyne.KeyModifier {
 	if g.mods != nil {
 		return g.mods()
 	}
@@ -62,12 +62,12 @@ func (g *galleryView) modifiers() fyne.KeyModifier {
 // shiftTap handles a Shift-click on grid item id: it ticks every image from the anchor
 // (the last image ticked, else the one shown) to id, entering selection mode. It reports
 // whether Shift was held.
-func (g *galleryView) shiftTap(id int) bool {
-	if g.modifiers()&fyne.KeyModifierShift == 0 || id < 0 || id >= len(g.visible) {
+func (g *View) shiftTap(id int) bool {
+	if g.modifiers()&fyne.KeyModifierShift == 0 || id < 0 || id >= len(g.Visible) {
 		return false
 	}
 	anchor := g.anchor
-	if e, ok := g.view.ShownEntry(); (anchor == "" || !g.selecting) && ok {
+	if e, ok := g.View.ShownEntry(); (anchor == "" || !g.selecting) && ok {
 		anchor = e.File
 	}
 	a := g.IndexOf(anchor)
@@ -75,47 +75,47 @@ func (g *galleryView) shiftTap(id int) bool {
 		a = id
 	}
 	if !g.selecting {
-		g.setSelecting(true)
+		g.SetSelecting(true)
 	}
 	for i := min(a, id); i <= max(a, id); i++ {
-		g.checked[g.visible[i].File] = true
+		g.checked[g.Visible[i].File] = true
 	}
-	g.anchor = g.visible[id].File
+	g.anchor = g.Visible[id].File
 	g.updateSelectBar()
-	g.grid.Refresh()
+	g.Grid.Refresh()
 	return true
 }
 
-// selectAll ticks every image the grid shows (Ctrl+A, or Select all), entering selection
+// SelectAll ticks every image the grid shows (Ctrl+A, or Select all), entering selection
 // mode.
-func (g *galleryView) selectAll() {
-	if len(g.visible) == 0 {
+func (g *View) SelectAll() {
+	if len(g.Visible) == 0 {
 		return
 	}
 	if !g.selecting {
-		g.setSelecting(true)
+		g.SetSelecting(true)
 	}
-	for _, e := range g.visible {
+	for _, e := range g.Visible {
 		g.checked[e.File] = true
 	}
 	g.updateSelectBar()
-	g.grid.Refresh()
+	g.Grid.Refresh()
 }
 
 // addSelectAllShortcuts makes Ctrl+A (Cmd+A) tick every image while no field has the focus.
-func (g *galleryView) addSelectAllShortcuts(c fyne.Canvas) {
-	c.AddShortcut(&fyne.ShortcutSelectAll{}, func(fyne.Shortcut) { g.selectAll() })
+func (g *View) addSelectAllShortcuts(c fyne.Canvas) {
+	c.AddShortcut(&fyne.ShortcutSelectAll{}, func(fyne.Shortcut) { g.SelectAll() })
 	c.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyA, Modifier: fyne.KeyModifierShortcutDefault},
-		func(fyne.Shortcut) { g.selectAll() })
+		func(fyne.Shortcut) { g.SelectAll() })
 }
 
-// typedKey handles a key the window did not give to a widget: Escape leaves selection
+// TypedKey handles a key the window did not give to a widget: Escape leaves selection
 // mode, and Delete there deletes every checked image (with Undo), not only the viewed one.
 // It reports whether it used the key.
-func (g *galleryView) typedKey(ev *fyne.KeyEvent) bool {
+func (g *View) TypedKey(ev *fyne.KeyEvent) bool {
 	switch {
 	case ev.Name == fyne.KeyEscape && g.selecting:
-		g.setSelecting(false)
+		g.SetSelecting(false)
 		return true
 	case ev.Name == fyne.KeyDelete && g.selecting && len(g.checkedEntries()) > 0:
 		g.deleteChecked()

@@ -1,4 +1,4 @@
-package app
+package galleryui
 
 import (
 	"fyne.io/fyne/v2/theme"
@@ -10,39 +10,39 @@ import (
 )
 
 // newCompareButton is the selection bar's Compare button (enabled with two images checked).
-func (g *galleryView) newCompareButton() *widget.Button {
+func (g *View) newCompareButton() *widget.Button {
 	b := widget.NewButtonWithIcon("Compare", theme.ViewRestoreIcon(), g.compareChecked)
 	b.Disable()
 	return b
 }
 
 // updateCompareButton enables Compare when exactly n == 2 images are checked.
-func (g *galleryView) updateCompareButton(n int) {
+func (g *View) updateCompareButton(n int) {
 	if n == 2 {
-		g.compareSel.Enable()
+		g.CompareSel.Enable()
 	} else {
-		g.compareSel.Disable()
+		g.CompareSel.Disable()
 	}
 }
 
 // compareChecked opens the A/B window on the two checked images (A the first in the grid).
-func (g *galleryView) compareChecked() {
+func (g *View) compareChecked() {
 	if es := g.checkedEntries(); len(es) == 2 {
-		g.openCompare(es[0], es[1])
+		g.OpenCompare(es[0], es[1])
 	}
 }
 
-// openCompare shows a and b in the A/B window, opening it or bringing it forward.
-func (g *galleryView) openCompare(a, b gallery.Entry) {
+// OpenCompare shows a and b in the A/B window, opening it or bringing it forward.
+func (g *View) OpenCompare(a, b gallery.Entry) {
 	if g.sh.Gallery == nil {
 		return
 	}
-	if g.cmp == nil {
-		g.cmp = compare.New(g.sh, imagefile.Describe, g.openCompare, func(c *compare.View) {
-			if g.cmp == c {
-				g.cmp = nil
+	if g.Cmp == nil {
+		g.Cmp = compare.New(g.sh, imagefile.Describe, g.OpenCompare, func(c *compare.View) {
+			if g.Cmp == c {
+				g.Cmp = nil
 			}
 		})
 	}
-	g.cmp.Open(a, b)
+	g.Cmp.Open(a, b)
 }

@@ -1,4 +1,4 @@
-package app
+package galleryui
 
 import (
 	"fmt"
@@ -8,15 +8,15 @@ import (
 )
 
 // deleteChecked moves the checked images to the trash and leaves selection mode.
-func (g *galleryView) deleteChecked() {
+func (g *View) deleteChecked() {
 	es := g.checkedEntries()
-	g.setSelecting(false)
-	g.deleteEntries(es)
+	g.SetSelecting(false)
+	g.DeleteEntries(es)
 }
 
-// deleteEntries moves images to the trash (off the UI goroutine) and offers Undo. When the
+// DeleteEntries moves images to the trash (off the UI goroutine) and offers Undo. When the
 // viewer's image goes, the viewer moves on to the next image in the grid.
-func (g *galleryView) deleteEntries(es []gallery.Entry) {
+func (g *View) DeleteEntries(es []gallery.Entry) {
 	sh := g.sh
 	sh.Win.Canvas().Unfocus() // Ctrl+Z then undoes this, not the typing in a focused field
 	lib := sh.Gallery
@@ -35,9 +35,9 @@ func (g *galleryView) deleteEntries(es []gallery.Entry) {
 	}
 	// The image to show next if the shown one goes: the first one after it that stays.
 	next := ""
-	if e, ok := g.view.ShownEntry(); ok && slices.Contains(files, e.File) {
+	if e, ok := g.View.ShownEntry(); ok && slices.Contains(files, e.File) {
 		if i := g.IndexOf(e.File); i >= 0 {
-			order := append(slices.Clone(g.visible[i+1:]), reversed(g.visible[:i])...)
+			order := append(slices.Clone(g.Visible[i+1:]), reversed(g.Visible[:i])...)
 			for _, e := range order {
 				if !slices.Contains(files, e.File) && !g.pendingDel[e.File] {
 					next = e.File
@@ -58,11 +58,11 @@ func (g *galleryView) deleteEntries(es []gallery.Entry) {
 				sh.ShowError(fmt.Errorf("could not move to the trash: %w", err))
 			}
 			g.Refresh()
-			if e, ok := g.view.ShownEntry(); ok && slices.Contains(files, e.File) && lib.IndexOf(e.File) < 0 {
+			if e, ok := g.View.ShownEntry(); ok && slices.Contains(files, e.File) && lib.IndexOf(e.File) < 0 {
 				if next != "" && lib.IndexOf(next) >= 0 {
 					g.SelectEntry(next, nil)
 				} else {
-					g.view.ClearShown()
+					g.View.ClearShown()
 				}
 			}
 			if batch == "" {
@@ -91,7 +91,7 @@ type undoItem struct{ batch, msg string }
 const maxUndos = 50
 
 // showUndo offers to bring back the deletion batch, after the earlier ones.
-func (g *galleryView) showUndo(batch, msg string) {
+func (g *View) showUndo(batch, msg string) {
 	g.undos = append(g.undos, undoItem{batch, msg})
 	if len(g.undos) > maxUndos {
 		g.undos = g.undos[len(g.undos)-maxUndos:]
@@ -100,9 +100,9 @@ func (g *galleryView) showUndo(batch, msg string) {
 }
 
 // showUndoBar shows the strip for the last deletion that can be undone, or hides it.
-func (g *galleryView) showUndoBar() {
+func (g *View) showUndoBar() {
 	if len(g.undos) == 0 {
-		g.undoBar.Hide()
+		g.UndoBar.Hide()
 	} else {
 		last := g.undos[len(g.undos)-1]
 		msg := last.msg
@@ -110,20 +110,20 @@ func (g *galleryView) showUndoBar() {
 			msg += fmt.Sprintf(" (%d deletions can be undone)", n)
 		}
 		g.undoText.SetText(msg)
-		g.undoBar.Show()
+		g.UndoBar.Show()
 	}
-	g.root.Refresh() // the strip takes or gives back its room at the bottom
+	g.Root.Refresh() // the strip takes or gives back its room at the bottom
 }
 
 // hideUndo closes the strip; Ctrl+Z still undoes.
-func (g *galleryView) hideUndo() {
-	g.undoBar.Hide()
-	g.root.Refresh()
+func (g *View) hideUndo() {
+	g.UndoBar.Hide()
+	g.Root.Refresh()
 }
 
 // undo restores the last deletion not yet undone (off the UI goroutine) and shows a
 // restored image; the strip then offers the one before it.
-func (g *galleryView) undo() {
+func (g *View) undo() {
 	sh := g.sh
 	if len(g.undos) == 0 || sh.Gallery == nil {
 		return
@@ -155,11 +155,11 @@ func (g *galleryView) undo() {
 }
 
 // DeleteEntry moves an image to the trash and offers Undo. It is the one way the UI deletes.
-func (g *galleryView) DeleteEntry(e gallery.Entry) { g.deleteEntries([]gallery.Entry{e}) }
+func (g *View) DeleteEntry(e gallery.Entry) { g.DeleteEntries([]gallery.Entry{e}) }
 
 // DeleteShown moves the viewer's image to the trash.
-func (g *galleryView) DeleteShown() {
-	if e, ok := g.view.ShownEntry(); ok {
+func (g *View) DeleteShown() {
+	if e, ok := g.View.ShownEntry(); ok {
 		g.DeleteEntry(e)
 	}
 }

@@ -1,4 +1,4 @@
-package app
+package galleryui
 
 import (
 	"bytes"
@@ -23,13 +23,13 @@ import (
 
 // shownCells are the grid's cells that show an image (the grid builds cells for its
 // visible rows only).
-func shownCells(u *UI) []*galleryCellView {
-	var out []*galleryCellView
+func shownCells(u *testUI) []*CellView {
+	var out []*CellView
 	var walk func(o fyne.CanvasObject)
 	walk = func(o fyne.CanvasObject) {
 		switch v := o.(type) {
-		case *galleryCellView:
-			if v.file != "" && v.Visible() {
+		case *CellView:
+			if v.File != "" && v.Visible() {
 				out = append(out, v)
 			}
 		case *fyne.Container:
@@ -42,11 +42,11 @@ func shownCells(u *UI) []*galleryCellView {
 			}
 		}
 	}
-	walk(u.gal.grid)
+	walk(u.gal.Grid)
 	return out
 }
 
-func allFilled(cells []*galleryCellView) bool {
+func allFilled(cells []*CellView) bool {
 	for _, c := range cells {
 		if c.thumb.Img.Image == nil && !c.thumb.Broken.Visible() {
 			return false
@@ -99,8 +99,8 @@ func largeGallery(t *testing.T, n int) (*harness, string) {
 	if err := os.WriteFile(filepath.Join(dir, gallery.IndexName), raw, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	h := newHarness(t, data, "", newFakeGen().open)
-	if got := len(h.ui.gal.visible); got != n {
+	h := newHarness(t, data, false)
+	if got := len(h.ui.gal.Visible); got != n {
 		t.Fatalf("the grid shows %d images, want %d", got, n)
 	}
 	return h, data
@@ -130,7 +130,7 @@ func TestLargeGalleryFillsWithoutPointer(t *testing.T) {
 	before := thumbsMade(data)
 	u.Thumbs.Pause() // the jumps come faster than the workers, as in a real window
 	for _, off := range []float32{40000, 80000, 120000} {
-		u.gal.grid.ScrollToOffset(off)
+		u.gal.Grid.ScrollToOffset(off)
 	}
 	u.Thumbs.Resume()
 	h.waitFor("the thumbnails after a jump", 20*time.Second, func() bool { return allFilled(shownCells(u)) })
@@ -144,10 +144,10 @@ func TestLargeGalleryFillsWithoutPointer(t *testing.T) {
 	}
 
 	// One wheel notch (Fyne's desktop driver reports 25 px on Linux) moves a row or more.
-	off := u.gal.grid.GetScrollOffset()
-	pos := fyne.CurrentApp().Driver().AbsolutePositionForObject(u.gal.grid).Add(fyne.NewPos(50, 50))
+	off := u.gal.Grid.GetScrollOffset()
+	pos := fyne.CurrentApp().Driver().AbsolutePositionForObject(u.gal.Grid).Add(fyne.NewPos(50, 50))
 	test.Scroll(h.win.Canvas(), pos, 0, -wheelNotch())
-	if moved := u.gal.grid.GetScrollOffset() - off; moved < galleryCell {
+	if moved := u.gal.Grid.GetScrollOffset() - off; moved < galleryCell {
 		t.Errorf("a wheel notch moved the gallery %v px, less than a row", moved)
 	}
 }
@@ -157,19 +157,19 @@ func TestLargeGalleryFillsWithoutPointer(t *testing.T) {
 func TestGalleryScrollAfterSearchAndRun(t *testing.T) {
 	h, _ := largeGallery(t, 300)
 	u := h.ui
-	u.gal.grid.ScrollToOffset(2000)
-	test.Type(u.gal.search, "picture 1")
-	if off := u.gal.grid.GetScrollOffset(); off != 0 {
+	u.gal.Grid.ScrollToOffset(2000)
+	test.Type(u.gal.Search, "picture 1")
+	if off := u.gal.Grid.GetScrollOffset(); off != 0 {
 		t.Errorf("after a search the grid is at %v, not at the top", off)
 	}
-	u.gal.search.SetText("")
-	u.gal.grid.ScrollToOffset(1500)
-	off := u.gal.grid.GetScrollOffset()
+	u.gal.Search.SetText("")
+	u.gal.Grid.ScrollToOffset(1500)
+	off := u.gal.Grid.GetScrollOffset()
 	// What a run does when an image is saved: the viewer shows it and the grid selects it.
-	e := u.gal.visible[0]
+	e := u.gal.Visible[0]
 	u.gal.Refresh()
 	u.gal.SelectEntry(e.File, nil)
-	if got := u.gal.grid.GetScrollOffset(); got != off {
+	if got := u.gal.Grid.GetScrollOffset(); got != off {
 		t.Errorf("showing a new image scrolled the grid from %v to %v", off, got)
 	}
 }

@@ -1,4 +1,4 @@
-package app
+package galleryui
 
 import (
 	"os"
@@ -20,7 +20,7 @@ func TestViewerInfoShowsTheNegativePrompt(t *testing.T) {
 	}
 	writeTestPNG(t, dir, "a.png", 48, 32, &imageio.Metadata{Settings: schema.Settings{Prompt: "a lighthouse", NegativePrompt: "blurry, fog", Seed: 3, Width: 48, Height: 32, Steps: 4}})
 	writeTestPNG(t, dir, "b.png", 48, 32, &imageio.Metadata{Settings: schema.Settings{Prompt: "a harbour", Seed: 4, Width: 48, Height: 32, Steps: 4}})
-	h := newHarness(t, data, tinyModel(t), newFakeGen().open)
+	h := newHarness(t, data, true)
 	u := h.ui
 	for _, c := range []struct{ file, want string }{{"a.png", "Negative prompt: blurry, fog"}, {"b.png", ""}} {
 		e, ok := u.Gallery.ByFile(c.file)
@@ -29,7 +29,7 @@ func TestViewerInfoShowsTheNegativePrompt(t *testing.T) {
 		}
 		u.gal.SelectEntry(e.File, nil)
 		h.waitShownImage(e)
-		got := u.view.details.Text
+		got := u.view.Details.Text
 		if c.want != "" && !strings.Contains(got, c.want) || c.want == "" && strings.Contains(got, "Negative") {
 			t.Errorf("%s: the info says %q, want %q in it", c.file, got, c.want)
 		}

@@ -1,4 +1,4 @@
-package app
+package galleryui
 
 import (
 	"fmt"
@@ -34,7 +34,7 @@ func sortHarness(t *testing.T, data string) (*harness, time.Time) {
 		m.Seed = uint64(i + 1)
 		writeTestPNG(t, dir, fmt.Sprintf("img-%02d.png", i), m.Width, m.Height, &m)
 	}
-	h := newHarness(t, data, "", newFakeGen().open)
+	h := newHarness(t, data, false)
 	h.ui.gal.now = func() time.Time { return t1.Add(time.Hour) }
 	return h, t1
 }
@@ -72,16 +72,16 @@ func TestGallerySortOrder(t *testing.T) {
 	if got := visiblePrompts(h.ui); !slices.Equal(got, []string{"Banana", "mango", "apple", "zebra"}) {
 		t.Fatalf("newest first: %q", got)
 	}
-	g.sortSel.SetSelected("Oldest")
+	g.SortSel.SetSelected("Oldest")
 	if got := visiblePrompts(h.ui); !slices.Equal(got, []string{"zebra", "apple", "mango", "Banana"}) {
 		t.Errorf("oldest first: %q", got)
 	}
-	g.sortSel.SetSelected("Prompt A–Z")
+	g.SortSel.SetSelected("Prompt A–Z")
 	if got := visiblePrompts(h.ui); !slices.Equal(got, []string{"apple", "Banana", "mango", "zebra"}) {
 		t.Errorf("by prompt: %q", got)
 	}
 	// The search keeps the order.
-	test.Type(g.search, "an")
+	test.Type(g.Search, "an")
 	if got := visiblePrompts(h.ui); !slices.Equal(got, []string{"Banana", "mango"}) {
 		t.Errorf("searched by prompt: %q", got)
 	}
@@ -91,8 +91,8 @@ func TestGallerySortOrder(t *testing.T) {
 	h.close()
 
 	h2, _ := sortHarness(t, data)
-	if h2.ui.gal.sortSel.Selected != "Prompt A–Z" {
-		t.Errorf("after a restart the order is %q", h2.ui.gal.sortSel.Selected)
+	if h2.ui.gal.SortSel.Selected != "Prompt A–Z" {
+		t.Errorf("after a restart the order is %q", h2.ui.gal.SortSel.Selected)
 	}
 	if got := visiblePrompts(h2.ui); !slices.Equal(got, []string{"apple", "Banana", "mango", "zebra"}) {
 		t.Errorf("after a restart: %q", got)
@@ -105,7 +105,7 @@ func TestGalleryFilterMenu(t *testing.T) {
 	h, _ := sortHarness(t, t.TempDir())
 	g := &h.ui.gal
 	test.Tap(g.filterBtn)
-	if g.menu == nil || !g.menu.Visible() {
+	if g.Menu == nil || !g.Menu.Visible() {
 		t.Fatal("the Filter menu did not open")
 	}
 	m := g.filterMenu()
@@ -116,8 +116,8 @@ func TestGalleryFilterMenu(t *testing.T) {
 		t.Error("no filter is shown as in use")
 	}
 	menuItem(t, m, "klein-4b").Action()
-	if got := visiblePrompts(h.ui); !slices.Equal(got, []string{"Banana", "mango", "zebra"}) || g.filterBtn.Tip != "Filtered: klein-4b" || g.count.Text != "3 of 4" {
-		t.Errorf("model filter: %q, button %q, count %q", got, g.filterBtn.Tip, g.count.Text)
+	if got := visiblePrompts(h.ui); !slices.Equal(got, []string{"Banana", "mango", "zebra"}) || g.filterBtn.Tip != "Filtered: klein-4b" || g.Count.Text != "3 of 4" {
+		t.Errorf("model filter: %q, button %q, count %q", got, g.filterBtn.Tip, g.Count.Text)
 	}
 	if g.filterBtn.Importance != widget.HighImportance {
 		t.Error("the Filter button does not stand out while a filter is in use")
@@ -151,12 +151,12 @@ func TestGalleryFilterMenu(t *testing.T) {
 	}
 	menuItem(t, g.filterMenu(), "klein-9b").Action()
 	menuItem(t, g.filterMenu(), "Last 7 days").Action()
-	if len(g.visible) != 0 || !g.noMatch.Visible() || g.noMatch.Text != "No image matches." {
-		t.Errorf("nothing matches: %d shown, hint %q", len(g.visible), g.noMatch.Text)
+	if len(g.Visible) != 0 || !g.noMatch.Visible() || g.noMatch.Text != "No image matches." {
+		t.Errorf("nothing matches: %d shown, hint %q", len(g.Visible), g.noMatch.Text)
 	}
 	menuItem(t, g.filterMenu(), "Clear filters").Action()
-	if len(g.visible) != 4 || g.filterBtn.Tip != filterTip || g.filterBtn.Importance != widget.LowImportance || g.count.Text != "4 images" {
-		t.Errorf("cleared: %d shown, button %q, count %q", len(g.visible), g.filterBtn.Tip, g.count.Text)
+	if len(g.Visible) != 4 || g.filterBtn.Tip != filterTip || g.filterBtn.Importance != widget.LowImportance || g.Count.Text != "4 images" {
+		t.Errorf("cleared: %d shown, button %q, count %q", len(g.Visible), g.filterBtn.Tip, g.Count.Text)
 	}
 }
 
@@ -167,12 +167,12 @@ func TestGalleryFilterHidesNewImage(t *testing.T) {
 	g := &h.ui.gal
 	menuItem(t, g.filterMenu(), "klein-9b").Action()
 	g.NoteNew("img-03.png")
-	if !g.hidden.bar.Visible() || g.hidden.text.Text != "The new image is hidden by the model, size or date filter." {
-		t.Fatalf("notice %v %q", g.hidden.bar.Visible(), g.hidden.text.Text)
+	if !g.Hidden.Bar.Visible() || g.Hidden.Text.Text != "The new image is hidden by the model, size or date filter." {
+		t.Fatalf("notice %v %q", g.Hidden.Bar.Visible(), g.Hidden.Text.Text)
 	}
 	g.clearFilter()
-	if len(g.visible) != 4 || g.hidden.bar.Visible() || g.filtersOn() != 0 {
-		t.Errorf("after Clear: %d shown, notice %v", len(g.visible), g.hidden.bar.Visible())
+	if len(g.Visible) != 4 || g.Hidden.Bar.Visible() || g.filtersOn() != 0 {
+		t.Errorf("after Clear: %d shown, notice %v", len(g.Visible), g.Hidden.Bar.Visible())
 	}
 }
 
@@ -183,19 +183,19 @@ func TestGalleryHeaderKeepsItsWidth(t *testing.T) {
 	g := &h.ui.gal
 	row := g.header.Objects[0]
 	row.Hide()
-	without := g.root.MinSize().Width
+	without := g.Root.MinSize().Width
 	row.Show()
 	check := func(when string) {
 		t.Helper()
 		if got, w := row.MinSize().Width, g.normalBar.MinSize().Width; got > w {
 			t.Errorf("%s: the top row needs %.0f px, the search row %.0f", when, got, w)
 		}
-		if got := g.root.MinSize().Width; got != without {
+		if got := g.Root.MinSize().Width; got != without {
 			t.Errorf("%s: the gallery needs %.0f px, %.0f without its top row", when, got, without)
 		}
 	}
 	check("at the start")
-	g.sortSel.SetSelected("Prompt A–Z")
+	g.SortSel.SetSelected("Prompt A–Z")
 	menuItem(t, g.filterMenu(), "klein-4b").Action()
 	menuItem(t, g.filterMenu(), "48×32").Action()
 	menuItem(t, g.filterMenu(), "Last 30 days").Action()

@@ -1,4 +1,4 @@
-package app
+package galleryui
 
 import (
 	"fmt"
@@ -19,41 +19,41 @@ import (
 // It goes once the images show (the filter changed) or when dismissed.
 type hiddenNotice struct {
 	files []string // the new images the filter hides, newest last
-	bar   *fyne.Container
-	text  *widget.Label
+	Bar   *fyne.Container
+	Text  *widget.Label
 }
 
 // buildHiddenNotice creates the (hidden) notice.
-func (g *galleryView) buildHiddenNotice() fyne.CanvasObject {
-	n := &g.hidden
-	n.text = widget.NewLabel("")
-	n.text.Wrapping = fyne.TextWrapWord
-	n.text.Importance = widget.WarningImportance
+func (g *View) buildHiddenNotice() fyne.CanvasObject {
+	n := &g.Hidden
+	n.Text = widget.NewLabel("")
+	n.Text.Wrapping = fyne.TextWrapWord
+	n.Text.Importance = widget.WarningImportance
 	show := widget.NewButton("Clear", g.clearFilter)
 	dismiss := widgets.NewTipButton(g.sh.Tips, theme.CancelIcon(), "Dismiss", func() {
 		n.files = nil
 		g.updateHiddenNotice()
 	})
-	n.bar = container.NewBorder(nil, nil, nil, container.NewHBox(show, dismiss), n.text)
-	n.bar.Hide()
-	return n.bar
+	n.Bar = container.NewBorder(nil, nil, nil, container.NewHBox(show, dismiss), n.Text)
+	n.Bar.Hide()
+	return n.Bar
 }
 
 // NoteNew tells the gallery that file was just made: when the filter hides it, the notice
 // says so (UI goroutine, after refresh).
-func (g *galleryView) NoteNew(file string) {
-	if g.sh.Gallery == nil || g.IndexOf(file) >= 0 || slices.Contains(g.hidden.files, file) {
+func (g *View) NoteNew(file string) {
+	if g.sh.Gallery == nil || g.IndexOf(file) >= 0 || slices.Contains(g.Hidden.files, file) {
 		return
 	}
-	g.hidden.files = append(g.hidden.files, file)
+	g.Hidden.files = append(g.Hidden.files, file)
 	g.updateHiddenNotice()
 }
 
 // updateHiddenNotice forgets the new images that show now (or are gone) and shows or hides
 // the notice.
-func (g *galleryView) updateHiddenNotice() {
-	n := &g.hidden
-	if n.bar == nil {
+func (g *View) updateHiddenNotice() {
+	n := &g.Hidden
+	if n.Bar == nil {
 		return
 	}
 	if g.sh.Gallery == nil {
@@ -64,7 +64,7 @@ func (g *galleryView) updateHiddenNotice() {
 		return !ok || g.IndexOf(f) >= 0
 	})
 	if len(n.files) == 0 {
-		n.bar.Hide()
+		n.Bar.Hide()
 		return
 	}
 	var parts []string
@@ -82,18 +82,18 @@ func (g *galleryView) updateHiddenNotice() {
 		by = strings.Join(parts, " and ")
 	}
 	if len(n.files) == 1 {
-		n.text.SetText("The new image is hidden by " + by + ".")
+		n.Text.SetText("The new image is hidden by " + by + ".")
 	} else {
-		n.text.SetText(fmt.Sprintf("%d new images are hidden by %s.", len(n.files), by))
+		n.Text.SetText(fmt.Sprintf("%d new images are hidden by %s.", len(n.files), by))
 	}
-	n.bar.Show()
+	n.Bar.Show()
 }
 
 // clearFilter empties the search and turns the Favourites, model, size and date filters
 // off (the notice's Clear).
-func (g *galleryView) clearFilter() {
-	g.search.SetText("")     // refreshes through OnChanged, which drops the notice
-	g.favs.SetChecked(false) // likewise
+func (g *View) clearFilter() {
+	g.Search.SetText("")     // refreshes through OnChanged, which drops the notice
+	g.Favs.SetChecked(false) // likewise
 	if g.filtersOn() > 0 {
 		g.setFilters("", gallery.Size{}, gallery.AnyTime)
 	}

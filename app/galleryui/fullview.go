@@ -1,4 +1,4 @@
-package app
+package galleryui
 
 import (
 	"fmt"
@@ -16,13 +16,13 @@ import (
 // zoomHelp is the zoom bar's hint.
 const zoomHelp = "Scroll to zoom, drag to move, ← → for the other images"
 
-// zoomBar is the row under a widgets.ZoomImage: a hint, the zoom level, which switches between
+// ZoomBar is the row under a widgets.ZoomImage: a hint, the zoom level, which switches between
 // fitted and actual size, and the zoom buttons (with tooltips).
-type zoomBar struct {
-	image   *widgets.ZoomImage
+type ZoomBar struct {
+	Image   *widgets.ZoomImage
 	hint    *widget.Label
-	level   *widget.Button
-	out, in *widgets.TipButton
+	Level   *widget.Button
+	Out, In *widgets.TipButton
 	extra   *widgets.TipButton // full-size view, or close in the full-size window
 	// controls holds the zoom buttons; box is the whole bar.
 	controls, box *fyne.Container
@@ -33,24 +33,24 @@ type zoomBar struct {
 
 // newZoomBar builds the bar for z, its tooltips shown in tips; extraIcon, extraTip and
 // extra add a last button.
-func newZoomBar(tips *widgets.TipLayer, z *widgets.ZoomImage, extraIcon fyne.Resource, extraTip string, extra func()) *zoomBar {
-	b := &zoomBar{image: z}
+func newZoomBar(tips *widgets.TipLayer, z *widgets.ZoomImage, extraIcon fyne.Resource, extraTip string, extra func()) *ZoomBar {
+	b := &ZoomBar{Image: z}
 	b.hint = widget.NewLabel(zoomHelp)
 	b.hint.SizeName = theme.SizeNameCaptionText
 	b.hint.Truncation = fyne.TextTruncateEllipsis
 	b.hint.Importance = widget.LowImportance
-	b.out = widgets.NewTipButton(tips, theme.ZoomOutIcon(), "Zoom out (−)", z.ZoomOut)
-	b.in = widgets.NewTipButton(tips, theme.ZoomInIcon(), "Zoom in (+)", z.ZoomIn)
+	b.Out = widgets.NewTipButton(tips, theme.ZoomOutIcon(), "Zoom out (−)", z.ZoomOut)
+	b.In = widgets.NewTipButton(tips, theme.ZoomInIcon(), "Zoom in (+)", z.ZoomIn)
 	b.extra = widgets.NewTipButton(tips, extraIcon, extraTip, extra)
-	b.level = widget.NewButton("Fit", func() { z.ToggleActual(z.Pivot()) })
-	b.level.Importance = widget.LowImportance
+	b.Level = widget.NewButton("Fit", func() { z.ToggleActual(z.Pivot()) })
+	b.Level.Importance = widget.LowImportance
 	z.OnChanged = b.refresh
 	// The level keeps one width, whatever it says, so that the toolbar beside it and the
 	// window's minimum width stay put from image to image (issue 36 item 18).
 	probe := widget.NewButton("Fit (1000%)", nil)
 	levelWidth := canvas.NewRectangle(color.Transparent)
 	levelWidth.SetMinSize(fyne.NewSize(probe.MinSize().Width, 0))
-	b.controls = container.NewHBox(b.out, container.NewStack(levelWidth, b.level), b.in, b.extra)
+	b.controls = container.NewHBox(b.Out, container.NewStack(levelWidth, b.Level), b.In, b.extra)
 	b.box = container.NewBorder(nil, nil, nil, b.controls, b.hint)
 	b.refresh()
 	return b
@@ -58,49 +58,49 @@ func newZoomBar(tips *widgets.TipLayer, z *widgets.ZoomImage, extraIcon fyne.Res
 
 // refresh shows the zoom level: "Fit" while fitted, else the percentage (the level
 // button then switches back to fit).
-func (b *zoomBar) refresh() {
+func (b *ZoomBar) refresh() {
 	switch {
-	case b.image.Image == nil:
-		b.level.SetText("Fit")
+	case b.Image.Image == nil:
+		b.Level.SetText("Fit")
 	case b.preview != nil && b.preview():
-		b.level.SetText("Preview")
-	case b.image.Fitted():
-		b.level.SetText(fmt.Sprintf("Fit (%d%%)", b.image.Percent()))
+		b.Level.SetText("Preview")
+	case b.Image.Fitted():
+		b.Level.SetText(fmt.Sprintf("Fit (%d%%)", b.Image.Percent()))
 	default:
-		b.level.SetText(fmt.Sprintf("%d%%", b.image.Percent()))
+		b.Level.SetText(fmt.Sprintf("%d%%", b.Image.Percent()))
 	}
 }
 
 // fullView is the full-size window: the shown image filling the screen, with the same
 // zoom and keys as the viewer; Esc closes it.
 type fullView struct {
-	win  fyne.Window
-	zoom *zoomBar
+	Win  fyne.Window
+	Zoom *ZoomBar
 }
 
-// openFullView shows the shown image in its own full-screen window (or brings that
+// OpenFullView shows the shown image in its own full-screen window (or brings that
 // window forward).
-func (v *viewer) openFullView() {
-	if v.full != nil {
-		v.full.win.RequestFocus()
+func (v *Viewer) OpenFullView() {
+	if v.Full != nil {
+		v.Full.Win.RequestFocus()
 		return
 	}
-	if v.image.Image == nil {
+	if v.Image.Image == nil {
 		return
 	}
 	title := "Kleinbild"
-	if v.shownOK && !v.followRun {
-		title = v.shown.File + " – Kleinbild"
+	if v.ShownOK && !v.FollowRun {
+		title = v.Shown.File + " – Kleinbild"
 	}
 	w := v.sh.App.NewWindow(title)
 	z := widgets.NewZoomImage()
-	f := &fullView{win: w}
+	f := &fullView{Win: w}
 	tips := widgets.NewTipLayer(w.Canvas(), v.sh.Post)
-	f.zoom = newZoomBar(tips, z, theme.CancelIcon(), "Close (Esc)", w.Close)
-	f.zoom.preview = v.showsPreview
-	f.zoom.refresh()
-	z.SetImage(v.image.Image)
-	w.SetContent(tips.Wrap(container.NewBorder(nil, container.NewPadded(f.zoom.box), nil, nil, z)))
+	f.Zoom = newZoomBar(tips, z, theme.CancelIcon(), "Close (Esc)", w.Close)
+	f.Zoom.preview = v.showsPreview
+	f.Zoom.refresh()
+	z.SetImage(v.Image.Image)
+	w.SetContent(tips.Wrap(container.NewBorder(nil, container.NewPadded(f.Zoom.box), nil, nil, z)))
 	w.Canvas().SetOnTypedKey(func(ev *fyne.KeyEvent) {
 		if ev.Name == fyne.KeyEscape {
 			w.Close()
@@ -109,11 +109,11 @@ func (v *viewer) openFullView() {
 		v.typedKey(w.Canvas(), z, ev)
 	})
 	w.SetOnClosed(func() {
-		if v.full == f {
-			v.full = nil
+		if v.Full == f {
+			v.Full = nil
 		}
 	})
-	v.full = f
+	v.Full = f
 	w.Resize(v.sh.ChildSize(fyne.NewSize(1200, 900)))
 	w.SetFullScreen(true)
 	w.Show()

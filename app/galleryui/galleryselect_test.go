@@ -1,4 +1,4 @@
-package app
+package galleryui
 
 import (
 	"image/color"
@@ -84,12 +84,12 @@ func TestShiftClickRangeAndSelectAll(t *testing.T) {
 	g := &u.gal
 	shift := fyne.KeyModifier(0)
 	g.mods = func() fyne.KeyModifier { return shift }
-	test.Tap(galleryCellFor(t, u, g.visible[1].File))
-	if g.selecting || u.view.shown.File != g.visible[1].File {
-		t.Fatalf("a plain click: selecting %v, shown %s", g.selecting, u.view.shown.File)
+	test.Tap(galleryCellFor(t, u, g.Visible[1].File))
+	if g.selecting || u.view.Shown.File != g.Visible[1].File {
+		t.Fatalf("a plain click: selecting %v, shown %s", g.selecting, u.view.Shown.File)
 	}
 	shift = fyne.KeyModifierShift
-	test.Tap(galleryCellFor(t, u, g.visible[4].File))
+	test.Tap(galleryCellFor(t, u, g.Visible[4].File))
 	if !g.selecting || len(g.checkedEntries()) != 4 || g.selLabel.Text != "4 selected" {
 		t.Fatalf("Shift-click from 1 to 4: selecting %v, %d ticked", g.selecting, len(g.checkedEntries()))
 	}
@@ -99,20 +99,20 @@ func TestShiftClickRangeAndSelectAll(t *testing.T) {
 		}
 	}
 	// From the last ticked (4) back to 2: still ticked, nothing else changes.
-	test.Tap(galleryCellFor(t, u, g.visible[2].File))
+	test.Tap(galleryCellFor(t, u, g.Visible[2].File))
 	if n := len(g.checkedEntries()); n != 4 {
 		t.Errorf("Shift-click inside the range: %d ticked", n)
 	}
 	shift = 0
-	g.setSelecting(false)
+	g.SetSelecting(false)
 	sc := h.win.Canvas().(fyne.Shortcutable)
 	sc.TypedShortcut(&fyne.ShortcutSelectAll{})
-	if !g.selecting || len(g.checkedEntries()) != 6 || g.deleteSel.Text != "Delete 6" {
-		t.Errorf("Ctrl+A: selecting %v, %d ticked, %q", g.selecting, len(g.checkedEntries()), g.deleteSel.Text)
+	if !g.selecting || len(g.checkedEntries()) != 6 || g.DeleteSel.Text != "Delete 6" {
+		t.Errorf("Ctrl+A: selecting %v, %d ticked, %q", g.selecting, len(g.checkedEntries()), g.DeleteSel.Text)
 	}
-	g.setSelecting(false)
-	g.setSelecting(true)
-	test.Tap(findButton(g.selectBar, "Select all"))
+	g.SetSelecting(false)
+	g.SetSelecting(true)
+	test.Tap(findButton(g.SelectBar, "Select all"))
 	if n := len(g.checkedEntries()); n != 6 {
 		t.Errorf("Select all ticked %d", n)
 	}

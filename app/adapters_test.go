@@ -79,7 +79,7 @@ func TestAdaptersSection(t *testing.T) {
 	}
 	e := s.entries[0]
 	e.strength.SetValue(-0.5)
-	if j := h.ui.run.jobFromForm(form{Settings: engine.Settings{Prompt: "x"}, Count: 1}); len(j.Req.Adapters) != 1 || j.Req.Adapters[0].Strength != -0.5 || e.value.Text != "-0.50" || j.Req.AdaptersPartial {
+	if j := h.ui.run.JobFromForm(form{Settings: engine.Settings{Prompt: "x"}, Count: 1}); len(j.Req.Adapters) != 1 || j.Req.Adapters[0].Strength != -0.5 || e.value.Text != "-0.50" || j.Req.AdaptersPartial {
 		t.Errorf("job adapters %+v (partial %v), field %q", j.Req.Adapters, j.Req.AdaptersPartial, e.value.Text)
 	}
 	test.Type(e.value, "") // focus

@@ -61,13 +61,13 @@ func TestAdapterPartialMatch(t *testing.T) {
 		t.Fatalf("switching on did not ask (on %v)", e.on.Checked)
 	}
 	h.tapDialogButton("Use anyway")
-	j := h.ui.run.jobFromForm(form{Settings: engine.Settings{Prompt: "x"}, Count: 1})
+	j := h.ui.run.JobFromForm(form{Settings: engine.Settings{Prompt: "x"}, Count: 1})
 	if !e.on.Checked || len(j.Req.Adapters) != 1 || !j.Req.AdaptersPartial || !strings.Contains(e.status.Text, "accepted") {
 		t.Errorf("accepted: on %v, request %d adapters partial %v, status %q", e.on.Checked, len(j.Req.Adapters), j.Req.AdaptersPartial, e.status.Text)
 	}
 	e.on.SetChecked(false)
 	h.addAdapter(goldenLoRA(t, "lora_kohya_r2_a1.safetensors"))
-	if j := h.ui.run.jobFromForm(form{Settings: engine.Settings{Prompt: "x"}, Count: 1}); len(j.Req.Adapters) != 1 || j.Req.AdaptersPartial {
+	if j := h.ui.run.JobFromForm(form{Settings: engine.Settings{Prompt: "x"}, Count: 1}); len(j.Req.Adapters) != 1 || j.Req.AdaptersPartial {
 		t.Errorf("only a full match on: %d adapters, partial %v", len(j.Req.Adapters), j.Req.AdaptersPartial)
 	}
 }
@@ -92,9 +92,9 @@ func TestAdapterModelFit(t *testing.T) {
 	if got, want := after.PeakBytes-before.PeakBytes, e.a.Bytes(); got != want {
 		t.Errorf("the estimate grew by %d bytes with the adapter, want its %d", got, want)
 	}
-	with, _ := h.ui.fit.estimateJob(h.ui.run.jobFromForm(form{Settings: engine.Settings{Prompt: "x", Width: 64, Height: 64}, Count: 1}))
+	with, _ := h.ui.fit.estimateJob(h.ui.run.JobFromForm(form{Settings: engine.Settings{Prompt: "x", Width: 64, Height: 64}, Count: 1}))
 	e.on.SetChecked(false)
-	without, _ := h.ui.fit.estimateJob(h.ui.run.jobFromForm(form{Settings: engine.Settings{Prompt: "x", Width: 64, Height: 64}, Count: 1}))
+	without, _ := h.ui.fit.estimateJob(h.ui.run.JobFromForm(form{Settings: engine.Settings{Prompt: "x", Width: 64, Height: 64}, Count: 1}))
 	e.on.SetChecked(true)
 	if got, want := with.PeakBytes-without.PeakBytes, e.a.Bytes(); got != want {
 		t.Errorf("a queued job's estimate grew by %d bytes with the adapter, want %d", got, want)

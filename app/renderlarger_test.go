@@ -17,31 +17,6 @@ import (
 	"kleinbild/engine/schema"
 )
 
-func TestLargerSize(t *testing.T) {
-	cases := []struct {
-		w, h, nw, nh int
-		ok           bool
-	}{
-		{512, 512, 720, 720, true},
-		{256, 192, 368, 272, true},
-		{768, 1024, 1088, 1456, true},
-		{1024, 576, 1456, 816, true},
-		{1440, 1440, 1792, 1792, true},
-		{1024, 1792, 1024, 1792, false}, // the long side is at the limit already
-		{1792, 1792, 1792, 1792, false},
-		{0, 512, 0, 0, false},
-	}
-	for _, c := range cases {
-		nw, nh, ok := largerSize(c.w, c.h)
-		if nw != c.nw || nh != c.nh || ok != c.ok {
-			t.Errorf("largerSize(%d, %d) = %d, %d, %v; want %d, %d, %v", c.w, c.h, nw, nh, ok, c.nw, c.nh, c.ok)
-		}
-		if ok && (nw%16 != 0 || nh%16 != 0 || nw > maxSide || nh > maxSide) {
-			t.Errorf("largerSize(%d, %d) = %d × %d is not a valid size", c.w, c.h, nw, nh)
-		}
-	}
-}
-
 // Issue 12: "Render larger" on a gallery image queues (while another runs) a job at twice
 // the area with the same prompt, seed, steps and guidance, and the image itself and its
 // references that still exist as references.
@@ -59,10 +34,10 @@ func TestRenderLargerQueuesTheImage(t *testing.T) {
 	u.ctl.setSize(256, 192)
 	u.ctl.steps.SetText("3")
 	out := h.generate("a lighthouse at dusk")
-	if out.err != nil {
-		t.Fatal(out.err)
+	if out.Err != nil {
+		t.Fatal(out.Err)
 	}
-	src := out.entry
+	src := out.Entry
 	<-fake.started // the first run's
 
 	// A second run blocks, so the render-larger job waits in the queue.
@@ -77,10 +52,10 @@ func TestRenderLargerQueuesTheImage(t *testing.T) {
 		t.Fatal("the viewer has no 'Render larger' button")
 	}
 	test.Tap(btn)
-	if len(u.run.queue.Jobs) != 1 {
-		t.Fatalf("%d jobs queued, want 1", len(u.run.queue.Jobs))
+	if len(u.run.Queue.Jobs) != 1 {
+		t.Fatalf("%d jobs queued, want 1", len(u.run.Queue.Jobs))
 	}
-	j := u.run.queue.Jobs[0]
+	j := u.run.Queue.Jobs[0]
 	r := j.Req
 	if r.Width != 368 || r.Height != 272 || r.Seed != 4242 || r.Prompt != "a lighthouse at dusk" || r.Steps != 3 || j.Count != 1 {
 		t.Errorf("queued request %+v (count %d)", r, j.Count)
@@ -99,7 +74,7 @@ func TestRenderLargerQueuesTheImage(t *testing.T) {
 		t.Errorf("generator got %+v", got)
 	}
 	test.Tap(u.ctl.generate)
-	h.waitFor("the run to stop", 5*time.Second, func() bool { return u.run.cur == nil })
+	h.waitFor("the run to stop", 5*time.Second, func() bool { return u.run.Current() == nil })
 }
 
 // Issue 12: "Render larger" on an image without settings, or at the largest size, says why
@@ -117,11 +92,11 @@ func TestRenderLargerRefusesWithReason(t *testing.T) {
 		// Without its adapters the larger render would be another picture.
 		{&imageio.Metadata{Settings: schema.Settings{Prompt: "styled", Width: 256, Height: 256, Seed: 1}, Adapters: []imageio.Adapter{{File: "style.safetensors", SHA256: "ab", Strength: 0.8}}}, "made with adapters (style.safetensors)"},
 	} {
-		if _, err := u.run.renderLargerJob(gallery.Entry{HasMeta: c.meta != nil, Meta: derefMeta(c.meta)}); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := u.run.RenderLargerJob(gallery.Entry{HasMeta: c.meta != nil, Meta: derefMeta(c.meta)}); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("error %v, want %q", err, c.want)
 		}
 	}
-	if fake.calls.Load() != 0 || len(u.run.queue.Jobs) != 0 {
+	if fake.calls.Load() != 0 || len(u.run.Queue.Jobs) != 0 {
 		t.Error("a refused render-larger started or queued a job")
 	}
 }
@@ -163,7 +138,7 @@ func TestRenderLargerKeepsStableNoise(t *testing.T) {
 	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
 	for _, noise := range []string{engine.NoiseStable, engine.NoiseTorch} {
 		meta := imageio.Metadata{Settings: schema.Settings{Prompt: "a lighthouse", Width: 256, Height: 192, Seed: 9, Steps: 3, Schedule: "linear", Noise: noise}}
-		j, err := h.ui.run.renderLargerJob(gallery.Entry{File: "x.png", HasMeta: true, Meta: meta})
+		j, err := h.ui.run.RenderLargerJob(gallery.Entry{File: "x.png", HasMeta: true, Meta: meta})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -175,7 +150,7 @@ func TestRenderLargerKeepsStableNoise(t *testing.T) {
 		Settings: schema.Settings{Prompt: "repainted", Width: 256, Height: 256, Seed: 9, Noise: engine.NoiseStable,
 			Image: "/in.png", Mask: "/m.png", Strength: 0.6, MaskCrop: 8},
 	}
-	j, err := h.ui.run.renderLargerJob(gallery.Entry{File: "y.png", HasMeta: true, Meta: meta})
+	j, err := h.ui.run.RenderLargerJob(gallery.Entry{File: "y.png", HasMeta: true, Meta: meta})
 	if err != nil {
 		t.Fatal(err)
 	}

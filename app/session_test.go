@@ -24,8 +24,8 @@ func TestReferencesAndViewedImageSurviveRestart(t *testing.T) {
 	}
 	u.refs.refresh()
 	for _, p := range []string{"first", "second"} {
-		if out := h.generate(p); out.err != nil {
-			t.Fatal(out.err)
+		if out := h.generate(p); out.Err != nil {
+			t.Fatal(out.Err)
 		}
 	}
 	older := u.gal.visible[1].File

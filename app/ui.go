@@ -2,6 +2,7 @@ package app
 
 import (
 	"kleinbild/app/modelui"
+	"kleinbild/app/run"
 
 	"context"
 	"fmt"
@@ -43,7 +44,7 @@ type UI struct {
 	view     viewer
 	gal      galleryView
 	model    modelui.Model
-	run      runner
+	run      run.Runner
 
 	// rightTabs holds the gallery's and the queue's tabs.
 	rightTabs *container.AppTabs
@@ -131,8 +132,8 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 	}
 	u.ctl.applySettings(set)
 	u.refs.restore(set.References)
-	u.run.setUpQueue(filepath.Join(dataDir, "queue.json"))
-	u.run.queue.Retitle() // a queue kept from the last session counts in its tab
+	u.run.SetUpQueue(filepath.Join(dataDir, "queue.json"))
+	u.run.Queue.Retitle() // a queue kept from the last session counts in its tab
 	u.adapters.applySettings(set)
 	if opts.Prompt != "" {
 		u.ctl.prompt.SetText(opts.Prompt)
@@ -173,7 +174,7 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 		if u.gal.typedKey(ev) {
 			return
 		}
-		if ev.Name == fyne.KeyEscape && u.run.busy() {
+		if ev.Name == fyne.KeyEscape && u.run.Busy() {
 			u.Cancel()
 		}
 		u.view.typedKey(w.Canvas(), u.view.image, ev)
@@ -196,7 +197,7 @@ func (u *UI) Close() {
 	u.BG.Wait()
 	u.ctl.flushForm()
 	u.Thumbs.Close()
-	u.run.closeGenerator()
+	u.run.CloseGenerator()
 	if u.Unlock != nil {
 		u.Unlock() // last: nothing of this window writes to the data folder any more
 		u.Unlock = nil
@@ -256,20 +257,20 @@ func (u *UI) build() fyne.CanvasObject {
 	// The side panel scrolls its form and keeps Generate in view (see controls.build).
 	sideWidth := canvas.NewRectangle(color.Transparent)
 	sideWidth.SetMinSize(fyne.NewSize(sidePanelWidth, 0))
-	u.run.buildQueue() // its Add button sits beside Generate; the jobs have their own tab
-	u.run.queue.Confirm = u.confirmCancelAll
-	u.run.queue.OnOpen = u.openJob
+	u.run.BuildQueue() // its Add button sits beside Generate; the jobs have their own tab
+	u.run.Queue.Confirm = u.confirmCancelAll
+	u.run.Queue.OnOpen = u.openJob
 	noQueue := canvas.NewRectangle(color.Transparent) // the form's old place of the queue
 	noQueue.Hide()
 	side := container.NewStack(sideWidth, u.ctl.build(panelParts{
 		refs: u.refs.build, adapters: u.adapters.build, scrolled: u.adapters.passScrollTo,
-		queueAdd: u.run.queue.Add, queue: noQueue, wrapFit: u.fit.wrap,
+		queueAdd: u.run.Queue.Add, queue: noQueue, wrapFit: u.fit.wrap,
 	}))
 
 	right := container.NewAppTabs(container.NewTabItemWithIcon("Gallery", theme.MediaPhotoIcon(), u.gal.build()))
-	right.Append(u.run.queue.BuildTab(right))
+	right.Append(u.run.Queue.BuildTab(right))
 	u.rightTabs = right
-	split := container.NewHSplit(u.run.buildViewColumn(u.view.build()), right)
+	split := container.NewHSplit(u.run.BuildViewColumn(u.view.build()), right)
 	split.Offset = 0.64
 
 	top := container.NewVBox(container.NewPadded(header), widget.NewSeparator())

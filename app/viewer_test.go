@@ -19,6 +19,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"kleinbild/app/gallery"
+	"kleinbild/app/run"
 	"kleinbild/app/thumbcache"
 	"kleinbild/app/widgets"
 	"kleinbild/engine/imageio"
@@ -458,18 +459,18 @@ func TestImageWithoutMetadataCannotBeReused(t *testing.T) {
 	// An image with settings enables them again.
 	out := h.generate("a lighthouse")
 	h.settle()
-	if !u.view.shownOK || u.view.shown.File != out.entry.File || reuse.Disabled() || seed.Disabled() {
+	if !u.view.shownOK || u.view.shown.File != out.Entry.File || reuse.Disabled() || seed.Disabled() {
 		t.Errorf("generated image: shown %v, reuse disabled %v, seed disabled %v", u.view.shown.File, reuse.Disabled(), seed.Disabled())
 	}
 }
 
 // startAndPreview starts a generation on a blocking or failing fake and waits until it runs.
-func startAndPreview(t *testing.T, h *harness, fake *fakeGen, prompt string) *runState {
+func startAndPreview(t *testing.T, h *harness, fake *fakeGen, prompt string) *run.State {
 	t.Helper()
 	u := h.ui
 	u.ctl.prompt.SetText(prompt)
 	test.Tap(u.ctl.generate)
-	r := u.run.cur
+	r := u.run.Current()
 	if r == nil {
 		t.Fatalf("Generate did not start (banner %q)", u.ErrorText())
 	}
@@ -493,7 +494,7 @@ func TestViewerAfterCancelOrFailureShowsTheSelectedImage(t *testing.T) {
 	startAndPreview(t, h, fake, "first, cancelled")
 	h.waitFor("the preview", 5*time.Second, func() bool { return u.view.image.Image != nil })
 	u.Cancel()
-	h.waitFor("the run to stop", 5*time.Second, func() bool { return u.run.cur == nil })
+	h.waitFor("the run to stop", 5*time.Second, func() bool { return u.run.Current() == nil })
 	h.settle()
 	if u.view.shownOK || u.view.info.Visible() || u.view.imageArea.Visible() || !u.view.empty.Visible() {
 		t.Errorf("after cancelling with nothing selected: shownOK %v, info %v, image area %v, empty %v",
@@ -503,7 +504,7 @@ func TestViewerAfterCancelOrFailureShowsTheSelectedImage(t *testing.T) {
 	fake.block = false
 	out := h.generate("the keeper")
 	h.settle()
-	want := out.entry
+	want := out.Entry
 	checkShown := func(when string) {
 		t.Helper()
 		h.waitFor("the selected image "+when, 5*time.Second, func() bool {
@@ -525,13 +526,13 @@ func TestViewerAfterCancelOrFailureShowsTheSelectedImage(t *testing.T) {
 		return img != nil && img.Bounds().Dx() == want.Meta.Width/8
 	})
 	u.Cancel()
-	h.waitFor("the run to stop", 5*time.Second, func() bool { return u.run.cur == nil })
+	h.waitFor("the run to stop", 5*time.Second, func() bool { return u.run.Current() == nil })
 	checkShown("after cancel")
 
 	fake.block = false
 	fake.fail = errors.New("out of memory")
 	startAndPreview(t, h, fake, "third, failing")
-	h.waitFor("the run to fail", 5*time.Second, func() bool { return u.run.cur == nil })
+	h.waitFor("the run to fail", 5*time.Second, func() bool { return u.run.Current() == nil })
 	checkShown("after failure")
 	if !strings.Contains(u.ErrorText(), "out of memory") {
 		t.Errorf("banner %q", u.ErrorText())

@@ -3,6 +3,7 @@ package app
 import (
 	"kleinbild/app/jobs"
 	"kleinbild/app/modelui"
+	"kleinbild/app/run"
 
 	"path/filepath"
 
@@ -18,7 +19,7 @@ import (
 func (u *UI) wire() {
 	sh := u.Shell
 	// Asked by many: whether a generation runs, and for a new estimate.
-	running, estimateSoon := u.run.busy, u.fit.updateSoon
+	running, estimateSoon := u.run.Busy, u.fit.updateSoon
 
 	u.ctl = controls{sh: sh, controlsDeps: controlsDeps{
 		onGenerate: u.Generate, onCancel: u.Cancel, busy: running, estimateSoon: estimateSoon,
@@ -26,20 +27,20 @@ func (u *UI) wire() {
 	}}
 	u.fit = fitLine{sh: sh, calibrate: u.opts.calibrate, fitDeps: fitDeps{
 		form: &u.ctl, refs: func() []string { return u.refs.paths }, adapters: u.adapters.Stack,
-		shapesChanged: u.adapters.setModel, chosen: &u.model, loaded: u.run.modelLoaded,
+		shapesChanged: u.adapters.setModel, chosen: &u.model, loaded: u.run.ModelLoaded,
 		relayout: func() { u.ctl.box.Refresh() }, busy: running, useCPU: u.model.UseCPU,
 	}}
 	u.refs = refsSection{sh: sh, estimateSoon: estimateSoon, showAdded: u.ctl.scrollToEnd}
 	u.adapters = adaptersSection{sh: sh, estimateSoon: estimateSoon, formChanged: u.ctl.formChanged}
 	u.view = viewer{sh: sh, viewerDeps: viewerDeps{
-		running: running, modelUsable: u.model.Usable, markBatch: u.run.markBatch, batchStep: u.run.batchStep, gal: &u.gal,
+		running: running, modelUsable: u.model.Usable, markBatch: u.run.MarkBatch, batchStep: u.run.BatchStep, gal: &u.gal,
 		reuseSettings: u.reuseSettings, reuseSeed: u.ReuseSeed, addReference: u.AddReference,
 		renderLarger: u.RenderLarger, showInpaint: u.showInpaint,
 		showModelDialog: u.ShowModelDialog, downloadPanel: u.model.NewDownloadPanel,
 	}}
 	u.gal = galleryView{sh: sh, galleryDeps: galleryDeps{
 		view: &u.view, running: running, restoreSettings: u.RestoreSettings,
-		renderLarger: u.run.renderLargerEntry, addReference: u.AddReference, listChanged: u.run.syncBatch,
+		renderLarger: u.run.RenderLargerEntry, addReference: u.AddReference, listChanged: u.run.SyncBatch,
 	}}
 	u.model = modelui.New(sh, u.opts.devices, modelui.Deps{
 		Busy: running, DeviceChanged: estimateSoon,
@@ -52,16 +53,16 @@ func (u *UI) wire() {
 		BrowseWeightFile: func(start string, set func(string)) { browseWeightFile(sh, start, set) },
 	})
 	open := modelui.EngineOpener(filepath.Join(u.DataDir, "cache", "prompts"))
-	tuner := deviceTuner{needs: backends.DefaultNeedsTuning, tune: backends.DefaultTuned}
+	tuner := run.Tuner{Needs: backends.DefaultNeedsTuning, Tune: backends.DefaultTuned}
 	if u.opts.Open != nil {
 		open = modelui.FolderOpener(u.opts.Open)
-		tuner = deviceTuner{} // a generator of the caller's (tests): no device to tune
+		tuner = run.Tuner{} // a generator of the caller's (tests): no device to tune
 	}
 	notifier := notify.New(u.App, u.Win, func(fn func()) { u.Post(fn) }) // u.post is set later
-	u.run = runner{sh: sh, version: u.opts.Version, open: open, tuner: tuner, notify: notifier, runnerDeps: runnerDeps{
-		form: &u.ctl, refs: u.refs.RefPaths, adapters: &u.adapters, model: &u.model,
-		fit: &u.fit, view: &u.view, gal: &u.gal,
-		phaseChanged: func(p jobs.Phase) {
+	u.run = run.New(sh, run.Config{Version: u.opts.Version, Open: open, Tuner: tuner, Notify: notifier}, run.Deps{
+		Form: &u.ctl, Refs: u.refs.RefPaths, Adapters: &u.adapters, Model: &u.model,
+		Fit: &u.fit, View: &u.view, Gallery: &u.gal,
+		PhaseChanged: func(p jobs.Phase) {
 			u.ctl.showRunPhase(p)
 			u.view.showRunPhase(p)
 			u.model.ShowRunPhase(p == jobs.Idle)
@@ -70,5 +71,5 @@ func (u *UI) wire() {
 				u.fit.updateSoon() // a calibration that waited for the run
 			}
 		},
-	}}
+	})
 }

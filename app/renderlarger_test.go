@@ -1,7 +1,6 @@
 package app
 
 import (
-	"strings"
 	"testing"
 	"time"
 
@@ -10,11 +9,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"kleinbild/app/gallery"
 	"kleinbild/app/widgets"
-	"kleinbild/engine"
-	"kleinbild/engine/imageio"
-	"kleinbild/engine/schema"
 )
 
 // Issue 12: "Render larger" on a gallery image queues (while another runs) a job at twice
@@ -77,30 +72,6 @@ func TestRenderLargerQueuesTheImage(t *testing.T) {
 	h.waitFor("the run to stop", 5*time.Second, func() bool { return u.run.Current() == nil })
 }
 
-// Issue 12: "Render larger" on an image without settings, or at the largest size, says why
-// and queues nothing.
-func TestRenderLargerRefusesWithReason(t *testing.T) {
-	fake := newFakeGen()
-	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
-	u := h.ui
-	for _, c := range []struct {
-		meta *imageio.Metadata
-		want string
-	}{
-		{nil, "no Kleinbild settings"},
-		{&imageio.Metadata{Settings: schema.Settings{Prompt: "big", Width: 1792, Height: 1792, Seed: 1}}, "already at the largest size"},
-		// Without its adapters the larger render would be another picture.
-		{&imageio.Metadata{Settings: schema.Settings{Prompt: "styled", Width: 256, Height: 256, Seed: 1}, Adapters: []imageio.Adapter{{File: "style.safetensors", SHA256: "ab", Strength: 0.8}}}, "made with adapters (style.safetensors)"},
-	} {
-		if _, err := u.run.RenderLargerJob(gallery.Entry{HasMeta: c.meta != nil, Meta: derefMeta(c.meta)}); err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("error %v, want %q", err, c.want)
-		}
-	}
-	if fake.calls.Load() != 0 || len(u.run.Queue.Jobs) != 0 {
-		t.Error("a refused render-larger started or queued a job")
-	}
-}
-
 // findIconButton returns the button with the icon named icon inside o.
 func findIconButton(o fyne.CanvasObject, icon string) *widget.Button {
 	switch v := o.(type) {
@@ -120,41 +91,4 @@ func findIconButton(o fyne.CanvasObject, icon string) *widget.Button {
 		}
 	}
 	return nil
-}
-
-func derefMeta(m *imageio.Metadata) imageio.Metadata {
-	if m == nil {
-		return imageio.Metadata{}
-	}
-	return *m
-}
-
-// Issue 29: "Render larger" makes the image's own request again (engine.MetadataRequest),
-// so a size-stable image is rendered larger with size-stable noise (it used to get torch
-// noise, and another composition), and an inpainted image becomes a plain text-to-image
-// job with the picture as its reference.
-func TestRenderLargerKeepsStableNoise(t *testing.T) {
-	fake := newFakeGen()
-	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
-	for _, noise := range []string{engine.NoiseStable, engine.NoiseTorch} {
-		meta := imageio.Metadata{Settings: schema.Settings{Prompt: "a lighthouse", Width: 256, Height: 192, Seed: 9, Steps: 3, Schedule: "linear", Noise: noise}}
-		j, err := h.ui.run.RenderLargerJob(gallery.Entry{File: "x.png", HasMeta: true, Meta: meta})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r := j.Req; r.Noise != noise || r.Schedule != "linear" || r.Steps != 3 || r.Seed != 9 || r.Width != 368 || r.Height != 272 {
-			t.Errorf("noise %s: queued request %+v", noise, r)
-		}
-	}
-	meta := imageio.Metadata{
-		Settings: schema.Settings{Prompt: "repainted", Width: 256, Height: 256, Seed: 9, Noise: engine.NoiseStable,
-			Image: "/in.png", Mask: "/m.png", Strength: 0.6, MaskCrop: 8},
-	}
-	j, err := h.ui.run.RenderLargerJob(gallery.Entry{File: "y.png", HasMeta: true, Meta: meta})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r := j.Req; r.Image != "" || r.Mask != "" || r.Strength != 0 || r.MaskCrop != 0 || r.Noise != engine.NoiseStable || len(r.References) != 1 {
-		t.Errorf("render larger of an inpainted image: %+v", r)
-	}
 }

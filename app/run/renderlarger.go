@@ -39,11 +39,11 @@ func largerSize(w, h int) (nw, nh int, ok bool) {
 // errNotLarger means the image is at the largest size already.
 var errNotLarger = errors.New("this image is already at the largest size Kleinbild makes")
 
-// RenderLargerJob is the job that renders the gallery image e again at a larger size:
+// renderLargerJob is the job that renders the gallery image e again at a larger size:
 // the request that made it (engine.MetadataRequest: prompt, seed, steps, guidance,
 // schedule, noise, …) as a text-to-image request at the larger size, with the image
 // itself as an in-context reference first and its own references that still exist after it.
-func (rn *Runner) RenderLargerJob(e gallery.Entry) (*jobs.Job, error) {
+func (rn *Runner) renderLargerJob(e gallery.Entry) (*jobs.Job, error) {
 	if rn.sh.Gallery == nil || !e.HasMeta {
 		return nil, errors.New("this image has no Kleinbild settings, so it cannot be rendered again")
 	}
@@ -80,7 +80,7 @@ func (rn *Runner) RenderLargerJob(e gallery.Entry) (*jobs.Job, error) {
 	return jobs.New(req, 1), nil
 }
 
-// RenderLarger re-renders the image in the viewer at a larger size (see RenderLargerJob):
+// RenderLarger re-renders the image in the viewer at a larger size (see renderLargerJob):
 // at once when nothing runs, otherwise after the queued jobs.
 func (rn *Runner) RenderLarger() {
 	if e, ok := rn.View.ShownEntry(); ok {
@@ -91,7 +91,7 @@ func (rn *Runner) RenderLarger() {
 // RenderLargerEntry re-renders the gallery image e at a larger size, whatever the viewer
 // shows: at once when nothing runs, otherwise after the queued jobs.
 func (rn *Runner) RenderLargerEntry(e gallery.Entry) {
-	j, err := rn.RenderLargerJob(e)
+	j, err := rn.renderLargerJob(e)
 	if err != nil {
 		rn.sh.ShowNotice(shell.Sentence(err.Error()) + ".")
 		return

@@ -59,8 +59,8 @@ func TestAspectMenuAndImageSize(t *testing.T) {
 		t.Fatalf("no image: size %s×%s changed, status %q", c.width.Text, c.height.Text, h.ui.Status.Text)
 	}
 	c.setSize(128, 64)
-	if out := h.generate("a wide field"); out.err != nil {
-		t.Fatal(out.err)
+	if out := h.generate("a wide field"); out.Err != nil {
+		t.Fatal(out.Err)
 	}
 	c.setSize(512, 512)
 	c.useImageSize()

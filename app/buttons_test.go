@@ -74,8 +74,8 @@ func TestEveryButtonIsNamed(t *testing.T) {
 	if !ok {
 		t.Fatal("the form does not read")
 	}
-	u.run.queue.Push(u.run.jobFromForm(f))
-	u.run.queue.SetPaused(true)
+	u.run.Queue.Push(u.run.JobFromForm(f))
+	u.run.Queue.SetPaused(true)
 	u.view.OpenFullView()
 	if u.view.Full == nil {
 		t.Fatal("no full-size view")

@@ -17,8 +17,8 @@ func TestCompareTwoImages(t *testing.T) {
 	u := h.ui
 	for _, sz := range [][2]int{{64, 64}, {128, 64}, {64, 128}} {
 		u.ctl.setSize(sz[0], sz[1])
-		if out := h.generate("a lighthouse"); out.err != nil {
-			t.Fatal(out.err)
+		if out := h.generate("a lighthouse"); out.Err != nil {
+			t.Fatal(out.Err)
 		}
 	}
 	g := &u.gal
@@ -83,8 +83,8 @@ func TestCompareWipe(t *testing.T) {
 	u := h.ui
 	u.ctl.setSize(64, 64)
 	for range 2 {
-		if out := h.generate("a lighthouse"); out.err != nil {
-			t.Fatal(out.err)
+		if out := h.generate("a lighthouse"); out.Err != nil {
+			t.Fatal(out.Err)
 		}
 	}
 	g := &u.gal

@@ -47,7 +47,7 @@ func TestInvalidSettingsAreRefused(t *testing.T) {
 			t.Errorf("%s×%s: inline message %q (visible %v), want %q", c.w, c.h, u.ctl.sizeErr.Text, u.ctl.sizeErr.Visible(), c.want)
 		}
 		test.Tap(u.ctl.generate)
-		if u.run.cur != nil {
+		if u.run.Current() != nil {
 			t.Fatalf("%s×%s: generation started", c.w, c.h)
 		}
 	}
@@ -62,19 +62,19 @@ func TestInvalidSettingsAreRefused(t *testing.T) {
 	}
 	u.ctl.steps.SetText("0")
 	test.Tap(u.ctl.generate)
-	if u.run.cur != nil || !u.ctl.stepsErr.Visible() {
+	if u.run.Current() != nil || !u.ctl.stepsErr.Visible() {
 		t.Errorf("steps 0 accepted")
 	}
 	u.ctl.steps.SetText("4")
 	u.ctl.seed.SetText("-3")
 	test.Tap(u.ctl.generate)
-	if u.run.cur != nil || !u.ctl.seedErr.Visible() {
+	if u.run.Current() != nil || !u.ctl.seedErr.Visible() {
 		t.Errorf("seed -3 accepted")
 	}
 	u.ctl.seed.SetText("")
 	u.ctl.prompt.SetText("  ")
 	test.Tap(u.ctl.generate)
-	if u.run.cur != nil || !u.ctl.promptErr.Visible() {
+	if u.run.Current() != nil || !u.ctl.promptErr.Visible() {
 		t.Errorf("empty prompt accepted")
 	}
 	if fake.calls.Load() != 0 {
@@ -98,8 +98,8 @@ func TestTypedSeedIsUsed(t *testing.T) {
 	if !u.ctl.seedLocked {
 		t.Errorf("a typed seed does not show as kept")
 	}
-	if out := h.generate("a lighthouse"); out.err != nil {
-		t.Fatalf("generate: %v", out.err)
+	if out := h.generate("a lighthouse"); out.Err != nil {
+		t.Fatalf("generate: %v", out.Err)
 	}
 	if got := fake.lastRequest().Seed; got != 42 || u.ctl.seed.Text != "42" {
 		t.Errorf("typed seed 42: generated with %d, field %q", got, u.ctl.seed.Text)
@@ -108,8 +108,8 @@ func TestTypedSeedIsUsed(t *testing.T) {
 	if u.ctl.seed.Text != "" || u.ctl.seedLocked || !strings.Contains(u.ctl.seed.PlaceHolder, "random") {
 		t.Fatalf("random: field %q placeholder %q locked %v", u.ctl.seed.Text, u.ctl.seed.PlaceHolder, u.ctl.seedLocked)
 	}
-	if out := h.generate("a lighthouse"); out.err != nil {
-		t.Fatalf("generate: %v", out.err)
+	if out := h.generate("a lighthouse"); out.Err != nil {
+		t.Fatalf("generate: %v", out.Err)
 	}
 	used := fake.lastRequest().Seed
 	if u.ctl.seed.Text != "" || !strings.Contains(u.ctl.seed.PlaceHolder, strconv.FormatUint(used, 10)) {

@@ -383,19 +383,19 @@ func TestGenerateAsksWhenItDoesNotFit(t *testing.T) {
 	}
 	test.Type(u.ctl.prompt, "too big")
 	test.Tap(u.ctl.generate)
-	if u.run.cur != nil {
+	if u.run.Current() != nil {
 		t.Fatal("a generation that does not fit started without asking")
 	}
 	h.tapDialogButton("Cancel")
-	if u.run.cur != nil || fake.calls.Load() != 0 {
+	if u.run.Current() != nil || fake.calls.Load() != 0 {
 		t.Fatal("cancelled confirmation still generated")
 	}
 	test.Tap(u.ctl.generate)
 	h.tapDialogButton("Generate anyway")
-	if u.run.cur == nil {
+	if u.run.Current() == nil {
 		t.Fatal("'Generate anyway' did not start the generation")
 	}
-	h.waitFor("the run", 10*time.Second, func() bool { return u.run.cur == nil })
+	h.waitFor("the run", 10*time.Second, func() bool { return u.run.Current() == nil })
 }
 
 // offlineHub points the Hub endpoint at a closed port: every request fails to connect.

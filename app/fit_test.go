@@ -55,6 +55,6 @@ func TestCalibrationWaitsForTheRun(t *testing.T) {
 	}
 	test.Tap(u.ctl.generate) // cancel
 	h.waitFor("the calibration after the run", 10*time.Second, func() bool {
-		return !u.run.busy() && u.fit.device == "purego" && u.fit.calib.Backend != ""
+		return !u.run.Busy() && u.fit.device == "purego" && u.fit.calib.Backend != ""
 	})
 }

@@ -170,8 +170,8 @@ func TestGalleryCellMenuWithoutSettings(t *testing.T) {
 	}
 	u.gal.Menu.Hide()
 	tapMenuItem(t, h, "plain.png", "Render larger")
-	if len(u.run.queue.Jobs) != 0 || u.run.cur != nil || !strings.Contains(u.ErrorText(), "no Kleinbild settings") {
-		t.Errorf("queued %d, banner %q", len(u.run.queue.Jobs), u.ErrorText())
+	if len(u.run.Queue.Jobs) != 0 || u.run.Current() != nil || !strings.Contains(u.ErrorText(), "no Kleinbild settings") {
+		t.Errorf("queued %d, banner %q", len(u.run.Queue.Jobs), u.ErrorText())
 	}
 }
 
@@ -189,10 +189,10 @@ func TestGalleryCellMenuRenderLarger(t *testing.T) {
 	test.Tap(u.ctl.generate)
 	waitStarted(t, h, fake)
 	tapMenuItem(t, h, "img-00.png", "Render larger")
-	if len(u.run.queue.Jobs) != 1 {
-		t.Fatalf("%d jobs queued (banner %q)", len(u.run.queue.Jobs), u.ErrorText())
+	if len(u.run.Queue.Jobs) != 1 {
+		t.Fatalf("%d jobs queued (banner %q)", len(u.run.Queue.Jobs), u.ErrorText())
 	}
-	r := u.run.queue.Jobs[0].Req
+	r := u.run.Queue.Jobs[0].Req
 	if r.Prompt != "a red castle" || r.Seed != 1 || len(r.References) == 0 || r.References[0] != filepath.Join(data, "gallery", "img-00.png") {
 		t.Errorf("queued %+v", r)
 	}
@@ -202,5 +202,5 @@ func TestGalleryCellMenuRenderLarger(t *testing.T) {
 	test.Tap(u.ctl.generate) // cancel: the queued job starts
 	waitStarted(t, h, fake)
 	test.Tap(u.ctl.generate)
-	h.waitFor("the run to stop", 5*time.Second, func() bool { return u.run.cur == nil })
+	h.waitFor("the run to stop", 5*time.Second, func() bool { return u.run.Current() == nil })
 }

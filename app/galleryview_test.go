@@ -65,8 +65,8 @@ func TestGallerySurvivesRestartAndShowsLineage(t *testing.T) {
 	fake := newFakeGen()
 	h1 := newHarness(t, data, tinyModel(t), fake.open)
 	first := h1.generate("an old lighthouse")
-	if first.err != nil {
-		t.Fatal(first.err)
+	if first.Err != nil {
+		t.Fatal(first.Err)
 	}
 	h1.close()
 
@@ -76,7 +76,7 @@ func TestGallerySurvivesRestartAndShowsLineage(t *testing.T) {
 		t.Fatalf("after restart the gallery has %d images", u.Gallery.Len())
 	}
 	e, _ := u.Gallery.At(0)
-	if e.Meta.Prompt != "an old lighthouse" || e.Meta.Seed != first.entry.Meta.Seed || e.SHA256 != first.entry.SHA256 {
+	if e.Meta.Prompt != "an old lighthouse" || e.Meta.Seed != first.Entry.Meta.Seed || e.SHA256 != first.Entry.SHA256 {
 		t.Errorf("restored entry %+v", e)
 	}
 	if u.gal.Empty.Visible() {
@@ -94,13 +94,13 @@ func TestGallerySurvivesRestartAndShowsLineage(t *testing.T) {
 		t.Fatalf("refs %v", u.refs.RefPaths())
 	}
 	child := h2.generate("the lighthouse at night")
-	if child.err != nil {
-		t.Fatal(child.err)
+	if child.Err != nil {
+		t.Fatal(child.Err)
 	}
-	if ps := u.Gallery.Parents(child.entry); len(ps) != 1 || ps[0].File != e.File {
+	if ps := u.Gallery.Parents(child.Entry); len(ps) != 1 || ps[0].File != e.File {
 		t.Errorf("parents of the new image: %+v", ps)
 	}
-	if cs := u.Gallery.Children(e); len(cs) != 1 || cs[0].File != child.entry.File {
+	if cs := u.Gallery.Children(e); len(cs) != 1 || cs[0].File != child.Entry.File {
 		t.Errorf("children of the first image: %+v", cs)
 	}
 	if len(u.view.Lineage.Objects) != 2 || !u.view.Lineage.Visible() { // "Made from" + one thumbnail

@@ -63,9 +63,9 @@ func TestAdapterMemoryInEstimates(t *testing.T) {
 	if got, want := after.PeakBytes-before.PeakBytes, a.Bytes(); got != want {
 		t.Errorf("the estimate grew by %d bytes with the adapter, want its %d", got, want)
 	}
-	with, _ := u.fit.estimateJob(u.run.jobFromForm(form{Settings: engine.Settings{Prompt: "x", Width: 64, Height: 64}, Count: 1}))
+	with, _ := u.fit.estimateJob(u.run.JobFromForm(form{Settings: engine.Settings{Prompt: "x", Width: 64, Height: 64}, Count: 1}))
 	on.SetChecked(false)
-	without, _ := u.fit.estimateJob(u.run.jobFromForm(form{Settings: engine.Settings{Prompt: "x", Width: 64, Height: 64}, Count: 1}))
+	without, _ := u.fit.estimateJob(u.run.JobFromForm(form{Settings: engine.Settings{Prompt: "x", Width: 64, Height: 64}, Count: 1}))
 	on.SetChecked(true)
 	if got, want := with.PeakBytes-without.PeakBytes, a.Bytes(); got != want {
 		t.Errorf("a queued job's estimate grew by %d bytes with the adapter, want %d", got, want)

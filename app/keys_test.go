@@ -173,7 +173,7 @@ func TestOneQuitQuestion(t *testing.T) {
 	test.Tap(u.ctl.generate)
 	waitStarted(t, h, fake)
 	u.ctl.prompt.SetText("queued")
-	test.Tap(u.run.queue.Add)
+	test.Tap(u.run.Queue.Add)
 	h.settle()
 	for range 3 {
 		typeShortcut(c, &desktop.CustomShortcut{KeyName: fyne.KeyQ, Modifier: fyne.KeyModifierShortcutDefault})
@@ -182,16 +182,16 @@ func TestOneQuitQuestion(t *testing.T) {
 	if n := len(c.Overlays().List()); n != 1 || u.quit == nil {
 		t.Fatalf("three Ctrl+Q during a run: %d dialogs open, want one question", n)
 	}
-	first := u.run.cur
+	first := u.run.Current()
 	u.Cancel() // the queued job starts next: the question stays, about it
-	h.waitFor("the next job", 10*time.Second, func() bool { return u.run.cur != nil && u.run.cur != first })
+	h.waitFor("the next job", 10*time.Second, func() bool { return u.run.Current() != nil && u.run.Current() != first })
 	waitStarted(t, h, fake)
 	h.settle()
 	if n := len(c.Overlays().List()); n != 1 || u.quit == nil || !strings.Contains(u.quit.msg.Text, "being made") {
 		t.Fatalf("the next job started: %d dialogs, question open %v", n, u.quit != nil)
 	}
 	u.Cancel()
-	h.waitFor("the run to end", 10*time.Second, func() bool { return u.run.cur == nil })
+	h.waitFor("the run to end", 10*time.Second, func() bool { return u.run.Current() == nil })
 	h.settle()
 	if c.Overlays().Top() != nil || u.quit != nil {
 		t.Error("the quit question outlived the run")
@@ -251,19 +251,19 @@ func TestInpaintShowsItsRun(t *testing.T) {
 	test.Type(u.ctl.prompt, "a lighthouse")
 	test.Tap(u.ctl.generate)
 	waitStarted(t, h, fake)
-	formRun := u.run.cur
+	formRun := u.run.Current()
 	test.Tap(m.Parts().Generate)
 	busy("queued", "Waiting")
-	if len(u.run.queue.Jobs) != 1 {
-		t.Fatalf("%d jobs queued, want the window's", len(u.run.queue.Jobs))
+	if len(u.run.Queue.Jobs) != 1 {
+		t.Fatalf("%d jobs queued, want the window's", len(u.run.Queue.Jobs))
 	}
 	test.Tap(m.Parts().Cancel)
-	if len(u.run.queue.Jobs) != 0 || u.run.cur != formRun || formRun.cancelling {
-		t.Fatalf("Cancel of a waiting job: %d queued, the form's run stopped %v", len(u.run.queue.Jobs), u.run.cur != formRun || formRun.cancelling)
+	if len(u.run.Queue.Jobs) != 0 || u.run.Current() != formRun || formRun.Cancelling() {
+		t.Fatalf("Cancel of a waiting job: %d queued, the form's run stopped %v", len(u.run.Queue.Jobs), u.run.Current() != formRun || formRun.Cancelling())
 	}
 	idle("cancelled while waiting")
 	u.Cancel()
-	h.waitFor("the form's run to end", 10*time.Second, func() bool { return u.run.cur == nil })
+	h.waitFor("the form's run to end", 10*time.Second, func() bool { return u.run.Current() == nil })
 
 	// Running, it shows its progress; Cancel stops it.
 	test.Tap(m.Parts().Generate)
@@ -271,10 +271,10 @@ func TestInpaintShowsItsRun(t *testing.T) {
 	busy("running", "")
 	h.waitFor("the progress line", 10*time.Second, func() bool { return m.Parts().ProgressText.Text != "" })
 	test.Tap(m.Parts().Cancel)
-	if u.run.cur == nil || !u.run.cur.cancelling {
+	if u.run.Current() == nil || !u.run.Current().Cancelling() {
 		t.Fatal("Cancel did not stop the window's run")
 	}
-	h.waitFor("the run to end", 10*time.Second, func() bool { return u.run.cur == nil })
+	h.waitFor("the run to end", 10*time.Second, func() bool { return u.run.Current() == nil })
 	h.waitFor("the window to follow", 10*time.Second, func() bool { return !m.Parts().Progress.Visible() })
 	idle("cancelled while running")
 }

@@ -30,7 +30,7 @@ func TestModelSetup(t *testing.T) {
 	}
 	test.Type(u.ctl.prompt, "x")
 	test.Tap(u.ctl.generate)
-	if u.run.cur != nil || h.win.Canvas().Overlays().Top() == nil {
+	if u.run.Current() != nil || h.win.Canvas().Overlays().Top() == nil {
 		t.Fatal("Generate without a model should open the model dialog")
 	}
 	h.tapDialogButton("Close")

@@ -23,8 +23,8 @@ func TestReferencesAndViewedImageSurviveRestart(t *testing.T) {
 		}
 	}
 	for _, p := range []string{"first", "second"} {
-		if out := h.generate(p); out.err != nil {
-			t.Fatal(out.err)
+		if out := h.generate(p); out.Err != nil {
+			t.Fatal(out.Err)
 		}
 	}
 	older := u.gal.Visible[1].File

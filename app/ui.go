@@ -4,6 +4,7 @@ import (
 	"kleinbild/app/galleryui"
 	"kleinbild/app/inputs"
 	"kleinbild/app/modelui"
+	"kleinbild/app/run"
 
 	"context"
 	"fmt"
@@ -45,7 +46,7 @@ type UI struct {
 	view     galleryui.Viewer
 	gal      galleryui.View
 	model    modelui.Model
-	run      runner
+	run      run.Runner
 
 	// rightTabs holds the gallery's and the queue's tabs.
 	rightTabs *container.AppTabs
@@ -133,8 +134,8 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 	}
 	u.ctl.applySettings(set)
 	u.refs.Restore(set.References)
-	u.run.setUpQueue(filepath.Join(dataDir, "queue.json"))
-	u.run.queue.Retitle() // a queue kept from the last session counts in its tab
+	u.run.SetUpQueue(filepath.Join(dataDir, "queue.json"))
+	u.run.Queue.Retitle() // a queue kept from the last session counts in its tab
 	u.adapters.ApplySettings(set)
 	if opts.Prompt != "" {
 		u.ctl.prompt.SetText(opts.Prompt)
@@ -175,7 +176,7 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 		if u.gal.TypedKey(ev) {
 			return
 		}
-		if ev.Name == fyne.KeyEscape && u.run.busy() {
+		if ev.Name == fyne.KeyEscape && u.run.Busy() {
 			u.Cancel()
 		}
 		u.view.TypedKey(ev)
@@ -198,7 +199,7 @@ func (u *UI) Close() {
 	u.BG.Wait()
 	u.ctl.flushForm()
 	u.Thumbs.Close()
-	u.run.closeGenerator()
+	u.run.CloseGenerator()
 	if u.Unlock != nil {
 		u.Unlock() // last: nothing of this window writes to the data folder any more
 		u.Unlock = nil
@@ -258,20 +259,20 @@ func (u *UI) build() fyne.CanvasObject {
 	// The side panel scrolls its form and keeps Generate in view (see controls.build).
 	sideWidth := canvas.NewRectangle(color.Transparent)
 	sideWidth.SetMinSize(fyne.NewSize(sidePanelWidth, 0))
-	u.run.buildQueue() // its Add button sits beside Generate; the jobs have their own tab
-	u.run.queue.Confirm = u.confirmCancelAll
-	u.run.queue.OnOpen = u.openJob
+	u.run.BuildQueue() // its Add button sits beside Generate; the jobs have their own tab
+	u.run.Queue.Confirm = u.confirmCancelAll
+	u.run.Queue.OnOpen = u.openJob
 	noQueue := canvas.NewRectangle(color.Transparent) // the form's old place of the queue
 	noQueue.Hide()
 	side := container.NewStack(sideWidth, u.ctl.build(panelParts{
 		refs: u.refs.Build, adapters: u.adapters.Build, scrolled: u.adapters.PassScrollTo,
-		queueAdd: u.run.queue.Add, queue: noQueue, wrapFit: u.fit.wrap,
+		queueAdd: u.run.Queue.Add, queue: noQueue, wrapFit: u.fit.wrap,
 	}))
 
 	right := container.NewAppTabs(container.NewTabItemWithIcon("Gallery", theme.MediaPhotoIcon(), u.gal.Build()))
-	right.Append(u.run.queue.BuildTab(right))
+	right.Append(u.run.Queue.BuildTab(right))
 	u.rightTabs = right
-	split := container.NewHSplit(u.run.buildViewColumn(u.view.Build()), right)
+	split := container.NewHSplit(u.run.BuildViewColumn(u.view.Build()), right)
 	split.Offset = 0.64
 
 	top := container.NewVBox(container.NewPadded(header), widget.NewSeparator())

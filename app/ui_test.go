@@ -153,8 +153,8 @@ func TestWindowFitsLaptopScreen(t *testing.T) {
 	fake := newFakeGen()
 	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
 	u := h.ui
-	if out := h.generate("a lighthouse"); out.err != nil {
-		t.Fatal(out.err)
+	if out := h.generate("a lighthouse"); out.Err != nil {
+		t.Fatal(out.Err)
 	}
 	dir := t.TempDir()
 	var uris []fyne.URI
@@ -188,7 +188,7 @@ func TestWindowFitsLaptopScreen(t *testing.T) {
 	}
 	requireShown(t, h.win, "Cancel and progress", u.ctl.generate, u.view.ProgressText, u.view.Bar)
 	u.Cancel()
-	h.waitFor("the run to end", 10*time.Second, func() bool { return u.run.cur == nil })
+	h.waitFor("the run to end", 10*time.Second, func() bool { return u.run.Current() == nil })
 }
 
 // Issue 12, defect 4: banners and the status line clear when their condition goes.
@@ -218,8 +218,8 @@ func TestMessagesClearWithTheirCondition(t *testing.T) {
 		t.Fatalf("no reference error: %q", u.ErrorText())
 	}
 	out := h.generate("a fox")
-	if out.err != nil {
-		t.Fatal(out.err)
+	if out.Err != nil {
+		t.Fatal(out.Err)
 	}
 	h.settle()
 	if u.ErrorText() != "" {
@@ -233,8 +233,8 @@ func TestMessagesClearWithTheirCondition(t *testing.T) {
 		t.Fatal(err)
 	}
 	out = h.generate("a fox with a reference")
-	if out.err == nil || !strings.Contains(u.ErrorText(), "ref.png") {
-		t.Fatalf("run with a vanished reference: %v, banner %q", out.err, u.ErrorText())
+	if out.Err == nil || !strings.Contains(u.ErrorText(), "ref.png") {
+		t.Fatalf("run with a vanished reference: %v, banner %q", out.Err, u.ErrorText())
 	}
 	u.refs.Remove(ref)
 	if u.ErrorText() != "" {
@@ -254,7 +254,7 @@ func TestMessagesClearWithTheirCondition(t *testing.T) {
 		t.Errorf("status %q stays while a run is going", u.Status.Text)
 	}
 	u.Cancel()
-	h.waitFor("the run to stop", 5*time.Second, func() bool { return u.run.cur == nil })
+	h.waitFor("the run to stop", 5*time.Second, func() bool { return u.run.Current() == nil })
 }
 
 // TestBannerMovesNothing shows a long error and takes it away again: the banner lies over

@@ -70,7 +70,7 @@ func TestPhasePlanForTheProgress(t *testing.T) {
 	if !ok {
 		t.Fatal("the form does not read")
 	}
-	j := u.run.jobFromForm(f)
+	j := u.run.JobFromForm(f)
 	first, later := u.fit.PhasePlan(j, true), u.fit.PhasePlan(j, false)
 	if first.Denoise <= 0 || first.Decode <= 0 || first.Encode <= 0 {
 		t.Fatalf("plan %+v", first)

@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"kleinbild/app/gallery"
+	"kleinbild/app/run"
 	"kleinbild/app/thumbcache"
 )
 
@@ -279,18 +280,18 @@ func TestImageWithoutMetadataCannotBeReused(t *testing.T) {
 	// An image with settings enables them again.
 	out := h.generate("a lighthouse")
 	h.settle()
-	if !u.view.ShownOK || u.view.Shown.File != out.entry.File || reuse.Disabled() || seed.Disabled() {
+	if !u.view.ShownOK || u.view.Shown.File != out.Entry.File || reuse.Disabled() || seed.Disabled() {
 		t.Errorf("generated image: shown %v, reuse disabled %v, seed disabled %v", u.view.Shown.File, reuse.Disabled(), seed.Disabled())
 	}
 }
 
 // startAndPreview starts a generation on a blocking or failing fake and waits until it runs.
-func startAndPreview(t *testing.T, h *harness, fake *fakeGen, prompt string) *runState {
+func startAndPreview(t *testing.T, h *harness, fake *fakeGen, prompt string) *run.State {
 	t.Helper()
 	u := h.ui
 	u.ctl.prompt.SetText(prompt)
 	test.Tap(u.ctl.generate)
-	r := u.run.cur
+	r := u.run.Current()
 	if r == nil {
 		t.Fatalf("Generate did not start (banner %q)", u.ErrorText())
 	}
@@ -314,7 +315,7 @@ func TestViewerAfterCancelOrFailureShowsTheSelectedImage(t *testing.T) {
 	startAndPreview(t, h, fake, "first, cancelled")
 	h.waitFor("the preview", 5*time.Second, func() bool { return u.view.Image.Image != nil })
 	u.Cancel()
-	h.waitFor("the run to stop", 5*time.Second, func() bool { return u.run.cur == nil })
+	h.waitFor("the run to stop", 5*time.Second, func() bool { return u.run.Current() == nil })
 	h.settle()
 	if u.view.ShownOK || u.view.Info.Visible() || u.view.ImageArea.Visible() || !u.view.Empty.Visible() {
 		t.Errorf("after cancelling with nothing selected: shownOK %v, info %v, image area %v, empty %v",
@@ -324,7 +325,7 @@ func TestViewerAfterCancelOrFailureShowsTheSelectedImage(t *testing.T) {
 	fake.block = false
 	out := h.generate("the keeper")
 	h.settle()
-	want := out.entry
+	want := out.Entry
 	checkShown := func(when string) {
 		t.Helper()
 		h.waitFor("the selected image "+when, 5*time.Second, func() bool {
@@ -346,13 +347,13 @@ func TestViewerAfterCancelOrFailureShowsTheSelectedImage(t *testing.T) {
 		return img != nil && img.Bounds().Dx() == want.Meta.Width/8
 	})
 	u.Cancel()
-	h.waitFor("the run to stop", 5*time.Second, func() bool { return u.run.cur == nil })
+	h.waitFor("the run to stop", 5*time.Second, func() bool { return u.run.Current() == nil })
 	checkShown("after cancel")
 
 	fake.block = false
 	fake.fail = errors.New("out of memory")
 	startAndPreview(t, h, fake, "third, failing")
-	h.waitFor("the run to fail", 5*time.Second, func() bool { return u.run.cur == nil })
+	h.waitFor("the run to fail", 5*time.Second, func() bool { return u.run.Current() == nil })
 	checkShown("after failure")
 	if !strings.Contains(u.ErrorText(), "out of memory") {
 		t.Errorf("banner %q", u.ErrorText())

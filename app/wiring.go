@@ -6,6 +6,7 @@ import (
 	"kleinbild/app/inputs"
 	"kleinbild/app/jobs"
 	"kleinbild/app/modelui"
+	"kleinbild/app/run"
 
 	"path/filepath"
 
@@ -21,7 +22,7 @@ import (
 func (u *UI) wire() {
 	sh := u.Shell
 	// Asked by many: whether a generation runs, and for a new estimate.
-	running, estimateSoon := u.run.busy, u.fit.updateSoon
+	running, estimateSoon := u.run.Busy, u.fit.updateSoon
 
 	u.ctl = controls{sh: sh, controlsDeps: controlsDeps{
 		onGenerate: u.Generate, onCancel: u.Cancel, busy: running, estimateSoon: estimateSoon,
@@ -29,7 +30,7 @@ func (u *UI) wire() {
 	}}
 	u.fit = fitLine{sh: sh, calibrate: u.opts.calibrate, fitDeps: fitDeps{
 		form: &u.ctl, refs: u.refs.RefPaths, adapters: u.adapters.Stack,
-		shapesChanged: u.adapters.SetModel, chosen: &u.model, loaded: u.run.modelLoaded,
+		shapesChanged: u.adapters.SetModel, chosen: &u.model, loaded: u.run.ModelLoaded,
 		relayout: func() { u.ctl.box.Refresh() }, busy: running, useCPU: u.model.UseCPU,
 	}}
 	u.refs = inputs.NewRefs(sh, inputs.RefsDeps{
@@ -37,14 +38,14 @@ func (u *UI) wire() {
 	})
 	u.adapters = inputs.NewAdapters(sh, inputs.AdaptersDeps{EstimateSoon: estimateSoon, FormChanged: u.ctl.formChanged})
 	u.view = galleryui.NewViewer(sh, galleryui.ViewerDeps{
-		Running: running, ModelUsable: u.model.Usable, MarkBatch: u.run.markBatch, BatchStep: u.run.batchStep, Gal: &u.gal,
+		Running: running, ModelUsable: u.model.Usable, MarkBatch: u.run.MarkBatch, BatchStep: u.run.BatchStep, Gal: &u.gal,
 		ReuseSettings: u.reuseSettings, ReuseSeed: u.ReuseSeed, AddReference: u.AddReference,
 		RenderLarger: u.RenderLarger, ShowInpaint: u.showInpaint,
 		ShowModelDialog: u.ShowModelDialog, DownloadPanel: u.model.NewDownloadPanel, SaveAs: u.saveAs,
 	})
 	u.gal = galleryui.NewView(sh, galleryui.GalleryDeps{
 		View: &u.view, Running: running, RestoreSettings: u.RestoreSettings,
-		RenderLarger: u.run.renderLargerEntry, AddReference: u.AddReference, ListChanged: u.run.syncBatch,
+		RenderLarger: u.run.RenderLargerEntry, AddReference: u.AddReference, ListChanged: u.run.SyncBatch,
 	})
 	u.model = modelui.New(sh, u.opts.devices, modelui.Deps{
 		Busy: running, DeviceChanged: estimateSoon,
@@ -59,16 +60,16 @@ func (u *UI) wire() {
 		},
 	})
 	open := modelui.EngineOpener(filepath.Join(u.DataDir, "cache", "prompts"))
-	tuner := deviceTuner{needs: backends.DefaultNeedsTuning, tune: backends.DefaultTuned}
+	tuner := run.Tuner{Needs: backends.DefaultNeedsTuning, Tune: backends.DefaultTuned}
 	if u.opts.Open != nil {
 		open = modelui.FolderOpener(u.opts.Open)
-		tuner = deviceTuner{} // a generator of the caller's (tests): no device to tune
+		tuner = run.Tuner{} // a generator of the caller's (tests): no device to tune
 	}
 	notifier := notify.New(u.App, u.Win, func(fn func()) { u.Post(fn) }) // u.post is set later
-	u.run = runner{sh: sh, version: u.opts.Version, open: open, tuner: tuner, notify: notifier, runnerDeps: runnerDeps{
-		form: &u.ctl, refs: u.refs.RefPaths, adapters: &u.adapters, model: &u.model,
-		fit: &u.fit, view: &u.view, gal: &u.gal,
-		phaseChanged: func(p jobs.Phase) {
+	u.run = run.New(sh, run.Config{Version: u.opts.Version, Open: open, Tuner: tuner, Notify: notifier}, run.Deps{
+		Form: &u.ctl, Refs: u.refs.RefPaths, Adapters: &u.adapters, Model: &u.model,
+		Fit: &u.fit, View: &u.view, Gallery: &u.gal,
+		PhaseChanged: func(p jobs.Phase) {
 			u.ctl.showRunPhase(p)
 			u.view.ShowRunPhase(p)
 			u.model.ShowRunPhase(p == jobs.Idle)
@@ -77,5 +78,5 @@ func (u *UI) wire() {
 				u.fit.updateSoon() // a calibration that waited for the run
 			}
 		},
-	}}
+	})
 }

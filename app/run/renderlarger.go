@@ -1,4 +1,4 @@
-package app
+package run
 
 import (
 	"kleinbild/app/imagefile"
@@ -16,18 +16,18 @@ import (
 )
 
 // largerSize is the size "Render larger" renders a w×h image at: twice the area, the
-// aspect ratio kept, each side a multiple of engine.SizeMultiple and at most maxSide. ok is false when the
+// aspect ratio kept, each side a multiple of engine.SizeMultiple and at most engine.MaxSidePx. ok is false when the
 // image is already as large as that allows.
 func largerSize(w, h int) (nw, nh int, ok bool) {
 	if w <= 0 || h <= 0 {
 		return 0, 0, false
 	}
 	fw, fh := float64(w)*math.Sqrt2, float64(h)*math.Sqrt2
-	if m := max(fw, fh); m > maxSide {
-		fw, fh = fw*maxSide/m, fh*maxSide/m
+	if m := max(fw, fh); m > engine.MaxSidePx {
+		fw, fh = fw*engine.MaxSidePx/m, fh*engine.MaxSidePx/m
 	}
 	round := func(v float64) int {
-		return min(max(int(math.Round(v/engine.SizeMultiple))*engine.SizeMultiple, minSide), maxSide)
+		return min(max(int(math.Round(v/engine.SizeMultiple))*engine.SizeMultiple, engine.MinSidePx), engine.MaxSidePx)
 	}
 	nw, nh = round(fw), round(fh)
 	if nw*nh <= w*h {
@@ -43,7 +43,7 @@ var errNotLarger = errors.New("this image is already at the largest size Kleinbi
 // the request that made it (engine.MetadataRequest: prompt, seed, steps, guidance,
 // schedule, noise, …) as a text-to-image request at the larger size, with the image
 // itself as an in-context reference first and its own references that still exist after it.
-func (rn *runner) renderLargerJob(e gallery.Entry) (*job, error) {
+func (rn *Runner) renderLargerJob(e gallery.Entry) (*jobs.Job, error) {
 	if rn.sh.Gallery == nil || !e.HasMeta {
 		return nil, errors.New("this image has no Kleinbild settings, so it cannot be rendered again")
 	}
@@ -72,7 +72,7 @@ func (rn *runner) renderLargerJob(e gallery.Entry) (*job, error) {
 		}
 	}
 	req.Width, req.Height, req.References = w, h, refs
-	if rn.model.ModelInfo().Distilled || engine.ValidateGuidance(req.Guidance) != nil {
+	if rn.Model.ModelInfo().Distilled || engine.ValidateGuidance(req.Guidance) != nil {
 		req.Guidance = 0 // the model's default
 	}
 	// The larger image is made from the whole picture, not by repainting part of it.
@@ -82,31 +82,28 @@ func (rn *runner) renderLargerJob(e gallery.Entry) (*job, error) {
 
 // RenderLarger re-renders the image in the viewer at a larger size (see renderLargerJob):
 // at once when nothing runs, otherwise after the queued jobs.
-func (u *UI) RenderLarger() { u.run.renderLarger() }
-
-// renderLarger is RenderLarger.
-func (rn *runner) renderLarger() {
-	if e, ok := rn.view.ShownEntry(); ok {
-		rn.renderLargerEntry(e)
+func (rn *Runner) RenderLarger() {
+	if e, ok := rn.View.ShownEntry(); ok {
+		rn.RenderLargerEntry(e)
 	}
 }
 
-// renderLargerEntry re-renders the gallery image e at a larger size, whatever the viewer
+// RenderLargerEntry re-renders the gallery image e at a larger size, whatever the viewer
 // shows: at once when nothing runs, otherwise after the queued jobs.
-func (rn *runner) renderLargerEntry(e gallery.Entry) {
+func (rn *Runner) RenderLargerEntry(e gallery.Entry) {
 	j, err := rn.renderLargerJob(e)
 	if err != nil {
 		rn.sh.ShowNotice(shell.Sentence(err.Error()) + ".")
 		return
 	}
 	if rn.cur != nil {
-		rn.fit.ConfirmJob(j, "Queue", func() {
+		rn.Fit.ConfirmJob(j, "Queue", func() {
 			rn.sh.SetStatus(fmt.Sprintf("Queued: %s rendered at %d × %d.", e.File, j.Req.Width, j.Req.Height))
 			rn.enqueue(j) // starts it (and clears the line) if the run has ended meanwhile
 		})
 		return
 	}
-	rn.fit.ConfirmJob(j, "Generate", func() {
+	rn.Fit.ConfirmJob(j, "Generate", func() {
 		if rn.cur != nil { // another run started while the question was open
 			rn.enqueue(j)
 			return
@@ -114,7 +111,7 @@ func (rn *runner) renderLargerEntry(e gallery.Entry) {
 		if _, err := rn.startJob(j); err != nil {
 			rn.reportStartError(err)
 			if errors.Is(err, modelui.ErrNoModel) {
-				rn.model.ShowDialog()
+				rn.Model.ShowDialog()
 			}
 		}
 	})

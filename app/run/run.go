@@ -1,4 +1,4 @@
-package app
+package run
 
 import (
 	"kleinbild/app/imagefile"
@@ -28,42 +28,57 @@ import (
 // progressInterval throttles progress updates that carry no news (same phase and step).
 const progressInterval = 50 * time.Millisecond
 
-// runner makes images: the generation in progress, the queue behind it, the grid of
+// Runner makes images: the generation in progress, the queue behind it, the grid of
 // the last run's images and the opened generator.
-type runner struct {
+type Runner struct {
 	sh *shell.Shell
-	// version is the software version written into the images' metadata (Options.Version).
-	version string
-	runnerDeps
-	// open opens a generator on a model (Options.Open, or the engine).
-	open modelui.SourceOpenFunc
+	Config
+	Deps
 
 	genMu     sync.Mutex // guards gen, genDir and genDevice (used by the generation goroutine)
-	gen       Generator
+	gen       modelui.Generator
 	genDir    string      // the key of the model gen was opened on (modelui.Spec.key)
 	genDevice string      // the device ID gen was opened on
 	loaded    loadedModel // genDir and genDevice while gen is open, for the estimate (loadtime.go)
 
-	cur   *runState       // the generation in progress, or nil
-	queue *jobqueue.Queue // jobs waiting behind the running one
-	batch batchGrid       // the images of the last run that made several
-	tuner deviceTuner
-	// notify puts the progress in the window title and reports runs that end in the
-	// background (package notify).
-	notify *notify.Notifier
+	cur   *State          // the generation in progress, or nil
+	Queue *jobqueue.Queue // jobs waiting behind the running one (BuildQueue makes it)
+	Batch BatchGrid       // the images of the last run that made several
 	// qfile keeps the pending jobs in the data folder (queuepersist.go).
 	qfile *queueFile
-	// afterJob is called when its job's run ends (whenJobEnds, inpaintresult.go).
-	afterJob map[*job]func(runOutcome)
+	// afterJob is called when its job's run ends (WhenJobEnds, jobend.go).
+	afterJob map[*jobs.Job]func(Outcome)
 }
 
-// buildQueue makes the queue's widgets (controls lays them out).
-func (rn *runner) buildQueue() {
-	rn.queue = jobqueue.New(rn.sh.Tips, rn.enqueueForm, rn.resumeQueue)
+// Config is how the runner opens models and reports its runs; UI.wire gives it.
+type Config struct {
+	// Version is the software version written into the images' metadata (Options.Version).
+	Version string
+	// Open opens a generator on a model (Options.Open, or the engine).
+	Open modelui.SourceOpenFunc
+	// Tuner tunes the automatic device's GPU kernels before its first use.
+	Tuner Tuner
+	// Notify puts the progress in the window title and reports runs that end in the
+	// background (package notify).
+	Notify *notify.Notifier
 }
 
-// closeGenerator releases the opened generator (once no generation runs).
-func (rn *runner) closeGenerator() {
+// New is a runner on sh that uses the other components through deps. Its widgets are
+// made by BuildQueue and BuildViewColumn, and its queue's file is read by SetUpQueue.
+func New(sh *shell.Shell, cfg Config, deps Deps) Runner {
+	return Runner{sh: sh, Config: cfg, Deps: deps}
+}
+
+// Current is the generation in progress, or nil (UI goroutine).
+func (rn *Runner) Current() *State { return rn.cur }
+
+// BuildQueue makes the queue's widgets (controls lays them out).
+func (rn *Runner) BuildQueue() {
+	rn.Queue = jobqueue.New(rn.sh.Tips, rn.enqueueForm, rn.resumeQueue)
+}
+
+// CloseGenerator releases the opened generator (once no generation runs).
+func (rn *Runner) CloseGenerator() {
 	rn.genMu.Lock()
 	defer rn.genMu.Unlock()
 	if c, ok := rn.gen.(io.Closer); ok {
@@ -73,55 +88,10 @@ func (rn *runner) closeGenerator() {
 	rn.loaded.set("", "")
 }
 
-// runState is one job in progress: its images are made one after another.
-type runState struct {
-	job        *job
-	cancel     context.CancelFunc
-	done       chan struct{}    // closed when the generating goroutine has returned
-	outcome    chan runOutcome  // receives the result once the UI shows it
-	began      time.Time        // when the run started
-	start      time.Time        // when the current image was started
-	tracker    progress.Tracker // the current image's progress
-	index      int              // the image being made, from 0 (UI goroutine)
-	entries    []gallery.Entry  // the images saved so far (UI goroutine)
-	cancelling bool
-	// device is the device ID the run opens the model on; gpuName its backend when that is
-	// a GPU ("" for a CPU or when unknown), to tell GPU failures apart.
-	device, gpuName string
-	// precision is the precision the model runs in on device (modelui.RunPrecision, precision.go).
-	precision gpu.Precision
-}
-
-// runOutcome is how a generation ended.
-type runOutcome struct {
-	// entry is the last image saved and saved whether the last image made was saved.
-	entry gallery.Entry
-	saved bool
-	// entries are all the images of the run that were saved, in order.
-	entries []gallery.Entry
-	err     error
-	// gpuFailed is true when err came from the GPU the run was on (see modelui.DeviceFailure).
-	gpuFailed bool
-	// refFailed is true when err is about a reference image that cannot be read.
-	refFailed bool
-	// jobFailed is true when err is about this job's own settings (its size, steps…).
-	jobFailed bool
-}
-
-// pausesQueue reports whether the run failed in a way the next jobs would too (the model
-// cannot be opened, the device failed, memory ran out, the gallery cannot be written),
-// rather than because of this job's own references or settings.
-func (o runOutcome) pausesQueue() bool {
-	return o.err != nil && !o.saved && !errors.Is(o.err, context.Canceled) && !o.refFailed && !o.jobFailed
-}
-
 // Generate starts a generation from the current settings (the Generate button and
 // Ctrl/Cmd+Enter), or queues it while another runs. Invalid fields show their message and
 // nothing starts.
-func (u *UI) Generate() { u.run.generate() }
-
-// generate is Generate.
-func (rn *runner) generate() {
+func (rn *Runner) Generate() {
 	if err := rn.sh.Writable(); err != nil {
 		rn.sh.ShowError(err)
 		return
@@ -130,17 +100,17 @@ func (rn *runner) generate() {
 		rn.enqueueForm()
 		return
 	}
-	rn.fit.Confirm(rn.generateNow)
+	rn.Fit.Confirm(rn.generateNow)
 }
 
 // generateNow starts a generation without asking about memory.
-func (rn *runner) generateNow() {
-	_, err := rn.startGenerate()
+func (rn *Runner) generateNow() {
+	_, err := rn.StartGenerate()
 	rn.reportStartError(err)
 }
 
 // reportStartError shows why a job did not start.
-func (rn *runner) reportStartError(err error) {
+func (rn *Runner) reportStartError(err error) {
 	switch {
 	case err == nil, errors.Is(err, jobs.ErrInvalidForm), errors.Is(err, errBusy):
 	case errors.Is(err, modelui.ErrNoModel):
@@ -152,33 +122,33 @@ func (rn *runner) reportStartError(err error) {
 
 var errBusy = errors.New("a generation is already running")
 
-// jobFromForm makes a job of the validated form and the references. The seed is the one
+// JobFromForm makes a job of the validated form and the references. The seed is the one
 // in the field, or a new random one when the field is empty.
-func (rn *runner) jobFromForm(f form) *job {
+func (rn *Runner) JobFromForm(f jobs.Form) *jobs.Job {
 	if !f.SeedGiven {
-		f.Seed = randomSeed()
+		f.Seed = engine.RandomSeed()
 	}
-	rn.form.AddToHistory(f.Prompt)
-	req := engine.Request{Settings: f.Settings, Adapters: rn.adapters.Stack()}
-	req.References = slices.Clone(rn.refs())
-	req.AdaptersPartial = rn.adapters.Partial() // accepted by the user in the Adapters section
+	rn.Form.AddToHistory(f.Prompt)
+	req := engine.Request{Settings: f.Settings, Adapters: rn.Adapters.Stack()}
+	req.References = slices.Clone(rn.Refs())
+	req.AdaptersPartial = rn.Adapters.Partial() // accepted by the user in the Adapters section
 	return jobs.New(req, f.Count)
 }
 
 // enqueueForm queues a job from the current settings to run after the ones before it.
-func (rn *runner) enqueueForm() {
-	f, ok := rn.form.ReadForm()
+func (rn *Runner) enqueueForm() {
+	f, ok := rn.Form.ReadForm()
 	if !ok {
 		return
 	}
-	rn.sh.Settings = rn.form.CurrentSettings(f)
+	rn.sh.Settings = rn.Form.CurrentSettings(f)
 	rn.sh.Remember(rn.sh.Settings)
-	j := rn.jobFromForm(f)
-	rn.fit.ConfirmJob(j, "Queue", func() { rn.enqueue(j) })
+	j := rn.JobFromForm(f)
+	rn.Fit.ConfirmJob(j, "Queue", func() { rn.enqueue(j) })
 }
 
-// submit starts j, or queues it while another job runs.
-func (rn *runner) submit(j *job) {
+// Submit starts j, or queues it while another job runs.
+func (rn *Runner) Submit(j *jobs.Job) {
 	if rn.cur != nil {
 		rn.enqueue(j)
 		return
@@ -189,107 +159,104 @@ func (rn *runner) submit(j *job) {
 
 // enqueue puts j at the end of the queue; it starts at once when the run it was meant to
 // wait for has ended meanwhile (while the memory question was open).
-func (rn *runner) enqueue(j *job) {
-	rn.queue.Push(j)
+func (rn *Runner) enqueue(j *jobs.Job) {
+	rn.Queue.Push(j)
 	rn.startQueued()
 }
 
-// startGenerate validates the form and starts the generating goroutine.
-func (rn *runner) startGenerate() (*runState, error) {
+// StartGenerate validates the form and starts the generating goroutine.
+func (rn *Runner) StartGenerate() (*State, error) {
 	if err := rn.sh.Writable(); err != nil {
 		return nil, err
 	}
 	if rn.cur != nil {
 		return nil, errBusy
 	}
-	if !rn.model.Usable() {
-		rn.model.ShowDialog()
+	if !rn.Model.Usable() {
+		rn.Model.ShowDialog()
 		return nil, modelui.ErrNoModel
 	}
-	f, ok := rn.form.ReadForm()
+	f, ok := rn.Form.ReadForm()
 	if !ok {
 		return nil, jobs.ErrInvalidForm
 	}
-	j := rn.jobFromForm(f)
+	j := rn.JobFromForm(f)
 	if !f.SeedGiven {
-		rn.form.UsedRandomSeed(j.Req.Seed)
+		rn.Form.UsedRandomSeed(j.Req.Seed)
 	}
-	rn.sh.Settings = rn.form.CurrentSettings(f)
+	rn.sh.Settings = rn.Form.CurrentSettings(f)
 	rn.sh.Remember(rn.sh.Settings)
 	return rn.startJob(j)
 }
 
 // startQueued starts the next queued job when nothing runs and the queue is not paused
 // (UI goroutine).
-func (rn *runner) startQueued() {
-	if rn.cur != nil || rn.sh.Life.Err() != nil || len(rn.queue.Jobs) == 0 || rn.queue.Paused {
+func (rn *Runner) startQueued() {
+	if rn.cur != nil || rn.sh.Life.Err() != nil || len(rn.Queue.Jobs) == 0 || rn.Queue.Paused {
 		return
 	}
-	if !rn.model.Usable() {
-		rn.queue.SetPaused(true) // the jobs wait until a model is chosen and Resume is pressed
+	if !rn.Model.Usable() {
+		rn.Queue.SetPaused(true) // the jobs wait until a model is chosen and Resume is pressed
 		return
 	}
-	_, err := rn.startJob(rn.queue.Pop())
+	_, err := rn.startJob(rn.Queue.Pop())
 	rn.reportStartError(err)
 }
 
 // resumeQueue goes on with a paused queue (its Resume button): the next job starts now,
 // or when the running one ends. Without a usable model it asks for one first.
-func (rn *runner) resumeQueue() {
-	if !rn.model.Usable() {
-		rn.model.ShowDialog()
+func (rn *Runner) resumeQueue() {
+	if !rn.Model.Usable() {
+		rn.Model.ShowDialog()
 		return
 	}
-	rn.queue.SetPaused(false)
+	rn.Queue.SetPaused(false)
 	rn.startQueued()
 }
 
 // startJob starts the generating goroutine for j (UI goroutine).
-func (rn *runner) startJob(j *job) (*runState, error) {
+func (rn *Runner) startJob(j *jobs.Job) (*State, error) {
 	if err := rn.sh.Writable(); err != nil {
 		return nil, err
 	}
 	if rn.cur != nil {
 		return nil, errBusy
 	}
-	if !rn.model.Usable() {
+	if !rn.Model.Usable() {
 		return nil, modelui.ErrNoModel
 	}
 	ctx, cancel := context.WithCancel(rn.sh.Life)
-	r := &runState{job: j, cancel: cancel, done: make(chan struct{}), outcome: make(chan runOutcome, 1), start: time.Now()}
+	r := &State{job: j, cancel: cancel, done: make(chan struct{}), outcome: make(chan Outcome, 1), start: time.Now()}
 	r.began = r.start
 	rn.cur = r
-	rn.saveQueue() // the running job stays in the file until it ends
-	rn.view.SetFollowRun(true)
+	rn.SaveQueue() // the running job stays in the file until it ends
+	rn.View.SetFollowRun(true)
 	// Passing messages (a seed locked, settings restored) belong to before the run.
 	rn.sh.SetStatus("")
-	rn.hideBatch()
-	rn.view.SetImage(nil) // the previews replace it
+	rn.HideBatch()
+	rn.View.SetImage(nil) // the previews replace it
 	rn.setRunning(true)
 	rn.showProgress(r, engine.Progress{Phase: engine.PhaseLoading})
-	rn.view.Update()
-	r.device = rn.model.EffectiveDevice()
-	r.precision = rn.model.RunPrecision()
-	r.gpuName = rn.model.GpuBackendOf(r.device)
+	rn.View.Update()
+	r.device = rn.Model.EffectiveDevice()
+	r.precision = rn.Model.RunPrecision()
+	r.gpuName = rn.Model.GpuBackendOf(r.device)
 	rn.sh.BG.Add(2)
-	go rn.execute(ctx, r, rn.model.RunModel(), rn.model.ModelInfo(), rn.softwareVersion())
+	go rn.execute(ctx, r, rn.Model.RunModel(), rn.Model.ModelInfo(), rn.softwareVersion())
 	go rn.tick(r)
 	return r, nil
 }
 
 // softwareVersion is the version written into the images' metadata.
-func (rn *runner) softwareVersion() string {
-	if rn.version != "" {
-		return rn.version
+func (rn *Runner) softwareVersion() string {
+	if rn.Version != "" {
+		return rn.Version
 	}
 	return "dev"
 }
 
 // Cancel stops the running generation.
-func (u *UI) Cancel() { u.run.cancel() }
-
-// cancel is Cancel.
-func (rn *runner) cancel() {
+func (rn *Runner) Cancel() {
 	r := rn.cur
 	if r == nil || r.cancelling {
 		return
@@ -303,7 +270,7 @@ func (rn *runner) cancel() {
 // generatorFor returns the engine for mdl on device, opening it the first time (the model
 // stays loaded between generations; another model or device reopens it). Called from the
 // generating goroutine.
-func (rn *runner) generatorFor(mdl modelui.RunModel, device string) (Generator, error) {
+func (rn *Runner) generatorFor(mdl modelui.RunModel, device string) (modelui.Generator, error) {
 	rn.genMu.Lock()
 	defer rn.genMu.Unlock()
 	if rn.gen != nil && rn.genDir == mdl.Key && rn.genDevice == device {
@@ -315,7 +282,7 @@ func (rn *runner) generatorFor(mdl modelui.RunModel, device string) (Generator, 
 	rn.gen, rn.genDir, rn.genDevice = nil, "", ""
 	rn.loaded.set("", "")
 	start := time.Now()
-	g, err := rn.open(mdl.Src, device)
+	g, err := rn.Open(mdl.Src, device)
 	if err != nil {
 		return nil, fmt.Errorf("the model could not be opened: %w", err)
 	}
@@ -326,25 +293,25 @@ func (rn *runner) generatorFor(mdl modelui.RunModel, device string) (Generator, 
 
 // execute runs on its own goroutine: generate each image of the job, save it to the
 // gallery as it is done, report back.
-func (rn *runner) execute(ctx context.Context, r *runState, mdl modelui.RunModel, info engine.ModelInfo, version string) {
+func (rn *Runner) execute(ctx context.Context, r *State, mdl modelui.RunModel, info engine.ModelInfo, version string) {
 	defer rn.sh.BG.Done()
 	defer close(r.done)
 	defer r.cancel()
 	var saved []gallery.Entry
-	finish := func(out runOutcome, img image.Image) {
-		out.entries = saved
-		if len(saved) > 0 && !out.saved {
-			out.entry = saved[len(saved)-1]
+	finish := func(out Outcome, img image.Image) {
+		out.Entries = saved
+		if len(saved) > 0 && !out.Saved {
+			out.Entry = saved[len(saved)-1]
 		}
 		rn.sh.Post(func() { rn.finishRun(r, out, img) })
 	}
 	if err := jobs.Check(r.job.Req); err != nil {
-		finish(runOutcome{err: err, jobFailed: true}, nil)
+		finish(Outcome{Err: err, JobFailed: true}, nil)
 		return
 	}
 	adapters, err := withMissingAdapters(r.job)
 	if err != nil {
-		finish(runOutcome{err: err, jobFailed: true}, nil)
+		finish(Outcome{Err: err, JobFailed: true}, nil)
 		return
 	}
 	if n := len(r.job.Req.References); n > 0 {
@@ -355,11 +322,11 @@ func (rn *runner) execute(ctx context.Context, r *runState, mdl modelui.RunModel
 	sums := engine.Sums{}
 	for _, p := range r.job.Req.References {
 		if err := imagefile.CheckReference(p); err != nil {
-			finish(runOutcome{err: err, refFailed: true}, nil)
+			finish(Outcome{Err: err, RefFailed: true}, nil)
 			return
 		}
 		if err := sums.Add(p); err != nil {
-			finish(runOutcome{err: fmt.Errorf("reference image %s cannot be read: %w", filepath.Base(p), errors.Unwrap(err)), refFailed: true}, nil)
+			finish(Outcome{Err: fmt.Errorf("reference image %s cannot be read: %w", filepath.Base(p), errors.Unwrap(err)), RefFailed: true}, nil)
 			return
 		}
 	}
@@ -368,24 +335,24 @@ func (rn *runner) execute(ctx context.Context, r *runState, mdl modelui.RunModel
 		inputs = append(inputs, a.Adapter.Path)
 	}
 	if err := sums.Add(inputs...); err != nil {
-		finish(runOutcome{err: fmt.Errorf("the image could not be described: %w", err), refFailed: true}, nil)
+		finish(Outcome{Err: fmt.Errorf("the image could not be described: %w", err), RefFailed: true}, nil)
 		return
 	}
 	if err := rn.tuneIfNeeded(ctx, r, r.device); err != nil {
-		finish(runOutcome{err: err}, nil)
+		finish(Outcome{Err: err}, nil)
 		return
 	}
 	rn.setActivity(r, "Loading the model…", 0)
 	gen, err := rn.generatorFor(mdl, modelui.WithPrecision(r.device, r.precision))
 	if err != nil {
-		finish(runOutcome{err: err, gpuFailed: modelui.DeviceFailure(err, nil, r.gpuName)}, nil)
+		finish(Outcome{Err: err, GPUFailed: modelui.DeviceFailure(err, nil, r.gpuName)}, nil)
 		return
 	}
 	var indexErr error
 	var lastImg image.Image
 	for i := range r.job.Count {
 		if ctx.Err() != nil {
-			finish(runOutcome{err: context.Canceled}, nil)
+			finish(Outcome{Err: context.Canceled}, nil)
 			return
 		}
 		req := r.job.Req
@@ -409,9 +376,9 @@ func (rn *runner) execute(ctx context.Context, r *runState, mdl modelui.RunModel
 		entry := e.Entry
 		rn.sh.Post(func() { rn.imageDone(r, entry, e.indexErr) })
 	}
-	out := runOutcome{saved: true, err: indexErr}
+	out := Outcome{Saved: true, Err: indexErr}
 	if len(saved) > 0 {
-		out.entry = saved[len(saved)-1]
+		out.Entry = saved[len(saved)-1]
 	}
 	finish(out, lastImg)
 }
@@ -426,7 +393,7 @@ type savedImage struct {
 
 // makeImage generates one image and saves it to the gallery (generating goroutine). A
 // non-nil outcome means the run ends here (img is set when it was made but not saved).
-func (rn *runner) makeImage(ctx context.Context, r *runState, gen Generator, req engine.Request, sums engine.Sums, info engine.ModelInfo, version string) (savedImage, image.Image, *runOutcome) {
+func (rn *Runner) makeImage(ctx context.Context, r *State, gen modelui.Generator, req engine.Request, sums engine.Sums, info engine.ModelInfo, version string) (savedImage, image.Image, *Outcome) {
 	start := time.Now()
 	var last engine.Progress
 	var lastSent time.Time
@@ -445,12 +412,12 @@ func (rn *runner) makeImage(ctx context.Context, r *runState, gen Generator, req
 		if ctx.Err() != nil {
 			err = context.Canceled
 		}
-		return savedImage{}, nil, &runOutcome{err: err, gpuFailed: modelui.DeviceFailure(err, gen, r.gpuName)}
+		return savedImage{}, nil, &Outcome{Err: err, GPUFailed: modelui.DeviceFailure(err, gen, r.gpuName)}
 	}
 	// The same metadata as the command line writes: absolute reference paths, UTC, version.
 	meta, err := engine.Metadata(info, req, sums, res, version, time.Since(start))
 	if err != nil {
-		return savedImage{}, res.Image, &runOutcome{err: fmt.Errorf("the image could not be described: %w", err), refFailed: true}
+		return savedImage{}, res.Image, &Outcome{Err: fmt.Errorf("the image could not be described: %w", err), RefFailed: true}
 	}
 	if meta.Guidance == 0 {
 		meta.Guidance = req.Guidance
@@ -461,15 +428,15 @@ func (rn *runner) makeImage(ctx context.Context, r *runState, gen Generator, req
 	select {
 	case <-rn.sh.GalleryReady: // sh.Gallery is not written after this closes
 	case <-rn.sh.Life.Done():
-		return savedImage{}, nil, &runOutcome{err: context.Canceled} // shutting down before the gallery has loaded
+		return savedImage{}, nil, &Outcome{Err: context.Canceled} // shutting down before the gallery has loaded
 	}
 	g := rn.sh.Gallery
 	if g == nil {
-		return savedImage{}, res.Image, &runOutcome{err: errors.New("the image could not be saved because the gallery folder is unavailable")}
+		return savedImage{}, res.Image, &Outcome{Err: errors.New("the image could not be saved because the gallery folder is unavailable")}
 	}
 	e, err := g.Add(res.Image, meta)
 	if e.File == "" {
-		return savedImage{}, res.Image, &runOutcome{err: err}
+		return savedImage{}, res.Image, &Outcome{Err: err}
 	}
 	// A missing thumbnail is made again from the PNG when needed.
 	_ = rn.sh.Thumbs.Put(e.SHA256, res.Image)
@@ -477,7 +444,7 @@ func (rn *runner) makeImage(ctx context.Context, r *runState, gen Generator, req
 }
 
 // startImage switches the progress display to image i of the run (UI goroutine).
-func (rn *runner) startImage(r *runState, i int) {
+func (rn *Runner) startImage(r *State, i int) {
 	r.index = i
 	r.tracker = progress.Tracker{}
 	r.start = time.Now()
@@ -487,11 +454,11 @@ func (rn *runner) startImage(r *runState, i int) {
 
 // imageDone takes an image of the run that has been saved (UI goroutine): it shows in the
 // gallery at once, and in the run's grid when the run makes several.
-func (rn *runner) imageDone(r *runState, e gallery.Entry, indexErr error) {
+func (rn *Runner) imageDone(r *State, e gallery.Entry, indexErr error) {
 	r.entries = append(r.entries, e)
-	rn.saveQueue() // the images made are not made again after a restart
-	rn.gal.Refresh()
-	rn.gal.NoteNew(e.File) // says so when the gallery's filter hides it
+	rn.SaveQueue() // the images made are not made again after a restart
+	rn.Gallery.Refresh()
+	rn.Gallery.NoteNew(e.File) // says so when the gallery's filter hides it
 	if indexErr != nil {
 		rn.sh.ShowError(indexErr)
 	}
@@ -501,13 +468,13 @@ func (rn *runner) imageDone(r *runState, e gallery.Entry, indexErr error) {
 	}
 }
 
-// tickInterval is how often the elapsed time and estimate refresh between reports.
-const tickInterval = 250 * time.Millisecond
+// TickInterval is how often the elapsed time and estimate refresh between reports.
+const TickInterval = 250 * time.Millisecond
 
 // tick keeps the progress line's clock running while r is in progress.
-func (rn *runner) tick(r *runState) {
+func (rn *Runner) tick(r *State) {
 	defer rn.sh.BG.Done()
-	t := time.NewTicker(tickInterval)
+	t := time.NewTicker(TickInterval)
 	defer t.Stop()
 	for {
 		select {
@@ -520,7 +487,7 @@ func (rn *runner) tick(r *runState) {
 }
 
 // showProgress takes a progress report (UI goroutine).
-func (rn *runner) showProgress(r *runState, p engine.Progress) {
+func (rn *Runner) showProgress(r *State, p engine.Progress) {
 	if rn.cur != r {
 		return
 	}
@@ -528,35 +495,32 @@ func (rn *runner) showProgress(r *runState, p engine.Progress) {
 		rn.planImage(r)
 	}
 	r.tracker.Update(p, time.Since(r.start))
-	if p.Preview != nil && rn.view.FollowsRun() {
-		rn.view.SetImage(p.Preview)
-		rn.view.Update()
+	if p.Preview != nil && rn.View.FollowsRun() {
+		rn.View.SetImage(p.Preview)
+		rn.View.Update()
 	}
 	rn.refreshProgress(r)
 }
 
 // refreshProgress redraws the progress bar and line (UI goroutine).
-func (rn *runner) refreshProgress(r *runState) {
+func (rn *Runner) refreshProgress(r *State) {
 	if rn.cur != r {
 		return
 	}
-	frac, text := r.tracker.Status(time.Since(r.start))
-	if r.cancelling {
-		text = "Cancelling…"
-	}
-	rn.view.ShowProgress(frac, text) // the run's, "Image i of n" in a run of several
-	rn.notify.Progress(frac)
+	frac, text := r.Status()
+	rn.View.ShowProgress(frac, text) // the run's, "Image i of n" in a run of several
+	rn.Notify.Progress(frac)
 }
 
 // planImage gives r's tracker its image's phase times and place in the run (time left
 // from the measured phase times, the run's in a run of several).
-func (rn *runner) planImage(r *runState) {
-	r.tracker.SetPlan(rn.fit.PhasePlan(r.job, r.index == 0))
-	r.tracker.InRun(r.index, r.job.Count, r.start.Sub(r.began), rn.fit.PhasePlan(r.job, false))
+func (rn *Runner) planImage(r *State) {
+	r.tracker.SetPlan(rn.Fit.PhasePlan(r.job, r.index == 0))
+	r.tracker.InRun(r.index, r.job.Count, r.start.Sub(r.began), rn.Fit.PhasePlan(r.job, false))
 }
 
 // finishRun shows how a generation ended (UI goroutine) and starts the next queued job.
-func (rn *runner) finishRun(r *runState, out runOutcome, img image.Image) {
+func (rn *Runner) finishRun(r *State, out Outcome, img image.Image) {
 	if rn.cur == r {
 		rn.cur = nil
 	}
@@ -564,50 +528,50 @@ func (rn *runner) finishRun(r *runState, out runOutcome, img image.Image) {
 	defer rn.startQueued()
 	defer func() { r.outcome <- out }()
 	defer rn.jobEnded(r.job, out)
-	defer func() { rn.notify.Finished(finishedText(out, r.job.Count)) }()
-	defer rn.saveQueue()
-	n := len(out.entries)
+	defer func() { rn.Notify.Finished(finishedText(out, r.job.Count)) }()
+	defer rn.SaveQueue()
+	n := len(out.Entries)
 	switch {
-	case errors.Is(out.err, context.Canceled):
+	case errors.Is(out.Err, context.Canceled):
 		if n == 0 {
 			rn.sh.SetStatus("Generation cancelled.")
 			rn.leaveRun()
 			return
 		}
-		rn.showRunImages(r, out.entries, nil)
+		rn.showRunImages(r, out.Entries, nil)
 		rn.sh.SetStatus(fmt.Sprintf("Cancelled after %d of %d images; the finished ones are in the gallery.", n, r.job.Count))
 		return
-	case out.err != nil && !out.saved:
-		if out.pausesQueue() && len(rn.queue.Jobs) > 0 {
+	case out.Err != nil && !out.Saved:
+		if out.pausesQueue() && len(rn.Queue.Jobs) > 0 {
 			// The next jobs would fail the same way: they wait for the user's Resume.
-			rn.queue.SetPaused(true)
+			rn.Queue.SetPaused(true)
 		}
-		if out.gpuFailed {
-			rn.model.FallBackToCPU(out.err.Error())
+		if out.GPUFailed {
+			rn.Model.FallBackToCPU(out.Err.Error())
 		} else {
 			topic := shell.TopicRun
-			if out.refFailed {
+			if out.RefFailed {
 				topic = shell.TopicRefs
 			}
-			rn.sh.ShowErrorAbout(topic, fmt.Errorf("generation failed: %w", out.err))
+			rn.sh.ShowErrorAbout(topic, fmt.Errorf("generation failed: %w", out.Err))
 		}
 		if img != nil {
 			// Made but not saved: the image stays on screen, without a gallery caption.
-			rn.view.SetImage(img)
-			rn.view.SetFollowRun(true)
-			rn.view.Update()
+			rn.View.SetImage(img)
+			rn.View.SetFollowRun(true)
+			rn.View.Update()
 			return
 		}
 		if n > 0 {
-			rn.showRunImages(r, out.entries, nil)
+			rn.showRunImages(r, out.Entries, nil)
 			return
 		}
 		rn.leaveRun()
 		return
-	case out.err != nil:
-		rn.sh.ShowError(out.err)
+	case out.Err != nil:
+		rn.sh.ShowError(out.Err)
 	}
-	if out.err == nil {
+	if out.Err == nil {
 		// A good run settles what earlier failures were about.
 		rn.sh.ClearBanner(shell.TopicModel, shell.TopicRefs, shell.TopicRun)
 	}
@@ -615,9 +579,9 @@ func (rn *runner) finishRun(r *runState, out runOutcome, img image.Image) {
 		rn.leaveRun()
 		return
 	}
-	rn.showRunImages(r, out.entries, img)
+	rn.showRunImages(r, out.Entries, img)
 	if n == 1 {
-		rn.sh.SetStatus(fmt.Sprintf("Done in %s · saved as %s", humanize.Duration(out.entry.Meta.Duration), out.entry.File))
+		rn.sh.SetStatus(fmt.Sprintf("Done in %s · saved as %s", humanize.Duration(out.Entry.Meta.Duration), out.Entry.File))
 	} else {
 		rn.sh.SetStatus(fmt.Sprintf("Done: %d images in %s, saved in the gallery. Pick one in the grid.", n, humanize.Duration(time.Since(r.began))))
 	}
@@ -626,37 +590,37 @@ func (rn *runner) finishRun(r *runState, out runOutcome, img image.Image) {
 // showRunImages shows the images a run saved: a single one in the viewer; several as a
 // grid to pick from, with the first in the viewer. last is the last image decoded, if at
 // hand.
-func (rn *runner) showRunImages(r *runState, entries []gallery.Entry, last image.Image) {
-	rn.view.SetFollowRun(false)
-	rn.gal.Refresh()
+func (rn *Runner) showRunImages(r *State, entries []gallery.Entry, last image.Image) {
+	rn.View.SetFollowRun(false)
+	rn.Gallery.Refresh()
 	if r.job.Count > 1 {
-		rn.gal.SelectEntry(entries[0].File, nil)
+		rn.Gallery.SelectEntry(entries[0].File, nil)
 		rn.showBatch(entries)
 		return
 	}
-	rn.gal.SelectEntry(entries[len(entries)-1].File, last)
+	rn.Gallery.SelectEntry(entries[len(entries)-1].File, last)
 }
 
 // leaveRun takes the viewer off a run that ended without an image: the gallery image that
 // was selected before shows again with its caption and buttons, or the empty state when
 // there was none (or it has gone), so the viewer never shows a stale preview under another
 // image's caption.
-func (rn *runner) leaveRun() {
-	if !rn.view.FollowsRun() {
-		rn.view.Update() // the user had moved on to a gallery image; it is still shown
+func (rn *Runner) leaveRun() {
+	if !rn.View.FollowsRun() {
+		rn.View.Update() // the user had moved on to a gallery image; it is still shown
 		return
 	}
-	rn.view.SetFollowRun(false)
-	if e, ok := rn.view.ShownEntry(); ok && rn.sh.Gallery != nil && rn.sh.Gallery.IndexOf(e.File) >= 0 {
-		rn.gal.SelectEntry(e.File, nil)
+	rn.View.SetFollowRun(false)
+	if e, ok := rn.View.ShownEntry(); ok && rn.sh.Gallery != nil && rn.sh.Gallery.IndexOf(e.File) >= 0 {
+		rn.Gallery.SelectEntry(e.File, nil)
 		return
 	}
-	rn.view.ClearShown()
+	rn.View.ClearShown()
 }
 
 // setRunning switches the widgets that follow the run (the main button, the progress
 // display, Add to queue, the model button) between idle and running.
-func (rn *runner) setRunning(running bool) {
+func (rn *Runner) setRunning(running bool) {
 	r := rn.cur
 	phase := jobs.Running
 	switch {
@@ -666,12 +630,12 @@ func (rn *runner) setRunning(running bool) {
 		phase = jobs.Cancelling
 	}
 	if phase != jobs.Idle {
-		rn.queue.Add.Show()
+		rn.Queue.Add.Show()
 	} else {
-		rn.queue.Add.Hide()
+		rn.Queue.Add.Hide()
 	}
-	rn.phaseChanged(phase)
+	rn.PhaseChanged(phase)
 }
 
-// busy reports whether a generation runs.
-func (rn *runner) busy() bool { return rn.cur != nil }
+// Busy reports whether a generation runs.
+func (rn *Runner) Busy() bool { return rn.cur != nil }

@@ -1,4 +1,4 @@
-package app
+package run
 
 import (
 	"fmt"
@@ -18,27 +18,27 @@ import (
 type queueFile struct {
 	path    string
 	mu      sync.Mutex // guards pending
-	pending []*job
+	pending []*jobs.Job
 	dirty   bool
 	writeMu sync.Mutex // serialises writes
 }
 
-// restoredPaused is the paused row's text for a queue brought back from the last session.
-const restoredPaused = "Queue kept from the last session"
+// RestoredPaused is the paused row's text for a queue brought back from the last session.
+const RestoredPaused = "Queue kept from the last session"
 
-// setUpQueue connects the queue to its file and to Cancel all, and brings back the jobs
+// SetUpQueue connects the queue to its file and to Cancel all, and brings back the jobs
 // saved by the last session (paused, so that nothing starts unasked). Reading them, and
 // opening their adapters, happens off the UI goroutine.
-func (rn *runner) setUpQueue(path string) {
+func (rn *Runner) SetUpQueue(path string) {
 	rn.qfile = &queueFile{path: path}
-	q := rn.queue
+	q := rn.Queue
 	q.OnCancelAll = rn.cancelAll
 	q.Running = func() bool { return rn.cur != nil }
 	rn.sh.BG.Add(1)
 	go func() {
 		defer rn.sh.BG.Done()
 		stored, notes, err := jobs.LoadQueue(path)
-		var restored []*job
+		var restored []*jobs.Job
 		for _, s := range stored {
 			if err := openStoredAdapters(s); err != nil {
 				notes = append(notes, fmt.Sprintf("a job (%s) was left out: %v", jobs.Ellipsize(s.Job.Req.Prompt, 32), err))
@@ -71,7 +71,7 @@ func openStoredAdapters(s jobs.Stored) error {
 
 // withMissingAdapters is j's adapters with those still missing since the queue was read back
 // opened now (generating goroutine): an error naming the file when one still cannot be.
-func withMissingAdapters(j *job) (lora.Stack, error) {
+func withMissingAdapters(j *jobs.Job) (lora.Stack, error) {
 	st := j.Req.Adapters
 	if len(j.Missing) == 0 {
 		return st, nil
@@ -89,9 +89,9 @@ func withMissingAdapters(j *job) (lora.Stack, error) {
 
 // restoreQueue puts the restored jobs before any queued meanwhile, paused (UI goroutine);
 // from then on every change of the queue is saved.
-func (rn *runner) restoreQueue(restored []*job, notes []string, err error) {
-	q := rn.queue
-	q.Changed = func([]*job) { rn.saveQueue() }
+func (rn *Runner) restoreQueue(restored []*jobs.Job, notes []string, err error) {
+	q := rn.Queue
+	q.Changed = func([]*jobs.Job) { rn.SaveQueue() }
 	if err != nil {
 		rn.sh.ShowError(err)
 	}
@@ -99,33 +99,33 @@ func (rn *runner) restoreQueue(restored []*job, notes []string, err error) {
 		rn.sh.ShowNotice("Some saved jobs could not be restored: " + strings.Join(notes, "; ") + ".")
 	}
 	if len(restored) == 0 {
-		rn.saveQueue()
+		rn.SaveQueue()
 		return
 	}
 	q.Jobs = append(restored, q.Jobs...)
 	q.SetPaused(true)
-	q.PausedText.SetText(restoredPaused)
+	q.PausedText.SetText(RestoredPaused)
 }
 
 // pendingJobs are the jobs still to make: the running job's remaining images (unless it
 // is being cancelled), then the queue (UI goroutine).
-func (rn *runner) pendingJobs() []*job {
-	var out []*job
+func (rn *Runner) pendingJobs() []*jobs.Job {
+	var out []*jobs.Job
 	if r := rn.cur; r != nil && !r.cancelling && len(r.entries) < r.job.Count {
 		rest := *r.job
 		rest.Req.Seed += uint64(len(r.entries))
 		rest.Count -= len(r.entries)
 		out = append(out, &rest)
 	}
-	return append(out, rn.queue.Jobs...)
+	return append(out, rn.Queue.Jobs...)
 }
 
-// saveQueue writes the pending jobs in the background (UI goroutine). Nothing is written
-// before the saved queue has been read back (setUpQueue), nor after the UI has stopped:
+// SaveQueue writes the pending jobs in the background (UI goroutine). Nothing is written
+// before the saved queue has been read back (SetUpQueue), nor after the UI has stopped:
 // the run cancelled by quitting stays in the file.
-func (rn *runner) saveQueue() {
+func (rn *Runner) SaveQueue() {
 	f := rn.qfile
-	if f == nil || rn.queue.Changed == nil || rn.sh.Life.Err() != nil {
+	if f == nil || rn.Queue.Changed == nil || rn.sh.Life.Err() != nil {
 		return
 	}
 	f.mu.Lock()
@@ -158,8 +158,8 @@ func (f *queueFile) write() error {
 }
 
 // cancelAll empties the queue and cancels the running job (Cancel all).
-func (rn *runner) cancelAll() {
-	rn.queue.Clear()
-	rn.cancel()
-	rn.saveQueue()
+func (rn *Runner) cancelAll() {
+	rn.Queue.Clear()
+	rn.Cancel()
+	rn.SaveQueue()
 }

@@ -1,4 +1,4 @@
-package app
+package run
 
 import (
 	"context"
@@ -9,24 +9,24 @@ import (
 	"kleinbild/gpu/webgpu"
 )
 
-// deviceTuner tunes the automatic device's GPU kernels before its first use (issue 17):
+// Tuner tunes the automatic device's GPU kernels before its first use (issue 17):
 // backends.DefaultNeedsTuning and backends.DefaultTuned, replaced in tests.
-type deviceTuner struct {
-	needs func() bool
-	tune  func(ctx context.Context, opts backends.TuneOptions) (gpu.Backend, error)
+type Tuner struct {
+	Needs func() bool
+	Tune  func(ctx context.Context, opts backends.TuneOptions) (gpu.Backend, error)
 }
 
 // tuneIfNeeded runs the first-use tuning of the automatic device (device "") when it is
 // due, showing backends.TuningMessage with its progress; the results go to the tuning
 // cache, which the model's own backend reads when it opens. Called from the generating
 // goroutine before the model is opened.
-func (rn *runner) tuneIfNeeded(ctx context.Context, r *runState, device string) error {
-	t := rn.tuner
-	if device != "" || t.needs == nil || t.tune == nil || !t.needs() {
+func (rn *Runner) tuneIfNeeded(ctx context.Context, r *State, device string) error {
+	t := rn.Tuner
+	if device != "" || t.Needs == nil || t.Tune == nil || !t.Needs() {
 		return nil
 	}
 	rn.setActivity(r, backends.TuningMessage+"…", 0)
-	b, err := t.tune(ctx, backends.TuneOptions{Progress: func(p webgpu.TuneProgress) {
+	b, err := t.Tune(ctx, backends.TuneOptions{Progress: func(p webgpu.TuneProgress) {
 		done := 0.0
 		if p.Total > 0 {
 			done = float64(p.Done) / float64(p.Total)
@@ -47,7 +47,7 @@ func (rn *runner) tuneIfNeeded(ctx context.Context, r *runState, device string) 
 }
 
 // setActivity shows what the run does before the engine reports (any goroutine).
-func (rn *runner) setActivity(r *runState, text string, done float64) {
+func (rn *Runner) setActivity(r *State, text string, done float64) {
 	rn.sh.Post(func() {
 		if rn.cur != r {
 			return

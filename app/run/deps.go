@@ -1,4 +1,4 @@
-package app
+package run
 
 import (
 	"kleinbild/app/jobs"
@@ -15,41 +15,41 @@ import (
 	"kleinbild/gpu"
 )
 
-// runnerDeps is what the runner uses of the other components; UI.wire gives it.
-type runnerDeps struct {
-	form     runForm
-	refs     func() []string // the reference images' paths, in order
-	adapters adapterStack
-	model    runModelState
-	fit      runFit
-	view     runView
-	gal      entryPicker
-	// phaseChanged tells the widgets that follow the run (Generate, the progress bar, the
+// Deps is what the runner uses of the other components; UI.wire gives it.
+type Deps struct {
+	Form     Form
+	Refs     func() []string // the reference images' paths, in order
+	Adapters Adapters
+	Model    Model
+	Fit      Fit
+	View     View
+	Gallery  Gallery
+	// PhaseChanged tells the widgets that follow the run (Generate, the progress bar, the
 	// model button) that it started, is cancelling or ended.
-	phaseChanged func(jobs.Phase)
+	PhaseChanged func(jobs.Phase)
 }
 
-// runForm is the generation form as the runner reads it (controls).
-type runForm interface {
+// Form is the generation form as the runner reads it (controls).
+type Form interface {
 	// ReadForm validates the form; invalid fields show their message.
-	ReadForm() (form, bool)
+	ReadForm() (jobs.Form, bool)
 	// CurrentSettings are the settings to remember for f.
-	CurrentSettings(f form) settings.Settings
+	CurrentSettings(f jobs.Form) settings.Settings
 	// UsedRandomSeed tells the form the random seed a run drew.
 	UsedRandomSeed(seed uint64)
 	// AddToHistory adds a prompt that was run to the recent prompts.
 	AddToHistory(prompt string)
 }
 
-// adapterStack is the adapters a job uses (adaptersSection).
-type adapterStack interface {
+// Adapters is the adapters a job uses (adaptersSection).
+type Adapters interface {
 	Stack() lora.Stack
 	// Partial reports whether the user accepted adapters that match the model in part.
 	Partial() bool
 }
 
-// runModelState is the chosen model as the runner uses it (modelui.Model).
-type runModelState interface {
+// Model is the chosen model as the runner uses it (modelui.Model).
+type Model interface {
 	// Usable reports whether a model is chosen and opened without error.
 	Usable() bool
 	ModelInfo() engine.ModelInfo
@@ -64,20 +64,20 @@ type runModelState interface {
 	ShowDialog()
 }
 
-// runFit is the fit line as the runner uses it: memory questions and load times (fitLine).
-type runFit interface {
+// Fit is the fit line as the runner uses it: memory questions and load times (fitLine).
+type Fit interface {
 	Confirm(run func())
-	ConfirmJob(j *job, verb string, run func())
+	ConfirmJob(j *jobs.Job, verb string, run func())
 	// LearnLoad takes a load measured on device (c is valid when ok) and refreshes.
 	LearnLoad(device string, c estimate.Calibration, ok bool)
 	// LearnRuns takes c's measured runs (estimate.Calibration.Runs) on device and refreshes.
 	LearnRuns(device string, c estimate.Calibration)
 	// PhasePlan is the expected time of each phase of an image of j (zero: none).
-	PhasePlan(j *job, first bool) progress.Plan
+	PhasePlan(j *jobs.Job, first bool) progress.Plan
 }
 
-// runView is the viewer as the runner shows its run there.
-type runView interface {
+// View is the viewer as the runner shows its run there.
+type View interface {
 	// FollowsRun reports whether the viewer shows the running generation.
 	FollowsRun() bool
 	SetFollowRun(follow bool)
@@ -91,8 +91,8 @@ type runView interface {
 	BatchMark() string
 }
 
-// entryPicker is the gallery grid as the runner and viewer pick images in it (galleryView).
-type entryPicker interface {
+// Gallery is the gallery grid as the runner picks images in it (galleryView).
+type Gallery interface {
 	Refresh()
 	// NoteNew says when the filter hides the new image file.
 	NoteNew(file string)

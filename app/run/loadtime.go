@@ -1,4 +1,4 @@
-package app
+package run
 
 import (
 	"kleinbild/app/modelui"
@@ -11,7 +11,7 @@ import (
 )
 
 // loadedModel is the model key and device of the open generator, kept apart from
-// runner.genMu (held for the whole of a load) so that the UI goroutine can ask without
+// Runner.genMu (held for the whole of a load) so that the UI goroutine can ask without
 // waiting.
 type loadedModel struct {
 	mu          sync.Mutex
@@ -25,9 +25,9 @@ func (l *loadedModel) set(key, device string) {
 	l.key, l.device = key, device
 }
 
-// modelLoaded reports whether the generator for the model key on device is open, so that a
+// ModelLoaded reports whether the generator for the model key on device is open, so that a
 // run costs no model load (any goroutine; never waits for a load).
-func (rn *runner) modelLoaded(key, device string) bool {
+func (rn *Runner) ModelLoaded(key, device string) bool {
 	l := &rn.loaded
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -38,16 +38,16 @@ func (rn *runner) modelLoaded(key, device string) bool {
 // in d: the weights read at open (the transformer's and the VAE's; the text encoder is
 // mapped on first use) over d are folded into the device's calibration file, and the fit
 // line learns the rate and that the model is now loaded.
-func (rn *runner) loadMeasured(g Generator, mdl modelui.RunModel, device string, d time.Duration) {
+func (rn *Runner) loadMeasured(g modelui.Generator, mdl modelui.RunModel, device string, d time.Duration) {
 	rn.loaded.set(mdl.Key, device)
 	c, ok := recordLoad(g, mdl, d)
-	rn.sh.Post(func() { rn.fit.LearnLoad(device, c, ok) })
+	rn.sh.Post(func() { rn.Fit.LearnLoad(device, c, ok) })
 }
 
 // recordLoad stores a measured load in the calibration file of the device g runs on; ok is
 // false when nothing was stored (a generator that names no device, a model of unknown
 // size, no calibration measured yet).
-func recordLoad(g Generator, mdl modelui.RunModel, d time.Duration) (estimate.Calibration, bool) {
+func recordLoad(g modelui.Generator, mdl modelui.RunModel, d time.Duration) (estimate.Calibration, bool) {
 	path, ok := deviceCalibrationFile(g)
 	if !ok || mdl.Src == nil {
 		return estimate.Calibration{}, false
@@ -62,7 +62,7 @@ func recordLoad(g Generator, mdl modelui.RunModel, d time.Duration) (estimate.Ca
 
 // deviceCalibrationFile is the calibration file of the device g runs on (as
 // modelui.CalibrationPath names it); ok is false for a generator that names no device.
-func deviceCalibrationFile(g Generator) (path string, ok bool) {
+func deviceCalibrationFile(g modelui.Generator) (path string, ok bool) {
 	r, ok := g.(modelui.DeviceReporter)
 	if !ok {
 		return "", false

@@ -1,6 +1,7 @@
-package app
+package run
 
 import (
+	"kleinbild/app/jobs"
 	"kleinbild/app/modelui"
 
 	"time"
@@ -13,20 +14,20 @@ import (
 // g: its phase times (engine.Result.Timings) are folded into the device's calibration
 // file, so that the next estimates of this model on this device follow what was measured,
 // and the fit line learns them.
-func (rn *runner) runMeasured(g Generator, mdl modelui.RunModel, r *runState, timings map[engine.Phase]time.Duration) {
+func (rn *Runner) runMeasured(g modelui.Generator, mdl modelui.RunModel, r *State, timings map[engine.Phase]time.Duration) {
 	c, ok := recordRun(g, mdl, r.job, timings)
 	if !ok {
 		return
 	}
 	device := r.device
-	rn.sh.Post(func() { rn.fit.LearnRuns(device, c) })
+	rn.sh.Post(func() { rn.Fit.LearnRuns(device, c) })
 }
 
 // recordRun stores an image of j, made with mdl in the measured phase times, in the
 // calibration file of the device g runs on (estimate.RecordRun); ok is false when nothing
 // was stored (a generator that names no device, an unreadable model, no calibration
 // measured yet).
-func recordRun(g Generator, mdl modelui.RunModel, j *job, timings map[engine.Phase]time.Duration) (estimate.Calibration, bool) {
+func recordRun(g modelui.Generator, mdl modelui.RunModel, j *jobs.Job, timings map[engine.Phase]time.Duration) (estimate.Calibration, bool) {
 	path, ok := deviceCalibrationFile(g)
 	if !ok || mdl.Src == nil {
 		return estimate.Calibration{}, false

@@ -28,8 +28,8 @@ func TestAspectMenuAndImageSize(t *testing.T) {
 		t.Fatalf("no image: size %s×%s changed, status %q", c.Width.Text, c.Height.Text, h.ui.Status.Text)
 	}
 	c.SetSize(128, 64)
-	if out := h.generate("a wide field"); out.err != nil {
-		t.Fatal(out.err)
+	if out := h.generate("a wide field"); out.Err != nil {
+		t.Fatal(out.Err)
 	}
 	c.SetSize(512, 512)
 	c.UseImageSize()

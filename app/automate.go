@@ -10,6 +10,7 @@ import (
 
 	"fyne.io/fyne/v2/driver/software"
 
+	"kleinbild/app/run"
 	"kleinbild/engine"
 	"kleinbild/internal/atomicfile"
 )
@@ -26,13 +27,13 @@ func (u *UI) Automate() error {
 	<-u.GalleryReady
 	var runErr error
 	if u.opts.AutoGenerate {
-		started := make(chan *runState, 1)
+		started := make(chan *run.State, 1)
 		startErr := make(chan error, 1)
 		u.Post(func() {
 			if u.opts.Count > 0 {
 				u.ctl.SetCount(u.opts.Count)
 			}
-			r, err := u.run.startGenerate()
+			r, err := u.run.StartGenerate()
 			if err != nil {
 				u.ShowError(err)
 				startErr <- u.ctl.ExplainInvalid(err)
@@ -44,8 +45,8 @@ func (u *UI) Automate() error {
 		case err := <-startErr:
 			runErr = fmt.Errorf("automatic generation did not start: %w", err)
 		case r := <-started:
-			out := <-r.outcome
-			runErr = out.err
+			out := <-r.Outcome()
+			runErr = out.Err
 		}
 	}
 	if u.opts.ScreenshotPath == "" {

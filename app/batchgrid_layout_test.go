@@ -1,6 +1,7 @@
 package app
 
 import (
+	"kleinbild/app/run"
 	"slices"
 	"testing"
 
@@ -18,11 +19,11 @@ func fourImageRun(t *testing.T) (*harness, []string) {
 	lockSeed(u, 20)
 	u.ctl.SetCount(4)
 	out := h.generate("four foxes")
-	if len(out.entries) != 4 || len(u.run.batch.tiles) != 4 {
-		t.Fatalf("%d images, %d tiles (%v)", len(out.entries), len(u.run.batch.tiles), out.err)
+	if len(out.Entries) != 4 || len(u.run.Batch.Tiles) != 4 {
+		t.Fatalf("%d images, %d tiles (%v)", len(out.Entries), len(u.run.Batch.Tiles), out.Err)
 	}
 	var files []string
-	for _, e := range out.entries {
+	for _, e := range out.Entries {
 		files = append(files, e.File)
 	}
 	h.win.Resize(fyne.NewSize(1280, 860))
@@ -35,13 +36,13 @@ func fourImageRun(t *testing.T) (*harness, []string) {
 func TestBatchGridFollowsDeletes(t *testing.T) {
 	h, files := fourImageRun(t)
 	u := h.ui
-	b := &u.run.batch
-	gone := b.files[1]
+	b := &u.run.Batch
+	gone := b.Files[1]
 	u.gal.SelectEntry(gone, nil)
 	u.gal.DeleteShown()
-	h.waitFor("the deleted image to leave the grid", 0, func() bool { return len(b.files) == 3 })
-	if slices.Contains(b.files, gone) || b.title.Text != "3 images" || len(b.tiles) != 3 {
-		t.Errorf("after deleting %s the grid shows %v, %d tiles, %q", gone, b.files, len(b.tiles), b.title.Text)
+	h.waitFor("the deleted image to leave the grid", 0, func() bool { return len(b.Files) == 3 })
+	if slices.Contains(b.Files, gone) || b.Title.Text != "3 images" || len(b.Tiles) != 3 {
+		t.Errorf("after deleting %s the grid shows %v, %d tiles, %q", gone, b.Files, len(b.Tiles), b.Title.Text)
 	}
 	var rest []string
 	for _, f := range files {
@@ -50,12 +51,12 @@ func TestBatchGridFollowsDeletes(t *testing.T) {
 		}
 	}
 	for _, f := range rest {
-		e, _ := u.gal.entry(f)
+		e, _ := u.gal.Entry(f)
 		u.gal.DeleteEntry(e)
 	}
-	h.waitFor("the grid to go with its last image", 0, func() bool { return !b.box.Visible() })
-	if len(b.files) != 0 {
-		t.Errorf("the hidden grid still holds %v", b.files)
+	h.waitFor("the grid to go with its last image", 0, func() bool { return !b.Box.Visible() })
+	if len(b.Files) != 0 {
+		t.Errorf("the hidden grid still holds %v", b.Files)
 	}
 }
 
@@ -65,20 +66,20 @@ func TestBatchGridFollowsDeletes(t *testing.T) {
 func TestBatchGridArrowsGoAlongIt(t *testing.T) {
 	h, _ := fourImageRun(t)
 	u := h.ui
-	b := &u.run.batch
+	b := &u.run.Batch
 	c := h.win.Canvas()
-	u.gal.SelectEntry(b.files[0], nil)
+	u.gal.SelectEntry(b.Files[0], nil)
 	c.Unfocus()
-	for i := 1; i < len(b.files); i++ {
+	for i := 1; i < len(b.Files); i++ {
 		key(c, fyne.KeyRight)
-		if u.view.shown.File != b.files[i] {
-			t.Fatalf("→ %d times from the first tile shows %s, want the tile %d, %s (grid %v)", i, u.view.shown.File, i, b.files[i], b.files)
+		if u.view.Shown.File != b.Files[i] {
+			t.Fatalf("→ %d times from the first tile shows %s, want the tile %d, %s (grid %v)", i, u.view.Shown.File, i, b.Files[i], b.Files)
 		}
 	}
-	for i := len(b.files) - 2; i >= 0; i-- {
+	for i := len(b.Files) - 2; i >= 0; i-- {
 		key(c, fyne.KeyLeft)
-		if u.view.shown.File != b.files[i] {
-			t.Fatalf("← shows %s, want the tile %d, %s (grid %v)", u.view.shown.File, i, b.files[i], b.files)
+		if u.view.Shown.File != b.Files[i] {
+			t.Fatalf("← shows %s, want the tile %d, %s (grid %v)", u.view.Shown.File, i, b.Files[i], b.Files)
 		}
 	}
 	if got := markedTiles(u); len(got) != 1 || got[0] != 0 {
@@ -91,13 +92,13 @@ func TestBatchGridArrowsGoAlongIt(t *testing.T) {
 func TestClosingBatchGridGivesTheBandBack(t *testing.T) {
 	h, _ := fourImageRun(t)
 	u := h.ui
-	col := u.run.batch.column
-	view := col.Objects[slices.IndexFunc(col.Objects, func(o fyne.CanvasObject) bool { return o != u.run.batch.box })]
+	col := u.run.Batch.Column
+	view := col.Objects[slices.IndexFunc(col.Objects, func(o fyne.CanvasObject) bool { return o != u.run.Batch.Box })]
 	withGrid := view.Size().Height
-	if withGrid >= col.Size().Height-batchTile {
+	if withGrid >= col.Size().Height-run.BatchTile {
 		t.Fatalf("with the grid shown the viewer is %v of %v px", withGrid, col.Size().Height)
 	}
-	u.run.hideBatch()
+	u.run.HideBatch()
 	if got := view.Size().Height; got != col.Size().Height {
 		t.Errorf("after closing the grid the viewer is %v px of the column's %v (was %v with it)", got, col.Size().Height, withGrid)
 	}

@@ -11,7 +11,7 @@ import (
 // markedTiles returns the indexes of the batch grid's outlined tiles.
 func markedTiles(u *UI) []int {
 	var on []int
-	for i, m := range u.run.batch.marks {
+	for i, m := range u.run.Batch.Marks {
 		if m.StrokeColor != nil && m.StrokeColor != color.Transparent {
 			on = append(on, i)
 		}
@@ -30,18 +30,18 @@ func TestBatchOutlineFollowsViewer(t *testing.T) {
 	u.ctl.SetSize(64, 64)
 	lockSeed(u, 10)
 	h.generate("an older image")
-	older := u.view.shown
+	older := u.view.Shown
 	lockSeed(u, 20)
 	u.ctl.SetCount(3)
 	out := h.generate("three foxes")
-	if len(out.entries) != 3 || len(u.run.batch.marks) != 3 {
-		t.Fatalf("%d entries, %d tiles", len(out.entries), len(u.run.batch.marks))
+	if len(out.Entries) != 3 || len(u.run.Batch.Marks) != 3 {
+		t.Fatalf("%d entries, %d tiles", len(out.Entries), len(u.run.Batch.Marks))
 	}
 	check := func(when string, want ...int) {
 		t.Helper()
 		got := markedTiles(u)
 		if len(got) != len(want) || len(want) == 1 && got[0] != want[0] {
-			t.Errorf("%s: tiles %v outlined, want %v (viewer shows %s)", when, got, want, u.view.shown.File)
+			t.Errorf("%s: tiles %v outlined, want %v (viewer shows %s)", when, got, want, u.view.Shown.File)
 		}
 	}
 	check("after the run", 0)
@@ -49,15 +49,15 @@ func TestBatchOutlineFollowsViewer(t *testing.T) {
 	u.gal.SelectEntry(older.File, nil) // a gallery tap on an image outside the run
 	check("an image outside the run")
 
-	u.gal.SelectEntry(out.entries[2].File, nil) // a gallery tap on one of the run
+	u.gal.SelectEntry(out.Entries[2].File, nil) // a gallery tap on one of the run
 	check("the run's third image picked in the gallery", 2)
 
 	// The arrows go along the run's grid while it shows the image (issue 36 item 19).
 	c := h.win.Canvas()
 	c.Unfocus()
 	key(c, fyne.KeyLeft)
-	if u.view.shown.File != out.entries[1].File {
-		t.Fatalf("← shows %s, want %s", u.view.shown.File, out.entries[1].File)
+	if u.view.Shown.File != out.Entries[1].File {
+		t.Fatalf("← shows %s, want %s", u.view.Shown.File, out.Entries[1].File)
 	}
 	check("← from the third image", 1)
 	key(c, fyne.KeyEnd)
@@ -79,8 +79,8 @@ func TestLongRunKeepsWindowSize(t *testing.T) {
 	u.ctl.SetCount(12)
 	h.generate("twelve foxes")
 	h.settle()
-	if !u.run.batch.box.Visible() || len(u.run.batch.tiles) != 12 {
-		t.Fatalf("grid visible %v with %d tiles", u.run.batch.box.Visible(), len(u.run.batch.tiles))
+	if !u.run.Batch.Box.Visible() || len(u.run.Batch.Tiles) != 12 {
+		t.Fatalf("grid visible %v with %d tiles", u.run.Batch.Box.Visible(), len(u.run.Batch.Tiles))
 	}
 	twelve := windowMin(h.win)
 	if twelve.Height > two.Height || twelve.Width > two.Width {
@@ -100,14 +100,14 @@ func TestBatchGridIsOneRow(t *testing.T) {
 	u := h.ui
 	u.ctl.SetSize(64, 64)
 	u.ctl.SetCount(4)
-	if out := h.generate("four foxes"); len(out.entries) != 4 {
-		t.Fatalf("%d images, want 4 (%v)", len(out.entries), out.err)
+	if out := h.generate("four foxes"); len(out.Entries) != 4 {
+		t.Fatalf("%d images, want 4 (%v)", len(out.Entries), out.Err)
 	}
-	b := &u.run.batch
-	if !b.box.Visible() || b.title.Text != "4 images" {
-		t.Fatalf("the run's grid: shown %v, count %q", b.box.Visible(), b.title.Text)
+	b := &u.run.Batch
+	if !b.Box.Visible() || b.Title.Text != "4 images" {
+		t.Fatalf("the run's grid: shown %v, count %q", b.Box.Visible(), b.Title.Text)
 	}
-	if got, tile := b.box.MinSize().Height, b.tiles[0].MinSize().Height; got > tile+2*theme.Padding() {
+	if got, tile := b.Box.MinSize().Height, b.Tiles[0].MinSize().Height; got > tile+2*theme.Padding() {
 		t.Errorf("the run's grid is %v px tall, its tiles %v", got, tile)
 	}
 }

@@ -74,13 +74,13 @@ func TestEveryButtonIsNamed(t *testing.T) {
 	if !ok {
 		t.Fatal("the form does not read")
 	}
-	u.run.queue.Push(u.run.jobFromForm(f))
-	u.run.queue.SetPaused(true)
-	u.view.openFullView()
-	if u.view.full == nil {
+	u.run.Queue.Push(u.run.JobFromForm(f))
+	u.run.Queue.SetPaused(true)
+	u.view.OpenFullView()
+	if u.view.Full == nil {
 		t.Fatal("no full-size view")
 	}
-	for name, w := range map[string]fyne.Window{"main window": h.win, "full-size view": u.view.full.win} {
+	for name, w := range map[string]fyne.Window{"main window": h.win, "full-size view": u.view.Full.Win} {
 		for _, b := range unnamedButtons(w.Canvas().Content()) {
 			t.Errorf("%s: a button with neither text nor a tooltip: %s", name, describe(b))
 		}

@@ -17,14 +17,14 @@ func TestCancelAllNamesTheRunOnlyWhileOneRuns(t *testing.T) {
 	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
 	u := h.ui
 	h.settle()
-	q := u.run.queue
+	q := u.run.Queue
 	var msg string
 	q.Confirm = func(_, m string, _ func()) { msg = m }
 	q.Push(&job{Req: engine.Request{Settings: engine.Settings{Prompt: "first"}}, Count: 1})
 	q.Push(&job{Req: engine.Request{Settings: engine.Settings{Prompt: "second"}}, Count: 1})
 	q.SetPaused(true)
 	test.Tap(q.CancelAll)
-	if u.run.cur != nil || msg != "Remove the 2 queued jobs?" {
+	if u.run.Current() != nil || msg != "Remove the 2 queued jobs?" {
 		t.Errorf("paused, nothing running: %q", msg)
 	}
 	q.Clear()

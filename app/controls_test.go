@@ -30,7 +30,7 @@ func TestInvalidSettingsAreRefused(t *testing.T) {
 			t.Errorf("%s×%s: inline message %q (visible %v), want %q", c.w, c.h, u.ctl.SizeErr.Text, u.ctl.SizeErr.Visible(), c.want)
 		}
 		test.Tap(u.ctl.Generate)
-		if u.run.cur != nil {
+		if u.run.Current() != nil {
 			t.Fatalf("%s×%s: generation started", c.w, c.h)
 		}
 	}
@@ -45,19 +45,19 @@ func TestInvalidSettingsAreRefused(t *testing.T) {
 	}
 	u.ctl.Steps.SetText("0")
 	test.Tap(u.ctl.Generate)
-	if u.run.cur != nil || !u.ctl.StepsErr.Visible() {
+	if u.run.Current() != nil || !u.ctl.StepsErr.Visible() {
 		t.Errorf("steps 0 accepted")
 	}
 	u.ctl.Steps.SetText("4")
 	u.ctl.Seed.SetText("-3")
 	test.Tap(u.ctl.Generate)
-	if u.run.cur != nil || !u.ctl.SeedErr.Visible() {
+	if u.run.Current() != nil || !u.ctl.SeedErr.Visible() {
 		t.Errorf("seed -3 accepted")
 	}
 	u.ctl.Seed.SetText("")
 	u.ctl.Prompt.SetText("  ")
 	test.Tap(u.ctl.Generate)
-	if u.run.cur != nil || !u.ctl.PromptErr.Visible() {
+	if u.run.Current() != nil || !u.ctl.PromptErr.Visible() {
 		t.Errorf("empty prompt accepted")
 	}
 	if fake.calls.Load() != 0 {
@@ -81,8 +81,8 @@ func TestTypedSeedIsUsed(t *testing.T) {
 	if !u.ctl.SeedIsLocked() {
 		t.Errorf("a typed seed does not show as kept")
 	}
-	if out := h.generate("a lighthouse"); out.err != nil {
-		t.Fatalf("generate: %v", out.err)
+	if out := h.generate("a lighthouse"); out.Err != nil {
+		t.Fatalf("generate: %v", out.Err)
 	}
 	if got := fake.lastRequest().Seed; got != 42 || u.ctl.Seed.Text != "42" {
 		t.Errorf("typed seed 42: generated with %d, field %q", got, u.ctl.Seed.Text)
@@ -91,8 +91,8 @@ func TestTypedSeedIsUsed(t *testing.T) {
 	if u.ctl.Seed.Text != "" || u.ctl.SeedIsLocked() || !strings.Contains(u.ctl.Seed.PlaceHolder, "random") {
 		t.Fatalf("random: field %q placeholder %q locked %v", u.ctl.Seed.Text, u.ctl.Seed.PlaceHolder, u.ctl.SeedIsLocked())
 	}
-	if out := h.generate("a lighthouse"); out.err != nil {
-		t.Fatalf("generate: %v", out.err)
+	if out := h.generate("a lighthouse"); out.Err != nil {
+		t.Fatalf("generate: %v", out.Err)
 	}
 	used := fake.lastRequest().Seed
 	if u.ctl.Seed.Text != "" || !strings.Contains(u.ctl.Seed.PlaceHolder, strconv.FormatUint(used, 10)) {

@@ -55,8 +55,8 @@ func TestDeviceChoicePersistsAndReopens(t *testing.T) {
 	h := newHarness(t, data, tinyModel(t), fake.open)
 	u := h.ui
 	u.ctl.SetSize(64, 64)
-	if out := h.generate("first"); out.err != nil {
-		t.Fatal(out.err)
+	if out := h.generate("first"); out.Err != nil {
+		t.Fatal(out.Err)
 	}
 	if got := fake.opened(); !slices.Equal(got, []string{""}) {
 		t.Fatalf("opened on %q, want the automatic device \"\"", got)
@@ -79,14 +79,14 @@ func TestDeviceChoicePersistsAndReopens(t *testing.T) {
 	h.waitFor("calibration for the chosen device", 5*time.Second, func() bool { return u.fit.Device == "webgpu:0" })
 	h.tapDialogButton("Close")
 
-	if out := h.generate("second"); out.err != nil {
-		t.Fatal(out.err)
+	if out := h.generate("second"); out.Err != nil {
+		t.Fatal(out.Err)
 	}
 	if got := fake.opened(); !slices.Equal(got, []string{"", "webgpu:0"}) {
 		t.Fatalf("opened on %q, want a reopen on webgpu:0", got)
 	}
-	if out := h.generate("third"); out.err != nil {
-		t.Fatal(out.err)
+	if out := h.generate("third"); out.Err != nil {
+		t.Fatal(out.Err)
 	}
 	if got := fake.opened(); len(got) != 2 {
 		t.Errorf("the same device reopened the model: %q", got)
@@ -142,7 +142,7 @@ func TestGPUFailureFallsBackToCPU(t *testing.T) {
 	h.settle()
 
 	out := h.generate("on the GPU")
-	if out.err == nil || !out.gpuFailed {
+	if out.Err == nil || !out.GPUFailed {
 		t.Fatalf("outcome %+v: want a GPU failure", out)
 	}
 	msg := u.ErrorText()
@@ -157,8 +157,8 @@ func TestGPUFailureFallsBackToCPU(t *testing.T) {
 		t.Errorf("the saved choice changed to %q", got)
 	}
 
-	if out := h.generate("on the CPU"); out.err != nil {
-		t.Fatalf("CPU run: %v", out.err)
+	if out := h.generate("on the CPU"); out.Err != nil {
+		t.Fatalf("CPU run: %v", out.Err)
 	}
 	if !slices.Equal(opened, []string{"webgpu:0", backends.CPUID()}) {
 		t.Errorf("opened on %q, want webgpu:0 then cpu", opened)

@@ -206,7 +206,7 @@ func TestDownloadPauseResumeAcrossRestart(t *testing.T) {
 	h := newHarness(t, data, "", fake.open)
 	u := h.ui
 	u.model.HubOpts = fastHub()
-	p := u.view.setupDownload
+	p := u.view.SetupDownload
 	dest := filepath.Join(data, "models", "klein-4b")
 	if p.Dest.Text != dest || p.Start.Text != "Download" || p.Pause.Visible() || p.Bar.Visible() {
 		t.Fatalf("before: dest %q, button %q, pause visible %v", p.Dest.Text, p.Start.Text, p.Pause.Visible())
@@ -246,7 +246,7 @@ func TestDownloadPauseResumeAcrossRestart(t *testing.T) {
 	h2 := newHarness(t, data, "", fake.open)
 	u2 := h2.ui
 	u2.model.HubOpts = fastHub()
-	p2 := u2.view.setupDownload
+	p2 := u2.view.SetupDownload
 	if p2.Dest.Text != dest || p2.Start.Text != "Resume download" {
 		t.Fatalf("after restart: dest %q, button %q", p2.Dest.Text, p2.Start.Text)
 	}
@@ -268,8 +268,8 @@ func TestDownloadPauseResumeAcrossRestart(t *testing.T) {
 	if err != nil || !rep.OK() {
 		t.Errorf("validate: %v %v", err, rep.Err())
 	}
-	if u2.view.setup.Visible() || !strings.Contains(u2.model.Button.Text, "distilled") || !strings.Contains(u2.Status.Text, "ready") {
-		t.Errorf("after download: setup visible %v, model button %q, status %q", u2.view.setup.Visible(), u2.model.Button.Text, u2.Status.Text)
+	if u2.view.Setup.Visible() || !strings.Contains(u2.model.Button.Text, "distilled") || !strings.Contains(u2.Status.Text, "ready") {
+		t.Errorf("after download: setup visible %v, model button %q, status %q", u2.view.Setup.Visible(), u2.model.Button.Text, u2.Status.Text)
 	}
 	h2.settle()
 	h2.close()
@@ -286,7 +286,7 @@ func TestDownloadNeedsToken(t *testing.T) {
 	h := newHarness(t, data, "", newFakeGen().open)
 	u := h.ui
 	u.model.HubOpts = fastHub()
-	p := u.view.setupDownload
+	p := u.view.SetupDownload
 	if p.Token.Text != "" {
 		t.Fatalf("token prefilled with %q", p.Token.Text)
 	}
@@ -337,7 +337,7 @@ func TestUseCachedSnapshot(t *testing.T) {
 	}
 	h := newHarness(t, t.TempDir(), "", newFakeGen().open)
 	u := h.ui
-	b := findButton(u.view.setupDownload.Cached, "Use existing copy")
+	b := findButton(u.view.SetupDownload.Cached, "Use existing copy")
 	if b == nil {
 		t.Fatal("no 'Use existing copy' button for the cached snapshot")
 	}
@@ -384,19 +384,19 @@ func TestGenerateAsksWhenItDoesNotFit(t *testing.T) {
 	}
 	test.Type(u.ctl.Prompt, "too big")
 	test.Tap(u.ctl.Generate)
-	if u.run.cur != nil {
+	if u.run.Current() != nil {
 		t.Fatal("a generation that does not fit started without asking")
 	}
 	h.tapDialogButton("Cancel")
-	if u.run.cur != nil || fake.calls.Load() != 0 {
+	if u.run.Current() != nil || fake.calls.Load() != 0 {
 		t.Fatal("cancelled confirmation still generated")
 	}
 	test.Tap(u.ctl.Generate)
 	h.tapDialogButton("Generate anyway")
-	if u.run.cur == nil {
+	if u.run.Current() == nil {
 		t.Fatal("'Generate anyway' did not start the generation")
 	}
-	h.waitFor("the run", 10*time.Second, func() bool { return u.run.cur == nil })
+	h.waitFor("the run", 10*time.Second, func() bool { return u.run.Current() == nil })
 }
 
 // offlineHub points the Hub endpoint at a closed port: every request fails to connect.
@@ -416,7 +416,7 @@ func TestDownloadWithoutConnection(t *testing.T) {
 	u := h.ui
 	u.model.HubOpts = download.Options{RetryDelay: 2 * time.Second, MaxRetryDelay: 2 * time.Second, MaxRetries: 3,
 		ProgressInterval: 10 * time.Millisecond}
-	p := u.view.setupDownload
+	p := u.view.SetupDownload
 	test.Tap(p.Start)
 	if p.Bar.Visible() || !p.Busy.Visible() {
 		t.Errorf("while listing: determinate bar visible %v (value %v), indeterminate visible %v", p.Bar.Visible(), p.Bar.Value, p.Busy.Visible())
@@ -453,14 +453,14 @@ func TestDownloadWithoutConnection(t *testing.T) {
 func TestSetupGuideShowsDownloadProgress(t *testing.T) {
 	h := newHarness(t, t.TempDir(), "", newFakeGen().open)
 	u := h.ui
-	if !u.view.setup.Visible() {
+	if !u.view.Setup.Visible() {
 		t.Fatal("no setup guide without a model")
 	}
 	if m := windowMin(h.win); m.Width > laptopWindow.Width || m.Height > laptopWindow.Height {
 		t.Errorf("the window cannot be smaller than %v", m)
 	}
 	h.win.Resize(laptopWindow)
-	p := u.view.setupDownload
+	p := u.view.SetupDownload
 	u.model.DL = &modelui.DownloadRun{Variant: p.Selected(), Dir: modelui.CleanDir(p.Dest.Text), Running: true, Cancel: func() {},
 		Last: download.Progress{Phase: download.PhaseDownloading, Bytes: 3 << 30, TotalBytes: 16 << 30, Rate: 12e6, ETA: 20 * time.Minute,
 			File: filepath.Join("transformer", "diffusion_pytorch_model-00001-of-00002.safetensors")}}

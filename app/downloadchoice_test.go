@@ -47,7 +47,7 @@ func TestDownloadAssembledChoice(t *testing.T) {
 	defer h.close()
 	u := h.ui
 	u.model.HubOpts = fastHub()
-	p := u.view.setupDownload
+	p := u.view.SetupDownload
 	opts := p.Variant.Options
 	if len(opts) != len(download.Choices()) || !strings.Contains(opts[0], "about 16.0 GB") ||
 		!strings.Contains(opts[1], "Q8_0 GGUF · about 8.8 GB") || !strings.Contains(opts[2], "Q4_K_M GGUF · about 5.3 GB") {

@@ -20,16 +20,16 @@ func TestEscapeInDialogKeepsTheRun(t *testing.T) {
 	test.Tap(u.ctl.Generate)
 	waitStarted(t, h, fake)
 	u.ctl.Prompt.SetText("queued")
-	test.Tap(u.run.queue.Add)
+	test.Tap(u.run.Queue.Add)
 	h.settle()
-	first := u.run.cur
+	first := u.run.Current()
 	overlay := func() bool { return u.Win.Canvas().Overlays().Top() != nil }
 	for _, open := range []struct {
 		name string
 		show func()
 	}{
 		{"Quit Kleinbild?", u.requestClose},
-		{"Cancel all", func() { test.Tap(u.run.queue.CancelAll) }},
+		{"Cancel all", func() { test.Tap(u.run.Queue.CancelAll) }},
 	} {
 		open.show()
 		h.settle()
@@ -42,12 +42,12 @@ func TestEscapeInDialogKeepsTheRun(t *testing.T) {
 		if overlay() {
 			t.Errorf("%s: Escape left the dialog open", open.name)
 		}
-		if u.run.cur != first || first.cancelling || len(u.run.queue.Jobs) != 1 {
-			t.Fatalf("%s: Escape cancelled work: the run cancelled %v or ended %v, %d jobs queued, want 1", open.name, first.cancelling, u.run.cur != first, len(u.run.queue.Jobs))
+		if u.run.Current() != first || first.Cancelling() || len(u.run.Queue.Jobs) != 1 {
+			t.Fatalf("%s: Escape cancelled work: the run cancelled %v or ended %v, %d jobs queued, want 1", open.name, first.Cancelling(), u.run.Current() != first, len(u.run.Queue.Jobs))
 		}
 	}
 	key(u.Win.Canvas(), fyne.KeyEscape)
-	if !first.cancelling {
+	if !first.Cancelling() {
 		t.Error("Escape without a dialog did not cancel the run")
 	}
 }

@@ -68,8 +68,8 @@ func TestSaveAsIntoTypedFolder(t *testing.T) {
 	u := h.ui
 	u.gal.SelectEntry("img-00.png", nil)
 	h.settle()
-	src := u.Gallery.Path(u.view.shown)
-	b := findButton(u.view.actions, "Save as…")
+	src := u.Gallery.Path(u.view.Shown)
+	b := findButton(u.view.Actions, "Save as…")
 	if b == nil {
 		t.Fatal("the viewer has no Save as… button")
 	}
@@ -97,7 +97,7 @@ func TestSaveAsIntoTypedFolder(t *testing.T) {
 	}
 
 	// The next Save as… opens there; a typed full path saves at once.
-	test.Tap(findButton(u.view.actions, "Save as…"))
+	test.Tap(findButton(u.view.Actions, "Save as…"))
 	top = h.win.Canvas().Overlays().Top()
 	h.waitFor("the second chooser in "+out, 10*time.Second, func() bool { return findEscapeEntry(top, out) != nil })
 	typed := filepath.Join(home, "typed.png")

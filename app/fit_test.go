@@ -55,6 +55,6 @@ func TestCalibrationWaitsForTheRun(t *testing.T) {
 	}
 	test.Tap(u.ctl.Generate) // cancel
 	h.waitFor("the calibration after the run", 10*time.Second, func() bool {
-		return !u.run.busy() && u.fit.Device == "purego" && u.fit.Calib.Backend != ""
+		return !u.run.Busy() && u.fit.Device == "purego" && u.fit.Calib.Backend != ""
 	})
 }

@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/app/run"
 	"kleinbild/app/widgets"
 	"kleinbild/engine"
 	"kleinbild/engine/imageio"
@@ -144,26 +145,26 @@ func isClosed(c chan struct{}) bool {
 }
 
 // generate types a prompt, taps Generate and waits until the run has ended.
-func (h *harness) generate(prompt string) runOutcome {
+func (h *harness) generate(prompt string) run.Outcome {
 	h.t.Helper()
 	h.ui.ctl.Prompt.SetText("")
 	test.Type(h.ui.ctl.Prompt, prompt)
 	test.Tap(h.ui.ctl.Generate)
-	r := h.ui.run.cur
+	r := h.ui.run.Current()
 	if r == nil {
 		h.t.Fatalf("Generate did not start (banner %q, size %q, prompt %q)", h.ui.ErrorText(), h.ui.ctl.SizeErr.Text, h.ui.ctl.PromptErr.Text)
 	}
-	var out runOutcome
+	var out run.Outcome
 	got := false
 	h.waitFor("the generation to finish", 60*time.Second, func() bool {
 		select {
-		case out = <-r.outcome:
+		case out = <-r.Outcome():
 			got = true
 		default:
 		}
 		return got
 	})
-	r.outcome <- out // leave it for callers that read it again
+	r.Outcome() <- out // leave it for callers that read it again
 	return out
 }
 

@@ -5,32 +5,17 @@ import (
 	"image"
 	"slices"
 	"strings"
-	"time"
 
 	"kleinbild/app/inpaintui"
+	"kleinbild/app/run"
 	"kleinbild/engine"
 	"kleinbild/engine/imageio"
 )
 
-// openInpaint opens Inpaint mode for the image the viewer shows, in a window of its own,
-// and returns it (nil when there is none).
-func (v *viewer) openInpaint() *inpaintui.Mode {
-	if !v.shownOK || v.sh.Gallery == nil {
-		return nil
-	}
-	path := v.sh.Gallery.Path(v.shown)
-	img, err := imageio.Load(path)
-	if err != nil {
-		v.sh.ShowError(err)
-		return nil
-	}
-	return v.showInpaint(path, img)
-}
-
 // showInpaint opens Inpaint mode for the picture img read from path.
 func (u *UI) showInpaint(path string, img image.Image) *inpaintui.Mode {
 	return inpaintui.Open(u.Shell, inpaintui.Deps{ReadForm: u.inpaintForm, SeedIsLocked: u.ctl.SeedIsLocked,
-		Adapters: u.adapters.Stack, AdaptersPartial: u.adapters.Partial, Submit: u.run.submit,
+		Adapters: u.adapters.Stack, AdaptersPartial: u.adapters.Partial, Submit: u.run.Submit,
 		FormPrompt:     func() string { return strings.TrimSpace(u.ctl.Prompt.Text) },
 		FillFormPrompt: u.ctl.Prompt.SetText,
 		WhenDone:       u.inpaintResults, JobState: u.inpaintJobState, CancelJob: u.cancelInpaintJob}, path, img)
@@ -92,63 +77,28 @@ func (u *UI) reuseInpaint(meta imageio.Metadata) (m *inpaintui.Mode, ok bool) {
 // inpaintResults is Inpaint mode's whenDone: done gets the gallery file of the last image
 // j saved, once its run ends with one.
 func (u *UI) inpaintResults(j *job, done func(path string)) {
-	u.run.whenJobEnds(j, func(out runOutcome) {
-		if len(out.entries) > 0 && u.Gallery != nil {
-			done(u.Gallery.Path(out.entries[len(out.entries)-1]))
+	u.run.WhenJobEnds(j, func(out run.Outcome) {
+		if len(out.Entries) > 0 && u.Gallery != nil {
+			done(u.Gallery.Path(out.Entries[len(out.Entries)-1]))
 		}
 	})
 }
 
-// whenJobEnds calls done with the outcome when j's run ends, however it ends (UI
-// goroutine). What was registered for jobs that left the queue without running is
-// forgotten here and when a run ends.
-func (rn *runner) whenJobEnds(j *job, done func(runOutcome)) {
-	rn.forgetDroppedJobs()
-	if rn.afterJob == nil {
-		rn.afterJob = map[*job]func(runOutcome){}
-	}
-	rn.afterJob[j] = done
-}
-
-// jobEnded calls what whenJobEnds registered for j, once.
-func (rn *runner) jobEnded(j *job, out runOutcome) {
-	done, ok := rn.afterJob[j]
-	delete(rn.afterJob, j)
-	rn.forgetDroppedJobs()
-	if ok {
-		done(out)
-	}
-}
-
-// forgetDroppedJobs drops what whenJobEnds registered for jobs that are neither queued nor
-// running: removed, cancelled or opened back into the form, they will never end.
-func (rn *runner) forgetDroppedJobs() {
-	for j := range rn.afterJob {
-		running := rn.cur != nil && rn.cur.job == j
-		if !running && !slices.Contains(rn.queue.Jobs, j) {
-			delete(rn.afterJob, j)
-		}
-	}
-}
-
 // inpaintJobState is Inpaint mode's jobState.
 func (u *UI) inpaintJobState(j *job) inpaintui.JobState {
-	if r := u.run.cur; r != nil && r.job == j {
-		frac, text := r.tracker.Status(time.Since(r.start))
-		if r.cancelling {
-			text = "Cancelling…"
-		}
+	if r := u.run.Current(); r != nil && r.Job() == j {
+		frac, text := r.Status()
 		return inpaintui.JobState{Running: true, Frac: frac, Text: text}
 	}
-	return inpaintui.JobState{Queued: slices.Contains(u.run.queue.Jobs, j)}
+	return inpaintui.JobState{Queued: slices.Contains(u.run.Queue.Jobs, j)}
 }
 
 // cancelInpaintJob is Inpaint mode's Cancel: it stops j while it runs, or takes it out
 // of the queue while it waits.
 func (u *UI) cancelInpaintJob(j *job) {
-	if r := u.run.cur; r != nil && r.job == j {
-		u.run.cancel()
+	if r := u.run.Current(); r != nil && r.Job() == j {
+		u.run.Cancel()
 		return
 	}
-	u.run.queue.Remove(j)
+	u.run.Queue.Remove(j)
 }

@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"kleinbild/app/maskedit"
+	"kleinbild/app/run"
 	"kleinbild/engine"
 	"kleinbild/engine/imageio"
 )
@@ -49,14 +50,14 @@ func TestInpaintModeEndToEnd(t *testing.T) {
 	h := newHarness(t, data, tinyModel(t), nil)
 	u := h.ui
 	u.ctl.SetSize(64, 64)
-	if out := h.generate("a tiny test image"); out.err != nil {
-		t.Fatal(out.err)
+	if out := h.generate("a tiny test image"); out.Err != nil {
+		t.Fatal(out.Err)
 	}
 	h.settle()
-	if !u.view.shownOK {
+	if !u.view.ShownOK {
 		t.Fatal("the generated image is not shown")
 	}
-	m := u.view.openInpaint()
+	m := u.view.OpenInpaint()
 	if m == nil {
 		t.Fatalf("Inpaint mode did not open (banner %q)", u.ErrorText())
 	}
@@ -76,36 +77,36 @@ func TestInpaintModeEndToEnd(t *testing.T) {
 	// The form's switched-on adapters apply to inpainting too (they were once left out).
 	h.addAdapter(goldenLoRA(t, "lora_kohya_r2_a1.safetensors"))
 	test.Tap(m.Parts().Generate)
-	r := u.run.cur
+	r := u.run.Current()
 	if r == nil {
 		t.Fatalf("Generate did not start (banner %q)", u.ErrorText())
 	}
-	if r.job.Picture != image.Pt(64, 64) { // the estimate and the progress price it by its picture
-		t.Errorf("the inpainting job's picture is %v, want 64×64", r.job.Picture)
+	if r.Job().Picture != image.Pt(64, 64) { // the estimate and the progress price it by its picture
+		t.Errorf("the inpainting job's picture is %v, want 64×64", r.Job().Picture)
 	}
-	var out runOutcome
+	var out run.Outcome
 	h.waitFor("the inpainting run", 60*time.Second, func() bool {
 		select {
-		case out = <-r.outcome:
+		case out = <-r.Outcome():
 			return true
 		default:
 			return false
 		}
 	})
-	if out.err != nil {
-		t.Fatal(out.err)
+	if out.Err != nil {
+		t.Fatal(out.Err)
 	}
 	if u.Gallery.Len() != 2 {
 		t.Fatalf("gallery has %d images, want 2", u.Gallery.Len())
 	}
-	meta := out.entry.Meta
+	meta := out.Entry.Meta
 	if meta.Prompt != "a red door" || u.ctl.Prompt.Text != "a red door" {
 		t.Errorf("inpainting ran with the prompt %q (the form's is now %q), want the window's", meta.Prompt, u.ctl.Prompt.Text)
 	}
 	// The window shows the result, with the mask kept, to refine it further.
 	painted := append([]uint8(nil), m.Parts().Editor.Mask().Pix...)
-	h.waitFor("the result in the Inpaint window", 10*time.Second, func() bool { return m.Parts().Path == u.Gallery.Path(out.entry) })
-	if m.Parts().Editor.Width() != 64 || !slices.Equal(m.Parts().Editor.Mask().Pix, painted) || !strings.Contains(m.Parts().Win.Title(), out.entry.File) {
+	h.waitFor("the result in the Inpaint window", 10*time.Second, func() bool { return m.Parts().Path == u.Gallery.Path(out.Entry) })
+	if m.Parts().Editor.Width() != 64 || !slices.Equal(m.Parts().Editor.Mask().Pix, painted) || !strings.Contains(m.Parts().Win.Title(), out.Entry.File) {
 		t.Errorf("after the run the window shows %v (title %q), mask kept %v", image.Pt(m.Parts().Editor.Width(), m.Parts().Editor.Height()), m.Parts().Win.Title(), slices.Equal(m.Parts().Editor.Mask().Pix, painted))
 	}
 	if len(meta.Adapters) != 1 || meta.Adapters[0].File != "lora_kohya_r2_a1.safetensors" {
@@ -116,11 +117,11 @@ func TestInpaintModeEndToEnd(t *testing.T) {
 	}
 	// Lineage: the result is made from the source image, which is used in the result.
 	src, _ := u.Gallery.At(1)
-	if ps := u.Gallery.Parents(out.entry); len(ps) != 1 || ps[0].File != src.File {
+	if ps := u.Gallery.Parents(out.Entry); len(ps) != 1 || ps[0].File != src.File {
 		t.Errorf("parents of the result %v, want %s", ps, src.File)
 	}
-	if cs := u.Gallery.Children(src); len(cs) != 1 || cs[0].File != out.entry.File {
-		t.Errorf("children of the source %v, want %s", cs, out.entry.File)
+	if cs := u.Gallery.Children(src); len(cs) != 1 || cs[0].File != out.Entry.File {
+		t.Errorf("children of the source %v, want %s", cs, out.Entry.File)
 	}
 	// Reuse settings on the result reopens Inpaint mode on the source with the mask and
 	// the strength.
@@ -132,7 +133,7 @@ func TestInpaintModeEndToEnd(t *testing.T) {
 		t.Errorf("reused: path %s, strength %v, %d masked pixels (want %d)", again.Parts().Path, again.Parts().Strength.Value, masked(again.Parts().Editor), masked(m.Parts().Editor))
 	}
 	wins := len(fyne.CurrentApp().Driver().AllWindows())
-	test.Tap(u.view.reuseBtn)
+	test.Tap(u.view.ReuseBtn)
 	if n := len(fyne.CurrentApp().Driver().AllWindows()); n != wins+1 {
 		t.Errorf("Reuse settings on an inpainted image: %d windows, want %d", n, wins+1)
 	}

@@ -127,7 +127,7 @@ func TestQueueKeepsItsHeight(t *testing.T) {
 	}
 	u.Generate()
 	h.settle()
-	one, xAt := form(), at(u.run.queue.Rows[0].Remove)
+	one, xAt := form(), at(u.run.Queue.Rows[0].Remove)
 	for range 5 {
 		u.Generate()
 	}
@@ -135,7 +135,7 @@ func TestQueueKeepsItsHeight(t *testing.T) {
 	if got := form(); got != one {
 		t.Errorf("the form's scroll, prompt and Seed are at %v with 6 jobs queued, %v with 1: the layout jumps", got, one)
 	}
-	if got := at(u.run.queue.Rows[0].Remove); got != xAt {
+	if got := at(u.run.Queue.Rows[0].Remove); got != xAt {
 		t.Errorf("the first ✕ moved from %v to %v", xAt, got)
 	}
 	test.Tap(u.ctl.Generate) // cancel: the next job starts
@@ -144,7 +144,7 @@ func TestQueueKeepsItsHeight(t *testing.T) {
 	if got := form(); got != one {
 		t.Errorf("the form's scroll, prompt and Seed are at %v after a job started, %v before", got, one)
 	}
-	if got := at(u.run.queue.Rows[0].Remove); got != xAt {
+	if got := at(u.run.Queue.Rows[0].Remove); got != xAt {
 		t.Errorf("after a job started the first ✕ moved from %v to %v", xAt, got)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"kleinbild/app/gallery"
+	"kleinbild/app/galleryui"
 	"kleinbild/app/jobs"
 	"kleinbild/app/widgets"
 	"kleinbild/engine"
@@ -63,9 +64,9 @@ func TestAdapterMemoryInEstimates(t *testing.T) {
 	if got, want := after.PeakBytes-before.PeakBytes, a.Bytes(); got != want {
 		t.Errorf("the estimate grew by %d bytes with the adapter, want its %d", got, want)
 	}
-	with, _ := u.fit.EstimateJob(u.run.jobFromForm(jobs.Form{Settings: engine.Settings{Prompt: "x", Width: 64, Height: 64}, Count: 1}))
+	with, _ := u.fit.EstimateJob(u.run.JobFromForm(jobs.Form{Settings: engine.Settings{Prompt: "x", Width: 64, Height: 64}, Count: 1}))
 	on.SetChecked(false)
-	without, _ := u.fit.EstimateJob(u.run.jobFromForm(jobs.Form{Settings: engine.Settings{Prompt: "x", Width: 64, Height: 64}, Count: 1}))
+	without, _ := u.fit.EstimateJob(u.run.JobFromForm(jobs.Form{Settings: engine.Settings{Prompt: "x", Width: 64, Height: 64}, Count: 1}))
 	on.SetChecked(true)
 	if got, want := with.PeakBytes-without.PeakBytes, a.Bytes(); got != want {
 		t.Errorf("a queued job's estimate grew by %d bytes with the adapter, want %d", got, want)
@@ -113,7 +114,7 @@ func TestRestoreSettingsRestoresAdapters(t *testing.T) {
 	if msg := u.ErrorText(); !strings.Contains(msg, "lost.safetensors") || strings.Contains(msg, "original.safetensors") {
 		t.Errorf("notice %q", msg)
 	}
-	if d := describeEntry(gallery.Entry{HasMeta: true, Meta: meta}); !strings.Contains(d, "Adapters: original.safetensors (-0.70), lost.safetensors (1.00)") {
+	if d := galleryui.DescribeEntry(gallery.Entry{HasMeta: true, Meta: meta}); !strings.Contains(d, "Adapters: original.safetensors (-0.70), lost.safetensors (1.00)") {
 		t.Errorf("details %q", d)
 	}
 }

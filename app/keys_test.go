@@ -47,7 +47,7 @@ func TestCtrlQFromEveryField(t *testing.T) {
 	}{
 		{"prompt", u.ctl.Prompt}, {"width", u.ctl.Width},
 		{"height", u.ctl.Height}, {"steps", u.ctl.Steps}, {"seed", u.ctl.Seed},
-		{"gallery search", u.gal.search},
+		{"gallery search", u.gal.Search},
 	} {
 		c.Focus(f.e)
 		if c.Focused() != f.e {
@@ -102,7 +102,7 @@ func TestEscapeClosesDialogsAndWindows(t *testing.T) {
 		show func()
 	}{
 		{"Model", u.ShowModelDialog},
-		{"Trash", func() { u.gal.showTrash() }},
+		{"Trash", func() { u.gal.ShowTrash() }},
 	} {
 		d.show()
 		h.settle()
@@ -134,13 +134,13 @@ func TestEscapeClosesDialogsAndWindows(t *testing.T) {
 	open := func(w fyne.Window) bool { return slices.Contains(fyne.CurrentApp().Driver().AllWindows(), w) }
 	u.gal.SelectEntry(h.at(0).File, nil)
 	h.waitShownImage(h.at(0))
-	m := u.view.openInpaint()
+	m := u.view.OpenInpaint()
 	if m == nil {
 		t.Fatalf("Inpaint did not open: %q", u.ErrorText())
 	}
 	for _, f := range []fyne.Focusable{m.Parts().Prompt, m.Parts().Amounts[2], m.Parts().Size, m.Parts().Strength, m.Parts().Eraser} {
 		if !open(m.Parts().Win) {
-			m = u.view.openInpaint()
+			m = u.view.OpenInpaint()
 		}
 		m.Parts().Win.Canvas().Focus(f)
 		typeKey(m.Parts().Win.Canvas(), fyne.KeyEscape)
@@ -148,12 +148,12 @@ func TestEscapeClosesDialogsAndWindows(t *testing.T) {
 			t.Errorf("Inpaint: Escape with %T focused left it open", f)
 		}
 	}
-	u.gal.openCompare(h.at(0), h.at(1))
-	cmp := u.gal.cmp
+	u.gal.OpenCompare(h.at(0), h.at(1))
+	cmp := u.gal.Cmp
 	test.Tap(cmp.Parts().WipeOn)
 	cmp.Parts().Win.Canvas().Focus(cmp.Parts().Split)
 	typeKey(cmp.Parts().Win.Canvas(), fyne.KeyEscape)
-	if u.gal.cmp != nil {
+	if u.gal.Cmp != nil {
 		t.Error("Compare: Escape with the wipe slider focused left it open")
 	}
 }
@@ -173,7 +173,7 @@ func TestOneQuitQuestion(t *testing.T) {
 	test.Tap(u.ctl.Generate)
 	waitStarted(t, h, fake)
 	u.ctl.Prompt.SetText("queued")
-	test.Tap(u.run.queue.Add)
+	test.Tap(u.run.Queue.Add)
 	h.settle()
 	for range 3 {
 		typeShortcut(c, &desktop.CustomShortcut{KeyName: fyne.KeyQ, Modifier: fyne.KeyModifierShortcutDefault})
@@ -182,16 +182,16 @@ func TestOneQuitQuestion(t *testing.T) {
 	if n := len(c.Overlays().List()); n != 1 || u.quit == nil {
 		t.Fatalf("three Ctrl+Q during a run: %d dialogs open, want one question", n)
 	}
-	first := u.run.cur
+	first := u.run.Current()
 	u.Cancel() // the queued job starts next: the question stays, about it
-	h.waitFor("the next job", 10*time.Second, func() bool { return u.run.cur != nil && u.run.cur != first })
+	h.waitFor("the next job", 10*time.Second, func() bool { return u.run.Current() != nil && u.run.Current() != first })
 	waitStarted(t, h, fake)
 	h.settle()
 	if n := len(c.Overlays().List()); n != 1 || u.quit == nil || !strings.Contains(u.quit.msg.Text, "being made") {
 		t.Fatalf("the next job started: %d dialogs, question open %v", n, u.quit != nil)
 	}
 	u.Cancel()
-	h.waitFor("the run to end", 10*time.Second, func() bool { return u.run.cur == nil })
+	h.waitFor("the run to end", 10*time.Second, func() bool { return u.run.Current() == nil })
 	h.settle()
 	if c.Overlays().Top() != nil || u.quit != nil {
 		t.Error("the quit question outlived the run")
@@ -221,7 +221,7 @@ func TestInpaintShowsItsRun(t *testing.T) {
 	u := h.ui
 	u.gal.SelectEntry(h.at(0).File, nil)
 	h.waitShownImage(h.at(0))
-	m := u.view.openInpaint()
+	m := u.view.OpenInpaint()
 	if m == nil {
 		t.Fatalf("Inpaint did not open: %q", u.ErrorText())
 	}
@@ -251,19 +251,19 @@ func TestInpaintShowsItsRun(t *testing.T) {
 	test.Type(u.ctl.Prompt, "a lighthouse")
 	test.Tap(u.ctl.Generate)
 	waitStarted(t, h, fake)
-	formRun := u.run.cur
+	formRun := u.run.Current()
 	test.Tap(m.Parts().Generate)
 	busy("queued", "Waiting")
-	if len(u.run.queue.Jobs) != 1 {
-		t.Fatalf("%d jobs queued, want the window's", len(u.run.queue.Jobs))
+	if len(u.run.Queue.Jobs) != 1 {
+		t.Fatalf("%d jobs queued, want the window's", len(u.run.Queue.Jobs))
 	}
 	test.Tap(m.Parts().Cancel)
-	if len(u.run.queue.Jobs) != 0 || u.run.cur != formRun || formRun.cancelling {
-		t.Fatalf("Cancel of a waiting job: %d queued, the form's run stopped %v", len(u.run.queue.Jobs), u.run.cur != formRun || formRun.cancelling)
+	if len(u.run.Queue.Jobs) != 0 || u.run.Current() != formRun || formRun.Cancelling() {
+		t.Fatalf("Cancel of a waiting job: %d queued, the form's run stopped %v", len(u.run.Queue.Jobs), u.run.Current() != formRun || formRun.Cancelling())
 	}
 	idle("cancelled while waiting")
 	u.Cancel()
-	h.waitFor("the form's run to end", 10*time.Second, func() bool { return u.run.cur == nil })
+	h.waitFor("the form's run to end", 10*time.Second, func() bool { return u.run.Current() == nil })
 
 	// Running, it shows its progress; Cancel stops it.
 	test.Tap(m.Parts().Generate)
@@ -271,10 +271,10 @@ func TestInpaintShowsItsRun(t *testing.T) {
 	busy("running", "")
 	h.waitFor("the progress line", 10*time.Second, func() bool { return m.Parts().ProgressText.Text != "" })
 	test.Tap(m.Parts().Cancel)
-	if u.run.cur == nil || !u.run.cur.cancelling {
+	if u.run.Current() == nil || !u.run.Current().Cancelling() {
 		t.Fatal("Cancel did not stop the window's run")
 	}
-	h.waitFor("the run to end", 10*time.Second, func() bool { return u.run.cur == nil })
+	h.waitFor("the run to end", 10*time.Second, func() bool { return u.run.Current() == nil })
 	h.waitFor("the window to follow", 10*time.Second, func() bool { return !m.Parts().Progress.Visible() })
 	idle("cancelled while running")
 }

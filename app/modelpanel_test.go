@@ -22,7 +22,7 @@ func TestModelSetup(t *testing.T) {
 	fake := newFakeGen()
 	h := newHarness(t, data, "", fake.open)
 	u := h.ui
-	if !u.view.setup.Visible() || u.view.empty.Visible() {
+	if !u.view.Setup.Visible() || u.view.Empty.Visible() {
 		t.Fatal("without a model the setup guide should show")
 	}
 	if !strings.Contains(u.model.Button.Text, "No model") {
@@ -30,7 +30,7 @@ func TestModelSetup(t *testing.T) {
 	}
 	test.Type(u.ctl.Prompt, "x")
 	test.Tap(u.ctl.Generate)
-	if u.run.cur != nil || h.win.Canvas().Overlays().Top() == nil {
+	if u.run.Current() != nil || h.win.Canvas().Overlays().Top() == nil {
 		t.Fatal("Generate without a model should open the model dialog")
 	}
 	h.tapDialogButton("Close")
@@ -42,7 +42,7 @@ func TestModelSetup(t *testing.T) {
 	if err == nil || !strings.Contains(u.ErrorText(), "transformer/diffusion_pytorch_model.safetensors") {
 		t.Errorf("incomplete folder: %v, banner %q", err, u.ErrorText())
 	}
-	if !u.view.setup.Visible() {
+	if !u.view.Setup.Visible() {
 		t.Error("setup guide hidden for an unusable model")
 	}
 	md := modelui.SourceReport(u.model.Info, u.model.Err, sysmem.Status{}, false)
@@ -56,7 +56,7 @@ func TestModelSetup(t *testing.T) {
 	if !strings.Contains(u.model.Button.Text, "distilled") || u.ctl.Steps.Text != "4" || u.ctl.GuidanceBox.Visible() {
 		t.Errorf("model button %q, steps %q, guidance visible %v", u.model.Button.Text, u.ctl.Steps.Text, u.ctl.GuidanceBox.Visible())
 	}
-	if !u.view.empty.Visible() || u.view.setup.Visible() {
+	if !u.view.Empty.Visible() || u.view.Setup.Visible() {
 		t.Error("setup guide still shown with a usable model")
 	}
 	md = modelui.SourceReport(u.model.Info, nil, sysmem.Status{Bytes: 1000, Known: true}, false)

@@ -147,10 +147,10 @@ func TestModelDialogComfyUI(t *testing.T) {
 	// A generation names the files and their types in the PNG.
 	u.ctl.SetSize(64, 64)
 	out := h.generate("comfy")
-	if out.err != nil {
-		t.Fatal(out.err)
+	if out.Err != nil {
+		t.Fatal(out.Err)
 	}
-	meta, ok, err := imageio.ReadMetadata(u.Gallery.Path(out.entry))
+	meta, ok, err := imageio.ReadMetadata(u.Gallery.Path(out.Entry))
 	if err != nil || !ok {
 		t.Fatalf("metadata: %v %v", ok, err)
 	}
@@ -334,8 +334,8 @@ func TestGenerateGGUFPartsRealEngine(t *testing.T) {
 	var mu sync.Mutex
 	var opened []engine.Source
 	var rec *recordingGen
-	open := u.run.open
-	u.run.open = func(src engine.Source, device string) (Generator, error) {
+	open := u.run.Open
+	u.run.Open = func(src engine.Source, device string) (Generator, error) {
 		g, err := open(src, device)
 		mu.Lock()
 		defer mu.Unlock()
@@ -345,15 +345,15 @@ func TestGenerateGGUFPartsRealEngine(t *testing.T) {
 	}
 	u.ctl.SetSize(64, 64)
 	out := h.generate("A red cube on a blue table")
-	if out.err != nil {
-		t.Fatal(out.err)
+	if out.Err != nil {
+		t.Fatal(out.Err)
 	}
 	mu.Lock()
 	defer mu.Unlock()
 	if len(opened) != 1 || opened[0] != u.model.Src {
 		t.Fatalf("generation opened %d sources, the model's: %v", len(opened), len(opened) == 1 && opened[0] == u.model.Src)
 	}
-	meta, ok, err := imageio.ReadMetadata(u.Gallery.Path(out.entry))
+	meta, ok, err := imageio.ReadMetadata(u.Gallery.Path(out.Entry))
 	if err != nil || !ok || len(meta.ModelFiles) != 2 {
 		t.Fatalf("metadata %+v (%v, %v)", meta, ok, err)
 	}
@@ -361,7 +361,7 @@ func TestGenerateGGUFPartsRealEngine(t *testing.T) {
 		meta.ModelFiles[1].File != "flux-2-klein-tiny-Q8_0-mix.gguf" || !strings.Contains(meta.ModelFiles[1].Types, "Q8_0 x") {
 		t.Errorf("model files %+v", meta.ModelFiles)
 	}
-	got, err := thumbcache.DecodeFile(u.Gallery.Path(out.entry))
+	got, err := thumbcache.DecodeFile(u.Gallery.Path(out.Entry))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -419,7 +419,7 @@ func maxPixelDiff(a, b image.Image) int {
 // estimate.ForFolder) in the files that choose, check and run the model.
 func TestModelOpenedOnce(t *testing.T) {
 	banned := map[string]bool{"download.Validate": true, "engine.Inspect": true, "engine.Open": true, "estimate.ForFolder": true}
-	for _, file := range []string{"modelui/modelsource.go", "modelui/modeldialog.go", "modelui/modeldrop.go", "modelui/modelpanel.go", "modelui/open.go", "run.go", "form/fit.go", "options.go"} {
+	for _, file := range []string{"modelui/modelsource.go", "modelui/modeldialog.go", "modelui/modeldrop.go", "modelui/modelpanel.go", "modelui/open.go", "run/run.go", "form/fit.go", "options.go"} {
 		f, err := parser.ParseFile(token.NewFileSet(), file, nil, 0)
 		if err != nil {
 			t.Fatal(err)

@@ -23,8 +23,8 @@ func TestNegativePromptField(t *testing.T) {
 	u.ctl.Width.SetText("64")
 	u.ctl.Height.SetText("64")
 	u.ctl.Negative.SetText("  blurry, text ")
-	if out := h.generate("a lighthouse"); out.err != nil {
-		t.Fatal(out.err)
+	if out := h.generate("a lighthouse"); out.Err != nil {
+		t.Fatal(out.Err)
 	}
 	if got := fake.lastRequest().NegativePrompt; got != "blurry, text" {
 		t.Fatalf("request negative prompt %q, want %q", got, "blurry, text")
@@ -46,8 +46,8 @@ func TestNegativePromptField(t *testing.T) {
 	h3.ui.ctl.Negative.SetText("ignored")
 	h3.ui.ctl.Width.SetText("64")
 	h3.ui.ctl.Height.SetText("64")
-	if out := h3.generate("a lighthouse"); out.err != nil {
-		t.Fatal(out.err)
+	if out := h3.generate("a lighthouse"); out.Err != nil {
+		t.Fatal(out.Err)
 	}
 	if h3.ui.ctl.GuidanceBox.Visible() || fake.lastRequest().NegativePrompt != "" {
 		t.Errorf("distilled model: negative prompt shown %v, sent %q", h3.ui.ctl.GuidanceBox.Visible(), fake.lastRequest().NegativePrompt)

@@ -18,15 +18,15 @@ func TestNoiseChoice(t *testing.T) {
 	u := h.ui
 	u.ctl.Width.SetText("64")
 	u.ctl.Height.SetText("64")
-	if out := h.generate("a lighthouse"); out.err != nil {
-		t.Fatal(out.err)
+	if out := h.generate("a lighthouse"); out.Err != nil {
+		t.Fatal(out.Err)
 	}
 	if got := fake.lastRequest().Noise; got != engine.NoiseTorch {
 		t.Fatalf("default noise %q, want %q", got, engine.NoiseTorch)
 	}
 	u.ctl.Noise.SetSelectedIndex(1)
-	if out := h.generate("a lighthouse"); out.err != nil {
-		t.Fatal(out.err)
+	if out := h.generate("a lighthouse"); out.Err != nil {
+		t.Fatal(out.Err)
 	}
 	if got := fake.lastRequest().Noise; got != engine.NoiseStable {
 		t.Fatalf("noise %q after choosing size-stable, want %q", got, engine.NoiseStable)

@@ -20,7 +20,7 @@ func TestProgressInTitleAndNotification(t *testing.T) {
 	u.ctl.SetSize(64, 64)
 	base := h.win.Title()
 	var sent []*fyne.Notification
-	u.run.notify.Send = func(n *fyne.Notification) { sent = append(sent, n) }
+	u.run.Notify.Send = func(n *fyne.Notification) { sent = append(sent, n) }
 
 	fake.block = true
 	u.ctl.Prompt.SetText("a slow one")
@@ -29,23 +29,23 @@ func TestProgressInTitleAndNotification(t *testing.T) {
 	h.waitFor("the progress in the title", 10*time.Second, func() bool {
 		return strings.HasSuffix(h.win.Title(), "% — "+base) && h.win.Title() != "0% — "+base
 	})
-	u.run.notify.Background = true
+	u.run.Notify.Background = true
 	u.Cancel()
-	h.waitFor("the run to end", 10*time.Second, func() bool { return u.run.cur == nil })
+	h.waitFor("the run to end", 10*time.Second, func() bool { return u.run.Current() == nil })
 	if h.win.Title() != base || len(sent) != 0 {
 		t.Fatalf("after a cancel: title %q, notifications %d", h.win.Title(), len(sent))
 	}
 
 	fake.block = false
 	out := h.generate("a lighthouse")
-	if out.err != nil {
-		t.Fatal(out.err)
+	if out.Err != nil {
+		t.Fatal(out.Err)
 	}
-	if len(sent) != 1 || !strings.Contains(sent[0].Content, out.entry.File) || h.win.Title() != base {
+	if len(sent) != 1 || !strings.Contains(sent[0].Content, out.Entry.File) || h.win.Title() != base {
 		t.Fatalf("a run in the background: notifications %v, title %q", sent, h.win.Title())
 	}
 
-	u.run.notify.Background = false
-	u.run.notify.Send = h.ui.App.SendNotification
+	u.run.Notify.Background = false
+	u.run.Notify.Send = h.ui.App.SendNotification
 	test.AssertNotificationSent(t, nil, func() { h.generate("in the foreground") })
 }

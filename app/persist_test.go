@@ -72,7 +72,7 @@ func TestWelcomeTextSpeaksToUsers(t *testing.T) {
 			walk(w.Content)
 		}
 	}
-	walk(h.ui.view.setup)
+	walk(h.ui.view.Setup)
 	low := strings.ToLower(text)
 	for _, bad := range []string{"golden", "test data", "tiny test model", "tiny-flux2-klein"} {
 		if strings.Contains(low, bad) {

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"kleinbild/app/galleryui"
 	"kleinbild/app/modelui"
 
 	"slices"
@@ -45,14 +46,14 @@ func TestPrecisionFollowsTheDeviceUnits(t *testing.T) {
 	}
 	h.tapDialogButton("Close")
 	out := h.generate("on the matrix units")
-	if out.err != nil {
-		t.Fatal(out.err)
+	if out.Err != nil {
+		t.Fatal(out.Err)
 	}
 	if got := fake.opened(); !slices.Equal(got, []string{"vulkan:0+fast"}) {
 		t.Errorf("opened on %q, want vulkan:0 in fast precision", got)
 	}
-	if out.entry.Meta.Precision != "fast" || !strings.Contains(describeEntry(out.entry), "fast precision") {
-		t.Errorf("metadata precision %q, info %q", out.entry.Meta.Precision, describeEntry(out.entry))
+	if out.Entry.Meta.Precision != "fast" || !strings.Contains(galleryui.DescribeEntry(out.Entry), "fast precision") {
+		t.Errorf("metadata precision %q, info %q", out.Entry.Meta.Precision, galleryui.DescribeEntry(out.Entry))
 	}
 
 	h.openDeviceSettings()
@@ -62,14 +63,14 @@ func TestPrecisionFollowsTheDeviceUnits(t *testing.T) {
 	}
 	h.tapDialogButton("Close")
 	out = h.generate("exact")
-	if out.err != nil {
-		t.Fatal(out.err)
+	if out.Err != nil {
+		t.Fatal(out.Err)
 	}
 	if got := fake.opened(); !slices.Equal(got, []string{"vulkan:0+fast", "vulkan:0"}) {
 		t.Errorf("opened on %q, want a reopen on vulkan:0 in exact precision", got)
 	}
-	if out.entry.Meta.Precision != "" || strings.Contains(describeEntry(out.entry), "precision") {
-		t.Errorf("an exact image's metadata precision %q, info %q", out.entry.Meta.Precision, describeEntry(out.entry))
+	if out.Entry.Meta.Precision != "" || strings.Contains(galleryui.DescribeEntry(out.Entry), "precision") {
+		t.Errorf("an exact image's metadata precision %q, info %q", out.Entry.Meta.Precision, galleryui.DescribeEntry(out.Entry))
 	}
 	h.close()
 

@@ -16,8 +16,8 @@ func TestPromptHistory(t *testing.T) {
 	h := newHarness(t, data, model, fake.open)
 	h.ui.ctl.SetSize(64, 64)
 	for _, p := range []string{"a red fox", "a grey wolf", "a red fox"} {
-		if out := h.generate(p); out.err != nil {
-			t.Fatal(out.err)
+		if out := h.generate(p); out.Err != nil {
+			t.Fatal(out.Err)
 		}
 	}
 	h.close()

@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/app/run"
 	"kleinbild/engine"
 	"kleinbild/estimate"
 )
@@ -50,14 +51,14 @@ func TestQueueRunsJobsInOrder(t *testing.T) {
 	fake.block = true
 	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
 	u := h.ui
-	if u.run.queue.Add.Visible() {
+	if u.run.Queue.Add.Visible() {
 		t.Error("'Add to queue' shows while nothing runs")
 	}
 	test.Type(u.ctl.Prompt, "first")
 	test.Tap(u.ctl.Generate)
 	waitStarted(t, h, fake)
-	if !u.run.queue.Add.Visible() || u.run.queue.Box.Visible() {
-		t.Errorf("while running: add button visible %v, queue list visible %v", u.run.queue.Add.Visible(), u.run.queue.Box.Visible())
+	if !u.run.Queue.Add.Visible() || u.run.Queue.Box.Visible() {
+		t.Errorf("while running: add button visible %v, queue list visible %v", u.run.Queue.Add.Visible(), u.run.Queue.Box.Visible())
 	}
 
 	for _, p := range []string{"second", "third", "fourth"} {
@@ -65,26 +66,26 @@ func TestQueueRunsJobsInOrder(t *testing.T) {
 		if p == "third" {
 			u.ctl.Width.SetText("320")
 			u.ctl.SetCount(2)
-			test.Tap(u.run.queue.Add)
+			test.Tap(u.run.Queue.Add)
 		} else {
 			u.Generate() // the Generate action (Ctrl+Enter) queues while a run is in progress
 		}
 	}
-	if n := len(u.run.queue.Jobs); n != 3 || !u.run.queue.Box.Visible() || len(u.run.queue.Rows) != 3 {
-		t.Fatalf("%d jobs queued (%d rows, visible %v), want 3", n, len(u.run.queue.Rows), u.run.queue.Box.Visible())
+	if n := len(u.run.Queue.Jobs); n != 3 || !u.run.Queue.Box.Visible() || len(u.run.Queue.Rows) != 3 {
+		t.Fatalf("%d jobs queued (%d rows, visible %v), want 3", n, len(u.run.Queue.Rows), u.run.Queue.Box.Visible())
 	}
-	if j := u.run.queue.Jobs[1]; j.Req.Prompt != "third" || j.Req.Width != 320 || j.Count != 2 {
+	if j := u.run.Queue.Jobs[1]; j.Req.Prompt != "third" || j.Req.Width != 320 || j.Count != 2 {
 		t.Errorf("queued job %+v (count %d), want the form as it was", j.Req, j.Count)
 	}
-	if !strings.Contains(u.run.queue.Rows[1].Label.Text, "third") || !strings.Contains(u.run.queue.Rows[1].Label.Text, "2 images") {
-		t.Errorf("queue row %q", u.run.queue.Rows[1].Label.Text)
+	if !strings.Contains(u.run.Queue.Rows[1].Label.Text, "third") || !strings.Contains(u.run.Queue.Rows[1].Label.Text, "2 images") {
+		t.Errorf("queue row %q", u.run.Queue.Rows[1].Label.Text)
 	}
-	if u.run.queue.Title.Text != "Queued (3)" {
-		t.Errorf("queue title %q", u.run.queue.Title.Text)
+	if u.run.Queue.Title.Text != "Queued (3)" {
+		t.Errorf("queue title %q", u.run.Queue.Title.Text)
 	}
 
-	test.Tap(u.run.queue.Rows[1].Remove) // take "third" out
-	if n := len(u.run.queue.Jobs); n != 2 || u.run.queue.Jobs[0].Req.Prompt != "second" || u.run.queue.Jobs[1].Req.Prompt != "fourth" {
+	test.Tap(u.run.Queue.Rows[1].Remove) // take "third" out
+	if n := len(u.run.Queue.Jobs); n != 2 || u.run.Queue.Jobs[0].Req.Prompt != "second" || u.run.Queue.Jobs[1].Req.Prompt != "fourth" {
 		t.Fatalf("after removing the middle job: %d jobs", n)
 	}
 
@@ -96,12 +97,12 @@ func TestQueueRunsJobsInOrder(t *testing.T) {
 			waitStarted(t, h, fake)
 		}
 	}
-	h.waitFor("the last run to stop", 5*time.Second, func() bool { return u.run.cur == nil })
+	h.waitFor("the last run to stop", 5*time.Second, func() bool { return u.run.Current() == nil })
 	if got := strings.Join(prompts, ","); got != "first,second,fourth" {
 		t.Errorf("jobs ran as %s, want first,second,fourth", got)
 	}
-	if fake.calls.Load() != 3 || len(u.run.queue.Jobs) != 0 || u.run.queue.Box.Visible() || u.run.queue.Add.Visible() {
-		t.Errorf("after the queue: %d calls, %d queued, list visible %v", fake.calls.Load(), len(u.run.queue.Jobs), u.run.queue.Box.Visible())
+	if fake.calls.Load() != 3 || len(u.run.Queue.Jobs) != 0 || u.run.Queue.Box.Visible() || u.run.Queue.Add.Visible() {
+		t.Errorf("after the queue: %d calls, %d queued, list visible %v", fake.calls.Load(), len(u.run.Queue.Jobs), u.run.Queue.Box.Visible())
 	}
 }
 
@@ -121,7 +122,7 @@ func TestQueueStartsAfterSuccess(t *testing.T) {
 	u.ctl.Prompt.SetText("last")
 	u.Generate()
 	test.Tap(u.ctl.Generate) // cancel the first
-	h.waitFor("both queued jobs", 5*time.Second, func() bool { return u.Gallery != nil && u.Gallery.Len() == 2 && u.run.cur == nil })
+	h.waitFor("both queued jobs", 5*time.Second, func() bool { return u.Gallery != nil && u.Gallery.Len() == 2 && u.run.Current() == nil })
 	if got := gallerySeeds(t, u); got[0] != 8 || got[1] != 9 {
 		t.Errorf("seeds %v, want [8 9]", got)
 	}
@@ -161,9 +162,9 @@ func queueJob(t *testing.T, u *UI, prompt string, seed uint64) {
 	t.Helper()
 	lockSeed(u, seed)
 	u.ctl.Prompt.SetText(prompt)
-	n := len(u.run.queue.Jobs)
+	n := len(u.run.Queue.Jobs)
 	u.Generate()
-	if len(u.run.queue.Jobs) != n+1 {
+	if len(u.run.Queue.Jobs) != n+1 {
 		t.Fatalf("%q was not queued (banner %q)", prompt, u.ErrorText())
 	}
 }
@@ -183,15 +184,15 @@ func TestQueuePausesAfterRepeatingFailure(t *testing.T) {
 	waitStarted(t, h, fake.fakeGen)
 	queueJob(t, u, "second", 2)
 	queueJob(t, u, "third", 3)
-	q := u.run.queue
+	q := u.run.Queue
 	if q.Paused || q.PausedRow.Visible() {
 		t.Fatal("the queue shows paused before any failure")
 	}
 
 	close(fake.release)
-	h.waitFor("the run to fail", 5*time.Second, func() bool { return u.run.cur == nil })
+	h.waitFor("the run to fail", 5*time.Second, func() bool { return u.run.Current() == nil })
 	h.settle()
-	if u.run.cur != nil || fake.calls.Load() != 1 {
+	if u.run.Current() != nil || fake.calls.Load() != 1 {
 		t.Fatalf("after the failure %d runs were started, want only the failed one", fake.calls.Load())
 	}
 	if !q.Paused || !q.PausedRow.Visible() || !q.Box.Visible() || len(q.Jobs) != 2 || len(q.Rows) != 2 {
@@ -209,7 +210,7 @@ func TestQueuePausesAfterRepeatingFailure(t *testing.T) {
 		t.Fatalf("after ✕: %d jobs, paused %v", len(q.Jobs), q.Paused)
 	}
 	test.Tap(q.Resume)
-	h.waitFor("the resumed job", 5*time.Second, func() bool { return u.run.cur == nil && u.Gallery.Len() == 1 })
+	h.waitFor("the resumed job", 5*time.Second, func() bool { return u.run.Current() == nil && u.Gallery.Len() == 1 })
 	if got := gallerySeeds(t, u); got[0] != 3 {
 		t.Errorf("the resumed queue made seed %d, want 3", got[0])
 	}
@@ -238,7 +239,7 @@ func TestQueueGoesOnAfterJobFailure(t *testing.T) {
 	queueJob(t, u, "with a reference that goes", 2)
 	u.refs.Remove(ref)
 	// A job with a size the model does not take (as an old image's settings could give).
-	u.run.queue.Push(&job{Req: engine.Request{Settings: engine.Settings{Prompt: "odd size", Width: 100, Height: 64, Seed: 3}}, Count: 1})
+	u.run.Queue.Push(&job{Req: engine.Request{Settings: engine.Settings{Prompt: "odd size", Width: 100, Height: 64, Seed: 3}}, Count: 1})
 	queueJob(t, u, "fine", 4)
 	if err := os.Remove(ref); err != nil {
 		t.Fatal(err)
@@ -246,13 +247,13 @@ func TestQueueGoesOnAfterJobFailure(t *testing.T) {
 
 	test.Tap(u.ctl.Generate) // cancel the first
 	h.waitFor("the queue to run", 5*time.Second, func() bool {
-		return u.run.cur == nil && len(u.run.queue.Jobs) == 0 && u.Gallery.Len() > 0
+		return u.run.Current() == nil && len(u.run.Queue.Jobs) == 0 && u.Gallery.Len() > 0
 	})
 	h.settle()
 	if got := gallerySeeds(t, u); len(got) != 1 || got[0] != 4 {
 		t.Errorf("gallery seeds %v, want only the good job's [4]", got)
 	}
-	if u.run.queue.Paused {
+	if u.run.Queue.Paused {
 		t.Error("a job's own failure paused the queue")
 	}
 	fake.mu.Lock()
@@ -289,7 +290,7 @@ func TestQueuedJobAsksWhenItDoesNotFit(t *testing.T) {
 	u := h.ui
 	lockSeed(u, 5)
 	u.ctl.SetSize(720, 720)
-	src := h.generate("a harbour").entry
+	src := h.generate("a harbour").Entry
 
 	// 1 GiB: the tiny model fits at 64 × 64 (0.7 GB) but not at 1024 × 1024 (1.2 GB).
 	u.fit.Machine = func(c estimate.Calibration) estimate.Machine {
@@ -303,24 +304,24 @@ func TestQueuedJobAsksWhenItDoesNotFit(t *testing.T) {
 	u.ctl.Prompt.SetText("running")
 	test.Tap(u.ctl.Generate)
 	waitStarted(t, h, fake)
-	if u.run.cur == nil || h.win.Canvas().Overlays().Top() != nil {
+	if u.run.Current() == nil || h.win.Canvas().Overlays().Top() != nil {
 		t.Fatal("a run that fits did not start at once")
 	}
 
 	// Render larger makes a 1024 × 1024 job, though the form says 64 × 64.
 	u.gal.SelectEntry(src.File, nil)
 	u.RenderLarger()
-	if len(u.run.queue.Jobs) != 0 {
+	if len(u.run.Queue.Jobs) != 0 {
 		t.Fatal("a render-larger job that does not fit was queued without asking")
 	}
 	h.tapDialogButton("Cancel")
-	if len(u.run.queue.Jobs) != 0 {
+	if len(u.run.Queue.Jobs) != 0 {
 		t.Fatal("declined, the job was queued all the same")
 	}
 	u.RenderLarger()
 	h.tapDialogButton("Queue anyway")
-	if len(u.run.queue.Jobs) != 1 || u.run.queue.Jobs[0].Req.Width != 1024 {
-		t.Fatalf("'Queue anyway' queued %d jobs", len(u.run.queue.Jobs))
+	if len(u.run.Queue.Jobs) != 1 || u.run.Queue.Jobs[0].Req.Width != 1024 {
+		t.Fatalf("'Queue anyway' queued %d jobs", len(u.run.Queue.Jobs))
 	}
 
 	// A job from the form is judged by its own size too.
@@ -328,22 +329,23 @@ func TestQueuedJobAsksWhenItDoesNotFit(t *testing.T) {
 	u.ctl.Prompt.SetText("too big")
 	u.Generate()
 	h.tapDialogButton("Cancel")
-	if len(u.run.queue.Jobs) != 1 {
-		t.Fatalf("declined, %d jobs are queued, want 1", len(u.run.queue.Jobs))
+	if len(u.run.Queue.Jobs) != 1 {
+		t.Fatalf("declined, %d jobs are queued, want 1", len(u.run.Queue.Jobs))
 	}
 	u.ctl.SetSize(64, 64)
 	u.Generate() // fits: queued without a question
-	if len(u.run.queue.Jobs) != 2 || h.win.Canvas().Overlays().Top() != nil {
-		t.Fatalf("a job that fits: %d queued, dialog open %v", len(u.run.queue.Jobs), h.win.Canvas().Overlays().Top() != nil)
+	if len(u.run.Queue.Jobs) != 2 || h.win.Canvas().Overlays().Top() != nil {
+		t.Fatalf("a job that fits: %d queued, dialog open %v", len(u.run.Queue.Jobs), h.win.Canvas().Overlays().Top() != nil)
 	}
-	test.Tap(u.run.queue.Rows[0].Remove)
-	test.Tap(u.run.queue.Rows[0].Remove)
+	test.Tap(u.run.Queue.Rows[0].Remove)
+	test.Tap(u.run.Queue.Rows[0].Remove)
 	u.Cancel()
-	h.waitFor("the run to stop", 5*time.Second, func() bool { return u.run.cur == nil })
+	h.waitFor("the run to stop", 5*time.Second, func() bool { return u.run.Current() == nil })
 }
 
-// What whenJobEnds registered (Inpaint's result) is called when a queued job's run ends,
-// and forgotten for a job removed from the queue without running.
+// What WhenJobEnds registered (Inpaint's result) is called when a queued job's run ends,
+// and not for a job removed from the queue without running (that its entry is forgotten is
+// run.TestWhenJobEndsForgetsDroppedJobs).
 func TestAfterJobForgetsDroppedJobs(t *testing.T) {
 	h, fake := startBlockedRun(t, "first")
 	u := h.ui
@@ -351,19 +353,16 @@ func TestAfterJobForgetsDroppedJobs(t *testing.T) {
 		u.ctl.Prompt.SetText(p)
 		u.Generate()
 	}
-	dropped, kept := u.run.queue.Jobs[0], u.run.queue.Jobs[1]
+	dropped, kept := u.run.Queue.Jobs[0], u.run.Queue.Jobs[1]
 	var ended []string
-	u.run.whenJobEnds(dropped, func(runOutcome) { ended = append(ended, "dropped") })
-	u.run.whenJobEnds(kept, func(runOutcome) { ended = append(ended, "kept") })
-	test.Tap(u.run.queue.Rows[0].Remove)
+	u.run.WhenJobEnds(dropped, func(run.Outcome) { ended = append(ended, "dropped") })
+	u.run.WhenJobEnds(kept, func(run.Outcome) { ended = append(ended, "kept") })
+	test.Tap(u.run.Queue.Rows[0].Remove)
 	test.Tap(u.ctl.Generate) // cancels "first"; "kept" starts
 	waitStarted(t, h, fake)
-	if _, ok := u.run.afterJob[dropped]; ok {
-		t.Error("the removed job's entry is still registered after a run ended")
-	}
 	test.Tap(u.ctl.Generate) // cancels "kept"
-	h.waitFor("the last run to stop", 5*time.Second, func() bool { return u.run.cur == nil })
-	if strings.Join(ended, ",") != "kept" || len(u.run.afterJob) != 0 {
-		t.Errorf("called for %v, %d entries left, want kept and none", ended, len(u.run.afterJob))
+	h.waitFor("the last run to stop", 5*time.Second, func() bool { return u.run.Current() == nil })
+	if strings.Join(ended, ",") != "kept" {
+		t.Errorf("called for %v, want kept", ended)
 	}
 }

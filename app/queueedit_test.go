@@ -15,11 +15,11 @@ import (
 func TestQueueJobOpensIntoForm(t *testing.T) {
 	h := newHarness(t, t.TempDir(), "", nil)
 	u := h.ui
-	q := u.run.queue
+	q := u.run.Queue
 	h.addAdapter(goldenLoRA(t, "lora_kohya_r2_a1.safetensors"))
 	strength := findShortcutEntry(h.win.Canvas().Content(), "1.00") // the adapter's strength
 	strength.SetText("0.5")
-	j := u.run.jobFromForm(jobs.Form{Settings: engine.Settings{Prompt: "a lighthouse", Width: 320, Height: 192, Steps: 7, Seed: 41}, SeedGiven: true, Count: 3})
+	j := u.run.JobFromForm(jobs.Form{Settings: engine.Settings{Prompt: "a lighthouse", Width: 320, Height: 192, Steps: 7, Seed: 41}, SeedGiven: true, Count: 3})
 	if len(j.Req.Adapters) != 1 {
 		t.Fatalf("the job has %d adapters", len(j.Req.Adapters))
 	}
@@ -78,8 +78,8 @@ func TestEditedJobKeepsItsSchedule(t *testing.T) {
 	h := newHarness(t, t.TempDir(), "", nil)
 	u := h.ui
 	j := jobs.New(engine.Request{Settings: engine.Settings{Prompt: "a dune", Width: 256, Height: 256, Seed: 5, Schedule: "power:1.5"}}, 1)
-	u.run.queue.Push(j)
-	test.Tap(u.run.queue.Rows[0].Open)
+	u.run.Queue.Push(j)
+	test.Tap(u.run.Queue.Rows[0].Open)
 	if f, ok := u.ctl.ReadForm(); !ok || f.Schedule != "power:1.5" {
 		t.Errorf("form schedule %q (ok %v), want power:1.5", f.Schedule, ok)
 	}

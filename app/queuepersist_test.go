@@ -12,7 +12,7 @@ import (
 
 	"kleinbild/app/jobqueue"
 	"kleinbild/app/jobs"
-	"kleinbild/engine"
+	"kleinbild/app/run"
 )
 
 func queuePrompts(q *jobqueue.Queue) []string {
@@ -42,7 +42,7 @@ func TestQueueReorderSurviveRestartCancelAll(t *testing.T) {
 		u.ctl.Prompt.SetText(p)
 		u.Generate()
 	}
-	q := u.run.queue
+	q := u.run.Queue
 	if len(q.Rows) != 3 || !q.Rows[0].Up.Disabled() || q.Rows[0].Down.Disabled() || !q.Rows[2].Down.Disabled() {
 		t.Fatalf("rows %d: the first cannot move down or the last can", len(q.Rows))
 	}
@@ -63,20 +63,20 @@ func TestQueueReorderSurviveRestartCancelAll(t *testing.T) {
 	fake2.block = true
 	h2 := newHarness(t, data, model, fake2.open)
 	u2 := h2.ui
-	q2 := u2.run.queue
+	q2 := u2.run.Queue
 	h2.waitFor("the saved queue", 5*time.Second, func() bool { return len(q2.Jobs) == 4 })
 	if got, want := queuePrompts(q2), []string{"first", "third", "fourth", "second"}; !slices.Equal(got, want) ||
-		!q2.Paused || q2.PausedText.Text != restoredPaused || u2.run.cur != nil {
-		t.Fatalf("restored queue %q (want %q), paused %v %q, running %v", got, want, q2.Paused, q2.PausedText.Text, u2.run.cur != nil)
+		!q2.Paused || q2.PausedText.Text != run.RestoredPaused || u2.run.Current() != nil {
+		t.Fatalf("restored queue %q (want %q), paused %v %q, running %v", got, want, q2.Paused, q2.PausedText.Text, u2.run.Current() != nil)
 	}
 	test.Tap(q2.Resume)
 	waitStarted(t, h2, fake2)
-	if u2.run.cur == nil || u2.run.cur.job.Req.Prompt != "first" || len(q2.Jobs) != 3 {
-		t.Fatalf("after Resume: running %v, %d queued", u2.run.cur != nil, len(q2.Jobs))
+	if u2.run.Current() == nil || u2.run.Current().Job().Req.Prompt != "first" || len(q2.Jobs) != 3 {
+		t.Fatalf("after Resume: running %v, %d queued", u2.run.Current() != nil, len(q2.Jobs))
 	}
 	test.Tap(q2.CancelAll)
 	h2.tapDialogButton("Cancel all") // it asks first
-	h2.waitFor("the run to end", 5*time.Second, func() bool { return u2.run.cur == nil })
+	h2.waitFor("the run to end", 5*time.Second, func() bool { return u2.run.Current() == nil })
 	if len(q2.Jobs) != 0 || q2.Box.Visible() {
 		t.Fatalf("after Cancel all: %d queued", len(q2.Jobs))
 	}
@@ -106,33 +106,16 @@ func TestQueueKeptWhenUnreadable(t *testing.T) {
 	job := `{"format":1,"jobs":[{"prompt":"with style","width":256,"height":256,"seed":1,"count":1,"adapters":[{"path":"` + usb + `","strength":0.5}]}]}`
 	os.WriteFile(filepath.Join(data, "queue.json"), []byte(job), 0o644)
 	h2 := newHarness(t, data, "", nil)
-	q := h2.ui.run.queue
+	q := h2.ui.run.Queue
 	h2.waitFor("the saved job", 5*time.Second, func() bool { return len(q.Jobs) == 1 })
 	if !strings.Contains(q.Rows[0].Label.Text, "adapter missing") || !strings.Contains(h2.ui.ErrorText(), "style.safetensors") {
 		t.Errorf("row %q, banner %q", q.Rows[0].Label.Text, h2.ui.ErrorText())
 	}
-	h2.ui.run.saveQueue() // as any change of the queue does
+	h2.ui.run.SaveQueue() // as any change of the queue does
 	h2.settle()
 	h2.close()
 	stored, _, err := jobs.LoadQueue(filepath.Join(data, "queue.json"))
 	if err != nil || len(stored) != 1 || len(stored[0].Adapters) != 1 || stored[0].Adapters[0].Path != usb {
 		t.Fatalf("queue.json after the session: %+v, %v", stored, err)
-	}
-}
-
-// TestMissingAdaptersOpenedAtRun: a kept job's missing adapter is opened when the job runs,
-// and one still missing fails the job with its name.
-func TestMissingAdaptersOpenedAtRun(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "later.safetensors")
-	j := jobs.New(engine.Request{Settings: engine.Settings{Prompt: "p"}}, 1)
-	j.Missing = []jobs.StoredAdapter{{Path: path, Strength: 0.5}}
-	if _, err := withMissingAdapters(j); err == nil || !strings.Contains(err.Error(), "later.safetensors") {
-		t.Fatalf("still missing: %v", err)
-	}
-	writeLoRA(t, dir, "later.safetensors", nil, "")
-	st, err := withMissingAdapters(j)
-	if err != nil || len(st) != 1 || st[0].Strength != 0.5 || st[0].Adapter.Path != path {
-		t.Fatalf("back: %+v, %v", st, err)
 	}
 }

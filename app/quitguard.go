@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"kleinbild/app/jobs"
+	"kleinbild/app/run"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -54,7 +55,7 @@ func (u *UI) confirmCancelAll(title, msg string, ok func()) {
 // item 8: repeated Ctrl+Q stacked questions); it follows the run's progress and goes when
 // nothing runs any more (one outlived the run and still said "78% done").
 func (u *UI) requestClose() {
-	if u.run.cur == nil {
+	if u.run.Current() == nil {
 		u.closeWindow()
 		return
 	}
@@ -81,7 +82,7 @@ func (u *UI) requestClose() {
 	u.BG.Add(1)
 	go func() {
 		defer u.BG.Done()
-		t := time.NewTicker(tickInterval)
+		t := time.NewTicker(run.TickInterval)
 		defer t.Stop()
 		for {
 			select {
@@ -108,13 +109,13 @@ func (q *quitQuestion) refresh(u *UI) {
 	if u.quit != q {
 		return
 	}
-	r := u.run.cur
+	r := u.run.Current()
 	if r == nil {
 		q.d.Hide() // nothing is lost by quitting now: the next Ctrl+Q closes at once
 		return
 	}
 	msg := "An image is being made. Quit anyway? It is lost; its job is kept in the queue for the next start."
-	if f := r.tracker.Fraction(); f > 0 {
+	if f := r.Fraction(); f > 0 {
 		msg = fmt.Sprintf("An image is being made (%d%% done). Quit anyway? It is lost; its job is kept in the queue for the next start.", int(f*100))
 	}
 	q.msg.SetText(msg)

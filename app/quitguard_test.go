@@ -38,7 +38,7 @@ func TestQueueHasItsOwnPlace(t *testing.T) {
 	before := where()
 	for i := range 3 {
 		u.ctl.Prompt.SetText(fmt.Sprint("job ", i))
-		test.Tap(u.run.queue.Add)
+		test.Tap(u.run.Queue.Add)
 	}
 	h.settle()
 	// Seed and Prompt stay put; Generate may move by the fit line's wrap (its estimate
@@ -47,18 +47,18 @@ func TestQueueHasItsOwnPlace(t *testing.T) {
 	if !slices.Equal(before[1:], after[1:]) || math.Abs(float64(after[0].Y-before[0].Y)) > float64(2*theme.TextSize()) {
 		t.Errorf("queuing moved the form: Generate, Seed, Prompt at %v, were %v", after, before)
 	}
-	if got := u.run.queue.Tab.Text; got != "Queue (3)" {
+	if got := u.run.Queue.Tab.Text; got != "Queue (3)" {
 		t.Errorf("queue tab %q", got)
 	}
-	if l := u.run.queue.Rows[0].Label.Text; !strings.Contains(l, "×") || !strings.Contains(l, "seed ") {
+	if l := u.run.Queue.Rows[0].Label.Text; !strings.Contains(l, "×") || !strings.Contains(l, "seed ") {
 		t.Errorf("queue line %q has no size or seed", l)
 	}
 
 	// Issue 28 item 8: Cancel all asks first; "Keep them" keeps them.
-	test.Tap(u.run.queue.CancelAll)
+	test.Tap(u.run.Queue.CancelAll)
 	h.tapDialogButton("Keep them")
-	if len(u.run.queue.Jobs) != 3 || u.run.cur == nil {
-		t.Fatalf("after Keep them: %d queued, running %v", len(u.run.queue.Jobs), u.run.cur != nil)
+	if len(u.run.Queue.Jobs) != 3 || u.run.Current() == nil {
+		t.Fatalf("after Keep them: %d queued, running %v", len(u.run.Queue.Jobs), u.run.Current() != nil)
 	}
 
 	// Closing the window mid-run asks; "Keep making it" keeps the window and the run.
@@ -67,14 +67,14 @@ func TestQueueHasItsOwnPlace(t *testing.T) {
 		t.Fatal("closing mid-run did not ask")
 	}
 	h.tapDialogButton("Keep making it")
-	if u.run.cur == nil || !slices.Contains(fyne.CurrentApp().Driver().AllWindows(), h.win) {
+	if u.run.Current() == nil || !slices.Contains(fyne.CurrentApp().Driver().AllWindows(), h.win) {
 		t.Fatal("Keep making it stopped the run or closed the window")
 	}
-	test.Tap(u.run.queue.CancelAll)
+	test.Tap(u.run.Queue.CancelAll)
 	h.tapDialogButton("Cancel all")
-	h.waitFor("the run to end", 10*time.Second, func() bool { return u.run.cur == nil })
-	if len(u.run.queue.Jobs) != 0 || u.run.queue.Tab.Text != "Queue" {
-		t.Errorf("after Cancel all: %d queued, tab %q", len(u.run.queue.Jobs), u.run.queue.Tab.Text)
+	h.waitFor("the run to end", 10*time.Second, func() bool { return u.run.Current() == nil })
+	if len(u.run.Queue.Jobs) != 0 || u.run.Queue.Tab.Text != "Queue" {
+		t.Errorf("after Cancel all: %d queued, tab %q", len(u.run.Queue.Jobs), u.run.Queue.Tab.Text)
 	}
 	u.quitDialog = nil
 	closed := false

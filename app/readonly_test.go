@@ -49,8 +49,8 @@ func TestSecondWindowReadOnly(t *testing.T) {
 	if h1.ui.ReadOnly || h1.ui.ErrorText() != "" {
 		t.Fatalf("first window: read-only %v, banner %q", h1.ui.ReadOnly, h1.ui.ErrorText())
 	}
-	if out := h1.generate("a lighthouse"); out.err != nil {
-		t.Fatal(out.err)
+	if out := h1.generate("a lighthouse"); out.Err != nil {
+		t.Fatal(out.Err)
 	}
 	e, _ := h1.ui.Gallery.At(0)
 	if _, err := h1.ui.Gallery.SetFavourite(e.File, true); err != nil {
@@ -82,10 +82,10 @@ func TestSecondWindowReadOnly(t *testing.T) {
 	// Every way of writing is refused.
 	u.Generate()
 	h2.settle()
-	if u.run.cur != nil || !strings.Contains(u.ErrorText(), "read-only") {
-		t.Errorf("Generate: running %v, banner %q", u.run.cur != nil, u.ErrorText())
+	if u.run.Current() != nil || !strings.Contains(u.ErrorText(), "read-only") {
+		t.Errorf("Generate: running %v, banner %q", u.run.Current() != nil, u.ErrorText())
 	}
-	if _, err := u.run.startGenerate(); !errors.Is(err, shell.ErrReadOnlyWindow) {
+	if _, err := u.run.StartGenerate(); !errors.Is(err, shell.ErrReadOnlyWindow) {
 		t.Errorf("startGenerate: %v", err)
 	}
 	u.opts.AutoGenerate = true // as gui --generate does
@@ -103,12 +103,12 @@ func TestSecondWindowReadOnly(t *testing.T) {
 	if autoErr == nil || !strings.Contains(autoErr.Error(), "read-only") {
 		t.Errorf("Automate: %v", autoErr)
 	}
-	u.gal.toggleFavourite(e)
+	u.gal.ToggleFavourite(e)
 	h2.settle()
 	if !strings.Contains(u.ErrorText(), "read-only") {
 		t.Errorf("favourite: banner %q", u.ErrorText())
 	}
-	u.gal.deleteEntries([]gallery.Entry{e})
+	u.gal.DeleteEntries([]gallery.Entry{e})
 	h2.settle()
 	if !strings.Contains(u.ErrorText(), "read-only") || u.Gallery.Len() != 1 {
 		t.Errorf("delete: banner %q, %d images", u.ErrorText(), u.Gallery.Len())
@@ -141,8 +141,8 @@ func TestSecondWindowReadOnly(t *testing.T) {
 	}
 
 	// The first window still owns the folder and saves; after it, a new window owns it.
-	if out := h1.generate("a second lighthouse"); out.err != nil {
-		t.Fatal(out.err)
+	if out := h1.generate("a second lighthouse"); out.Err != nil {
+		t.Fatal(out.Err)
 	}
 	if h1.ui.Gallery.Len() != 2 {
 		t.Errorf("first window: %d images after the second run", h1.ui.Gallery.Len())

@@ -50,10 +50,10 @@ func TestReferenceHashedBeforeRun(t *testing.T) {
 	u.ctl.Height.SetText("64")
 	u.ctl.SetCount(2)
 	out := h.generate("a reference that changes")
-	if out.err != nil {
-		t.Fatal(out.err)
+	if out.Err != nil {
+		t.Fatal(out.Err)
 	}
-	if refs := out.entry.Meta.Sources(); len(refs) != 1 || refs[0].SHA256 != sum {
+	if refs := out.Entry.Meta.Sources(); len(refs) != 1 || refs[0].SHA256 != sum {
 		t.Errorf("the batch's last image records %+v, want the reference's hash before the run %s", refs, sum)
 	}
 }

@@ -27,14 +27,14 @@ func TestDroppedReferenceReachesTheRun(t *testing.T) {
 		t.Fatalf("refs = %v", refs)
 	}
 	out := h.generate("make it blue")
-	if out.err != nil {
-		t.Fatal(out.err)
+	if out.Err != nil {
+		t.Fatal(out.Err)
 	}
 	if got := fake.lastRequest().References; len(got) != 1 || got[0] != a {
 		t.Errorf("request references %v", got)
 	}
 	sum, _ := imageio.SHA256File(a)
-	if refs := out.entry.Meta.Sources(); len(refs) != 1 || refs[0].Path != a || refs[0].SHA256 != sum {
+	if refs := out.Entry.Meta.Sources(); len(refs) != 1 || refs[0].Path != a || refs[0].SHA256 != sum {
 		t.Errorf("metadata references %+v", refs)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -76,8 +77,8 @@ func TestBatchSavesEachImageWithItsSeed(t *testing.T) {
 	lockSeed(u, 100)
 	u.ctl.SetCount(3)
 	out := h.generate("three foxes")
-	if out.err != nil || len(out.entries) != 3 {
-		t.Fatalf("outcome %v, %d entries", out.err, len(out.entries))
+	if out.Err != nil || len(out.Entries) != 3 {
+		t.Fatalf("outcome %v, %d entries", out.Err, len(out.Entries))
 	}
 	if got := gallerySeeds(t, u); len(got) != 3 || got[0] != 100 || got[1] != 101 || got[2] != 102 {
 		t.Errorf("gallery seeds %v, want [100 101 102]", got)
@@ -85,22 +86,22 @@ func TestBatchSavesEachImageWithItsSeed(t *testing.T) {
 	if fake.calls.Load() != 3 {
 		t.Errorf("generator called %d times", fake.calls.Load())
 	}
-	if !u.run.batch.box.Visible() || len(u.run.batch.tiles) != 3 {
-		t.Fatalf("batch grid visible %v with %d tiles, want 3", u.run.batch.box.Visible(), len(u.run.batch.tiles))
+	if !u.run.Batch.Box.Visible() || len(u.run.Batch.Tiles) != 3 {
+		t.Fatalf("batch grid visible %v with %d tiles, want 3", u.run.Batch.Box.Visible(), len(u.run.Batch.Tiles))
 	}
-	for i, f := range u.run.batch.files {
-		if f != out.entries[i].File {
-			t.Errorf("tile %d shows %s, want %s", i, f, out.entries[i].File)
+	for i, f := range u.run.Batch.Files {
+		if f != out.Entries[i].File {
+			t.Errorf("tile %d shows %s, want %s", i, f, out.Entries[i].File)
 		}
 	}
-	if u.view.shown.File != out.entries[0].File {
-		t.Errorf("viewer shows %s, want the first of the run %s", u.view.shown.File, out.entries[0].File)
+	if u.view.Shown.File != out.Entries[0].File {
+		t.Errorf("viewer shows %s, want the first of the run %s", u.view.Shown.File, out.Entries[0].File)
 	}
-	test.Tap(u.run.batch.tiles[2])
-	if u.view.shown.File != out.entries[2].File || u.view.shown.Meta.Seed != 102 {
-		t.Errorf("after tapping the third tile the viewer shows %s (seed %d)", u.view.shown.File, u.view.shown.Meta.Seed)
+	test.Tap(u.run.Batch.Tiles[2])
+	if u.view.Shown.File != out.Entries[2].File || u.view.Shown.Meta.Seed != 102 {
+		t.Errorf("after tapping the third tile the viewer shows %s (seed %d)", u.view.Shown.File, u.view.Shown.Meta.Seed)
 	}
-	if u.run.batch.marks[2].StrokeColor == color.Transparent || u.run.batch.marks[0].StrokeColor != color.Transparent {
+	if u.run.Batch.Marks[2].StrokeColor == color.Transparent || u.run.Batch.Marks[0].StrokeColor != color.Transparent {
 		t.Error("the outline does not mark the tile shown")
 	}
 	if !strings.Contains(u.Status.Text, "3 images") {
@@ -110,7 +111,7 @@ func TestBatchSavesEachImageWithItsSeed(t *testing.T) {
 	// A run of one image hides the grid again.
 	u.ctl.SetCount(1)
 	h.generate("one fox")
-	if u.run.batch.box.Visible() {
+	if u.run.Batch.Box.Visible() {
 		t.Error("the grid of the last run stays after a single-image run")
 	}
 }
@@ -142,17 +143,17 @@ func TestBatchCancelKeepsFinished(t *testing.T) {
 	u.ctl.SetCount(4)
 	test.Type(u.ctl.Prompt, "four foxes")
 	test.Tap(u.ctl.Generate)
-	if u.run.cur == nil {
+	if u.run.Current() == nil {
 		t.Fatal("the run did not start")
 	}
 	h.waitFor("the second image", 5*time.Second, func() bool {
-		return strings.HasPrefix(u.view.progressText.Text, "Image 2 of 4 · Step 1 of 4")
+		return strings.HasPrefix(u.view.ProgressText.Text, "Image 2 of 4 · Step 1 of 4")
 	})
-	if u.Gallery.Len() != 1 || !u.run.batch.box.Visible() || len(u.run.batch.tiles) != 1 {
-		t.Errorf("while the second image runs: gallery %d, grid visible %v with %d tiles", u.Gallery.Len(), u.run.batch.box.Visible(), len(u.run.batch.tiles))
+	if u.Gallery.Len() != 1 || !u.run.Batch.Box.Visible() || len(u.run.Batch.Tiles) != 1 {
+		t.Errorf("while the second image runs: gallery %d, grid visible %v with %d tiles", u.Gallery.Len(), u.run.Batch.Box.Visible(), len(u.run.Batch.Tiles))
 	}
 	test.Tap(u.ctl.Generate) // Cancel
-	h.waitFor("the run to stop", 5*time.Second, func() bool { return u.run.cur == nil })
+	h.waitFor("the run to stop", 5*time.Second, func() bool { return u.run.Current() == nil })
 	h.settle()
 	if got := gallerySeeds(t, u); len(got) != 1 || got[0] != 200 {
 		t.Errorf("gallery seeds %v after cancel, want [200]", got)
@@ -166,8 +167,8 @@ func TestBatchCancelKeepsFinished(t *testing.T) {
 	if !strings.Contains(u.Status.Text, "Cancelled after 1 of 4") || u.ErrorText() != "" {
 		t.Errorf("status %q, banner %q", u.Status.Text, u.ErrorText())
 	}
-	if !u.view.shownOK || u.view.shown.Meta.Seed != 200 || !u.run.batch.box.Visible() || len(u.run.batch.tiles) != 1 {
-		t.Errorf("after cancel the viewer shows %v seed %d, grid %v", u.view.shownOK, u.view.shown.Meta.Seed, len(u.run.batch.tiles))
+	if !u.view.ShownOK || u.view.Shown.Meta.Seed != 200 || !u.run.Batch.Box.Visible() || len(u.run.Batch.Tiles) != 1 {
+		t.Errorf("after cancel the viewer shows %v seed %d, grid %v", u.view.ShownOK, u.view.Shown.Meta.Seed, len(u.run.Batch.Tiles))
 	}
 	if u.ctl.Generate.Text != "Generate" {
 		t.Errorf("button %q after cancel", u.ctl.Generate.Text)
@@ -182,20 +183,20 @@ func TestGUIMetadataMatchesCLI(t *testing.T) {
 	dir := t.TempDir()
 	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
 	u := h.ui
-	u.run.version = "9.8.7"
+	u.run.Version = "9.8.7"
 	writeTestPNG(t, dir, "ref.png", 64, 64, nil) // the smallest reference the engine takes
 	t.Chdir(dir)
 	if err := u.refs.Add("ref.png"); err != nil { // a relative path, as a typed one can be
 		t.Fatal(err)
 	}
 	out := h.generate("a fox with a reference")
-	if out.err != nil {
-		t.Fatal(out.err)
+	if out.Err != nil {
+		t.Fatal(out.Err)
 	}
-	if loc := out.entry.Meta.Created.Location(); loc != time.UTC {
+	if loc := out.Entry.Meta.Created.Location(); loc != time.UTC {
 		t.Errorf("creation time is in %v, want UTC", loc)
 	}
-	m, ok, err := imageio.ReadMetadata(u.Gallery.Path(out.entry))
+	m, ok, err := imageio.ReadMetadata(u.Gallery.Path(out.Entry))
 	if err != nil || !ok {
 		t.Fatal(ok, err)
 	}
@@ -233,14 +234,14 @@ func TestGenerateSavesToGallery(t *testing.T) {
 	fake := newFakeGen()
 	h := newHarness(t, data, tinyModel(t), fake.open)
 	u := h.ui
-	if !u.view.empty.Visible() || u.view.setup.Visible() {
+	if !u.view.Empty.Visible() || u.view.Setup.Visible() {
 		t.Fatal("with a model and no images the viewer should invite to generate")
 	}
 	h.ui.ctl.SetSize(256, 192)
 
 	out := h.generate("a red fox in the snow")
-	if out.err != nil {
-		t.Fatalf("generation failed: %v", out.err)
+	if out.Err != nil {
+		t.Fatalf("generation failed: %v", out.Err)
 	}
 	if got := fake.calls.Load(); got != 1 {
 		t.Fatalf("generator called %d times, want 1", got)
@@ -264,16 +265,16 @@ func TestGenerateSavesToGallery(t *testing.T) {
 	if err != nil || !ok || meta.Prompt != req.Prompt || meta.Seed != req.Seed || meta.Software != "kleinbild dev" || meta.Duration <= 0 {
 		t.Errorf("PNG metadata = %+v, %v, %v", meta, ok, err)
 	}
-	if !u.view.shownOK || u.view.shown.File != e.File || u.view.image.Image == nil || !u.view.info.Visible() {
+	if !u.view.ShownOK || u.view.Shown.File != e.File || u.view.Image.Image == nil || !u.view.Info.Visible() {
 		t.Errorf("the result is not shown in the viewer")
 	}
-	if u.view.prompt.Text != req.Prompt || !strings.Contains(u.view.details.Text, "seed "+strconv.FormatUint(req.Seed, 10)) {
-		t.Errorf("viewer shows %q / %q", u.view.prompt.Text, u.view.details.Text)
+	if u.view.Prompt.Text != req.Prompt || !strings.Contains(u.view.Details.Text, "seed "+strconv.FormatUint(req.Seed, 10)) {
+		t.Errorf("viewer shows %q / %q", u.view.Prompt.Text, u.view.Details.Text)
 	}
-	if u.gal.count.Text != "1 image" || u.gal.empty.Visible() {
-		t.Errorf("gallery header %q", u.gal.count.Text)
+	if u.gal.Count.Text != "1 image" || u.gal.Empty.Visible() {
+		t.Errorf("gallery header %q", u.gal.Count.Text)
 	}
-	if u.ctl.Generate.Text != "Generate" || u.view.progress.Visible() {
+	if u.ctl.Generate.Text != "Generate" || u.view.Progress.Visible() {
 		t.Errorf("the UI did not return to idle: button %q", u.ctl.Generate.Text)
 	}
 	if txt := u.ErrorText(); txt != "" {
@@ -282,10 +283,10 @@ func TestGenerateSavesToGallery(t *testing.T) {
 
 	// Ctrl+Enter in the prompt generates again; an unlocked seed changes.
 	u.ctl.Prompt.TypedShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyReturn, Modifier: fyne.KeyModifierControl})
-	if u.run.cur == nil {
+	if u.run.Current() == nil {
 		t.Fatal("Ctrl+Enter did not start a generation")
 	}
-	h.waitFor("the second run", 10*time.Second, func() bool { return u.run.cur == nil })
+	h.waitFor("the second run", 10*time.Second, func() bool { return u.run.Current() == nil })
 	if u.Gallery.Len() != 2 {
 		t.Fatalf("gallery has %d images after the second run", u.Gallery.Len())
 	}
@@ -293,8 +294,8 @@ func TestGenerateSavesToGallery(t *testing.T) {
 	if first == second {
 		t.Errorf("unlocked seed did not change between runs (%d)", first)
 	}
-	if newest, _ := u.Gallery.At(0); newest.Meta.Seed != second || u.view.shown.File != newest.File {
-		t.Errorf("newest entry seed %d (want %d), shown %s", newest.Meta.Seed, second, u.view.shown.File)
+	if newest, _ := u.Gallery.At(0); newest.Meta.Seed != second || u.view.Shown.File != newest.File {
+		t.Errorf("newest entry seed %d (want %d), shown %s", newest.Meta.Seed, second, u.view.Shown.File)
 	}
 
 	// A locked seed is kept.
@@ -336,13 +337,13 @@ func TestCancelStopsPromptly(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("generator was not called")
 	}
-	h.waitFor("progress", 5*time.Second, func() bool { return strings.HasPrefix(u.view.progressText.Text, "Step 1 of 4") })
-	if u.ctl.Generate.Text != "Cancel" || !u.view.progress.Visible() {
-		t.Fatalf("while running: button %q, progress visible %v", u.ctl.Generate.Text, u.view.progress.Visible())
+	h.waitFor("progress", 5*time.Second, func() bool { return strings.HasPrefix(u.view.ProgressText.Text, "Step 1 of 4") })
+	if u.ctl.Generate.Text != "Cancel" || !u.view.Progress.Visible() {
+		t.Fatalf("while running: button %q, progress visible %v", u.ctl.Generate.Text, u.view.Progress.Visible())
 	}
 	start := time.Now()
 	test.Tap(u.ctl.Generate) // now "Cancel"
-	h.waitFor("the run to stop", time.Second, func() bool { return u.run.cur == nil })
+	h.waitFor("the run to stop", time.Second, func() bool { return u.run.Current() == nil })
 	t.Logf("cancelled in %v", time.Since(start))
 	if u.Gallery.Len() != 0 {
 		t.Errorf("a cancelled run added %d images", u.Gallery.Len())
@@ -350,7 +351,7 @@ func TestCancelStopsPromptly(t *testing.T) {
 	if u.ErrorText() != "" || !strings.Contains(u.Status.Text, "cancelled") {
 		t.Errorf("banner %q, status %q", u.ErrorText(), u.Status.Text)
 	}
-	if u.ctl.Generate.Text != "Generate" || u.view.progress.Visible() {
+	if u.ctl.Generate.Text != "Generate" || u.view.Progress.Visible() {
 		t.Errorf("after cancel: button %q", u.ctl.Generate.Text)
 	}
 }
@@ -363,10 +364,10 @@ func TestGenerateRealTinyModel(t *testing.T) {
 	u.ctl.SetSize(64, 64)
 	start := time.Now()
 	out := h.generate("a tiny test image")
-	if out.err != nil {
-		t.Fatalf("real engine: %v", out.err)
+	if out.Err != nil {
+		t.Fatalf("real engine: %v", out.Err)
 	}
-	t.Logf("generated in %v (engine %v)", time.Since(start), out.entry.Meta.Duration)
+	t.Logf("generated in %v (engine %v)", time.Since(start), out.Entry.Meta.Duration)
 	if u.Gallery.Len() != 1 {
 		t.Fatalf("gallery has %d images", u.Gallery.Len())
 	}
@@ -387,11 +388,16 @@ func TestGenerateRealTinyModel(t *testing.T) {
 	}
 
 	// The model stays loaded: a second run reuses it.
-	gen := u.run.gen
-	if out := h.generate("a second tiny image"); out.err != nil {
-		t.Fatal(out.err)
+	var opened atomic.Int32
+	open := u.run.Open
+	u.run.Open = func(src engine.Source, device string) (Generator, error) {
+		opened.Add(1)
+		return open(src, device)
 	}
-	if u.run.gen != gen {
+	if out := h.generate("a second tiny image"); out.Err != nil {
+		t.Fatal(out.Err)
+	}
+	if opened.Load() != 0 {
 		t.Error("the engine was opened again for the same folder")
 	}
 }

@@ -23,21 +23,21 @@ func TestReferencesAndViewedImageSurviveRestart(t *testing.T) {
 		}
 	}
 	for _, p := range []string{"first", "second"} {
-		if out := h.generate(p); out.err != nil {
-			t.Fatal(out.err)
+		if out := h.generate(p); out.Err != nil {
+			t.Fatal(out.Err)
 		}
 	}
-	older := u.gal.visible[1].File
+	older := u.gal.Visible[1].File
 	u.gal.SelectEntry(older, nil)
 	h.settle()
 	h.close()
 
 	h2 := newHarness(t, data, model, fake.open)
-	h2.waitFor("the last image viewed", 5*time.Second, func() bool { return h2.ui.view.shownOK })
+	h2.waitFor("the last image viewed", 5*time.Second, func() bool { return h2.ui.view.ShownOK })
 	if got := h2.ui.refs.RefPaths(); !slices.Equal(got, refs) {
 		t.Fatalf("references after restart %q, want %q", got, refs)
 	}
-	if got := h2.ui.view.shown.File; got != older {
+	if got := h2.ui.view.Shown.File; got != older {
 		t.Fatalf("viewer shows %q after restart, want %q", got, older)
 	}
 	h2.close()

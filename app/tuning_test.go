@@ -8,6 +8,7 @@ import (
 
 	"fyne.io/fyne/v2/test"
 
+	"kleinbild/app/run"
 	"kleinbild/gpu"
 	"kleinbild/gpu/backends"
 	"kleinbild/gpu/webgpu"
@@ -21,9 +22,9 @@ func TestTuningIsShown(t *testing.T) {
 	u := h.ui
 	release := make(chan struct{})
 	tuned := 0
-	u.run.tuner = deviceTuner{
-		needs: func() bool { return tuned == 0 },
-		tune: func(ctx context.Context, opts backends.TuneOptions) (gpu.Backend, error) {
+	u.run.Tuner = run.Tuner{
+		Needs: func() bool { return tuned == 0 },
+		Tune: func(ctx context.Context, opts backends.TuneOptions) (gpu.Backend, error) {
 			opts.Progress(webgpu.TuneProgress{Family: "linear", Done: 2, Total: 4})
 			select {
 			case <-release:
@@ -39,13 +40,13 @@ func TestTuningIsShown(t *testing.T) {
 	test.Type(u.ctl.Prompt, "a lighthouse")
 	test.Tap(u.ctl.Generate)
 	h.waitFor("the tuning message", 5*time.Second, func() bool {
-		return strings.Contains(u.view.progressText.Text, backends.TuningMessage) && strings.Contains(u.view.progressText.Text, "2 of 4")
+		return strings.Contains(u.view.ProgressText.Text, backends.TuningMessage) && strings.Contains(u.view.ProgressText.Text, "2 of 4")
 	})
-	if u.view.bar.Value <= 0 {
-		t.Errorf("the bar stands at %v while tuning is half done", u.view.bar.Value)
+	if u.view.Bar.Value <= 0 {
+		t.Errorf("the bar stands at %v while tuning is half done", u.view.Bar.Value)
 	}
 	close(release)
-	h.waitFor("the run to end", 10*time.Second, func() bool { return u.run.cur == nil })
+	h.waitFor("the run to end", 10*time.Second, func() bool { return u.run.Current() == nil })
 	if fake.calls.Load() != 1 || tuned != 1 {
 		t.Errorf("generated %d times, tuned %d times", fake.calls.Load(), tuned)
 	}

@@ -2,8 +2,10 @@ package app
 
 import (
 	"kleinbild/app/form"
+	"kleinbild/app/galleryui"
 	"kleinbild/app/inputs"
 	"kleinbild/app/modelui"
+	"kleinbild/app/run"
 
 	"context"
 	"fmt"
@@ -42,10 +44,10 @@ type UI struct {
 	fit      form.FitLine
 	refs     inputs.Refs
 	adapters inputs.Adapters
-	view     viewer
-	gal      galleryView
+	view     galleryui.Viewer
+	gal      galleryui.View
 	model    modelui.Model
-	run      runner
+	run      run.Runner
 
 	// rightTabs holds the gallery's and the queue's tabs.
 	rightTabs *container.AppTabs
@@ -133,8 +135,8 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 	}
 	u.ctl.ApplySettings(set)
 	u.refs.Restore(set.References)
-	u.run.setUpQueue(filepath.Join(dataDir, "queue.json"))
-	u.run.queue.Retitle() // a queue kept from the last session counts in its tab
+	u.run.SetUpQueue(filepath.Join(dataDir, "queue.json"))
+	u.run.Queue.Retitle() // a queue kept from the last session counts in its tab
 	u.adapters.ApplySettings(set)
 	if opts.Prompt != "" {
 		u.ctl.Prompt.SetText(opts.Prompt)
@@ -159,7 +161,7 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 	for _, sc := range windowShortcuts {
 		w.Canvas().AddShortcut(sc, func(s fyne.Shortcut) { u.windowKey(s.ShortcutName()) })
 	}
-	for _, e := range []*widgets.ShortcutEntry{u.ctl.Prompt, u.ctl.Negative, u.ctl.Width, u.ctl.Height, u.ctl.Steps, u.ctl.Seed, u.gal.search} {
+	for _, e := range []*widgets.ShortcutEntry{u.ctl.Prompt, u.ctl.Negative, u.ctl.Width, u.ctl.Height, u.ctl.Steps, u.ctl.Seed, u.gal.Search} {
 		e.PassOn = u.PassKey
 	}
 	u.closeWindow = w.Close
@@ -172,13 +174,13 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 		if ev.Name == fyne.KeyEscape && u.EscapeDialog(w.Canvas()) {
 			return // a dialog was open: Escape closed it, and never cancels the run
 		}
-		if u.gal.typedKey(ev) {
+		if u.gal.TypedKey(ev) {
 			return
 		}
-		if ev.Name == fyne.KeyEscape && u.run.busy() {
+		if ev.Name == fyne.KeyEscape && u.run.Busy() {
 			u.Cancel()
 		}
-		u.view.typedKey(w.Canvas(), u.view.image, ev)
+		u.view.TypedKey(ev)
 	})
 	u.ctl.FollowFocus()
 	go u.loadGallery(filepath.Join(dataDir, "gallery"))
@@ -198,7 +200,7 @@ func (u *UI) Close() {
 	u.BG.Wait()
 	u.ctl.FlushForm()
 	u.Thumbs.Close()
-	u.run.closeGenerator()
+	u.run.CloseGenerator()
 	if u.Unlock != nil {
 		u.Unlock() // last: nothing of this window writes to the data folder any more
 		u.Unlock = nil
@@ -233,7 +235,7 @@ func (u *UI) loadGallery(dir string) {
 			u.SetStatus("The gallery index was rebuilt from the images (" + rep.Reason + ").")
 		}
 		u.gal.Refresh()
-		u.gal.showLastViewed()
+		u.gal.ShowLastViewed()
 	})
 }
 
@@ -258,20 +260,20 @@ func (u *UI) build() fyne.CanvasObject {
 	// The side panel scrolls its form and keeps Generate in view (see form.Controls.Build).
 	sideWidth := canvas.NewRectangle(color.Transparent)
 	sideWidth.SetMinSize(fyne.NewSize(sidePanelWidth, 0))
-	u.run.buildQueue() // its Add button sits beside Generate; the jobs have their own tab
-	u.run.queue.Confirm = u.confirmCancelAll
-	u.run.queue.OnOpen = u.openJob
+	u.run.BuildQueue() // its Add button sits beside Generate; the jobs have their own tab
+	u.run.Queue.Confirm = u.confirmCancelAll
+	u.run.Queue.OnOpen = u.openJob
 	noQueue := canvas.NewRectangle(color.Transparent) // the form's old place of the queue
 	noQueue.Hide()
 	side := container.NewStack(sideWidth, u.ctl.Build(form.PanelParts{
 		Refs: u.refs.Build, Adapters: u.adapters.Build, Scrolled: u.adapters.PassScrollTo,
-		QueueAdd: u.run.queue.Add, Queue: noQueue, WrapFit: u.fit.Wrap,
+		QueueAdd: u.run.Queue.Add, Queue: noQueue, WrapFit: u.fit.Wrap,
 	}))
 
-	right := container.NewAppTabs(container.NewTabItemWithIcon("Gallery", theme.MediaPhotoIcon(), u.gal.build()))
-	right.Append(u.run.queue.BuildTab(right))
+	right := container.NewAppTabs(container.NewTabItemWithIcon("Gallery", theme.MediaPhotoIcon(), u.gal.Build()))
+	right.Append(u.run.Queue.BuildTab(right))
 	u.rightTabs = right
-	split := container.NewHSplit(u.run.buildViewColumn(u.view.build()), right)
+	split := container.NewHSplit(u.run.BuildViewColumn(u.view.Build()), right)
 	split.Offset = 0.64
 
 	top := container.NewVBox(container.NewPadded(header), widget.NewSeparator())

@@ -153,8 +153,8 @@ func TestWindowFitsLaptopScreen(t *testing.T) {
 	fake := newFakeGen()
 	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
 	u := h.ui
-	if out := h.generate("a lighthouse"); out.err != nil {
-		t.Fatal(out.err)
+	if out := h.generate("a lighthouse"); out.Err != nil {
+		t.Fatal(out.Err)
 	}
 	dir := t.TempDir()
 	var uris []fyne.URI
@@ -174,7 +174,7 @@ func TestWindowFitsLaptopScreen(t *testing.T) {
 	for _, size := range []fyne.Size{laptopWindow, windowMin(h.win), fyne.NewSize(1280, 860)} {
 		h.win.Resize(size.Max(windowMin(h.win)))
 		requireShown(t, h.win, "Generate and fit line", u.ctl.Generate, u.ctl.Fit)
-		requireShown(t, h.win, "image actions (their menu)", u.view.moreBtn)
+		requireShown(t, h.win, "image actions (their menu)", u.view.MoreBtn)
 	}
 
 	// While running: Cancel (the same button) and the progress stay in view.
@@ -186,9 +186,9 @@ func TestWindowFitsLaptopScreen(t *testing.T) {
 	if u.ctl.Generate.Text != "Cancel" {
 		t.Fatalf("main button %q while running", u.ctl.Generate.Text)
 	}
-	requireShown(t, h.win, "Cancel and progress", u.ctl.Generate, u.view.progressText, u.view.bar)
+	requireShown(t, h.win, "Cancel and progress", u.ctl.Generate, u.view.ProgressText, u.view.Bar)
 	u.Cancel()
-	h.waitFor("the run to end", 10*time.Second, func() bool { return u.run.cur == nil })
+	h.waitFor("the run to end", 10*time.Second, func() bool { return u.run.Current() == nil })
 }
 
 // Issue 12, defect 4: banners and the status line clear when their condition goes.
@@ -218,8 +218,8 @@ func TestMessagesClearWithTheirCondition(t *testing.T) {
 		t.Fatalf("no reference error: %q", u.ErrorText())
 	}
 	out := h.generate("a fox")
-	if out.err != nil {
-		t.Fatal(out.err)
+	if out.Err != nil {
+		t.Fatal(out.Err)
 	}
 	h.settle()
 	if u.ErrorText() != "" {
@@ -233,8 +233,8 @@ func TestMessagesClearWithTheirCondition(t *testing.T) {
 		t.Fatal(err)
 	}
 	out = h.generate("a fox with a reference")
-	if out.err == nil || !strings.Contains(u.ErrorText(), "ref.png") {
-		t.Fatalf("run with a vanished reference: %v, banner %q", out.err, u.ErrorText())
+	if out.Err == nil || !strings.Contains(u.ErrorText(), "ref.png") {
+		t.Fatalf("run with a vanished reference: %v, banner %q", out.Err, u.ErrorText())
 	}
 	u.refs.Remove(ref)
 	if u.ErrorText() != "" {
@@ -242,9 +242,9 @@ func TestMessagesClearWithTheirCondition(t *testing.T) {
 	}
 
 	// The seed-lock notice goes when a run starts.
-	u.gal.SelectEntry(u.view.shown.File, nil)
+	u.gal.SelectEntry(u.view.Shown.File, nil)
 	h.settle()
-	test.Tap(findButton(u.view.actions, "Reuse seed"))
+	test.Tap(findButton(u.view.Actions, "Reuse seed"))
 	if !strings.Contains(u.Status.Text, "locked") {
 		t.Fatalf("status %q after Reuse seed", u.Status.Text)
 	}
@@ -254,7 +254,7 @@ func TestMessagesClearWithTheirCondition(t *testing.T) {
 		t.Errorf("status %q stays while a run is going", u.Status.Text)
 	}
 	u.Cancel()
-	h.waitFor("the run to stop", 5*time.Second, func() bool { return u.run.cur == nil })
+	h.waitFor("the run to stop", 5*time.Second, func() bool { return u.run.Current() == nil })
 }
 
 // TestBannerMovesNothing shows a long error and takes it away again: the banner lies over
@@ -276,7 +276,7 @@ func TestBannerMovesNothing(t *testing.T) {
 		pos  fyne.Position
 		size fyne.Size
 	}
-	objs := []fyne.CanvasObject{u.ctl.Prompt, u.ctl.Generate, u.view.actions, u.gal.root, u.view.image}
+	objs := []fyne.CanvasObject{u.ctl.Prompt, u.ctl.Generate, u.view.Actions, u.gal.Root, u.view.Image}
 	places := func() []place {
 		var p []place
 		for _, o := range objs {
@@ -295,8 +295,8 @@ func TestBannerMovesNothing(t *testing.T) {
 			t.Errorf("with the banner, %T is at %v size %v, was at %v size %v", objs[i], p.pos, p.size, before[i].pos, before[i].size)
 		}
 	}
-	bp, tb := abs(u.Banner.Box), abs(u.view.actions)
-	if bp.Y < tb.Y+u.view.actions.Size().Height || bp.X < abs(u.ctl.Generate).X+u.ctl.Generate.Size().Width {
+	bp, tb := abs(u.Banner.Box), abs(u.view.Actions)
+	if bp.Y < tb.Y+u.view.Actions.Size().Height || bp.X < abs(u.ctl.Generate).X+u.ctl.Generate.Size().Width {
 		t.Errorf("the banner at %v covers the viewer's toolbar (%v) or the form", bp, tb)
 	}
 	u.ClearBanner(shell.TopicRefs)

@@ -28,14 +28,14 @@ func TestFirstImageEstimateCoversWarmUp(t *testing.T) {
 	if !ok {
 		t.Fatal("the form is invalid")
 	}
-	j := u.run.jobFromForm(f)
+	j := u.run.JobFromForm(f)
 	sec := func(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 	if plan := u.fit.PhasePlan(j, true); plan.Load < sec(p.Load+p.Denoise+p.Decode)-time.Millisecond {
 		t.Errorf("the first image's plan loads in %v, want the warm-up (%.3f s) in it", plan.Load, p.Load+p.Denoise+p.Decode)
 	}
 
-	if out := h.generate("warm now"); out.err != nil {
-		t.Fatal(out.err)
+	if out := h.generate("warm now"); out.Err != nil {
+		t.Fatal(out.Err)
 	}
 	warm, _ := u.fit.Estimate()
 	if w := warm.PhaseSeconds; w.Load != 0 || math.Abs(warm.Seconds-w.Job(1)) > 1e-9*w.Job(1) {

@@ -16,7 +16,7 @@ func TestSecondWindowsFitAndEscape(t *testing.T) {
 	u.ScreenSize = func() fyne.Size { return fyne.NewSize(1024, 600) }
 	u.gal.SelectEntry(h.at(0).File, nil)
 	h.waitShownImage(h.at(0))
-	m := u.view.openInpaint()
+	m := u.view.OpenInpaint()
 	if m == nil {
 		t.Fatalf("Inpaint did not open: %q", u.ErrorText())
 	}
@@ -28,12 +28,12 @@ func TestSecondWindowsFitAndEscape(t *testing.T) {
 	if open(m.Parts().Win) {
 		t.Error("Escape did not close Inpaint")
 	}
-	u.gal.openCompare(h.at(0), h.at(1))
-	if s := u.gal.cmp.Parts().Win.Canvas().Size(); s.Width > 1024-16 || s.Height > 600-48 {
+	u.gal.OpenCompare(h.at(0), h.at(1))
+	if s := u.gal.Cmp.Parts().Win.Canvas().Size(); s.Width > 1024-16 || s.Height > 600-48 {
 		t.Errorf("Compare opened at %v on a 1024×600 screen", s)
 	}
-	key(u.gal.cmp.Parts().Win.Canvas(), fyne.KeyEscape)
-	if u.gal.cmp != nil {
+	key(u.gal.Cmp.Parts().Win.Canvas(), fyne.KeyEscape)
+	if u.gal.Cmp != nil {
 		t.Error("Escape did not close Compare")
 	}
 

@@ -3,9 +3,11 @@ package app
 import (
 	"kleinbild/app/chooser"
 	"kleinbild/app/form"
+	"kleinbild/app/galleryui"
 	"kleinbild/app/inputs"
 	"kleinbild/app/jobs"
 	"kleinbild/app/modelui"
+	"kleinbild/app/run"
 
 	"path/filepath"
 
@@ -21,7 +23,7 @@ import (
 func (u *UI) wire() {
 	sh := u.Shell
 	// Asked by many: whether a generation runs, and for a new estimate.
-	running, estimateSoon := u.run.busy, u.fit.UpdateSoon
+	running, estimateSoon := u.run.Busy, u.fit.UpdateSoon
 
 	u.ctl = form.NewControls(sh, form.Deps{
 		OnGenerate: u.Generate, OnCancel: u.Cancel, Busy: running, EstimateSoon: estimateSoon,
@@ -29,23 +31,23 @@ func (u *UI) wire() {
 	})
 	u.fit = form.NewFitLine(sh, u.opts.calibrate, form.FitDeps{
 		Form: &u.ctl, Refs: u.refs.RefPaths, Adapters: u.adapters.Stack,
-		ShapesChanged: u.adapters.SetModel, Chosen: &u.model, Loaded: u.run.modelLoaded,
+		ShapesChanged: u.adapters.SetModel, Chosen: &u.model, Loaded: u.run.ModelLoaded,
 		Relayout: func() { u.ctl.Box.Refresh() }, Busy: running, UseCPU: u.model.UseCPU,
 	})
 	u.refs = inputs.NewRefs(sh, inputs.RefsDeps{
 		EstimateSoon: estimateSoon, ShowAdded: u.ctl.ScrollToEnd, RestoreSettings: u.RestoreSettings,
 	})
 	u.adapters = inputs.NewAdapters(sh, inputs.AdaptersDeps{EstimateSoon: estimateSoon, FormChanged: u.ctl.FormChanged})
-	u.view = viewer{sh: sh, viewerDeps: viewerDeps{
-		running: running, modelUsable: u.model.Usable, markBatch: u.run.markBatch, batchStep: u.run.batchStep, gal: &u.gal,
-		reuseSettings: u.reuseSettings, reuseSeed: u.ReuseSeed, addReference: u.AddReference,
-		renderLarger: u.RenderLarger, showInpaint: u.showInpaint,
-		showModelDialog: u.ShowModelDialog, downloadPanel: u.model.NewDownloadPanel,
-	}}
-	u.gal = galleryView{sh: sh, galleryDeps: galleryDeps{
-		view: &u.view, running: running, restoreSettings: u.RestoreSettings,
-		renderLarger: u.run.renderLargerEntry, addReference: u.AddReference, listChanged: u.run.syncBatch,
-	}}
+	u.view = galleryui.NewViewer(sh, galleryui.ViewerDeps{
+		Running: running, ModelUsable: u.model.Usable, MarkBatch: u.run.MarkBatch, BatchStep: u.run.BatchStep, Gal: &u.gal,
+		ReuseSettings: u.reuseSettings, ReuseSeed: u.ReuseSeed, AddReference: u.AddReference,
+		RenderLarger: u.RenderLarger, ShowInpaint: u.showInpaint,
+		ShowModelDialog: u.ShowModelDialog, DownloadPanel: u.model.NewDownloadPanel, SaveAs: u.saveAs,
+	})
+	u.gal = galleryui.NewView(sh, galleryui.GalleryDeps{
+		View: &u.view, Running: running, RestoreSettings: u.RestoreSettings,
+		RenderLarger: u.run.RenderLargerEntry, AddReference: u.AddReference, ListChanged: u.run.SyncBatch,
+	})
 	u.model = modelui.New(sh, u.opts.devices, modelui.Deps{
 		Busy: running, DeviceChanged: estimateSoon,
 		Changed: func(info engine.ModelInfo, usable bool) {
@@ -59,23 +61,23 @@ func (u *UI) wire() {
 		},
 	})
 	open := modelui.EngineOpener(filepath.Join(u.DataDir, "cache", "prompts"))
-	tuner := deviceTuner{needs: backends.DefaultNeedsTuning, tune: backends.DefaultTuned}
+	tuner := run.Tuner{Needs: backends.DefaultNeedsTuning, Tune: backends.DefaultTuned}
 	if u.opts.Open != nil {
 		open = modelui.FolderOpener(u.opts.Open)
-		tuner = deviceTuner{} // a generator of the caller's (tests): no device to tune
+		tuner = run.Tuner{} // a generator of the caller's (tests): no device to tune
 	}
 	notifier := notify.New(u.App, u.Win, func(fn func()) { u.Post(fn) }) // u.post is set later
-	u.run = runner{sh: sh, version: u.opts.Version, open: open, tuner: tuner, notify: notifier, runnerDeps: runnerDeps{
-		form: &u.ctl, refs: u.refs.RefPaths, adapters: &u.adapters, model: &u.model,
-		fit: &u.fit, view: &u.view, gal: &u.gal,
-		phaseChanged: func(p jobs.Phase) {
+	u.run = run.New(sh, run.Config{Version: u.opts.Version, Open: open, Tuner: tuner, Notify: notifier}, run.Deps{
+		Form: &u.ctl, Refs: u.refs.RefPaths, Adapters: &u.adapters, Model: &u.model,
+		Fit: &u.fit, View: &u.view, Gallery: &u.gal,
+		PhaseChanged: func(p jobs.Phase) {
 			u.ctl.ShowRunPhase(p)
-			u.view.showRunPhase(p)
+			u.view.ShowRunPhase(p)
 			u.model.ShowRunPhase(p == jobs.Idle)
 			u.quitRunPhase(p)
 			if p == jobs.Idle {
 				u.fit.UpdateSoon() // a calibration that waited for the run
 			}
 		},
-	}}
+	})
 }

@@ -1,0 +1,12 @@
+package run
+
+import (
+	"os"
+	"testing"
+
+	"kleinbild/internal/testhome"
+)
+
+// TestMain runs the tests with a temporary home and XDG folders: none writes into the
+// user's cache or configuration (the calibration files of measure_test.go).
+func TestMain(m *testing.M) { os.Exit(testhome.Main(m)) }

@@ -75,7 +75,7 @@ type Controls struct {
 
 	Guidance    *widget.Slider
 	guidanceVal *widget.Label
-	// Negative is the Negative prompt, in guidanceBox: CFG's unconditional input.
+	// Negative is the negative prompt, in GuidanceBox: CFG's unconditional input.
 	Negative    *widgets.ShortcutEntry
 	negativeErr *widget.Label
 	GuidanceBox *fyne.Container
@@ -102,7 +102,7 @@ type Controls struct {
 	// by the seed field is often below the fold (issue 36 item 24).
 	KeptSeed *widgets.TipButton
 
-	// Count is the number of images per run (minCount..maxCount).
+	// Count is the number of images per run (jobs.MinCount..jobs.MaxCount).
 	Count *widget.Select
 
 	Generate *widget.Button

@@ -52,13 +52,13 @@ type FitLine struct {
 	FitDeps
 	line *widget.Label // the controls' Fit; nil before Wrap
 
-	Model     *estimate.Model // the current model's shapes; nil when unknown
-	dir       string          // the key of the model it was read from (modelui.Spec.key)
-	Calib     estimate.Calibration
-	Calibrate CalibrateFunc
-	started   bool   // calibration started
-	Device    string // the device ID calib is (being) measured on
-	seq       int    // debounce generation
+	Model     *estimate.Model      // the current model's shapes; nil when unknown
+	dir       string               // the key of the model it was read from (modelui.Spec.key)
+	Calib     estimate.Calibration // the speeds of Device; invalid until measured
+	Calibrate CalibrateFunc        // nil: defaultCalibrate
+	started   bool                 // calibration started
+	Device    string               // the device ID Calib is (being) measured on
+	seq       int                  // debounce generation
 	// Machine reads the memory figures; nil means estimate.ThisMachine (tests replace it).
 	Machine func(estimate.Calibration) estimate.Machine
 	box     *fyne.Container // holds the line at a steady height (fitbox.go); nil before Wrap

@@ -1,8 +1,6 @@
-package app
+package modelui
 
 import (
-	"kleinbild/app/modelui"
-
 	"context"
 	"os"
 	"path/filepath"
@@ -42,12 +40,11 @@ func TestDownloadAssembledChoice(t *testing.T) {
 	}
 
 	data := t.TempDir()
-	fake := newFakeGen()
-	h := newHarness(t, data, "", fake.open)
+	h := newHarness(t, data, "")
 	defer h.close()
-	u := h.ui
-	u.model.HubOpts = fastHub()
-	p := u.view.setupDownload
+	m := h.m
+	m.HubOpts = fastHub()
+	p, _ := m.NewDownloadPanel() // the setup guide's
 	opts := p.Variant.Options
 	if len(opts) != len(download.Choices()) || !strings.Contains(opts[0], "about 16.0 GB") ||
 		!strings.Contains(opts[1], "Q8_0 GGUF · about 8.8 GB") || !strings.Contains(opts[2], "Q4_K_M GGUF · about 5.3 GB") {
@@ -67,8 +64,8 @@ func TestDownloadAssembledChoice(t *testing.T) {
 	}
 
 	test.Tap(p.Start)
-	h.waitFor("the assembled download to finish", 30*time.Second, func() bool { return u.model.DL == nil || !u.model.DL.Running })
-	if r := u.model.DL; r != nil && r.Err != nil {
+	h.waitFor("the assembled download to finish", 30*time.Second, func() bool { return m.DL == nil || !m.DL.Running })
+	if r := m.DL; r != nil && r.Err != nil {
 		t.Fatalf("download stopped: %v", r.Err)
 	}
 	src, err := engine.OpenModelSource(dest, engine.Overrides{})
@@ -79,12 +76,12 @@ func TestDownloadAssembledChoice(t *testing.T) {
 	if err != nil || !rep.OK() || rep.Hashed == 0 {
 		t.Fatalf("validate: %v %+v", err, rep)
 	}
-	if modelui.PartialDownload(dest) || modelui.StartLabel(nil, dest) != "Download" {
+	if PartialDownload(dest) || StartLabel(nil, dest) != "Download" {
 		t.Errorf("the finished folder counts as partial")
 	}
 	// Selecting the folder as the model is the model panel's (engine.Inspect there does not
 	// read GGUF component files yet); the folder itself is checked above.
-	s := u.Settings
+	s := h.sh.Settings
 	if s.DownloadVariant != "" && s.DownloadVariant != q8.ID {
 		t.Errorf("settings remember %q", s.DownloadVariant)
 	}

@@ -5,14 +5,18 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"kleinbild/app/settings"
 	"kleinbild/engine"
 	"kleinbild/estimate"
 	"kleinbild/gpu"
 	"kleinbild/gpu/backends"
+
+	"fyne.io/fyne/v2/test"
 )
 
 // gpuGen fails every generation the way a WebGPU device does, wrapped by the engine.
@@ -126,5 +130,80 @@ func TestBadEnvBackendNotice(t *testing.T) {
 				t.Errorf("banner %q, want %s and the device used instead", b, want)
 			}
 		})
+	}
+}
+
+// TestDeviceChoicePersists: the settings list every device with the automatic one first;
+// choosing one saves it and makes it the device of the next generation (which package
+// app's TestDeviceChoiceReopensTheModel opens), and it survives a restart.
+func TestDeviceChoicePersists(t *testing.T) {
+	data := t.TempDir()
+	h := newHarness(t, data, tinyModel(t))
+	m := h.m
+	h.openDeviceSettings()
+	sel := m.Dev.Sel
+	ds := fakeDevices()
+	want := []string{"Automatic (" + ds[0].Label() + ")", ds[0].Label(), ds[1].Label(), ds[2].Label()}
+	if !slices.Equal(sel.Options, want) {
+		t.Fatalf("options %q, want %q", sel.Options, want)
+	}
+	if sel.Selected != want[0] {
+		t.Errorf("selected %q, want %q", sel.Selected, want[0])
+	}
+	before := h.deviceChanged
+	sel.SetSelected(ds[2].Label())
+	if got := h.savedSettings().Device; got != "webgpu:0" {
+		t.Errorf("saved device %q, want webgpu:0", got)
+	}
+	if m.EffectiveDevice() != "webgpu:0" || h.deviceChanged == before {
+		t.Errorf("next device %q, DeviceChanged called %v: want webgpu:0 and a new estimate", m.EffectiveDevice(), h.deviceChanged != before)
+	}
+	h.tapDialogButton("Close")
+	h.close()
+
+	// After a restart the choice is still there.
+	h2 := newHarness(t, data, tinyModel(t))
+	h2.openDeviceSettings()
+	if got := h2.m.Dev.Sel.Selected; got != ds[2].Label() {
+		t.Errorf("after restart the select shows %q, want %q", got, ds[2].Label())
+	}
+	// Automatic again.
+	h2.m.Dev.Sel.SetSelectedIndex(0)
+	if got := h2.savedSettings().Device; got != "" {
+		t.Errorf("saved device %q after choosing Automatic", got)
+	}
+}
+
+// TestGPUFallbackShownInSettings: after a GPU failure (the runner's FallBackToCPU; package
+// app's TestGPUFailureFallsBackToCPU) the banner says so in plain words and the next run
+// uses the CPU while the saved choice stays; the settings show the fallback and can end it.
+func TestGPUFallbackShownInSettings(t *testing.T) {
+	data := t.TempDir()
+	if err := settings.Save(filepath.Join(data, "settings.json"), settings.Settings{Device: "webgpu:0"}); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, data, tinyModel(t))
+	m := h.m
+	err := fmt.Errorf("denoise step 1: %w", gpu.NewDeviceError("webgpu", errors.New("webgpu: device Test GPU lost: driver reset")))
+	m.FallBackToCPU(err.Error())
+	msg := h.sh.ErrorText()
+	if !strings.HasPrefix(msg, "The GPU failed: ") || !strings.Contains(msg, "device Test GPU lost") ||
+		!strings.HasSuffix(msg, "The next run uses the CPU.") {
+		t.Errorf("banner %q", msg)
+	}
+	if m.EffectiveDevice() != backends.CPUID() || m.DeviceChoice() != "webgpu:0" {
+		t.Errorf("next device %q (choice %q), want the CPU", m.EffectiveDevice(), m.DeviceChoice())
+	}
+
+	h.openDeviceSettings()
+	if got := m.Dev.Sel.Selected; got != fakeDevices()[2].Label() {
+		t.Errorf("select shows %q, want the saved choice", got)
+	}
+	if !strings.Contains(m.Dev.Note.Text, "Using the CPU for now") || !m.Dev.Retry.Visible() {
+		t.Errorf("note %q (retry visible %v): want the fallback explained", m.Dev.Note.Text, m.Dev.Retry.Visible())
+	}
+	test.Tap(findButton(m.Dev.Retry, "Try the GPU again"))
+	if m.EffectiveDevice() != "webgpu:0" || m.Dev.Retry.Visible() {
+		t.Errorf("after retry: device %q, retry visible %v", m.EffectiveDevice(), m.Dev.Retry.Visible())
 	}
 }

@@ -131,6 +131,13 @@ func newHarness(t *testing.T, dataDir, modelDir string) *harness {
 	h.m = &m
 	m.SetDeviceChoice(set.Device)
 	w.SetContent(container.NewBorder(container.NewHBox(h.m.BuildButton()), sh.Status, nil, nil, sh.Banner.Box))
+	// Escape closes the open dialog as the window's key handler does (package app's ui.go):
+	// what no focused field takes goes to the canvas.
+	w.Canvas().SetOnTypedKey(func(ev *fyne.KeyEvent) {
+		if ev.Name == fyne.KeyEscape {
+			sh.EscapeDialog(w.Canvas())
+		}
+	})
 	switch {
 	case modelDir != "":
 		h.m.SetDir(modelDir, false)

@@ -54,29 +54,6 @@ func comfyFolder(t *testing.T) string {
 	return root
 }
 
-// openForm opens the model dialog with the tiny VAE's group count and returns its form.
-func openForm(t *testing.T, h *harness) *modelui.Form {
-	t.Helper()
-	h.ui.model.Spec.VAEGroups = tinyVAEGroups
-	h.ui.ShowModelDialog()
-	f := h.ui.model.Form
-	if f == nil {
-		t.Fatal("no model form")
-	}
-	return f
-}
-
-// waitChecked waits until the form's latest check has ended and returns its status text.
-func waitChecked(h *harness, f *modelui.Form) string {
-	h.t.Helper()
-	h.waitFor("the model check", 20*time.Second, func() bool { return !f.Checking.Visible() })
-	h.settle()
-	if len(f.Status.Segments) == 0 {
-		h.t.Error("the status shows nothing")
-	}
-	return f.Report
-}
-
 func partFile(info engine.ModelInfo, c engine.Component) engine.PartFile {
 	for _, f := range info.Files {
 		if f.Component == c {
@@ -86,59 +63,29 @@ func partFile(info engine.ModelInfo, c engine.Component) engine.PartFile {
 	return engine.PartFile{}
 }
 
-// Issue 20: a ComfyUI models folder shows its usable combinations; the one picked is what
-// the model uses, its quant types are shown, and it is remembered, fitted and written into
-// the images' metadata.
-func TestModelDialogComfyUI(t *testing.T) {
+// Issue 20: the ComfyUI combination chosen (in the model dialog: modelui's
+// TestModelDialogComfyUI), as it is remembered, is what the model uses, what the fit line
+// measures and what a generation names, with the files' types, in the PNG.
+func TestComfyUIModelFitAndMetadata(t *testing.T) {
 	data := t.TempDir()
 	comfy := comfyFolder(t)
-	fake := newFakeGen()
-	h := newHarness(t, data, "", fake.open)
+	set := settings.Settings{ModelDir: filepath.Dir(comfy), ModelVAEGroups: tinyVAEGroups,
+		ModelTransformer: filepath.Join(comfy, "diffusion_models", "flux-2-klein-tiny.safetensors"),
+		ModelTextEncoder: filepath.Join(comfy, "text_encoders", "qwen3-tiny-Q8_0.gguf"),
+		ModelVAE:         filepath.Join(comfy, "vae", "flux2-ae-tiny.safetensors")}
+	if err := settings.Save(filepath.Join(data, "settings.json"), set); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, data, "", newFakeGen().open)
 	u := h.ui
-	f := openForm(t, h)
-	f.Path.SetText(filepath.Dir(comfy)) // the installation: its models/ folder is found
-	st := waitChecked(h, f)
-	if !f.OK || !f.ComboBox.Visible() || len(f.Combo.Options) != 2 {
-		t.Fatalf("ComfyUI folder: ok %v, combinations shown %v %q; status %q", f.OK, f.ComboBox.Visible(), f.Combo.Options, st)
-	}
-	// The GGUF transformer is the first choice, with its quant types and format.
-	for _, want := range []string{"flux-2-klein-tiny-Q8_0-mix.gguf", "qwen3-tiny-Q8_0.gguf", "flux2-ae-tiny.safetensors", "Q8_0 x", "GGUF", "distilled"} {
-		if !strings.Contains(st, want) {
-			t.Errorf("status lacks %q: %q", want, st)
-		}
-	}
-	if !strings.Contains(f.Combo.Selected, "Q8_0-mix.gguf") {
-		t.Errorf("selected combination %q", f.Combo.Selected)
-	}
-	ggufBytes := f.Res.Src.WeightBytes(engine.Transformer)
-
-	// Pick the BF16 single file.
-	i := slices.IndexFunc(f.Combo.Options, func(s string) bool { return strings.HasPrefix(s, "flux-2-klein-tiny.safetensors") })
-	if i < 0 {
-		t.Fatalf("combinations %q", f.Combo.Options)
-	}
-	f.Combo.SetSelected(f.Combo.Options[i])
-	st = waitChecked(h, f)
-	if !f.OK || !strings.Contains(st, "BF16 x") || strings.Contains(st, "Q8_0-mix") {
-		t.Fatalf("after picking the single file: ok %v, status %q", f.OK, st)
-	}
-	src := f.Res.Src
-	h.tapDialogButton("Use this model")
-	h.settle()
-	m := u.model
-	if m.Err != nil || m.Src != src || m.Dlg != nil {
-		t.Fatalf("model after Use: err %v, same source %v", m.Err, m.Src == src)
-	}
-	if got := partFile(m.Info, engine.Transformer).Path; filepath.Base(got) != "flux-2-klein-tiny.safetensors" {
-		t.Errorf("transformer in use %q", got)
-	}
-	if m.Spec.Path != filepath.Dir(comfy) || filepath.Base(m.Spec.Transformer) != "flux-2-klein-tiny.safetensors" || filepath.Base(m.Spec.TextEncoder) != "qwen3-tiny-Q8_0.gguf" {
-		t.Errorf("spec %+v", m.Spec)
+	src := u.model.UsableSource()
+	if src == nil || filepath.Base(partFile(u.model.ModelInfo(), engine.Transformer).Path) != "flux-2-klein-tiny.safetensors" {
+		t.Fatalf("model in use %+v (usable %v)", u.model.ModelInfo().Files, u.model.Usable())
 	}
 	// The fit line reads the model's sizes from the same Source.
 	h.waitFor("the fit line's model", 5*time.Second, func() bool { return u.fit.model != nil })
-	if got := u.fit.model.TransformerBytes; got != src.WeightBytes(engine.Transformer) || got == ggufBytes {
-		t.Errorf("fit line transformer bytes %d, want %d (GGUF's %d)", got, src.WeightBytes(engine.Transformer), ggufBytes)
+	if got := u.fit.model.TransformerBytes; got != src.WeightBytes(engine.Transformer) {
+		t.Errorf("fit line transformer bytes %d, want %d", got, src.WeightBytes(engine.Transformer))
 	}
 
 	// A generation names the files and their types in the PNG.
@@ -154,25 +101,6 @@ func TestModelDialogComfyUI(t *testing.T) {
 	if len(meta.ModelFiles) != 3 || meta.ModelFiles[1].File != "flux-2-klein-tiny.safetensors" || !strings.Contains(meta.ModelFiles[1].Types, "BF16") ||
 		meta.ModelFiles[0].File != "qwen3-tiny-Q8_0.gguf" || !strings.Contains(meta.ModelFiles[0].Types, "Q8_0") {
 		t.Errorf("model files in the PNG: %+v", meta.ModelFiles)
-	}
-	h.settle()
-	h.close()
-
-	// Remembered: the next start uses the same files.
-	set, err := settings.Load(filepath.Join(data, "settings.json"))
-	if err != nil || filepath.Base(set.ModelTransformer) != "flux-2-klein-tiny.safetensors" || set.ModelVAEGroups != tinyVAEGroups {
-		t.Errorf("settings %+v (%v)", set, err)
-	}
-	h2 := newHarness(t, data, "", fake.open)
-	m2 := h2.ui.model
-	if m2.Err != nil || m2.Spec != m.Spec || filepath.Base(partFile(m2.Info, engine.Transformer).Path) != "flux-2-klein-tiny.safetensors" {
-		t.Errorf("after a restart: spec %+v, err %v", m2.Spec, m2.Err)
-	}
-	// The dialog shows the remembered combination.
-	f2 := openForm(t, h2)
-	waitChecked(h2, f2)
-	if !strings.HasPrefix(f2.Combo.Selected, "flux-2-klein-tiny.safetensors") || !f2.OK {
-		t.Errorf("remembered combination shown as %q (ok %v)", f2.Combo.Selected, f2.OK)
 	}
 }
 
@@ -190,13 +118,14 @@ func (g *recordingGen) Generate(ctx context.Context, req engine.Request, progres
 	return g.Generator.Generate(ctx, req, progress)
 }
 
-// Issue 18 and 20: choosing a model reads it once (modelui.OpenSpec) and generation opens that same
+// Issue 18 and 20: choosing a model reads it once (modelui.Model.SetSpec) and generation opens that same
 // Source. A real run with GGUF parts in place of the tiny folder's gives the engine's image
 // for that Source, not the folder's BF16 one, and names the files in its metadata.
 func TestGenerateGGUFPartsRealEngine(t *testing.T) {
 	h := newHarness(t, t.TempDir(), "", nil)
 	u := h.ui
-	sp := modelui.Spec{Path: tinyModel(t), Transformer: golden.Path(t, q8mixFile), TextEncoder: golden.Path(t, teQ8File)}
+	parts := engine.Overrides{Transformer: golden.Path(t, q8mixFile), TextEncoder: golden.Path(t, teQ8File)}
+	sp := modelui.SpecFromSettings(settings.Settings{ModelDir: tinyModel(t), ModelTransformer: parts.Transformer, ModelTextEncoder: parts.TextEncoder})
 	if err := u.model.SetSpec(sp, true); err != nil {
 		t.Fatal(err)
 	}
@@ -219,8 +148,8 @@ func TestGenerateGGUFPartsRealEngine(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if len(opened) != 1 || opened[0] != u.model.Src {
-		t.Fatalf("generation opened %d sources, the model's: %v", len(opened), len(opened) == 1 && opened[0] == u.model.Src)
+	if len(opened) != 1 || opened[0] != u.model.UsableSource() {
+		t.Fatalf("generation opened %d sources, the model's: %v", len(opened), len(opened) == 1 && opened[0] == u.model.UsableSource())
 	}
 	meta, ok, err := imageio.ReadMetadata(u.Gallery.Path(out.entry))
 	if err != nil || !ok || len(meta.ModelFiles) != 2 {
@@ -238,9 +167,9 @@ func TestGenerateGGUFPartsRealEngine(t *testing.T) {
 	// (tolerance: one 8-bit level); from the BF16 folder it is not (the golden cases differ
 	// by 0.02-0.05, 6-12 levels).
 	req := rec.reqs[0]
-	engineImage := func(sp modelui.Spec) image.Image {
+	engineImage := func(dir string, parts engine.Overrides) image.Image {
 		t.Helper()
-		src, _, err := modelui.OpenSpec(sp)
+		src, err := engine.OpenModelSource(dir, parts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -255,10 +184,10 @@ func TestGenerateGGUFPartsRealEngine(t *testing.T) {
 		}
 		return res.Image
 	}
-	if d := maxPixelDiff(got, engineImage(sp)); d > 1 {
+	if d := maxPixelDiff(got, engineImage(tinyModel(t), parts)); d > 1 {
 		t.Errorf("the app's image differs from the engine's for the same files by %d levels", d)
 	}
-	if d := maxPixelDiff(got, engineImage(modelui.Spec{Path: tinyModel(t)})); d < 3 {
+	if d := maxPixelDiff(got, engineImage(tinyModel(t), engine.Overrides{})); d < 3 {
 		t.Errorf("the app's image is the BF16 folder's (%d levels apart): the GGUF files were not used", d)
 	}
 }
@@ -323,10 +252,11 @@ func TestBrowseWeightFile(t *testing.T) {
 
 // Issue 18: the app opens a model through engine.Source only: not through the download
 // package's validation, not by inspecting the folder again (engine.Inspect, engine.Open,
-// estimate.ForFolder) in the files that choose, check and run the model.
+// estimate.ForFolder) in the files that run the model (those that choose and check it:
+// modelui's TestModelOpenedOnce).
 func TestModelOpenedOnce(t *testing.T) {
 	banned := map[string]bool{"download.Validate": true, "engine.Inspect": true, "engine.Open": true, "estimate.ForFolder": true}
-	for _, file := range []string{"modelui/modelsource.go", "modelui/modeldialog.go", "modelui/modeldrop.go", "modelui/modelpanel.go", "modelui/open.go", "run.go", "fit.go", "options.go"} {
+	for _, file := range []string{"run.go", "fit.go", "options.go"} {
 		f, err := parser.ParseFile(token.NewFileSet(), file, nil, 0)
 		if err != nil {
 			t.Fatal(err)

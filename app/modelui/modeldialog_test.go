@@ -3,6 +3,7 @@ package modelui
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,8 +14,10 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/app/settings"
 	"kleinbild/app/widgets"
 	"kleinbild/engine"
+	"kleinbild/internal/sysmem"
 	"kleinbild/internal/testfix/metapng"
 	"kleinbild/weights/golden"
 )
@@ -385,5 +388,144 @@ func TestEscapeClosesTheModelDialogFromItsMenus(t *testing.T) {
 			m.Dlg.Hide()
 			h.settle()
 		}
+	}
+}
+
+func partFile(info engine.ModelInfo, c engine.Component) engine.PartFile {
+	for _, f := range info.Files {
+		if f.Component == c {
+			return f
+		}
+	}
+	return engine.PartFile{}
+}
+
+// Issue 20: a ComfyUI models folder shows its usable combinations; the one picked is what
+// the model uses (and what package app's TestComfyUIModelFitAndMetadata fits and writes
+// into the images' metadata), its quant types are shown, and it is remembered.
+func TestModelDialogComfyUI(t *testing.T) {
+	data := t.TempDir()
+	comfy := comfyFolder(t)
+	h := newHarness(t, data, "")
+	f := openForm(t, h)
+	f.Path.SetText(filepath.Dir(comfy)) // the installation: its models/ folder is found
+	st := waitChecked(h, f)
+	if !f.OK || !f.ComboBox.Visible() || len(f.Combo.Options) != 2 {
+		t.Fatalf("ComfyUI folder: ok %v, combinations shown %v %q; status %q", f.OK, f.ComboBox.Visible(), f.Combo.Options, st)
+	}
+	// The GGUF transformer is the first choice, with its quant types and format.
+	for _, want := range []string{"flux-2-klein-tiny-Q8_0-mix.gguf", "qwen3-tiny-Q8_0.gguf", "flux2-ae-tiny.safetensors", "Q8_0 x", "GGUF", "distilled"} {
+		if !strings.Contains(st, want) {
+			t.Errorf("status lacks %q: %q", want, st)
+		}
+	}
+	if !strings.Contains(f.Combo.Selected, "Q8_0-mix.gguf") {
+		t.Errorf("selected combination %q", f.Combo.Selected)
+	}
+	ggufBytes := f.Res.Src.WeightBytes(engine.Transformer)
+
+	// Pick the BF16 single file.
+	i := slices.IndexFunc(f.Combo.Options, func(s string) bool { return strings.HasPrefix(s, "flux-2-klein-tiny.safetensors") })
+	if i < 0 {
+		t.Fatalf("combinations %q", f.Combo.Options)
+	}
+	f.Combo.SetSelected(f.Combo.Options[i])
+	st = waitChecked(h, f)
+	if !f.OK || !strings.Contains(st, "BF16 x") || strings.Contains(st, "Q8_0-mix") {
+		t.Fatalf("after picking the single file: ok %v, status %q", f.OK, st)
+	}
+	src := f.Res.Src
+	h.tapDialogButton("Use this model")
+	h.settle()
+	m := h.m
+	if m.Err != nil || m.Src != src || m.Dlg != nil {
+		t.Fatalf("model after Use: err %v, same source %v", m.Err, m.Src == src)
+	}
+	if got := partFile(m.Info, engine.Transformer).Path; filepath.Base(got) != "flux-2-klein-tiny.safetensors" {
+		t.Errorf("transformer in use %q", got)
+	}
+	if m.Spec.Path != filepath.Dir(comfy) || filepath.Base(m.Spec.Transformer) != "flux-2-klein-tiny.safetensors" || filepath.Base(m.Spec.TextEncoder) != "qwen3-tiny-Q8_0.gguf" {
+		t.Errorf("spec %+v", m.Spec)
+	}
+	// The fit line reads the model's sizes from the same Source: the single file's, not
+	// the GGUF's.
+	if got := m.UsableSource().WeightBytes(engine.Transformer); got != src.WeightBytes(engine.Transformer) || got == ggufBytes {
+		t.Errorf("the source's transformer bytes %d, want %d (GGUF's %d)", got, src.WeightBytes(engine.Transformer), ggufBytes)
+	}
+	h.settle()
+	h.close()
+
+	// Remembered: the next start uses the same files.
+	set, err := settings.Load(filepath.Join(data, "settings.json"))
+	if err != nil || filepath.Base(set.ModelTransformer) != "flux-2-klein-tiny.safetensors" || set.ModelVAEGroups != tinyVAEGroups {
+		t.Errorf("settings %+v (%v)", set, err)
+	}
+	h2 := newHarness(t, data, "")
+	m2 := h2.m
+	if m2.Err != nil || m2.Spec != m.Spec || filepath.Base(partFile(m2.Info, engine.Transformer).Path) != "flux-2-klein-tiny.safetensors" {
+		t.Errorf("after a restart: spec %+v, err %v", m2.Spec, m2.Err)
+	}
+	// The dialog shows the remembered combination.
+	f2 := openForm(t, h2)
+	waitChecked(h2, f2)
+	if !strings.HasPrefix(f2.Combo.Selected, "flux-2-klein-tiny.safetensors") || !f2.OK {
+		t.Errorf("remembered combination shown as %q (ok %v)", f2.Combo.Selected, f2.OK)
+	}
+}
+
+// TestModelButtonAndReport: the header's model button says whether a model is chosen and
+// what it is; the model report names the files an incomplete folder misses and warns when
+// the model is larger than the memory; the folder is remembered. (Package app's
+// TestModelSetup: the setup guide and the form around them.)
+func TestModelButtonAndReport(t *testing.T) {
+	data := t.TempDir()
+	h := newHarness(t, data, "")
+	m := h.m
+	if !strings.Contains(m.Button.Text, "No model") {
+		t.Errorf("model button %q", m.Button.Text)
+	}
+
+	partial := t.TempDir()
+	os.WriteFile(filepath.Join(partial, "model_index.json"), []byte(`{"_class_name":"Flux2KleinPipeline","is_distilled":true}`), 0o644)
+	err := m.SetDir(partial, true)
+	if err == nil || !strings.Contains(h.sh.ErrorText(), "transformer/diffusion_pytorch_model.safetensors") {
+		t.Errorf("incomplete folder: %v, banner %q", err, h.sh.ErrorText())
+	}
+	md := SourceReport(m.Info, m.Err, sysmem.Status{}, false)
+	if !strings.Contains(md, "Missing") || !strings.Contains(md, "`vae/config.json`") {
+		t.Errorf("model report %q", md)
+	}
+
+	if err := m.SetDir(tinyModel(t), true); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(m.Button.Text, "distilled") {
+		t.Errorf("model button %q", m.Button.Text)
+	}
+	md = SourceReport(m.Info, nil, sysmem.Status{Bytes: 1000, Known: true}, false)
+	if !strings.Contains(md, "distilled") || !strings.Contains(md, "larger than the memory available") {
+		t.Errorf("model report %q", md)
+	}
+	h.settle()
+	h.close()
+
+	// The folder is remembered.
+	h2 := newHarness(t, data, "")
+	if h2.m.Dir != tinyModel(t) || h2.m.Err != nil {
+		t.Errorf("remembered model %q (%v)", h2.m.Dir, h2.m.Err)
+	}
+}
+
+// Issue 28 item 10: a missing model folder is said in plain words in the model settings, not
+// as Go's "stat …: no such file or directory" (in the banner: package app's
+// TestMissingFolderInPlainWords).
+func TestMissingFolderInPlainWords(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "gone")
+	_, err := engine.OpenModelSource(missing, engine.Overrides{})
+	if err == nil {
+		t.Fatal("a missing folder opened")
+	}
+	if r := SourceReport(engine.ModelInfo{}, err, sysmem.Status{}, false); strings.Contains(r, "no such file") {
+		t.Errorf("model settings: %q", r)
 	}
 }

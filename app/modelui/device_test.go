@@ -141,7 +141,7 @@ func TestDeviceChoicePersists(t *testing.T) {
 	h := newHarness(t, data, tinyModel(t))
 	m := h.m
 	h.openDeviceSettings()
-	sel := m.Dev.Sel
+	sel := m.Dev.sel
 	ds := fakeDevices()
 	want := []string{"Automatic (" + ds[0].Label() + ")", ds[0].Label(), ds[1].Label(), ds[2].Label()}
 	if !slices.Equal(sel.Options, want) {
@@ -164,11 +164,11 @@ func TestDeviceChoicePersists(t *testing.T) {
 	// After a restart the choice is still there.
 	h2 := newHarness(t, data, tinyModel(t))
 	h2.openDeviceSettings()
-	if got := h2.m.Dev.Sel.Selected; got != ds[2].Label() {
+	if got := h2.m.Dev.sel.Selected; got != ds[2].Label() {
 		t.Errorf("after restart the select shows %q, want %q", got, ds[2].Label())
 	}
 	// Automatic again.
-	h2.m.Dev.Sel.SetSelectedIndex(0)
+	h2.m.Dev.sel.SetSelectedIndex(0)
 	if got := h2.savedSettings().Device; got != "" {
 		t.Errorf("saved device %q after choosing Automatic", got)
 	}
@@ -196,14 +196,14 @@ func TestGPUFallbackShownInSettings(t *testing.T) {
 	}
 
 	h.openDeviceSettings()
-	if got := m.Dev.Sel.Selected; got != fakeDevices()[2].Label() {
+	if got := m.Dev.sel.Selected; got != fakeDevices()[2].Label() {
 		t.Errorf("select shows %q, want the saved choice", got)
 	}
-	if !strings.Contains(m.Dev.Note.Text, "Using the CPU for now") || !m.Dev.Retry.Visible() {
-		t.Errorf("note %q (retry visible %v): want the fallback explained", m.Dev.Note.Text, m.Dev.Retry.Visible())
+	if !strings.Contains(m.Dev.note.Text, "Using the CPU for now") || !m.Dev.retry.Visible() {
+		t.Errorf("note %q (retry visible %v): want the fallback explained", m.Dev.note.Text, m.Dev.retry.Visible())
 	}
-	test.Tap(findButton(m.Dev.Retry, "Try the GPU again"))
-	if m.EffectiveDevice() != "webgpu:0" || m.Dev.Retry.Visible() {
-		t.Errorf("after retry: device %q, retry visible %v", m.EffectiveDevice(), m.Dev.Retry.Visible())
+	test.Tap(findButton(m.Dev.retry, "Try the GPU again"))
+	if m.EffectiveDevice() != "webgpu:0" || m.Dev.retry.Visible() {
+		t.Errorf("after retry: device %q, retry visible %v", m.EffectiveDevice(), m.Dev.retry.Visible())
 	}
 }

@@ -200,39 +200,39 @@ func TestDownloadPauseResumeAcrossRestart(t *testing.T) {
 	data := t.TempDir()
 	h := newHarness(t, data, "")
 	m := h.m
-	m.HubOpts = fastHub()
+	m.hubOpts = fastHub()
 	p, _ := m.NewDownloadPanel() // the setup guide's
 	dest := filepath.Join(data, "models", "klein-4b")
-	if p.Dest.Text != dest || p.Start.Text != "Download" || p.Pause.Visible() || p.Bar.Visible() {
-		t.Fatalf("before: dest %q, button %q, pause visible %v", p.Dest.Text, p.Start.Text, p.Pause.Visible())
+	if p.Dest.Text != dest || p.start.Text != "Download" || p.Pause.Visible() || p.Bar.Visible() {
+		t.Fatalf("before: dest %q, button %q, pause visible %v", p.Dest.Text, p.start.Text, p.Pause.Visible())
 	}
-	if !strings.Contains(p.Variant.Selected, "about 16.0 GB") || !strings.Contains(p.Variant.Options[ChoiceIndex("klein-9b")], "gated") {
-		t.Errorf("variant menu %q", p.Variant.Options)
+	if !strings.Contains(p.variant.Selected, "about 16.0 GB") || !strings.Contains(p.variant.Options[choiceIndex("klein-9b")], "gated") {
+		t.Errorf("variant menu %q", p.variant.Options)
 	}
 
-	test.Tap(p.Start)
+	test.Tap(p.start)
 	h.waitFor("download progress", 10*time.Second, func() bool {
 		return m.DL.Last.Phase == download.PhaseDownloading && m.DL.Last.Bytes > 0 && p.Bar.Value > 0
 	})
-	if !p.Pause.Visible() || p.Start.Disabled() == false || !strings.Contains(p.Detail.Text, " of ") {
-		t.Errorf("while downloading: pause visible %v, start %q, detail %q", p.Pause.Visible(), p.Start.Text, p.Detail.Text)
+	if !p.Pause.Visible() || p.start.Disabled() == false || !strings.Contains(p.Detail.Text, " of ") {
+		t.Errorf("while downloading: pause visible %v, start %q, detail %q", p.Pause.Visible(), p.start.Text, p.Detail.Text)
 	}
 	// The model dialog shows the same download.
 	m.ShowDialog()
-	dp := m.DLPanels[len(m.DLPanels)-1]
+	dp := m.dlPanels[len(m.dlPanels)-1]
 	h.waitFor("progress in the dialog", 5*time.Second, func() bool { return dp.Bar.Visible() && dp.Pause.Visible() })
 	h.tapDialogButton("Close")
-	if len(m.DLPanels) != 1 {
-		t.Errorf("%d download panels registered after closing the dialog", len(m.DLPanels))
+	if len(m.dlPanels) != 1 {
+		t.Errorf("%d download panels registered after closing the dialog", len(m.dlPanels))
 	}
 
 	test.Tap(p.Pause)
 	h.waitFor("the pause", 5*time.Second, func() bool { return !m.DL.Running })
-	if p.Start.Text != "Resume download" || p.Pause.Visible() || !strings.HasPrefix(p.Detail.Text, "Paused at") {
-		t.Errorf("paused: button %q, detail %q", p.Start.Text, p.Detail.Text)
+	if p.start.Text != "Resume download" || p.Pause.Visible() || !strings.HasPrefix(p.Detail.Text, "Paused at") {
+		t.Errorf("paused: button %q, detail %q", p.start.Text, p.Detail.Text)
 	}
-	if !PartialDownload(dest) || m.Dir != "" || h.sh.ErrorText() != "" {
-		t.Fatalf("paused: partial %v, model %q, banner %q", PartialDownload(dest), m.Dir, h.sh.ErrorText())
+	if !partialDownload(dest) || m.dir != "" || h.sh.ErrorText() != "" {
+		t.Fatalf("paused: partial %v, model %q, banner %q", partialDownload(dest), m.dir, h.sh.ErrorText())
 	}
 	h.close()
 
@@ -240,23 +240,23 @@ func TestDownloadPauseResumeAcrossRestart(t *testing.T) {
 	th.release()
 	h2 := newHarness(t, data, "")
 	m2 := h2.m
-	m2.HubOpts = fastHub()
+	m2.hubOpts = fastHub()
 	p2, _ := m2.NewDownloadPanel()
-	if p2.Dest.Text != dest || p2.Start.Text != "Resume download" {
-		t.Fatalf("after restart: dest %q, button %q", p2.Dest.Text, p2.Start.Text)
+	if p2.Dest.Text != dest || p2.start.Text != "Resume download" {
+		t.Fatalf("after restart: dest %q, button %q", p2.Dest.Text, p2.start.Text)
 	}
 	before := th.served.Load()
-	test.Tap(p2.Start)
+	test.Tap(p2.start)
 	h2.waitFor("the download to complete and the model to be selected", 30*time.Second, func() bool {
-		return m2.Dir == dest && m2.DL == nil
+		return m2.dir == dest && m2.DL == nil
 	})
 	if fetched := th.served.Load() - before; fetched >= th.total() {
 		t.Errorf("resume fetched %d bytes of %d: nothing was reused", fetched, th.total())
 	}
-	if m2.Err != nil || h2.sh.ErrorText() != "" {
-		t.Fatalf("model %v, banner %q", m2.Err, h2.sh.ErrorText())
+	if m2.err != nil || h2.sh.ErrorText() != "" {
+		t.Fatalf("model %v, banner %q", m2.err, h2.sh.ErrorText())
 	}
-	if _, err := InspectModel(dest); err != nil {
+	if _, err := inspectModel(dest); err != nil {
 		t.Errorf("inspect: %v", err)
 	}
 	rep, err := download.Validate(context.Background(), dest, download.ValidateOptions{Hash: true})
@@ -265,8 +265,8 @@ func TestDownloadPauseResumeAcrossRestart(t *testing.T) {
 	}
 	// The window's setup guide shows while the last Changed says the model is unusable.
 	setup := len(h2.changes) == 0 || !h2.changes[len(h2.changes)-1].usable
-	if setup || !strings.Contains(m2.Button.Text, "distilled") || !strings.Contains(h2.sh.Status.Text, "ready") {
-		t.Errorf("after download: setup visible %v, model button %q, status %q", setup, m2.Button.Text, h2.sh.Status.Text)
+	if setup || !strings.Contains(m2.button.Text, "distilled") || !strings.Contains(h2.sh.Status.Text, "ready") {
+		t.Errorf("after download: setup visible %v, model button %q, status %q", setup, m2.button.Text, h2.sh.Status.Text)
 	}
 	h2.settle()
 	h2.close()
@@ -282,27 +282,27 @@ func TestDownloadNeedsToken(t *testing.T) {
 	data := t.TempDir()
 	h := newHarness(t, data, "")
 	m := h.m
-	m.HubOpts = fastHub()
+	m.hubOpts = fastHub()
 	p, _ := m.NewDownloadPanel()
-	if p.Token.Text != "" {
-		t.Fatalf("token prefilled with %q", p.Token.Text)
+	if p.token.Text != "" {
+		t.Fatalf("token prefilled with %q", p.token.Text)
 	}
-	test.Tap(p.Start)
+	test.Tap(p.start)
 	h.waitFor("the download to fail", 10*time.Second, func() bool { return m.DL != nil && !m.DL.Running })
-	if !errors.Is(m.DL.Err, download.ErrAuth) || !p.Msg.Visible() || !strings.Contains(p.Msg.String(), "needs a Hugging Face access token") {
-		t.Fatalf("error %v, message %q", m.DL.Err, p.Msg.String())
+	if !errors.Is(m.DL.err, download.ErrAuth) || !p.msg.Visible() || !strings.Contains(p.msg.String(), "needs a Hugging Face access token") {
+		t.Fatalf("error %v, message %q", m.DL.err, p.msg.String())
 	}
-	if !hasLink(p.Msg, TokensPage) || !hasLink(p.Msg, th.srv.URL+"/"+th.repo) {
-		t.Errorf("message lacks the token and licence links: %+v", p.Msg.Segments)
+	if !hasLink(p.msg, tokensPage) || !hasLink(p.msg, th.srv.URL+"/"+th.repo) {
+		t.Errorf("message lacks the token and licence links: %+v", p.msg.Segments)
 	}
 
 	// With the token (remembered) it completes.
-	test.Type(p.Token, "hf_test")
-	test.Tap(p.Remember)
-	test.Tap(p.Start)
-	h.waitFor("the download to complete", 30*time.Second, func() bool { return m.DL == nil && m.Dir != "" })
-	if m.Err != nil || p.Msg.Visible() {
-		t.Errorf("model %v, message visible %v", m.Err, p.Msg.Visible())
+	test.Type(p.token, "hf_test")
+	test.Tap(p.remember)
+	test.Tap(p.start)
+	h.waitFor("the download to complete", 30*time.Second, func() bool { return m.DL == nil && m.dir != "" })
+	if m.err != nil || p.msg.Visible() {
+		t.Errorf("model %v, message visible %v", m.err, p.msg.Visible())
 	}
 	h.settle()
 	if s, _ := settings.Load(filepath.Join(data, "settings.json")); s.HFToken != "hf_test" {
@@ -335,13 +335,13 @@ func TestUseCachedSnapshot(t *testing.T) {
 	h := newHarness(t, t.TempDir(), "")
 	m := h.m
 	p, _ := m.NewDownloadPanel()
-	b := findButton(p.Cached, "Use existing copy")
+	b := findButton(p.cached, "Use existing copy")
 	if b == nil {
 		t.Fatal("no 'Use existing copy' button for the cached snapshot")
 	}
 	test.Tap(b)
-	if m.Dir != snap || m.Err != nil {
-		t.Errorf("model %q (%v)", m.Dir, m.Err)
+	if m.dir != snap || m.err != nil {
+		t.Errorf("model %q (%v)", m.dir, m.err)
 	}
 }
 
@@ -360,34 +360,34 @@ func TestDownloadWithoutConnection(t *testing.T) {
 	offlineHub(t)
 	h := newHarness(t, t.TempDir(), "")
 	m := h.m
-	m.HubOpts = download.Options{RetryDelay: 2 * time.Second, MaxRetryDelay: 2 * time.Second, MaxRetries: 3,
+	m.hubOpts = download.Options{RetryDelay: 2 * time.Second, MaxRetryDelay: 2 * time.Second, MaxRetries: 3,
 		ProgressInterval: 10 * time.Millisecond}
 	p, _ := m.NewDownloadPanel()
-	test.Tap(p.Start)
+	test.Tap(p.start)
 	if p.Bar.Visible() || !p.Busy.Visible() {
 		t.Errorf("while listing: determinate bar visible %v (value %v), indeterminate visible %v", p.Bar.Visible(), p.Bar.Value, p.Busy.Visible())
 	}
 	h.waitFor("the no-connection notice", 1500*time.Millisecond, func() bool {
-		return strings.Contains(p.Msg.String(), "No connection to Hugging Face")
+		return strings.Contains(p.msg.String(), "No connection to Hugging Face")
 	})
-	if !m.DL.Running || !p.Msg.Visible() {
-		t.Errorf("notice should show while still retrying: running %v, visible %v", m.DL.Running, p.Msg.Visible())
+	if !m.DL.Running || !p.msg.Visible() {
+		t.Errorf("notice should show while still retrying: running %v, visible %v", m.DL.Running, p.msg.Visible())
 	}
 	test.Tap(p.Pause)
 	h.waitFor("the stop", 5*time.Second, func() bool { return !m.DL.Running })
 
 	// Retries used up: a plain message, no Go error text, a button that says what it does.
-	m.HubOpts = download.Options{RetryDelay: time.Millisecond, MaxRetryDelay: time.Millisecond, MaxRetries: 2}
-	test.Tap(p.Start)
+	m.hubOpts = download.Options{RetryDelay: time.Millisecond, MaxRetryDelay: time.Millisecond, MaxRetries: 2}
+	test.Tap(p.start)
 	h.waitFor("the download to stop", 10*time.Second, func() bool { return !m.DL.Running })
-	msg := p.Msg.String()
+	msg := p.msg.String()
 	for _, bad := range []string{"dial", "tcp", "127.0.0.1", "giving up", "Paused"} {
 		if strings.Contains(msg, bad) || strings.Contains(p.Detail.Text, bad) {
 			t.Errorf("technical or wrong words %q: message %q, detail %q", bad, msg, p.Detail.Text)
 		}
 	}
-	if !strings.Contains(msg, "No connection to Hugging Face") || p.Start.Text != "Try again" || !strings.Contains(msg, "Try again") {
-		t.Errorf("after failing: message %q, button %q", msg, p.Start.Text)
+	if !strings.Contains(msg, "No connection to Hugging Face") || p.start.Text != "Try again" || !strings.Contains(msg, "Try again") {
+		t.Errorf("after failing: message %q, button %q", msg, p.start.Text)
 	}
 	if p.Bar.Visible() && p.Bar.Value >= 1 {
 		t.Errorf("the bar shows %v without a known total", p.Bar.Value)

@@ -199,7 +199,7 @@ func (h *harness) openDeviceSettings() {
 	h.t.Helper()
 	h.m.ShowDialog()
 	h.waitFor("the device list", 5*time.Second, func() bool {
-		return h.m.Dev.Sel != nil && len(h.m.Dev.Sel.Options) > 0
+		return h.m.Dev.sel != nil && len(h.m.Dev.sel.Options) > 0
 	})
 }
 

@@ -52,9 +52,9 @@ func comfyFolder(t *testing.T) string {
 }
 
 // openForm opens the model dialog with the tiny VAE's group count and returns its form.
-func openForm(t *testing.T, h *harness) *Form {
+func openForm(t *testing.T, h *harness) *modelForm {
 	t.Helper()
-	h.m.Spec.VAEGroups = tinyVAEGroups
+	h.m.spec.vaeGroups = tinyVAEGroups
 	h.m.ShowDialog()
 	f := h.m.Form
 	if f == nil {
@@ -64,14 +64,14 @@ func openForm(t *testing.T, h *harness) *Form {
 }
 
 // waitChecked waits until the form's latest check has ended and returns its status text.
-func waitChecked(h *harness, f *Form) string {
+func waitChecked(h *harness, f *modelForm) string {
 	h.t.Helper()
-	h.waitFor("the model check", 20*time.Second, func() bool { return !f.Checking.Visible() })
+	h.waitFor("the model check", 20*time.Second, func() bool { return !f.checking.Visible() })
 	h.settle()
-	if len(f.Status.Segments) == 0 {
+	if len(f.status.Segments) == 0 {
 		h.t.Error("the status shows nothing")
 	}
-	return f.Report
+	return f.report
 }
 
 // Issue 20: a single transformer file lacks the other parts, named in the dialog; files
@@ -83,20 +83,20 @@ func TestModelSingleFileWithParts(t *testing.T) {
 	if err := m.SetDir(sd, false); err == nil || !strings.Contains(h.sh.ErrorText(), "Text encoder") || !strings.Contains(h.sh.ErrorText(), "VAE") {
 		t.Errorf("a lone transformer file: %v, banner %q", err, h.sh.ErrorText())
 	}
-	if !strings.Contains(m.Button.Text, "incomplete") {
-		t.Errorf("model button %q", m.Button.Text)
+	if !strings.Contains(m.button.Text, "incomplete") {
+		t.Errorf("model button %q", m.button.Text)
 	}
 	f := openForm(t, h)
 	f.Path.SetText(sd)
 	st := waitChecked(h, f)
-	if f.OK || !strings.Contains(st, "incomplete") || !strings.Contains(st, "Text encoder (choose a file") || !strings.Contains(st, "Q4_K x2") {
-		t.Errorf("status %q (ok %v)", st, f.OK)
+	if f.ok || !strings.Contains(st, "incomplete") || !strings.Contains(st, "Text encoder (choose a file") || !strings.Contains(st, "Q4_K x2") {
+		t.Errorf("status %q (ok %v)", st, f.ok)
 	}
-	f.Parts[engine.TextEncoder].SetText(golden.Path(t, teQ8File))
-	f.Parts[engine.VAE].SetText(golden.Path(t, bflVAE))
+	f.parts[engine.TextEncoder].SetText(golden.Path(t, teQ8File))
+	f.parts[engine.VAE].SetText(golden.Path(t, bflVAE))
 	st = waitChecked(h, f)
-	if !f.OK || !strings.Contains(st, "✓") || !strings.Contains(st, "llama.cpp") || !strings.Contains(st, "Q8_0 x197") {
-		t.Fatalf("completed: ok %v, status %q", f.OK, st)
+	if !f.ok || !strings.Contains(st, "✓") || !strings.Contains(st, "llama.cpp") || !strings.Contains(st, "Q8_0 x197") {
+		t.Fatalf("completed: ok %v, status %q", f.ok, st)
 	}
 	// A damaged (truncated) file is refused with the reason.
 	raw, err := os.ReadFile(sd)
@@ -109,18 +109,18 @@ func TestModelSingleFileWithParts(t *testing.T) {
 	}
 	f.Path.SetText(cut)
 	st = waitChecked(h, f)
-	if f.OK || !f.Use.Disabled() || !strings.Contains(st, "cannot be used") || !strings.Contains(st, "past the end of the file") {
-		t.Errorf("truncated GGUF: ok %v, status %q", f.OK, st)
+	if f.ok || !f.use.Disabled() || !strings.Contains(st, "cannot be used") || !strings.Contains(st, "past the end of the file") {
+		t.Errorf("truncated GGUF: ok %v, status %q", f.ok, st)
 	}
 	f.Path.SetText(sd)
 	waitChecked(h, f)
 	h.tapDialogButton("Use this model")
 	h.settle()
-	if m.Err != nil || len(m.Info.Files) != 3 || m.Spec.Path != sd {
-		t.Errorf("model %+v: %v", m.Spec, m.Err)
+	if m.err != nil || len(m.info.Files) != 3 || m.spec.path != sd {
+		t.Errorf("model %+v: %v", m.spec, m.err)
 	}
-	if !strings.Contains(m.Button.Text, "distilled") {
-		t.Errorf("model button %q", m.Button.Text)
+	if !strings.Contains(m.button.Text, "distilled") {
+		t.Errorf("model button %q", m.button.Text)
 	}
 }
 
@@ -140,15 +140,15 @@ func TestModelVariantChoice(t *testing.T) {
 	m := h.m
 	f := openForm(t, h)
 	f.Path.SetText(tinyModel(t))
-	f.Parts[engine.Transformer].SetText(anon)
+	f.parts[engine.Transformer].SetText(anon)
 	st := waitChecked(h, f)
-	if !f.OK || !f.VariantBox.Visible() || !strings.Contains(st, "cannot be told") || f.Variant.Selected != VariantDistilledLabel {
-		t.Fatalf("variant choice: ok %v, shown %v, selected %q, status %q", f.OK, f.VariantBox.Visible(), f.Variant.Selected, st)
+	if !f.ok || !f.variantBox.Visible() || !strings.Contains(st, "cannot be told") || f.variant.Selected != variantDistilledLabel {
+		t.Fatalf("variant choice: ok %v, shown %v, selected %q, status %q", f.ok, f.variantBox.Visible(), f.variant.Selected, st)
 	}
-	f.Variant.SetSelected(VariantBaseLabel)
+	f.variant.SetSelected(variantBaseLabel)
 	waitChecked(h, f)
-	if !f.OK || f.Res.Info.Distilled {
-		t.Fatalf("base chosen: ok %v, distilled %v", f.OK, f.Res.Info.Distilled)
+	if !f.ok || f.res.info.Distilled {
+		t.Fatalf("base chosen: ok %v, distilled %v", f.ok, f.res.info.Distilled)
 	}
 	h.tapDialogButton("Use this model")
 	h.settle()
@@ -156,17 +156,17 @@ func TestModelVariantChoice(t *testing.T) {
 	// (TestNegativePromptField of package app).
 	last := h.changes[len(h.changes)-1]
 	guidance := !last.info.Distilled && last.usable
-	if m.Info.Distilled || !guidance || !strings.Contains(m.Button.Text, "base") {
-		t.Errorf("base model: button %q, guidance shown %v", m.Button.Text, guidance)
+	if m.info.Distilled || !guidance || !strings.Contains(m.button.Text, "base") {
+		t.Errorf("base model: button %q, guidance shown %v", m.button.Text, guidance)
 	}
 	if h.sh.Settings.ModelVariant != "base" {
 		t.Errorf("remembered variant %q", h.sh.Settings.ModelVariant)
 	}
 	// A file that tells (its name says klein) offers no choice.
 	f = openForm(t, h)
-	f.Parts[engine.Transformer].SetText(golden.Path(t, q8mixFile))
+	f.parts[engine.Transformer].SetText(golden.Path(t, q8mixFile))
 	waitChecked(h, f)
-	if f.VariantBox.Visible() {
+	if f.variantBox.Visible() {
 		t.Error("variant choice offered for a file that tells")
 	}
 }
@@ -184,7 +184,7 @@ func TestModelDrop(t *testing.T) {
 		t.Fatal("a ComfyUI folder drop did not open the model dialog")
 	}
 	f := m.Form
-	f.VAEGroups = tinyVAEGroups
+	f.vaeGroups = tinyVAEGroups
 	h.waitFor("the dropped folder", 10*time.Second, func() bool { return f.Path.Text == comfy })
 	// A text encoder file replaces that part; a transformer file, while the model is a
 	// folder, too.
@@ -193,11 +193,11 @@ func TestModelDrop(t *testing.T) {
 		t.Fatal("drop on the open dialog not taken")
 	}
 	h.waitFor("the dropped files", 10*time.Second, func() bool {
-		return f.Parts[engine.TextEncoder].Text == te && f.Parts[engine.Transformer].Text == tr
+		return f.parts[engine.TextEncoder].Text == te && f.parts[engine.Transformer].Text == tr
 	})
 	st := waitChecked(h, f)
-	if !f.OK || !strings.Contains(st, "flux-2-klein-tiny-q8_0-q4_k.gguf") {
-		t.Errorf("after the drop: ok %v, status %q", f.OK, st)
+	if !f.ok || !strings.Contains(st, "flux-2-klein-tiny-q8_0-q4_k.gguf") {
+		t.Errorf("after the drop: ok %v, status %q", f.ok, st)
 	}
 	// Something that is no model part is refused with its name.
 	if !m.TakeDrop([]fyne.URI{storage.NewFileURI(png)}) {
@@ -271,13 +271,13 @@ func TestModelFolderCheckedWhenChosen(t *testing.T) {
 
 	// Choosing it directly (setup page, remembered folder): found in the background.
 	m.SetDir(broken, true)
-	h.waitFor("the background check", 10*time.Second, func() bool { return m.Err != nil })
+	h.waitFor("the background check", 10*time.Second, func() bool { return m.err != nil })
 	banner := h.sh.ErrorText()
 	if !strings.Contains(banner, "vae/diffusion_pytorch_model.safetensors") || len(banner) > 240 {
 		t.Errorf("banner %q", banner)
 	}
-	if strings.Contains(m.Button.Text, "distilled") {
-		t.Errorf("model button %q", m.Button.Text)
+	if strings.Contains(m.button.Text, "distilled") {
+		t.Errorf("model button %q", m.button.Text)
 	}
 
 	// A good folder still passes.
@@ -285,8 +285,8 @@ func TestModelFolderCheckedWhenChosen(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.settle()
-	if m.Err != nil {
-		t.Errorf("tiny model: %v", m.Err)
+	if m.err != nil {
+		t.Errorf("tiny model: %v", m.err)
 	}
 }
 
@@ -306,12 +306,12 @@ func TestModelFolderWithoutModelFiles(t *testing.T) {
 	f := openForm(t, h)
 	f.Path.SetText(pics)
 	st := waitChecked(h, f)
-	if f.OK || !strings.Contains(st, "holiday holds no model files") || strings.Contains(st, "incomplete") || strings.Contains(st, "base") {
-		t.Errorf("folder of images: ok %v, report %q", f.OK, st)
+	if f.ok || !strings.Contains(st, "holiday holds no model files") || strings.Contains(st, "incomplete") || strings.Contains(st, "base") {
+		t.Errorf("folder of images: ok %v, report %q", f.ok, st)
 	}
 	h.tapDialogButton("Close")
-	if err := h.m.SetDir(pics, false); err == nil || h.m.Button.Text != "Model unusable" {
-		t.Errorf("folder of images as the model: %v, header %q", err, h.m.Button.Text)
+	if err := h.m.SetDir(pics, false); err == nil || h.m.button.Text != "Model unusable" {
+		t.Errorf("folder of images as the model: %v, header %q", err, h.m.button.Text)
 	}
 }
 
@@ -326,14 +326,14 @@ func TestModelAdapterChosenAsModel(t *testing.T) {
 		p := golden.Path(t, "lora", "loras", c.file)
 		f.Path.SetText(p)
 		st := waitChecked(h, f)
-		if f.OK || !strings.Contains(st, c.kind+" adapter") || !strings.Contains(st, "under Adapters") || strings.Contains(st, "tensor names") {
-			t.Errorf("%s as the model: ok %v, report %q", c.file, f.OK, st)
+		if f.ok || !strings.Contains(st, c.kind+" adapter") || !strings.Contains(st, "under Adapters") || strings.Contains(st, "tensor names") {
+			t.Errorf("%s as the model: ok %v, report %q", c.file, f.ok, st)
 		}
 	}
 	f.Path.SetText(tinyModel(t))
-	f.Parts["transformer"].SetText(golden.Path(t, "lora", "loras", "lora_kohya_r2_a1.safetensors"))
-	if st := waitChecked(h, f); f.OK || !strings.Contains(st, "LoRA adapter") {
-		t.Errorf("LoRA as the transformer: ok %v, report %q", f.OK, st)
+	f.parts["transformer"].SetText(golden.Path(t, "lora", "loras", "lora_kohya_r2_a1.safetensors"))
+	if st := waitChecked(h, f); f.ok || !strings.Contains(st, "LoRA adapter") {
+		t.Errorf("LoRA as the transformer: ok %v, report %q", f.ok, st)
 	}
 }
 
@@ -358,7 +358,7 @@ func TestModelDialogSpeaksToUsers(t *testing.T) {
 			walk(w.Content)
 		}
 	}
-	walk(f.Content)
+	walk(f.content)
 	if !strings.Contains(text, "transformer file") {
 		t.Fatalf("the walk missed the dialog's help: %s", text)
 	}
@@ -378,8 +378,8 @@ func TestEscapeClosesTheModelDialogFromItsMenus(t *testing.T) {
 	c := h.win.Canvas()
 	for i := 0; i < 5; i++ {
 		h.openDeviceSettings()
-		p := m.DLPanels[len(m.DLPanels)-1]
-		f := []fyne.Focusable{p.Token, p.Variant, m.Form.Combo, m.Dev.Sel, m.Dev.Precision}[i]
+		p := m.dlPanels[len(m.dlPanels)-1]
+		f := []fyne.Focusable{p.token, p.variant, m.Form.combo, m.Dev.sel, m.Dev.precision}[i]
 		c.Focus(f)
 		typeKey(c, fyne.KeyEscape)
 		h.settle()
@@ -410,8 +410,8 @@ func TestModelDialogComfyUI(t *testing.T) {
 	f := openForm(t, h)
 	f.Path.SetText(filepath.Dir(comfy)) // the installation: its models/ folder is found
 	st := waitChecked(h, f)
-	if !f.OK || !f.ComboBox.Visible() || len(f.Combo.Options) != 2 {
-		t.Fatalf("ComfyUI folder: ok %v, combinations shown %v %q; status %q", f.OK, f.ComboBox.Visible(), f.Combo.Options, st)
+	if !f.ok || !f.comboBox.Visible() || len(f.combo.Options) != 2 {
+		t.Fatalf("ComfyUI folder: ok %v, combinations shown %v %q; status %q", f.ok, f.comboBox.Visible(), f.combo.Options, st)
 	}
 	// The GGUF transformer is the first choice, with its quant types and format.
 	for _, want := range []string{"flux-2-klein-tiny-Q8_0-mix.gguf", "qwen3-tiny-Q8_0.gguf", "flux2-ae-tiny.safetensors", "Q8_0 x", "GGUF", "distilled"} {
@@ -419,33 +419,33 @@ func TestModelDialogComfyUI(t *testing.T) {
 			t.Errorf("status lacks %q: %q", want, st)
 		}
 	}
-	if !strings.Contains(f.Combo.Selected, "Q8_0-mix.gguf") {
-		t.Errorf("selected combination %q", f.Combo.Selected)
+	if !strings.Contains(f.combo.Selected, "Q8_0-mix.gguf") {
+		t.Errorf("selected combination %q", f.combo.Selected)
 	}
-	ggufBytes := f.Res.Src.WeightBytes(engine.Transformer)
+	ggufBytes := f.res.src.WeightBytes(engine.Transformer)
 
 	// Pick the BF16 single file.
-	i := slices.IndexFunc(f.Combo.Options, func(s string) bool { return strings.HasPrefix(s, "flux-2-klein-tiny.safetensors") })
+	i := slices.IndexFunc(f.combo.Options, func(s string) bool { return strings.HasPrefix(s, "flux-2-klein-tiny.safetensors") })
 	if i < 0 {
-		t.Fatalf("combinations %q", f.Combo.Options)
+		t.Fatalf("combinations %q", f.combo.Options)
 	}
-	f.Combo.SetSelected(f.Combo.Options[i])
+	f.combo.SetSelected(f.combo.Options[i])
 	st = waitChecked(h, f)
-	if !f.OK || !strings.Contains(st, "BF16 x") || strings.Contains(st, "Q8_0-mix") {
-		t.Fatalf("after picking the single file: ok %v, status %q", f.OK, st)
+	if !f.ok || !strings.Contains(st, "BF16 x") || strings.Contains(st, "Q8_0-mix") {
+		t.Fatalf("after picking the single file: ok %v, status %q", f.ok, st)
 	}
-	src := f.Res.Src
+	src := f.res.src
 	h.tapDialogButton("Use this model")
 	h.settle()
 	m := h.m
-	if m.Err != nil || m.Src != src || m.Dlg != nil {
-		t.Fatalf("model after Use: err %v, same source %v", m.Err, m.Src == src)
+	if m.err != nil || m.src != src || m.Dlg != nil {
+		t.Fatalf("model after Use: err %v, same source %v", m.err, m.src == src)
 	}
-	if got := partFile(m.Info, engine.Transformer).Path; filepath.Base(got) != "flux-2-klein-tiny.safetensors" {
+	if got := partFile(m.info, engine.Transformer).Path; filepath.Base(got) != "flux-2-klein-tiny.safetensors" {
 		t.Errorf("transformer in use %q", got)
 	}
-	if m.Spec.Path != filepath.Dir(comfy) || filepath.Base(m.Spec.Transformer) != "flux-2-klein-tiny.safetensors" || filepath.Base(m.Spec.TextEncoder) != "qwen3-tiny-Q8_0.gguf" {
-		t.Errorf("spec %+v", m.Spec)
+	if m.spec.path != filepath.Dir(comfy) || filepath.Base(m.spec.transformer) != "flux-2-klein-tiny.safetensors" || filepath.Base(m.spec.textEncoder) != "qwen3-tiny-Q8_0.gguf" {
+		t.Errorf("spec %+v", m.spec)
 	}
 	// The fit line reads the model's sizes from the same Source: the single file's, not
 	// the GGUF's.
@@ -462,14 +462,14 @@ func TestModelDialogComfyUI(t *testing.T) {
 	}
 	h2 := newHarness(t, data, "")
 	m2 := h2.m
-	if m2.Err != nil || m2.Spec != m.Spec || filepath.Base(partFile(m2.Info, engine.Transformer).Path) != "flux-2-klein-tiny.safetensors" {
-		t.Errorf("after a restart: spec %+v, err %v", m2.Spec, m2.Err)
+	if m2.err != nil || m2.spec != m.spec || filepath.Base(partFile(m2.info, engine.Transformer).Path) != "flux-2-klein-tiny.safetensors" {
+		t.Errorf("after a restart: spec %+v, err %v", m2.spec, m2.err)
 	}
 	// The dialog shows the remembered combination.
 	f2 := openForm(t, h2)
 	waitChecked(h2, f2)
-	if !strings.HasPrefix(f2.Combo.Selected, "flux-2-klein-tiny.safetensors") || !f2.OK {
-		t.Errorf("remembered combination shown as %q (ok %v)", f2.Combo.Selected, f2.OK)
+	if !strings.HasPrefix(f2.combo.Selected, "flux-2-klein-tiny.safetensors") || !f2.ok {
+		t.Errorf("remembered combination shown as %q (ok %v)", f2.combo.Selected, f2.ok)
 	}
 }
 
@@ -481,8 +481,8 @@ func TestModelButtonAndReport(t *testing.T) {
 	data := t.TempDir()
 	h := newHarness(t, data, "")
 	m := h.m
-	if !strings.Contains(m.Button.Text, "No model") {
-		t.Errorf("model button %q", m.Button.Text)
+	if !strings.Contains(m.button.Text, "No model") {
+		t.Errorf("model button %q", m.button.Text)
 	}
 
 	partial := t.TempDir()
@@ -491,7 +491,7 @@ func TestModelButtonAndReport(t *testing.T) {
 	if err == nil || !strings.Contains(h.sh.ErrorText(), "transformer/diffusion_pytorch_model.safetensors") {
 		t.Errorf("incomplete folder: %v, banner %q", err, h.sh.ErrorText())
 	}
-	md := SourceReport(m.Info, m.Err, sysmem.Status{}, false)
+	md := sourceReport(m.info, m.err, sysmem.Status{}, false)
 	if !strings.Contains(md, "Missing") || !strings.Contains(md, "`vae/config.json`") {
 		t.Errorf("model report %q", md)
 	}
@@ -499,10 +499,10 @@ func TestModelButtonAndReport(t *testing.T) {
 	if err := m.SetDir(tinyModel(t), true); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(m.Button.Text, "distilled") {
-		t.Errorf("model button %q", m.Button.Text)
+	if !strings.Contains(m.button.Text, "distilled") {
+		t.Errorf("model button %q", m.button.Text)
 	}
-	md = SourceReport(m.Info, nil, sysmem.Status{Bytes: 1000, Known: true}, false)
+	md = sourceReport(m.info, nil, sysmem.Status{Bytes: 1000, Known: true}, false)
 	if !strings.Contains(md, "distilled") || !strings.Contains(md, "larger than the memory available") {
 		t.Errorf("model report %q", md)
 	}
@@ -511,8 +511,8 @@ func TestModelButtonAndReport(t *testing.T) {
 
 	// The folder is remembered.
 	h2 := newHarness(t, data, "")
-	if h2.m.Dir != tinyModel(t) || h2.m.Err != nil {
-		t.Errorf("remembered model %q (%v)", h2.m.Dir, h2.m.Err)
+	if h2.m.dir != tinyModel(t) || h2.m.err != nil {
+		t.Errorf("remembered model %q (%v)", h2.m.dir, h2.m.err)
 	}
 }
 
@@ -525,7 +525,7 @@ func TestMissingFolderInPlainWords(t *testing.T) {
 	if err == nil {
 		t.Fatal("a missing folder opened")
 	}
-	if r := SourceReport(engine.ModelInfo{}, err, sysmem.Status{}, false); strings.Contains(r, "no such file") {
+	if r := sourceReport(engine.ModelInfo{}, err, sysmem.Status{}, false); strings.Contains(r, "no such file") {
 		t.Errorf("model settings: %q", r)
 	}
 }

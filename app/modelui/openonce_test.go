@@ -20,7 +20,7 @@ func TestModelOpenedOnce(t *testing.T) {
 		}
 		ast.Inspect(f, func(n ast.Node) bool {
 			fn, ok := n.(*ast.FuncDecl)
-			if ok && fn.Name.Name == "InspectModel" { // the downloader's check of a finished download
+			if ok && fn.Name.Name == "inspectModel" { // the downloader's check of a finished download
 				return false
 			}
 			if sel, ok := n.(*ast.SelectorExpr); ok {

@@ -14,8 +14,8 @@ func TestPrecisionDeviceString(t *testing.T) {
 		p  gpu.Precision
 	}{{"vulkan:0", gpu.PrecisionFast}, {"vulkan:1", gpu.PrecisionExact}, {"", gpu.PrecisionFast}, {"webgpu:0", gpu.PrecisionExact}} {
 		s := WithPrecision(c.id, c.p)
-		if DeviceID(s) != c.id || PrecisionOf(s) != c.p {
-			t.Errorf("%q %s: %q gives %q %s", c.id, c.p, s, DeviceID(s), PrecisionOf(s))
+		if DeviceID(s) != c.id || precisionOf(s) != c.p {
+			t.Errorf("%q %s: %q gives %q %s", c.id, c.p, s, DeviceID(s), precisionOf(s))
 		}
 	}
 }
@@ -39,15 +39,15 @@ func TestPrecisionSelectFollowsTheDeviceUnits(t *testing.T) {
 	m := h.m
 	h.openDeviceSettings()
 	m.Dev.List = unitDevices()
-	m.RefreshDeviceSelect()
-	sel, prec := m.Dev.Sel, m.Dev.Precision
+	m.refreshDeviceSelect()
+	sel, prec := m.Dev.sel, m.Dev.precision
 
 	sel.SetSelected(unitDevices()[2].Label()) // no matrix units
-	if !prec.Disabled() || prec.Selected != PrecisionExactLabel {
+	if !prec.Disabled() || prec.Selected != precisionExactLabel {
 		t.Errorf("without matrix units the precision shows %q, disabled %v", prec.Selected, prec.Disabled())
 	}
 	sel.SetSelected(unitDevices()[1].Label())
-	if prec.Disabled() || prec.Selected != PrecisionFastLabel {
+	if prec.Disabled() || prec.Selected != precisionFastLabel {
 		t.Errorf("with matrix units the precision shows %q, disabled %v; want fast by default", prec.Selected, prec.Disabled())
 	}
 	if d, p := m.EffectiveDevice(), m.RunPrecision(); d != "vulkan:0" || p != gpu.PrecisionFast {
@@ -56,7 +56,7 @@ func TestPrecisionSelectFollowsTheDeviceUnits(t *testing.T) {
 	h.tapDialogButton("Close")
 
 	h.openDeviceSettings()
-	m.Dev.Precision.SetSelected(PrecisionExactLabel)
+	m.Dev.precision.SetSelected(precisionExactLabel)
 	if got := h.savedSettings().Precision; got != "exact" {
 		t.Errorf("saved precision %q, want exact", got)
 	}
@@ -69,8 +69,8 @@ func TestPrecisionSelectFollowsTheDeviceUnits(t *testing.T) {
 	h2 := newHarness(t, data, tinyModel(t))
 	h2.openDeviceSettings()
 	h2.m.Dev.List = unitDevices()
-	h2.m.RefreshDeviceSelect()
-	if got := h2.m.Dev.Precision; got.Selected != PrecisionExactLabel || got.Disabled() {
+	h2.m.refreshDeviceSelect()
+	if got := h2.m.Dev.precision; got.Selected != precisionExactLabel || got.Disabled() {
 		t.Errorf("after a restart the precision shows %q (disabled %v), want Exact to choose from", got.Selected, got.Disabled())
 	}
 }

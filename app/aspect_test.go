@@ -67,7 +67,7 @@ func TestAspectMenuAndImageSize(t *testing.T) {
 	if c.width.Text != "128" || c.height.Text != "64" {
 		t.Fatalf("viewed image 128×64: size %s×%s", c.width.Text, c.height.Text)
 	}
-	if err := h.ui.refs.addReference(writeTestPNG(t, t.TempDir(), "ref.png", 83, 69, nil)); err != nil {
+	if err := h.ui.refs.Add(writeTestPNG(t, t.TempDir(), "ref.png", 83, 69, nil)); err != nil {
 		t.Fatal(err)
 	}
 	b := findTipButton(c.box, useSizeTip)

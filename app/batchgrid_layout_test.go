@@ -50,7 +50,7 @@ func TestBatchGridFollowsDeletes(t *testing.T) {
 		}
 	}
 	for _, f := range rest {
-		e, _ := u.gal.entry(f)
+		e, _ := u.gal.Entry(f)
 		u.gal.DeleteEntry(e)
 	}
 	h.waitFor("the grid to go with its last image", 0, func() bool { return !b.box.Visible() })
@@ -71,14 +71,14 @@ func TestBatchGridArrowsGoAlongIt(t *testing.T) {
 	c.Unfocus()
 	for i := 1; i < len(b.files); i++ {
 		key(c, fyne.KeyRight)
-		if u.view.shown.File != b.files[i] {
-			t.Fatalf("→ %d times from the first tile shows %s, want the tile %d, %s (grid %v)", i, u.view.shown.File, i, b.files[i], b.files)
+		if u.view.Shown.File != b.files[i] {
+			t.Fatalf("→ %d times from the first tile shows %s, want the tile %d, %s (grid %v)", i, u.view.Shown.File, i, b.files[i], b.files)
 		}
 	}
 	for i := len(b.files) - 2; i >= 0; i-- {
 		key(c, fyne.KeyLeft)
-		if u.view.shown.File != b.files[i] {
-			t.Fatalf("← shows %s, want the tile %d, %s (grid %v)", u.view.shown.File, i, b.files[i], b.files)
+		if u.view.Shown.File != b.files[i] {
+			t.Fatalf("← shows %s, want the tile %d, %s (grid %v)", u.view.Shown.File, i, b.files[i], b.files)
 		}
 	}
 	if got := markedTiles(u); len(got) != 1 || got[0] != 0 {

@@ -30,7 +30,7 @@ func TestBatchOutlineFollowsViewer(t *testing.T) {
 	u.ctl.setSize(64, 64)
 	lockSeed(u, 10)
 	h.generate("an older image")
-	older := u.view.shown
+	older := u.view.Shown
 	lockSeed(u, 20)
 	u.ctl.setCount(3)
 	out := h.generate("three foxes")
@@ -41,7 +41,7 @@ func TestBatchOutlineFollowsViewer(t *testing.T) {
 		t.Helper()
 		got := markedTiles(u)
 		if len(got) != len(want) || len(want) == 1 && got[0] != want[0] {
-			t.Errorf("%s: tiles %v outlined, want %v (viewer shows %s)", when, got, want, u.view.shown.File)
+			t.Errorf("%s: tiles %v outlined, want %v (viewer shows %s)", when, got, want, u.view.Shown.File)
 		}
 	}
 	check("after the run", 0)
@@ -56,8 +56,8 @@ func TestBatchOutlineFollowsViewer(t *testing.T) {
 	c := h.win.Canvas()
 	c.Unfocus()
 	key(c, fyne.KeyLeft)
-	if u.view.shown.File != out.entries[1].File {
-		t.Fatalf("← shows %s, want %s", u.view.shown.File, out.entries[1].File)
+	if u.view.Shown.File != out.entries[1].File {
+		t.Fatalf("← shows %s, want %s", u.view.Shown.File, out.entries[1].File)
 	}
 	check("← from the third image", 1)
 	key(c, fyne.KeyEnd)

@@ -60,8 +60,8 @@ func TestEveryButtonIsNamed(t *testing.T) {
 	h.waitShownImage(e)
 	u.AddReference(writeTestPNG(t, t.TempDir(), "ref.png", 256, 192, nil))
 	h.settle()
-	if len(u.refs.paths) != 1 {
-		t.Fatalf("references %v", u.refs.paths)
+	if len(u.refs.RefPaths()) != 1 {
+		t.Fatalf("references %v", u.refs.RefPaths())
 	}
 	u.ShowError(errors.New("something went wrong"))
 	h.settle()
@@ -76,11 +76,11 @@ func TestEveryButtonIsNamed(t *testing.T) {
 	}
 	u.run.queue.Push(u.run.jobFromForm(f))
 	u.run.queue.SetPaused(true)
-	u.view.openFullView()
-	if u.view.full == nil {
+	u.view.OpenFullView()
+	if u.view.Full == nil {
 		t.Fatal("no full-size view")
 	}
-	for name, w := range map[string]fyne.Window{"main window": h.win, "full-size view": u.view.full.win} {
+	for name, w := range map[string]fyne.Window{"main window": h.win, "full-size view": u.view.Full.Win} {
 		for _, b := range unnamedButtons(w.Canvas().Content()) {
 			t.Errorf("%s: a button with neither text nor a tooltip: %s", name, describe(b))
 		}

@@ -28,7 +28,7 @@ func TestInpaintSizedFromTheMainWindow(t *testing.T) {
 	h.win.Resize(fyne.NewSize(2544, 1392))
 	u.gal.SelectEntry(h.at(0).File, nil)
 	h.waitShownImage(h.at(0))
-	m := u.view.openInpaint()
+	m := u.view.OpenInpaint()
 	if m == nil {
 		t.Fatalf("Inpaint did not open: %q", u.ErrorText())
 	}

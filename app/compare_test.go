@@ -22,28 +22,28 @@ func TestCompareTwoImages(t *testing.T) {
 		}
 	}
 	g := &u.gal
-	g.setSelecting(true)
-	files := []string{g.visible[0].File, g.visible[1].File, g.visible[2].File}
-	g.cellTapped(files[0])
-	if !g.compareSel.Disabled() {
+	g.SetSelecting(true)
+	files := []string{g.Visible[0].File, g.Visible[1].File, g.Visible[2].File}
+	g.CellTapped(files[0])
+	if !g.CompareSel.Disabled() {
 		t.Fatal("Compare is enabled with one image checked")
 	}
-	g.cellTapped(files[1])
-	if g.compareSel.Disabled() {
+	g.CellTapped(files[1])
+	if g.CompareSel.Disabled() {
 		t.Fatal("Compare is disabled with two images checked")
 	}
-	g.cellTapped(files[2])
-	if !g.compareSel.Disabled() {
+	g.CellTapped(files[2])
+	if !g.CompareSel.Disabled() {
 		t.Fatal("Compare is enabled with three images checked")
 	}
-	g.cellTapped(files[2])
-	test.Tap(g.compareSel)
-	c := g.cmp
+	g.CellTapped(files[2])
+	test.Tap(g.CompareSel)
+	c := g.Cmp
 	if c == nil {
 		t.Fatal("Compare opened no window")
 	}
 	h.waitFor("both images to load", 10*time.Second, func() bool { return c.Parts().Images[0].Image != nil && c.Parts().Images[1].Image != nil })
-	want := [2][2]int{{g.visible[0].Meta.Width, g.visible[0].Meta.Height}, {g.visible[1].Meta.Width, g.visible[1].Meta.Height}}
+	want := [2][2]int{{g.Visible[0].Meta.Width, g.Visible[0].Meta.Height}, {g.Visible[1].Meta.Width, g.Visible[1].Meta.Height}}
 	for i := range 2 {
 		b := c.Parts().Images[i].Image.Bounds()
 		if c.Parts().Entries[i].File != files[i] || b.Dx() != want[i][0] || b.Dy() != want[i][1] || !strings.Contains(c.Parts().Caps[i].Text, files[i]) {
@@ -70,7 +70,7 @@ func TestCompareTwoImages(t *testing.T) {
 		t.Fatalf("after Swap: %s | %s", c.Parts().Entries[0].File, c.Parts().Entries[1].File)
 	}
 	c.Parts().Win.Close()
-	if g.cmp != nil {
+	if g.Cmp != nil {
 		t.Fatal("the closed A/B window is still remembered")
 	}
 }
@@ -88,8 +88,8 @@ func TestCompareWipe(t *testing.T) {
 		}
 	}
 	g := &u.gal
-	g.openCompare(g.visible[0], g.visible[1])
-	c := g.cmp
+	g.OpenCompare(g.Visible[0], g.Visible[1])
+	c := g.Cmp
 	h.waitFor("both images to load", 10*time.Second, func() bool { return c.Parts().Images[0].Image != nil && c.Parts().Images[1].Image != nil })
 	c.Parts().Win.Resize(fyne.NewSize(800, 500))
 	c.Parts().Images[0].Scrolled(&fyne.ScrollEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(50, 50)}, Scrolled: fyne.Delta{DY: 10}})

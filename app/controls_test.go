@@ -127,22 +127,21 @@ func TestRestoreAsksBeforeReplacingReferences(t *testing.T) {
 	h := newHarness(t, t.TempDir(), tinyModel(t), newFakeGen().open)
 	u := h.ui
 	ref := writeTestPNG(t, t.TempDir(), "mine.png", 64, 64, nil)
-	if err := u.refs.addReference(ref); err != nil {
+	if err := u.refs.Add(ref); err != nil {
 		t.Fatal(err)
 	}
-	u.refs.refresh()
 	meta := imageio.Metadata{Settings: schema.Settings{Prompt: "a bridge", Width: 256, Height: 256, Steps: 2, Seed: 5}}
 	u.RestoreSettings(meta)
-	if len(u.refs.paths) != 1 || h.win.Canvas().Overlays().Top() == nil {
-		t.Fatalf("references %v replaced without a question", u.refs.paths)
+	if len(u.refs.RefPaths()) != 1 || h.win.Canvas().Overlays().Top() == nil {
+		t.Fatalf("references %v replaced without a question", u.refs.RefPaths())
 	}
 	h.tapDialogButton("Keep mine")
-	if len(u.refs.paths) != 1 || u.ctl.prompt.Text != "a bridge" {
-		t.Errorf("keep mine: references %v, prompt %q", u.refs.paths, u.ctl.prompt.Text)
+	if len(u.refs.RefPaths()) != 1 || u.ctl.prompt.Text != "a bridge" {
+		t.Errorf("keep mine: references %v, prompt %q", u.refs.RefPaths(), u.ctl.prompt.Text)
 	}
 	u.RestoreSettings(meta)
 	h.tapDialogButton("Replace")
-	if len(u.refs.paths) != 0 {
-		t.Errorf("replace: references %v", u.refs.paths)
+	if len(u.refs.RefPaths()) != 0 {
+		t.Errorf("replace: references %v", u.refs.RefPaths())
 	}
 }

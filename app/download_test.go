@@ -72,14 +72,14 @@ func TestGenerateAsksWhenItDoesNotFit(t *testing.T) {
 func TestSetupGuideShowsDownloadProgress(t *testing.T) {
 	h := newHarness(t, t.TempDir(), "", newFakeGen().open)
 	u := h.ui
-	if !u.view.setup.Visible() {
+	if !u.view.Setup.Visible() {
 		t.Fatal("no setup guide without a model")
 	}
 	if m := windowMin(h.win); m.Width > laptopWindow.Width || m.Height > laptopWindow.Height {
 		t.Errorf("the window cannot be smaller than %v", m)
 	}
 	h.win.Resize(laptopWindow)
-	p := u.view.setupDownload
+	p := u.view.SetupDownload
 	u.model.DL = &modelui.DownloadRun{Variant: p.Selected(), Dir: modelui.CleanDir(p.Dest.Text), Running: true, Cancel: func() {},
 		Last: download.Progress{Phase: download.PhaseDownloading, Bytes: 3 << 30, TotalBytes: 16 << 30, Rate: 12e6, ETA: 20 * time.Minute,
 			File: filepath.Join("transformer", "diffusion_pytorch_model-00001-of-00002.safetensors")}}

@@ -26,28 +26,28 @@ func TestUndoDeleteFromAnywhere(t *testing.T) {
 	h := galleryHarness(t, t.TempDir(), "a red castle", "a blue sea", "a green forest")
 	u := h.ui
 	c := h.win.Canvas()
-	c.Focus(u.gal.search)
-	test.Type(u.gal.search, "a")
-	u.gal.search.SetText("")
-	u.gal.cellTapped("img-01.png")
+	c.Focus(u.gal.Search)
+	test.Type(u.gal.Search, "a")
+	u.gal.Search.SetText("")
+	u.gal.CellTapped("img-01.png")
 	if c.Focused() != nil {
 		t.Fatalf("a click on a thumbnail left the focus on %T", c.Focused())
 	}
 	h.settle()
 	key(c, fyne.KeyDelete)
-	h.waitFor("the image to go", 5*time.Second, func() bool { return len(u.gal.visible) == 2 })
+	h.waitFor("the image to go", 5*time.Second, func() bool { return len(u.gal.Visible) == 2 })
 	typeShortcut(c, &fyne.ShortcutUndo{})
-	h.waitFor("Ctrl+Z to bring it back", 5*time.Second, func() bool { return len(u.gal.visible) == 3 })
+	h.waitFor("Ctrl+Z to bring it back", 5*time.Second, func() bool { return len(u.gal.Visible) == 3 })
 
-	c.Focus(u.gal.search)
+	c.Focus(u.gal.Search)
 	u.gal.SelectEntry("img-00.png", nil)
 	h.settle()
-	test.Tap(u.view.deleteBtn)
-	h.waitFor("the image to go", 5*time.Second, func() bool { return len(u.gal.visible) == 2 })
+	test.Tap(u.view.DeleteBtn)
+	h.waitFor("the image to go", 5*time.Second, func() bool { return len(u.gal.Visible) == 2 })
 	typeShortcut(c, &fyne.ShortcutUndo{})
-	h.waitFor("Ctrl+Z to bring it back", 5*time.Second, func() bool { return len(u.gal.visible) == 3 })
-	if u.gal.search.Text != "" {
-		t.Errorf("the search became %q", u.gal.search.Text)
+	h.waitFor("Ctrl+Z to bring it back", 5*time.Second, func() bool { return len(u.gal.Visible) == 3 })
+	if u.gal.Search.Text != "" {
+		t.Errorf("the search became %q", u.gal.Search.Text)
 	}
 }
 
@@ -58,12 +58,12 @@ func TestDeleteKeyDeletesTheSelection(t *testing.T) {
 	u := h.ui
 	u.gal.SelectEntry("img-03.png", nil)
 	h.settle()
-	u.gal.setSelecting(true)
-	u.gal.selectAll()
+	u.gal.SetSelecting(true)
+	u.gal.SelectAll()
 	key(h.win.Canvas(), fyne.KeyDelete)
-	h.waitFor("all four to go", 5*time.Second, func() bool { return len(u.gal.visible) == 0 })
+	h.waitFor("all four to go", 5*time.Second, func() bool { return len(u.gal.Visible) == 0 })
 	typeShortcut(h.win.Canvas(), &fyne.ShortcutUndo{})
-	h.waitFor("all four back", 5*time.Second, func() bool { return len(u.gal.visible) == 4 })
+	h.waitFor("all four back", 5*time.Second, func() bool { return len(u.gal.Visible) == 4 })
 }
 
 // Issue 28 item 10: Ctrl+L puts the cursor in the prompt from anywhere (the search field
@@ -74,7 +74,7 @@ func TestPromptShortcutAndTabOrder(t *testing.T) {
 	u := h.ui
 	c := h.win.Canvas()
 	ctrlL := &desktop.CustomShortcut{KeyName: fyne.KeyL, Modifier: fyne.KeyModifierShortcutDefault}
-	c.Focus(u.gal.search)
+	c.Focus(u.gal.Search)
 	typeShortcut(c, ctrlL)
 	if c.Focused() != u.ctl.prompt {
 		t.Fatalf("Ctrl+L in the search field focused %T", c.Focused())

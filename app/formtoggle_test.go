@@ -14,7 +14,7 @@ import (
 // image area as the viewer fits it (at most its own size).
 func shownShare(h *harness, iw, ih float32) (fyne.Size, float32) {
 	relayout(h.win.Canvas().Content())
-	z := h.ui.view.image.Size()
+	z := h.ui.view.Image.Size()
 	s := min(z.Width/iw, z.Height/ih, 1)
 	shown := fyne.NewSize(iw*s, ih*s)
 	win := h.win.Canvas().Size()

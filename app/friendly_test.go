@@ -32,15 +32,15 @@ func TestUnreadableReferenceSaysWhatTheCLISays(t *testing.T) {
 func TestZoomLabelDuringPreview(t *testing.T) {
 	h, _ := startBlockedRun(t, "a lighthouse")
 	u := h.ui
-	h.waitFor("the preview", 5*time.Second, func() bool { return u.view.image.Image != nil })
+	h.waitFor("the preview", 5*time.Second, func() bool { return u.view.Image.Image != nil })
 	h.settle()
-	if got := u.view.zoom.level.Text; got != "Preview" {
+	if got := u.view.Zoom.Level.Text; got != "Preview" {
 		t.Errorf("zoom label during the preview %q, want Preview", got)
 	}
 	test.Tap(u.ctl.generate) // cancel
 	h.waitFor("the run to stop", 5*time.Second, func() bool { return u.run.cur == nil })
 	h.settle()
-	if got := u.view.zoom.level.Text; got == "Preview" {
+	if got := u.view.Zoom.Level.Text; got == "Preview" {
 		t.Errorf("zoom label after the run %q", got)
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"fyne.io/fyne/v2"
 
+	"kleinbild/app/galleryui"
 	"kleinbild/app/widgets"
 )
 
@@ -32,34 +33,34 @@ func TestZoomLevelFollowsSize(t *testing.T) {
 	u.gal.SelectEntry(e.File, nil)
 	h.waitShownImage(e)
 
-	check := func(what string, b *zoomBar) {
+	check := func(what string, b *galleryui.ZoomBar) {
 		t.Helper()
-		if !b.image.Fitted() {
+		if !b.Image.Fitted() {
 			t.Fatalf("%s: not fitted", what)
 		}
-		if want := fitLabel(t, b.image); b.level.Text != want {
-			t.Errorf("%s: zoom level %q, want %q (image area %v)", what, b.level.Text, want, b.image.Size())
+		if want := fitLabel(t, b.Image); b.Level.Text != want {
+			t.Errorf("%s: zoom level %q, want %q (image area %v)", what, b.Level.Text, want, b.Image.Size())
 		}
 	}
-	check("viewer", u.view.zoom)
+	check("viewer", u.view.Zoom)
 
-	u.view.openFullView()
-	f := u.view.full
+	u.view.OpenFullView()
+	f := u.view.Full
 	if f == nil {
 		t.Fatal("the full-size view did not open")
 	}
-	check("full-size view", f.zoom)
-	before := f.zoom.level.Text
-	f.win.Resize(fyne.NewSize(500, 400))
-	check("resized full-size view", f.zoom)
-	if f.zoom.level.Text == before {
+	check("full-size view", f.Zoom)
+	before := f.Zoom.Level.Text
+	f.Win.Resize(fyne.NewSize(500, 400))
+	check("resized full-size view", f.Zoom)
+	if f.Zoom.Level.Text == before {
 		t.Errorf("full-size view: zoom level %q did not change with the window", before)
 	}
 
-	before = u.view.zoom.level.Text
+	before = u.view.Zoom.Level.Text
 	h.win.Resize(fyne.NewSize(1000, 700))
-	check("resized viewer", u.view.zoom)
-	if u.view.zoom.level.Text == before {
+	check("resized viewer", u.view.Zoom)
+	if u.view.Zoom.Level.Text == before {
 		t.Errorf("viewer: zoom level %q did not change with the window", before)
 	}
 }

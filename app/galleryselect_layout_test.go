@@ -1,6 +1,7 @@
 package app
 
 import (
+	"kleinbild/app/galleryui"
 	"testing"
 
 	"fyne.io/fyne/v2"
@@ -18,21 +19,21 @@ func TestSelectModeKeepsTheWidths(t *testing.T) {
 	h.win.Resize(size)
 	relayout(h.win.Canvas().Content())
 	minBefore := windowMin(h.win)
-	galW := u.gal.root.Size().Width
-	u.gal.setSelecting(true)
-	u.gal.selectAll()
+	galW := u.gal.Root.Size().Width
+	u.gal.SetSelecting(true)
+	u.gal.SelectAll()
 	h.settle()
 	relayout(h.win.Canvas().Content())
 	if m := windowMin(h.win); m.Width > size.Width || m.Width > minBefore.Width {
 		t.Errorf("Select mode: the window's minimum width is %v, was %v (window %v)", m.Width, minBefore.Width, size.Width)
 	}
-	if w := u.gal.root.Size().Width; w != galW {
+	if w := u.gal.Root.Size().Width; w != galW {
 		t.Errorf("Select mode: the gallery is %v wide, was %v", w, galW)
 	}
 	if s := h.win.Canvas().Size(); s != size {
 		t.Errorf("the window is %v, was %v", s, size)
 	}
-	requireShown(t, h.win, "the selection's buttons", u.gal.deleteSel)
+	requireShown(t, h.win, "the selection's buttons", u.gal.DeleteSel)
 }
 
 // At 1024×600 (a 1008×552 window) the gallery's sort Select and search field show their
@@ -43,18 +44,18 @@ func TestGalleryHeaderFitsNarrow(t *testing.T) {
 	h.win.Resize(fyne.NewSize(1008, 552))
 	relayout(h.win.Canvas().Content())
 	g := &u.gal
-	for _, label := range sortLabels {
+	for _, label := range galleryui.SortLabels {
 		probe := widget.NewSelect([]string{label}, nil)
 		probe.SetSelected(label)
-		if need, got := probe.MinSize().Width, g.sortSel.Size().Width; got < need {
+		if need, got := probe.MinSize().Width, g.SortSel.Size().Width; got < need {
 			t.Errorf("the sort Select is %v wide, %q needs %v", got, label, need)
 		}
 	}
-	text := widget.NewLabel(g.search.PlaceHolder).MinSize().Width
-	if got := g.search.Size().Width; got < text {
+	text := widget.NewLabel(g.Search.PlaceHolder).MinSize().Width
+	if got := g.Search.Size().Width; got < text {
 		t.Errorf("the search field is %v wide, its placeholder needs %v", got, text)
 	}
-	requireShown(t, h.win, "the gallery's header", g.sortSel, g.search, g.favs, g.count)
+	requireShown(t, h.win, "the gallery's header", g.SortSel, g.Search, g.Favs, g.Count)
 }
 
 // Issue 36 item 20: at 1024×600 (a 1008×552 window) the gallery's count shows whole ("42
@@ -68,25 +69,25 @@ func TestGalleryCountAndStarsFitNarrow(t *testing.T) {
 	relayout(h.win.Canvas().Content())
 	g := &u.gal
 	for _, text := range []string{"42 images", "120 of 1042"} {
-		g.count.SetText(text)
+		g.Count.SetText(text)
 		relayout(h.win.Canvas().Content())
 		probe := widget.NewLabel(text)
-		probe.SizeName = g.count.SizeName
-		if need, got := probe.MinSize().Width, g.count.Size().Width; got < need-0.5 {
+		probe.SizeName = g.Count.SizeName
+		if need, got := probe.MinSize().Width, g.Count.Size().Width; got < need-0.5 {
 			t.Errorf("the count is %v wide, %q needs %v", got, text, need)
 		}
 	}
-	requireShown(t, h.win, "the gallery's header", g.search, g.favs, g.count)
+	requireShown(t, h.win, "the gallery's header", g.Search, g.Favs, g.Count)
 	abs := fyne.CurrentApp().Driver().AbsolutePositionForObject
-	right := abs(g.grid).X + g.grid.Size().Width - theme.ScrollBarSize()
+	right := abs(g.Grid).X + g.Grid.Size().Width - theme.ScrollBarSize()
 	cells := 0
-	walkCells(g.grid, func(c *galleryCellView) {
-		if c.file == "" {
+	walkCells(g.Grid, func(c *galleryui.CellView) {
+		if c.File == "" {
 			return
 		}
 		cells++
-		if end := abs(c.star).X + c.star.Size().Width; end > right+0.5 {
-			t.Errorf("the ☆ of %s ends at x = %v, under the scroll bar from %v", c.file, end, right)
+		if end := abs(c.Star).X + c.Star.Size().Width; end > right+0.5 {
+			t.Errorf("the ☆ of %s ends at x = %v, under the scroll bar from %v", c.File, end, right)
 		}
 	})
 	if cells < 2 {
@@ -95,9 +96,9 @@ func TestGalleryCountAndStarsFitNarrow(t *testing.T) {
 }
 
 // walkCells calls fn with each cell of the gallery grid o.
-func walkCells(o fyne.CanvasObject, fn func(*galleryCellView)) {
+func walkCells(o fyne.CanvasObject, fn func(*galleryui.CellView)) {
 	switch v := o.(type) {
-	case *galleryCellView:
+	case *galleryui.CellView:
 		fn(v)
 	case *fyne.Container:
 		for _, k := range v.Objects {
@@ -119,23 +120,23 @@ func TestSelectModeLeavesNoBand(t *testing.T) {
 	g := &u.gal
 	for _, size := range []fyne.Size{fyne.NewSize(1008, 552), fyne.NewSize(1280, 700)} {
 		h.win.Resize(size)
-		g.setSelecting(true)
-		g.selectAll()
+		g.SetSelecting(true)
+		g.SelectAll()
 		h.settle()
 		for range 2 { // a real window lays out again when a minimum size changed
 			relayout(h.win.Canvas().Content())
-			g.root.Refresh()
+			g.Root.Refresh()
 		}
 		relayout(h.win.Canvas().Content())
-		rows := g.selectBar.Objects[1]
+		rows := g.SelectBar.Objects[1]
 		used := float32(0)
-		for _, b := range []fyne.CanvasObject{g.deleteSel, g.compareSel} {
+		for _, b := range []fyne.CanvasObject{g.DeleteSel, g.CompareSel} {
 			used = max(used, b.Position().Y+b.Size().Height)
 		}
 		if got := rows.Size().Height; got > used+0.5 {
 			t.Errorf("in a %v window the selection's buttons use %v px of the %v they take", size, used, got)
 		}
-		requireShown(t, h.win, "the selection's buttons", g.deleteSel, g.compareSel)
-		g.setSelecting(false)
+		requireShown(t, h.win, "the selection's buttons", g.DeleteSel, g.CompareSel)
+		g.SetSelecting(false)
 	}
 }

@@ -24,7 +24,7 @@ func openCellMenu(t *testing.T, h *harness, file string) {
 	t.Helper()
 	u := h.ui
 	test.TapSecondary(galleryCellFor(t, u, file))
-	if u.gal.menu == nil || !u.gal.menu.Visible() || h.win.Canvas().Overlays().Top() == nil {
+	if u.gal.Menu == nil || !u.gal.Menu.Visible() || h.win.Canvas().Overlays().Top() == nil {
 		t.Fatalf("right-clicking %s opened no menu", file)
 	}
 }
@@ -33,18 +33,18 @@ func openCellMenu(t *testing.T, h *harness, file string) {
 func tapMenuItem(t *testing.T, h *harness, file, label string) {
 	t.Helper()
 	openCellMenu(t, h, file)
-	e, _ := h.ui.gal.entry(file)
-	items := h.ui.gal.cellMenu(e).Items // the same items the open menu was made from
+	e, _ := h.ui.gal.Entry(file)
+	items := h.ui.gal.CellMenu(e).Items // the same items the open menu was made from
 	i := slices.IndexFunc(items, func(it *fyne.MenuItem) bool { return it.Label == label })
 	if i < 0 {
 		t.Fatalf("the menu of %s has no %q", file, label)
 	}
-	tap, ok := h.ui.gal.menu.Items[i].(fyne.Tappable)
+	tap, ok := h.ui.gal.Menu.Items[i].(fyne.Tappable)
 	if !ok {
 		t.Fatalf("menu row %d is not tappable", i)
 	}
 	test.Tap(tap)
-	if h.ui.gal.menu.Visible() {
+	if h.ui.gal.Menu.Visible() {
 		t.Errorf("the menu stays open after %q", label)
 	}
 }
@@ -63,9 +63,9 @@ func menuGallery(t *testing.T, data string) {
 }
 
 func menuLabels(u *UI, file string) []string {
-	e, _ := u.gal.entry(file)
+	e, _ := u.gal.Entry(file)
 	var out []string
-	for _, it := range u.gal.cellMenu(e).Items {
+	for _, it := range u.gal.CellMenu(e).Items {
 		if !it.IsSeparator {
 			out = append(out, it.Label)
 		}
@@ -86,8 +86,8 @@ func TestGalleryCellMenu(t *testing.T) {
 	path := filepath.Join(data, "gallery", file)
 	viewerUnchanged := func(after string) {
 		t.Helper()
-		if !u.view.shownOK || u.view.shown.File != "img-01.png" {
-			t.Errorf("after %s the viewer shows %q", after, u.view.shown.File)
+		if !u.view.ShownOK || u.view.Shown.File != "img-01.png" {
+			t.Errorf("after %s the viewer shows %q", after, u.view.Shown.File)
 		}
 	}
 	want := []string{"Render larger", "Use as reference", "Reuse settings", "Favourite", "Copy image", "Show in folder", "Delete"}
@@ -96,9 +96,9 @@ func TestGalleryCellMenu(t *testing.T) {
 	}
 
 	tapMenuItem(t, h, file, "Use as reference")
-	h.waitFor("the reference", 5*time.Second, func() bool { return len(u.refs.paths) == 1 })
-	if u.refs.paths[0] != path {
-		t.Errorf("reference %v, want %s", u.refs.paths, path)
+	h.waitFor("the reference", 5*time.Second, func() bool { return len(u.refs.RefPaths()) == 1 })
+	if u.refs.RefPaths()[0] != path {
+		t.Errorf("reference %v, want %s", u.refs.RefPaths(), path)
 	}
 	viewerUnchanged("Use as reference")
 
@@ -109,16 +109,16 @@ func TestGalleryCellMenu(t *testing.T) {
 	viewerUnchanged("Reuse settings")
 
 	tapMenuItem(t, h, file, "Favourite")
-	h.waitFor("the star", 5*time.Second, func() bool { e, _ := u.gal.entry(file); return e.Favourite })
+	h.waitFor("the star", 5*time.Second, func() bool { e, _ := u.gal.Entry(file); return e.Favourite })
 	if got := menuLabels(u, file); got[3] != "Unfavourite" {
 		t.Errorf("a favourite's menu offers %q", got[3])
 	}
 	tapMenuItem(t, h, file, "Unfavourite")
-	h.waitFor("the star to go", 5*time.Second, func() bool { e, _ := u.gal.entry(file); return !e.Favourite })
+	h.waitFor("the star to go", 5*time.Second, func() bool { e, _ := u.gal.Entry(file); return !e.Favourite })
 
 	var mu sync.Mutex
 	var copied []byte
-	u.view.copyPNG = func(b []byte) error { mu.Lock(); defer mu.Unlock(); copied = b; return nil }
+	u.view.CopyPNG = func(b []byte) error { mu.Lock(); defer mu.Unlock(); copied = b; return nil }
 	tapMenuItem(t, h, file, "Copy image")
 	h.waitFor("the copy", 5*time.Second, func() bool { return strings.Contains(u.Status.Text, "Copied the image "+file) })
 	mu.Lock()
@@ -129,7 +129,7 @@ func TestGalleryCellMenu(t *testing.T) {
 	}
 
 	revealed := make(chan string, 1)
-	u.gal.revealFile = func(p string) error { revealed <- p; return nil }
+	u.gal.RevealFile = func(p string) error { revealed <- p; return nil }
 	tapMenuItem(t, h, file, "Show in folder")
 	select {
 	case p := <-revealed:
@@ -142,10 +142,10 @@ func TestGalleryCellMenu(t *testing.T) {
 	viewerUnchanged("Copy image and Show in folder")
 
 	tapMenuItem(t, h, file, "Delete")
-	h.waitFor("the deletion", 5*time.Second, func() bool { return len(u.gal.visible) == 1 && u.gal.undoBar.Visible() })
+	h.waitFor("the deletion", 5*time.Second, func() bool { return len(u.gal.Visible) == 1 && u.gal.UndoBar.Visible() })
 	viewerUnchanged("Delete")
-	test.Tap(u.gal.undoBtn)
-	h.waitFor("the undo", 5*time.Second, func() bool { return len(u.gal.visible) == 2 })
+	test.Tap(u.gal.UndoBtn)
+	h.waitFor("the undo", 5*time.Second, func() bool { return len(u.gal.Visible) == 2 })
 	if _, err := os.Stat(path); err != nil {
 		t.Errorf("Undo did not bring the file back: %v", err)
 	}
@@ -162,13 +162,13 @@ func TestGalleryCellMenuWithoutSettings(t *testing.T) {
 	u := h.ui
 	h.settle()
 	openCellMenu(t, h, "plain.png")
-	e, _ := u.gal.entry("plain.png")
-	for _, it := range u.gal.cellMenu(e).Items {
+	e, _ := u.gal.Entry("plain.png")
+	for _, it := range u.gal.CellMenu(e).Items {
 		if it.Label == "Reuse settings" && !it.Disabled {
 			t.Error("Reuse settings is offered for an image without settings")
 		}
 	}
-	u.gal.menu.Hide()
+	u.gal.Menu.Hide()
 	tapMenuItem(t, h, "plain.png", "Render larger")
 	if len(u.run.queue.Jobs) != 0 || u.run.cur != nil || !strings.Contains(u.ErrorText(), "no Kleinbild settings") {
 		t.Errorf("queued %d, banner %q", len(u.run.queue.Jobs), u.ErrorText())
@@ -196,7 +196,7 @@ func TestGalleryCellMenuRenderLarger(t *testing.T) {
 	if r.Prompt != "a red castle" || r.Seed != 1 || len(r.References) == 0 || r.References[0] != filepath.Join(data, "gallery", "img-00.png") {
 		t.Errorf("queued %+v", r)
 	}
-	if !u.view.followRun {
+	if !u.view.FollowRun {
 		t.Error("the viewer stopped following the run")
 	}
 	test.Tap(u.ctl.generate) // cancel: the queued job starts

@@ -13,21 +13,6 @@ import (
 	"kleinbild/engine/imageio"
 )
 
-// openInpaint opens Inpaint mode for the image the viewer shows, in a window of its own,
-// and returns it (nil when there is none).
-func (v *viewer) openInpaint() *inpaintui.Mode {
-	if !v.shownOK || v.sh.Gallery == nil {
-		return nil
-	}
-	path := v.sh.Gallery.Path(v.shown)
-	img, err := imageio.Load(path)
-	if err != nil {
-		v.sh.ShowError(err)
-		return nil
-	}
-	return v.showInpaint(path, img)
-}
-
 // showInpaint opens Inpaint mode for the picture img read from path.
 func (u *UI) showInpaint(path string, img image.Image) *inpaintui.Mode {
 	return inpaintui.Open(u.Shell, inpaintui.Deps{ReadForm: u.ctl.inpaintForm, SeedIsLocked: u.ctl.seedIsLocked,

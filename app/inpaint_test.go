@@ -53,10 +53,10 @@ func TestInpaintModeEndToEnd(t *testing.T) {
 		t.Fatal(out.err)
 	}
 	h.settle()
-	if !u.view.shownOK {
+	if !u.view.ShownOK {
 		t.Fatal("the generated image is not shown")
 	}
-	m := u.view.openInpaint()
+	m := u.view.OpenInpaint()
 	if m == nil {
 		t.Fatalf("Inpaint mode did not open (banner %q)", u.ErrorText())
 	}
@@ -132,7 +132,7 @@ func TestInpaintModeEndToEnd(t *testing.T) {
 		t.Errorf("reused: path %s, strength %v, %d masked pixels (want %d)", again.Parts().Path, again.Parts().Strength.Value, masked(again.Parts().Editor), masked(m.Parts().Editor))
 	}
 	wins := len(fyne.CurrentApp().Driver().AllWindows())
-	test.Tap(u.view.reuseBtn)
+	test.Tap(u.view.ReuseBtn)
 	if n := len(fyne.CurrentApp().Driver().AllWindows()); n != wins+1 {
 		t.Errorf("Reuse settings on an inpainted image: %d windows, want %d", n, wins+1)
 	}

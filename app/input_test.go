@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
+	"kleinbild/app/settings"
 	"kleinbild/app/widgets"
 )
 
@@ -43,12 +44,12 @@ func TestWheelOverFieldsScrollsForm(t *testing.T) {
 	// The Adapters section's fields at the form's end pass the wheel on too: the LoRA
 	// folder's search, and a strength field added after the form was built.
 	h.addAdapter(goldenLoRA(t, "lora_kohya_r2_a1.safetensors"))
-	h.wait("the folder scan", u.adapters.folder.setDir(t.TempDir())) // shows the search field
+	u.adapters.ApplySettings(settings.Settings{LoraDir: t.TempDir()}) // a LoRA folder shows the search field
 	h.settle()
 	for _, f := range []struct {
 		name string
 		e    *widgets.ShortcutEntry
-	}{{"LoRA folder search", u.adapters.folder.search}, {"adapter strength", u.adapters.entries[0].value}} {
+	}{{"LoRA folder search", findShortcutEntry(h.win.Canvas().Content(), "Search the LoRA folder")}, {"adapter strength", findShortcutEntry(h.win.Canvas().Content(), "1.00")}} {
 		s.ScrollToBottom()
 		h.settle()
 		bottom := s.Offset.Y
@@ -157,7 +158,7 @@ func TestRemovingAReferenceKeepsTheScroll(t *testing.T) {
 	for _, n := range []string{"a.png", "b.png", "c.png", "d.png", "e.png"} {
 		paths = append(paths, writeTestPNG(t, dir, n, 96, 80, nil))
 	}
-	done := u.refs.addFiles(paths, nil)
+	done := u.refs.DropImages(paths, nil)
 	h.waitFor("the references", 5*time.Second, func() bool {
 		select {
 		case <-done:
@@ -176,7 +177,7 @@ func TestRemovingAReferenceKeepsTheScroll(t *testing.T) {
 	if before == 0 {
 		t.Fatal("the form does not scroll")
 	}
-	test.Tap(findTipButton(u.refs.grid.Objects[4], "Remove this reference"))
+	test.Tap(findTipButtons(h.win.Canvas().Content(), "Remove this reference")[4])
 	h.settle()
 	if s.Offset.Y != before {
 		t.Errorf("removing a reference scrolled the form from %v to %v", before, s.Offset.Y)

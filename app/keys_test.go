@@ -47,7 +47,7 @@ func TestCtrlQFromEveryField(t *testing.T) {
 	}{
 		{"prompt", u.ctl.prompt}, {"width", u.ctl.width},
 		{"height", u.ctl.height}, {"steps", u.ctl.steps}, {"seed", u.ctl.seed},
-		{"gallery search", u.gal.search},
+		{"gallery search", u.gal.Search},
 	} {
 		c.Focus(f.e)
 		if c.Focused() != f.e {
@@ -102,7 +102,7 @@ func TestEscapeClosesDialogsAndWindows(t *testing.T) {
 		show func()
 	}{
 		{"Model", u.ShowModelDialog},
-		{"Trash", func() { u.gal.showTrash() }},
+		{"Trash", func() { u.gal.ShowTrash() }},
 	} {
 		d.show()
 		h.settle()
@@ -134,13 +134,13 @@ func TestEscapeClosesDialogsAndWindows(t *testing.T) {
 	open := func(w fyne.Window) bool { return slices.Contains(fyne.CurrentApp().Driver().AllWindows(), w) }
 	u.gal.SelectEntry(h.at(0).File, nil)
 	h.waitShownImage(h.at(0))
-	m := u.view.openInpaint()
+	m := u.view.OpenInpaint()
 	if m == nil {
 		t.Fatalf("Inpaint did not open: %q", u.ErrorText())
 	}
 	for _, f := range []fyne.Focusable{m.Parts().Prompt, m.Parts().Amounts[2], m.Parts().Size, m.Parts().Strength, m.Parts().Eraser} {
 		if !open(m.Parts().Win) {
-			m = u.view.openInpaint()
+			m = u.view.OpenInpaint()
 		}
 		m.Parts().Win.Canvas().Focus(f)
 		typeKey(m.Parts().Win.Canvas(), fyne.KeyEscape)
@@ -148,12 +148,12 @@ func TestEscapeClosesDialogsAndWindows(t *testing.T) {
 			t.Errorf("Inpaint: Escape with %T focused left it open", f)
 		}
 	}
-	u.gal.openCompare(h.at(0), h.at(1))
-	cmp := u.gal.cmp
+	u.gal.OpenCompare(h.at(0), h.at(1))
+	cmp := u.gal.Cmp
 	test.Tap(cmp.Parts().WipeOn)
 	cmp.Parts().Win.Canvas().Focus(cmp.Parts().Split)
 	typeKey(cmp.Parts().Win.Canvas(), fyne.KeyEscape)
-	if u.gal.cmp != nil {
+	if u.gal.Cmp != nil {
 		t.Error("Compare: Escape with the wipe slider focused left it open")
 	}
 }
@@ -221,7 +221,7 @@ func TestInpaintShowsItsRun(t *testing.T) {
 	u := h.ui
 	u.gal.SelectEntry(h.at(0).File, nil)
 	h.waitShownImage(h.at(0))
-	m := u.view.openInpaint()
+	m := u.view.OpenInpaint()
 	if m == nil {
 		t.Fatalf("Inpaint did not open: %q", u.ErrorText())
 	}

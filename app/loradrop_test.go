@@ -25,22 +25,19 @@ func TestDropRoutesAdaptersBeforeModel(t *testing.T) {
 	if u.model.Form != nil {
 		t.Fatal("the model settings claimed an adapter drop")
 	}
-	if n := len(u.adapters.entries); n != 2 {
+	if n := len(u.Settings.Adapters); n != 2 {
 		t.Fatalf("%d adapters after dropping two; banner %q", n, u.ErrorText())
 	}
 	if msg := u.ErrorText(); strings.Contains(msg, "transformer") {
 		t.Errorf("banner %q", msg)
 	}
 	tr := golden.Path(t, "model", "tiny-flux2-klein", "transformer", "diffusion_pytorch_model.safetensors")
-	if isAdapterFile(tr) || !isAdapterFile(lokr) {
-		t.Error("isAdapterFile does not tell a transformer from an adapter")
-	}
 	h.wait("the transformer drop", u.routeDrop([]fyne.URI{storage.NewFileURI(tr)}))
 	if u.model.Form == nil {
 		t.Error("a transformer file did not go to the model settings")
 	}
 	h.waitFor("the form", 10*time.Second, func() bool { return u.model.Form.Path.Text == tr })
-	if len(u.adapters.entries) != 2 {
+	if len(u.Settings.Adapters) != 2 {
 		t.Errorf("the transformer was added as an adapter")
 	}
 }

@@ -18,7 +18,7 @@ func TestModelSetup(t *testing.T) {
 	fake := newFakeGen()
 	h := newHarness(t, data, "", fake.open)
 	u := h.ui
-	if !u.view.setup.Visible() || u.view.empty.Visible() {
+	if !u.view.Setup.Visible() || u.view.Empty.Visible() {
 		t.Fatal("without a model the setup guide should show")
 	}
 	test.Type(u.ctl.prompt, "x")
@@ -35,7 +35,7 @@ func TestModelSetup(t *testing.T) {
 	if err == nil || !strings.Contains(u.ErrorText(), "transformer/diffusion_pytorch_model.safetensors") {
 		t.Errorf("incomplete folder: %v, banner %q", err, u.ErrorText())
 	}
-	if !u.view.setup.Visible() {
+	if !u.view.Setup.Visible() {
 		t.Error("setup guide hidden for an unusable model")
 	}
 
@@ -45,7 +45,7 @@ func TestModelSetup(t *testing.T) {
 	if u.ctl.steps.Text != "4" || u.ctl.guidanceBox.Visible() {
 		t.Errorf("steps %q, guidance visible %v", u.ctl.steps.Text, u.ctl.guidanceBox.Visible())
 	}
-	if !u.view.empty.Visible() || u.view.setup.Visible() {
+	if !u.view.Empty.Visible() || u.view.Setup.Visible() {
 		t.Error("setup guide still shown with a usable model")
 	}
 	h.settle()

@@ -11,7 +11,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -29,7 +28,6 @@ import (
 const (
 	q8mixFile = "gguf/model/comfyui/diffusion_models/flux-2-klein-tiny-Q8_0-mix.gguf"
 	bflFlux   = "gguf/model/comfyui/diffusion_models/flux-2-klein-tiny.safetensors"
-	sdcppFile = "gguf/model/sdcpp/flux-2-klein-tiny-q8_0-q4_k.gguf"
 	teQ8File  = "gguf/model/comfyui/text_encoders/qwen3-tiny-Q8_0.gguf"
 	bflVAE    = "gguf/model/comfyui/vae/flux2-ae-tiny.safetensors"
 	// tinyVAEGroups is the GroupNorm group count of the tiny model's VAE, which its weights
@@ -210,44 +208,6 @@ func maxPixelDiff(a, b image.Image) int {
 		}
 	}
 	return worst
-}
-
-// Issue 20: the part files' chooser (Kleinbild's, in weight-file mode) lists folders and
-// GGUF/safetensors files only; tapping a file chooses it, and a typed path of one too.
-func TestBrowseWeightFile(t *testing.T) {
-	fakeHome(t)
-	comfy := comfyFolder(t)
-	dm := filepath.Join(comfy, "diffusion_models")
-	writeTestPNG(t, dm, "preview.png", 4, 4, nil)
-	os.Mkdir(filepath.Join(dm, "old"), 0o755)
-	h := newHarness(t, t.TempDir(), "", newFakeGen().open)
-	var got string
-	c := browseWeightFile(h.ui.Shell, filepath.Join(dm, "flux-2-klein-tiny.safetensors"), func(p string) { got = p })
-	h.chooserLoaded(c)
-	if names := itemNames(c); c.dir != dm || !slices.Equal(names, []string{"old", "flux-2-klein-tiny-Q8_0-mix.gguf", "flux-2-klein-tiny.safetensors"}) {
-		t.Fatalf("in %s: %q", c.dir, names)
-	}
-	if !strings.Contains(c.msg.Text, "2 model files") || !c.ok.Disabled() {
-		t.Errorf("summary %q, confirm enabled %v", c.msg.Text, !c.ok.Disabled())
-	}
-	c.list.Select(itemIndex(c, "flux-2-klein-tiny-Q8_0-mix.gguf"))
-	if got != filepath.Join(dm, "flux-2-klein-tiny-Q8_0-mix.gguf") {
-		t.Errorf("chose %q", got)
-	}
-	// A typed path: a GGUF file is chosen, an image refused.
-	got = ""
-	c = browseWeightFile(h.ui.Shell, "", func(p string) { got = p })
-	h.chooserLoaded(c)
-	c.submit(filepath.Join(dm, "preview.png"))
-	h.chooserLoaded(c)
-	if got != "" || !strings.Contains(c.msg.Text, "not a GGUF or safetensors file") {
-		t.Errorf("typed image: chose %q, message %q", got, c.msg.Text)
-	}
-	c.submit(golden.Path(t, teQ8File))
-	h.chooserLoaded(c)
-	if got != golden.Path(t, teQ8File) {
-		t.Errorf("typed GGUF: chose %q", got)
-	}
 }
 
 // Issue 18: the app opens a model through engine.Source only: not through the download

@@ -71,7 +71,7 @@ func TestWelcomeTextSpeaksToUsers(t *testing.T) {
 			walk(w.Content)
 		}
 	}
-	walk(h.ui.view.setup)
+	walk(h.ui.view.Setup)
 	low := strings.ToLower(text)
 	for _, bad := range []string{"golden", "test data", "tiny test model", "tiny-flux2-klein"} {
 		if strings.Contains(low, bad) {
@@ -140,8 +140,8 @@ func TestRestoreSettingsKeepsExistingReferences(t *testing.T) {
 		Settings: schema.Settings{Prompt: "a bridge", Width: 256, Height: 256, Steps: 2, Seed: 5, References: []string{kept, gone}},
 	})
 	h.settle()
-	if len(u.refs.paths) != 1 || u.refs.paths[0] != kept {
-		t.Errorf("references after restore: %v, want [%s]", u.refs.paths, kept)
+	if len(u.refs.RefPaths()) != 1 || u.refs.RefPaths()[0] != kept {
+		t.Errorf("references after restore: %v, want [%s]", u.refs.RefPaths(), kept)
 	}
 	if msg := u.ErrorText(); !strings.Contains(msg, "gone.png") || strings.Contains(msg, "kept.png") {
 		t.Errorf("notice %q should name the missing reference only", msg)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"kleinbild/app/galleryui"
 	"kleinbild/gpu"
 	"kleinbild/gpu/backends"
 )
@@ -38,8 +39,8 @@ func TestPrecisionFollowsTheDeviceUnits(t *testing.T) {
 	if got := fake.opened(); !slices.Equal(got, []string{"vulkan:0+fast"}) {
 		t.Errorf("opened on %q, want vulkan:0 in fast precision", got)
 	}
-	if out.entry.Meta.Precision != "fast" || !strings.Contains(describeEntry(out.entry), "fast precision") {
-		t.Errorf("metadata precision %q, info %q", out.entry.Meta.Precision, describeEntry(out.entry))
+	if out.entry.Meta.Precision != "fast" || !strings.Contains(galleryui.DescribeEntry(out.entry), "fast precision") {
+		t.Errorf("metadata precision %q, info %q", out.entry.Meta.Precision, galleryui.DescribeEntry(out.entry))
 	}
 
 	u.Settings.Precision = string(gpu.PrecisionExact) // as the settings' select chooses it
@@ -50,7 +51,7 @@ func TestPrecisionFollowsTheDeviceUnits(t *testing.T) {
 	if got := fake.opened(); !slices.Equal(got, []string{"vulkan:0+fast", "vulkan:0"}) {
 		t.Errorf("opened on %q, want a reopen on vulkan:0 in exact precision", got)
 	}
-	if out.entry.Meta.Precision != "" || strings.Contains(describeEntry(out.entry), "precision") {
-		t.Errorf("an exact image's metadata precision %q, info %q", out.entry.Meta.Precision, describeEntry(out.entry))
+	if out.entry.Meta.Precision != "" || strings.Contains(galleryui.DescribeEntry(out.entry), "precision") {
+		t.Errorf("an exact image's metadata precision %q, info %q", out.entry.Meta.Precision, galleryui.DescribeEntry(out.entry))
 	}
 }

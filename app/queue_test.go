@@ -232,11 +232,11 @@ func TestQueueGoesOnAfterJobFailure(t *testing.T) {
 
 	ref := writeTestPNG(t, t.TempDir(), "ref.png", 64, 64, nil)
 	u.AddReference(ref)
-	if len(u.refs.paths) != 1 {
+	if len(u.refs.RefPaths()) != 1 {
 		t.Fatalf("reference not added: %q", u.ErrorText())
 	}
 	queueJob(t, u, "with a reference that goes", 2)
-	u.refs.remove(ref)
+	u.refs.Remove(ref)
 	// A job with a size the model does not take (as an old image's settings could give).
 	u.run.queue.Push(&job{Req: engine.Request{Settings: engine.Settings{Prompt: "odd size", Width: 100, Height: 64, Seed: 3}}, Count: 1})
 	queueJob(t, u, "fine", 4)

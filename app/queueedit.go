@@ -24,7 +24,7 @@ func (u *UI) openJob(j *job) {
 		for _, w := range j.Req.Adapters {
 			found, strengths = append(found, w.Adapter), append(strengths, w.Strength)
 		}
-		u.adapters.useOnly(found, strengths)
+		u.adapters.UseOnly(found, strengths)
 		if len(j.Missing) > 0 {
 			var names []string
 			for _, m := range j.Missing {

@@ -17,7 +17,8 @@ func TestQueueJobOpensIntoForm(t *testing.T) {
 	u := h.ui
 	q := u.run.queue
 	h.addAdapter(goldenLoRA(t, "lora_kohya_r2_a1.safetensors"))
-	u.adapters.setStrength(u.adapters.entries[0], 0.5)
+	strength := findShortcutEntry(h.win.Canvas().Content(), "1.00") // the adapter's strength
+	strength.SetText("0.5")
 	j := u.run.jobFromForm(form{Settings: engine.Settings{Prompt: "a lighthouse", Width: 320, Height: 192, Steps: 7, Seed: 41}, SeedGiven: true, Count: 3})
 	if len(j.Req.Adapters) != 1 {
 		t.Fatalf("the job has %d adapters", len(j.Req.Adapters))
@@ -46,8 +47,8 @@ func TestQueueJobOpensIntoForm(t *testing.T) {
 	u.ctl.prompt.SetText("something else")
 	u.ctl.setSize(512, 512)
 	u.ctl.setCount(1)
-	u.adapters.entries[0].on.SetChecked(false)
-	u.adapters.setStrength(u.adapters.entries[0], 2)
+	findCheck(h.win.Canvas().Content(), "lora_kohya").SetChecked(false)
+	strength.SetText("2")
 
 	test.Tap(q.Rows[1].Open)
 	if len(q.Jobs) != 2 || q.Jobs[0] != other || q.Jobs[1] != inpaint {

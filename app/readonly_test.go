@@ -103,12 +103,12 @@ func TestSecondWindowReadOnly(t *testing.T) {
 	if autoErr == nil || !strings.Contains(autoErr.Error(), "read-only") {
 		t.Errorf("Automate: %v", autoErr)
 	}
-	u.gal.toggleFavourite(e)
+	u.gal.ToggleFavourite(e)
 	h2.settle()
 	if !strings.Contains(u.ErrorText(), "read-only") {
 		t.Errorf("favourite: banner %q", u.ErrorText())
 	}
-	u.gal.deleteEntries([]gallery.Entry{e})
+	u.gal.DeleteEntries([]gallery.Entry{e})
 	h2.settle()
 	if !strings.Contains(u.ErrorText(), "read-only") || u.Gallery.Len() != 1 {
 		t.Errorf("delete: banner %q, %d images", u.ErrorText(), u.Gallery.Len())

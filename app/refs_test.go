@@ -1,7 +1,6 @@
 package app
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,53 +10,22 @@ import (
 	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/test"
 
-	"kleinbild/app/shell"
 	"kleinbild/app/widgets"
 	"kleinbild/engine/imageio"
 	"kleinbild/engine/schema"
 )
 
-func TestDropAddsReferences(t *testing.T) {
+// A dropped reference reaches the engine, and its hash the image's metadata. (The
+// References section itself is tested in package inputs.)
+func TestDroppedReferenceReachesTheRun(t *testing.T) {
 	fake := newFakeGen()
 	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
 	u := h.ui
-	dir := t.TempDir()
-	a := writeTestPNG(t, dir, "a.png", 96, 80, nil)
-	b := writeTestPNG(t, dir, "b.png", 64, 64, nil)
-	h.drop([]fyne.URI{storage.NewFileURI(a), storage.NewFileURI(b)})
-	if len(u.refs.paths) != 2 || u.refs.paths[0] != a || u.refs.paths[1] != b {
-		t.Fatalf("refs = %v", u.refs.paths)
+	a := writeTestPNG(t, t.TempDir(), "a.png", 96, 80, nil)
+	h.drop([]fyne.URI{storage.NewFileURI(a)})
+	if refs := u.refs.RefPaths(); len(refs) != 1 || refs[0] != a {
+		t.Fatalf("refs = %v", refs)
 	}
-	if len(u.refs.grid.Objects) != 2 || u.refs.hint.Visible() {
-		t.Errorf("%d reference thumbnails shown", len(u.refs.grid.Objects))
-	}
-	h.waitFor("reference thumbnails", 5*time.Second, func() bool {
-		for _, o := range u.refs.grid.Objects {
-			if o.(*fyne.Container).Objects[0].(*shell.ThumbImage).Img.Image == nil {
-				return false
-			}
-		}
-		return true
-	})
-	// Remove the second one with its button.
-	test.Tap(findTipButton(u.refs.grid.Objects[1], "Remove this reference"))
-	if len(u.refs.paths) != 1 || u.refs.paths[0] != a {
-		t.Fatalf("after remove: refs = %v", u.refs.paths)
-	}
-	// Not an image, and too small.
-	txt := filepath.Join(dir, "notes.txt")
-	os.WriteFile(txt, []byte("hello"), 0o644)
-	h.drop([]fyne.URI{storage.NewFileURI(txt)})
-	if !strings.Contains(u.ErrorText(), "Cannot use notes.txt as a reference: it is not an image") {
-		t.Errorf("banner after dropping text: %q", u.ErrorText())
-	}
-	tiny := writeTestPNG(t, dir, "tiny.png", 8, 8, nil)
-	h.drop([]fyne.URI{storage.NewFileURI(tiny)})
-	if !strings.Contains(u.ErrorText(), "too small") || len(u.refs.paths) != 1 {
-		t.Errorf("banner after dropping a tiny image: %q (refs %v)", u.ErrorText(), u.refs.paths)
-	}
-
-	// The reference reaches the engine and its hash the metadata.
 	out := h.generate("make it blue")
 	if out.err != nil {
 		t.Fatal(out.err)
@@ -83,7 +51,7 @@ func TestDropKleinbildPNGOffersRestore(t *testing.T) {
 	})
 
 	h.drop([]fyne.URI{storage.NewFileURI(p)})
-	if len(u.refs.paths) != 0 {
+	if len(u.refs.RefPaths()) != 0 {
 		t.Fatalf("a Kleinbild PNG was added without asking")
 	}
 	h.tapDialogButton("Restore settings")
@@ -93,8 +61,8 @@ func TestDropKleinbildPNGOffersRestore(t *testing.T) {
 		t.Errorf("restored: prompt %q, %s×%s, steps %s, seed %s (locked %v), schedule %q",
 			c.prompt.Text, c.width.Text, c.height.Text, c.steps.Text, c.seed.Text, c.seedLocked, c.schedule.Selected)
 	}
-	if len(u.refs.paths) != 1 || u.refs.paths[0] != ref {
-		t.Errorf("restored references %v", u.refs.paths)
+	if len(u.refs.RefPaths()) != 1 || u.refs.RefPaths()[0] != ref {
+		t.Errorf("restored references %v", u.refs.RefPaths())
 	}
 	if !strings.Contains(u.ErrorText(), "gone.png") {
 		t.Errorf("missing reference not reported: %q", u.ErrorText())
@@ -102,8 +70,8 @@ func TestDropKleinbildPNGOffersRestore(t *testing.T) {
 
 	h.drop([]fyne.URI{storage.NewFileURI(p)})
 	h.tapDialogButton("Use as reference")
-	if len(u.refs.paths) != 2 || u.refs.paths[1] != p {
-		t.Errorf("after 'Use as reference': refs %v", u.refs.paths)
+	if len(u.refs.RefPaths()) != 2 || u.refs.RefPaths()[1] != p {
+		t.Errorf("after 'Use as reference': refs %v", u.refs.RefPaths())
 	}
 }
 
@@ -156,8 +124,8 @@ func TestDropSaysWhatHappened(t *testing.T) {
 	h.settle()
 	u.ctl.scroll.ScrollToTop()
 	h.drop([]fyne.URI{storage.NewFileURI(writeTestPNG(t, t.TempDir(), "pebble.png", 64, 64, nil))})
-	if len(u.refs.paths) != 1 || !strings.Contains(u.Status.Text, "pebble.png") {
-		t.Errorf("references %v, status %q", u.refs.paths, u.Status.Text)
+	if len(u.refs.RefPaths()) != 1 || !strings.Contains(u.Status.Text, "pebble.png") {
+		t.Errorf("references %v, status %q", u.refs.RefPaths(), u.Status.Text)
 	}
 	t.Logf("form %v in %v, offset %v", u.ctl.scroll.Content.Size(), u.ctl.scroll.Size(), u.ctl.scroll.Offset)
 	if u.ctl.scroll.Content.Size().Height > u.ctl.scroll.Size().Height && u.ctl.scroll.Offset.Y <= 0 {

@@ -31,12 +31,12 @@ func TestDropFIFODoesNotBlock(t *testing.T) {
 		done = u.handleDrop([]fyne.URI{storage.NewFileURI(fifo)})
 	})
 	h.waitFor("the FIFO drop", 10*time.Second, func() bool { return closedChan(done) })
-	if len(u.refs.paths) != 0 || !strings.Contains(u.ErrorText(), "pipe.png") || !strings.Contains(u.ErrorText(), "named pipe") {
-		t.Errorf("after dropping a FIFO: refs %v, banner %q", u.refs.paths, u.ErrorText())
+	if len(u.refs.RefPaths()) != 0 || !strings.Contains(u.ErrorText(), "pipe.png") || !strings.Contains(u.ErrorText(), "named pipe") {
+		t.Errorf("after dropping a FIFO: refs %v, banner %q", u.refs.RefPaths(), u.ErrorText())
 	}
 	h.drop([]fyne.URI{storage.NewFileURI(fifo), storage.NewFileURI(zero), storage.NewFileURI(good)})
-	if len(u.refs.paths) != 1 || u.refs.paths[0] != good {
-		t.Errorf("refs %v, want only good.png", u.refs.paths)
+	if len(u.refs.RefPaths()) != 1 || u.refs.RefPaths()[0] != good {
+		t.Errorf("refs %v, want only good.png", u.refs.RefPaths())
 	}
 	if !strings.Contains(u.ErrorText(), "character device") {
 		t.Errorf("banner %q", u.ErrorText())

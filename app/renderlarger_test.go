@@ -52,7 +52,7 @@ func TestRenderLargerQueuesTheImage(t *testing.T) {
 	refDir := t.TempDir()
 	ref := writeTestPNG(t, refDir, "ref.png", 64, 64, nil)
 	u.AddReference(ref)
-	if len(u.refs.paths) != 1 {
+	if len(u.refs.RefPaths()) != 1 {
 		t.Fatalf("reference not added: %q", u.ErrorText())
 	}
 	lockSeed(u, 4242)
@@ -67,12 +67,12 @@ func TestRenderLargerQueuesTheImage(t *testing.T) {
 
 	// A second run blocks, so the render-larger job waits in the queue.
 	fake.block = true
-	u.refs.remove(ref)
+	u.refs.Remove(ref)
 	u.ctl.prompt.SetText("something else")
 	test.Tap(u.ctl.generate)
 	waitStarted(t, h, fake)
 	u.gal.SelectEntry(src.File, nil)
-	btn := findIconButton(u.view.actions, theme.ZoomInIcon().Name())
+	btn := findIconButton(u.view.Actions, theme.ZoomInIcon().Name())
 	if btn == nil {
 		t.Fatal("the viewer has no 'Render larger' button")
 	}

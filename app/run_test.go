@@ -93,12 +93,12 @@ func TestBatchSavesEachImageWithItsSeed(t *testing.T) {
 			t.Errorf("tile %d shows %s, want %s", i, f, out.entries[i].File)
 		}
 	}
-	if u.view.shown.File != out.entries[0].File {
-		t.Errorf("viewer shows %s, want the first of the run %s", u.view.shown.File, out.entries[0].File)
+	if u.view.Shown.File != out.entries[0].File {
+		t.Errorf("viewer shows %s, want the first of the run %s", u.view.Shown.File, out.entries[0].File)
 	}
 	test.Tap(u.run.batch.tiles[2])
-	if u.view.shown.File != out.entries[2].File || u.view.shown.Meta.Seed != 102 {
-		t.Errorf("after tapping the third tile the viewer shows %s (seed %d)", u.view.shown.File, u.view.shown.Meta.Seed)
+	if u.view.Shown.File != out.entries[2].File || u.view.Shown.Meta.Seed != 102 {
+		t.Errorf("after tapping the third tile the viewer shows %s (seed %d)", u.view.Shown.File, u.view.Shown.Meta.Seed)
 	}
 	if u.run.batch.marks[2].StrokeColor == color.Transparent || u.run.batch.marks[0].StrokeColor != color.Transparent {
 		t.Error("the outline does not mark the tile shown")
@@ -146,7 +146,7 @@ func TestBatchCancelKeepsFinished(t *testing.T) {
 		t.Fatal("the run did not start")
 	}
 	h.waitFor("the second image", 5*time.Second, func() bool {
-		return strings.HasPrefix(u.view.progressText.Text, "Image 2 of 4 · Step 1 of 4")
+		return strings.HasPrefix(u.view.ProgressText.Text, "Image 2 of 4 · Step 1 of 4")
 	})
 	if u.Gallery.Len() != 1 || !u.run.batch.box.Visible() || len(u.run.batch.tiles) != 1 {
 		t.Errorf("while the second image runs: gallery %d, grid visible %v with %d tiles", u.Gallery.Len(), u.run.batch.box.Visible(), len(u.run.batch.tiles))
@@ -166,8 +166,8 @@ func TestBatchCancelKeepsFinished(t *testing.T) {
 	if !strings.Contains(u.Status.Text, "Cancelled after 1 of 4") || u.ErrorText() != "" {
 		t.Errorf("status %q, banner %q", u.Status.Text, u.ErrorText())
 	}
-	if !u.view.shownOK || u.view.shown.Meta.Seed != 200 || !u.run.batch.box.Visible() || len(u.run.batch.tiles) != 1 {
-		t.Errorf("after cancel the viewer shows %v seed %d, grid %v", u.view.shownOK, u.view.shown.Meta.Seed, len(u.run.batch.tiles))
+	if !u.view.ShownOK || u.view.Shown.Meta.Seed != 200 || !u.run.batch.box.Visible() || len(u.run.batch.tiles) != 1 {
+		t.Errorf("after cancel the viewer shows %v seed %d, grid %v", u.view.ShownOK, u.view.Shown.Meta.Seed, len(u.run.batch.tiles))
 	}
 	if u.ctl.generate.Text != "Generate" {
 		t.Errorf("button %q after cancel", u.ctl.generate.Text)
@@ -185,7 +185,9 @@ func TestGUIMetadataMatchesCLI(t *testing.T) {
 	u.run.version = "9.8.7"
 	writeTestPNG(t, dir, "ref.png", 64, 64, nil) // the smallest reference the engine takes
 	t.Chdir(dir)
-	u.refs.paths = []string{"ref.png"} // a relative path, as a typed one can be
+	if err := u.refs.Add("ref.png"); err != nil { // a relative path, as a typed one can be
+		t.Fatal(err)
+	}
 	out := h.generate("a fox with a reference")
 	if out.err != nil {
 		t.Fatal(out.err)
@@ -231,7 +233,7 @@ func TestGenerateSavesToGallery(t *testing.T) {
 	fake := newFakeGen()
 	h := newHarness(t, data, tinyModel(t), fake.open)
 	u := h.ui
-	if !u.view.empty.Visible() || u.view.setup.Visible() {
+	if !u.view.Empty.Visible() || u.view.Setup.Visible() {
 		t.Fatal("with a model and no images the viewer should invite to generate")
 	}
 	h.ui.ctl.setSize(256, 192)
@@ -262,16 +264,16 @@ func TestGenerateSavesToGallery(t *testing.T) {
 	if err != nil || !ok || meta.Prompt != req.Prompt || meta.Seed != req.Seed || meta.Software != "kleinbild dev" || meta.Duration <= 0 {
 		t.Errorf("PNG metadata = %+v, %v, %v", meta, ok, err)
 	}
-	if !u.view.shownOK || u.view.shown.File != e.File || u.view.image.Image == nil || !u.view.info.Visible() {
+	if !u.view.ShownOK || u.view.Shown.File != e.File || u.view.Image.Image == nil || !u.view.Info.Visible() {
 		t.Errorf("the result is not shown in the viewer")
 	}
-	if u.view.prompt.Text != req.Prompt || !strings.Contains(u.view.details.Text, "seed "+strconv.FormatUint(req.Seed, 10)) {
-		t.Errorf("viewer shows %q / %q", u.view.prompt.Text, u.view.details.Text)
+	if u.view.Prompt.Text != req.Prompt || !strings.Contains(u.view.Details.Text, "seed "+strconv.FormatUint(req.Seed, 10)) {
+		t.Errorf("viewer shows %q / %q", u.view.Prompt.Text, u.view.Details.Text)
 	}
-	if u.gal.count.Text != "1 image" || u.gal.empty.Visible() {
-		t.Errorf("gallery header %q", u.gal.count.Text)
+	if u.gal.Count.Text != "1 image" || u.gal.Empty.Visible() {
+		t.Errorf("gallery header %q", u.gal.Count.Text)
 	}
-	if u.ctl.generate.Text != "Generate" || u.view.progress.Visible() {
+	if u.ctl.generate.Text != "Generate" || u.view.Progress.Visible() {
 		t.Errorf("the UI did not return to idle: button %q", u.ctl.generate.Text)
 	}
 	if txt := u.ErrorText(); txt != "" {
@@ -291,8 +293,8 @@ func TestGenerateSavesToGallery(t *testing.T) {
 	if first == second {
 		t.Errorf("unlocked seed did not change between runs (%d)", first)
 	}
-	if newest, _ := u.Gallery.At(0); newest.Meta.Seed != second || u.view.shown.File != newest.File {
-		t.Errorf("newest entry seed %d (want %d), shown %s", newest.Meta.Seed, second, u.view.shown.File)
+	if newest, _ := u.Gallery.At(0); newest.Meta.Seed != second || u.view.Shown.File != newest.File {
+		t.Errorf("newest entry seed %d (want %d), shown %s", newest.Meta.Seed, second, u.view.Shown.File)
 	}
 
 	// A locked seed is kept.
@@ -334,9 +336,9 @@ func TestCancelStopsPromptly(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("generator was not called")
 	}
-	h.waitFor("progress", 5*time.Second, func() bool { return strings.HasPrefix(u.view.progressText.Text, "Step 1 of 4") })
-	if u.ctl.generate.Text != "Cancel" || !u.view.progress.Visible() {
-		t.Fatalf("while running: button %q, progress visible %v", u.ctl.generate.Text, u.view.progress.Visible())
+	h.waitFor("progress", 5*time.Second, func() bool { return strings.HasPrefix(u.view.ProgressText.Text, "Step 1 of 4") })
+	if u.ctl.generate.Text != "Cancel" || !u.view.Progress.Visible() {
+		t.Fatalf("while running: button %q, progress visible %v", u.ctl.generate.Text, u.view.Progress.Visible())
 	}
 	start := time.Now()
 	test.Tap(u.ctl.generate) // now "Cancel"
@@ -348,7 +350,7 @@ func TestCancelStopsPromptly(t *testing.T) {
 	if u.ErrorText() != "" || !strings.Contains(u.Status.Text, "cancelled") {
 		t.Errorf("banner %q, status %q", u.ErrorText(), u.Status.Text)
 	}
-	if u.ctl.generate.Text != "Generate" || u.view.progress.Visible() {
+	if u.ctl.generate.Text != "Generate" || u.view.Progress.Visible() {
 		t.Errorf("after cancel: button %q", u.ctl.generate.Text)
 	}
 }

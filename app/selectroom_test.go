@@ -1,6 +1,7 @@
 package app
 
 import (
+	"kleinbild/app/galleryui"
 	"testing"
 
 	"fyne.io/fyne/v2"
@@ -17,15 +18,15 @@ func TestSelectModeShowsTwoRows(t *testing.T) {
 	h.win.Resize(fyne.NewSize(1008, 552))
 	h.settle()
 	relayout(h.win.Canvas().Content())
-	twoRows := 2*newGalleryCellView(u.Tips, nil, nil, nil).MinSize().Height + theme.Padding()
-	g.setSelecting(true)
+	twoRows := 2*galleryui.NewCellView(u.Tips, nil, nil, nil).MinSize().Height + theme.Padding()
+	g.SetSelecting(true)
 	h.settle()
 	relayout(h.win.Canvas().Content())
-	if got := g.grid.Size().Height; got < twoRows {
+	if got := g.Grid.Size().Height; got < twoRows {
 		t.Errorf("selecting, the grid is %v high, two rows need %v", got, twoRows)
 	}
-	requireShown(t, h.win, "the selection's buttons", g.deleteSel, g.compareSel)
-	g.setSelecting(false)
+	requireShown(t, h.win, "the selection's buttons", g.DeleteSel, g.CompareSel)
+	g.SetSelecting(false)
 	h.settle()
-	requireShown(t, h.win, "the sort row and Trash after Done", g.sortSel, g.trashBar)
+	requireShown(t, h.win, "the sort row and Trash after Done", g.SortSel, g.TrashBar)
 }

@@ -18,34 +18,33 @@ func TestReferencesAndViewedImageSurviveRestart(t *testing.T) {
 	refDir := t.TempDir()
 	refs := []string{writeTestPNG(t, refDir, "a.png", 64, 64, nil), writeTestPNG(t, refDir, "b.png", 80, 64, nil)}
 	for _, p := range refs {
-		if err := u.refs.addReference(p); err != nil {
+		if err := u.refs.Add(p); err != nil {
 			t.Fatal(err)
 		}
 	}
-	u.refs.refresh()
 	for _, p := range []string{"first", "second"} {
 		if out := h.generate(p); out.err != nil {
 			t.Fatal(out.err)
 		}
 	}
-	older := u.gal.visible[1].File
+	older := u.gal.Visible[1].File
 	u.gal.SelectEntry(older, nil)
 	h.settle()
 	h.close()
 
 	h2 := newHarness(t, data, model, fake.open)
-	h2.waitFor("the last image viewed", 5*time.Second, func() bool { return h2.ui.view.shownOK })
-	if got := h2.ui.refs.paths; !slices.Equal(got, refs) {
+	h2.waitFor("the last image viewed", 5*time.Second, func() bool { return h2.ui.view.ShownOK })
+	if got := h2.ui.refs.RefPaths(); !slices.Equal(got, refs) {
 		t.Fatalf("references after restart %q, want %q", got, refs)
 	}
-	if got := h2.ui.view.shown.File; got != older {
+	if got := h2.ui.view.Shown.File; got != older {
 		t.Fatalf("viewer shows %q after restart, want %q", got, older)
 	}
 	h2.close()
 
 	os.Remove(refs[0])
 	h3 := newHarness(t, data, model, fake.open)
-	if got := h3.ui.refs.paths; !slices.Equal(got, refs[1:]) || h3.ui.Status.Text == "" {
+	if got := h3.ui.refs.RefPaths(); !slices.Equal(got, refs[1:]) || h3.ui.Status.Text == "" {
 		t.Fatalf("with a.png deleted: references %q, status %q", got, h3.ui.Status.Text)
 	}
 }

@@ -25,15 +25,15 @@ func TestVisibleTilesFillFromTheTopLeft(t *testing.T) {
 	old := u.Thumbs
 	u.Thumbs = th
 	t.Cleanup(func() { u.Thumbs = old; th.Close() })
-	g.setOrder(gallery.OrderOldest) // every cell shows another image: all ask anew
+	g.SetOrder(gallery.OrderOldest) // every cell shows another image: all ask anew
 	h.settle()
 	queued := th.Queued()
-	cols := g.grid.ColumnCount()
+	cols := g.Grid.ColumnCount()
 	if len(queued) < 2*cols || cols < 2 {
 		t.Fatalf("%d requests queued for %d columns", len(queued), cols)
 	}
 	for i := range 2 * cols {
-		if want := g.visible[i].SHA256; queued[i] != want {
+		if want := g.Visible[i].SHA256; queued[i] != want {
 			t.Fatalf("request %d taken first is %.8s, want tile %d's %.8s (the worker's order %.8v)", i, queued[i], i, want, queued)
 		}
 	}

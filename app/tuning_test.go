@@ -39,10 +39,10 @@ func TestTuningIsShown(t *testing.T) {
 	test.Type(u.ctl.prompt, "a lighthouse")
 	test.Tap(u.ctl.generate)
 	h.waitFor("the tuning message", 5*time.Second, func() bool {
-		return strings.Contains(u.view.progressText.Text, backends.TuningMessage) && strings.Contains(u.view.progressText.Text, "2 of 4")
+		return strings.Contains(u.view.ProgressText.Text, backends.TuningMessage) && strings.Contains(u.view.ProgressText.Text, "2 of 4")
 	})
-	if u.view.bar.Value <= 0 {
-		t.Errorf("the bar stands at %v while tuning is half done", u.view.bar.Value)
+	if u.view.Bar.Value <= 0 {
+		t.Errorf("the bar stands at %v while tuning is half done", u.view.Bar.Value)
 	}
 	close(release)
 	h.waitFor("the run to end", 10*time.Second, func() bool { return u.run.cur == nil })

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"kleinbild/app/galleryui"
+	"kleinbild/app/inputs"
 	"kleinbild/app/modelui"
 
 	"context"
@@ -38,10 +40,10 @@ type UI struct {
 	// through what wire (wiring.go) gives them.
 	ctl      controls
 	fit      fitLine
-	refs     refsSection
-	adapters adaptersSection
-	view     viewer
-	gal      galleryView
+	refs     inputs.Refs
+	adapters inputs.Adapters
+	view     galleryui.Viewer
+	gal      galleryui.View
 	model    modelui.Model
 	run      runner
 
@@ -130,10 +132,10 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 		u.model.Refresh()
 	}
 	u.ctl.applySettings(set)
-	u.refs.restore(set.References)
+	u.refs.Restore(set.References)
 	u.run.setUpQueue(filepath.Join(dataDir, "queue.json"))
 	u.run.queue.Retitle() // a queue kept from the last session counts in its tab
-	u.adapters.applySettings(set)
+	u.adapters.ApplySettings(set)
 	if opts.Prompt != "" {
 		u.ctl.prompt.SetText(opts.Prompt)
 	}
@@ -157,7 +159,7 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 	for _, sc := range windowShortcuts {
 		w.Canvas().AddShortcut(sc, func(s fyne.Shortcut) { u.windowKey(s.ShortcutName()) })
 	}
-	for _, e := range []*widgets.ShortcutEntry{u.ctl.prompt, u.ctl.negative, u.ctl.width, u.ctl.height, u.ctl.steps, u.ctl.seed, u.gal.search} {
+	for _, e := range []*widgets.ShortcutEntry{u.ctl.prompt, u.ctl.negative, u.ctl.width, u.ctl.height, u.ctl.steps, u.ctl.seed, u.gal.Search} {
 		e.PassOn = u.PassKey
 	}
 	u.closeWindow = w.Close
@@ -170,13 +172,13 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 		if ev.Name == fyne.KeyEscape && u.EscapeDialog(w.Canvas()) {
 			return // a dialog was open: Escape closed it, and never cancels the run
 		}
-		if u.gal.typedKey(ev) {
+		if u.gal.TypedKey(ev) {
 			return
 		}
 		if ev.Name == fyne.KeyEscape && u.run.busy() {
 			u.Cancel()
 		}
-		u.view.typedKey(w.Canvas(), u.view.image, ev)
+		u.view.TypedKey(ev)
 	})
 	u.followFocus()
 	go u.loadGallery(filepath.Join(dataDir, "gallery"))
@@ -231,7 +233,7 @@ func (u *UI) loadGallery(dir string) {
 			u.SetStatus("The gallery index was rebuilt from the images (" + rep.Reason + ").")
 		}
 		u.gal.Refresh()
-		u.gal.showLastViewed()
+		u.gal.ShowLastViewed()
 	})
 }
 
@@ -262,14 +264,14 @@ func (u *UI) build() fyne.CanvasObject {
 	noQueue := canvas.NewRectangle(color.Transparent) // the form's old place of the queue
 	noQueue.Hide()
 	side := container.NewStack(sideWidth, u.ctl.build(panelParts{
-		refs: u.refs.build, adapters: u.adapters.build, scrolled: u.adapters.passScrollTo,
+		refs: u.refs.Build, adapters: u.adapters.Build, scrolled: u.adapters.PassScrollTo,
 		queueAdd: u.run.queue.Add, queue: noQueue, wrapFit: u.fit.wrap,
 	}))
 
-	right := container.NewAppTabs(container.NewTabItemWithIcon("Gallery", theme.MediaPhotoIcon(), u.gal.build()))
+	right := container.NewAppTabs(container.NewTabItemWithIcon("Gallery", theme.MediaPhotoIcon(), u.gal.Build()))
 	right.Append(u.run.queue.BuildTab(right))
 	u.rightTabs = right
-	split := container.NewHSplit(u.run.buildViewColumn(u.view.build()), right)
+	split := container.NewHSplit(u.run.buildViewColumn(u.view.Build()), right)
 	split.Offset = 0.64
 
 	top := container.NewVBox(container.NewPadded(header), widget.NewSeparator())

@@ -162,8 +162,8 @@ func TestWindowFitsLaptopScreen(t *testing.T) {
 		uris = append(uris, storage.NewFileURI(writeTestPNG(t, dir, n, 96, 80, nil)))
 	}
 	h.drop(uris)
-	if len(u.refs.paths) != 3 {
-		t.Fatalf("refs %v", u.refs.paths)
+	if len(u.refs.RefPaths()) != 3 {
+		t.Fatalf("refs %v", u.refs.RefPaths())
 	}
 	h.waitFor("the fit line", 10*time.Second, func() bool { return u.ctl.fit.Visible() && u.ctl.fit.Text != "" })
 
@@ -174,7 +174,7 @@ func TestWindowFitsLaptopScreen(t *testing.T) {
 	for _, size := range []fyne.Size{laptopWindow, windowMin(h.win), fyne.NewSize(1280, 860)} {
 		h.win.Resize(size.Max(windowMin(h.win)))
 		requireShown(t, h.win, "Generate and fit line", u.ctl.generate, u.ctl.fit)
-		requireShown(t, h.win, "image actions (their menu)", u.view.moreBtn)
+		requireShown(t, h.win, "image actions (their menu)", u.view.MoreBtn)
 	}
 
 	// While running: Cancel (the same button) and the progress stay in view.
@@ -186,7 +186,7 @@ func TestWindowFitsLaptopScreen(t *testing.T) {
 	if u.ctl.generate.Text != "Cancel" {
 		t.Fatalf("main button %q while running", u.ctl.generate.Text)
 	}
-	requireShown(t, h.win, "Cancel and progress", u.ctl.generate, u.view.progressText, u.view.bar)
+	requireShown(t, h.win, "Cancel and progress", u.ctl.generate, u.view.ProgressText, u.view.Bar)
 	u.Cancel()
 	h.waitFor("the run to end", 10*time.Second, func() bool { return u.run.cur == nil })
 }
@@ -236,15 +236,15 @@ func TestMessagesClearWithTheirCondition(t *testing.T) {
 	if out.err == nil || !strings.Contains(u.ErrorText(), "ref.png") {
 		t.Fatalf("run with a vanished reference: %v, banner %q", out.err, u.ErrorText())
 	}
-	u.refs.remove(ref)
+	u.refs.Remove(ref)
 	if u.ErrorText() != "" {
 		t.Errorf("banner %q stays after removing the bad reference", u.ErrorText())
 	}
 
 	// The seed-lock notice goes when a run starts.
-	u.gal.SelectEntry(u.view.shown.File, nil)
+	u.gal.SelectEntry(u.view.Shown.File, nil)
 	h.settle()
-	test.Tap(findButton(u.view.actions, "Reuse seed"))
+	test.Tap(findButton(u.view.Actions, "Reuse seed"))
 	if !strings.Contains(u.Status.Text, "locked") {
 		t.Fatalf("status %q after Reuse seed", u.Status.Text)
 	}
@@ -276,7 +276,7 @@ func TestBannerMovesNothing(t *testing.T) {
 		pos  fyne.Position
 		size fyne.Size
 	}
-	objs := []fyne.CanvasObject{u.ctl.prompt, u.ctl.generate, u.view.actions, u.gal.root, u.view.image}
+	objs := []fyne.CanvasObject{u.ctl.prompt, u.ctl.generate, u.view.Actions, u.gal.Root, u.view.Image}
 	places := func() []place {
 		var p []place
 		for _, o := range objs {
@@ -295,8 +295,8 @@ func TestBannerMovesNothing(t *testing.T) {
 			t.Errorf("with the banner, %T is at %v size %v, was at %v size %v", objs[i], p.pos, p.size, before[i].pos, before[i].size)
 		}
 	}
-	bp, tb := abs(u.Banner.Box), abs(u.view.actions)
-	if bp.Y < tb.Y+u.view.actions.Size().Height || bp.X < abs(u.ctl.generate).X+u.ctl.generate.Size().Width {
+	bp, tb := abs(u.Banner.Box), abs(u.view.Actions)
+	if bp.Y < tb.Y+u.view.Actions.Size().Height || bp.X < abs(u.ctl.generate).X+u.ctl.generate.Size().Width {
 		t.Errorf("the banner at %v covers the viewer's toolbar (%v) or the form", bp, tb)
 	}
 	u.ClearBanner(shell.TopicRefs)

@@ -29,7 +29,7 @@ func TestImageGetsTheRoom(t *testing.T) {
 	for _, size := range []fyne.Size{fyne.NewSize(1366, 768), laptopWindow, fyne.NewSize(1008, 552)} {
 		h.win.Resize(size)
 		relayout(h.win.Canvas().Content())
-		_, area, ok := shownRect(h.win.Canvas().Content(), u.view.image)
+		_, area, ok := shownRect(h.win.Canvas().Content(), u.view.Image)
 		if !ok {
 			t.Fatalf("%v: the image is not shown", size)
 		}
@@ -38,17 +38,17 @@ func TestImageGetsTheRoom(t *testing.T) {
 			t.Errorf("%v window: the image is %.0f px tall, under half the window", size, side)
 		}
 		t.Logf("%v window: image %.0f px tall (%.0f %%)", size, side, 100*side/size.Height)
-		requireShown(t, h.win, "the actions' menu", u.view.moreBtn)
+		requireShown(t, h.win, "the actions' menu", u.view.MoreBtn)
 		if size.Width >= 1280 {
-			requireShown(t, h.win, "the first actions", u.view.reuseBtn, u.view.seedBtn, u.view.deleteBtn)
+			requireShown(t, h.win, "the first actions", u.view.ReuseBtn, u.view.SeedBtn, u.view.DeleteBtn)
 		}
 	}
-	test.Tap(u.view.moreBtn)
-	items := u.view.actionMenuItems()
-	if len(items) != len(u.view.actionBtns) || items[len(items)-1].Label != "Show in folder" {
+	test.Tap(u.view.MoreBtn)
+	items := u.view.ActionMenuItems()
+	if len(items) != len(u.view.ActionBtns) || items[len(items)-1].Label != "Show in folder" {
 		t.Fatalf("menu has %d items", len(items))
 	}
-	if u.view.actionMenu == nil || !u.view.actionMenu.Visible() {
+	if u.view.ActionMenu == nil || !u.view.ActionMenu.Visible() {
 		t.Error("More did not open its menu")
 	}
 	// An image without settings: Reuse settings is off in the menu too.

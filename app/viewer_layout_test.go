@@ -36,8 +36,8 @@ func TestViewerToolbarStaysPut(t *testing.T) {
 			u.gal.SelectEntry(e.File, nil)
 			h.waitShownImage(e)
 			relayout(h.win.Canvas().Content())
-			requireShown(t, h.win, "the viewer's toolbar", u.view.actions)
-			ys = append(ys, fyne.CurrentApp().Driver().AbsolutePositionForObject(u.view.actions).Y)
+			requireShown(t, h.win, "the viewer's toolbar", u.view.Actions)
+			ys = append(ys, fyne.CurrentApp().Driver().AbsolutePositionForObject(u.view.Actions).Y)
 		}
 		for i, y := range ys {
 			if y != ys[0] {

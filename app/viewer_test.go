@@ -1,27 +1,18 @@
 package app
 
 import (
-	"bytes"
 	"errors"
-	"image"
-	"image/draw"
-	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/test"
-	"fyne.io/fyne/v2/widget"
 
 	"kleinbild/app/gallery"
 	"kleinbild/app/thumbcache"
-	"kleinbild/app/widgets"
-	"kleinbild/engine/imageio"
 )
 
 // galleryHarness starts a UI over a gallery of n plain PNGs of different widths.
@@ -65,11 +56,10 @@ func (h *harness) waitShownImage(e gallery.Entry) {
 		w = img.Bounds().Dx()
 	}
 	h.waitFor("the image of "+e.File, 5*time.Second, func() bool {
-		img := h.ui.view.image.Image
-		return h.ui.view.shownOK && h.ui.view.shown.File == e.File && img != nil && img.Bounds().Dx() == w
+		img := h.ui.view.Image.Image
+		return h.ui.view.ShownOK && h.ui.view.Shown.File == e.File && img != nil && img.Bounds().Dx() == w
 	})
 }
-
 func TestArrowKeysBrowseTheGallery(t *testing.T) {
 	h := viewerHarness(t, 3)
 	u := h.ui
@@ -77,8 +67,8 @@ func TestArrowKeysBrowseTheGallery(t *testing.T) {
 
 	// With nothing shown, an arrow shows the first image.
 	key(c, fyne.KeyRight)
-	if !u.view.shownOK || u.view.shown.File != h.at(0).File {
-		t.Fatalf("after → with nothing shown: %q (shown %v), want %q", u.view.shown.File, u.view.shownOK, h.at(0).File)
+	if !u.view.ShownOK || u.view.Shown.File != h.at(0).File {
+		t.Fatalf("after → with nothing shown: %q (shown %v), want %q", u.view.Shown.File, u.view.ShownOK, h.at(0).File)
 	}
 	for _, step := range []struct {
 		key  fyne.KeyName
@@ -88,12 +78,12 @@ func TestArrowKeysBrowseTheGallery(t *testing.T) {
 		{fyne.KeyLeft, 1}, {fyne.KeyHome, 0}, {fyne.KeyLeft, 0}, {fyne.KeyEnd, 2},
 	} {
 		key(c, step.key)
-		if want := h.at(step.want).File; u.view.shown.File != want {
-			t.Fatalf("after %s: shown %q, want %q", step.key, u.view.shown.File, want)
+		if want := h.at(step.want).File; u.view.Shown.File != want {
+			t.Fatalf("after %s: shown %q, want %q", step.key, u.view.Shown.File, want)
 		}
 	}
 	h.waitShownImage(h.at(2))
-	if got := u.gal.grid; got == nil {
+	if got := u.gal.Grid; got == nil {
 		t.Fatal("no grid")
 	}
 
@@ -103,36 +93,16 @@ func TestArrowKeysBrowseTheGallery(t *testing.T) {
 		key(c, fyne.KeyLeft)
 		key(c, fyne.KeyHome)
 		key(c, fyne.KeyDelete)
-		if u.view.shown.File != h.at(2).File || u.Gallery.Len() != 3 {
-			t.Errorf("keys acted while %T had the focus: shown %q, %d images", entry, u.view.shown.File, u.Gallery.Len())
+		if u.view.Shown.File != h.at(2).File || u.Gallery.Len() != 3 {
+			t.Errorf("keys acted while %T had the focus: shown %q, %d images", entry, u.view.Shown.File, u.Gallery.Len())
 		}
 		c.Unfocus()
 	}
 	key(c, fyne.KeyLeft)
-	if u.view.shown.File != h.at(1).File {
-		t.Errorf("after unfocusing, ← shows %q, want %q", u.view.shown.File, h.at(1).File)
+	if u.view.Shown.File != h.at(1).File {
+		t.Errorf("after unfocusing, ← shows %q, want %q", u.view.Shown.File, h.at(1).File)
 	}
 }
-
-func TestNeighbourStopsAtTheEnds(t *testing.T) {
-	h := viewerHarness(t, 3)
-	u := h.ui
-	first, mid, last := h.at(0), h.at(1), h.at(2)
-	for _, c := range []struct {
-		e     gallery.Entry
-		delta int
-		want  string
-	}{
-		{mid, 1, last.File}, {mid, -1, first.File}, {mid, -100, first.File}, {mid, 100, last.File},
-		{first, -1, ""}, {last, 1, ""}, {mid, 0, ""}, {gallery.Entry{File: "gone.png"}, 1, ""},
-	} {
-		got, ok := u.view.neighbour(c.e, c.delta)
-		if ok != (c.want != "") || got.File != c.want {
-			t.Errorf("neighbour(%s, %d) = %q, %v; want %q", c.e.File, c.delta, got.File, ok, c.want)
-		}
-	}
-}
-
 func TestDeleteKeyDeletesTheShownImage(t *testing.T) {
 	h := viewerHarness(t, 3)
 	u := h.ui
@@ -157,25 +127,24 @@ func TestDeleteKeyDeletesTheShownImage(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(u.Gallery.Dir(), mid.File)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("%s still on disk: %v", mid.File, err)
 	}
-	if !u.view.shownOK || u.view.shown.File != last.File {
-		t.Errorf("after deleting, shown %q (%v), want the next image %q", u.view.shown.File, u.view.shownOK, last.File)
+	if !u.view.ShownOK || u.view.Shown.File != last.File {
+		t.Errorf("after deleting, shown %q (%v), want the next image %q", u.view.Shown.File, u.view.ShownOK, last.File)
 	}
 	// The last image's neighbour is the one before it.
 	key(c, fyne.KeyDelete)
-	h.waitFor("the last image to go", 10*time.Second, func() bool { return len(u.gal.visible) == 1 })
+	h.waitFor("the last image to go", 10*time.Second, func() bool { return len(u.gal.Visible) == 1 })
 	h.settle()
-	if !u.view.shownOK || u.view.shown.File != h.at(0).File || u.Gallery.Len() != 1 {
-		t.Errorf("after deleting the last: shown %q, %d images", u.view.shown.File, u.Gallery.Len())
+	if !u.view.ShownOK || u.view.Shown.File != h.at(0).File || u.Gallery.Len() != 1 {
+		t.Errorf("after deleting the last: shown %q, %d images", u.view.Shown.File, u.Gallery.Len())
 	}
 	key(c, fyne.KeyDelete)
-	h.waitFor("the only image to go", 10*time.Second, func() bool { return len(u.gal.visible) == 0 })
+	h.waitFor("the only image to go", 10*time.Second, func() bool { return len(u.gal.Visible) == 0 })
 	h.settle()
-	if u.view.shownOK || u.Gallery.Len() != 0 {
-		t.Errorf("after deleting the only image: shown %v, %d images", u.view.shownOK, u.Gallery.Len())
+	if u.view.ShownOK || u.Gallery.Len() != 0 {
+		t.Errorf("after deleting the only image: shown %v, %d images", u.view.ShownOK, u.Gallery.Len())
 	}
 	key(c, fyne.KeyDelete) // nothing shown: nothing happens
 }
-
 func TestZoomKeysButtonsAndMouse(t *testing.T) {
 	h := viewerHarness(t, 1)
 	u := h.ui
@@ -183,13 +152,13 @@ func TestZoomKeysButtonsAndMouse(t *testing.T) {
 	e := h.at(0)
 	u.gal.SelectEntry(e.File, nil)
 	h.waitShownImage(e)
-	z := u.view.image
+	z := u.view.Image
 	if z.Size().Width < 300 {
 		t.Fatalf("image area only %v", z.Size())
 	}
 	fit := z.Percent()
-	if !z.Fitted() || fit <= 100 || u.view.zoom.level.Text == "" || !strings.HasPrefix(u.view.zoom.level.Text, "Fit") {
-		t.Fatalf("a small image starts fitted and enlarged: fitted %v, %d%%, level %q", z.Fitted(), fit, u.view.zoom.level.Text)
+	if !z.Fitted() || fit <= 100 || u.view.Zoom.Level.Text == "" || !strings.HasPrefix(u.view.Zoom.Level.Text, "Fit") {
+		t.Fatalf("a small image starts fitted and enlarged: fitted %v, %d%%, level %q", z.Fitted(), fit, u.view.Zoom.Level.Text)
 	}
 
 	key(c, fyne.KeyPlus)
@@ -201,8 +170,8 @@ func TestZoomKeysButtonsAndMouse(t *testing.T) {
 		t.Errorf("after 0: fitted %v, %d%%", z.Fitted(), z.Percent())
 	}
 	key(c, fyne.Key1)
-	if z.Percent() != 100 || u.view.zoom.level.Text != "100%" {
-		t.Errorf("after 1: %d%%, level %q", z.Percent(), u.view.zoom.level.Text)
+	if z.Percent() != 100 || u.view.Zoom.Level.Text != "100%" {
+		t.Errorf("after 1: %d%%, level %q", z.Percent(), u.view.Zoom.Level.Text)
 	}
 	key(c, fyne.KeyMinus) // already the smallest the limits allow for a small image
 	if z.Percent() != 100 {
@@ -218,7 +187,7 @@ func TestZoomKeysButtonsAndMouse(t *testing.T) {
 	}
 
 	// The level button and a double click switch between fit and 100 %.
-	test.Tap(u.view.zoom.level)
+	test.Tap(u.view.Zoom.Level)
 	if !z.Fitted() {
 		t.Error("the level button did not fit the image")
 	}
@@ -239,11 +208,11 @@ func TestZoomKeysButtonsAndMouse(t *testing.T) {
 		t.Errorf("after scrolling up: fitted %v, %d%%", z.Fitted(), z.Percent())
 	}
 	p := z.Percent()
-	test.Tap(u.view.zoom.in)
+	test.Tap(u.view.Zoom.In)
 	if z.Percent() <= p {
 		t.Errorf("zoom-in button: %d%% after %d%%", z.Percent(), p)
 	}
-	test.Tap(u.view.zoom.out)
+	test.Tap(u.view.Zoom.Out)
 	if z.Percent() >= p+p/4 {
 		t.Errorf("zoom-out button: %d%%", z.Percent())
 	}
@@ -270,154 +239,6 @@ func TestZoomKeysButtonsAndMouse(t *testing.T) {
 	}
 }
 
-func TestFullSizeView(t *testing.T) {
-	h := viewerHarness(t, 2)
-	u := h.ui
-	first, second := h.at(0), h.at(1)
-	u.gal.SelectEntry(first.File, nil)
-	h.waitShownImage(first)
-
-	key(h.win.Canvas(), fyne.KeyF)
-	f := u.view.full
-	if f == nil {
-		t.Fatal("F did not open the full-size view")
-	}
-	if f.zoom.image.Image != u.view.image.Image || !strings.Contains(f.win.Title(), first.File) {
-		t.Errorf("full-size view shows another image, title %q", f.win.Title())
-	}
-	fc := f.win.Canvas()
-	key(fc, fyne.KeyPlus)
-	if f.zoom.image.Fitted() || !u.view.image.Fitted() {
-		t.Error("+ in the full-size view should zoom it, not the viewer")
-	}
-	key(fc, fyne.KeyRight)
-	h.waitShownImage(second)
-	if f.zoom.image.Image != u.view.image.Image || !f.zoom.image.Fitted() || !strings.Contains(f.win.Title(), second.File) {
-		t.Errorf("→ in the full-size view: its image follows %v, fitted %v, title %q",
-			f.zoom.image.Image == u.view.image.Image, f.zoom.image.Fitted(), f.win.Title())
-	}
-	test.Tap(u.view.zoom.extra) // brings the open window forward
-	if u.view.full != f {
-		t.Error("a second full-size view was opened")
-	}
-	key(fc, fyne.KeyEscape)
-	if u.view.full != nil {
-		t.Error("Esc did not close the full-size view")
-	}
-	test.Tap(u.view.zoom.extra)
-	if u.view.full == nil {
-		t.Fatal("the full-size button did not open the view")
-	}
-	test.Tap(u.view.full.zoom.extra)
-	if u.view.full != nil {
-		t.Error("the close button did not close the full-size view")
-	}
-}
-
-// pixels returns img as NRGBA from the origin.
-func pixels(img image.Image) *image.NRGBA {
-	out := image.NewNRGBA(image.Rect(0, 0, img.Bounds().Dx(), img.Bounds().Dy()))
-	draw.Draw(out, out.Bounds(), img, img.Bounds().Min, draw.Src)
-	return out
-}
-
-func TestCopyImagePutsThePixelsOnTheClipboard(t *testing.T) {
-	h := viewerHarness(t, 1)
-	u := h.ui
-	var mu sync.Mutex
-	var got []byte
-	u.view.copyPNG = func(b []byte) error {
-		mu.Lock()
-		defer mu.Unlock()
-		got = b
-		return nil
-	}
-	e := h.at(0)
-	u.gal.SelectEntry(e.File, nil)
-	h.settle()
-	test.Tap(findButton(u.view.actions, "Copy image"))
-	h.waitFor("the status", 5*time.Second, func() bool { return strings.Contains(u.Status.Text, "Copied the image") })
-	mu.Lock()
-	data := got
-	mu.Unlock()
-	img, err := png.Decode(bytes.NewReader(data))
-	if err != nil {
-		t.Fatalf("the clipboard holds no PNG: %v", err)
-	}
-	want, err := imageio.Load(u.Gallery.Path(e))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if a, b := pixels(img), pixels(want); a.Rect != b.Rect || !bytes.Equal(a.Pix, b.Pix) {
-		t.Errorf("clipboard image %v differs from the file's %v", a.Rect, b.Rect)
-	}
-	if u.view.copyImageBtn.Disabled() {
-		t.Error("Copy image stays disabled")
-	}
-
-	// "Copy path" still copies the path, as text.
-	test.Tap(findButton(u.view.actions, "Copy path"))
-	if p := u.App.Clipboard().Content(); p != u.Gallery.Path(e) {
-		t.Errorf("Copy path put %q on the clipboard", p)
-	}
-
-	// A clipboard that fails gives a message, not a crash.
-	u.view.copyPNG = func([]byte) error { return errors.New("no display") }
-	test.Tap(findButton(u.view.actions, "Copy image"))
-	h.waitFor("the error", 5*time.Second, func() bool { return u.ErrorText() != "" })
-	if msg := u.ErrorText(); !strings.Contains(msg, "could not be copied to the clipboard") || !strings.Contains(msg, "no display") {
-		t.Errorf("banner %q", msg)
-	}
-}
-
-// Issue 12: the viewer's buttons say what they do, with a label or a hover hint.
-func TestViewerButtonsAreLabelled(t *testing.T) {
-	h := viewerHarness(t, 1)
-	u := h.ui
-	u.gal.SelectEntry(h.at(0).File, nil)
-	h.settle()
-	var walk func(o fyne.CanvasObject)
-	n := 0
-	walk = func(o fyne.CanvasObject) {
-		switch v := o.(type) {
-		case *widgets.TipButton:
-			n++
-			if v.Tip == "" {
-				t.Errorf("icon button without a hint")
-			}
-			return
-		case *widget.Button:
-			n++
-			if v.Text == "" {
-				t.Errorf("button without a label")
-			}
-			return
-		case *fyne.Container:
-			for _, c := range v.Objects {
-				walk(c)
-			}
-		}
-	}
-	walk(u.view.actions)
-	walk(u.view.zoom.box)
-	if n < 12 {
-		t.Errorf("found %d buttons, want the 8 actions and 4 zoom buttons", n)
-	}
-
-	// Hovering an icon button names it in a tooltip.
-	b := u.view.zoom.in
-	u.Tips.SetTimer(func(_ time.Duration, fn func()) func() { fn(); return func() {} })
-	b.MouseIn(&desktop.MouseEvent{})
-	h.settle()
-	if owner, text, visible := u.Tips.Showing(); owner != b || text != "Zoom in (+)" || !visible {
-		t.Errorf("tooltip while hovering zoom in: %q (shown %v)", text, visible)
-	}
-	b.MouseOut()
-	if _, _, visible := u.Tips.Showing(); visible {
-		t.Error("tooltip still shown after hovering")
-	}
-}
-
 // Issue 12, defect 2: an image without Kleinbild metadata has no settings to restore, so
 // "Reuse settings" and "Reuse seed" are disabled and the viewer says why.
 func TestImageWithoutMetadataCannotBeReused(t *testing.T) {
@@ -435,16 +256,16 @@ func TestImageWithoutMetadataCannotBeReused(t *testing.T) {
 	u.ctl.prompt.SetText("my own prompt")
 	u.gal.SelectEntry("holiday.png", nil)
 	h.settle()
-	reuse := findButton(u.view.actions, "Reuse settings")
-	seed := findButton(u.view.actions, "Reuse seed")
+	reuse := findButton(u.view.Actions, "Reuse settings")
+	seed := findButton(u.view.Actions, "Reuse seed")
 	if reuse == nil || seed == nil {
 		t.Fatal("reuse buttons not found")
 	}
 	if !reuse.Disabled() || !seed.Disabled() {
 		t.Errorf("reuse settings disabled %v, reuse seed disabled %v; want both disabled", reuse.Disabled(), seed.Disabled())
 	}
-	if !strings.Contains(strings.ToLower(u.view.details.Text), "no kleinbild settings") {
-		t.Errorf("details %q do not say why nothing can be reused", u.view.details.Text)
+	if !strings.Contains(strings.ToLower(u.view.Details.Text), "no kleinbild settings") {
+		t.Errorf("details %q do not say why nothing can be reused", u.view.Details.Text)
 	}
 	test.Tap(reuse)
 	test.Tap(seed)
@@ -458,8 +279,8 @@ func TestImageWithoutMetadataCannotBeReused(t *testing.T) {
 	// An image with settings enables them again.
 	out := h.generate("a lighthouse")
 	h.settle()
-	if !u.view.shownOK || u.view.shown.File != out.entry.File || reuse.Disabled() || seed.Disabled() {
-		t.Errorf("generated image: shown %v, reuse disabled %v, seed disabled %v", u.view.shown.File, reuse.Disabled(), seed.Disabled())
+	if !u.view.ShownOK || u.view.Shown.File != out.entry.File || reuse.Disabled() || seed.Disabled() {
+		t.Errorf("generated image: shown %v, reuse disabled %v, seed disabled %v", u.view.Shown.File, reuse.Disabled(), seed.Disabled())
 	}
 }
 
@@ -491,13 +312,13 @@ func TestViewerAfterCancelOrFailureShowsTheSelectedImage(t *testing.T) {
 	// With nothing selected before, a cancelled run leaves the empty state.
 	fake.block = true
 	startAndPreview(t, h, fake, "first, cancelled")
-	h.waitFor("the preview", 5*time.Second, func() bool { return u.view.image.Image != nil })
+	h.waitFor("the preview", 5*time.Second, func() bool { return u.view.Image.Image != nil })
 	u.Cancel()
 	h.waitFor("the run to stop", 5*time.Second, func() bool { return u.run.cur == nil })
 	h.settle()
-	if u.view.shownOK || u.view.info.Visible() || u.view.imageArea.Visible() || !u.view.empty.Visible() {
+	if u.view.ShownOK || u.view.Info.Visible() || u.view.ImageArea.Visible() || !u.view.Empty.Visible() {
 		t.Errorf("after cancelling with nothing selected: shownOK %v, info %v, image area %v, empty %v",
-			u.view.shownOK, u.view.info.Visible(), u.view.imageArea.Visible(), u.view.empty.Visible())
+			u.view.ShownOK, u.view.Info.Visible(), u.view.ImageArea.Visible(), u.view.Empty.Visible())
 	}
 
 	fake.block = false
@@ -507,21 +328,21 @@ func TestViewerAfterCancelOrFailureShowsTheSelectedImage(t *testing.T) {
 	checkShown := func(when string) {
 		t.Helper()
 		h.waitFor("the selected image "+when, 5*time.Second, func() bool {
-			img := u.view.image.Image
+			img := u.view.Image.Image
 			return img != nil && img.Bounds().Dx() == want.Meta.Width && img.Bounds().Dy() == want.Meta.Height
 		})
-		if !u.view.shownOK || u.view.shown.File != want.File || !u.view.info.Visible() || !u.view.imageArea.Visible() {
-			t.Errorf("%s: shown %q (ok %v), info %v, image area %v", when, u.view.shown.File, u.view.shownOK, u.view.info.Visible(), u.view.imageArea.Visible())
+		if !u.view.ShownOK || u.view.Shown.File != want.File || !u.view.Info.Visible() || !u.view.ImageArea.Visible() {
+			t.Errorf("%s: shown %q (ok %v), info %v, image area %v", when, u.view.Shown.File, u.view.ShownOK, u.view.Info.Visible(), u.view.ImageArea.Visible())
 		}
-		if u.view.prompt.Text != "the keeper" {
-			t.Errorf("%s: caption %q", when, u.view.prompt.Text)
+		if u.view.Prompt.Text != "the keeper" {
+			t.Errorf("%s: caption %q", when, u.view.Prompt.Text)
 		}
 	}
 
 	fake.block = true
 	startAndPreview(t, h, fake, "second, cancelled")
 	h.waitFor("the preview", 5*time.Second, func() bool {
-		img := u.view.image.Image
+		img := u.view.Image.Image
 		return img != nil && img.Bounds().Dx() == want.Meta.Width/8
 	})
 	u.Cancel()

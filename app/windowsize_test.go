@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
 )
 
 // Inpaint and Compare open no larger than a small screen; Escape closes Inpaint and the
@@ -15,7 +16,7 @@ func TestSecondWindowsFitAndEscape(t *testing.T) {
 	u.ScreenSize = func() fyne.Size { return fyne.NewSize(1024, 600) }
 	u.gal.SelectEntry(h.at(0).File, nil)
 	h.waitShownImage(h.at(0))
-	m := u.view.openInpaint()
+	m := u.view.OpenInpaint()
 	if m == nil {
 		t.Fatalf("Inpaint did not open: %q", u.ErrorText())
 	}
@@ -27,25 +28,26 @@ func TestSecondWindowsFitAndEscape(t *testing.T) {
 	if open(m.Parts().Win) {
 		t.Error("Escape did not close Inpaint")
 	}
-	u.gal.openCompare(h.at(0), h.at(1))
-	if s := u.gal.cmp.Parts().Win.Canvas().Size(); s.Width > 1024-16 || s.Height > 600-48 {
+	u.gal.OpenCompare(h.at(0), h.at(1))
+	if s := u.gal.Cmp.Parts().Win.Canvas().Size(); s.Width > 1024-16 || s.Height > 600-48 {
 		t.Errorf("Compare opened at %v on a 1024×600 screen", s)
 	}
-	key(u.gal.cmp.Parts().Win.Canvas(), fyne.KeyEscape)
-	if u.gal.cmp != nil {
+	key(u.gal.Cmp.Parts().Win.Canvas(), fyne.KeyEscape)
+	if u.gal.Cmp != nil {
 		t.Error("Escape did not close Compare")
 	}
 
-	c := u.adapters.showAdd()
+	choose := findButton(u.Win.Canvas().Content(), "Choose…") // the LoRA folder's
+	test.Tap(choose)
 	overlay := func() bool { return u.Win.Canvas().Overlays().Top() != nil }
-	if u.Chooser != c || !overlay() {
+	if u.Chooser == nil || !overlay() {
 		t.Fatal("the chooser is not open")
 	}
-	c.path.TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape})
+	findEscapeEntry(u.Win.Canvas().Overlays().Top(), "").TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape}) // its path
 	if overlay() || u.Chooser != nil {
 		t.Error("Escape in the path field did not close the chooser")
 	}
-	u.adapters.showAdd()
+	test.Tap(choose)
 	u.Win.Canvas().Unfocus()
 	key(u.Win.Canvas(), fyne.KeyEscape)
 	if overlay() {

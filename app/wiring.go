@@ -1,6 +1,9 @@
 package app
 
 import (
+	"kleinbild/app/chooser"
+	"kleinbild/app/galleryui"
+	"kleinbild/app/inputs"
 	"kleinbild/app/jobs"
 	"kleinbild/app/modelui"
 
@@ -22,25 +25,27 @@ func (u *UI) wire() {
 
 	u.ctl = controls{sh: sh, controlsDeps: controlsDeps{
 		onGenerate: u.Generate, onCancel: u.Cancel, busy: running, estimateSoon: estimateSoon,
-		model: &u.model, refs: &u.refs, restoreAdapters: u.adapters.restoreFromImage, shown: u.view.ShownEntry,
+		model: &u.model, refs: &u.refs, restoreAdapters: u.adapters.RestoreFromImage, shown: u.view.ShownEntry,
 	}}
 	u.fit = fitLine{sh: sh, calibrate: u.opts.calibrate, fitDeps: fitDeps{
-		form: &u.ctl, refs: func() []string { return u.refs.paths }, adapters: u.adapters.Stack,
-		shapesChanged: u.adapters.setModel, chosen: &u.model, loaded: u.run.modelLoaded,
+		form: &u.ctl, refs: u.refs.RefPaths, adapters: u.adapters.Stack,
+		shapesChanged: u.adapters.SetModel, chosen: &u.model, loaded: u.run.modelLoaded,
 		relayout: func() { u.ctl.box.Refresh() }, busy: running, useCPU: u.model.UseCPU,
 	}}
-	u.refs = refsSection{sh: sh, estimateSoon: estimateSoon, showAdded: u.ctl.scrollToEnd}
-	u.adapters = adaptersSection{sh: sh, estimateSoon: estimateSoon, formChanged: u.ctl.formChanged}
-	u.view = viewer{sh: sh, viewerDeps: viewerDeps{
-		running: running, modelUsable: u.model.Usable, markBatch: u.run.markBatch, batchStep: u.run.batchStep, gal: &u.gal,
-		reuseSettings: u.reuseSettings, reuseSeed: u.ReuseSeed, addReference: u.AddReference,
-		renderLarger: u.RenderLarger, showInpaint: u.showInpaint,
-		showModelDialog: u.ShowModelDialog, downloadPanel: u.model.NewDownloadPanel,
-	}}
-	u.gal = galleryView{sh: sh, galleryDeps: galleryDeps{
-		view: &u.view, running: running, restoreSettings: u.RestoreSettings,
-		renderLarger: u.run.renderLargerEntry, addReference: u.AddReference, listChanged: u.run.syncBatch,
-	}}
+	u.refs = inputs.NewRefs(sh, inputs.RefsDeps{
+		EstimateSoon: estimateSoon, ShowAdded: u.ctl.scrollToEnd, RestoreSettings: u.RestoreSettings,
+	})
+	u.adapters = inputs.NewAdapters(sh, inputs.AdaptersDeps{EstimateSoon: estimateSoon, FormChanged: u.ctl.formChanged})
+	u.view = galleryui.NewViewer(sh, galleryui.ViewerDeps{
+		Running: running, ModelUsable: u.model.Usable, MarkBatch: u.run.markBatch, BatchStep: u.run.batchStep, Gal: &u.gal,
+		ReuseSettings: u.reuseSettings, ReuseSeed: u.ReuseSeed, AddReference: u.AddReference,
+		RenderLarger: u.RenderLarger, ShowInpaint: u.showInpaint,
+		ShowModelDialog: u.ShowModelDialog, DownloadPanel: u.model.NewDownloadPanel, SaveAs: u.saveAs,
+	})
+	u.gal = galleryui.NewView(sh, galleryui.GalleryDeps{
+		View: &u.view, Running: running, RestoreSettings: u.RestoreSettings,
+		RenderLarger: u.run.renderLargerEntry, AddReference: u.AddReference, ListChanged: u.run.syncBatch,
+	})
 	u.model = modelui.New(sh, u.opts.devices, modelui.Deps{
 		Busy: running, DeviceChanged: estimateSoon,
 		Changed: func(info engine.ModelInfo, usable bool) {
@@ -48,8 +53,10 @@ func (u *UI) wire() {
 			u.fit.setModel()
 			u.view.Update()
 		},
-		BrowseFolder:     func(title, start string, set func(string)) { browseFolder(sh, title, start, set) },
-		BrowseWeightFile: func(start string, set func(string)) { browseWeightFile(sh, start, set) },
+		BrowseFolder: func(title, start string, set func(string)) { chooser.BrowseFolder(sh, title, start, set) },
+		BrowseWeightFile: func(start string, set func(string)) {
+			chooser.BrowseWeightFile(sh, start, modelui.IsWeightFile, set)
+		},
 	})
 	open := modelui.EngineOpener(filepath.Join(u.DataDir, "cache", "prompts"))
 	tuner := deviceTuner{needs: backends.DefaultNeedsTuning, tune: backends.DefaultTuned}
@@ -63,7 +70,7 @@ func (u *UI) wire() {
 		fit: &u.fit, view: &u.view, gal: &u.gal,
 		phaseChanged: func(p jobs.Phase) {
 			u.ctl.showRunPhase(p)
-			u.view.showRunPhase(p)
+			u.view.ShowRunPhase(p)
 			u.model.ShowRunPhase(p == jobs.Idle)
 			u.quitRunPhase(p)
 			if p == jobs.Idle {

@@ -1,9 +1,11 @@
-// Package humanize writes byte counts, durations and seed ranges the way people read them.
+// Package humanize writes byte counts, durations, seed ranges and counts of things the way
+// people read them.
 package humanize
 
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -51,4 +53,22 @@ func SeedRange(first uint64, count int) string {
 		same++
 	}
 	return a + "–" + b[same:]
+}
+
+// CountList counts two kinds of things in words, leaving out what there are none of:
+// (6, 1) gives "6 images, 1 folder"; (0, 0) gives "".
+func CountList(n1 int, one1, many1 string, n2 int, one2, many2 string) string {
+	var parts []string
+	for _, p := range []struct {
+		n         int
+		one, many string
+	}{{n1, one1, many1}, {n2, one2, many2}} {
+		switch {
+		case p.n == 1:
+			parts = append(parts, "1 "+p.one)
+		case p.n > 1:
+			parts = append(parts, fmt.Sprintf("%d %s", p.n, p.many))
+		}
+	}
+	return strings.Join(parts, ", ")
 }

@@ -41,3 +41,15 @@ func TestSeedRange(t *testing.T) {
 		}
 	}
 }
+
+// CountList counts in words: "6 images", "1 folder", zero parts left out.
+func TestCountList(t *testing.T) {
+	for _, c := range []struct {
+		files, dirs int
+		want        string
+	}{{6, 0, "6 images"}, {1, 1, "1 image, 1 folder"}, {0, 2, "2 folders"}, {0, 0, ""}, {2, 3, "2 images, 3 folders"}} {
+		if got := CountList(c.files, "image", "images", c.dirs, "folder", "folders"); got != c.want {
+			t.Errorf("CountList(%d, %d) = %q, want %q", c.files, c.dirs, got, c.want)
+		}
+	}
+}

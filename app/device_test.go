@@ -1,8 +1,6 @@
 package app
 
 import (
-	"kleinbild/app/modelui"
-
 	"context"
 	"errors"
 	"fmt"
@@ -12,24 +10,12 @@ import (
 	"testing"
 	"time"
 
-	"fyne.io/fyne/v2/test"
-
 	"kleinbild/app/settings"
 	"kleinbild/engine"
 	"kleinbild/estimate"
 	"kleinbild/gpu"
 	"kleinbild/gpu/backends"
 )
-
-// openDeviceSettings opens the model dialog and waits until the device select lists the
-// probed devices.
-func (h *harness) openDeviceSettings() {
-	h.t.Helper()
-	h.ui.ShowModelDialog()
-	h.waitFor("the device list", 5*time.Second, func() bool {
-		return h.ui.model.Dev.Sel != nil && len(h.ui.model.Dev.Sel.Options) > 0
-	})
-}
 
 // savedSettings reads settings.json once the background writes are done.
 func (h *harness) savedSettings() settings.Settings {
@@ -46,13 +32,12 @@ func (h *harness) savedSettings() settings.Settings {
 	return s
 }
 
-// TestDeviceChoicePersistsAndReopens: the settings list every device with the automatic
-// one first; choosing one saves it, reopens the model on it for the next generation,
-// recalibrates for it, and survives a restart.
-func TestDeviceChoicePersistsAndReopens(t *testing.T) {
-	data := t.TempDir()
+// TestDeviceChoiceReopensTheModel: the device chosen (in the settings: modelui's
+// TestDeviceChoicePersists) reopens the model on it for the next generation, and only
+// then, and is recalibrated for.
+func TestDeviceChoiceReopensTheModel(t *testing.T) {
 	fake := newFakeGen()
-	h := newHarness(t, data, tinyModel(t), fake.open)
+	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
 	u := h.ui
 	u.ctl.SetSize(64, 64)
 	if out := h.generate("first"); out.Err != nil {
@@ -62,22 +47,8 @@ func TestDeviceChoicePersistsAndReopens(t *testing.T) {
 		t.Fatalf("opened on %q, want the automatic device \"\"", got)
 	}
 
-	h.openDeviceSettings()
-	sel := u.model.Dev.Sel
-	ds := fakeDevices()
-	want := []string{"Automatic (" + ds[0].Label() + ")", ds[0].Label(), ds[1].Label(), ds[2].Label()}
-	if !slices.Equal(sel.Options, want) {
-		t.Fatalf("options %q, want %q", sel.Options, want)
-	}
-	if sel.Selected != want[0] {
-		t.Errorf("selected %q, want %q", sel.Selected, want[0])
-	}
-	sel.SetSelected(ds[2].Label())
-	if got := h.savedSettings().Device; got != "webgpu:0" {
-		t.Errorf("saved device %q, want webgpu:0", got)
-	}
+	u.model.ChooseDevice("webgpu:0")
 	h.waitFor("calibration for the chosen device", 5*time.Second, func() bool { return u.fit.Device == "webgpu:0" })
-	h.tapDialogButton("Close")
 
 	if out := h.generate("second"); out.Err != nil {
 		t.Fatal(out.Err)
@@ -90,20 +61,6 @@ func TestDeviceChoicePersistsAndReopens(t *testing.T) {
 	}
 	if got := fake.opened(); len(got) != 2 {
 		t.Errorf("the same device reopened the model: %q", got)
-	}
-	h.close()
-
-	// After a restart the choice is still there.
-	fake2 := newFakeGen()
-	h2 := newHarness(t, data, tinyModel(t), fake2.open)
-	h2.openDeviceSettings()
-	if got := h2.ui.model.Dev.Sel.Selected; got != ds[2].Label() {
-		t.Errorf("after restart the select shows %q, want %q", got, ds[2].Label())
-	}
-	// Automatic again.
-	h2.ui.model.Dev.Sel.SetSelectedIndex(0)
-	if got := h2.savedSettings().Device; got != "" {
-		t.Errorf("saved device %q after choosing Automatic", got)
 	}
 }
 
@@ -120,8 +77,8 @@ func (g *gpuGen) ComputeDevice() (string, gpu.DeviceInfo) {
 }
 
 // TestGPUFailureFallsBackToCPU: a device error on the GPU says so in plain words, and the
-// next run opens the model on the CPU while the saved choice stays; the settings show the
-// fallback and can end it.
+// next run opens the model on the CPU while the saved choice stays (the settings show the
+// fallback and can end it: modelui's TestGPUFallbackShownInSettings).
 func TestGPUFailureFallsBackToCPU(t *testing.T) {
 	data := t.TempDir()
 	if err := settings.Save(filepath.Join(data, "settings.json"), settings.Settings{Device: "webgpu:0"}); err != nil {
@@ -164,42 +121,6 @@ func TestGPUFailureFallsBackToCPU(t *testing.T) {
 		t.Errorf("opened on %q, want webgpu:0 then cpu", opened)
 	}
 
-	h.openDeviceSettings()
-	if got := u.model.Dev.Sel.Selected; got != fakeDevices()[2].Label() {
-		t.Errorf("select shows %q, want the saved choice", got)
-	}
-	if !strings.Contains(u.model.Dev.Note.Text, "Using the CPU for now") || !u.model.Dev.Retry.Visible() {
-		t.Errorf("note %q (retry visible %v): want the fallback explained", u.model.Dev.Note.Text, u.model.Dev.Retry.Visible())
-	}
-	test.Tap(findButton(u.model.Dev.Retry, "Try the GPU again"))
-	if u.model.EffectiveDevice() != "webgpu:0" || u.model.Dev.Retry.Visible() {
-		t.Errorf("after retry: device %q, retry visible %v", u.model.EffectiveDevice(), u.model.Dev.Retry.Visible())
-	}
-}
-
-// TestCPUErrorsDoNotFallBack: only errors of a GPU backend switch to the CPU.
-func TestCPUErrorsDoNotFallBack(t *testing.T) {
-	lost := gpu.NewDeviceError("webgpu", errors.New("webgpu: device lost"))
-	cases := []struct {
-		name    string
-		err     error
-		gen     Generator
-		gpuName string
-		want    bool
-	}{
-		{"GPU generator", lost, &gpuGen{}, "", true},
-		{"GPU generator, other error", errors.New("reference image x.png cannot be read"), &gpuGen{}, "", false},
-		{"GPU generator, cancelled", context.Canceled, &gpuGen{}, "", false},
-		{"CPU generator", lost, newFakeGen(), "", false},
-		{"open failed on a GPU", fmt.Errorf("the model could not be opened: backends: open webgpu:0: %w", gpu.NewDeviceError("webgpu", errors.New("webgpu: no adapter"))), nil, "webgpu", true},
-		{"a GPU's words without its error", errors.New("webgpu: device lost"), &gpuGen{}, "", false},
-		{"open failed on the CPU", errors.New("the model could not be opened: vae: missing"), nil, "", false},
-	}
-	for _, c := range cases {
-		if got := modelui.DeviceFailure(c.err, c.gen, c.gpuName); got != c.want {
-			t.Errorf("%s: modelui.DeviceFailure = %v, want %v", c.name, got, c.want)
-		}
-	}
 }
 
 // TestFitLineUsesChosenDevice: choosing a GPU with too little memory turns the fit line
@@ -228,35 +149,3 @@ func TestFitLineUsesChosenDevice(t *testing.T) {
 		t.Errorf("fit line %q on an 8 GB GPU", txt)
 	}
 }
-
-// TestCalibrationPathPerDevice: each device keeps its own calibration file.
-func TestCalibrationPathPerDevice(t *testing.T) {
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	t.Setenv("HOME", t.TempDir())
-	a, err := modelui.CalibrationPath(fakeBackend{name: "webgpu", info: gpu.DeviceInfo{Name: "NVIDIA H100 80GB HBM3"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := modelui.CalibrationPath(fakeBackend{name: "webgpu", info: gpu.DeviceInfo{Name: "llvmpipe (LLVM 15.0.6, 256 bits)"}})
-	c, _ := modelui.CalibrationPath(fakeBackend{name: "openblas", info: gpu.DeviceInfo{Name: "AMD EPYC"}})
-	if filepath.Base(a) != "calibration-webgpu-nvidia-h100-80gb-hbm3.json" || a == b || b == c {
-		t.Errorf("paths %s, %s, %s", a, b, c)
-	}
-	def, _ := estimate.DefaultCalibrationPath()
-	if filepath.Dir(a) != filepath.Dir(def) {
-		t.Errorf("%s is not beside %s", a, def)
-	}
-	if modelui.Slug("") != "device" || modelui.Slug("  Ä/B  ") != "b" {
-		t.Errorf("slug: %q %q", modelui.Slug(""), modelui.Slug("  Ä/B  "))
-	}
-}
-
-// fakeBackend is just enough gpu.Backend for modelui.CalibrationPath.
-type fakeBackend struct {
-	gpu.Backend
-	name string
-	info gpu.DeviceInfo
-}
-
-func (f fakeBackend) Name() string         { return f.name }
-func (f fakeBackend) Info() gpu.DeviceInfo { return f.info }

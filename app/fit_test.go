@@ -47,7 +47,7 @@ func TestCalibrationWaitsForTheRun(t *testing.T) {
 	test.Tap(u.ctl.Generate)
 	waitStarted(t, h, fake)
 
-	u.model.Dev.Choice = "purego" // as the device menu sets it
+	u.model.SetDeviceChoice("purego") // as the device menu sets it
 	u.fit.Update()
 	h.settle()
 	if u.fit.Device == "purego" {

@@ -1,13 +1,12 @@
 package app
 
 import (
-	"kleinbild/app/galleryui"
-	"kleinbild/app/modelui"
-
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"kleinbild/app/galleryui"
 	"kleinbild/gpu"
 	"kleinbild/gpu/backends"
 )
@@ -21,30 +20,18 @@ func unitDevices() []backends.Device {
 	}
 }
 
-// Issue 34 ("where the mode shows"): the device setting offers Exact and Fast (matrix
-// units), enabled only on a device with matrix units, where fast is the default; the run
-// opens the device in that precision, the image's metadata and the viewer's info name it,
-// and a choice of Exact is remembered.
+// Issue 34 ("where the mode shows"): on a device with matrix units, where fast is the
+// default (the settings' select: modelui's TestPrecisionSelectFollowsTheDeviceUnits), the
+// run opens the device in the fast precision and the image's metadata and the viewer's
+// info name it; after a choice of Exact the model is reopened exact and nothing names it.
 func TestPrecisionFollowsTheDeviceUnits(t *testing.T) {
-	data := t.TempDir()
 	fake := newFakeGen()
-	h := newHarness(t, data, tinyModel(t), fake.open)
+	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
 	u := h.ui
 	u.ctl.SetSize(64, 64)
-	h.openDeviceSettings()
+	h.waitFor("the device probe", 5*time.Second, func() bool { return u.model.Dev.Probed })
 	u.model.Dev.List = unitDevices()
-	u.model.RefreshDeviceSelect()
-	sel, prec := u.model.Dev.Sel, u.model.Dev.Precision
-
-	sel.SetSelected(unitDevices()[2].Label()) // no matrix units
-	if !prec.Disabled() || prec.Selected != modelui.PrecisionExactLabel {
-		t.Errorf("without matrix units the precision shows %q, disabled %v", prec.Selected, prec.Disabled())
-	}
-	sel.SetSelected(unitDevices()[1].Label())
-	if prec.Disabled() || prec.Selected != modelui.PrecisionFastLabel {
-		t.Errorf("with matrix units the precision shows %q, disabled %v; want fast by default", prec.Selected, prec.Disabled())
-	}
-	h.tapDialogButton("Close")
+	u.model.ChooseDevice("vulkan:0")
 	out := h.generate("on the matrix units")
 	if out.Err != nil {
 		t.Fatal(out.Err)
@@ -56,12 +43,7 @@ func TestPrecisionFollowsTheDeviceUnits(t *testing.T) {
 		t.Errorf("metadata precision %q, info %q", out.Entry.Meta.Precision, galleryui.DescribeEntry(out.Entry))
 	}
 
-	h.openDeviceSettings()
-	u.model.Dev.Precision.SetSelected(modelui.PrecisionExactLabel)
-	if got := h.savedSettings().Precision; got != "exact" {
-		t.Errorf("saved precision %q, want exact", got)
-	}
-	h.tapDialogButton("Close")
+	u.Settings.Precision = string(gpu.PrecisionExact) // as the settings' select chooses it
 	out = h.generate("exact")
 	if out.Err != nil {
 		t.Fatal(out.Err)
@@ -71,27 +53,5 @@ func TestPrecisionFollowsTheDeviceUnits(t *testing.T) {
 	}
 	if out.Entry.Meta.Precision != "" || strings.Contains(galleryui.DescribeEntry(out.Entry), "precision") {
 		t.Errorf("an exact image's metadata precision %q, info %q", out.Entry.Meta.Precision, galleryui.DescribeEntry(out.Entry))
-	}
-	h.close()
-
-	h2 := newHarness(t, data, tinyModel(t), newFakeGen().open)
-	h2.openDeviceSettings()
-	h2.ui.model.Dev.List = unitDevices()
-	h2.ui.model.RefreshDeviceSelect()
-	if got := h2.ui.model.Dev.Precision; got.Selected != modelui.PrecisionExactLabel || got.Disabled() {
-		t.Errorf("after a restart the precision shows %q (disabled %v), want Exact to choose from", got.Selected, got.Disabled())
-	}
-}
-
-// A device ID and its precision go to the opener together and come apart again.
-func TestPrecisionDeviceString(t *testing.T) {
-	for _, c := range []struct {
-		id string
-		p  gpu.Precision
-	}{{"vulkan:0", gpu.PrecisionFast}, {"vulkan:1", gpu.PrecisionExact}, {"", gpu.PrecisionFast}, {"webgpu:0", gpu.PrecisionExact}} {
-		s := modelui.WithPrecision(c.id, c.p)
-		if modelui.DeviceID(s) != c.id || modelui.PrecisionOf(s) != c.p {
-			t.Errorf("%q %s: %q gives %q %s", c.id, c.p, s, modelui.DeviceID(s), modelui.PrecisionOf(s))
-		}
 	}
 }

@@ -58,7 +58,7 @@ func TestRenderLargerQueuesTheImage(t *testing.T) {
 	if len(r.References) != 2 || r.References[0] != u.Gallery.Path(src) || r.References[1] != ref {
 		t.Errorf("references %v, want [%s %s]", r.References, u.Gallery.Path(src), ref)
 	}
-	if r.Guidance != src.Meta.Guidance && !u.model.Info.Distilled {
+	if r.Guidance != src.Meta.Guidance && !u.model.ModelInfo().Distilled {
 		t.Errorf("guidance %v, image had %v", r.Guidance, src.Meta.Guidance)
 	}
 

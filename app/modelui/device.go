@@ -52,18 +52,18 @@ type deviceState struct {
 	// List is what backends.Devices found; probed is false until the probe has returned.
 	List   []backends.Device
 	Probed bool
-	// Choice is the device chosen ("" automatic): the saved preference, or Options.Backend
+	// choice is the device chosen ("" automatic): the saved preference, or Options.Backend
 	// for this session.
-	Choice string
+	choice string
 	// fallback, when set, is the GPU failure that moved generations to the CPU until the
 	// user chooses a device again; the saved preference stays.
 	fallback string
-	// Sel, note and retry are the settings' widgets while the model dialog is open.
-	Sel   *widgets.EscapeSelect
-	Note  *widget.Label
-	Retry *fyne.Container
-	// Precision is the Precision select while the model dialog is open (Precision.go).
-	Precision *widgets.EscapeSelect
+	// sel, note and retry are the settings' widgets while the model dialog is open.
+	sel   *widgets.EscapeSelect
+	note  *widget.Label
+	retry *fyne.Container
+	// precision is the precision select while the model dialog is open (precision.go).
+	precision *widgets.EscapeSelect
 	// labels maps the select's options to device IDs.
 	labels map[string]string
 }
@@ -73,7 +73,7 @@ func (m *Model) EffectiveDevice() string {
 	if m.Dev.fallback != "" {
 		return backends.CPUID()
 	}
-	return m.Dev.Choice
+	return m.Dev.choice
 }
 
 // probeDevices lists the devices off the UI goroutine (probing GPU adapters takes about
@@ -90,7 +90,7 @@ func (m *Model) ProbeDevices() {
 		ds := list()
 		m.sh.Post(func() {
 			m.Dev.List, m.Dev.Probed = ds, true
-			m.RefreshDeviceSelect()
+			m.refreshDeviceSelect()
 			m.DeviceChanged()
 			if msg := m.envBackendNotice(env); msg != "" {
 				m.sh.AddNotice(msg)
@@ -178,32 +178,32 @@ func DeviceFailure(err error, gen Generator, gpuName string) bool {
 func (m *Model) FallBackToCPU(msg string) {
 	m.Dev.fallback = msg
 	m.sh.Banner.Show(fmt.Sprintf("The GPU failed: %s. The next run uses the CPU.", strings.TrimSuffix(msg, ".")), true)
-	m.RefreshDeviceSelect()
+	m.refreshDeviceSelect()
 	m.DeviceChanged()
 }
 
 // DeviceChoice is the device the user chose ("" automatic), whatever a fallback says.
-func (m *Model) DeviceChoice() string { return m.Dev.Choice }
+func (m *Model) DeviceChoice() string { return m.Dev.choice }
 
 // useCPU makes the next generations use the CPU because the GPU cannot run them (reason),
 // as fallBackToCPU does after a failure, and says so (UI goroutine).
 func (m *Model) UseCPU(reason string) {
 	m.Dev.fallback = reason
 	m.sh.Banner.Show(fmt.Sprintf("%s. Generations use the CPU until you choose a device in the model settings.", reason), false)
-	m.RefreshDeviceSelect()
+	m.refreshDeviceSelect()
 	m.DeviceChanged()
 }
 
 // ChooseDevice makes id ("" automatic) the device of the next generations and remembers it;
 // it ends a CPU fallback.
 func (m *Model) ChooseDevice(id string) {
-	if id == m.Dev.Choice && m.Dev.fallback == "" {
+	if id == m.Dev.choice && m.Dev.fallback == "" {
 		return
 	}
-	m.Dev.Choice, m.Dev.fallback = id, ""
+	m.Dev.choice, m.Dev.fallback = id, ""
 	m.sh.Settings.Device = id
 	m.sh.Remember(m.sh.Settings)
-	m.RefreshDeviceSelect()
+	m.refreshDeviceSelect()
 	m.DeviceChanged()
 }
 
@@ -232,23 +232,23 @@ func (m *Model) newDeviceSection() (box fyne.CanvasObject, release func()) {
 	note.Wrapping = fyne.TextWrapWord
 	note.SizeName = theme.SizeNameCaptionText
 	retry := widget.NewButton("Try the GPU again", func() {
-		m.ChooseDevice(m.Dev.Choice)
+		m.ChooseDevice(m.Dev.choice)
 	})
-	m.Dev.Sel, m.Dev.Note = sel, note
+	m.Dev.sel, m.Dev.note = sel, note
 	retryBox := container.NewHBox(retry)
-	m.Dev.Retry = retryBox
-	m.RefreshDeviceSelect()
+	m.Dev.retry = retryBox
+	m.refreshDeviceSelect()
 	box = container.NewVBox(shell.SectionTitle("Compute device"), sel, note, retryBox, m.newPrecisionSelect())
 	return box, func() {
-		if m.Dev.Sel == sel {
-			m.Dev.Sel, m.Dev.Note, m.Dev.Retry, m.Dev.Precision = nil, nil, nil, nil
+		if m.Dev.sel == sel {
+			m.Dev.sel, m.Dev.note, m.Dev.retry, m.Dev.precision = nil, nil, nil, nil
 		}
 	}
 }
 
-// RefreshDeviceSelect shows the devices and the choice in the open settings (UI goroutine).
-func (m *Model) RefreshDeviceSelect() {
-	sel := m.Dev.Sel
+// refreshDeviceSelect shows the devices and the choice in the open settings (UI goroutine).
+func (m *Model) refreshDeviceSelect() {
+	sel := m.Dev.sel
 	if sel == nil {
 		return
 	}
@@ -268,11 +268,11 @@ func (m *Model) RefreshDeviceSelect() {
 		l := d.Label()
 		opts = append(opts, l)
 		m.Dev.labels[l] = d.ID
-		if m.Dev.Choice != "" && strings.EqualFold(d.ID, m.Dev.Choice) {
+		if m.Dev.choice != "" && strings.EqualFold(d.ID, m.Dev.choice) {
 			current = l
 		}
 	}
-	if c := m.Dev.Choice; c != "" && current == opts[0] {
+	if c := m.Dev.choice; c != "" && current == opts[0] {
 		l := choiceLabel(c)
 		opts = append(opts, l)
 		m.Dev.labels[l] = c
@@ -294,7 +294,7 @@ func (m *Model) RefreshDeviceSelect() {
 // setDeviceNote explains the choice under the select: a CPU fallback in force, or what the
 // devices are.
 func (m *Model) setDeviceNote() {
-	note, retry := m.Dev.Note, m.Dev.Retry
+	note, retry := m.Dev.note, m.Dev.retry
 	if note == nil {
 		return
 	}

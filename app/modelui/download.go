@@ -26,8 +26,8 @@ import (
 	"kleinbild/engine"
 )
 
-// TokensPage is where Hugging Face access tokens are created.
-const TokensPage = "https://huggingface.co/settings/tokens"
+// tokensPage is where Hugging Face access tokens are created.
+const tokensPage = "https://huggingface.co/settings/tokens"
 
 // DownloadRun is the model download of this session: running, paused or ended.
 type DownloadRun struct {
@@ -36,7 +36,7 @@ type DownloadRun struct {
 	Cancel  context.CancelFunc
 	Running bool
 	Last    download.Progress
-	Err     error // why it stopped; context.Canceled when paused
+	err     error // why it stopped; context.Canceled when paused
 	offline bool  // the latest request could not reach Hugging Face (retrying quietly)
 }
 
@@ -72,13 +72,13 @@ func (w watchTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, err
 }
 
-// StartLabel is the start button's label for the state of a stopped download in dir.
-func StartLabel(r *DownloadRun, dir string) string {
+// startLabel is the start button's label for the state of a stopped download in dir.
+func startLabel(r *DownloadRun, dir string) string {
 	mine := r != nil && r.Dir == dir
 	switch {
-	case (mine && r.Last.Bytes > 0) || PartialDownload(dir):
+	case (mine && r.Last.Bytes > 0) || partialDownload(dir):
 		return "Resume download"
-	case mine && r.Err != nil && !errors.Is(r.Err, context.Canceled):
+	case mine && r.err != nil && !errors.Is(r.err, context.Canceled):
 		return "Try again"
 	}
 	return "Download"
@@ -87,18 +87,18 @@ func StartLabel(r *DownloadRun, dir string) string {
 // DownloadPanel is the "Download" section of the model setup. The setup guide and the model
 // dialog each hold one; both show the session's single download.
 type DownloadPanel struct {
-	Variant  *widgets.EscapeSelect
-	Note     *widget.Label // the chosen download's size and what it costs in quality
+	variant  *widgets.EscapeSelect
+	note     *widget.Label // the chosen download's size and what it costs in quality
 	Dest     *widgets.EscapeEntry
-	Token    *widgets.EscapeEntry
-	Remember *widgets.EscapeCheck
-	Start    *widget.Button
+	token    *widgets.EscapeEntry
+	remember *widgets.EscapeCheck
+	start    *widget.Button
 	Pause    *widget.Button
 	Bar      *widget.ProgressBar
 	Busy     *widget.ProgressBarInfinite // while the total is unknown
 	Detail   *widget.Label
-	Msg      *widget.RichText
-	Cached   *fyne.Container
+	msg      *widget.RichText
+	cached   *fyne.Container
 	// Box is the panel as it is laid out.
 	Box *fyne.Container
 
@@ -119,9 +119,9 @@ func (m *Model) defaultDownloadDir(v download.Variant) string {
 	return filepath.Join(m.sh.DataDir, "models", v.ID)
 }
 
-// PartialDownload reports whether dir holds an unfinished download (hub's state folder, and
+// partialDownload reports whether dir holds an unfinished download (hub's state folder, and
 // the model folder not yet complete).
-func PartialDownload(dir string) bool {
+func partialDownload(dir string) bool {
 	if dir == "" {
 		return false
 	}
@@ -131,7 +131,7 @@ func PartialDownload(dir string) bool {
 	if f := engine.FolderFiles(dir); f.Transformer != "" && f.TextEncoder != "" {
 		return assembledPending(dir) // both GGUF files in place: the official part came first
 	}
-	_, err := InspectModel(dir)
+	_, err := inspectModel(dir)
 	return err != nil
 }
 
@@ -147,12 +147,12 @@ func (m *Model) NewDownloadPanel() (p *DownloadPanel, release func()) {
 	p.Dest = widgets.NewEscapeEntry()
 	p.Dest.SetPlaceHolder("Destination folder")
 	p.Dest.OnChanged = func(string) { p.refresh(m) }
-	p.Note = widget.NewLabel("")
-	p.Note.Wrapping = fyne.TextWrapWord
-	p.Note.SizeName = theme.SizeNameCaptionText
-	p.Variant = widgets.NewEscapeSelect(labels, func(string) {
+	p.note = widget.NewLabel("")
+	p.note.Wrapping = fyne.TextWrapWord
+	p.note.SizeName = theme.SizeNameCaptionText
+	p.variant = widgets.NewEscapeSelect(labels, func(string) {
 		v := p.Selected()
-		p.Note.SetText(choiceNote(v))
+		p.note.SetText(choiceNote(v))
 		cur := strings.TrimSpace(p.Dest.Text)
 		def := m.defaultDownloadDir(v)
 		if cur == "" || cur == p.defaultDest {
@@ -161,18 +161,18 @@ func (m *Model) NewDownloadPanel() (p *DownloadPanel, release func()) {
 		p.defaultDest = def
 		p.refresh(m)
 	})
-	p.Cached = container.NewVBox()
-	p.Token = widgets.NewEscapePasswordEntry()
-	p.Token.SetPlaceHolder("Hugging Face token (only for gated models)")
+	p.cached = container.NewVBox()
+	p.token = widgets.NewEscapePasswordEntry()
+	p.token.SetPlaceHolder("Hugging Face token (only for gated models)")
 	tok := m.sh.Settings.HFToken
 	if tok == "" {
 		tok = download.DefaultToken()
 	}
-	p.Token.SetText(tok)
-	p.Remember = widgets.NewEscapeCheck("Remember the token", nil)
-	p.Remember.SetChecked(m.sh.Settings.HFToken != "")
-	p.Start = widget.NewButtonWithIcon("Download", theme.DownloadIcon(), func() { m.startDownloadFrom(p) })
-	p.Start.Importance = widget.HighImportance
+	p.token.SetText(tok)
+	p.remember = widgets.NewEscapeCheck("Remember the token", nil)
+	p.remember.SetChecked(m.sh.Settings.HFToken != "")
+	p.start = widget.NewButtonWithIcon("Download", theme.DownloadIcon(), func() { m.startDownloadFrom(p) })
+	p.start.Importance = widget.HighImportance
 	p.Pause = widget.NewButtonWithIcon("Pause", theme.MediaPauseIcon(), m.PauseDownload)
 	p.Bar = widget.NewProgressBar()
 	p.Busy = widget.NewProgressBarInfinite()
@@ -180,25 +180,25 @@ func (m *Model) NewDownloadPanel() (p *DownloadPanel, release func()) {
 	p.Detail = widget.NewLabel("")
 	p.Detail.Wrapping = fyne.TextWrapWord
 	p.Detail.SizeName = theme.SizeNameCaptionText
-	p.Msg = widget.NewRichText()
-	p.Msg.Wrapping = fyne.TextWrapWord
+	p.msg = widget.NewRichText()
+	p.msg.Wrapping = fyne.TextWrapWord
 
 	// Preselect the download of an earlier session, else the default variant.
 	idx := 0
 	dest := ""
 	if r := m.DL; r != nil {
 		dest = r.Dir
-		idx = ChoiceIndex(r.Variant.ID)
+		idx = choiceIndex(r.Variant.ID)
 	} else if s := m.sh.Settings; s.DownloadDir != "" {
 		dest = s.DownloadDir
-		idx = ChoiceIndex(s.DownloadVariant)
+		idx = choiceIndex(s.DownloadVariant)
 	}
 	p.defaultDest = m.defaultDownloadDir(variants[idx])
 	if dest == "" {
 		dest = p.defaultDest
 	}
 	p.Dest.SetText(dest)
-	p.Variant.SetSelectedIndex(idx)
+	p.variant.SetSelectedIndex(idx)
 
 	browse := widgets.NewTipButton(m.sh.Tips, theme.FolderOpenIcon(), "Choose the download folder", func() {
 		m.BrowseFolder("Choose where to download the model", p.Dest.Text, func(dir string) { p.Dest.SetText(dir) })
@@ -208,22 +208,22 @@ func (m *Model) NewDownloadPanel() (p *DownloadPanel, release func()) {
 	// token, needed only for gated models, comes after it.
 	p.Box = container.NewVBox(
 		shell.SectionTitle("Download a model"),
-		p.Variant,
-		p.Note,
+		p.variant,
+		p.note,
 		container.NewBorder(nil, nil, nil, browse, p.Dest),
-		container.NewHBox(p.Start, p.Pause),
-		p.Bar, p.Busy, p.Detail, p.Msg,
-		container.NewBorder(nil, nil, nil, p.Remember, p.Token),
-		shell.Hint("Gated models need a free Hugging Face account, an accepted licence and a read token ("+TokensPage+")."),
-		p.Cached,
+		container.NewHBox(p.start, p.Pause),
+		p.Bar, p.Busy, p.Detail, p.msg,
+		container.NewBorder(nil, nil, nil, p.remember, p.token),
+		shell.Hint("Gated models need a free Hugging Face account, an accepted licence and a read token ("+tokensPage+")."),
+		p.cached,
 	)
-	m.DLPanels = append(m.DLPanels, p)
+	m.dlPanels = append(m.dlPanels, p)
 	p.refresh(m)
 	p.refreshCached(m)
 	return p, func() {
-		for i, q := range m.DLPanels {
+		for i, q := range m.dlPanels {
 			if q == p {
-				m.DLPanels = append(m.DLPanels[:i], m.DLPanels[i+1:]...)
+				m.dlPanels = append(m.dlPanels[:i], m.dlPanels[i+1:]...)
 				return
 			}
 		}
@@ -233,14 +233,14 @@ func (m *Model) NewDownloadPanel() (p *DownloadPanel, release func()) {
 // Selected is the download chosen in the menu (download.Choices).
 func (p *DownloadPanel) Selected() download.Variant {
 	vs := download.Choices()
-	return vs[min(max(p.Variant.SelectedIndex(), 0), len(vs)-1)]
+	return vs[min(max(p.variant.SelectedIndex(), 0), len(vs)-1)]
 }
 
 // refresh shows the session's download state in p (UI goroutine).
 func (p *DownloadPanel) refresh(m *Model) {
 	r := m.DL
 	running := r != nil && r.Running
-	for _, w := range []fyne.Disableable{p.Variant, p.Dest, p.Token, p.Remember} {
+	for _, w := range []fyne.Disableable{p.variant, p.Dest, p.token, p.remember} {
 		if running {
 			w.Disable()
 		} else {
@@ -249,18 +249,18 @@ func (p *DownloadPanel) refresh(m *Model) {
 	}
 	// While a download runs, its progress takes the place of the choice's note (in view on
 	// a short screen).
-	p.Note.Hidden = running
-	p.Note.Refresh()
+	p.note.Hidden = running
+	p.note.Refresh()
 	dir := CleanDir(p.Dest.Text)
 	mine := r != nil && r.Dir == dir
 	switch {
 	case running:
-		p.Start.SetText("Downloading…")
-		p.Start.Disable()
+		p.start.SetText("Downloading…")
+		p.start.Disable()
 		p.Pause.Show()
 	default:
-		p.Start.SetText(StartLabel(r, dir))
-		p.Start.Enable()
+		p.start.SetText(startLabel(r, dir))
+		p.start.Enable()
 		p.Pause.Hide()
 	}
 	p.Pause.SetText("Pause")
@@ -291,15 +291,15 @@ func (p *DownloadPanel) refresh(m *Model) {
 	p.Detail.Hidden = line == ""
 	p.Detail.Refresh()
 	if running && r.offline {
-		widgets.SetMarkdown(p.Msg, "**No connection to Hugging Face.** Check that this computer is online; "+
+		widgets.SetMarkdown(p.msg, "**No connection to Hugging Face.** Check that this computer is online; "+
 			"the download keeps trying in the background.")
-		p.Msg.Show()
-	} else if r != nil && mine && r.Err != nil && !errors.Is(r.Err, context.Canceled) {
-		widgets.SetMarkdown(p.Msg, downloadErrorText(r))
-		p.Msg.Show()
+		p.msg.Show()
+	} else if r != nil && mine && r.err != nil && !errors.Is(r.err, context.Canceled) {
+		widgets.SetMarkdown(p.msg, downloadErrorText(r))
+		p.msg.Show()
 	} else {
-		widgets.SetMarkdown(p.Msg, "")
-		p.Msg.Hide()
+		widgets.SetMarkdown(p.msg, "")
+		p.msg.Hide()
 	}
 }
 
@@ -325,28 +325,28 @@ func (p *DownloadPanel) refreshCached(m *Model) {
 	if len(objs) > 0 {
 		objs = append([]fyne.CanvasObject{shell.SectionTitle("Already downloaded with Hugging Face tools")}, objs...)
 	}
-	p.Cached.Objects = objs
-	p.Cached.Refresh()
+	p.cached.Objects = objs
+	p.cached.Refresh()
 }
 
 // downloadLine describes a download's progress in words.
 func downloadLine(r *DownloadRun) string {
 	p := r.Last
 	switch {
-	case r.Err == nil && p.Phase == download.PhaseDone:
+	case r.err == nil && p.Phase == download.PhaseDone:
 		return fmt.Sprintf("Downloaded %s · checking the folder…", download.FormatBytes(p.TotalBytes))
 	case p.Phase == "" || p.Phase == download.PhaseListing || p.TotalBytes <= 0:
 		switch {
 		case r.Running:
 			return "Asking Hugging Face for the list of files…"
-		case errors.Is(r.Err, context.Canceled):
+		case errors.Is(r.err, context.Canceled):
 			return "Stopped before the list of files arrived."
 		}
 		return ""
 	}
 	s := fmt.Sprintf("%s of %s", download.FormatBytes(p.Bytes), download.FormatBytes(p.TotalBytes))
 	if !r.Running {
-		if r.Err != nil && !errors.Is(r.Err, context.Canceled) {
+		if r.err != nil && !errors.Is(r.err, context.Canceled) {
 			return "Stopped at " + s + "."
 		}
 		return "Paused at " + s + "."
@@ -375,28 +375,28 @@ func downloadLine(r *DownloadRun) string {
 // downloadErrorText explains why a download stopped, in Markdown with the links to follow.
 func downloadErrorText(r *DownloadRun) string {
 	page := download.RepoPage(os.Getenv("HF_ENDPOINT"), r.Variant.Repo)
-	again := StartLabel(r, r.Dir)
+	again := startLabel(r, r.Dir)
 	var he *download.HTTPError
-	tokenSent := errors.As(r.Err, &he) && he.TokenSent
+	tokenSent := errors.As(r.err, &he) && he.TokenSent
 	switch {
-	case errors.Is(r.Err, download.ErrAuth) && tokenSent:
+	case errors.Is(r.err, download.ErrAuth) && tokenSent:
 		return "**The Hugging Face token was not accepted** (mistyped or expired?). Check it or create a new read token at [" +
-			TokensPage + "](" + TokensPage + "), paste it above and press " + again + "."
-	case errors.Is(r.Err, download.ErrAuth):
+			tokensPage + "](" + tokensPage + "), paste it above and press " + again + "."
+	case errors.Is(r.err, download.ErrAuth):
 		return "**This model needs a Hugging Face access token.** Accept the licence on [its page](" + page + ") while logged in, " +
-			"create a read token at [" + TokensPage + "](" + TokensPage + "), paste it in the token field above and press " + again + "."
-	case errors.Is(r.Err, download.ErrForbidden):
+			"create a read token at [" + tokensPage + "](" + tokensPage + "), paste it in the token field above and press " + again + "."
+	case errors.Is(r.err, download.ErrForbidden):
 		return "**Access to this model is not granted yet.** Open [its page](" + page + "), log in and accept the licence, " +
 			"then press " + again + " (the token must be allowed to read gated repositories)."
-	case errors.Is(r.Err, download.ErrDiskFull):
+	case errors.Is(r.err, download.ErrDiskFull):
 		return fmt.Sprintf("**The disk is full.** The model needs about %s in total; free some space and press %s: "+
 			"what was downloaded so far is kept.", humanize.Bytes(uint64(max(r.Variant.ApproxBytes, 0))), again)
-	case noConnection(r.Err):
+	case noConnection(r.err):
 		return "**No connection to Hugging Face.** Check that this computer is online, then press " + again + "."
-	case errors.Is(r.Err, errNotUsable):
-		return "**The download finished but the folder is not usable:** " + mdEscape(r.Err.Error())
+	case errors.Is(r.err, errNotUsable):
+		return "**The download finished but the folder is not usable:** " + mdEscape(r.err.Error())
 	}
-	return "**The download stopped:** " + mdEscape(shell.Sentence(r.Err.Error())) + ". Press " + again + " to continue."
+	return "**The download stopped:** " + mdEscape(shell.Sentence(r.err.Error())) + ". Press " + again + " to continue."
 }
 
 var errNotUsable = errors.New("the downloaded folder failed its check")
@@ -409,7 +409,7 @@ func mdEscape(s string) string {
 
 // RefreshDownloads redraws every download panel.
 func (m *Model) RefreshDownloads() {
-	for _, p := range m.DLPanels {
+	for _, p := range m.dlPanels {
 		p.refresh(m)
 	}
 }
@@ -422,10 +422,10 @@ func (m *Model) startDownloadFrom(p *DownloadPanel) {
 		return
 	}
 	v := p.Selected()
-	token := strings.TrimSpace(p.Token.Text)
+	token := strings.TrimSpace(p.token.Text)
 	s := m.sh.Settings
 	s.HFToken = ""
-	if p.Remember.Checked {
+	if p.remember.Checked {
 		s.HFToken = token
 	}
 	s.DownloadDir, s.DownloadVariant = dir, v.ID
@@ -452,7 +452,7 @@ func (m *Model) StartDownload(v download.Variant, dir, token string) {
 	r.Last.Phase = download.PhaseListing
 	m.DL = r
 	m.RefreshDownloads()
-	opts := m.HubOpts
+	opts := m.hubOpts
 	opts.Token = token
 	opts.Progress = func(p download.Progress) { m.sh.Post(func() { m.downloadProgress(r, p) }) }
 	base := http.DefaultTransport
@@ -520,7 +520,7 @@ func (m *Model) downloadProgress(r *DownloadRun, p download.Progress) {
 
 // downloadFinished shows how a download ended and selects the model (UI goroutine).
 func (m *Model) downloadFinished(r *DownloadRun, err error) {
-	r.Running, r.Err, r.offline = false, err, false
+	r.Running, r.err, r.offline = false, err, false
 	if m.DL != r {
 		return
 	}

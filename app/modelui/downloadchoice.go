@@ -20,9 +20,9 @@ func choiceNote(v download.Variant) string {
 	return fmt.Sprintf("About %s: the %s GGUF transformer and text encoder with the official VAE and tokenizer. %s", size, v.Quant, v.Quality)
 }
 
-// ChoiceIndex is the position of the download with the given ID in download.Choices (0, the
+// choiceIndex is the position of the download with the given ID in download.Choices (0, the
 // default, when there is none).
-func ChoiceIndex(id string) int {
+func choiceIndex(id string) int {
 	for i, v := range download.Choices() {
 		if v.ID == id {
 			return i

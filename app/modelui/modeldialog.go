@@ -19,46 +19,46 @@ import (
 
 // The variant choices offered when the files do not tell.
 const (
-	VariantDistilledLabel = "Distilled (4 steps)"
-	VariantBaseLabel      = "Base (more steps, guidance)"
+	variantDistilledLabel = "Distilled (4 steps)"
+	variantBaseLabel      = "Base (more steps, guidance)"
 )
 
-// Form is the model dialog's form: the model's path, the files that replace its parts,
+// modelForm is the model dialog's form: the model's path, the files that replace its parts,
 // the ComfyUI combination and the variant, and what the latest check found. Checks read the
 // model off the UI goroutine; "Use this model" takes the Source the check read.
-type Form struct {
+type modelForm struct {
 	m *Model
 
 	Path       *widget.Entry
-	Parts      map[engine.Component]*widget.Entry
-	Combo      *widgets.EscapeSelect
-	ComboBox   *fyne.Container
-	Variant    *widget.RadioGroup
-	VariantBox *fyne.Container
-	Status     *widget.RichText
-	Checking   *widget.ProgressBarInfinite
-	Use        *widget.Button
+	parts      map[engine.Component]*widget.Entry
+	combo      *widgets.EscapeSelect
+	comboBox   *fyne.Container
+	variant    *widget.RadioGroup
+	variantBox *fyne.Container
+	status     *widget.RichText
+	checking   *widget.ProgressBarInfinite
+	use        *widget.Button
 	mem        sysmem.Status
 
 	// pick is the ComfyUI combination chosen (nil: the engine's choice); variantChoice
 	// "distilled" or "base" when chosen.
 	pick          *engine.Combination
 	variantChoice string
-	VAEGroups     int  // Spec.VAEGroups, kept from the model in use
+	vaeGroups     int  // Spec.vaeGroups, kept from the model in use
 	quiet         bool // widgets are being set from a result: their OnChanged do nothing
 	gen           int  // the latest check; older results are dropped
-	Res           formResult
-	OK            bool   // res is usable
-	Report        string // the Markdown shown in status
-	Content       *fyne.Container
+	res           formResult
+	ok            bool   // res is usable
+	report        string // the Markdown shown in status
+	content       *fyne.Container
 }
 
 // formResult is what a check of the form found.
 type formResult struct {
 	spec     Spec // with a ComfyUI folder's combination pinned
-	Src      engine.Source
-	Info     engine.ModelInfo
-	err      error // OpenSpec's
+	src      engine.Source
+	info     engine.ModelInfo
+	err      error // openSpec's
 	checkErr error // checkSource's
 	open     bool  // variantOpen
 	root     string
@@ -69,54 +69,54 @@ type formResult struct {
 // folder, pick's files stand in for the parts sp does not name.
 func readModelForm(ctx context.Context, sp Spec, pick *engine.Combination) formResult {
 	var r formResult
-	r.root, r.combos = comfyChoices(sp.Path, sp.VAEGroups)
+	r.root, r.combos = comfyChoices(sp.path, sp.vaeGroups)
 	if r.root != "" && len(r.combos) > 0 {
 		// The chosen combination (else the engine's) supplies the parts not replaced.
 		c := preferredCombo(r.combos)
 		if pick != nil && slices.Contains(r.combos, *pick) {
 			c = *pick
 		}
-		sp.Transformer = firstOf(sp.Transformer, c.Transformer)
-		sp.TextEncoder = firstOf(sp.TextEncoder, c.TextEncoder)
-		sp.VAE = firstOf(sp.VAE, c.VAE)
+		sp.transformer = firstOf(sp.transformer, c.Transformer)
+		sp.textEncoder = firstOf(sp.textEncoder, c.TextEncoder)
+		sp.vae = firstOf(sp.vae, c.VAE)
 	}
-	r.Src, r.Info, r.err = OpenSpec(sp)
+	r.src, r.info, r.err = openSpec(sp)
 	if r.err == nil && r.root != "" {
-		for _, f := range r.Info.Files { // the combination used, so that it is what is remembered
+		for _, f := range r.info.Files { // the combination used, so that it is what is remembered
 			switch f.Component {
 			case engine.Transformer:
-				sp.Transformer = f.Path
+				sp.transformer = f.Path
 			case engine.TextEncoder:
-				sp.TextEncoder = f.Path
+				sp.textEncoder = f.Path
 			case engine.VAE:
-				sp.VAE = f.Path
+				sp.vae = f.Path
 			}
 		}
 	}
 	r.spec = sp
 	if r.err == nil {
-		r.checkErr = checkSource(ctx, r.Src)
+		r.checkErr = checkSource(ctx, r.src)
 	}
-	r.open = variantOpen(r.Src)
+	r.open = variantOpen(r.src)
 	return r
 }
 
 // ShowDialog is ShowModelDialog.
 func (m *Model) ShowDialog() {
-	f := &Form{m: m, mem: sysmem.Read(), Parts: map[engine.Component]*widget.Entry{}}
+	f := &modelForm{m: m, mem: sysmem.Read(), parts: map[engine.Component]*widget.Entry{}}
 	path := widgets.NewEscapeEntry() // Escape closes the dialog also while a field has the focus
 	f.Path = &path.Entry
 	f.Path.SetPlaceHolder("Model folder or file, e.g. ~/models/FLUX.2-klein-4B or ~/ComfyUI/models")
-	f.Status = widgets.Markdown("")
-	f.Status.Wrapping = fyne.TextWrapWord
-	f.Checking = widget.NewProgressBarInfinite()
-	f.Checking.Hide()
-	f.Combo = widgets.NewEscapeSelect(nil, f.comboChanged)
-	f.ComboBox = container.NewVBox(shell.SectionTitle("Combination"), shell.Hint("The ComfyUI folder holds several usable sets of files: choose one."), f.Combo)
-	f.ComboBox.Hide()
-	f.Variant = widget.NewRadioGroup([]string{VariantDistilledLabel, VariantBaseLabel}, f.variantChanged)
-	f.VariantBox = container.NewVBox(shell.SectionTitle("Variant"), shell.Hint("The files do not say whether this is the distilled or the base model: choose."), f.Variant)
-	f.VariantBox.Hide()
+	f.status = widgets.Markdown("")
+	f.status.Wrapping = fyne.TextWrapWord
+	f.checking = widget.NewProgressBarInfinite()
+	f.checking.Hide()
+	f.combo = widgets.NewEscapeSelect(nil, f.comboChanged)
+	f.comboBox = container.NewVBox(shell.SectionTitle("Combination"), shell.Hint("The ComfyUI folder holds several usable sets of files: choose one."), f.combo)
+	f.comboBox.Hide()
+	f.variant = widget.NewRadioGroup([]string{variantDistilledLabel, variantBaseLabel}, f.variantChanged)
+	f.variantBox = container.NewVBox(shell.SectionTitle("Variant"), shell.Hint("The files do not say whether this is the distilled or the base model: choose."), f.variant)
+	f.variantBox.Hide()
 
 	folder := widget.NewButtonWithIcon("Browse…", theme.FolderOpenIcon(), func() {
 		m.BrowseFolder("Choose the model folder", f.Path.Text, func(dir string) { f.Path.SetText(dir) })
@@ -131,7 +131,7 @@ func (m *Model) ShowDialog() {
 		e := &field.Entry
 		e.SetPlaceHolder(componentName(c) + " file")
 		e.OnChanged = func(string) { f.check() }
-		f.Parts[c] = e
+		f.parts[c] = e
 		pick := widget.NewButtonWithIcon("", theme.FileIcon(), func() {
 			m.BrowseWeightFile(firstOf(e.Text, f.Path.Text), func(p string) { e.SetText(p) })
 		})
@@ -139,7 +139,7 @@ func (m *Model) ShowDialog() {
 		label := widget.NewLabel(componentName(c))
 		partsBox.Add(container.NewBorder(nil, nil, label, container.NewHBox(pick, clear), field))
 	}
-	f.fill(m.Spec)
+	f.fill(m.spec)
 	f.Path.OnChanged = func(string) {
 		f.pick, f.variantChoice = nil, ""
 		f.check()
@@ -154,15 +154,15 @@ func (m *Model) ShowDialog() {
 	content := container.NewVBox(
 		shell.SectionTitle("Model"),
 		container.NewBorder(nil, nil, nil, container.NewHBox(folder, file), path),
-		f.ComboBox, f.VariantBox,
-		f.Checking, f.Status,
+		f.comboBox, f.variantBox,
+		f.checking, f.status,
 		partsBox,
 		help,
 		widget.NewSeparator(),
 		devBox,
 		widget.NewSeparator(),
 		dl.Box)
-	f.Content = content
+	f.content = content
 	d := dialog.NewCustomWithoutButtons("Model", container.NewVScroll(content), m.sh.Win)
 	m.Dlg, m.Form = d, f
 	d.SetOnClosed(func() {
@@ -173,13 +173,13 @@ func (m *Model) ShowDialog() {
 		}
 	})
 	cancel := widget.NewButton("Close", d.Hide)
-	f.Use = widget.NewButtonWithIcon("Use this model", theme.ConfirmIcon(), func() {
-		if f.OK && m.use(f.Res.spec, f.Res.Src, f.Res.Info, nil, true, false) == nil {
+	f.use = widget.NewButtonWithIcon("Use this model", theme.ConfirmIcon(), func() {
+		if f.ok && m.use(f.res.spec, f.res.src, f.res.info, nil, true, false) == nil {
 			d.Hide()
 		}
 	})
-	f.Use.Importance = widget.HighImportance
-	d.SetButtons([]fyne.CanvasObject{cancel, f.Use})
+	f.use.Importance = widget.HighImportance
+	d.SetButtons([]fyne.CanvasObject{cancel, f.use})
 	f.check()
 	d.Resize(fyne.NewSize(720, 680))
 	d.Show()
@@ -188,43 +188,43 @@ func (m *Model) ShowDialog() {
 
 // fill puts sp into the form: a ComfyUI folder's files are its combination, other files
 // replace parts.
-func (f *Form) fill(sp Spec) {
-	f.Path.SetText(sp.Path)
-	f.variantChoice, f.VAEGroups = sp.Variant, sp.VAEGroups
-	if sp.Path != "" && source.Kind(sp.Path) == source.KindComfy {
-		f.pick = &engine.Combination{Transformer: sp.Transformer, TextEncoder: sp.TextEncoder, VAE: sp.VAE}
+func (f *modelForm) fill(sp Spec) {
+	f.Path.SetText(sp.path)
+	f.variantChoice, f.vaeGroups = sp.variant, sp.vaeGroups
+	if sp.path != "" && source.Kind(sp.path) == source.KindComfy {
+		f.pick = &engine.Combination{Transformer: sp.transformer, TextEncoder: sp.textEncoder, VAE: sp.vae}
 		return
 	}
-	f.Parts[engine.Transformer].SetText(sp.Transformer)
-	f.Parts[engine.TextEncoder].SetText(sp.TextEncoder)
-	f.Parts[engine.VAE].SetText(sp.VAE)
+	f.parts[engine.Transformer].SetText(sp.transformer)
+	f.parts[engine.TextEncoder].SetText(sp.textEncoder)
+	f.parts[engine.VAE].SetText(sp.vae)
 }
 
 // spec is the model the form names (without a ComfyUI combination: readModelForm adds it).
-func (f *Form) spec() Spec {
-	return Spec{Path: f.Path.Text, Transformer: f.Parts[engine.Transformer].Text,
-		TextEncoder: f.Parts[engine.TextEncoder].Text, VAE: f.Parts[engine.VAE].Text, Variant: f.variantChoice, VAEGroups: f.VAEGroups}.clean()
+func (f *modelForm) spec() Spec {
+	return Spec{path: f.Path.Text, transformer: f.parts[engine.Transformer].Text,
+		textEncoder: f.parts[engine.TextEncoder].Text, vae: f.parts[engine.VAE].Text, variant: f.variantChoice, vaeGroups: f.vaeGroups}.clean()
 }
 
 // check reads the model the form names in the background and shows what was found.
-func (f *Form) check() {
-	if f.quiet || f.Use == nil {
+func (f *modelForm) check() {
+	if f.quiet || f.use == nil {
 		return
 	}
 	f.gen++
 	my := f.gen
-	f.OK = false
-	f.Use.Disable()
+	f.ok = false
+	f.use.Disable()
 	sp := f.spec()
 	if sp.Empty() {
-		f.Checking.Hide()
-		f.ComboBox.Hide()
-		f.VariantBox.Hide()
-		f.setReport(SourceReport(engine.ModelInfo{}, ErrNoModel, f.mem, false))
+		f.checking.Hide()
+		f.comboBox.Hide()
+		f.variantBox.Hide()
+		f.setReport(sourceReport(engine.ModelInfo{}, ErrNoModel, f.mem, false))
 		return
 	}
 	f.setReport("Reading the model…")
-	f.Checking.Show()
+	f.checking.Show()
 	pick := f.pick
 	sh := f.m.sh
 	sh.BG.Add(1)
@@ -240,66 +240,66 @@ func (f *Form) check() {
 }
 
 // show puts a check's result on screen (UI goroutine).
-func (f *Form) show(r formResult) {
-	f.Res = r
-	f.Checking.Hide()
+func (f *modelForm) show(r formResult) {
+	f.res = r
+	f.checking.Hide()
 	f.quiet = true
 	if r.root != "" && len(r.combos) > 0 {
 		labels := make([]string, len(r.combos))
 		sel := ""
 		for i, c := range r.combos {
 			labels[i] = comboLabel(c)
-			if c.Transformer == r.spec.Transformer && c.TextEncoder == r.spec.TextEncoder && c.VAE == r.spec.VAE {
+			if c.Transformer == r.spec.transformer && c.TextEncoder == r.spec.textEncoder && c.VAE == r.spec.vae {
 				sel = labels[i]
 			}
 		}
-		f.Combo.Options = labels
-		f.Combo.SetSelected(sel)
-		f.Combo.Refresh()
-		f.ComboBox.Show()
+		f.combo.Options = labels
+		f.combo.SetSelected(sel)
+		f.combo.Refresh()
+		f.comboBox.Show()
 	} else {
-		f.ComboBox.Hide()
+		f.comboBox.Hide()
 	}
 	if r.open {
-		if r.Info.Distilled {
-			f.Variant.SetSelected(VariantDistilledLabel)
+		if r.info.Distilled {
+			f.variant.SetSelected(variantDistilledLabel)
 		} else {
-			f.Variant.SetSelected(VariantBaseLabel)
+			f.variant.SetSelected(variantBaseLabel)
 		}
-		f.VariantBox.Show()
+		f.variantBox.Show()
 	} else {
-		f.VariantBox.Hide()
+		f.variantBox.Hide()
 	}
 	f.quiet = false
 	switch {
 	case r.err != nil:
-		f.setReport(SourceReport(r.Info, r.err, f.mem, r.open))
+		f.setReport(sourceReport(r.info, r.err, f.mem, r.open))
 	case r.checkErr != nil:
-		f.Status.Segments = []widget.RichTextSegment{&widget.TextSegment{
+		f.status.Segments = []widget.RichTextSegment{&widget.TextSegment{
 			Style: widget.RichTextStyleStrong, Text: "This model cannot be used: "},
 			&widget.TextSegment{Style: widget.RichTextStyleInline, Text: r.checkErr.Error()}}
-		f.Status.Refresh()
-		f.Report = f.Status.String()
+		f.status.Refresh()
+		f.report = f.status.String()
 	default:
-		f.setReport(SourceReport(r.Info, nil, f.mem, r.open))
-		f.OK = true
-		f.Use.Enable()
+		f.setReport(sourceReport(r.info, nil, f.mem, r.open))
+		f.ok = true
+		f.use.Enable()
 	}
-	f.Content.Refresh() // the parts shown or hidden change the layout
+	f.content.Refresh() // the parts shown or hidden change the layout
 }
 
 // setReport shows md in the status.
-func (f *Form) setReport(md string) {
-	f.Report = md
-	widgets.SetMarkdown(f.Status, md)
+func (f *modelForm) setReport(md string) {
+	f.report = md
+	widgets.SetMarkdown(f.status, md)
 }
 
 // comboChanged takes the ComfyUI combination chosen in the list.
-func (f *Form) comboChanged(label string) {
+func (f *modelForm) comboChanged(label string) {
 	if f.quiet {
 		return
 	}
-	for _, c := range f.Res.combos {
+	for _, c := range f.res.combos {
 		if comboLabel(c) == label {
 			f.pick = &c
 			f.check()
@@ -309,14 +309,14 @@ func (f *Form) comboChanged(label string) {
 }
 
 // variantChanged takes the variant chosen for files that do not tell.
-func (f *Form) variantChanged(label string) {
+func (f *modelForm) variantChanged(label string) {
 	if f.quiet {
 		return
 	}
 	switch label {
-	case VariantDistilledLabel:
+	case variantDistilledLabel:
 		f.variantChoice = "distilled"
-	case VariantBaseLabel:
+	case variantBaseLabel:
 		f.variantChoice = "base"
 	default:
 		return

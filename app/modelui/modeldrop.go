@@ -79,7 +79,7 @@ type droppedPart struct {
 // drop puts dropped folders and files into the form: a folder (or a transformer file while
 // the model is no folder) becomes the model, other files replace their part. Files are told
 // apart by their headers, off the UI goroutine.
-func (f *Form) drop(paths []string) {
+func (f *modelForm) drop(paths []string) {
 	sh := f.m.sh
 	sh.BG.Add(1)
 	go func() {
@@ -109,7 +109,7 @@ func (f *Form) drop(paths []string) {
 				case d.part == engine.Transformer && !userdirs.IsDir(CleanDir(f.Path.Text)):
 					f.Path.SetText(d.path)
 				default:
-					f.Parts[d.part].SetText(d.path)
+					f.parts[d.part].SetText(d.path)
 				}
 			}
 			sh.ShowError(errors.Join(errs...))

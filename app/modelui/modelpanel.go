@@ -27,25 +27,25 @@ type Model struct {
 	devices func() []backends.Device
 	Deps
 
-	// Spec is the model chosen; dir its path (a folder or a file; the first part file when
-	// the Spec has no path), "" when none.
-	Spec Spec
-	Dir  string
-	// Src is the model as read once when it was chosen (OpenSpec): what the fit line, the
+	// spec is the model chosen; dir its path (a folder or a file; the first part file when
+	// the spec has no path), "" when none.
+	spec Spec
+	dir  string
+	// src is the model as read once when it was chosen (openSpec): what the fit line, the
 	// check and generation use. nil when unusable or unset.
-	Src  engine.Source
-	Info engine.ModelInfo
-	Err  error // why the model cannot be used; nil when usable or unset
+	src  engine.Source
+	info engine.ModelInfo
+	err  error // why the model cannot be used; nil when usable or unset
 
-	// Button opens the model dialog from the header; dlg is the open dialog, or nil.
-	Button *widget.Button
+	// button opens the model dialog from the header; dlg is the open dialog, or nil.
+	button *widget.Button
 	Dlg    dialog.Dialog
-	// Form is the open dialog's Form (drops go there), or nil.
-	Form *Form
+	// Form is the open dialog's form (drops go there), or nil.
+	Form *modelForm
 
 	DL       *DownloadRun     // this session's model download, or nil
-	DLPanels []*DownloadPanel // the download sections on screen
-	HubOpts  download.Options // base options of downloads (tests shorten intervals)
+	dlPanels []*DownloadPanel // the download sections on screen
+	hubOpts  download.Options // base options of downloads (tests shorten intervals)
 
 	Dev deviceState
 }
@@ -57,7 +57,7 @@ func New(sh *shell.Shell, devices func() []backends.Device, deps Deps) Model {
 
 // SetDeviceChoice sets the device chosen ("" automatic): the saved preference, or
 // Options.Backend for this session.
-func (m *Model) SetDeviceChoice(id string) { m.Dev.Choice = id }
+func (m *Model) SetDeviceChoice(id string) { m.Dev.choice = id }
 
 // Deps is what the model settings use of the other components; UI.wire gives it.
 type Deps struct {
@@ -94,8 +94,8 @@ func CleanDir(dir string) string {
 	return filepath.Clean(dir)
 }
 
-// InspectModel checks a diffusers model folder; the error names what is wrong or missing.
-func InspectModel(dir string) (engine.ModelInfo, error) {
+// inspectModel checks a diffusers model folder; the error names what is wrong or missing.
+func inspectModel(dir string) (engine.ModelInfo, error) {
 	if dir == "" {
 		return engine.ModelInfo{}, ErrNoModel
 	}
@@ -106,40 +106,40 @@ func InspectModel(dir string) (engine.ModelInfo, error) {
 	return info, info.MissingError()
 }
 
-// buildButton makes the header's model button, which opens the model dialog.
+// BuildButton makes the header's model button, which opens the model dialog.
 func (m *Model) BuildButton() *widget.Button {
-	m.Button = widget.NewButtonWithIcon("No model", theme.StorageIcon(), m.ShowDialog)
-	m.Button.Importance = widget.LowImportance
-	return m.Button
+	m.button = widget.NewButtonWithIcon("No model", theme.StorageIcon(), m.ShowDialog)
+	m.button.Importance = widget.LowImportance
+	return m.button
 }
 
 // Usable reports whether a model is chosen and opened without error.
-func (m *Model) Usable() bool { return m.Dir != "" && m.Err == nil }
+func (m *Model) Usable() bool { return m.dir != "" && m.err == nil }
 
 // ModelKey identifies the model chosen (Spec.key).
-func (m *Model) ModelKey() string { return m.Spec.key() }
+func (m *Model) ModelKey() string { return m.spec.key() }
 
 // UsableSource is the model as read when it was chosen; nil when unusable or unset.
 func (m *Model) UsableSource() engine.Source {
-	if m.Err != nil {
+	if m.err != nil {
 		return nil
 	}
-	return m.Src
+	return m.src
 }
 
 // ModelDir is the chosen model's path, "" when none.
-func (m *Model) ModelDir() string { return m.Dir }
+func (m *Model) ModelDir() string { return m.dir }
 
 // ModelInfo is what the chosen model is (its variant and defaults).
-func (m *Model) ModelInfo() engine.ModelInfo { return m.Info }
+func (m *Model) ModelInfo() engine.ModelInfo { return m.info }
 
 // ShowRunPhase disables the model button while a run goes on (idle is false): the model
 // cannot change under it.
 func (m *Model) ShowRunPhase(idle bool) {
 	if !idle {
-		m.Button.Disable()
+		m.button.Disable()
 	} else {
-		m.Button.Enable()
+		m.button.Enable()
 	}
 }
 
@@ -154,10 +154,10 @@ func (m *Model) checkModelLater(key string, src engine.Source) {
 			return
 		}
 		m.sh.Post(func() {
-			if m.Spec.key() != key || m.Err != nil || m.Busy() {
+			if m.spec.key() != key || m.err != nil || m.Busy() {
 				return
 			}
-			m.Err, m.Src = err, nil
+			m.err, m.src = err, nil
 			m.sh.ShowErrorAbout(shell.TopicModel, fmt.Errorf("the model cannot be used: %w", err))
 			m.Refresh()
 		})
@@ -166,10 +166,10 @@ func (m *Model) checkModelLater(key string, src engine.Source) {
 
 // SetDir switches to the model folder or file dir (SetModelDir).
 func (m *Model) SetDir(dir string, remember bool) error {
-	return m.SetSpec(Spec{Path: dir}, remember)
+	return m.SetSpec(Spec{path: dir}, remember)
 }
 
-// setSpec reads the model sp names (once: OpenSpec) and switches to it.
+// SetSpec reads the model sp names (once: openSpec) and switches to it.
 func (m *Model) SetSpec(sp Spec, remember bool) error {
 	if m.Busy() {
 		err := errors.New("wait for the current generation to finish (or cancel it) before switching models")
@@ -177,11 +177,11 @@ func (m *Model) SetSpec(sp Spec, remember bool) error {
 		return err
 	}
 	sp = sp.clean()
-	src, info, err := OpenSpec(sp)
+	src, info, err := openSpec(sp)
 	return m.use(sp, src, info, err, remember, true)
 }
 
-// use switches to the model sp as OpenSpec read it (src, info, err); check runs the
+// use switches to the model sp as openSpec read it (src, info, err); check runs the
 // structural check in the background (false when the dialog has run it).
 func (m *Model) use(sp Spec, src engine.Source, info engine.ModelInfo, err error, remember, check bool) error {
 	if m.Busy() {
@@ -189,10 +189,10 @@ func (m *Model) use(sp Spec, src engine.Source, info engine.ModelInfo, err error
 		m.sh.ShowError(err)
 		return err
 	}
-	m.Spec, m.Src, m.Info, m.Err = sp, src, info, err
-	m.Dir = firstOf(sp.Path, sp.Transformer, sp.TextEncoder, sp.VAE)
+	m.spec, m.src, m.info, m.err = sp, src, info, err
+	m.dir = firstOf(sp.path, sp.transformer, sp.textEncoder, sp.vae)
 	if err != nil {
-		m.Src = nil
+		m.src = nil
 		m.sh.ShowErrorAbout(shell.TopicModel, fmt.Errorf("the model cannot be used: %w", err))
 	} else {
 		m.sh.ClearBanner(shell.TopicModel)
@@ -220,23 +220,23 @@ func firstOf(s ...string) string {
 
 // Refresh shows the model state in the header and tells the others (changed).
 func (m *Model) Refresh() {
-	b := m.Button
+	b := m.button
 	switch {
-	case m.Dir == "":
+	case m.dir == "":
 		b.SetText("No model: choose one")
 		b.Importance = widget.WarningImportance
-	case m.Err != nil && len(m.Info.Problems) == 0:
+	case m.err != nil && len(m.info.Problems) == 0:
 		b.SetText("Model unusable")
 		b.Importance = widget.DangerImportance
-	case m.Err != nil:
+	case m.err != nil:
 		b.SetText("Model incomplete")
 		b.Importance = widget.DangerImportance
 	default:
-		b.SetText(modelLabel(m.Info))
+		b.SetText(modelLabel(m.info))
 		b.Importance = widget.LowImportance
 	}
 	b.Refresh()
-	m.Changed(m.Info, m.Err == nil && m.Dir != "")
+	m.Changed(m.info, m.err == nil && m.dir != "")
 }
 
 // modelLabel names a model for people: "klein-4B · distilled", or the folder name for

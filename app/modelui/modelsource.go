@@ -26,68 +26,68 @@ import (
 // of it, like the command line's -d, --transformer, --text-encoder and --vae. In a ComfyUI
 // folder the chosen combination's files are the replacements.
 type Spec struct {
-	Path                          string
-	Transformer, TextEncoder, VAE string
-	// Variant is "distilled" or "base" when the user chose it ("": as the files say).
-	Variant string
-	// VAEGroups is the GroupNorm group count of a VAE file (0: the folder's VAE config, else
+	path                          string
+	transformer, textEncoder, vae string
+	// variant is "distilled" or "base" when the user chose it ("": as the files say).
+	variant string
+	// vaeGroups is the GroupNorm group count of a VAE file (0: the folder's VAE config, else
 	// FLUX.2's 32), as the command line's --vae-groups; the app offers no control for it
 	// (only non-FLUX.2 VAEs, like the tiny test model's, need it).
-	VAEGroups int
+	vaeGroups int
 }
 
 // SpecFromSettings is the model remembered in s.
 func SpecFromSettings(s settings.Settings) Spec {
-	return Spec{Path: s.ModelDir, Transformer: s.ModelTransformer, TextEncoder: s.ModelTextEncoder, VAE: s.ModelVAE,
-		Variant: s.ModelVariant, VAEGroups: s.ModelVAEGroups}
+	return Spec{path: s.ModelDir, transformer: s.ModelTransformer, textEncoder: s.ModelTextEncoder, vae: s.ModelVAE,
+		variant: s.ModelVariant, vaeGroups: s.ModelVAEGroups}
 }
 
 // store writes the spec into s.
 func (sp Spec) store(s *settings.Settings) {
-	s.ModelDir, s.ModelTransformer, s.ModelTextEncoder, s.ModelVAE = sp.Path, sp.Transformer, sp.TextEncoder, sp.VAE
-	s.ModelVariant, s.ModelVAEGroups = sp.Variant, sp.VAEGroups
+	s.ModelDir, s.ModelTransformer, s.ModelTextEncoder, s.ModelVAE = sp.path, sp.transformer, sp.textEncoder, sp.vae
+	s.ModelVariant, s.ModelVAEGroups = sp.variant, sp.vaeGroups
 }
 
 // clean makes every path of the spec absolute (see CleanDir).
 func (sp Spec) clean() Spec {
-	sp.Path, sp.Transformer, sp.TextEncoder, sp.VAE = CleanDir(sp.Path), CleanDir(sp.Transformer), CleanDir(sp.TextEncoder), CleanDir(sp.VAE)
+	sp.path, sp.transformer, sp.textEncoder, sp.vae = CleanDir(sp.path), CleanDir(sp.transformer), CleanDir(sp.textEncoder), CleanDir(sp.vae)
 	return sp
 }
 
 // Empty reports whether the spec names nothing.
 func (sp Spec) Empty() bool {
-	return sp.Path == "" && sp.Transformer == "" && sp.TextEncoder == "" && sp.VAE == ""
+	return sp.path == "" && sp.transformer == "" && sp.textEncoder == "" && sp.vae == ""
 }
 
 // key identifies the spec: two specs with the same key open the same model.
 func (sp Spec) key() string {
-	return strings.Join([]string{sp.Path, sp.Transformer, sp.TextEncoder, sp.VAE, sp.Variant, fmt.Sprint(sp.VAEGroups)}, "\x00")
+	return strings.Join([]string{sp.path, sp.transformer, sp.textEncoder, sp.vae, sp.variant, fmt.Sprint(sp.vaeGroups)}, "\x00")
 }
 
 // overrides are the spec's replacement files as the engine takes them.
 func (sp Spec) overrides() engine.Overrides {
-	return engine.Overrides{Transformer: sp.Transformer, TextEncoder: sp.TextEncoder, VAE: sp.VAE, Variant: sp.Variant, VAEGroups: sp.VAEGroups}
+	return engine.Overrides{Transformer: sp.transformer, TextEncoder: sp.textEncoder, VAE: sp.vae, Variant: sp.variant, VAEGroups: sp.vaeGroups}
 }
 
-// OpenSpec reads what sp names once, as an engine.Source (headers and configs, no
+// openSpec reads what sp names once, as an engine.Source (headers and configs, no
 // weights); err says why the model cannot be used (nothing chosen, unreadable, or parts
 // missing: info.Problems then lists them).
-func OpenSpec(sp Spec) (engine.Source, engine.ModelInfo, error) {
+func openSpec(sp Spec) (engine.Source, engine.ModelInfo, error) {
 	if sp.Empty() {
 		return nil, engine.ModelInfo{}, ErrNoModel
 	}
-	path := sp.Path
-	if sp.Transformer != "" && sp.TextEncoder != "" && sp.VAE != "" && source.Kind(path) == source.KindComfy {
+	path := sp.path
+	if sp.transformer != "" && sp.textEncoder != "" && sp.vae != "" && source.Kind(path) == source.KindComfy {
 		path = "" // a ComfyUI folder's chosen files: the folder's other files need no reading
 	}
 	src, err := engine.OpenModelSource(path, sp.overrides())
 	if err != nil {
-		return nil, engine.ModelInfo{Dir: sp.Path}, cmp.Or(adapterChosen(sp), err)
+		return nil, engine.ModelInfo{Dir: sp.path}, cmp.Or(adapterChosen(sp), err)
 	}
 	info := src.Info()
-	if len(info.Problems) > 0 && source.Kind(sp.Path) == source.KindFolder && !holdsModelFiles(sp.Path) {
-		return nil, engine.ModelInfo{Dir: sp.Path}, fmt.Errorf("the folder %s holds no model files: choose a folder with model_index.json, "+
-			"a ComfyUI models folder, or a transformer file (.gguf or .safetensors)", filepath.Base(sp.Path))
+	if len(info.Problems) > 0 && source.Kind(sp.path) == source.KindFolder && !holdsModelFiles(sp.path) {
+		return nil, engine.ModelInfo{Dir: sp.path}, fmt.Errorf("the folder %s holds no model files: choose a folder with model_index.json, "+
+			"a ComfyUI models folder, or a transformer file (.gguf or .safetensors)", filepath.Base(sp.path))
 	}
 	if len(info.Problems) > 0 {
 		return src, info, fmt.Errorf("missing %s", source.ListFew(appMissing(info.Problems)))
@@ -98,7 +98,7 @@ func OpenSpec(sp Spec) (engine.Source, engine.ModelInfo, error) {
 // adapterChosen is the error for a spec whose file is a LoRA or LoKr adapter rather than a
 // model part (lora.Inspect reads it as one); nil when none is.
 func adapterChosen(sp Spec) error {
-	for _, p := range []string{sp.Path, sp.Transformer, sp.TextEncoder, sp.VAE} {
+	for _, p := range []string{sp.path, sp.transformer, sp.textEncoder, sp.vae} {
 		if p == "" || source.Kind(p) != source.KindFile {
 			continue
 		}
@@ -171,7 +171,7 @@ func mdPlain(s string) string {
 // checkSource is the structural check of a model before it is used: every component that
 // is not a single file (those were checked when their headers were read) has its weights
 // opened, which finds a truncated or malformed safetensors file. It reads the Source opened
-// once by OpenSpec, nothing else.
+// once by openSpec, nothing else.
 func checkSource(ctx context.Context, src engine.Source) error {
 	info := src.Info()
 	for _, c := range engine.WeightComponents {
@@ -223,7 +223,7 @@ func variantOpen(src engine.Source) bool {
 }
 
 // comfyChoices lists the usable combinations of a ComfyUI models folder (nil when path is
-// not one, or is a diffusers folder); vaeGroups as Spec.VAEGroups.
+// not one, or is a diffusers folder); vaeGroups as Spec.vaeGroups.
 func comfyChoices(path string, vaeGroups int) (root string, combos []engine.Combination) {
 	if path == "" || source.Kind(path) != source.KindComfy {
 		return "", nil
@@ -270,10 +270,10 @@ func sizeLine(info engine.ModelInfo) string {
 	return "size not told by the weights (not klein-4B or 9B shapes)"
 }
 
-// SourceReport describes a model read by OpenSpec in Markdown: what it is, each part's file,
+// sourceReport describes a model read by openSpec in Markdown: what it is, each part's file,
 // quant types and size, what is missing, and the memory it needs against what there is.
 // open is variantOpen's answer.
-func SourceReport(info engine.ModelInfo, err error, mem sysmem.Status, open bool) string {
+func sourceReport(info engine.ModelInfo, err error, mem sysmem.Status, open bool) string {
 	if errors.Is(err, ErrNoModel) {
 		return "Choose a model folder (diffusers `model_index.json`, or a ComfyUI `models` folder) or a transformer file (`.gguf`, `.safetensors`)."
 	}
@@ -341,7 +341,7 @@ func variantWord(distilled bool) string {
 	return "base"
 }
 
-// SourceOpenFunc opens a model read by OpenSpec for generation on a device (see OpenFunc).
+// SourceOpenFunc opens a model read by openSpec for generation on a device (see OpenFunc).
 type SourceOpenFunc func(src engine.Source, device string) (Generator, error)
 
 // FolderOpener adapts an OpenFunc (Options.Open) to sources: it gets the model's folder or
@@ -358,4 +358,4 @@ type RunModel struct {
 }
 
 // RunModel is the current model for a run (UI goroutine).
-func (m *Model) RunModel() RunModel { return RunModel{Key: m.Spec.key(), Src: m.Src} }
+func (m *Model) RunModel() RunModel { return RunModel{Key: m.spec.key(), Src: m.src} }

@@ -10,8 +10,8 @@ import (
 
 // The precision select's options (issue 34: the app's device setting names the precision).
 const (
-	PrecisionExactLabel = "Exact"
-	PrecisionFastLabel  = "Fast (matrix units)"
+	precisionExactLabel = "Exact"
+	precisionFastLabel  = "Fast (matrix units)"
 )
 
 // fastSuffix marks a device ID opened in the fast precision ("vulkan:0+fast"), as the
@@ -26,10 +26,10 @@ func WithPrecision(id string, p gpu.Precision) string {
 	return id
 }
 
-// DeviceID is the device ID of a WithPrecision string, and PrecisionOf its precision.
+// DeviceID is the device ID of a WithPrecision string, and precisionOf its precision.
 func DeviceID(device string) string { return strings.TrimSuffix(device, fastSuffix) }
 
-func PrecisionOf(device string) gpu.Precision {
+func precisionOf(device string) gpu.Precision {
 	if strings.HasSuffix(device, fastSuffix) {
 		return gpu.PrecisionFast
 	}
@@ -40,7 +40,7 @@ func PrecisionOf(device string) gpu.Precision {
 // the fast precision when asked.
 func openDevicePrecision(device string) (gpu.Backend, error) {
 	b, err := OpenDevice(DeviceID(device))
-	if err != nil || PrecisionOf(device) == gpu.PrecisionExact {
+	if err != nil || precisionOf(device) == gpu.PrecisionExact {
 		return b, err
 	}
 	pb, ok := b.(gpu.Precisioner)
@@ -74,21 +74,21 @@ func (m *Model) RunPrecision() gpu.Precision {
 // newPrecisionSelect builds the settings' precision select, enabled only where the device
 // has matrix units.
 func (m *Model) newPrecisionSelect() *widgets.EscapeSelect {
-	m.Dev.Precision = widgets.NewEscapeSelect([]string{PrecisionExactLabel, PrecisionFastLabel}, nil)
+	m.Dev.precision = widgets.NewEscapeSelect([]string{precisionExactLabel, precisionFastLabel}, nil)
 	m.refreshPrecision()
-	return m.Dev.Precision
+	return m.Dev.precision
 }
 
 // refreshPrecision shows the precision the next run uses and whether it can be chosen.
 func (m *Model) refreshPrecision() {
-	s := m.Dev.Precision
+	s := m.Dev.precision
 	if s == nil {
 		return
 	}
 	s.OnChanged = nil
-	label := PrecisionExactLabel
+	label := precisionExactLabel
 	if m.RunPrecision() == gpu.PrecisionFast {
-		label = PrecisionFastLabel
+		label = precisionFastLabel
 	}
 	s.SetSelected(label)
 	if m.matrixUnits(m.EffectiveDevice()) == "" {
@@ -98,7 +98,7 @@ func (m *Model) refreshPrecision() {
 	}
 	s.OnChanged = func(l string) {
 		p := gpu.PrecisionExact
-		if l == PrecisionFastLabel {
+		if l == precisionFastLabel {
 			p = gpu.PrecisionFast
 		}
 		m.choosePrecision(p)

@@ -1,8 +1,6 @@
-package app
+package modelui
 
 import (
-	"kleinbild/app/modelui"
-
 	"context"
 	"os"
 	"path/filepath"
@@ -42,34 +40,33 @@ func TestDownloadAssembledChoice(t *testing.T) {
 	}
 
 	data := t.TempDir()
-	fake := newFakeGen()
-	h := newHarness(t, data, "", fake.open)
+	h := newHarness(t, data, "")
 	defer h.close()
-	u := h.ui
-	u.model.HubOpts = fastHub()
-	p := u.view.SetupDownload
-	opts := p.Variant.Options
+	m := h.m
+	m.hubOpts = fastHub()
+	p, _ := m.NewDownloadPanel() // the setup guide's
+	opts := p.variant.Options
 	if len(opts) != len(download.Choices()) || !strings.Contains(opts[0], "about 16.0 GB") ||
 		!strings.Contains(opts[1], "Q8_0 GGUF · about 8.8 GB") || !strings.Contains(opts[2], "Q4_K_M GGUF · about 5.3 GB") {
 		t.Fatalf("menu %q", opts)
 	}
-	if !strings.Contains(p.Note.Text, "16.0 GB") || !strings.Contains(p.Note.Text, "reference quality") {
-		t.Errorf("note of the full model: %q", p.Note.Text)
+	if !strings.Contains(p.note.Text, "16.0 GB") || !strings.Contains(p.note.Text, "reference quality") {
+		t.Errorf("note of the full model: %q", p.note.Text)
 	}
-	p.Variant.SetSelectedIndex(2)
-	if !strings.Contains(p.Note.Text, "5.3 GB") || !strings.Contains(p.Note.Text, "4-bit") || p.Dest.Text != filepath.Join(data, "models", "klein-4b-q4_k_m") {
-		t.Errorf("Q4_K_M: note %q, destination %q", p.Note.Text, p.Dest.Text)
+	p.variant.SetSelectedIndex(2)
+	if !strings.Contains(p.note.Text, "5.3 GB") || !strings.Contains(p.note.Text, "4-bit") || p.Dest.Text != filepath.Join(data, "models", "klein-4b-q4_k_m") {
+		t.Errorf("Q4_K_M: note %q, destination %q", p.note.Text, p.Dest.Text)
 	}
-	p.Variant.SetSelectedIndex(1)
+	p.variant.SetSelectedIndex(1)
 	dest := filepath.Join(data, "models", "klein-4b-q8_0")
-	if !strings.Contains(p.Note.Text, "8-bit") || p.Dest.Text != dest {
-		t.Fatalf("Q8_0: note %q, destination %q", p.Note.Text, p.Dest.Text)
+	if !strings.Contains(p.note.Text, "8-bit") || p.Dest.Text != dest {
+		t.Fatalf("Q8_0: note %q, destination %q", p.note.Text, p.Dest.Text)
 	}
 
-	test.Tap(p.Start)
-	h.waitFor("the assembled download to finish", 30*time.Second, func() bool { return u.model.DL == nil || !u.model.DL.Running })
-	if r := u.model.DL; r != nil && r.Err != nil {
-		t.Fatalf("download stopped: %v", r.Err)
+	test.Tap(p.start)
+	h.waitFor("the assembled download to finish", 30*time.Second, func() bool { return m.DL == nil || !m.DL.Running })
+	if r := m.DL; r != nil && r.err != nil {
+		t.Fatalf("download stopped: %v", r.err)
 	}
 	src, err := engine.OpenModelSource(dest, engine.Overrides{})
 	if err != nil || !src.Info().OK() || len(src.Info().Files) != 2 {
@@ -79,12 +76,12 @@ func TestDownloadAssembledChoice(t *testing.T) {
 	if err != nil || !rep.OK() || rep.Hashed == 0 {
 		t.Fatalf("validate: %v %+v", err, rep)
 	}
-	if modelui.PartialDownload(dest) || modelui.StartLabel(nil, dest) != "Download" {
+	if partialDownload(dest) || startLabel(nil, dest) != "Download" {
 		t.Errorf("the finished folder counts as partial")
 	}
 	// Selecting the folder as the model is the model panel's (engine.Inspect there does not
 	// read GGUF component files yet); the folder itself is checked above.
-	s := u.Settings
+	s := h.sh.Settings
 	if s.DownloadVariant != "" && s.DownloadVariant != q8.ID {
 		t.Errorf("settings remember %q", s.DownloadVariant)
 	}

@@ -1,7 +1,7 @@
 package app
 
 import (
-	"math"
+	"kleinbild/app/form"
 	"strconv"
 	"strings"
 	"testing"
@@ -9,74 +9,43 @@ import (
 	"fyne.io/fyne/v2/test"
 )
 
-// TestAspectSize: every preset ratio at small, default and large areas gives sides that
-// are multiples of 16 within 64..1792, within 5 % of the ratio and (unless clamped) of
-// the area.
-func TestAspectSize(t *testing.T) {
-	for _, r := range aspectRatios {
-		for _, area := range []int{256 * 256, 512 * 512, 1024 * 1024, 1792 * 1792} {
-			w, h := aspectSize(r.w, r.h, area)
-			if w%16 != 0 || h%16 != 0 || w < minSide || h < minSide || w > maxSide || h > maxSide {
-				t.Fatalf("%s at %d px: %d×%d is not a valid size", r.label, area, w, h)
-			}
-			want := float64(r.w) / float64(r.h)
-			if got := float64(w) / float64(h); math.Abs(got/want-1) > 0.05 {
-				t.Errorf("%s at %d px: %d×%d has ratio %.3f, want %.3f", r.label, area, w, h, got, want)
-			}
-			if area <= 1024*1024 && math.Abs(float64(w*h)/float64(area)-1) > 0.05 {
-				t.Errorf("%s at %d px: %d×%d has area %d", r.label, area, w, h, w*h)
-			}
-		}
-	}
-	for _, c := range []struct{ iw, ih, w, h int }{
-		{512, 768, 512, 768},    // already valid: kept
-		{83, 69, 80, 64},        // rounded to multiples of 16
-		{3000, 1000, 1792, 592}, // scaled into range, ratio kept
-		{20, 1000, 64, 1792},    // a ratio beyond the range: clamped
-	} {
-		if w, h := imageSizeFor(c.iw, c.ih); w != c.w || h != c.h {
-			t.Errorf("image %d×%d: size %d×%d, want %d×%d", c.iw, c.ih, w, h, c.w, c.h)
-		}
-	}
-}
-
 // TestAspectMenuAndImageSize drives the form: the aspect menu reshapes the current area,
 // and "use the image's size" takes the viewed image's size, then the first reference's.
 func TestAspectMenuAndImageSize(t *testing.T) {
 	h := newHarness(t, t.TempDir(), tinyModel(t), newFakeGen().open)
 	c := &h.ui.ctl
-	c.setSize(512, 512)
-	c.aspect.SetSelected("16:9")
-	if c.width.Text != "688" || c.height.Text != "384" || c.aspect.Selected != "16:9" {
-		t.Fatalf("16:9 from 512²: %s×%s (menu %q), want 688×384", c.width.Text, c.height.Text, c.aspect.Selected)
+	c.SetSize(512, 512)
+	c.Aspect.SetSelected("16:9")
+	if c.Width.Text != "688" || c.Height.Text != "384" || c.Aspect.Selected != "16:9" {
+		t.Fatalf("16:9 from 512²: %s×%s (menu %q), want 688×384", c.Width.Text, c.Height.Text, c.Aspect.Selected)
 	}
-	c.aspect.SetSelected("2:3")
-	if c.width.Text != "416" || c.height.Text != "624" || c.aspect.Selected != "2:3" {
-		t.Fatalf("2:3: %s×%s (menu %q), want 416×624", c.width.Text, c.height.Text, c.aspect.Selected)
+	c.Aspect.SetSelected("2:3")
+	if c.Width.Text != "416" || c.Height.Text != "624" || c.Aspect.Selected != "2:3" {
+		t.Fatalf("2:3: %s×%s (menu %q), want 416×624", c.Width.Text, c.Height.Text, c.Aspect.Selected)
 	}
-	c.useImageSize()
-	if c.width.Text != "416" || h.ui.Status.Text == "" {
-		t.Fatalf("no image: size %s×%s changed, status %q", c.width.Text, c.height.Text, h.ui.Status.Text)
+	c.UseImageSize()
+	if c.Width.Text != "416" || h.ui.Status.Text == "" {
+		t.Fatalf("no image: size %s×%s changed, status %q", c.Width.Text, c.Height.Text, h.ui.Status.Text)
 	}
-	c.setSize(128, 64)
+	c.SetSize(128, 64)
 	if out := h.generate("a wide field"); out.Err != nil {
 		t.Fatal(out.Err)
 	}
-	c.setSize(512, 512)
-	c.useImageSize()
-	if c.width.Text != "128" || c.height.Text != "64" {
-		t.Fatalf("viewed image 128×64: size %s×%s", c.width.Text, c.height.Text)
+	c.SetSize(512, 512)
+	c.UseImageSize()
+	if c.Width.Text != "128" || c.Height.Text != "64" {
+		t.Fatalf("viewed image 128×64: size %s×%s", c.Width.Text, c.Height.Text)
 	}
 	if err := h.ui.refs.Add(writeTestPNG(t, t.TempDir(), "ref.png", 83, 69, nil)); err != nil {
 		t.Fatal(err)
 	}
-	b := findTipButton(c.box, useSizeTip)
+	b := findTipButton(c.Box, form.UseSizeTip)
 	if b == nil {
 		t.Fatal("no button to use the image's size")
 	}
 	test.Tap(b)
-	if c.width.Text != "80" || c.height.Text != "64" {
-		t.Fatalf("reference 83×69: size %s×%s, want 80×64", c.width.Text, c.height.Text)
+	if c.Width.Text != "80" || c.Height.Text != "64" {
+		t.Fatalf("reference 83×69: size %s×%s, want 80×64", c.Width.Text, c.Height.Text)
 	}
 }
 
@@ -89,18 +58,18 @@ func TestAspectMenuShowsTheRatio(t *testing.T) {
 		w, h int
 		want string
 	}{{1024, 1024, "1:1"}, {1024, 576, "16:9"}, {768, 1024, "3:4"}, {1200, 400, ""}, {832, 1248, "2:3"}} {
-		c.width.SetText(strconv.Itoa(tc.w))
-		c.height.SetText(strconv.Itoa(tc.h))
-		if c.aspect.Selected != tc.want {
-			t.Errorf("%d×%d typed: the aspect menu shows %q, want %q", tc.w, tc.h, c.aspect.Selected, tc.want)
+		c.Width.SetText(strconv.Itoa(tc.w))
+		c.Height.SetText(strconv.Itoa(tc.h))
+		if c.Aspect.Selected != tc.want {
+			t.Errorf("%d×%d typed: the aspect menu shows %q, want %q", tc.w, tc.h, c.Aspect.Selected, tc.want)
 		}
 	}
-	if c.width.Text != "832" || c.height.Text != "1248" {
-		t.Errorf("showing the ratio changed the size to %s×%s", c.width.Text, c.height.Text)
+	if c.Width.Text != "832" || c.Height.Text != "1248" {
+		t.Errorf("showing the ratio changed the size to %s×%s", c.Width.Text, c.Height.Text)
 	}
-	c.width.SetText("1200")
-	c.height.SetText("400")
-	if p := c.aspect.PlaceHolder; !strings.Contains(p, "3.00:1") {
+	c.Width.SetText("1200")
+	c.Height.SetText("400")
+	if p := c.Aspect.PlaceHolder; !strings.Contains(p, "3.00:1") {
 		t.Errorf("1200×400: the aspect menu's placeholder %q does not give the ratio", p)
 	}
 }

@@ -6,13 +6,10 @@ import (
 	"fmt"
 	"image"
 	"image/png"
-	"strings"
 	"time"
 
 	"fyne.io/fyne/v2/driver/software"
-	"fyne.io/fyne/v2/widget"
 
-	"kleinbild/app/jobs"
 	"kleinbild/app/run"
 	"kleinbild/engine"
 	"kleinbild/internal/atomicfile"
@@ -34,12 +31,12 @@ func (u *UI) Automate() error {
 		startErr := make(chan error, 1)
 		u.Post(func() {
 			if u.opts.Count > 0 {
-				u.ctl.setCount(u.opts.Count)
+				u.ctl.SetCount(u.opts.Count)
 			}
 			r, err := u.run.StartGenerate()
 			if err != nil {
 				u.ShowError(err)
-				startErr <- u.ctl.explainInvalid(err)
+				startErr <- u.ctl.ExplainInvalid(err)
 				return
 			}
 			started <- r
@@ -110,27 +107,4 @@ func isUniform(img image.Image) bool {
 		}
 	}
 	return true
-}
-
-// explainInvalid turns jobs.ErrInvalidForm, which leaves the reasons to the fields, into an error
-// that names them, for gui --generate, which has no one looking at the fields: "some
-// settings are invalid" did not say that the prompt was empty (issue 37 item 12). Other
-// errors are returned as they are (UI goroutine).
-func (c *controls) explainInvalid(err error) error {
-	if !errors.Is(err, jobs.ErrInvalidForm) {
-		return err
-	}
-	var why []string
-	if strings.TrimSpace(c.prompt.Text) == "" {
-		why = append(why, "the prompt is empty: give one with --prompt")
-	}
-	for _, l := range []*widget.Label{c.promptErr, c.negativeErr, c.sizeErr, c.stepsErr, c.seedErr} {
-		if l != nil && l.Visible() && l.Text != "" && (l != c.promptErr || len(why) == 0) {
-			why = append(why, strings.TrimSuffix(l.Text, "."))
-		}
-	}
-	if len(why) == 0 {
-		return err
-	}
-	return fmt.Errorf("%s", strings.Join(why, "; "))
 }

@@ -13,11 +13,11 @@ func fourImageRun(t *testing.T) (*harness, []string) {
 	t.Helper()
 	h := newHarness(t, t.TempDir(), tinyModel(t), newFakeGen().open)
 	u := h.ui
-	u.ctl.setSize(64, 64)
+	u.ctl.SetSize(64, 64)
 	lockSeed(u, 10)
 	h.generate("an older image")
 	lockSeed(u, 20)
-	u.ctl.setCount(4)
+	u.ctl.SetCount(4)
 	out := h.generate("four foxes")
 	if len(out.Entries) != 4 || len(u.run.Batch.Tiles) != 4 {
 		t.Fatalf("%d images, %d tiles (%v)", len(out.Entries), len(u.run.Batch.Tiles), out.Err)

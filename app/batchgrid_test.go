@@ -27,12 +27,12 @@ func TestBatchOutlineFollowsViewer(t *testing.T) {
 	fake := newFakeGen()
 	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
 	u := h.ui
-	u.ctl.setSize(64, 64)
+	u.ctl.SetSize(64, 64)
 	lockSeed(u, 10)
 	h.generate("an older image")
 	older := u.view.Shown
 	lockSeed(u, 20)
-	u.ctl.setCount(3)
+	u.ctl.SetCount(3)
 	out := h.generate("three foxes")
 	if len(out.Entries) != 3 || len(u.run.Batch.Marks) != 3 {
 		t.Fatalf("%d entries, %d tiles", len(out.Entries), len(u.run.Batch.Marks))
@@ -72,11 +72,11 @@ func TestLongRunKeepsWindowSize(t *testing.T) {
 	fake := newFakeGen()
 	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
 	u := h.ui
-	u.ctl.setCount(2)
+	u.ctl.SetCount(2)
 	h.generate("two foxes")
 	h.settle()
 	two := windowMin(h.win)
-	u.ctl.setCount(12)
+	u.ctl.SetCount(12)
 	h.generate("twelve foxes")
 	h.settle()
 	if !u.run.Batch.Box.Visible() || len(u.run.Batch.Tiles) != 12 {
@@ -98,8 +98,8 @@ func TestBatchGridIsOneRow(t *testing.T) {
 	fake := newFakeGen()
 	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
 	u := h.ui
-	u.ctl.setSize(64, 64)
-	u.ctl.setCount(4)
+	u.ctl.SetSize(64, 64)
+	u.ctl.SetCount(4)
 	if out := h.generate("four foxes"); len(out.Entries) != 4 {
 		t.Fatalf("%d images, want 4 (%v)", len(out.Entries), out.Err)
 	}

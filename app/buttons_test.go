@@ -69,7 +69,7 @@ func TestEveryButtonIsNamed(t *testing.T) {
 		t.Fatal("no banner")
 	}
 	// A queued job (its row has a ✕), with the queue paused (Resume).
-	u.ctl.prompt.SetText("a queued job")
+	u.ctl.Prompt.SetText("a queued job")
 	f, ok := u.ctl.ReadForm()
 	if !ok {
 		t.Fatal("the form does not read")

@@ -28,11 +28,11 @@ func TestCancelAllNamesTheRunOnlyWhileOneRuns(t *testing.T) {
 		t.Errorf("paused, nothing running: %q", msg)
 	}
 	q.Clear()
-	u.ctl.setSize(64, 64)
-	u.ctl.prompt.SetText("running")
-	test.Tap(u.ctl.generate)
+	u.ctl.SetSize(64, 64)
+	u.ctl.Prompt.SetText("running")
+	test.Tap(u.ctl.Generate)
 	waitStarted(t, h, fake)
-	u.ctl.prompt.SetText("queued")
+	u.ctl.Prompt.SetText("queued")
 	u.Generate()
 	test.Tap(q.CancelAll)
 	if !strings.Contains(msg, "queued job and stop the image being made") {

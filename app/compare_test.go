@@ -16,7 +16,7 @@ func TestCompareTwoImages(t *testing.T) {
 	h := newHarness(t, t.TempDir(), tinyModel(t), newFakeGen().open)
 	u := h.ui
 	for _, sz := range [][2]int{{64, 64}, {128, 64}, {64, 128}} {
-		u.ctl.setSize(sz[0], sz[1])
+		u.ctl.SetSize(sz[0], sz[1])
 		if out := h.generate("a lighthouse"); out.Err != nil {
 			t.Fatal(out.Err)
 		}
@@ -81,7 +81,7 @@ func TestCompareTwoImages(t *testing.T) {
 func TestCompareWipe(t *testing.T) {
 	h := newHarness(t, t.TempDir(), tinyModel(t), newFakeGen().open)
 	u := h.ui
-	u.ctl.setSize(64, 64)
+	u.ctl.SetSize(64, 64)
 	for range 2 {
 		if out := h.generate("a lighthouse"); out.Err != nil {
 			t.Fatal(out.Err)

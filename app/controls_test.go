@@ -11,28 +11,11 @@ import (
 	"kleinbild/engine/schema"
 )
 
-func TestParseSide(t *testing.T) {
-	for _, c := range []struct {
-		in   string
-		v    int
-		want string
-	}{
-		{"512", 512, ""}, {" 64 ", 64, ""}, {"1792", 1792, ""},
-		{"1800", 1800, "between 64 and 1792"}, {"48", 48, "between 64 and 1792"},
-		{"100", 100, "multiple of 16: try 96 or 112"}, {"1.5", 0, "not a whole number"}, {"", 0, "empty"},
-	} {
-		v, msg := parseSide("Width", c.in)
-		if v != c.v || (c.want == "") != (msg == "") || !strings.Contains(msg, c.want) {
-			t.Errorf("parseSide(%q) = %d, %q; want %d, %q", c.in, v, msg, c.v, c.want)
-		}
-	}
-}
-
 func TestInvalidSettingsAreRefused(t *testing.T) {
 	fake := newFakeGen()
 	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
 	u := h.ui
-	test.Type(u.ctl.prompt, "anything")
+	test.Type(u.ctl.Prompt, "anything")
 	cases := []struct{ w, h, want string }{
 		{"500", "512", "multiple of 16: try 496 or 512"},
 		{"512", "2048", "between 64 and 1792"},
@@ -41,40 +24,40 @@ func TestInvalidSettingsAreRefused(t *testing.T) {
 		{"", "512", "empty"},
 	}
 	for _, c := range cases {
-		u.ctl.width.SetText(c.w)
-		u.ctl.height.SetText(c.h)
-		if !u.ctl.sizeErr.Visible() || !strings.Contains(u.ctl.sizeErr.Text, c.want) {
-			t.Errorf("%s×%s: inline message %q (visible %v), want %q", c.w, c.h, u.ctl.sizeErr.Text, u.ctl.sizeErr.Visible(), c.want)
+		u.ctl.Width.SetText(c.w)
+		u.ctl.Height.SetText(c.h)
+		if !u.ctl.SizeErr.Visible() || !strings.Contains(u.ctl.SizeErr.Text, c.want) {
+			t.Errorf("%s×%s: inline message %q (visible %v), want %q", c.w, c.h, u.ctl.SizeErr.Text, u.ctl.SizeErr.Visible(), c.want)
 		}
-		test.Tap(u.ctl.generate)
+		test.Tap(u.ctl.Generate)
 		if u.run.Current() != nil {
 			t.Fatalf("%s×%s: generation started", c.w, c.h)
 		}
 	}
-	u.ctl.width.SetText("768")
-	u.ctl.height.SetText("1024")
-	if u.ctl.sizeErr.Visible() || u.ctl.preset.Selected != "Portrait 3:4 · 768 × 1024" {
-		t.Errorf("valid size: message %q, preset %q", u.ctl.sizeErr.Text, u.ctl.preset.Selected)
+	u.ctl.Width.SetText("768")
+	u.ctl.Height.SetText("1024")
+	if u.ctl.SizeErr.Visible() || u.ctl.Preset.Selected != "Portrait 3:4 · 768 × 1024" {
+		t.Errorf("valid size: message %q, preset %q", u.ctl.SizeErr.Text, u.ctl.Preset.Selected)
 	}
-	u.ctl.preset.SetSelected("Landscape 16:9 · 1024 × 576")
-	if u.ctl.width.Text != "1024" || u.ctl.height.Text != "576" {
-		t.Errorf("preset set %s×%s", u.ctl.width.Text, u.ctl.height.Text)
+	u.ctl.Preset.SetSelected("Landscape 16:9 · 1024 × 576")
+	if u.ctl.Width.Text != "1024" || u.ctl.Height.Text != "576" {
+		t.Errorf("preset set %s×%s", u.ctl.Width.Text, u.ctl.Height.Text)
 	}
-	u.ctl.steps.SetText("0")
-	test.Tap(u.ctl.generate)
-	if u.run.Current() != nil || !u.ctl.stepsErr.Visible() {
+	u.ctl.Steps.SetText("0")
+	test.Tap(u.ctl.Generate)
+	if u.run.Current() != nil || !u.ctl.StepsErr.Visible() {
 		t.Errorf("steps 0 accepted")
 	}
-	u.ctl.steps.SetText("4")
-	u.ctl.seed.SetText("-3")
-	test.Tap(u.ctl.generate)
-	if u.run.Current() != nil || !u.ctl.seedErr.Visible() {
+	u.ctl.Steps.SetText("4")
+	u.ctl.Seed.SetText("-3")
+	test.Tap(u.ctl.Generate)
+	if u.run.Current() != nil || !u.ctl.SeedErr.Visible() {
 		t.Errorf("seed -3 accepted")
 	}
-	u.ctl.seed.SetText("")
-	u.ctl.prompt.SetText("  ")
-	test.Tap(u.ctl.generate)
-	if u.run.Current() != nil || !u.ctl.promptErr.Visible() {
+	u.ctl.Seed.SetText("")
+	u.ctl.Prompt.SetText("  ")
+	test.Tap(u.ctl.Generate)
+	if u.run.Current() != nil || !u.ctl.PromptErr.Visible() {
 		t.Errorf("empty prompt accepted")
 	}
 	if fake.calls.Load() != 0 {
@@ -93,31 +76,31 @@ func TestTypedSeedIsUsed(t *testing.T) {
 	fake := newFakeGen()
 	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
 	u := h.ui
-	u.ctl.seed.SetText("")
-	test.Type(u.ctl.seed, "42")
-	if !u.ctl.seedLocked {
+	u.ctl.Seed.SetText("")
+	test.Type(u.ctl.Seed, "42")
+	if !u.ctl.SeedIsLocked() {
 		t.Errorf("a typed seed does not show as kept")
 	}
 	if out := h.generate("a lighthouse"); out.Err != nil {
 		t.Fatalf("generate: %v", out.Err)
 	}
-	if got := fake.lastRequest().Seed; got != 42 || u.ctl.seed.Text != "42" {
-		t.Errorf("typed seed 42: generated with %d, field %q", got, u.ctl.seed.Text)
+	if got := fake.lastRequest().Seed; got != 42 || u.ctl.Seed.Text != "42" {
+		t.Errorf("typed seed 42: generated with %d, field %q", got, u.ctl.Seed.Text)
 	}
-	test.Tap(u.ctl.lock) // back to random
-	if u.ctl.seed.Text != "" || u.ctl.seedLocked || !strings.Contains(u.ctl.seed.PlaceHolder, "random") {
-		t.Fatalf("random: field %q placeholder %q locked %v", u.ctl.seed.Text, u.ctl.seed.PlaceHolder, u.ctl.seedLocked)
+	test.Tap(u.ctl.Lock) // back to random
+	if u.ctl.Seed.Text != "" || u.ctl.SeedIsLocked() || !strings.Contains(u.ctl.Seed.PlaceHolder, "random") {
+		t.Fatalf("random: field %q placeholder %q locked %v", u.ctl.Seed.Text, u.ctl.Seed.PlaceHolder, u.ctl.SeedIsLocked())
 	}
 	if out := h.generate("a lighthouse"); out.Err != nil {
 		t.Fatalf("generate: %v", out.Err)
 	}
 	used := fake.lastRequest().Seed
-	if u.ctl.seed.Text != "" || !strings.Contains(u.ctl.seed.PlaceHolder, strconv.FormatUint(used, 10)) {
-		t.Errorf("after a random run: field %q placeholder %q, seed used %d", u.ctl.seed.Text, u.ctl.seed.PlaceHolder, used)
+	if u.ctl.Seed.Text != "" || !strings.Contains(u.ctl.Seed.PlaceHolder, strconv.FormatUint(used, 10)) {
+		t.Errorf("after a random run: field %q placeholder %q, seed used %d", u.ctl.Seed.Text, u.ctl.Seed.PlaceHolder, used)
 	}
-	test.Tap(u.ctl.lock) // keep the last seed
-	if u.ctl.seed.Text != strconv.FormatUint(used, 10) || !u.ctl.seedLocked {
-		t.Errorf("keeping: field %q, want %d", u.ctl.seed.Text, used)
+	test.Tap(u.ctl.Lock) // keep the last seed
+	if u.ctl.Seed.Text != strconv.FormatUint(used, 10) || !u.ctl.SeedIsLocked() {
+		t.Errorf("keeping: field %q, want %d", u.ctl.Seed.Text, used)
 	}
 }
 
@@ -136,8 +119,8 @@ func TestRestoreAsksBeforeReplacingReferences(t *testing.T) {
 		t.Fatalf("references %v replaced without a question", u.refs.RefPaths())
 	}
 	h.tapDialogButton("Keep mine")
-	if len(u.refs.RefPaths()) != 1 || u.ctl.prompt.Text != "a bridge" {
-		t.Errorf("keep mine: references %v, prompt %q", u.refs.RefPaths(), u.ctl.prompt.Text)
+	if len(u.refs.RefPaths()) != 1 || u.ctl.Prompt.Text != "a bridge" {
+		t.Errorf("keep mine: references %v, prompt %q", u.refs.RefPaths(), u.ctl.Prompt.Text)
 	}
 	u.RestoreSettings(meta)
 	h.tapDialogButton("Replace")

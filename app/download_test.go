@@ -1,6 +1,7 @@
 package app
 
 import (
+	"kleinbild/app/form"
 	"kleinbild/app/modelui"
 
 	"path/filepath"
@@ -18,18 +19,18 @@ import (
 func TestFitLine(t *testing.T) {
 	h := newHarness(t, t.TempDir(), tinyModel(t), newFakeGen().open)
 	u := h.ui
-	fit := u.ctl.fit
+	fit := u.ctl.Fit
 	h.waitFor("the fit line with a time", 5*time.Second, func() bool {
 		return fit.Visible() && strings.Contains(fit.Text, " · about ")
 	})
 	first := fit.Text
 	t.Logf("512×512: %q", first)
-	u.ctl.setSize(1024, 1024)
+	u.ctl.SetSize(1024, 1024)
 	h.waitFor("the fit line to follow the size", 5*time.Second, func() bool { return fit.Text != first })
 	t.Logf("1024×1024: %q", fit.Text)
-	u.ctl.width.SetText("1000")
+	u.ctl.Width.SetText("1000")
 	h.settle()
-	time.Sleep(2 * fitDebounce)
+	time.Sleep(2 * form.FitDebounce)
 	h.settle()
 	if fit.Visible() {
 		t.Errorf("fit line shown for an invalid size: %q", fit.Text)
@@ -40,18 +41,18 @@ func TestGenerateAsksWhenItDoesNotFit(t *testing.T) {
 	fake := newFakeGen()
 	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
 	u := h.ui
-	u.fit.machine = func(c estimate.Calibration) estimate.Machine {
+	u.fit.Machine = func(c estimate.Calibration) estimate.Machine {
 		return estimate.Machine{AvailableBytes: 64 << 20, TotalBytes: 64 << 20, Rates: c}
 	}
-	u.ctl.setSize(1024, 1024)
+	u.ctl.SetSize(1024, 1024)
 	h.waitFor("a warning", 5*time.Second, func() bool {
-		return u.ctl.fit.Visible() && u.ctl.fit.Importance == widget.DangerImportance
+		return u.ctl.Fit.Visible() && u.ctl.Fit.Importance == widget.DangerImportance
 	})
-	if !strings.HasPrefix(u.ctl.fit.Text, "Does not fit") {
-		t.Errorf("fit line %q", u.ctl.fit.Text)
+	if !strings.HasPrefix(u.ctl.Fit.Text, "Does not fit") {
+		t.Errorf("fit line %q", u.ctl.Fit.Text)
 	}
-	test.Type(u.ctl.prompt, "too big")
-	test.Tap(u.ctl.generate)
+	test.Type(u.ctl.Prompt, "too big")
+	test.Tap(u.ctl.Generate)
 	if u.run.Current() != nil {
 		t.Fatal("a generation that does not fit started without asking")
 	}
@@ -59,7 +60,7 @@ func TestGenerateAsksWhenItDoesNotFit(t *testing.T) {
 	if u.run.Current() != nil || fake.calls.Load() != 0 {
 		t.Fatal("cancelled confirmation still generated")
 	}
-	test.Tap(u.ctl.generate)
+	test.Tap(u.ctl.Generate)
 	h.tapDialogButton("Generate anyway")
 	if u.run.Current() == nil {
 		t.Fatal("'Generate anyway' did not start the generation")

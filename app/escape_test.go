@@ -16,10 +16,10 @@ func TestEscapeInDialogKeepsTheRun(t *testing.T) {
 	fake.block = true
 	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
 	u := h.ui
-	test.Type(u.ctl.prompt, "a lighthouse")
-	test.Tap(u.ctl.generate)
+	test.Type(u.ctl.Prompt, "a lighthouse")
+	test.Tap(u.ctl.Generate)
 	waitStarted(t, h, fake)
-	u.ctl.prompt.SetText("queued")
+	u.ctl.Prompt.SetText("queued")
 	test.Tap(u.run.Queue.Add)
 	h.settle()
 	first := u.run.Current()

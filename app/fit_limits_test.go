@@ -4,35 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"kleinbild/engine"
 	"kleinbild/estimate"
-	"kleinbild/gpu"
 	"kleinbild/gpu/backends"
 )
-
-// TestFitOnDeviceLimits: a GPU opened with 200 MiB buffers cannot run klein-4B at 512² (the
-// VAE decoder's 256.0 MB buffers): the fit line says so before the run; 256² fits.
-func TestFitOnDeviceLimits(t *testing.T) {
-	m, err := estimate.Preset("klein-4B", true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := backends.Device{ID: "webgpu:0", Backend: "webgpu", Info: gpu.DeviceInfo{Name: "0x2335", Kind: gpu.KindDiscrete, MaxBufferBytes: 200 << 20, MaxBindingBytes: 2 << 30}}
-	for _, c := range []struct {
-		side int
-		fits bool
-	}{{256, true}, {512, false}} {
-		req := estimate.Request{Req: engine.Request{Settings: engine.Settings{Width: c.side, Height: c.side}}}
-		rep, err := estimate.Estimate(m, req, estimate.Machine{AvailableBytes: 64e9, TotalBytes: 64e9})
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := onDeviceLimits(rep, m, req, d)
-		if fits := got.Verdict != estimate.DoesNotFit; fits != c.fits || (!fits && !strings.Contains(got.Message, "200.0 MB per buffer")) {
-			t.Errorf("%d²: %v %q", c.side, got.Verdict, got.Message)
-		}
-	}
-}
 
 // TestOverLimitsRunsOnTheCPU: a size over the GPU's limits never starts on it. With the
 // automatic device the dialog offers the CPU, which the next runs then use (a banner says
@@ -43,7 +17,7 @@ func TestOverLimitsRunsOnTheCPU(t *testing.T) {
 	rep := estimate.Report{Verdict: estimate.DoesNotFit, OverDeviceLimits: true,
 		Message: "Does not fit on webgpu:0: 289.7 MB is more than 256.0 MB per buffer."}
 	ran := 0
-	u.fit.ask(rep, true, rep.Message, "Generate", func() { ran++ })
+	u.fit.Ask(rep, true, rep.Message, "Generate", func() { ran++ })
 	h.settle()
 	h.tapDialogButton("Generate on the CPU")
 	h.settle()
@@ -53,7 +27,7 @@ func TestOverLimitsRunsOnTheCPU(t *testing.T) {
 
 	u.model.ChooseDevice("webgpu:0")
 	h.settle()
-	u.fit.ask(rep, true, rep.Message, "Generate", func() { ran++ })
+	u.fit.Ask(rep, true, rep.Message, "Generate", func() { ran++ })
 	h.settle()
 	if top := h.win.Canvas().Overlays().Top(); top == nil || findButton(top, "Generate on the CPU") != nil || findButton(top, "Generate anyway") != nil {
 		t.Fatal("a chosen GPU: the dialog should explain, with no way to run there")

@@ -76,16 +76,16 @@ func TestPromptShortcutAndTabOrder(t *testing.T) {
 	ctrlL := &desktop.CustomShortcut{KeyName: fyne.KeyL, Modifier: fyne.KeyModifierShortcutDefault}
 	c.Focus(u.gal.Search)
 	typeShortcut(c, ctrlL)
-	if c.Focused() != u.ctl.prompt {
+	if c.Focused() != u.ctl.Prompt {
 		t.Fatalf("Ctrl+L in the search field focused %T", c.Focused())
 	}
 	c.Unfocus()
 	typeShortcut(c, ctrlL)
-	if c.Focused() != u.ctl.prompt {
+	if c.Focused() != u.ctl.Prompt {
 		t.Fatalf("Ctrl+L focused %T", c.Focused())
 	}
 	tabs := 0
-	for c.Focused() != u.ctl.seed && tabs < 40 {
+	for c.Focused() != u.ctl.Seed && tabs < 40 {
 		c.FocusNext()
 		tabs++
 	}
@@ -94,7 +94,7 @@ func TestPromptShortcutAndTabOrder(t *testing.T) {
 	}
 	c.Unfocus()
 	c.FocusNext()
-	if f := c.Focused(); f != u.ctl.prompt && f != u.ctl.history.Button {
+	if f := c.Focused(); f != u.ctl.Prompt && f != u.ctl.History.Button {
 		t.Errorf("the first Tab focuses %T, not the prompt", f)
 	}
 }

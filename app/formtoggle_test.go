@@ -38,11 +38,11 @@ func TestFormCollapsesForTheImage(t *testing.T) {
 	h.waitShownImage(h.at(0))
 	before, shareBefore := shownShare(h, 1024, 576)
 
-	test.Tap(u.formTog.button)
+	test.Tap(u.formTog.Button)
 	h.settle()
 	after, shareAfter := shownShare(h, 1024, 576)
 	t.Logf("16:9 at 1350×720: %v (%.0f %%) with the form, %v (%.0f %%) without", before, 100*shareBefore, after, 100*shareAfter)
-	if u.formTog.column.Visible() || shareAfter < 1.5*shareBefore || shareAfter < 0.35 {
+	if u.formTog.Column.Visible() || shareAfter < 1.5*shareBefore || shareAfter < 0.35 {
 		t.Errorf("hiding the form: the image %v (%.0f %%), was %v (%.0f %%)", after, 100*shareAfter, before, 100*shareBefore)
 	}
 	if !h.savedSettings().FormHidden {
@@ -52,12 +52,12 @@ func TestFormCollapsesForTheImage(t *testing.T) {
 
 	h2 := newHarness(t, data, tinyModel(t), newFakeGen().open)
 	u2 := h2.ui
-	if u2.formTog.column.Visible() {
+	if u2.formTog.Column.Visible() {
 		t.Fatal("after a restart the form shows again")
 	}
 	typeShortcut(h2.win.Canvas(), &desktop.CustomShortcut{KeyName: fyne.KeyL, Modifier: fyne.KeyModifierShortcutDefault})
-	if !u2.formTog.column.Visible() || h2.win.Canvas().Focused() != u2.ctl.prompt {
-		t.Errorf("Ctrl+L: the form shows %v, the focus is on %T", u2.formTog.column.Visible(), h2.win.Canvas().Focused())
+	if !u2.formTog.Column.Visible() || h2.win.Canvas().Focused() != u2.ctl.Prompt {
+		t.Errorf("Ctrl+L: the form shows %v, the focus is on %T", u2.formTog.Column.Visible(), h2.win.Canvas().Focused())
 	}
 	if h2.savedSettings().FormHidden {
 		t.Error("the form shown again is remembered hidden")

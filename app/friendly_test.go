@@ -37,7 +37,7 @@ func TestZoomLabelDuringPreview(t *testing.T) {
 	if got := u.view.Zoom.Level.Text; got != "Preview" {
 		t.Errorf("zoom label during the preview %q, want Preview", got)
 	}
-	test.Tap(u.ctl.generate) // cancel
+	test.Tap(u.ctl.Generate) // cancel
 	h.waitFor("the run to stop", 5*time.Second, func() bool { return u.run.Current() == nil })
 	h.settle()
 	if got := u.view.Zoom.Level.Text; got == "Preview" {

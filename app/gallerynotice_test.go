@@ -14,7 +14,7 @@ func TestGalleryNoticeForHiddenNewImages(t *testing.T) {
 	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
 	u := h.ui
 	g := &u.gal
-	u.ctl.setSize(64, 64)
+	u.ctl.SetSize(64, 64)
 
 	// The new image matches the search: no notice.
 	test.Type(g.Search, "fox")
@@ -25,7 +25,7 @@ func TestGalleryNoticeForHiddenNewImages(t *testing.T) {
 	}
 
 	// Two new images the search hides.
-	u.ctl.setCount(2)
+	u.ctl.SetCount(2)
 	h.generate("a lighthouse")
 	h.settle()
 	if !g.Hidden.Bar.Visible() || g.Hidden.Text.Text != "2 new images are hidden by the search." {
@@ -41,7 +41,7 @@ func TestGalleryNoticeForHiddenNewImages(t *testing.T) {
 
 	// The Favourites filter hides every new image; changing the filter so that it shows
 	// takes the notice away too.
-	u.ctl.setCount(1)
+	u.ctl.SetCount(1)
 	test.Tap(g.Favs)
 	h.generate("a boat")
 	h.settle()

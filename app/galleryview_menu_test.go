@@ -103,8 +103,8 @@ func TestGalleryCellMenu(t *testing.T) {
 	viewerUnchanged("Use as reference")
 
 	tapMenuItem(t, h, file, "Reuse settings")
-	if u.ctl.prompt.Text != "a red castle" {
-		t.Errorf("prompt %q after Reuse settings", u.ctl.prompt.Text)
+	if u.ctl.Prompt.Text != "a red castle" {
+		t.Errorf("prompt %q after Reuse settings", u.ctl.Prompt.Text)
 	}
 	viewerUnchanged("Reuse settings")
 
@@ -185,8 +185,8 @@ func TestGalleryCellMenuRenderLarger(t *testing.T) {
 	h := newHarness(t, data, tinyModel(t), fake.open)
 	u := h.ui
 	fake.block = true
-	u.ctl.prompt.SetText("something else")
-	test.Tap(u.ctl.generate)
+	u.ctl.Prompt.SetText("something else")
+	test.Tap(u.ctl.Generate)
 	waitStarted(t, h, fake)
 	tapMenuItem(t, h, "img-00.png", "Render larger")
 	if len(u.run.Queue.Jobs) != 1 {
@@ -199,8 +199,8 @@ func TestGalleryCellMenuRenderLarger(t *testing.T) {
 	if !u.view.FollowRun {
 		t.Error("the viewer stopped following the run")
 	}
-	test.Tap(u.ctl.generate) // cancel: the queued job starts
+	test.Tap(u.ctl.Generate) // cancel: the queued job starts
 	waitStarted(t, h, fake)
-	test.Tap(u.ctl.generate)
+	test.Tap(u.ctl.Generate)
 	h.waitFor("the run to stop", 5*time.Second, func() bool { return u.run.Current() == nil })
 }

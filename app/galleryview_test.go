@@ -110,7 +110,7 @@ func TestGallerySurvivesRestartAndShowsLineage(t *testing.T) {
 	// Reuse settings from the first image.
 	u.gal.SelectEntry(e.File, nil)
 	test.Tap(findButton(u.view.Actions, "Reuse settings"))
-	if u.ctl.prompt.Text != "an old lighthouse" || u.ctl.seed.Text != strconv.FormatUint(e.Meta.Seed, 10) || !u.ctl.seedLocked {
-		t.Errorf("reuse settings: prompt %q seed %q", u.ctl.prompt.Text, u.ctl.seed.Text)
+	if u.ctl.Prompt.Text != "an old lighthouse" || u.ctl.Seed.Text != strconv.FormatUint(e.Meta.Seed, 10) || !u.ctl.SeedIsLocked() {
+		t.Errorf("reuse settings: prompt %q seed %q", u.ctl.Prompt.Text, u.ctl.Seed.Text)
 	}
 }

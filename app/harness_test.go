@@ -147,12 +147,12 @@ func isClosed(c chan struct{}) bool {
 // generate types a prompt, taps Generate and waits until the run has ended.
 func (h *harness) generate(prompt string) run.Outcome {
 	h.t.Helper()
-	h.ui.ctl.prompt.SetText("")
-	test.Type(h.ui.ctl.prompt, prompt)
-	test.Tap(h.ui.ctl.generate)
+	h.ui.ctl.Prompt.SetText("")
+	test.Type(h.ui.ctl.Prompt, prompt)
+	test.Tap(h.ui.ctl.Generate)
 	r := h.ui.run.Current()
 	if r == nil {
-		h.t.Fatalf("Generate did not start (banner %q, size %q, prompt %q)", h.ui.ErrorText(), h.ui.ctl.sizeErr.Text, h.ui.ctl.promptErr.Text)
+		h.t.Fatalf("Generate did not start (banner %q, size %q, prompt %q)", h.ui.ErrorText(), h.ui.ctl.SizeErr.Text, h.ui.ctl.PromptErr.Text)
 	}
 	var out run.Outcome
 	got := false

@@ -3,7 +3,6 @@ package app
 import (
 	"fmt"
 	"image"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -15,16 +14,16 @@ import (
 
 // showInpaint opens Inpaint mode for the picture img read from path.
 func (u *UI) showInpaint(path string, img image.Image) *inpaintui.Mode {
-	return inpaintui.Open(u.Shell, inpaintui.Deps{ReadForm: u.ctl.inpaintForm, SeedIsLocked: u.ctl.seedIsLocked,
+	return inpaintui.Open(u.Shell, inpaintui.Deps{ReadForm: u.inpaintForm, SeedIsLocked: u.ctl.SeedIsLocked,
 		Adapters: u.adapters.Stack, AdaptersPartial: u.adapters.Partial, Submit: u.run.Submit,
-		FormPrompt:     func() string { return strings.TrimSpace(u.ctl.prompt.Text) },
-		FillFormPrompt: u.ctl.prompt.SetText,
+		FormPrompt:     func() string { return strings.TrimSpace(u.ctl.Prompt.Text) },
+		FillFormPrompt: u.ctl.Prompt.SetText,
 		WhenDone:       u.inpaintResults, JobState: u.inpaintJobState, CancelJob: u.cancelInpaintJob}, path, img)
 }
 
-// inpaintForm is the form as Inpaint mode takes it (readForm).
-func (c *controls) inpaintForm() (inpaintui.Form, bool) {
-	f, ok := c.ReadForm()
+// inpaintForm is the form as Inpaint mode takes it (form.Controls.ReadForm).
+func (u *UI) inpaintForm() (inpaintui.Form, bool) {
+	f, ok := u.ctl.ReadForm()
 	return inpaintui.Form{Settings: f.Settings, SeedGiven: f.SeedGiven}, ok
 }
 
@@ -55,7 +54,7 @@ func (u *UI) reuseInpaint(meta imageio.Metadata) (m *inpaintui.Mode, ok bool) {
 	// (or extension) and strength.
 	form := req
 	form.Image, form.Mask, form.Strength, form.Outpaint = "", "", 0, nil
-	u.ctl.restoreRequest(form, func() { u.ctl.restoreAdapters(meta.Adapters) })
+	u.ctl.RestoreRequest(form, func() { u.ctl.RestoreAdapters(meta.Adapters) })
 	var mask []uint8
 	b := img.Bounds()
 	if req.Mask != "" {
@@ -83,22 +82,6 @@ func (u *UI) inpaintResults(j *job, done func(path string)) {
 			done(u.Gallery.Path(out.Entries[len(out.Entries)-1]))
 		}
 	})
-}
-
-// inpaintNotRestored is what restoring req into the form leaves out when req repainted a
-// picture ("" when it did not): the form holds no picture, mask or strength (issue 36
-// item 24: restoring an Inpaint result's settings silently brought back only part of
-// them). The viewer's Reuse settings restores them in the Inpaint window (reuseInpaint).
-func inpaintNotRestored(req engine.Request) string {
-	if req.Image == "" {
-		return ""
-	}
-	what := "the inpainting (the repainted picture, its mask and strength"
-	if !engine.PaddingOf(req.Outpaint).IsZero() {
-		what = "the outpainting (the extended picture, its extension and strength"
-	}
-	return fmt.Sprintf("not %s %.2f), which the form does not hold: open %s and use Reuse settings in the viewer to repaint it in Inpaint",
-		what, req.Strength, filepath.Base(req.Image))
 }
 
 // inpaintJobState is Inpaint mode's jobState.

@@ -49,7 +49,7 @@ func TestInpaintModeEndToEnd(t *testing.T) {
 	data := t.TempDir()
 	h := newHarness(t, data, tinyModel(t), nil)
 	u := h.ui
-	u.ctl.setSize(64, 64)
+	u.ctl.SetSize(64, 64)
 	if out := h.generate("a tiny test image"); out.Err != nil {
 		t.Fatal(out.Err)
 	}
@@ -73,7 +73,7 @@ func TestInpaintModeEndToEnd(t *testing.T) {
 		t.Fatalf("the tap painted nothing (editor %v)", m.Parts().Editor.Size())
 	}
 	m.Parts().Strength.SetValue(1)
-	u.ctl.prompt.SetText("") // the window's prompt is enough: an empty form takes it
+	u.ctl.Prompt.SetText("") // the window's prompt is enough: an empty form takes it
 	// The form's switched-on adapters apply to inpainting too (they were once left out).
 	h.addAdapter(goldenLoRA(t, "lora_kohya_r2_a1.safetensors"))
 	test.Tap(m.Parts().Generate)
@@ -100,8 +100,8 @@ func TestInpaintModeEndToEnd(t *testing.T) {
 		t.Fatalf("gallery has %d images, want 2", u.Gallery.Len())
 	}
 	meta := out.Entry.Meta
-	if meta.Prompt != "a red door" || u.ctl.prompt.Text != "a red door" {
-		t.Errorf("inpainting ran with the prompt %q (the form's is now %q), want the window's", meta.Prompt, u.ctl.prompt.Text)
+	if meta.Prompt != "a red door" || u.ctl.Prompt.Text != "a red door" {
+		t.Errorf("inpainting ran with the prompt %q (the form's is now %q), want the window's", meta.Prompt, u.ctl.Prompt.Text)
 	}
 	// The window shows the result, with the mask kept, to refine it further.
 	painted := append([]uint8(nil), m.Parts().Editor.Mask().Pix...)

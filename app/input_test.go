@@ -26,14 +26,14 @@ func TestWheelOverFieldsScrollsForm(t *testing.T) {
 	u := h.ui
 	h.win.Resize(fyne.NewSize(1280, 420)) // the form is taller than its room
 	h.settle()
-	s := u.ctl.scroll
+	s := u.ctl.Scroll
 	if s.Content.MinSize().Height <= s.Size().Height {
 		t.Fatalf("the form (%v) fits its room (%v): nothing to scroll", s.Content.MinSize(), s.Size())
 	}
 	for _, f := range []struct {
 		name string
 		e    *widgets.ShortcutEntry
-	}{{"prompt", u.ctl.prompt}, {"steps", u.ctl.steps}, {"width", u.ctl.width}} {
+	}{{"prompt", u.ctl.Prompt}, {"steps", u.ctl.Steps}, {"width", u.ctl.Width}} {
 		s.ScrollToTop()
 		wheelOver(h, f.e, -30)
 		if s.Offset.Y <= 0 {
@@ -61,14 +61,14 @@ func TestWheelOverFieldsScrollsForm(t *testing.T) {
 
 	// A prompt longer than its field scrolls itself first, then hands the wheel on.
 	s.ScrollToTop()
-	u.ctl.prompt.SetText(strings.Repeat("a line of the prompt\n", 40))
+	u.ctl.Prompt.SetText(strings.Repeat("a line of the prompt\n", 40))
 	h.settle()
-	wheelOver(h, u.ctl.prompt, -30)
+	wheelOver(h, u.ctl.Prompt, -30)
 	if s.Offset.Y != 0 {
 		t.Errorf("the form scrolled (%v) while the long prompt could scroll", s.Offset.Y)
 	}
 	for range 100 {
-		wheelOver(h, u.ctl.prompt, -60)
+		wheelOver(h, u.ctl.Prompt, -60)
 	}
 	if s.Offset.Y <= 0 {
 		t.Error("at the prompt's end the wheel did not scroll the form")
@@ -79,7 +79,7 @@ func TestWheelOverFieldsScrollsForm(t *testing.T) {
 func TestPromptTabMovesFocus(t *testing.T) {
 	h := newHarness(t, t.TempDir(), "", nil)
 	u := h.ui
-	p := u.ctl.prompt
+	p := u.ctl.Prompt
 	if p.AcceptsTab() {
 		t.Error("the prompt takes Tab: it would insert tabs instead of moving the focus")
 	}
@@ -123,7 +123,7 @@ func TestQueueKeepsItsHeight(t *testing.T) {
 		return fyne.CurrentApp().Driver().AbsolutePositionForObject(o)
 	}
 	form := func() [3]fyne.Position {
-		return [3]fyne.Position{at(u.ctl.scroll), at(u.ctl.prompt), at(u.ctl.seed)}
+		return [3]fyne.Position{at(u.ctl.Scroll), at(u.ctl.Prompt), at(u.ctl.Seed)}
 	}
 	u.Generate()
 	h.settle()
@@ -138,7 +138,7 @@ func TestQueueKeepsItsHeight(t *testing.T) {
 	if got := at(u.run.Queue.Rows[0].Remove); got != xAt {
 		t.Errorf("the first ✕ moved from %v to %v", xAt, got)
 	}
-	test.Tap(u.ctl.generate) // cancel: the next job starts
+	test.Tap(u.ctl.Generate) // cancel: the next job starts
 	waitStarted(t, h, fake)
 	h.settle()
 	if got := form(); got != one {
@@ -170,7 +170,7 @@ func TestRemovingAReferenceKeepsTheScroll(t *testing.T) {
 	h.settle()
 	h.win.Resize(fyne.NewSize(1280, 420))
 	h.settle()
-	s := u.ctl.scroll
+	s := u.ctl.Scroll
 	s.ScrollToOffset(fyne.NewPos(0, 120))
 	h.settle()
 	before := s.Offset.Y

@@ -11,6 +11,7 @@ import (
 
 	"kleinbild/app/gallery"
 	"kleinbild/app/galleryui"
+	"kleinbild/app/jobs"
 	"kleinbild/app/widgets"
 	"kleinbild/engine"
 	"kleinbild/engine/imageio"
@@ -47,8 +48,8 @@ func findCheck(o fyne.CanvasObject, prefix string) *widget.Check {
 func TestAdapterMemoryInEstimates(t *testing.T) {
 	h := newHarness(t, t.TempDir(), tinyModel(t), nil)
 	u := h.ui
-	h.waitFor("the model's shapes", 10*time.Second, func() bool { return u.fit.model != nil })
-	before, ok := u.fit.estimate()
+	h.waitFor("the model's shapes", 10*time.Second, func() bool { return u.fit.Model != nil })
+	before, ok := u.fit.Estimate()
 	if !ok {
 		t.Fatal("no estimate")
 	}
@@ -59,25 +60,25 @@ func TestAdapterMemoryInEstimates(t *testing.T) {
 		t.Fatalf("golden adapter on the tiny model: stack %+v", st)
 	}
 	a := st[0].Adapter
-	after, _ := u.fit.estimate()
+	after, _ := u.fit.Estimate()
 	if got, want := after.PeakBytes-before.PeakBytes, a.Bytes(); got != want {
 		t.Errorf("the estimate grew by %d bytes with the adapter, want its %d", got, want)
 	}
-	with, _ := u.fit.estimateJob(u.run.JobFromForm(form{Settings: engine.Settings{Prompt: "x", Width: 64, Height: 64}, Count: 1}))
+	with, _ := u.fit.EstimateJob(u.run.JobFromForm(jobs.Form{Settings: engine.Settings{Prompt: "x", Width: 64, Height: 64}, Count: 1}))
 	on.SetChecked(false)
-	without, _ := u.fit.estimateJob(u.run.JobFromForm(form{Settings: engine.Settings{Prompt: "x", Width: 64, Height: 64}, Count: 1}))
+	without, _ := u.fit.EstimateJob(u.run.JobFromForm(jobs.Form{Settings: engine.Settings{Prompt: "x", Width: 64, Height: 64}, Count: 1}))
 	on.SetChecked(true)
 	if got, want := with.PeakBytes-without.PeakBytes, a.Bytes(); got != want {
 		t.Errorf("a queued job's estimate grew by %d bytes with the adapter, want %d", got, want)
 	}
 	// The same adapter against a model twice as wide: its shapes differ.
-	wide := *u.fit.model
+	wide := *u.fit.Model
 	wide.Transformer.NumAttentionHeads *= 2
-	u.fit.shapesChanged(&wide)
+	u.fit.ShapesChanged(&wide)
 	if on.Checked || len(u.adapters.Stack()) != 0 {
 		t.Errorf("wider model: on %v, stack %+v", on.Checked, u.adapters.Stack())
 	}
-	u.fit.shapesChanged(u.fit.model)
+	u.fit.ShapesChanged(u.fit.Model)
 	on.SetChecked(true)
 	if len(u.adapters.Stack()) != 1 {
 		t.Error("back on its model, the adapter cannot be switched on")

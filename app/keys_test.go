@@ -45,8 +45,8 @@ func TestCtrlQFromEveryField(t *testing.T) {
 		name string
 		e    fyne.Focusable
 	}{
-		{"prompt", u.ctl.prompt}, {"width", u.ctl.width},
-		{"height", u.ctl.height}, {"steps", u.ctl.steps}, {"seed", u.ctl.seed},
+		{"prompt", u.ctl.Prompt}, {"width", u.ctl.Width},
+		{"height", u.ctl.Height}, {"steps", u.ctl.Steps}, {"seed", u.ctl.Seed},
 		{"gallery search", u.gal.Search},
 	} {
 		c.Focus(f.e)
@@ -59,9 +59,9 @@ func TestCtrlQFromEveryField(t *testing.T) {
 			t.Errorf("Ctrl+Q in the %s field did not quit", f.name)
 		}
 	}
-	c.Focus(u.ctl.seed)
+	c.Focus(u.ctl.Seed)
 	typeShortcut(c, &desktop.CustomShortcut{KeyName: fyne.KeyL, Modifier: fyne.KeyModifierShortcutDefault})
-	if c.Focused() != u.ctl.prompt {
+	if c.Focused() != u.ctl.Prompt {
 		t.Errorf("Ctrl+L in the seed field left the focus on %T", c.Focused())
 	}
 }
@@ -169,10 +169,10 @@ func TestOneQuitQuestion(t *testing.T) {
 	closed := 0
 	u.closeWindow = func() { closed++ }
 	c := u.Win.Canvas()
-	test.Type(u.ctl.prompt, "a lighthouse")
-	test.Tap(u.ctl.generate)
+	test.Type(u.ctl.Prompt, "a lighthouse")
+	test.Tap(u.ctl.Generate)
 	waitStarted(t, h, fake)
-	u.ctl.prompt.SetText("queued")
+	u.ctl.Prompt.SetText("queued")
 	test.Tap(u.run.Queue.Add)
 	h.settle()
 	for range 3 {
@@ -248,8 +248,8 @@ func TestInpaintShowsItsRun(t *testing.T) {
 	idle("before")
 
 	// Behind a run of the form's, it waits in the queue; Cancel takes it out.
-	test.Type(u.ctl.prompt, "a lighthouse")
-	test.Tap(u.ctl.generate)
+	test.Type(u.ctl.Prompt, "a lighthouse")
+	test.Tap(u.ctl.Generate)
 	waitStarted(t, h, fake)
 	formRun := u.run.Current()
 	test.Tap(m.Parts().Generate)
@@ -291,20 +291,20 @@ func TestRestoringAnInpaintResult(t *testing.T) {
 		Image: pic, Strength: 0.6}}
 	u.RestoreSettings(meta)
 	h.settle()
-	if u.ctl.prompt.Text != "a red door" || u.ctl.seed.Text != "42" || u.ctl.steps.Text != "7" || u.ctl.width.Text != "64" || u.ctl.height.Text != "48" {
-		t.Errorf("restored prompt %q, seed %q, steps %q, size %s×%s", u.ctl.prompt.Text, u.ctl.seed.Text, u.ctl.steps.Text, u.ctl.width.Text, u.ctl.height.Text)
+	if u.ctl.Prompt.Text != "a red door" || u.ctl.Seed.Text != "42" || u.ctl.Steps.Text != "7" || u.ctl.Width.Text != "64" || u.ctl.Height.Text != "48" {
+		t.Errorf("restored prompt %q, seed %q, steps %q, size %s×%s", u.ctl.Prompt.Text, u.ctl.Seed.Text, u.ctl.Steps.Text, u.ctl.Width.Text, u.ctl.Height.Text)
 	}
 	if msg := u.ErrorText(); !strings.Contains(msg, "not the inpainting") || !strings.Contains(msg, "0.60") || !strings.Contains(msg, filepath.Base(pic)) {
 		t.Errorf("restoring an Inpaint result into the form says %q", msg)
 	}
 	u.Banner.Hide()
-	u.ctl.steps.SetText("30")
+	u.ctl.Steps.SetText("30")
 	m, ok := u.reuseInpaint(meta)
 	if !ok || m == nil {
 		t.Fatalf("Reuse settings did not open Inpaint: %q", u.ErrorText())
 	}
-	if math.Abs(m.Parts().Strength.Value-0.6) > 1e-9 || m.Parts().Path != pic || u.ctl.steps.Text != "7" || u.ctl.seed.Text != "42" {
-		t.Errorf("Reuse settings: strength %v, picture %s, steps %q, seed %q", m.Parts().Strength.Value, m.Parts().Path, u.ctl.steps.Text, u.ctl.seed.Text)
+	if math.Abs(m.Parts().Strength.Value-0.6) > 1e-9 || m.Parts().Path != pic || u.ctl.Steps.Text != "7" || u.ctl.Seed.Text != "42" {
+		t.Errorf("Reuse settings: strength %v, picture %s, steps %q, seed %q", m.Parts().Strength.Value, m.Parts().Path, u.ctl.Steps.Text, u.ctl.Seed.Text)
 	}
 	if msg := u.ErrorText(); msg != "" {
 		t.Errorf("Reuse settings restored everything but says %q", msg)

@@ -21,8 +21,8 @@ func TestModelSetup(t *testing.T) {
 	if !u.view.Setup.Visible() || u.view.Empty.Visible() {
 		t.Fatal("without a model the setup guide should show")
 	}
-	test.Type(u.ctl.prompt, "x")
-	test.Tap(u.ctl.generate)
+	test.Type(u.ctl.Prompt, "x")
+	test.Tap(u.ctl.Generate)
 	if u.run.Current() != nil || h.win.Canvas().Overlays().Top() == nil {
 		t.Fatal("Generate without a model should open the model dialog")
 	}
@@ -42,8 +42,8 @@ func TestModelSetup(t *testing.T) {
 	if err := u.SetModelDir(tinyModel(t), true); err != nil {
 		t.Fatal(err)
 	}
-	if u.ctl.steps.Text != "4" || u.ctl.guidanceBox.Visible() {
-		t.Errorf("steps %q, guidance visible %v", u.ctl.steps.Text, u.ctl.guidanceBox.Visible())
+	if u.ctl.Steps.Text != "4" || u.ctl.GuidanceBox.Visible() {
+		t.Errorf("steps %q, guidance visible %v", u.ctl.Steps.Text, u.ctl.GuidanceBox.Visible())
 	}
 	if !u.view.Empty.Visible() || u.view.Setup.Visible() {
 		t.Error("setup guide still shown with a usable model")

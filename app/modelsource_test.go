@@ -81,13 +81,13 @@ func TestComfyUIModelFitAndMetadata(t *testing.T) {
 		t.Fatalf("model in use %+v (usable %v)", u.model.ModelInfo().Files, u.model.Usable())
 	}
 	// The fit line reads the model's sizes from the same Source.
-	h.waitFor("the fit line's model", 5*time.Second, func() bool { return u.fit.model != nil })
-	if got := u.fit.model.TransformerBytes; got != src.WeightBytes(engine.Transformer) {
+	h.waitFor("the fit line's model", 5*time.Second, func() bool { return u.fit.Model != nil })
+	if got := u.fit.Model.TransformerBytes; got != src.WeightBytes(engine.Transformer) {
 		t.Errorf("fit line transformer bytes %d, want %d", got, src.WeightBytes(engine.Transformer))
 	}
 
 	// A generation names the files and their types in the PNG.
-	u.ctl.setSize(64, 64)
+	u.ctl.SetSize(64, 64)
 	out := h.generate("comfy")
 	if out.Err != nil {
 		t.Fatal(out.Err)
@@ -139,7 +139,7 @@ func TestGenerateGGUFPartsRealEngine(t *testing.T) {
 		rec = &recordingGen{Generator: g}
 		return rec, err
 	}
-	u.ctl.setSize(64, 64)
+	u.ctl.SetSize(64, 64)
 	out := h.generate("A red cube on a blue table")
 	if out.Err != nil {
 		t.Fatal(out.Err)
@@ -216,7 +216,7 @@ func maxPixelDiff(a, b image.Image) int {
 // modelui's TestModelOpenedOnce).
 func TestModelOpenedOnce(t *testing.T) {
 	banned := map[string]bool{"download.Validate": true, "engine.Inspect": true, "engine.Open": true, "estimate.ForFolder": true}
-	for _, file := range []string{"run/run.go", "fit.go", "options.go"} {
+	for _, file := range []string{"run/run.go", "form/fit.go", "options.go"} {
 		f, err := parser.ParseFile(token.NewFileSet(), file, nil, 0)
 		if err != nil {
 			t.Fatal(err)

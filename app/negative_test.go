@@ -17,12 +17,12 @@ func TestNegativePromptField(t *testing.T) {
 	fake := newFakeGen()
 	h := newHarness(t, data, model, fake.open)
 	u := h.ui
-	if !u.ctl.guidanceBox.Visible() {
+	if !u.ctl.GuidanceBox.Visible() {
 		t.Fatal("base model: the guidance and negative prompt are hidden")
 	}
-	u.ctl.width.SetText("64")
-	u.ctl.height.SetText("64")
-	u.ctl.negative.SetText("  blurry, text ")
+	u.ctl.Width.SetText("64")
+	u.ctl.Height.SetText("64")
+	u.ctl.Negative.SetText("  blurry, text ")
 	if out := h.generate("a lighthouse"); out.Err != nil {
 		t.Fatal(out.Err)
 	}
@@ -33,24 +33,24 @@ func TestNegativePromptField(t *testing.T) {
 
 	h2 := newHarness(t, data, model, fake.open)
 	c := &h2.ui.ctl
-	if c.negative.Text != "blurry, text" {
-		t.Fatalf("after a restart the negative prompt is %q", c.negative.Text)
+	if c.Negative.Text != "blurry, text" {
+		t.Fatalf("after a restart the negative prompt is %q", c.Negative.Text)
 	}
 	h2.ui.RestoreSettings(imageio.Metadata{Settings: schema.Settings{Prompt: "old", NegativePrompt: "fog", Width: 64, Height: 64, Steps: 2, Seed: 1}})
-	if c.negative.Text != "fog" {
-		t.Fatalf("restored negative prompt %q, want fog", c.negative.Text)
+	if c.Negative.Text != "fog" {
+		t.Fatalf("restored negative prompt %q, want fog", c.Negative.Text)
 	}
 	h2.close()
 
 	h3 := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
-	h3.ui.ctl.negative.SetText("ignored")
-	h3.ui.ctl.width.SetText("64")
-	h3.ui.ctl.height.SetText("64")
+	h3.ui.ctl.Negative.SetText("ignored")
+	h3.ui.ctl.Width.SetText("64")
+	h3.ui.ctl.Height.SetText("64")
 	if out := h3.generate("a lighthouse"); out.Err != nil {
 		t.Fatal(out.Err)
 	}
-	if h3.ui.ctl.guidanceBox.Visible() || fake.lastRequest().NegativePrompt != "" {
-		t.Errorf("distilled model: negative prompt shown %v, sent %q", h3.ui.ctl.guidanceBox.Visible(), fake.lastRequest().NegativePrompt)
+	if h3.ui.ctl.GuidanceBox.Visible() || fake.lastRequest().NegativePrompt != "" {
+		t.Errorf("distilled model: negative prompt shown %v, sent %q", h3.ui.ctl.GuidanceBox.Visible(), fake.lastRequest().NegativePrompt)
 	}
 }
 
@@ -61,13 +61,13 @@ func TestFormRemembersNegativePrompt(t *testing.T) {
 	data, model := t.TempDir(), golden.TinyBaseModel(t)
 	fake := newFakeGen()
 	h := newHarness(t, data, model, fake.open)
-	h.ui.ctl.prompt.SetText("a harbour")
-	h.ui.ctl.negative.SetText("smoke")
+	h.ui.ctl.Prompt.SetText("a harbour")
+	h.ui.ctl.Negative.SetText("smoke")
 	h.close()
 	h2 := newHarness(t, data, model, fake.open)
 	defer h2.close()
-	if c := &h2.ui.ctl; c.prompt.Text != "a harbour" || c.negative.Text != "smoke" {
-		t.Errorf("after a restart: prompt %q, negative prompt %q", c.prompt.Text, c.negative.Text)
+	if c := &h2.ui.ctl; c.Prompt.Text != "a harbour" || c.Negative.Text != "smoke" {
+		t.Errorf("after a restart: prompt %q, negative prompt %q", c.Prompt.Text, c.Negative.Text)
 	}
 }
 
@@ -78,10 +78,10 @@ func TestGuidanceNotClamped(t *testing.T) {
 	defer h.close()
 	c := &h.ui.ctl
 	h.ui.RestoreSettings(imageio.Metadata{Settings: schema.Settings{Prompt: "old", Guidance: 20, Width: 64, Height: 64, Steps: 2, Seed: 1}})
-	if c.guidance.Value != 20 || c.formSettings().Guidance != 20 {
-		t.Errorf("guidance %v, remembered %v, want 20", c.guidance.Value, c.formSettings().Guidance)
+	if c.Guidance.Value != 20 || c.FormSettings().Guidance != 20 {
+		t.Errorf("guidance %v, remembered %v, want 20", c.Guidance.Value, c.FormSettings().Guidance)
 	}
-	if c.guidance.Min != engine.MinGuidance || c.guidance.Max != engine.MaxGuidance {
-		t.Errorf("slider %v..%v, want the engine's %v..%v", c.guidance.Min, c.guidance.Max, engine.MinGuidance, engine.MaxGuidance)
+	if c.Guidance.Min != engine.MinGuidance || c.Guidance.Max != engine.MaxGuidance {
+		t.Errorf("slider %v..%v, want the engine's %v..%v", c.Guidance.Min, c.Guidance.Max, engine.MinGuidance, engine.MaxGuidance)
 	}
 }

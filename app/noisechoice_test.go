@@ -3,6 +3,7 @@ package app
 import (
 	"testing"
 
+	"kleinbild/app/form"
 	"kleinbild/engine"
 	"kleinbild/engine/imageio"
 	"kleinbild/engine/schema"
@@ -15,15 +16,15 @@ func TestNoiseChoice(t *testing.T) {
 	fake := newFakeGen()
 	h := newHarness(t, data, model, fake.open)
 	u := h.ui
-	u.ctl.width.SetText("64")
-	u.ctl.height.SetText("64")
+	u.ctl.Width.SetText("64")
+	u.ctl.Height.SetText("64")
 	if out := h.generate("a lighthouse"); out.Err != nil {
 		t.Fatal(out.Err)
 	}
 	if got := fake.lastRequest().Noise; got != engine.NoiseTorch {
 		t.Fatalf("default noise %q, want %q", got, engine.NoiseTorch)
 	}
-	u.ctl.noise.SetSelectedIndex(1)
+	u.ctl.Noise.SetSelectedIndex(1)
 	if out := h.generate("a lighthouse"); out.Err != nil {
 		t.Fatal(out.Err)
 	}
@@ -34,15 +35,15 @@ func TestNoiseChoice(t *testing.T) {
 
 	h2 := newHarness(t, data, model, fake.open)
 	c := &h2.ui.ctl
-	if noiseValue(c.noise) != engine.NoiseStable {
-		t.Fatalf("after a restart the noise is %q", noiseValue(c.noise))
+	if form.NoiseValue(c.Noise) != engine.NoiseStable {
+		t.Fatalf("after a restart the noise is %q", form.NoiseValue(c.Noise))
 	}
 	h2.ui.RestoreSettings(imageio.Metadata{Settings: schema.Settings{Prompt: "old", Width: 64, Height: 64, Steps: 2, Seed: 1}})
-	if noiseValue(c.noise) != engine.NoiseTorch {
-		t.Fatalf("an image without a noise key restored noise %q", noiseValue(c.noise))
+	if form.NoiseValue(c.Noise) != engine.NoiseTorch {
+		t.Fatalf("an image without a noise key restored noise %q", form.NoiseValue(c.Noise))
 	}
 	h2.ui.RestoreSettings(imageio.Metadata{Settings: schema.Settings{Prompt: "new", Width: 64, Height: 64, Steps: 2, Seed: 1, Noise: engine.NoiseStable}})
-	if noiseValue(c.noise) != engine.NoiseStable {
-		t.Fatalf("an image with noise stable restored %q", noiseValue(c.noise))
+	if form.NoiseValue(c.Noise) != engine.NoiseStable {
+		t.Fatalf("an image with noise stable restored %q", form.NoiseValue(c.Noise))
 	}
 }

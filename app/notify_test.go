@@ -17,14 +17,14 @@ func TestProgressInTitleAndNotification(t *testing.T) {
 	fake := newFakeGen()
 	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
 	u := h.ui
-	u.ctl.setSize(64, 64)
+	u.ctl.SetSize(64, 64)
 	base := h.win.Title()
 	var sent []*fyne.Notification
 	u.run.Notify.Send = func(n *fyne.Notification) { sent = append(sent, n) }
 
 	fake.block = true
-	u.ctl.prompt.SetText("a slow one")
-	test.Tap(u.ctl.generate)
+	u.ctl.Prompt.SetText("a slow one")
+	test.Tap(u.ctl.Generate)
 	<-fake.started
 	h.waitFor("the progress in the title", 10*time.Second, func() bool {
 		return strings.HasSuffix(h.win.Title(), "% — "+base) && h.win.Title() != "0% — "+base

@@ -6,6 +6,7 @@
 package app
 
 import (
+	"kleinbild/app/form"
 	"kleinbild/app/modelui"
 
 	"fyne.io/fyne/v2"
@@ -50,7 +51,7 @@ type Options struct {
 	ScreenSize func() fyne.Size
 
 	// calibrate replaces the kernel-speed calibration (tests).
-	calibrate calibrateFunc
+	calibrate form.CalibrateFunc
 	// devices replaces backends.Devices (tests).
 	devices func() []backends.Device
 }

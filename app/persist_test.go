@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/app/form"
 	"kleinbild/app/settings"
 	"kleinbild/engine/imageio"
 	"kleinbild/engine/schema"
@@ -25,28 +26,28 @@ func TestFormEditsSurviveRestart(t *testing.T) {
 	fake := newFakeGen()
 	h := newHarness(t, data, model, fake.open)
 	c := &h.ui.ctl
-	c.prompt.SetText("a red fox in the snow")
-	c.width.SetText("384")
-	c.height.SetText("256")
-	c.steps.SetText("3")
-	c.seed.SetText("4242")
-	h.ui.ctl.setSeedLocked(true)
+	c.Prompt.SetText("a red fox in the snow")
+	c.Width.SetText("384")
+	c.Height.SetText("256")
+	c.Steps.SetText("3")
+	c.Seed.SetText("4242")
+	h.ui.ctl.SetSeedLocked(true)
 	h.settle()
 	h.close() // quit at once, before the debounce has written anything
 
 	h2 := newHarness(t, data, model, fake.open)
 	c2 := &h2.ui.ctl
-	if c2.prompt.Text != "a red fox in the snow" || c2.width.Text != "384" || c2.height.Text != "256" ||
-		c2.steps.Text != "3" || c2.seed.Text != "4242" || !c2.seedLocked {
+	if c2.Prompt.Text != "a red fox in the snow" || c2.Width.Text != "384" || c2.Height.Text != "256" ||
+		c2.Steps.Text != "3" || c2.Seed.Text != "4242" || !c2.SeedIsLocked() {
 		t.Errorf("after restart: prompt %q, size %s×%s, steps %q, seed %q locked %v",
-			c2.prompt.Text, c2.width.Text, c2.height.Text, c2.steps.Text, c2.seed.Text, c2.seedLocked)
+			c2.Prompt.Text, c2.Width.Text, c2.Height.Text, c2.Steps.Text, c2.Seed.Text, c2.SeedIsLocked())
 	}
 
 	// An edit is also written on its own after a pause, without closing.
-	c2.prompt.SetText("a grey wolf")
-	c2.seed.SetText("")
-	h2.ui.ctl.setSeedLocked(false)
-	time.Sleep(formSaveDelay + 300*time.Millisecond)
+	c2.Prompt.SetText("a grey wolf")
+	c2.Seed.SetText("")
+	h2.ui.ctl.SetSeedLocked(false)
+	time.Sleep(form.SaveDelay + 300*time.Millisecond)
 	s, err := settings.Load(h2.ui.Store.Path)
 	if err != nil || s.Prompt != "a grey wolf" || s.SeedLocked {
 		t.Errorf("settings after a pause: prompt %q, seed locked %v, err %v", s.Prompt, s.SeedLocked, err)

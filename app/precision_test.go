@@ -28,7 +28,7 @@ func TestPrecisionFollowsTheDeviceUnits(t *testing.T) {
 	fake := newFakeGen()
 	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
 	u := h.ui
-	u.ctl.setSize(64, 64)
+	u.ctl.SetSize(64, 64)
 	h.waitFor("the device probe", 5*time.Second, func() bool { return u.model.Dev.Probed })
 	u.model.Dev.List = unitDevices()
 	u.model.ChooseDevice("vulkan:0")

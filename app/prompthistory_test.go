@@ -14,7 +14,7 @@ func TestPromptHistory(t *testing.T) {
 	data, model := t.TempDir(), tinyModel(t)
 	fake := newFakeGen()
 	h := newHarness(t, data, model, fake.open)
-	h.ui.ctl.setSize(64, 64)
+	h.ui.ctl.SetSize(64, 64)
 	for _, p := range []string{"a red fox", "a grey wolf", "a red fox"} {
 		if out := h.generate(p); out.Err != nil {
 			t.Fatal(out.Err)
@@ -24,21 +24,21 @@ func TestPromptHistory(t *testing.T) {
 
 	h2 := newHarness(t, data, model, fake.open)
 	c := &h2.ui.ctl
-	items := c.history.Items().Items
+	items := c.History.Items().Items
 	if len(items) != 2 || items[0].Label != "a red fox" || items[1].Label != "a grey wolf" {
 		t.Fatalf("history after restart: %v", items)
 	}
-	c.prompt.SetText("something else")
-	b := findTipButton(c.box, recentprompts.Tip)
+	c.Prompt.SetText("something else")
+	b := findTipButton(c.Box, recentprompts.Tip)
 	if b == nil {
 		t.Fatal("no recent prompts button")
 	}
 	test.Tap(b)
-	if c.history.Menu == nil || !c.history.Menu.Visible() {
+	if c.History.Menu == nil || !c.History.Menu.Visible() {
 		t.Fatal("the recent prompts menu did not open")
 	}
 	items[1].Action()
-	if c.prompt.Text != "a grey wolf" {
-		t.Fatalf("picked a grey wolf, the prompt is %q", c.prompt.Text)
+	if c.Prompt.Text != "a grey wolf" {
+		t.Fatalf("picked a grey wolf, the prompt is %q", c.Prompt.Text)
 	}
 }

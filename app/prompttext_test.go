@@ -29,37 +29,37 @@ func TestRestoreLongPrompt(t *testing.T) {
 
 	long := longPrompt(engine.MaxPromptBytes)
 	u.RestoreSettings(imageio.Metadata{Settings: schema.Settings{Prompt: long, Width: 256, Height: 256, Steps: 4, Seed: 7}})
-	if c.prompt.Text != long {
-		t.Fatalf("restored prompt has %d bytes, want %d", len(c.prompt.Text), len(long))
+	if c.Prompt.Text != long {
+		t.Fatalf("restored prompt has %d bytes, want %d", len(c.Prompt.Text), len(long))
 	}
-	if c.prompt.Wrapping != fyne.TextWrapOff {
+	if c.Prompt.Wrapping != fyne.TextWrapOff {
 		t.Errorf("a %d-byte paragraph is word-wrapped (quadratic in Fyne)", len(long))
 	}
 
 	u.RestoreSettings(imageio.Metadata{Settings: schema.Settings{Prompt: "a castle\non a hill", Width: 256, Height: 256, Steps: 4, Seed: 8}})
-	if c.prompt.Text != "a castle\non a hill" || c.prompt.Wrapping != fyne.TextWrapWord {
-		t.Errorf("short prompt: %q, wrapping %v; want word wrapping back", c.prompt.Text, c.prompt.Wrapping)
+	if c.Prompt.Text != "a castle\non a hill" || c.Prompt.Wrapping != fyne.TextWrapWord {
+		t.Errorf("short prompt: %q, wrapping %v; want word wrapping back", c.Prompt.Text, c.Prompt.Wrapping)
 	}
 
 	// A few paragraphs wrap; many do not (each costs the square of its length).
 	few := strings.Repeat(longPrompt(300)+"\n", 5)
 	u.RestoreSettings(imageio.Metadata{Settings: schema.Settings{Prompt: few, Width: 256, Height: 256, Steps: 4, Seed: 9}})
-	if c.prompt.Text != few || c.prompt.Wrapping != fyne.TextWrapWord {
+	if c.Prompt.Text != few || c.Prompt.Wrapping != fyne.TextWrapWord {
 		t.Errorf("5 paragraphs of 300 bytes are not wrapped")
 	}
 	lines := strings.Repeat(longPrompt(200)+"\n", 300)
 	u.RestoreSettings(imageio.Metadata{Settings: schema.Settings{Prompt: lines, Width: 256, Height: 256, Steps: 4, Seed: 9}})
-	if c.prompt.Text != lines || c.prompt.Wrapping != fyne.TextWrapOff {
+	if c.Prompt.Text != lines || c.Prompt.Wrapping != fyne.TextWrapOff {
 		t.Errorf("300 paragraphs of 200 bytes are wrapped")
 	}
 
 	huge := longPrompt(16 << 20)
 	u.RestoreSettings(imageio.Metadata{Settings: schema.Settings{Prompt: huge, Width: 512, Height: 512, Steps: 3, Seed: 10}})
-	if c.prompt.Text != lines {
-		t.Errorf("a 16 MB prompt replaced the field (%d bytes)", len(c.prompt.Text))
+	if c.Prompt.Text != lines {
+		t.Errorf("a 16 MB prompt replaced the field (%d bytes)", len(c.Prompt.Text))
 	}
-	if c.seed.Text != "10" || c.steps.Text != "3" {
-		t.Errorf("other settings not restored with a refused prompt: seed %q, steps %q", c.seed.Text, c.steps.Text)
+	if c.Seed.Text != "10" || c.Steps.Text != "3" {
+		t.Errorf("other settings not restored with a refused prompt: seed %q, steps %q", c.Seed.Text, c.Steps.Text)
 	}
 	if !strings.Contains(u.ErrorText(), "prompt") {
 		t.Errorf("refused prompt not reported: %q", u.ErrorText())
@@ -70,16 +70,16 @@ func TestRestoreLongPrompt(t *testing.T) {
 func TestPastedLongPromptIsNotWrapped(t *testing.T) {
 	h := newHarness(t, t.TempDir(), "", newFakeGen().open)
 	c := &h.ui.ctl
-	c.prompt.SetText("")
+	c.Prompt.SetText("")
 	cb := fyne.CurrentApp().Clipboard()
 	cb.SetContent(longPrompt(32 << 10))
-	c.prompt.TypedShortcut(&fyne.ShortcutPaste{Clipboard: cb})
-	if len(c.prompt.Text) != 32<<10 || c.prompt.Wrapping != fyne.TextWrapOff {
-		t.Errorf("pasted %d bytes, wrapping %v", len(c.prompt.Text), c.prompt.Wrapping)
+	c.Prompt.TypedShortcut(&fyne.ShortcutPaste{Clipboard: cb})
+	if len(c.Prompt.Text) != 32<<10 || c.Prompt.Wrapping != fyne.TextWrapOff {
+		t.Errorf("pasted %d bytes, wrapping %v", len(c.Prompt.Text), c.Prompt.Wrapping)
 	}
-	c.prompt.SetText("")
-	c.prompt.SetText("short")
-	if c.prompt.Wrapping != fyne.TextWrapWord {
+	c.Prompt.SetText("")
+	c.Prompt.SetText("short")
+	if c.Prompt.Wrapping != fyne.TextWrapWord {
 		t.Errorf("emptied field does not wrap again")
 	}
 }

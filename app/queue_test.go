@@ -37,8 +37,8 @@ func startBlockedRun(t *testing.T, prompt string) (*harness, *fakeGen) {
 	fake := newFakeGen()
 	fake.block = true
 	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
-	test.Type(h.ui.ctl.prompt, prompt)
-	test.Tap(h.ui.ctl.generate)
+	test.Type(h.ui.ctl.Prompt, prompt)
+	test.Tap(h.ui.ctl.Generate)
 	waitStarted(t, h, fake)
 	return h, fake
 }
@@ -54,18 +54,18 @@ func TestQueueRunsJobsInOrder(t *testing.T) {
 	if u.run.Queue.Add.Visible() {
 		t.Error("'Add to queue' shows while nothing runs")
 	}
-	test.Type(u.ctl.prompt, "first")
-	test.Tap(u.ctl.generate)
+	test.Type(u.ctl.Prompt, "first")
+	test.Tap(u.ctl.Generate)
 	waitStarted(t, h, fake)
 	if !u.run.Queue.Add.Visible() || u.run.Queue.Box.Visible() {
 		t.Errorf("while running: add button visible %v, queue list visible %v", u.run.Queue.Add.Visible(), u.run.Queue.Box.Visible())
 	}
 
 	for _, p := range []string{"second", "third", "fourth"} {
-		u.ctl.prompt.SetText(p)
+		u.ctl.Prompt.SetText(p)
 		if p == "third" {
-			u.ctl.width.SetText("320")
-			u.ctl.setCount(2)
+			u.ctl.Width.SetText("320")
+			u.ctl.SetCount(2)
 			test.Tap(u.run.Queue.Add)
 		} else {
 			u.Generate() // the Generate action (Ctrl+Enter) queues while a run is in progress
@@ -92,7 +92,7 @@ func TestQueueRunsJobsInOrder(t *testing.T) {
 	var prompts []string
 	for range 3 {
 		prompts = append(prompts, fake.lastRequest().Prompt)
-		test.Tap(u.ctl.generate) // Cancel the running job; the next one starts
+		test.Tap(u.ctl.Generate) // Cancel the running job; the next one starts
 		if len(prompts) < 3 {
 			waitStarted(t, h, fake)
 		}
@@ -112,16 +112,16 @@ func TestQueueStartsAfterSuccess(t *testing.T) {
 	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
 	u := h.ui
 	lockSeed(u, 7)
-	test.Type(u.ctl.prompt, "blocked")
-	test.Tap(u.ctl.generate)
+	test.Type(u.ctl.Prompt, "blocked")
+	test.Tap(u.ctl.Generate)
 	waitStarted(t, h, fake.fakeGen)
 	lockSeed(u, 8)
-	u.ctl.prompt.SetText("after")
+	u.ctl.Prompt.SetText("after")
 	u.Generate()
 	lockSeed(u, 9)
-	u.ctl.prompt.SetText("last")
+	u.ctl.Prompt.SetText("last")
 	u.Generate()
-	test.Tap(u.ctl.generate) // cancel the first
+	test.Tap(u.ctl.Generate) // cancel the first
 	h.waitFor("both queued jobs", 5*time.Second, func() bool { return u.Gallery != nil && u.Gallery.Len() == 2 && u.run.Current() == nil })
 	if got := gallerySeeds(t, u); got[0] != 8 || got[1] != 9 {
 		t.Errorf("seeds %v, want [8 9]", got)
@@ -161,7 +161,7 @@ func (f *failAtSeed) Generate(ctx context.Context, req engine.Request, progress 
 func queueJob(t *testing.T, u *UI, prompt string, seed uint64) {
 	t.Helper()
 	lockSeed(u, seed)
-	u.ctl.prompt.SetText(prompt)
+	u.ctl.Prompt.SetText(prompt)
 	n := len(u.run.Queue.Jobs)
 	u.Generate()
 	if len(u.run.Queue.Jobs) != n+1 {
@@ -177,10 +177,10 @@ func TestQueuePausesAfterRepeatingFailure(t *testing.T) {
 	fake := &failAtSeed{fakeGen: newFakeGen(), seed: 1, err: errors.New("webgpu: out of memory allocating 2 GB"), release: make(chan struct{})}
 	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
 	u := h.ui
-	u.ctl.setSize(64, 64)
+	u.ctl.SetSize(64, 64)
 	lockSeed(u, 1)
-	test.Type(u.ctl.prompt, "fails")
-	test.Tap(u.ctl.generate)
+	test.Type(u.ctl.Prompt, "fails")
+	test.Tap(u.ctl.Generate)
 	waitStarted(t, h, fake.fakeGen)
 	queueJob(t, u, "second", 2)
 	queueJob(t, u, "third", 3)
@@ -225,10 +225,10 @@ func TestQueueGoesOnAfterJobFailure(t *testing.T) {
 	fake := &blockAtSeed{fakeGen: newFakeGen(), block: 1}
 	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
 	u := h.ui
-	u.ctl.setSize(64, 64)
+	u.ctl.SetSize(64, 64)
 	lockSeed(u, 1)
-	test.Type(u.ctl.prompt, "blocked")
-	test.Tap(u.ctl.generate)
+	test.Type(u.ctl.Prompt, "blocked")
+	test.Tap(u.ctl.Generate)
 	waitStarted(t, h, fake.fakeGen)
 
 	ref := writeTestPNG(t, t.TempDir(), "ref.png", 64, 64, nil)
@@ -245,7 +245,7 @@ func TestQueueGoesOnAfterJobFailure(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	test.Tap(u.ctl.generate) // cancel the first
+	test.Tap(u.ctl.Generate) // cancel the first
 	h.waitFor("the queue to run", 5*time.Second, func() bool {
 		return u.run.Current() == nil && len(u.run.Queue.Jobs) == 0 && u.Gallery.Len() > 0
 	})
@@ -289,20 +289,20 @@ func TestQueuedJobAsksWhenItDoesNotFit(t *testing.T) {
 	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
 	u := h.ui
 	lockSeed(u, 5)
-	u.ctl.setSize(720, 720)
+	u.ctl.SetSize(720, 720)
 	src := h.generate("a harbour").Entry
 
 	// 1 GiB: the tiny model fits at 64 × 64 (0.7 GB) but not at 1024 × 1024 (1.2 GB).
-	u.fit.machine = func(c estimate.Calibration) estimate.Machine {
+	u.fit.Machine = func(c estimate.Calibration) estimate.Machine {
 		return estimate.Machine{AvailableBytes: 1 << 30, TotalBytes: 1 << 30, Rates: c}
 	}
-	u.ctl.setSize(64, 64)
-	if rep, ok := u.fit.estimate(); !ok || rep.Verdict == estimate.DoesNotFit {
+	u.ctl.SetSize(64, 64)
+	if rep, ok := u.fit.Estimate(); !ok || rep.Verdict == estimate.DoesNotFit {
 		t.Fatalf("64 × 64 should fit in 1 GiB: %v %q", ok, rep.Message)
 	}
 	fake.block = true
-	u.ctl.prompt.SetText("running")
-	test.Tap(u.ctl.generate)
+	u.ctl.Prompt.SetText("running")
+	test.Tap(u.ctl.Generate)
 	waitStarted(t, h, fake)
 	if u.run.Current() == nil || h.win.Canvas().Overlays().Top() != nil {
 		t.Fatal("a run that fits did not start at once")
@@ -325,14 +325,14 @@ func TestQueuedJobAsksWhenItDoesNotFit(t *testing.T) {
 	}
 
 	// A job from the form is judged by its own size too.
-	u.ctl.setSize(1024, 1024)
-	u.ctl.prompt.SetText("too big")
+	u.ctl.SetSize(1024, 1024)
+	u.ctl.Prompt.SetText("too big")
 	u.Generate()
 	h.tapDialogButton("Cancel")
 	if len(u.run.Queue.Jobs) != 1 {
 		t.Fatalf("declined, %d jobs are queued, want 1", len(u.run.Queue.Jobs))
 	}
-	u.ctl.setSize(64, 64)
+	u.ctl.SetSize(64, 64)
 	u.Generate() // fits: queued without a question
 	if len(u.run.Queue.Jobs) != 2 || h.win.Canvas().Overlays().Top() != nil {
 		t.Fatalf("a job that fits: %d queued, dialog open %v", len(u.run.Queue.Jobs), h.win.Canvas().Overlays().Top() != nil)
@@ -350,7 +350,7 @@ func TestAfterJobForgetsDroppedJobs(t *testing.T) {
 	h, fake := startBlockedRun(t, "first")
 	u := h.ui
 	for _, p := range []string{"dropped", "kept"} {
-		u.ctl.prompt.SetText(p)
+		u.ctl.Prompt.SetText(p)
 		u.Generate()
 	}
 	dropped, kept := u.run.Queue.Jobs[0], u.run.Queue.Jobs[1]
@@ -358,9 +358,9 @@ func TestAfterJobForgetsDroppedJobs(t *testing.T) {
 	u.run.WhenJobEnds(dropped, func(run.Outcome) { ended = append(ended, "dropped") })
 	u.run.WhenJobEnds(kept, func(run.Outcome) { ended = append(ended, "kept") })
 	test.Tap(u.run.Queue.Rows[0].Remove)
-	test.Tap(u.ctl.generate) // cancels "first"; "kept" starts
+	test.Tap(u.ctl.Generate) // cancels "first"; "kept" starts
 	waitStarted(t, h, fake)
-	test.Tap(u.ctl.generate) // cancels "kept"
+	test.Tap(u.ctl.Generate) // cancels "kept"
 	h.waitFor("the last run to stop", 5*time.Second, func() bool { return u.run.Current() == nil })
 	if strings.Join(ended, ",") != "kept" {
 		t.Errorf("called for %v, want kept", ended)

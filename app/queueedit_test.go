@@ -19,7 +19,7 @@ func TestQueueJobOpensIntoForm(t *testing.T) {
 	h.addAdapter(goldenLoRA(t, "lora_kohya_r2_a1.safetensors"))
 	strength := findShortcutEntry(h.win.Canvas().Content(), "1.00") // the adapter's strength
 	strength.SetText("0.5")
-	j := u.run.JobFromForm(form{Settings: engine.Settings{Prompt: "a lighthouse", Width: 320, Height: 192, Steps: 7, Seed: 41}, SeedGiven: true, Count: 3})
+	j := u.run.JobFromForm(jobs.Form{Settings: engine.Settings{Prompt: "a lighthouse", Width: 320, Height: 192, Steps: 7, Seed: 41}, SeedGiven: true, Count: 3})
 	if len(j.Req.Adapters) != 1 {
 		t.Fatalf("the job has %d adapters", len(j.Req.Adapters))
 	}
@@ -44,9 +44,9 @@ func TestQueueJobOpensIntoForm(t *testing.T) {
 	}
 
 	// The form moves on meanwhile.
-	u.ctl.prompt.SetText("something else")
-	u.ctl.setSize(512, 512)
-	u.ctl.setCount(1)
+	u.ctl.Prompt.SetText("something else")
+	u.ctl.SetSize(512, 512)
+	u.ctl.SetCount(1)
 	findCheck(h.win.Canvas().Content(), "lora_kohya").SetChecked(false)
 	strength.SetText("2")
 
@@ -55,8 +55,8 @@ func TestQueueJobOpensIntoForm(t *testing.T) {
 		t.Fatalf("queue after Edit: %d jobs", len(q.Jobs))
 	}
 	f, ok := u.ctl.ReadForm()
-	if !ok || f.Prompt != "a lighthouse" || f.Width != 320 || f.Height != 192 || f.Steps != 7 || f.Seed != 41 || !u.ctl.seedLocked || f.Count != 3 {
-		t.Errorf("form %+v (ok %v, seed locked %v)", f, ok, u.ctl.seedLocked)
+	if !ok || f.Prompt != "a lighthouse" || f.Width != 320 || f.Height != 192 || f.Steps != 7 || f.Seed != 41 || !u.ctl.SeedIsLocked() || f.Count != 3 {
+		t.Errorf("form %+v (ok %v, seed locked %v)", f, ok, u.ctl.SeedIsLocked())
 	}
 	if st := u.adapters.Stack(); len(st) != 1 || st[0].Strength != 0.5 {
 		t.Errorf("adapters %+v", st)
@@ -83,11 +83,11 @@ func TestEditedJobKeepsItsSchedule(t *testing.T) {
 	if f, ok := u.ctl.ReadForm(); !ok || f.Schedule != "power:1.5" {
 		t.Errorf("form schedule %q (ok %v), want power:1.5", f.Schedule, ok)
 	}
-	if got := u.ctl.schedule.Selected; got != "Power 1.5" {
+	if got := u.ctl.Schedule.Selected; got != "Power 1.5" {
 		t.Errorf("menu shows %q", got)
 	}
-	u.ctl.setSchedule("linear") // the usual menu again
-	if f, _ := u.ctl.ReadForm(); f.Schedule != "linear" || len(u.ctl.schedule.Options) != 3 {
-		t.Errorf("schedule %q, options %v", f.Schedule, u.ctl.schedule.Options)
+	u.ctl.SetSchedule("linear") // the usual menu again
+	if f, _ := u.ctl.ReadForm(); f.Schedule != "linear" || len(u.ctl.Schedule.Options) != 3 {
+		t.Errorf("schedule %q, options %v", f.Schedule, u.ctl.Schedule.Options)
 	}
 }

@@ -33,13 +33,13 @@ func TestQueueReorderSurviveRestartCancelAll(t *testing.T) {
 	fake.block = true
 	h := newHarness(t, data, model, fake.open)
 	u := h.ui
-	u.ctl.setSize(64, 64)
+	u.ctl.SetSize(64, 64)
 	h.settle() // the saved queue (none) has been read
-	u.ctl.prompt.SetText("first")
-	test.Tap(u.ctl.generate)
+	u.ctl.Prompt.SetText("first")
+	test.Tap(u.ctl.Generate)
 	waitStarted(t, h, fake)
 	for _, p := range []string{"second", "third", "fourth"} {
-		u.ctl.prompt.SetText(p)
+		u.ctl.Prompt.SetText(p)
 		u.Generate()
 	}
 	q := u.run.Queue

@@ -30,7 +30,7 @@ func (u *UI) windowKey(name string) bool {
 		u.requestClose()
 	case focusPromptShortcut.ShortcutName():
 		u.setFormHidden(false, true) // the prompt is in the form
-		u.Win.Canvas().Focus(u.ctl.prompt)
+		u.Win.Canvas().Focus(u.ctl.Prompt)
 	default:
 		return false
 	}

@@ -26,18 +26,18 @@ func TestQueueHasItsOwnPlace(t *testing.T) {
 	where := func() []fyne.Position {
 		relayout(root)
 		var out []fyne.Position
-		for _, o := range []fyne.CanvasObject{u.ctl.generate, u.ctl.seed, u.ctl.prompt} {
+		for _, o := range []fyne.CanvasObject{u.ctl.Generate, u.ctl.Seed, u.ctl.Prompt} {
 			p, _, _ := shownRect(root, o)
 			out = append(out, p)
 		}
 		return out
 	}
-	test.Type(u.ctl.prompt, "first")
-	test.Tap(u.ctl.generate)
+	test.Type(u.ctl.Prompt, "first")
+	test.Tap(u.ctl.Generate)
 	waitStarted(t, h, fake)
 	before := where()
 	for i := range 3 {
-		u.ctl.prompt.SetText(fmt.Sprint("job ", i))
+		u.ctl.Prompt.SetText(fmt.Sprint("job ", i))
 		test.Tap(u.run.Queue.Add)
 	}
 	h.settle()

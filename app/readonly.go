@@ -35,6 +35,6 @@ func readOnlyNotice(dir string) string {
 // startReadOnly makes a freshly built window read-only: Generate is disabled and the banner
 // says why (UI goroutine, before the window shows).
 func (u *UI) startReadOnly() {
-	u.ctl.generate.Disable()
+	u.ctl.Generate.Disable()
 	u.ShowNotice(readOnlyNotice(u.DataDir))
 }

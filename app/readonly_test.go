@@ -56,7 +56,7 @@ func TestSecondWindowReadOnly(t *testing.T) {
 	if _, err := h1.ui.Gallery.SetFavourite(e.File, true); err != nil {
 		t.Fatal(err)
 	}
-	h1.ui.ctl.flushForm()
+	h1.ui.ctl.FlushForm()
 	h1.settle()
 	before := dataFiles(t, data)
 	if before["gallery/"+gallery.IndexName] == "" || before["settings.json"] == "" {
@@ -72,7 +72,7 @@ func TestSecondWindowReadOnly(t *testing.T) {
 	if b := u.ErrorText(); !strings.Contains(b, "Another Kleinbild window is using this data folder") || !strings.Contains(b, "read-only") {
 		t.Errorf("banner %q", b)
 	}
-	if !u.ctl.generate.Disabled() {
+	if !u.ctl.Generate.Disabled() {
 		t.Error("Generate is enabled in a read-only window")
 	}
 	if u.Gallery.Len() != 1 {
@@ -113,10 +113,10 @@ func TestSecondWindowReadOnly(t *testing.T) {
 	if !strings.Contains(u.ErrorText(), "read-only") || u.Gallery.Len() != 1 {
 		t.Errorf("delete: banner %q, %d images", u.ErrorText(), u.Gallery.Len())
 	}
-	u.ctl.prompt.SetText("a different prompt")
+	u.ctl.Prompt.SetText("a different prompt")
 	u.Settings.Width = 512
 	u.Remember(u.Settings)
-	u.ctl.flushForm()
+	u.ctl.FlushForm()
 	h2.settle()
 	u.StartDownload(download.Variants()[0], filepath.Join(data, "models", "x"), "")
 	h2.settle()

@@ -46,9 +46,9 @@ func TestReferenceHashedBeforeRun(t *testing.T) {
 	defer h.close()
 	u := h.ui
 	h.drop([]fyne.URI{storage.NewFileURI(ref)})
-	u.ctl.width.SetText("64")
-	u.ctl.height.SetText("64")
-	u.ctl.setCount(2)
+	u.ctl.Width.SetText("64")
+	u.ctl.Height.SetText("64")
+	u.ctl.SetCount(2)
 	out := h.generate("a reference that changes")
 	if out.Err != nil {
 		t.Fatal(out.Err)

@@ -56,10 +56,10 @@ func TestDropKleinbildPNGOffersRestore(t *testing.T) {
 	}
 	h.tapDialogButton("Restore settings")
 	c := u.ctl
-	if c.prompt.Text != "a castle on a hill" || c.width.Text != "768" || c.height.Text != "512" ||
-		c.steps.Text != "3" || c.seed.Text != "1234" || !c.seedLocked || c.schedule.Selected != "Linear" {
+	if c.Prompt.Text != "a castle on a hill" || c.Width.Text != "768" || c.Height.Text != "512" ||
+		c.Steps.Text != "3" || c.Seed.Text != "1234" || !c.SeedIsLocked() || c.Schedule.Selected != "Linear" {
 		t.Errorf("restored: prompt %q, %s×%s, steps %s, seed %s (locked %v), schedule %q",
-			c.prompt.Text, c.width.Text, c.height.Text, c.steps.Text, c.seed.Text, c.seedLocked, c.schedule.Selected)
+			c.Prompt.Text, c.Width.Text, c.Height.Text, c.Steps.Text, c.Seed.Text, c.SeedIsLocked(), c.Schedule.Selected)
 	}
 	if len(u.refs.RefPaths()) != 1 || u.refs.RefPaths()[0] != ref {
 		t.Errorf("restored references %v", u.refs.RefPaths())
@@ -122,13 +122,13 @@ func TestDropSaysWhatHappened(t *testing.T) {
 	u := h.ui
 	h.win.Resize(fyne.NewSize(1024, 560))
 	h.settle()
-	u.ctl.scroll.ScrollToTop()
+	u.ctl.Scroll.ScrollToTop()
 	h.drop([]fyne.URI{storage.NewFileURI(writeTestPNG(t, t.TempDir(), "pebble.png", 64, 64, nil))})
 	if len(u.refs.RefPaths()) != 1 || !strings.Contains(u.Status.Text, "pebble.png") {
 		t.Errorf("references %v, status %q", u.refs.RefPaths(), u.Status.Text)
 	}
-	t.Logf("form %v in %v, offset %v", u.ctl.scroll.Content.Size(), u.ctl.scroll.Size(), u.ctl.scroll.Offset)
-	if u.ctl.scroll.Content.Size().Height > u.ctl.scroll.Size().Height && u.ctl.scroll.Offset.Y <= 0 {
-		t.Errorf("the form stays at the top (offset %v) with the references out of view", u.ctl.scroll.Offset)
+	t.Logf("form %v in %v, offset %v", u.ctl.Scroll.Content.Size(), u.ctl.Scroll.Size(), u.ctl.Scroll.Offset)
+	if u.ctl.Scroll.Content.Size().Height > u.ctl.Scroll.Size().Height && u.ctl.Scroll.Offset.Y <= 0 {
+		t.Errorf("the form stays at the top (offset %v) with the references out of view", u.ctl.Scroll.Offset)
 	}
 }

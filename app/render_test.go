@@ -59,10 +59,10 @@ func renderHarness(t *testing.T, model string) *harness {
 	t.Chdir(t.TempDir())
 	h := newHarness(t, "data", model, newFakeGen().open)
 	h.ui.App.Settings().SetTheme(widgets.Theme())
-	h.ui.fit.machine = func(c estimate.Calibration) estimate.Machine {
+	h.ui.fit.Machine = func(c estimate.Calibration) estimate.Machine {
 		return estimate.Machine{AvailableBytes: 16e9, TotalBytes: 32e9, Rates: c}
 	}
-	h.ui.fit.update()
+	h.ui.fit.Update()
 	h.settle()
 	// The test driver lays the window out once; wrapped text learns its height in that
 	// pass, so a second one (as a real window gets) places what follows it.

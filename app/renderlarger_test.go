@@ -26,8 +26,8 @@ func TestRenderLargerQueuesTheImage(t *testing.T) {
 		t.Fatalf("reference not added: %q", u.ErrorText())
 	}
 	lockSeed(u, 4242)
-	u.ctl.setSize(256, 192)
-	u.ctl.steps.SetText("3")
+	u.ctl.SetSize(256, 192)
+	u.ctl.Steps.SetText("3")
 	out := h.generate("a lighthouse at dusk")
 	if out.Err != nil {
 		t.Fatal(out.Err)
@@ -38,8 +38,8 @@ func TestRenderLargerQueuesTheImage(t *testing.T) {
 	// A second run blocks, so the render-larger job waits in the queue.
 	fake.block = true
 	u.refs.Remove(ref)
-	u.ctl.prompt.SetText("something else")
-	test.Tap(u.ctl.generate)
+	u.ctl.Prompt.SetText("something else")
+	test.Tap(u.ctl.Generate)
 	waitStarted(t, h, fake)
 	u.gal.SelectEntry(src.File, nil)
 	btn := findIconButton(u.view.Actions, theme.ZoomInIcon().Name())
@@ -63,12 +63,12 @@ func TestRenderLargerQueuesTheImage(t *testing.T) {
 	}
 
 	// Once the running job is cancelled, the queued one runs with that request.
-	test.Tap(u.ctl.generate)
+	test.Tap(u.ctl.Generate)
 	waitStarted(t, h, fake)
 	if got := fake.lastRequest(); got.Width != 368 || got.Seed != 4242 || len(got.References) != 2 || got.References[0] != u.Gallery.Path(src) {
 		t.Errorf("generator got %+v", got)
 	}
-	test.Tap(u.ctl.generate)
+	test.Tap(u.ctl.Generate)
 	h.waitFor("the run to stop", 5*time.Second, func() bool { return u.run.Current() == nil })
 }
 

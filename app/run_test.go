@@ -49,8 +49,8 @@ func (b *blockAtSeed) Generate(ctx context.Context, req engine.Request, progress
 
 // lockSeed puts seed in the seed field, locked.
 func lockSeed(u *UI, seed uint64) {
-	u.ctl.seed.SetText(strconv.FormatUint(seed, 10))
-	u.ctl.setSeedLocked(true)
+	u.ctl.Seed.SetText(strconv.FormatUint(seed, 10))
+	u.ctl.SetSeedLocked(true)
 }
 
 // gallerySeeds returns the seeds in the gallery's PNG files, oldest first.
@@ -75,7 +75,7 @@ func TestBatchSavesEachImageWithItsSeed(t *testing.T) {
 	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
 	u := h.ui
 	lockSeed(u, 100)
-	u.ctl.setCount(3)
+	u.ctl.SetCount(3)
 	out := h.generate("three foxes")
 	if out.Err != nil || len(out.Entries) != 3 {
 		t.Fatalf("outcome %v, %d entries", out.Err, len(out.Entries))
@@ -109,7 +109,7 @@ func TestBatchSavesEachImageWithItsSeed(t *testing.T) {
 	}
 
 	// A run of one image hides the grid again.
-	u.ctl.setCount(1)
+	u.ctl.SetCount(1)
 	h.generate("one fox")
 	if u.run.Batch.Box.Visible() {
 		t.Error("the grid of the last run stays after a single-image run")
@@ -121,15 +121,15 @@ func TestBatchRandomSeedsFollowOn(t *testing.T) {
 	fake := newFakeGen()
 	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
 	u := h.ui
-	u.ctl.setCount(2)
+	u.ctl.SetCount(2)
 	h.generate("two foxes")
 	got := gallerySeeds(t, u)
 	if len(got) != 2 || got[1] != got[0]+1 {
 		t.Errorf("seeds %v, want s, s+1", got)
 	}
 	// The field stays random (empty); its placeholder names the first seed used.
-	if u.ctl.seed.Text != "" || !strings.Contains(u.ctl.seed.PlaceHolder, strconv.FormatUint(got[0], 10)) {
-		t.Errorf("seed field %q (placeholder %q), first seed %d", u.ctl.seed.Text, u.ctl.seed.PlaceHolder, got[0])
+	if u.ctl.Seed.Text != "" || !strings.Contains(u.ctl.Seed.PlaceHolder, strconv.FormatUint(got[0], 10)) {
+		t.Errorf("seed field %q (placeholder %q), first seed %d", u.ctl.Seed.Text, u.ctl.Seed.PlaceHolder, got[0])
 	}
 }
 
@@ -140,9 +140,9 @@ func TestBatchCancelKeepsFinished(t *testing.T) {
 	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
 	u := h.ui
 	lockSeed(u, 200)
-	u.ctl.setCount(4)
-	test.Type(u.ctl.prompt, "four foxes")
-	test.Tap(u.ctl.generate)
+	u.ctl.SetCount(4)
+	test.Type(u.ctl.Prompt, "four foxes")
+	test.Tap(u.ctl.Generate)
 	if u.run.Current() == nil {
 		t.Fatal("the run did not start")
 	}
@@ -152,7 +152,7 @@ func TestBatchCancelKeepsFinished(t *testing.T) {
 	if u.Gallery.Len() != 1 || !u.run.Batch.Box.Visible() || len(u.run.Batch.Tiles) != 1 {
 		t.Errorf("while the second image runs: gallery %d, grid visible %v with %d tiles", u.Gallery.Len(), u.run.Batch.Box.Visible(), len(u.run.Batch.Tiles))
 	}
-	test.Tap(u.ctl.generate) // Cancel
+	test.Tap(u.ctl.Generate) // Cancel
 	h.waitFor("the run to stop", 5*time.Second, func() bool { return u.run.Current() == nil })
 	h.settle()
 	if got := gallerySeeds(t, u); len(got) != 1 || got[0] != 200 {
@@ -170,8 +170,8 @@ func TestBatchCancelKeepsFinished(t *testing.T) {
 	if !u.view.ShownOK || u.view.Shown.Meta.Seed != 200 || !u.run.Batch.Box.Visible() || len(u.run.Batch.Tiles) != 1 {
 		t.Errorf("after cancel the viewer shows %v seed %d, grid %v", u.view.ShownOK, u.view.Shown.Meta.Seed, len(u.run.Batch.Tiles))
 	}
-	if u.ctl.generate.Text != "Generate" {
-		t.Errorf("button %q after cancel", u.ctl.generate.Text)
+	if u.ctl.Generate.Text != "Generate" {
+		t.Errorf("button %q after cancel", u.ctl.Generate.Text)
 	}
 }
 
@@ -220,11 +220,11 @@ func TestCountIsRemembered(t *testing.T) {
 	data := t.TempDir()
 	fake := newFakeGen()
 	h := newHarness(t, data, tinyModel(t), fake.open)
-	h.ui.ctl.count.SetSelected("5")
+	h.ui.ctl.Count.SetSelected("5")
 	h.settle()
 	h.close()
 	h2 := newHarness(t, data, tinyModel(t), fake.open)
-	if got := h2.ui.ctl.countValue(); got != 5 {
+	if got := h2.ui.ctl.CountValue(); got != 5 {
 		t.Errorf("after restart the count is %d, want 5", got)
 	}
 }
@@ -237,7 +237,7 @@ func TestGenerateSavesToGallery(t *testing.T) {
 	if !u.view.Empty.Visible() || u.view.Setup.Visible() {
 		t.Fatal("with a model and no images the viewer should invite to generate")
 	}
-	h.ui.ctl.setSize(256, 192)
+	h.ui.ctl.SetSize(256, 192)
 
 	out := h.generate("a red fox in the snow")
 	if out.Err != nil {
@@ -251,8 +251,8 @@ func TestGenerateSavesToGallery(t *testing.T) {
 		t.Errorf("request = %+v", req)
 	}
 	// The field stays random; the seed used shows in it.
-	if u.ctl.seed.Text != "" || !strings.HasSuffix(u.ctl.seed.PlaceHolder, " "+strconv.FormatUint(req.Seed, 10)) {
-		t.Errorf("seed field %q (placeholder %q), request seed %d", u.ctl.seed.Text, u.ctl.seed.PlaceHolder, req.Seed)
+	if u.ctl.Seed.Text != "" || !strings.HasSuffix(u.ctl.Seed.PlaceHolder, " "+strconv.FormatUint(req.Seed, 10)) {
+		t.Errorf("seed field %q (placeholder %q), request seed %d", u.ctl.Seed.Text, u.ctl.Seed.PlaceHolder, req.Seed)
 	}
 	if u.Gallery.Len() != 1 {
 		t.Fatalf("gallery has %d images, want 1", u.Gallery.Len())
@@ -274,15 +274,15 @@ func TestGenerateSavesToGallery(t *testing.T) {
 	if u.gal.Count.Text != "1 image" || u.gal.Empty.Visible() {
 		t.Errorf("gallery header %q", u.gal.Count.Text)
 	}
-	if u.ctl.generate.Text != "Generate" || u.view.Progress.Visible() {
-		t.Errorf("the UI did not return to idle: button %q", u.ctl.generate.Text)
+	if u.ctl.Generate.Text != "Generate" || u.view.Progress.Visible() {
+		t.Errorf("the UI did not return to idle: button %q", u.ctl.Generate.Text)
 	}
 	if txt := u.ErrorText(); txt != "" {
 		t.Errorf("unexpected banner %q", txt)
 	}
 
 	// Ctrl+Enter in the prompt generates again; an unlocked seed changes.
-	u.ctl.prompt.TypedShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyReturn, Modifier: fyne.KeyModifierControl})
+	u.ctl.Prompt.TypedShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyReturn, Modifier: fyne.KeyModifierControl})
 	if u.run.Current() == nil {
 		t.Fatal("Ctrl+Enter did not start a generation")
 	}
@@ -299,8 +299,8 @@ func TestGenerateSavesToGallery(t *testing.T) {
 	}
 
 	// A locked seed is kept.
-	test.Tap(u.ctl.lock)
-	if !u.ctl.seedLocked {
+	test.Tap(u.ctl.Lock)
+	if !u.ctl.SeedIsLocked() {
 		t.Fatal("lock button did not lock the seed")
 	}
 	h.generate("a red fox in the snow")
@@ -308,8 +308,8 @@ func TestGenerateSavesToGallery(t *testing.T) {
 		t.Errorf("locked seed: got %d, want %d", got, second)
 	}
 	// The dice picks a new one, still locked.
-	test.Tap(u.ctl.dice)
-	if u.ctl.seed.Text == strconv.FormatUint(second, 10) {
+	test.Tap(u.ctl.Dice)
+	if u.ctl.Seed.Text == strconv.FormatUint(second, 10) {
 		t.Errorf("dice kept the seed")
 	}
 
@@ -330,19 +330,19 @@ func TestCancelStopsPromptly(t *testing.T) {
 	fake.block = true
 	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
 	u := h.ui
-	test.Type(u.ctl.prompt, "a slow painting")
-	test.Tap(u.ctl.generate)
+	test.Type(u.ctl.Prompt, "a slow painting")
+	test.Tap(u.ctl.Generate)
 	select {
 	case <-fake.started:
 	case <-time.After(5 * time.Second):
 		t.Fatal("generator was not called")
 	}
 	h.waitFor("progress", 5*time.Second, func() bool { return strings.HasPrefix(u.view.ProgressText.Text, "Step 1 of 4") })
-	if u.ctl.generate.Text != "Cancel" || !u.view.Progress.Visible() {
-		t.Fatalf("while running: button %q, progress visible %v", u.ctl.generate.Text, u.view.Progress.Visible())
+	if u.ctl.Generate.Text != "Cancel" || !u.view.Progress.Visible() {
+		t.Fatalf("while running: button %q, progress visible %v", u.ctl.Generate.Text, u.view.Progress.Visible())
 	}
 	start := time.Now()
-	test.Tap(u.ctl.generate) // now "Cancel"
+	test.Tap(u.ctl.Generate) // now "Cancel"
 	h.waitFor("the run to stop", time.Second, func() bool { return u.run.Current() == nil })
 	t.Logf("cancelled in %v", time.Since(start))
 	if u.Gallery.Len() != 0 {
@@ -351,8 +351,8 @@ func TestCancelStopsPromptly(t *testing.T) {
 	if u.ErrorText() != "" || !strings.Contains(u.Status.Text, "cancelled") {
 		t.Errorf("banner %q, status %q", u.ErrorText(), u.Status.Text)
 	}
-	if u.ctl.generate.Text != "Generate" || u.view.Progress.Visible() {
-		t.Errorf("after cancel: button %q", u.ctl.generate.Text)
+	if u.ctl.Generate.Text != "Generate" || u.view.Progress.Visible() {
+		t.Errorf("after cancel: button %q", u.ctl.Generate.Text)
 	}
 }
 
@@ -361,7 +361,7 @@ func TestCancelStopsPromptly(t *testing.T) {
 func TestGenerateRealTinyModel(t *testing.T) {
 	h := newHarness(t, t.TempDir(), tinyModel(t), nil)
 	u := h.ui
-	u.ctl.setSize(64, 64)
+	u.ctl.SetSize(64, 64)
 	start := time.Now()
 	out := h.generate("a tiny test image")
 	if out.Err != nil {
@@ -383,7 +383,7 @@ func TestGenerateRealTinyModel(t *testing.T) {
 	if err != nil || !ok || meta.Prompt != "a tiny test image" || meta.Steps != 4 || meta.Width != 64 || !strings.HasSuffix(meta.Variant, "distilled") {
 		t.Errorf("metadata %+v (%v, %v)", meta, ok, err)
 	}
-	if got := u.ctl.seed.PlaceHolder; !strings.HasSuffix(got, " "+strconv.FormatUint(meta.Seed, 10)) {
+	if got := u.ctl.Seed.PlaceHolder; !strings.HasSuffix(got, " "+strconv.FormatUint(meta.Seed, 10)) {
 		t.Errorf("seed placeholder %q, metadata seed %d", got, meta.Seed)
 	}
 

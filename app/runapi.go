@@ -22,7 +22,7 @@ func (u *UI) Cancel() { u.run.Cancel() }
 func (u *UI) RenderLarger() { u.run.RenderLarger() }
 
 // openJob is a queued job's Edit: it takes j out of the queue and puts its settings into
-// the form the way Reuse settings does (controls.restoreRequest: prompt, size, steps,
+// the form the way Reuse settings does (form.Controls.RestoreRequest: prompt, size, steps,
 // guidance, schedule, noise, the seed locked, the references), with its image count and
 // its adapters at their strengths (the job holds them opened; the others are switched
 // off). Adapters that could not be opened when a kept queue was read are named.
@@ -31,7 +31,7 @@ func (u *UI) openJob(j *jobs.Job) {
 		return // inpainting: the form does not hold the picture and mask
 	}
 	u.run.Queue.Remove(j)
-	u.ctl.restoreRequest(j.Req, func() {
+	u.ctl.RestoreRequest(j.Req, func() {
 		var found []*lora.Adapter
 		var strengths []float32
 		for _, w := range j.Req.Adapters {
@@ -46,5 +46,5 @@ func (u *UI) openJob(j *jobs.Job) {
 			u.ShowNotice(fmt.Sprintf("The job's adapter(s) %s could not be opened and are not in the form.", strings.Join(names, ", ")))
 		}
 	})
-	u.ctl.setCount(j.Count)
+	u.ctl.SetCount(j.Count)
 }

@@ -14,7 +14,7 @@ func TestReferencesAndViewedImageSurviveRestart(t *testing.T) {
 	fake := newFakeGen()
 	h := newHarness(t, data, model, fake.open)
 	u := h.ui
-	u.ctl.setSize(64, 64)
+	u.ctl.SetSize(64, 64)
 	refDir := t.TempDir()
 	refs := []string{writeTestPNG(t, refDir, "a.png", 64, 64, nil), writeTestPNG(t, refDir, "b.png", 80, 64, nil)}
 	for _, p := range refs {

@@ -22,7 +22,7 @@ func TestDamagedSettingsKeptWithBanner(t *testing.T) {
 	if msg := h.ui.ErrorText(); !strings.Contains(msg, "settings.json.unreadable") {
 		t.Errorf("banner %q: want it to say where the damaged file was kept", msg)
 	}
-	h.ui.ctl.prompt.SetText("a new prompt")
+	h.ui.ctl.Prompt.SetText("a new prompt")
 	h.settle()
 	h.close() // saves the settings
 	if got, err := os.ReadFile(path + ".unreadable"); err != nil || string(got) != string(typo) {

@@ -38,13 +38,13 @@ func TestMissingFolderInPlainWords(t *testing.T) {
 func TestPromptMessageGoesAndPlural(t *testing.T) {
 	h := newHarness(t, t.TempDir(), tinyModel(t), newFakeGen().open)
 	u := h.ui
-	u.ctl.prompt.SetText("")
-	if _, ok := u.ctl.ReadForm(); ok || !u.ctl.promptErr.Visible() {
+	u.ctl.Prompt.SetText("")
+	if _, ok := u.ctl.ReadForm(); ok || !u.ctl.PromptErr.Visible() {
 		t.Fatal("an empty prompt was taken")
 	}
-	test.Type(u.ctl.prompt, "a lighthouse")
-	if u.ctl.promptErr.Visible() {
-		t.Errorf("the message %q stays after typing a prompt", u.ctl.promptErr.Text)
+	test.Type(u.ctl.Prompt, "a lighthouse")
+	if u.ctl.PromptErr.Visible() {
+		t.Errorf("the message %q stays after typing a prompt", u.ctl.PromptErr.Text)
 	}
 }
 
@@ -52,13 +52,13 @@ func TestPromptMessageGoesAndPlural(t *testing.T) {
 func TestFitLineCountsAdapters(t *testing.T) {
 	h := newHarness(t, t.TempDir(), tinyModel(t), newFakeGen().open)
 	u := h.ui
-	u.ctl.prompt.SetText("a lighthouse")
+	u.ctl.Prompt.SetText("a lighthouse")
 	h.addAdapter(goldenLoRA(t, "lora_kohya_r2_a1.safetensors"))
 	h.waitFor("the fit line with the adapter", 10*time.Second, func() bool {
-		return strings.Contains(u.ctl.fit.Text, "1 adapter included")
+		return strings.Contains(u.ctl.Fit.Text, "1 adapter included")
 	})
 	findCheck(h.win.Canvas().Content(), "lora_kohya").SetChecked(false)
 	h.waitFor("the fit line without it", 10*time.Second, func() bool {
-		return u.ctl.fit.Text != "" && !strings.Contains(u.ctl.fit.Text, "adapter")
+		return u.ctl.Fit.Text != "" && !strings.Contains(u.ctl.Fit.Text, "adapter")
 	})
 }

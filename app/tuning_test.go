@@ -37,8 +37,8 @@ func TestTuningIsShown(t *testing.T) {
 	if u.model.EffectiveDevice() != "" {
 		t.Skipf("the automatic device is %q here", u.model.EffectiveDevice())
 	}
-	test.Type(u.ctl.prompt, "a lighthouse")
-	test.Tap(u.ctl.generate)
+	test.Type(u.ctl.Prompt, "a lighthouse")
+	test.Tap(u.ctl.Generate)
 	h.waitFor("the tuning message", 5*time.Second, func() bool {
 		return strings.Contains(u.view.ProgressText.Text, backends.TuningMessage) && strings.Contains(u.view.ProgressText.Text, "2 of 4")
 	})

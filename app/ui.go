@@ -1,6 +1,7 @@
 package app
 
 import (
+	"kleinbild/app/form"
 	"kleinbild/app/galleryui"
 	"kleinbild/app/inputs"
 	"kleinbild/app/modelui"
@@ -39,8 +40,8 @@ type UI struct {
 
 	// The components, each owning its widgets and state. They know each other only
 	// through what wire (wiring.go) gives them.
-	ctl      controls
-	fit      fitLine
+	ctl      form.Controls
+	fit      form.FitLine
 	refs     inputs.Refs
 	adapters inputs.Adapters
 	view     galleryui.Viewer
@@ -50,8 +51,8 @@ type UI struct {
 
 	// rightTabs holds the gallery's and the queue's tabs.
 	rightTabs *container.AppTabs
-	// formTog hides and shows the form's column (formtoggle.go).
-	formTog formToggle
+	// formTog hides and shows the form's column (formapi.go).
+	formTog form.Toggle
 	// quitDialog is the last "Quit Kleinbild?" question asked (tests).
 	quitDialog dialog.Dialog
 	// quit is the open "Quit Kleinbild?" question, or nil.
@@ -132,15 +133,15 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 	default:
 		u.model.Refresh()
 	}
-	u.ctl.applySettings(set)
+	u.ctl.ApplySettings(set)
 	u.refs.Restore(set.References)
 	u.run.SetUpQueue(filepath.Join(dataDir, "queue.json"))
 	u.run.Queue.Retitle() // a queue kept from the last session counts in its tab
 	u.adapters.ApplySettings(set)
 	if opts.Prompt != "" {
-		u.ctl.prompt.SetText(opts.Prompt)
+		u.ctl.Prompt.SetText(opts.Prompt)
 	}
-	u.ctl.watchForm()
+	u.ctl.WatchForm()
 	if setErr != nil {
 		u.ShowError(setErr)
 	}
@@ -160,7 +161,7 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 	for _, sc := range windowShortcuts {
 		w.Canvas().AddShortcut(sc, func(s fyne.Shortcut) { u.windowKey(s.ShortcutName()) })
 	}
-	for _, e := range []*widgets.ShortcutEntry{u.ctl.prompt, u.ctl.negative, u.ctl.width, u.ctl.height, u.ctl.steps, u.ctl.seed, u.gal.Search} {
+	for _, e := range []*widgets.ShortcutEntry{u.ctl.Prompt, u.ctl.Negative, u.ctl.Width, u.ctl.Height, u.ctl.Steps, u.ctl.Seed, u.gal.Search} {
 		e.PassOn = u.PassKey
 	}
 	u.closeWindow = w.Close
@@ -181,7 +182,7 @@ func newUI(a fyne.App, w fyne.Window, opts Options, post func(func())) (*UI, err
 		}
 		u.view.TypedKey(ev)
 	})
-	u.followFocus()
+	u.ctl.FollowFocus()
 	go u.loadGallery(filepath.Join(dataDir, "gallery"))
 	u.model.ProbeDevices()
 	return u, nil
@@ -197,7 +198,7 @@ func (u *UI) Stop() { u.End() }
 func (u *UI) Close() {
 	u.End()
 	u.BG.Wait()
-	u.ctl.flushForm()
+	u.ctl.FlushForm()
 	u.Thumbs.Close()
 	u.run.CloseGenerator()
 	if u.Unlock != nil {
@@ -256,7 +257,7 @@ func (u *UI) build() fyne.CanvasObject {
 	header := container.NewBorder(nil, nil,
 		container.NewHBox(u.buildFormToggle(), logo, title), container.NewHBox(u.model.BuildButton()))
 
-	// The side panel scrolls its form and keeps Generate in view (see controls.build).
+	// The side panel scrolls its form and keeps Generate in view (see form.Controls.Build).
 	sideWidth := canvas.NewRectangle(color.Transparent)
 	sideWidth.SetMinSize(fyne.NewSize(sidePanelWidth, 0))
 	u.run.BuildQueue() // its Add button sits beside Generate; the jobs have their own tab
@@ -264,9 +265,9 @@ func (u *UI) build() fyne.CanvasObject {
 	u.run.Queue.OnOpen = u.openJob
 	noQueue := canvas.NewRectangle(color.Transparent) // the form's old place of the queue
 	noQueue.Hide()
-	side := container.NewStack(sideWidth, u.ctl.build(panelParts{
-		refs: u.refs.Build, adapters: u.adapters.Build, scrolled: u.adapters.PassScrollTo,
-		queueAdd: u.run.Queue.Add, queue: noQueue, wrapFit: u.fit.wrap,
+	side := container.NewStack(sideWidth, u.ctl.Build(form.PanelParts{
+		Refs: u.refs.Build, Adapters: u.adapters.Build, Scrolled: u.adapters.PassScrollTo,
+		QueueAdd: u.run.Queue.Add, Queue: noQueue, WrapFit: u.fit.Wrap,
 	}))
 
 	right := container.NewAppTabs(container.NewTabItemWithIcon("Gallery", theme.MediaPhotoIcon(), u.gal.Build()))
@@ -284,7 +285,7 @@ func (u *UI) build() fyne.CanvasObject {
 	// The form comes first in the tree, so that Tab goes from the prompt through the form
 	// (the tab order is the tree's order; the viewer's toolbar and the gallery came first).
 	left := container.NewHBox(side, widget.NewSeparator())
-	u.formTog.column = left
+	u.formTog.Column = left
 	u.setFormHidden(u.Settings.FormHidden, false)
 	root := container.New(layout.NewBorderLayout(top, bottom, left, nil), left, top, center, bottom)
 	u.Banner.Root = center

@@ -165,7 +165,7 @@ func TestWindowFitsLaptopScreen(t *testing.T) {
 	if len(u.refs.RefPaths()) != 3 {
 		t.Fatalf("refs %v", u.refs.RefPaths())
 	}
-	h.waitFor("the fit line", 10*time.Second, func() bool { return u.ctl.fit.Visible() && u.ctl.fit.Text != "" })
+	h.waitFor("the fit line", 10*time.Second, func() bool { return u.ctl.Fit.Visible() && u.ctl.Fit.Text != "" })
 
 	small := fyne.NewSize(1024, 640)
 	if m := windowMin(h.win); m.Width > small.Width || m.Height > small.Height {
@@ -173,20 +173,20 @@ func TestWindowFitsLaptopScreen(t *testing.T) {
 	}
 	for _, size := range []fyne.Size{laptopWindow, windowMin(h.win), fyne.NewSize(1280, 860)} {
 		h.win.Resize(size.Max(windowMin(h.win)))
-		requireShown(t, h.win, "Generate and fit line", u.ctl.generate, u.ctl.fit)
+		requireShown(t, h.win, "Generate and fit line", u.ctl.Generate, u.ctl.Fit)
 		requireShown(t, h.win, "image actions (their menu)", u.view.MoreBtn)
 	}
 
 	// While running: Cancel (the same button) and the progress stay in view.
 	h.win.Resize(laptopWindow)
 	fake.block = true
-	test.Tap(u.ctl.generate)
+	test.Tap(u.ctl.Generate)
 	<-fake.started
 	h.settle()
-	if u.ctl.generate.Text != "Cancel" {
-		t.Fatalf("main button %q while running", u.ctl.generate.Text)
+	if u.ctl.Generate.Text != "Cancel" {
+		t.Fatalf("main button %q while running", u.ctl.Generate.Text)
 	}
-	requireShown(t, h.win, "Cancel and progress", u.ctl.generate, u.view.ProgressText, u.view.Bar)
+	requireShown(t, h.win, "Cancel and progress", u.ctl.Generate, u.view.ProgressText, u.view.Bar)
 	u.Cancel()
 	h.waitFor("the run to end", 10*time.Second, func() bool { return u.run.Current() == nil })
 }
@@ -198,8 +198,8 @@ func TestMessagesClearWithTheirCondition(t *testing.T) {
 	u := h.ui
 
 	// The model banner goes once a model is chosen.
-	u.ctl.prompt.SetText("x")
-	test.Tap(u.ctl.generate)
+	u.ctl.Prompt.SetText("x")
+	test.Tap(u.ctl.Generate)
 	if !strings.Contains(strings.ToLower(u.ErrorText()), "model") {
 		t.Fatalf("no model banner: %q", u.ErrorText())
 	}
@@ -276,7 +276,7 @@ func TestBannerMovesNothing(t *testing.T) {
 		pos  fyne.Position
 		size fyne.Size
 	}
-	objs := []fyne.CanvasObject{u.ctl.prompt, u.ctl.generate, u.view.Actions, u.gal.Root, u.view.Image}
+	objs := []fyne.CanvasObject{u.ctl.Prompt, u.ctl.Generate, u.view.Actions, u.gal.Root, u.view.Image}
 	places := func() []place {
 		var p []place
 		for _, o := range objs {
@@ -296,7 +296,7 @@ func TestBannerMovesNothing(t *testing.T) {
 		}
 	}
 	bp, tb := abs(u.Banner.Box), abs(u.view.Actions)
-	if bp.Y < tb.Y+u.view.Actions.Size().Height || bp.X < abs(u.ctl.generate).X+u.ctl.generate.Size().Width {
+	if bp.Y < tb.Y+u.view.Actions.Size().Height || bp.X < abs(u.ctl.Generate).X+u.ctl.Generate.Size().Width {
 		t.Errorf("the banner at %v covers the viewer's toolbar (%v) or the form", bp, tb)
 	}
 	u.ClearBanner(shell.TopicRefs)

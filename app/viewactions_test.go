@@ -64,8 +64,8 @@ func TestImageGetsTheRoom(t *testing.T) {
 func TestPhasePlanForTheProgress(t *testing.T) {
 	h := newHarness(t, t.TempDir(), tinyModel(t), newFakeGen().open)
 	u := h.ui
-	u.ctl.prompt.SetText("a lighthouse")
-	h.waitFor("the estimate with a time", 10*time.Second, func() bool { r, ok := u.fit.estimate(); return ok && r.Seconds > 0 })
+	u.ctl.Prompt.SetText("a lighthouse")
+	h.waitFor("the estimate with a time", 10*time.Second, func() bool { r, ok := u.fit.Estimate(); return ok && r.Seconds > 0 })
 	f, ok := u.ctl.ReadForm()
 	if !ok {
 		t.Fatal("the form does not read")

@@ -58,15 +58,15 @@ func TestKeptSeedShowsByGenerate(t *testing.T) {
 	c := &u.ctl
 	h.win.Resize(fyne.NewSize(1008, 552))
 	h.settle()
-	if c.keptSeed.Visible() {
+	if c.KeptSeed.Visible() {
 		t.Fatal("the kept seed shows while the seed is random")
 	}
 	u.ReuseSeed(4242)
-	c.scroll.ScrollToTop()
-	requireShown(t, h.win, "the kept seed and Generate", c.keptSeed, c.generate)
-	test.Tap(c.keptSeed)
-	if c.seedIsLocked() || c.keptSeed.Visible() {
-		t.Errorf("after pressing it the seed is locked %v, the sign shown %v", c.seedIsLocked(), c.keptSeed.Visible())
+	c.Scroll.ScrollToTop()
+	requireShown(t, h.win, "the kept seed and Generate", c.KeptSeed, c.Generate)
+	test.Tap(c.KeptSeed)
+	if c.SeedIsLocked() || c.KeptSeed.Visible() {
+		t.Errorf("after pressing it the seed is locked %v, the sign shown %v", c.SeedIsLocked(), c.KeptSeed.Visible())
 	}
 }
 
@@ -81,11 +81,11 @@ func TestFocusScrollsTheFormToTheField(t *testing.T) {
 	h.settle()
 	relayout(h.win.Canvas().Content())
 	cv := h.win.Canvas()
-	c.scroll.ScrollToBottom()
-	cv.Focus(c.prompt) // what Ctrl+L does (ui.go)
-	requireShown(t, h.win, "the prompt after Ctrl+L", c.prompt)
+	c.Scroll.ScrollToBottom()
+	cv.Focus(c.Prompt) // what Ctrl+L does (ui.go)
+	requireShown(t, h.win, "the prompt after Ctrl+L", c.Prompt)
 	cv.Unfocus()
-	c.scroll.ScrollToTop()
-	cv.Focus(c.seed)
-	requireShown(t, h.win, "the seed field given the focus", c.seed)
+	c.Scroll.ScrollToTop()
+	cv.Focus(c.Seed)
+	requireShown(t, h.win, "the seed field given the focus", c.Seed)
 }

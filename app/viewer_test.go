@@ -89,7 +89,7 @@ func TestArrowKeysBrowseTheGallery(t *testing.T) {
 	}
 
 	// While a text field has the focus, the keys are the field's.
-	for _, entry := range []fyne.Focusable{u.ctl.prompt, u.ctl.seed} {
+	for _, entry := range []fyne.Focusable{u.ctl.Prompt, u.ctl.Seed} {
 		c.Focus(entry)
 		key(c, fyne.KeyLeft)
 		key(c, fyne.KeyHome)
@@ -112,7 +112,7 @@ func TestDeleteKeyDeletesTheShownImage(t *testing.T) {
 	u.gal.SelectEntry(mid.File, nil)
 	h.settle()
 
-	c.Focus(u.ctl.prompt)
+	c.Focus(u.ctl.Prompt)
 	key(c, fyne.KeyDelete)
 	c.Unfocus()
 	if u.Gallery.Len() != 3 {
@@ -180,7 +180,7 @@ func TestZoomKeysButtonsAndMouse(t *testing.T) {
 	}
 
 	// Zoom keys do nothing while typing.
-	c.Focus(u.ctl.prompt)
+	c.Focus(u.ctl.Prompt)
 	key(c, fyne.Key0)
 	c.Unfocus()
 	if z.Fitted() {
@@ -254,7 +254,7 @@ func TestImageWithoutMetadataCannotBeReused(t *testing.T) {
 	if u.Gallery.Len() != 1 {
 		t.Fatalf("gallery has %d images, want the plain PNG", u.Gallery.Len())
 	}
-	u.ctl.prompt.SetText("my own prompt")
+	u.ctl.Prompt.SetText("my own prompt")
 	u.gal.SelectEntry("holiday.png", nil)
 	h.settle()
 	reuse := findButton(u.view.Actions, "Reuse settings")
@@ -270,8 +270,8 @@ func TestImageWithoutMetadataCannotBeReused(t *testing.T) {
 	}
 	test.Tap(reuse)
 	test.Tap(seed)
-	if u.ctl.prompt.Text != "my own prompt" || u.ctl.seedLocked {
-		t.Errorf("after tapping: prompt %q, seed locked %v", u.ctl.prompt.Text, u.ctl.seedLocked)
+	if u.ctl.Prompt.Text != "my own prompt" || u.ctl.SeedIsLocked() {
+		t.Errorf("after tapping: prompt %q, seed locked %v", u.ctl.Prompt.Text, u.ctl.SeedIsLocked())
 	}
 	if strings.Contains(u.Status.Text, "restored") || strings.Contains(u.Status.Text, "locked") {
 		t.Errorf("status %q reports a reuse that did not happen", u.Status.Text)
@@ -289,8 +289,8 @@ func TestImageWithoutMetadataCannotBeReused(t *testing.T) {
 func startAndPreview(t *testing.T, h *harness, fake *fakeGen, prompt string) *run.State {
 	t.Helper()
 	u := h.ui
-	u.ctl.prompt.SetText(prompt)
-	test.Tap(u.ctl.generate)
+	u.ctl.Prompt.SetText(prompt)
+	test.Tap(u.ctl.Generate)
 	r := u.run.Current()
 	if r == nil {
 		t.Fatalf("Generate did not start (banner %q)", u.ErrorText())

@@ -13,9 +13,9 @@ import (
 func TestFirstImageEstimateCoversWarmUp(t *testing.T) {
 	h := newHarness(t, t.TempDir(), tinyModel(t), newFakeGen().open)
 	u := h.ui
-	u.ctl.setSize(64, 64)
-	h.waitFor("the first calibration", 10*time.Second, func() bool { return u.fit.calib.Backend != "" })
-	cold, ok := u.fit.estimate()
+	u.ctl.SetSize(64, 64)
+	h.waitFor("the first calibration", 10*time.Second, func() bool { return u.fit.Calib.Backend != "" })
+	cold, ok := u.fit.Estimate()
 	p := cold.PhaseSeconds
 	if !ok || p.Load <= 0 || p.Denoise <= 0 {
 		t.Fatalf("no cold estimate with a load: %+v", cold)
@@ -23,7 +23,7 @@ func TestFirstImageEstimateCoversWarmUp(t *testing.T) {
 	if want := p.Job(1) + p.Denoise + p.Decode; math.Abs(cold.Seconds-want) > 1e-9*want {
 		t.Errorf("a cold first image is estimated at %.3f s, want %.3f s with the warm-up", cold.Seconds, want)
 	}
-	u.ctl.prompt.SetText("a cold start")
+	u.ctl.Prompt.SetText("a cold start")
 	f, ok := u.ctl.ReadForm()
 	if !ok {
 		t.Fatal("the form is invalid")
@@ -37,7 +37,7 @@ func TestFirstImageEstimateCoversWarmUp(t *testing.T) {
 	if out := h.generate("warm now"); out.Err != nil {
 		t.Fatal(out.Err)
 	}
-	warm, _ := u.fit.estimate()
+	warm, _ := u.fit.Estimate()
 	if w := warm.PhaseSeconds; w.Load != 0 || math.Abs(warm.Seconds-w.Job(1)) > 1e-9*w.Job(1) {
 		t.Errorf("with the model loaded: %.3f s, phases %+v (no warm-up wanted)", warm.Seconds, w)
 	}

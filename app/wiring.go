@@ -2,6 +2,7 @@ package app
 
 import (
 	"kleinbild/app/chooser"
+	"kleinbild/app/form"
 	"kleinbild/app/galleryui"
 	"kleinbild/app/inputs"
 	"kleinbild/app/jobs"
@@ -22,21 +23,21 @@ import (
 func (u *UI) wire() {
 	sh := u.Shell
 	// Asked by many: whether a generation runs, and for a new estimate.
-	running, estimateSoon := u.run.Busy, u.fit.updateSoon
+	running, estimateSoon := u.run.Busy, u.fit.UpdateSoon
 
-	u.ctl = controls{sh: sh, controlsDeps: controlsDeps{
-		onGenerate: u.Generate, onCancel: u.Cancel, busy: running, estimateSoon: estimateSoon,
-		model: &u.model, refs: &u.refs, restoreAdapters: u.adapters.RestoreFromImage, shown: u.view.ShownEntry,
-	}}
-	u.fit = fitLine{sh: sh, calibrate: u.opts.calibrate, fitDeps: fitDeps{
-		form: &u.ctl, refs: u.refs.RefPaths, adapters: u.adapters.Stack,
-		shapesChanged: u.adapters.SetModel, chosen: &u.model, loaded: u.run.ModelLoaded,
-		relayout: func() { u.ctl.box.Refresh() }, busy: running, useCPU: u.model.UseCPU,
-	}}
-	u.refs = inputs.NewRefs(sh, inputs.RefsDeps{
-		EstimateSoon: estimateSoon, ShowAdded: u.ctl.scrollToEnd, RestoreSettings: u.RestoreSettings,
+	u.ctl = form.NewControls(sh, form.Deps{
+		OnGenerate: u.Generate, OnCancel: u.Cancel, Busy: running, EstimateSoon: estimateSoon,
+		Model: &u.model, Refs: &u.refs, RestoreAdapters: u.adapters.RestoreFromImage, Shown: u.view.ShownEntry,
 	})
-	u.adapters = inputs.NewAdapters(sh, inputs.AdaptersDeps{EstimateSoon: estimateSoon, FormChanged: u.ctl.formChanged})
+	u.fit = form.NewFitLine(sh, u.opts.calibrate, form.FitDeps{
+		Form: &u.ctl, Refs: u.refs.RefPaths, Adapters: u.adapters.Stack,
+		ShapesChanged: u.adapters.SetModel, Chosen: &u.model, Loaded: u.run.ModelLoaded,
+		Relayout: func() { u.ctl.Box.Refresh() }, Busy: running, UseCPU: u.model.UseCPU,
+	})
+	u.refs = inputs.NewRefs(sh, inputs.RefsDeps{
+		EstimateSoon: estimateSoon, ShowAdded: u.ctl.ScrollToEnd, RestoreSettings: u.RestoreSettings,
+	})
+	u.adapters = inputs.NewAdapters(sh, inputs.AdaptersDeps{EstimateSoon: estimateSoon, FormChanged: u.ctl.FormChanged})
 	u.view = galleryui.NewViewer(sh, galleryui.ViewerDeps{
 		Running: running, ModelUsable: u.model.Usable, MarkBatch: u.run.MarkBatch, BatchStep: u.run.BatchStep, Gal: &u.gal,
 		ReuseSettings: u.reuseSettings, ReuseSeed: u.ReuseSeed, AddReference: u.AddReference,
@@ -50,8 +51,8 @@ func (u *UI) wire() {
 	u.model = modelui.New(sh, u.opts.devices, modelui.Deps{
 		Busy: running, DeviceChanged: estimateSoon,
 		Changed: func(info engine.ModelInfo, usable bool) {
-			u.ctl.applyVariant(info, usable)
-			u.fit.setModel()
+			u.ctl.ApplyVariant(info, usable)
+			u.fit.SetModel()
 			u.view.Update()
 		},
 		BrowseFolder: func(title, start string, set func(string)) { chooser.BrowseFolder(sh, title, start, set) },
@@ -70,12 +71,12 @@ func (u *UI) wire() {
 		Form: &u.ctl, Refs: u.refs.RefPaths, Adapters: &u.adapters, Model: &u.model,
 		Fit: &u.fit, View: &u.view, Gallery: &u.gal,
 		PhaseChanged: func(p jobs.Phase) {
-			u.ctl.showRunPhase(p)
+			u.ctl.ShowRunPhase(p)
 			u.view.ShowRunPhase(p)
 			u.model.ShowRunPhase(p == jobs.Idle)
 			u.quitRunPhase(p)
 			if p == jobs.Idle {
-				u.fit.updateSoon() // a calibration that waited for the run
+				u.fit.UpdateSoon() // a calibration that waited for the run
 			}
 		},
 	})

@@ -1,4 +1,4 @@
-package app
+package form
 
 import (
 	"fmt"
@@ -15,55 +15,55 @@ import (
 
 // checkSeed reads the seed field: given is false when it is empty (a random seed), ok
 // false (with the field's error shown) when it is not a number from 0 to 2⁶⁴−1.
-func (c *controls) checkSeed() (seed uint64, given, ok bool) {
-	text := strings.TrimSpace(c.seed.Text)
+func (c *Controls) checkSeed() (seed uint64, given, ok bool) {
+	text := strings.TrimSpace(c.Seed.Text)
 	if text == "" {
-		shell.SetFieldError(c.seedErr, "")
+		shell.SetFieldError(c.SeedErr, "")
 		return 0, false, true
 	}
 	v, err := strconv.ParseUint(text, 10, 64)
 	if err != nil {
-		shell.SetFieldError(c.seedErr, "The seed must be a whole number from 0 to 18446744073709551615 (or empty for a random one).")
+		shell.SetFieldError(c.SeedErr, "The seed must be a whole number from 0 to 18446744073709551615 (or empty for a random one).")
 		return 0, false, false
 	}
-	shell.SetFieldError(c.seedErr, "")
+	shell.SetFieldError(c.SeedErr, "")
 	return v, true, true
 }
 
 // seedEdited follows a change of the seed field: a typed number is the seed used (the
 // field switches to kept), an emptied field means a new random seed per image.
-func (c *controls) seedEdited() {
+func (c *Controls) seedEdited() {
 	_, given, ok := c.checkSeed()
 	if ok && given != c.seedLocked {
-		c.setSeedLocked(given)
+		c.SetSeedLocked(given)
 	}
 }
 
 // toggleSeedLocked is the lock button: a kept seed becomes random (the field empties and
 // says "random"), a random one is kept (the last seed used, or a new one, fills the field).
-func (c *controls) toggleSeedLocked() {
+func (c *Controls) toggleSeedLocked() {
 	if c.seedLocked {
-		c.setSeedLocked(false)
-		c.seed.SetText("")
+		c.SetSeedLocked(false)
+		c.Seed.SetText("")
 		return
 	}
 	seed := c.lastSeed
 	if !c.lastSeedSet {
 		seed = randomSeed()
 	}
-	c.seed.SetText(strconv.FormatUint(seed, 10))
-	c.setSeedLocked(true)
+	c.Seed.SetText(strconv.FormatUint(seed, 10))
+	c.SetSeedLocked(true)
 }
 
 // UsedRandomSeed shows the random seed a run picked in the empty field's placeholder, so
 // that random stays a visible state and the seed can still be read.
-func (c *controls) UsedRandomSeed(seed uint64) {
+func (c *Controls) UsedRandomSeed(seed uint64) {
 	c.lastSeed, c.lastSeedSet = seed, true
-	c.seed.SetPlaceHolder(randomPlaceholder(seed, true))
+	c.Seed.SetPlaceHolder(randomPlaceholder(seed, true))
 }
 
-// seedIsLocked reports whether the seed field is locked.
-func (c *controls) seedIsLocked() bool { return c.seedLocked }
+// SeedIsLocked reports whether the seed field is locked.
+func (c *Controls) SeedIsLocked() bool { return c.seedLocked }
 
 // randomPlaceholder is the seed field's text while it is empty (random).
 func randomPlaceholder(last uint64, known bool) string {
@@ -73,36 +73,33 @@ func randomPlaceholder(last uint64, known bool) string {
 	return fmt.Sprintf("random, last %d", last)
 }
 
-// setSeedLocked switches between keeping the seed (locked) and a new random one per run.
-func (c *controls) setSeedLocked(locked bool) {
+// SetSeedLocked switches between keeping the seed (locked) and a new random one per run.
+func (c *Controls) SetSeedLocked(locked bool) {
 	c.seedLocked = locked
-	c.lock.Tip = lockTip(locked)
+	c.Lock.Tip = lockTip(locked)
 	if locked {
-		c.lock.SetIcon(theme.NewThemedResource(resources.Lock))
-		c.lock.Importance = widget.HighImportance
+		c.Lock.SetIcon(theme.NewThemedResource(resources.Lock))
+		c.Lock.Importance = widget.HighImportance
 	} else {
-		c.lock.SetIcon(theme.NewThemedResource(resources.LockOpen))
-		c.lock.Importance = widget.MediumImportance
+		c.Lock.SetIcon(theme.NewThemedResource(resources.LockOpen))
+		c.Lock.Importance = widget.MediumImportance
 	}
-	c.lock.Refresh()
-	if c.keptSeed != nil && c.keptSeed.Visible() != locked {
+	c.Lock.Refresh()
+	if c.KeptSeed != nil && c.KeptSeed.Visible() != locked {
 		if locked {
-			c.keptSeed.Show()
+			c.KeptSeed.Show()
 		} else {
-			c.keptSeed.Hide()
+			c.KeptSeed.Hide()
 		}
-		c.box.Refresh() // Generate makes room for it, or takes it back
+		c.Box.Refresh() // Generate makes room for it, or takes it back
 	}
-	c.formChanged()
+	c.FormChanged()
 }
 
 // ReuseSeed puts seed in the seed field and locks it.
-func (u *UI) ReuseSeed(seed uint64) { u.ctl.reuseSeed(seed) }
-
-// reuseSeed is ReuseSeed.
-func (c *controls) reuseSeed(seed uint64) {
-	c.seed.SetText(strconv.FormatUint(seed, 10))
-	c.setSeedLocked(true)
+func (c *Controls) ReuseSeed(seed uint64) {
+	c.Seed.SetText(strconv.FormatUint(seed, 10))
+	c.SetSeedLocked(true)
 }
 
 // randomSeed picks a new seed, as every front end does (engine.RandomSeed).

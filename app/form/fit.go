@@ -1,6 +1,7 @@
-package app
+package form
 
 import (
+	"kleinbild/app/jobs"
 	"kleinbild/app/modelui"
 
 	"context"
@@ -21,12 +22,12 @@ import (
 	"kleinbild/gpu/backends"
 )
 
-// fitDebounce is how long the size must stay unchanged before the estimate is redone.
-const fitDebounce = 150 * time.Millisecond
+// FitDebounce is how long the size must stay unchanged before the estimate is redone.
+const FitDebounce = 150 * time.Millisecond
 
-// calibrateFunc measures (or loads) the kernel speeds of a device (an ID as OpenFunc takes)
+// CalibrateFunc measures (or loads) the kernel speeds of a device (an ID as OpenFunc takes)
 // for time estimates.
-type calibrateFunc func(ctx context.Context, device string) (estimate.Calibration, error)
+type CalibrateFunc func(ctx context.Context, device string) (estimate.Calibration, error)
 
 // defaultCalibrate loads the stored calibration of the device or measures one (about a
 // second) and stores it (see modelui.CalibrationPath).
@@ -44,88 +45,94 @@ func defaultCalibrate(ctx context.Context, device string) (estimate.Calibration,
 	return c, err
 }
 
-// fitLine is the "will it fit" estimate under the Generate button (the label is the
-// controls' fit, given to wrap).
-type fitLine struct {
+// FitLine is the "will it fit" estimate under the Generate button (the label is the
+// controls' Fit, given to Wrap).
+type FitLine struct {
 	sh *shell.Shell
-	fitDeps
-	line *widget.Label // the controls' fit; nil before wrap
+	FitDeps
+	line *widget.Label // the controls' Fit; nil before Wrap
 
-	model     *estimate.Model // the current model's shapes; nil when unknown
-	dir       string          // the key of the model it was read from (modelui.Spec.key)
-	calib     estimate.Calibration
-	calibrate calibrateFunc
-	started   bool   // calibration started
-	device    string // the device ID calib is (being) measured on
-	seq       int    // debounce generation
-	// machine reads the memory figures; nil means estimate.ThisMachine (tests replace it).
-	machine func(estimate.Calibration) estimate.Machine
-	box     *fyne.Container // holds the line at a steady height (fitbox.go); nil before wrap
+	Model     *estimate.Model      // the current model's shapes; nil when unknown
+	dir       string               // the key of the model it was read from (modelui.Spec.key)
+	Calib     estimate.Calibration // the speeds of Device; invalid until measured
+	Calibrate CalibrateFunc        // nil: defaultCalibrate
+	started   bool                 // calibration started
+	Device    string               // the device ID Calib is (being) measured on
+	seq       int                  // debounce generation
+	// Machine reads the memory figures; nil means estimate.ThisMachine (tests replace it).
+	Machine func(estimate.Calibration) estimate.Machine
+	box     *fyne.Container // holds the line at a steady height (fitbox.go); nil before Wrap
 	steady  *steadyHeight   // box's layout
+}
+
+// NewFitLine makes the fit line; calibrate replaces defaultCalibrate when not nil (tests),
+// and d is what it uses of the other components.
+func NewFitLine(sh *shell.Shell, calibrate CalibrateFunc, d FitDeps) FitLine {
+	return FitLine{sh: sh, Calibrate: calibrate, FitDeps: d}
 }
 
 // LearnLoad takes a model load measured on device: c's load rate (when ok) joins the
 // calibration of that device, and the line is updated (the model is now loaded).
-func (f *fitLine) LearnLoad(device string, c estimate.Calibration, ok bool) {
-	if ok && f.device == device && f.calib.Valid() {
-		f.calib.LoadBytesPerSec = c.LoadBytesPerSec
+func (f *FitLine) LearnLoad(device string, c estimate.Calibration, ok bool) {
+	if ok && f.Device == device && f.Calib.Valid() {
+		f.Calib.LoadBytesPerSec = c.LoadBytesPerSec
 	}
-	f.updateSoon()
+	f.UpdateSoon()
 }
 
 // LearnRuns takes the runs measured on device (estimate.RecordRun): c's per-model factors
 // replace those of that device's calibration, and the line is updated.
-func (f *fitLine) LearnRuns(device string, c estimate.Calibration) {
-	if f.device == device && f.calib.Valid() {
-		f.calib.Runs = c.Runs
+func (f *FitLine) LearnRuns(device string, c estimate.Calibration) {
+	if f.Device == device && f.Calib.Valid() {
+		f.Calib.Runs = c.Runs
 	}
-	f.updateSoon()
+	f.UpdateSoon()
 }
 
-// setModel reads the shapes of the current model for estimates (UI goroutine).
-func (f *fitLine) setModel() {
-	key := f.chosen.ModelKey()
-	if key == f.dir && f.model != nil {
+// SetModel reads the shapes of the current model for estimates (UI goroutine).
+func (f *FitLine) SetModel() {
+	key := f.Chosen.ModelKey()
+	if key == f.dir && f.Model != nil {
 		return
 	}
-	f.model, f.dir = nil, key
-	if src := f.chosen.UsableSource(); src != nil {
+	f.Model, f.dir = nil, key
+	if src := f.Chosen.UsableSource(); src != nil {
 		if m, err := estimate.ForSource(src); err == nil { // quantized files count as loaded
-			f.model = &m
+			f.Model = &m
 		}
 	}
-	f.shapesChanged(f.model)
-	f.updateSoon()
+	f.ShapesChanged(f.Model)
+	f.UpdateSoon()
 }
 
-// updateSoon redoes the estimate once the settings have been still for fitDebounce.
-func (f *fitLine) updateSoon() {
+// UpdateSoon redoes the estimate once the settings have been still for fitDebounce.
+func (f *FitLine) UpdateSoon() {
 	f.seq++
 	seq := f.seq
-	time.AfterFunc(fitDebounce, func() {
+	time.AfterFunc(FitDebounce, func() {
 		f.sh.Post(func() {
 			if seq == f.seq {
-				f.update()
+				f.Update()
 			}
 		})
 	})
 }
 
-// estimate is the estimate (package estimate) for the current model and settings; ok is false when there
+// Estimate is the Estimate (package Estimate) for the current model and settings; ok is false when there
 // is no model or the size is invalid.
-func (f *fitLine) estimate() (estimate.Report, bool) {
-	if f.model == nil {
+func (f *FitLine) Estimate() (estimate.Report, bool) {
+	if f.Model == nil {
 		return estimate.Report{}, false
 	}
-	fig := f.form.Figures()
+	fig := f.Form.Figures()
 	if !fig.sizeOK {
 		return estimate.Report{}, false
 	}
-	ereq := engine.Request{Settings: engine.Settings{Width: fig.width, Height: fig.height, References: f.refs(), Steps: fig.steps}, Adapters: f.adapters()}
-	if !f.model.Distilled {
+	ereq := engine.Request{Settings: engine.Settings{Width: fig.width, Height: fig.height, References: f.Refs(), Steps: fig.steps}, Adapters: f.Adapters()}
+	if !f.Model.Distilled {
 		ereq.Guidance = fig.guidance
 	}
-	req := estimate.Request{Req: ereq, Load: !f.loaded(f.chosen.ModelKey(), f.chosen.EffectiveDevice())}
+	req := estimate.Request{Req: ereq, Load: !f.Loaded(f.Chosen.ModelKey(), f.Chosen.EffectiveDevice())}
 	rep, ok := f.estimateFor(req)
 	rep.Seconds = runSeconds(rep.PhaseSeconds, fig.count)
 	return rep, ok
@@ -134,19 +141,19 @@ func (f *fitLine) estimate() (estimate.Report, bool) {
 // runSeconds is the time of a run of count images from one image's phases
 // (estimate.Phases.Job: the model loaded when it is not yet and the prompt encoded once,
 // the references encoded and every image denoised and decoded for each), and the warm-up of
-// a model not yet loaded (warmupSeconds).
+// a model not yet loaded (progress.WarmupSeconds).
 func runSeconds(p estimate.Phases, count int) float64 {
 	return p.Job(count) + progress.WarmupSeconds(p)
 }
 
-// estimateJob is the estimate (package estimate) for j on the current model and device, from the job's
+// EstimateJob is the estimate (package estimate) for j on the current model and device, from the job's
 // own size, steps, guidance and references rather than the form's.
-func (f *fitLine) estimateJob(j *job) (estimate.Report, bool) {
-	if f.model == nil {
+func (f *FitLine) EstimateJob(j *jobs.Job) (estimate.Report, bool) {
+	if f.Model == nil {
 		return estimate.Report{}, false
 	}
-	req := j.EstimateRequest(f.model.Distilled)
-	req.Load = !f.loaded(f.chosen.ModelKey(), f.chosen.EffectiveDevice())
+	req := j.EstimateRequest(f.Model.Distilled)
+	req.Load = !f.Loaded(f.Chosen.ModelKey(), f.Chosen.EffectiveDevice())
 	rep, ok := f.estimateFor(req)
 	rep.Seconds = runSeconds(rep.PhaseSeconds, j.Count)
 	return rep, ok
@@ -156,8 +163,8 @@ func (f *fitLine) estimateJob(j *job) (estimate.Report, bool) {
 // corrected by this machine's measured runs), for the progress line; first is whether it
 // is the job's first image (the later ones neither load the model nor read the prompt).
 // It is zero when there is no estimate.
-func (f *fitLine) PhasePlan(j *job, first bool) progress.Plan {
-	rep, ok := f.estimateJob(j)
+func (f *FitLine) PhasePlan(j *jobs.Job, first bool) progress.Plan {
+	rep, ok := f.EstimateJob(j)
 	if !ok || rep.PhaseSeconds.Total() <= 0 {
 		return progress.Plan{}
 	}
@@ -173,20 +180,20 @@ func (f *fitLine) PhasePlan(j *job, first bool) progress.Plan {
 }
 
 // estimateFor is the estimate (package estimate) for req on the current model and device.
-func (f *fitLine) estimateFor(req estimate.Request) (estimate.Report, bool) {
-	if f.model == nil {
+func (f *FitLine) estimateFor(req estimate.Request) (estimate.Report, bool) {
+	if f.Model == nil {
 		return estimate.Report{}, false
 	}
-	machine := f.machine
+	machine := f.Machine
 	if machine == nil {
 		machine = estimate.ThisMachine
 	}
-	rep, err := estimate.Estimate(*f.model, req, machine(f.calib))
+	rep, err := estimate.Estimate(*f.Model, req, machine(f.Calib))
 	if err != nil {
 		return rep, false
 	}
-	if d, ok := f.chosen.DeviceFor(f.chosen.EffectiveDevice()); ok {
-		rep = onDeviceLimits(onDevice(rep, d), *f.model, req, d)
+	if d, ok := f.Chosen.DeviceFor(f.Chosen.EffectiveDevice()); ok {
+		rep = onDeviceLimits(onDevice(rep, d), *f.Model, req, d)
 	}
 	return rep, true
 }
@@ -227,36 +234,36 @@ func onDevice(rep estimate.Report, d backends.Device) estimate.Report {
 }
 
 // checkStepsQuiet parses the steps field without showing a message (0: the default).
-func (c *controls) checkStepsQuiet() (int, bool) {
-	v := atoiOr(c.steps.Text, 0)
+func (c *Controls) checkStepsQuiet() (int, bool) {
+	v := atoiOr(c.Steps.Text, 0)
 	return v, v == 0 || engine.ValidateSteps(v) == nil
 }
 
 // Figures are the form's numbers for the estimate, valid or not.
-func (c *controls) Figures() formFigures {
-	w, wmsg := parseSide("Width", c.width.Text)
-	h, hmsg := parseSide("Height", c.height.Text)
+func (c *Controls) Figures() FormFigures {
+	w, wmsg := parseSide("Width", c.Width.Text)
+	h, hmsg := parseSide("Height", c.Height.Text)
 	steps, _ := c.checkStepsQuiet()
-	return formFigures{width: w, height: h, sizeOK: wmsg == "" && hmsg == "", steps: steps,
-		guidance: c.guidance.Value, count: c.countValue()}
+	return FormFigures{width: w, height: h, sizeOK: wmsg == "" && hmsg == "", steps: steps,
+		guidance: c.Guidance.Value, count: c.CountValue()}
 }
 
-// update shows the estimate under the Generate button (UI goroutine) and starts the
+// Update shows the estimate under the Generate button (UI goroutine) and starts the
 // one-time calibration that adds time estimates, unless a generation runs: then the next
-// update after it (UI.wire updates when the run ends) starts it.
-func (f *fitLine) update() {
+// Update after it (the window updates when the run ends) starts it.
+func (f *FitLine) Update() {
 	l := f.line
-	rep, ok := f.estimate()
+	rep, ok := f.Estimate()
 	// The panel's layout follows the line's visibility and height.
-	defer f.relayout()
+	defer f.Relayout()
 	if !ok {
 		f.setShown(false)
 		return
 	}
-	if dev := f.chosen.EffectiveDevice(); (!f.started || f.device != dev) && (f.busy == nil || !f.busy()) {
+	if dev := f.Chosen.EffectiveDevice(); (!f.started || f.Device != dev) && (f.Busy == nil || !f.Busy()) {
 		// Once per device: another device's speeds would mislead.
-		f.started, f.device, f.calib = true, dev, estimate.Calibration{}
-		calibrate := f.calibrate
+		f.started, f.Device, f.Calib = true, dev, estimate.Calibration{}
+		calibrate := f.Calibrate
 		if calibrate == nil {
 			calibrate = defaultCalibrate
 		}
@@ -268,14 +275,14 @@ func (f *fitLine) update() {
 				return // estimates simply carry no time
 			}
 			f.sh.Post(func() {
-				if f.device == dev {
-					f.calib = c
-					f.update()
+				if f.Device == dev {
+					f.Calib = c
+					f.Update()
 				}
 			})
 		}()
 	}
-	f.setText(fitTextFor(rep, f.form.Figures().count) + adaptersNote(len(f.adapters())))
+	f.setText(fitTextFor(rep, f.Form.Figures().count) + adaptersNote(len(f.Adapters())))
 	switch rep.Verdict {
 	case estimate.Fits:
 		l.Importance = widget.SuccessImportance
@@ -335,23 +342,23 @@ const loadNote = ", model load included"
 
 // Confirm asks before a generation that will not fit in memory: run is called when the
 // user agrees, or at once when the estimate does not object.
-func (f *fitLine) Confirm(run func()) {
-	rep, ok := f.estimate()
-	f.ask(rep, ok, rep.Message, "Generate", run)
+func (f *FitLine) Confirm(run func()) {
+	rep, ok := f.Estimate()
+	f.Ask(rep, ok, rep.Message, "Generate", run)
 }
 
 // ConfirmJob asks, as confirm does, before j is queued or started (verb names that on the
 // dialog's button: "Queue", "Generate"), judging by the job's own settings.
-func (f *fitLine) ConfirmJob(j *job, verb string, run func()) {
-	rep, ok := f.estimateJob(j)
-	f.ask(rep, ok, fmt.Sprintf("%d × %d px: %s", j.Req.Width, j.Req.Height, rep.Message), verb, run)
+func (f *FitLine) ConfirmJob(j *jobs.Job, verb string, run func()) {
+	rep, ok := f.EstimateJob(j)
+	f.Ask(rep, ok, fmt.Sprintf("%d × %d px: %s", j.Req.Width, j.Req.Height, rep.Message), verb, run)
 }
 
-// ask shows the "may not fit" dialog for rep with msg when it does not fit, else runs run.
+// Ask shows the "may not fit" dialog for rep with msg when it does not fit, else runs run.
 // A size over the GPU's limits never starts there (it would fail in its first step): on
 // the automatic device the dialog offers the CPU (askCPU), on a GPU the user chose it only
 // says why.
-func (f *fitLine) ask(rep estimate.Report, ok bool, msg, verb string, run func()) {
+func (f *FitLine) Ask(rep estimate.Report, ok bool, msg, verb string, run func()) {
 	if !ok || rep.Verdict != estimate.DoesNotFit {
 		run()
 		return
@@ -372,14 +379,14 @@ func (f *fitLine) ask(rep estimate.Report, ok bool, msg, verb string, run func()
 
 // askCPU is ask for a size over the GPU's limits: with the automatic device choice it
 // offers to run on the CPU (useCPU, until a device is chosen again), else it explains.
-func (f *fitLine) askCPU(msg, verb string, run func()) {
-	if f.chosen.DeviceChoice() != "" {
+func (f *FitLine) askCPU(msg, verb string, run func()) {
+	if f.Chosen.DeviceChoice() != "" {
 		dialog.NewInformation("Too large for this GPU", msg, f.sh.Win).Show()
 		return
 	}
 	d := dialog.NewConfirm("Too large for the GPU", msg+"\n\n"+verb+" on the CPU instead (slower)?", func(yes bool) {
 		if yes {
-			f.useCPU(strings.TrimSuffix(msg, "."))
+			f.UseCPU(strings.TrimSuffix(msg, "."))
 			run()
 		}
 	}, f.sh.Win)

@@ -1,4 +1,4 @@
-package app
+package form
 
 import (
 	"errors"
@@ -55,34 +55,34 @@ func fitSides(fw, fh float64) (w, h int) {
 // when it is one already.
 func imageSizeFor(iw, ih int) (w, h int) { return fitSides(float64(iw), float64(ih)) }
 
-// useSizeTip is the tooltip of the "use the image's size" button.
-const useSizeTip = "Use the image's size: the first reference's, or else the viewed image's"
+// UseSizeTip is the tooltip of the "use the image's size" button.
+const UseSizeTip = "Use the image's size: the first reference's, or else the viewed image's"
 
 // buildAspect makes the aspect menu and the "use the image's size" button, the row under
 // the size preset menu.
-func (c *controls) buildAspect() fyne.CanvasObject {
+func (c *Controls) buildAspect() fyne.CanvasObject {
 	var labels []string
 	for _, r := range aspectRatios {
 		labels = append(labels, r.label)
 	}
-	c.aspect = widget.NewSelect(labels, nil)
-	c.aspect.PlaceHolder = "Aspect ratio"
-	c.aspect.OnChanged = func(s string) {
+	c.Aspect = widget.NewSelect(labels, nil)
+	c.Aspect.PlaceHolder = "Aspect ratio"
+	c.Aspect.OnChanged = func(s string) {
 		if s == "" || c.syncing {
 			return
 		}
-		c.applyAspect(c.aspect.SelectedIndex())
+		c.applyAspect(c.Aspect.SelectedIndex())
 	}
-	use := widgets.NewTipButton(c.sh.Tips, theme.ViewFullScreenIcon(), useSizeTip, c.useImageSize)
+	use := widgets.NewTipButton(c.sh.Tips, theme.ViewFullScreenIcon(), UseSizeTip, c.UseImageSize)
 	use.Importance = widget.MediumImportance
-	return container.NewBorder(nil, nil, nil, use, c.aspect)
+	return container.NewBorder(nil, nil, nil, use, c.Aspect)
 }
 
 // syncAspect shows the ratio of w×h in the aspect menu: the ratio whose size at this area
 // is w×h, or one within 2 %; else none, and the placeholder gives the ratio. (Issue 36
 // item 24: the menu never showed the current ratio.)
-func (c *controls) syncAspect(w, h int, ok bool) {
-	if c.aspect == nil {
+func (c *Controls) syncAspect(w, h int, ok bool) {
+	if c.Aspect == nil {
 		return
 	}
 	sel, place := -1, "Aspect ratio"
@@ -96,45 +96,45 @@ func (c *controls) syncAspect(w, h int, ok bool) {
 			}
 		}
 	}
-	c.aspect.PlaceHolder = place
-	if sel == c.aspect.SelectedIndex() {
-		c.aspect.Refresh()
+	c.Aspect.PlaceHolder = place
+	if sel == c.Aspect.SelectedIndex() {
+		c.Aspect.Refresh()
 		return
 	}
 	c.syncing = true
 	defer func() { c.syncing = false }()
 	if sel < 0 {
-		c.aspect.ClearSelected()
+		c.Aspect.ClearSelected()
 	} else {
-		c.aspect.SetSelectedIndex(sel)
+		c.Aspect.SetSelectedIndex(sel)
 	}
 }
 
 // applyAspect sets the size to aspect ratio i at about the current area (512² when the
 // fields hold no valid size).
-func (c *controls) applyAspect(i int) {
+func (c *Controls) applyAspect(i int) {
 	if i < 0 || i >= len(aspectRatios) {
 		return
 	}
 	area := 512 * 512
-	if w, msg := parseSide("Width", c.width.Text); msg == "" {
-		if h, msg := parseSide("Height", c.height.Text); msg == "" {
+	if w, msg := parseSide("Width", c.Width.Text); msg == "" {
+		if h, msg := parseSide("Height", c.Height.Text); msg == "" {
 			area = w * h
 		}
 	}
 	r := aspectRatios[i]
-	c.setSize(aspectSize(r.w, r.h, area))
+	c.SetSize(aspectSize(r.w, r.h, area))
 }
 
-// useImageSize sets the size to the first reference's, or else to the viewed gallery
+// UseImageSize sets the size to the first reference's, or else to the viewed gallery
 // image's, made a valid output size; it says where the size came from.
-func (c *controls) useImageSize() {
+func (c *Controls) UseImageSize() {
 	path, what, err := c.sizeSource()
 	if err == nil {
 		var iw, ih int
 		if iw, ih, err = imagefile.Size(path); err == nil {
 			w, h := imageSizeFor(iw, ih)
-			c.setSize(w, h)
+			c.SetSize(w, h)
 			msg := fmt.Sprintf("Size set from %s %s: %d × %d.", what, filepath.Base(path), w, h)
 			if w != iw || h != ih {
 				msg = fmt.Sprintf("Size set from %s %s (%d × %d): %d × %d, the nearest size Kleinbild makes.", what, filepath.Base(path), iw, ih, w, h)
@@ -148,11 +148,11 @@ func (c *controls) useImageSize() {
 
 // sizeSource is the image "use the image's size" reads: the first reference, or else the
 // gallery image in the viewer.
-func (c *controls) sizeSource() (path, what string, err error) {
-	if refs := c.refs.RefPaths(); len(refs) > 0 {
+func (c *Controls) sizeSource() (path, what string, err error) {
+	if refs := c.Refs.RefPaths(); len(refs) > 0 {
 		return refs[0], "the reference", nil
 	}
-	if e, ok := c.shown(); ok && c.sh.Gallery != nil {
+	if e, ok := c.Shown(); ok && c.sh.Gallery != nil {
 		return c.sh.Gallery.Path(e), "the image", nil
 	}
 	return "", "", errors.New("add a reference image or pick an image in the gallery first")

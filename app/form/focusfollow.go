@@ -1,4 +1,4 @@
-package app
+package form
 
 import (
 	"time"
@@ -11,22 +11,23 @@ import (
 // one of its controls.
 const focusCheckInterval = 150 * time.Millisecond
 
-// followFocus scrolls the form to whichever of its controls gains the keyboard focus until
+// FollowFocus scrolls the form to whichever of its controls gains the keyboard focus until
 // the window's life ends. Fyne tells no one but the widget itself when the focus moves, and
 // Tab moves it in the driver, so selects, buttons, checks and sliders (unlike the text
 // fields, which scroll on their own) are looked for on a timer (issue 36 item 11).
-func (u *UI) followFocus() {
-	u.BG.Add(1)
+func (c *Controls) FollowFocus() {
+	sh := c.sh
+	sh.BG.Add(1)
 	go func() {
-		defer u.BG.Done()
+		defer sh.BG.Done()
 		t := time.NewTicker(focusCheckInterval)
 		defer t.Stop()
 		for {
 			select {
-			case <-u.Life.Done():
+			case <-sh.Life.Done():
 				return
 			case <-t.C:
-				u.Post(func() { u.ctl.showFocused(u.Win.Canvas().Focused()) })
+				sh.Post(func() { c.showFocused(sh.Win.Canvas().Focused()) })
 			}
 		}
 	}()
@@ -35,17 +36,17 @@ func (u *UI) followFocus() {
 // showFocused scrolls the form to f when f is one of its controls. It scrolls again while
 // the same control keeps the focus and the form was not scrolled since (the first scroll may
 // have measured a layout still settling), but not once the user scrolled away from it.
-func (c *controls) showFocused(f fyne.Focusable) {
-	if f == c.lastFocus && (c.scroll == nil || c.scroll.Offset.Y != c.focusOffset) {
+func (c *Controls) showFocused(f fyne.Focusable) {
+	if f == c.lastFocus && (c.Scroll == nil || c.Scroll.Offset.Y != c.focusOffset) {
 		return
 	}
 	c.lastFocus = f
 	o, ok := f.(fyne.CanvasObject)
-	if ok && c.scroll != nil && holds(c.scroll.Content, o) {
+	if ok && c.Scroll != nil && holds(c.Scroll.Content, o) {
 		c.scrollToShow(o)
 	}
-	if c.scroll != nil {
-		c.focusOffset = c.scroll.Offset.Y
+	if c.Scroll != nil {
+		c.focusOffset = c.Scroll.Offset.Y
 	}
 }
 

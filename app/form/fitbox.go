@@ -1,4 +1,4 @@
-package app
+package form
 
 import (
 	"strings"
@@ -36,9 +36,9 @@ func (l *steadyHeight) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 	}
 }
 
-// wrap puts the fit line, which the controls made, into the box that keeps its height
-// steady (controls.go places the box); the line's visibility is the box's (setShown).
-func (f *fitLine) wrap(line *widget.Label) fyne.CanvasObject {
+// Wrap puts the fit line, which the controls made, into the box that keeps its height
+// steady (Controls.Build places the box); the line's visibility is the box's (setShown).
+func (f *FitLine) Wrap(line *widget.Label) fyne.CanvasObject {
 	f.line = line
 	f.steady = &steadyHeight{}
 	f.box = container.New(f.steady, line)
@@ -51,7 +51,7 @@ func (f *fitLine) wrap(line *widget.Label) fyne.CanvasObject {
 // setText sets the fit line's text. The box keeps its height when only the load note
 // comes or goes (a run loaded the model); any other change (the settings, the verdict) lets
 // it fit the new text.
-func (f *fitLine) setText(text string) {
+func (f *FitLine) setText(text string) {
 	l := f.line
 	if f.steady != nil && strings.TrimSuffix(text, loadNote) != strings.TrimSuffix(l.Text, loadNote) {
 		f.steady.height = 0
@@ -60,7 +60,7 @@ func (f *fitLine) setText(text string) {
 }
 
 // setShown shows or hides the fit line and its box.
-func (f *fitLine) setShown(show bool) {
+func (f *FitLine) setShown(show bool) {
 	l := f.line
 	if show {
 		l.Show()

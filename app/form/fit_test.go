@@ -1,0 +1,133 @@
+package form
+
+import (
+	"kleinbild/engine"
+	"kleinbild/estimate"
+	"kleinbild/gpu"
+	"kleinbild/gpu/backends"
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2"
+)
+
+// TestFitOnDeviceLimits: a GPU opened with 200 MiB buffers cannot run klein-4B at 512² (the
+// VAE decoder's 256.0 MB buffers): the fit line says so before the run; 256² fits.
+func TestFitOnDeviceLimits(t *testing.T) {
+	m, err := estimate.Preset("klein-4B", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := backends.Device{ID: "webgpu:0", Backend: "webgpu", Info: gpu.DeviceInfo{Name: "0x2335", Kind: gpu.KindDiscrete, MaxBufferBytes: 200 << 20, MaxBindingBytes: 2 << 30}}
+	for _, c := range []struct {
+		side int
+		fits bool
+	}{{256, true}, {512, false}} {
+		req := estimate.Request{Req: engine.Request{Settings: engine.Settings{Width: c.side, Height: c.side}}}
+		rep, err := estimate.Estimate(m, req, estimate.Machine{AvailableBytes: 64e9, TotalBytes: 64e9})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := onDeviceLimits(rep, m, req, d)
+		if fits := got.Verdict != estimate.DoesNotFit; fits != c.fits || (!fits && !strings.Contains(got.Message, "200.0 MB per buffer")) {
+			t.Errorf("%d²: %v %q", c.side, got.Verdict, got.Message)
+		}
+	}
+}
+
+// TestFitOnDeviceMemory: a GPU that reports its memory is what the estimate is checked
+// against; CPUs and GPUs of unknown memory keep the RAM estimate.
+func TestFitOnDeviceMemory(t *testing.T) {
+	m, err := estimate.Preset("klein-4B", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := estimate.Estimate(m, estimate.Request{Req: engine.Request{Settings: engine.Settings{Width: 1024, Height: 1024}}}, estimate.Machine{AvailableBytes: 64e9, TotalBytes: 64e9})
+	if err != nil || rep.Verdict != estimate.Fits {
+		t.Fatalf("%v %v", rep.Verdict, err)
+	}
+	small := backends.Device{ID: "webgpu:0", Backend: "webgpu", Info: gpu.DeviceInfo{Name: "Small GPU", Kind: gpu.KindDiscrete, MemoryBytes: 4e9}}
+	got := onDevice(rep, small)
+	if got.Verdict != estimate.DoesNotFit || !strings.Contains(got.Message, "Small GPU") || !strings.Contains(got.Message, "4.0 GB") {
+		t.Errorf("small GPU: %v %q", got.Verdict, got.Message)
+	}
+	big := small
+	big.Info.MemoryBytes = 80e9
+	got = onDevice(rep, big)
+	if got.Verdict != estimate.Fits || got.AvailableBytes != 80e9 || !strings.Contains(fitText(got), "of 80.0 GB") {
+		t.Errorf("big GPU: %v %q", got.Verdict, fitText(got))
+	}
+	unknown := small
+	unknown.Info.MemoryBytes = 0
+	cpu := small
+	cpu.Info.Kind = gpu.KindCPU
+	for _, d := range []backends.Device{unknown, cpu} {
+		if got := onDevice(rep, d); got.Verdict != rep.Verdict || got.Message != rep.Message || got.AvailableBytes != rep.AvailableBytes {
+			t.Errorf("%+v changed the estimate: %q", d.Info, got.Message)
+		}
+	}
+}
+
+// The fit line names the included load after the image count.
+func TestFitTextNamesTheLoad(t *testing.T) {
+	rep := estimate.Report{Verdict: estimate.Fits, PeakBytes: 1e9, AvailableBytes: 8e9, Seconds: 12,
+		PhaseSeconds: estimate.Phases{Load: 4, Denoise: 8}}
+	if got, want := fitTextFor(rep, 3), "Fits: needs about 1.0 GB of 8.0 GB available · about 12 s for 3 images, model load included"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	rep.PhaseSeconds.Load = 0
+	if got := fitTextFor(rep, 1); strings.Contains(got, "load") {
+		t.Errorf("loaded model: %q", got)
+	}
+}
+
+// The fit line's box keeps its height when the load note goes (a job started), and fits the
+// text again after any other change.
+func TestFitBoxKeepsItsHeightWhenTheLoadNoteGoes(t *testing.T) {
+	c, f, _ := testControls(t, fyne.NewSize(1008, 552))
+	l := c.Fit
+	long := "Fits: needs about 803.1 MB of 24.3 GB available · about 5.7 s for 12 images" + loadNote
+	short := strings.TrimSuffix(long, loadNote)
+	f.setShown(true)
+	// A width at which the note takes one more line.
+	width := float32(0)
+	for w := float32(120); w <= 600 && width == 0; w += 10 {
+		f.steady.width, f.steady.height = 0, 0
+		l.SetText(short)
+		f.box.Resize(fyne.NewSize(w, 200))
+		without := l.MinSize().Height
+		l.SetText(long)
+		if l.MinSize().Height > without {
+			width = w
+		}
+	}
+	if width == 0 {
+		t.Fatal("no width at which the note adds a line")
+	}
+	f.setText(long)
+	f.box.Resize(fyne.NewSize(width, f.box.MinSize().Height))
+	tall := f.box.MinSize().Height
+	f.setText(short)
+	if l.MinSize().Height >= tall {
+		t.Fatalf("the line is %v px tall without the note, %v with it", l.MinSize().Height, tall)
+	}
+	if got := f.box.MinSize().Height; got != tall {
+		t.Errorf("without the load note the box is %v px tall, %v before", got, tall)
+	}
+	f.setText("Fits")
+	if got := f.box.MinSize().Height; got >= tall {
+		t.Errorf("a short line keeps %v px (long line: %v)", got, tall)
+	}
+}
+
+// The references are encoded for every image of a run, the prompt once.
+func TestRunSecondsReferencesPerImage(t *testing.T) {
+	p := estimate.Phases{Load: 1, Encode: 2, References: 3, Denoise: 4, Decode: 5}
+	if got := runSeconds(p, 3); got != 1+2+3*(3+4+5)+(4+5) { // with the first image's warm-up (warmup.go)
+		t.Errorf("3 images: %v s", got)
+	}
+	p.Load = 0 // a loaded model warms up no more
+	if got := runSeconds(p, 3); got != 2+3*(3+4+5) {
+		t.Errorf("3 images on a loaded model: %v s", got)
+	}
+}

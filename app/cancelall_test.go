@@ -6,6 +6,7 @@ import (
 
 	"fyne.io/fyne/v2/test"
 
+	"kleinbild/app/jobs"
 	"kleinbild/engine"
 )
 
@@ -20,8 +21,8 @@ func TestCancelAllNamesTheRunOnlyWhileOneRuns(t *testing.T) {
 	q := u.run.Queue
 	var msg string
 	q.Confirm = func(_, m string, _ func()) { msg = m }
-	q.Push(&job{Req: engine.Request{Settings: engine.Settings{Prompt: "first"}}, Count: 1})
-	q.Push(&job{Req: engine.Request{Settings: engine.Settings{Prompt: "second"}}, Count: 1})
+	q.Push(&jobs.Job{Req: engine.Request{Settings: engine.Settings{Prompt: "first"}}, Count: 1})
+	q.Push(&jobs.Job{Req: engine.Request{Settings: engine.Settings{Prompt: "second"}}, Count: 1})
 	q.SetPaused(true)
 	test.Tap(q.CancelAll)
 	if u.run.Current() != nil || msg != "Remove the 2 queued jobs?" {

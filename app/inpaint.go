@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"kleinbild/app/inpaintui"
+	"kleinbild/app/jobs"
 	"kleinbild/app/run"
 	"kleinbild/engine"
 	"kleinbild/engine/imageio"
@@ -76,7 +77,7 @@ func (u *UI) reuseInpaint(meta imageio.Metadata) (m *inpaintui.Mode, ok bool) {
 
 // inpaintResults is Inpaint mode's whenDone: done gets the gallery file of the last image
 // j saved, once its run ends with one.
-func (u *UI) inpaintResults(j *job, done func(path string)) {
+func (u *UI) inpaintResults(j *jobs.Job, done func(path string)) {
 	u.run.WhenJobEnds(j, func(out run.Outcome) {
 		if len(out.Entries) > 0 && u.Gallery != nil {
 			done(u.Gallery.Path(out.Entries[len(out.Entries)-1]))
@@ -85,7 +86,7 @@ func (u *UI) inpaintResults(j *job, done func(path string)) {
 }
 
 // inpaintJobState is Inpaint mode's jobState.
-func (u *UI) inpaintJobState(j *job) inpaintui.JobState {
+func (u *UI) inpaintJobState(j *jobs.Job) inpaintui.JobState {
 	if r := u.run.Current(); r != nil && r.Job() == j {
 		frac, text := r.Status()
 		return inpaintui.JobState{Running: true, Frac: frac, Text: text}
@@ -95,7 +96,7 @@ func (u *UI) inpaintJobState(j *job) inpaintui.JobState {
 
 // cancelInpaintJob is Inpaint mode's Cancel: it stops j while it runs, or takes it out
 // of the queue while it waits.
-func (u *UI) cancelInpaintJob(j *job) {
+func (u *UI) cancelInpaintJob(j *jobs.Job) {
 	if r := u.run.Current(); r != nil && r.Job() == j {
 		u.run.Cancel()
 		return

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"kleinbild/app/jobs"
 	"kleinbild/engine"
 )
 
@@ -40,7 +41,7 @@ func TestFitLineIncludesTheModelLoadOnlyBeforeItIsLoaded(t *testing.T) {
 	if rep.PhaseSeconds.Load != 0 || rep.Seconds >= coldSeconds {
 		t.Errorf("loaded model: load %v s, total %v s (was %v s)", rep.PhaseSeconds.Load, rep.Seconds, coldSeconds)
 	}
-	if j, ok := u.fit.EstimateJob(&job{Req: engine.Request{Settings: engine.Settings{Width: 256, Height: 256}}, Count: 1}); !ok || j.PhaseSeconds.Load != 0 {
+	if j, ok := u.fit.EstimateJob(&jobs.Job{Req: engine.Request{Settings: engine.Settings{Width: 256, Height: 256}}, Count: 1}); !ok || j.PhaseSeconds.Load != 0 {
 		t.Errorf("a queued job on the loaded model: load %v s (%v)", j.PhaseSeconds.Load, ok)
 	}
 

@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/app/jobs"
 	"kleinbild/app/run"
 	"kleinbild/engine"
 	"kleinbild/estimate"
@@ -239,7 +240,7 @@ func TestQueueGoesOnAfterJobFailure(t *testing.T) {
 	queueJob(t, u, "with a reference that goes", 2)
 	u.refs.Remove(ref)
 	// A job with a size the model does not take (as an old image's settings could give).
-	u.run.Queue.Push(&job{Req: engine.Request{Settings: engine.Settings{Prompt: "odd size", Width: 100, Height: 64, Seed: 3}}, Count: 1})
+	u.run.Queue.Push(&jobs.Job{Req: engine.Request{Settings: engine.Settings{Prompt: "odd size", Width: 100, Height: 64, Seed: 3}}, Count: 1})
 	queueJob(t, u, "fine", 4)
 	if err := os.Remove(ref); err != nil {
 		t.Fatal(err)

@@ -1,6 +1,8 @@
 package form
 
 import (
+	"strconv"
+	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2"
@@ -26,5 +28,46 @@ func TestKeptSeedShowsByGenerate(t *testing.T) {
 		if c.SeedIsLocked() || c.KeptSeed.Visible() {
 			t.Errorf("%v: after pressing it the seed is locked %v, the sign shown %v", size, c.SeedIsLocked(), c.KeptSeed.Visible())
 		}
+	}
+}
+
+// TestSeedFieldAndLock: a typed seed is kept (the field locks), an emptied field is
+// random; the lock makes a kept seed random (the field empties and says so) and keeps a
+// random one (the last run's, shown in the placeholder), and the dice draws a new kept
+// one. (That a run uses the typed seed and shows the random one it drew is root app's
+// TestTypedSeedIsUsed.)
+func TestSeedFieldAndLock(t *testing.T) {
+	c, _, _ := testControls(t, fyne.NewSize(1000, 900))
+	c.Seed.SetText("")
+	if c.SeedIsLocked() {
+		t.Fatal("an empty seed field shows as kept")
+	}
+	test.Type(c.Seed, "42")
+	if !c.SeedIsLocked() || c.Seed.Text != "42" {
+		t.Errorf("a typed seed does not show as kept: field %q, locked %v", c.Seed.Text, c.SeedIsLocked())
+	}
+	test.Tap(c.Lock) // back to random
+	if c.Seed.Text != "" || c.SeedIsLocked() || !strings.Contains(c.Seed.PlaceHolder, "random") {
+		t.Fatalf("random: field %q placeholder %q locked %v", c.Seed.Text, c.Seed.PlaceHolder, c.SeedIsLocked())
+	}
+	const used = 3806188289
+	c.UsedRandomSeed(used)
+	if c.Seed.Text != "" || c.SeedIsLocked() || !strings.Contains(c.Seed.PlaceHolder, strconv.FormatUint(used, 10)) {
+		t.Errorf("after a random run: field %q placeholder %q locked %v, seed used %d", c.Seed.Text, c.Seed.PlaceHolder, c.SeedIsLocked(), used)
+	}
+	test.Tap(c.Lock) // keep the last seed
+	if c.Seed.Text != strconv.FormatUint(used, 10) || !c.SeedIsLocked() {
+		t.Errorf("keeping: field %q (locked %v), want %d", c.Seed.Text, c.SeedIsLocked(), used)
+	}
+	test.Tap(c.Dice) // a new one, still kept
+	if c.Seed.Text == strconv.FormatUint(used, 10) || !c.SeedIsLocked() {
+		t.Errorf("dice: field %q, locked %v", c.Seed.Text, c.SeedIsLocked())
+	}
+	if _, given, ok := c.checkSeed(); !ok || !given {
+		t.Errorf("dice: the field %q is no seed", c.Seed.Text)
+	}
+	c.Seed.SetText("")
+	if c.SeedIsLocked() {
+		t.Error("an emptied seed field stays kept")
 	}
 }

@@ -50,15 +50,15 @@ func TestAspectSize(t *testing.T) {
 func TestAspectMenuAndImageSize(t *testing.T) {
 	c, _, _ := testControls(t, fyne.NewSize(1000, 900))
 	c.SetSize(512, 512)
-	c.Aspect.SetSelected("16:9")
-	if c.Width.Text != "688" || c.Height.Text != "384" || c.Aspect.Selected != "16:9" {
-		t.Fatalf("16:9 from 512²: %s×%s (menu %q), want 688×384", c.Width.Text, c.Height.Text, c.Aspect.Selected)
+	c.aspect.SetSelected("16:9")
+	if c.Width.Text != "688" || c.Height.Text != "384" || c.aspect.Selected != "16:9" {
+		t.Fatalf("16:9 from 512²: %s×%s (menu %q), want 688×384", c.Width.Text, c.Height.Text, c.aspect.Selected)
 	}
-	c.Aspect.SetSelected("2:3")
-	if c.Width.Text != "416" || c.Height.Text != "624" || c.Aspect.Selected != "2:3" {
-		t.Fatalf("2:3: %s×%s (menu %q), want 416×624", c.Width.Text, c.Height.Text, c.Aspect.Selected)
+	c.aspect.SetSelected("2:3")
+	if c.Width.Text != "416" || c.Height.Text != "624" || c.aspect.Selected != "2:3" {
+		t.Fatalf("2:3: %s×%s (menu %q), want 416×624", c.Width.Text, c.Height.Text, c.aspect.Selected)
 	}
-	c.UseImageSize()
+	c.useImageSize()
 	if c.Width.Text != "416" || c.sh.Status.Text == "" {
 		t.Fatalf("no image: size %s×%s changed, status %q", c.Width.Text, c.Height.Text, c.sh.Status.Text)
 	}
@@ -83,8 +83,8 @@ func TestAspectMenuShowsTheRatio(t *testing.T) {
 	}{{1024, 1024, "1:1"}, {1024, 576, "16:9"}, {768, 1024, "3:4"}, {1200, 400, ""}, {832, 1248, "2:3"}} {
 		c.Width.SetText(strconv.Itoa(tc.w))
 		c.Height.SetText(strconv.Itoa(tc.h))
-		if c.Aspect.Selected != tc.want {
-			t.Errorf("%d×%d typed: the aspect menu shows %q, want %q", tc.w, tc.h, c.Aspect.Selected, tc.want)
+		if c.aspect.Selected != tc.want {
+			t.Errorf("%d×%d typed: the aspect menu shows %q, want %q", tc.w, tc.h, c.aspect.Selected, tc.want)
 		}
 	}
 	if c.Width.Text != "832" || c.Height.Text != "1248" {
@@ -92,7 +92,7 @@ func TestAspectMenuShowsTheRatio(t *testing.T) {
 	}
 	c.Width.SetText("1200")
 	c.Height.SetText("400")
-	if p := c.Aspect.PlaceHolder; !strings.Contains(p, "3.00:1") {
+	if p := c.aspect.PlaceHolder; !strings.Contains(p, "3.00:1") {
 		t.Errorf("1200×400: the aspect menu's placeholder %q does not give the ratio", p)
 	}
 }

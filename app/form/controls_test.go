@@ -62,12 +62,12 @@ func TestInvalidFieldsShowInline(t *testing.T) {
 		t.Errorf("preset set %s×%s", c.Width.Text, c.Height.Text)
 	}
 	c.Steps.SetText("0")
-	if _, ok := c.ReadForm(); ok || !c.StepsErr.Visible() {
+	if _, ok := c.ReadForm(); ok || !c.stepsErr.Visible() {
 		t.Errorf("steps 0 accepted")
 	}
 	c.Steps.SetText("4")
 	c.Seed.SetText("-3")
-	if _, ok := c.ReadForm(); ok || !c.SeedErr.Visible() {
+	if _, ok := c.ReadForm(); ok || !c.seedErr.Visible() {
 		t.Errorf("seed -3 accepted")
 	}
 	c.Seed.SetText("")
@@ -99,11 +99,11 @@ func TestGuidanceNotClamped(t *testing.T) {
 	c.Model = chosenModel{dir: "/models/base", info: base}
 	c.ApplyVariant(base, true)
 	c.RestoreSettings(imageio.Metadata{Settings: schema.Settings{Prompt: "old", Guidance: 20, Width: 64, Height: 64, Steps: 2, Seed: 1}})
-	if c.Guidance.Value != 20 || c.FormSettings().Guidance != 20 {
-		t.Errorf("guidance %v, remembered %v, want 20", c.Guidance.Value, c.FormSettings().Guidance)
+	if c.guidance.Value != 20 || c.formSettings().Guidance != 20 {
+		t.Errorf("guidance %v, remembered %v, want 20", c.guidance.Value, c.formSettings().Guidance)
 	}
-	if c.Guidance.Min != engine.MinGuidance || c.Guidance.Max != engine.MaxGuidance {
-		t.Errorf("slider %v..%v, want the engine's %v..%v", c.Guidance.Min, c.Guidance.Max, engine.MinGuidance, engine.MaxGuidance)
+	if c.guidance.Min != engine.MinGuidance || c.guidance.Max != engine.MaxGuidance {
+		t.Errorf("slider %v..%v, want the engine's %v..%v", c.guidance.Min, c.guidance.Max, engine.MinGuidance, engine.MaxGuidance)
 	}
 }
 
@@ -115,29 +115,29 @@ func TestGuidanceNotClamped(t *testing.T) {
 func TestNoiseChoice(t *testing.T) {
 	c, _, _ := testControls(t, fyne.NewSize(1000, 900))
 	fillValid(t, c, "a lighthouse")
-	if f, ok := c.ReadForm(); !ok || f.Noise != engine.NoiseTorch || NoiseValue(c.Noise) != engine.NoiseTorch {
-		t.Fatalf("default noise %q (menu %q, ok %v), want %q", f.Noise, NoiseValue(c.Noise), ok, engine.NoiseTorch)
+	if f, ok := c.ReadForm(); !ok || f.Noise != engine.NoiseTorch || noiseValue(c.noise) != engine.NoiseTorch {
+		t.Fatalf("default noise %q (menu %q, ok %v), want %q", f.Noise, noiseValue(c.noise), ok, engine.NoiseTorch)
 	}
-	c.Noise.SetSelectedIndex(1)
+	c.noise.SetSelectedIndex(1)
 	if f, ok := c.ReadForm(); !ok || f.Noise != engine.NoiseStable {
 		t.Fatalf("noise %q after choosing size-stable (ok %v), want %q", f.Noise, ok, engine.NoiseStable)
 	}
-	saved := c.FormSettings()
+	saved := c.formSettings()
 	if saved.Noise != engine.NoiseStable {
 		t.Fatalf("remembered noise %q, want %q", saved.Noise, engine.NoiseStable)
 	}
 
 	c2, _, _ := testControls(t, fyne.NewSize(1000, 900))
 	c2.ApplySettings(saved)
-	if NoiseValue(c2.Noise) != engine.NoiseStable {
-		t.Fatalf("the remembered noise came back as %q", NoiseValue(c2.Noise))
+	if noiseValue(c2.noise) != engine.NoiseStable {
+		t.Fatalf("the remembered noise came back as %q", noiseValue(c2.noise))
 	}
 	c2.RestoreSettings(imageio.Metadata{Settings: schema.Settings{Prompt: "old", Width: 64, Height: 64, Steps: 2, Seed: 1}})
-	if NoiseValue(c2.Noise) != engine.NoiseTorch {
-		t.Fatalf("an image without a noise key restored noise %q", NoiseValue(c2.Noise))
+	if noiseValue(c2.noise) != engine.NoiseTorch {
+		t.Fatalf("an image without a noise key restored noise %q", noiseValue(c2.noise))
 	}
 	c2.RestoreSettings(imageio.Metadata{Settings: schema.Settings{Prompt: "new", Width: 64, Height: 64, Steps: 2, Seed: 1, Noise: engine.NoiseStable}})
-	if NoiseValue(c2.Noise) != engine.NoiseStable {
-		t.Fatalf("an image with noise stable restored %q", NoiseValue(c2.Noise))
+	if noiseValue(c2.noise) != engine.NoiseStable {
+		t.Fatalf("an image with noise stable restored %q", noiseValue(c2.noise))
 	}
 }

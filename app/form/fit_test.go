@@ -145,14 +145,14 @@ func TestOverLimitsOffersTheCPU(t *testing.T) {
 	rep := estimate.Report{Verdict: estimate.DoesNotFit, OverDeviceLimits: true,
 		Message: "Does not fit on webgpu:0: 289.7 MB is more than 256.0 MB per buffer."}
 	ran := 0
-	f.Ask(rep, true, rep.Message, "Generate", func() { ran++ })
+	f.ask(rep, true, rep.Message, "Generate", func() { ran++ })
 	tapDialogButton(t, w, "Generate on the CPU")
 	if ran != 1 || len(reasons) != 1 || !strings.Contains(reasons[0], "256.0 MB per buffer") {
 		t.Fatalf("automatic device: ran %d, asked for the CPU with %q", ran, reasons)
 	}
 
 	chosen.choice = "webgpu:0"
-	f.Ask(rep, true, rep.Message, "Generate", func() { ran++ })
+	f.ask(rep, true, rep.Message, "Generate", func() { ran++ })
 	if top := w.Canvas().Overlays().Top(); top == nil || findButton(top, "Generate on the CPU") != nil || findButton(top, "Generate anyway") != nil {
 		t.Fatal("a chosen GPU: the dialog should explain, with no way to run there")
 	}

@@ -22,9 +22,9 @@ func TestRestoreFillsTheForm(t *testing.T) {
 	c.RestoreSettings(imageio.Metadata{Settings: schema.Settings{Prompt: "a castle on a hill", Seed: 1234,
 		Width: 768, Height: 512, Steps: 3, Schedule: "linear", References: want}})
 	if c.Prompt.Text != "a castle on a hill" || c.Width.Text != "768" || c.Height.Text != "512" ||
-		c.Steps.Text != "3" || c.Seed.Text != "1234" || !c.SeedIsLocked() || c.Schedule.Selected != "Linear" {
+		c.Steps.Text != "3" || c.Seed.Text != "1234" || !c.SeedIsLocked() || c.schedule.Selected != "Linear" {
 		t.Errorf("restored: prompt %q, %s×%s, steps %s, seed %s (locked %v), schedule %q",
-			c.Prompt.Text, c.Width.Text, c.Height.Text, c.Steps.Text, c.Seed.Text, c.SeedIsLocked(), c.Schedule.Selected)
+			c.Prompt.Text, c.Width.Text, c.Height.Text, c.Steps.Text, c.Seed.Text, c.SeedIsLocked(), c.schedule.Selected)
 	}
 	if got := c.Refs.RefPaths(); !slices.Equal(got, want) {
 		t.Errorf("restored references %v, want %v", got, want)
@@ -41,11 +41,11 @@ func TestRestoredRequestKeepsItsSchedule(t *testing.T) {
 	if f, ok := c.ReadForm(); !ok || f.Schedule != "power:1.5" {
 		t.Errorf("form schedule %q (ok %v), want power:1.5", f.Schedule, ok)
 	}
-	if got := c.Schedule.Selected; got != "Power 1.5" {
+	if got := c.schedule.Selected; got != "Power 1.5" {
 		t.Errorf("menu shows %q", got)
 	}
-	c.SetSchedule("linear") // the usual menu again
-	if f, _ := c.ReadForm(); f.Schedule != "linear" || len(c.Schedule.Options) != 3 {
-		t.Errorf("schedule %q, options %v", f.Schedule, c.Schedule.Options)
+	c.setSchedule("linear") // the usual menu again
+	if f, _ := c.ReadForm(); f.Schedule != "linear" || len(c.schedule.Options) != 3 {
+		t.Errorf("schedule %q, options %v", f.Schedule, c.schedule.Options)
 	}
 }

@@ -17,16 +17,16 @@ import (
 func TestKeptSeedShowsByGenerate(t *testing.T) {
 	for _, size := range []fyne.Size{fyne.NewSize(1008, 552), fyne.NewSize(1008, 440)} {
 		c, _, w := testControls(t, size)
-		if c.KeptSeed.Visible() {
+		if c.keptSeed.Visible() {
 			t.Fatal("the kept seed shows while the seed is random")
 		}
 		c.ReuseSeed(4242)
 		c.Scroll.ScrollToTop()
-		requireShown(t, w, "the kept seed", c.KeptSeed)
+		requireShown(t, w, "the kept seed", c.keptSeed)
 		requireShown(t, w, "Generate", c.Generate)
-		test.Tap(c.KeptSeed)
-		if c.SeedIsLocked() || c.KeptSeed.Visible() {
-			t.Errorf("%v: after pressing it the seed is locked %v, the sign shown %v", size, c.SeedIsLocked(), c.KeptSeed.Visible())
+		test.Tap(c.keptSeed)
+		if c.SeedIsLocked() || c.keptSeed.Visible() {
+			t.Errorf("%v: after pressing it the seed is locked %v, the sign shown %v", size, c.SeedIsLocked(), c.keptSeed.Visible())
 		}
 	}
 }
@@ -46,7 +46,7 @@ func TestSeedFieldAndLock(t *testing.T) {
 	if !c.SeedIsLocked() || c.Seed.Text != "42" {
 		t.Errorf("a typed seed does not show as kept: field %q, locked %v", c.Seed.Text, c.SeedIsLocked())
 	}
-	test.Tap(c.Lock) // back to random
+	test.Tap(c.lock) // back to random
 	if c.Seed.Text != "" || c.SeedIsLocked() || !strings.Contains(c.Seed.PlaceHolder, "random") {
 		t.Fatalf("random: field %q placeholder %q locked %v", c.Seed.Text, c.Seed.PlaceHolder, c.SeedIsLocked())
 	}
@@ -55,11 +55,11 @@ func TestSeedFieldAndLock(t *testing.T) {
 	if c.Seed.Text != "" || c.SeedIsLocked() || !strings.Contains(c.Seed.PlaceHolder, strconv.FormatUint(used, 10)) {
 		t.Errorf("after a random run: field %q placeholder %q locked %v, seed used %d", c.Seed.Text, c.Seed.PlaceHolder, c.SeedIsLocked(), used)
 	}
-	test.Tap(c.Lock) // keep the last seed
+	test.Tap(c.lock) // keep the last seed
 	if c.Seed.Text != strconv.FormatUint(used, 10) || !c.SeedIsLocked() {
 		t.Errorf("keeping: field %q (locked %v), want %d", c.Seed.Text, c.SeedIsLocked(), used)
 	}
-	test.Tap(c.Dice) // a new one, still kept
+	test.Tap(c.dice) // a new one, still kept
 	if c.Seed.Text == strconv.FormatUint(used, 10) || !c.SeedIsLocked() {
 		t.Errorf("dice: field %q, locked %v", c.Seed.Text, c.SeedIsLocked())
 	}

@@ -7,6 +7,7 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/app/shell"
 	"kleinbild/app/widgets"
 	"kleinbild/engine"
 	"kleinbild/gpu/backends"
@@ -103,4 +104,16 @@ func fillValid(t *testing.T, c *Controls, prompt string) {
 		t.Fatalf("a valid form was refused: prompt %q, size %s×%s, steps %q, seed %q",
 			c.Prompt.Text, c.Width.Text, c.Height.Text, c.Steps.Text, c.Seed.Text)
 	}
+}
+
+// withBanner gives c's shell the window's banner, where notices and errors show.
+func withBanner(c *Controls) {
+	c.sh.Banner = shell.NewBanner(c.sh.Tips)
+}
+
+// wheelOver turns the mouse wheel by dy (negative: down) over the middle of o in w, as a
+// real window does: the event goes to the deepest scrollable object under the pointer.
+func wheelOver(w fyne.Window, o fyne.CanvasObject, dy float32) {
+	pos := fyne.CurrentApp().Driver().AbsolutePositionForObject(o).Add(fyne.NewPos(o.Size().Width/2, o.Size().Height/2))
+	test.Scroll(w.Canvas(), pos, 0, dy)
 }

@@ -141,3 +141,38 @@ func TestNoiseChoice(t *testing.T) {
 		t.Fatalf("an image with noise stable restored %q", noiseValue(c2.noise))
 	}
 }
+
+// TestNegativePromptInTheForm: on a base model the negative prompt shows beside the
+// guidance, trimmed into the run's settings and remembered as typed, and an image's
+// metadata restores it; a distilled model hides it and gives none. (That it reaches the
+// request and survives a restart is root app's TestNegativePromptField and
+// TestFormRemembersNegativePrompt.)
+func TestNegativePromptInTheForm(t *testing.T) {
+	c, _, _ := testControls(t, fyne.NewSize(1000, 900))
+	base := engine.ModelInfo{Name: "klein-4B", DefaultSteps: 50, DefaultGuidance: 4}
+	c.Model = chosenModel{dir: "/models/base", info: base}
+	c.ApplyVariant(base, true)
+	fillValid(t, c, "a lighthouse")
+	if !c.GuidanceBox.Visible() {
+		t.Fatal("base model: the guidance and negative prompt are hidden")
+	}
+	c.Negative.SetText("  blurry, text ")
+	if f, ok := c.ReadForm(); !ok || f.NegativePrompt != "blurry, text" {
+		t.Fatalf("negative prompt %q (ok %v), want %q", f.NegativePrompt, ok, "blurry, text")
+	}
+	if got := c.formSettings().NegativePrompt; got != "blurry, text" {
+		t.Errorf("remembered negative prompt %q", got)
+	}
+	c.RestoreSettings(imageio.Metadata{Settings: schema.Settings{Prompt: "old", NegativePrompt: "fog", Width: 64, Height: 64, Steps: 2, Seed: 1}})
+	if c.Negative.Text != "fog" {
+		t.Fatalf("restored negative prompt %q, want fog", c.Negative.Text)
+	}
+
+	distilled := engine.ModelInfo{Name: "klein-4B", Distilled: true, DefaultSteps: 4, DefaultGuidance: 1}
+	c.Model = chosenModel{dir: "/models/distilled", info: distilled}
+	c.ApplyVariant(distilled, true)
+	c.Negative.SetText("ignored")
+	if f, _ := c.ReadForm(); c.GuidanceBox.Visible() || f.NegativePrompt != "" {
+		t.Errorf("distilled model: negative prompt shown %v, given %q", c.GuidanceBox.Visible(), f.NegativePrompt)
+	}
+}

@@ -63,7 +63,7 @@ type Controls struct {
 	PromptErr *widget.Label
 	History   *recentprompts.Recent // recent prompts
 
-	Preset        *widget.Select
+	preset        *widget.Select
 	aspect        *widget.Select // aspect ratios and "use the image's size" (aspect.go)
 	Width, Height *widgets.ShortcutEntry
 	SizeErr       *widget.Label
@@ -204,7 +204,7 @@ func (c *Controls) Build(p PanelParts) fyne.CanvasObject {
 		container.NewBorder(nil, nil, nil, c.History.Button, shell.SectionTitle("Prompt")), c.Prompt, c.PromptErr,
 		shell.Hint("Ctrl+Enter (⌘+Enter on macOS) generates."),
 		shell.Spacer(4),
-		shell.SectionTitle("Size"), c.Preset, c.buildAspect(), sizeRow, c.SizeErr,
+		shell.SectionTitle("Size"), c.preset, c.buildAspect(), sizeRow, c.SizeErr,
 		shell.Spacer(4),
 		container.New(layout.NewGridLayoutWithColumns(2),
 			container.NewVBox(shell.SectionTitle("Steps"), c.Steps),
@@ -244,7 +244,7 @@ func (c *Controls) buildSize() fyne.CanvasObject {
 	for _, p := range sizePresets {
 		labels = append(labels, p.label)
 	}
-	c.Preset = widget.NewSelect(append(labels, customSize), func(s string) {
+	c.preset = widget.NewSelect(append(labels, customSize), func(s string) {
 		if c.syncing {
 			return
 		}
@@ -304,9 +304,9 @@ func (c *Controls) checkSize() (w, h int, ok bool) {
 			sel = p.label
 		}
 	}
-	if c.Preset.Selected != sel {
+	if c.preset.Selected != sel {
 		c.syncing = true
-		c.Preset.SetSelected(sel)
+		c.preset.SetSelected(sel)
 		c.syncing = false
 	}
 	c.syncAspect(w, h, msg == "")

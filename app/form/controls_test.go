@@ -54,10 +54,10 @@ func TestInvalidFieldsShowInline(t *testing.T) {
 	}
 	c.Width.SetText("768")
 	c.Height.SetText("1024")
-	if c.SizeErr.Visible() || c.Preset.Selected != "Portrait 3:4 · 768 × 1024" {
-		t.Errorf("valid size: message %q, preset %q", c.SizeErr.Text, c.Preset.Selected)
+	if c.SizeErr.Visible() || c.preset.Selected != "Portrait 3:4 · 768 × 1024" {
+		t.Errorf("valid size: message %q, preset %q", c.SizeErr.Text, c.preset.Selected)
 	}
-	c.Preset.SetSelected("Landscape 16:9 · 1024 × 576")
+	c.preset.SetSelected("Landscape 16:9 · 1024 × 576")
 	if c.Width.Text != "1024" || c.Height.Text != "576" {
 		t.Errorf("preset set %s×%s", c.Width.Text, c.Height.Text)
 	}

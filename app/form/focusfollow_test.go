@@ -32,3 +32,30 @@ func TestFocusScrollRetriesUntilTheUserScrolls(t *testing.T) {
 		t.Errorf("the form scrolled back to the focused select (offset %v) after the user scrolled to the top", c.Scroll.Offset.Y)
 	}
 }
+
+// Issue 36 item 11: a focusable control of the form scrolls into view when it gains the
+// focus (Tab), not only the text fields: a select below the fold, and one above it.
+// (Before, Tab's focus ring went below the fold on selects and buttons.) The timer that
+// looks for the focus in a whole window, and a button of the References section, are root
+// app's TestFocusScrollsTheFormToEveryControl.
+func TestFocusScrollsTheFormToItsSelects(t *testing.T) {
+	c, _, w := testControls(t, fyne.NewSize(sidePanel, 552))
+	cv := w.Canvas()
+	relayout(cv.Content())
+	for _, o := range []fyne.Focusable{c.Count, c.preset} {
+		if o == fyne.Focusable(c.preset) {
+			c.Scroll.ScrollToBottom()
+		} else {
+			c.Scroll.ScrollToTop()
+		}
+		obj := o.(fyne.CanvasObject)
+		relayout(cv.Content())
+		if _, size, ok := shownRect(cv.Content(), obj); ok && size.Height >= obj.Size().Height-0.5 {
+			t.Fatalf("%T shows before it has the focus: the test needs it out of view", o)
+		}
+		cv.Focus(o)
+		c.showFocused(cv.Focused()) // as FollowFocus's timer does
+		requireShown(t, w, "the focused control", obj)
+		cv.Unfocus()
+	}
+}

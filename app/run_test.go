@@ -217,7 +217,7 @@ func TestCountIsRemembered(t *testing.T) {
 	data := t.TempDir()
 	fake := newFakeGen()
 	h := newHarness(t, data, tinyModel(t), fake.open)
-	h.ui.ctl.Count.SetSelected("5")
+	h.ui.ctl.SetCount(5)
 	h.settle()
 	h.close()
 	h2 := newHarness(t, data, tinyModel(t), fake.open)

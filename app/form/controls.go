@@ -102,8 +102,8 @@ type Controls struct {
 	// by the seed field is often below the fold (issue 36 item 24).
 	keptSeed *widgets.TipButton
 
-	// Count is the number of images per run (jobs.MinCount..jobs.MaxCount).
-	Count *widget.Select
+	// count is the number of images per run (jobs.MinCount..jobs.MaxCount).
+	count *widget.Select
 
 	Generate *widget.Button
 	// Fit says whether the generation fits in memory (see FitLine.Update).
@@ -183,15 +183,15 @@ func (c *Controls) Build(p PanelParts) fyne.CanvasObject {
 	for n := jobs.MinCount; n <= jobs.MaxCount; n++ {
 		counts = append(counts, strconv.Itoa(n))
 	}
-	c.Count = widget.NewSelect(counts, func(string) {
+	c.count = widget.NewSelect(counts, func(string) {
 		c.FormChanged()
 		c.EstimateSoon() // the time shown covers every image
 	})
-	c.Count.SetSelectedIndex(0)
+	c.count.SetSelectedIndex(0)
 	countHint := widget.NewLabel("seeds count up by one")
 	countHint.SizeName = theme.SizeNameCaptionText
 	countHint.Importance = widget.LowImportance
-	countRow := container.NewBorder(nil, nil, nil, countHint, c.Count)
+	countRow := container.NewBorder(nil, nil, nil, countHint, c.count)
 
 	c.Generate = widget.NewButtonWithIcon("Generate", theme.NewThemedResource(resources.Sparkles), c.generateOrCancel)
 	c.Generate.Importance = widget.HighImportance
@@ -467,11 +467,11 @@ func (c *Controls) ReadForm() (jobs.Form, bool) {
 }
 
 // countValue is the images-per-run setting.
-func (c *Controls) countValue() int { return c.Count.SelectedIndex() + jobs.MinCount }
+func (c *Controls) countValue() int { return c.count.SelectedIndex() + jobs.MinCount }
 
 // SetCount sets the images-per-run setting, clamped to its range.
 func (c *Controls) SetCount(n int) {
-	c.Count.SetSelectedIndex(min(max(n, jobs.MinCount), jobs.MaxCount) - jobs.MinCount)
+	c.count.SetSelectedIndex(min(max(n, jobs.MinCount), jobs.MaxCount) - jobs.MinCount)
 }
 
 // ApplySettings fills the controls from remembered settings. Steps and guidance are kept

@@ -1,4 +1,4 @@
-package app
+package galleryui
 
 import (
 	"os"
@@ -57,7 +57,7 @@ func compareHarness(t *testing.T) *harness {
 			Duration: 12 * time.Second,
 		})
 	}
-	return newHarness(t, data, tinyModel(t), newFakeGen().open)
+	return newHarness(t, data, true)
 }
 
 // Issue 36 defect 16: the Wipe slider spanned the window, not the picture, and its first

@@ -1,4 +1,4 @@
-package app
+package galleryui
 
 import (
 	"fmt"
@@ -6,7 +6,6 @@ import (
 
 	"fyne.io/fyne/v2"
 
-	"kleinbild/app/galleryui"
 	"kleinbild/app/widgets"
 )
 
@@ -33,7 +32,7 @@ func TestZoomLevelFollowsSize(t *testing.T) {
 	u.gal.SelectEntry(e.File, nil)
 	h.waitShownImage(e)
 
-	check := func(what string, b *galleryui.ZoomBar) {
+	check := func(what string, b *ZoomBar) {
 		t.Helper()
 		if !b.Image.Fitted() {
 			t.Fatalf("%s: not fitted", what)

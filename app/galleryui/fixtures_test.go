@@ -9,6 +9,9 @@ import (
 
 	"kleinbild/engine/imageio"
 	"kleinbild/engine/schema"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/widget"
 )
 
 // sizedGallery writes a data folder whose gallery holds one image with Kleinbild settings
@@ -28,4 +31,12 @@ func sizedGallery(t *testing.T, prompt string, sizes ...[2]int) string {
 		})
 	}
 	return data
+}
+
+// labelText is the text of o when it is a label, else "".
+func labelText(o fyne.CanvasObject) string {
+	if l, ok := o.(*widget.Label); ok {
+		return l.Text
+	}
+	return ""
 }

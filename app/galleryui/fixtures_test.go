@@ -7,10 +7,12 @@ import (
 	"testing"
 	"time"
 
+	"kleinbild/app/widgets"
 	"kleinbild/engine/imageio"
 	"kleinbild/engine/schema"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 )
 
@@ -39,4 +41,34 @@ func labelText(o fyne.CanvasObject) string {
 		return l.Text
 	}
 	return ""
+}
+
+// typeKey types a key on canvas c as the window does: to the focused widget, if any.
+func typeKey(c fyne.Canvas, name fyne.KeyName) {
+	ev := &fyne.KeyEvent{Name: name}
+	if f := c.Focused(); f != nil {
+		f.TypedKey(ev)
+		return
+	}
+	c.OnTypedKey()(ev)
+}
+
+// escapers are the focusable widgets inside o that close their dialog on Escape.
+func escapers(o fyne.CanvasObject) []fyne.Focusable {
+	var out []fyne.Focusable
+	switch v := o.(type) {
+	case widgets.Escaper:
+		if f, ok := o.(fyne.Focusable); ok {
+			out = append(out, f)
+		}
+	case *widget.PopUp:
+		out = escapers(v.Content)
+	case *container.Scroll:
+		out = escapers(v.Content)
+	case *fyne.Container:
+		for _, c := range v.Objects {
+			out = append(out, escapers(c)...)
+		}
+	}
+	return out
 }

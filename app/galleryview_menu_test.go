@@ -134,7 +134,7 @@ func TestGalleryCellMenuRenderLarger(t *testing.T) {
 	if r.Prompt != "a red castle" || r.Seed != 1 || len(r.References) == 0 || r.References[0] != filepath.Join(data, "gallery", "img-00.png") {
 		t.Errorf("queued %+v", r)
 	}
-	if !u.view.FollowRun {
+	if !u.view.FollowsRun() {
 		t.Error("the viewer stopped following the run")
 	}
 	test.Tap(u.ctl.Generate) // cancel: the queued job starts

@@ -56,8 +56,8 @@ func TestFullSizeViewButtonsAreNamed(t *testing.T) {
 	e := h.at(0)
 	u.gal.SelectEntry(e.File, nil)
 	h.waitShownImage(e)
-	u.view.OpenFullView()
-	if u.view.Full == nil {
+	u.view.openFullView()
+	if u.view.full == nil {
 		t.Fatal("no full-size view")
 	}
 	n := 0
@@ -72,7 +72,7 @@ func TestFullSizeViewButtonsAreNamed(t *testing.T) {
 			}
 		}
 	}
-	content := u.view.Full.Win.Canvas().Content()
+	content := u.view.full.win.Canvas().Content()
 	count(content)
 	if n == 0 {
 		t.Fatal("the full-size view has no buttons to check")

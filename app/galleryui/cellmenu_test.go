@@ -128,7 +128,7 @@ func TestGalleryCellMenu(t *testing.T) {
 
 	var mu sync.Mutex
 	var copied []byte
-	u.view.CopyPNG = func(b []byte) error { mu.Lock(); defer mu.Unlock(); copied = b; return nil }
+	u.view.copyPNG = func(b []byte) error { mu.Lock(); defer mu.Unlock(); copied = b; return nil }
 	tapMenuItem(t, h, file, "Copy image")
 	h.waitFor("the copy", 5*time.Second, func() bool { return strings.Contains(u.Status.Text, "Copied the image "+file) })
 	mu.Lock()
@@ -139,7 +139,7 @@ func TestGalleryCellMenu(t *testing.T) {
 	}
 
 	revealed := make(chan string, 1)
-	u.gal.RevealFile = func(p string) error { revealed <- p; return nil }
+	u.gal.revealFile = func(p string) error { revealed <- p; return nil }
 	tapMenuItem(t, h, file, "Show in folder")
 	select {
 	case p := <-revealed:
@@ -152,9 +152,9 @@ func TestGalleryCellMenu(t *testing.T) {
 	viewerUnchanged("Copy image and Show in folder")
 
 	tapMenuItem(t, h, file, "Delete")
-	h.waitFor("the deletion", 5*time.Second, func() bool { return len(u.gal.Visible) == 1 && u.gal.UndoBar.Visible() })
+	h.waitFor("the deletion", 5*time.Second, func() bool { return len(u.gal.Visible) == 1 && u.gal.undoBar.Visible() })
 	viewerUnchanged("Delete")
-	test.Tap(u.gal.UndoBtn)
+	test.Tap(u.gal.undoBtn)
 	h.waitFor("the undo", 5*time.Second, func() bool { return len(u.gal.Visible) == 2 })
 	if _, err := os.Stat(path); err != nil {
 		t.Errorf("Undo did not bring the file back: %v", err)

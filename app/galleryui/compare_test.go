@@ -32,7 +32,7 @@ func TestCompareTwoImages(t *testing.T) {
 	}
 	g.CellTapped(files[2])
 	test.Tap(g.CompareSel)
-	c := g.Cmp
+	c := g.cmp
 	if c == nil {
 		t.Fatal("Compare opened no window")
 	}
@@ -64,7 +64,7 @@ func TestCompareTwoImages(t *testing.T) {
 		t.Fatalf("after Swap: %s | %s", c.Parts().Entries[0].File, c.Parts().Entries[1].File)
 	}
 	c.Parts().Win.Close()
-	if g.Cmp != nil {
+	if g.cmp != nil {
 		t.Fatal("the closed A/B window is still remembered")
 	}
 }
@@ -76,8 +76,8 @@ func TestCompareWipe(t *testing.T) {
 	h := newHarness(t, sizedGallery(t, "a lighthouse", [2]int{64, 64}, [2]int{64, 64}), true)
 	u := h.ui
 	g := &u.gal
-	g.OpenCompare(g.Visible[0], g.Visible[1])
-	c := g.Cmp
+	g.openCompare(g.Visible[0], g.Visible[1])
+	c := g.cmp
 	h.waitFor("both images to load", 10*time.Second, func() bool { return c.Parts().Images[0].Image != nil && c.Parts().Images[1].Image != nil })
 	c.Parts().Win.Resize(fyne.NewSize(800, 500))
 	c.Parts().Images[0].Scrolled(&fyne.ScrollEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(50, 50)}, Scrolled: fyne.Delta{DY: 10}})

@@ -16,7 +16,7 @@ func TestEscapeClosesTrashAndCompare(t *testing.T) {
 	u := h.ui
 	c := u.Win.Canvas()
 	overlay := func() bool { return c.Overlays().Top() != nil }
-	u.gal.ShowTrash()
+	u.gal.showTrash()
 	h.settle()
 	focus := escapers(c.Overlays().Top())
 	if len(focus) == 0 {
@@ -24,7 +24,7 @@ func TestEscapeClosesTrashAndCompare(t *testing.T) {
 	}
 	for _, f := range append([]fyne.Focusable{nil}, focus...) {
 		if !overlay() {
-			u.gal.ShowTrash()
+			u.gal.showTrash()
 			h.settle()
 		}
 		if f == nil {
@@ -39,12 +39,12 @@ func TestEscapeClosesTrashAndCompare(t *testing.T) {
 		}
 	}
 
-	u.gal.OpenCompare(h.at(0), h.at(1))
-	cmp := u.gal.Cmp
+	u.gal.openCompare(h.at(0), h.at(1))
+	cmp := u.gal.cmp
 	test.Tap(cmp.Parts().WipeOn)
 	cmp.Parts().Win.Canvas().Focus(cmp.Parts().Split)
 	typeKey(cmp.Parts().Win.Canvas(), fyne.KeyEscape)
-	if u.gal.Cmp != nil {
+	if u.gal.cmp != nil {
 		t.Error("Compare: Escape with the wipe slider focused left it open")
 	}
 }
@@ -54,12 +54,12 @@ func TestCompareFitsASmallScreenAndEscape(t *testing.T) {
 	h := viewerHarness(t, 2)
 	u := h.ui
 	u.ScreenSize = func() fyne.Size { return fyne.NewSize(1024, 600) }
-	u.gal.OpenCompare(h.at(0), h.at(1))
-	if s := u.gal.Cmp.Parts().Win.Canvas().Size(); s.Width > 1024-16 || s.Height > 600-48 {
+	u.gal.openCompare(h.at(0), h.at(1))
+	if s := u.gal.cmp.Parts().Win.Canvas().Size(); s.Width > 1024-16 || s.Height > 600-48 {
 		t.Errorf("Compare opened at %v on a 1024×600 screen", s)
 	}
-	key(u.gal.Cmp.Parts().Win.Canvas(), fyne.KeyEscape)
-	if u.gal.Cmp != nil {
+	key(u.gal.cmp.Parts().Win.Canvas(), fyne.KeyEscape)
+	if u.gal.cmp != nil {
 		t.Error("Escape did not close Compare")
 	}
 }

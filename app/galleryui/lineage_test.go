@@ -39,7 +39,7 @@ func TestViewerShowsLineage(t *testing.T) {
 	}{{"child.png", "Made from"}, {"parent.png", "Used in"}} {
 		u.gal.SelectEntry(c.file, nil)
 		h.settle()
-		l := u.view.Lineage
+		l := u.view.lineage
 		if len(l.Objects) != 2 || !l.Visible() { // the label + one thumbnail
 			t.Fatalf("%s: lineage row has %d objects (shown %v)", c.file, len(l.Objects), l.Visible())
 		}
@@ -49,7 +49,7 @@ func TestViewerShowsLineage(t *testing.T) {
 	}
 	u.gal.SelectEntry("alone.png", nil)
 	h.settle()
-	if u.view.Lineage.Visible() {
-		t.Errorf("an image without relatives shows a lineage row of %d objects", len(u.view.Lineage.Objects))
+	if u.view.lineage.Visible() {
+		t.Errorf("an image without relatives shows a lineage row of %d objects", len(u.view.lineage.Objects))
 	}
 }

@@ -23,11 +23,11 @@ func TestMoreMenuHoldsEveryAction(t *testing.T) {
 	u.gal.SelectEntry(e.File, nil)
 	h.waitShownImage(e)
 	test.Tap(u.view.MoreBtn)
-	items := u.view.ActionMenuItems()
-	if len(items) != len(u.view.ActionBtns) || items[len(items)-1].Label != "Show in folder" {
+	items := u.view.actionMenuItems()
+	if len(items) != len(u.view.actionBtns) || items[len(items)-1].Label != "Show in folder" {
 		t.Fatalf("menu has %d items", len(items))
 	}
-	if u.view.ActionMenu == nil || !u.view.ActionMenu.Visible() {
+	if u.view.actionMenu == nil || !u.view.actionMenu.Visible() {
 		t.Error("More did not open its menu")
 	}
 	// An image without settings: Reuse settings is off in the menu too.

@@ -137,11 +137,11 @@ func TestZoomKeysButtonsAndMouse(t *testing.T) {
 		t.Errorf("after scrolling up: fitted %v, %d%%", z.Fitted(), z.Percent())
 	}
 	p := z.Percent()
-	test.Tap(u.view.Zoom.In)
+	test.Tap(u.view.Zoom.in)
 	if z.Percent() <= p {
 		t.Errorf("zoom-in button: %d%% after %d%%", z.Percent(), p)
 	}
-	test.Tap(u.view.Zoom.Out)
+	test.Tap(u.view.Zoom.out)
 	if z.Percent() >= p+p/4 {
 		t.Errorf("zoom-out button: %d%%", z.Percent())
 	}

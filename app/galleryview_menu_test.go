@@ -4,45 +4,35 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
 	"kleinbild/engine/imageio"
 	"kleinbild/engine/schema"
 )
 
-// openCellMenu right-clicks the grid cell of file; a menu must open.
-func openCellMenu(t *testing.T, h *harness, file string) {
+// menuAction does what the gallery cell menu's item label does for file: it calls the
+// gallery's Deps as that item does (that the menu's items call them so is tested in
+// app/galleryui).
+func menuAction(t *testing.T, h *harness, file, label string) {
 	t.Helper()
-	u := h.ui
-	test.TapSecondary(galleryCellFor(t, u, file))
-	if u.gal.Menu == nil || !u.gal.Menu.Visible() || h.win.Canvas().Overlays().Top() == nil {
-		t.Fatalf("right-clicking %s opened no menu", file)
-	}
-}
-
-// tapMenuItem taps the item labelled label in the open cell menu.
-func tapMenuItem(t *testing.T, h *harness, file, label string) {
-	t.Helper()
-	openCellMenu(t, h, file)
-	e, _ := h.ui.gal.Entry(file)
-	items := h.ui.gal.CellMenu(e).Items // the same items the open menu was made from
-	i := slices.IndexFunc(items, func(it *fyne.MenuItem) bool { return it.Label == label })
-	if i < 0 {
-		t.Fatalf("the menu of %s has no %q", file, label)
-	}
-	tap, ok := h.ui.gal.Menu.Items[i].(fyne.Tappable)
+	g := &h.ui.gal
+	e, ok := g.Entry(file)
 	if !ok {
-		t.Fatalf("menu row %d is not tappable", i)
+		t.Fatalf("no gallery entry %s", file)
 	}
-	test.Tap(tap)
-	if h.ui.gal.Menu.Visible() {
-		t.Errorf("the menu stays open after %q", label)
+	switch label {
+	case "Render larger":
+		g.RenderLarger(e)
+	case "Use as reference":
+		g.AddReference(h.ui.Gallery.Path(e))
+	case "Reuse settings":
+		g.RestoreSettings(e.Meta)
+	default:
+		t.Fatalf("no menu action %q", label)
 	}
 }
 
@@ -59,19 +49,8 @@ func menuGallery(t *testing.T, data string) {
 	}
 }
 
-func menuLabels(u *UI, file string) []string {
-	e, _ := u.gal.Entry(file)
-	var out []string
-	for _, it := range u.gal.CellMenu(e).Items {
-		if !it.IsSeparator {
-			out = append(out, it.Label)
-		}
-	}
-	return out
-}
-
-// Issue 12: the cell menu's "Use as reference" and "Reuse settings" reach the form (the
-// menu itself is tested in app/galleryui).
+// Issue 12: the gallery cell menu's "Use as reference" and "Reuse settings" reach the form,
+// and the viewer keeps its image (the menu itself is tested in app/galleryui).
 func TestGalleryCellMenuReachesTheForm(t *testing.T) {
 	data := t.TempDir()
 	menuGallery(t, data)
@@ -82,13 +61,13 @@ func TestGalleryCellMenuReachesTheForm(t *testing.T) {
 	const file = "img-00.png"
 	path := filepath.Join(data, "gallery", file)
 
-	tapMenuItem(t, h, file, "Use as reference")
+	menuAction(t, h, file, "Use as reference")
 	h.waitFor("the reference", 5*time.Second, func() bool { return len(u.refs.RefPaths()) == 1 })
 	if u.refs.RefPaths()[0] != path {
 		t.Errorf("reference %v, want %s", u.refs.RefPaths(), path)
 	}
 
-	tapMenuItem(t, h, file, "Reuse settings")
+	menuAction(t, h, file, "Reuse settings")
 	if u.ctl.Prompt.Text != "a red castle" {
 		t.Errorf("prompt %q after Reuse settings", u.ctl.Prompt.Text)
 	}
@@ -107,13 +86,13 @@ func TestGalleryCellMenuWithoutSettings(t *testing.T) {
 	h := newHarness(t, data, "", newFakeGen().open)
 	u := h.ui
 	h.settle()
-	tapMenuItem(t, h, "plain.png", "Render larger")
+	menuAction(t, h, "plain.png", "Render larger")
 	if len(u.run.Queue.Jobs) != 0 || u.run.Current() != nil || !strings.Contains(u.ErrorText(), "no Kleinbild settings") {
 		t.Errorf("queued %d, banner %q", len(u.run.Queue.Jobs), u.ErrorText())
 	}
 }
 
-// "Render larger" from the menu renders that image, not the one in the viewer: while a
+// "Render larger" from the cell menu renders that image, not the one in the viewer: while a
 // run goes on it is queued with the image as its first reference, and the viewer keeps
 // following the run.
 func TestGalleryCellMenuRenderLarger(t *testing.T) {
@@ -126,7 +105,7 @@ func TestGalleryCellMenuRenderLarger(t *testing.T) {
 	u.ctl.Prompt.SetText("something else")
 	test.Tap(u.ctl.Generate)
 	waitStarted(t, h, fake)
-	tapMenuItem(t, h, "img-00.png", "Render larger")
+	menuAction(t, h, "img-00.png", "Render larger")
 	if len(u.run.Queue.Jobs) != 1 {
 		t.Fatalf("%d jobs queued (banner %q)", len(u.run.Queue.Jobs), u.ErrorText())
 	}

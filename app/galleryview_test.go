@@ -8,10 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
-	"kleinbild/app/galleryui"
 	"kleinbild/engine/imageio"
 	"kleinbild/engine/schema"
 )
@@ -30,35 +28,6 @@ func galleryHarness(t *testing.T, data string, prompts ...string) *harness {
 			&imageio.Metadata{Settings: schema.Settings{Prompt: p, Seed: uint64(i + 1), Width: 32, Height: 24}, Created: t0.Add(time.Duration(i) * time.Minute)})
 	}
 	return newHarness(t, data, "", newFakeGen().open)
-}
-
-// galleryCellFor returns the grid cell showing file (the grid builds cells for its visible
-// area only).
-func galleryCellFor(t *testing.T, u *UI, file string) *galleryui.CellView {
-	t.Helper()
-	var found *galleryui.CellView
-	var walk func(o fyne.CanvasObject)
-	walk = func(o fyne.CanvasObject) {
-		switch v := o.(type) {
-		case *galleryui.CellView:
-			if v.File == file {
-				found = v
-			}
-		case *fyne.Container:
-			for _, c := range v.Objects {
-				walk(c)
-			}
-		case fyne.Widget:
-			for _, c := range test.WidgetRenderer(v).Objects() {
-				walk(c)
-			}
-		}
-	}
-	walk(u.gal.Grid)
-	if found == nil {
-		t.Fatalf("no grid cell shows %s", file)
-	}
-	return found
 }
 
 // The gallery survives a restart, and a generation records the image it was made from

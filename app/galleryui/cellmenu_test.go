@@ -25,7 +25,7 @@ func openCellMenu(t *testing.T, h *harness, file string) {
 	t.Helper()
 	u := h.ui
 	test.TapSecondary(galleryCellFor(t, u, file))
-	if u.gal.Menu == nil || !u.gal.Menu.Visible() || h.win.Canvas().Overlays().Top() == nil {
+	if u.gal.menu == nil || !u.gal.menu.Visible() || h.win.Canvas().Overlays().Top() == nil {
 		t.Fatalf("right-clicking %s opened no menu", file)
 	}
 }
@@ -35,17 +35,17 @@ func tapMenuItem(t *testing.T, h *harness, file, label string) {
 	t.Helper()
 	openCellMenu(t, h, file)
 	e, _ := h.ui.gal.Entry(file)
-	items := h.ui.gal.CellMenu(e).Items // the same items the open menu was made from
+	items := h.ui.gal.cellMenu(e).Items // the same items the open menu was made from
 	i := slices.IndexFunc(items, func(it *fyne.MenuItem) bool { return it.Label == label })
 	if i < 0 {
 		t.Fatalf("the menu of %s has no %q", file, label)
 	}
-	tap, ok := h.ui.gal.Menu.Items[i].(fyne.Tappable)
+	tap, ok := h.ui.gal.menu.Items[i].(fyne.Tappable)
 	if !ok {
 		t.Fatalf("menu row %d is not tappable", i)
 	}
 	test.Tap(tap)
-	if h.ui.gal.Menu.Visible() {
+	if h.ui.gal.menu.Visible() {
 		t.Errorf("the menu stays open after %q", label)
 	}
 }
@@ -68,7 +68,7 @@ func menuGallery(t *testing.T, data string) {
 func menuLabels(u *testUI, file string) []string {
 	e, _ := u.gal.Entry(file)
 	var out []string
-	for _, it := range u.gal.CellMenu(e).Items {
+	for _, it := range u.gal.cellMenu(e).Items {
 		if !it.IsSeparator {
 			out = append(out, it.Label)
 		}
@@ -175,7 +175,7 @@ func TestGalleryCellMenuWithoutSettings(t *testing.T) {
 	openCellMenu(t, h, "plain.png")
 	e, _ := u.gal.Entry("plain.png")
 	offered := false
-	for _, it := range u.gal.CellMenu(e).Items {
+	for _, it := range u.gal.cellMenu(e).Items {
 		if it.Label == "Reuse settings" {
 			offered = !it.Disabled
 		}
@@ -183,5 +183,5 @@ func TestGalleryCellMenuWithoutSettings(t *testing.T) {
 	if offered {
 		t.Error("Reuse settings is offered for an image without settings")
 	}
-	u.gal.Menu.Hide()
+	u.gal.menu.Hide()
 }

@@ -72,8 +72,8 @@ type View struct {
 	undoBtn  *widget.Button
 	undos    []undoItem
 
-	// Menu is the open (or last) context menu of a cell.
-	Menu *widget.PopUpMenu
+	// menu is the open (or last) context menu of a cell.
+	menu *widget.PopUpMenu
 	// revealFile shows a file in the file manager (nil: reveal.File; tests replace it).
 	revealFile func(path string) error
 	Hidden     hiddenNotice // says when the filter hides images just made (gallerynotice.go)
@@ -456,15 +456,15 @@ func (g *View) showCellMenu(file string, at fyne.Position) {
 	if !ok || g.sh.Gallery == nil {
 		return
 	}
-	if g.Menu != nil {
-		g.Menu.Hide()
+	if g.menu != nil {
+		g.menu.Hide()
 	}
-	g.Menu = widget.NewPopUpMenu(g.CellMenu(e), g.sh.Win.Canvas())
-	g.Menu.ShowAtPosition(at)
+	g.menu = widget.NewPopUpMenu(g.cellMenu(e), g.sh.Win.Canvas())
+	g.menu.ShowAtPosition(at)
 }
 
-// CellMenu is the context menu of the gallery image e.
-func (g *View) CellMenu(e gallery.Entry) *fyne.Menu {
+// cellMenu is the context menu of the gallery image e.
+func (g *View) cellMenu(e gallery.Entry) *fyne.Menu {
 	sh := g.sh
 	path := sh.Gallery.Path(e)
 	item := func(label string, icon fyne.Resource, action func()) *fyne.MenuItem {

@@ -154,7 +154,7 @@ func TestGalleryCellMenu(t *testing.T) {
 	tapMenuItem(t, h, file, "Delete")
 	h.waitFor("the deletion", 5*time.Second, func() bool { return len(u.gal.Visible) == 1 && u.gal.undoBar.Visible() })
 	viewerUnchanged("Delete")
-	test.Tap(u.gal.undoBtn)
+	test.Tap(u.gal.UndoBtn)
 	h.waitFor("the undo", 5*time.Second, func() bool { return len(u.gal.Visible) == 2 })
 	if _, err := os.Stat(path); err != nil {
 		t.Errorf("Undo did not bring the file back: %v", err)

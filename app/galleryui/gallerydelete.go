@@ -78,6 +78,9 @@ func (g *View) DeleteEntries(es []gallery.Entry) {
 	}()
 }
 
+// Deleting reports whether file is being moved to the trash (its deletion has not ended).
+func (g *View) Deleting(file string) bool { return g.pendingDel[file] }
+
 func reversed(es []gallery.Entry) []gallery.Entry {
 	out := slices.Clone(es)
 	slices.Reverse(out)

@@ -69,7 +69,7 @@ type View struct {
 	// that can still be undone, the last one last.
 	undoBar  *fyne.Container
 	undoText *widget.Label
-	undoBtn  *widget.Button
+	UndoBtn  *widget.Button
 	undos    []undoItem
 
 	// menu is the open (or last) context menu of a cell.
@@ -164,9 +164,9 @@ func (g *View) Build() fyne.CanvasObject {
 
 	g.undoText = widget.NewLabel("")
 	g.undoText.Truncation = fyne.TextTruncateEllipsis
-	g.undoBtn = widget.NewButtonWithIcon("Undo", theme.ContentUndoIcon(), g.undo)
+	g.UndoBtn = widget.NewButtonWithIcon("Undo", theme.ContentUndoIcon(), g.undo)
 	closeUndo := widgets.NewTipButton(g.sh.Tips, theme.CancelIcon(), "Close", g.hideUndo)
-	g.undoBar = container.NewPadded(container.NewBorder(nil, nil, nil, container.NewHBox(g.undoBtn, closeUndo), g.undoText))
+	g.undoBar = container.NewPadded(container.NewBorder(nil, nil, nil, container.NewHBox(g.UndoBtn, closeUndo), g.undoText))
 	g.undoBar.Hide()
 
 	// Fyne 2.7 sends Ctrl+Z (Cmd+Z) as fyne.ShortcutUndo; the custom one is for drivers

@@ -52,7 +52,7 @@ func TestDeleteToTrashAndUndo(t *testing.T) {
 		t.Errorf("undo strip says %q", u.gal.undoText.Text)
 	}
 
-	test.Tap(u.gal.undoBtn)
+	test.Tap(u.gal.UndoBtn)
 	// Wait for what the UI shows (the storage is restored a moment before the UI hears of it).
 	h.waitFor("the image to come back", 5*time.Second, func() bool { return len(u.gal.Visible) == 3 && !u.gal.undoBar.Visible() })
 	h.settle()
@@ -196,7 +196,7 @@ func TestMultiSelectDeleteAndUndo(t *testing.T) {
 	if n, _ := filepath.Glob(filepath.Join(data, "trash", "*.png")); len(n) != 2 {
 		t.Errorf("trash holds %v", n)
 	}
-	test.Tap(g.undoBtn)
+	test.Tap(g.UndoBtn)
 	h.waitFor("the images to come back", 5*time.Second, func() bool { return len(u.gal.Visible) == 5 })
 	h.settle()
 	if got := visiblePrompts(u); !slices.Equal(got, []string{"p4", "p3", "p2", "p1", "p0"}) {

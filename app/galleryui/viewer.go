@@ -351,11 +351,14 @@ func (v *Viewer) ShowEntry(e gallery.Entry, full image.Image) {
 				if !v.ShownOK || v.Shown.File != e.File || v.followRun {
 					return
 				}
-				if err != nil {
+				switch {
+				case err != nil && v.Gal.Deleting(e.File):
+					// Deleted while it was read: the viewer moves on once the deletion ends.
+				case err != nil:
 					v.sh.ShowError(err)
-					return
+				default:
+					v.SetImage(img)
 				}
-				v.SetImage(img)
 			})
 		}()
 	}

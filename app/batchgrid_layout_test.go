@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
 )
 
 // fourImageRun makes one older image and then a run of four, and returns the run's files.
@@ -32,7 +33,8 @@ func fourImageRun(t *testing.T) (*harness, []string) {
 }
 
 // Issue 36 item 19: a deleted image leaves the run's grid, whose count follows ("4 images"
-// stayed, with the deleted image's tile); once all are deleted the grid goes.
+// stayed, with the deleted image's tile) and comes back with Undo; once all are deleted the
+// grid goes.
 func TestBatchGridFollowsDeletes(t *testing.T) {
 	h, files := fourImageRun(t)
 	u := h.ui
@@ -44,6 +46,20 @@ func TestBatchGridFollowsDeletes(t *testing.T) {
 	if slices.Contains(b.Files, gone) || b.Title.Text != "3 images" || len(b.Tiles) != 3 {
 		t.Errorf("after deleting %s the grid shows %v, %d tiles, %q", gone, b.Files, len(b.Tiles), b.Title.Text)
 	}
+	// Undo brings the image back into the gallery, and into the grid at its place. Deleted
+	// while the viewer read it, the image leaves no "cannot show … no such file" behind.
+	before := slices.Clone(b.Files)
+	test.Tap(u.gal.UndoBtn)
+	h.waitFor("the restored image to come back to the grid", 0, func() bool { return len(b.Files) == 4 })
+	if msg := u.ErrorText(); msg != "" {
+		t.Errorf("banner after Undo: %q", msg)
+	}
+	if b.Files[1] != gone || b.Title.Text != "4 images" || len(b.Tiles) != 4 {
+		t.Errorf("after Undo the grid shows %v, %d tiles, %q (before Undo %v)", b.Files, len(b.Tiles), b.Title.Text, before)
+	}
+	u.gal.SelectEntry(gone, nil)
+	u.gal.DeleteShown()
+	h.waitFor("the deleted image to leave the grid again", 0, func() bool { return len(b.Files) == 3 })
 	var rest []string
 	for _, f := range files {
 		if f != gone {

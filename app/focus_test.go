@@ -67,7 +67,7 @@ func TestDeleteKeyDeletesTheSelection(t *testing.T) {
 }
 
 // Issue 28 item 10: Ctrl+L puts the cursor in the prompt from anywhere (the search field
-// too), and Tab goes from the prompt through the form: Seed is a few Tabs away (about 30
+// too), at the end of its text, and Tab goes from the prompt through the form: Seed is a few Tabs away (about 30
 // Tabs reached it).
 func TestPromptShortcutAndTabOrder(t *testing.T) {
 	h := galleryHarness(t, t.TempDir(), "a red castle")
@@ -80,9 +80,17 @@ func TestPromptShortcutAndTabOrder(t *testing.T) {
 		t.Fatalf("Ctrl+L in the search field focused %T", c.Focused())
 	}
 	c.Unfocus()
+	// A prompt set by the program (restored, reused) has its cursor at the start: typing
+	// after Ctrl+L goes on from its end (this session's real-window pass typed "and a boat"
+	// in front of the prompt).
+	u.ctl.Prompt.SetText("a red castle,\nat dusk")
 	typeShortcut(c, ctrlL)
 	if c.Focused() != u.ctl.Prompt {
 		t.Fatalf("Ctrl+L focused %T", c.Focused())
+	}
+	test.Type(u.ctl.Prompt, " and a boat")
+	if got := u.ctl.Prompt.Text; got != "a red castle,\nat dusk and a boat" {
+		t.Errorf("typed after Ctrl+L: the prompt reads %q", got)
 	}
 	tabs := 0
 	for c.Focused() != u.ctl.Seed && tabs < 40 {

@@ -1,51 +1,38 @@
 package app
 
 import (
-	"bytes"
 	"fmt"
-	"image/png"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
 	"kleinbild/engine/imageio"
 	"kleinbild/engine/schema"
 )
 
-// openCellMenu right-clicks the grid cell of file; a menu must open.
-func openCellMenu(t *testing.T, h *harness, file string) {
+// menuAction does what the gallery cell menu's item label does for file: it calls the
+// gallery's Deps as that item does (that the menu's items call them so is tested in
+// app/galleryui).
+func menuAction(t *testing.T, h *harness, file, label string) {
 	t.Helper()
-	u := h.ui
-	test.TapSecondary(galleryCellFor(t, u, file))
-	if u.gal.Menu == nil || !u.gal.Menu.Visible() || h.win.Canvas().Overlays().Top() == nil {
-		t.Fatalf("right-clicking %s opened no menu", file)
-	}
-}
-
-// tapMenuItem taps the item labelled label in the open cell menu.
-func tapMenuItem(t *testing.T, h *harness, file, label string) {
-	t.Helper()
-	openCellMenu(t, h, file)
-	e, _ := h.ui.gal.Entry(file)
-	items := h.ui.gal.CellMenu(e).Items // the same items the open menu was made from
-	i := slices.IndexFunc(items, func(it *fyne.MenuItem) bool { return it.Label == label })
-	if i < 0 {
-		t.Fatalf("the menu of %s has no %q", file, label)
-	}
-	tap, ok := h.ui.gal.Menu.Items[i].(fyne.Tappable)
+	g := &h.ui.gal
+	e, ok := g.Entry(file)
 	if !ok {
-		t.Fatalf("menu row %d is not tappable", i)
+		t.Fatalf("no gallery entry %s", file)
 	}
-	test.Tap(tap)
-	if h.ui.gal.Menu.Visible() {
-		t.Errorf("the menu stays open after %q", label)
+	switch label {
+	case "Render larger":
+		g.RenderLarger(e)
+	case "Use as reference":
+		g.AddReference(h.ui.Gallery.Path(e))
+	case "Reuse settings":
+		g.RestoreSettings(e.Meta)
+	default:
+		t.Fatalf("no menu action %q", label)
 	}
 }
 
@@ -62,20 +49,9 @@ func menuGallery(t *testing.T, data string) {
 	}
 }
 
-func menuLabels(u *UI, file string) []string {
-	e, _ := u.gal.Entry(file)
-	var out []string
-	for _, it := range u.gal.CellMenu(e).Items {
-		if !it.IsSeparator {
-			out = append(out, it.Label)
-		}
-	}
-	return out
-}
-
-// Issue 12: a right click on a gallery image opens a menu whose actions act on that image,
-// while the viewer keeps showing another one.
-func TestGalleryCellMenu(t *testing.T) {
+// Issue 12: the gallery cell menu's "Use as reference" and "Reuse settings" reach the form,
+// and the viewer keeps its image (the menu itself is tested in app/galleryui).
+func TestGalleryCellMenuReachesTheForm(t *testing.T) {
 	data := t.TempDir()
 	menuGallery(t, data)
 	h := newHarness(t, data, "", newFakeGen().open)
@@ -84,75 +60,24 @@ func TestGalleryCellMenu(t *testing.T) {
 	h.settle()
 	const file = "img-00.png"
 	path := filepath.Join(data, "gallery", file)
-	viewerUnchanged := func(after string) {
-		t.Helper()
-		if !u.view.ShownOK || u.view.Shown.File != "img-01.png" {
-			t.Errorf("after %s the viewer shows %q", after, u.view.Shown.File)
-		}
-	}
-	want := []string{"Render larger", "Use as reference", "Reuse settings", "Favourite", "Copy image", "Show in folder", "Delete"}
-	if got := menuLabels(u, file); !slices.Equal(got, want) {
-		t.Errorf("menu %q, want %q", got, want)
-	}
 
-	tapMenuItem(t, h, file, "Use as reference")
+	menuAction(t, h, file, "Use as reference")
 	h.waitFor("the reference", 5*time.Second, func() bool { return len(u.refs.RefPaths()) == 1 })
 	if u.refs.RefPaths()[0] != path {
 		t.Errorf("reference %v, want %s", u.refs.RefPaths(), path)
 	}
-	viewerUnchanged("Use as reference")
 
-	tapMenuItem(t, h, file, "Reuse settings")
+	menuAction(t, h, file, "Reuse settings")
 	if u.ctl.Prompt.Text != "a red castle" {
 		t.Errorf("prompt %q after Reuse settings", u.ctl.Prompt.Text)
 	}
-	viewerUnchanged("Reuse settings")
-
-	tapMenuItem(t, h, file, "Favourite")
-	h.waitFor("the star", 5*time.Second, func() bool { e, _ := u.gal.Entry(file); return e.Favourite })
-	if got := menuLabels(u, file); got[3] != "Unfavourite" {
-		t.Errorf("a favourite's menu offers %q", got[3])
-	}
-	tapMenuItem(t, h, file, "Unfavourite")
-	h.waitFor("the star to go", 5*time.Second, func() bool { e, _ := u.gal.Entry(file); return !e.Favourite })
-
-	var mu sync.Mutex
-	var copied []byte
-	u.view.CopyPNG = func(b []byte) error { mu.Lock(); defer mu.Unlock(); copied = b; return nil }
-	tapMenuItem(t, h, file, "Copy image")
-	h.waitFor("the copy", 5*time.Second, func() bool { return strings.Contains(u.Status.Text, "Copied the image "+file) })
-	mu.Lock()
-	img, err := png.Decode(bytes.NewReader(copied))
-	mu.Unlock()
-	if err != nil || img.Bounds().Dx() != 96 || img.Bounds().Dy() != 80 {
-		t.Errorf("the clipboard does not hold the 96×80 image: %v", err)
-	}
-
-	revealed := make(chan string, 1)
-	u.gal.RevealFile = func(p string) error { revealed <- p; return nil }
-	tapMenuItem(t, h, file, "Show in folder")
-	select {
-	case p := <-revealed:
-		if p != path {
-			t.Errorf("revealed %s, want %s", p, path)
-		}
-	case <-time.After(5 * time.Second):
-		t.Error("Show in folder showed nothing")
-	}
-	viewerUnchanged("Copy image and Show in folder")
-
-	tapMenuItem(t, h, file, "Delete")
-	h.waitFor("the deletion", 5*time.Second, func() bool { return len(u.gal.Visible) == 1 && u.gal.UndoBar.Visible() })
-	viewerUnchanged("Delete")
-	test.Tap(u.gal.UndoBtn)
-	h.waitFor("the undo", 5*time.Second, func() bool { return len(u.gal.Visible) == 2 })
-	if _, err := os.Stat(path); err != nil {
-		t.Errorf("Undo did not bring the file back: %v", err)
+	if !u.view.ShownOK || u.view.Shown.File != "img-01.png" {
+		t.Errorf("after the menu the viewer shows %q", u.view.Shown.File)
 	}
 }
 
-// An image without Kleinbild settings offers no Reuse settings; Render larger says why it
-// cannot, and queues nothing.
+// For an image without Kleinbild settings, Render larger says why it cannot, and queues
+// nothing (that the menu offers no Reuse settings is tested in app/galleryui).
 func TestGalleryCellMenuWithoutSettings(t *testing.T) {
 	data := t.TempDir()
 	dir := filepath.Join(data, "gallery")
@@ -161,21 +86,13 @@ func TestGalleryCellMenuWithoutSettings(t *testing.T) {
 	h := newHarness(t, data, "", newFakeGen().open)
 	u := h.ui
 	h.settle()
-	openCellMenu(t, h, "plain.png")
-	e, _ := u.gal.Entry("plain.png")
-	for _, it := range u.gal.CellMenu(e).Items {
-		if it.Label == "Reuse settings" && !it.Disabled {
-			t.Error("Reuse settings is offered for an image without settings")
-		}
-	}
-	u.gal.Menu.Hide()
-	tapMenuItem(t, h, "plain.png", "Render larger")
+	menuAction(t, h, "plain.png", "Render larger")
 	if len(u.run.Queue.Jobs) != 0 || u.run.Current() != nil || !strings.Contains(u.ErrorText(), "no Kleinbild settings") {
 		t.Errorf("queued %d, banner %q", len(u.run.Queue.Jobs), u.ErrorText())
 	}
 }
 
-// "Render larger" from the menu renders that image, not the one in the viewer: while a
+// "Render larger" from the cell menu renders that image, not the one in the viewer: while a
 // run goes on it is queued with the image as its first reference, and the viewer keeps
 // following the run.
 func TestGalleryCellMenuRenderLarger(t *testing.T) {
@@ -188,7 +105,7 @@ func TestGalleryCellMenuRenderLarger(t *testing.T) {
 	u.ctl.Prompt.SetText("something else")
 	test.Tap(u.ctl.Generate)
 	waitStarted(t, h, fake)
-	tapMenuItem(t, h, "img-00.png", "Render larger")
+	menuAction(t, h, "img-00.png", "Render larger")
 	if len(u.run.Queue.Jobs) != 1 {
 		t.Fatalf("%d jobs queued (banner %q)", len(u.run.Queue.Jobs), u.ErrorText())
 	}
@@ -196,7 +113,7 @@ func TestGalleryCellMenuRenderLarger(t *testing.T) {
 	if r.Prompt != "a red castle" || r.Seed != 1 || len(r.References) == 0 || r.References[0] != filepath.Join(data, "gallery", "img-00.png") {
 		t.Errorf("queued %+v", r)
 	}
-	if !u.view.FollowRun {
+	if !u.view.FollowsRun() {
 		t.Error("the viewer stopped following the run")
 	}
 	test.Tap(u.ctl.Generate) // cancel: the queued job starts

@@ -31,6 +31,10 @@ func (u *UI) windowKey(name string) bool {
 	case focusPromptShortcut.ShortcutName():
 		u.setFormHidden(false, true) // the prompt is in the form
 		u.Win.Canvas().Focus(u.ctl.Prompt)
+		// At the end of the text: a prompt set by the program (restored or reused) has its
+		// cursor at the start, where typing went in front of it. Page Down is the entry's own
+		// move to the end of its text.
+		u.ctl.Prompt.TypedKey(&fyne.KeyEvent{Name: fyne.KeyPageDown})
 	default:
 		return false
 	}

@@ -28,21 +28,21 @@ func (g *View) updateCompareButton(n int) {
 // compareChecked opens the A/B window on the two checked images (A the first in the grid).
 func (g *View) compareChecked() {
 	if es := g.checkedEntries(); len(es) == 2 {
-		g.OpenCompare(es[0], es[1])
+		g.openCompare(es[0], es[1])
 	}
 }
 
-// OpenCompare shows a and b in the A/B window, opening it or bringing it forward.
-func (g *View) OpenCompare(a, b gallery.Entry) {
+// openCompare shows a and b in the A/B window, opening it or bringing it forward.
+func (g *View) openCompare(a, b gallery.Entry) {
 	if g.sh.Gallery == nil {
 		return
 	}
-	if g.Cmp == nil {
-		g.Cmp = compare.New(g.sh, imagefile.Describe, g.OpenCompare, func(c *compare.View) {
-			if g.Cmp == c {
-				g.Cmp = nil
+	if g.cmp == nil {
+		g.cmp = compare.New(g.sh, imagefile.Describe, g.openCompare, func(c *compare.View) {
+			if g.cmp == c {
+				g.cmp = nil
 			}
 		})
 	}
-	g.Cmp.Open(a, b)
+	g.cmp.Open(a, b)
 }

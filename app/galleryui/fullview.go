@@ -16,13 +16,13 @@ import (
 // zoomHelp is the zoom bar's hint.
 const zoomHelp = "Scroll to zoom, drag to move, ← → for the other images"
 
-// ZoomBar is the row under a widgets.ZoomImage: a hint, the zoom level, which switches between
+// zoomBar is the row under a widgets.ZoomImage: a hint, the zoom level, which switches between
 // fitted and actual size, and the zoom buttons (with tooltips).
-type ZoomBar struct {
-	Image   *widgets.ZoomImage
+type zoomBar struct {
+	img     *widgets.ZoomImage
 	hint    *widget.Label
 	Level   *widget.Button
-	Out, In *widgets.TipButton
+	out, in *widgets.TipButton
 	extra   *widgets.TipButton // full-size view, or close in the full-size window
 	// controls holds the zoom buttons; box is the whole bar.
 	controls, box *fyne.Container
@@ -33,14 +33,14 @@ type ZoomBar struct {
 
 // newZoomBar builds the bar for z, its tooltips shown in tips; extraIcon, extraTip and
 // extra add a last button.
-func newZoomBar(tips *widgets.TipLayer, z *widgets.ZoomImage, extraIcon fyne.Resource, extraTip string, extra func()) *ZoomBar {
-	b := &ZoomBar{Image: z}
+func newZoomBar(tips *widgets.TipLayer, z *widgets.ZoomImage, extraIcon fyne.Resource, extraTip string, extra func()) *zoomBar {
+	b := &zoomBar{img: z}
 	b.hint = widget.NewLabel(zoomHelp)
 	b.hint.SizeName = theme.SizeNameCaptionText
 	b.hint.Truncation = fyne.TextTruncateEllipsis
 	b.hint.Importance = widget.LowImportance
-	b.Out = widgets.NewTipButton(tips, theme.ZoomOutIcon(), "Zoom out (−)", z.ZoomOut)
-	b.In = widgets.NewTipButton(tips, theme.ZoomInIcon(), "Zoom in (+)", z.ZoomIn)
+	b.out = widgets.NewTipButton(tips, theme.ZoomOutIcon(), "Zoom out (−)", z.ZoomOut)
+	b.in = widgets.NewTipButton(tips, theme.ZoomInIcon(), "Zoom in (+)", z.ZoomIn)
 	b.extra = widgets.NewTipButton(tips, extraIcon, extraTip, extra)
 	b.Level = widget.NewButton("Fit", func() { z.ToggleActual(z.Pivot()) })
 	b.Level.Importance = widget.LowImportance
@@ -50,7 +50,7 @@ func newZoomBar(tips *widgets.TipLayer, z *widgets.ZoomImage, extraIcon fyne.Res
 	probe := widget.NewButton("Fit (1000%)", nil)
 	levelWidth := canvas.NewRectangle(color.Transparent)
 	levelWidth.SetMinSize(fyne.NewSize(probe.MinSize().Width, 0))
-	b.controls = container.NewHBox(b.Out, container.NewStack(levelWidth, b.Level), b.In, b.extra)
+	b.controls = container.NewHBox(b.out, container.NewStack(levelWidth, b.Level), b.in, b.extra)
 	b.box = container.NewBorder(nil, nil, nil, b.controls, b.hint)
 	b.refresh()
 	return b
@@ -58,49 +58,49 @@ func newZoomBar(tips *widgets.TipLayer, z *widgets.ZoomImage, extraIcon fyne.Res
 
 // refresh shows the zoom level: "Fit" while fitted, else the percentage (the level
 // button then switches back to fit).
-func (b *ZoomBar) refresh() {
+func (b *zoomBar) refresh() {
 	switch {
-	case b.Image.Image == nil:
+	case b.img.Image == nil:
 		b.Level.SetText("Fit")
 	case b.preview != nil && b.preview():
 		b.Level.SetText("Preview")
-	case b.Image.Fitted():
-		b.Level.SetText(fmt.Sprintf("Fit (%d%%)", b.Image.Percent()))
+	case b.img.Fitted():
+		b.Level.SetText(fmt.Sprintf("Fit (%d%%)", b.img.Percent()))
 	default:
-		b.Level.SetText(fmt.Sprintf("%d%%", b.Image.Percent()))
+		b.Level.SetText(fmt.Sprintf("%d%%", b.img.Percent()))
 	}
 }
 
 // fullView is the full-size window: the shown image filling the screen, with the same
 // zoom and keys as the viewer; Esc closes it.
 type fullView struct {
-	Win  fyne.Window
-	Zoom *ZoomBar
+	win  fyne.Window
+	zoom *zoomBar
 }
 
-// OpenFullView shows the shown image in its own full-screen window (or brings that
+// openFullView shows the shown image in its own full-screen window (or brings that
 // window forward).
-func (v *Viewer) OpenFullView() {
-	if v.Full != nil {
-		v.Full.Win.RequestFocus()
+func (v *Viewer) openFullView() {
+	if v.full != nil {
+		v.full.win.RequestFocus()
 		return
 	}
 	if v.Image.Image == nil {
 		return
 	}
 	title := "Kleinbild"
-	if v.ShownOK && !v.FollowRun {
+	if v.ShownOK && !v.followRun {
 		title = v.Shown.File + " – Kleinbild"
 	}
 	w := v.sh.App.NewWindow(title)
 	z := widgets.NewZoomImage()
-	f := &fullView{Win: w}
+	f := &fullView{win: w}
 	tips := widgets.NewTipLayer(w.Canvas(), v.sh.Post)
-	f.Zoom = newZoomBar(tips, z, theme.CancelIcon(), "Close (Esc)", w.Close)
-	f.Zoom.preview = v.showsPreview
-	f.Zoom.refresh()
+	f.zoom = newZoomBar(tips, z, theme.CancelIcon(), "Close (Esc)", w.Close)
+	f.zoom.preview = v.showsPreview
+	f.zoom.refresh()
 	z.SetImage(v.Image.Image)
-	w.SetContent(tips.Wrap(container.NewBorder(nil, container.NewPadded(f.Zoom.box), nil, nil, z)))
+	w.SetContent(tips.Wrap(container.NewBorder(nil, container.NewPadded(f.zoom.box), nil, nil, z)))
 	w.Canvas().SetOnTypedKey(func(ev *fyne.KeyEvent) {
 		if ev.Name == fyne.KeyEscape {
 			w.Close()
@@ -109,11 +109,11 @@ func (v *Viewer) OpenFullView() {
 		v.typedKey(w.Canvas(), z, ev)
 	})
 	w.SetOnClosed(func() {
-		if v.Full == f {
-			v.Full = nil
+		if v.full == f {
+			v.full = nil
 		}
 	})
-	v.Full = f
+	v.full = f
 	w.Resize(v.sh.ChildSize(fyne.NewSize(1200, 900)))
 	w.SetFullScreen(true)
 	w.Show()

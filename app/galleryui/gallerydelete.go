@@ -78,6 +78,9 @@ func (g *View) DeleteEntries(es []gallery.Entry) {
 	}()
 }
 
+// Deleting reports whether file is being moved to the trash (its deletion has not ended).
+func (g *View) Deleting(file string) bool { return g.pendingDel[file] }
+
 func reversed(es []gallery.Entry) []gallery.Entry {
 	out := slices.Clone(es)
 	slices.Reverse(out)
@@ -102,7 +105,7 @@ func (g *View) showUndo(batch, msg string) {
 // showUndoBar shows the strip for the last deletion that can be undone, or hides it.
 func (g *View) showUndoBar() {
 	if len(g.undos) == 0 {
-		g.UndoBar.Hide()
+		g.undoBar.Hide()
 	} else {
 		last := g.undos[len(g.undos)-1]
 		msg := last.msg
@@ -110,14 +113,14 @@ func (g *View) showUndoBar() {
 			msg += fmt.Sprintf(" (%d deletions can be undone)", n)
 		}
 		g.undoText.SetText(msg)
-		g.UndoBar.Show()
+		g.undoBar.Show()
 	}
 	g.Root.Refresh() // the strip takes or gives back its room at the bottom
 }
 
 // hideUndo closes the strip; Ctrl+Z still undoes.
 func (g *View) hideUndo() {
-	g.UndoBar.Hide()
+	g.undoBar.Hide()
 	g.Root.Refresh()
 }
 

@@ -118,13 +118,13 @@ func (g *View) setFilters(model string, size gallery.Size, p gallery.Period) {
 
 // showFilterMenu opens the Filter menu under its button.
 func (g *View) showFilterMenu() {
-	if g.Menu != nil {
-		g.Menu.Hide()
+	if g.menu != nil {
+		g.menu.Hide()
 	}
 	c := g.sh.Win.Canvas()
-	g.Menu = widget.NewPopUpMenu(g.filterMenu(), c)
+	g.menu = widget.NewPopUpMenu(g.filterMenu(), c)
 	pos := fyne.CurrentApp().Driver().AbsolutePositionForObject(g.filterBtn)
-	g.Menu.ShowAtPosition(pos.Add(fyne.NewPos(0, g.filterBtn.Size().Height)))
+	g.menu.ShowAtPosition(pos.Add(fyne.NewPos(0, g.filterBtn.Size().Height)))
 }
 
 // filterMenu is the Filter menu: the models and sizes the gallery's index holds, the date

@@ -105,7 +105,7 @@ func TestGalleryFilterMenu(t *testing.T) {
 	h, _ := sortHarness(t, t.TempDir())
 	g := &h.ui.gal
 	test.Tap(g.filterBtn)
-	if g.Menu == nil || !g.Menu.Visible() {
+	if g.menu == nil || !g.menu.Visible() {
 		t.Fatal("the Filter menu did not open")
 	}
 	m := g.filterMenu()

@@ -62,20 +62,20 @@ type View struct {
 	selLabel   *widget.Label
 	DeleteSel  *widget.Button
 	CompareSel *widget.Button  // A/B compare of two checked images (compare.go)
-	Cmp        *compare.View   // the open A/B window, or nil
+	cmp        *compare.View   // the open A/B window, or nil
 	pendingDel map[string]bool // files whose deletion is under way
 
 	// The Undo strip of the last deletion; undos holds every deletion of this session
 	// that can still be undone, the last one last.
-	UndoBar  *fyne.Container
+	undoBar  *fyne.Container
 	undoText *widget.Label
 	UndoBtn  *widget.Button
 	undos    []undoItem
 
-	// Menu is the open (or last) context menu of a cell.
-	Menu *widget.PopUpMenu
-	// RevealFile shows a file in the file manager (nil: reveal.File; tests replace it).
-	RevealFile func(path string) error
+	// menu is the open (or last) context menu of a cell.
+	menu *widget.PopUpMenu
+	// revealFile shows a file in the file manager (nil: reveal.File; tests replace it).
+	revealFile func(path string) error
 	Hidden     hiddenNotice // says when the filter hides images just made (gallerynotice.go)
 
 	// cellIDs is the grid item each cell last showed (-1: none), rowHeight the height of a
@@ -166,8 +166,8 @@ func (g *View) Build() fyne.CanvasObject {
 	g.undoText.Truncation = fyne.TextTruncateEllipsis
 	g.UndoBtn = widget.NewButtonWithIcon("Undo", theme.ContentUndoIcon(), g.undo)
 	closeUndo := widgets.NewTipButton(g.sh.Tips, theme.CancelIcon(), "Close", g.hideUndo)
-	g.UndoBar = container.NewPadded(container.NewBorder(nil, nil, nil, container.NewHBox(g.UndoBtn, closeUndo), g.undoText))
-	g.UndoBar.Hide()
+	g.undoBar = container.NewPadded(container.NewBorder(nil, nil, nil, container.NewHBox(g.UndoBtn, closeUndo), g.undoText))
+	g.undoBar.Hide()
 
 	// Fyne 2.7 sends Ctrl+Z (Cmd+Z) as fyne.ShortcutUndo; the custom one is for drivers
 	// that do not.
@@ -176,7 +176,7 @@ func (g *View) Build() fyne.CanvasObject {
 		func(fyne.Shortcut) { g.undo() })
 	g.addSelectAllShortcuts(g.sh.Win.Canvas())
 	body := container.NewStack(g.Grid, widgets.NewWheelLayer(g.wheel), g.Empty, container.NewCenter(container.NewGridWrap(fyne.NewSize(220, 80), g.noMatch)))
-	g.Root = container.NewBorder(container.NewPadded(g.header), container.NewVBox(g.UndoBar, g.TrashBar), nil, nil, body)
+	g.Root = container.NewBorder(container.NewPadded(g.header), container.NewVBox(g.undoBar, g.TrashBar), nil, nil, body)
 	return g.Root
 }
 
@@ -456,15 +456,15 @@ func (g *View) showCellMenu(file string, at fyne.Position) {
 	if !ok || g.sh.Gallery == nil {
 		return
 	}
-	if g.Menu != nil {
-		g.Menu.Hide()
+	if g.menu != nil {
+		g.menu.Hide()
 	}
-	g.Menu = widget.NewPopUpMenu(g.CellMenu(e), g.sh.Win.Canvas())
-	g.Menu.ShowAtPosition(at)
+	g.menu = widget.NewPopUpMenu(g.cellMenu(e), g.sh.Win.Canvas())
+	g.menu.ShowAtPosition(at)
 }
 
-// CellMenu is the context menu of the gallery image e.
-func (g *View) CellMenu(e gallery.Entry) *fyne.Menu {
+// cellMenu is the context menu of the gallery image e.
+func (g *View) cellMenu(e gallery.Entry) *fyne.Menu {
 	sh := g.sh
 	path := sh.Gallery.Path(e)
 	item := func(label string, icon fyne.Resource, action func()) *fyne.MenuItem {
@@ -497,7 +497,7 @@ func (g *View) copyEntryImage(e gallery.Entry) { g.View.CopyImage(e, nil) }
 
 // revealEntry shows the gallery image e in the system file manager.
 func (g *View) revealEntry(e gallery.Entry) {
-	show := g.RevealFile
+	show := g.revealFile
 	if show == nil {
 		show = reveal.File
 	}

@@ -33,7 +33,7 @@ func TestDeleteToTrashAndUndo(t *testing.T) {
 	if top := h.win.Canvas().Overlays().Top(); top != nil {
 		t.Fatal("deleting asked for confirmation although it can be undone")
 	}
-	h.waitFor("the image to go", 5*time.Second, func() bool { return len(u.gal.Visible) == 2 && u.gal.UndoBar.Visible() })
+	h.waitFor("the image to go", 5*time.Second, func() bool { return len(u.gal.Visible) == 2 && u.gal.undoBar.Visible() })
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
 		t.Errorf("the file is still in the gallery folder: %v", err)
 	}
@@ -54,7 +54,7 @@ func TestDeleteToTrashAndUndo(t *testing.T) {
 
 	test.Tap(u.gal.UndoBtn)
 	// Wait for what the UI shows (the storage is restored a moment before the UI hears of it).
-	h.waitFor("the image to come back", 5*time.Second, func() bool { return len(u.gal.Visible) == 3 && !u.gal.UndoBar.Visible() })
+	h.waitFor("the image to come back", 5*time.Second, func() bool { return len(u.gal.Visible) == 3 && !u.gal.undoBar.Visible() })
 	h.settle()
 	if _, err := os.Stat(path); err != nil {
 		t.Fatalf("file not restored: %v", err)
@@ -62,8 +62,8 @@ func TestDeleteToTrashAndUndo(t *testing.T) {
 	if got := visiblePrompts(u); !slices.Equal(got, []string{"a green forest", "a blue sea", "a red castle"}) {
 		t.Errorf("grid shows %q after undo", got)
 	}
-	if !u.view.ShownOK || u.view.Shown.File != "img-01.png" || u.gal.UndoBar.Visible() {
-		t.Errorf("after undo: viewer shows %q, undo strip visible %v", u.view.Shown.File, u.gal.UndoBar.Visible())
+	if !u.view.ShownOK || u.view.Shown.File != "img-01.png" || u.gal.undoBar.Visible() {
+		t.Errorf("after undo: viewer shows %q, undo strip visible %v", u.view.Shown.File, u.gal.undoBar.Visible())
 	}
 	raw, err := os.ReadFile(filepath.Join(data, "gallery", gallery.IndexName))
 	if err != nil || !strings.Contains(string(raw), `"img-01.png"`) {
@@ -183,7 +183,7 @@ func TestMultiSelectDeleteAndUndo(t *testing.T) {
 		t.Error("unchecked cell shows no empty check box")
 	}
 	test.Tap(g.DeleteSel)
-	h.waitFor("the images to go", 5*time.Second, func() bool { return len(u.gal.Visible) == 3 && g.UndoBar.Visible() })
+	h.waitFor("the images to go", 5*time.Second, func() bool { return len(u.gal.Visible) == 3 && g.undoBar.Visible() })
 	if g.selecting {
 		t.Error("still in selection mode after deleting")
 	}
@@ -354,13 +354,13 @@ func TestUndoSeveralDeletions(t *testing.T) {
 	ctrlZ()
 	h.waitFor("the second image back", 5*time.Second, func() bool { return u.Gallery.IndexOf("img-02.png") >= 0 })
 	h.settle()
-	if u.Gallery.IndexOf("img-00.png") >= 0 || !u.gal.UndoBar.Visible() || !strings.Contains(u.gal.undoText.Text, "img-00.png") {
-		t.Fatalf("after one undo: strip visible %v says %q", u.gal.UndoBar.Visible(), u.gal.undoText.Text)
+	if u.Gallery.IndexOf("img-00.png") >= 0 || !u.gal.undoBar.Visible() || !strings.Contains(u.gal.undoText.Text, "img-00.png") {
+		t.Fatalf("after one undo: strip visible %v says %q", u.gal.undoBar.Visible(), u.gal.undoText.Text)
 	}
 	ctrlZ()
 	h.waitFor("the first image back", 5*time.Second, func() bool { return u.Gallery.IndexOf("img-00.png") >= 0 })
 	h.settle()
-	if u.Gallery.Len() != 3 || u.gal.UndoBar.Visible() {
-		t.Errorf("after two undos: %d images, strip visible %v", u.Gallery.Len(), u.gal.UndoBar.Visible())
+	if u.Gallery.Len() != 3 || u.gal.undoBar.Visible() {
+		t.Errorf("after two undos: %d images, strip visible %v", u.Gallery.Len(), u.gal.undoBar.Visible())
 	}
 }

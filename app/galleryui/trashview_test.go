@@ -25,7 +25,7 @@ func TestTrashViewRestoresAndEmpties(t *testing.T) {
 		u.gal.DeleteEntry(e)
 		h.waitFor("the deletion", 5*time.Second, func() bool { return u.Gallery.IndexOf(f) < 0 && len(u.gal.undos) == i+1 })
 	}
-	tv := u.gal.ShowTrash()
+	tv := u.gal.showTrash()
 	h.settle()
 	if len(tv.Parts().Items) != 3 || tv.Parts().Items[0].Entry.File != "img-02.png" || !strings.Contains(tv.Parts().Count.Text, "3 images") {
 		t.Fatalf("the trash lists %d (%q)", len(tv.Parts().Items), tv.Parts().Count.Text)
@@ -78,8 +78,8 @@ func TestTrashViewRestoresAndEmpties(t *testing.T) {
 	tv.Parts().Confirm.Confirm()
 	h.waitFor("the trash emptied", 5*time.Second, func() bool { return u.Gallery.TrashLen() == 0 && len(tv.Parts().Items) == 0 })
 	h.settle()
-	if len(u.gal.undos) != 0 || u.gal.UndoBar.Visible() {
-		t.Errorf("after emptying: %d undo steps, strip visible %v", len(u.gal.undos), u.gal.UndoBar.Visible())
+	if len(u.gal.undos) != 0 || u.gal.undoBar.Visible() {
+		t.Errorf("after emptying: %d undo steps, strip visible %v", len(u.gal.undos), u.gal.undoBar.Visible())
 	}
 	des, _ := os.ReadDir(filepath.Join(data, "trash"))
 	for _, de := range des {
@@ -101,7 +101,7 @@ func TestTrashViewRestoreAll(t *testing.T) {
 		u.gal.DeleteEntry(e)
 		h.waitFor("the deletion", 5*time.Second, func() bool { return u.Gallery.IndexOf(f) < 0 })
 	}
-	tv := u.gal.ShowTrash()
+	tv := u.gal.showTrash()
 	test.Tap(tv.Parts().RestoreAll)
 	h.waitFor("both back", 5*time.Second, func() bool { return u.Gallery.Len() == 2 && len(tv.Parts().Items) == 0 })
 }

@@ -44,19 +44,19 @@ func (v *Viewer) buildActions() *fyne.Container {
 	copyPath := widgets.NewTipButton(tips, theme.ContentPasteIcon(), "Copy path", v.copyShownPath)
 	saveAs := widgets.NewTipButton(tips, theme.DocumentSaveIcon(), "Save as…", v.saveShownAs)
 	folder := widgets.NewTipButton(tips, theme.FolderOpenIcon(), "Show in folder", v.revealShown)
-	v.ActionBtns = []*widgets.TipButton{v.ReuseBtn, v.SeedBtn, asRef, larger, inpaint, v.copyImageBtn, v.DeleteBtn, copyPath, saveAs, folder}
+	v.actionBtns = []*widgets.TipButton{v.ReuseBtn, v.SeedBtn, asRef, larger, inpaint, v.copyImageBtn, v.DeleteBtn, copyPath, saveAs, folder}
 	v.MoreBtn = widgets.NewTipButton(tips, theme.MoreHorizontalIcon(), "More actions", v.showActionMenu)
-	objs := make([]fyne.CanvasObject, 0, len(v.ActionBtns)+1)
-	for _, b := range v.ActionBtns {
+	objs := make([]fyne.CanvasObject, 0, len(v.actionBtns)+1)
+	for _, b := range v.actionBtns {
 		objs = append(objs, b)
 	}
 	return container.New(widgets.OverflowRow{}, append(objs, v.MoreBtn)...)
 }
 
-// ActionMenuItems are the toolbar's actions as menu items, disabled where their button is.
-func (v *Viewer) ActionMenuItems() []*fyne.MenuItem {
-	items := make([]*fyne.MenuItem, 0, len(v.ActionBtns))
-	for _, b := range v.ActionBtns {
+// actionMenuItems are the toolbar's actions as menu items, disabled where their button is.
+func (v *Viewer) actionMenuItems() []*fyne.MenuItem {
+	items := make([]*fyne.MenuItem, 0, len(v.actionBtns))
+	for _, b := range v.actionBtns {
 		it := fyne.NewMenuItem(b.Tip, b.OnTapped)
 		it.Icon = b.Icon
 		it.Disabled = b.Disabled()
@@ -68,9 +68,9 @@ func (v *Viewer) ActionMenuItems() []*fyne.MenuItem {
 // showActionMenu opens the "More" menu under its button.
 func (v *Viewer) showActionMenu() {
 	c := v.sh.Win.Canvas()
-	v.ActionMenu = widget.NewPopUpMenu(fyne.NewMenu("", v.ActionMenuItems()...), c)
+	v.actionMenu = widget.NewPopUpMenu(fyne.NewMenu("", v.actionMenuItems()...), c)
 	pos := fyne.CurrentApp().Driver().AbsolutePositionForObject(v.MoreBtn)
-	v.ActionMenu.ShowAtPosition(pos.Add(fyne.NewPos(0, v.MoreBtn.Size().Height)))
+	v.actionMenu.ShowAtPosition(pos.Add(fyne.NewPos(0, v.MoreBtn.Size().Height)))
 }
 
 // OpenInpaint opens Inpaint mode for the image the viewer shows, in a window of its own,

@@ -56,6 +56,8 @@ type GalleryNav interface {
 	SelectAndScroll(file string)
 	DeleteEntry(e gallery.Entry)
 	DeleteShown()
+	// Deleting reports whether file is being moved to the trash.
+	Deleting(file string) bool
 }
 
 // GalleryDeps is what the gallery grid uses of the other components; UI.wire gives it.

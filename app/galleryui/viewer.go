@@ -37,8 +37,8 @@ type Viewer struct {
 	// Shown is the gallery entry in the viewer, when ShownOK.
 	Shown   gallery.Entry
 	ShownOK bool
-	// FollowRun is true while the viewer shows the running generation's preview.
-	FollowRun bool
+	// followRun is true while the viewer shows the running generation's preview.
+	followRun bool
 
 	// Image shows the run's preview or the selected image, zoomable.
 	Image        *widgets.ZoomImage
@@ -53,27 +53,27 @@ type Viewer struct {
 	Info          *fyne.Container
 	Prompt        *widget.Label
 	Details       *widget.Label
-	Lineage       *fyne.Container
+	lineage       *fyne.Container
 	DeleteBtn     *widgets.TipButton
 	// ReuseBtn and SeedBtn restore the shown image's settings; disabled for an image
 	// without Kleinbild metadata, which has none.
 	ReuseBtn, SeedBtn *widgets.TipButton
 	copyImageBtn      *widgets.TipButton
 	// Actions is the toolbar of the shown image, beside the zoom buttons (viewactions.go):
-	// ActionBtns in order, then MoreBtn, whose menu (ActionMenu once opened) lists them all.
+	// actionBtns in order, then MoreBtn, whose menu (actionMenu once opened) lists them all.
 	Actions    *fyne.Container
-	ActionBtns []*widgets.TipButton
+	actionBtns []*widgets.TipButton
 	MoreBtn    *widgets.TipButton
-	ActionMenu *widget.PopUpMenu
+	actionMenu *widget.PopUpMenu
 	busy       *widget.Activity
 	busyBox    *fyne.Container
 
 	// Zoom is the zoom bar under the image: its hint, zoom level and buttons.
-	Zoom *ZoomBar
-	// Full is the open full-size window, or nil.
-	Full *fullView
-	// CopyPNG puts PNG data on the system clipboard (tests replace it).
-	CopyPNG func(png []byte) error
+	Zoom *zoomBar
+	// full is the open full-size window, or nil.
+	full *fullView
+	// copyPNG puts PNG data on the system clipboard (tests replace it).
+	copyPNG func(png []byte) error
 }
 
 // StarChanged takes a changed star of the gallery image e: the shown copy follows.
@@ -84,10 +84,10 @@ func (v *Viewer) StarChanged(e gallery.Entry) {
 }
 
 // FollowsRun reports whether the viewer shows the running generation's previews.
-func (v *Viewer) FollowsRun() bool { return v.FollowRun }
+func (v *Viewer) FollowsRun() bool { return v.followRun }
 
 // SetFollowRun makes the viewer follow the running generation, or stop following it.
-func (v *Viewer) SetFollowRun(follow bool) { v.FollowRun = follow }
+func (v *Viewer) SetFollowRun(follow bool) { v.followRun = follow }
 
 // ShownEntry is the gallery image shown, if any.
 func (v *Viewer) ShownEntry() (gallery.Entry, bool) { return v.Shown, v.ShownOK }
@@ -95,7 +95,7 @@ func (v *Viewer) ShownEntry() (gallery.Entry, bool) { return v.Shown, v.ShownOK 
 // BatchMark is the file the run's grid outlines: the gallery image shown, or "" while
 // none is or the viewer follows a run.
 func (v *Viewer) BatchMark() string {
-	if v.ShownOK && !v.FollowRun {
+	if v.ShownOK && !v.followRun {
 		return v.Shown.File
 	}
 	return ""
@@ -121,21 +121,21 @@ func (v *Viewer) ShowRunPhase(p jobs.Phase) {
 // SetImage shows img (nil for none) in the viewer and the full-size window.
 func (v *Viewer) SetImage(img image.Image) {
 	v.Image.SetImage(img)
-	if v.Full != nil {
-		v.Full.Zoom.Image.SetImage(img)
+	if v.full != nil {
+		v.full.zoom.img.SetImage(img)
 	}
 }
 
 // fitImage shows the whole image again, in the viewer and the full-size window.
 func (v *Viewer) fitImage() {
 	v.Image.Fit()
-	if v.Full != nil {
-		v.Full.Zoom.Image.Fit()
+	if v.full != nil {
+		v.full.zoom.img.Fit()
 	}
 }
 
 func (v *Viewer) Build() fyne.CanvasObject {
-	v.CopyPNG = (&imageclip.Clipboard{}).WritePNG
+	v.copyPNG = (&imageclip.Clipboard{}).WritePNG
 	v.Image = widgets.NewZoomImage()
 
 	v.Bar = widget.NewProgressBar()
@@ -155,7 +155,7 @@ func (v *Viewer) Build() fyne.CanvasObject {
 	v.busy = widget.NewActivity()
 	v.busyBox = container.NewCenter(container.NewGridWrap(fyne.NewSquareSize(48), v.busy))
 	v.busyBox.Hide()
-	v.Zoom = newZoomBar(v.sh.Tips, v.Image, theme.ViewFullScreenIcon(), "Full-size view (F)", v.OpenFullView)
+	v.Zoom = newZoomBar(v.sh.Tips, v.Image, theme.ViewFullScreenIcon(), "Full-size view (F)", v.openFullView)
 	v.Zoom.preview = v.showsPreview
 	v.Actions = v.buildActions() // viewactions.go
 	// The toolbar shares the zoom bar's row; its hint shows while the toolbar does not.
@@ -175,9 +175,9 @@ func (v *Viewer) Build() fyne.CanvasObject {
 	v.Details = widget.NewLabel("")
 	v.Details.Wrapping = fyne.TextWrapWord
 	v.Details.SizeName = theme.SizeNameCaptionText
-	v.Lineage = container.NewHBox()
+	v.lineage = container.NewHBox()
 
-	v.Info = container.NewVBox(v.Prompt, v.Details, v.Lineage)
+	v.Info = container.NewVBox(v.Prompt, v.Details, v.lineage)
 	v.Info.Hide()
 	v.Actions.Hide()
 
@@ -267,7 +267,7 @@ func (v *Viewer) buildEmptyGuide() fyne.CanvasObject {
 
 // Update shows the right part of the viewer for the current state.
 func (v *Viewer) Update() {
-	live := v.FollowRun && (v.Running() || v.Image.Image != nil)
+	live := v.followRun && (v.Running() || v.Image.Image != nil)
 	modelOK := v.ModelUsable()
 	switch {
 	case live || v.ShownOK:
@@ -288,7 +288,7 @@ func (v *Viewer) Update() {
 	} else {
 		v.Progress.Hide()
 	}
-	if v.Running() && v.FollowRun && v.Image.Image == nil {
+	if v.Running() && v.followRun && v.Image.Image == nil {
 		v.busyBox.Show()
 		v.busy.Start()
 	} else {
@@ -306,24 +306,24 @@ func (v *Viewer) Update() {
 	}
 	v.MarkBatch(v.BatchMark()) // the run's grid outlines the image shown
 	v.Zoom.refresh()           // "Preview" comes and goes with the run
-	if v.Full != nil {
-		v.Full.Zoom.refresh()
+	if v.full != nil {
+		v.full.zoom.refresh()
 	}
 }
 
 // showsPreview reports whether the image shown is a running generation's preview.
-func (v *Viewer) showsPreview() bool { return v.FollowRun && v.Running() }
+func (v *Viewer) showsPreview() bool { return v.followRun && v.Running() }
 
 // ShowEntry puts a gallery image in the viewer; full is its decoded image when at hand.
 func (v *Viewer) ShowEntry(e gallery.Entry, full image.Image) {
-	if !v.ShownOK || v.Shown.File != e.File || v.FollowRun {
+	if !v.ShownOK || v.Shown.File != e.File || v.followRun {
 		v.fitImage() // a new image starts fitted
 	}
 	v.Shown, v.ShownOK = e, true
-	v.FollowRun = false
+	v.followRun = false
 	v.sh.RememberViewed(e.File)
-	if v.Full != nil {
-		v.Full.Win.SetTitle(e.File + " – Kleinbild")
+	if v.full != nil {
+		v.full.win.SetTitle(e.File + " – Kleinbild")
 	}
 	path := v.sh.Gallery.Path(e)
 	if e.HasMeta {
@@ -348,14 +348,17 @@ func (v *Viewer) ShowEntry(e gallery.Entry, full image.Image) {
 		go func() {
 			img, err := thumbcache.DecodeFile(path)
 			v.sh.Post(func() {
-				if !v.ShownOK || v.Shown.File != e.File || v.FollowRun {
+				if !v.ShownOK || v.Shown.File != e.File || v.followRun {
 					return
 				}
-				if err != nil {
+				switch {
+				case err != nil && v.Gal.Deleting(e.File):
+					// Deleted while it was read: the viewer moves on once the deletion ends.
+				case err != nil:
 					v.sh.ShowError(err)
-					return
+				default:
+					v.SetImage(img)
 				}
-				v.SetImage(img)
 			})
 		}()
 	}
@@ -407,12 +410,12 @@ func (v *Viewer) showLineage(e gallery.Entry) {
 	}
 	add("Made from", v.sh.Gallery.Parents(e))
 	add("Used in", v.sh.Gallery.Children(e))
-	v.Lineage.Objects = objs
-	v.Lineage.Refresh()
+	v.lineage.Objects = objs
+	v.lineage.Refresh()
 	if len(objs) == 0 {
-		v.Lineage.Hide()
+		v.lineage.Hide()
 	} else {
-		v.Lineage.Show()
+		v.lineage.Show()
 	}
 }
 
@@ -463,7 +466,7 @@ func (v *Viewer) copyShownImage() {
 // CopyImage puts the pixels of gallery image e on the clipboard (read and encoded off the
 // UI goroutine) and says how it went; done, when set, runs afterwards on the UI goroutine.
 func (v *Viewer) CopyImage(e gallery.Entry, done func()) {
-	path, write := v.sh.Gallery.Path(e), v.CopyPNG
+	path, write := v.sh.Gallery.Path(e), v.copyPNG
 	v.sh.BG.Add(1)
 	go func() {
 		defer v.sh.BG.Done()
@@ -516,7 +519,7 @@ func (v *Viewer) typedKey(c fyne.Canvas, z *widgets.ZoomImage, ev *fyne.KeyEvent
 		z.Actual()
 	case fyne.KeyF:
 		if c == v.sh.Win.Canvas() {
-			v.OpenFullView()
+			v.openFullView()
 		}
 	}
 }
@@ -524,7 +527,7 @@ func (v *Viewer) typedKey(c fyne.Canvas, z *widgets.ZoomImage, ev *fyne.KeyEvent
 // step shows the image delta places from the shown one: along the run's grid while the
 // shown image is one of its tiles, else along the gallery (browse).
 func (v *Viewer) step(delta int) {
-	if v.ShownOK && !v.FollowRun && v.BatchStep != nil {
+	if v.ShownOK && !v.followRun && v.BatchStep != nil {
 		if next, ok := v.BatchStep(v.Shown.File, delta); ok {
 			if next != v.Shown.File {
 				v.Gal.SelectEntry(next, nil)
@@ -541,7 +544,7 @@ func (v *Viewer) browse(delta int) {
 	if v.sh.Gallery == nil {
 		return
 	}
-	if !v.ShownOK || v.FollowRun {
+	if !v.ShownOK || v.followRun {
 		if vis := v.Gal.VisibleEntries(); len(vis) > 0 && !v.Running() {
 			v.Gal.SelectEntry(vis[0].File, nil)
 		}
@@ -571,7 +574,7 @@ func (v *Viewer) neighbour(e gallery.Entry, delta int) (gallery.Entry, bool) {
 // deleteShownNow moves the shown image to the trash (the Delete key); the gallery then
 // shows its neighbour (see View.DeleteEntry).
 func (v *Viewer) deleteShownNow() {
-	if !v.ShownOK || v.FollowRun {
+	if !v.ShownOK || v.followRun {
 		return
 	}
 	v.Gal.DeleteEntry(v.Shown)

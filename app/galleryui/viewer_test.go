@@ -47,38 +47,38 @@ func TestFullSizeView(t *testing.T) {
 	h.waitShownImage(first)
 
 	key(h.win.Canvas(), fyne.KeyF)
-	f := u.view.Full
+	f := u.view.full
 	if f == nil {
 		t.Fatal("F did not open the full-size view")
 	}
-	if f.Zoom.Image.Image != u.view.Image.Image || !strings.Contains(f.Win.Title(), first.File) {
-		t.Errorf("full-size view shows another image, title %q", f.Win.Title())
+	if f.zoom.img.Image != u.view.Image.Image || !strings.Contains(f.win.Title(), first.File) {
+		t.Errorf("full-size view shows another image, title %q", f.win.Title())
 	}
-	fc := f.Win.Canvas()
+	fc := f.win.Canvas()
 	key(fc, fyne.KeyPlus)
-	if f.Zoom.Image.Fitted() || !u.view.Image.Fitted() {
+	if f.zoom.img.Fitted() || !u.view.Image.Fitted() {
 		t.Error("+ in the full-size view should zoom it, not the viewer")
 	}
 	key(fc, fyne.KeyRight)
 	h.waitShownImage(second)
-	if f.Zoom.Image.Image != u.view.Image.Image || !f.Zoom.Image.Fitted() || !strings.Contains(f.Win.Title(), second.File) {
+	if f.zoom.img.Image != u.view.Image.Image || !f.zoom.img.Fitted() || !strings.Contains(f.win.Title(), second.File) {
 		t.Errorf("→ in the full-size view: its image follows %v, fitted %v, title %q",
-			f.Zoom.Image.Image == u.view.Image.Image, f.Zoom.Image.Fitted(), f.Win.Title())
+			f.zoom.img.Image == u.view.Image.Image, f.zoom.img.Fitted(), f.win.Title())
 	}
 	test.Tap(u.view.Zoom.extra) // brings the open window forward
-	if u.view.Full != f {
+	if u.view.full != f {
 		t.Error("a second full-size view was opened")
 	}
 	key(fc, fyne.KeyEscape)
-	if u.view.Full != nil {
+	if u.view.full != nil {
 		t.Error("Esc did not close the full-size view")
 	}
 	test.Tap(u.view.Zoom.extra)
-	if u.view.Full == nil {
+	if u.view.full == nil {
 		t.Fatal("the full-size button did not open the view")
 	}
-	test.Tap(u.view.Full.Zoom.extra)
-	if u.view.Full != nil {
+	test.Tap(u.view.full.zoom.extra)
+	if u.view.full != nil {
 		t.Error("the close button did not close the full-size view")
 	}
 }
@@ -94,7 +94,7 @@ func TestCopyImagePutsThePixelsOnTheClipboard(t *testing.T) {
 	u := h.ui
 	var mu sync.Mutex
 	var got []byte
-	u.view.CopyPNG = func(b []byte) error {
+	u.view.copyPNG = func(b []byte) error {
 		mu.Lock()
 		defer mu.Unlock()
 		got = b
@@ -130,7 +130,7 @@ func TestCopyImagePutsThePixelsOnTheClipboard(t *testing.T) {
 	}
 
 	// A clipboard that fails gives a message, not a crash.
-	u.view.CopyPNG = func([]byte) error { return errors.New("no display") }
+	u.view.copyPNG = func([]byte) error { return errors.New("no display") }
 	test.Tap(findButton(u.view.Actions, "Copy image"))
 	h.waitFor("the error", 5*time.Second, func() bool { return u.ErrorText() != "" })
 	if msg := u.ErrorText(); !strings.Contains(msg, "could not be copied to the clipboard") || !strings.Contains(msg, "no display") {
@@ -173,7 +173,7 @@ func TestViewerButtonsAreLabelled(t *testing.T) {
 	}
 
 	// Hovering an icon button names it in a tooltip.
-	b := u.view.Zoom.In
+	b := u.view.Zoom.in
 	u.Tips.SetTimer(func(_ time.Duration, fn func()) func() { fn(); return func() {} })
 	b.MouseIn(&desktop.MouseEvent{})
 	h.settle()

@@ -23,6 +23,7 @@ const BatchTile = 72
 // BatchGrid shows the images of a run that made several, to pick one for the viewer. It
 // sits under the viewer and is hidden while there is no such run.
 type BatchGrid struct {
+	run     []gallery.Entry     // all the run's images, deleted ones too (Undo brings one back)
 	entries []gallery.Entry     // the run's images shown, in order
 	Files   []string            // their files
 	Tiles   []*shell.TapThumb   // one per file
@@ -58,7 +59,13 @@ func (rn *Runner) BuildViewColumn(view fyne.CanvasObject) fyne.CanvasObject {
 	return b.Column
 }
 
-// showBatch shows entries (a run's images) in the grid.
+// showRun shows entries, a run's images, in the grid, and keeps them for SyncBatch.
+func (rn *Runner) showRun(entries []gallery.Entry) {
+	rn.Batch.run = slices.Clone(entries)
+	rn.showBatch(entries)
+}
+
+// showBatch shows entries (a run's images, or those of them still in the gallery) in the grid.
 func (rn *Runner) showBatch(entries []gallery.Entry) {
 	b := &rn.Batch
 	b.entries = slices.Clone(entries)
@@ -86,19 +93,20 @@ func (rn *Runner) showBatch(entries []gallery.Entry) {
 	rn.MarkBatch(rn.View.BatchMark())
 }
 
-// SyncBatch follows a change of the gallery: the grid drops the images no longer in it
-// (deleted), and goes when none is left. (Before, a deleted image stayed in it and the
-// count still said "4 images"; issue 36 item 19.)
+// SyncBatch follows a change of the gallery: the grid shows the run's images that are in
+// it, so a deleted one leaves (issue 36 item 19: it stayed, and the count still said
+// "4 images") and one that Undo brings back returns to its place; the grid goes when none
+// is left.
 func (rn *Runner) SyncBatch() {
 	b := &rn.Batch
-	if len(b.entries) == 0 || rn.sh.Gallery == nil {
+	if len(b.run) == 0 || rn.sh.Gallery == nil {
 		return
 	}
-	kept := slices.DeleteFunc(slices.Clone(b.entries), func(e gallery.Entry) bool { return rn.sh.Gallery.IndexOf(e.File) < 0 })
+	kept := slices.DeleteFunc(slices.Clone(b.run), func(e gallery.Entry) bool { return rn.sh.Gallery.IndexOf(e.File) < 0 })
 	switch {
 	case len(kept) == 0:
 		rn.HideBatch()
-	case len(kept) < len(b.entries):
+	case !slices.EqualFunc(kept, b.entries, func(a, b gallery.Entry) bool { return a.File == b.File }):
 		rn.showBatch(kept)
 	}
 }
@@ -119,7 +127,7 @@ func (rn *Runner) BatchStep(file string, delta int) (string, bool) {
 // HideBatch takes the grid away.
 func (rn *Runner) HideBatch() {
 	b := &rn.Batch
-	b.entries, b.Files, b.Tiles, b.Marks = nil, nil, nil, nil
+	b.run, b.entries, b.Files, b.Tiles, b.Marks = nil, nil, nil, nil, nil
 	b.rows.RemoveAll()
 	b.Box.Hide()
 	b.Column.Refresh() // the image takes the grid's band back

@@ -463,7 +463,7 @@ func (rn *Runner) imageDone(r *State, e gallery.Entry, indexErr error) {
 		rn.sh.ShowError(indexErr)
 	}
 	if r.job.Count > 1 && rn.cur == r {
-		rn.showBatch(r.entries)
+		rn.showRun(r.entries)
 		rn.sh.SetStatus(fmt.Sprintf("Image %d of %d saved as %s", len(r.entries), r.job.Count, e.File))
 	}
 }
@@ -595,7 +595,7 @@ func (rn *Runner) showRunImages(r *State, entries []gallery.Entry, last image.Im
 	rn.Gallery.Refresh()
 	if r.job.Count > 1 {
 		rn.Gallery.SelectEntry(entries[0].File, nil)
-		rn.showBatch(entries)
+		rn.showRun(entries)
 		return
 	}
 	rn.Gallery.SelectEntry(entries[len(entries)-1].File, last)

@@ -1,4 +1,4 @@
-package app
+package galleryui
 
 import (
 	"strings"
@@ -13,14 +13,8 @@ import (
 // both images side by side (each decoded at its own size, its settings under it); Swap
 // exchanges the sides; with one or three checked Compare is disabled.
 func TestCompareTwoImages(t *testing.T) {
-	h := newHarness(t, t.TempDir(), tinyModel(t), newFakeGen().open)
+	h := newHarness(t, sizedGallery(t, "a lighthouse", [2]int{64, 64}, [2]int{128, 64}, [2]int{64, 128}), true)
 	u := h.ui
-	for _, sz := range [][2]int{{64, 64}, {128, 64}, {64, 128}} {
-		u.ctl.SetSize(sz[0], sz[1])
-		if out := h.generate("a lighthouse"); out.Err != nil {
-			t.Fatal(out.Err)
-		}
-	}
 	g := &u.gal
 	g.SetSelecting(true)
 	files := []string{g.Visible[0].File, g.Visible[1].File, g.Visible[2].File}
@@ -38,7 +32,7 @@ func TestCompareTwoImages(t *testing.T) {
 	}
 	g.CellTapped(files[2])
 	test.Tap(g.CompareSel)
-	c := g.Cmp
+	c := g.cmp
 	if c == nil {
 		t.Fatal("Compare opened no window")
 	}
@@ -70,7 +64,7 @@ func TestCompareTwoImages(t *testing.T) {
 		t.Fatalf("after Swap: %s | %s", c.Parts().Entries[0].File, c.Parts().Entries[1].File)
 	}
 	c.Parts().Win.Close()
-	if g.Cmp != nil {
+	if g.cmp != nil {
 		t.Fatal("the closed A/B window is still remembered")
 	}
 }
@@ -79,17 +73,11 @@ func TestCompareTwoImages(t *testing.T) {
 // slider moves the border between them, zooming the wipe zooms both, and back side by
 // side both halves keep the wipe's zoom.
 func TestCompareWipe(t *testing.T) {
-	h := newHarness(t, t.TempDir(), tinyModel(t), newFakeGen().open)
+	h := newHarness(t, sizedGallery(t, "a lighthouse", [2]int{64, 64}, [2]int{64, 64}), true)
 	u := h.ui
-	u.ctl.SetSize(64, 64)
-	for range 2 {
-		if out := h.generate("a lighthouse"); out.Err != nil {
-			t.Fatal(out.Err)
-		}
-	}
 	g := &u.gal
-	g.OpenCompare(g.Visible[0], g.Visible[1])
-	c := g.Cmp
+	g.openCompare(g.Visible[0], g.Visible[1])
+	c := g.cmp
 	h.waitFor("both images to load", 10*time.Second, func() bool { return c.Parts().Images[0].Image != nil && c.Parts().Images[1].Image != nil })
 	c.Parts().Win.Resize(fyne.NewSize(800, 500))
 	c.Parts().Images[0].Scrolled(&fyne.ScrollEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(50, 50)}, Scrolled: fyne.Delta{DY: 10}})

@@ -1,4 +1,4 @@
-package app
+package galleryui
 
 import (
 	"fmt"
@@ -6,7 +6,6 @@ import (
 
 	"fyne.io/fyne/v2"
 
-	"kleinbild/app/galleryui"
 	"kleinbild/app/widgets"
 )
 
@@ -33,27 +32,27 @@ func TestZoomLevelFollowsSize(t *testing.T) {
 	u.gal.SelectEntry(e.File, nil)
 	h.waitShownImage(e)
 
-	check := func(what string, b *galleryui.ZoomBar) {
+	check := func(what string, b *zoomBar) {
 		t.Helper()
-		if !b.Image.Fitted() {
+		if !b.img.Fitted() {
 			t.Fatalf("%s: not fitted", what)
 		}
-		if want := fitLabel(t, b.Image); b.Level.Text != want {
-			t.Errorf("%s: zoom level %q, want %q (image area %v)", what, b.Level.Text, want, b.Image.Size())
+		if want := fitLabel(t, b.img); b.Level.Text != want {
+			t.Errorf("%s: zoom level %q, want %q (image area %v)", what, b.Level.Text, want, b.img.Size())
 		}
 	}
 	check("viewer", u.view.Zoom)
 
-	u.view.OpenFullView()
-	f := u.view.Full
+	u.view.openFullView()
+	f := u.view.full
 	if f == nil {
 		t.Fatal("the full-size view did not open")
 	}
-	check("full-size view", f.Zoom)
-	before := f.Zoom.Level.Text
-	f.Win.Resize(fyne.NewSize(500, 400))
-	check("resized full-size view", f.Zoom)
-	if f.Zoom.Level.Text == before {
+	check("full-size view", f.zoom)
+	before := f.zoom.Level.Text
+	f.win.Resize(fyne.NewSize(500, 400))
+	check("resized full-size view", f.zoom)
+	if f.zoom.Level.Text == before {
 		t.Errorf("full-size view: zoom level %q did not change with the window", before)
 	}
 

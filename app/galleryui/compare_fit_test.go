@@ -1,4 +1,4 @@
-package app
+package galleryui
 
 import (
 	"os"
@@ -23,8 +23,8 @@ func TestCompareFitsTheScreen(t *testing.T) {
 	u := h.ui
 	for _, screen := range []fyne.Size{fyne.NewSize(1366, 768), fyne.NewSize(1024, 600)} {
 		u.ScreenSize = func() fyne.Size { return screen }
-		u.gal.OpenCompare(h.at(0), h.at(1))
-		c := u.gal.Cmp
+		u.gal.openCompare(h.at(0), h.at(1))
+		c := u.gal.cmp
 		h.waitFor("both images to load", 10*time.Second, func() bool { return c.Parts().Images[0].Image != nil && c.Parts().Images[1].Image != nil })
 		size := c.Parts().Win.Canvas().Size()
 		if min := c.Parts().Win.Content().MinSize(); min.Height > size.Height || min.Width > size.Width {
@@ -57,7 +57,7 @@ func compareHarness(t *testing.T) *harness {
 			Duration: 12 * time.Second,
 		})
 	}
-	return newHarness(t, data, tinyModel(t), newFakeGen().open)
+	return newHarness(t, data, true)
 }
 
 // Issue 36 defect 16: the Wipe slider spanned the window, not the picture, and its first
@@ -66,8 +66,8 @@ func compareHarness(t *testing.T) *harness {
 func TestWipeSliderUnderThePicture(t *testing.T) {
 	h := compareHarness(t)
 	g := &h.ui.gal
-	g.OpenCompare(h.at(0), h.at(1))
-	c := g.Cmp
+	g.openCompare(h.at(0), h.at(1))
+	c := g.cmp
 	h.waitFor("both images to load", 10*time.Second, func() bool { return c.Parts().Images[0].Image != nil && c.Parts().Images[1].Image != nil })
 	c.Parts().Win.Resize(fyne.NewSize(800, 500))
 	test.Tap(c.Parts().WipeOn)

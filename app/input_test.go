@@ -1,7 +1,6 @@
 package app
 
 import (
-	"strings"
 	"testing"
 	"time"
 
@@ -20,7 +19,9 @@ func wheelOver(h *harness, o fyne.CanvasObject, dy float32) {
 }
 
 // Issue 22 item 9: the wheel keeps scrolling the form while the pointer passes over a
-// field; the multi-line prompt scrolls itself only while it can.
+// field of the Adapters section at the form's end: the LoRA folder's search, and a
+// strength field added after the form was built. (The form's own fields, and the
+// multi-line prompt, are app/form's TestWheelOverFieldsScrollsForm.)
 func TestWheelOverFieldsScrollsForm(t *testing.T) {
 	h := newHarness(t, t.TempDir(), "", nil)
 	u := h.ui
@@ -30,19 +31,6 @@ func TestWheelOverFieldsScrollsForm(t *testing.T) {
 	if s.Content.MinSize().Height <= s.Size().Height {
 		t.Fatalf("the form (%v) fits its room (%v): nothing to scroll", s.Content.MinSize(), s.Size())
 	}
-	for _, f := range []struct {
-		name string
-		e    *widgets.ShortcutEntry
-	}{{"prompt", u.ctl.Prompt}, {"steps", u.ctl.Steps}, {"width", u.ctl.Width}} {
-		s.ScrollToTop()
-		wheelOver(h, f.e, -30)
-		if s.Offset.Y <= 0 {
-			t.Errorf("the wheel over the %s field did not scroll the form", f.name)
-		}
-	}
-
-	// The Adapters section's fields at the form's end pass the wheel on too: the LoRA
-	// folder's search, and a strength field added after the form was built.
 	h.addAdapter(goldenLoRA(t, "lora_kohya_r2_a1.safetensors"))
 	u.adapters.ApplySettings(settings.Settings{LoraDir: t.TempDir()}) // a LoRA folder shows the search field
 	h.settle()
@@ -58,58 +46,7 @@ func TestWheelOverFieldsScrollsForm(t *testing.T) {
 			t.Errorf("the wheel over the %s field did not scroll the form (offset %v, at the bottom %v)", f.name, s.Offset.Y, bottom)
 		}
 	}
-
-	// A prompt longer than its field scrolls itself first, then hands the wheel on.
-	s.ScrollToTop()
-	u.ctl.Prompt.SetText(strings.Repeat("a line of the prompt\n", 40))
-	h.settle()
-	wheelOver(h, u.ctl.Prompt, -30)
-	if s.Offset.Y != 0 {
-		t.Errorf("the form scrolled (%v) while the long prompt could scroll", s.Offset.Y)
-	}
-	for range 100 {
-		wheelOver(h, u.ctl.Prompt, -60)
-	}
-	if s.Offset.Y <= 0 {
-		t.Error("at the prompt's end the wheel did not scroll the form")
-	}
 }
-
-// Issue 22 item 9: Tab in the prompt moves the focus, and the prompt never holds a tab.
-func TestPromptTabMovesFocus(t *testing.T) {
-	h := newHarness(t, t.TempDir(), "", nil)
-	u := h.ui
-	p := u.ctl.Prompt
-	if p.AcceptsTab() {
-		t.Error("the prompt takes Tab: it would insert tabs instead of moving the focus")
-	}
-	c := h.win.Canvas()
-	c.Focus(p)
-	test.Type(p, "a cat")
-	p.TypedKey(&fyne.KeyEvent{Name: fyne.KeyTab})
-	p.TypedRune('\t')
-	if strings.Contains(p.Text, "\t") {
-		t.Errorf("prompt %q holds a tab", p.Text)
-	}
-	if c.Focused() == p {
-		t.Error("Tab left the focus in the prompt")
-	}
-	p.SetText("a\tdog\t\t")
-	if strings.Contains(p.Text, "\t") {
-		t.Errorf("SetText kept tabs: %q", p.Text)
-	}
-	p.TypedShortcut(&fyne.ShortcutPaste{Clipboard: clipboardWith("x\ty")})
-	if strings.Contains(p.Text, "\t") {
-		t.Errorf("paste kept tabs: %q", p.Text)
-	}
-}
-
-type textClipboard struct{ s string }
-
-func (c *textClipboard) Content() string     { return c.s }
-func (c *textClipboard) SetContent(s string) { c.s = s }
-
-func clipboardWith(s string) fyne.Clipboard { return &textClipboard{s} }
 
 // Issue 22 item 9 and issue 28 item 7: queuing jobs and starting one never moves the form:
 // the prompt and the Seed field stay where they were (a click meant for Seed once landed in

@@ -30,8 +30,7 @@ func TestFormEditsSurviveRestart(t *testing.T) {
 	c.Width.SetText("384")
 	c.Height.SetText("256")
 	c.Steps.SetText("3")
-	c.Seed.SetText("4242")
-	h.ui.ctl.SetSeedLocked(true)
+	c.Seed.SetText("4242") // a typed seed is kept (app/form's TestSeedFieldAndLock)
 	h.settle()
 	h.close() // quit at once, before the debounce has written anything
 
@@ -45,8 +44,7 @@ func TestFormEditsSurviveRestart(t *testing.T) {
 
 	// An edit is also written on its own after a pause, without closing.
 	c2.Prompt.SetText("a grey wolf")
-	c2.Seed.SetText("")
-	h2.ui.ctl.SetSeedLocked(false)
+	c2.Seed.SetText("") // an emptied seed is random
 	time.Sleep(form.SaveDelay + 300*time.Millisecond)
 	s, err := settings.Load(h2.ui.Store.Path)
 	if err != nil || s.Prompt != "a grey wolf" || s.SeedLocked {

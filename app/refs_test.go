@@ -55,11 +55,12 @@ func TestDropKleinbildPNGOffersRestore(t *testing.T) {
 		t.Fatalf("a Kleinbild PNG was added without asking")
 	}
 	h.tapDialogButton("Restore settings")
-	c := u.ctl
+	c := &u.ctl
+	f, _ := c.ReadForm() // the schedule menu's label is app/form's TestRestoreFillsTheForm
 	if c.Prompt.Text != "a castle on a hill" || c.Width.Text != "768" || c.Height.Text != "512" ||
-		c.Steps.Text != "3" || c.Seed.Text != "1234" || !c.SeedIsLocked() || c.Schedule.Selected != "Linear" {
+		c.Steps.Text != "3" || c.Seed.Text != "1234" || !c.SeedIsLocked() || f.Schedule != "linear" {
 		t.Errorf("restored: prompt %q, %s×%s, steps %s, seed %s (locked %v), schedule %q",
-			c.Prompt.Text, c.Width.Text, c.Height.Text, c.Steps.Text, c.Seed.Text, c.SeedIsLocked(), c.Schedule.Selected)
+			c.Prompt.Text, c.Width.Text, c.Height.Text, c.Steps.Text, c.Seed.Text, c.SeedIsLocked(), f.Schedule)
 	}
 	if len(u.refs.RefPaths()) != 1 || u.refs.RefPaths()[0] != ref {
 		t.Errorf("restored references %v", u.refs.RefPaths())

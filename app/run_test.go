@@ -48,10 +48,7 @@ func (b *blockAtSeed) Generate(ctx context.Context, req engine.Request, progress
 }
 
 // lockSeed puts seed in the seed field, locked.
-func lockSeed(u *UI, seed uint64) {
-	u.ctl.Seed.SetText(strconv.FormatUint(seed, 10))
-	u.ctl.SetSeedLocked(true)
-}
+func lockSeed(u *UI, seed uint64) { u.ReuseSeed(seed) }
 
 // gallerySeeds returns the seeds in the gallery's PNG files, oldest first.
 func gallerySeeds(t *testing.T, u *UI) []uint64 {
@@ -220,12 +217,12 @@ func TestCountIsRemembered(t *testing.T) {
 	data := t.TempDir()
 	fake := newFakeGen()
 	h := newHarness(t, data, tinyModel(t), fake.open)
-	h.ui.ctl.Count.SetSelected("5")
+	h.ui.ctl.SetCount(5)
 	h.settle()
 	h.close()
 	h2 := newHarness(t, data, tinyModel(t), fake.open)
-	if got := h2.ui.ctl.CountValue(); got != 5 {
-		t.Errorf("after restart the count is %d, want 5", got)
+	if f, _ := h2.ui.ctl.ReadForm(); f.Count != 5 {
+		t.Errorf("after restart the count is %d, want 5", f.Count)
 	}
 }
 
@@ -298,19 +295,12 @@ func TestGenerateSavesToGallery(t *testing.T) {
 		t.Errorf("newest entry seed %d (want %d), shown %s", newest.Meta.Seed, second, u.view.Shown.File)
 	}
 
-	// A locked seed is kept.
-	test.Tap(u.ctl.Lock)
-	if !u.ctl.SeedIsLocked() {
-		t.Fatal("lock button did not lock the seed")
-	}
+	// A locked seed is kept (the lock button and the dice are app/form's
+	// TestSeedFieldAndLock).
+	lockSeed(u, second)
 	h.generate("a red fox in the snow")
 	if got := fake.lastRequest().Seed; got != second {
 		t.Errorf("locked seed: got %d, want %d", got, second)
-	}
-	// The dice picks a new one, still locked.
-	test.Tap(u.ctl.Dice)
-	if u.ctl.Seed.Text == strconv.FormatUint(second, 10) {
-		t.Errorf("dice kept the seed")
 	}
 
 	// Settings are remembered.

@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"fyne.io/fyne/v2/test"
-
 	"kleinbild/app/fserr"
 	"kleinbild/engine"
 )
@@ -30,21 +28,6 @@ func TestMissingFolderInPlainWords(t *testing.T) {
 	h.ui.ShowError(err)
 	if msg := h.ui.ErrorText(); strings.Contains(msg, "stat ") || !strings.Contains(msg, "does not exist") {
 		t.Errorf("banner %q", msg)
-	}
-}
-
-// Issue 28 item 10: "Describe the image first." goes once a prompt is typed (the run's
-// grid's "1 image" is run.TestImagesTextPlural).
-func TestPromptMessageGoesAndPlural(t *testing.T) {
-	h := newHarness(t, t.TempDir(), tinyModel(t), newFakeGen().open)
-	u := h.ui
-	u.ctl.Prompt.SetText("")
-	if _, ok := u.ctl.ReadForm(); ok || !u.ctl.PromptErr.Visible() {
-		t.Fatal("an empty prompt was taken")
-	}
-	test.Type(u.ctl.Prompt, "a lighthouse")
-	if u.ctl.PromptErr.Visible() {
-		t.Errorf("the message %q stays after typing a prompt", u.ctl.PromptErr.Text)
 	}
 }
 

@@ -65,24 +65,24 @@ func (c *Controls) buildAspect() fyne.CanvasObject {
 	for _, r := range aspectRatios {
 		labels = append(labels, r.label)
 	}
-	c.Aspect = widget.NewSelect(labels, nil)
-	c.Aspect.PlaceHolder = "Aspect ratio"
-	c.Aspect.OnChanged = func(s string) {
+	c.aspect = widget.NewSelect(labels, nil)
+	c.aspect.PlaceHolder = "Aspect ratio"
+	c.aspect.OnChanged = func(s string) {
 		if s == "" || c.syncing {
 			return
 		}
-		c.applyAspect(c.Aspect.SelectedIndex())
+		c.applyAspect(c.aspect.SelectedIndex())
 	}
-	use := widgets.NewTipButton(c.sh.Tips, theme.ViewFullScreenIcon(), UseSizeTip, c.UseImageSize)
+	use := widgets.NewTipButton(c.sh.Tips, theme.ViewFullScreenIcon(), UseSizeTip, c.useImageSize)
 	use.Importance = widget.MediumImportance
-	return container.NewBorder(nil, nil, nil, use, c.Aspect)
+	return container.NewBorder(nil, nil, nil, use, c.aspect)
 }
 
 // syncAspect shows the ratio of w×h in the aspect menu: the ratio whose size at this area
 // is w×h, or one within 2 %; else none, and the placeholder gives the ratio. (Issue 36
 // item 24: the menu never showed the current ratio.)
 func (c *Controls) syncAspect(w, h int, ok bool) {
-	if c.Aspect == nil {
+	if c.aspect == nil {
 		return
 	}
 	sel, place := -1, "Aspect ratio"
@@ -96,17 +96,17 @@ func (c *Controls) syncAspect(w, h int, ok bool) {
 			}
 		}
 	}
-	c.Aspect.PlaceHolder = place
-	if sel == c.Aspect.SelectedIndex() {
-		c.Aspect.Refresh()
+	c.aspect.PlaceHolder = place
+	if sel == c.aspect.SelectedIndex() {
+		c.aspect.Refresh()
 		return
 	}
 	c.syncing = true
 	defer func() { c.syncing = false }()
 	if sel < 0 {
-		c.Aspect.ClearSelected()
+		c.aspect.ClearSelected()
 	} else {
-		c.Aspect.SetSelectedIndex(sel)
+		c.aspect.SetSelectedIndex(sel)
 	}
 }
 
@@ -126,9 +126,9 @@ func (c *Controls) applyAspect(i int) {
 	c.SetSize(aspectSize(r.w, r.h, area))
 }
 
-// UseImageSize sets the size to the first reference's, or else to the viewed gallery
+// useImageSize sets the size to the first reference's, or else to the viewed gallery
 // image's, made a valid output size; it says where the size came from.
-func (c *Controls) UseImageSize() {
+func (c *Controls) useImageSize() {
 	path, what, err := c.sizeSource()
 	if err == nil {
 		var iw, ih int

@@ -63,17 +63,17 @@ type Controls struct {
 	PromptErr *widget.Label
 	History   *recentprompts.Recent // recent prompts
 
-	Preset        *widget.Select
-	Aspect        *widget.Select // aspect ratios and "use the image's size" (aspect.go)
+	preset        *widget.Select
+	aspect        *widget.Select // aspect ratios and "use the image's size" (aspect.go)
 	Width, Height *widgets.ShortcutEntry
 	SizeErr       *widget.Label
 	syncing       bool // set while code updates the size widgets
 
 	Steps        *widgets.ShortcutEntry
-	StepsErr     *widget.Label
+	stepsErr     *widget.Label
 	stepsDefault int
 
-	Guidance    *widget.Slider
+	guidance    *widget.Slider
 	guidanceVal *widget.Label
 	// Negative is the negative prompt, in GuidanceBox: CFG's unconditional input.
 	Negative    *widgets.ShortcutEntry
@@ -86,24 +86,24 @@ type Controls struct {
 	// guidanceDefault is the variant's default, replaced on a model change unless edited.
 	guidanceDefault float64
 
-	Schedule  *widget.Select
+	schedule  *widget.Select
 	schedules []settings.ScheduleChoice // the menu's entries (settings.ScheduleChoices)
-	Noise     *widget.Select            // the kind of initial noise (noisechoice.go)
+	noise     *widget.Select            // the kind of initial noise (noisechoice.go)
 
 	Seed       *widgets.ShortcutEntry
-	SeedErr    *widget.Label
+	seedErr    *widget.Label
 	seedLocked bool
 	// lastSeed is the random seed the last run used (lastSeedSet once there was one).
 	lastSeed    uint64
 	lastSeedSet bool
-	Lock        *widgets.TipButton
-	Dice        *widgets.TipButton
-	// KeptSeed shows beside Generate while the seed is locked, and unlocks it: the lock
+	lock        *widgets.TipButton
+	dice        *widgets.TipButton
+	// keptSeed shows beside Generate while the seed is locked, and unlocks it: the lock
 	// by the seed field is often below the fold (issue 36 item 24).
-	KeptSeed *widgets.TipButton
+	keptSeed *widgets.TipButton
 
-	// Count is the number of images per run (jobs.MinCount..jobs.MaxCount).
-	Count *widget.Select
+	// count is the number of images per run (jobs.MinCount..jobs.MaxCount).
+	count *widget.Select
 
 	Generate *widget.Button
 	// Fit says whether the generation fits in memory (see FitLine.Update).
@@ -144,54 +144,54 @@ func (c *Controls) Build(p PanelParts) fyne.CanvasObject {
 		c.checkSteps()
 		c.EstimateSoon()
 	}
-	c.StepsErr = shell.FieldError()
+	c.stepsErr = shell.FieldError()
 
-	c.Guidance = widget.NewSlider(engine.MinGuidance, engine.MaxGuidance)
-	c.Guidance.Step = 0.5
+	c.guidance = widget.NewSlider(engine.MinGuidance, engine.MaxGuidance)
+	c.guidance.Step = 0.5
 	c.guidanceVal = widget.NewLabel("4.0")
-	c.Guidance.OnChanged = func(v float64) {
+	c.guidance.OnChanged = func(v float64) {
 		c.guidanceVal.SetText(strconv.FormatFloat(v, 'f', 1, 64))
 		c.EstimateSoon()
 	}
-	c.Guidance.SetValue(4)
+	c.guidance.SetValue(4)
 	c.Negative = widgets.NewShortcutEntry(false, c.OnGenerate)
 	c.Negative.SetPlaceHolder("What the image should not show (optional)")
 	c.Negative.OnChanged = func(string) { c.FormChanged() }
 	c.negativeErr = shell.FieldError()
 	c.GuidanceBox = container.NewVBox(shell.SectionTitle("Guidance"),
-		container.NewBorder(nil, nil, nil, c.guidanceVal, c.Guidance),
+		container.NewBorder(nil, nil, nil, c.guidanceVal, c.guidance),
 		shell.Hint("How closely the image follows the prompt (base models only)."),
 		shell.SectionTitle("Negative prompt"), c.Negative, c.negativeErr)
 
-	c.Schedule = widget.NewSelect(nil, nil)
-	c.SetSchedule("")
+	c.schedule = widget.NewSelect(nil, nil)
+	c.setSchedule("")
 
 	c.Seed = widgets.NewShortcutEntry(false, c.OnGenerate)
 	c.Seed.SetPlaceHolder(randomPlaceholder(0, false))
 	c.Seed.OnChanged = func(string) { c.seedEdited() }
-	c.SeedErr = shell.FieldError()
-	c.Dice = widgets.NewTipButton(c.sh.Tips, theme.NewThemedResource(resources.Dice), "Pick a random seed", func() {
+	c.seedErr = shell.FieldError()
+	c.dice = widgets.NewTipButton(c.sh.Tips, theme.NewThemedResource(resources.Dice), "Pick a random seed", func() {
 		c.Seed.SetText(strconv.FormatUint(randomSeed(), 10))
 	})
-	c.Dice.Importance = widget.MediumImportance
-	c.Lock = widgets.NewTipButton(c.sh.Tips, theme.NewThemedResource(resources.LockOpen), lockTip(false), c.toggleSeedLocked)
-	c.Lock.Importance = widget.MediumImportance
-	seedRow := container.NewBorder(nil, nil, nil, container.NewHBox(c.Dice, c.Lock), c.Seed)
-	c.Noise = newNoiseSelect(c.FormChanged)
+	c.dice.Importance = widget.MediumImportance
+	c.lock = widgets.NewTipButton(c.sh.Tips, theme.NewThemedResource(resources.LockOpen), lockTip(false), c.toggleSeedLocked)
+	c.lock.Importance = widget.MediumImportance
+	seedRow := container.NewBorder(nil, nil, nil, container.NewHBox(c.dice, c.lock), c.Seed)
+	c.noise = newNoiseSelect(c.FormChanged)
 
 	var counts []string
 	for n := jobs.MinCount; n <= jobs.MaxCount; n++ {
 		counts = append(counts, strconv.Itoa(n))
 	}
-	c.Count = widget.NewSelect(counts, func(string) {
+	c.count = widget.NewSelect(counts, func(string) {
 		c.FormChanged()
 		c.EstimateSoon() // the time shown covers every image
 	})
-	c.Count.SetSelectedIndex(0)
+	c.count.SetSelectedIndex(0)
 	countHint := widget.NewLabel("seeds count up by one")
 	countHint.SizeName = theme.SizeNameCaptionText
 	countHint.Importance = widget.LowImportance
-	countRow := container.NewBorder(nil, nil, nil, countHint, c.Count)
+	countRow := container.NewBorder(nil, nil, nil, countHint, c.count)
 
 	c.Generate = widget.NewButtonWithIcon("Generate", theme.NewThemedResource(resources.Sparkles), c.generateOrCancel)
 	c.Generate.Importance = widget.HighImportance
@@ -204,15 +204,15 @@ func (c *Controls) Build(p PanelParts) fyne.CanvasObject {
 		container.NewBorder(nil, nil, nil, c.History.Button, shell.SectionTitle("Prompt")), c.Prompt, c.PromptErr,
 		shell.Hint("Ctrl+Enter (⌘+Enter on macOS) generates."),
 		shell.Spacer(4),
-		shell.SectionTitle("Size"), c.Preset, c.buildAspect(), sizeRow, c.SizeErr,
+		shell.SectionTitle("Size"), c.preset, c.buildAspect(), sizeRow, c.SizeErr,
 		shell.Spacer(4),
 		container.New(layout.NewGridLayoutWithColumns(2),
 			container.NewVBox(shell.SectionTitle("Steps"), c.Steps),
-			container.NewVBox(shell.SectionTitle("Schedule"), c.Schedule)),
-		c.StepsErr,
+			container.NewVBox(shell.SectionTitle("Schedule"), c.schedule)),
+		c.stepsErr,
 		c.GuidanceBox,
 		shell.Spacer(4),
-		shell.SectionTitle("Seed"), seedRow, c.SeedErr, noiseRow(c.Noise),
+		shell.SectionTitle("Seed"), seedRow, c.seedErr, noiseRow(c.noise),
 		shell.Spacer(4),
 		shell.SectionTitle("Images per run"), countRow,
 		shell.Spacer(4),
@@ -228,11 +228,11 @@ func (c *Controls) Build(p PanelParts) fyne.CanvasObject {
 		e.OnFocus = func() { c.scrollToShow(e) }
 	}
 	p.Scrolled(c.Scroll)
-	c.KeptSeed = widgets.NewTipButton(c.sh.Tips, theme.NewThemedResource(resources.Lock), lockTip(true), func() { c.SetSeedLocked(false) })
-	c.KeptSeed.Importance = widget.HighImportance
-	c.KeptSeed.Hide()
+	c.keptSeed = widgets.NewTipButton(c.sh.Tips, theme.NewThemedResource(resources.Lock), lockTip(true), func() { c.setSeedLocked(false) })
+	c.keptSeed.Importance = widget.HighImportance
+	c.keptSeed.Hide()
 	c.Box = container.NewBorder(nil, container.NewPadded(container.NewVBox(
-		container.NewBorder(nil, nil, c.KeptSeed, p.QueueAdd, c.Generate), p.Queue, p.WrapFit(c.Fit))), nil, nil,
+		container.NewBorder(nil, nil, c.keptSeed, p.QueueAdd, c.Generate), p.Queue, p.WrapFit(c.Fit))), nil, nil,
 		c.Scroll)
 	return c.Box
 }
@@ -244,7 +244,7 @@ func (c *Controls) buildSize() fyne.CanvasObject {
 	for _, p := range sizePresets {
 		labels = append(labels, p.label)
 	}
-	c.Preset = widget.NewSelect(append(labels, customSize), func(s string) {
+	c.preset = widget.NewSelect(append(labels, customSize), func(s string) {
 		if c.syncing {
 			return
 		}
@@ -304,9 +304,9 @@ func (c *Controls) checkSize() (w, h int, ok bool) {
 			sel = p.label
 		}
 	}
-	if c.Preset.Selected != sel {
+	if c.preset.Selected != sel {
 		c.syncing = true
-		c.Preset.SetSelected(sel)
+		c.preset.SetSelected(sel)
 		c.syncing = false
 	}
 	c.syncAspect(w, h, msg == "")
@@ -340,15 +340,15 @@ func parseSide(name, text string) (v int, msg string) {
 func (c *Controls) checkSteps() (int, bool) {
 	text := strings.TrimSpace(c.Steps.Text)
 	if text == "" {
-		shell.SetFieldError(c.StepsErr, "")
+		shell.SetFieldError(c.stepsErr, "")
 		return 0, true // the variant's default
 	}
 	v, err := strconv.Atoi(text)
 	if err != nil || engine.ValidateSteps(v) != nil {
-		shell.SetFieldError(c.StepsErr, fmt.Sprintf("Steps must be a whole number from 1 to %d.", maxSteps))
+		shell.SetFieldError(c.stepsErr, fmt.Sprintf("Steps must be a whole number from 1 to %d.", maxSteps))
 		return 0, false
 	}
-	shell.SetFieldError(c.StepsErr, "")
+	shell.SetFieldError(c.stepsErr, "")
 	return v, true
 }
 
@@ -370,8 +370,8 @@ func (c *Controls) ApplyVariant(info engine.ModelInfo, usable bool) {
 		c.Steps.SetPlaceHolder(fmt.Sprint(def))
 	}
 	if def := info.DefaultGuidance; def > 0 {
-		if old := c.guidanceDefault; old == 0 || c.Guidance.Value == old {
-			c.Guidance.SetValue(def)
+		if old := c.guidanceDefault; old == 0 || c.guidance.Value == old {
+			c.guidance.SetValue(def)
 		}
 		c.guidanceDefault = def
 	}
@@ -453,7 +453,7 @@ func (c *Controls) ReadForm() (jobs.Form, bool) {
 	ok = ok && sizeOK && stepsOK && seedOK
 	f.Guidance, f.NegativePrompt = 0, ""
 	if !c.Model.ModelInfo().Distilled {
-		f.Guidance = c.Guidance.Value
+		f.Guidance = c.guidance.Value
 		f.NegativePrompt = strings.TrimSpace(c.Negative.Text)
 		if engine.ValidatePrompt(f.NegativePrompt) != nil {
 			shell.SetFieldError(c.negativeErr, fmt.Sprintf("The negative prompt is too long: %d KB, at most %d KB.", len(f.NegativePrompt)>>10, engine.MaxPromptBytes>>10))
@@ -462,16 +462,16 @@ func (c *Controls) ReadForm() (jobs.Form, bool) {
 			shell.SetFieldError(c.negativeErr, "")
 		}
 	}
-	f.Count = c.CountValue()
+	f.Count = c.countValue()
 	return f, ok
 }
 
-// count is the images-per-run setting.
-func (c *Controls) CountValue() int { return c.Count.SelectedIndex() + jobs.MinCount }
+// countValue is the images-per-run setting.
+func (c *Controls) countValue() int { return c.count.SelectedIndex() + jobs.MinCount }
 
 // SetCount sets the images-per-run setting, clamped to its range.
 func (c *Controls) SetCount(n int) {
-	c.Count.SetSelectedIndex(min(max(n, jobs.MinCount), jobs.MaxCount) - jobs.MinCount)
+	c.count.SetSelectedIndex(min(max(n, jobs.MinCount), jobs.MaxCount) - jobs.MinCount)
 }
 
 // ApplySettings fills the controls from remembered settings. Steps and guidance are kept
@@ -494,31 +494,31 @@ func (c *Controls) ApplySettings(s settings.Settings) {
 	} else {
 		c.Seed.SetText("")
 	}
-	c.SetSeedLocked(s.SeedLocked)
+	c.setSeedLocked(s.SeedLocked)
 	c.SetCount(s.Count)
 }
 
-// SetSchedule selects value in the schedule menu, which offers it even when it is none of
+// setSchedule selects value in the schedule menu, which offers it even when it is none of
 // the usual ones ("power:1.5": settings.ScheduleChoices).
-func (c *Controls) SetSchedule(value string) {
+func (c *Controls) setSchedule(value string) {
 	choices, i := settings.ScheduleChoices(value)
 	labels := make([]string, len(choices))
 	for j, s := range choices {
 		labels[j] = s.Label
 	}
 	c.schedules = choices
-	c.Schedule.SetOptions(labels)
-	c.Schedule.SetSelectedIndex(i)
+	c.schedule.SetOptions(labels)
+	c.schedule.SetSelectedIndex(i)
 }
 
 // scheduleValue is the schedule the menu selects.
 func (c *Controls) scheduleValue() string {
-	return c.schedules[max(0, c.Schedule.SelectedIndex())].Value
+	return c.schedules[max(0, c.schedule.SelectedIndex())].Value
 }
 
 // CurrentSettings captures the controls for remembering, with f's validated values.
 func (c *Controls) CurrentSettings(f jobs.Form) settings.Settings {
-	s := c.FormSettings()
+	s := c.formSettings()
 	s.Prompt, s.Width, s.Height, s.Steps, s.Seed = f.Prompt, f.Width, f.Height, f.Steps, f.Seed
 	return s
 }
@@ -544,9 +544,9 @@ func (c *Controls) settings(s engine.Settings) engine.Settings {
 	} else if n, err := strconv.Atoi(t); err == nil && n > 0 {
 		s.Steps = n
 	}
-	s.Guidance = c.Guidance.Value
+	s.Guidance = c.guidance.Value
 	s.Schedule = c.scheduleValue()
-	s.Noise = NoiseValue(c.Noise)
+	s.Noise = noiseValue(c.noise)
 	if n, err := strconv.ParseUint(strings.TrimSpace(c.Seed.Text), 10, 64); err == nil {
 		s.Seed = n
 	}
@@ -567,13 +567,13 @@ func (c *Controls) apply(s engine.Settings) {
 		c.Steps.SetText(strconv.Itoa(s.Steps))
 	}
 	if s.Guidance > 0 {
-		c.Guidance.SetValue(s.Guidance)
+		c.guidance.SetValue(s.Guidance)
 	}
 	if engine.ValidatePrompt(s.NegativePrompt) == nil {
 		c.Negative.SetText(s.NegativePrompt)
 	}
-	c.SetSchedule(s.Schedule)
-	setNoise(c.Noise, s.Noise)
+	c.setSchedule(s.Schedule)
+	setNoise(c.noise, s.Noise)
 }
 
 func atoiOr(s string, def int) int {

@@ -55,7 +55,7 @@ type FitLine struct {
 	Model     *estimate.Model      // the current model's shapes; nil when unknown
 	dir       string               // the key of the model it was read from (modelui.Spec.key)
 	Calib     estimate.Calibration // the speeds of Device; invalid until measured
-	Calibrate CalibrateFunc        // nil: defaultCalibrate
+	calibrate CalibrateFunc        // nil: defaultCalibrate
 	started   bool                 // calibration started
 	Device    string               // the device ID Calib is (being) measured on
 	seq       int                  // debounce generation
@@ -68,7 +68,7 @@ type FitLine struct {
 // NewFitLine makes the fit line; calibrate replaces defaultCalibrate when not nil (tests),
 // and d is what it uses of the other components.
 func NewFitLine(sh *shell.Shell, calibrate CalibrateFunc, d FitDeps) FitLine {
-	return FitLine{sh: sh, Calibrate: calibrate, FitDeps: d}
+	return FitLine{sh: sh, calibrate: calibrate, FitDeps: d}
 }
 
 // LearnLoad takes a model load measured on device: c's load rate (when ok) joins the
@@ -245,7 +245,7 @@ func (c *Controls) Figures() FormFigures {
 	h, hmsg := parseSide("Height", c.Height.Text)
 	steps, _ := c.checkStepsQuiet()
 	return FormFigures{width: w, height: h, sizeOK: wmsg == "" && hmsg == "", steps: steps,
-		guidance: c.Guidance.Value, count: c.CountValue()}
+		guidance: c.guidance.Value, count: c.countValue()}
 }
 
 // Update shows the estimate under the Generate button (UI goroutine) and starts the
@@ -263,7 +263,7 @@ func (f *FitLine) Update() {
 	if dev := f.Chosen.EffectiveDevice(); (!f.started || f.Device != dev) && (f.Busy == nil || !f.Busy()) {
 		// Once per device: another device's speeds would mislead.
 		f.started, f.Device, f.Calib = true, dev, estimate.Calibration{}
-		calibrate := f.Calibrate
+		calibrate := f.calibrate
 		if calibrate == nil {
 			calibrate = defaultCalibrate
 		}
@@ -344,21 +344,21 @@ const loadNote = ", model load included"
 // user agrees, or at once when the estimate does not object.
 func (f *FitLine) Confirm(run func()) {
 	rep, ok := f.Estimate()
-	f.Ask(rep, ok, rep.Message, "Generate", run)
+	f.ask(rep, ok, rep.Message, "Generate", run)
 }
 
 // ConfirmJob asks, as confirm does, before j is queued or started (verb names that on the
 // dialog's button: "Queue", "Generate"), judging by the job's own settings.
 func (f *FitLine) ConfirmJob(j *jobs.Job, verb string, run func()) {
 	rep, ok := f.EstimateJob(j)
-	f.Ask(rep, ok, fmt.Sprintf("%d × %d px: %s", j.Req.Width, j.Req.Height, rep.Message), verb, run)
+	f.ask(rep, ok, fmt.Sprintf("%d × %d px: %s", j.Req.Width, j.Req.Height, rep.Message), verb, run)
 }
 
-// Ask shows the "may not fit" dialog for rep with msg when it does not fit, else runs run.
+// ask shows the "may not fit" dialog for rep with msg when it does not fit, else runs run.
 // A size over the GPU's limits never starts there (it would fail in its first step): on
 // the automatic device the dialog offers the CPU (askCPU), on a GPU the user chose it only
 // says why.
-func (f *FitLine) Ask(rep estimate.Report, ok bool, msg, verb string, run func()) {
+func (f *FitLine) ask(rep estimate.Report, ok bool, msg, verb string, run func()) {
 	if !ok || rep.Verdict != estimate.DoesNotFit {
 		run()
 		return

@@ -131,3 +131,32 @@ func TestRunSecondsReferencesPerImage(t *testing.T) {
 		t.Errorf("3 images on a loaded model: %v s", got)
 	}
 }
+
+// TestOverLimitsOffersTheCPU: a size over the GPU's limits never starts on it. With the
+// automatic device the dialog offers the CPU, asked for with the estimate's reason
+// (FitDeps.UseCPU); on a GPU the user chose, it only explains and nothing runs. (That the
+// window's next runs then use the CPU, and a banner says so, is root app's
+// TestOverLimitsRunsOnTheCPU.)
+func TestOverLimitsOffersTheCPU(t *testing.T) {
+	c, _, w := testControls(t, fyne.NewSize(1000, 900))
+	chosen := &fitModel{}
+	var reasons []string
+	f := NewFitLine(c.sh, nil, FitDeps{Form: c, Chosen: chosen, UseCPU: func(why string) { reasons = append(reasons, why) }})
+	rep := estimate.Report{Verdict: estimate.DoesNotFit, OverDeviceLimits: true,
+		Message: "Does not fit on webgpu:0: 289.7 MB is more than 256.0 MB per buffer."}
+	ran := 0
+	f.ask(rep, true, rep.Message, "Generate", func() { ran++ })
+	tapDialogButton(t, w, "Generate on the CPU")
+	if ran != 1 || len(reasons) != 1 || !strings.Contains(reasons[0], "256.0 MB per buffer") {
+		t.Fatalf("automatic device: ran %d, asked for the CPU with %q", ran, reasons)
+	}
+
+	chosen.choice = "webgpu:0"
+	f.ask(rep, true, rep.Message, "Generate", func() { ran++ })
+	if top := w.Canvas().Overlays().Top(); top == nil || findButton(top, "Generate on the CPU") != nil || findButton(top, "Generate anyway") != nil {
+		t.Fatal("a chosen GPU: the dialog should explain, with no way to run there")
+	}
+	if ran != 1 || len(reasons) != 1 {
+		t.Errorf("a chosen GPU: ran %d, asked for the CPU %d times", ran, len(reasons))
+	}
+}

@@ -21,7 +21,7 @@ func (c *Controls) ExplainInvalid(err error) error {
 	if strings.TrimSpace(c.Prompt.Text) == "" {
 		why = append(why, "the prompt is empty: give one with --prompt")
 	}
-	for _, l := range []*widget.Label{c.PromptErr, c.negativeErr, c.SizeErr, c.StepsErr, c.SeedErr} {
+	for _, l := range []*widget.Label{c.PromptErr, c.negativeErr, c.SizeErr, c.stepsErr, c.seedErr} {
 		if l != nil && l.Visible() && l.Text != "" && (l != c.PromptErr || len(why) == 0) {
 			why = append(why, strings.TrimSuffix(l.Text, "."))
 		}

@@ -35,8 +35,8 @@ func noiseRow(s *widget.Select) fyne.CanvasObject {
 		shell.Hint("Size-stable: one seed keeps its composition at every size. Torch-compatible matches diffusers exactly, but changes with the size."))
 }
 
-// NoiseValue is the Request.Noise of the menu's choice.
-func NoiseValue(s *widget.Select) string {
+// noiseValue is the Request.Noise of the menu's choice.
+func noiseValue(s *widget.Select) string {
 	return noiseChoices[max(0, s.SelectedIndex())].value
 }
 

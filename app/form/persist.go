@@ -22,15 +22,15 @@ func (c *Controls) WatchForm() {
 			c.FormChanged()
 		}
 	}
-	prevG := c.Guidance.OnChanged
-	c.Guidance.OnChanged = func(v float64) {
+	prevG := c.guidance.OnChanged
+	c.guidance.OnChanged = func(v float64) {
 		if prevG != nil {
 			prevG(v)
 		}
 		c.FormChanged()
 	}
-	prevS := c.Schedule.OnChanged
-	c.Schedule.OnChanged = func(v string) {
+	prevS := c.schedule.OnChanged
+	c.schedule.OnChanged = func(v string) {
 		if prevS != nil {
 			prevS(v)
 		}
@@ -39,14 +39,14 @@ func (c *Controls) WatchForm() {
 	c.formWatched = true
 }
 
-// FormSettings is the remembered settings (sh.Settings) with the form as it stands,
+// formSettings is the remembered settings (sh.Settings) with the form as it stands,
 // valid or not: fields that do not hold a usable value keep their remembered one.
-func (c *Controls) FormSettings() settings.Settings {
+func (c *Controls) formSettings() settings.Settings {
 	s := c.sh.Settings
 	s.Settings = c.settings(s.Settings)
 	s.SeedLocked = c.seedLocked
 	s.FormModel = c.Model.ModelDir()
-	s.Count = c.CountValue()
+	s.Count = c.countValue()
 	return s
 }
 
@@ -56,7 +56,7 @@ func (c *Controls) FormChanged() {
 	if !c.formWatched || c.sh.Life.Err() != nil {
 		return
 	}
-	c.sh.Settings = c.FormSettings()
+	c.sh.Settings = c.formSettings()
 	s := c.sh.Settings
 	c.sh.Store.Pend(s, func() {
 		if c.formTimer == nil {

@@ -18,15 +18,15 @@ import (
 func (c *Controls) checkSeed() (seed uint64, given, ok bool) {
 	text := strings.TrimSpace(c.Seed.Text)
 	if text == "" {
-		shell.SetFieldError(c.SeedErr, "")
+		shell.SetFieldError(c.seedErr, "")
 		return 0, false, true
 	}
 	v, err := strconv.ParseUint(text, 10, 64)
 	if err != nil {
-		shell.SetFieldError(c.SeedErr, "The seed must be a whole number from 0 to 18446744073709551615 (or empty for a random one).")
+		shell.SetFieldError(c.seedErr, "The seed must be a whole number from 0 to 18446744073709551615 (or empty for a random one).")
 		return 0, false, false
 	}
-	shell.SetFieldError(c.SeedErr, "")
+	shell.SetFieldError(c.seedErr, "")
 	return v, true, true
 }
 
@@ -35,7 +35,7 @@ func (c *Controls) checkSeed() (seed uint64, given, ok bool) {
 func (c *Controls) seedEdited() {
 	_, given, ok := c.checkSeed()
 	if ok && given != c.seedLocked {
-		c.SetSeedLocked(given)
+		c.setSeedLocked(given)
 	}
 }
 
@@ -43,7 +43,7 @@ func (c *Controls) seedEdited() {
 // says "random"), a random one is kept (the last seed used, or a new one, fills the field).
 func (c *Controls) toggleSeedLocked() {
 	if c.seedLocked {
-		c.SetSeedLocked(false)
+		c.setSeedLocked(false)
 		c.Seed.SetText("")
 		return
 	}
@@ -52,7 +52,7 @@ func (c *Controls) toggleSeedLocked() {
 		seed = randomSeed()
 	}
 	c.Seed.SetText(strconv.FormatUint(seed, 10))
-	c.SetSeedLocked(true)
+	c.setSeedLocked(true)
 }
 
 // UsedRandomSeed shows the random seed a run picked in the empty field's placeholder, so
@@ -73,23 +73,23 @@ func randomPlaceholder(last uint64, known bool) string {
 	return fmt.Sprintf("random, last %d", last)
 }
 
-// SetSeedLocked switches between keeping the seed (locked) and a new random one per run.
-func (c *Controls) SetSeedLocked(locked bool) {
+// setSeedLocked switches between keeping the seed (locked) and a new random one per run.
+func (c *Controls) setSeedLocked(locked bool) {
 	c.seedLocked = locked
-	c.Lock.Tip = lockTip(locked)
+	c.lock.Tip = lockTip(locked)
 	if locked {
-		c.Lock.SetIcon(theme.NewThemedResource(resources.Lock))
-		c.Lock.Importance = widget.HighImportance
+		c.lock.SetIcon(theme.NewThemedResource(resources.Lock))
+		c.lock.Importance = widget.HighImportance
 	} else {
-		c.Lock.SetIcon(theme.NewThemedResource(resources.LockOpen))
-		c.Lock.Importance = widget.MediumImportance
+		c.lock.SetIcon(theme.NewThemedResource(resources.LockOpen))
+		c.lock.Importance = widget.MediumImportance
 	}
-	c.Lock.Refresh()
-	if c.KeptSeed != nil && c.KeptSeed.Visible() != locked {
+	c.lock.Refresh()
+	if c.keptSeed != nil && c.keptSeed.Visible() != locked {
 		if locked {
-			c.KeptSeed.Show()
+			c.keptSeed.Show()
 		} else {
-			c.KeptSeed.Hide()
+			c.keptSeed.Hide()
 		}
 		c.Box.Refresh() // Generate makes room for it, or takes it back
 	}
@@ -99,7 +99,7 @@ func (c *Controls) SetSeedLocked(locked bool) {
 // ReuseSeed puts seed in the seed field and locks it.
 func (c *Controls) ReuseSeed(seed uint64) {
 	c.Seed.SetText(strconv.FormatUint(seed, 10))
-	c.SetSeedLocked(true)
+	c.setSeedLocked(true)
 }
 
 // randomSeed picks a new seed, as every front end does (engine.RandomSeed).

@@ -23,8 +23,8 @@ type queueFile struct {
 	writeMu sync.Mutex // serialises writes
 }
 
-// RestoredPaused is the paused row's text for a queue brought back from the last session.
-const RestoredPaused = "Queue kept from the last session"
+// restoredPaused is the paused row's text for a queue brought back from the last session.
+const restoredPaused = "Queue kept from the last session"
 
 // SetUpQueue connects the queue to its file and to Cancel all, and brings back the jobs
 // saved by the last session (paused, so that nothing starts unasked). Reading them, and
@@ -91,7 +91,7 @@ func withMissingAdapters(j *jobs.Job) (lora.Stack, error) {
 // from then on every change of the queue is saved.
 func (rn *Runner) restoreQueue(restored []*jobs.Job, notes []string, err error) {
 	q := rn.Queue
-	q.Changed = func([]*jobs.Job) { rn.SaveQueue() }
+	q.Changed = func([]*jobs.Job) { rn.saveQueue() }
 	if err != nil {
 		rn.sh.ShowError(err)
 	}
@@ -99,12 +99,12 @@ func (rn *Runner) restoreQueue(restored []*jobs.Job, notes []string, err error) 
 		rn.sh.ShowNotice("Some saved jobs could not be restored: " + strings.Join(notes, "; ") + ".")
 	}
 	if len(restored) == 0 {
-		rn.SaveQueue()
+		rn.saveQueue()
 		return
 	}
 	q.Jobs = append(restored, q.Jobs...)
 	q.SetPaused(true)
-	q.PausedText.SetText(RestoredPaused)
+	q.PausedText.SetText(restoredPaused)
 }
 
 // pendingJobs are the jobs still to make: the running job's remaining images (unless it
@@ -120,10 +120,10 @@ func (rn *Runner) pendingJobs() []*jobs.Job {
 	return append(out, rn.Queue.Jobs...)
 }
 
-// SaveQueue writes the pending jobs in the background (UI goroutine). Nothing is written
+// saveQueue writes the pending jobs in the background (UI goroutine). Nothing is written
 // before the saved queue has been read back (SetUpQueue), nor after the UI has stopped:
 // the run cancelled by quitting stays in the file.
-func (rn *Runner) SaveQueue() {
+func (rn *Runner) saveQueue() {
 	f := rn.qfile
 	if f == nil || rn.Queue.Changed == nil || rn.sh.Life.Err() != nil {
 		return
@@ -161,5 +161,5 @@ func (f *queueFile) write() error {
 func (rn *Runner) cancelAll() {
 	rn.Queue.Clear()
 	rn.Cancel()
-	rn.SaveQueue()
+	rn.saveQueue()
 }

@@ -229,7 +229,7 @@ func (rn *Runner) startJob(j *jobs.Job) (*State, error) {
 	r := &State{job: j, cancel: cancel, done: make(chan struct{}), outcome: make(chan Outcome, 1), start: time.Now()}
 	r.began = r.start
 	rn.cur = r
-	rn.SaveQueue() // the running job stays in the file until it ends
+	rn.saveQueue() // the running job stays in the file until it ends
 	rn.View.SetFollowRun(true)
 	// Passing messages (a seed locked, settings restored) belong to before the run.
 	rn.sh.SetStatus("")
@@ -456,7 +456,7 @@ func (rn *Runner) startImage(r *State, i int) {
 // gallery at once, and in the run's grid when the run makes several.
 func (rn *Runner) imageDone(r *State, e gallery.Entry, indexErr error) {
 	r.entries = append(r.entries, e)
-	rn.SaveQueue() // the images made are not made again after a restart
+	rn.saveQueue() // the images made are not made again after a restart
 	rn.Gallery.Refresh()
 	rn.Gallery.NoteNew(e.File) // says so when the gallery's filter hides it
 	if indexErr != nil {
@@ -529,7 +529,7 @@ func (rn *Runner) finishRun(r *State, out Outcome, img image.Image) {
 	defer func() { r.outcome <- out }()
 	defer rn.jobEnded(r.job, out)
 	defer func() { rn.Notify.Finished(finishedText(out, r.job.Count)) }()
-	defer rn.SaveQueue()
+	defer rn.saveQueue()
 	n := len(out.Entries)
 	switch {
 	case errors.Is(out.Err, context.Canceled):

@@ -9,8 +9,8 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
-	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/app/internal/uitest"
 	"kleinbild/app/maskedit"
 	"kleinbild/engine"
 	"kleinbild/engine/imageio"
@@ -149,7 +149,7 @@ func TestInpaintPromptAndAmounts(t *testing.T) {
 	}
 	m.amounts[0].SetText("16")
 	m.amounts[3].SetText(" 32 ")
-	test.Tap(findButton(w.Content(), "Set"))
+	test.Tap(uitest.FindButton(w.Content(), "Set"))
 	if m.ed.Padding() != (inpaint.Padding{Left: 16, Bottom: 32}) || pic(m).Bounds() != image.Rect(0, 0, 80, 80) {
 		t.Fatalf("amounts 16 left, 32 bottom: padding %+v, canvas %v", m.ed.Padding(), pic(m).Bounds())
 	}
@@ -164,7 +164,7 @@ func TestInpaintPromptAndAmounts(t *testing.T) {
 	if !strings.Contains(m.padLabel.Text, "4096 px") || m.ed.Padding().Right != 0 {
 		t.Errorf("too large: label %q, padding %+v", m.padLabel.Text, m.ed.Padding())
 	}
-	test.Tap(findButton(w.Content(), "Right"))
+	test.Tap(uitest.FindButton(w.Content(), "Right"))
 	if m.amounts[2].Text != "16" || m.amounts[0].Text != "" || m.ed.Padding() != (inpaint.Padding{Right: 16}) {
 		t.Errorf("after Extend Right: fields %q %q %q %q, padding %+v", m.amounts[0].Text, m.amounts[1].Text, m.amounts[2].Text, m.amounts[3].Text, m.ed.Padding())
 	}
@@ -176,27 +176,4 @@ func TestInpaintPromptAndAmounts(t *testing.T) {
 	}
 	m.closed = true
 	m.loadResult("/pictures/out.png") // a closed window takes no result (and has no shell here)
-}
-
-// findButton is the button labelled text in o, or nil.
-func findButton(o fyne.CanvasObject, text string) *widget.Button {
-	switch v := o.(type) {
-	case *widget.Button:
-		if v.Text == text {
-			return v
-		}
-	case *fyne.Container:
-		for _, c := range v.Objects {
-			if b := findButton(c, text); b != nil {
-				return b
-			}
-		}
-	case fyne.Widget:
-		for _, c := range test.WidgetRenderer(v).Objects() {
-			if b := findButton(c, text); b != nil {
-				return b
-			}
-		}
-	}
-	return nil
 }

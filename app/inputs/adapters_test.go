@@ -10,7 +10,9 @@ import (
 
 	"fyne.io/fyne/v2/test"
 
+	"kleinbild/app/internal/uitest"
 	"kleinbild/app/settings"
+	"kleinbild/internal/testfix/metapng"
 	"kleinbild/weights"
 	"kleinbild/weights/golden"
 )
@@ -126,7 +128,7 @@ func TestAdapterChooser(t *testing.T) {
 	a := writeLoRA(t, dir, "a.safetensors", nil, "")
 	b := writeLoRA(t, dir, "B.SafeTensors", map[string]string{"ss_output_name": "b"}, "")
 	other := writeLoRA(t, t.TempDir(), "weights.bin", nil, "")
-	writeTestPNG(t, dir, "pic.png", 64, 64, nil)
+	metapng.Write(t, dir, "pic.png", 64, 64, nil)
 	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -146,19 +148,21 @@ func TestAdapterChooser(t *testing.T) {
 	s.showAdd()
 	top := h.win.Canvas().Overlays().Top()
 	summary := "2 adapter files, 1 folder. Tick the adapters to add; you can tick files in several folders."
-	h.waitFor("the chooser's listing", func() bool { return findEntry(top, dir) != nil && slices.Contains(labelTexts(top), summary) })
-	list := findList(top) // sub, a.safetensors, B.SafeTensors
+	h.waitFor("the chooser's listing", func() bool {
+		return uitest.FindEntry(top, dir) != nil && slices.Contains(uitest.LabelTexts(top), summary)
+	})
+	list := uitest.FindList(top) // sub, a.safetensors, B.SafeTensors
 	list.Select(2)
 	list.Select(1)
-	test.Tap(findButton(top, "Add (2)"))
+	test.Tap(uitest.FindButton(top, "Add (2)"))
 	h.waitFor("two adapters", func() bool { return len(s.entries) == 2 })
 	if s.entries[0].a.Path != b || s.entries[1].a.Path != a {
 		t.Errorf("added %s, %s", s.entries[0].a.Path, s.entries[1].a.Path)
 	}
 	s.showAdd()
 	top = h.win.Canvas().Overlays().Top()
-	h.waitFor("the chooser's listing", func() bool { return findEntry(top, dir) != nil }) // where they came from
-	typePath(findEntry(top, dir), other)
+	h.waitFor("the chooser's listing", func() bool { return uitest.FindEntry(top, dir) != nil }) // where they came from
+	typePath(uitest.FindEntry(top, dir), other)
 	h.waitFor("the typed adapter", func() bool { return len(s.entries) == 3 })
 }
 

@@ -11,10 +11,12 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/app/internal/uitest"
 	"kleinbild/engine"
 	"kleinbild/engine/imageio"
 	"kleinbild/engine/schema"
 	"kleinbild/estimate"
+	"kleinbild/internal/testfix/metapng"
 	"kleinbild/weights/golden"
 )
 
@@ -28,8 +30,8 @@ func TestAdapterPartialMatch(t *testing.T) {
 	path := writeLoRA(t, t.TempDir(), "partial.safetensors", nil, "vector_in.in_layer.lora_down.weight")
 	h.addAdapter(path)
 	top := h.win.Canvas().Overlays().Top()
-	if top == nil || !strings.Contains(strings.Join(labelTexts(top), "\n"), "vector_in.in_layer.lora_down.weight") {
-		t.Fatalf("no dialog listing the unmatched key: %q", labelTexts(top))
+	if top == nil || !strings.Contains(strings.Join(uitest.LabelTexts(top), "\n"), "vector_in.in_layer.lora_down.weight") {
+		t.Fatalf("no dialog listing the unmatched key: %q", uitest.LabelTexts(top))
 	}
 	h.tapDialogButton("Cancel")
 	e := s.entries[0]
@@ -127,7 +129,7 @@ func TestLoRAFolder(t *testing.T) {
 	if len(f.items) != 6 || len(f.list.Objects) != 6 {
 		t.Fatalf("%d items, %d rows; want 6", len(f.items), len(f.list.Objects))
 	}
-	text := strings.Join(labelTexts(f.list), "\n")
+	text := strings.Join(uitest.LabelTexts(f.list), "\n")
 	for _, want := range []string{
 		"Soft Watercolor", "rank 2", "base model flux-2-klein-4b", "trigger words: wtrclr, paper texture",
 		"PixelArt", "base model flux2_klein", "trigger words: pixelart, sprite",
@@ -141,7 +143,7 @@ func TestLoRAFolder(t *testing.T) {
 		t.Errorf("%d hashes, want the 2 adapters'", n)
 	}
 	f.search.SetText("PAPER")
-	if text := strings.Join(labelTexts(f.list), "\n"); len(f.list.Objects) != 1 || !strings.Contains(text, "Soft Watercolor") {
+	if text := strings.Join(uitest.LabelTexts(f.list), "\n"); len(f.list.Objects) != 1 || !strings.Contains(text, "Soft Watercolor") {
 		t.Errorf("search 'PAPER': %q", text)
 	}
 	f.search.SetText("pixel")
@@ -188,8 +190,8 @@ func TestDropAdapters(t *testing.T) {
 	dir := t.TempDir()
 	a1 := writeLoRA(t, dir, "style.png", nil, "")
 	a2 := writeLoRA(t, dir, "noext", map[string]string{"modelspec.title": "no extension"}, "")
-	fake := writeTestPNG(t, dir, "picture.safetensors", 64, 64, nil)
-	img := writeTestPNG(t, dir, "ref.png", 64, 64, nil)
+	fake := metapng.Write(t, dir, "picture.safetensors", 64, 64, nil)
+	img := metapng.Write(t, dir, "ref.png", 64, 64, nil)
 	var uris []fyne.URI
 	for _, p := range []string{a1, img, a2, fake} {
 		uris = append(uris, storage.NewFileURI(p))
@@ -212,14 +214,14 @@ func TestDropAdapters(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.wait("the folder scan", s.folder.setDir(dir))
-	made := writeTestPNG(t, t.TempDir(), "made.png", 64, 64, &imageio.Metadata{
+	made := metapng.Write(t, t.TempDir(), "made.png", 64, 64, &imageio.Metadata{
 		Settings: schema.Settings{Prompt: "p", Width: 64, Height: 64, Steps: 2},
 		Adapters: []imageio.Adapter{{File: "was-named-so.safetensors", SHA256: sum, Strength: 0.5}},
 	})
 	s.entries[1].on.SetChecked(false)
 	h.wait("the PNG drop", h.drop([]fyne.URI{storage.NewFileURI(made)}))
-	if top := h.win.Canvas().Overlays().Top(); top == nil || !strings.Contains(strings.Join(labelTexts(top), "\n"), "Adapters: was-named-so.safetensors (0.50)") {
-		t.Fatalf("the restore question does not name the adapter: %q", labelTexts(top))
+	if top := h.win.Canvas().Overlays().Top(); top == nil || !strings.Contains(strings.Join(uitest.LabelTexts(top), "\n"), "Adapters: was-named-so.safetensors (0.50)") {
+		t.Fatalf("the restore question does not name the adapter: %q", uitest.LabelTexts(top))
 	}
 	h.tapDialogButton("Restore settings")
 	h.waitFor("the adapters restored", func() bool { st := s.Stack(); return len(st) == 1 && st[0].Strength == 0.5 })

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"kleinbild/app/internal/uitest"
 	"kleinbild/app/settings"
 	"kleinbild/engine"
 	"kleinbild/estimate"
@@ -142,7 +143,7 @@ func TestDeviceChoicePersists(t *testing.T) {
 	m := h.m
 	h.openDeviceSettings()
 	sel := m.Dev.sel
-	ds := fakeDevices()
+	ds := uitest.FakeDevices()
 	want := []string{"Automatic (" + ds[0].Label() + ")", ds[0].Label(), ds[1].Label(), ds[2].Label()}
 	if !slices.Equal(sel.Options, want) {
 		t.Fatalf("options %q, want %q", sel.Options, want)
@@ -196,13 +197,13 @@ func TestGPUFallbackShownInSettings(t *testing.T) {
 	}
 
 	h.openDeviceSettings()
-	if got := m.Dev.sel.Selected; got != fakeDevices()[2].Label() {
+	if got := m.Dev.sel.Selected; got != uitest.FakeDevices()[2].Label() {
 		t.Errorf("select shows %q, want the saved choice", got)
 	}
 	if !strings.Contains(m.Dev.note.Text, "Using the CPU for now") || !m.Dev.retry.Visible() {
 		t.Errorf("note %q (retry visible %v): want the fallback explained", m.Dev.note.Text, m.Dev.retry.Visible())
 	}
-	test.Tap(findButton(m.Dev.retry, "Try the GPU again"))
+	test.Tap(uitest.FindButton(m.Dev.retry, "Try the GPU again"))
 	if m.EffectiveDevice() != "webgpu:0" || m.Dev.retry.Visible() {
 		t.Errorf("after retry: device %q, retry visible %v", m.EffectiveDevice(), m.Dev.retry.Visible())
 	}

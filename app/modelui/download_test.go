@@ -24,6 +24,7 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/app/internal/uitest"
 	"kleinbild/app/settings"
 	"kleinbild/download"
 )
@@ -335,7 +336,7 @@ func TestUseCachedSnapshot(t *testing.T) {
 	h := newHarness(t, t.TempDir(), "")
 	m := h.m
 	p, _ := m.NewDownloadPanel()
-	b := findButton(p.cached, "Use existing copy")
+	b := uitest.FindButton(p.cached, "Use existing copy")
 	if b == nil {
 		t.Fatal("no 'Use existing copy' button for the cached snapshot")
 	}

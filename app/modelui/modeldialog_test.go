@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/app/internal/uitest"
 	"kleinbild/app/settings"
 	"kleinbild/app/widgets"
 	"kleinbild/engine"
@@ -257,14 +258,14 @@ func TestModelFolderCheckedWhenChosen(t *testing.T) {
 		t.Fatal("no model folder entry in the dialog")
 	}
 	path.SetText(broken)
-	use := findButton(top, "Use this model")
+	use := uitest.FindButton(top, "Use this model")
 	h.waitFor("the check in the dialog", 10*time.Second, func() bool {
-		return findRichText(top, "damaged") != nil
+		return uitest.FindRichText(top, "damaged") != nil
 	})
-	if findRichText(top, "✓") != nil || !use.Disabled() {
+	if uitest.FindRichText(top, "✓") != nil || !use.Disabled() {
 		t.Errorf("dialog shows ✓ (or allows use) for a truncated VAE")
 	}
-	if rt := findRichText(top, "damaged"); len(rt.String()) > 200 || !strings.Contains(rt.String(), "vae/diffusion_pytorch_model.safetensors") {
+	if rt := uitest.FindRichText(top, "damaged"); len(rt.String()) > 200 || !strings.Contains(rt.String(), "vae/diffusion_pytorch_model.safetensors") {
 		t.Errorf("message too long: %q", rt.String())
 	}
 	h.tapDialogButton("Close")
@@ -381,7 +382,7 @@ func TestEscapeClosesTheModelDialogFromItsMenus(t *testing.T) {
 		p := m.dlPanels[len(m.dlPanels)-1]
 		f := []fyne.Focusable{p.token, p.variant, m.Form.combo, m.Dev.sel, m.Dev.precision}[i]
 		c.Focus(f)
-		typeKey(c, fyne.KeyEscape)
+		uitest.TypeKey(c, fyne.KeyEscape)
 		h.settle()
 		if c.Overlays().Top() != nil || m.Dlg != nil {
 			t.Errorf("Escape with %T (%d) focused left the Model dialog open", f, i)

@@ -144,7 +144,11 @@ func newHarness(t *testing.T, dataDir string, modelUsable bool) *harness {
 }
 
 // close shuts the UI down while still serving its posts, like the real app.
-func (h *harness) close() { h.CloseWith(h.ui.close) }
+func (h *harness) close() {
+	if h.Close(h.ui.close) {
+		h.win.Close()
+	}
+}
 
 // galleryHarness starts the UI over a gallery holding one image per prompt (the last
 // prompt newest), without a usable model.

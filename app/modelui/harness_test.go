@@ -95,7 +95,11 @@ func newHarness(t *testing.T, dataDir, modelDir string) *harness {
 }
 
 // close ends the model's background work while still serving its posts, like the window.
-func (h *harness) close() { h.CloseWith(func() { h.sh.End(); h.sh.BG.Wait() }) }
+func (h *harness) close() {
+	if h.Close(func() { h.sh.End(); h.sh.BG.Wait() }) {
+		h.win.Close()
+	}
+}
 
 // savedSettings reads settings.json once the background writes are done.
 func (h *harness) savedSettings() settings.Settings {

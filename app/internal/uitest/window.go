@@ -31,14 +31,6 @@ func NewWindow(t testing.TB) *Window {
 	return &Window{Loop: NewLoop(t), App: a, Win: w}
 }
 
-// CloseWith runs stop while serving the posts (Loop.Close) and then closes the window; a
-// second call does nothing.
-func (w *Window) CloseWith(stop func()) {
-	if w.Close(stop) {
-		w.Win.Close()
-	}
-}
-
 // TapDialogButton taps the button labelled text in the window's topmost dialog, failing
 // the test when there is no dialog or no such button.
 func (w *Window) TapDialogButton(text string) {

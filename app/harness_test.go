@@ -48,6 +48,12 @@ func (h *harness) waitFor(what string, timeout time.Duration, cond func() bool) 
 	h.WaitFor(what, timeout, cond)
 }
 
+// wait runs the event loop until done is closed (uitest.Loop.Wait).
+func (h *harness) wait(what string, done <-chan struct{}) {
+	h.t.Helper()
+	h.Wait(what, done)
+}
+
 // newHarness builds a UI over dataDir. modelDir "" leaves the model unset; open nil uses
 // the real engine.
 func newHarness(t *testing.T, dataDir, modelDir string, open OpenFunc) *harness {
@@ -232,3 +238,13 @@ func findEscapeEntry(o fyne.CanvasObject, text string) *widgets.EscapeEntry {
 // fakeHome points HOME and XDG_CONFIG_HOME at a new folder with a Pictures folder
 // (uitest.FakeHome); it returns home and the pictures folder.
 func fakeHome(t *testing.T) (home, pictures string) { return uitest.FakeHome(t) }
+
+// goldenLoRA is a tiny adapter of the golden data (uitest.GoldenLoRA).
+func goldenLoRA(t *testing.T, name string) string { return uitest.GoldenLoRA(t, name) }
+
+// writeLoRA copies the golden kohya adapter to dir/name with extra metadata and, when
+// extraKey is not "", one more tensor (uitest.WriteLoRA).
+func writeLoRA(t *testing.T, dir, name string, meta map[string]string, extraKey string) string {
+	t.Helper()
+	return uitest.WriteLoRA(t, dir, name, meta, extraKey)
+}

@@ -14,8 +14,8 @@ func TestFolderListStaysUnderThePointer(t *testing.T) {
 	h := newHarness(t, t.TempDir())
 	h.win.Resize(fyne.NewSize(1366, 300)) // the form is taller than its room, as on a laptop
 	dir := t.TempDir()
-	writeLoRA(t, dir, "a.safetensors", nil, "")
-	writeLoRA(t, dir, "b.safetensors", map[string]string{"modelspec.title": "B"}, "")
+	uitest.WriteLoRA(t, dir, "a.safetensors", nil, "")
+	uitest.WriteLoRA(t, dir, "b.safetensors", map[string]string{"modelspec.title": "B"}, "")
 	f := &h.adapters.folder
 	h.wait("the folder scan", f.setDir(dir))
 	if len(f.list.Objects) != 2 {

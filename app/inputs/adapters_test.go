@@ -1,7 +1,6 @@
 package inputs
 
 import (
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,47 +12,8 @@ import (
 	"kleinbild/app/internal/uitest"
 	"kleinbild/app/settings"
 	"kleinbild/internal/testfix/metapng"
-	"kleinbild/weights"
 	"kleinbild/weights/golden"
 )
-
-// goldenLoRA is a tiny adapter of the golden data (made for the tiny model).
-func goldenLoRA(t *testing.T, name string) string {
-	return golden.Path(t, "lora", "loras", name)
-}
-
-// writeLoRA copies the golden kohya adapter to dir/name with extra metadata and, when
-// extraKey is not "", one more tensor that adapts nothing Kleinbild knows.
-func writeLoRA(t *testing.T, dir, name string, meta map[string]string, extraKey string) string {
-	t.Helper()
-	f, err := weights.OpenFile(goldenLoRA(t, "lora_kohya_r2_a1.safetensors"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []weights.OutTensor
-	for _, n := range f.Names() {
-		tn, err := f.Tensor(n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		v, err := tn.BF16()
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, weights.OutTensor{Name: n, Shape: tn.Shape, BF16: append([]uint16(nil), v...)})
-	}
-	if extraKey != "" {
-		out = append(out, weights.OutTensor{Name: extraKey, Shape: []int{2, 2}, BF16: []uint16{0x3f80, 0, 0, 0x3f80}})
-	}
-	md := maps.Clone(f.Metadata)
-	maps.Copy(md, meta)
-	path := filepath.Join(dir, name)
-	if err := weights.WriteFile(path, out, md); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
 
 // addAdapter adds the file through the section and waits for it.
 func (h *harness) addAdapter(path string) {
@@ -69,7 +29,7 @@ func (h *harness) addAdapter(path string) {
 func TestAdaptersSection(t *testing.T) {
 	h := newHarness(t, t.TempDir())
 	s := &h.adapters
-	h.addAdapter(goldenLoRA(t, "lora_kohya_r2_a1.safetensors"))
+	h.addAdapter(uitest.GoldenLoRA(t, "lora_kohya_r2_a1.safetensors"))
 	if len(s.entries) != 1 || len(s.list.Objects) != 1 || s.err.Visible() {
 		t.Fatalf("%d entries, %d rows, error %q", len(s.entries), len(s.list.Objects), s.err.Text)
 	}
@@ -125,9 +85,9 @@ func TestAdapterChooser(t *testing.T) {
 	h := newHarness(t, t.TempDir())
 	s := &h.adapters
 	dir := t.TempDir()
-	a := writeLoRA(t, dir, "a.safetensors", nil, "")
-	b := writeLoRA(t, dir, "B.SafeTensors", map[string]string{"ss_output_name": "b"}, "")
-	other := writeLoRA(t, t.TempDir(), "weights.bin", nil, "")
+	a := uitest.WriteLoRA(t, dir, "a.safetensors", nil, "")
+	b := uitest.WriteLoRA(t, dir, "B.SafeTensors", map[string]string{"ss_output_name": "b"}, "")
+	other := uitest.WriteLoRA(t, t.TempDir(), "weights.bin", nil, "")
 	metapng.Write(t, dir, "pic.png", 64, 64, nil)
 	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
@@ -170,12 +130,12 @@ func TestAdapterChooser(t *testing.T) {
 // and the LoRA folder come back in the next session; a file gone meanwhile is named.
 func TestAdaptersRemembered(t *testing.T) {
 	data, tmp := t.TempDir(), t.TempDir()
-	gone := writeLoRA(t, tmp, "gone.safetensors", nil, "")
-	partial := writeLoRA(t, tmp, "partial.safetensors", nil, "vector_in.in_layer.lora_down.weight")
+	gone := uitest.WriteLoRA(t, tmp, "gone.safetensors", nil, "")
+	partial := uitest.WriteLoRA(t, tmp, "partial.safetensors", nil, "vector_in.in_layer.lora_down.weight")
 	h := newHarness(t, data)
 	s := &h.adapters
-	h.addAdapter(goldenLoRA(t, "lora_kohya_r2_a1.safetensors"))
-	h.addAdapter(goldenLoRA(t, "lokr_lycoris_f4.safetensors"))
+	h.addAdapter(uitest.GoldenLoRA(t, "lora_kohya_r2_a1.safetensors"))
+	h.addAdapter(uitest.GoldenLoRA(t, "lokr_lycoris_f4.safetensors"))
 	h.addAdapter(gone)
 	h.addAdapter(partial)
 	h.tapDialogButton("Use anyway")

@@ -27,7 +27,7 @@ import (
 func TestAdapterPartialMatch(t *testing.T) {
 	h := newHarness(t, t.TempDir())
 	s := &h.adapters
-	path := writeLoRA(t, t.TempDir(), "partial.safetensors", nil, "vector_in.in_layer.lora_down.weight")
+	path := uitest.WriteLoRA(t, t.TempDir(), "partial.safetensors", nil, "vector_in.in_layer.lora_down.weight")
 	h.addAdapter(path)
 	top := h.win.Canvas().Overlays().Top()
 	if top == nil || !strings.Contains(strings.Join(uitest.LabelTexts(top), "\n"), "vector_in.in_layer.lora_down.weight") {
@@ -47,7 +47,7 @@ func TestAdapterPartialMatch(t *testing.T) {
 		t.Errorf("accepted: on %v, request %d adapters partial %v, status %q", e.on.Checked, len(s.Stack()), s.Partial(), e.status.Text)
 	}
 	e.on.SetChecked(false)
-	h.addAdapter(goldenLoRA(t, "lora_kohya_r2_a1.safetensors"))
+	h.addAdapter(uitest.GoldenLoRA(t, "lora_kohya_r2_a1.safetensors"))
 	if len(s.Stack()) != 1 || s.Partial() {
 		t.Errorf("only a full match on: %d adapters, partial %v", len(s.Stack()), s.Partial())
 	}
@@ -69,7 +69,7 @@ func TestAdapterModelFit(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.SetModel(&tiny)
-	h.addAdapter(goldenLoRA(t, "lora_bfl_r4_noalpha.safetensors"))
+	h.addAdapter(uitest.GoldenLoRA(t, "lora_bfl_r4_noalpha.safetensors"))
 	e := s.entries[0]
 	if !e.on.Checked || e.fit != nil || e.status.Visible() || s.layers == nil {
 		t.Fatalf("golden adapter on the tiny model: on %v, fit %v", e.on.Checked, e.fit)
@@ -99,9 +99,9 @@ func TestLoRAFolder(t *testing.T) {
 	h := newHarness(t, t.TempDir())
 	f := &h.adapters.folder
 	dir := t.TempDir()
-	writeLoRA(t, dir, "watercolor.safetensors", map[string]string{
+	uitest.WriteLoRA(t, dir, "watercolor.safetensors", map[string]string{
 		"modelspec.title": "Soft Watercolor", "modelspec.architecture": "flux-2-klein-4b", "modelspec.trigger_phrase": "wtrclr, paper texture"}, "")
-	writeLoRA(t, dir, "pixel.safetensors", map[string]string{
+	uitest.WriteLoRA(t, dir, "pixel.safetensors", map[string]string{
 		"ss_output_name": "PixelArt", "ss_base_model_version": "flux2_klein", "ss_tag_frequency": `{"ds": {"pixelart": 9, "sprite": 3}}`}, "")
 	full, err := os.ReadFile(filepath.Join(dir, "pixel.safetensors"))
 	if err != nil {
@@ -188,8 +188,8 @@ func findButtonIcon(o fyne.CanvasObject) *widget.Button {
 func TestDropAdapters(t *testing.T) {
 	h := newHarness(t, t.TempDir())
 	dir := t.TempDir()
-	a1 := writeLoRA(t, dir, "style.png", nil, "")
-	a2 := writeLoRA(t, dir, "noext", map[string]string{"modelspec.title": "no extension"}, "")
+	a1 := uitest.WriteLoRA(t, dir, "style.png", nil, "")
+	a2 := uitest.WriteLoRA(t, dir, "noext", map[string]string{"modelspec.title": "no extension"}, "")
 	fake := metapng.Write(t, dir, "picture.safetensors", 64, 64, nil)
 	img := metapng.Write(t, dir, "ref.png", 64, 64, nil)
 	var uris []fyne.URI
@@ -242,13 +242,13 @@ func TestRestoreAdaptersFromImage(t *testing.T) {
 	h := newHarness(t, t.TempDir())
 	s := &h.adapters
 	dir := t.TempDir()
-	p := writeLoRA(t, dir, "renamed.safetensors", map[string]string{"modelspec.title": "x"}, "")
+	p := uitest.WriteLoRA(t, dir, "renamed.safetensors", map[string]string{"modelspec.title": "x"}, "")
 	sum, err := imageio.SHA256File(p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	h.wait("the folder scan", s.folder.setDir(dir))
-	h.addAdapter(goldenLoRA(t, "lokr_lycoris_f4.safetensors")) // switched off by the restore
+	h.addAdapter(uitest.GoldenLoRA(t, "lokr_lycoris_f4.safetensors")) // switched off by the restore
 	meta := imageio.Metadata{
 		Settings: schema.Settings{Prompt: "a fox", Width: 64, Height: 64, Steps: 2, Seed: 3},
 		Adapters: []imageio.Adapter{

@@ -13,6 +13,7 @@ import (
 
 	"kleinbild/app/widgets"
 	"kleinbild/internal/testhome"
+	"kleinbild/weights"
 )
 
 // TestMain runs the tests with a temporary home and XDG folders.
@@ -140,5 +141,24 @@ func TestShellOptions(t *testing.T) {
 	w.Settle()
 	if n != 1 {
 		t.Errorf("%d posts ran, want the one before End", n)
+	}
+}
+
+// TestWriteLoRA: the copy holds the golden adapter's tensors, the extra tensor and the
+// extra metadata.
+func TestWriteLoRA(t *testing.T) {
+	path := WriteLoRA(t, t.TempDir(), "x.safetensors", map[string]string{"modelspec.title": "X"}, "unknown.weight")
+	f, err := weights.OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	orig, err := weights.OpenFile(GoldenLoRA(t, "lora_kohya_r2_a1.safetensors"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer orig.Close()
+	if len(f.Names()) != len(orig.Names())+1 || !slices.Contains(f.Names(), "unknown.weight") || f.Metadata["modelspec.title"] != "X" {
+		t.Errorf("tensors %v (golden %d), metadata %v", f.Names(), len(orig.Names()), f.Metadata)
 	}
 }

@@ -249,7 +249,7 @@ func TestChooserThumbnailsOnlyForVisibleRows(t *testing.T) {
 	if len(c.items) != n {
 		t.Fatalf("listed %d items", len(c.items))
 	}
-	h.settle()
+	h.Settle()
 	if c.thumbsAsked == 0 || c.thumbsAsked >= n/2 {
 		t.Errorf("%d thumbnails asked for %d images, most of them not on screen", c.thumbsAsked, n)
 	}
@@ -277,7 +277,7 @@ func TestChooserThumbnailsOnlyForVisibleRows(t *testing.T) {
 		t.Fatal("the first row shows no thumbnail")
 	}
 	h.waitFor("the first thumbnail", func() bool { return first.Img.Image != nil })
-	h.settle()
+	h.Settle()
 	des, _ := os.ReadDir(filepath.Join(data, "thumbs"))
 	if len(des) >= n/2 {
 		t.Errorf("%d thumbnails made for %d images", len(des), n)

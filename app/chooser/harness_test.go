@@ -39,21 +39,8 @@ func newHarness(t *testing.T, data string) *harness {
 	return h
 }
 
-// close stops the background work while still serving its posts, as the real app does.
-func (h *harness) close() {
-	if h.Close(func() { h.sh.End(); h.sh.BG.Wait() }) {
-		h.sh.Thumbs.Close()
-		h.win.Close()
-	}
-}
-
-func (h *harness) post(fn func()) { h.Post(fn) }
-
-// pump runs the queued closures; it reports whether there were any.
-func (h *harness) pump() bool { return h.Pump() }
-
-// settle runs the loop until it has been quiet for a moment.
-func (h *harness) settle() { h.Settle() }
+// close ends the shell's background work while still serving its posts, like the window.
+func (h *harness) close() { h.CloseShell(h.sh) }
 
 // waitFor runs the event loop until cond holds, failing the test after uitest.MinWait (a
 // loaded machine is slow; the bound only limits how long a failing test takes).
@@ -75,12 +62,6 @@ func (h *harness) enterPath(c *Chooser, text string) {
 	test.Type(c.path, text)
 	c.path.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
 	h.loaded(c)
-}
-
-// tapDialogButton taps the button labelled text in the topmost dialog.
-func (h *harness) tapDialogButton(text string) {
-	h.t.Helper()
-	h.TapDialogButton(text)
 }
 
 // writeTestPNG writes a w×h test pattern PNG and returns its path.

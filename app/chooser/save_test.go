@@ -117,8 +117,8 @@ func TestSaveAsksBeforeReplacing(t *testing.T) {
 	}
 	test.Tap(c.ok)
 	h.waitFor("the question", func() bool { return uitest.FindButton(h.win.Canvas().Overlays().Top(), "Replace") != nil })
-	h.tapDialogButton("Cancel")
-	h.settle()
+	h.TapDialogButton("Cancel")
+	h.Settle()
 	if got, _ := os.ReadFile(old); !bytes.Equal(got, oldBytes) {
 		t.Error("the file was replaced although the user said Cancel")
 	}
@@ -128,7 +128,7 @@ func TestSaveAsksBeforeReplacing(t *testing.T) {
 
 	test.Tap(c.ok)
 	h.waitFor("the question", func() bool { return uitest.FindButton(h.win.Canvas().Overlays().Top(), "Replace") != nil })
-	h.tapDialogButton("Replace")
+	h.TapDialogButton("Replace")
 	h.waitFor("the copy", func() bool { return len(saved) == 1 })
 	if !sameBytes(t, src, old) {
 		t.Error("the file was not replaced by the copy")

@@ -17,7 +17,7 @@ func TestFolderListStaysUnderThePointer(t *testing.T) {
 	uitest.WriteLoRA(t, dir, "a.safetensors", nil, "")
 	uitest.WriteLoRA(t, dir, "b.safetensors", map[string]string{"modelspec.title": "B"}, "")
 	f := &h.adapters.folder
-	h.wait("the folder scan", f.setDir(dir))
+	h.Wait("the folder scan", f.setDir(dir))
 	if len(f.list.Objects) != 2 {
 		t.Fatalf("%d rows", len(f.list.Objects))
 	}
@@ -32,7 +32,7 @@ func TestFolderListStaysUnderThePointer(t *testing.T) {
 	}
 	test.Tap(findButtonIcon(f.list.Objects[0]))
 	h.waitFor("the adapter", func() bool { return len(h.adapters.entries) == 1 })
-	h.settle()
+	h.Settle()
 	uitest.Relayout(root)
 	after, _, _ := uitest.ShownRect(root, add)
 	if d := after.Y - before.Y; d > 1 || d < -1 {

@@ -19,7 +19,7 @@ import (
 func (h *harness) addAdapter(path string) {
 	h.t.Helper()
 	done := h.adapters.AddFiles([]string{path}, false)
-	h.wait("the adapter to be read", done)
+	h.Wait("the adapter to be read", done)
 }
 
 // TestAdaptersSection: an added adapter is listed switched on at strength 1; the slider
@@ -95,7 +95,7 @@ func TestAdapterChooser(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	h.wait("the folder scan", s.folder.setDir(dir))
+	h.Wait("the folder scan", s.folder.setDir(dir))
 	files := adapterFiles()
 	for name, want := range map[string]bool{"a.safetensors": true, "B.SafeTensors": true, "pic.png": false, "notes.txt": false, "weights.bin": false} {
 		if files.Want(name) != want {
@@ -138,7 +138,7 @@ func TestAdaptersRemembered(t *testing.T) {
 	h.addAdapter(uitest.GoldenLoRA(t, "lokr_lycoris_f4.safetensors"))
 	h.addAdapter(gone)
 	h.addAdapter(partial)
-	h.tapDialogButton("Use anyway")
+	h.TapDialogButton("Use anyway")
 	s.entries[0].strength.SetValue(0.75)
 	s.entries[0].strength.OnChangeEnded(0.75)
 	s.entries[1].on.SetChecked(false)

@@ -60,39 +60,14 @@ func newHarness(t *testing.T, data string) *harness {
 	return h
 }
 
-// close stops the background work while still serving its posts, as the real app does.
-func (h *harness) close() {
-	if h.Close(func() { h.sh.End(); h.sh.BG.Wait() }) {
-		h.sh.Thumbs.Close()
-		h.win.Close()
-	}
-}
-
-func (h *harness) post(fn func()) { h.Post(fn) }
-
-// pump runs the queued closures; it reports whether there were any.
-func (h *harness) pump() bool { return h.Pump() }
-
-// settle runs the loop until it has been quiet for a moment.
-func (h *harness) settle() { h.Settle() }
+// close ends the shell's background work while still serving its posts, like the window.
+func (h *harness) close() { h.CloseShell(h.sh) }
 
 // waitFor runs the event loop until cond holds, failing the test after uitest.MinWait (a
 // loaded machine is slow; the bound only limits how long a failing test takes).
 func (h *harness) waitFor(what string, cond func() bool) {
 	h.t.Helper()
 	h.WaitFor(what, 0, cond)
-}
-
-// wait runs the event loop until done is closed.
-func (h *harness) wait(what string, done <-chan struct{}) {
-	h.t.Helper()
-	h.Wait(what, done)
-}
-
-// tapDialogButton taps the button labelled text in the topmost dialog.
-func (h *harness) tapDialogButton(text string) {
-	h.t.Helper()
-	h.TapDialogButton(text)
 }
 
 // typePath types text into the entry e and presses Enter.

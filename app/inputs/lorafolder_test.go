@@ -33,7 +33,7 @@ func TestAdapterPartialMatch(t *testing.T) {
 	if top == nil || !strings.Contains(strings.Join(uitest.LabelTexts(top), "\n"), "vector_in.in_layer.lora_down.weight") {
 		t.Fatalf("no dialog listing the unmatched key: %q", uitest.LabelTexts(top))
 	}
-	h.tapDialogButton("Cancel")
+	h.TapDialogButton("Cancel")
 	e := s.entries[0]
 	if e.on.Checked || len(s.Stack()) != 0 || s.Partial() || !e.status.Visible() || !strings.Contains(e.status.Text, "only in part") {
 		t.Fatalf("declined: on %v, stack %d, partial %v, status %q", e.on.Checked, len(s.Stack()), s.Partial(), e.status.Text)
@@ -42,7 +42,7 @@ func TestAdapterPartialMatch(t *testing.T) {
 	if e.on.Checked || h.win.Canvas().Overlays().Top() == nil {
 		t.Fatalf("switching on did not ask (on %v)", e.on.Checked)
 	}
-	h.tapDialogButton("Use anyway")
+	h.TapDialogButton("Use anyway")
 	if !e.on.Checked || len(s.Stack()) != 1 || !s.Partial() || !strings.Contains(e.status.Text, "accepted") {
 		t.Errorf("accepted: on %v, request %d adapters partial %v, status %q", e.on.Checked, len(s.Stack()), s.Partial(), e.status.Text)
 	}
@@ -125,7 +125,7 @@ func TestLoRAFolder(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	h.wait("the folder scan", f.setDir(dir))
+	h.Wait("the folder scan", f.setDir(dir))
 	if len(f.items) != 6 || len(f.list.Objects) != 6 {
 		t.Fatalf("%d items, %d rows; want 6", len(f.items), len(f.list.Objects))
 	}
@@ -161,7 +161,7 @@ func TestLoRAFolder(t *testing.T) {
 	if len(f.list.Objects) != 0 || !strings.Contains(f.msg.Text, "matches") {
 		t.Errorf("no match: %d rows, message %q", len(f.list.Objects), f.msg.Text)
 	}
-	h.wait("an unreadable folder", f.setDir(filepath.Join(dir, "absent")))
+	h.Wait("an unreadable folder", f.setDir(filepath.Join(dir, "absent")))
 	if !f.msg.Visible() || !strings.Contains(f.msg.Text, "cannot be read") || f.hashes() != nil {
 		t.Errorf("absent folder: %q", f.msg.Text)
 	}
@@ -196,7 +196,7 @@ func TestDropAdapters(t *testing.T) {
 	for _, p := range []string{a1, img, a2, fake} {
 		uris = append(uris, storage.NewFileURI(p))
 	}
-	h.wait("the drop", h.drop(uris))
+	h.Wait("the drop", h.drop(uris))
 	s := &h.adapters
 	if len(s.entries) != 2 || filepath.Base(s.entries[0].a.Path) != "style.png" || filepath.Base(s.entries[1].a.Path) != "noext" {
 		t.Errorf("%d adapters", len(s.entries))
@@ -213,17 +213,17 @@ func TestDropAdapters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.wait("the folder scan", s.folder.setDir(dir))
+	h.Wait("the folder scan", s.folder.setDir(dir))
 	made := metapng.Write(t, t.TempDir(), "made.png", 64, 64, &imageio.Metadata{
 		Settings: schema.Settings{Prompt: "p", Width: 64, Height: 64, Steps: 2},
 		Adapters: []imageio.Adapter{{File: "was-named-so.safetensors", SHA256: sum, Strength: 0.5}},
 	})
 	s.entries[1].on.SetChecked(false)
-	h.wait("the PNG drop", h.drop([]fyne.URI{storage.NewFileURI(made)}))
+	h.Wait("the PNG drop", h.drop([]fyne.URI{storage.NewFileURI(made)}))
 	if top := h.win.Canvas().Overlays().Top(); top == nil || !strings.Contains(strings.Join(uitest.LabelTexts(top), "\n"), "Adapters: was-named-so.safetensors (0.50)") {
 		t.Fatalf("the restore question does not name the adapter: %q", uitest.LabelTexts(top))
 	}
-	h.tapDialogButton("Restore settings")
+	h.TapDialogButton("Restore settings")
 	h.waitFor("the adapters restored", func() bool { st := s.Stack(); return len(st) == 1 && st[0].Strength == 0.5 })
 	if st := s.Stack(); st[0].Adapter.Path != a2 {
 		t.Errorf("restored %s", st[0].Adapter.Path)
@@ -247,7 +247,7 @@ func TestRestoreAdaptersFromImage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.wait("the folder scan", s.folder.setDir(dir))
+	h.Wait("the folder scan", s.folder.setDir(dir))
 	h.addAdapter(uitest.GoldenLoRA(t, "lokr_lycoris_f4.safetensors")) // switched off by the restore
 	meta := imageio.Metadata{
 		Settings: schema.Settings{Prompt: "a fox", Width: 64, Height: 64, Steps: 2, Seed: 3},
@@ -256,7 +256,7 @@ func TestRestoreAdaptersFromImage(t *testing.T) {
 			{File: "lost.safetensors", SHA256: strings.Repeat("0", 64), Strength: 1},
 		},
 	}
-	h.wait("the restore", s.RestoreFromImage(meta.Adapters))
+	h.Wait("the restore", s.RestoreFromImage(meta.Adapters))
 	if len(s.entries) != 2 || s.entries[0].on.Checked || s.entries[1].a.Path != p || strengthOf(s.entries[1]) != -0.7 || !s.entries[1].on.Checked {
 		t.Fatalf("restored %+v", s.remembered())
 	}
@@ -269,14 +269,14 @@ func TestRestoreAdaptersFromImage(t *testing.T) {
 	s.setStrength(s.entries[1], 2)
 	s.entries[0].on.SetChecked(true)
 	h.sh.Banner.Hide()
-	h.wait("the restore", s.RestoreFromImage(meta.Adapters))
+	h.Wait("the restore", s.RestoreFromImage(meta.Adapters))
 	if !strings.Contains(h.sh.ErrorText(), "Restored 1 adapter") {
 		t.Errorf("notice %q", h.sh.ErrorText())
 	}
 	if st := s.Stack(); len(s.entries) != 2 || len(st) != 1 || st[0].Adapter.Path != p || st[0].Strength != -0.7 {
 		t.Errorf("RestoreFromImage: %+v", s.remembered())
 	}
-	h.wait("no adapters", s.RestoreFromImage(nil))
+	h.Wait("no adapters", s.RestoreFromImage(nil))
 	if len(s.entries) != 2 || len(s.Stack()) != 0 {
 		t.Errorf("an image without adapters left %d on", len(s.Stack()))
 	}

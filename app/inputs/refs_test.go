@@ -25,7 +25,7 @@ func TestDropAddsReferences(t *testing.T) {
 	dir := t.TempDir()
 	a := metapng.Write(t, dir, "a.png", 96, 80, nil)
 	b := metapng.Write(t, dir, "b.png", 64, 64, nil)
-	h.wait("the drop", h.drop([]fyne.URI{storage.NewFileURI(a), storage.NewFileURI(b)}))
+	h.Wait("the drop", h.drop([]fyne.URI{storage.NewFileURI(a), storage.NewFileURI(b)}))
 	if len(r.paths) != 2 || r.paths[0] != a || r.paths[1] != b {
 		t.Fatalf("refs = %v", r.paths)
 	}
@@ -48,12 +48,12 @@ func TestDropAddsReferences(t *testing.T) {
 	// Not an image, and too small.
 	txt := filepath.Join(dir, "notes.txt")
 	os.WriteFile(txt, []byte("hello"), 0o644)
-	h.wait("the drop", h.drop([]fyne.URI{storage.NewFileURI(txt)}))
+	h.Wait("the drop", h.drop([]fyne.URI{storage.NewFileURI(txt)}))
 	if !strings.Contains(h.sh.ErrorText(), "Cannot use notes.txt as a reference: it is not an image") {
 		t.Errorf("banner after dropping text: %q", h.sh.ErrorText())
 	}
 	tiny := metapng.Write(t, dir, "tiny.png", 8, 8, nil)
-	h.wait("the drop", h.drop([]fyne.URI{storage.NewFileURI(tiny)}))
+	h.Wait("the drop", h.drop([]fyne.URI{storage.NewFileURI(tiny)}))
 	if !strings.Contains(h.sh.ErrorText(), "too small") || len(r.paths) != 1 {
 		t.Errorf("banner after dropping a tiny image: %q (refs %v)", h.sh.ErrorText(), r.paths)
 	}

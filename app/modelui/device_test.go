@@ -117,8 +117,8 @@ func TestBadEnvBackendNotice(t *testing.T) {
 		t.Run(tc.env, func(t *testing.T) {
 			t.Setenv(backends.EnvBackend, tc.env)
 			h := newHarness(t, t.TempDir(), tinyModel(t))
-			h.waitFor("the device probe", 10*time.Second, func() bool { return h.m.Dev.Probed })
-			h.settle()
+			h.WaitFor("the device probe", 10*time.Second, func() bool { return h.m.Dev.Probed })
+			h.Settle()
 			b := h.sh.ErrorText()
 			if !tc.warn {
 				if strings.Contains(b, backends.EnvBackend) {
@@ -159,7 +159,7 @@ func TestDeviceChoicePersists(t *testing.T) {
 	if m.EffectiveDevice() != "webgpu:0" || h.deviceChanged == before {
 		t.Errorf("next device %q, DeviceChanged called %v: want webgpu:0 and a new estimate", m.EffectiveDevice(), h.deviceChanged != before)
 	}
-	h.tapDialogButton("Close")
+	h.TapDialogButton("Close")
 	h.close()
 
 	// After a restart the choice is still there.

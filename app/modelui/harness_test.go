@@ -37,21 +37,6 @@ type change struct {
 	usable bool
 }
 
-func (h *harness) post(fn func()) { h.Post(fn) }
-
-// pump runs the queued closures; it reports whether there were any.
-func (h *harness) pump() bool { return h.Pump() }
-
-// settle runs the loop until it has been quiet for a moment.
-func (h *harness) settle() { h.Settle() }
-
-// waitFor runs the event loop until cond holds, failing the test after the timeout (at
-// least uitest.MinWait).
-func (h *harness) waitFor(what string, timeout time.Duration, cond func() bool) {
-	h.t.Helper()
-	h.WaitFor(what, timeout, cond)
-}
-
 // newHarness builds a Model over dataDir with uitest.FakeDevices, its settings read from
 // dataDir/settings.json as the window reads them, the device probed and the model of the
 // settings (or modelDir when not "") set, as the window starts.
@@ -90,22 +75,18 @@ func newHarness(t *testing.T, dataDir, modelDir string) *harness {
 	}
 	h.m.ProbeDevices()
 	t.Cleanup(h.close)
-	h.waitFor("the device probe", 10*time.Second, func() bool { return h.m.Dev.Probed })
+	h.WaitFor("the device probe", 10*time.Second, func() bool { return h.m.Dev.Probed })
 	return h
 }
 
-// close ends the model's background work while still serving its posts, like the window.
-func (h *harness) close() {
-	if h.Close(func() { h.sh.End(); h.sh.BG.Wait() }) {
-		h.win.Close()
-	}
-}
+// close ends the shell's background work while still serving its posts, like the window.
+func (h *harness) close() { h.CloseShell(h.sh) }
 
 // savedSettings reads settings.json once the background writes are done.
 func (h *harness) savedSettings() settings.Settings {
 	h.t.Helper()
 	var s settings.Settings
-	h.waitFor("the settings to be saved", 5*time.Second, func() bool {
+	h.WaitFor("the settings to be saved", 5*time.Second, func() bool {
 		got, ok, err := h.sh.Store.LoadSaved()
 		if !ok {
 			return false
@@ -121,15 +102,9 @@ func (h *harness) savedSettings() settings.Settings {
 func (h *harness) openDeviceSettings() {
 	h.t.Helper()
 	h.m.ShowDialog()
-	h.waitFor("the device list", 5*time.Second, func() bool {
+	h.WaitFor("the device list", 5*time.Second, func() bool {
 		return h.m.Dev.sel != nil && len(h.m.Dev.sel.Options) > 0
 	})
-}
-
-// tapDialogButton taps the button labelled text in the topmost dialog.
-func (h *harness) tapDialogButton(text string) {
-	h.t.Helper()
-	h.TapDialogButton(text)
 }
 
 func tinyModel(t *testing.T) string { return golden.TinyModel(t) }

@@ -119,8 +119,8 @@ func TestLoopRunsPostsUntilClosed(t *testing.T) {
 	}
 }
 
-// TestShellOptions: the test shell has the services asked for, and WhileAlive drops posts
-// once its life has ended.
+// TestShellOptions: the test shell has the services asked for, WhileAlive drops posts
+// once its life has ended, and CloseShell closes the loop once.
 func TestShellOptions(t *testing.T) {
 	w := NewWindow(t)
 	data := t.TempDir()
@@ -129,7 +129,6 @@ func TestShellOptions(t *testing.T) {
 		t.Errorf("a bare shell has thumbnails %v, banner %v, settings %q", bare.Thumbs, bare.Banner, bare.Store.Path)
 	}
 	sh := w.NewShell(data, ShellOptions{Settings: true, Thumbs: true, Banner: true, WhileAlive: true})
-	defer sh.Thumbs.Close()
 	if sh.Thumbs == nil || sh.Banner == nil || sh.Status == nil || sh.Store.Path == "" || w.Banner == nil {
 		t.Fatal("the shell lacks a service asked for")
 	}
@@ -142,6 +141,10 @@ func TestShellOptions(t *testing.T) {
 	if n != 1 {
 		t.Errorf("%d posts ran, want the one before End", n)
 	}
+	w.CloseShell(sh)
+	w.CloseShell(sh) // a second call does nothing (the test driver closes a window once)
+	w.Post(func() { t.Error("a post after CloseShell ran") })
+	w.Settle()
 }
 
 // TestWriteLoRA: the copy holds the golden adapter's tensors, the extra tensor and the

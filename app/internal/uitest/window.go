@@ -31,6 +31,18 @@ func NewWindow(t testing.TB) *Window {
 	return &Window{Loop: NewLoop(t), App: a, Win: w}
 }
 
+// CloseShell ends sh's life and waits for its background work while still serving the
+// posts (Loop.Close), then closes its thumbnail cache, when it has one, and the window; a
+// second call does nothing.
+func (w *Window) CloseShell(sh *shell.Shell) {
+	if w.Close(func() { sh.End(); sh.BG.Wait() }) {
+		if sh.Thumbs != nil {
+			sh.Thumbs.Close()
+		}
+		w.Win.Close()
+	}
+}
+
 // TapDialogButton taps the button labelled text in the window's topmost dialog, failing
 // the test when there is no dialog or no such button.
 func (w *Window) TapDialogButton(text string) {

@@ -35,9 +35,6 @@ type harness struct {
 
 func (h *harness) post(fn func()) { h.Post(fn) }
 
-// pump runs the queued closures; it reports whether there were any.
-func (h *harness) pump() bool { return h.Pump() }
-
 // settle runs the loop until it has been quiet for a moment.
 func (h *harness) settle() { h.Settle() }
 

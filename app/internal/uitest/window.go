@@ -15,7 +15,7 @@ import (
 	"kleinbild/app/widgets"
 )
 
-// Window is a 1280×860 window on a temporary test app, with the loop its UI posts to.
+// Window is a test window with the loop its UI posts to.
 type Window struct {
 	*Loop
 	App fyne.App

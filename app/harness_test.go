@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"kleinbild/app/internal/uitest"
+	"kleinbild/app/maskedit"
 	"kleinbild/app/run"
 	"kleinbild/app/widgets"
 	"kleinbild/engine"
@@ -245,3 +246,6 @@ func writeLoRA(t *testing.T, dir, name string, meta map[string]string, extraKey 
 	t.Helper()
 	return uitest.WriteLoRA(t, dir, name, meta, extraKey)
 }
+
+// paintAt paints a square of the brush's size centred at p into e's mask (uitest.PaintAt).
+func paintAt(e *maskedit.Editor, p image.Point) { uitest.PaintAt(e, p) }

@@ -11,7 +11,6 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"kleinbild/app/internal/uitest"
-	"kleinbild/app/maskedit"
 	"kleinbild/engine"
 	"kleinbild/engine/imageio"
 	"kleinbild/engine/inpaint"
@@ -26,18 +25,6 @@ func testPicture() *image.NRGBA {
 		}
 	}
 	return img
-}
-
-// paintAt paints a square of the brush's size centred at p (picture pixels) into e's mask.
-func paintAt(e *maskedit.Editor, p image.Point) {
-	r := int(e.Brush) / 2
-	m := e.Mask()
-	for y := p.Y - r; y <= p.Y+r; y++ {
-		for x := p.X - r; x <= p.X+r; x++ {
-			m.SetGray(x, y, color.Gray{Y: 255})
-		}
-	}
-	e.Render()
 }
 
 // TestInpaintModeJob: the request Inpaint mode builds: the picture, the saved mask (an 8-bit
@@ -55,7 +42,7 @@ func TestInpaintModeJob(t *testing.T) {
 		t.Fatalf("an empty mask: error %v", err)
 	}
 	m.ed.Brush = 16
-	paintAt(m.ed, image.Pt(20, 20))
+	uitest.PaintAt(m.ed, image.Pt(20, 20))
 	m.strength.SetValue(0.6)
 	if m.strengthLabel.Text != "0.60" {
 		t.Errorf("strength label %q", m.strengthLabel.Text)
@@ -169,7 +156,7 @@ func TestInpaintPromptAndAmounts(t *testing.T) {
 		t.Errorf("after Extend Right: fields %q %q %q %q, padding %+v", m.amounts[0].Text, m.amounts[1].Text, m.amounts[2].Text, m.amounts[3].Text, m.ed.Padding())
 	}
 	// The outpainted result becomes the picture: the new size, no extension, a new mask.
-	paintAt(m.ed, image.Pt(5, 5))
+	uitest.PaintAt(m.ed, image.Pt(5, 5))
 	m.showResult("/pictures/out.png", image.NewNRGBA(image.Rect(0, 0, 80, 48)))
 	if m.path != "/pictures/out.png" || !m.ed.Padding().IsZero() || m.amounts[2].Text != "" || m.ed.Mask().Rect != image.Rect(0, 0, 80, 48) || m.ed.Masked() || pic(m).Bounds().Dx() != 80 {
 		t.Errorf("the result shown: path %s, padding %+v, mask %v (masked %v)", m.path, m.ed.Padding(), m.ed.Mask().Rect, m.ed.Masked())

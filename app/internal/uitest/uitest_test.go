@@ -1,6 +1,7 @@
 package uitest
 
 import (
+	"image"
 	"os"
 	"slices"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/app/maskedit"
 	"kleinbild/app/widgets"
 	"kleinbild/internal/testhome"
 	"kleinbild/weights"
@@ -163,5 +165,23 @@ func TestWriteLoRA(t *testing.T) {
 	defer orig.Close()
 	if len(f.Names()) != len(orig.Names())+1 || !slices.Contains(f.Names(), "unknown.weight") || f.Metadata["modelspec.title"] != "X" {
 		t.Errorf("tensors %v (golden %d), metadata %v", f.Names(), len(orig.Names()), f.Metadata)
+	}
+}
+
+// TestPaintAt: the square painted is the brush's size around the point, and only it.
+func TestPaintAt(t *testing.T) {
+	test.NewTempApp(t)
+	e := maskedit.New(image.NewNRGBA(image.Rect(0, 0, 64, 48)))
+	test.NewTempWindow(t, e)
+	e.Brush = 8
+	PaintAt(e, image.Pt(20, 20))
+	n := 0
+	for _, v := range e.Mask().Pix {
+		if v >= 128 {
+			n++
+		}
+	}
+	if n != 9*9 || e.Mask().GrayAt(20, 20).Y != 255 || e.Mask().GrayAt(30, 20).Y != 0 {
+		t.Errorf("%d pixels painted, want 81 around (20, 20)", n)
 	}
 }

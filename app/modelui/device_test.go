@@ -20,18 +20,6 @@ import (
 	"fyne.io/fyne/v2/test"
 )
 
-// gpuGen fails every generation the way a WebGPU device does, wrapped by the engine.
-type gpuGen struct{ err error }
-
-func (g *gpuGen) Generate(ctx context.Context, req engine.Request, progress func(engine.Progress)) (*engine.Result, error) {
-	progress(engine.Progress{Phase: engine.PhaseLoading})
-	return nil, g.err
-}
-
-func (g *gpuGen) ComputeDevice() (string, gpu.DeviceInfo) {
-	return "webgpu", gpu.DeviceInfo{Name: "Test GPU", Kind: gpu.KindDiscrete, API: "Vulkan"}
-}
-
 // cpuGen is a Generator that reports no device (package app's fake generator).
 type cpuGen struct{}
 
@@ -49,12 +37,12 @@ func TestCPUErrorsDoNotFallBack(t *testing.T) {
 		gpuName string
 		want    bool
 	}{
-		{"GPU generator", lost, &gpuGen{}, "", true},
-		{"GPU generator, other error", errors.New("reference image x.png cannot be read"), &gpuGen{}, "", false},
-		{"GPU generator, cancelled", context.Canceled, &gpuGen{}, "", false},
+		{"GPU generator", lost, &uitest.GPUGen{}, "", true},
+		{"GPU generator, other error", errors.New("reference image x.png cannot be read"), &uitest.GPUGen{}, "", false},
+		{"GPU generator, cancelled", context.Canceled, &uitest.GPUGen{}, "", false},
 		{"CPU generator", lost, cpuGen{}, "", false},
 		{"open failed on a GPU", fmt.Errorf("the model could not be opened: backends: open webgpu:0: %w", gpu.NewDeviceError("webgpu", errors.New("webgpu: no adapter"))), nil, "webgpu", true},
-		{"a GPU's words without its error", errors.New("webgpu: device lost"), &gpuGen{}, "", false},
+		{"a GPU's words without its error", errors.New("webgpu: device lost"), &uitest.GPUGen{}, "", false},
 		{"open failed on the CPU", errors.New("the model could not be opened: vae: missing"), nil, "", false},
 	}
 	for _, c := range cases {

@@ -3,6 +3,7 @@ package app
 import (
 	"bytes"
 	"kleinbild/app/imagefile"
+	"kleinbild/app/internal/uitest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -83,9 +84,9 @@ func automateIn(t *testing.T, data, model, shot string) (*UI, *fakeGen, error) {
 	a := test.NewTempApp(t)
 	w := a.NewWindow("Kleinbild")
 	w.Resize(fyne.NewSize(1280, 860))
-	h := &harness{t: t, win: w}
+	h := harnessOn(t, a, w)
 	u, err := newUI(a, w, Options{DataDir: data, ModelDir: model, Prompt: "a lighthouse",
-		AutoGenerate: true, ScreenshotPath: shot, Open: fake.open, calibrate: fakeCalibrate, devices: fakeDevices}, h.post)
+		AutoGenerate: true, ScreenshotPath: shot, Open: fake.open, calibrate: fakeCalibrate, devices: uitest.FakeDevices}, h.post)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,9 +114,9 @@ func TestAutomateWithoutPrompt(t *testing.T) {
 	fake := newFakeGen()
 	a := test.NewTempApp(t)
 	w := a.NewWindow("Kleinbild")
-	h := &harness{t: t, win: w}
+	h := harnessOn(t, a, w)
 	u, err := newUI(a, w, Options{DataDir: t.TempDir(), ModelDir: tinyModel(t), AutoGenerate: true,
-		Open: fake.open, calibrate: fakeCalibrate, devices: fakeDevices}, h.post)
+		Open: fake.open, calibrate: fakeCalibrate, devices: uitest.FakeDevices}, h.post)
 	if err != nil {
 		t.Fatal(err)
 	}

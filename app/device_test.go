@@ -1,7 +1,6 @@
 package app
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -10,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"kleinbild/app/internal/uitest"
 	"kleinbild/app/settings"
-	"kleinbild/engine"
 	"kleinbild/estimate"
 	"kleinbild/gpu"
 	"kleinbild/gpu/backends"
@@ -64,18 +63,6 @@ func TestDeviceChoiceReopensTheModel(t *testing.T) {
 	}
 }
 
-// gpuGen fails every generation the way a WebGPU device does, wrapped by the engine.
-type gpuGen struct{ err error }
-
-func (g *gpuGen) Generate(ctx context.Context, req engine.Request, progress func(engine.Progress)) (*engine.Result, error) {
-	progress(engine.Progress{Phase: engine.PhaseLoading})
-	return nil, g.err
-}
-
-func (g *gpuGen) ComputeDevice() (string, gpu.DeviceInfo) {
-	return "webgpu", gpu.DeviceInfo{Name: "Test GPU", Kind: gpu.KindDiscrete, API: "Vulkan"}
-}
-
 // TestGPUFailureFallsBackToCPU: a device error on the GPU says so in plain words, and the
 // next run opens the model on the CPU while the saved choice stays (the settings show the
 // fallback and can end it: modelui's TestGPUFallbackShownInSettings).
@@ -89,7 +76,7 @@ func TestGPUFailureFallsBackToCPU(t *testing.T) {
 	open := func(dir, device string) (Generator, error) {
 		opened = append(opened, device) // the generating goroutine; runs never overlap
 		if device == "webgpu:0" {
-			return &gpuGen{err: fmt.Errorf("denoise step 1: %w", gpu.NewDeviceError("webgpu", errors.New("webgpu: device Test GPU lost: driver reset")))}, nil
+			return &uitest.GPUGen{Err: fmt.Errorf("denoise step 1: %w", gpu.NewDeviceError("webgpu", errors.New("webgpu: device Test GPU lost: driver reset")))}, nil
 		}
 		return cpuGen.open(dir, device)
 	}

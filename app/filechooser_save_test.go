@@ -18,29 +18,6 @@ import (
 	"kleinbild/app/widgets"
 )
 
-// findEscapeEntry returns the entry showing text inside o (a chooser's path or name), or nil.
-func findEscapeEntry(o fyne.CanvasObject, text string) *widgets.EscapeEntry {
-	switch v := o.(type) {
-	case *widgets.EscapeEntry:
-		if v.Text == text {
-			return v
-		}
-	case *fyne.Container:
-		for _, c := range v.Objects {
-			if e := findEscapeEntry(c, text); e != nil {
-				return e
-			}
-		}
-	case fyne.Widget:
-		for _, c := range test.WidgetRenderer(v).Objects() {
-			if e := findEscapeEntry(c, text); e != nil {
-				return e
-			}
-		}
-	}
-	return nil
-}
-
 // typeEnter types text into the entry e and presses Enter.
 func typeEnter(e *widgets.EscapeEntry, text string) {
 	e.SetText("")

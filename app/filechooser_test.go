@@ -15,23 +15,6 @@ import (
 	"kleinbild/app/widgets"
 )
 
-// fakeHome points HOME and XDG_CONFIG_HOME at a new folder with a Pictures folder named in
-// user-dirs.dirs; it returns home and the pictures folder.
-func fakeHome(t *testing.T) (home, pictures string) {
-	t.Helper()
-	home = t.TempDir()
-	pictures = filepath.Join(home, "Bilder")
-	if err := os.MkdirAll(pictures, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	cfg := filepath.Join(home, ".config")
-	os.MkdirAll(cfg, 0o755)
-	os.WriteFile(filepath.Join(cfg, "user-dirs.dirs"), []byte("# written by xdg-user-dirs-update\nXDG_PICTURES_DIR=\"$HOME/Bilder\"\n"), 0o644)
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_CONFIG_HOME", cfg)
-	return home, pictures
-}
-
 // entryWithText reports whether o holds an entry showing text.
 func entryWithText(o fyne.CanvasObject, text string) bool {
 	switch v := o.(type) {

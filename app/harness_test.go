@@ -4,7 +4,6 @@ import (
 	"context"
 	"image"
 	"image/color"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -14,133 +13,72 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/app/internal/uitest"
+	"kleinbild/app/maskedit"
 	"kleinbild/app/run"
 	"kleinbild/app/widgets"
 	"kleinbild/engine"
 	"kleinbild/engine/imageio"
 	"kleinbild/estimate"
-	"kleinbild/gpu"
-	"kleinbild/gpu/backends"
 	"kleinbild/internal/testfix/metapng"
 	"kleinbild/weights/golden"
 )
 
 // harness runs a UI on the test driver with its own event loop standing in for the Fyne
-// UI goroutine: background work posts closures, and the test goroutine runs them while it
-// waits, so all widget access stays on one goroutine as in the real app.
+// UI goroutine (uitest.Loop): background work posts closures, and the test goroutine runs
+// them while it waits, so all widget access stays on one goroutine as in the real app.
 type harness struct {
+	*uitest.Window
 	t   *testing.T
 	ui  *UI
 	win fyne.Window
-
-	mu     sync.Mutex
-	queue  []func()
-	closed bool
 }
 
-func (h *harness) post(fn func()) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if !h.closed {
-		h.queue = append(h.queue, fn)
-	}
-}
-
-// pump runs the queued closures; it reports whether there were any.
-func (h *harness) pump() bool {
-	h.mu.Lock()
-	q := h.queue
-	h.queue = nil
-	h.mu.Unlock()
-	for _, fn := range q {
-		fn()
-	}
-	return len(q) > 0
-}
-
-// minWait is the least waitFor waits before it fails: CI machines are often loaded by other
-// work, and the timeout only bounds how long a failing test takes to say so.
-const minWait = 60 * time.Second
-
-// waitFor runs the event loop until cond holds, failing the test after the timeout (at
-// least minWait).
-func (h *harness) waitFor(what string, timeout time.Duration, cond func() bool) {
-	h.t.Helper()
-	timeout = max(timeout, minWait)
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			h.t.Fatalf("timed out after %v waiting for %s (banner: %q)", timeout, what, h.ui.ErrorText())
-		}
-		if !h.pump() {
-			time.Sleep(2 * time.Millisecond)
-		}
-	}
-}
+func (h *harness) post(fn func()) { h.Post(fn) }
 
 // settle runs the loop until it has been quiet for a moment.
-func (h *harness) settle() {
-	quiet := 0
-	for quiet < 10 {
-		if h.pump() {
-			quiet = 0
-		} else {
-			quiet++
-			time.Sleep(2 * time.Millisecond)
-		}
-	}
+func (h *harness) settle() { h.Settle() }
+
+// waitFor runs the event loop until cond holds, failing the test after the timeout (at
+// least uitest.MinWait).
+func (h *harness) waitFor(what string, timeout time.Duration, cond func() bool) {
+	h.t.Helper()
+	h.WaitFor(what, timeout, cond)
+}
+
+// wait runs the event loop until done is closed (uitest.Loop.Wait).
+func (h *harness) wait(what string, done <-chan struct{}) {
+	h.t.Helper()
+	h.Wait(what, done)
 }
 
 // newHarness builds a UI over dataDir. modelDir "" leaves the model unset; open nil uses
 // the real engine.
 func newHarness(t *testing.T, dataDir, modelDir string, open OpenFunc) *harness {
 	t.Helper()
-	a := test.NewTempApp(t)
-	w := a.NewWindow("Kleinbild")
-	w.Resize(fyne.NewSize(1280, 860))
-	h := &harness{t: t, win: w}
-	u, err := newUI(a, w, Options{DataDir: dataDir, ModelDir: modelDir, Open: open, calibrate: fakeCalibrate, devices: fakeDevices}, h.post)
+	uw := uitest.NewWindow(t)
+	h := harnessOn(t, uw.App, uw.Win)
+	u, err := newUI(uw.App, uw.Win, Options{DataDir: dataDir, ModelDir: modelDir, Open: open, calibrate: fakeCalibrate, devices: uitest.FakeDevices}, h.post)
 	if err != nil {
 		t.Fatal(err)
 	}
 	h.ui = u
 	t.Cleanup(h.close)
-	h.waitFor("the gallery to load", 10*time.Second, func() bool { return isClosed(u.GalleryReady) })
+	h.waitFor("the gallery to load", 10*time.Second, func() bool { return uitest.IsClosed(u.GalleryReady) })
+	return h
+}
+
+// harnessOn is a harness for the window w of a, before its UI is built and set.
+func harnessOn(t *testing.T, a fyne.App, w fyne.Window) *harness {
+	h := &harness{Window: &uitest.Window{Loop: uitest.NewLoop(t), App: a, Win: w}, t: t, win: w}
+	h.Banner = func() string { return h.ui.ErrorText() }
 	return h
 }
 
 // close shuts the UI down while still serving its posts, like the real app.
 func (h *harness) close() {
-	h.mu.Lock()
-	closed := h.closed
-	h.mu.Unlock()
-	if closed {
-		return
-	}
-	done := make(chan struct{})
-	go func() { h.ui.Close(); close(done) }()
-	for {
-		select {
-		case <-done:
-			h.mu.Lock()
-			h.closed = true
-			h.mu.Unlock()
-			h.win.Close()
-			return
-		default:
-			if !h.pump() {
-				time.Sleep(time.Millisecond)
-			}
-		}
-	}
-}
-
-func isClosed(c chan struct{}) bool {
-	select {
-	case <-c:
-		return true
-	default:
-		return false
+	if h.Close(h.ui.Close) {
+		h.win.Close() // h.win: a test may have put another window there
 	}
 }
 
@@ -241,48 +179,15 @@ func (f *fakeGen) Generate(ctx context.Context, req engine.Request, progress fun
 	return &engine.Result{Image: img, Seed: req.Seed, WidthPx: req.Width, HeightPx: req.Height, Steps: steps, Schedule: req.Schedule}, nil
 }
 
-// findButton returns the button labelled text inside o (including widget internals).
+// findButton returns the button labelled text inside o (uitest.FindButton).
 func findButton(o fyne.CanvasObject, text string) *widget.Button {
-	switch v := o.(type) {
-	case *widgets.TipButton: // an icon button, named by its tooltip
-		if v.Tip == text || (v.Text != "" && v.Text == text) {
-			return &v.Button
-		}
-		return nil
-	case *widget.Button:
-		if v.Text == text {
-			return v
-		}
-		return nil
-	case *fyne.Container:
-		for _, c := range v.Objects {
-			if b := findButton(c, text); b != nil {
-				return b
-			}
-		}
-		return nil
-	case fyne.Widget:
-		for _, c := range test.WidgetRenderer(v).Objects() {
-			if b := findButton(c, text); b != nil {
-				return b
-			}
-		}
-	}
-	return nil
+	return uitest.FindButton(o, text)
 }
 
 // tapDialogButton taps the button labelled text in the topmost dialog.
 func (h *harness) tapDialogButton(text string) {
 	h.t.Helper()
-	top := h.win.Canvas().Overlays().Top()
-	if top == nil {
-		h.t.Fatalf("no dialog is open (wanted button %q)", text)
-	}
-	b := findButton(top, text)
-	if b == nil {
-		h.t.Fatalf("the dialog has no %q button", text)
-	}
-	test.Tap(b)
+	h.TapDialogButton(text)
 }
 
 // writeTestPNG writes a w×h testfix.Pattern PNG (with meta when given) and returns its path.
@@ -299,36 +204,48 @@ func fakeCalibrate(context.Context, string) (estimate.Calibration, error) {
 	return estimate.Calibration{Backend: "test", LinearGFLOPS: 10, AttentionGFLOPS: 10, ConvGFLOPS: 10, Measured: time.Now()}, nil
 }
 
-// fakeDevices stands in for backends.Devices: two CPU backends (the first automatic) and a
-// discrete GPU with 8 GB.
-func fakeDevices() []backends.Device {
-	return []backends.Device{
-		{ID: "openblas", Backend: "openblas", Auto: true, Info: gpu.DeviceInfo{Name: "Test CPU", Kind: gpu.KindCPU, API: "OpenBLAS", MemoryBytes: 16e9}},
-		{ID: "purego", Backend: "purego", Info: gpu.DeviceInfo{Name: "Test CPU", Kind: gpu.KindCPU, API: "Go (gonum)", MemoryBytes: 16e9}},
-		{ID: "webgpu:0", Backend: "webgpu", Info: gpu.DeviceInfo{Name: "Test GPU", Kind: gpu.KindDiscrete, API: "Vulkan", MemoryBytes: 8e9}},
-	}
+// shownRect is where target is drawn inside root, clipped by the scroll containers around
+// it (uitest.ShownRect).
+func shownRect(root, target fyne.CanvasObject) (pos fyne.Position, size fyne.Size, ok bool) {
+	return uitest.ShownRect(root, target)
 }
 
-// findRichText returns the first RichText inside o whose text contains s.
-func findRichText(o fyne.CanvasObject, s string) *widget.RichText {
-	switch v := o.(type) {
-	case *widget.RichText:
-		if strings.Contains(v.String(), s) {
-			return v
-		}
-		return nil
-	case *fyne.Container:
-		for _, c := range v.Objects {
-			if r := findRichText(c, s); r != nil {
-				return r
-			}
-		}
-	case fyne.Widget:
-		for _, c := range test.WidgetRenderer(v).Objects() {
-			if r := findRichText(c, s); r != nil {
-				return r
-			}
-		}
-	}
-	return nil
+// relayout lays out o and everything in it at their current sizes (uitest.Relayout).
+func relayout(o fyne.CanvasObject) { uitest.Relayout(o) }
+
+// requireShown fails unless every object is drawn in full inside the window's canvas
+// (uitest.RequireShown).
+func requireShown(t *testing.T, w fyne.Window, what string, objs ...fyne.CanvasObject) {
+	t.Helper()
+	uitest.RequireShown(t, w, what, objs...)
 }
+
+// findCheck returns the check box whose label starts with prefix inside o, or nil.
+func findCheck(o fyne.CanvasObject, prefix string) *widget.Check { return uitest.FindCheck(o, prefix) }
+
+// findTipButton returns the button with the tooltip tip inside o, or nil.
+func findTipButton(o fyne.CanvasObject, tip string) *widgets.TipButton {
+	return uitest.FindTipButton(o, tip)
+}
+
+// findEscapeEntry returns the entry showing text inside o, or nil.
+func findEscapeEntry(o fyne.CanvasObject, text string) *widgets.EscapeEntry {
+	return uitest.FindEntry(o, text)
+}
+
+// fakeHome points HOME and XDG_CONFIG_HOME at a new folder with a Pictures folder
+// (uitest.FakeHome); it returns home and the pictures folder.
+func fakeHome(t *testing.T) (home, pictures string) { return uitest.FakeHome(t) }
+
+// goldenLoRA is a tiny adapter of the golden data (uitest.GoldenLoRA).
+func goldenLoRA(t *testing.T, name string) string { return uitest.GoldenLoRA(t, name) }
+
+// writeLoRA copies the golden kohya adapter to dir/name with extra metadata and, when
+// extraKey is not "", one more tensor (uitest.WriteLoRA).
+func writeLoRA(t *testing.T, dir, name string, meta map[string]string, extraKey string) string {
+	t.Helper()
+	return uitest.WriteLoRA(t, dir, name, meta, extraKey)
+}
+
+// paintAt paints a square of the brush's size centred at p into e's mask (uitest.PaintAt).
+func paintAt(e *maskedit.Editor, p image.Point) { uitest.PaintAt(e, p) }

@@ -2,7 +2,6 @@ package app
 
 import (
 	"image"
-	"image/color"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -27,18 +26,6 @@ func masked(e *maskedit.Editor) int {
 		}
 	}
 	return n
-}
-
-// paintAt paints a square of the brush's size centred at p (picture pixels) into e's mask.
-func paintAt(e *maskedit.Editor, p image.Point) {
-	r := int(e.Brush) / 2
-	m := e.Mask()
-	for y := p.Y - r; y <= p.Y+r; y++ {
-		for x := p.X - r; x <= p.X+r; x++ {
-			m.SetGray(x, y, color.Gray{Y: 255})
-		}
-	}
-	e.Render()
 }
 
 // TestInpaintModeEndToEnd: with the real tiny model, a generated image shown in the viewer

@@ -7,7 +7,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
-	"fyne.io/fyne/v2/widget"
 
 	"kleinbild/app/gallery"
 	"kleinbild/app/galleryui"
@@ -17,30 +16,6 @@ import (
 	"kleinbild/engine/imageio"
 	"kleinbild/engine/schema"
 )
-
-// findCheck returns the check inside o whose text starts with prefix (an adapter's
-// switch), or nil.
-func findCheck(o fyne.CanvasObject, prefix string) *widget.Check {
-	switch v := o.(type) {
-	case *widget.Check:
-		if strings.HasPrefix(v.Text, prefix) {
-			return v
-		}
-	case *fyne.Container:
-		for _, c := range v.Objects {
-			if b := findCheck(c, prefix); b != nil {
-				return b
-			}
-		}
-	case fyne.Widget:
-		for _, c := range test.WidgetRenderer(v).Objects() {
-			if b := findCheck(c, prefix); b != nil {
-				return b
-			}
-		}
-	}
-	return nil
-}
 
 // TestAdapterMemoryInEstimates: the model's shapes reach the Adapters section, which
 // switches off an adapter made for another model; the fit line's estimate and a queued

@@ -8,9 +8,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/storage"
-	"fyne.io/fyne/v2/test"
 
-	"kleinbild/app/widgets"
 	"kleinbild/engine/imageio"
 	"kleinbild/engine/schema"
 )
@@ -90,29 +88,6 @@ func closedChan(c <-chan struct{}) bool {
 	default:
 		return false
 	}
-}
-
-// findTipButton returns the button with the tooltip tip inside o, or nil.
-func findTipButton(o fyne.CanvasObject, tip string) *widgets.TipButton {
-	switch v := o.(type) {
-	case *widgets.TipButton:
-		if v.Tip == tip {
-			return v
-		}
-	case *fyne.Container:
-		for _, c := range v.Objects {
-			if b := findTipButton(c, tip); b != nil {
-				return b
-			}
-		}
-	case fyne.Widget:
-		for _, c := range test.WidgetRenderer(v).Objects() {
-			if b := findTipButton(c, tip); b != nil {
-				return b
-			}
-		}
-	}
-	return nil
 }
 
 // TestDropSaysWhatHappened: a dropped reference is named in the status line and the form

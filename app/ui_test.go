@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/test"
@@ -60,89 +59,10 @@ func TestCorruptIndexIsRebuilt(t *testing.T) {
 // of title bar and desktop panel.
 var laptopWindow = fyne.NewSize(1366, 708)
 
-// shownRect is where target is drawn inside root, clipped by the scroll containers around
-// it; ok is false when target is not in root or is hidden.
-func shownRect(root, target fyne.CanvasObject) (pos fyne.Position, size fyne.Size, ok bool) {
-	type rect struct{ x0, y0, x1, y1 float32 }
-	var walk func(o fyne.CanvasObject, at fyne.Position, clip rect) (rect, bool)
-	walk = func(o fyne.CanvasObject, at fyne.Position, clip rect) (rect, bool) {
-		if !o.Visible() {
-			return rect{}, false
-		}
-		p := at.Add(o.Position())
-		r := rect{p.X, p.Y, p.X + o.Size().Width, p.Y + o.Size().Height}
-		if o == target {
-			return rect{max(r.x0, clip.x0), max(r.y0, clip.y0), min(r.x1, clip.x1), min(r.y1, clip.y1)}, true
-		}
-		if _, isScroll := o.(*container.Scroll); isScroll {
-			clip = rect{max(r.x0, clip.x0), max(r.y0, clip.y0), min(r.x1, clip.x1), min(r.y1, clip.y1)}
-		}
-		var kids []fyne.CanvasObject
-		switch v := o.(type) {
-		case *fyne.Container:
-			kids = v.Objects
-		case fyne.Widget:
-			kids = test.WidgetRenderer(v).Objects()
-		}
-		for _, k := range kids {
-			if got, found := walk(k, p, clip); found {
-				return got, true
-			}
-		}
-		return rect{}, false
-	}
-	big := float32(1e9)
-	r, found := walk(root, fyne.Position{}, rect{-big, -big, big, big})
-	if !found {
-		return fyne.Position{}, fyne.Size{}, false
-	}
-	return fyne.NewPos(r.x0, r.y0), fyne.NewSize(max(0, r.x1-r.x0), max(0, r.y1-r.y0)), true
-}
-
 // windowMin is the smallest size the window can take: its content's minimum size plus the
 // canvas padding (a real window cannot be made smaller).
 func windowMin(w fyne.Window) fyne.Size {
 	return w.Canvas().Content().MinSize().Add(fyne.NewSquareSize(2 * theme.Padding()))
-}
-
-// relayout lays out o and everything in it at their current sizes, top down, as a real
-// window does before drawing when minimum sizes have changed.
-func relayout(o fyne.CanvasObject) {
-	if !o.Visible() {
-		return
-	}
-	var kids []fyne.CanvasObject
-	switch v := o.(type) {
-	case *fyne.Container:
-		if v.Layout != nil {
-			v.Layout.Layout(v.Objects, v.Size())
-		}
-		kids = v.Objects
-	case fyne.Widget:
-		r := test.WidgetRenderer(v)
-		r.Layout(v.Size())
-		kids = r.Objects()
-	}
-	for _, k := range kids {
-		relayout(k)
-	}
-}
-
-// requireShown fails unless every object is drawn in full inside the window's canvas,
-// not clipped by a scroll container or the window edge.
-func requireShown(t *testing.T, w fyne.Window, what string, objs ...fyne.CanvasObject) {
-	t.Helper()
-	relayout(w.Canvas().Content())
-	win := w.Canvas().Size()
-	for i, o := range objs {
-		pos, size, ok := shownRect(w.Canvas().Content(), o)
-		want := o.Size()
-		full := ok && size.Width >= want.Width-0.5 && size.Height >= want.Height-0.5 && want.Height > 0
-		inside := pos.X >= 0 && pos.Y >= 0 && pos.X+size.Width <= win.Width+0.5 && pos.Y+size.Height <= win.Height+0.5
-		if !full || !inside {
-			t.Errorf("%s (%d, %T) in a %v window: shown at %v size %v of %v (found %v)", what, i, o, win, pos, size, want, ok)
-		}
-	}
 }
 
 // A 1366×768 laptop screen holds the window with every control reachable: Generate and the

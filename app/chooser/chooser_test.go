@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
+	"kleinbild/app/internal/uitest"
 	"kleinbild/app/modelui"
 	"kleinbild/app/shell"
 )
@@ -18,7 +19,7 @@ import (
 // Images ticked in one trip, in two folders, are chosen in the order ticked; unticking
 // and ticking again moves a file to the end. Only images and folders are listed.
 func TestChooserTicksSeveralFiles(t *testing.T) {
-	_, pictures := fakeHome(t)
+	_, pictures := uitest.FakeHome(t)
 	shots := filepath.Join(pictures, "shots")
 	os.MkdirAll(filepath.Join(shots, "older"), 0o755)
 	var want []string
@@ -73,7 +74,7 @@ func TestChooserTicksSeveralFiles(t *testing.T) {
 // A typed folder path opens the folder (relative to the one shown, or from ~); a typed
 // image path chooses it; anything else says what is wrong.
 func TestChooserTypedPath(t *testing.T) {
-	home, pictures := fakeHome(t)
+	home, pictures := uitest.FakeHome(t)
 	sub := filepath.Join(home, "work", "refs")
 	os.MkdirAll(sub, 0o755)
 	img := writeTestPNG(t, sub, "cat.png", 96, 80)
@@ -107,7 +108,7 @@ func TestChooserTypedPath(t *testing.T) {
 
 // A folder that cannot be read gives a message and keeps the folder shown.
 func TestChooserUnreadableFolder(t *testing.T) {
-	_, pictures := fakeHome(t)
+	_, pictures := uitest.FakeHome(t)
 	gone := filepath.Join(pictures, "gone")
 	os.MkdirAll(gone, 0o755)
 	h := newHarness(t, t.TempDir())
@@ -127,7 +128,7 @@ func TestChooserUnreadableFolder(t *testing.T) {
 // BrowseFolder opens beside the folder it starts from, or at home without one, lists
 // folders only, and picks the folder shown.
 func TestBrowseFolder(t *testing.T) {
-	fakeHome(t)
+	uitest.FakeHome(t)
 	model := filepath.Join(t.TempDir(), "tiny-flux2-klein")
 	os.MkdirAll(filepath.Join(model, "transformer"), 0o755)
 	os.MkdirAll(filepath.Join(model, "vae"), 0o755)
@@ -160,7 +161,7 @@ func TestBrowseFolder(t *testing.T) {
 // Issue 20: the part files' chooser (weight-file mode) lists folders and GGUF/safetensors
 // files only; tapping a file chooses it, and a typed path of one too.
 func TestBrowseWeightFile(t *testing.T) {
-	fakeHome(t)
+	uitest.FakeHome(t)
 	dm := filepath.Join(t.TempDir(), "diffusion_models")
 	os.MkdirAll(filepath.Join(dm, "old"), 0o755)
 	for _, n := range []string{"flux-2-klein-tiny-Q8_0-mix.gguf", "flux-2-klein-tiny.safetensors"} {
@@ -236,7 +237,7 @@ func TestChooserSummaryPlurals(t *testing.T) {
 // Image files in the list show thumbnails, made through the app's thumbnail cache for the
 // rows on screen only: a folder of 200 images is listed without decoding them all.
 func TestChooserThumbnailsOnlyForVisibleRows(t *testing.T) {
-	_, pictures := fakeHome(t)
+	_, pictures := uitest.FakeHome(t)
 	const n = 200
 	for i := range n {
 		writeTestPNG(t, pictures, fmt.Sprintf("p%03d.png", i), 16, 16)
@@ -248,7 +249,7 @@ func TestChooserThumbnailsOnlyForVisibleRows(t *testing.T) {
 	if len(c.items) != n {
 		t.Fatalf("listed %d items", len(c.items))
 	}
-	h.settle()
+	h.Settle()
 	if c.thumbsAsked == 0 || c.thumbsAsked >= n/2 {
 		t.Errorf("%d thumbnails asked for %d images, most of them not on screen", c.thumbsAsked, n)
 	}
@@ -276,7 +277,7 @@ func TestChooserThumbnailsOnlyForVisibleRows(t *testing.T) {
 		t.Fatal("the first row shows no thumbnail")
 	}
 	h.waitFor("the first thumbnail", func() bool { return first.Img.Image != nil })
-	h.settle()
+	h.Settle()
 	des, _ := os.ReadDir(filepath.Join(data, "thumbs"))
 	if len(des) >= n/2 {
 		t.Errorf("%d thumbnails made for %d images", len(des), n)

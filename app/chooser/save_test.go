@@ -3,6 +3,7 @@ package chooser
 import (
 	"bytes"
 	"io/fs"
+	"kleinbild/app/internal/uitest"
 	"log"
 	"os"
 	"path/filepath"
@@ -47,7 +48,7 @@ func noTempFiles(t *testing.T, dir string) {
 // a typed full path saves at once. No "Getting favorite locations" line is logged (Fyne's
 // dialog did).
 func TestSaveIntoTypedFolder(t *testing.T) {
-	home, pictures := fakeHome(t)
+	home, pictures := uitest.FakeHome(t)
 	var logged bytes.Buffer
 	log.SetOutput(&logged)
 	t.Cleanup(func() { log.SetOutput(os.Stderr) })
@@ -97,7 +98,7 @@ func TestSaveIntoTypedFolder(t *testing.T) {
 // Saving over an existing file asks first (Cancel keeps the file); folders, devices, the
 // image itself and another format are refused with a reason, and the chooser stays open.
 func TestSaveAsksBeforeReplacing(t *testing.T) {
-	home, _ := fakeHome(t)
+	home, _ := uitest.FakeHome(t)
 	out := filepath.Join(home, "out")
 	os.MkdirAll(filepath.Join(out, "sub.png"), 0o755)
 	old := writeTestPNG(t, out, "keep.png", 8, 8)
@@ -115,9 +116,9 @@ func TestSaveAsksBeforeReplacing(t *testing.T) {
 		t.Errorf("tapping an existing image gives the name %q", c.name.Text)
 	}
 	test.Tap(c.ok)
-	h.waitFor("the question", func() bool { return findButton(h.win.Canvas().Overlays().Top(), "Replace") != nil })
-	h.tapDialogButton("Cancel")
-	h.settle()
+	h.waitFor("the question", func() bool { return uitest.FindButton(h.win.Canvas().Overlays().Top(), "Replace") != nil })
+	h.TapDialogButton("Cancel")
+	h.Settle()
 	if got, _ := os.ReadFile(old); !bytes.Equal(got, oldBytes) {
 		t.Error("the file was replaced although the user said Cancel")
 	}
@@ -126,8 +127,8 @@ func TestSaveAsksBeforeReplacing(t *testing.T) {
 	}
 
 	test.Tap(c.ok)
-	h.waitFor("the question", func() bool { return findButton(h.win.Canvas().Overlays().Top(), "Replace") != nil })
-	h.tapDialogButton("Replace")
+	h.waitFor("the question", func() bool { return uitest.FindButton(h.win.Canvas().Overlays().Top(), "Replace") != nil })
+	h.TapDialogButton("Replace")
 	h.waitFor("the copy", func() bool { return len(saved) == 1 })
 	if !sameBytes(t, src, old) {
 		t.Error("the file was not replaced by the copy")
@@ -167,7 +168,7 @@ func TestSaveAsksBeforeReplacing(t *testing.T) {
 
 // A folder Kleinbild may not write in gives a plain message; nothing is left there.
 func TestSaveIntoReadOnlyFolder(t *testing.T) {
-	home, _ := fakeHome(t)
+	home, _ := uitest.FakeHome(t)
 	ro := filepath.Join(home, "locked")
 	os.MkdirAll(ro, 0o755)
 	os.Chmod(ro, 0o555)

@@ -8,46 +8,24 @@ import (
 	"strings"
 	"testing"
 
-	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
-	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/app/internal/uitest"
 	"kleinbild/engine/imageio"
 	"kleinbild/engine/schema"
 	"kleinbild/internal/testfix/metapng"
 )
 
-// findSelect is the first Select under o.
-func findSelect(o fyne.CanvasObject) *widget.Select {
-	switch v := o.(type) {
-	case *widget.Select:
-		return v
-	case *fyne.Container:
-		for _, c := range v.Objects {
-			if s := findSelect(c); s != nil {
-				return s
-			}
-		}
-	case fyne.Widget:
-		for _, c := range test.WidgetRenderer(v).Objects() {
-			if s := findSelect(c); s != nil {
-				return s
-			}
-		}
-	}
-	return nil
-}
-
 // Issue 22 item 12: Save as… offers PNG and JPEG; picking JPEG names the copy .jpg and
 // writes a JPEG carrying the settings as text; WebP is refused with the reason.
 func TestSaveAsJPEG(t *testing.T) {
-	_, pictures := fakeHome(t)
+	_, pictures := uitest.FakeHome(t)
 	h := newHarness(t, t.TempDir())
 	src := metapng.Write(t, t.TempDir(), "img-00.png", 32, 24, &imageio.Metadata{Settings: schema.Settings{Prompt: "a red castle", Width: 32, Height: 24, Steps: 2}})
 	var saved []string
 	c := OpenSave(h.sh, "Save a copy", src, "img-00.png", startIn(pictures), func(p string) { saved = append(saved, p) })
 	h.loaded(c)
-	sel := findSelect(h.win.Canvas().Overlays().Top())
+	sel := uitest.FindSelect(h.win.Canvas().Overlays().Top())
 	if sel == nil || strings.Join(sel.Options, ",") != "PNG,JPEG" || sel.Selected != "PNG" {
 		t.Fatalf("format picker %v", sel)
 	}

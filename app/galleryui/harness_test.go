@@ -6,7 +6,6 @@ import (
 	"image"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,11 +16,10 @@ import (
 
 	"kleinbild/app/gallery"
 	"kleinbild/app/inpaintui"
+	"kleinbild/app/internal/uitest"
 	"kleinbild/app/modelui"
-	"kleinbild/app/settings"
 	"kleinbild/app/shell"
 	"kleinbild/app/thumbcache"
-	"kleinbild/app/widgets"
 	"kleinbild/engine/imageio"
 	"kleinbild/engine/schema"
 	"kleinbild/internal/testfix/metapng"
@@ -41,14 +39,11 @@ type testUI struct {
 
 // newTestUI builds the viewer and gallery over dataDir in w; modelUsable stands for a
 // usable model (the viewer then shows its empty guide, not the setup).
-func newTestUI(t *testing.T, a fyne.App, w fyne.Window, dataDir string, modelUsable bool, post func(func())) *testUI {
+func newTestUI(t *testing.T, w *uitest.Window, dataDir string, modelUsable bool) *testUI {
 	t.Helper()
-	u := &testUI{Shell: &shell.Shell{
-		App: a, Win: w, DataDir: dataDir,
-		Store:        shell.SettingsFile{Path: filepath.Join(dataDir, "settings.json")},
-		GalleryReady: make(chan struct{}),
-		Thumbs:       thumbcache.New(filepath.Join(dataDir, "thumbs"), thumbcache.Side, 2, 48<<20),
-	}}
+	sh := w.NewShell(dataDir, uitest.ShellOptions{Settings: true, Thumbs: true, Banner: true, WhileAlive: true})
+	sh.GalleryReady = make(chan struct{})
+	u := &testUI{Shell: sh}
 	no := func() bool { return false }
 	u.view = NewViewer(u.Shell, ViewerDeps{
 		Running: no, ModelUsable: func() bool { return modelUsable }, MarkBatch: func(string) {}, Gal: &u.gal,
@@ -69,27 +64,13 @@ func newTestUI(t *testing.T, a fyne.App, w fyne.Window, dataDir string, modelUsa
 		RenderLarger:    func(gallery.Entry) {},
 		AddReference:    func(p string) { u.refs = append(u.refs, p) },
 	})
-	u.Life, u.End = context.WithCancel(context.Background())
-	u.Post = func(fn func()) {
-		if u.Life.Err() == nil {
-			post(fn)
-		}
-	}
-	set, err := settings.Load(u.Store.Path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Settings = set
-	u.Tips = widgets.NewTipLayer(w.Canvas(), u.Post)
-	u.Banner = shell.NewBanner(u.Tips)
-	u.Status = widget.NewLabel("")
 	split := container.NewHSplit(u.view.Build(), u.gal.Build())
 	split.Offset = 0.64
 	center := container.New(shell.BannerOverlay{}, split, u.Banner.Box)
 	u.Banner.Root = center
-	w.SetContent(u.Tips.Wrap(container.NewBorder(nil, u.Status, nil, nil, center)))
-	w.Canvas().SetOnTypedKey(func(ev *fyne.KeyEvent) {
-		if ev.Name == fyne.KeyEscape && u.EscapeDialog(w.Canvas()) {
+	w.Win.SetContent(u.Tips.Wrap(container.NewBorder(nil, u.Status, nil, nil, center)))
+	w.Win.Canvas().SetOnTypedKey(func(ev *fyne.KeyEvent) {
+		if ev.Name == fyne.KeyEscape && u.EscapeDialog(w.Win.Canvas()) {
 			return
 		}
 		if u.gal.TypedKey(ev) {
@@ -128,114 +109,39 @@ func (u *testUI) close() {
 }
 
 // harness runs a testUI on the test driver with its own event loop standing in for the
-// Fyne UI goroutine (as the root package's harness does).
+// Fyne UI goroutine (uitest.Loop, as the root package's harness does).
 type harness struct {
+	*uitest.Window
 	t   *testing.T
 	ui  *testUI
 	win fyne.Window
-
-	mu     sync.Mutex
-	queue  []func()
-	closed bool
-}
-
-func (h *harness) post(fn func()) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if !h.closed {
-		h.queue = append(h.queue, fn)
-	}
-}
-
-// pump runs the queued closures; it reports whether there were any.
-func (h *harness) pump() bool {
-	h.mu.Lock()
-	q := h.queue
-	h.queue = nil
-	h.mu.Unlock()
-	for _, fn := range q {
-		fn()
-	}
-	return len(q) > 0
-}
-
-// minWait is the least waitFor waits before it fails (loaded CI machines).
-const minWait = 60 * time.Second
-
-// waitFor runs the event loop until cond holds, failing the test after the timeout (at
-// least minWait).
-func (h *harness) waitFor(what string, timeout time.Duration, cond func() bool) {
-	h.t.Helper()
-	timeout = max(timeout, minWait)
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			h.t.Fatalf("timed out after %v waiting for %s (banner: %q)", timeout, what, h.ui.ErrorText())
-		}
-		if !h.pump() {
-			time.Sleep(2 * time.Millisecond)
-		}
-	}
 }
 
 // settle runs the loop until it has been quiet for a moment.
-func (h *harness) settle() {
-	quiet := 0
-	for quiet < 10 {
-		if h.pump() {
-			quiet = 0
-		} else {
-			quiet++
-			time.Sleep(2 * time.Millisecond)
-		}
-	}
+func (h *harness) settle() { h.Settle() }
+
+// waitFor runs the event loop until cond holds, failing the test after the timeout (at
+// least uitest.MinWait).
+func (h *harness) waitFor(what string, timeout time.Duration, cond func() bool) {
+	h.t.Helper()
+	h.WaitFor(what, timeout, cond)
 }
 
 // newHarness builds the viewer and gallery over dataDir in a 1280×860 window.
 func newHarness(t *testing.T, dataDir string, modelUsable bool) *harness {
 	t.Helper()
-	a := test.NewTempApp(t)
-	w := a.NewWindow("Kleinbild")
-	w.Resize(fyne.NewSize(1280, 860))
-	h := &harness{t: t, win: w}
-	h.ui = newTestUI(t, a, w, dataDir, modelUsable, h.post)
+	w := uitest.NewWindow(t)
+	h := &harness{Window: w, t: t, win: w.Win}
+	h.ui = newTestUI(t, w, dataDir, modelUsable)
 	t.Cleanup(h.close)
-	h.waitFor("the gallery to load", 10*time.Second, func() bool { return isClosed(h.ui.GalleryReady) })
+	h.waitFor("the gallery to load", 10*time.Second, func() bool { return uitest.IsClosed(h.ui.GalleryReady) })
 	return h
 }
 
 // close shuts the UI down while still serving its posts, like the real app.
 func (h *harness) close() {
-	h.mu.Lock()
-	closed := h.closed
-	h.mu.Unlock()
-	if closed {
-		return
-	}
-	done := make(chan struct{})
-	go func() { h.ui.close(); close(done) }()
-	for {
-		select {
-		case <-done:
-			h.mu.Lock()
-			h.closed = true
-			h.mu.Unlock()
-			h.win.Close()
-			return
-		default:
-			if !h.pump() {
-				time.Sleep(time.Millisecond)
-			}
-		}
-	}
-}
-
-func isClosed(c chan struct{}) bool {
-	select {
-	case <-c:
-		return true
-	default:
-		return false
+	if h.Close(h.ui.close) {
+		h.win.Close()
 	}
 }
 
@@ -285,9 +191,7 @@ func (h *harness) at(i int) gallery.Entry {
 }
 
 // key types a key on canvas c as the window does when no widget has the focus.
-func key(c fyne.Canvas, name fyne.KeyName) {
-	c.OnTypedKey()(&fyne.KeyEvent{Name: name})
-}
+func key(c fyne.Canvas, name fyne.KeyName) { uitest.Key(c, name) }
 
 // waitShownImage waits until the viewer shows e's full image.
 func (h *harness) waitShownImage(e gallery.Entry) {
@@ -308,48 +212,15 @@ func writeTestPNG(t *testing.T, dir, name string, w, h int, meta *imageio.Metada
 	return metapng.Write(t, dir, name, w, h, meta)
 }
 
-// findButton returns the button labelled text inside o (including widget internals).
+// findButton returns the button labelled text inside o (uitest.FindButton).
 func findButton(o fyne.CanvasObject, text string) *widget.Button {
-	switch v := o.(type) {
-	case *widgets.TipButton: // an icon button, named by its tooltip
-		if v.Tip == text || (v.Text != "" && v.Text == text) {
-			return &v.Button
-		}
-		return nil
-	case *widget.Button:
-		if v.Text == text {
-			return v
-		}
-		return nil
-	case *fyne.Container:
-		for _, c := range v.Objects {
-			if b := findButton(c, text); b != nil {
-				return b
-			}
-		}
-		return nil
-	case fyne.Widget:
-		for _, c := range test.WidgetRenderer(v).Objects() {
-			if b := findButton(c, text); b != nil {
-				return b
-			}
-		}
-	}
-	return nil
+	return uitest.FindButton(o, text)
 }
 
 // tapDialogButton taps the button labelled text in the topmost dialog.
 func (h *harness) tapDialogButton(text string) {
 	h.t.Helper()
-	top := h.win.Canvas().Overlays().Top()
-	if top == nil {
-		h.t.Fatalf("no dialog is open (wanted button %q)", text)
-	}
-	b := findButton(top, text)
-	if b == nil {
-		h.t.Fatalf("the dialog has no %q button", text)
-	}
-	test.Tap(b)
+	h.TapDialogButton(text)
 }
 
 // visiblePrompts are the prompts of the grid's images in its order.

@@ -9,9 +9,8 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
-	"fyne.io/fyne/v2/widget"
 
-	"kleinbild/app/maskedit"
+	"kleinbild/app/internal/uitest"
 	"kleinbild/engine"
 	"kleinbild/engine/imageio"
 	"kleinbild/engine/inpaint"
@@ -26,18 +25,6 @@ func testPicture() *image.NRGBA {
 		}
 	}
 	return img
-}
-
-// paintAt paints a square of the brush's size centred at p (picture pixels) into e's mask.
-func paintAt(e *maskedit.Editor, p image.Point) {
-	r := int(e.Brush) / 2
-	m := e.Mask()
-	for y := p.Y - r; y <= p.Y+r; y++ {
-		for x := p.X - r; x <= p.X+r; x++ {
-			m.SetGray(x, y, color.Gray{Y: 255})
-		}
-	}
-	e.Render()
 }
 
 // TestInpaintModeJob: the request Inpaint mode builds: the picture, the saved mask (an 8-bit
@@ -55,7 +42,7 @@ func TestInpaintModeJob(t *testing.T) {
 		t.Fatalf("an empty mask: error %v", err)
 	}
 	m.ed.Brush = 16
-	paintAt(m.ed, image.Pt(20, 20))
+	uitest.PaintAt(m.ed, image.Pt(20, 20))
 	m.strength.SetValue(0.6)
 	if m.strengthLabel.Text != "0.60" {
 		t.Errorf("strength label %q", m.strengthLabel.Text)
@@ -149,7 +136,7 @@ func TestInpaintPromptAndAmounts(t *testing.T) {
 	}
 	m.amounts[0].SetText("16")
 	m.amounts[3].SetText(" 32 ")
-	test.Tap(findButton(w.Content(), "Set"))
+	test.Tap(uitest.FindButton(w.Content(), "Set"))
 	if m.ed.Padding() != (inpaint.Padding{Left: 16, Bottom: 32}) || pic(m).Bounds() != image.Rect(0, 0, 80, 80) {
 		t.Fatalf("amounts 16 left, 32 bottom: padding %+v, canvas %v", m.ed.Padding(), pic(m).Bounds())
 	}
@@ -164,39 +151,16 @@ func TestInpaintPromptAndAmounts(t *testing.T) {
 	if !strings.Contains(m.padLabel.Text, "4096 px") || m.ed.Padding().Right != 0 {
 		t.Errorf("too large: label %q, padding %+v", m.padLabel.Text, m.ed.Padding())
 	}
-	test.Tap(findButton(w.Content(), "Right"))
+	test.Tap(uitest.FindButton(w.Content(), "Right"))
 	if m.amounts[2].Text != "16" || m.amounts[0].Text != "" || m.ed.Padding() != (inpaint.Padding{Right: 16}) {
 		t.Errorf("after Extend Right: fields %q %q %q %q, padding %+v", m.amounts[0].Text, m.amounts[1].Text, m.amounts[2].Text, m.amounts[3].Text, m.ed.Padding())
 	}
 	// The outpainted result becomes the picture: the new size, no extension, a new mask.
-	paintAt(m.ed, image.Pt(5, 5))
+	uitest.PaintAt(m.ed, image.Pt(5, 5))
 	m.showResult("/pictures/out.png", image.NewNRGBA(image.Rect(0, 0, 80, 48)))
 	if m.path != "/pictures/out.png" || !m.ed.Padding().IsZero() || m.amounts[2].Text != "" || m.ed.Mask().Rect != image.Rect(0, 0, 80, 48) || m.ed.Masked() || pic(m).Bounds().Dx() != 80 {
 		t.Errorf("the result shown: path %s, padding %+v, mask %v (masked %v)", m.path, m.ed.Padding(), m.ed.Mask().Rect, m.ed.Masked())
 	}
 	m.closed = true
 	m.loadResult("/pictures/out.png") // a closed window takes no result (and has no shell here)
-}
-
-// findButton is the button labelled text in o, or nil.
-func findButton(o fyne.CanvasObject, text string) *widget.Button {
-	switch v := o.(type) {
-	case *widget.Button:
-		if v.Text == text {
-			return v
-		}
-	case *fyne.Container:
-		for _, c := range v.Objects {
-			if b := findButton(c, text); b != nil {
-				return b
-			}
-		}
-	case fyne.Widget:
-		for _, c := range test.WidgetRenderer(v).Objects() {
-			if b := findButton(c, text); b != nil {
-				return b
-			}
-		}
-	}
-	return nil
 }

@@ -1,6 +1,7 @@
 package inputs
 
 import (
+	"kleinbild/app/internal/uitest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,7 +13,7 @@ import (
 // start and its extension, and the sections need no more width than before it was added.
 func TestLongAdapterNameIsShortened(t *testing.T) {
 	h := newHarness(t, t.TempDir())
-	src, err := os.ReadFile(goldenLoRA(t, "lora_kohya_r2_a1.safetensors"))
+	src, err := os.ReadFile(uitest.GoldenLoRA(t, "lora_kohya_r2_a1.safetensors"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -21,7 +22,7 @@ func TestLongAdapterNameIsShortened(t *testing.T) {
 	if err := os.WriteFile(path, src, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	h.addAdapter(goldenLoRA(t, "lora_kohya_r2_a1.safetensors"))
+	h.addAdapter(uitest.GoldenLoRA(t, "lora_kohya_r2_a1.safetensors"))
 	before := h.win.Content().MinSize().Width
 	h.addAdapter(path)
 	s := &h.adapters

@@ -1,7 +1,6 @@
 package inputs
 
 import (
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,54 +9,17 @@ import (
 
 	"fyne.io/fyne/v2/test"
 
+	"kleinbild/app/internal/uitest"
 	"kleinbild/app/settings"
-	"kleinbild/weights"
+	"kleinbild/internal/testfix/metapng"
 	"kleinbild/weights/golden"
 )
-
-// goldenLoRA is a tiny adapter of the golden data (made for the tiny model).
-func goldenLoRA(t *testing.T, name string) string {
-	return golden.Path(t, "lora", "loras", name)
-}
-
-// writeLoRA copies the golden kohya adapter to dir/name with extra metadata and, when
-// extraKey is not "", one more tensor that adapts nothing Kleinbild knows.
-func writeLoRA(t *testing.T, dir, name string, meta map[string]string, extraKey string) string {
-	t.Helper()
-	f, err := weights.OpenFile(goldenLoRA(t, "lora_kohya_r2_a1.safetensors"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []weights.OutTensor
-	for _, n := range f.Names() {
-		tn, err := f.Tensor(n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		v, err := tn.BF16()
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, weights.OutTensor{Name: n, Shape: tn.Shape, BF16: append([]uint16(nil), v...)})
-	}
-	if extraKey != "" {
-		out = append(out, weights.OutTensor{Name: extraKey, Shape: []int{2, 2}, BF16: []uint16{0x3f80, 0, 0, 0x3f80}})
-	}
-	md := maps.Clone(f.Metadata)
-	maps.Copy(md, meta)
-	path := filepath.Join(dir, name)
-	if err := weights.WriteFile(path, out, md); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
 
 // addAdapter adds the file through the section and waits for it.
 func (h *harness) addAdapter(path string) {
 	h.t.Helper()
 	done := h.adapters.AddFiles([]string{path}, false)
-	h.wait("the adapter to be read", done)
+	h.Wait("the adapter to be read", done)
 }
 
 // TestAdaptersSection: an added adapter is listed switched on at strength 1; the slider
@@ -67,7 +29,7 @@ func (h *harness) addAdapter(path string) {
 func TestAdaptersSection(t *testing.T) {
 	h := newHarness(t, t.TempDir())
 	s := &h.adapters
-	h.addAdapter(goldenLoRA(t, "lora_kohya_r2_a1.safetensors"))
+	h.addAdapter(uitest.GoldenLoRA(t, "lora_kohya_r2_a1.safetensors"))
 	if len(s.entries) != 1 || len(s.list.Objects) != 1 || s.err.Visible() {
 		t.Fatalf("%d entries, %d rows, error %q", len(s.entries), len(s.list.Objects), s.err.Text)
 	}
@@ -123,17 +85,17 @@ func TestAdapterChooser(t *testing.T) {
 	h := newHarness(t, t.TempDir())
 	s := &h.adapters
 	dir := t.TempDir()
-	a := writeLoRA(t, dir, "a.safetensors", nil, "")
-	b := writeLoRA(t, dir, "B.SafeTensors", map[string]string{"ss_output_name": "b"}, "")
-	other := writeLoRA(t, t.TempDir(), "weights.bin", nil, "")
-	writeTestPNG(t, dir, "pic.png", 64, 64, nil)
+	a := uitest.WriteLoRA(t, dir, "a.safetensors", nil, "")
+	b := uitest.WriteLoRA(t, dir, "B.SafeTensors", map[string]string{"ss_output_name": "b"}, "")
+	other := uitest.WriteLoRA(t, t.TempDir(), "weights.bin", nil, "")
+	metapng.Write(t, dir, "pic.png", 64, 64, nil)
 	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	h.wait("the folder scan", s.folder.setDir(dir))
+	h.Wait("the folder scan", s.folder.setDir(dir))
 	files := adapterFiles()
 	for name, want := range map[string]bool{"a.safetensors": true, "B.SafeTensors": true, "pic.png": false, "notes.txt": false, "weights.bin": false} {
 		if files.Want(name) != want {
@@ -146,19 +108,21 @@ func TestAdapterChooser(t *testing.T) {
 	s.showAdd()
 	top := h.win.Canvas().Overlays().Top()
 	summary := "2 adapter files, 1 folder. Tick the adapters to add; you can tick files in several folders."
-	h.waitFor("the chooser's listing", func() bool { return findEntry(top, dir) != nil && slices.Contains(labelTexts(top), summary) })
-	list := findList(top) // sub, a.safetensors, B.SafeTensors
+	h.waitFor("the chooser's listing", func() bool {
+		return uitest.FindEntry(top, dir) != nil && slices.Contains(uitest.LabelTexts(top), summary)
+	})
+	list := uitest.FindList(top) // sub, a.safetensors, B.SafeTensors
 	list.Select(2)
 	list.Select(1)
-	test.Tap(findButton(top, "Add (2)"))
+	test.Tap(uitest.FindButton(top, "Add (2)"))
 	h.waitFor("two adapters", func() bool { return len(s.entries) == 2 })
 	if s.entries[0].a.Path != b || s.entries[1].a.Path != a {
 		t.Errorf("added %s, %s", s.entries[0].a.Path, s.entries[1].a.Path)
 	}
 	s.showAdd()
 	top = h.win.Canvas().Overlays().Top()
-	h.waitFor("the chooser's listing", func() bool { return findEntry(top, dir) != nil }) // where they came from
-	typePath(findEntry(top, dir), other)
+	h.waitFor("the chooser's listing", func() bool { return uitest.FindEntry(top, dir) != nil }) // where they came from
+	typePath(uitest.FindEntry(top, dir), other)
 	h.waitFor("the typed adapter", func() bool { return len(s.entries) == 3 })
 }
 
@@ -166,15 +130,15 @@ func TestAdapterChooser(t *testing.T) {
 // and the LoRA folder come back in the next session; a file gone meanwhile is named.
 func TestAdaptersRemembered(t *testing.T) {
 	data, tmp := t.TempDir(), t.TempDir()
-	gone := writeLoRA(t, tmp, "gone.safetensors", nil, "")
-	partial := writeLoRA(t, tmp, "partial.safetensors", nil, "vector_in.in_layer.lora_down.weight")
+	gone := uitest.WriteLoRA(t, tmp, "gone.safetensors", nil, "")
+	partial := uitest.WriteLoRA(t, tmp, "partial.safetensors", nil, "vector_in.in_layer.lora_down.weight")
 	h := newHarness(t, data)
 	s := &h.adapters
-	h.addAdapter(goldenLoRA(t, "lora_kohya_r2_a1.safetensors"))
-	h.addAdapter(goldenLoRA(t, "lokr_lycoris_f4.safetensors"))
+	h.addAdapter(uitest.GoldenLoRA(t, "lora_kohya_r2_a1.safetensors"))
+	h.addAdapter(uitest.GoldenLoRA(t, "lokr_lycoris_f4.safetensors"))
 	h.addAdapter(gone)
 	h.addAdapter(partial)
-	h.tapDialogButton("Use anyway")
+	h.TapDialogButton("Use anyway")
 	s.entries[0].strength.SetValue(0.75)
 	s.entries[0].strength.OnChangeEnded(0.75)
 	s.entries[1].on.SetChecked(false)

@@ -11,10 +11,12 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/app/internal/uitest"
 	"kleinbild/engine"
 	"kleinbild/engine/imageio"
 	"kleinbild/engine/schema"
 	"kleinbild/estimate"
+	"kleinbild/internal/testfix/metapng"
 	"kleinbild/weights/golden"
 )
 
@@ -25,13 +27,13 @@ import (
 func TestAdapterPartialMatch(t *testing.T) {
 	h := newHarness(t, t.TempDir())
 	s := &h.adapters
-	path := writeLoRA(t, t.TempDir(), "partial.safetensors", nil, "vector_in.in_layer.lora_down.weight")
+	path := uitest.WriteLoRA(t, t.TempDir(), "partial.safetensors", nil, "vector_in.in_layer.lora_down.weight")
 	h.addAdapter(path)
 	top := h.win.Canvas().Overlays().Top()
-	if top == nil || !strings.Contains(strings.Join(labelTexts(top), "\n"), "vector_in.in_layer.lora_down.weight") {
-		t.Fatalf("no dialog listing the unmatched key: %q", labelTexts(top))
+	if top == nil || !strings.Contains(strings.Join(uitest.LabelTexts(top), "\n"), "vector_in.in_layer.lora_down.weight") {
+		t.Fatalf("no dialog listing the unmatched key: %q", uitest.LabelTexts(top))
 	}
-	h.tapDialogButton("Cancel")
+	h.TapDialogButton("Cancel")
 	e := s.entries[0]
 	if e.on.Checked || len(s.Stack()) != 0 || s.Partial() || !e.status.Visible() || !strings.Contains(e.status.Text, "only in part") {
 		t.Fatalf("declined: on %v, stack %d, partial %v, status %q", e.on.Checked, len(s.Stack()), s.Partial(), e.status.Text)
@@ -40,12 +42,12 @@ func TestAdapterPartialMatch(t *testing.T) {
 	if e.on.Checked || h.win.Canvas().Overlays().Top() == nil {
 		t.Fatalf("switching on did not ask (on %v)", e.on.Checked)
 	}
-	h.tapDialogButton("Use anyway")
+	h.TapDialogButton("Use anyway")
 	if !e.on.Checked || len(s.Stack()) != 1 || !s.Partial() || !strings.Contains(e.status.Text, "accepted") {
 		t.Errorf("accepted: on %v, request %d adapters partial %v, status %q", e.on.Checked, len(s.Stack()), s.Partial(), e.status.Text)
 	}
 	e.on.SetChecked(false)
-	h.addAdapter(goldenLoRA(t, "lora_kohya_r2_a1.safetensors"))
+	h.addAdapter(uitest.GoldenLoRA(t, "lora_kohya_r2_a1.safetensors"))
 	if len(s.Stack()) != 1 || s.Partial() {
 		t.Errorf("only a full match on: %d adapters, partial %v", len(s.Stack()), s.Partial())
 	}
@@ -67,7 +69,7 @@ func TestAdapterModelFit(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.SetModel(&tiny)
-	h.addAdapter(goldenLoRA(t, "lora_bfl_r4_noalpha.safetensors"))
+	h.addAdapter(uitest.GoldenLoRA(t, "lora_bfl_r4_noalpha.safetensors"))
 	e := s.entries[0]
 	if !e.on.Checked || e.fit != nil || e.status.Visible() || s.layers == nil {
 		t.Fatalf("golden adapter on the tiny model: on %v, fit %v", e.on.Checked, e.fit)
@@ -97,9 +99,9 @@ func TestLoRAFolder(t *testing.T) {
 	h := newHarness(t, t.TempDir())
 	f := &h.adapters.folder
 	dir := t.TempDir()
-	writeLoRA(t, dir, "watercolor.safetensors", map[string]string{
+	uitest.WriteLoRA(t, dir, "watercolor.safetensors", map[string]string{
 		"modelspec.title": "Soft Watercolor", "modelspec.architecture": "flux-2-klein-4b", "modelspec.trigger_phrase": "wtrclr, paper texture"}, "")
-	writeLoRA(t, dir, "pixel.safetensors", map[string]string{
+	uitest.WriteLoRA(t, dir, "pixel.safetensors", map[string]string{
 		"ss_output_name": "PixelArt", "ss_base_model_version": "flux2_klein", "ss_tag_frequency": `{"ds": {"pixelart": 9, "sprite": 3}}`}, "")
 	full, err := os.ReadFile(filepath.Join(dir, "pixel.safetensors"))
 	if err != nil {
@@ -123,11 +125,11 @@ func TestLoRAFolder(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	h.wait("the folder scan", f.setDir(dir))
+	h.Wait("the folder scan", f.setDir(dir))
 	if len(f.items) != 6 || len(f.list.Objects) != 6 {
 		t.Fatalf("%d items, %d rows; want 6", len(f.items), len(f.list.Objects))
 	}
-	text := strings.Join(labelTexts(f.list), "\n")
+	text := strings.Join(uitest.LabelTexts(f.list), "\n")
 	for _, want := range []string{
 		"Soft Watercolor", "rank 2", "base model flux-2-klein-4b", "trigger words: wtrclr, paper texture",
 		"PixelArt", "base model flux2_klein", "trigger words: pixelart, sprite",
@@ -141,7 +143,7 @@ func TestLoRAFolder(t *testing.T) {
 		t.Errorf("%d hashes, want the 2 adapters'", n)
 	}
 	f.search.SetText("PAPER")
-	if text := strings.Join(labelTexts(f.list), "\n"); len(f.list.Objects) != 1 || !strings.Contains(text, "Soft Watercolor") {
+	if text := strings.Join(uitest.LabelTexts(f.list), "\n"); len(f.list.Objects) != 1 || !strings.Contains(text, "Soft Watercolor") {
 		t.Errorf("search 'PAPER': %q", text)
 	}
 	f.search.SetText("pixel")
@@ -159,7 +161,7 @@ func TestLoRAFolder(t *testing.T) {
 	if len(f.list.Objects) != 0 || !strings.Contains(f.msg.Text, "matches") {
 		t.Errorf("no match: %d rows, message %q", len(f.list.Objects), f.msg.Text)
 	}
-	h.wait("an unreadable folder", f.setDir(filepath.Join(dir, "absent")))
+	h.Wait("an unreadable folder", f.setDir(filepath.Join(dir, "absent")))
 	if !f.msg.Visible() || !strings.Contains(f.msg.Text, "cannot be read") || f.hashes() != nil {
 		t.Errorf("absent folder: %q", f.msg.Text)
 	}
@@ -186,15 +188,15 @@ func findButtonIcon(o fyne.CanvasObject) *widget.Button {
 func TestDropAdapters(t *testing.T) {
 	h := newHarness(t, t.TempDir())
 	dir := t.TempDir()
-	a1 := writeLoRA(t, dir, "style.png", nil, "")
-	a2 := writeLoRA(t, dir, "noext", map[string]string{"modelspec.title": "no extension"}, "")
-	fake := writeTestPNG(t, dir, "picture.safetensors", 64, 64, nil)
-	img := writeTestPNG(t, dir, "ref.png", 64, 64, nil)
+	a1 := uitest.WriteLoRA(t, dir, "style.png", nil, "")
+	a2 := uitest.WriteLoRA(t, dir, "noext", map[string]string{"modelspec.title": "no extension"}, "")
+	fake := metapng.Write(t, dir, "picture.safetensors", 64, 64, nil)
+	img := metapng.Write(t, dir, "ref.png", 64, 64, nil)
 	var uris []fyne.URI
 	for _, p := range []string{a1, img, a2, fake} {
 		uris = append(uris, storage.NewFileURI(p))
 	}
-	h.wait("the drop", h.drop(uris))
+	h.Wait("the drop", h.drop(uris))
 	s := &h.adapters
 	if len(s.entries) != 2 || filepath.Base(s.entries[0].a.Path) != "style.png" || filepath.Base(s.entries[1].a.Path) != "noext" {
 		t.Errorf("%d adapters", len(s.entries))
@@ -211,17 +213,17 @@ func TestDropAdapters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.wait("the folder scan", s.folder.setDir(dir))
-	made := writeTestPNG(t, t.TempDir(), "made.png", 64, 64, &imageio.Metadata{
+	h.Wait("the folder scan", s.folder.setDir(dir))
+	made := metapng.Write(t, t.TempDir(), "made.png", 64, 64, &imageio.Metadata{
 		Settings: schema.Settings{Prompt: "p", Width: 64, Height: 64, Steps: 2},
 		Adapters: []imageio.Adapter{{File: "was-named-so.safetensors", SHA256: sum, Strength: 0.5}},
 	})
 	s.entries[1].on.SetChecked(false)
-	h.wait("the PNG drop", h.drop([]fyne.URI{storage.NewFileURI(made)}))
-	if top := h.win.Canvas().Overlays().Top(); top == nil || !strings.Contains(strings.Join(labelTexts(top), "\n"), "Adapters: was-named-so.safetensors (0.50)") {
-		t.Fatalf("the restore question does not name the adapter: %q", labelTexts(top))
+	h.Wait("the PNG drop", h.drop([]fyne.URI{storage.NewFileURI(made)}))
+	if top := h.win.Canvas().Overlays().Top(); top == nil || !strings.Contains(strings.Join(uitest.LabelTexts(top), "\n"), "Adapters: was-named-so.safetensors (0.50)") {
+		t.Fatalf("the restore question does not name the adapter: %q", uitest.LabelTexts(top))
 	}
-	h.tapDialogButton("Restore settings")
+	h.TapDialogButton("Restore settings")
 	h.waitFor("the adapters restored", func() bool { st := s.Stack(); return len(st) == 1 && st[0].Strength == 0.5 })
 	if st := s.Stack(); st[0].Adapter.Path != a2 {
 		t.Errorf("restored %s", st[0].Adapter.Path)
@@ -240,13 +242,13 @@ func TestRestoreAdaptersFromImage(t *testing.T) {
 	h := newHarness(t, t.TempDir())
 	s := &h.adapters
 	dir := t.TempDir()
-	p := writeLoRA(t, dir, "renamed.safetensors", map[string]string{"modelspec.title": "x"}, "")
+	p := uitest.WriteLoRA(t, dir, "renamed.safetensors", map[string]string{"modelspec.title": "x"}, "")
 	sum, err := imageio.SHA256File(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.wait("the folder scan", s.folder.setDir(dir))
-	h.addAdapter(goldenLoRA(t, "lokr_lycoris_f4.safetensors")) // switched off by the restore
+	h.Wait("the folder scan", s.folder.setDir(dir))
+	h.addAdapter(uitest.GoldenLoRA(t, "lokr_lycoris_f4.safetensors")) // switched off by the restore
 	meta := imageio.Metadata{
 		Settings: schema.Settings{Prompt: "a fox", Width: 64, Height: 64, Steps: 2, Seed: 3},
 		Adapters: []imageio.Adapter{
@@ -254,7 +256,7 @@ func TestRestoreAdaptersFromImage(t *testing.T) {
 			{File: "lost.safetensors", SHA256: strings.Repeat("0", 64), Strength: 1},
 		},
 	}
-	h.wait("the restore", s.RestoreFromImage(meta.Adapters))
+	h.Wait("the restore", s.RestoreFromImage(meta.Adapters))
 	if len(s.entries) != 2 || s.entries[0].on.Checked || s.entries[1].a.Path != p || strengthOf(s.entries[1]) != -0.7 || !s.entries[1].on.Checked {
 		t.Fatalf("restored %+v", s.remembered())
 	}
@@ -267,14 +269,14 @@ func TestRestoreAdaptersFromImage(t *testing.T) {
 	s.setStrength(s.entries[1], 2)
 	s.entries[0].on.SetChecked(true)
 	h.sh.Banner.Hide()
-	h.wait("the restore", s.RestoreFromImage(meta.Adapters))
+	h.Wait("the restore", s.RestoreFromImage(meta.Adapters))
 	if !strings.Contains(h.sh.ErrorText(), "Restored 1 adapter") {
 		t.Errorf("notice %q", h.sh.ErrorText())
 	}
 	if st := s.Stack(); len(s.entries) != 2 || len(st) != 1 || st[0].Adapter.Path != p || st[0].Strength != -0.7 {
 		t.Errorf("RestoreFromImage: %+v", s.remembered())
 	}
-	h.wait("no adapters", s.RestoreFromImage(nil))
+	h.Wait("no adapters", s.RestoreFromImage(nil))
 	if len(s.entries) != 2 || len(s.Stack()) != 0 {
 		t.Errorf("an image without adapters left %d on", len(s.Stack()))
 	}

@@ -11,8 +11,9 @@ import (
 	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/test"
 
+	"kleinbild/app/internal/uitest"
 	"kleinbild/app/shell"
-	"kleinbild/app/widgets"
+	"kleinbild/internal/testfix/metapng"
 )
 
 // Dropped images become references, each shown with its thumbnail and a remove button;
@@ -22,9 +23,9 @@ func TestDropAddsReferences(t *testing.T) {
 	h := newHarness(t, t.TempDir())
 	r := &h.refs
 	dir := t.TempDir()
-	a := writeTestPNG(t, dir, "a.png", 96, 80, nil)
-	b := writeTestPNG(t, dir, "b.png", 64, 64, nil)
-	h.wait("the drop", h.drop([]fyne.URI{storage.NewFileURI(a), storage.NewFileURI(b)}))
+	a := metapng.Write(t, dir, "a.png", 96, 80, nil)
+	b := metapng.Write(t, dir, "b.png", 64, 64, nil)
+	h.Wait("the drop", h.drop([]fyne.URI{storage.NewFileURI(a), storage.NewFileURI(b)}))
 	if len(r.paths) != 2 || r.paths[0] != a || r.paths[1] != b {
 		t.Fatalf("refs = %v", r.paths)
 	}
@@ -40,19 +41,19 @@ func TestDropAddsReferences(t *testing.T) {
 		return true
 	})
 	// Remove the second one with its button.
-	test.Tap(findTipButton(r.grid.Objects[1], "Remove this reference"))
+	test.Tap(uitest.FindTipButton(r.grid.Objects[1], "Remove this reference"))
 	if len(r.paths) != 1 || r.paths[0] != a {
 		t.Fatalf("after remove: refs = %v", r.paths)
 	}
 	// Not an image, and too small.
 	txt := filepath.Join(dir, "notes.txt")
 	os.WriteFile(txt, []byte("hello"), 0o644)
-	h.wait("the drop", h.drop([]fyne.URI{storage.NewFileURI(txt)}))
+	h.Wait("the drop", h.drop([]fyne.URI{storage.NewFileURI(txt)}))
 	if !strings.Contains(h.sh.ErrorText(), "Cannot use notes.txt as a reference: it is not an image") {
 		t.Errorf("banner after dropping text: %q", h.sh.ErrorText())
 	}
-	tiny := writeTestPNG(t, dir, "tiny.png", 8, 8, nil)
-	h.wait("the drop", h.drop([]fyne.URI{storage.NewFileURI(tiny)}))
+	tiny := metapng.Write(t, dir, "tiny.png", 8, 8, nil)
+	h.Wait("the drop", h.drop([]fyne.URI{storage.NewFileURI(tiny)}))
 	if !strings.Contains(h.sh.ErrorText(), "too small") || len(r.paths) != 1 {
 		t.Errorf("banner after dropping a tiny image: %q (refs %v)", h.sh.ErrorText(), r.paths)
 	}
@@ -62,29 +63,29 @@ func TestDropAddsReferences(t *testing.T) {
 // ticked; the chooser opens in the pictures folder first and then where the images came
 // from, also after a restart.
 func TestChooserAddsSeveralReferences(t *testing.T) {
-	_, pictures := fakeHome(t)
+	_, pictures := uitest.FakeHome(t)
 	shots := filepath.Join(pictures, "shots")
 	os.MkdirAll(filepath.Join(shots, "older"), 0o755)
 	var want []string
 	for _, n := range []string{"c.png", "a.png", "b.png"} {
-		want = append(want, writeTestPNG(t, shots, n, 96, 80, nil))
+		want = append(want, metapng.Write(t, shots, n, 96, 80, nil))
 	}
 	data := t.TempDir()
 	h := newHarness(t, data)
 	r := &h.refs
 	r.showAdd()
 	top := h.win.Canvas().Overlays().Top()
-	h.waitFor("the chooser's listing", func() bool { return findEntry(top, pictures) != nil })
-	typePath(findEntry(top, pictures), shots)
+	h.waitFor("the chooser's listing", func() bool { return uitest.FindEntry(top, pictures) != nil })
+	typePath(uitest.FindEntry(top, pictures), shots)
 	h.waitFor("the folder's listing", func() bool {
-		return slices.Contains(labelTexts(top), "3 images, 1 folder. Tick the images to add; you can tick images in several folders.")
+		return slices.Contains(uitest.LabelTexts(top), "3 images, 1 folder. Tick the images to add; you can tick images in several folders.")
 	})
-	list := findList(top)                    // older, a.png, b.png, c.png
+	list := uitest.FindList(top)             // older, a.png, b.png, c.png
 	for _, i := range []int{3, 1, 2, 1, 1} { // c, a, b; a unticked and ticked again
 		list.Select(i)
 	}
 	want = []string{want[0], want[2], want[1]}
-	test.Tap(findButton(top, "Add (3)"))
+	test.Tap(uitest.FindButton(top, "Add (3)"))
 	h.waitFor("three references", func() bool { return len(r.paths) == 3 })
 	if !slices.Equal(r.paths, want) {
 		t.Errorf("refs %v, want %v", r.paths, want)
@@ -99,51 +100,11 @@ func TestChooserAddsSeveralReferences(t *testing.T) {
 	// The next chooser opens where the images came from, also after a restart.
 	r.showAdd()
 	top = h.win.Canvas().Overlays().Top()
-	h.waitFor("the second chooser in "+shots, func() bool { return findEntry(top, shots) != nil })
-	test.Tap(findButton(top, "Cancel"))
+	h.waitFor("the second chooser in "+shots, func() bool { return uitest.FindEntry(top, shots) != nil })
+	test.Tap(uitest.FindButton(top, "Cancel"))
 	h.close()
 	h2 := newHarness(t, data)
 	h2.refs.showAdd()
 	top = h2.win.Canvas().Overlays().Top()
-	h2.waitFor("the chooser after a restart in "+shots, func() bool { return findEntry(top, shots) != nil })
-}
-
-// fakeHome points HOME and XDG_CONFIG_HOME at a new folder with a Pictures folder named in
-// user-dirs.dirs; it returns home and the pictures folder.
-func fakeHome(t *testing.T) (home, pictures string) {
-	t.Helper()
-	home = t.TempDir()
-	pictures = filepath.Join(home, "Bilder")
-	if err := os.MkdirAll(pictures, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	cfg := filepath.Join(home, ".config")
-	os.MkdirAll(cfg, 0o755)
-	os.WriteFile(filepath.Join(cfg, "user-dirs.dirs"), []byte("# written by xdg-user-dirs-update\nXDG_PICTURES_DIR=\"$HOME/Bilder\"\n"), 0o644)
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_CONFIG_HOME", cfg)
-	return home, pictures
-}
-
-// findTipButton returns the button with the tooltip tip inside o, or nil.
-func findTipButton(o fyne.CanvasObject, tip string) *widgets.TipButton {
-	switch v := o.(type) {
-	case *widgets.TipButton:
-		if v.Tip == tip {
-			return v
-		}
-	case *fyne.Container:
-		for _, c := range v.Objects {
-			if b := findTipButton(c, tip); b != nil {
-				return b
-			}
-		}
-	case fyne.Widget:
-		for _, c := range test.WidgetRenderer(v).Objects() {
-			if b := findTipButton(c, tip); b != nil {
-				return b
-			}
-		}
-	}
-	return nil
+	h2.waitFor("the chooser after a restart in "+shots, func() bool { return uitest.FindEntry(top, shots) != nil })
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"kleinbild/app/internal/uitest"
 	"kleinbild/app/settings"
 	"kleinbild/engine"
 	"kleinbild/estimate"
@@ -18,18 +19,6 @@ import (
 
 	"fyne.io/fyne/v2/test"
 )
-
-// gpuGen fails every generation the way a WebGPU device does, wrapped by the engine.
-type gpuGen struct{ err error }
-
-func (g *gpuGen) Generate(ctx context.Context, req engine.Request, progress func(engine.Progress)) (*engine.Result, error) {
-	progress(engine.Progress{Phase: engine.PhaseLoading})
-	return nil, g.err
-}
-
-func (g *gpuGen) ComputeDevice() (string, gpu.DeviceInfo) {
-	return "webgpu", gpu.DeviceInfo{Name: "Test GPU", Kind: gpu.KindDiscrete, API: "Vulkan"}
-}
 
 // cpuGen is a Generator that reports no device (package app's fake generator).
 type cpuGen struct{}
@@ -48,12 +37,12 @@ func TestCPUErrorsDoNotFallBack(t *testing.T) {
 		gpuName string
 		want    bool
 	}{
-		{"GPU generator", lost, &gpuGen{}, "", true},
-		{"GPU generator, other error", errors.New("reference image x.png cannot be read"), &gpuGen{}, "", false},
-		{"GPU generator, cancelled", context.Canceled, &gpuGen{}, "", false},
+		{"GPU generator", lost, &uitest.GPUGen{}, "", true},
+		{"GPU generator, other error", errors.New("reference image x.png cannot be read"), &uitest.GPUGen{}, "", false},
+		{"GPU generator, cancelled", context.Canceled, &uitest.GPUGen{}, "", false},
 		{"CPU generator", lost, cpuGen{}, "", false},
 		{"open failed on a GPU", fmt.Errorf("the model could not be opened: backends: open webgpu:0: %w", gpu.NewDeviceError("webgpu", errors.New("webgpu: no adapter"))), nil, "webgpu", true},
-		{"a GPU's words without its error", errors.New("webgpu: device lost"), &gpuGen{}, "", false},
+		{"a GPU's words without its error", errors.New("webgpu: device lost"), &uitest.GPUGen{}, "", false},
 		{"open failed on the CPU", errors.New("the model could not be opened: vae: missing"), nil, "", false},
 	}
 	for _, c := range cases {
@@ -116,8 +105,8 @@ func TestBadEnvBackendNotice(t *testing.T) {
 		t.Run(tc.env, func(t *testing.T) {
 			t.Setenv(backends.EnvBackend, tc.env)
 			h := newHarness(t, t.TempDir(), tinyModel(t))
-			h.waitFor("the device probe", 10*time.Second, func() bool { return h.m.Dev.Probed })
-			h.settle()
+			h.WaitFor("the device probe", 10*time.Second, func() bool { return h.m.Dev.Probed })
+			h.Settle()
 			b := h.sh.ErrorText()
 			if !tc.warn {
 				if strings.Contains(b, backends.EnvBackend) {
@@ -142,7 +131,7 @@ func TestDeviceChoicePersists(t *testing.T) {
 	m := h.m
 	h.openDeviceSettings()
 	sel := m.Dev.sel
-	ds := fakeDevices()
+	ds := uitest.FakeDevices()
 	want := []string{"Automatic (" + ds[0].Label() + ")", ds[0].Label(), ds[1].Label(), ds[2].Label()}
 	if !slices.Equal(sel.Options, want) {
 		t.Fatalf("options %q, want %q", sel.Options, want)
@@ -158,7 +147,7 @@ func TestDeviceChoicePersists(t *testing.T) {
 	if m.EffectiveDevice() != "webgpu:0" || h.deviceChanged == before {
 		t.Errorf("next device %q, DeviceChanged called %v: want webgpu:0 and a new estimate", m.EffectiveDevice(), h.deviceChanged != before)
 	}
-	h.tapDialogButton("Close")
+	h.TapDialogButton("Close")
 	h.close()
 
 	// After a restart the choice is still there.
@@ -196,13 +185,13 @@ func TestGPUFallbackShownInSettings(t *testing.T) {
 	}
 
 	h.openDeviceSettings()
-	if got := m.Dev.sel.Selected; got != fakeDevices()[2].Label() {
+	if got := m.Dev.sel.Selected; got != uitest.FakeDevices()[2].Label() {
 		t.Errorf("select shows %q, want the saved choice", got)
 	}
 	if !strings.Contains(m.Dev.note.Text, "Using the CPU for now") || !m.Dev.retry.Visible() {
 		t.Errorf("note %q (retry visible %v): want the fallback explained", m.Dev.note.Text, m.Dev.retry.Visible())
 	}
-	test.Tap(findButton(m.Dev.retry, "Try the GPU again"))
+	test.Tap(uitest.FindButton(m.Dev.retry, "Try the GPU again"))
 	if m.EffectiveDevice() != "webgpu:0" || m.Dev.retry.Visible() {
 		t.Errorf("after retry: device %q, retry visible %v", m.EffectiveDevice(), m.Dev.retry.Visible())
 	}

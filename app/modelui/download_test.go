@@ -24,6 +24,7 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/app/internal/uitest"
 	"kleinbild/app/settings"
 	"kleinbild/download"
 )
@@ -211,7 +212,7 @@ func TestDownloadPauseResumeAcrossRestart(t *testing.T) {
 	}
 
 	test.Tap(p.start)
-	h.waitFor("download progress", 10*time.Second, func() bool {
+	h.WaitFor("download progress", 10*time.Second, func() bool {
 		return m.DL.Last.Phase == download.PhaseDownloading && m.DL.Last.Bytes > 0 && p.Bar.Value > 0
 	})
 	if !p.Pause.Visible() || p.start.Disabled() == false || !strings.Contains(p.Detail.Text, " of ") {
@@ -220,14 +221,14 @@ func TestDownloadPauseResumeAcrossRestart(t *testing.T) {
 	// The model dialog shows the same download.
 	m.ShowDialog()
 	dp := m.dlPanels[len(m.dlPanels)-1]
-	h.waitFor("progress in the dialog", 5*time.Second, func() bool { return dp.Bar.Visible() && dp.Pause.Visible() })
-	h.tapDialogButton("Close")
+	h.WaitFor("progress in the dialog", 5*time.Second, func() bool { return dp.Bar.Visible() && dp.Pause.Visible() })
+	h.TapDialogButton("Close")
 	if len(m.dlPanels) != 1 {
 		t.Errorf("%d download panels registered after closing the dialog", len(m.dlPanels))
 	}
 
 	test.Tap(p.Pause)
-	h.waitFor("the pause", 5*time.Second, func() bool { return !m.DL.Running })
+	h.WaitFor("the pause", 5*time.Second, func() bool { return !m.DL.Running })
 	if p.start.Text != "Resume download" || p.Pause.Visible() || !strings.HasPrefix(p.Detail.Text, "Paused at") {
 		t.Errorf("paused: button %q, detail %q", p.start.Text, p.Detail.Text)
 	}
@@ -247,7 +248,7 @@ func TestDownloadPauseResumeAcrossRestart(t *testing.T) {
 	}
 	before := th.served.Load()
 	test.Tap(p2.start)
-	h2.waitFor("the download to complete and the model to be selected", 30*time.Second, func() bool {
+	h2.WaitFor("the download to complete and the model to be selected", 30*time.Second, func() bool {
 		return m2.dir == dest && m2.DL == nil
 	})
 	if fetched := th.served.Load() - before; fetched >= th.total() {
@@ -268,7 +269,7 @@ func TestDownloadPauseResumeAcrossRestart(t *testing.T) {
 	if setup || !strings.Contains(m2.button.Text, "distilled") || !strings.Contains(h2.sh.Status.Text, "ready") {
 		t.Errorf("after download: setup visible %v, model button %q, status %q", setup, m2.button.Text, h2.sh.Status.Text)
 	}
-	h2.settle()
+	h2.Settle()
 	h2.close()
 	s, err := settings.Load(filepath.Join(data, "settings.json"))
 	if err != nil || s.ModelDir != dest || s.DownloadDir != "" || s.HFToken != "" {
@@ -288,7 +289,7 @@ func TestDownloadNeedsToken(t *testing.T) {
 		t.Fatalf("token prefilled with %q", p.token.Text)
 	}
 	test.Tap(p.start)
-	h.waitFor("the download to fail", 10*time.Second, func() bool { return m.DL != nil && !m.DL.Running })
+	h.WaitFor("the download to fail", 10*time.Second, func() bool { return m.DL != nil && !m.DL.Running })
 	if !errors.Is(m.DL.err, download.ErrAuth) || !p.msg.Visible() || !strings.Contains(p.msg.String(), "needs a Hugging Face access token") {
 		t.Fatalf("error %v, message %q", m.DL.err, p.msg.String())
 	}
@@ -300,11 +301,11 @@ func TestDownloadNeedsToken(t *testing.T) {
 	test.Type(p.token, "hf_test")
 	test.Tap(p.remember)
 	test.Tap(p.start)
-	h.waitFor("the download to complete", 30*time.Second, func() bool { return m.DL == nil && m.dir != "" })
+	h.WaitFor("the download to complete", 30*time.Second, func() bool { return m.DL == nil && m.dir != "" })
 	if m.err != nil || p.msg.Visible() {
 		t.Errorf("model %v, message visible %v", m.err, p.msg.Visible())
 	}
-	h.settle()
+	h.Settle()
 	if s, _ := settings.Load(filepath.Join(data, "settings.json")); s.HFToken != "hf_test" {
 		t.Errorf("token not remembered: %+v", s)
 	}
@@ -335,7 +336,7 @@ func TestUseCachedSnapshot(t *testing.T) {
 	h := newHarness(t, t.TempDir(), "")
 	m := h.m
 	p, _ := m.NewDownloadPanel()
-	b := findButton(p.cached, "Use existing copy")
+	b := uitest.FindButton(p.cached, "Use existing copy")
 	if b == nil {
 		t.Fatal("no 'Use existing copy' button for the cached snapshot")
 	}
@@ -367,19 +368,19 @@ func TestDownloadWithoutConnection(t *testing.T) {
 	if p.Bar.Visible() || !p.Busy.Visible() {
 		t.Errorf("while listing: determinate bar visible %v (value %v), indeterminate visible %v", p.Bar.Visible(), p.Bar.Value, p.Busy.Visible())
 	}
-	h.waitFor("the no-connection notice", 1500*time.Millisecond, func() bool {
+	h.WaitFor("the no-connection notice", 1500*time.Millisecond, func() bool {
 		return strings.Contains(p.msg.String(), "No connection to Hugging Face")
 	})
 	if !m.DL.Running || !p.msg.Visible() {
 		t.Errorf("notice should show while still retrying: running %v, visible %v", m.DL.Running, p.msg.Visible())
 	}
 	test.Tap(p.Pause)
-	h.waitFor("the stop", 5*time.Second, func() bool { return !m.DL.Running })
+	h.WaitFor("the stop", 5*time.Second, func() bool { return !m.DL.Running })
 
 	// Retries used up: a plain message, no Go error text, a button that says what it does.
 	m.hubOpts = download.Options{RetryDelay: time.Millisecond, MaxRetryDelay: time.Millisecond, MaxRetries: 2}
 	test.Tap(p.start)
-	h.waitFor("the download to stop", 10*time.Second, func() bool { return !m.DL.Running })
+	h.WaitFor("the download to stop", 10*time.Second, func() bool { return !m.DL.Running })
 	msg := p.msg.String()
 	for _, bad := range []string{"dial", "tcp", "127.0.0.1", "giving up", "Paused"} {
 		if strings.Contains(msg, bad) || strings.Contains(p.Detail.Text, bad) {

@@ -64,7 +64,7 @@ func TestDownloadAssembledChoice(t *testing.T) {
 	}
 
 	test.Tap(p.start)
-	h.waitFor("the assembled download to finish", 30*time.Second, func() bool { return m.DL == nil || !m.DL.Running })
+	h.WaitFor("the assembled download to finish", 30*time.Second, func() bool { return m.DL == nil || !m.DL.Running })
 	if r := m.DL; r != nil && r.err != nil {
 		t.Fatalf("download stopped: %v", r.err)
 	}

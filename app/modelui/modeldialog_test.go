@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/app/internal/uitest"
 	"kleinbild/app/settings"
 	"kleinbild/app/widgets"
 	"kleinbild/engine"
@@ -66,8 +67,8 @@ func openForm(t *testing.T, h *harness) *modelForm {
 // waitChecked waits until the form's latest check has ended and returns its status text.
 func waitChecked(h *harness, f *modelForm) string {
 	h.t.Helper()
-	h.waitFor("the model check", 20*time.Second, func() bool { return !f.checking.Visible() })
-	h.settle()
+	h.WaitFor("the model check", 20*time.Second, func() bool { return !f.checking.Visible() })
+	h.Settle()
 	if len(f.status.Segments) == 0 {
 		h.t.Error("the status shows nothing")
 	}
@@ -114,8 +115,8 @@ func TestModelSingleFileWithParts(t *testing.T) {
 	}
 	f.Path.SetText(sd)
 	waitChecked(h, f)
-	h.tapDialogButton("Use this model")
-	h.settle()
+	h.TapDialogButton("Use this model")
+	h.Settle()
 	if m.err != nil || len(m.info.Files) != 3 || m.spec.path != sd {
 		t.Errorf("model %+v: %v", m.spec, m.err)
 	}
@@ -150,8 +151,8 @@ func TestModelVariantChoice(t *testing.T) {
 	if !f.ok || f.res.info.Distilled {
 		t.Fatalf("base chosen: ok %v, distilled %v", f.ok, f.res.info.Distilled)
 	}
-	h.tapDialogButton("Use this model")
-	h.settle()
+	h.TapDialogButton("Use this model")
+	h.Settle()
 	// The window shows the guidance for the base model that Changed reports
 	// (TestNegativePromptField of package app).
 	last := h.changes[len(h.changes)-1]
@@ -185,14 +186,14 @@ func TestModelDrop(t *testing.T) {
 	}
 	f := m.Form
 	f.vaeGroups = tinyVAEGroups
-	h.waitFor("the dropped folder", 10*time.Second, func() bool { return f.Path.Text == comfy })
+	h.WaitFor("the dropped folder", 10*time.Second, func() bool { return f.Path.Text == comfy })
 	// A text encoder file replaces that part; a transformer file, while the model is a
 	// folder, too.
 	te, tr := golden.Path(t, teQ8File), golden.Path(t, sdcppFile)
 	if !m.TakeDrop([]fyne.URI{storage.NewFileURI(te), storage.NewFileURI(tr)}) {
 		t.Fatal("drop on the open dialog not taken")
 	}
-	h.waitFor("the dropped files", 10*time.Second, func() bool {
+	h.WaitFor("the dropped files", 10*time.Second, func() bool {
 		return f.parts[engine.TextEncoder].Text == te && f.parts[engine.Transformer].Text == tr
 	})
 	st := waitChecked(h, f)
@@ -203,7 +204,7 @@ func TestModelDrop(t *testing.T) {
 	if !m.TakeDrop([]fyne.URI{storage.NewFileURI(png)}) {
 		t.Fatal("drop on the open dialog not taken")
 	}
-	h.waitFor("the refusal", 10*time.Second, func() bool { return strings.Contains(strings.ToLower(h.sh.ErrorText()), "x.png is not") })
+	h.WaitFor("the refusal", 10*time.Second, func() bool { return strings.Contains(strings.ToLower(h.sh.ErrorText()), "x.png is not") })
 }
 
 // brokenVAEModel copies the tiny model with its VAE weights cut in half.
@@ -257,21 +258,21 @@ func TestModelFolderCheckedWhenChosen(t *testing.T) {
 		t.Fatal("no model folder entry in the dialog")
 	}
 	path.SetText(broken)
-	use := findButton(top, "Use this model")
-	h.waitFor("the check in the dialog", 10*time.Second, func() bool {
-		return findRichText(top, "damaged") != nil
+	use := uitest.FindButton(top, "Use this model")
+	h.WaitFor("the check in the dialog", 10*time.Second, func() bool {
+		return uitest.FindRichText(top, "damaged") != nil
 	})
-	if findRichText(top, "✓") != nil || !use.Disabled() {
+	if uitest.FindRichText(top, "✓") != nil || !use.Disabled() {
 		t.Errorf("dialog shows ✓ (or allows use) for a truncated VAE")
 	}
-	if rt := findRichText(top, "damaged"); len(rt.String()) > 200 || !strings.Contains(rt.String(), "vae/diffusion_pytorch_model.safetensors") {
+	if rt := uitest.FindRichText(top, "damaged"); len(rt.String()) > 200 || !strings.Contains(rt.String(), "vae/diffusion_pytorch_model.safetensors") {
 		t.Errorf("message too long: %q", rt.String())
 	}
-	h.tapDialogButton("Close")
+	h.TapDialogButton("Close")
 
 	// Choosing it directly (setup page, remembered folder): found in the background.
 	m.SetDir(broken, true)
-	h.waitFor("the background check", 10*time.Second, func() bool { return m.err != nil })
+	h.WaitFor("the background check", 10*time.Second, func() bool { return m.err != nil })
 	banner := h.sh.ErrorText()
 	if !strings.Contains(banner, "vae/diffusion_pytorch_model.safetensors") || len(banner) > 240 {
 		t.Errorf("banner %q", banner)
@@ -284,7 +285,7 @@ func TestModelFolderCheckedWhenChosen(t *testing.T) {
 	if err := m.SetDir(tinyModel(t), true); err != nil {
 		t.Fatal(err)
 	}
-	h.settle()
+	h.Settle()
 	if m.err != nil {
 		t.Errorf("tiny model: %v", m.err)
 	}
@@ -309,7 +310,7 @@ func TestModelFolderWithoutModelFiles(t *testing.T) {
 	if f.ok || !strings.Contains(st, "holiday holds no model files") || strings.Contains(st, "incomplete") || strings.Contains(st, "base") {
 		t.Errorf("folder of images: ok %v, report %q", f.ok, st)
 	}
-	h.tapDialogButton("Close")
+	h.TapDialogButton("Close")
 	if err := h.m.SetDir(pics, false); err == nil || h.m.button.Text != "Model unusable" {
 		t.Errorf("folder of images as the model: %v, header %q", err, h.m.button.Text)
 	}
@@ -381,12 +382,12 @@ func TestEscapeClosesTheModelDialogFromItsMenus(t *testing.T) {
 		p := m.dlPanels[len(m.dlPanels)-1]
 		f := []fyne.Focusable{p.token, p.variant, m.Form.combo, m.Dev.sel, m.Dev.precision}[i]
 		c.Focus(f)
-		typeKey(c, fyne.KeyEscape)
-		h.settle()
+		uitest.TypeKey(c, fyne.KeyEscape)
+		h.Settle()
 		if c.Overlays().Top() != nil || m.Dlg != nil {
 			t.Errorf("Escape with %T (%d) focused left the Model dialog open", f, i)
 			m.Dlg.Hide()
-			h.settle()
+			h.Settle()
 		}
 	}
 }
@@ -435,8 +436,8 @@ func TestModelDialogComfyUI(t *testing.T) {
 		t.Fatalf("after picking the single file: ok %v, status %q", f.ok, st)
 	}
 	src := f.res.src
-	h.tapDialogButton("Use this model")
-	h.settle()
+	h.TapDialogButton("Use this model")
+	h.Settle()
 	m := h.m
 	if m.err != nil || m.src != src || m.Dlg != nil {
 		t.Fatalf("model after Use: err %v, same source %v", m.err, m.src == src)
@@ -452,7 +453,7 @@ func TestModelDialogComfyUI(t *testing.T) {
 	if got := m.UsableSource().WeightBytes(engine.Transformer); got != src.WeightBytes(engine.Transformer) || got == ggufBytes {
 		t.Errorf("the source's transformer bytes %d, want %d (GGUF's %d)", got, src.WeightBytes(engine.Transformer), ggufBytes)
 	}
-	h.settle()
+	h.Settle()
 	h.close()
 
 	// Remembered: the next start uses the same files.
@@ -506,7 +507,7 @@ func TestModelButtonAndReport(t *testing.T) {
 	if !strings.Contains(md, "distilled") || !strings.Contains(md, "larger than the memory available") {
 		t.Errorf("model report %q", md)
 	}
-	h.settle()
+	h.Settle()
 	h.close()
 
 	// The folder is remembered.

@@ -53,7 +53,7 @@ func TestPrecisionSelectFollowsTheDeviceUnits(t *testing.T) {
 	if d, p := m.EffectiveDevice(), m.RunPrecision(); d != "vulkan:0" || p != gpu.PrecisionFast {
 		t.Errorf("next run on %q in %s, want vulkan:0 in fast precision", d, p)
 	}
-	h.tapDialogButton("Close")
+	h.TapDialogButton("Close")
 
 	h.openDeviceSettings()
 	m.Dev.precision.SetSelected(precisionExactLabel)
@@ -63,7 +63,7 @@ func TestPrecisionSelectFollowsTheDeviceUnits(t *testing.T) {
 	if p := m.RunPrecision(); p != gpu.PrecisionExact {
 		t.Errorf("next run in %s, want exact", p)
 	}
-	h.tapDialogButton("Close")
+	h.TapDialogButton("Close")
 	h.close()
 
 	h2 := newHarness(t, data, tinyModel(t))

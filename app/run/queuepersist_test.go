@@ -6,36 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"kleinbild/app/internal/uitest"
 	"kleinbild/app/jobs"
 	"kleinbild/engine"
-	"kleinbild/weights"
-	"kleinbild/weights/golden"
 )
-
-// writeLoRA copies the golden kohya adapter to path.
-func writeLoRA(t *testing.T, path string) {
-	t.Helper()
-	f, err := weights.OpenFile(golden.Path(t, "lora", "loras", "lora_kohya_r2_a1.safetensors"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []weights.OutTensor
-	for _, n := range f.Names() {
-		tn, err := f.Tensor(n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		v, err := tn.BF16()
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, weights.OutTensor{Name: n, Shape: tn.Shape, BF16: append([]uint16(nil), v...)})
-	}
-	if err := weights.WriteFile(path, out, f.Metadata); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // TestMissingAdaptersOpenedAtRun: a kept job's missing adapter is opened when the job runs,
 // and one still missing fails the job with its name.
@@ -47,7 +21,7 @@ func TestMissingAdaptersOpenedAtRun(t *testing.T) {
 	if _, err := withMissingAdapters(j); err == nil || !strings.Contains(err.Error(), "later.safetensors") {
 		t.Fatalf("still missing: %v", err)
 	}
-	writeLoRA(t, path)
+	uitest.WriteLoRA(t, dir, "later.safetensors", nil, "")
 	st, err := withMissingAdapters(j)
 	if err != nil || len(st) != 1 || st[0].Strength != 0.5 || st[0].Adapter.Path != path {
 		t.Fatalf("back: %+v, %v", st, err)

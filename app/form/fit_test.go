@@ -1,6 +1,7 @@
 package form
 
 import (
+	"kleinbild/app/internal/uitest"
 	"kleinbild/engine"
 	"kleinbild/estimate"
 	"kleinbild/gpu"
@@ -153,7 +154,7 @@ func TestOverLimitsOffersTheCPU(t *testing.T) {
 
 	chosen.choice = "webgpu:0"
 	f.ask(rep, true, rep.Message, "Generate", func() { ran++ })
-	if top := w.Canvas().Overlays().Top(); top == nil || findButton(top, "Generate on the CPU") != nil || findButton(top, "Generate anyway") != nil {
+	if top := w.Canvas().Overlays().Top(); top == nil || uitest.FindButton(top, "Generate on the CPU") != nil || uitest.FindButton(top, "Generate anyway") != nil {
 		t.Fatal("a chosen GPU: the dialog should explain, with no way to run there")
 	}
 	if ran != 1 || len(reasons) != 1 {

@@ -5,8 +5,8 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
-	"fyne.io/fyne/v2/widget"
 
+	"kleinbild/app/internal/uitest"
 	"kleinbild/app/shell"
 	"kleinbild/app/widgets"
 	"kleinbild/engine"
@@ -55,29 +55,6 @@ func findTipButton(o fyne.CanvasObject, tip string) *widgets.TipButton {
 	return nil
 }
 
-// findButton is the button labelled text inside o, or nil.
-func findButton(o fyne.CanvasObject, text string) *widget.Button {
-	switch v := o.(type) {
-	case *widget.Button:
-		if v.Text == text {
-			return v
-		}
-	case *fyne.Container:
-		for _, c := range v.Objects {
-			if b := findButton(c, text); b != nil {
-				return b
-			}
-		}
-	case fyne.Widget:
-		for _, c := range test.WidgetRenderer(v).Objects() {
-			if b := findButton(c, text); b != nil {
-				return b
-			}
-		}
-	}
-	return nil
-}
-
 // tapDialogButton taps the button labelled text of the dialog on top of w.
 func tapDialogButton(t *testing.T, w fyne.Window, text string) {
 	t.Helper()
@@ -85,7 +62,7 @@ func tapDialogButton(t *testing.T, w fyne.Window, text string) {
 	if top == nil {
 		t.Fatalf("no dialog is open (wanted button %q)", text)
 	}
-	b := findButton(top, text)
+	b := uitest.FindButton(top, text)
 	if b == nil {
 		t.Fatalf("the dialog has no %q button", text)
 	}

@@ -1,6 +1,7 @@
 package galleryui
 
 import (
+	"kleinbild/app/internal/uitest"
 	"testing"
 
 	"fyne.io/fyne/v2"
@@ -32,7 +33,7 @@ func TestEscapeClosesTrashAndCompare(t *testing.T) {
 		} else {
 			c.Focus(f)
 		}
-		typeKey(c, fyne.KeyEscape)
+		uitest.TypeKey(c, fyne.KeyEscape)
 		h.settle()
 		if overlay() {
 			t.Errorf("Trash: Escape with %T focused left it open", f)
@@ -43,7 +44,7 @@ func TestEscapeClosesTrashAndCompare(t *testing.T) {
 	cmp := u.gal.cmp
 	test.Tap(cmp.Parts().WipeOn)
 	cmp.Parts().Win.Canvas().Focus(cmp.Parts().Split)
-	typeKey(cmp.Parts().Win.Canvas(), fyne.KeyEscape)
+	uitest.TypeKey(cmp.Parts().Win.Canvas(), fyne.KeyEscape)
 	if u.gal.cmp != nil {
 		t.Error("Compare: Escape with the wipe slider focused left it open")
 	}

@@ -43,16 +43,6 @@ func labelText(o fyne.CanvasObject) string {
 	return ""
 }
 
-// typeKey types a key on canvas c as the window does: to the focused widget, if any.
-func typeKey(c fyne.Canvas, name fyne.KeyName) {
-	ev := &fyne.KeyEvent{Name: name}
-	if f := c.Focused(); f != nil {
-		f.TypedKey(ev)
-		return
-	}
-	c.OnTypedKey()(ev)
-}
-
 // escapers are the focusable widgets inside o that close their dialog on Escape.
 func escapers(o fyne.CanvasObject) []fyne.Focusable {
 	var out []fyne.Focusable

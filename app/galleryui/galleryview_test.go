@@ -89,14 +89,14 @@ func TestFavouritesPersistAndFilter(t *testing.T) {
 	h := galleryHarness(t, data, "one", "two", "three")
 	u := h.ui
 	test.Tap(galleryCellFor(t, u, "img-01.png").Star)
-	h.waitFor("the star", 5*time.Second, func() bool {
+	// The gallery marks the star, writes its index and only then refreshes the cell: the
+	// wait is on the cell's filled star (it timed out under load when it waited on the
+	// index alone and then looked at the cell once).
+	h.waitFor("the star in the index and the cell", 5*time.Second, func() bool {
 		e, _ := u.Gallery.ByFile("img-01.png")
-		return e.Favourite
+		return e.Favourite && galleryCellFor(t, u, "img-01.png").Star.Icon == starFilled
 	})
 	h.settle()
-	if c := galleryCellFor(t, u, "img-01.png"); c.Star.Icon != starFilled {
-		t.Error("the cell's star is not filled")
-	}
 	if c := galleryCellFor(t, u, "img-00.png"); c.Star.Icon != starOutline {
 		t.Error("an unstarred cell shows a filled star")
 	}

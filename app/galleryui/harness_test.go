@@ -217,12 +217,6 @@ func findButton(o fyne.CanvasObject, text string) *widget.Button {
 	return uitest.FindButton(o, text)
 }
 
-// tapDialogButton taps the button labelled text in the topmost dialog.
-func (h *harness) tapDialogButton(text string) {
-	h.t.Helper()
-	h.TapDialogButton(text)
-}
-
 // visiblePrompts are the prompts of the grid's images in its order.
 func visiblePrompts(u *testUI) []string {
 	var out []string

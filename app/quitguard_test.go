@@ -42,9 +42,10 @@ func TestQueueHasItsOwnPlace(t *testing.T) {
 	}
 	h.settle()
 	// Seed and Prompt stay put; Generate may move by the fit line's wrap (its estimate
-	// changes as runs are measured, by one text line under load), not by the queue's ~200 px.
+	// changes as runs are measured: 35 px, two lines, was seen under load), not by the
+	// queue's ~200 px.
 	after := where()
-	if !slices.Equal(before[1:], after[1:]) || math.Abs(float64(after[0].Y-before[0].Y)) > float64(2*theme.TextSize()) {
+	if !slices.Equal(before[1:], after[1:]) || math.Abs(float64(after[0].Y-before[0].Y)) > float64(4*theme.TextSize()) {
 		t.Errorf("queuing moved the form: Generate, Seed, Prompt at %v, were %v", after, before)
 	}
 	if got := u.run.Queue.Tab.Text; got != "Queue (3)" {

@@ -219,3 +219,39 @@ func TestFirstImageEstimateCoversWarmUp(t *testing.T) {
 		t.Errorf("the first image's plan loads in %v, want the warm-up (%.3f s) in it", plan.Load, p.Load+p.Denoise+p.Decode)
 	}
 }
+
+// TestFitLine: the fit line follows the form's size once it has been still for fitDebounce,
+// and is hidden while the size is invalid.
+func TestFitLine(t *testing.T) {
+	c, fit := tinyFitLine(t)
+	posted := make(chan func(), 64) // what the debounce posts, run on this goroutine
+	c.sh.Post = func(fn func()) { posted <- fn }
+	c.EstimateSoon = fit.UpdateSoon // as the window wires it
+	waitFor := func(what string, cond func() bool) {
+		t.Helper()
+		deadline := time.After(5 * time.Second)
+		for !cond() {
+			select {
+			case fn := <-posted:
+				fn()
+			case <-deadline:
+				t.Fatalf("timed out waiting for %s", what)
+			}
+		}
+	}
+	fit.UpdateSoon()
+	waitFor("the fit line with a time", func() bool { return c.Fit.Visible() && strings.Contains(c.Fit.Text, " · about ") })
+	first := c.Fit.Text
+	t.Logf("512×512: %q", first)
+	c.SetSize(1024, 1024)
+	waitFor("the fit line to follow the size", func() bool { return c.Fit.Text != first })
+	t.Logf("1024×1024: %q", c.Fit.Text)
+	c.Width.SetText("1000")
+	time.Sleep(2 * fitDebounce)
+	for len(posted) > 0 {
+		(<-posted)()
+	}
+	if c.Fit.Visible() {
+		t.Errorf("fit line shown for an invalid size: %q", c.Fit.Text)
+	}
+}

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"kleinbild/app/form"
 	"kleinbild/app/modelui"
 
 	"path/filepath"
@@ -15,27 +14,6 @@ import (
 	"kleinbild/download"
 	"kleinbild/estimate"
 )
-
-func TestFitLine(t *testing.T) {
-	h := newHarness(t, t.TempDir(), tinyModel(t), newFakeGen().open)
-	u := h.ui
-	fit := u.ctl.Fit
-	h.waitFor("the fit line with a time", 5*time.Second, func() bool {
-		return fit.Visible() && strings.Contains(fit.Text, " · about ")
-	})
-	first := fit.Text
-	t.Logf("512×512: %q", first)
-	u.ctl.SetSize(1024, 1024)
-	h.waitFor("the fit line to follow the size", 5*time.Second, func() bool { return fit.Text != first })
-	t.Logf("1024×1024: %q", fit.Text)
-	u.ctl.Width.SetText("1000")
-	h.settle()
-	time.Sleep(2 * form.FitDebounce)
-	h.settle()
-	if fit.Visible() {
-		t.Errorf("fit line shown for an invalid size: %q", fit.Text)
-	}
-}
 
 func TestGenerateAsksWhenItDoesNotFit(t *testing.T) {
 	fake := newFakeGen()

@@ -22,8 +22,8 @@ import (
 	"kleinbild/gpu/backends"
 )
 
-// FitDebounce is how long the size must stay unchanged before the estimate is redone.
-const FitDebounce = 150 * time.Millisecond
+// fitDebounce is how long the size must stay unchanged before the estimate is redone.
+const fitDebounce = 150 * time.Millisecond
 
 // CalibrateFunc measures (or loads) the kernel speeds of a device (an ID as OpenFunc takes)
 // for time estimates.
@@ -109,7 +109,7 @@ func (f *FitLine) SetModel() {
 func (f *FitLine) UpdateSoon() {
 	f.seq++
 	seq := f.seq
-	time.AfterFunc(FitDebounce, func() {
+	time.AfterFunc(fitDebounce, func() {
 		f.sh.Post(func() {
 			if seq == f.seq {
 				f.Update()

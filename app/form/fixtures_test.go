@@ -2,6 +2,7 @@ package form
 
 import (
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
@@ -10,7 +11,10 @@ import (
 	"kleinbild/app/shell"
 	"kleinbild/app/widgets"
 	"kleinbild/engine"
+	"kleinbild/engine/lora"
+	"kleinbild/estimate"
 	"kleinbild/gpu/backends"
+	"kleinbild/weights/golden"
 )
 
 // chosenModel is a ChosenModel of the given folder and info.
@@ -93,4 +97,30 @@ func withBanner(c *Controls) {
 func wheelOver(w fyne.Window, o fyne.CanvasObject, dy float32) {
 	pos := fyne.CurrentApp().Driver().AbsolutePositionForObject(o).Add(fyne.NewPos(o.Size().Width/2, o.Size().Height/2))
 	test.Scroll(w.Canvas(), pos, 0, dy)
+}
+
+// tinyFitLine is testControls' fit line on the tiny golden model's shapes (read without a
+// window), calibrated as root app's fakeCalibrate on the automatic device, the model not
+// loaded and no references or adapters; the form asks for 512² at 4 steps.
+func tinyFitLine(t *testing.T) (*Controls, *FitLine) {
+	t.Helper()
+	c, fit, _ := testControls(t, fyne.NewSize(1000, 900))
+	info, err := engine.Inspect(golden.TinyModel(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := estimate.ForFolder(info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fit.sh = c.sh
+	fit.FitDeps = FitDeps{Form: c, Chosen: fitModel{}, Refs: func() []string { return nil },
+		Adapters: func() lora.Stack { return nil }, Loaded: func(string, string) bool { return false },
+		Relayout: func() {}, Busy: func() bool { return false }}
+	fit.Model = &m
+	fit.started = true // on fitModel's device "", as a calibration would leave it
+	fit.Calib = estimate.Calibration{Backend: "test", LinearGFLOPS: 10, AttentionGFLOPS: 10, ConvGFLOPS: 10, Measured: time.Now()}
+	c.SetSize(512, 512)
+	c.Steps.SetText("4")
+	return c, fit
 }

@@ -233,7 +233,7 @@ func (rn *Runner) startJob(j *jobs.Job) (*State, error) {
 	rn.View.SetFollowRun(true)
 	// Passing messages (a seed locked, settings restored) belong to before the run.
 	rn.sh.SetStatus("")
-	rn.HideBatch()
+	rn.hideBatch()
 	rn.View.SetImage(nil) // the previews replace it
 	rn.setRunning(true)
 	rn.showProgress(r, engine.Progress{Phase: engine.PhaseLoading})

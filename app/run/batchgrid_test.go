@@ -33,3 +33,31 @@ func TestBatchGridIsOneRow(t *testing.T) {
 		t.Errorf("the run's grid is %v px tall, its tiles %v", got, tile)
 	}
 }
+
+// Issue 36 item 19: ← and → go along the grid shown and stop at its ends; a file outside
+// it, or a closed grid, leaves them to the gallery.
+func TestBatchStepStopsAtTheEnds(t *testing.T) {
+	rn := gridRunner(t)
+	rn.showRun([]gallery.Entry{{File: "a.png"}, {File: "b.png"}, {File: "c.png"}})
+	cases := []struct {
+		file  string
+		delta int
+		want  string
+		ok    bool
+	}{
+		{"a.png", 1, "b.png", true},
+		{"b.png", 1, "c.png", true},
+		{"c.png", 1, "c.png", true},
+		{"a.png", -1, "a.png", true},
+		{"other.png", 1, "", false},
+	}
+	for _, c := range cases {
+		if got, ok := rn.BatchStep(c.file, c.delta); got != c.want || ok != c.ok {
+			t.Errorf("BatchStep(%s, %d) = %s, %v; want %s, %v", c.file, c.delta, got, ok, c.want, c.ok)
+		}
+	}
+	rn.hideBatch()
+	if got, ok := rn.BatchStep("a.png", 1); ok {
+		t.Errorf("with the grid closed BatchStep gives %s", got)
+	}
+}

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"kleinbild/app/run"
 	"slices"
 	"testing"
 
@@ -111,10 +110,10 @@ func TestClosingBatchGridGivesTheBandBack(t *testing.T) {
 	col := u.run.Batch.Column
 	view := col.Objects[slices.IndexFunc(col.Objects, func(o fyne.CanvasObject) bool { return o != u.run.Batch.Box })]
 	withGrid := view.Size().Height
-	if withGrid >= col.Size().Height-run.BatchTile {
+	if withGrid >= col.Size().Height-u.run.Batch.Tiles[0].MinSize().Height {
 		t.Fatalf("with the grid shown the viewer is %v of %v px", withGrid, col.Size().Height)
 	}
-	u.run.HideBatch()
+	test.Tap(findTipButton(u.run.Batch.Box, "Close this run's images"))
 	if got := view.Size().Height; got != col.Size().Height {
 		t.Errorf("after closing the grid the viewer is %v px of the column's %v (was %v with it)", got, col.Size().Height, withGrid)
 	}

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/theme"
 )
 
 // markedTiles returns the indexes of the batch grid's outlined tiles.
@@ -89,25 +88,5 @@ func TestLongRunKeepsWindowSize(t *testing.T) {
 	// A 1024×600 screen leaves about 1008×552 for the window (see desktop.fitWindow).
 	if twelve.Height > 552 || twelve.Width > 1008 {
 		t.Errorf("minimum window size after 12 images %v: larger than a 1024×600 screen allows", twelve)
-	}
-}
-
-// A run of several images adds one row of tiles under the viewer, its count and Close at the
-// row's end: a title row above it left a 4-image run's picture 196 px tall at 1024×600.
-func TestBatchGridIsOneRow(t *testing.T) {
-	fake := newFakeGen()
-	h := newHarness(t, t.TempDir(), tinyModel(t), fake.open)
-	u := h.ui
-	u.ctl.SetSize(64, 64)
-	u.ctl.SetCount(4)
-	if out := h.generate("four foxes"); len(out.Entries) != 4 {
-		t.Fatalf("%d images, want 4 (%v)", len(out.Entries), out.Err)
-	}
-	b := &u.run.Batch
-	if !b.Box.Visible() || b.Title.Text != "4 images" {
-		t.Fatalf("the run's grid: shown %v, count %q", b.Box.Visible(), b.Title.Text)
-	}
-	if got, tile := b.Box.MinSize().Height, b.Tiles[0].MinSize().Height; got > tile+2*theme.Padding() {
-		t.Errorf("the run's grid is %v px tall, its tiles %v", got, tile)
 	}
 }

@@ -17,8 +17,8 @@ import (
 	"kleinbild/app/widgets"
 )
 
-// BatchTile is the side of a tile of the run's grid.
-const BatchTile = 72
+// batchTile is the side of a tile of the run's grid.
+const batchTile = 72
 
 // BatchGrid shows the images of a run that made several, to pick one for the viewer. It
 // sits under the viewer and is hidden while there is no such run.
@@ -41,7 +41,7 @@ func (rn *Runner) BuildViewColumn(view fyne.CanvasObject) fyne.CanvasObject {
 	b := &rn.Batch
 	b.Title = widget.NewLabel("")
 	b.Title.SizeName = theme.SizeNameCaptionText
-	closeBtn := widgets.NewTipButton(rn.sh.Tips, theme.CancelIcon(), "Close this run's images", rn.HideBatch)
+	closeBtn := widgets.NewTipButton(rn.sh.Tips, theme.CancelIcon(), "Close this run's images", rn.hideBatch)
 	b.rows = container.NewHBox()
 	// One row in a horizontal scroll: a long run neither widens nor heightens the window,
 	// and a wide window shows as many tiles as fit. The count and Close stand at its end
@@ -75,7 +75,7 @@ func (rn *Runner) showBatch(entries []gallery.Entry) {
 	b.rows.RemoveAll()
 	for _, e := range b.entries {
 		file := e.File
-		t := shell.NewTapThumb(fyne.NewSquareSize(BatchTile), func() { rn.pickBatch(file) })
+		t := shell.NewTapThumb(fyne.NewSquareSize(batchTile), func() { rn.pickBatch(file) })
 		mark := canvas.NewRectangle(color.Transparent)
 		mark.StrokeWidth = 3
 		mark.CornerRadius = theme.InputRadiusSize()
@@ -105,7 +105,7 @@ func (rn *Runner) SyncBatch() {
 	kept := slices.DeleteFunc(slices.Clone(b.run), func(e gallery.Entry) bool { return rn.sh.Gallery.IndexOf(e.File) < 0 })
 	switch {
 	case len(kept) == 0:
-		rn.HideBatch()
+		rn.hideBatch()
 	case !slices.EqualFunc(kept, b.entries, func(a, b gallery.Entry) bool { return a.File == b.File }):
 		rn.showBatch(kept)
 	}
@@ -124,8 +124,8 @@ func (rn *Runner) BatchStep(file string, delta int) (string, bool) {
 	return b.Files[min(len(b.Files)-1, max(0, i+delta))], true
 }
 
-// HideBatch takes the grid away.
-func (rn *Runner) HideBatch() {
+// hideBatch takes the grid away.
+func (rn *Runner) hideBatch() {
 	b := &rn.Batch
 	b.run, b.entries, b.Files, b.Tiles, b.Marks = nil, nil, nil, nil, nil
 	b.rows.RemoveAll()

@@ -27,3 +27,17 @@ func queueRunner(t *testing.T) *Runner {
 	rn.Queue = jobqueue.New(sh.Tips, func() {}, func() {})
 	return rn
 }
+
+// noMarkView is a viewer that shows no gallery image, so the run's grid outlines none.
+type noMarkView struct{ View }
+
+func (noMarkView) BatchMark() string { return "" }
+
+// gridRunner is queueRunner with the run's grid built under a bare viewer.
+func gridRunner(t *testing.T) *Runner {
+	t.Helper()
+	rn := queueRunner(t)
+	rn.View = noMarkView{}
+	rn.BuildViewColumn(widget.NewLabel("viewer"))
+	return rn
+}

@@ -233,7 +233,7 @@ func (rn *Runner) startJob(j *jobs.Job) (*State, error) {
 	rn.View.SetFollowRun(true)
 	// Passing messages (a seed locked, settings restored) belong to before the run.
 	rn.sh.SetStatus("")
-	rn.HideBatch()
+	rn.hideBatch()
 	rn.View.SetImage(nil) // the previews replace it
 	rn.setRunning(true)
 	rn.showProgress(r, engine.Progress{Phase: engine.PhaseLoading})
@@ -306,12 +306,12 @@ func (rn *Runner) execute(ctx context.Context, r *State, mdl modelui.RunModel, i
 		rn.sh.Post(func() { rn.finishRun(r, out, img) })
 	}
 	if err := jobs.Check(r.job.Req); err != nil {
-		finish(Outcome{Err: err, JobFailed: true}, nil)
+		finish(Outcome{Err: err, jobFailed: true}, nil)
 		return
 	}
 	adapters, err := withMissingAdapters(r.job)
 	if err != nil {
-		finish(Outcome{Err: err, JobFailed: true}, nil)
+		finish(Outcome{Err: err, jobFailed: true}, nil)
 		return
 	}
 	if n := len(r.job.Req.References); n > 0 {
@@ -322,11 +322,11 @@ func (rn *Runner) execute(ctx context.Context, r *State, mdl modelui.RunModel, i
 	sums := engine.Sums{}
 	for _, p := range r.job.Req.References {
 		if err := imagefile.CheckReference(p); err != nil {
-			finish(Outcome{Err: err, RefFailed: true}, nil)
+			finish(Outcome{Err: err, refFailed: true}, nil)
 			return
 		}
 		if err := sums.Add(p); err != nil {
-			finish(Outcome{Err: fmt.Errorf("reference image %s cannot be read: %w", filepath.Base(p), errors.Unwrap(err)), RefFailed: true}, nil)
+			finish(Outcome{Err: fmt.Errorf("reference image %s cannot be read: %w", filepath.Base(p), errors.Unwrap(err)), refFailed: true}, nil)
 			return
 		}
 	}
@@ -335,7 +335,7 @@ func (rn *Runner) execute(ctx context.Context, r *State, mdl modelui.RunModel, i
 		inputs = append(inputs, a.Adapter.Path)
 	}
 	if err := sums.Add(inputs...); err != nil {
-		finish(Outcome{Err: fmt.Errorf("the image could not be described: %w", err), RefFailed: true}, nil)
+		finish(Outcome{Err: fmt.Errorf("the image could not be described: %w", err), refFailed: true}, nil)
 		return
 	}
 	if err := rn.tuneIfNeeded(ctx, r, r.device); err != nil {
@@ -417,7 +417,7 @@ func (rn *Runner) makeImage(ctx context.Context, r *State, gen modelui.Generator
 	// The same metadata as the command line writes: absolute reference paths, UTC, version.
 	meta, err := engine.Metadata(info, req, sums, res, version, time.Since(start))
 	if err != nil {
-		return savedImage{}, res.Image, &Outcome{Err: fmt.Errorf("the image could not be described: %w", err), RefFailed: true}
+		return savedImage{}, res.Image, &Outcome{Err: fmt.Errorf("the image could not be described: %w", err), refFailed: true}
 	}
 	if meta.Guidance == 0 {
 		meta.Guidance = req.Guidance
@@ -550,7 +550,7 @@ func (rn *Runner) finishRun(r *State, out Outcome, img image.Image) {
 			rn.Model.FallBackToCPU(out.Err.Error())
 		} else {
 			topic := shell.TopicRun
-			if out.RefFailed {
+			if out.refFailed {
 				topic = shell.TopicRefs
 			}
 			rn.sh.ShowErrorAbout(topic, fmt.Errorf("generation failed: %w", out.Err))

@@ -62,15 +62,15 @@ type Outcome struct {
 	Err     error
 	// GPUFailed is true when Err came from the GPU the run was on (see modelui.DeviceFailure).
 	GPUFailed bool
-	// RefFailed is true when Err is about a reference image that cannot be read.
-	RefFailed bool
-	// JobFailed is true when Err is about this job's own settings (its size, steps…).
-	JobFailed bool
+	// refFailed is true when Err is about a reference image that cannot be read.
+	refFailed bool
+	// jobFailed is true when Err is about this job's own settings (its size, steps…).
+	jobFailed bool
 }
 
 // pausesQueue reports whether the run failed in a way the next jobs would too (the model
 // cannot be opened, the device failed, memory ran out, the gallery cannot be written),
 // rather than because of this job's own references or settings.
 func (o Outcome) pausesQueue() bool {
-	return o.Err != nil && !o.Saved && !errors.Is(o.Err, context.Canceled) && !o.RefFailed && !o.JobFailed
+	return o.Err != nil && !o.Saved && !errors.Is(o.Err, context.Canceled) && !o.refFailed && !o.jobFailed
 }

@@ -3,51 +3,12 @@ package app
 import (
 	"errors"
 	"fmt"
+	"kleinbild/app/internal/uitest"
 	"testing"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
-
-	"kleinbild/app/widgets"
 )
-
-// unnamedButtons lists the buttons under o, hidden ones too, that have neither text nor
-// a tooltip.
-func unnamedButtons(o fyne.CanvasObject) []fyne.CanvasObject {
-	switch v := o.(type) {
-	case *widgets.TipButton:
-		if v.Text == "" && v.Tip == "" {
-			return []fyne.CanvasObject{v}
-		}
-		return nil
-	case *widget.Button:
-		if v.Text == "" {
-			return []fyne.CanvasObject{v}
-		}
-		return nil
-	case *fyne.Container:
-		var bad []fyne.CanvasObject
-		for _, c := range v.Objects {
-			bad = append(bad, unnamedButtons(c)...)
-		}
-		return bad
-	case *container.AppTabs: // its own tab bar (and overflow button) is Fyne's: only the tabs' content
-		var bad []fyne.CanvasObject
-		for _, it := range v.Items {
-			bad = append(bad, unnamedButtons(it.Content)...)
-		}
-		return bad
-	case fyne.Widget:
-		var bad []fyne.CanvasObject
-		for _, c := range test.WidgetRenderer(v).Objects() {
-			bad = append(bad, unnamedButtons(c)...)
-		}
-		return bad
-	}
-	return nil
-}
 
 // Issue 12: every button in the window says what it does, with its text or a tooltip (the
 // full-size view's buttons are tested in app/galleryui).
@@ -77,7 +38,7 @@ func TestEveryButtonIsNamed(t *testing.T) {
 	}
 	u.run.Queue.Push(u.run.JobFromForm(f))
 	u.run.Queue.SetPaused(true)
-	for _, b := range unnamedButtons(h.win.Canvas().Content()) {
+	for _, b := range uitest.UnnamedButtons(h.win.Canvas().Content()) {
 		t.Errorf("main window: a button with neither text nor a tooltip: %s", describe(b))
 	}
 }

@@ -11,12 +11,10 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/test"
-	"fyne.io/fyne/v2/widget"
 
-	"kleinbild/app/widgets"
+	"kleinbild/app/internal/uitest"
 	"kleinbild/engine/imageio"
 	"kleinbild/engine/schema"
 )
@@ -66,26 +64,6 @@ func TestCtrlQFromEveryField(t *testing.T) {
 	}
 }
 
-// escapers are the focusable Escapers under o (pop-ups, containers and scrolls).
-func escapers(o fyne.CanvasObject) []fyne.Focusable {
-	var out []fyne.Focusable
-	switch v := o.(type) {
-	case widgets.Escaper:
-		if f, ok := o.(fyne.Focusable); ok {
-			out = append(out, f)
-		}
-	case *widget.PopUp:
-		out = escapers(v.Content)
-	case *container.Scroll:
-		out = escapers(v.Content)
-	case *fyne.Container:
-		for _, c := range v.Objects {
-			out = append(out, escapers(c)...)
-		}
-	}
-	return out
-}
-
 // TestEscapeClosesDialogsAndWindows: Escape closes the Model dialog (as its Close button
 // does: the Model dialog forgets itself), with nothing focused and while one of its fields,
 // its list or a check has the focus; and Inpaint while a field, slider or check of its has
@@ -104,7 +82,7 @@ func TestEscapeClosesDialogsAndWindows(t *testing.T) {
 	} {
 		d.show()
 		h.settle()
-		focus := escapers(c.Overlays().Top())
+		focus := uitest.Escapers(c.Overlays().Top())
 		if len(focus) == 0 {
 			t.Fatalf("%s: no field takes Escape", d.name)
 		}

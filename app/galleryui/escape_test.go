@@ -19,7 +19,7 @@ func TestEscapeClosesTrashAndCompare(t *testing.T) {
 	overlay := func() bool { return c.Overlays().Top() != nil }
 	u.gal.showTrash()
 	h.settle()
-	focus := escapers(c.Overlays().Top())
+	focus := uitest.Escapers(c.Overlays().Top())
 	if len(focus) == 0 {
 		t.Fatal("Trash: no field takes Escape")
 	}

@@ -7,12 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"kleinbild/app/widgets"
 	"kleinbild/engine/imageio"
 	"kleinbild/engine/schema"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 )
 
@@ -41,24 +39,4 @@ func labelText(o fyne.CanvasObject) string {
 		return l.Text
 	}
 	return ""
-}
-
-// escapers are the focusable widgets inside o that close their dialog on Escape.
-func escapers(o fyne.CanvasObject) []fyne.Focusable {
-	var out []fyne.Focusable
-	switch v := o.(type) {
-	case widgets.Escaper:
-		if f, ok := o.(fyne.Focusable); ok {
-			out = append(out, f)
-		}
-	case *widget.PopUp:
-		out = escapers(v.Content)
-	case *container.Scroll:
-		out = escapers(v.Content)
-	case *fyne.Container:
-		for _, c := range v.Objects {
-			out = append(out, escapers(c)...)
-		}
-	}
-	return out
 }

@@ -185,3 +185,19 @@ func TestPaintAt(t *testing.T) {
 		t.Errorf("%d pixels painted, want 81 around (20, 20)", n)
 	}
 }
+
+// UnnamedButtons finds a bare icon button (hidden too) and passes named ones; Escapers finds
+// the Escape-aware entry inside a scroll.
+func TestUnnamedButtonsAndEscapers(t *testing.T) {
+	bare := widget.NewButtonWithIcon("", theme.CancelIcon(), nil)
+	bare.Hide()
+	named := widget.NewButton("Close", nil)
+	got := UnnamedButtons(container.NewVBox(named, container.NewHBox(bare)))
+	if len(got) != 1 || got[0] != bare {
+		t.Errorf("UnnamedButtons = %v, want the bare button only", got)
+	}
+	e := widgets.NewEscapeEntry()
+	if es := Escapers(container.NewVScroll(container.NewVBox(named, e))); len(es) != 1 || es[0] != fyne.Focusable(e) {
+		t.Errorf("Escapers = %v, want the entry", es)
+	}
+}

@@ -4,11 +4,10 @@ package flux2
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 
-	"kleinbild/gpu/webgpu"
+	"kleinbild/gpu/webgpu/webgputest"
 	"kleinbild/weights/golden"
 )
 
@@ -22,18 +21,7 @@ var inPlaceOps = map[string]bool{"HeadRMSNorm": true, "SiLU": true}
 // bound read-only: a device sees NonWritable operands only when the activations that a
 // kernel reads lie in buffers other than the one it writes.
 func TestReadOnlyInputBindings(t *testing.T) {
-	b, err := webgpu.New(webgpu.Options{Adapter: -1})
-	if err != nil {
-		if os.Getenv("KLEINBILD_REQUIRE_WEBGPU") == "1" {
-			t.Fatalf("KLEINBILD_REQUIRE_WEBGPU=1 but: %v", err)
-		}
-		t.Skipf("no WebGPU adapter: %v", err)
-	}
-	defer func() {
-		if err := b.Close(); err != nil {
-			t.Error(err)
-		}
-	}()
+	b := webgputest.Open(t)
 	m, err := Load(filepath.Join(golden.TinyModel(t), "transformer"), b)
 	if err != nil {
 		t.Fatal(err)
@@ -41,23 +29,12 @@ func TestReadOnlyInputBindings(t *testing.T) {
 	defer m.Close()
 	gc := readCase(t, goldenCases(t)[0])
 
-	var recs []webgpu.BindingRecord
-	b.TraceBindings(func(r webgpu.BindingRecord) { recs = append(recs, r) })
-	out, err := m.ForwardHost(context.Background(), gc.in, nil)
-	b.TraceBindings(nil)
+	var out []float32
+	recs := webgputest.Trace(b, func() { out, err = m.ForwardHost(context.Background(), gc.in, nil) })
 	if err != nil {
 		t.Fatal(err)
 	}
 	golden.Compare(t, "output", out, gc.output, outputTol)
 
-	seen, bad := webgpu.ReadWriteInputs(recs, inPlaceOps)
-	for _, op := range []string{"Linear", "Attention", "LayerNorm", "SwiGLU", "GatedAdd"} {
-		if seen[op] == 0 {
-			t.Errorf("no %s dispatch recorded (recorded: %v)", op, seen)
-		}
-	}
-	for _, l := range bad {
-		t.Errorf("input bound read_write: %s", l)
-	}
-	t.Logf("%d dispatches: %v", len(recs), seen)
+	webgputest.CheckReadOnly(t, recs, inPlaceOps, "Linear", "Attention", "LayerNorm", "SwiGLU", "GatedAdd")
 }

@@ -4,11 +4,10 @@ package qwen3
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 
-	"kleinbild/gpu/webgpu"
+	"kleinbild/gpu/webgpu/webgputest"
 	"kleinbild/weights/golden"
 )
 
@@ -22,18 +21,7 @@ var inPlaceOps = map[string]bool{"HeadRMSNorm": true, "SiLU": true, "Mul": true,
 // bound read-only: each activation is its own tensor, so a device sees those operands
 // NonWritable.
 func TestReadOnlyInputBindings(t *testing.T) {
-	b, err := webgpu.New(webgpu.Options{Adapter: -1})
-	if err != nil {
-		if os.Getenv("KLEINBILD_REQUIRE_WEBGPU") == "1" {
-			t.Fatalf("KLEINBILD_REQUIRE_WEBGPU=1 but: %v", err)
-		}
-		t.Skipf("no WebGPU adapter: %v", err)
-	}
-	defer func() {
-		if err := b.Close(); err != nil {
-			t.Error(err)
-		}
-	}()
+	b := webgputest.Open(t)
 	e, err := Load(filepath.Join(golden.TinyModel(t), "text_encoder"), b)
 	if err != nil {
 		t.Fatal(err)
@@ -42,23 +30,12 @@ func TestReadOnlyInputBindings(t *testing.T) {
 	ids, mask := promptInputs(t, 0)
 	want, _ := golden.F32(t, golden.Open(t, "qwen3/qwen3_prompt0.safetensors"), "prompt_embeds")
 
-	var recs []webgpu.BindingRecord
-	b.TraceBindings(func(r webgpu.BindingRecord) { recs = append(recs, r) })
-	got, err := e.Encode(context.Background(), ids, mask, DefaultLayers, nil)
-	b.TraceBindings(nil)
+	var got []float32
+	recs := webgputest.Trace(b, func() { got, err = e.Encode(context.Background(), ids, mask, DefaultLayers, nil) })
 	if err != nil {
 		t.Fatal(err)
 	}
 	golden.Compare(t, "prompt_embeds", got, want, relTol)
 
-	seen, bad := webgpu.ReadWriteInputs(recs, inPlaceOps)
-	for _, op := range []string{"Linear", "Attention", "RMSNorm", "RoPE"} {
-		if seen[op] == 0 {
-			t.Errorf("no %s dispatch recorded (recorded: %v)", op, seen)
-		}
-	}
-	for _, l := range bad {
-		t.Errorf("input bound read_write: %s", l)
-	}
-	t.Logf("%d dispatches: %v", len(recs), seen)
+	webgputest.CheckReadOnly(t, recs, inPlaceOps, "Linear", "Attention", "RMSNorm", "RoPE")
 }

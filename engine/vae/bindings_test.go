@@ -5,11 +5,10 @@ package vae
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 
-	"kleinbild/gpu/webgpu"
+	"kleinbild/gpu/webgpu/webgputest"
 	"kleinbild/weights/golden"
 )
 
@@ -22,18 +21,7 @@ var inPlaceOps = map[string]bool{"SiLU": true, "Add": true}
 // Transposes and Attention) is bound read-only: the pass never has a kernel read the buffer
 // it writes, so a device sees those operands NonWritable.
 func TestReadOnlyInputBindings(t *testing.T) {
-	b, err := webgpu.New(webgpu.Options{Adapter: -1})
-	if err != nil {
-		if os.Getenv("KLEINBILD_REQUIRE_WEBGPU") == "1" {
-			t.Fatalf("KLEINBILD_REQUIRE_WEBGPU=1 but: %v", err)
-		}
-		t.Skipf("no WebGPU adapter: %v", err)
-	}
-	defer func() {
-		if err := b.Close(); err != nil {
-			t.Error(err)
-		}
-	}()
+	b := webgputest.Open(t)
 	v, err := Load(filepath.Join(golden.TinyModel(t), "vae"), b)
 	if err != nil {
 		t.Fatal(err)
@@ -47,25 +35,17 @@ func TestReadOnlyInputBindings(t *testing.T) {
 	img, _ := golden.F32(t, enc, "image")
 	wantEnc, _ := golden.F32(t, enc, "latent_mode")
 
-	var recs []webgpu.BindingRecord
-	b.TraceBindings(func(r webgpu.BindingRecord) { recs = append(recs, r) })
-	gotDec, errDec := v.Decode(context.Background(), unpatched, sz.h/8, sz.w/8, nil)
-	gotEnc, errEnc := v.Encode(context.Background(), img, sz.h, sz.w, nil)
-	b.TraceBindings(nil)
+	var gotDec, gotEnc []float32
+	var errDec, errEnc error
+	recs := webgputest.Trace(b, func() {
+		gotDec, errDec = v.Decode(context.Background(), unpatched, sz.h/8, sz.w/8, nil)
+		gotEnc, errEnc = v.Encode(context.Background(), img, sz.h, sz.w, nil)
+	})
 	if errDec != nil || errEnc != nil {
 		t.Fatalf("decode: %v; encode: %v", errDec, errEnc)
 	}
 	golden.Compare(t, "decoded", gotDec, wantDec, stageTol)
 	golden.Compare(t, "latent_mode", gotEnc, wantEnc, stageTol)
 
-	seen, bad := webgpu.ReadWriteInputs(recs, inPlaceOps)
-	for _, op := range []string{"Conv2D", "GroupNorm", "Linear", "Attention", "Transpose"} {
-		if seen[op] == 0 {
-			t.Errorf("no %s dispatch recorded (recorded: %v)", op, seen)
-		}
-	}
-	for _, l := range bad {
-		t.Errorf("input bound read_write: %s", l)
-	}
-	t.Logf("%d dispatches: %v", len(recs), seen)
+	webgputest.CheckReadOnly(t, recs, inPlaceOps, "Conv2D", "GroupNorm", "Linear", "Attention", "Transpose")
 }

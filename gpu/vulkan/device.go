@@ -179,6 +179,12 @@ func pick(infos []gpu.DeviceInfo) int {
 
 // Devices lists the Vulkan devices of this machine (an error when Vulkan does not load).
 func Devices() ([]gpu.DeviceInfo, error) {
+	return eachDevice(func(_ *vk, _ uintptr, pd physical) gpu.DeviceInfo { return pd.info })
+}
+
+// eachDevice loads Vulkan, makes an instance and returns describe of each of its devices, in
+// the order Devices lists them; the instance is destroyed before it returns.
+func eachDevice[T any](describe func(f *vk, inst uintptr, pd physical) T) ([]T, error) {
 	f, err := loadOnce()
 	if err != nil {
 		return nil, err
@@ -192,11 +198,11 @@ func Devices() ([]gpu.DeviceInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	infos := make([]gpu.DeviceInfo, len(pds))
+	out := make([]T, len(pds))
 	for i, pd := range pds {
-		infos[i] = pd.info
+		out[i] = describe(f, inst, pd)
 	}
-	return infos, nil
+	return out, nil
 }
 
 // computeFamily returns the first queue family with compute, -1 for none.

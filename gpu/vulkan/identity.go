@@ -21,24 +21,7 @@ const (
 // Identities lists the identity of each device of Devices(), in the same order (an error when
 // Vulkan does not load). Caches of measurements key on it.
 func Identities() ([]Identity, error) {
-	f, err := loadOnce()
-	if err != nil {
-		return nil, err
-	}
-	inst, err := newInstance(f)
-	if err != nil {
-		return nil, err
-	}
-	defer vkcall(f.destroyInstance, inst, 0)
-	pds, err := physicalDevices(f, inst)
-	if err != nil {
-		return nil, err
-	}
-	ids := make([]Identity, len(pds))
-	for i, pd := range pds {
-		ids[i] = identify(f, pd)
-	}
-	return ids, nil
+	return eachDevice(func(f *vk, _ uintptr, pd physical) Identity { return identify(f, pd) })
 }
 
 // identify reads pd's identity from its properties.
